@@ -1,0 +1,87 @@
+"""Write the example experiments in this folder, deterministically, with perfcompose's own writers.
+
+    python examples/make_examples.py
+
+The series follow the unit models of the paper (times in ns):
+
+* nop:   5422.97                    (constant, high variation: 20 % noise)
+* inc:   536.185 * x
+* qsort: 1034.17 * x * log2(x)
+
+measured at x = 1024 * 2^k, k = 0..8, five repetitions each with 2 % multiplicative Gaussian
+noise, plus a two-parameter kernel 2 + 0.5 * p * n^(1/2) for Extra-P's JSON format. The random
+generator has a fixed seed, so running the script again rewrites the same bytes.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from perfcompose.data import Experiment, Point, Series, save
+
+HERE = Path(__file__).resolve().parent
+SEED = 20240607
+REPETITIONS = 5
+X = tuple(1024 * 2 ** k for k in range(9))  # 1024 ... 262144
+
+# region -> (model in ns, relative noise)
+TASKS = {
+    "nop": (lambda x: 5422.97 + 0.0 * x, 0.20),
+    "inc": (lambda x: 536.185 * x, 0.02),
+    "qsort": (lambda x: 1034.17 * x * np.log2(x), 0.02),
+}
+
+
+def _repetitions(rng: np.random.Generator, truth: float, noise: float, decimals: int) -> tuple[float, ...]:
+    """``REPETITIONS`` noisy measurements of ``truth``: multiplicative Gaussian noise, never negative."""
+    values = truth * (1.0 + noise * rng.standard_normal(REPETITIONS))
+    values = np.abs(values)  # a 5-sigma draw must not give a negative time
+    return tuple(float(v) for v in np.round(values, decimals))
+
+
+def _task_series(rng: np.random.Generator, region: str) -> Series:
+    model, noise = TASKS[region]
+    points = tuple(Point((float(x),), _repetitions(rng, float(model(x)), noise, decimals=2)) for x in X)
+    return Series("time", points, region=region, unit="ns")
+
+
+def qsort_experiment(rng: np.random.Generator) -> Experiment:
+    return Experiment(("x",), (_task_series(rng, "qsort"),))
+
+
+def tasks_experiment(rng: np.random.Generator) -> Experiment:
+    return Experiment(("x",), tuple(_task_series(rng, region) for region in TASKS))
+
+
+def kernel_experiment(rng: np.random.Generator) -> Experiment:
+    points = []
+    for p in (4, 8, 16, 32, 64):
+        for n in (10, 20, 40, 80, 160):
+            truth = 2.0 + 0.5 * p * n ** 0.5
+            points.append(Point((float(p), float(n)), _repetitions(rng, truth, 0.01, decimals=5)))
+    return Experiment(("p", "n"), (Series("time", tuple(points), region="kernel", unit="s"),))
+
+
+def main(out: Path = HERE) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    # one generator stream per data set, so that changing one example leaves the others' bytes
+    # alone; tasks.csv and tasks.txt share a stream and so hold the same measurements
+    jobs = [
+        ("qsort.json", qsort_experiment, 1),
+        ("tasks.csv", tasks_experiment, 2),
+        ("tasks.txt", tasks_experiment, 2),
+        ("kernel.extrap.json", kernel_experiment, 3),
+    ]
+    for name, build, stream in jobs:
+        rng = np.random.default_rng([SEED, stream])
+        path = out / name
+        save(build(rng), path)
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for path in main():
+        print(f"wrote {path}")

@@ -1,0 +1,100 @@
+"""CSV in long form: one row per repetition, a column per parameter and a ``value`` column.
+
+Optional columns ``region``, ``metric``, ``unit`` (and ``repetition``, ignored on reading) name
+the series; every other column is a parameter. Rows of the same series and coordinate are the
+repetitions of one point, in file order.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from pathlib import Path
+
+from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.errors import DataFormatError
+
+RESERVED = ("region", "callpath", "metric", "unit", "value", "repetition")
+
+
+def read(path: Path, text: str | None = None) -> Experiment:
+    text = path.read_text() if text is None else text
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = [h.strip() for h in next(reader)]
+    except StopIteration:
+        raise DataFormatError("empty CSV file", path=path, line=1,
+                              hint="the first line names the columns, e.g. x,value") from None
+    if "value" not in header:
+        raise DataFormatError("missing column 'value'", path=path, line=1, source_line=",".join(header),
+                              hint="long form: one row per repetition, e.g. 'x,value'")
+    if len(set(header)) != len(header):
+        raise DataFormatError("a column name repeats", path=path, line=1, source_line=",".join(header))
+    params = [h for h in header if h not in RESERVED]
+    if not params:
+        raise DataFormatError("no parameter columns", path=path, line=1, source_line=",".join(header),
+                              hint="every column other than region, metric, unit, value, repetition "
+                                   "is a parameter")
+    col = {h: k for k, h in enumerate(header)}
+    region_col = col.get("region", col.get("callpath"))
+    groups: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
+    units: dict[tuple[str, str], str] = {}
+    for row in reader:
+        line = reader.line_num
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise DataFormatError(f"{len(row)} fields where the header has {len(header)}", path=path,
+                                  line=line, source_line=",".join(row))
+
+        def number(name: str) -> float:
+            cell = row[col[name]].strip()
+            try:
+                v = float(cell)
+            except ValueError:
+                raise DataFormatError(f"column {name}: {cell!r} is not a number", path=path, line=line,
+                                      source_line=",".join(row)) from None
+            if not math.isfinite(v):
+                raise DataFormatError(f"column {name}: {cell!r} is not finite", path=path, line=line,
+                                      source_line=",".join(row))
+            return v
+
+        coord = tuple(number(p) for p in params)
+        value = number("value")
+        if value < 0:
+            raise DataFormatError(f"negative value {value!r}", path=path, line=line, source_line=",".join(row),
+                                  hint="times and counts cannot be negative")
+        for p, c in zip(params, coord):
+            if c <= 0:
+                raise DataFormatError(f"parameter {p} = {c!r} is not positive", path=path, line=line,
+                                      source_line=",".join(row))
+        key = (row[region_col].strip() if region_col is not None else "",
+               row[col["metric"]].strip() if "metric" in col else "time")
+        units.setdefault(key, row[col["unit"]].strip() if "unit" in col else "s")
+        groups.setdefault(key, {}).setdefault(coord, []).append(value)
+    if not groups:
+        raise DataFormatError("no data rows", path=path, line=2)
+    series = tuple(Series(metric, tuple(Point(c, tuple(v)) for c, v in pts.items()), region, units[(region, metric)])
+                   for (region, metric), pts in groups.items())
+    return Experiment(tuple(params), series, source=str(path))
+
+
+def _cell(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() and abs(v) < 2 ** 53 else repr(float(v))
+
+
+def dumps(experiment: Experiment) -> str:
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    named = len(experiment.series) > 1 or any(s.region for s in experiment.series)
+    w.writerow((["region"] if named else []) + ["metric", "unit", *experiment.parameters, "repetition", "value"])
+    for s in experiment.series:
+        for p in s.points:
+            for k, v in enumerate(p.values):
+                w.writerow(([s.region] if named else []) + [s.metric, s.unit, *map(_cell, p.coordinate),
+                                                             k + 1, repr(float(v))])
+    return out.getvalue()
+
+
+def write(experiment: Experiment, path: Path) -> None:
+    path.write_text(dumps(experiment))

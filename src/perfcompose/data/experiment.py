@@ -1,0 +1,189 @@
+"""Measurements as perfcompose holds them: an :class:`Experiment` of series of repeated points.
+
+An experiment has named parameters and one or more series, each the measurements of one metric
+in one region (call path): points with a coordinate per parameter and the repeated values.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Literal, Mapping, Sequence
+
+import numpy as np
+
+from perfcompose.errors import DataFormatError
+
+Aggregate = Literal["median", "mean", "min", "max"]
+
+AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {
+    "median": lambda v: float(np.median(v)),
+    "mean": lambda v: float(np.mean(v)),
+    "min": lambda v: float(np.min(v)),
+    "max": lambda v: float(np.max(v)),
+}
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measured point: its coordinate (one value per parameter, in order) and repetitions."""
+
+    coordinate: tuple[float, ...]
+    values: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return float(np.median(self.values))
+
+    @property
+    def cv(self) -> float:
+        """Coefficient of variation (sample standard deviation / mean); 0 for one repetition."""
+        v = np.asarray(self.values, dtype=float)
+        if len(v) < 2 or v.mean() == 0:
+            return 0.0
+        return float(v.std(ddof=1) / v.mean())
+
+
+@dataclass(frozen=True)
+class Series:
+    """The points of one metric in one region."""
+
+    metric: str
+    points: tuple[Point, ...]
+    region: str = ""
+    unit: str = "s"
+
+    @property
+    def label(self) -> str:
+        return f"{self.region}/{self.metric}" if self.region else self.metric
+
+    def coordinates(self) -> np.ndarray:
+        """Coordinates as an array of shape (points, parameters)."""
+        return np.array([p.coordinate for p in self.points], dtype=float)
+
+    def aggregated(self, how: Aggregate = "median") -> np.ndarray:
+        """One value per point: the median (default), mean, minimum or maximum of its repetitions."""
+        try:
+            f = AGGREGATES[how]
+        except KeyError:
+            raise DataFormatError(f"unknown aggregation {how!r}",
+                                  hint="choose one of " + ", ".join(AGGREGATES)) from None
+        return np.array([f(np.asarray(p.values, dtype=float)) for p in self.points])
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """Named parameters and one or more measured series.
+
+    >>> e = Experiment.single(["x"], [((4,), (1.0, 1.1)), ((8,), (2.0, 2.1))], metric="time")
+    >>> e.series[0].aggregated("mean").tolist()
+    [1.05, 2.05]
+    """
+
+    parameters: tuple[str, ...]
+    series: tuple[Series, ...]
+    source: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "parameters", tuple(self.parameters))
+        object.__setattr__(self, "series", tuple(self.series))
+        validate(self)
+
+    @classmethod
+    def single(cls, parameters: Sequence[str], points: Iterable[tuple[Sequence[float], Sequence[float]]],
+               *, metric: str = "time", unit: str = "s", region: str = "", source: str = "") -> "Experiment":
+        """An experiment of one series from ``(coordinate, repetitions)`` pairs."""
+        pts = tuple(Point(tuple(float(c) for c in coord), tuple(float(v) for v in vals))
+                    for coord, vals in points)
+        return cls(tuple(parameters), (Series(metric, pts, region, unit),), source=source)
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s.metric for s in self.series))
+
+    @property
+    def regions(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(s.region for s in self.series))
+
+    def get(self, metric: str | None = None, region: str | None = None) -> Series:
+        """The one series with this metric and region (either may be omitted when unambiguous)."""
+        found = [s for s in self.series if (metric is None or s.metric == metric)
+                 and (region is None or s.region == region)]
+        if len(found) == 1:
+            return found[0]
+        have = ", ".join(s.label for s in self.series)
+        what = " and ".join(x for x in (f"metric {metric!r}" if metric else "",
+                                        f"region {region!r}" if region else "") if x) or "no selection"
+        if not found:
+            raise DataFormatError(f"no series with {what}", path=self.source or None,
+                                  hint=f"the file has: {have}")
+        raise DataFormatError(f"{len(found)} series match {what}", path=self.source or None,
+                              hint=f"name the metric and/or region; the file has: {have}")
+
+    def select(self, metric: str | None = None, region: str | None = None) -> "Experiment":
+        """The experiment restricted to the series of a metric and/or region."""
+        chosen = tuple(s for s in self.series if (metric is None or s.metric == metric)
+                       and (region is None or s.region == region))
+        if not chosen:
+            self.get(metric, region)  # raises with the list of what exists
+        return Experiment(self.parameters, chosen, source=self.source)
+
+
+def validate(experiment: Experiment) -> None:
+    """Reject what would give silent garbage: bad numbers, duplicates, empty points, ..."""
+    path = experiment.source or None
+    params = experiment.parameters
+    if not params:
+        raise DataFormatError("the experiment has no parameters", path=path,
+                              hint="name at least one parameter, e.g. 'x'")
+    if len(set(params)) != len(params):
+        raise DataFormatError(f"parameter names repeat: {', '.join(params)}", path=path)
+    for name in params:
+        if not name or not name.isidentifier() or name.startswith("_"):
+            raise DataFormatError(f"parameter name {name!r} is not an identifier", path=path,
+                                  hint="use names like x, n, p, size")
+    if not experiment.series:
+        raise DataFormatError("the experiment has no measurements", path=path)
+    seen_series = set()
+    for s in experiment.series:
+        key = (s.region, s.metric)
+        if key in seen_series:
+            raise DataFormatError(f"series {s.label} appears twice", path=path)
+        seen_series.add(key)
+        if not s.points:
+            raise DataFormatError(f"series {s.label} has no points", path=path)
+        coords: dict[tuple[float, ...], int] = {}
+        for k, p in enumerate(s.points):
+            where = f"{s.label}, point {k + 1} ({describe(params, p.coordinate)})"
+            if len(p.coordinate) != len(params):
+                raise DataFormatError(f"{where}: has {len(p.coordinate)} coordinates for "
+                                      f"{len(params)} parameters ({', '.join(params)})", path=path)
+            for name, c in zip(params, p.coordinate):
+                if not math.isfinite(c) or c <= 0:
+                    raise DataFormatError(f"{where}: parameter {name} = {c!r} is not a positive finite "
+                                          "number", path=path, hint="parameters are positive reals")
+            if not p.values:
+                raise DataFormatError(f"{where}: no repetitions", path=path,
+                                      hint="give at least one measured value per point")
+            for v in p.values:
+                if not math.isfinite(v):
+                    raise DataFormatError(f"{where}: value {v!r} is not finite", path=path)
+                if v < 0:
+                    raise DataFormatError(f"{where}: negative value {v!r}", path=path,
+                                          hint="times and counts cannot be negative")
+            if p.coordinate in coords:
+                raise DataFormatError(f"{where}: duplicate coordinate, also point {coords[p.coordinate] + 1}",
+                                      path=path, hint="merge the repetitions of both into one point")
+            coords[p.coordinate] = k
+
+
+def describe(params: Sequence[str], coordinate: Sequence[float]) -> str:
+    """``x=1024, n=4`` for messages and tables."""
+    return ", ".join(f"{n}={_num(c)}" for n, c in zip(params, coordinate))
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() and abs(v) < 1e15 else repr(float(v))
+
+
+def coordinate_from_mapping(params: Sequence[str], mapping: Mapping[str, float]) -> tuple[float, ...]:
+    return tuple(float(mapping[p]) for p in params)

@@ -1,0 +1,119 @@
+"""Extra-P's JSON input formats (``extrap --json``).
+
+The current format: ``{"parameters": [...], "measurements": {callpath: {metric: [{"point": [...],
+"values": [...]}, ...]}}}``. The legacy format (top-level ``"callpaths"``) lists parameters,
+callpaths, metrics and coordinates with ids and one measurement per entry; it is read, and
+written as the current format.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.data.perfcompose_json import _line_of
+from perfcompose.errors import DataFormatError
+
+
+def _number(value: Any, what: str, path: Path, line: int | None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise DataFormatError(f"{what}: {json.dumps(value)} is not a finite number", path=path, line=line)
+    return float(value)
+
+
+def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
+    text = path.read_text() if text is None else text
+    if doc is None:
+        try:
+            doc = json.loads(text, parse_constant=lambda c: float(c))
+        except json.JSONDecodeError as exc:
+            raise DataFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
+    if not isinstance(doc, dict):
+        raise DataFormatError("an Extra-P JSON file holds one object", path=path, line=1)
+    if "callpaths" in doc:
+        return _read_legacy(path, text, doc)
+    params = doc.get("parameters")
+    if not isinstance(params, list) or not params or not all(isinstance(p, str) for p in params):
+        raise DataFormatError("missing or invalid 'parameters' (a list of names)", path=path,
+                              line=_line_of(text, "parameters", 0))
+    meas = doc.get("measurements")
+    if not isinstance(meas, dict) or not meas:
+        raise DataFormatError("missing or empty 'measurements' (callpath -> metric -> points)", path=path,
+                              line=_line_of(text, "measurements", 0))
+    series = []
+    index = 0
+    for callpath, metrics in meas.items():
+        if not isinstance(metrics, dict):
+            raise DataFormatError(f"callpath {callpath!r}: expected an object of metrics", path=path,
+                                  line=_line_of(text, callpath, 0))
+        for metric, entries in metrics.items():
+            if not isinstance(entries, list):
+                raise DataFormatError(f"{callpath}/{metric}: expected a list of points", path=path,
+                                      line=_line_of(text, metric, 0))
+            points = []
+            for k, entry in enumerate(entries):
+                line = _line_of(text, "point", index)
+                index += 1
+                where = f"{callpath}/{metric}, point {k + 1}"
+                if not isinstance(entry, dict) or "point" not in entry or "values" not in entry:
+                    raise DataFormatError(f"{where}: needs 'point' and 'values'", path=path, line=line)
+                coord = entry["point"] if isinstance(entry["point"], list) else [entry["point"]]
+                if len(coord) != len(params):
+                    raise DataFormatError(f"{where}: {len(coord)} coordinates for {len(params)} parameters",
+                                          path=path, line=line)
+                values = entry["values"]
+                if not isinstance(values, list):
+                    raise DataFormatError(f"{where}: 'values' must be a list", path=path, line=line)
+                points.append(Point(tuple(_number(c, f"{where}: coordinate", path, line) for c in coord),
+                                    tuple(_number(v, f"{where}: value", path, line) for v in values)))
+            series.append(Series(str(metric), tuple(points), str(callpath)))
+    return Experiment(tuple(params), tuple(series), source=str(path))
+
+
+def _read_legacy(path: Path, text: str, doc: dict) -> Experiment:
+    try:
+        by_id = {key: sorted(doc[key], key=lambda e: e["id"])
+                 for key in ("parameters", "callpaths", "metrics", "coordinates")}
+        params = [p["name"] for p in by_id["parameters"]]
+        callpaths = [c["name"] for c in by_id["callpaths"]]
+        metrics = [m["name"] for m in by_id["metrics"]]
+        coords = []
+        for c in by_id["coordinates"]:
+            pairs = sorted(c["parameter_value_pairs"], key=lambda q: q["parameter_id"])
+            coords.append(tuple(_number(q["parameter_value"], "coordinate", path, None) for q in pairs))
+        groups: dict[tuple[int, int], dict[int, list[float]]] = {}
+        for k, m in enumerate(doc["measurements"]):
+            # Extra-P uses the ids as 1-based positions in the id-sorted lists
+            key = (m["callpath_id"] - 1, m["metric_id"] - 1)
+            groups.setdefault(key, {}).setdefault(m["coordinate_id"] - 1, []).append(
+                _number(m["value"], f"measurement {k + 1}", path, _line_of(text, "coordinate_id", k)))
+        series = tuple(Series(metrics[mi], tuple(Point(coords[ci], tuple(v)) for ci, v in sorted(pts.items())),
+                              callpaths[cp]) for (cp, mi), pts in groups.items())
+    except (KeyError, TypeError, IndexError) as exc:
+        raise DataFormatError(f"malformed legacy Extra-P JSON ({type(exc).__name__}: {exc})", path=path,
+                              hint="the legacy format needs parameters, callpaths, metrics, coordinates and "
+                                   "measurements with consecutive ids from 1") from None
+    return Experiment(tuple(params), series, source=str(path))
+
+
+def _plain(v: float) -> int | float:
+    return int(v) if float(v).is_integer() and abs(v) < 2 ** 53 else v
+
+
+def dumps(experiment: Experiment) -> str:
+    meas: dict[str, dict[str, list]] = {}
+    for s in experiment.series:
+        meas.setdefault(s.region or "main", {})[s.metric] = [
+            {"point": [_plain(c) for c in p.coordinate], "values": list(p.values)} for p in s.points]
+    text = json.dumps({"parameters": list(experiment.parameters), "measurements": meas}, indent=2)
+    text = re.sub(r'\{\s+"point": \[([^\]]*)\],\s+"values": \[([^\]]*)\]\s+\}',
+                  lambda m: '{"point": [' + " ".join(m.group(1).split()) + '], "values": ['
+                  + " ".join(m.group(2).split()) + "]}", text)
+    return text + "\n"
+
+
+def write(experiment: Experiment, path: Path) -> None:
+    path.write_text(dumps(experiment))

@@ -1,0 +1,165 @@
+"""Extra-P's text input format (``extrap --text``): PARAMETER, POINTS, REGION, METRIC, DATA.
+
+All regions and metrics share one POINTS list; the k-th DATA line after a REGION or METRIC line
+holds the repetitions at the k-th point. Lines starting with ``#`` are comments. Extra-P itself
+cannot write this format; perfcompose can, so measurements taken here open in Extra-P unchanged.
+"""
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.errors import DataFormatError
+
+KEYWORDS = ("PARAMETER", "POINTS", "REGION", "METRIC", "DATA")
+
+
+def _floats(text: str, what: str, path: Path, line: int, src: str) -> list[float]:
+    out = []
+    for tok in text.split():
+        try:
+            v = float(tok)
+        except ValueError:
+            col = src.find(tok) + 1 or None
+            raise DataFormatError(f"{what}: {tok!r} is not a number", path=path, line=line, column=col,
+                                  source_line=src) from None
+        if not math.isfinite(v):
+            raise DataFormatError(f"{what}: {tok!r} is not finite", path=path, line=line,
+                                  column=src.find(tok) + 1 or None, source_line=src)
+        out.append(v)
+    return out
+
+
+def _points(value: str, nparams: int, path: Path, line: int, src: str) -> list[tuple[float, ...]]:
+    if "(" in value:
+        groups = re.findall(r"\(([^()]*)\)", value)
+        rest = re.sub(r"\([^()]*\)", "", value).strip()
+        if rest:
+            raise DataFormatError(f"unexpected text {rest!r} between point groups", path=path, line=line,
+                                  source_line=src, hint="write points as ( 4 10 ) ( 8 10 ) ...")
+        coords = [tuple(_floats(g, "POINTS", path, line, src)) for g in groups]
+    else:
+        if nparams != 1:
+            raise DataFormatError(f"with {nparams} parameters, points must be grouped in parentheses",
+                                  path=path, line=line, source_line=src, hint="POINTS ( 4 10 ) ( 8 10 ) ...")
+        coords = [(v,) for v in _floats(value, "POINTS", path, line, src)]
+    for c in coords:
+        if len(c) != nparams:
+            raise DataFormatError(f"point {c} has {len(c)} values for {nparams} parameters", path=path,
+                                  line=line, source_line=src)
+    return coords
+
+
+def read(path: Path, text: str | None = None) -> Experiment:
+    text = path.read_text() if text is None else text
+    params: list[str] = []
+    coords: list[tuple[float, ...]] = []
+    points_line: dict[tuple[float, ...], int] = {}
+    data: dict[tuple[str, str], list[tuple[int, list[float]]]] = {}
+    region: str | None = None
+    metric = "time"
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        src = raw.rstrip("\r\n")
+        stripped = src.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        keyword, _, value = stripped.partition(" ")
+        value = value.strip()
+        if keyword not in KEYWORDS:
+            raise DataFormatError(f"unknown keyword {keyword!r}", path=path, line=lineno,
+                                  column=src.find(keyword) + 1, source_line=src,
+                                  hint="Extra-P text files use " + ", ".join(KEYWORDS))
+        if keyword == "PARAMETER":
+            if coords:
+                raise DataFormatError("PARAMETER after POINTS", path=path, line=lineno, source_line=src,
+                                      hint="name all parameters before the points")
+            names = value.split()
+            if not names:
+                raise DataFormatError("PARAMETER without a name", path=path, line=lineno, source_line=src)
+            params.extend(names)
+        elif keyword == "POINTS":
+            if not params:
+                raise DataFormatError("POINTS before any PARAMETER", path=path, line=lineno, source_line=src)
+            for c in _points(value, len(params), path, lineno, src):
+                if c in points_line:
+                    raise DataFormatError(f"duplicate point {c}, first given on line {points_line[c]}",
+                                          path=path, line=lineno, source_line=src)
+                points_line[c] = lineno
+                coords.append(c)
+        elif keyword == "REGION":
+            if not value:
+                raise DataFormatError("REGION without a name", path=path, line=lineno, source_line=src)
+            region = " ".join(value.split())
+        elif keyword == "METRIC":
+            if not value:
+                raise DataFormatError("METRIC without a name", path=path, line=lineno, source_line=src)
+            metric = " ".join(value.split())
+        else:  # DATA
+            if not coords:
+                raise DataFormatError("DATA before POINTS", path=path, line=lineno, source_line=src)
+            values = _floats(value, "DATA", path, lineno, src)
+            if not values:
+                raise DataFormatError("DATA line without values", path=path, line=lineno, source_line=src,
+                                      hint="give the repetitions measured at this point")
+            for v in values:
+                if v < 0:
+                    raise DataFormatError(f"negative value {v!r}", path=path, line=lineno, source_line=src,
+                                          hint="times and counts cannot be negative")
+            key = (region if region is not None else "", metric)
+            rows = data.setdefault(key, [])
+            if len(rows) >= len(coords):
+                raise DataFormatError(f"more DATA lines than the {len(coords)} points for "
+                                      f"{key[0] or '(no region)'}/{metric}", path=path, line=lineno,
+                                      source_line=src, hint="one DATA line per point, in POINTS order; "
+                                      "a second block of the same region and metric is not allowed")
+            rows.append((lineno, values))
+    if not params:
+        raise DataFormatError("no PARAMETER line", path=path, hint="start with e.g. 'PARAMETER x'")
+    if not coords:
+        raise DataFormatError("no POINTS line", path=path, hint="e.g. 'POINTS 4 8 16 32 64'")
+    if not data:
+        raise DataFormatError("no DATA lines", path=path)
+    series = []
+    for (reg, met), rows in data.items():
+        if len(rows) != len(coords):
+            raise DataFormatError(f"{reg or '(no region)'}/{met} has {len(rows)} DATA lines for {len(coords)} "
+                                  "points", path=path, line=rows[-1][0],
+                                  hint="every region and metric needs one DATA line per point")
+        series.append(Series(met, tuple(Point(c, tuple(v)) for c, (_, v) in zip(coords, rows)), reg))
+    return Experiment(tuple(params), tuple(series), source=str(path))
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() and abs(v) < 2 ** 53 else repr(float(v))
+
+
+def dumps(experiment: Experiment) -> str:
+    """The experiment as Extra-P text; every series must have the same points (Extra-P's rule)."""
+    params = experiment.parameters
+    if len(params) > 4:
+        raise DataFormatError(f"Extra-P's text format allows at most 4 parameters, this has {len(params)}",
+                              hint="write perfcompose JSON or Extra-P JSON instead")
+    coords = [p.coordinate for p in experiment.series[0].points]
+    for s in experiment.series[1:]:
+        if sorted(p.coordinate for p in s.points) != sorted(coords):
+            raise DataFormatError(f"series {s.label} is measured at other points than "
+                                  f"{experiment.series[0].label}; Extra-P's text format needs one point set",
+                                  hint="write perfcompose JSON instead")
+    lines = [f"PARAMETER {p}" for p in params]
+    if len(params) == 1:
+        lines.append("POINTS " + " ".join(_num(c[0]) for c in coords))
+    else:
+        lines.append("POINTS " + " ".join("( " + " ".join(map(_num, c)) + " )" for c in coords))
+    for s in experiment.series:
+        by_coord = {p.coordinate: p.values for p in s.points}
+        lines.append("")
+        lines.append(f"REGION {s.region or 'main'}")
+        lines.append(f"METRIC {s.metric}")
+        lines.extend("DATA " + " ".join(repr(float(v)) for v in by_coord[c]) for c in coords)
+    return "\n".join(lines) + "\n"
+
+
+def write(experiment: Experiment, path: Path) -> None:
+    path.write_text(dumps(experiment))

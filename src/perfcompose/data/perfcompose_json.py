@@ -1,0 +1,129 @@
+"""perfcompose's own experiment file: JSON with parameters, metric, unit and points.
+
+One series: ``{"parameters": [...], "metric": ..., "unit": ..., "points": [{"coordinate": {...},
+"values": [...]}, ...]}`` (optionally ``"region"``). Several series: the same keys per series in
+a ``"series"`` list, with ``"parameters"`` once at the top.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.errors import DataFormatError
+
+FORMAT = "perfcompose-experiment/1"
+
+
+def _line_of(text: str, key: str, index: int) -> int | None:
+    """Line of the ``index``-th occurrence of ``"key"`` in ``text`` (JSON has no node positions)."""
+    matches = list(re.finditer(rf'"{re.escape(key)}"\s*:', text))
+    if index < len(matches):
+        return text.count("\n", 0, matches[index].start()) + 1
+    return None
+
+
+def _number(value: Any, what: str, path: Path, line: int | None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DataFormatError(f"{what} must be a number, got {json.dumps(value)}", path=path, line=line)
+    if not math.isfinite(value):
+        raise DataFormatError(f"{what} is not finite", path=path, line=line)
+    return float(value)
+
+
+def read(path: Path, text: str | None = None) -> Experiment:
+    text = path.read_text() if text is None else text
+    try:
+        doc = json.loads(text, parse_constant=lambda c: float(c))
+    except json.JSONDecodeError as exc:
+        lines = text.splitlines()
+        src = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else None
+        raise DataFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno,
+                              source_line=src) from None
+    if not isinstance(doc, dict):
+        raise DataFormatError("an experiment file must hold one JSON object", path=path, line=1)
+    params = doc.get("parameters")
+    if not isinstance(params, list) or not params or not all(isinstance(p, str) for p in params):
+        raise DataFormatError("missing or invalid field 'parameters' (a list of names)", path=path,
+                              line=_line_of(text, "parameters", 0), hint='e.g. "parameters": ["x"]')
+    if "series" in doc:
+        if not isinstance(doc["series"], list):
+            raise DataFormatError("field 'series' must be a list", path=path, line=_line_of(text, "series", 0))
+        raw_series = doc["series"]
+    else:
+        raw_series = [doc]
+    series = []
+    point_index = 0
+    for sk, raw in enumerate(raw_series):
+        if not isinstance(raw, dict):
+            raise DataFormatError(f"series {sk + 1} must be an object", path=path)
+        for key in ("metric", "points"):
+            if key not in raw:
+                raise DataFormatError(f"missing field '{key}'" + (f" in series {sk + 1}" if len(raw_series) > 1
+                                                                  else ""), path=path,
+                                      hint='an experiment needs "metric", "unit" and "points"')
+        if not isinstance(raw["points"], list):
+            raise DataFormatError("field 'points' must be a list", path=path, line=_line_of(text, "points", sk))
+        points = []
+        for pk, rp in enumerate(raw["points"]):
+            line = _line_of(text, "coordinate", point_index)
+            point_index += 1
+            where = f"point {pk + 1}"
+            if not isinstance(rp, dict) or "coordinate" not in rp or "values" not in rp:
+                raise DataFormatError(f"{where}: needs 'coordinate' and 'values'", path=path, line=line)
+            coord = rp["coordinate"]
+            if not isinstance(coord, dict):
+                raise DataFormatError(f"{where}: 'coordinate' must map parameter names to values", path=path,
+                                      line=line)
+            if set(coord) != set(params):
+                raise DataFormatError(f"{where}: coordinate names {sorted(coord)} differ from the parameters "
+                                      f"{params}", path=path, line=line,
+                                      hint="every point needs a value for each parameter and no others")
+            values = rp["values"]
+            if not isinstance(values, list):
+                raise DataFormatError(f"{where}: 'values' must be a list of repetitions", path=path, line=line)
+            points.append(Point(tuple(_number(coord[p], f"{where}: parameter {p}", path, line) for p in params),
+                                tuple(_number(v, f"{where}: value {k + 1}", path, line)
+                                      for k, v in enumerate(values))))
+        series.append(Series(str(raw["metric"]), tuple(points), str(raw.get("region", "")),
+                             str(raw.get("unit", doc.get("unit", "s")))))
+    return Experiment(tuple(params), tuple(series), source=str(path))
+
+
+def _series_json(s: Series, params: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if s.region:
+        out["region"] = s.region
+    out.update(metric=s.metric, unit=s.unit,
+               points=[{"coordinate": {p: _plain(c) for p, c in zip(params, pt.coordinate)},
+                        "values": list(pt.values)} for pt in s.points])
+    return out
+
+
+def _plain(v: float) -> int | float:
+    return int(v) if float(v).is_integer() and abs(v) < 2 ** 53 else v
+
+
+def dumps(experiment: Experiment) -> str:
+    params = experiment.parameters
+    if len(experiment.series) == 1:
+        doc = {"format": FORMAT, "parameters": list(params), **_series_json(experiment.series[0], params)}
+    else:
+        doc = {"format": FORMAT, "parameters": list(params),
+               "series": [_series_json(s, params) for s in experiment.series]}
+    return _compact_dump(doc) + "\n"
+
+
+def _compact_dump(doc: Any) -> str:
+    """Indented JSON with each point on one line, so files stay readable and diffable."""
+    text = json.dumps(doc, indent=2)
+    return re.sub(r'\{\s+"coordinate": \{([^}]*)\},\s+"values": \[([^\]]*)\]\s+\}',
+                  lambda m: '{"coordinate": {' + " ".join(m.group(1).split()) + '}, "values": ['
+                  + " ".join(m.group(2).split()) + ']}', text)
+
+
+def write(experiment: Experiment, path: Path) -> None:
+    path.write_text(dumps(experiment))

@@ -1,0 +1,347 @@
+"""Fitting PMNF models ``c0 + sum c_k * prod x^i * log2(x)^j`` to measurements, as Extra-P does.
+
+One parameter: the constant, every one-term and every two-term hypothesis over the exponent sets
+are fitted at once (batched, column-scaled weighted least squares) and ranked by leave-one-out
+cross-validation. Several parameters: per-parameter candidate terms are found on the lines of
+the point set, then combined additively and multiplicatively and ranked the same way.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from perfcompose.data.experiment import AGGREGATES, Experiment, Series
+from perfcompose.errors import FitError
+from perfcompose.fit.hypotheses import (DEFAULT_I, DEFAULT_J, Factor, factor_values, factors,
+                                        fit_batch)
+from perfcompose.model import Model
+
+# A hypothesis: the constant plus terms; a term maps each parameter index to its factor.
+TermShape = tuple[tuple[int, Factor], ...]
+Hypothesis = tuple[TermShape, ...]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One fitted hypothesis with its coefficients and quality."""
+
+    hypothesis: Hypothesis
+    constant: float
+    coefficients: tuple[float, ...]
+    cv_error: float
+    score: float = 0.0
+
+    @property
+    def n_terms(self) -> int:
+        return len(self.hypothesis)
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """The model chosen for one series, its statistics and the runners-up."""
+
+    model: Model
+    region: str
+    metric: str
+    stats: Mapping[str, float]
+    alternatives: tuple[Candidate, ...] = field(default=(), repr=False)
+
+    @property
+    def label(self) -> str:
+        return f"{self.region}/{self.metric}" if self.region else self.metric
+
+
+def _shape_model(params: Sequence[str], c: Candidate, unit: str, source: str,
+                 stats: Mapping[str, float]) -> Model:
+    terms = []
+    for coef, shape in zip(c.coefficients, c.hypothesis):
+        terms.append((coef, {params[k]: f for k, f in shape}))
+    return Model.from_terms(c.constant, terms, params=params, unit=unit, source=source, stats=stats)
+
+
+class PMNFFitter:
+    """Fits a PMNF model per region and metric of an experiment (scikit-learn style).
+
+    >>> from perfcompose.data import Experiment
+    >>> e = Experiment.single(["x"], [((x,), (3 + 2 * x,)) for x in (4, 8, 16, 32, 64)])
+    >>> str(PMNFFitter().fit(e).model_)
+    '3.0 + 2.0*x'
+
+    Options: exponent sets ``exponents_i`` / ``exponents_j``, ``max_terms`` (1 or 2 for one
+    parameter), ``aggregate`` of repetitions (median, mean, min, max), ``nonnegative`` (reject
+    hypotheses whose terms have negative coefficients: run times do not shrink as inputs grow),
+    ``tolerance``: a simpler hypothesis wins if its CV error is within this fraction of the best.
+    """
+
+    def __init__(self, *, exponents_i: Sequence[Any] = DEFAULT_I, exponents_j: Sequence[Any] = DEFAULT_J,
+                 max_terms: int = 2, aggregate: str = "median", nonnegative: bool = True,
+                 tolerance: float = 0.1, candidates_per_parameter: int = 4, term_penalty: float = 4.0):
+        if aggregate not in AGGREGATES:
+            raise FitError(f"unknown aggregation {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
+        if max_terms not in (1, 2):
+            raise FitError("max_terms must be 1 or 2")
+        self.exponents_i = tuple(Fraction(str(i)) if isinstance(i, str) else Fraction(i) for i in exponents_i)
+        self.exponents_j = tuple(Fraction(str(j)) if isinstance(j, str) else Fraction(j) for j in exponents_j)
+        self.max_terms = max_terms
+        self.aggregate = aggregate
+        self.nonnegative = nonnegative
+        self.tolerance = tolerance
+        self.candidates_per_parameter = candidates_per_parameter
+        self.term_penalty = term_penalty
+        self.factors_ = factors(self.exponents_i, self.exponents_j)
+        m = len(self.factors_)
+        pa, pb = np.tril_indices(m, -1)                    # pa > pb: the first term is of higher order
+        self._pairs = (pa, pb)
+        self._two_term = [(((0, self.factors_[a]),), ((0, self.factors_[b]),)) for a, b in zip(pa, pb)]
+
+    # -- public API -------------------------------------------------------------------------
+
+    def fit(self, experiment: Experiment, metric: str | None = None, region: str | None = None) -> "PMNFFitter":
+        """Model every series (region x metric) of the experiment, or the selected ones."""
+        chosen = experiment.select(metric, region) if (metric or region) else experiment
+        self.results_ = [self.fit_series(chosen.parameters, s, source=experiment.source)
+                         for s in chosen.series]
+        return self
+
+    @property
+    def model_(self) -> Model:
+        """The model when exactly one series was fitted."""
+        if len(self.results_) != 1:
+            raise FitError(f"{len(self.results_)} series were fitted; use results_ to pick one")
+        return self.results_[0].model
+
+    def fit_series(self, params: Sequence[str], series: Series, source: str = "") -> FitResult:
+        X = series.coordinates()
+        try:
+            result = self.fit_arrays(X, [p.values for p in series.points], params)
+        except FitError as exc:
+            raise FitError(f"{series.label}: {exc}") from None
+        model = result.model.with_meta(unit=series.unit, source=source or "fit")
+        return FitResult(model, series.region, series.metric, result.stats, result.alternatives)
+
+    def fit_arrays(self, X: np.ndarray, values: Any, params: Sequence[str]) -> FitResult:
+        """Fit measurements at coordinates ``X`` (n, d).
+
+        ``values`` holds one value per point, or the repetitions of every point (a list of
+        sequences, or an (n, r) array); repetitions are aggregated and also tell the fitter how
+        noisy the data are, which decides how many terms the data can support.
+        """
+        X = np.asarray(X, dtype=float)
+        if X.ndim == 1:
+            X = X[:, None]
+        y, sigma = self._aggregate(values)
+        params = tuple(params)
+        if X.shape != (len(y), len(params)):
+            raise FitError(f"{len(y)} values for coordinates of shape {X.shape} and parameters {params}")
+        for k, p in enumerate(params):
+            distinct = len(np.unique(X[:, k]))
+            if distinct < 3:
+                raise FitError(f"parameter {p} takes {distinct} distinct value(s); a model c0 + c1*f({p}) "
+                               f"needs at least 3 (coefficients plus one)")
+        if np.any(y < 0) or not np.all(np.isfinite(y)):
+            raise FitError("values must be finite and non-negative")
+        if np.all(y == 0):
+            c = Candidate((), 0.0, (), 0.0)
+            return self._result(params, X, y, c, [c])
+        if len(params) == 1:
+            ranked = self._search_single(X[:, 0], y, sigma)
+        else:
+            ranked = self._search_multi(X, y, sigma)
+        chosen = self._choose(ranked, sigma)
+        return self._result(params, X, y, chosen, ranked)
+
+    # -- search -----------------------------------------------------------------------------
+
+    def _aggregate(self, values: Any) -> tuple[np.ndarray, float]:
+        """Aggregated values and the relative noise of an aggregate (0 when unknown)."""
+        if isinstance(values, np.ndarray) and values.ndim == 1:
+            return values.astype(float), 0.0
+        rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in values]
+        if any(len(r) == 0 for r in rows):
+            raise FitError("a point has no repetitions")
+        agg = AGGREGATES[self.aggregate]
+        y = np.array([agg(r) for r in rows])
+        rel = [np.var(r, ddof=1) / np.mean(r) ** 2 for r in rows if len(r) >= 2 and np.mean(r) > 0]
+        if not rel:
+            return y, 0.0
+        reps = np.mean([len(r) for r in rows])
+        efficiency = {"median": np.pi / 2, "mean": 1.0}.get(self.aggregate, 2.0)
+        # a floor keeps exact (noise-free) data on the chi-square path: rounding is not noise
+        return y, max(float(np.sqrt(np.mean(rel) * efficiency / reps)), 1e-9)
+
+    def _weights(self, y: np.ndarray) -> np.ndarray:
+        floor = max(float(np.max(y)) * 1e-12, 1e-300)
+        return 1.0 / np.maximum(y, floor)
+
+    def _evaluate(self, hyps: list[Hypothesis], A: np.ndarray, y: np.ndarray,
+                  out: list[tuple[list[Hypothesis], Any, np.ndarray]]) -> None:
+        """Fit hypotheses of equal size (design stack ``A``) in one batch; keep the valid ones."""
+        if not hyps or A.shape[2] + 1 > len(y):
+            return
+        batch = fit_batch(A, y, self._weights(y))
+        ok = batch.valid.copy()
+        if self.nonnegative and A.shape[2] > 1:
+            ok &= np.all(batch.coef[:, 1:] > 0, axis=1)
+        out.append((hyps, batch, ok))
+
+    def _scores(self, batch: Any, k_terms: int, sigma: float) -> np.ndarray:
+        """Selection score: chi-square against the measured noise plus a price per term, or,
+        without repetitions to measure the noise, the cross-validation error."""
+        if sigma > 0:
+            return batch.rel_rss / sigma ** 2 + self.term_penalty * k_terms
+        return batch.cv * (1.0 + self.tolerance * k_terms) + 1e-9 * k_terms
+
+    def _rank(self, pool: list[tuple[list[Hypothesis], Any, np.ndarray]], sigma: float = 0.0,
+              keep: int = 10) -> list[Candidate]:
+        """The ``keep`` best candidates of every size by score, best first."""
+        entries = []
+        for g, (hyps, batch, ok) in enumerate(pool):
+            idx = np.flatnonzero(ok)
+            if len(idx) == 0:
+                continue
+            score = self._scores(batch, batch.coef.shape[1] - 1, sigma)
+            order = idx[np.argsort(score[idx], kind="stable")]
+            entries.extend((float(score[h]), g, int(h)) for h in order[:keep])
+        entries.sort()
+        out = []
+        for score, g, h in entries:
+            hyps, batch, _ = pool[g]
+            coef = batch.coef[h]
+            out.append(Candidate(hyps[h], float(coef[0]), tuple(float(c) for c in coef[1:]),
+                                 float(batch.cv[h]), score))
+        return out
+
+    def _single_stacks(self, x: np.ndarray, max_terms: int) -> list[tuple[list[Hypothesis], np.ndarray]]:
+        fs = self.factors_
+        n, m = len(x), len(fs)
+        FT = factor_values(x, fs).T                        # (m, n)
+        ones = np.ones((1, n))
+        stacks = [([()], np.ones((1, n, 1))),
+                  (self._one_term, np.stack([np.broadcast_to(ones, (m, n)), FT], axis=-1))]
+        if max_terms >= 2 and len(np.unique(x)) >= 4:
+            pa, pb = self._pairs
+            stacks.append((self._two_term, np.stack([np.broadcast_to(ones, (len(pa), n)), FT[pa], FT[pb]],
+                                                    axis=-1)))
+        return stacks
+
+    @property
+    def _one_term(self) -> list[Hypothesis]:
+        return [(((0, f),),) for f in self.factors_]
+
+    def _search_single(self, x: np.ndarray, y: np.ndarray, sigma: float, max_terms: int | None = None,
+                       keep: int = 10) -> list[Candidate]:
+        pool: list = []
+        for hyps, A in self._single_stacks(x, max_terms or self.max_terms):
+            self._evaluate(hyps, A, y, pool)
+        return self._rank(pool, sigma, keep)
+
+    def _lines(self, X: np.ndarray, k: int) -> list[np.ndarray]:
+        """Index sets of the points where every parameter but ``k`` is fixed (>= 3 distinct values)."""
+        others = [j for j in range(X.shape[1]) if j != k]
+        groups: dict[tuple, list[int]] = {}
+        for idx, row in enumerate(X):
+            groups.setdefault(tuple(row[others]), []).append(idx)
+        return [np.array(g) for g in groups.values() if len(np.unique(X[g, k])) >= 3]
+
+    def _parameter_candidates(self, X: np.ndarray, y: np.ndarray, sigma: float, k: int) -> list[Factor | None]:
+        """The most likely factors of parameter ``k``, voted on every line through the points."""
+        lines = self._lines(X, k)
+        if not lines:
+            raise FitError(f"no line of at least 3 points along parameter {k + 1} with the others fixed; "
+                           "measure a line of points per parameter")
+        scores: dict[Factor | None, float] = {}
+        for idx in lines:
+            ranked = self._search_single(X[idx, k], y[idx], sigma, max_terms=1, keep=len(self.factors_) + 1)
+            seen = {}
+            for c in ranked:
+                f = c.hypothesis[0][0][1] if c.hypothesis else None
+                seen.setdefault(f, c.score)
+            for f, cv in seen.items():
+                scores[f] = scores.get(f, 0.0) + cv
+        ordered = sorted(scores, key=lambda f: scores[f])
+        return ordered[: self.candidates_per_parameter]
+
+    def _search_multi(self, X: np.ndarray, y: np.ndarray, sigma: float) -> list[Candidate]:
+        d = X.shape[1]
+        per_param = [self._parameter_candidates(X, y, sigma, k) for k in range(d)]
+        logs = np.log2(X)
+        subsets = [s for r in range(1, d + 1) for s in itertools.combinations(range(d), r)]
+        by_size: dict[int, tuple[list[Hypothesis], list[list[np.ndarray]]]] = {}
+        seen: set[Hypothesis] = set()
+        for choice in itertools.product(*per_param):
+            active = [k for k in range(d) if choice[k] is not None]
+            usable = [s for s in subsets if all(k in active for k in s)]
+            col = {}
+            for s in usable:
+                v = np.ones(len(y))
+                for k in s:
+                    i, j = choice[k]
+                    v = v * X[:, k] ** float(i) * logs[:, k] ** float(j)
+                col[s] = v
+            for r in range(0, len(usable) + 1):
+                for combo in itertools.combinations(usable, r):
+                    covered = {k for s in combo for k in s}
+                    if covered != set(active):
+                        continue
+                    if r > 3 and d > 2:
+                        continue
+                    hyp = tuple(tuple((k, choice[k]) for k in s) for s in combo)
+                    if hyp in seen:
+                        continue
+                    seen.add(hyp)
+                    hyps, cols = by_size.setdefault(r, ([], []))
+                    hyps.append(hyp)
+                    cols.append([col[s] for s in combo])
+        pool: list = []
+        n = len(y)
+        for r, (hyps, cols) in sorted(by_size.items()):
+            A = np.stack([np.stack([np.ones(n), *c], axis=-1) for c in cols])
+            self._evaluate(hyps, A, y, pool)
+        return self._rank(pool, sigma)
+
+    def _choose(self, ranked: list[Candidate], sigma: float) -> Candidate:
+        if not ranked:
+            raise FitError("no hypothesis could be fitted; the data may be degenerate")
+        return ranked[0]
+
+    # -- statistics -------------------------------------------------------------------------
+
+    def _result(self, params: Sequence[str], X: np.ndarray, y: np.ndarray, chosen: Candidate,
+                ranked: list[Candidate]) -> FitResult:
+        pred = predict(chosen, X)
+        n, k = len(y), 1 + chosen.n_terms
+        rss = float(np.sum((y - pred) ** 2))
+        tss = float(np.sum((y - y.mean()) ** 2))
+        denom = np.abs(y) + np.abs(pred)
+        smape = float(np.mean(np.where(denom > 0, 2 * np.abs(y - pred) / np.where(denom > 0, denom, 1), 0)) * 100)
+        if tss > 0 and n - k > 0:
+            ar2 = 1.0 - (rss / (n - k)) / (tss / (n - 1))
+        else:
+            ar2 = 1.0 if rss <= 1e-24 * max(1.0, float(np.sum(y ** 2))) else math.nan
+        stats = {"rss": rss, "smape": smape, "adj_r2": float(ar2), "cv_error": chosen.cv_error * 100,
+                 "points": float(n)}
+        model = _shape_model(params, chosen, "s", "fit", stats)
+        return FitResult(model, "", "", stats, tuple(ranked[:10]))
+
+
+def predict(candidate: Candidate, X: np.ndarray) -> np.ndarray:
+    """Values of a fitted hypothesis at coordinates ``X`` (n, d), without building a Model."""
+    X = np.asarray(X, dtype=float)
+    out = np.full(X.shape[0], candidate.constant)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for coef, shape in zip(candidate.coefficients, candidate.hypothesis):
+            v = np.full(X.shape[0], coef)
+            for k, (i, j) in shape:
+                v = v * X[:, k] ** float(i) * np.log2(X[:, k]) ** float(j)
+            out += v
+    return out
+
+
+def fit(experiment: Experiment, **options: Any) -> list[FitResult]:
+    """Fit every series of ``experiment`` with a :class:`PMNFFitter` built from ``options``."""
+    return PMNFFitter(**options).fit(experiment).results_

@@ -1,0 +1,645 @@
+"""The one kind of object every part of perfcompose produces: a performance :class:`Model`.
+
+A model is a SymPy expression over named positive parameters (x = input size, n = threads, ...)
+with metadata (unit, source, fit statistics). It evaluates vectorised, knows its asymptotic order
+per parameter, composes with ``+``, ``*``, ``/`` and :func:`maximum`, prints as plain text,
+Extra-P syntax or LaTeX, and round-trips through JSON exactly.
+"""
+from __future__ import annotations
+
+import io
+import json
+import math
+import numbers
+import tokenize
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import cached_property, lru_cache
+from typing import Any, Callable, Iterable, Literal, Mapping, NamedTuple, Sequence
+
+import numpy as np
+import sympy as sp
+from sympy.printing.latex import LatexPrinter
+from sympy.printing.str import StrPrinter
+from sympy.utilities.lambdify import implemented_function
+
+from perfcompose.errors import ModelError, ModelSyntaxError
+
+__all__ = ["Model", "Term", "Order", "symbol", "maximum", "compare_order"]
+
+MODEL_FORMAT = "perfcompose-model/1"
+
+
+@lru_cache(maxsize=None)
+def symbol(name: str) -> sp.Symbol:
+    """The SymPy symbol of parameter ``name``: parameters are positive reals, always."""
+    return sp.Symbol(name, positive=True)
+
+
+class _Log2(sp.Function):
+    """log2 for display only: models hold ``log(x, 2)``; printers show it as ``log2(x)``."""
+
+    nargs = 1
+
+    def _latex(self, printer: Any, exp: Any = None) -> str:
+        arg = printer._print(self.args[0])
+        if exp is not None:
+            return rf"\log_2^{{{exp}}}{{{arg}}}"
+        return rf"\log_2{{{arg}}}"
+
+
+_Log2.__name__ = "log2"  # prints as log2(...)
+
+
+def _display_form(expr: sp.Expr) -> sp.Expr:
+    """Rewrite log(a)/log(2) as log2(a) so that PMNF terms read as they are written."""
+    return expr.replace(lambda e: isinstance(e, sp.log) and e.args[0] != 2,
+                        lambda e: sp.log(2) * _Log2(e.args[0]))
+
+
+def _from_display_form(expr: sp.Expr) -> sp.Expr:
+    return expr.replace(lambda e: isinstance(e, _Log2), lambda e: sp.log(e.args[0], 2))
+
+
+def _float64(expr: sp.Expr) -> sp.Expr:
+    """Coefficients are IEEE doubles: round every Float to 53 bits so equality is exact."""
+    floats = {f: sp.Float(float(f)) for f in expr.atoms(sp.Float) if f._prec != 53}
+    return expr.xreplace(floats) if floats else expr
+
+
+def _float_text(value: float) -> str:
+    text = repr(float(value))
+    return text
+
+
+class _PlainPrinter(StrPrinter):
+    """SymPy's str printer with round-trip floats (shortest repr) and log2(x)."""
+
+    def _print_Float(self, expr: sp.Float) -> str:  # noqa: N802 (SymPy's naming)
+        return _float_text(float(expr))
+
+
+class _ExtrapPrinter(_PlainPrinter):
+    """Plain printer with ``^`` for powers, as Extra-P writes them."""
+
+    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:  # noqa: N802
+        base, exp = expr.as_base_exp()
+        if exp == -1:
+            return f"1 / {self.parenthesize(base, 100)}"
+        return f"{self.parenthesize(base, 100)}^({self._print(exp)})"
+
+
+class _LatexPrinter(LatexPrinter):
+    def _print_Float(self, expr: sp.Float) -> str:  # noqa: N802
+        value = float(expr)
+        text = f"{value:.6g}"
+        if "e" in text:
+            mant, ex = text.split("e")
+            return rf"{mant} \cdot 10^{{{int(ex)}}}"
+        return text
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing
+
+_FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
+    "log2": lambda a: sp.log(a, 2),
+    "log10": lambda a: sp.log(a, 10),
+    "log": sp.log,
+    "ln": sp.log,
+    "sqrt": sp.sqrt,
+    "exp": sp.exp,
+    "max": sp.Max, "Max": sp.Max,
+    "min": sp.Min, "Min": sp.Min,
+}
+
+
+def _names_in(text: str) -> list[tuple[str, int, bool]]:
+    """Identifier tokens of ``text``: name, 1-based column, and whether a call ``(`` follows."""
+    names: list[tuple[str, int, bool]] = []
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+                  if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER)]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return names  # the parser reports the syntax error with its position
+    for k, tok in enumerate(tokens):
+        if tok.type == tokenize.NAME:
+            called = k + 1 < len(tokens) and tokens[k + 1].string == "("
+            names.append((tok.string, tok.start[1] + 1, called))
+    return names
+
+
+def parse_expression(text: str, *, source: str | None = None, line: int | None = None) -> sp.Expr:
+    """Parse model text (perfcompose or Extra-P syntax) into a SymPy expression.
+
+    ``^`` and ``**`` are powers, ``log2(x)`` is ``log(x, 2)``, ``·`` and ``×`` multiply; every
+    other name is a positive parameter. Errors point at the column with a caret.
+    """
+    from sympy.parsing.sympy_parser import (convert_xor, parse_expr, standard_transformations)
+
+    original = text
+    cleaned = text.replace("·", "*").replace("×", "*").replace("−", "-").strip()
+    if not cleaned:
+        raise ModelSyntaxError("empty model expression", path=source, line=line,
+                               hint="write a model such as '5.2 + 0.51 * x^(3/2) * log2(x)'")
+    local: dict[str, Any] = {}
+    for name, col, called in _names_in(cleaned):
+        if name in _FUNCTIONS:
+            local[name] = _FUNCTIONS[name]
+        elif called:
+            raise ModelSyntaxError(f"unknown function {name!r}", path=source, line=line, column=col,
+                                   source_line=original,
+                                   hint="known functions: " + ", ".join(sorted(set(_FUNCTIONS))))
+        elif name in {"and", "or", "not", "if", "else", "lambda", "import", "for", "in", "is"}:
+            raise ModelSyntaxError(f"'{name}' is not allowed in a model expression", path=source,
+                                   line=line, column=col, source_line=original)
+        elif name.startswith("_"):
+            raise ModelSyntaxError(f"parameter names may not start with '_': {name!r}", path=source,
+                                   line=line, column=col, source_line=original)
+        else:
+            local[name] = symbol(name)
+    try:
+        expr = parse_expr(cleaned, local_dict=local, global_dict={"__builtins__": {},
+                          "Integer": sp.Integer, "Float": sp.Float, "Rational": sp.Rational,
+                          "Symbol": sp.Symbol},
+                          transformations=standard_transformations + (convert_xor,), evaluate=True)
+    except SyntaxError as exc:
+        col = exc.offset if exc.offset else None
+        raise ModelSyntaxError(f"cannot parse model: {exc.msg}", path=source, line=line, column=col,
+                               source_line=original,
+                               hint="use + - * / ^ ( ), numbers, parameter names and log2(...)") from None
+    except TypeError as exc:
+        raise ModelSyntaxError(f"cannot parse model: {exc}", path=source, line=line,
+                               source_line=original,
+                               hint="a parameter name was used as a function?") from None
+    except (tokenize.TokenError, ValueError, AttributeError, ZeroDivisionError) as exc:
+        raise ModelSyntaxError(f"cannot parse model: {exc}", path=source, line=line,
+                               source_line=original) from None
+    if not isinstance(expr, sp.Expr):
+        raise ModelSyntaxError("a model must be a numeric expression", path=source, line=line,
+                               source_line=original)
+    if expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or expr.has(sp.I):
+        raise ModelSyntaxError("the model is not a finite real expression", path=source, line=line,
+                               source_line=original)
+    return _float64(expr)
+
+
+# ---------------------------------------------------------------------------------------------
+# Asymptotic order
+
+
+class Order(NamedTuple):
+    """The growth ``x^i * log2(x)^j`` of a model in one parameter, compared lexicographically."""
+
+    i: Fraction
+    j: Fraction
+
+    def __str__(self) -> str:
+        parts = []
+        if self.i:
+            parts.append(f"x^({self.i})")
+        if self.j:
+            parts.append(f"log2(x)^({self.j})")
+        return " * ".join(parts) or "1"
+
+
+class _NotPMNF(Exception):
+    pass
+
+
+def _fraction(value: sp.Expr) -> Fraction:
+    if not value.is_Rational:
+        raise _NotPMNF
+    return Fraction(int(value.p), int(value.q))
+
+
+def _order(expr: sp.Expr, x: sp.Symbol) -> tuple[Fraction, Fraction]:
+    if not expr.has(x):
+        return (Fraction(0), Fraction(0))
+    if expr == x:
+        return (Fraction(1), Fraction(0))
+    if isinstance(expr, sp.Add):
+        return max(_order(a, x) for a in expr.args)
+    if isinstance(expr, sp.Mul):
+        orders = [_order(a, x) for a in expr.args]
+        return (sum((o[0] for o in orders), Fraction(0)), sum((o[1] for o in orders), Fraction(0)))
+    if isinstance(expr, sp.Pow):
+        base, exp = expr.args
+        if exp.has(x):
+            raise _NotPMNF
+        e = _fraction(exp)
+        i, j = _order(base, x)
+        return (i * e, j * e)
+    if isinstance(expr, sp.log):
+        i, j = _order(expr.args[0], x)
+        if i != 0:
+            return (Fraction(0), Fraction(1))
+        raise _NotPMNF  # log(log(x)) and the like
+    if isinstance(expr, sp.Max):
+        return max(_order(a, x) for a in expr.args)
+    if isinstance(expr, sp.Min):
+        return min(_order(a, x) for a in expr.args)
+    raise _NotPMNF
+
+
+def compare_order(a: "Model", b: "Model", param: str | None = None) -> int | None:
+    """Compare the asymptotic order of two models: 1 if ``a`` grows faster, -1 if slower, 0 if equal.
+
+    With several parameters and no ``param``, ``a`` must be at least as fast in every parameter
+    (and faster in one) to win; ``None`` means the orders are incomparable (``a`` wins in one
+    parameter, ``b`` in another).
+    """
+    names = [param] if param else list(dict.fromkeys(a.params + b.params))
+    signs = set()
+    for name in names:
+        oa, ob = a.order(name), b.order(name)
+        if oa is None or ob is None:
+            raise ModelError(f"cannot compare asymptotic orders in {name}: "
+                             f"{'first' if oa is None else 'second'} model is not PMNF",)
+        signs.add((oa > ob) - (oa < ob))
+    signs.discard(0)
+    if not signs:
+        return 0
+    if len(signs) == 1:
+        return signs.pop()
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The model
+
+
+@dataclass(frozen=True)
+class Term:
+    """One PMNF term ``coefficient * prod(p^i * log2(p)^j)``; ``exponents`` maps parameter -> (i, j)."""
+
+    coefficient: float
+    exponents: tuple[tuple[str, Fraction, Fraction], ...]
+
+    def exponent(self, param: str) -> tuple[Fraction, Fraction]:
+        for name, i, j in self.exponents:
+            if name == param:
+                return (i, j)
+        return (Fraction(0), Fraction(0))
+
+
+Number = numbers.Real
+
+
+def _fmt_fraction(f: Fraction) -> str:
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+@dataclass(frozen=True, eq=False)
+class Model:
+    """A performance model: a SymPy expression over named positive parameters, plus metadata.
+
+    >>> m = Model.parse("1034.17 * x * log2(x) + 5422.97", unit="ns")
+    >>> round(float(m(x=1024)))
+    10595324
+    """
+
+    expr: sp.Expr
+    params: tuple[str, ...] = ()
+    unit: str = "s"
+    source: str = ""
+    name: str = ""
+    stats: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        expr = self.expr
+        if isinstance(expr, (int, float, Fraction, np.number)):
+            expr = sp.Float(float(expr)) if isinstance(expr, (float, np.floating)) else sp.sympify(expr)
+        if not isinstance(expr, sp.Expr):
+            raise ModelError(f"a model needs a SymPy expression, got {type(expr).__name__}")
+        renames = {s: symbol(s.name) for s in expr.free_symbols if not s.is_positive}
+        expr = _float64(expr.xreplace(renames) if renames else expr)
+        object.__setattr__(self, "expr", expr)
+        names = list(self.params) + sorted(s.name for s in expr.free_symbols)
+        object.__setattr__(self, "params", tuple(dict.fromkeys(names)))
+        object.__setattr__(self, "stats", dict(self.stats))
+
+    # -- construction -----------------------------------------------------------------------
+
+    @classmethod
+    def parse(cls, text: str, *, params: Sequence[str] = (), unit: str = "s", source: str = "",
+              name: str = "") -> "Model":
+        """Parse plain or Extra-P model text: ``Model.parse("5.2 + 0.51 * x^(3/2) * log2(x)^(1)")``."""
+        expr = parse_expression(text)
+        present = {s.name for s in expr.free_symbols}
+        in_text = [n for n, _, _ in _names_in(text) if n in present]
+        return cls(expr, params=tuple(dict.fromkeys([*params, *in_text])), unit=unit, source=source,
+                   name=name)
+
+    @classmethod
+    def constant(cls, value: float, *, params: Sequence[str] = (), unit: str = "s", **meta: Any) -> "Model":
+        """A model that does not depend on its parameters."""
+        return cls(sp.Float(float(value)), params=tuple(params), unit=unit, **meta)
+
+    @classmethod
+    def from_terms(cls, constant: float, terms: Iterable[tuple[float, Mapping[str, tuple[Any, Any]]]],
+                   *, params: Sequence[str] = (), unit: str = "s", **meta: Any) -> "Model":
+        """Build ``c0 + sum c * prod(p^i * log2(p)^j)`` from coefficients and exponent pairs."""
+        expr: sp.Expr = sp.Float(float(constant))
+        for coef, exps in terms:
+            factor: sp.Expr = sp.Float(float(coef))
+            for pname, (i, j) in exps.items():
+                p = symbol(pname)
+                fi, fj = sp.Rational(Fraction(i)), sp.Rational(Fraction(j))
+                factor = factor * p ** fi * sp.log(p, 2) ** fj
+            expr = expr + factor
+        return cls(expr, params=tuple(params), unit=unit, **meta)
+
+    @classmethod
+    def numeric(cls, name: str, func: Callable[..., Any], params: Sequence[str], *,
+                vectorized: bool = True, unit: str = "s", source: str = "", **meta: Any) -> "Model":
+        """Wrap a model that exists only numerically (spline, simulation) as a SymPy function.
+
+        It composes and evaluates like any other model and prints as ``name(params)``.
+        ``func`` takes one array per parameter; pass ``vectorized=False`` for a scalar function.
+        """
+        if not name.isidentifier():
+            raise ModelError(f"a numeric model needs an identifier as name, got {name!r}")
+        impl = func if vectorized else np.vectorize(func, otypes=[float])
+        f = implemented_function(sp.Function(name), impl)
+        return cls(f(*[symbol(p) for p in params]), params=tuple(params), unit=unit, source=source,
+                   name=name, **meta)
+
+    def with_meta(self, **changes: Any) -> "Model":
+        """A copy with some metadata (unit, source, name, stats) replaced."""
+        values = dict(expr=self.expr, params=self.params, unit=self.unit, source=self.source,
+                      name=self.name, stats=self.stats)
+        values.update(changes)
+        return Model(**values)
+
+    # -- evaluation -------------------------------------------------------------------------
+
+    @cached_property
+    def _compiled(self) -> Callable[..., Any]:
+        syms = [symbol(p) for p in self.params]
+        return sp.lambdify(syms, self.expr, modules="numpy")
+
+    def __call__(self, **values: Any) -> Any:
+        """Evaluate at the given parameter values (scalars or arrays, broadcast together)."""
+        missing = [p for p in self.params if p not in values]
+        if missing:
+            raise ModelError(f"model {self} needs values for {', '.join(missing)} "
+                             f"(got {', '.join(sorted(values)) or 'none'})")
+        args = np.broadcast_arrays(*[np.asarray(values[p], dtype=float) for p in self.params])
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            result = self._compiled(*args)
+        shape = args[0].shape if args else ()
+        out = np.broadcast_to(np.asarray(result, dtype=float), shape).copy() if shape else \
+            np.asarray(result, dtype=float)
+        return float(out) if out.ndim == 0 else out
+
+    # -- structure --------------------------------------------------------------------------
+
+    @property
+    def is_numeric(self) -> bool:
+        """True when the model contains a function known only numerically."""
+        return any(hasattr(f, "_imp_") for f in self.expr.atoms(sp.Function))
+
+    def order(self, param: str) -> Order | None:
+        """The dominant ``(i, j)`` of ``param^i * log2(param)^j``, or None if the model is not PMNF."""
+        try:
+            i, j = _order(self.expr, symbol(param))
+        except _NotPMNF:
+            return None
+        return Order(i, j)
+
+    def terms(self) -> tuple[float, tuple[Term, ...]] | None:
+        """The PMNF decomposition ``(constant, terms)``, or None when the model is not PMNF."""
+        expanded = sp.expand(_display_form(self.expr))
+        constant = 0.0
+        collected: dict[tuple, float] = {}
+        names = set(self.params)
+        for term in sp.Add.make_args(expanded):
+            coef = 1.0
+            exps: dict[str, list[Fraction]] = {}
+            for base, exp in term.as_powers_dict().items():
+                if base.is_number:
+                    value = complex(sp.N(base ** exp))
+                    if value.imag:
+                        return None
+                    coef *= value.real
+                    continue
+                try:
+                    e = _fraction(exp)
+                except _NotPMNF:
+                    return None
+                if isinstance(base, sp.Symbol) and base.name in names:
+                    exps.setdefault(base.name, [Fraction(0), Fraction(0)])[0] += e
+                elif isinstance(base, _Log2) and isinstance(base.args[0], sp.Symbol):
+                    exps.setdefault(base.args[0].name, [Fraction(0), Fraction(0)])[1] += e
+                else:
+                    return None
+            key = tuple(sorted((n, v[0], v[1]) for n, v in exps.items() if v[0] or v[1]))
+            if not key:
+                constant += coef
+            else:
+                collected[key] = collected.get(key, 0.0) + coef
+        return constant, tuple(Term(c, k) for k, c in collected.items() if c != 0.0)
+
+    # -- arithmetic -------------------------------------------------------------------------
+
+    def _combine(self, other: Any, op: Callable[[sp.Expr, sp.Expr], sp.Expr], kind: str,
+                 reverse: bool = False) -> "Model":
+        if isinstance(other, Model):
+            if kind == "add" and self.unit != other.unit and self.unit and other.unit:
+                raise ModelError(f"cannot add models in different units ({self.unit} and {other.unit})")
+            oexpr, oparams = other.expr, other.params
+            if kind == "add":
+                unit = self.unit or other.unit
+            elif kind == "mul":
+                unit = "*".join(u for u in (self.unit, other.unit) if u)
+            else:
+                unit = self.unit if not other.unit else (f"{self.unit}/{other.unit}" if not reverse
+                                                         else f"{other.unit}/{self.unit}")
+        elif isinstance(other, (numbers.Real, np.number)):
+            oexpr, oparams = (sp.Float(float(other)) if isinstance(other, (float, np.floating))
+                              else sp.Integer(int(other))), ()
+            unit = self.unit
+        elif isinstance(other, sp.Expr):
+            oexpr, oparams, unit = other, (), self.unit
+        else:
+            return NotImplemented
+        left, right = (oexpr, self.expr) if reverse else (self.expr, oexpr)
+        return Model(op(left, right), params=self.params + tuple(oparams), unit=unit)
+
+    def __add__(self, other: Any) -> "Model":
+        return self._combine(other, lambda a, b: a + b, "add")
+
+    def __radd__(self, other: Any) -> "Model":
+        return self._combine(other, lambda a, b: a + b, "add", reverse=True)
+
+    def __sub__(self, other: Any) -> "Model":
+        return self._combine(other, lambda a, b: a - b, "add")
+
+    def __rsub__(self, other: Any) -> "Model":
+        return self._combine(other, lambda a, b: a - b, "add", reverse=True)
+
+    def __mul__(self, other: Any) -> "Model":
+        return self._combine(other, lambda a, b: a * b, "mul")
+
+    def __rmul__(self, other: Any) -> "Model":
+        return self._combine(other, lambda a, b: a * b, "mul", reverse=True)
+
+    def __truediv__(self, other: Any) -> "Model":
+        if isinstance(other, (numbers.Real, np.number)) and float(other) == 0.0:
+            raise ModelError("division of a model by zero")
+        return self._combine(other, lambda a, b: a / b, "div")
+
+    def __rtruediv__(self, other: Any) -> "Model":
+        return self._combine(other, lambda a, b: a / b, "div", reverse=True)
+
+    def __neg__(self) -> "Model":
+        return Model(-self.expr, params=self.params, unit=self.unit)
+
+    def subs(self, **values: Any) -> "Model":
+        """Fix some parameters: ``m.subs(n=4)`` is the model in the remaining parameters."""
+        mapping = {symbol(k): (sp.Float(float(v)) if isinstance(v, float) else sp.sympify(v))
+                   for k, v in values.items()}
+        params = tuple(p for p in self.params if p not in values)
+        return self.with_meta(expr=self.expr.xreplace(mapping), params=params)
+
+    # -- equality ---------------------------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Model):
+            return NotImplemented
+        return self.params == other.params and self.expr == other.expr
+
+    def __hash__(self) -> int:
+        return hash((self.params, self.expr))
+
+    # -- formatting -------------------------------------------------------------------------
+
+    def __str__(self) -> str:
+        return _PlainPrinter({"order": "none"}).doprint(_display_form(self.expr))
+
+    def __repr__(self) -> str:
+        return f"Model({str(self)!r}, params={self.params!r}, unit={self.unit!r})"
+
+    def to_extrap(self, digits: int | None = None) -> str:
+        """The model in Extra-P's syntax, e.g. ``5.2 + 0.51 * x^(3/2) * log2(x)^(1)``.
+
+        Coefficients are exact (shortest round-trip form) unless ``digits`` asks for fewer.
+        """
+        num = _float_text if digits is None else (lambda v: f"{float(v):.{digits}g}")
+        decomposed = self.terms()
+        if decomposed is None:
+            return _ExtrapPrinter({"order": "none"}).doprint(_display_form(self.expr))
+        constant, terms = decomposed
+        pieces = [] if constant == 0.0 and terms else [num(constant)]
+        order = {p: k for k, p in enumerate(self.params)}
+        for term in terms:
+            factors = [] if term.coefficient == 1.0 else [num(term.coefficient)]
+            for name, i, j in sorted(term.exponents, key=lambda e: order.get(e[0], len(order))):
+                if i:
+                    factors.append(f"{name}^({_fmt_fraction(i)})")
+                if j:
+                    factors.append(f"log2({name})^({_fmt_fraction(j)})")
+            pieces.append(" * ".join(factors))
+        return " + ".join(pieces)
+
+    def to_latex(self) -> str:
+        """LaTeX for papers and notebooks (coefficients to 6 significant digits)."""
+        return _LatexPrinter({"mul_symbol": "dot"}).doprint(_display_form(self.expr))
+
+    def _repr_latex_(self) -> str:
+        return f"${self.to_latex()}$"
+
+    # -- JSON -------------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict; ``expr`` is SymPy's exact ``srepr``, ``text`` the readable form."""
+        if self.is_numeric:
+            raise ModelError(f"model {self} contains a numeric function and cannot be written to JSON; "
+                             "write its data (spline knots, simulation inputs) instead")
+        record: dict[str, Any] = {"format": MODEL_FORMAT, "text": str(self), "expr": sp.srepr(self.expr),
+                                  "parameters": list(self.params), "unit": self.unit}
+        if self.source:
+            record["source"] = self.source
+        if self.name:
+            record["name"] = self.name
+        if self.stats:
+            record["stats"] = {k: _json_number(v) for k, v in self.stats.items()}
+        return record
+
+    def to_json_text(self) -> str:
+        return json.dumps(self.to_json(), indent=2)
+
+    @classmethod
+    def from_json(cls, record: Mapping[str, Any] | str) -> "Model":
+        """Rebuild a model from :meth:`to_json` output (a dict or its JSON text)."""
+        if isinstance(record, str):
+            try:
+                record = json.loads(record)
+            except json.JSONDecodeError as exc:
+                raise ModelSyntaxError(f"not JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
+        if not isinstance(record, Mapping):
+            raise ModelSyntaxError("a model record must be a JSON object")
+        if "expr" in record:
+            expr = _from_srepr(str(record["expr"]))
+        elif "text" in record:
+            expr = parse_expression(str(record["text"]))
+        else:
+            raise ModelSyntaxError("a model record needs 'expr' or 'text'")
+        stats = {k: float(v) if v is not None else math.nan for k, v in record.get("stats", {}).items()}
+        return cls(expr, params=tuple(record.get("parameters", ())), unit=str(record.get("unit", "s")),
+                   source=str(record.get("source", "")), name=str(record.get("name", "")), stats=stats)
+
+
+def _json_number(v: Any) -> Any:
+    if isinstance(v, (float, np.floating)):
+        return float(v) if math.isfinite(v) else None
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    return v
+
+
+_SREPR_NAMES = ("Add", "Mul", "Pow", "Symbol", "Integer", "Float", "Rational", "log", "exp", "Max",
+                "Min", "Abs", "sqrt", "Piecewise", "ceiling", "floor", "Function")
+
+
+def _from_srepr(text: str) -> sp.Expr:
+    namespace: dict[str, Any] = {"__builtins__": {}}
+    namespace.update({n: getattr(sp, n) for n in _SREPR_NAMES})
+    try:
+        expr = eval(text, namespace)  # noqa: S307 - restricted namespace: SymPy constructors only
+    except Exception as exc:  # any failure means the text is not an srepr we wrote
+        raise ModelSyntaxError(f"invalid model expression in JSON: {exc}",
+                               hint="the 'expr' field must be SymPy srepr as written by perfcompose") from None
+    if not isinstance(expr, sp.Expr):
+        raise ModelSyntaxError("invalid model expression in JSON: not an expression")
+    return expr
+
+
+def maximum(a: Model, b: Model, how: Literal["asymptotic", "pointwise"] = "asymptotic") -> Model:
+    """The larger of two models.
+
+    ``asymptotic`` (the papers' eq. 3 of 003): the model of higher asymptotic order, the first on
+    a tie of orders unless the second is larger at a large reference point (2^40 in every
+    parameter); if each wins in a different parameter, the exact pointwise max is returned.
+    ``pointwise``: the exact ``Max(a, b)``, right also where the asymptotic choice is wrong at
+    small parameter values.
+    """
+    if how == "pointwise":
+        unit = a.unit or b.unit
+        return Model(sp.Max(a.expr, b.expr), params=a.params + b.params, unit=unit)
+    if how != "asymptotic":
+        raise ModelError(f"maximum(how={how!r}): choose 'asymptotic' or 'pointwise'")
+    try:
+        cmp = compare_order(a, b)
+    except ModelError:
+        cmp = None
+    if cmp is None:
+        return maximum(a, b, how="pointwise")
+    if cmp > 0:
+        return a
+    if cmp < 0:
+        return b
+    point = {p: 2.0 ** 40 for p in dict.fromkeys(a.params + b.params)}
+    return b if b(**{p: point[p] for p in b.params}) > a(**{p: point[p] for p in a.params}) else a
+

@@ -1,0 +1,4 @@
+"""Plots and reports of measurements and models."""
+from perfcompose.report.plots import plot_fits
+
+__all__ = ["plot_fits"]

@@ -1,0 +1,132 @@
+"""PMNF fitting (paper 003, section II): recovery of known laws, multi-parameter, failures."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from perfcompose.data import Experiment
+from perfcompose.errors import FitError
+from perfcompose.fit import PMNFFitter
+from perfcompose.fit.hypotheses import DEFAULT_I, DEFAULT_J
+
+X_SMALL = np.array([4.0, 8, 16, 32, 64, 128])
+X_LARGE = 1024.0 * 2.0 ** np.arange(9)
+
+
+def _lead(model, param="x"):
+    constant, terms = model.terms()
+    return sorted(t.exponent(param) for t in terms)
+
+
+PAIRS = [(i, j) for i in DEFAULT_I for j in DEFAULT_J if i or j]
+
+
+@pytest.mark.parametrize("i,j", PAIRS, ids=[f"x^{i}*log^{j}" for i, j in PAIRS])
+def test_exact_recovery_of_every_exponent_pair_without_noise(i, j):
+    y = 3.0 + 0.5 * X_SMALL ** float(i) * np.log2(X_SMALL) ** float(j)
+    result = PMNFFitter().fit_arrays(X_SMALL, y, ["x"])
+    assert _lead(result.model) == [(Fraction(i), Fraction(j))]
+    constant, (term,) = result.model.terms()
+    assert term.coefficient == pytest.approx(0.5, rel=1e-6)
+    assert constant == pytest.approx(3.0, rel=1e-6, abs=1e-6)
+
+
+def test_two_term_law_recovered_without_noise():
+    y = 10.0 + 2.0 * X_SMALL ** 2 + 7.0 * X_SMALL * np.log2(X_SMALL)
+    model = PMNFFitter().fit_arrays(X_SMALL, y, ["x"]).model
+    assert _lead(model) == [(Fraction(1), Fraction(1)), (Fraction(2), Fraction(0))]
+
+
+def test_table1_qsort_law_recovered_with_two_percent_noise():
+    """1034.17 x log2(x) on x = 1024 ... 262144, 2 % noise: term x log2 x, coefficient within 3 %."""
+    rng = np.random.default_rng(7)
+    points = [((x,), tuple(1034.17 * x * np.log2(x) * (1 + 0.02 * rng.standard_normal(5)))) for x in X_LARGE]
+    model = PMNFFitter().fit(Experiment.single(["x"], points, unit="ns")).model_
+    constant, terms = model.terms()
+    lead = max(terms, key=lambda t: t.exponent("x"))
+    assert lead.exponent("x") == (1, 1)
+    assert lead.coefficient == pytest.approx(1034.17, rel=0.03)
+    assert model.unit == "ns"
+
+
+def test_constant_data_gives_constant_model():
+    model = PMNFFitter().fit_arrays(X_SMALL, np.full(len(X_SMALL), 5422.97), ["x"]).model
+    assert model.terms() == (5422.97, ()) or model.terms()[1] == ()
+    assert model(x=1e6) == pytest.approx(5422.97)
+
+
+def test_noisy_constant_is_not_given_a_growing_term():
+    rng = np.random.default_rng(3)
+    y = 100.0 * (1 + 0.01 * rng.standard_normal(len(X_LARGE)))
+    model = PMNFFitter().fit_arrays(X_LARGE, y, ["x"]).model
+    assert model(x=X_LARGE[-1] * 16) == pytest.approx(100.0, rel=0.05)
+
+
+def test_too_few_points_is_a_clear_error():
+    with pytest.raises(FitError, match="at least 3"):
+        PMNFFitter().fit_arrays(np.array([4.0, 8.0]), np.array([1.0, 2.0]), ["x"])
+
+
+def test_aggregation_choices_change_the_data_fitted():
+    points = [((x,), (2 * x, 2 * x, 3 * x)) for x in X_SMALL]
+    e = Experiment.single(["x"], points)
+    med = PMNFFitter(aggregate="median").fit(e).model_
+    mx = PMNFFitter(aggregate="max").fit(e).model_
+    assert med(x=64) == pytest.approx(128, rel=1e-6)
+    assert mx(x=64) == pytest.approx(3 * 64, rel=1e-6)
+
+
+def test_unknown_aggregation_rejected():
+    with pytest.raises(FitError):
+        PMNFFitter(aggregate="mode")
+
+
+GRID_P = np.array([4.0, 8, 16, 32, 64])
+GRID_N = np.array([10.0, 20, 40, 80, 160])
+
+
+@pytest.mark.parametrize("law,expected", [
+    (lambda p, n: 2 + 0.5 * p * n ** 0.5, [{"p": (1, 0), "n": (Fraction(1, 2), 0)}]),
+    (lambda p, n: 3 + 0.5 * p ** 2 + 4 * np.log2(n), [{"p": (2, 0)}, {"n": (0, 1)}]),
+    (lambda p, n: 1 + 2 * p * np.log2(p) * n + 3 * p * np.log2(p), [{"p": (1, 1), "n": (1, 0)}, {"p": (1, 1)}]),
+    (lambda p, n: 7 + 0.3 * n ** 1.5, [{"n": (Fraction(3, 2), 0)}]),
+])
+def test_two_parameter_laws_recovered_on_a_grid(law, expected):
+    X = np.array([(p, n) for p in GRID_P for n in GRID_N])
+    y = law(X[:, 0], X[:, 1])
+    model = PMNFFitter().fit_arrays(X, y, ["p", "n"]).model
+    _, terms = model.terms()
+    got = sorted(sorted((name, (i, j)) for name, i, j in t.exponents) for t in terms)
+    want = sorted(sorted((k, (Fraction(v[0]), Fraction(v[1]))) for k, v in e.items()) for e in expected)
+    assert got == want
+
+
+def test_three_parameters_multiplicative_law():
+    vals = np.array([2.0, 4, 8, 16])
+    X = np.array([(a, b, c) for a in vals for b in vals for c in vals])
+    y = 1 + 0.25 * X[:, 0] * X[:, 1] * np.log2(X[:, 2])
+    model = PMNFFitter().fit_arrays(X, y, ["a", "b", "c"]).model
+    assert model(a=32, b=32, c=32) == pytest.approx(1 + 0.25 * 32 * 32 * 5, rel=1e-6)
+
+
+def test_sparse_lines_through_the_space_are_enough():
+    """Extra-P's sparse modeling: a line of points per parameter plus a few others."""
+    pts = [(p, 10.0) for p in GRID_P] + [(4.0, n) for n in GRID_N[1:]] + [(64.0, 160.0), (16.0, 40.0)]
+    X = np.array(pts)
+    y = 2 + 0.5 * X[:, 0] * X[:, 1] ** 0.5
+    model = PMNFFitter().fit_arrays(X, y, ["p", "n"]).model
+    assert model(p=256, n=640) == pytest.approx(2 + 0.5 * 256 * 640 ** 0.5, rel=1e-6)
+
+
+def test_every_region_and_metric_modelled():
+    x = X_SMALL
+    from perfcompose.data.experiment import Point, Series
+    series = (Series("time", tuple(Point((v,), (2 * v, 2 * v)) for v in x), "a"),
+              Series("bytes", tuple(Point((v,), (v * v,)) for v in x), "a"),
+              Series("time", tuple(Point((v,), (5.0,)) for v in x), "b"))
+    results = PMNFFitter().fit(Experiment(("x",), series)).results_
+    assert [(r.region, r.metric) for r in results] == [("a", "time"), ("a", "bytes"), ("b", "time")]
+    assert all({"smape", "adj_r2", "cv_error", "rss"} <= set(r.stats) for r in results)
+    assert results[1].model.order("x") == (2, 0)

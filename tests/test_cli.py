@@ -1,0 +1,74 @@
+"""The command line: the README's jobs work, and bad input exits 2 with one clear message."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "perfcompose", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+
+
+def test_version():
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.startswith("perfcompose ")
+
+
+def test_fit_bundled_example_prints_models_and_writes_json_and_plot(tmp_path):
+    out, png = tmp_path / "models.json", tmp_path / "fit.png"
+    r = run("fit", str(EXAMPLES / "tasks.txt"), "--json", str(out), "--plot", str(png))
+    assert r.returncode == 0, r.stderr
+    records = {rec["region"]: rec for rec in json.loads(out.read_text())}
+    assert set(records) == {"nop", "inc", "qsort"}
+    assert "x^(1) * log2(x)^(1)" in records["qsort"]["text"]
+    assert {"smape", "adj_r2", "cv_error", "rss"} <= set(records["qsort"])
+    assert png.stat().st_size > 10_000 and png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_fit_selects_region_and_metric(tmp_path):
+    r = run("fit", str(EXAMPLES / "tasks.csv"), "--region", "inc", "--aggregate", "mean")
+    assert r.returncode == 0, r.stderr
+    assert "inc" in r.stdout and "qsort" not in r.stdout
+
+
+def test_show_and_convert_round_trip(tmp_path):
+    target = tmp_path / "tasks.json"
+    assert run("convert", str(EXAMPLES / "tasks.txt"), str(target)).returncode == 0
+    r = run("show", str(target))
+    assert r.returncode == 0 and "qsort/time" in r.stdout and "CV %" in r.stdout
+
+
+@pytest.mark.parametrize("content,name,message", [
+    ('{"parameters": ["x"], "metric": "time", "points": [{"coordinate": {"x": 4}, "values": [-1.0]}]}',
+     "neg.json", "negative value"),
+    ("PARAMETER x\nPOINTS 4 8\nREGION r\nDATA 1\nDATA abc\n", "bad.txt", "line 5"),
+    ("\x00\x01\x02binary", "blob.xyz", "cannot tell the format"),
+    ("x,value\n4,1\n4,nan\n", "nan.csv", "not finite"),
+])
+def test_bad_input_exits_2_with_message_and_no_traceback(tmp_path, content, name, message):
+    path = tmp_path / name
+    path.write_text(content)
+    for command in ("show", "fit"):
+        r = run(command, str(path))
+        assert r.returncode == 2
+        assert message in r.stderr
+        assert "Traceback" not in r.stderr + r.stdout
+
+
+def test_missing_file_exits_2(tmp_path):
+    r = run("fit", str(tmp_path / "nothing.json"))
+    assert r.returncode == 2 and "no such file" in r.stderr
+
+
+def test_too_few_points_exits_2(tmp_path):
+    path = tmp_path / "two.csv"
+    path.write_text("x,value\n4,1\n8,2\n")
+    r = run("fit", str(path))
+    assert r.returncode == 2 and "at least 3" in r.stderr
