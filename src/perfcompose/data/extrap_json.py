@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.data.experiment import Experiment, Point, Series, check_point
 from perfcompose.data.perfcompose_json import _line_of
 from perfcompose.errors import DataFormatError
 
@@ -54,9 +54,11 @@ def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
                 raise DataFormatError(f"{callpath}/{metric}: expected a list of points", path=path,
                                       line=_line_of(text, metric, 0))
             points = []
+            seen: dict[tuple[float, ...], int] = {}
             for k, entry in enumerate(entries):
-                line = _line_of(text, "point", index)
-                index += 1
+                has_point = isinstance(entry, dict) and "point" in entry
+                line = _line_of(text, "point", index) if has_point else None
+                index += has_point
                 where = f"{callpath}/{metric}, point {k + 1}"
                 if not isinstance(entry, dict) or "point" not in entry or "values" not in entry:
                     raise DataFormatError(f"{where}: needs 'point' and 'values'", path=path, line=line)
@@ -69,6 +71,7 @@ def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
                     raise DataFormatError(f"{where}: 'values' must be a list", path=path, line=line)
                 points.append(Point(tuple(_number(c, f"{where}: coordinate", path, line) for c in coord),
                                     tuple(_number(v, f"{where}: value", path, line) for v in values)))
+                check_point(params, points[-1], seen, where, path, line)
             series.append(Series(str(metric), tuple(points), str(callpath)))
     return Experiment(tuple(params), tuple(series), source=str(path))
 
@@ -104,6 +107,13 @@ def _plain(v: float) -> int | float:
 
 
 def dumps(experiment: Experiment) -> str:
+    """The experiment as Extra-P JSON; every series must have the same points (Extra-P's rule)."""
+    coords = sorted(p.coordinate for p in experiment.series[0].points)
+    for s in experiment.series[1:]:
+        if sorted(p.coordinate for p in s.points) != coords:
+            raise DataFormatError(f"series {s.label} is measured at other points than "
+                                  f"{experiment.series[0].label}; Extra-P needs one point set",
+                                  hint="write perfcompose JSON instead")
     meas: dict[str, dict[str, list]] = {}
     for s in experiment.series:
         meas.setdefault(s.region or "main", {})[s.metric] = [

@@ -65,7 +65,7 @@ def read(path: Path, text: str | None = None) -> Experiment:
         stripped = src.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        keyword, _, value = stripped.partition(" ")
+        keyword, _, value = " ".join(stripped.split()).partition(" ")
         value = value.strip()
         if keyword not in KEYWORDS:
             raise DataFormatError(f"unknown keyword {keyword!r}", path=path, line=lineno,

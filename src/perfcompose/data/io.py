@@ -35,7 +35,7 @@ def detect(path: Path, text: str) -> str:
             return "extrap-json"
         return "perfcompose"
     first = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")), "")
-    if first.split(" ")[0] in extrap_text.KEYWORDS:
+    if (first.split() or [""])[0] in extrap_text.KEYWORDS:
         return "extrap-text"
     suffix = path.suffix.lower()
     if suffix == ".csv" or ("," in first and "value" in [c.strip() for c in first.split(",")]):

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.data.experiment import Experiment, Point, Series, check_point
 from perfcompose.errors import DataFormatError
 
 FORMAT = "perfcompose-experiment/1"
@@ -68,11 +68,13 @@ def read(path: Path, text: str | None = None) -> Experiment:
         if not isinstance(raw["points"], list):
             raise DataFormatError("field 'points' must be a list", path=path, line=_line_of(text, "points", sk))
         points = []
+        seen: dict[tuple[float, ...], int] = {}
         for pk, rp in enumerate(raw["points"]):
-            line = _line_of(text, "coordinate", point_index)
-            point_index += 1
+            has_coord = isinstance(rp, dict) and "coordinate" in rp
+            line = _line_of(text, "coordinate", point_index) if has_coord else None
+            point_index += has_coord
             where = f"point {pk + 1}"
-            if not isinstance(rp, dict) or "coordinate" not in rp or "values" not in rp:
+            if not has_coord or "values" not in rp:
                 raise DataFormatError(f"{where}: needs 'coordinate' and 'values'", path=path, line=line)
             coord = rp["coordinate"]
             if not isinstance(coord, dict):
@@ -88,6 +90,7 @@ def read(path: Path, text: str | None = None) -> Experiment:
             points.append(Point(tuple(_number(coord[p], f"{where}: parameter {p}", path, line) for p in params),
                                 tuple(_number(v, f"{where}: value {k + 1}", path, line)
                                       for k, v in enumerate(values))))
+            check_point(params, points[-1], seen, where, path, line)
         series.append(Series(str(raw["metric"]), tuple(points), str(raw.get("region", "")),
                              str(raw.get("unit", doc.get("unit", "s")))))
     return Experiment(tuple(params), tuple(series), source=str(path))

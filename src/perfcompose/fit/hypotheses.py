@@ -40,56 +40,68 @@ class BatchFit:
     """Coefficients and quality of H hypotheses fitted to the same n points."""
 
     coef: np.ndarray        # (H, k) in the original (unscaled) units
-    fitted: np.ndarray      # (H, n)
+    fitted: np.ndarray      # (H, rows): values at every row, also the zero-weight ones
     cv: np.ndarray          # (H,) mean absolute leave-one-out relative error
-    rss: np.ndarray         # (H,) residual sum of squares (absolute)
     rel_rss: np.ndarray     # (H,) sum of squared relative residuals
     valid: np.ndarray       # (H,) finite, well-posed fits
 
 
-def fit_batch(A: np.ndarray, y: np.ndarray, weights: np.ndarray) -> BatchFit:
-    """Fit ``y ~ A[h] @ c`` for every hypothesis h by weighted least squares.
+def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray) -> BatchFit:
+    """Fit ``y ~ sum_c coef[:, c] * cols[c]`` for H hypotheses at once by weighted least squares.
 
-    ``A`` has shape (H, n, k); ``weights`` (n,) multiply rows (1/y fits relative errors, which is
-    what multiplicative measurement noise calls for). The QR factorisation is modified
-    Gram-Schmidt vectorised over the hypotheses: k is small, H is large, so this beats a loop
-    of LAPACK calls by far, and scaled columns keep it as accurate.
+    ``cols`` are k arrays of shape (H, rows) or (1, rows) (shared columns such as the constant);
+    ``weights`` (rows,) multiply the rows: 1/y fits relative errors, which is what multiplicative
+    measurement noise calls for, and a zero weight marks a row that is only predicted (an
+    extrapolation point). The QR factorisation is modified Gram-Schmidt vectorised over the
+    hypotheses and orthogonalised twice: k is small and H large, so this beats a loop of LAPACK
+    calls by far, and unit-norm columns keep it accurate where Extra-P's unscaled normal
+    equations lose steep terms.
     """
-    H, n, k = A.shape
-    Aw = A * weights[None, :, None]
-    yw = y * weights
-    norms = np.sqrt(np.einsum("hnk,hnk->hk", Aw, Aw))
-    norms[norms == 0] = 1.0
-    V = Aw / norms[:, None, :]
-    Q = np.empty_like(V)
-    R = np.zeros((H, k, k))
+    k = len(cols)
+    H = max(c.shape[0] for c in cols)
+    fit_rows = weights > 0
+    n = int(fit_rows.sum())
+    yw = np.where(fit_rows, y, 0.0) * weights
+    V = [c * weights for c in cols]
+    norms = [np.sqrt(np.sum(v * v, axis=1)) for v in V]
+    norms = [np.where(nv == 0, 1.0, nv) for nv in norms]
+    V = [v / nv[:, None] for v, nv in zip(V, norms)]
+    Q: list[np.ndarray] = []
+    R = [[None] * k for _ in range(k)]
     rank_ok = np.ones(H, dtype=bool)
     for c in range(k):
-        v = V[:, :, c].copy()
+        v = V[c]
+        acc = [np.zeros(1)] * c
         for _ in range(2):  # orthogonalise twice: one pass loses digits on near-collinear terms
             for b in range(c):
-                r = np.einsum("hn,hn->h", Q[:, :, b], v)
-                R[:, b, c] += r
-                v -= r[:, None] * Q[:, :, b]
-        r = np.sqrt(np.einsum("hn,hn->h", v, v))
-        R[:, c, c] = r
+                r = np.sum(Q[b] * v, axis=1)
+                acc[b] = acc[b] + r
+                v = v - r[:, None] * Q[b]
+        for b in range(c):
+            R[b][c] = acc[b]
+        r = np.sqrt(np.sum(v * v, axis=1))
         bad = r < 1e-10
-        rank_ok &= ~bad
-        Q[:, :, c] = v / np.where(bad, 1.0, r)[:, None]
-    qty = np.einsum("hnk,n->hk", Q, yw)
-    cs = np.zeros((H, k))
-    diag = np.where(rank_ok[:, None], np.diagonal(R, axis1=1, axis2=2), 1.0)
+        rank_ok = rank_ok & ~bad
+        R[c][c] = np.where(bad, 1.0, r)
+        Q.append(v / R[c][c][:, None])
+    qty = [np.sum(q * yw, axis=1) for q in Q]
+    cs: list[np.ndarray] = [np.zeros(1)] * k
     for c in range(k - 1, -1, -1):
-        acc = qty[:, c] - np.einsum("hj,hj->h", R[:, c, c + 1:], cs[:, c + 1:])
-        cs[:, c] = acc / diag[:, c]
-    coef = cs / norms
-    fitted = np.einsum("hnk,hk->hn", A, coef)
-    resid_w = yw[None, :] - np.einsum("hnk,hk->hn", Q, qty)
-    lev = np.einsum("hnk,hnk->hn", Q, Q)
+        acc_c = qty[c]
+        for j in range(c + 1, k):
+            acc_c = acc_c - R[c][j] * cs[j]
+        cs[c] = acc_c / R[c][c]
+    coef = np.stack([np.broadcast_to(cs[c] / norms[c], (H,)) for c in range(k)], axis=1)
+    fitted = sum(coef[:, c:c + 1] * cols[c] for c in range(k))
+    fitted = np.broadcast_to(fitted, (H, len(y)))
+    proj = sum(qty[c][:, None] * Q[c] for c in range(k))
+    resid_w = (yw - proj)[:, fit_rows]
+    lev = sum(q * q for q in Q)[:, fit_rows]
+    lev = np.broadcast_to(lev, resid_w.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         loo = resid_w / (1.0 - lev)
-    cv = np.mean(np.abs(loo), axis=1)  # relative errors when weights = 1/y
-    rss = np.sum((y[None, :] - fitted) ** 2, axis=1)
+    cv = np.mean(np.abs(loo), axis=1)
     rel_rss = np.sum(resid_w ** 2, axis=1)
-    valid = rank_ok & np.all(np.isfinite(coef), axis=1) & (np.max(lev, axis=1) < 1 - 1e-9) & np.isfinite(cv)
-    return BatchFit(coef, fitted, cv, rss, rel_rss, valid)
+    valid = (rank_ok & np.all(np.isfinite(coef), axis=1) & (np.max(lev, axis=1) < 1 - 1e-9)
+             & np.isfinite(cv) & (k + 1 <= n))
+    return BatchFit(coef, fitted, cv, rel_rss, valid)

@@ -17,8 +17,8 @@ import numpy as np
 
 from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
-from perfcompose.fit.hypotheses import (DEFAULT_I, DEFAULT_J, Factor, factor_values, factors,
-                                        fit_batch)
+from perfcompose.fit.hypotheses import (DEFAULT_I, DEFAULT_J, BatchFit, Factor, factor_values,
+                                        factors, fit_batch)
 from perfcompose.model import Model
 
 # A hypothesis: the constant plus terms; a term maps each parameter index to its factor.
@@ -39,6 +39,21 @@ class Candidate:
     @property
     def n_terms(self) -> int:
         return len(self.hypothesis)
+
+
+@dataclass(frozen=True)
+class _Group:
+    """A batch of hypotheses with the same number of terms, fitted and scored."""
+
+    hyps: list[Hypothesis]
+    batch: BatchFit
+    ok: np.ndarray
+    scores: np.ndarray  # inf where the fit is invalid or rejected
+
+    def candidate(self, h: int) -> Candidate:
+        coef = self.batch.coef[h]
+        return Candidate(self.hyps[h], float(coef[0]), tuple(float(c) for c in coef[1:]),
+                         float(self.batch.cv[h]), float(self.scores[h]))
 
 
 @dataclass(frozen=True)
@@ -80,7 +95,8 @@ class PMNFFitter:
 
     def __init__(self, *, exponents_i: Sequence[Any] = DEFAULT_I, exponents_j: Sequence[Any] = DEFAULT_J,
                  max_terms: int = 2, aggregate: str = "median", nonnegative: bool = True,
-                 tolerance: float = 0.1, candidates_per_parameter: int = 4, term_penalty: float = 4.0):
+                 tolerance: float = 0.1, candidates_per_parameter: int = 4, term_penalty: Any = (8.0, 16.0),
+                 plausible: float = 6.0, horizon: float = 16.0, shrink: float = 1.0):
         if aggregate not in AGGREGATES:
             raise FitError(f"unknown aggregation {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
         if max_terms not in (1, 2):
@@ -93,6 +109,9 @@ class PMNFFitter:
         self.tolerance = tolerance
         self.candidates_per_parameter = candidates_per_parameter
         self.term_penalty = term_penalty
+        self.plausible = plausible
+        self.horizon = horizon
+        self.shrink = shrink
         self.factors_ = factors(self.exponents_i, self.exponents_j)
         m = len(self.factors_)
         pa, pb = np.tril_indices(m, -1)                    # pa > pb: the first term is of higher order
@@ -148,11 +167,12 @@ class PMNFFitter:
         if np.all(y == 0):
             c = Candidate((), 0.0, (), 0.0)
             return self._result(params, X, y, c, [c])
+        far = X.max(axis=0) * self.horizon
         if len(params) == 1:
-            ranked = self._search_single(X[:, 0], y, sigma)
+            groups = self._single_groups(X[:, 0], y, sigma, far[0], self.max_terms)
         else:
-            ranked = self._search_multi(X, y, sigma)
-        chosen = self._choose(ranked, sigma)
+            groups = self._multi_groups(X, y, sigma, far)
+        chosen, ranked = self._select(groups, sigma)
         return self._result(params, X, y, chosen, ranked)
 
     # -- search -----------------------------------------------------------------------------
@@ -174,71 +194,90 @@ class PMNFFitter:
         # a floor keeps exact (noise-free) data on the chi-square path: rounding is not noise
         return y, max(float(np.sqrt(np.mean(rel) * efficiency / reps)), 1e-9)
 
+    def _penalty(self, k_terms: int) -> float:
+        if isinstance(self.term_penalty, (int, float)):
+            return float(self.term_penalty) * k_terms
+        steps = list(self.term_penalty)
+        steps += [steps[-1]] * max(0, k_terms - len(steps))
+        return float(sum(steps[:k_terms]))
+
+    def _group(self, hyps: list[Hypothesis], cols: list[np.ndarray], y: np.ndarray, w: np.ndarray,
+               sigma: float) -> _Group:
+        """Fit one batch of hypotheses with the same number of terms and score them.
+
+        The score is the chi-square against the measured noise plus a price per term or, without
+        repetitions to measure the noise, the cross-validation error with a parsimony margin.
+        """
+        batch = fit_batch(cols, y, w)
+        k_terms = len(cols) - 1
+        ok = batch.valid
+        if self.nonnegative and k_terms:
+            ok = ok & np.all(batch.coef[:, 1:] > 0, axis=1)
+        if sigma > 0:
+            scores = batch.rel_rss / sigma ** 2 + self._penalty(k_terms)
+        else:
+            scores = batch.cv * (1.0 + self.tolerance * k_terms) + 1e-9 * k_terms
+        return _Group(hyps, batch, ok, np.where(ok, scores, np.inf))
+
+    def _single_groups(self, x: np.ndarray, y: np.ndarray, sigma: float, far: float | None,
+                       max_terms: int) -> list[_Group]:
+        """Constant, one-term and two-term hypotheses in x; ``far`` is predicted, not fitted."""
+        rows = np.append(x, far) if far is not None else x
+        yy = np.append(y, 0.0) if far is not None else y
+        w = np.append(self._weights(y), 0.0) if far is not None else self._weights(y)
+        FT = factor_values(rows, self.factors_).T
+        ones = np.ones((1, len(rows)))
+        groups = [self._group([()], [ones], yy, w, sigma),
+                  self._group(self._one_term, [ones, FT], yy, w, sigma)]
+        if max_terms >= 2 and len(np.unique(x)) >= 4:
+            pa, pb = self._pairs
+            groups.append(self._group(self._two_term, [ones, FT[pa], FT[pb]], yy, w, sigma))
+        return groups
+
+    def _select(self, groups: list[_Group], sigma: float, keep: int = 10) -> tuple[Candidate, list[Candidate]]:
+        """The hypothesis whose extrapolation is the weighted median of the plausible ones.
+
+        Hypotheses within ``plausible`` score units of the best are weighted exp(-delta/2)
+        (Akaike weights) divided by their prediction at ``horizon`` times the largest measured
+        coordinates; the weighted median of those predictions minimises the expected relative
+        error. On noisy data this keeps one lucky steep hypothesis from deciding the
+        extrapolation; on exact data only the exact fit is plausible. Without a noise estimate
+        the scores are cross-validation errors and the best one wins.
+        """
+        best = min((float(g.scores.min()) for g in groups if len(g.scores)), default=np.inf)
+        if not np.isfinite(best):
+            raise FitError("no hypothesis could be fitted; the data may be degenerate")
+        sc, pr, gi, hi = [], [], [], []
+        for k, g in enumerate(groups):
+            idx = np.flatnonzero(g.scores - best <= self.plausible)
+            sc.append(g.scores[idx])
+            pr.append(g.batch.fitted[idx, -1])
+            gi.append(np.full(len(idx), k))
+            hi.append(idx)
+        scores, preds, gidx, hidx = (np.concatenate(a) for a in (sc, pr, gi, hi))
+        if len(scores) == 1 or self.plausible <= 0 or sigma <= 0:
+            pick = int(np.argmin(scores))
+        else:
+            weights = np.exp(-0.5 * (scores - best)) / np.maximum(np.abs(preds), 1e-300) ** self.shrink
+            order = np.argsort(preds, kind="stable")
+            cum = np.cumsum(weights[order])
+            pick = int(order[min(np.searchsorted(cum, 0.5 * cum[-1]), len(order) - 1)])
+        chosen = groups[int(gidx[pick])].candidate(int(hidx[pick]))
+        ranked = []
+        for g in groups:
+            for h in np.argsort(g.scores, kind="stable")[:keep]:
+                if np.isfinite(g.scores[h]):
+                    ranked.append(g.candidate(int(h)))
+        ranked.sort(key=lambda c: c.score)
+        return chosen, ranked[:keep]
+
     def _weights(self, y: np.ndarray) -> np.ndarray:
         floor = max(float(np.max(y)) * 1e-12, 1e-300)
         return 1.0 / np.maximum(y, floor)
 
-    def _evaluate(self, hyps: list[Hypothesis], A: np.ndarray, y: np.ndarray,
-                  out: list[tuple[list[Hypothesis], Any, np.ndarray]]) -> None:
-        """Fit hypotheses of equal size (design stack ``A``) in one batch; keep the valid ones."""
-        if not hyps or A.shape[2] + 1 > len(y):
-            return
-        batch = fit_batch(A, y, self._weights(y))
-        ok = batch.valid.copy()
-        if self.nonnegative and A.shape[2] > 1:
-            ok &= np.all(batch.coef[:, 1:] > 0, axis=1)
-        out.append((hyps, batch, ok))
-
-    def _scores(self, batch: Any, k_terms: int, sigma: float) -> np.ndarray:
-        """Selection score: chi-square against the measured noise plus a price per term, or,
-        without repetitions to measure the noise, the cross-validation error."""
-        if sigma > 0:
-            return batch.rel_rss / sigma ** 2 + self.term_penalty * k_terms
-        return batch.cv * (1.0 + self.tolerance * k_terms) + 1e-9 * k_terms
-
-    def _rank(self, pool: list[tuple[list[Hypothesis], Any, np.ndarray]], sigma: float = 0.0,
-              keep: int = 10) -> list[Candidate]:
-        """The ``keep`` best candidates of every size by score, best first."""
-        entries = []
-        for g, (hyps, batch, ok) in enumerate(pool):
-            idx = np.flatnonzero(ok)
-            if len(idx) == 0:
-                continue
-            score = self._scores(batch, batch.coef.shape[1] - 1, sigma)
-            order = idx[np.argsort(score[idx], kind="stable")]
-            entries.extend((float(score[h]), g, int(h)) for h in order[:keep])
-        entries.sort()
-        out = []
-        for score, g, h in entries:
-            hyps, batch, _ = pool[g]
-            coef = batch.coef[h]
-            out.append(Candidate(hyps[h], float(coef[0]), tuple(float(c) for c in coef[1:]),
-                                 float(batch.cv[h]), score))
-        return out
-
-    def _single_stacks(self, x: np.ndarray, max_terms: int) -> list[tuple[list[Hypothesis], np.ndarray]]:
-        fs = self.factors_
-        n, m = len(x), len(fs)
-        FT = factor_values(x, fs).T                        # (m, n)
-        ones = np.ones((1, n))
-        stacks = [([()], np.ones((1, n, 1))),
-                  (self._one_term, np.stack([np.broadcast_to(ones, (m, n)), FT], axis=-1))]
-        if max_terms >= 2 and len(np.unique(x)) >= 4:
-            pa, pb = self._pairs
-            stacks.append((self._two_term, np.stack([np.broadcast_to(ones, (len(pa), n)), FT[pa], FT[pb]],
-                                                    axis=-1)))
-        return stacks
-
     @property
     def _one_term(self) -> list[Hypothesis]:
         return [(((0, f),),) for f in self.factors_]
-
-    def _search_single(self, x: np.ndarray, y: np.ndarray, sigma: float, max_terms: int | None = None,
-                       keep: int = 10) -> list[Candidate]:
-        pool: list = []
-        for hyps, A in self._single_stacks(x, max_terms or self.max_terms):
-            self._evaluate(hyps, A, y, pool)
-        return self._rank(pool, sigma, keep)
 
     def _lines(self, X: np.ndarray, k: int) -> list[np.ndarray]:
         """Index sets of the points where every parameter but ``k`` is fixed (>= 3 distinct values)."""
@@ -254,22 +293,25 @@ class PMNFFitter:
         if not lines:
             raise FitError(f"no line of at least 3 points along parameter {k + 1} with the others fixed; "
                            "measure a line of points per parameter")
-        scores: dict[Factor | None, float] = {}
+        total = np.zeros(len(self.factors_) + 1)
         for idx in lines:
-            ranked = self._search_single(X[idx, k], y[idx], sigma, max_terms=1, keep=len(self.factors_) + 1)
-            seen = {}
-            for c in ranked:
-                f = c.hypothesis[0][0][1] if c.hypothesis else None
-                seen.setdefault(f, c.score)
-            for f, cv in seen.items():
-                scores[f] = scores.get(f, 0.0) + cv
-        ordered = sorted(scores, key=lambda f: scores[f])
-        return ordered[: self.candidates_per_parameter]
+            const, one = self._single_groups(X[idx, k], y[idx], sigma, None, 1)
+            c0 = float(const.scores[0]) if np.isfinite(const.scores[0]) else 0.0
+            # a factor rejected on this line (e.g. a negative coefficient) counts as absent
+            total[0] += c0
+            total[1:] += np.where(np.isfinite(one.scores), one.scores, c0 + self._penalty(1))
+        options: list[Factor | None] = [None, *self.factors_]
+        ordered = [options[i] for i in np.argsort(total, kind="stable")[: self.candidates_per_parameter]]
+        return ordered if None in ordered else [*ordered, None]
 
-    def _search_multi(self, X: np.ndarray, y: np.ndarray, sigma: float) -> list[Candidate]:
+    def _multi_groups(self, X: np.ndarray, y: np.ndarray, sigma: float, far: np.ndarray) -> list[_Group]:
+        """Additive and multiplicative combinations of every parameter's candidate factors."""
         d = X.shape[1]
         per_param = [self._parameter_candidates(X, y, sigma, k) for k in range(d)]
-        logs = np.log2(X)
+        rows = np.vstack([X, far[None, :]])
+        yy = np.append(y, 0.0)
+        w = np.append(self._weights(y), 0.0)
+        logs = np.log2(rows)
         subsets = [s for r in range(1, d + 1) for s in itertools.combinations(range(d), r)]
         by_size: dict[int, tuple[list[Hypothesis], list[list[np.ndarray]]]] = {}
         seen: set[Hypothesis] = set()
@@ -277,37 +319,29 @@ class PMNFFitter:
             active = [k for k in range(d) if choice[k] is not None]
             usable = [s for s in subsets if all(k in active for k in s)]
             col = {}
-            for s in usable:
-                v = np.ones(len(y))
-                for k in s:
+            for sub in usable:
+                v = np.ones(len(rows))
+                for k in sub:
                     i, j = choice[k]
-                    v = v * X[:, k] ** float(i) * logs[:, k] ** float(j)
-                col[s] = v
-            for r in range(0, len(usable) + 1):
+                    v = v * rows[:, k] ** float(i) * logs[:, k] ** float(j)
+                col[sub] = v
+            for r in range(0, min(len(usable), 3) + 1):
                 for combo in itertools.combinations(usable, r):
-                    covered = {k for s in combo for k in s}
-                    if covered != set(active):
+                    if {k for sub in combo for k in sub} != set(active):
                         continue
-                    if r > 3 and d > 2:
-                        continue
-                    hyp = tuple(tuple((k, choice[k]) for k in s) for s in combo)
+                    hyp = tuple(tuple((k, choice[k]) for k in sub) for sub in combo)
                     if hyp in seen:
                         continue
                     seen.add(hyp)
                     hyps, cols = by_size.setdefault(r, ([], []))
                     hyps.append(hyp)
-                    cols.append([col[s] for s in combo])
-        pool: list = []
-        n = len(y)
+                    cols.append([col[sub] for sub in combo])
+        ones = np.ones((1, len(rows)))
+        groups = []
         for r, (hyps, cols) in sorted(by_size.items()):
-            A = np.stack([np.stack([np.ones(n), *c], axis=-1) for c in cols])
-            self._evaluate(hyps, A, y, pool)
-        return self._rank(pool, sigma)
-
-    def _choose(self, ranked: list[Candidate], sigma: float) -> Candidate:
-        if not ranked:
-            raise FitError("no hypothesis could be fitted; the data may be degenerate")
-        return ranked[0]
+            stacked = [ones] + [np.stack([c[t] for c in cols]) for t in range(r)]
+            groups.append(self._group(hyps, stacked, yy, w, sigma))
+        return groups
 
     # -- statistics -------------------------------------------------------------------------
 
