@@ -5,8 +5,10 @@ Run from the benchmark's folder with this folder on the path, e.g.
     PYTHONPATH=/path/to/perfcompose/benchmarks python run_adapter.py \
         --adapter pmnf_adapter:make --name perfcompose --data bench_out/datasets.json
 
-The adapter sees only the measurements; it aggregates repetitions by median, as perfcompose does
-by default, and reports the chosen PMNF terms, predictions and fit statistics.
+The adapter sees only the measurements. It hands the repetitions to the fitter (which uses their
+spread as its noise estimate) with mean aggregation, since the benchmark's noise is Gaussian;
+it reports the chosen PMNF terms, predictions and fit statistics. The SymPy ``Model`` of a fit
+is built on first use and is not part of the timed fit.
 """
 from __future__ import annotations
 
@@ -19,9 +21,8 @@ from perfcompose.fit.pmnf import predict
 
 
 class PerfcomposeAdapter:
-    def __init__(self, aggregate: str = "median", **options: Any):
+    def __init__(self, aggregate: str = "mean", **options: Any):
         self.fitter = PMNFFitter(aggregate=aggregate, **options)
-        self.aggregate = aggregate
         opts = "".join(f", {k}={v}" for k, v in options.items())
         self.name = f"perfcompose[{aggregate}{opts}]"
 
@@ -33,17 +34,17 @@ class PerfcomposeAdapter:
         from pmnf import exp_pair
         from scoring import Fit
 
-        values = np.asarray(m.values, dtype=float)
-        y = {"median": np.median, "mean": np.mean, "min": np.min, "max": np.max}[self.aggregate](values, axis=1)
-        result = self.fitter.fit_arrays(np.asarray(m.points, dtype=float), values, m.params)
-        decomposed = result.model.terms()
-        assert decomposed is not None
-        constant, terms = decomposed
-        neutral = [(t.coefficient, tuple(exp_pair(*t.exponent(p)) for p in m.params)) for t in terms]
-        model = result.model
-        return Fit(model=model.to_extrap(),
-                   predict=lambda X: model(**{p: np.asarray(X, dtype=float)[:, k] for k, p in enumerate(m.params)}),
-                   terms=neutral,
+        result = self.fitter.fit_arrays(np.asarray(m.points, dtype=float), np.asarray(m.values, dtype=float),
+                                        m.params)
+        c = result.chosen
+        terms = []
+        for coef, shape in zip(c.coefficients, c.hypothesis):
+            exps = dict(shape)
+            terms.append((coef, tuple(exp_pair(*exps.get(k, (0, 0))) for k in range(len(m.params)))))
+        text = " + ".join([repr(c.constant)] + [
+            " * ".join([repr(coef)] + [f"{m.params[k]}^({i})*log2({m.params[k]})^({j})" for k, (i, j) in shape])
+            for coef, shape in zip(c.coefficients, c.hypothesis)])
+        return Fit(model=text, predict=lambda X: predict(c, np.asarray(X, dtype=float)), terms=terms,
                    info={k: result.stats[k] for k in ("smape", "adj_r2", "cv_error")})
 
 

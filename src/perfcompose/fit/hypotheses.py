@@ -40,7 +40,7 @@ class BatchFit:
     """Coefficients and quality of H hypotheses fitted to the same n points."""
 
     coef: np.ndarray        # (H, k) in the original (unscaled) units
-    fitted: np.ndarray      # (H, rows): values at every row, also the zero-weight ones
+    predicted: np.ndarray   # (H, rows with zero weight): values at the points only predicted
     cv: np.ndarray          # (H,) mean absolute leave-one-out relative error
     rel_rss: np.ndarray     # (H,) sum of squared relative residuals
     valid: np.ndarray       # (H,) finite, well-posed fits
@@ -92,8 +92,8 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray) ->
             acc_c = acc_c - R[c][j] * cs[j]
         cs[c] = acc_c / R[c][c]
     coef = np.stack([np.broadcast_to(cs[c] / norms[c], (H,)) for c in range(k)], axis=1)
-    fitted = sum(coef[:, c:c + 1] * cols[c] for c in range(k))
-    fitted = np.broadcast_to(fitted, (H, len(y)))
+    far = ~fit_rows
+    predicted = np.broadcast_to(sum(coef[:, c:c + 1] * cols[c][:, far] for c in range(k)), (H, int(far.sum())))
     proj = sum(qty[c][:, None] * Q[c] for c in range(k))
     resid_w = (yw - proj)[:, fit_rows]
     lev = sum(q * q for q in Q)[:, fit_rows]
@@ -104,4 +104,72 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray) ->
     rel_rss = np.sum(resid_w ** 2, axis=1)
     valid = (rank_ok & np.all(np.isfinite(coef), axis=1) & (np.max(lev, axis=1) < 1 - 1e-9)
              & np.isfinite(cv) & (k + 1 <= n))
-    return BatchFit(coef, fitted, cv, rel_rss, valid)
+    return BatchFit(coef, predicted, cv, rel_rss, valid)
+
+
+def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa: np.ndarray,
+                          pb: np.ndarray) -> tuple[BatchFit, BatchFit]:
+    """``c0 + c1*F[a]`` for every factor a and ``c0 + c1*F[a] + c2*F[b]`` for every pair (a, b).
+
+    The same weighted least squares as :func:`fit_batch`, but the constant is projected out of
+    each factor once and each factor is orthonormalised once, then shared by all pairs that
+    use it; only the last Gram-Schmidt step runs per pair. ``F`` is (factors, rows).
+    """
+    fit_rows = weights > 0
+    far = ~fit_rows
+    n = int(fit_rows.sum())
+    yw = np.where(fit_rows, y, 0.0) * weights
+    Fw = F * weights
+    n0 = float(np.sqrt(weights @ weights))
+    q0 = weights / n0
+    r0 = Fw @ q0
+    P = Fw - r0[:, None] * q0
+    r0b = P @ q0
+    P -= r0b[:, None] * q0
+    r0 = r0 + r0b
+    scale = np.sqrt(np.einsum("mr,mr->m", Fw, Fw))
+    na = np.sqrt(np.einsum("mr,mr->m", P, P))
+    ok1 = na > 1e-10 * np.maximum(scale, 1e-300)
+    na_safe = np.where(ok1, na, 1.0)
+    Qa = P / na_safe[:, None]
+    t0 = float(q0 @ yw)
+    ya = Qa @ yw
+    res1 = yw - t0 * q0 - ya[:, None] * Qa
+    lev1 = q0 * q0 + Qa * Qa
+    c1 = ya / na_safe
+    c0_1 = (t0 - r0 * c1) / n0
+    coef1 = np.stack([c0_1, c1], axis=1)
+    pred1 = c0_1[:, None] + c1[:, None] * F[:, far]
+    one = _finish(coef1, pred1, res1[:, fit_rows], lev1[:, fit_rows], ok1, n, 2)
+
+    Qa_a = Qa[pa]
+    g = (Qa @ P.T)[pa, pb]
+    V = P[pb] - g[:, None] * Qa_a
+    g2 = np.einsum("hr,hr->h", Qa_a, V)
+    V -= g2[:, None] * Qa_a
+    g = g + g2
+    nb = np.sqrt(np.einsum("hr,hr->h", V, V))
+    ok2 = ok1[pa] & ok1[pb] & (nb > 1e-10 * np.maximum(scale[pb], 1e-300))
+    nb_safe = np.where(ok2, nb, 1.0)
+    Qb = V / nb_safe[:, None]
+    yb = Qb @ yw
+    res2 = res1[pa] - yb[:, None] * Qb
+    lev2 = lev1[pa] + Qb * Qb
+    cb = yb / nb_safe
+    ca = (ya[pa] - g * cb) / na_safe[pa]
+    c0_2 = (t0 - r0[pa] * ca - r0[pb] * cb) / n0
+    coef2 = np.stack([c0_2, ca, cb], axis=1)
+    pred2 = c0_2[:, None] + ca[:, None] * F[pa][:, far] + cb[:, None] * F[pb][:, far]
+    two = _finish(coef2, pred2, res2[:, fit_rows], lev2[:, fit_rows], ok2, n, 3)
+    return one, two
+
+
+def _finish(coef: np.ndarray, predicted: np.ndarray, resid_w: np.ndarray, lev: np.ndarray,
+            rank_ok: np.ndarray, n: int, k: int) -> BatchFit:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        loo = resid_w / (1.0 - lev)
+    cv = np.mean(np.abs(loo), axis=1)
+    rel_rss = np.einsum("hr,hr->h", resid_w, resid_w)
+    valid = (rank_ok & np.all(np.isfinite(coef), axis=1) & (np.max(lev, axis=1) < 1 - 1e-9)
+             & np.isfinite(cv) & (k + 1 <= n))
+    return BatchFit(coef, predicted, cv, rel_rss, valid)

@@ -7,9 +7,11 @@ the point set, then combined additively and multiplicatively and ranked the same
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -18,7 +20,7 @@ import numpy as np
 from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
 from perfcompose.fit.hypotheses import (DEFAULT_I, DEFAULT_J, BatchFit, Factor, factor_values,
-                                        factors, fit_batch)
+                                        factors, fit_batch, fit_one_and_two_terms)
 from perfcompose.model import Model
 
 # A hypothesis: the constant plus terms; a term maps each parameter index to its factor.
@@ -58,17 +60,27 @@ class _Group:
 
 @dataclass(frozen=True)
 class FitResult:
-    """The model chosen for one series, its statistics and the runners-up."""
+    """The hypothesis chosen for one series, its statistics and the runners-up.
 
-    model: Model
-    region: str
-    metric: str
+    ``model`` is the chosen hypothesis as a :class:`~perfcompose.model.Model`, built on first use.
+    """
+
+    chosen: Candidate
+    params: tuple[str, ...]
     stats: Mapping[str, float]
+    region: str = ""
+    metric: str = ""
+    unit: str = "s"
+    source: str = "fit"
     alternatives: tuple[Candidate, ...] = field(default=(), repr=False)
 
     @property
     def label(self) -> str:
         return f"{self.region}/{self.metric}" if self.region else self.metric
+
+    @cached_property
+    def model(self) -> Model:
+        return _shape_model(self.params, self.chosen, self.unit, self.source, self.stats)
 
 
 def _shape_model(params: Sequence[str], c: Candidate, unit: str, source: str,
@@ -140,8 +152,8 @@ class PMNFFitter:
             result = self.fit_arrays(X, [p.values for p in series.points], params)
         except FitError as exc:
             raise FitError(f"{series.label}: {exc}") from None
-        model = result.model.with_meta(unit=series.unit, source=source or "fit")
-        return FitResult(model, series.region, series.metric, result.stats, result.alternatives)
+        return dataclasses.replace(result, region=series.region, metric=series.metric, unit=series.unit,
+                                   source=source or "fit")
 
     def fit_arrays(self, X: np.ndarray, values: Any, params: Sequence[str]) -> FitResult:
         """Fit measurements at coordinates ``X`` (n, d).
@@ -203,13 +215,13 @@ class PMNFFitter:
 
     def _group(self, hyps: list[Hypothesis], cols: list[np.ndarray], y: np.ndarray, w: np.ndarray,
                sigma: float) -> _Group:
-        """Fit one batch of hypotheses with the same number of terms and score them.
+        """Fit one batch of hypotheses with the same number of terms and score them."""
+        return self._scored(hyps, fit_batch(cols, y, w), len(cols) - 1, sigma)
 
-        The score is the chi-square against the measured noise plus a price per term or, without
-        repetitions to measure the noise, the cross-validation error with a parsimony margin.
-        """
-        batch = fit_batch(cols, y, w)
-        k_terms = len(cols) - 1
+    def _scored(self, hyps: list[Hypothesis], batch: BatchFit, k_terms: int, sigma: float) -> _Group:
+        """Score a fitted batch: the chi-square against the measured noise plus a price per term
+        or, without repetitions to measure the noise, the cross-validation error with a
+        parsimony margin."""
         ok = batch.valid
         if self.nonnegative and k_terms:
             ok = ok & np.all(batch.coef[:, 1:] > 0, axis=1)
@@ -226,12 +238,11 @@ class PMNFFitter:
         yy = np.append(y, 0.0) if far is not None else y
         w = np.append(self._weights(y), 0.0) if far is not None else self._weights(y)
         FT = factor_values(rows, self.factors_).T
-        ones = np.ones((1, len(rows)))
-        groups = [self._group([()], [ones], yy, w, sigma),
-                  self._group(self._one_term, [ones, FT], yy, w, sigma)]
+        groups = [self._group([()], [np.ones((1, len(rows)))], yy, w, sigma)]
+        one, two = fit_one_and_two_terms(FT, yy, w, *self._pairs)
+        groups.append(self._scored(self._one_term, one, 1, sigma))
         if max_terms >= 2 and len(np.unique(x)) >= 4:
-            pa, pb = self._pairs
-            groups.append(self._group(self._two_term, [ones, FT[pa], FT[pb]], yy, w, sigma))
+            groups.append(self._scored(self._two_term, two, 2, sigma))
         return groups
 
     def _select(self, groups: list[_Group], sigma: float, keep: int = 10) -> tuple[Candidate, list[Candidate]]:
@@ -251,7 +262,7 @@ class PMNFFitter:
         for k, g in enumerate(groups):
             idx = np.flatnonzero(g.scores - best <= self.plausible)
             sc.append(g.scores[idx])
-            pr.append(g.batch.fitted[idx, -1])
+            pr.append(g.batch.predicted[idx, -1])
             gi.append(np.full(len(idx), k))
             hi.append(idx)
         scores, preds, gidx, hidx = (np.concatenate(a) for a in (sc, pr, gi, hi))
@@ -359,8 +370,7 @@ class PMNFFitter:
             ar2 = 1.0 if rss <= 1e-24 * max(1.0, float(np.sum(y ** 2))) else math.nan
         stats = {"rss": rss, "smape": smape, "adj_r2": float(ar2), "cv_error": chosen.cv_error * 100,
                  "points": float(n)}
-        model = _shape_model(params, chosen, "s", "fit", stats)
-        return FitResult(model, "", "", stats, tuple(ranked[:10]))
+        return FitResult(chosen, tuple(params), stats, alternatives=tuple(ranked[:10]))
 
 
 def predict(candidate: Candidate, X: np.ndarray) -> np.ndarray:
