@@ -26,11 +26,14 @@ def factors(exponents_i: Sequence[Fraction] = DEFAULT_I,
     return sorted((Fraction(i), Fraction(j)) for i in exponents_i for j in exponents_j if i or j)
 
 
-def factor_values(x: np.ndarray, fs: Sequence[Factor]) -> np.ndarray:
-    """Matrix (len(x), len(fs)) of ``x^i * log2(x)^j``."""
+def factor_values(x: np.ndarray, fs: Sequence[Factor] | tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Matrix (len(x), len(fs)) of ``x^i * log2(x)^j``; ``fs`` may be the exponent arrays (i, j)."""
     x = np.asarray(x, dtype=float)[:, None]
-    i = np.array([float(f[0]) for f in fs])[None, :]
-    j = np.array([float(f[1]) for f in fs])[None, :]
+    if isinstance(fs, tuple) and len(fs) == 2 and isinstance(fs[0], np.ndarray):
+        i, j = fs[0][None, :], fs[1][None, :]
+    else:
+        i = np.array([float(f[0]) for f in fs])[None, :]
+        j = np.array([float(f[1]) for f in fs])[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
         return x ** i * np.log2(x) ** j
 
@@ -107,13 +110,14 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray) ->
     return BatchFit(coef, predicted, cv, rel_rss, valid)
 
 
-def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa: np.ndarray,
-                          pb: np.ndarray) -> tuple[BatchFit, BatchFit]:
+def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa: np.ndarray | None,
+                          pb: np.ndarray | None) -> tuple[BatchFit, BatchFit | None]:
     """``c0 + c1*F[a]`` for every factor a and ``c0 + c1*F[a] + c2*F[b]`` for every pair (a, b).
 
     The same weighted least squares as :func:`fit_batch`, but the constant is projected out of
     each factor once and each factor is orthonormalised once, then shared by all pairs that
-    use it; only the last Gram-Schmidt step runs per pair. ``F`` is (factors, rows).
+    use it; only the last Gram-Schmidt step runs per pair. ``F`` is (factors, rows); without
+    pairs only the one-term fits are made.
     """
     fit_rows = weights > 0
     far = ~fit_rows
@@ -141,6 +145,8 @@ def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa:
     coef1 = np.stack([c0_1, c1], axis=1)
     pred1 = c0_1[:, None] + c1[:, None] * F[:, far]
     one = _finish(coef1, pred1, res1[:, fit_rows], lev1[:, fit_rows], ok1, n, 2)
+    if pa is None or pb is None:
+        return one, None
 
     Qa_a = Qa[pa]
     g = (Qa @ P.T)[pa, pb]
@@ -173,3 +179,41 @@ def _finish(coef: np.ndarray, predicted: np.ndarray, resid_w: np.ndarray, lev: n
     valid = (rank_ok & np.all(np.isfinite(coef), axis=1) & (np.max(lev, axis=1) < 1 - 1e-9)
              & np.isfinite(cv) & (k + 1 <= n))
     return BatchFit(coef, predicted, cv, rel_rss, valid)
+
+
+def fit_one_term_lines(F: np.ndarray, Y: np.ndarray, W: np.ndarray) -> tuple[BatchFit, BatchFit]:
+    """The constant and every ``c0 + c1*F[a]`` on L lines at once (same x, own values and weights).
+
+    ``F`` is (factors, rows), ``Y`` and ``W`` are (L, rows). Returns the constant fits (L, 1
+    coefficient) and the one-term fits flattened line-major to (L * factors, 2 coefficients).
+    """
+    L, rows = Y.shape
+    m = F.shape[0]
+    n = int((W[0] > 0).sum())
+    YW = Y * W                                             # (L, rows)
+    n0 = np.sqrt(np.einsum("lr,lr->l", W, W))              # (L,)
+    q0 = W / n0[:, None]                                   # (L, rows)
+    t0 = np.einsum("lr,lr->l", q0, YW)                     # (L,)
+    res0 = YW - t0[:, None] * q0
+    lev0 = q0 * q0
+    const = _finish((t0 / n0)[:, None], np.zeros((L, 0)), res0, lev0, np.ones(L, bool), n, 1)
+    Fw = F[None, :, :] * W[:, None, :]                     # (L, m, rows)
+    r0 = np.einsum("lmr,lr->lm", Fw, q0)
+    P = Fw - r0[..., None] * q0[:, None, :]
+    r0b = np.einsum("lmr,lr->lm", P, q0)
+    P -= r0b[..., None] * q0[:, None, :]
+    r0 = r0 + r0b
+    scale = np.sqrt(np.einsum("lmr,lmr->lm", Fw, Fw))
+    na = np.sqrt(np.einsum("lmr,lmr->lm", P, P))
+    ok = na > 1e-10 * np.maximum(scale, 1e-300)
+    na_safe = np.where(ok, na, 1.0)
+    Qa = P / na_safe[..., None]
+    ya = np.einsum("lmr,lr->lm", Qa, YW)
+    res1 = res0[:, None, :] - ya[..., None] * Qa
+    lev1 = lev0[:, None, :] + Qa * Qa
+    c1 = ya / na_safe
+    c0 = (t0[:, None] - r0 * c1) / n0[:, None]
+    coef = np.stack([c0.ravel(), c1.ravel()], axis=1)
+    one = _finish(coef, np.zeros((L * m, 0)), res1.reshape(L * m, rows), lev1.reshape(L * m, rows),
+                  ok.ravel(), n, 2)
+    return const, one

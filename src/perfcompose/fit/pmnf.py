@@ -11,7 +11,7 @@ import dataclasses
 import itertools
 import math
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -20,7 +20,7 @@ import numpy as np
 from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
 from perfcompose.fit.hypotheses import (DEFAULT_I, DEFAULT_J, BatchFit, Factor, factor_values,
-                                        factors, fit_batch, fit_one_and_two_terms)
+                                        factors, fit_batch, fit_one_and_two_terms, fit_one_term_lines)
 from perfcompose.model import Model
 
 # A hypothesis: the constant plus terms; a term maps each parameter index to its factor.
@@ -128,6 +128,8 @@ class PMNFFitter:
         m = len(self.factors_)
         pa, pb = np.tril_indices(m, -1)                    # pa > pb: the first term is of higher order
         self._pairs = (pa, pb)
+        self._exponent_arrays = (np.array([float(f[0]) for f in self.factors_]),
+                                 np.array([float(f[1]) for f in self.factors_]))
         self._two_term = [(((0, self.factors_[a]),), ((0, self.factors_[b]),)) for a, b in zip(pa, pb)]
 
     # -- public API -------------------------------------------------------------------------
@@ -193,6 +195,18 @@ class PMNFFitter:
         """Aggregated values and the relative noise of an aggregate (0 when unknown)."""
         if isinstance(values, np.ndarray) and values.ndim == 1:
             return values.astype(float), 0.0
+        if isinstance(values, np.ndarray) and values.ndim == 2 and values.shape[1] >= 1:
+            v = values.astype(float)
+            y = {"median": np.median, "mean": np.mean, "min": np.min, "max": np.max}[self.aggregate](v, axis=1)
+            if v.shape[1] < 2:
+                return y, 0.0
+            m = v.mean(axis=1)
+            good = m > 0
+            if not good.any():
+                return y, 0.0
+            rel = v[good].var(axis=1, ddof=1) / m[good] ** 2
+            efficiency = {"median": np.pi / 2, "mean": 1.0}.get(self.aggregate, 2.0)
+            return y, max(float(np.sqrt(rel.mean() * efficiency / v.shape[1])), 1e-9)
         rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in values]
         if any(len(r) == 0 for r in rows):
             raise FitError("a point has no repetitions")
@@ -237,11 +251,12 @@ class PMNFFitter:
         rows = np.append(x, far) if far is not None else x
         yy = np.append(y, 0.0) if far is not None else y
         w = np.append(self._weights(y), 0.0) if far is not None else self._weights(y)
-        FT = factor_values(rows, self.factors_).T
+        FT = factor_values(rows, self._exponent_arrays).T
         groups = [self._group([()], [np.ones((1, len(rows)))], yy, w, sigma)]
-        one, two = fit_one_and_two_terms(FT, yy, w, *self._pairs)
+        pairs = max_terms >= 2 and len(np.unique(x)) >= 4
+        one, two = fit_one_and_two_terms(FT, yy, w, *(self._pairs if pairs else (None, None)))
         groups.append(self._scored(self._one_term, one, 1, sigma))
-        if max_terms >= 2 and len(np.unique(x)) >= 4:
+        if two is not None:
             groups.append(self._scored(self._two_term, two, 2, sigma))
         return groups
 
@@ -292,11 +307,11 @@ class PMNFFitter:
 
     def _lines(self, X: np.ndarray, k: int) -> list[np.ndarray]:
         """Index sets of the points where every parameter but ``k`` is fixed (>= 3 distinct values)."""
-        others = [j for j in range(X.shape[1]) if j != k]
-        groups: dict[tuple, list[int]] = {}
-        for idx, row in enumerate(X):
-            groups.setdefault(tuple(row[others]), []).append(idx)
-        return [np.array(g) for g in groups.values() if len(np.unique(X[g, k])) >= 3]
+        others = np.delete(X, k, axis=1)
+        _, inverse = np.unique(others, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        lines = [np.flatnonzero(inverse == g) for g in range(inverse.max() + 1)]
+        return [idx for idx in lines if len(np.unique(X[idx, k])) >= 3]
 
     def _parameter_candidates(self, X: np.ndarray, y: np.ndarray, sigma: float, k: int) -> list[Factor | None]:
         """The most likely factors of parameter ``k``, voted on every line through the points."""
@@ -305,15 +320,24 @@ class PMNFFitter:
             raise FitError(f"no line of at least 3 points along parameter {k + 1} with the others fixed; "
                            "measure a line of points per parameter")
         total = np.zeros(len(self.factors_) + 1)
+        by_x: dict[bytes, list[np.ndarray]] = {}
         for idx in lines:
-            const, one = self._single_groups(X[idx, k], y[idx], sigma, None, 1)
-            c0 = float(const.scores[0]) if np.isfinite(const.scores[0]) else 0.0
-            # a factor rejected on this line (e.g. a negative coefficient) counts as absent
-            total[0] += c0
-            total[1:] += np.where(np.isfinite(one.scores), one.scores, c0 + self._penalty(1))
-        options: list[Factor | None] = [None, *self.factors_]
-        ordered = [options[i] for i in np.argsort(total, kind="stable")[: self.candidates_per_parameter]]
-        return ordered if None in ordered else [*ordered, None]
+            order = idx[np.argsort(X[idx, k], kind="stable")]
+            by_x.setdefault(X[order, k].tobytes(), []).append(order)
+        m = len(self.factors_)
+        for same in by_x.values():
+            x = X[same[0], k]
+            Y = np.stack([y[o] for o in same])
+            W = np.stack([self._weights(y[o]) for o in same])
+            const, one = fit_one_term_lines(factor_values(x, self._exponent_arrays).T, Y, W)
+            c0 = self._scored([()] * len(same), const, 0, sigma).scores
+            c0 = np.where(np.isfinite(c0), c0, 0.0)
+            s1 = self._scored([()] * (len(same) * m), one, 1, sigma).scores.reshape(len(same), m)
+            # a factor rejected on a line (e.g. a negative coefficient) counts as absent there
+            total[0] += c0.sum()
+            total[1:] += np.where(np.isfinite(s1), s1, (c0 + self._penalty(1))[:, None]).sum(axis=0)
+        best = np.argsort(total[1:], kind="stable")[: self.candidates_per_parameter]
+        return [None, *(self.factors_[i] for i in best)]
 
     def _multi_groups(self, X: np.ndarray, y: np.ndarray, sigma: float, far: np.ndarray) -> list[_Group]:
         """Additive and multiplicative combinations of every parameter's candidate factors."""
@@ -323,35 +347,19 @@ class PMNFFitter:
         yy = np.append(y, 0.0)
         w = np.append(self._weights(y), 0.0)
         logs = np.log2(rows)
-        subsets = [s for r in range(1, d + 1) for s in itertools.combinations(range(d), r)]
-        by_size: dict[int, tuple[list[Hypothesis], list[list[np.ndarray]]]] = {}
-        seen: set[Hypothesis] = set()
-        for choice in itertools.product(*per_param):
-            active = [k for k in range(d) if choice[k] is not None]
-            usable = [s for s in subsets if all(k in active for k in s)]
-            col = {}
-            for sub in usable:
-                v = np.ones(len(rows))
-                for k in sub:
-                    i, j = choice[k]
-                    v = v * rows[:, k] ** float(i) * logs[:, k] ** float(j)
-                col[sub] = v
-            for r in range(0, min(len(usable), 3) + 1):
-                for combo in itertools.combinations(usable, r):
-                    if {k for sub in combo for k in sub} != set(active):
-                        continue
-                    hyp = tuple(tuple((k, choice[k]) for k in sub) for sub in combo)
-                    if hyp in seen:
-                        continue
-                    seen.add(hyp)
-                    hyps, cols = by_size.setdefault(r, ([], []))
-                    hyps.append(hyp)
-                    cols.append([col[sub] for sub in combo])
+        keys, by_size = _combination_templates(tuple(len(c) for c in per_param))
+        columns = np.empty((len(keys), len(rows)))
+        for c, key in enumerate(keys):
+            v = np.ones(len(rows))
+            for k, ci in key:
+                i, j = per_param[k][ci]
+                v = v * rows[:, k] ** float(i) * logs[:, k] ** float(j)
+            columns[c] = v
         ones = np.ones((1, len(rows)))
         groups = []
-        for r, (hyps, cols) in sorted(by_size.items()):
-            stacked = [ones] + [np.stack([c[t] for c in cols]) for t in range(r)]
-            groups.append(self._group(hyps, stacked, yy, w, sigma))
+        for r, index in by_size.items():
+            stacked = [ones] + [columns[index[:, t]] for t in range(r)]
+            groups.append(self._group(_TemplateHypotheses(keys, index, per_param), stacked, yy, w, sigma))
         return groups
 
     # -- statistics -------------------------------------------------------------------------
@@ -371,6 +379,46 @@ class PMNFFitter:
         stats = {"rss": rss, "smape": smape, "adj_r2": float(ar2), "cv_error": chosen.cv_error * 100,
                  "points": float(n)}
         return FitResult(chosen, tuple(params), stats, alternatives=tuple(ranked[:10]))
+
+
+@lru_cache(maxsize=64)
+def _combination_templates(sizes: tuple[int, ...], max_terms: int = 3
+                           ) -> tuple[list[tuple[tuple[int, int], ...]], dict[int, np.ndarray]]:
+    """Every additive/multiplicative hypothesis over per-parameter candidate lists of ``sizes``.
+
+    Candidate 0 of each parameter means "absent". A column is a product of one candidate per
+    parameter of a subset; a hypothesis is a set of columns that together use exactly the
+    parameters whose chosen candidate is not absent. Returns the column keys and, per number of
+    terms, the hypotheses as rows of column indices.
+    """
+    d = len(sizes)
+    subsets = [s for r in range(1, d + 1) for s in itertools.combinations(range(d), r)]
+    key_index: dict[tuple[tuple[int, int], ...], int] = {}
+    found: dict[int, set[tuple[int, ...]]] = {}
+    for choice in itertools.product(*[range(n) for n in sizes]):
+        active = {k for k in range(d) if choice[k] != 0}
+        usable = [sub for sub in subsets if active.issuperset(sub)]
+        cols = [key_index.setdefault(tuple((k, choice[k]) for k in sub), len(key_index)) for sub in usable]
+        for r in range(0, min(len(usable), max_terms) + 1):
+            for combo in itertools.combinations(range(len(usable)), r):
+                if {k for c in combo for k in usable[c]} == active:
+                    found.setdefault(r, set()).add(tuple(sorted(cols[c] for c in combo)))
+    keys = sorted(key_index, key=key_index.__getitem__)
+    by_size = {r: np.array(sorted(h), dtype=int).reshape(len(h), r) for r, h in sorted(found.items())}
+    return keys, by_size
+
+
+class _TemplateHypotheses:
+    """The hypotheses of one template group, materialised on demand."""
+
+    def __init__(self, keys: list, index: np.ndarray, per_param: list[list[Factor | None]]):
+        self.keys, self.index, self.per_param = keys, index, per_param
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def __getitem__(self, h: int) -> Hypothesis:
+        return tuple(tuple((k, self.per_param[k][ci]) for k, ci in self.keys[c]) for c in self.index[h])
 
 
 def predict(candidate: Candidate, X: np.ndarray) -> np.ndarray:
