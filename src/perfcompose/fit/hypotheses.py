@@ -49,7 +49,8 @@ class BatchFit:
     valid: np.ndarray       # (H,) finite, well-posed fits
 
 
-def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray) -> BatchFit:
+def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
+              scale: np.ndarray | None = None) -> BatchFit:
     """Fit ``y ~ sum_c coef[:, c] * cols[c]`` for H hypotheses at once by weighted least squares.
 
     ``cols`` are k arrays of shape (H, rows) or (1, rows) (shared columns such as the constant);
@@ -58,7 +59,8 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray) ->
     extrapolation point). The QR factorisation is modified Gram-Schmidt vectorised over the
     hypotheses and orthogonalised twice: k is small and H large, so this beats a loop of LAPACK
     calls by far, and unit-norm columns keep it accurate where Extra-P's unscaled normal
-    equations lose steep terms.
+    equations lose steep terms. ``scale`` (rows,) turns weighted residuals into the relative
+    residuals that ``cv`` and ``rel_rss`` report (default: they are the weighted residuals).
     """
     k = len(cols)
     H = max(c.shape[0] for c in cols)
@@ -99,19 +101,14 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray) ->
     predicted = np.broadcast_to(sum(coef[:, c:c + 1] * cols[c][:, far] for c in range(k)), (H, int(far.sum())))
     proj = sum(qty[c][:, None] * Q[c] for c in range(k))
     resid_w = (yw - proj)[:, fit_rows]
-    lev = sum(q * q for q in Q)[:, fit_rows]
-    lev = np.broadcast_to(lev, resid_w.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        loo = resid_w / (1.0 - lev)
-    cv = np.mean(np.abs(loo), axis=1)
-    rel_rss = np.sum(resid_w ** 2, axis=1)
-    valid = (rank_ok & np.all(np.isfinite(coef), axis=1) & (np.max(lev, axis=1) < 1 - 1e-9)
-             & np.isfinite(cv) & (k + 1 <= n))
-    return BatchFit(coef, predicted, cv, rel_rss, valid)
+    lev = np.broadcast_to(sum(q * q for q in Q)[:, fit_rows], resid_w.shape)
+    return _finish(coef, predicted, resid_w, lev, rank_ok, n, k,
+                   None if scale is None else scale[fit_rows])
 
 
 def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa: np.ndarray | None,
-                          pb: np.ndarray | None) -> tuple[BatchFit, BatchFit | None]:
+                          pb: np.ndarray | None, scale: np.ndarray | None = None
+                          ) -> tuple[BatchFit, BatchFit | None]:
     """``c0 + c1*F[a]`` for every factor a and ``c0 + c1*F[a] + c2*F[b]`` for every pair (a, b).
 
     The same weighted least squares as :func:`fit_batch`, but the constant is projected out of
@@ -131,9 +128,9 @@ def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa:
     r0b = P @ q0
     P -= r0b[:, None] * q0
     r0 = r0 + r0b
-    scale = np.sqrt(np.einsum("mr,mr->m", Fw, Fw))
+    fnorm = np.sqrt(np.einsum("mr,mr->m", Fw, Fw))
     na = np.sqrt(np.einsum("mr,mr->m", P, P))
-    ok1 = na > 1e-10 * np.maximum(scale, 1e-300)
+    ok1 = na > 1e-10 * np.maximum(fnorm, 1e-300)
     na_safe = np.where(ok1, na, 1.0)
     Qa = P / na_safe[:, None]
     t0 = float(q0 @ yw)
@@ -144,7 +141,8 @@ def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa:
     c0_1 = (t0 - r0 * c1) / n0
     coef1 = np.stack([c0_1, c1], axis=1)
     pred1 = c0_1[:, None] + c1[:, None] * F[:, far]
-    one = _finish(coef1, pred1, res1[:, fit_rows], lev1[:, fit_rows], ok1, n, 2)
+    sc = None if scale is None else scale[fit_rows]
+    one = _finish(coef1, pred1, res1[:, fit_rows], lev1[:, fit_rows], ok1, n, 2, sc)
     if pa is None or pb is None:
         return one, None
 
@@ -155,7 +153,7 @@ def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa:
     V -= g2[:, None] * Qa_a
     g = g + g2
     nb = np.sqrt(np.einsum("hr,hr->h", V, V))
-    ok2 = ok1[pa] & ok1[pb] & (nb > 1e-10 * np.maximum(scale[pb], 1e-300))
+    ok2 = ok1[pa] & ok1[pb] & (nb > 1e-10 * np.maximum(fnorm[pb], 1e-300))
     nb_safe = np.where(ok2, nb, 1.0)
     Qb = V / nb_safe[:, None]
     yb = Qb @ yw
@@ -166,12 +164,14 @@ def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa:
     c0_2 = (t0 - r0[pa] * ca - r0[pb] * cb) / n0
     coef2 = np.stack([c0_2, ca, cb], axis=1)
     pred2 = c0_2[:, None] + ca[:, None] * F[pa][:, far] + cb[:, None] * F[pb][:, far]
-    two = _finish(coef2, pred2, res2[:, fit_rows], lev2[:, fit_rows], ok2, n, 3)
+    two = _finish(coef2, pred2, res2[:, fit_rows], lev2[:, fit_rows], ok2, n, 3, sc)
     return one, two
 
 
 def _finish(coef: np.ndarray, predicted: np.ndarray, resid_w: np.ndarray, lev: np.ndarray,
-            rank_ok: np.ndarray, n: int, k: int) -> BatchFit:
+            rank_ok: np.ndarray, n: int, k: int, scale: np.ndarray | None = None) -> BatchFit:
+    if scale is not None:
+        resid_w = resid_w * scale
     with np.errstate(divide="ignore", invalid="ignore"):
         loo = resid_w / (1.0 - lev)
     cv = np.mean(np.abs(loo), axis=1)
@@ -181,7 +181,8 @@ def _finish(coef: np.ndarray, predicted: np.ndarray, resid_w: np.ndarray, lev: n
     return BatchFit(coef, predicted, cv, rel_rss, valid)
 
 
-def fit_one_term_lines(F: np.ndarray, Y: np.ndarray, W: np.ndarray) -> tuple[BatchFit, BatchFit]:
+def fit_one_term_lines(F: np.ndarray, Y: np.ndarray, W: np.ndarray, S: np.ndarray | None = None
+                       ) -> tuple[BatchFit, BatchFit]:
     """The constant and every ``c0 + c1*F[a]`` on L lines at once (same x, own values and weights).
 
     ``F`` is (factors, rows), ``Y`` and ``W`` are (L, rows). Returns the constant fits (L, 1
@@ -196,16 +197,16 @@ def fit_one_term_lines(F: np.ndarray, Y: np.ndarray, W: np.ndarray) -> tuple[Bat
     t0 = np.einsum("lr,lr->l", q0, YW)                     # (L,)
     res0 = YW - t0[:, None] * q0
     lev0 = q0 * q0
-    const = _finish((t0 / n0)[:, None], np.zeros((L, 0)), res0, lev0, np.ones(L, bool), n, 1)
+    const = _finish((t0 / n0)[:, None], np.zeros((L, 0)), res0, lev0, np.ones(L, bool), n, 1, S)
     Fw = F[None, :, :] * W[:, None, :]                     # (L, m, rows)
     r0 = np.einsum("lmr,lr->lm", Fw, q0)
     P = Fw - r0[..., None] * q0[:, None, :]
     r0b = np.einsum("lmr,lr->lm", P, q0)
     P -= r0b[..., None] * q0[:, None, :]
     r0 = r0 + r0b
-    scale = np.sqrt(np.einsum("lmr,lmr->lm", Fw, Fw))
+    fnorm = np.sqrt(np.einsum("lmr,lmr->lm", Fw, Fw))
     na = np.sqrt(np.einsum("lmr,lmr->lm", P, P))
-    ok = na > 1e-10 * np.maximum(scale, 1e-300)
+    ok = na > 1e-10 * np.maximum(fnorm, 1e-300)
     na_safe = np.where(ok, na, 1.0)
     Qa = P / na_safe[..., None]
     ya = np.einsum("lmr,lr->lm", Qa, YW)
@@ -214,6 +215,7 @@ def fit_one_term_lines(F: np.ndarray, Y: np.ndarray, W: np.ndarray) -> tuple[Bat
     c1 = ya / na_safe
     c0 = (t0[:, None] - r0 * c1) / n0[:, None]
     coef = np.stack([c0.ravel(), c1.ravel()], axis=1)
+    S1 = None if S is None else np.repeat(S, m, axis=0)
     one = _finish(coef, np.zeros((L * m, 0)), res1.reshape(L * m, rows), lev1.reshape(L * m, rows),
-                  ok.ravel(), n, 2)
+                  ok.ravel(), n, 2, S1)
     return const, one

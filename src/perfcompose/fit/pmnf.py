@@ -99,16 +99,22 @@ class PMNFFitter:
     >>> str(PMNFFitter().fit(e).model_)
     '3.0 + 2.0*x'
 
-    Options: exponent sets ``exponents_i`` / ``exponents_j``, ``max_terms`` (1 or 2 for one
-    parameter), ``aggregate`` of repetitions (median, mean, min, max), ``nonnegative`` (reject
-    hypotheses whose terms have negative coefficients: run times do not shrink as inputs grow),
-    ``tolerance``: a simpler hypothesis wins if its CV error is within this fraction of the best.
+    Options: exponent sets ``exponents_i`` / ``exponents_j``; ``max_terms`` (1 or 2 for one
+    parameter); ``aggregate`` of repetitions (median, mean, min, max); ``nonnegative`` rejects
+    hypotheses whose terms have negative coefficients (run times do not shrink as inputs grow);
+    ``term_penalty``: the chi-square price of the first, second, ... term when repetitions
+    measure the noise; ``tolerance``: without repetitions, the CV margin a term must earn;
+    ``plausible``, ``horizon`` and ``shrink`` govern the choice among hypotheses the data cannot
+    tell apart (see :meth:`_select`); ``candidates_per_parameter``: factors per parameter that
+    the multi-parameter search combines; ``weight_power``: rows are weighted by y^-power
+    (1 fits relative errors).
     """
 
     def __init__(self, *, exponents_i: Sequence[Any] = DEFAULT_I, exponents_j: Sequence[Any] = DEFAULT_J,
                  max_terms: int = 2, aggregate: str = "median", nonnegative: bool = True,
-                 tolerance: float = 0.1, candidates_per_parameter: int = 4, term_penalty: Any = (8.0, 16.0),
-                 plausible: float = 6.0, horizon: float = 16.0, shrink: float = 1.0):
+                 tolerance: float = 0.1, candidates_per_parameter: int = 4,
+                 term_penalty: float | Sequence[float] = (8.0, 30.0), plausible: float = 3.5,
+                 horizon: float = 16.0, shrink: float = 0.85, weight_power: float = 1.0):
         if aggregate not in AGGREGATES:
             raise FitError(f"unknown aggregation {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
         if max_terms not in (1, 2):
@@ -124,6 +130,7 @@ class PMNFFitter:
         self.plausible = plausible
         self.horizon = horizon
         self.shrink = shrink
+        self.weight_power = weight_power
         self.factors_ = factors(self.exponents_i, self.exponents_j)
         m = len(self.factors_)
         pa, pb = np.tril_indices(m, -1)                    # pa > pb: the first term is of higher order
@@ -227,10 +234,10 @@ class PMNFFitter:
         steps += [steps[-1]] * max(0, k_terms - len(steps))
         return float(sum(steps[:k_terms]))
 
-    def _group(self, hyps: list[Hypothesis], cols: list[np.ndarray], y: np.ndarray, w: np.ndarray,
+    def _group(self, hyps: Any, cols: list[np.ndarray], y: np.ndarray, w: np.ndarray, scale: np.ndarray,
                sigma: float) -> _Group:
         """Fit one batch of hypotheses with the same number of terms and score them."""
-        return self._scored(hyps, fit_batch(cols, y, w), len(cols) - 1, sigma)
+        return self._scored(hyps, fit_batch(cols, y, w, scale), len(cols) - 1, sigma)
 
     def _scored(self, hyps: list[Hypothesis], batch: BatchFit, k_terms: int, sigma: float) -> _Group:
         """Score a fitted batch: the chi-square against the measured noise plus a price per term
@@ -250,11 +257,13 @@ class PMNFFitter:
         """Constant, one-term and two-term hypotheses in x; ``far`` is predicted, not fitted."""
         rows = np.append(x, far) if far is not None else x
         yy = np.append(y, 0.0) if far is not None else y
-        w = np.append(self._weights(y), 0.0) if far is not None else self._weights(y)
+        w, sc = self._weights(y)
+        if far is not None:
+            w, sc = np.append(w, 0.0), np.append(sc, 1.0)
         FT = factor_values(rows, self._exponent_arrays).T
-        groups = [self._group([()], [np.ones((1, len(rows)))], yy, w, sigma)]
+        groups = [self._group([()], [np.ones((1, len(rows)))], yy, w, sc, sigma)]
         pairs = max_terms >= 2 and len(np.unique(x)) >= 4
-        one, two = fit_one_and_two_terms(FT, yy, w, *(self._pairs if pairs else (None, None)))
+        one, two = fit_one_and_two_terms(FT, yy, w, *(self._pairs if pairs else (None, None)), sc)
         groups.append(self._scored(self._one_term, one, 1, sigma))
         if two is not None:
             groups.append(self._scored(self._two_term, two, 2, sigma))
@@ -297,9 +306,11 @@ class PMNFFitter:
         ranked.sort(key=lambda c: c.score)
         return chosen, ranked[:keep]
 
-    def _weights(self, y: np.ndarray) -> np.ndarray:
-        floor = max(float(np.max(y)) * 1e-12, 1e-300)
-        return 1.0 / np.maximum(y, floor)
+    def _weights(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Row weights of the fit (y^-weight_power) and the factors that turn weighted
+        residuals into relative ones, which the noise is measured in."""
+        yf = np.maximum(y, max(float(np.max(y)) * 1e-12, 1e-300))
+        return yf ** -self.weight_power, yf ** (self.weight_power - 1.0)
 
     @property
     def _one_term(self) -> list[Hypothesis]:
@@ -328,8 +339,8 @@ class PMNFFitter:
         for same in by_x.values():
             x = X[same[0], k]
             Y = np.stack([y[o] for o in same])
-            W = np.stack([self._weights(y[o]) for o in same])
-            const, one = fit_one_term_lines(factor_values(x, self._exponent_arrays).T, Y, W)
+            W, S = (np.stack(a) for a in zip(*(self._weights(y[o]) for o in same)))
+            const, one = fit_one_term_lines(factor_values(x, self._exponent_arrays).T, Y, W, S)
             c0 = self._scored([()] * len(same), const, 0, sigma).scores
             c0 = np.where(np.isfinite(c0), c0, 0.0)
             s1 = self._scored([()] * (len(same) * m), one, 1, sigma).scores.reshape(len(same), m)
@@ -345,7 +356,8 @@ class PMNFFitter:
         per_param = [self._parameter_candidates(X, y, sigma, k) for k in range(d)]
         rows = np.vstack([X, far[None, :]])
         yy = np.append(y, 0.0)
-        w = np.append(self._weights(y), 0.0)
+        w, sc = self._weights(y)
+        w, sc = np.append(w, 0.0), np.append(sc, 1.0)
         logs = np.log2(rows)
         keys, by_size = _combination_templates(tuple(len(c) for c in per_param))
         columns = np.empty((len(keys), len(rows)))
@@ -359,7 +371,7 @@ class PMNFFitter:
         groups = []
         for r, index in by_size.items():
             stacked = [ones] + [columns[index[:, t]] for t in range(r)]
-            groups.append(self._group(_TemplateHypotheses(keys, index, per_param), stacked, yy, w, sigma))
+            groups.append(self._group(_TemplateHypotheses(keys, index, per_param), stacked, yy, w, sc, sigma))
         return groups
 
     # -- statistics -------------------------------------------------------------------------
