@@ -7,8 +7,9 @@ digits, and the leave-one-out residuals come from the hat matrix without refitti
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -44,9 +45,19 @@ class BatchFit:
 
     coef: np.ndarray        # (H, k) in the original (unscaled) units
     predicted: np.ndarray   # (H, rows with zero weight): values at the points only predicted
-    cv: np.ndarray          # (H,) mean absolute leave-one-out relative error
+    resid: np.ndarray       # (H, n) relative residuals at the fitted points
+    lev: np.ndarray         # (H, n) leverages (diagonal of the hat matrix)
     rel_rss: np.ndarray     # (H,) sum of squared relative residuals
     valid: np.ndarray       # (H,) finite, well-posed fits
+
+    @cached_property
+    def cv(self) -> np.ndarray:
+        """(H,) mean absolute leave-one-out relative error, from the hat matrix without refitting."""
+        return self.cv_of(slice(None))
+
+    def cv_of(self, h: Any) -> Any:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.mean(np.abs(self.resid[h] / (1.0 - self.lev[h])), axis=-1)
 
 
 def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
@@ -172,13 +183,10 @@ def _finish(coef: np.ndarray, predicted: np.ndarray, resid_w: np.ndarray, lev: n
             rank_ok: np.ndarray, n: int, k: int, scale: np.ndarray | None = None) -> BatchFit:
     if scale is not None:
         resid_w = resid_w * scale
-    with np.errstate(divide="ignore", invalid="ignore"):
-        loo = resid_w / (1.0 - lev)
-    cv = np.mean(np.abs(loo), axis=1)
     rel_rss = np.einsum("hr,hr->h", resid_w, resid_w)
     valid = (rank_ok & np.all(np.isfinite(coef), axis=1) & (np.max(lev, axis=1) < 1 - 1e-9)
-             & np.isfinite(cv) & (k + 1 <= n))
-    return BatchFit(coef, predicted, cv, rel_rss, valid)
+             & np.isfinite(rel_rss) & (k + 1 <= n))
+    return BatchFit(coef, predicted, resid_w, lev, rel_rss, valid)
 
 
 def fit_one_term_lines(F: np.ndarray, Y: np.ndarray, W: np.ndarray, S: np.ndarray | None = None

@@ -55,7 +55,7 @@ class _Group:
     def candidate(self, h: int) -> Candidate:
         coef = self.batch.coef[h]
         return Candidate(self.hyps[h], float(coef[0]), tuple(float(c) for c in coef[1:]),
-                         float(self.batch.cv[h]), float(self.scores[h]))
+                         float(self.batch.cv_of(h)), float(self.scores[h]))
 
 
 @dataclass(frozen=True)
@@ -269,7 +269,7 @@ class PMNFFitter:
             groups.append(self._scored(self._two_term, two, 2, sigma))
         return groups
 
-    def _select(self, groups: list[_Group], sigma: float, keep: int = 10) -> tuple[Candidate, list[Candidate]]:
+    def _select(self, groups: list[_Group], sigma: float, keep: int = 5) -> tuple[Candidate, list[Candidate]]:
         """The hypothesis whose extrapolation is the weighted median of the plausible ones.
 
         Hypotheses within ``plausible`` score units of the best are weighted exp(-delta/2)
@@ -300,11 +300,12 @@ class PMNFFitter:
         chosen = groups[int(gidx[pick])].candidate(int(hidx[pick]))
         ranked = []
         for g in groups:
-            for h in np.argsort(g.scores, kind="stable")[:keep]:
-                if np.isfinite(g.scores[h]):
-                    ranked.append(g.candidate(int(h)))
-        ranked.sort(key=lambda c: c.score)
-        return chosen, ranked[:keep]
+            finite = np.flatnonzero(np.isfinite(g.scores))
+            if len(finite) > keep:
+                finite = finite[np.argpartition(g.scores[finite], keep)[:keep]]
+            ranked.extend((float(g.scores[h]), g, int(h)) for h in finite)
+        ranked.sort(key=lambda e: e[0])
+        return chosen, [g.candidate(h) for _, g, h in ranked[:keep]]
 
     def _weights(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Row weights of the fit (y^-weight_power) and the factors that turn weighted

@@ -58,7 +58,7 @@ def plot_fits(experiment: Experiment, models: Sequence[tuple[str, str, Model]], 
         ax.set_xlabel(params[0])
         ax.set_ylabel(f"{metric} [{series.unit}]" if series.unit else metric)
         title = series.label
-        text = model.to_extrap()
+        text = model.to_extrap(digits=6)
         ax.set_title(f"{title}\n{text if len(text) < 70 else text[:67] + '...'}", fontsize=9)
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[n:]:
