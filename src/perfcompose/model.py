@@ -292,7 +292,6 @@ class Term:
         return (Fraction(0), Fraction(0))
 
 
-Number = numbers.Real
 
 
 def _fmt_fraction(f: Fraction) -> str:
