@@ -51,6 +51,17 @@ def test_show_and_convert_round_trip(tmp_path):
     ("PARAMETER x\nPOINTS 4 8\nREGION r\nDATA 1\nDATA abc\n", "bad.txt", "line 5"),
     ("\x00\x01\x02binary", "blob.xyz", "cannot tell the format"),
     ("x,value\n4,1\n4,nan\n", "nan.csv", "not finite"),
+    ('{"parameters": ["x"], "points": [{"coordinate": {"x": 4}, "values": [1.0]}]}', "nometric.json",
+     "missing field 'metric'"),
+    ('{"parameters": ["x"], "metric": "time", "points": [{"coordinate": {"x": 4}, "values": [1.0]},\n'
+     ' {"coordinate": {"x": 4}, "values": [2.0]}]}', "dup.json", "duplicate coordinate"),
+    ('{"parameters": ["x"], "metric": "time", "points": [{"coordinate": {"x": 4}, "values": []}]}',
+     "empty.json", "no repetitions"),
+    ('{"parameters": ["x", "n"], "metric": "time", "points": [{"coordinate": {"x": 4, "n": 1}, "values": [1]},\n'
+     ' {"coordinate": {"x": 8}, "values": [2]}]}', "params.json", "differ from the parameters"),
+    ("PARAMETER x\nPOINTS 4 8\nREGION r\nDATA 1\nDATA -2\n", "neg.txt", "line 5"),
+    ('{"parameters": ["x"], "measurements": {"r": {"time": [{"point": [4], "values": ["a"]}]}}}', "bad.json",
+     "not a finite number"),
 ])
 def test_bad_input_exits_2_with_message_and_no_traceback(tmp_path, content, name, message):
     path = tmp_path / name
