@@ -135,6 +135,7 @@ class PMNFFitter:
         m = len(self.factors_)
         pa, pb = np.tril_indices(m, -1)                    # pa > pb: the first term is of higher order
         self._pairs = (pa, pb)
+        self._one_term = [(((0, f),),) for f in self.factors_]
         self._exponent_arrays = (np.array([float(f[0]) for f in self.factors_]),
                                  np.array([float(f[1]) for f in self.factors_]))
         self._two_term = [(((0, self.factors_[a]),), ((0, self.factors_[b]),)) for a, b in zip(pa, pb)]
@@ -212,8 +213,7 @@ class PMNFFitter:
             if not good.any():
                 return y, 0.0
             rel = v[good].var(axis=1, ddof=1) / m[good] ** 2
-            efficiency = {"median": np.pi / 2, "mean": 1.0}.get(self.aggregate, 2.0)
-            return y, max(float(np.sqrt(rel.mean() * efficiency / v.shape[1])), 1e-9)
+            return y, self._noise(float(rel.mean()), v.shape[1])
         rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in values]
         if any(len(r) == 0 for r in rows):
             raise FitError("a point has no repetitions")
@@ -222,10 +222,15 @@ class PMNFFitter:
         rel = [np.var(r, ddof=1) / np.mean(r) ** 2 for r in rows if len(r) >= 2 and np.mean(r) > 0]
         if not rel:
             return y, 0.0
-        reps = np.mean([len(r) for r in rows])
+        return y, self._noise(float(np.mean(rel)), float(np.mean([len(r) for r in rows])))
+
+    def _noise(self, relative_variance: float, reps: float) -> float:
+        """Relative noise of an aggregate of ``reps`` repetitions with this relative variance.
+
+        A floor keeps exact (noise-free) data on the chi-square path: rounding is not noise.
+        """
         efficiency = {"median": np.pi / 2, "mean": 1.0}.get(self.aggregate, 2.0)
-        # a floor keeps exact (noise-free) data on the chi-square path: rounding is not noise
-        return y, max(float(np.sqrt(np.mean(rel) * efficiency / reps)), 1e-9)
+        return max(float(np.sqrt(relative_variance * efficiency / reps)), 1e-9)
 
     def _penalty(self, k_terms: int) -> float:
         if isinstance(self.term_penalty, (int, float)):
@@ -312,10 +317,6 @@ class PMNFFitter:
         residuals into relative ones, which the noise is measured in."""
         yf = np.maximum(y, max(float(np.max(y)) * 1e-12, 1e-300))
         return yf ** -self.weight_power, yf ** (self.weight_power - 1.0)
-
-    @property
-    def _one_term(self) -> list[Hypothesis]:
-        return [(((0, f),),) for f in self.factors_]
 
     def _lines(self, X: np.ndarray, k: int) -> list[np.ndarray]:
         """Index sets of the points where every parameter but ``k`` is fixed (>= 3 distinct values)."""
