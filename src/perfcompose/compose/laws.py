@@ -1,0 +1,149 @@
+"""The relational theory of the operators (000, section 5.1), checked for given components.
+
+(i)   pipe(a, pipe(b, c)) = pipe(pipe(a, b), c)
+(ii)  pipe(a, b) = pipe(b, a)
+(iii) pipe(tpool_n(a), tpool_n(b)) = tpool_n(pipe(a, b))
+(iv)  pipe(a, b) >= tpool_2(seq(a, b))
+
+Each instance is decided symbolically when SymPy can (the difference simplifies to zero, or its
+sign is fixed by the parameters being positive); otherwise numerically on a grid over the
+parameter range, which either holds everywhere or yields the worst counter-example.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Literal, Mapping, Sequence
+
+import numpy as np
+import sympy as sp
+
+from perfcompose.compose.operators import Composer, PipeRule
+from perfcompose.compose.terms import Component, Pipe, Seq, Term, TPool
+from perfcompose.model import Model, symbol
+
+Relation = Literal["=", ">="]
+
+LAWS: dict[str, str] = {
+    "i": "associativity of pipe",
+    "ii": "commutativity of pipe",
+    "iii": "layering neutrality",
+    "iv": "pipe vs task pool of seq",
+}
+
+#: thread and node counts tried for parameters other than the size
+COUNTS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64)
+
+
+@dataclass(frozen=True)
+class LawCheck:
+    """One instance of a law: both sides, their models, and whether the relation held."""
+
+    law: str
+    left: Term
+    right: Term
+    relation: Relation
+    lhs: Model
+    rhs: Model
+    held: bool
+    method: Literal["symbolic", "numeric"]
+    counterexample: Mapping[str, float] | None = field(default=None)
+    #: at the counter-example (or the closest call): lhs and rhs values
+    values: tuple[float, float] | None = None
+
+    @property
+    def statement(self) -> str:
+        return f"{self.left} {self.relation} {self.right}"
+
+
+def instances(names: Sequence[str], threads: str = "n") -> list[tuple[str, Term, Term, Relation]]:
+    """The law instances over the given components: every ordered triple for (i), every pair
+    for (ii)-(iv) (ordered for (iii), unordered for (ii) and (iv)); a name may repeat when there
+    are fewer components than a law has places."""
+    c = [Component(n) for n in names]
+    out: list[tuple[str, Term, Term, Relation]] = []
+    triples = list(itertools.permutations(c, 3)) if len(c) >= 3 else \
+        [(a, b, a) for a, b in itertools.permutations(c, 2)] or [(c[0], c[0], c[0])]
+    for a, b, d in triples:
+        out.append(("i", Pipe(a, Pipe(b, d)), Pipe(Pipe(a, b), d), "="))
+    pairs = list(itertools.combinations(c, 2)) or [(c[0], c[0])]
+    for a, b in pairs:
+        out.append(("ii", Pipe(a, b), Pipe(b, a), "="))
+    for a, b in (list(itertools.permutations(c, 2)) or [(c[0], c[0])]):
+        out.append(("iii", Pipe(TPool(threads, a), TPool(threads, b)), TPool(threads, Pipe(a, b)), "="))
+    for a, b in pairs:
+        out.append(("iv", Pipe(a, b), TPool(2, Seq(a, b)), ">="))
+    return out
+
+
+def _symbolic(diff: sp.Expr, relation: Relation) -> bool | None:
+    """True/False when SymPy decides ``diff = 0`` (or ``diff >= 0``), None when it cannot."""
+    try:
+        d = sp.simplify(diff)
+    except Exception:  # SymPy gives up on some Max/implemented-function expressions
+        return None
+    if relation == "=":
+        if d == 0:
+            return True
+        return False if (d.is_zero is False and not d.free_symbols) else None
+    nonneg = d.is_nonnegative
+    if nonneg is True:
+        return True
+    return False if (nonneg is False and not d.free_symbols) else None
+
+
+def _grid(params: Sequence[str], size: str, x_range: tuple[float, float], points: int
+          ) -> dict[str, np.ndarray]:
+    lo, hi = x_range
+    xs = np.unique(np.concatenate([np.geomspace(lo, hi, points), [lo, hi]]))
+    axes = [xs if p == size else np.asarray(COUNTS, dtype=float) for p in params]
+    mesh = np.meshgrid(*axes, indexing="ij") if axes else []
+    return {p: a.ravel() for p, a in zip(params, mesh)}
+
+
+def check(law: str, left: Term, right: Term, relation: Relation, composer: Composer,
+          x_range: tuple[float, float] = (2.0 ** 10, 2.0 ** 18), points: int = 257,
+          rtol: float = 1e-9) -> LawCheck:
+    """Decide one instance: symbolically if possible, else on a grid over the parameter range."""
+    lhs, rhs = composer.model(left), composer.model(right)
+    params = list(dict.fromkeys((composer.size,) + lhs.params + rhs.params))
+    decided = _symbolic(lhs.expr - rhs.expr, relation) if not (lhs.is_numeric or rhs.is_numeric) else None
+    grid = _grid(params, composer.size, x_range, points)
+    lv = np.broadcast_to(lhs(**{p: grid[p] for p in lhs.params}), grid[params[0]].shape)
+    rv = np.broadcast_to(rhs(**{p: grid[p] for p in rhs.params}), grid[params[0]].shape)
+    scale = np.maximum(np.maximum(np.abs(lv), np.abs(rv)), 1e-300)
+    if relation == "=":
+        bad = np.abs(lv - rv) / scale
+        worst = int(np.argmax(bad))
+        numeric_ok = bool(bad[worst] <= rtol)
+    else:
+        margin = (lv - rv) / scale
+        worst = int(np.argmin(margin))
+        numeric_ok = bool(margin[worst] >= -rtol)
+    held = decided if decided is not None else numeric_ok
+    method: Literal["symbolic", "numeric"] = "symbolic" if decided is not None else "numeric"
+    point = {p: float(grid[p][worst]) for p in params}
+    values = (float(lv[worst]), float(rv[worst]))
+    return LawCheck(law, left, right, relation, lhs, rhs, held, method,
+                    counterexample=None if held else point, values=values)
+
+
+def check_laws(components: Mapping[str, Model], names: Sequence[str] | None = None, *,
+               pipe: PipeRule = "asymptotic", size: str = "x",
+               x_range: tuple[float, float] = (2.0 ** 10, 2.0 ** 18), threads: str = "n"
+               ) -> list[LawCheck]:
+    """Check laws (i)-(iv) on the given components (all of them by default).
+
+    >>> C = {"inc": Model.parse("536.185*x"), "qsort": Model.parse("1034.17*x*log2(x)")}
+    >>> [(c.law, c.held) for c in check_laws(C) if c.law in ("ii", "iv")]
+    [('ii', True), ('iv', True)]
+    """
+    names = list(names) if names else list(components)
+    if not names:
+        raise ValueError("check_laws needs at least one component")
+    if threads in names or symbol(threads).name == size:
+        raise ValueError(f"the thread count name '{threads}' clashes with a component or the size")
+    composer = Composer(components, pipe=pipe, size=size)
+    for n in names:
+        composer.leaf(Component(n))
+    return [check(law, left, right, rel, composer, x_range) for law, left, right, rel in instances(names, threads)]
