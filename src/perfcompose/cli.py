@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from pathlib import Path
 from typing import Any, Callable, Optional, TypeVar
 
@@ -140,6 +141,211 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
         from perfcompose.report import plot_fits
 
         plot_fits(exp, [(r.region, r.metric, r.model) for r in fitter.results_], plot)
+        console.print(f"plot written to {plot}")
+
+
+# ---------------------------------------------------------------------------------------------
+# composition
+
+_COMPONENT_HELP = ("A component: NAME=EXPRESSION (e.g. qsort='1034.17*x*log2(x)'), NAME=MODELS.json "
+                   "(from fit --json) or NAME=MEASUREMENTS[:REGION] (fitted here). Repeatable.")
+
+
+def _components(specs: list[str], unit: str | None) -> dict[str, Any]:
+    from perfcompose.compose import parse_component
+
+    comps: dict[str, Any] = {}
+    for spec in specs:
+        name, model = parse_component(spec, unit=unit)
+        if name in comps:
+            raise typer.BadParameter(f"component '{name}' given twice", param_hint="-c")
+        comps[name] = model
+    return comps
+
+
+def _check_pipe(pipe: str) -> str:
+    if pipe not in ("asymptotic", "pointwise"):
+        raise typer.BadParameter(f"{pipe!r}; choose asymptotic or pointwise", param_hint="--pipe")
+    return pipe
+
+
+def _x_values(values: list[str]) -> list[float]:
+    """``--x 1024 --x 65536`` or ``--x 1024:262144`` (powers of two in between, ends included)."""
+    out: list[float] = []
+    for v in values:
+        try:
+            if ":" in v:
+                lo, hi = (float(t) for t in v.split(":", 1))
+                if not 0 < lo < hi:
+                    raise ValueError
+                k0, k1 = math.ceil(math.log2(lo)), math.floor(math.log2(hi))
+                out += sorted({lo, hi, *(2.0 ** k for k in range(k0, k1 + 1))})
+            else:
+                x = float(v)
+                if not x > 0:
+                    raise ValueError
+                out.append(x)
+        except ValueError:
+            raise typer.BadParameter(f"{v!r}: give a positive number or a range LO:HI", param_hint="--x") from None
+    return out
+
+
+def _params(values: list[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for v in values:
+        name, _, num = v.partition("=")
+        try:
+            out[name.strip()] = float(num)
+        except ValueError:
+            raise typer.BadParameter(f"{v!r}: write NAME=NUMBER, e.g. n=4", param_hint="--param") from None
+    return out
+
+
+def _order_text(model: Any, size: str = "x") -> str:
+    order = model.order(size)
+    if order is None:
+        return "not PMNF"
+    return "O(1)" if (order.i, order.j) == (0, 0) else f"O({order})"
+
+
+@app.command()
+@_user_errors
+def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool_4(qsort), inc)'."),
+            component: list[str] = typer.Option([], "-c", "--component", help=_COMPONENT_HELP),
+            unit: Optional[str] = typer.Option(None, "--unit", help="Unit of expression components (default s)."),
+            pipe: str = typer.Option("asymptotic", "--pipe", help="Pipeline max: asymptotic (the papers') or "
+                                     "pointwise (exact)."),
+            json_out: bool = typer.Option(False, "--json", help="After the model line, print the model as JSON."),
+            ) -> None:
+    """Compose the model of a program from models of its components; the first line is the model."""
+    from perfcompose.compose import Composer
+
+    composer = Composer(_components(component, unit), pipe=_check_pipe(pipe))  # type: ignore[arg-type]
+    model = composer(composer.parse(term, source="term"))
+    print(str(model))
+    if json_out:
+        print(model.to_json_text())
+    else:
+        print(f"order in x: {_order_text(model)}; unit: {model.unit}")
+
+
+@app.command()
+@_user_errors
+def laws(stages: list[str] = typer.Argument(None, help="Stages to check the laws with (component names or "
+                                            "terms); default: every component."),
+         component: list[str] = typer.Option([], "-c", "--component", help=_COMPONENT_HELP),
+         unit: Optional[str] = typer.Option(None, "--unit", help="Unit of expression components."),
+         pipe: str = typer.Option("asymptotic", "--pipe", help="Pipeline max: asymptotic or pointwise."),
+         x_range: str = typer.Option("1024:262144", "--x", help="Range LO:HI of x for numeric checks."),
+         ) -> None:
+    """Check the relational laws (i)-(iv) of 000 section 5.1 for the given stages."""
+    from perfcompose.compose.laws import LAWS, check_laws
+
+    comps = _components(component, unit)
+    if not comps:
+        raise typer.BadParameter("give the components with -c NAME=MODEL", param_hint="-c")
+    xs = _x_values([x_range])
+    results = check_laws(comps, stages or None, pipe=_check_pipe(pipe), x_range=(min(xs), max(xs)))  # type: ignore[arg-type]
+    table = Table(title=f"relational laws, pipe = {pipe} max, x in [{min(xs):g}, {max(xs):g}], "
+                        "n in 1..64", title_justify="left")
+    for col in ("law", "instance", "decided", "result"):
+        table.add_column(col)
+    for r in results:
+        if r.held:
+            verdict = "[green]holds[/green]" + (" (equal)" if r.relation == "=" else " (inequality)")
+        else:
+            where = ", ".join(f"{k}={v:g}" for k, v in (r.counterexample or {}).items())
+            lv, rv = r.values or (math.nan, math.nan)
+            verdict = f"[red]fails[/red] at {where}: {lv:.6g} vs {rv:.6g}"
+        table.add_row(f"({r.law})", r.statement, r.method, verdict)
+    console.print(table)
+    for law, title in LAWS.items():
+        mine = [r for r in results if r.law == law]
+        failed = [r for r in mine if not r.held]
+        how = "/".join(sorted({r.method for r in mine}))
+        rel = "equality" if mine and mine[0].relation == "=" else "inequality"
+        status = "[green]holds[/green]" if not failed else f"[red]fails in {len(failed)} of {len(mine)}[/red]"
+        console.print(f"({law}) {title} ({rel}): {status} — {len(mine)} instances, decided {how}")
+
+
+@app.command()
+@_user_errors
+def explore(term: str = typer.Argument(..., help="A pipeline term, e.g. 'pipe(qsort, inc, nop)'."),
+            component: list[str] = typer.Option([], "-c", "--component", help=_COMPONENT_HELP),
+            threads: int = typer.Option(..., "--threads", "-T", min=1, help="Thread budget."),
+            x: list[str] = typer.Option(["65536"], "--x", help="Input sizes to compare at (or LO:HI)."),
+            param: list[str] = typer.Option([], "--param", "-p", help="Values for symbolic counts: n=4."),
+            unit: Optional[str] = typer.Option(None, "--unit", help="Unit of expression components."),
+            ) -> None:
+    """Best use of a thread budget: split over pipeline stages, or a task pool of the fused stages."""
+    from perfcompose.compose import Composer, explore as run_explore
+
+    composer = Composer(_components(component, unit), pipe="pointwise")
+    parsed = composer.parse(term, source="term")
+    fixed = _params(param)
+    for xv in _x_values(x):
+        try:
+            e = run_explore(parsed, composer.components, threads, {"x": xv, **fixed}, composer=composer)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        unit_s = composer.unit
+        table = Table(title=f"x = {xv:g}, {threads} threads: stage times "
+                      + ", ".join(f"{s} {t:.4g}" for s, t in zip(e.stages, e.stage_times))
+                      + f" [{unit_s}]; bottleneck: {e.stages[e.bottleneck]}", title_justify="left")
+        for col, just in (("design", "left"), ("term", "left"), ("threads", "right"),
+                          (f"time per element [{unit_s}]", "right"), ("vs best", "right")):
+            table.add_column(col, justify=just)  # type: ignore[arg-type]
+        for a in e.alternatives:
+            table.add_row(a.label, str(a.term), str(a.threads), f"{a.time:.5g}", f"{a.time / e.best.time:.2f}x")
+        console.print(table)
+        console.print(f"best split of {threads} threads over the stages: "
+                      + ", ".join(f"{s}: {n}" for s, n in zip(e.stages, e.split)))
+
+
+@app.command()
+@_user_errors
+def predict(design: Path = typer.Argument(..., help="Design file (TOML): program term and components."),
+            x: list[str] = typer.Option([], "--x", help="Input sizes (or LO:HI); default: the design's."),
+            param: list[str] = typer.Option([], "--param", "-p", help="Values for symbolic counts: n=4."),
+            plot: Optional[Path] = typer.Option(None, "--plot", help="Plot program and component models here."),
+            json_out: Optional[Path] = typer.Option(None, "--json", help="Write the composed model as JSON here."),
+            ) -> None:
+    """Predict a designed program: composed model, order, times over x, and the bottleneck."""
+    from perfcompose.compose import Component, bottleneck, load_design
+
+    d = load_design(design)
+    composer = d.composer
+    model = composer(d.program)
+    fixed = {**d.parameters, **_params(param)}
+    missing = [p for p in model.params if p != "x" and p not in fixed]
+    if missing:
+        raise typer.BadParameter(f"the model keeps {', '.join(missing)} symbolic; give values with "
+                                 f"--param {missing[0]}=4 or in [parameters]", param_hint="--param")
+    xs = _x_values(x) if x else list(d.x)
+    console.print(f"[bold]{d.title or d.program}[/bold]")
+    print(f"model: {model}  [{model.unit}]")
+    print(f"order in x: {_order_text(model)}")
+    table = Table(title="predicted time per data element" + (f" at {', '.join(f'{k}={v:g}' for k, v in fixed.items())}"
+                                                             if fixed else ""), title_justify="left")
+    table.add_column("x", justify="right")
+    table.add_column(f"time [{model.unit}]", justify="right")
+    table.add_column("bottleneck")
+    for xv in xs:
+        point = {"x": xv, **fixed}
+        path = bottleneck(d.program, composer, point)
+        value = float(model(**{p: point[p] for p in model.params}))
+        table.add_row(f"{xv:g}", f"{value:.5g}", " > ".join(str(t) for t, _ in path[1:]) or "-")
+    console.print(table)
+    if json_out:
+        json_out.write_text(model.to_json_text() + "\n")
+        console.print(f"model written to {json_out}")
+    if plot:
+        from perfcompose.report import plot_models
+
+        curves = [(f"{d.program}: {model}", model)]
+        curves += [(f"{name}: {m}", composer.leaf(Component(name))) for name, m in d.components.items()
+                   if name in d.program.components()]
+        plot_models(curves, (min(xs), max(xs)), plot, fixed=fixed, title=d.title or str(d.program))
         console.print(f"plot written to {plot}")
 
 

@@ -1,14 +1,22 @@
-"""Compositional modeling: terms of the pattern language and the models they compose to."""
-from perfcompose.compose.parser import TermSyntaxError, parse_term
-from perfcompose.compose.terms import (Component, MapReduce, Pipe, Seq, Shuffle, Term, TPool, pipe, seq,
-                                       tpool)
+"""Compositional modeling: terms of the pattern language and the models they compose to.
 
-__all__ = ["Component", "MapReduce", "Pipe", "Seq", "Shuffle", "Term", "TPool", "TermSyntaxError",
-           "parse_term", "pipe", "seq", "tpool"]
-from perfcompose.compose.operators import (Composer, compose, mapreduce_model, pipe_model, seq_model,  # noqa: E402
+>>> from perfcompose import Model
+>>> qsort = Model.parse("1034.17*x*log2(x)", unit="ns")
+>>> str(compose("tpool_4(qsort)", {"qsort": qsort}))
+'258.5425*x*log2(x)'
+"""
+from perfcompose.compose.components import ComponentError, parse_component
+from perfcompose.compose.design import Design, DesignError, load_design
+from perfcompose.compose.explore import Alternative, Exploration, bottleneck, explore, split_threads
+from perfcompose.compose.laws import LawCheck, check_laws
+from perfcompose.compose.operators import (Composer, compose, mapreduce_model, pipe_model, seq_model,
                                            shuffle_model, tpool_model)
+from perfcompose.compose.parser import TermSyntaxError, parse_term
+from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Shuffle, Term, TPool, pipe, seq, tpool
 
-__all__ += ["Composer", "compose", "mapreduce_model", "pipe_model", "seq_model", "shuffle_model", "tpool_model"]
-from perfcompose.compose.laws import LawCheck, check_laws  # noqa: E402
-
-__all__ += ["LawCheck", "check_laws"]
+__all__ = [
+    "Alternative", "Component", "ComponentError", "Composer", "Design", "DesignError", "Exploration",
+    "LawCheck", "MapReduce", "Pipe", "Seq", "Shuffle", "TPool", "Term", "TermSyntaxError", "bottleneck",
+    "check_laws", "compose", "explore", "load_design", "mapreduce_model", "parse_component", "parse_term",
+    "pipe", "pipe_model", "seq", "seq_model", "shuffle_model", "split_threads", "tpool", "tpool_model",
+]

@@ -19,8 +19,8 @@ import numpy as np
 import sympy as sp
 
 from perfcompose.compose.operators import Composer, PipeRule
-from perfcompose.compose.terms import Component, Pipe, Seq, Term, TPool
-from perfcompose.model import Model, symbol
+from perfcompose.compose.terms import Pipe, Seq, Term, TPool
+from perfcompose.model import Model
 
 Relation = Literal["=", ">="]
 
@@ -56,11 +56,11 @@ class LawCheck:
         return f"{self.left} {self.relation} {self.right}"
 
 
-def instances(names: Sequence[str], threads: str = "n") -> list[tuple[str, Term, Term, Relation]]:
-    """The law instances over the given components: every ordered triple for (i), every pair
-    for (ii)-(iv) (ordered for (iii), unordered for (ii) and (iv)); a name may repeat when there
-    are fewer components than a law has places."""
-    c = [Component(n) for n in names]
+def instances(stages: Sequence[Term], threads: str = "n") -> list[tuple[str, Term, Term, Relation]]:
+    """The law instances over the given stages: every ordered triple for (i), every pair for
+    (ii)-(iv) (ordered for (iii), unordered for (ii) and (iv)); a stage may repeat when there are
+    fewer stages than a law has places."""
+    c = list(stages)
     out: list[tuple[str, Term, Term, Relation]] = []
     triples = list(itertools.permutations(c, 3)) if len(c) >= 3 else \
         [(a, b, a) for a, b in itertools.permutations(c, 2)] or [(c[0], c[0], c[0])]
@@ -128,22 +128,20 @@ def check(law: str, left: Term, right: Term, relation: Relation, composer: Compo
                     counterexample=None if held else point, values=values)
 
 
-def check_laws(components: Mapping[str, Model], names: Sequence[str] | None = None, *,
+def check_laws(components: Mapping[str, Model], stages: Sequence[str | Term] | None = None, *,
                pipe: PipeRule = "asymptotic", size: str = "x",
                x_range: tuple[float, float] = (2.0 ** 10, 2.0 ** 18), threads: str = "n"
                ) -> list[LawCheck]:
-    """Check laws (i)-(iv) on the given components (all of them by default).
+    """Check laws (i)-(iv) with the given stages (terms or their text; all components by default).
 
     >>> C = {"inc": Model.parse("536.185*x"), "qsort": Model.parse("1034.17*x*log2(x)")}
     >>> [(c.law, c.held) for c in check_laws(C) if c.law in ("ii", "iv")]
     [('ii', True), ('iv', True)]
     """
-    names = list(names) if names else list(components)
-    if not names:
-        raise ValueError("check_laws needs at least one component")
-    if threads in names or symbol(threads).name == size:
-        raise ValueError(f"the thread count name '{threads}' clashes with a component or the size")
     composer = Composer(components, pipe=pipe, size=size)
-    for n in names:
-        composer.leaf(Component(n))
-    return [check(law, left, right, rel, composer, x_range) for law, left, right, rel in instances(names, threads)]
+    terms = [composer.parse(s) if isinstance(s, str) else s for s in (stages or list(components))]
+    if not terms:
+        raise ValueError("check_laws needs at least one stage")
+    if threads == size or any(threads in composer.model(t).params for t in terms):
+        raise ValueError(f"the thread count name '{threads}' is already a parameter of the stages")
+    return [check(law, left, right, rel, composer, x_range) for law, left, right, rel in instances(terms, threads)]

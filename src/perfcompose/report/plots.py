@@ -68,3 +68,42 @@ def plot_fits(experiment: Experiment, models: Sequence[tuple[str, str, Model]], 
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out
+
+
+def plot_models(curves: Sequence[tuple[str, Model]], x_range: tuple[float, float], out: str | Path, *,
+                fixed: dict[str, float] | None = None, size: str = "x", title: str = "",
+                points: Sequence[tuple[str, Sequence[float], Sequence[float]]] = ()) -> Path:
+    """Models against the size parameter on log-log axes; the first curve is drawn bold.
+
+    ``fixed`` gives values for the other parameters; ``points`` adds measured (label, x, y) sets.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out = Path(out)
+    fixed = dict(fixed or {})
+    fig, ax = plt.subplots(figsize=(7.5, 5.0))
+    grid = np.geomspace(x_range[0], x_range[1], 200)
+    unit = ""
+    for k, (label, model) in enumerate(curves):
+        values = {size: grid, **fixed}
+        y = model(**{p: values[p] for p in model.params}) * np.ones_like(grid)
+        ax.plot(grid, y, lw=2.6 if k == 0 else 1.3, ls="-" if k == 0 else "--", label=label)
+        unit = unit or model.unit
+    for label, xs, ys in points:
+        ax.plot(xs, ys, "o", ms=4, label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(size)
+    ax.set_ylabel(f"time per data element [{unit}]" if unit else "time per data element")
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(True, which="major", alpha=0.3)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out

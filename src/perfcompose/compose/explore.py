@@ -1,0 +1,157 @@
+"""Design-space search: the questions the compositional method is for (000 section 5, 003 III).
+
+Given the stages of a pipeline and a budget of T threads: which stage is the bottleneck, how to
+split the threads over the stages (replicate the slowest one: ``pipe(tpool_{n1}(s1), ...)``),
+and whether a task pool over the fused stages, ``tpool_T(seq(s1, ...))``, does better.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from perfcompose.compose.operators import Composer
+from perfcompose.compose.terms import Pipe, Seq, Term, TPool, _flatten
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One design: its term, the threads it uses and its predicted time per data element."""
+
+    label: str
+    term: Term
+    threads: int
+    time: float
+
+
+@dataclass(frozen=True)
+class Exploration:
+    """The alternatives for one pipeline at one point of the parameter space, best first."""
+
+    point: Mapping[str, float]
+    stages: tuple[Term, ...]
+    stage_times: tuple[float, ...]
+    bottleneck: int
+    split: tuple[int, ...]
+    alternatives: tuple[Alternative, ...]
+
+    @property
+    def best(self) -> Alternative:
+        return self.alternatives[0]
+
+
+def split_threads(stage_times: Sequence[float], budget: int) -> tuple[int, ...]:
+    """Threads per stage minimising the slowest stage's ``time / threads`` within the budget.
+
+    Each stage gets one thread; every further thread goes to the current bottleneck. This greedy
+    rule is optimal for the bottleneck objective: it never helps to give a thread to a stage that
+    is not the slowest.
+    """
+    k = len(stage_times)
+    if budget < k:
+        raise ValueError(f"a pipeline of {k} stages needs at least {k} threads, got a budget of {budget}")
+    times = np.asarray(stage_times, dtype=float)
+    n = np.ones(k, dtype=int)
+    for _ in range(budget - k):
+        n[int(np.argmax(times / n))] += 1
+    return tuple(int(v) for v in n)
+
+
+def _pooled(stage: Term, threads: int) -> Term:
+    return stage if threads == 1 else TPool(threads, stage)
+
+
+def _chain(kind: type, terms: Sequence[Term]) -> Term:
+    out = terms[0]
+    for t in terms[1:]:
+        out = kind(out, t)
+    return out
+
+
+def pipeline_stages(term: Term) -> tuple[Term, ...]:
+    """The stages of a pipeline term, in order (a lone term is a one-stage pipeline)."""
+    return tuple(_flatten(term, Pipe)) if isinstance(term, Pipe) else (term,)
+
+
+def explore(term: Term | str, components: Mapping[str, object], threads: int,
+            point: Mapping[str, float], *, composer: Composer | None = None) -> Exploration:
+    """Compare the ways to run the stages of ``term`` (a pipeline) with ``threads`` threads at
+    ``point`` (values for x and any symbolic parameter). Times at a point use the exact
+    pointwise max for pipelines unless another ``composer`` is given.
+
+    >>> from perfcompose import Model
+    >>> C = {"inc": Model.parse("536.185*x"), "qsort": Model.parse("1034.17*x*log2(x)")}
+    >>> e = explore("pipe(qsort, inc)", C, 8, {"x": 65536})
+    >>> e.split, e.best.label
+    ((7, 1), 'task pool of the fused stages')
+    """
+    comp = composer or Composer(components, pipe="pointwise")  # type: ignore[arg-type]
+    if isinstance(term, str):
+        term = comp.parse(term)
+    stages = pipeline_stages(term)
+
+    def time_of(t: Term) -> float:
+        model = comp.model(t)
+        missing = [p for p in model.params if p not in point]
+        if missing:
+            raise ValueError(f"give a value for {', '.join(missing)} to evaluate {t}")
+        return float(model(**{p: point[p] for p in model.params}))
+
+    stage_times = tuple(time_of(s) for s in stages)
+    split = split_threads(stage_times, threads)
+    fused = stages[0] if len(stages) == 1 else _chain(Seq, stages)
+    candidates: list[tuple[str, Term, int]] = [
+        ("serial: the stages one after another", fused, 1),
+        ("task pool of the fused stages", TPool(threads, fused), threads),
+    ]
+    if len(stages) > 1:
+        candidates.insert(1, ("pipeline, one thread per stage", _chain(Pipe, stages), len(stages)))
+        candidates.append(("pipeline, threads split over the stages",
+                           _chain(Pipe, [_pooled(s, n) for s, n in zip(stages, split)]), threads))
+        candidates.append(("pipeline, threads shared evenly",
+                           _chain(Pipe, [_pooled(s, n) for s, n in zip(stages, _even(len(stages), threads))]),
+                           threads))
+    seen: set[str] = set()
+    alternatives = []
+    for label, t, used in candidates:
+        if str(t) in seen:
+            continue
+        seen.add(str(t))
+        alternatives.append(Alternative(label, t, used, time_of(t)))
+    alternatives.sort(key=lambda a: (a.time, a.threads))
+    return Exploration(dict(point), stages, stage_times, int(np.argmax(stage_times)), split,
+                       tuple(alternatives))
+
+
+def _even(k: int, budget: int) -> tuple[int, ...]:
+    base, extra = divmod(budget, k)
+    return tuple(base + (1 if i < extra else 0) for i in range(k))
+
+
+def bottleneck(term: Term, composer: Composer, point: Mapping[str, float]) -> tuple[tuple[Term, float], ...]:
+    """The path from ``term`` down to the part that limits it at ``point``: the slowest stage of
+    each pipeline, the largest part of each sequence, the body of each task pool.
+
+    Each step is ``(term, time per data element)``; the last is the bottleneck itself.
+    """
+    def time_of(t: Term) -> float:
+        model = composer.model(t)
+        return float(model(**{p: point[p] for p in model.params}))
+
+    path = [(term, time_of(term))]
+    t = term
+    while True:
+        if isinstance(t, Pipe):
+            parts = list(pipeline_stages(t))
+        elif isinstance(t, Seq):
+            parts = _flatten(t, Seq)
+        elif isinstance(t, TPool):
+            parts = [t.body]
+        else:
+            break
+        times = [time_of(p) for p in parts]
+        k = int(np.argmax(times))
+        t = parts[k]
+        path.append((t, times[k]))
+    return tuple(path)
