@@ -83,3 +83,74 @@ def test_too_few_points_exits_2(tmp_path):
     path.write_text("x,value\n4,1\n8,2\n")
     r = run("fit", str(path))
     assert r.returncode == 2 and "at least 3" in r.stderr
+
+
+PAPER = ["-c", "nop=5422.97", "-c", "inc=536.185*x", "-c", "qsort=1034.17*x*log2(x)", "--unit", "ns"]
+
+
+def test_compose_prints_the_model_on_its_first_line():
+    r = run("compose", "tpool_4(qsort)", *PAPER)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == "258.5425*x*log2(x)"
+    r = run("compose", "seq(inc, nop)", *PAPER, "--json")
+    lines = r.stdout.splitlines()
+    assert lines[0] == "5422.97 + 536.185*x"
+    assert json.loads("\n".join(lines[1:]))["unit"] == "ns"
+
+
+def test_compose_fits_a_component_from_measurements():
+    r = run("compose", "pipe(tpool_2(qsort), inc)", "-c", f"qsort={EXAMPLES / 'tasks.csv'}:qsort",
+            "-c", f"inc={EXAMPLES / 'tasks.csv'}:inc")
+    assert r.returncode == 0, r.stderr
+    assert "x*log2(x)" in r.stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize("term, needle", [
+    ("seq(qsort, inc", "never closed"),
+    ("pipe(qsort, incc)", "unknown component 'incc'"),
+    ("tpool_0(qsort)", "at least 1"),
+    ("tpool_2(mapreduce(map=qsort, reduce=inc, keys=768, per_key=x))", "inside a task pool"),
+])
+def test_bad_terms_exit_2_with_a_located_message(term, needle):
+    r = run("compose", term, *PAPER)
+    assert r.returncode == 2
+    assert needle in r.stderr and "term, line 1, column" in r.stderr and "^" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_laws_report_equalities_and_the_inequality():
+    r = run("laws", "nop", "inc", "qsort", *PAPER)
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    for law in ("(i) associativity of pipe (equality): holds", "(ii) commutativity of pipe (equality): holds",
+                "(iii) layering neutrality (equality): holds", "(iv) pipe vs task pool of seq (inequality): holds"):
+        assert law in out
+
+
+def test_laws_find_a_counter_example():
+    r = run("laws", "-c", "setup=1e6", "-c", "scan=x")
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert "fails at x=1024" in out and "(iv) pipe vs task pool of seq (inequality): fails in 1 of 1" in out
+
+
+def test_explore_recommends_and_splits_threads():
+    r = run("explore", "pipe(qsort, inc, nop)", *PAPER, "--threads", "8", "--x", "65536")
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    assert "bottleneck: qsort" in out and "qsort: 6, inc: 1, nop: 1" in out
+
+
+def test_predict_a_design_with_plot(tmp_path):
+    png = tmp_path / "p.png"
+    r = run("predict", str(EXAMPLES / "designs" / "pipeline.toml"), "--plot", str(png))
+    assert r.returncode == 0, r.stderr
+    assert "model: 258.5425*x*log2(x)" in r.stdout and "tpool_4(qsort) > qsort" in r.stdout
+    assert png.stat().st_size > 10_000
+
+
+def test_predict_asks_for_symbolic_counts(tmp_path):
+    design = tmp_path / "d.toml"
+    design.write_text('program = "tpool_n(a)"\n[components]\na = "x"\n')
+    r = run("predict", str(design))
+    assert r.returncode == 2 and "--param n=4" in r.stderr

@@ -759,3 +759,16 @@ def test_symbolic_models_are_not_numeric():
 def test_numeric_model_needs_an_identifier_name():
     with pytest.raises(ModelError, match="identifier"):
         Model.numeric("my spline", lambda v: v, ["x"])
+
+
+def test_asymptotic_maximum_in_the_size_breaks_ties_by_the_leading_difference():
+    b, c = Model.parse("4096*x"), Model.parse("0.5 + 4096*x")  # equal in floats at x = 2^40
+    assert maximum(b, c, param="x") is c and maximum(c, b, param="x") is c
+    bn, cn = Model.parse("103*x*log2(x)/n"), Model.parse("(0.5 + 103*x*log2(x))/n")
+    assert maximum(bn, cn, param="x") is cn and maximum(cn, bn, param="x") is cn
+
+
+def test_asymptotic_maximum_in_the_size_holds_other_parameters_fixed():
+    qsort_n, inc = Model.parse("1034.17*x*log2(x)/n"), Model.parse("536.185*x")
+    assert maximum(qsort_n, inc, param="x") is qsort_n
+    assert str(maximum(qsort_n, inc)) == "Max(536.185*x, 1034.17*x*log2(x)/n)"  # incomparable in x and n

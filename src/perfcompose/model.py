@@ -658,6 +658,10 @@ def maximum(a: Model, b: Model, how: Literal["asymptotic", "pointwise"] = "asymp
     if cmp < 0:
         return b
     names = list(dict.fromkeys(a.params + b.params))
+    if param:
+        lead = _leading_sign(a.expr - b.expr, param)
+        if lead is not None:
+            return b if lead < 0 else a
     grown = [param] if param else names
     others = [p for p in names if p not in grown]
     verdicts = set()
@@ -669,3 +673,24 @@ def maximum(a: Model, b: Model, how: Literal["asymptotic", "pointwise"] = "asymp
     if len(verdicts) > 1:
         return maximum(a, b, how="pointwise")
     return b if verdicts.pop() else a
+
+
+def _leading_sign(diff: sp.Expr, param: str) -> int | None:
+    """The sign of ``diff`` as ``param`` grows, from its leading PMNF terms (0 when it vanishes).
+
+    The other parameters are positive, so the leading terms decide when their coefficients share
+    a sign; None otherwise, or when ``diff`` is not PMNF.
+    """
+    decomposed = Model(sp.expand(diff)).terms()
+    if decomposed is None:
+        return None
+    constant, terms = decomposed
+    parts = [((Fraction(0), Fraction(0)), constant, ())] if constant else []
+    parts += [(t.exponent(param), t.coefficient, t.exponents) for t in terms]
+    if not parts:
+        return 0
+    top = max(p[0] for p in parts)
+    signs = {p[1] > 0 for p in parts if p[0] == top}
+    if len(signs) != 1:
+        return None  # the other (positive) parameters decide which term leads
+    return 1 if signs.pop() else -1

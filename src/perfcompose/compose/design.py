@@ -126,7 +126,7 @@ def load_design(path: Path | str) -> Design:
     program = parse_term(doc["program"], components=components, source=str(path),
                          line=line or 1, column=(quote + 1 if quote >= 0 else 1))
     x = doc.get("x", DEFAULT_X)
-    if not isinstance(x, list) or not x or not all(isinstance(v, (int, float)) and v > 0 for v in x):
+    if not isinstance(x, (list, tuple)) or not x or not all(isinstance(v, (int, float)) and v > 0 for v in x):
         raise _error(path, raw, "x must be a list of positive numbers", "x", hint="e.g. x = [1024, 65536]")
     params = doc.get("parameters", {})
     if not isinstance(params, dict) or not all(isinstance(v, (int, float)) for v in params.values()):
