@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 from typing import Any, Callable, Optional, TypeVar
 
+import numpy as np
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -201,6 +202,16 @@ def _params(values: list[str]) -> dict[str, float]:
     return out
 
 
+def _short(model: Any, digits: int = 4) -> str:
+    """The model with its coefficients rounded to ``digits`` significant digits, for tables."""
+    import sympy as sp
+
+    from perfcompose.model import Model
+
+    floats = {f: sp.Float(float(f"{float(f):.{digits}g}")) for f in model.expr.atoms(sp.Float)}
+    return str(Model(model.expr.xreplace(floats)))
+
+
 def _order_text(model: Any, size: str = "x") -> str:
     order = model.order(size)
     if order is None:
@@ -347,6 +358,207 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
                    if name in d.program.components()]
         plot_models(curves, (min(xs), max(xs)), plot, fixed=fixed, title=d.title or str(d.program))
         console.print(f"plot written to {plot}")
+
+
+# ---------------------------------------------------------------------------------------------
+# measurement
+
+
+def _progress() -> Any:
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    TextColumn("ETA"), TimeRemainingColumn(), console=err_console, transient=True)
+
+
+@app.command()
+@_user_errors
+def bench(target: Optional[str] = typer.Argument(None, help="Built-in task (nop, inc, qsort, map_small, ...) "
+                                                 "or module:function."),
+          cmd: Optional[str] = typer.Option(None, "--cmd", help='Shell command template, e.g. "./solver --n {x}".'),
+          param: list[str] = typer.Option([], "--param", "-p", help="Grid: x=1024:262144:1024, x=1024:65536 "
+                                          "(powers of two) or n=1,2,4. Repeatable."),
+          reps: int = typer.Option(5, "--reps", min=1, help="Timed repetitions per point."),
+          warmup: int = typer.Option(1, "--warmup", min=0, help="Untimed runs before them."),
+          out: Path = typer.Option(..., "--out", "-o", help="Experiment file to write (format by extension)."),
+          timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds before a command run is "
+                                                  "stopped and its point reported as failed."),
+          seed: int = typer.Option(0, "--seed", help="Seed of the shuffled order of points."),
+          restart: bool = typer.Option(False, "--restart", help="Discard an existing checkpoint."),
+          ) -> None:
+    """Time a target over a parameter grid; resumable from its checkpoint (OUT.checkpoint.jsonl)."""
+    from perfcompose.bench import BenchError, checkpoint_for, parse_grid, resolve_target, run_sweep
+    from perfcompose.data import save
+
+    grid = parse_grid(param)
+    tgt, identity = resolve_target(target, cmd, timeout)
+    if target is not None and not cmd:
+        from perfcompose.bench import TASKS
+
+        if target in TASKS:
+            task = TASKS[target]
+            missing = [p for p in task.params if p not in grid]
+            if missing:
+                grid.update({p: task.quick_grid[p] for p in missing})
+    if not grid:
+        raise BenchError("give the grid with --param NAME=VALUES", hint="e.g. --param x=1024:65536")
+    identity.update(grid={k: list(v) for k, v in grid.items()}, warmup=warmup)
+    ckpt = checkpoint_for(out)
+    with _progress() as bar:
+        job = bar.add_task(f"bench {identity['target']}", total=None)
+
+        def step(k: int, n: int, _coord: tuple[float, ...]) -> None:
+            bar.update(job, completed=k, total=n)
+
+        result = run_sweep(tgt, grid, reps=reps, warmup=warmup, checkpoint=ckpt, seed=seed, restart=restart,
+                           progress=step, identity=identity)
+    if result.resumed:
+        console.print(f"resumed: {result.resumed} points from {ckpt}")
+    for coord, failure in sorted(result.failures.items()):
+        where = ", ".join(f"{p}={v:g}" for p, v in zip(result.parameters, coord))
+        code = f"exit code {failure.exit_code}" if failure.exit_code is not None else "failed"
+        err_console.print(f"[yellow]warning:[/yellow] {where}: {code}: {failure.message}", highlight=False)
+    region = target if target and ":" not in target else (target or "command").split(":")[-1]
+    exp = result.experiment(region=region, source=f"perfcompose bench {identity['target']}")
+    save(exp, out)
+    _summary(exp)
+    console.print(f"{len(result.values)} points measured, {len(result.failures)} failed; written to {out}")
+
+
+def _summary(exp: Any, cv_warn: float = 10.0) -> None:
+    series = exp.series[0]
+    table = Table(title=f"{series.label}: median and coefficient of variation per point", title_justify="left")
+    for col in (*exp.parameters, "reps", "median [s]", "CV %"):
+        table.add_column(col, justify="right")
+    cvs = []
+    points = series.points
+    shown = points if len(points) <= 24 else [points[k] for k in np.linspace(0, len(points) - 1, 24).astype(int)]
+    for p in points:
+        v = np.asarray(p.values)
+        cvs.append(float(np.std(v, ddof=1) / np.mean(v) * 100) if len(v) > 1 and np.mean(v) > 0 else math.nan)
+    for p in shown:
+        k = points.index(p)
+        table.add_row(*(f"{c:g}" for c in p.coordinate), str(len(p.values)), f"{np.median(p.values):.4g}",
+                      _fmt(cvs[k], ".2f"))
+    console.print(table)
+    finite = [c for c in cvs if c == c]
+    if finite:
+        q = np.quantile(finite, [0, 0.25, 0.5, 0.75, 1])
+        console.print("CV quartiles (min, 0.25, median, 0.75, max) %: " + ", ".join(f"{v:.2f}" for v in q))
+        high = sum(c > cv_warn for c in finite)
+        if high:
+            err_console.print(f"[yellow]warning:[/yellow] {high} of {len(finite)} points have a CV above "
+                              f"{cv_warn:g} %: raise --reps, quiet the machine, or lengthen the timed work")
+
+
+paper_app = typer.Typer(help="Reproduce the papers' tables on this machine.", no_args_is_help=True)
+app.add_typer(paper_app, name="paper")
+
+
+@paper_app.command("table1")
+@_user_errors
+def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 31 repetitions (seconds "
+                                            "on 2 cores)."),
+                 task: list[str] = typer.Option([], "--task", help="Only these tasks."),
+                 out: Optional[Path] = typer.Option(None, "--out", help="Also write the measurements here "
+                                                    "(one experiment per task: OUT-stem_TASK.json)."),
+                 ) -> None:
+    """000 Table 1: model and variability of every reference task, measured here (ns)."""
+    from perfcompose.bench import TASKS
+    from perfcompose.data import save
+    from perfcompose.validate.paper import FULL_REPS, PAPER_TABLE1, QUICK_REPS, table1
+
+    unknown = [t for t in task if t not in PAPER_TABLE1]
+    if unknown:
+        raise typer.BadParameter(f"unknown task {unknown[0]!r}; tasks: {', '.join(PAPER_TABLE1)}", param_hint="--task")
+    if not quick:
+        console.print(f"the paper's 256 sizes 1,024 ... 262,144; {FULL_REPS} repetitions instead of its 256 "
+                      "(use --quick for 33 sizes x 31)")
+    else:
+        console.print(f"quick: x = 2^10 ... 2^18 (33 sizes), {QUICK_REPS} repetitions "
+                      f"({4 * QUICK_REPS} for single-size tasks)")
+    with _progress() as bar:
+        jobs: dict[str, Any] = {}
+
+        def step(name: str, k: int, n: int) -> None:
+            if name not in jobs:
+                jobs[name] = bar.add_task(name, total=n)
+            bar.update(jobs[name], completed=k)
+
+        rows = table1(quick=quick, tasks=tuple(task) or None, progress=step)
+    table = Table(title="Table 1: models of the sequential task blocks, measured here [ns]", title_justify="left")
+    for col in ("row", "task", "model [ns]", "CV % (min, .25, med, .75, max) / std %", "paper's model [ns]"):
+        table.add_column(col)
+    for k, r in enumerate(rows, start=1):
+        var = (", ".join(f"{v:.2f}" for v in r.cv) if r.cv else f"{r.std:.2f} (std)")
+        table.add_row(str(k), r.task, _short(r.model, 6), var, r.paper)
+    console.print(table)
+    console.print("GIL: " + ", ".join(f"{t} {'releases' if TASKS[t].releases_gil else 'holds'} it"
+                                       for t in (r.task for r in rows)))
+    if out:
+        for r in rows:
+            path = out.with_name(f"{out.stem}_{r.task}{out.suffix or '.json'}")
+            save(r.experiment, path)
+        console.print(f"measurements written next to {out}")
+
+
+@app.command()
+@_user_errors
+def demo(plot: Path = typer.Option(Path("demo.png"), "--plot", help="Where to write the plot."),
+         quick: bool = typer.Option(True, "--quick/--full", help="Quick measurement (default) or the paper's sizes."),
+         ) -> None:
+    """Measure nop, inc and qsort, fit them, compose the paper's Table-2 programs, and plot."""
+    from perfcompose.report import plot_models
+    from perfcompose.validate.paper import table1, table2
+
+    console.print("[bold]1. unit performance tests[/bold]: measuring nop, inc, qsort on this machine")
+    with _progress() as bar:
+        jobs: dict[str, Any] = {}
+
+        def step(name: str, k: int, n: int) -> None:
+            if name not in jobs:
+                jobs[name] = bar.add_task(name, total=n)
+            bar.update(jobs[name], completed=k)
+
+        rows = table1(quick=quick, tasks=("nop", "inc", "qsort"), progress=step)
+    parts = {r.task: r.model for r in rows}
+    t1 = Table(title="2. fitted models of the parts [ns]", title_justify="left")
+    for col in ("task", "model here", "CV % median", "paper (000 Table 1)"):
+        t1.add_column(col)
+    for r in rows:
+        t1.add_row(r.task, _short(r.model, 6), f"{r.cv[2]:.2f}" if r.cv else "-", r.paper)
+    console.print(t1)
+    x = 2.0 ** 18
+    t2 = Table(title="3. composed programs (000 Table 2) and predicted time per element at x = 2^18",
+               title_justify="left")
+    for col, just in (("program", "left"), ("modular model, parts measured here [ns]", "left"),
+                      ("paper: modular", "left"), ("paper: monolithic", "left"),
+                      ("predicted at 2^18 [ms]", "right")):
+        t2.add_column(col, justify=just)  # type: ignore[arg-type]
+    from perfcompose.compose import compose as compose_model
+
+    results = table2(parts)
+    flagged = 0
+    for r in results:
+        exact = compose_model(r.configuration, parts, pipe="pointwise")(x=x)
+        mark = ""
+        if abs(r.modular(x=x) - exact) > 0.01 * exact:
+            mark, flagged = " *", flagged + 1
+        t2.add_row(r.configuration, _short(r.modular) + mark, str(r.paper_modular), str(r.paper_monolithic),
+                   f"{exact / 1e6:.4g}")
+    console.print(t2)
+    if flagged:
+        console.print("* the stage of higher asymptotic order (eq. 3) is not the slower one at x = 2^18; "
+                      "the prediction uses the exact pointwise max (--pipe pointwise)")
+    curves = [(f"{r.configuration}", r.modular) for r in results
+              if r.configuration in ("seq(qsort, inc)", "tpool_4(qsort)", "pipe(inc, qsort)", "seq(inc, nop)",
+                                     "pipe(inc, nop)", "tpool_24(qsort)")]
+    plot_models(curves, (2.0 ** 10, 2.0 ** 20), plot,
+                title="programs composed from the parts measured on this machine",
+                points=[(f"measured {r.task}", r.experiment.series[0].coordinates()[:, 0],
+                         r.experiment.series[0].aggregated("median")) for r in rows])
+    console.print(f"plot written to {plot}")
 
 
 def main() -> None:

@@ -1,0 +1,331 @@
+"""Unit performance tests (000 section 4.1): time a target over a parameter grid, resumably.
+
+Every finished point is appended to a JSONL checkpoint with one ``write`` and an ``fsync``, so
+an interrupted sweep (Ctrl-C, kill -9) loses no finished point; running the same sweep again
+skips what the checkpoint holds and measures only the rest. Points run in a shuffled order, so
+slow drift of the machine does not masquerade as scaling.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import random
+import re
+import shlex
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.errors import InputError, PerfcomposeError
+
+CHECKPOINT_FORMAT = "perfcompose-checkpoint/1"
+
+
+class BenchError(InputError):
+    """A sweep that cannot run as asked."""
+
+
+# ---------------------------------------------------------------------------------------------
+# the grid
+
+
+def parse_values(text: str) -> tuple[float, ...]:
+    """``1024:262144:1024`` (start:stop:step, stop included), ``1024:262144`` (powers of two in
+    between), ``1,2,4`` (a list) or a single number."""
+    try:
+        if ":" in text:
+            parts = [float(p) for p in text.split(":")]
+            if len(parts) == 3:
+                start, stop, step = parts
+                if step <= 0 or stop < start:
+                    raise ValueError
+                count = int(round((stop - start) / step)) + 1
+                return tuple(start + k * step for k in range(count) if start + k * step <= stop + 1e-9 * step)
+            if len(parts) == 2:
+                lo, hi = parts
+                if not 0 < lo <= hi:
+                    raise ValueError
+                vals = {lo, hi}
+                k = 0
+                while 2.0 ** k <= hi:
+                    if 2.0 ** k >= lo:
+                        vals.add(2.0 ** k)
+                    k += 1
+                return tuple(sorted(vals))
+            raise ValueError
+        values = tuple(float(v) for v in text.split(","))
+        if not values:
+            raise ValueError
+        return values
+    except ValueError:
+        raise BenchError(f"cannot read the values {text!r}",
+                         hint="write START:STOP:STEP, LO:HI (powers of two), or a list 1,2,4") from None
+
+
+def parse_grid(specs: Iterable[str]) -> dict[str, tuple[float, ...]]:
+    """``["x=1024:262144:1024", "n=1,2,4"]`` -> ``{"x": (...), "n": (1, 2, 4)}``."""
+    grid: dict[str, tuple[float, ...]] = {}
+    for spec in specs:
+        name, sep, values = spec.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier():
+            raise BenchError(f"cannot read the parameter {spec!r}", hint="write NAME=VALUES, e.g. x=1024:65536")
+        if name in grid:
+            raise BenchError(f"parameter '{name}' given twice")
+        grid[name] = parse_values(values)
+    return grid
+
+
+def grid_points(grid: Mapping[str, Sequence[float]]) -> list[tuple[float, ...]]:
+    """Every coordinate of the grid, in the order of ``grid``'s parameters."""
+    return [tuple(p) for p in itertools.product(*grid.values())]
+
+
+# ---------------------------------------------------------------------------------------------
+# targets
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A point whose run failed: the exit code (or exception) and what it said."""
+
+    exit_code: int | None
+    message: str
+
+
+class Target:
+    """Something to time at a coordinate; ``measure`` returns seconds or raises ``_Failed``."""
+
+    label: str = ""
+
+    def measure(self, point: Mapping[str, float]) -> float:
+        raise NotImplementedError
+
+
+class _Failed(Exception):
+    def __init__(self, failure: Failure):
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+@dataclass
+class CallableTarget(Target):
+    """A Python callable; ``setup`` (optional) prepares its arguments outside the timed region.
+
+    A call shorter than ``min_time`` is timed in a batch of identical calls (sized once per
+    point) and the batch time divided by its length, so that the clock's granularity and the
+    cost of reading it do not swamp sub-microsecond work.
+    """
+
+    run: Callable[..., Any]
+    setup: Callable[..., tuple] | None = None
+    label: str = ""
+    min_time: float = 20e-6
+    _batch: dict[tuple, int] = field(default_factory=dict, repr=False)
+
+    def _timed(self, args: tuple, kwargs: dict[str, Any], batch: int) -> float:
+        run = self.run
+        if self.setup is not None:
+            t0 = time.perf_counter_ns()
+            for _ in range(batch):
+                run(*args)
+            t1 = time.perf_counter_ns()
+        else:
+            t0 = time.perf_counter_ns()
+            for _ in range(batch):
+                run(**kwargs)
+            t1 = time.perf_counter_ns()
+        return (t1 - t0) * 1e-9 / batch
+
+    def measure(self, point: Mapping[str, float]) -> float:
+        kwargs = {k: (int(v) if float(v).is_integer() else v) for k, v in point.items()}
+        key = tuple(sorted(point.items()))
+        try:
+            args = self.setup(**kwargs) if self.setup is not None else ()
+            if key not in self._batch:
+                once = self._timed(args, kwargs, 1)
+                self._batch[key] = max(1, min(1000, math.ceil(self.min_time / max(once, 1e-9))))
+            return self._timed(args, kwargs, self._batch[key])
+        except Exception as exc:  # the target's own failure, reported per point
+            raise _Failed(Failure(None, f"{type(exc).__name__}: {exc}")) from None
+
+
+@dataclass
+class CommandTarget(Target):
+    """A shell command template such as ``./solver --n {x}``, timed as a whole process."""
+
+    template: str
+    timeout: float | None = None
+    label: str = ""
+
+    def command(self, point: Mapping[str, float]) -> list[str]:
+        values = {k: (int(v) if float(v).is_integer() else v) for k, v in point.items()}
+        try:
+            return shlex.split(self.template.format(**values))
+        except KeyError as exc:
+            raise BenchError(f"the command uses {{{exc.args[0]}}} but there is no such parameter",
+                             hint="give it with --param NAME=VALUES") from None
+
+    def measure(self, point: Mapping[str, float]) -> float:
+        argv = self.command(point)
+        t0 = time.perf_counter_ns()
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            raise _Failed(Failure(None, f"timed out after {self.timeout:g} s")) from None
+        except OSError as exc:
+            raise _Failed(Failure(None, f"cannot run {argv[0]}: {exc.strerror}")) from None
+        t1 = time.perf_counter_ns()
+        if proc.returncode != 0:
+            raise _Failed(Failure(proc.returncode, proc.stderr.strip()[-2000:]))
+        return (t1 - t0) * 1e-9
+
+
+# ---------------------------------------------------------------------------------------------
+# the sweep
+
+
+@dataclass
+class SweepResult:
+    """What a sweep measured: repetitions per coordinate, and the points that failed."""
+
+    parameters: tuple[str, ...]
+    values: dict[tuple[float, ...], list[float]]
+    failures: dict[tuple[float, ...], Failure] = field(default_factory=dict)
+    resumed: int = 0
+
+    def experiment(self, metric: str = "time", region: str = "", unit: str = "s", source: str = "") -> Experiment:
+        points = tuple(Point(c, tuple(v)) for c, v in sorted(self.values.items()))
+        if not points:
+            raise PerfcomposeError("no point was measured successfully")
+        return Experiment(self.parameters, (Series(metric, points, region, unit),), source=source)
+
+
+def _read_checkpoint(path: Path, header: Mapping[str, Any]) -> dict[tuple[float, ...], list[float]]:
+    """The finished points of a checkpoint. Every record ends with a newline; a last fragment
+    without one is a write torn by kill -9 and is cut off, so its point is measured again."""
+    done: dict[tuple[float, ...], list[float]] = {}
+    raw = path.read_bytes()
+    complete = raw[:raw.rfind(b"\n") + 1]
+    for k, line in enumerate(complete.split(b"\n")[:-1]):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            raise BenchError("corrupt checkpoint line", path=path, line=k + 1,
+                             hint="delete the checkpoint (or pass --restart) to start over") from None
+        if k == 0:
+            if not isinstance(rec, dict) or rec.get("format") != CHECKPOINT_FORMAT:
+                raise BenchError("not a perfcompose checkpoint", path=path, line=1)
+            if any(rec.get(key) != value for key, value in header.items()):
+                diff = ", ".join(key for key in header if rec.get(key) != header[key])
+                raise BenchError(f"the checkpoint belongs to a different sweep (differs in {diff})", path=path,
+                                 line=1, hint="use another --out, or --restart to discard it")
+        elif "values" in rec:
+            done[tuple(float(v) for v in rec["coordinate"])] = [float(v) for v in rec["values"]]
+    if len(complete) < len(raw):
+        with path.open("r+b") as f:
+            f.truncate(len(complete))
+    return done
+
+
+def _append(fd: int, record: Mapping[str, Any]) -> None:
+    os.write(fd, (json.dumps(record) + "\n").encode())
+    os.fsync(fd)
+
+
+def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int = 5, warmup: int = 1,
+              checkpoint: Path | None = None, seed: int = 0, restart: bool = False,
+              progress: Callable[[int, int, tuple[float, ...]], None] | None = None,
+              identity: Mapping[str, Any] | None = None) -> SweepResult:
+    """Measure ``target`` at every point of ``grid``: ``warmup`` untimed runs, then ``reps`` timed.
+
+    With a ``checkpoint`` the sweep resumes from it; ``identity`` (target, options) is stored in
+    its first line so a checkpoint is never mixed with another sweep's.
+    """
+    if reps < 1 or warmup < 0:
+        raise BenchError("need reps >= 1 and warmup >= 0")
+    params = tuple(grid)
+    coords = grid_points(grid)
+    header = {"format": CHECKPOINT_FORMAT, "parameters": list(params), "reps": reps,
+              **{k: v for k, v in (identity or {}).items()}}
+    done: dict[tuple[float, ...], list[float]] = {}
+    fd = None
+    if checkpoint is not None:
+        checkpoint = Path(checkpoint)
+        if restart and checkpoint.exists():
+            checkpoint.unlink()
+        if checkpoint.exists() and checkpoint.stat().st_size > 0:
+            done = _read_checkpoint(checkpoint, header)
+        checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(checkpoint, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        if not done and checkpoint.stat().st_size == 0:
+            _append(fd, header)
+    result = SweepResult(params, {c: v for c, v in done.items() if c in set(coords)}, resumed=len(done))
+    todo = [c for c in coords if c not in result.values]
+    random.Random(seed).shuffle(todo)
+    try:
+        for k, coord in enumerate(todo):
+            point = dict(zip(params, coord))
+            try:
+                for _ in range(warmup):
+                    target.measure(point)
+                values = [target.measure(point) for _ in range(reps)]
+            except _Failed as exc:
+                result.failures[coord] = exc.failure
+                if fd is not None:
+                    _append(fd, {"coordinate": list(coord), "error": {"exit_code": exc.failure.exit_code,
+                                                                      "message": exc.failure.message}})
+            else:
+                result.values[coord] = values
+                if fd is not None:
+                    _append(fd, {"coordinate": list(coord), "values": values})
+            if progress is not None:
+                progress(k + 1, len(todo), coord)
+    finally:
+        if fd is not None:
+            os.close(fd)
+    return result
+
+
+def checkpoint_for(out: Path) -> Path:
+    """Where the checkpoint of a sweep writing ``out`` lives."""
+    return out.with_name(out.name + ".checkpoint.jsonl")
+
+
+def resolve_target(spec: str | None, command: str | None, timeout: float | None) -> tuple[Target, dict[str, Any]]:
+    """A built-in task name, ``module:function``, or a shell command template."""
+    from perfcompose.bench.tasks import TASKS
+
+    if (spec is None) == (command is None):
+        raise BenchError("give a TARGET (built-in task or module:function) or --cmd \"COMMAND {x}\", not both")
+    if command is not None:
+        if not re.search(r"\{\w+\}", command):
+            raise BenchError("the command template names no parameter", hint='e.g. --cmd "./solver --n {x}"')
+        return CommandTarget(command, timeout=timeout, label=command), {"target": command}
+    assert spec is not None
+    if spec in TASKS:
+        task = TASKS[spec]
+        task.warm()
+        return CallableTarget(task.run, task.setup, label=spec), {"target": spec}
+    if ":" not in spec:
+        raise BenchError(f"unknown target '{spec}'",
+                         hint=f"built-in tasks: {', '.join(TASKS)}; or module:function, or --cmd")
+    import importlib
+
+    module_name, _, func_name = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BenchError(f"cannot import '{module_name}': {exc}") from None
+    func = getattr(module, func_name, None)
+    if not callable(func):
+        raise BenchError(f"'{module_name}' has no function '{func_name}'")
+    setup = getattr(func, "setup", None) or getattr(module, f"setup_{func_name}", None)
+    return CallableTarget(func, setup, label=spec), {"target": spec}

@@ -1,0 +1,148 @@
+"""The papers' reference building blocks (000 section 4.1), as kernels that release the GIL.
+
+``nop``, ``inc`` (add 1 to every element, ten times) and ``qsort`` work on arrays of x random
+32-bit ints (C's int, as in the paper); the pixel-channel histogram MapReduce works on a deterministic synthetic RGB image at the
+paper's three resolutions. ``inc``, the histogram ``map`` and ``reduce_v`` are Numba kernels
+compiled with ``nogil=True``; ``qsort`` is NumPy's sort, which releases the GIL itself; ``nop``
+and ``reduce_p`` (768 additions) are too short for the GIL to matter.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Callable
+
+import numba
+import numpy as np
+
+#: the paper's image sizes (000 section 4.1.2), width x height
+RESOLUTIONS: dict[str, tuple[int, int]] = {"small": (341, 227), "medium": (1024, 681), "large": (3072, 2048)}
+KEYS = 768  # 3 channels x 256 values
+
+
+@numba.njit(nogil=True, cache=True)
+def _inc10(a: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    for _ in range(10):
+        for i in range(a.shape[0]):
+            a[i] += 1
+    return a
+
+
+@numba.njit(nogil=True, cache=True)
+def _histogram(pixels: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    counts = np.zeros(768, dtype=np.int64)
+    for i in range(pixels.shape[0]):
+        for c in range(3):
+            counts[c * 256 + pixels[i, c]] += 1
+    return counts
+
+
+@numba.njit(nogil=True, cache=True)
+def _sum(values: np.ndarray) -> np.int64:  # pragma: no cover - compiled
+    total = np.int64(0)
+    for v in values:
+        total += v
+    return total
+
+
+def nop(a: np.ndarray) -> np.ndarray:
+    """Return the array unchanged: O(1)."""
+    return a
+
+
+def inc(a: np.ndarray) -> np.ndarray:
+    """Add 1 to every element, ten times (as 000 times it): O(x)."""
+    return _inc10(a)
+
+
+def qsort(a: np.ndarray) -> np.ndarray:
+    """Sort a copy of the array with NumPy's quicksort (introsort): O(x log x)."""
+    return np.sort(a, kind="quicksort")
+
+
+def histogram_map(pixels: np.ndarray) -> np.ndarray:
+    """Map: the 768-bin pixel-channel histogram of one image, keys 0..767."""
+    return _histogram(pixels)
+
+
+def reduce_p(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Reduce pairwise (GrPPi): add two histograms."""
+    return a + b
+
+
+def reduce_v(values: np.ndarray) -> int:
+    """Reduce per key (Hadoop): sum the d values of one key."""
+    return int(_sum(values))
+
+
+@lru_cache(maxsize=3)
+def image(resolution: str = "small") -> np.ndarray:
+    """A deterministic synthetic RGB image (height x width x 3, uint8): smooth colour gradients
+    with seeded noise, so every channel value occurs, as in a photograph."""
+    if resolution not in RESOLUTIONS:
+        raise ValueError(f"unknown resolution {resolution!r}; choose {', '.join(RESOLUTIONS)}")
+    w, h = RESOLUTIONS[resolution]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
+    rng = np.random.default_rng(15)
+    base = np.stack([128 + 100 * np.sin(xx / 37.0 + yy / 53.0),
+                     128 + 90 * np.cos(xx / 61.0 - yy / 29.0),
+                     (xx + yy) * 255.0 / (w + h)], axis=-1)
+    noisy = base + rng.normal(0, 18, size=base.shape)
+    return np.clip(noisy, 0, 255).astype(np.uint8)
+
+
+def _random_ints(x: float, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 2 ** 31 - 1, size=int(x), dtype=np.int32)
+
+
+@dataclass(frozen=True)
+class Task:
+    """A building block to time: ``setup`` prepares the inputs outside the timed region and
+    ``run`` is what is timed."""
+
+    name: str
+    run: Callable[..., Any]
+    setup: Callable[..., tuple]
+    params: tuple[str, ...] = ("x",)
+    releases_gil: bool = True
+    grid: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    quick_grid: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    doc: str = ""
+
+    def warm(self) -> None:
+        """Compile the kernels (Numba) before anything is timed."""
+        args = self.setup(**{p: (self.quick_grid.get(p) or (16,))[0] for p in self.params})
+        self.run(*args)
+
+
+_ARRAY_GRID = {"x": tuple(float(v) for v in range(1024, 262144 + 1, 1024))}  # 000: 1,024 ... 262,144
+_ARRAY_QUICK = {"x": tuple(float(round(2 ** (k / 4))) for k in range(40, 73))}  # 2^10 ... 2^18
+
+
+def _pixels(resolution: str) -> Callable[..., tuple]:
+    def setup(**_: float) -> tuple:
+        return (image(resolution).reshape(-1, 3),)
+    return setup
+
+
+def _two_histograms(**_: float) -> tuple:
+    pixels = image("small").reshape(-1, 3)
+    return (_histogram(pixels), _histogram(pixels[::-1].copy()))
+
+
+TASKS: dict[str, Task] = {
+    t.name: t for t in [
+        Task("nop", nop, lambda x: (_random_ints(x),), releases_gil=False, grid=_ARRAY_GRID,
+             quick_grid=_ARRAY_QUICK, doc="no operation on an array of x ints"),
+        Task("inc", inc, lambda x: (_random_ints(x),), grid=_ARRAY_GRID, quick_grid=_ARRAY_QUICK,
+             doc="add 1 to each of x ints, ten times (Numba, nogil)"),
+        Task("qsort", qsort, lambda x: (_random_ints(x),), grid=_ARRAY_GRID, quick_grid=_ARRAY_QUICK,
+             doc="sort x random ints (NumPy quicksort, releases the GIL)"),
+        *[Task(f"map_{r}", histogram_map, _pixels(r), params=(), doc=f"768-bin channel histogram of the "
+               f"{RESOLUTIONS[r][0]}x{RESOLUTIONS[r][1]} image (Numba, nogil)") for r in RESOLUTIONS],
+        Task("reduce_p", reduce_p, _two_histograms, params=(), releases_gil=False,
+             doc="add two 768-bin histograms (pairwise reduction, as GrPPi)"),
+        Task("reduce_v", reduce_v, lambda x: (_random_ints(x) % 1000,), grid=_ARRAY_GRID,
+             quick_grid=_ARRAY_QUICK, doc="sum one key's x values (per-key reduction, as Hadoop; Numba, nogil)"),
+    ]
+}

@@ -1,0 +1,1 @@
+"""Validation: the papers tables reproduced; modular vs monolithic vs measured."""

@@ -1,0 +1,124 @@
+"""The papers' own numbers (000 Tables 1-2) and their reproduction on this machine.
+
+``table1`` measures the reference tasks and fits each (000 Table 1); ``table2`` composes the
+Table-2 configurations from models of their parts, next to the paper's modular and monolithic
+models.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import numpy as np
+
+from perfcompose.bench.runner import CallableTarget, run_sweep
+from perfcompose.bench.tasks import TASKS
+from perfcompose.compose.operators import compose
+from perfcompose.data.experiment import Experiment
+from perfcompose.model import Model
+
+#: 000 Table 1: task -> model [ns]
+PAPER_TABLE1: dict[str, str] = {
+    "nop": "5422.97",
+    "inc": "536.185*x",
+    "qsort": "1034.17*x*log2(x)",
+    "map_small": "197598",
+    "map_medium": "1274060",
+    "map_large": "11410300",
+    "reduce_p": "38316",
+    "reduce_v": "0.353395*x",
+}
+
+#: 000 Table 2: configuration, monolithic model, modular model [ns]
+PAPER_TABLE2: list[tuple[str, str, str]] = [
+    ("seq(qsort, nop)", "1037.42*x*log2(x)", "1034.17*x*log2(x) + 5422.97"),
+    ("seq(qsort, inc)", "1063.25*x*log2(x)", "1034.17*x*log2(x) + 536.185*x"),
+    ("seq(inc, qsort)", "1070.71*x*log2(x)", "1034.17*x*log2(x) + 536.185*x"),
+    ("seq(inc, inc)", "1030.44*x", "1072.37*x"),
+    ("seq(inc, nop)", "540.897*x", "536.185*x + 5422.97"),
+    ("tpool_1(qsort)", "1072.01*x*log2(x)", "1034.17*x*log2(x)"),
+    ("tpool_2(qsort)", "553.72*x*log2(x)", "517.09*x*log2(x)"),
+    ("tpool_4(qsort)", "291.46*x*log2(x)", "258.54*x*log2(x)"),
+    ("tpool_8(qsort)", "151.31*x*log2(x)", "129.27*x*log2(x)"),
+    ("tpool_12(qsort)", "108.34*x*log2(x)", "86.18*x*log2(x)"),
+    ("tpool_24(qsort)", "70.25*x*log2(x)", "43.09*x*log2(x)"),
+    ("pipe(qsort, nop)", "1086.11*x*log2(x)", "1034.17*x*log2(x)"),
+    ("pipe(qsort, inc)", "1105.29*x*log2(x)", "1034.17*x*log2(x)"),
+    ("pipe(inc, qsort)", "1076.89*x*log2(x)", "1034.17*x*log2(x)"),
+    ("pipe(inc, inc)", "677.05*x", "536.185*x"),
+    ("pipe(inc, nop)", "670.32*x", "536.185*x"),
+]
+
+QUICK_REPS, FULL_REPS = 31, 64
+
+
+@dataclass(frozen=True)
+class Table1Row:
+    """One task of Table 1 as measured here."""
+
+    task: str
+    experiment: Experiment
+    model: Model
+    #: coefficient of variation quartiles (min, 0.25, median, 0.75, max) in %, for swept tasks
+    cv: tuple[float, ...] | None
+    #: relative standard deviation in %, for tasks measured at one size
+    std: float | None
+    paper: str
+
+
+def _cv_quartiles(exp: Experiment) -> tuple[float, ...]:
+    cvs = np.array([np.std(p.values, ddof=1) / np.mean(p.values) * 100 for p in exp.series[0].points
+                    if len(p.values) > 1])
+    return tuple(float(q) for q in np.quantile(cvs, [0, 0.25, 0.5, 0.75, 1.0]))
+
+
+def table1(quick: bool = True, tasks: tuple[str, ...] | None = None,
+           progress: Callable[[str, int, int], None] | None = None) -> list[Table1Row]:
+    """Measure and model each reference task (times in ns, as the paper's Table 1).
+
+    ``quick``: 33 sizes x = 2^10 ... 2^18, a quarter power of two apart, 31 repetitions.
+    Otherwise the paper's 256 sizes 1,024 ... 262,144, with 64 repetitions instead of the
+    paper's 256 (a quarter of the time). Models have one term besides the constant, as the
+    paper's Table 1.
+    """
+    from perfcompose.fit import PMNFFitter
+
+    rows = []
+    for name in tasks or tuple(PAPER_TABLE1):
+        task = TASKS[name]
+        task.warm()
+        # a task without parameters is timed per data element: M[map](1) of eq. 5
+        grid = {p: (task.quick_grid if quick else task.grid)[p] for p in task.params} or {"x": (1.0,)}
+        reps = QUICK_REPS if quick else FULL_REPS
+        if not task.params:
+            reps *= 4
+        result = run_sweep(CallableTarget(task.run, task.setup), grid, reps=reps, warmup=1,
+                           progress=(lambda k, n, _c, name=name: progress(name, k, n)) if progress else None)
+        values = {c: [v * 1e9 for v in vs] for c, vs in result.values.items()}
+        result.values = values
+        exp = result.experiment(region=name, unit="ns", source=f"perfcompose bench {name}")
+        if task.params:
+            model = PMNFFitter(max_terms=1).fit(exp).model_
+            cv, std = _cv_quartiles(exp), None
+        else:
+            vals = np.array(exp.series[0].points[0].values)
+            model = Model.constant(float(np.median(vals)), params=("x",), unit="ns")
+            cv, std = None, float(np.std(vals, ddof=1) / np.mean(vals) * 100)
+        rows.append(Table1Row(name, exp, model.with_meta(name=name, unit="ns"), cv, std, PAPER_TABLE1[name]))
+    return rows
+
+
+@dataclass(frozen=True)
+class Table2Row:
+    """One configuration of Table 2: composed from the parts measured here, and the paper's."""
+
+    configuration: str
+    modular: Model
+    paper_modular: Model
+    paper_monolithic: Model
+
+
+def table2(parts: Mapping[str, Model]) -> list[Table2Row]:
+    """Compose every Table-2 configuration from the given part models (nop, inc, qsort)."""
+    return [Table2Row(cfg, compose(cfg, parts), Model.parse(mod, unit="ns"), Model.parse(mono, unit="ns"))
+            for cfg, mono, mod in PAPER_TABLE2]
