@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +13,9 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "200"}  # rich wraps table cells to the terminal width
     return subprocess.run([sys.executable, "-m", "perfcompose", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
+                          cwd=cwd, timeout=120, env=env)
 
 
 def test_version():
@@ -154,3 +156,20 @@ def test_predict_asks_for_symbolic_counts(tmp_path):
     design.write_text('program = "tpool_n(a)"\n[components]\na = "x"\n')
     r = run("predict", str(design))
     assert r.returncode == 2 and "--param n=4" in r.stderr
+
+
+def test_demo_measures_fits_composes_and_plots(tmp_path):
+    png = tmp_path / "demo.png"
+    r = run("demo", "--plot", str(png), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    for config in ("seq(qsort, nop)", "tpool_24(qsort)", "pipe(inc, nop)", "1034.17*x*log2(x)", "1105.29*x*log2(x)"):
+        assert config in out
+    assert png.stat().st_size > 10_000
+
+
+def test_paper_table1_quick_one_task(tmp_path):
+    r = run("paper", "table1", "--quick", "--task", "map_small", "--out", str(tmp_path / "t1.json"))
+    assert r.returncode == 0, r.stderr
+    assert "map_small" in r.stdout and "(std)" in r.stdout
+    assert (tmp_path / "t1_map_small.json").exists()

@@ -1,0 +1,134 @@
+"""The sweep runner: grids, resumable checkpoints that survive kill -9, failing commands."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from perfcompose.bench import (BenchError, CallableTarget, CommandTarget, checkpoint_for, parse_grid,
+                               parse_values, run_sweep)
+from perfcompose.data import load
+
+
+def test_grid_syntax():
+    assert parse_values("1024:4096:1024") == (1024, 2048, 3072, 4096)
+    assert parse_values("1000:5000") == (1000, 1024, 2048, 4096, 5000)
+    assert parse_values("1,2,4") == (1, 2, 4)
+    assert parse_grid(["x=1,2", "n=3"]) == {"x": (1, 2), "n": (3,)}
+    with pytest.raises(BenchError, match="cannot read the values"):
+        parse_values("10:1:1")
+    with pytest.raises(BenchError, match="NAME=VALUES"):
+        parse_grid(["x"])
+
+
+def test_inputs_are_prepared_outside_the_timed_region():
+    slow_setup = CallableTarget(lambda a: a, setup=lambda x: (time.sleep(0.02) or x,))
+    result = run_sweep(slow_setup, {"x": (1, 2)}, reps=2, warmup=0)
+    assert all(v < 0.01 for vs in result.values.values() for v in vs)
+
+
+def test_every_point_measured_once_with_repetitions(tmp_path):
+    calls = []
+    target = CallableTarget(lambda x: calls.append(x), min_time=0)
+    result = run_sweep(target, {"x": (1, 2, 3)}, reps=3, warmup=1, checkpoint=tmp_path / "c.jsonl")
+    assert sorted(result.values) == [(1.0,), (2.0,), (3.0,)]
+    assert all(len(v) == 3 for v in result.values.values())
+    assert sorted(calls) == [1] * 5 + [2] * 5 + [3] * 5  # calibration + warm-up + 3 timed
+
+
+SWEEP = """
+import sys, time
+from pathlib import Path
+from perfcompose.bench import CallableTarget, run_sweep
+target = CallableTarget(lambda x: time.sleep(0.05), min_time=0)
+run_sweep(target, {"x": tuple(range(1, 41))}, reps=1, warmup=0, checkpoint=Path(sys.argv[1]))
+"""
+
+
+def test_a_sweep_killed_with_sigkill_resumes_and_measures_every_point_exactly_once(tmp_path):
+    ckpt = tmp_path / "sweep.jsonl"
+    script = tmp_path / "sweep.py"
+    script.write_text(SWEEP)
+    proc = subprocess.Popen([sys.executable, str(script), str(ckpt)])
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if ckpt.exists() and ckpt.read_text().count("\n") >= 8:
+            break
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = [json.loads(ln) for ln in ckpt.read_text().splitlines()[1:]]
+    assert 0 < len(before) < 40
+    with ckpt.open("a") as f:  # a write torn by the kill
+        f.write('{"coordinate": [99')
+    subprocess.run([sys.executable, str(script), str(ckpt)], check=True, timeout=120)
+    records = [json.loads(ln) for ln in ckpt.read_text().splitlines()[1:]]
+    coords = [r["coordinate"][0] for r in records]
+    assert sorted(coords) == list(range(1, 41))  # each point exactly once
+    assert records[:len(before)] == before  # nothing finished was lost or redone
+
+
+def test_a_checkpoint_of_another_sweep_is_refused(tmp_path):
+    ckpt = tmp_path / "c.jsonl"
+    run_sweep(CallableTarget(lambda x: None), {"x": (1,)}, reps=1, checkpoint=ckpt)
+    with pytest.raises(BenchError, match="different sweep"):
+        run_sweep(CallableTarget(lambda x: None), {"x": (1,)}, reps=2, checkpoint=ckpt)
+
+
+def test_a_failing_command_is_reported_and_the_sweep_goes_on():
+    cmd = CommandTarget(f"{sys.executable} -c \"import sys; x={{x}}; sys.stderr.write('bad x'); "
+                        f"sys.exit(3 if x == 2 else 0)\"")
+    result = run_sweep(cmd, {"x": (1, 2, 3)}, reps=1, warmup=0)
+    assert sorted(result.values) == [(1.0,), (3.0,)]
+    failure = result.failures[(2.0,)]
+    assert failure.exit_code == 3 and failure.message == "bad x"
+
+
+def test_a_command_that_times_out_is_reported_and_the_sweep_goes_on():
+    cmd = CommandTarget(f"{sys.executable} -c \"import time; time.sleep({{x}})\"", timeout=0.5)
+    result = run_sweep(cmd, {"x": (0, 5)}, reps=1, warmup=0)
+    assert (0.0,) in result.values
+    assert "timed out" in result.failures[(5.0,)].message
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "perfcompose", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+
+
+def test_cli_bench_writes_an_experiment_and_reports_failures(tmp_path):
+    out = tmp_path / "cmd.json"
+    r = run_cli("bench", "--cmd", f"{sys.executable} -c \"import sys; sys.exit({{x}} == 2)\"",
+                "--param", "x=1,2,3", "--reps", "2", "--out", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "x=2: exit code 1" in r.stderr
+    exp = load(out)
+    assert [p.coordinate for p in exp.series[0].points] == [(1.0,), (3.0,)]
+    assert checkpoint_for(out).exists()
+    again = run_cli("bench", "--cmd", f"{sys.executable} -c \"import sys; sys.exit({{x}} == 2)\"",
+                    "--param", "x=1,2,3", "--reps", "2", "--out", str(out), cwd=tmp_path)
+    assert "resumed: 2 points" in again.stdout
+
+
+def test_cli_bench_a_builtin_task(tmp_path):
+    out = tmp_path / "inc.csv"
+    r = run_cli("bench", "inc", "--param", "x=1024:4096", "--reps", "3", "--out", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "CV quartiles" in r.stdout
+    assert load(out).series[0].region == "inc"
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["nosuch", "--param", "x=1"], "unknown target 'nosuch'"),
+    (["--cmd", "echo hi", "--param", "x=1"], "names no parameter"),
+    (["inc", "--param", "x=a:b"], "cannot read the values"),
+])
+def test_cli_bench_bad_input_exits_2(tmp_path, args, needle):
+    r = run_cli("bench", *args, "--out", str(tmp_path / "o.json"), cwd=tmp_path)
+    assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr
