@@ -76,3 +76,14 @@ def test_bad_designs_say_where_and_what(tmp_path, text, needle, line):
     assert needle in str(info.value)
     if line is not None:
         assert info.value.line == line
+
+
+def test_a_benchmark_target_is_measured_once_and_reused(tmp_path):
+    p = write(tmp_path, 'program = "tpool_2(q)"\n[components]\n'
+                        'q = { target = "qsort", grid = "x=1024:8192", reps = 3 }\n')
+    first = load_design(p)
+    ckpt = tmp_path / ".perfcompose" / "d-q.json.checkpoint.jsonl"
+    assert len(ckpt.read_text().splitlines()) == 1 + 4  # header + x = 1024, 2048, 4096, 8192
+    again = load_design(p)
+    assert again.components["q"] == first.components["q"]  # the same measurements, fitted again
+    assert first.model().unit == "ns"

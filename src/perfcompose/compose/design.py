@@ -13,8 +13,8 @@
 
     [components]
     nop = "5422.97"                  # an expression ...
-    inc = { file = "tasks.csv", region = "inc" }   # ... measurements, fitted here
-    qsort = { model = "1034.17*x*log2(x)" }
+    inc = { file = "tasks.csv", region = "inc" }   # ... measurements, fitted here ...
+    qsort = { target = "qsort", grid = "x=1024:262144", reps = 11 }   # ... or measured now (ns)
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from perfcompose.errors import InputError
 from perfcompose.model import Model
 
 _TOP_KEYS = ("program", "unit", "pipe", "x", "threads", "parameters", "components", "title")
-_COMPONENT_KEYS = ("model", "file", "region", "unit")
+_COMPONENT_KEYS = ("model", "file", "region", "target", "grid", "reps", "unit")
 DEFAULT_X = tuple(float(2 ** k) for k in range(10, 19, 2))
 
 
@@ -152,11 +152,13 @@ def _component(path: Path, raw: str, name: str, spec: Any, unit: str | None) -> 
                 raise _error(path, raw, f"component '{name}': unknown key '{key}'", key, f"components.{name}",
                              hint="keys: " + ", ".join(_COMPONENT_KEYS))
         cunit = spec.get("unit", unit)
-        if ("model" in spec) == ("file" in spec):
-            raise _error(path, raw, f"component '{name}' needs exactly one of model = \"EXPR\" or file = \"PATH\"",
-                         name, "components")
+        if sum(k in spec for k in ("model", "file", "target")) != 1:
+            raise _error(path, raw, f"component '{name}' needs exactly one of model = \"EXPR\", "
+                         "file = \"PATH\" or target = \"TASK\"", name, "components")
         if "model" in spec:
             return component_model(name, str(spec["model"]), unit=cunit)
+        if "target" in spec:
+            return _measured(path, raw, name, spec)
         file = Path(spec["file"])
         return from_file(name, file if file.is_absolute() else base / file, region=spec.get("region"),
                          unit=cunit)
@@ -165,3 +167,30 @@ def _component(path: Path, raw: str, name: str, spec: Any, unit: str | None) -> 
             raise
         line, col, text = _locate(raw, name)
         raise DesignError(exc.reason, path=path, line=line, column=col, source_line=text, hint=exc.hint) from None
+
+
+def _measured(path: Path, raw: str, name: str, spec: Mapping[str, Any]) -> Model:
+    """Measure a benchmark target (built-in task or module:function) and fit it; the sweep is
+    checkpointed beside the design, so a second run reuses every finished point."""
+    from perfcompose.bench import TASKS, checkpoint_for, parse_grid, resolve_target, run_sweep
+    from perfcompose.fit import PMNFFitter
+
+    target = str(spec["target"])
+    grid_text = spec.get("grid")
+    if grid_text is None and target in TASKS:
+        grid = {p: TASKS[target].quick_grid[p] for p in TASKS[target].params} or {"x": (1.0,)}
+    elif isinstance(grid_text, str):
+        grid = parse_grid(grid_text.split())
+    else:
+        raise _error(path, raw, f"component '{name}' needs grid = \"x=LO:HI\" for its target", name, "components")
+    reps = spec.get("reps", 11)
+    if not isinstance(reps, int) or reps < 1:
+        raise _error(path, raw, "reps must be a positive integer", "reps", f"components.{name}")
+    tgt, identity = resolve_target(target, None, None)
+    identity.update(grid={k: list(v) for k, v in grid.items()}, warmup=1)
+    out = path.parent / ".perfcompose" / f"{path.stem}-{name}.json"
+    result = run_sweep(tgt, grid, reps=reps, warmup=1, checkpoint=checkpoint_for(out), identity=identity)
+    result.values = {c: [v * 1e9 for v in vs] for c, vs in result.values.items()}
+    exp = result.experiment(region=name, unit="ns", source=f"benchmark {target}")
+    model = PMNFFitter(max_terms=1).fit(exp).model_
+    return model.with_meta(name=name, unit="ns", source=f"measured {target}")
