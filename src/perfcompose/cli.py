@@ -372,6 +372,18 @@ def _progress() -> Any:
                     TextColumn("ETA"), TimeRemainingColumn(), console=err_console, transient=True)
 
 
+def _per_task(bar: Any) -> Callable[[str, int, int], None]:
+    """A progress callback that shows one bar per task."""
+    jobs: dict[str, Any] = {}
+
+    def step(name: str, k: int, n: int) -> None:
+        if name not in jobs:
+            jobs[name] = bar.add_task(name, total=n)
+        bar.update(jobs[name], completed=k)
+
+    return step
+
+
 @app.command()
 @_user_errors
 def bench(target: Optional[str] = typer.Argument(None, help="Built-in task (nop, inc, qsort, map_small, ...) "
@@ -479,14 +491,7 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
         console.print(f"quick: x = 2^10 ... 2^18 (33 sizes), {QUICK_REPS} repetitions "
                       f"({4 * QUICK_REPS} for single-size tasks)")
     with _progress() as bar:
-        jobs: dict[str, Any] = {}
-
-        def step(name: str, k: int, n: int) -> None:
-            if name not in jobs:
-                jobs[name] = bar.add_task(name, total=n)
-            bar.update(jobs[name], completed=k)
-
-        rows = table1(quick=quick, tasks=tuple(task) or None, progress=step)
+        rows = table1(quick=quick, tasks=tuple(task) or None, progress=_per_task(bar))
     table = Table(title="Table 1: models of the sequential task blocks, measured here [ns]", title_justify="left")
     for col in ("row", "task", "model [ns]", "CV % (min, .25, med, .75, max) / std %", "paper's model [ns]"):
         table.add_column(col)
@@ -514,14 +519,7 @@ def demo(plot: Path = typer.Option(Path("demo.png"), "--plot", help="Where to wr
 
     console.print("[bold]1. unit performance tests[/bold]: measuring nop, inc, qsort on this machine")
     with _progress() as bar:
-        jobs: dict[str, Any] = {}
-
-        def step(name: str, k: int, n: int) -> None:
-            if name not in jobs:
-                jobs[name] = bar.add_task(name, total=n)
-            bar.update(jobs[name], completed=k)
-
-        rows = table1(quick=quick, tasks=("nop", "inc", "qsort"), progress=step)
+        rows = table1(quick=quick, tasks=("nop", "inc", "qsort"), progress=_per_task(bar))
     parts = {r.task: r.model for r in rows}
     t1 = Table(title="2. fitted models of the parts [ns]", title_justify="left")
     for col in ("task", "model here", "CV % median", "paper (000 Table 1)"):

@@ -9,7 +9,7 @@ parsed from) ride along for error messages but take no part in equality.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Union
+from typing import ClassVar, Iterator, Union
 
 import sympy as sp
 
@@ -59,33 +59,33 @@ class Component(Term):
 
 
 @dataclass(frozen=True)
-class Seq(Term):
-    """Sequential concatenation: ``first`` then ``second`` on each data element."""
+class _Binary(Term):
+    """A pattern of two terms, written n-ary as ``keyword(a, b, c)`` = ``keyword(keyword(a, b), c)``."""
 
     first: Term
     second: Term
     pos: Position | None = _NOWHERE
+    keyword: ClassVar[str] = ""
 
     def children(self) -> tuple[Term, ...]:
         return (self.first, self.second)
 
     def __str__(self) -> str:
-        return f"seq({', '.join(str(t) for t in _flatten(self, Seq))})"
+        return f"{self.keyword}({', '.join(str(t) for t in _flatten(self, type(self)))})"
 
 
 @dataclass(frozen=True)
-class Pipe(Term):
+class Seq(_Binary):
+    """Sequential concatenation: ``first`` then ``second`` on each data element."""
+
+    keyword: ClassVar[str] = "seq"
+
+
+@dataclass(frozen=True)
+class Pipe(_Binary):
     """Pipeline of two stages running concurrently on successive data elements."""
 
-    first: Term
-    second: Term
-    pos: Position | None = _NOWHERE
-
-    def children(self) -> tuple[Term, ...]:
-        return (self.first, self.second)
-
-    def __str__(self) -> str:
-        return f"pipe({', '.join(str(t) for t in _flatten(self, Pipe))})"
+    keyword: ClassVar[str] = "pipe"
 
 
 @dataclass(frozen=True)
