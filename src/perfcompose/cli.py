@@ -171,23 +171,12 @@ def _check_pipe(pipe: str) -> str:
 
 
 def _x_values(values: list[str]) -> list[float]:
-    """``--x 1024 --x 65536`` or ``--x 1024:262144`` (powers of two in between, ends included)."""
-    out: list[float] = []
-    for v in values:
-        try:
-            if ":" in v:
-                lo, hi = (float(t) for t in v.split(":", 1))
-                if not 0 < lo < hi:
-                    raise ValueError
-                k0, k1 = math.ceil(math.log2(lo)), math.floor(math.log2(hi))
-                out += sorted({lo, hi, *(2.0 ** k for k in range(k0, k1 + 1))})
-            else:
-                x = float(v)
-                if not x > 0:
-                    raise ValueError
-                out.append(x)
-        except ValueError:
-            raise typer.BadParameter(f"{v!r}: give a positive number or a range LO:HI", param_hint="--x") from None
+    """``--x 1024 --x 65536``, ``--x 1024:262144`` (powers of two between, ends included) or lists."""
+    from perfcompose.bench import parse_values
+
+    out = [v for text in values for v in parse_values(text)]
+    if any(not v > 0 for v in out):
+        raise typer.BadParameter("sizes must be positive", param_hint="--x")
     return out
 
 
