@@ -5,6 +5,7 @@
 >>> str(compose("tpool_4(qsort)", {"qsort": qsort}))
 '258.5425*x*log2(x)'
 """
+from perfcompose.compose.calibrated import CalibratedComposer, Overheads
 from perfcompose.compose.components import ComponentError, parse_component
 from perfcompose.compose.design import Design, DesignError, load_design
 from perfcompose.compose.explore import Alternative, Exploration, bottleneck, explore, split_threads
@@ -15,8 +16,8 @@ from perfcompose.compose.parser import TermSyntaxError, parse_term
 from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Shuffle, Term, TPool, pipe, seq, tpool
 
 __all__ = [
-    "Alternative", "Component", "ComponentError", "Composer", "Design", "DesignError", "Exploration",
-    "LawCheck", "MapReduce", "Pipe", "Seq", "Shuffle", "TPool", "Term", "TermSyntaxError", "bottleneck",
+    "Alternative", "CalibratedComposer", "Component", "ComponentError", "Composer", "Design", "DesignError", "Exploration",
+    "LawCheck", "MapReduce", "Overheads", "Pipe", "Seq", "Shuffle", "TPool", "Term", "TermSyntaxError", "bottleneck",
     "check_laws", "compose", "explore", "load_design", "mapreduce_model", "parse_component", "parse_term",
     "pipe", "pipe_model", "seq", "seq_model", "shuffle_model", "split_threads", "tpool", "tpool_model",
 ]

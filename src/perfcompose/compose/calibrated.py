@@ -1,0 +1,98 @@
+"""Calibrated composition operators: the papers' operators plus what an executor adds per element.
+
+000 names what its operators leave out: hand-over between stages, synchronisation, contention
+for the memory and the caches' state. In the spirit of the penalty term Ā(n, p) of 001, the
+calibrated operators take component models timed inside the executor under the concurrency the
+program runs at (k workers at once: the model of ``c`` at k is k·T[tpool_k(c)], so the GIL and
+the memory bandwidth that k workers share are in it) and add a hand-over measured once per
+machine:
+
+* a chain of components in one worker, ``seq(f1, ..., fk)``: ``C[f1]`` (with its hand-over)
+  plus, for every later ``fi``, its model with the data already in cache (timed in isolation)
+  once an earlier component has touched the data (a model that grows with x), or ``C[fi] - o(x)``
+  otherwise, where ``o(x)`` is one worker's hand-over per element (``T[nop]``);
+* ``pipe(A, B)``: ``max(C[A], C[B]) + h(x)``, ``h`` what a pipeline adds to its slowest stage,
+  measured with a one-pass kernel: ``T[pipe(touch, touch)] - 2 T[tpool_2(touch)]``;
+* ``tpool_n(A)``: ``C[A] / n``, as the papers' operator;
+* a ``seq`` of parallel parts runs them one after the other: ``C[A] + C[B]``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from perfcompose.compose.operators import Composer, _in_unit, pipe_model, seq_model
+from perfcompose.compose.terms import Component, Pipe, Seq, Term
+from perfcompose.errors import ModelError
+from perfcompose.model import Model
+
+
+@dataclass(frozen=True)
+class Overheads:
+    """An executor's per-element costs on one machine, as models of the element size."""
+
+    #: o(x): one worker taking an element and passing it on
+    stream: Model
+    #: h(x): what a pipeline adds to its slowest stage
+    pipe: Model
+
+    def to_json(self) -> dict:
+        return {"stream": self.stream.to_json(), "pipe": self.pipe.to_json()}
+
+    @classmethod
+    def from_json(cls, record: Mapping) -> "Overheads":
+        return cls(Model.from_json(record["stream"]), Model.from_json(record["pipe"]))
+
+
+def _chain(term: Term) -> list[Component] | None:
+    """The components of a ``seq`` that runs in one worker, or None if a part is parallel."""
+    if isinstance(term, Component):
+        return [term]
+    if isinstance(term, Seq):
+        first, second = _chain(term.first), _chain(term.second)
+        if first is not None and second is not None:
+            return first + second
+    return None
+
+
+def _touches(model: Model, size: str) -> bool:
+    order = model.order(size)
+    return order is None or (order.i, order.j) > (0, 0)
+
+
+@dataclass(frozen=True)
+class CalibratedComposer(Composer):
+    """M[.] with the executor's overheads. ``components`` are models timed inside the executor
+    at the program's concurrency; ``hot`` are the same components timed in isolation, their
+    data in cache."""
+
+    hot: Mapping[str, Model] = field(default_factory=dict)
+    overheads: Overheads | None = None
+
+    def _overheads(self) -> Overheads:
+        if self.overheads is None:
+            raise ModelError("calibrated operators need the executor's overheads: measure them with "
+                             "perfcompose validate")
+        return self.overheads
+
+    def _hot(self, term: Component) -> Model | None:
+        model = self.hot.get(term.name)
+        return None if model is None else _in_unit(model, self.unit)
+
+    def model(self, term: Term) -> Model:
+        if isinstance(term, Seq):
+            chain = _chain(term)
+            if chain is None:
+                return seq_model(self.model(term.first), self.model(term.second))
+            o = _in_unit(self._overheads().stream, self.unit)
+            total = self.leaf(chain[0])
+            touched = _touches(total, self.size)
+            for comp in chain[1:]:
+                cold, hot = self.leaf(comp), self._hot(comp)
+                total = total + (hot if touched and hot is not None else cold - o)
+                touched = touched or _touches(cold, self.size)
+            return total
+        if isinstance(term, Pipe):
+            h = _in_unit(self._overheads().pipe, self.unit)
+            return pipe_model(self.model(term.first), self.model(term.second), self.pipe, self.size) + h
+        return super().model(term)

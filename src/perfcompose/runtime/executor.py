@@ -1,0 +1,429 @@
+"""Run a term of the pattern language for real, on a stream of data elements.
+
+``seq`` of components runs in the calling worker, one function after the other; ``pipe`` runs
+its stages in their own workers joined by bounded queues; ``tpool_n`` runs n copies of its body
+on one shared queue. Patterns nest in any order (a pipe of task pools, a task pool of pipes).
+A ``seq`` whose parts are themselves parallel runs the second part once the first has finished
+the whole stream. Workers are threads, or processes on request.
+
+Every element carries two ``perf_counter_ns`` stamps: when the first worker took it and when
+the last one finished it. The papers' metric, the average runtime of a data element, is the
+steady-state time between completions (:attr:`RunResult.per_element`).
+"""
+from __future__ import annotations
+
+import pickle
+import queue
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from perfcompose.compose.parser import parse_term
+from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Shuffle, Term, TPool
+from perfcompose.errors import InputError, PerfcomposeError
+from perfcompose.runtime.channels import (END, Aborted, Channel, Gate, Merge, ProcessChannel, ProcessCounter,
+                                          Sink, ThreadCounter, is_end, process_context)
+
+
+class RuntimeTermError(InputError):
+    """A term the executor cannot run as written."""
+
+
+class TaskError(PerfcomposeError):
+    """A task raised while the program ran; the run was stopped. ``component`` names the task
+    and ``__cause__`` is its exception (for process workers, where it could be sent back)."""
+
+    def __init__(self, component: str, message: str, remote_traceback: str = ""):
+        super().__init__(f"task '{component}' failed: {message}")
+        self.component = component
+        self.remote_traceback = remote_traceback
+
+
+# ---------------------------------------------------------------------------------------------
+# the plan: a term with its functions, in the shape the workers take
+
+
+class _Raised(Exception):
+    def __init__(self, name: str, exc: BaseException):
+        self.name, self.exc = name, exc
+
+
+@dataclass(frozen=True)
+class Chain:
+    """Functions applied one after the other in one worker; picklable when they are."""
+
+    names: tuple[str, ...]
+    functions: tuple[Callable[[Any], Any], ...]
+
+    def __call__(self, data: Any) -> Any:
+        for name, fn in zip(self.names, self.functions):
+            try:
+                data = fn(data)
+            except Exception as exc:
+                raise _Raised(name, exc) from exc
+        return data
+
+
+@dataclass(frozen=True)
+class Stage:
+    chain: Chain
+
+
+@dataclass(frozen=True)
+class PipeNode:
+    parts: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class PoolNode:
+    threads: int
+    body: Any
+
+
+@dataclass(frozen=True)
+class SeqNode:
+    parts: tuple[Any, ...]
+
+
+Node = Stage | PipeNode | PoolNode | SeqNode
+
+
+def plan(term: Term, functions: Mapping[str, Callable[[Any], Any]]) -> Node:
+    """The worker layout of ``term``: sequential runs of components fused into one stage."""
+    if isinstance(term, Component):
+        if term.name not in functions:
+            raise RuntimeTermError(f"no function for component '{term.name}'",
+                                   hint=f"known: {', '.join(sorted(functions)) or 'none'}")
+        return Stage(Chain((term.name,), (functions[term.name],)))
+    if isinstance(term, Seq):
+        first, second = plan(term.first, functions), plan(term.second, functions)
+        if isinstance(first, Stage) and isinstance(second, Stage):
+            return Stage(Chain(first.chain.names + second.chain.names,
+                               first.chain.functions + second.chain.functions))
+        parts = [p for node in (first, second) for p in (node.parts if isinstance(node, SeqNode) else (node,))]
+        return SeqNode(tuple(parts))
+    if isinstance(term, Pipe):
+        first, second = plan(term.first, functions), plan(term.second, functions)
+        parts = [p for node in (first, second) for p in (node.parts if isinstance(node, PipeNode) else (node,))]
+        return PipeNode(tuple(parts))
+    if isinstance(term, TPool):
+        if not isinstance(term.threads, int):
+            raise RuntimeTermError(f"tpool_{term.threads} has no thread count to run with",
+                                   hint="write a number, e.g. tpool_2(...)")
+        return PoolNode(term.threads, plan(term.body, functions))
+    if isinstance(term, (MapReduce, Shuffle)):
+        raise RuntimeTermError("mapreduce runs on a distributed engine, not on this executor",
+                               hint="run it with perfcompose.runtime.mapreduce")
+    raise RuntimeTermError(f"cannot run {term}")
+
+
+def worker_count(node: Node) -> int:
+    """How many workers (threads or processes) the plan starts."""
+    if isinstance(node, Stage):
+        return 1
+    if isinstance(node, PoolNode):
+        return node.threads * worker_count(node.body)
+    return sum(worker_count(p) for p in node.parts)
+
+
+def _readers(node: Node) -> int:
+    if isinstance(node, Stage):
+        return 1
+    if isinstance(node, PoolNode):
+        return node.threads * _readers(node.body)
+    return _readers(node.parts[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# workers
+
+
+def _encode_error(name: str, exc: BaseException) -> tuple[str, str, str, bytes | None]:
+    try:
+        blob = pickle.dumps(exc)
+    except Exception:
+        blob = None
+    return (name, f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc)), blob)
+
+
+def _stage_loop(chain: Chain, inq: Any, outq: Any, abort: Any, errors: Any, ready: Any) -> None:
+    ready.put(1)
+    perf = time.perf_counter_ns
+    try:
+        while True:
+            item = inq.get(abort)
+            if is_end(item):
+                inq.put(item, abort)
+                outq.put(item, abort)
+                return
+            idx, data, t_in = item
+            if not t_in:
+                t_in = perf()
+            outq.put((idx, chain(data), t_in), abort)
+    except Aborted:
+        return
+    except _Raised as exc:
+        errors.put(_encode_error(exc.name, exc.exc))
+        abort.set()
+    except BaseException as exc:  # the executor's own failure (e.g. an unpicklable element)
+        errors.put(_encode_error("+".join(chain.names), exc))
+        abort.set()
+
+
+class _Threads:
+    kind = "threads"
+
+    def __init__(self) -> None:
+        self.workers: list[threading.Thread] = []
+
+    def channel(self, capacity: int | None) -> Channel:
+        return Channel(capacity)
+
+    def event(self) -> threading.Event:
+        return threading.Event()
+
+    def counter(self, n: int) -> ThreadCounter:
+        return ThreadCounter(n)
+
+    def queue(self) -> queue.SimpleQueue:
+        return queue.SimpleQueue()
+
+    def start(self, args: tuple) -> None:
+        t = threading.Thread(target=_stage_loop, args=args, daemon=True,
+                             name=f"perfcompose-{'+'.join(args[0].names)}")
+        t.start()
+        self.workers.append(t)
+
+    def stop(self, grace: float) -> None:
+        for t in self.workers:
+            t.join(grace)
+
+    def alive(self) -> int:
+        return sum(t.is_alive() for t in self.workers)
+
+
+class _Processes:
+    kind = "processes"
+
+    def __init__(self, start_method: str | None = None) -> None:
+        self.ctx = process_context(start_method)
+        self.workers: list[Any] = []
+        self.channels: list[ProcessChannel] = []
+        self.keep: list[tuple] = []
+
+    def channel(self, capacity: int | None) -> ProcessChannel:
+        ch = ProcessChannel(self.ctx, capacity)
+        self.channels.append(ch)
+        return ch
+
+    def event(self) -> Any:
+        return self.ctx.Event()
+
+    def counter(self, n: int) -> ProcessCounter:
+        return ProcessCounter(self.ctx, n)
+
+    def queue(self) -> Any:
+        return self.ctx.Queue()
+
+    def start(self, args: tuple) -> None:
+        p = self.ctx.Process(target=_stage_loop, args=args, daemon=True,
+                             name=f"perfcompose-{'+'.join(args[0].names)}")
+        p.start()
+        self.workers.append(p)
+        # Process.start drops its arguments; the parent must keep their semaphores alive until
+        # the child has opened them
+        self.keep.append(args)
+
+    def stop(self, grace: float) -> None:
+        deadline = time.monotonic() + grace
+        for p in self.workers:
+            p.join(max(0.0, deadline - time.monotonic()))
+        for p in self.workers:
+            if p.is_alive():
+                p.terminate()
+                p.join(1.0)
+        for ch in self.channels:
+            ch.close()
+
+    def alive(self) -> int:
+        return sum(p.is_alive() for p in self.workers)
+
+
+def _launch(node: Node, inq: Any, outq: Any, backend: Any, capacity: int, common: tuple) -> None:
+    if isinstance(node, Stage):
+        backend.start((node.chain, inq, outq, *common))
+    elif isinstance(node, PipeNode):
+        src = inq
+        for k, part in enumerate(node.parts):
+            last = k == len(node.parts) - 1
+            dst = outq if last else backend.channel(capacity * _readers(node.parts[k + 1]))
+            _launch(part, src, dst, backend, capacity, common)
+            src = dst
+    elif isinstance(node, PoolNode):
+        merge = Merge(outq, backend.counter(node.threads))
+        for _ in range(node.threads):
+            _launch(node.body, inq, merge, backend, capacity, common)
+    else:
+        src = inq
+        for k, part in enumerate(node.parts):
+            if k == len(node.parts) - 1:
+                dst = outq
+            else:
+                dst = Gate(backend.channel(None), backend.event())
+            _launch(part, src, dst, backend, capacity, common)
+            src = dst
+
+
+# ---------------------------------------------------------------------------------------------
+# a run
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one run of a program over a stream measured. Stamps are ``perf_counter_ns``."""
+
+    term: str
+    workers: str
+    worker_count: int
+    started: np.ndarray = field(repr=False)  #: when the first worker took element i
+    finished: np.ndarray = field(repr=False)  #: when the last worker finished element i
+    warmup: int
+    outputs: tuple | None = field(default=None, repr=False)
+
+    @property
+    def per_element(self) -> float:
+        """The papers' average runtime of a data element [s]: the time between completions in
+        the steady state, after the first ``warmup`` completions."""
+        done = np.sort(self.finished)
+        w = min(max(self.warmup, 1), len(done) - 1)
+        return float(done[-1] - done[w - 1]) * 1e-9 / (len(done) - w)
+
+    @property
+    def latency(self) -> float:
+        """Median time an element spent inside the program [s]."""
+        return float(np.median(self.finished - self.started)) * 1e-9
+
+    @property
+    def makespan(self) -> float:
+        """From the first element taken to the last finished [s]."""
+        return float(self.finished.max() - self.started.min()) * 1e-9
+
+
+def run_term(term: Term | str, elements: Sequence[Any],
+             functions: Mapping[str, Callable[[Any], Any]] | None = None, *,
+             workers: str = "threads", warmup: int | None = None, capacity: int = 2,
+             timeout: float | None = None, keep_outputs: bool = True,
+             start_method: str | None = None) -> RunResult:
+    """Run ``term`` over ``elements`` and time every element.
+
+    ``functions`` maps component names to one-argument callables (default: the reference tasks
+    nop, inc and qsort). ``capacity`` bounds each queue between stages, per reading worker.
+    ``warmup`` completions are left out of :attr:`RunResult.per_element` (default: one per
+    worker). A task that raises stops the run and raises :class:`TaskError`.
+
+    >>> import numpy as np
+    >>> r = run_term("pipe(inc, tpool_2(qsort))", [np.arange(1000, 0, -1, dtype=np.int32)] * 8)
+    >>> bool((r.outputs[0] == np.arange(11, 1011)).all())
+    True
+    """
+    if functions is None:
+        from perfcompose.bench.tasks import TASKS
+
+        functions = {name: TASKS[name].run for name in ("nop", "inc", "qsort")}
+    if isinstance(term, str):
+        term = parse_term(term, components=functions)
+    if workers not in ("threads", "processes"):
+        raise RuntimeTermError(f"unknown kind of worker '{workers}'", hint="use threads or processes")
+    if len(elements) < 2:
+        raise RuntimeTermError("a stream needs at least two elements")
+    if capacity < 1:
+        raise RuntimeTermError("queue capacity must be at least 1")
+    node = plan(term, functions)
+    count = worker_count(node)
+    backend: Any = _Threads() if workers == "threads" else _Processes(start_method)
+    abort, done = backend.event(), backend.event()
+    errors, ready = backend.queue(), backend.queue()
+    source, sink_q = backend.channel(None), backend.channel(None)
+    n = len(elements)
+    started = np.zeros(n, dtype=np.int64)
+    finished = np.zeros(n, dtype=np.int64)
+    outputs: list[Any] = [None] * n if keep_outputs else []
+    deadline = None if timeout is None else time.monotonic() + timeout
+    failure: tuple | None = None
+
+    def check() -> None:
+        nonlocal failure
+        try:
+            failure = errors.get_nowait() if workers == "threads" else errors.get(timeout=0.001)
+        except queue.Empty:
+            if abort.is_set() and failure is None:
+                failure = ("", "stopped", "", None)
+        if failure is not None:
+            raise Aborted
+        if deadline is not None and time.monotonic() > deadline:
+            failure = ("", f"timed out after {timeout:g} s", "", None)
+            raise Aborted
+
+    try:
+        _launch(node, source, Sink(sink_q, done), backend, capacity, (abort, errors, ready))
+        for _ in range(count):
+            while True:
+                try:
+                    ready.get(timeout=0.05)
+                    break
+                except queue.Empty:
+                    check()
+                    if backend.alive() < count:
+                        failure = ("", "a worker died before the run started", "", None)
+                        raise Aborted from None
+        for i, data in enumerate(elements):
+            source.put((i, data, 0), abort)
+        source.put(END, abort)
+        got = 0
+        while True:
+            if workers == "threads" and not done.wait(0.05):
+                check()
+                continue
+            try:
+                item = sink_q.poll(0.05)
+            except queue.Empty:
+                check()
+                if workers == "processes" and backend.alive() < count and not done.is_set():
+                    failure = ("", "a worker process died", "", None)
+                    raise Aborted from None
+                continue
+            if is_end(item):
+                break
+            idx, data, t_in, t_out = item
+            started[idx], finished[idx] = t_in, t_out
+            if keep_outputs:
+                outputs[idx] = data
+            got += 1
+        if got != n:
+            raise RuntimeTermError(f"{n - got} of {n} elements were lost on the way")
+    except Aborted:
+        pass
+    except BaseException:
+        abort.set()
+        raise
+    finally:
+        if failure is not None or not done.is_set():
+            abort.set()
+        backend.stop(2.0)
+    if failure is not None:
+        name, message, tb, blob = failure
+        cause = None
+        if blob is not None:
+            try:
+                cause = pickle.loads(blob)
+            except Exception:
+                cause = None
+        if not name:
+            raise RuntimeTermError(f"the run of {term} stopped: {message}")
+        raise TaskError(name, message, tb) from cause
+    return RunResult(str(term), workers, count, started, finished,
+                     count if warmup is None else warmup, tuple(outputs) if keep_outputs else None)

@@ -1,0 +1,49 @@
+"""A composed program as a benchmark target: the runner times it like any other task."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from perfcompose.bench.runner import Failure, Target, _Failed
+from perfcompose.compose.terms import Term
+from perfcompose.runtime.executor import TaskError, run_term
+
+
+@dataclass
+class TermTarget(Target):
+    """Runs one of ``terms`` (chosen by the point's ``term`` index) over a fresh stream of
+    ``count`` elements of size x, after one warm-up element per worker, and returns the average
+    runtime of a data element in seconds."""
+
+    terms: Sequence[Term]
+    functions: Mapping[str, Callable[[Any], Any]]
+    make: Callable[[float], Any]
+    count: int = 32
+    workers: str = "threads"
+    #: a run lasts at least this long [s]: the stream grows where elements are short
+    min_time: float = 0.01
+    size: str = "x"
+    label: str = ""
+    _workers: dict[int, int] = field(default_factory=dict, repr=False)
+    _count: dict[tuple[int, float], int] = field(default_factory=dict, repr=False)
+
+    def measure(self, point: Mapping[str, float]) -> float:
+        k = int(point.get("term", 0))
+        term = self.terms[k]
+        if k not in self._workers:
+            from perfcompose.runtime.executor import plan, worker_count
+
+            self._workers[k] = worker_count(plan(term, self.functions))
+        warm = self._workers[k]
+        key = (k, point[self.size])
+        count = self._count.get(key, self.count)
+        elements = [self.make(point[self.size]) for _ in range(count + warm)]
+        try:
+            result = run_term(term, elements, self.functions, workers=self.workers, warmup=warm,
+                              keep_outputs=False)
+        except TaskError as exc:
+            raise _Failed(Failure(None, str(exc))) from None
+        if key not in self._count:
+            wanted = int(self.min_time / max(result.per_element, 1e-9))
+            self._count[key] = max(self.count, min(wanted, 64 * self.count))
+        return result.per_element

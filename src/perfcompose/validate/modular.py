@@ -1,0 +1,235 @@
+"""Modular vs monolithic vs measured (000 section 4): run composed programs, fit them, and set the
+prediction from the parts beside the measurement.
+
+Everything is measured in interleaved rounds: every round times each program and each part once
+at every size, in a shuffled order, so a slow minute of the machine spreads over all of them
+instead of biasing one. Each round is checkpointed; an interrupted study resumes where it stopped.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from perfcompose.bench.runner import CallableTarget, run_sweep
+from perfcompose.compose.calibrated import CalibratedComposer, Overheads
+from perfcompose.compose.operators import Composer
+from perfcompose.compose.parser import parse_term
+from perfcompose.compose.terms import Component, Term, TPool
+from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.errors import PerfcomposeError
+from perfcompose.fit import PMNFFitter
+from perfcompose.model import Model
+from perfcompose.runtime.executor import plan, worker_count
+from perfcompose.runtime.target import TermTarget
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One program: its measurement, the model fitted to it, and the models composed from parts."""
+
+    configuration: str
+    workers: int
+    x: tuple[float, ...]
+    #: seconds per data element at each x (median over the rounds)
+    measured: tuple[float, ...]
+    monolithic: Model
+    modular: Model
+    calibrated: Model
+    #: relative error of the leading coefficient, modular vs monolithic (None if orders differ)
+    lead_error: float | None
+    errors_paper: tuple[float, ...]
+    errors_calibrated: tuple[float, ...]
+
+    @property
+    def error_paper(self) -> float:
+        """Median relative error of the papers' operators vs the measurement, over x."""
+        return float(np.median(self.errors_paper))
+
+    @property
+    def error_calibrated(self) -> float:
+        return float(np.median(self.errors_calibrated))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"configuration": self.configuration, "workers": self.workers,
+                "monolithic": str(self.monolithic), "modular": str(self.modular),
+                "calibrated": str(self.calibrated), "unit": "ns", "x": list(self.x),
+                "measured": list(self.measured), "lead_error": self.lead_error,
+                "error_paper": self.error_paper, "error_calibrated": self.error_calibrated,
+                "max_error_paper": max(self.errors_paper), "max_error_calibrated": max(self.errors_calibrated)}
+
+
+@dataclass(frozen=True)
+class Study:
+    """A validation: the programs compared, the parts' models and the executor's overheads."""
+
+    comparisons: tuple[Comparison, ...]
+    #: the parts timed in isolation (the papers' atomic models) [ns]
+    parts: Mapping[str, Model]
+    #: the parts timed inside the executor, by the number of workers running at once [ns]
+    parts_in_executor: Mapping[int, Mapping[str, Model]]
+    overheads: Overheads
+    skipped: tuple[tuple[str, str], ...] = ()
+    x: tuple[float, ...] = ()
+    rounds: int = 0
+    count: int = 0
+    workers: str = "threads"
+    measured: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+
+
+def _experiment(name: str, x: Sequence[float], values: Sequence[Sequence[float]]) -> Experiment:
+    points = tuple(Point((float(v),), tuple(float(s) * 1e9 for s in vals)) for v, vals in zip(x, values))
+    return Experiment(("x",), (Series("time", points, name, "ns"),), source="perfcompose validate")
+
+
+def _fit(name: str, x: Sequence[float], values: Sequence[Sequence[float]], max_terms: int = 1) -> Model:
+    return PMNFFitter(max_terms=max_terms).fit(_experiment(name, x, values)).model_.with_meta(name=name, unit="ns")
+
+
+def _lead(model: Model) -> tuple[tuple, float] | None:
+    decomposed = model.terms()
+    if decomposed is None:
+        return None
+    constant, terms = decomposed
+    if not terms:
+        return ((), constant)
+    top = max(terms, key=lambda t: t.exponent("x"))
+    return (tuple(top.exponent("x")), top.coefficient)
+
+
+def lead_error(modular: Model, monolithic: Model) -> float | None:
+    """|c_modular - c_monolithic| / c_monolithic of the leading terms, when their orders agree."""
+    a, b = _lead(modular), _lead(monolithic)
+    if a is None or b is None or a[0] != b[0] or b[1] == 0:
+        return None
+    return abs(a[1] - b[1]) / abs(b[1])
+
+
+def _pool_sizes(terms: Sequence[Term]) -> list[int]:
+    return sorted({t.threads for term in terms for t in term.walk() if isinstance(t, TPool) and isinstance(t.threads, int)})
+
+
+def checkpoint_dir(base: Path, identity: Mapping[str, Any]) -> Path:
+    """A folder of checkpoints named by what is measured, so a rerun resumes and another study
+    never mixes with it."""
+    digest = hashlib.sha1(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:12]
+    return base / f"validate-{digest}"
+
+
+def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: int = 5, count: int = 32,
+          workers: str = "threads", functions: Mapping[str, Callable[[Any], Any]] | None = None,
+          make: Callable[[float], Any] | None = None, max_workers: int | None = None,
+          checkpoints: Path | None = None, restart: bool = False, progress: Progress | None = None) -> Study:
+    """Run every configuration over ``x``, fit it, and compare with the models composed from its parts.
+
+    ``functions`` are the components (default: the reference tasks nop, inc, qsort) and ``make(x)``
+    builds one data element (default: x random 32-bit ints). Configurations with more workers than
+    ``max_workers`` (default: this machine's cores) are skipped and listed.
+    """
+    from perfcompose.bench.tasks import TASKS, random_ints, touch
+
+    if functions is None:
+        functions = {name: TASKS[name].run for name in ("nop", "inc", "qsort")}
+    functions = dict(functions)
+    functions.setdefault("nop", TASKS["nop"].run)
+    functions.setdefault("touch", touch)
+    make = make or random_ints
+    for name in ("nop", "inc", "qsort"):
+        if functions.get(name) is TASKS[name].run:
+            TASKS[name].warm()
+    if rounds < 1 or count < 2:
+        raise PerfcomposeError("need at least one round and two elements per run")
+    limit = max_workers or os.cpu_count() or 1
+    xs = tuple(float(v) for v in x)
+    kept: list[tuple[Term, int]] = []
+    skipped: list[tuple[str, str]] = []
+    for cfg in configurations:
+        term = parse_term(cfg, components=functions) if isinstance(cfg, str) else cfg
+        n = worker_count(plan(term, functions))
+        if n > limit:
+            skipped.append((str(term), f"{n} workers, {limit} cores"))
+        else:
+            kept.append((term, n))
+    if not kept:
+        raise PerfcomposeError("no configuration fits this machine",
+                               hint="; ".join(f"{c}: {why}" for c, why in skipped))
+    parts = sorted({c for term, _ in kept for c in term.components()})
+    cores = os.cpu_count() or 1
+    levels = sorted({min(n, cores) for _, n in kept} | {1})
+    calibration = [Component("nop"), Component("touch"), parse_term("tpool_2(touch)"), parse_term("pipe(touch, touch)")]
+    stream: list[Term] = []
+    for term in [*(Component(p) for p in parts), *(parse_term(f"tpool_{k}({p})") for k in levels if k > 1 for p in parts),
+                 *calibration, *(t for t, _ in kept)]:
+        if str(term) not in {str(s) for s in stream}:
+            stream.append(term)
+    identity = {"terms": [str(t) for t in stream], "x": list(xs), "count": count, "workers": workers}
+    folder = checkpoint_dir(checkpoints, identity) if checkpoints is not None else None
+    total = len(parts) * len(xs) + rounds * len(stream) * len(xs)
+    done = 0
+
+    def step(label: str) -> Callable[[int, int, tuple[float, ...]], None]:
+        def report(k: int, _n: int, _c: tuple[float, ...]) -> None:
+            if progress is not None:
+                progress(label, done + k, total)
+        return report
+
+    isolated: dict[str, list[list[float]]] = {}
+    for p in parts:
+        target = CallableTarget(functions[p], lambda x, _make=make: (_make(x),), label=p)
+        res = run_sweep(target, {"x": xs}, reps=rounds, warmup=1, restart=restart,
+                        checkpoint=folder / f"isolated-{p}.jsonl" if folder else None,
+                        identity={"target": p}, progress=step(f"{p} alone"))
+        isolated[p] = [res.values[(v,)] for v in xs]
+        done += len(xs)
+    target = TermTarget(stream, functions, make, count=count, workers=workers)
+    runs: dict[tuple[int, float], list[float]] = {}
+    for r in range(rounds):
+        res = run_sweep(target, {"term": tuple(float(k) for k in range(len(stream))), "x": xs}, reps=1,
+                        warmup=0, seed=r, restart=restart,
+                        checkpoint=folder / f"round-{r}.jsonl" if folder else None,
+                        identity={**identity, "round": r}, progress=step(f"round {r + 1}/{rounds}"))
+        if res.failures:
+            coord, failure = next(iter(res.failures.items()))
+            raise PerfcomposeError(f"{stream[int(coord[0])]} failed at x={coord[1]:g}: {failure.message}")
+        for (k, v), vals in res.values.items():
+            runs.setdefault((int(k), v), []).extend(vals)
+        done += len(stream) * len(xs)
+    index = {str(t): k for k, t in enumerate(stream)}
+
+    def series(term: str) -> list[list[float]]:
+        return [runs[(index[term], v)] for v in xs]
+
+    hot = {p: _fit(p, xs, isolated[p]) for p in parts}
+
+    def at(k: int, p: str) -> list[list[float]]:
+        return series(p) if k == 1 else (k * np.array(series(f"tpool_{k}({p})"))).tolist()
+
+    concurrent = {k: {p: _fit(p, xs, at(k, p)) for p in parts} for k in levels}
+    t_nop = np.array(series("nop"))
+    h_pipe = np.maximum(np.array(series("pipe(touch, touch)")) - np.array(at(2, "touch")), 1e-12)
+    overheads = Overheads(stream=_fit("o", xs, t_nop.tolist()), pipe=_fit("h_pipe", xs, h_pipe.tolist()))
+    paper_ops = Composer(hot, pipe="asymptotic")
+    calibrated_ops = {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads)
+                      for k in levels}
+    comparisons = []
+    for term, n in kept:
+        values = series(str(term))
+        measured = tuple(float(np.median(v)) for v in values)
+        monolithic = _fit(str(term), xs, values, max_terms=1)
+        modular, calibrated = paper_ops(term), calibrated_ops[min(n, cores)](term)
+        xv = np.array(xs)
+        meas = np.array(measured) * 1e9
+        err_p = np.abs(np.asarray(modular(x=xv), dtype=float) - meas) / meas
+        err_c = np.abs(np.asarray(calibrated(x=xv), dtype=float) - meas) / meas
+        comparisons.append(Comparison(str(term), n, xs, measured, monolithic, modular, calibrated,
+                                      lead_error(modular, monolithic), tuple(map(float, err_p)),
+                                      tuple(map(float, err_c))))
+    return Study(tuple(comparisons), hot, concurrent, overheads, tuple(skipped), xs, rounds, count, workers,
+                 {str(t): tuple(float(np.median(v)) for v in series(str(t))) for t in stream})

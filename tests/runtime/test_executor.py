@@ -1,0 +1,180 @@
+"""The pattern executor: nested patterns compute what a sequential run computes, failures stop
+the run cleanly, and the per-element metric is the papers' steady-state time between completions."""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from perfcompose.bench.tasks import inc, nop, qsort
+from perfcompose.runtime import RunResult, RuntimeTermError, TaskError, plan, run_term, worker_count
+from perfcompose.compose.parser import parse_term
+from perfcompose.compose.terms import Component
+
+FUNCTIONS = {"nop": nop, "inc": inc, "qsort": qsort}
+
+
+def _elements(k: int = 24, x: int = 500) -> list[np.ndarray]:
+    rng = np.random.default_rng(7)
+    return [rng.integers(0, 1000, size=x, dtype=np.int32) for _ in range(k)]
+
+
+def _sequential(term: str, elements: list[np.ndarray]) -> list[np.ndarray]:
+    names = [t.name for t in parse_term(term).walk() if isinstance(t, Component)]
+    out = []
+    for e in elements:
+        e = e.copy()
+        for name in names:
+            e = FUNCTIONS[name](e)
+        out.append(e)
+    return out
+
+
+def _executor_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("perfcompose-")]
+
+
+NESTED = [
+    "seq(inc, qsort)",
+    "pipe(inc, qsort)",
+    "tpool_2(qsort)",
+    "pipe(tpool_2(inc), tpool_2(qsort))",
+    "tpool_2(pipe(inc, qsort))",
+    "tpool_2(tpool_3(inc))",
+    "pipe(seq(inc, nop), tpool_3(qsort), nop)",
+    "seq(pipe(inc, inc), tpool_2(qsort))",
+    "tpool_2(seq(pipe(inc, nop), qsort))",
+]
+
+
+@pytest.mark.parametrize("term", NESTED)
+def test_nested_patterns_compute_what_a_sequential_run_computes(term):
+    elements = _elements()
+    expected = _sequential(term, elements)
+    result = run_term(term, [e.copy() for e in elements], FUNCTIONS)
+    assert len(result.outputs) == len(elements)
+    for got, want in zip(result.outputs, expected):
+        np.testing.assert_array_equal(got, want)
+    assert not _executor_threads()
+
+
+@pytest.mark.parametrize("term, workers", [("pipe(inc, tpool_2(qsort))", 3), ("tpool_2(pipe(inc, qsort))", 4)])
+def test_process_workers_compute_the_same(term, workers):
+    elements = _elements(k=8)
+    expected = _sequential(term, elements)
+    result = run_term(term, [e.copy() for e in elements], FUNCTIONS, workers="processes")
+    for got, want in zip(result.outputs, expected):
+        np.testing.assert_array_equal(got, want)
+    assert result.worker_count == workers
+    assert not multiprocessing.active_children()
+
+
+def test_plan_fuses_sequential_components_into_one_worker():
+    node = plan(parse_term("pipe(seq(inc, nop), tpool_3(seq(qsort, inc)))"), FUNCTIONS)
+    assert worker_count(node) == 4
+    assert node.parts[0].chain.names == ("inc", "nop")
+
+
+class Boom(ValueError):
+    pass
+
+
+def boom_at_five(a: np.ndarray) -> np.ndarray:
+    if int(a[0]) in (5, 15):  # 15: element five after inc
+        raise Boom("element five is bad")
+    return a
+
+
+def _numbered(k: int = 200, x: int = 50) -> list[np.ndarray]:
+    return [np.full(x, i, dtype=np.int32) for i in range(k)]
+
+
+@pytest.mark.parametrize("term", ["boom", "pipe(inc, boom, nop)", "tpool_2(pipe(boom, nop))",
+                                  "pipe(tpool_2(nop), boom)", "seq(tpool_2(boom), nop)"])
+def test_a_failing_task_ends_the_run_with_its_error_within_a_second(term):
+    functions = {**FUNCTIONS, "boom": boom_at_five}
+    t0 = time.monotonic()
+    with pytest.raises(TaskError, match="task 'boom' failed: Boom: element five is bad") as info:
+        run_term(term, _numbered(), functions)
+    assert time.monotonic() - t0 < 1.0
+    assert info.value.component == "boom"
+    assert isinstance(info.value.__cause__, Boom)
+    assert not _executor_threads()
+
+
+def test_a_failure_upstream_of_a_full_queue_does_not_hang():
+    def slow(a):
+        time.sleep(0.002)
+        return a
+
+    functions = {"fast": nop, "slow": slow, "boom": boom_at_five}
+    t0 = time.monotonic()
+    with pytest.raises(TaskError):
+        run_term("pipe(fast, slow, boom)", _numbered(400), functions, capacity=1)
+    assert time.monotonic() - t0 < 1.0
+    assert not _executor_threads()
+
+
+def test_a_failing_task_in_a_process_worker_reports_its_error():
+    functions = {**FUNCTIONS, "boom": boom_at_five}
+    with pytest.raises(TaskError, match="Boom: element five is bad") as info:
+        run_term("pipe(nop, boom)", _numbered(50), functions, workers="processes")
+    assert isinstance(info.value.__cause__, Boom)
+    assert "boom_at_five" in info.value.remote_traceback
+    assert not multiprocessing.active_children()
+
+
+def die(a: np.ndarray) -> np.ndarray:
+    if int(a[0]) == 3:
+        os._exit(7)
+    return a
+
+
+def test_a_process_worker_that_dies_stops_the_run():
+    with pytest.raises(RuntimeTermError, match="worker process died"):
+        run_term("pipe(nop, die)", _numbered(50), {"nop": nop, "die": die}, workers="processes")
+    assert not multiprocessing.active_children()
+
+
+def test_per_element_is_the_steady_state_time_between_completions():
+    finished = np.array([100, 300, 400, 500, 600, 700]) * 1000
+    r = RunResult("t", "threads", 1, started=finished - 50_000, finished=finished, warmup=2)
+    # completions 3..6 after the second: (700 - 300) us over 4 elements
+    assert r.per_element == pytest.approx(100e-6)
+    assert r.latency == pytest.approx(50e-6)
+    assert r.makespan == pytest.approx(650e-6)
+
+
+def _sleep(a):
+    time.sleep(0.004)
+    return a
+
+
+def test_tpool_2_halves_and_pipe_takes_the_slower_stage_for_sleeping_tasks():
+    functions = {"sleep": _sleep, "nop": nop}
+    els = _numbered(40, 4)
+    one = run_term("sleep", els, functions).per_element
+    two = run_term("tpool_2(sleep)", els, functions).per_element
+    piped = run_term("pipe(sleep, sleep)", els, functions).per_element
+    both = run_term("seq(sleep, sleep)", els, functions).per_element
+    assert 0.35 < two / one < 0.7
+    assert 0.8 < piped / one < 1.4
+    assert 1.6 < both / one < 2.5
+
+
+@pytest.mark.parametrize("term, message", [
+    ("tpool_n(inc)", "no thread count"),
+    ("mapreduce(map=inc, reduce=nop, m=1, n=2, keys=768, per_key=x)", "distributed engine"),
+])
+def test_terms_the_executor_cannot_run_are_refused(term, message):
+    with pytest.raises(RuntimeTermError, match=message):
+        run_term(term, _elements(4), FUNCTIONS)
+
+
+def test_a_component_without_a_function_is_named():
+    with pytest.raises(RuntimeTermError, match="no function for component 'qsort'"):
+        run_term(parse_term("pipe(inc, qsort)"), _elements(4), {"inc": inc})
