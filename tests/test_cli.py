@@ -173,3 +173,30 @@ def test_paper_table1_quick_one_task(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "map_small" in r.stdout and "(std)" in r.stdout
     assert (tmp_path / "t1_map_small.json").exists()
+
+
+def test_validate_prints_the_table_and_writes_one_record_per_configuration(tmp_path):
+    out = tmp_path / "v.json"
+    r = run("validate", "seq(inc, nop)", "pipe(inc, qsort)", "tpool_8(qsort)", "--x", "1024,2048,4096",
+            "--reps", "1", "--count", "4", "--json", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "pipe(inc, qsort)" in r.stdout and "calibrated" in r.stdout
+    assert "skipped tpool_8(qsort): 8 workers" in r.stdout
+    doc = json.loads(out.read_text())
+    records = {rec["configuration"]: rec for rec in doc["configurations"]}
+    assert set(records) == {"seq(inc, nop)", "pipe(inc, qsort)"}
+    rec = records["pipe(inc, qsort)"]
+    assert len(rec["measured"]) == 3 and all(v > 0 for v in rec["measured"])
+    assert 0 <= rec["error_calibrated"] and 0 <= rec["error_paper"]
+    assert (tmp_path / ".perfcompose").is_dir()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["validate", "pipe(inc, qsrot)", "--x", "1024,2048,4096"], "unknown component 'qsrot'"),
+    (["validate", "pipe(inc, qsort)", "--x", "1024,2048"], "at least 3 input sizes"),
+    (["validate", "tpool_n(qsort)", "--x", "1024,2048,4096"], "no thread count"),
+])
+def test_validate_bad_input_exits_2(tmp_path, args, message):
+    r = run(*args, cwd=tmp_path)
+    assert r.returncode == 2
+    assert message in r.stderr and "Traceback" not in r.stderr

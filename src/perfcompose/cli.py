@@ -453,6 +453,98 @@ def _summary(exp: Any, cv_warn: float = 10.0) -> None:
                               f"{cv_warn:g} %: raise --reps, quiet the machine, or lengthen the timed work")
 
 
+def _one_bar(bar: Any) -> Callable[[str, int, int], None]:
+    """A progress callback with one bar for the whole job; the label says what runs now."""
+    job: list[Any] = []
+
+    def step(label: str, k: int, n: int) -> None:
+        if not job:
+            job.append(bar.add_task(label, total=n))
+        bar.update(job[0], completed=k, description=label)
+
+    return step
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{100 * v:.1f}"
+
+
+def _run_study(configurations: list[str], xs: tuple[float, ...], rounds: int, count: int, workers: str,
+               max_workers: int | None, restart: bool) -> Any:
+    from perfcompose.validate.modular import study
+
+    with _progress() as bar:
+        return study(configurations, xs, rounds=rounds, count=count, workers=workers, max_workers=max_workers,
+                     checkpoints=Path(".perfcompose"), restart=restart, progress=_one_bar(bar))
+
+
+def _print_study(result: Any, title: str, paper: dict[str, str] | None = None) -> None:
+    import os
+
+    cores = os.cpu_count() or 1
+    table = Table(title=title, title_justify="left")
+    cols = ["configuration", "monolithic [ns]", "modular [ns]", "lead coef. err %",
+            "err % papers' ops (med / max)", "err % calibrated (med / max)"]
+    if paper:
+        cols.insert(2, "paper: monolithic [ns]")
+    for col in cols:
+        table.add_column(col, justify="left" if "[ns]" in col or col == "configuration" else "right")
+    for c in result.comparisons:
+        name = c.configuration + (" +" if c.workers > cores else "")
+        row = [name, _short(c.monolithic), _short(c.modular), _pct(c.lead_error),
+               f"{_pct(c.error_paper)} / {_pct(max(c.errors_paper))}",
+               f"{_pct(c.error_calibrated)} / {_pct(max(c.errors_calibrated))}"]
+        if paper:
+            row.insert(2, paper.get(c.configuration, "-"))
+        table.add_row(*row)
+    console.print(table)
+    errs_p = [c.error_paper for c in result.comparisons]
+    errs_c = [c.error_calibrated for c in result.comparisons]
+    console.print(f"median over configurations of the per-configuration median error: papers' operators "
+                  f"{_pct(float(np.median(errs_p)))} %, calibrated {_pct(float(np.median(errs_c)))} %; "
+                  f"worst: {_pct(max(errs_p))} % / {_pct(max(errs_c))} %")
+    console.print(f"x = {', '.join(f'{v:g}' for v in result.x)}; {result.rounds} rounds of {result.count}+ elements "
+                  f"per run, {result.workers}; errors are |predicted - measured| / measured per x")
+    if any(c.workers > cores for c in result.comparisons):
+        console.print(f"+ more workers than this machine's {cores} cores")
+    for cfg, why in result.skipped:
+        console.print(f"skipped {cfg}: {why}")
+
+
+def _write_study(result: Any, out: Path, paper: dict[str, str] | None = None) -> None:
+    records = []
+    for c in result.comparisons:
+        rec = c.to_json()
+        if paper and c.configuration in paper:
+            rec["paper_monolithic"] = paper[c.configuration]
+        records.append(rec)
+    doc = {"x": list(result.x), "rounds": result.rounds, "workers": result.workers, "configurations": records,
+           "skipped": [{"configuration": c, "why": w} for c, w in result.skipped],
+           "overheads": {"stream_ns": [float(result.overheads.stream(x=v)) for v in result.x],
+                         "pipe_floor_ns": [float(result.overheads.pipe(x=v)) for v in result.x]}}
+    out.write_text(json.dumps(doc, indent=1))
+    console.print(f"written to {out}")
+
+
+@app.command()
+@_user_errors
+def validate(terms: list[str] = typer.Argument(..., help="Programs to run, e.g. 'pipe(inc, qsort)' 'tpool_2(qsort)'."),
+             x: list[str] = typer.Option(["1024:262144"], "--x", help="Input sizes (LO:HI = powers of two, or a list)."),
+             rounds: int = typer.Option(5, "--reps", "--rounds", min=1, help="Interleaved rounds (repetitions)."),
+             count: int = typer.Option(32, "--count", min=2, help="Elements per run, at least (more where short)."),
+             workers: str = typer.Option("threads", "--workers", help="threads or processes."),
+             json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration here."),
+             restart: bool = typer.Option(False, "--restart", help="Discard finished measurements."),
+             ) -> None:
+    """Run programs of nop, inc and qsort for real, fit them (monolithic), compose them from their
+    parts (modular) and report the error of the prediction against the measurement."""
+    xs = tuple(_x_values(x))
+    result = _run_study(terms, xs, rounds, count, workers, None, restart)
+    _print_study(result, "modular vs monolithic vs measured (000 section 4)")
+    if json_out:
+        _write_study(result, json_out)
+
+
 paper_app = typer.Typer(help="Reproduce the papers' tables on this machine.", no_args_is_help=True)
 app.add_typer(paper_app, name="paper")
 
@@ -495,6 +587,98 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
             path = out.with_name(f"{out.stem}_{r.task}{out.suffix or '.json'}")
             save(r.experiment, path)
         console.print(f"measurements written next to {out}")
+
+
+def _paper_validation(table: str, quick: bool, json_out: Optional[Path], restart: bool) -> Any:
+    import os
+
+    from perfcompose.validate.paper import (FULL_ROUNDS, FULL_X, QUICK_ROUNDS, QUICK_X,
+                                            paper_configurations)
+
+    configs = paper_configurations(table)
+    paper = dict(configs)
+    cores = os.cpu_count() or 1
+    # tables 4 and 6 compare programs with one another, so they may oversubscribe the cores
+    limit = cores if table in ("table2", "table7") else 2 * cores
+    xs, rounds = (QUICK_X, QUICK_ROUNDS) if quick else (FULL_X, FULL_ROUNDS)
+    result = _run_study([c for c, _ in configs], xs, rounds, 32, "threads", limit, restart)
+    titles = {"table2": "Table 2: composition operators, modular vs monolithic vs measured",
+              "table4": "Table 4: pipeline associativity and commutativity",
+              "table6": "Table 6: layering neutrality, pipe(tpool_n(qsort), tpool_n(inc)) vs tpool_n(pipe(qsort, inc))",
+              "table7": "Table 7: tpool_2(seq(a, b)) against pipe(a, b)"}
+    _print_study(result, titles[table] + " [ns per element]", paper)
+    if json_out:
+        _write_study(result, json_out, paper)
+    return result
+
+
+def _lead_coefficient(model: Any) -> tuple[Any, float] | None:
+    from perfcompose.validate.modular import _lead
+
+    return _lead(model)
+
+
+@paper_app.command("table2")
+@_user_errors
+def paper_table2(quick: bool = typer.Option(False, "--quick", help="9 sizes x 5 rounds (minutes on 2 cores)."),
+                 json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration."),
+                 restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
+    """000 Table 2: seq, tpool and pipe programs run here; modular vs monolithic vs measured."""
+    _paper_validation("table2", quick, json_out, restart)
+
+
+@paper_app.command("table7")
+@_user_errors
+def paper_table7(quick: bool = typer.Option(False, "--quick", help="9 sizes x 5 rounds."),
+                 json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration."),
+                 restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
+    """000 Table 7: relation (iv), tpool_2(seq(a, b)) <= pipe(a, b), measured here."""
+    result = _paper_validation("table7", quick, json_out, restart)
+    by = {c.configuration: c for c in result.comparisons}
+    for c in result.comparisons:
+        if c.configuration.startswith("tpool_2(seq("):
+            inner = c.configuration[len("tpool_2(seq("):-2]
+            other = by.get(f"pipe({inner})")
+            if other is not None:
+                ratio = float(np.median(np.array(c.measured) / np.array(other.measured)))
+                console.print(f"relation (iv) {c.configuration} / pipe({inner}): median time ratio {ratio:.2f} "
+                              f"({'holds' if ratio <= 1.0 else 'does not hold'})")
+
+
+def _spread(result: Any, groups: list[list[str]]) -> None:
+    for group in groups:
+        leads = [_lead_coefficient(c.monolithic) for c in result.comparisons if c.configuration in group]
+        leads = [lead for lead in leads if lead is not None]
+        orders = {lead[0] for lead in leads}
+        if len(leads) < 2:
+            continue
+        if len(orders) > 1:
+            console.print(f"{', '.join(group)}: monolithic models of different orders")
+            continue
+        cs = [lead[1] for lead in leads]
+        console.print(f"{' ~ '.join(group)}: leading coefficients within {100 * (max(cs) - min(cs)) / min(cs):.1f} %")
+
+
+@paper_app.command("table4")
+@_user_errors
+def paper_table4(quick: bool = typer.Option(False, "--quick", help="9 sizes x 5 rounds."),
+                 json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration."),
+                 restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
+    """000 Table 4: pipeline associativity and commutativity, measured here."""
+    from perfcompose.validate.paper import PAPER_TABLE4
+
+    result = _paper_validation("table4", quick, json_out, restart)
+    _spread(result, [[c for c, _ in PAPER_TABLE4]])
+
+
+@paper_app.command("table6")
+@_user_errors
+def paper_table6(quick: bool = typer.Option(False, "--quick", help="9 sizes x 5 rounds."),
+                 json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration."),
+                 restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
+    """000 Table 6: layering neutrality, pipe of task pools vs task pool of pipes, measured here."""
+    result = _paper_validation("table6", quick, json_out, restart)
+    _spread(result, [[f"pipe(tpool_{n}(qsort), tpool_{n}(inc))", f"tpool_{n}(pipe(qsort, inc))"] for n in (1, 2, 4, 8)])
 
 
 @app.command()

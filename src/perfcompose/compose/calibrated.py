@@ -3,16 +3,18 @@
 000 names what its operators leave out: hand-over between stages, synchronisation, contention
 for the memory and the caches' state. In the spirit of the penalty term Ā(n, p) of 001, the
 calibrated operators take component models timed inside the executor under the concurrency the
-program runs at (k workers at once: the model of ``c`` at k is k·T[tpool_k(c)], so the GIL and
-the memory bandwidth that k workers share are in it) and add a hand-over measured once per
-machine:
+program runs at (k workers at once: a part's own time in the executor plus the contention that
+k one-pass probes meet, ``k T[tpool_k(touch)] - T[touch]``: the GIL and the memory bandwidth
+that k workers share) and add a hand-over measured once per machine:
 
 * a chain of components in one worker, ``seq(f1, ..., fk)``: ``C[f1]`` (with its hand-over)
   plus, for every later ``fi``, its model with the data already in cache (timed in isolation)
   once an earlier component has touched the data (a model that grows with x), or ``C[fi] - o(x)``
   otherwise, where ``o(x)`` is one worker's hand-over per element (``T[nop]``);
-* ``pipe(A, B)``: ``max(C[A], C[B]) + h(x)``, ``h`` what a pipeline adds to its slowest stage,
-  measured with a one-pass kernel: ``T[pipe(touch, touch)] - 2 T[tpool_2(touch)]``;
+* ``pipe(A, B)``: ``max(C[A], C[B], P(x))``: no pipeline hands elements over faster than one
+  of the cheapest real stages, ``P(x) = T[pipe(touch, touch)]`` with ``touch`` a one-pass
+  compiled kernel (on a machine where waking a thread takes ~20 us, that floor is what a pipe
+  of short stages measures);
 * ``tpool_n(A)``: ``C[A] / n``, as the papers' operator;
 * a ``seq`` of parallel parts runs them one after the other: ``C[A] + C[B]``.
 """
@@ -24,7 +26,7 @@ from typing import Mapping
 from perfcompose.compose.operators import Composer, _in_unit, pipe_model, seq_model
 from perfcompose.compose.terms import Component, Pipe, Seq, Term
 from perfcompose.errors import ModelError
-from perfcompose.model import Model
+from perfcompose.model import Model, maximum
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,7 @@ class Overheads:
 
     #: o(x): one worker taking an element and passing it on
     stream: Model
-    #: h(x): what a pipeline adds to its slowest stage
+    #: P(x): the period of a pipeline of the cheapest real stages
     pipe: Model
 
     def to_json(self) -> dict:
@@ -79,6 +81,11 @@ class CalibratedComposer(Composer):
         model = self.hot.get(term.name)
         return None if model is None else _in_unit(model, self.unit)
 
+    def _touches(self, term: Component) -> bool:
+        """Whether the component reads its data: its model grows with x (the isolated model is
+        asked first, as the one that is PMNF)."""
+        return _touches(self._hot(term) or self.leaf(term), self.size)
+
     def model(self, term: Term) -> Model:
         if isinstance(term, Seq):
             chain = _chain(term)
@@ -86,13 +93,14 @@ class CalibratedComposer(Composer):
                 return seq_model(self.model(term.first), self.model(term.second))
             o = _in_unit(self._overheads().stream, self.unit)
             total = self.leaf(chain[0])
-            touched = _touches(total, self.size)
+            touched = self._touches(chain[0])
             for comp in chain[1:]:
                 cold, hot = self.leaf(comp), self._hot(comp)
                 total = total + (hot if touched and hot is not None else cold - o)
-                touched = touched or _touches(cold, self.size)
+                touched = touched or self._touches(comp)
             return total
         if isinstance(term, Pipe):
-            h = _in_unit(self._overheads().pipe, self.unit)
-            return pipe_model(self.model(term.first), self.model(term.second), self.pipe, self.size) + h
+            floor = _in_unit(self._overheads().pipe, self.unit)
+            slowest = pipe_model(self.model(term.first), self.model(term.second), self.pipe, self.size)
+            return maximum(slowest, floor, how="pointwise")
         return super().model(term)

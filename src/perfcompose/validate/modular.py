@@ -93,6 +93,19 @@ def _fit(name: str, x: Sequence[float], values: Sequence[Sequence[float]], max_t
     return PMNFFitter(max_terms=max_terms).fit(_experiment(name, x, values)).model_.with_meta(name=name, unit="ns")
 
 
+def curve(name: str, x: Sequence[float], values: Sequence[Sequence[float]]) -> Model:
+    """The measured medians [ns] as a model: linear interpolation in log-log between the
+    measured sizes (constant beyond them), for predictions that show the operators' error
+    rather than a fit's."""
+    lx = np.log(np.asarray(x, dtype=float))
+    ly = np.log(np.maximum([float(np.median(v)) * 1e9 for v in values], 1e-6))
+
+    def f(xv: Any) -> Any:
+        return np.exp(np.interp(np.log(np.asarray(xv, dtype=float)), lx, ly))
+
+    return Model.numeric(name, f, ("x",), unit="ns", source="measured")
+
+
 def _lead(model: Model) -> tuple[tuple, float] | None:
     decomposed = model.terms()
     if decomposed is None:
@@ -147,7 +160,10 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     if rounds < 1 or count < 2:
         raise PerfcomposeError("need at least one round and two elements per run")
     limit = max_workers or os.cpu_count() or 1
-    xs = tuple(float(v) for v in x)
+    xs = tuple(sorted({float(v) for v in x}))
+    if len(xs) < 3:
+        raise PerfcomposeError(f"need at least 3 input sizes to fit a model, got {len(xs)}: "
+                               "give e.g. --x 1024:262144 (the powers of two in between)")
     kept: list[tuple[Term, int]] = []
     skipped: list[tuple[str, str]] = []
     for cfg in configurations:
@@ -158,15 +174,15 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
         else:
             kept.append((term, n))
     if not kept:
-        raise PerfcomposeError("no configuration fits this machine",
-                               hint="; ".join(f"{c}: {why}" for c, why in skipped))
+        raise PerfcomposeError("no configuration fits this machine: "
+                               + "; ".join(f"{c}: {why}" for c, why in skipped))
     parts = sorted({c for term, _ in kept for c in term.components()})
     cores = os.cpu_count() or 1
     levels = sorted({min(n, cores) for _, n in kept} | {1})
-    calibration = [Component("nop"), Component("touch"), parse_term("tpool_2(touch)"), parse_term("pipe(touch, touch)")]
+    calibration = [Component("nop"), Component("touch"), parse_term("pipe(touch, touch)"),
+                   *(parse_term(f"tpool_{k}(touch)") for k in levels if k > 1)]
     stream: list[Term] = []
-    for term in [*(Component(p) for p in parts), *(parse_term(f"tpool_{k}({p})") for k in levels if k > 1 for p in parts),
-                 *calibration, *(t for t, _ in kept)]:
+    for term in [*(Component(p) for p in parts), *calibration, *(t for t, _ in kept)]:
         if str(term) not in {str(s) for s in stream}:
             stream.append(term)
     identity = {"terms": [str(t) for t in stream], "x": list(xs), "count": count, "workers": workers}
@@ -209,12 +225,15 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     hot = {p: _fit(p, xs, isolated[p]) for p in parts}
 
     def at(k: int, p: str) -> list[list[float]]:
-        return series(p) if k == 1 else (k * np.array(series(f"tpool_{k}({p})"))).tolist()
+        """Part p's time per element when k workers run at once: its own time in the executor
+        plus the contention k one-pass probes meet (k T[tpool_k(touch)] - T[touch])."""
+        if k == 1:
+            return series(p)
+        contention = k * np.array(series(f"tpool_{k}(touch)")) - np.array(series("touch"))
+        return (np.array(series(p)) + np.median(contention, axis=1, keepdims=True)).tolist()
 
-    concurrent = {k: {p: _fit(p, xs, at(k, p)) for p in parts} for k in levels}
-    t_nop = np.array(series("nop"))
-    h_pipe = np.maximum(np.array(series("pipe(touch, touch)")) - np.array(at(2, "touch")), 1e-12)
-    overheads = Overheads(stream=_fit("o", xs, t_nop.tolist()), pipe=_fit("h_pipe", xs, h_pipe.tolist()))
+    concurrent = {k: {p: curve(f"{p}_{k}", xs, at(k, p)) for p in parts} for k in levels}
+    overheads = Overheads(stream=curve("o", xs, series("nop")), pipe=curve("P", xs, series("pipe(touch, touch)")))
     paper_ops = Composer(hot, pipe="asymptotic")
     calibrated_ops = {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads)
                       for k in levels}

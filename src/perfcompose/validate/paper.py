@@ -122,3 +122,48 @@ def table2(parts: Mapping[str, Model]) -> list[Table2Row]:
     """Compose every Table-2 configuration from the given part models (nop, inc, qsort)."""
     return [Table2Row(cfg, compose(cfg, parts), Model.parse(mod, unit="ns"), Model.parse(mono, unit="ns"))
             for cfg, mono, mod in PAPER_TABLE2]
+
+
+#: 000 Table 4: pipeline associativity and commutativity, monolithic models [ns]
+PAPER_TABLE4: list[tuple[str, str]] = [
+    ("pipe(pipe(qsort, inc), nop)", "1057.54*x*log2(x)"),
+    ("pipe(qsort, pipe(inc, nop))", "1092.77*x*log2(x)"),
+    ("pipe(pipe(qsort, nop), inc)", "1068.45*x*log2(x)"),
+    ("pipe(qsort, pipe(nop, inc))", "1098.45*x*log2(x)"),
+    ("pipe(pipe(inc, qsort), nop)", "1060.94*x*log2(x)"),
+    ("pipe(inc, pipe(qsort, nop))", "1078.37*x*log2(x)"),
+    ("pipe(pipe(inc, nop), qsort)", "1068.17*x*log2(x)"),
+    ("pipe(inc, pipe(nop, qsort))", "1129.66*x*log2(x)"),
+]
+
+#: 000 Table 6: layering neutrality, monolithic models [ns] by n
+PAPER_TABLE6: list[tuple[str, str]] = [
+    (f"pipe(tpool_{n}(qsort), tpool_{n}(inc))", a) for n, a in
+    ((1, "1101.71*x*log2(x)"), (2, "578.47*x*log2(x)"), (4, "298.89*x*log2(x)"), (8, "165.51*x*log2(x)"))
+] + [
+    (f"tpool_{n}(pipe(qsort, inc))", b) for n, b in
+    ((1, "1072.10*x*log2(x)"), (2, "602.41*x*log2(x)"), (4, "315.89*x*log2(x)"), (8, "181.19*x*log2(x)"))
+]
+
+#: 000 Table 7: tpool_2 of seq against the pipe with the same two threads, monolithic [ns]
+PAPER_TABLE7: list[tuple[str, str]] = [
+    ("tpool_2(seq(qsort, nop))", "546.40*x*log2(x)"), ("pipe(qsort, nop)", "1086.11*x*log2(x)"),
+    ("tpool_2(seq(qsort, inc))", "561.84*x*log2(x)"), ("pipe(qsort, inc)", "1105.29*x*log2(x)"),
+    ("tpool_2(seq(inc, qsort))", "564.59*x*log2(x)"), ("pipe(inc, qsort)", "1076.89*x*log2(x)"),
+    ("tpool_2(seq(inc, inc))", "607.06*x"), ("pipe(inc, inc)", "677.05*x"),
+    ("tpool_2(seq(inc, nop))", "355.67*x"), ("pipe(inc, nop)", "670.32*x"),
+]
+
+
+def paper_configurations(table: str) -> list[tuple[str, str]]:
+    """The configurations of one of 000's validation tables with the paper's monolithic model."""
+    if table == "table2":
+        return [(cfg, mono) for cfg, mono, _ in PAPER_TABLE2]
+    tables = {"table4": PAPER_TABLE4, "table6": PAPER_TABLE6, "table7": PAPER_TABLE7}
+    return list(tables[table])
+
+
+#: sizes and rounds of the quick and the full validation
+QUICK_X = tuple(float(2 ** k) for k in range(10, 19))
+FULL_X = tuple(float(round(2 ** (k / 4))) for k in range(40, 73))
+QUICK_ROUNDS, FULL_ROUNDS = 5, 11

@@ -1,0 +1,50 @@
+"""The calibrated operators: the papers' operators plus the executor's measured overheads."""
+from __future__ import annotations
+
+import pytest
+
+from perfcompose.compose import CalibratedComposer, Overheads
+from perfcompose.errors import ModelError
+from perfcompose.model import Model
+
+COLD = {"inc": Model.parse("1500 + 0.5*x", unit="ns"), "nop": Model.parse("800", unit="ns"),
+        "qsort": Model.parse("2000 + 3.6*x*log2(x)", unit="ns")}
+HOT = {"inc": Model.parse("100 + 0.3*x", unit="ns"), "nop": Model.parse("30", unit="ns"),
+       "qsort": Model.parse("1000 + 3.5*x*log2(x)", unit="ns")}
+OVERHEADS = Overheads(stream=Model.parse("800", unit="ns"), pipe=Model.parse("20000", unit="ns"))
+
+
+def composer() -> CalibratedComposer:
+    return CalibratedComposer(COLD, pipe="pointwise", hot=HOT, overheads=OVERHEADS)
+
+
+def test_a_chain_pays_one_hand_over_and_later_parts_find_the_data_in_cache():
+    x = 4096.0
+    got = composer()("seq(inc, inc)")(x=x)
+    assert got == pytest.approx(COLD["inc"](x=x) + HOT["inc"](x=x))
+
+
+def test_a_part_after_one_that_never_reads_the_data_still_meets_it_cold():
+    x = 4096.0
+    got = composer()("seq(nop, inc)")(x=x)
+    assert got == pytest.approx(COLD["nop"](x=x) + COLD["inc"](x=x) - 800)
+
+
+def test_a_pipe_is_its_slowest_stage_but_never_faster_than_the_hand_over_floor():
+    c = composer()("pipe(inc, nop)")
+    assert c(x=1024.0) == pytest.approx(20000)
+    assert c(x=2.0 ** 18) == pytest.approx(COLD["inc"](x=2.0 ** 18))
+
+
+def test_a_task_pool_divides_as_the_papers_operator():
+    assert composer()("tpool_2(qsort)")(x=65536.0) == pytest.approx(COLD["qsort"](x=65536.0) / 2)
+
+
+def test_without_overheads_the_calibrated_operators_refuse():
+    with pytest.raises(ModelError, match="overheads"):
+        CalibratedComposer(COLD, hot=HOT)("pipe(inc, nop)")
+
+
+def test_overheads_round_trip_through_json():
+    again = Overheads.from_json(OVERHEADS.to_json())
+    assert again.pipe(x=1.0) == pytest.approx(20000)

@@ -1,0 +1,69 @@
+"""The modular-vs-monolithic-vs-measured study on a tiny grid (000 section 4)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from perfcompose.errors import PerfcomposeError
+from perfcompose.model import Model
+from perfcompose.validate.modular import curve, lead_error, study
+
+X = (1024, 2048, 4096)
+
+
+@pytest.fixture(scope="module")
+def small_study(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("checkpoints")
+    result = study(["seq(inc, nop)", "pipe(inc, qsort)", "tpool_4(qsort)"], X, rounds=1, count=4,
+                   max_workers=2, checkpoints=folder)
+    return result, folder
+
+
+def test_every_configuration_that_fits_is_measured_fitted_and_composed(small_study):
+    result, _ = small_study
+    assert [c.configuration for c in result.comparisons] == ["seq(inc, nop)", "pipe(inc, qsort)"]
+    assert result.skipped == (("tpool_4(qsort)", "4 workers, 2 cores"),)
+    for c in result.comparisons:
+        assert len(c.measured) == len(X) and all(m > 0 for m in c.measured)
+        assert len(c.errors_paper) == len(c.errors_calibrated) == len(X)
+        assert all(np.isfinite(c.errors_calibrated))
+        record = c.to_json()
+        assert {"configuration", "monolithic", "modular", "measured", "error_paper", "error_calibrated"} <= set(record)
+        json.dumps(record)
+
+
+def test_the_errors_are_those_of_the_models_against_the_measurement(small_study):
+    result, _ = small_study
+    c = result.comparisons[1]
+    x = np.array(X, dtype=float)
+    measured = np.array(c.measured) * 1e9
+    np.testing.assert_allclose(c.errors_calibrated, np.abs(c.calibrated(x=x) - measured) / measured)
+    np.testing.assert_allclose(c.errors_paper, np.abs(c.modular(x=x) - measured) / measured)
+
+
+def test_a_rerun_resumes_from_the_checkpoints_and_measures_nothing_again(small_study):
+    result, folder = small_study
+    calls = []
+    again = study(["seq(inc, nop)", "pipe(inc, qsort)", "tpool_4(qsort)"], X, rounds=1, count=4,
+                  max_workers=2, checkpoints=folder, progress=lambda *a: calls.append(a))
+    assert calls == []
+    assert again.comparisons[0].measured == result.comparisons[0].measured
+
+
+def test_fewer_than_three_sizes_are_refused():
+    with pytest.raises(PerfcomposeError, match="at least 3 input sizes"):
+        study(["seq(inc, nop)"], [1024, 2048], rounds=1)
+
+
+def test_the_measured_curve_interpolates_in_log_log():
+    c = curve("c", [1.0, 4.0], [[1e-9], [16e-9]])
+    assert c(x=2.0) == pytest.approx(4.0)
+    assert c(x=4.0) == pytest.approx(16.0)
+
+
+def test_lead_error_compares_leading_coefficients_of_the_same_order():
+    a, b = Model.parse("5 + 110*x*log2(x)"), Model.parse("100*x*log2(x)")
+    assert lead_error(a, b) == pytest.approx(0.1)
+    assert lead_error(Model.parse("3*x"), b) is None
