@@ -612,12 +612,6 @@ def _paper_validation(table: str, quick: bool, json_out: Optional[Path], restart
     return result
 
 
-def _lead_coefficient(model: Any) -> tuple[Any, float] | None:
-    from perfcompose.validate.modular import _lead
-
-    return _lead(model)
-
-
 @paper_app.command("table2")
 @_user_errors
 def paper_table2(quick: bool = typer.Option(False, "--quick", help="9 sizes x 5 rounds (minutes on 2 cores)."),
@@ -647,7 +641,9 @@ def paper_table7(quick: bool = typer.Option(False, "--quick", help="9 sizes x 5 
 
 def _spread(result: Any, groups: list[list[str]]) -> None:
     for group in groups:
-        leads = [_lead_coefficient(c.monolithic) for c in result.comparisons if c.configuration in group]
+        from perfcompose.validate.modular import leading_term
+
+        leads = [leading_term(c.monolithic) for c in result.comparisons if c.configuration in group]
         leads = [lead for lead in leads if lead is not None]
         orders = {lead[0] for lead in leads}
         if len(leads) < 2:

@@ -106,7 +106,8 @@ def curve(name: str, x: Sequence[float], values: Sequence[Sequence[float]]) -> M
     return Model.numeric(name, f, ("x",), unit="ns", source="measured")
 
 
-def _lead(model: Model) -> tuple[tuple, float] | None:
+def leading_term(model: Model) -> tuple[tuple, float] | None:
+    """The order ``(i, j)`` in x and the coefficient of the model's leading PMNF term."""
     decomposed = model.terms()
     if decomposed is None:
         return None
@@ -119,7 +120,7 @@ def _lead(model: Model) -> tuple[tuple, float] | None:
 
 def lead_error(modular: Model, monolithic: Model) -> float | None:
     """|c_modular - c_monolithic| / c_monolithic of the leading terms, when their orders agree."""
-    a, b = _lead(modular), _lead(monolithic)
+    a, b = leading_term(modular), leading_term(monolithic)
     if a is None or b is None or a[0] != b[0] or b[1] == 0:
         return None
     return abs(a[1] - b[1]) / abs(b[1])
