@@ -589,6 +589,12 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
         console.print(f"measurements written next to {out}")
 
 
+# the options every validation table shares
+_QUICK = typer.Option(False, "--quick", help="9 sizes x 5 rounds (minutes on 2 cores).")
+_TABLE_JSON = typer.Option(None, "--json", help="Write one record per configuration.")
+_RESTART = typer.Option(False, "--restart", help="Discard finished measurements.")
+
+
 def _paper_validation(table: str, quick: bool, json_out: Optional[Path], restart: bool) -> Any:
     import os
 
@@ -614,18 +620,18 @@ def _paper_validation(table: str, quick: bool, json_out: Optional[Path], restart
 
 @paper_app.command("table2")
 @_user_errors
-def paper_table2(quick: bool = typer.Option(False, "--quick", help="9 sizes x 5 rounds (minutes on 2 cores)."),
-                 json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration."),
-                 restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
+def paper_table2(quick: bool = _QUICK,
+                 json_out: Optional[Path] = _TABLE_JSON,
+                 restart: bool = _RESTART) -> None:
     """000 Table 2: seq, tpool and pipe programs run here; modular vs monolithic vs measured."""
     _paper_validation("table2", quick, json_out, restart)
 
 
 @paper_app.command("table7")
 @_user_errors
-def paper_table7(quick: bool = typer.Option(False, "--quick", help="9 sizes x 5 rounds."),
-                 json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration."),
-                 restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
+def paper_table7(quick: bool = _QUICK,
+                 json_out: Optional[Path] = _TABLE_JSON,
+                 restart: bool = _RESTART) -> None:
     """000 Table 7: relation (iv), tpool_2(seq(a, b)) <= pipe(a, b), measured here."""
     result = _paper_validation("table7", quick, json_out, restart)
     by = {c.configuration: c for c in result.comparisons}
@@ -657,9 +663,9 @@ def _spread(result: Any, groups: list[list[str]]) -> None:
 
 @paper_app.command("table4")
 @_user_errors
-def paper_table4(quick: bool = typer.Option(False, "--quick", help="9 sizes x 5 rounds."),
-                 json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration."),
-                 restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
+def paper_table4(quick: bool = _QUICK,
+                 json_out: Optional[Path] = _TABLE_JSON,
+                 restart: bool = _RESTART) -> None:
     """000 Table 4: pipeline associativity and commutativity, measured here."""
     from perfcompose.validate.paper import PAPER_TABLE4
 
@@ -669,9 +675,9 @@ def paper_table4(quick: bool = typer.Option(False, "--quick", help="9 sizes x 5 
 
 @paper_app.command("table6")
 @_user_errors
-def paper_table6(quick: bool = typer.Option(False, "--quick", help="9 sizes x 5 rounds."),
-                 json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration."),
-                 restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
+def paper_table6(quick: bool = _QUICK,
+                 json_out: Optional[Path] = _TABLE_JSON,
+                 restart: bool = _RESTART) -> None:
     """000 Table 6: layering neutrality, pipe of task pools vs task pool of pipes, measured here."""
     result = _paper_validation("table6", quick, json_out, restart)
     _spread(result, [[f"pipe(tpool_{n}(qsort), tpool_{n}(inc))", f"tpool_{n}(pipe(qsort, inc))"] for n in (1, 2, 4, 8)])
