@@ -5,24 +5,30 @@ exits with status 2; no traceback reaches the user.
 """
 from __future__ import annotations
 
-import functools
 import json
 import math
 from pathlib import Path
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, Optional
 
 import numpy as np
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from perfcompose import __version__
-from perfcompose.errors import PerfcomposeError
+
+from perfcompose.commands import loggp as _loggp_commands
+from perfcompose.commands import pamela as _pamela_commands
+from perfcompose.commands import skeleton as _skeleton_commands
+from perfcompose.commands.common import console, err_console
+from perfcompose.commands.common import fmt as _fmt
+from perfcompose.commands.common import progress as _progress
+from perfcompose.commands.common import user_errors as _user_errors
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Predict how fast a parallel program will run, from performance models of its parts.")
-console = Console()
-err_console = Console(stderr=True)
+app.add_typer(_pamela_commands.app, name="pamela")
+app.add_typer(_loggp_commands.app, name="loggp")
+app.add_typer(_skeleton_commands.app, name="skeleton")
 
 
 def _version(value: bool) -> None:
@@ -35,30 +41,6 @@ def _version(value: bool) -> None:
 def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                        help="Print the version and exit.")) -> None:
     """perfcompose: performance models of parts composed into the model of the whole."""
-
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _user_errors(func: F) -> F:
-    """Print a PerfcomposeError as one message and exit 2, instead of a traceback."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except PerfcomposeError as exc:
-            err_console.print(f"[bold red]error:[/bold red] {exc}", highlight=False, soft_wrap=True)
-            raise typer.Exit(2) from None
-        except KeyboardInterrupt:
-            err_console.print("interrupted")
-            raise typer.Exit(130) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-def _fmt(v: float, spec: str = ".4g") -> str:
-    return format(v, spec) if v == v else "n/a"
 
 
 @app.command()
@@ -351,14 +333,6 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
 
 # ---------------------------------------------------------------------------------------------
 # measurement
-
-
-def _progress() -> Any:
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                               TimeRemainingColumn)
-
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TextColumn("ETA"), TimeRemainingColumn(), console=err_console, transient=True)
 
 
 def _per_task(bar: Any) -> Callable[[str, int, int], None]:
