@@ -1,0 +1,14 @@
+"""Skeleton-based estimation (Lobachev and Loogen, 001): T(n, p) = T(n)/p + Ā(n, p).
+
+>>> from perfcompose.skeleton import RuntimeTable, estimate
+>>> table = RuntimeTable.from_rows([(n, 1, 0.01 * n) for n in (10, 20, 30, 40)]
+...                                + [(n, 4, 0.0025 * n + 0.01) for n in (10, 20, 30)])
+>>> round(estimate(table, 40, 4, method_t="lm", method_a="lm").value, 6)
+0.11
+"""
+from perfcompose.skeleton.estimate import Estimate, Part, QualityRow, estimate, penalties, quality
+from perfcompose.skeleton.skeletons import KINDS, Skeleton, penalty, serial_fraction
+from perfcompose.skeleton.table import SEQ, RuntimeTable, half_unit, read_table
+
+__all__ = ["RuntimeTable", "read_table", "half_unit", "SEQ", "Skeleton", "KINDS", "penalty", "serial_fraction",
+           "estimate", "Estimate", "Part", "penalties", "quality", "QualityRow"]

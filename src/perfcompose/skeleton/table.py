@@ -1,0 +1,192 @@
+"""A table of measured runtimes T(n, p), and its CSV forms.
+
+Long form: columns ``n,p,time``, one row per measurement. Wide form, as the papers print it: a
+column ``n`` and one column per PE count (``1``, ``7``, ``8``, ...), empty where not measured.
+In both, ``p = seq`` (a column ``seq`` in the wide form) marks the sequential program's time T(n),
+the absolute reference point; without it, T(n, 1) is the (relative) reference. Lines starting
+with ``#`` are comments. Every time is kept with the text it was written in, so estimates can be
+bounded over the rounding of the printed digits.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from perfcompose.errors import DataFormatError
+
+#: the key of the sequential program's time T(n) (absolute reference point) in :attr:`RuntimeTable.times`
+SEQ = 0
+
+
+def half_unit(text: str) -> float:
+    """Half a unit of the last printed digit of a number: ``"3.74"`` → 0.005, ``"17"`` → 0.5."""
+    t = text.strip().lower()
+    mantissa, _, exp = t.partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 0.5 * 10.0 ** (-decimals + (int(exp) if exp else 0))
+
+
+@dataclass(frozen=True)
+class RuntimeTable:
+    """Measured T(n, p) in seconds: ``times[(n, p)]``, with ``p = SEQ`` for the sequential T(n).
+
+    ``texts`` keeps each time as written (for :func:`half_unit`); ``source`` names the file.
+    """
+
+    times: Mapping[tuple[float, int], float]
+    texts: Mapping[tuple[float, int], str]
+    source: str = ""
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[tuple[float, int, float | str]], source: str = "") -> "RuntimeTable":
+        """Build from ``(n, p, time)``; ``p = SEQ`` (0) is the sequential time; a time may be text."""
+        times, texts = {}, {}
+        for n, p, t in rows:
+            key = (float(n), int(p))
+            if key in times:
+                raise DataFormatError(f"duplicate measurement for n = {n:g}, p = {_p_text(p)}", path=source or None)
+            texts[key] = t if isinstance(t, str) else repr(float(t))
+            times[key] = float(t)
+        table = cls(times, texts, source)
+        table.check()
+        return table
+
+    def check(self, reference: bool = True) -> None:
+        """Reject what no estimate can use: one point, no reference T(n) (if ``reference``),
+        non-positive times."""
+        where = self.source or None
+        for (n, p), t in self.times.items():
+            if not (math.isfinite(t) and t > 0):
+                raise DataFormatError(f"time {t:g} at n = {n:g}, p = {_p_text(p)} is not a positive number",
+                                      path=where, hint="runtimes must be positive seconds")
+        if len(self.times) < 2:
+            raise DataFormatError(f"{len(self.times)} measurement: a forecast needs several", path=where,
+                                  hint="measure several n, or several p")
+        if reference and not self.reference_ns:
+            raise DataFormatError("no reference time: no row with p = 1 and no sequential time T(n)",
+                                  path=where, hint="add T(n) rows with p = seq (absolute reference point) "
+                                                   "or runs on one PE, p = 1 (relative reference point)")
+
+    @property
+    def absolute(self) -> bool:
+        """True when the sequential program's T(n) was measured (absolute reference point)."""
+        return any(p == SEQ for _, p in self.times)
+
+    @property
+    def reference_p(self) -> int:
+        return SEQ if self.absolute else 1
+
+    @property
+    def reference_ns(self) -> list[float]:
+        ref = self.reference_p
+        return sorted(n for n, p in self.times if p == ref)
+
+    @property
+    def ns(self) -> list[float]:
+        return sorted({n for n, _ in self.times})
+
+    @property
+    def ps(self) -> list[int]:
+        return sorted({p for _, p in self.times if p != SEQ})
+
+    def sequential(self, n: float) -> float | None:
+        """T(n) at the reference point: the sequential time, or T(n, 1) without one."""
+        return self.times.get((float(n), self.reference_p))
+
+    def get(self, n: float, p: int) -> float | None:
+        return self.times.get((float(n), int(p)))
+
+    def half_unit(self, n: float, p: int) -> float:
+        return half_unit(self.texts[(float(n), int(p))])
+
+    def without(self, n: float, p: int) -> "RuntimeTable":
+        """The same table without the measurement at (n, p): to forecast a known value honestly."""
+        key = (float(n), int(p))
+        return RuntimeTable({k: v for k, v in self.times.items() if k != key},
+                            {k: v for k, v in self.texts.items() if k != key}, self.source)
+
+
+def _p_text(p: int) -> str:
+    return "seq" if p == SEQ else str(p)
+
+
+def _parse_p(text: str, path: Path, line: int, source: str) -> int:
+    t = text.strip().lower()
+    if t in ("seq", "t(n)", "sequential"):
+        return SEQ
+    try:
+        p = int(t)
+    except ValueError:
+        raise DataFormatError(f"PE count {text!r} is not a whole number or 'seq'", path=path, line=line,
+                              source_line=source) from None
+    if p < 1:
+        raise DataFormatError(f"PE count {p} must be at least 1 (or 'seq' for the sequential time)",
+                              path=path, line=line, source_line=source)
+    return p
+
+
+def _parse_number(text: str, what: str, path: Path, line: int, source: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise DataFormatError(f"{what} {text!r} is not a number", path=path, line=line,
+                              source_line=source) from None
+    if not math.isfinite(v) or v <= 0:
+        raise DataFormatError(f"{what} {text.strip()} must be a positive number", path=path, line=line,
+                              source_line=source, hint="runtimes are positive seconds; n is a positive size")
+    return v
+
+
+def read_table(path: str | Path, text: str | None = None, *, reference: bool = True) -> RuntimeTable:
+    """Read a runtime table in long (``n,p,time``) or wide (``n,seq,1,2,...``) CSV form.
+
+    ``reference=False`` accepts a table without T(n) or T(n, 1), for forecasting one series directly.
+    """
+    path = Path(path)
+    if text is None:
+        try:
+            text = path.read_text()
+        except OSError as exc:
+            raise DataFormatError(f"cannot read: {exc.strerror}", path=path) from None
+    lines = [(k + 1, ln) for k, ln in enumerate(text.splitlines()) if ln.strip() and not ln.lstrip().startswith("#")]
+    if not lines:
+        raise DataFormatError("empty table", path=path, hint="first line: n,p,time (or n,seq,1,2,... wide)")
+    rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in lines))))
+    header = [h.strip().lower() for h in rows[0]]
+    head_line, head_src = lines[0]
+    if not header or header[0] != "n":
+        raise DataFormatError("the first column must be n", path=path, line=head_line, source_line=head_src,
+                              hint="long form: n,p,time; wide form: n,seq,1,2,4,... (one column per PE count)")
+    if len(set(header)) != len(header):
+        raise DataFormatError("a column name repeats", path=path, line=head_line, source_line=head_src)
+    long_form = header == ["n", "p", "time"]
+    if not long_form:
+        cols = [_parse_p(h, path, head_line, head_src) for h in header[1:]]
+    entries: list[tuple[float, int, str]] = []
+    seen: dict[tuple[float, int], int] = {}
+    for (line, src), row in zip(lines[1:], rows[1:]):
+        cells = [c.strip() for c in row]
+        if len(cells) != len(header):
+            raise DataFormatError(f"{len(cells)} cells, the header has {len(header)}", path=path, line=line,
+                                  source_line=src)
+        n = _parse_number(cells[0], "n", path, line, src)
+        if long_form:
+            pairs = [(_parse_p(cells[1], path, line, src), cells[2])]
+        else:
+            pairs = [(p, c) for p, c in zip(cols, cells[1:]) if c]
+        for p, cell in pairs:
+            _parse_number(cell, "time", path, line, src)
+            key = (n, p)
+            if key in seen:
+                raise DataFormatError(f"duplicate measurement for n = {n:g}, p = {_p_text(p)} "
+                                      f"(first on line {seen[key]})", path=path, line=line, source_line=src,
+                                      hint="one row per (n, p): average repetitions first")
+            seen[key] = line
+            entries.append((n, p, cell))
+    table = RuntimeTable({(n, p): float(t) for n, p, t in entries}, {(n, p): t for n, p, t in entries}, str(path))
+    table.check(reference)
+    return table
