@@ -1,7 +1,144 @@
 """``perfcompose skeleton``: forecasts of T(n,p) for algorithmic skeletons (paper 001)."""
 from __future__ import annotations
 
+import json
+import math
+from pathlib import Path
+from typing import Optional
+
 import typer
+from rich.table import Table
+
+from perfcompose.commands.common import console, fmt, user_errors
+from perfcompose.errors import InputError
 
 app = typer.Typer(no_args_is_help=True,
                   help="Skeleton-based estimation: forecast T(n,p) in n and p, penalty and serial fraction.")
+
+
+def _parse_at(text: str) -> tuple[float, int]:
+    values: dict[str, str] = {}
+    for part in text.split(","):
+        name, eq, value = part.partition("=")
+        if not eq or name.strip() not in ("n", "p"):
+            raise InputError(f"--at {text!r}: expected n=VALUE,p=VALUE", hint="for example --at n=120,p=7")
+        values[name.strip()] = value.strip()
+    if set(values) != {"n", "p"}:
+        raise InputError(f"--at {text!r} needs both n and p", hint="for example --at n=120,p=7")
+    try:
+        n = float(values["n"])
+        p = int(values["p"])
+    except ValueError:
+        raise InputError(f"--at {text!r}: n must be a number and p a whole number",
+                         hint="for example --at n=120,p=7") from None
+    if not (n > 0 and math.isfinite(n)) or p < 1:
+        raise InputError(f"--at {text!r}: n must be positive and p at least 1")
+    return n, p
+
+
+def _skeleton(kind: str, r: int, d: int, k: int):  # type: ignore[no-untyped-def]
+    from perfcompose.skeleton import Skeleton
+
+    return Skeleton(kind, r=r, d=d, k=k)
+
+
+@app.command()
+@user_errors
+def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
+                                               help="Runtimes: n,p,time rows, or n,seq,1,2,... columns."),
+             at: str = typer.Option(..., "--at", help="Where to forecast, e.g. n=120,p=7."),
+             skeleton: str = typer.Option("general", "--skeleton",
+                                          help="general (eq. *), parmap, farm, dc, iteration."),
+             method: str = typer.Option("auto", "--method", help="auto, spline, loess, lm-poly, lm or mean, for "
+                                        "both parts (override with --method-t / --method-a)."),
+             method_t: Optional[str] = typer.Option(None, "--method-t", help="Method for T(n)."),
+             method_a: Optional[str] = typer.Option(None, "--method-a", help="Method for the penalty Ā(n,p)."),
+             direction: str = typer.Option("auto", "--direction", help="Forecast Ā w.r.t. n (p fixed), p (n "
+                                           "fixed), or auto."),
+             epsilon: float = typer.Option(0.05, "--epsilon", min=0.0, help="Largest hold-out error accepted by "
+                                           "--method auto (fraction)."),
+             degree: int = typer.Option(3, "--degree", min=1, help="Degree of lm-poly."),
+             r: int = typer.Option(2, "--r", help="dc: branching degree."),
+             d: int = typer.Option(1, "--d", help="dc: depth of the parallel expansion."),
+             k: int = typer.Option(1, "--k", help="iteration: number of iterations."),
+             plot: Optional[Path] = typer.Option(Path("forecast.png"), "--plot", help="Plot of T(n) and Ā with "
+                                                 "the forecast marked."),
+             no_plot: bool = typer.Option(False, "--no-plot", help="Do not write the plot."),
+             json_out: Optional[Path] = typer.Option(None, "--json", help="Write the forecast here."),
+             ) -> None:
+    """Forecast T(n,p) = T(n)/p + Ā(n,p): each part by its own method, a measured target left out."""
+    from perfcompose.skeleton import estimate, read_table
+
+    n, p = _parse_at(at)
+    table = read_table(table_file)
+    est = estimate(table, n, p, skeleton=_skeleton(skeleton, r, d, k), method_t=method_t or method,
+                   method_a=method_a or method, direction=direction, epsilon=epsilon, poly_degree=degree)
+    ref = "absolute (sequential T(n))" if est.absolute else "relative (T(n, 1))"
+    console.print(f"[bold]T({n:g}, {p}) = {est.value:.6g} s[/bold]  ({est.skeleton.name}; reference point {ref})")
+    parts = Table(title="the two parts", title_justify="left")
+    for col in ("part", "value [s]", "method", "w.r.t.", "from points", "why"):
+        parts.add_column(col)
+    parts.add_row("T(n)/p share" if est.skeleton.kind != "farm" else "T(n/p) share", fmt(est.share, ".6g"),
+                  "", "", "", "")
+    for part in (est.sequential, est.penalty):
+        pts = ", ".join(f"{v:g}" for v in part.x) if part.x else "-"
+        parts.add_row(part.what, fmt(part.value, ".6g"), part.method, part.direction, pts, part.rule)
+    console.print(parts)
+    for part in (est.sequential, est.penalty):
+        if part.errors or part.discarded:
+            t = Table(title=f"hold-out errors for {part.what}: the known point nearest to the target "
+                            f"({part.what[0]} at {part.direction} = "
+                            f"{_nearest(part):g}) predicted from the others", title_justify="left")
+            t.add_column("method")
+            t.add_column("relative error %", justify="right")
+            for name, e in sorted(part.errors.items(), key=lambda kv: abs(kv[1])):
+                t.add_row(name, f"{100 * e:+.3g}")
+            for name, why in part.discarded.items():
+                t.add_row(name, f"discarded: {why}")
+            console.print(t)
+    if est.measured is not None:
+        console.print(f"measured T({n:g}, {p}) = {est.measured:.6g} s (left out of every fit): relative error "
+                      f"{100 * (est.error or 0):+.3g} %")
+    if json_out:
+        doc = {"n": n, "p": p, "skeleton": est.skeleton.name, "absolute": est.absolute, "forecast": est.value,
+               "share": est.share, "measured": est.measured, "error": est.error,
+               "parts": [{"what": q.what, "value": q.value, "method": q.method, "direction": q.direction,
+                          "rule": q.rule, "holdout_errors": q.errors, "discarded": q.discarded,
+                          "points": [list(q.x), list(q.y)]} for q in (est.sequential, est.penalty)]}
+        json_out.write_text(json.dumps(doc, indent=1))
+        console.print(f"written to {json_out}")
+    if plot and not no_plot:
+        from perfcompose.report.forecast import plot_estimate
+
+        plot_estimate(table, est, plot)
+        console.print(f"plot written to {plot}")
+
+
+def _nearest(part) -> float:  # type: ignore[no-untyped-def]
+    x = sorted(part.x, key=lambda v: abs(v - part.at))
+    return x[0] if x else math.nan
+
+
+@app.command()
+@user_errors
+def quality(table_file: Path = typer.Argument(..., metavar="TABLE.csv", help="Runtimes (see forecast)."),
+            json_out: Optional[Path] = typer.Option(None, "--json", help="Write the rows here."),
+            ) -> None:
+    """Penalty Ā(n,p) and Karp-Flatt serial fraction f(n,p) per p: constant is good, growing is not."""
+    from perfcompose.skeleton import quality as quality_rows
+    from perfcompose.skeleton import read_table
+
+    table = read_table(table_file)
+    rows = quality_rows(table)
+    ref = "T(n)" if table.absolute else "T(n, 1)"
+    for n in sorted({r.n for r in rows}):
+        t = Table(title=f"n = {n:g} (reference {ref} = {table.sequential(n):.6g} s)", title_justify="left")
+        for col in ("p", "T(n,p) [s]", "speedup", "Ā(n,p) [s]", "f(n,p)"):
+            t.add_column(col, justify="right")
+        for r in (r for r in rows if r.n == n):
+            t.add_row(str(r.p), fmt(r.time, ".6g"), fmt(r.speedup, ".3f"), fmt(r.penalty, ".4g"),
+                      fmt(r.serial_fraction, ".4g"))
+        console.print(t)
+    if json_out:
+        json_out.write_text(json.dumps([r.__dict__ for r in rows], indent=1))
+        console.print(f"written to {json_out}")
