@@ -200,3 +200,54 @@ def test_validate_bad_input_exits_2(tmp_path, args, message):
     r = run(*args, cwd=tmp_path)
     assert r.returncode == 2
     assert message in r.stderr and "Traceback" not in r.stderr
+
+
+CASES = Path(__file__).resolve().parent.parent / "src" / "perfcompose" / "skeleton" / "cases"
+
+
+def test_skeleton_forecast_prints_parts_errors_and_plot(tmp_path):
+    out, png = tmp_path / "f.json", tmp_path / "f.png"
+    r = run("skeleton", "forecast", str(CASES / "gauss.csv"), "--at", "n=120,p=7", "--method-t", "lm-poly",
+            "--method-a", "mean", "--json", str(out), "--plot", str(png))
+    assert r.returncode == 0, r.stderr
+    assert "T(120, 7) =" in r.stdout and "hold-out errors" in r.stdout and "relative error" in r.stdout
+    doc = json.loads(out.read_text())
+    assert doc["measured"] == 6.2055 and abs(doc["error"]) < 0.05 and png.stat().st_size > 0
+
+
+def test_skeleton_forecast_auto_that_cannot_choose_exits_2():
+    r = run("skeleton", "forecast", str(CASES / "rabin_miller.csv"), "--at", "n=11213,p=8", "--no-plot")
+    assert r.returncode == 2 and "measure more points" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--at", "n=120"), "needs both n and p"),
+    (("--at", "n=abc,p=7"), "n must be a number"),
+    (("--at", "n=120,p=7", "--skeleton", "pipeline"), "unknown skeleton"),
+    (("--at", "n=120,p=7", "--method", "cubic"), "unknown method"),
+])
+def test_skeleton_forecast_bad_options_exit_2(args, message):
+    r = run("skeleton", "forecast", str(CASES / "gauss.csv"), "--no-plot", *args)
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_skeleton_bad_table_exits_2_with_line(write_file):
+    bad = write_file("bad.csv", "n,p,time\n10,1,2.0\n10,1,2.5\n")
+    r = run("skeleton", "quality", str(bad))
+    assert r.returncode == 2 and "line 3" in r.stderr and "duplicate" in r.stderr
+
+
+def test_skeleton_quality_prints_penalty_and_serial_fraction():
+    r = run("skeleton", "quality", str(CASES / "rabin_miller.csv"))
+    assert r.returncode == 0, r.stderr
+    assert "n = 9689" in r.stdout and "0.009386" in r.stdout  # f(9689, 7), Figure 7(c): 0.009379
+
+
+def test_paper_lobachev_prints_and_writes_records(tmp_path):
+    out = tmp_path / "l.json"
+    r = run("paper", "lobachev", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "Rabin-Miller" in r.stdout and "lm(poly) + mean" in r.stdout
+    recs = json.loads(out.read_text())
+    row = next(x for x in recs if x["method"] == "lm(poly) + mean")
+    assert row["paper"] == "21.78" and abs(row["ours"] - 21.78) < 0.01 and row["reproduced"] is True

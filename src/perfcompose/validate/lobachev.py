@@ -51,15 +51,15 @@ class Row:
             return None
         if self.paper is not None:
             v, h = float(self.paper), half_unit(self.paper)
-            return self.low - h <= v <= self.high + h
+            return bool(self.low - h <= v <= self.high + h)
         if self.paper_error is not None and self.measured:
             lo, hi = (100 * (b - self.measured) / self.measured for b in (self.low, self.high))
             v, h = abs(float(self.paper_error)), half_unit(self.paper_error)
-            return any(lo - h <= s * v <= hi + h for s in (1, -1))
+            return bool(any(lo - h <= s * v <= hi + h for s in (1, -1)))
         return None
 
     def to_json(self) -> dict[str, object]:
-        rec = asdict(self)
+        rec = {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in asdict(self).items()}
         rec["reproduced"] = self.reproduced
         return rec
 
