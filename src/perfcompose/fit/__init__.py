@@ -1,8 +1,14 @@
-"""Empirical performance modeling: PMNF models fitted to measurements.
+"""Empirical performance modeling: PMNF models fitted to measurements, and forecasts of a series.
 
 >>> from perfcompose.fit import PMNFFitter
 >>> # PMNFFitter(aggregate="median").fit(experiment).results_
+>>> from perfcompose.fit import LmPoly
+>>> round(float(LmPoly(3).fit([1, 2, 3, 4, 5], [1, 8, 27, 64, 125]).predict(6)), 9)
+216.0
 """
+from perfcompose.fit.forecast import (METHODS, Choice, Forecaster, ForecastError, Lm, LmPoly, Loess, MeanOf, Spline,
+                                      choose, forecaster)
 from perfcompose.fit.pmnf import Candidate, FitResult, PMNFFitter, fit
 
-__all__ = ["PMNFFitter", "FitResult", "Candidate", "fit"]
+__all__ = ["PMNFFitter", "FitResult", "Candidate", "fit", "Forecaster", "Spline", "Loess", "LmPoly", "Lm",
+           "MeanOf", "forecaster", "choose", "Choice", "ForecastError", "METHODS"]
