@@ -1,0 +1,106 @@
+"""Simulating a whole program: computation steps and communication steps alternate per processor
+(paper 002, section 2), each processor entering a step when it has finished the previous one.
+The gaps of section 3 hold across steps too: a processor's first send of a step keeps its gap
+to its last receive of the step before, whatever it computed in between.
+
+``computation[p]`` is the sum of p's computation times, ``communication[p]`` the rest of its
+finish time (its communication, including waiting for messages).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from perfcompose.errors import InputError
+from perfcompose.loggp.params import LogGP
+from perfcompose.loggp.program import CommStep, CompStep, Program
+from perfcompose.loggp.simulate import ForcedSend, GapOrigin, Op, StepResult, Ties, simulate_step
+from perfcompose.loggp.worstcase import worst_case_step
+
+__all__ = ["Semantics", "ProgramResult", "simulate_program", "step_seed"]
+
+Semantics = Literal["paper", "loggopsim"]
+
+
+def step_seed(seed: int, step: int) -> int:
+    """The seed of step ``step``'s random choices: distinct per step, reproducible from ``seed``."""
+    return int(np.random.SeedSequence([int(seed) % (2 ** 63), step]).generate_state(1)[0])
+
+
+@dataclass(frozen=True, eq=False)
+class ProgramResult:
+    """Per-processor finish, computation and communication times of a simulated program, and
+    every processor's timeline (``ops``: kind, message, start, end; messages are numbered over the
+    whole program in step order, computations have message None)."""
+
+    P: int
+    finish: np.ndarray
+    computation: np.ndarray
+    communication: np.ndarray
+    ops: list[list[Op]]
+    forced: tuple[ForcedSend, ...] = field(default=())
+
+    @property
+    def makespan(self) -> float:
+        return float(self.finish.max()) if self.finish.size else 0.0
+
+    @property
+    def critical(self) -> int:
+        """The processor that finishes last (the most computation among equals)."""
+        top = self.finish == self.finish.max()
+        return int(np.flatnonzero(top)[np.argmax(self.computation[top])])
+
+    def summary(self) -> dict[str, float]:
+        """Total, computation and communication time of the processor that finishes last."""
+        c = self.critical
+        return {"total": self.makespan, "computation": float(self.computation[c]),
+                "communication": float(self.communication[c])}
+
+
+def simulate_program(program: Program, params: LogGP, *, worst_case: bool = False,
+                     semantics: Semantics = "paper", gap_origin: GapOrigin = "end", ties: Ties = "random",
+                     seed: int = 0, timelines: bool = True, O: float = 0.0, S: float = float("inf"),
+                     start: np.ndarray | None = None) -> ProgramResult:
+    """Simulate ``program`` step by step: the standard algorithm (Figure 2), the worst case
+    (section 4.2, ``worst_case=True``) or LogGOPSim's semantics (``semantics="loggopsim"``, where
+    ``O`` is the overhead per byte and ``S`` the rendezvous threshold)."""
+    if semantics == "loggopsim":
+        if worst_case:
+            raise InputError("the worst case is an algorithm of the paper's semantics",
+                             hint="drop --worst-case, or use --semantics paper")
+        from perfcompose.loggp.loggopsim import simulate_program_loggopsim
+
+        return simulate_program_loggopsim(program, params, O=O, S=S)
+    if semantics != "paper":
+        raise InputError(f"semantics {semantics!r}: choose 'paper' or 'loggopsim'")
+    P = program.P
+    t = np.zeros(P) if start is None else np.array(start, dtype=np.float64)
+    t_begin = t.copy()
+    comp = np.zeros(P)
+    ops: list[list[Op]] = [[] for _ in range(P)]
+    forced: list[ForcedSend] = []
+    offset = 0
+    ready: tuple[np.ndarray, np.ndarray] | None = None
+    for k, s in enumerate(program.steps):
+        if isinstance(s, CompStep):
+            if timelines:
+                for p in np.flatnonzero(s.durations > 0):
+                    ops[p].append(Op("comp", None, float(t[p]), float(t[p] + s.durations[p])))
+            t = t + s.durations
+            comp += s.durations
+            continue
+        assert isinstance(s, CommStep)
+        run = worst_case_step if worst_case else simulate_step
+        kwargs = {"step_index": k} if worst_case else {}
+        r: StepResult = run(s, params, start=t, ready=ready, gap_origin=gap_origin, ties=ties,
+                            seed=step_seed(seed, k), **kwargs)
+        ready = (r.next_send, r.next_recv)
+        forced.extend(r.forced)
+        if timelines:
+            for p, step_ops in enumerate(r.ops()):
+                ops[p].extend(Op(op.kind, offset + op.message, op.start, op.end) for op in step_ops)
+        offset += s.M
+        t = r.finish.copy()
+    return ProgramResult(P, t, comp, t - t_begin - comp, ops, tuple(forced))

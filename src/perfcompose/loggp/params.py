@@ -1,0 +1,115 @@
+"""LogGP machine parameters (paper 002, section 3) and the parameter file that ``simulate`` reads.
+
+Times are in one unit of the user's choice (the program's); ``G`` is that unit per byte.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from perfcompose.errors import InputError
+
+__all__ = ["LogGP", "PARAMS_FORMAT", "UNITS", "convert_time", "read_params", "write_params", "MEIKO_CS2"]
+
+PARAMS_FORMAT = "perfcompose-loggp/1"
+
+#: seconds per unit, for converting parameter files between time units
+UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+
+
+def convert_time(value: float, unit: str, to: str) -> float:
+    """``value`` in ``unit`` expressed in ``to`` (both from :data:`UNITS`)."""
+    return value * UNITS[unit] / UNITS[to]
+
+
+@dataclass(frozen=True)
+class LogGP:
+    """The LogGP parameters: latency ``L``, overhead ``o``, gap ``g``, gap per byte ``G``.
+
+    ``P`` (the processor count) belongs to the program, not to the machine description.
+    """
+
+    L: float
+    o: float
+    g: float
+    G: float
+    unit: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("L", "o", "g", "G"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise InputError(f"LogGP parameter {name} must be a number, got {value!r}")
+            if not math.isfinite(value) or value < 0:
+                raise InputError(f"LogGP parameter {name} = {value!r} must be finite and non-negative",
+                                 hint="latency, overhead and gaps are durations")
+            object.__setattr__(self, name, float(value))
+        if self.unit and self.unit not in UNITS:
+            raise InputError(f"unknown time unit {self.unit!r}", hint=f"use one of {', '.join(UNITS)}")
+
+    def message_time(self, nbytes: float) -> float:
+        """End-to-end time of one isolated ``nbytes`` message: o + (k-1)G + L + o."""
+        return 2 * self.o + max(nbytes - 1, 0) * self.G + self.L
+
+    def to(self, unit: str) -> "LogGP":
+        """The same parameters in another time unit (needs ``self.unit``)."""
+        if not self.unit:
+            raise InputError("the parameters have no unit to convert from")
+        if unit not in UNITS:
+            raise InputError(f"unknown time unit {unit!r}", hint=f"use one of {', '.join(UNITS)}")
+        f = UNITS[self.unit] / UNITS[unit]
+        return LogGP(self.L * f, self.o * f, self.g * f, self.G * f, unit)
+
+    def replace(self, **changes: float | None) -> "LogGP":
+        """A copy with the given parameters changed (``None`` keeps the old value)."""
+        values = asdict(self)
+        values.update({k: v for k, v in changes.items() if v is not None})
+        return LogGP(**values)
+
+
+#: the Meiko CS-2 values of the paper's section 4.1 example, in microseconds
+MEIKO_CS2 = LogGP(L=9.0, o=2.0, g=14.0, G=0.03, unit="us")
+
+
+def write_params(path: Path, params: LogGP, extra: Mapping[str, Any] | None = None) -> None:
+    """Write a parameter file: format tag, unit, L, o, g, G, and anything in ``extra``
+    (spread over repetitions, raw measurements, provenance)."""
+    record = {"format": PARAMS_FORMAT, "unit": params.unit or "us", "L": params.L, "o": params.o,
+              "g": params.g, "G": params.G, **(extra or {})}
+    Path(path).write_text(json.dumps(record, indent=2) + "\n")
+
+
+def read_params(path: Path) -> LogGP:
+    """Read a parameter file written by :func:`write_params` (or by hand: an object with L, o, g, G
+    and optionally ``unit``)."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise InputError(f"cannot read the parameter file: {exc.strerror}", path=path) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno,
+                         source_line=text.splitlines()[exc.lineno - 1] if text.splitlines() else None,
+                         hint='write {"unit": "us", "L": 9, "o": 2, "g": 14, "G": 0.03}') from None
+    if not isinstance(data, dict):
+        raise InputError("a parameter file holds one JSON object", path=path,
+                         hint='write {"unit": "us", "L": 9, "o": 2, "g": 14, "G": 0.03}')
+    fmt = data.get("format", PARAMS_FORMAT)
+    if fmt != PARAMS_FORMAT:
+        raise InputError(f"unknown parameter file format {fmt!r}", path=path, hint=f"expected {PARAMS_FORMAT}")
+    missing = [k for k in ("L", "o", "g", "G") if k not in data]
+    if missing:
+        raise InputError(f"missing LogGP parameter(s) {', '.join(missing)}", path=path,
+                         hint="a parameter file needs L, o, g and G")
+    unit = data.get("unit", "")
+    if not isinstance(unit, str):
+        raise InputError(f"'unit' must be a string, got {unit!r}", path=path)
+    try:
+        return LogGP(data["L"], data["o"], data["g"], data["G"], unit)
+    except InputError as exc:
+        raise InputError(exc.reason, path=path, hint=exc.hint) from None

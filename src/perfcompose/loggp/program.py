@@ -1,0 +1,381 @@
+"""Programs of alternating computation and communication steps (paper 002, section 2), and their
+JSON reader.
+
+A communication step is a directed graph of messages ``(src, dst, bytes)`` plus each processor's
+send order; a computation step gives every processor a duration. The reader reports a malformed
+program with the file, line and column of the offending value.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from perfcompose.errors import InputError
+from perfcompose.loggp.params import UNITS
+
+__all__ = ["CommStep", "CompStep", "Program", "read_program", "program_to_json"]
+
+_EXAMPLE = ('{"P": 2, "steps": [{"kind": "comp", "durations": [5, 3]}, '
+            '{"kind": "comm", "messages": [[0, 1, 100]], "send_order": [[0], []]}]}')
+
+
+class _Problem(Exception):
+    """A validation failure at a JSON path, turned into a located InputError by the reader."""
+
+    def __init__(self, message: str, path: tuple[str | int, ...] = (), hint: str | None = None):
+        super().__init__(message)
+        self.message, self.path, self.hint = message, path, hint
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _is_int(v: Any) -> bool:
+    return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
+
+
+@dataclass(frozen=True, eq=False)
+class CommStep:
+    """One communication step: ``M`` messages among ``P`` processors and each sender's order.
+
+    ``order[send_ptr[p]:send_ptr[p+1]]`` are the ids of the messages processor ``p`` sends, in
+    the order it sends them (a CSR layout, so the simulator needs no Python objects).
+    """
+
+    P: int
+    src: np.ndarray
+    dst: np.ndarray
+    nbytes: np.ndarray
+    order: np.ndarray
+    send_ptr: np.ndarray
+
+    @property
+    def M(self) -> int:
+        return int(self.src.shape[0])
+
+    def send_order(self, p: int) -> tuple[int, ...]:
+        """The message ids processor ``p`` sends, in order."""
+        return tuple(int(m) for m in self.order[self.send_ptr[p]:self.send_ptr[p + 1]])
+
+    @classmethod
+    def from_messages(cls, P: int, messages: Sequence[Sequence[float]] | np.ndarray,
+                      send_order: Sequence[Sequence[int]] | None = None) -> "CommStep":
+        """Build a step from ``[[src, dst, bytes], ...]``; without ``send_order`` each processor
+        sends its messages in the order of their ids."""
+        try:
+            return cls._build(P, messages, send_order)
+        except _Problem as p:
+            where = "".join(f"[{k!r}]" for k in p.path)
+            raise InputError(f"{where + ': ' if where else ''}{p.message}", hint=p.hint) from None
+
+    @classmethod
+    def from_arrays(cls, P: int, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray,
+                    order: np.ndarray | None = None) -> "CommStep":
+        """Build a step from arrays (fast path for generated patterns). ``order``, if given, lists
+        all message ids once, each sender's ids in its send order; by default, id order."""
+        src = np.ascontiguousarray(src, dtype=np.int64)
+        dst = np.ascontiguousarray(dst, dtype=np.int64)
+        nbytes = np.ascontiguousarray(nbytes, dtype=np.float64)
+        _check_arrays(P, src, dst, nbytes)
+        if order is None:
+            order = np.argsort(src, kind="stable")
+        else:
+            order = np.ascontiguousarray(order, dtype=np.int64)
+            if order.shape != src.shape or not np.array_equal(np.sort(order), np.arange(src.shape[0])):
+                raise InputError("the send order must list every message id exactly once")
+            order = order[np.argsort(src[order], kind="stable")]
+        counts = np.bincount(src, minlength=P)
+        send_ptr = np.zeros(P + 1, dtype=np.int64)
+        np.cumsum(counts, out=send_ptr[1:])
+        return cls(P, _readonly(src), _readonly(dst), _readonly(nbytes), _readonly(order.astype(np.int64)),
+                   _readonly(send_ptr))
+
+    @classmethod
+    def _build(cls, P: int, messages: Any, send_order: Any) -> "CommStep":
+        msgs = _message_array(messages)
+        src = msgs[:, 0].astype(np.int64)
+        dst = msgs[:, 1].astype(np.int64)
+        nbytes = msgs[:, 2].astype(np.float64)
+        _check_arrays(P, src, dst, nbytes, located=True)
+        if send_order is None:
+            return cls.from_arrays(P, src, dst, nbytes)
+        order = _order_array(P, src, send_order)
+        return cls.from_arrays(P, src, dst, nbytes, order)
+
+
+def _message_array(messages: Any) -> np.ndarray:
+    if isinstance(messages, np.ndarray):
+        if messages.ndim != 2 or (messages.size and messages.shape[1] != 3):
+            raise _Problem("messages must be a list of [src, dst, bytes]", ("messages",))
+        return messages.reshape(-1, 3).astype(np.float64)
+    if not isinstance(messages, (list, tuple)):
+        raise _Problem("messages must be a list of [src, dst, bytes]", ("messages",))
+    try:
+        arr = np.array(messages, dtype=np.float64)
+        if arr.ndim == 2 and arr.shape[1] == 3 or arr.size == 0:
+            return arr.reshape(-1, 3)
+    except (TypeError, ValueError):
+        pass
+    for k, m in enumerate(messages):  # find the first malformed one, to point at it
+        if not isinstance(m, (list, tuple)) or len(m) != 3:
+            raise _Problem(f"message {k} must be [src, dst, bytes]", ("messages", k),
+                           hint="e.g. [0, 1, 1024]: processor 0 sends 1024 bytes to processor 1")
+        for j, v in enumerate(m):
+            if not _is_number(v):
+                raise _Problem(f"message {k}: {('src', 'dst', 'bytes')[j]} must be a number, got {v!r}",
+                               ("messages", k, j))
+    raise _Problem("messages must be a list of [src, dst, bytes]", ("messages",))
+
+
+def _check_arrays(P: int, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray, located: bool = False) -> None:
+    def fail(k: int, j: int, message: str, hint: str | None = None) -> None:
+        if located:
+            raise _Problem(message, ("messages", k, j), hint)
+        raise InputError(message, hint=hint)
+
+    for j, (arr, name) in enumerate(((src, "src"), (dst, "dst"))):
+        bad = np.flatnonzero((arr < 0) | (arr >= P))
+        if bad.size:
+            k = int(bad[0])
+            fail(k, j, f"message {k}: {name} {arr[k]} is not a processor (P = {P})",
+                 f"processors are numbered 0 to {P - 1}")
+    bad = np.flatnonzero(src == dst)
+    if bad.size:
+        k = int(bad[0])
+        fail(k, 1, f"message {k}: processor {src[k]} sends to itself",
+             "a local transfer is not a message; leave it out of the step")
+    bad = np.flatnonzero(~np.isfinite(nbytes) | (nbytes < 0))
+    if bad.size:
+        k = int(bad[0])
+        fail(k, 2, f"message {k}: bytes = {nbytes[k]} must be a finite non-negative number")
+
+
+def _order_array(P: int, src: np.ndarray, send_order: Any) -> np.ndarray:
+    M = src.shape[0]
+    if not isinstance(send_order, (list, tuple)) or len(send_order) != P:
+        raise _Problem(f"send_order must be a list of {P} lists (one per processor)", ("send_order",),
+                       hint="send_order[p] lists the ids of the messages processor p sends, in order")
+    seen = np.full(M, -1, dtype=np.int64)
+    flat: list[int] = []
+    for p, ids in enumerate(send_order):
+        if not isinstance(ids, (list, tuple)):
+            raise _Problem(f"send_order[{p}] must be a list of message ids", ("send_order", p))
+        for j, m in enumerate(ids):
+            if not _is_int(m):
+                raise _Problem(f"send_order[{p}][{j}] = {m!r} is not a message id", ("send_order", p, j))
+            m = int(m)
+            if not 0 <= m < M:
+                raise _Problem(f"message id {m} is out of range (the step has {M} messages)",
+                               ("send_order", p, j), hint=f"ids index the step's messages, 0 to {M - 1}")
+            if src[m] != p:
+                raise _Problem(f"message {m} is sent by processor {src[m]}, not {p}", ("send_order", p, j),
+                               hint=f"list it in send_order[{src[m]}]")
+            if seen[m] >= 0:
+                raise _Problem(f"message {m} appears twice in the send order", ("send_order", p, j),
+                               hint="each message is sent exactly once")
+            seen[m] = p
+            flat.append(m)
+    missing = np.flatnonzero(seen < 0)
+    if missing.size:
+        m = int(missing[0])
+        raise _Problem(f"message {m} (from processor {src[m]}) is missing from the send order",
+                       ("send_order", int(src[m])), hint=f"add {m} to send_order[{src[m]}]")
+    return np.array(flat, dtype=np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class CompStep:
+    """One computation step: how long each processor computes."""
+
+    durations: np.ndarray
+
+    @classmethod
+    def of(cls, durations: Iterable[float]) -> "CompStep":
+        d = np.array(list(durations), dtype=np.float64)
+        if d.ndim != 1 or not np.all(np.isfinite(d)) or np.any(d < 0):
+            raise InputError("computation durations must be finite non-negative numbers")
+        return cls(_readonly(d))
+
+
+@dataclass(frozen=True, eq=False)
+class Program:
+    """Alternating computation and communication steps on ``P`` processors; times in ``unit``
+    (empty: whatever unit the user works in, the parameters' unit)."""
+
+    P: int
+    steps: tuple[CompStep | CommStep, ...]
+    unit: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.P, int) or self.P < 1:
+            raise InputError(f"P must be a positive integer, got {self.P!r}")
+        for k, s in enumerate(self.steps):
+            n = s.P if isinstance(s, CommStep) else s.durations.shape[0]
+            if n != self.P:
+                raise InputError(f"step {k} is for {n} processors, the program for {self.P}")
+
+
+# ---------------------------------------------------------------------------------------------
+# the JSON reader
+
+
+def _skip_ws(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def _locate(text: str, path: Sequence[str | int]) -> int:
+    """The offset in ``text`` of the JSON value at ``path`` (as far as it exists)."""
+    decoder = json.JSONDecoder()
+    i = _skip_ws(text, 0)
+    for key in path:
+        if i >= len(text):
+            break
+        if text[i] == "{" and isinstance(key, str):
+            i = _skip_ws(text, i + 1)
+            found = False
+            while i < len(text) and text[i] == '"':
+                name, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
+                i = _skip_ws(text, i)
+                i = _skip_ws(text, i + 1)  # the colon
+                if name == key:
+                    found = True
+                    break
+                _, i = decoder.raw_decode(text, i)
+                i = _skip_ws(text, i)
+                if i < len(text) and text[i] == ",":
+                    i = _skip_ws(text, i + 1)
+            if not found:
+                break
+        elif text[i] == "[" and isinstance(key, int):
+            start = i
+            i = _skip_ws(text, i + 1)
+            for _ in range(key):
+                if i >= len(text) or text[i] == "]":
+                    return start
+                _, i = decoder.raw_decode(text, i)
+                i = _skip_ws(text, i)
+                if i < len(text) and text[i] == ",":
+                    i = _skip_ws(text, i + 1)
+        else:
+            break
+    return i
+
+
+def _located(text: str, path: Path | str, problem: _Problem) -> InputError:
+    offset = _locate(text, problem.path)
+    line = text.count("\n", 0, offset) + 1
+    line_start = text.rfind("\n", 0, offset) + 1
+    column = offset - line_start + 1
+    line_end = text.find("\n", offset)
+    source = text[line_start:line_end if line_end >= 0 else len(text)]
+    where = "".join(f"[{k!r}]" for k in problem.path)
+    return InputError(f"{where + ': ' if where else ''}{problem.message}", path=path, line=line, column=column,
+                      source_line=source if len(source) <= 160 else None, hint=problem.hint)
+
+
+def _parse(data: Any) -> Program:
+    if not isinstance(data, dict):
+        raise _Problem("a program is a JSON object with P and steps", (), hint=f"e.g. {_EXAMPLE}")
+    for key in data:
+        if key not in ("P", "steps", "unit"):
+            raise _Problem(f"unknown key {key!r}", (key,), hint="a program has P, steps and optionally unit")
+    if "P" not in data:
+        raise _Problem("missing P (the number of processors)", (), hint=f"e.g. {_EXAMPLE}")
+    P = data["P"]
+    if not _is_int(P) or P < 1:
+        raise _Problem(f"P must be a positive integer, got {P!r}", ("P",))
+    P = int(P)
+    unit = data.get("unit", "")
+    if not isinstance(unit, str) or (unit and unit not in UNITS):
+        raise _Problem(f"unknown time unit {unit!r}", ("unit",), hint=f"use one of {', '.join(UNITS)}")
+    steps_raw = data.get("steps")
+    if not isinstance(steps_raw, list):
+        raise _Problem("steps must be a list of computation and communication steps", ("steps",),
+                       hint=f"e.g. {_EXAMPLE}")
+    steps: list[CompStep | CommStep] = []
+    for k, s in enumerate(steps_raw):
+        at: tuple[str | int, ...] = ("steps", k)
+        if not isinstance(s, dict):
+            raise _Problem(f"step {k} must be an object with a kind", at)
+        kind = s.get("kind")
+        if kind == "comp":
+            extra = [key for key in s if key not in ("kind", "durations")]
+            if extra:
+                raise _Problem(f"unknown key {extra[0]!r} in computation step {k}", at + (extra[0],))
+            d = s.get("durations")
+            if not isinstance(d, list) or len(d) != P:
+                raise _Problem(f"step {k}: durations must be a list of {P} numbers (one per processor)",
+                               at + ("durations",) if "durations" in s else at)
+            for p, v in enumerate(d):
+                if not _is_number(v) or not math.isfinite(v) or v < 0:
+                    raise _Problem(f"step {k}: duration of processor {p} is {v!r}; it must be a "
+                                   "non-negative number", at + ("durations", p))
+            steps.append(CompStep(_readonly(np.array(d, dtype=np.float64))))
+        elif kind == "comm":
+            extra = [key for key in s if key not in ("kind", "messages", "send_order")]
+            if extra:
+                raise _Problem(f"unknown key {extra[0]!r} in communication step {k}", at + (extra[0],))
+            if "messages" not in s:
+                raise _Problem(f"step {k}: a communication step needs messages", at)
+            try:
+                steps.append(CommStep._build(P, s["messages"], s.get("send_order")))
+            except _Problem as p:
+                raise _Problem(f"step {k}: {p.message}", at + p.path, p.hint) from None
+        else:
+            raise _Problem(f"step {k}: kind must be 'comp' or 'comm', got {kind!r}",
+                           at + ("kind",) if "kind" in s else at)
+    return Program(P, tuple(steps), unit)
+
+
+def read_program(path: Path | str, text: str | None = None) -> Program:
+    """Read a program JSON file; every problem is an InputError naming the file and location."""
+    path = Path(path)
+    if text is None:
+        try:
+            text = path.read_text()
+        except OSError as exc:
+            raise InputError(f"cannot read the program: {exc.strerror}", path=path) from None
+        except UnicodeDecodeError:
+            raise InputError("the program is not UTF-8 text", path=path) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        lines = text.splitlines()
+        src = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else None
+        raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno,
+                         source_line=src if src is not None and len(src) <= 160 else None,
+                         hint=f"a program looks like {_EXAMPLE}") from None
+    try:
+        return _parse(data)
+    except _Problem as p:
+        raise _located(text, path, p) from None
+
+
+def program_to_json(program: Program) -> dict[str, Any]:
+    """The JSON form of a program (what :func:`read_program` reads)."""
+    steps: list[dict[str, Any]] = []
+    for s in program.steps:
+        if isinstance(s, CompStep):
+            steps.append({"kind": "comp", "durations": [float(v) for v in s.durations]})
+        else:
+            msgs = [[int(a), int(b), (int(c) if float(c).is_integer() else float(c))]
+                    for a, b, c in zip(s.src, s.dst, s.nbytes)]
+            steps.append({"kind": "comm", "messages": msgs,
+                          "send_order": [list(s.send_order(p)) for p in range(s.P)]})
+    out: dict[str, Any] = {"P": program.P, "steps": steps}
+    if program.unit:
+        out["unit"] = program.unit
+    return out

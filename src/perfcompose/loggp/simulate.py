@@ -1,0 +1,408 @@
+"""The communication-step simulation of paper 002 (section 4, Figure 2) under LogGP.
+
+Rules, for a k-byte message sent at time s: the sender is busy for ``o``; the last byte leaves
+``(k-1)G`` after that and arrives ``L`` later, at ``s + o + (k-1)G + L``; the receiver spends
+``o`` on it. Between consecutive operations of one processor the gap of section 3 holds:
+
+=================  =========================================================  =====================
+previous -> next   earliest start of next (``gap_origin="end"``, default)      ``gap_origin="start"``
+=================  =========================================================  =====================
+send -> send       ``s + max(o, g + (k-1)G)`` (LogGP: spaced by g + (k-1)G)    same
+send -> receive    ``s + o + (k-1)G + g`` (g after the last byte has left)      ``s + max(o, g + (k-1)G)``
+receive -> send    ``r + o + max(2o, g) - 2o`` (section 3, from the receive's   ``r + max(o, max(2o, g) - 2o)``
+                   end)
+receive -> receive ``r + max(o, g)``                                            same
+=================  =========================================================  =====================
+
+The "end" reading counts section 3's "g later" from the end of the previous operation; it makes
+both of its sentences one rule: the network interface sees a gap g between the departure of a
+send's last byte and the next arrival it takes in, and between an arrival and the first byte of
+the next send (``r + g = s' + o``, hence ``s' = r + o + g - 2o``). The "start" reading counts
+every gap from the start of the previous operation. docs/loggp.md works one timeline both ways.
+
+The algorithm (Figure 2): among the processors that still want to send, the one whose next send
+could start earliest acts; it receives its earliest-arrived pending message if that receive could
+start no later than its next send (receives win ties), else it sends. Ties between processors are
+broken by a seeded random choice (the paper's) or by rank. At the end every processor drains its
+remaining receives in arrival order.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple, Sequence
+
+import numpy as np
+from numba import njit
+
+from perfcompose.errors import InputError
+from perfcompose.loggp.params import LogGP
+from perfcompose.loggp.program import CommStep
+
+__all__ = ["GapOrigin", "Ties", "Op", "ForcedSend", "StepResult", "simulate_step", "reference_step",
+           "arrival_time", "send_after_send", "recv_after_send", "send_after_recv", "recv_after_recv"]
+
+GapOrigin = Literal["end", "start"]
+Ties = Literal["random", "rank"]
+
+
+# ---------------------------------------------------------------------------------------------
+# the rules, as small pure functions (the kernel below inlines the same arithmetic)
+
+
+def arrival_time(s: float, k: float, p: LogGP) -> float:
+    """When a k-byte message sent at ``s`` has fully arrived: s + o + (k-1)G + L."""
+    return s + p.o + max(k - 1.0, 0.0) * p.G + p.L
+
+
+def send_after_send(s: float, k: float, p: LogGP) -> float:
+    """Earliest next send after a k-byte send started at ``s``: spaced by g + (k-1)G, at least o."""
+    return s + max(p.o, p.g + max(k - 1.0, 0.0) * p.G)
+
+
+def recv_after_send(s: float, k: float, p: LogGP, origin: GapOrigin = "end") -> float:
+    """Earliest next receive after a k-byte send started at ``s`` (section 3: g later)."""
+    k1G = max(k - 1.0, 0.0) * p.G
+    if origin == "end":
+        return s + p.o + k1G + p.g
+    return s + max(p.o, p.g + k1G)
+
+
+def send_after_recv(r: float, p: LogGP, origin: GapOrigin = "end") -> float:
+    """Earliest next send after a receive started at ``r`` (section 3: max(2o, g) - 2o later)."""
+    extra = max(2 * p.o, p.g) - 2 * p.o
+    if origin == "end":
+        return r + p.o + extra
+    return r + max(p.o, extra)
+
+
+def recv_after_recv(r: float, p: LogGP) -> float:
+    """Earliest next receive after a receive started at ``r``: g apart, at least o."""
+    return r + max(p.o, p.g)
+
+
+# ---------------------------------------------------------------------------------------------
+# results
+
+
+class Op(NamedTuple):
+    """One operation of a processor's timeline: ``kind`` is "send", "recv" or "comp"."""
+
+    kind: str
+    message: int | None
+    start: float
+    end: float
+
+
+@dataclass(frozen=True)
+class ForcedSend:
+    """A processor the worst-case algorithm made send before it had received everything, to break
+    a cycle; ``candidates`` are the processors it could have chosen (the cycles' members)."""
+
+    step: int
+    processor: int
+    candidates: tuple[int, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class StepResult:
+    """The simulated timeline of one communication step.
+
+    ``send_start[m]``/``recv_start[m]`` are when message m's send and receive began (each takes
+    ``o``); ``send_seq``/``recv_seq`` order each processor's operations; ``finish[p]`` is the end
+    of p's last operation (its start time when it has none); ``next_send``/``next_recv`` are the
+    earliest times the gaps allow p's next send and receive (carried into the next step).
+    """
+
+    step: CommStep
+    params: LogGP
+    start: np.ndarray
+    send_start: np.ndarray
+    recv_start: np.ndarray
+    send_seq: np.ndarray
+    recv_seq: np.ndarray
+    finish: np.ndarray
+    next_send: np.ndarray
+    next_recv: np.ndarray
+    forced: tuple[ForcedSend, ...] = field(default=())
+
+    @property
+    def makespan(self) -> float:
+        """When the last processor finishes the step."""
+        return float(self.finish.max()) if self.finish.size else 0.0
+
+    def ops(self) -> list[list[Op]]:
+        """Each processor's operations in the order it performs them."""
+        s, o, M, P = self.step, self.params.o, self.step.M, self.step.P
+        proc = np.concatenate([s.src, s.dst])
+        seq = np.concatenate([self.send_seq, self.recv_seq])
+        start = np.concatenate([self.send_start, self.recv_start])
+        idx = np.lexsort((seq, proc))
+        bounds = np.searchsorted(proc[idx], np.arange(P + 1))
+        out: list[list[Op]] = []
+        for p in range(P):
+            ops = []
+            for i in idx[bounds[p]:bounds[p + 1]]:
+                i = int(i)
+                kind, m = ("send", i) if i < M else ("recv", i - M)
+                ops.append(Op(kind, m, float(start[i]), float(start[i]) + o))
+            out.append(ops)
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# heaps on flat arrays (one global heap of processors, one heap of arrivals per processor)
+
+
+@njit(cache=True, inline="always")
+def _less(k1: float, t1: float, k2: float, t2: float) -> bool:
+    return k1 < k2 or (k1 == k2 and t1 < t2)
+
+
+@njit(cache=True)
+def _push(keys, tbs, ids, base, n, key, tb, ident):  # pragma: no cover - compiled
+    i = n
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not _less(key, tb, keys[base + parent], tbs[base + parent]):
+            break
+        keys[base + i] = keys[base + parent]
+        tbs[base + i] = tbs[base + parent]
+        ids[base + i] = ids[base + parent]
+        i = parent
+    keys[base + i] = key
+    tbs[base + i] = tb
+    ids[base + i] = ident
+    return n + 1
+
+
+@njit(cache=True)
+def _pop(keys, tbs, ids, base, n):  # pragma: no cover - compiled
+    n -= 1
+    if n == 0:
+        return 0
+    key = keys[base + n]
+    tb = tbs[base + n]
+    ident = ids[base + n]
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and _less(keys[base + c + 1], tbs[base + c + 1], keys[base + c], tbs[base + c]):
+            c += 1
+        if not _less(keys[base + c], tbs[base + c], key, tb):
+            break
+        keys[base + i] = keys[base + c]
+        tbs[base + i] = tbs[base + c]
+        ids[base + i] = ids[base + c]
+        i = c
+    keys[base + i] = key
+    tbs[base + i] = tb
+    ids[base + i] = ident
+    return n
+
+
+@njit(cache=True)
+def _standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, end_origin, random_ties,
+                     seed, send_start, recv_start, send_seq, recv_seq, finish, next_send,
+                     recv_ready):  # pragma: no cover - compiled
+    M = dst.shape[0]
+    pos = send_ptr[:P].copy()
+    rsize = np.zeros(P, np.int64)
+    rkey = np.empty(M, np.float64)
+    rtb = np.empty(M, np.float64)
+    rid = np.empty(M, np.int64)
+    hkey = np.empty(P, np.float64)
+    htb = np.empty(P, np.float64)
+    hid = np.empty(P, np.int64)
+    hn = 0
+    if random_ties:
+        np.random.seed(seed)
+    for p in range(P):
+        finish[p] = t0[p]
+        next_send[p] = max(next_send[p], t0[p])
+        recv_ready[p] = max(recv_ready[p], t0[p])
+        if send_ptr[p + 1] > send_ptr[p]:
+            tb = np.random.random() if random_ties else float(p)
+            hn = _push(hkey, htb, hid, 0, hn, next_send[p], tb, p)
+    if end_origin:
+        send_gap_after_recv = o + max(2.0 * o, g) - 2.0 * o
+    else:
+        send_gap_after_recv = max(o, max(2.0 * o, g) - 2.0 * o)
+    recv_gap_after_recv = max(o, g)
+    seq = 0
+    arrivals = 0
+    while hn > 0:
+        p = hid[0]
+        ts = hkey[0]
+        hn = _pop(hkey, htb, hid, 0, hn)
+        base = recv_ptr[p]
+        tr = math.inf
+        if rsize[p] > 0:
+            tr = max(recv_ready[p], rkey[base])
+        if ts < tr:  # SEND (a receive that could start as early wins)
+            m = order[pos[p]]
+            pos[p] += 1
+            k1G = max(nbytes[m] - 1.0, 0.0) * G
+            send_start[m] = ts
+            send_seq[m] = seq
+            seq += 1
+            d = dst[m]
+            rsize[d] = _push(rkey, rtb, rid, recv_ptr[d], rsize[d], ts + o + k1G + L, float(arrivals), m)
+            arrivals += 1
+            next_send[p] = ts + max(o, g + k1G)
+            if end_origin:
+                recv_ready[p] = ts + o + k1G + g
+            else:
+                recv_ready[p] = ts + max(o, g + k1G)
+            finish[p] = ts + o
+        else:  # RECEIVE
+            m = rid[base]
+            rsize[p] = _pop(rkey, rtb, rid, base, rsize[p])
+            recv_start[m] = tr
+            recv_seq[m] = seq
+            seq += 1
+            next_send[p] = tr + send_gap_after_recv
+            recv_ready[p] = tr + recv_gap_after_recv
+            finish[p] = tr + o
+        if pos[p] < send_ptr[p + 1]:
+            tb = np.random.random() if random_ties else float(p)
+            hn = _push(hkey, htb, hid, 0, hn, next_send[p], tb, p)
+    for p in range(P):  # drain the remaining receives
+        base = recv_ptr[p]
+        while rsize[p] > 0:
+            m = rid[base]
+            tr = max(recv_ready[p], rkey[base])
+            rsize[p] = _pop(rkey, rtb, rid, base, rsize[p])
+            recv_start[m] = tr
+            recv_seq[m] = seq
+            seq += 1
+            next_send[p] = tr + send_gap_after_recv
+            recv_ready[p] = tr + recv_gap_after_recv
+            finish[p] = tr + o
+    return seq
+
+
+def _start_times(step: CommStep, start: Sequence[float] | np.ndarray | None) -> np.ndarray:
+    if start is None:
+        return np.zeros(step.P, dtype=np.float64)
+    t0 = np.ascontiguousarray(start, dtype=np.float64)
+    if t0.shape != (step.P,) or not np.all(np.isfinite(t0)):
+        raise InputError(f"start times must be {step.P} finite numbers, one per processor")
+    return t0.copy()
+
+
+def _initial_gaps(t0: np.ndarray, ready: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:
+    if ready is None:
+        return t0.copy(), t0.copy()
+    ns, nr = (np.maximum(np.asarray(r, dtype=np.float64), t0) for r in ready)
+    if ns.shape != t0.shape or nr.shape != t0.shape:
+        raise InputError("the carried gap times need one value per processor")
+    return ns, nr
+
+
+def _check_options(gap_origin: str, ties: str) -> None:
+    if gap_origin not in ("end", "start"):
+        raise InputError(f"gap origin {gap_origin!r}: choose 'end' or 'start'")
+    if ties not in ("random", "rank"):
+        raise InputError(f"ties {ties!r}: choose 'random' or 'rank'")
+
+
+def recv_pointers(step: CommStep) -> np.ndarray:
+    """CSR offsets of each processor's incoming messages (its arrival heap's slice)."""
+    ptr = np.zeros(step.P + 1, dtype=np.int64)
+    np.cumsum(np.bincount(step.dst, minlength=step.P), out=ptr[1:])
+    return ptr
+
+
+def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.ndarray | None = None,
+                  ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = "end",
+                  ties: Ties = "random", seed: int = 0) -> StepResult:
+    """Simulate one communication step (Figure 2) and return every processor's timeline.
+
+    ``start[p]`` is when processor p enters the step (default 0); ``ready`` carries the earliest
+    next send and receive times that the gaps of earlier steps impose; ``ties`` breaks ties
+    between processors by a random choice seeded with ``seed`` (the paper's) or by rank.
+    """
+    _check_options(gap_origin, ties)
+    t0 = _start_times(step, start)
+    next_send, next_recv = _initial_gaps(t0, ready)
+    M = step.M
+    send_start = np.zeros(M)
+    recv_start = np.zeros(M)
+    send_seq = np.zeros(M, dtype=np.int64)
+    recv_seq = np.zeros(M, dtype=np.int64)
+    finish = np.zeros(step.P)
+    _standard_kernel(step.P, step.dst, step.nbytes, step.order, step.send_ptr, recv_pointers(step), t0,
+                     params.L, params.o, params.g, params.G, gap_origin == "end", ties == "random",
+                     int(seed) % (2 ** 32), send_start, recv_start, send_seq, recv_seq, finish, next_send,
+                     next_recv)
+    return StepResult(step, params, t0, send_start, recv_start, send_seq, recv_seq, finish, next_send, next_recv)
+
+
+# ---------------------------------------------------------------------------------------------
+# a plain reading of Figure 2, kept as the reference the compiled kernel is tested against
+
+
+def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | None = None,
+                   ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = "end") -> StepResult:
+    """Figure 2 written out with lists and linear scans (ties by rank): slow, obviously right."""
+    P, M = step.P, step.M
+    t0 = _start_times(step, start)
+    first_send, first_recv = _initial_gaps(t0, ready)
+    queue = [list(step.send_order(p)) for p in range(P)]
+    pending: list[list[tuple[float, int, int]]] = [[] for _ in range(P)]  # (arrival, order, message)
+    last: list[tuple[str, float, float] | None] = [None] * P  # (kind, start, bytes)
+    send_start, recv_start = np.zeros(M), np.zeros(M)
+    send_seq, recv_seq = np.zeros(M, dtype=np.int64), np.zeros(M, dtype=np.int64)
+    finish = t0.copy()
+    seq, arrivals = 0, 0
+
+    def next_send(p: int) -> float:
+        prev = last[p]
+        if prev is None:
+            return float(first_send[p])
+        kind, s, k = prev
+        return send_after_send(s, k, params) if kind == "send" else send_after_recv(s, params, gap_origin)
+
+    def next_recv(p: int) -> float:
+        prev = last[p]
+        if prev is None:
+            return float(first_recv[p])
+        kind, s, k = prev
+        return recv_after_send(s, k, params, gap_origin) if kind == "send" else recv_after_recv(s, params)
+
+    def receive(p: int) -> None:
+        nonlocal seq
+        first = min(pending[p])
+        pending[p].remove(first)
+        arrival, _, m = first
+        r = max(next_recv(p), arrival)
+        recv_start[m], recv_seq[m] = r, seq
+        seq += 1
+        last[p] = ("recv", r, 0.0)
+        finish[p] = r + params.o
+
+    while any(queue):
+        senders = [p for p in range(P) if queue[p]]
+        p = min(senders, key=lambda q: (next_send(q), q))
+        start_send = next_send(p)
+        start_recv = max(next_recv(p), min(pending[p])[0]) if pending[p] else math.inf
+        if start_send < start_recv:
+            m = queue[p].pop(0)
+            k = float(step.nbytes[m])
+            send_start[m], send_seq[m] = start_send, seq
+            seq += 1
+            pending[int(step.dst[m])].append((arrival_time(start_send, k, params), arrivals, m))
+            arrivals += 1
+            last[p] = ("send", start_send, k)
+            finish[p] = start_send + params.o
+        else:
+            receive(p)
+    for p in range(P):
+        while pending[p]:
+            receive(p)
+    ns = np.array([next_send(p) for p in range(P)])
+    nr = np.array([next_recv(p) for p in range(P)])
+    return StepResult(step, params, t0, send_start, recv_start, send_seq, recv_seq, finish, ns, nr)

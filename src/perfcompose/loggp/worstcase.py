@@ -1,0 +1,149 @@
+"""The overestimation ("worst case") algorithm of paper 002, section 4.2.
+
+Every processor first receives all the messages it expects (in arrival order), then sends all of
+its own (in its send order), with the same LogGP rules and gaps as :mod:`.simulate`. A cycle of
+processors waiting on one another is broken by forcing one of them to send early: it receives
+what has already been sent to it, sends everything, then receives the rest. The forced processor
+is drawn (seeded) from the cycles that nothing else still waits on; with a feeder edge into the
+cycle the choice changes the result, so every forced send is reported. Messages that arrive at
+the same time are received in the order of their ids.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from numba import njit
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+from perfcompose.loggp.params import LogGP
+from perfcompose.loggp.program import CommStep
+from perfcompose.loggp.simulate import (ForcedSend, GapOrigin, StepResult, Ties, _check_options, _initial_gaps,
+                                        _pop, _push, _start_times, recv_pointers)
+
+__all__ = ["worst_case_step", "cycle_candidates"]
+
+
+@njit(cache=True)
+def _drain(p, rkey, rtb, rid, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq, counters,
+           o, send_gap_after_recv, recv_gap_after_recv):  # pragma: no cover - compiled
+    base = recv_ptr[p]
+    while rsize[p] > 0:
+        m = rid[base]
+        tr = max(recv_ready[p], rkey[base])
+        rsize[p] = _pop(rkey, rtb, rid, base, rsize[p])
+        recv_start[m] = tr
+        recv_seq[m] = counters[0]
+        counters[0] += 1
+        next_send[p] = tr + send_gap_after_recv
+        recv_ready[p] = tr + recv_gap_after_recv
+        finish[p] = tr + o
+
+
+@njit(cache=True)
+def _worst_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_origin, forced,
+                  sent, waiting, rkey, rtb, rid, rsize, next_send, recv_ready, finish,
+                  send_start, recv_start, send_seq, recv_seq, counters, stack):  # pragma: no cover - compiled
+    if end_origin:
+        send_gap_after_recv = o + max(2.0 * o, g) - 2.0 * o
+    else:
+        send_gap_after_recv = max(o, max(2.0 * o, g) - 2.0 * o)
+    recv_gap_after_recv = max(o, g)
+    sp = 0
+    if forced >= 0:
+        stack[sp] = forced
+        sp += 1
+    else:
+        for p in range(P):
+            if not sent[p] and waiting[p] == 0:
+                stack[sp] = p
+                sp += 1
+    while sp > 0:
+        sp -= 1
+        p = stack[sp]
+        _drain(p, rkey, rtb, rid, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq, counters,
+               o, send_gap_after_recv, recv_gap_after_recv)
+        if sent[p]:  # a forced processor whose last messages have now been sent to it
+            continue
+        sent[p] = True
+        for i in range(send_ptr[p], send_ptr[p + 1]):
+            m = order[i]
+            ts = next_send[p]
+            k1G = max(nbytes[m] - 1.0, 0.0) * G
+            send_start[m] = ts
+            send_seq[m] = counters[0]
+            counters[0] += 1
+            d = dst[m]
+            rsize[d] = _push(rkey, rtb, rid, recv_ptr[d], rsize[d], ts + o + k1G + L, float(m), m)
+            counters[1] += 1
+            next_send[p] = ts + max(o, g + k1G)
+            if end_origin:
+                recv_ready[p] = ts + o + k1G + g
+            else:
+                recv_ready[p] = ts + max(o, g + k1G)
+            finish[p] = ts + o
+            waiting[d] -= 1
+            if waiting[d] == 0:
+                stack[sp] = d
+                sp += 1
+    remaining = 0
+    for p in range(P):
+        if not sent[p]:
+            remaining += 1
+    return remaining
+
+
+def cycle_candidates(step: CommStep, sent: np.ndarray) -> list[int]:
+    """The processors that may be forced to break a deadlock: members of the strongly connected
+    components of the not-yet-sent processors that no other waiting component feeds."""
+    unsent = ~sent
+    m = unsent[step.src] & unsent[step.dst]
+    src, dst = step.src[m], step.dst[m]
+    graph = csr_matrix((np.ones(src.shape[0]), (src, dst)), shape=(step.P, step.P))
+    _, label = connected_components(graph, directed=True, connection="strong")
+    fed = np.zeros(label.max() + 1, dtype=bool)
+    cross = label[src] != label[dst]
+    fed[label[dst[cross]]] = True
+    has_inner_edge = np.zeros(label.max() + 1, dtype=bool)
+    has_inner_edge[label[src[~cross]]] = True
+    ok = unsent & ~fed[label] & has_inner_edge[label]
+    return [int(p) for p in np.flatnonzero(ok)]
+
+
+def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None = None,
+                    ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = "end", ties: Ties = "random", seed: int = 0,
+                    step_index: int = 0) -> StepResult:
+    """Simulate one step with section 4.2's overestimation algorithm; ``forced`` lists the sends
+    forced to break cycles (the choice is seeded, or the lowest rank with ``ties="rank"``)."""
+    _check_options(gap_origin, ties)
+    t0 = _start_times(step, start)
+    P, M = step.P, step.M
+    recv_ptr = recv_pointers(step)
+    sent = np.zeros(P, dtype=np.bool_)
+    waiting = np.bincount(step.dst, minlength=P).astype(np.int64)
+    rkey, rtb, rid = np.empty(M), np.empty(M), np.empty(M, dtype=np.int64)
+    rsize = np.zeros(P, dtype=np.int64)
+    next_send, recv_ready = _initial_gaps(t0, ready)
+    finish = t0.copy()
+    send_start, recv_start = np.zeros(M), np.zeros(M)
+    send_seq, recv_seq = np.zeros(M, dtype=np.int64), np.zeros(M, dtype=np.int64)
+    counters = np.zeros(2, dtype=np.int64)
+    stack = np.zeros(2 * P + 1, dtype=np.int64)
+    rng = random.Random(seed)
+    forced_sends: list[ForcedSend] = []
+    forced = -1
+    while True:
+        remaining = _worst_kernel(P, step.dst, step.nbytes, step.order, step.send_ptr, recv_ptr, params.L,
+                                  params.o, params.g, params.G, gap_origin == "end", forced, sent, waiting,
+                                  rkey, rtb, rid, rsize, next_send, recv_ready, finish, send_start,
+                                  recv_start, send_seq, recv_seq, counters, stack)
+        if remaining == 0:
+            break
+        candidates = cycle_candidates(step, sent)
+        if not candidates:  # cannot happen: every waiting processor waits on another waiting one
+            raise AssertionError("deadlock without a cycle")
+        forced = candidates[0] if ties == "rank" else rng.choice(candidates)
+        forced_sends.append(ForcedSend(step_index, forced, tuple(candidates)))
+    return StepResult(step, params, t0, send_start, recv_start, send_seq, recv_seq, finish, next_send, recv_ready,
+                      tuple(forced_sends))
