@@ -1,7 +1,157 @@
 """``perfcompose loggp``: LogGP simulation of communication, programs, calibration (paper 002)."""
 from __future__ import annotations
 
+import json
+import math
+from pathlib import Path
+from typing import Any, Optional
+
 import typer
+from rich.markup import escape
+from rich.table import Table
+
+from perfcompose.commands.common import console, err_console, fmt, user_errors
+from perfcompose.errors import InputError
 
 app = typer.Typer(no_args_is_help=True,
                   help="LogGP simulation of communication steps and programs; calibration from MPI.")
+
+
+def _choice(value: str, allowed: tuple[str, ...], option: str) -> str:
+    if value not in allowed:
+        raise typer.BadParameter(f"{value!r}; choose {' or '.join(allowed)}", param_hint=option)
+    return value
+
+
+def _params(params_file: Optional[Path], L: Optional[float], o: Optional[float], g: Optional[float],
+            G: Optional[float], unit: str = "") -> Any:
+    """The LogGP parameters from --params and/or --L --o --g --G (flags override the file),
+    converted to the program's unit when both name one."""
+    from perfcompose.loggp.params import LogGP, read_params
+
+    flags = {"L": L, "o": o, "g": g, "G": G}
+    if params_file is not None:
+        base = read_params(params_file).replace(**flags)
+    else:
+        missing = [f"--{k}" for k, v in flags.items() if v is None]
+        if missing:
+            raise InputError(f"missing LogGP parameter(s) {' '.join(missing)}",
+                             hint="give --L --o --g --G, or --params FILE (from 'perfcompose loggp calibrate')")
+        base = LogGP(L, o, g, G)  # type: ignore[arg-type]
+    if unit and base.unit and base.unit != unit:
+        converted = base.to(unit)
+        err_console.print(f"parameters converted from {base.unit} to the program's unit {unit}")
+        return converted
+    return base
+
+
+def _op_json(op: Any) -> list[Any]:
+    return [op.kind, op.message, op.start, op.end]
+
+
+@app.command()
+@user_errors
+def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), or a LogGOPSim GOAL "
+                                                      "schedule (*.goal, simulated with LogGOPSim's rules)."),
+             L: Optional[float] = typer.Option(None, "--L", help="Latency."),
+             o: Optional[float] = typer.Option(None, "--o", help="Overhead per message."),
+             g: Optional[float] = typer.Option(None, "--g", help="Gap between consecutive messages."),
+             G: Optional[float] = typer.Option(None, "--G", help="Gap per byte."),
+             params_file: Optional[Path] = typer.Option(None, "--params", help="Parameter file (from calibrate); "
+                                                        "--L/--o/--g/--G override its values."),
+             worst_case: bool = typer.Option(False, "--worst-case", help="Section 4.2: receive everything, then send."),
+             seed: int = typer.Option(0, "--seed", help="Seed of the random tie-breaks and forced sends."),
+             ties: str = typer.Option("random", "--ties", help="Ties between processors: random (seeded, the "
+                                      "paper's) or rank."),
+             gap_origin: str = typer.Option("end", "--gap-origin", help="Section 3's 'g later': from the end "
+                                            "(default) or the start of the previous operation."),
+             semantics: str = typer.Option("paper", "--semantics", help="paper, or loggopsim (LogGOPSim's rules)."),
+             O: float = typer.Option(0.0, "--O", help="LogGOPSim: overhead per byte."),
+             S: Optional[float] = typer.Option(None, "--S", help="LogGOPSim: rendezvous above S bytes (default: never)."),
+             json_out: bool = typer.Option(False, "--json", help="Print finish times, makespan and every "
+                                           "processor's operations as JSON."),
+             timeline: Optional[Path] = typer.Option(None, "--timeline", help="Draw the timeline to this PNG."),
+             to_goal: Optional[Path] = typer.Option(None, "--to-goal", help="Also write the program as a GOAL "
+                                                    "schedule (for LogGOPSim)."),
+             time_scale: float = typer.Option(1.0, "--time-scale", help="With --to-goal: multiply times by this "
+                                              "(GOAL holds integers)."),
+             ) -> None:
+    """Simulate a program of computation and communication steps under LogGP (paper 002)."""
+    from perfcompose.loggp.execute import ProgramResult, simulate_program
+
+    _choice(ties, ("random", "rank"), "--ties")
+    _choice(gap_origin, ("end", "start"), "--gap-origin")
+    _choice(semantics, ("paper", "loggopsim"), "--semantics")
+    rendezvous = math.inf if S is None else S
+    if program.suffix == ".goal":
+        from perfcompose.loggp.loggopsim import read_goal, simulate_goal
+
+        if worst_case:
+            raise InputError("a GOAL schedule is simulated with LogGOPSim's rules; --worst-case needs a program JSON")
+        sched = read_goal(program)
+        params = _params(params_file, L, o, g, G)
+        res = simulate_goal(sched, params, O=O, S=rendezvous, path=program)
+        if json_out:
+            print(json.dumps({"finish": res.finish.tolist(), "makespan": res.makespan,
+                              "ops": [[[op.kind, op.label or None, float(s), float(e)]
+                                       for op, s, e in zip(r.ops, res.start[h], res.end[h])]
+                                      for h, r in enumerate(sched.ranks)]}))
+            return
+        table = Table(title=f"{program}: LogGOPSim semantics, {sched.num_ranks} ranks", title_justify="left")
+        table.add_column("rank", justify="right")
+        table.add_column("finish", justify="right")
+        for h, f in enumerate(res.finish):
+            table.add_row(str(h), fmt(float(f), ".6g"))
+        console.print(table)
+        console.print(f"makespan {res.makespan:.6g}")
+        return
+    from perfcompose.loggp.program import read_program
+
+    prog = read_program(program)
+    params = _params(params_file, L, o, g, G, prog.unit)
+    unit = prog.unit or params.unit
+    if to_goal is not None:
+        from perfcompose.loggp.loggopsim import goal_text, program_to_goal
+
+        to_goal.write_text(goal_text(program_to_goal(prog), time_scale=time_scale))
+        err_console.print(f"GOAL schedule written to {to_goal}")
+    result: ProgramResult = simulate_program(prog, params, worst_case=worst_case, semantics=semantics,  # type: ignore[arg-type]
+                                             gap_origin=gap_origin, ties=ties, seed=seed, O=O, S=rendezvous)  # type: ignore[arg-type]
+    if timeline is not None:
+        from perfcompose.loggp.plots import plot_timeline
+
+        how = "worst case" if worst_case else ("LogGOPSim semantics" if semantics == "loggopsim" else "standard")
+        plot_timeline(result, timeline, unit=unit,
+                      title=f"{program.name}: {how}, makespan {result.makespan:.6g}{' ' + unit if unit else ''}")
+        err_console.print(f"timeline written to {timeline}")
+    if json_out:
+        record: dict[str, Any] = {"finish": result.finish.tolist(), "makespan": result.makespan,
+                                  "ops": [[_op_json(op) for op in ops] for ops in result.ops],
+                                  "computation": result.computation.tolist(),
+                                  "communication": result.communication.tolist(), "unit": unit}
+        if worst_case:
+            record["forced"] = [{"step": f.step, "processor": f.processor, "candidates": list(f.candidates)}
+                                for f in result.forced]
+        print(json.dumps(record))
+        return
+    how = "worst case (section 4.2)" if worst_case else (
+        "LogGOPSim semantics" if semantics == "loggopsim" else f"standard (Figure 2), gaps from the {gap_origin}")
+    u = escape(f" [{unit}]") if unit else ""
+    table = Table(title=f"{program}: {prog.P} processors, {len(prog.steps)} steps; {how}; "
+                        f"L={params.L:g} o={params.o:g} g={params.g:g} G={params.G:g}", title_justify="left")
+    for col in ("processor", f"finish{u}", f"computation{u}", f"communication{u}", "operations"):
+        table.add_column(col, justify="right")
+    for p in range(prog.P):
+        table.add_row(str(p), fmt(float(result.finish[p]), ".6g"), fmt(float(result.computation[p]), ".6g"),
+                      fmt(float(result.communication[p]), ".6g"), str(len(result.ops[p])))
+    console.print(table)
+    if sum(len(ops) for ops in result.ops) <= 60:
+        for p, ops in enumerate(result.ops):
+            text = ", ".join(f"{op.kind}{'' if op.message is None else ' m' + str(op.message)} "
+                             f"[{op.start:.6g}, {op.end:.6g}]" for op in ops)
+            console.print(f"  P{p}: {text or '-'}", highlight=False)
+    console.print(f"makespan {result.makespan:.6g}{' ' + unit if unit else ''} (processor {result.critical})")
+    for f in result.forced:
+        how = "--seed draws another" if ties == "random" else "the lowest rank, by --ties rank"
+        console.print(f"forced send: step {f.step}, processor {f.processor} sent before receiving all "
+                      f"(cycle members: {', '.join(map(str, f.candidates))}; {how})")

@@ -1,0 +1,85 @@
+"""Pictures of LogGP simulations: per-processor timelines (as the paper's Figures 4 and 5) and
+the Gaussian elimination study (as its Figures 7 to 9)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    from perfcompose.loggp.execute import ProgramResult
+    from perfcompose.loggp.gauss import StudyRow
+
+_COLORS = {"send": "#1f77b4", "recv": "#ff7f0e", "comp": "#b0b0b0"}
+
+
+def plot_timeline(result: "ProgramResult", path: Path, *, title: str = "", unit: str = "",
+                  max_arrows: int = 400) -> None:
+    """A Gantt chart: one row per processor, sends, receives and computations as bars, and an
+    arrow from each send to its receive (up to ``max_arrows``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    P = result.P
+    fig, ax = plt.subplots(figsize=(10, max(2.5, 0.45 * P + 1.2)))
+    sends: dict[int, tuple[float, int]] = {}
+    recvs: dict[int, tuple[float, int]] = {}
+    for p, ops in enumerate(result.ops):
+        for op in ops:
+            ax.barh(p, op.end - op.start, left=op.start, height=0.6, color=_COLORS[op.kind],
+                    edgecolor="black", linewidth=0.4)
+            if op.kind == "send" and op.message is not None:
+                sends[op.message] = (op.end, p)
+            elif op.kind == "recv" and op.message is not None:
+                recvs[op.message] = (op.start, p)
+    common = sorted(set(sends) & set(recvs))
+    if len(common) <= max_arrows:
+        for m in common:
+            (x0, p0), (x1, p1) = sends[m], recvs[m]
+            ax.annotate("", xy=(x1, p1), xytext=(x0, p0),
+                        arrowprops={"arrowstyle": "->", "color": "0.4", "lw": 0.6})
+    ax.set_yticks(range(P))
+    ax.set_yticklabels([f"P{p}" for p in range(P)])
+    ax.invert_yaxis()
+    ax.set_xlabel(f"time [{unit}]" if unit else "time")
+    ax.set_title(title or f"LogGP timeline, makespan {result.makespan:.6g}")
+    ax.legend(handles=[Patch(color=c, label=k) for k, c in _COLORS.items()], loc="lower right", fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_gauss(rows: Sequence["StudyRow"], path: Path, *, title: str = "", unit: str = "us") -> None:
+    """Total, communication and computation time against block size for each layout, standard
+    and worst case: the paper's Figures 7, 8 and 9 side by side."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    layouts = sorted({r.layout for r in rows})
+    fig, axes = plt.subplots(len(layouts), 3, figsize=(14, 3.6 * len(layouts)), squeeze=False)
+    for i, layout in enumerate(layouts):
+        mine = sorted((r for r in rows if r.layout == layout), key=lambda r: r.block)
+        b = [r.block for r in mine]
+        for j, (what, label) in enumerate((("total", "total (Fig. 7)"), ("communication", "communication (Fig. 8)"),
+                                           ("computation", "computation (Fig. 9)"))):
+            ax = axes[i][j]
+            ax.plot(b, [getattr(r.standard, what) for r in mine], "o-", label="standard (sec. 4)")
+            ax.plot(b, [getattr(r.worst, what) for r in mine], "s--", label="worst case (sec. 4.2)")
+            ax.set_xscale("log")
+            ax.set_xticks(b)
+            ax.set_xticklabels([str(x) for x in b], fontsize=7)
+            ax.set_xlabel("block size")
+            ax.set_ylabel(f"{label} [{unit}]")
+            ax.set_title(f"{layout}: {label}", fontsize=10)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

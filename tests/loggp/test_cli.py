@@ -1,0 +1,103 @@
+"""``perfcompose loggp simulate``: output, parameter files, and exit status 2 on bad input."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcompose.cli import app
+from perfcompose.loggp.params import LogGP, write_params
+
+runner = CliRunner(env={"COLUMNS": "200"})
+
+ONE = json.dumps({"P": 2, "steps": [{"kind": "comm", "messages": [[0, 1, 1]], "send_order": [[0], []]}]})
+PARAMS = ["--L", "10", "--o", "2", "--g", "5", "--G", "1"]
+
+
+def run(*args: str):
+    return runner.invoke(app, ["loggp", *args])
+
+
+def test_simulate_json_one_message(write_file):
+    # send [0, 2], arrival 0 + 2 + 0 + 10 = 12, receive [12, 14]
+    res = run("simulate", str(write_file("p.json", ONE)), *PARAMS, "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["finish"] == [2, 14] and out["makespan"] == 14
+    assert out["ops"] == [[["send", 0, 0, 2]], [["recv", 0, 12, 14]]]
+
+
+def test_simulate_table(write_file):
+    res = run("simulate", str(write_file("p.json", ONE)), *PARAMS)
+    assert res.exit_code == 0
+    assert "makespan 14 (processor 1)" in res.stdout and "P1: recv m0 [12, 14]" in res.stdout
+
+
+def test_params_file_and_flag_override(write_file, tmp_path):
+    pf = tmp_path / "params.json"
+    write_params(pf, LogGP(L=20, o=2, g=5, G=1, unit="us"))
+    res = run("simulate", str(write_file("p.json", ONE)), "--params", str(pf), "--json")
+    assert json.loads(res.stdout)["makespan"] == 24  # 2 + 20 + 2
+    res = run("simulate", str(write_file("p.json", ONE)), "--params", str(pf), "--L", "10", "--json")
+    assert json.loads(res.stdout)["makespan"] == 14
+
+
+def test_params_converted_to_the_programs_unit(write_file, tmp_path):
+    pf = tmp_path / "params.json"
+    write_params(pf, LogGP(L=0.01, o=0.002, g=0.005, G=0.001, unit="ms"))
+    prog = json.loads(ONE)
+    prog["unit"] = "us"
+    res = run("simulate", str(write_file("p.json", json.dumps(prog))), "--params", str(pf), "--json")
+    assert res.exit_code == 0
+    assert json.loads(res.stdout)["makespan"] == pytest.approx(14)
+
+
+def test_worst_case_reports_forced_sends(write_file):
+    cycle = json.dumps({"P": 3, "steps": [{"kind": "comm", "messages": [[2, 0, 1], [0, 1, 1], [1, 0, 1]]}]})
+    res = run("simulate", str(write_file("c.json", cycle)), *PARAMS, "--worst-case", "--ties", "rank", "--json")
+    out = json.loads(res.stdout)
+    assert out["forced"] == [{"step": 0, "processor": 0, "candidates": [0, 1]}]
+    assert out["makespan"] == 44  # worked in test_worstcase.py
+    res = run("simulate", str(write_file("c.json", cycle)), *PARAMS, "--worst-case")
+    assert "forced send: step 0" in res.stdout
+
+
+def test_loggopsim_semantics_and_goal_input(write_file, tmp_path):
+    goal = tmp_path / "p.goal"
+    res = run("simulate", str(write_file("p.json", ONE)), *PARAMS, "--semantics", "loggopsim", "--json",
+              "--to-goal", str(goal))
+    assert json.loads(res.stdout)["finish"] == [2, 14]
+    res = run("simulate", str(goal), *PARAMS, "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["finish"] == [2, 14]
+
+
+def test_timeline_png(write_file, tmp_path):
+    out = tmp_path / "t.png"
+    res = run("simulate", str(write_file("p.json", ONE)), *PARAMS, "--timeline", str(out))
+    assert res.exit_code == 0 and out.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("content, args, needle", [
+    ('{"P": 2, "steps": [', PARAMS, "not valid JSON"),
+    (json.dumps({"P": 2, "steps": [{"kind": "comm", "messages": [[0, 1, 1]], "send_order": [[3], []]}]}),
+     PARAMS, "message id 3 is out of range"),
+    (ONE, ["--L", "10"], "missing LogGP parameter(s) --o --g --G"),
+    (ONE, ["--L", "-1", "--o", "2", "--g", "5", "--G", "1"], "must be finite and non-negative"),
+])
+def test_bad_input_exits_2(write_file, content, args, needle):
+    res = run("simulate", str(write_file("bad.json", content)), *args)
+    assert res.exit_code == 2
+    assert needle in res.stderr and "Traceback" not in res.output
+
+
+def test_bad_params_file_exits_2(write_file):
+    pf = write_file("params.json", '{"L": 1, "o": 2}')
+    res = run("simulate", str(write_file("p.json", ONE)), "--params", str(pf))
+    assert res.exit_code == 2 and "missing LogGP parameter(s) g, G" in res.stderr
+
+
+def test_bad_choice_exits_2(write_file):
+    res = run("simulate", str(write_file("p.json", ONE)), *PARAMS, "--ties", "coin")
+    assert res.exit_code == 2
