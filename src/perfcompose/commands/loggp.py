@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from perfcompose.commands.common import console, err_console, fmt, user_errors
+from perfcompose.commands.common import console, err_console, fmt, progress, user_errors
 from perfcompose.errors import InputError
 
 app = typer.Typer(no_args_is_help=True,
@@ -155,3 +155,35 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
         how = "--seed draws another" if ties == "random" else "the lowest rank, by --ties rank"
         console.print(f"forced send: step {f.step}, processor {f.processor} sent before receiving all "
                       f"(cycle members: {', '.join(map(str, f.candidates))}; {how})")
+
+
+@app.command()
+@user_errors
+def calibrate(out: Path = typer.Option(Path("loggp_params.json"), "--out", help="Parameter file to write."),
+              reps: int = typer.Option(15, "--reps", min=3, help="Repetitions (each parameter is their median)."),
+              train: int = typer.Option(16, "--train", min=2, help="Messages per train."),
+              sizes: Optional[str] = typer.Option(None, "--sizes", help="Message sizes in bytes, comma separated "
+                                                  "(default 1 B to 1 MiB)."),
+              raw: Optional[Path] = typer.Option(None, "--raw", help="Also keep the raw figures (JSON) here."),
+              mpiexec: Optional[str] = typer.Option(None, "--mpiexec", help="mpiexec to use (default: the one "
+                                                    "next to this Python, else on PATH)."),
+              ) -> None:
+    """Measure L, o, g, G on two local MPI ranks (mpi4py), Netgauge-style; write a parameter file."""
+    from perfcompose.loggp.calibrate import calibrate as run_calibration
+
+    with progress() as bar:
+        task = bar.add_task("MPI probe on 2 ranks", total=reps)
+        cal = run_calibration(out, reps=reps, train=train, sizes=sizes, mpiexec=mpiexec, raw_out=raw,
+                              progress=lambda k, n: bar.update(task, completed=k, total=n))
+    table = Table(title=f"LogGP parameters of {cal.raw_summary['library']} via mpi4py, 2 local ranks, "
+                        f"{cal.raw_summary['repetitions']} repetitions [us]", title_justify="left")
+    for col in ("parameter", "median", "quartiles", "min .. max"):
+        table.add_column(col, justify="right")
+    for k in ("L", "o", "g", "G"):
+        s = cal.spread[k]
+        table.add_row(k + (" (per byte)" if k == "G" else ""), f"{s['median']:.4g}", f"{s['q1']:.4g} .. {s['q3']:.4g}",
+                      f"{s['min']:.4g} .. {s['max']:.4g}")
+    console.print(table)
+    for line in cal.raw_summary["table"]:
+        console.print(line, highlight=False)
+    console.print(f"bandwidth 1/G = {1 / cal.params.G / 1e3:.3g} GB/s; parameters written to {out}")
