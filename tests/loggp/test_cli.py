@@ -101,3 +101,21 @@ def test_bad_params_file_exits_2(write_file):
 def test_bad_choice_exits_2(write_file):
     res = run("simulate", str(write_file("p.json", ONE)), *PARAMS, "--ties", "coin")
     assert res.exit_code == 2
+
+
+def test_gauss_small(tmp_path):
+    plot, out = tmp_path / "g.png", tmp_path / "g.json"
+    res = run("gauss", "--n", "120", "--p", "4", "--blocks", "20,40,60", "--reps", "1", "--plot", str(plot),
+              "--json", str(out))
+    assert res.exit_code == 0, res.output
+    assert "faster layout per block size (standard): 20:" in res.stdout
+    assert "best choice: block" in res.stdout
+    record = json.loads(out.read_text())
+    assert {(r["block"], r["layout"]) for r in record["rows"]} == {
+        (b, lay) for b in (20, 40, 60) for lay in ("row-cyclic", "diagonal")}
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_gauss_bad_block_exits_2():
+    res = run("gauss", "--n", "100", "--blocks", "30")
+    assert res.exit_code == 2 and "does not divide" in res.stderr

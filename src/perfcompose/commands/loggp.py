@@ -187,3 +187,107 @@ def calibrate(out: Path = typer.Option(Path("loggp_params.json"), "--out", help=
     for line in cal.raw_summary["table"]:
         console.print(line, highlight=False)
     console.print(f"bandwidth 1/G = {1 / cal.params.G / 1e3:.3g} GB/s; parameters written to {out}")
+
+
+@app.command()
+@user_errors
+def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
+          p: int = typer.Option(8, "--p", min=1, help="Processors."),
+          blocks: Optional[str] = typer.Option(None, "--blocks", help="Block sizes, comma separated (default: the "
+                                               "paper's 14 sizes that divide N)."),
+          params_file: Optional[Path] = typer.Option(None, "--params", help="Network parameters (from calibrate); "
+                                                     "default: those measured on the development machine."),
+          paper_network: bool = typer.Option(False, "--paper-network", help="Use the paper's Meiko CS-2 values "
+                                             "(L=9, o=2, g=14 us, G=0.03 us/byte)."),
+          L: Optional[float] = typer.Option(None, "--L", help="Override the latency [us]."),
+          o: Optional[float] = typer.Option(None, "--o", help="Override the overhead [us]."),
+          g: Optional[float] = typer.Option(None, "--g", help="Override the gap [us]."),
+          G: Optional[float] = typer.Option(None, "--G", help="Override the gap per byte [us]."),
+          reps: int = typer.Option(5, "--reps", min=1, help="Timed repetitions of each basic operation."),
+          seed: int = typer.Option(0, "--seed", help="Seed of the random tie-breaks and forced sends."),
+          plot: Optional[Path] = typer.Option(None, "--plot", help="Plot total, communication and computation "
+                                              "time per block size (Figures 7-9) to this PNG."),
+          json_out: Optional[Path] = typer.Option(None, "--json", help="Write operation times and predictions here."),
+          ) -> None:
+    """Section 5: blocked Gaussian elimination, predicted per block size and layout."""
+    import time
+
+    from perfcompose.loggp.gauss import BLOCK_SIZES, LAYOUTS, OPS, best, run_study, time_operations
+    from perfcompose.loggp.params import DEV_MACHINE, MEIKO_CS2, read_params
+
+    if blocks:
+        try:
+            sizes = [int(b) for b in blocks.split(",")]
+        except ValueError:
+            raise typer.BadParameter(f"{blocks!r}: write sizes like 10,12,16", param_hint="--blocks") from None
+        bad = [b for b in sizes if b < 1 or n % b]
+        if bad:
+            raise InputError(f"block size {bad[0]} does not divide n = {n}")
+    else:
+        sizes = [b for b in BLOCK_SIZES if n % b == 0]
+        if not sizes:
+            raise InputError(f"none of the paper's block sizes divides n = {n}", hint="give --blocks")
+    if params_file is not None and paper_network:
+        raise InputError("give --params or --paper-network, not both")
+    base = read_params(params_file) if params_file else (MEIKO_CS2 if paper_network else DEV_MACHINE)
+    if base.unit and base.unit != "us":
+        base = base.to("us")
+    params = base.replace(L=L, o=o, g=g, G=G)
+    source = str(params_file) if params_file else ("the paper's Meiko CS-2" if paper_network
+                                                   else "measured on the development machine")
+    start = time.perf_counter()
+    with progress() as bar:
+        task = bar.add_task("timing Op1-Op4", total=len(OPS) * len(sizes))
+        ops = time_operations(sizes, reps=reps, progress=lambda k, t: bar.update(task, completed=k))
+        timed = time.perf_counter() - start
+        task2 = bar.add_task("simulating", total=len(sizes) * len(LAYOUTS))
+        rows = run_study(n, p, params, ops, block_sizes=sizes, seed=seed,
+                         progress=lambda k, t: bar.update(task2, completed=k))
+    simulated = time.perf_counter() - start - timed
+    t6 = Table(title="Basic operations measured here, in us (Figure 6)", title_justify="left")
+    t6.add_column("block", justify="right")
+    for op in OPS:
+        t6.add_column(op, justify="right")
+    for b in sizes:
+        t6.add_row(str(b), *(f"{ops[op][b]:.4g}" for op in OPS))
+    console.print(t6)
+    table = Table(title=f"Gaussian elimination, N = {n}, P = {p}; network L={params.L:.3g} o={params.o:.3g} "
+                        f"g={params.g:.3g} us, G={params.G:.3g} us/byte ({source}); predicted times in ms",
+                  title_justify="left")
+    for col in ("block", "layout", "total", "comp.", "comm.", "worst: total", "comp.", "comm.", "messages",
+                "forced"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(str(r.block), r.layout, f"{r.standard.total / 1e3:.4g}", f"{r.standard.computation / 1e3:.4g}",
+                      f"{r.standard.communication / 1e3:.4g}", f"{r.worst.total / 1e3:.4g}",
+                      f"{r.worst.computation / 1e3:.4g}", f"{r.worst.communication / 1e3:.4g}", str(r.messages),
+                      str(r.forced))
+    console.print(table)
+    winners = []
+    for b in sizes:
+        pair = {r.layout: r for r in rows if r.block == b}
+        win = min(pair.values(), key=lambda r: r.standard.total)
+        winners.append(f"{b}: {win.layout}")
+    console.print("faster layout per block size (standard): " + ", ".join(winners))
+    for which in ("standard", "worst"):
+        b = best(rows, which)
+        for layout in LAYOUTS:
+            mine = best([r for r in rows if r.layout == layout], which)
+            console.print(f"{which:>8}: best block size for {layout}: {mine.block} "
+                          f"({getattr(mine, which).total / 1e3:.4g} ms)")
+        console.print(f"{which:>8}: best choice: block {b.block}, {b.layout} layout "
+                      f"({getattr(b, which).total / 1e3:.4g} ms)")
+    console.print(f"timing the operations took {timed:.1f} s, the {len(rows)} x 2 simulations {simulated:.1f} s")
+    if plot is not None:
+        from perfcompose.loggp.plots import plot_gauss
+
+        plot_gauss(rows, plot, title=f"Blocked Gaussian elimination, N = {n}, P = {p} (predicted)")
+        console.print(f"plot written to {plot}")
+    if json_out is not None:
+        record = {"n": n, "p": p, "params": {"L": params.L, "o": params.o, "g": params.g, "G": params.G,
+                                             "unit": "us", "source": source},
+                  "op_times_us": {op: {str(b): v for b, v in ops[op].items()} for op in OPS},
+                  "rows": [{"block": r.block, "layout": r.layout, "steps": r.steps, "messages": r.messages,
+                            "forced": r.forced, "standard": vars(r.standard), "worst": vars(r.worst)} for r in rows]}
+        json_out.write_text(json.dumps(record, indent=2) + "\n")
+        console.print(f"results written to {json_out}")

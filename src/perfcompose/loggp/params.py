@@ -12,7 +12,8 @@ from typing import Any, Mapping
 
 from perfcompose.errors import InputError
 
-__all__ = ["LogGP", "PARAMS_FORMAT", "UNITS", "convert_time", "read_params", "write_params", "MEIKO_CS2"]
+__all__ = ["LogGP", "PARAMS_FORMAT", "UNITS", "convert_time", "read_params", "write_params", "MEIKO_CS2",
+           "DEV_MACHINE"]
 
 PARAMS_FORMAT = "perfcompose-loggp/1"
 
@@ -72,6 +73,11 @@ class LogGP:
 
 #: the Meiko CS-2 values of the paper's section 4.1 example, in microseconds
 MEIKO_CS2 = LogGP(L=9.0, o=2.0, g=14.0, G=0.03, unit="us")
+
+#: medians of ``perfcompose loggp calibrate`` (15 repetitions, mpi4py 4.1 over MPICH 5.0, two ranks
+#: on the 2-core development machine; examples/loggp/params_local.json holds the full record):
+#: the default network of the Gaussian elimination study, whose operations are timed here too
+DEV_MACHINE = LogGP(L=0.36, o=0.56, g=1.31, G=7.1e-5, unit="us")
 
 
 def write_params(path: Path, params: LogGP, extra: Mapping[str, Any] | None = None) -> None:

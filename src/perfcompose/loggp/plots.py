@@ -71,6 +71,8 @@ def plot_gauss(rows: Sequence["StudyRow"], path: Path, *, title: str = "", unit:
             ax.plot(b, [getattr(r.standard, what) for r in mine], "o-", label="standard (sec. 4)")
             ax.plot(b, [getattr(r.worst, what) for r in mine], "s--", label="worst case (sec. 4.2)")
             ax.set_xscale("log")
+            if what != "computation":
+                ax.set_yscale("log")
             ax.set_xticks(b)
             ax.set_xticklabels([str(x) for x in b], fontsize=7)
             ax.set_xlabel("block size")
