@@ -82,7 +82,7 @@ HAVE_MPI = importlib.util.find_spec("mpi4py") is not None and (
 def test_calibrate_on_two_local_ranks(tmp_path):
     out = tmp_path / "params.json"
     res = CliRunner(env={"COLUMNS": "200"}).invoke(
-        app, ["loggp", "calibrate", "--out", str(out), "--reps", "5", "--sizes", "1,64,4096,65536,262144"])
+        app, ["loggp", "calibrate", "--out", str(out), "--reps", "9", "--sizes", "1,64,4096,65536,262144"])
     assert res.exit_code == 0, res.output
     params = read_params(out)
     for k in ("L", "o", "g", "G"):
@@ -90,5 +90,5 @@ def test_calibrate_on_two_local_ranks(tmp_path):
         assert math.isfinite(v) and v > 0
     record = json.loads(out.read_text())
     assert record["spread"]["L"]["min"] <= record["L"] <= record["spread"]["L"]["max"]
-    assert len(record["per_repetition"]["o"]) == 5
+    assert len(record["per_repetition"]["o"]) == 9
     assert "parameters written to" in res.stdout
