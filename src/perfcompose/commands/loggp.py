@@ -97,7 +97,9 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
                                        for op, s, e in zip(r.ops, res.start[h], res.end[h])]
                                       for h, r in enumerate(sched.ranks)]}))
             return
-        table = Table(title=f"{program}: LogGOPSim semantics, {sched.num_ranks} ranks", title_justify="left")
+        console.print(f"{program}: LogGOPSim semantics, {sched.num_ranks} ranks; L={params.L:g} o={params.o:g} "
+                      f"g={params.g:g} G={params.G:g} O={O:g}" + (f" S={S:g}" if S is not None else ""), highlight=False)
+        table = Table()
         table.add_column("rank", justify="right")
         table.add_column("finish", justify="right")
         for h, f in enumerate(res.finish):
