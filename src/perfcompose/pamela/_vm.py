@@ -1,0 +1,455 @@
+"""The discrete-event kernel of the PAMELA simulator, compiled with Numba.
+
+It runs a flat program (see :mod:`perfcompose.pamela.simulate`) of threads with local clocks.
+A thread runs ahead on its own through delays, loops and branches; only a ``use`` of an FCFS
+resource needs the global order, so a thread arriving at one waits in a heap keyed by its arrival
+time. Arrivals are served in time order, each taking the server that is free first
+(``start = max(arrival, earliest free)``), which is exactly FCFS with ``m`` servers. ``||`` and
+``par`` fork child threads; the parent resumes at the latest child's finish.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# instructions: [op, a, b, c, d]
+OP_DELAY, OP_USE, OP_JUMP, OP_BRANCH, OP_LOOP_INIT, OP_LOOP_TEST, OP_LOOP_NEXT, OP_FORK2, OP_FORK_LOOP, OP_END = \
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+
+# expression code: [op, arg]
+(E_CONST, E_VAR, E_ADD, E_SUB, E_MUL, E_DIV, E_POW, E_MOD, E_FLOOR, E_CEIL, E_MAX, E_MIN, E_NEG, E_EQ, E_NE,
+ E_LT, E_LE, E_GT, E_GE, E_AND, E_OR, E_NOT, E_SELECT, E_ABS, E_SQRT, E_LOG, E_EXP) = range(27)
+
+# status codes
+OK, ERR_KEY, ERR_MULT, ERR_MULT_CHANGED, ERR_TIME, ERR_PROB, ERR_THREADS, ERR_BOUND = range(8)
+
+MAX_THREADS = 50_000_000
+MAX_MULTIPLICITY = 1_000_000
+
+
+@njit(cache=True, inline="always")
+def _value(e, fixed, ecode, econst, estart, env, tid, stack):
+    """Expression ``e`` for thread ``tid``; constants (most times and indices) without the interpreter."""
+    v = fixed[e]
+    if v == v:
+        return v
+    return _eval(e, ecode, econst, estart, env, tid, stack)
+
+
+@njit(cache=True)
+def _eval(e, ecode, econst, estart, env, tid, stack):
+    sp = 0
+    for k in range(estart[e], estart[e + 1]):
+        op = ecode[k, 0]
+        arg = ecode[k, 1]
+        if op == E_CONST:
+            stack[sp] = econst[arg]
+            sp += 1
+        elif op == E_VAR:
+            stack[sp] = env[tid, arg]
+            sp += 1
+        elif op == E_NEG:
+            stack[sp - 1] = -stack[sp - 1]
+        elif op == E_FLOOR:
+            stack[sp - 1] = np.floor(stack[sp - 1])
+        elif op == E_CEIL:
+            stack[sp - 1] = np.ceil(stack[sp - 1])
+        elif op == E_NOT:
+            stack[sp - 1] = 1.0 if stack[sp - 1] == 0.0 else 0.0
+        elif op == E_ABS:
+            stack[sp - 1] = abs(stack[sp - 1])
+        elif op == E_SQRT:
+            stack[sp - 1] = np.sqrt(stack[sp - 1])
+        elif op == E_LOG:
+            stack[sp - 1] = np.log(stack[sp - 1])
+        elif op == E_EXP:
+            stack[sp - 1] = np.exp(stack[sp - 1])
+        elif op == E_SELECT:
+            b = stack[sp - 1]
+            a = stack[sp - 2]
+            c = stack[sp - 3]
+            sp -= 2
+            stack[sp - 1] = a if c != 0.0 else b
+        else:
+            y = stack[sp - 1]
+            x = stack[sp - 2]
+            sp -= 1
+            if op == E_ADD:
+                r = x + y
+            elif op == E_SUB:
+                r = x - y
+            elif op == E_MUL:
+                r = x * y
+            elif op == E_DIV:
+                r = x / y
+            elif op == E_POW:
+                r = x ** y
+            elif op == E_MOD:
+                r = x - y * np.floor(x / y)
+            elif op == E_MAX:
+                r = x if x >= y else y
+            elif op == E_MIN:
+                r = x if x <= y else y
+            elif op == E_EQ:
+                r = 1.0 if x == y else 0.0
+            elif op == E_NE:
+                r = 1.0 if x != y else 0.0
+            elif op == E_LT:
+                r = 1.0 if x < y else 0.0
+            elif op == E_LE:
+                r = 1.0 if x <= y else 0.0
+            elif op == E_GT:
+                r = 1.0 if x > y else 0.0
+            elif op == E_GE:
+                r = 1.0 if x >= y else 0.0
+            elif op == E_AND:
+                r = 1.0 if (x != 0.0 and y != 0.0) else 0.0
+            else:  # E_OR
+                r = 1.0 if (x != 0.0 or y != 0.0) else 0.0
+            stack[sp - 1] = r
+    return stack[0]
+
+
+@njit(cache=True)
+def _heap_push(ht, hi, n, t, tid):
+    """Add (t, tid) to the arrival heap of size n (ties are served in heap order)."""
+    k = n
+    while k > 0:
+        parent = (k - 1) >> 1
+        if t < ht[parent]:
+            ht[k] = ht[parent]
+            hi[k] = hi[parent]
+            k = parent
+        else:
+            break
+    ht[k] = t
+    hi[k] = tid
+
+
+@njit(cache=True)
+def _heap_sift_root(ht, hi, size, t, tid):
+    """Put (t, tid) at the root of a heap of ``size`` entries and sift it down."""
+    k = 0
+    while True:
+        left = 2 * k + 1
+        if left >= size:
+            break
+        child = left
+        right = left + 1
+        if right < size and ht[right] < ht[left]:
+            child = right
+        if ht[child] < t:
+            ht[k] = ht[child]
+            hi[k] = hi[child]
+            k = child
+        else:
+            break
+    ht[k] = t
+    hi[k] = tid
+
+
+@njit(cache=True)
+def _servers_take(pool, off, m, start_time):
+    """Replace the earliest free time of a server heap pool[off:off+m] and restore the heap."""
+    pool[off] = start_time
+    k = 0
+    while True:
+        left = 2 * k + 1
+        if left >= m:
+            break
+        child = left
+        if left + 1 < m and pool[off + left + 1] < pool[off + left]:
+            child = left + 1
+        if pool[off + child] < pool[off + k]:
+            tmp = pool[off + k]
+            pool[off + k] = pool[off + child]
+            pool[off + child] = tmp
+            k = child
+        else:
+            break
+
+
+@njit(cache=True)
+def _grow1(a, n):
+    b = np.empty(n, a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@njit(cache=True)
+def _grow2(a, n):
+    b = np.zeros((n, a.shape[1]), a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@njit(cache=True)
+def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed):
+    """Simulate; returns (status, pc, value, keys, mults, busy, counts, uses, max_threads).
+
+    ``value`` is the completion time when status is OK, else the offending value at ``pc``.
+    ``randomness``: 0 deterministic, 1 exponential service times, 2 exponential service and delays.
+    """
+    np.random.seed(seed)
+    stack = np.zeros(max_stack + 1)
+    cap = 1024
+    t_pc = np.zeros(cap, np.int64)
+    t_clock = np.zeros(cap)
+    t_parent = np.zeros(cap, np.int64)
+    t_pending = np.zeros(cap, np.int64)
+    t_maxend = np.zeros(cap)
+    env = np.zeros((cap, max(nslots, 1)))
+    free = np.zeros(cap, np.int64)
+    nfree = 0
+    nthreads = 1
+    live = 1
+    max_live = 1
+    ready = np.zeros(cap, np.int64)
+    nready = 1
+    ht = np.zeros(cap)
+    hi = np.zeros(cap, np.int64)
+    nheap = 0
+    # resources: an open-addressing table from index to resource number
+    tcap = 64
+    tkeys = np.zeros(tcap, np.int64)
+    tvals = np.full(tcap, -1, np.int64)
+    nres = 0
+    r_key = np.zeros(16, np.int64)
+    r_mult = np.zeros(16, np.int64)
+    r_off = np.zeros(16, np.int64)
+    r_busy = np.zeros(16)
+    r_count = np.zeros(16, np.int64)
+    pool = np.zeros(64)
+    npool = 0
+    uses = 0
+    finish = 0.0
+    t_parent[0] = -1  # the root thread, ready at time 0
+    while True:
+        from_heap = False
+        if nready > 0:
+            nready -= 1
+            tid = ready[nready]
+            pc = t_pc[tid]
+            clock = t_clock[tid]
+        elif nheap > 0:
+            # serve the earliest arrival at a resource; its heap entry stays until it blocks again
+            from_heap = True
+            now = ht[0]
+            tid = hi[0]
+            pc = t_pc[tid]
+            key_f = _value(code[pc, 1], fixed, ecode, econst, estart, env, tid, stack)
+            mult_f = _value(code[pc, 2], fixed, ecode, econst, estart, env, tid, stack)
+            t = _value(code[pc, 3], fixed, ecode, econst, estart, env, tid, stack)
+            if not (abs(key_f) < 1e15) or key_f != np.floor(key_f):
+                return ERR_KEY, pc, key_f, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live
+            if not (mult_f >= 1.0 and mult_f <= MAX_MULTIPLICITY) or mult_f != np.floor(mult_f):
+                return ERR_MULT, pc, mult_f, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live
+            if not (t >= 0.0):
+                return ERR_TIME, pc, t, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live
+            key = np.int64(key_f)
+            mult = np.int64(mult_f)
+            mask = tcap - 1
+            h = (key * np.int64(0x9E3779B1)) & mask
+            rid = -1
+            while tvals[h] >= 0:
+                if tkeys[h] == key:
+                    rid = tvals[h]
+                    break
+                h = (h + 1) & mask
+            if rid < 0:
+                rid = nres
+                nres += 1
+                if rid >= r_key.shape[0]:
+                    r_key = _grow1(r_key, 2 * r_key.shape[0])
+                    r_mult = _grow1(r_mult, 2 * r_mult.shape[0])
+                    r_off = _grow1(r_off, 2 * r_off.shape[0])
+                    r_busy = _grow1(r_busy, 2 * r_busy.shape[0])
+                    r_count = _grow1(r_count, 2 * r_count.shape[0])
+                r_key[rid] = key
+                r_mult[rid] = mult
+                r_busy[rid] = 0.0
+                r_count[rid] = 0
+                if npool + mult > pool.shape[0]:
+                    newcap = 2 * pool.shape[0]
+                    while newcap < npool + mult:
+                        newcap *= 2
+                    pool = _grow1(pool, newcap)
+                pool[npool:npool + mult] = 0.0
+                r_off[rid] = npool
+                npool += mult
+                tkeys[h] = key
+                tvals[h] = rid
+                if 2 * nres > tcap:
+                    newt = 2 * tcap
+                    nk = np.zeros(newt, np.int64)
+                    nv = np.full(newt, -1, np.int64)
+                    for q in range(tcap):
+                        if tvals[q] >= 0:
+                            h2 = (tkeys[q] * np.int64(0x9E3779B1)) & (newt - 1)
+                            while nv[h2] >= 0:
+                                h2 = (h2 + 1) & (newt - 1)
+                            nk[h2] = tkeys[q]
+                            nv[h2] = tvals[q]
+                    tkeys = nk
+                    tvals = nv
+                    tcap = newt
+            elif r_mult[rid] != mult:
+                return (ERR_MULT_CHANGED, pc, mult_f, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres],
+                        uses, max_live)
+            if randomness >= 1 and t > 0.0:  # exponential service times
+                t = np.random.exponential(t)
+            off = r_off[rid]
+            earliest = pool[off]
+            start = now if now >= earliest else earliest
+            clock = start + t
+            if mult == 1:
+                pool[off] = clock
+            else:
+                _servers_take(pool, off, mult, clock)
+            r_busy[rid] += t
+            r_count[rid] += 1
+            uses += 1
+            pc += 1
+        else:
+            break
+        # run thread tid from pc at its clock until it waits (use), forks or ends
+        while True:
+            op = code[pc, 0]
+            if op == OP_DELAY:
+                t = _value(code[pc, 1], fixed, ecode, econst, estart, env, tid, stack)
+                if not (t >= 0.0):
+                    return ERR_TIME, pc, t, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live
+                if randomness == 2 and t > 0.0:  # exponential delays too
+                    t = np.random.exponential(t)
+                clock += t
+                pc += 1
+            elif op == OP_USE:
+                t_pc[tid] = pc
+                t_clock[tid] = clock
+                if from_heap:  # replace this thread's own entry at the root
+                    _heap_sift_root(ht, hi, nheap, clock, tid)
+                    from_heap = False
+                else:
+                    if nheap >= ht.shape[0]:
+                        ht = _grow1(ht, 2 * ht.shape[0])
+                        hi = _grow1(hi, 2 * hi.shape[0])
+                    _heap_push(ht, hi, nheap, clock, tid)
+                    nheap += 1
+                break
+            elif op == OP_JUMP:
+                pc = code[pc, 1]
+            elif op == OP_BRANCH:
+                c = _value(code[pc, 1], fixed, ecode, econst, estart, env, tid, stack)
+                if c >= 1.0:
+                    pc += 1
+                elif c <= 0.0:
+                    pc = code[pc, 2]
+                elif c == c:
+                    if np.random.random() < c:
+                        pc += 1
+                    else:
+                        pc = code[pc, 2]
+                else:
+                    return ERR_PROB, pc, c, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live
+            elif op == OP_LOOP_INIT:
+                lo = _value(code[pc, 2], fixed, ecode, econst, estart, env, tid, stack)
+                hi_ = _value(code[pc, 3], fixed, ecode, econst, estart, env, tid, stack)
+                if not (abs(lo) < 1e15 and abs(hi_) < 1e15):
+                    return ERR_BOUND, pc, lo, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live
+                env[tid, code[pc, 1]] = np.ceil(lo - 1e-9)
+                env[tid, code[pc, 1] + 1] = np.floor(hi_ + 1e-9)
+                pc += 1
+            elif op == OP_LOOP_TEST:
+                s = code[pc, 1]
+                if env[tid, s] > env[tid, s + 1]:
+                    pc = code[pc, 2]
+                else:
+                    pc += 1
+            elif op == OP_LOOP_NEXT:
+                env[tid, code[pc, 1]] += 1.0
+                pc = code[pc, 2]
+            elif op == OP_FORK2 or op == OP_FORK_LOOP:
+                if op == OP_FORK2:
+                    n = 2
+                    first = 0.0
+                    slot = -1
+                    cont = code[pc, 2]
+                else:
+                    slot = code[pc, 1]
+                    lo = _value(code[pc, 2], fixed, ecode, econst, estart, env, tid, stack)
+                    hi_ = _value(code[pc, 3], fixed, ecode, econst, estart, env, tid, stack)
+                    if not (abs(lo) < 1e15 and abs(hi_) < 1e15):
+                        return (ERR_BOUND, pc, lo, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses,
+                                max_live)
+                    first = np.ceil(lo - 1e-9)
+                    n = int(np.floor(hi_ + 1e-9) - first + 1)
+                    cont = code[pc, 4]
+                    if n <= 0:
+                        pc = cont
+                        continue
+                if live + n > MAX_THREADS:
+                    return (ERR_THREADS, pc, float(live + n), r_key[:nres], r_mult[:nres], r_busy[:nres],
+                            r_count[:nres], uses, max_live)
+                t_pending[tid] = n
+                t_maxend[tid] = clock
+                t_pc[tid] = cont
+                t_clock[tid] = clock
+                if nready + n > ready.shape[0]:
+                    ready = _grow1(ready, 2 * ready.shape[0] + n)
+                for j in range(n):
+                    if nfree > 0:
+                        nfree -= 1
+                        child = free[nfree]
+                    else:
+                        if nthreads >= t_pc.shape[0]:
+                            newcap = 2 * t_pc.shape[0]
+                            t_pc = _grow1(t_pc, newcap)
+                            t_clock = _grow1(t_clock, newcap)
+                            t_parent = _grow1(t_parent, newcap)
+                            t_pending = _grow1(t_pending, newcap)
+                            t_maxend = _grow1(t_maxend, newcap)
+                            env = _grow2(env, newcap)
+                        child = nthreads
+                        nthreads += 1
+                    env[child, :] = env[tid, :]
+                    t_clock[child] = clock
+                    t_parent[child] = tid
+                    if op == OP_FORK2:
+                        t_pc[child] = pc + 1 if j == 0 else code[pc, 1]
+                    else:
+                        t_pc[child] = pc + 1
+                        env[child, slot] = first + j
+                    # the ready stack is LIFO: the first child goes on top, so it runs (and queues) first
+                    ready[nready + n - 1 - j] = child
+                nready += n
+                live += n
+                if live > max_live:
+                    max_live = live
+                break
+            elif op == OP_END:
+                parent = t_parent[tid]
+                live -= 1
+                if parent < 0:
+                    finish = clock
+                    break
+                if nfree >= free.shape[0]:
+                    free = _grow1(free, 2 * free.shape[0])
+                free[nfree] = tid
+                nfree += 1
+                if clock > t_maxend[parent]:
+                    t_maxend[parent] = clock
+                t_pending[parent] -= 1
+                if t_pending[parent] == 0:
+                    t_clock[parent] = t_maxend[parent]
+                    if nready >= ready.shape[0]:
+                        ready = _grow1(ready, 2 * ready.shape[0])
+                    ready[nready] = parent
+                    nready += 1
+                break
+            else:
+                break
+        if from_heap:  # the served thread forked or ended: its entry leaves the heap
+            nheap -= 1
+            if nheap > 0:
+                _heap_sift_root(ht, hi, nheap, ht[nheap], hi[nheap])
+    return OK, -1, finish, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live

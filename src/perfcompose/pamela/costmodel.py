@@ -1,0 +1,189 @@
+"""A compiled PAMELA model: parse, normalise, compile and simplify once; evaluate and simulate often.
+
+>>> m = compile_text('''
+... numeric parameter P
+... numeric parameter N
+... resource s = fcfs(0, 1)
+... process main = par (p = 1, P) seq (i = 1, N) { delay(10) ; use(s, 0.1) }
+... ''')
+>>> m.text("main").splitlines()[-1]
+'numeric T_main = max(10.1*N, 0.1*N*P)'
+>>> m.evaluate({"P": 1000, "N": 1e6}).T
+100000000.0
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Literal, Mapping
+
+import sympy as sp
+
+from perfcompose.model import Model
+from perfcompose.pamela.compiler import Costs, compile_process
+from perfcompose.pamela.evaluate import (evaluate, evaluate_loads, fast_function, is_closed, load_list,
+                                         with_residuals)
+from perfcompose.pamela.normalise import NormalForm, normalise
+from perfcompose.pamela.parser import load, parse
+from perfcompose.pamela.printing import decimal_form, pamela_text
+from perfcompose.pamela.simplify import simplify, simplify_vector
+from perfcompose.pamela.simulate import Distribution, Simulation, simulate_process
+from perfcompose.pamela.syntax import PamelaError, Program
+
+__all__ = ["CostModel", "Evaluation", "compile_text", "compile_file", "compile_program"]
+
+Quantity = Literal["T", "phi", "omega"]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """phi, delta (load per resource index), omega and T of one process at one parameter point."""
+
+    process: str
+    T: float
+    phi: float
+    omega: float
+    delta: Mapping[int, float]
+
+    def as_json(self) -> dict[str, Any]:
+        """``{"T_main": ..., "phi_main": ..., "omega_main": ..., "delta_main": [...]}``."""
+        n = self.process
+        return {f"T_{n}": self.T, f"phi_{n}": self.phi, f"omega_{n}": self.omega,
+                f"delta_{n}": load_list(self.delta)}
+
+
+class CostModel:
+    """The symbolic cost model of every process of one PAMELA program (paper 004, section 2.2)."""
+
+    def __init__(self, normal: NormalForm, *, paper_phi: bool = False):
+        self.normal = normal
+        self.paper_phi = paper_phi
+        self._raw: dict[str, Costs] = {}
+        self._simple: dict[str, Costs] = {}
+        self._fast: dict[tuple[str, str], Callable[..., float]] = {}
+
+    # -- structure --------------------------------------------------------------------------
+
+    @property
+    def program(self) -> Program:
+        return self.normal.program
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The ``numeric parameter`` names, in the order they were declared."""
+        return self.normal.parameters
+
+    @property
+    def processes(self) -> tuple[str, ...]:
+        """Names of the processes that compile on their own (those without formal parameters)."""
+        return tuple(n for n in self.normal.processes if n not in self.normal.formals)
+
+    def _check(self, name: str) -> None:
+        if name not in self.normal.processes:
+            known = ", ".join(self.processes) or "none"
+            raise PamelaError(f"no process '{name}' in {self.program.source_name}", path=self.program.path,
+                              hint=f"processes: {known}")
+
+    # -- compilation ------------------------------------------------------------------------
+
+    def raw(self, name: str = "main") -> Costs:
+        """phi, delta, omega and T as the compilation rules give them, before simplification."""
+        self._check(name)
+        if name not in self._raw:
+            self._raw[name] = compile_process(self.normal.processes[name], paper_phi=self.paper_phi)
+        return self._raw[name]
+
+    def costs(self, name: str = "main") -> Costs:
+        """phi, delta, omega and T simplified to the closed forms the rules reach."""
+        if name not in self._simple:
+            raw = self.raw(name)
+            delta = simplify_vector(simplify(raw.delta))
+            self._simple[name] = Costs(simplify(raw.phi), delta, simplify(raw.omega), simplify(raw.T))
+        return self._simple[name]
+
+    def closed(self, name: str = "main") -> bool:
+        """True when T of the process has a closed form (no sum or max over an index is left)."""
+        return is_closed(self.costs(name).T)
+
+    def model(self, name: str = "main", quantity: Quantity = "T") -> Model:
+        """``T_name`` (or ``phi_name``, ``omega_name``) as a :class:`perfcompose.model.Model`.
+
+        What has no closed form is a numerically implemented part of the model: it evaluates
+        exactly and composes, and prints as ``T_name_k(parameters)``.
+        """
+        expr = getattr(self.costs(name), quantity)
+        label = f"{quantity}_{name}"
+        params = tuple(p for p in self.parameters if sp.Symbol(p, positive=True) in expr.free_symbols)
+        return Model(with_residuals(decimal_form(expr, every=True), label), params=params, unit="",
+                     source=f"pamela:{self.program.source_name}", name=label)
+
+    # -- evaluation -------------------------------------------------------------------------
+
+    def _values(self, values: Mapping[str, float], name: str) -> dict[str, float]:
+        unknown = [k for k in values if k not in self.parameters]
+        if unknown:
+            raise PamelaError(f"'{unknown[0]}' is not a parameter of {self.program.source_name}",
+                              path=self.program.path,
+                              hint="parameters: " + (", ".join(self.parameters) or "none"))
+        return {k: float(v) for k, v in values.items()}
+
+    def evaluate(self, values: Mapping[str, float], name: str = "main") -> Evaluation:
+        """phi, delta, omega and T of process ``name`` at the given parameter values."""
+        vals = self._values(values, name)
+        c = self.costs(name)
+        return Evaluation(name, T=evaluate(c.T, vals), phi=evaluate(c.phi, vals), omega=evaluate(c.omega, vals),
+                          delta=evaluate_loads(c.delta, vals))
+
+    def function(self, name: str = "main", quantity: Quantity = "T") -> Callable[..., float]:
+        """A plain scalar function of the parameters (in :attr:`parameters` order) for tight loops."""
+        key = (name, quantity)
+        if key not in self._fast:
+            self._fast[key] = fast_function(getattr(self.costs(name), quantity), self.parameters)
+        return self._fast[key]
+
+    def simulate(self, values: Mapping[str, float], name: str = "main", *,
+                 distribution: Distribution = "deterministic", seed: int = 0) -> Simulation:
+        """Simulate process ``name`` with the parameters bound (see :mod:`perfcompose.pamela.simulate`)."""
+        self._check(name)
+        vals = self._values(values, name)
+        missing = [p for p in self.parameters if p not in vals]
+        if missing:
+            needed = [p for p in missing if self._mentions(name, p)]
+            if needed:
+                raise PamelaError(f"no value for parameter{'s' if len(needed) > 1 else ''} {', '.join(needed)}",
+                                  path=self.program.path,
+                                  hint="give every parameter a value, e.g. " + " ".join(f"{m}=100" for m in needed))
+        return simulate_process(self.normal, vals, process=name, distribution=distribution, seed=seed)
+
+    def _mentions(self, name: str, param: str) -> bool:
+        raw = self.raw(name)
+        sym = sp.Symbol(param, positive=True)
+        return any(sym in e.free_symbols for e in (raw.T, raw.delta, raw.phi))
+
+    # -- text -------------------------------------------------------------------------------
+
+    def text(self, name: str = "main", everything: bool = False) -> str:
+        """The cost model as PAMELA text: parameters, then ``T_name`` (and phi, delta, omega)."""
+        c = self.costs(name)
+        lines = [f"numeric parameter {p}" for p in self.parameters]
+        if everything:
+            lines += [f"numeric phi_{name} = {pamela_text(c.phi)}",
+                      f"numeric delta_{name} = {pamela_text(c.delta)}",
+                      f"numeric omega_{name} = {pamela_text(c.omega)}"]
+        lines.append(f"numeric T_{name} = {pamela_text(c.T)}")
+        return "\n".join(lines)
+
+
+def compile_program(program: Program, *, paper_phi: bool = False) -> CostModel:
+    """Compile a parsed program (normalisation happens here; errors name line and column)."""
+    return CostModel(normalise(program), paper_phi=paper_phi)
+
+
+def compile_text(text: str, path: str | Path | None = None, *, paper_phi: bool = False) -> CostModel:
+    """Compile PAMELA text."""
+    return compile_program(parse(text, path), paper_phi=paper_phi)
+
+
+def compile_file(path: str | Path, *, paper_phi: bool = False) -> CostModel:
+    """Compile a ``.pam`` file."""
+    return compile_program(load(path), paper_phi=paper_phi)

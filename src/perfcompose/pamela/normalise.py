@@ -1,0 +1,584 @@
+"""Normalisation by substitution (paper 004, section 2.1), with PAMELA's strong typing.
+
+Every name is replaced by its right-hand side, recursively, until only ``parameter``\\ s, loop
+indices and predefined operators remain: the MRM's ``use(s, t_s)`` becomes
+``use(fcfs(0, 1), 0.1)``. On the way each expression is checked to be of the kind its place
+needs (a number, a process or a resource), calls are checked for arity, and recursion is
+refused (PAMELA models are series-parallel). Numbers become SymPy expressions over positive
+parameter symbols and integer loop indices; processes become :mod:`perfcompose.pamela.ir`.
+Formal parameters are substituted by name (the actual argument is read where it is used, in
+the caller's scope), as in ordinary mathematics.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Mapping, Union
+
+import sympy as sp
+
+from perfcompose.model import symbol
+from perfcompose.pamela import ir
+from perfcompose.pamela.symbolic import (MaxOver, MinOver, UnitVec, VMax, choose, index_symbol, indicator,
+                                         is_vector)
+from perfcompose.pamela.syntax import (BinOp, Call, Equation, If, Loop, Name, Neg, Node, Number, PamelaError,
+                                       Pos, Program, Vector)
+
+__all__ = ["NormalForm", "normalise", "check_names", "BUILTINS"]
+
+# name -> (kind, allowed argument counts; None = any number >= 1)
+BUILTINS: dict[str, tuple[str, tuple[int, ...] | None]] = {
+    "use": ("process", (2,)),
+    "delay": ("process", (1,)),
+    "fcfs": ("resource", (1, 2)),
+    "rho": ("resource", (0,)),
+    "unitvec": ("numeric", (1,)),
+    "max": ("numeric", None),
+    "min": ("numeric", None),
+    "ceil": ("numeric", (1,)),
+    "floor": ("numeric", (1,)),
+    "sqrt": ("numeric", (1,)),
+    "log": ("numeric", (1,)),
+    "log2": ("numeric", (1,)),
+    "exp": ("numeric", (1,)),
+    "abs": ("numeric", (1,)),
+}
+_NOUN = {"numeric": "a number", "process": "a process", "resource": "a resource"}
+_ARITH = {"+", "-", "*", "/", "^", "mod", "div"}
+_COMPARE = {"==", "!=", "<", "<=", ">", ">="}
+
+
+@dataclass(frozen=True)
+class _Index:
+    symbol: sp.Symbol
+
+
+@dataclass(frozen=True)
+class _Arg:
+    node: Node
+    env: "Env"
+
+
+@dataclass(frozen=True)
+class _Fixed:
+    value: sp.Expr
+
+
+Binding = Union[_Index, _Arg, _Fixed]
+Env = Mapping[str, Binding]
+
+
+@dataclass(frozen=True)
+class NormalForm:
+    """A model after substitution: its parameters, and every equation without formals, normalised.
+
+    ``processes`` holds the normal-form process of each process equation (those with formal
+    parameters are included with their formals as numeric parameters, when that is how they
+    are used); ``numerics`` the value of each numeric equation (a scalar or a load vector).
+    """
+
+    program: Program
+    parameters: tuple[str, ...]
+    processes: Mapping[str, ir.Proc] = field(default_factory=dict)
+    numerics: Mapping[str, sp.Expr] = field(default_factory=dict)
+    formals: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def _number(text: str) -> sp.Expr:
+    """A literal as an exact rational (``0.1`` is 1/10), so sums of times carry no rounding."""
+    return sp.Rational(text)
+
+
+def _walk(node: Node):
+    """Every node of an expression tree, depth first."""
+    yield node
+    if isinstance(node, Call):
+        for a in node.args:
+            yield from _walk(a)
+    elif isinstance(node, BinOp):
+        yield from _walk(node.left)
+        yield from _walk(node.right)
+    elif isinstance(node, Neg):
+        yield from _walk(node.operand)
+    elif isinstance(node, Loop):
+        yield from _walk(node.lo)
+        yield from _walk(node.hi)
+        yield from _walk(node.body)
+    elif isinstance(node, If):
+        yield from _walk(node.cond)
+        yield from _walk(node.then)
+        if node.else_ is not None:
+            yield from _walk(node.else_)
+    elif isinstance(node, Vector):
+        for a in node.items:
+            yield from _walk(a)
+
+
+def _arity_text(counts: tuple[int, ...] | None) -> str:
+    if counts is None:
+        return "one or more arguments"
+    words = " or ".join(str(c) for c in counts)
+    return f"{words} argument{'s' if counts != (1,) else ''}"
+
+
+class _Normaliser:
+    """Substitutes and type-checks; one instance per program (it caches formal-free equations)."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.eqs: dict[str, Equation] = {}
+        for eq in program.equations:
+            self._check_equation(eq)
+            self.eqs[eq.name] = eq
+        self.parameters = tuple(eq.name for eq in program.equations if eq.kind == "numeric" and eq.parameter)
+        self.cache: dict[tuple[str, str], object] = {}
+        self.stack: list[tuple[str, Pos]] = []
+        self.used_names: set[str] = set(self.eqs) | set(BUILTINS)
+        self.index_count: dict[str, int] = {}
+
+    # -- checks -----------------------------------------------------------------------------
+
+    def error(self, message: str, pos: Pos | None, hint: str | None = None) -> PamelaError:
+        return self.program.error(message, pos, hint)
+
+    def _check_equation(self, eq: Equation) -> None:
+        if eq.name in self.eqs:
+            first = self.eqs[eq.name].pos
+            raise self.error(f"'{eq.name}' is defined twice (first at line {first.line})", eq.pos,
+                             "give each equation its own name")
+        if eq.name == "fcfs":
+            if eq.kind != "resource" or not eq.parameter or eq.body is not None:
+                raise self.error("'fcfs' is the predefined FCFS resource array", eq.pos,
+                                 "declare it as 'resource parameter fcfs(i)', or leave it out")
+            return
+        if eq.name in BUILTINS:
+            raise self.error(f"'{eq.name}' is predefined and cannot be redefined", eq.pos,
+                             "choose another name")
+        if eq.parameter:
+            if eq.kind == "process":
+                raise self.error("a process cannot be a parameter", eq.pos,
+                                 "parameters are numbers ('numeric parameter N') or 'resource parameter fcfs(i)'")
+            if eq.kind == "resource":
+                raise self.error(f"the only resource parameter is the predefined 'fcfs', not '{eq.name}'",
+                                 eq.pos, f"define it from fcfs: 'resource {eq.name} = fcfs(0, 1)' "
+                                 "(index, multiplicity)")
+            if eq.body is not None:
+                raise self.error(f"the parameter '{eq.name}' cannot have a right-hand side", eq.pos,
+                                 f"remove 'parameter' to give it a value, or '= ...' to keep {eq.name} symbolic")
+            if eq.has_formals:
+                raise self.error(f"the numeric parameter '{eq.name}' cannot take arguments", eq.pos,
+                                 f"write 'numeric parameter {eq.name}'")
+        elif eq.body is None:
+            raise self.error(f"'{eq.name}' has no right-hand side", eq.pos,
+                             f"write '{eq.kind} {eq.name} = ...'" + (
+                                 f", or 'numeric parameter {eq.name}' to keep it symbolic"
+                                 if eq.kind == "numeric" else ""))
+
+    def check_names(self) -> None:
+        """Every name is defined and every call has the right number of arguments."""
+        for eq in self.program.equations:
+            if eq.body is not None:
+                self._check_scope(eq.body, set(eq.formals))
+
+    def _check_scope(self, node: Node, scope: set[str]) -> None:
+        if isinstance(node, Loop):
+            self._check_scope(node.lo, scope)
+            self._check_scope(node.hi, scope)
+            self._check_scope(node.body, scope | {node.index})
+            return
+        if isinstance(node, Name):
+            if node.name in scope:
+                return
+            self._lookup(node.name, node.pos)
+            self._arity(node.name, 0, node.pos, bare=True)
+            return
+        if isinstance(node, Call):
+            if node.name in scope:
+                raise self.error(f"'{node.name}' is a formal parameter or loop index and takes no arguments",
+                                 node.pos)
+            self._lookup(node.name, node.pos)
+            self._arity(node.name, len(node.args), node.pos)
+            for a in node.args:
+                self._check_scope(a, scope)
+            return
+        for child in _children(node):
+            self._check_scope(child, scope)
+
+    def _lookup(self, name: str, pos: Pos) -> str:
+        """The kind of a global name; an 'undefined' error with a suggestion otherwise."""
+        eq = self.eqs.get(name)
+        if eq is not None and name != "fcfs":
+            return eq.kind
+        if name in BUILTINS:
+            return BUILTINS[name][0]
+        known = sorted(set(self.eqs) | set(BUILTINS))
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        hint += f"define it, e.g. 'numeric {name} = ...' or 'numeric parameter {name}'"
+        raise self.error(f"undefined name '{name}'", pos, hint)
+
+    def _arity(self, name: str, count: int, pos: Pos, bare: bool = False) -> None:
+        eq = self.eqs.get(name)
+        if eq is not None and name != "fcfs":
+            want = len(eq.formals)
+            if bare and eq.has_formals and want:
+                raise self.error(f"'{name}' takes {want} argument{'s' if want != 1 else ''} "
+                                 f"({', '.join(eq.formals)}), got none", pos,
+                                 f"write {name}({', '.join(eq.formals)})")
+            if not bare and count != want:
+                what = f"takes {want} argument{'s' if want != 1 else ''}" + (
+                    f" ({', '.join(eq.formals)})" if want else "")
+                raise self.error(f"'{name}' {what}, got {count}", pos,
+                                 f"call it as {name}({', '.join(eq.formals)})" if want else f"write '{name}' alone")
+            return
+        kind, counts = BUILTINS[name]
+        if bare:
+            if counts != (0,):
+                raise self.error(f"'{name}' is an operator and needs arguments", pos,
+                                 f"'{name}' takes {_arity_text(counts)}")
+            return
+        if counts == (0,):
+            raise self.error(f"'{name}' takes no arguments", pos, f"write '{name}' alone")
+        if counts is None:
+            if count < 1:
+                raise self.error(f"'{name}' needs at least one argument", pos)
+        elif count not in counts:
+            raise self.error(f"'{name}' takes {_arity_text(counts)}, got {count}", pos,
+                             {"use": "write use(resource, time)", "delay": "write delay(time)",
+                              "fcfs": "write fcfs(index, multiplicity)"}.get(name))
+
+    # -- kinds ------------------------------------------------------------------------------
+
+    def kind_of(self, node: Node, env: Env) -> str:
+        """The kind an expression has (best effort, for error messages)."""
+        if isinstance(node, (Name, Call)):
+            b = env.get(node.name)
+            if isinstance(b, (_Index, _Fixed)):
+                return "numeric"
+            if isinstance(b, _Arg):
+                return self.kind_of(b.node, b.env)
+            eq = self.eqs.get(node.name)
+            if eq is not None and node.name != "fcfs":
+                return eq.kind
+            return BUILTINS.get(node.name, ("numeric",))[0]
+        if isinstance(node, BinOp):
+            return "process" if node.op in (";", "||") else "numeric"
+        if isinstance(node, Loop):
+            return "process" if node.kind in ("seq", "par") else "numeric"
+        if isinstance(node, If):
+            return self.kind_of(node.then, env)
+        return "numeric"
+
+    def mismatch(self, node: Node, env: Env, want: str) -> PamelaError:
+        have = self.kind_of(node, env)
+        if have == want:  # pragma: no cover - callers only ask on a mismatch
+            have = "something else"
+        pos = node.pos
+        if isinstance(node, (Name, Call)):
+            what = f"'{node.name}' is {_NOUN.get(have, have)}"
+        elif isinstance(node, BinOp):
+            what = f"'{node.op}' makes {_NOUN.get(have, have)}"
+        elif isinstance(node, Loop):
+            what = f"a '{node.kind}' loop is {_NOUN.get(have, have)}"
+        else:
+            what = f"this is {_NOUN.get(have, have)}"
+        hints = {"numeric": "a number is needed here: a numeric equation, a parameter, an index or an expression",
+                 "process": "a process is needed here: use(r, t), delay(t), a process equation, ';', '||', "
+                            "seq, par or if",
+                 "resource": "a resource is needed here: fcfs(index, multiplicity), rho or a resource equation"}
+        return self.error(f"{what}, used here as {_NOUN[want]}", pos, hints[want])
+
+    # -- equations --------------------------------------------------------------------------
+
+    def expand(self, eq: Equation, pos: Pos, kind: str, args: tuple[Node, ...], env: Env):
+        """Substitute equation ``eq`` (called at ``pos`` with ``args`` from ``env``)."""
+        if any(name == eq.name for name, _ in self.stack):
+            chain = " -> ".join([n for n, _ in self.stack][[n for n, _ in self.stack].index(eq.name):] + [eq.name])
+            raise self.error(f"'{eq.name}' is defined in terms of itself ({chain})", pos,
+                             "PAMELA models are series-parallel: write repetition with seq or par loops")
+        key = (kind, eq.name)
+        if not eq.formals and key in self.cache:
+            return self.cache[key]
+        body_env: dict[str, Binding] = {f: _Arg(a, env) for f, a in zip(eq.formals, args)}
+        self.stack.append((eq.name, pos))
+        try:
+            result = getattr(self, kind)(eq.body, body_env)
+        finally:
+            self.stack.pop()
+        if not eq.formals:
+            self.cache[key] = result
+        return result
+
+    def fresh_index(self, name: str) -> sp.Symbol:
+        """A new integer symbol per loop, so substitution never captures an index."""
+        n = self.index_count.get(name, 0) + 1
+        self.index_count[name] = n
+        candidate = name if n == 1 else f"{name}{n}"
+        while candidate in self.used_names:
+            n += 1
+            self.index_count[name] = n
+            candidate = f"{name}{n}"
+        self.used_names.add(candidate)
+        return index_symbol(candidate)
+
+    # -- numbers ----------------------------------------------------------------------------
+
+    def scalar(self, node: Node, env: Env, what: str) -> sp.Expr:
+        value = self.numeric(node, env)
+        if is_vector(value):
+            raise self.error(f"{what} must be a number, not a vector", node.pos)
+        return value
+
+    def numeric(self, node: Node, env: Env) -> sp.Expr:
+        if isinstance(node, Number):
+            return _number(node.text)
+        if isinstance(node, Name):
+            b = env.get(node.name)
+            if isinstance(b, _Index):
+                return b.symbol
+            if isinstance(b, _Fixed):
+                return b.value
+            if isinstance(b, _Arg):
+                if self.kind_of(b.node, b.env) != "numeric":
+                    raise self.mismatch(node, env, "numeric")
+                return self.numeric(b.node, b.env)
+            kind = self._lookup(node.name, node.pos)
+            if kind != "numeric":
+                raise self.mismatch(node, env, "numeric")
+            eq = self.eqs[node.name]
+            if eq.parameter:
+                return symbol(eq.name)
+            self._arity(node.name, 0, node.pos, bare=True)
+            return self.expand(eq, node.pos, "numeric", (), env)
+        if isinstance(node, Call):
+            return self.numeric_call(node, env)
+        if isinstance(node, Neg):
+            return -self.numeric(node.operand, env)
+        if isinstance(node, BinOp):
+            return self.numeric_binop(node, env)
+        if isinstance(node, Loop):
+            if node.kind in ("seq", "par"):
+                raise self.mismatch(node, env, "numeric")
+            lo = self.scalar(node.lo, env, "a loop bound")
+            hi = self.scalar(node.hi, env, "a loop bound")
+            index = self.fresh_index(node.index)
+            body = self.numeric(node.body, {**env, node.index: _Index(index)})
+            if node.kind == "sum":
+                return sp.Sum(body, (index, lo, hi))
+            if is_vector(body):
+                raise self.error(f"'{node.kind}' over an index takes numbers, not vectors", node.pos,
+                                 "use max(v) for the largest element of a vector")
+            cls = MaxOver if node.kind == "max" else MinOver
+            return cls(body, (index, lo, hi))
+        if isinstance(node, If):
+            cond = self.scalar(node.cond, env, "a condition")
+            then = self.numeric(node.then, env)
+            other = self.numeric(node.else_, env) if node.else_ is not None else sp.Integer(0)
+            return choose(cond, then, other)
+        if isinstance(node, Vector):
+            items = [self.scalar(item, env, "a vector element") for item in node.items]
+            return sp.Add(*[v * UnitVec(k) for k, v in enumerate(items)])
+        raise self.error("unsupported expression", getattr(node, "pos", None))  # pragma: no cover
+
+    def numeric_binop(self, node: BinOp, env: Env) -> sp.Expr:
+        if node.op in (";", "||"):
+            raise self.mismatch(node, env, "numeric")
+        a = self.numeric(node.left, env)
+        b = self.numeric(node.right, env)
+        va, vb = is_vector(a), is_vector(b)
+        op = node.op
+        if op in _COMPARE:
+            if va or vb:
+                raise self.error(f"vectors cannot be compared with '{op}'", node.pos,
+                                 "compare their elements, e.g. max(v) < 10")
+            rel = {"==": sp.Eq, "!=": sp.Ne, "<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge}[op](a, b)
+            return indicator(rel)
+        if op in ("+", "-"):
+            if va != vb and not (a == 0 or b == 0):
+                raise self.error(f"cannot {'add' if op == '+' else 'subtract'} a vector and a number", node.pos,
+                                 "vectors add element-wise to vectors; scale them with * and /")
+            return a + b if op == "+" else a - b
+        if op == "*":
+            if va and vb:
+                raise self.error("two vectors cannot be multiplied", node.pos, "multiply a vector by a number")
+            return a * b
+        if vb:
+            raise self.error(f"a vector cannot be the right operand of '{op}'", node.pos)
+        if op == "/":
+            return a / b
+        if va:
+            raise self.error(f"'{op}' takes numbers, not vectors", node.pos)
+        if op == "^":
+            return a ** b
+        if op == "mod":
+            return sp.Mod(a, b)
+        if op == "div":
+            return sp.floor(a / b)
+        raise self.error(f"unknown operator '{op}'", node.pos)  # pragma: no cover
+
+    def numeric_call(self, node: Call, env: Env) -> sp.Expr:
+        name = node.name
+        if name in env:
+            raise self.error(f"'{name}' is a formal parameter or loop index and takes no arguments", node.pos)
+        kind = self._lookup(name, node.pos)
+        if kind != "numeric":
+            raise self.mismatch(node, env, "numeric")
+        self._arity(name, len(node.args), node.pos)
+        eq = self.eqs.get(name)
+        if eq is not None:
+            return self.expand(eq, node.pos, "numeric", node.args, env)
+        if name == "unitvec":
+            return UnitVec(self.scalar(node.args[0], env, "the index of unitvec"))
+        if name in ("max", "min"):
+            values = [self.numeric(a, env) for a in node.args]
+            if len(values) == 1 and is_vector(values[0]):
+                if name == "min":
+                    raise self.error("min of a vector is not supported", node.pos, "max(v) gives omega")
+                return VMax(values[0])
+            if any(is_vector(v) for v in values):
+                raise self.error(f"{name}(a, b, ...) takes numbers; max(v) alone gives the largest element "
+                                 "of a vector", node.pos)
+            return (sp.Max if name == "max" else sp.Min)(*values)
+        arg = self.scalar(node.args[0], env, f"the argument of {name}")
+        funcs = {"ceil": sp.ceiling, "floor": sp.floor, "sqrt": sp.sqrt, "log": sp.log,
+                 "log2": lambda x: sp.log(x, 2), "exp": sp.exp, "abs": sp.Abs}
+        return funcs[name](arg)
+
+    # -- resources --------------------------------------------------------------------------
+
+    def resource(self, node: Node, env: Env) -> ir.Resource:
+        if isinstance(node, Name):
+            b = env.get(node.name)
+            if isinstance(b, _Arg):
+                if self.kind_of(b.node, b.env) != "resource":
+                    raise self.mismatch(node, env, "resource")
+                return self.resource(b.node, b.env)
+            if b is not None:
+                raise self.mismatch(node, env, "resource")
+            kind = self._lookup(node.name, node.pos)
+            if kind != "resource":
+                raise self.mismatch(node, env, "resource")
+            if node.name == "rho":
+                return ir.RHO
+            self._arity(node.name, 0, node.pos, bare=True)
+            return self.expand(self.eqs[node.name], node.pos, "resource", (), env)
+        if isinstance(node, Call):
+            if node.name in env:
+                raise self.error(f"'{node.name}' is a formal parameter or loop index and takes no arguments",
+                                 node.pos)
+            kind = self._lookup(node.name, node.pos)
+            if kind != "resource":
+                raise self.mismatch(node, env, "resource")
+            self._arity(node.name, len(node.args), node.pos)
+            if node.name == "fcfs":
+                key = self.scalar(node.args[0], env, "a resource index")
+                mult = self.scalar(node.args[1], env, "a multiplicity") if len(node.args) > 1 else sp.Integer(1)
+                if mult.is_number and (not mult.is_integer or mult < 1):
+                    raise self.error(f"a multiplicity must be a whole number of at least 1, got {mult}",
+                                     node.args[1].pos)
+                return ir.Resource(key, mult)
+            return self.expand(self.eqs[node.name], node.pos, "resource", node.args, env)
+        if isinstance(node, If):
+            raise self.error("a resource cannot be chosen by 'if'", node.pos,
+                             "put the 'if' around the use: if (c) use(a, t) else use(b, t)")
+        raise self.mismatch(node, env, "resource")
+
+    # -- processes --------------------------------------------------------------------------
+
+    def process(self, node: Node, env: Env) -> ir.Proc:
+        if isinstance(node, Name):
+            b = env.get(node.name)
+            if isinstance(b, _Arg):
+                if self.kind_of(b.node, b.env) != "process":
+                    raise self.mismatch(node, env, "process")
+                return self.process(b.node, b.env)
+            if b is not None:
+                raise self.mismatch(node, env, "process")
+            kind = self._lookup(node.name, node.pos)
+            if kind != "process":
+                raise self.mismatch(node, env, "process")
+            self._arity(node.name, 0, node.pos, bare=True)
+            return self.expand(self.eqs[node.name], node.pos, "process", (), env)
+        if isinstance(node, Call):
+            name = node.name
+            if name in env:
+                raise self.error(f"'{name}' is a formal parameter or loop index and takes no arguments", node.pos)
+            kind = self._lookup(name, node.pos)
+            if kind != "process":
+                raise self.mismatch(node, env, "process")
+            self._arity(name, len(node.args), node.pos)
+            if name == "use":
+                res = self.resource(node.args[0], env)
+                return ir.Use(res, self.scalar(node.args[1], env, "a service time"), node.pos)
+            if name == "delay":
+                return ir.Use(ir.RHO, self.scalar(node.args[0], env, "a delay"), node.pos)
+            return self.expand(self.eqs[name], node.pos, "process", node.args, env)
+        if isinstance(node, BinOp) and node.op in (";", "||"):
+            left = self.process(node.left, env)
+            right = self.process(node.right, env)
+            return (ir.Seq if node.op == ";" else ir.Par)(left, right, node.pos)
+        if isinstance(node, Loop) and node.kind in ("seq", "par"):
+            lo = self.scalar(node.lo, env, "a loop bound")
+            hi = self.scalar(node.hi, env, "a loop bound")
+            index = self.fresh_index(node.index)
+            body = self.process(node.body, {**env, node.index: _Index(index)})
+            return ir.Loop(node.kind, index, lo, hi, body, node.pos)
+        if isinstance(node, If):
+            cond = self.scalar(node.cond, env, "a condition")
+            then = self.process(node.then, env)
+            other = self.process(node.else_, env) if node.else_ is not None else ir.NIL
+            return ir.Cond(cond, then, other, node.pos)
+        raise self.mismatch(node, env, "process")
+
+
+def _children(node: Node):
+    if isinstance(node, Call):
+        return node.args
+    if isinstance(node, BinOp):
+        return (node.left, node.right)
+    if isinstance(node, Neg):
+        return (node.operand,)
+    if isinstance(node, If):
+        return (node.cond, node.then) + ((node.else_,) if node.else_ is not None else ())
+    if isinstance(node, Vector):
+        return node.items
+    return ()
+
+
+def check_names(program: Program) -> None:
+    """Raise a located error for the first undefined name or wrong argument count."""
+    _Normaliser(program).check_names()
+
+
+def normalise(program: Program) -> NormalForm:
+    """Substitute every equation of ``program`` down to parameters (paper 004, section 2.1).
+
+    Errors (undefined names, a process used as a number, wrong arity, recursion) name the line
+    and column. Process equations with formal parameters are normalised with those formals as
+    numeric parameters when they are used as numbers, and left out otherwise.
+    """
+    n = _Normaliser(program)
+    n.check_names()
+    processes: dict[str, ir.Proc] = {}
+    numerics: dict[str, sp.Expr] = {}
+    formals: dict[str, tuple[str, ...]] = {}
+    for eq in program.equations:
+        if eq.parameter or eq.body is None:
+            continue
+        if not eq.formals:
+            if eq.kind == "process":
+                processes[eq.name] = n.process(eq.body, {})
+            elif eq.kind == "numeric":
+                numerics[eq.name] = n.numeric(eq.body, {})
+            else:
+                n.resource(eq.body, {})
+            continue
+        if eq.kind != "process":
+            continue
+        env = {f: _Fixed(symbol(f)) for f in eq.formals}
+        try:
+            processes[eq.name] = n.process(eq.body, env)
+            formals[eq.name] = eq.formals
+        except PamelaError:
+            continue  # a formal is used as a process or a resource: compiled where it is called
+    return NormalForm(program, n.parameters, processes, numerics, formals)

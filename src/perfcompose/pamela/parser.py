@@ -1,0 +1,237 @@
+"""Read PAMELA text (paper 004, section 2.1) into :mod:`perfcompose.pamela.syntax` with a lark grammar.
+
+::
+
+    numeric parameter P           % # clients
+    numeric t_l = 10              % local think time
+    resource s = fcfs(0, 1)       % index, multiplicity
+    process main = par (p = 1, P) seq (i = 1, N) { delay(t_l) ; use(s, 0.1) }
+
+Precedence, loosest first: ``||``, ``;``, comparisons, ``+ -``, ``* / mod div``, unary ``-``,
+``^``. ``seq``, ``par``, ``sum``, ``max``, ``min`` (with an index) and ``if`` are prefix
+operators whose body is one term: write ``{ ... }`` around a compound body. ``%`` starts a
+comment. Every syntax error names the line and column and shows the line with a caret.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import lark
+
+from perfcompose.pamela.syntax import (BinOp, Call, Equation, If, Loop, Name, Neg, Node, Number,
+                                       PamelaError, Pos, Program, Vector)
+
+__all__ = ["parse", "load", "GRAMMAR", "RESERVED"]
+
+GRAMMAR = r"""
+start: equation*
+
+equation: kind [PARAMETER] NAME [formals] ["=" expr]
+!kind: "numeric" | "process" | "resource"
+PARAMETER: "parameter"
+formals: "(" [NAME ("," NAME)*] ")"
+
+?expr: par
+?par: seq
+    | par "||" seq                          -> parallel
+?seq: cmp
+    | seq ";" cmp                           -> sequential
+?cmp: sum
+    | sum cmpop sum                         -> compare
+?sum: product
+    | sum addop product                     -> arith
+?product: unary
+    | product mulop unary                   -> arith
+?unary: power
+    | "-" unary                             -> neg
+?power: prefix
+    | prefix "^" unary                      -> power
+?prefix: atom
+    | loopkw "(" NAME "=" expr "," expr ")" prefix        -> loop
+    | maxmin "(" NAME "=" expr "," expr ")" prefix        -> loop
+    | IF "(" expr ")" [THEN] prefix [ELSE prefix]         -> cond
+?atom: NUMBER                               -> number
+    | NAME                                  -> name
+    | NAME "(" [expr ("," expr)*] ")"       -> call
+    | maxmin "(" expr ("," expr)* ")"       -> call
+    | "(" expr ")"
+    | "{" expr "}"
+    | "[" [expr ("," expr)*] "]"            -> vector
+
+!loopkw: "seq" | "par" | "sum"
+!maxmin: "max" | "min"
+!cmpop: "==" | "!=" | "<=" | ">=" | "<" | ">"
+!addop: "+" | "-"
+!mulop: "*" | "/" | "mod" | "div"
+IF: "if"
+THEN: "then"
+ELSE: "else"
+NAME: /[A-Za-z_][A-Za-z0-9_]*/
+NUMBER: /(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?/
+COMMENT: /%[^\n]*/
+%ignore /\s+/
+%ignore COMMENT
+"""
+
+RESERVED = frozenset({"numeric", "process", "resource", "parameter", "seq", "par", "sum", "max", "min",
+                      "if", "then", "else", "mod", "div"})
+
+_HINT = ("an equation reads 'numeric|process|resource [parameter] NAME[(formals)] = expression', e.g. "
+         "'process main = par (p = 1, P) { delay(10) ; use(s, 0.1) }'")
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSE = {v: k for k, v in _OPEN.items()}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> lark.Lark:
+    return lark.Lark(GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
+
+def _tok(item: lark.Token | lark.Tree) -> lark.Token:
+    """The keyword or operator token of a ``!rule`` that keeps its tokens."""
+    return item.children[0] if isinstance(item, lark.Tree) else item
+
+
+def _pos(item: lark.Token | lark.Tree) -> Pos:
+    if isinstance(item, lark.Token):
+        return Pos(item.line or 1, item.column or 1)
+    return Pos(item.meta.line, item.meta.column)
+
+
+def _check_brackets(program: Program) -> None:
+    """Report the first unbalanced bracket where it is, not where the parser gives up."""
+    stack: list[tuple[str, Pos]] = []
+    for n, line in enumerate(program.text.splitlines(), start=1):
+        for c, ch in enumerate(line, start=1):
+            if ch == "%":
+                break
+            if ch in _OPEN:
+                stack.append((ch, Pos(n, c)))
+            elif ch in _CLOSE:
+                if not stack:
+                    raise program.error(f"'{ch}' closes nothing", Pos(n, c),
+                                        f"remove it, or open it with '{_CLOSE[ch]}'")
+                opener, where = stack.pop()
+                if _OPEN[opener] != ch:
+                    raise program.error(
+                        f"'{ch}' does not match the '{opener}' opened at line {where.line}, column "
+                        f"{where.column}", Pos(n, c), f"close that '{opener}' with '{_OPEN[opener]}' first")
+    if stack:
+        opener, where = stack[-1]
+        raise program.error(f"'{opener}' is never closed", where, f"add the matching '{_OPEN[opener]}'")
+
+
+class _Builder:
+    """Turns lark's tree into syntax nodes."""
+
+    def __init__(self, program: Program):
+        self.program = program
+
+    def equation(self, tree: lark.Tree) -> Equation:
+        kind_tree, param, name, formals, body = tree.children
+        kind = _tok(kind_tree)
+        if str(name) in RESERVED:
+            raise self.program.error(f"'{name}' is a reserved word and cannot name an equation", _pos(name))
+        names: tuple[str, ...] = ()
+        if formals is not None:
+            names = tuple(str(t) for t in formals.children if t is not None)
+            seen: set[str] = set()
+            for tok in formals.children:
+                if tok is None:
+                    continue
+                if str(tok) in seen:
+                    raise self.program.error(f"formal parameter '{tok}' appears twice", _pos(tok))
+                if str(tok) in RESERVED:
+                    raise self.program.error(f"'{tok}' is a reserved word", _pos(tok))
+                seen.add(str(tok))
+        return Equation(kind=str(kind), name=str(name), formals=names, parameter=param is not None,
+                        body=None if body is None else self.node(body), pos=_pos(kind),
+                        has_formals=formals is not None)
+
+    def node(self, item: lark.Tree | lark.Token) -> Node:
+        if isinstance(item, lark.Token):  # a bare token only reaches here through inlined rules
+            raise self.program.error(f"unexpected '{item}'", _pos(item), _HINT)
+        kind = item.data
+        ch = item.children
+        if kind == "number":
+            return Number(str(ch[0]), _pos(ch[0]))
+        if kind == "name":
+            return Name(str(ch[0]), _pos(ch[0]))
+        if kind == "call":
+            head = _tok(ch[0])
+            args = tuple(self.node(c) for c in ch[1:] if c is not None)
+            return Call(str(head), args, _pos(head))
+        if kind == "vector":
+            return Vector(tuple(self.node(c) for c in ch if c is not None), _pos(item))
+        if kind in ("arith", "compare"):
+            left, op_tree, right = ch
+            op = _tok(op_tree)
+            return BinOp(str(op), self.node(left), self.node(right), _pos(op))
+        if kind == "power":
+            left, right = ch
+            return BinOp("^", self.node(left), self.node(right), _pos(item))
+        if kind in ("sequential", "parallel"):
+            left, right = ch
+            return BinOp(";" if kind == "sequential" else "||", self.node(left), self.node(right), _pos(item))
+        if kind == "neg":
+            return Neg(self.node(ch[0]), _pos(item))
+        if kind == "loop":
+            head_tree, index, lo, hi, body = ch
+            head = _tok(head_tree)
+            if str(index) in RESERVED:
+                raise self.program.error(f"'{index}' is a reserved word and cannot be a loop index", _pos(index))
+            return Loop(str(head), str(index), self.node(lo), self.node(hi), self.node(body), _pos(head))
+        if kind == "cond":
+            head, cond, _then, body, _else, other = ch
+            return If(self.node(cond), self.node(body), None if other is None else self.node(other), _pos(head))
+        raise self.program.error(f"unsupported construct '{kind}'", _pos(item))  # pragma: no cover
+
+
+def _describe(tok: lark.Token) -> str:
+    if tok.type == "$END":
+        return "the end of the file"
+    return f"'{tok}'"
+
+
+def parse(text: str, path: str | Path | None = None) -> Program:
+    """Parse PAMELA text into a :class:`Program`; errors name file, line and column."""
+    program = Program((), text, None if path is None else str(path))
+    _check_brackets(program)
+    try:
+        tree = _parser().parse(text)
+    except lark.UnexpectedCharacters as exc:
+        raise program.error(f"unexpected character {text[exc.pos_in_stream]!r}", Pos(exc.line, exc.column),
+                            "PAMELA uses names, numbers, + - * / ^ mod div == != < <= > >= ; || "
+                            "( ) { } [ ] , = and % for comments") from None
+    except lark.UnexpectedToken as exc:
+        tok = exc.token
+        if tok.type == "$END":
+            lines = text.splitlines() or [""]
+            raise program.error("the model ends in the middle of an expression",
+                                Pos(len(lines), len(lines[-1]) + 1), _HINT) from None
+        expected = sorted(exc.expected)
+        hint = _HINT
+        if tok.type in ("TYPE", "PARAMETER"):
+            hint = "the previous equation is incomplete; " + _HINT
+        elif "EQUAL" in expected and tok.type not in ("EQUAL",):
+            hint = "write '=' before the right-hand side; " + _HINT
+        raise program.error(f"unexpected {_describe(tok)}", Pos(tok.line, tok.column), hint) from None
+    except lark.UnexpectedEOF:  # pragma: no cover - LALR reports $END as UnexpectedToken
+        lines = text.splitlines() or [""]
+        raise program.error("the model ends too early", Pos(len(lines), len(lines[-1]) + 1), _HINT) from None
+    builder = _Builder(program)
+    equations = tuple(builder.equation(eq) for eq in tree.children)
+    return Program(equations, text, program.path)
+
+
+def load(path: str | Path) -> Program:
+    """Read and parse a ``.pam`` file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PamelaError(f"no such file: {p}", path=str(p), hint="check the path") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PamelaError(f"cannot read {p}: {exc}", path=str(p)) from None
+    return parse(text, p)

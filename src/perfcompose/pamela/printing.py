@@ -1,0 +1,180 @@
+"""Compiled models printed back as PAMELA text, as the paper does (the cost model is again a model).
+
+``max(10.1*N, 0.1*N*P)`` reads as PAMELA and recompiles: reductions print as
+``sum (i = a, b) { ... }``, conditions as ``==``/``<`` (which are 0 or 1), ``floor(a/b)`` as
+``a div b``, ``Mod`` as ``mod``, load vectors as ``[l0, l1, ...]`` where their indices are fixed
+numbers and as sums of ``w * unitvec(k)`` otherwise.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+from sympy.printing.precedence import PRECEDENCE
+from sympy.printing.str import StrPrinter
+
+from perfcompose.pamela.symbolic import LoadTerm, VMax, is_vector, load_terms
+
+__all__ = ["pamela_text", "vector_text", "decimal_form"]
+
+
+class _PamelaPrinter(StrPrinter):
+    """SymPy's str printer speaking PAMELA."""
+
+    def _print_Float(self, expr: sp.Float) -> str:  # noqa: N802 - SymPy's naming
+        value = float(expr)
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+    def _print_Rational(self, expr: sp.Rational) -> str:  # noqa: N802
+        """A terminating fraction as a decimal (``101/10`` -> ``10.1``), others as ``p/q``."""
+        q = int(expr.q)
+        while q % 2 == 0:
+            q //= 2
+        while q % 5 == 0:
+            q //= 5
+        if q == 1:
+            value = float(expr)
+            if sp.Rational(repr(value)) == expr:
+                return repr(value)
+        return f"{expr.p}/{expr.q}"
+
+    def _print_Max(self, expr: Any) -> str:  # noqa: N802
+        return "max(" + ", ".join(self._print(a) for a in _by_size(expr.args)) + ")"
+
+    def _print_Min(self, expr: Any) -> str:  # noqa: N802
+        return "min(" + ", ".join(self._print(a) for a in _by_size(expr.args)) + ")"
+
+    def _print_ceiling(self, expr: Any) -> str:  # noqa: N802
+        return f"ceil({self._print(expr.args[0])})"
+
+    def _print_floor(self, expr: Any) -> str:  # noqa: N802
+        num, den = sp.fraction(expr.args[0])
+        if den != 1:
+            return f"({self.parenthesize(num, PRECEDENCE['Mul'])} div {self.parenthesize(den, PRECEDENCE['Mul'] + 1)})"
+        return f"floor({self._print(expr.args[0])})"
+
+    def _print_Mod(self, expr: Any) -> str:  # noqa: N802
+        a, b = expr.args
+        return f"({self.parenthesize(a, PRECEDENCE['Mul'])} mod {self.parenthesize(b, PRECEDENCE['Mul'] + 1)})"
+
+    def _print_Pow(self, expr: Any, rational: bool = False) -> str:  # noqa: N802
+        base, exp = expr.args
+        if exp == sp.Rational(1, 2):
+            return f"sqrt({self._print(base)})"
+        if exp == -1:
+            return f"1/{self.parenthesize(base, PRECEDENCE['Pow'])}"
+        return f"{self.parenthesize(base, PRECEDENCE['Pow'])}^{self.parenthesize(exp, PRECEDENCE['Pow'])}"
+
+    def _print_Relational(self, expr: Any) -> str:  # noqa: N802
+        op = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}[expr.rel_op]
+        return f"({self._print(expr.lhs)} {op} {self._print(expr.rhs)})"
+
+    def _print_And(self, expr: Any) -> str:  # noqa: N802
+        return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Or(self, expr: Any) -> str:  # noqa: N802
+        return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Not(self, expr: Any) -> str:  # noqa: N802
+        return f"(1 - {self._print(expr.args[0])})"
+
+    def _print_BooleanTrue(self, expr: Any) -> str:  # noqa: N802
+        return "1"
+
+    def _print_BooleanFalse(self, expr: Any) -> str:  # noqa: N802
+        return "0"
+
+    def _print_Piecewise(self, expr: Any) -> str:  # noqa: N802
+        first, rest = expr.args[0], expr.args[1:]
+        if first.cond is sp.true or not rest:
+            return self._print(first.expr)
+        if first.expr == 1 and len(rest) == 1 and rest[0].expr == 0 and rest[0].cond is sp.true:
+            return self._print(first.cond)
+        other = sp.Piecewise(*[(a.expr, a.cond) for a in rest])
+        return f"(if {self._print(first.cond)} {{ {self._print(first.expr)} }} else {{ {self._print(other)} }})"
+
+    def _limits(self, expr: Any, word: str) -> str:
+        text = self._print(expr.function)
+        for idx, lo, hi in expr.limits:
+            text = f"{word} ({self._print(idx)} = {self._print(lo)}, {self._print(hi)}) {{ {text} }}"
+        return text
+
+    def _print_Sum(self, expr: Any) -> str:  # noqa: N802
+        return self._limits(expr, "sum")
+
+    def _print_MaxOver(self, expr: Any) -> str:  # noqa: N802
+        return self._limits(expr, "max")
+
+    def _print_MinOver(self, expr: Any) -> str:  # noqa: N802
+        return self._limits(expr, "min")
+
+    def _print_VMax(self, expr: Any) -> str:  # noqa: N802
+        return f"max({vector_text(expr.args[0])})"
+
+    def _print_UnitVec(self, expr: Any) -> str:  # noqa: N802
+        return f"unitvec({self._print(expr.args[0])})"
+
+    def _print_Symbol(self, expr: Any) -> str:  # noqa: N802
+        return expr.name
+
+
+def _by_size(args: tuple) -> list:
+    """Arguments of max/min in a stable, readable order: fewer operations first."""
+    return sorted(args, key=lambda a: (sp.count_ops(a), sp.default_sort_key(a)))
+
+
+_PRINTER = _PamelaPrinter({"order": "none"})
+
+
+def _terminates(r: sp.Rational) -> bool:
+    q = int(r.q)
+    for f in (2, 5):
+        while q % f == 0:
+            q //= f
+    return q == 1 and sp.Rational(repr(float(r))) == r
+
+
+def decimal_form(expr: sp.Basic, every: bool = False) -> sp.Basic:
+    """Rational coefficients as floats (``101/10`` -> ``10.1``), those with a finite decimal
+    expansion only unless ``every``; exponents stay exact."""
+    if isinstance(expr, sp.Rational) and not expr.is_Integer:
+        return sp.Float(expr) if (every or _terminates(expr)) else expr
+    if expr.is_Atom:
+        return expr
+    if isinstance(expr, sp.Pow):
+        return sp.Pow(decimal_form(expr.base, every), expr.exp)
+    args = [decimal_form(a, every) for a in expr.args]
+    return expr if all(a is b for a, b in zip(args, expr.args)) else expr.func(*args)
+
+
+def pamela_text(expr: sp.Expr) -> str:
+    """``expr`` as PAMELA numeric text (a load vector as a vector)."""
+    expr = decimal_form(expr)
+    if is_vector(expr.xreplace({v: sp.Dummy() for v in expr.atoms(VMax)})):
+        return vector_text(expr)
+    return _PRINTER.doprint(expr)
+
+
+def vector_text(vector: sp.Expr, limit: int = 64) -> str:
+    """A load vector: ``[l0, l1, ...]`` when every index is a small whole number."""
+    if vector == 0:
+        return "[]"
+    try:
+        terms = list(load_terms(vector))
+    except ValueError:
+        return _PRINTER.doprint(vector)
+    terms = [LoadTerm(decimal_form(t.weight), t.key, t.limits) for t in terms]
+    if terms and all(not t.limits and t.key.is_Integer and 0 <= int(t.key) < limit for t in terms):
+        slots: dict[int, sp.Expr] = {}
+        for t in terms:
+            slots[int(t.key)] = slots.get(int(t.key), sp.Integer(0)) + t.weight
+        return "[" + ", ".join(_PRINTER.doprint(slots.get(k, sp.Integer(0))) for k in range(max(slots) + 1)) + "]"
+    parts = []
+    for t in terms:
+        text = f"{_PRINTER.parenthesize(t.weight, PRECEDENCE['Mul'])} * unitvec({_PRINTER.doprint(t.key)})"
+        if t.weight == 1:
+            text = f"unitvec({_PRINTER.doprint(t.key)})"
+        for idx, lo, hi in t.limits:
+            text = f"sum ({idx.name} = {_PRINTER.doprint(lo)}, {_PRINTER.doprint(hi)}) {{ {text} }}"
+        parts.append(text)
+    return " + ".join(parts)

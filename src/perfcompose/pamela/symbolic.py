@@ -1,0 +1,150 @@
+"""The SymPy vocabulary of compiled PAMELA models: vectors, reductions over an index, vector max.
+
+A resource-load vector (delta in paper 004) is a linear combination of :class:`UnitVec` atoms:
+``[4, 8, 12]`` is ``4*UnitVec(0) + 8*UnitVec(1) + 12*UnitVec(2)`` and ``10 * unitvec(3)`` is
+``10*UnitVec(3)``, so a vector of symbolic length (``sum (p = 1, P) unitvec(p mod P) * t``) is an
+ordinary SymPy ``Sum``. :class:`MaxOver` is the max-reduction ``max (i = a, b) body`` that SymPy
+lacks, and :class:`VMax` the largest element of a vector (omega = max(delta)).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import sympy as sp
+from sympy.concrete.expr_with_limits import ExprWithLimits
+
+__all__ = ["UnitVec", "MaxOver", "MinOver", "VMax", "is_vector", "indicator", "LoadTerm", "load_terms",
+           "index_symbol", "choose"]
+
+
+class UnitVec(sp.Function):
+    """The unit vector along resource index ``k`` (base 0): the paper's ``unitvec(k)``."""
+
+    nargs = 1
+
+
+def _exact_evalf(expr: sp.Expr, prec: int) -> sp.Float | None:
+    """A reduction without free symbols evaluated exactly (SymPy's Max asks when comparing)."""
+    if expr.free_symbols:
+        return None
+    from perfcompose.pamela.evaluate import evaluate  # evaluate builds on this module
+
+    try:
+        return sp.Float(evaluate(expr, {}), precision=prec)
+    except Exception:  # noqa: BLE001 - an expression SymPy cannot compare stays symbolic
+        return None
+
+
+class VMax(sp.Function):
+    """The largest element of a load vector: ``omega = max(delta)``."""
+
+    nargs = 1
+    def _eval_is_extended_real(self) -> bool:
+        return True
+
+    def _eval_evalf(self, prec: int) -> sp.Float | None:
+        return _exact_evalf(self, prec)
+
+
+class MaxOver(ExprWithLimits):
+    """``max (i = a, b) body``: the largest value of ``body`` over the integers ``a..b``."""
+
+    __slots__ = ()
+    def _eval_is_extended_real(self) -> bool:
+        return True
+
+    def _eval_evalf(self, prec: int) -> sp.Float | None:
+        return _exact_evalf(self, prec)
+
+
+class MinOver(ExprWithLimits):
+    """``min (i = a, b) body``: the smallest value of ``body`` over the integers ``a..b``."""
+
+    __slots__ = ()
+    def _eval_is_extended_real(self) -> bool:
+        return True
+
+    def _eval_evalf(self, prec: int) -> sp.Float | None:
+        return _exact_evalf(self, prec)
+
+
+def index_symbol(name: str) -> sp.Symbol:
+    """A loop index: an integer symbol (parameters are positive reals, indices may be 0)."""
+    return sp.Symbol(name, integer=True)
+
+
+def is_vector(expr: sp.Expr) -> bool:
+    """True when ``expr`` holds a unit vector, i.e. is a load vector rather than a number."""
+    return expr.has(UnitVec)
+
+
+def indicator(condition: sp.Basic) -> sp.Expr:
+    """1 where ``condition`` holds and 0 elsewhere: how PAMELA turns ``==``/``<`` into numbers."""
+    if condition is sp.true:
+        return sp.Integer(1)
+    if condition is sp.false:
+        return sp.Integer(0)
+    return sp.Piecewise((sp.Integer(1), condition), (sp.Integer(0), True))
+
+
+def choose(cond: sp.Expr, then: sp.Expr, other: sp.Expr) -> sp.Expr:
+    """``if (cond) then else other`` as a number: ``cond*then + (1-cond)*other`` (paper 004).
+
+    A condition that is exactly a 0/1 indicator becomes a Piecewise, which is the same value.
+    """
+    if cond == 1:
+        return then
+    if cond == 0:
+        return other
+    if (isinstance(cond, sp.Piecewise) and len(cond.args) == 2 and cond.args[0].expr == 1
+            and cond.args[1].expr == 0 and cond.args[1].cond is sp.true
+            and not is_vector(then) and not is_vector(other)):
+        return sp.Piecewise((then, cond.args[0].cond), (other, True))
+    return cond * then + (1 - cond) * other
+
+
+@dataclass(frozen=True)
+class LoadTerm:
+    """One term of a load vector: ``sum over limits of weight * unitvec(key)``.
+
+    ``limits`` are ``(index, lo, hi)`` triples, innermost first (SymPy's order); ``weight`` and
+    ``key`` may depend on their indices.
+    """
+
+    weight: sp.Expr
+    key: sp.Expr
+    limits: tuple[tuple[sp.Symbol, sp.Expr, sp.Expr], ...] = ()
+
+
+def load_terms(vector: sp.Expr) -> Iterator[LoadTerm]:
+    """Split a load vector into its terms; raises ValueError if it is not linear in unit vectors."""
+    if vector == 0:
+        return
+    if isinstance(vector, UnitVec):
+        yield LoadTerm(sp.Integer(1), vector.args[0])
+    elif isinstance(vector, sp.Add):
+        for arg in vector.args:
+            yield from load_terms(arg)
+    elif isinstance(vector, sp.Mul):
+        vec = [a for a in vector.args if a.has(UnitVec)]
+        if len(vec) != 1:
+            raise ValueError(f"not a load vector: {vector}")
+        scale = sp.Mul(*[a for a in vector.args if not a.has(UnitVec)])
+        for term in load_terms(vec[0]):
+            yield LoadTerm(scale * term.weight, term.key, term.limits)
+    elif isinstance(vector, sp.Sum):
+        for term in load_terms(vector.function):
+            yield LoadTerm(term.weight, term.key, term.limits + tuple(tuple(lim) for lim in vector.limits))
+    elif isinstance(vector, sp.Piecewise):
+        taken: list[sp.Basic] = []
+        for branch in vector.args:
+            cond = sp.And(branch.cond, *[sp.Not(c) for c in taken])
+            taken.append(branch.cond)
+            if cond is sp.false or branch.expr == 0:
+                continue
+            scale = indicator(cond)
+            for term in load_terms(branch.expr):
+                yield LoadTerm(scale * term.weight, term.key, term.limits)
+    else:
+        raise ValueError(f"not a load vector: {vector}")

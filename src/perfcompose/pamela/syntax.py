@@ -1,0 +1,152 @@
+"""The abstract syntax of a PAMELA model (paper 004, section 2.1), as the parser builds it.
+
+Every node knows where it was written (line and column, 1-based), so later passes can point at
+the offending text. Nodes are untyped: whether an expression is a number, a vector, a process or
+a resource is decided by :mod:`perfcompose.pamela.normalise`, which knows the equations.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Union
+
+from perfcompose.errors import InputError
+
+__all__ = ["Pos", "Number", "Name", "Call", "BinOp", "Neg", "Loop", "If", "Vector", "Node",
+           "Equation", "Program", "PamelaError", "KINDS", "LOOP_KINDS"]
+
+KINDS = ("numeric", "process", "resource")
+LOOP_KINDS = ("seq", "par", "sum", "max", "min")
+
+
+class PamelaError(InputError):
+    """A PAMELA model that cannot be read, typed, compiled or simulated; it names the place."""
+
+
+@dataclass(frozen=True)
+class Pos:
+    """A place in the model text: 1-based line and column."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Number:
+    """A numeric literal, kept as written (``10``, ``0.1``, ``1e6``)."""
+
+    text: str
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Name:
+    """A reference to an equation, a formal parameter, a loop index or a predefined name."""
+
+    name: str
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Call:
+    """``name(arg, ...)``: an equation with formal parameters, or a predefined operator."""
+
+    name: str
+    args: tuple["Node", ...]
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class BinOp:
+    """A binary operator: numeric (``+ - * / ^ mod div == != < <= > >=``) or process (``;`` ``||``)."""
+
+    op: str
+    left: "Node"
+    right: "Node"
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Neg:
+    """Unary minus."""
+
+    operand: "Node"
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Loop:
+    """``kind (index = lo, hi) body``: ``seq``/``par`` over processes, ``sum``/``max``/``min`` over numbers."""
+
+    kind: Literal["seq", "par", "sum", "max", "min"]
+    index: str
+    lo: "Node"
+    hi: "Node"
+    body: "Node"
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class If:
+    """``if (cond) then_ else else_``; without ``else`` the other branch does nothing (or is 0)."""
+
+    cond: "Node"
+    then: "Node"
+    else_: "Node | None"
+    pos: Pos
+
+
+@dataclass(frozen=True)
+class Vector:
+    """A vector literal ``[a, b, c]`` (base 0)."""
+
+    items: tuple["Node", ...]
+    pos: Pos
+
+
+Node = Union[Number, Name, Call, BinOp, Neg, Loop, If, Vector]
+
+
+@dataclass(frozen=True)
+class Equation:
+    """``kind [parameter] name[(formals)] [= body]``: one line of the model (which may span several)."""
+
+    kind: Literal["numeric", "process", "resource"]
+    name: str
+    formals: tuple[str, ...]
+    parameter: bool
+    body: Node | None
+    pos: Pos
+    has_formals: bool = False
+
+
+@dataclass(frozen=True)
+class Program:
+    """A parsed model: its equations in order, and the text they came from (for error carets)."""
+
+    equations: tuple[Equation, ...]
+    text: str
+    path: str | None = None
+
+    def equation(self, name: str) -> Equation | None:
+        """The equation defining ``name``, or None."""
+        for eq in self.equations:
+            if eq.name == name:
+                return eq
+        return None
+
+    def line(self, number: int) -> str | None:
+        """Source line ``number`` (1-based), for carets under errors."""
+        lines = self.text.splitlines()
+        return lines[number - 1] if 0 < number <= len(lines) else None
+
+    def error(self, message: str, pos: Pos | None, hint: str | None = None) -> PamelaError:
+        """A located error: file, line, column, the source line with a caret, and what to do."""
+        if pos is None:
+            return PamelaError(message, path=self.path, hint=hint)
+        return PamelaError(message, path=self.path, line=pos.line, column=pos.column,
+                           source_line=self.line(pos.line), hint=hint)
+
+    @property
+    def source_name(self) -> str:
+        return Path(self.path).name if self.path else "<model>"

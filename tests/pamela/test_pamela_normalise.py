@@ -1,0 +1,79 @@
+"""Normalisation by substitution (paper 004, section 2.1) and PAMELA's strong typing."""
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from perfcompose.errors import InputError
+from perfcompose.model import symbol
+from perfcompose.pamela import ir, normalise, parse
+from perfcompose.pamela.symbolic import UnitVec
+
+from conftest import MRM
+
+P, N = symbol("P"), symbol("N")
+
+
+def test_mrm_normal_form_is_the_papers():
+    # process main = par (p = 1, P) seq (i = 1, N) { delay(10) ; use(fcfs(0,1), 0.1) }
+    nf = normalise(parse(MRM))
+    assert nf.parameters == ("P", "N")
+    main = nf.processes["main"]
+    assert isinstance(main, ir.Loop) and main.kind == "par" and (main.lo, main.hi) == (1, P)
+    inner = main.body
+    assert isinstance(inner, ir.Loop) and inner.kind == "seq" and (inner.lo, inner.hi) == (1, N)
+    think, serve = inner.body.left, inner.body.right
+    assert think.resource.infinite and think.time == 10
+    assert serve.resource == ir.Resource(sp.Integer(0), sp.Integer(1)) and serve.time == sp.Rational(1, 10)
+
+
+def test_formal_parameters_are_substituted_by_name_without_capture():
+    # f's own loop index must not capture the caller's i
+    nf = normalise(parse("numeric parameter N\nresource cpu(p) = fcfs(p, 1)\n"
+                         "process f(k) = seq (i = 1, k) use(cpu(i), 1)\n"
+                         "process main = par (i = 1, N) f(i)"))
+    main = nf.processes["main"]
+    inner = main.body
+    assert inner.index != main.index and inner.hi == main.index
+    assert inner.body.resource.key == inner.index
+
+
+def test_numeric_equations_are_values_vectors_and_reductions():
+    nf = normalise(parse("numeric parameter N\nnumeric v = [1, 2, 3] * 4\nnumeric u = 10 * unitvec(3)\n"
+                         "numeric m = max(v)\nnumeric s = sum (i = 1, N) i\nnumeric c = if (N < 5) 1 else 2"))
+    assert nf.numerics["v"] == 4 * UnitVec(0) + 8 * UnitVec(1) + 12 * UnitVec(2)
+    assert nf.numerics["u"] == 10 * UnitVec(3)
+    assert nf.numerics["c"] == sp.Piecewise((1, N < 5), (2, True))
+
+
+def _error(text: str) -> InputError:
+    with pytest.raises(InputError) as info:
+        normalise(parse(text, "model.pam"))
+    return info.value
+
+
+@pytest.mark.parametrize("text,where,words", [
+    # undefined name, with a suggestion
+    ("numeric parameter N\nprocess main = seq (i = 1, M) delay(1)", (2, 28), "undefined name 'M'"),
+    # a process used as a number
+    ("process work = delay(1)\nprocess main = delay(work)", (2, 22), "'work' is a process, used here as a number"),
+    ("process work = delay(1)\nnumeric x = work + 1", (2, 13), "'work' is a process, used here as a number"),
+    # a number used as a process, a resource used as a number
+    ("numeric t = 3\nprocess main = t ; delay(1)", (2, 16), "'t' is a number, used here as a process"),
+    ("resource s = fcfs(0, 1)\nprocess main = delay(s)", (2, 22), "'s' is a resource, used here as a number"),
+    # wrong arity
+    ("resource cpu(p) = fcfs(p, 1)\nprocess main = use(cpu(1, 2), 3)", (2, 20), "'cpu' takes 1 argument (p), got 2"),
+    ("process main = use(fcfs(0, 1), 1, 2)", (1, 16), "'use' takes 2 arguments, got 3"),
+    ("resource cpu(p) = fcfs(p, 1)\nprocess main = use(cpu, 3)", (2, 20), "'cpu' takes 1 argument (p), got none"),
+    # recursion, redefinition, parameters with values
+    ("process a = b\nprocess b = a\nprocess main = a", (1, 13), "defined in terms of itself"),
+    ("numeric x = 1\nnumeric x = 2", (2, 1), "defined twice"),
+    ("numeric parameter N = 4", (1, 1), "cannot have a right-hand side"),
+    ("process main = use(fcfs(0, 0.5), 1)", (1, 28), "multiplicity must be a whole number"),
+    ("numeric v = [1, 2] < 3", (1, 20), "vectors cannot be compared"),
+])
+def test_errors_name_line_and_column(text, where, words):
+    err = _error(text)
+    assert (err.line, err.column) == where
+    assert words in str(err) and "model.pam" in str(err)
+    assert "^" in str(err)  # the source line with a caret
