@@ -7,7 +7,7 @@ from perfcompose.model import symbol
 from perfcompose.pamela import compile_text
 from perfcompose.pamela.symbolic import MaxOver, UnitVec, VMax, index_symbol
 
-from conftest import MRM
+from pamela_models import MRM
 
 P, N = symbol("P"), symbol("N")
 

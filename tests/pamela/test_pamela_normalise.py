@@ -9,7 +9,7 @@ from perfcompose.model import symbol
 from perfcompose.pamela import ir, normalise, parse
 from perfcompose.pamela.symbolic import UnitVec
 
-from conftest import MRM
+from pamela_models import MRM
 
 P, N = symbol("P"), symbol("N")
 

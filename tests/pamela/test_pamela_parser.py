@@ -7,7 +7,7 @@ from perfcompose.errors import InputError
 from perfcompose.pamela import parse
 from perfcompose.pamela.syntax import BinOp, Call, If, Loop, Name, Number, Pos, Vector
 
-from conftest import MRM
+from pamela_models import MRM
 
 
 def test_mrm_equations_as_printed_in_section_2_1():

@@ -1,9 +1,7 @@
-"""Shared PAMELA fixtures: the paper's MRM and a helper to compile text."""
+"""Models shared by the PAMELA tests: the paper's MRM, verbatim."""
 from __future__ import annotations
 
 from pathlib import Path
-
-import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "pamela"
 
@@ -24,8 +22,3 @@ process main = par (p = 1, P)
         use(s,t_s)
     }
 """
-
-
-@pytest.fixture
-def mrm_text() -> str:
-    return MRM
