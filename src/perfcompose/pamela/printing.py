@@ -13,7 +13,7 @@ import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
-from perfcompose.pamela.symbolic import LoadTerm, VMax, is_vector, load_terms
+from perfcompose.pamela.symbolic import LoadTerm, is_vector, load_terms
 
 __all__ = ["pamela_text", "vector_text", "decimal_form"]
 
@@ -150,7 +150,7 @@ def decimal_form(expr: sp.Basic, every: bool = False) -> sp.Basic:
 def pamela_text(expr: sp.Expr) -> str:
     """``expr`` as PAMELA numeric text (a load vector as a vector)."""
     expr = decimal_form(expr)
-    if is_vector(expr.xreplace({v: sp.Dummy() for v in expr.atoms(VMax)})):
+    if is_vector(expr):
         return vector_text(expr)
     return _PRINTER.doprint(expr)
 

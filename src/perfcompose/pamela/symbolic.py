@@ -74,9 +74,13 @@ def index_symbol(name: str) -> sp.Symbol:
     return sp.Symbol(name, integer=True)
 
 
-def is_vector(expr: sp.Expr) -> bool:
-    """True when ``expr`` holds a unit vector, i.e. is a load vector rather than a number."""
-    return expr.has(UnitVec)
+def is_vector(expr: sp.Basic) -> bool:
+    """True when ``expr`` is a load vector: it holds a unit vector outside any ``max(vector)``."""
+    if isinstance(expr, UnitVec):
+        return True
+    if isinstance(expr, VMax) or not expr.has(UnitVec):
+        return False
+    return any(is_vector(a) for a in expr.args)
 
 
 def indicator(condition: sp.Basic) -> sp.Expr:
@@ -127,10 +131,10 @@ def load_terms(vector: sp.Expr) -> Iterator[LoadTerm]:
         for arg in vector.args:
             yield from load_terms(arg)
     elif isinstance(vector, sp.Mul):
-        vec = [a for a in vector.args if a.has(UnitVec)]
+        vec = [a for a in vector.args if is_vector(a)]
         if len(vec) != 1:
             raise ValueError(f"not a load vector: {vector}")
-        scale = sp.Mul(*[a for a in vector.args if not a.has(UnitVec)])
+        scale = sp.Mul(*[a for a in vector.args if not is_vector(a)])
         for term in load_terms(vec[0]):
             yield LoadTerm(scale * term.weight, term.key, term.limits)
     elif isinstance(vector, sp.Sum):

@@ -1,0 +1,106 @@
+"""``perfcompose pamela compile | eval | simulate``: output, JSON, and bad input exiting 2 with a place."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcompose.cli import app
+
+from pamela_models import EXAMPLES, MRM
+
+runner = CliRunner()
+ENV = {"COLUMNS": "200"}
+
+
+def run(*args: str):
+    return runner.invoke(app, ["pamela", *args], env=ENV)
+
+
+@pytest.fixture
+def mrm(tmp_path):
+    path = tmp_path / "mrm.pam"
+    path.write_text(MRM)
+    return path
+
+
+def test_compile_prints_the_simplified_t_main(mrm):
+    r = run("compile", str(mrm))
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines() == ["numeric parameter P", "numeric parameter N",
+                                     "numeric T_main = max(10.1*N, 0.1*N*P)"]
+
+
+def test_compile_all_prints_phi_delta_omega(mrm):
+    r = run("compile", str(mrm), "--all")
+    assert r.exit_code == 0, r.output
+    assert "numeric phi_main = 10.1*N" in r.output and "numeric delta_main = [0.1*N*P]" in r.output
+    assert "numeric omega_main = 0.1*N*P" in r.output
+
+
+def test_compile_paper_phi_option():
+    r = run("compile", str(EXAMPLES / "disk_farm.pam"), "--paper-phi", "--all")
+    assert r.exit_code == 0 and "phi_main" in r.output
+
+
+def test_eval_json_has_the_four_equations(mrm):
+    r = run("eval", str(mrm), "P=1000", "N=1e6", "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["T_main"] == 1e8 and data["omega_main"] == 1e8 and data["delta_main"] == [1e8]
+    assert data["phi_main"] == pytest.approx(1.01e7)
+
+
+def test_eval_table_and_another_process(tmp_path):
+    path = tmp_path / "two.pam"
+    path.write_text("numeric parameter N\nprocess main = delay(N)\nprocess other = delay(2 * N)\n")
+    r = run("eval", str(path), "N=3", "--process", "other", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output) == {"T_other": 6.0, "phi_other": 6.0, "omega_other": 0.0, "delta_other": []}
+    r = run("eval", str(path), "N=3")
+    assert r.exit_code == 0 and "T_main" in r.output and "3" in r.output
+
+
+def test_simulate_prints_bound_simulated_and_error(mrm):
+    r = run("simulate", str(mrm), "P=101", "N=100")
+    assert r.exit_code == 0, r.output
+    # bound max(1010, 1010) = 1010; simulated 10.1 * 100 + 0.1 * 100 = 1020
+    assert "1010" in r.output and "1020" in r.output and "0.980 %" in r.output
+    r = run("simulate", str(mrm), "P=50", "N=100", "--distribution", "exponential-service", "--seed", "3",
+            "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["T_main"] == 1010 and data["simulated"] >= 1010 and data["uses"] == 5000
+
+
+@pytest.mark.parametrize("text,where", [
+    ("numeric parameter N\nprocess main = seq (i = 1, M) delay(1)\n", "line 2, column 28"),       # undefined
+    ("process w = delay(1)\nprocess main = delay(w + 1)\n", "line 2, column 22"),                  # process as number
+    ("resource cpu(p) = fcfs(p, 1)\nprocess main = use(cpu(1, 2), 3)\n", "line 2, column 20"),     # arity
+    ("process main = seq (i = 1, 3) {\n  delay(1)\n", "line 1, column 31"),                       # unbalanced
+    ("process main = delay(1) }\n", "line 1, column 25"),                                          # unbalanced
+])
+@pytest.mark.parametrize("command", ["compile", "eval", "simulate"])
+def test_model_errors_exit_2_with_their_position(tmp_path, text, where, command):
+    path = tmp_path / "bad.pam"
+    path.write_text(text)
+    r = run(command, str(path))
+    assert r.exit_code == 2, r.output
+    assert where in r.output and "bad.pam" in r.output and "^" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("assignment,words", [
+    ("P", "not a parameter assignment"), ("P=abc", "is not a number"), ("3P=1", "not a parameter name"),
+    ("Q=1", "'Q' is not a parameter"), ("P=inf", "must be finite"),
+])
+def test_bad_assignments_exit_2(mrm, assignment, words):
+    r = run("eval", str(mrm), assignment, "N=1")
+    assert r.exit_code == 2 and words in r.output
+
+
+def test_missing_file_and_missing_values_exit_2(mrm, tmp_path):
+    r = run("compile", str(tmp_path / "none.pam"))
+    assert r.exit_code == 2 and "no such file" in r.output
+    r = run("eval", str(mrm), "P=1")
+    assert r.exit_code == 2 and "no value for parameter N" in r.output
