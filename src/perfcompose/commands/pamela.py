@@ -78,8 +78,9 @@ def eval_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIGN,
     if as_json:
         console.print_json(json.dumps(result.as_json()))
         return
-    table = Table(title=f"{model.name}: {process} at " + (", ".join(f"{k}={v:g}" for k, v in values.items()) or
-                                                          "no parameters"), title_justify="left")
+    console.print(f"{model.name}: {process} at " + (", ".join(f"{k}={v:g}" for k, v in values.items()) or
+                                                     "no parameters"), highlight=False)
+    table = Table()
     table.add_column("equation")
     table.add_column("value", justify="right")
     table.add_row(f"T_{process}", fmt(result.T, ".10g"))
@@ -112,9 +113,10 @@ def simulate_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIG
                                        "distribution": distribution, "seed": seed, "uses": sim.uses,
                                        "wall_s": sim.wall}))
         return
-    table = Table(title=f"{model.name}: {process} at " + (", ".join(f"{k}={v:g}" for k, v in values.items()) or
-                                                          "no parameters") + f" ({distribution})",
-                  title_justify="left")
+    console.print(f"{model.name}: {process} at " + (", ".join(f"{k}={v:g}" for k, v in values.items()) or
+                                                     "no parameters") + f" ({distribution}, seed {seed})",
+                  highlight=False)
+    table = Table()
     for col in ("bound T", "simulated", "error", "services", "simulation s"):
         table.add_column(col, justify="right")
     table.add_row(fmt(bound, ".10g"), fmt(sim.time, ".10g"), f"{error * 100:.3f} %", f"{sim.uses:,}",
