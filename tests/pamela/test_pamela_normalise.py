@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from perfcompose.errors import InputError
 from perfcompose.model import symbol
@@ -71,9 +73,54 @@ def _error(text: str) -> InputError:
     ("numeric parameter N = 4", (1, 1), "cannot have a right-hand side"),
     ("process main = use(fcfs(0, 0.5), 1)", (1, 28), "multiplicity must be a whole number"),
     ("numeric v = [1, 2] < 3", (1, 20), "vectors cannot be compared"),
+    ("process main = delay(1/0)", (1, 23), "division by zero"),
 ])
 def test_errors_name_line_and_column(text, where, words):
     err = _error(text)
     assert (err.line, err.column) == where
     assert words in str(err) and "model.pam" in str(err)
     assert "^" in str(err)  # the source line with a caret
+
+
+TOKENS = ["numeric", "process", "resource", "parameter", "main", "N", "x", "=", "(", ")", "{", "}", "[", "]",
+          ",", ";", "||", "+", "*", "/", "-", "mod", "div", "==", "<", "0", "1", "2.5", "seq", "par", "sum",
+          "max", "if", "else", "use", "delay", "fcfs", "unitvec", "i", "=", "\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS), max_size=30))
+def test_any_token_soup_is_read_or_refused_with_a_located_error(tokens):
+    text = " ".join(tokens)
+    try:
+        normalise(parse(text))
+    except InputError as err:
+        assert "line" in str(err) or "model" in str(err) or err.path is None
+
+
+_LEAVES = st.sampled_from(["N", "1", "0", "2.5", "i", "x", "delay(1)", "use(fcfs(0, 1), 2)", "work", "[1, 2]",
+                           "unitvec(N)", "rho", "fcfs(1, 2)", "cpu(i)"])
+_EXPRS = st.recursive(_LEAVES, lambda inner: st.one_of(
+    st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "mod", "div", "==", "<", ";", "||", "^"]), inner).map(
+        lambda t: f"({t[0]} {t[1]} {t[2]})"),
+    st.tuples(st.sampled_from(["seq", "par", "sum", "max"]), inner, inner).map(
+        lambda t: f"{t[0]} (i = 1, {t[1]}) {{ {t[2]} }}"),
+    st.tuples(inner, inner, inner).map(lambda t: f"if ({t[0]}) {{ {t[1]} }} else {{ {t[2]} }}"),
+    st.tuples(st.sampled_from(["use", "delay", "max", "unitvec", "cpu", "work"]), inner).map(
+        lambda t: f"{t[0]}({t[1]})")), max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_EXPRS, st.sampled_from(["process", "numeric"]))
+def test_well_formed_but_ill_typed_models_fail_only_with_located_errors(expr, kind):
+    # every outcome is a compiled model or an InputError that names a line: never a traceback
+    from perfcompose.pamela import compile_program
+
+    text = (f"numeric parameter N\nnumeric x = 3\nprocess work = delay(x)\nresource cpu(p) = fcfs(p, 1)\n"
+            f"{kind} main = {expr}\n")
+    try:
+        cm = compile_program(parse(text))
+        if kind == "process":
+            cm.costs("main")
+            cm.evaluate({"N": 3})
+    except InputError as err:
+        assert err.line is not None or "parameter" in str(err) or "resource ind" in str(err), str(err)

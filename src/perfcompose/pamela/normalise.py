@@ -381,6 +381,13 @@ class _Normaliser:
         raise self.error("unsupported expression", getattr(node, "pos", None))  # pragma: no cover
 
     def numeric_binop(self, node: BinOp, env: Env) -> sp.Expr:
+        value = self._numeric_binop(node, env)
+        if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
+            raise self.error(f"'{node.op}' gives an undefined or infinite number here (division by zero?)",
+                             node.pos, "check the divisor")
+        return value
+
+    def _numeric_binop(self, node: BinOp, env: Env) -> sp.Expr:
         if node.op in (";", "||"):
             raise self.mismatch(node, env, "numeric")
         a = self.numeric(node.left, env)
