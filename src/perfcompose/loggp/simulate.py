@@ -204,6 +204,16 @@ def _pop(keys, tbs, ids, base, n):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _gaps_after_receive(o, g, end_origin):  # pragma: no cover - compiled
+    """How long after a receive starts the next send and the next receive may start (Figure 1)."""
+    if end_origin:
+        send = o + max(2.0 * o, g) - 2.0 * o
+    else:
+        send = max(o, max(2.0 * o, g) - 2.0 * o)
+    return send, max(o, g)
+
+
+@njit(cache=True)
 def _standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, end_origin, random_ties,
                      seed, send_start, recv_start, send_seq, recv_seq, finish, next_send,
                      recv_ready):  # pragma: no cover - compiled
@@ -226,11 +236,7 @@ def _standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, 
         if send_ptr[p + 1] > send_ptr[p]:
             tb = np.random.random() if random_ties else float(p)
             hn = _push(hkey, htb, hid, 0, hn, next_send[p], tb, p)
-    if end_origin:
-        send_gap_after_recv = o + max(2.0 * o, g) - 2.0 * o
-    else:
-        send_gap_after_recv = max(o, max(2.0 * o, g) - 2.0 * o)
-    recv_gap_after_recv = max(o, g)
+    send_gap_after_recv, recv_gap_after_recv = _gaps_after_receive(o, g, end_origin)
     seq = 0
     arrivals = 0
     while hn > 0:

@@ -19,8 +19,8 @@ from scipy.sparse.csgraph import connected_components
 
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep
-from perfcompose.loggp.simulate import (ForcedSend, GapOrigin, StepResult, Ties, _check_options, _initial_gaps,
-                                        _pop, _push, _start_times, recv_pointers)
+from perfcompose.loggp.simulate import (ForcedSend, GapOrigin, StepResult, Ties, _check_options, _gaps_after_receive,
+                                        _initial_gaps, _pop, _push, _start_times, recv_pointers)
 
 __all__ = ["worst_case_step", "cycle_candidates"]
 
@@ -45,11 +45,7 @@ def _drain(p, rkey, rtb, rid, rsize, recv_ptr, next_send, recv_ready, finish, re
 def _worst_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_origin, forced,
                   sent, waiting, rkey, rtb, rid, rsize, next_send, recv_ready, finish,
                   send_start, recv_start, send_seq, recv_seq, counters, stack):  # pragma: no cover - compiled
-    if end_origin:
-        send_gap_after_recv = o + max(2.0 * o, g) - 2.0 * o
-    else:
-        send_gap_after_recv = max(o, max(2.0 * o, g) - 2.0 * o)
-    recv_gap_after_recv = max(o, g)
+    send_gap_after_recv, recv_gap_after_recv = _gaps_after_receive(o, g, end_origin)
     sp = 0
     if forced >= 0:
         stack[sp] = forced
