@@ -354,8 +354,11 @@ def bench(target: Optional[str] = typer.Argument(None, help="Built-in task (nop,
           cmd: Optional[str] = typer.Option(None, "--cmd", help='Shell command template, e.g. "./solver --n {x}".'),
           param: list[str] = typer.Option([], "--param", "-p", help="Grid: x=1024:262144:1024, x=1024:65536 "
                                           "(powers of two) or n=1,2,4. Repeatable."),
-          reps: int = typer.Option(5, "--reps", min=1, help="Timed repetitions per point."),
-          warmup: int = typer.Option(1, "--warmup", min=0, help="Untimed runs before them."),
+          reps: int = typer.Option(5, "--reps", min=1, help="Timed repetitions per point (per round)."),
+          rounds: int = typer.Option(1, "--rounds", min=1, help="Passes over the whole grid, each in a new "
+                                     "order; a point gets reps x rounds values. Several rounds spread bursts "
+                                     "of other work on the machine over all points."),
+          warmup: int = typer.Option(1, "--warmup", min=0, help="Untimed runs before each visit of a point."),
           out: Path = typer.Option(..., "--out", "-o", help="Experiment file to write (format by extension)."),
           timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds before a command run is "
                                                   "stopped and its point reported as failed."),
@@ -387,7 +390,7 @@ def bench(target: Optional[str] = typer.Argument(None, help="Built-in task (nop,
             bar.update(job, completed=k, total=n)
 
         result = run_sweep(tgt, grid, reps=reps, warmup=warmup, checkpoint=ckpt, seed=seed, restart=restart,
-                           progress=step, identity=identity)
+                           progress=step, identity=identity, rounds=rounds)
     if result.resumed:
         console.print(f"resumed: {result.resumed} points from {ckpt}")
     for coord, failure in sorted(result.failures.items()):
@@ -525,8 +528,8 @@ app.add_typer(paper_app, name="paper")
 
 @paper_app.command("table1")
 @_user_errors
-def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 31 repetitions (seconds "
-                                            "on 2 cores)."),
+def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 33 repetitions in 11 "
+                                            "interleaved rounds (seconds on 2 cores)."),
                  task: list[str] = typer.Option([], "--task", help="Only these tasks."),
                  out: Optional[Path] = typer.Option(None, "--out", help="Also write the measurements here "
                                                     "(one experiment per task: OUT-stem_TASK.json)."),
@@ -534,17 +537,18 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
     """000 Table 1: model and variability of every reference task, measured here (ns)."""
     from perfcompose.bench import TASKS
     from perfcompose.data import save
-    from perfcompose.validate.paper import FULL_REPS, PAPER_TABLE1, QUICK_REPS, table1
+    from perfcompose.validate.paper import (FULL_REPS, FULL_ROUNDS_T1, PAPER_TABLE1, QUICK_REPS,
+                                            QUICK_ROUNDS_T1, table1)
 
     unknown = [t for t in task if t not in PAPER_TABLE1]
     if unknown:
         raise typer.BadParameter(f"unknown task {unknown[0]!r}; tasks: {', '.join(PAPER_TABLE1)}", param_hint="--task")
     if not quick:
-        console.print(f"the paper's 256 sizes 1,024 ... 262,144; {FULL_REPS} repetitions instead of its 256 "
-                      "(use --quick for 33 sizes x 31)")
+        console.print(f"the paper's 256 sizes 1,024 ... 262,144; {FULL_REPS} repetitions ({FULL_ROUNDS_T1} "
+                      "rounds over all sizes) instead of its 256 (use --quick for 33 sizes)")
     else:
-        console.print(f"quick: x = 2^10 ... 2^18 (33 sizes), {QUICK_REPS} repetitions "
-                      f"({4 * QUICK_REPS} for single-size tasks)")
+        console.print(f"quick: x = 2^10 ... 2^18 (33 sizes), {QUICK_REPS} repetitions in {QUICK_ROUNDS_T1} "
+                      f"rounds over all sizes ({4 * QUICK_REPS} for single-size tasks)")
     with _progress() as bar:
         rows = table1(quick=quick, tasks=tuple(task) or None, progress=_per_task(bar))
     table = Table(title="Table 1: models of the sequential task blocks, measured here [ns]", title_justify="left")
@@ -556,6 +560,14 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
     console.print(table)
     console.print("GIL: " + ", ".join(f"{t} {'releases' if TASKS[t].releases_gil else 'holds'} it"
                                        for t in (r.task for r in rows)))
+    retaken = [f"{r.task} {r.preempted}" for r in rows if r.preempted]
+    if retaken:
+        console.print("timings taken again because the core was taken away mid-call: " + ", ".join(retaken))
+    busy = [r.task for r in rows
+            if r.preempted > 0.1 * sum(len(p.values) for p in r.experiment.series[0].points)]
+    if busy:
+        err_console.print(f"[yellow]warning:[/yellow] other work kept taking the core away ({', '.join(busy)}): "
+                          "those models may be distorted; measure again on a quieter machine")
     if out:
         for r in rows:
             path = out.with_name(f"{out.stem}_{r.task}{out.suffix or '.json'}")

@@ -13,6 +13,7 @@ import pytest
 
 from perfcompose.bench import (BenchError, CallableTarget, CommandTarget, checkpoint_for, parse_grid,
                                parse_values, run_sweep)
+from perfcompose.bench.runner import Target
 from perfcompose.data import load
 
 
@@ -74,6 +75,50 @@ def test_a_sweep_killed_with_sigkill_resumes_and_measures_every_point_exactly_on
     assert records[:len(before)] == before  # nothing finished was lost or redone
 
 
+def test_rounds_interleave_the_points_and_pool_their_values(tmp_path):
+    class Recording(Target):
+        def __init__(self):
+            self.calls = []
+
+        def measure(self, point):
+            self.calls.append(point["x"])
+            return 1e-3
+
+    target = Recording()
+    result = run_sweep(target, {"x": (1, 2, 3)}, reps=2, warmup=0, rounds=4, checkpoint=tmp_path / "c.jsonl")
+    assert all(len(v) == 8 for v in result.values.values())
+    visits = target.calls[0::2]
+    assert target.calls[1::2] == visits  # the reps of a visit run back to back
+    for r in range(4):  # every round visits every point once before the next round starts
+        assert sorted(visits[3 * r:3 * r + 3]) == [1, 2, 3]
+    records = [json.loads(ln) for ln in (tmp_path / "c.jsonl").read_text().splitlines()]
+    assert records[0]["rounds"] == 4 and len(records) == 1 + 12
+
+
+SWEEP_ROUNDS = SWEEP.replace("reps=1, warmup=0,", "reps=1, warmup=0, rounds=3,").replace("range(1, 41)", "range(1, 11)")
+
+
+def test_a_sweep_of_several_rounds_killed_resumes_with_each_round_of_each_point_once(tmp_path):
+    ckpt = tmp_path / "sweep.jsonl"
+    script = tmp_path / "sweep.py"
+    script.write_text(SWEEP_ROUNDS)
+    proc = subprocess.Popen([sys.executable, str(script), str(ckpt)])
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if ckpt.exists() and ckpt.read_text().count("\n") >= 14:
+            break
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = ckpt.read_text().splitlines()[1:]
+    assert 10 < len(before) < 30
+    subprocess.run([sys.executable, str(script), str(ckpt)], check=True, timeout=120)
+    records = [json.loads(ln) for ln in ckpt.read_text().splitlines()[1:]]
+    coords = [r["coordinate"][0] for r in records]
+    assert sorted(coords) == sorted(list(range(1, 11)) * 3)
+    assert [json.dumps(r) for r in records[:len(before)]] == [json.dumps(json.loads(b)) for b in before]
+
+
 def test_a_checkpoint_of_another_sweep_is_refused(tmp_path):
     ckpt = tmp_path / "c.jsonl"
     run_sweep(CallableTarget(lambda x: None), {"x": (1,)}, reps=1, checkpoint=ckpt)
@@ -132,3 +177,31 @@ def test_cli_bench_a_builtin_task(tmp_path):
 def test_cli_bench_bad_input_exits_2(tmp_path, args, needle):
     r = run_cli("bench", *args, "--out", str(tmp_path / "o.json"), cwd=tmp_path)
     assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_timing_that_lost_the_core_is_taken_again_and_the_shortest_kept(monkeypatch):
+    import perfcompose.bench.runner as runner
+
+    class Clock:  # each call takes 1 ms of CPU; the wall times say when the core was taken away
+        wall = cpu = 0
+
+        def perf_counter_ns(self):
+            return self.wall
+
+        def thread_time_ns(self):
+            return self.cpu
+
+    clock = Clock()
+    walls = iter([1.0, 4.0, 2.5, 1.6, 3.0, 1.0, 1.0])
+
+    def work(x):
+        clock.wall += int(next(walls) * 1e6)
+        clock.cpu += 1_000_000
+
+    monkeypatch.setattr(runner, "time", clock)
+    target = CallableTarget(work, min_time=0, retry_preempted=3)
+    # after a first call that sizes the batch: 4, 2.5, 1.6 and 3 ms all lost the core; the shortest is kept
+    assert target.measure({"x": 1}) == pytest.approx(1.6e-3)
+    assert target.preempted == 3
+    assert target.measure({"x": 1}) == pytest.approx(1e-3)  # undisturbed: kept at once
+    assert target.preempted == 3

@@ -3,7 +3,9 @@
 Every finished point is appended to a JSONL checkpoint with one ``write`` and an ``fsync``, so
 an interrupted sweep (Ctrl-C, kill -9) loses no finished point; running the same sweep again
 skips what the checkpoint holds and measures only the rest. Points run in a shuffled order, so
-slow drift of the machine does not masquerade as scaling.
+slow drift of the machine does not masquerade as scaling; with several rounds the sweep passes
+over the whole grid again and again, each pass in a new order, so a burst of other work on the
+machine spreads over many points as a little noise instead of bending the curve at a few.
 """
 from __future__ import annotations
 
@@ -120,27 +122,39 @@ class CallableTarget(Target):
     A call shorter than ``min_time`` is timed in a batch of identical calls (sized once per
     point) and the batch time divided by its length, so that the clock's granularity and the
     cost of reading it do not swamp sub-microsecond work.
+
+    ``retry_preempted``: for a callable that computes on the calling thread only, a timing whose
+    wall time exceeds the thread's CPU time by more than 5 % + 2 us lost the core to other work
+    mid-call; it is taken again, up to this many times (``preempted`` counts the retakes), and
+    the undisturbed timing, or failing that the shortest, is kept.
     """
 
     run: Callable[..., Any]
     setup: Callable[..., tuple] | None = None
     label: str = ""
     min_time: float = 20e-6
+    retry_preempted: int = 0
+    preempted: int = 0
     _batch: dict[tuple, int] = field(default_factory=dict, repr=False)
 
-    def _timed(self, args: tuple, kwargs: dict[str, Any], batch: int) -> float:
+    def _timed(self, args: tuple, kwargs: dict[str, Any], batch: int) -> tuple[int, int]:
+        """Wall and thread CPU nanoseconds of ``batch`` calls."""
         run = self.run
         if self.setup is not None:
+            c0 = time.thread_time_ns()
             t0 = time.perf_counter_ns()
             for _ in range(batch):
                 run(*args)
             t1 = time.perf_counter_ns()
+            c1 = time.thread_time_ns()
         else:
+            c0 = time.thread_time_ns()
             t0 = time.perf_counter_ns()
             for _ in range(batch):
                 run(**kwargs)
             t1 = time.perf_counter_ns()
-        return (t1 - t0) * 1e-9 / batch
+            c1 = time.thread_time_ns()
+        return t1 - t0, c1 - c0
 
     def measure(self, point: Mapping[str, float]) -> float:
         kwargs = {k: (int(v) if float(v).is_integer() else v) for k, v in point.items()}
@@ -148,9 +162,19 @@ class CallableTarget(Target):
         try:
             args = self.setup(**kwargs) if self.setup is not None else ()
             if key not in self._batch:
-                once = self._timed(args, kwargs, 1)
+                once = self._timed(args, kwargs, 1)[0] * 1e-9
                 self._batch[key] = max(1, min(1000, math.ceil(self.min_time / max(once, 1e-9))))
-            return self._timed(args, kwargs, self._batch[key])
+            batch = self._batch[key]
+            wall, cpu = self._timed(args, kwargs, batch)
+            best = wall
+            for _ in range(self.retry_preempted):
+                if wall <= 1.05 * cpu + 2000:
+                    best = wall
+                    break
+                self.preempted += 1
+                wall, cpu = self._timed(args, kwargs, batch)
+                best = min(best, wall)
+            return best * 1e-9 / batch
         except Exception as exc:  # the target's own failure, reported per point
             raise _Failed(Failure(None, f"{type(exc).__name__}: {exc}")) from None
 
@@ -206,10 +230,13 @@ class SweepResult:
         return Experiment(self.parameters, (Series(metric, points, region, unit),), source=source)
 
 
-def _read_checkpoint(path: Path, header: Mapping[str, Any]) -> dict[tuple[float, ...], list[float]]:
-    """The finished points of a checkpoint. Every record ends with a newline; a last fragment
-    without one is a write torn by kill -9 and is cut off, so its point is measured again."""
+def _read_checkpoint(path: Path, header: Mapping[str, Any]
+                     ) -> tuple[dict[tuple[float, ...], list[float]], dict[tuple[float, ...], int]]:
+    """The values a checkpoint holds per point, and how many rounds of each point it holds.
+    Every record ends with a newline; a last fragment without one is a write torn by kill -9
+    and is cut off, so its point (that round of it) is measured again."""
     done: dict[tuple[float, ...], list[float]] = {}
+    visits: dict[tuple[float, ...], int] = {}
     raw = path.read_bytes()
     complete = raw[:raw.rfind(b"\n") + 1]
     for k, line in enumerate(complete.split(b"\n")[:-1]):
@@ -228,11 +255,13 @@ def _read_checkpoint(path: Path, header: Mapping[str, Any]) -> dict[tuple[float,
                 raise BenchError(f"the checkpoint belongs to a different sweep (differs in {diff})", path=path,
                                  line=1, hint="use another --out, or --restart to discard it")
         elif "values" in rec:
-            done[tuple(float(v) for v in rec["coordinate"])] = [float(v) for v in rec["values"]]
+            coord = tuple(float(v) for v in rec["coordinate"])
+            done.setdefault(coord, []).extend(float(v) for v in rec["values"])
+            visits[coord] = visits.get(coord, 0) + 1
     if len(complete) < len(raw):
         with path.open("r+b") as f:
             f.truncate(len(complete))
-    return done
+    return done, visits
 
 
 def _append(fd: int, record: Mapping[str, Any]) -> None:
@@ -243,35 +272,45 @@ def _append(fd: int, record: Mapping[str, Any]) -> None:
 def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int = 5, warmup: int = 1,
               checkpoint: Path | None = None, seed: int = 0, restart: bool = False,
               progress: Callable[[int, int, tuple[float, ...]], None] | None = None,
-              identity: Mapping[str, Any] | None = None) -> SweepResult:
-    """Measure ``target`` at every point of ``grid``: ``warmup`` untimed runs, then ``reps`` timed.
+              identity: Mapping[str, Any] | None = None, rounds: int = 1) -> SweepResult:
+    """Measure ``target`` at every point of ``grid``, ``rounds`` times over: at each visit
+    ``warmup`` untimed runs, then ``reps`` timed (``reps * rounds`` values per point).
 
-    With a ``checkpoint`` the sweep resumes from it; ``identity`` (target, options) is stored in
-    its first line so a checkpoint is never mixed with another sweep's.
+    Every round visits the points in a new random order. With a ``checkpoint`` each finished
+    visit is appended at once and the sweep resumes from it; ``identity`` (target, options) is
+    stored in its first line so a checkpoint is never mixed with another sweep's.
     """
-    if reps < 1 or warmup < 0:
-        raise BenchError("need reps >= 1 and warmup >= 0")
+    if reps < 1 or warmup < 0 or rounds < 1:
+        raise BenchError("need reps >= 1, rounds >= 1 and warmup >= 0")
     params = tuple(grid)
     coords = grid_points(grid)
     header = {"format": CHECKPOINT_FORMAT, "parameters": list(params), "reps": reps,
-              **{k: v for k, v in (identity or {}).items()}}
+              **({"rounds": rounds} if rounds > 1 else {}), **{k: v for k, v in (identity or {}).items()}}
     done: dict[tuple[float, ...], list[float]] = {}
+    visits: dict[tuple[float, ...], int] = {}
     fd = None
     if checkpoint is not None:
         checkpoint = Path(checkpoint)
         if restart and checkpoint.exists():
             checkpoint.unlink()
         if checkpoint.exists() and checkpoint.stat().st_size > 0:
-            done = _read_checkpoint(checkpoint, header)
+            done, visits = _read_checkpoint(checkpoint, header)
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(checkpoint, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         if not done and checkpoint.stat().st_size == 0:
             _append(fd, header)
-    result = SweepResult(params, {c: v for c, v in done.items() if c in set(coords)}, resumed=len(done))
-    todo = [c for c in coords if c not in result.values]
-    random.Random(seed).shuffle(todo)
+    wanted = set(coords)
+    result = SweepResult(params, {c: v for c, v in done.items() if c in wanted},
+                         resumed=sum(1 for c in done if c in wanted and visits[c] >= rounds))
+    plan = []  # (round, coordinate) still to measure, round by round, each round shuffled
+    for r in range(rounds):
+        todo = [c for c in coords if visits.get(c, 0) <= r]
+        random.Random(seed + r).shuffle(todo)
+        plan += [(r, c) for c in todo]
     try:
-        for k, coord in enumerate(todo):
+        for k, (_r, coord) in enumerate(plan):
+            if coord in result.failures:
+                continue
             point = dict(zip(params, coord))
             try:
                 for _ in range(warmup):
@@ -279,15 +318,16 @@ def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int 
                 values = [target.measure(point) for _ in range(reps)]
             except _Failed as exc:
                 result.failures[coord] = exc.failure
+                result.values.pop(coord, None)
                 if fd is not None:
                     _append(fd, {"coordinate": list(coord), "error": {"exit_code": exc.failure.exit_code,
                                                                       "message": exc.failure.message}})
             else:
-                result.values[coord] = values
+                result.values.setdefault(coord, []).extend(values)
                 if fd is not None:
                     _append(fd, {"coordinate": list(coord), "values": values})
             if progress is not None:
-                progress(k + 1, len(todo), coord)
+                progress(k + 1, len(plan), coord)
     finally:
         if fd is not None:
             os.close(fd)

@@ -20,11 +20,17 @@ RESOLUTIONS: dict[str, tuple[int, int]] = {"small": (341, 227), "medium": (1024,
 KEYS = 768  # 3 channels x 256 values
 
 
+INC_BLOCK = 2048  # elements (8 KiB of int32): a block stays in L1 through its ten passes
+
+
 @numba.njit(nogil=True, cache=True)
 def _inc10(a: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    for _ in range(10):
-        for i in range(a.shape[0]):
-            a[i] += 1
+    n = a.shape[0]
+    for start in range(0, n, INC_BLOCK):
+        stop = min(start + INC_BLOCK, n)
+        for _ in range(10):
+            for i in range(start, stop):
+                a[i] += 1
     return a
 
 
@@ -69,7 +75,13 @@ def touch(a: np.ndarray) -> np.ndarray:
 
 
 def inc(a: np.ndarray) -> np.ndarray:
-    """Add 1 to every element, ten times (as 000 times it): O(x)."""
+    """Add 1 to every element, ten times (as 000 times it): O(x).
+
+    The ten passes run block by block, so the array is read from wherever it lies once and its
+    blocks are incremented in L1: the cost per element is the arithmetic's, the same at every
+    size. Ten passes over the whole array would cost 0.2-0.6 ns per element depending on which
+    cache level the array fits in and on what the other core does with the shared caches, and
+    a sweep from 1,024 to 262,144 elements would fit that as growing faster than x."""
     return _inc10(a)
 
 
