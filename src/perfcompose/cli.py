@@ -486,6 +486,12 @@ def _print_study(result: Any, title: str, paper: dict[str, str] | None = None) -
         console.print(f"+ more workers than this machine's {cores} cores")
     for cfg, why in result.skipped:
         console.print(f"skipped {cfg}: {why}")
+    if result.retaken:
+        console.print(f"{result.retaken} timings taken again because other work took the cores away")
+    if result.disturbed:
+        err_console.print(f"[yellow]warning:[/yellow] {result.disturbed} runs lost their cores to other work in "
+                          "every retake: their times include that work; measure again on a quieter machine "
+                          "(--restart)")
 
 
 def _write_study(result: Any, out: Path, paper: dict[str, str] | None = None) -> None:
@@ -497,6 +503,7 @@ def _write_study(result: Any, out: Path, paper: dict[str, str] | None = None) ->
         records.append(rec)
     doc = {"x": list(result.x), "rounds": result.rounds, "workers": result.workers, "configurations": records,
            "skipped": [{"configuration": c, "why": w} for c, w in result.skipped],
+           "retaken": result.retaken, "disturbed": result.disturbed,
            "overheads": {"stream_ns": [float(result.overheads.stream(x=v)) for v in result.x],
                          "pipe_floor_ns": [float(result.overheads.pipe(x=v)) for v in result.x]}}
     out.write_text(json.dumps(doc, indent=1))

@@ -150,7 +150,20 @@ def _encode_error(name: str, exc: BaseException) -> tuple[str, str, str, bytes |
     return (name, f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc)), blob)
 
 
-def _stage_loop(chain: Chain, inq: Any, outq: Any, abort: Any, errors: Any, ready: Any) -> None:
+def runqueue_wait_ns() -> int | None:
+    """Nanoseconds the calling thread has been ready to run but waiting for a core (Linux
+    ``/proc/thread-self/schedstat``), or None where the kernel does not say. Work that loses
+    its core to other programs mid-run shows up here, whatever clock it is timed with."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as f:
+            return int(f.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _stage_loop(chain: Chain, inq: Any, outq: Any, abort: Any, errors: Any, ready: Any,
+                waits: Any = None) -> None:
+    wait0 = runqueue_wait_ns()
     ready.put(1)
     perf = time.perf_counter_ns
     try:
@@ -172,6 +185,10 @@ def _stage_loop(chain: Chain, inq: Any, outq: Any, abort: Any, errors: Any, read
     except BaseException as exc:  # the executor's own failure (e.g. an unpicklable element)
         errors.put(_encode_error("+".join(chain.names), exc))
         abort.set()
+    finally:
+        wait1 = runqueue_wait_ns()
+        if waits is not None:
+            waits.put(None if wait0 is None or wait1 is None else wait1 - wait0)
 
 
 class _Threads:
@@ -293,6 +310,14 @@ class RunResult:
     finished: np.ndarray = field(repr=False)  #: when the last worker finished element i
     warmup: int
     outputs: tuple | None = field(default=None, repr=False)
+    #: seconds the workers were ready to run but waited for a core, summed (None: not known)
+    runqueue_wait: float | None = None
+
+    @property
+    def disturbed(self) -> bool:
+        """Whether the workers waited for a core for more than 2 % of the run: other programs
+        (or more workers than cores) took the cores away, and the times are not the program's."""
+        return self.runqueue_wait is not None and self.runqueue_wait > 0.02 * self.makespan
 
     @property
     def per_element(self) -> float:
@@ -346,7 +371,7 @@ def run_term(term: Term | str, elements: Sequence[Any],
     count = worker_count(node)
     backend: Any = _Threads() if workers == "threads" else _Processes(start_method)
     abort, done = backend.event(), backend.event()
-    errors, ready = backend.queue(), backend.queue()
+    errors, ready, waits = backend.queue(), backend.queue(), backend.queue()
     source, sink_q = backend.channel(None), backend.channel(None)
     n = len(elements)
     started = np.zeros(n, dtype=np.int64)
@@ -369,7 +394,7 @@ def run_term(term: Term | str, elements: Sequence[Any],
             raise Aborted
 
     try:
-        _launch(node, source, Sink(sink_q, done), backend, capacity, (abort, errors, ready))
+        _launch(node, source, Sink(sink_q, done), backend, capacity, (abort, errors, ready, waits))
         for _ in range(count):
             while True:
                 try:
@@ -426,4 +451,19 @@ def run_term(term: Term | str, elements: Sequence[Any],
             raise RuntimeTermError(f"the run of {term} stopped: {message}")
         raise TaskError(name, message, tb) from cause
     return RunResult(str(term), workers, count, started, finished,
-                     count if warmup is None else warmup, tuple(outputs) if keep_outputs else None)
+                     count if warmup is None else warmup, tuple(outputs) if keep_outputs else None,
+                     _total_wait(waits, count))
+
+
+def _total_wait(waits: Any, count: int) -> float | None:
+    """The workers' runqueue waits, summed [s]; None if any worker could not say."""
+    total = 0
+    for _ in range(count):
+        try:
+            w = waits.get(timeout=1.0)
+        except queue.Empty:
+            return None
+        if w is None:
+            return None
+        total += w
+    return total * 1e-9

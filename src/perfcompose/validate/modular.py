@@ -82,6 +82,10 @@ class Study:
     count: int = 0
     workers: str = "threads"
     measured: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    #: runs taken again because other work took the cores away, and runs kept although every
+    #: retake was disturbed too (in this invocation; resumed runs are not counted)
+    retaken: int = 0
+    disturbed: int = 0
 
 
 def _experiment(name: str, x: Sequence[float], values: Sequence[Sequence[float]]) -> Experiment:
@@ -128,6 +132,10 @@ def lead_error(modular: Model, monolithic: Model) -> float | None:
 
 def _pool_sizes(terms: Sequence[Term]) -> list[int]:
     return sorted({t.threads for term in terms for t in term.walk() if isinstance(t, TPool) and isinstance(t.threads, int)})
+
+
+#: a timing or run that lost its cores to other work is taken again up to this many times
+RETRIES = 3
 
 
 def checkpoint_dir(base: Path, identity: Mapping[str, Any]) -> Path:
@@ -198,14 +206,17 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
         return report
 
     isolated: dict[str, list[list[float]]] = {}
+    retaken = 0
     for p in parts:
-        target = CallableTarget(functions[p], lambda x, _make=make: (_make(x),), label=p)
-        res = run_sweep(target, {"x": xs}, reps=rounds, warmup=1, restart=restart,
+        alone = CallableTarget(functions[p], lambda x, _make=make: (_make(x),), label=p,
+                               retry_preempted=RETRIES)
+        res = run_sweep(alone, {"x": xs}, reps=rounds, warmup=1, restart=restart,
                         checkpoint=folder / f"isolated-{p}.jsonl" if folder else None,
                         identity={"target": p}, progress=step(f"{p} alone"))
         isolated[p] = [res.values[(v,)] for v in xs]
         done += len(xs)
-    target = TermTarget(stream, functions, make, count=count, workers=workers)
+        retaken += alone.preempted
+    target = TermTarget(stream, functions, make, count=count, workers=workers, retry_disturbed=RETRIES)
     runs: dict[tuple[int, float], list[float]] = {}
     for r in range(rounds):
         res = run_sweep(target, {"term": tuple(float(k) for k in range(len(stream))), "x": xs}, reps=1,
@@ -252,4 +263,5 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
                                       lead_error(modular, monolithic), tuple(map(float, err_p)),
                                       tuple(map(float, err_c))))
     return Study(tuple(comparisons), hot, concurrent, overheads, tuple(skipped), xs, rounds, count, workers,
-                 {str(t): tuple(float(np.median(v)) for v in series(str(t))) for t in stream})
+                 {str(t): tuple(float(np.median(v)) for v in series(str(t))) for t in stream},
+                 retaken + target.retaken, target.kept_disturbed)
