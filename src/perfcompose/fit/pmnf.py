@@ -96,8 +96,8 @@ class PMNFFitter:
 
     >>> from perfcompose.data import Experiment
     >>> e = Experiment.single(["x"], [((x,), (3 + 2 * x,)) for x in (4, 8, 16, 32, 64)])
-    >>> str(PMNFFitter().fit(e).model_)
-    '3.0 + 2.0*x'
+    >>> PMNFFitter().fit(e).model_.to_extrap(digits=6)
+    '3 + 2 * x^(1)'
 
     Options: exponent sets ``exponents_i`` / ``exponents_j``; ``max_terms`` (1 or 2 for one
     parameter); ``aggregate`` of repetitions (median, mean, min, max); ``nonnegative`` rejects
