@@ -282,7 +282,7 @@ class PMNFFitter:
             groups.append(self._scored(self._two_term, two, 2, sigma, slack))
         return groups
 
-    def _select(self, groups: list[_Group], sigma: float, keep: int = 5) -> tuple[Candidate, list[Candidate]]:
+    def _select(self, groups: list[_Group], sigma: float, keep: int = 10) -> tuple[Candidate, list[Candidate]]:
         """The best-supported hypothesis whose extrapolation agrees with the consensus of the plausible ones.
 
         Hypotheses within ``plausible`` score units of the best are weighted exp(-delta/2)
