@@ -40,6 +40,55 @@ def test_fit_selects_region_and_metric(tmp_path):
     assert "inc" in r.stdout and "qsort" not in r.stdout
 
 
+def _two_piece_csv(path: Path) -> Path:
+    """A kernel whose cost per element quadruples past x = 100 (the data leave a cache)."""
+    rows = ["region,metric,unit,x,repetition,value"]
+    for x in (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024):
+        law = 5 + 2 * x if x <= 100 else 5 + 0.01 * x * x
+        rows += [f"kernel,time,us,{x},{r},{law * (1 + 0.01 * (r - 2)):.6f}" for r in range(1, 4)]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_fit_segmented_reports_the_breakpoint_and_writes_a_piecewise_model(tmp_path):
+    from perfcompose.model import Model
+
+    out = tmp_path / "models.json"
+    r = run("fit", str(_two_piece_csv(tmp_path / "kernel.csv")), "--segmented", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "breakpoint" in r.stdout and "if x <=" in r.stdout
+    (record,) = json.loads(out.read_text())
+    assert record["segmented"] and 64 < record["breakpoint"] < 128
+    model = Model.from_json(record["model"])
+    assert model(x=50.0) == pytest.approx(105.0, rel=1e-3) and model(x=400.0) == pytest.approx(1605.0, rel=1e-3)
+
+
+def test_fit_segmented_leaves_smooth_data_whole():
+    r = run("fit", str(EXAMPLES / "tasks.txt"), "--segmented", "--region", "qsort")
+    assert r.returncode == 0, r.stderr
+    assert "if x <=" not in r.stdout
+
+
+def test_fit_advise_suggests_points_with_reasons():
+    r = run("fit", str(EXAMPLES / "tasks.txt"), "--advise", "--region", "inc", "--extend", "2")
+    assert r.returncode == 0, r.stderr
+    assert "next measurements for inc/time" in r.stdout and "noise widths" in r.stdout
+    assert "1. at x=" in r.stdout
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--segmented",), "splits along one"),
+    (("--advise", "--extend", "0.5"), "at least 1"),
+])
+def test_fit_bad_segmented_or_advise_requests_exit_2(tmp_path, args, message):
+    two = tmp_path / "grid.csv"
+    lines = ["region,metric,unit,p,n,repetition,value"]
+    lines += [f"r,time,s,{p},{n},1,{p * n}" for p in (2, 4, 8) for n in (10, 20, 40)]
+    two.write_text("\n".join(lines) + "\n")
+    r = run("fit", str(two), *args)
+    assert r.returncode == 2 and message in r.stderr + r.stdout
+
+
 def test_show_and_convert_round_trip(tmp_path):
     target = tmp_path / "tasks.json"
     assert run("convert", str(EXAMPLES / "tasks.txt"), str(target)).returncode == 0

@@ -94,36 +94,74 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
         aggregate: str = typer.Option("median", "--aggregate",
                                       help="How repetitions are combined: median, mean, min or max."),
         max_terms: int = typer.Option(2, "--max-terms", help="Terms besides the constant (1 or 2)."),
+        segmented: bool = typer.Option(False, "--segmented",
+                                       help="Also try a two-piece model split at a breakpoint between measured "
+                                            "points (one parameter); kept only when clearly better."),
+        advise: bool = typer.Option(False, "--advise",
+                                    help="Suggest the next points to measure: where the best hypotheses "
+                                         "disagree most, in noise widths."),
+        extend: float = typer.Option(4.0, "--extend", help="With --advise: consider points up to this factor "
+                                                           "beyond the largest measured value."),
         json_out: Optional[Path] = typer.Option(None, "--json", help="Write the models as JSON here."),
         plot: Optional[Path] = typer.Option(None, "--plot", help="Plot measurements and models to this PNG."),
         ) -> None:
     """Fit a PMNF model c0 + sum c*x^i*log2(x)^j to every region x metric of an experiment."""
     from perfcompose.data import load
-    from perfcompose.fit import PMNFFitter
+    from perfcompose.fit import PMNFFitter, SegmentedFitter, advise_series
 
     if aggregate not in ("median", "mean", "min", "max"):
         raise typer.BadParameter(f"{aggregate!r}; choose median, mean, min or max", param_hint="--aggregate")
+    if extend < 1:
+        raise typer.BadParameter(f"{extend}; a factor of at least 1", param_hint="--extend")
     exp = load(file)
-    fitter = PMNFFitter(aggregate=aggregate, max_terms=max_terms).fit(exp, metric=metric, region=region)
-    table = Table(title=f"PMNF models of {file} ({aggregate} of repetitions)", title_justify="left")
-    for col, just in (("region", "left"), ("metric", "left"), ("model", "left"), ("SMAPE %", "right"),
-                      ("adj. R²", "right"), ("CV error %", "right")):
+    pmnf = PMNFFitter(aggregate=aggregate, max_terms=max_terms)
+    if segmented and len(exp.parameters) != 1:
+        raise typer.BadParameter(f"{file} has {len(exp.parameters)} parameters ({', '.join(exp.parameters)}); "
+                                 "a segmented model splits along one", param_hint="--segmented")
+    if segmented:
+        results = SegmentedFitter(pmnf).fit(exp, metric=metric, region=region).results_
+        fitted = [(r.region, r.metric, r.model, r.describe(), r.single.stats, r) for r in results]
+    else:
+        fits = pmnf.fit(exp, metric=metric, region=region).results_
+        fitted = [(r.region, r.metric, r.model, r.model.to_extrap(digits=6), r.stats, r) for r in fits]
+    title = f"PMNF models of {file} ({aggregate} of repetitions)"
+    table = Table(title=title + (", two-piece where clearly better" if segmented else ""), title_justify="left")
+    columns = [("region", "left"), ("metric", "left"), ("model", "left")]
+    columns += [("breakpoint", "right")] if segmented else []
+    columns += [("SMAPE %", "right"), ("adj. R²", "right"), ("CV error %", "right")]
+    for col, just in columns:
         table.add_column(col, justify=just)  # type: ignore[arg-type]
     records = []
-    for r in fitter.results_:
-        table.add_row(r.region or "-", r.metric, r.model.to_extrap(digits=6), _fmt(r.stats["smape"], ".3f"),
-                      _fmt(r.stats["adj_r2"], ".5f"), _fmt(r.stats["cv_error"], ".3f"))
-        records.append({"region": r.region, "metric": r.metric, "unit": r.model.unit,
-                        "model": r.model.to_json(), "text": r.model.to_extrap(),
-                        **{k: (v if v == v else None) for k, v in r.stats.items()}})
+    for reg, met, model, text, stats, r in fitted:
+        cells = [reg or "-", met, text]
+        if segmented:
+            cells.append(_fmt(r.breakpoint, ".6g") if r.segmented else "-")
+        table.add_row(*cells, _fmt(stats["smape"], ".3f"), _fmt(stats["adj_r2"], ".5f"),
+                      _fmt(stats["cv_error"], ".3f"))
+        record = {"region": reg, "metric": met, "unit": model.unit, "model": model.to_json(), "text": text,
+                  **{k: (v if v == v else None) for k, v in stats.items()}}
+        if segmented:
+            record["segmented"] = r.segmented
+            record["breakpoint"] = r.breakpoint if r.segmented else None
+        records.append(record)
     console.print(table)
+    if advise:
+        chosen = exp.select(metric, region) if (metric or region) else exp
+        for series in chosen.series:
+            suggestions = advise_series(exp.parameters, series, pmnf, extend=extend)
+            console.print(f"[bold]next measurements for {series.label}[/bold]")
+            if not suggestions:
+                console.print("  the measurements already single out one hypothesis; no point would separate "
+                              "others")
+            for k, sug in enumerate(suggestions, 1):
+                console.print(f"  {k}. {sug.reason()}")
     if json_out:
         json_out.write_text(json.dumps(records, indent=2) + "\n")
         console.print(f"models written to {json_out}")
     if plot:
         from perfcompose.report import plot_fits
 
-        plot_fits(exp, [(r.region, r.metric, r.model) for r in fitter.results_], plot)
+        plot_fits(exp, [(reg, met, model) for reg, met, model, *_ in fitted], plot)
         console.print(f"plot written to {plot}")
 
 

@@ -248,6 +248,12 @@ def _order(expr: sp.Expr, x: sp.Symbol) -> tuple[Fraction, Fraction]:
         return max(_order(a, x) for a in expr.args)
     if isinstance(expr, sp.Min):
         return min(_order(a, x) for a in expr.args)
+    if isinstance(expr, sp.Piecewise):
+        # pieces bounded above in x (a two-piece model's x <= b) leave the last piece for large x
+        *bounded, (last, cond) = expr.args
+        if cond == sp.true and all(c.free_symbols == {x} and isinstance(c, (sp.LessThan, sp.StrictLessThan))
+                                   and c.lhs == x for _, c in bounded):
+            return _order(last, x)
     raise _NotPMNF
 
 
@@ -611,12 +617,14 @@ def _json_number(v: Any) -> Any:
 
 
 _SREPR_NAMES = ("Add", "Mul", "Pow", "Symbol", "Integer", "Float", "Rational", "log", "exp", "Max",
-                "Min", "Abs", "sqrt", "Piecewise", "ceiling", "floor", "Function")
+                "Min", "Abs", "sqrt", "Piecewise", "LessThan", "StrictLessThan",
+                "GreaterThan", "StrictGreaterThan", "true", "false", "ceiling", "floor", "Function")
 
 
 def _from_srepr(text: str) -> sp.Expr:
     namespace: dict[str, Any] = {"__builtins__": {}}
-    namespace.update({n: getattr(sp, n) for n in _SREPR_NAMES})
+    namespace.update({n: getattr(sp, n) for n in _SREPR_NAMES if hasattr(sp, n)})
+    namespace["ExprCondPair"] = sp.functions.elementary.piecewise.ExprCondPair
     try:
         expr = eval(text, namespace)  # noqa: S307 - restricted namespace: SymPy constructors only
     except Exception as exc:  # any failure means the text is not an srepr we wrote

@@ -130,3 +130,41 @@ def test_every_region_and_metric_modelled():
     assert [(r.region, r.metric) for r in results] == [("a", "time"), ("a", "bytes"), ("b", "time")]
     assert all({"smape", "adj_r2", "cv_error", "rss"} <= set(r.stats) for r in results)
     assert results[1].model.order("x") == (2, 0)
+
+
+def test_consensus_pick_prefers_the_supported_hypothesis_nearest_the_median():
+    from perfcompose.fit.pmnf import _consensus_pick
+    delta = np.array([0.0, 0.3, 0.4, 3.0])
+    preds = np.array([10.0, 20.0, 12.0, 11.0])
+    # the weighted median is 12 (weights exp(-delta/2)); 12 is among the indistinguishable ones
+    assert _consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.0, factor=2.0) == 2
+
+
+def test_consensus_pick_caps_the_risk_of_a_large_overshoot():
+    from perfcompose.fit.pmnf import _consensus_pick
+    delta = np.array([0.0, 0.1, 0.2, 0.3])
+    preds = np.array([100.0, 1.0, 1.1, 120.0])
+    # half the weight predicts ~1: anything above 2x the 30 % quantile is too risky
+    pick = _consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.3, factor=2.0)
+    assert preds[pick] <= 2.2
+    # without the cap the median (100) would be chosen
+    assert preds[_consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.0, factor=2.0)] == 100.0
+
+
+def test_noisy_law_without_constant_keeps_its_form():
+    """A cost with no constant part (c0 = 0): noise must not make the fitter reject the true form."""
+    rng = np.random.default_rng(11)
+    hits = 0
+    for _ in range(20):
+        values = [5.0 * x * (1 + 0.05 * rng.standard_normal(5)) for x in X_LARGE]
+        model = PMNFFitter(aggregate="mean").fit_arrays(X_LARGE, np.array(values), ["x"]).model
+        hits += _lead(model)[-1] == (Fraction(1), Fraction(0))
+    assert hits >= 10
+
+
+def test_negative_constant_forms_rejected_under_noise():
+    """Run times have no negative part: a form that fits only with a constant far below zero loses."""
+    rng = np.random.default_rng(5)
+    values = np.array([(30.0 + 2.0 * x ** 2) * (1 + 0.02 * rng.standard_normal(5)) for x in X_SMALL])
+    result = PMNFFitter(aggregate="mean").fit_arrays(X_SMALL, values, ["x"])
+    assert result.chosen.constant > -0.1 * values.mean(axis=1).min()

@@ -8,7 +8,10 @@
 """
 from perfcompose.fit.forecast import (METHODS, Choice, Forecaster, ForecastError, Lm, LmPoly, Loess, MeanOf, Spline,
                                       choose, forecaster)
+from perfcompose.fit.advisor import Suggestion, advise, advise_series
 from perfcompose.fit.pmnf import Candidate, FitResult, PMNFFitter, fit
+from perfcompose.fit.segmented import SegmentedFit, SegmentedFitter, piecewise_model
 
-__all__ = ["PMNFFitter", "FitResult", "Candidate", "fit", "Forecaster", "Spline", "Loess", "LmPoly", "Lm",
+__all__ = ["PMNFFitter", "FitResult", "Candidate", "fit", "SegmentedFitter", "SegmentedFit", "piecewise_model",
+           "advise", "advise_series", "Suggestion", "Forecaster", "Spline", "Loess", "LmPoly", "Lm",
            "MeanOf", "forecaster", "choose", "Choice", "ForecastError", "METHODS"]

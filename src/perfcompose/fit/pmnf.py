@@ -96,25 +96,27 @@ class PMNFFitter:
 
     >>> from perfcompose.data import Experiment
     >>> e = Experiment.single(["x"], [((x,), (3 + 2 * x,)) for x in (4, 8, 16, 32, 64)])
-    >>> str(PMNFFitter().fit(e).model_)
-    '3.0 + 2.0*x'
+    >>> PMNFFitter().fit(e).model_.to_extrap(digits=6)
+    '3 + 2 * x^(1)'
 
     Options: exponent sets ``exponents_i`` / ``exponents_j``; ``max_terms`` (1 or 2 for one
     parameter); ``aggregate`` of repetitions (median, mean, min, max); ``nonnegative`` rejects
     hypotheses whose terms have negative coefficients (run times do not shrink as inputs grow);
     ``term_penalty``: the chi-square price of the first, second, ... term when repetitions
     measure the noise; ``tolerance``: without repetitions, the CV margin a term must earn;
-    ``plausible``, ``horizon`` and ``shrink`` govern the choice among hypotheses the data cannot
-    tell apart (see :meth:`_select`); ``candidates_per_parameter``: factors per parameter that
-    the multi-parameter search combines; ``weight_power``: rows are weighted by y^-power
-    (1 fits relative errors).
+    ``plausible``, ``indistinct``, ``horizon``, ``shrink``, ``overshoot_risk`` and
+    ``overshoot_factor`` govern the choice among hypotheses the data cannot tell apart (see
+    :meth:`_select`); ``candidates_per_parameter``: factors per parameter that the
+    multi-parameter search combines; ``weight_power``: rows are weighted by y^-power (1 fits
+    relative errors).
     """
 
     def __init__(self, *, exponents_i: Sequence[Any] = DEFAULT_I, exponents_j: Sequence[Any] = DEFAULT_J,
                  max_terms: int = 2, aggregate: str = "median", nonnegative: bool = True,
                  tolerance: float = 0.1, candidates_per_parameter: int = 4,
                  term_penalty: float | Sequence[float] = (8.0, 30.0), plausible: float = 3.5,
-                 horizon: float = 16.0, shrink: float = 0.85, weight_power: float = 1.0):
+                 indistinct: float = 0.5, horizon: float = 16.0, shrink: float = 0.0,
+                 overshoot_risk: float = 0.05, overshoot_factor: float = 2.0, weight_power: float = 1.0):
         if aggregate not in AGGREGATES:
             raise FitError(f"unknown aggregation {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
         if max_terms not in (1, 2):
@@ -128,8 +130,11 @@ class PMNFFitter:
         self.candidates_per_parameter = candidates_per_parameter
         self.term_penalty = term_penalty
         self.plausible = plausible
+        self.indistinct = indistinct
         self.horizon = horizon
         self.shrink = shrink
+        self.overshoot_risk = overshoot_risk
+        self.overshoot_factor = overshoot_factor
         self.weight_power = weight_power
         self.factors_ = factors(self.exponents_i, self.exponents_j)
         m = len(self.factors_)
@@ -240,17 +245,19 @@ class PMNFFitter:
         return float(sum(steps[:k_terms]))
 
     def _group(self, hyps: Any, cols: list[np.ndarray], y: np.ndarray, w: np.ndarray, scale: np.ndarray,
-               sigma: float) -> _Group:
+               sigma: float, slack: float = np.inf) -> _Group:
         """Fit one batch of hypotheses with the same number of terms and score them."""
-        return self._scored(hyps, fit_batch(cols, y, w, scale), len(cols) - 1, sigma)
+        return self._scored(hyps, fit_batch(cols, y, w, scale), len(cols) - 1, sigma, slack)
 
-    def _scored(self, hyps: list[Hypothesis], batch: BatchFit, k_terms: int, sigma: float) -> _Group:
+    def _scored(self, hyps: list[Hypothesis], batch: BatchFit, k_terms: int, sigma: float,
+                slack: float | np.ndarray = np.inf) -> _Group:
         """Score a fitted batch: the chi-square against the measured noise plus a price per term
         or, without repetitions to measure the noise, the cross-validation error with a
-        parsimony margin."""
+        parsimony margin. With ``nonnegative``, terms must have positive coefficients and the
+        constant must not fall below -``slack`` (see :func:`_constant_slack`)."""
         ok = batch.valid
         if self.nonnegative and k_terms:
-            ok = ok & np.all(batch.coef[:, 1:] > 0, axis=1)
+            ok = ok & np.all(batch.coef[:, 1:] > 0, axis=1) & (batch.coef[:, 0] >= -slack)
         if sigma > 0:
             scores = batch.rel_rss / sigma ** 2 + self._penalty(k_terms)
         else:
@@ -266,23 +273,29 @@ class PMNFFitter:
         if far is not None:
             w, sc = np.append(w, 0.0), np.append(sc, 1.0)
         FT = factor_values(rows, self._exponent_arrays).T
+        slack = _constant_slack(y, sigma)
         groups = [self._group([()], [np.ones((1, len(rows)))], yy, w, sc, sigma)]
         pairs = max_terms >= 2 and len(np.unique(x)) >= 4
         one, two = fit_one_and_two_terms(FT, yy, w, *(self._pairs if pairs else (None, None)), sc)
-        groups.append(self._scored(self._one_term, one, 1, sigma))
+        groups.append(self._scored(self._one_term, one, 1, sigma, slack))
         if two is not None:
-            groups.append(self._scored(self._two_term, two, 2, sigma))
+            groups.append(self._scored(self._two_term, two, 2, sigma, slack))
         return groups
 
-    def _select(self, groups: list[_Group], sigma: float, keep: int = 5) -> tuple[Candidate, list[Candidate]]:
-        """The hypothesis whose extrapolation is the weighted median of the plausible ones.
+    def _select(self, groups: list[_Group], sigma: float, keep: int = 10) -> tuple[Candidate, list[Candidate]]:
+        """The best-supported hypothesis whose extrapolation agrees with the consensus of the plausible ones.
 
         Hypotheses within ``plausible`` score units of the best are weighted exp(-delta/2)
-        (Akaike weights) divided by their prediction at ``horizon`` times the largest measured
-        coordinates; the weighted median of those predictions minimises the expected relative
-        error. On noisy data this keeps one lucky steep hypothesis from deciding the
-        extrapolation; on exact data only the exact fit is plausible. Without a noise estimate
-        the scores are cross-validation errors and the best one wins.
+        (Akaike weights); their predictions at ``horizon`` times the largest measured
+        coordinates form the consensus: the weighted median (weights divided by the prediction
+        to the power ``shrink``), capped at ``overshoot_factor`` times the weighted
+        ``overshoot_risk`` quantile, so that the chance of over-predicting by more than that
+        factor stays below that risk. Among the hypotheses within ``indistinct`` score units of
+        the best (the data cannot tell them apart) the one predicting closest to the consensus
+        is chosen; if none lies under the cap, the best-scored one that does. On noisy data
+        this keeps one lucky steep hypothesis from deciding the extrapolation while the chosen
+        form stays one the data support best; on exact data only the exact fit is plausible.
+        Without a noise estimate the scores are cross-validation errors and the best one wins.
         """
         best = min((float(g.scores.min()) for g in groups if len(g.scores)), default=np.inf)
         if not np.isfinite(best):
@@ -298,10 +311,8 @@ class PMNFFitter:
         if len(scores) == 1 or self.plausible <= 0 or sigma <= 0:
             pick = int(np.argmin(scores))
         else:
-            weights = np.exp(-0.5 * (scores - best)) / np.maximum(np.abs(preds), 1e-300) ** self.shrink
-            order = np.argsort(preds, kind="stable")
-            cum = np.cumsum(weights[order])
-            pick = int(order[min(np.searchsorted(cum, 0.5 * cum[-1]), len(order) - 1)])
+            pick = _consensus_pick(scores - best, np.maximum(np.abs(preds), 1e-300), self.indistinct,
+                                   self.shrink, self.overshoot_risk, self.overshoot_factor)
         chosen = groups[int(gidx[pick])].candidate(int(hidx[pick]))
         ranked = []
         for g in groups:
@@ -345,7 +356,8 @@ class PMNFFitter:
             const, one = fit_one_term_lines(factor_values(x, self._exponent_arrays).T, Y, W, S)
             c0 = self._scored([()] * len(same), const, 0, sigma).scores
             c0 = np.where(np.isfinite(c0), c0, 0.0)
-            s1 = self._scored([()] * (len(same) * m), one, 1, sigma).scores.reshape(len(same), m)
+            slack = np.repeat([_constant_slack(y[o], sigma) for o in same], m)
+            s1 = self._scored([()] * (len(same) * m), one, 1, sigma, slack).scores.reshape(len(same), m)
             # a factor rejected on a line (e.g. a negative coefficient) counts as absent there
             total[0] += c0.sum()
             total[1:] += np.where(np.isfinite(s1), s1, (c0 + self._penalty(1))[:, None]).sum(axis=0)
@@ -373,7 +385,8 @@ class PMNFFitter:
         groups = []
         for r, index in by_size.items():
             stacked = [ones] + [columns[index[:, t]] for t in range(r)]
-            groups.append(self._group(_TemplateHypotheses(keys, index, per_param), stacked, yy, w, sc, sigma))
+            groups.append(self._group(_TemplateHypotheses(keys, index, per_param), stacked, yy, w, sc, sigma,
+                                      _constant_slack(y, sigma)))
         return groups
 
     # -- statistics -------------------------------------------------------------------------
@@ -393,6 +406,41 @@ class PMNFFitter:
         stats = {"rss": rss, "smape": smape, "adj_r2": float(ar2), "cv_error": chosen.cv_error * 100,
                  "points": float(n)}
         return FitResult(chosen, tuple(params), stats, alternatives=tuple(ranked[:10]))
+
+
+def _constant_slack(y: np.ndarray, sigma: float) -> float:
+    """How far below zero a fitted constant may fall and still count as non-negative.
+
+    A cost has no negative part, so with measured noise ``sigma`` (relative, of an aggregate) a
+    constant more than two noise widths of the smallest value below zero marks a form that
+    fits only by cancelling its own growth. Without a noise estimate there is no such scale and
+    the constant is not restricted.
+    """
+    if sigma <= 0:
+        return np.inf
+    return 2.0 * sigma * float(np.min(y)) + 1e-9 * float(np.max(y))
+
+
+def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> int:
+    """Index of the weighted ``q`` quantile of ``values`` (the first whose cumulative weight reaches q)."""
+    order = np.argsort(values, kind="stable")
+    cum = np.cumsum(weights[order])
+    return int(order[min(int(np.searchsorted(cum, q * cum[-1])), len(order) - 1)])
+
+
+def _consensus_pick(delta: np.ndarray, preds: np.ndarray, indistinct: float, shrink: float,
+                    risk: float, factor: float) -> int:
+    """Index of the hypothesis chosen by :meth:`PMNFFitter._select` from score differences
+    ``delta`` (>= 0) and positive predictions ``preds`` at the horizon."""
+    w = np.exp(-0.5 * delta)
+    target = preds[_weighted_quantile(preds, w / preds ** shrink, 0.5)]
+    cap = factor * preds[_weighted_quantile(preds, w, risk)] if risk > 0 else np.inf
+    target = min(target, cap)
+    close = np.flatnonzero((delta <= indistinct) & (preds <= cap * (1 + 1e-12)))
+    if len(close):
+        return int(close[np.argmin(np.abs(np.log(preds[close] / target)))])
+    under = np.flatnonzero(preds <= cap * (1 + 1e-12))
+    return int(under[np.argmin(delta[under])])
 
 
 @lru_cache(maxsize=64)

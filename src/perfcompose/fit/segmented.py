@@ -1,0 +1,219 @@
+"""Two-piece (segmented) PMNF models for behaviour that changes at a threshold.
+
+A cache that stops holding the working set, a switch from an eager to a rendezvous protocol, an
+algorithm that changes strategy above a size: below some x the cost follows one law, above it
+another. :class:`SegmentedFitter` fits a PMNF model on each side of every admissible breakpoint
+between measured points (each side keeps at least ``min_points`` points), and keeps the best
+two-piece model only when it beats the single model clearly by an information criterion: the
+chi-square against the measured noise (or, without repetitions, ``n log(RSS/n)``) plus
+``log(n)`` per coefficient, with the breakpoint counted as one more, must be lower by ``margin``.
+The result is a :class:`~perfcompose.model.Model` holding a SymPy ``Piecewise``: it evaluates,
+composes, has the order of its last piece, and round-trips through JSON.
+
+>>> import numpy as np
+>>> x = np.array([2.0, 4, 8, 16, 32, 64, 128, 256, 512, 1024])
+>>> y = np.where(x <= 64, 5 + 2 * x, 5 + 0.25 * x ** 1.5)
+>>> fit = SegmentedFitter().fit_arrays(x, y, ["x"])
+>>> fit.segmented, 64 <= fit.breakpoint < 128
+(True, True)
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import sympy as sp
+
+from perfcompose.data.experiment import Experiment, Series
+from perfcompose.errors import FitError
+from perfcompose.fit.pmnf import FitResult, PMNFFitter, predict
+from perfcompose.model import Model, symbol
+
+
+@dataclass(frozen=True)
+class SegmentedFit:
+    """A single model and, where it is clearly better, a two-piece model of the same series.
+
+    ``segmented`` tells which one ``model`` is. ``breakpoint`` is the parameter value where the
+    pieces meet (``x <= breakpoint`` uses ``left``); ``criterion`` and ``single_criterion`` are
+    the information criteria of the best two-piece and of the single model (lower is better).
+    """
+
+    single: FitResult
+    parameter: str
+    segmented: bool = False
+    breakpoint: float = math.nan
+    left: FitResult | None = None
+    right: FitResult | None = None
+    criterion: float = math.inf
+    single_criterion: float = math.inf
+    region: str = ""
+    metric: str = ""
+    model: Model = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.segmented and self.left is not None and self.right is not None:
+            model = piecewise_model(self.parameter, self.breakpoint, self.left.model, self.right.model,
+                                    stats={"breakpoint": self.breakpoint, "criterion": self.criterion,
+                                           "single_criterion": self.single_criterion})
+        else:
+            model = self.single.model
+        object.__setattr__(self, "model", model)
+
+    @property
+    def label(self) -> str:
+        return f"{self.region}/{self.metric}" if self.region else self.metric
+
+    def describe(self, digits: int = 6) -> str:
+        """The model as text: the single model, or ``left  if x <= b;  right  otherwise``."""
+        if not (self.segmented and self.left and self.right):
+            return self.single.model.to_extrap(digits=digits)
+        return (f"{self.left.model.to_extrap(digits=digits)}  if {self.parameter} <= {self.breakpoint:.6g};  "
+                f"{self.right.model.to_extrap(digits=digits)}  otherwise")
+
+
+def piecewise_model(parameter: str, breakpoint: float, left: Model, right: Model, **meta: Any) -> Model:
+    """``left`` where ``parameter <= breakpoint``, ``right`` above, as one :class:`Model`."""
+    x = symbol(parameter)
+    expr = sp.Piecewise((left.expr, x <= sp.Float(float(breakpoint))), (right.expr, True))
+    params = tuple(dict.fromkeys(left.params + right.params))
+    return Model(expr, params=params, unit=left.unit, source=left.source or right.source, **meta)
+
+
+def information_criterion(y: np.ndarray, pred: np.ndarray, sigma: float, coefficients: int) -> float:
+    """Chi-square of the relative residuals against ``sigma`` (or, when the noise is unknown,
+    ``n log(RSS/n)``) plus ``log(n)`` per coefficient: Schwarz's criterion."""
+    n = len(y)
+    rel = (y - pred) / np.where(y != 0, np.abs(y), 1.0)
+    rss = float(np.sum(rel * rel))
+    fit_term = rss / sigma ** 2 if sigma > 0 else n * math.log(rss / n + 1e-24)
+    return fit_term + math.log(n) * coefficients
+
+
+class SegmentedFitter:
+    """Fits a single and a two-piece PMNF model per series and keeps the two-piece one only
+    when it is clearly better (scikit-learn style; see the module docstring).
+
+    ``fitter`` fits each piece and the single model (default: a :class:`PMNFFitter`);
+    ``min_points``: distinct parameter values each piece needs (at least 3); ``margin``: how
+    much lower the two-piece criterion must be.
+    """
+
+    def __init__(self, fitter: PMNFFitter | None = None, *, min_points: int = 4, margin: float = 10.0):
+        if min_points < 3:
+            raise FitError("each piece of a segmented model needs at least 3 points (min_points >= 3)")
+        self.fitter = fitter if fitter is not None else PMNFFitter()
+        self.min_points = min_points
+        self.margin = margin
+
+    def fit(self, experiment: Experiment, metric: str | None = None, region: str | None = None
+            ) -> "SegmentedFitter":
+        """Model every series (region x metric) of a one-parameter experiment, or the selected ones."""
+        chosen = experiment.select(metric, region) if (metric or region) else experiment
+        self.results_ = [self.fit_series(chosen.parameters, s, source=experiment.source) for s in chosen.series]
+        return self
+
+    @property
+    def model_(self) -> Model:
+        """The model when exactly one series was fitted."""
+        if len(self.results_) != 1:
+            raise FitError(f"{len(self.results_)} series were fitted; use results_ to pick one")
+        return self.results_[0].model
+
+    def fit_series(self, params: Sequence[str], series: Series, source: str = "") -> SegmentedFit:
+        try:
+            result = self.fit_arrays(series.coordinates(), [p.values for p in series.points], params)
+        except FitError as exc:
+            raise FitError(f"{series.label}: {exc}") from None
+        meta = dict(region=series.region, metric=series.metric, unit=series.unit, source=source or "fit")
+        pieces = {k: dataclasses.replace(getattr(result, k), **meta) if getattr(result, k) else None
+                  for k in ("single", "left", "right")}
+        return dataclasses.replace(result, region=series.region, metric=series.metric, **pieces)
+
+    def fit_arrays(self, X: Any, values: Any, params: Sequence[str]) -> SegmentedFit:
+        """Fit measurements at coordinates ``X`` (one parameter); ``values`` as for
+        :meth:`PMNFFitter.fit_arrays` (one value or the repetitions per point)."""
+        X = np.asarray(X, dtype=float)
+        X = X[:, None] if X.ndim == 1 else X
+        params = tuple(params)
+        if X.shape[1] != 1 or len(params) != 1:
+            raise FitError(f"segmented models split along one parameter; this data has {len(params)} "
+                           f"({', '.join(params)})")
+        rows = _rows(values, len(X))
+        single = self.fitter.fit_arrays(X, _pack(rows), params)
+        y, sigma = self.fitter._aggregate(_pack(rows))
+        single_ic = information_criterion(y, predict(single.chosen, X), sigma, 1 + single.chosen.n_terms)
+        x = X[:, 0]
+        distinct = np.unique(x)
+        best: tuple[float, float, FitResult, FitResult] | None = None
+        for k in range(self.min_points, len(distinct) - self.min_points + 1):
+            lo, hi = distinct[k - 1], distinct[k]
+            left_rows, right_rows = x <= lo, x >= hi
+            try:
+                left = self.fitter.fit_arrays(X[left_rows], _pack([r for r, m in zip(rows, left_rows) if m]), params)
+                right = self.fitter.fit_arrays(X[right_rows], _pack([r for r, m in zip(rows, right_rows) if m]),
+                                               params)
+            except FitError:
+                continue
+            pred = np.where(left_rows, predict(left.chosen, X), predict(right.chosen, X))
+            ic = information_criterion(y, pred, sigma, 3 + left.chosen.n_terms + right.chosen.n_terms)
+            if best is None or ic < best[0]:
+                best = (ic, _meeting_point(left, right, lo, hi), left, right)
+        if best is None or not best[0] < single_ic - self.margin:
+            return SegmentedFit(single, params[0], criterion=best[0] if best else math.inf,
+                                single_criterion=single_ic)
+        ic, at, left, right = best
+        return SegmentedFit(single, params[0], True, at, left, right, ic, single_ic)
+
+
+def _rows(values: Any, n: int) -> list[np.ndarray]:
+    """The repetitions of every point as a list of 1-d arrays."""
+    if isinstance(values, np.ndarray) and values.ndim == 1:
+        rows = [values[i:i + 1].astype(float) for i in range(len(values))]
+    elif isinstance(values, np.ndarray) and values.ndim == 2:
+        rows = [r.astype(float) for r in values]
+    else:
+        rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in values]
+    if len(rows) != n:
+        raise FitError(f"{len(rows)} values for {n} points")
+    return rows
+
+
+def _pack(rows: list[np.ndarray]) -> Any:
+    """Repetitions as the fitter takes them: an (n, r) array when all points have r of them."""
+    lengths = {len(r) for r in rows}
+    if lengths == {1}:
+        return np.array([r[0] for r in rows])
+    if len(lengths) == 1:
+        return np.stack(rows)
+    return rows
+
+
+def _meeting_point(left: FitResult, right: FitResult, lo: float, hi: float) -> float:
+    """Where the two pieces meet between the last point of the left one and the first of the
+    right one, or their geometric mean when they do not meet there."""
+    def gap(v: np.ndarray) -> np.ndarray:
+        a, b = predict(left.chosen, v[:, None]), predict(right.chosen, v[:, None])
+        d = (a - b) / np.maximum(np.maximum(np.abs(a), np.abs(b)), 1e-300)
+        return np.where(np.abs(d) < 1e-9, 0.0, d)
+
+    grid = np.geomspace(lo, hi, 65)
+    d = gap(grid)
+    zero = np.flatnonzero(d == 0)
+    if len(zero):
+        return float(grid[zero[0]])
+    change = np.flatnonzero(np.sign(d[:-1]) != np.sign(d[1:]))
+    if not len(change):
+        return float(math.sqrt(lo * hi))
+    a, b = float(grid[change[0]]), float(grid[change[0] + 1])
+    da = d[change[0]]
+    for _ in range(60):
+        mid = math.sqrt(a * b)
+        dm = gap(np.array([mid]))[0]
+        if dm == 0:
+            return mid
+        a, b, da = (mid, b, dm) if np.sign(dm) == np.sign(da) else (a, mid, da)
+    return math.sqrt(a * b)
