@@ -26,11 +26,14 @@ class TermTarget(Target):
     size: str = "x"
     label: str = ""
     #: a run whose workers waited for a core (:attr:`RunResult.disturbed`) is taken again up
-    #: to this many times, if the program has no more workers than the machine has cores
+    #: to this many times, if the program has no more workers than the machine has cores, while
+    #: retakes have cost less than ``retake_budget`` times the time of the runs kept
     retry_disturbed: int = 0
+    retake_budget: float = 0.5
     #: runs taken again, and runs kept although disturbed (every retake was disturbed too)
     retaken: int = 0
     kept_disturbed: int = 0
+    _spent: list[float] = field(default_factory=lambda: [0.0, 0.0], repr=False)  # kept, retakes [s]
     _workers: dict[int, int] = field(default_factory=dict, repr=False)
     _count: dict[tuple[int, float], int] = field(default_factory=dict, repr=False)
 
@@ -58,9 +61,13 @@ class TermTarget(Target):
             if not result.disturbed:
                 best = result
                 break
-            if attempt < retries:
+            if attempt < retries and self._spent[1] < self.retake_budget * (self._spent[0] + result.makespan):
                 self.retaken += 1
+                self._spent[1] += result.makespan
+            else:
+                break
         assert best is not None
+        self._spent[0] += best.makespan
         if best.disturbed and retries:
             self.kept_disturbed += 1
         if key not in self._count:
