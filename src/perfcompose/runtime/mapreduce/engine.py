@@ -115,7 +115,7 @@ class Engine:
         with dask.config.set(config):
             try:
                 cluster = LocalCluster(n_workers=m, threads_per_worker=n, processes=True, host="127.0.0.1",
-                                       dashboard_address=None, silence_logs=logging.CRITICAL)
+                                       dashboard_address=":0", silence_logs=logging.CRITICAL)
             except Exception as exc:  # pragma: no cover - environment failures
                 raise EngineError(f"cannot start a local Dask cluster of {m} x {n}: {exc}") from None
         self._stack.callback(cluster.close)
