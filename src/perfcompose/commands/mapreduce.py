@@ -118,7 +118,7 @@ def _print_clusters(result: Any) -> None:
 
 
 @user_errors
-def paper_table5(quick: bool = typer.Option(False, "--quick", help="x = 16 inputs, 3 rounds (about a "
+def paper_table5(quick: bool = typer.Option(False, "--quick", help="x = 16 inputs, 5 rounds (about a "
                                             "minute per cluster on 2 cores)."),
                  json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration."),
                  scheduler: Optional[str] = _SCHEDULER,
@@ -171,7 +171,7 @@ def paper_table5(quick: bool = typer.Option(False, "--quick", help="x = 16 input
 
 
 @user_errors
-def paper_table3(quick: bool = typer.Option(False, "--quick", help="x = 8 and 16 inputs, 3 rounds."),
+def paper_table3(quick: bool = typer.Option(False, "--quick", help="x = 8 and 16 inputs, 5 rounds."),
                  json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per thread count."),
                  restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
     """000 Table 3: GrPPi-like MapReduce (one node, pairwise reduction) for n threads; the paper's

@@ -38,7 +38,7 @@ PAPER_N = (1, 2, 4, 8, 12, 24)
 #: picture repeated 4 times (~16 ms here), coarse enough for the engine's per-task cost
 REPEAT = {"small": 320, "medium": 36, "large": 4}
 QUICK_X, FULL_X = (16,), (32,)
-QUICK_ROUNDS, FULL_ROUNDS = 3, 7
+QUICK_ROUNDS, FULL_ROUNDS = 5, 9
 
 #: 000 Table 5: group -> (min, max, median, mean, std) of the relative error in %
 PAPER_TABLE5: dict[str, tuple[float, float, float, float, float]] = {
