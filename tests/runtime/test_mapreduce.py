@@ -15,7 +15,7 @@ import pytest
 
 from perfcompose.errors import PerfcomposeError
 from perfcompose.runtime.mapreduce import (Engine, EngineError, StrategyError, check_address, histogram_job,
-                                           mapreduce, serial_histogram)
+                                           run_mapreduce, serial_histogram)
 from perfcompose.runtime.mapreduce.ops import prepare_picture
 from perfcompose.runtime.mapreduce.records import activities, phase_times, recomputed, thread_gaps
 from perfcompose.runtime.mapreduce.strategies import split
@@ -55,7 +55,7 @@ def test_threads_of_one_worker_and_a_custom_map_and_reduce():
     expected = sum(count_words(t) for t in texts)
     with Engine(m=1, n=2) as e:
         for strategy, reduce in (("pairwise", np.add), ("local", np.sum), ("shuffle", np.sum)):
-            job = mapreduce(texts, count_words, reduce, strategy=strategy, keys=4, engine=e)
+            job = run_mapreduce(texts, count_words, reduce, strategy=strategy, keys=4, engine=e)
             assert np.array_equal(job.result, expected), strategy
             assert job.n == 2 and job.phases.map > 0
 
@@ -103,7 +103,7 @@ def test_bad_inputs_are_clear_errors():
     with pytest.raises(EngineError, match="no Dask scheduler answers"):
         Engine(scheduler=f"tcp://127.0.0.1:{_free_port()}", timeout=1)
     with pytest.raises(StrategyError, match="pairwise"):
-        mapreduce([1], lambda v: v, np.add, strategy="tree")
+        run_mapreduce([1], lambda v: v, np.add, strategy="tree")
     with pytest.raises(PerfcomposeError):
         Engine(m=0, n=1)
 

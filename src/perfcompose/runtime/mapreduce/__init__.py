@@ -8,11 +8,11 @@ per-phase times from the engine's own task records.
 ...     job.wall, job.phases.map, job.phases.shuffle, job.phases.reduce
 """
 from perfcompose.runtime.mapreduce.engine import ClusterInfo, Engine, EngineError, check_address
-from perfcompose.runtime.mapreduce.job import JobResult, histogram_job, mapreduce, run_job, serial_histogram
+from perfcompose.runtime.mapreduce.job import JobResult, histogram_job, run_job, run_mapreduce, serial_histogram
 from perfcompose.runtime.mapreduce.ops import Picture, picture_histogram
 from perfcompose.runtime.mapreduce.records import PhaseTimes
 from perfcompose.runtime.mapreduce.strategies import STRATEGIES, StrategyError
 
 __all__ = ["ClusterInfo", "Engine", "EngineError", "JobResult", "PhaseTimes", "Picture", "STRATEGIES",
-           "StrategyError", "check_address", "histogram_job", "mapreduce", "picture_histogram", "run_job",
+           "StrategyError", "check_address", "histogram_job", "picture_histogram", "run_job", "run_mapreduce",
            "serial_histogram"]

@@ -65,7 +65,7 @@ def run_job(engine: Engine, inputs: Sequence[Any], map: Callable[[Any], Any], re
                      bool(why), "; ".join(why))
 
 
-def mapreduce(inputs: Sequence[Any], map: Callable[[Any], Any], reduce: Callable[..., Any], *,
+def run_mapreduce(inputs: Sequence[Any], map: Callable[[Any], Any], reduce: Callable[..., Any], *,
               strategy: str = "pairwise", keys: int = 768, engine: Engine | None = None, m: int = 1, n: int = 1,
               scheduler: str | None = None) -> JobResult:
     """``mapreduce(map, reduce)`` over ``inputs`` on Dask: on ``engine``, or on a cluster started
