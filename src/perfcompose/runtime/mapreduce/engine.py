@@ -79,6 +79,11 @@ class Engine:
             if scheduler is None:
                 self.cluster = self._local(m, n, malloc_trim)
                 self.client = Client(self.cluster, timeout=timeout)
+                try:
+                    self.client.wait_for_workers(m, timeout=4 * timeout)
+                except (OSError, TimeoutError):
+                    raise EngineError(f"the local cluster's {m} workers did not start within "
+                                      f"{4 * timeout:g} s") from None
             else:
                 address = check_address(scheduler)
                 try:
@@ -133,6 +138,8 @@ class Engine:
         info = self.client.scheduler_info(n_workers=-1)
         workers = info["workers"]
         order = sorted(workers, key=lambda a: (str(workers[a].get("name", "")), a))
+        if not order:
+            raise EngineError(f"the cluster at {info.get('address', '?')} has no workers")
         trim = self.client.run(_environ, _TRIM, workers=order) if order else {}
         self.info = ClusterInfo(info.get("address", ""), tuple(order),
                                 tuple(int(workers[a]["nthreads"]) for a in order), self.cluster is not None,

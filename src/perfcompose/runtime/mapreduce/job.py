@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from perfcompose.runtime.mapreduce import ops
-from perfcompose.runtime.mapreduce.engine import Engine
+from perfcompose.runtime.mapreduce.engine import Engine, EngineError
 from perfcompose.runtime.mapreduce.records import PhaseTimes, activities, phase_times, recomputed
 from perfcompose.runtime.mapreduce.strategies import check_strategy, submit
 
@@ -52,10 +52,13 @@ def run_job(engine: Engine, inputs: Sequence[Any], map: Callable[[Any], Any], re
         finally:
             wall = time.perf_counter() - start
             graph.release()
-    after = engine.refresh()
+    try:
+        now = engine.refresh().workers
+    except EngineError:                     # every worker lost, none back yet
+        now = ()
     acts = activities(stream.data, graph.phases, engine.clock_offsets())
     why = []
-    lost = sorted(set(info.workers) - set(after.workers))
+    lost = sorted(set(info.workers) - set(now))
     if lost:
         why.append(f"worker{'s' if len(lost) > 1 else ''} lost: {', '.join(lost)}")
     again = recomputed(acts)
