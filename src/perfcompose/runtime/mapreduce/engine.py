@@ -134,15 +134,16 @@ class Engine:
                 os.environ[key] = value
 
     def refresh(self) -> ClusterInfo:
-        """The cluster's workers now (a worker that died and came back has a new address)."""
-        info = self.client.scheduler_info(n_workers=-1)
-        workers = info["workers"]
-        order = sorted(workers, key=lambda a: (str(workers[a].get("name", "")), a))
+        """The cluster's running workers now (a worker that died and came back has a new address).
+
+        Asked of the scheduler itself: the client's cached ``scheduler_info`` is overwritten every
+        two seconds by a summary without the workers."""
+        address, workers = self.client.run_on_scheduler(_workers)
+        order = sorted(workers, key=lambda a: (workers[a][0], a))
         if not order:
-            raise EngineError(f"the cluster at {info.get('address', '?')} has no workers")
-        trim = self.client.run(_environ, _TRIM, workers=order) if order else {}
-        self.info = ClusterInfo(info.get("address", ""), tuple(order),
-                                tuple(int(workers[a]["nthreads"]) for a in order), self.cluster is not None,
+            raise EngineError(f"the cluster at {address} has no workers")
+        trim = self.client.run(_environ, _TRIM, workers=order)
+        self.info = ClusterInfo(address, tuple(order), tuple(workers[a][1] for a in order), self.cluster is not None,
                                 tuple(trim.get(a) for a in order))
         return self.info
 
@@ -178,3 +179,8 @@ def _scheduler_delay(dask_worker: Any) -> float:
 def _loopback(address: str) -> bool:
     host = address.split("://", 1)[-1].rsplit(":", 1)[0]
     return host.startswith("127.") or host in ("localhost", "[::1]")
+
+
+def _workers(dask_scheduler: Any) -> tuple[str, dict[str, tuple[str, int]]]:
+    return dask_scheduler.address, {a: (str(ws.name), int(ws.nthreads)) for a, ws in dask_scheduler.workers.items()
+                                    if ws.status.name == "running"}
