@@ -74,3 +74,10 @@ def test_bad_input_exits_2_with_one_message(args, message, tmp_path):
                        env=env, timeout=60)
     assert r.returncode == 2
     assert message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_round_with_the_median_error_is_shown():
+    rounds = [({"wall": 1.0}, 0.5, 1.1), ({"wall": 2.0}, 1.0, 1.0), ({"wall": 1.0}, 0.5, 0.95),
+              ({"wall": 1.0}, 0.5, 3.0)]
+    job, naive, calibrated = mr.median_pair(rounds)
+    assert (job["wall"], calibrated) == (1.0, 0.95)      # errors -50 %, -5 %, +10 %, +200 %: lower median

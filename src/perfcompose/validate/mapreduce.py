@@ -64,7 +64,8 @@ PAPER_GRPPI = {"map": "1.241e7", "reduce_p": "9.449e6"}
 
 @dataclass(frozen=True)
 class Row:
-    """One configuration: measured and predicted seconds per job (medians over the rounds)."""
+    """One configuration: measured and predicted seconds per job, from the round with the median
+    error of the calibrated prediction (:func:`median_pair`)."""
 
     picture: str
     strategy: str
@@ -79,6 +80,9 @@ class Row:
     phases: Mapping[str, float]
     rounds: int
     disturbed: int = 0
+    #: the median of the measured times over the rounds, and the range of the rounds' errors
+    median_wall: float = float("nan")
+    error_range: tuple[float, float] = (float("nan"), float("nan"))
 
     @property
     def error(self) -> float:
@@ -93,7 +97,9 @@ class Row:
         return {"picture": self.picture, "strategy": self.strategy, "m": self.m, "n": self.n, "x": self.x,
                 "repeat": self.repeat, "measured": self.measured, "predicted": self.calibrated,
                 "error": self.error, "predicted_naive": self.naive, "error_naive": self.error_naive,
-                "phases": dict(self.phases), "rounds": self.rounds, "disturbed_rounds": self.disturbed}
+                "phases": dict(self.phases), "rounds": self.rounds, "disturbed_rounds": self.disturbed,
+                "measured_median": self.median_wall, "error_min": self.error_range[0],
+                "error_max": self.error_range[1]}
 
 
 @dataclass(frozen=True)
@@ -244,6 +250,16 @@ def _predictions(strategy: str, m: int, n: int, x: int, cluster: Mapping[str, An
     return float(naive), float(calibrated)
 
 
+def median_pair(samples: Sequence[tuple[Mapping[str, Any], float, float]]
+                ) -> tuple[Mapping[str, Any], float, float]:
+    """The round whose calibrated prediction has the median relative error (the lower median
+    of an even count). Each round pairs a job with the calibrations around it, so a burst of
+    other work on the machine moves both; the medians of the measured and of the predicted times
+    taken apart can come from different rounds, one loaded and one quiet."""
+    ranked = sorted(samples, key=lambda t: (t[2] - t[0]["wall"]) / t[0]["wall"])
+    return ranked[(len(ranked) - 1) // 2]
+
+
 def _rows(m: int, n: int, cluster: Mapping[str, Any], units: Iterable[Mapping[str, Any]],
           pictures: Sequence[str], strategies: Sequence[str], xs: Sequence[int],
           repeat: Mapping[str, int]) -> list[Row]:
@@ -261,11 +277,13 @@ def _rows(m: int, n: int, cluster: Mapping[str, Any], units: Iterable[Mapping[st
                 if not clean:
                     continue
                 phases = {p: statistics.median(t[0]["phases"][p] for t in clean) for p in ("map", "shuffle", "reduce")}
-                rows.append(Row(picture, s, m, n, x, repeat[picture],
-                                measured=statistics.median(t[0]["wall"] for t in clean),
-                                naive=statistics.median(t[1] for t in clean),
-                                calibrated=statistics.median(t[2] for t in clean),
-                                phases=phases, rounds=len(clean), disturbed=len(samples) - len(clean)))
+                job, naive, calibrated = median_pair(clean)
+                errors = [(t[2] - t[0]["wall"]) / t[0]["wall"] for t in clean]
+                rows.append(Row(picture, s, m, n, x, repeat[picture], measured=job["wall"], naive=naive,
+                                calibrated=calibrated, phases=phases, rounds=len(clean),
+                                disturbed=len(samples) - len(clean),
+                                median_wall=statistics.median(t[0]["wall"] for t in clean),
+                                error_range=(min(errors), max(errors))))
     return rows
 
 
