@@ -39,9 +39,10 @@ def test_every_strategy_returns_the_serial_histogram_with_timed_phases(engine, s
     assert job.m == 2 and job.n == 1 and not job.disturbed
     assert job.wall > 0 and job.phases.map > 0 and job.phases.map_busy > 0
     assert job.phases.reduce > 0 and job.phases.shuffle >= 0
-    assert job.phases.map + job.phases.shuffle + job.phases.reduce <= job.wall * 1.05
-    if strategy == "shuffle" and inputs > 1:
-        assert job.phases.transfer_busy > 0        # node 1's values cross to node 0's keys
+    # workers' clocks are put back on this machine's to within Dask's estimate of their offsets
+    assert job.phases.map + job.phases.shuffle + job.phases.reduce <= job.wall + 0.05
+    if strategy == "shuffle":
+        assert job.phases.shuffle > 0               # partitioning by key after the last map task
 
 
 def test_threads_of_one_worker_and_a_custom_map_and_reduce():
