@@ -3,11 +3,11 @@ from typing import Any
 
 from perfcompose.errors import PerfcomposeError
 from perfcompose.model import Model, Order, Term, compare_order, maximum
-from perfcompose.runtime import run_term
+from perfcompose.runtime import run_mapreduce, run_term
 
 __version__ = "0.1.0"
-__all__ = ["Model", "Order", "Term", "compare_order", "maximum", "PerfcomposeError", "run_term", "PMNFFitter",
-           "SegmentedFitter", "advise", "__version__"]
+__all__ = ["Model", "Order", "Term", "compare_order", "maximum", "PerfcomposeError", "run_mapreduce", "run_term",
+           "PMNFFitter", "SegmentedFitter", "advise", "__version__"]
 
 _FIT = ("PMNFFitter", "SegmentedFitter", "advise")
 

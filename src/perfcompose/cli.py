@@ -17,6 +17,7 @@ from rich.table import Table
 from perfcompose import __version__
 
 from perfcompose.commands import loggp as _loggp_commands
+from perfcompose.commands import mapreduce as _mapreduce_commands
 from perfcompose.commands import pamela as _pamela_commands
 from perfcompose.commands import skeleton as _skeleton_commands
 from perfcompose.commands.common import console, err_console
@@ -569,6 +570,9 @@ def validate(terms: list[str] = typer.Argument(..., help="Programs to run, e.g. 
 
 paper_app = typer.Typer(help="Reproduce the papers' tables on this machine.", no_args_is_help=True)
 app.add_typer(paper_app, name="paper")
+paper_app.command("table3")(_mapreduce_commands.paper_table3)
+paper_app.command("table5")(_mapreduce_commands.paper_table5)
+app.command("mapreduce")(_mapreduce_commands.run_one)
 
 
 @paper_app.command("table1")

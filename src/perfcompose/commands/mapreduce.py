@@ -1,0 +1,207 @@
+"""``perfcompose mapreduce`` (one job on Dask) and ``perfcompose paper table3 / table5``
+(000's MapReduce tables, measured here against the papers' and the calibrated operator)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import typer
+from rich.table import Table
+
+from perfcompose.commands.common import console, err_console, progress, user_errors
+from perfcompose.errors import PerfcomposeError
+
+_SCHEDULER = typer.Option(None, "--scheduler", help="Use the Dask cluster at this scheduler address "
+                          "(tcp://HOST:PORT) instead of starting one on this machine.")
+_MALLOC = typer.Option(None, "--malloc-trim", help="MALLOC_TRIM_THRESHOLD_ for the workers started here "
+                       "(default: unset; Dask's own launcher sets 65536).")
+
+
+def _bar(bar: Any) -> Callable[[str, int, int], None]:
+    job: list[Any] = []
+
+    def step(label: str, k: int, n: int) -> None:
+        if not job:
+            job.append(bar.add_task(label, total=n))
+        bar.update(job[0], completed=k, description=label)
+
+    return step
+
+
+def _ms(v: float) -> str:
+    return f"{v * 1e3:.1f}"
+
+
+def _pct(v: float) -> str:
+    return f"{v * 100:+.1f}"
+
+
+@user_errors
+def run_one(picture: str = typer.Option("large", "--picture", help="small, medium or large."),
+            strategy: str = typer.Option("shuffle", "--strategy", help="pairwise, local or shuffle."),
+            m: int = typer.Option(1, "-m", help="Workers (nodes)."),
+            n: int = typer.Option(2, "-n", help="Threads per worker."),
+            inputs: int = typer.Option(16, "--inputs", "-x", help="Input pictures (map tasks)."),
+            repeat: Optional[int] = typer.Option(None, "--repeat", "-R", help="Map repetitions per task "
+                                                 "(default: per picture, ~16 ms of work)."),
+            scheduler: Optional[str] = _SCHEDULER,
+            malloc_trim: Optional[int] = _MALLOC,
+            timeout: float = typer.Option(15.0, "--timeout", help="Seconds to wait for a scheduler.")) -> None:
+    """Run one pixel-histogram MapReduce job on Dask and print its per-phase times."""
+    from perfcompose.runtime.mapreduce import Engine, check_address, histogram_job, serial_histogram
+    from perfcompose.runtime.mapreduce.ops import prepare_picture
+    from perfcompose.runtime.mapreduce.strategies import check_strategy
+    from perfcompose.validate.mapreduce import PICTURES, REPEAT, check_cluster
+
+    check_strategy(strategy)
+    if picture not in PICTURES:
+        raise PerfcomposeError(f"unknown picture {picture!r}; choose one of: {', '.join(PICTURES)}")
+    if inputs < 1:
+        raise PerfcomposeError("--inputs must be at least 1")
+    if scheduler is None:
+        check_cluster(m, n)
+    else:
+        check_address(scheduler)
+    r = repeat or REPEAT[picture]
+    if r < 1:
+        raise PerfcomposeError("--repeat must be at least 1")
+    with Engine(m, n, scheduler=scheduler, malloc_trim=malloc_trim, timeout=timeout) as engine:
+        engine.run_on_workers(prepare_picture, picture)
+        job = histogram_job(engine, picture, strategy, inputs, r)
+        info = engine.info
+    ok = bool((job.result == serial_histogram(picture, inputs)).all())
+    console.print(f"{strategy} on {job.m} worker(s) x {job.n} thread(s), {inputs} x {picture} picture, R = {r}: "
+                  f"{_ms(job.wall)} ms; histogram {'equals' if ok else '[red]differs from[/red]'} the serial one")
+    p = job.phases
+    console.print(f"phases: map {_ms(p.map)} ms, shuffle {_ms(p.shuffle)} ms, reduce {_ms(p.reduce)} ms "
+                  f"(map tasks busy {_ms(p.map_busy)} ms, transfers {_ms(p.transfer_busy)} ms); {job.tasks} tasks")
+    console.print("MALLOC_TRIM_THRESHOLD_ in the workers: " + ", ".join(str(v) if v else "unset"
+                                                                      for v in info.malloc_trim))
+    if job.disturbed:
+        console.print(f"[yellow]disturbed:[/yellow] {job.why}")
+    if not ok:
+        raise typer.Exit(1)
+
+
+def _repeat(value: Optional[int]) -> dict[str, int] | None:
+    if value is None:
+        return None
+    if value < 1:
+        raise PerfcomposeError("--repeat must be at least 1")
+    return {p: value for p in ("small", "medium", "large")}
+
+
+def _study(quick: bool, pictures: list[str], strategies: list[str], rounds: Optional[int], x: list[int],
+           repeat: Optional[int], scheduler: Optional[str], malloc_trim: Optional[int], restart: bool,
+           clusters: list[tuple[int, int]] | None = None) -> Any:
+    from perfcompose.validate import mapreduce as mr
+
+    with progress() as bar:
+        return mr.study(pictures=tuple(pictures) or mr.PICTURES, strategies=tuple(strategies) or mr.STRATEGY_NAMES,
+                        clusters=clusters, xs=tuple(x) or (mr.QUICK_X if quick else mr.FULL_X),
+                        rounds=rounds or (mr.QUICK_ROUNDS if quick else mr.FULL_ROUNDS), repeat=_repeat(repeat),
+                        scheduler=scheduler, malloc_trim=malloc_trim, checkpoints=Path(".perfcompose"),
+                        restart=restart, progress=_bar(bar))
+
+
+def _print_clusters(result: Any) -> None:
+    for c in result.clusters:
+        k = c.costs
+        bw = f", bandwidth {k['bandwidth'] / 1e9:.2f} GB/s" if k.get("bandwidth") else ""
+        remote = f", to another worker {_ms(k['hop_remote'])} ms" if k.get("hop_remote") else ""
+        trim = ", ".join(str(v) if v else "unset" for v in c.malloc_trim)
+        console.print(f"cluster m={c.m} n={c.n}: dependent task {_ms(k['hop_local'])} ms on the same worker{remote}"
+                      f"{bw}; MALLOC_TRIM_THRESHOLD_ {trim}")
+    for m, n, why in result.skipped:
+        console.print(f"skipped m={m} n={n}: {why}")
+
+
+@user_errors
+def paper_table5(quick: bool = typer.Option(False, "--quick", help="x = 16 inputs, 5 rounds (about a "
+                                            "minute per cluster on 2 cores)."),
+                 json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration."),
+                 scheduler: Optional[str] = _SCHEDULER,
+                 picture: list[str] = typer.Option([], "--picture", help="Only these pictures."),
+                 strategy: list[str] = typer.Option([], "--strategy", help="Only these strategies."),
+                 rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Interleaved rounds."),
+                 x: list[int] = typer.Option([], "--x", help="Input pictures per job (default 16 quick, 32 full)."),
+                 repeat: Optional[int] = typer.Option(None, "--repeat", "-R", help="Map repetitions per task, "
+                                                      "all pictures (default: per picture, ~16 ms of work)."),
+                 malloc_trim: Optional[int] = _MALLOC,
+                 restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
+    """000 Table 5: MapReduce on Dask, measured vs predicted, by picture, strategy, n and m."""
+    from perfcompose.validate.mapreduce import PAPER_TABLE5, summary
+
+    result = _study(quick, picture, strategy, rounds, x, repeat, scheduler, malloc_trim, restart)
+    table = Table(title="Table 5: pixel histogram on Dask, measured vs modular [ms per job]", title_justify="left")
+    for col in ("picture", "strategy", "n", "m", "x", "R", "measured", "papers' op.", "err %", "calibrated",
+                "err %", "err % range", "map / shuffle / reduce"):
+        table.add_column(col, justify="left" if col in ("picture", "strategy") else "right")
+    order = {"small": 0, "medium": 1, "large": 2}
+    for r in sorted(result.rows, key=lambda r: (order[r.picture], r.strategy, r.n, r.m, r.x)):
+        ph = r.phases
+        table.add_row(r.picture, r.strategy, str(r.n), str(r.m), str(r.x), str(r.repeat), _ms(r.measured),
+                      _ms(r.naive), _pct(r.error_naive), _ms(r.calibrated), _pct(r.error),
+                      f"{_pct(r.error_range[0])}..{_pct(r.error_range[1])}",
+                      f"{_ms(ph['map'])} / {_ms(ph['shuffle'])} / {_ms(ph['reduce'])}"
+                      + (f" ({r.disturbed} disturbed)" if r.disturbed else ""))
+    console.print(table)
+    groups = Table(title="relative error |predicted - measured| / measured in %, grouped as 000 Table 5",
+                   title_justify="left")
+    for col in ("group", "min", "max", "median", "mean", "std", "papers' op. median", "paper: median (min-max)"):
+        groups.add_column(col, justify="left" if col == "group" else "right")
+    naive = dict(summary(result.rows, calibrated=False))
+    for name, s in summary(result.rows):
+        paper = PAPER_TABLE5.get(name)
+        groups.add_row(name, *(f"{v:.1f}" for v in s), f"{naive[name][2]:.1f}",
+                       f"{paper[2]:.1f} ({paper[0]:.1f}-{paper[1]:.1f})" if paper else "-")
+    console.print(groups)
+    large = [r for r in result.rows if r.picture == "large"]
+    if large:
+        worst = max(large, key=lambda r: abs(r.error))
+        console.print(f"large picture: worst |error| of the calibrated prediction {abs(worst.error) * 100:.1f} % "
+                      f"({worst.strategy}, m={worst.m}, n={worst.n}); of the papers' operator "
+                      f"{max(abs(r.error_naive) for r in large) * 100:.1f} %")
+    console.print(f"{result.rounds} rounds; each job is predicted from the calibrations just before and after "
+                  "it; shown: the round with the median error of the calibrated prediction, the range of the "
+                  "rounds' errors, median phases; papers' op. = eq. 5-7 over the map timed alone")
+    _print_clusters(result)
+    if json_out:
+        json_out.write_text(json.dumps(result.to_json(), indent=1))
+        console.print(f"written to {json_out}")
+
+
+@user_errors
+def paper_table3(quick: bool = typer.Option(False, "--quick", help="x = 8 and 16 inputs, 5 rounds."),
+                 json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per thread count."),
+                 restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
+    """000 Table 3: GrPPi-like MapReduce (one node, pairwise reduction) for n threads; the paper's
+    models recomposed, and the per-input slope measured here on Dask where n fits."""
+    import os
+
+    from perfcompose.validate.mapreduce import PAPER_TABLE3, table3
+
+    cores = os.cpu_count() or 1
+    fits = [(1, n) for n in PAPER_TABLE3 if n <= cores]
+    xs = [8, 16] if quick else [8, 16, 32]
+    result = _study(quick, ["large"], ["pairwise"], None, xs, None, None, None, restart, clusters=fits)
+    rows = table3(result)
+    table = Table(title="Table 3: MapReduce as GrPPi (m = 1, pairwise), per input [ms]", title_justify="left")
+    for col in ("threads", "paper: monolithic", "paper: modular", "composed here from paper's Table 1",
+                "paper err %", "measured here", "papers' op.", "err %", "calibrated", "err %"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        here = ["-"] * 5 if r.measured is None else [
+            _ms(r.measured), _ms(r.naive), _pct((r.naive - r.measured) / r.measured), _ms(r.calibrated),
+            _pct((r.calibrated - r.measured) / r.measured)]
+        table.add_row(f"n = {r.n}", f"{r.paper_monolithic / 1e6:.4g}", f"{r.paper_modular / 1e6:.4g}",
+                      f"{r.composed / 1e6:.4g}", f"{r.paper_error:.2f}", *here)
+    console.print(table)
+    console.print(f"here: slope of the job time over x = {', '.join(map(str, xs))} inputs (large picture, R = "
+                  "4); threads beyond this machine's cores are not measured")
+    if json_out:
+        json_out.write_text(json.dumps([r.__dict__ for r in rows], indent=1))
+        console.print(f"written to {json_out}")
+    if not fits:
+        err_console.print("no thread count fits this machine")

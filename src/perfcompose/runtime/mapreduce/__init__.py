@@ -1,0 +1,18 @@
+"""MapReduce on a distributed engine (Dask): m workers x n threads, three reduction strategies,
+per-phase times from the engine's own task records.
+
+>>> from perfcompose.runtime.mapreduce import Engine, histogram_job, serial_histogram
+>>> with Engine(m=2, n=1) as engine:                                  # doctest: +SKIP
+...     job = histogram_job(engine, "large", "shuffle", inputs=8, repeat=4)
+...     assert (job.result == serial_histogram("large", 8)).all()
+...     job.wall, job.phases.map, job.phases.shuffle, job.phases.reduce
+"""
+from perfcompose.runtime.mapreduce.engine import ClusterInfo, Engine, EngineError, check_address
+from perfcompose.runtime.mapreduce.job import JobResult, histogram_job, run_job, run_mapreduce, serial_histogram
+from perfcompose.runtime.mapreduce.ops import Picture, picture_histogram
+from perfcompose.runtime.mapreduce.records import PhaseTimes
+from perfcompose.runtime.mapreduce.strategies import STRATEGIES, StrategyError
+
+__all__ = ["ClusterInfo", "Engine", "EngineError", "JobResult", "PhaseTimes", "Picture", "STRATEGIES",
+           "StrategyError", "check_address", "histogram_job", "picture_histogram", "run_job", "run_mapreduce",
+           "serial_histogram"]

@@ -1,0 +1,447 @@
+"""MapReduce on Dask, measured against its predictions (000 Tables 3 and 5).
+
+Every configuration (picture, strategy, m nodes, n threads) runs the pixel-channel histogram
+of x copies of a picture on a Dask cluster of m workers x n threads. Next to each job are
+measured, in the same round, what the predictions need: the map task alone in this process
+(the papers' atomic model) and inside the engine with every thread busy, and the engine's cost
+per task and per job; once per cluster, the latency of dependent tasks and the bandwidth
+between workers. Two predictions are set beside the measurement: the papers' operator over the
+atomic models (eq. 5-7, "naive") and the calibrated one (``compose.mapreduce``).
+
+Rounds are checkpointed one (cluster, round, picture) at a time; an interrupted study resumes
+without losing a finished measurement.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from perfcompose.compose.mapreduce import EngineCosts, calibrated_model, paper_model
+from perfcompose.errors import PerfcomposeError
+from perfcompose.model import Model
+
+Progress = Callable[[str, int, int], None]
+
+PICTURES = ("small", "medium", "large")
+STRATEGY_NAMES = ("pairwise", "local", "shuffle")
+#: the paper's grid (000 section 4.2.5): m nodes x n threads
+PAPER_M = (1, 2, 4)
+PAPER_N = (1, 2, 4, 8, 12, 24)
+#: map repetitions per picture: every map task does about as much work as one of the large
+#: picture repeated 4 times (~16 ms here), coarse enough for the engine's per-task cost
+REPEAT = {"small": 320, "medium": 36, "large": 4}
+QUICK_X, FULL_X = (16,), (32,)
+QUICK_ROUNDS, FULL_ROUNDS = 5, 9
+
+#: 000 Table 5: group -> (min, max, median, mean, std) of the relative error in %
+PAPER_TABLE5: dict[str, tuple[float, float, float, float, float]] = {
+    "all": (0.08, 93.68, 31.01, 37.24, 21.24), "small": (27.05, 93.68, 57.68, 59.68, 16.85),
+    "medium": (6.21, 62.75, 31.23, 32.34, 12.88), "large": (0.08, 35.88, 24.41, 20.03, 9.06),
+    "pairwise": (0.15, 72.62, 28.26, 32.02, 16.92), "local": (0.48, 91.52, 31.44, 38.93, 22.37),
+    "shuffle": (0.08, 93.68, 34.93, 40.75, 22.89),
+    "n=1": (0.08, 48.69, 27.54, 25.47, 13.96), "n=2": (2.11, 57.87, 28.60, 29.35, 15.31),
+    "n=4": (5.09, 68.02, 31.01, 35.58, 18.36), "n=8": (10.99, 77.54, 32.38, 40.53, 19.89),
+    "n=12": (12.95, 76.81, 33.55, 40.42, 20.36), "n=24": (14.64, 93.68, 44.67, 51.98, 26.28),
+    "m=1": (0.08, 88.57, 19.89, 28.22, 23.62), "m=2": (23.48, 91.91, 33.02, 41.59, 18.31),
+    "m=4": (23.22, 93.68, 36.16, 42.09, 18.26),
+}
+
+#: 000 Table 3 (GrPPi, m = 1, pairwise): n -> (monolithic, modular) [ns per input], error %
+PAPER_TABLE3: dict[int, tuple[float, float, float]] = {
+    1: (2.177e7, 2.186e7, 0.41), 2: (1.108e7, 1.093e7, 1.35), 4: (5.705e6, 5.465e6, 4.21),
+    8: (3.067e6, 2.733e6, 10.89), 12: (2.066e6, 1.822e6, 11.81), 24: (1.065e6, 0.911e6, 14.46),
+}
+#: 000 Table 1 rows 9-10: GrPPi's map and reduce [ns]
+PAPER_GRPPI = {"map": "1.241e7", "reduce_p": "9.449e6"}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One configuration: measured and predicted seconds per job, from the round with the median
+    error of the calibrated prediction (:func:`median_pair`)."""
+
+    picture: str
+    strategy: str
+    m: int
+    n: int
+    x: int
+    repeat: int
+    measured: float
+    naive: float
+    calibrated: float
+    #: median per-phase seconds from the engine's records
+    phases: Mapping[str, float]
+    rounds: int
+    disturbed: int = 0
+    #: the median of the measured times over the rounds, and the range of the rounds' errors
+    median_wall: float = float("nan")
+    error_range: tuple[float, float] = (float("nan"), float("nan"))
+
+    @property
+    def error(self) -> float:
+        """Signed relative error of the calibrated prediction."""
+        return (self.calibrated - self.measured) / self.measured
+
+    @property
+    def error_naive(self) -> float:
+        return (self.naive - self.measured) / self.measured
+
+    def to_json(self) -> dict[str, Any]:
+        return {"picture": self.picture, "strategy": self.strategy, "m": self.m, "n": self.n, "x": self.x,
+                "repeat": self.repeat, "measured": self.measured, "predicted": self.calibrated,
+                "error": self.error, "predicted_naive": self.naive, "error_naive": self.error_naive,
+                "phases": dict(self.phases), "rounds": self.rounds, "disturbed_rounds": self.disturbed,
+                "measured_median": self.median_wall, "error_min": self.error_range[0],
+                "error_max": self.error_range[1]}
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """What was measured once on one cluster."""
+
+    m: int
+    n: int
+    costs: Mapping[str, Any]
+    malloc_trim: tuple[str | None, ...]
+    address: str = ""
+
+
+@dataclass(frozen=True)
+class MapReduceStudy:
+    rows: tuple[Row, ...]
+    clusters: tuple[Cluster, ...]
+    skipped: tuple[tuple[int, int, str], ...] = ()
+    rounds: int = 0
+    xs: tuple[int, ...] = ()
+    folder: Path | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"configurations": [r.to_json() for r in self.rows],
+                "clusters": [asdict(c) for c in self.clusters],
+                "skipped": [{"m": m, "n": n, "why": why} for m, n, why in self.skipped],
+                "rounds": self.rounds, "x": list(self.xs), "unit": "s",
+                "error": "(predicted - measured) / measured"}
+
+
+def cluster_grid(cores: int, ms: Sequence[int] = PAPER_M, ns: Sequence[int] = PAPER_N
+                 ) -> tuple[list[tuple[int, int]], list[tuple[int, int, str]]]:
+    """The paper's (m, n) that fit ``cores`` (m n <= cores), and the rest with why."""
+    kept = [(m, n) for m in ms for n in ns if m * n <= cores]
+    skipped = [(m, n, f"m*n = {m * n} > {cores} cores") for m in ms for n in ns if m * n > cores]
+    return kept, skipped
+
+
+def check_cluster(m: int, n: int, cores: int | None = None) -> None:
+    cores = cores or os.cpu_count() or 1
+    if m < 1 or n < 1:
+        raise PerfcomposeError(f"m and n must be at least 1, got m={m}, n={n}")
+    if m * n > cores:
+        raise PerfcomposeError(f"m*n = {m * n} workers' threads do not fit this machine's {cores} cores: "
+                               "a measurement would time the oversubscription; give a smaller m or n, or "
+                               "a cluster with --scheduler")
+
+
+# -- checkpoints ---------------------------------------------------------------------------------
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    """The complete records of a JSONL checkpoint (a torn last line is dropped)."""
+    if not path.exists():
+        return []
+    raw = path.read_bytes()
+    complete = raw[:raw.rfind(b"\n") + 1]
+    out = []
+    for line in complete.split(b"\n"):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return out
+
+
+def _append(path: Path, record: Mapping[str, Any]) -> None:
+    with open(path, "ab") as f:
+        f.write((json.dumps(record) + "\n").encode())
+        f.flush()
+        os.fsync(f.fileno())
+
+
+# -- measuring -----------------------------------------------------------------------------------
+
+def _reduce_parts(reps: int = 51) -> dict[str, Model]:
+    """reduce_p and reduce_v timed here, alone: the papers' atomic models [s]."""
+    from perfcompose.bench.tasks import reduce_p, reduce_v
+    from perfcompose.runtime.mapreduce.calibrate import time_here
+    from perfcompose.runtime.mapreduce.ops import Picture, picture_histogram
+
+    h = picture_histogram(Picture("small", 1))
+    pair = time_here(reduce_p, h, h, reps=reps)
+    sizes = (1024, 16384, 131072)
+    times = [time_here(reduce_v, np.arange(d, dtype=np.int64), reps=reps) for d in sizes]
+    slope, intercept = np.polyfit(np.array(sizes, float), np.array(times), 1)
+    return {"reduce_p": Model.constant(pair, params=("x",)),
+            "reduce_v": Model.parse(f"{max(float(intercept), 0.0)!r} + {max(float(slope), 1e-15)!r}*x")}
+
+
+def _measure_cluster(engine: Any) -> dict[str, Any]:
+    from perfcompose.runtime.mapreduce.calibrate import probe_bandwidth, probe_hops
+
+    hops = probe_hops(engine)
+    parts = _reduce_parts()
+    return {"hop_local": hops.local, "hop_remote": hops.remote, "bandwidth": probe_bandwidth(engine),
+            "reduce_p": str(parts["reduce_p"]), "reduce_v": str(parts["reduce_v"])}
+
+
+def _measure_round(engine: Any, picture: str, repeat: int, strategies: Sequence[str], xs: Sequence[int],
+                   seed: int) -> dict[str, Any]:
+    """The jobs of one picture in a shuffled order, each between two calibrations (the map task
+    alone here and inside the engine): a prediction uses the two around its job, so that a load
+    that comes and goes on the machine meets the calibration as it meets the job."""
+    from perfcompose.runtime.mapreduce import ops
+    from perfcompose.runtime.mapreduce.calibrate import probe_map, time_here
+    from perfcompose.runtime.mapreduce.job import histogram_job, serial_histogram
+
+    item = ops.Picture(picture, repeat)
+    # a probe half as long as the shortest job: a short burst of work on a loaded machine gets
+    # more than its share of the cores (the OS favours a process that has been sleeping)
+    info = engine.refresh()
+    waves = max(3, min(xs) // (2 * info.m * info.n))
+
+    def calibration() -> dict[str, Any]:
+        return {"isolated": time_here(ops.picture_histogram, item, reps=3),
+                "probe": probe_map(engine, ops.picture_histogram, item, waves=waves).to_json()}
+
+    jobs = [(s, x) for s in strategies for x in xs]
+    random.Random(seed).shuffle(jobs)
+    points = [calibration()]
+    out = {}
+    for k, (s, x) in enumerate(jobs):
+        res = histogram_job(engine, picture, s, x, repeat)
+        if not np.array_equal(res.result, serial_histogram(picture, x)):
+            raise PerfcomposeError(f"{s} on {picture} x {x} returned a wrong histogram")
+        out[f"{s}@{x}"] = {**res.to_json(), "calibration": k}
+        points.append(calibration())
+    return {"calibrations": points, "jobs": out}
+
+
+def _around(unit: Mapping[str, Any], job: Mapping[str, Any]) -> dict[str, Any]:
+    """The mean of the calibrations just before and just after a job."""
+    a, b = unit["calibrations"][job["calibration"]], unit["calibrations"][job["calibration"] + 1]
+    probe = {k: (a["probe"][k] + b["probe"][k]) / 2 for k in a["probe"]}
+    return {"isolated": (a["isolated"] + b["isolated"]) / 2, "probe": probe}
+
+
+def _predictions(strategy: str, m: int, n: int, x: int, cluster: Mapping[str, Any],
+                 unit: Mapping[str, Any]) -> tuple[float, float]:
+    """The papers' prediction (atomic models timed alone) and the calibrated one [s]."""
+    reduce_parts = {"reduce_p": Model.parse(cluster["reduce_p"], params=("x",)),
+                    "reduce_v": Model.parse(cluster["reduce_v"], params=("x",))}
+    naive_parts = {"map": Model.constant(unit["isolated"], params=("x",)), **reduce_parts}
+    engine_parts = {"map": Model.constant(unit["probe"]["compute"], params=("x",)), **reduce_parts}
+    costs = EngineCosts(job=unit["probe"]["job"], dispatch=unit["probe"]["dispatch"],
+                        hop_local=cluster["hop_local"], hop_remote=cluster["hop_remote"],
+                        bandwidth=cluster["bandwidth"])
+    naive = paper_model(strategy, m, n, naive_parts, cluster["bandwidth"])(x=x)
+    calibrated = calibrated_model(strategy, m, n, engine_parts, costs)(x=x)
+    return float(naive), float(calibrated)
+
+
+def median_pair(samples: Sequence[tuple[Mapping[str, Any], float, float]]
+                ) -> tuple[Mapping[str, Any], float, float]:
+    """The round whose calibrated prediction has the median relative error (the lower median
+    of an even count). Each round pairs a job with the calibrations around it, so a burst of
+    other work on the machine moves both; the medians of the measured and of the predicted times
+    taken apart can come from different rounds, one loaded and one quiet."""
+    ranked = sorted(samples, key=lambda t: (t[2] - t[0]["wall"]) / t[0]["wall"])
+    return ranked[(len(ranked) - 1) // 2]
+
+
+def _rows(m: int, n: int, cluster: Mapping[str, Any], units: Iterable[Mapping[str, Any]],
+          pictures: Sequence[str], strategies: Sequence[str], xs: Sequence[int],
+          repeat: Mapping[str, int]) -> list[Row]:
+    units = list(units)
+    rows = []
+    for picture in pictures:
+        mine = [u for u in units if u["picture"] == picture]
+        for s in strategies:
+            for x in xs:
+                samples = []
+                for u in mine:
+                    job = u["jobs"][f"{s}@{x}"]
+                    samples.append((job, *_predictions(s, m, n, x, cluster, _around(u, job))))
+                clean = [t for t in samples if not t[0]["disturbed"]] or samples
+                if not clean:
+                    continue
+                phases = {p: statistics.median(t[0]["phases"][p] for t in clean) for p in ("map", "shuffle", "reduce")}
+                job, naive, calibrated = median_pair(clean)
+                errors = [(t[2] - t[0]["wall"]) / t[0]["wall"] for t in clean]
+                rows.append(Row(picture, s, m, n, x, repeat[picture], measured=job["wall"], naive=naive,
+                                calibrated=calibrated, phases=phases, rounds=len(clean),
+                                disturbed=len(samples) - len(clean),
+                                median_wall=statistics.median(t[0]["wall"] for t in clean),
+                                error_range=(min(errors), max(errors))))
+    return rows
+
+
+def study(*, pictures: Sequence[str] = PICTURES, strategies: Sequence[str] = STRATEGY_NAMES,
+          clusters: Sequence[tuple[int, int]] | None = None, xs: Sequence[int] = QUICK_X,
+          rounds: int = QUICK_ROUNDS, repeat: Mapping[str, int] | None = None, scheduler: str | None = None,
+          malloc_trim: int | None = None, checkpoints: Path | None = None, restart: bool = False,
+          progress: Progress | None = None) -> MapReduceStudy:
+    """Measure every configuration and predict it; see the module's description.
+
+    ``clusters`` are the (m, n) to start on this machine (default: the paper's grid that fits
+    the cores); with ``scheduler`` the one cluster there is used as it is.
+    """
+    from perfcompose.runtime.mapreduce.engine import Engine, check_address
+    from perfcompose.runtime.mapreduce.ops import prepare_picture
+    from perfcompose.runtime.mapreduce.strategies import check_strategy
+
+    for s in strategies:
+        check_strategy(s)
+    for p in pictures:
+        if p not in PICTURES:
+            raise PerfcomposeError(f"unknown picture {p!r}; choose one of: {', '.join(PICTURES)}")
+    if rounds < 1 or not xs or min(xs) < 1:
+        raise PerfcomposeError("need at least one round and inputs x >= 1")
+    repeat = {**REPEAT, **(repeat or {})}
+    if min(repeat.values()) < 1:
+        raise PerfcomposeError("the map repetitions R must be at least 1")
+    cores = os.cpu_count() or 1
+    skipped: list[tuple[int, int, str]] = []
+    if scheduler is not None:
+        check_address(scheduler)
+        plan: list[tuple[int, int] | None] = [None]
+    else:
+        if clusters is None:
+            kept, skipped = cluster_grid(cores)
+        else:
+            kept = list(clusters)
+            for m, n in kept:
+                check_cluster(m, n, cores)
+        plan = list(kept)
+    identity = {"pictures": list(pictures), "strategies": list(strategies), "x": [int(v) for v in xs],
+                "repeat": {p: repeat[p] for p in pictures}, "scheduler": scheduler, "malloc_trim": malloc_trim}
+    folder = None
+    if checkpoints is not None:
+        from perfcompose.validate.modular import checkpoint_dir
+
+        folder = checkpoint_dir(checkpoints, identity).with_name(
+            checkpoint_dir(checkpoints, identity).name.replace("validate-", "mapreduce-"))
+        folder.mkdir(parents=True, exist_ok=True)
+    total = len(plan) * rounds * len(pictures)
+    done = 0
+    rows: list[Row] = []
+    found: list[Cluster] = []
+    for spec in plan:
+        path = None if folder is None else folder / ("cluster-" + (f"m{spec[0]}-n{spec[1]}" if spec else "scheduler")
+                                                     + ".jsonl")
+        if path is not None and restart and path.exists():
+            path.unlink()
+        records = _read(path) if path is not None else []
+        head = next((r for r in records if r.get("kind") == "cluster"), None)
+        units = {(r["round"], r["picture"]): r for r in records if r.get("kind") == "round"}
+        todo = [(r, p) for r in range(rounds) for p in pictures if (r, p) not in units]
+        done += rounds * len(pictures) - len(todo)
+        if todo or head is None:
+            label = f"m={spec[0]} n={spec[1]}" if spec else scheduler
+            if progress:
+                progress(f"starting {label}", done, total)
+            with Engine(*(spec or (1, 1)), scheduler=scheduler, malloc_trim=malloc_trim) as engine:
+                info = engine.refresh()
+                m, n = info.m, info.n
+                for p in pictures:
+                    engine.run_on_workers(prepare_picture, p)
+                if head is None:
+                    head = {"kind": "cluster", "m": m, "n": n, "address": info.address,
+                            "malloc_trim": list(info.malloc_trim), **_measure_cluster(engine)}
+                    if path is not None:
+                        _append(path, head)
+                for r, p in todo:
+                    if progress:
+                        progress(f"m={m} n={n} round {r + 1}/{rounds} {p}", done, total)
+                    unit = {"kind": "round", "round": r, "picture": p,
+                            **_measure_round(engine, p, repeat[p], strategies, xs, seed=r * 31 + len(p))}
+                    if path is not None:
+                        _append(path, unit)
+                    units[(r, p)] = unit
+                    done += 1
+        m, n = head["m"], head["n"]
+        found.append(Cluster(m, n, {k: head[k] for k in ("hop_local", "hop_remote", "bandwidth", "reduce_p",
+                                                         "reduce_v")}, tuple(head["malloc_trim"]),
+                             head.get("address", "")))
+        rows += _rows(m, n, head, [units[(r, p)] for r in range(rounds) for p in pictures], pictures, strategies,
+                      [int(v) for v in xs], repeat)
+    if progress:
+        progress("done", total, total)
+    return MapReduceStudy(tuple(rows), tuple(found), tuple(skipped), rounds, tuple(int(v) for v in xs), folder)
+
+
+# -- summaries -----------------------------------------------------------------------------------
+
+def summary(rows: Sequence[Row], calibrated: bool = True) -> list[tuple[str, tuple[float, ...]]]:
+    """Table 5's grouping: |relative error| in % by picture, strategy, n and m (min, max, median,
+    mean, std)."""
+    def stats(errs: list[float]) -> tuple[float, ...]:
+        a = np.abs(np.array(errs)) * 100
+        return (float(a.min()), float(a.max()), float(np.median(a)), float(a.mean()),
+                float(a.std(ddof=1)) if len(a) > 1 else 0.0)
+
+    def err(r: Row) -> float:
+        return r.error if calibrated else r.error_naive
+
+    groups: list[tuple[str, list[Row]]] = [("all", list(rows))]
+    groups += [(p, [r for r in rows if r.picture == p]) for p in PICTURES]
+    groups += [(s, [r for r in rows if r.strategy == s]) for s in STRATEGY_NAMES]
+    groups += [(f"n={n}", [r for r in rows if r.n == n]) for n in sorted({r.n for r in rows})]
+    groups += [(f"m={m}", [r for r in rows if r.m == m]) for m in sorted({r.m for r in rows})]
+    return [(name, stats([err(r) for r in g])) for name, g in groups if g]
+
+
+@dataclass(frozen=True)
+class Table3Row:
+    """One thread count of 000 Table 3: the paper's models, and (where it fits) the slope
+    measured here with its modular predictions [s per input]."""
+
+    n: int
+    paper_monolithic: float
+    paper_modular: float
+    paper_error: float
+    composed: float
+    measured: float | None = None
+    naive: float | None = None
+    calibrated: float | None = None
+
+
+def _slope(xs: Sequence[float], ys: Sequence[float]) -> float:
+    return float(np.polyfit(np.asarray(xs, float), np.asarray(ys, float), 1)[0])
+
+
+def table3(study_result: MapReduceStudy | None) -> list[Table3Row]:
+    """000 Table 3: the modular column recomposed from the paper's Table 1 (eq. 6), and, for the
+    thread counts measured here (m = 1, pairwise, large picture), the per-input slope of the
+    measured time next to the slopes of the two predictions."""
+    from perfcompose.compose.mapreduce import paper_term
+    from perfcompose.compose.operators import compose
+
+    parts = {k: Model.parse(v, params=("x",), unit="ns") for k, v in PAPER_GRPPI.items()}
+    out = []
+    for n, (mono, mod, err) in PAPER_TABLE3.items():
+        term = paper_term("pairwise", 1, n)
+        composed = float(compose(term, parts)(x=1.0))
+        row = Table3Row(n, mono, mod, err, composed)
+        mine = [r for r in (study_result.rows if study_result else ()) if r.n == n and r.m == 1]
+        if len({r.x for r in mine}) >= 2:
+            xs = [r.x for r in mine]
+            row = Table3Row(n, mono, mod, err, composed, _slope(xs, [r.measured for r in mine]),
+                            _slope(xs, [r.naive for r in mine]), _slope(xs, [r.calibrated for r in mine]))
+        out.append(row)
+    return out
