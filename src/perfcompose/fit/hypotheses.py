@@ -61,7 +61,7 @@ class BatchFit:
 
 
 def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
-              scale: np.ndarray | None = None) -> BatchFit:
+              scale: np.ndarray | None = None, present: np.ndarray | None = None) -> BatchFit:
     """Fit ``y ~ sum_c coef[:, c] * cols[c]`` for H hypotheses at once by weighted least squares.
 
     ``cols`` are k arrays of shape (H, rows) or (1, rows) (shared columns such as the constant);
@@ -72,6 +72,8 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
     calls by far, and unit-norm columns keep it accurate where Extra-P's unscaled normal
     equations lose steep terms. ``scale`` (rows,) turns weighted residuals into the relative
     residuals that ``cv`` and ``rel_rss`` report (default: they are the weighted residuals).
+    ``present`` (H, k) marks the columns each hypothesis has: an absent column gets coefficient
+    0, so hypotheses with fewer terms share one batch with the others (fewer NumPy calls).
     """
     k = len(cols)
     H = max(c.shape[0] for c in cols)
@@ -97,6 +99,11 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
             R[b][c] = acc[b]
         r = np.sqrt(np.sum(v * v, axis=1))
         bad = r < 1e-10
+        if present is not None:
+            gone = ~present[:, c]
+            v = np.where(gone[:, None], 0.0, v)
+            bad = bad & ~gone
+            r = np.where(gone, 1.0, r)
         rank_ok = rank_ok & ~bad
         R[c][c] = np.where(bad, 1.0, r)
         Q.append(v / R[c][c][:, None])
@@ -113,7 +120,8 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
     proj = sum(qty[c][:, None] * Q[c] for c in range(k))
     resid_w = (yw - proj)[:, fit_rows]
     lev = np.broadcast_to(sum(q * q for q in Q)[:, fit_rows], resid_w.shape)
-    return _finish(coef, predicted, resid_w, lev, rank_ok, n, k,
+    kk = k if present is None else present.sum(axis=1)
+    return _finish(coef, predicted, resid_w, lev, rank_ok, n, kk,
                    None if scale is None else scale[fit_rows])
 
 
@@ -180,13 +188,19 @@ def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa:
 
 
 def _finish(coef: np.ndarray, predicted: np.ndarray, resid_w: np.ndarray, lev: np.ndarray,
-            rank_ok: np.ndarray, n: int, k: int, scale: np.ndarray | None = None) -> BatchFit:
+            rank_ok: np.ndarray, n: int, k: Any, scale: np.ndarray | None = None) -> BatchFit:
     if scale is not None:
         resid_w = resid_w * scale
     rel_rss = np.einsum("hr,hr->h", resid_w, resid_w)
     valid = (rank_ok & np.all(np.isfinite(coef), axis=1) & (np.max(lev, axis=1) < 1 - 1e-9)
              & np.isfinite(rel_rss) & (k + 1 <= n))
     return BatchFit(coef, predicted, resid_w, lev, rel_rss, valid)
+
+
+def split_batch(b: BatchFit, start: int, stop: int, k: int) -> BatchFit:
+    """Hypotheses ``start:stop`` of a batch, keeping their first ``k`` coefficients."""
+    return BatchFit(b.coef[start:stop, :k], b.predicted[start:stop], b.resid[start:stop], b.lev[start:stop],
+                    b.rel_rss[start:stop], b.valid[start:stop])
 
 
 def fit_one_term_lines(F: np.ndarray, Y: np.ndarray, W: np.ndarray, S: np.ndarray | None = None

@@ -20,7 +20,8 @@ import numpy as np
 from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
 from perfcompose.fit.hypotheses import (DEFAULT_I, DEFAULT_J, BatchFit, Factor, factor_values,
-                                        factors, fit_batch, fit_one_and_two_terms, fit_one_term_lines)
+                                        factors, fit_batch, fit_one_and_two_terms, fit_one_term_lines,
+                                        split_batch)
 from perfcompose.model import Model
 
 # A hypothesis: the constant plus terms; a term maps each parameter index to its factor.
@@ -55,7 +56,7 @@ class _Group:
     def candidate(self, h: int) -> Candidate:
         coef = self.batch.coef[h]
         return Candidate(self.hyps[h], float(coef[0]), tuple(float(c) for c in coef[1:]),
-                         float(self.batch.cv_of(h)), float(self.scores[h]))
+                         float(self.batch.cv[h]), float(self.scores[h]))
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,8 @@ class PMNFFitter:
                  tolerance: float = 0.1, candidates_per_parameter: int = 4,
                  term_penalty: float | Sequence[float] = (8.0, 30.0), plausible: float = 3.5,
                  indistinct: float = 0.5, horizon: float = 16.0, shrink: float = 0.0,
-                 overshoot_risk: float = 0.05, overshoot_factor: float = 2.0, weight_power: float = 1.0):
+                 overshoot_risk: float = 0.05, overshoot_factor: float = 2.0, weight_power: float = 1.0,
+                 tilt: float = 0.0):
         if aggregate not in AGGREGATES:
             raise FitError(f"unknown aggregation {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
         if max_terms not in (1, 2):
@@ -136,6 +138,7 @@ class PMNFFitter:
         self.overshoot_risk = overshoot_risk
         self.overshoot_factor = overshoot_factor
         self.weight_power = weight_power
+        self.tilt = tilt
         self.factors_ = factors(self.exponents_i, self.exponents_j)
         m = len(self.factors_)
         pa, pb = np.tril_indices(m, -1)                    # pa > pb: the first term is of higher order
@@ -144,6 +147,7 @@ class PMNFFitter:
         self._exponent_arrays = (np.array([float(f[0]) for f in self.factors_]),
                                  np.array([float(f[1]) for f in self.factors_]))
         self._two_term = [(((0, self.factors_[a]),), ((0, self.factors_[b]),)) for a, b in zip(pa, pb)]
+        self._layouts: dict[tuple, list[tuple[np.ndarray, np.ndarray]]] = {}
 
     # -- public API -------------------------------------------------------------------------
 
@@ -269,7 +273,7 @@ class PMNFFitter:
         """Constant, one-term and two-term hypotheses in x; ``far`` is predicted, not fitted."""
         rows = np.append(x, far) if far is not None else x
         yy = np.append(y, 0.0) if far is not None else y
-        w, sc = self._weights(y)
+        w, sc = self._weights(y, x[:, None])
         if far is not None:
             w, sc = np.append(w, 0.0), np.append(sc, 1.0)
         FT = factor_values(rows, self._exponent_arrays).T
@@ -323,11 +327,18 @@ class PMNFFitter:
         ranked.sort(key=lambda e: e[0])
         return chosen, [g.candidate(h) for _, g, h in ranked[:keep]]
 
-    def _weights(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _weights(self, y: np.ndarray, X: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Row weights of the fit (y^-weight_power) and the factors that turn weighted
         residuals into relative ones, which the noise is measured in."""
-        yf = np.maximum(y, max(float(np.max(y)) * 1e-12, 1e-300))
-        return yf ** -self.weight_power, yf ** (self.weight_power - 1.0)
+        yf = np.maximum(y, np.maximum(np.max(y, axis=-1, keepdims=True) * 1e-12, 1e-300))
+        w, sc = yf ** -self.weight_power, yf ** (self.weight_power - 1.0)
+        if self.tilt and X is not None:
+            L = np.log(X)
+            lo, hi = L.min(axis=0), L.max(axis=0)
+            u = np.mean((L - lo) / np.where(hi > lo, hi - lo, 1.0), axis=1)
+            g = np.exp(self.tilt * (u - 1.0))
+            w, sc = w * g, sc / g
+        return w, sc
 
     def _lines(self, X: np.ndarray, k: int) -> list[np.ndarray]:
         """Index sets of the points where every parameter but ``k`` is fixed (>= 3 distinct values)."""
@@ -337,27 +348,40 @@ class PMNFFitter:
         lines = [np.flatnonzero(inverse == g) for g in range(inverse.max() + 1)]
         return [idx for idx in lines if len(np.unique(X[idx, k])) >= 3]
 
+    def _line_layout(self, X: np.ndarray, k: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The lines along parameter ``k`` grouped by their coordinates: per group the (L, rows)
+        point indices in increasing order of ``k`` and the factor values there (factors, rows).
+        It depends only on the coordinates, which repeat from series to series, so it is cached."""
+        key = (X.shape, X.tobytes(), k)
+        layout = self._layouts.get(key)
+        if layout is None:
+            by_x: dict[bytes, list[np.ndarray]] = {}
+            for idx in self._lines(X, k):
+                order = idx[np.argsort(X[idx, k], kind="stable")]
+                by_x.setdefault(X[order, k].tobytes(), []).append(order)
+            layout = [(np.stack(same), factor_values(X[same[0], k], self._exponent_arrays).T)
+                      for same in by_x.values()]
+            if len(self._layouts) >= 64:
+                self._layouts.clear()
+            self._layouts[key] = layout
+        return layout
+
     def _parameter_candidates(self, X: np.ndarray, y: np.ndarray, sigma: float, k: int) -> list[Factor | None]:
         """The most likely factors of parameter ``k``, voted on every line through the points."""
-        lines = self._lines(X, k)
-        if not lines:
+        layout = self._line_layout(X, k)
+        if not layout:
             raise FitError(f"no line of at least 3 points along parameter {k + 1} with the others fixed; "
                            "measure a line of points per parameter")
         total = np.zeros(len(self.factors_) + 1)
-        by_x: dict[bytes, list[np.ndarray]] = {}
-        for idx in lines:
-            order = idx[np.argsort(X[idx, k], kind="stable")]
-            by_x.setdefault(X[order, k].tobytes(), []).append(order)
         m = len(self.factors_)
-        for same in by_x.values():
-            x = X[same[0], k]
-            Y = np.stack([y[o] for o in same])
-            W, S = (np.stack(a) for a in zip(*(self._weights(y[o]) for o in same)))
-            const, one = fit_one_term_lines(factor_values(x, self._exponent_arrays).T, Y, W, S)
-            c0 = self._scored([()] * len(same), const, 0, sigma).scores
+        for index, FT in layout:
+            Y = y[index]
+            W, S = self._weights(Y)
+            const, one = fit_one_term_lines(FT, Y, W, S)
+            c0 = self._scored([()] * len(Y), const, 0, sigma).scores
             c0 = np.where(np.isfinite(c0), c0, 0.0)
-            slack = np.repeat([_constant_slack(y[o], sigma) for o in same], m)
-            s1 = self._scored([()] * (len(same) * m), one, 1, sigma, slack).scores.reshape(len(same), m)
+            slack = np.repeat(_constant_slack(Y, sigma), m)
+            s1 = self._scored([()] * (len(Y) * m), one, 1, sigma, slack).scores.reshape(len(Y), m)
             # a factor rejected on a line (e.g. a negative coefficient) counts as absent there
             total[0] += c0.sum()
             total[1:] += np.where(np.isfinite(s1), s1, (c0 + self._penalty(1))[:, None]).sum(axis=0)
@@ -372,22 +396,33 @@ class PMNFFitter:
         yy = np.append(y, 0.0)
         w, sc = self._weights(y)
         w, sc = np.append(w, 0.0), np.append(sc, 1.0)
-        logs = np.log2(rows)
+        values = [factor_values(rows[:, k], [f for f in per_param[k] if f is not None]).T for k in range(d)]
         keys, by_size = _combination_templates(tuple(len(c) for c in per_param))
         columns = np.empty((len(keys), len(rows)))
         for c, key in enumerate(keys):
-            v = np.ones(len(rows))
-            for k, ci in key:
-                i, j = per_param[k][ci]
-                v = v * rows[:, k] ** float(i) * logs[:, k] ** float(j)
+            (k, ci), *more = key
+            v = values[k][ci - 1]
+            for k, ci in more:
+                v = v * values[k][ci - 1]
             columns[c] = v
-        ones = np.ones((1, len(rows)))
-        groups = []
-        for r, index in by_size.items():
-            stacked = [ones] + [columns[index[:, t]] for t in range(r)]
-            groups.append(self._group(_TemplateHypotheses(keys, index, per_param), stacked, yy, w, sc, sigma,
-                                      _constant_slack(y, sigma)))
-        return groups
+        # one batch for every size: a smaller hypothesis leaves its last columns absent
+        sizes = list(by_size)
+        width = max(sizes)
+        stacked = [np.ones((1, len(rows)))]
+        present = np.ones((sum(len(by_size[r]) for r in sizes), width + 1), dtype=bool)
+        starts = np.cumsum([0] + [len(by_size[r]) for r in sizes])
+        for t in range(width):
+            col = np.zeros((len(present), len(rows)))
+            for r, a, b in zip(sizes, starts[:-1], starts[1:]):
+                if t < r:
+                    col[a:b] = columns[by_size[r][:, t]]
+                else:
+                    present[a:b, t + 1] = False
+            stacked.append(col)
+        batch = fit_batch(stacked, yy, w, sc, present)
+        slack = _constant_slack(y, sigma)
+        return [self._scored(_TemplateHypotheses(keys, by_size[r], per_param), split_batch(batch, a, b, r + 1), r,
+                             sigma, slack) for r, a, b in zip(sizes, starts[:-1], starts[1:])]
 
     # -- statistics -------------------------------------------------------------------------
 
@@ -408,17 +443,17 @@ class PMNFFitter:
         return FitResult(chosen, tuple(params), stats, alternatives=tuple(ranked[:10]))
 
 
-def _constant_slack(y: np.ndarray, sigma: float) -> float:
+def _constant_slack(y: np.ndarray, sigma: float) -> Any:
     """How far below zero a fitted constant may fall and still count as non-negative.
 
     A cost has no negative part, so with measured noise ``sigma`` (relative, of an aggregate) a
     constant more than two noise widths of the smallest value below zero marks a form that
     fits only by cancelling its own growth. Without a noise estimate there is no such scale and
-    the constant is not restricted.
+    the constant is not restricted. ``y`` may hold one series per row (one slack each).
     """
     if sigma <= 0:
-        return np.inf
-    return 2.0 * sigma * float(np.min(y)) + 1e-9 * float(np.max(y))
+        return np.full(y.shape[:-1], np.inf) if y.ndim > 1 else np.inf
+    return 2.0 * sigma * np.min(y, axis=-1) + 1e-9 * np.max(y, axis=-1)
 
 
 def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> int:
