@@ -105,11 +105,14 @@ class PMNFFitter:
     hypotheses whose terms have negative coefficients (run times do not shrink as inputs grow);
     ``term_penalty``: the chi-square price of the first, second, ... term when repetitions
     measure the noise; ``tolerance``: without repetitions, the CV margin a term must earn;
-    ``plausible``, ``indistinct``, ``horizon``, ``shrink``, ``overshoot_risk`` and
-    ``overshoot_factor`` govern the choice among hypotheses the data cannot tell apart (see
-    :meth:`_select`); ``candidates_per_parameter``: factors per parameter that the
-    multi-parameter search combines; ``weight_power``: rows are weighted by y^-power (1 fits
-    relative errors).
+    ``plausible``, ``indistinct``, ``horizon``, ``shrink``, ``overshoot_risk``,
+    ``overshoot_factor``, ``overshoot_noise`` and ``multi_overshoot_risk`` govern the choice
+    among hypotheses the data cannot tell apart (see :meth:`_select`);
+    ``candidates_per_parameter``: factors per parameter that the multi-parameter search
+    combines; ``weight_power``: rows are weighted by y^-power (1 fits relative errors);
+    ``tilt``: rows are further weighted by exp(tilt * (u - 1)), u the point's position between
+    the smallest (0) and largest (1) coordinates on a log scale, so that the fit leans toward
+    the largest measurements, which decide the extrapolation.
     """
 
     def __init__(self, *, exponents_i: Sequence[Any] = DEFAULT_I, exponents_j: Sequence[Any] = DEFAULT_J,
@@ -117,8 +120,8 @@ class PMNFFitter:
                  tolerance: float = 0.1, candidates_per_parameter: int = 4,
                  term_penalty: float | Sequence[float] = (8.0, 30.0), plausible: float = 3.5,
                  indistinct: float = 0.5, horizon: float = 16.0, shrink: float = 0.0,
-                 overshoot_risk: float = 0.05, overshoot_factor: float = 2.0, weight_power: float = 1.0,
-                 tilt: float = 0.0):
+                 overshoot_risk: float = 0.05, overshoot_factor: float = 1.0, overshoot_noise: float = 40.0,
+                 multi_overshoot_risk: float = 0.2, weight_power: float = 1.0, tilt: float = 1.0):
         if aggregate not in AGGREGATES:
             raise FitError(f"unknown aggregation {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
         if max_terms not in (1, 2):
@@ -137,6 +140,8 @@ class PMNFFitter:
         self.shrink = shrink
         self.overshoot_risk = overshoot_risk
         self.overshoot_factor = overshoot_factor
+        self.overshoot_noise = overshoot_noise
+        self.multi_overshoot_risk = multi_overshoot_risk
         self.weight_power = weight_power
         self.tilt = tilt
         self.factors_ = factors(self.exponents_i, self.exponents_j)
@@ -203,7 +208,7 @@ class PMNFFitter:
             groups = self._single_groups(X[:, 0], y, sigma, far[0], self.max_terms)
         else:
             groups = self._multi_groups(X, y, sigma, far)
-        chosen, ranked = self._select(groups, sigma)
+        chosen, ranked = self._select(groups, sigma, multi=len(params) > 1)
         return self._result(params, X, y, chosen, ranked)
 
     # -- search -----------------------------------------------------------------------------
@@ -286,20 +291,28 @@ class PMNFFitter:
             groups.append(self._scored(self._two_term, two, 2, sigma, slack))
         return groups
 
-    def _select(self, groups: list[_Group], sigma: float, keep: int = 10) -> tuple[Candidate, list[Candidate]]:
+    def _select(self, groups: list[_Group], sigma: float, keep: int = 10,
+                multi: bool = False) -> tuple[Candidate, list[Candidate]]:
         """The best-supported hypothesis whose extrapolation agrees with the consensus of the plausible ones.
 
         Hypotheses within ``plausible`` score units of the best are weighted exp(-delta/2)
         (Akaike weights); their predictions at ``horizon`` times the largest measured
         coordinates form the consensus: the weighted median (weights divided by the prediction
-        to the power ``shrink``), capped at ``overshoot_factor`` times the weighted
-        ``overshoot_risk`` quantile, so that the chance of over-predicting by more than that
-        factor stays below that risk. Among the hypotheses within ``indistinct`` score units of
-        the best (the data cannot tell them apart) the one predicting closest to the consensus
-        is chosen; if none lies under the cap, the best-scored one that does. On noisy data
-        this keeps one lucky steep hypothesis from deciding the extrapolation while the chosen
-        form stays one the data support best; on exact data only the exact fit is plausible.
-        Without a noise estimate the scores are cross-validation errors and the best one wins.
+        to the power ``shrink``), capped at a factor times a cautious weighted quantile of the
+        predictions, so that the chance of over-predicting by more than that factor stays below
+        that quantile's risk. With one parameter the spread of the plausible predictions comes
+        mostly from the noise, so the tolerated factor grows with it: ``overshoot_factor`` +
+        ``overshoot_noise`` times the measured relative noise of an aggregate, over the
+        ``overshoot_risk`` quantile (1.9 at 5 % noise per repetition and 5 repetitions, 2.8 at
+        10 %). With several parameters the spread comes from the choice between additive and
+        multiplicative combinations, which differ at the horizon by factors no noise level
+        explains; there the cap is ``overshoot_factor`` times the ``multi_overshoot_risk``
+        quantile. Among the hypotheses within ``indistinct`` score units of the best (the data
+        cannot tell them apart) the one predicting closest to the consensus is chosen; if none
+        lies under the cap, the best-scored one that does. On noisy data this keeps one lucky
+        steep hypothesis from deciding the extrapolation while the chosen form stays one the
+        data support best; on exact data only the exact fit is plausible. Without a noise
+        estimate the scores are cross-validation errors and the best one wins.
         """
         best = min((float(g.scores.min()) for g in groups if len(g.scores)), default=np.inf)
         if not np.isfinite(best):
@@ -315,8 +328,12 @@ class PMNFFitter:
         if len(scores) == 1 or self.plausible <= 0 or sigma <= 0:
             pick = int(np.argmin(scores))
         else:
+            if multi:
+                risk, factor = self.multi_overshoot_risk, self.overshoot_factor
+            else:
+                risk, factor = self.overshoot_risk, self.overshoot_factor + self.overshoot_noise * sigma
             pick = _consensus_pick(scores - best, np.maximum(np.abs(preds), 1e-300), self.indistinct,
-                                   self.shrink, self.overshoot_risk, self.overshoot_factor)
+                                   self.shrink, risk, factor)
         chosen = groups[int(gidx[pick])].candidate(int(hidx[pick]))
         ranked = []
         for g in groups:
@@ -394,7 +411,7 @@ class PMNFFitter:
         per_param = [self._parameter_candidates(X, y, sigma, k) for k in range(d)]
         rows = np.vstack([X, far[None, :]])
         yy = np.append(y, 0.0)
-        w, sc = self._weights(y)
+        w, sc = self._weights(y, X)
         w, sc = np.append(w, 0.0), np.append(sc, 1.0)
         values = [factor_values(rows[:, k], [f for f in per_param[k] if f is not None]).T for k in range(d)]
         keys, by_size = _combination_templates(tuple(len(c) for c in per_param))
