@@ -125,6 +125,21 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
                    None if scale is None else scale[fit_rows])
 
 
+def fit_constant(y: np.ndarray, weights: np.ndarray, scale: np.ndarray | None = None) -> BatchFit:
+    """The constant hypothesis ``y ~ c0`` by weighted least squares: :func:`fit_batch` with the
+    single column of ones, in closed form."""
+    fit_rows = weights > 0
+    n = int(fit_rows.sum())
+    yw = np.where(fit_rows, y, 0.0) * weights
+    q0 = weights / float(np.sqrt(weights @ weights))
+    t0 = float(q0 @ yw)
+    c0 = t0 / float(np.sqrt(weights @ weights))
+    predicted = np.full((1, int((~fit_rows).sum())), c0)
+    resid = (yw - t0 * q0)[None, fit_rows]
+    return _finish(np.array([[c0]]), predicted, resid, (q0 * q0)[None, fit_rows], np.ones(1, dtype=bool), n, 1,
+                   None if scale is None else scale[fit_rows])
+
+
 def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa: np.ndarray | None,
                           pb: np.ndarray | None, scale: np.ndarray | None = None
                           ) -> tuple[BatchFit, BatchFit | None]:

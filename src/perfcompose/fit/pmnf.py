@@ -20,7 +20,7 @@ import numpy as np
 from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
 from perfcompose.fit.hypotheses import (DEFAULT_I, DEFAULT_J, BatchFit, Factor, factor_values,
-                                        factors, fit_batch, fit_one_and_two_terms, fit_one_term_lines,
+                                        factors, fit_batch, fit_constant, fit_one_and_two_terms, fit_one_term_lines,
                                         split_batch)
 from perfcompose.model import Model
 
@@ -283,7 +283,7 @@ class PMNFFitter:
             w, sc = np.append(w, 0.0), np.append(sc, 1.0)
         FT = factor_values(rows, self._exponent_arrays).T
         slack = _constant_slack(y, sigma)
-        groups = [self._group([()], [np.ones((1, len(rows)))], yy, w, sc, sigma)]
+        groups = [self._scored([()], fit_constant(yy, w, sc), 0, sigma)]
         pairs = max_terms >= 2 and len(np.unique(x)) >= 4
         one, two = fit_one_and_two_terms(FT, yy, w, *(self._pairs if pairs else (None, None)), sc)
         groups.append(self._scored(self._one_term, one, 1, sigma, slack))
