@@ -6,6 +6,7 @@ digits, and the leave-one-out residuals come from the hat matrix without refitti
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from fractions import Fraction
@@ -56,6 +57,10 @@ class BatchFit:
         return self.cv_of(slice(None))
 
     def cv_of(self, h: Any) -> Any:
+        if isinstance(h, (int, np.integer)):  # one hypothesis: a few points, plain floats are faster
+            terms = [abs(r / (1.0 - v)) if v < 1.0 else math.inf
+                     for r, v in zip(self.resid[h].tolist(), self.lev[h].tolist())]
+            return sum(terms) / len(terms)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.mean(np.abs(self.resid[h] / (1.0 - self.lev[h])), axis=-1)
 
@@ -197,7 +202,8 @@ def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa:
     ca = (ya[pa] - g * cb) / na_safe[pa]
     c0_2 = (t0 - r0[pa] * ca - r0[pb] * cb) / n0
     coef2 = np.stack([c0_2, ca, cb], axis=1)
-    pred2 = c0_2[:, None] + ca[:, None] * F[pa][:, far] + cb[:, None] * F[pb][:, far]
+    Ff = F[:, far]
+    pred2 = c0_2[:, None] + ca[:, None] * Ff[pa] + cb[:, None] * Ff[pb]
     two = _finish(coef2, pred2, res2[:, fit_rows], lev2[:, fit_rows], ok2, n, 3, sc)
     return one, two
 

@@ -54,9 +54,8 @@ class _Group:
     scores: np.ndarray  # inf where the fit is invalid or rejected
 
     def candidate(self, h: int) -> Candidate:
-        coef = self.batch.coef[h]
-        return Candidate(self.hyps[h], float(coef[0]), tuple(float(c) for c in coef[1:]),
-                         float(self.batch.cv[h]), float(self.scores[h]))
+        coef = self.batch.coef[h].tolist()
+        return Candidate(self.hyps[h], coef[0], tuple(coef[1:]), float(self.batch.cv_of(h)), float(self.scores[h]))
 
 
 @dataclass(frozen=True)
