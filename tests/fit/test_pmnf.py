@@ -208,3 +208,27 @@ def test_overshoot_cap_grows_with_the_noise_for_one_parameter_only(monkeypatch):
     for _ in range(10):
         PMNFFitter(aggregate="mean").fit_arrays(X, base * (1 + 0.1 * rng.standard_normal((25, 5))), ["p", "n"])
     assert seen and all(s == (0.2, 1.0) for s in seen)
+
+
+def test_skipping_two_term_fits_that_cannot_matter_changes_nothing(monkeypatch):
+    """On noisy data the two-term search is skipped when no two-term score can reach the
+    plausible window or the ranking; the result must equal that of the full search."""
+    import perfcompose.fit.pmnf as pmnf
+    rng = np.random.default_rng(5)
+    x = X_SMALL[:5]
+    data = [(1.0 + 0.2 * x ** 1.5 + 3.0 * np.log2(x))[:, None] * (1 + s * rng.standard_normal((5, 5)))
+            for s in (0.01, 0.05, 0.1) for _ in range(8)]
+    fast = [PMNFFitter(aggregate="mean").fit_arrays(x, v, ["x"]) for v in data]
+    original = pmnf.fit_one_and_two_terms
+    asked = []
+
+    def full(F, y, w, pa, pb, sc=None, need_pairs=None):
+        asked.append(need_pairs is not None and pa is not None and not need_pairs(original(F, y, w, None, None, sc)[0]))
+        return original(F, y, w, pa, pb, sc)
+
+    monkeypatch.setattr(pmnf, "fit_one_and_two_terms", full)
+    slow = [PMNFFitter(aggregate="mean").fit_arrays(x, v, ["x"]) for v in data]
+    assert any(asked)  # the skip happened on some of them
+    for a, b in zip(fast, slow):
+        assert a.chosen == b.chosen
+        assert a.alternatives == b.alternatives

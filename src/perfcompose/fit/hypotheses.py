@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -146,14 +146,16 @@ def fit_constant(y: np.ndarray, weights: np.ndarray, scale: np.ndarray | None = 
 
 
 def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa: np.ndarray | None,
-                          pb: np.ndarray | None, scale: np.ndarray | None = None
+                          pb: np.ndarray | None, scale: np.ndarray | None = None,
+                          need_pairs: Callable[[BatchFit], bool] | None = None
                           ) -> tuple[BatchFit, BatchFit | None]:
     """``c0 + c1*F[a]`` for every factor a and ``c0 + c1*F[a] + c2*F[b]`` for every pair (a, b).
 
     The same weighted least squares as :func:`fit_batch`, but the constant is projected out of
     each factor once and each factor is orthonormalised once, then shared by all pairs that
     use it; only the last Gram-Schmidt step runs per pair. ``F`` is (factors, rows); without
-    pairs only the one-term fits are made.
+    pairs, or when ``need_pairs`` (given the one-term fits) says they cannot matter, only the
+    one-term fits are made.
     """
     fit_rows = weights > 0
     far = ~fit_rows
@@ -182,7 +184,7 @@ def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa:
     pred1 = c0_1[:, None] + c1[:, None] * F[:, far]
     sc = None if scale is None else scale[fit_rows]
     one = _finish(coef1, pred1, res1[:, fit_rows], lev1[:, fit_rows], ok1, n, 2, sc)
-    if pa is None or pb is None:
+    if pa is None or pb is None or (need_pairs is not None and not need_pairs(one)):
         return one, None
 
     Qa_a = Qa[pa]

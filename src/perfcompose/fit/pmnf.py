@@ -114,6 +114,8 @@ class PMNFFitter:
     the largest measurements, which decide the extrapolation.
     """
 
+    keep = 10  # runners-up kept in FitResult.alternatives
+
     def __init__(self, *, exponents_i: Sequence[Any] = DEFAULT_I, exponents_j: Sequence[Any] = DEFAULT_J,
                  max_terms: int = 2, aggregate: str = "median", nonnegative: bool = True,
                  tolerance: float = 0.1, candidates_per_parameter: int = 4,
@@ -218,10 +220,11 @@ class PMNFFitter:
             return values.astype(float), 0.0
         if isinstance(values, np.ndarray) and values.ndim == 2 and values.shape[1] >= 1:
             v = values.astype(float)
-            y = {"median": np.median, "mean": np.mean, "min": np.min, "max": np.max}[self.aggregate](v, axis=1)
+            m = v.mean(axis=1)
+            y = m if self.aggregate == "mean" else {"median": np.median, "min": np.min,
+                                                    "max": np.max}[self.aggregate](v, axis=1)
             if v.shape[1] < 2:
                 return y, 0.0
-            m = v.mean(axis=1)
             good = m > 0
             if not good.any():
                 return y, 0.0
@@ -284,14 +287,27 @@ class PMNFFitter:
         slack = _constant_slack(y, sigma)
         groups = [self._scored([()], fit_constant(yy, w, sc), 0, sigma)]
         pairs = max_terms >= 2 and len(np.unique(x)) >= 4
-        one, two = fit_one_and_two_terms(FT, yy, w, *(self._pairs if pairs else (None, None)), sc)
-        groups.append(self._scored(self._one_term, one, 1, sigma, slack))
+
+        scored: list[_Group] = []
+
+        def need_pairs(one: BatchFit) -> bool:
+            # With measured noise a two-term score is at least its price: if that is beyond the
+            # plausible window of the best and enough hypotheses score below it to fill the
+            # ranking, no two-term hypothesis can be chosen, weigh in or be listed; skip them.
+            scored.append(self._scored(self._one_term, one, 1, sigma, slack))
+            if sigma <= 0:
+                return True
+            scores = np.concatenate([groups[0].scores, scored[0].scores])
+            price = self._penalty(2)
+            return bool(scores.min() + self.plausible >= price or np.sum(scores < price) < self.keep)
+
+        one, two = fit_one_and_two_terms(FT, yy, w, *(self._pairs if pairs else (None, None)), sc, need_pairs)
+        groups.append(scored[-1] if scored else self._scored(self._one_term, one, 1, sigma, slack))
         if two is not None:
             groups.append(self._scored(self._two_term, two, 2, sigma, slack))
         return groups
 
-    def _select(self, groups: list[_Group], sigma: float, keep: int = 10,
-                multi: bool = False) -> tuple[Candidate, list[Candidate]]:
+    def _select(self, groups: list[_Group], sigma: float, multi: bool = False) -> tuple[Candidate, list[Candidate]]:
         """The best-supported hypothesis whose extrapolation agrees with the consensus of the plausible ones.
 
         Hypotheses within ``plausible`` score units of the best are weighted exp(-delta/2)
@@ -335,6 +351,7 @@ class PMNFFitter:
                                    self.shrink, risk, factor)
         chosen = groups[int(gidx[pick])].candidate(int(hidx[pick]))
         ranked = []
+        keep = self.keep
         for g in groups:
             finite = np.flatnonzero(np.isfinite(g.scores))
             if len(finite) > keep:
@@ -456,7 +473,7 @@ class PMNFFitter:
             ar2 = 1.0 if rss <= 1e-24 * max(1.0, float(np.sum(y ** 2))) else math.nan
         stats = {"rss": rss, "smape": smape, "adj_r2": float(ar2), "cv_error": chosen.cv_error * 100,
                  "points": float(n)}
-        return FitResult(chosen, tuple(params), stats, alternatives=tuple(ranked[:10]))
+        return FitResult(chosen, tuple(params), stats, alternatives=tuple(ranked[:self.keep]))
 
 
 def _constant_slack(y: np.ndarray, sigma: float) -> Any:
