@@ -16,6 +16,6 @@ cd "$BENCH"
 "$PY" gen_data.py --out "$OUT"
 "$OLDPWD/.venv-extrap/bin/python" run_extrap.py --data "$OUT/datasets.json" --out "$OUT/results" \
     --modelers Default --check-cli 0 --no-check-text
-PYTHONPATH="$HERE" "$PY" run_adapter.py --adapter pmnf_adapter:make --name perfcompose \
+PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}" "$PY" run_adapter.py --adapter pmnf_adapter:make --name perfcompose \
     --data "$OUT/datasets.json" --out "$OUT/results"
 "$PY" compare.py "$OUT/results/extrap_default_summary.json" "$OUT/results/perfcompose_summary.json"

@@ -168,3 +168,67 @@ def test_negative_constant_forms_rejected_under_noise():
     values = np.array([(30.0 + 2.0 * x ** 2) * (1 + 0.02 * rng.standard_normal(5)) for x in X_SMALL])
     result = PMNFFitter(aggregate="mean").fit_arrays(X_SMALL, values, ["x"])
     assert result.chosen.constant > -0.1 * values.mean(axis=1).min()
+
+
+def test_tilt_leans_a_misspecified_fit_toward_the_largest_points():
+    """c0 + c*x^2 fitted to x^2 + 30x: leaning on the largest points extrapolates closer."""
+    y = X_SMALL ** 2 + 30 * X_SMALL
+    far = 16 * X_SMALL.max()
+    truth = far ** 2 + 30 * far
+    errors = []
+    for tilt in (0.0, 1.0, 2.0):
+        fitter = PMNFFitter(exponents_i=(2,), exponents_j=(0,), max_terms=1, tilt=tilt)
+        c = fitter.fit_arrays(X_SMALL, y, ["x"]).chosen
+        assert c.hypothesis == (((0, (Fraction(2), Fraction(0))),),)
+        errors.append(abs(c.constant + c.coefficients[0] * far ** 2 - truth) / truth)
+    assert errors[0] > errors[1] > errors[2]
+
+
+def test_overshoot_cap_grows_with_the_noise_for_one_parameter_only(monkeypatch):
+    import perfcompose.fit.pmnf as pmnf
+    seen = []
+    original = pmnf._consensus_pick
+
+    def spy(delta, preds, indistinct, shrink, risk, factor):
+        seen.append((risk, factor))
+        return original(delta, preds, indistinct, shrink, risk, factor)
+
+    monkeypatch.setattr(pmnf, "_consensus_pick", spy)
+    rng = np.random.default_rng(3)
+    x = X_SMALL[:5]
+    values = (2.0 + x ** 1.5)[:, None] * (1 + 0.1 * rng.standard_normal((5, 5)))
+    result = PMNFFitter(aggregate="mean").fit_arrays(x, values, ["x"])
+    sigma = np.sqrt(np.mean(values.var(axis=1, ddof=1) / values.mean(axis=1) ** 2) / 5)
+    assert seen and seen[-1] == (0.05, pytest.approx(1.0 + 40.0 * sigma))
+    assert result.chosen.n_terms >= 1
+    seen.clear()
+    p, n = np.meshgrid([4.0, 8, 16, 32, 64], [10.0, 20, 40, 80, 160], indexing="ij")
+    X = np.column_stack([p.ravel(), n.ravel()])
+    base = (50.0 + X[:, 0] ** 0.5 * X[:, 1])[:, None]
+    for _ in range(10):
+        PMNFFitter(aggregate="mean").fit_arrays(X, base * (1 + 0.1 * rng.standard_normal((25, 5))), ["p", "n"])
+    assert seen and all(s == (0.2, 1.0) for s in seen)
+
+
+def test_skipping_two_term_fits_that_cannot_matter_changes_nothing(monkeypatch):
+    """On noisy data the two-term search is skipped when no two-term score can reach the
+    plausible window or the ranking; the result must equal that of the full search."""
+    import perfcompose.fit.pmnf as pmnf
+    rng = np.random.default_rng(5)
+    x = X_SMALL[:5]
+    data = [(1.0 + 0.2 * x ** 1.5 + 3.0 * np.log2(x))[:, None] * (1 + s * rng.standard_normal((5, 5)))
+            for s in (0.01, 0.05, 0.1) for _ in range(8)]
+    fast = [PMNFFitter(aggregate="mean").fit_arrays(x, v, ["x"]) for v in data]
+    original = pmnf.fit_one_and_two_terms
+    asked = []
+
+    def full(F, y, w, pa, pb, sc=None, need_pairs=None):
+        asked.append(need_pairs is not None and pa is not None and not need_pairs(original(F, y, w, None, None, sc)[0]))
+        return original(F, y, w, pa, pb, sc)
+
+    monkeypatch.setattr(pmnf, "fit_one_and_two_terms", full)
+    slow = [PMNFFitter(aggregate="mean").fit_arrays(x, v, ["x"]) for v in data]
+    assert any(asked)  # the skip happened on some of them
+    for a, b in zip(fast, slow):
+        assert a.chosen == b.chosen
+        assert a.alternatives == b.alternatives

@@ -6,10 +6,11 @@ digits, and the leave-one-out residuals come from the hat matrix without refitti
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -56,12 +57,16 @@ class BatchFit:
         return self.cv_of(slice(None))
 
     def cv_of(self, h: Any) -> Any:
+        if isinstance(h, (int, np.integer)):  # one hypothesis: a few points, plain floats are faster
+            terms = [abs(r / (1.0 - v)) if v < 1.0 else math.inf
+                     for r, v in zip(self.resid[h].tolist(), self.lev[h].tolist())]
+            return sum(terms) / len(terms)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.mean(np.abs(self.resid[h] / (1.0 - self.lev[h])), axis=-1)
 
 
 def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
-              scale: np.ndarray | None = None) -> BatchFit:
+              scale: np.ndarray | None = None, present: np.ndarray | None = None) -> BatchFit:
     """Fit ``y ~ sum_c coef[:, c] * cols[c]`` for H hypotheses at once by weighted least squares.
 
     ``cols`` are k arrays of shape (H, rows) or (1, rows) (shared columns such as the constant);
@@ -72,6 +77,8 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
     calls by far, and unit-norm columns keep it accurate where Extra-P's unscaled normal
     equations lose steep terms. ``scale`` (rows,) turns weighted residuals into the relative
     residuals that ``cv`` and ``rel_rss`` report (default: they are the weighted residuals).
+    ``present`` (H, k) marks the columns each hypothesis has: an absent column gets coefficient
+    0, so hypotheses with fewer terms share one batch with the others (fewer NumPy calls).
     """
     k = len(cols)
     H = max(c.shape[0] for c in cols)
@@ -97,6 +104,11 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
             R[b][c] = acc[b]
         r = np.sqrt(np.sum(v * v, axis=1))
         bad = r < 1e-10
+        if present is not None:
+            gone = ~present[:, c]
+            v = np.where(gone[:, None], 0.0, v)
+            bad = bad & ~gone
+            r = np.where(gone, 1.0, r)
         rank_ok = rank_ok & ~bad
         R[c][c] = np.where(bad, 1.0, r)
         Q.append(v / R[c][c][:, None])
@@ -113,19 +125,37 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
     proj = sum(qty[c][:, None] * Q[c] for c in range(k))
     resid_w = (yw - proj)[:, fit_rows]
     lev = np.broadcast_to(sum(q * q for q in Q)[:, fit_rows], resid_w.shape)
-    return _finish(coef, predicted, resid_w, lev, rank_ok, n, k,
+    kk = k if present is None else present.sum(axis=1)
+    return _finish(coef, predicted, resid_w, lev, rank_ok, n, kk,
+                   None if scale is None else scale[fit_rows])
+
+
+def fit_constant(y: np.ndarray, weights: np.ndarray, scale: np.ndarray | None = None) -> BatchFit:
+    """The constant hypothesis ``y ~ c0`` by weighted least squares: :func:`fit_batch` with the
+    single column of ones, in closed form."""
+    fit_rows = weights > 0
+    n = int(fit_rows.sum())
+    yw = np.where(fit_rows, y, 0.0) * weights
+    q0 = weights / float(np.sqrt(weights @ weights))
+    t0 = float(q0 @ yw)
+    c0 = t0 / float(np.sqrt(weights @ weights))
+    predicted = np.full((1, int((~fit_rows).sum())), c0)
+    resid = (yw - t0 * q0)[None, fit_rows]
+    return _finish(np.array([[c0]]), predicted, resid, (q0 * q0)[None, fit_rows], np.ones(1, dtype=bool), n, 1,
                    None if scale is None else scale[fit_rows])
 
 
 def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa: np.ndarray | None,
-                          pb: np.ndarray | None, scale: np.ndarray | None = None
+                          pb: np.ndarray | None, scale: np.ndarray | None = None,
+                          need_pairs: Callable[[BatchFit], bool] | None = None
                           ) -> tuple[BatchFit, BatchFit | None]:
     """``c0 + c1*F[a]`` for every factor a and ``c0 + c1*F[a] + c2*F[b]`` for every pair (a, b).
 
     The same weighted least squares as :func:`fit_batch`, but the constant is projected out of
     each factor once and each factor is orthonormalised once, then shared by all pairs that
     use it; only the last Gram-Schmidt step runs per pair. ``F`` is (factors, rows); without
-    pairs only the one-term fits are made.
+    pairs, or when ``need_pairs`` (given the one-term fits) says they cannot matter, only the
+    one-term fits are made.
     """
     fit_rows = weights > 0
     far = ~fit_rows
@@ -154,7 +184,7 @@ def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa:
     pred1 = c0_1[:, None] + c1[:, None] * F[:, far]
     sc = None if scale is None else scale[fit_rows]
     one = _finish(coef1, pred1, res1[:, fit_rows], lev1[:, fit_rows], ok1, n, 2, sc)
-    if pa is None or pb is None:
+    if pa is None or pb is None or (need_pairs is not None and not need_pairs(one)):
         return one, None
 
     Qa_a = Qa[pa]
@@ -174,19 +204,26 @@ def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa:
     ca = (ya[pa] - g * cb) / na_safe[pa]
     c0_2 = (t0 - r0[pa] * ca - r0[pb] * cb) / n0
     coef2 = np.stack([c0_2, ca, cb], axis=1)
-    pred2 = c0_2[:, None] + ca[:, None] * F[pa][:, far] + cb[:, None] * F[pb][:, far]
+    Ff = F[:, far]
+    pred2 = c0_2[:, None] + ca[:, None] * Ff[pa] + cb[:, None] * Ff[pb]
     two = _finish(coef2, pred2, res2[:, fit_rows], lev2[:, fit_rows], ok2, n, 3, sc)
     return one, two
 
 
 def _finish(coef: np.ndarray, predicted: np.ndarray, resid_w: np.ndarray, lev: np.ndarray,
-            rank_ok: np.ndarray, n: int, k: int, scale: np.ndarray | None = None) -> BatchFit:
+            rank_ok: np.ndarray, n: int, k: Any, scale: np.ndarray | None = None) -> BatchFit:
     if scale is not None:
         resid_w = resid_w * scale
     rel_rss = np.einsum("hr,hr->h", resid_w, resid_w)
     valid = (rank_ok & np.all(np.isfinite(coef), axis=1) & (np.max(lev, axis=1) < 1 - 1e-9)
              & np.isfinite(rel_rss) & (k + 1 <= n))
     return BatchFit(coef, predicted, resid_w, lev, rel_rss, valid)
+
+
+def split_batch(b: BatchFit, start: int, stop: int, k: int) -> BatchFit:
+    """Hypotheses ``start:stop`` of a batch, keeping their first ``k`` coefficients."""
+    return BatchFit(b.coef[start:stop, :k], b.predicted[start:stop], b.resid[start:stop], b.lev[start:stop],
+                    b.rel_rss[start:stop], b.valid[start:stop])
 
 
 def fit_one_term_lines(F: np.ndarray, Y: np.ndarray, W: np.ndarray, S: np.ndarray | None = None

@@ -20,7 +20,8 @@ import numpy as np
 from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
 from perfcompose.fit.hypotheses import (DEFAULT_I, DEFAULT_J, BatchFit, Factor, factor_values,
-                                        factors, fit_batch, fit_one_and_two_terms, fit_one_term_lines)
+                                        factors, fit_batch, fit_constant, fit_one_and_two_terms, fit_one_term_lines,
+                                        split_batch)
 from perfcompose.model import Model
 
 # A hypothesis: the constant plus terms; a term maps each parameter index to its factor.
@@ -53,9 +54,8 @@ class _Group:
     scores: np.ndarray  # inf where the fit is invalid or rejected
 
     def candidate(self, h: int) -> Candidate:
-        coef = self.batch.coef[h]
-        return Candidate(self.hyps[h], float(coef[0]), tuple(float(c) for c in coef[1:]),
-                         float(self.batch.cv_of(h)), float(self.scores[h]))
+        coef = self.batch.coef[h].tolist()
+        return Candidate(self.hyps[h], coef[0], tuple(coef[1:]), float(self.batch.cv_of(h)), float(self.scores[h]))
 
 
 @dataclass(frozen=True)
@@ -104,19 +104,25 @@ class PMNFFitter:
     hypotheses whose terms have negative coefficients (run times do not shrink as inputs grow);
     ``term_penalty``: the chi-square price of the first, second, ... term when repetitions
     measure the noise; ``tolerance``: without repetitions, the CV margin a term must earn;
-    ``plausible``, ``indistinct``, ``horizon``, ``shrink``, ``overshoot_risk`` and
-    ``overshoot_factor`` govern the choice among hypotheses the data cannot tell apart (see
-    :meth:`_select`); ``candidates_per_parameter``: factors per parameter that the
-    multi-parameter search combines; ``weight_power``: rows are weighted by y^-power (1 fits
-    relative errors).
+    ``plausible``, ``indistinct``, ``horizon``, ``shrink``, ``overshoot_risk``,
+    ``overshoot_factor``, ``overshoot_noise`` and ``multi_overshoot_risk`` govern the choice
+    among hypotheses the data cannot tell apart (see :meth:`_select`);
+    ``candidates_per_parameter``: factors per parameter that the multi-parameter search
+    combines; ``weight_power``: rows are weighted by y^-power (1 fits relative errors);
+    ``tilt``: rows are further weighted by exp(tilt * (u - 1)), u the point's position between
+    the smallest (0) and largest (1) coordinates on a log scale, so that the fit leans toward
+    the largest measurements, which decide the extrapolation.
     """
+
+    keep = 10  # runners-up kept in FitResult.alternatives
 
     def __init__(self, *, exponents_i: Sequence[Any] = DEFAULT_I, exponents_j: Sequence[Any] = DEFAULT_J,
                  max_terms: int = 2, aggregate: str = "median", nonnegative: bool = True,
                  tolerance: float = 0.1, candidates_per_parameter: int = 4,
                  term_penalty: float | Sequence[float] = (8.0, 30.0), plausible: float = 3.5,
                  indistinct: float = 0.5, horizon: float = 16.0, shrink: float = 0.0,
-                 overshoot_risk: float = 0.05, overshoot_factor: float = 2.0, weight_power: float = 1.0):
+                 overshoot_risk: float = 0.05, overshoot_factor: float = 1.0, overshoot_noise: float = 40.0,
+                 multi_overshoot_risk: float = 0.2, weight_power: float = 1.0, tilt: float = 1.0):
         if aggregate not in AGGREGATES:
             raise FitError(f"unknown aggregation {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
         if max_terms not in (1, 2):
@@ -135,7 +141,10 @@ class PMNFFitter:
         self.shrink = shrink
         self.overshoot_risk = overshoot_risk
         self.overshoot_factor = overshoot_factor
+        self.overshoot_noise = overshoot_noise
+        self.multi_overshoot_risk = multi_overshoot_risk
         self.weight_power = weight_power
+        self.tilt = tilt
         self.factors_ = factors(self.exponents_i, self.exponents_j)
         m = len(self.factors_)
         pa, pb = np.tril_indices(m, -1)                    # pa > pb: the first term is of higher order
@@ -144,6 +153,7 @@ class PMNFFitter:
         self._exponent_arrays = (np.array([float(f[0]) for f in self.factors_]),
                                  np.array([float(f[1]) for f in self.factors_]))
         self._two_term = [(((0, self.factors_[a]),), ((0, self.factors_[b]),)) for a, b in zip(pa, pb)]
+        self._layouts: dict[tuple, list[tuple[np.ndarray, np.ndarray]]] = {}
 
     # -- public API -------------------------------------------------------------------------
 
@@ -199,7 +209,7 @@ class PMNFFitter:
             groups = self._single_groups(X[:, 0], y, sigma, far[0], self.max_terms)
         else:
             groups = self._multi_groups(X, y, sigma, far)
-        chosen, ranked = self._select(groups, sigma)
+        chosen, ranked = self._select(groups, sigma, multi=len(params) > 1)
         return self._result(params, X, y, chosen, ranked)
 
     # -- search -----------------------------------------------------------------------------
@@ -210,10 +220,11 @@ class PMNFFitter:
             return values.astype(float), 0.0
         if isinstance(values, np.ndarray) and values.ndim == 2 and values.shape[1] >= 1:
             v = values.astype(float)
-            y = {"median": np.median, "mean": np.mean, "min": np.min, "max": np.max}[self.aggregate](v, axis=1)
+            m = v.mean(axis=1)
+            y = m if self.aggregate == "mean" else {"median": np.median, "min": np.min,
+                                                    "max": np.max}[self.aggregate](v, axis=1)
             if v.shape[1] < 2:
                 return y, 0.0
-            m = v.mean(axis=1)
             good = m > 0
             if not good.any():
                 return y, 0.0
@@ -269,33 +280,54 @@ class PMNFFitter:
         """Constant, one-term and two-term hypotheses in x; ``far`` is predicted, not fitted."""
         rows = np.append(x, far) if far is not None else x
         yy = np.append(y, 0.0) if far is not None else y
-        w, sc = self._weights(y)
+        w, sc = self._weights(y, x[:, None])
         if far is not None:
             w, sc = np.append(w, 0.0), np.append(sc, 1.0)
         FT = factor_values(rows, self._exponent_arrays).T
         slack = _constant_slack(y, sigma)
-        groups = [self._group([()], [np.ones((1, len(rows)))], yy, w, sc, sigma)]
+        groups = [self._scored([()], fit_constant(yy, w, sc), 0, sigma)]
         pairs = max_terms >= 2 and len(np.unique(x)) >= 4
-        one, two = fit_one_and_two_terms(FT, yy, w, *(self._pairs if pairs else (None, None)), sc)
-        groups.append(self._scored(self._one_term, one, 1, sigma, slack))
+
+        scored: list[_Group] = []
+
+        def need_pairs(one: BatchFit) -> bool:
+            # With measured noise a two-term score is at least its price: if that is beyond the
+            # plausible window of the best and enough hypotheses score below it to fill the
+            # ranking, no two-term hypothesis can be chosen, weigh in or be listed; skip them.
+            scored.append(self._scored(self._one_term, one, 1, sigma, slack))
+            if sigma <= 0:
+                return True
+            scores = np.concatenate([groups[0].scores, scored[0].scores])
+            price = self._penalty(2)
+            return bool(scores.min() + self.plausible >= price or np.sum(scores < price) < self.keep)
+
+        one, two = fit_one_and_two_terms(FT, yy, w, *(self._pairs if pairs else (None, None)), sc, need_pairs)
+        groups.append(scored[-1] if scored else self._scored(self._one_term, one, 1, sigma, slack))
         if two is not None:
             groups.append(self._scored(self._two_term, two, 2, sigma, slack))
         return groups
 
-    def _select(self, groups: list[_Group], sigma: float, keep: int = 10) -> tuple[Candidate, list[Candidate]]:
+    def _select(self, groups: list[_Group], sigma: float, multi: bool = False) -> tuple[Candidate, list[Candidate]]:
         """The best-supported hypothesis whose extrapolation agrees with the consensus of the plausible ones.
 
         Hypotheses within ``plausible`` score units of the best are weighted exp(-delta/2)
         (Akaike weights); their predictions at ``horizon`` times the largest measured
         coordinates form the consensus: the weighted median (weights divided by the prediction
-        to the power ``shrink``), capped at ``overshoot_factor`` times the weighted
-        ``overshoot_risk`` quantile, so that the chance of over-predicting by more than that
-        factor stays below that risk. Among the hypotheses within ``indistinct`` score units of
-        the best (the data cannot tell them apart) the one predicting closest to the consensus
-        is chosen; if none lies under the cap, the best-scored one that does. On noisy data
-        this keeps one lucky steep hypothesis from deciding the extrapolation while the chosen
-        form stays one the data support best; on exact data only the exact fit is plausible.
-        Without a noise estimate the scores are cross-validation errors and the best one wins.
+        to the power ``shrink``), capped at a factor times a cautious weighted quantile of the
+        predictions, so that the chance of over-predicting by more than that factor stays below
+        that quantile's risk. With one parameter the spread of the plausible predictions comes
+        mostly from the noise, so the tolerated factor grows with it: ``overshoot_factor`` +
+        ``overshoot_noise`` times the measured relative noise of an aggregate, over the
+        ``overshoot_risk`` quantile (1.9 at 5 % noise per repetition and 5 repetitions, 2.8 at
+        10 %). With several parameters the spread comes from the choice between additive and
+        multiplicative combinations, which differ at the horizon by factors no noise level
+        explains; there the cap is ``overshoot_factor`` times the ``multi_overshoot_risk``
+        quantile. Among the hypotheses within ``indistinct`` score units of the best (the data
+        cannot tell them apart) the one predicting closest to the consensus is chosen; if none
+        lies under the cap, the best-scored one that does. On noisy data this keeps one lucky
+        steep hypothesis from deciding the extrapolation while the chosen form stays one the
+        data support best; on exact data only the exact fit is plausible. Without a noise
+        estimate the scores are cross-validation errors and the best one wins.
         """
         best = min((float(g.scores.min()) for g in groups if len(g.scores)), default=np.inf)
         if not np.isfinite(best):
@@ -311,10 +343,15 @@ class PMNFFitter:
         if len(scores) == 1 or self.plausible <= 0 or sigma <= 0:
             pick = int(np.argmin(scores))
         else:
+            if multi:
+                risk, factor = self.multi_overshoot_risk, self.overshoot_factor
+            else:
+                risk, factor = self.overshoot_risk, self.overshoot_factor + self.overshoot_noise * sigma
             pick = _consensus_pick(scores - best, np.maximum(np.abs(preds), 1e-300), self.indistinct,
-                                   self.shrink, self.overshoot_risk, self.overshoot_factor)
+                                   self.shrink, risk, factor)
         chosen = groups[int(gidx[pick])].candidate(int(hidx[pick]))
         ranked = []
+        keep = self.keep
         for g in groups:
             finite = np.flatnonzero(np.isfinite(g.scores))
             if len(finite) > keep:
@@ -323,11 +360,18 @@ class PMNFFitter:
         ranked.sort(key=lambda e: e[0])
         return chosen, [g.candidate(h) for _, g, h in ranked[:keep]]
 
-    def _weights(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _weights(self, y: np.ndarray, X: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Row weights of the fit (y^-weight_power) and the factors that turn weighted
         residuals into relative ones, which the noise is measured in."""
-        yf = np.maximum(y, max(float(np.max(y)) * 1e-12, 1e-300))
-        return yf ** -self.weight_power, yf ** (self.weight_power - 1.0)
+        yf = np.maximum(y, np.maximum(np.max(y, axis=-1, keepdims=True) * 1e-12, 1e-300))
+        w, sc = yf ** -self.weight_power, yf ** (self.weight_power - 1.0)
+        if self.tilt and X is not None:
+            L = np.log(X)
+            lo, hi = L.min(axis=0), L.max(axis=0)
+            u = np.mean((L - lo) / np.where(hi > lo, hi - lo, 1.0), axis=1)
+            g = np.exp(self.tilt * (u - 1.0))
+            w, sc = w * g, sc / g
+        return w, sc
 
     def _lines(self, X: np.ndarray, k: int) -> list[np.ndarray]:
         """Index sets of the points where every parameter but ``k`` is fixed (>= 3 distinct values)."""
@@ -337,27 +381,40 @@ class PMNFFitter:
         lines = [np.flatnonzero(inverse == g) for g in range(inverse.max() + 1)]
         return [idx for idx in lines if len(np.unique(X[idx, k])) >= 3]
 
+    def _line_layout(self, X: np.ndarray, k: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The lines along parameter ``k`` grouped by their coordinates: per group the (L, rows)
+        point indices in increasing order of ``k`` and the factor values there (factors, rows).
+        It depends only on the coordinates, which repeat from series to series, so it is cached."""
+        key = (X.shape, X.tobytes(), k)
+        layout = self._layouts.get(key)
+        if layout is None:
+            by_x: dict[bytes, list[np.ndarray]] = {}
+            for idx in self._lines(X, k):
+                order = idx[np.argsort(X[idx, k], kind="stable")]
+                by_x.setdefault(X[order, k].tobytes(), []).append(order)
+            layout = [(np.stack(same), factor_values(X[same[0], k], self._exponent_arrays).T)
+                      for same in by_x.values()]
+            if len(self._layouts) >= 64:
+                self._layouts.clear()
+            self._layouts[key] = layout
+        return layout
+
     def _parameter_candidates(self, X: np.ndarray, y: np.ndarray, sigma: float, k: int) -> list[Factor | None]:
         """The most likely factors of parameter ``k``, voted on every line through the points."""
-        lines = self._lines(X, k)
-        if not lines:
+        layout = self._line_layout(X, k)
+        if not layout:
             raise FitError(f"no line of at least 3 points along parameter {k + 1} with the others fixed; "
                            "measure a line of points per parameter")
         total = np.zeros(len(self.factors_) + 1)
-        by_x: dict[bytes, list[np.ndarray]] = {}
-        for idx in lines:
-            order = idx[np.argsort(X[idx, k], kind="stable")]
-            by_x.setdefault(X[order, k].tobytes(), []).append(order)
         m = len(self.factors_)
-        for same in by_x.values():
-            x = X[same[0], k]
-            Y = np.stack([y[o] for o in same])
-            W, S = (np.stack(a) for a in zip(*(self._weights(y[o]) for o in same)))
-            const, one = fit_one_term_lines(factor_values(x, self._exponent_arrays).T, Y, W, S)
-            c0 = self._scored([()] * len(same), const, 0, sigma).scores
+        for index, FT in layout:
+            Y = y[index]
+            W, S = self._weights(Y)
+            const, one = fit_one_term_lines(FT, Y, W, S)
+            c0 = self._scored([()] * len(Y), const, 0, sigma).scores
             c0 = np.where(np.isfinite(c0), c0, 0.0)
-            slack = np.repeat([_constant_slack(y[o], sigma) for o in same], m)
-            s1 = self._scored([()] * (len(same) * m), one, 1, sigma, slack).scores.reshape(len(same), m)
+            slack = np.repeat(_constant_slack(Y, sigma), m)
+            s1 = self._scored([()] * (len(Y) * m), one, 1, sigma, slack).scores.reshape(len(Y), m)
             # a factor rejected on a line (e.g. a negative coefficient) counts as absent there
             total[0] += c0.sum()
             total[1:] += np.where(np.isfinite(s1), s1, (c0 + self._penalty(1))[:, None]).sum(axis=0)
@@ -370,24 +427,35 @@ class PMNFFitter:
         per_param = [self._parameter_candidates(X, y, sigma, k) for k in range(d)]
         rows = np.vstack([X, far[None, :]])
         yy = np.append(y, 0.0)
-        w, sc = self._weights(y)
+        w, sc = self._weights(y, X)
         w, sc = np.append(w, 0.0), np.append(sc, 1.0)
-        logs = np.log2(rows)
+        values = [factor_values(rows[:, k], [f for f in per_param[k] if f is not None]).T for k in range(d)]
         keys, by_size = _combination_templates(tuple(len(c) for c in per_param))
         columns = np.empty((len(keys), len(rows)))
         for c, key in enumerate(keys):
-            v = np.ones(len(rows))
-            for k, ci in key:
-                i, j = per_param[k][ci]
-                v = v * rows[:, k] ** float(i) * logs[:, k] ** float(j)
+            (k, ci), *more = key
+            v = values[k][ci - 1]
+            for k, ci in more:
+                v = v * values[k][ci - 1]
             columns[c] = v
-        ones = np.ones((1, len(rows)))
-        groups = []
-        for r, index in by_size.items():
-            stacked = [ones] + [columns[index[:, t]] for t in range(r)]
-            groups.append(self._group(_TemplateHypotheses(keys, index, per_param), stacked, yy, w, sc, sigma,
-                                      _constant_slack(y, sigma)))
-        return groups
+        # one batch for every size: a smaller hypothesis leaves its last columns absent
+        sizes = list(by_size)
+        width = max(sizes)
+        stacked = [np.ones((1, len(rows)))]
+        present = np.ones((sum(len(by_size[r]) for r in sizes), width + 1), dtype=bool)
+        starts = np.cumsum([0] + [len(by_size[r]) for r in sizes])
+        for t in range(width):
+            col = np.zeros((len(present), len(rows)))
+            for r, a, b in zip(sizes, starts[:-1], starts[1:]):
+                if t < r:
+                    col[a:b] = columns[by_size[r][:, t]]
+                else:
+                    present[a:b, t + 1] = False
+            stacked.append(col)
+        batch = fit_batch(stacked, yy, w, sc, present)
+        slack = _constant_slack(y, sigma)
+        return [self._scored(_TemplateHypotheses(keys, by_size[r], per_param), split_batch(batch, a, b, r + 1), r,
+                             sigma, slack) for r, a, b in zip(sizes, starts[:-1], starts[1:])]
 
     # -- statistics -------------------------------------------------------------------------
 
@@ -405,20 +473,20 @@ class PMNFFitter:
             ar2 = 1.0 if rss <= 1e-24 * max(1.0, float(np.sum(y ** 2))) else math.nan
         stats = {"rss": rss, "smape": smape, "adj_r2": float(ar2), "cv_error": chosen.cv_error * 100,
                  "points": float(n)}
-        return FitResult(chosen, tuple(params), stats, alternatives=tuple(ranked[:10]))
+        return FitResult(chosen, tuple(params), stats, alternatives=tuple(ranked[:self.keep]))
 
 
-def _constant_slack(y: np.ndarray, sigma: float) -> float:
+def _constant_slack(y: np.ndarray, sigma: float) -> Any:
     """How far below zero a fitted constant may fall and still count as non-negative.
 
     A cost has no negative part, so with measured noise ``sigma`` (relative, of an aggregate) a
     constant more than two noise widths of the smallest value below zero marks a form that
     fits only by cancelling its own growth. Without a noise estimate there is no such scale and
-    the constant is not restricted.
+    the constant is not restricted. ``y`` may hold one series per row (one slack each).
     """
     if sigma <= 0:
-        return np.inf
-    return 2.0 * sigma * float(np.min(y)) + 1e-9 * float(np.max(y))
+        return np.full(y.shape[:-1], np.inf) if y.ndim > 1 else np.inf
+    return 2.0 * sigma * np.min(y, axis=-1) + 1e-9 * np.max(y, axis=-1)
 
 
 def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> int:
