@@ -205,3 +205,25 @@ def test_a_run_says_how_long_its_workers_waited_for_a_core():
             h.kill()
             h.wait()
     assert busy.disturbed and busy.runqueue_wait > 0.02 * busy.makespan
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs two cores and thread affinity")
+def test_each_worker_of_a_pipe_keeps_to_a_core_of_its_own():
+    seen: dict[str, set] = {"a": set(), "b": set()}
+
+    def stage(name):
+        def f(data):
+            seen[name].add(frozenset(os.sched_getaffinity(0)))
+            return data
+        return f
+
+    functions = {"a": stage("a"), "b": stage("b")}
+    run_term("pipe(a, b)", [np.zeros(4)] * 6, functions, keep_outputs=False)
+    (a,), (b,) = seen["a"], seen["b"]
+    assert len(a) == 1 and len(b) == 1 and a != b
+    assert len(os.sched_getaffinity(0)) >= 2  # the caller itself is not pinned
+    seen = {"a": set(), "b": set()}
+    functions = {"a": stage("a"), "b": stage("b")}
+    run_term("pipe(a, b)", [np.zeros(4)] * 6, functions, keep_outputs=False, pin=False)
+    assert all(len(next(iter(v))) == len(os.sched_getaffinity(0)) for v in seen.values())
