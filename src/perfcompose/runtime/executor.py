@@ -339,9 +339,12 @@ class RunResult:
 
     @property
     def disturbed(self) -> bool:
-        """Whether the workers waited for a core for more than 2 % of the run: other programs
-        (or more workers than cores) took the cores away, and the times are not the program's."""
-        return self.runqueue_wait is not None and self.runqueue_wait > 0.02 * self.makespan
+        """Whether the workers waited for a core for more than 2 % of the run plus 3 us per
+        element: other programs (or more workers than cores) took the cores away, and the times
+        are not the program's. The 3 us allow for the kernel's own latency in waking a worker
+        for each element (1-3 us measured on an idle machine)."""
+        return (self.runqueue_wait is not None
+                and self.runqueue_wait > 0.02 * self.makespan + 3e-6 * len(self.finished))
 
     @property
     def per_element(self) -> float:
