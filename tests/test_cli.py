@@ -300,3 +300,17 @@ def test_paper_lobachev_prints_and_writes_records(tmp_path):
     recs = json.loads(out.read_text())
     row = next(x for x in recs if x["method"] == "lm(poly) + mean")
     assert row["paper"] == "21.78" and abs(row["ours"] - 21.78) < 0.01 and row["reproduced"] is True
+
+
+def test_table4_spread_counts_every_nesting_of_the_pipes(capsys):
+    from types import SimpleNamespace
+
+    from perfcompose.cli import _spread
+    from perfcompose.compose.parser import parse_term
+    from perfcompose.model import Model
+
+    group = ["pipe(pipe(qsort, inc), nop)", "pipe(qsort, pipe(inc, nop))"]
+    comparisons = [SimpleNamespace(configuration=str(parse_term(g)), monolithic=Model.parse(m, unit="ns"))
+                   for g, m in zip(group, ["100 + 3.0*x*log2(x)", "100 + 3.3*x*log2(x)"])]
+    _spread(SimpleNamespace(comparisons=comparisons), [group])
+    assert "within 10.0 %" in capsys.readouterr().out

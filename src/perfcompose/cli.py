@@ -681,10 +681,13 @@ def paper_table7(quick: bool = _QUICK,
 
 
 def _spread(result: Any, groups: list[list[str]]) -> None:
-    for group in groups:
-        from perfcompose.validate.modular import leading_term
+    from perfcompose.compose.parser import parse_term
+    from perfcompose.validate.modular import leading_term
 
-        leads = [leading_term(c.monolithic) for c in result.comparisons if c.configuration in group]
+    for group in groups:
+        # a study names its programs as the parser prints them: pipe(pipe(a, b), c) is pipe(a, b, c)
+        names = {str(parse_term(g)) for g in group}
+        leads = [leading_term(c.monolithic) for c in result.comparisons if c.configuration in names]
         leads = [lead for lead in leads if lead is not None]
         orders = {lead[0] for lead in leads}
         if len(leads) < 2:
