@@ -13,7 +13,7 @@ that k workers share) and add a hand-over measured once per machine:
   otherwise, where ``o(x)`` is one worker's hand-over per element (``T[nop]``);
 * ``pipe(A, B)``: ``max(C[A], C[B], P(x))``: no pipeline hands elements over faster than one
   of the cheapest real stages, ``P(x) = T[pipe(touch, touch)]`` with ``touch`` a one-pass
-  compiled kernel (on a machine where waking a thread takes ~20 us, that floor is what a pipe
+  compiled kernel (on a machine where waking a thread takes ~15 us, that floor is what a pipe
   of short stages measures);
 * ``tpool_n(A)``: ``C[A] / n``, as the papers' operator;
 * a ``seq`` of parallel parts runs them one after the other: ``C[A] + C[B]``.
