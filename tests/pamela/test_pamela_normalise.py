@@ -74,6 +74,7 @@ def _error(text: str) -> InputError:
     ("process main = use(fcfs(0, 0.5), 1)", (1, 28), "multiplicity must be a whole number"),
     ("numeric v = [1, 2] < 3", (1, 20), "vectors cannot be compared"),
     ("process main = delay(1/0)", (1, 23), "division by zero"),
+    ("numeric parameter N\nnumeric x = N mod 0", (2, 15), "'mod' by zero"),
 ])
 def test_errors_name_line_and_column(text, where, words):
     err = _error(text)

@@ -381,7 +381,10 @@ class _Normaliser:
         raise self.error("unsupported expression", getattr(node, "pos", None))  # pragma: no cover
 
     def numeric_binop(self, node: BinOp, env: Env) -> sp.Expr:
-        value = self._numeric_binop(node, env)
+        try:
+            value = self._numeric_binop(node, env)
+        except ZeroDivisionError:  # SymPy's Mod(N, 0) raises instead of giving nan
+            raise self.error(f"'{node.op}' by zero", node.pos, "check the divisor") from None
         if value.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
             raise self.error(f"'{node.op}' gives an undefined or infinite number here (division by zero?)",
                              node.pos, "check the divisor")
