@@ -22,6 +22,7 @@ from perfcompose.commands import pamela as _pamela_commands
 from perfcompose.commands import skeleton as _skeleton_commands
 from perfcompose.commands.common import console, err_console
 from perfcompose.commands.common import fmt as _fmt
+from perfcompose.commands.common import one_bar as _one_bar
 from perfcompose.commands.common import progress as _progress
 from perfcompose.commands.common import user_errors as _user_errors
 
@@ -467,18 +468,6 @@ def _summary(exp: Any, cv_warn: float = 10.0) -> None:
         if high:
             err_console.print(f"[yellow]warning:[/yellow] {high} of {len(finite)} points have a CV above "
                               f"{cv_warn:g} %: raise --reps, quiet the machine, or lengthen the timed work")
-
-
-def _one_bar(bar: Any) -> Callable[[str, int, int], None]:
-    """A progress callback with one bar for the whole job; the label says what runs now."""
-    job: list[Any] = []
-
-    def step(label: str, k: int, n: int) -> None:
-        if not job:
-            job.append(bar.add_task(label, total=n))
-        bar.update(job[0], completed=k, description=label)
-
-    return step
 
 
 def _pct(v: float | None) -> str:

@@ -44,3 +44,15 @@ def progress() -> Any:
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     TextColumn("ETA"), TimeRemainingColumn(), console=err_console, transient=True)
+
+
+def one_bar(bar: Any) -> Callable[[str, int, int], None]:
+    """A progress callback with one bar for the whole job; the label says what runs now."""
+    job: list[Any] = []
+
+    def step(label: str, k: int, n: int) -> None:
+        if not job:
+            job.append(bar.add_task(label, total=n))
+        bar.update(job[0], completed=k, description=label)
+
+    return step

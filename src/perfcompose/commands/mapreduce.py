@@ -4,29 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import typer
 from rich.table import Table
 
-from perfcompose.commands.common import console, err_console, progress, user_errors
+from perfcompose.commands.common import console, err_console, one_bar, progress, user_errors
 from perfcompose.errors import PerfcomposeError
 
 _SCHEDULER = typer.Option(None, "--scheduler", help="Use the Dask cluster at this scheduler address "
                           "(tcp://HOST:PORT) instead of starting one on this machine.")
 _MALLOC = typer.Option(None, "--malloc-trim", help="MALLOC_TRIM_THRESHOLD_ for the workers started here "
                        "(default: unset; Dask's own launcher sets 65536).")
-
-
-def _bar(bar: Any) -> Callable[[str, int, int], None]:
-    job: list[Any] = []
-
-    def step(label: str, k: int, n: int) -> None:
-        if not job:
-            job.append(bar.add_task(label, total=n))
-        bar.update(job[0], completed=k, description=label)
-
-    return step
 
 
 def _ms(v: float) -> str:
@@ -102,7 +91,7 @@ def _study(quick: bool, pictures: list[str], strategies: list[str], rounds: Opti
                         clusters=clusters, xs=tuple(x) or (mr.QUICK_X if quick else mr.FULL_X),
                         rounds=rounds or (mr.QUICK_ROUNDS if quick else mr.FULL_ROUNDS), repeat=_repeat(repeat),
                         scheduler=scheduler, malloc_trim=malloc_trim, checkpoints=Path(".perfcompose"),
-                        restart=restart, progress=_bar(bar))
+                        restart=restart, progress=one_bar(bar))
 
 
 def _print_clusters(result: Any) -> None:

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Self, Sequence
 
 import numpy as np
 
@@ -91,7 +91,31 @@ def _shape_model(params: Sequence[str], c: Candidate, unit: str, source: str,
     return Model.from_terms(c.constant, terms, params=params, unit=unit, source=source, stats=stats)
 
 
-class PMNFFitter:
+class SeriesFitter:
+    """What every fitter of an experiment shares: ``fit`` models each series (region x metric)
+    with ``fit_series`` into ``results_``; ``model_`` is the model when there is one."""
+
+    results_: list[Any]
+
+    def fit_series(self, params: Sequence[str], series: Series, source: str = "") -> Any:
+        raise NotImplementedError
+
+    def fit(self, experiment: Experiment, metric: str | None = None, region: str | None = None) -> Self:
+        """Model every series (region x metric) of the experiment, or the selected ones."""
+        chosen = experiment.select(metric, region) if (metric or region) else experiment
+        self.results_ = [self.fit_series(chosen.parameters, s, source=experiment.source)
+                         for s in chosen.series]
+        return self
+
+    @property
+    def model_(self) -> Model:
+        """The model when exactly one series was fitted."""
+        if len(self.results_) != 1:
+            raise FitError(f"{len(self.results_)} series were fitted; use results_ to pick one")
+        return self.results_[0].model
+
+
+class PMNFFitter(SeriesFitter):
     """Fits a PMNF model per region and metric of an experiment (scikit-learn style).
 
     >>> from perfcompose.data import Experiment
@@ -156,20 +180,6 @@ class PMNFFitter:
         self._layouts: dict[tuple, list[tuple[np.ndarray, np.ndarray]]] = {}
 
     # -- public API -------------------------------------------------------------------------
-
-    def fit(self, experiment: Experiment, metric: str | None = None, region: str | None = None) -> "PMNFFitter":
-        """Model every series (region x metric) of the experiment, or the selected ones."""
-        chosen = experiment.select(metric, region) if (metric or region) else experiment
-        self.results_ = [self.fit_series(chosen.parameters, s, source=experiment.source)
-                         for s in chosen.series]
-        return self
-
-    @property
-    def model_(self) -> Model:
-        """The model when exactly one series was fitted."""
-        if len(self.results_) != 1:
-            raise FitError(f"{len(self.results_)} series were fitted; use results_ to pick one")
-        return self.results_[0].model
 
     def fit_series(self, params: Sequence[str], series: Series, source: str = "") -> FitResult:
         X = series.coordinates()

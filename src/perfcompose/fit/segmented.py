@@ -27,9 +27,9 @@ from typing import Any, Sequence
 import numpy as np
 import sympy as sp
 
-from perfcompose.data.experiment import Experiment, Series
+from perfcompose.data.experiment import Series
 from perfcompose.errors import FitError
-from perfcompose.fit.pmnf import FitResult, PMNFFitter, predict
+from perfcompose.fit.pmnf import FitResult, PMNFFitter, SeriesFitter, predict
 from perfcompose.model import Model, symbol
 
 
@@ -93,7 +93,7 @@ def information_criterion(y: np.ndarray, pred: np.ndarray, sigma: float, coeffic
     return fit_term + math.log(n) * coefficients
 
 
-class SegmentedFitter:
+class SegmentedFitter(SeriesFitter):
     """Fits a single and a two-piece PMNF model per series and keeps the two-piece one only
     when it is clearly better (scikit-learn style; see the module docstring).
 
@@ -108,20 +108,6 @@ class SegmentedFitter:
         self.fitter = fitter if fitter is not None else PMNFFitter()
         self.min_points = min_points
         self.margin = margin
-
-    def fit(self, experiment: Experiment, metric: str | None = None, region: str | None = None
-            ) -> "SegmentedFitter":
-        """Model every series (region x metric) of a one-parameter experiment, or the selected ones."""
-        chosen = experiment.select(metric, region) if (metric or region) else experiment
-        self.results_ = [self.fit_series(chosen.parameters, s, source=experiment.source) for s in chosen.series]
-        return self
-
-    @property
-    def model_(self) -> Model:
-        """The model when exactly one series was fitted."""
-        if len(self.results_) != 1:
-            raise FitError(f"{len(self.results_)} series were fitted; use results_ to pick one")
-        return self.results_[0].model
 
     def fit_series(self, params: Sequence[str], series: Series, source: str = "") -> SegmentedFit:
         try:
