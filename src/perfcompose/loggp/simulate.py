@@ -214,6 +214,14 @@ def _gaps_after_receive(o, g, end_origin):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _gaps_after_send(o, g, k1G, end_origin):  # pragma: no cover - compiled
+    """How long after a send of k bytes starts (``k1G`` = (k-1)G) the next send and the next
+    receive may start (Figure 1)."""
+    send = max(o, g + k1G)
+    return send, (o + k1G + g) if end_origin else send
+
+
+@njit(cache=True)
 def _standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, end_origin, random_ties,
                      seed, send_start, recv_start, send_seq, recv_seq, finish, next_send,
                      recv_ready):  # pragma: no cover - compiled
@@ -257,11 +265,9 @@ def _standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, 
             d = dst[m]
             rsize[d] = _push(rkey, rtb, rid, recv_ptr[d], rsize[d], ts + o + k1G + L, float(arrivals), m)
             arrivals += 1
-            next_send[p] = ts + max(o, g + k1G)
-            if end_origin:
-                recv_ready[p] = ts + o + k1G + g
-            else:
-                recv_ready[p] = ts + max(o, g + k1G)
+            send_gap, recv_gap = _gaps_after_send(o, g, k1G, end_origin)
+            next_send[p] = ts + send_gap
+            recv_ready[p] = ts + recv_gap
             finish[p] = ts + o
         else:  # RECEIVE
             m = rid[base]

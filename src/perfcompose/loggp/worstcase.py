@@ -20,7 +20,7 @@ from scipy.sparse.csgraph import connected_components
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep
 from perfcompose.loggp.simulate import (ForcedSend, GapOrigin, StepResult, Ties, _check_options, _gaps_after_receive,
-                                        _initial_gaps, _pop, _push, _start_times, recv_pointers)
+                                        _gaps_after_send, _initial_gaps, _pop, _push, _start_times, recv_pointers)
 
 __all__ = ["worst_case_step", "cycle_candidates"]
 
@@ -73,11 +73,9 @@ def _worst_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_ori
             d = dst[m]
             rsize[d] = _push(rkey, rtb, rid, recv_ptr[d], rsize[d], ts + o + k1G + L, float(m), m)
             counters[1] += 1
-            next_send[p] = ts + max(o, g + k1G)
-            if end_origin:
-                recv_ready[p] = ts + o + k1G + g
-            else:
-                recv_ready[p] = ts + max(o, g + k1G)
+            send_gap, recv_gap = _gaps_after_send(o, g, k1G, end_origin)
+            next_send[p] = ts + send_gap
+            recv_ready[p] = ts + recv_gap
             finish[p] = ts + o
             waiting[d] -= 1
             if waiting[d] == 0:
