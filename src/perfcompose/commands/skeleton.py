@@ -4,13 +4,16 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 from rich.table import Table
 
 from perfcompose.commands.common import console, fmt, user_errors
 from perfcompose.errors import InputError
+
+if TYPE_CHECKING:
+    from perfcompose.skeleton import Estimate, SkeletonSource
 
 app = typer.Typer(no_args_is_help=True,
                   help="Skeleton-based estimation: forecast T(n,p) in n and p, penalty and serial fraction.")
@@ -67,7 +70,7 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
              json_out: Optional[Path] = typer.Option(None, "--json", help="Write the forecast here."),
              ) -> None:
     """Forecast T(n,p) = T(n)/p + Ā(n,p): each part by its own method, a measured target left out."""
-    from perfcompose.skeleton import estimate, read_table
+    from perfcompose.skeleton import SkeletonSource, estimate, read_table
 
     n, p = _parse_at(at)
     table = read_table(table_file)
@@ -100,18 +103,29 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
         console.print(f"measured T({n:g}, {p}) = {est.measured:.6g} s (left out of every fit): relative error "
                       f"{100 * (est.error or 0):+.3g} %")
     if json_out:
-        doc = {"n": n, "p": p, "skeleton": est.skeleton.name, "absolute": est.absolute, "forecast": est.value,
-               "share": est.share, "measured": est.measured, "error": est.error,
-               "parts": [{"what": q.what, "value": q.value, "method": q.method, "direction": q.direction,
-                          "rule": q.rule, "holdout_errors": q.errors, "discarded": q.discarded,
-                          "points": [list(q.x), list(q.y)]} for q in (est.sequential, est.penalty)]}
-        json_out.write_text(json.dumps(doc, indent=1))
+        source = SkeletonSource(table, est.skeleton, method_t=method_t or method, method_a=method_a or method,
+                                direction=direction, epsilon=epsilon, poly_degree=degree)
+        json_out.write_text(json.dumps(_forecast_document(est, source), indent=1))
         console.print(f"written to {json_out}")
     if plot and not no_plot:
         from perfcompose.report.forecast import plot_estimate
 
         plot_estimate(table, est, plot)
         console.print(f"plot written to {plot}")
+
+
+def _forecast_document(est: Estimate, source: SkeletonSource) -> dict[str, Any]:
+    """The forecast at one point and the model record that recomputes it anywhere (``SkeletonSource``).
+
+    ``skeleton`` is the record's object; its ``name`` is the text the forecast alone used to carry.
+    """
+    record = source.to_record()
+    doc = {"format": record.pop("format"), "n": est.n, "p": est.p, "absolute": est.absolute,
+           "forecast": est.value, "share": est.share, "measured": est.measured, "error": est.error,
+           "parts": [{"what": q.what, "value": q.value, "method": q.method, "direction": q.direction,
+                      "rule": q.rule, "holdout_errors": q.errors, "discarded": q.discarded,
+                      "points": [list(q.x), list(q.y)]} for q in (est.sequential, est.penalty)]}
+    return {**doc, **record}
 
 
 def _nearest(part) -> float:  # type: ignore[no-untyped-def]

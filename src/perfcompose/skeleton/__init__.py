@@ -8,7 +8,9 @@
 """
 from perfcompose.skeleton.estimate import Estimate, Part, QualityRow, estimate, penalties, quality
 from perfcompose.skeleton.skeletons import KINDS, Skeleton, penalty, serial_fraction
+from perfcompose.skeleton.source import SKELETON_MODEL_FORMAT, ForecastOptions, SkeletonSource
 from perfcompose.skeleton.table import SEQ, RuntimeTable, half_unit, read_table
 
 __all__ = ["RuntimeTable", "read_table", "half_unit", "SEQ", "Skeleton", "KINDS", "penalty", "serial_fraction",
-           "estimate", "Estimate", "Part", "penalties", "quality", "QualityRow"]
+           "estimate", "Estimate", "Part", "penalties", "quality", "QualityRow",
+           "SkeletonSource", "ForecastOptions", "SKELETON_MODEL_FORMAT"]

@@ -1,0 +1,327 @@
+"""A skeleton forecast T(n, p) as a :class:`~perfcompose.model.Model`, so a composed design can use it.
+
+:class:`SkeletonSource` holds a runtime table, a skeleton and the forecast options; its model
+evaluates :func:`~perfcompose.skeleton.estimate.estimate` at every distinct (n, p) it is asked
+for, once, and caches the result. Its JSON record carries the table inline, so the model stands
+alone; ``perfcompose skeleton forecast --json`` writes the same record next to the forecast.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from perfcompose.errors import DataFormatError, InputError, ModelError
+from perfcompose.model import Model
+from perfcompose.skeleton.estimate import CHOICES, Estimate, estimate
+from perfcompose.skeleton.skeletons import KINDS, Skeleton
+from perfcompose.skeleton.table import SEQ, RuntimeTable, read_table
+
+__all__ = ["SkeletonSource", "ForecastOptions", "SKELETON_MODEL_FORMAT"]
+
+#: the ``format`` of a skeleton model record (and of ``skeleton forecast --json`` output)
+SKELETON_MODEL_FORMAT = "perfcompose-skeleton-model/1"
+
+_DIRECTIONS = ("auto", "n", "p")
+_METHODS = (*CHOICES, "lm(poly)")
+
+
+@dataclass(frozen=True)
+class ForecastOptions:
+    """How each part of T(n, p) is forecast: the keyword options of :func:`estimate`, checked up front."""
+
+    method_t: str = "auto"
+    method_a: str = "auto"
+    direction: str = "auto"
+    epsilon: float = 0.05
+    poly_degree: int = 3
+
+    def __post_init__(self) -> None:
+        for key in ("method_t", "method_a"):
+            if getattr(self, key) not in _METHODS:
+                raise InputError(f"unknown method {getattr(self, key)!r} for {key}",
+                                 hint=f"choose one of {', '.join(CHOICES)}")
+        if self.direction not in _DIRECTIONS:
+            raise InputError(f"direction {self.direction!r}: choose auto, n or p")
+        if not (math.isfinite(self.epsilon) and self.epsilon >= 0):
+            raise InputError(f"epsilon {self.epsilon!r} must be a fraction >= 0")
+        if self.poly_degree < 1:
+            raise InputError(f"poly_degree {self.poly_degree} must be at least 1")
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _default_name(source: str) -> str:
+    """``T_<file stem>``: an identifier that tells components from different tables apart."""
+    stem = re.sub(r"\W", "_", Path(source).stem, flags=re.ASCII) if source else ""
+    return f"T_{stem}" if stem else "T"
+
+
+def _check_name(name: str) -> str:
+    if not name.isidentifier():
+        raise InputError(f"model name {name!r} is not an identifier", hint="for example T_gauss")
+    return name
+
+
+class SkeletonSource:
+    """T(n, p) forecast from a runtime table by a skeleton, evaluated point by point and cached.
+
+    At every (n, p) the value is exactly ``estimate(table, n, p, skeleton=..., **options)``, which
+    is what ``perfcompose skeleton forecast TABLE --at n=..,p=..`` prints with the same options; a
+    measured point is left out of its own fit there, and so it is here.
+    """
+
+    def __init__(self, table: RuntimeTable, skeleton: Skeleton = Skeleton(), *, method_t: str = "auto",
+                 method_a: str = "auto", direction: str = "auto", epsilon: float = 0.05, poly_degree: int = 3,
+                 name: str | None = None, unit: str = "s") -> None:
+        table.check()
+        self._table = table
+        self._skeleton = skeleton
+        self._options = ForecastOptions(method_t, method_a, direction, float(epsilon), int(poly_degree))
+        self._name = _check_name(name or _default_name(table.source))
+        self._unit = unit
+        self._estimates: dict[tuple[float, int], Estimate] = {}
+        self._models: dict[str, Model] = {}
+        self._evaluations = 0
+
+    # -- what it holds ------------------------------------------------------------------------
+
+    @property
+    def table(self) -> RuntimeTable:
+        return self._table
+
+    @property
+    def skeleton(self) -> Skeleton:
+        return self._skeleton
+
+    @property
+    def options(self) -> ForecastOptions:
+        return self._options
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def unit(self) -> str:
+        """The unit of the table's times: seconds unless the table's record says otherwise."""
+        return self._unit
+
+    @property
+    def source(self) -> str:
+        """Where the model comes from, e.g. ``skeleton general forecast of runtimes.csv``."""
+        of = Path(self._table.source).name if self._table.source else "a runtime table"
+        return f"skeleton {self._skeleton.name} forecast of {of}"
+
+    @property
+    def evaluations(self) -> int:
+        """How many estimates were computed (each distinct point once)."""
+        return self._evaluations
+
+    # -- evaluation -----------------------------------------------------------------------------
+
+    def estimate(self, n: float, p: int) -> Estimate:
+        """The full estimate at one point (parts, methods, hold-out errors), computed once."""
+        key = (float(n), int(p))
+        cached = self._estimates.get(key)
+        if cached is None:
+            cached = estimate(self._table, key[0], key[1], skeleton=self._skeleton, **self._options.as_dict())
+            self._estimates[key] = cached
+            self._evaluations += 1
+        return cached
+
+    def evaluate(self, n: Any, p: Any) -> Any:
+        """T(n, p) for arrays broadcast together; every distinct point is estimated once."""
+        na, pa = np.broadcast_arrays(np.asarray(n, dtype=float), np.asarray(p, dtype=float))
+        self._check_points(na, pa)
+        points = np.stack([na.ravel(), pa.ravel()], axis=1)
+        if points.shape[0] == 0:
+            return np.zeros(na.shape)
+        distinct, inverse = np.unique(points, axis=0, return_inverse=True)
+        values = np.array([self.estimate(float(v), int(q)).value for v, q in distinct])
+        out = values[np.reshape(inverse, -1)].reshape(na.shape)
+        return out if out.ndim else float(out)
+
+    def _check_points(self, n: np.ndarray, p: np.ndarray) -> None:
+        bad_p = ~(np.isfinite(p) & (p >= 1) & (p == np.floor(p)))
+        if bad_p.any():
+            raise ModelError(f"{self._name}(n, p): p = {p[bad_p].flat[0]:g} is not a whole number >= 1; "
+                             "p counts processing elements (PEs)")
+        bad_n = ~(np.isfinite(n) & (n > 0))
+        if bad_n.any():
+            raise ModelError(f"{self._name}(n, p): n = {n[bad_n].flat[0]:g} is not a positive input size")
+
+    def model(self, name: str | None = None) -> Model:
+        """T(n, p) as a numeric Model over ``("n", "p")``; the same name gives the same Model."""
+        name = _check_name(name or self._name)
+        if name not in self._models:
+            self._models[name] = Model.numeric(name, self.evaluate, ("n", "p"), unit=self._unit,
+                                               source=self.source)
+        return self._models[name]
+
+    # -- the record -----------------------------------------------------------------------------
+
+    def to_record(self) -> dict[str, Any]:
+        """A JSON-ready dict that rebuilds this source exactly: the table inline, skeleton, options."""
+        table = self._table
+        rows = [{"n": n, "p": "seq" if p == SEQ else p, "time": t, "text": table.texts[(n, p)]}
+                for (n, p), t in table.times.items()]
+        sk = self._skeleton
+        return {"format": SKELETON_MODEL_FORMAT, "name": self._name,
+                "table": {"source": table.source, "unit": self._unit,
+                          "reference": "absolute" if table.absolute else "relative", "rows": rows},
+                "skeleton": {"kind": sk.kind, "r": sk.r, "d": sk.d, "k": sk.k, "name": sk.name},
+                "options": self._options.as_dict()}
+
+    @classmethod
+    def from_record(cls, record: Any, path: str | Path | None = None) -> "SkeletonSource":
+        """Rebuild from :meth:`to_record` output (or a ``skeleton forecast --json`` file's content).
+
+        ``path`` names the file in errors; every missing or malformed key is an InputError naming it.
+        """
+        if not isinstance(record, Mapping):
+            raise InputError("a skeleton model record must be a JSON object", path=path)
+        fmt = _required(record, "format", path)
+        if fmt != SKELETON_MODEL_FORMAT:
+            raise InputError(f"'format' is {fmt!r}, not {SKELETON_MODEL_FORMAT!r}", path=path,
+                             hint="write the record with perfcompose skeleton forecast --json")
+        table, unit = _table_from(_mapping(record, "table", path), path)
+        skeleton = _skeleton_from(_mapping(record, "skeleton", path), path)
+        options = _options_from(_mapping(record, "options", path), path)
+        name = record.get("name")
+        if name is not None and not (isinstance(name, str) and name.isidentifier()):
+            raise InputError(f"'name' {name!r} is not an identifier", path=path, hint="for example T_gauss")
+        return cls(table, skeleton, name=name, unit=unit, **asdict(options))
+
+    @classmethod
+    def read_record(cls, path: str | Path) -> "SkeletonSource":
+        """Read a record from a JSON file (as ``skeleton forecast --json`` writes it)."""
+        path = Path(path)
+        try:
+            record = json.loads(path.read_text())
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
+        return cls.from_record(record, path)
+
+    @classmethod
+    def from_file(cls, path: str | Path, skeleton: Skeleton = Skeleton(), **options: Any) -> "SkeletonSource":
+        """Read a runtime table file (:func:`read_table`); ``options`` as for the constructor."""
+        return cls(read_table(path), skeleton, **options)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a record: each helper names the key it rejects.
+
+
+def _required(record: Mapping[str, Any], key: str, path: str | Path | None, where: str = "") -> Any:
+    if key not in record:
+        hint = "a skeleton model record has format, table, skeleton and options" if not where else None
+        raise InputError(f"missing '{where}{key}'", path=path, hint=hint)
+    return record[key]
+
+
+def _mapping(record: Mapping[str, Any], key: str, path: str | Path | None) -> Mapping[str, Any]:
+    value = _required(record, key, path)
+    if not isinstance(value, Mapping):
+        raise InputError(f"{key!r} must be a JSON object, not {type(value).__name__}", path=path)
+    return value
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _table_from(doc: Mapping[str, Any], path: str | Path | None) -> tuple[RuntimeTable, str]:
+    """The RuntimeTable of ``doc["rows"]``, exactly as written, and the unit of its times."""
+    rows = _required(doc, "rows", path, "table.")
+    if not isinstance(rows, list) or not rows:
+        raise InputError("'table.rows' must be a non-empty list of {n, p, time, text}", path=path)
+    times: dict[tuple[float, int], float] = {}
+    texts: dict[tuple[float, int], str] = {}
+    for k, row in enumerate(rows):
+        where = f"table.rows[{k}]"
+        if not isinstance(row, Mapping):
+            raise InputError(f"{where!r} must be a JSON object {{n, p, time, text}}", path=path)
+        n, p, t = (_required(row, key, path, f"{where}.") for key in ("n", "p", "time"))
+        if not (_is_number(n) and math.isfinite(n) and n > 0):
+            raise InputError(f"'{where}.n' = {n!r} is not a positive number", path=path)
+        if not (p == "seq" or (_is_whole(p) and p >= 1)):
+            raise InputError(f"'{where}.p' = {p!r} is not a PE count >= 1 or 'seq'", path=path)
+        if not (_is_number(t) and math.isfinite(t) and t > 0):
+            raise InputError(f"'{where}.time' = {t!r} is not a positive number", path=path)
+        text = row.get("text", repr(float(t)))
+        if not isinstance(text, str) or not _parses(text):
+            raise InputError(f"'{where}.text' = {text!r} is not a number as text", path=path)
+        key = (float(n), SEQ if p == "seq" else int(p))
+        if key in times:
+            raise InputError(f"'{where}' repeats n = {n:g}, p = {p}", path=path)
+        times[key], texts[key] = float(t), text
+    table = RuntimeTable(times, texts, str(doc.get("source", "")))
+    try:
+        table.check()
+    except DataFormatError as exc:
+        raise InputError(f"'table': {exc.reason}", path=path, hint=exc.hint) from None
+    reference = doc.get("reference")
+    if reference is not None and reference != ("absolute" if table.absolute else "relative"):
+        raise InputError(f"'table.reference' is {reference!r}, but the rows "
+                         f"{'have' if table.absolute else 'have no'} sequential times (p = 'seq')", path=path,
+                         hint="absolute: rows with p = 'seq'; relative: T(n, 1) is the reference")
+    unit = doc.get("unit", "s")
+    if not isinstance(unit, str):
+        raise InputError(f"'table.unit' = {unit!r} must be text, e.g. \"s\"", path=path)
+    return table, unit
+
+
+def _parses(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _skeleton_from(doc: Mapping[str, Any], path: str | Path | None) -> Skeleton:
+    kind = _required(doc, "kind", path, "skeleton.")
+    if kind not in KINDS:
+        raise InputError(f"'skeleton.kind' = {kind!r} is not a skeleton", path=path,
+                         hint=f"choose one of {', '.join(KINDS)}")
+    values = {}
+    for key, default in (("r", 2), ("d", 1), ("k", 1)):
+        value = doc.get(key, default)
+        if not _is_whole(value):
+            raise InputError(f"'skeleton.{key}' = {value!r} is not a whole number", path=path)
+        values[key] = value
+    try:
+        return Skeleton(kind, **values)
+    except InputError as exc:
+        raise InputError(f"'skeleton': {exc.reason}", path=path, hint=exc.hint) from None
+
+
+def _options_from(doc: Mapping[str, Any], path: str | Path | None) -> ForecastOptions:
+    """Options as written; a key left out takes :func:`estimate`'s default."""
+    defaults = ForecastOptions()
+    values = {**defaults.as_dict(), **{k: v for k, v in doc.items() if k in defaults.as_dict()}}
+    for key in ("method_t", "method_a"):
+        if values[key] not in _METHODS:
+            raise InputError(f"'options.{key}' = {values[key]!r} is not a method", path=path,
+                             hint=f"choose one of {', '.join(CHOICES)}")
+    if values["direction"] not in _DIRECTIONS:
+        raise InputError(f"'options.direction' = {values['direction']!r}: choose auto, n or p", path=path)
+    if not (_is_number(values["epsilon"]) and math.isfinite(values["epsilon"]) and values["epsilon"] >= 0):
+        raise InputError(f"'options.epsilon' = {values['epsilon']!r} is not a fraction >= 0", path=path)
+    if not (_is_whole(values["poly_degree"]) and values["poly_degree"] >= 1):
+        raise InputError(f"'options.poly_degree' = {values['poly_degree']!r} is not a whole number >= 1",
+                         path=path)
+    return ForecastOptions(**values)
