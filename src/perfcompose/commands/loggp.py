@@ -49,6 +49,47 @@ def _op_json(op: Any) -> list[Any]:
     return [op.kind, op.message, op.start, op.end]
 
 
+def _at_values(items: Optional[list[str]]) -> dict[str, float]:
+    """The ``--at NAME=VALUE`` options as a mapping (each name once, each value a finite number)."""
+    values: dict[str, float] = {}
+    for item in items or ():
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not sep or not name.isidentifier() or not math.isfinite(value):
+            raise typer.BadParameter(f"{item!r}: write NAME=VALUE with a finite number, e.g. x=1000",
+                                     param_hint="--at")
+        if name in values:
+            raise typer.BadParameter(f"{name} is given twice", param_hint="--at")
+        values[name] = value
+    return values
+
+
+def _point(template: Any, values: dict[str, float], program: Path) -> dict[str, float]:
+    """The values of the program's parameters from ``--at``: every parameter, nothing else."""
+    names = template.parameters
+    unknown = [n for n in values if n not in names]
+    if unknown:
+        raise InputError(f"--at {unknown[0]}: the program has no parameter {unknown[0]!r}", path=program,
+                         hint=("its parameters: " + ", ".join(names)) if names else
+                         "its durations and sizes are numbers, not expressions")
+    missing = [n for n in names if n not in values]
+    if missing:
+        raise InputError(f"the program's durations and sizes depend on {', '.join(names)}; "
+                         f"give --at for {', '.join(missing)}", path=program,
+                         hint=" ".join(f"--at {n}=VALUE" for n in missing))
+    return values
+
+
+def _model_name(program: Path) -> str:
+    """An identifier for the model of ``program``, from its file name."""
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in program.stem)
+    return name if name.isidentifier() else f"loggp_{name}"
+
+
 @app.command()
 @user_errors
 def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), or a LogGOPSim GOAL "
@@ -75,8 +116,17 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
                                                     "schedule (for LogGOPSim)."),
              time_scale: float = typer.Option(1.0, "--time-scale", help="With --to-goal: multiply times by this "
                                               "(GOAL holds integers)."),
+             at: Optional[list[str]] = typer.Option(None, "--at", help="NAME=VALUE: a value of a parameter "
+                                                    "of the program's expressions (repeat for each)."),
+             model_json: Optional[Path] = typer.Option(None, "--model-json", help="Write the program, "
+                                                       "parameters and options as a LogGP model record "
+                                                       "(its makespan as a model of the program's "
+                                                       "parameters)."),
              ) -> None:
-    """Simulate a program of computation and communication steps under LogGP (paper 002)."""
+    """Simulate a program of computation and communication steps under LogGP (paper 002).
+
+    Durations and message sizes may be expressions such as "8*x"; --at x=1000 fixes them.
+    """
     from perfcompose.loggp.execute import ProgramResult, simulate_program
 
     _choice(ties, ("random", "rank"), "--ties")
@@ -88,6 +138,8 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
 
         if worst_case:
             raise InputError("a GOAL schedule is simulated with LogGOPSim's rules; --worst-case needs a program JSON")
+        if at or model_json is not None:
+            raise InputError(f"{'--at' if at else '--model-json'} needs a program JSON, not a GOAL schedule")
         sched = read_goal(program)
         params = _params(params_file, L, o, g, G)
         res = simulate_goal(sched, params, O=O, S=rendezvous, path=program)
@@ -107,10 +159,29 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
         console.print(table)
         console.print(f"makespan {res.makespan:.6g}")
         return
-    from perfcompose.loggp.program import read_program
+    from perfcompose.loggp.template import read_template
 
-    prog = read_program(program)
-    params = _params(params_file, L, o, g, G, prog.unit)
+    template = read_template(program)
+    values = _at_values(at)
+    params = _params(params_file, L, o, g, G, template.unit)
+    # --model-json alone writes the model of a program with parameters; --at also simulates a point
+    simulate_point = model_json is None or bool(values) or not template.parameters
+    point = _point(template, values, program) if simulate_point else {}
+    if model_json is not None:
+        if semantics != "paper":
+            raise InputError("a LogGP model record simulates with the paper's semantics",
+                             hint="drop --semantics loggopsim, or --model-json")
+        from perfcompose.loggp.source import LogGPSource
+
+        source = LogGPSource(template, params, worst_case=worst_case, ties=ties, seed=seed,
+                             gap_origin=gap_origin, name=_model_name(program), origin=str(program))
+        model_json.write_text(json.dumps(source.to_record(), indent=2) + "\n")
+        err_console.print(f"model record written to {model_json}")
+        if not simulate_point:
+            err_console.print(f"give --at for {', '.join(template.parameters)} to simulate a point")
+            return
+    prog = template.instantiate(point)
+    where = " at " + ", ".join(f"{k}={v:g}" for k, v in point.items()) if point else ""
     unit = prog.unit or params.unit
     if to_goal is not None:
         from perfcompose.loggp.loggopsim import goal_text, program_to_goal
@@ -124,13 +195,15 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
 
         how = "worst case" if worst_case else ("LogGOPSim semantics" if semantics == "loggopsim" else "standard")
         plot_timeline(result, timeline, unit=unit,
-                      title=f"{program.name}: {how}, makespan {result.makespan:.6g}{' ' + unit if unit else ''}")
+                      title=f"{program.name}{where}: {how}, makespan {result.makespan:.6g}{' ' + unit if unit else ''}")
         err_console.print(f"timeline written to {timeline}")
     if json_out:
         record: dict[str, Any] = {"finish": result.finish.tolist(), "makespan": result.makespan,
                                   "ops": [[_op_json(op) for op in ops] for ops in result.ops],
                                   "computation": result.computation.tolist(),
                                   "communication": result.communication.tolist(), "unit": unit}
+        if template.parameters:
+            record["at"] = point
         if worst_case:
             record["forced"] = [{"step": f.step, "processor": f.processor, "candidates": list(f.candidates)}
                                 for f in result.forced]
@@ -139,7 +212,7 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
     how = "worst case (section 4.2)" if worst_case else (
         "LogGOPSim semantics" if semantics == "loggopsim" else f"standard (Figure 2), gaps from the {gap_origin}")
     u = escape(f" [{unit}]") if unit else ""
-    table = Table(title=f"{program}: {prog.P} processors, {len(prog.steps)} steps; {how}; "
+    table = Table(title=f"{program}{where}: {prog.P} processors, {len(prog.steps)} steps; {how}; "
                         f"L={params.L:g} o={params.o:g} g={params.g:g} G={params.G:g}", title_justify="left")
     for col in ("processor", f"finish{u}", f"computation{u}", f"communication{u}", "operations"):
         table.add_column(col, justify="right")

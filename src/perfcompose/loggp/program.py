@@ -274,8 +274,10 @@ def _locate(text: str, path: Sequence[str | int]) -> int:
     return i
 
 
-def _located(text: str, path: Path | str, problem: _Problem) -> InputError:
-    offset = _locate(text, problem.path)
+def _located(text: str, path: Path | str, problem: _Problem, shift: int = 0) -> InputError:
+    """``problem`` as an InputError at its place in ``text``; ``shift`` moves the column right
+    (to a character inside a string value, such as the error in an expression)."""
+    offset = _locate(text, problem.path) + shift
     line = text.count("\n", 0, offset) + 1
     line_start = text.rfind("\n", 0, offset) + 1
     column = offset - line_start + 1

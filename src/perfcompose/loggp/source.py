@@ -1,0 +1,222 @@
+"""A LogGP program as a performance :class:`~perfcompose.model.Model` of its parameters.
+
+The model's value at a point is the makespan of the program instantiated there and simulated
+with fixed LogGP parameters and options. Each distinct point is simulated once: evaluations
+deduplicate their points and keep every makespan in a cache, so a composed design can evaluate
+the model over large grids with repeated points at the cost of the distinct ones. A source
+writes itself as a JSON record (program, parameters, options) that reads back to the same model.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from perfcompose.errors import InputError
+from perfcompose.loggp.execute import simulate_program
+from perfcompose.loggp.params import LogGP
+from perfcompose.loggp.program import _Problem
+from perfcompose.loggp.template import ProgramTemplate, _error
+from perfcompose.model import Model
+
+__all__ = ["LogGPSource", "MODEL_RECORD_FORMAT", "read_source"]
+
+MODEL_RECORD_FORMAT = "perfcompose-loggp-model/1"
+
+_TIES = ("random", "rank")
+_GAP_ORIGINS = ("end", "start")
+_OPTIONS = ("worst_case", "ties", "seed", "gap_origin")
+
+
+class LogGPSource:
+    """A program template simulated under fixed LogGP parameters; :meth:`model` is its Model.
+
+    The parameters are converted to the program's time unit when both name one. ``origin`` names
+    the program file (default: the template's source). ``simulations`` counts the simulations run
+    so far (one per distinct point).
+    """
+
+    def __init__(self, template: ProgramTemplate, params: LogGP, *, worst_case: bool = False,
+                 ties: str = "random", seed: int = 0, gap_origin: str = "end", name: str = "loggp",
+                 origin: str | None = None) -> None:
+        if ties not in _TIES:
+            raise InputError(f"ties {ties!r}: choose 'random' or 'rank'")
+        if gap_origin not in _GAP_ORIGINS:
+            raise InputError(f"gap_origin {gap_origin!r}: choose 'end' or 'start'")
+        if not name.isidentifier():
+            raise InputError(f"a model name must be an identifier, got {name!r}")
+        if template.unit and params.unit and params.unit != template.unit:
+            params = params.to(template.unit)
+        self.template, self.params, self.name = template, params, name
+        self.origin = template.source if origin is None else origin
+        self.worst_case, self.ties, self.seed, self.gap_origin = bool(worst_case), ties, int(seed), gap_origin
+        self.simulations = 0
+        self._cache: dict[tuple[float, ...], float] = {}
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        return self.template.parameters
+
+    @property
+    def unit(self) -> str:
+        """The model's unit: the program's, else the LogGP parameters', else none."""
+        return self.template.unit or self.params.unit
+
+    @property
+    def source(self) -> str:
+        """The model's provenance: ``loggp program FILE``."""
+        return f"loggp program {self.origin}".rstrip()
+
+    def makespan(self, values: Mapping[str, float]) -> float:
+        """The simulated makespan at one point (from the cache when simulated before)."""
+        missing = [p for p in self.parameters if p not in values]
+        if missing:
+            raise InputError(f"the program needs a value for {', '.join(missing)}",
+                             hint="its parameters: " + ", ".join(self.parameters))
+        return self._simulated(tuple(float(values[p]) for p in self.parameters))
+
+    def _simulated(self, key: tuple[float, ...]) -> float:
+        cached = self._cache.get(key)
+        if cached is None:
+            program = self.template.instantiate(dict(zip(self.parameters, key)))
+            result = simulate_program(program, self.params, worst_case=self.worst_case,
+                                      gap_origin=self.gap_origin, ties=self.ties,  # type: ignore[arg-type]
+                                      seed=self.seed, timelines=False)
+            cached = self._cache[key] = result.makespan
+            self.simulations += 1
+        return cached
+
+    def evaluate(self, *arrays: Any) -> np.ndarray:
+        """Makespans at the points given as one array per parameter (broadcast together)."""
+        if not arrays:
+            return np.asarray(self._simulated(()))
+        args = np.broadcast_arrays(*[np.asarray(a, dtype=np.float64) for a in arrays])
+        shape = args[0].shape
+        points = np.stack([a.reshape(-1) for a in args], axis=1)
+        distinct, inverse = np.unique(points, axis=0, return_inverse=True)
+        values = np.array([self._simulated(tuple(float(v) for v in row)) for row in distinct])
+        return values[inverse.reshape(-1)].reshape(shape)
+
+    def model(self, name: str | None = None, *, unit: str | None = None) -> Model:
+        """The program's makespan as a Model of the template's parameters.
+
+        Numeric (simulated point by point, cached); without parameters, the constant makespan of
+        one simulation. ``unit`` overrides the unit (the program's, else the parameters').
+        """
+        name = name or self.name
+        unit = self.unit if unit is None else unit
+        if not self.parameters:
+            return Model.constant(self._simulated(()), unit=unit, source=self.source, name=name)
+        return Model.numeric(name, self.evaluate, self.parameters, unit=unit, source=self.source)
+
+    # -- the JSON record ----------------------------------------------------------------------
+
+    def to_record(self) -> dict[str, Any]:
+        """A JSON-ready record of the program, parameters and options (read by :meth:`from_record`)."""
+        p = self.params
+        record: dict[str, Any] = {
+            "format": MODEL_RECORD_FORMAT,
+            "program": json.loads(json.dumps(self.template.doc)),
+            "params": {"L": p.L, "o": p.o, "g": p.g, "G": p.G, "unit": p.unit},
+            "options": {"worst_case": self.worst_case, "ties": self.ties, "seed": self.seed,
+                        "gap_origin": self.gap_origin},
+            "name": self.name}
+        if self.origin:
+            record["source"] = self.origin
+        return record
+
+    @classmethod
+    def from_record(cls, record: Any, path: Path | str, *, text: str | None = None) -> "LogGPSource":
+        """Rebuild a source from :meth:`to_record` output read from ``path``; every problem is an
+        InputError naming the file and the key (and line and column when ``text`` is given)."""
+        path = str(path)
+        try:
+            fields = _record_fields(record)
+            params = _record_params(record["params"])
+            options = _record_options(record["options"])
+        except _Problem as p:
+            raise _error(p, path, text, ()) from None
+        template = ProgramTemplate.from_doc(record["program"], source=path, text=text, prefix=("program",))
+        return cls(template, params, name=fields["name"], origin=fields["source"], **options)
+
+
+def read_source(path: Path | str) -> LogGPSource:
+    """Read a LogGP model record file (``perfcompose loggp simulate --model-json``)."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise InputError(f"cannot read the model record: {exc.strerror}", path=path) from None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
+    return LogGPSource.from_record(record, path, text=text)
+
+
+_KEYS = ("format", "name", "program", "params", "options")
+
+
+def _record_fields(record: Any) -> dict[str, str]:
+    """Check the record's keys, format, name and source; the name and source."""
+    if not isinstance(record, dict):
+        raise _Problem("a LogGP model record is a JSON object", (),
+                       hint=f'it starts {{"format": "{MODEL_RECORD_FORMAT}", ...}}')
+    for key in _KEYS:
+        if key not in record:
+            raise _Problem(f"missing key {key!r}", (),
+                           hint="a LogGP model record has " + ", ".join(_KEYS) + " (and optionally source)")
+    unknown = [k for k in record if k not in (*_KEYS, "source")]
+    if unknown:
+        raise _Problem(f"unknown key {unknown[0]!r}", (unknown[0],),
+                       hint="a LogGP model record has " + ", ".join(_KEYS) + " (and optionally source)")
+    if record["format"] != MODEL_RECORD_FORMAT:
+        raise _Problem(f"the format is {record['format']!r}, not {MODEL_RECORD_FORMAT!r}", ("format",),
+                       hint="write the record with 'perfcompose loggp simulate --model-json'")
+    name, source = record["name"], record.get("source", "")
+    if not isinstance(name, str) or not name.isidentifier():
+        raise _Problem(f"the name must be an identifier, got {name!r}", ("name",))
+    if not isinstance(source, str):
+        raise _Problem(f"the source must be a string, got {source!r}", ("source",))
+    return {"name": name, "source": source}
+
+
+def _record_params(params: Any) -> LogGP:
+    hint = "'params' holds L, o, g, G and unit"
+    if not isinstance(params, dict):
+        raise _Problem(f"must be an object, got {params!r}", ("params",), hint)
+    for key in ("L", "o", "g", "G"):
+        if key not in params:
+            raise _Problem(f"missing key {key!r}", ("params",), hint)
+    unknown = [k for k in params if k not in ("L", "o", "g", "G", "unit")]
+    if unknown:
+        raise _Problem(f"unknown key {unknown[0]!r}", ("params", unknown[0]), hint)
+    unit = params.get("unit", "")
+    if not isinstance(unit, str):
+        raise _Problem(f"unit must be a string, got {unit!r}", ("params", "unit"))
+    try:
+        return LogGP(params["L"], params["o"], params["g"], params["G"], unit)
+    except InputError as exc:
+        bad = next((k for k in ("L", "o", "g", "G") if f" {k} " in f" {exc.reason} "), None)
+        raise _Problem(exc.reason, ("params",) + ((bad,) if bad else ()), exc.hint) from None
+
+
+def _record_options(options: Any) -> dict[str, Any]:
+    if not isinstance(options, dict):
+        raise _Problem(f"must be an object, got {options!r}", ("options",),
+                       hint="e.g. " + json.dumps({"worst_case": False, "ties": "random", "seed": 0,
+                                                  "gap_origin": "end"}))
+    unknown = [k for k in options if k not in _OPTIONS]
+    if unknown:
+        raise _Problem(f"unknown key {unknown[0]!r}", ("options", unknown[0]),
+                       hint="options are " + ", ".join(_OPTIONS))
+    checks = {"worst_case": (lambda v: isinstance(v, bool), "true or false"),
+              "ties": (lambda v: v in _TIES, "'random' or 'rank'"),
+              "seed": (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+              "gap_origin": (lambda v: v in _GAP_ORIGINS, "'end' or 'start'")}
+    for key, (ok, what) in checks.items():
+        if key in options and not ok(options[key]):
+            raise _Problem(f"must be {what}, got {options[key]!r}", ("options", key))
+    return dict(options)
