@@ -170,12 +170,18 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
 # ---------------------------------------------------------------------------------------------
 # composition
 
-_COMPONENT_HELP = ("A component: NAME=EXPRESSION (e.g. qsort='1034.17*x*log2(x)'), NAME=MODELS.json "
-                   "(from fit --json) or NAME=MEASUREMENTS[:REGION] (fitted here). Repeatable.")
+_COMPONENT_HELP = ("A component: NAME=EXPRESSION (e.g. qsort='1034.17*x*log2(x)'), NAME=MODEL.json (from fit --json, "
+                   "pamela compile --json, skeleton forecast --json, loggp simulate --model-json), "
+                   "NAME=MODEL.pam[:PROCESS] (PAMELA) or NAME=MEASUREMENTS[:REGION] (fitted here). Repeatable.")
+_BIND_HELP = ("Bind a component's parameter to the design's: NAME.PARAM=VALUE, e.g. mrm.N=x or mrm.P=4 (a number, "
+              "a parameter name or an expression). Repeatable.")
+_UNIT_HELP = "Time unit of components whose source states none (expressions: default s; PAMELA models)."
+_PIPE_HELP = "Pipeline max: pointwise (exact, never drops a stage) or asymptotic (the papers' eq. 3)."
 
 
-def _components(specs: list[str], unit: str | None) -> dict[str, Any]:
+def _components(specs: list[str], unit: str | None, binds: list[str] = ()) -> dict[str, Any]:  # type: ignore[assignment]
     from perfcompose.compose import parse_component
+    from perfcompose.compose.components import bind_model
 
     comps: dict[str, Any] = {}
     for spec in specs:
@@ -183,6 +189,20 @@ def _components(specs: list[str], unit: str | None) -> dict[str, Any]:
         if name in comps:
             raise typer.BadParameter(f"component '{name}' given twice", param_hint="-c")
         comps[name] = model
+    bound: dict[str, dict[str, str]] = {}
+    for text in binds:
+        target, eq, value = text.partition("=")
+        comp, dot, param = target.strip().partition(".")
+        if not eq or not dot or not param or not value.strip():
+            raise typer.BadParameter(f"{text!r}: write NAME.PARAM=VALUE, e.g. mrm.N=x", param_hint="--bind")
+        if comp not in comps:
+            raise typer.BadParameter(f"{text!r}: no component '{comp}' (components: {', '.join(comps) or 'none'})",
+                                     param_hint="--bind")
+        bound.setdefault(comp, {})[param] = value.strip()
+    for comp, mapping in bound.items():
+        model = comps[comp]
+        kept = {p: p for p in model.params if p not in mapping}
+        comps[comp] = bind_model(model, {**mapping, **kept}, comp)
     return comps
 
 
@@ -234,21 +254,30 @@ def _order_text(model: Any, size: str = "x") -> str:
 @_user_errors
 def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool_4(qsort), inc)'."),
             component: list[str] = typer.Option([], "-c", "--component", help=_COMPONENT_HELP),
-            unit: Optional[str] = typer.Option(None, "--unit", help="Unit of expression components (default s)."),
-            pipe: str = typer.Option("asymptotic", "--pipe", help="Pipeline max: asymptotic (the papers') or "
-                                     "pointwise (exact)."),
+            bind: list[str] = typer.Option([], "--bind", "-b", help=_BIND_HELP),
+            unit: Optional[str] = typer.Option(None, "--unit", help=_UNIT_HELP),
+            pipe: str = typer.Option("pointwise", "--pipe", help=_PIPE_HELP),
             json_out: bool = typer.Option(False, "--json", help="After the model line, print the model as JSON."),
             ) -> None:
     """Compose the model of a program from models of its components; the first line is the model."""
     from perfcompose.compose import Composer
 
-    composer = Composer(_components(component, unit), pipe=_check_pipe(pipe))  # type: ignore[arg-type]
-    model = composer(composer.parse(term, source="term"))
+    composer = Composer(_components(component, unit, bind), pipe=_check_pipe(pipe))  # type: ignore[arg-type]
+    parsed = composer.parse(term, source="term")
+    model = composer(parsed)
     print(str(model))
     if json_out:
         print(model.to_json_text())
     else:
-        print(f"order in x: {_order_text(model)}; unit: {model.unit}")
+        print(f"order in x: {_order_text(model)}; unit: {model.unit or 'none'}")
+    for choice in composer.pipe_choices(parsed):
+        if choice.both:
+            err_console.print(f"note: {choice.term}: no stage grows fastest in every parameter; both are kept "
+                              "(exact max)", highlight=False)
+        else:
+            err_console.print(f"note: {choice.term}: the asymptotic max keeps {choice.kept} and drops "
+                              f"{choice.dropped}, which is larger where it grows more slowly; --pipe pointwise "
+                              "keeps both", highlight=False)
 
 
 @app.command()
@@ -256,14 +285,16 @@ def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool
 def laws(stages: list[str] = typer.Argument(None, help="Stages to check the laws with (component names or "
                                             "terms); default: every component."),
          component: list[str] = typer.Option([], "-c", "--component", help=_COMPONENT_HELP),
-         unit: Optional[str] = typer.Option(None, "--unit", help="Unit of expression components."),
-         pipe: str = typer.Option("asymptotic", "--pipe", help="Pipeline max: asymptotic or pointwise."),
+         bind: list[str] = typer.Option([], "--bind", "-b", help=_BIND_HELP),
+         unit: Optional[str] = typer.Option(None, "--unit", help=_UNIT_HELP),
+         pipe: str = typer.Option("asymptotic", "--pipe", help="Pipeline max: asymptotic (the papers' algebra, "
+                                  "default here) or pointwise."),
          x_range: str = typer.Option("1024:262144", "--x", help="Range LO:HI of x for numeric checks."),
          ) -> None:
     """Check the relational laws (i)-(iv) of 000 section 5.1 for the given stages."""
     from perfcompose.compose.laws import LAWS, check_laws
 
-    comps = _components(component, unit)
+    comps = _components(component, unit, bind)
     if not comps:
         raise typer.BadParameter("give the components with -c NAME=MODEL", param_hint="-c")
     xs = _x_values([x_range])
@@ -297,12 +328,13 @@ def explore(term: str = typer.Argument(..., help="A pipeline term, e.g. 'pipe(qs
             threads: int = typer.Option(..., "--threads", "-T", min=1, help="Thread budget."),
             x: list[str] = typer.Option(["65536"], "--x", help="Input sizes to compare at (or LO:HI)."),
             param: list[str] = typer.Option([], "--param", "-p", help="Values for symbolic counts: n=4."),
-            unit: Optional[str] = typer.Option(None, "--unit", help="Unit of expression components."),
+            bind: list[str] = typer.Option([], "--bind", "-b", help=_BIND_HELP),
+            unit: Optional[str] = typer.Option(None, "--unit", help=_UNIT_HELP),
             ) -> None:
     """Best use of a thread budget: split over pipeline stages, or a task pool of the fused stages."""
     from perfcompose.compose import Composer, explore as run_explore
 
-    composer = Composer(_components(component, unit), pipe="pointwise")
+    composer = Composer(_components(component, unit, bind), pipe="pointwise")
     parsed = composer.parse(term, source="term")
     fixed = _params(param)
     for xv in _x_values(x):
@@ -328,15 +360,17 @@ def explore(term: str = typer.Argument(..., help="A pipeline term, e.g. 'pipe(qs
 @_user_errors
 def predict(design: Path = typer.Argument(..., help="Design file (TOML): program term and components."),
             x: list[str] = typer.Option([], "--x", help="Input sizes (or LO:HI); default: the design's."),
-            param: list[str] = typer.Option([], "--param", "-p", help="Values for symbolic counts: n=4."),
+            param: list[str] = typer.Option([], "--param", "-p", help="Values for symbolic parameters: n=4."),
+            pipe: Optional[str] = typer.Option(None, "--pipe", help=_PIPE_HELP + " Default: the design's "
+                                               "(pointwise unless it says otherwise)."),
             plot: Optional[Path] = typer.Option(None, "--plot", help="Plot program and component models here."),
             json_out: Optional[Path] = typer.Option(None, "--json", help="Write the composed model as JSON here."),
             ) -> None:
-    """Predict a designed program: composed model, order, times over x, and the bottleneck."""
-    from perfcompose.compose import Component, bottleneck, load_design
+    """Predict a designed program: composed model, each component's share, and the bottleneck."""
+    from perfcompose.compose import Component, Composer, bottleneck, load_design
 
     d = load_design(design)
-    composer = d.composer
+    composer = Composer(d.components, pipe=_check_pipe(pipe or d.pipe))  # type: ignore[arg-type]
     model = composer(d.program)
     fixed = {**d.parameters, **_params(param)}
     missing = [p for p in model.params if p != "x" and p not in fixed]
@@ -344,29 +378,53 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
         raise typer.BadParameter(f"the model keeps {', '.join(missing)} symbolic; give values with "
                                  f"--param {missing[0]}=4 or in [parameters]", param_hint="--param")
     xs = _x_values(x) if x else list(d.x)
-    console.print(f"[bold]{d.title or d.program}[/bold]")
-    print(f"model: {model}  [{model.unit}]")
-    print(f"order in x: {_order_text(model)}")
+    unit = model.unit or "no unit"
+    console.print(f"[bold]{d.title or d.program}[/bold]", highlight=False)
+    print(f"model: {model}  [{unit}]")
+    print(f"order in x: {_order_text(model)}; pipeline max: {composer.pipe}")
+    used = d.program.components()
+    shown = xs if len(xs) <= 4 else [xs[k] for k in np.linspace(0, len(xs) - 1, 4).round().astype(int)]
+    parts = Table(title=f"components, time per data element \\[{unit}]", title_justify="left")
+    for col in ("component", "source", "model", *(f"x={v:g}" for v in shown)):
+        parts.add_column(col, justify="right" if col.startswith("x=") else "left")
+    for name in used:
+        leaf = composer.leaf(Component(name))
+        values = [float(np.asarray(leaf(**{p: v if p == "x" else fixed[p] for p in leaf.params}))) for v in shown]
+        parts.add_row(name, leaf.source or "-", _short(leaf, 6) if not leaf.is_numeric else str(leaf),
+                      *(f"{v:.4g}" for v in values))
+    console.print(parts)
+    points = [{"x": xv, **fixed} for xv in xs]
+    warnings = composer.pipe_warnings(d.program, points)
+    exact = Composer(d.components, pipe="pointwise")(d.program) if warnings else None
     table = Table(title="predicted time per data element" + (f" at {', '.join(f'{k}={v:g}' for k, v in fixed.items())}"
                                                              if fixed else ""), title_justify="left")
     table.add_column("x", justify="right")
-    table.add_column(f"time [{model.unit}]", justify="right")
+    table.add_column(f"time \\[{unit}]", justify="right")
+    if exact is not None:
+        table.add_column(f"pointwise max \\[{unit}]", justify="right")
     table.add_column("bottleneck")
-    for xv in xs:
-        point = {"x": xv, **fixed}
+    grid = np.asarray(xs, dtype=float)
+    values = np.broadcast_to(model(**{p: (grid if p == "x" else fixed[p]) for p in model.params}), grid.shape)
+    exact_values = None if exact is None else \
+        np.broadcast_to(exact(**{p: (grid if p == "x" else fixed[p]) for p in exact.params}), grid.shape)
+    for k, point in enumerate(points):
         path = bottleneck(d.program, composer, point)
-        value = float(model(**{p: point[p] for p in model.params}))
-        table.add_row(f"{xv:g}", f"{value:.5g}", " > ".join(str(t) for t, _ in path[1:]) or "-")
+        row = [f"{xs[k]:g}", f"{values[k]:.5g}"]
+        if exact_values is not None:
+            row.append(f"{exact_values[k]:.5g}")
+        table.add_row(*row, " > ".join(str(t) for t, _ in path[1:]) or "-")
     console.print(table)
+    for w in warnings:
+        err_console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
     if json_out:
         json_out.write_text(model.to_json_text() + "\n")
         console.print(f"model written to {json_out}")
     if plot:
         from perfcompose.report import plot_models
 
-        curves = [(f"{d.program}: {model}", model)]
-        curves += [(f"{name}: {m}", composer.leaf(Component(name))) for name, m in d.components.items()
-                   if name in d.program.components()]
+        curves = [(f"{d.program}", model)]
+        curves += [(f"{name}: {composer.leaf(Component(name)).source}", composer.leaf(Component(name)))
+                   for name in used]
         plot_models(curves, (min(xs), max(xs)), plot, fixed=fixed, title=d.title or str(d.program))
         console.print(f"plot written to {plot}")
 

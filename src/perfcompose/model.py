@@ -25,6 +25,7 @@ from sympy.printing.str import StrPrinter
 from sympy.utilities.lambdify import implemented_function
 
 from perfcompose.errors import ModelError, ModelSyntaxError
+from perfcompose.units import ROLES, conversion, merge_roles
 
 __all__ = ["Model", "Term", "Order", "symbol", "maximum", "compare_order"]
 
@@ -319,6 +320,7 @@ class Model:
     source: str = ""
     name: str = ""
     stats: Mapping[str, float] = field(default_factory=dict)
+    roles: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         expr = self.expr
@@ -332,6 +334,10 @@ class Model:
         names = list(self.params) + sorted(s.name for s in expr.free_symbols)
         object.__setattr__(self, "params", tuple(dict.fromkeys(names)))
         object.__setattr__(self, "stats", dict(self.stats))
+        unknown = [r for r in self.roles.values() if r not in ROLES]
+        if unknown:
+            raise ModelError(f"unknown parameter role {unknown[0]!r}; roles: {', '.join(ROLES)}")
+        object.__setattr__(self, "roles", {k: v for k, v in self.roles.items() if k in self.params})
 
     # -- construction -----------------------------------------------------------------------
 
@@ -382,9 +388,61 @@ class Model:
     def with_meta(self, **changes: Any) -> "Model":
         """A copy with some metadata (unit, source, name, stats) replaced."""
         values = dict(expr=self.expr, params=self.params, unit=self.unit, source=self.source,
-                      name=self.name, stats=self.stats)
+                      name=self.name, stats=self.stats, roles=self.roles)
         values.update(changes)
         return Model(**values)
+
+    @property
+    def label(self) -> str:
+        """How messages name this model: its name and source, or its text."""
+        if self.name and self.source:
+            return f"'{self.name}' ({self.source})"
+        return f"'{self.name}'" if self.name else f"'{self}'"
+
+    def in_unit(self, unit: str) -> "Model":
+        """The same model in another time unit (s, ms, us, ns, cycles@CLOCK); a model without a
+        unit cannot be converted to a timed one, nor the other way."""
+        if unit == self.unit:
+            return self
+        if not unit or not self.unit:
+            raise ModelError(f"model {self.label} is in '{self.unit or 'no unit'}', and '{unit or 'no unit'}' "
+                             "is wanted: give the model a time unit (unit = \"us\" in its component table, "
+                             "or --unit)")
+        factor = conversion(self.unit, unit)
+        return self.with_meta(expr=self.expr * sp.Float(factor) if factor != 1.0 else self.expr, unit=unit)
+
+    def bind(self, mapping: Mapping[str, Any]) -> "Model":
+        """Rename or fix parameters: ``{"N": "x", "P": 4}`` replaces N by the design's x and P by 4.
+
+        Values are numbers, parameter names or expressions in the design's parameters; a parameter
+        bound to a plain name passes its role on to that name.
+        """
+        unknown = [k for k in mapping if k not in self.params]
+        if unknown:
+            raise ModelError(f"cannot bind {', '.join(unknown)}: not a parameter of {self.label} "
+                             f"(parameters: {', '.join(self.params) or 'none'})")
+        subs: dict[sp.Symbol, sp.Expr] = {}
+        roles = {k: v for k, v in self.roles.items() if k not in mapping}
+        new_params: list[str] = []
+        for name, value in mapping.items():
+            if isinstance(value, bool) or not isinstance(value, (str, int, float, sp.Expr)):
+                raise ModelError(f"bind {name}: give a number, a parameter name or an expression, got {value!r}")
+            if isinstance(value, str):
+                expr = parse_expression(value)
+            elif isinstance(value, sp.Expr):
+                expr = value
+            else:
+                if not math.isfinite(float(value)) or float(value) <= 0:
+                    raise ModelError(f"bind {name} = {value!r}: parameters are positive numbers")
+                expr = sp.Float(float(value)) if isinstance(value, float) else sp.Integer(value)
+            subs[symbol(name)] = expr
+            names = sorted(s.name for s in expr.free_symbols)
+            new_params += names
+            if isinstance(expr, sp.Symbol) and name in self.roles:
+                roles = merge_roles(roles, {expr.name: self.roles[name]}, first_name=self.label,
+                                    second_name=f"the binding {name} = {expr.name}")
+        params = [p for p in self.params if p not in mapping] + new_params
+        return self.with_meta(expr=self.expr.xreplace(subs), params=tuple(dict.fromkeys(params)), roles=roles)
 
     # -- evaluation -------------------------------------------------------------------------
 
@@ -461,9 +519,14 @@ class Model:
 
     def _combine(self, other: Any, op: Callable[[sp.Expr, sp.Expr], sp.Expr], kind: str,
                  reverse: bool = False) -> "Model":
+        roles = dict(self.roles)
         if isinstance(other, Model):
-            if kind == "add" and self.unit != other.unit and self.unit and other.unit:
-                raise ModelError(f"cannot add models in different units ({self.unit} and {other.unit})")
+            if kind == "add" and self.unit != other.unit:
+                other = other.in_unit(self.unit) if (self.unit and other.unit) else other
+                if bool(self.unit) != bool(other.unit):
+                    raise ModelError(f"cannot add {other.label if self.unit else self.label}, which has no unit, "
+                                     f"to a model in {self.unit or other.unit}: give it a time unit")
+            roles = merge_roles(self.roles, other.roles, first_name=self.label, second_name=other.label)
             oexpr, oparams = other.expr, other.params
             if kind == "add":
                 unit = self.unit or other.unit
@@ -481,7 +544,7 @@ class Model:
         else:
             return NotImplemented
         left, right = (oexpr, self.expr) if reverse else (self.expr, oexpr)
-        return Model(op(left, right), params=self.params + tuple(oparams), unit=unit)
+        return Model(op(left, right), params=self.params + tuple(oparams), unit=unit, roles=roles)
 
     def __add__(self, other: Any) -> "Model":
         return self._combine(other, lambda a, b: a + b, "add")
@@ -510,7 +573,7 @@ class Model:
         return self._combine(other, lambda a, b: a / b, "div", reverse=True)
 
     def __neg__(self) -> "Model":
-        return Model(-self.expr, params=self.params, unit=self.unit)
+        return Model(-self.expr, params=self.params, unit=self.unit, roles=self.roles)
 
     def subs(self, **values: Any) -> "Model":
         """Fix some parameters: ``m.subs(n=4)`` is the model in the remaining parameters."""
@@ -582,6 +645,8 @@ class Model:
             record["name"] = self.name
         if self.stats:
             record["stats"] = {k: _json_number(v) for k, v in self.stats.items()}
+        if self.roles:
+            record["roles"] = dict(self.roles)
         return record
 
     def to_json_text(self) -> str:
@@ -604,8 +669,12 @@ class Model:
         else:
             raise ModelSyntaxError("a model record needs 'expr' or 'text'")
         stats = {k: float(v) if v is not None else math.nan for k, v in record.get("stats", {}).items()}
+        roles = record.get("roles", {})
+        if not isinstance(roles, Mapping) or not all(isinstance(v, str) for v in roles.values()):
+            raise ModelSyntaxError("'roles' must map parameter names to roles", hint="roles: " + ", ".join(ROLES))
         return cls(expr, params=tuple(record.get("parameters", ())), unit=str(record.get("unit", "s")),
-                   source=str(record.get("source", "")), name=str(record.get("name", "")), stats=stats)
+                   source=str(record.get("source", "")), name=str(record.get("name", "")), stats=stats,
+                   roles=dict(roles))
 
 
 def _json_number(v: Any) -> Any:
@@ -636,7 +705,7 @@ def _from_srepr(text: str) -> sp.Expr:
 
 
 def maximum(a: Model, b: Model, how: Literal["asymptotic", "pointwise"] = "asymptotic",
-            param: str | None = None) -> Model:
+            param: str | None = None, fixed: Iterable[str] | None = None) -> Model:
     """The larger of two models.
 
     ``asymptotic`` (eq. 3 of 003): the model of higher asymptotic order; ``param`` names the
@@ -644,6 +713,9 @@ def maximum(a: Model, b: Model, how: Literal["asymptotic", "pointwise"] = "asymp
     must be higher in every parameter. On a tie of orders the model larger at 2^40 wins, provided
     it wins for every value of the other parameters tried (1, 2, 8, 64, 2^20); otherwise, and when
     the orders are incomparable or not PMNF, the exact pointwise ``Max`` is returned.
+    Given ``fixed`` (the parameters held fixed, such as thread counts), a model that wins in
+    ``param`` but grows more slowly than the other in a parameter not listed there is no single
+    winner: the pointwise ``Max`` is returned, so no part is lost.
     ``pointwise``: always the exact ``Max(a, b)``, right also where the asymptotic choice is
     wrong at small parameter values.
 
@@ -651,8 +723,10 @@ def maximum(a: Model, b: Model, how: Literal["asymptotic", "pointwise"] = "asymp
     '1034.17*x*log2(x)'
     """
     if how == "pointwise":
-        unit = a.unit or b.unit
-        return Model(sp.Max(a.expr, b.expr), params=a.params + b.params, unit=unit)
+        if a.unit != b.unit:
+            b = b.in_unit(a.unit)
+        roles = merge_roles(a.roles, b.roles, first_name=a.label, second_name=b.label)
+        return Model(sp.Max(a.expr, b.expr), params=a.params + b.params, unit=a.unit, roles=roles)
     if how != "asymptotic":
         raise ModelError(f"maximum(how={how!r}): choose 'asymptotic' or 'pointwise'")
     try:
@@ -660,6 +734,9 @@ def maximum(a: Model, b: Model, how: Literal["asymptotic", "pointwise"] = "asymp
     except ModelError:
         cmp = None
     if cmp is None:
+        return maximum(a, b, how="pointwise")
+    if cmp != 0 and param and fixed is not None and \
+            _loses_elsewhere(a if cmp > 0 else b, b if cmp > 0 else a, param, set(fixed)):
         return maximum(a, b, how="pointwise")
     if cmp > 0:
         return a
@@ -681,6 +758,18 @@ def maximum(a: Model, b: Model, how: Literal["asymptotic", "pointwise"] = "asymp
     if len(verdicts) > 1:
         return maximum(a, b, how="pointwise")
     return b if verdicts.pop() else a
+
+
+def _loses_elsewhere(winner: Model, loser: Model, param: str, fixed: set[str]) -> bool:
+    """True when ``winner`` grows more slowly than ``loser`` in a parameter besides ``param`` (or
+    the orders there cannot be compared): then neither model is larger everywhere."""
+    for name in dict.fromkeys(winner.params + loser.params):
+        if name == param or name in fixed:
+            continue
+        ow, ol = winner.order(name), loser.order(name)
+        if ow is None or ol is None or ow < ol:
+            return True
+    return False
 
 
 def _leading_sign(diff: sp.Expr, param: str) -> int | None:

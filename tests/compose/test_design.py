@@ -15,7 +15,9 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 def test_bundled_design_composes_the_papers_pipeline():
     d = load_design(EXAMPLES / "designs" / "pipeline.toml")
     assert str(d.program) == "pipe(tpool_4(qsort), inc, nop)"
-    assert str(d.model()) == "258.5425*x*log2(x)" and d.model().unit == "ns"
+    model = d.model()
+    assert str(model) == "Max(5422.97, 536.185*x, 258.5425*x*log2(x))" and model.unit == "ns"
+    assert model(x=4.0) == 5422.97 and model(x=65536.0) == pytest.approx(258.5425 * 65536 * 16)
     assert d.threads == 8
 
 

@@ -57,9 +57,16 @@ def _compile(model: Path, paper_phi: bool):
 @user_errors
 def compile_cmd(model: Path = _MODEL,
                 everything: bool = typer.Option(False, "--all", help="Print phi, delta and omega as well as T."),
-                process: str = _PROCESS, paper_phi: bool = _PAPER_PHI) -> None:
+                process: str = _PROCESS, paper_phi: bool = _PAPER_PHI,
+                json_out: Optional[Path] = typer.Option(None, "--json", help="Also write T_<process> as a model "
+                                                        "record here (a component: -c NAME=FILE.json).")) -> None:
     """Print the simplified cost model T_<process> (as PAMELA text)."""
     cm = _compile(model, paper_phi)
+    if json_out is not None:
+        from perfcompose.pamela.costmodel import model_record
+
+        record = model_record(model.read_text(), model, process, paper_phi=paper_phi)
+        json_out.write_text(json.dumps(record, indent=2) + "\n")
     console.print(cm.text(process, everything), highlight=False, soft_wrap=True)
     if not cm.closed(process):
         console.print("% no closed form for every part: the sums and maxima left evaluate exactly "

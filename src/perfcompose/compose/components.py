@@ -1,21 +1,124 @@
-"""Where component models come from: an expression, a saved model, or measurements to fit.
+"""Where component models come from: every source perfcompose knows, each turned into a Model.
 
-``NAME=1034.17*x*log2(x)``, ``NAME=models.json`` (written by ``perfcompose fit --json`` or
-``Model.to_json``) and ``NAME=tasks.csv`` (measurements, fitted with the PMNF fitter; the series
-whose region is NAME, or the only one) all give a :class:`~perfcompose.model.Model`.
+On the command line, ``-c NAME=SPEC``: an expression (``1034.17*x*log2(x)``), a saved model or
+model record (``perfcompose fit --json``, ``pamela compile --json``, ``skeleton forecast --json``,
+``loggp simulate --model-json``), a PAMELA model ``FILE.pam[:PROCESS]``, or measurements
+``FILE[:REGION]`` fitted with the PMNF fitter. In a design file, a component is a string (the
+same) or a table naming its source by one key — ``model``, ``file``, ``target``, ``pamela``,
+``loggp`` or ``skeleton`` — with that source's options, and the keys every source shares:
+``unit`` (the unit of a source that states none), ``bind`` (the source's parameters in the
+design's terms) and ``roles`` (what the source's parameters mean).
 """
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
-from perfcompose.errors import InputError, ModelSyntaxError
+from perfcompose.errors import InputError, ModelError, ModelSyntaxError, PerfcomposeError
 from perfcompose.model import MODEL_FORMAT, Model
+from perfcompose.units import ROLES, check_unit
+
+__all__ = ["ComponentError", "SOURCES", "COMMON_KEYS", "component_model", "from_file", "from_table",
+           "parse_component", "pamela_model", "bind_model"]
+
+LOGGP_FORMAT = "perfcompose-loggp-model/1"
+SKELETON_FORMAT = "perfcompose-skeleton-model/1"
+PAMELA_FORMAT = "perfcompose-pamela-model/1"
 
 
 class ComponentError(InputError):
-    """A component that cannot be loaded."""
+    """A component that cannot be loaded; ``key`` names the design-file key at fault, if any."""
+
+    def __init__(self, message: str, *, key: str | None = None, **where: Any):
+        super().__init__(message, **where)
+        self.key = key
+
+
+#: the keys every component table may have, besides its source's
+COMMON_KEYS = ("unit", "bind", "roles")
+
+#: each source's key (which names it) and the options it takes
+SOURCES: dict[str, tuple[str, ...]] = {
+    "model": (),
+    "file": ("region",),
+    "target": ("grid", "reps"),
+    "pamela": ("process",),
+    "loggp": ("params", "L", "o", "g", "G", "worst_case", "ties", "seed", "gap_origin"),
+    "skeleton": ("skeleton", "r", "d", "k", "method", "method_t", "method_a", "direction", "epsilon",
+                 "degree"),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# what every source shares: units, bindings and roles
+
+
+def _fill_unit(model: Model, unit: str | None, name: str, explicit: bool = False) -> Model:
+    """Give a model the unit of the component when its source states none; an explicit unit that
+    contradicts the source's own is an error."""
+    if not unit:
+        return model
+    try:
+        check_unit(unit)
+    except ModelError as exc:
+        raise ComponentError(f"component '{name}': {exc}", key="unit") from None
+    if not model.unit:
+        return model.with_meta(unit=unit)
+    if explicit and model.unit != unit:
+        raise ComponentError(f"component '{name}': its source is in {model.unit}, the component says "
+                             f"unit = \"{unit}\"", key="unit",
+                             hint="drop the unit key (perfcompose converts units when it composes)")
+    return model
+
+
+def bind_model(model: Model, bind: Any, name: str) -> Model:
+    """The model with its source's parameters bound to the design's: every parameter must be named."""
+    if bind is None:
+        return model
+    if not isinstance(bind, Mapping):
+        raise ComponentError(f"component '{name}': bind must be a table, e.g. bind = {{ N = \"x\", P = 4 }}",
+                             key="bind")
+    unbound = [p for p in model.params if p not in bind]
+    if unbound:
+        raise ComponentError(f"component '{name}': parameter{'s' if len(unbound) > 1 else ''} "
+                             f"{', '.join(unbound)} of {model.source or 'its source'} left unbound",
+                             key="bind", hint="bind every parameter of the source: "
+                             + ", ".join(f'{p} = "x"' for p in model.params))
+    try:
+        return model.bind(dict(bind))
+    except (ModelError, ModelSyntaxError) as exc:
+        raise ComponentError(f"component '{name}': {getattr(exc, 'reason', exc)}", key="bind") from None
+
+
+def _with_roles(model: Model, roles: Any, name: str) -> Model:
+    if roles is None:
+        return model
+    if not isinstance(roles, Mapping) or not all(isinstance(v, str) and v in ROLES for v in roles.values()):
+        raise ComponentError(f"component '{name}': roles maps parameters to one of {', '.join(ROLES)}",
+                             key="roles", hint='e.g. roles = { n = "size", p = "processes" }')
+    unknown = [k for k in roles if k not in model.params]
+    if unknown:
+        raise ComponentError(f"component '{name}': '{unknown[0]}' is not a parameter of its source "
+                             f"(parameters: {', '.join(model.params) or 'none'})", key="roles")
+    return model.with_meta(roles={**model.roles, **dict(roles)})
+
+
+# ---------------------------------------------------------------------------------------------
+# the sources
+
+
+def _read_json(path: Path, name: str) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ComponentError(f"component '{name}': not JSON: {exc.msg}", path=path, line=exc.lineno,
+                             column=exc.colno) from None
+    except UnicodeDecodeError:
+        raise ComponentError(f"component '{name}': not a text file", path=path) from None
+    except OSError as exc:
+        raise ComponentError(f"component '{name}': cannot read it: {exc.strerror}", path=path) from None
 
 
 def _pick_record(records: list[Any], name: str, region: str | None, path: Path) -> Mapping[str, Any]:
@@ -30,53 +133,113 @@ def _pick_record(records: list[Any], name: str, region: str | None, path: Path) 
     return found[0]
 
 
-def _saved_model(doc: Any, name: str, region: str | None, path: Path) -> Model | None:
-    if isinstance(doc, Mapping) and ("expr" in doc or doc.get("format") == MODEL_FORMAT):
+def _record_model(doc: Any, name: str, region: str | None, path: Path) -> Model | None:
+    """The model a JSON document written by perfcompose stands for, or None if it is not one."""
+    fmt = doc.get("format") if isinstance(doc, Mapping) else None
+    if fmt == LOGGP_FORMAT:
+        from perfcompose.loggp.source import LogGPSource
+
+        return LogGPSource.from_record(doc, path).model(name)
+    if fmt == PAMELA_FORMAT:
+        from perfcompose.pamela.costmodel import model_from_record
+
+        return model_from_record(doc, path)
+    if fmt == SKELETON_FORMAT:
+        from perfcompose.skeleton.source import SkeletonSource
+
+        return _skeleton_roles(SkeletonSource.from_record(doc, path).model(name))
+    if isinstance(doc, Mapping) and ("expr" in doc or fmt == MODEL_FORMAT):
         return Model.from_json(doc)
     if isinstance(doc, list) and doc and all(isinstance(r, Mapping) and "model" in r for r in doc):
-        record = _pick_record(doc, name, region, path)
-        return Model.from_json(record["model"])
+        return Model.from_json(_pick_record(doc, name, region, path)["model"])
     return None
+
+
+def _fitted(name: str, path: Path, region: str | None, fit_options: Mapping[str, Any] | None) -> Model:
+    from perfcompose.data import load
+    from perfcompose.fit import PMNFFitter
+
+    exp = load(path)
+    want = region or (name if name in exp.regions else None)
+    chosen = exp.select(region=want) if want is not None else exp
+    if len(chosen.series) > 1:
+        what = f"{len(chosen.series)} series" + (f" in region '{want}'" if want else f" and none is named '{name}'")
+        raise ComponentError(f"component '{name}': {what} ({', '.join(s.label for s in chosen.series)})",
+                             path=path, key="region", hint=f"name the region: {name}={path}:REGION")
+    result = PMNFFitter(**dict(fit_options or {})).fit(chosen).results_[0]
+    return result.model.with_meta(name=name, source=f"fit of {path}" + (f":{want}" if want else ""))
+
+
+def pamela_model(path: Path, process: str = "main", *, name: str = "") -> Model:
+    """The compiled T of a PAMELA process as a Model in the PAMELA model's own parameters."""
+    from perfcompose.pamela import compile_file
+
+    cost = compile_file(path)
+    if process not in cost.processes:
+        raise ComponentError(f"component '{name}': no process '{process}' in {path}", path=path, key="process",
+                             hint="processes: " + (", ".join(cost.processes) or "none"))
+    model = cost.model(process)
+    return model.with_meta(name=name or model.name, source=f"PAMELA model {path}, T_{process}")
+
+
+def _skeleton_roles(model: Model) -> Model:
+    """In a runtime table n is the input size and p the number of PEs."""
+    return model.with_meta(roles={**{"n": "size", "p": "processes"}, **model.roles})
 
 
 def from_file(name: str, path: Path, *, region: str | None = None, unit: str | None = None,
               fit_options: Mapping[str, Any] | None = None) -> Model:
-    """A component model from a saved model or from measurements (fitted here)."""
-    from perfcompose.data import load
-    from perfcompose.fit import PMNFFitter
-
+    """A component model from a file: a model record, a PAMELA model (``region`` names the
+    process) or measurements, fitted here."""
     if not path.is_file():
-        raise ComponentError(f"component '{name}': no such file", path=path)
-    if path.suffix.lower() == ".json":
-        try:
-            doc = json.loads(path.read_text())
-        except json.JSONDecodeError as exc:
-            raise ComponentError(f"not JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
-        except UnicodeDecodeError:
-            raise ComponentError("not a text file", path=path) from None
-        try:
-            saved = _saved_model(doc, name, region, path)
-        except ModelSyntaxError as exc:
-            raise ComponentError(f"component '{name}': {exc}", path=path) from None
-        if saved is not None:
-            model = saved
-            return model.with_meta(name=name, source=str(path), unit=unit or model.unit)
-    exp = load(path)
-    want = region or (name if name in exp.regions() else None)
-    if want is None and len(exp.series) > 1:
-        raise ComponentError(f"component '{name}': {len(exp.series)} series and none is named '{name}' "
-                             f"(regions: {', '.join(r or '-' for r in exp.regions())})", path=path,
-                             hint=f"name the region: {name}={path}:REGION")
-    result = PMNFFitter(**dict(fit_options or {})).fit(exp, region=want).results_[0]
-    model = result.model
-    return model.with_meta(name=name, source=f"fit of {path}" + (f":{want}" if want else ""),
-                           unit=unit or model.unit)
+        what = "a folder, not a file" if path.is_dir() else "no such file"
+        raise ComponentError(f"component '{name}': {what}", path=path)
+    if path.suffix.lower() == ".pam":
+        model = pamela_model(path, region or "main", name=name)
+    else:
+        model = None
+        if path.suffix.lower() == ".json":
+            try:
+                model = _record_model(_read_json(path, name), name, region, path)
+            except ModelSyntaxError as exc:
+                raise ComponentError(f"component '{name}': {exc}", path=path) from None
+        if model is None:
+            model = _fitted(name, path, region, fit_options)
+    return _fill_unit(model.with_meta(name=name, source=model.source or str(path)), unit, name)
+
+
+def _split_spec(text: str) -> tuple[str, str]:
+    """``FILE:SUFFIX`` split at the last colon, unless the whole text names an existing file."""
+    if Path(text).exists() or ":" not in text:
+        return text, ""
+    head, _, tail = text.rpartition(":")
+    return head, tail
+
+
+def component_model(name: str, text: str, *, unit: str | None = None, base: Path | None = None,
+                    fit_options: Mapping[str, Any] | None = None) -> Model:
+    """The model a component spec text stands for (see :func:`parse_component`)."""
+    file_part, region = _split_spec(text)
+    path = Path(file_part)
+    if base is not None and not path.is_absolute():
+        path = base / path
+    looks_like_file = any(file_part.lower().endswith(s) for s in (".json", ".csv", ".txt", ".extrap", ".pam"))
+    if path.exists() or looks_like_file:
+        if not path.exists():
+            raise ComponentError(f"component '{name}': no such file {path}")
+        return from_file(name, path, region=region or None, unit=unit, fit_options=fit_options)
+    try:
+        model = Model.parse(text, unit=unit or "s")
+    except ModelSyntaxError as exc:
+        raise ComponentError(f"component '{name}': {exc.reason}", column=exc.column,
+                             source_line=text if exc.column else None, hint=exc.hint) from None
+    return model.with_meta(name=name, source="expression")
 
 
 def parse_component(spec: str, *, unit: str | None = None, base: Path | None = None,
                     fit_options: Mapping[str, Any] | None = None) -> tuple[str, Model]:
-    """Read ``NAME=MODEL`` where MODEL is an expression, a model file or a measurement file
-    (``FILE:REGION`` picks a region)."""
+    """Read ``NAME=MODEL`` where MODEL is an expression, a model file, a PAMELA model
+    (``FILE.pam:PROCESS`` picks a process) or a measurement file (``FILE:REGION`` picks a region)."""
     if "=" not in spec:
         raise ComponentError(f"component '{spec}' needs a model: write NAME=EXPRESSION or NAME=FILE",
                              hint="e.g. -c qsort='1034.17*x*log2(x)' or -c qsort=examples/tasks.csv")
@@ -88,21 +251,142 @@ def parse_component(spec: str, *, unit: str | None = None, base: Path | None = N
     return name, component_model(name, text, unit=unit, base=base, fit_options=fit_options)
 
 
-def component_model(name: str, text: str, *, unit: str | None = None, base: Path | None = None,
-                    fit_options: Mapping[str, Any] | None = None) -> Model:
-    """The model a component spec text stands for (see :func:`parse_component`)."""
-    file_part, _, region = text.partition(":") if not Path(text).exists() else (text, "", "")
-    path = Path(file_part)
-    if base is not None and not path.is_absolute():
-        path = base / path
-    if path.is_file():
-        return from_file(name, path, region=region or None, unit=unit, fit_options=fit_options)
-    looks_like_file = any(text.lower().endswith(s) for s in (".json", ".csv", ".txt", ".extrap"))
-    if looks_like_file:
-        raise ComponentError(f"component '{name}': no such file {path}")
+# ---------------------------------------------------------------------------------------------
+# component tables (design files)
+
+
+@dataclass(frozen=True)
+class _Table:
+    """One component table of a design file, with the checks its keys need."""
+
+    name: str
+    spec: Mapping[str, Any]
+    base: Path
+    unit: str | None = None
+    stem: str = "design"
+
+    def path(self, key: str) -> Path:
+        value = self.spec[key]
+        if not isinstance(value, str) or not value:
+            raise ComponentError(f"component '{self.name}': {key} must be a file name", key=key)
+        p = Path(value)
+        p = p if p.is_absolute() else self.base / p
+        if not p.is_file():
+            raise ComponentError(f"component '{self.name}': {'a folder, not a file' if p.is_dir() else 'no such file'}"
+                                 f" {p}", key=key)
+        return p
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
+        value = self.spec.get(key, default)
+        if value is not default and (not isinstance(value, kind) or isinstance(value, bool) and kind is not bool):
+            names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            raise ComponentError(f"component '{self.name}': {key} must be a {names}, got {value!r}", key=key)
+        return value
+
+
+def _loggp(t: _Table) -> Model:
+    from perfcompose.loggp.params import LogGP, read_params
+    from perfcompose.loggp.source import LogGPSource
+    from perfcompose.loggp.template import read_template
+
+    template = read_template(t.path("loggp"))
+    flags = {k: t.get(k, (int, float)) for k in ("L", "o", "g", "G")}
+    if "params" in t.spec:
+        params = read_params(t.path("params")).replace(**flags)
+    else:
+        missing = [k for k, v in flags.items() if v is None]
+        if missing:
+            raise ComponentError(f"component '{t.name}': missing LogGP parameter{'s' if len(missing) > 1 else ''} "
+                                 f"{', '.join(missing)}", key="loggp",
+                                 hint='give L, o, g and G, or params = "file.json" (from perfcompose loggp calibrate)')
+        params = LogGP(**flags)  # type: ignore[arg-type]
+    options = {"worst_case": t.get("worst_case", bool, False), "ties": t.get("ties", str, "random"),
+               "seed": t.get("seed", int, 0), "gap_origin": t.get("gap_origin", str, "end")}
+    return LogGPSource(template, params, **options).model(t.name)
+
+
+def _skeleton(t: _Table) -> Model:
+    from perfcompose.skeleton import Skeleton
+    from perfcompose.skeleton.source import SkeletonSource
+
+    kind = Skeleton(t.get("skeleton", str, "general"), r=t.get("r", int, 2), d=t.get("d", int, 1),
+                    k=t.get("k", int, 1))
+    method = t.get("method", str, "auto")
+    options = {"method_t": t.get("method_t", str, method), "method_a": t.get("method_a", str, method),
+               "direction": t.get("direction", str, "auto"), "epsilon": float(t.get("epsilon", (int, float), 0.05)),
+               "poly_degree": t.get("degree", int, 3)}
+    source = SkeletonSource.from_file(t.path("skeleton"), skeleton=kind, **options)
+    return _skeleton_roles(source.model(t.name))
+
+
+def _measured(t: _Table) -> Model:
+    """Measure a benchmark target (built-in task or module:function) and fit it; the sweep is
+    checkpointed beside the design, so a second run reuses every finished point."""
+    from perfcompose.bench import TASKS, checkpoint_for, parse_grid, resolve_target, run_sweep
+    from perfcompose.fit import PMNFFitter
+
+    target = t.get("target", str)
+    grid_text = t.get("grid", str)
+    if grid_text is None and target in TASKS:
+        grid = {p: TASKS[target].quick_grid[p] for p in TASKS[target].params} or {"x": (1.0,)}
+    elif grid_text is not None:
+        grid = parse_grid(grid_text.split())
+    else:
+        raise ComponentError(f"component '{t.name}' needs grid = \"x=LO:HI\" for its target", key="target")
+    reps = t.get("reps", int, 11)
+    if reps < 1:
+        raise ComponentError("reps must be a positive integer", key="reps")
+    tgt, identity = resolve_target(target, None, None)
+    identity.update(grid={k: list(v) for k, v in grid.items()}, warmup=1)
+    out = t.base / ".perfcompose" / f"{t.stem}-{t.name}.json"
+    result = run_sweep(tgt, grid, reps=reps, warmup=1, checkpoint=checkpoint_for(out), identity=identity)
+    result.values = {c: [v * 1e9 for v in vs] for c, vs in result.values.items()}
+    exp = result.experiment(region=t.name, unit="ns", source=f"benchmark {target}")
+    model = PMNFFitter(max_terms=1).fit(exp).model_
+    return model.with_meta(name=t.name, unit="ns", source=f"measured {target}")
+
+
+_LOADERS: dict[str, Callable[[_Table], Model]] = {
+    "model": lambda t: component_model(t.name, t.get("model", str), unit=t.get("unit", str) or t.unit),
+    "file": lambda t: from_file(t.name, t.path("file"), region=t.get("region", str), unit=None),
+    "target": _measured,
+    "pamela": lambda t: pamela_model(t.path("pamela"), t.get("process", str, "main"), name=t.name),
+    "loggp": _loggp,
+    "skeleton": _skeleton,
+}
+
+
+def from_table(name: str, spec: Mapping[str, Any], *, base: Path, unit: str | None = None,
+               stem: str = "design") -> Model:
+    """The model of one design-file component table; errors are ComponentErrors naming the key."""
+    known = {*SOURCES, *(o for opts in SOURCES.values() for o in opts), *COMMON_KEYS}
+    for key in spec:
+        if key not in known:
+            raise ComponentError(f"component '{name}': unknown key '{key}'", key=key,
+                                 hint="a component names its source by one of " + ", ".join(SOURCES)
+                                 + "; see docs/design.md for each source's keys")
+    sources = [k for k in SOURCES if k in spec]
+    if len(sources) != 1:
+        raise ComponentError(f"component '{name}' needs exactly one of " + ", ".join(f"{k} = ..." for k in SOURCES),
+                             hint='e.g. { file = "tasks.csv", region = "inc" } or { pamela = "mrm.pam", '
+                                  'bind = { N = "x", P = 4 } }')
+    source = sources[0]
+    allowed = (source, *SOURCES[source], *COMMON_KEYS)
+    for key in spec:
+        if key not in allowed:
+            raise ComponentError(f"component '{name}': unknown key '{key}' for a {source} component", key=key,
+                                 hint="keys: " + ", ".join(allowed))
+    table = _Table(name, spec, base, unit, stem)
     try:
-        model = Model.parse(text, unit=unit or "s")
-    except ModelSyntaxError as exc:
-        raise ComponentError(f"component '{name}': {exc.reason}", column=exc.column,
-                             source_line=text if exc.column else None, hint=exc.hint) from None
-    return model.with_meta(name=name, source="expression")
+        model = _LOADERS[source](table)
+    except ComponentError:
+        raise
+    except PerfcomposeError as exc:
+        located = isinstance(exc, InputError) and exc.path is not None
+        raise ComponentError(f"component '{name}': {exc if located else getattr(exc, 'reason', exc)}", key=source,
+                             hint=None if located else getattr(exc, "hint", None)) from None
+    own_unit = table.get("unit", str)
+    model = _fill_unit(model, own_unit or unit, name, explicit=own_unit is not None)
+    model = _with_roles(model, spec.get("roles"), name)
+    model = bind_model(model, spec.get("bind"), name)
+    return model.with_meta(name=name)

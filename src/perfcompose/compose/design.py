@@ -3,18 +3,21 @@
 ::
 
     program = "pipe(tpool_4(qsort), inc, nop)"
-    unit = "ns"                      # unit of the component models (default s)
-    pipe = "asymptotic"              # or "pointwise"
+    unit = "ns"                      # unit of components whose source states none (default s)
+    pipe = "pointwise"               # or "asymptotic", the papers' max by order in x
     x = [1024, 16384, 262144]        # where to predict (default 2^10 ... 2^18)
     threads = 8                      # budget for `perfcompose explore`
 
-    [parameters]                     # values for counts left symbolic, e.g. tpool_n
+    [parameters]                     # values for parameters left symbolic, e.g. tpool_n
     n = 4
 
     [components]
     nop = "5422.97"                  # an expression ...
     inc = { file = "tasks.csv", region = "inc" }   # ... measurements, fitted here ...
-    qsort = { target = "qsort", grid = "x=1024:262144", reps = 11 }   # ... or measured now (ns)
+    qsort = { target = "qsort", grid = "x=1024:262144", reps = 11 }   # ... measured now (ns) ...
+    mrm = { pamela = "mrm.pam", bind = { N = "x", P = 4 }, unit = "us" }   # ... a PAMELA model ...
+    halo = { loggp = "exchange.json", params = "loggp.json" }             # ... a LogGP program ...
+    farm = { skeleton = "runtimes.csv", bind = { n = "x", p = 8 } }       # ... or a skeleton forecast
 """
 from __future__ import annotations
 
@@ -24,15 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from perfcompose.compose.components import ComponentError, component_model, from_file
-from perfcompose.compose.operators import Composer
+from perfcompose.compose.components import SOURCES, ComponentError, component_model, from_table
+from perfcompose.compose.operators import DEFAULT_PIPE, Composer
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.terms import Term
 from perfcompose.errors import InputError
 from perfcompose.model import Model
 
 _TOP_KEYS = ("program", "unit", "pipe", "x", "threads", "parameters", "components", "title")
-_COMPONENT_KEYS = ("model", "file", "region", "target", "grid", "reps", "unit")
 DEFAULT_X = tuple(float(2 ** k) for k in range(10, 19, 2))
 
 
@@ -64,7 +66,7 @@ class Design:
 
     program: Term
     components: Mapping[str, Model]
-    pipe: str = "asymptotic"
+    pipe: str = DEFAULT_PIPE
     x: tuple[float, ...] = DEFAULT_X
     parameters: Mapping[str, float] = field(default_factory=dict)
     threads: int | None = None
@@ -111,13 +113,15 @@ def load_design(path: Path | str) -> Design:
         raise _error(path, raw, "the design needs program = \"TERM\"", "program",
                      hint='e.g. program = "pipe(tpool_4(qsort), inc)"')
     unit = doc.get("unit")
-    pipe = doc.get("pipe", "asymptotic")
+    pipe = doc.get("pipe", DEFAULT_PIPE)
     if pipe not in ("asymptotic", "pointwise"):
         raise _error(path, raw, f"pipe must be \"asymptotic\" or \"pointwise\", got {pipe!r}", "pipe")
     comps_doc = doc.get("components")
     if not isinstance(comps_doc, dict) or not comps_doc:
         raise _error(path, raw, "the design needs a [components] table naming each component's model",
                      "components", hint='e.g. [components]\\nqsort = "1034.17*x*log2(x)"')
+    if unit is not None and not isinstance(unit, str):
+        raise _error(path, raw, "unit must be a string such as \"ns\"", "unit")
     components: dict[str, Model] = {}
     for name, spec in comps_doc.items():
         components[name] = _component(path, raw, name, spec, unit)
@@ -146,51 +150,26 @@ def _component(path: Path, raw: str, name: str, spec: Any, unit: str | None) -> 
         if isinstance(spec, str):
             return component_model(name, spec, unit=unit, base=base)
         if not isinstance(spec, dict):
-            raise _error(path, raw, f"component '{name}' must be a string or a table", name, "components")
-        for key in spec:
-            if key not in _COMPONENT_KEYS:
-                raise _error(path, raw, f"component '{name}': unknown key '{key}'", key, f"components.{name}",
-                             hint="keys: " + ", ".join(_COMPONENT_KEYS))
-        cunit = spec.get("unit", unit)
-        if sum(k in spec for k in ("model", "file", "target")) != 1:
-            raise _error(path, raw, f"component '{name}' needs exactly one of model = \"EXPR\", "
-                         "file = \"PATH\" or target = \"TASK\"", name, "components")
-        if "model" in spec:
-            return component_model(name, str(spec["model"]), unit=cunit)
-        if "target" in spec:
-            return _measured(path, raw, name, spec)
-        file = Path(spec["file"])
-        return from_file(name, file if file.is_absolute() else base / file, region=spec.get("region"),
-                         unit=cunit)
+            raise _error(path, raw, f"component '{name}' must be a string or a table", name, "components",
+                         hint="a table names its source: " + ", ".join(f"{k} = ..." for k in SOURCES))
+        return from_table(name, spec, base=base, unit=unit, stem=path.stem)
     except ComponentError as exc:
-        if exc.path is not None:
+        if exc.path is not None and exc.path != path:
             raise
-        line, col, text = _locate(raw, name)
+        line, col, text = _locate(raw, exc.key, f"components.{name}") if exc.key else (None, None, None)
+        if line is None or not _within(raw, line, name):
+            line, col, text = _locate(raw, name, "components")
         raise DesignError(exc.reason, path=path, line=line, column=col, source_line=text, hint=exc.hint) from None
 
 
-def _measured(path: Path, raw: str, name: str, spec: Mapping[str, Any]) -> Model:
-    """Measure a benchmark target (built-in task or module:function) and fit it; the sweep is
-    checkpointed beside the design, so a second run reuses every finished point."""
-    from perfcompose.bench import TASKS, checkpoint_for, parse_grid, resolve_target, run_sweep
-    from perfcompose.fit import PMNFFitter
-
-    target = str(spec["target"])
-    grid_text = spec.get("grid")
-    if grid_text is None and target in TASKS:
-        grid = {p: TASKS[target].quick_grid[p] for p in TASKS[target].params} or {"x": (1.0,)}
-    elif isinstance(grid_text, str):
-        grid = parse_grid(grid_text.split())
-    else:
-        raise _error(path, raw, f"component '{name}' needs grid = \"x=LO:HI\" for its target", name, "components")
-    reps = spec.get("reps", 11)
-    if not isinstance(reps, int) or reps < 1:
-        raise _error(path, raw, "reps must be a positive integer", "reps", f"components.{name}")
-    tgt, identity = resolve_target(target, None, None)
-    identity.update(grid={k: list(v) for k, v in grid.items()}, warmup=1)
-    out = path.parent / ".perfcompose" / f"{path.stem}-{name}.json"
-    result = run_sweep(tgt, grid, reps=reps, warmup=1, checkpoint=checkpoint_for(out), identity=identity)
-    result.values = {c: [v * 1e9 for v in vs] for c, vs in result.values.items()}
-    exp = result.experiment(region=name, unit="ns", source=f"benchmark {target}")
-    model = PMNFFitter(max_terms=1).fit(exp).model_
-    return model.with_meta(name=name, unit="ns", source=f"measured {target}")
+def _within(raw: str, line: int, name: str) -> bool:
+    """Whether ``line`` belongs to component ``name`` (its inline table or its own [components.name])."""
+    lines = raw.splitlines()
+    text = lines[line - 1]
+    if re.match(rf"\s*{re.escape(name)}\s*=", text):
+        return True
+    for k in range(line - 1, -1, -1):
+        header = re.match(r"\s*\[\s*([^\]]+?)\s*\]", lines[k])
+        if header:
+            return header.group(1) == f"components.{name}"
+    return False

@@ -12,7 +12,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from perfcompose.compose.operators import Composer
-from perfcompose.compose.terms import Pipe, Seq, Term, TPool, _flatten
+from perfcompose.compose.terms import Pipe, Seq, Term, TPool, _flatten, threads_used
 
 
 @dataclass(frozen=True)
@@ -41,20 +41,27 @@ class Exploration:
         return self.alternatives[0]
 
 
-def split_threads(stage_times: Sequence[float], budget: int) -> tuple[int, ...]:
-    """Threads per stage minimising the slowest stage's ``time / threads`` within the budget.
+def split_threads(stage_times: Sequence[float], budget: int, widths: Sequence[int] | None = None) -> tuple[int, ...]:
+    """Copies per stage minimising the slowest stage's ``time / copies`` within the budget.
 
-    Each stage gets one thread; every further thread goes to the current bottleneck. This greedy
-    rule is optimal for the bottleneck objective: it never helps to give a thread to a stage that
-    is not the slowest.
+    Each stage gets one copy; every further copy goes to the current bottleneck while the budget
+    lasts. A stage ``widths[i]`` threads wide (a task pool already) costs that many threads per
+    copy. With unit widths this greedy rule is optimal for the bottleneck objective: it never
+    helps to give a thread to a stage that is not the slowest.
     """
     k = len(stage_times)
-    if budget < k:
-        raise ValueError(f"a pipeline of {k} stages needs at least {k} threads, got a budget of {budget}")
+    w = np.ones(k, dtype=int) if widths is None else np.asarray(widths, dtype=int)
+    if budget < int(w.sum()):
+        raise ValueError(f"a pipeline of {k} stages needs at least {int(w.sum())} threads, got a budget of {budget}")
     times = np.asarray(stage_times, dtype=float)
     n = np.ones(k, dtype=int)
-    for _ in range(budget - k):
-        n[int(np.argmax(times / n))] += 1
+    left = budget - int(w.sum())
+    while True:
+        slowest = int(np.argmax(times / n))
+        if w[slowest] > left:
+            break
+        n[slowest] += 1
+        left -= int(w[slowest])
     return tuple(int(v) for v in n)
 
 
@@ -99,26 +106,30 @@ def explore(term: Term | str, components: Mapping[str, object], threads: int,
         return float(model(**{p: point[p] for p in model.params}))
 
     stage_times = tuple(time_of(s) for s in stages)
-    split = split_threads(stage_times, threads)
+    counts = {k: v for k, v in point.items()}
+    widths = [threads_used(st, counts) for st in stages]
+    split = split_threads(stage_times, threads, widths)
     fused = stages[0] if len(stages) == 1 else _chain(Seq, stages)
-    candidates: list[tuple[str, Term, int]] = [
-        ("serial: the stages one after another", fused, 1),
-        ("task pool of the fused stages", TPool(threads, fused), threads),
+    pool = max(1, threads // threads_used(fused, counts))
+    candidates: list[tuple[str, Term]] = [
+        ("serial: the stages one after another", fused),
+        ("task pool of the fused stages", TPool(pool, fused) if pool > 1 else fused),
     ]
     if len(stages) > 1:
-        candidates.insert(1, ("pipeline, one thread per stage", _chain(Pipe, stages), len(stages)))
+        candidates.insert(1, ("pipeline, one thread per stage", _chain(Pipe, stages)))
         candidates.append(("pipeline, threads split over the stages",
-                           _chain(Pipe, [_pooled(s, n) for s, n in zip(stages, split)]), threads))
-        candidates.append(("pipeline, threads shared evenly",
-                           _chain(Pipe, [_pooled(s, n) for s, n in zip(stages, _even(len(stages), threads))]),
-                           threads))
+                           _chain(Pipe, [_pooled(s, n) for s, n in zip(stages, split)])))
+        even = _even(len(stages), threads)
+        if all(n >= 1 for n in even):
+            candidates.append(("pipeline, threads shared evenly",
+                               _chain(Pipe, [_pooled(s, max(1, n // w)) for s, n, w in zip(stages, even, widths)])))
     seen: set[str] = set()
     alternatives = []
-    for label, t, used in candidates:
+    for label, t in candidates:
         if str(t) in seen:
             continue
         seen.add(str(t))
-        alternatives.append(Alternative(label, t, used, time_of(t)))
+        alternatives.append(Alternative(label, t, threads_used(t, counts), time_of(t)))
     alternatives.sort(key=lambda a: (a.time, a.threads))
     return Exploration(dict(point), stages, stage_times, int(np.argmax(stage_times)), split,
                        tuple(alternatives))

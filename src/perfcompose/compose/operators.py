@@ -2,13 +2,15 @@
 
 ``compose(term, components)`` decomposes a term down to its components and applies the operators
 bottom up; every result is a :class:`~perfcompose.model.Model`, symbolic in x and in any thread
-or node count left symbolic.
+or node count left symbolic. Components are converted to one time unit, and a parameter name
+that would mean two things (an input size here, a thread count there) is refused.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Mapping
+from typing import Iterable, Literal, Mapping
 
+import numpy as np
 import sympy as sp
 
 from perfcompose.compose.parser import TermSyntaxError, parse_term
@@ -16,11 +18,18 @@ from perfcompose.compose.terms import (Component, Count, MapReduce, Pipe, Seq, S
                                        TPool)
 from perfcompose.errors import ModelError
 from perfcompose.model import Model, maximum, symbol
+from perfcompose.units import TIME_UNITS, merge_roles, seconds_per
 
 PipeRule = Literal["asymptotic", "pointwise"]
 
-#: seconds per unit, for the time units composition converts between
-TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+#: the pipeline rule of every user-facing prediction: the exact max never loses a stage
+DEFAULT_PIPE: PipeRule = "pointwise"
+
+#: roles of parameters that count resources: held fixed when the asymptotic max compares growth
+COUNT_ROLES = ("threads", "nodes", "processes")
+
+__all__ = ["PipeRule", "DEFAULT_PIPE", "TIME_UNITS", "Composer", "PipeChoice", "PipeWarning", "compose",
+           "seq_model", "tpool_model", "pipe_model", "shuffle_model", "mapreduce_model"]
 
 
 def _count(c: Count) -> sp.Expr:
@@ -33,18 +42,25 @@ def seq_model(first: Model, second: Model) -> Model:
 
 
 def tpool_model(threads: Count, body: Model) -> Model:
-    """Eq. 3 of 000: ``M[tpool_n(task)] = M[task] / n``."""
+    """Eq. 3 of 000: ``M[tpool_n(task)] = M[task] / n``; a symbolic ``n`` is a thread count."""
     n = _count(threads)
+    roles = dict(body.roles)
+    if isinstance(threads, str):
+        roles = merge_roles(body.roles, {threads: "threads"}, first_name=body.label,
+                            second_name=f"tpool_{threads}")
     return Model(body.expr / n, params=body.params + (() if isinstance(threads, int) else (threads,)),
-                 unit=body.unit)
+                 unit=body.unit, roles=roles)
 
 
 def pipe_model(first: Model, second: Model, how: PipeRule = "asymptotic", size: str = "x") -> Model:
     """Eq. 4 of 000 / eq. 3 of 003: the slower stage, by asymptotic order in ``size``.
 
-    ``how="pointwise"`` gives the exact ``Max`` of the two stages instead.
+    Thread, node and process counts are held fixed; a stage that loses in ``size`` but grows
+    faster in another parameter keeps both stages (the exact max). ``how="pointwise"`` always
+    gives the exact ``Max`` of the two stages.
     """
-    return maximum(first, second, how=how, param=size)
+    fixed = [p for p, r in {**first.roles, **second.roles}.items() if r in COUNT_ROLES]
+    return maximum(first, second, how=how, param=size, fixed=fixed)
 
 
 def shuffle_model(shuffle: Shuffle, per_key: sp.Expr, components: Mapping[str, Model], unit: str,
@@ -64,11 +80,12 @@ def shuffle_model(shuffle: Shuffle, per_key: sp.Expr, components: Mapping[str, M
         expr = comp.expr.xreplace({k: v for k, v in mapping.items() if k in comp.expr.free_symbols})
         return _in_unit(Model(expr, unit=comp.unit), unit)
     if shuffle.bandwidth is not None:
-        if unit not in TIME_UNITS:
-            raise ModelError(f"a shuffle from bandwidth needs components timed in s, ms, us or ns; got '{unit}'")
+        per_unit = seconds_per(unit)
+        if per_unit is None:
+            raise ModelError("a shuffle from bandwidth needs components with a time unit (s, ms, us, ns)")
         seconds = (m * n - 1) / (m * n) * shuffle.keys * sp.Float(shuffle.pair_bytes) * per_key / \
             sp.Float(shuffle.bandwidth)
-        return Model(seconds / sp.Float(TIME_UNITS[unit]), unit=unit)
+        return Model(seconds / sp.Float(per_unit), unit=unit)
     if shuffle.m == 1:
         return Model(sp.Integer(0), unit=unit)
     raise ModelError(f"a mapreduce on m={shuffle.m} nodes needs a shuffle model",)
@@ -83,39 +100,74 @@ def mapreduce_model(term: MapReduce, map_model: Model, reduce_model: Model, shuf
     reduce_d = reduce_model.expr.xreplace({x: term.per_key})
     expr = x * map_one / mn + shuffle.expr + term.keys * reduce_d / mn
     counts = tuple(c for c in (term.m, term.n) if isinstance(c, str))
-    return Model(expr, params=(size, *counts), unit=map_model.unit)
+    roles = merge_roles(map_model.roles, reduce_model.roles, first_name=map_model.label,
+                        second_name=reduce_model.label)
+    for count, role in ((term.m, "nodes"), (term.n, "threads")):
+        if isinstance(count, str):
+            roles = merge_roles(roles, {count: role}, first_name="the map and reduce models",
+                                second_name=str(term))
+    return Model(expr, params=(size, *counts), unit=map_model.unit, roles=roles)
 
 
 def _in_unit(model: Model, unit: str) -> Model:
-    if model.unit == unit or not model.unit or not unit:
-        return model.with_meta(unit=unit or model.unit)
-    if model.unit in TIME_UNITS and unit in TIME_UNITS:
-        factor = TIME_UNITS[model.unit] / TIME_UNITS[unit]
-        return Model(model.expr * sp.Float(factor), params=model.params, unit=unit)
-    raise ModelError(f"cannot compose a model in '{model.unit}' with models in '{unit}'")
+    return model.in_unit(unit)
+
+
+@dataclass(frozen=True)
+class PipeChoice:
+    """What the pipeline operator made of one ``pipe(first, second)``: the stage it kept and,
+    when the asymptotic max chose one stage, the stage it dropped (None when it kept both)."""
+
+    term: Pipe
+    kept: Term
+    dropped: Term | None
+    both: bool = False
+
+
+@dataclass(frozen=True)
+class PipeWarning:
+    """A point where the asymptotic max dropped the stage that is the larger one there."""
+
+    choice: PipeChoice
+    point: Mapping[str, float]
+    kept_value: float
+    dropped_value: float
+    unit: str
+
+    def __str__(self) -> str:
+        where = ", ".join(f"{k}={v:g}" for k, v in self.point.items())
+        return (f"{self.choice.term}: the papers' asymptotic max keeps {self.choice.kept} (higher order in x), "
+                f"but at {where} {self.choice.dropped} is larger ({self.dropped_value:.4g} vs "
+                f"{self.kept_value:.4g} {self.unit}); the pointwise max keeps both (--pipe pointwise)")
 
 
 @dataclass(frozen=True)
 class Composer:
     """Applies M[.] to terms over a fixed set of component models.
 
-    ``pipe`` chooses the pipeline operator (the papers' asymptotic max, or the exact pointwise
-    max); ``size`` names the parameter that grows (x). All components are converted to the time
-    unit of the first one.
+    ``pipe`` chooses the pipeline operator (the exact pointwise max, the default, or the papers'
+    asymptotic max); ``size`` names the parameter that grows (x), the input size. Components are
+    converted to ``unit``, by default the unit of the first component that has one; a component
+    without a unit next to timed ones is refused.
     """
 
     components: Mapping[str, Model]
-    pipe: PipeRule = "asymptotic"
+    pipe: PipeRule = DEFAULT_PIPE
     size: str = "x"
+    target_unit: str | None = None
 
     def __post_init__(self) -> None:
         if self.pipe not in ("asymptotic", "pointwise"):
             raise ModelError(f"pipe rule must be 'asymptotic' or 'pointwise', got {self.pipe!r}")
+        if self.target_unit:
+            seconds_per(self.target_unit)
 
     @property
     def unit(self) -> str:
+        if self.target_unit:
+            return self.target_unit
         units = [m.unit for m in self.components.values() if m.unit]
-        return units[0] if units else "s"
+        return units[0] if units else ""
 
     def parse(self, text: str, **where: object) -> Term:
         """Read a term whose component names must all be known here."""
@@ -127,7 +179,19 @@ class Composer:
             pos = term.pos
             raise TermSyntaxError(f"unknown component '{term.name}'", line=pos.line if pos else None,
                                   column=pos.column if pos else None, hint=f"known components: {known}")
-        return _in_unit(self.components[term.name], self.unit)
+        model = self.components[term.name]
+        if not model.name:
+            model = model.with_meta(name=term.name)
+        unit = self.unit
+        if bool(model.unit) != bool(unit):
+            timed = next(m for m in self.components.values() if m.unit) if unit else model
+            raise ModelError(f"component {model.label} has no time unit, and {timed.label} is in {unit or timed.unit}: "
+                             "give it one (unit = \"us\" in its component table, or --unit us)")
+        model = model.in_unit(unit)
+        if self.size in model.params:
+            model = model.with_meta(roles=merge_roles(model.roles, {self.size: "size"}, first_name=model.label,
+                                                      second_name=f"the design, where {self.size} is the input size"))
+        return model
 
     def __call__(self, term: Term | str) -> Model:
         """The model of ``term`` (a Term or its text)."""
@@ -162,6 +226,41 @@ class Composer:
             return mapreduce_model(term, self.model(term.map), self.model(term.reduce), shuffle, self.size)
         raise ModelError(f"cannot compose {type(term).__name__}")
 
+    def pipe_choices(self, term: Term) -> list[PipeChoice]:
+        """What the pipeline operator kept and dropped in every pipe of ``term``."""
+        out: list[PipeChoice] = []
+        for t in term.walk():
+            if not isinstance(t, Pipe):
+                continue
+            a, b = self.model(t.first), self.model(t.second)
+            result = pipe_model(a, b, self.pipe, self.size)
+            if self.pipe == "pointwise":
+                continue
+            if result == a and a != b:
+                out.append(PipeChoice(t, t.first, t.second))
+            elif result == b and a != b:
+                out.append(PipeChoice(t, t.second, t.first))
+            elif result != a:
+                out.append(PipeChoice(t, t, None, both=True))
+        return out
+
+    def pipe_warnings(self, term: Term, points: Iterable[Mapping[str, float]]) -> list[PipeWarning]:
+        """Where the asymptotic max dropped a stage that is the larger one at a point (the first
+        such point per pipe); empty under the pointwise rule."""
+        warnings = []
+        points = list(points)
+        for choice in self.pipe_choices(term):
+            if choice.dropped is None:
+                continue
+            kept, dropped = self.model(choice.kept), self.model(choice.dropped)
+            for point in points:
+                kv, dv = _at(kept, point), _at(dropped, point)
+                if dv > kv * (1 + 1e-9):
+                    shown = {k: v for k, v in point.items() if k in kept.params or k in dropped.params}
+                    warnings.append(PipeWarning(choice, shown or dict(point), kv, dv, self.unit))
+                    break
+        return warnings
+
     def _shuffle_components(self, term: MapReduce) -> Mapping[str, Model]:
         name = term.shuffle.model
         if name is not None:
@@ -169,7 +268,14 @@ class Composer:
         return self.components
 
 
-def compose(term: Term | str, components: Mapping[str, Model], *, pipe: PipeRule = "asymptotic",
+def _at(model: Model, point: Mapping[str, float]) -> float:
+    missing = [p for p in model.params if p not in point]
+    if missing:
+        raise ModelError(f"give a value for {', '.join(missing)} to evaluate {model.label}")
+    return float(np.asarray(model(**{p: point[p] for p in model.params})))
+
+
+def compose(term: Term | str, components: Mapping[str, Model], *, pipe: PipeRule = DEFAULT_PIPE,
             size: str = "x") -> Model:
     """The model of a program from the models of its components.
 

@@ -9,7 +9,7 @@ parsed from) ride along for error messages but take no part in equality.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Iterator, Union
+from typing import ClassVar, Iterator, Mapping, Union
 
 import sympy as sp
 
@@ -159,6 +159,32 @@ class MapReduce(Term):
         if s.pair_bytes != 16.0:
             parts.append(f"bytes={s.pair_bytes!r}")
         return f"mapreduce({', '.join(parts)})"
+
+
+def threads_used(term: Term, counts: Mapping[str, float] | None = None) -> int:
+    """The threads a term keeps busy at once: a task pool's count times its body's, the sum over
+    a pipeline's stages, the widest part of a sequence, m x n for a MapReduce.
+
+    ``tpool_7(tpool_2(qsort))`` uses 14. Symbolic counts take their values from ``counts``.
+    """
+    def count(c: Count) -> int:
+        if isinstance(c, int):
+            return c
+        if counts is None or c not in counts:
+            raise ValueError(f"give a value for the thread count {c} to count the threads of {term}")
+        return int(counts[c])
+
+    if isinstance(term, Component):
+        return 1
+    if isinstance(term, Pipe):
+        return threads_used(term.first, counts) + threads_used(term.second, counts)
+    if isinstance(term, Seq):
+        return max(threads_used(term.first, counts), threads_used(term.second, counts))
+    if isinstance(term, TPool):
+        return count(term.threads) * threads_used(term.body, counts)
+    if isinstance(term, MapReduce):
+        return count(term.m) * count(term.n)
+    return 1
 
 
 def _flatten(term: Term, kind: type) -> list[Term]:

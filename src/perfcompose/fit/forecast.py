@@ -409,6 +409,15 @@ def _training_sets(x: np.ndarray, at: float, k: int) -> list[tuple[np.ndarray, i
     return sets
 
 
+def _denominator(y: np.ndarray, known: float) -> float:
+    """What a hold-out error is relative to: the known value, or the largest known magnitude where
+    the known value is zero (the penalty at p = 1 of a relative reference point)."""
+    if known != 0.0:
+        return known
+    scale = float(np.max(np.abs(y))) if y.size else 0.0
+    return scale if scale > 0 else 1.0
+
+
 def holdout_errors(methods: Sequence[Forecaster], x: Sequence[float], y: Sequence[float], at: float,
                    k: int = 1) -> tuple[dict[str, list[float]], dict[str, list[float]], dict[str, str],
                                         tuple[float, ...]]:
@@ -437,7 +446,7 @@ def holdout_errors(methods: Sequence[Forecaster], x: Sequence[float], y: Sequenc
                 discarded[m.label] = f"predicts {v:.4g} < 0 at x = {xa[idx]:g}"
                 continue
             preds[m.label].append(v)
-            errors[m.label].append((v - ya[idx]) / ya[idx])
+            errors[m.label].append((v - ya[idx]) / _denominator(ya, float(ya[idx])))
     for name in discarded:
         errors.pop(name, None)
         preds.pop(name, None)
@@ -510,7 +519,7 @@ def choose(x: Sequence[float], y: Sequence[float], at: float, *,
         pair = MeanOf(*(by_label[n].clone() for n in ranking[:2]))
         # the mean's hold-out forecast is the mean of the two forecasts of the held-out value
         known = float(ya[xa == held[0]][0])
-        err = (float(np.mean([preds[n][0] for n in ranking[:2]])) - known) / known
+        err = (float(np.mean([preds[n][0] for n in ranking[:2]])) - known) / _denominator(ya, known)
         summary[pair.label] = err
         if abs(err) < epsilon:
             return final(pair.label, pair, f"mean of the two nearest below {epsilon:.3g}")

@@ -30,7 +30,11 @@ from perfcompose.pamela.simplify import simplify, simplify_vector
 from perfcompose.pamela.simulate import Distribution, Simulation, simulate_process
 from perfcompose.pamela.syntax import PamelaError, Program
 
-__all__ = ["CostModel", "Evaluation", "compile_text", "compile_file", "compile_program"]
+__all__ = ["CostModel", "Evaluation", "compile_text", "compile_file", "compile_program", "model_record",
+           "model_from_record", "RECORD_FORMAT"]
+
+#: the format of a PAMELA model record whose T has no closed form: the source, compiled on reading
+RECORD_FORMAT = "perfcompose-pamela-model/1"
 
 Quantity = Literal["T", "phi", "omega"]
 
@@ -187,3 +191,24 @@ def compile_text(text: str, path: str | Path | None = None, *, paper_phi: bool =
 def compile_file(path: str | Path, *, paper_phi: bool = False) -> CostModel:
     """Compile a ``.pam`` file."""
     return compile_program(load(path), paper_phi=paper_phi)
+
+
+def model_record(text: str, path: str | Path, process: str = "main", *, paper_phi: bool = False) -> dict[str, Any]:
+    """A JSON-ready record of ``T_process``: the model itself where it is closed (a plain model
+    record), else the PAMELA source, compiled again when the record is read."""
+    cost = compile_text(text, path, paper_phi=paper_phi)
+    model = cost.model(process).with_meta(source=f"PAMELA model {path}, T_{process}")
+    if not model.is_numeric:
+        return model.to_json()
+    return {"format": RECORD_FORMAT, "name": model.name, "source": model.source, "process": process,
+            "paper_phi": paper_phi, "program": text}
+
+
+def model_from_record(record: Mapping[str, Any], path: str | Path) -> Model:
+    """The Model of a record written by :func:`model_record` with the PAMELA source in it."""
+    for key, kind in (("program", str), ("process", str)):
+        if not isinstance(record.get(key), kind):
+            raise PamelaError(f"a PAMELA model record needs '{key}' ({kind.__name__})", path=path)
+    cost = compile_text(record["program"], path, paper_phi=bool(record.get("paper_phi", False)))
+    process = record["process"]
+    return cost.model(process).with_meta(source=str(record.get("source") or f"PAMELA model in {path}, T_{process}"))

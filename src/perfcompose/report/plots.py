@@ -85,7 +85,12 @@ def plot_models(curves: Sequence[tuple[str, Model]], x_range: tuple[float, float
     out = Path(out)
     fixed = dict(fixed or {})
     fig, ax = plt.subplots(figsize=(7.5, 5.0))
-    grid = np.geomspace(x_range[0], x_range[1], 200)
+    lo, hi = x_range
+    if lo >= hi:
+        lo, hi = lo / 4, hi * 4
+    # a model known only by simulation costs one simulation per point drawn
+    samples = 50 if any(m.is_numeric for _, m in curves) else 200
+    grid = np.geomspace(lo, hi, samples)
     unit = ""
     for k, (label, model) in enumerate(curves):
         values = {size: grid, **fixed}

@@ -1,0 +1,80 @@
+"""Time units of models, and what the parameters of a model mean.
+
+A model states its unit: ``s``, ``ms``, ``us`` (or ``µs``), ``ns``, or ``cycles@CLOCK`` (a cycle
+count at a given clock, e.g. ``cycles@2.4GHz``); the empty unit means "no unit known", as a
+PAMELA model or a LogGP program without a time unit. Composition converts between time units and
+refuses to mix a model without a unit with timed ones.
+
+A parameter name means something only inside its source: ``n`` is the input size in a skeleton
+table and the thread count in ``tpool_n``. A model may state the *role* of each parameter, and
+composition refuses a name that would mean two things.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Literal, Mapping
+
+from perfcompose.errors import ModelError
+
+__all__ = ["TIME_UNITS", "ROLES", "Role", "seconds_per", "conversion", "check_unit", "merge_roles"]
+
+#: seconds per unit, for the time units composition converts between
+TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+
+_CLOCK = {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9}
+_CYCLES = re.compile(r"^cycles@\s*([0-9.eE+-]+)\s*([kKmMgG]?[hH][zZ])$")
+
+Role = Literal["size", "threads", "nodes", "processes"]
+
+#: what each role means, as messages say it
+ROLES: dict[str, str] = {"size": "the input size", "threads": "a thread count", "nodes": "a node count",
+                         "processes": "a process (PE) count"}
+
+
+def seconds_per(unit: str) -> float | None:
+    """Seconds in one ``unit``; None for the empty unit (no unit known).
+
+    >>> seconds_per("ms"), seconds_per("cycles@2GHz")
+    (0.001, 5e-10)
+    """
+    if not unit:
+        return None
+    if unit in TIME_UNITS:
+        return TIME_UNITS[unit]
+    m = _CYCLES.match(unit.strip())
+    if m:
+        try:
+            clock = float(m.group(1)) * _CLOCK[m.group(2).lower()]
+        except ValueError:
+            clock = math.nan
+        if math.isfinite(clock) and clock > 0:
+            return 1.0 / clock
+    raise ModelError(f"unknown time unit {unit!r}: use s, ms, us, ns, or cycles@CLOCK such as cycles@2.4GHz")
+
+
+def check_unit(unit: str) -> str:
+    """``unit`` if perfcompose can convert it (or it is empty), else a ModelError saying what to write."""
+    seconds_per(unit)
+    return unit
+
+
+def conversion(source: str, target: str) -> float:
+    """The factor that turns a time in ``source`` units into ``target`` units."""
+    a, b = seconds_per(source), seconds_per(target)
+    if a is None or b is None:
+        raise ModelError(f"cannot convert between '{source or 'no unit'}' and '{target or 'no unit'}'")
+    return a / b
+
+
+def merge_roles(first: Mapping[str, str], second: Mapping[str, str], *, first_name: str = "the first model",
+                second_name: str = "the second model") -> dict[str, str]:
+    """The roles of both models together; a parameter with two different roles is a ModelError."""
+    merged = dict(first)
+    for name, role in second.items():
+        if name in merged and merged[name] != role:
+            raise ModelError(f"parameter '{name}' means {ROLES.get(merged[name], merged[name])} in {first_name} "
+                             f"and {ROLES.get(role, role)} in {second_name}; bind one of them to another name "
+                             f"(e.g. bind = {{ {name} = \"x\" }} in the component's table)")
+        merged[name] = role
+    return merged
