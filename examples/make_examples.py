@@ -9,8 +9,10 @@ The series follow the unit models of the paper (times in ns):
 * qsort: 1034.17 * x * log2(x)
 
 measured at x = 1024 * 2^k, k = 0..8, five repetitions each with 2 % multiplicative Gaussian
-noise, plus a two-parameter kernel 2 + 0.5 * p * n^(1/2) for Extra-P's JSON format. The random
-generator has a fixed seed, so running the script again rewrites the same bytes.
+noise, plus a two-parameter kernel 2 + 0.5 * p * n^(1/2) for Extra-P's JSON format, and a
+runtime table T(n, p) of a checksum farm for skeleton-based estimation (seconds):
+T(n) = 2e-6 + 1.5e-9 * n * log2(n) sequentially, T(n)/p + 4e-6 * p + 2e-11 * n * p on p PEs, 1 %
+noise. The random generator has a fixed seed, so running the script again rewrites the same bytes.
 """
 from __future__ import annotations
 
@@ -63,6 +65,18 @@ def kernel_experiment(rng: np.random.Generator) -> Experiment:
     return Experiment(("p", "n"), (Series("time", tuple(points), region="kernel", unit="s"),))
 
 
+def checksum_table(rng: np.random.Generator) -> str:
+    """A runtime table in the papers' wide form: n, the sequential time, then p = 1, 2, 4."""
+    lines = ["# A checksum farm over blocks of n elements, p PEs; seconds (synthetic, see make_examples.py)",
+             "n,seq,1,2,4"]
+    for n in (1024, 4096, 16384, 65536, 262144):
+        seq = 2e-6 + 1.5e-9 * n * np.log2(n)
+        times = [seq] + [seq / p + 4e-6 * p + 2e-11 * n * p for p in (1, 2, 4)]
+        noisy = [t * (1.0 + 0.01 * rng.standard_normal()) for t in times]
+        lines.append(",".join([str(n)] + [f"{t:.4g}" for t in noisy]))
+    return "\n".join(lines) + "\n"
+
+
 def main(out: Path = HERE) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
@@ -79,6 +93,10 @@ def main(out: Path = HERE) -> list[Path]:
         path = out / name
         save(build(rng), path)
         written.append(path)
+    table = out / "skeleton" / "checksum.csv"
+    table.parent.mkdir(exist_ok=True)
+    table.write_text(checksum_table(np.random.default_rng([SEED, 4])))
+    written.append(table)
     return written
 
 

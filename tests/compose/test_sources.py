@@ -177,3 +177,104 @@ def test_component_cli_errors_exit_2_without_traceback(tmp_path):
         result = runner.invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
         assert "Traceback" not in result.output
+
+
+# -- LogGP ----------------------------------------------------------------------------------------
+
+EXCHANGE = EXAMPLES / "loggp" / "exchange.json"
+LOGGP = {"L": 5.0, "o": 1.5, "g": 4.0, "G": 0.01}
+
+
+def loggp_simulate(x: float) -> float:
+    out = cli("loggp", "simulate", str(EXCHANGE), *(f"--{k}={v}" for k, v in LOGGP.items()), "--at", f"x={x!r}",
+              "--json")
+    return json.loads(out)["makespan"]
+
+
+def loggp_component(tmp_path: Path, **extra) -> Model:
+    return from_table("halo", {"loggp": str(EXCHANGE), **LOGGP, **extra}, base=tmp_path)
+
+
+@pytest.mark.parametrize("term, combine", [
+    ("seq(halo, post)", lambda h, p: h + p),
+    ("pipe(halo, post)", max),
+    ("tpool_2(halo)", lambda h, p: h / 2),
+])
+def test_loggp_in_seq_pipe_and_tpool_equals_loggp_simulate_in_mixed_units(tmp_path, term, combine):
+    halo = loggp_component(tmp_path)
+    assert halo.unit == "us"
+    post = Model.parse("3*x", unit="ns")
+    model = Composer({"halo": halo, "post": post})(term)
+    assert model.unit == "us"
+    for x in (64.0, 4096.0, 1e6):
+        assert model(x=x) == pytest.approx(combine(loggp_simulate(x), 3e-3 * x), rel=1e-12)
+
+
+def test_loggp_component_bound_to_another_design_parameter(tmp_path):
+    halo = loggp_component(tmp_path, bind={"x": "4*m"})
+    assert halo.params == ("m",)
+    assert halo(m=256.0) == pytest.approx(loggp_simulate(1024.0), rel=1e-12)
+
+
+def test_loggp_model_json_is_read_back_as_a_component(tmp_path):
+    out = tmp_path / "halo.json"
+    cli("loggp", "simulate", str(EXCHANGE), *(f"--{k}={v}" for k, v in LOGGP.items()), "--model-json", str(out))
+    _, model = parse_component(f"halo={out}")
+    assert model(x=4096.0) == pytest.approx(loggp_simulate(4096.0), rel=1e-12)
+
+
+def test_a_50_point_plot_of_a_loggp_design_costs_50_simulations(tmp_path):
+    from perfcompose.loggp.params import LogGP
+    from perfcompose.loggp.source import LogGPSource
+    from perfcompose.loggp.template import read_template
+    from perfcompose.report import plot_models
+
+    source = LogGPSource(read_template(EXCHANGE), LogGP(**LOGGP, unit="us"))
+    halo = source.model("halo")
+    comps = {"halo": halo, "post": Model.parse("3*x", unit="ns")}
+    program = Composer(comps)("pipe(halo, tpool_2(post))")
+    plot_models([("program", program), ("halo", Composer(comps).leaf(__import__("perfcompose").compose.Component("halo")))],
+                (1024.0, 2.0 ** 20), tmp_path / "p.png")
+    assert source.simulations == 50
+
+
+# -- skeleton forecasts ---------------------------------------------------------------------------
+
+GAUSS = Path(__file__).resolve().parents[2] / "src" / "perfcompose" / "skeleton" / "cases" / "gauss.csv"
+
+
+def skeleton_forecast(n: float, p: int, tmp_path: Path) -> float:
+    out = tmp_path / "f.json"
+    cli("skeleton", "forecast", str(GAUSS), "--at", f"n={n:g},p={p}", "--method", "lm-poly", "--no-plot",
+        "--json", str(out))
+    return json.loads(out.read_text())["forecast"]
+
+
+@pytest.mark.parametrize("term, combine", [
+    ("seq(farm, post)", lambda f, p: f + p),
+    ("pipe(farm, post)", max),
+    ("tpool_2(farm)", lambda f, p: f / 2),
+])
+def test_skeleton_in_seq_pipe_and_tpool_equals_skeleton_forecast(tmp_path, term, combine):
+    farm = from_table("farm", {"skeleton": str(GAUSS), "method": "lm-poly", "bind": {"n": "x", "p": 7}},
+                      base=tmp_path)
+    assert farm.params == ("x",) and farm.roles == {"x": "size"}
+    post = Model.parse("2e5*x", unit="ns")  # 0.2 ms per unit of x
+    model = Composer({"farm": farm, "post": post})(term)
+    assert model.unit == "s"
+    for x in (110.0, 140.0):
+        assert model(x=x) == pytest.approx(combine(skeleton_forecast(x, 7, tmp_path), 2e-4 * x), rel=1e-12)
+
+
+def test_skeleton_forecast_json_is_read_back_as_a_component(tmp_path):
+    out = tmp_path / "f.json"
+    cli("skeleton", "forecast", str(GAUSS), "--at", "n=110,p=7", "--method", "lm-poly", "--no-plot", "--json", str(out))
+    _, model = parse_component(f"g={out}")
+    assert model.roles == {"n": "size", "p": "processes"}
+    assert model(n=140.0, p=7.0) == pytest.approx(skeleton_forecast(140, 7, tmp_path), rel=1e-12)
+
+
+def test_an_unbound_skeleton_size_in_a_thread_pool_is_refused(tmp_path):
+    farm = from_table("farm", {"skeleton": str(GAUSS)}, base=tmp_path)
+    with pytest.raises(ModelError, match="'n' means the input size in 'farm'"):
+        Composer({"farm": farm})("tpool_n(farm)")

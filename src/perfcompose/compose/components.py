@@ -12,6 +12,7 @@ design's terms) and ``roles`` (what the source's parameters mean).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -46,7 +47,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "target": ("grid", "reps"),
     "pamela": ("process",),
     "loggp": ("params", "L", "o", "g", "G", "worst_case", "ties", "seed", "gap_origin"),
-    "skeleton": ("skeleton", "r", "d", "k", "method", "method_t", "method_a", "direction", "epsilon",
+    "skeleton": ("kind", "r", "d", "k", "method", "method_t", "method_a", "direction", "epsilon",
                  "degree"),
 }
 
@@ -270,7 +271,7 @@ class _Table:
         if not isinstance(value, str) or not value:
             raise ComponentError(f"component '{self.name}': {key} must be a file name", key=key)
         p = Path(value)
-        p = p if p.is_absolute() else self.base / p
+        p = p if p.is_absolute() else Path(os.path.normpath(self.base / p))
         if not p.is_file():
             raise ComponentError(f"component '{self.name}': {'a folder, not a file' if p.is_dir() else 'no such file'}"
                                  f" {p}", key=key)
@@ -309,7 +310,7 @@ def _skeleton(t: _Table) -> Model:
     from perfcompose.skeleton import Skeleton
     from perfcompose.skeleton.source import SkeletonSource
 
-    kind = Skeleton(t.get("skeleton", str, "general"), r=t.get("r", int, 2), d=t.get("d", int, 1),
+    kind = Skeleton(t.get("kind", str, "general"), r=t.get("r", int, 2), d=t.get("d", int, 1),
                     k=t.get("k", int, 1))
     method = t.get("method", str, "auto")
     options = {"method_t": t.get("method_t", str, method), "method_a": t.get("method_a", str, method),
