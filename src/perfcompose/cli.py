@@ -47,7 +47,8 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
 
 @app.command()
 @_user_errors
-def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSON, CSV, Extra-P text or JSON)."),
+def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSON, CSV, Extra-P text, JSON, "
+                                                   "JSON Lines, Talpas) or a directory of CUBE4 profiles."),
          fmt: Optional[str] = typer.Option(None, "--format", help="Input format if detection guesses wrong."),
          ) -> None:
     """Show an experiment: parameters, points, repetitions, median and coefficient of variation."""
