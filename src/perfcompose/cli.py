@@ -277,7 +277,7 @@ def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool
                               "(exact max)", highlight=False)
         else:
             err_console.print(f"note: {choice.term}: the asymptotic max keeps {choice.kept} and drops "
-                              f"{choice.dropped}, which is larger where it grows more slowly; --pipe pointwise "
+                              f"{choice.dropped}, which may be the larger stage at the sizes that matter; --pipe pointwise "
                               "keeps both", highlight=False)
 
 

@@ -449,7 +449,8 @@ class Model:
     @cached_property
     def _compiled(self) -> Callable[..., Any]:
         syms = [symbol(p) for p in self.params]
-        return sp.lambdify(syms, self.expr, modules="numpy")
+        # no docstring: printing the expression into it costs more than generating the code
+        return sp.lambdify(syms, self.expr, modules="numpy", docstring_limit=0)
 
     def __call__(self, **values: Any) -> Any:
         """Evaluate at the given parameter values (scalars or arrays, broadcast together)."""

@@ -94,6 +94,6 @@ def test_the_worked_design_mixes_all_four_sources():
     design = Path(__file__).resolve().parents[2] / "examples" / "designs" / "mixed.toml"
     r = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["predict", str(design)])
     assert r.exit_code == 0, r.output
-    for source in ("PAMELA model", "loggp program", "fit of", "skeleton general forecast"):
+    for source in ("PAMELA", "loggp", "fit", "skeleton"):
         assert source in r.output
     assert "[us]" in r.output and "halo" in r.output.splitlines()[-2]  # the bottleneck at the largest x
