@@ -278,3 +278,9 @@ def test_an_unbound_skeleton_size_in_a_thread_pool_is_refused(tmp_path):
     farm = from_table("farm", {"skeleton": str(GAUSS)}, base=tmp_path)
     with pytest.raises(ModelError, match="'n' means the input size in 'farm'"):
         Composer({"farm": farm})("tpool_n(farm)")
+
+
+def test_a_loggp_program_without_parameters_says_how_to_give_them():
+    with pytest.raises(ComponentError, match="is a LogGP program") as info:
+        parse_component(f"halo={EXCHANGE}")
+    assert "--model-json" in str(info.value)

@@ -149,6 +149,11 @@ def _record_model(doc: Any, name: str, region: str | None, path: Path) -> Model 
         from perfcompose.skeleton.source import SkeletonSource
 
         return _skeleton_roles(SkeletonSource.from_record(doc, path).model(name))
+    if isinstance(doc, Mapping) and fmt is None and "P" in doc and "steps" in doc:
+        raise ComponentError(f"component '{name}': {path} is a LogGP program; its model needs the LogGP parameters",
+                             path=path, hint=f"in a design: {name} = {{ loggp = \"{path}\", params = \"loggp.json\" }}; "
+                             "or write a model record with perfcompose loggp simulate PROGRAM --params FILE "
+                             "--model-json OUT.json")
     if isinstance(doc, Mapping) and ("expr" in doc or fmt == MODEL_FORMAT):
         return Model.from_json(doc)
     if isinstance(doc, list) and doc and all(isinstance(r, Mapping) and "model" in r for r in doc):
