@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcompose.data.experiment import Experiment, Point, Series, check_point
-from perfcompose.data.perfcompose_json import _line_of
+from perfcompose.data.key_lines import KeyLines
 from perfcompose.errors import DataFormatError
 
 
@@ -33,31 +33,32 @@ def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
             raise DataFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
     if not isinstance(doc, dict):
         raise DataFormatError("an Extra-P JSON file holds one object", path=path, line=1)
+    lines = KeyLines(text)
     if "callpaths" in doc:
-        return _read_legacy(path, text, doc)
+        return _read_legacy(path, lines, doc)
     params = doc.get("parameters")
     if not isinstance(params, list) or not params or not all(isinstance(p, str) for p in params):
         raise DataFormatError("missing or invalid 'parameters' (a list of names)", path=path,
-                              line=_line_of(text, "parameters", 0))
+                              line=lines.line("parameters", 0))
     meas = doc.get("measurements")
     if not isinstance(meas, dict) or not meas:
         raise DataFormatError("missing or empty 'measurements' (callpath -> metric -> points)", path=path,
-                              line=_line_of(text, "measurements", 0))
+                              line=lines.line("measurements", 0))
     series = []
     index = 0
     for callpath, metrics in meas.items():
         if not isinstance(metrics, dict):
             raise DataFormatError(f"callpath {callpath!r}: expected an object of metrics", path=path,
-                                  line=_line_of(text, callpath, 0))
+                                  line=lines.line(callpath, 0))
         for metric, entries in metrics.items():
             if not isinstance(entries, list):
                 raise DataFormatError(f"{callpath}/{metric}: expected a list of points", path=path,
-                                      line=_line_of(text, metric, 0))
+                                      line=lines.line(metric, 0))
             points = []
             seen: dict[tuple[float, ...], int] = {}
             for k, entry in enumerate(entries):
                 has_point = isinstance(entry, dict) and "point" in entry
-                line = _line_of(text, "point", index) if has_point else None
+                line = lines.line("point", index) if has_point else None
                 index += has_point
                 where = f"{callpath}/{metric}, point {k + 1}"
                 if not isinstance(entry, dict) or "point" not in entry or "values" not in entry:
@@ -76,7 +77,7 @@ def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
     return Experiment(tuple(params), tuple(series), source=str(path))
 
 
-def _read_legacy(path: Path, text: str, doc: dict) -> Experiment:
+def _read_legacy(path: Path, lines: KeyLines, doc: dict) -> Experiment:
     try:
         by_id = {key: sorted(doc[key], key=lambda e: e["id"])
                  for key in ("parameters", "callpaths", "metrics", "coordinates")}
@@ -92,7 +93,7 @@ def _read_legacy(path: Path, text: str, doc: dict) -> Experiment:
             # Extra-P uses the ids as 1-based positions in the id-sorted lists
             key = (m["callpath_id"] - 1, m["metric_id"] - 1)
             groups.setdefault(key, {}).setdefault(m["coordinate_id"] - 1, []).append(
-                _number(m["value"], f"measurement {k + 1}", path, _line_of(text, "coordinate_id", k)))
+                _number(m["value"], f"measurement {k + 1}", path, lines.line("coordinate_id", k)))
         series = tuple(Series(metrics[mi], tuple(Point(coords[ci], tuple(v)) for ci, v in sorted(pts.items())),
                               callpaths[cp]) for (cp, mi), pts in groups.items())
     except (KeyError, TypeError, IndexError) as exc:

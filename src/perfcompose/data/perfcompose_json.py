@@ -13,17 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from perfcompose.data.experiment import Experiment, Point, Series, check_point
+from perfcompose.data.key_lines import KeyLines
 from perfcompose.errors import DataFormatError
 
 FORMAT = "perfcompose-experiment/1"
-
-
-def _line_of(text: str, key: str, index: int) -> int | None:
-    """Line of the ``index``-th occurrence of ``"key"`` in ``text`` (JSON has no node positions)."""
-    matches = list(re.finditer(rf'"{re.escape(key)}"\s*:', text))
-    if index < len(matches):
-        return text.count("\n", 0, matches[index].start()) + 1
-    return None
 
 
 def _number(value: Any, what: str, path: Path, line: int | None) -> float:
@@ -45,13 +38,14 @@ def read(path: Path, text: str | None = None) -> Experiment:
                               source_line=src) from None
     if not isinstance(doc, dict):
         raise DataFormatError("an experiment file must hold one JSON object", path=path, line=1)
+    lines = KeyLines(text)
     params = doc.get("parameters")
     if not isinstance(params, list) or not params or not all(isinstance(p, str) for p in params):
         raise DataFormatError("missing or invalid field 'parameters' (a list of names)", path=path,
-                              line=_line_of(text, "parameters", 0), hint='e.g. "parameters": ["x"]')
+                              line=lines.line("parameters", 0), hint='e.g. "parameters": ["x"]')
     if "series" in doc:
         if not isinstance(doc["series"], list):
-            raise DataFormatError("field 'series' must be a list", path=path, line=_line_of(text, "series", 0))
+            raise DataFormatError("field 'series' must be a list", path=path, line=lines.line("series", 0))
         raw_series = doc["series"]
     else:
         raw_series = [doc]
@@ -66,12 +60,12 @@ def read(path: Path, text: str | None = None) -> Experiment:
                                                                   else ""), path=path,
                                       hint='an experiment needs "metric", "unit" and "points"')
         if not isinstance(raw["points"], list):
-            raise DataFormatError("field 'points' must be a list", path=path, line=_line_of(text, "points", sk))
+            raise DataFormatError("field 'points' must be a list", path=path, line=lines.line("points", sk))
         points = []
         seen: dict[tuple[float, ...], int] = {}
         for pk, rp in enumerate(raw["points"]):
             has_coord = isinstance(rp, dict) and "coordinate" in rp
-            line = _line_of(text, "coordinate", point_index) if has_coord else None
+            line = lines.line("coordinate", point_index) if has_coord else None
             point_index += has_coord
             where = f"point {pk + 1}"
             if not has_coord or "values" not in rp:
