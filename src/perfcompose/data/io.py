@@ -6,11 +6,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Literal
 
-from perfcompose.data import csv_long, extrap_json, extrap_text, perfcompose_json
+from perfcompose.data import csv_long, cube, extrap_json, extrap_text, json_lines, perfcompose_json, talpas
 from perfcompose.data.experiment import Experiment
 from perfcompose.errors import DataFormatError, UnknownFormatError
 
-Format = Literal["perfcompose", "csv", "extrap-text", "extrap-json"]
+Format = Literal["perfcompose", "csv", "extrap-text", "extrap-json", "jsonl", "talpas", "cube"]
 
 FORMATS: dict[str, ModuleType] = {
     "perfcompose": perfcompose_json,
@@ -19,21 +19,35 @@ FORMATS: dict[str, ModuleType] = {
     "extrap-json": extrap_json,
 }
 
+# formats perfcompose reads but does not write
+READ_ONLY: dict[str, ModuleType] = {
+    "jsonl": json_lines,
+    "talpas": talpas,
+    "cube": cube,
+}
+
 _HELP = ("perfcompose reads perfcompose JSON (.json with 'points' or 'series'), CSV in long form (.csv), "
-         "Extra-P text (.txt starting with PARAMETER) and Extra-P JSON (.json with 'measurements')")
+         "Extra-P text (.txt starting with PARAMETER), Extra-P JSON (.json with 'measurements'), "
+         "Extra-P JSON Lines (.jsonl, one measurement per line), Talpas (one measurement per line, "
+         "fields separated by ';') and CUBE4 profiles (a directory of experiment folders with .cubex files)")
+
+
+def unsupported(path: Path, why: str) -> UnknownFormatError:
+    """The error for a file in no format perfcompose reads, naming the formats it does read."""
+    return UnknownFormatError(f"{path}: format not supported: {why}.\n  {_HELP}")
 
 
 def detect(path: Path, text: str) -> str:
     """The format of a file, from its content first and its extension second."""
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError:
-            return "perfcompose"  # its reader reports the JSON error with line and column
-        if isinstance(doc, dict) and ("measurements" in doc or "callpaths" in doc):
-            return "extrap-json"
-        return "perfcompose"
+    if path.suffix.lower() == ".jsonl":
+        return "jsonl"
+    first_line = next((ln for ln in text.splitlines() if ln.strip()), "")
+    if first_line.lstrip().startswith("{"):
+        if json_lines.sniff(first_line):
+            return "jsonl"
+        if talpas.sniff(first_line):
+            return "talpas"
+        return _detect_json(path, text)
     first = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")), "")
     if (first.split() or [""])[0] in extrap_text.KEYWORDS:
         return "extrap-text"
@@ -44,7 +58,21 @@ def detect(path: Path, text: str) -> str:
         return "extrap-text"
     if suffix == ".json":
         return "perfcompose"
-    raise UnknownFormatError(f"{path}: cannot tell the format of this file.\n  {_HELP}")
+    raise unsupported(path, "cannot tell the format of this file")
+
+
+def _detect_json(path: Path, text: str) -> str:
+    """Which JSON document a file starting with ``{`` is; several values in a row are no format of ours."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data":
+            raise unsupported(path, f"line {exc.lineno} starts a second JSON value, and its lines are not "
+                                    "Extra-P JSON Lines or Talpas measurements") from None
+        return "perfcompose"  # its reader reports the JSON error with line and column
+    if isinstance(doc, dict) and ("measurements" in doc or "callpaths" in doc):
+        return "extrap-json"
+    return "perfcompose"
 
 
 def format_for_output(path: Path, fmt: str | None = None) -> str:
@@ -64,26 +92,44 @@ def format_for_output(path: Path, fmt: str | None = None) -> str:
                              f"name one of {', '.join(FORMATS)} explicitly")
 
 
-def load(path: str | Path, fmt: str | None = None) -> Experiment:
-    """Read an experiment file; the format is detected unless given.
+def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None) -> Experiment:
+    """Read an experiment file, or a directory of CUBE profiles; the format is detected unless given.
+
+    ``metric`` keeps only that metric's series; of CUBE profiles, where every metric is a separate
+    read, it names the one to read (``time`` by default).
 
     >>> e = load("examples/qsort.json")  # doctest: +SKIP
     """
     path = Path(path)
+    if fmt is not None and fmt not in FORMATS and fmt not in READ_ONLY:
+        raise UnknownFormatError(f"unknown format {fmt!r}; choose one of {', '.join([*FORMATS, *READ_ONLY])}")
     if not path.exists():
         raise DataFormatError("no such file", path=path)
-    if path.is_dir():
-        raise DataFormatError("is a directory, not an experiment file", path=path)
+    if path.is_dir() or fmt == "cube":
+        return _load_directory(path, fmt, metric)
+    if path.suffix.lower() == ".cubex":
+        raise unsupported(path, "a single CUBE profile; give the directory of experiment folders")
     try:
         text = path.read_text()
     except UnicodeDecodeError:
-        raise UnknownFormatError(f"{path}: not a text file.\n  {_HELP}") from None
+        raise unsupported(path, "not a text file") from None
     if not text.strip():
         raise DataFormatError("the file is empty", path=path)
     name = fmt or detect(path, text)
-    if name not in FORMATS:
-        raise UnknownFormatError(f"unknown format {name!r}; choose one of {', '.join(FORMATS)}")
-    return FORMATS[name].read(path, text)
+    experiment = {**FORMATS, **READ_ONLY}[name].read(path, text)
+    return experiment.select(metric=metric) if metric is not None else experiment
+
+
+def _load_directory(path: Path, fmt: str | None, metric: str | None) -> Experiment:
+    """A directory is read as CUBE profiles, the only format that is a directory."""
+    if fmt not in (None, "cube"):
+        raise DataFormatError(f"is a directory; the {fmt} format is a file", path=path)
+    if not path.is_dir():
+        raise DataFormatError("the CUBE format is a directory of experiment folders, not a file", path=path)
+    if not cube.profiles(path):
+        raise DataFormatError("is a directory, and no folder in it holds a CUBE profile (*.cubex)", path=path,
+                              hint=_HELP)
+    return cube.read(path, metric or "time")
 
 
 def dumps(experiment: Experiment, fmt: str) -> str:

@@ -1,0 +1,135 @@
+"""Experiments from files of one measurement per line, the shape of Extra-P's JSON Lines and Talpas.
+
+Each non-blank line is a JSON object with the parameter values, optionally a call path and a
+metric, and a value (or a list of values). Lines of the same call path, metric and coordinate are
+repetitions of one point, in file order. The first line fixes the parameters and their order.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.errors import DataFormatError
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one format spells a measurement line."""
+
+    name: str  # the format's name in messages
+    params_key: str  # the object of parameter values
+    required: tuple[str, ...]  # keys every line must have besides params_key and "value"
+    decode: Callable[[str], str]  # the line as standard JSON, character positions kept
+    example: str  # one well-formed line, for hints
+
+
+@dataclass
+class _Where:
+    """A line being read, so every error names file, line and the line itself."""
+
+    path: Path
+    line: int
+    source: str
+
+    def error(self, message: str, column: int | None = None, hint: str | None = None) -> DataFormatError:
+        return DataFormatError(message, path=self.path, line=self.line, column=column,
+                               source_line=self.source, hint=hint)
+
+
+def parse_object(text: str, layout: Layout) -> dict[str, Any] | None:
+    """The line as a JSON object, or None where it is not one (for format detection)."""
+    try:
+        doc = json.loads(layout.decode(text))
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def read(path: Path, text: str, layout: Layout) -> Experiment:
+    """Read every line into repetitions per (call path, metric, coordinate); linear in the file size."""
+    params: tuple[str, ...] | None = None
+    groups: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        where = _Where(path, lineno, raw)
+        record = _record(raw, layout, where)
+        if params is None:
+            params = _parameters(record[layout.params_key], layout, where)
+        coordinate = _coordinate(record[layout.params_key], params, layout, where)
+        key = (_name(record, "callpath", where), _name(record, "metric", where) or "time")
+        groups.setdefault(key, {}).setdefault(coordinate, []).extend(_values(record["value"], where))
+    if params is None:
+        raise DataFormatError("no measurement lines", path=path,
+                              hint=f"one object per line, e.g. {layout.example}")
+    series = tuple(Series(metric, tuple(Point(c, tuple(v)) for c, v in points.items()), region)
+                   for (region, metric), points in groups.items())
+    return Experiment(params, series, source=str(path))
+
+
+def _record(raw: str, layout: Layout, where: _Where) -> dict[str, Any]:
+    try:
+        record = json.loads(layout.decode(raw), parse_constant=float)
+    except json.JSONDecodeError as exc:
+        raise where.error(f"invalid {layout.name} line: {exc.msg}", column=exc.colno,
+                          hint=f"one object per line, e.g. {layout.example}") from None
+    if not isinstance(record, dict):
+        raise where.error(f"a {layout.name} line holds one object, not {type(record).__name__}",
+                          hint=f"e.g. {layout.example}")
+    for key in (layout.params_key, *layout.required, "value"):
+        if key not in record:
+            raise where.error(f"missing property '{key}'", hint=f"e.g. {layout.example}")
+    return record
+
+
+def _parameters(values: Any, layout: Layout, where: _Where) -> tuple[str, ...]:
+    if not isinstance(values, dict) or not values:
+        raise where.error(f"'{layout.params_key}' must map parameter names to values",
+                          hint=f"e.g. {layout.example}")
+    for name in values:
+        if not name.isidentifier() or name.startswith("_"):
+            raise where.error(f"parameter name {name!r} is not an identifier",
+                              hint="use names like x, n, p, size")
+    return tuple(values)
+
+
+def _coordinate(values: Any, params: tuple[str, ...], layout: Layout, where: _Where) -> tuple[float, ...]:
+    if not isinstance(values, dict) or set(values) != set(params):
+        got = sorted(values) if isinstance(values, dict) else values
+        raise where.error(f"'{layout.params_key}' names {got}, the first line {list(params)}",
+                          hint="every line needs a value for each parameter and no others")
+    coordinate = tuple(_number(values[p], f"parameter {p}", where) for p in params)
+    for name, c in zip(params, coordinate):
+        if c <= 0:
+            raise where.error(f"parameter {name} = {c!r} is not positive",
+                              hint="parameters are positive reals")
+    return coordinate
+
+
+def _name(record: dict[str, Any], key: str, where: _Where) -> str:
+    value = record.get(key, "")
+    if not isinstance(value, str):
+        raise where.error(f"'{key}' must be a string, got {json.dumps(value)}")
+    return value
+
+
+def _values(value: Any, where: _Where) -> list[float]:
+    values = value if isinstance(value, list) else [value]
+    if not values:
+        raise where.error("'value' is an empty list", hint="give at least one measured value")
+    out = [_number(v, "value", where) for v in values]
+    for v in out:
+        if v < 0:
+            raise where.error(f"negative value {v!r}", hint="times and counts cannot be negative")
+    return out
+
+
+def _number(value: Any, what: str, where: _Where) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise where.error(f"{what}: {json.dumps(value)} is not a finite number")
+    return float(value)

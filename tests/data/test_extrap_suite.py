@@ -1,0 +1,87 @@
+"""Every input of Extra-P's own test suite loads, or is refused with a located perfcompose error.
+
+Uses a clone of the extra-p/extrap repository (bare or checked out) named by ``EXTRAP_REPO``;
+skipped where there is none. Its ``tests/data`` is unpacked once, then each file (and each CUBE
+directory) is loaded; the test lists what fails and why.
+"""
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from perfcompose.data import load
+from perfcompose.errors import PerfcomposeError
+
+REPO = Path(os.environ.get("EXTRAP_REPO", "/work/.mirror/extra-p+extrap/repo"))
+
+# what Extra-P itself rejects on purpose, and the inputs in formats perfcompose does not read
+EXPECTED_FAILURES = {
+    "input/experiments_MP/experiment_MP_neg1.txt": "a DATA line short",
+    "input/experiments_MP/experiment_MP_neg2.txt": "a DATA line too many",
+    "input/experiments_SP/experiment3_neg.txt": "points not grouped",
+    "input/experiments_SP/experiment_neg.txt": "POINTS before PARAMETER",
+    "cubeset": "no profiles one folder down",
+    "cubeset/negative_example": "folders name other parameters",
+    "cubeset/negative_example2": "folders name parameters in another order",
+    "experiments/two_parameter3.txt.extra-p": "Extra-P's saved experiment (zip)",
+    "input/exp_only_mean_median.extra-p": "Extra-P's saved experiment (zip)",
+    "input/experiment_3": "Extra-P 3 binary experiment",
+    "input/experiment_3_mp": "Extra-P 3 binary experiment",
+    "input/experiment_3_sparse": "Extra-P 3 binary experiment",
+    "input/synthetic-data.py": "a Python script",
+    "mpi_data.csv": "statistics table without a value column",
+}
+
+
+@pytest.fixture(scope="module")
+def extrap_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not REPO.exists() or shutil.which("git") is None:
+        pytest.skip(f"no clone of extra-p/extrap at {REPO} (set EXTRAP_REPO)")
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", "HEAD", "tests/data"], capture_output=True,
+                             check=False)
+    if archive.returncode != 0:
+        pytest.skip(f"cannot read tests/data from {REPO}: {archive.stderr.decode().strip()}")
+    out = tmp_path_factory.mktemp("extrap")
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(out, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    return out / "tests" / "data"
+
+
+def _inputs(root: Path) -> list[Path]:
+    """Every file outside the CUBE sets, and every CUBE set directory (with the sets' parent)."""
+    files = [p for p in sorted(root.rglob("*")) if p.is_file() and "cubeset" not in p.relative_to(root).parts]
+    cubes = [root / "cubeset", *sorted(p for p in (root / "cubeset").iterdir() if p.is_dir())]
+    return files + cubes
+
+
+def _kind(path: Path, root: Path) -> str:
+    rel = path.relative_to(root)
+    if rel.parts[0] in ("cubeset", "talpas"):
+        return rel.parts[0]
+    return path.suffix.lower() or "(none)"
+
+
+def test_every_extrap_input_loads_or_is_refused_with_a_located_error(extrap_data):
+    loaded: dict[str, int] = {}
+    failed: dict[str, str] = {}
+    for path in _inputs(extrap_data):
+        name = path.relative_to(extrap_data).as_posix()
+        try:
+            load(path)
+        except PerfcomposeError as exc:
+            assert str(exc).startswith(str(path)), f"{name}: the error does not name the file: {exc}"
+            failed[name] = str(exc).splitlines()[0]
+            continue
+        kind = _kind(path, extrap_data)
+        loaded[kind] = loaded.get(kind, 0) + 1
+    unexpected = {n: why for n, why in failed.items() if n not in EXPECTED_FAILURES}
+    assert not unexpected, "fail to load:\n" + "\n".join(f"  {n}: {why}" for n, why in unexpected.items())
+    now_load = set(EXPECTED_FAILURES) - set(failed)
+    assert not now_load, f"load now, remove them from EXPECTED_FAILURES: {sorted(now_load)}"
+    assert loaded[".jsonl"] == 21 and loaded["talpas"] == 10 and loaded["cubeset"] == 6, loaded
