@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 import typer
@@ -180,7 +180,7 @@ _UNIT_HELP = "Time unit of components whose source states none (expressions: def
 _PIPE_HELP = "Pipeline max: pointwise (exact, never drops a stage) or asymptotic (the papers' eq. 3)."
 
 
-def _components(specs: list[str], unit: str | None, binds: list[str] = ()) -> dict[str, Any]:  # type: ignore[assignment]
+def _components(specs: list[str], unit: str | None, binds: Sequence[str] = ()) -> dict[str, Any]:
     from perfcompose.compose import parse_component
     from perfcompose.compose.components import bind_model
 

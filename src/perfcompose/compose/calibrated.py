@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from perfcompose.compose.operators import Composer, _in_unit, pipe_model, seq_model
+from perfcompose.compose.operators import Composer, pipe_model, seq_model
 from perfcompose.compose.terms import Component, Pipe, Seq, Term
 from perfcompose.errors import ModelError
 from perfcompose.model import Model, maximum
@@ -79,7 +79,7 @@ class CalibratedComposer(Composer):
 
     def _hot(self, term: Component) -> Model | None:
         model = self.hot.get(term.name)
-        return None if model is None else _in_unit(model, self.unit)
+        return None if model is None else model.in_unit(self.unit)
 
     def _touches(self, term: Component) -> bool:
         """Whether the component reads its data: its model grows with x (the isolated model is
@@ -91,7 +91,7 @@ class CalibratedComposer(Composer):
             chain = _chain(term)
             if chain is None:
                 return seq_model(self.model(term.first), self.model(term.second))
-            o = _in_unit(self._overheads().stream, self.unit)
+            o = self._overheads().stream.in_unit(self.unit)
             total = self.leaf(chain[0])
             touched = self._touches(chain[0])
             for comp in chain[1:]:
@@ -100,7 +100,7 @@ class CalibratedComposer(Composer):
                 touched = touched or self._touches(comp)
             return total
         if isinstance(term, Pipe):
-            floor = _in_unit(self._overheads().pipe, self.unit)
+            floor = self._overheads().pipe.in_unit(self.unit)
             slowest = pipe_model(self.model(term.first), self.model(term.second), self.pipe, self.size)
             return maximum(slowest, floor, how="pointwise")
         return super().model(term)

@@ -18,7 +18,7 @@ from perfcompose.compose.terms import (Component, Count, MapReduce, Pipe, Seq, S
                                        TPool)
 from perfcompose.errors import ModelError
 from perfcompose.model import Model, maximum, symbol
-from perfcompose.units import TIME_UNITS, merge_roles, seconds_per
+from perfcompose.units import merge_roles, seconds_per
 
 PipeRule = Literal["asymptotic", "pointwise"]
 
@@ -28,7 +28,7 @@ DEFAULT_PIPE: PipeRule = "pointwise"
 #: roles of parameters that count resources: held fixed when the asymptotic max compares growth
 COUNT_ROLES = ("threads", "nodes", "processes")
 
-__all__ = ["PipeRule", "DEFAULT_PIPE", "TIME_UNITS", "Composer", "PipeChoice", "PipeWarning", "compose",
+__all__ = ["PipeRule", "DEFAULT_PIPE", "Composer", "PipeChoice", "PipeWarning", "compose",
            "seq_model", "tpool_model", "pipe_model", "shuffle_model", "mapreduce_model"]
 
 
@@ -78,7 +78,7 @@ def shuffle_model(shuffle: Shuffle, per_key: sp.Expr, components: Mapping[str, M
         comp = components[shuffle.model]
         mapping = {x: per_key, symbol("o"): shuffle.keys, symbol("m"): m, symbol("n"): n}
         expr = comp.expr.xreplace({k: v for k, v in mapping.items() if k in comp.expr.free_symbols})
-        return _in_unit(Model(expr, unit=comp.unit), unit)
+        return Model(expr, unit=comp.unit).in_unit(unit)
     if shuffle.bandwidth is not None:
         per_unit = seconds_per(unit)
         if per_unit is None:
@@ -107,10 +107,6 @@ def mapreduce_model(term: MapReduce, map_model: Model, reduce_model: Model, shuf
             roles = merge_roles(roles, {count: role}, first_name="the map and reduce models",
                                 second_name=str(term))
     return Model(expr, params=(size, *counts), unit=map_model.unit, roles=roles)
-
-
-def _in_unit(model: Model, unit: str) -> Model:
-    return model.in_unit(unit)
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,16 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from perfcompose.errors import InputError
+from perfcompose.loggp.jsonfile import load_json
+from perfcompose.units import TIME_UNITS
 
 __all__ = ["LogGP", "PARAMS_FORMAT", "UNITS", "convert_time", "read_params", "write_params", "MEIKO_CS2",
            "DEV_MACHINE"]
 
 PARAMS_FORMAT = "perfcompose-loggp/1"
 
-#: seconds per unit, for converting parameter files between time units
-UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
+#: seconds per unit, for converting parameter files between time units (the ASCII spellings)
+UNITS: dict[str, float] = {k: v for k, v in TIME_UNITS.items() if k.isascii()}
 
 
 def convert_time(value: float, unit: str, to: str) -> float:
@@ -92,16 +94,7 @@ def read_params(path: Path) -> LogGP:
     """Read a parameter file written by :func:`write_params` (or by hand: an object with L, o, g, G
     and optionally ``unit``)."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise InputError(f"cannot read the parameter file: {exc.strerror}", path=path) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno,
-                         source_line=text.splitlines()[exc.lineno - 1] if text.splitlines() else None,
-                         hint='write {"unit": "us", "L": 9, "o": 2, "g": 14, "G": 0.03}') from None
+    text, data = load_json(path, what="parameter file", hint='write {"unit": "us", "L": 9, "o": 2, "g": 14, "G": 0.03}')
     if not isinstance(data, dict):
         raise InputError("a parameter file holds one JSON object", path=path,
                          hint='write {"unit": "us", "L": 9, "o": 2, "g": 14, "G": 0.03}')

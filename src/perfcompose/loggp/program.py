@@ -16,6 +16,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from perfcompose.errors import InputError
+from perfcompose.loggp.jsonfile import load_json
 from perfcompose.loggp.params import UNITS
 
 __all__ = ["CommStep", "CompStep", "Program", "read_program", "program_to_json"]
@@ -345,21 +346,7 @@ def _parse(data: Any) -> Program:
 def read_program(path: Path | str, text: str | None = None) -> Program:
     """Read a program JSON file; every problem is an InputError naming the file and location."""
     path = Path(path)
-    if text is None:
-        try:
-            text = path.read_text()
-        except OSError as exc:
-            raise InputError(f"cannot read the program: {exc.strerror}", path=path) from None
-        except UnicodeDecodeError:
-            raise InputError("the program is not UTF-8 text", path=path) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        lines = text.splitlines()
-        src = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else None
-        raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno,
-                         source_line=src if src is not None and len(src) <= 160 else None,
-                         hint=f"a program looks like {_EXAMPLE}") from None
+    text, data = load_json(path, text, what="program", hint=f"a program looks like {_EXAMPLE}")
     try:
         return _parse(data)
     except _Problem as p:

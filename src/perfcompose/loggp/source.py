@@ -17,6 +17,7 @@ import numpy as np
 from perfcompose.errors import InputError
 from perfcompose.loggp.execute import simulate_program
 from perfcompose.loggp.params import LogGP
+from perfcompose.loggp.jsonfile import load_json
 from perfcompose.loggp.program import _Problem
 from perfcompose.loggp.template import ProgramTemplate, _error
 from perfcompose.model import Model
@@ -145,14 +146,7 @@ class LogGPSource:
 def read_source(path: Path | str) -> LogGPSource:
     """Read a LogGP model record file (``perfcompose loggp simulate --model-json``)."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise InputError(f"cannot read the model record: {exc.strerror}", path=path) from None
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
+    text, record = load_json(path, what="model record")
     return LogGPSource.from_record(record, path, text=text)
 
 

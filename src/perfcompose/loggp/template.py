@@ -8,7 +8,6 @@ instance at a point only evaluates the compiled expressions and fills arrays.
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -17,6 +16,7 @@ import numpy as np
 import sympy as sp
 
 from perfcompose.errors import InputError, ModelSyntaxError
+from perfcompose.loggp.jsonfile import load_json
 from perfcompose.loggp.program import CommStep, CompStep, Program, _located, _parse, _Problem, _readonly
 from perfcompose.model import parse_expression, symbol
 
@@ -148,20 +148,7 @@ def read_template(path: Path | str, text: str | None = None) -> ProgramTemplate:
     """Read a program JSON file whose durations and sizes may be expressions; every problem is an
     InputError naming the file, line and column."""
     path = Path(path)
-    if text is None:
-        try:
-            text = path.read_text()
-        except OSError as exc:
-            raise InputError(f"cannot read the program: {exc.strerror}", path=path) from None
-        except UnicodeDecodeError:
-            raise InputError("the program is not UTF-8 text", path=path) from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        lines = text.splitlines()
-        src = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else None
-        raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno,
-                         source_line=src if src is not None and len(src) <= 160 else None) from None
+    text, doc = load_json(path, text, what="program")
     return ProgramTemplate.from_doc(doc, source=path, text=text)
 
 
