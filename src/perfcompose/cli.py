@@ -10,9 +10,8 @@ import math
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
-import numpy as np
 import typer
-from rich.table import Table
+from perfcompose.commands.common import Table
 
 from perfcompose import __version__
 
@@ -383,6 +382,8 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
     console.print(f"[bold]{d.title or d.program}[/bold]", highlight=False)
     print(f"model: {model}  [{unit}]")
     print(f"order in x: {_order_text(model)}; pipeline max: {composer.pipe}")
+    import numpy as np
+
     used = d.program.components()
     shown = xs if len(xs) <= 4 else [xs[k] for k in np.linspace(0, len(xs) - 1, 4).round().astype(int)]
     parts = Table(title=f"components, time per data element \\[{unit}]", title_justify="left")
@@ -504,6 +505,8 @@ def bench(target: Optional[str] = typer.Argument(None, help="Built-in task (nop,
 
 
 def _summary(exp: Any, cv_warn: float = 10.0) -> None:
+    import numpy as np
+
     series = exp.series[0]
     table = Table(title=f"{series.label}: median and coefficient of variation per point", title_justify="left")
     for col in (*exp.parameters, "reps", "median [s]", "CV %"):
@@ -544,6 +547,8 @@ def _run_study(configurations: list[str], xs: tuple[float, ...], rounds: int, co
 
 def _print_study(result: Any, title: str, paper: dict[str, str] | None = None) -> None:
     import os
+
+    import numpy as np
 
     cores = os.cpu_count() or 1
     table = Table(title=title, title_justify="left")
@@ -716,6 +721,8 @@ def paper_table7(quick: bool = _QUICK,
                  json_out: Optional[Path] = _TABLE_JSON,
                  restart: bool = _RESTART) -> None:
     """000 Table 7: relation (iv), tpool_2(seq(a, b)) <= pipe(a, b), measured here."""
+    import numpy as np
+
     result = _paper_validation("table7", quick, json_out, restart)
     by = {c.configuration: c for c in result.comparisons}
     for c in result.comparisons:
