@@ -25,6 +25,7 @@ from sympy.printing.str import StrPrinter
 from sympy.utilities.lambdify import implemented_function
 
 from perfcompose.errors import ModelError, ModelSyntaxError
+from perfcompose.expression_reader import ExpressionRefused, nowhere_finite, read_srepr, read_text
 from perfcompose.units import ROLES, conversion, merge_roles
 
 __all__ = ["Model", "Term", "Order", "symbol", "maximum", "compare_order"]
@@ -162,35 +163,17 @@ def parse_expression(text: str, *, source: str | None = None, line: int | None =
             local[name] = symbol(name)
     lead = len(text) - len(text.lstrip())
     try:
-        ast.parse(cleaned.replace("^", "**"), mode="eval")
-    except SyntaxError as exc:
-        col = (exc.offset + lead) if exc.offset else None
-        raise ModelSyntaxError(f"cannot parse model: {exc.msg}", path=source, line=line, column=col,
-                               source_line=original,
+        expr = read_text(cleaned.replace("^", "**"), local)
+    except ExpressionRefused as exc:
+        col = (exc.column + lead) if exc.column else None
+        raise ModelSyntaxError(exc.message, path=source, line=line, column=col,
+                               source_line=original if len(original) < 200 else None,
                                hint="use + - * / ^ ( ), numbers, parameter names and log2(...)") from None
-    try:
-        expr = parse_expr(cleaned, local_dict=local, global_dict={"__builtins__": {},
-                          "Integer": sp.Integer, "Float": lambda t, *a: sp.Float(float(t)), "Rational": sp.Rational,
-                          "Symbol": sp.Symbol},
-                          transformations=standard_transformations + (convert_xor,), evaluate=True)
-    except SyntaxError as exc:
-        col = exc.offset if exc.offset else None
-        raise ModelSyntaxError(f"cannot parse model: {exc.msg}", path=source, line=line, column=col,
-                               source_line=original,
-                               hint="use + - * / ^ ( ), numbers, parameter names and log2(...)") from None
-    except TypeError as exc:
-        raise ModelSyntaxError(f"cannot parse model: {exc}", path=source, line=line,
-                               source_line=original,
-                               hint="a parameter name was used as a function?") from None
-    except (tokenize.TokenError, ValueError, AttributeError, ZeroDivisionError) as exc:
-        raise ModelSyntaxError(f"cannot parse model: {exc}", path=source, line=line,
-                               source_line=original) from None
-    if not isinstance(expr, sp.Expr):
-        raise ModelSyntaxError("a model must be a numeric expression", path=source, line=line,
-                               source_line=original)
-    if expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or expr.has(sp.I):
+    if nowhere_finite(expr):
         raise ModelSyntaxError("the model is not a finite real expression", path=source, line=line,
-                               source_line=original)
+                               source_line=original if len(original) < 200 else None,
+                               hint="a model's value must be a finite real number for positive parameters "
+                                    "(no log of a negative number, nan, oo, I or overflowing powers)")
     return _float64(expr)
 
 
@@ -321,6 +304,8 @@ class Model:
     name: str = ""
     stats: Mapping[str, float] = field(default_factory=dict)
     roles: Mapping[str, str] = field(default_factory=dict)
+    #: how sure the model is (perfcompose.ensemble): None for an exact model
+    ensemble: Any = None
 
     def __post_init__(self) -> None:
         expr = self.expr
@@ -388,9 +373,22 @@ class Model:
     def with_meta(self, **changes: Any) -> "Model":
         """A copy with some metadata (unit, source, name, stats) replaced."""
         values = dict(expr=self.expr, params=self.params, unit=self.unit, source=self.source,
-                      name=self.name, stats=self.stats, roles=self.roles)
+                      name=self.name, stats=self.stats, roles=self.roles, ensemble=self.ensemble)
+        if ("expr" in changes or "params" in changes) and "ensemble" not in changes:
+            values["ensemble"] = None  # the members described the old expression
         values.update(changes)
         return Model(**values)
+
+    def interval(self, points: Mapping[str, Any] | None = None, level: float = 0.9,
+                 **values: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        """The central ``level`` interval of the prediction at the given values, ``(low, high)``
+        (arrays, or floats at a single point); None for a model without an ensemble (exact)."""
+        if self.ensemble is None:
+            return None
+        from perfcompose.ensemble import percentile_interval
+
+        lo, hi = percentile_interval(self.ensemble.members(**{**(points or {}), **values}), level)
+        return (float(lo), float(hi)) if np.ndim(lo) == 0 else (lo, hi)
 
     @property
     def label(self) -> str:
@@ -409,7 +407,8 @@ class Model:
                              "is wanted: give the model a time unit (unit = \"us\" in its component table, "
                              "or --unit)")
         factor = conversion(self.unit, unit)
-        return self.with_meta(expr=self.expr * sp.Float(factor) if factor != 1.0 else self.expr, unit=unit)
+        return self.with_meta(expr=self.expr * sp.Float(factor) if factor != 1.0 else self.expr, unit=unit,
+                              ensemble=None if self.ensemble is None else self.ensemble.scaled(factor))
 
     def bind(self, mapping: Mapping[str, Any]) -> "Model":
         """Rename or fix parameters: ``{"N": "x", "P": 4}`` replaces N by the design's x and P by 4.
@@ -442,7 +441,8 @@ class Model:
                 roles = merge_roles(roles, {expr.name: self.roles[name]}, first_name=self.label,
                                     second_name=f"the binding {name} = {expr.name}")
         params = [p for p in self.params if p not in mapping] + new_params
-        return self.with_meta(expr=self.expr.xreplace(subs), params=tuple(dict.fromkeys(params)), roles=roles)
+        return self.with_meta(expr=self.expr.xreplace(subs), params=tuple(dict.fromkeys(params)), roles=roles,
+                              ensemble=None if self.ensemble is None else self.ensemble.bind(mapping))
 
     # -- evaluation -------------------------------------------------------------------------
 
@@ -648,6 +648,9 @@ class Model:
             record["stats"] = {k: _json_number(v) for k, v in self.stats.items()}
         if self.roles:
             record["roles"] = dict(self.roles)
+        ensemble = None if self.ensemble is None else self.ensemble.to_json()
+        if ensemble is not None:
+            record["ensemble"] = ensemble
         return record
 
     def to_json_text(self) -> str:
@@ -673,9 +676,14 @@ class Model:
         roles = record.get("roles", {})
         if not isinstance(roles, Mapping) or not all(isinstance(v, str) for v in roles.values()):
             raise ModelSyntaxError("'roles' must map parameter names to roles", hint="roles: " + ", ".join(ROLES))
+        ensemble = None
+        if "ensemble" in record:
+            from perfcompose.ensemble import LinearEnsemble
+
+            ensemble = LinearEnsemble.from_json(record["ensemble"])
         return cls(expr, params=tuple(record.get("parameters", ())), unit=str(record.get("unit", "s")),
                    source=str(record.get("source", "")), name=str(record.get("name", "")), stats=stats,
-                   roles=dict(roles))
+                   roles=dict(roles), ensemble=ensemble)
 
 
 def _json_number(v: Any) -> Any:
@@ -692,16 +700,15 @@ _SREPR_NAMES = ("Add", "Mul", "Pow", "Symbol", "Integer", "Float", "Rational", "
 
 
 def _from_srepr(text: str) -> sp.Expr:
-    namespace: dict[str, Any] = {"__builtins__": {}}
-    namespace.update({n: getattr(sp, n) for n in _SREPR_NAMES if hasattr(sp, n)})
-    namespace["ExprCondPair"] = sp.functions.elementary.piecewise.ExprCondPair
+    """The expression of a model file's ``expr`` field, read as data (never evaluated as code)."""
     try:
-        expr = eval(text, namespace)  # noqa: S307 - restricted namespace: SymPy constructors only
-    except Exception as exc:  # any failure means the text is not an srepr we wrote
-        raise ModelSyntaxError(f"invalid model expression in JSON: {exc}",
+        expr = read_srepr(text)
+    except ExpressionRefused as exc:
+        raise ModelSyntaxError(f"invalid model expression in JSON: {exc.message}",
                                hint="the 'expr' field must be SymPy srepr as written by perfcompose") from None
-    if not isinstance(expr, sp.Expr):
-        raise ModelSyntaxError("invalid model expression in JSON: not an expression")
+    if nowhere_finite(expr):
+        raise ModelSyntaxError("invalid model expression in JSON: not a finite real expression",
+                               hint="a model's value must be a finite real number for positive parameters")
     return expr
 
 

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Callable, TypeVar
 
 import typer
+from rich import table as _rich_table
 from rich.console import Console
 
 from perfcompose.errors import PerfcomposeError
@@ -30,6 +32,54 @@ def user_errors(func: F) -> F:
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+_TAG = re.compile(r"(?<!\\)\[(?=[a-z#/@])")
+
+
+def literal(text: str) -> str:
+    """Text whose brackets Rich must print, not read as markup: ``time [ms]`` keeps its unit.
+
+    Brackets already escaped (``\\[ms]``) stay as they are.
+    """
+    return _TAG.sub(r"\\[", text)
+
+
+class Table(_rich_table.Table):
+    """A Rich table for results: units in the title and headers are printed (not read as markup),
+    long cells wrap instead of being cut, and columns added with ``optional=True`` are left out,
+    with a note, when the terminal is too narrow for all columns."""
+
+    def __init__(self, *headers: Any, title: str | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("title_justify", "left")
+        super().__init__(*headers, title=literal(title) if isinstance(title, str) else title, **kwargs)
+        self._optional: set[int] = set()
+
+    def add_column(self, header: Any = "", *args: Any, optional: bool = False, **kwargs: Any) -> None:
+        kwargs.setdefault("overflow", "fold")
+        if optional:
+            self._optional.add(len(self.columns))
+        super().add_column(literal(header) if isinstance(header, str) else header, *args, **kwargs)
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        if not self._optional:
+            yield from super().__rich_console__(console, options)
+            return
+        columns = self.columns
+        dropped: list[str] = []
+        try:
+            # leave out optional columns, last first, while the table cannot fit its widest words
+            for k in sorted(self._optional, reverse=True):
+                if self.__rich_measure__(console, options).minimum <= options.max_width:
+                    break
+                dropped.insert(0, str(columns[k].header))
+                self.columns = [c for c in self.columns if c is not columns[k]]
+            yield from super().__rich_console__(console, options)
+        finally:
+            self.columns = columns
+        if dropped:
+            yield _rich_table.Text(f"(left out at this width: {', '.join(d.replace(chr(92) + '[', '[') for d in dropped)}; "
+                                   "widen the terminal or set COLUMNS to see them)", style="dim")
 
 
 def fmt(v: float, spec: str = ".4g") -> str:

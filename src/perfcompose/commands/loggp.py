@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import typer
 from rich.markup import escape
-from rich.table import Table
+from perfcompose.commands.common import Table
 
 from perfcompose.commands.common import console, err_console, fmt, progress, user_errors
 from perfcompose.errors import InputError

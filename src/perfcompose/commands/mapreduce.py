@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.table import Table
+from perfcompose.commands.common import Table
 
 from perfcompose.commands.common import console, err_console, one_bar, progress, user_errors
 from perfcompose.errors import PerfcomposeError

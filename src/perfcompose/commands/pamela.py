@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.table import Table
+from perfcompose.commands.common import Table
 
 from perfcompose.commands.common import console, fmt, user_errors
 from perfcompose.errors import InputError

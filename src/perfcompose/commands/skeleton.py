@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-from rich.table import Table
+from perfcompose.commands.common import Table
 
 from perfcompose.commands.common import console, fmt, user_errors
 from perfcompose.errors import InputError
+from perfcompose.choices import Strategy
 
 if TYPE_CHECKING:
     from perfcompose.skeleton import Estimate, SkeletonSource
@@ -61,6 +62,15 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
              epsilon: float = typer.Option(0.05, "--epsilon", min=0.0, help="Largest hold-out error accepted by "
                                            "--method auto (fraction)."),
              degree: int = typer.Option(3, "--degree", min=1, help="Degree of lm-poly."),
+             strategy: Strategy = typer.Option("known", "--strategy", help="How --method auto chooses: against "
+                                               "the known value nearest to the target (known), or the paper's "
+                                               "real-life mean of the two (best-two) or three (best-three) "
+                                               "methods best in training."),
+             training: int = typer.Option(1, "--training", min=1, help="best-two/best-three: known values "
+                                          "nearest to the target to train on."),
+             train: Optional[str] = typer.Option(None, "--train", help="Learn only from the points in this "
+                                                 "window, e.g. 'n<=9689' or 'p<=196608' (conditions on n and p, "
+                                                 "joined by commas); a measured target is still compared."),
              r: int = typer.Option(2, "--r", help="dc: branching degree."),
              d: int = typer.Option(1, "--d", help="dc: depth of the parallel expansion."),
              k: int = typer.Option(1, "--k", help="iteration: number of iterations."),
@@ -71,13 +81,17 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
              ) -> None:
     """Forecast T(n,p) = T(n)/p + Ā(n,p): each part by its own method, a measured target left out."""
     from perfcompose.skeleton import SkeletonSource, estimate, read_table
+    from perfcompose.skeleton.window import Window
 
     n, p = _parse_at(at)
     table = read_table(table_file)
+    window = Window.parse(train) if train is not None else None
     est = estimate(table, n, p, skeleton=_skeleton(skeleton, r, d, k), method_t=method_t or method,
-                   method_a=method_a or method, direction=direction, epsilon=epsilon, poly_degree=degree)
+                   method_a=method_a or method, direction=direction, epsilon=epsilon, poly_degree=degree,
+                   strategy=strategy, training=training, train=window)
     ref = "absolute (sequential T(n))" if est.absolute else "relative (T(n, 1))"
-    console.print(f"[bold]T({n:g}, {p}) = {est.value:.6g} s[/bold]  ({est.skeleton.name}; reference point {ref})")
+    console.print(f"[bold]T({n:g}, {p}) = {est.value:.6g} s[/bold]  ({est.skeleton.name}; reference point {ref}"
+                  + (f"; learnt from {window} only" if window else "") + ")")
     parts = Table(title="the two parts", title_justify="left")
     for col in ("part", "value [s]", "method", "w.r.t.", "from points", "why"):
         parts.add_column(col)

@@ -1,0 +1,142 @@
+"""How sure a model is: an ensemble of plausible models that evaluates all members at once.
+
+A fitted model's uncertainty is a :class:`LinearEnsemble`: the model's terms (its basis) and one
+row of coefficients per bootstrap resample of the measurements. A composed model's uncertainty
+is a :class:`StackedEnsemble`: the composed expression built from *stacked* leaves, numeric
+functions that return member ``b`` of their component on row ``b`` of a leading member axis, so
+one evaluation of the composed expression gives every member of the composition. A component
+without an ensemble (a PAMELA bound, a LogGP simulation) is exact: it is the same on every row.
+
+An interval is read off the members by percentiles (:func:`percentile_interval`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+import numpy as np
+
+from perfcompose.errors import ModelError
+
+if TYPE_CHECKING:
+    from perfcompose.model import Model
+
+#: the interval printed next to every prediction
+DEFAULT_LEVEL = 0.9
+
+
+def percentile_interval(members: np.ndarray, level: float = DEFAULT_LEVEL) -> tuple[np.ndarray, np.ndarray]:
+    """The central ``level`` interval of the members (axis 0): ``(low, high)``."""
+    if not 0.0 < level < 1.0:
+        raise ModelError(f"an interval level is a fraction between 0 and 1, got {level!r}")
+    lo, hi = np.quantile(np.asarray(members, dtype=float), [(1 - level) / 2, (1 + level) / 2], axis=0)
+    return lo, hi
+
+
+def _broadcast(values: Mapping[str, Any], params: Sequence[str]) -> tuple[dict[str, np.ndarray], tuple[int, ...]]:
+    missing = [p for p in params if p not in values]
+    if missing:
+        raise ModelError(f"the ensemble needs values for {', '.join(missing)}")
+    arrays = np.broadcast_arrays(*[np.asarray(values[p], dtype=float) for p in params]) if params else []
+    shape = arrays[0].shape if arrays else ()
+    return dict(zip(params, arrays)), shape
+
+
+@dataclass(frozen=True, eq=False)
+class LinearEnsemble:
+    """Members ``sum_k weights[b, k] * basis[k]``: the same terms with resampled coefficients."""
+
+    basis: tuple["Model", ...]
+    weights: np.ndarray
+    #: how the members were obtained (for the docs and the JSON record)
+    method: str = "bootstrap"
+
+    def __post_init__(self) -> None:
+        w = np.atleast_2d(np.asarray(self.weights, dtype=float))
+        if w.shape[1] != len(self.basis):
+            raise ModelError(f"{w.shape[1]} coefficients per member for {len(self.basis)} basis functions")
+        object.__setattr__(self, "weights", w)
+
+    @property
+    def size(self) -> int:
+        return int(self.weights.shape[0])
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(p for b in self.basis for p in b.params))
+
+    def members(self, **values: Any) -> np.ndarray:
+        """Every member evaluated at the values: shape ``(members, *broadcast shape)``."""
+        arrays, shape = _broadcast(values, self.params)
+        cols = [np.broadcast_to(np.asarray(b(**{p: arrays[p] for p in b.params}), dtype=float), shape)
+                for b in self.basis]
+        stacked = np.stack(cols, axis=0).reshape(len(cols), -1)
+        return (self.weights @ stacked).reshape((self.size, *shape))
+
+    def scaled(self, factor: float) -> "LinearEnsemble":
+        return LinearEnsemble(self.basis, self.weights * factor, self.method)
+
+    def bind(self, mapping: Mapping[str, Any]) -> "LinearEnsemble":
+        return LinearEnsemble(tuple(b.bind({k: v for k, v in mapping.items() if k in b.params})
+                                    for b in self.basis), self.weights, self.method)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": self.method, "basis": [str(b) for b in self.basis],
+                "coefficients": self.weights.tolist()}
+
+    @classmethod
+    def from_json(cls, record: Mapping[str, Any]) -> "LinearEnsemble":
+        from perfcompose.model import Model
+
+        try:
+            basis = tuple(Model.parse(str(t)) for t in record["basis"])
+            weights = np.asarray(record["coefficients"], dtype=float)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"an 'ensemble' record needs 'basis' (model texts) and 'coefficients' "
+                             f"(one list per member): {exc}") from None
+        return cls(basis, weights, str(record.get("method", "bootstrap")))
+
+
+@dataclass(frozen=True, eq=False)
+class StackedEnsemble:
+    """Members of a composition: ``stacked`` evaluated with a leading member axis on every value."""
+
+    stacked: "Model"
+    count: int
+    method: str = "bootstrap, composed"
+    #: relative widening per point, applied around the median member (1 = none); see :meth:`widened`
+    widen: float = 1.0
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return self.count
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return self.stacked.params
+
+    def members(self, **values: Any) -> np.ndarray:
+        arrays, shape = _broadcast(values, self.params)
+        flat = max(int(np.prod(shape)), 1)
+        rows = {p: np.broadcast_to(a.reshape(1, -1) if a.size else a.reshape(1, 0), (self.count, flat))
+                for p, a in arrays.items()}
+        out = np.asarray(self.stacked(**rows), dtype=float)
+        out = np.broadcast_to(out, (self.count, flat)).reshape((self.count, *shape))
+        if self.widen != 1.0:
+            mid = np.median(out, axis=0, keepdims=True)
+            out = mid + (out - mid) * self.widen
+        return out
+
+    def scaled(self, factor: float) -> "StackedEnsemble":
+        return StackedEnsemble(self.stacked * factor, self.count, self.method, self.widen)
+
+    def bind(self, mapping: Mapping[str, Any]) -> "StackedEnsemble":
+        return StackedEnsemble(self.stacked.bind({k: v for k, v in mapping.items() if k in self.stacked.params}),
+                               self.count, self.method, self.widen)
+
+    def to_json(self) -> None:
+        return None
+
+
+Ensemble = LinearEnsemble | StackedEnsemble

@@ -1,0 +1,93 @@
+"""How sure a fitted model is: a bootstrap over the repetitions of its measurements.
+
+The fitter chooses the model's terms once; the bootstrap keeps them and refits the coefficients
+to ``resamples`` resampled data sets, all in one batched least-squares solve:
+
+* at every point its repetitions are drawn again with replacement and aggregated as the fitter
+  aggregates them (median by default): the noise of the measurement;
+* each resample also gets the central fit's relative residual at each point, with a random sign
+  (a wild bootstrap): where the chosen terms do not follow the data exactly, that lack of fit
+  widens the interval instead of being hidden by many repetitions.
+
+The residuals are relative and the least squares weighted by 1/y, as timings' noise grows with
+the time. The members are returned as a :class:`~perfcompose.ensemble.LinearEnsemble` and
+carried by the model (``Model.ensemble``); ``Model.interval`` reads a percentile interval off
+them. docs/uncertainty.md gives the coverage measured with this method.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from perfcompose.data.experiment import Experiment, Series
+from perfcompose.ensemble import LinearEnsemble
+from perfcompose.errors import FitError
+from perfcompose.model import Model
+
+#: members drawn for a fitted model
+RESAMPLES = 200
+
+
+def basis(model: Model) -> tuple[Model, ...] | None:
+    """The model's terms with coefficient 1 (the constant first), or None if it is not PMNF."""
+    decomposed = model.terms()
+    if decomposed is None:
+        return None
+    _constant, terms = decomposed
+    one = Model.constant(1.0, params=model.params, unit="")
+    return (one, *(Model.from_terms(0.0, [(1.0, {n: (i, j) for n, i, j in t.exponents})], unit="")
+                   for t in terms))
+
+
+def _aggregate(values: np.ndarray, how: str) -> np.ndarray:
+    return {"median": np.median, "mean": np.mean, "min": np.min, "max": np.max}[how](values, axis=-1)
+
+
+def bootstrap(model: Model, data: Experiment | Series, *, resamples: int = RESAMPLES, seed: int = 0,
+              aggregate: str = "median", residuals: bool = True) -> LinearEnsemble | None:
+    """Members of ``model`` refitted to resamples of ``data`` (the series it was fitted to), or
+    None where the model is not a sum of PMNF terms."""
+    series = data.series[0] if isinstance(data, Experiment) else data
+    params = data.parameters if isinstance(data, Experiment) else model.params
+    terms = basis(model)
+    if terms is None:
+        return None
+    if resamples < 2:
+        raise FitError(f"a bootstrap needs at least 2 resamples, got {resamples}")
+    coords = series.coordinates()
+    values = {p: coords[:, k] for k, p in enumerate(params)}
+    design = np.stack([np.broadcast_to(np.asarray(b(**{p: values[p] for p in b.params}), dtype=float),
+                                       (len(coords),)) for b in terms], axis=1)
+    rng = np.random.default_rng(seed)
+    y = np.empty((resamples, len(coords)))
+    center = np.empty(len(coords))
+    for k, point in enumerate(series.points):
+        reps = np.asarray(point.values, dtype=float)
+        center[k] = _aggregate(reps, aggregate)
+        draws = reps[rng.integers(0, len(reps), size=(resamples, len(reps)))]
+        y[:, k] = _aggregate(draws, aggregate)
+    scale = np.where(center > 0, center, np.maximum(np.abs(center).max(), 1e-300))
+    if residuals:
+        fitted = np.asarray(model(**{p: values[p] for p in model.params}), dtype=float) \
+            if model.params else np.full(len(coords), float(model(**{})))
+        fitted = np.broadcast_to(fitted, center.shape)
+        relative = (center - fitted) / scale
+        signs = rng.choice((-1.0, 1.0), size=(resamples, len(coords)))
+        y = y + signs * relative * scale
+    weighted = design / scale[:, None]
+    coef, *_ = np.linalg.lstsq(weighted, (y / scale).T, rcond=None)
+    return LinearEnsemble(terms, coef.T, "bootstrap over repetitions" + (" + wild residuals" if residuals else ""))
+
+
+def with_uncertainty(model: Model, data: Experiment | Series, **options: Any) -> Model:
+    """``model`` carrying the members of :func:`bootstrap` (unchanged if it is not PMNF)."""
+    ensemble = bootstrap(model, data, **options)
+    return model if ensemble is None else model.with_meta(ensemble=ensemble)
+
+
+def fit_with_uncertainty(fitter: Any, experiment: Experiment, **options: Any) -> Model:
+    """Fit with any fitter of the project (``fit(experiment).model_``) and attach the bootstrap."""
+    model = fitter.fit(experiment).model_
+    aggregate = getattr(fitter, "aggregate", "median")
+    return with_uncertainty(model, experiment, aggregate=aggregate, **options)

@@ -1,0 +1,59 @@
+"""Numbers and models as people read them: significant digits, sizes as integers."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+def sig(v: float | None, digits: int = 4) -> str:
+    """``v`` to ``digits`` significant digits, positional between 1e-4 and 1e9, else scientific.
+
+    >>> sig(1234.5678), sig(0.000123456), sig(3.0), sig(2.5e11)
+    ('1235', '0.0001235', '3', '2.500e+11')
+    """
+    if v is None:
+        return "-"
+    v = float(v)
+    if v != v:
+        return "n/a"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if v == 0:
+        return "0"
+    mag = math.floor(math.log10(abs(v)))
+    if not -4 <= mag < 9:
+        return f"{v:.{digits - 1}e}"
+    decimals = digits - 1 - mag
+    if decimals <= 0:
+        return str(int(round(v, decimals)))
+    text = f"{round(v, decimals):.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def size(v: float) -> str:
+    """A parameter value such as x or n: an integer as an integer (1048576, never 1.04858e+06).
+
+    >>> size(1048576.0), size(2.5), size(4)
+    ('1048576', '2.5', '4')
+    """
+    v = float(v)
+    if v == v and not math.isinf(v) and v == int(v) and abs(v) < 1e15:
+        return str(int(v))
+    return sig(v, 6)
+
+
+def point(values: dict[str, float]) -> str:
+    """``x=1024, n=4``."""
+    return ", ".join(f"{k}={size(v)}" for k, v in values.items())
+
+
+def short_model(model: Any, digits: int = 4) -> str:
+    """A model's text with its coefficients rounded to ``digits`` significant digits."""
+    import sympy as sp
+
+    from perfcompose.model import Model
+
+    if getattr(model, "is_numeric", False):
+        return str(model)
+    floats = {f: sp.Float(float(f"{float(f):.{digits}g}")) for f in model.expr.atoms(sp.Float)}
+    return str(Model(model.expr.xreplace(floats)))
