@@ -18,11 +18,12 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from perfcompose.choices import STRATEGIES, Strategy
 from perfcompose.errors import FitError
 from perfcompose.model import Model
 
 __all__ = ["Forecaster", "Spline", "Loess", "LmPoly", "Lm", "MeanOf", "forecaster", "METHODS", "Choice",
-           "ForecastError", "choose", "rounding_interval", "holdout_errors"]
+           "ForecastError", "choose", "rounding_interval", "holdout_errors", "Strategy", "STRATEGIES"]
 
 #: the single methods of 001 section 3, in the paper's order
 METHODS: tuple[str, ...] = ("spline", "loess", "lm-poly", "lm")
@@ -459,18 +460,20 @@ def _summary(errs: list[float]) -> float:
 
 def choose(x: Sequence[float], y: Sequence[float], at: float, *,
            methods: Sequence[Forecaster] | None = None, epsilon: float = 0.05,
-           strategy: str = "known", training: int = 1) -> Choice:
+           strategy: Strategy | str = "known", training: int = 1) -> Choice:
     """Choose a method for the forecast at ``at`` and make it (001 section 3).
 
     ``strategy="known"``: hold out the known value nearest to ``at``; discard methods predicting
     a negative time; take the method of smallest relative error if below ``epsilon``, else the
     mean of the two nearest methods if that is below ``epsilon``, else raise ForecastError.
     The "real life" strategies train on the ``training`` known points nearest to ``at``:
-    ``"best-two"`` takes the mean of the two methods best in training; ``"three"`` keeps the three
+    ``"best-two"`` takes the mean of the two methods best in training; ``"best-three"`` keeps the three
     best and, at ``at``, drops the forecast farthest from the other two and averages the rest.
     """
-    if strategy not in ("known", "best-two", "three"):
-        raise FitError(f"unknown strategy {strategy!r}: known, best-two or three")
+    if strategy == "three":  # the name it had before best-three
+        strategy = "best-three"
+    if strategy not in STRATEGIES:
+        raise FitError(f"unknown strategy {strategy!r}: {', '.join(STRATEGIES)}")
     methods = list(methods) if methods is not None else [forecaster(m) for m in METHODS]
     xa, ya = _points(x, y, 3, "forecast")
     k = 1 if strategy == "known" else max(1, training)
@@ -502,7 +505,7 @@ def choose(x: Sequence[float], y: Sequence[float], at: float, *,
     if not ranking:
         raise ForecastError("every method was discarded: " +
                             "; ".join(f"{n}: {why}" for n, why in discarded.items()))
-    if strategy == "best-two" or strategy == "three":
+    if strategy in ("best-two", "best-three"):
         need = 2 if strategy == "best-two" else 3
         if len(ranking) < need:
             raise ForecastError(f"strategy {strategy} needs {need} usable methods, got {len(ranking)}")

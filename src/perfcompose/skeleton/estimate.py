@@ -14,10 +14,12 @@ from typing import Callable, Sequence
 import numpy as np
 
 from perfcompose.errors import InputError
-from perfcompose.fit.forecast import Choice, Forecaster, ForecastError, MeanOf, choose, forecaster, holdout_errors
+from perfcompose.fit.forecast import (STRATEGIES, Choice, Forecaster, ForecastError, MeanOf, Strategy, choose,
+                                       forecaster, holdout_errors)
 from perfcompose.model import Model
 from perfcompose.skeleton.skeletons import Skeleton, penalty, serial_fraction
 from perfcompose.skeleton.table import SEQ, RuntimeTable
+from perfcompose.skeleton.window import Window
 
 #: method names the forecast accepts: one of the methods, ``mean`` (the mean of the two best on
 #: the hold-out) or ``auto`` (the choice rule of section 3)
@@ -62,7 +64,7 @@ class Estimate:
 
 
 def _estimate_part(what: str, direction: str, x: Sequence[float], y: Sequence[float], at: float, method: str,
-                   epsilon: float, poly_degree: int) -> Part:
+                   epsilon: float, poly_degree: int, strategy: Strategy = "known", training: int = 1) -> Part:
     xa, ya = np.asarray(x, float), np.asarray(y, float)
     if xa.size < 2:
         raise ForecastError(f"{what}: {xa.size} known point w.r.t. {direction}; a forecast needs at least 2 "
@@ -70,7 +72,7 @@ def _estimate_part(what: str, direction: str, x: Sequence[float], y: Sequence[fl
     methods = [forecaster("spline"), forecaster("loess"), forecaster("lm-poly", degree=poly_degree),
                forecaster("lm")]
     if method == "auto":
-        c: Choice = choose(xa, ya, at, methods=methods, epsilon=epsilon)
+        c: Choice = choose(xa, ya, at, methods=methods, epsilon=epsilon, strategy=strategy, training=training)
         return Part(what, direction, tuple(xa), tuple(ya), at, c.value, c.method, c.rule, dict(c.errors),
                     dict(c.discarded), c.forecaster)
     errors: dict[str, float] = {}
@@ -141,8 +143,15 @@ def penalties(table: RuntimeTable, skeleton: Skeleton = Skeleton(),
 
 def estimate(table: RuntimeTable, n: float, p: int, *, skeleton: Skeleton = Skeleton(),
              method_t: str = "auto", method_a: str = "auto", direction: str = "auto",
-             epsilon: float = 0.05, poly_degree: int = 3) -> Estimate:
-    """Forecast T(n, p) = share + Ā(n, p); a measured T(n, p) is left out and compared."""
+             epsilon: float = 0.05, poly_degree: int = 3, strategy: Strategy = "known", training: int = 1,
+             train: Window | None = None) -> Estimate:
+    """Forecast T(n, p) = share + Ā(n, p); a measured T(n, p) is left out and compared.
+
+    ``strategy`` is how a part whose method is ``auto`` picks its method (:func:`choose`): the
+    known value nearest to the target, or the "real life" ``best-two`` / ``best-three`` trained
+    on the ``training`` known values nearest to it. ``train`` restricts the points learnt from
+    (e.g. ``Window.parse("n<=9689")``); the measured target, if any, is still compared.
+    """
     for m in (method_t, method_a):
         if m not in CHOICES and m != "lm(poly)":
             raise InputError(f"unknown method {m!r}", hint=f"choose one of {', '.join(CHOICES)}")
@@ -150,16 +159,22 @@ def estimate(table: RuntimeTable, n: float, p: int, *, skeleton: Skeleton = Skel
         raise InputError(f"p = {p}: the number of PEs must be at least 1")
     if direction not in ("auto", "n", "p"):
         raise InputError(f"direction {direction!r}: choose auto, n or p")
+    if strategy not in STRATEGIES:
+        raise InputError(f"unknown strategy {strategy!r}", hint=f"choose one of {', '.join(STRATEGIES)}")
+    if training < 1:
+        raise InputError(f"training = {training}: the real-life strategies train on at least 1 known value")
     n, p = float(n), int(p)
     measured = table.get(n, p)
     work = table.without(n, p) if measured is not None else table
+    if train is not None:
+        work = train.restrict(work)
     ref_n = work.reference_ns
     t_seq = work.sequential(n)
     if t_seq is not None:
         seq = Part("T(n)", "measured", (n,), (t_seq,), n, t_seq, "measured")
     else:
         seq = _estimate_part("T(n)", "n", ref_n, [work.sequential(v) for v in ref_n], n, method_t, epsilon,
-                             poly_degree)
+                             poly_degree, strategy, training)
     T_known = sequential_model(work, method_t, poly_degree)
 
     def T(v: np.ndarray) -> np.ndarray:
@@ -190,7 +205,7 @@ def estimate(table: RuntimeTable, n: float, p: int, *, skeleton: Skeleton = Skel
     pts = along_n if chosen == "n" else along_p
     at = n if chosen == "n" else float(p)
     a = _estimate_part("Ā(n, p)", chosen, [k for k, _ in pts], [v for _, v in pts], at, method_a, epsilon,
-                       poly_degree)
+                       poly_degree, strategy, training)
     return Estimate(n, p, skeleton, seq, a, share, share + a.value, measured, work.absolute)
 
 

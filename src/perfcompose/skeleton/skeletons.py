@@ -4,6 +4,18 @@ Every skeleton splits T(n, p) into distributed sequential work and the penalty p
 the general law (*) T(n, p) = T(n)/p + Ā(n, p); parMap with T(n) = n·T(1); farm with
 T(n/p) + Ā(n, p); flat divide and conquer with branching r and depth d; iteration with k steps of
 s(n) = T(n)/k. :meth:`Skeleton.share` is the distributed work, so Ā = T(n, p) − share.
+
+Flat divide and conquer (section 2.2): the parent splits the input sequentially down to depth d,
+r^d processes solve the leaves of size n/r^d, and the parent merges, so
+
+    T(n)    = r^d·T(n/r^d) + O(n, n/r^d, 1)
+    T(n, p) = Σ_{i<d} r^i·Ā(n/r^i, p) + r^d/p·T(n/r^d) + O(n, n/r^d, p),
+
+with T(n/r^d) the sequential time of a leaf (not T(n)/r^d: T need not be linear). The divide and
+merge work O runs in the parent, so O(n, k, p) = O(n, k, 1) = T(n) − r^d·T(n/r^d) (what the
+processes add by communicating is in the penalty). The per-level penalty sum is the paper's
+Ā(n, p) of the skeleton: what a measured T(n, p) leaves after the share is that sum, and
+:meth:`Skeleton.time` builds it from a per-level penalty model.
 """
 from __future__ import annotations
 
@@ -54,27 +66,63 @@ class Skeleton:
               p: float | np.ndarray) -> np.ndarray:
         """The sequential work each PE does, from the sequential time ``T(n)``.
 
-        farm: T(n/p), one block of n/p elements; dc: r^d/p · T(n/r^d) with the leaves taking the
-        whole sequential time, T(n/r^d) = T(n)/r^d (the divide-and-merge work O is not separable
-        from the penalty at the relative reference point, and the paper discards it, 4.3); the
-        others: T(n)/p.
+        farm: T(n/p), one block of n/p elements; dc: r^d/p·T(n/r^d) + O(n, n/r^d, p), the leaves
+        shared out and the parent's divide and merge work O = T(n) − r^d·T(n/r^d), with T at
+        the leaf size measured or forecast (at the relative reference point T is T(n, 1), so O
+        also holds the one-PE overhead and Ā(n, 1) = 0 still); the others: T(n)/p.
         """
         n, p = np.asarray(n, dtype=float), np.asarray(p, dtype=float)
         if self.kind == "farm":
             return np.asarray(T(n / p), dtype=float)
+        if self.kind == "dc":
+            leaves = float(self.r) ** self.d
+            leaf = np.asarray(T(n / leaves), dtype=float)
+            merge = np.asarray(T(n), dtype=float) - leaves * leaf
+            return leaves / p * leaf + merge
         return np.asarray(T(n), dtype=float) / p
 
-    def time(self, T: Model, A: Model) -> Model:
-        """T(n, p) as a model from models of T(n) (in n) and Ā(n, p) (in n and/or p)."""
+    def overhead(self, T: Model) -> Model:
+        """dc: O(n, n/r^d, p) = T(n) − r^d·T(n/r^d), the parent's divide and merge work; 0 otherwise."""
+        n = symbol("n")
+        if self.kind != "dc":
+            return Model(sp.Integer(0), params=("n",), unit=T.unit, source=f"{self.name}: O")
+        leaves = sp.Integer(self.r) ** self.d
+        expr = T.expr - leaves * T.expr.xreplace({n: n / leaves})
+        return Model(expr, params=("n",), unit=T.unit, source=f"{self.name}: O(n, n/r^d, p)")
+
+    def penalty_sum(self, A: Model) -> Model:
+        """dc: Σ_{i<d} r^i·Ā(n/r^i, p) from a per-level penalty Ā; the others: Ā itself."""
+        if self.kind != "dc":
+            return A
+        n = symbol("n")
+        expr = sp.Add(*(sp.Integer(self.r) ** i * A.expr.xreplace({n: n / sp.Integer(self.r) ** i})
+                        for i in range(self.d)))
+        return Model(expr, params=A.params, unit=A.unit, source=f"{self.name}: Σ r^i·Ā(n/r^i, p)")
+
+    def time(self, T: Model, A: Model, O: Model | None = None) -> Model:
+        """T(n, p) as a model from models of T(n) (in n) and Ā(n, p) (in n and/or p).
+
+        dc: Ā is the penalty of one level of the parallel descent, summed over the levels
+        (:meth:`penalty_sum`); ``O`` (default :meth:`overhead`) is the divide and merge work.
+        """
         n, p = symbol("n"), symbol("p")
+        if self.kind == "dc":
+            leaves = sp.Integer(self.r) ** self.d
+            O = O or self.overhead(T)
+            expr = (self.penalty_sum(A).expr + leaves / p * T.expr.xreplace({n: n / leaves}) + O.expr)
+            return Model(expr, params=("n", "p"), unit=T.unit, source=f"{self.name}: T(n, p)")
         seq = T.expr.xreplace({n: n / p}) if self.kind == "farm" else T.expr / p
         return Model(seq + A.expr, params=("n", "p"), unit=T.unit, source=f"{self.name}: T(n, p)")
 
-    def work(self, T: Model, A: Model) -> Model:
+    def work(self, T: Model, A: Model, O: Model | None = None) -> Model:
         """W(n, p): the total work on p PEs (section 2), p·T(n, p) by definition."""
         p = symbol("p")
         expr: sp.Expr
-        if self.kind == "farm":
+        if self.kind == "dc":
+            n, leaves = symbol("n"), sp.Integer(self.r) ** self.d
+            O = O or self.overhead(T)
+            expr = p * self.penalty_sum(A).expr + leaves * T.expr.xreplace({n: n / leaves}) + p * O.expr
+        elif self.kind == "farm":
             expr = p * T.expr.xreplace({symbol("n"): symbol("n") / p}) + p * A.expr
         else:
             expr = T.expr + p * A.expr

@@ -1,0 +1,57 @@
+"""``perfcompose skeleton forecast`` with a training window and the real-life strategies: the
+paper's LBM and Rabin-Miller figures from the command line."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcompose.cli import app
+from perfcompose.validate.lobachev import lbm
+
+CASES = Path(__file__).resolve().parents[2] / "src" / "perfcompose" / "skeleton" / "cases"
+
+
+def forecast(*args: str):
+    return CliRunner().invoke(app, ["skeleton", "forecast", *args, "--no-plot"])
+
+
+def test_lbm_from_fewer_pes_matches_the_case_study(tmp_path):
+    """001 section 4.2: Ā(n, p) by lm(poly, 3) w.r.t. p from p <= 196608 gives T̂(n, 262144) = 5.196 s,
+    -1.47 %; the window is what the defaults lacked (they learnt from p = 294912 too)."""
+    out = tmp_path / "lbm.json"
+    r = forecast(str(CASES / "lbm.csv"), "--at", "n=1,p=262144", "--train", "p<=196608", "--method-a", "lm-poly",
+                 "--json", str(out))
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    case = next(row for row in lbm() if row.quantity == "T(n, 262144)")
+    assert doc["forecast"] == pytest.approx(case.ours, rel=1e-9)
+    assert case.low - 0.0005 <= 5.196 <= case.high + 0.0005        # the paper's figure within input rounding
+    assert doc["error"] == pytest.approx(case.error, rel=1e-9) and abs(doc["error"]) < 0.0147 + 0.005
+    penalty = next(p for p in doc["parts"] if p["what"] == "Ā(n, p)")
+    assert 294912 not in penalty["points"][0]
+    everything = forecast(str(CASES / "lbm.csv"), "--at", "n=1,p=262144", "--method-a", "lm-poly")
+    assert "relative error -1.1 %" in r.output and "relative error -1.1 %" not in everything.output
+
+
+@pytest.mark.parametrize("strategy, rule", [("best-two", "mean of the two best in training"),
+                                            ("best-three", "three best in training")])
+def test_real_life_strategies_forecast_rabin_miller(tmp_path, strategy, rule):
+    out = tmp_path / "rm.json"
+    r = forecast(str(CASES / "rabin_miller.csv"), "--at", "n=11213,p=8", "--train", "n<=9689",
+                 "--strategy", strategy, "--training", "2", "--json", str(out))
+    assert r.exit_code == 0, r.output
+    assert "learnt from n<=9689 only" in " ".join(r.output.split())
+    doc = json.loads(out.read_text())
+    assert doc["measured"] == 21.78
+    for part in doc["parts"]:
+        assert part["rule"].startswith(rule) and max(part["points"][0]) <= 9689
+
+
+def test_unknown_strategy_and_bad_window_exit_2():
+    r = forecast(str(CASES / "lbm.csv"), "--at", "n=1,p=262144", "--strategy", "best-four")
+    assert r.exit_code == 2 and "best-four" in r.output
+    r = forecast(str(CASES / "lbm.csv"), "--at", "n=1,p=262144", "--train", "x<3")
+    assert r.exit_code == 2 and "cannot read" in r.output
