@@ -82,8 +82,13 @@ class CostModel:
         """Names of the processes that compile on their own (those without formal parameters)."""
         return tuple(n for n in self.normal.processes if n not in self.normal.formals)
 
+    def _numeric_only(self, name: str) -> bool:
+        """True when ``name`` is no process but the model states ``T_name`` as a numeric equation
+        (the compiler's own output read back)."""
+        return name not in self.normal.processes and f"T_{name}" in self.normal.numerics
+
     def _check(self, name: str) -> None:
-        if name not in self.normal.processes:
+        if name not in self.normal.processes and not self._numeric_only(name):
             known = ", ".join(self.processes) or "none"
             raise PamelaError(f"no process '{name}' in {self.program.source_name}", path=self.program.path,
                               hint=f"processes: {known}")
@@ -93,6 +98,13 @@ class CostModel:
     def raw(self, name: str = "main") -> Costs:
         """phi, delta, omega and T as the compilation rules give them, before simplification."""
         self._check(name)
+        if name not in self._raw and self._numeric_only(name):
+            # a cost model as numeric equations: T_name, and phi/delta/omega where they are stated
+            # (phi and omega fall back to T, delta to no load)
+            num = self.normal.numerics
+            T = num[f"T_{name}"]
+            self._raw[name] = Costs(num.get(f"phi_{name}", T), num.get(f"delta_{name}", sp.Integer(0)),
+                                    num.get(f"omega_{name}", T), T)
         if name not in self._raw:
             self._raw[name] = compile_process(self.normal.processes[name], paper_phi=self.paper_phi)
         return self._raw[name]
@@ -149,6 +161,9 @@ class CostModel:
                  distribution: Distribution = "deterministic", seed: int = 0) -> Simulation:
         """Simulate process ``name`` with the parameters bound (see :mod:`perfcompose.pamela.simulate`)."""
         self._check(name)
+        if self._numeric_only(name):
+            raise PamelaError(f"{self.program.source_name} states T_{name} as numbers only: there is no process "
+                              "to simulate", path=self.program.path, hint="simulate the process model it came from")
         vals = self._values(values, name)
         missing = [p for p in self.parameters if p not in vals]
         if missing:
