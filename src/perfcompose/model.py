@@ -7,7 +7,6 @@ Extra-P syntax or LaTeX, and round-trips through JSON exactly.
 """
 from __future__ import annotations
 
-import ast
 import io
 import json
 import math
@@ -117,6 +116,9 @@ _FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
 }
 
 
+_NOT_FINITE_NAMES = frozenset({"nan", "NaN", "oo", "zoo", "inf", "Infinity", "I"})
+
+
 def _names_in(text: str) -> list[tuple[str, int, bool]]:
     """Identifier tokens of ``text``: name, 1-based column, and whether a call ``(`` follows."""
     names: list[tuple[str, int, bool]] = []
@@ -138,8 +140,6 @@ def parse_expression(text: str, *, source: str | None = None, line: int | None =
     ``^`` and ``**`` are powers, ``log2(x)`` is ``log(x, 2)``, ``·`` and ``×`` multiply; every
     other name is a positive parameter. Errors point at the column with a caret.
     """
-    from sympy.parsing.sympy_parser import (convert_xor, parse_expr, standard_transformations)
-
     original = text
     cleaned = text.replace("·", "*").replace("×", "*").replace("−", "-").strip()
     if not cleaned:
@@ -159,6 +159,11 @@ def parse_expression(text: str, *, source: str | None = None, line: int | None =
         elif name.startswith("_"):
             raise ModelSyntaxError(f"parameter names may not start with '_': {name!r}", path=source,
                                    line=line, column=col, source_line=original)
+        elif name in _NOT_FINITE_NAMES:
+            raise ModelSyntaxError(f"'{name}' is not a finite real number", path=source, line=line,
+                                   column=col, source_line=original,
+                                   hint="a model is finite and real; these names cannot be parameters: "
+                                        + ", ".join(sorted(_NOT_FINITE_NAMES)))
         else:
             local[name] = symbol(name)
     lead = len(text) - len(text.lstrip())
@@ -692,11 +697,6 @@ def _json_number(v: Any) -> Any:
     if isinstance(v, (int, np.integer)):
         return int(v)
     return v
-
-
-_SREPR_NAMES = ("Add", "Mul", "Pow", "Symbol", "Integer", "Float", "Rational", "log", "exp", "Max",
-                "Min", "Abs", "sqrt", "Piecewise", "LessThan", "StrictLessThan",
-                "GreaterThan", "StrictGreaterThan", "true", "false", "ceiling", "floor", "Function")
 
 
 def _from_srepr(text: str) -> sp.Expr:
