@@ -25,7 +25,10 @@ from perfcompose.pamela.syntax import (BinOp, Call, Equation, If, Loop, Name, Ne
 __all__ = ["parse", "load", "GRAMMAR", "RESERVED"]
 
 GRAMMAR = r"""
-start: equation*
+start: (equation | include)*
+
+include: "include" STRING
+STRING: /"[^"\n]*"/
 
 equation: kind [PARAMETER] NAME [formals] ["=" expr]
 !kind: "numeric" | "process" | "resource"
@@ -74,7 +77,7 @@ COMMENT: /%[^\n]*/
 %ignore COMMENT
 """
 
-RESERVED = frozenset({"numeric", "process", "resource", "parameter", "seq", "par", "sum", "max", "min",
+RESERVED = frozenset({"include", "numeric", "process", "resource", "parameter", "seq", "par", "sum", "max", "min",
                       "if", "then", "else", "mod", "div"})
 
 _HINT = ("an equation reads 'numeric|process|resource [parameter] NAME[(formals)] = expression', e.g. "
@@ -125,14 +128,19 @@ def _check_brackets(program: Program) -> None:
 class _Builder:
     """Turns lark's tree into syntax nodes."""
 
-    def __init__(self, program: Program):
+    def __init__(self, program: Program, file: str | None = None):
         self.program = program
+        self.file = file
+
+    def pos(self, item: lark.Token | lark.Tree) -> Pos:
+        p = _pos(item)
+        return Pos(p.line, p.column, self.file) if self.file else p
 
     def equation(self, tree: lark.Tree) -> Equation:
         kind_tree, param, name, formals, body = tree.children
         kind = _tok(kind_tree)
         if str(name) in RESERVED:
-            raise self.program.error(f"'{name}' is a reserved word and cannot name an equation", _pos(name))
+            raise self.program.error(f"'{name}' is a reserved word and cannot name an equation", self.pos(name))
         names: tuple[str, ...] = ()
         if formals is not None:
             names = tuple(str(t) for t in formals.children if t is not None)
@@ -141,51 +149,51 @@ class _Builder:
                 if tok is None:
                     continue
                 if str(tok) in seen:
-                    raise self.program.error(f"formal parameter '{tok}' appears twice", _pos(tok))
+                    raise self.program.error(f"formal parameter '{tok}' appears twice", self.pos(tok))
                 if str(tok) in RESERVED:
-                    raise self.program.error(f"'{tok}' is a reserved word", _pos(tok))
+                    raise self.program.error(f"'{tok}' is a reserved word", self.pos(tok))
                 seen.add(str(tok))
         return Equation(kind=str(kind), name=str(name), formals=names, parameter=param is not None,
-                        body=None if body is None else self.node(body), pos=_pos(kind),
+                        body=None if body is None else self.node(body), pos=self.pos(kind),
                         has_formals=formals is not None)
 
     def node(self, item: lark.Tree | lark.Token) -> Node:
         if isinstance(item, lark.Token):  # a bare token only reaches here through inlined rules
-            raise self.program.error(f"unexpected '{item}'", _pos(item), _HINT)
+            raise self.program.error(f"unexpected '{item}'", self.pos(item), _HINT)
         kind = item.data
         ch = item.children
         if kind == "number":
-            return Number(str(ch[0]), _pos(ch[0]))
+            return Number(str(ch[0]), self.pos(ch[0]))
         if kind == "name":
-            return Name(str(ch[0]), _pos(ch[0]))
+            return Name(str(ch[0]), self.pos(ch[0]))
         if kind == "call":
             head = _tok(ch[0])
             args = tuple(self.node(c) for c in ch[1:] if c is not None)
-            return Call(str(head), args, _pos(head))
+            return Call(str(head), args, self.pos(head))
         if kind == "vector":
-            return Vector(tuple(self.node(c) for c in ch if c is not None), _pos(item))
+            return Vector(tuple(self.node(c) for c in ch if c is not None), self.pos(item))
         if kind in ("arith", "compare"):
             left, op_tree, right = ch
             op = _tok(op_tree)
-            return BinOp(str(op), self.node(left), self.node(right), _pos(op))
+            return BinOp(str(op), self.node(left), self.node(right), self.pos(op))
         if kind == "power":
             left, right = ch
-            return BinOp("^", self.node(left), self.node(right), _pos(item))
+            return BinOp("^", self.node(left), self.node(right), self.pos(item))
         if kind in ("sequential", "parallel"):
             left, right = ch
-            return BinOp(";" if kind == "sequential" else "||", self.node(left), self.node(right), _pos(item))
+            return BinOp(";" if kind == "sequential" else "||", self.node(left), self.node(right), self.pos(item))
         if kind == "neg":
-            return Neg(self.node(ch[0]), _pos(item))
+            return Neg(self.node(ch[0]), self.pos(item))
         if kind == "loop":
             head_tree, index, lo, hi, body = ch
             head = _tok(head_tree)
             if str(index) in RESERVED:
-                raise self.program.error(f"'{index}' is a reserved word and cannot be a loop index", _pos(index))
-            return Loop(str(head), str(index), self.node(lo), self.node(hi), self.node(body), _pos(head))
+                raise self.program.error(f"'{index}' is a reserved word and cannot be a loop index", self.pos(index))
+            return Loop(str(head), str(index), self.node(lo), self.node(hi), self.node(body), self.pos(head))
         if kind == "cond":
             head, cond, _then, body, _else, other = ch
-            return If(self.node(cond), self.node(body), None if other is None else self.node(other), _pos(head))
-        raise self.program.error(f"unsupported construct '{kind}'", _pos(item))  # pragma: no cover
+            return If(self.node(cond), self.node(body), None if other is None else self.node(other), self.pos(head))
+        raise self.program.error(f"unsupported construct '{kind}'", self.pos(item))  # pragma: no cover
 
 
 def _describe(tok: lark.Token) -> str:
@@ -195,8 +203,19 @@ def _describe(tok: lark.Token) -> str:
 
 
 def parse(text: str, path: str | Path | None = None) -> Program:
-    """Parse PAMELA text into a :class:`Program`; errors name file, line and column."""
-    program = Program((), text, None if path is None else str(path))
+    """Parse PAMELA text into a :class:`Program`; errors name file, line and column.
+
+    ``include "FILE.pam"`` puts the equations of that file (found beside the including file)
+    in its place; an error in an included equation names the included file.
+    """
+    equations, sources = _parse(text, None if path is None else str(path), None, ())
+    return Program(equations, text, None if path is None else str(path), tuple(sources.items()))
+
+
+def _parse(text: str, path: str | None, file: str | None,
+           chain: tuple[str, ...]) -> tuple[tuple[Equation, ...], dict[str, str]]:
+    """The equations of ``text`` with its includes spliced in, and the text of every included file."""
+    program = Program((), text, file or path)
     _check_brackets(program)
     try:
         tree = _parser().parse(text)
@@ -220,9 +239,33 @@ def parse(text: str, path: str | Path | None = None) -> Program:
     except lark.UnexpectedEOF:  # pragma: no cover - LALR reports $END as UnexpectedToken
         lines = text.splitlines() or [""]
         raise program.error("the model ends too early", Pos(len(lines), len(lines[-1]) + 1), _HINT) from None
-    builder = _Builder(program)
-    equations = tuple(builder.equation(eq) for eq in tree.children)
-    return Program(equations, text, program.path)
+    builder = _Builder(program, file)
+    equations: list[Equation] = []
+    sources: dict[str, str] = {}
+    here = Path(file or path or ".").resolve()
+    for item in tree.children:
+        if item.data != "include":
+            equations.append(builder.equation(item))
+            continue
+        tok = item.children[0]
+        where = builder.pos(tok)
+        target = (here.parent / str(tok)[1:-1]).resolve()
+        name = str(target)
+        if name in chain or target == here:
+            raise program.error("this include makes a cycle", where,
+                           "a file cannot include itself, directly or through others")
+        try:
+            included = target.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = "no such file" if isinstance(exc, FileNotFoundError) else f"cannot read it ({exc})"
+            raise program.error(f"include {tok}: {reason}: {target}", where,
+                           "paths are relative to the including file") from None
+        sub, subsources = _parse(included, path, name, chain + (str(here),))
+        equations.extend(sub)
+        sources[name] = included
+        sources.update(subsources)
+    return tuple(equations), sources
+
 
 
 def load(path: str | Path) -> Program:

@@ -29,6 +29,7 @@ class Pos:
 
     line: int
     column: int
+    file: str | None = None  #: the included file it was written in; None: the program's own file
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,8 @@ class Program:
     equations: tuple[Equation, ...]
     text: str
     path: str | None = None
+    sources: tuple[tuple[str, str], ...] = ()  #: (path, text) of every included file
+
 
     def equation(self, name: str) -> Equation | None:
         """The equation defining ``name``, or None."""
@@ -135,17 +138,18 @@ class Program:
                 return eq
         return None
 
-    def line(self, number: int) -> str | None:
-        """Source line ``number`` (1-based), for carets under errors."""
-        lines = self.text.splitlines()
+    def line(self, number: int, file: str | None = None) -> str | None:
+        """Source line ``number`` (1-based) of the program or of an included ``file``, for carets."""
+        text = self.text if file is None or file == self.path else dict(self.sources).get(file, "")
+        lines = text.splitlines()
         return lines[number - 1] if 0 < number <= len(lines) else None
 
     def error(self, message: str, pos: Pos | None, hint: str | None = None) -> PamelaError:
         """A located error: file, line, column, the source line with a caret, and what to do."""
         if pos is None:
             return PamelaError(message, path=self.path, hint=hint)
-        return PamelaError(message, path=self.path, line=pos.line, column=pos.column,
-                           source_line=self.line(pos.line), hint=hint)
+        return PamelaError(message, path=pos.file or self.path, line=pos.line, column=pos.column,
+                           source_line=self.line(pos.line, pos.file), hint=hint)
 
     @property
     def source_name(self) -> str:
