@@ -24,6 +24,8 @@ from perfcompose.commands.common import fmt as _fmt
 from perfcompose.commands.common import one_bar as _one_bar
 from perfcompose.commands.common import progress as _progress
 from perfcompose.commands.common import user_errors as _user_errors
+from perfcompose.report.numbers import sig as _sig
+from perfcompose.report.numbers import size as _size
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Predict how fast a parallel program will run, from performance models of its parts.")
@@ -365,6 +367,9 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
                                                "(pointwise unless it says otherwise)."),
             plot: Optional[Path] = typer.Option(None, "--plot", help="Plot program and component models here."),
             json_out: Optional[Path] = typer.Option(None, "--json", help="Write the composed model as JSON here."),
+            measured: Optional[str] = typer.Option(None, "--measured", help="Measurements of the program "
+                                                   "(FILE[:REGION], over x) to set against the prediction."),
+            html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
             ) -> None:
     """Predict a designed program: composed model, each component's share, and the bottleneck."""
     from perfcompose.compose import Component, Composer, bottleneck, load_design
@@ -380,20 +385,21 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
     xs = _x_values(x) if x else list(d.x)
     unit = model.unit or "no unit"
     console.print(f"[bold]{d.title or d.program}[/bold]", highlight=False)
-    print(f"model: {model}  [{unit}]")
+    print(f"model: {_short(model, 6)}  [{unit}]")
     print(f"order in x: {_order_text(model)}; pipeline max: {composer.pipe}")
     import numpy as np
 
     used = d.program.components()
     shown = xs if len(xs) <= 4 else [xs[k] for k in np.linspace(0, len(xs) - 1, 4).round().astype(int)]
     parts = Table(title=f"components, time per data element \\[{unit}]", title_justify="left")
-    for col in ("component", "source", "model", *(f"x={v:g}" for v in shown)):
-        parts.add_column(col, justify="right" if col.startswith("x=") else "left")
+    for k, col in enumerate(("component", "source", "model", *(f"x={_size(v)}" for v in shown))):
+        parts.add_column(col, justify="right" if col.startswith("x=") else "left",
+                         optional={1: 1, 3: 3, 4: 2, 5: 2}.get(k, False))
     for name in used:
         leaf = composer.leaf(Component(name))
         values = [float(np.asarray(leaf(**{p: v if p == "x" else fixed[p] for p in leaf.params}))) for v in shown]
         parts.add_row(name, leaf.source or "-", _short(leaf, 6) if not leaf.is_numeric else str(leaf),
-                      *(f"{v:.4g}" for v in values))
+                      *(_sig(v) for v in values))
     console.print(parts)
     points = [{"x": xv, **fixed} for xv in xs]
     warnings = composer.pipe_warnings(d.program, points)
@@ -411,9 +417,9 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
         np.broadcast_to(exact(**{p: (grid if p == "x" else fixed[p]) for p in exact.params}), grid.shape)
     for k, point in enumerate(points):
         path = bottleneck(d.program, composer, point)
-        row = [f"{xs[k]:g}", f"{values[k]:.5g}"]
+        row = [_size(xs[k]), _sig(values[k], 5)]
         if exact_values is not None:
-            row.append(f"{exact_values[k]:.5g}")
+            row.append(_sig(exact_values[k], 5))
         table.add_row(*row, " > ".join(str(t) for t, _ in path[1:]) or "-")
     console.print(table)
     for w in warnings:
@@ -421,14 +427,24 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
     if json_out:
         json_out.write_text(model.to_json_text() + "\n")
         console.print(f"model written to {json_out}")
+    from perfcompose.commands.reports import measured_series
+    from perfcompose.report.design import component_points
+
+    seen, seen_label = measured_series(measured, model.unit) if measured else ([], "")
     if plot:
         from perfcompose.report import plot_models
 
         curves = [(f"{d.program}", model)]
         curves += [(f"{name}: {composer.leaf(Component(name)).source}", composer.leaf(Component(name)))
                    for name in used]
-        plot_models(curves, (min(xs), max(xs)), plot, fixed=fixed, title=d.title or str(d.program))
+        pts = [(f"measured ({seen_label})", [m[0] for m in seen], [m[1] for m in seen])] if seen else []
+        plot_models(curves, (min(xs), max(xs)), plot, fixed=fixed, title=d.title or str(d.program),
+                    points=pts + component_points(used, composer), marks=xs)
         console.print(f"plot written to {plot}")
+    if html:
+        from perfcompose.commands.reports import predict_html
+
+        predict_html(html, d, composer, model, xs, fixed, exact, seen, seen_label, warnings)
 
 
 # ---------------------------------------------------------------------------------------------

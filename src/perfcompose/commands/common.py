@@ -53,12 +53,15 @@ class Table(_rich_table.Table):
     def __init__(self, *headers: Any, title: str | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("title_justify", "left")
         super().__init__(*headers, title=literal(title) if isinstance(title, str) else title, **kwargs)
-        self._optional: set[int] = set()
+        self._optional: dict[int, int] = {}
 
-    def add_column(self, header: Any = "", *args: Any, optional: bool = False, **kwargs: Any) -> None:
+    def add_column(self, header: Any = "", *args: Any, optional: bool | int = False, **kwargs: Any) -> None:
+        """``optional``: True or a rank (1 is left out first) for columns that may be left out."""
         kwargs.setdefault("overflow", "fold")
+        if kwargs.get("justify") == "right":
+            kwargs.setdefault("no_wrap", True)  # a number breaks only where nothing else can give way
         if optional:
-            self._optional.add(len(self.columns))
+            self._optional[len(self.columns)] = int(optional)
         super().add_column(literal(header) if isinstance(header, str) else header, *args, **kwargs)
 
     def __rich_console__(self, console: Any, options: Any) -> Any:
@@ -69,7 +72,7 @@ class Table(_rich_table.Table):
         dropped: list[str] = []
         try:
             # leave out optional columns, last first, while the table cannot fit its widest words
-            for k in sorted(self._optional, reverse=True):
+            for k in sorted(self._optional, key=lambda k: (self._optional[k], -k)):
                 if self.__rich_measure__(console, options).minimum <= options.max_width:
                     break
                 dropped.insert(0, str(columns[k].header))

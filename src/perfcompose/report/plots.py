@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -18,12 +18,23 @@ def plot_fits(experiment: Experiment, models: Sequence[tuple[str, str, Model]], 
     With several parameters the first is on the x axis and one line is drawn per value of the
     others (at most five).
     """
+    import matplotlib.pyplot as plt
+
+    out = Path(out)
+    fig = fits_figure(experiment, models, extend)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def fits_figure(experiment: Experiment, models: Sequence[tuple[str, str, Model]], extend: float = 4.0) -> Any:
+    """The figure of :func:`plot_fits`."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    out = Path(out)
     n = len(models)
     cols = min(3, n)
     rows = math.ceil(n / cols)
@@ -64,51 +75,93 @@ def plot_fits(experiment: Experiment, models: Sequence[tuple[str, str, Model]], 
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
     fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return fig
 
 
-def plot_models(curves: Sequence[tuple[str, Model]], x_range: tuple[float, float], out: str | Path, *,
-                fixed: dict[str, float] | None = None, size: str = "x", title: str = "",
-                points: Sequence[tuple[str, Sequence[float], Sequence[float]]] = ()) -> Path:
-    """Models against the size parameter on log-log axes; the first curve is drawn bold.
-
-    ``fixed`` gives values for the other parameters; ``points`` adds measured (label, x, y) sets.
-    """
+def models_figure(curves: Sequence[tuple[str, Model]], x_range: tuple[float, float], *,
+                  fixed: dict[str, float] | None = None, size: str = "x", title: str = "",
+                  points: Sequence[tuple[str, Sequence[float], Sequence[float]]] = (),
+                  marks: Sequence[float] = (), ylabel: str = "time per data element") -> Any:
+    """The figure of :func:`plot_models`: models against the size parameter on log-log axes, the
+    first curve bold with its interval as a band where its model has one, ``marks`` (the sizes
+    asked for) as dots on it, measured ``points`` as markers, the legend beside the axes."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    out = Path(out)
+    from perfcompose.report.numbers import point as point_text
+    from perfcompose.report.numbers import sig
+
     fixed = dict(fixed or {})
-    fig, ax = plt.subplots(figsize=(7.5, 5.0))
+    fig, ax = plt.subplots(figsize=(9.5, 5.0))
     lo, hi = x_range
-    if lo >= hi:
-        lo, hi = lo / 4, hi * 4
+    if lo >= hi:  # one size: a range around it, so the curves have a shape
+        lo, hi = lo / 8, hi * 8
     # a model known only by simulation costs one simulation per point drawn
     samples = 50 if any(m.is_numeric for _, m in curves) else 200
     grid = np.geomspace(lo, hi, samples)
     unit = ""
     for k, (label, model) in enumerate(curves):
         values = {size: grid, **fixed}
-        y = model(**{p: values[p] for p in model.params}) * np.ones_like(grid)
-        ax.plot(grid, y, lw=2.6 if k == 0 else 1.3, ls="-" if k == 0 else "--", label=label)
+        args = {p: values[p] for p in model.params}
+        y = model(**args) * np.ones_like(grid)
+        line, = ax.plot(grid, y, lw=2.6 if k == 0 else 1.3, ls="-" if k == 0 else "--", label=label)
         unit = unit or model.unit
+        if k == 0:
+            band = _interval(model, args)
+            if band is not None:
+                ax.fill_between(grid, band[0] * np.ones_like(grid), band[1] * np.ones_like(grid),
+                                color=line.get_color(), alpha=0.18, lw=0, label="90 % interval")
+            if len(marks):
+                mx = np.asarray(marks, dtype=float)
+                my = model(**{p: ({**fixed, size: mx})[p] for p in model.params}) * np.ones_like(mx)
+                ax.plot(mx, my, "o", ms=7, color=line.get_color(), mec="white", zorder=5,
+                        label="predicted at " + (f"{size} = {sig(mx[0], 6)}" if len(mx) == 1 else "the sizes asked"))
+                if len(mx) == 1:
+                    ax.annotate(f"{sig(float(my[0]))} {unit}", (mx[0], my[0]), textcoords="offset points",
+                                xytext=(8, 8), fontsize=9)
     for label, xs, ys in points:
-        ax.plot(xs, ys, "o", ms=4, label=label)
+        ax.plot(xs, ys, "o", ms=4, mfc="none", label=label)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel(size)
-    ax.set_ylabel(f"time per data element [{unit}]" if unit else "time per data element")
-    if title:
-        ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8)
+    ax.set_ylabel(f"{ylabel} [{unit}]" if unit else ylabel)
+    shown = {k: v for k, v in fixed.items() if k != size}
+    full = title + (f" ({point_text(shown)})" if shown else "")
+    if full:
+        ax.set_title(full, fontsize=10, loc="left")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, frameon=False)
     ax.grid(True, which="major", alpha=0.3)
     fig.tight_layout()
+    return fig
+
+
+def _interval(model: Model, args: dict[str, Any]) -> tuple[Any, Any] | None:
+    """The model's interval at ``args`` where it has one (models without one give None)."""
+    interval = getattr(model, "interval", None)
+    if interval is None:
+        return None
+    try:
+        return interval(**args)
+    except Exception:  # an interval is an extra: a model that cannot give one is drawn without
+        return None
+
+
+def plot_models(curves: Sequence[tuple[str, Model]], x_range: tuple[float, float], out: str | Path, *,
+                fixed: dict[str, float] | None = None, size: str = "x", title: str = "",
+                points: Sequence[tuple[str, Sequence[float], Sequence[float]]] = (),
+                marks: Sequence[float] = ()) -> Path:
+    """Models against the size parameter on log-log axes; the first curve is drawn bold.
+
+    ``fixed`` gives values for the other parameters (named in the title); ``points`` adds
+    measured (label, x, y) sets; ``marks`` are sizes to mark on the first curve.
+    """
+    import matplotlib.pyplot as plt
+
+    out = Path(out)
+    fig = models_figure(curves, x_range, fixed=fixed, size=size, title=title, points=points, marks=marks)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
+    fig.savefig(out, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return out

@@ -1,0 +1,53 @@
+"""``--html OUT`` of the commands: gather what the command computed and write the page.
+
+Each function takes what its command already holds, builds the report with
+:mod:`perfcompose.report` and writes it; the command line that ran is listed on the page as the
+command that regenerates it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from perfcompose.commands.common import console
+
+
+def _done(out: Path) -> None:
+    console.print(f"report written to {out}", highlight=False)
+
+
+def measured_series(spec: str, unit: str) -> tuple[list[tuple[float, float]], str]:
+    """``FILE[:REGION]``: the medians per x of one series, in ``unit``, and a label."""
+    from perfcompose.data import load
+    from perfcompose.errors import InputError
+    from perfcompose.units import conversion
+
+    path, _, region = spec.partition(":")
+    if not Path(path).is_file() and ":" in spec:
+        path, region = spec, ""
+    exp = load(Path(path))
+    chosen = exp.select(region=region).series if region else exp.series
+    if len(chosen) != 1:
+        raise InputError(f"{len(chosen)} series in {path}" + (f" for region '{region}'" if region else ""),
+                         path=Path(path), hint="name one region: --measured FILE:REGION (regions: "
+                         + ", ".join(exp.regions) + ")")
+    if "x" not in exp.parameters:
+        raise InputError(f"the measurements in {path} have no parameter x (parameters: "
+                         f"{', '.join(exp.parameters)})", path=Path(path), hint="measure the program over x")
+    s = chosen[0]
+    k = exp.parameters.index("x")
+    factor = conversion(s.unit, unit) if s.unit and unit else 1.0
+    xs = s.coordinates()[:, k]
+    med = s.aggregated("median") * factor
+    return sorted(zip((float(v) for v in xs), (float(v) for v in med))), f"{path}" + (f":{region}" if region else "")
+
+
+def predict_html(out: Path, design: Any, composer: Any, model: Any, xs: Sequence[float],
+                 fixed: Mapping[str, float], exact: Any, measured: Sequence[tuple[float, float]],
+                 measured_label: str, warnings: Sequence[str]) -> None:
+    from perfcompose.report.design import design_report
+    from perfcompose.report.html import this_command, write
+
+    report = design_report(design, composer, model, xs, fixed, exact=exact, measured=measured,
+                           measured_label=measured_label, warnings=warnings, commands=(this_command(),))
+    _done(write(report, out))

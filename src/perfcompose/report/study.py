@@ -1,0 +1,144 @@
+"""The report of a validation study (``validate``, ``paper table2/4/6/7``): every program as a
+tree, the parts' models, monolithic against modular and calibrated models, and measured against
+predicted per x with the calibrated interval where the study has one."""
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from perfcompose.report.design import model_text, quality, term_tree
+from perfcompose.report.document import Report, Section, Tree, table
+from perfcompose.report.numbers import sig, size
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None or v != v else f"{100 * v:.1f}"
+
+
+def _figure(study: Any) -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    comps = list(study.comparisons)
+    cols = min(3, max(1, len(comps)))
+    rows = math.ceil(len(comps) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.4 * cols, 3.4 * rows), squeeze=False)
+    for ax, c in zip(axes.flat, comps):
+        x = np.asarray(c.x, dtype=float)
+        lo, hi = (x.min() / 2, x.max() * 2) if x.size else (1, 2)
+        grid = np.geomspace(lo, hi, 120)
+        ax.plot(x, np.asarray(c.measured) * 1e9, "o", color="black", ms=4, label="measured (median)")
+        ax.plot(grid, c.modular(x=grid) * np.ones_like(grid), "--", lw=1.3, label="papers' operators")
+        ax.plot(grid, c.calibrated(x=grid) * np.ones_like(grid), "-", lw=1.6, label="calibrated operators")
+        low, high = getattr(c, "low", ()), getattr(c, "high", ())
+        if low and high:
+            ax.fill_between(x, low, high, alpha=0.2, lw=0, color="tab:orange",
+                            label=f"{100 * getattr(c, 'level', 0.9):.0f} % interval")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(c.configuration, fontsize=9)
+        ax.set_xlabel("x")
+        ax.set_ylabel("time per element [ns]")
+        ax.grid(True, alpha=0.3)
+    for ax in list(axes.flat)[len(comps):]:
+        ax.set_visible(False)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False, bbox_to_anchor=(0.5, 0.0))
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    return fig
+
+
+def study_report(study: Any, title: str, *, paper: Mapping[str, str] | None = None,
+                 commands: Sequence[str] = ()) -> Report:
+    """The page of a validation study."""
+    from perfcompose.compose import Composer
+    from perfcompose.compose.parser import parse_term
+    from perfcompose.compose import bottleneck
+    from perfcompose.report.html import figure
+
+    parts = dict(study.parts)
+    composer = Composer(parts, pipe="pointwise") if parts else None
+    comps = list(study.comparisons)
+    trees = []
+    for c in comps:
+        term = parse_term(c.configuration)
+        at = {"x": float(max(c.x))} if c.x else {"x": 1.0}
+        hot: tuple[str, ...] = ()
+        if composer is not None:
+            try:
+                hot = (str(term), *(str(t) for t, _ in bottleneck(term, composer, at)[1:]))
+                trees.append(Tree(f"{c.configuration}: times per element from the parts at x = {size(at['x'])} "
+                                  "(exact max), bottleneck marked", term_tree(term, composer, at, hot, "ns")))
+                continue
+            except Exception:  # a program the parts cannot evaluate is drawn by its text
+                pass
+    parts_table = table("the parts, measured alone", ("part", "model [ns]", "source", "fit quality"),
+                        [(k, model_text(m, 4), m.source or "-", quality(m)) for k, m in parts.items()],
+                        numeric=(False,) * 4)
+    has_band = any(getattr(c, "low", ()) for c in comps)
+    cols = ["program", "monolithic [ns]", "papers' operators [ns]", "calibrated [ns]", "lead coef. err %",
+            "err % papers' ops (med / max)", "err % calibrated (med / max)"]
+    if paper:
+        cols.insert(2, "paper: monolithic [ns]")
+    if has_band:
+        cols.append("measured inside interval")
+    rows = []
+    for c in comps:
+        row = [c.configuration, model_text(c.monolithic), model_text(c.modular), model_text(c.calibrated),
+               _pct(c.lead_error), f"{_pct(c.error_paper)} / {_pct(max(c.errors_paper))}",
+               f"{_pct(c.error_calibrated)} / {_pct(max(c.errors_calibrated))}"]
+        if paper:
+            row.insert(2, paper.get(c.configuration, "-"))
+        if has_band:
+            inside = getattr(c, "inside", ())
+            row.append(f"{sum(inside)} of {len(inside)}" if inside else "-")
+        rows.append(row)
+    models = table("monolithic (fitted to the program) against modular (composed from the parts)", cols, rows,
+                   numeric=(False,) * (len(cols) - (1 if has_band else 0)) + ((True,) if has_band else ()))
+    per_x = ["program", "x", "measured [ns]", "papers' operators [ns]", "calibrated [ns]"]
+    per_x += ["interval low [ns]", "high [ns]"] if has_band else []
+    per_x += ["err % papers'", "err % calibrated", "bottleneck (parts, exact max)"]
+    rows = []
+    for c in comps:
+        low, high = getattr(c, "low", ()), getattr(c, "high", ())
+        for k, xv in enumerate(c.x):
+            meas = c.measured[k] * 1e9
+            row = [c.configuration, size(xv), sig(meas, 5), sig(float(c.modular(x=xv)), 5),
+                   sig(float(c.calibrated(x=xv)), 5)]
+            if has_band:
+                row += [sig(low[k]) if low else "-", sig(high[k]) if high else "-"]
+            where = "-"
+            if composer is not None:
+                try:
+                    where = " > ".join(str(t) for t, _ in bottleneck(parse_term(c.configuration), composer,
+                                                                     {"x": float(xv)})[1:]) or "-"
+                except Exception:  # a program the parts cannot evaluate has no bottleneck to show
+                    pass
+            row += [_pct(c.errors_paper[k]), _pct(c.errors_calibrated[k]), where]
+            rows.append(row)
+    measured = table("measured against predicted, per x", per_x, rows,
+                     note="errors are |predicted - measured| / measured; times per data element",
+                     numeric=(False,) + (True,) * (len(per_x) - 2) + (False,))
+    errs_p = [c.error_paper for c in comps]
+    errs_c = [c.error_calibrated for c in comps]
+    summary = (("programs", str(len(comps))),
+               ("x", ", ".join(size(v) for v in study.x)),
+               ("runs", f"{study.rounds} rounds of {study.count}+ elements, {study.workers}"),
+               ("median error, papers' operators", f"{_pct(float(np.median(errs_p))) if errs_p else '-'} %"),
+               ("median error, calibrated", f"{_pct(float(np.median(errs_c))) if errs_c else '-'} %"))
+    sections = [Section("Programs", tuple(trees)),
+                Section("Parts", (parts_table,)),
+                Section("Models", (models,)),
+                Section("Measured against predicted", (measured,) + ((figure(
+                    _figure(study), "measured against predicted, per program",
+                    "rings: measured medians; dashed: the papers' operators; solid: calibrated operators"),)
+                    if comps else ()))]
+    skipped = getattr(study, "skipped", ())
+    if skipped:
+        sections.append(Section("Skipped", (table("programs not run", ("program", "why"), skipped,
+                                                  numeric=(False, False)),)))
+    return Report(title, "validation", tuple(sections), summary, tuple(commands))
