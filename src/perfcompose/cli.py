@@ -18,6 +18,7 @@ from perfcompose import __version__
 from perfcompose.commands import loggp as _loggp_commands
 from perfcompose.commands import mapreduce as _mapreduce_commands
 from perfcompose.commands import pamela as _pamela_commands
+from perfcompose.commands import paper as _paper_commands
 from perfcompose.commands import skeleton as _skeleton_commands
 from perfcompose.commands.common import console, err_console
 from perfcompose.commands.common import fmt as _fmt
@@ -641,6 +642,8 @@ paper_app = typer.Typer(help="Reproduce the papers' tables on this machine.", no
 app.add_typer(paper_app, name="paper")
 paper_app.command("table3")(_mapreduce_commands.paper_table3)
 paper_app.command("table5")(_mapreduce_commands.paper_table5)
+paper_app.command("fig4")(_paper_commands.fig4)
+paper_app.command("calotoiu")(_paper_commands.calotoiu)
 app.command("mapreduce")(_mapreduce_commands.run_one)
 
 
@@ -649,6 +652,8 @@ app.command("mapreduce")(_mapreduce_commands.run_one)
 def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 33 repetitions in 11 "
                                             "interleaved rounds (seconds on 2 cores)."),
                  task: list[str] = typer.Option([], "--task", help="Only these tasks."),
+                 rest_only: bool = typer.Option(False, "--printed-rows", help="Only rows 9-13 (GrPPi, Hadoop, "
+                                                "transfer): the paper's models recomposed, nothing measured."),
                  out: Optional[Path] = typer.Option(None, "--out", help="Also write the measurements here "
                                                     "(one experiment per task: OUT-stem_TASK.json)."),
                  ) -> None:
@@ -658,6 +663,9 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
     from perfcompose.validate.paper import (FULL_REPS, FULL_ROUNDS_T1, PAPER_TABLE1, QUICK_REPS,
                                             QUICK_ROUNDS_T1, table1)
 
+    if rest_only:
+        _paper_commands.print_table1_rest()
+        return
     unknown = [t for t in task if t not in PAPER_TABLE1]
     if unknown:
         raise typer.BadParameter(f"unknown task {unknown[0]!r}; tasks: {', '.join(PAPER_TABLE1)}", param_hint="--task")
@@ -691,6 +699,8 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
             path = out.with_name(f"{out.stem}_{r.task}{out.suffix or '.json'}")
             save(r.experiment, path)
         console.print(f"measurements written next to {out}")
+    if not task:
+        _paper_commands.print_table1_rest()
 
 
 # the options every validation table shares
