@@ -574,7 +574,8 @@ def _print_study(result: Any, title: str, paper: dict[str, str] | None = None) -
     if paper:
         cols.insert(2, "paper: monolithic [ns]")
     for col in cols:
-        table.add_column(col, justify="left" if "[ns]" in col or col == "configuration" else "right")
+        table.add_column(col, justify="left" if "[ns]" in col or col == "configuration" else "right",
+                         optional={"paper: monolithic [ns]": 1, "lead coef. err %": 2}.get(col, False))
     for c in result.comparisons:
         name = c.configuration + (" +" if c.workers > cores else "")
         row = [name, _short(c.monolithic), _short(c.modular), _pct(c.lead_error),
@@ -628,6 +629,7 @@ def validate(terms: list[str] = typer.Argument(..., help="Programs to run, e.g. 
              workers: str = typer.Option("threads", "--workers", help="threads or processes."),
              json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration here."),
              restart: bool = typer.Option(False, "--restart", help="Discard finished measurements."),
+             html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
              ) -> None:
     """Run programs of nop, inc and qsort for real, fit them (monolithic), compose them from their
     parts (modular) and report the error of the prediction against the measurement."""
@@ -636,6 +638,10 @@ def validate(terms: list[str] = typer.Argument(..., help="Programs to run, e.g. 
     _print_study(result, "modular vs monolithic vs measured (000 section 4)")
     if json_out:
         _write_study(result, json_out)
+    if html:
+        from perfcompose.commands.reports import study_html
+
+        study_html(html, result, "modular vs monolithic vs measured (000 section 4)")
 
 
 paper_app = typer.Typer(help="Reproduce the papers' tables on this machine.", no_args_is_help=True)
@@ -847,8 +853,9 @@ def paper_lobachev(json_out: Optional[Path] = _TABLE_JSON) -> None:
 @_user_errors
 def demo(plot: Path = typer.Option(Path("demo.png"), "--plot", help="Where to write the plot."),
          quick: bool = typer.Option(True, "--quick/--full", help="Quick measurement (default) or the paper's sizes."),
+         html: Path = typer.Option(Path("demo.html"), "--html", help="Where to write the HTML report."),
          ) -> None:
-    """Measure nop, inc and qsort, fit them, compose the paper's Table-2 programs, and plot."""
+    """Measure nop, inc and qsort, fit them, compose the paper's Table-2 programs, plot, and write the report."""
     from perfcompose.report import plot_models
     from perfcompose.validate.paper import table1, table2
 
@@ -868,7 +875,8 @@ def demo(plot: Path = typer.Option(Path("demo.png"), "--plot", help="Where to wr
     for col, just in (("program", "left"), ("modular model, parts measured here [ns]", "left"),
                       ("paper: modular", "left"), ("paper: monolithic", "left"),
                       ("predicted at 2^18 [ms]", "right")):
-        t2.add_column(col, justify=just)  # type: ignore[arg-type]
+        t2.add_column(col, justify=just,  # type: ignore[arg-type]
+                      optional={"paper: monolithic": 1, "paper: modular": 2}.get(col, False))
     from perfcompose.compose import compose as compose_model
 
     results = table2(parts)
@@ -879,7 +887,7 @@ def demo(plot: Path = typer.Option(Path("demo.png"), "--plot", help="Where to wr
         if abs(r.modular(x=x) - exact) > 0.01 * exact:
             mark, flagged = " *", flagged + 1
         t2.add_row(r.configuration, _short(r.modular) + mark, str(r.paper_modular), str(r.paper_monolithic),
-                   f"{exact / 1e6:.4g}")
+                   _sig(exact / 1e6))
     console.print(t2)
     if flagged:
         console.print("* the stage of higher asymptotic order (eq. 3) is not the slower one at x = 2^18; "
@@ -892,6 +900,9 @@ def demo(plot: Path = typer.Option(Path("demo.png"), "--plot", help="Where to wr
                 points=[(f"measured {r.task}", r.experiment.series[0].coordinates()[:, 0],
                          r.experiment.series[0].aggregated("median")) for r in rows])
     console.print(f"plot written to {plot}")
+    from perfcompose.commands.reports import demo_html
+
+    demo_html(html, rows, results)
 
 
 def main() -> None:

@@ -8,8 +8,9 @@ from typing import Any, Callable, TypeVar
 import typer
 from rich import table as _rich_table
 from rich.console import Console
+from rich.markup import escape
 
-from perfcompose.errors import PerfcomposeError
+from perfcompose.errors import PerfcomposeError, from_exception
 
 console = Console()
 err_console = Console(stderr=True)
@@ -18,14 +19,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def user_errors(func: F) -> F:
-    """Print a PerfcomposeError as one message and exit 2, instead of a traceback."""
+    """Print a PerfcomposeError, or a failure :func:`perfcompose.errors.from_exception` knows (a
+    file that cannot be read or written, text that is not UTF-8, nesting too deep), as one message
+    and exit 2, instead of a traceback."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except PerfcomposeError as exc:
-            err_console.print(f"[bold red]error:[/bold red] {exc}", highlight=False, soft_wrap=True)
+        except Exception as exc:  # foreseeable failures become located errors; defects propagate
+            error = from_exception(exc)
+            if error is None:
+                raise
+            err_console.print(f"[bold red]error:[/bold red] {escape(str(error))}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
         except KeyboardInterrupt:
             err_console.print("interrupted")

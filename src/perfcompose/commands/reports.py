@@ -51,3 +51,17 @@ def predict_html(out: Path, design: Any, composer: Any, model: Any, xs: Sequence
     report = design_report(design, composer, model, xs, fixed, exact=exact, measured=measured,
                            measured_label=measured_label, warnings=warnings, commands=(this_command(),))
     _done(write(report, out))
+
+
+def demo_html(out: Path, rows: Sequence[Any], results: Sequence[Any]) -> None:
+    from perfcompose.report.demo import demo_report
+    from perfcompose.report.html import this_command, write
+
+    _done(write(demo_report(rows, results, commands=(this_command(),)), out))
+
+
+def study_html(out: Path, study: Any, title: str, paper: Mapping[str, str] | None = None) -> None:
+    from perfcompose.report.html import this_command, write
+    from perfcompose.report.study import study_report
+
+    _done(write(study_report(study, title, paper=paper, commands=(this_command(),)), out))

@@ -172,8 +172,12 @@ def _fitted(name: str, path: Path, region: str | None, fit_options: Mapping[str,
         what = f"{len(chosen.series)} series" + (f" in region '{want}'" if want else f" and none is named '{name}'")
         raise ComponentError(f"component '{name}': {what} ({', '.join(s.label for s in chosen.series)})",
                              path=path, key="region", hint=f"name the region: {name}={path}:REGION")
-    result = PMNFFitter(**dict(fit_options or {})).fit(chosen).results_[0]
-    return result.model.with_meta(name=name, source=f"fit of {path}" + (f":{want}" if want else ""))
+    from perfcompose.fit.uncertainty import with_uncertainty
+
+    fitter = PMNFFitter(**dict(fit_options or {}))
+    result = fitter.fit(chosen).results_[0]
+    model = with_uncertainty(result.model, chosen, aggregate=getattr(fitter, "aggregate", "median"))
+    return model.with_meta(name=name, source=f"fit of {path}" + (f":{want}" if want else ""))
 
 
 def pamela_model(path: Path, process: str = "main", *, name: str = "") -> Model:
@@ -348,7 +352,9 @@ def _measured(t: _Table) -> Model:
     result = run_sweep(tgt, grid, reps=reps, warmup=1, checkpoint=checkpoint_for(out), identity=identity)
     result.values = {c: [v * 1e9 for v in vs] for c, vs in result.values.items()}
     exp = result.experiment(region=t.name, unit="ns", source=f"benchmark {target}")
-    model = PMNFFitter(max_terms=1).fit(exp).model_
+    from perfcompose.fit.uncertainty import with_uncertainty
+
+    model = with_uncertainty(PMNFFitter(max_terms=1).fit(exp).model_, exp)
     return model.with_meta(name=t.name, unit="ns", source=f"measured {target}")
 
 

@@ -1,0 +1,125 @@
+"""The report of ``perfcompose demo``: the parts measured here with their fits, the paper's
+Table-2 programs composed from them as trees, predictions over x with the bottleneck, and the
+parts' measurements against their models."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from perfcompose.report.design import interval_at, model_text, quality, term_tree
+from perfcompose.report.document import Report, Section, Text, Tree, table
+from perfcompose.report.numbers import sig, size
+
+#: the sizes the demo's predictions are listed at
+DEMO_X = (2.0 ** 10, 2.0 ** 14, 2.0 ** 18, 2.0 ** 20)
+
+
+def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 ** 18,
+                commands: Sequence[str] = ()) -> Report:
+    """``rows``: Table-1 rows of the parts (task, experiment, model, cv, paper); ``results``:
+    Table-2 rows (configuration, modular model, the paper's models)."""
+    from perfcompose.compose import Composer, bottleneck
+    from perfcompose.compose.parser import parse_term
+    from perfcompose.report.html import figure
+    from perfcompose.report.plots import models_figure
+
+    parts = {r.task: r.model for r in rows}
+    composer = Composer(parts, pipe="pointwise")
+    parts_table = table("fitted models of the parts (time per data element)",
+                        ("task", "model here [ns]", "fit quality", "CV % median", "paper (000 Table 1) [ns]"),
+                        [(r.task, model_text(r.model, 5), quality(r.model), f"{r.cv[2]:.2f}" if r.cv else "-",
+                          r.paper) for r in rows], numeric=(False, False, False, True, False))
+    meas_rows = []
+    for r in rows:
+        s = r.experiment.series[0]
+        xs = s.coordinates()[:, 0]
+        med = s.aggregated("median")
+        pick = sorted(set(np.linspace(0, len(xs) - 1, min(4, len(xs))).round().astype(int)))
+        for k in pick:
+            pv = float(np.asarray(r.model(**{p: xs[k] for p in r.model.params})))
+            meas_rows.append((r.task, size(xs[k]), sig(med[k], 5), sig(pv, 5),
+                              f"{100 * (pv - med[k]) / med[k]:+.1f}" if med[k] else "n/a"))
+    measured = table("measured against fitted, at some of the measured sizes",
+                     ("task", "x", "measured median [ns]", "model [ns]", "error %"), meas_rows)
+    trees = []
+    prog_rows = []
+    has_band = False
+    for res in results:
+        term = parse_term(res.configuration)
+        point = {"x": at}
+        path = bottleneck(term, composer, point)
+        hot = (str(term), *(str(t) for t, _ in path[1:]))
+        trees.append(Tree(f"{res.configuration}", term_tree(term, composer, point, hot, "ns")))
+        exact = composer(term)
+        values = [float(np.asarray(exact(x=v))) for v in DEMO_X]
+        band = interval_at(exact, {"x": at})
+        has_band = has_band or band is not None
+        prog_rows.append([res.configuration, model_text(res.modular, 4), str(res.paper_modular),
+                          *(sig(v / 1e6, 4) for v in values),
+                          f"{sig(band[0] / 1e6)} .. {sig(band[1] / 1e6)}" if band is not None else "-",
+                          " > ".join(str(t) for t, _ in path[1:]) or "-"])
+    cols = ["program", "modular model, parts measured here [ns]", "paper: modular",
+            *(f"x = {size(v)} [ms]" for v in DEMO_X), f"90 % interval at x = {size(at)} [ms]",
+            f"bottleneck at x = {size(at)}"]
+    if not has_band:
+        cols.pop(-2)
+        for row in prog_rows:
+            row.pop(-2)
+    programs = table("composed programs (000 Table 2): predicted time per element", cols, prog_rows,
+                     note="predictions use the exact pointwise max of pipeline stages", numeric=(
+                         False, False, False, *(True,) * len(DEMO_X), *((False,) if has_band else ()), False))
+    curves = [(r.configuration, r.modular) for r in results
+              if r.configuration in ("seq(qsort, inc)", "tpool_4(qsort)", "pipe(inc, qsort)", "seq(inc, nop)",
+                                     "pipe(inc, nop)", "tpool_24(qsort)")]
+    pts = [(f"measured {r.task}", r.experiment.series[0].coordinates()[:, 0],
+            r.experiment.series[0].aggregated("median")) for r in rows]
+    composed_fig = figure(models_figure(curves, (2.0 ** 10, 2.0 ** 20), title="programs composed from the parts "
+                                        "measured on this machine", points=pts),
+                          "composed programs and measured parts",
+                          "lines: programs composed from the parts' models; rings: the parts' measured medians")
+    parts_fig = figure(_fits_all(rows), "each part: measurements and fitted model",
+                       "dots: medians with min-max bars; line: the fitted model; grey: beyond the measurements")
+    top = max(results, key=lambda r: float(np.asarray(composer(parse_term(r.configuration))(x=at)))) if results else None
+    summary = (("parts measured here", ", ".join(f"{r.task}: {model_text(r.model, 4)}" for r in rows) + " [ns]"),
+               ("programs", str(len(results))),
+               ("slowest at x = " + size(at), "-" if top is None else
+                f"{top.configuration}: {sig(float(np.asarray(composer(parse_term(top.configuration))(x=at))) / 1e6)} ms"
+                " per element"))
+    sections = (Section("Parts", (parts_table, measured, parts_fig)),
+                Section("Programs", tuple(trees)),
+                Section("Predictions", (programs, composed_fig,
+                                        Text("Times are per data element; a program's time for a stream is "
+                                             "this times the number of elements."))))
+    return Report("perfcompose demo: the paper's programs composed from parts measured here", "demo", sections,
+                  summary, tuple(commands))
+
+
+def _fits_all(rows: Sequence[Any]) -> Any:
+    """One panel per part: measured medians with min-max bars and the fitted model."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(rows), figsize=(4.6 * len(rows), 3.6), squeeze=False)
+    for ax, r in zip(axes.flat, rows):
+        s = r.experiment.series[0]
+        xs = s.coordinates()[:, 0]
+        med = s.aggregated("median")
+        lo = np.array([min(p.values) for p in s.points])
+        hi = np.array([max(p.values) for p in s.points])
+        order = np.argsort(xs)
+        ax.errorbar(xs[order], med[order], yerr=[med[order] - lo[order], hi[order] - med[order]], fmt="o", ms=3,
+                    capsize=2, label="measured")
+        grid = np.geomspace(max(xs.min() / 2, 1e-12), xs.max() * 4, 200)
+        ax.plot(grid, r.model(**{p: grid for p in r.model.params}) * np.ones_like(grid), lw=1.5, label="model")
+        ax.axvspan(xs.max(), grid.max(), color="0.93", zorder=0)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("x")
+        ax.set_ylabel(f"time per element [{s.unit}]" if s.unit else "time per element")
+        ax.set_title(f"{r.task}: {model_text(r.model, 4)}", fontsize=9)
+        ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    return fig
