@@ -12,3 +12,12 @@ from typing import Literal, get_args
 #: paper's "real life" strategies, trained on a few known values
 Strategy = Literal["known", "best-two", "best-three"]
 STRATEGIES: tuple[str, ...] = get_args(Strategy)
+
+#: how the repetitions of a measurement point are combined before fitting
+Aggregate = Literal["median", "mean", "min", "max"]
+AGGREGATE_CHOICES: tuple[str, ...] = get_args(Aggregate)
+
+#: whether the PMNF fitter also tries negative exponents (strong scaling): ``auto`` where the
+#: values fall as a parameter grows, ``yes`` always (Extra-P's allow_negative_exponents), ``no`` never
+NegativeExponents = Literal["auto", "yes", "no"]
+NEGATIVE_EXPONENTS: dict[str, bool | None] = {"auto": None, "yes": True, "no": False}

@@ -24,6 +24,8 @@ from perfcompose.commands.common import console, err_console
 from perfcompose.commands.common import fmt as _fmt
 from perfcompose.commands.common import one_bar as _one_bar
 from perfcompose.commands.common import progress as _progress
+from perfcompose.commands.common import bar_after as _bar_after
+from perfcompose.choices import NEGATIVE_EXPONENTS, Aggregate, NegativeExponents
 from perfcompose.commands.common import user_errors as _user_errors
 from perfcompose.report.numbers import sig as _sig
 from perfcompose.report.numbers import size as _size
@@ -96,9 +98,11 @@ def convert(source: Path = typer.Argument(..., help="Experiment file to read."),
 def fit(file: Path = typer.Argument(..., help="Experiment file."),
         metric: Optional[str] = typer.Option(None, "--metric", help="Fit only this metric."),
         region: Optional[str] = typer.Option(None, "--region", help="Fit only this region (call path)."),
-        aggregate: str = typer.Option("median", "--aggregate",
-                                      help="How repetitions are combined: median, mean, min or max."),
+        aggregate: Aggregate = typer.Option("median", "--aggregate", help="How repetitions are combined."),
         max_terms: int = typer.Option(2, "--max-terms", help="Terms besides the constant (1 or 2)."),
+        negative_exponents: NegativeExponents = typer.Option(
+            "auto", "--negative-exponents", help="Also try x^-i*log2(x)^-j (strong scaling): auto where the "
+                                                 "values fall as a parameter grows, yes always, no never."),
         segmented: bool = typer.Option(False, "--segmented",
                                        help="Also try a two-piece model split at a breakpoint between measured "
                                             "points (one parameter); kept only when clearly better."),
@@ -114,21 +118,21 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
     from perfcompose.data import load
     from perfcompose.fit import PMNFFitter, SegmentedFitter, advise_series
 
-    if aggregate not in ("median", "mean", "min", "max"):
-        raise typer.BadParameter(f"{aggregate!r}; choose median, mean, min or max", param_hint="--aggregate")
     if extend < 1:
         raise typer.BadParameter(f"{extend}; a factor of at least 1", param_hint="--extend")
-    exp = load(file)
-    pmnf = PMNFFitter(aggregate=aggregate, max_terms=max_terms)
+    exp = load(file, metric=metric)
+    pmnf = PMNFFitter(aggregate=aggregate, max_terms=max_terms,
+                      allow_negative_exponents=NEGATIVE_EXPONENTS[negative_exponents])
     if segmented and len(exp.parameters) != 1:
         raise typer.BadParameter(f"{file} has {len(exp.parameters)} parameters ({', '.join(exp.parameters)}); "
                                  "a segmented model splits along one", param_hint="--segmented")
-    if segmented:
-        results = SegmentedFitter(pmnf).fit(exp, metric=metric, region=region).results_
-        fitted = [(r.region, r.metric, r.model, r.describe(), r.single.stats, r) for r in results]
-    else:
-        fits = pmnf.fit(exp, metric=metric, region=region).results_
-        fitted = [(r.region, r.metric, r.model, r.model.to_extrap(digits=6), r.stats, r) for r in fits]
+    with _bar_after(_progress()) as step:
+        if segmented:
+            results = SegmentedFitter(pmnf).fit(exp, metric=metric, region=region, progress=step).results_
+            fitted = [(r.region, r.metric, r.model, r.describe(), r.stats, r) for r in results]
+        else:
+            fits = pmnf.fit(exp, metric=metric, region=region, progress=step).results_
+            fitted = [(r.region, r.metric, r.model, r.model.to_extrap(digits=6), r.stats, r) for r in fits]
     title = f"PMNF models of {file} ({aggregate} of repetitions)"
     table = Table(title=title + (", two-piece where clearly better" if segmented else ""), title_justify="left")
     columns = [("region", "left"), ("metric", "left"), ("model", "left")]
@@ -148,8 +152,12 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
         if segmented:
             record["segmented"] = r.segmented
             record["breakpoint"] = r.breakpoint if r.segmented else None
+        record["warnings"] = list(r.warnings)
         records.append(record)
     console.print(table)
+    for reg, met, model, text, stats, r in fitted:
+        for warning in r.warnings:
+            err_console.print(f"[bold yellow]warning:[/bold yellow] {r.label}: {warning}", highlight=False)
     if advise:
         chosen = exp.select(metric, region) if (metric or region) else exp
         for series in chosen.series:

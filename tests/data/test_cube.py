@@ -217,3 +217,13 @@ def test_a_cube_file_is_not_detected_as_text(experiment_dir):
     profile = next(experiment_dir.glob("*/profile.cubex"))
     with pytest.raises(UnknownFormatError):
         detect(profile, "\x00binary")
+
+
+def test_fit_command_reads_the_chosen_metric_of_cube_profiles(experiment_dir):
+    from typer.testing import CliRunner
+
+    from perfcompose.cli import app
+
+    result = CliRunner().invoke(app, ["fit", str(experiment_dir), "--metric", "visits"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "visits" in result.output and "time" not in result.output.replace("repetitions", "")

@@ -232,3 +232,38 @@ def test_skipping_two_term_fits_that_cannot_matter_changes_nothing(monkeypatch):
     for a, b in zip(fast, slow):
         assert a.chosen == b.chosen
         assert a.alternatives == b.alternatives
+
+
+def test_diagonal_design_is_fitted_along_one_parameter_with_a_warning_naming_the_other():
+    p = np.array([1000.0, 2000, 4000, 8000, 16000])
+    X = np.column_stack([p, p / 100])
+    result = PMNFFitter().fit_arrays(X, 1e-6 * p ** 2, ["p", "q"])
+    _, (term,) = result.model.terms()
+    assert term.exponent("p") == (Fraction(2), Fraction(0)) and term.exponent("q") == (0, 0)
+    assert result.stats["adj_r2"] == pytest.approx(1.0)
+    assert len(result.warnings) == 1 and "diagonal" in result.warnings[0] and "q" in result.warnings[0]
+
+
+def test_parameter_without_a_line_is_left_out_by_name():
+    # a grid in p and n, and r changing only across three points that are not on a line along r
+    p, n = np.meshgrid([4.0, 8, 16, 32], [10.0, 20, 40, 80], indexing="ij")
+    r = np.where((p == 4) & (n == 10), 1.0, np.where((p == 8) & (n == 20), 2.0, np.where(p == 16, 3.0, 4.0)))
+    X = np.column_stack([p.ravel(), n.ravel(), r.ravel()])
+    result = PMNFFitter().fit_arrays(X, 2 + X[:, 0] * X[:, 1], ["p", "n", "r"])
+    assert any("r left out" in w for w in result.warnings)
+    assert all(t.exponent("r") == (0, 0) for t in result.model.terms()[1])
+
+
+def test_scattered_points_without_any_line_are_refused_by_parameter_names():
+    X = np.array([[1.0, 1], [1, 2], [2, 2], [2, 3], [3, 3], [3, 1]])  # neither determines the other
+    with pytest.raises(FitError, match="along any of p, q"):
+        PMNFFitter().fit_arrays(X, X[:, 0] + X[:, 1], ["p", "q"])
+
+
+def test_four_parameters_keep_fewer_candidates_each_and_find_the_law():
+    axes = [np.array([2.0, 4, 8, 16, 32])] * 4
+    grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 4)
+    y = 1.5 + 1.5 * grid[:, 0] ** 2 * grid[:, 3]
+    result = PMNFFitter().fit_arrays(grid, y, ["x", "y", "z", "t"])
+    _, (term,) = result.model.terms()
+    assert term.exponent("x") == (Fraction(2), Fraction(0)) and term.exponent("t") == (Fraction(1), Fraction(0))

@@ -99,3 +99,19 @@ def test_several_parameters_are_a_clear_error():
 def test_pieces_need_three_points():
     with pytest.raises(FitError, match="at least 3"):
         SegmentedFitter(min_points=2)
+
+
+def test_statistics_are_those_of_the_two_piece_model_as_fitted():
+    x = np.array([2.0, 4, 8, 16, 32, 64, 128, 256, 512, 1024])
+    y = np.where(x <= 64, 5 + 2 * x, 5 + 0.25 * x ** 1.5)
+    fit = SegmentedFitter().fit_arrays(x, y, ["x"])
+    assert fit.segmented
+    assert fit.stats["smape"] < 1e-6 and fit.stats["adj_r2"] == pytest.approx(1.0)
+    assert fit.stats["cv_error"] < 1e-6 and fit.warnings == ()
+    assert fit.single.stats["smape"] > 1   # the single model does not reproduce the data
+
+
+def test_single_model_keeps_its_own_statistics():
+    x = np.array([2.0, 4, 8, 16, 32, 64, 128, 256])
+    fit = SegmentedFitter().fit_arrays(x, 3 + x, ["x"])
+    assert not fit.segmented and fit.stats == fit.single.stats

@@ -1,9 +1,11 @@
 """What every subcommand shares: the consoles, the user-error wrapper and progress bars."""
 from __future__ import annotations
 
+import contextlib
 import functools
+import time
 import re
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 import typer
 from rich import table as _rich_table
@@ -115,3 +117,24 @@ def one_bar(bar: Any) -> Callable[[str, int, int], None]:
         bar.update(job[0], completed=k, description=label)
 
     return step
+
+
+@contextlib.contextmanager
+def bar_after(bar: Any, delay: float = 1.0) -> Iterator[Callable[[str, int, int], None]]:
+    """A :func:`one_bar` callback whose progress display appears only once the job has run for
+    ``delay`` seconds (a quick job shows none); the display is closed on leaving."""
+    start = time.perf_counter()
+    step = one_bar(bar)
+    shown: list[bool] = []
+
+    def report(label: str, k: int, n: int) -> None:
+        if not shown and time.perf_counter() - start >= delay:
+            bar.start()
+            shown.append(True)
+        step(label, k, n)
+
+    try:
+        yield report
+    finally:
+        if shown:
+            bar.stop()

@@ -28,6 +28,13 @@ def factors(exponents_i: Sequence[Fraction] = DEFAULT_I,
     return sorted((Fraction(i), Fraction(j)) for i in exponents_i for j in exponents_j if i or j)
 
 
+def negative_factors(positive: Sequence[Factor], logs: bool = True) -> list[Factor]:
+    """The factors ``x^-i * log2(x)^-j`` of the given positive ones (strong scaling, where a
+    cost falls as the parameter grows); without ``logs`` only the pure powers ``x^-i`` (negative
+    powers of log2(x) need every coordinate above 1)."""
+    return sorted({(-i, -j) for i, j in positive if logs or j == 0})
+
+
 def factor_values(x: np.ndarray, fs: Sequence[Factor] | tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """Matrix (len(x), len(fs)) of ``x^i * log2(x)^j``; ``fs`` may be the exponent arrays (i, j)."""
     x = np.asarray(x, dtype=float)[:, None]
@@ -128,6 +135,31 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
     kk = k if present is None else present.sum(axis=1)
     return _finish(coef, predicted, resid_w, lev, rank_ok, n, kk,
                    None if scale is None else scale[fit_rows])
+
+
+def fit_batch_chunked(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
+                      scale: np.ndarray | None = None, present: np.ndarray | None = None,
+                      cells: int = 1 << 20, progress: Callable[[str, int, int], None] | None = None) -> BatchFit:
+    """:func:`fit_batch` over chunks of hypotheses of about ``cells`` values per column, so that
+    hundreds of points times thousands of hypotheses stay in the caches instead of filling the
+    memory; ``progress(label, done, total)`` hears of every chunk."""
+    H = max(c.shape[0] for c in cols)
+    rows = cols[0].shape[1]
+    step = max(1, cells // max(rows, 1))
+    if H <= step:
+        return fit_batch(cols, y, weights, scale, present)
+    parts = []
+    starts = range(0, H, step)
+    for done, a in enumerate(starts):
+        if progress is not None:
+            progress(f"fitting {H} hypotheses", done, len(starts))
+        b = min(a + step, H)
+        parts.append(fit_batch([c if c.shape[0] == 1 else c[a:b] for c in cols], y, weights, scale,
+                               None if present is None else present[a:b]))
+    if progress is not None:
+        progress(f"fitting {H} hypotheses", len(starts), len(starts))
+    return BatchFit(*(np.concatenate([getattr(p, f) for p in parts]) for f in
+                      ("coef", "predicted", "resid", "lev", "rel_rss", "valid")))
 
 
 def fit_constant(y: np.ndarray, weights: np.ndarray, scale: np.ndarray | None = None) -> BatchFit:

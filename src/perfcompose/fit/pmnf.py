@@ -9,24 +9,57 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import math
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from fractions import Fraction
-from typing import Any, Mapping, Self, Sequence
+from typing import Any, Callable, Mapping, Self, Sequence
 
 import numpy as np
 
 from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
 from perfcompose.fit.hypotheses import (DEFAULT_I, DEFAULT_J, BatchFit, Factor, factor_values,
-                                        factors, fit_batch, fit_constant, fit_one_and_two_terms, fit_one_term_lines,
-                                        split_batch)
+                                        factors, fit_batch, fit_batch_chunked, fit_constant, fit_one_and_two_terms,
+                                        fit_one_term_lines, negative_factors, split_batch)
+from perfcompose.fit.quality import fit_statistics, low_fit_warnings
+from perfcompose.fit.scaling import falls, falls_along
 from perfcompose.model import Model
 
 # A hypothesis: the constant plus terms; a term maps each parameter index to its factor.
 TermShape = tuple[tuple[int, Factor], ...]
 Hypothesis = tuple[TermShape, ...]
+# a progress callback: (what runs now, steps done, steps in all)
+Progress = Callable[[str, int, int], None]
+
+# Several parameters: the product of the per-parameter candidate list lengths (absent included)
+# that the additive/multiplicative search may combine; beyond it fewer candidates per parameter
+# are kept (4 parameters: 2 each), since the number of hypotheses grows as that product squared.
+MAX_COMBINATIONS = 125
+
+
+@dataclass(frozen=True)
+class _Basis:
+    """The factors of one parameter that hypotheses are built from, and the one-term and
+    two-term hypotheses over them (one parameter)."""
+
+    factors: tuple[Factor, ...]
+
+    @cached_property
+    def exponent_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return (np.array([float(f[0]) for f in self.factors]), np.array([float(f[1]) for f in self.factors]))
+
+    @cached_property
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.tril_indices(len(self.factors), -1)   # pa > pb: the first term is of higher order
+
+    @cached_property
+    def one_term(self) -> list[Hypothesis]:
+        return [(((0, f),),) for f in self.factors]
+
+    @cached_property
+    def two_term(self) -> list[Hypothesis]:
+        pa, pb = self.pairs
+        return [(((0, self.factors[a]),), ((0, self.factors[b]),)) for a, b in zip(pa, pb)]
 
 
 @dataclass(frozen=True)
@@ -73,6 +106,8 @@ class FitResult:
     unit: str = "s"
     source: str = "fit"
     alternatives: tuple[Candidate, ...] = field(default=(), repr=False)
+    #: what the user should know about this fit: a low adjusted R², a parameter left out
+    warnings: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -97,14 +132,28 @@ class SeriesFitter:
 
     results_: list[Any]
 
-    def fit_series(self, params: Sequence[str], series: Series, source: str = "") -> Any:
+    def fit_series(self, params: Sequence[str], series: Series, source: str = "",
+                   progress: Progress | None = None) -> Any:
         raise NotImplementedError
 
-    def fit(self, experiment: Experiment, metric: str | None = None, region: str | None = None) -> Self:
-        """Model every series (region x metric) of the experiment, or the selected ones."""
+    def fit(self, experiment: Experiment, metric: str | None = None, region: str | None = None,
+            progress: Progress | None = None) -> Self:
+        """Model every series (region x metric) of the experiment, or the selected ones;
+        ``progress(label, done, total)`` hears of every series started and of the end, or, when
+        there is one series, of the steps of its fit."""
         chosen = experiment.select(metric, region) if (metric or region) else experiment
-        self.results_ = [self.fit_series(chosen.parameters, s, source=experiment.source)
-                         for s in chosen.series]
+        series = chosen.series
+        self.results_ = []
+        if len(series) == 1:
+            self.results_.append(self.fit_series(chosen.parameters, series[0], source=experiment.source,
+                                                 progress=progress))
+            return self
+        for k, s in enumerate(series):
+            if progress is not None:
+                progress(f"fitting {s.label}", k, len(series))
+            self.results_.append(self.fit_series(chosen.parameters, s, source=experiment.source))
+        if progress is not None:
+            progress("fitted", len(series), len(series))
         return self
 
     @property
@@ -146,7 +195,8 @@ class PMNFFitter(SeriesFitter):
                  term_penalty: float | Sequence[float] = (8.0, 30.0), plausible: float = 3.5,
                  indistinct: float = 0.5, horizon: float = 16.0, shrink: float = 0.0,
                  overshoot_risk: float = 0.05, overshoot_factor: float = 1.0, overshoot_noise: float = 40.0,
-                 multi_overshoot_risk: float = 0.2, weight_power: float = 1.0, tilt: float = 1.0):
+                 multi_overshoot_risk: float = 0.2, weight_power: float = 1.0, tilt: float = 1.0,
+                 allow_negative_exponents: bool | None = None):
         if aggregate not in AGGREGATES:
             raise FitError(f"unknown aggregation {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
         if max_terms not in (1, 2):
@@ -169,33 +219,49 @@ class PMNFFitter(SeriesFitter):
         self.multi_overshoot_risk = multi_overshoot_risk
         self.weight_power = weight_power
         self.tilt = tilt
+        self.allow_negative_exponents = allow_negative_exponents
         self.factors_ = factors(self.exponents_i, self.exponents_j)
-        m = len(self.factors_)
-        pa, pb = np.tril_indices(m, -1)                    # pa > pb: the first term is of higher order
-        self._pairs = (pa, pb)
-        self._one_term = [(((0, f),),) for f in self.factors_]
-        self._exponent_arrays = (np.array([float(f[0]) for f in self.factors_]),
-                                 np.array([float(f[1]) for f in self.factors_]))
-        self._two_term = [(((0, self.factors_[a]),), ((0, self.factors_[b]),)) for a, b in zip(pa, pb)]
+        self._basis = _Basis(tuple(self.factors_))
+        self._negative_bases: dict[bool, _Basis] = {}
         self._layouts: dict[tuple, list[tuple[np.ndarray, np.ndarray]]] = {}
+
+    def _basis_for(self, x: np.ndarray, y_lines: Sequence[tuple[np.ndarray, np.ndarray]]) -> _Basis:
+        """The factors for a parameter with coordinates ``x``: with the negative exponents too
+        when allowed, or (``allow_negative_exponents`` None) when the values fall along it on
+        ``y_lines`` ((x, y) per line). Negative powers of log2 need every coordinate above 1."""
+        allow = self.allow_negative_exponents
+        if allow is False or (allow is None and not falls_along(y_lines)):
+            return self._basis
+        logs = bool(np.min(x) > 1)
+        basis = self._negative_bases.get(logs)
+        if basis is None:
+            basis = _Basis(tuple(sorted(set(self.factors_) | set(negative_factors(self.factors_, logs)))))
+            self._negative_bases[logs] = basis
+        return basis
 
     # -- public API -------------------------------------------------------------------------
 
-    def fit_series(self, params: Sequence[str], series: Series, source: str = "") -> FitResult:
+    def fit_series(self, params: Sequence[str], series: Series, source: str = "",
+                   progress: Progress | None = None) -> FitResult:
         X = series.coordinates()
         try:
-            result = self.fit_arrays(X, [p.values for p in series.points], params)
+            result = self.fit_arrays(X, [p.values for p in series.points], params, progress)
         except FitError as exc:
             raise FitError(f"{series.label}: {exc}") from None
         return dataclasses.replace(result, region=series.region, metric=series.metric, unit=series.unit,
                                    source=source or "fit")
 
-    def fit_arrays(self, X: np.ndarray, values: Any, params: Sequence[str]) -> FitResult:
+    def fit_arrays(self, X: np.ndarray, values: Any, params: Sequence[str],
+                   progress: Progress | None = None) -> FitResult:
         """Fit measurements at coordinates ``X`` (n, d).
 
         ``values`` holds one value per point, or the repetitions of every point (a list of
         sequences, or an (n, r) array); repetitions are aggregated and also tell the fitter how
-        noisy the data are, which decides how many terms the data can support.
+        noisy the data are, which decides how many terms the data can support. A parameter
+        along which no line of 3 points with the others fixed was measured is left out of the
+        model, with a warning; points on a diagonal (every parameter a function of one) are
+        fitted along that one. ``progress(label, done, total)`` hears of the batches of a
+        search over several parameters.
         """
         X = np.asarray(X, dtype=float)
         if X.ndim == 1:
@@ -215,12 +281,32 @@ class PMNFFitter(SeriesFitter):
             c = Candidate((), 0.0, (), 0.0)
             return self._result(params, X, y, c, [c])
         far = X.max(axis=0) * self.horizon
-        if len(params) == 1:
+        notes: tuple[str, ...] = ()
+        multi = len(params) > 1
+        if not multi:
             groups = self._single_groups(X[:, 0], y, sigma, far[0], self.max_terms)
         else:
-            groups = self._multi_groups(X, y, sigma, far)
-        chosen, ranked = self._select(groups, sigma, multi=len(params) > 1)
-        return self._result(params, X, y, chosen, ranked)
+            lined = [bool(self._line_layout(X, k)) for k in range(len(params))]
+            if not any(lined):
+                lead = _diagonal_lead(X)
+                if lead is None:
+                    raise FitError(f"no line of at least 3 points along any of {', '.join(params)} with the "
+                                   "others fixed; measure a line of points per parameter")
+                others = [p for k, p in enumerate(params) if k != lead]
+                notes = (f"the points lie on a diagonal: {', '.join(others)} change(s) with {params[lead]}, so "
+                         f"the model is in {params[lead]} alone and their own effect is not separated; measure "
+                         f"a line along {others[0]} with {params[lead]} fixed",)
+                groups = _moved(self._single_groups(X[:, lead], y, sigma, far[lead], self.max_terms), lead)
+                multi = False
+            else:
+                missing = [p for p, ok in zip(params, lined) if not ok]
+                if missing:
+                    notes = (f"no line of at least 3 points along {', '.join(missing)} with the others fixed: "
+                             f"{', '.join(missing)} left out of the model; measure such a line to model "
+                             f"{'it' if len(missing) == 1 else 'them'}",)
+                groups = self._multi_groups(X, y, sigma, far, lined, progress)
+        chosen, ranked = self._select(groups, sigma, multi=multi)
+        return self._result(params, X, y, chosen, ranked, notes)
 
     # -- search -----------------------------------------------------------------------------
 
@@ -293,7 +379,8 @@ class PMNFFitter(SeriesFitter):
         w, sc = self._weights(y, x[:, None])
         if far is not None:
             w, sc = np.append(w, 0.0), np.append(sc, 1.0)
-        FT = factor_values(rows, self._exponent_arrays).T
+        basis = self._basis_for(x, [(x, y)])
+        FT = factor_values(rows, basis.exponent_arrays).T
         slack = _constant_slack(y, sigma)
         groups = [self._scored([()], fit_constant(yy, w, sc), 0, sigma)]
         pairs = max_terms >= 2 and len(np.unique(x)) >= 4
@@ -304,17 +391,17 @@ class PMNFFitter(SeriesFitter):
             # With measured noise a two-term score is at least its price: if that is beyond the
             # plausible window of the best and enough hypotheses score below it to fill the
             # ranking, no two-term hypothesis can be chosen, weigh in or be listed; skip them.
-            scored.append(self._scored(self._one_term, one, 1, sigma, slack))
+            scored.append(self._scored(basis.one_term, one, 1, sigma, slack))
             if sigma <= 0:
                 return True
             scores = np.concatenate([groups[0].scores, scored[0].scores])
             price = self._penalty(2)
             return bool(scores.min() + self.plausible >= price or np.sum(scores < price) < self.keep)
 
-        one, two = fit_one_and_two_terms(FT, yy, w, *(self._pairs if pairs else (None, None)), sc, need_pairs)
-        groups.append(scored[-1] if scored else self._scored(self._one_term, one, 1, sigma, slack))
+        one, two = fit_one_and_two_terms(FT, yy, w, *(basis.pairs if pairs else (None, None)), sc, need_pairs)
+        groups.append(scored[-1] if scored else self._scored(basis.one_term, one, 1, sigma, slack))
         if two is not None:
-            groups.append(self._scored(self._two_term, two, 2, sigma, slack))
+            groups.append(self._scored(basis.two_term, two, 2, sigma, slack))
         return groups
 
     def _select(self, groups: list[_Group], sigma: float, multi: bool = False) -> tuple[Candidate, list[Candidate]]:
@@ -391,9 +478,9 @@ class PMNFFitter(SeriesFitter):
         lines = [np.flatnonzero(inverse == g) for g in range(inverse.max() + 1)]
         return [idx for idx in lines if len(np.unique(X[idx, k])) >= 3]
 
-    def _line_layout(self, X: np.ndarray, k: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def _line_layout(self, X: np.ndarray, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """The lines along parameter ``k`` grouped by their coordinates: per group the (L, rows)
-        point indices in increasing order of ``k`` and the factor values there (factors, rows).
+        point indices in increasing order of ``k`` and the coordinates of ``k`` there (rows).
         It depends only on the coordinates, which repeat from series to series, so it is cached."""
         key = (X.shape, X.tobytes(), k)
         layout = self._layouts.get(key)
@@ -402,22 +489,21 @@ class PMNFFitter(SeriesFitter):
             for idx in self._lines(X, k):
                 order = idx[np.argsort(X[idx, k], kind="stable")]
                 by_x.setdefault(X[order, k].tobytes(), []).append(order)
-            layout = [(np.stack(same), factor_values(X[same[0], k], self._exponent_arrays).T)
-                      for same in by_x.values()]
+            layout = [(np.stack(same), X[same[0], k]) for same in by_x.values()]
             if len(self._layouts) >= 64:
                 self._layouts.clear()
             self._layouts[key] = layout
         return layout
 
-    def _parameter_candidates(self, X: np.ndarray, y: np.ndarray, sigma: float, k: int) -> list[Factor | None]:
-        """The most likely factors of parameter ``k``, voted on every line through the points."""
+    def _parameter_candidates(self, X: np.ndarray, y: np.ndarray, sigma: float, k: int,
+                              count: int) -> list[Factor | None]:
+        """The ``count`` most likely factors of parameter ``k``, voted on every line through the points."""
         layout = self._line_layout(X, k)
-        if not layout:
-            raise FitError(f"no line of at least 3 points along parameter {k + 1} with the others fixed; "
-                           "measure a line of points per parameter")
-        total = np.zeros(len(self.factors_) + 1)
-        m = len(self.factors_)
-        for index, FT in layout:
+        basis = self._basis_for(X[:, k], [(xs, y[i]) for index, xs in layout for i in index])
+        m = len(basis.factors)
+        total = np.zeros(m + 1)
+        for index, xs in layout:
+            FT = factor_values(xs, basis.exponent_arrays).T
             Y = y[index]
             W, S = self._weights(Y)
             const, one = fit_one_term_lines(FT, Y, W, S)
@@ -428,13 +514,18 @@ class PMNFFitter(SeriesFitter):
             # a factor rejected on a line (e.g. a negative coefficient) counts as absent there
             total[0] += c0.sum()
             total[1:] += np.where(np.isfinite(s1), s1, (c0 + self._penalty(1))[:, None]).sum(axis=0)
-        best = np.argsort(total[1:], kind="stable")[: self.candidates_per_parameter]
-        return [None, *(self.factors_[i] for i in best)]
+        best = np.argsort(total[1:], kind="stable")[:count]
+        return [None, *(basis.factors[i] for i in best)]
 
-    def _multi_groups(self, X: np.ndarray, y: np.ndarray, sigma: float, far: np.ndarray) -> list[_Group]:
-        """Additive and multiplicative combinations of every parameter's candidate factors."""
+    def _multi_groups(self, X: np.ndarray, y: np.ndarray, sigma: float, far: np.ndarray,
+                      lined: Sequence[bool] | None = None, progress: Progress | None = None) -> list[_Group]:
+        """Additive and multiplicative combinations of every parameter's candidate factors
+        (only absent for a parameter without lines, where ``lined`` says False)."""
         d = X.shape[1]
-        per_param = [self._parameter_candidates(X, y, sigma, k) for k in range(d)]
+        lined = [True] * d if lined is None else list(lined)
+        count = _candidates_within(self.candidates_per_parameter, sum(lined), MAX_COMBINATIONS)
+        per_param = [self._parameter_candidates(X, y, sigma, k, count) if ok else [None]
+                     for k, ok in enumerate(lined)]
         rows = np.vstack([X, far[None, :]])
         yy = np.append(y, 0.0)
         w, sc = self._weights(y, X)
@@ -462,7 +553,7 @@ class PMNFFitter(SeriesFitter):
                 else:
                     present[a:b, t + 1] = False
             stacked.append(col)
-        batch = fit_batch(stacked, yy, w, sc, present)
+        batch = fit_batch_chunked(stacked, yy, w, sc, present, progress=progress)
         slack = _constant_slack(y, sigma)
         return [self._scored(_TemplateHypotheses(keys, by_size[r], per_param), split_batch(batch, a, b, r + 1), r,
                              sigma, slack) for r, a, b in zip(sizes, starts[:-1], starts[1:])]
@@ -470,20 +561,39 @@ class PMNFFitter(SeriesFitter):
     # -- statistics -------------------------------------------------------------------------
 
     def _result(self, params: Sequence[str], X: np.ndarray, y: np.ndarray, chosen: Candidate,
-                ranked: list[Candidate]) -> FitResult:
-        pred = predict(chosen, X)
-        n, k = len(y), 1 + chosen.n_terms
-        rss = float(np.sum((y - pred) ** 2))
-        tss = float(np.sum((y - y.mean()) ** 2))
-        denom = np.abs(y) + np.abs(pred)
-        smape = float(np.mean(np.where(denom > 0, 2 * np.abs(y - pred) / np.where(denom > 0, denom, 1), 0)) * 100)
-        if tss > 0 and n - k > 0:
-            ar2 = 1.0 - (rss / (n - k)) / (tss / (n - 1))
-        else:
-            ar2 = 1.0 if rss <= 1e-24 * max(1.0, float(np.sum(y ** 2))) else math.nan
-        stats = {"rss": rss, "smape": smape, "adj_r2": float(ar2), "cv_error": chosen.cv_error * 100,
-                 "points": float(n)}
-        return FitResult(chosen, tuple(params), stats, alternatives=tuple(ranked[:self.keep]))
+                ranked: list[Candidate], notes: tuple[str, ...] = ()) -> FitResult:
+        stats = fit_statistics(y, predict(chosen, X), 1 + chosen.n_terms)
+        stats = {**{k: stats[k] for k in ("rss", "smape", "adj_r2")}, "cv_error": chosen.cv_error * 100,
+                 "points": stats["points"]}
+        warnings = notes + low_fit_warnings(stats, constant=chosen.n_terms == 0)
+        return FitResult(chosen, tuple(params), stats, alternatives=tuple(ranked[:self.keep]), warnings=warnings)
+
+
+def _candidates_within(count: int, d: int, limit: int) -> int:
+    """The most candidates per parameter (at most ``count``, at least 1) whose combinations over
+    ``d`` parameters, each also absent, stay within ``limit``."""
+    while count > 1 and (count + 1) ** d > limit:
+        count -= 1
+    return count
+
+
+def _diagonal_lead(X: np.ndarray) -> int | None:
+    """The first parameter with at least 3 distinct values that determines every other one
+    (points on a diagonal), or None."""
+    for k in range(X.shape[1]):
+        keys, inverse = np.unique(X[:, k], return_inverse=True)
+        if len(keys) < 3:
+            continue
+        inverse = inverse.ravel()
+        if all(len(np.unique(X[inverse == g], axis=0)) == 1 for g in range(len(keys))):
+            return k
+    return None
+
+
+def _moved(groups: list[_Group], k: int) -> list[_Group]:
+    """Groups fitted in one parameter with their hypotheses moved to parameter ``k``."""
+    return [dataclasses.replace(g, hyps=[tuple(tuple((k, f) for _, f in shape) for shape in h) for h in g.hyps])
+            for g in groups]
 
 
 def _constant_slack(y: np.ndarray, sigma: float) -> Any:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import sympy as sp
@@ -30,6 +30,7 @@ import sympy as sp
 from perfcompose.data.experiment import Series
 from perfcompose.errors import FitError
 from perfcompose.fit.pmnf import FitResult, PMNFFitter, SeriesFitter, predict
+from perfcompose.fit.quality import fit_statistics, low_fit_warnings
 from perfcompose.model import Model, symbol
 
 
@@ -40,6 +41,10 @@ class SegmentedFit:
     ``segmented`` tells which one ``model`` is. ``breakpoint`` is the parameter value where the
     pieces meet (``x <= breakpoint`` uses ``left``); ``criterion`` and ``single_criterion`` are
     the information criteria of the best two-piece and of the single model (lower is better).
+    ``stats`` are the statistics of ``model`` as fitted (for a two-piece model: both pieces,
+    each on its side of the breakpoint, counting the breakpoint as a coefficient; its CV error
+    is the points-weighted mean of the pieces' leave-one-out errors) and ``warnings`` what the
+    user should know about it.
     """
 
     single: FitResult
@@ -52,6 +57,7 @@ class SegmentedFit:
     single_criterion: float = math.inf
     region: str = ""
     metric: str = ""
+    stats: Mapping[str, float] = field(default_factory=dict)
     model: Model = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -62,6 +68,14 @@ class SegmentedFit:
         else:
             model = self.single.model
         object.__setattr__(self, "model", model)
+        if not self.stats:
+            object.__setattr__(self, "stats", self.single.stats)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        if not (self.segmented and self.left and self.right):
+            return self.single.warnings
+        return low_fit_warnings(self.stats, constant=False)
 
     @property
     def label(self) -> str:
@@ -109,7 +123,9 @@ class SegmentedFitter(SeriesFitter):
         self.min_points = min_points
         self.margin = margin
 
-    def fit_series(self, params: Sequence[str], series: Series, source: str = "") -> SegmentedFit:
+    def fit_series(self, params: Sequence[str], series: Series, source: str = "",
+                   progress: Any = None) -> SegmentedFit:
+        """Fit one series (``progress`` hears of nothing finer than the series)."""
         try:
             result = self.fit_arrays(series.coordinates(), [p.values for p in series.points], params)
         except FitError as exc:
@@ -152,7 +168,12 @@ class SegmentedFitter(SeriesFitter):
             return SegmentedFit(single, params[0], criterion=best[0] if best else math.inf,
                                 single_criterion=single_ic)
         ic, at, left, right = best
-        return SegmentedFit(single, params[0], True, at, left, right, ic, single_ic)
+        on_left = x <= at
+        pred = np.where(on_left, predict(left.chosen, X), predict(right.chosen, X))
+        stats = fit_statistics(y, pred, 3 + left.chosen.n_terms + right.chosen.n_terms)
+        n_left = int(on_left.sum())
+        stats["cv_error"] = (n_left * left.stats["cv_error"] + (len(x) - n_left) * right.stats["cv_error"]) / len(x)
+        return SegmentedFit(single, params[0], True, at, left, right, ic, single_ic, stats=stats)
 
 
 def _rows(values: Any, n: int) -> list[np.ndarray]:

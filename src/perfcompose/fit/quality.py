@@ -1,0 +1,53 @@
+"""How well a fitted model reproduces its measurements, and when to warn that it does not.
+
+The statistics are those Extra-P reports: the residual sum of squares, the symmetric mean
+absolute percentage error (SMAPE) and the adjusted coefficient of determination R². A fit whose
+adjusted R² lies below :data:`ADJ_R2_WARNING` explains less than half of the variation of the
+data beyond what its number of coefficients buys: its form is likely wrong (a constant fitted to
+values that fall steeply, for instance) and it gets a warning. A constant fitted to values that
+do not vary beyond :data:`FLAT_SMAPE` per cent explains nothing because there is nothing to
+explain; it gets no warning.
+
+>>> import numpy as np
+>>> y = np.array([256.0, 64, 16, 4, 1])
+>>> stats = fit_statistics(y, np.full(5, 1.13), 1)
+>>> low_fit_warnings(stats, constant=True)[0].startswith("adjusted R² -")
+True
+>>> low_fit_warnings(fit_statistics(y, y, 2), constant=False)
+()
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+ADJ_R2_WARNING = 0.5   # a fit whose adjusted R² is below this is flagged
+FLAT_SMAPE = 5.0       # a constant within this SMAPE (per cent) of flat data is not flagged
+
+
+def fit_statistics(y: np.ndarray, pred: np.ndarray, coefficients: int) -> dict[str, float]:
+    """RSS, SMAPE (per cent), adjusted R² and the number of points of predictions ``pred`` of ``y``
+    by a model with ``coefficients`` fitted coefficients."""
+    y, pred = np.asarray(y, dtype=float), np.asarray(pred, dtype=float)
+    n, k = len(y), coefficients
+    rss = float(np.sum((y - pred) ** 2))
+    tss = float(np.sum((y - y.mean()) ** 2))
+    denom = np.abs(y) + np.abs(pred)
+    smape = float(np.mean(np.where(denom > 0, 2 * np.abs(y - pred) / np.where(denom > 0, denom, 1), 0)) * 100)
+    if tss > 0 and n - k > 0:
+        ar2 = 1.0 - (rss / (n - k)) / (tss / (n - 1))
+    else:
+        ar2 = 1.0 if rss <= 1e-24 * max(1.0, float(np.sum(y ** 2))) else math.nan
+    return {"rss": rss, "smape": smape, "adj_r2": float(ar2), "points": float(n)}
+
+
+def low_fit_warnings(stats: dict[str, float] | object, constant: bool) -> tuple[str, ...]:
+    """A warning when the adjusted R² of a fit is below :data:`ADJ_R2_WARNING` (see the module)."""
+    ar2, smape = float(stats["adj_r2"]), float(stats["smape"])  # type: ignore[index]
+    if not ar2 < ADJ_R2_WARNING:          # also NaN: nothing to judge
+        return ()
+    if constant and smape <= FLAT_SMAPE:
+        return ()
+    return (f"adjusted R² {ar2:.3g} is below {ADJ_R2_WARNING}: the model explains little of the data "
+            f"(SMAPE {smape:.3g} %); its form is likely wrong",)

@@ -1,0 +1,51 @@
+"""Whether measurements fall as a parameter grows: strong scaling, where PMNF needs negative exponents.
+
+A run time that shrinks as processes are added (T = c + a*p^-1) has no PMNF model with only
+non-negative exponents and positive coefficients but the constant. The test here decides when the
+fitter adds the negative exponents on its own: along the parameter the values fall, clearly
+(the value at the largest coordinate is at most ``ratio`` times the value at the smallest) and
+mostly monotonically (Spearman's rank correlation at most ``-rho``).
+
+>>> import numpy as np
+>>> p = np.array([1000.0, 2000, 4000, 8000, 16000])
+>>> falls(p, 256e3 / p), falls(p, 4 + 0.001 * p), falls(p, np.array([4.1, 3.9, 4.0, 4.0, 4.1]))
+(True, False, False)
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+RATIO = 0.8   # the value at the largest coordinate is at most this share of the one at the smallest
+RHO = 0.7     # and the ranks of values and coordinates are this strongly opposed
+
+
+def falls(x: np.ndarray, y: np.ndarray, ratio: float = RATIO, rho: float = RHO) -> bool:
+    """Whether ``y`` falls as ``x`` grows (one value per coordinate, at least 3 distinct ones)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(np.unique(x)) < 3 or not np.all(np.isfinite(y)):
+        return False
+    lo, hi = y[x == x.min()].mean(), y[x == x.max()].mean()
+    if not (lo > 0 and hi <= ratio * lo):
+        return False
+    return spearman(x, y) <= -rho
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman's rank correlation (ties get their average rank; 0 where a side is constant)."""
+    rx, ry = _ranks(x), _ranks(y)
+    rx, ry = rx - rx.mean(), ry - ry.mean()
+    den = float(np.sqrt((rx @ rx) * (ry @ ry)))
+    return float(rx @ ry) / den if den > 0 else 0.0
+
+
+def _ranks(v: np.ndarray) -> np.ndarray:
+    _, inverse, counts = np.unique(v, return_inverse=True, return_counts=True)
+    return (np.cumsum(counts) - (counts - 1) / 2.0)[inverse.ravel()]
+
+
+def falls_along(lines: Sequence[tuple[np.ndarray, np.ndarray]], ratio: float = RATIO, rho: float = RHO) -> bool:
+    """Whether the values fall along a parameter on most of its lines ((x, y) per line)."""
+    votes = [falls(x, y, ratio, rho) for x, y in lines]
+    return bool(votes) and sum(votes) * 2 > len(votes)
