@@ -169,3 +169,56 @@ def calotoiu(json_out: Optional[Path] = typer.Option(None, "--json", help="Write
                                          "paper000_monolithic_ns": r.paper000, "unit": "us"} for r in rows],
                                        indent=1))
         console.print(f"written to {json_out}")
+
+
+@user_errors
+def latency(quick: bool = typer.Option(False, "--quick", help="x = 4096 and 16384, 3 rounds (seconds)."),
+            json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per program and size."),
+            config: list[str] = typer.Option([], "--config", help="Only these programs (default: the reference "
+                                             "programs that fit this machine's cores).")) -> None:
+    """The latency operators of seq, pipe and tpool against the executor's per-element stamps, on
+    the reference tasks: predicted from the tasks measured alone in the same round."""
+    import os
+
+    import numpy as np
+
+    from perfcompose.commands.common import one_bar, progress
+    from perfcompose.validate.latency import (
+        CAPACITY,
+        COUNT,
+        FULL_ROUNDS,
+        FULL_X,
+        QUICK_ROUNDS,
+        QUICK_X,
+        study,
+    )
+
+    xs, rounds = (QUICK_X, QUICK_ROUNDS) if quick else (FULL_X, FULL_ROUNDS)
+    with progress() as bar:
+        rows = study(tuple(config) or None, xs, rounds, progress=_count_bar(one_bar(bar)))
+    t = Table(title=f"latency of one element, saturated stream, queues of {CAPACITY} per reader \\[ms]; "
+              "err = (predicted - measured) / measured, median over rounds", title_justify="left")
+    for col in ("program", "x", "measured", "predicted", "err %", "err % range", "alone (Fig. 2)", "err %",
+                "inside: measured / predicted", "disturbed"):
+        t.add_column(col, justify="left" if col == "program" else "right")
+    for r in rows:
+        ins = r.inside
+        t.add_row(r.configuration, f"{r.x:.0f}", f"{np.median(r.measured) * 1e3:.3f}",
+                  f"{np.median(r.saturated) * 1e3:.3f}", f"{100 * r.error:+.1f}",
+                  f"{100 * r.error_range[0]:+.1f} .. {100 * r.error_range[1]:+.1f}",
+                  f"{np.median(r.alone) * 1e3:.3f}", f"{100 * r.error_alone:+.1f}", f"{ins[0]:.2f} / {ins[1]:.2f}",
+                  f"{r.disturbed} of {len(r.measured)}")
+    console.print(t)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    console.print(f"{rounds} rounds of {COUNT} elements; {os.cpu_count()} cores, load average {load:.2f}; "
+                  "inside = latency / time between completions (Little's law): where it matches, the operator's "
+                  "queueing is right and the error is the throughput model's")
+    if json_out:
+        json_out.write_text(json.dumps([r.to_json() for r in rows], indent=1))
+        console.print(f"written to {json_out}")
+
+
+def _count_bar(step: Any) -> Any:
+    def report(done: int, total: int) -> None:
+        step("latency", done, total)
+    return report
