@@ -12,7 +12,7 @@ An interval is read off the members by percentiles (:func:`percentile_interval`)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
@@ -139,4 +139,35 @@ class StackedEnsemble:
         return None
 
 
-Ensemble = LinearEnsemble | StackedEnsemble
+@dataclass(frozen=True, eq=False)
+class SampledEnsemble:
+    """Members given by a function: ``function(**values)`` returns ``(count, *shape)`` (for a
+    model known only by its measurements, such as medians over resampled rounds)."""
+
+    function: Callable[..., np.ndarray]
+    count: int
+    params: tuple[str, ...] = ()
+    method: str = "bootstrap over rounds"
+
+    @property
+    def size(self) -> int:
+        return self.count
+
+    def members(self, **values: Any) -> np.ndarray:
+        arrays, shape = _broadcast(values, self.params)
+        return np.broadcast_to(np.asarray(self.function(**arrays), dtype=float), (self.count, *shape))
+
+    def scaled(self, factor: float) -> "SampledEnsemble":
+        function = self.function
+        return SampledEnsemble(lambda **v: function(**v) * factor, self.count, self.params, self.method)
+
+    def bind(self, mapping: Mapping[str, Any]) -> "SampledEnsemble":
+        if any(k in self.params for k in mapping):
+            raise ModelError("the members of a measured curve cannot be rebound to other parameters")
+        return self
+
+    def to_json(self) -> None:
+        return None
+
+
+Ensemble = LinearEnsemble | StackedEnsemble | SampledEnsemble

@@ -8,7 +8,8 @@ import pytest
 
 from perfcompose.errors import PerfcomposeError
 from perfcompose.model import Model
-from perfcompose.validate.modular import curve, lead_error, study
+from perfcompose.validate.modular import (curve, dense_grid, lead_error, measurement_interval,
+                                          resampled_medians, study)
 
 X = (1024, 2048, 4096)
 
@@ -16,8 +17,8 @@ X = (1024, 2048, 4096)
 @pytest.fixture(scope="module")
 def small_study(tmp_path_factory):
     folder = tmp_path_factory.mktemp("checkpoints")
-    result = study(["seq(inc, nop)", "pipe(inc, qsort)", "tpool_4(qsort)"], X, rounds=1, count=4,
-                   max_workers=2, checkpoints=folder)
+    result = study(["seq(inc, nop)", "pipe(inc, qsort)", "tpool_4(qsort)"], X, rounds=2, count=4,
+                   max_workers=2, checkpoints=folder, part_rounds=2, part_reps=1)
     return result, folder
 
 
@@ -46,8 +47,8 @@ def test_the_errors_are_those_of_the_models_against_the_measurement(small_study)
 def test_a_rerun_resumes_from_the_checkpoints_and_measures_nothing_again(small_study):
     result, folder = small_study
     calls = []
-    again = study(["seq(inc, nop)", "pipe(inc, qsort)", "tpool_4(qsort)"], X, rounds=1, count=4,
-                  max_workers=2, checkpoints=folder, progress=lambda *a: calls.append(a))
+    again = study(["seq(inc, nop)", "pipe(inc, qsort)", "tpool_4(qsort)"], X, rounds=2, count=4,
+                  max_workers=2, checkpoints=folder, progress=lambda *a: calls.append(a), part_rounds=2, part_reps=1)
     assert calls == []
     assert again.comparisons[0].measured == result.comparisons[0].measured
 
@@ -67,3 +68,33 @@ def test_lead_error_compares_leading_coefficients_of_the_same_order():
     a, b = Model.parse("5 + 110*x*log2(x)"), Model.parse("100*x*log2(x)")
     assert lead_error(a, b) == pytest.approx(0.1)
     assert lead_error(Model.parse("3*x"), b) is None
+
+
+def test_the_parts_are_measured_on_a_denser_grid_than_the_programs(small_study):
+    result, _ = small_study
+    assert set(X) < set(result.part_x) and len(result.part_x) == 9  # 4 sizes per octave over 2 octaves
+    assert dense_grid((1024, 262144)) == tuple(float(round(2 ** (k / 4))) for k in range(40, 73))
+
+
+def test_every_calibrated_prediction_carries_an_interval_around_it(small_study):
+    result, _ = small_study
+    for c in result.comparisons:
+        predicted = c.calibrated(x=np.array(X, dtype=float))
+        assert len(c.low) == len(c.high) == len(X)
+        assert np.all(np.array(c.low) <= predicted) and np.all(predicted <= np.array(c.high))
+        assert len(c.inside) == len(X)
+    assert 0.0 <= result.coverage <= 1.0
+
+
+def test_a_disturbed_measurement_widens_the_interval():
+    predicted = np.array([100.0])
+    quiet = measurement_interval(predicted, np.array([95.0]), np.array([105.0]), 0.0)
+    busy = measurement_interval(predicted, np.array([95.0]), np.array([105.0]), 0.5)
+    assert quiet[0][0] == pytest.approx(100 - 5 * np.sqrt(2)) and quiet[1][0] == pytest.approx(100 + 5 * np.sqrt(2))
+    assert busy[0][0] == pytest.approx(quiet[0][0] * 0.5) and busy[1][0] == pytest.approx(quiet[1][0] * 2)
+
+
+def test_resampled_medians_take_the_same_rounds_for_every_size():
+    values = np.array([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
+    picks = np.array([[0, 0, 0], [2, 2, 1]])
+    np.testing.assert_allclose(resampled_medians(values, picks), [[1.0, 10.0], [3.0, 30.0]])

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from perfcompose.compose.calibrated import CalibratedComposer, Overheads
 from perfcompose.compose.operators import Composer
 from perfcompose.compose.terms import Component, Pipe, Term
 from perfcompose.ensemble import StackedEnsemble
@@ -75,8 +77,38 @@ def _follow_choices(term: Term, kept: Mapping[Pipe, Term]) -> Term:
 
 
 def has_uncertainty(composer: Composer, term: Term) -> bool:
-    return any(composer.components[c].ensemble is not None
-               for c in term.components() if c in composer.components)
+    """Whether any model the composer uses for ``term`` carries members."""
+    models = [composer.components[c] for c in term.components() if c in composer.components]
+    if isinstance(composer, CalibratedComposer):
+        models += list(composer.hot.values())
+        if composer.overheads is not None:
+            models += [composer.overheads.stream, composer.overheads.pipe]
+    return any(m.ensemble is not None for m in models)
+
+
+@dataclass(frozen=True)
+class _SpreadCalibrated(CalibratedComposer):
+    """The calibrated operators over stacked leaves; whether a part reads its data is decided on
+    the central models (a stacked leaf has no asymptotic order)."""
+
+    central: CalibratedComposer | None = None
+
+    def _touches(self, term: Component) -> bool:
+        assert self.central is not None
+        return self.central._touches(term)
+
+
+def _spread(composer: Composer, members: int) -> Composer:
+    """The composer with every leaf stacked, under the pointwise pipe rule."""
+    leaves = {name: stacked_leaf(model, members) for name, model in composer.components.items()}
+    if isinstance(composer, CalibratedComposer):
+        over = composer.overheads
+        return _SpreadCalibrated(leaves, "pointwise", composer.size, composer.target_unit,
+                                 hot={k: stacked_leaf(m, members) for k, m in composer.hot.items()},
+                                 overheads=None if over is None else
+                                 Overheads(stacked_leaf(over.stream, members), stacked_leaf(over.pipe, members)),
+                                 central=composer)
+    return dataclasses.replace(composer, components=leaves, pipe="pointwise")  # type: ignore[type-var]
 
 
 def with_interval(composer: Composer, term: Term | str, *, members: int = MEMBERS) -> Model:
@@ -92,8 +124,6 @@ def with_interval(composer: Composer, term: Term | str, *, members: int = MEMBER
     if composer.pipe == "asymptotic":
         decided = {c.term: c.kept for c in composer.pipe_choices(term) if c.dropped is not None}
         followed = _follow_choices(term, decided)
-    leaves = {name: stacked_leaf(model, members) for name, model in composer.components.items()}
-    spread = dataclasses.replace(composer, components=leaves, pipe="pointwise")  # type: ignore[type-var]
-    composed = spread.model(followed)
+    composed = _spread(composer, members).model(followed)
     return central.with_meta(ensemble=StackedEnsemble(composed, members))
 

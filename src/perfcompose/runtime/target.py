@@ -33,6 +33,10 @@ class TermTarget(Target):
     #: runs taken again, and runs kept although disturbed (every retake was disturbed too)
     retaken: int = 0
     kept_disturbed: int = 0
+    #: per (term index, x): the largest share of a kept run that its workers spent waiting for a
+    #: core, and how many kept runs were disturbed (in this invocation)
+    wait_share: dict[tuple[int, float], float] = field(default_factory=dict)
+    disturbed_runs: dict[tuple[int, float], int] = field(default_factory=dict)
     _spent: list[float] = field(default_factory=lambda: [0.0, 0.0], repr=False)  # kept, retakes [s]
     _workers: dict[int, int] = field(default_factory=dict, repr=False)
     _count: dict[tuple[int, float], int] = field(default_factory=dict, repr=False)
@@ -70,6 +74,11 @@ class TermTarget(Target):
         self._spent[0] += best.makespan
         if best.disturbed and retries:
             self.kept_disturbed += 1
+        if best.runqueue_wait is not None and best.makespan > 0:
+            share = min(best.runqueue_wait / best.makespan, 1.0)
+            self.wait_share[key] = max(self.wait_share.get(key, 0.0), share)
+        if best.disturbed:
+            self.disturbed_runs[key] = self.disturbed_runs.get(key, 0) + 1
         if key not in self._count:
             wanted = int(self.min_time / max(best.per_element, 1e-9))
             self._count[key] = max(self.count, min(wanted, 64 * self.count))

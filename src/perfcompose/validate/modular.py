@@ -18,12 +18,15 @@ import numpy as np
 
 from perfcompose.bench.runner import CallableTarget, run_sweep
 from perfcompose.compose.calibrated import CalibratedComposer, Overheads
+from perfcompose.compose.interval import with_interval
 from perfcompose.compose.operators import Composer
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.terms import Component, Term, TPool
 from perfcompose.data.experiment import Experiment, Point, Series
 from perfcompose.errors import PerfcomposeError
+from perfcompose.ensemble import SampledEnsemble
 from perfcompose.fit import PMNFFitter
+from perfcompose.fit.uncertainty import with_uncertainty
 from perfcompose.model import Model
 from perfcompose.runtime.executor import plan, worker_count
 from perfcompose.runtime.target import TermTarget
@@ -47,6 +50,23 @@ class Comparison:
     lead_error: float | None
     errors_paper: tuple[float, ...]
     errors_calibrated: tuple[float, ...]
+    #: the calibrated prediction's interval at each x [ns] (low, high), at ``level``
+    low: tuple[float, ...] = ()
+    high: tuple[float, ...] = ()
+    level: float = 0.9
+    #: the largest share of a run of this program or of the parts and probes it is predicted
+    #: from that the workers spent waiting for a core (other work on the machine)
+    wait_share: float = 0.0
+    #: the measurement lost its cores to other work: the interval is widened by ``wait_share``
+    disturbed: bool = False
+
+    @property
+    def inside(self) -> tuple[bool, ...]:
+        """Per x: whether the measured time lies inside the calibrated prediction's interval."""
+        if not self.low:
+            return ()
+        meas = np.array(self.measured) * 1e9
+        return tuple(bool(v) for v in (np.array(self.low) <= meas) & (meas <= np.array(self.high)))
 
     @property
     def error_paper(self) -> float:
@@ -63,7 +83,10 @@ class Comparison:
                 "calibrated": str(self.calibrated), "unit": "ns", "x": list(self.x),
                 "measured": list(self.measured), "lead_error": self.lead_error,
                 "error_paper": self.error_paper, "error_calibrated": self.error_calibrated,
-                "max_error_paper": max(self.errors_paper), "max_error_calibrated": max(self.errors_calibrated)}
+                "max_error_paper": max(self.errors_paper), "max_error_calibrated": max(self.errors_calibrated),
+                "interval": {"level": self.level, "low": list(self.low), "high": list(self.high),
+                             "inside": list(self.inside)},
+                "wait_share": self.wait_share, "disturbed": self.disturbed}
 
 
 @dataclass(frozen=True)
@@ -86,6 +109,15 @@ class Study:
     #: retake was disturbed too (in this invocation; resumed runs are not counted)
     retaken: int = 0
     disturbed: int = 0
+    #: the sizes the parts were measured at alone (denser than ``x``) and their measurements
+    part_x: tuple[float, ...] = ()
+    part_experiments: Mapping[str, Experiment] = field(default_factory=dict)
+
+    @property
+    def coverage(self) -> float | None:
+        """Share of measured points inside their predicted intervals (None without intervals)."""
+        inside = [v for c in self.comparisons for v in c.inside]
+        return float(np.mean(inside)) if inside else None
 
 
 def _experiment(name: str, x: Sequence[float], values: Sequence[Sequence[float]]) -> Experiment:
@@ -93,8 +125,39 @@ def _experiment(name: str, x: Sequence[float], values: Sequence[Sequence[float]]
     return Experiment(("x",), (Series("time", points, name, "ns"),), source="perfcompose validate")
 
 
-def _fit(name: str, x: Sequence[float], values: Sequence[Sequence[float]], max_terms: int = 1) -> Model:
-    return PMNFFitter(max_terms=max_terms).fit(_experiment(name, x, values)).model_.with_meta(name=name, unit="ns")
+def _fit(name: str, x: Sequence[float], values: Sequence[Sequence[float]], max_terms: int = 1,
+         uncertainty: bool = False) -> Model:
+    experiment = _experiment(name, x, values)
+    model = PMNFFitter(max_terms=max_terms).fit(experiment).model_.with_meta(name=name, unit="ns")
+    return with_uncertainty(model, experiment) if uncertainty else model
+
+
+def dense_grid(x: Sequence[float], per_octave: int = 4) -> tuple[float, ...]:
+    """The sizes of ``x`` and ``per_octave`` sizes per power of two between its ends (Table 1's
+    quick grid for 2^10 ... 2^18): the grid the parts are measured on, so the fitter sees enough
+    of each part's curve to tell x from x^(3/4) log2(x)^2."""
+    lo, hi = np.log2(min(x)), np.log2(max(x))
+    steps = np.arange(np.ceil(lo * per_octave), np.floor(hi * per_octave) + 1) / per_octave
+    return tuple(sorted({float(v) for v in x} | {float(round(2 ** s)) for s in steps}))
+
+
+def resampled_medians(values: np.ndarray, picks: np.ndarray) -> np.ndarray:
+    """Medians over resampled rounds: ``values`` (sizes, rounds), ``picks`` (members, rounds) of
+    round indices -> (members, sizes)."""
+    return np.median(values[:, picks], axis=-1).T
+
+
+def curve_members(name: str, x: Sequence[float], medians: np.ndarray, central: Model) -> Model:
+    """``central`` (a measured curve) carrying one member per row of ``medians`` [ns]: the same
+    log-log interpolation through each resample's medians."""
+    lx = np.log(np.asarray(x, dtype=float))
+    ly = np.log(np.maximum(np.asarray(medians, dtype=float), 1e-6))
+
+    def members(x: Any) -> np.ndarray:
+        lv = np.log(np.asarray(x, dtype=float))
+        return np.exp(np.stack([np.interp(lv, lx, row) for row in ly]))
+
+    return central.with_meta(ensemble=SampledEnsemble(members, len(ly), ("x",)))
 
 
 def curve(name: str, x: Sequence[float], values: Sequence[Sequence[float]]) -> Model:
@@ -148,8 +211,18 @@ def checkpoint_dir(base: Path, identity: Mapping[str, Any]) -> Path:
 def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: int = 5, count: int = 32,
           workers: str = "threads", functions: Mapping[str, Callable[[Any], Any]] | None = None,
           make: Callable[[float], Any] | None = None, max_workers: int | None = None,
-          checkpoints: Path | None = None, restart: bool = False, progress: Progress | None = None) -> Study:
+          checkpoints: Path | None = None, restart: bool = False, progress: Progress | None = None,
+          part_rounds: int = 11, part_reps: int = 3, per_octave: int = 4, resamples: int = 200,
+          level: float = 0.9, seed: int = 0) -> Study:
     """Run every configuration over ``x``, fit it, and compare with the models composed from its parts.
+
+    The parts are timed alone on a denser grid than the programs (:func:`dense_grid`,
+    ``per_octave`` sizes per power of two, ``part_rounds`` rounds of ``part_reps``: Table 1's
+    quick measurement), so their fitted classes are as sure as Table 1's. Every calibrated
+    prediction carries a ``level`` interval: ``resamples`` bootstrap resamples of the rounds
+    (the same rounds for every part, probe and program) composed by the calibrated operators,
+    widened by sqrt(2) for the noise of the measurement it is compared with, and by the share of
+    the runs that other work took (:attr:`Comparison.wait_share`) where that share is large.
 
     ``functions`` are the components (default: the reference tasks nop, inc, qsort) and ``make(x)``
     builds one data element (default: x random 32-bit ints). Configurations with more workers than
@@ -194,9 +267,11 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     for term in [*(Component(p) for p in parts), *calibration, *(t for t, _ in kept)]:
         if str(term) not in {str(s) for s in stream}:
             stream.append(term)
-    identity = {"terms": [str(t) for t in stream], "x": list(xs), "count": count, "workers": workers}
+    dense = dense_grid(xs, per_octave)
+    identity = {"terms": [str(t) for t in stream], "x": list(xs), "count": count, "workers": workers,
+                "parts": {"x": list(dense), "rounds": part_rounds, "reps": part_reps}}
     folder = checkpoint_dir(checkpoints, identity) if checkpoints is not None else None
-    total = len(parts) * len(xs) + rounds * len(stream) * len(xs)
+    total = len(parts) * len(dense) * part_rounds + rounds * len(stream) * len(xs)
     done = 0
 
     def step(label: str) -> Callable[[int, int, tuple[float, ...]], None]:
@@ -210,11 +285,11 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     for p in parts:
         alone = CallableTarget(functions[p], lambda x, _make=make: (_make(x),), label=p,
                                retry_preempted=RETRIES)
-        res = run_sweep(alone, {"x": xs}, reps=rounds, warmup=1, restart=restart,
+        res = run_sweep(alone, {"x": dense}, reps=part_reps, rounds=part_rounds, warmup=1, restart=restart,
                         checkpoint=folder / f"isolated-{p}.jsonl" if folder else None,
                         identity={"target": p}, progress=step(f"{p} alone"))
-        isolated[p] = [res.values[(v,)] for v in xs]
-        done += len(xs)
+        isolated[p] = [res.values[(v,)] for v in dense]
+        done += len(dense) * part_rounds
         retaken += alone.preempted
     target = TermTarget(stream, functions, make, count=count, workers=workers, retry_disturbed=RETRIES)
     runs: dict[tuple[int, float], list[float]] = {}
@@ -234,34 +309,85 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     def series(term: str) -> list[list[float]]:
         return [runs[(index[term], v)] for v in xs]
 
-    hot = {p: _fit(p, xs, isolated[p]) for p in parts}
+    hot = {p: _fit(p, dense, isolated[p], uncertainty=resamples > 1) for p in parts}
+    width = min(len(runs[(index[str(t)], v)]) for t in stream for v in xs)
+    picks = np.random.default_rng(seed).integers(0, width, size=(max(resamples, 1), width))
+
+    def matrix(term: str) -> np.ndarray:
+        """The term's runs [s]: (sizes, rounds)."""
+        return np.array([runs[(index[term], v)][:width] for v in xs])
+
+    def contention(k: int) -> np.ndarray:
+        return k * matrix(f"tpool_{k}(touch)") - matrix("touch") if k > 1 else np.zeros((len(xs), width))
 
     def at(k: int, p: str) -> list[list[float]]:
         """Part p's time per element when k workers run at once: its own time in the executor
         plus the contention k one-pass probes meet (k T[tpool_k(touch)] - T[touch])."""
         if k == 1:
             return series(p)
-        contention = k * np.array(series(f"tpool_{k}(touch)")) - np.array(series("touch"))
-        return (np.array(series(p)) + np.median(contention, axis=1, keepdims=True)).tolist()
+        return (matrix(p) + np.median(contention(k), axis=1, keepdims=True)).tolist()
 
-    concurrent = {k: {p: curve(f"{p}_{k}", xs, at(k, p)) for p in parts} for k in levels}
-    overheads = Overheads(stream=curve("o", xs, series("nop")), pipe=curve("P", xs, series("pipe(touch, touch)")))
+    def measured_curve(name: str, values: np.ndarray, members: np.ndarray) -> Model:
+        central = curve(name, xs, values.tolist())
+        return curve_members(name, xs, members * 1e9, central) if resamples > 1 else central
+
+    concurrent = {k: {p: measured_curve(f"{p}_{k}", np.array(at(k, p)),
+                                        resampled_medians(matrix(p), picks)
+                                        + resampled_medians(contention(k), picks))
+                      for p in parts} for k in levels}
+    overheads = Overheads(stream=measured_curve("o", matrix("nop"), resampled_medians(matrix("nop"), picks)),
+                          pipe=measured_curve("P", matrix("pipe(touch, touch)"),
+                                              resampled_medians(matrix("pipe(touch, touch)"), picks)))
     paper_ops = Composer(hot, pipe="asymptotic")
     calibrated_ops = {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads)
                       for k in levels}
+    shares = target.wait_share
     comparisons = []
     for term, n in kept:
         values = series(str(term))
         measured = tuple(float(np.median(v)) for v in values)
         monolithic = _fit(str(term), xs, values, max_terms=1)
-        modular, calibrated = paper_ops(term), calibrated_ops[min(n, cores)](term)
+        level_k = min(n, cores)
+        modular = paper_ops(term)
+        calibrated = with_interval(calibrated_ops[level_k], term) if resamples > 1 else calibrated_ops[level_k](term)
         xv = np.array(xs)
         meas = np.array(measured) * 1e9
+        predicted = np.asarray(calibrated(x=xv), dtype=float)
         err_p = np.abs(np.asarray(modular(x=xv), dtype=float) - meas) / meas
-        err_c = np.abs(np.asarray(calibrated(x=xv), dtype=float) - meas) / meas
+        err_c = np.abs(predicted - meas) / meas
+        probes = ["nop", "touch", "pipe(touch, touch)", *([f"tpool_{level_k}(touch)"] if level_k > 1 else [])]
+        involved = [str(term), *term.components(), *probes]
+        share = max((shares.get((index[t], v), 0.0) for t in involved if t in index for v in xs), default=0.0)
+        disturbed = share > DISTURBED_SHARE or any(
+            target.disturbed_runs.get((index[t], v), 0) for t in involved if t in index for v in xs)
+        interval = calibrated.interval(x=xv, level=level) if resamples > 1 else None
+        low, high = (predicted, predicted) if interval is None else interval
+        low, high = measurement_interval(predicted, np.asarray(low), np.asarray(high),
+                                         share if disturbed else 0.0)
         comparisons.append(Comparison(str(term), n, xs, measured, monolithic, modular, calibrated,
                                       lead_error(modular, monolithic), tuple(map(float, err_p)),
-                                      tuple(map(float, err_c))))
+                                      tuple(map(float, err_c)), tuple(map(float, low)), tuple(map(float, high)),
+                                      level, float(share), bool(disturbed)))
     return Study(tuple(comparisons), hot, concurrent, overheads, tuple(skipped), xs, rounds, count, workers,
                  {str(t): tuple(float(np.median(v)) for v in series(str(t))) for t in stream},
-                 retaken + target.retaken, target.kept_disturbed)
+                 retaken + target.retaken, target.kept_disturbed, dense,
+                 {p: _experiment(p, dense, isolated[p]) for p in parts})
+
+
+#: a configuration whose runs (or its parts' and probes') lost more than this share of their
+#: time to other work is flagged as disturbed
+DISTURBED_SHARE = 0.02
+
+
+def measurement_interval(predicted: np.ndarray, low: np.ndarray, high: np.ndarray,
+                         share: float) -> tuple[np.ndarray, np.ndarray]:
+    """Where a measurement of the program should fall: the prediction's interval widened by
+    sqrt(2) about the prediction (the measured medians have noise like the parts' medians the
+    prediction is built from), and, for a measurement that lost ``share`` of its time to other
+    work, stretched to ``low (1 - share)`` ... ``high / (1 - share)``: the program's time and
+    its parts' may each be inflated by that much."""
+    root2 = np.sqrt(2.0)
+    lo = predicted - root2 * (predicted - low)
+    hi = predicted + root2 * (high - predicted)
+    s = min(max(share, 0.0), 0.9)
+    return lo * (1 - s), hi / (1 - s)

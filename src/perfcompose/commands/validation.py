@@ -1,0 +1,151 @@
+"""Rendering of a validation study (validate, paper table2/4/6/7): errors, intervals, disturbance."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from rich.table import Table
+
+from perfcompose.commands.common import console, err_console
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{100 * v:.1f}"
+
+
+def _short(model: Any, digits: int = 4) -> str:
+    """The model with its coefficients rounded to ``digits`` significant digits, for tables."""
+    import sympy as sp
+
+    from perfcompose.model import Model
+
+    floats = {f: sp.Float(float(f"{float(f):.{digits}g}")) for f in model.expr.atoms(sp.Float)}
+    return str(Model(model.expr.xreplace(floats)))
+
+
+def _value(v: float) -> str:
+    return f"{v:.4g}"
+
+
+def interval_text(value: float, low: float, high: float) -> str:
+    """``value [low, high]`` as printed next to every prediction."""
+    return f"{_value(value)} [{_value(low)}, {_value(high)}]"
+
+
+def summary(result: Any) -> dict[str, Any]:
+    """The study's headline figures: median and worst calibrated error over all configurations and
+    over the undisturbed ones, how many were disturbed, and the intervals' coverage."""
+    import numpy as np
+
+    comps = result.comparisons
+    quiet = [c for c in comps if not c.disturbed]
+    errs = [c.error_calibrated for c in comps]
+    quiet_errs = [c.error_calibrated for c in quiet]
+    return {"median_calibrated": float(np.median(errs)), "worst_calibrated": float(max(errs)),
+            "median_paper": float(np.median([c.error_paper for c in comps])),
+            "worst_paper": float(max(c.error_paper for c in comps)),
+            "median_undisturbed": float(np.median(quiet_errs)) if quiet_errs else None,
+            "worst_undisturbed": float(max(quiet_errs)) if quiet_errs else None,
+            "disturbed": [c.configuration for c in comps if c.disturbed], "coverage": result.coverage,
+            "level": comps[0].level if comps else 0.9}
+
+
+def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None) -> None:
+    """The study's table, its summary line, its intervals' coverage and its warnings."""
+    cores = os.cpu_count() or 1
+    level = result.comparisons[0].level if result.comparisons else 0.9
+    xmax = max(result.x)
+    table = Table(title=title, title_justify="left")
+    cols = ["configuration", "monolithic \\[ns]", "modular \\[ns]", "lead coef. err %",
+            "err % papers' ops (med / max)", "err % calibrated (med / max)",
+            f"calibrated at x={xmax:g} \\[ns] ({100 * level:g} % interval)", f"measured at x={xmax:g} \\[ns]",
+            "inside"]
+    if paper:
+        cols.insert(2, "paper: monolithic \\[ns]")
+    for col in cols:
+        table.add_column(col, justify="left" if "[ns]" in col or col == "configuration" else "right")
+    for c in result.comparisons:
+        name = c.configuration + (" +" if c.workers > cores else "") + (" !" if c.disturbed else "")
+        k = c.x.index(xmax)
+        predicted = float(c.calibrated(x=xmax))
+        row = [name, _short(c.monolithic), _short(c.modular), _pct(c.lead_error),
+               f"{_pct(c.error_paper)} / {_pct(max(c.errors_paper))}",
+               f"{_pct(c.error_calibrated)} / {_pct(max(c.errors_calibrated))}",
+               interval_text(predicted, c.low[k], c.high[k]) if c.low else _value(predicted),
+               _value(c.measured[k] * 1e9), f"{sum(c.inside)}/{len(c.inside)}" if c.inside else "-"]
+        if paper:
+            row.insert(2, paper.get(c.configuration, "-"))
+        table.add_row(*row)
+    console.print(table)
+    s = summary(result)
+    console.print(f"median over configurations of the per-configuration median error: papers' operators "
+                  f"{_pct(s['median_paper'])} %, calibrated {_pct(s['median_calibrated'])} %; "
+                  f"worst: {_pct(s['worst_paper'])} % / {_pct(s['worst_calibrated'])} %")
+    if s["disturbed"]:
+        console.print(f"undisturbed configurations ({len(result.comparisons) - len(s['disturbed'])}): calibrated "
+                      f"median {_pct(s['median_undisturbed'])} %, worst {_pct(s['worst_undisturbed'])} %")
+    if s["coverage"] is not None:
+        console.print(f"{100 * s['coverage']:.0f} % of the measured points lie inside their {100 * level:g} % "
+                      "intervals (bootstrap over the rounds, composed by the calibrated operators)")
+    console.print(f"x = {', '.join(f'{v:g}' for v in result.x)}; {result.rounds} rounds of {result.count}+ elements "
+                  f"per run, {result.workers}; errors are |predicted - measured| / measured per x")
+    if result.part_x:
+        console.print(f"parts timed alone at {len(result.part_x)} sizes from {min(result.part_x):g} to "
+                      f"{max(result.part_x):g}: " + ", ".join(f"{p} = {_short(m)}" for p, m in result.parts.items()))
+    if any(c.workers > cores for c in result.comparisons):
+        console.print(f"+ more workers than this machine's {cores} cores")
+    for cfg, why in result.skipped:
+        console.print(f"skipped {cfg}: {why}")
+    if result.retaken:
+        console.print(f"{result.retaken} timings taken again because other work took the cores away")
+    if s["disturbed"]:
+        worst = max(c.wait_share for c in result.comparisons)
+        err_console.print(f"[yellow]warning:[/yellow] ! {len(s['disturbed'])} configurations were measured while "
+                          f"other work took the cores (up to {100 * worst:.0f} % of a run spent waiting for a core): "
+                          "their intervals are widened by that share and their errors are not the operators'; "
+                          "measure again on a quieter machine (--restart)")
+    elif result.disturbed:
+        err_console.print(f"[yellow]warning:[/yellow] {result.disturbed} runs lost their cores to other work in "
+                          "every retake: their times include that work; measure again on a quieter machine "
+                          "(--restart)")
+
+
+def write_study(result: Any, out: Path, paper: Mapping[str, str] | None = None) -> None:
+    records = []
+    for c in result.comparisons:
+        rec = c.to_json()
+        if paper and c.configuration in paper:
+            rec["paper_monolithic"] = paper[c.configuration]
+        records.append(rec)
+    doc = {"x": list(result.x), "rounds": result.rounds, "workers": result.workers, "configurations": records,
+           "skipped": [{"configuration": c, "why": w} for c, w in result.skipped],
+           "retaken": result.retaken, "disturbed": result.disturbed, "summary": summary(result),
+           "parts": {p: str(m) for p, m in result.parts.items()}, "part_x": list(result.part_x),
+           "overheads": {"stream_ns": [float(result.overheads.stream(x=v)) for v in result.x],
+                         "pipe_floor_ns": [float(result.overheads.pipe(x=v)) for v in result.x]}}
+    out.write_text(json.dumps(doc, indent=1))
+    console.print(f"written to {out}")
+
+
+def task_functions(specs: list[str]) -> dict[str, Callable[[Any], Any]]:
+    """``NAME=module:function`` -> the callables a study runs as components."""
+    from perfcompose.bench.runner import BenchError, resolve_target
+    from perfcompose.bench.tasks import TASKS
+
+    functions: dict[str, Callable[[Any], Any]] = {}
+    for spec in specs:
+        name, sep, target = spec.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier() or not target:
+            raise BenchError(f"cannot read the task {spec!r}", hint="write NAME=module:function, e.g. "
+                             "--task smooth=examples.user_stages:smooth")
+        if name in functions:
+            raise BenchError(f"the task {name!r} is given twice")
+        if target in TASKS:
+            functions[name] = TASKS[target].run
+            continue
+        resolved, _ = resolve_target(target, None, None)
+        functions[name] = resolved.run  # type: ignore[attr-defined]
+    return functions
