@@ -113,6 +113,7 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
                                                            "beyond the largest measured value."),
         json_out: Optional[Path] = typer.Option(None, "--json", help="Write the models as JSON here."),
         plot: Optional[Path] = typer.Option(None, "--plot", help="Plot measurements and models to this PNG."),
+        html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
         ) -> None:
     """Fit a PMNF model c0 + sum c*x^i*log2(x)^j to every region x metric of an experiment."""
     from perfcompose.data import load
@@ -176,6 +177,10 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
 
         plot_fits(exp, [(reg, met, model) for reg, met, model, *_ in fitted], plot)
         console.print(f"plot written to {plot}")
+    if html:
+        from perfcompose.commands.reports import fit_html
+
+        fit_html(html, exp, [(reg, met, model, text, stats) for reg, met, model, text, stats, _r in fitted], title)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -722,9 +727,11 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
 _QUICK = typer.Option(False, "--quick", help="9 sizes x 5 rounds (minutes on 2 cores).")
 _TABLE_JSON = typer.Option(None, "--json", help="Write one record per configuration.")
 _RESTART = typer.Option(False, "--restart", help="Discard finished measurements.")
+_HTML = typer.Option(None, "--html", help="Write a self-contained HTML report here.")
 
 
-def _paper_validation(table: str, quick: bool, json_out: Optional[Path], restart: bool) -> Any:
+def _paper_validation(table: str, quick: bool, json_out: Optional[Path], restart: bool,
+                      html: Optional[Path] = None) -> Any:
     import os
 
     from perfcompose.validate.paper import (FULL_ROUNDS, FULL_X, QUICK_ROUNDS, QUICK_X,
@@ -744,6 +751,10 @@ def _paper_validation(table: str, quick: bool, json_out: Optional[Path], restart
     _print_study(result, titles[table] + " [ns per element]", paper)
     if json_out:
         _write_study(result, json_out, paper)
+    if html:
+        from perfcompose.commands.reports import study_html
+
+        study_html(html, result, titles[table] + " [ns per element]", paper)
     return result
 
 
@@ -751,20 +762,22 @@ def _paper_validation(table: str, quick: bool, json_out: Optional[Path], restart
 @_user_errors
 def paper_table2(quick: bool = _QUICK,
                  json_out: Optional[Path] = _TABLE_JSON,
-                 restart: bool = _RESTART) -> None:
+                 restart: bool = _RESTART,
+                 html: Optional[Path] = _HTML) -> None:
     """000 Table 2: seq, tpool and pipe programs run here; modular vs monolithic vs measured."""
-    _paper_validation("table2", quick, json_out, restart)
+    _paper_validation("table2", quick, json_out, restart, html)
 
 
 @paper_app.command("table7")
 @_user_errors
 def paper_table7(quick: bool = _QUICK,
                  json_out: Optional[Path] = _TABLE_JSON,
-                 restart: bool = _RESTART) -> None:
+                 restart: bool = _RESTART,
+                 html: Optional[Path] = _HTML) -> None:
     """000 Table 7: relation (iv), tpool_2(seq(a, b)) <= pipe(a, b), measured here."""
     import numpy as np
 
-    result = _paper_validation("table7", quick, json_out, restart)
+    result = _paper_validation("table7", quick, json_out, restart, html)
     by = {c.configuration: c for c in result.comparisons}
     for c in result.comparisons:
         if c.configuration.startswith("tpool_2(seq("):
@@ -799,11 +812,12 @@ def _spread(result: Any, groups: list[list[str]]) -> None:
 @_user_errors
 def paper_table4(quick: bool = _QUICK,
                  json_out: Optional[Path] = _TABLE_JSON,
-                 restart: bool = _RESTART) -> None:
+                 restart: bool = _RESTART,
+                 html: Optional[Path] = _HTML) -> None:
     """000 Table 4: pipeline associativity and commutativity, measured here."""
     from perfcompose.validate.paper import PAPER_TABLE4
 
-    result = _paper_validation("table4", quick, json_out, restart)
+    result = _paper_validation("table4", quick, json_out, restart, html)
     _spread(result, [[c for c, _ in PAPER_TABLE4]])
 
 
@@ -811,9 +825,10 @@ def paper_table4(quick: bool = _QUICK,
 @_user_errors
 def paper_table6(quick: bool = _QUICK,
                  json_out: Optional[Path] = _TABLE_JSON,
-                 restart: bool = _RESTART) -> None:
+                 restart: bool = _RESTART,
+                 html: Optional[Path] = _HTML) -> None:
     """000 Table 6: layering neutrality, pipe of task pools vs task pool of pipes, measured here."""
-    result = _paper_validation("table6", quick, json_out, restart)
+    result = _paper_validation("table6", quick, json_out, restart, html)
     _spread(result, [[f"pipe(tpool_{n}(qsort), tpool_{n}(inc))", f"tpool_{n}(pipe(qsort, inc))"] for n in (1, 2, 4, 8)])
 
 

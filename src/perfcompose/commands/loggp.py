@@ -283,6 +283,7 @@ def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
           plot: Optional[Path] = typer.Option(None, "--plot", help="Plot total, communication and computation "
                                               "time per block size (Figures 7-9) to this PNG."),
           json_out: Optional[Path] = typer.Option(None, "--json", help="Write operation times and predictions here."),
+          html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
           ) -> None:
     """Section 5: blocked Gaussian elimination, predicted per block size and layout."""
     import time
@@ -366,3 +367,17 @@ def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
                             "forced": r.forced, "standard": vars(r.standard), "worst": vars(r.worst)} for r in rows]}
         json_out.write_text(json.dumps(record, indent=2) + "\n")
         console.print(f"results written to {json_out}")
+    if html is not None:
+        from perfcompose.commands.reports import tables_html
+        from perfcompose.loggp.plots import plot_gauss
+
+        top = {which: best(rows, which) for which in ("standard", "worst")}
+        title = f"Blocked Gaussian elimination, N = {n}, P = {p} (predicted)"
+        tables_html(html, title, "LogGP study", [t6, table],
+                    lines=["faster layout per block size (standard): " + ", ".join(winners)],
+                    plots=[("total, communication and computation time per block size",
+                            lambda path: plot_gauss(rows, path, title=title))],
+                    summary=[("network", f"L={params.L:.3g} o={params.o:.3g} g={params.g:.3g} us, "
+                                         f"G={params.G:.3g} us/byte ({source})"),
+                             *((f"best choice ({which})", f"block {b.block}, {b.layout} layout "
+                                f"({getattr(b, which).total / 1e3:.4g} ms)") for which, b in top.items())])

@@ -65,3 +65,22 @@ def study_html(out: Path, study: Any, title: str, paper: Mapping[str, str] | Non
     from perfcompose.report.study import study_report
 
     _done(write(study_report(study, title, paper=paper, commands=(this_command(),)), out))
+
+
+def tables_html(out: Path, title: str, kind: str, tables: Sequence[Any], *, lines: Sequence[str] = (),
+                plots: Sequence[tuple[str, Any]] = (), summary: Sequence[tuple[str, str]] = ()) -> None:
+    """A page of a command's tables; ``plots`` are (title, function writing the plot to a path)."""
+    from perfcompose.report.html import this_command, write
+    from perfcompose.report.tables import svg_of, tables_report
+
+    figures = [svg_of(draw, name) for name, draw in plots]
+    _done(write(tables_report(title, kind, tables, lines=lines, figures=figures, summary=summary,
+                              commands=(this_command(),)), out))
+
+
+def fit_html(out: Path, experiment: Any, fitted: Sequence[tuple[str, str, Any, str, Mapping[str, float]]],
+             title: str) -> None:
+    from perfcompose.report.fit import fit_report
+    from perfcompose.report.html import this_command, write
+
+    _done(write(fit_report(experiment, fitted, title, commands=(this_command(),)), out))

@@ -78,6 +78,7 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
                                                  "the forecast marked."),
              no_plot: bool = typer.Option(False, "--no-plot", help="Do not write the plot."),
              json_out: Optional[Path] = typer.Option(None, "--json", help="Write the forecast here."),
+             html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
              ) -> None:
     """Forecast T(n,p) = T(n)/p + Ā(n,p): each part by its own method, a measured target left out."""
     from perfcompose.skeleton import SkeletonSource, estimate, read_table
@@ -101,6 +102,7 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
         pts = ", ".join(f"{v:g}" for v in part.x) if part.x else "-"
         parts.add_row(part.what, fmt(part.value, ".6g"), part.method, part.direction, pts, part.rule)
     console.print(parts)
+    shown = [parts]
     for part in (est.sequential, est.penalty):
         if part.errors or part.discarded:
             t = Table(title=f"hold-out errors for {part.what}: the known point nearest to the target "
@@ -113,6 +115,7 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
             for name, why in part.discarded.items():
                 t.add_row(name, f"discarded: {why}")
             console.print(t)
+            shown.append(t)
     if est.measured is not None:
         console.print(f"measured T({n:g}, {p}) = {est.measured:.6g} s (left out of every fit): relative error "
                       f"{100 * (est.error or 0):+.3g} %")
@@ -126,6 +129,17 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
 
         plot_estimate(table, est, plot)
         console.print(f"plot written to {plot}")
+    if html:
+        from perfcompose.commands.reports import tables_html
+        from perfcompose.report.forecast import plot_estimate
+
+        measured = ([("measured (left out of every fit)", f"{est.measured:.6g} s, forecast error "
+                      f"{100 * (est.error or 0):+.3g} %")] if est.measured is not None else [])
+        tables_html(html, f"skeleton forecast T({n:g}, {p}) from {table_file}", "skeleton forecast", shown,
+                    plots=[("T(n) and the penalty, each with its forecast marked",
+                            lambda path: plot_estimate(table, est, path))],
+                    summary=[(f"T({n:g}, {p})", f"{est.value:.6g} s"), ("skeleton", est.skeleton.name),
+                             ("reference point", ref), *measured])
 
 
 def _forecast_document(est: Estimate, source: SkeletonSource) -> dict[str, Any]:

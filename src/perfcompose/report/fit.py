@@ -1,0 +1,58 @@
+"""The report of ``perfcompose fit``: every series' model with its fit quality, measured against
+the model at every point, and the measurements drawn with the model."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from perfcompose.report.design import interval_at
+from perfcompose.report.document import Report, Section, table
+from perfcompose.report.numbers import sig
+
+
+def fit_report(experiment: Any, fitted: Sequence[tuple[str, str, Any, str, Mapping[str, float]]], title: str,
+               *, commands: Sequence[str] = ()) -> Report:
+    """``fitted``: (region, metric, model, model text, fit statistics) per series."""
+    from perfcompose.data.experiment import describe
+    from perfcompose.report.html import figure
+    from perfcompose.report.plots import fits_figure
+
+    def stat(stats: Mapping[str, float], key: str, spec: str) -> str:
+        v = stats.get(key)
+        return "n/a" if v is None or v != v else format(v, spec)
+
+    models = table("models", ("region", "metric", "unit", "model", "SMAPE %", "adj. R²", "leave-one-out error %"),
+                   [(reg or "-", met, model.unit or "-", text, stat(st, "smape", ".3f"), stat(st, "adj_r2", ".5f"),
+                     stat(st, "cv_error", ".3f")) for reg, met, model, text, st in fitted],
+                   numeric=(False, False, False, False, True, True, True))
+    blocks: list[Any] = [models]
+    params = experiment.parameters
+    for reg, met, model, _text, _st in fitted:
+        series = experiment.get(met, reg)
+        coords = series.coordinates()
+        med = series.aggregated("median")
+        rows = []
+        has_band = False
+        for k, c in enumerate(coords):
+            values = dict(zip(params, (float(v) for v in c)))
+            pv = float(np.asarray(model(**{p: values[p] for p in model.params})))
+            band = interval_at(model, values)
+            has_band = has_band or band is not None
+            rows.append([describe(params, tuple(c)), str(len(series.points[k].values)), sig(med[k], 5), sig(pv, 5),
+                         f"{100 * (pv - med[k]) / med[k]:+.2f}" if med[k] else "n/a",
+                         f"{sig(band[0])} .. {sig(band[1])}" if band is not None else "-"])
+        unit = f" [{series.unit}]" if series.unit else ""
+        cols = ["point", "reps", f"measured median{unit}", f"model{unit}", "error %", f"90 % interval{unit}"]
+        if not has_band:
+            cols.pop()
+            for r in rows:
+                r.pop()
+        blocks.append(table(f"{series.label}: measured against the model", cols, rows,
+                            numeric=(False, True, True, True, True, False)[:len(cols)]))
+    fig = figure(fits_figure(experiment, [(reg, met, model) for reg, met, model, _t, _s in fitted]),
+                 "measurements and models", "dots: medians with min-max bars; line: the model; grey: beyond "
+                 "the measurements")
+    summary = (("parameters", ", ".join(params)), ("series", str(len(fitted))))
+    return Report(title, "fit", (Section("Models", tuple(blocks)), Section("Figure", (fig,))), summary,
+                  tuple(commands))
