@@ -55,3 +55,19 @@ def test_unknown_strategy_and_bad_window_exit_2():
     assert r.exit_code == 2 and "best-four" in r.output
     r = forecast(str(CASES / "lbm.csv"), "--at", "n=1,p=262144", "--train", "x<3")
     assert r.exit_code == 2 and "cannot read" in r.output
+
+
+def test_the_json_record_recomputes_the_windowed_real_life_forecast(tmp_path):
+    from perfcompose.skeleton import SkeletonSource
+
+    out = tmp_path / "rm.json"
+    r = forecast(str(CASES / "rabin_miller.csv"), "--at", "n=11213,p=8", "--train", "n<=9689",
+                 "--strategy", "best-three", "--training", "2", "--json", str(out))
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    assert doc["options"]["train"] == "n<=9689" and doc["options"]["strategy"] == "best-three"
+    again = SkeletonSource.from_record(doc)
+    assert again.estimate(11213, 8).value == pytest.approx(doc["forecast"], rel=1e-12)
+    doc["options"]["train"] = "q<1"
+    with pytest.raises(Exception, match="cannot read"):
+        SkeletonSource.from_record(doc)

@@ -57,7 +57,8 @@ def test_the_cli_json_keeps_the_forecast_and_adds_the_record(tmp_path):
     assert doc["format"] == SKELETON_MODEL_FORMAT and doc["name"] == "T_gauss"
     assert doc["skeleton"] == {"kind": "general", "r": 2, "d": 1, "k": 1, "name": "general"}
     assert doc["options"] == {"method_t": "lm-poly", "method_a": "lm-poly", "direction": "auto",
-                              "epsilon": 0.05, "poly_degree": 3}
+                              "epsilon": 0.05, "poly_degree": 3, "strategy": "known", "training": 1,
+                              "train": None}
     assert doc["table"]["reference"] == "relative" and len(doc["table"]["rows"]) == 27
     assert SkeletonSource.read_record(tmp_path / "f.json").model()(n=110, p=7) == doc["forecast"]
 

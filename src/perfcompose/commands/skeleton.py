@@ -121,7 +121,8 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
                       f"{100 * (est.error or 0):+.3g} %")
     if json_out:
         source = SkeletonSource(table, est.skeleton, method_t=method_t or method, method_a=method_a or method,
-                                direction=direction, epsilon=epsilon, poly_degree=degree)
+                                direction=direction, epsilon=epsilon, poly_degree=degree, strategy=strategy,
+                                training=training, train=str(window) if window else None)
         json_out.write_text(json.dumps(_forecast_document(est, source), indent=1))
         console.print(f"written to {json_out}")
     if plot and not no_plot:

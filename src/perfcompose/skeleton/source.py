@@ -16,11 +16,13 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from perfcompose.choices import STRATEGIES
 from perfcompose.errors import DataFormatError, InputError, ModelError
 from perfcompose.model import Model
 from perfcompose.skeleton.estimate import CHOICES, Estimate, estimate
 from perfcompose.skeleton.skeletons import KINDS, Skeleton
 from perfcompose.skeleton.table import SEQ, RuntimeTable, read_table
+from perfcompose.skeleton.window import Window
 
 __all__ = ["SkeletonSource", "ForecastOptions", "SKELETON_MODEL_FORMAT"]
 
@@ -40,6 +42,10 @@ class ForecastOptions:
     direction: str = "auto"
     epsilon: float = 0.05
     poly_degree: int = 3
+    strategy: str = "known"
+    training: int = 1
+    #: the training window as text (``n<=9689``), or None for every point
+    train: str | None = None
 
     def __post_init__(self) -> None:
         for key in ("method_t", "method_a"):
@@ -52,6 +58,18 @@ class ForecastOptions:
             raise InputError(f"epsilon {self.epsilon!r} must be a fraction >= 0")
         if self.poly_degree < 1:
             raise InputError(f"poly_degree {self.poly_degree} must be at least 1")
+        if self.strategy not in STRATEGIES:
+            raise InputError(f"unknown strategy {self.strategy!r}", hint=f"choose one of {', '.join(STRATEGIES)}")
+        if self.training < 1:
+            raise InputError(f"training {self.training} must be at least 1")
+        if self.train is not None:
+            Window.parse(self.train)
+
+    def estimate_options(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`estimate`, the window parsed."""
+        out = self.as_dict()
+        out["train"] = Window.parse(self.train) if self.train is not None else None
+        return out
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -79,11 +97,13 @@ class SkeletonSource:
 
     def __init__(self, table: RuntimeTable, skeleton: Skeleton = Skeleton(), *, method_t: str = "auto",
                  method_a: str = "auto", direction: str = "auto", epsilon: float = 0.05, poly_degree: int = 3,
+                 strategy: str = "known", training: int = 1, train: str | None = None,
                  name: str | None = None, unit: str = "s") -> None:
         table.check()
         self._table = table
         self._skeleton = skeleton
-        self._options = ForecastOptions(method_t, method_a, direction, float(epsilon), int(poly_degree))
+        self._options = ForecastOptions(method_t, method_a, direction, float(epsilon), int(poly_degree),
+                                        strategy, int(training), train)
         self._name = _check_name(name or _default_name(table.source))
         self._unit = unit
         self._estimates: dict[tuple[float, int], Estimate] = {}
@@ -131,7 +151,8 @@ class SkeletonSource:
         key = (float(n), int(p))
         cached = self._estimates.get(key)
         if cached is None:
-            cached = estimate(self._table, key[0], key[1], skeleton=self._skeleton, **self._options.as_dict())
+            cached = estimate(self._table, key[0], key[1], skeleton=self._skeleton,
+                              **self._options.estimate_options())
             self._estimates[key] = cached
             self._evaluations += 1
         return cached
@@ -324,4 +345,14 @@ def _options_from(doc: Mapping[str, Any], path: str | Path | None) -> ForecastOp
     if not (_is_whole(values["poly_degree"]) and values["poly_degree"] >= 1):
         raise InputError(f"'options.poly_degree' = {values['poly_degree']!r} is not a whole number >= 1",
                          path=path)
-    return ForecastOptions(**values)
+    if values["strategy"] not in STRATEGIES:
+        raise InputError(f"'options.strategy' = {values['strategy']!r} is not a strategy", path=path,
+                         hint=f"choose one of {', '.join(STRATEGIES)}")
+    if not (_is_whole(values["training"]) and values["training"] >= 1):
+        raise InputError(f"'options.training' = {values['training']!r} is not a whole number >= 1", path=path)
+    if values["train"] is not None and not isinstance(values["train"], str):
+        raise InputError(f"'options.train' = {values['train']!r} is not a window such as 'n<=9689'", path=path)
+    try:
+        return ForecastOptions(**values)
+    except InputError as exc:
+        raise InputError(f"'options': {exc.reason}", path=path, hint=exc.hint) from None
