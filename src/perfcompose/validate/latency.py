@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -37,6 +38,9 @@ QUICK_ROUNDS, FULL_ROUNDS = 3, 5
 COUNT = 48
 #: the executor's queue capacity per reading worker
 CAPACITY = 2
+#: a run whose workers waited for a core is taken again up to this many times (the least
+#: disturbed is kept)
+RETRIES = 2
 
 Progress = Callable[[int, int], None]
 
@@ -108,12 +112,27 @@ def _elements(x: float, count: int, rng: np.random.Generator) -> list[np.ndarray
     return [rng.integers(0, 2 ** 31 - 1, size=int(x), dtype=np.int32) for _ in range(count)]
 
 
+def _run(term: str, x: float, count: int, rng: np.random.Generator, funcs: dict[str, Callable]) -> Any:
+    """One run; taken again while other work took the cores away, the least disturbed kept."""
+    from perfcompose.runtime.executor import run_term
+
+    best = None
+    for _ in range(1 + RETRIES):
+        r = run_term(term, _elements(x, count, rng), funcs, capacity=CAPACITY, keep_outputs=False)
+        share = (r.runqueue_wait or 0.0) / max(r.makespan, 1e-12)
+        if best is None or share < best[0]:
+            best = (share, r)
+        if not r.disturbed:
+            break
+    assert best is not None
+    return best[1]
+
+
 def study(configurations: Sequence[str] | None = None, xs: Sequence[float] = QUICK_X, rounds: int = QUICK_ROUNDS,
           count: int = COUNT, cores: int | None = None, progress: Progress | None = None) -> list[LatencyRow]:
     """Measure every program that fits the cores at every size, ``rounds`` times, interleaved."""
     from perfcompose.bench.tasks import TASKS
     from perfcompose.compose.operators import compose
-    from perfcompose.runtime.executor import run_term
 
     cores = cores or os.cpu_count() or 1
     configs = [c for c in (configurations or CONFIGURATIONS) if workers(c) <= cores]
@@ -132,13 +151,13 @@ def study(configurations: Sequence[str] | None = None, xs: Sequence[float] = QUI
         for x in xs:
             parts = {}
             for name in funcs:
-                r = run_term(name, _elements(x, count, rng), funcs, keep_outputs=False)
+                r = _run(name, x, count, rng, funcs)
                 parts[name] = Model.constant(r.latency, params=("x",), unit="s")
                 done += 1
                 if progress:
                     progress(done, total)
             for c in configs:
-                r = run_term(c, _elements(x, count, rng), funcs, capacity=CAPACITY, keep_outputs=False)
+                r = _run(c, x, count, rng, funcs)
                 measured[(c, x)].append(r.latency)
                 period[(c, x)].append(r.per_element)
                 period_pred[(c, x)].append(float(compose(c, parts, pipe="pointwise")(x=x)))
