@@ -123,3 +123,51 @@ def test_deadlocked_schedule_is_reported():
 
 def test_read_goal_file(write_file):
     assert read_goal(write_file("p.goal", PING)).num_ranks == 2
+
+
+def _random_schedule(seed: int, P: int, M: int, max_bytes: int, wild: float = 0.0):
+    import numpy as np
+
+    from perfcompose.loggp.goal import GoalSchedule, RECV
+
+    rng = np.random.default_rng(seed)
+    steps = []
+    for _ in range(2):
+        src = rng.integers(0, P, M)
+        dst = (src + rng.integers(1, P, M)) % P
+        steps.append(CommStep.from_arrays(P, src, dst, rng.integers(1, max_bytes, M).astype(float)))
+        steps.append(CompStep.of(rng.integers(0, 50, P).astype(float)))
+    s = program_to_goal(Program(P, tuple(steps)))
+    if wild:  # some receives from any source (their tags, the message ids, still pick one message)
+        peer = s.peer.copy()
+        peer[(s.kind == RECV) & (rng.random(s.num_ops) < wild)] = -1
+        s = GoalSchedule(**{**{f: getattr(s, f) for f in s.__dataclass_fields__}, "peer": peer})
+    return s
+
+
+@pytest.mark.parametrize("seed, P, M, max_bytes, wild", [
+    (1, 3, 12, 10, 0.0), (2, 8, 60, 40, 0.0), (3, 8, 60, 40, 0.5), (4, 20, 400, 30, 0.2), (5, 5, 40, 40, 0.0),
+])
+def test_compiled_kernel_matches_the_plain_loop(seed, P, M, max_bytes, wild):
+    # sizes around S = 16 mix eager and rendezvous messages; 20 ranks x 400 messages give more
+    # than 16 operations ready at once (the unstable part of LogGOPSim's ordering)
+    import numpy as np
+
+    from perfcompose.loggp.loggopsim import reference_goal
+
+    s = _random_schedule(seed, P, M, max_bytes, wild)
+    params = LogGP(L=10, o=2, g=5, G=1)
+    res = simulate_goal(s, params, S=16, O=0.5)
+    finish, start, end = reference_goal(s, params, S=16, O=0.5)
+    assert res.finish.tolist() == finish.tolist()
+    assert all(np.array_equal(a, b) for a, b in zip(res.start, start))
+    assert all(np.array_equal(a, b) for a, b in zip(res.end, end))
+
+
+def test_default_threshold_is_loggopsims():
+    # a 100 kB message is a rendezvous under LogGOPSim's default S = 65535: the sender's calc,
+    # which requires the send, waits until the receiver matches it at o + L = 12
+    text = ("num_ranks 2\nrank 0 {\na: send 100000b to 1\nb: calc 5\nb requires a\n}\n"
+            "rank 1 {\nr: recv 100000b from 0\n}\n")
+    assert simulate_goal(parse_goal(text), P).start[0][1] == 12
+    assert simulate_goal(parse_goal(text), P, S=float("inf")).start[0][1] == 2

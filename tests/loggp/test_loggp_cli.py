@@ -119,3 +119,50 @@ def test_gauss_small(tmp_path):
 def test_gauss_bad_block_exits_2():
     res = run("gauss", "--n", "100", "--blocks", "30")
     assert res.exit_code == 2 and "does not divide" in res.stderr
+
+
+GOAL = "num_ranks 2\nrank 0 {\nl0: send 8b to 1 tag 0\n}\nrank 1 {\nl0: recv 8b from 0 tag 0\n}\n"
+
+
+def test_goal_file_named_txt_is_read_as_goal(write_file):
+    # o + L = 12, then o + 7G = 9 charged on arrival
+    res = run("simulate", str(write_file("schedule.txt", "// from schedgen\n" + GOAL)), *PARAMS, "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["finish"] == [2, 21]
+
+
+@pytest.mark.parametrize("option", [["--seed", "3"], ["--ties", "rank"], ["--gap-origin", "start"],
+                                    ["--worst-case"], ["--semantics", "paper"]])
+def test_paper_options_refused_for_goal_input(write_file, option):
+    res = run("simulate", str(write_file("p.goal", GOAL)), *PARAMS, *option)
+    assert res.exit_code == 2
+    assert f"{option[0]}" in res.stderr and "does not apply to a GOAL schedule" in res.stderr
+
+
+def test_goal_timeline_png(write_file, tmp_path):
+    out = tmp_path / "t.png"
+    res = run("simulate", str(write_file("p.goal", GOAL)), *PARAMS, "--timeline", str(out))
+    assert res.exit_code == 0, res.output
+    assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_to_goal_output_follows_the_txt2bin_grammar(write_file, tmp_path):
+    from test_goal import accepted_by_txt2bin_grammar
+
+    goal = tmp_path / "p.goal"
+    res = run("simulate", str(write_file("p.json", ONE)), *PARAMS, "--to-goal", str(goal))
+    assert res.exit_code == 0, res.output
+    accepted_by_txt2bin_grammar(goal.read_text())
+
+
+def test_loggopsim_default_threshold_is_65535(write_file):
+    # 100 kB (G = 0): above LogGOPSim's default S, a rendezvous, so the first send completes
+    # when the receiver matches it at o + L = 12 and the second step's send starts at 12, not at
+    # g = 5 as when eager: the second message is received [24, 26] instead of [17, 19]
+    big = json.dumps({"P": 2, "steps": [{"kind": "comm", "messages": [[0, 1, 100000]]},
+                                        {"kind": "comm", "messages": [[0, 1, 1]]}]})
+    path = write_file("big.json", big)
+    flat = ["--L", "10", "--o", "2", "--g", "5", "--G", "0", "--semantics", "loggopsim", "--json"]
+    default = json.loads(run("simulate", str(path), *flat).stdout)
+    never = json.loads(run("simulate", str(path), *flat, "--S", "1e9").stdout)
+    assert default["makespan"] == 26 and never["makespan"] == 19

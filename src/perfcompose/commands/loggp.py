@@ -12,15 +12,10 @@ from perfcompose.commands.common import Table
 
 from perfcompose.commands.common import console, err_console, fmt, progress, user_errors
 from perfcompose.errors import InputError
+from perfcompose.loggp.options import GapOrigin, Semantics, Ties
 
 app = typer.Typer(no_args_is_help=True,
                   help="LogGP simulation of communication steps and programs; calibration from MPI.")
-
-
-def _choice(value: str, allowed: tuple[str, ...], option: str) -> str:
-    if value not in allowed:
-        raise typer.BadParameter(f"{value!r}; choose {' or '.join(allowed)}", param_hint=option)
-    return value
 
 
 def _params(params_file: Optional[Path], L: Optional[float], o: Optional[float], g: Optional[float],
@@ -90,10 +85,82 @@ def _model_name(program: Path) -> str:
     return name if name.isidentifier() else f"loggp_{name}"
 
 
+def _is_goal(path: Path) -> bool:
+    """Whether ``path`` holds a GOAL schedule: named *.goal, or text whose first word is num_ranks
+    (whatever its name, e.g. a schedule saved as .txt)."""
+    if path.suffix == ".goal":
+        return True
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", errors="replace")
+    except OSError:
+        return False  # the program reader reports it
+    from perfcompose.loggp.goal import looks_like_goal
+
+    return looks_like_goal(head)
+
+
+def _goal_timeline(res: Any) -> Any:
+    """A GOAL run as a program result for the timeline plot (operations, no message arrows)."""
+    import numpy as np
+
+    from perfcompose.loggp.execute import ProgramResult
+    from perfcompose.loggp.goal import CALC
+    from perfcompose.loggp.simulate import Op
+
+    s = res.schedule
+    names = ("send", "recv", "comp")
+    ops = [[Op(names[int(s.kind[i])], None, float(res.op_start[i]), float(res.op_end[i]))
+            for i in range(int(s.op_ptr[h]), int(s.op_ptr[h + 1])) if s.kind[i] != CALC or s.size[i] > 0]
+           for h in range(s.num_ranks)]
+    for row in ops:
+        row.sort(key=lambda op: op.start)
+    zero = np.zeros(s.num_ranks)
+    return ProgramResult(s.num_ranks, res.finish, zero, res.finish.copy(), ops)
+
+
+def _simulate_goal_file(program: Path, params: Any, *, O: float, S: Optional[float], json_out: bool,
+                        timeline: Optional[Path], to_goal: Optional[Path]) -> None:
+    """``loggp simulate`` of a GOAL schedule: LogGOPSim's rules."""
+    from perfcompose.loggp.goal import read_goal, write_goal
+    from perfcompose.loggp.loggopsim import LOGGOPSIM_S, simulate_goal
+
+    sched = read_goal(program)
+    rendezvous = LOGGOPSIM_S if S is None else S
+    res = simulate_goal(sched, params, O=O, S=rendezvous, path=program)
+    if to_goal is not None:
+        write_goal(sched, to_goal)
+        err_console.print(f"GOAL schedule written to {to_goal}")
+    if timeline is not None:
+        from perfcompose.loggp.plots import plot_timeline
+
+        plot_timeline(_goal_timeline(res), timeline, unit=params.unit,
+                      title=f"{program.name}: LogGOPSim semantics, makespan {res.makespan:.6g}")
+        err_console.print(f"timeline written to {timeline}")
+    if json_out:
+        names = ("send", "recv", "calc")
+        labels = sched.labels or ("",) * sched.num_ops
+        print(json.dumps({"finish": res.finish.tolist(), "makespan": res.makespan,
+                          "ops": [[[names[int(sched.kind[i])], labels[i] or None, float(res.op_start[i]),
+                                    float(res.op_end[i])] for i in range(int(sched.op_ptr[h]), int(sched.op_ptr[h + 1]))]
+                                  for h in range(sched.num_ranks)]}))
+        return
+    console.print(f"{program}: LogGOPSim semantics, {sched.num_ranks} ranks; L={params.L:g} o={params.o:g} "
+                  f"g={params.g:g} G={params.G:g} O={O:g} S={rendezvous:g}", highlight=False)
+    table = Table()
+    table.add_column("rank", justify="right")
+    table.add_column("finish", justify="right")
+    for h, f in enumerate(res.finish):
+        table.add_row(str(h), fmt(float(f), ".6g"))
+    console.print(table)
+    console.print(f"makespan {res.makespan:.6g}")
+
+
 @app.command()
 @user_errors
 def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), or a LogGOPSim GOAL "
-                                                      "schedule (*.goal, simulated with LogGOPSim's rules)."),
+                                                      "schedule (*.goal, or any file whose first word is "
+                                                      "num_ranks; simulated with LogGOPSim's rules)."),
              L: Optional[float] = typer.Option(None, "--L", help="Latency."),
              o: Optional[float] = typer.Option(None, "--o", help="Overhead per message."),
              g: Optional[float] = typer.Option(None, "--g", help="Gap between consecutive messages."),
@@ -101,19 +168,24 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
              params_file: Optional[Path] = typer.Option(None, "--params", help="Parameter file (from calibrate); "
                                                         "--L/--o/--g/--G override its values."),
              worst_case: bool = typer.Option(False, "--worst-case", help="Section 4.2: receive everything, then send."),
-             seed: int = typer.Option(0, "--seed", help="Seed of the random tie-breaks and forced sends."),
-             ties: str = typer.Option("random", "--ties", help="Ties between processors: random (seeded, the "
-                                      "paper's) or rank."),
-             gap_origin: str = typer.Option("end", "--gap-origin", help="Section 3's 'g later': from the end "
-                                            "(default) or the start of the previous operation."),
-             semantics: str = typer.Option("paper", "--semantics", help="paper, or loggopsim (LogGOPSim's rules)."),
+             seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the random tie-breaks and forced "
+                                                "sends (default 0; the paper's semantics only)."),
+             ties: Optional[Ties] = typer.Option(None, "--ties", help="Ties between processors: random (seeded, "
+                                                 "the paper's; default) or rank (the paper's semantics only)."),
+             gap_origin: Optional[GapOrigin] = typer.Option(None, "--gap-origin", help="Section 3's 'g later': "
+                                                            "from the end (default) or the start of the previous "
+                                                            "operation (the paper's semantics only)."),
+             semantics: Optional[Semantics] = typer.Option(None, "--semantics", help="paper (default for "
+                                                           "programs), or loggopsim (LogGOPSim's rules; always "
+                                                           "for GOAL schedules)."),
              O: float = typer.Option(0.0, "--O", help="LogGOPSim: overhead per byte."),
-             S: Optional[float] = typer.Option(None, "--S", help="LogGOPSim: rendezvous above S bytes (default: never)."),
+             S: Optional[float] = typer.Option(None, "--S", help="LogGOPSim: rendezvous above S bytes (default "
+                                               "65535, LogGOPSim's own default)."),
              json_out: bool = typer.Option(False, "--json", help="Print finish times, makespan and every "
                                            "processor's operations as JSON."),
              timeline: Optional[Path] = typer.Option(None, "--timeline", help="Draw the timeline to this PNG."),
              to_goal: Optional[Path] = typer.Option(None, "--to-goal", help="Also write the program as a GOAL "
-                                                    "schedule (for LogGOPSim)."),
+                                                    "schedule in the text form LogGOPSim's txt2bin reads."),
              time_scale: float = typer.Option(1.0, "--time-scale", help="With --to-goal: multiply times by this "
                                               "(GOAL holds integers)."),
              at: Optional[list[str]] = typer.Option(None, "--at", help="NAME=VALUE: a value of a parameter "
@@ -126,39 +198,34 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
     """Simulate a program of computation and communication steps under LogGP (paper 002).
 
     Durations and message sizes may be expressions such as "8*x"; --at x=1000 fixes them.
+    In LogGOPSim's semantics messages above S bytes (default 65535, as in LogGOPSim) use a
+    rendezvous: the send completes when the receiver matches it.
     """
     from perfcompose.loggp.execute import ProgramResult, simulate_program
 
-    _choice(ties, ("random", "rank"), "--ties")
-    _choice(gap_origin, ("end", "start"), "--gap-origin")
-    _choice(semantics, ("paper", "loggopsim"), "--semantics")
-    rendezvous = math.inf if S is None else S
-    if program.suffix == ".goal":
-        from perfcompose.loggp.loggopsim import read_goal, simulate_goal
-
-        if worst_case:
-            raise InputError("a GOAL schedule is simulated with LogGOPSim's rules; --worst-case needs a program JSON")
-        if at or model_json is not None:
-            raise InputError(f"{'--at' if at else '--model-json'} needs a program JSON, not a GOAL schedule")
-        sched = read_goal(program)
-        params = _params(params_file, L, o, g, G)
-        res = simulate_goal(sched, params, O=O, S=rendezvous, path=program)
-        if json_out:
-            print(json.dumps({"finish": res.finish.tolist(), "makespan": res.makespan,
-                              "ops": [[[op.kind, op.label or None, float(s), float(e)]
-                                       for op, s, e in zip(r.ops, res.start[h], res.end[h])]
-                                      for h, r in enumerate(sched.ranks)]}))
-            return
-        console.print(f"{program}: LogGOPSim semantics, {sched.num_ranks} ranks; L={params.L:g} o={params.o:g} "
-                      f"g={params.g:g} G={params.G:g} O={O:g}" + (f" S={S:g}" if S is not None else ""), highlight=False)
-        table = Table()
-        table.add_column("rank", justify="right")
-        table.add_column("finish", justify="right")
-        for h, f in enumerate(res.finish):
-            table.add_row(str(h), fmt(float(f), ".6g"))
-        console.print(table)
-        console.print(f"makespan {res.makespan:.6g}")
+    if _is_goal(program):
+        paper_only = [name for name, given in (("--worst-case", worst_case), ("--seed", seed is not None),
+                                               ("--ties", ties is not None), ("--gap-origin", gap_origin is not None),
+                                               ("--semantics paper", semantics == "paper"), ("--at", bool(at)),
+                                               ("--model-json", model_json is not None),
+                                               ("--time-scale", time_scale != 1.0)) if given]
+        if paper_only:
+            raise InputError(f"{paper_only[0]} does not apply to a GOAL schedule", path=program,
+                             hint="a GOAL schedule is simulated with LogGOPSim's rules, which have no random "
+                                  "choices; give a program JSON for the paper's semantics")
+        _simulate_goal_file(program, _params(params_file, L, o, g, G), O=O, S=S, json_out=json_out,
+                            timeline=timeline, to_goal=to_goal)
         return
+    seed = 0 if seed is None else seed
+    ties = ties or "random"
+    gap_origin = gap_origin or "end"
+    semantics = semantics or "paper"
+    if semantics == "loggopsim":
+        from perfcompose.loggp.loggopsim import LOGGOPSIM_S
+
+        rendezvous = LOGGOPSIM_S if S is None else S
+    else:
+        rendezvous = math.inf
     from perfcompose.loggp.template import read_template
 
     template = read_template(program)
@@ -184,9 +251,9 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
     where = " at " + ", ".join(f"{k}={v:g}" for k, v in point.items()) if point else ""
     unit = prog.unit or params.unit
     if to_goal is not None:
-        from perfcompose.loggp.loggopsim import goal_text, program_to_goal
+        from perfcompose.loggp.goal import program_to_goal, write_goal
 
-        to_goal.write_text(goal_text(program_to_goal(prog), time_scale=time_scale))
+        write_goal(program_to_goal(prog), to_goal, time_scale=time_scale)
         err_console.print(f"GOAL schedule written to {to_goal}")
     result: ProgramResult = simulate_program(prog, params, worst_case=worst_case, semantics=semantics,  # type: ignore[arg-type]
                                              gap_origin=gap_origin, ties=ties, seed=seed, O=O, S=rendezvous)  # type: ignore[arg-type]

@@ -9,19 +9,17 @@ finish time (its communication, including waiting for messages).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 
 from perfcompose.errors import InputError
+from perfcompose.loggp.options import Semantics
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep, CompStep, Program
 from perfcompose.loggp.simulate import ForcedSend, GapOrigin, Op, StepResult, Ties, simulate_step
 from perfcompose.loggp.worstcase import worst_case_step
 
 __all__ = ["Semantics", "ProgramResult", "simulate_program", "step_seed"]
-
-Semantics = Literal["paper", "loggopsim"]
 
 
 def step_seed(seed: int, step: int) -> int:
@@ -61,18 +59,18 @@ class ProgramResult:
 
 def simulate_program(program: Program, params: LogGP, *, worst_case: bool = False,
                      semantics: Semantics = "paper", gap_origin: GapOrigin = "end", ties: Ties = "random",
-                     seed: int = 0, timelines: bool = True, O: float = 0.0, S: float = float("inf"),
+                     seed: int = 0, timelines: bool = True, O: float = 0.0, S: float = 65535.0,
                      start: np.ndarray | None = None) -> ProgramResult:
     """Simulate ``program`` step by step: the standard algorithm (Figure 2), the worst case
     (section 4.2, ``worst_case=True``) or LogGOPSim's semantics (``semantics="loggopsim"``, where
-    ``O`` is the overhead per byte and ``S`` the rendezvous threshold)."""
+    ``O`` is the overhead per byte and ``S`` the rendezvous threshold, by default LogGOPSim's 65,535 bytes)."""
     if semantics == "loggopsim":
         if worst_case:
             raise InputError("the worst case is an algorithm of the paper's semantics",
                              hint="drop --worst-case, or use --semantics paper")
         from perfcompose.loggp.loggopsim import simulate_program_loggopsim
 
-        return simulate_program_loggopsim(program, params, O=O, S=S)
+        return simulate_program_loggopsim(program, params, O=O, S=S, timelines=timelines)
     if semantics != "paper":
         raise InputError(f"semantics {semantics!r}: choose 'paper' or 'loggopsim'")
     P = program.P

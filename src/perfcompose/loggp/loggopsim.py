@@ -1,4 +1,4 @@
-"""LogGOPSim compatibility: its textual GOAL schedules and its simulation semantics.
+"""LogGOPSim's simulation semantics, compiled, on GOAL schedules (:mod:`.goal`).
 
 LogGOPSim (Hoefler, Schneider, Lumsdaine, 2010) differs from paper 002's algorithm in three ways
 that change predicted times: a host has separate send and receive gaps (``nextgs``, ``nextgr``)
@@ -7,272 +7,516 @@ message arrives (``o + (k-1)G`` from then on, whether or not the receive was pos
 are processed in time order with ties in creation order, so there is no priority of receives
 over sends. A message is injected at ``t + o`` and its first byte arrives at ``t + o + L``.
 ``O`` is the overhead per byte and messages above ``S`` bytes use a rendezvous: the send
-completes when the receiver matches it. This module reads and writes GOAL text, turns a
-:class:`~perfcompose.loggp.program.Program` into a GOAL schedule, and simulates a schedule with
-those rules, so that the two tools can be run on the same input and compared.
+completes when the receiver matches it. ``S`` defaults to LogGOPSim's own default, 65,535 bytes.
+
+:func:`simulate_goal` runs the event loop in one compiled kernel; :func:`reference_goal` is the
+same loop written plainly in Python (LogGOPSim.cpp's main loop, without a network model or OS
+noise), kept as the reference the kernel is tested against.
 """
 from __future__ import annotations
 
 import heapq
 import math
-import re
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
+from numba import njit
 
 from perfcompose.errors import InputError
+from perfcompose.loggp.goal import (ANY, CALC, RECV, SEND, GoalOp, GoalRank, GoalSchedule, goal_text,  # noqa: F401
+                                    parse_goal, program_to_goal, read_goal)
+from perfcompose.loggp.heap import heap_pop, heap_push
 from perfcompose.loggp.params import LogGP
-from perfcompose.loggp.program import CommStep, CompStep, Program
+from perfcompose.loggp.program import CompStep, Program
 from perfcompose.loggp.simulate import Op
 
-__all__ = ["GoalOp", "GoalRank", "GoalSchedule", "GoalResult", "read_goal", "parse_goal", "goal_text",
-           "program_to_goal", "simulate_goal", "simulate_program_loggopsim", "ANY"]
+__all__ = ["LOGGOPSIM_S", "GoalResult", "simulate_goal", "reference_goal", "simulate_program_loggopsim",
+           "GoalSchedule", "parse_goal", "read_goal", "goal_text", "program_to_goal", "ANY"]
 
-ANY = -1  #: any source / any tag (written -1 in GOAL)
-
-_SEND, _RECV, _CALC = "send", "recv", "calc"
-_TYPE_ORDER = {_SEND: 1, _RECV: 2, _CALC: 3}  # LogGOPSim issues new ops sorted by type
+LOGGOPSIM_S = 65535.0  #: LogGOPSim's default eager/rendezvous threshold [bytes]
 
 
-@dataclass(frozen=True)
-class GoalOp:
-    """One GOAL operation: a send (``peer`` = destination), a receive (``peer`` = source, or ANY)
-    or a local computation (``size`` = its duration)."""
+@dataclass(frozen=True, eq=False)
+class GoalResult:
+    """Per-rank finish time (LogGOPSim's: the latest ``nexto``) and every operation's CPU interval
+    (a receive's is when its overhead was charged, on arrival), over all operations
+    (``op_start``/``op_end``) and per rank (``start``/``end``)."""
 
-    kind: str
-    size: float
-    peer: int = 0
-    tag: int = 0
-    cpu: int = 0
-    nic: int = 0
-    label: str = ""
-    line: int = 0
-    origin: tuple[Any, ...] | None = None  # (step, message) or ("comp", step) when made from a Program
-
-
-@dataclass(frozen=True)
-class GoalRank:
-    """The operations of one rank and its dependencies as (op, op it depends on) index pairs:
-    ``requires`` waits for completion, ``irequires`` for the start."""
-
-    ops: tuple[GoalOp, ...] = ()
-    requires: tuple[tuple[int, int], ...] = ()
-    irequires: tuple[tuple[int, int], ...] = ()
-
-
-@dataclass(frozen=True)
-class GoalSchedule:
-    """A GOAL schedule: one :class:`GoalRank` per rank."""
-
-    ranks: tuple[GoalRank, ...]
+    finish: np.ndarray
+    op_start: np.ndarray
+    op_end: np.ndarray
+    schedule: GoalSchedule = field(repr=False)
 
     @property
-    def num_ranks(self) -> int:
-        return len(self.ranks)
+    def makespan(self) -> float:
+        return float(self.finish.max()) if self.finish.size else 0.0
+
+    @property
+    def start(self) -> list[np.ndarray]:
+        return np.split(self.op_start, self.schedule.op_ptr[1:-1])
+
+    @property
+    def end(self) -> list[np.ndarray]:
+        return np.split(self.op_end, self.schedule.op_ptr[1:-1])
 
 
 # ---------------------------------------------------------------------------------------------
-# GOAL text
+# the compiled event loop
 
 
-_RE_OP = re.compile(
-    r"^(?:(?P<label>[A-Za-z][A-Za-z0-9_]*)\s*:\s*)?"
-    r"(?:(?P<kind>send|recv)\s+(?P<size>\d+)\s*b\s+(?P<dir>to|from)\s+(?P<peer>-1|\d+)"
-    r"(?:\s+tag\s+(?P<tag>-1|\d+))?(?:\s+cpu\s+(?P<cpu>\d+))?(?:\s+nic\s+(?P<nic>\d+))?"
-    r"|(?P<calc>calc)\s+(?P<csize>\d+)(?:\s+cpu\s+(?P<ccpu>\d+))?)\s*$")
-_RE_DEP = re.compile(r"^(?P<a>[A-Za-z][A-Za-z0-9_]*)\s+(?P<how>requires|irequires)\s+(?P<b>[A-Za-z][A-Za-z0-9_]*)\s*$")
-_RE_RANK = re.compile(r"^rank\s+(?P<rank>\d+)\s*\{\s*$")
-_RE_NUM = re.compile(r"^num_ranks\s+(?P<n>\d+)\s*$")
-
-_GOAL_HINT = ("GOAL lines: 'num_ranks N', 'rank R {', 'l1: send 8b to 1 tag 0', 'l2: recv 8b from 0 tag 0', "
-              "'l3: calc 100', 'l3 requires l1', 'l2 irequires l1', '}'")
+@njit(cache=True)
+def _ready(i, need_req, need_ireq, issued, fresh, nfresh):  # pragma: no cover - compiled
+    if need_req[i] == 0 and need_ireq[i] == 0 and not issued[i]:
+        issued[i] = True
+        fresh[nfresh] = i
+        nfresh += 1
+    return nfresh
 
 
-def _strip_comments(text: str) -> str:
-    """Blank out // and /* */ comments, keeping line and column numbers."""
-    def blank(m: re.Match[str]) -> str:
-        return re.sub(r"[^\n]", " ", m.group(0))
-    return re.sub(r"/\*.*?\*/|//[^\n]*", blank, text, flags=re.S)
+@njit(cache=True)
+def _mark_started(i, started, ireq_ptr, ireq_dep, need_req, need_ireq, issued, fresh, nfresh):  # pragma: no cover
+    if not started[i]:
+        started[i] = True
+        for j in range(ireq_ptr[i], ireq_ptr[i + 1]):
+            d = ireq_dep[j]
+            need_ireq[d] -= 1
+            nfresh = _ready(d, need_req, need_ireq, issued, fresh, nfresh)
+    return nfresh
 
 
-def parse_goal(text: str, path: str | Path = "<goal>") -> GoalSchedule:
-    """Parse GOAL text (LogGOPSim's txt2bin input); errors name the file, line and column."""
-    lines = _strip_comments(text).split("\n")
-    raw_lines = text.split("\n")
-    num_ranks: int | None = None
-    ranks: dict[int, GoalRank] = {}
-    current: int | None = None
-    ops: list[GoalOp] = []
-    deps: list[tuple[str, str, str, int, int]] = []
-
-    def error(k: int, message: str, column: int | None = None, hint: str | None = _GOAL_HINT) -> InputError:
-        col = column if column is not None else len(lines[k]) - len(lines[k].lstrip()) + 1
-        return InputError(message, path=path, line=k + 1, column=col, source_line=raw_lines[k], hint=hint)
-
-    for k, full in enumerate(lines):
-        line = full.strip()
-        if not line:
-            continue
-        if current is None:
-            if (m := _RE_NUM.match(line)):
-                if num_ranks is not None:
-                    raise error(k, "num_ranks given twice")
-                num_ranks = int(m["n"])
-                if num_ranks < 1:
-                    raise error(k, "num_ranks must be at least 1")
-            elif (m := _RE_RANK.match(line)):
-                if num_ranks is None:
-                    raise error(k, "'num_ranks N' must come before the first rank")
-                current = int(m["rank"])
-                if current >= num_ranks:
-                    raise error(k, f"rank {current} is not below num_ranks = {num_ranks}")
-                if current in ranks:
-                    raise error(k, f"rank {current} defined twice")
-                ops, deps = [], []
-            else:
-                raise error(k, "expected 'num_ranks N' or 'rank R {'")
-            continue
-        if line == "}":
-            labels: dict[str, int] = {}
-            for i, op in enumerate(ops):
-                if op.label:
-                    labels[op.label] = i
-            req: list[tuple[int, int]] = []
-            ireq: list[tuple[int, int]] = []
-            for a, how, b, line_no, col in deps:
-                for name, c in ((a, col), (b, raw_lines[line_no].find(b, col) + 1)):
-                    if name not in labels:
-                        raise error(line_no, f"undefined label {name!r}", column=c,
-                                    hint=f"label an operation of rank {current} '{name}: ...' first")
-                (req if how == "requires" else ireq).append((labels[a], labels[b]))
-            ranks[current] = GoalRank(tuple(ops), tuple(req), tuple(ireq))
-            current = None
-            continue
-        if (m := _RE_DEP.match(line)):
-            deps.append((m["a"], m["how"], m["b"], k, full.find(m["a"]) + 1))
-            continue
-        m = _RE_OP.match(line)
-        if not m:
-            raise error(k, f"cannot read this line of rank {current}")
-        if m["label"] and any(op.label == m["label"] for op in ops):
-            raise error(k, f"label {m['label']!r} defined twice in rank {current}")
-        assert num_ranks is not None
-        if m["calc"]:
-            ops.append(GoalOp(_CALC, float(m["csize"]), cpu=int(m["ccpu"] or 0), label=m["label"] or "",
-                              line=k + 1))
-            continue
-        kind, peer = m["kind"], int(m["peer"])
-        if (kind == _SEND) != (m["dir"] == "to"):
-            raise error(k, f"a {kind} is written '{kind} NB {'to' if kind == _SEND else 'from'} RANK'")
-        col = full.find(m["peer"], full.find(m["dir"])) + 1
-        if peer == ANY and kind == _SEND:
-            raise error(k, "a send needs a destination rank, not -1", column=col)
-        if peer >= num_ranks:
-            raise error(k, f"rank {peer} is not below num_ranks = {num_ranks}", column=col)
-        tag = int(m["tag"]) if m["tag"] is not None else 0
-        if tag == ANY and kind == _SEND:
-            raise error(k, "a send needs a tag, not -1")
-        ops.append(GoalOp(kind, float(m["size"]), peer, tag, int(m["cpu"] or 0), int(m["nic"] or 0),
-                          m["label"] or "", k + 1))
-    if current is not None:
-        raise InputError(f"rank {current} is not closed", path=path, line=len(lines),
-                         hint="end every rank block with a line '}'")
-    if num_ranks is None:
-        raise InputError("no 'num_ranks N' line", path=path, hint=_GOAL_HINT)
-    return GoalSchedule(tuple(ranks.get(r, GoalRank()) for r in range(num_ranks)))
+@njit(cache=True)
+def _mark_done(i, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, issued, fresh,
+               nfresh):  # pragma: no cover - compiled
+    nfresh = _mark_started(i, started, ireq_ptr, ireq_dep, need_req, need_ireq, issued, fresh, nfresh)
+    if not done[i]:
+        done[i] = True
+        for j in range(req_ptr[i], req_ptr[i + 1]):
+            d = req_dep[j]
+            need_req[d] -= 1
+            nfresh = _ready(d, need_req, need_ireq, issued, fresh, nfresh)
+    return nfresh
 
 
-def read_goal(path: Path | str) -> GoalSchedule:
-    """Read a GOAL file."""
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise InputError(f"cannot read the schedule: {exc.strerror}", path=path) from None
-    except UnicodeDecodeError:
-        raise InputError("the schedule is not text", path=path) from None
-    return parse_goal(text, path)
+@njit(cache=True)
+def _unlink(i, head, tail, nxt, prv, q):  # pragma: no cover - compiled
+    """Remove entry ``i`` from the doubly linked list ``q``."""
+    a, b = prv[i], nxt[i]
+    if a >= 0:
+        nxt[a] = b
+    else:
+        head[q] = b
+    if b >= 0:
+        prv[b] = a
+    else:
+        tail[q] = a
 
 
-def _int_text(value: float, what: str, scale: float) -> str:
-    v = value * scale
-    r = round(v)
-    if abs(v - r) > 1e-6 * max(1.0, abs(v)):
-        raise InputError(f"GOAL holds integer {what}; {value!r} x {scale:g} is not one",
-                         hint="choose a time scale that makes the times integers (e.g. 1000 for us -> ns)")
-    return str(int(r))
+@njit(cache=True)
+def _append(i, head, tail, nxt, prv, q):  # pragma: no cover - compiled
+    prv[i] = tail[q]
+    nxt[i] = -1
+    if tail[q] >= 0:
+        nxt[tail[q]] = i
+    else:
+        head[q] = i
+    tail[q] = i
 
 
-def goal_text(schedule: GoalSchedule, *, time_scale: float = 1.0) -> str:
-    """GOAL text of a schedule (computation times multiplied by ``time_scale``, as GOAL holds
-    integers)."""
-    out = [f"num_ranks {schedule.num_ranks}", ""]
-    for r, rank in enumerate(schedule.ranks):
-        out.append(f"rank {r} {{")
-        labels = [op.label or f"l{i}" for i, op in enumerate(rank.ops)]
-        for op, label in zip(rank.ops, labels):
-            if op.kind == _CALC:
-                text = f"calc {_int_text(op.size, 'times', time_scale)}"
-            else:
-                size = _int_text(op.size, "message sizes", 1.0)
-                text = f"{op.kind} {size}b {'to' if op.kind == _SEND else 'from'} {op.peer} tag {op.tag}"
-            if op.cpu:
-                text += f" cpu {op.cpu}"
-            if op.nic and op.kind != _CALC:
-                text += f" nic {op.nic}"
-            out.append(f"  {label}: {text}")
-        for a, b in rank.requires:
-            out.append(f"  {labels[a]} requires {labels[b]}")
-        for a, b in rank.irequires:
-            out.append(f"  {labels[a]} irequires {labels[b]}")
-        out.append("}")
-        out.append("")
-    return "\n".join(out)
+@njit(cache=True)
+def _linear_insert(a, kind, last):  # pragma: no cover - compiled
+    val = a[last]
+    nxt = last - 1
+    while kind[val] < kind[a[nxt]]:
+        a[last] = a[nxt]
+        last = nxt
+        nxt -= 1
+    a[last] = val
 
 
-def program_to_goal(program: Program) -> GoalSchedule:
-    """The GOAL schedule of a program: per rank, each step's operations depend on a zero-length
-    ``calc 0`` that completes the previous step; a communication step posts all its receives and
-    issues its sends in send order (as a sequence of MPI_Isend/MPI_Irecv and a wait)."""
-    P = program.P
-    ops: list[list[GoalOp]] = [[] for _ in range(P)]
-    req: list[list[tuple[int, int]]] = [[] for _ in range(P)]
-    barrier: list[int | None] = [None] * P
-    offset = 0
-    for k, s in enumerate(program.steps):
-        new: list[list[int]] = [[] for _ in range(P)]
-        if isinstance(s, CompStep):
-            for p in range(P):
-                ops[p].append(GoalOp(_CALC, float(s.durations[p]), label=f"c{k}", origin=("comp", k)))
-                new[p].append(len(ops[p]) - 1)
+@njit(cache=True)
+def _insertion_sort(a, kind, first, last):  # pragma: no cover - compiled
+    if first == last:
+        return
+    for i in range(first + 1, last):
+        if kind[a[i]] < kind[a[first]]:
+            val = a[i]
+            for j in range(i, first, -1):
+                a[j] = a[j - 1]
+            a[first] = val
         else:
-            assert isinstance(s, CommStep)
-            for p in range(P):
-                for m in s.send_order(p):
-                    ops[p].append(GoalOp(_SEND, float(s.nbytes[m]), int(s.dst[m]), offset + m,
-                                         label=f"s{offset + m}", origin=("send", offset + m)))
-                    new[p].append(len(ops[p]) - 1)
-            for m in range(s.M):
-                d = int(s.dst[m])
-                ops[d].append(GoalOp(_RECV, float(s.nbytes[m]), int(s.src[m]), offset + m,
-                                     label=f"r{offset + m}", origin=("recv", offset + m)))
-                new[d].append(len(ops[d]) - 1)
-            offset += s.M
-        for p in range(P):
-            if barrier[p] is not None:
-                req[p].extend((i, barrier[p]) for i in new[p])
-            if new[p]:
-                ops[p].append(GoalOp(_CALC, 0.0, label=f"b{k}"))
-                b = len(ops[p]) - 1
-                req[p].extend((b, i) for i in new[p])
-                barrier[p] = b
-    return GoalSchedule(tuple(GoalRank(tuple(o), tuple(r)) for o, r in zip(ops, req)))
+            _linear_insert(a, kind, i)
+
+
+@njit(cache=True)
+def _swap(a, i, j):  # pragma: no cover - compiled
+    a[i], a[j] = a[j], a[i]
+
+
+@njit(cache=True)
+def _sort_like_cxx(a, kind, first, last):  # pragma: no cover - compiled
+    """Sort the operations a[first:last] by kind the way LogGOPSim's ``std::sort`` does with
+    libstdc++ (introsort, median-of-three pivot, insertion sort below 17 elements): not stable,
+    and the order it leaves among operations of one kind decides which is issued first."""
+    n = last - first
+    if n < 2:
+        return
+    depth = 0
+    while (1 << (depth + 1)) <= n:
+        depth += 1
+    stack = np.empty((2 * 64 + 2, 3), np.int64)
+    sp = 0
+    stack[0, 0], stack[0, 1], stack[0, 2] = first, last, 2 * depth
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        lo, hi, lim = stack[sp, 0], stack[sp, 1], stack[sp, 2]
+        while hi - lo > 16:
+            if lim == 0:  # libstdc++ switches to heap sort here; a stable sort stands in for it
+                keys = np.empty(hi - lo, np.int64)
+                for j in range(lo, hi):
+                    keys[j - lo] = np.int64(kind[a[j]]) * (1 << 40) + (j - lo)
+                order = np.argsort(keys)
+                tmp = a[lo:hi].copy()
+                for j in range(hi - lo):
+                    a[lo + j] = tmp[order[j]]
+                break
+            lim -= 1
+            mid = lo + (hi - lo) // 2
+            x, y, z = lo + 1, mid, hi - 1  # move the median of three to lo
+            if kind[a[x]] < kind[a[y]]:
+                if kind[a[y]] < kind[a[z]]:
+                    _swap(a, lo, y)
+                elif kind[a[x]] < kind[a[z]]:
+                    _swap(a, lo, z)
+                else:
+                    _swap(a, lo, x)
+            elif kind[a[x]] < kind[a[z]]:
+                _swap(a, lo, x)
+            elif kind[a[y]] < kind[a[z]]:
+                _swap(a, lo, z)
+            else:
+                _swap(a, lo, y)
+            pivot = kind[a[lo]]
+            f, l_ = lo + 1, hi
+            while True:
+                while kind[a[f]] < pivot:
+                    f += 1
+                l_ -= 1
+                while pivot < kind[a[l_]]:
+                    l_ -= 1
+                if not f < l_:
+                    break
+                _swap(a, f, l_)
+                f += 1
+            stack[sp, 0], stack[sp, 1], stack[sp, 2] = f, hi, lim
+            sp += 1
+            hi = f
+    if n > 16:
+        _insertion_sort(a, kind, first, first + 16)
+        for i in range(first + 16, last):
+            _linear_insert(a, kind, i)
+    else:
+        _insertion_sort(a, kind, first, last)
+
+
+@njit(cache=True)
+def _issue(fresh, lo, hi, kind, op_rank, initial, nexto, nextgs, cpu, nic, n_cpu, n_nic, hkey, htb, hid, hn, ts):
+    # pragma: no cover - compiled
+    """Push the new operations fresh[lo:hi] of one rank (in the order they became executable),
+    sorted by kind as LogGOPSim sorts them."""
+    _sort_like_cxx(fresh, kind, lo, hi)
+    for j in range(lo, hi):
+        i = fresh[j]
+        h = op_rank[i]
+        if initial:
+            t = 0.0
+        elif kind[i] == 0:
+            t = max(nexto[h * n_cpu + cpu[i]], nextgs[h * n_nic + nic[i]])
+        else:
+            t = nexto[h * n_cpu + cpu[i]]
+        hn = heap_push(hkey, htb, hid, 0, hn, t, float(ts), i)
+        ts += 1
+    return hn, ts
+
+
+@njit(cache=True)
+def _goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys, req_ptr, req_dep, ireq_ptr,
+                 ireq_dep, need_req, need_ireq, n_cpu, n_nic, L, o, g, G, O, S, start, end, done,
+                 finish):  # pragma: no cover - compiled
+    n = kind.shape[0]
+    nexto = np.zeros(P * n_cpu)
+    nextgs = np.zeros(P * n_nic)
+    nextgr = np.zeros(P * n_nic)
+    issued = np.zeros(n, np.bool_)
+    started = np.zeros(n, np.bool_)
+    fresh = np.empty(2 * n + 1, np.int64)
+    # unexpected messages (entries: send ops) and posted receives (entries: recv ops), per rank in
+    # insertion order and per matching key
+    uq_head = np.full(P, -1, np.int64)
+    uq_tail = np.full(P, -1, np.int64)
+    uk_head = np.full(n_keys, -1, np.int64)
+    uk_tail = np.full(n_keys, -1, np.int64)
+    rq_head = np.full(P, -1, np.int64)
+    rq_tail = np.full(P, -1, np.int64)
+    rk_head = np.full(n_keys, -1, np.int64)
+    rk_tail = np.full(n_keys, -1, np.int64)
+    rq_wild = np.zeros(P, np.int64)
+    h_next = np.full(n, -1, np.int64)
+    h_prev = np.full(n, -1, np.int64)
+    k_next = np.full(n, -1, np.int64)
+    k_prev = np.full(n, -1, np.int64)
+    u_t0 = np.zeros(n)
+    u_t1 = np.zeros(n)
+    hkey = np.empty(2 * n + 1)
+    htb = np.empty(2 * n + 1)
+    hid = np.empty(2 * n + 1, np.int64)
+    hn = 0
+    ts = 0
+    for h in range(P):
+        nf = 0
+        for i in range(op_ptr[h], op_ptr[h + 1]):
+            nf = _ready(i, need_req, need_ireq, issued, fresh, nf)
+        hn, ts = _issue(fresh, 0, nf, kind, op_rank, True, nexto, nextgs, cpu, nic, n_cpu, n_nic, hkey, htb,
+                        hid, hn, ts)
+    while hn > 0:
+        t = hkey[0]
+        its = htb[0]
+        ev = hid[0]
+        hn = heap_pop(hkey, htb, hid, 0, hn)
+        nf = 0
+        h1 = -1  # the ranks to issue new operations of (the event's, and a sender's)
+        h2 = -1
+        if ev < n and kind[ev] == 2:  # calc
+            i = ev
+            h = op_rank[i]
+            c = h * n_cpu + cpu[i]
+            if nexto[c] <= t:
+                nexto[c] = t + size[i]
+                start[i] = t
+                end[i] = t + size[i]
+                nf = _mark_done(i, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, issued,
+                                fresh, nf)
+                h1 = h
+            else:
+                hn = heap_push(hkey, htb, hid, 0, hn, nexto[c], its, ev)
+        elif ev < n and kind[ev] == 0:  # send
+            i = ev
+            h = op_rank[i]
+            c = h * n_cpu + cpu[i]
+            q = h * n_nic + nic[i]
+            if max(nexto[c], nextgs[q]) <= t:
+                nf = _mark_started(i, started, ireq_ptr, ireq_dep, need_req, need_ireq, issued, fresh, nf)
+                h1 = h
+                k1 = max(size[i] - 1.0, 0.0)
+                nexto[c] = t + o + k1 * O
+                nextgs[q] = t + g + k1 * G
+                start[i] = t
+                end[i] = t + o + k1 * O
+                hn = heap_push(hkey, htb, hid, 0, hn, t + o + L, float(ts), n + i)
+                ts += 1
+                if size[i] <= S:
+                    nf = _mark_done(i, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq,
+                                    issued, fresh, nf)
+            else:
+                hn = heap_push(hkey, htb, hid, 0, hn, max(nexto[c], nextgs[q]), its, ev)
+        elif ev < n:  # a receive is posted
+            i = ev
+            h = op_rank[i]
+            nf = _mark_started(i, started, ireq_ptr, ireq_dep, need_req, need_ireq, issued, fresh, nf)
+            h1 = h
+            found = -1
+            if peer[i] != -1 and tag[i] != -1:
+                found = uk_head[key[i]] if key[i] >= 0 else -1
+            else:
+                e = uq_head[h]
+                while e >= 0:
+                    if (peer[i] == -1 or op_rank[e] == peer[i]) and (tag[i] == -1 or tag[e] == tag[i]):
+                        found = e
+                        break
+                    e = h_next[e]
+            if found >= 0:
+                _unlink(found, uq_head, uq_tail, h_next, h_prev, h)
+                _unlink(found, uk_head, uk_tail, k_next, k_prev, key[found])
+                src = op_rank[found]
+                if size[i] > S:  # rendezvous: the sender's request completes now
+                    nf = _mark_done(found, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq,
+                                    issued, fresh, nf)
+                    h2 = src
+                    c = src * n_cpu + cpu[i]
+                    q = src * n_nic + nic[i]
+                    nexto[c] = max(nexto[c], t)
+                    nextgs[q] = max(nextgs[q], t)
+                start[i] = u_t0[found]
+                end[i] = u_t1[found]
+                nf = _mark_done(i, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, issued,
+                                fresh, nf)
+            else:
+                _append(i, rq_head, rq_tail, h_next, h_prev, h)
+                if key[i] >= 0:
+                    _append(i, rk_head, rk_tail, k_next, k_prev, key[i])
+                else:
+                    rq_wild[h] += 1
+        else:  # the message of send op s arrives at rank h
+            s = ev - n
+            h = peer[s]
+            src = op_rank[s]
+            c = h * n_cpu + cpu[s]
+            q = h * n_nic + nic[s]
+            if max(nexto[c], nextgr[q]) <= t:
+                k1 = max(size[s] - 1.0, 0.0)
+                nexto[c] = t + o + max(k1 * O, k1 * G)
+                nextgr[q] = t + g + k1 * G
+                found = -1
+                if rq_wild[h] == 0:
+                    found = rk_head[key[s]]
+                else:
+                    e = rq_head[h]
+                    while e >= 0:
+                        if (peer[e] == -1 or peer[e] == src) and (tag[e] == -1 or tag[e] == tag[s]):
+                            found = e
+                            break
+                        e = h_next[e]
+                if found >= 0:
+                    _unlink(found, rq_head, rq_tail, h_next, h_prev, h)
+                    if key[found] >= 0:
+                        _unlink(found, rk_head, rk_tail, k_next, k_prev, key[found])
+                    else:
+                        rq_wild[h] -= 1
+                    if size[s] > S:
+                        nf = _mark_done(s, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq,
+                                        issued, fresh, nf)
+                        h2 = src
+                        c2 = src * n_cpu + cpu[s]
+                        q2 = src * n_nic + nic[s]
+                        nexto[c2] = max(nexto[c2], t)
+                        nextgs[q2] = max(nextgs[q2], t)
+                    start[found] = t
+                    end[found] = nexto[c]
+                    nf = _mark_done(found, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq,
+                                    issued, fresh, nf)
+                    h1 = h
+                else:
+                    _append(s, uq_head, uq_tail, h_next, h_prev, h)
+                    _append(s, uk_head, uk_tail, k_next, k_prev, key[s])
+                    u_t0[s] = t
+                    u_t1[s] = nexto[c]
+            else:
+                hn = heap_push(hkey, htb, hid, 0, hn, max(nexto[c], nextgr[q]), its, ev)
+        if nf > 0:  # issue the new operations, rank by rank in ascending order
+            if h1 >= 0 and h2 >= 0 and h2 < h1:
+                h1, h2 = h2, h1
+            if h1 == h2:
+                h2 = -1
+            for hh in (h1, h2):
+                if hh < 0:
+                    continue
+                lo = nf
+                m = nf
+                for j in range(nf):  # gather hh's new operations after the buffer's used part
+                    if op_rank[fresh[j]] == hh:
+                        fresh[m] = fresh[j]
+                        m += 1
+                hn, ts = _issue(fresh, lo, m, kind, op_rank, False, nexto, nextgs, cpu, nic, n_cpu, n_nic, hkey,
+                                htb, hid, hn, ts)
+    for h in range(P):
+        f = 0.0
+        for c in range(n_cpu):
+            f = max(f, nexto[h * n_cpu + c])
+        finish[h] = f
+
+
+def _csr(a: np.ndarray, b: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Dependents of every operation (``a`` depends on ``b``) as CSR, and each one's count."""
+    order = np.argsort(b, kind="stable")
+    ptr = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(b, minlength=n), out=ptr[1:])
+    return ptr, a[order].astype(np.int64), np.bincount(a, minlength=n).astype(np.int64)
+
+
+def _match_keys(s: GoalSchedule, rank_of: np.ndarray) -> tuple[np.ndarray, int]:
+    """A compact key per send (destination, source, tag) and per exact receive (rank, source,
+    tag): a message and a receive match exactly when their keys are equal; -1 for the rest."""
+    n, P = s.num_ops, s.num_ranks
+    is_send = s.kind == SEND
+    exact_recv = (s.kind == RECV) & (s.peer != ANY) & (s.tag != ANY)
+    use = is_send | exact_recv
+    dst = np.where(is_send, s.peer, rank_of)[use]
+    src = np.where(is_send, rank_of, s.peer)[use]
+    tag = s.tag[use]
+    key = np.full(n, -1, np.int64)
+    if not use.any():
+        return key, 0
+    span = int(tag.max()) + 1
+    if P * P * span < 2 ** 62:
+        _, inv = np.unique((dst * P + src) * span + tag, return_inverse=True)
+    else:
+        _, inv = np.unique(np.stack([dst, src, tag], axis=1), axis=0, return_inverse=True)
+    key[use] = inv.reshape(-1)
+    return key, int(inv.max()) + 1
+
+
+def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: float = LOGGOPSIM_S,
+                  path: str | Path | None = None) -> GoalResult:
+    """Run a GOAL schedule with LogGOPSim's rules; times in the parameters' unit."""
+    s = schedule
+    n, P = s.num_ops, s.num_ranks
+    rank_of = s.rank_of
+    comm = s.kind != CALC
+    if n and (s.peer[comm] >= P).any():
+        i = int(np.flatnonzero(comm & (s.peer >= P))[0])
+        raise InputError(f"rank {int(rank_of[i])} names rank {int(s.peer[i])}, but there are {P}", path=path,
+                         line=int(s.lines[i]) if s.lines is not None else None)
+    key, n_keys = _match_keys(s, rank_of)
+    req_ptr, req_dep, need_req = _csr(s.req_a, s.req_b, n)
+    ireq_ptr, ireq_dep, need_ireq = _csr(s.ireq_a, s.ireq_b, n)
+    n_cpu = 1 + int(s.cpu.max()) if n else 1
+    n_nic = 1 + int(s.nic.max()) if n else 1
+    start = np.full(n, np.nan)
+    end = np.full(n, np.nan)
+    done = np.zeros(n, np.bool_)
+    finish = np.zeros(P)
+    _goal_kernel(P, s.op_ptr, rank_of, s.kind, s.size, s.peer, s.tag, s.cpu, s.nic, key, max(n_keys, 1), req_ptr,
+                 req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, n_cpu, n_nic, float(params.L), float(params.o),
+                 float(params.g), float(params.G), float(O), float(S), start, end, done, finish)
+    if not done.all():
+        i = int(np.flatnonzero(~done)[0])
+        raise InputError(f"the schedule deadlocks: rank {int(rank_of[i])} never completes {s.describe(i)}",
+                         path=path, line=int(s.lines[i]) if s.lines is not None else None,
+                         hint="every receive needs a matching send, and dependencies must not form a cycle")
+    return GoalResult(finish, start, end, s)
+
+
+def simulate_program_loggopsim(program: Program, params: LogGP, *, O: float = 0.0, S: float = LOGGOPSIM_S,
+                               timelines: bool = True) -> Any:
+    """Simulate a program with LogGOPSim's rules (through its GOAL schedule)."""
+    from perfcompose.loggp.execute import ProgramResult
+
+    schedule = program_to_goal(program)
+    res = simulate_goal(schedule, params, O=O, S=S)
+    P = program.P
+    comp = np.zeros(P)
+    for st in program.steps:
+        if isinstance(st, CompStep):
+            comp += st.durations
+    ops: list[list[Op]] = [[] for _ in range(P)]
+    if timelines:
+        msg = schedule.message if schedule.message is not None else np.full(schedule.num_ops, -1)
+        keep = (schedule.kind != CALC) | (schedule.size > 0)
+        rank_of = schedule.rank_of
+        idx = np.flatnonzero(keep)
+        idx = idx[np.lexsort((idx, res.op_start[idx], rank_of[idx]))]
+        names = ("send", "recv", "comp")
+        for i, h, k, m, a, b in zip(idx.tolist(), rank_of[idx].tolist(), schedule.kind[idx].tolist(),
+                                    msg[idx].tolist(), res.op_start[idx].tolist(), res.op_end[idx].tolist()):
+            ops[h].append(Op(names[k], None if k == CALC else m, a, b))
+    return ProgramResult(P, res.finish, comp, res.finish - comp, ops)
 
 
 # ---------------------------------------------------------------------------------------------
-# the simulation
+# the plain reading of LogGOPSim's main loop, kept as the reference of the kernel
 
 
 class _MatchQueue:
@@ -284,9 +528,6 @@ class _MatchQueue:
         self._exact: dict[tuple[int, int], deque[int]] = {}
         self._wild = 0
         self._next = 0
-
-    def __len__(self) -> int:
-        return len(self._entries)
 
     def push(self, src: int, tag: int, item: Any) -> None:
         key = self._next
@@ -319,33 +560,21 @@ class _MatchQueue:
         return self._entries.values()
 
 
-@dataclass(frozen=True, eq=False)
-class GoalResult:
-    """Per-rank finish time (LogGOPSim's: the latest ``nexto``) and every operation's CPU interval
-    (a receive's is when its overhead was charged, on arrival)."""
-
-    finish: np.ndarray
-    start: list[np.ndarray]
-    end: list[np.ndarray]
-    schedule: GoalSchedule = field(repr=False)
-
-    @property
-    def makespan(self) -> float:
-        return float(self.finish.max()) if self.finish.size else 0.0
+_TYPE_ORDER = {"send": 1, "recv": 2, "calc": 3}
 
 
-def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: float = math.inf,
-                  path: str | Path | None = None) -> GoalResult:
-    """Run a GOAL schedule with LogGOPSim's rules (its LogGOPSim.cpp main loop, without a
-    network model or OS noise); times in the parameters' unit."""
+def reference_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0,
+                   S: float = LOGGOPSIM_S) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+    """LogGOPSim's main loop in plain Python (slow, obviously right): finish, start, end per rank.
+    New operations are ordered by the same emulation of its ``std::sort`` as the kernel's."""
     L, o, g, G = params.L, params.o, params.g, params.G
-    P = schedule.num_ranks
     ranks = schedule.ranks
-    n_cpu = [1 + max((op.cpu for op in r.ops), default=0) for r in ranks]
-    n_nic = [1 + max((op.nic for op in r.ops), default=0) for r in ranks]
-    nexto = [[0.0] * c for c in n_cpu]
-    nextgr = [[0.0] * n for n in n_nic]
-    nextgs = [[0.0] * n for n in n_nic]
+    P = len(ranks)
+    n_cpu = 1 + max((op.cpu for r in ranks for op in r.ops), default=0)
+    n_nic = 1 + max((op.nic for r in ranks for op in r.ops), default=0)
+    nexto = [[0.0] * n_cpu for _ in range(P)]
+    nextgr = [[0.0] * n_nic for _ in range(P)]
+    nextgs = [[0.0] * n_nic for _ in range(P)]
     need_req = [[0] * len(r.ops) for r in ranks]
     need_ireq = [[0] * len(r.ops) for r in ranks]
     dep_req: list[list[list[int]]] = [[[] for _ in r.ops] for r in ranks]
@@ -357,10 +586,7 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
         for a, b in r.irequires:
             need_ireq[h][a] += 1
             dep_ireq[h][b].append(a)
-    for h, r in enumerate(ranks):  # receives of a rank that does not exist would never match
-        for op in r.ops:
-            if op.kind != _CALC and op.peer >= P:
-                raise InputError(f"rank {h} names rank {op.peer}, but there are {P}", path=path, line=op.line)
+    kinds = [np.array([_TYPE_ORDER[op.kind] for op in r.ops], dtype=np.int8) for r in ranks]
     issued = [[False] * len(r.ops) for r in ranks]
     started = [[False] * len(r.ops) for r in ranks]
     done = [[False] * len(r.ops) for r in ranks]
@@ -394,13 +620,14 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
 
     def issue(h: int, initial: bool) -> None:
         nonlocal ts
-        new = sorted(fresh[h], key=lambda i: (_TYPE_ORDER[ranks[h].ops[i].kind], i))
+        new = np.asarray(fresh[h], dtype=np.int64)
+        _sort_like_cxx(new, kinds[h], 0, new.shape[0])
         fresh[h] = []
-        for i in new:
+        for i in new.tolist():
             op = ranks[h].ops[i]
             if initial:
                 t = 0.0
-            elif op.kind == _SEND:
+            elif op.kind == "send":
                 t = max(nexto[h][op.cpu], nextgs[h][op.nic])
             else:
                 t = nexto[h][op.cpu]
@@ -415,7 +642,7 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
     while aq:
         t, its, kind, h, payload = heapq.heappop(aq)
         check: set[int] = set()
-        if kind == _CALC:
+        if kind == "calc":
             op = ranks[h].ops[payload]
             if nexto[h][op.cpu] <= t:
                 nexto[h][op.cpu] = t + op.size
@@ -424,7 +651,7 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
                 check.add(h)
             else:
                 heapq.heappush(aq, (nexto[h][op.cpu], its, kind, h, payload))
-        elif kind == _SEND:
+        elif kind == "send":
             op = ranks[h].ops[payload]
             if max(nexto[h][op.cpu], nextgs[h][op.nic]) <= t:
                 mark_started(h, payload)
@@ -440,7 +667,7 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
                     mark_done(h, payload)
             else:
                 heapq.heappush(aq, (max(nexto[h][op.cpu], nextgs[h][op.nic]), its, kind, h, payload))
-        elif kind == _RECV:
+        elif kind == "recv":
             op = ranks[h].ops[payload]
             mark_started(h, payload)
             check.add(h)
@@ -478,41 +705,6 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
                 heapq.heappush(aq, (max(nexto[h][cpu], nextgr[h][nic]), its, kind, h, payload))
         for host in sorted(check):
             issue(host, False)
-
-    for h in range(P):
-        if not all(done[h]):
-            i = done[h].index(False)
-            op = ranks[h].ops[i]
-            what = f"{op.kind} {op.label or '#' + str(i)}" + (f" (peer {op.peer}, tag {op.tag})" if op.kind != _CALC else "")
-            raise InputError(f"the schedule deadlocks: rank {h} never completes {what}", path=path,
-                             line=op.line or None,
-                             hint="every receive needs a matching send, and dependencies must not form a cycle")
-    finish = np.array([max(c) for c in nexto], dtype=np.float64)
-    return GoalResult(finish, start, end, schedule)
-
-
-def simulate_program_loggopsim(program: Program, params: LogGP, *, O: float = 0.0,
-                               S: float = math.inf) -> "Any":
-    """Simulate a program with LogGOPSim's rules (through its GOAL schedule)."""
-    from perfcompose.loggp.execute import ProgramResult
-
-    schedule = program_to_goal(program)
-    res = simulate_goal(schedule, params, O=O, S=S)
-    P = program.P
-    comp = np.zeros(P)
-    for s in program.steps:
-        if isinstance(s, CompStep):
-            comp += s.durations
-    ops: list[list[Op]] = []
-    for h, rank in enumerate(schedule.ranks):
-        mine = []
-        for i, op in enumerate(rank.ops):
-            if op.origin is None:
-                continue
-            kind, ident = op.origin
-            if kind == "comp" and op.size == 0:
-                continue
-            mine.append((float(res.start[h][i]), i, Op(kind, None if kind == "comp" else int(ident),
-                                                      float(res.start[h][i]), float(res.end[h][i]))))
-        ops.append([x[2] for x in sorted(mine, key=lambda x: (x[0], x[1]))])
-    return ProgramResult(P, res.finish, comp, res.finish - comp, ops)
+    if not all(all(d) for d in done):
+        raise InputError("the schedule deadlocks")
+    return np.array([max(c) for c in nexto], dtype=np.float64), start, end

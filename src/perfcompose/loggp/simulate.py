@@ -30,20 +30,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 from numba import njit
 
 from perfcompose.errors import InputError
+from perfcompose.loggp.options import GapOrigin, Ties
 from perfcompose.loggp.params import LogGP
+from perfcompose.loggp.heap import heap_pop as _pop
+from perfcompose.loggp.heap import heap_push as _push
 from perfcompose.loggp.program import CommStep
 
 __all__ = ["GapOrigin", "Ties", "Op", "ForcedSend", "StepResult", "simulate_step", "reference_step",
            "arrival_time", "send_after_send", "recv_after_send", "send_after_recv", "recv_after_recv"]
 
-GapOrigin = Literal["end", "start"]
-Ties = Literal["random", "rank"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,59 +149,6 @@ class StepResult:
                 ops.append(Op(kind, m, float(start[i]), float(start[i]) + o))
             out.append(ops)
         return out
-
-
-# ---------------------------------------------------------------------------------------------
-# heaps on flat arrays (one global heap of processors, one heap of arrivals per processor)
-
-
-@njit(cache=True, inline="always")
-def _less(k1: float, t1: float, k2: float, t2: float) -> bool:
-    return k1 < k2 or (k1 == k2 and t1 < t2)
-
-
-@njit(cache=True)
-def _push(keys, tbs, ids, base, n, key, tb, ident):  # pragma: no cover - compiled
-    i = n
-    while i > 0:
-        parent = (i - 1) >> 1
-        if not _less(key, tb, keys[base + parent], tbs[base + parent]):
-            break
-        keys[base + i] = keys[base + parent]
-        tbs[base + i] = tbs[base + parent]
-        ids[base + i] = ids[base + parent]
-        i = parent
-    keys[base + i] = key
-    tbs[base + i] = tb
-    ids[base + i] = ident
-    return n + 1
-
-
-@njit(cache=True)
-def _pop(keys, tbs, ids, base, n):  # pragma: no cover - compiled
-    n -= 1
-    if n == 0:
-        return 0
-    key = keys[base + n]
-    tb = tbs[base + n]
-    ident = ids[base + n]
-    i = 0
-    while True:
-        c = 2 * i + 1
-        if c >= n:
-            break
-        if c + 1 < n and _less(keys[base + c + 1], tbs[base + c + 1], keys[base + c], tbs[base + c]):
-            c += 1
-        if not _less(keys[base + c], tbs[base + c], key, tb):
-            break
-        keys[base + i] = keys[base + c]
-        tbs[base + i] = tbs[base + c]
-        ids[base + i] = ids[base + c]
-        i = c
-    keys[base + i] = key
-    tbs[base + i] = tb
-    ids[base + i] = ident
-    return n
 
 
 @njit(cache=True)

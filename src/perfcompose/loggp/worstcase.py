@@ -19,8 +19,10 @@ from scipy.sparse.csgraph import connected_components
 
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep
+from perfcompose.loggp.heap import heap_pop as _pop
+from perfcompose.loggp.heap import heap_push as _push
 from perfcompose.loggp.simulate import (ForcedSend, GapOrigin, StepResult, Ties, _check_options, _gaps_after_receive,
-                                        _gaps_after_send, _initial_gaps, _pop, _push, _start_times, recv_pointers)
+                                        _gaps_after_send, _initial_gaps, _start_times, recv_pointers)
 
 __all__ = ["worst_case_step", "cycle_candidates"]
 

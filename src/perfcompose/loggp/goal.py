@@ -1,0 +1,434 @@
+"""LogGOPSim's textual GOAL schedules: a columnar schedule, its reader and writer, and the
+schedule of a :class:`~perfcompose.loggp.program.Program`.
+
+The writer follows the grammar of LogGOPSim's ``txt2bin`` scanner: one item per line, nothing
+before a label (``txt2bin`` rejects an indented line), ranks in order from 0 and every rank
+written, ``tag``, ``cpu`` and ``nic`` in that order, and labels that are not keywords. The
+reader accepts that grammar and, more leniently, indentation and comments anywhere.
+
+A schedule is held as arrays over all operations (``op_ptr`` splits them by rank) so that one
+with millions of messages costs a few arrays, not millions of objects; :attr:`GoalSchedule.ranks`
+gives the per-rank view of small schedules.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from perfcompose.errors import InputError
+from perfcompose.loggp.program import CommStep, CompStep, Program
+
+__all__ = ["ANY", "SEND", "RECV", "CALC", "KIND_NAMES", "GoalOp", "GoalRank", "GoalSchedule", "parse_goal",
+           "read_goal", "goal_text", "write_goal", "program_to_goal", "looks_like_goal", "KEYWORDS"]
+
+ANY = -1  #: any source / any tag (written -1 in GOAL)
+SEND, RECV, CALC = 0, 1, 2  #: operation kinds, in the order LogGOPSim issues new operations
+KIND_NAMES = ("send", "recv", "calc")
+#: words txt2bin reads as keywords where a label stands (a label spelt so is a syntax error there)
+KEYWORDS = frozenset({"send", "recv", "calc", "rank", "num_ranks"})
+
+
+@dataclass(frozen=True)
+class GoalOp:
+    """One GOAL operation: a send (``peer`` = destination), a receive (``peer`` = source, or ANY)
+    or a local computation (``size`` = its duration)."""
+
+    kind: str
+    size: float
+    peer: int = 0
+    tag: int = 0
+    cpu: int = 0
+    nic: int = 0
+    label: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class GoalRank:
+    """The operations of one rank and its dependencies as (op, op it depends on) index pairs,
+    local to the rank: ``requires`` waits for completion, ``irequires`` for the start."""
+
+    ops: tuple[GoalOp, ...] = ()
+    requires: tuple[tuple[int, int], ...] = ()
+    irequires: tuple[tuple[int, int], ...] = ()
+
+
+def _i64(a: Any) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class GoalSchedule:
+    """A GOAL schedule as arrays over all operations, rank by rank.
+
+    Operation ``i`` belongs to the rank ``r`` with ``op_ptr[r] <= i < op_ptr[r+1]``; ``kind`` is
+    SEND, RECV or CALC; ``peer`` the destination or source (ANY for any); dependencies are global
+    operation indices: ``req_a[j]`` requires (waits for the completion of) ``req_b[j]``,
+    ``ireq_a[j]`` irequires (waits for the start of) ``ireq_b[j]``. ``message`` is the program's
+    message id of a send or receive made by :func:`program_to_goal` (else -1); ``labels`` and
+    ``lines`` are kept for schedules read from text.
+    """
+
+    num_ranks: int
+    op_ptr: np.ndarray
+    kind: np.ndarray
+    size: np.ndarray
+    peer: np.ndarray
+    tag: np.ndarray
+    cpu: np.ndarray
+    nic: np.ndarray
+    req_a: np.ndarray
+    req_b: np.ndarray
+    ireq_a: np.ndarray
+    ireq_b: np.ndarray
+    message: np.ndarray | None = None
+    labels: tuple[str, ...] | None = None
+    lines: np.ndarray | None = None
+
+    @property
+    def num_ops(self) -> int:
+        return int(self.kind.shape[0])
+
+    @property
+    def rank_of(self) -> np.ndarray:
+        """The rank of every operation."""
+        return np.repeat(np.arange(self.num_ranks, dtype=np.int64), np.diff(self.op_ptr))
+
+    def describe(self, i: int) -> str:
+        """``send l3 (peer 1, tag 0)``: an operation, as an error message names it."""
+        local = i - int(self.op_ptr[self.rank_of[i]])
+        label = self.labels[i] if self.labels and self.labels[i] else f"#{local}"
+        what = f"{KIND_NAMES[int(self.kind[i])]} {label}"
+        if self.kind[i] != CALC:
+            what += f" (peer {int(self.peer[i])}, tag {int(self.tag[i])})"
+        return what
+
+    @property
+    def ranks(self) -> tuple[GoalRank, ...]:
+        """The per-rank view (operations as objects, dependencies as local index pairs)."""
+        out = []
+        rank_of = self.rank_of
+        for r in range(self.num_ranks):
+            lo, hi = int(self.op_ptr[r]), int(self.op_ptr[r + 1])
+            ops = tuple(GoalOp(KIND_NAMES[int(self.kind[i])], float(self.size[i]),
+                               int(self.peer[i]) if self.kind[i] != CALC else 0,
+                               int(self.tag[i]) if self.kind[i] != CALC else 0, int(self.cpu[i]), int(self.nic[i]),
+                               self.labels[i] if self.labels else "",
+                               int(self.lines[i]) if self.lines is not None else 0) for i in range(lo, hi))
+            mine = rank_of[self.req_a] == r
+            ireq = rank_of[self.ireq_a] == r
+            out.append(GoalRank(ops, tuple(zip((self.req_a[mine] - lo).tolist(), (self.req_b[mine] - lo).tolist())),
+                                tuple(zip((self.ireq_a[ireq] - lo).tolist(), (self.ireq_b[ireq] - lo).tolist()))))
+        return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# GOAL text
+
+
+_RE_OP = re.compile(
+    r"^(?:(?P<label>[A-Za-z][A-Za-z0-9_]*)\s*:\s*)?"
+    r"(?:(?P<kind>send|recv)\s+(?P<size>\d+)\s*b\s+(?P<dir>to|from)\s+(?P<peer>-1|\d+)"
+    r"(?:\s+tag\s+(?P<tag>-1|\d+))?(?:\s+cpu\s+(?P<cpu>\d+))?(?:\s+nic\s+(?P<nic>\d+))?"
+    r"|(?P<calc>calc)\s+(?P<csize>\d+)(?:\s+cpu\s+(?P<ccpu>\d+))?)\s*$")
+_RE_DEP = re.compile(r"^(?P<a>[A-Za-z][A-Za-z0-9_]*)\s+(?P<how>requires|irequires)\s+(?P<b>[A-Za-z][A-Za-z0-9_]*)\s*$")
+_RE_RANK = re.compile(r"^rank\s+(?P<rank>\d+)\s*\{\s*$")
+_RE_NUM = re.compile(r"^num_ranks\s+(?P<n>\d+)\s*$")
+
+_GOAL_HINT = ("GOAL lines: 'num_ranks N', 'rank R {', 'l1: send 8b to 1 tag 0', 'l2: recv 8b from 0 tag 0', "
+              "'l3: calc 100', 'l3 requires l1', 'l2 irequires l1', '}'")
+
+
+def _strip_comments(text: str) -> str:
+    """Blank out // and /* */ comments, keeping line and column numbers."""
+    def blank(m: re.Match[str]) -> str:
+        return re.sub(r"[^\n]", " ", m.group(0))
+    return re.sub(r"/\*.*?\*/|//[^\n]*", blank, text, flags=re.S)
+
+
+def looks_like_goal(head: str) -> bool:
+    """Whether the start of a file reads as GOAL text (its first word, after comments, is
+    ``num_ranks``) rather than JSON or another format."""
+    return _strip_comments(head).lstrip().startswith("num_ranks")
+
+
+class _Builder:
+    """Columns of the operations being parsed."""
+
+    def __init__(self) -> None:
+        self.kind: list[int] = []
+        self.size: list[float] = []
+        self.peer: list[int] = []
+        self.tag: list[int] = []
+        self.cpu: list[int] = []
+        self.nic: list[int] = []
+        self.labels: list[str] = []
+        self.lines: list[int] = []
+        self.req: list[tuple[int, int]] = []
+        self.ireq: list[tuple[int, int]] = []
+
+
+def parse_goal(text: str, path: str | Path = "<goal>") -> GoalSchedule:
+    """Parse GOAL text (LogGOPSim's txt2bin input); errors name the file, line and column."""
+    lines = _strip_comments(text).split("\n")
+    raw_lines = text.split("\n")
+    num_ranks: int | None = None
+    blocks: dict[int, tuple[int, int]] = {}  # rank -> (first op, end) in parse order
+    b = _Builder()
+    current: int | None = None
+    first = 0
+    labels: dict[str, int] = {}
+    deps: list[tuple[str, str, str, int, int]] = []
+
+    def error(k: int, message: str, column: int | None = None, hint: str | None = _GOAL_HINT) -> InputError:
+        col = column if column is not None else len(lines[k]) - len(lines[k].lstrip()) + 1
+        return InputError(message, path=path, line=k + 1, column=col, source_line=raw_lines[k], hint=hint)
+
+    for k, full in enumerate(lines):
+        line = full.strip()
+        if not line:
+            continue
+        if current is None:
+            if (m := _RE_NUM.match(line)):
+                if num_ranks is not None:
+                    raise error(k, "num_ranks given twice")
+                num_ranks = int(m["n"])
+                if num_ranks < 1:
+                    raise error(k, "num_ranks must be at least 1")
+            elif (m := _RE_RANK.match(line)):
+                if num_ranks is None:
+                    raise error(k, "'num_ranks N' must come before the first rank")
+                current = int(m["rank"])
+                if current >= num_ranks:
+                    raise error(k, f"rank {current} is not below num_ranks = {num_ranks}")
+                if current in blocks:
+                    raise error(k, f"rank {current} defined twice")
+                first, labels, deps = len(b.kind), {}, []
+            else:
+                raise error(k, "expected 'num_ranks N' or 'rank R {'")
+            continue
+        if line == "}":
+            for a, how, lb, line_no, col in deps:
+                for name, c in ((a, col), (lb, raw_lines[line_no].find(lb, col) + 1)):
+                    if name not in labels:
+                        raise error(line_no, f"undefined label {name!r}", column=c,
+                                    hint=f"label an operation of rank {current} '{name}: ...' first")
+                (b.req if how == "requires" else b.ireq).append((labels[a], labels[lb]))
+            blocks[current] = (first, len(b.kind))
+            current = None
+            continue
+        if (m := _RE_DEP.match(line)):
+            deps.append((m["a"], m["how"], m["b"], k, full.find(m["a"]) + 1))
+            continue
+        m = _RE_OP.match(line)
+        if not m:
+            raise error(k, f"cannot read this line of rank {current}")
+        label = m["label"] or ""
+        if label in KEYWORDS:
+            raise error(k, f"label {label!r} is a GOAL keyword", hint="choose another label, e.g. l1")
+        if label and label in labels:
+            raise error(k, f"label {label!r} defined twice in rank {current}")
+        assert num_ranks is not None
+        if label:
+            labels[label] = len(b.kind)
+        if m["calc"]:
+            kind, size, peer, tag, cpu, nic = CALC, float(m["csize"]), 0, 0, int(m["ccpu"] or 0), 0
+        else:
+            kind, peer = (SEND if m["kind"] == "send" else RECV), int(m["peer"])
+            if (kind == SEND) != (m["dir"] == "to"):
+                raise error(k, f"a {m['kind']} is written '{m['kind']} NB {'to' if kind == SEND else 'from'} RANK'")
+            col = full.find(m["peer"], full.find(m["dir"])) + 1
+            if peer == ANY and kind == SEND:
+                raise error(k, "a send needs a destination rank, not -1", column=col)
+            if peer >= num_ranks:
+                raise error(k, f"rank {peer} is not below num_ranks = {num_ranks}", column=col)
+            tag = int(m["tag"]) if m["tag"] is not None else 0
+            if tag == ANY and kind == SEND:
+                raise error(k, "a send needs a tag, not -1")
+            size, cpu, nic = float(m["size"]), int(m["cpu"] or 0), int(m["nic"] or 0)
+        b.kind.append(kind)
+        b.size.append(size)
+        b.peer.append(peer)
+        b.tag.append(tag)
+        b.cpu.append(cpu)
+        b.nic.append(nic)
+        b.labels.append(label)
+        b.lines.append(k + 1)
+    if current is not None:
+        raise InputError(f"rank {current} is not closed", path=path, line=len(lines),
+                         hint="end every rank block with a line '}'")
+    if num_ranks is None:
+        raise InputError("no 'num_ranks N' line", path=path, hint=_GOAL_HINT)
+    # put the ranks in order (a missing rank has no operations)
+    perm: list[int] = []
+    ptr = [0]
+    for r in range(num_ranks):
+        lo, hi = blocks.get(r, (0, 0))
+        perm.extend(range(lo, hi))
+        ptr.append(len(perm))
+    where = np.empty(len(b.kind), dtype=np.int64)
+    where[np.asarray(perm, dtype=np.int64)] = np.arange(len(perm), dtype=np.int64)
+    p = np.asarray(perm, dtype=np.int64)
+
+    def deps_of(pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+        arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        return where[arr[:, 0]], where[arr[:, 1]]
+
+    req_a, req_b = deps_of(b.req)
+    ireq_a, ireq_b = deps_of(b.ireq)
+    return GoalSchedule(num_ranks, _i64(ptr), np.asarray(b.kind, dtype=np.int8)[p], np.asarray(b.size)[p],
+                        _i64(b.peer)[p], _i64(b.tag)[p], _i64(b.cpu)[p], _i64(b.nic)[p], req_a, req_b, ireq_a,
+                        ireq_b, None, tuple(b.labels[i] for i in perm), _i64(b.lines)[p])
+
+
+def read_goal(path: Path | str) -> GoalSchedule:
+    """Read a GOAL file."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise InputError(f"cannot read the schedule: {exc.strerror}", path=path) from None
+    except UnicodeDecodeError:
+        raise InputError("the schedule is not text", path=path) from None
+    return parse_goal(text, path)
+
+
+def _int_column(values: np.ndarray, what: str, scale: float) -> np.ndarray:
+    v = values * scale
+    r = np.round(v)
+    bad = np.abs(v - r) > 1e-6 * np.maximum(1.0, np.abs(v))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"GOAL holds integer {what}; {float(values[i])!r} x {scale:g} is not one",
+                         hint="choose a time scale that makes the times integers (e.g. 1000 for us -> ns)")
+    return r.astype(np.int64)
+
+
+def goal_text(schedule: GoalSchedule, *, time_scale: float = 1.0) -> str:
+    """GOAL text of a schedule in the grammar LogGOPSim's txt2bin reads (computation times
+    multiplied by ``time_scale``, as GOAL holds integers)."""
+    return "".join(_goal_lines(schedule, time_scale))
+
+
+def write_goal(schedule: GoalSchedule, path: Path, *, time_scale: float = 1.0) -> None:
+    """Write a schedule as GOAL text."""
+    with open(path, "w") as fh:
+        fh.writelines(_goal_lines(schedule, time_scale))
+
+
+def _goal_lines(s: GoalSchedule, time_scale: float) -> Any:
+    kind = s.kind
+    is_calc = kind == CALC
+    size = np.where(is_calc, 0, 0).astype(np.int64)
+    if is_calc.any():
+        size[is_calc] = _int_column(s.size[is_calc], "times", time_scale)
+    if (~is_calc).any():
+        size[~is_calc] = _int_column(s.size[~is_calc], "message sizes", 1.0)
+    use = s.labels is not None and all(lb and lb not in KEYWORDS for lb in s.labels)
+    rank_of = s.rank_of
+    local = np.arange(s.num_ops, dtype=np.int64) - s.op_ptr[rank_of]
+    names = list(s.labels) if use and s.labels is not None else [f"l{i}" for i in local.tolist()]
+    size_l, peer_l, tag_l, cpu_l, nic_l = (size.tolist(), s.peer.tolist(), s.tag.tolist(), s.cpu.tolist(),
+                                           s.nic.tolist())
+    kind_l = kind.tolist()
+    # dependencies grouped by the rank of the dependent operation, requires before irequires
+    dep_rank = np.concatenate([rank_of[s.req_a], rank_of[s.ireq_a]])
+    dep_how = np.concatenate([np.zeros(s.req_a.shape[0], np.int8), np.ones(s.ireq_a.shape[0], np.int8)])
+    dep_a = np.concatenate([s.req_a, s.ireq_a])
+    dep_b = np.concatenate([s.req_b, s.ireq_b])
+    order = np.lexsort((dep_how, dep_rank))
+    dep_ptr = np.searchsorted(dep_rank[order], np.arange(s.num_ranks + 1))
+    dep_a_l, dep_b_l, dep_how_l = dep_a[order].tolist(), dep_b[order].tolist(), dep_how[order].tolist()
+    yield f"num_ranks {s.num_ranks}\n\n"
+    for r in range(s.num_ranks):
+        out = [f"rank {r} {{\n"]
+        for i in range(int(s.op_ptr[r]), int(s.op_ptr[r + 1])):
+            k = kind_l[i]
+            if k == CALC:
+                text = f"{names[i]}: calc {size_l[i]}"
+                if cpu_l[i]:
+                    text += f" cpu {cpu_l[i]}"
+            else:
+                text = (f"{names[i]}: {KIND_NAMES[k]} {size_l[i]}b {'to' if k == SEND else 'from'} {peer_l[i]} "
+                        f"tag {tag_l[i]}")
+                if cpu_l[i]:
+                    text += f" cpu {cpu_l[i]}"
+                if nic_l[i]:
+                    text += f" nic {nic_l[i]}"
+            out.append(text + "\n")
+        for j in range(int(dep_ptr[r]), int(dep_ptr[r + 1])):
+            out.append(f"{names[dep_a_l[j]]} {'irequires' if dep_how_l[j] else 'requires'} {names[dep_b_l[j]]}\n")
+        out.append("}\n\n")
+        yield "".join(out)
+
+
+def program_to_goal(program: Program) -> GoalSchedule:
+    """The GOAL schedule of a program: per rank, each step's operations depend on a zero-length
+    ``calc 0`` that completes the previous step; a communication step posts all its receives and
+    issues its sends in send order (as a sequence of MPI_Isend/MPI_Irecv and a wait). The tag of
+    a message is its id in the program."""
+    P = program.P
+    ranks, steps, classes, kinds, sizes, peers, tags = [], [], [], [], [], [], []
+    offset = 0
+    all_p = np.arange(P, dtype=np.int64)
+    for k, s in enumerate(program.steps):
+        if isinstance(s, CompStep):
+            parts = [(all_p, 0, CALC, np.asarray(s.durations, dtype=np.float64), np.zeros(P, np.int64),
+                      np.full(P, -1, np.int64))]
+            has_new = all_p
+        else:
+            assert isinstance(s, CommStep)
+            sent = s.order.astype(np.int64)
+            recv = np.argsort(s.dst, kind="stable").astype(np.int64)
+            parts = [(s.src[sent].astype(np.int64), 0, SEND, s.nbytes[sent], s.dst[sent].astype(np.int64),
+                      offset + sent),
+                     (s.dst[recv].astype(np.int64), 1, RECV, s.nbytes[recv], s.src[recv].astype(np.int64),
+                      offset + recv)]
+            has_new = np.flatnonzero(np.bincount(np.concatenate([s.src, s.dst]).astype(np.int64), minlength=P))
+            offset += s.M
+        parts.append((has_new.astype(np.int64), 2, CALC, np.zeros(has_new.shape[0]), np.zeros(has_new.shape[0], np.int64),
+                      np.full(has_new.shape[0], -2, np.int64)))
+        for rk, cls, kd, sz, pe, tg in parts:
+            n = rk.shape[0]
+            ranks.append(rk)
+            steps.append(np.full(n, k, np.int64))
+            classes.append(np.full(n, cls, np.int8))
+            kinds.append(np.full(n, kd, np.int8))
+            sizes.append(np.asarray(sz, dtype=np.float64))
+            peers.append(pe)
+            tags.append(tg)
+    if not ranks:
+        z = np.zeros(0, np.int64)
+        return GoalSchedule(P, np.zeros(P + 1, np.int64), np.zeros(0, np.int8), np.zeros(0), z, z, z, z, z, z, z, z,
+                            z)
+    rank = np.concatenate(ranks)
+    step = np.concatenate(steps)
+    order = np.lexsort((np.concatenate(classes), step, rank))
+    rank, step = rank[order], step[order]
+    kind = np.concatenate(kinds)[order]
+    size = np.concatenate(sizes)[order]
+    peer = np.concatenate(peers)[order]
+    tag = np.concatenate(tags)[order]
+    n = rank.shape[0]
+    is_bar = tag == -2
+    message = np.where(kind == CALC, -1, tag)
+    tag = np.where(kind == CALC, 0, tag)
+    idx = np.arange(n, dtype=np.int64)
+    prev_bar = np.maximum.accumulate(np.where(is_bar, idx, -1))
+    next_bar = np.minimum.accumulate(np.where(is_bar, idx, n)[::-1])[::-1]
+    ops = ~is_bar
+    # each operation of a step: its step's barrier requires it; it requires the previous barrier
+    req_a1, req_b1 = next_bar[ops], idx[ops]
+    has_prev = ops & (prev_bar >= 0)
+    has_prev[has_prev] = rank[prev_bar[has_prev]] == rank[has_prev]
+    req_a2, req_b2 = idx[has_prev], prev_bar[has_prev]
+    # the order of the pairs: per operation in rank order, its own requirement then its barrier's
+    req_a = np.concatenate([req_a2, req_a1])
+    req_b = np.concatenate([req_b2, req_b1])
+    ptr = np.searchsorted(rank, np.arange(P + 1)).astype(np.int64)
+    z = np.zeros(0, np.int64)
+    return GoalSchedule(P, ptr, kind, size, peer, tag, np.zeros(n, np.int64), np.zeros(n, np.int64), req_a, req_b,
+                        z, z, message)
