@@ -1,0 +1,147 @@
+"""Whole processes, as a user runs them: start-up, reading, work and writing, beside the anchor.
+
+Each row runs a perfcompose command and, where there is one, its anchor as separate processes,
+alternately, ``--repeat`` times; the table gives the median wall time, the peak resident memory
+(from the kernel's accounting of the finished child) and the ratio perfcompose / anchor. Rows
+whose anchor cannot run here (LogGOPSim not built, Extra-P not installed) say why and still time
+perfcompose. Where there is no anchor program, a floor is shown instead: the interpreter alone
+for ``--help``, the interpreter importing SymPy for a command that builds a symbolic model.
+
+    python benchmarks/process_speed.py [--repeat 5] [--only help,compose,pamela,loggp,fit]
+        [--loggopsim PATH/TO/LogGOPSim] [--extrap .venv-extrap/bin/python]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+PERFCOMPOSE = [PYTHON, "-m", "perfcompose"]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One finished process: wall seconds, peak resident set in MB, exit status."""
+
+    seconds: float
+    peak_mb: float
+    status: int
+
+
+@dataclass
+class Row:
+    """A command beside its anchor (or floor), and the goal the row is read against."""
+
+    name: str
+    command: list[str]
+    anchor: list[str] | None = None
+    anchor_name: str = ""
+    goal: str = ""
+    skip: str = ""
+    runs: list[Run] = field(default_factory=list)
+    anchor_runs: list[Run] = field(default_factory=list)
+
+
+def run_once(command: Sequence[str], cwd: Path = ROOT) -> Run:
+    """Run a command to its end with output discarded; time it and read its peak memory."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(list(command), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0 and proc.stderr is not None:
+        sys.stderr.write(f"{' '.join(command)} exited {proc.returncode}: {proc.stderr.read().decode()[-400:]}\n")
+    return Run(seconds, usage.ru_maxrss / 1024, proc.returncode)
+
+
+def measure(rows: list[Row], repeat: int, progress: Callable[[str], None]) -> None:
+    """Alternate each row's command and anchor so that both see the same machine."""
+    for row in rows:
+        if row.skip and row.anchor is None and not row.command:
+            continue
+        run_once(row.command)  # warm the file cache and any compiled-kernel cache
+        if row.anchor is not None:
+            run_once(row.anchor)
+        for k in range(repeat):
+            progress(f"{row.name}: run {k + 1} of {repeat}")
+            row.runs.append(run_once(row.command))
+            if row.anchor is not None:
+                row.anchor_runs.append(run_once(row.anchor))
+
+
+def _median(runs: list[Run], attr: str) -> float:
+    return statistics.median(getattr(r, attr) for r in runs) if runs else float("nan")
+
+
+def render(rows: list[Row]) -> Table:
+    table = Table(title="whole process, median of the runs", title_justify="left")
+    for col in ("command", "perfcompose \\[s]", "peak \\[MB]", "anchor", "anchor \\[s]", "anchor peak \\[MB]",
+                "ratio", "goal"):
+        table.add_column(col, justify="left" if col in ("command", "anchor", "goal") else "right")
+    for row in rows:
+        t, m = _median(row.runs, "seconds"), _median(row.runs, "peak_mb")
+        failed = any(r.status != 0 for r in row.runs + row.anchor_runs)
+        if row.anchor_runs:
+            ta, ma = _median(row.anchor_runs, "seconds"), _median(row.anchor_runs, "peak_mb")
+            ratio = f"{t / ta:.2f}"
+            anchor_cols = [row.anchor_name, f"{ta:.3f}", f"{ma:.0f}", ratio]
+        else:
+            anchor_cols = [row.skip or "—", "—", "—", "—"]
+        table.add_row(row.name + (" (a run failed)" if failed else ""), f"{t:.3f}", f"{m:.0f}", *anchor_cols,
+                      row.goal)
+    return table
+
+
+def help_rows() -> list[Row]:
+    return [Row("perfcompose --help", [*PERFCOMPOSE, "--help"], [PYTHON, "-c", "pass"],
+                "floor: the interpreter alone", "≤ 0.25 s")]
+
+
+def compose_rows() -> list[Row]:
+    small = [*PERFCOMPOSE, "compose", "tpool_4(qsort)", "-c", "qsort=1034.17*x*log2(x)", "--unit", "ns"]
+    return [Row("compose tpool_4(qsort), one component", small, [PYTHON, "-c", "import sympy"],
+                "floor: the interpreter importing SymPy", "≤ 0.25 s")]
+
+
+def pamela_rows() -> list[Row]:
+    mrm = str(ROOT / "examples" / "pamela" / "mrm.pam")
+    batch = [*PERFCOMPOSE, "pamela", "eval", mrm, "P=1:1000", "N=1e6"]
+    probe = subprocess.run(batch, cwd=ROOT, capture_output=True, text=True)
+    skip = "" if probe.returncode == 0 else "this pamela eval takes no ranges"
+    return [Row("pamela eval mrm.pam P=1:1000 N=1e6 (1,000 points)", batch, None,
+                skip or "paper: 120 µs per evaluation, quoted", "≤ 0.5 s", skip=skip)]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--only", default="help,compose,pamela", help="comma-separated row groups")
+    args = ap.parse_args()
+    groups: dict[str, Callable[[], list[Row]]] = {"help": help_rows, "compose": compose_rows,
+                                                  "pamela": pamela_rows}
+    wanted = [g.strip() for g in args.only.split(",") if g.strip()]
+    unknown = [g for g in wanted if g not in groups]
+    if unknown:
+        ap.error(f"unknown row group(s) {', '.join(unknown)}; choose from {', '.join(groups)}")
+    rows = [row for g in wanted for row in groups[g]()]
+    err = Console(stderr=True)
+    measure(rows, args.repeat, lambda text: err.print(text, highlight=False))
+    Console(width=200).print(render(rows))
+    print(f"load average at the end: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})")
+
+
+if __name__ == "__main__":
+    main()
