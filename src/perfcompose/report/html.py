@@ -53,8 +53,36 @@ def write(report: Report, out: str | Path) -> Path:
 
 
 def this_command(argv: Sequence[str] | None = None) -> str:
-    """The command line that is running, as a shell would take it back."""
-    args = list(sys.argv if argv is None else argv)
-    if args and Path(args[0]).name in ("perfcompose", "__main__.py", "cli.py"):
-        args[0] = "perfcompose"
-    return shlex.join(args)
+    """The command line that is running, as a shell would take it back: from the running
+    command's parameters where there is one (each value that differs from its default),
+    else from ``argv``."""
+    try:  # typer from 0.26 carries its own copy of click
+        from typer._click.globals import get_current_context
+    except ImportError:
+        from click.globals import get_current_context  # type: ignore[no-redef]
+
+    ctx = get_current_context(silent=True)
+    if ctx is None or argv is not None:
+        args = list(sys.argv if argv is None else argv)
+        if args and Path(args[0]).name in ("perfcompose", "__main__.py", "cli.py"):
+            args[0] = "perfcompose"
+        return shlex.join(args)
+    words = ctx.command_path.split()
+    words[0] = "perfcompose"
+    tail: list[str] = []
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "")
+        if value is None or value == param.default or (isinstance(value, (list, tuple)) and not value):
+            continue
+        if param.param_type_name == "argument":
+            tail += [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
+            continue
+        if getattr(param, "is_flag", False):
+            names = param.opts if value else param.secondary_opts
+            if names:
+                words.append(names[0])
+            continue
+        name = max(param.opts, key=len)
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            words += [name, str(getattr(v, "value", v))]
+    return shlex.join(words + tail)

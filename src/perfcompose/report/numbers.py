@@ -55,5 +55,9 @@ def short_model(model: Any, digits: int = 4) -> str:
 
     if getattr(model, "is_numeric", False):
         return str(model)
-    floats = {f: sp.Float(float(f"{float(f):.{digits}g}")) for f in model.expr.atoms(sp.Float)}
+    def rounded(f: Any) -> Any:
+        v = float(f"{float(f):.{digits}g}")
+        return sp.Integer(int(v)) if v == int(v) and abs(v) < 1e15 else sp.Float(v)
+
+    floats = {f: rounded(f) for f in model.expr.atoms(sp.Float)}
     return str(Model(model.expr.xreplace(floats)))
