@@ -136,7 +136,8 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
             fitted = [(r.region, r.metric, r.model, r.model.to_extrap(digits=6), r.stats, r) for r in fits]
     title = f"PMNF models of {file} ({aggregate} of repetitions)"
     table = Table(title=title + (", two-piece where clearly better" if segmented else ""), title_justify="left")
-    columns = [("region", "left"), ("metric", "left"), ("model", "left")]
+    units = sorted({m.unit or "no unit" for _, _, m, *_ in fitted})
+    columns = [("region", "left"), ("metric", "left"), (f"model [{units[0]}]" if len(units) == 1 else "model", "left")]
     columns += [("breakpoint", "right")] if segmented else []
     columns += [("SMAPE %", "right"), ("adj. R²", "right"), ("CV error %", "right")]
     for col, just in columns:

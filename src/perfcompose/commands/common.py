@@ -66,8 +66,6 @@ class Table(_rich_table.Table):
     def add_column(self, header: Any = "", *args: Any, optional: bool | int = False, **kwargs: Any) -> None:
         """``optional``: True or a rank (1 is left out first) for columns that may be left out."""
         kwargs.setdefault("overflow", "fold")
-        if kwargs.get("justify") == "right":
-            kwargs.setdefault("no_wrap", True)  # a number breaks only where nothing else can give way
         if optional:
             self._optional[len(self.columns)] = int(optional)
         super().add_column(literal(header) if isinstance(header, str) else header, *args, **kwargs)

@@ -387,7 +387,7 @@ def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
         rows = run_study(n, p, params, ops, block_sizes=sizes, seed=seed,
                          progress=lambda k, t: bar.update(task2, completed=k))
     simulated = time.perf_counter() - start - timed
-    t6 = Table(title="Basic operations measured here, in us (Figure 6)", title_justify="left")
+    t6 = Table(title="Basic operations measured here (Figure 6) [us]", title_justify="left")
     t6.add_column("block", justify="right")
     for op in OPS:
         t6.add_column(op, justify="right")
@@ -395,7 +395,7 @@ def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
         t6.add_row(str(b), *(f"{ops[op][b]:.4g}" for op in OPS))
     console.print(t6)
     table = Table(title=f"Gaussian elimination, N = {n}, P = {p}; network L={params.L:.3g} o={params.o:.3g} "
-                        f"g={params.g:.3g} us, G={params.G:.3g} us/byte ({source}); predicted times in ms",
+                        f"g={params.g:.3g} us, G={params.G:.3g} us/byte ({source}); predicted times [ms]",
                   title_justify="left")
     for col in ("block", "layout", "total", "comp.", "comm.", "worst: total", "comp.", "comm.", "messages",
                 "forced"):
