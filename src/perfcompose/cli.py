@@ -275,8 +275,11 @@ def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool
             unit: Optional[str] = typer.Option(None, "--unit", help=_UNIT_HELP),
             pipe: str = typer.Option("pointwise", "--pipe", help=_PIPE_HELP),
             json_out: bool = typer.Option(False, "--json", help="After the model line, print the model as JSON."),
+            at: list[str] = typer.Option([], "--at", help="Also print the prediction with its 90 % interval at "
+                                         "this point, e.g. --at x=65536 or --at x=65536,n=4 (repeatable)."),
             ) -> None:
     """Compose the model of a program from models of its components; the first line is the model."""
+    from perfcompose.commands import intervals as _intervals
     from perfcompose.compose import Composer
 
     composer = Composer(_components(component, unit, bind), pipe=_check_pipe(pipe))  # type: ignore[arg-type]
@@ -287,6 +290,9 @@ def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool
         print(model.to_json_text())
     else:
         print(f"order in x: {_order_text(model)}; unit: {model.unit or 'none'}")
+    if at:
+        for line in _intervals.point_lines(_intervals.prediction(composer, parsed), _intervals.parse_points(at)):
+            print(line)
     for choice in composer.pipe_choices(parsed):
         if choice.both:
             err_console.print(f"note: {choice.term}: no stage grows fastest in every parameter; both are kept "
@@ -366,9 +372,23 @@ def explore(term: str = typer.Argument(..., help="A pipeline term, e.g. 'pipe(qs
         for col, just in (("design", "left"), ("term", "left"), ("threads", "right"),
                           (f"time per element [{unit_s}]", "right"), ("vs best", "right")):
             table.add_column(col, justify=just)  # type: ignore[arg-type]
+        from perfcompose.compose.oversubscription import account, machine_cores
+
+        cores = machine_cores()
+        over = {str(a.term): account(composer, a.term, composer(a.term), cores) for a in e.alternatives}
+        if any(over.values()):
+            table.add_column(f"on {cores} cores [{unit_s}]", justify="right")
         for a in e.alternatives:
-            table.add_row(a.label, str(a.term), str(a.threads), f"{a.time:.5g}", f"{a.time / e.best.time:.2f}x")
+            o = over[str(a.term)]
+            extra = [] if not any(over.values()) else \
+                ["-" if o is None else "cannot say" if o.model is None else
+                 f"{float(o.model(**{p: {'x': xv, **fixed}[p] for p in o.model.params})):.5g}"]
+            table.add_row(a.label, str(a.term), str(a.threads), f"{a.time:.5g}", f"{a.time / e.best.time:.2f}x", *extra)
         console.print(table)
+        if any(over.values()):
+            err_console.print(f"[yellow]warning:[/yellow] {sum(1 for o in over.values() if o)} designs start more "
+                              f"workers than this machine's {cores} cores: the operators assume a core per worker; "
+                              f"'on {cores} cores' is at least their total work divided by the cores", highlight=False)
         console.print(f"best split of {threads} threads over the stages: "
                       + ", ".join(f"{s}: {n}" for s, n in zip(e.stages, e.split)))
 
@@ -390,8 +410,11 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
     from perfcompose.compose import Component, Composer, bottleneck, load_design
 
     d = load_design(design)
+    from perfcompose.commands.intervals import LEVEL_TEXT, interval_cells, prediction
+
     composer = Composer(d.components, pipe=_check_pipe(pipe or d.pipe))  # type: ignore[arg-type]
-    model = composer(d.program)
+    operators = composer(d.program)
+    model = prediction(composer, d.program)
     fixed = {**d.parameters, **_params(param)}
     missing = [p for p in model.params if p != "x" and p not in fixed]
     if missing:
@@ -400,7 +423,9 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
     xs = _x_values(x) if x else list(d.x)
     unit = model.unit or "no unit"
     console.print(f"[bold]{d.title or d.program}[/bold]", highlight=False)
-    print(f"model: {_short(model, 6)}  [{unit}]")
+    print(f"model: {_short(operators, 6)}  [{unit}]")
+    if str(model) != str(operators):
+        print(f"with the workers sharing this machine's cores: {_short(model, 6)}  [{unit}]")
     print(f"order in x: {_order_text(model)}; pipeline max: {composer.pipe}")
     import numpy as np
 
@@ -423,6 +448,8 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
                                                              if fixed else ""), title_justify="left")
     table.add_column("x", justify="right")
     table.add_column(f"time \\[{unit}]", justify="right")
+    if model.ensemble is not None:
+        table.add_column(LEVEL_TEXT, justify="right")
     if exact is not None:
         table.add_column(f"pointwise max \\[{unit}]", justify="right")
     table.add_column("bottleneck")
@@ -430,9 +457,10 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
     values = np.broadcast_to(model(**{p: (grid if p == "x" else fixed[p]) for p in model.params}), grid.shape)
     exact_values = None if exact is None else \
         np.broadcast_to(exact(**{p: (grid if p == "x" else fixed[p]) for p in exact.params}), grid.shape)
+    cells = interval_cells(model, {p: (grid if p == "x" else fixed[p]) for p in model.params}, len(xs))
     for k, point in enumerate(points):
         path = bottleneck(d.program, composer, point)
-        row = [_size(xs[k]), _sig(values[k], 5)]
+        row = [_size(xs[k]), _sig(values[k], 5), *([cells[k]] if cells else [])]
         if exact_values is not None:
             row.append(_sig(exact_values[k], 5))
         table.add_row(*row, " > ".join(str(t) for t, _ in path[1:]) or "-")
@@ -568,12 +596,13 @@ def _pct(v: float | None) -> str:
 
 
 def _run_study(configurations: list[str], xs: tuple[float, ...], rounds: int, count: int, workers: str,
-               max_workers: int | None, restart: bool) -> Any:
+               max_workers: int | None, restart: bool, functions: Any = None, make: Any = None) -> Any:
     from perfcompose.validate.modular import study
 
     with _progress() as bar:
         return study(configurations, xs, rounds=rounds, count=count, workers=workers, max_workers=max_workers,
-                     checkpoints=Path(".perfcompose"), restart=restart, progress=_one_bar(bar))
+                     checkpoints=Path(".perfcompose"), restart=restart, progress=_one_bar(bar),
+                     functions=functions, make=make)
 
 
 def _print_study(result: Any, title: str, paper: dict[str, str] | None = None) -> None:
@@ -644,11 +673,23 @@ def validate(terms: list[str] = typer.Argument(..., help="Programs to run, e.g. 
              json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration here."),
              restart: bool = typer.Option(False, "--restart", help="Discard finished measurements."),
              html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+             task: list[str] = typer.Option([], "--task", help="A stage of your own, NAME=module:function (a "
+                                            "function of one data element), e.g. --task smooth=user_stages:smooth; "
+                                            "repeatable. Built-in: nop, inc, qsort."),
+             input_: Optional[str] = typer.Option(None, "--input", help="module:function making one data element "
+                                                  "of size x (default: x random 32-bit ints)."),
              ) -> None:
-    """Run programs of nop, inc and qsort for real, fit them (monolithic), compose them from their
-    parts (modular) and report the error of the prediction against the measurement."""
+    """Run programs of nop, inc, qsort and your own stages (--task) for real, fit them (monolithic),
+    compose them from their parts (modular) and report the error of the prediction, with its 90 %
+    interval, against the measurement."""
+    import os
+
+    from perfcompose.commands.validation import input_function, task_functions
+
     xs = tuple(_x_values(x))
-    result = _run_study(terms, xs, rounds, count, workers, None, restart)
+    functions = task_functions(task) if task else None
+    make = input_function(input_) if input_ else None
+    result = _run_study(terms, xs, rounds, count, workers, 4 * (os.cpu_count() or 1), restart, functions, make)
     _print_study(result, "modular vs monolithic vs measured (000 section 4)")
     if json_out:
         _write_study(result, json_out)
@@ -887,7 +928,9 @@ def demo(plot: Path = typer.Option(Path("demo.png"), "--plot", help="Where to wr
     console.print("[bold]1. unit performance tests[/bold]: measuring nop, inc, qsort on this machine")
     with _progress() as bar:
         rows = table1(quick=quick, tasks=("nop", "inc", "qsort"), progress=_per_task(bar))
-    parts = {r.task: r.model for r in rows}
+    from perfcompose.fit.uncertainty import with_uncertainty
+
+    parts = {r.task: with_uncertainty(r.model, r.experiment) for r in rows}
     t1 = Table(title="2. fitted models of the parts [ns]", title_justify="left")
     for col in ("task", "model here", "CV % median", "paper (000 Table 1)"):
         t1.add_column(col)
@@ -899,20 +942,24 @@ def demo(plot: Path = typer.Option(Path("demo.png"), "--plot", help="Where to wr
                title_justify="left")
     for col, just in (("program", "left"), ("modular model, parts measured here [ns]", "left"),
                       ("paper: modular", "left"), ("paper: monolithic", "left"),
-                      ("predicted at 2^18 [ms]", "right")):
+                      ("predicted at 2^18 [ms] (90 % interval)", "right")):
         t2.add_column(col, justify=just,  # type: ignore[arg-type]
                       optional={"paper: monolithic": 1, "paper: modular": 2}.get(col, False))
     from perfcompose.compose import compose as compose_model
+
+    from perfcompose.compose import Composer
+    from perfcompose.compose.interval import with_interval
 
     results = table2(parts)
     flagged = 0
     for r in results:
         exact = compose_model(r.configuration, parts, pipe="pointwise")(x=x)
+        bounds = with_interval(Composer(parts, pipe="pointwise"), r.configuration).interval(x=x)
         mark = ""
         if abs(r.modular(x=x) - exact) > 0.01 * exact:
             mark, flagged = " *", flagged + 1
         t2.add_row(r.configuration, _short(r.modular) + mark, str(r.paper_modular), str(r.paper_monolithic),
-                   _sig(exact / 1e6))
+                   _sig(exact / 1e6) + (f" [{_sig(bounds[0] / 1e6)}, {_sig(bounds[1] / 1e6)}]" if bounds else ""))
     console.print(t2)
     if flagged:
         console.print("* the stage of higher asymptotic order (eq. 3) is not the slower one at x = 2^18; "

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from rich.table import Table
+from perfcompose.commands.common import Table
 
 from perfcompose.commands.common import console, err_console
 
@@ -64,8 +64,12 @@ def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None)
             "inside"]
     if paper:
         cols.insert(2, "paper: monolithic \\[ns]")
+    # at 80 columns the paper's model, the lead coefficient and the papers' operators give way first
+    optional = {"paper: monolithic \\[ns]": 1, "lead coef. err %": 2, "modular \\[ns]": 3,
+                "err % papers' ops (med / max)": 4, "monolithic \\[ns]": 5}
     for col in cols:
-        table.add_column(col, justify="left" if "[ns]" in col or col == "configuration" else "right")
+        table.add_column(col, justify="left" if "[ns]" in col or col == "configuration" else "right",
+                         optional=optional.get(col, False))
     for c in result.comparisons:
         name = c.configuration + (" +" if c.workers > cores else "") + (" !" if c.disturbed else "")
         k = c.x.index(xmax)
@@ -95,7 +99,8 @@ def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None)
         console.print(f"parts timed alone at {len(result.part_x)} sizes from {min(result.part_x):g} to "
                       f"{max(result.part_x):g}: " + ", ".join(f"{p} = {_short(m)}" for p, m in result.parts.items()))
     if any(c.workers > cores for c in result.comparisons):
-        console.print(f"+ more workers than this machine's {cores} cores")
+        err_console.print(f"[yellow]warning:[/yellow] + more workers than this machine's {cores} cores: the workers "
+                          "share the cores, and the predictions are at least the total work divided by the cores")
     for cfg, why in result.skipped:
         console.print(f"skipped {cfg}: {why}")
     if result.retaken:
@@ -134,18 +139,51 @@ def task_functions(specs: list[str]) -> dict[str, Callable[[Any], Any]]:
     from perfcompose.bench.runner import BenchError, resolve_target
     from perfcompose.bench.tasks import TASKS
 
-    functions: dict[str, Callable[[Any], Any]] = {}
+    import os
+    import sys
+
+    if os.getcwd() not in sys.path:  # modules next to where the command runs, as python -m finds them
+        sys.path.insert(0, os.getcwd())
+    functions: dict[str, Callable[[Any], Any]] = {name: TASKS[name].run for name in ("nop", "inc", "qsort")}
+    given: set[str] = set()
     for spec in specs:
         name, sep, target = spec.partition("=")
         name = name.strip()
         if not sep or not name.isidentifier() or not target:
             raise BenchError(f"cannot read the task {spec!r}", hint="write NAME=module:function, e.g. "
                              "--task smooth=examples.user_stages:smooth")
-        if name in functions:
+        if name in given:
             raise BenchError(f"the task {name!r} is given twice")
+        given.add(name)
         if target in TASKS:
             functions[name] = TASKS[target].run
             continue
         resolved, _ = resolve_target(target, None, None)
         functions[name] = resolved.run  # type: ignore[attr-defined]
     return functions
+
+
+def input_function(spec: str) -> Callable[[float], Any]:
+    """``module:function`` making one data element of size x."""
+    import importlib
+
+    from perfcompose.bench.runner import BenchError
+
+    import os
+    import sys
+
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    module_name, sep, func_name = spec.partition(":")
+    if not sep or not module_name or not func_name:
+        raise BenchError(f"cannot read the input {spec!r}", hint="write module:function, e.g. "
+                         "--input user_stages:signal")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BenchError(f"cannot import '{module_name}': {exc}",
+                         hint="run from the folder that holds it, or add that folder to PYTHONPATH") from None
+    func = getattr(module, func_name, None)
+    if not callable(func):
+        raise BenchError(f"'{module_name}' has no function '{func_name}'")
+    return func

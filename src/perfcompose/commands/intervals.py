@@ -1,0 +1,75 @@
+"""A prediction as the commands print it: the composed model with its interval, and what more
+workers than cores do to it."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from perfcompose.commands.common import err_console
+from perfcompose.ensemble import DEFAULT_LEVEL
+
+LEVEL_TEXT = f"{100 * DEFAULT_LEVEL:g} % interval"
+
+
+def prediction(composer: Any, term: Any, *, warn: bool = True) -> Any:
+    """The composed model of ``term`` with its interval (where a component has one), accounting
+    for more workers than cores (max with the total work over the cores) and warning about it."""
+    from perfcompose.compose.interval import with_interval
+    from perfcompose.compose.oversubscription import accounted
+
+    model, over = accounted(composer, term, with_interval(composer, term))
+    if over is not None and warn:
+        err_console.print(f"[yellow]warning:[/yellow] {over}", highlight=False)
+    return model
+
+
+def interval_cells(model: Any, grid: Mapping[str, Any], size: int) -> list[str] | None:
+    """``[low, high]`` per point of ``grid`` as table cells, or None for an exact model."""
+    bounds = model.interval(**grid)
+    if bounds is None:
+        return None
+    lo = np.broadcast_to(np.asarray(bounds[0], dtype=float), (size,))
+    hi = np.broadcast_to(np.asarray(bounds[1], dtype=float), (size,))
+    return [f"{a:.4g} .. {b:.4g}" for a, b in zip(lo, hi)]
+
+
+def point_lines(model: Any, points: Sequence[Mapping[str, float]]) -> list[str]:
+    """``at x=65536: 1.23e+06 [1.2e+06, 1.27e+06] ns (90 % interval)`` per point."""
+    lines = []
+    for point in points:
+        missing = [p for p in model.params if p not in point]
+        if missing:
+            from perfcompose.errors import InputError
+
+            raise InputError(f"--at {', '.join(f'{k}={v:g}' for k, v in point.items())}: give a value for "
+                             f"{', '.join(missing)} too", hint=f"e.g. --at x=65536,{missing[-1]}=4")
+        values = {p: point[p] for p in model.params}
+        value = float(np.asarray(model(**values)))
+        where = ", ".join(f"{k}={v:g}" for k, v in point.items())
+        bounds = model.interval(**values)
+        if bounds is None:
+            lines.append(f"at {where}: {value:.6g} {model.unit} (exact: no component carries an interval)")
+        else:
+            lines.append(f"at {where}: {value:.6g} [{bounds[0]:.6g}, {bounds[1]:.6g}] {model.unit} ({LEVEL_TEXT})")
+    return lines
+
+
+def parse_points(specs: Sequence[str]) -> list[dict[str, float]]:
+    """``["x=65536,n=4", "x=1024"]`` -> one point per spec."""
+    from perfcompose.errors import InputError
+
+    points = []
+    for spec in specs:
+        point: dict[str, float] = {}
+        for part in spec.split(","):
+            name, sep, value = part.partition("=")
+            try:
+                if not sep or not name.strip().isidentifier():
+                    raise ValueError
+                point[name.strip()] = float(value)
+            except ValueError:
+                raise InputError(f"cannot read the point {spec!r}", hint="write NAME=VALUE[,NAME=VALUE], "
+                                 "e.g. --at x=65536,n=4") from None
+        points.append(point)
+    return points

@@ -1,0 +1,112 @@
+"""More workers than cores: how many workers a program starts, and what that does to a prediction.
+
+The papers' operators assume a core per worker: ``tpool_n`` divides by n, a pipeline runs its
+stages side by side. With more workers than cores (counting nested pools: ``pipe(tpool_2(a), b)``
+starts three) the workers share the cores, and no program finishes an element faster than its
+total work divided by the cores. :func:`account` takes the larger of the operators' prediction
+and that floor; where the work cannot be summed (a MapReduce, a symbolic thread count) it says
+so instead.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from perfcompose.compose.operators import Composer
+from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Term, TPool
+from perfcompose.model import Model, maximum
+
+
+def workers(term: Term) -> int | None:
+    """Workers the executor starts for ``term`` (a seq runs in its parts' workers one after the
+    other; a pipe's stages run side by side; a pool multiplies), or None when a count is symbolic
+    or the term is a MapReduce."""
+    if isinstance(term, Component):
+        return 1
+    if isinstance(term, (Seq, Pipe)):
+        a, b = workers(term.first), workers(term.second)
+        if a is None or b is None:
+            return None
+        return max(a, b) if isinstance(term, Seq) else a + b
+    if isinstance(term, TPool):
+        inner = workers(term.body)
+        return term.threads * inner if isinstance(term.threads, int) and inner is not None else None
+    return None
+
+
+def work(composer: Composer, term: Term) -> Model | None:
+    """The CPU time per element the program spends in all its workers together: every component
+    once per element (a pool spreads its elements, it does not repeat them); None for a MapReduce."""
+    if isinstance(term, Component):
+        return composer.model(term)
+    if isinstance(term, (Seq, Pipe)):
+        a, b = work(composer, term.first), work(composer, term.second)
+        return None if a is None or b is None else a + b
+    if isinstance(term, TPool):
+        return work(composer, term.body)
+    if isinstance(term, MapReduce):
+        return None
+    return None
+
+
+@dataclass(frozen=True)
+class Oversubscription:
+    """A program with more workers than cores, and the prediction that accounts for it."""
+
+    term: str
+    workers: int
+    cores: int
+    #: max(operators' prediction, work / cores), or None when the work cannot be summed
+    model: Model | None
+
+    def __str__(self) -> str:
+        head = f"{self.term} starts {self.workers} workers on {self.cores} cores"
+        if self.model is None:
+            return (head + ": the operators assume a core per worker and this prediction cannot account "
+                    "for the sharing; expect it to be too fast")
+        return (head + ": the workers share the cores; the prediction is at least the total work divided "
+                f"by {self.cores} cores")
+
+
+def machine_cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def account(composer: Composer, term: Term, model: Model, cores: int | None = None) -> Oversubscription | None:
+    """None when ``term`` has no more workers than ``cores``; otherwise the warning and the
+    prediction ``max(model, work / cores)`` (pointwise)."""
+    cores = cores or machine_cores()
+    n = workers(term)
+    if n is None or n <= cores:
+        return None
+    total = work(composer, term)
+    if total is None:
+        return Oversubscription(str(term), n, cores, None)
+    floor = (total / cores).in_unit(model.unit) if model.unit and total.unit else total / cores
+    return Oversubscription(str(term), n, cores, maximum(model, floor, how="pointwise").with_meta(
+        name=model.name, source=model.source, ensemble=None))
+
+
+def accounted(composer: Composer, term: Term, model: Model, cores: int | None = None
+              ) -> tuple[Model, Oversubscription | None]:
+    """``model`` with the floor of :func:`account` applied where ``term`` oversubscribes the cores,
+    its members (``model.ensemble``, from :func:`perfcompose.compose.interval.with_interval`)
+    floored the same way; and the warning, or None."""
+    over = account(composer, term, model, cores)
+    if over is None or over.model is None:
+        return model, over
+    adjusted = over.model
+    ensemble = model.ensemble
+    stacked = getattr(ensemble, "stacked", None)
+    if stacked is not None:
+        from perfcompose.compose.interval import _spread
+        from perfcompose.ensemble import StackedEnsemble
+
+        total = work(_spread(composer, ensemble.size), term)
+        if total is not None:
+            members = maximum(stacked, total / over.cores, how="pointwise")
+            adjusted = adjusted.with_meta(ensemble=StackedEnsemble(members, ensemble.size))
+    return adjusted, over
