@@ -322,7 +322,7 @@ def laws(stages: list[str] = typer.Argument(None, help="Stages to check the laws
         raise typer.BadParameter("give the components with -c NAME=MODEL", param_hint="-c")
     xs = _x_values([x_range])
     results = check_laws(comps, stages or None, pipe=_check_pipe(pipe), x_range=(min(xs), max(xs)))  # type: ignore[arg-type]
-    table = Table(title=f"relational laws, pipe = {pipe} max, x in [{min(xs):g}, {max(xs):g}], "
+    table = Table(title=f"relational laws, pipe = {pipe} max, x in [{_size(min(xs))}, {_size(max(xs))}], "
                         "n in 1..64", title_justify="left")
     for col in ("law", "instance", "decided", "result"):
         table.add_column(col)
@@ -330,7 +330,7 @@ def laws(stages: list[str] = typer.Argument(None, help="Stages to check the laws
         if r.held:
             verdict = "[green]holds[/green]" + (" (equal)" if r.relation == "=" else " (inequality)")
         else:
-            where = ", ".join(f"{k}={v:g}" for k, v in (r.counterexample or {}).items())
+            where = ", ".join(f"{k}={_size(v)}" for k, v in (r.counterexample or {}).items())
             lv, rv = r.values or (math.nan, math.nan)
             verdict = f"[red]fails[/red] at {where}: {lv:.6g} vs {rv:.6g}"
         table.add_row(f"({r.law})", r.statement, r.method, verdict)
@@ -366,8 +366,8 @@ def explore(term: str = typer.Argument(..., help="A pipeline term, e.g. 'pipe(qs
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from None
         unit_s = composer.unit
-        table = Table(title=f"x = {xv:g}, {threads} threads: stage times "
-                      + ", ".join(f"{s} {t:.4g}" for s, t in zip(e.stages, e.stage_times))
+        table = Table(title=f"x = {_size(xv)}, {threads} threads: stage times "
+                      + ", ".join(f"{s} {_sig(t)}" for s, t in zip(e.stages, e.stage_times))
                       + f" [{unit_s}]; bottleneck: {e.stages[e.bottleneck]}", title_justify="left")
         for col, just in (("design", "left"), ("term", "left"), ("threads", "right"),
                           (f"time per element [{unit_s}]", "right"), ("vs best", "right")):
@@ -444,7 +444,7 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
     points = [{"x": xv, **fixed} for xv in xs]
     warnings = composer.pipe_warnings(d.program, points)
     exact = Composer(d.components, pipe="pointwise")(d.program) if warnings else None
-    table = Table(title="predicted time per data element" + (f" at {', '.join(f'{k}={v:g}' for k, v in fixed.items())}"
+    table = Table(title="predicted time per data element" + (f" at {', '.join(f'{k}={_size(v)}' for k, v in fixed.items())}"
                                                              if fixed else ""), title_justify="left")
     table.add_column("x", justify="right")
     table.add_column(f"time \\[{unit}]", justify="right")
@@ -553,7 +553,7 @@ def bench(target: Optional[str] = typer.Argument(None, help="Built-in task (nop,
     if result.resumed:
         console.print(f"resumed: {result.resumed} points from {ckpt}")
     for coord, failure in sorted(result.failures.items()):
-        where = ", ".join(f"{p}={v:g}" for p, v in zip(result.parameters, coord))
+        where = ", ".join(f"{p}={_size(v)}" for p, v in zip(result.parameters, coord))
         code = f"exit code {failure.exit_code}" if failure.exit_code is not None else "failed"
         err_console.print(f"[yellow]warning:[/yellow] {where}: {code}: {failure.message}", highlight=False)
     region = target if target and ":" not in target else (target or "command").split(":")[-1]
@@ -578,7 +578,7 @@ def _summary(exp: Any, cv_warn: float = 10.0) -> None:
         cvs.append(float(np.std(v, ddof=1) / np.mean(v) * 100) if len(v) > 1 and np.mean(v) > 0 else math.nan)
     for p in shown:
         k = points.index(p)
-        table.add_row(*(f"{c:g}" for c in p.coordinate), str(len(p.values)), f"{np.median(p.values):.4g}",
+        table.add_row(*(_size(c) for c in p.coordinate), str(len(p.values)), f"{np.median(p.values):.4g}",
                       _fmt(cvs[k], ".2f"))
     console.print(table)
     finite = [c for c in cvs if c == c]
