@@ -83,13 +83,21 @@ def test_design_report_shows_tree_components_predictions_and_bottleneck(browser:
 
 def test_design_report_sets_measurements_against_the_prediction(browser: Any, tmp_path: Path) -> None:
     out = tmp_path / "measured.html"
-    run("predict", str(ROOT / "examples/designs/measured.toml"), "--param", "n=1",
+    printed = run("predict", str(ROOT / "examples/designs/measured.toml"), "--param", "n=1",
         "--measured", f"{ROOT / 'examples/tasks.csv'}:qsort", "--html", str(out))
     page = open_page(browser, out)
     assert any("measured" in h and "against predicted" in h for h in page.locator("h3").all_inner_texts())
     # n = 1: the pipe's bottleneck is qsort, whose model was fitted to exactly these measurements
     errors = [float(t) for t in page.locator("table").nth(2).locator("td:nth-child(4)").all_inner_texts()]
     assert errors and max(abs(e) for e in errors) < 25
+    # an interval column where the prediction has an interval (as the command prints), none where not
+    headers = page.locator("table").nth(1).locator("th").all_inner_texts()
+    has_interval = "interval" in printed
+    assert ("90 % interval low [ns]" in headers) == has_interval
+    if has_interval:
+        row = page.locator("table").nth(1).locator("tr", has_text="262144").locator("td").all_inner_texts()
+        value, low, high = (float(t) for t in row[1:4])
+        assert low <= value <= high
 
 
 def test_demo_report(browser: Any, part_rows: list[Any], tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ def figure(fig: Any, title: str = "", caption: str = "") -> Figure:
 
     buf = io.StringIO()
     with plt.rc_context({"svg.fonttype": "path", "svg.hashsalt": "perfcompose"}):
-        fig.savefig(buf, format="svg", bbox_inches="tight")
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     text = buf.getvalue()
     text = text[text.index("<svg"):]

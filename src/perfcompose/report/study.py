@@ -129,7 +129,9 @@ def study_report(study: Any, title: str, *, paper: Mapping[str, str] | None = No
                ("x", ", ".join(size(v) for v in study.x)),
                ("runs", f"{study.rounds} rounds of {study.count}+ elements, {study.workers}"),
                ("median error, papers' operators", f"{_pct(float(np.median(errs_p))) if errs_p else '-'} %"),
-               ("median error, calibrated", f"{_pct(float(np.median(errs_c))) if errs_c else '-'} %"))
+               ("median error, calibrated", f"{_pct(float(np.median(errs_c))) if errs_c else '-'} %"),
+               *((("measured points inside their intervals", f"{_pct(coverage)} %"),)
+                 if (coverage := getattr(study, "coverage", None)) is not None else ()))
     sections = [Section("Programs", tuple(trees)),
                 Section("Parts", (parts_table,)),
                 Section("Models", (models,)),
