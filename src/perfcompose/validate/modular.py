@@ -285,13 +285,13 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     retaken = 0
     for p in parts:
         alone = CallableTarget(functions[p], lambda x, _make=make: (_make(x),), label=p,
-                               retry_preempted=RETRIES)
+                               retry_preempted=RETRIES, cpu_when_preempted=True)
         res = run_sweep(alone, {"x": dense}, reps=part_reps, rounds=part_rounds, warmup=1, restart=restart,
                         checkpoint=folder / f"isolated-{p}.jsonl" if folder else None,
                         identity={"target": p}, progress=step(f"{p} alone"))
         isolated[p] = [res.values[(v,)] for v in dense]
         done += len(dense) * part_rounds
-        retaken += alone.preempted
+        retaken += alone.preempted + alone.cpu_kept
     target = TermTarget(stream, functions, make, count=count, workers=workers, retry_disturbed=RETRIES)
     runs: dict[tuple[int, float], list[float]] = {}
     for r in range(rounds):
@@ -363,13 +363,15 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
         probes = ["nop", "touch", "pipe(touch, touch)", *([f"tpool_{level_k}(touch)"] if level_k > 1 else [])]
         # a program with more workers than cores waits for them by design: only its parts count
         involved = [*([str(term)] if n <= cores else []), *term.components(), *probes]
-        share = max((shares.get((index[t], v), 0.0) for t in involved if t in index for v in xs), default=0.0)
+        share_x = np.array([max((shares.get((index[t], v), 0.0) for t in involved if t in index), default=0.0)
+                            for v in xs])
+        share = float(share_x.max())
         disturbed = share > DISTURBED_SHARE or any(
             target.disturbed_runs.get((index[t], v), 0) for t in involved if t in index for v in xs)
         interval = calibrated.interval(x=xv, level=level) if resamples > 1 else None
         low, high = (predicted, predicted) if interval is None else interval
         low, high = measurement_interval(predicted, np.asarray(low), np.asarray(high),
-                                         share if disturbed else 0.0)
+                                         share_x if disturbed else 0.0)
         comparisons.append(Comparison(str(term), n, xs, measured, monolithic, modular, calibrated,
                                       lead_error(modular, monolithic), tuple(map(float, err_p)),
                                       tuple(map(float, err_c)), tuple(map(float, low)), tuple(map(float, high)),
@@ -386,7 +388,7 @@ DISTURBED_SHARE = 0.02
 
 
 def measurement_interval(predicted: np.ndarray, low: np.ndarray, high: np.ndarray,
-                         share: float) -> tuple[np.ndarray, np.ndarray]:
+                         share: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where a measurement of the program should fall: the prediction's interval widened by
     sqrt(2) about the prediction (the measured medians have noise like the parts' medians the
     prediction is built from), and, for a measurement that lost ``share`` of its time to other
@@ -395,5 +397,5 @@ def measurement_interval(predicted: np.ndarray, low: np.ndarray, high: np.ndarra
     root2 = np.sqrt(2.0)
     lo = predicted - root2 * (predicted - low)
     hi = predicted + root2 * (high - predicted)
-    s = min(max(share, 0.0), 0.9)
+    s = np.clip(share, 0.0, 0.9)
     return lo * (1 - s), hi / (1 - s)
