@@ -53,11 +53,12 @@ def short_model(model: Any, digits: int = 4) -> str:
 
     from perfcompose.model import Model
 
-    if getattr(model, "is_numeric", False):
-        return str(model)
     def rounded(f: Any) -> Any:
         v = float(f"{float(f):.{digits}g}")
         return sp.Integer(int(v)) if v == int(v) and abs(v) < 1e15 else sp.Float(v)
 
     floats = {f: rounded(f) for f in model.expr.atoms(sp.Float)}
-    return str(Model(model.expr.xreplace(floats)))
+    try:
+        return str(Model(model.expr.xreplace(floats)))
+    except Exception:  # a numeric model whose functions do not survive rebuilding prints as it is
+        return str(model)

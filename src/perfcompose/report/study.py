@@ -137,7 +137,7 @@ def study_report(study: Any, title: str, *, paper: Mapping[str, str] | None = No
                 Section("Models", (models,)),
                 Section("Measured against predicted", (measured,) + ((figure(
                     _figure(study), "measured against predicted, per program",
-                    "rings: measured medians; dashed: the papers' operators; solid: calibrated operators"),)
+                    "dots: measured medians; dashed: the papers' operators; solid: calibrated operators"),)
                     if comps else ()))]
     skipped = getattr(study, "skipped", ())
     if skipped:
