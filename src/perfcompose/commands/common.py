@@ -77,9 +77,9 @@ class Table(_rich_table.Table):
         columns = self.columns
         dropped: list[str] = []
         try:
-            # leave out optional columns, last first, while the table cannot fit its widest words
+            # leave out optional columns, lowest rank first, while the table would have to wrap
             for k in sorted(self._optional, key=lambda k: (self._optional[k], -k)):
-                if self.__rich_measure__(console, options).minimum <= options.max_width:
+                if self.__rich_measure__(console, options).maximum <= options.max_width:
                     break
                 dropped.insert(0, str(columns[k].header))
                 self.columns = [c for c in self.columns if c is not columns[k]]
