@@ -62,3 +62,56 @@ class UnknownFormatError(PerfcomposeError):
 
 class FitError(PerfcomposeError):
     """Data that cannot support the requested fit (too few points, no variation in a parameter)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# foreseeable failures of reading and writing, as located errors
+
+MAX_DEPTH = 200
+"""The deepest nesting read in JSON, TOML and terms (brackets inside brackets)."""
+
+_OS_HINTS = {
+    "ENOENT": "check the path; a file to be written needs its folder to exist (mkdir -p FOLDER)",
+    "ENOTDIR": "a part of the path is a file, not a folder",
+    "EISDIR": "give a file, not a folder",
+    "EACCES": "choose a file you may read, or for output a folder you may write to",
+    "EPERM": "choose a file you may read, or for output a folder you may write to",
+    "EROFS": "the file system is read-only: write to another folder",
+    "ENOSPC": "free some space or write elsewhere",
+    "ENAMETOOLONG": "the file name is too long",
+}
+
+
+def from_exception(exc: BaseException, path: str | Path | None = None) -> PerfcomposeError | None:
+    """The located :class:`InputError` for a foreseeable failure of reading or writing user
+    files, or None when ``exc`` is a defect of perfcompose (which must still show as one).
+
+    ``path`` names the file being read where the exception itself does not.
+    """
+    import errno
+
+    if isinstance(exc, PerfcomposeError):
+        return exc
+    if isinstance(exc, OSError) and (exc.filename is not None or path is not None):
+        code = errno.errorcode.get(exc.errno or 0, "")
+        reason = exc.strerror or str(exc)
+        return InputError(reason[:1].lower() + reason[1:], path=exc.filename or path,
+                          hint=_OS_HINTS.get(code))
+    if isinstance(exc, UnicodeDecodeError):
+        return InputError(f"not UTF-8 text: byte 0x{exc.object[exc.start]:02x} at offset {exc.start}", path=path,
+                          hint="save the file as UTF-8 text")
+    if isinstance(exc, RecursionError):
+        return InputError(f"the input is nested too deeply (at most {MAX_DEPTH} levels are read)", path=path,
+                          hint="flatten the nesting")
+    if type(exc).__name__ == "Error" and type(exc).__module__ in ("_csv", "csv"):
+        return InputError(f"CSV: {exc}", path=path, hint="a field may hold at most 128 KiB; check the quoting")
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):
+        return InputError("a number has more than 4300 digits", path=path,
+                          hint="numbers must be finite doubles (at most about 1.8e308)")
+    if isinstance(exc, ValueError) and "is not supported (supported formats:" in str(exc):  # matplotlib
+        return InputError(f"cannot write a plot in this format: {exc}", path=path,
+                          hint="end the plot's file name in .png, .svg or .pdf")
+    if isinstance(exc, MemoryError):
+        return InputError("not enough memory for this input", path=path,
+                          hint="give a smaller input or grid")
+    return None

@@ -677,7 +677,11 @@ class Model:
             expr = parse_expression(str(record["text"]))
         else:
             raise ModelSyntaxError("a model record needs 'expr' or 'text'")
-        stats = {k: float(v) if v is not None else math.nan for k, v in record.get("stats", {}).items()}
+        raw_stats = record.get("stats", {})
+        if not isinstance(raw_stats, Mapping) or not all(
+                v is None or isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw_stats.values()):
+            raise ModelSyntaxError("'stats' must map names to numbers (or null)", hint="e.g. \"stats\": {\"rss\": 0.5}")
+        stats = {str(k): float(v) if v is not None else math.nan for k, v in raw_stats.items()}
         roles = record.get("roles", {})
         if not isinstance(roles, Mapping) or not all(isinstance(v, str) for v in roles.values()):
             raise ModelSyntaxError("'roles' must map parameter names to roles", hint="roles: " + ", ".join(ROLES))
@@ -686,7 +690,10 @@ class Model:
             from perfcompose.ensemble import LinearEnsemble
 
             ensemble = LinearEnsemble.from_json(record["ensemble"])
-        return cls(expr, params=tuple(record.get("parameters", ())), unit=str(record.get("unit", "s")),
+        params = record.get("parameters", ())
+        if not isinstance(params, (list, tuple)) or not all(isinstance(p, str) for p in params):
+            raise ModelSyntaxError("'parameters' must be a list of parameter names")
+        return cls(expr, params=tuple(params), unit=str(record.get("unit", "s")),
                    source=str(record.get("source", "")), name=str(record.get("name", "")), stats=stats,
                    roles=dict(roles), ensemble=ensemble)
 

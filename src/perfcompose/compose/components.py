@@ -218,9 +218,17 @@ def from_file(name: str, path: Path, *, region: str | None = None, unit: str | N
     return _fill_unit(model.with_meta(name=name, source=model.source or str(path)), unit, name)
 
 
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; False for text no file can be named by (too long, NUL bytes)."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def _split_spec(text: str) -> tuple[str, str]:
     """``FILE:SUFFIX`` split at the last colon, unless the whole text names an existing file."""
-    if Path(text).exists() or ":" not in text:
+    if ":" not in text or _exists(Path(text)):
         return text, ""
     head, _, tail = text.rpartition(":")
     return head, tail
@@ -234,8 +242,8 @@ def component_model(name: str, text: str, *, unit: str | None = None, base: Path
     if base is not None and not path.is_absolute():
         path = base / path
     looks_like_file = any(file_part.lower().endswith(s) for s in (".json", ".csv", ".txt", ".extrap", ".pam"))
-    if path.exists() or looks_like_file:
-        if not path.exists():
+    if _exists(path) or looks_like_file:
+        if not _exists(path):
             raise ComponentError(f"component '{name}': no such file {path}")
         return from_file(name, path, region=region or None, unit=unit, fit_options=fit_options)
     try:

@@ -21,6 +21,7 @@
 """
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -106,6 +107,8 @@ def load_design(path: Path | str) -> Design:
         src = raw.splitlines()[line - 1] if line and line <= len(raw.splitlines()) else None
         raise DesignError(f"not valid TOML: {reason}", path=path, line=line, column=col, source_line=src,
                           hint="see https://toml.io; strings need quotes") from None
+    except RecursionError:
+        raise DesignError("not a design: the TOML is nested too deeply", path=path) from None
     for key in doc:
         if key not in _TOP_KEYS:
             raise _error(path, raw, f"unknown key '{key}'", key, hint="keys: " + ", ".join(_TOP_KEYS))
@@ -130,11 +133,12 @@ def load_design(path: Path | str) -> Design:
     program = parse_term(doc["program"], components=components, source=str(path),
                          line=line or 1, column=(quote + 1 if quote >= 0 else 1))
     x = doc.get("x", DEFAULT_X)
-    if not isinstance(x, (list, tuple)) or not x or not all(isinstance(v, (int, float)) and v > 0 for v in x):
+    if not isinstance(x, (list, tuple)) or not x or not all(isinstance(v, (int, float)) and 0 < v < math.inf for v in x):
         raise _error(path, raw, "x must be a list of positive numbers", "x", hint="e.g. x = [1024, 65536]")
     params = doc.get("parameters", {})
-    if not isinstance(params, dict) or not all(isinstance(v, (int, float)) for v in params.values()):
-        raise _error(path, raw, "[parameters] gives numbers for symbolic counts", "parameters",
+    if not isinstance(params, dict) or not all(isinstance(v, (int, float)) and 0 < v < math.inf
+                                               for v in params.values()):
+        raise _error(path, raw, "[parameters] gives positive finite numbers for symbolic counts", "parameters",
                      hint="e.g. [parameters]\\nn = 4")
     threads = doc.get("threads")
     if threads is not None and (not isinstance(threads, int) or threads < 1):

@@ -20,6 +20,7 @@ import sympy as sp
 
 from perfcompose.compose.operators import Composer, PipeRule
 from perfcompose.compose.terms import Pipe, Seq, Term, TPool
+from perfcompose.errors import InputError
 from perfcompose.model import Model
 
 Relation = Literal["=", ">="]
@@ -143,5 +144,7 @@ def check_laws(components: Mapping[str, Model], stages: Sequence[str | Term] | N
     if not terms:
         raise ValueError("check_laws needs at least one stage")
     if threads == size or any(threads in composer.model(t).params for t in terms):
-        raise ValueError(f"the thread count name '{threads}' is already a parameter of the stages")
+        raise InputError(f"the thread count name '{threads}' is already a parameter of the stages",
+                         hint=f"rename that parameter in the stage models; '{threads}' counts the threads "
+                              "of the laws' task pools")
     return [check(law, left, right, rel, composer, x_range) for law, left, right, rel in instances(terms, threads)]

@@ -19,6 +19,9 @@ __all__ = ["LogGP", "PARAMS_FORMAT", "UNITS", "convert_time", "read_params", "wr
 
 PARAMS_FORMAT = "perfcompose-loggp/1"
 
+#: the largest L, o, g or G read: simulated times add many of them and must stay finite
+MAX_PARAMETER = 1e15
+
 #: seconds per unit, for converting parameter files between time units (the ASCII spellings)
 UNITS: dict[str, float] = {k: v for k, v in TIME_UNITS.items() if k.isascii()}
 
@@ -49,6 +52,10 @@ class LogGP:
             if not math.isfinite(value) or value < 0:
                 raise InputError(f"LogGP parameter {name} = {value!r} must be finite and non-negative",
                                  hint="latency, overhead and gaps are durations")
+            if value > MAX_PARAMETER:
+                raise InputError(f"LogGP parameter {name} = {value!r} is larger than {MAX_PARAMETER:g}",
+                                 hint="sums of such durations would leave the range of a double; "
+                                      "give the parameters in a larger time unit")
             object.__setattr__(self, name, float(value))
         if self.unit and self.unit not in UNITS:
             raise InputError(f"unknown time unit {self.unit!r}", hint=f"use one of {', '.join(UNITS)}")

@@ -14,6 +14,7 @@ comment. Every syntax error names the line and column and shows the line with a 
 """
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from pathlib import Path
 
@@ -163,6 +164,9 @@ class _Builder:
         kind = item.data
         ch = item.children
         if kind == "number":
+            if not math.isfinite(float(str(ch[0]))):
+                raise self.program.error(f"the number {str(ch[0])[:40]} is beyond the range of a double",
+                                         self.pos(ch[0]), "numbers must be at most about 1.8e308")
             return Number(str(ch[0]), self.pos(ch[0]))
         if kind == "name":
             return Name(str(ch[0]), self.pos(ch[0]))

@@ -1,0 +1,39 @@
+"""Run the CLI in-process and classify the outcome: exit 2 with a message, or success with
+finite output; anything else (a traceback, another exit status, NaN or inf printed) is a failure."""
+from __future__ import annotations
+
+import re
+import traceback
+from dataclasses import dataclass
+
+from typer.testing import CliRunner
+
+_NON_FINITE = re.compile(r"(?<![\w.])(nan|inf|-inf|zoo|oo)(?![\w(])|\d[ij]\b|\bI\b\*|[+-] I\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int
+    output: str
+    error: str | None  # the traceback of an exception that escaped the command
+
+    @property
+    def clean(self) -> bool:
+        """Exit 2 with an 'error:' message, or exit 0 with no non-finite number in the output."""
+        if self.error is not None:
+            return False
+        if self.code == 2:
+            return "error" in self.output.lower() or "invalid" in self.output.lower() or "usage" in self.output.lower()
+        if self.code == 0:
+            return not _NON_FINITE.search(self.output)
+        return False
+
+
+def cli(*args: str) -> Outcome:
+    from perfcompose.cli import app
+
+    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
+    error = None
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        error = "".join(traceback.format_exception(result.exception))
+    return Outcome(result.exit_code, result.output, error)

@@ -1,0 +1,138 @@
+"""The inputs a fuzz campaign found crashing the CLI, kept as regression tests: each exits 2 with
+a located message (or succeeds where the input is valid), never with a traceback or a signal."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli_outcome import cli
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+FANIN = str(EXAMPLES / "loggp" / "fanin.json")
+PIPELINE = str(EXAMPLES / "designs" / "pipeline.toml")
+FLAGS = ("--L", "1", "--o", "1", "--g", "1", "--G", "0")
+
+
+def refused(*args: str, says: str = "") -> str:
+    outcome = cli(*args)
+    assert outcome.error is None, outcome.error
+    assert outcome.code == 2, outcome.output
+    assert says.lower() in outcome.output.lower(), outcome.output
+    return outcome.output
+
+
+def test_loggp_overhead_1e308_is_refused_not_a_segfault(tmp_path):
+    params = tmp_path / "params.json"
+    params.write_text('{"L": 1, "o": 1e308, "g": 1, "G": 0.01}')
+    for extra in (["--L", "1", "--o", "1e308", "--g", "1", "--G", "0.01"], ["--params", str(params)]):
+        r = subprocess.run([sys.executable, "-m", "perfcompose", "loggp", "simulate", FANIN, *extra],
+                           capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
+        assert r.returncode == 2, (r.returncode, r.stderr)
+        assert "larger than" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("command", [
+    ["fit", str(EXAMPLES / "qsort.json"), "--json", "{out}"],
+    ["fit", str(EXAMPLES / "qsort.json"), "--plot", "{out}.png"],
+    ["convert", str(EXAMPLES / "qsort.json"), "{out}"],
+    ["predict", PIPELINE, "--json", "{out}"],
+    ["bench", "nop", "-p", "x=1", "--reps", "1", "--warmup", "0", "--out", "{out}"],
+], ids=["fit-json", "fit-plot", "convert", "predict-json", "bench-out"])
+def test_writing_into_a_missing_folder_or_below_a_file_is_a_located_error(tmp_path, command):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    refused(*[c.replace("{out}", str(blocker / "out.json")) for c in command], says=str(blocker))
+    out = tmp_path / "missing" / "out.json"
+    outcome = cli(*[c.replace("{out}", str(out)) for c in command])
+    out = out.with_suffix(".json.png") if command[2] == "--plot" else out
+    assert outcome.error is None, outcome.error
+    # a missing folder is either made (the file is then written) or named in the message
+    assert (outcome.code == 0 and out.exists()) or (outcome.code == 2 and str(out.parent) in outcome.output)
+
+
+def test_skeleton_forecast_default_plot_in_an_unwritable_folder_is_a_located_error(tmp_path, monkeypatch):
+    blocker = tmp_path / "forecast.png"
+    blocker.mkdir()  # the default output name is taken by a folder
+    monkeypatch.chdir(tmp_path)
+    refused("skeleton", "forecast", str(EXAMPLES / "skeleton" / "checksum.csv"), "--at", "n=65536,p=4",
+            "--epsilon", "1", says="forecast.png")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_writing_into_a_read_only_folder_is_a_located_error(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    refused("fit", str(EXAMPLES / "qsort.json"), "--json", str(ro / "m.json"), says="permission")
+    refused("convert", str(EXAMPLES / "qsort.json"), str(ro / "x.csv"), says="permission")
+
+
+@pytest.mark.parametrize("model", ["log2(-x)", "I", "nan", "oo", "zoo", "x**1e9", "10**10**10", "2**2**2**2**2",
+                                   "(" * 5000 + "x" + ")" * 5000])
+def test_compose_refuses_models_that_are_not_finite_real(model):
+    refused("compose", "seq(a, b)", "-c", f"a={model}", "-c", "b=x", says="component 'a'")
+
+
+def test_laws_refuse_a_huge_power_and_a_thread_name_taken_by_a_stage():
+    refused("laws", "a", "b", "-c", "a=2**2**2**2**2", "-c", "b=x", says="outside the range of a double")
+    refused("laws", "a", "b", "-c", "a=x/n", "-c", "b=x", says="thread count name 'n'")
+
+
+def test_tpool_of_nan_and_predict_at_zero_are_refused():
+    refused("compose", "tpool(nan, qsort)")
+    refused("predict", PIPELINE, "-p", "n=0", says="positive finite")
+    refused("predict", PIPELINE, "-p", "n=inf", says="positive finite")
+
+
+def test_text_that_is_not_utf8_is_a_located_error(write_file):
+    table = write_file("t.csv", b"\xff\xfe")
+    refused("skeleton", "quality", str(table), says="UTF-8")
+    params = write_file("p.json", b"\xff\xfe{}")
+    refused("loggp", "simulate", FANIN, "--params", str(params), says="UTF-8")
+
+
+def test_csv_field_over_128_kib_and_json_number_of_5_mb_digits(write_file):
+    table = write_file("big.csv", "n,p,time\n\"" + "1" * 200_000 + "\",1,2\n")
+    refused("skeleton", "quality", str(table), says="field")
+    refused("show", str(table))
+    program = write_file("digits.json", '{"P": ' + "9" * 5_000_000 + ', "steps": []}')
+    refused("loggp", "simulate", str(program), *FLAGS, says="digits")
+
+
+def test_deep_nesting_is_refused_with_the_depth(write_file):
+    deep_json = write_file("deep.json", "[" * 100_000 + "]" * 100_000)
+    refused("show", str(deep_json), says="nested too deeply")
+    refused("loggp", "simulate", str(deep_json), *FLAGS, says="nested too deeply")
+    deep_toml = write_file("deep.toml", "a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    refused("predict", str(deep_toml), says="nested too deeply")
+    refused("compose", "tpool_2(" * 500 + "a" + ")" * 500, "-c", "a=x", says="nested too deeply")
+    refused("compose", "pipe(" + ", ".join(["a"] * 1000) + ")", "-c", "a=x", says="nested too deeply")
+
+
+def test_a_folder_given_as_a_design_is_a_located_error():
+    refused("predict", str(EXAMPLES), says="directory")
+
+
+def test_pamela_numbers_beyond_a_double(write_file):
+    tiny = write_file("tiny.pam", "numeric t = 1e-320\nprocess main = delay(t)\n")
+    outcome = cli("pamela", "eval", str(tiny))
+    assert outcome.code == 0 and outcome.clean, outcome.error or outcome.output
+    huge = write_file("huge.pam", "numeric t = 1e999999\nprocess main = delay(t)\n")
+    refused("pamela", "eval", str(huge), says="beyond the range of a double")
+
+
+def test_model_record_whose_stats_hold_a_list(write_file):
+    record = write_file("models.json", json.dumps(
+        [{"region": "a", "model": {"expr": "Symbol('x', positive=True)", "stats": {"rss": [1, 2]}}}]))
+    refused("compose", "seq(a, a)", "-c", f"a={record}", says="stats")
+
+
+def test_loggp_message_from_rank_one_half_is_refused(write_file):
+    program = json.loads(Path(FANIN).read_text())
+    program["steps"][1]["messages"][0][0] = 0.5
+    refused("loggp", "simulate", str(write_file("half.json", json.dumps(program))), *FLAGS)
