@@ -247,6 +247,8 @@ def _params(values: list[str]) -> dict[str, float]:
             out[name.strip()] = float(num)
         except ValueError:
             raise typer.BadParameter(f"{v!r}: write NAME=NUMBER, e.g. n=4", param_hint="--param") from None
+        if not (math.isfinite(out[name.strip()]) and out[name.strip()] > 0):
+            raise typer.BadParameter(f"{v!r}: model parameters are positive finite numbers", param_hint="--param")
     return out
 
 
