@@ -87,8 +87,8 @@ def table1(quick: bool = True, tasks: tuple[str, ...] | None = None,
     in 11 rounds over all sizes. Otherwise the paper's 256 sizes 1,024 ... 262,144, with 64
     repetitions (16 rounds of 4) instead of the paper's 256. The rounds keep a burst of other
     work on the machine from bending the curve at a few sizes, and a timing during which the OS
-    gave the core to other work (wall time well above the thread's CPU time) is taken again.
-    Models have one term besides the constant, as the paper's Table 1.
+    gave the core to other work (wall time well above the thread's CPU time) is taken again;
+    one preempted in every retake counts its thread's CPU time. Models have one term besides the constant, as the paper's Table 1.
     """
     from perfcompose.fit import PMNFFitter
 
@@ -101,7 +101,7 @@ def table1(quick: bool = True, tasks: tuple[str, ...] | None = None,
         rounds, reps = (QUICK_ROUNDS_T1, QUICK_REPS_T1) if quick else (FULL_ROUNDS_T1, FULL_REPS_T1)
         if not task.params:
             reps *= 4
-        target = CallableTarget(task.run, task.setup, retry_preempted=PREEMPTION_RETRIES)
+        target = CallableTarget(task.run, task.setup, retry_preempted=PREEMPTION_RETRIES, cpu_when_preempted=True)
         result = run_sweep(target, grid, reps=reps, warmup=1, rounds=rounds,
                            progress=(lambda k, n, _c, name=name: progress(name, k, n)) if progress else None)
         values = {c: [v * 1e9 for v in vs] for c, vs in result.values.items()}
