@@ -720,6 +720,8 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
                                                 "transfer): the paper's models recomposed, nothing measured."),
                  out: Optional[Path] = typer.Option(None, "--out", help="Also write the measurements here "
                                                     "(one experiment per task: OUT-stem_TASK.json)."),
+                 html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report "
+                                                     "here."),
                  ) -> None:
     """000 Table 1: model and variability of every reference task, measured here (ns)."""
     from perfcompose.bench import TASKS
@@ -763,6 +765,12 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
             path = out.with_name(f"{out.stem}_{r.task}{out.suffix or '.json'}")
             save(r.experiment, path)
         console.print(f"measurements written next to {out}")
+    if html:
+        from perfcompose.commands.reports import table1_html
+
+        gil = {True: "releases", False: "holds"}
+        table1_html(html, table, rows, ["GIL: " + ", ".join(f"{r.task} {gil[TASKS[r.task].releases_gil]} it"
+                                                           for r in rows)])
     if not task:
         _paper_commands.print_table1_rest()
 
@@ -888,7 +896,7 @@ _CASE_TITLES = {
 
 @paper_app.command("lobachev")
 @_user_errors
-def paper_lobachev(json_out: Optional[Path] = _TABLE_JSON) -> None:
+def paper_lobachev(json_out: Optional[Path] = _TABLE_JSON, html: Optional[Path] = _HTML) -> None:
     """001 (Lobachev, Loogen): every case study's estimates, the paper's beside perfcompose's.
 
     The range is what the estimate spans when each printed input moves by half a unit of its
@@ -897,6 +905,7 @@ def paper_lobachev(json_out: Optional[Path] = _TABLE_JSON) -> None:
     from perfcompose.validate.lobachev import CASES, reproduce
 
     rows = reproduce()
+    shown = []
     for case in CASES:
         t = Table(title=_CASE_TITLES[case], title_justify="left", show_lines=False)
         for col, just in (("quantity", "left"), ("method", "left"), ("paper", "right"), ("perfcompose", "right"),
@@ -909,12 +918,19 @@ def paper_lobachev(json_out: Optional[Path] = _TABLE_JSON) -> None:
             t.add_row(r.quantity, r.method, r.paper or "", "" if r.ours is None else f"{r.ours:.5g}", rng,
                       r.paper_error or "", "" if r.error is None else f"{100 * r.error:+.3g}", mark, r.note)
         console.print(t)
+        shown.append(t)
     checked = [r for r in rows if r.reproduced is not None]
     console.print(f"{sum(bool(r.reproduced) for r in checked)} of {len(checked)} comparable paper figures lie "
                   "within the rounding of the printed inputs")
     if json_out:
         json_out.write_text(json.dumps([r.to_json() for r in rows], indent=1))
         console.print(f"written to {json_out}")
+    if html:
+        from perfcompose.commands.reports import tables_html
+
+        tables_html(html, "001 (Lobachev, Loogen): the case studies' estimates, the paper's beside perfcompose's",
+                    "paper table", shown, summary=[("paper figures within the rounding of the printed inputs",
+                                                    f"{sum(bool(r.reproduced) for r in checked)} of {len(checked)}")])
 
 
 @app.command()

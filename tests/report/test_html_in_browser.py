@@ -34,17 +34,9 @@ def browser() -> Iterator[Any]:
 
 
 def open_page(browser: Any, path: Path) -> Any:
-    """Load ``path``; fail on console errors, page errors and any request but the page itself."""
-    page = browser.new_page()
-    errors: list[str] = []
-    requests: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("request", lambda r: requests.append(r.url))
-    page.goto(path.resolve().as_uri())
-    page.wait_for_load_state("load")
-    assert errors == []
-    assert requests == [path.resolve().as_uri()]
+    """Load ``path``; fail on console errors, page errors and any request but the page itself;
+    the page has its figures inline."""
+    page = open_page_without_figures(browser, path)
     assert page.locator("svg").count() >= 1, "a figure is inline"
     return page
 
@@ -155,3 +147,43 @@ def test_loggp_gauss_report(browser: Any, tmp_path: Path) -> None:
     texts = cells(page)
     assert {"10", "20"} <= set(texts)
     assert "best choice (standard)" in page.locator("dl.summary").inner_text()
+
+
+def test_paper_table1_report(browser: Any, part_rows: list[Any], tmp_path: Path,
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    import perfcompose.validate.paper as paper
+
+    monkeypatch.setattr(paper, "table1", lambda **kw: part_rows)
+    out = tmp_path / "table1.html"
+    run("paper", "table1", "--quick", "--task", "nop", "--task", "inc", "--task", "qsort", "--html", str(out))
+    page = open_page(browser, out)
+    texts = cells(page)
+    assert {"nop", "inc", "qsort"} <= set(texts)
+    assert "model [ns]" in page.locator("th").all_inner_texts()
+
+
+def test_paper_lobachev_report(browser: Any, tmp_path: Path) -> None:
+    from perfcompose.validate.lobachev import reproduce
+
+    out = tmp_path / "lobachev.html"
+    run("paper", "lobachev", "--html", str(out))
+    page = open_page_without_figures(browser, out)
+    rows = reproduce()
+    checked = [r for r in rows if r.reproduced is not None]
+    assert f"{sum(bool(r.reproduced) for r in checked)} of {len(checked)}" in page.locator("dl.summary").inner_text()
+    texts = cells(page)
+    assert all(r.paper in texts for r in rows if r.paper)
+
+
+def open_page_without_figures(browser: Any, path: Path) -> Any:
+    """As :func:`open_page`, for pages of tables only."""
+    page = browser.new_page()
+    errors: list[str] = []
+    requests: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(path.resolve().as_uri())
+    page.wait_for_load_state("load")
+    assert errors == [] and requests == [path.resolve().as_uri()]
+    return page

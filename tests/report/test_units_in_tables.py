@@ -35,6 +35,8 @@ COMMANDS: dict[str, list[str]] = {
     "demo": ["demo", "--plot", "{tmp}/demo.png", "--html", "{tmp}/demo.html"],
     "validate": ["validate", "pipe(inc, qsort)", "tpool_2(qsort)", "--x", "1024,16384,262144"],
     "paper table2": ["paper", "table2", "--quick"],
+    "paper table7": ["paper", "table7", "--quick"],
+    "paper table1": ["paper", "table1", "--quick", "--task", "nop", "--task", "inc", "--task", "qsort"],
 }
 
 #: commands whose quantities are in the unit of the model or paper they come from, not stated by it

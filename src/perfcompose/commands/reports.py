@@ -68,12 +68,14 @@ def study_html(out: Path, study: Any, title: str, paper: Mapping[str, str] | Non
 
 
 def tables_html(out: Path, title: str, kind: str, tables: Sequence[Any], *, lines: Sequence[str] = (),
-                plots: Sequence[tuple[str, Any]] = (), summary: Sequence[tuple[str, str]] = ()) -> None:
-    """A page of a command's tables; ``plots`` are (title, function writing the plot to a path)."""
+                plots: Sequence[tuple[str, Any]] = (), summary: Sequence[tuple[str, str]] = (),
+                figures: Sequence[Any] = ()) -> None:
+    """A page of a command's tables; ``plots`` are (title, function writing the plot to a path),
+    ``figures`` figures already drawn (:func:`perfcompose.report.html.figure`)."""
     from perfcompose.report.html import this_command, write
     from perfcompose.report.tables import svg_of, tables_report
 
-    figures = [svg_of(draw, name) for name, draw in plots]
+    figures = [*figures, *(svg_of(draw, name) for name, draw in plots)]
     _done(write(tables_report(title, kind, tables, lines=lines, figures=figures, summary=summary,
                               commands=(this_command(),)), out))
 
@@ -84,3 +86,14 @@ def fit_html(out: Path, experiment: Any, fitted: Sequence[tuple[str, str, Any, s
     from perfcompose.report.html import this_command, write
 
     _done(write(fit_report(experiment, fitted, title, commands=(this_command(),)), out))
+
+
+def table1_html(out: Path, table: Any, rows: Sequence[Any], lines: Sequence[str]) -> None:
+    """``paper table1``: the table, and each task's measurements with its model."""
+    from perfcompose.report.demo import parts_figure
+    from perfcompose.report.html import figure
+
+    fig = figure(parts_figure(rows), "each task: measurements and fitted model",
+                 "dots: medians with min-max bars; line: the fitted model; grey: beyond the measurements")
+    tables_html(out, "000 Table 1: models of the sequential task blocks, measured here", "paper table", [table],
+                lines=lines, figures=[fig])

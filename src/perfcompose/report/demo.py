@@ -78,7 +78,7 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
                                         "measured on this machine", points=pts),
                           "composed programs and measured parts",
                           "lines: programs composed from the parts' models; rings: the parts' measured medians")
-    parts_fig = figure(_fits_all(rows), "each part: measurements and fitted model",
+    parts_fig = figure(parts_figure(rows), "each part: measurements and fitted model",
                        "dots: medians with min-max bars; line: the fitted model; grey: beyond the measurements")
     top = max(results, key=lambda r: float(np.asarray(composer(parse_term(r.configuration))(x=at)))) if results else None
     summary = (("parts measured here", ", ".join(f"{r.task}: {model_text(r.model, 4)}" for r in rows) + " [ns]"),
@@ -95,7 +95,7 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
                   summary, tuple(commands))
 
 
-def _fits_all(rows: Sequence[Any]) -> Any:
+def parts_figure(rows: Sequence[Any]) -> Any:
     """One panel per part: measured medians with min-max bars and the fitted model."""
     import matplotlib
 
