@@ -81,7 +81,7 @@ class LinearEnsemble:
                                     for b in self.basis), self.weights, self.method)
 
     def to_json(self) -> dict[str, Any]:
-        return {"method": self.method, "basis": [str(b) for b in self.basis],
+        return {"method": self.method, "parameters": list(self.params), "basis": [str(b) for b in self.basis],
                 "coefficients": self.weights.tolist()}
 
     @classmethod
@@ -89,7 +89,8 @@ class LinearEnsemble:
         from perfcompose.model import Model
 
         try:
-            basis = tuple(Model.parse(str(t)) for t in record["basis"])
+            params = [str(p) for p in record.get("parameters", ())]
+            basis = tuple(Model.parse(str(t), params=params) for t in record["basis"])
             weights = np.asarray(record["coefficients"], dtype=float)
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"an 'ensemble' record needs 'basis' (model texts) and 'coefficients' "

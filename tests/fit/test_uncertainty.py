@@ -67,3 +67,11 @@ def test_bootstrap_resamples_repetitions():
     # identical repetitions and an exact law leave nothing to resample: zero width
     lo, hi = Model.parse("x").with_meta(ensemble=ens).interval(x=1024.0)
     assert hi - lo == pytest.approx(0, abs=1e-6)
+
+
+def test_a_constant_models_interval_has_the_shape_of_the_sizes_also_after_json():
+    exp = Experiment.single(["x"], [((x,), (5.0, 5.5, 4.5)) for x in XS], metric="time")
+    model = fit_with_uncertainty(PMNFFitter(max_terms=1), exp)
+    for m in (model, Model.from_json(model.to_json_text())):
+        lo, hi = m.interval(x=np.array(XS))
+        assert lo.shape == hi.shape == (len(XS),)

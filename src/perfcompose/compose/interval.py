@@ -46,7 +46,9 @@ def stacked(name: str, params: tuple[str, ...], members: Callable[..., np.ndarra
         shape = args[0].shape if args else ()
         if len(shape) >= 1 and shape[0] == count:
             # every row holds the same values: evaluate once, take row b from member b
-            rows = members(**{p: a[0] for p, a in zip(params, args)})
+            rows = np.asarray(members(**{p: a[0] for p, a in zip(params, args)}), dtype=float)
+            rows = np.broadcast_to(rows.reshape(rows.shape + (1,) * (len(shape) - rows.ndim)),
+                                   (rows.shape[0], *shape[1:]))
             return rows[np.arange(count) % rows.shape[0]]
         rows = members(**{p: a for p, a in zip(params, args)})  # a value without the member axis
         picked = rows[np.arange(count) % rows.shape[0]]
