@@ -191,9 +191,16 @@ def design_report(design: Any, composer: Any, model: Any, xs: Sequence[float], f
                ("largest x", f"{size(last.point['x'])}: {sig(last.value, 5)} {unit}"
                 + (f" (90 % interval {sig(last.low)} .. {sig(last.high)})" if last.low is not None else "")),
                ("bottleneck there", " > ".join(last.bottleneck) or "-"))
+    program_blocks: list[Any] = [Tree(f"term, each part's time per element by the operators at "
+                                      f"{point_text(dict(last.point))}; the bottleneck path is marked", tree)]
+    plain = composer.model(design.program)
+    by_operators = float(np.asarray(plain(**{p: last.point[p] for p in plain.params})))
+    if abs(by_operators - last.value) > 1e-6 * abs(last.value):
+        program_blocks.append(Text(f"The prediction at this size, {sig(last.value, 5)} {unit}, differs from the "
+                                   f"operators' {sig(by_operators, 5)} {unit}: it also counts the workers "
+                                   "sharing this machine's cores."))
     sections = [
-        Section("Program", (Tree(f"term, times per element at {point_text(dict(last.point))}; "
-                                 "the bottleneck path is marked", tree),)),
+        Section("Program", tuple(program_blocks)),
         Section("Components", (components_table(used, composer, unit),)),
         Section("Composed model", (Text(f"{model}  [{unit}]", code=True),
                                    Text(f"pipeline max: {composer.pipe}; order in x: {order_text(model)}"),
