@@ -45,8 +45,18 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                       help="Print the version and exit.")) -> None:
+                                       help="Print the version and exit."),
+          max_memory: str = typer.Option("2GiB", "--max-memory", help="Refuse work estimated to need more memory."),
+          max_steps: float = typer.Option(1e9, "--max-steps", help="Refuse work estimated to take more steps "
+                                          "(simulated events, loop iterations, grid visits)."),
+          no_limits: bool = typer.Option(False, "--no-limits", help="Lift both limits.")) -> None:
     """perfcompose: performance models of parts composed into the model of the whole."""
+    from perfcompose.limits import parse_bytes, set_limits
+
+    try:
+        set_limits(parse_bytes(max_memory), max_steps, unlimited=no_limits)
+    except Exception as exc:
+        raise typer.BadParameter(str(exc), param_hint="--max-memory") from None
 
 
 @app.command()
@@ -554,6 +564,9 @@ def bench(target: Optional[str] = typer.Argument(None, help="Built-in task (nop,
                            progress=step, identity=identity, rounds=rounds)
     if result.resumed:
         console.print(f"resumed: {result.resumed} points from {ckpt}")
+    for line in result.skipped_lines:
+        err_console.print(f"[yellow]warning:[/yellow] {ckpt}, line {line}: corrupt checkpoint line skipped "
+                          "(its point is measured again)", highlight=False)
     for coord, failure in sorted(result.failures.items()):
         where = ", ".join(f"{p}={_size(v)}" for p, v in zip(result.parameters, coord))
         code = f"exit code {failure.exit_code}" if failure.exit_code is not None else "failed"

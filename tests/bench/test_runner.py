@@ -205,3 +205,65 @@ def test_a_timing_that_lost_the_core_is_taken_again_and_the_shortest_kept(monkey
     assert target.preempted == 3
     assert target.measure({"x": 1}) == pytest.approx(1e-3)  # undisturbed: kept at once
     assert target.preempted == 3
+
+
+def test_a_command_runs_through_the_shell_with_pipes_and_redirections(tmp_path):
+    out = tmp_path / "seen"
+    target = CommandTarget(f"echo {{x}} | tr 1 7 > {out}")
+    result = run_sweep(target, {"x": (1,)}, reps=1, warmup=0)
+    assert not result.failures and out.read_text().strip() == "7"
+
+
+def test_a_command_with_binary_output_is_timed_and_its_binary_errors_reported():
+    ok = run_sweep(CommandTarget("head -c {x} /bin/sh"), {"x": (64, 4096)}, reps=1, warmup=0)
+    assert not ok.failures and len(ok.values) == 2
+    bad = run_sweep(CommandTarget("head -c {x} /bin/sh >&2; exit 3"), {"x": (64,)}, reps=1, warmup=0)
+    assert bad.failures[(64.0,)].exit_code == 3
+
+
+def test_a_grid_beyond_the_memory_limit_is_refused_with_its_estimate():
+    from perfcompose.limits import WorkTooLarge
+
+    with pytest.raises(WorkTooLarge, match=r"1e\+12 values\) would need about .* TiB"):
+        parse_values("1:1e12:1")
+    with pytest.raises(WorkTooLarge, match="a grid of 1e\\+08 points would need about"):
+        parse_grid(["x=1:10000:1", "y=1:10000:1"])
+    with pytest.raises(BenchError, match="cannot read the values"):
+        parse_values("1,nan")
+
+
+def test_a_corrupt_middle_line_is_skipped_and_every_good_line_kept(tmp_path):
+    ckpt = tmp_path / "c.jsonl"
+    grid = {"x": (1.0, 2.0, 3.0)}
+    first = run_sweep(CallableTarget(lambda x: None), grid, reps=2, warmup=0, checkpoint=ckpt)
+    lines = ckpt.read_text().splitlines()
+    broken = lines[2]
+    lines[2] = broken[: len(broken) // 2]  # a half-written record in the middle
+    ckpt.write_text("\n".join(lines) + "\n")
+    again = run_sweep(CallableTarget(lambda x: None), grid, reps=2, warmup=0, checkpoint=ckpt)
+    assert again.skipped_lines == (3,)
+    assert again.resumed == 2 and all(len(v) == 2 for v in again.values.values())
+    lost = tuple(json.loads(broken)["coordinate"])
+    assert again.values[lost] != first.values[lost]  # measured again; the others read back
+    assert all(again.values[c] == first.values[c] for c in first.values if c != lost)
+
+
+def test_a_second_sweep_on_a_held_checkpoint_is_refused(tmp_path):
+    ckpt = tmp_path / "c.jsonl"
+    script = ("import sys, time\n"
+              "from perfcompose.bench import CallableTarget, run_sweep\n"
+              "run_sweep(CallableTarget(lambda x: time.sleep(0.05)), {'x': tuple(range(1, 200))}, reps=1, warmup=0,"
+              f" checkpoint={str(ckpt)!r})\n")
+    holder = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.time() + 60
+        while not (ckpt.exists() and ckpt.stat().st_size > 0) and time.time() < deadline:
+            time.sleep(0.05)
+        with pytest.raises(BenchError, match="another perfcompose bench is measuring"):
+            run_sweep(CallableTarget(lambda x: None), {"x": tuple(range(1, 200))}, reps=1, warmup=0, checkpoint=ckpt)
+    finally:
+        holder.kill()
+        holder.wait()
+    resumed = run_sweep(CallableTarget(lambda x: None), {"x": tuple(range(1, 200))}, reps=1, warmup=0,
+                        checkpoint=ckpt)  # the lock went with the killed process
+    assert all(len(v) == 1 for v in resumed.values.values()) and len(resumed.values) == 199

@@ -15,7 +15,7 @@ import math
 import os
 import random
 import re
-import shlex
+import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -24,8 +24,12 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from perfcompose.data.experiment import Experiment, Point, Series
 from perfcompose.errors import InputError, PerfcomposeError
+from perfcompose.limits import check_memory, check_steps
 
 CHECKPOINT_FORMAT = "perfcompose-checkpoint/1"
+
+#: memory of one grid value held in a coordinate tuple (a float object and its slot)
+_BYTES_PER_VALUE = 32
 
 
 class BenchError(InputError):
@@ -44,13 +48,14 @@ def parse_values(text: str) -> tuple[float, ...]:
             parts = [float(p) for p in text.split(":")]
             if len(parts) == 3:
                 start, stop, step = parts
-                if step <= 0 or stop < start:
+                if not all(math.isfinite(p) for p in parts) or step <= 0 or stop < start:
                     raise ValueError
                 count = int(round((stop - start) / step)) + 1
+                check_memory(count * _BYTES_PER_VALUE, f"the grid values {text!r} ({count:.3g} values)")
                 return tuple(start + k * step for k in range(count) if start + k * step <= stop + 1e-9 * step)
             if len(parts) == 2:
                 lo, hi = parts
-                if not 0 < lo <= hi:
+                if not 0 < lo <= hi < math.inf:
                     raise ValueError
                 vals = {lo, hi}
                 k = 0
@@ -61,7 +66,7 @@ def parse_values(text: str) -> tuple[float, ...]:
                 return tuple(sorted(vals))
             raise ValueError
         values = tuple(float(v) for v in text.split(","))
-        if not values:
+        if not values or not all(math.isfinite(v) for v in values):
             raise ValueError
         return values
     except ValueError:
@@ -80,6 +85,8 @@ def parse_grid(specs: Iterable[str]) -> dict[str, tuple[float, ...]]:
         if name in grid:
             raise BenchError(f"parameter '{name}' given twice")
         grid[name] = parse_values(values)
+    points = math.prod(len(v) for v in grid.values())
+    check_memory(points * _BYTES_PER_VALUE * (len(grid) + 2), f"a grid of {points:.3g} points")
     return grid
 
 
@@ -189,32 +196,43 @@ class CallableTarget(Target):
 
 @dataclass
 class CommandTarget(Target):
-    """A shell command template such as ``./solver --n {x}``, timed as a whole process."""
+    """A shell command template such as ``./solver --n {x}``, run by ``/bin/sh -c`` (pipes and
+    redirections work) and timed as a whole, the shell's start (about a millisecond) included.
+    Its standard output is discarded unread (it may be binary); the end of its standard error is
+    kept, as text, for the message of a failed point."""
 
     template: str
     timeout: float | None = None
     label: str = ""
 
-    def command(self, point: Mapping[str, float]) -> list[str]:
+    def command(self, point: Mapping[str, float]) -> str:
         values = {k: (int(v) if float(v).is_integer() else v) for k, v in point.items()}
         try:
-            return shlex.split(self.template.format(**values))
+            return self.template.format(**values)
         except KeyError as exc:
             raise BenchError(f"the command uses {{{exc.args[0]}}} but there is no such parameter",
                              hint="give it with --param NAME=VALUES") from None
+        except (ValueError, IndexError) as exc:
+            raise BenchError(f"cannot fill in the command template: {exc}",
+                             hint="write parameters as {x}; a literal brace as {{ or }}") from None
 
     def measure(self, point: Mapping[str, float]) -> float:
-        argv = self.command(point)
+        line = self.command(point)
         t0 = time.perf_counter_ns()
         try:
-            proc = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            raise _Failed(Failure(None, f"timed out after {self.timeout:g} s")) from None
+            proc = subprocess.Popen(["/bin/sh", "-c", line], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.PIPE, start_new_session=True)
         except OSError as exc:
-            raise _Failed(Failure(None, f"cannot run {argv[0]}: {exc.strerror}")) from None
+            raise _Failed(Failure(None, f"cannot run /bin/sh: {exc.strerror}")) from None
+        try:
+            _, err = proc.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the shell and everything it started
+            proc.communicate()
+            raise _Failed(Failure(None, f"timed out after {self.timeout:g} s")) from None
         t1 = time.perf_counter_ns()
         if proc.returncode != 0:
-            raise _Failed(Failure(proc.returncode, proc.stderr.strip()[-2000:]))
+            raise _Failed(Failure(proc.returncode, err[-4000:].decode("utf-8", "replace").strip()[-2000:]))
         return (t1 - t0) * 1e-9
 
 
@@ -230,6 +248,7 @@ class SweepResult:
     values: dict[tuple[float, ...], list[float]]
     failures: dict[tuple[float, ...], Failure] = field(default_factory=dict)
     resumed: int = 0
+    skipped_lines: tuple[int, ...] = ()
 
     def experiment(self, metric: str = "time", region: str = "", unit: str = "s", source: str = "") -> Experiment:
         points = tuple(Point(c, tuple(v)) for c, v in sorted(self.values.items()))
@@ -238,38 +257,82 @@ class SweepResult:
         return Experiment(self.parameters, (Series(metric, points, region, unit),), source=source)
 
 
-def _read_checkpoint(path: Path, header: Mapping[str, Any]
-                     ) -> tuple[dict[tuple[float, ...], list[float]], dict[tuple[float, ...], int]]:
-    """The values a checkpoint holds per point, and how many rounds of each point it holds.
+def _record(line: bytes) -> Any:
+    """One checkpoint record, or None where the line is not one (a corrupt line)."""
+    try:
+        rec = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return rec if isinstance(rec, dict) else None
+
+
+def _visit(rec: Mapping[str, Any]) -> tuple[tuple[float, ...], list[float]] | None:
+    """The coordinate and values of a measured-visit record, or None where it is malformed."""
+    coord, values = rec.get("coordinate"), rec.get("values")
+    if not isinstance(coord, list) or not isinstance(values, list):
+        return None
+    try:
+        point = tuple(float(v) for v in coord)
+        times = [float(v) for v in values]
+    except (TypeError, ValueError):
+        return None
+    if not all(math.isfinite(v) for v in (*point, *times)):
+        return None
+    return point, times
+
+
+def _read_checkpoint(path: Path, header: Mapping[str, Any], fd: int | None = None
+                     ) -> tuple[dict[tuple[float, ...], list[float]], dict[tuple[float, ...], int], list[int]]:
+    """The values a checkpoint holds per point, how many rounds of each point it holds, and the
+    numbers of the lines skipped as corrupt (every good line is kept).
     Every record ends with a newline; a last fragment without one is a write torn by kill -9
     and is cut off, so its point (that round of it) is measured again."""
     done: dict[tuple[float, ...], list[float]] = {}
     visits: dict[tuple[float, ...], int] = {}
+    skipped: list[int] = []
     raw = path.read_bytes()
     complete = raw[:raw.rfind(b"\n") + 1]
     for k, line in enumerate(complete.split(b"\n")[:-1]):
         if not line.strip():
             continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            raise BenchError("corrupt checkpoint line", path=path, line=k + 1,
-                             hint="delete the checkpoint (or pass --restart) to start over") from None
+        rec = _record(line)
+        if rec is None and k > 0:
+            skipped.append(k + 1)
+            continue
         if k == 0:
-            if not isinstance(rec, dict) or rec.get("format") != CHECKPOINT_FORMAT:
+            if rec is None or rec.get("format") != CHECKPOINT_FORMAT:
                 raise BenchError("not a perfcompose checkpoint", path=path, line=1)
             if any(rec.get(key) != value for key, value in header.items()):
                 diff = ", ".join(key for key in header if rec.get(key) != header[key])
                 raise BenchError(f"the checkpoint belongs to a different sweep (differs in {diff})", path=path,
                                  line=1, hint="use another --out, or --restart to discard it")
         elif "values" in rec:
-            coord = tuple(float(v) for v in rec["coordinate"])
-            done.setdefault(coord, []).extend(float(v) for v in rec["values"])
+            visit = _visit(rec)
+            if visit is None:
+                skipped.append(k + 1)
+                continue
+            coord, values = visit
+            done.setdefault(coord, []).extend(values)
             visits[coord] = visits.get(coord, 0) + 1
     if len(complete) < len(raw):
-        with path.open("r+b") as f:
-            f.truncate(len(complete))
-    return done, visits
+        if fd is not None:
+            os.ftruncate(fd, len(complete))
+        else:
+            with path.open("r+b") as f:
+                f.truncate(len(complete))
+    return done, visits, skipped
+
+
+def _lock(fd: int, path: Path) -> None:
+    """Hold the checkpoint for this process; a second sweep on it is refused, not interleaved."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise BenchError("another perfcompose bench is measuring into this checkpoint", path=path,
+                         hint="wait for it to finish (then run again to resume), or use another --out") from None
 
 
 def _append(fd: int, record: Mapping[str, Any]) -> None:
@@ -294,22 +357,31 @@ def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int 
     coords = grid_points(grid)
     header = {"format": CHECKPOINT_FORMAT, "parameters": list(params), "reps": reps,
               **({"rounds": rounds} if rounds > 1 else {}), **{k: v for k, v in (identity or {}).items()}}
+    check_steps(float(len(coords)) * rounds * (reps + warmup), f"{len(coords)} points x {rounds} rounds x "
+                f"{reps + warmup} runs")
     done: dict[tuple[float, ...], list[float]] = {}
     visits: dict[tuple[float, ...], int] = {}
+    skipped: list[int] = []
     fd = None
     if checkpoint is not None:
         checkpoint = Path(checkpoint)
-        if restart and checkpoint.exists():
-            checkpoint.unlink()
-        if checkpoint.exists() and checkpoint.stat().st_size > 0:
-            done, visits = _read_checkpoint(checkpoint, header)
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(checkpoint, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        if not done and checkpoint.stat().st_size == 0:
-            _append(fd, header)
+        fd = os.open(checkpoint, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        _lock(fd, checkpoint)
+        try:
+            if restart:
+                os.ftruncate(fd, 0)
+            if os.fstat(fd).st_size > 0:
+                done, visits, skipped = _read_checkpoint(checkpoint, header, fd)
+            if os.fstat(fd).st_size == 0:
+                _append(fd, header)
+        except BaseException:
+            os.close(fd)
+            raise
     wanted = set(coords)
     result = SweepResult(params, {c: v for c, v in done.items() if c in wanted},
-                         resumed=sum(1 for c in done if c in wanted and visits[c] >= rounds))
+                         resumed=sum(1 for c in done if c in wanted and visits[c] >= rounds),
+                         skipped_lines=tuple(skipped))
     plan = []  # (round, coordinate) still to measure, round by round, each round shuffled
     for r in range(rounds):
         todo = [c for c in coords if visits.get(c, 0) <= r]
