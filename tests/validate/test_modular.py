@@ -9,7 +9,7 @@ import pytest
 from perfcompose.errors import PerfcomposeError
 from perfcompose.model import Model
 from perfcompose.validate.modular import (curve, dense_grid, lead_error, measurement_interval,
-                                          resampled_medians, study)
+                                          resampled_medians, study, with_operator_error)
 
 X = (1024, 2048, 4096)
 
@@ -98,3 +98,21 @@ def test_resampled_medians_take_the_same_rounds_for_every_size():
     values = np.array([[1.0, 2.0, 3.0], [10.0, 20.0, 30.0]])
     picks = np.array([[0, 0, 0], [2, 2, 1]])
     np.testing.assert_allclose(resampled_medians(values, picks), [[1.0, 10.0], [3.0, 30.0]])
+
+
+def test_the_interval_spans_the_operators_error_on_the_other_programs(small_study):
+    import dataclasses
+
+    result, _ = small_study
+    base = result.comparisons[0]
+    # five copies with known relative errors: 10 % on each other program sets each one's floor
+    copies = [dataclasses.replace(base, configuration=f"c{k}", disturbed=False, measured=tuple(
+        float(v) * 1e-9 * (1.1 if k else 1.0) for v in base.calibrated(x=np.array(base.x, dtype=float))))
+        for k in range(6)]
+    widened = with_operator_error(copies, 0.9)
+    first = widened[0]
+    predicted = base.calibrated(x=np.array(base.x, dtype=float))
+    assert first.operator_error == pytest.approx(0.1)
+    assert np.all(np.array(first.high) >= predicted * 1.1 - 1e-6)
+    # a disturbed program neither gives nor takes an operator error from the others
+    assert with_operator_error([dataclasses.replace(c, disturbed=True) for c in copies])[0].operator_error == 0.0

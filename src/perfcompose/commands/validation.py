@@ -91,8 +91,11 @@ def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None)
         console.print(f"undisturbed configurations ({len(result.comparisons) - len(s['disturbed'])}): calibrated "
                       f"median {_pct(s['median_undisturbed'])} %, worst {_pct(s['worst_undisturbed'])} %")
     if s["coverage"] is not None:
+        ops = [c.operator_error for c in result.comparisons if c.operator_error]
         console.print(f"{100 * s['coverage']:.0f} % of the measured points lie inside their {100 * level:g} % "
-                      "intervals (bootstrap over the rounds, composed by the calibrated operators)")
+                      "intervals (bootstrap over the rounds, composed by the calibrated operators"
+                      + (f"; at least the operators' error on the other programs, {100 * min(ops):.1f}-"
+                         f"{100 * max(ops):.1f} %" if ops else "") + ")")
     console.print(f"x = {', '.join(f'{v:g}' for v in result.x)}; {result.rounds} rounds of {result.count}+ elements "
                   f"per run, {result.workers}; errors are |predicted - measured| / measured per x")
     if result.part_x:

@@ -60,6 +60,9 @@ class Comparison:
     wait_share: float = 0.0
     #: the measurement lost its cores to other work: the interval is widened by ``wait_share``
     disturbed: bool = False
+    #: the operators' own relative error on the study's other undisturbed programs (the
+    #: ``level`` quantile, leave this one out) that the interval spans at least; 0 when not known
+    operator_error: float = 0.0
 
     @property
     def inside(self) -> tuple[bool, ...]:
@@ -87,7 +90,7 @@ class Comparison:
                 "max_error_paper": max(self.errors_paper), "max_error_calibrated": max(self.errors_calibrated),
                 "interval": {"level": self.level, "low": list(self.low), "high": list(self.high),
                              "inside": list(self.inside)},
-                "wait_share": self.wait_share, "disturbed": self.disturbed}
+                "wait_share": self.wait_share, "disturbed": self.disturbed, "operator_error": self.operator_error}
 
 
 @dataclass(frozen=True)
@@ -376,10 +379,42 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
                                       lead_error(modular, monolithic), tuple(map(float, err_p)),
                                       tuple(map(float, err_c)), tuple(map(float, low)), tuple(map(float, high)),
                                       level, float(share), bool(disturbed)))
+    comparisons = with_operator_error(comparisons, level)
     return Study(tuple(comparisons), hot, concurrent, overheads, tuple(skipped), xs, rounds, count, workers,
                  {str(t): tuple(float(np.median(v)) for v in series(str(t))) for t in stream},
                  retaken + target.retaken, target.kept_disturbed, dense,
                  {p: _experiment(p, dense, isolated[p]) for p in parts})
+
+
+#: programs besides the one predicted that :func:`with_operator_error` needs
+MIN_OTHERS = 4
+
+
+def with_operator_error(comparisons: Sequence[Comparison], level: float = 0.9) -> list[Comparison]:
+    """Every comparison's interval spanning at least the calibrated operators' own error: the
+    ``level`` quantile of |predicted - measured| / predicted over every size of the *other*
+    undisturbed programs of the study (leave one out, a jackknife form of conformal prediction:
+    a program's interval is set without its own measurement). With fewer than ``MIN_OTHERS``
+    such programs the intervals are left as they are."""
+    import dataclasses
+
+    errors = {c.configuration: np.abs(np.array(c.measured) * 1e9 - np.asarray(c.calibrated(x=np.array(c.x)), float))
+              / np.asarray(c.calibrated(x=np.array(c.x)), float) for c in comparisons if not c.disturbed}
+    out = []
+    for c in comparisons:
+        others = [e for name, e in errors.items() if name != c.configuration]
+        if len(others) < MIN_OTHERS or not c.low:
+            out.append(c)
+            continue
+        pooled = np.concatenate(others)
+        rank = min(int(np.ceil(level * (len(pooled) + 1))), len(pooled)) - 1
+        q = float(np.sort(pooled)[rank])
+        predicted = np.asarray(c.calibrated(x=np.array(c.x)), dtype=float)
+        low = np.minimum(np.array(c.low), predicted * (1 - q))
+        high = np.maximum(np.array(c.high), predicted * (1 + q))
+        out.append(dataclasses.replace(c, low=tuple(map(float, low)), high=tuple(map(float, high)),
+                                       operator_error=q))
+    return out
 
 
 #: a configuration whose runs (or its parts' and probes') lost more than this share of their
