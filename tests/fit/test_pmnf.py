@@ -198,8 +198,8 @@ def test_overshoot_cap_grows_with_the_noise_for_one_parameter_only(monkeypatch):
     x = X_SMALL[:5]
     values = (2.0 + x ** 1.5)[:, None] * (1 + 0.1 * rng.standard_normal((5, 5)))
     result = PMNFFitter(aggregate="mean").fit_arrays(x, values, ["x"])
-    sigma = np.sqrt(np.mean(values.var(axis=1, ddof=1) / values.mean(axis=1) ** 2) / 5)
-    assert seen and seen[-1] == (0.05, pytest.approx(1.0 + 40.0 * sigma))
+    sigma = np.sqrt(np.mean(values.var(axis=1, ddof=1) / values.mean(axis=1) ** 2) * (np.pi / 2) / 5)
+    assert seen and seen[-1] == (0.05, pytest.approx(1.0 + 25.0 * sigma))
     assert result.chosen.n_terms >= 1
     seen.clear()
     p, n = np.meshgrid([4.0, 8, 16, 32, 64], [10.0, 20, 40, 80, 160], indexing="ij")
@@ -267,3 +267,16 @@ def test_four_parameters_keep_fewer_candidates_each_and_find_the_law():
     result = PMNFFitter().fit_arrays(grid, y, ["x", "y", "z", "t"])
     _, (term,) = result.model.terms()
     assert term.exponent("x") == (Fraction(2), Fraction(0)) and term.exponent("t") == (Fraction(1), Fraction(0))
+
+
+def test_the_chosen_class_does_not_change_between_median_and_mean():
+    """Clean measurements of 0.2*x^2 on a narrow range (x = 20 ... 60, 1 % noise, 6 repetitions):
+    the noise that decides which hypotheses the data tell apart is the same for both aggregates."""
+    x = np.array([20.0, 30, 40, 50, 60])
+    flips = 0
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        values = (0.2 * x ** 2)[:, None] * (1 + 0.01 * rng.standard_normal((5, 6)))
+        classes = {PMNFFitter(aggregate=a).fit_arrays(x, values, ["x"]).chosen.hypothesis for a in ("median", "mean")}
+        flips += len(classes) > 1
+    assert flips <= 3

@@ -194,7 +194,7 @@ class PMNFFitter(SeriesFitter):
                  tolerance: float = 0.1, candidates_per_parameter: int = 4,
                  term_penalty: float | Sequence[float] = (8.0, 30.0), plausible: float = 3.5,
                  indistinct: float = 0.5, horizon: float = 16.0, shrink: float = 0.0,
-                 overshoot_risk: float = 0.05, overshoot_factor: float = 1.0, overshoot_noise: float = 40.0,
+                 overshoot_risk: float = 0.05, overshoot_factor: float = 1.0, overshoot_noise: float = 25.0,
                  multi_overshoot_risk: float = 0.2, weight_power: float = 1.0, tilt: float = 1.0,
                  allow_negative_exponents: bool | None = None):
         if aggregate not in AGGREGATES:
@@ -339,9 +339,14 @@ class PMNFFitter(SeriesFitter):
     def _noise(self, relative_variance: float, reps: float) -> float:
         """Relative noise of an aggregate of ``reps`` repetitions with this relative variance.
 
-        A floor keeps exact (noise-free) data on the chi-square path: rounding is not noise.
+        The median's (the variance of a mean times pi/2) also stands for the mean: the noise
+        decides which hypotheses the data can tell apart, and that must not change with the
+        choice between two estimates of the same centre (on the same measurements the chosen
+        class would flip between ``median`` and ``mean``); the extremes ``min`` and ``max`` are
+        noisier. A floor keeps exact (noise-free) data on the chi-square path: rounding is not
+        noise.
         """
-        efficiency = {"median": np.pi / 2, "mean": 1.0}.get(self.aggregate, 2.0)
+        efficiency = 2.0 if self.aggregate in ("min", "max") else np.pi / 2
         return max(float(np.sqrt(relative_variance * efficiency / reps)), 1e-9)
 
     def _penalty(self, k_terms: int) -> float:
@@ -415,7 +420,7 @@ class PMNFFitter(SeriesFitter):
         that quantile's risk. With one parameter the spread of the plausible predictions comes
         mostly from the noise, so the tolerated factor grows with it: ``overshoot_factor`` +
         ``overshoot_noise`` times the measured relative noise of an aggregate, over the
-        ``overshoot_risk`` quantile (1.9 at 5 % noise per repetition and 5 repetitions, 2.8 at
+        ``overshoot_risk`` quantile (1.7 at 5 % noise per repetition and 5 repetitions, 2.4 at
         10 %). With several parameters the spread comes from the choice between additive and
         multiplicative combinations, which differ at the horizon by factors no noise level
         explains; there the cap is ``overshoot_factor`` times the ``multi_overshoot_risk``
