@@ -47,6 +47,44 @@ def parse_assignments(items: List[str] | None) -> dict[str, float]:
     return values
 
 
+_RANGE = re.compile(r"\s*(-?[0-9.eE+-]+)\s*:\s*(-?[0-9.eE+-]+)\s*(?::\s*(-?[0-9.eE+-]+)\s*)?")
+
+
+def parse_grid(items: List[str] | None) -> dict[str, tuple[float, ...]]:
+    """``["P=1:1000", "N=1e6"]`` -> values per parameter: ``a:b`` is every integer from a to b,
+    ``a:b:s`` every s-th, ``a,b,c`` a list, a number a single point."""
+    grid: dict[str, tuple[float, ...]] = {}
+    plain: list[str] = []
+    for item in items or []:
+        name, eq, text = item.partition("=")
+        m = _RANGE.fullmatch(text) if eq else None
+        if m is None and eq and "," in text:
+            values = []
+            for part in text.split(","):
+                values.extend(parse_assignments([f"{name}={part}"]).values())
+            grid[name.strip()] = tuple(values)
+            continue
+        if m is None:
+            plain.append(item)
+            continue
+        try:
+            lo, hi = float(m.group(1)), float(m.group(2))
+            step = float(m.group(3)) if m.group(3) else 1.0
+        except ValueError:
+            raise InputError(f"'{text}' in '{item}' is not a range", hint="write NAME=FIRST:LAST[:STEP], "
+                             "e.g. P=1:1000") from None
+        if step <= 0 or hi < lo or (hi - lo) / step > 10_000_000:
+            raise InputError(f"'{text}' in '{item}' is not a range from FIRST up to LAST with a positive step "
+                             "(at most 10^7 points)", hint="e.g. P=1:1000 or N=1e3:1e6:1e3")
+        count = int(math.floor((hi - lo) / step + 1e-9)) + 1
+        grid[name.strip()] = tuple(lo + k * step for k in range(count))
+    for name, value in parse_assignments(plain).items():
+        if name in grid:
+            raise InputError(f"{name} is given twice", hint="give each parameter once")
+        grid[name] = (value,)
+    return grid
+
+
 def _compile(model: Path, paper_phi: bool):
     from perfcompose.pamela import compile_file
 
@@ -78,8 +116,13 @@ def compile_cmd(model: Path = _MODEL,
 def eval_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIGN,
              as_json: bool = typer.Option(False, "--json", help="Print {T_, phi_, omega_, delta_} as JSON."),
              process: str = _PROCESS, paper_phi: bool = _PAPER_PHI) -> None:
-    """Evaluate T, phi, omega and delta of a process at the given parameter values."""
-    values = parse_assignments(assignments)
+    """Evaluate T, phi, omega and delta of a process at the given parameter values; a range
+    (P=1:1000, N=1e3:1e6:1e3) or list (P=1,2,4) evaluates T on the whole grid of points."""
+    grid = parse_grid(assignments)
+    if any(len(v) > 1 for v in grid.values()):
+        _eval_grid(model, grid, process, paper_phi, as_json)
+        return
+    values = {k: v[0] for k, v in grid.items()}
     cm = _compile(model, paper_phi)
     result = cm.evaluate(values, process)
     if as_json:
@@ -97,6 +140,39 @@ def eval_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIGN,
     shown = ", ".join(f"{k}: {v:.6g}" for k, v in loads[:8]) + (f", ... ({len(loads)} resources)"
                                                                  if len(loads) > 8 else "")
     table.add_row(f"delta_{process}", "{" + shown + "}")
+    console.print(table)
+
+
+def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, paper_phi: bool,
+               as_json: bool) -> None:
+    """T of the process at every point of the grid, with one compilation."""
+    import itertools
+
+    from perfcompose.pamela.syntax import PamelaError
+
+    cm = _compile(model, paper_phi)
+    unknown = [k for k in grid if k not in cm.parameters]
+    if unknown:
+        raise PamelaError(f"'{unknown[0]}' is not a parameter of {model.name}", path=str(model),
+                          hint="parameters: " + (", ".join(cm.parameters) or "none"))
+    missing = [p for p in cm.parameters if p not in grid]
+    if missing:
+        raise PamelaError(f"no value for {', '.join(missing)}", path=str(model),
+                          hint="give every parameter a value or a range, e.g. " + " ".join(f"{m}=1:10" for m in missing))
+    names = list(cm.parameters)
+    fn = cm.function(process)
+    points = list(itertools.product(*(grid[n] for n in names)))
+    results = [float(fn(*pt)) for pt in points]
+    if as_json:
+        console.print_json(json.dumps({"parameters": names, "points": [list(pt) for pt in points],
+                                       f"T_{process}": results}))
+        return
+    table = Table(title=f"{model.name}: T_{process} at {len(points):,} points")
+    for n in names:
+        table.add_column(n, justify="right")
+    table.add_column(f"T_{process}", justify="right")
+    for pt, value in zip(points, results):
+        table.add_row(*(f"{v:g}" for v in pt), fmt(value, ".10g"))
     console.print(table)
 
 
@@ -130,4 +206,86 @@ def simulate_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIG
                   f"{sim.wall:.3f}")
     console.print(table)
     console.print("error = (simulated - bound) / simulated; the bound is a lower bound on the time.",
+                  style="dim", highlight=False)
+
+
+@app.command("generate")
+@user_errors
+def generate_cmd(program: Path = typer.Argument(..., help="Data-parallel Python program (a file defining "
+                                                "program(dp, ...)); see docs/pamela.md."),
+                 out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the model here "
+                                                    "(default: PROGRAM with .pam, beside it)."),
+                 machine: str = typer.Option("machine.pam", "--machine", "-m", help="The machine model the "
+                                             "model includes (a path relative to the model)."),
+                 calibrate: bool = typer.Option(False, "--calibrate", help="Also calibrate the machine model "
+                                                "on this computer and write it where the model includes it.")) -> None:
+    """Generate the PAMELA model of a data-parallel program (the Modeling Engine)."""
+    from perfcompose.pamela.engine import generate
+
+    g = generate(program, machine=machine)
+    target = out or program.with_suffix(".pam")
+    target.write_text(g.text)
+    console.print(f"wrote {target} (parameters {', '.join(g.parameters)}; {g.annotations} annotation"
+                  f"{'s' if g.annotations != 1 else ''} used)", highlight=False)
+    machine_path = target.parent / machine
+    if calibrate:
+        from perfcompose.pamela.machine import calibrate as run_calibration, machine_text
+
+        machine_path.write_text(machine_text(run_calibration(), f"perfcompose pamela generate --calibrate"))
+        console.print(f"wrote {machine_path} (calibrated here)", highlight=False)
+    elif not machine_path.exists():
+        console.print(f"{machine_path} does not exist yet: write it with --calibrate", style="dim",
+                      highlight=False)
+
+
+@user_errors
+def vangemund(quick: bool = typer.Option(False, "--quick", help="Tiny sizes, one run each, a short "
+                                         "calibration: checks that everything runs, not the figures."),
+              out: Path = typer.Option(Path("vangemund"), "--out", "-o", help="Folder for the machine model "
+                                       "and the generated models."),
+              machine: Optional[Path] = typer.Option(None, "--machine", "-m", help="Use this machine model "
+                                                     "instead of calibrating one."),
+              reps: int = typer.Option(5, "--reps", min=1, help="Timed runs per configuration (median)."),
+              as_json: bool = typer.Option(False, "--json", help="Print the rows and cases as JSON.")) -> None:
+    """Paper 004's case studies: MATMUL, ADI, GAUSS and PSRS in their design alternatives, run here
+    on 1 and 2 processes, predicted by their generated PAMELA models."""
+    from perfcompose.pamela.vangemund import run_study
+
+    with console.status("") as status:
+        result = run_study(out, quick=quick, reps=reps, machine=machine, progress=lambda text: status.update(text))
+    if as_json:
+        console.print_json(json.dumps({
+            "rows": [{"study": r.study, "alternative": r.alternative, "N": r.N, "P": r.P,
+                      "predicted_s": r.predicted, "measured_s": r.measured, "error": r.error,
+                      "spread": r.spread, "annotations": r.annotations, "eval_us": r.eval_us}
+                     for r in result.rows],
+            "cases": [{"study": c.study, "N": c.N, "P": c.P, "predicted_best": c.predicted_best,
+                       "measured_best": c.measured_best, "distinct": c.distinct, "agrees": c.agrees}
+                      for c in result.cases],
+            "mean_abs_error": result.mean_abs_error}))
+        return
+    best = {(c.study, c.N, c.P): c for c in result.cases}
+    table = Table(title="van Gemund, Symbolic Cost Estimation of Parallel Applications: the four test codes here")
+    for col, just in (("program", "left"), ("design alternative", "left"), ("N", "right"), ("P", "right"),
+                      ("predicted \\[s]", "right"), ("measured \\[s]", "right"), ("spread", "right"),
+                      ("error", "right"), ("best: predicted = measured", "left")):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    for r in result.rows:
+        c = best[(r.study, r.N, r.P)]
+        mark = ""
+        if r.alternative == c.predicted_best:
+            mark = ("same program at this P" if not c.distinct else
+                    "yes" if c.agrees else f"no (measured: {c.measured_best})")
+        table.add_row(r.study, r.alternative, f"{r.N:,}", str(r.P), f"{r.predicted:.4g}", f"{r.measured:.4g}",
+                      f"{r.spread * 100:.0f} %", f"{r.error * 100:+.1f} %", mark)
+    console.print(table)
+    distinct = [c for c in result.cases if c.distinct]
+    agree = sum(c.agrees for c in distinct)
+    worst = max(abs(r.error) for r in result.rows)
+    console.print(f"average |error| {result.mean_abs_error * 100:.1f} % (max {worst * 100:.1f} %) over "
+                  f"{len(result.rows)} configurations; predicted best = measured best in {agree} of "
+                  f"{len(distinct)} cases (paper: < 15 %, all); models generated and compiled in "
+                  f"{result.generate_s:.2f} s; machine model {result.machine}", highlight=False)
+    console.print("error = (predicted - measured) / measured; measured: median of the runs, spread: "
+                  "(max - min) / median; every run shares this computer's cores with whatever else runs.",
                   style="dim", highlight=False)

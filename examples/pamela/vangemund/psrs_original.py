@@ -1,0 +1,19 @@
+"""PSRS (parallel sorting by regular sampling), original data mapping: X in blocks, but the
+vectors that route the elements are replicated, so every processor receives all of X and picks
+its part (O(N P) communication)."""
+import numpy as np
+
+from perfcompose.pamela.dataparallel import block
+
+
+def program(dp, N):
+    X = dp.array((N,), block(0))
+    X[:] = np.sort(X)
+    samples = X[:: X.shape[0] // dp.P][: dp.P]
+    gathered = dp.allgather(samples)
+    pivots = np.sort(gathered)[dp.P:: dp.P]
+    Xall = dp.allgather(X)
+    lo = -np.inf if dp.p == 0 else pivots[dp.p - 1]
+    hi = np.inf if dp.p == dp.P - 1 else pivots[dp.p]
+    Y = Xall[(Xall >= lo) & (Xall < hi)]  # pamela: size = N / P
+    Y = np.sort(Y, kind="stable")

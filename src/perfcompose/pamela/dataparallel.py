@@ -1,0 +1,299 @@
+"""The data-parallel programs the Modeling Engine reads, and the runtime that runs them for real.
+
+A program is a Python file with a function ``program(dp, N, ...)``. It is written SPMD over
+``dp.P`` processors with NumPy on each processor's part of the distributed arrays (owner
+computes), and communicates through the few calls of :class:`Machine`::
+
+    from perfcompose.pamela.dataparallel import block
+
+    def program(dp, N):
+        A = dp.array((N, N), block(0))      # rows of A in blocks over the processors
+        B = dp.array((N, N), block(1))      # columns of B and C in blocks
+        C = dp.array((N, N), block(1))
+        for i in range(N):
+            row = dp.bcast(A, i)            # row i, from its owner to every processor
+            C[i, :] = row @ B
+
+:func:`run` starts ``P`` worker processes (BLAS on one thread each), runs the program in all of
+them ``reps`` times and returns the time of each run: from a barrier before the program to the
+last worker's end, less the time spent filling the arrays ``dp.array`` declares.
+"""
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Literal, Mapping, Sequence
+
+__all__ = ["RunError", "Layout", "block", "cyclic", "replicated", "Machine", "run", "load_program", "SINGLE_THREAD_ENV"]
+
+#: environment that keeps NumPy's BLAS on one thread per worker (set before NumPy is imported)
+SINGLE_THREAD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one axis of an array is spread over the processors: in blocks, cyclically, or not at all."""
+
+    kind: Literal["block", "cyclic", "replicated"]
+    axis: int = 0
+
+
+def block(axis: int = 0) -> Layout:
+    """Axis ``axis`` in contiguous blocks of ``ceil(n / P)``."""
+    return Layout("block", axis)
+
+
+def cyclic(axis: int = 0) -> Layout:
+    """Index ``i`` of axis ``axis`` on processor ``i mod P``."""
+    return Layout("cyclic", axis)
+
+
+def replicated() -> Layout:
+    """A whole copy on every processor."""
+    return Layout("replicated", 0)
+
+
+def owned(n: int, layout: Layout, p: int, P: int) -> range:
+    """The global indices of an axis of length ``n`` that processor ``p`` owns, in order."""
+    if layout.kind == "replicated":
+        return range(n)
+    if layout.kind == "cyclic":
+        return range(p, n, P)
+    b = math.ceil(n / P)
+    return range(min(n, p * b), min(n, (p + 1) * b))
+
+
+def owner(i: int, n: int, layout: Layout, P: int) -> int:
+    """The processor that owns global index ``i``."""
+    if layout.kind == "cyclic":
+        return i % P
+    return i // math.ceil(n / P)
+
+
+class _Dist:
+    """What the runtime remembers of a distributed array: its global shape and layout."""
+
+    def __init__(self, shape: tuple[int, ...], layout: Layout):
+        self.shape = shape
+        self.layout = layout
+
+
+class Machine:
+    """What a program sees as ``dp``: its processor ``p`` of ``P``, arrays, and communication."""
+
+    def __init__(self, p: int, P: int, links: Mapping[int, Any], seed: int = 0):
+        import numpy as np
+
+        self.p, self.P = p, P
+        self._links = links
+        self._rng = np.random.default_rng(seed * 7919 + p)
+        self._arrays: dict[int, _Dist] = {}
+        self.excluded = 0.0  # seconds spent filling declared arrays, not counted as run time
+
+    # -- arrays ---------------------------------------------------------------------------------
+
+    def array(self, shape: Sequence[int], layout: Layout | None = None, fill: str = "random"):
+        """This processor's part of a distributed array of global ``shape``; ``fill``: ``random``
+        (uniform in [0, 1)) or ``dominant`` (random plus ``n`` on the global diagonal)."""
+        import numpy as np
+
+        t0 = time.perf_counter()
+        layout = layout or replicated()
+        shape = tuple(int(s) for s in shape)
+        idx = owned(shape[layout.axis], layout, self.p, self.P)
+        local = list(shape)
+        local[layout.axis] = len(idx)
+        a = self._rng.random(tuple(local))
+        if fill == "dominant":
+            for li, gi in enumerate(idx):
+                if layout.axis == 0 and gi < shape[1]:
+                    a[li, gi] += shape[0]
+                elif layout.axis == 1 and gi < shape[0]:
+                    a[gi, li] += shape[0]
+        self._arrays[id(a)] = _Dist(shape, layout)
+        self.excluded += time.perf_counter() - t0
+        return np.ascontiguousarray(a)
+
+    def _dist(self, a) -> _Dist:
+        d = self._arrays.get(id(a))
+        if d is None:
+            raise ValueError("not an array declared with dp.array")
+        return d
+
+    def after(self, a, axis: int, k: int) -> int:
+        """The local position of the first owned index greater than ``k`` along ``axis``."""
+        d = self._dist(a)
+        return sum(1 for i in owned(d.shape[axis], d.layout, self.p, self.P) if i <= k)
+
+    # -- communication --------------------------------------------------------------------------
+
+    def _send(self, q: int, x) -> None:
+        import numpy as np
+
+        x = np.ascontiguousarray(x)
+        self._links[q].send((x.dtype.str, x.shape))
+        self._links[q].send_bytes(memoryview(x).cast("B"))
+
+    def _recv(self, q: int):
+        import numpy as np
+
+        dtype, shape = self._links[q].recv()
+        out = np.empty(shape, dtype=dtype)
+        self._links[q].recv_bytes_into(memoryview(out).cast("B"))
+        return out
+
+    def _exchange(self, q: int, x):
+        """Send ``x`` to ``q`` and receive ``q``'s; the lower rank sends first (no deadlock)."""
+        if self.p < q:
+            self._send(q, x)
+            return self._recv(q)
+        got = self._recv(q)
+        self._send(q, x)
+        return got
+
+    def barrier(self) -> None:
+        """Wait until every processor arrives."""
+        import numpy as np
+
+        self.allgather(np.zeros(1))
+
+    def bcast(self, a, i: int):
+        """Slice ``i`` of the distributed axis of ``a`` (a row of a row-distributed matrix, a column
+        of a column-distributed one), sent by its owner to every processor."""
+        d = self._dist(a)
+        root = owner(i, d.shape[d.layout.axis], d.layout, self.P)
+        if self.p == root:
+            local = list(owned(d.shape[d.layout.axis], d.layout, self.p, self.P)).index(i)
+            x = a[local] if d.layout.axis == 0 else a[:, local]
+            x = x.copy()
+            for q in range(self.P):
+                if q != root:
+                    self._send(q, x)
+            return x
+        return self._recv(root)
+
+    def allgather(self, x, axis: int = 0):
+        """Every processor's ``x``, joined along ``axis`` in processor order, on every processor."""
+        import numpy as np
+
+        parts: list[Any] = [None] * self.P
+        parts[self.p] = x
+        for q in self._pairs():
+            parts[q] = self._exchange(q, x)
+        return np.concatenate(parts, axis=axis) if self.P > 1 else np.array(x, copy=True)
+
+    def alltoall(self, parts: Sequence[Any]):
+        """``parts[q]`` goes to processor ``q``; returns what every processor sent here, in order."""
+        got: list[Any] = [None] * self.P
+        got[self.p] = parts[self.p]
+        for q in self._pairs():
+            got[q] = self._exchange(q, parts[q])
+        return got
+
+    def redistribute(self, a, axis: int):
+        """The same global array, now in blocks along ``axis`` instead of its current layout's axis
+        (an all-to-all exchange)."""
+        import numpy as np
+
+        d = self._dist(a)
+        n = d.shape[axis]
+        parts = []
+        for q in range(self.P):
+            idx = owned(n, block(axis), q, self.P)
+            parts.append(np.ascontiguousarray(a[idx.start:idx.stop] if axis == 0 else a[:, idx.start:idx.stop]))
+        got = self.alltoall(parts)
+        out = np.concatenate(got, axis=d.layout.axis) if self.P > 1 else parts[0]
+        self._arrays[id(out)] = _Dist(d.shape, block(axis))
+        return out
+
+    def merge(self, runs: Sequence[Any]):
+        """One sorted vector from sorted runs."""
+        import numpy as np
+
+        return np.sort(np.concatenate(runs), kind="stable")
+
+    def _pairs(self) -> list[int]:
+        """The partners of this processor in one global order of pairs (every pair once)."""
+        return [j if i == self.p else i for i in range(self.P) for j in range(i + 1, self.P)
+                if self.p in (i, j)]
+
+
+def load_program(path: str | Path) -> Callable[..., Any]:
+    """The ``program`` function of a program file."""
+    path = Path(path)
+    spec = importlib.util.spec_from_file_location(f"_dp_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fn = getattr(module, "program", None)
+    if not callable(fn):
+        raise ImportError(f"{path} defines no function 'program(dp, ...)'")
+    return fn
+
+
+def _worker(path: str, p: int, P: int, links: dict, params: dict, reps: int, out) -> None:
+    try:
+        fn = load_program(path)
+        times = []
+        for r in range(reps + 1):  # the first run warms up
+            dp = Machine(p, P, links, seed=r)
+            dp.barrier()
+            t0 = time.perf_counter()
+            fn(dp, **params)
+            t1 = time.perf_counter()
+            dp.barrier()
+            if r:
+                times.append(t1 - t0 - dp.excluded)
+        out.send(times)
+    except BaseException as exc:  # reported by the parent, which stops the other workers
+        out.send(f"{type(exc).__name__}: {exc}")
+
+
+class RunError(RuntimeError):
+    """A worker of a program failed."""
+
+
+def run(path: str | Path, params: Mapping[str, int], P: int, reps: int = 5) -> list[float]:
+    """Run ``program(dp, **params)`` of ``path`` on ``P`` processes, ``reps`` timed runs after one
+    warm-up; each run's time is that of its slowest processor."""
+    import multiprocessing as mp
+
+    saved = {k: os.environ.get(k) for k in SINGLE_THREAD_ENV}
+    os.environ.update(SINGLE_THREAD_ENV)
+    ctx = mp.get_context("spawn")
+    try:
+        links: list[dict] = [{} for _ in range(P)]
+        for i in range(P):
+            for j in range(i + 1, P):
+                a, b = ctx.Pipe(duplex=True)
+                links[i][j], links[j][i] = a, b
+        outs = [ctx.Pipe(duplex=False) for _ in range(P)]
+        procs = [ctx.Process(target=_worker, args=(str(path), p, P, links[p], dict(params), reps, outs[p][1]),
+                             daemon=True) for p in range(P)]
+        for pr in procs:
+            pr.start()
+        results = []
+        for p in range(P):
+            while not outs[p][0].poll(0.2):
+                if any(pr.exitcode not in (None, 0) for pr in procs):
+                    break
+            got = outs[p][0].recv() if outs[p][0].poll(0) else "the worker died"
+            if isinstance(got, str):
+                for pr in procs:
+                    pr.terminate()
+                raise RunError(f"{Path(path).name} on processor {p} of {P}: {got}")
+            results.append(got)
+        for pr in procs:
+            pr.join()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return [max(r[i] for r in results) for i in range(reps)]

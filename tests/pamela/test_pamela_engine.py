@@ -1,0 +1,140 @@
+"""The Modeling Engine (paper 004, section 3): data-parallel Python programs become PAMELA models
+that include a separate machine model; annotations as '# pamela:' comments."""
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcompose.cli import app
+from perfcompose.pamela import compile_file
+from perfcompose.pamela.engine import generate, generate_text, pragmas
+from perfcompose.pamela.machine import MachineParameters, machine_text
+from perfcompose.pamela.syntax import PamelaError
+from perfcompose.pamela.vangemund import PROGRAMS
+
+runner = CliRunner()
+
+#: a machine on which only NumPy calls cost (1 s each) and subscripts (1000 s each)
+CALLS = MachineParameters(t_call=1, t_index=1000, t_ew=0, t_ews=0, t_copy=0, t_mxv=0, t_mxm=0, t_sort=0,
+                          t_merge=0, t_msg=0, t_word=0)
+#: a machine on which only element-wise work on contiguous data costs (1 s per element)
+ELEMENTS = MachineParameters(t_call=0, t_index=0, t_ew=1, t_ews=2, t_copy=0, t_mxv=3, t_mxm=0, t_sort=0,
+                             t_merge=0, t_msg=100, t_word=1)
+
+
+def _model(tmp_path, program: str, machine: MachineParameters, name: str = "prog"):
+    (tmp_path / "machine.pam").write_text(machine_text(machine))
+    g = generate_text(program, tmp_path / f"{name}.py")
+    path = tmp_path / f"{name}.pam"
+    path.write_text(g.text)
+    return compile_file(path), g
+
+
+ADI_I = (PROGRAMS / "adi_i.py").read_text()
+
+
+def test_adi_counts_two_numpy_calls_and_three_subscripts_per_column(tmp_path):
+    cm, _ = _model(tmp_path, ADI_I, CALLS)
+    for N, P in ((10, 1), (64, 2), (100, 4)):
+        assert cm.evaluate({"N": N, "P": P}).T == pytest.approx((N - 1) * (2 + 3000))
+
+
+def test_adi_column_operations_are_strided_and_split_over_the_rows(tmp_path):
+    cm, _ = _model(tmp_path, ADI_I, ELEMENTS)
+    # two strided operations (2 s per element) on ceil(N/P) rows, N - 1 columns, no communication
+    assert cm.evaluate({"N": 64, "P": 2}).T == pytest.approx(63 * 2 * 2 * 32)
+    assert cm.evaluate({"N": 63, "P": 2}).T == pytest.approx(62 * 2 * 2 * 32)
+
+
+def test_matmul_broadcasts_a_row_per_step_and_multiplies_it_by_the_local_columns(tmp_path):
+    cm, g = _model(tmp_path, (PROGRAMS / "matmul_bcast.py").read_text(), ELEMENTS)
+    assert g.annotations == 0 and g.parameters == ("N", "P")
+    N, P = 40, 2
+    # per row: bcast of N words ((P - 1) messages of 100 + N), then N * N/P multiply-adds at 3 s
+    assert cm.evaluate({"N": N, "P": P}).T == pytest.approx(N * ((P - 1) * (100 + N) + 3 * N * N / P))
+    assert cm.evaluate({"N": N, "P": 1}).T == pytest.approx(N * 3 * N * N)
+
+
+def test_gauss_block_leaves_processors_idle_that_cyclic_keeps_busy(tmp_path):
+    block, _ = _model(tmp_path, (PROGRAMS / "gauss_block.py").read_text(), ELEMENTS, "block")
+    cyclic, _ = _model(tmp_path, (PROGRAMS / "gauss_cyclic.py").read_text(), ELEMENTS, "cyclic")
+    one = {"N": 32, "P": 1}
+    assert block.evaluate(one).T == pytest.approx(cyclic.evaluate(one).T)
+    two = {"N": 32, "P": 2}
+    assert cyclic.evaluate(two).T < 0.8 * block.evaluate(two).T
+
+
+def test_every_case_study_generates_and_compiles(tmp_path):
+    (tmp_path / "machine.pam").write_text(machine_text(ELEMENTS))
+    for program in sorted(PROGRAMS.glob("*.py")):
+        g = generate(program)
+        path = tmp_path / (program.stem + ".pam")
+        path.write_text(g.text)
+        T = compile_file(path).evaluate({"N": 256, "P": 2}).T
+        assert T > 0, program.name
+    assert generate(PROGRAMS / "psrs_improved.py").annotations == 2
+
+
+def test_annotations_size_cost_cond_and_bounds(tmp_path):
+    program = '''
+import numpy as np
+from perfcompose.pamela.dataparallel import block
+
+def program(dp, N):
+    X = dp.array((N,), block(0))
+    Y = X[X > 0.5]  # pamela: size = N / (2 * P)
+    Y += 1
+    Z = slow(X)  # pamela: cost = 7 * N
+    if X[0] > 0.5:  # pamela: cond = 0.25
+        X += 1
+    for i in something(N):  # pamela: lower = 1, upper = N
+        X += 1
+'''
+    cm, g = _model(tmp_path, program, ELEMENTS)
+    N, P = 40, 2
+    mask, select, add = N / P, 0, N / (2 * P)  # the comparison, the copy (free here), the += on the half
+    expected = mask + select + add + 7 * N + 0.25 * N / P + N * N / P
+    assert cm.evaluate({"N": N, "P": P}).T == pytest.approx(expected)
+    assert g.annotations == 5
+
+
+@pytest.mark.parametrize("body, words", [
+    ("    Y = X[X > 0.5]\n", "depends on the data"),
+    ("    while True:\n        pass\n", "cannot model a 'While'"),
+    ("    Z = mystery(X)\n", "does not know the cost of 'mystery"),
+    ("    X += 1  # pamela: speed = 3\n", "not a pamela annotation"),
+    ("    for i in items:\n        X += 1\n", "lower = FIRST"),
+    ("    if X[0] > 1:\n        X += 1\n", "probability"),
+])
+def test_what_the_engine_cannot_read_is_a_located_error(body, words):
+    program = "def program(dp, N):\n    X = dp.array((N,))\n" + body
+    with pytest.raises(PamelaError) as err:
+        generate_text(program, "prog.py")
+    assert words in str(err.value) and "prog.py, line 3" in str(err.value)
+
+
+def test_pragmas_are_read_from_comments_only():
+    text = 'x = "# pamela: size = 3"\ny = 1  # pamela: size = N, cost = f(a, b)\n'
+    assert pragmas(text) == {2: {"size": "N", "cost": "f(a, b)"}}
+
+
+def test_generate_command_writes_the_model_and_says_when_the_machine_is_missing(tmp_path):
+    program = tmp_path / "adi.py"
+    program.write_text(ADI_I)
+    r = runner.invoke(app, ["pamela", "generate", str(program)], env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "adi.pam").read_text().startswith("% generated from adi.py")
+    assert "does not exist yet" in r.output
+    r = runner.invoke(app, ["pamela", "generate", str(tmp_path / "none.py")], env={"COLUMNS": "200"})
+    assert r.exit_code == 2 and "cannot read" in r.output
+
+
+def test_included_machine_errors_name_the_machine_file(tmp_path):
+    (tmp_path / "machine.pam").write_text("numeric t = 1 +\n")
+    (tmp_path / "m.pam").write_text('include "machine.pam"\nprocess main = delay(t)\n')
+    with pytest.raises(PamelaError) as err:
+        compile_file(tmp_path / "m.pam")
+    assert "machine.pam, line" in str(err.value)
+    (tmp_path / "machine.pam").write_text('include "m.pam"\n')
+    with pytest.raises(PamelaError, match="cycle"):
+        compile_file(tmp_path / "m.pam")
