@@ -720,6 +720,7 @@ paper_app.command("table3")(_mapreduce_commands.paper_table3)
 paper_app.command("table5")(_mapreduce_commands.paper_table5)
 paper_app.command("fig4")(_paper_commands.fig4)
 paper_app.command("calotoiu")(_paper_commands.calotoiu)
+paper_app.command("vangemund")(_pamela_commands.vangemund)
 paper_app.command("latency")(_paper_commands.latency)
 app.command("mapreduce")(_mapreduce_commands.run_one)
 
