@@ -6,7 +6,8 @@ max(10.1 N, 0.1 N P), the simulated completion time with deterministic times (ex
 10.1 N + 0.1 (P - 1) up to P = 101, and 10 + 0.1 N P beyond), and the mean over several seeds
 with exponentially distributed service times (the think time stays 10; the infinite-server
 think station makes the steady state insensitive to its distribution). The error is
-(simulated - bound) / simulated.
+(simulated - bound) / simulated. Beside the bound, the mean value analysis (MVA) of the same
+closed network, and its error against both simulations.
 
     python benchmarks/pamela_bound.py                  # the table in docs/pamela.md
     python benchmarks/pamela_bound.py --every 1        # every P from 1 to 1000 (minutes)
@@ -59,24 +60,31 @@ def main() -> None:
         det = cm.simulate({"P": P, "N": args.N}).time
         rnd = [cm.simulate({"P": P, "N": args.N}, distribution=random_kind, seed=s).time for s in range(args.seeds)]
         mean = statistics.fmean(rnd)
+        mva = cm.mva({"P": P, "N": args.N})
         rows.append({"P": P, "bound": bound, "deterministic": det, "exact": exact_deterministic(P, args.N),
                      "error_deterministic": (det - bound) / det, random_kind: mean,
                      "spread": statistics.stdev(rnd) if len(rnd) > 1 else 0.0,
-                     "error_random": (mean - bound) / mean})
+                     "error_random": (mean - bound) / mean, "mva": mva,
+                     "mva_error_random": (mean - mva) / mean, "mva_error_deterministic": (det - mva) / det})
     wall = time.perf_counter() - started
     t = Table(title=f"MRM (paper 004), N = {args.N}: bound max(10.1 N, 0.1 N P) vs simulation; "
                     f"error = (simulated - bound) / simulated", title_justify="left")
     for col in ("P", "bound T_main", "simulated, deterministic", "= by hand", "error", f"simulated, {random_kind} "
-                f"(mean of {args.seeds})", "sd", "error"):
+                f"(mean of {args.seeds})", "sd", "error", "MVA", f"MVA error vs {random_kind}",
+                "MVA error vs deterministic"):
         t.add_column(col, justify="right")
     for r in rows:
         t.add_row(str(r["P"]), f"{r['bound']:.6g}", f"{r['deterministic']:.8g}",
                   "yes" if abs(r["deterministic"] - r["exact"]) <= 1e-9 * r["exact"] else "NO",
                   f"{100 * r['error_deterministic']:.3f} %", f"{r[random_kind]:.7g}", f"{r['spread']:.3g}",
-                  f"{100 * r['error_random']:.2f} %")
+                  f"{100 * r['error_random']:.2f} %", f"{r['mva']:.7g}", f"{100 * r['mva_error_random']:.2f} %",
+                  f"{100 * r['mva_error_deterministic']:.2f} %")
     console.print(t)
     worst_det = max(rows, key=lambda r: r["error_deterministic"])
     worst_rnd = max(rows, key=lambda r: r["error_random"])
+    worst_mva = max(rows, key=lambda r: abs(r["mva_error_random"]))
+    console.print(f"MVA (mean value analysis, beside the bound): largest |error| against the {random_kind} "
+                  f"simulation {100 * abs(worst_mva['mva_error_random']):.2f} % at P = {worst_mva['P']}")
     console.print(f"largest error: deterministic {100 * worst_det['error_deterministic']:.3f} % at P = "
                   f"{worst_det['P']}; {random_kind} {100 * worst_rnd['error_random']:.2f} % at P = {worst_rnd['P']} "
                   f"({len(rows)} values of P, {len(rows) * (1 + args.seeds)} simulations in {wall:.1f} s)")

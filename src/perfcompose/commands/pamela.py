@@ -11,7 +11,7 @@ import typer
 from perfcompose.commands.common import Table
 
 from perfcompose.commands.common import console, fmt, user_errors
-from perfcompose.errors import InputError
+from perfcompose.errors import InputError, evaluating, finite_result
 
 app = typer.Typer(no_args_is_help=True,
                   help="PAMELA process models compiled to symbolic cost models, evaluated and simulated.")
@@ -124,7 +124,10 @@ def eval_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIGN,
         return
     values = {k: v[0] for k, v in grid.items()}
     cm = _compile(model, paper_phi)
-    result = cm.evaluate(values, process)
+    where = ", ".join(f"{k}={v:g}" for k, v in values.items()) or "no parameters"
+    with evaluating(where):
+        result = cm.evaluate(values, process)
+    finite_result({f"T_{process}": result.T, f"phi_{process}": result.phi, f"omega_{process}": result.omega}, where)
     if as_json:
         console.print_json(json.dumps(result.as_json()))
         return
@@ -162,7 +165,10 @@ def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, pa
     names = list(cm.parameters)
     fn = cm.function(process)
     points = list(itertools.product(*(grid[n] for n in names)))
-    results = [float(fn(*pt)) for pt in points]
+    with evaluating("a point of the grid"):
+        results = [float(fn(*pt)) for pt in points]
+    for pt, value in zip(points, results):
+        finite_result({f"T_{process}": value}, ", ".join(f"{n}={v:g}" for n, v in zip(names, pt)))
     if as_json:
         console.print_json(json.dumps({"parameters": names, "points": [list(pt) for pt in points],
                                        f"T_{process}": results}))
@@ -188,11 +194,17 @@ def simulate_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIG
     """Simulate the model and print the symbolic bound next to the simulated time."""
     values = parse_assignments(assignments)
     cm = _compile(model, paper_phi)
-    bound = cm.evaluate(values, process).T
+    where = ", ".join(f"{k}={v:g}" for k, v in values.items()) or "no parameters"
+    with evaluating(where):
+        bound = cm.evaluate(values, process).T
+    finite_result({f"T_{process}": bound}, where)
     sim = cm.simulate(values, process, distribution=distribution, seed=seed)  # type: ignore[arg-type]
     error = (sim.time - bound) / sim.time if sim.time else 0.0
+    mva = cm.mva(values, process)
     if as_json:
         console.print_json(json.dumps({f"T_{process}": bound, "simulated": sim.time, "relative_error": error,
+                                       "mva": mva, "mva_error": None if mva is None or not sim.time
+                                       else (sim.time - mva) / sim.time,
                                        "distribution": distribution, "seed": seed, "uses": sim.uses,
                                        "wall_s": sim.wall}))
         return
@@ -200,11 +212,17 @@ def simulate_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIG
                                                      "no parameters") + f" ({distribution}, seed {seed})",
                   highlight=False)
     table = Table()
-    for col in ("bound T", "simulated", "error", "services", "simulation s"):
+    cols = ["bound T", "simulated", "error"] + (["MVA", "MVA error"] if mva is not None else []) + \
+        ["services", "simulation s"]
+    for col in cols:
         table.add_column(col, justify="right")
-    table.add_row(fmt(bound, ".10g"), fmt(sim.time, ".10g"), f"{error * 100:.3f} %", f"{sim.uses:,}",
+    extra = [fmt(mva, ".10g"), f"{(sim.time - mva) / sim.time * 100:.3f} %"] if mva is not None else []
+    table.add_row(fmt(bound, ".10g"), fmt(sim.time, ".10g"), f"{error * 100:.3f} %", *extra, f"{sim.uses:,}",
                   f"{sim.wall:.3f}")
     console.print(table)
+    if mva is not None:
+        console.print("MVA: mean value analysis of the closed network (exact in the steady state with "
+                      "exponential service).", style="dim", highlight=False)
     console.print("error = (simulated - bound) / simulated; the bound is a lower bound on the time.",
                   style="dim", highlight=False)
 

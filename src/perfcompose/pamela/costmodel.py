@@ -174,6 +174,16 @@ class CostModel:
                                   hint="give every parameter a value, e.g. " + " ".join(f"{m}=100" for m in needed))
         return simulate_process(self.normal, vals, process=name, distribution=distribution, seed=seed)
 
+    def mva(self, values: Mapping[str, float], name: str = "main") -> float | None:
+        """Mean value analysis's completion time where process ``name`` is a closed network of
+        identical cycling clients (see :mod:`perfcompose.pamela.mva`), else None."""
+        from perfcompose.pamela.mva import mva_estimate
+
+        self._check(name)
+        if self._numeric_only(name):
+            return None
+        return mva_estimate(self.normal.processes[name], self._values(values, name))
+
     def _mentions(self, name: str, param: str) -> bool:
         raw = self.raw(name)
         sym = sp.Symbol(param, positive=True)
