@@ -162,6 +162,33 @@ def fit_batch_chunked(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.nda
                       ("coef", "predicted", "resid", "lev", "rel_rss", "valid")))
 
 
+def gram_fits(cols: np.ndarray, index: np.ndarray, y: np.ndarray, weights: np.ndarray,
+              scale: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Coefficients (H, 1 + r) and relative residual sums of squares (H,) of
+    ``y ~ c0 + sum_t c_t * cols[index[:, t]]`` for every row of ``index`` (H, r), the same
+    weighted least squares as :func:`fit_batch` but from the Gram matrix of all columns, solved
+    per hypothesis on r + 1 unknowns: its cost does not grow with the number of points. Squaring
+    the condition number costs digits, so this screens (which hypotheses to fit exactly), it
+    does not decide."""
+    fit = weights > 0
+    A = np.vstack([np.ones(int(fit.sum())), cols[:, fit]]) * weights[fit]
+    norms = np.sqrt(np.einsum("cr,cr->c", A, A))
+    norms = np.where(norms > 0, norms, 1.0)
+    A = A / norms[:, None]
+    yw = y[fit] * weights[fit]
+    s = np.ones(len(yw)) if scale is None else scale[fit]
+    As, ys = A * s, yw * s
+    G, b = A @ A.T, A @ yw
+    Gs, bs = As @ As.T, As @ ys
+    idx = np.hstack([np.zeros((len(index), 1), dtype=int), np.asarray(index, dtype=int).reshape(len(index), -1) + 1])
+    k = idx.shape[1]
+    M = G[idx[:, :, None], idx[:, None, :]] + 1e-12 * np.eye(k)
+    c = np.linalg.solve(M, b[idx][..., None])[..., 0]
+    Ms = Gs[idx[:, :, None], idx[:, None, :]]
+    rss = float(ys @ ys) - 2 * np.einsum("hk,hk->h", c, bs[idx]) + np.einsum("hk,hkl,hl->h", c, Ms, c)
+    return c / norms[idx], np.maximum(rss, 0.0)
+
+
 def fit_constant(y: np.ndarray, weights: np.ndarray, scale: np.ndarray | None = None) -> BatchFit:
     """The constant hypothesis ``y ~ c0`` by weighted least squares: :func:`fit_batch` with the
     single column of ones, in closed form."""

@@ -20,7 +20,7 @@ from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
 from perfcompose.fit.hypotheses import (DEFAULT_I, DEFAULT_J, BatchFit, Factor, factor_values,
                                         factors, fit_batch, fit_batch_chunked, fit_constant, fit_one_and_two_terms,
-                                        fit_one_term_lines, negative_factors, split_batch)
+                                        fit_one_term_lines, gram_fits, negative_factors, split_batch)
 from perfcompose.fit.quality import fit_statistics, low_fit_warnings
 from perfcompose.fit.scaling import falls, falls_along
 from perfcompose.model import Model
@@ -35,6 +35,11 @@ Progress = Callable[[str, int, int], None]
 # that the additive/multiplicative search may combine; beyond it fewer candidates per parameter
 # are kept (4 parameters: 2 each), since the number of hypotheses grows as that product squared.
 MAX_COMBINATIONS = 125
+# Several parameters, many points: when hypotheses times points exceed SCREEN_CELLS, every
+# hypothesis is first scored from the Gram matrix of the columns (cost independent of the
+# number of points) and only the SCREEN_KEEP best are fitted exactly and ranked.
+SCREEN_CELLS = 1 << 21
+SCREEN_KEEP = 256
 
 
 @dataclass(frozen=True)
@@ -544,6 +549,9 @@ class PMNFFitter(SeriesFitter):
             for k, ci in more:
                 v = v * values[k][ci - 1]
             columns[c] = v
+        slack = _constant_slack(y, sigma)
+        if sigma > 0 and sum(len(v) for v in by_size.values()) * len(rows) > SCREEN_CELLS:
+            by_size = self._screened(columns, by_size, yy, w, sc, sigma, slack)
         # one batch for every size: a smaller hypothesis leaves its last columns absent
         sizes = list(by_size)
         width = max(sizes)
@@ -559,9 +567,23 @@ class PMNFFitter(SeriesFitter):
                     present[a:b, t + 1] = False
             stacked.append(col)
         batch = fit_batch_chunked(stacked, yy, w, sc, present, progress=progress)
-        slack = _constant_slack(y, sigma)
         return [self._scored(_TemplateHypotheses(keys, by_size[r], per_param), split_batch(batch, a, b, r + 1), r,
                              sigma, slack) for r, a, b in zip(sizes, starts[:-1], starts[1:])]
+
+    def _screened(self, columns: np.ndarray, by_size: dict[int, np.ndarray], y: np.ndarray, w: np.ndarray,
+                  sc: np.ndarray, sigma: float, slack: float) -> dict[int, np.ndarray]:
+        """The hypotheses of every size among the SCREEN_KEEP best by their Gram-matrix scores
+        (the same chi-square, price per term and sign rules as :meth:`_scored`)."""
+        scores = {}
+        for r, index in by_size.items():
+            coef, rss = gram_fits(columns, index, y, w, sc)
+            ok = np.all(np.isfinite(coef), axis=1)
+            if self.nonnegative and r:
+                ok &= np.all(coef[:, 1:] > 0, axis=1) & (coef[:, 0] >= -slack)
+            scores[r] = np.where(ok, rss / sigma ** 2 + self._penalty(r), np.inf)
+        every = np.concatenate(list(scores.values()))
+        limit = np.partition(every, SCREEN_KEEP - 1)[SCREEN_KEEP - 1] if len(every) > SCREEN_KEEP else np.inf
+        return {r: index[(scores[r] <= limit) | (r == 0)] for r, index in by_size.items()}
 
     # -- statistics -------------------------------------------------------------------------
 
