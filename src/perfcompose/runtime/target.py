@@ -75,7 +75,9 @@ class TermTarget(Target):
         if best.disturbed and retries:
             self.kept_disturbed += 1
         if best.runqueue_wait is not None and best.makespan > 0:
-            share = min(best.runqueue_wait / best.makespan, 1.0)
+            # less the kernel's own latency in waking a worker per element (see RunResult.disturbed)
+            lost = max(best.runqueue_wait - 3e-6 * len(best.finished), 0.0)
+            share = min(lost / best.makespan, 1.0)
             self.wait_share[key] = max(self.wait_share.get(key, 0.0), share)
         if best.disturbed:
             self.disturbed_runs[key] = self.disturbed_runs.get(key, 0) + 1
