@@ -85,3 +85,30 @@ def test_every_extrap_input_loads_or_is_refused_with_a_located_error(extrap_data
     now_load = set(EXPECTED_FAILURES) - set(failed)
     assert not now_load, f"load now, remove them from EXPECTED_FAILURES: {sorted(now_load)}"
     assert loaded[".jsonl"] == 21 and loaded["talpas"] == 10 and loaded["cubeset"] == 6, loaded
+
+
+def test_strong_scaling_inputs_get_negative_lead_terms(extrap_data):
+    from fractions import Fraction
+
+    from perfcompose.fit import PMNFFitter
+
+    results = {r.region: r for r in PMNFFitter().fit(load(extrap_data / "text/strong_scaling/one_parameter_6.txt")).results_}
+    for region in ("met2", "met4"):   # 256e6 / p^2 and 256e12 / p^2
+        _, terms = results[region].model.terms()
+        assert [t.exponent("p") for t in terms] == [(Fraction(-2), Fraction(0))], region
+        assert results[region].stats["adj_r2"] > 0.999 and not results[region].warnings
+    assert not results["met1"].model.terms()[1] and not results["met1"].warnings   # flat within noise
+
+
+def test_every_extrap_input_read_fits_or_says_why(extrap_data):
+    from perfcompose.errors import FitError
+    from perfcompose.fit import PMNFFitter
+
+    for path in _inputs(extrap_data):
+        name = path.relative_to(extrap_data).as_posix()
+        if name in EXPECTED_FAILURES:
+            continue
+        try:
+            PMNFFitter().fit(load(path))
+        except FitError as exc:
+            assert str(exc), name
