@@ -129,6 +129,9 @@ class Evaluator:
                 values = np.broadcast_to(np.asarray(values, dtype=float), (stop - start,))
                 return float(reduce(values))
             return vectorised
+        grid = self._grid(inner, idx, kind, lo_f, hi_f) if len(limits) == 1 else None
+        if grid is not None:
+            return grid
         body_f = self.scalar(inner)
 
         def looped(env: Env) -> float:
@@ -146,6 +149,49 @@ class Evaluator:
                     acc = v
             return float(acc)
         return looped
+
+    def _grid(self, body: sp.Basic, idx: sp.Symbol, kind: str, lo_f: Fn, hi_f: Fn) -> Fn | None:
+        """A reduction over ``idx`` of a body whose own reductions run over closed bodies with
+        bounds free of ``idx`` (``sum (k) max(a(k), max (p) b(k, p))``): every inner reduction
+        evaluated at once on the (k, p) grid, so no Python loop runs over k. None otherwise."""
+        holes = _top_reductions(body)
+        parts = []
+        for r in holes:
+            if not isinstance(r, (sp.Sum, MaxOver, MinOver)) or len(r.limits) != 1 or not is_closed(r.function):
+                return None
+            j, jlo, jhi = r.limits[0]
+            if idx in jlo.free_symbols or idx in jhi.free_symbols or not (is_closed(jlo) and is_closed(jhi)):
+                return None
+            syms = [s for s in _sorted_symbols(r.function) if s not in (idx, j)]
+            f = sp.lambdify([idx, j, *syms], r.function, modules=["numpy"])
+            red = np.sum if isinstance(r, sp.Sum) else (np.max if isinstance(r, MaxOver) else np.min)
+            parts.append((f, syms, self.scalar(jlo), self.scalar(jhi), red))
+        if not parts:
+            return None
+        dummies = [sp.Dummy("g") for _ in holes]
+        skeleton = body.xreplace(dict(zip(holes, dummies)))
+        outer = [s for s in _sorted_symbols(skeleton) if s != idx and s not in dummies]
+        g = sp.lambdify([idx, *dummies, *outer], skeleton, modules=["numpy"])
+        reduce = {"sum": np.sum, "max": np.max, "min": np.min}[kind]
+
+        def grid(env: Env) -> float:
+            start, stop = _range(lo_f(env), hi_f(env))
+            if stop <= start:
+                return 0.0
+            ks = np.arange(start, stop, dtype=np.int64)
+            values = []
+            for f, syms, jlo_f, jhi_f, red in parts:
+                j0, j1 = _range(jlo_f(env), jhi_f(env))
+                if j1 <= j0:
+                    values.append(np.zeros(len(ks)))
+                    continue
+                js = np.arange(j0, j1, dtype=np.int64)
+                kk, jj = np.meshgrid(ks, js, indexing="ij")
+                v = np.broadcast_to(np.asarray(f(kk, jj, *[env[s] for s in syms]), dtype=float), kk.shape)
+                values.append(red(v, axis=1))
+            out = np.broadcast_to(np.asarray(g(ks, *values, *[env[s] for s in outer]), dtype=float), ks.shape)
+            return float(reduce(out))
+        return grid
 
     # -- load vectors -----------------------------------------------------------------------
 

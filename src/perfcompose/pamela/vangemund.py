@@ -125,12 +125,14 @@ def run_study(out: Path, *, quick: bool = False, processors: Sequence[int] = (1,
                 group: list[Row] = []
                 for label, (cm, notes, name) in models.items():
                     say(f"{study.name} {label} N={N} P={P}")
-                    values = {"N": float(N), "P": float(P)}
-                    predicted = cm.evaluate(values).T
+                    values = {"N": N, "P": P}
+                    fn = cm.function()
+                    args = [values[p] for p in cm.parameters]
+                    predicted = fn(*args)
                     t0 = time.perf_counter()
                     k = 0
                     while time.perf_counter() - t0 < 0.02:
-                        cm.evaluate(values)
+                        fn(*args)
                         k += 1
                     eval_us = (time.perf_counter() - t0) / k * 1e6
                     times = run(PROGRAMS / name, {"N": N}, P, reps=1 if quick else reps)
