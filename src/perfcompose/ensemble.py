@@ -11,8 +11,9 @@ An interval is read off the members by percentiles (:func:`percentile_interval`)
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -46,7 +47,7 @@ def _broadcast(values: Mapping[str, Any], params: Sequence[str]) -> tuple[dict[s
 class LinearEnsemble:
     """Members ``sum_k weights[b, k] * basis[k]``: the same terms with resampled coefficients."""
 
-    basis: tuple["Model", ...]
+    basis: tuple[Model, ...]
     weights: np.ndarray
     #: how the members were obtained (for the docs and the JSON record)
     method: str = "bootstrap"
@@ -73,10 +74,10 @@ class LinearEnsemble:
         stacked = np.stack(cols, axis=0).reshape(len(cols), -1)
         return (self.weights @ stacked).reshape((self.size, *shape))
 
-    def scaled(self, factor: float) -> "LinearEnsemble":
+    def scaled(self, factor: float) -> LinearEnsemble:
         return LinearEnsemble(self.basis, self.weights * factor, self.method)
 
-    def bind(self, mapping: Mapping[str, Any]) -> "LinearEnsemble":
+    def bind(self, mapping: Mapping[str, Any]) -> LinearEnsemble:
         return LinearEnsemble(tuple(b.bind({k: v for k, v in mapping.items() if k in b.params})
                                     for b in self.basis), self.weights, self.method)
 
@@ -85,7 +86,7 @@ class LinearEnsemble:
                 "coefficients": self.weights.tolist()}
 
     @classmethod
-    def from_json(cls, record: Mapping[str, Any]) -> "LinearEnsemble":
+    def from_json(cls, record: Mapping[str, Any]) -> LinearEnsemble:
         from perfcompose.model import Model
 
         try:
@@ -102,7 +103,7 @@ class LinearEnsemble:
 class StackedEnsemble:
     """Members of a composition: ``stacked`` evaluated with a leading member axis on every value."""
 
-    stacked: "Model"
+    stacked: Model
     count: int
     method: str = "bootstrap, composed"
     #: relative widening per point, applied around the median member (1 = none); see :meth:`widened`
@@ -129,10 +130,10 @@ class StackedEnsemble:
             out = mid + (out - mid) * self.widen
         return out
 
-    def scaled(self, factor: float) -> "StackedEnsemble":
+    def scaled(self, factor: float) -> StackedEnsemble:
         return StackedEnsemble(self.stacked * factor, self.count, self.method, self.widen)
 
-    def bind(self, mapping: Mapping[str, Any]) -> "StackedEnsemble":
+    def bind(self, mapping: Mapping[str, Any]) -> StackedEnsemble:
         return StackedEnsemble(self.stacked.bind({k: v for k, v in mapping.items() if k in self.stacked.params}),
                                self.count, self.method, self.widen)
 
@@ -158,11 +159,11 @@ class SampledEnsemble:
         arrays, shape = _broadcast(values, self.params)
         return np.broadcast_to(np.asarray(self.function(**arrays), dtype=float), (self.count, *shape))
 
-    def scaled(self, factor: float) -> "SampledEnsemble":
+    def scaled(self, factor: float) -> SampledEnsemble:
         function = self.function
         return SampledEnsemble(lambda **v: function(**v) * factor, self.count, self.params, self.method)
 
-    def bind(self, mapping: Mapping[str, Any]) -> "SampledEnsemble":
+    def bind(self, mapping: Mapping[str, Any]) -> SampledEnsemble:
         if any(k in self.params for k in mapping):
             raise ModelError("the members of a measured curve cannot be rebound to other parameters")
         return self

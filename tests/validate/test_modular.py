@@ -8,8 +8,15 @@ import pytest
 
 from perfcompose.errors import PerfcomposeError
 from perfcompose.model import Model
-from perfcompose.validate.modular import (curve, dense_grid, lead_error, measurement_interval,
-                                          resampled_medians, study, with_operator_error)
+from perfcompose.validate.modular import (
+    curve,
+    dense_grid,
+    lead_error,
+    measurement_interval,
+    resampled_medians,
+    study,
+    with_operator_error,
+)
 
 X = (1024, 2048, 4096)
 

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
-from perfcompose.commands.common import Table
-
-from perfcompose.commands.common import console, err_console
+from perfcompose.commands.common import Table, console, err_console
 
 
 def _pct(v: float | None) -> str:
@@ -139,11 +138,11 @@ def write_study(result: Any, out: Path, paper: Mapping[str, str] | None = None) 
 
 def task_functions(specs: list[str]) -> dict[str, Callable[[Any], Any]]:
     """``NAME=module:function`` -> the callables a study runs as components."""
-    from perfcompose.bench.runner import BenchError, resolve_target
-    from perfcompose.bench.tasks import TASKS
-
     import os
     import sys
+
+    from perfcompose.bench.runner import BenchError, resolve_target
+    from perfcompose.bench.tasks import TASKS
 
     if os.getcwd() not in sys.path:  # modules next to where the command runs, as python -m finds them
         sys.path.insert(0, os.getcwd())
@@ -169,11 +168,10 @@ def task_functions(specs: list[str]) -> dict[str, Callable[[Any], Any]]:
 def input_function(spec: str) -> Callable[[float], Any]:
     """``module:function`` making one data element of size x."""
     import importlib
-
-    from perfcompose.bench.runner import BenchError
-
     import os
     import sys
+
+    from perfcompose.bench.runner import BenchError
 
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())

@@ -70,7 +70,7 @@ def bootstrap(model: Model, data: Experiment | Series, *, resamples: int = RESAM
     scale = np.where(center > 0, center, np.maximum(np.abs(center).max(), 1e-300))
     if residuals:
         fitted = np.asarray(model(**{p: values[p] for p in model.params}), dtype=float) \
-            if model.params else np.full(len(coords), float(model(**{})))
+            if model.params else np.full(len(coords), float(model()))
         fitted = np.broadcast_to(fitted, center.shape)
         relative = (center - fitted) / scale
         signs = rng.choice((-1.0, 1.0), size=(resamples, len(coords)))

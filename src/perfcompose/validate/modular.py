@@ -10,22 +10,23 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from perfcompose.bench.runner import CallableTarget, run_sweep
 from perfcompose.compose.calibrated import CalibratedComposer, Overheads
 from perfcompose.compose.interval import with_interval
-from perfcompose.compose.oversubscription import accounted
 from perfcompose.compose.operators import Composer
+from perfcompose.compose.oversubscription import accounted
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.terms import Component, Term, TPool
 from perfcompose.data.experiment import Experiment, Point, Series
-from perfcompose.errors import PerfcomposeError
 from perfcompose.ensemble import SampledEnsemble
+from perfcompose.errors import PerfcomposeError
 from perfcompose.fit import PMNFFitter
 from perfcompose.fit.uncertainty import with_uncertainty
 from perfcompose.model import Model
