@@ -156,9 +156,64 @@ def _simulate_goal_file(program: Path, params: Any, *, O: float, S: Optional[flo
     console.print(f"makespan {res.makespan:.6g}")
 
 
+_MAX_ROWS = 40  #: processors listed in the table of a large program
+
+
+def _op_counts(prog: Any) -> Any:
+    """Operations per processor: sends, receives and computations of non-zero length."""
+    import numpy as np
+
+    from perfcompose.loggp.program import CompStep
+
+    counts = np.zeros(prog.P, dtype=np.int64)
+    for st in prog.steps:
+        if isinstance(st, CompStep):
+            counts += st.durations > 0
+        else:
+            counts += np.bincount(st.src, minlength=prog.P) + np.bincount(st.dst, minlength=prog.P)
+    return counts
+
+
 @app.command()
 @user_errors
-def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), or a LogGOPSim GOAL "
+def convert(source: Path = typer.Argument(..., help="Program JSON (or .npz)."),
+            target: Path = typer.Argument(..., help="Where to write it: .npz (compact, fast to read), .json, "
+                                                    "or .goal (LogGOPSim's text)."),
+            at: Optional[list[str]] = typer.Option(None, "--at", help="NAME=VALUE for a program with expressions."),
+            time_scale: float = typer.Option(1.0, "--time-scale", help="For .goal: multiply times by this "
+                                             "(GOAL holds integers)."),
+            ) -> None:
+    """Write a LogGP program in another form: the compact .npz that large programs read fast,
+    JSON, or a GOAL schedule."""
+    from perfcompose.loggp.npzfile import is_npz, read_program_npz, write_program_npz
+
+    if target.suffix not in (".npz", ".json", ".goal"):
+        raise InputError(f"cannot tell the form of {target.name} from its suffix",
+                         hint="name the target .npz, .json or .goal")
+    if is_npz(source):
+        prog = read_program_npz(source)
+    else:
+        from perfcompose.loggp.template import read_template
+
+        template = read_template(source)
+        prog = template.instantiate(_point(template, _at_values(at), source))
+    if target.suffix == ".npz":
+        write_program_npz(prog, target)
+    elif target.suffix == ".json":
+        from perfcompose.loggp.program import program_to_json
+
+        target.write_text(json.dumps(program_to_json(prog)) + "\n")
+    else:
+        from perfcompose.loggp.goal import program_to_goal, write_goal
+
+        write_goal(program_to_goal(prog), target, time_scale=time_scale)
+    err_console.print(f"{prog.P} processors, {len(prog.steps)} steps written to {target}")
+
+
+@app.command()
+@user_errors
+def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), its compact .npz form (from "
+                                                      "'loggp convert'), or a LogGOPSim GOAL "
                                                       "schedule (*.goal, or any file whose first word is "
                                                       "num_ranks; simulated with LogGOPSim's rules)."),
              L: Optional[float] = typer.Option(None, "--L", help="Latency."),
@@ -226,14 +281,24 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
         rendezvous = LOGGOPSIM_S if S is None else S
     else:
         rendezvous = math.inf
-    from perfcompose.loggp.template import read_template
+    from perfcompose.loggp.npzfile import is_npz, read_program_npz
 
-    template = read_template(program)
-    values = _at_values(at)
-    params = _params(params_file, L, o, g, G, template.unit)
-    # --model-json alone writes the model of a program with parameters; --at also simulates a point
-    simulate_point = model_json is None or bool(values) or not template.parameters
-    point = _point(template, values, program) if simulate_point else {}
+    template: Any = None
+    if is_npz(program):  # the compact form: plain numbers, no expressions
+        if at or model_json is not None:
+            raise InputError(f"{'--at' if at else '--model-json'} needs a program JSON with expressions", path=program)
+        prog = read_program_npz(program)
+        params = _params(params_file, L, o, g, G, prog.unit)
+        point: dict[str, float] = {}
+    else:
+        from perfcompose.loggp.template import read_template
+
+        template = read_template(program)
+        values = _at_values(at)
+        params = _params(params_file, L, o, g, G, template.unit)
+        # --model-json alone writes the model of a program with parameters; --at also simulates a point
+        simulate_point = model_json is None or bool(values) or not template.parameters
+        point = _point(template, values, program) if simulate_point else {}
     if model_json is not None:
         if semantics != "paper":
             raise InputError("a LogGP model record simulates with the paper's semantics",
@@ -247,7 +312,8 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
         if not simulate_point:
             err_console.print(f"give --at for {', '.join(template.parameters)} to simulate a point")
             return
-    prog = template.instantiate(point)
+    if template is not None:
+        prog = template.instantiate(point)
     where = " at " + ", ".join(f"{k}={v:g}" for k, v in point.items()) if point else ""
     unit = prog.unit or params.unit
     if to_goal is not None:
@@ -255,8 +321,12 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
 
         write_goal(program_to_goal(prog), to_goal, time_scale=time_scale)
         err_console.print(f"GOAL schedule written to {to_goal}")
+    counts = _op_counts(prog)
+    # every operation is kept only where it is shown: --json, --timeline, or a small program
+    keep = json_out or timeline is not None or int(counts.sum()) <= 60
     result: ProgramResult = simulate_program(prog, params, worst_case=worst_case, semantics=semantics,  # type: ignore[arg-type]
-                                             gap_origin=gap_origin, ties=ties, seed=seed, O=O, S=rendezvous)  # type: ignore[arg-type]
+                                             gap_origin=gap_origin, ties=ties, seed=seed, O=O, S=rendezvous,  # type: ignore[arg-type]
+                                             timelines=keep)
     if timeline is not None:
         from perfcompose.loggp.plots import plot_timeline
 
@@ -269,7 +339,7 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
                                   "ops": [[_op_json(op) for op in ops] for ops in result.ops],
                                   "computation": result.computation.tolist(),
                                   "communication": result.communication.tolist(), "unit": unit}
-        if template.parameters:
+        if template is not None and template.parameters:
             record["at"] = point
         if worst_case:
             record["forced"] = [{"step": f.step, "processor": f.processor, "candidates": list(f.candidates)}
@@ -283,11 +353,17 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
                         f"L={params.L:g} o={params.o:g} g={params.g:g} G={params.G:g}", title_justify="left")
     for col in ("processor", f"finish{u}", f"computation{u}", f"communication{u}", "operations"):
         table.add_column(col, justify="right")
-    for p in range(prog.P):
+    shown = range(prog.P)
+    if prog.P > _MAX_ROWS:  # the processors that finish last
+        import numpy as np
+
+        shown = sorted(np.argsort(-result.finish, kind="stable")[:_MAX_ROWS].tolist())
+        table.caption = f"the {_MAX_ROWS} of {prog.P} processors that finish last (--json lists all)"
+    for p in shown:
         table.add_row(str(p), fmt(float(result.finish[p]), ".6g"), fmt(float(result.computation[p]), ".6g"),
-                      fmt(float(result.communication[p]), ".6g"), str(len(result.ops[p])))
+                      fmt(float(result.communication[p]), ".6g"), str(int(counts[p])))
     console.print(table)
-    if sum(len(ops) for ops in result.ops) <= 60:
+    if keep and int(counts.sum()) <= 60:
         for p, ops in enumerate(result.ops):
             text = ", ".join(f"{op.kind}{'' if op.message is None else ' m' + str(op.message)} "
                              f"[{op.start:.6g}, {op.end:.6g}]" for op in ops)

@@ -36,7 +36,8 @@ from perfcompose.loggp.simulate import Op
 __all__ = ["LOGGOPSIM_S", "GoalResult", "simulate_goal", "reference_goal", "simulate_program_loggopsim",
            "GoalSchedule", "parse_goal", "read_goal", "goal_text", "program_to_goal", "ANY"]
 
-LOGGOPSIM_S = 65535.0  #: LogGOPSim's default eager/rendezvous threshold [bytes]
+LOGGOPSIM_S = 65535.0
+_LAST_STATS = [0, 0]  #: LogGOPSim's default eager/rendezvous threshold [bytes]
 
 
 @dataclass(frozen=True, eq=False)
@@ -163,6 +164,9 @@ def _sort_like_cxx(a, kind, first, last):  # pragma: no cover - compiled
     n = last - first
     if n < 2:
         return
+    if n <= 16:
+        _insertion_sort(a, kind, first, last)
+        return
     depth = 0
     while (1 << (depth + 1)) <= n:
         depth += 1
@@ -223,12 +227,15 @@ def _sort_like_cxx(a, kind, first, last):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _issue(fresh, lo, hi, kind, op_rank, initial, nexto, nextgs, cpu, nic, n_cpu, n_nic, hkey, htb, hid, hn, ts):
-    # pragma: no cover - compiled
+def _issue(fresh, lo, hi, kind, op_rank, initial, nexto, nextgs, cpu, nic, n_cpu, n_nic, hkey, htb, hid, hn, ts, mts,
+           members, mpos, g_lo, g_hi, gfree, nfree):  # pragma: no cover - compiled
     """Push the new operations fresh[lo:hi] of one rank (in the order they became executable),
-    sorted by kind as LogGOPSim sorts them."""
+    sorted by kind as LogGOPSim sorts them. Each gets the next creation stamp; a run of
+    operations of one kind, CPU and NIC (which LogGOPSim queues at one time with consecutive
+    stamps) is pushed as one group, keyed by its first member."""
     _sort_like_cxx(fresh, kind, lo, hi)
-    for j in range(lo, hi):
+    j = lo
+    while j < hi:
         i = fresh[j]
         h = op_rank[i]
         if initial:
@@ -237,9 +244,19 @@ def _issue(fresh, lo, hi, kind, op_rank, initial, nexto, nextgs, cpu, nic, n_cpu
             t = max(nexto[h * n_cpu + cpu[i]], nextgs[h * n_nic + nic[i]])
         else:
             t = nexto[h * n_cpu + cpu[i]]
-        hn = heap_push(hkey, htb, hid, 0, hn, t, float(ts), i)
-        ts += 1
-    return hn, ts
+        nfree -= 1
+        grp = gfree[nfree]
+        g_lo[grp] = mpos
+        first_ts = ts
+        while j < hi and kind[fresh[j]] == kind[i] and cpu[fresh[j]] == cpu[i] and nic[fresh[j]] == nic[i]:
+            members[mpos] = fresh[j]
+            mts[fresh[j]] = ts
+            mpos += 1
+            ts += 1
+            j += 1
+        g_hi[grp] = mpos
+        hn = heap_push(hkey, htb, hid, 0, hn, t, float(first_ts), grp)
+    return hn, ts, mpos, nfree
 
 
 @njit(cache=True)
@@ -275,17 +292,44 @@ def _goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_key
     hid = np.empty(2 * n + 1, np.int64)
     hn = 0
     ts = 0
+    # groups of queued operations (see _issue): members[g_lo[g]:g_hi[g]], ids below gmax;
+    # a message event's id is gmax + its send operation
+    gmax = n + 1
+    mts = np.zeros(n, np.int64)
+    members = np.empty(n, np.int64)
+    mpos = 0
+    g_lo = np.zeros(gmax, np.int64)
+    g_hi = np.zeros(gmax, np.int64)
+    gfree = np.arange(gmax - 1, -1, -1).astype(np.int64)
+    nfree = gmax
     for h in range(P):
         nf = 0
         for i in range(op_ptr[h], op_ptr[h + 1]):
             nf = _ready(i, need_req, need_ireq, issued, fresh, nf)
-        hn, ts = _issue(fresh, 0, nf, kind, op_rank, True, nexto, nextgs, cpu, nic, n_cpu, n_nic, hkey, htb,
-                        hid, hn, ts)
-    while hn > 0:
-        t = hkey[0]
-        its = htb[0]
-        ev = hid[0]
-        hn = heap_pop(hkey, htb, hid, 0, hn)
+        hn, ts, mpos, nfree = _issue(fresh, 0, nf, kind, op_rank, True, nexto, nextgs, cpu, nic, n_cpu, n_nic, hkey,
+                                     htb, hid, hn, ts, mts, members, mpos, g_lo, g_hi, gfree, nfree)
+    pops = 0
+    msg_waits = 0
+    carry = False  # the next member of the group just run is the next event (no heap round trip)
+    t = 0.0
+    its = 0.0
+    grp = 0
+    while hn > 0 or carry:
+        if carry:
+            carry = False
+            its = float(mts[members[g_lo[grp]]])
+        else:
+            pops += 1
+            t = hkey[0]
+            its = htb[0]
+            grp = hid[0]
+            hn = heap_pop(hkey, htb, hid, 0, hn)
+        if grp < gmax:  # the first member of a group of operations
+            ev = members[g_lo[grp]]
+        else:
+            ev = n + grp - gmax
+        ok = True  # whether the operation ran (else it waits for its CPU or NIC until t_wait)
+        t_wait = 0.0
         nf = 0
         h1 = -1  # the ranks to issue new operations of (the event's, and a sender's)
         h2 = -1
@@ -301,7 +345,8 @@ def _goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_key
                                 fresh, nf)
                 h1 = h
             else:
-                hn = heap_push(hkey, htb, hid, 0, hn, nexto[c], its, ev)
+                ok = False
+                t_wait = nexto[c]
         elif ev < n and kind[ev] == 0:  # send
             i = ev
             h = op_rank[i]
@@ -315,13 +360,14 @@ def _goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_key
                 nextgs[q] = t + g + k1 * G
                 start[i] = t
                 end[i] = t + o + k1 * O
-                hn = heap_push(hkey, htb, hid, 0, hn, t + o + L, float(ts), n + i)
+                hn = heap_push(hkey, htb, hid, 0, hn, t + o + L, float(ts), gmax + i)
                 ts += 1
                 if size[i] <= S:
                     nf = _mark_done(i, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq,
                                     issued, fresh, nf)
             else:
-                hn = heap_push(hkey, htb, hid, 0, hn, max(nexto[c], nextgs[q]), its, ev)
+                ok = False
+                t_wait = max(nexto[c], nextgs[q])
         elif ev < n:  # a receive is posted
             i = ev
             h = op_rank[i]
@@ -404,7 +450,33 @@ def _goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_key
                     u_t0[s] = t
                     u_t1[s] = nexto[c]
             else:
-                hn = heap_push(hkey, htb, hid, 0, hn, max(nexto[c], nextgr[q]), its, ev)
+                msg_waits += 1
+                hn = heap_push(hkey, htb, hid, 0, hn, max(nexto[c], nextgr[q]), its, grp)
+        if grp < gmax:
+            if ok:  # the next member's turn, at the same time
+                g_lo[grp] += 1
+                if g_lo[grp] < g_hi[grp]:
+                    tsn = float(mts[members[g_lo[grp]]])
+                    if hn == 0 or hkey[0] > t or (hkey[0] == t and htb[0] > tsn):
+                        carry = True
+                    else:
+                        hn = heap_push(hkey, htb, hid, 0, hn, t, tsn, grp)
+                else:
+                    gfree[nfree] = grp
+                    nfree += 1
+            elif g_hi[grp] - g_lo[grp] == 1 or hn == 0 or hkey[0] > t or (
+                    hkey[0] == t and htb[0] > mts[members[g_hi[grp] - 1]]):
+                # the other members would be popped next, one after the other, and wait for the
+                # same CPU or NIC until the same time: they move together
+                hn = heap_push(hkey, htb, hid, 0, hn, t_wait, its, grp)
+            else:  # another event comes between the members: the first one waits alone
+                nfree -= 1
+                g1 = gfree[nfree]
+                g_lo[g1] = g_lo[grp]
+                g_hi[g1] = g_lo[grp] + 1
+                hn = heap_push(hkey, htb, hid, 0, hn, t_wait, its, g1)
+                g_lo[grp] += 1
+                hn = heap_push(hkey, htb, hid, 0, hn, t, float(mts[members[g_lo[grp]]]), grp)
         if nf > 0:  # issue the new operations, rank by rank in ascending order
             if h1 >= 0 and h2 >= 0 and h2 < h1:
                 h1, h2 = h2, h1
@@ -419,13 +491,15 @@ def _goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_key
                     if op_rank[fresh[j]] == hh:
                         fresh[m] = fresh[j]
                         m += 1
-                hn, ts = _issue(fresh, lo, m, kind, op_rank, False, nexto, nextgs, cpu, nic, n_cpu, n_nic, hkey,
-                                htb, hid, hn, ts)
+                hn, ts, mpos, nfree = _issue(fresh, lo, m, kind, op_rank, False, nexto, nextgs, cpu, nic, n_cpu,
+                                             n_nic, hkey, htb, hid, hn, ts, mts, members, mpos, g_lo, g_hi, gfree,
+                                             nfree)
     for h in range(P):
         f = 0.0
         for c in range(n_cpu):
             f = max(f, nexto[h * n_cpu + c])
         finish[h] = f
+    return pops, msg_waits
 
 
 def _csr(a: np.ndarray, b: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -478,9 +552,10 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
     end = np.full(n, np.nan)
     done = np.zeros(n, np.bool_)
     finish = np.zeros(P)
-    _goal_kernel(P, s.op_ptr, rank_of, s.kind, s.size, s.peer, s.tag, s.cpu, s.nic, key, max(n_keys, 1), req_ptr,
+    stats = _goal_kernel(P, s.op_ptr, rank_of, s.kind, s.size, s.peer, s.tag, s.cpu, s.nic, key, max(n_keys, 1), req_ptr,
                  req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, n_cpu, n_nic, float(params.L), float(params.o),
                  float(params.g), float(params.G), float(O), float(S), start, end, done, finish)
+    _LAST_STATS[:] = stats
     if not done.all():
         i = int(np.flatnonzero(~done)[0])
         raise InputError(f"the schedule deadlocks: rank {int(rank_of[i])} never completes {s.describe(i)}",

@@ -14,8 +14,6 @@ import random
 
 import numpy as np
 from numba import njit
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
 
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep
@@ -93,6 +91,9 @@ def _worst_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_ori
 def cycle_candidates(step: CommStep, sent: np.ndarray) -> list[int]:
     """The processors that may be forced to break a deadlock: members of the strongly connected
     components of the not-yet-sent processors that no other waiting component feeds."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
     unsent = ~sent
     m = unsent[step.src] & unsent[step.dst]
     src, dst = step.src[m], step.dst[m]
