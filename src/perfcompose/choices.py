@@ -21,3 +21,7 @@ AGGREGATE_CHOICES: tuple[str, ...] = get_args(Aggregate)
 #: values fall as a parameter grows, ``yes`` always (Extra-P's allow_negative_exponents), ``no`` never
 NegativeExponents = Literal["auto", "yes", "no"]
 NEGATIVE_EXPONENTS: dict[str, bool | None] = {"auto": None, "yes": True, "no": False}
+
+#: what the runtime of data-parallel programs times: elapsed time between barriers, or the
+#: processor time of the busiest worker
+Clock = Literal["wall", "cpu"]

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
 
-__all__ = ["RunError", "Layout", "block", "cyclic", "replicated", "Machine", "run", "load_program", "SINGLE_THREAD_ENV"]
+from perfcompose.choices import Clock
+
+__all__ = ["Clock", "RunError", "Layout", "block", "cyclic", "replicated", "Machine", "run", "load_program", "SINGLE_THREAD_ENV"]
 
 #: environment that keeps NumPy's BLAS on one thread per worker (set before NumPy is imported)
 SINGLE_THREAD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -93,6 +95,7 @@ class Machine:
         self._rng = np.random.default_rng(seed * 7919 + p)
         self._arrays: dict[int, _Dist] = {}
         self.excluded = 0.0  # seconds spent filling declared arrays, not counted as run time
+        self.excluded_cpu = 0.0  # the same in processor time
 
     # -- arrays ---------------------------------------------------------------------------------
 
@@ -101,7 +104,7 @@ class Machine:
         (uniform in [0, 1)) or ``dominant`` (random plus ``n`` on the global diagonal)."""
         import numpy as np
 
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         layout = layout or replicated()
         shape = tuple(int(s) for s in shape)
         idx = owned(shape[layout.axis], layout, self.p, self.P)
@@ -116,6 +119,7 @@ class Machine:
                     a[gi, li] += shape[0]
         self._arrays[id(a)] = _Dist(shape, layout)
         self.excluded += time.perf_counter() - t0
+        self.excluded_cpu += time.process_time() - c0
         return np.ascontiguousarray(a)
 
     def _dist(self, a) -> _Dist:
@@ -236,19 +240,19 @@ def load_program(path: str | Path) -> Callable[..., Any]:
     return fn
 
 
-def _worker(path: str, p: int, P: int, links: dict, params: dict, reps: int, out) -> None:
+def _worker(path: str, p: int, P: int, links: dict, params: dict, reps: int, clock: str, out) -> None:
     try:
         fn = load_program(path)
         times = []
         for r in range(reps + 1):  # the first run warms up
             dp = Machine(p, P, links, seed=r)
             dp.barrier()
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             fn(dp, **params)
-            t1 = time.perf_counter()
+            t1, c1 = time.perf_counter(), time.process_time()
             dp.barrier()
             if r:
-                times.append(t1 - t0 - dp.excluded)
+                times.append(t1 - t0 - dp.excluded if clock == "wall" else c1 - c0 - dp.excluded_cpu)
         out.send(times)
     except BaseException as exc:  # reported by the parent, which stops the other workers
         out.send(f"{type(exc).__name__}: {exc}")
@@ -258,9 +262,11 @@ class RunError(RuntimeError):
     """A worker of a program failed."""
 
 
-def run(path: str | Path, params: Mapping[str, int], P: int, reps: int = 5) -> list[float]:
+def run(path: str | Path, params: Mapping[str, int], P: int, reps: int = 5, clock: Clock = "wall") -> list[float]:
     """Run ``program(dp, **params)`` of ``path`` on ``P`` processes, ``reps`` timed runs after one
-    warm-up; each run's time is that of its slowest processor."""
+    warm-up; each run's time is that of its slowest processor. ``clock``: ``wall`` (elapsed time
+    between barriers) or ``cpu`` (the processor time each worker used, which other work sharing
+    the cores does not inflate, but which leaves out the time a worker waits for a message)."""
     import multiprocessing as mp
 
     saved = {k: os.environ.get(k) for k in SINGLE_THREAD_ENV}
@@ -273,7 +279,7 @@ def run(path: str | Path, params: Mapping[str, int], P: int, reps: int = 5) -> l
                 a, b = ctx.Pipe(duplex=True)
                 links[i][j], links[j][i] = a, b
         outs = [ctx.Pipe(duplex=False) for _ in range(P)]
-        procs = [ctx.Process(target=_worker, args=(str(path), p, P, links[p], dict(params), reps, outs[p][1]),
+        procs = [ctx.Process(target=_worker, args=(str(path), p, P, links[p], dict(params), reps, clock, outs[p][1]),
                              daemon=True) for p in range(P)]
         for pr in procs:
             pr.start()

@@ -43,17 +43,17 @@ class MachineParameters:
 
 #: sizes (elements) for a quick calibration and for a full one
 QUICK_SIZES = (2 ** 10, 2 ** 14, 2 ** 17)
-FULL_SIZES = (2 ** 10, 2 ** 12, 2 ** 14, 2 ** 16, 2 ** 18, 2 ** 20)
+FULL_SIZES = (2 ** 16, 2 ** 18, 2 ** 20, 2 ** 21)  # the sizes of the case studies' operations
 
 
 def _fit(work: Sequence[float], times: Sequence[float]) -> tuple[float, float]:
-    """``t = a + b * work`` by least squares on relative residuals; a and b kept >= 0."""
+    """``t = a + b * work`` by least squares (the largest sizes weigh most); a and b kept >= 0."""
     import numpy as np
 
     w = np.asarray(work, float)
     t = np.asarray(times, float)
-    A = np.column_stack([np.ones_like(w), w]) / t[:, None]
-    (a, b), *_ = np.linalg.lstsq(A, np.ones_like(t), rcond=None)
+    A = np.column_stack([np.ones_like(w), w])
+    (a, b), *_ = np.linalg.lstsq(A, t, rcond=None)
     if a < 0:
         a, b = 0.0, float(np.median(t / w))
     if b < 0:
@@ -92,10 +92,14 @@ def _compute_kernels(sizes: Sequence[int], reps: int) -> dict[str, float]:
     side = [max(8, int(math.isqrt(n))) for n in sizes]
 
     def column(n):
-        a = rng.random((n, n))
-        return a, a
-    t = _median_time(lambda a, b: a[:, 5] * b[:, 4], column, side, reps)
-    out["t_ews"] = _fit(side, [x - 2 * out["t_index"] for x in t])[1]
+        return rng.random((n, n)), rng.random((n, n))
+
+    def sweep(a, b):  # every column in turn, as a recurrence along j walks them
+        for j in range(1, a.shape[1]):
+            a[:, j] * b[:, j - 1]
+    t = _median_time(sweep, column, side, reps)
+    per_column = [x / (s - 1) - 2 * out["t_index"] - out["t_call"] for x, s in zip(t, side)]
+    out["t_ews"] = _fit(side, per_column)[1]
 
     t = _median_time(lambda a: a.copy(), lambda n: (rng.random(n),), sizes, reps)
     out["t_copy"] = _fit(sizes, t)[1]
@@ -105,7 +109,7 @@ def _compute_kernels(sizes: Sequence[int], reps: int) -> dict[str, float]:
     t = _median_time(lambda x, B: x @ B, mxv, side, reps)
     out["t_mxv"] = _fit([s * s for s in side], t)[1]
 
-    cubes = sorted({max(16, int(round(n ** (1 / 3) * 4))) for n in sizes})
+    cubes = sorted({max(16, int(round(n ** (1 / 3) * 8))) for n in sizes})
     t = _median_time(lambda A, B: A @ B, lambda n: (rng.random((n, n)), rng.random((n, n))), cubes, reps)
     out["t_mxm"] = _fit([c ** 3 for c in cubes], t)[1]
 

@@ -91,7 +91,7 @@ class StudyResult:
 
 def run_study(out: Path, *, quick: bool = False, processors: Sequence[int] = (1, 2), reps: int = 5,
               studies: Sequence[Study] = STUDIES, machine: Path | None = None,
-              progress: Callable[[str], None] | None = None) -> StudyResult:
+              progress: Callable[[str], None] | None = None, clock: str = "wall") -> StudyResult:
     """Calibrate the machine (unless ``machine`` is given), generate every model into ``out``,
     measure and predict every configuration."""
     from perfcompose.pamela.costmodel import compile_file
@@ -135,7 +135,8 @@ def run_study(out: Path, *, quick: bool = False, processors: Sequence[int] = (1,
                         fn(*args)
                         k += 1
                     eval_us = (time.perf_counter() - t0) / k * 1e6
-                    times = run(PROGRAMS / name, {"N": N}, P, reps=1 if quick else reps)
+                    times = run(PROGRAMS / name, {"N": N}, P, reps=1 if quick else reps,
+                                clock=clock)  # type: ignore[arg-type]
                     m = median(times)
                     group.append(Row(study.name, label, N, P, predicted, m, (max(times) - min(times)) / m,
                                      notes, eval_us))
