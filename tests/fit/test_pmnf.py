@@ -294,3 +294,12 @@ def test_screening_large_searches_keeps_the_exact_choice(monkeypatch):
     exact = PMNFFitter().fit_arrays(grid, values, ["x", "y", "z", "t"])
     assert screened.chosen == exact.chosen
     assert [c.hypothesis for c in screened.alternatives[:5]] == [c.hypothesis for c in exact.alternatives[:5]]
+
+
+def test_parameter_with_two_values_is_left_out_by_name_where_others_have_lines():
+    p, n = np.meshgrid([4.0, 8, 16, 32, 64], [10.0, 20], indexing="ij")
+    X = np.column_stack([p.ravel(), n.ravel()])
+    result = PMNFFitter().fit_arrays(X, 3 + 2 * X[:, 0], ["p", "n"])
+    _, (term,) = result.model.terms()
+    assert term.exponent("p") == (Fraction(1), Fraction(0))
+    assert any("n left out" in w for w in result.warnings)

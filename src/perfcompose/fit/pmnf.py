@@ -277,7 +277,7 @@ class PMNFFitter(SeriesFitter):
             raise FitError(f"{len(y)} values for coordinates of shape {X.shape} and parameters {params}")
         for k, p in enumerate(params):
             distinct = len(np.unique(X[:, k]))
-            if distinct < 3:
+            if distinct < 3 and (len(params) == 1 or all(len(np.unique(X[:, q])) < 3 for q in range(len(params)))):
                 raise FitError(f"parameter {p} takes {distinct} distinct value(s); a model c0 + c1*f({p}) "
                                f"needs at least 3 (coefficients plus one)")
         if np.any(y < 0) or not np.all(np.isfinite(y)):
@@ -306,9 +306,9 @@ class PMNFFitter(SeriesFitter):
             else:
                 missing = [p for p, ok in zip(params, lined) if not ok]
                 if missing:
-                    notes = (f"no line of at least 3 points along {', '.join(missing)} with the others fixed: "
-                             f"{', '.join(missing)} left out of the model; measure such a line to model "
-                             f"{'it' if len(missing) == 1 else 'them'}",)
+                    notes = (f"no line of at least 3 points along {', '.join(missing)} with the others fixed "
+                             f"(at least 3 distinct values each): {', '.join(missing)} left out of the model; "
+                             f"measure such a line to model {'it' if len(missing) == 1 else 'them'}",)
                 groups = self._multi_groups(X, y, sigma, far, lined, progress)
         chosen, ranked = self._select(groups, sigma, multi=multi)
         return self._result(params, X, y, chosen, ranked, notes)
