@@ -196,7 +196,7 @@ def test_predict_a_design_with_plot(tmp_path):
     png = tmp_path / "p.png"
     r = run("predict", str(EXAMPLES / "designs" / "pipeline.toml"), "--plot", str(png))
     assert r.returncode == 0, r.stderr
-    assert "model: Max(5422.97, 536.185*x, 258.5425*x*log2(x))" in r.stdout and "tpool_4(qsort) > qsort" in r.stdout
+    assert "model: Max(5422.97, 536.185*x, 258.543*x*log2(x))" in r.stdout and "tpool_4(qsort) > qsort" in r.stdout
     assert "expression" in r.stdout  # each component's source
     assert png.stat().st_size > 10_000
 
