@@ -431,7 +431,7 @@ def measurement_interval(predicted: np.ndarray, low: np.ndarray, high: np.ndarra
     work, stretched to ``low (1 - share)`` ... ``high / (1 - share)``: the program's time and
     its parts' may each be inflated by that much."""
     root2 = np.sqrt(2.0)
-    lo = predicted - root2 * (predicted - low)
+    lo = np.maximum(predicted - root2 * (predicted - low), 0.0)  # no time is negative
     hi = predicted + root2 * (high - predicted)
     s = np.clip(share, 0.0, 0.9)
     return lo * (1 - s), hi / (1 - s)
