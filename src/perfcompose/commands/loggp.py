@@ -12,6 +12,7 @@ from perfcompose.commands.common import Table
 
 from perfcompose.commands.common import console, err_console, fmt, progress, user_errors
 from perfcompose.errors import InputError
+from perfcompose.limits import check_memory, check_steps
 from perfcompose.loggp.options import GapOrigin, Semantics, Ties
 
 app = typer.Typer(no_args_is_help=True,
@@ -410,7 +411,8 @@ def calibrate(out: Path = typer.Option(Path("loggp_params.json"), "--out", help=
 @app.command()
 @user_errors
 def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
-          p: int = typer.Option(8, "--p", min=1, help="Processors."),
+          p: Optional[int] = typer.Option(None, "--p", min=1, help="Processors (default 8; with --measure, "
+                                          "the ranks measured)."),
           blocks: Optional[str] = typer.Option(None, "--blocks", help="Block sizes, comma separated (default: the "
                                                "paper's 14 sizes that divide N)."),
           params_file: Optional[Path] = typer.Option(None, "--params", help="Network parameters (from calibrate); "
@@ -427,9 +429,28 @@ def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
                                               "time per block size (Figures 7-9) to this PNG."),
           json_out: Optional[Path] = typer.Option(None, "--json", help="Write operation times and predictions here."),
           html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+          measure: bool = typer.Option(False, "--measure", help="Also run the elimination for real on local MPI "
+                                       "ranks (mpi4py + MPICH) and compare with both predictions (Figures 7-9)."),
+          ranks: Optional[int] = typer.Option(None, "--ranks", min=1, help="With --measure: MPI ranks (default: "
+                                              "one per core)."),
+          mpiexec: Optional[str] = typer.Option(None, "--mpiexec", help="With --measure: mpiexec to use."),
+          plot_ops: Optional[Path] = typer.Option(None, "--plot-ops", help="Plot the basic operations' times "
+                                                  "per block size (Figure 6) to this PNG."),
           ) -> None:
-    """Section 5: blocked Gaussian elimination, predicted per block size and layout."""
+    """Section 5: blocked Gaussian elimination, predicted per block size and layout (and, with
+    --measure, measured)."""
+    import os
     import time
+
+    if measure:
+        measured_ranks = ranks or os.cpu_count() or 2
+        if p is not None and p != measured_ranks:
+            raise InputError(f"--p {p} differs from the {measured_ranks} ranks measured",
+                             hint="leave out --p with --measure, or give --ranks")
+        p = measured_ranks
+    elif ranks is not None:
+        raise InputError("--ranks needs --measure")
+    p = 8 if p is None else p
 
     from perfcompose.loggp.gauss import BLOCK_SIZES, LAYOUTS, OPS, best, run_study, time_operations
     from perfcompose.loggp.params import DEV_MACHINE, MEIKO_CS2, read_params
@@ -446,6 +467,9 @@ def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
         sizes = [b for b in BLOCK_SIZES if n % b == 0]
         if not sizes:
             raise InputError(f"none of the paper's block sizes divides n = {n}", hint="give --blocks")
+    grid = (n / min(sizes)) ** 2  # blocks of the finest layout
+    check_memory(grid * 8.0 * 8, f"Gaussian elimination of n = {n} in blocks of {min(sizes)} ({grid:.3g} blocks)")
+    check_steps(grid ** 1.5, f"Gaussian elimination of n = {n} in blocks of {min(sizes)}")
     if params_file is not None and paper_network:
         raise InputError("give --params or --paper-network, not both")
     base = read_params(params_file) if params_file else (MEIKO_CS2 if paper_network else DEV_MACHINE)
@@ -463,6 +487,15 @@ def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
         rows = run_study(n, p, params, ops, block_sizes=sizes, seed=seed,
                          progress=lambda k, t: bar.update(task2, completed=k))
     simulated = time.perf_counter() - start - timed
+    measured: dict[tuple[int, str], dict[str, Any]] = {}
+    if measure:
+        from perfcompose.loggp.gauss_mpi import measure as run_measure
+
+        with progress() as bar:
+            task3 = bar.add_task(f"running it on {p} MPI ranks", total=len(sizes) * len(LAYOUTS))
+            record_m = run_measure(n, sizes, layouts=LAYOUTS, reps=reps, ranks=p, mpiexec=mpiexec,
+                                   progress=lambda k, t: bar.update(task3, completed=k))
+        measured = {(r["block"], r["layout"]): r for r in record_m["rows"]}
     t6 = Table(title="Basic operations measured here (Figure 6) [us]", title_justify="left")
     t6.add_column("block", justify="right")
     for op in OPS:
@@ -497,17 +530,45 @@ def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
         console.print(f"{which:>8}: best choice: block {b.block}, {b.layout} layout "
                       f"({getattr(b, which).total / 1e3:.4g} ms)")
     console.print(f"timing the operations took {timed:.1f} s, the {len(rows)} x 2 simulations {simulated:.1f} s")
+    if measured:
+        where_count: dict[str, int] = {}
+        mtable = Table(title=f"Measured on {p} MPI ranks ({record_m['library']}), median of {reps}, against the "
+                             "predictions; times in ms", title_justify="left")
+        for col in ("block", "layout", "standard", "measured", "worst case", "computation (measured)", "where"):
+            mtable.add_column(col, justify="right")
+        for r in rows:
+            m = measured[(r.block, r.layout)]
+            lo, hi = sorted((r.standard.total, r.worst.total))
+            where = "below both" if m["total"] < lo else ("above both" if m["total"] > hi else "between")
+            where_count[where] = where_count.get(where, 0) + 1
+            mtable.add_row(str(r.block), r.layout, f"{r.standard.total / 1e3:.4g}", f"{m['total'] / 1e3:.4g}",
+                           f"{r.worst.total / 1e3:.4g}", f"{m['computation'] / 1e3:.4g}", where)
+        console.print(mtable)
+        console.print(f"the measurement lies between the standard and the worst-case prediction for "
+                      f"{where_count.get('between', 0)} of {len(rows)} block sizes and layouts, below both for "
+                      f"{where_count.get('below both', 0)}, above both for {where_count.get('above both', 0)} "
+                      "(the paper's Figure 8: between)"
+                      + ("" if all(m["eliminated"] for m in measured.values()) else
+                         "; WARNING: some runs did not reduce the matrix to upper triangular form"))
     if plot is not None:
         from perfcompose.loggp.plots import plot_gauss
 
-        plot_gauss(rows, plot, title=f"Blocked Gaussian elimination, N = {n}, P = {p} (predicted)")
+        plot_gauss(rows, plot, title=f"Blocked Gaussian elimination, N = {n}, P = {p} "
+                                     f"({'predicted and measured' if measured else 'predicted'})",
+                   measured={k: v["total"] for k, v in measured.items()} or None)
         console.print(f"plot written to {plot}")
+    if plot_ops is not None:
+        from perfcompose.loggp.plots import plot_operations
+
+        plot_operations(ops, plot_ops, title="Basic operations measured here (Figure 6)")
+        console.print(f"plot of the basic operations written to {plot_ops}")
     if json_out is not None:
         record = {"n": n, "p": p, "params": {"L": params.L, "o": params.o, "g": params.g, "G": params.G,
                                              "unit": "us", "source": source},
                   "op_times_us": {op: {str(b): v for b, v in ops[op].items()} for op in OPS},
                   "rows": [{"block": r.block, "layout": r.layout, "steps": r.steps, "messages": r.messages,
-                            "forced": r.forced, "standard": vars(r.standard), "worst": vars(r.worst)} for r in rows]}
+                            "forced": r.forced, "standard": vars(r.standard), "worst": vars(r.worst),
+                            **({"measured": measured[(r.block, r.layout)]} if measured else {})} for r in rows]}
         json_out.write_text(json.dumps(record, indent=2) + "\n")
         console.print(f"results written to {json_out}")
     if html is not None:

@@ -3,7 +3,7 @@ the Gaussian elimination study (as its Figures 7 to 9)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
     from perfcompose.loggp.execute import ProgramResult
@@ -52,9 +52,35 @@ def plot_timeline(result: "ProgramResult", path: Path, *, title: str = "", unit:
     plt.close(fig)
 
 
-def plot_gauss(rows: Sequence["StudyRow"], path: Path, *, title: str = "", unit: str = "us") -> None:
+def plot_operations(op_times: Mapping[str, Mapping[int, float]], path: Path, *, title: str = "",
+                    unit: str = "us") -> None:
+    """The time of each basic operation against block size, log-log: the paper's Figure 6."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for op, times in op_times.items():
+        b = sorted(times)
+        ax.plot(b, [times[x] for x in b], "o-", label=op)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("block size")
+    ax.set_ylabel(f"time [{unit}]")
+    ax.set_title(title or "Basic operations")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_gauss(rows: Sequence["StudyRow"], path: Path, *, title: str = "", unit: str = "us",
+               measured: Mapping[tuple[int, str], float] | None = None) -> None:
     """Total, communication and computation time against block size for each layout, standard
-    and worst case: the paper's Figures 7, 8 and 9 side by side."""
+    and worst case: the paper's Figures 7, 8 and 9 side by side; ``measured`` totals (by block
+    size and layout) join the total panel."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -70,6 +96,8 @@ def plot_gauss(rows: Sequence["StudyRow"], path: Path, *, title: str = "", unit:
             ax = axes[i][j]
             ax.plot(b, [getattr(r.standard, what) for r in mine], "o-", label="standard (sec. 4)")
             ax.plot(b, [getattr(r.worst, what) for r in mine], "s--", label="worst case (sec. 4.2)")
+            if measured and what == "total":
+                ax.plot(b, [measured[(r.block, layout)] for r in mine], "^-", color="black", label="measured (MPI)")
             ax.set_xscale("log")
             if what != "computation":
                 ax.set_yscale("log")
