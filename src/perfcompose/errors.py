@@ -115,3 +115,32 @@ def from_exception(exc: BaseException, path: str | Path | None = None) -> Perfco
         return InputError("not enough memory for this input", path=path,
                           hint="give a smaller input or grid")
     return None
+
+
+def finite_result(values: dict[str, float], where: str) -> None:
+    """Refuse a computed result that is not a finite number (a model undefined or overflowing at
+    the parameter values given), naming the quantity and the values."""
+    import math
+
+    for name, value in values.items():
+        if not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise InputError(f"{name} is not a finite number at {where} (got {value})",
+                             hint="the model is undefined or overflows there (division by zero, a huge "
+                                  "power); choose other values")
+
+
+class evaluating:  # noqa: N801 - used as a context manager, like contextlib's
+    """``with evaluating(where):`` turns a division by zero or an overflow while evaluating a
+    user's model at user's values into a located error naming those values."""
+
+    def __init__(self, where: str):
+        self.where = where
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> bool:
+        if isinstance(exc, (ZeroDivisionError, OverflowError)):
+            raise InputError(f"the model cannot be evaluated at {self.where}: {exc}",
+                             hint="the model is undefined or overflows there; choose other values") from None
+        return False

@@ -31,8 +31,13 @@ class Outcome:
 
 def cli(*args: str) -> Outcome:
     from perfcompose.cli import app
+    from perfcompose.limits import limits, set_limits
 
-    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
+    before = limits()
+    try:
+        result = CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
+    finally:  # the root options set the limits of the process; the next test starts from these
+        set_limits(before.memory, before.steps)
     error = None
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         error = "".join(traceback.format_exception(result.exception))

@@ -13,6 +13,7 @@ import numpy as np
 
 from perfcompose.compose.operators import Composer
 from perfcompose.compose.terms import Pipe, Seq, Term, TPool, _flatten, threads_used
+from perfcompose.limits import check_steps
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ def split_threads(stage_times: Sequence[float], budget: int, widths: Sequence[in
     w = np.ones(k, dtype=int) if widths is None else np.asarray(widths, dtype=int)
     if budget < int(w.sum()):
         raise ValueError(f"a pipeline of {k} stages needs at least {int(w.sum())} threads, got a budget of {budget}")
+    # one greedy step (a NumPy argmax over the stages) costs about as much as 1,000 elementary steps
+    check_steps(1000.0 * (budget - int(w.sum())), f"splitting a budget of {budget} threads")
     times = np.asarray(stage_times, dtype=float)
     n = np.ones(k, dtype=int)
     left = budget - int(w.sum())

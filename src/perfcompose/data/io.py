@@ -9,6 +9,7 @@ from typing import Literal
 from perfcompose.data import csv_long, cube, extrap_json, extrap_text, json_lines, perfcompose_json, talpas
 from perfcompose.data.experiment import Experiment
 from perfcompose.errors import DataFormatError, UnknownFormatError
+from perfcompose.limits import check_memory
 
 Format = Literal["perfcompose", "csv", "extrap-text", "extrap-json", "jsonl", "talpas", "cube"]
 
@@ -109,6 +110,11 @@ def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None)
         return _load_directory(path, fmt, metric)
     if path.suffix.lower() == ".cubex":
         raise unsupported(path, "a single CUBE profile; give the directory of experiment folders")
+    if not path.is_file():
+        raise DataFormatError("not a regular file: a device or a pipe is not read (it may never end)", path=path,
+                              hint="copy the data into a file")
+    # reading holds the text, its parsed rows and the points: about 10 bytes per byte of file
+    check_memory(path.stat().st_size * 10.0, f"reading {path.name} ({path.stat().st_size:,} bytes)")
     try:
         text = path.read_text()
     except UnicodeDecodeError:

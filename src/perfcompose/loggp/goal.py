@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from perfcompose.errors import InputError
+from perfcompose.limits import check_memory
 from perfcompose.loggp.program import CommStep, CompStep, Program
 
 __all__ = ["ANY", "SEND", "RECV", "CALC", "KIND_NAMES", "GoalOp", "GoalRank", "GoalSchedule", "parse_goal",
@@ -199,6 +200,8 @@ def parse_goal(text: str, path: str | Path = "<goal>") -> GoalSchedule:
                 num_ranks = int(m["n"])
                 if num_ranks < 1:
                     raise error(k, "num_ranks must be at least 1")
+                # the schedule and the simulation keep about a dozen numbers per rank
+                check_memory(num_ranks * 100.0, f"a GOAL schedule of {num_ranks:,} ranks")
             elif (m := _RE_RANK.match(line)):
                 if num_ranks is None:
                     raise error(k, "'num_ranks N' must come before the first rank")

@@ -17,6 +17,8 @@ import numpy as np
 import sympy as sp
 from sympy.utilities.lambdify import implemented_function
 
+from perfcompose.errors import InputError
+from perfcompose.limits import check_memory
 from perfcompose.model import symbol
 from perfcompose.pamela.symbolic import MaxOver, MinOver, VMax, load_terms
 from perfcompose.pamela.syntax import PamelaError
@@ -53,7 +55,12 @@ def _sorted_symbols(expr: sp.Basic) -> list[sp.Symbol]:
 
 def _range(lo: float, hi: float) -> tuple[int, int]:
     """The integers in ``[lo, hi]`` as a half-open ``(start, stop)``."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise InputError(f"an index range from {lo:g} to {hi:g} is not finite",
+                         hint="give the parameters finite values")
     start, stop = math.ceil(lo - 1e-9), math.floor(hi + 1e-9) + 1
+    # each index of a range becomes a few float64 arrays (indices, values, keys, weights)
+    check_memory(max(0, stop - start) * 8.0 * 4, f"an index range of {max(0, stop - start):.3g} values")
     return start, max(start, stop)
 
 
@@ -185,6 +192,7 @@ class Evaluator:
                 if j1 <= j0:
                     values.append(np.zeros(len(ks)))
                     continue
+                check_memory(len(ks) * float(j1 - j0) * 8.0 * 4, f"a nested index range of {len(ks)} x {j1 - j0} values")
                 js = np.arange(j0, j1, dtype=np.int64)
                 kk, jj = np.meshgrid(ks, js, indexing="ij")
                 v = np.broadcast_to(np.asarray(f(kk, jj, *[env[s] for s in syms]), dtype=float), kk.shape)

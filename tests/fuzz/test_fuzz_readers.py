@@ -1,0 +1,225 @@
+"""Property-based fuzzing of every reader: valid example files mutated byte by byte.
+
+Each reader either returns or raises a located :class:`~perfcompose.errors.PerfcomposeError` (or a
+failure :func:`~perfcompose.errors.from_exception` turns into one, as the CLI does); never another
+exception, and never a hang (each input gets a few seconds). The seed and the number of inputs
+come from ``PERFCOMPOSE_FUZZ_SEED`` and ``PERFCOMPOSE_FUZZ_EXAMPLES`` so that a longer campaign
+with a fresh seed runs the same properties.
+"""
+from __future__ import annotations
+
+import math
+import os
+import signal
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
+
+from perfcompose.errors import PerfcomposeError, from_exception
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+SEED = int(os.environ.get("PERFCOMPOSE_FUZZ_SEED", "20260"))
+EXAMPLES_PER_READER = int(os.environ.get("PERFCOMPOSE_FUZZ_EXAMPLES", "450"))
+SECONDS_PER_INPUT = 10
+
+TOKENS = [b"", b"0", b"-1", b"1e999", b"1e-320", b"1e308", b"nan", b"NaN", b"inf", b"-inf", b"Infinity", b"[", b"]",
+          b"{", b"}", b"(", b")", b",", b":", b'"', b"'", b"\n", b"#", b"=", b"x", b"P", b"\xff", b"\x00", b"9" * 40,
+          b"null", b"true", b"0.5", b"-0", b";", b"|", b" ", b"\t", b"1000000000", b"-1e9", b"1e9", b"__class__",
+          b"log2(-x)", b"x**1e9", b"10**10**10", b"seq(", b"pipe(", b"tpool_", b"par (i = 1, 1000000000)", b"\\",
+          b"\r\n", b"\xef\xbb\xbf"]
+
+settings.register_profile("fuzz", max_examples=EXAMPLES_PER_READER, deadline=None, derandomize=False,
+                          suppress_health_check=list(HealthCheck), database=None)
+
+
+@st.composite
+def mutated(draw: Any, original: bytes) -> bytes:
+    """``original`` with a few insertions, deletions and replacements at random places."""
+    data = bytearray(original)
+    for _ in range(draw(st.integers(1, 4))):
+        at = draw(st.integers(0, len(data)))
+        cut = draw(st.integers(0, 12))
+        piece = draw(st.one_of(st.sampled_from(TOKENS), st.binary(max_size=6)))
+        repeat = draw(st.sampled_from([1, 1, 1, 2, 50]))
+        data[at:at + cut] = piece * repeat
+    return bytes(data)
+
+
+@contextmanager
+def time_limit(seconds: int) -> Iterator[None]:
+    def expire(signum: int, frame: Any) -> None:
+        raise TimeoutError(f"a reader ran longer than {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def outcome_is_clean(read: Callable[[], Any]) -> Any:
+    """Run ``read``; a user-facing error is fine, anything else fails the property."""
+    with time_limit(SECONDS_PER_INPUT):
+        try:
+            return read()
+        except TimeoutError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the property is about which exceptions escape
+            if from_exception(exc) is None:
+                raise
+            return None
+
+
+def _seed_file(name: str) -> bytes:
+    return (EXAMPLES / name).read_bytes()
+
+
+def _write(folder: Path, name: str, data: bytes) -> Path:
+    path = folder / name
+    path.write_bytes(data)
+    return path
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("fuzz")
+
+
+EXPERIMENTS = ["qsort.json", "tasks.csv", "tasks.txt", "kernel.extrap.json"]
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_experiment_readers(folder, name):
+    from perfcompose.data import load
+
+    @seed(SEED)
+    @settings(settings.get_profile("fuzz"), max_examples=max(1, EXAMPLES_PER_READER // 2))
+    @given(mutated(_seed_file(name)))
+    def read(data: bytes) -> None:
+        exp = outcome_is_clean(lambda: load(_write(folder, name, data)))
+        if exp is not None:
+            for series in exp.series:
+                for point in series.points:
+                    assert all(math.isfinite(v) for v in point.values), point
+                    assert all(math.isfinite(c) for c in point.coordinate), point
+
+    read()
+
+
+@seed(SEED)
+@settings(settings.get_profile("fuzz"))
+@given(st.one_of(mutated(b"5.2 + 0.51*x^(3/2)*log2(x) + max(x, n)/3"), st.text(max_size=40)))
+def test_model_text(data):
+    from perfcompose.model import Model
+
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    model = outcome_is_clean(lambda: Model.parse(text))
+    if model is not None:
+        from perfcompose.expression_reader import nowhere_finite
+
+        assert not nowhere_finite(model.expr)
+
+
+def _model_record() -> bytes:
+    from perfcompose.model import Model
+
+    return Model.parse("5.2 + 0.51*x^(3/2)*log2(x) + max(x, n)/3 + exp(-x)").to_json_text().encode()
+
+
+@seed(SEED)
+@settings(settings.get_profile("fuzz"))
+@given(mutated(_model_record()))
+def test_model_records(data):
+    from perfcompose.model import Model
+
+    outcome_is_clean(lambda: Model.from_json(data.decode("utf-8", "replace")))
+
+
+@seed(SEED)
+@settings(settings.get_profile("fuzz"))
+@given(mutated(b"pipe(tpool_4(qsort), seq(inc, nop), tpool_n(inc))"))
+def test_terms(data):
+    from perfcompose.compose.parser import parse_term
+
+    outcome_is_clean(lambda: parse_term(data.decode("utf-8", "replace"), components=["qsort", "inc", "nop"]))
+
+
+@seed(SEED)
+@settings(settings.get_profile("fuzz"))
+@given(mutated(_seed_file("designs/pipeline.toml")))
+def test_design_files(folder, data):
+    from perfcompose.compose.design import load_design
+
+    outcome_is_clean(lambda: load_design(_write(folder, "design.toml", data)))
+
+
+@pytest.mark.parametrize("name", ["pamela/owner_computes.pam", "pamela/mrm.pam"])
+def test_pamela_models(folder, name):
+    from perfcompose.pamela.parser import load
+
+    @seed(SEED)
+    @settings(settings.get_profile("fuzz"), max_examples=max(1, EXAMPLES_PER_READER // 2))
+    @given(mutated(_seed_file(name)))
+    def read(data: bytes) -> None:
+        outcome_is_clean(lambda: load(_write(folder, "model.pam", data)))
+
+    read()
+
+
+@pytest.mark.parametrize("name", ["loggp/fanin.json", "loggp/exchange.json"])
+def test_loggp_programs(folder, name):
+    from perfcompose.loggp.program import read_program
+
+    @seed(SEED)
+    @settings(settings.get_profile("fuzz"), max_examples=max(1, EXAMPLES_PER_READER // 2))
+    @given(mutated(_seed_file(name)))
+    def read(data: bytes) -> None:
+        outcome_is_clean(lambda: read_program(_write(folder, "program.json", data)))
+
+    read()
+
+
+@seed(SEED)
+@settings(settings.get_profile("fuzz"))
+@given(mutated(_seed_file("loggp/params_local.json")))
+def test_loggp_parameter_files(folder, data):
+    from perfcompose.loggp.params import read_params
+
+    params = outcome_is_clean(lambda: read_params(_write(folder, "params.json", data)))
+    if params is not None:
+        assert all(math.isfinite(getattr(params, k)) for k in "LogG")
+
+
+@seed(SEED)
+@settings(settings.get_profile("fuzz"))
+@given(mutated(_seed_file("loggp/pingpong.goal")))
+def test_goal_files(folder, data):
+    from perfcompose.loggp.goal import read_goal
+
+    outcome_is_clean(lambda: read_goal(_write(folder, "schedule.goal", data)))
+
+
+@seed(SEED)
+@settings(settings.get_profile("fuzz"))
+@given(mutated(_seed_file("skeleton/checksum.csv")))
+def test_skeleton_tables(folder, data):
+    from perfcompose.skeleton.table import read_table
+
+    outcome_is_clean(lambda: read_table(_write(folder, "table.csv", data)))
+
+
+@seed(SEED)
+@settings(settings.get_profile("fuzz"))
+@given(mutated(b"x=1024:262144:1024"))
+def test_bench_grids(data):
+    from perfcompose.bench import parse_grid
+
+    grid = outcome_is_clean(lambda: parse_grid([data.decode("utf-8", "replace")]))
+    if grid is not None:
+        assert all(math.isfinite(v) for values in grid.values() for v in values)
