@@ -89,7 +89,8 @@ _CLOSE = {v: k for k, v in _OPEN.items()}
 
 @lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
-    return lark.Lark(GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+    # cache=True: the LALR tables are built once per grammar and kept in the temporary folder
+    return lark.Lark(GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=True, cache=True)
 
 
 def _tok(item: lark.Token | lark.Tree) -> lark.Token:
