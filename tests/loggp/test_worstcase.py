@@ -102,3 +102,18 @@ def test_every_message_is_received_once(origin):
             assert y.start >= x.end
     recvs = sorted(op.message for ops in r.ops() for op in ops if op.kind == "recv")
     assert recvs == list(range(60))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_candidates_match_scipy_components(seed):
+    from perfcompose.loggp.worstcase import _reference_candidates
+
+    rng = np.random.default_rng(seed)
+    P = int(rng.integers(3, 40))
+    M = int(rng.integers(1, 3 * P))
+    src = rng.integers(0, P, M)
+    dst = (src + rng.integers(1, P, M)) % P
+    step = CommStep.from_arrays(P, src, dst, np.ones(M))
+    for _ in range(5):
+        sent = rng.random(P) < rng.random()
+        assert cycle_candidates(step, sent) == _reference_candidates(step, sent)

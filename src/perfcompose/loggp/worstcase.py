@@ -88,9 +88,108 @@ def _worst_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_ori
     return remaining
 
 
-def cycle_candidates(step: CommStep, sent: np.ndarray) -> list[int]:
+@njit(cache=True)
+def _candidates(P, ptr, adj, sent, ok):  # pragma: no cover - compiled
+    """Tarjan's strongly connected components of the not-yet-sent processors (iteratively), then
+    ``ok[p]``: p is in a component that has an inner edge and that no other waiting component
+    feeds. Returns how many are ok."""
+    index = np.full(P, -1, np.int64)
+    low = np.zeros(P, np.int64)
+    label = np.full(P, -1, np.int64)
+    onstack = np.zeros(P, np.bool_)
+    stack = np.empty(P, np.int64)
+    cs_node = np.empty(P, np.int64)
+    cs_edge = np.empty(P, np.int64)
+    sp = 0
+    idx = 0
+    ncomp = 0
+    for root in range(P):
+        if sent[root] or index[root] >= 0:
+            continue
+        top = 0
+        cs_node[0] = root
+        cs_edge[0] = ptr[root]
+        index[root] = idx
+        low[root] = idx
+        idx += 1
+        stack[sp] = root
+        sp += 1
+        onstack[root] = True
+        while top >= 0:
+            v = cs_node[top]
+            e = cs_edge[top]
+            if e < ptr[v + 1]:
+                cs_edge[top] = e + 1
+                w = adj[e]
+                if sent[w]:
+                    continue
+                if index[w] < 0:
+                    index[w] = idx
+                    low[w] = idx
+                    idx += 1
+                    stack[sp] = w
+                    sp += 1
+                    onstack[w] = True
+                    top += 1
+                    cs_node[top] = w
+                    cs_edge[top] = ptr[w]
+                elif onstack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+            else:
+                if low[v] == index[v]:
+                    while True:
+                        sp -= 1
+                        x = stack[sp]
+                        onstack[x] = False
+                        label[x] = ncomp
+                        if x == v:
+                            break
+                    ncomp += 1
+                top -= 1
+                if top >= 0:
+                    u = cs_node[top]
+                    if low[v] < low[u]:
+                        low[u] = low[v]
+    fed = np.zeros(ncomp + 1, np.bool_)
+    inner = np.zeros(ncomp + 1, np.bool_)
+    for v in range(P):
+        if sent[v]:
+            continue
+        for e in range(ptr[v], ptr[v + 1]):
+            w = adj[e]
+            if sent[w]:
+                continue
+            if label[v] != label[w]:
+                fed[label[w]] = True
+            else:
+                inner[label[v]] = True
+    count = 0
+    for v in range(P):
+        ok[v] = (not sent[v]) and inner[label[v]] and not fed[label[v]]
+        if ok[v]:
+            count += 1
+    return count
+
+
+def _edges(step: CommStep) -> tuple[np.ndarray, np.ndarray]:
+    """The messages as CSR by sender: ``adj[ptr[p]:ptr[p+1]]`` are p's destinations."""
+    ptr = np.zeros(step.P + 1, dtype=np.int64)
+    np.cumsum(np.bincount(step.src, minlength=step.P), out=ptr[1:])
+    return ptr, step.dst[np.argsort(step.src, kind="stable")].astype(np.int64)
+
+
+def cycle_candidates(step: CommStep, sent: np.ndarray, edges: tuple[np.ndarray, np.ndarray] | None = None) -> list[int]:
     """The processors that may be forced to break a deadlock: members of the strongly connected
-    components of the not-yet-sent processors that no other waiting component feeds."""
+    components of the not-yet-sent processors that no other waiting component feeds (and that
+    have an edge inside, so that they wait on each other)."""
+    ptr, adj = edges if edges is not None else _edges(step)
+    ok = np.zeros(step.P, dtype=np.bool_)
+    _candidates(step.P, ptr, adj, np.ascontiguousarray(sent, dtype=np.bool_), ok)
+    return np.flatnonzero(ok).tolist()
+
+
+def _reference_candidates(step: CommStep, sent: np.ndarray) -> list[int]:
+    """The same set from SciPy's strongly connected components (the reference of the kernel)."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
@@ -130,6 +229,7 @@ def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None =
     rng = random.Random(seed)
     forced_sends: list[ForcedSend] = []
     forced = -1
+    edges = None
     while True:
         remaining = _worst_kernel(P, step.dst, step.nbytes, step.order, step.send_ptr, recv_ptr, params.L,
                                   params.o, params.g, params.G, gap_origin == "end", forced, sent, waiting,
@@ -137,7 +237,9 @@ def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None =
                                   recv_start, send_seq, recv_seq, counters, stack)
         if remaining == 0:
             break
-        candidates = cycle_candidates(step, sent)
+        if edges is None:
+            edges = _edges(step)
+        candidates = cycle_candidates(step, sent, edges)
         if not candidates:  # cannot happen: every waiting processor waits on another waiting one
             raise AssertionError("deadlock without a cycle")
         forced = candidates[0] if ties == "rank" else rng.choice(candidates)
