@@ -102,6 +102,8 @@ def parts_figure(rows: Sequence[Any]) -> Any:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from perfcompose.report.plots import log_axes
+
     fig, axes = plt.subplots(1, len(rows), figsize=(4.6 * len(rows), 3.6), squeeze=False)
     for ax, r in zip(axes.flat, rows):
         s = r.experiment.series[0]
@@ -115,8 +117,7 @@ def parts_figure(rows: Sequence[Any]) -> Any:
         grid = np.geomspace(max(xs.min() / 2, 1e-12), xs.max() * 4, 200)
         ax.plot(grid, r.model(**{p: grid for p in r.model.params}) * np.ones_like(grid), lw=1.5, label="model")
         ax.axvspan(xs.max(), grid.max(), color="0.93", zorder=0)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
+        log_axes(ax)
         ax.set_xlabel("x")
         ax.set_ylabel(f"time per element [{s.unit}]" if s.unit else "time per element")
         ax.set_title(f"{r.task}: {model_text(r.model, 4)}", fontsize=9)

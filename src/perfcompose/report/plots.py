@@ -64,8 +64,7 @@ def fits_figure(experiment: Experiment, models: Sequence[tuple[str, str, Model]]
             ax.plot(grid, model(**{p: values[p] for p in model.params}) * np.ones_like(grid), color=color,
                     lw=1.5)
             ax.axvspan(xs.max(), grid.max(), color="0.93", zorder=0)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
+        log_axes(ax)
         ax.set_xlabel(params[0])
         ax.set_ylabel(f"{metric} [{series.unit}]" if series.unit else metric)
         title = series.label
@@ -76,6 +75,38 @@ def fits_figure(experiment: Experiment, models: Sequence[tuple[str, str, Model]]
         ax.set_visible(False)
     fig.tight_layout()
     return fig
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_label(base: int, value: float) -> str:
+    """``2¹⁰`` for 1024 on a base-2 axis: plain text (no TeX layout, which is slow to draw)."""
+    exponent = math.log(value, base) if value > 0 else math.nan
+    if exponent == exponent and abs(exponent - round(exponent)) < 1e-9:
+        return f"{base}{str(int(round(exponent))).translate(_SUPERSCRIPT)}"
+    return ""
+
+
+def log_axes(ax: Any, xbase: int = 2, ybase: int = 10) -> None:
+    """Log-log axes labelled ``2¹⁰`` and ``10⁶`` in plain text."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.set_xscale("log", base=xbase)
+    ax.set_yscale("log", base=ybase)
+    from perfcompose.report.numbers import sig
+
+    def minor(axis: Any, base: int) -> Any:
+        # an axis spanning less than about one power has no labelled power: label the minor ticks
+        def label(v: float, _pos: Any) -> str:
+            lo, hi = sorted(axis.get_view_interval())
+            return sig(v, 2) if lo > 0 and hi / lo < base ** 1.5 else ""
+        return FuncFormatter(label)
+
+    for axis, base in ((ax.xaxis, xbase), (ax.yaxis, ybase)):
+        axis.set_major_locator(LogLocator(base=base))
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos, b=base: power_label(b, v)))
+        axis.set_minor_formatter(minor(axis, base) if base == 10 else NullFormatter())
 
 
 def models_figure(curves: Sequence[tuple[str, Model]], x_range: tuple[float, float], *,
@@ -123,8 +154,7 @@ def models_figure(curves: Sequence[tuple[str, Model]], x_range: tuple[float, flo
                                 xytext=(8, 8), fontsize=9)
     for label, xs, ys in points:
         ax.plot(xs, ys, "o", ms=4, mfc="none", label=label)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
+    log_axes(ax)
     ax.set_xlabel(size)
     ax.set_ylabel(f"{ylabel} [{unit}]" if unit else ylabel)
     shown = {k: v for k, v in fixed.items() if k != size}

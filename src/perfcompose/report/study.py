@@ -23,6 +23,8 @@ def _figure(study: Any) -> Any:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from perfcompose.report.plots import log_axes
+
     comps = list(study.comparisons)
     cols = min(3, max(1, len(comps)))
     rows = math.ceil(len(comps) / cols)
@@ -38,8 +40,7 @@ def _figure(study: Any) -> Any:
         if low and high:
             ax.fill_between(x, low, high, alpha=0.2, lw=0, color="tab:orange",
                             label=f"{100 * getattr(c, 'level', 0.9):.0f} % interval")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
+        log_axes(ax)
         ax.set_title(c.configuration, fontsize=9)
         ax.set_xlabel("x")
         ax.set_ylabel("time per element [ns]")
