@@ -736,8 +736,11 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
                                                     "(one experiment per task: OUT-stem_TASK.json)."),
                  html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report "
                                                      "here."),
+                 restart: bool = typer.Option(False, "--restart", help="Discard the checkpoints of an "
+                                              "interrupted run (.perfcompose/table1_*) and measure afresh."),
                  ) -> None:
-    """000 Table 1: model and variability of every reference task, measured here (ns)."""
+    """000 Table 1: model and variability of every reference task, measured here (ns); an interrupted
+    run resumes from its checkpoints in .perfcompose/."""
     from perfcompose.bench import TASKS
     from perfcompose.data import save
     from perfcompose.validate.paper import (FULL_REPS, FULL_ROUNDS_T1, PAPER_TABLE1, QUICK_REPS,
@@ -756,7 +759,8 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
         console.print(f"quick: x = 2^10 ... 2^18 (33 sizes), {QUICK_REPS} repetitions in {QUICK_ROUNDS_T1} "
                       f"rounds over all sizes ({4 * QUICK_REPS} for single-size tasks)")
     with _progress() as bar:
-        rows = table1(quick=quick, tasks=tuple(task) or None, progress=_per_task(bar))
+        rows = table1(quick=quick, tasks=tuple(task) or None, progress=_per_task(bar),
+                      checkpoints=Path(".perfcompose"), restart=restart)
     table = Table(title="Table 1: models of the sequential task blocks, measured here [ns]", title_justify="left")
     for col in ("row", "task", "model [ns]", "CV % (min, .25, med, .75, max) / std %", "paper's model [ns]"):
         table.add_column(col)

@@ -7,6 +7,7 @@ models.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Mapping
 
 import numpy as np
@@ -80,7 +81,8 @@ def _cv_quartiles(exp: Experiment) -> tuple[float, ...]:
 
 
 def table1(quick: bool = True, tasks: tuple[str, ...] | None = None,
-           progress: Callable[[str, int, int], None] | None = None) -> list[Table1Row]:
+           progress: Callable[[str, int, int], None] | None = None, checkpoints: Path | None = None,
+           restart: bool = False) -> list[Table1Row]:
     """Measure and model each reference task (times in ns, as the paper's Table 1).
 
     ``quick``: 33 sizes x = 2^10 ... 2^18, a quarter power of two apart, 33 repetitions taken
@@ -89,6 +91,8 @@ def table1(quick: bool = True, tasks: tuple[str, ...] | None = None,
     work on the machine from bending the curve at a few sizes, and a timing during which the OS
     gave the core to other work (wall time well above the thread's CPU time) is taken again;
     one preempted in every retake counts its thread's CPU time. Models have one term besides the constant, as the paper's Table 1.
+    With ``checkpoints`` (a folder) every task's sweep is resumable from its checkpoint there,
+    like the other tables' (``restart`` discards them).
     """
     from perfcompose.fit import PMNFFitter
 
@@ -102,7 +106,10 @@ def table1(quick: bool = True, tasks: tuple[str, ...] | None = None,
         if not task.params:
             reps *= 4
         target = CallableTarget(task.run, task.setup, retry_preempted=PREEMPTION_RETRIES, cpu_when_preempted=True)
-        result = run_sweep(target, grid, reps=reps, warmup=1, rounds=rounds,
+        checkpoint = None if checkpoints is None else \
+            Path(checkpoints) / f"table1_{name}_{'quick' if quick else 'full'}.checkpoint.jsonl"
+        result = run_sweep(target, grid, reps=reps, warmup=1, rounds=rounds, checkpoint=checkpoint, restart=restart,
+                           identity={"target": name, "table": "000 Table 1"},
                            progress=(lambda k, n, _c, name=name: progress(name, k, n)) if progress else None)
         values = {c: [v * 1e9 for v in vs] for c, vs in result.values.items()}
         result.values = values
