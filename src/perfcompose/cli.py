@@ -704,7 +704,7 @@ def validate(terms: list[str] = typer.Argument(..., help="Programs to run, e.g. 
     xs = tuple(_x_values(x))
     functions = task_functions(task) if task else None
     make = input_function(input_) if input_ else None
-    result = _run_study(terms, xs, rounds, count, workers, 4 * (os.cpu_count() or 1), restart, functions, make)
+    result = _run_study(terms, xs, rounds, count, workers, 2 * (os.cpu_count() or 1), restart, functions, make)
     _print_study(result, "modular vs monolithic vs measured (000 section 4)")
     if json_out:
         _write_study(result, json_out)
