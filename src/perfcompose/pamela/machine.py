@@ -61,7 +61,7 @@ def _fit(work: Sequence[float], times: Sequence[float]) -> tuple[float, float]:
     return float(a), float(b)
 
 
-def _median_time(run, setup, sizes: Sequence[int], reps: int) -> list[float]:
+def _median_wall(run, setup, sizes: Sequence[int], reps: int) -> list[float]:
     from statistics import median
 
     from perfcompose.bench.runner import CallableTarget, run_sweep
@@ -71,9 +71,34 @@ def _median_time(run, setup, sizes: Sequence[int], reps: int) -> list[float]:
     return [median(result.values[(float(n),)]) for n in sizes]
 
 
-def _compute_kernels(sizes: Sequence[int], reps: int) -> dict[str, float]:
+def _median_cpu(run, setup, sizes: Sequence[int], reps: int) -> list[float]:
+    """Median processor time of one call at every size (calls batched to >= 5 ms)."""
+    import time
+    from statistics import median
+
+    out = []
+    for n in sizes:
+        args = setup(n)
+        run(*args)
+        c0 = time.process_time()
+        run(*args)
+        once = time.process_time() - c0
+        batch = max(1, min(100_000, math.ceil(5e-3 / max(once, 1e-7))))
+        values = []
+        for _ in range(reps):
+            c0 = time.process_time()
+            for _ in range(batch):
+                run(*args)
+            values.append((time.process_time() - c0) / batch)
+        out.append(median(values))
+    return out
+
+
+def _compute_kernels(sizes: Sequence[int], reps: int, clock: str = "wall") -> dict[str, float]:
     """Every compute parameter, measured in this (single-threaded) process."""
     import numpy as np
+
+    _median_time = _median_wall if clock == "wall" else _median_cpu
 
     rng = np.random.default_rng(1)
     out: dict[str, float] = {}
@@ -124,11 +149,11 @@ def _compute_kernels(sizes: Sequence[int], reps: int) -> dict[str, float]:
     return out
 
 
-def _kernels_worker(sizes: Sequence[int], reps: int, conn) -> None:
-    conn.send(_compute_kernels(sizes, reps))
+def _kernels_worker(sizes: Sequence[int], reps: int, clock: str, conn) -> None:
+    conn.send(_compute_kernels(sizes, reps, clock))
 
 
-def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, conn) -> None:
+def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, clock: str, conn) -> None:
     import time
     from statistics import median
 
@@ -143,7 +168,8 @@ def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, conn) -> Non
         times = []
         for r in range(reps + 1):
             rounds = max(1, min(200, 2 ** 20 // max(n, 1) // 4))
-            t0 = time.perf_counter()
+            now = time.perf_counter if clock == "wall" else time.process_time
+            t0 = now()
             for _ in range(rounds):
                 if p == 0:
                     dp._send(1, x)
@@ -151,8 +177,8 @@ def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, conn) -> Non
                 else:
                     dp._recv(0)
                     dp._send(0, x)
-            if r:
-                times.append((time.perf_counter() - t0) / rounds / 2)
+            if r:  # wall: half a round trip; cpu: one send and one receive of this process
+                times.append((now() - t0) / rounds / (2 if clock == "wall" else 1))
         result.append(median(times))
     conn.send(result)
 
@@ -183,14 +209,15 @@ def _spawn(target, args_per_process: Sequence[tuple]) -> list:
                 os.environ[k] = v
 
 
-def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7) -> MachineParameters:
-    """Measure every parameter of the machine model on this computer."""
+def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7, clock: str = "wall") -> MachineParameters:
+    """Measure every parameter of the machine model on this computer; ``clock``: ``wall`` (elapsed
+    time) or ``cpu`` (processor time, for programs measured by the processor time they use)."""
     import multiprocessing as mp
 
-    kernels = _spawn(_kernels_worker, [(tuple(sizes), reps)])[0]
+    kernels = _spawn(_kernels_worker, [(tuple(sizes), reps, clock)])[0]
     a, b = mp.get_context("spawn").Pipe(duplex=True)
     msg_sizes = (1,) + tuple(sizes)
-    times = _spawn(_pingpong_worker, [(0, a, msg_sizes, reps), (1, b, msg_sizes, reps)])[0]
+    times = _spawn(_pingpong_worker, [(0, a, msg_sizes, reps, clock), (1, b, msg_sizes, reps, clock)])[0]
     t_msg, t_word = _fit(msg_sizes, times)
     return MachineParameters(**kernels, t_msg=t_msg, t_word=t_word)
 

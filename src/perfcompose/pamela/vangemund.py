@@ -104,8 +104,8 @@ def run_study(out: Path, *, quick: bool = False, processors: Sequence[int] = (1,
     target = out / "machine.pam"
     if machine is None:
         say("calibrating the machine model")
-        params = calibrate(QUICK_SIZES if quick else FULL_SIZES, reps=3 if quick else 7)
-        target.write_text(machine_text(params, "perfcompose paper vangemund"))
+        params = calibrate(QUICK_SIZES if quick else FULL_SIZES, reps=3 if quick else 7, clock=clock)
+        target.write_text(machine_text(params, f"perfcompose paper vangemund, {clock} clock"))
     elif Path(machine).resolve() != target.resolve():
         target.write_text(Path(machine).read_text())
     rows: list[Row] = []
