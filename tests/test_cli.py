@@ -216,6 +216,7 @@ def test_demo_measures_fits_composes_and_plots(tmp_path):
     for config in ("seq(qsort, nop)", "tpool_24(qsort)", "pipe(inc, nop)", "1034.17*x*log2(x)", "1105.29*x*log2(x)"):
         assert config in out
     assert png.stat().st_size > 10_000
+    assert "<svg" in (tmp_path / "demo.html").read_text()  # the report, written by default
 
 
 def test_paper_table1_quick_one_task(tmp_path):
