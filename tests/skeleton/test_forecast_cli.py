@@ -71,3 +71,15 @@ def test_the_json_record_recomputes_the_windowed_real_life_forecast(tmp_path):
     doc["options"]["train"] = "q<1"
     with pytest.raises(Exception, match="cannot read"):
         SkeletonSource.from_record(doc)
+
+
+def test_a_design_component_takes_the_window_and_strategy(tmp_path):
+    from perfcompose.compose.components import from_table
+    from perfcompose.skeleton import SkeletonSource
+
+    spec = {"skeleton": str(CASES / "lbm.csv"), "method_a": "lm-poly", "train": "p<=196608",
+            "bind": {"n": 1, "p": "x"}}
+    model = from_table("lbm", spec, base=tmp_path)
+    direct = SkeletonSource.from_file(CASES / "lbm.csv", method_a="lm-poly", train="p<=196608")
+    assert model(x=262144) == pytest.approx(direct.estimate(1, 262144).value, rel=1e-12)
+    assert direct.estimate(1, 262144).error == pytest.approx(-0.011, abs=0.0005)

@@ -48,7 +48,7 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "pamela": ("process",),
     "loggp": ("params", "L", "o", "g", "G", "worst_case", "ties", "seed", "gap_origin"),
     "skeleton": ("kind", "r", "d", "k", "method", "method_t", "method_a", "direction", "epsilon",
-                 "degree"),
+                 "degree", "strategy", "training", "train"),
 }
 
 
@@ -332,7 +332,8 @@ def _skeleton(t: _Table) -> Model:
     method = t.get("method", str, "auto")
     options = {"method_t": t.get("method_t", str, method), "method_a": t.get("method_a", str, method),
                "direction": t.get("direction", str, "auto"), "epsilon": float(t.get("epsilon", (int, float), 0.05)),
-               "poly_degree": t.get("degree", int, 3)}
+               "poly_degree": t.get("degree", int, 3), "strategy": t.get("strategy", str, "known"),
+               "training": t.get("training", int, 1), "train": t.get("train", str, None)}
     source = SkeletonSource.from_file(t.path("skeleton"), skeleton=kind, **options)
     return _skeleton_roles(source.model(t.name))
 
