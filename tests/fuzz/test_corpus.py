@@ -193,3 +193,9 @@ def test_pamela_simulate_of_a_million_processors_is_refused():
     except subprocess.TimeoutExpired:
         pytest.fail("ran past 10 s")
     assert r.returncode == 2 and "would" in r.stderr
+
+
+def test_a_design_whose_sizes_are_beyond_a_double(write_file):
+    text = (EXAMPLES / "designs" / "pipeline.toml").read_text()
+    design = write_file("d.toml", text.replace("x = [1024,", "x = [" + "9" * 400 + ", 1024,"))
+    refused("predict", str(design), says="x must be a list of positive numbers")

@@ -21,8 +21,8 @@
 """
 from __future__ import annotations
 
-import math
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,10 +133,11 @@ def load_design(path: Path | str) -> Design:
     program = parse_term(doc["program"], components=components, source=str(path),
                          line=line or 1, column=(quote + 1 if quote >= 0 else 1))
     x = doc.get("x", DEFAULT_X)
-    if not isinstance(x, (list, tuple)) or not x or not all(isinstance(v, (int, float)) and 0 < v < math.inf for v in x):
+    if not isinstance(x, (list, tuple)) or not x or not all(isinstance(v, (int, float)) and 0 < v <= sys.float_info.max
+                                                            for v in x):
         raise _error(path, raw, "x must be a list of positive numbers", "x", hint="e.g. x = [1024, 65536]")
     params = doc.get("parameters", {})
-    if not isinstance(params, dict) or not all(isinstance(v, (int, float)) and 0 < v < math.inf
+    if not isinstance(params, dict) or not all(isinstance(v, (int, float)) and 0 < v <= sys.float_info.max
                                                for v in params.values()):
         raise _error(path, raw, "[parameters] gives positive finite numbers for symbolic counts", "parameters",
                      hint="e.g. [parameters]\\nn = 4")
