@@ -42,6 +42,6 @@ def study(part_rows: list[Any]) -> Any:
         predicted = np.array([float(model(x=v)) for v in x])
         measured = tuple(predicted * 1.05 / 1e9)
         errors = tuple(abs(predicted - np.array(measured) * 1e9) / (np.array(measured) * 1e9))
-        band = dict(low=tuple(predicted * 0.9), high=tuple(predicted * 1.1)) if k == 0 else {}
+        band = {"low": tuple(predicted * 0.9), "high": tuple(predicted * 1.1)} if k == 0 else {}
         comps.append(Comparison(cfg, 2, x, measured, model, model, model, 0.01, errors, errors, **band))
     return Study(tuple(comps), parts, {}, None, x=x, rounds=3, count=32)  # type: ignore[arg-type]

@@ -6,10 +6,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from perfcompose.model import Model  # noqa: E402
-from perfcompose.report.plots import models_figure  # noqa: E402
+from perfcompose.model import Model
+from perfcompose.report.plots import models_figure
 
 
 def test_one_size_draws_curves_around_it_with_the_point_marked() -> None:

@@ -64,8 +64,8 @@ def recorded(monkeypatch: pytest.MonkeyPatch, part_rows: list[Any], study: Any) 
 
     monkeypatch.setattr(common.Table, "__init__", record_init)
     monkeypatch.setattr(common.Table, "add_column", record_add)
-    import perfcompose.cli as cli
-    import perfcompose.validate.paper as paper
+    from perfcompose import cli
+    from perfcompose.validate import paper
 
     monkeypatch.setattr(paper, "table1", lambda **kw: part_rows)
     monkeypatch.setattr(cli, "_run_study", lambda *a, **kw: study)

@@ -6,8 +6,9 @@ command that regenerates it.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from perfcompose.commands.common import console
 

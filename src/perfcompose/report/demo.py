@@ -3,7 +3,8 @@ Table-2 programs composed from them as trees, predictions over x with the bottle
 parts' measurements against their models."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -3,8 +3,9 @@ quality, the composed model, predictions over x (with intervals where the model 
 bottleneck per x, and measured against predicted where there are measurements."""
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -5,8 +5,9 @@ Builders (:mod:`perfcompose.report.design`, :mod:`perfcompose.report.study`, ...
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence, Union
+from typing import Any, Union
 
 
 @dataclass(frozen=True)
@@ -15,7 +16,7 @@ class Node:
 
     label: str
     detail: str = ""
-    children: tuple["Node", ...] = ()
+    children: tuple[Node, ...] = ()
     emphasis: bool = False
 
 

@@ -2,7 +2,8 @@
 the model at every point, and the measurements drawn with the model."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

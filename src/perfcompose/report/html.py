@@ -10,8 +10,9 @@ import io
 import re
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from perfcompose.report.document import Figure, Report
 

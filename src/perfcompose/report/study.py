@@ -4,7 +4,8 @@ predicted per x with the calibrated interval where the study has one."""
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -56,9 +57,8 @@ def _figure(study: Any) -> Any:
 def study_report(study: Any, title: str, *, paper: Mapping[str, str] | None = None,
                  commands: Sequence[str] = ()) -> Report:
     """The page of a validation study."""
-    from perfcompose.compose import Composer
+    from perfcompose.compose import Composer, bottleneck
     from perfcompose.compose.parser import parse_term
-    from perfcompose.compose import bottleneck
     from perfcompose.report.html import figure
 
     parts = dict(study.parts)

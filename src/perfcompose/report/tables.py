@@ -4,8 +4,9 @@ forecast``, the papers' tables)."""
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from perfcompose.report.document import Figure, Report, Section, TableBlock, Text, table
 
