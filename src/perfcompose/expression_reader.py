@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import math
+import warnings
 from typing import Any, Callable, Mapping
 
 import sympy as sp
@@ -42,7 +43,9 @@ def _parse(text: str, mode_name: str) -> ast.AST:
     if len(text) > MAX_TEXT:
         raise ExpressionRefused(f"the {mode_name} is {len(text):,} characters long; at most {MAX_TEXT:,} are read")
     try:
-        return ast.parse(text, mode="eval")
+        with warnings.catch_warnings():  # '1x' and the like: the refusal below says it, not a warning
+            warnings.simplefilter("ignore", SyntaxWarning)
+            return ast.parse(text, mode="eval")
     except SyntaxError as exc:
         raise ExpressionRefused(f"cannot parse model: {exc.msg}", exc.offset) from None
     except ValueError as exc:  # Python's limit on the digits of an integer
