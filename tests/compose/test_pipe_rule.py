@@ -90,7 +90,10 @@ def test_explore_counts_the_threads_of_nested_pools_against_the_budget():
     assert str(pooled.term) == "tpool_4(seq(tpool_2(qsort), inc))" and pooled.threads == 8
 
 
-def test_the_worked_design_mixes_all_four_sources():
+def test_the_worked_design_mixes_all_four_sources(monkeypatch):
+    from perfcompose.commands.common import console
+
+    monkeypatch.setattr(console, "_width", 200)  # the console read COLUMNS when it was made
     design = Path(__file__).resolve().parents[2] / "examples" / "designs" / "mixed.toml"
     r = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["predict", str(design)])
     assert r.exit_code == 0, r.output
