@@ -15,7 +15,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "200"}  # rich wraps table cells to the terminal width
     return subprocess.run([sys.executable, "-m", "perfcompose", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120, env=env)
+                          cwd=cwd, timeout=600, env=env)
 
 
 def test_version():
