@@ -407,14 +407,23 @@ def program_to_goal(program: Program) -> GoalSchedule:
         z = np.zeros(0, np.int64)
         return GoalSchedule(P, np.zeros(P + 1, np.int64), np.zeros(0, np.int8), np.zeros(0), z, z, z, z, z, z, z, z,
                             z)
+    # one column at a time, each list freed once joined (a program of millions of messages)
     rank = np.concatenate(ranks)
-    step = np.concatenate(steps)
-    order = np.lexsort((np.concatenate(classes), step, rank))
-    rank, step = rank[order], step[order]
-    kind = np.concatenate(kinds)[order]
-    size = np.concatenate(sizes)[order]
-    peer = np.concatenate(peers)[order]
-    tag = np.concatenate(tags)[order]
+    del ranks
+    order = np.lexsort((np.concatenate(classes), np.concatenate(steps), rank))
+    del classes, steps
+    rank = rank[order]
+
+    def column(parts: list[np.ndarray]) -> np.ndarray:
+        joined = np.concatenate(parts)
+        parts.clear()
+        return joined[order]
+
+    kind = column(kinds)
+    size = column(sizes)
+    peer = column(peers)
+    tag = column(tags)
+    del order
     n = rank.shape[0]
     is_bar = tag == -2
     message = np.where(kind == CALC, -1, tag)
@@ -433,5 +442,5 @@ def program_to_goal(program: Program) -> GoalSchedule:
     req_b = np.concatenate([req_b2, req_b1])
     ptr = np.searchsorted(rank, np.arange(P + 1)).astype(np.int64)
     z = np.zeros(0, np.int64)
-    return GoalSchedule(P, ptr, kind, size, peer, tag, np.zeros(n, np.int64), np.zeros(n, np.int64), req_a, req_b,
+    return GoalSchedule(P, ptr, kind, size, peer, tag, np.zeros(n, np.int8), np.zeros(n, np.int8), req_a, req_b,
                         z, z, message)

@@ -36,8 +36,7 @@ from perfcompose.loggp.simulate import Op
 __all__ = ["LOGGOPSIM_S", "GoalResult", "simulate_goal", "reference_goal", "simulate_program_loggopsim",
            "GoalSchedule", "parse_goal", "read_goal", "goal_text", "program_to_goal", "ANY"]
 
-LOGGOPSIM_S = 65535.0
-_LAST_STATS = [0, 0]  #: LogGOPSim's default eager/rendezvous threshold [bytes]
+LOGGOPSIM_S = 65535.0  #: LogGOPSim's default eager/rendezvous threshold [bytes]
 
 
 @dataclass(frozen=True, eq=False)
@@ -269,38 +268,38 @@ def _goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_key
     nextgr = np.zeros(P * n_nic)
     issued = np.zeros(n, np.bool_)
     started = np.zeros(n, np.bool_)
-    fresh = np.empty(2 * n + 1, np.int64)
+    fresh = np.empty(2 * n + 1, np.int32)
     # unexpected messages (entries: send ops) and posted receives (entries: recv ops), per rank in
     # insertion order and per matching key
-    uq_head = np.full(P, -1, np.int64)
-    uq_tail = np.full(P, -1, np.int64)
-    uk_head = np.full(n_keys, -1, np.int64)
-    uk_tail = np.full(n_keys, -1, np.int64)
-    rq_head = np.full(P, -1, np.int64)
-    rq_tail = np.full(P, -1, np.int64)
-    rk_head = np.full(n_keys, -1, np.int64)
-    rk_tail = np.full(n_keys, -1, np.int64)
+    uq_head = np.full(P, -1, np.int32)
+    uq_tail = np.full(P, -1, np.int32)
+    uk_head = np.full(n_keys, -1, np.int32)
+    uk_tail = np.full(n_keys, -1, np.int32)
+    rq_head = np.full(P, -1, np.int32)
+    rq_tail = np.full(P, -1, np.int32)
+    rk_head = np.full(n_keys, -1, np.int32)
+    rk_tail = np.full(n_keys, -1, np.int32)
     rq_wild = np.zeros(P, np.int64)
-    h_next = np.full(n, -1, np.int64)
-    h_prev = np.full(n, -1, np.int64)
-    k_next = np.full(n, -1, np.int64)
-    k_prev = np.full(n, -1, np.int64)
+    h_next = np.full(n, -1, np.int32)
+    h_prev = np.full(n, -1, np.int32)
+    k_next = np.full(n, -1, np.int32)
+    k_prev = np.full(n, -1, np.int32)
     u_t0 = np.zeros(n)
     u_t1 = np.zeros(n)
     hkey = np.empty(2 * n + 1)
     htb = np.empty(2 * n + 1)
-    hid = np.empty(2 * n + 1, np.int64)
+    hid = np.empty(2 * n + 1, np.int32)
     hn = 0
     ts = 0
     # groups of queued operations (see _issue): members[g_lo[g]:g_hi[g]], ids below gmax;
     # a message event's id is gmax + its send operation
     gmax = n + 1
-    mts = np.zeros(n, np.int64)
-    members = np.empty(n, np.int64)
+    mts = np.zeros(n, np.int32)
+    members = np.empty(n, np.int32)
     mpos = 0
-    g_lo = np.zeros(gmax, np.int64)
-    g_hi = np.zeros(gmax, np.int64)
-    gfree = np.arange(gmax - 1, -1, -1).astype(np.int64)
+    g_lo = np.zeros(gmax, np.int32)
+    g_hi = np.zeros(gmax, np.int32)
+    gfree = np.arange(gmax - 1, -1, -1).astype(np.int32)
     nfree = gmax
     for h in range(P):
         nf = 0
@@ -543,6 +542,9 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
         i = int(np.flatnonzero(comm & (s.peer >= P))[0])
         raise InputError(f"rank {int(rank_of[i])} names rank {int(s.peer[i])}, but there are {P}", path=path,
                          line=int(s.lines[i]) if s.lines is not None else None)
+    if 2 * n + 2 >= 2 ** 31:
+        raise InputError(f"a schedule of {n:,} operations is too large for one simulation (at most about 10^9)",
+                         path=path)
     key, n_keys = _match_keys(s, rank_of)
     req_ptr, req_dep, need_req = _csr(s.req_a, s.req_b, n)
     ireq_ptr, ireq_dep, need_ireq = _csr(s.ireq_a, s.ireq_b, n)
@@ -552,10 +554,9 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
     end = np.full(n, np.nan)
     done = np.zeros(n, np.bool_)
     finish = np.zeros(P)
-    stats = _goal_kernel(P, s.op_ptr, rank_of, s.kind, s.size, s.peer, s.tag, s.cpu, s.nic, key, max(n_keys, 1), req_ptr,
+    _goal_kernel(P, s.op_ptr, rank_of, s.kind, s.size, s.peer, s.tag, s.cpu, s.nic, key, max(n_keys, 1), req_ptr,
                  req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, n_cpu, n_nic, float(params.L), float(params.o),
                  float(params.g), float(params.G), float(O), float(S), start, end, done, finish)
-    _LAST_STATS[:] = stats
     if not done.all():
         i = int(np.flatnonzero(~done)[0])
         raise InputError(f"the schedule deadlocks: rank {int(rank_of[i])} never completes {s.describe(i)}",
