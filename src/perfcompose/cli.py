@@ -621,61 +621,15 @@ def _run_study(configurations: list[str], xs: tuple[float, ...], rounds: int, co
 
 
 def _print_study(result: Any, title: str, paper: dict[str, str] | None = None) -> None:
-    import os
+    from perfcompose.commands.validation import print_study
 
-    import numpy as np
-
-    cores = os.cpu_count() or 1
-    table = Table(title=title, title_justify="left")
-    cols = ["configuration", "monolithic [ns]", "modular [ns]", "lead coef. err %",
-            "err % papers' ops (med / max)", "err % calibrated (med / max)"]
-    if paper:
-        cols.insert(2, "paper: monolithic [ns]")
-    for col in cols:
-        table.add_column(col, justify="left" if "[ns]" in col or col == "configuration" else "right",
-                         optional={"paper: monolithic [ns]": 1, "lead coef. err %": 2}.get(col, False))
-    for c in result.comparisons:
-        name = c.configuration + (" +" if c.workers > cores else "")
-        row = [name, _short(c.monolithic), _short(c.modular), _pct(c.lead_error),
-               f"{_pct(c.error_paper)} / {_pct(max(c.errors_paper))}",
-               f"{_pct(c.error_calibrated)} / {_pct(max(c.errors_calibrated))}"]
-        if paper:
-            row.insert(2, paper.get(c.configuration, "-"))
-        table.add_row(*row)
-    console.print(table)
-    errs_p = [c.error_paper for c in result.comparisons]
-    errs_c = [c.error_calibrated for c in result.comparisons]
-    console.print(f"median over configurations of the per-configuration median error: papers' operators "
-                  f"{_pct(float(np.median(errs_p)))} %, calibrated {_pct(float(np.median(errs_c)))} %; "
-                  f"worst: {_pct(max(errs_p))} % / {_pct(max(errs_c))} %")
-    console.print(f"x = {', '.join(f'{v:g}' for v in result.x)}; {result.rounds} rounds of {result.count}+ elements "
-                  f"per run, {result.workers}; errors are |predicted - measured| / measured per x")
-    if any(c.workers > cores for c in result.comparisons):
-        console.print(f"+ more workers than this machine's {cores} cores")
-    for cfg, why in result.skipped:
-        console.print(f"skipped {cfg}: {why}")
-    if result.retaken:
-        console.print(f"{result.retaken} timings taken again because other work took the cores away")
-    if result.disturbed:
-        err_console.print(f"[yellow]warning:[/yellow] {result.disturbed} runs lost their cores to other work in "
-                          "every retake: their times include that work; measure again on a quieter machine "
-                          "(--restart)")
+    print_study(result, title, paper)
 
 
 def _write_study(result: Any, out: Path, paper: dict[str, str] | None = None) -> None:
-    records = []
-    for c in result.comparisons:
-        rec = c.to_json()
-        if paper and c.configuration in paper:
-            rec["paper_monolithic"] = paper[c.configuration]
-        records.append(rec)
-    doc = {"x": list(result.x), "rounds": result.rounds, "workers": result.workers, "configurations": records,
-           "skipped": [{"configuration": c, "why": w} for c, w in result.skipped],
-           "retaken": result.retaken, "disturbed": result.disturbed,
-           "overheads": {"stream_ns": [float(result.overheads.stream(x=v)) for v in result.x],
-                         "pipe_floor_ns": [float(result.overheads.pipe(x=v)) for v in result.x]}}
-    out.write_text(json.dumps(doc, indent=1))
-    console.print(f"written to {out}")
+    from perfcompose.commands.validation import write_study
+
+    write_study(result, out, paper)
 
 
 @app.command()
