@@ -33,6 +33,9 @@ def test_the_table_marks_agreement_and_disagreement(monkeypatch, tmp_path):
                                                                           0.1, 0, 1.0))
     cases = (Case("GAUSS", 8, 2, "cyclic", "block", True), Case("ADI", 8, 1, "i axis (rows)", "j axis (columns)", False))
     monkeypatch.setattr(vangemund, "run_study", lambda *a, **k: StudyResult(rows, cases, Path("m.pam"), 0.1))
+    from perfcompose.commands.common import console
+
+    monkeypatch.setattr(console, "_width", 250)  # the console read COLUMNS when it was made
     r = CliRunner().invoke(app, ["paper", "vangemund", "--out", str(tmp_path)], env={"COLUMNS": "250"})
     assert r.exit_code == 0, r.output
     assert "no (measured: block)" in r.output and "same program at this P" in r.output
