@@ -175,16 +175,12 @@ def test_a_two_million_row_csv_is_read(tmp_path):
     assert sum(len(p.values) for p in exp.series[0].points) == 2_000_000
 
 
-@pytest.mark.xfail(reason="PAMELA's symbolic simplification compares MaxOver(1, (i, 1, 10^9)) with a number and "
-                          "raises ValueError (deep change in pamela/simplify.py)", strict=False)
 def test_pamela_par_of_a_billion_replicas(write_file):
     model = write_file("par.pam", "process main = par (i = 1, 1000000000) { delay(1) }\n")
     outcome = cli("pamela", "eval", str(model))
     assert outcome.clean and outcome.code == 0, outcome.error or outcome.output
 
 
-@pytest.mark.xfail(reason="the PAMELA simulator has no estimate of its event count before it runs (deep change in "
-                          "pamela/simulate.py); mrm.pam at P=N=10^6 runs on past any limit", strict=True)
 def test_pamela_simulate_of_a_million_processors_is_refused():
     try:
         r = subprocess.run([sys.executable, "-m", "perfcompose", "pamela", "simulate",

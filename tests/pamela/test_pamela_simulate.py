@@ -84,3 +84,19 @@ def test_one_index_with_two_multiplicities_is_an_error():
 def test_negative_times_and_missing_values_are_errors():
     assert "at least 0" in str(_error("numeric parameter T\nprocess main = delay(T - 5)", {"T": 1}))
     assert "no value for parameter N" in str(_error("numeric parameter N\nprocess main = delay(N)", {}))
+
+
+def test_the_operation_count_is_estimated_before_any_event_runs():
+    from perfcompose.limits import WorkTooLarge
+    from perfcompose.pamela.simulate import operation_count
+
+    cm = compile_text(MRM)
+    count = operation_count(cm.normal.processes["main"], {"P": 7, "N": 5})
+    assert count == cm.simulate({"P": 7, "N": 5}).uses + 7 * 5  # every use plus every think delay
+    with pytest.raises(WorkTooLarge, match="would take about 2e\\+12 steps"):
+        cm.simulate({"P": 1e6, "N": 1e6})
+
+
+def test_a_par_of_a_billion_identical_replicas_compiles_to_its_body():
+    cm = compile_text("process main = par (i = 1, 1000000000) { delay(1) }\n")
+    assert cm.evaluate({}, "main").T == 1

@@ -103,14 +103,27 @@ class _Compiler:
             omega = _omega(delta)
             if proc.kind == "seq":
                 return Costs(sp.Sum(body.phi, limits), delta, omega, sp.Sum(body.T, limits))
-            t_body = MaxOver(body.T, limits)
-            return Costs(MaxOver(body.phi, limits), delta, omega, sp.Max(t_body, omega))
+            t_body = _max_over(body.T, limits)
+            return Costs(_max_over(body.phi, limits), delta, omega, sp.Max(t_body, omega))
         if isinstance(proc, ir.Cond):
             a, b = self.costs(proc.then), self.costs(proc.else_)
             c = proc.condition
             delta = _mix(c, a.delta, b.delta)
             return Costs(_mix(c, a.phi, b.phi), delta, _mix(c, a.omega, b.omega), _mix(c, a.T, b.T))
         raise TypeError(f"not a normal-form process: {proc!r}")  # pragma: no cover
+
+
+def _max_over(body: sp.Expr, limits: tuple[sp.Symbol, sp.Expr, sp.Expr]) -> sp.Expr:
+    """``max (i = lo, hi) body``; a body free of the index is its own maximum over a non-empty range,
+    so replicas as many as a billion cost nothing to compile."""
+    index, lo, hi = limits
+    if index not in body.free_symbols:
+        nonempty = sp.Ge(hi, lo)
+        if nonempty is sp.true:
+            return body
+        if nonempty is sp.false:
+            return sp.Integer(0)
+    return MaxOver(body, limits)
 
 
 def compile_process(proc: ir.Proc, *, paper_phi: bool = False) -> Costs:

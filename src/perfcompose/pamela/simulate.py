@@ -13,6 +13,7 @@ end) with numeric expressions in postfix form, and run by a Numba kernel
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Literal, Mapping
@@ -20,6 +21,7 @@ from typing import Literal, Mapping
 import numpy as np
 import sympy as sp
 
+from perfcompose.limits import check_steps
 from perfcompose.model import symbol
 from perfcompose.pamela import _vm, ir
 from perfcompose.pamela.evaluate import evaluate, is_closed
@@ -276,6 +278,37 @@ _RANDOMNESS = {"deterministic": 0, "exponential-service": 1, "exponential": 2}
 Distribution = Literal["deterministic", "exponential-service", "exponential"]
 
 
+def operation_count(proc: ir.Proc, values: Mapping[str, float]) -> float:
+    """An estimate of the ``use``/``delay`` operations one simulation executes: loops multiply their
+    body (taken at the last index), both sides of ``;`` and ``||`` add, a condition takes the larger
+    branch. It is computed from the model, before any event runs."""
+
+    def number(expr: sp.Expr, bound: Mapping[str, float]) -> float:
+        subs = {s: sp.Float(bound[s.name]) for s in expr.free_symbols if s.name in bound}
+        try:
+            value = complex(sp.sympify(expr).xreplace(subs).evalf())
+        except (TypeError, ValueError):
+            return math.nan
+        return value.real if value.imag == 0 else math.nan
+
+    def count(node: ir.Proc, bound: dict[str, float]) -> float:
+        if isinstance(node, ir.Use):
+            return 1.0
+        if isinstance(node, (ir.Seq, ir.Par)):
+            return count(node.left, bound) + count(node.right, bound)
+        if isinstance(node, ir.Cond):
+            return max(count(node.then, bound), count(node.else_, bound))
+        if isinstance(node, ir.Loop):
+            lo, hi = number(node.lo, bound), number(node.hi, bound)
+            if not (math.isfinite(lo) and math.isfinite(hi)):
+                return 0.0  # the simulator reports a bound that is not a number, with its position
+            trips = max(0.0, math.floor(hi) - math.ceil(lo) + 1)
+            return trips * count(node.body, {**bound, node.index.name: hi}) if trips else 0.0
+        return 0.0
+
+    return count(proc, dict(values))
+
+
 def simulate_process(normal: NormalForm, values: Mapping[str, float], *, process: str = "main",
                      distribution: Distribution = "deterministic",
                      seed: int = 0) -> Simulation:
@@ -288,6 +321,8 @@ def simulate_process(normal: NormalForm, values: Mapping[str, float], *, process
     if distribution not in _RANDOMNESS:
         raise PamelaError(f"unknown distribution '{distribution}'",
                           hint="choose " + ", ".join(_RANDOMNESS))
+    check_steps(operation_count(normal.processes[process], values),
+                f"simulating {process} of {program.source_name}")
     flat = flatten(normal.processes[process], program, values)
     code = np.asarray(flat.code, dtype=np.int64).reshape(-1, 5)
     ecode = np.asarray(flat.ecode, dtype=np.int64).reshape(-1, 2)
