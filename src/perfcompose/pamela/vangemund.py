@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 __all__ = ["Study", "STUDIES", "Row", "Case", "StudyResult", "run_study", "PROGRAMS"]
 
 #: where the four programs live
-PROGRAMS = Path(__file__).resolve().parents[3] / "examples" / "pamela" / "vangemund"
+PROGRAMS = Path(__file__).resolve().parent / "cases"  # installed with the package
 
 
 @dataclass(frozen=True)
