@@ -143,19 +143,17 @@ def find_mpiexec() -> str:
     return found
 
 
-def run_probe(out: Path, *, reps: int = 15, sizes: str | None = None, train: int = 16, mpiexec: str | None = None,
-              timeout: float = 600, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Run :mod:`.mpi_probe` on two local ranks and return its raw figures."""
+def run_mpi(module: str, args: list[str], out: Path, *, ranks: int = 2, mpiexec: str | None = None,
+            timeout: float = 600, progress: Callable[[int, int], None] | None = None,
+            what: str = "MPI run") -> dict[str, Any]:
+    """Run ``python -m module args`` on ``ranks`` local MPI ranks and return the JSON it writes to
+    ``out``; its standard output may carry ``{"progress": k, "of": n}`` and ``{"error": ...}`` lines."""
     if importlib.util.find_spec("mpi4py") is None:
         raise CalibrationError("mpi4py is not installed; install it with pip install 'perfcompose[mpi]' "
                                "(mpi4py and the MPICH wheel)")
-    exe = mpiexec or find_mpiexec()
-    cmd = [exe, "-n", "2", sys.executable, "-m", "perfcompose.loggp.mpi_probe", "--out", str(out),
-           "--reps", str(reps), "--train", str(train)]
-    if sizes:
-        cmd += ["--sizes", sizes]
-    env = dict(os.environ)
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    cmd = [mpiexec or find_mpiexec(), "-n", str(ranks), sys.executable, "-m", module, *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ))
     assert proc.stdout is not None
     try:
         for line in proc.stdout:
@@ -164,20 +162,30 @@ def run_probe(out: Path, *, reps: int = 15, sizes: str | None = None, train: int
             except json.JSONDecodeError:
                 continue
             if "error" in msg:
-                raise CalibrationError(f"the MPI probe failed: {msg['error']}")
+                raise CalibrationError(f"the {what} failed: {msg['error']}")
             if progress is not None and "progress" in msg:
                 progress(int(msg["progress"]), int(msg["of"]))
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
-        raise CalibrationError(f"the MPI probe did not finish within {timeout:g} s") from None
+        raise CalibrationError(f"the {what} did not finish within {timeout:g} s") from None
     finally:
         if proc.poll() is None:
             proc.kill()
     err = proc.stderr.read() if proc.stderr else ""
     if proc.returncode != 0 or not out.exists():
-        raise CalibrationError(f"the MPI probe failed (exit status {proc.returncode}): {err.strip()[-1500:]}")
+        raise CalibrationError(f"the {what} failed (exit status {proc.returncode}): {err.strip()[-1500:]}")
     return json.loads(out.read_text())
+
+
+def run_probe(out: Path, *, reps: int = 15, sizes: str | None = None, train: int = 16, mpiexec: str | None = None,
+              timeout: float = 600, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Run :mod:`.mpi_probe` on two local ranks and return its raw figures."""
+    args = ["--out", str(out), "--reps", str(reps), "--train", str(train)]
+    if sizes:
+        args += ["--sizes", sizes]
+    return run_mpi("perfcompose.loggp.mpi_probe", args, out, mpiexec=mpiexec, timeout=timeout,
+                   progress=progress, what="MPI probe")
 
 
 def calibrate(out: Path, *, reps: int = 15, train: int = 16, sizes: str | None = None, mpiexec: str | None = None,

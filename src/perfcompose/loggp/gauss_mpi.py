@@ -148,41 +148,16 @@ def measure(n: int, block_sizes: list[int], *, layouts: tuple[str, ...] = ("row-
             progress=None) -> dict:  # noqa: ANN001
     """Run :func:`main` on ``ranks`` local MPI ranks (default: one per core) and return its
     record: per block size and layout the measured total and computation time [us]."""
-    import importlib.util
     import os
-    import subprocess
     import tempfile
     from pathlib import Path
 
-    from perfcompose.loggp.calibrate import CalibrationError, find_mpiexec
+    from perfcompose.loggp.calibrate import run_mpi
 
-    if importlib.util.find_spec("mpi4py") is None:
-        raise CalibrationError("mpi4py is not installed; install it with pip install 'perfcompose[mpi]' "
-                               "(mpi4py and the MPICH wheel)")
     P = ranks or os.cpu_count() or 2
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "gauss.json"
-        cmd = [mpiexec or find_mpiexec(), "-n", str(P), sys.executable, "-m", "perfcompose.loggp.gauss_mpi",
-               "--n", str(n), "--blocks", ",".join(map(str, block_sizes)), "--layouts", ",".join(layouts),
-               "--reps", str(reps), "--out", str(out)]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert proc.stdout is not None
-        try:
-            for line in proc.stdout:
-                try:
-                    msg = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if progress is not None and "progress" in msg:
-                    progress(int(msg["progress"]), int(msg["of"]))
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise CalibrationError(f"the MPI run did not finish within {timeout:g} s") from None
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        err = proc.stderr.read() if proc.stderr else ""
-        if proc.returncode != 0 or not out.exists():
-            raise CalibrationError(f"the MPI run failed (exit status {proc.returncode}): {err.strip()[-1500:]}")
-        return json.loads(out.read_text())
+        args = ["--n", str(n), "--blocks", ",".join(map(str, block_sizes)), "--layouts", ",".join(layouts),
+                "--reps", str(reps), "--out", str(out)]
+        return run_mpi("perfcompose.loggp.gauss_mpi", args, out, ranks=P, mpiexec=mpiexec, timeout=timeout,
+                       progress=progress)
