@@ -36,6 +36,23 @@ __all__ = ["Clock", "RunError", "Layout", "block", "cyclic", "replicated", "Mach
 SINGLE_THREAD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
+def single_thread_env() -> dict[str, str | None]:
+    """Set the BLAS libraries of processes started from here to one thread each (a worker is one
+    processor); returns the values it replaced, for :func:`restore_env`."""
+    saved = {k: os.environ.get(k) for k in SINGLE_THREAD_ENV}
+    os.environ.update(SINGLE_THREAD_ENV)
+    return saved
+
+
+def restore_env(saved: Mapping[str, str | None]) -> None:
+    """Put back the environment variables :func:`single_thread_env` replaced."""
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
 @dataclass(frozen=True)
 class Layout:
     """How one axis of an array is spread over the processors: in blocks, cyclically, or not at all."""
@@ -269,8 +286,7 @@ def run(path: str | Path, params: Mapping[str, int], P: int, reps: int = 5, cloc
     the cores does not inflate, but which leaves out the time a worker waits for a message)."""
     import multiprocessing as mp
 
-    saved = {k: os.environ.get(k) for k in SINGLE_THREAD_ENV}
-    os.environ.update(SINGLE_THREAD_ENV)
+    saved = single_thread_env()
     ctx = mp.get_context("spawn")
     try:
         links: list[dict] = [{} for _ in range(P)]
@@ -297,9 +313,5 @@ def run(path: str | Path, params: Mapping[str, int], P: int, reps: int = 5, cloc
         for pr in procs:
             pr.join()
     finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        restore_env(saved)
     return [max(r[i] for r in results) for i in range(reps)]

@@ -14,7 +14,6 @@ Messages are timed by a ping-pong between two worker processes over the runtime'
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import asdict, dataclass, fields
 from typing import Mapping, Sequence
 
@@ -186,10 +185,9 @@ def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, clock: str, 
 def _spawn(target, args_per_process: Sequence[tuple]) -> list:
     import multiprocessing as mp
 
-    from perfcompose.pamela.dataparallel import SINGLE_THREAD_ENV
+    from perfcompose.pamela.dataparallel import restore_env, single_thread_env
 
-    saved = {k: os.environ.get(k) for k in SINGLE_THREAD_ENV}
-    os.environ.update(SINGLE_THREAD_ENV)
+    saved = single_thread_env()
     ctx = mp.get_context("spawn")
     try:
         pipes = [ctx.Pipe(duplex=False) for _ in args_per_process]
@@ -202,11 +200,7 @@ def _spawn(target, args_per_process: Sequence[tuple]) -> list:
             pr.join()
         return out
     finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        restore_env(saved)
 
 
 def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7, clock: str = "wall") -> MachineParameters:
