@@ -28,7 +28,7 @@ class PerfcomposeAdapter:
 
     def search_space(self) -> set:
         from pmnf import exp_pair  # the benchmark's own module
-        return {exp_pair(i, j) for i, j in self.fitter.factors_}
+        return {exp_pair(i, j) for i, j in self.fitter.factors}
 
     def fit(self, m: Any) -> Any:
         from pmnf import exp_pair

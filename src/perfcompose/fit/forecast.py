@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, Self, Sequence
 
 import numpy as np
 
 from perfcompose.choices import STRATEGIES, Strategy
 from perfcompose.errors import FitError
+from perfcompose.fit.base import Estimator
 from perfcompose.model import Model
 
 __all__ = ["Forecaster", "Spline", "Loess", "LmPoly", "Lm", "MeanOf", "forecaster", "METHODS", "Choice",
@@ -49,15 +50,20 @@ def _points(x: Sequence[float], y: Sequence[float], minimum: int, method: str) -
     return xa, ya
 
 
-class Forecaster:
-    """A forecasting method: ``fit(x, y)`` on known points, then ``predict(x)`` anywhere."""
+class Forecaster(Estimator):
+    """A forecasting method: ``fit(x, y)`` on known points, then ``predict(x)`` anywhere.
+
+    An :class:`~perfcompose.fit.base.Estimator`: ``clone()`` gives an unfitted copy with the
+    same options, and a refit forgets everything the previous fit learned."""
 
     #: the method's name as the paper writes it (``lm(poly)`` is ``lm-poly`` on a command line)
     name: str = ""
     minimum: int = 2
 
-    def fit(self, x: Sequence[float], y: Sequence[float]) -> "Forecaster":
-        self.x_, self.y_ = _points(x, y, self.minimum, self.label)
+    def fit(self, x: Sequence[float], y: Sequence[float]) -> Self:
+        points = _points(x, y, self.minimum, self.label)
+        self._reset()
+        self.x_, self.y_ = points
         self._fit()
         return self
 
@@ -84,10 +90,6 @@ class Forecaster:
         return Model.numeric(ident, self.predict, [param], unit=unit,
                              source=f"{self.label} through {self.x_.size} points")
 
-    def clone(self) -> "Forecaster":
-        """An unfitted copy with the same options."""
-        raise NotImplementedError
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.label})"
 
@@ -110,9 +112,6 @@ class Spline(Forecaster):
     @property
     def label(self) -> str:
         return "spline" if self.end == "fmm" else "spline(natural)"
-
-    def clone(self) -> "Spline":
-        return Spline(self.end)
 
     def _fit(self) -> None:
         if self.end == "fmm":
@@ -211,20 +210,17 @@ class Loess(Forecaster):
         default = self.span == 0.75 and self.degree == 2
         return "loess" if default else f"loess(span={self.span:g}, degree={self.degree})"
 
-    def clone(self) -> "Loess":
-        return Loess(self.span, self.degree)
-
     def _fit(self) -> None:
         from skmisc.loess import loess
 
-        self._fitted = None
+        self.surface_ = None
         # the approximate statistics refuse tiny samples; the fitted surface does not depend on them
         stats = "exact" if self.x_.size < 64 else "approximate"
         try:
             fit = loess(self.x_, self.y_, span=self.span, degree=self.degree, surface="direct",
                         statistics=stats, family="gaussian")
             fit.fit()
-            self._fitted = fit
+            self.surface_ = fit
         except (ValueError, RuntimeError) as exc:
             msg = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
             if not msg.startswith(_R_WARNINGS):
@@ -235,9 +231,9 @@ class Loess(Forecaster):
     def _predict(self, u: np.ndarray) -> np.ndarray:
         if u.size == 0:
             return u.copy()
-        if self._fitted is not None:
+        if self.surface_ is not None:
             try:
-                return np.asarray(self._fitted.predict(u, stderror=False).values, dtype=float)
+                return np.asarray(self.surface_.predict(u, stderror=False).values, dtype=float)
             except (ValueError, RuntimeError) as exc:
                 msg = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
                 if not msg.startswith(_R_WARNINGS):
@@ -292,16 +288,13 @@ class LmPoly(Forecaster):
     def label(self) -> str:
         return "lm" if self.degree == 1 else ("lm(poly)" if self.degree == 3 else f"lm(poly, {self.degree})")
 
-    def clone(self) -> "LmPoly":
-        return type(self)(self.degree) if type(self) is LmPoly else type(self)()
-
     def _fit(self) -> None:
         from numpy.polynomial import Polynomial
 
-        self._poly = Polynomial.fit(self.x_, self.y_, self.degree)
+        self.polynomial_ = Polynomial.fit(self.x_, self.y_, self.degree)
 
     def _predict(self, u: np.ndarray) -> np.ndarray:
-        return np.asarray(self._poly(u), dtype=float)
+        return np.asarray(self.polynomial_(u), dtype=float)
 
 
 class Lm(LmPoly):
@@ -330,9 +323,6 @@ class MeanOf(Forecaster):
     @property
     def label(self) -> str:
         return "mean(" + ", ".join(m.label for m in self.methods) + ")"
-
-    def clone(self) -> "MeanOf":
-        return MeanOf(*(m.clone() for m in self.methods))
 
     def _fit(self) -> None:
         for m in self.methods:

@@ -18,6 +18,7 @@ import numpy as np
 
 from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
+from perfcompose.fit.base import Estimator
 from perfcompose.fit.hypotheses import (DEFAULT_I, DEFAULT_J, BatchFit, Factor, factor_values,
                                         factors, fit_batch, fit_batch_chunked, fit_constant, fit_one_and_two_terms,
                                         fit_one_term_lines, gram_fits, negative_factors, split_batch)
@@ -131,7 +132,7 @@ def _shape_model(params: Sequence[str], c: Candidate, unit: str, source: str,
     return Model.from_terms(c.constant, terms, params=params, unit=unit, source=source, stats=stats)
 
 
-class SeriesFitter:
+class SeriesFitter(Estimator):
     """What every fitter of an experiment shares: ``fit`` models each series (region x metric)
     with ``fit_series`` into ``results_``; ``model_`` is the model when there is one."""
 
@@ -148,6 +149,7 @@ class SeriesFitter:
         there is one series, of the steps of its fit."""
         chosen = experiment.select(metric, region) if (metric or region) else experiment
         series = chosen.series
+        self._reset()
         self.results_ = []
         if len(series) == 1:
             self.results_.append(self.fit_series(chosen.parameters, series[0], source=experiment.source,
@@ -206,8 +208,8 @@ class PMNFFitter(SeriesFitter):
             raise FitError(f"unknown aggregation {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
         if max_terms not in (1, 2):
             raise FitError("max_terms must be 1 or 2")
-        self.exponents_i = tuple(Fraction(str(i)) if isinstance(i, str) else Fraction(i) for i in exponents_i)
-        self.exponents_j = tuple(Fraction(str(j)) if isinstance(j, str) else Fraction(j) for j in exponents_j)
+        self.exponents_i = exponents_i
+        self.exponents_j = exponents_j
         self.max_terms = max_terms
         self.aggregate = aggregate
         self.nonnegative = nonnegative
@@ -225,10 +227,15 @@ class PMNFFitter(SeriesFitter):
         self.weight_power = weight_power
         self.tilt = tilt
         self.allow_negative_exponents = allow_negative_exponents
-        self.factors_ = factors(self.exponents_i, self.exponents_j)
-        self._basis = _Basis(tuple(self.factors_))
+        self._basis = _Basis(tuple(self.factors))
         self._negative_bases: dict[bool, _Basis] = {}
         self._layouts: dict[tuple, list[tuple[np.ndarray, np.ndarray]]] = {}
+
+    @cached_property
+    def factors(self) -> list[Factor]:
+        """The PMNF factors (i, j) the exponent sets allow (exponents may be given as text, e.g. "1/3")."""
+        return factors([Fraction(str(i)) if isinstance(i, str) else Fraction(i) for i in self.exponents_i],
+                       [Fraction(str(j)) if isinstance(j, str) else Fraction(j) for j in self.exponents_j])
 
     def _basis_for(self, x: np.ndarray, y_lines: Sequence[tuple[np.ndarray, np.ndarray]]) -> _Basis:
         """The factors for a parameter with coordinates ``x``: with the negative exponents too
@@ -240,7 +247,7 @@ class PMNFFitter(SeriesFitter):
         logs = bool(np.min(x) > 1)
         basis = self._negative_bases.get(logs)
         if basis is None:
-            basis = _Basis(tuple(sorted(set(self.factors_) | set(negative_factors(self.factors_, logs)))))
+            basis = _Basis(tuple(sorted(set(self.factors) | set(negative_factors(self.factors, logs)))))
             self._negative_bases[logs] = basis
         return basis
 

@@ -119,7 +119,8 @@ class SegmentedFitter(SeriesFitter):
     def __init__(self, fitter: PMNFFitter | None = None, *, min_points: int = 4, margin: float = 10.0):
         if min_points < 3:
             raise FitError("each piece of a segmented model needs at least 3 points (min_points >= 3)")
-        self.fitter = fitter if fitter is not None else PMNFFitter()
+        self.fitter = fitter
+        self._pieces = fitter if fitter is not None else PMNFFitter()
         self.min_points = min_points
         self.margin = margin
 
@@ -145,8 +146,8 @@ class SegmentedFitter(SeriesFitter):
             raise FitError(f"segmented models split along one parameter; this data has {len(params)} "
                            f"({', '.join(params)})")
         rows = _rows(values, len(X))
-        single = self.fitter.fit_arrays(X, _pack(rows), params)
-        y, sigma = self.fitter._aggregate(_pack(rows))
+        single = self._pieces.fit_arrays(X, _pack(rows), params)
+        y, sigma = self._pieces._aggregate(_pack(rows))
         single_ic = information_criterion(y, predict(single.chosen, X), sigma, 1 + single.chosen.n_terms)
         x = X[:, 0]
         distinct = np.unique(x)
@@ -155,8 +156,8 @@ class SegmentedFitter(SeriesFitter):
             lo, hi = distinct[k - 1], distinct[k]
             left_rows, right_rows = x <= lo, x >= hi
             try:
-                left = self.fitter.fit_arrays(X[left_rows], _pack([r for r, m in zip(rows, left_rows) if m]), params)
-                right = self.fitter.fit_arrays(X[right_rows], _pack([r for r, m in zip(rows, right_rows) if m]),
+                left = self._pieces.fit_arrays(X[left_rows], _pack([r for r, m in zip(rows, left_rows) if m]), params)
+                right = self._pieces.fit_arrays(X[right_rows], _pack([r for r, m in zip(rows, right_rows) if m]),
                                                params)
             except FitError:
                 continue
