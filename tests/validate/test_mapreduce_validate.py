@@ -61,6 +61,14 @@ def test_study_resumes_from_its_checkpoint_without_starting_a_cluster(tmp_path, 
     again = mr.study(**kwargs)
     assert [r.to_json() for r in again.rows] == [r.to_json() for r in first.rows]
 
+    # a corrupt line in the middle is skipped with a warning naming it; the good lines still resume
+    (path,) = first.folder.glob("cluster-*.jsonl")
+    head, *rest = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(head + b'{"kind": "rou\n' + b"".join(rest))
+    with pytest.warns(UserWarning, match=r"line 2: corrupt checkpoint line skipped"):
+        third = mr.study(**kwargs)
+    assert [r.to_json() for r in third.rows] == [r.to_json() for r in first.rows]
+
 
 @pytest.mark.parametrize("args, message", [
     (["paper", "table5", "--strategy", "tree"], "unknown reduction strategy"),

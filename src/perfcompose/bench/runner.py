@@ -10,7 +10,6 @@ machine spreads over many points as a little noise instead of bending the curve 
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import os
 import random
@@ -22,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from perfcompose.checkpoint import Checkpoint
 from perfcompose.data.experiment import Experiment, Point, Series
 from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.limits import check_memory, check_steps
@@ -257,15 +257,6 @@ class SweepResult:
         return Experiment(self.parameters, (Series(metric, points, region, unit),), source=source)
 
 
-def _record(line: bytes) -> Any:
-    """One checkpoint record, or None where the line is not one (a corrupt line)."""
-    try:
-        rec = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    return rec if isinstance(rec, dict) else None
-
-
 def _visit(rec: Mapping[str, Any]) -> tuple[tuple[float, ...], list[float]] | None:
     """The coordinate and values of a measured-visit record, or None where it is malformed."""
     coord, values = rec.get("coordinate"), rec.get("values")
@@ -281,63 +272,39 @@ def _visit(rec: Mapping[str, Any]) -> tuple[tuple[float, ...], list[float]] | No
     return point, times
 
 
-def _read_checkpoint(path: Path, header: Mapping[str, Any], fd: int | None = None
+def _read_checkpoint(store: Checkpoint, header: Mapping[str, Any]
                      ) -> tuple[dict[tuple[float, ...], list[float]], dict[tuple[float, ...], int], list[int]]:
     """The values a checkpoint holds per point, how many rounds of each point it holds, and the
-    numbers of the lines skipped as corrupt (every good line is kept).
-    Every record ends with a newline; a last fragment without one is a write torn by kill -9
-    and is cut off, so its point (that round of it) is measured again."""
+    numbers of the lines skipped as corrupt (every good line is kept; a write torn by kill -9 is
+    cut off, so its point, that round of it, is measured again)."""
     done: dict[tuple[float, ...], list[float]] = {}
     visits: dict[tuple[float, ...], int] = {}
     skipped: list[int] = []
-    raw = path.read_bytes()
-    complete = raw[:raw.rfind(b"\n") + 1]
-    for k, line in enumerate(complete.split(b"\n")[:-1]):
-        if not line.strip():
-            continue
-        rec = _record(line)
-        if rec is None and k > 0:
-            skipped.append(k + 1)
-            continue
-        if k == 0:
+    for line, rec in store.lines():
+        if line == 1:
             if rec is None or rec.get("format") != CHECKPOINT_FORMAT:
-                raise BenchError("not a perfcompose checkpoint", path=path, line=1)
+                raise BenchError("not a perfcompose checkpoint", path=store.path, line=1)
             if any(rec.get(key) != value for key, value in header.items()):
                 diff = ", ".join(key for key in header if rec.get(key) != header[key])
-                raise BenchError(f"the checkpoint belongs to a different sweep (differs in {diff})", path=path,
-                                 line=1, hint="use another --out, or --restart to discard it")
-        elif "values" in rec:
-            visit = _visit(rec)
-            if visit is None:
-                skipped.append(k + 1)
-                continue
-            coord, values = visit
-            done.setdefault(coord, []).extend(values)
-            visits[coord] = visits.get(coord, 0) + 1
-    if len(complete) < len(raw):
-        if fd is not None:
-            os.ftruncate(fd, len(complete))
-        else:
-            with path.open("r+b") as f:
-                f.truncate(len(complete))
+                raise BenchError(f"the checkpoint belongs to a different sweep (differs in {diff})",
+                                 path=store.path, line=1, hint="use another --out, or --restart to discard it")
+            continue
+        visit = None if rec is None or "values" not in rec else _visit(rec)
+        if visit is None:
+            if rec is None or "values" in rec:
+                skipped.append(line)
+            continue
+        coord, values = visit
+        done.setdefault(coord, []).extend(values)
+        visits[coord] = visits.get(coord, 0) + 1
     return done, visits, skipped
 
 
-def _lock(fd: int, path: Path) -> None:
-    """Hold the checkpoint for this process; a second sweep on it is refused, not interleaved."""
-    import fcntl
-
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise BenchError("another perfcompose bench is measuring into this checkpoint", path=path,
-                         hint="wait for it to finish (then run again to resume), or use another --out") from None
-
-
-def _append(fd: int, record: Mapping[str, Any]) -> None:
-    os.write(fd, (json.dumps(record) + "\n").encode())
-    os.fsync(fd)
+def _open_checkpoint(path: Path, restart: bool) -> Checkpoint:
+    """The sweep's checkpoint, locked: a second sweep on it is refused, not interleaved."""
+    return Checkpoint.open(path, restart=restart, busy=lambda: BenchError(
+        "another perfcompose bench is measuring into this checkpoint", path=path,
+        hint="wait for it to finish (then run again to resume), or use another --out"))
 
 
 def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int = 5, warmup: int = 1,
@@ -362,21 +329,16 @@ def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int 
     done: dict[tuple[float, ...], list[float]] = {}
     visits: dict[tuple[float, ...], int] = {}
     skipped: list[int] = []
-    fd = None
+    store = None
     if checkpoint is not None:
-        checkpoint = Path(checkpoint)
-        checkpoint.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(checkpoint, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-        _lock(fd, checkpoint)
+        store = _open_checkpoint(Path(checkpoint), restart)
         try:
-            if restart:
-                os.ftruncate(fd, 0)
-            if os.fstat(fd).st_size > 0:
-                done, visits, skipped = _read_checkpoint(checkpoint, header, fd)
-            if os.fstat(fd).st_size == 0:
-                _append(fd, header)
+            if not store.empty:
+                done, visits, skipped = _read_checkpoint(store, header)
+            if store.empty:
+                store.append(header)
         except BaseException:
-            os.close(fd)
+            store.close()
             raise
     wanted = set(coords)
     result = SweepResult(params, {c: v for c, v in done.items() if c in wanted},
@@ -399,18 +361,18 @@ def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int 
             except _Failed as exc:
                 result.failures[coord] = exc.failure
                 result.values.pop(coord, None)
-                if fd is not None:
-                    _append(fd, {"coordinate": list(coord), "error": {"exit_code": exc.failure.exit_code,
+                if store is not None:
+                    store.append({"coordinate": list(coord), "error": {"exit_code": exc.failure.exit_code,
                                                                       "message": exc.failure.message}})
             else:
                 result.values.setdefault(coord, []).extend(values)
-                if fd is not None:
-                    _append(fd, {"coordinate": list(coord), "values": values})
+                if store is not None:
+                    store.append({"coordinate": list(coord), "values": values})
             if progress is not None:
                 progress(k + 1, len(plan), coord)
     finally:
-        if fd is not None:
-            os.close(fd)
+        if store is not None:
+            store.close()
     return result
 
 

@@ -13,10 +13,10 @@ without losing a finished measurement.
 """
 from __future__ import annotations
 
-import json
 import os
 import random
 import statistics
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -24,7 +24,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from perfcompose.compose.mapreduce import EngineCosts, calibrated_model, paper_model
-from perfcompose.errors import PerfcomposeError
+from perfcompose.checkpoint import Checkpoint, read_records
+from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.model import Model
 
 Progress = Callable[[str, int, int], None]
@@ -151,27 +152,24 @@ def check_cluster(m: int, n: int, cores: int | None = None) -> None:
 
 # -- checkpoints ---------------------------------------------------------------------------------
 
-def _read(path: Path) -> list[dict[str, Any]]:
-    """The complete records of a JSONL checkpoint (a torn last line is dropped)."""
-    if not path.exists():
+def _cluster_checkpoint(folder: Path, spec: tuple[int, int] | None, restart: bool) -> Checkpoint:
+    """The locked checkpoint of one cluster of a study (``restart`` empties it)."""
+    path = folder / ("cluster-" + (f"m{spec[0]}-n{spec[1]}" if spec else "scheduler") + ".jsonl")
+    return Checkpoint.open(path, restart=restart, busy=lambda: InputError(
+        "another mapreduce study is measuring into this checkpoint", path=path,
+        hint="wait for it to finish (then run again to resume), or give another checkpoint folder"))
+
+
+def _saved_records(store: Checkpoint | None) -> list[dict[str, Any]]:
+    """The good records of a cluster's checkpoint; a corrupt line is skipped with a warning (the
+    round it held is measured again)."""
+    if store is None:
         return []
-    raw = path.read_bytes()
-    complete = raw[:raw.rfind(b"\n") + 1]
-    out = []
-    for line in complete.split(b"\n"):
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
-    return out
-
-
-def _append(path: Path, record: Mapping[str, Any]) -> None:
-    with open(path, "ab") as f:
-        f.write((json.dumps(record) + "\n").encode())
-        f.flush()
-        os.fsync(f.fileno())
+    records, corrupt = read_records(store)
+    for line in corrupt:
+        warnings.warn(f"{store.path}, line {line}: corrupt checkpoint line skipped (its round is measured "
+                      "again)", stacklevel=3)
+    return records
 
 
 # -- measuring -----------------------------------------------------------------------------------
@@ -291,6 +289,109 @@ def _rows(m: int, n: int, cluster: Mapping[str, Any], units: Iterable[Mapping[st
     return rows
 
 
+@dataclass
+class _Run:
+    """What every cluster of one study shares, and how many of its rounds are done."""
+
+    pictures: Sequence[str]
+    strategies: Sequence[str]
+    xs: Sequence[int]
+    rounds: int
+    repeat: Mapping[str, int]
+    scheduler: str | None
+    malloc_trim: int | None
+    progress: Progress | None
+    total: int
+    done: int = 0
+
+    def say(self, label: str) -> None:
+        if self.progress:
+            self.progress(label, self.done, self.total)
+
+
+def _check_options(pictures: Sequence[str], strategies: Sequence[str], xs: Sequence[int], rounds: int,
+                   repeat: Mapping[str, int] | None) -> dict[str, int]:
+    """Refuse options a study cannot run with; the map repetitions per picture."""
+    from perfcompose.runtime.mapreduce.strategies import check_strategy
+
+    for s in strategies:
+        check_strategy(s)
+    for p in pictures:
+        if p not in PICTURES:
+            raise PerfcomposeError(f"unknown picture {p!r}; choose one of: {', '.join(PICTURES)}")
+    if rounds < 1 or not xs or min(xs) < 1:
+        raise PerfcomposeError("need at least one round and inputs x >= 1")
+    out = {**REPEAT, **(repeat or {})}
+    if min(out.values()) < 1:
+        raise PerfcomposeError("the map repetitions R must be at least 1")
+    return out
+
+
+def _cluster_plan(clusters: Sequence[tuple[int, int]] | None, scheduler: str | None
+                  ) -> tuple[list[tuple[int, int] | None], list[tuple[int, int, str]]]:
+    """The clusters to measure (None: the scheduler's) and the grid's clusters left out, with why."""
+    from perfcompose.runtime.mapreduce.engine import check_address
+
+    cores = os.cpu_count() or 1
+    if scheduler is not None:
+        check_address(scheduler)
+        return [None], []
+    if clusters is not None:
+        for m, n in clusters:
+            check_cluster(m, n, cores)
+        return list(clusters), []
+    kept, skipped = cluster_grid(cores)
+    return list(kept), skipped
+
+
+def _measure_missing(run: _Run, spec: tuple[int, int] | None, head: dict[str, Any] | None,
+                     todo: list[tuple[int, str]], units: dict[tuple[int, str], dict[str, Any]],
+                     store: Checkpoint | None) -> dict[str, Any]:
+    """Start the cluster and measure what its checkpoint lacks: the cluster's own calibration
+    (when ``head`` is None) and the rounds ``todo``, each saved as soon as it is measured."""
+    from perfcompose.runtime.mapreduce.engine import Engine
+    from perfcompose.runtime.mapreduce.ops import prepare_picture
+
+    run.say(f"starting {f'm={spec[0]} n={spec[1]}' if spec else run.scheduler}")
+    with Engine(*(spec or (1, 1)), scheduler=run.scheduler, malloc_trim=run.malloc_trim) as engine:
+        info = engine.refresh()
+        m, n = info.m, info.n
+        for p in run.pictures:
+            engine.run_on_workers(prepare_picture, p)
+        if head is None:
+            head = {"kind": "cluster", "m": m, "n": n, "address": info.address,
+                    "malloc_trim": list(info.malloc_trim), **_measure_cluster(engine)}
+            if store is not None:
+                store.append(head)
+        for r, p in todo:
+            run.say(f"m={m} n={n} round {r + 1}/{run.rounds} {p}")
+            unit = {"kind": "round", "round": r, "picture": p,
+                    **_measure_round(engine, p, run.repeat[p], run.strategies, run.xs, seed=r * 31 + len(p))}
+            if store is not None:
+                store.append(unit)
+            units[(r, p)] = unit
+            run.done += 1
+    return head
+
+
+def _study_cluster(run: _Run, spec: tuple[int, int] | None, store: Checkpoint | None
+                   ) -> tuple[Cluster, list[Row]]:
+    """One cluster of a study: resumed from its checkpoint, measured where that lacks rounds."""
+    records = _saved_records(store)
+    head = next((r for r in records if r.get("kind") == "cluster"), None)
+    units = {(r["round"], r["picture"]): r for r in records if r.get("kind") == "round"}
+    todo = [(r, p) for r in range(run.rounds) for p in run.pictures if (r, p) not in units]
+    run.done += run.rounds * len(run.pictures) - len(todo)
+    if todo or head is None:
+        head = _measure_missing(run, spec, head, todo, units, store)
+    m, n = head["m"], head["n"]
+    cluster = Cluster(m, n, {k: head[k] for k in ("hop_local", "hop_remote", "bandwidth", "reduce_p", "reduce_v")},
+                      tuple(head["malloc_trim"]), head.get("address", ""))
+    rows = _rows(m, n, head, [units[(r, p)] for r in range(run.rounds) for p in run.pictures], run.pictures,
+                 run.strategies, [int(v) for v in run.xs], run.repeat)
+    return cluster, rows
+
+
 def study(*, pictures: Sequence[str] = PICTURES, strategies: Sequence[str] = STRATEGY_NAMES,
           clusters: Sequence[tuple[int, int]] | None = None, xs: Sequence[int] = QUICK_X,
           rounds: int = QUICK_ROUNDS, repeat: Mapping[str, int] | None = None, scheduler: str | None = None,
@@ -301,35 +402,10 @@ def study(*, pictures: Sequence[str] = PICTURES, strategies: Sequence[str] = STR
     ``clusters`` are the (m, n) to start on this machine (default: the paper's grid that fits
     the cores); with ``scheduler`` the one cluster there is used as it is.
     """
-    from perfcompose.runtime.mapreduce.engine import Engine, check_address
-    from perfcompose.runtime.mapreduce.ops import prepare_picture
-    from perfcompose.runtime.mapreduce.strategies import check_strategy
-
-    for s in strategies:
-        check_strategy(s)
-    for p in pictures:
-        if p not in PICTURES:
-            raise PerfcomposeError(f"unknown picture {p!r}; choose one of: {', '.join(PICTURES)}")
-    if rounds < 1 or not xs or min(xs) < 1:
-        raise PerfcomposeError("need at least one round and inputs x >= 1")
-    repeat = {**REPEAT, **(repeat or {})}
-    if min(repeat.values()) < 1:
-        raise PerfcomposeError("the map repetitions R must be at least 1")
-    cores = os.cpu_count() or 1
-    skipped: list[tuple[int, int, str]] = []
-    if scheduler is not None:
-        check_address(scheduler)
-        plan: list[tuple[int, int] | None] = [None]
-    else:
-        if clusters is None:
-            kept, skipped = cluster_grid(cores)
-        else:
-            kept = list(clusters)
-            for m, n in kept:
-                check_cluster(m, n, cores)
-        plan = list(kept)
+    reps = _check_options(pictures, strategies, xs, rounds, repeat)
+    plan, skipped = _cluster_plan(clusters, scheduler)
     identity = {"pictures": list(pictures), "strategies": list(strategies), "x": [int(v) for v in xs],
-                "repeat": {p: repeat[p] for p in pictures}, "scheduler": scheduler, "malloc_trim": malloc_trim}
+                "repeat": {p: reps[p] for p in pictures}, "scheduler": scheduler, "malloc_trim": malloc_trim}
     folder = None
     if checkpoints is not None:
         from perfcompose.validate.modular import checkpoint_dir
@@ -337,51 +413,20 @@ def study(*, pictures: Sequence[str] = PICTURES, strategies: Sequence[str] = STR
         folder = checkpoint_dir(checkpoints, identity).with_name(
             checkpoint_dir(checkpoints, identity).name.replace("validate-", "mapreduce-"))
         folder.mkdir(parents=True, exist_ok=True)
-    total = len(plan) * rounds * len(pictures)
-    done = 0
+    run = _Run(pictures, strategies, xs, rounds, reps, scheduler, malloc_trim, progress,
+               total=len(plan) * rounds * len(pictures))
     rows: list[Row] = []
     found: list[Cluster] = []
     for spec in plan:
-        path = None if folder is None else folder / ("cluster-" + (f"m{spec[0]}-n{spec[1]}" if spec else "scheduler")
-                                                     + ".jsonl")
-        if path is not None and restart and path.exists():
-            path.unlink()
-        records = _read(path) if path is not None else []
-        head = next((r for r in records if r.get("kind") == "cluster"), None)
-        units = {(r["round"], r["picture"]): r for r in records if r.get("kind") == "round"}
-        todo = [(r, p) for r in range(rounds) for p in pictures if (r, p) not in units]
-        done += rounds * len(pictures) - len(todo)
-        if todo or head is None:
-            label = f"m={spec[0]} n={spec[1]}" if spec else scheduler
-            if progress:
-                progress(f"starting {label}", done, total)
-            with Engine(*(spec or (1, 1)), scheduler=scheduler, malloc_trim=malloc_trim) as engine:
-                info = engine.refresh()
-                m, n = info.m, info.n
-                for p in pictures:
-                    engine.run_on_workers(prepare_picture, p)
-                if head is None:
-                    head = {"kind": "cluster", "m": m, "n": n, "address": info.address,
-                            "malloc_trim": list(info.malloc_trim), **_measure_cluster(engine)}
-                    if path is not None:
-                        _append(path, head)
-                for r, p in todo:
-                    if progress:
-                        progress(f"m={m} n={n} round {r + 1}/{rounds} {p}", done, total)
-                    unit = {"kind": "round", "round": r, "picture": p,
-                            **_measure_round(engine, p, repeat[p], strategies, xs, seed=r * 31 + len(p))}
-                    if path is not None:
-                        _append(path, unit)
-                    units[(r, p)] = unit
-                    done += 1
-        m, n = head["m"], head["n"]
-        found.append(Cluster(m, n, {k: head[k] for k in ("hop_local", "hop_remote", "bandwidth", "reduce_p",
-                                                         "reduce_v")}, tuple(head["malloc_trim"]),
-                             head.get("address", "")))
-        rows += _rows(m, n, head, [units[(r, p)] for r in range(rounds) for p in pictures], pictures, strategies,
-                      [int(v) for v in xs], repeat)
+        if folder is None:
+            cluster, more = _study_cluster(run, spec, None)
+        else:
+            with _cluster_checkpoint(folder, spec, restart) as store:
+                cluster, more = _study_cluster(run, spec, store)
+        found.append(cluster)
+        rows += more
     if progress:
-        progress("done", total, total)
+        progress("done", run.total, run.total)
     return MapReduceStudy(tuple(rows), tuple(found), tuple(skipped), rounds, tuple(int(v) for v in xs), folder)
 
 
