@@ -581,6 +581,8 @@ def bench(target: Optional[str] = typer.Argument(None, help="Built-in task (nop,
 def _summary(exp: Any, cv_warn: float = 10.0) -> None:
     import numpy as np
 
+    from perfcompose.variation import coefficient_of_variation
+
     series = exp.series[0]
     table = Table(title=f"{series.label}: median and coefficient of variation per point", title_justify="left")
     for col in (*exp.parameters, "reps", "median [s]", "CV %"):
@@ -589,8 +591,7 @@ def _summary(exp: Any, cv_warn: float = 10.0) -> None:
     points = series.points
     shown = points if len(points) <= 24 else [points[k] for k in np.linspace(0, len(points) - 1, 24).astype(int)]
     for p in points:
-        v = np.asarray(p.values)
-        cvs.append(float(np.std(v, ddof=1) / np.mean(v) * 100) if len(v) > 1 and np.mean(v) > 0 else math.nan)
+        cvs.append(coefficient_of_variation(p.values) * 100)
     for p in shown:
         k = points.index(p)
         table.add_row(*(_size(c) for c in p.coordinate), str(len(p.values)), f"{np.median(p.values):.4g}",

@@ -12,6 +12,7 @@ from typing import Callable, Iterable, Literal, Mapping, Sequence
 import numpy as np
 
 from perfcompose.errors import DataFormatError
+from perfcompose.variation import coefficient_of_variation
 
 Aggregate = Literal["median", "mean", "min", "max"]
 
@@ -37,10 +38,8 @@ class Point:
     @property
     def cv(self) -> float:
         """Coefficient of variation (sample standard deviation / mean); 0 for one repetition."""
-        v = np.asarray(self.values, dtype=float)
-        if len(v) < 2 or v.mean() == 0:
-            return 0.0
-        return float(v.std(ddof=1) / v.mean())
+        cv = coefficient_of_variation(self.values)
+        return 0.0 if math.isnan(cv) else cv
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ written as the current format.
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 from typing import Any
@@ -16,10 +15,11 @@ from typing import Any
 from perfcompose.data.experiment import Experiment, Point, Series, check_point
 from perfcompose.data.key_lines import KeyLines
 from perfcompose.errors import DataFormatError
+from perfcompose.finite import is_finite_number
 
 
 def _number(value: Any, what: str, path: Path, line: int | None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not is_finite_number(value):
         raise DataFormatError(f"{what}: {json.dumps(value)} is not a finite number", path=path, line=line)
     return float(value)
 

@@ -7,7 +7,6 @@ repetitions of one point, in file order. The first line fixes the parameters and
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 from perfcompose.data.experiment import Experiment, Point, Series
 from perfcompose.errors import DataFormatError
+from perfcompose.finite import is_finite_number
 
 
 @dataclass(frozen=True)
@@ -130,6 +130,6 @@ def _values(value: Any, where: _Where) -> list[float]:
 
 
 def _number(value: Any, what: str, where: _Where) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not is_finite_number(value):
         raise where.error(f"{what}: {json.dumps(value)} is not a finite number")
     return float(value)

@@ -7,7 +7,6 @@ a ``"series"`` list, with ``"parameters"`` once at the top.
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 from typing import Any
@@ -15,14 +14,15 @@ from typing import Any
 from perfcompose.data.experiment import Experiment, Point, Series, check_point
 from perfcompose.data.key_lines import KeyLines
 from perfcompose.errors import DataFormatError
+from perfcompose.finite import is_finite_number, is_number
 
 FORMAT = "perfcompose-experiment/1"
 
 
 def _number(value: Any, what: str, path: Path, line: int | None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not is_number(value):
         raise DataFormatError(f"{what} must be a number, got {json.dumps(value)}", path=path, line=line)
-    if not math.isfinite(value):
+    if not is_finite_number(value):
         raise DataFormatError(f"{what} is not finite", path=path, line=line)
     return float(value)
 

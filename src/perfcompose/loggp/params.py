@@ -5,12 +5,12 @@ Times are in one unit of the user's choice (the program's); ``G`` is that unit p
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from perfcompose.errors import InputError
+from perfcompose.finite import is_finite_number, is_number
 from perfcompose.loggp.jsonfile import load_json
 from perfcompose.units import TIME_UNITS
 
@@ -47,9 +47,9 @@ class LogGP:
     def __post_init__(self) -> None:
         for name in ("L", "o", "g", "G"):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or isinstance(value, bool):
+            if not is_number(value):
                 raise InputError(f"LogGP parameter {name} must be a number, got {value!r}")
-            if not math.isfinite(value) or value < 0:
+            if not is_finite_number(value) or value < 0:
                 raise InputError(f"LogGP parameter {name} = {value!r} must be finite and non-negative",
                                  hint="latency, overhead and gaps are durations")
             if value > MAX_PARAMETER:

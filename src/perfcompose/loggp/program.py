@@ -8,7 +8,6 @@ program with the file, line and column of the offending value.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -16,6 +15,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from perfcompose.errors import InputError
+from perfcompose.finite import is_finite_number, is_number
 from perfcompose.loggp.jsonfile import load_json
 from perfcompose.loggp.params import UNITS
 
@@ -36,10 +36,6 @@ class _Problem(Exception):
 def _readonly(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
     return a
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def _is_int(v: Any) -> bool:
@@ -133,7 +129,7 @@ def _message_array(messages: Any) -> np.ndarray:
             raise _Problem(f"message {k} must be [src, dst, bytes]", ("messages", k),
                            hint="e.g. [0, 1, 1024]: processor 0 sends 1024 bytes to processor 1")
         for j, v in enumerate(m):
-            if not _is_number(v):
+            if not is_number(v):
                 raise _Problem(f"message {k}: {('src', 'dst', 'bytes')[j]} must be a number, got {v!r}",
                                ("messages", k, j))
     raise _Problem("messages must be a list of [src, dst, bytes]", ("messages",))
@@ -323,7 +319,7 @@ def _parse(data: Any) -> Program:
                 raise _Problem(f"step {k}: durations must be a list of {P} numbers (one per processor)",
                                at + ("durations",) if "durations" in s else at)
             for p, v in enumerate(d):
-                if not _is_number(v) or not math.isfinite(v) or v < 0:
+                if not is_finite_number(v) or v < 0:
                     raise _Problem(f"step {k}: duration of processor {p} is {v!r}; it must be a "
                                    "non-negative number", at + ("durations", p))
             steps.append(CompStep(_readonly(np.array(d, dtype=np.float64))))

@@ -18,6 +18,7 @@ import numpy as np
 
 from perfcompose.choices import STRATEGIES
 from perfcompose.errors import DataFormatError, InputError, ModelError
+from perfcompose.finite import is_finite_number
 from perfcompose.model import Model
 from perfcompose.skeleton.estimate import CHOICES, Estimate, estimate
 from perfcompose.skeleton.skeletons import KINDS, Skeleton
@@ -256,10 +257,6 @@ def _mapping(record: Mapping[str, Any], key: str, path: str | Path | None) -> Ma
     return value
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _is_whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -276,11 +273,11 @@ def _table_from(doc: Mapping[str, Any], path: str | Path | None) -> tuple[Runtim
         if not isinstance(row, Mapping):
             raise InputError(f"{where!r} must be a JSON object {{n, p, time, text}}", path=path)
         n, p, t = (_required(row, key, path, f"{where}.") for key in ("n", "p", "time"))
-        if not (_is_number(n) and math.isfinite(n) and n > 0):
+        if not (is_finite_number(n) and n > 0):
             raise InputError(f"'{where}.n' = {n!r} is not a positive number", path=path)
         if not (p == "seq" or (_is_whole(p) and p >= 1)):
             raise InputError(f"'{where}.p' = {p!r} is not a PE count >= 1 or 'seq'", path=path)
-        if not (_is_number(t) and math.isfinite(t) and t > 0):
+        if not (is_finite_number(t) and t > 0):
             raise InputError(f"'{where}.time' = {t!r} is not a positive number", path=path)
         text = row.get("text", repr(float(t)))
         if not isinstance(text, str) or not _parses(text):
@@ -340,7 +337,7 @@ def _options_from(doc: Mapping[str, Any], path: str | Path | None) -> ForecastOp
                              hint=f"choose one of {', '.join(CHOICES)}")
     if values["direction"] not in _DIRECTIONS:
         raise InputError(f"'options.direction' = {values['direction']!r}: choose auto, n or p", path=path)
-    if not (_is_number(values["epsilon"]) and math.isfinite(values["epsilon"]) and values["epsilon"] >= 0):
+    if not (is_finite_number(values["epsilon"]) and values["epsilon"] >= 0):
         raise InputError(f"'options.epsilon' = {values['epsilon']!r} is not a fraction >= 0", path=path)
     if not (_is_whole(values["poly_degree"]) and values["poly_degree"] >= 1):
         raise InputError(f"'options.poly_degree' = {values['poly_degree']!r} is not a whole number >= 1",

@@ -17,6 +17,7 @@ from perfcompose.bench.tasks import TASKS
 from perfcompose.compose.operators import compose
 from perfcompose.data.experiment import Experiment
 from perfcompose.model import Model
+from perfcompose.variation import coefficient_of_variation
 
 #: 000 Table 1: task -> model [ns]
 PAPER_TABLE1: dict[str, str] = {
@@ -75,7 +76,7 @@ class Table1Row:
 
 
 def _cv_quartiles(exp: Experiment) -> tuple[float, ...]:
-    cvs = np.array([np.std(p.values, ddof=1) / np.mean(p.values) * 100 for p in exp.series[0].points
+    cvs = np.array([coefficient_of_variation(p.values) * 100 for p in exp.series[0].points
                     if len(p.values) > 1])
     return tuple(float(q) for q in np.quantile(cvs, [0, 0.25, 0.5, 0.75, 1.0]))
 
@@ -120,7 +121,7 @@ def table1(quick: bool = True, tasks: tuple[str, ...] | None = None,
         else:
             vals = np.array(exp.series[0].points[0].values)
             model = Model.constant(float(np.median(vals)), params=("x",), unit="ns")
-            cv, std = None, float(np.std(vals, ddof=1) / np.mean(vals) * 100)
+            cv, std = None, coefficient_of_variation(vals) * 100
         rows.append(Table1Row(name, exp, model.with_meta(name=name, unit="ns"), cv, std, PAPER_TABLE1[name],
                               target.preempted))
     return rows
