@@ -5,7 +5,7 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Mapping, Optional
 
 import typer
 from perfcompose.commands.common import Table
@@ -60,7 +60,7 @@ def parse_grid(items: List[str] | None) -> dict[str, tuple[float, ...]]:
         name, eq, text = item.partition("=")
         m = _RANGE.fullmatch(text) if eq else None
         if m is None and eq and "," in text:
-            values = []
+            values: list[float] = []
             for part in text.split(","):
                 values.extend(parse_assignments([f"{name}={part}"]).values())
             grid[name.strip()] = tuple(values)
@@ -124,22 +124,19 @@ def eval_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIGN,
         _eval_grid(model, grid, process, paper_phi, as_json)
         return
     values = {k: v[0] for k, v in grid.items()}
-    cm = _compile(model, paper_phi)
     where = ", ".join(f"{k}={v:g}" for k, v in values.items()) or "no parameters"
     with evaluating(where):
-        result = cm.evaluate(values, process)
+        result = _evaluate_point(model, values, process, paper_phi)
     finite_result({f"T_{process}": result.T, f"phi_{process}": result.phi, f"omega_{process}": result.omega}, where)
     if as_json:
         console.print_json(json.dumps(result.as_json()))
         return
-    console.print(f"{model.name}: {process} at " + (", ".join(f"{k}={v:g}" for k, v in values.items()) or
-                                                     "no parameters"), highlight=False)
+    console.print(f"{model.name}: {process} at {where}", highlight=False)
     table = Table()
     table.add_column("equation")
     table.add_column("value", justify="right")
-    table.add_row(f"T_{process}", fmt(result.T, ".10g"))
-    table.add_row(f"phi_{process}", fmt(result.phi, ".10g"))
-    table.add_row(f"omega_{process}", fmt(result.omega, ".10g"))
+    for quantity in ("T", "phi", "omega"):
+        table.add_row(f"{quantity}_{process}", fmt(getattr(result, quantity), ".10g"))
     loads = sorted(result.delta.items())
     shown = ", ".join(f"{k}: {v:.6g}" for k, v in loads[:8]) + (f", ... ({len(loads)} resources)"
                                                                  if len(loads) > 8 else "")
@@ -147,32 +144,59 @@ def eval_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIGN,
     console.print(table)
 
 
-def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, paper_phi: bool,
-               as_json: bool) -> None:
-    """T of the process at every point of the grid, with one compilation."""
-    import itertools
-
+def _check_names(model: Path, parameters: tuple[str, ...], given: Mapping[str, object], every: bool) -> None:
+    """Refuse a value for a name that is no parameter and, where ``every``, a parameter without one."""
     from perfcompose.pamela.syntax import PamelaError
 
-    cm = _compile(model, paper_phi)
-    unknown = [k for k in grid if k not in cm.parameters]
+    unknown = [k for k in given if k not in parameters]
     if unknown:
         raise PamelaError(f"'{unknown[0]}' is not a parameter of {model.name}", path=str(model),
-                          hint="parameters: " + (", ".join(cm.parameters) or "none"))
-    missing = [p for p in cm.parameters if p not in grid]
-    if missing:
+                          hint="parameters: " + (", ".join(parameters) or "none"))
+    missing = [p for p in parameters if p not in given]
+    if every and missing:
         raise PamelaError(f"no value for {', '.join(missing)}", path=str(model),
                           hint="give every parameter a value or a range, e.g. " + " ".join(f"{m}=1:10" for m in missing))
-    names = list(cm.parameters)
-    fn = cm.function(process)
+
+
+def _evaluate_point(model: Path, values: dict[str, float], process: str, paper_phi: bool):
+    """phi, delta, omega and T at one point: from the numeric form where there is one (no
+    compilation), else compiled (and the numeric form kept for the next time)."""
+    from perfcompose.pamela.evaluation import Evaluation
+    from perfcompose.pamela.model_cache import compile_cached, numeric_form
+
+    form = numeric_form(model, process, paper_phi, ("T", "phi", "omega", "delta"))
+    if form is None:
+        return compile_cached(model, process, paper_phi).evaluate(values, process)
+    _check_names(model, form.parameters, values, every=True)
+    T = form.quantity(process, "T", values)
+    loads = form.quantity(process, "delta", values, default=[])
+    return Evaluation(process, T, form.quantity(process, "phi", values, T), form.quantity(process, "omega", values, T),
+                      {k: float(v) for k, v in enumerate(loads) if v})
+
+
+def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, paper_phi: bool,
+               as_json: bool) -> None:
+    """T of the process at every point of the grid, with one compilation (none where the model
+    is a numeric form, or compiled before and kept)."""
+    import itertools
+
+    from perfcompose.pamela.model_cache import compile_cached, numeric_form
+
+    form = numeric_form(model, process, paper_phi)
+    source = form if form is not None else compile_cached(model, process, paper_phi)
+    names = list(source.parameters)
+    _check_names(model, source.parameters, grid, every=True)
+    fn = source.function(process)
+    assert fn is not None  # numeric_form gives only a form that states T_process
     points = list(itertools.product(*(grid[n] for n in names)))
     with evaluating("a point of the grid"):
         results = [float(fn(*pt)) for pt in points]
     for pt, value in zip(points, results):
         finite_result({f"T_{process}": value}, ", ".join(f"{n}={v:g}" for n, v in zip(names, pt)))
     if as_json:
-        console.print_json(json.dumps({"parameters": names, "points": [list(pt) for pt in points],
-                                       f"T_{process}": results}))
+        # plain text: rich's JSON highlighting costs more than the evaluation of a large grid
+        console.file.write(json.dumps({"parameters": names, "points": [list(pt) for pt in points],
+                                       f"T_{process}": results}, indent=2) + "\n")
         return
     table = Table(title=f"{model.name}: T_{process} at {len(points):,} points")
     for n in names:

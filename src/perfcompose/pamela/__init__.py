@@ -7,15 +7,42 @@ them to closed forms. :meth:`CostModel.model` gives ``T_main`` as a :class:`perf
 :meth:`CostModel.evaluate` evaluates at a point, and :meth:`CostModel.simulate` runs a
 discrete-event simulation of the same model to measure how tight the bound is.
 """
-from perfcompose.pamela.compiler import Costs, compile_process
-from perfcompose.pamela.costmodel import CostModel, Evaluation, compile_file, compile_program, compile_text
-from perfcompose.pamela.normalise import NormalForm, normalise
-from perfcompose.pamela.parser import load, parse
-from perfcompose.pamela.printing import pamela_text
-from perfcompose.pamela.simplify import simplify
-from perfcompose.pamela.simulate import Simulation, simulate_process
-from perfcompose.pamela.syntax import PamelaError, Program
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+from types import ModuleType
+from typing import Any
+
+#: where each public name lives; imported on first use, so that reading a compiled model
+#: (:mod:`perfcompose.pamela.numeric_form`) does not import SymPy
+_HOMES = {"Costs": "compiler", "compile_process": "compiler", "CostModel": "costmodel", "Evaluation": "evaluation",
+          "compile_file": "costmodel", "compile_program": "costmodel", "compile_text": "costmodel",
+          "NormalForm": "normalise", "normalise": "normalise", "load": "parser", "parse": "parser",
+          "pamela_text": "printing", "simplify": "simplify", "Simulation": "simulate",
+          "simulate_process": "simulate", "PamelaError": "syntax", "Program": "syntax"}
 
 __all__ = ["CostModel", "Costs", "Evaluation", "NormalForm", "PamelaError", "Program", "Simulation",
            "compile_file", "compile_process", "compile_program", "compile_text", "load", "normalise",
            "pamela_text", "parse", "simplify", "simulate_process"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'perfcompose.pamela' has no attribute {name!r}")
+    value = getattr(import_module(f"perfcompose.pamela.{_HOMES[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+class _Package(ModuleType):
+    """The package, whose functions ``normalise`` and ``simplify`` share their modules' names:
+    importing such a module must not replace the function (as the import system would)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _HOMES and isinstance(value, ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -13,16 +13,16 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Literal
 
 import sympy as sp
 
 from perfcompose.model import Model
 from perfcompose.pamela.compiler import Costs, compile_process
-from perfcompose.pamela.evaluate import (evaluate, evaluate_loads, fast_function, is_closed, load_list,
-                                         with_residuals)
+from perfcompose.pamela.evaluate import evaluate, evaluate_loads, fast_function, is_closed, with_residuals
+from perfcompose.pamela.evaluation import Evaluation
 from perfcompose.pamela.normalise import NormalForm, normalise
 from perfcompose.pamela.parser import load, parse
 from perfcompose.pamela.printing import decimal_form, pamela_text
@@ -30,30 +30,21 @@ from perfcompose.pamela.simplify import simplify, simplify_vector
 from perfcompose.pamela.simulate import Distribution, Simulation, simulate_process
 from perfcompose.pamela.syntax import PamelaError, Program
 
-__all__ = ["CostModel", "Evaluation", "compile_text", "compile_file", "compile_program", "model_record",
-           "model_from_record", "RECORD_FORMAT"]
+__all__ = [
+    "RECORD_FORMAT",
+    "CostModel",
+    "Evaluation",
+    "compile_file",
+    "compile_program",
+    "compile_text",
+    "model_from_record",
+    "model_record",
+]
 
 #: the format of a PAMELA model record whose T has no closed form: the source, compiled on reading
 RECORD_FORMAT = "perfcompose-pamela-model/1"
 
 Quantity = Literal["T", "phi", "omega"]
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """phi, delta (load per resource index), omega and T of one process at one parameter point."""
-
-    process: str
-    T: float
-    phi: float
-    omega: float
-    delta: Mapping[int, float]
-
-    def as_json(self) -> dict[str, Any]:
-        """``{"T_main": ..., "phi_main": ..., "omega_main": ..., "delta_main": [...]}``."""
-        n = self.process
-        return {f"T_{n}": self.T, f"phi_{n}": self.phi, f"omega_{n}": self.omega,
-                f"delta_{n}": load_list(self.delta)}
 
 
 class CostModel:

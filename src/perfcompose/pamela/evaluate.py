@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -20,11 +21,19 @@ from sympy.utilities.lambdify import implemented_function
 from perfcompose.errors import InputError
 from perfcompose.limits import check_memory
 from perfcompose.model import symbol
+from perfcompose.pamela.evaluation import load_list
 from perfcompose.pamela.symbolic import MaxOver, MinOver, VMax, load_terms
 from perfcompose.pamela.syntax import PamelaError
 
-__all__ = ["Evaluator", "evaluate", "evaluate_loads", "load_list", "with_residuals", "fast_function",
-           "is_closed"]
+__all__ = [
+    "Evaluator",
+    "evaluate",
+    "evaluate_loads",
+    "fast_function",
+    "is_closed",
+    "load_list",
+    "with_residuals",
+]
 
 _REDUCTIONS = (sp.Sum, MaxOver, MinOver, VMax)
 Env = dict[sp.Symbol, Any]
@@ -307,19 +316,6 @@ def evaluate_loads(vector: sp.Expr, values: Mapping[str, float],
         return {}
     uniq, loads = _per_resource(keys, weights)
     return {int(k): float(v) for k, v in zip(uniq, loads)}
-
-
-def load_list(loads: Mapping[int, float], limit: int = 1_000_000) -> list[float]:
-    """Loads as the paper's vector ``[l0, l1, ...]`` (base 0, zeros where nothing runs)."""
-    if not loads:
-        return []
-    if min(loads) < 0 or max(loads) >= limit:
-        raise PamelaError(f"resource indices run from {min(loads)} to {max(loads)}; a vector holds indices "
-                          f"0 to {limit - 1}", hint="use resource indices from 0 upwards")
-    out = [0.0] * (max(loads) + 1)
-    for k, v in loads.items():
-        out[k] = v
-    return out
 
 
 def with_residuals(expr: sp.Expr, name: str) -> sp.Expr:
