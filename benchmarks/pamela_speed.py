@@ -15,6 +15,7 @@ measured in the same run: a fixed pure-Python loop, and the start-up of `python 
 from __future__ import annotations
 
 import argparse
+from dataclasses import fields
 import subprocess
 import sys
 import tempfile
@@ -117,7 +118,7 @@ def engine_table(console: Console) -> None:
     again = time.perf_counter() - t0
     t.add_row("MRM compiled and simplified again (same process)", f"{again * 1e3:.1f} ms", f"{again / unit:.2f}",
               "<= 100 ms")
-    params = MachineParameters(*(1e-9,) * 11)
+    params = MachineParameters(*(1e-9,) * len(fields(MachineParameters)))
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "machine.pam").write_text(machine_text(params))
         for program in sorted(PROGRAMS.glob("*.py")):

@@ -2,6 +2,9 @@
 that include a separate machine model; annotations as '# pamela:' comments."""
 from __future__ import annotations
 
+import dataclasses
+import math
+
 import pytest
 from typer.testing import CliRunner
 
@@ -15,10 +18,11 @@ from perfcompose.pamela.vangemund import PROGRAMS
 runner = CliRunner()
 
 #: a machine on which only NumPy calls cost (1 s each) and subscripts (1000 s each)
-CALLS = MachineParameters(t_call=1, t_index=1000, t_ew=0, t_ews=0, t_copy=0, t_mxv=0, t_mxm=0, t_sort=0,
+CALLS = MachineParameters(t_call=1, t_index=1000, t_ew=0, t_ews=0, t_ewm=0, t_copy=0, t_mxv=0, t_mxm=0, t_sort=0,
                           t_merge=0, t_msg=0, t_word=0)
-#: a machine on which only element-wise work on contiguous data costs (1 s per element)
-ELEMENTS = MachineParameters(t_call=0, t_index=0, t_ew=1, t_ews=2, t_copy=0, t_mxv=3, t_mxm=0, t_sort=0,
+#: a machine on which only element-wise work costs (1 s per element on a vector, 2 along a column,
+#: 4 on a block of matrix rows), and messages
+ELEMENTS = MachineParameters(t_call=0, t_index=0, t_ew=1, t_ews=2, t_ewm=4, t_copy=0, t_mxv=3, t_mxm=0, t_sort=0,
                              t_merge=0, t_msg=100, t_word=1)
 
 
@@ -138,3 +142,34 @@ def test_included_machine_errors_name_the_machine_file(tmp_path):
     (tmp_path / "machine.pam").write_text('include "m.pam"\n')
     with pytest.raises(PamelaError, match="cycle"):
         compile_file(tmp_path / "m.pam")
+
+
+def test_a_cost_annotation_may_use_the_machine_models_parameters(tmp_path):
+    program = '''
+import numpy as np
+from perfcompose.pamela.dataparallel import block
+
+def program(dp, N):
+    X = dp.array((N,), block(0))
+    X = np.sort(X, kind="stable")  # pamela: cost = t_merge * (N / P) * log2(P + 1)
+'''
+    machine = dataclasses.replace(ELEMENTS, t_merge=3.0)
+    cm, g = _model(tmp_path, program, machine)
+    assert cm.evaluate({"N": 64, "P": 2}).T == pytest.approx(3.0 * 32 * math.log2(3))
+    with pytest.raises(PamelaError, match="t_merge"):
+        generate_text(program.replace("pamela: cost", "pamela: size"), tmp_path / "p.py")
+
+
+def test_two_dimensional_blocks_and_columns_use_their_own_machine_processes(tmp_path):
+    program = '''
+import numpy as np
+from perfcompose.pamela.dataparallel import block
+
+def program(dp, N):
+    A = dp.array((N, N), block(0))
+    A[1:, 1:] -= np.outer(A[0, 1:], A[1, 1:])
+    A[:, 1] -= A[:, 0]
+'''
+    cm, _ = _model(tmp_path, program, ELEMENTS)
+    N = 10  # an outer product and a block update (4 s per element), a column update (2 s per element)
+    assert cm.evaluate({"N": N, "P": 1}).T == pytest.approx(2 * 4 * (N - 1) ** 2 + 2 * N)

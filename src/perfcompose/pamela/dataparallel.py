@@ -20,6 +20,7 @@ last worker's end, less the time spent filling the arrays ``dp.array`` declares.
 """
 from __future__ import annotations
 
+import bisect
 import importlib.util
 import math
 import os
@@ -148,7 +149,8 @@ class Machine:
     def after(self, a, axis: int, k: int) -> int:
         """The local position of the first owned index greater than ``k`` along ``axis``."""
         d = self._dist(a)
-        return sum(1 for i in owned(d.shape[axis], d.layout, self.p, self.P) if i <= k)
+        mine = owned(d.shape[axis], d.layout, self.p, self.P)
+        return len(mine[: bisect.bisect_right(mine, k)])
 
     # -- communication --------------------------------------------------------------------------
 
@@ -188,7 +190,7 @@ class Machine:
         d = self._dist(a)
         root = owner(i, d.shape[d.layout.axis], d.layout, self.P)
         if self.p == root:
-            local = list(owned(d.shape[d.layout.axis], d.layout, self.p, self.P)).index(i)
+            local = owned(d.shape[d.layout.axis], d.layout, self.p, self.P).index(i)
             x = a[local] if d.layout.axis == 0 else a[:, local]
             x = x.copy()
             for q in range(self.P):

@@ -7,7 +7,8 @@ through ``dp.bcast / allgather / alltoall / redistribute``. The engine reads its
 never runs it) and writes one PAMELA process:
 
 * every NumPy operation becomes a call of the machine model on the processor that runs it,
-  ``ew(p, n)``, ``ews(p, n)`` (along a column), ``mxv``, ``mxm``, ``sort``, ``merge``, ``copy``,
+  ``ew(p, n)``, ``ews(p, n)`` (along a column), ``ewm(p, n)`` (on a block of matrix rows),
+  ``mxv``, ``mxm``, ``sort``, ``merge``, ``copy``,
   with ``n`` the number of elements it touches, worked out from the declared shapes, the
   layouts (a block or cyclic axis has ``ceil(n / P)`` elements here) and the slices;
 * consecutive computation runs in ``par (p = 0, P - 1) { ... }`` (every processor on its own
@@ -30,6 +31,7 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perfcompose.pamela.machine import MachineParameters
 from perfcompose.pamela.syntax import PamelaError
 
 __all__ = ["generate", "generate_text", "pragmas", "Generated"]
@@ -127,6 +129,18 @@ def _split_top(text: str) -> list[str]:
     return parts
 
 
+#: the machine model's numeric parameters (t_call, t_ew, ...), which a cost annotation may use
+_MACHINE_PARAMETERS = frozenset(MachineParameters.__dataclass_fields__)
+
+
+def _elementwise(out: _Array, strided: bool) -> str:
+    """The machine process of element-wise work yielding ``out``: along a column (``ews``), on a
+    block of matrix rows (``ewm``) or on a contiguous vector (``ew``)."""
+    if strided:
+        return "ews"
+    return "ewm" if len(out.shape) >= 2 else "ew"
+
+
 def _paren(e: str) -> str:
     return e if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*|\d+(\.\d*)?", e) else f"({e})"
 
@@ -143,6 +157,7 @@ class _Engine:
         self.lines = source.splitlines()
         self.pragmas = pragmas(source, path)
         self.used_pragmas = 0
+        self.machine_names = False
         self.env: dict[str, object] = {}
         self.params: list[str] = []
         self.indices: set[str] = set()
@@ -166,11 +181,15 @@ class _Engine:
                 expr = ast.parse(found, mode="eval").body
             except SyntaxError:
                 raise self.error(node, f"the annotation {key} = {found} is not an expression") from None
+            self.machine_names = key == "cost"  # a cost may be stated in the machine model's parameters
             try:
                 return self.sym(expr)
             except PamelaError as exc:
                 raise self.error(node, f"in the annotation {key} = {found}: {exc.reason}",
-                                 "annotations use the program's parameters, loop indices, P and p") from None
+                                 "annotations use the program's parameters, loop indices, P and p "
+                                 "(a cost also the machine model's t_... parameters)") from None
+            finally:
+                self.machine_names = False
         return None
 
     # -- numbers --------------------------------------------------------------------------------
@@ -188,6 +207,8 @@ class _Engine:
                 return node.id
             if node.id in ("P", "p") and node.id not in self.env:
                 return node.id  # the processors, in annotations
+            if self.machine_names and node.id in _MACHINE_PARAMETERS:
+                return node.id
             raise self.error(node, f"'{node.id}' is not a number the engine knows here")
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.dp:
             if node.attr == "P":
@@ -215,6 +236,8 @@ class _Engine:
             name = self.call_name(node)
             if name in ("max", "min") and len(node.args) >= 2:
                 return f"{name}(" + ", ".join(self.sym(a) for a in node.args) + ")"
+            if name in ("log2", "math.log2", "np.log2", "ceil", "math.ceil") and len(node.args) == 1:
+                return f"{name.rpartition('.')[2]}({self.sym(node.args[0])})"
             if name == "len" and len(node.args) == 1:
                 info = self.value(node.args[0], _Cost())
                 if isinstance(info, _Array):
@@ -326,13 +349,13 @@ class _Engine:
                 arrays = [x for x in (a, b) if isinstance(x, _Array)]
                 out = max(arrays, key=lambda x: len(x.shape))
                 strided = any(x.strided for x in arrays)
-                cost.add(f"{'ews' if strided else 'ew'}(p, {self.elements(out)})")
+                cost.add(f"{_elementwise(out, strided)}(p, {self.elements(out)})")
                 return _Array(out.shape)
             return _Scalar(self.sym(node))
         if isinstance(node, ast.UnaryOp):
             a = self.value(node.operand, cost)
             if isinstance(a, _Array):
-                cost.add(f"ew(p, {self.elements(a)})")
+                cost.add(f"{_elementwise(a, a.strided)}(p, {self.elements(a)})")
                 return _Array(a.shape)
             return _Scalar(f"-{_paren(a.expr)}" if isinstance(a, _Scalar) else "0")
         if isinstance(node, ast.IfExp):
@@ -393,7 +416,7 @@ class _Engine:
         if name == "np.outer":
             a, b = self.value(args[0], cost), self.value(args[1], cost)
             shape = (self.elements(a), self.elements(b))
-            cost.add(f"ew(p, {_mul(*shape)})")
+            cost.add(f"ewm(p, {_mul(*shape)})")
             return _Array(shape)
         if name == "np.searchsorted":
             self.value(args[0], cost)
@@ -522,7 +545,7 @@ class _Engine:
         if isinstance(node, ast.AugAssign):
             target = self.value(node.target, cost)
             if isinstance(target, _Array):
-                cost.add(f"{'ews' if target.strided else 'ew'}(p, {self.elements(target)})")
+                cost.add(f"{_elementwise(target, target.strided)}(p, {self.elements(target)})")
         elif isinstance(node, ast.Assign):
             target = node.targets[0]
             if isinstance(target, ast.Subscript):

@@ -17,7 +17,7 @@ import math
 from dataclasses import asdict, dataclass, fields
 from typing import Mapping, Sequence
 
-__all__ = ["MachineParameters", "calibrate", "machine_text", "QUICK_SIZES"]
+__all__ = ["FULL_COLUMN_SIDES", "FULL_SIDES", "FULL_SIZES", "QUICK_SIDES", "QUICK_SIZES", "MachineParameters", "calibrate", "machine_text"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,7 @@ class MachineParameters:
     t_index: float   #: one subscript (a view) of an array
     t_ew: float      #: per element of an element-wise operation on contiguous data
     t_ews: float     #: per element of an element-wise operation along a column (strided)
+    t_ewm: float     #: per element of an element-wise operation on a block of matrix rows
     t_copy: float    #: per element copied
     t_mxv: float     #: per multiply-add of a vector-matrix product
     t_mxm: float     #: per multiply-add of a matrix-matrix product
@@ -43,16 +44,23 @@ class MachineParameters:
 #: sizes (elements) for a quick calibration and for a full one
 QUICK_SIZES = (2 ** 10, 2 ** 14, 2 ** 17)
 FULL_SIZES = (2 ** 16, 2 ** 18, 2 ** 20, 2 ** 21)  # the sizes of the case studies' operations
+#: sides of the square matrices the matrix kernels run on: the case studies' N (quick: small ones).
+#: Powers of two as in the programs: a row length of 2^k elements maps a column onto few cache
+#: sets, which makes column-wise work several times dearer than at other lengths.
+QUICK_SIDES = (32, 64, 128)
+FULL_SIDES = (256, 512, 1024)        # GAUSS and MATMUL: blocks of rows, products
+FULL_COLUMN_SIDES = (512, 1024, 2048)  # ADI: sweeps along columns
 
 
 def _fit(work: Sequence[float], times: Sequence[float]) -> tuple[float, float]:
-    """``t = a + b * work`` by least squares (the largest sizes weigh most); a and b kept >= 0."""
+    """``t = a + b * work`` by least squares on relative errors (every size weighs the same, so
+    the small sizes decide the start-up ``a`` and the large ones the slope ``b``); a, b >= 0."""
     import numpy as np
 
     w = np.asarray(work, float)
     t = np.asarray(times, float)
-    A = np.column_stack([np.ones_like(w), w])
-    (a, b), *_ = np.linalg.lstsq(A, t, rcond=None)
+    A = np.column_stack([np.ones_like(w), w]) / t[:, None]
+    (a, b), *_ = np.linalg.lstsq(A, np.ones_like(t), rcond=None)
     if a < 0:
         a, b = 0.0, float(np.median(t / w))
     if b < 0:
@@ -93,11 +101,9 @@ def _median_cpu(run, setup, sizes: Sequence[int], reps: int) -> list[float]:
     return out
 
 
-def _compute_kernels(sizes: Sequence[int], reps: int, clock: str = "wall") -> dict[str, float]:
-    """Every compute parameter, measured in this (single-threaded) process."""
+def _vector_kernels(sizes: Sequence[int], reps: int, measure) -> dict[str, float]:
+    """Per-call, per-subscript and per-element costs of work on contiguous vectors."""
     import numpy as np
-
-    _median_time = _median_wall if clock == "wall" else _median_cpu
 
     rng = np.random.default_rng(1)
     out: dict[str, float] = {}
@@ -105,51 +111,76 @@ def _compute_kernels(sizes: Sequence[int], reps: int, clock: str = "wall") -> di
     def vectors(n):
         return rng.random(n), rng.random(n)
 
-    tiny = _median_time(lambda a, b: a * b, lambda n: vectors(n), [1], reps)[0]
-    out["t_call"] = tiny
+    out["t_call"] = measure(lambda a, b: a * b, vectors, [1], reps)[0]
     M = rng.random((64, 64))
-    out["t_index"] = _median_time(lambda a: a[:, 3], lambda n: (M,), [1], reps)[0]
-
-    t = _median_time(lambda a, b: a * b, lambda n: vectors(n), sizes, reps)
-    out["t_ew"] = _fit(sizes, t)[1]
-
-    side = [max(8, int(math.isqrt(n))) for n in sizes]
-
-    def column(n):
-        return rng.random((n, n)), rng.random((n, n))
-
-    def sweep(a, b):  # every column in turn, as a recurrence along j walks them
-        for j in range(1, a.shape[1]):
-            a[:, j] * b[:, j - 1]
-    t = _median_time(sweep, column, side, reps)
-    per_column = [x / (s - 1) - 2 * out["t_index"] - out["t_call"] for x, s in zip(t, side)]
-    out["t_ews"] = _fit(side, per_column)[1]
-
-    t = _median_time(lambda a: a.copy(), lambda n: (rng.random(n),), sizes, reps)
-    out["t_copy"] = _fit(sizes, t)[1]
-
-    def mxv(n):
-        return rng.random(n), rng.random((n, n))
-    t = _median_time(lambda x, B: x @ B, mxv, side, reps)
-    out["t_mxv"] = _fit([s * s for s in side], t)[1]
-
-    cubes = sorted({max(16, int(round(n ** (1 / 3) * 8))) for n in sizes})
-    t = _median_time(lambda A, B: A @ B, lambda n: (rng.random((n, n)), rng.random((n, n))), cubes, reps)
-    out["t_mxm"] = _fit([c ** 3 for c in cubes], t)[1]
-
-    t = _median_time(lambda x: np.sort(x), lambda n: (rng.random(n),), sizes, reps)
+    out["t_index"] = measure(lambda a: a[:, 3], lambda n: (M,), [1], reps)[0]
+    out["t_ew"] = _fit(sizes, measure(lambda a, b: a * b, vectors, sizes, reps))[1]
+    out["t_copy"] = _fit(sizes, measure(lambda a: a.copy(), lambda n: (rng.random(n),), sizes, reps))[1]
+    t = measure(lambda x: np.sort(x), lambda n: (rng.random(n),), sizes, reps)
     out["t_sort"] = _fit([n * math.log2(n) for n in sizes], t)[1]
 
     def runs(n):
         half = n // 2
         return ([np.sort(rng.random(half)), np.sort(rng.random(n - half))],)
-    t = _median_time(lambda r: np.sort(np.concatenate(r), kind="stable"), runs, sizes, reps)
+    t = measure(lambda r: np.sort(np.concatenate(r), kind="stable"), runs, sizes, reps)
     out["t_merge"] = _fit([n * math.log2(3) for n in sizes], t)[1]
     return out
 
 
-def _kernels_worker(sizes: Sequence[int], reps: int, clock: str, conn) -> None:
-    conn.send(_compute_kernels(sizes, reps, clock))
+def _column_kernel(sides: Sequence[int], reps: int, measure, t_call: float, t_index: float) -> float:
+    """Per element of element-wise work along the columns of square matrices of the given sides."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+
+    def sweep(a, b):  # every column in turn, as a recurrence along j walks them: loads and a store
+        for j in range(1, a.shape[1]):
+            t = b[:, j] * b[:, j - 1]
+            a[:, j] -= t
+    t = measure(sweep, lambda n: (rng.random((n, n)), rng.random((n, n))), sides, reps)
+    per_op = [x / (s - 1) / 2 - 1.5 * t_index - t_call for x, s in zip(t, sides)]
+    return _fit(sides, per_op)[1]
+
+
+def _matrix_kernels(sides: Sequence[int], reps: int, measure) -> dict[str, float]:
+    """Per-element costs of work on square matrices of the given sides: on blocks of rows, and
+    the multiply-adds of products."""
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    out: dict[str, float] = {}
+
+    def square(n):
+        return rng.random((n, n)), rng.random((n, n))
+
+    def block(a, b):  # a new block (outer product) and an update in place of a block of rows
+        a[1:, 1:] -= np.outer(b[0, 1:], b[1, 1:])
+    t = measure(block, square, sides, reps)
+    out["t_ewm"] = _fit([2 * (s - 1) ** 2 for s in sides], t)[1]
+
+    def mxv(n):
+        return rng.random(n), rng.random((n, n))
+    out["t_mxv"] = _fit([s * s for s in sides], measure(lambda x, B: x @ B, mxv, sides, reps))[1]
+
+    cubes = [max(16, s // 2) for s in sides]
+    t = measure(lambda A, B: A @ B, square, cubes, reps)
+    out["t_mxm"] = _fit([c ** 3 for c in cubes], t)[1]
+    return out
+
+
+def _compute_kernels(sizes: Sequence[int], sides: Sequence[int], column_sides: Sequence[int], reps: int,
+                     clock: str = "wall") -> dict[str, float]:
+    """Every compute parameter, measured in this (single-threaded) process."""
+    measure = _median_wall if clock == "wall" else _median_cpu
+    out = _vector_kernels(sizes, reps, measure)
+    out.update(_matrix_kernels(sides, reps, measure))
+    out["t_ews"] = _column_kernel(column_sides, reps, measure, out["t_call"], out["t_index"])
+    return out
+
+
+def _kernels_worker(sizes: Sequence[int], sides: Sequence[int], column_sides: Sequence[int], reps: int,
+                    clock: str, conn) -> None:
+    conn.send(_compute_kernels(sizes, sides, column_sides, reps, clock))
 
 
 def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, clock: str, conn) -> None:
@@ -203,12 +234,14 @@ def _spawn(target, args_per_process: Sequence[tuple]) -> list:
         restore_env(saved)
 
 
-def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7, clock: str = "wall") -> MachineParameters:
-    """Measure every parameter of the machine model on this computer; ``clock``: ``wall`` (elapsed
-    time) or ``cpu`` (processor time, for programs measured by the processor time they use)."""
+def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7, clock: str = "wall",
+              sides: Sequence[int] = FULL_SIDES, column_sides: Sequence[int] = FULL_COLUMN_SIDES) -> MachineParameters:
+    """Measure every parameter of the machine model on this computer: vector kernels at ``sizes``
+    (elements), matrix kernels on matrices of ``sides``, column sweeps on ``column_sides``; ``clock``: ``wall`` (elapsed time) or
+    ``cpu`` (processor time, for programs measured by the processor time they use)."""
     import multiprocessing as mp
 
-    kernels = _spawn(_kernels_worker, [(tuple(sizes), reps, clock)])[0]
+    kernels = _spawn(_kernels_worker, [(tuple(sizes), tuple(sides), tuple(column_sides), reps, clock)])[0]
     a, b = mp.get_context("spawn").Pipe(duplex=True)
     msg_sizes = (1,) + tuple(sizes)
     times = _spawn(_pingpong_worker, [(0, a, msg_sizes, reps, clock), (1, b, msg_sizes, reps, clock)])[0]
@@ -235,6 +268,7 @@ process call(p) = use(cpu(p), t_call)
 process index(p) = use(cpu(p), t_index)
 process ew(p, n) = use(cpu(p), t_call + n * t_ew)
 process ews(p, n) = use(cpu(p), t_call + n * t_ews)
+process ewm(p, n) = use(cpu(p), t_call + n * t_ewm)
 process copy(p, n) = use(cpu(p), t_call + n * t_copy)
 process mxv(p, n) = use(cpu(p), t_call + n * t_mxv)
 process mxm(p, n) = use(cpu(p), t_call + n * t_mxm)
@@ -256,6 +290,7 @@ def machine_text(params: MachineParameters, origin: str = "") -> str:
     notes = {
         "t_call": "one NumPy operation on a tiny array", "t_index": "one subscript (a view)",
         "t_ew": "per element, element-wise, contiguous", "t_ews": "per element, element-wise, along a column",
+        "t_ewm": "per element, element-wise, on a block of matrix rows",
         "t_copy": "per element copied", "t_mxv": "per multiply-add, vector-matrix",
         "t_mxm": "per multiply-add, matrix-matrix", "t_sort": "per n log2 n, sort",
         "t_merge": "per n log2(k + 1), merge of k sorted runs", "t_msg": "one message (start-up)",

@@ -97,14 +97,16 @@ def run_study(out: Path, *, quick: bool = False, processors: Sequence[int] = (1,
     from perfcompose.pamela.costmodel import compile_file
     from perfcompose.pamela.dataparallel import run
     from perfcompose.pamela.engine import generate
-    from perfcompose.pamela.machine import FULL_SIZES, QUICK_SIZES, calibrate, machine_text
+    from perfcompose.pamela.machine import FULL_COLUMN_SIDES, FULL_SIDES, FULL_SIZES, QUICK_SIDES, QUICK_SIZES, calibrate, machine_text
 
     say = progress or (lambda text: None)
     out.mkdir(parents=True, exist_ok=True)
     target = out / "machine.pam"
     if machine is None:
         say("calibrating the machine model")
-        params = calibrate(QUICK_SIZES if quick else FULL_SIZES, reps=3 if quick else 7, clock=clock)
+        params = calibrate(QUICK_SIZES if quick else FULL_SIZES, reps=3 if quick else 7, clock=clock,
+                           sides=QUICK_SIDES if quick else FULL_SIDES,
+                           column_sides=QUICK_SIDES if quick else FULL_COLUMN_SIDES)
         target.write_text(machine_text(params, f"perfcompose paper vangemund, {clock} clock"))
     elif Path(machine).resolve() != target.resolve():
         target.write_text(Path(machine).read_text())

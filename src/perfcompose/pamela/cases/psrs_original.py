@@ -1,6 +1,7 @@
 """PSRS (parallel sorting by regular sampling), original data mapping: X in blocks, but the
 vectors that route the elements are replicated, so every processor receives all of X and picks
-its part (O(N P) communication)."""
+its part (O(N P) communication). Its part is P sorted runs (one from each processor's block), so
+the stable sort that finishes it merges them: the annotation gives it the cost of a merge."""
 import numpy as np
 
 from perfcompose.pamela.dataparallel import block
@@ -16,4 +17,4 @@ def program(dp, N):
     lo = -np.inf if dp.p == 0 else pivots[dp.p - 1]
     hi = np.inf if dp.p == dp.P - 1 else pivots[dp.p]
     Y = Xall[(Xall >= lo) & (Xall < hi)]  # pamela: size = N / P
-    Y = np.sort(Y, kind="stable")
+    Y = np.sort(Y, kind="stable")  # pamela: cost = t_call + t_merge * (N / P) * log2(P + 1)
