@@ -54,3 +54,31 @@ def test_retakes_stop_when_they_cost_more_than_their_budget():
             h.wait()
     # a machine that stays busy gets a few retakes, not three per run
     assert 1 <= target.retaken < 4 * 3
+
+
+def _run(finished_ms, warmup=1, workers=1):
+    from perfcompose.runtime.executor import RunResult
+
+    finished = (np.asarray(finished_ms, dtype=float) * 1e6).astype(np.int64)
+    return RunResult("p", "threads", workers, np.zeros_like(finished), finished, warmup)
+
+
+def test_median_period_keeps_the_pace_of_a_run_interrupted_once():
+    from perfcompose.runtime.target import median_period
+
+    # one element per ms, with a 20 ms stall after the 10th completion
+    stamps = np.arange(1, 41, dtype=float)
+    stamps[10:] += 20
+    run = _run(stamps)
+    assert run.per_element * 1e3 > 1.4  # the average carries the stall
+    assert median_period(run, 1) * 1e3 == pytest.approx(1.0)
+
+
+def test_median_period_of_two_workers_finishing_in_pairs_is_the_pool_period():
+    from perfcompose.runtime.target import median_period
+
+    # two workers, 2 ms per element each, finishing 0.1 ms apart: one element per ms on average
+    stamps = np.sort(np.concatenate([np.arange(2, 42, 2.0), np.arange(2, 42, 2.0) + 0.1]))
+    run = _run(stamps, warmup=2, workers=2)
+    assert median_period(run, 2) * 1e3 == pytest.approx(run.per_element * 1e3, rel=0.01)
+    assert median_period(run, 2) * 1e3 == pytest.approx(1.0, rel=0.01)

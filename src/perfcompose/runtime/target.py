@@ -2,19 +2,37 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
 
 from perfcompose.bench.runner import Failure, Target, _Failed
 from perfcompose.compose.terms import Term
-from perfcompose.runtime.executor import TaskError, run_term
+from perfcompose.runtime.executor import RunResult, TaskError, run_term
+
+#: how a run's time per data element is summed up: ``mean``, the papers' average (the steady
+#: state's span over its elements), or ``median`` (:func:`median_period`)
+Period = Literal["mean", "median"]
+
+
+def median_period(result: RunResult, window: int) -> float:
+    """The median over the steady state of the mean time between ``window`` consecutive
+    completions [s]. With ``window`` the program's worker count, every window spans one
+    element per worker, so on an undisturbed run it equals :attr:`RunResult.per_element`; a
+    moment in which the machine took a core away (an interrupt, another program, the host)
+    stretches a few windows instead of the whole run's average."""
+    done = np.sort(result.finished)[max(result.warmup, 1) - 1:]
+    w = min(max(window, 1), len(done) - 1)
+    return float(np.median((done[w:] - done[:-w]) / w)) * 1e-9
 
 
 @dataclass
 class TermTarget(Target):
     """Runs one of ``terms`` (chosen by the point's ``term`` index) over a fresh stream of
     ``count`` elements of size x, after one warm-up element per worker, and returns the average
-    runtime of a data element in seconds."""
+    runtime of a data element in seconds (``period="median"``: :func:`median_period`)."""
 
     terms: Sequence[Term]
     functions: Mapping[str, Callable[[Any], Any]]
@@ -25,6 +43,7 @@ class TermTarget(Target):
     min_time: float = 0.01
     size: str = "x"
     label: str = ""
+    period: Period = "mean"
     #: a run whose workers waited for a core (:attr:`RunResult.disturbed`) is taken again up
     #: to this many times, if the program has no more workers than the machine has cores, while
     #: retakes have cost less than ``retake_budget`` times the time of the runs kept
@@ -60,7 +79,7 @@ class TermTarget(Target):
                                   keep_outputs=False)
             except TaskError as exc:
                 raise _Failed(Failure(None, str(exc))) from None
-            if best is None or result.per_element < best.per_element:
+            if best is None or self._time(result, warm) < self._time(best, warm):
                 best = result
             if not result.disturbed:
                 best = result
@@ -84,4 +103,7 @@ class TermTarget(Target):
         if key not in self._count:
             wanted = int(self.min_time / max(best.per_element, 1e-9))
             self._count[key] = max(self.count, min(wanted, 64 * self.count))
-        return best.per_element
+        return self._time(best, warm)
+
+    def _time(self, result: RunResult, workers: int) -> float:
+        return median_period(result, workers) if self.period == "median" else result.per_element

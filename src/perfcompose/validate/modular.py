@@ -31,7 +31,7 @@ from perfcompose.fit import PMNFFitter
 from perfcompose.fit.uncertainty import with_uncertainty
 from perfcompose.model import Model
 from perfcompose.runtime.executor import plan, worker_count
-from perfcompose.runtime.target import TermTarget
+from perfcompose.runtime.target import Period, TermTarget
 
 Progress = Callable[[str, int, int], None]
 
@@ -204,6 +204,8 @@ def _pool_sizes(terms: Sequence[Term]) -> list[int]:
 
 #: a timing or run that lost its cores to other work is taken again up to this many times
 RETRIES = 3
+#: how a run in the executor is summed up (see :func:`~perfcompose.runtime.target.median_period`)
+PERIOD: Period = "median"
 
 
 def checkpoint_dir(base: Path, identity: Mapping[str, Any]) -> Path:
@@ -213,44 +215,37 @@ def checkpoint_dir(base: Path, identity: Mapping[str, Any]) -> Path:
     return base / f"validate-{digest}"
 
 
-def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: int = 5, count: int = 32,
-          workers: str = "threads", functions: Mapping[str, Callable[[Any], Any]] | None = None,
-          make: Callable[[float], Any] | None = None, max_workers: int | None = None,
-          checkpoints: Path | None = None, restart: bool = False, progress: Progress | None = None,
-          part_rounds: int = 11, part_reps: int = 3, per_octave: int = 4, resamples: int = 200,
-          level: float = 0.9, seed: int = 0) -> Study:
-    """Run every configuration over ``x``, fit it, and compare with the models composed from its parts.
+class _Progress:
+    """Counts the timings done over the whole study for one progress bar."""
 
-    The parts are timed alone on a denser grid than the programs (:func:`dense_grid`,
-    ``per_octave`` sizes per power of two, ``part_rounds`` rounds of ``part_reps``: Table 1's
-    quick measurement), so their fitted classes are as sure as Table 1's. Every calibrated
-    prediction carries a ``level`` interval: ``resamples`` bootstrap resamples of the rounds
-    (the same rounds for every part, probe and program) composed by the calibrated operators,
-    widened by sqrt(2) for the noise of the measurement it is compared with, and by the share of
-    the runs that other work took (:attr:`Comparison.wait_share`) where that share is large.
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.total, self.done = progress, total, 0
 
-    ``functions`` are the components (default: the reference tasks nop, inc, qsort) and ``make(x)``
-    builds one data element (default: x random 32-bit ints). Configurations with more workers than
-    ``max_workers`` (default: this machine's cores) are skipped and listed.
-    """
-    from perfcompose.bench.tasks import TASKS, random_ints, touch
+    def step(self, label: str) -> Callable[[int, int, tuple[float, ...]], None]:
+        def report(k: int, _n: int, _c: tuple[float, ...]) -> None:
+            if self.progress is not None:
+                self.progress(label, self.done + k, self.total)
+        return report
 
-    if functions is None:
-        functions = {name: TASKS[name].run for name in ("nop", "inc", "qsort")}
-    functions = dict(functions)
-    functions.setdefault("nop", TASKS["nop"].run)
-    functions.setdefault("touch", touch)
-    make = make or random_ints
+
+def _components(functions: Mapping[str, Callable[[Any], Any]] | None) -> dict[str, Callable[[Any], Any]]:
+    """The study's components (default: the reference tasks), with the probes nop and touch,
+    the reference kernels compiled."""
+    from perfcompose.bench.tasks import TASKS, touch
+
+    chosen = dict(functions) if functions is not None else {n: TASKS[n].run for n in ("nop", "inc", "qsort")}
+    chosen.setdefault("nop", TASKS["nop"].run)
+    chosen.setdefault("touch", touch)
     for name in ("nop", "inc", "qsort"):
-        if functions.get(name) is TASKS[name].run:
+        if chosen.get(name) is TASKS[name].run:
             TASKS[name].warm()
-    if rounds < 1 or count < 2:
-        raise PerfcomposeError("need at least one round and two elements per run")
-    limit = max_workers or os.cpu_count() or 1
-    xs = tuple(sorted({float(v) for v in x}))
-    if len(xs) < 3:
-        raise PerfcomposeError(f"need at least 3 input sizes to fit a model, got {len(xs)}: "
-                               "give e.g. --x 1024:262144 (the powers of two in between)")
+    return chosen
+
+
+def _fitting(configurations: Sequence[str | Term], functions: Mapping[str, Callable[[Any], Any]],
+             limit: int) -> tuple[list[tuple[Term, int]], list[tuple[str, str]]]:
+    """The configurations with their worker counts that fit ``limit`` workers, and the others
+    with why they are skipped."""
     kept: list[tuple[Term, int]] = []
     skipped: list[tuple[str, str]] = []
     for cfg in configurations:
@@ -263,126 +258,230 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     if not kept:
         raise PerfcomposeError("no configuration fits this machine: "
                                + "; ".join(f"{c}: {why}" for c, why in skipped))
-    parts = sorted({c for term, _ in kept for c in term.components()})
-    cores = os.cpu_count() or 1
-    levels = sorted({min(n, cores) for _, n in kept} | {1})
+    return kept, skipped
+
+
+def _stream(parts: Sequence[str], kept: Sequence[tuple[Term, int]], levels: Sequence[int]) -> list[Term]:
+    """Everything run in the rounds, once each: the parts in the executor, the probes (nop,
+    touch, a pipe of touches, touch pools at every concurrency) and the programs."""
     calibration = [Component("nop"), Component("touch"), parse_term("pipe(touch, touch)"),
                    *(parse_term(f"tpool_{k}(touch)") for k in levels if k > 1)]
     stream: list[Term] = []
     for term in [*(Component(p) for p in parts), *calibration, *(t for t, _ in kept)]:
         if str(term) not in {str(s) for s in stream}:
             stream.append(term)
-    dense = dense_grid(xs, per_octave)
-    identity = {"terms": [str(t) for t in stream], "x": list(xs), "count": count, "workers": workers,
-                "parts": {"x": list(dense), "rounds": part_rounds, "reps": part_reps}}
-    folder = checkpoint_dir(checkpoints, identity) if checkpoints is not None else None
-    total = len(parts) * len(dense) * part_rounds + rounds * len(stream) * len(xs)
-    done = 0
+    return stream
 
-    def step(label: str) -> Callable[[int, int, tuple[float, ...]], None]:
-        def report(k: int, _n: int, _c: tuple[float, ...]) -> None:
-            if progress is not None:
-                progress(label, done + k, total)
-        return report
 
+def _time_parts_alone(parts: Sequence[str], functions: Mapping[str, Callable[[Any], Any]],
+                      make: Callable[[float], Any], dense: Sequence[float], rounds: int, reps: int,
+                      folder: Path | None, restart: bool, bar: _Progress) -> tuple[dict[str, list[list[float]]], int]:
+    """Every part timed alone on the dense grid [s], and how many timings were taken again."""
     isolated: dict[str, list[list[float]]] = {}
     retaken = 0
     for p in parts:
         alone = CallableTarget(functions[p], lambda x, _make=make: (_make(x),), label=p,
                                retry_preempted=RETRIES, cpu_when_preempted=True)
-        res = run_sweep(alone, {"x": dense}, reps=part_reps, rounds=part_rounds, warmup=1, restart=restart,
+        res = run_sweep(alone, {"x": tuple(dense)}, reps=reps, rounds=rounds, warmup=1, restart=restart,
                         checkpoint=folder / f"isolated-{p}.jsonl" if folder else None,
-                        identity={"target": p}, progress=step(f"{p} alone"))
+                        identity={"target": p}, progress=bar.step(f"{p} alone"))
         isolated[p] = [res.values[(v,)] for v in dense]
-        done += len(dense) * part_rounds
+        bar.done += len(dense) * rounds
         retaken += alone.preempted + alone.cpu_kept
-    target = TermTarget(stream, functions, make, count=count, workers=workers, retry_disturbed=RETRIES)
+    return isolated, retaken
+
+
+def _run_rounds(target: TermTarget, stream: Sequence[Term], xs: Sequence[float], rounds: int,
+                identity: Mapping[str, Any], folder: Path | None, restart: bool,
+                bar: _Progress) -> dict[tuple[int, float], list[float]]:
+    """Every term of ``stream`` at every size, once per round in a shuffled order [s]."""
     runs: dict[tuple[int, float], list[float]] = {}
     for r in range(rounds):
-        res = run_sweep(target, {"term": tuple(float(k) for k in range(len(stream))), "x": xs}, reps=1,
+        res = run_sweep(target, {"term": tuple(float(k) for k in range(len(stream))), "x": tuple(xs)}, reps=1,
                         warmup=0, seed=r, restart=restart,
                         checkpoint=folder / f"round-{r}.jsonl" if folder else None,
-                        identity={**identity, "round": r}, progress=step(f"round {r + 1}/{rounds}"))
+                        identity={**identity, "round": r}, progress=bar.step(f"round {r + 1}/{rounds}"))
         if res.failures:
             coord, failure = next(iter(res.failures.items()))
             raise PerfcomposeError(f"{stream[int(coord[0])]} failed at x={coord[1]:g}: {failure.message}")
         for (k, v), vals in res.values.items():
             runs.setdefault((int(k), v), []).extend(vals)
-        done += len(stream) * len(xs)
-    index = {str(t): k for k, t in enumerate(stream)}
+        bar.done += len(stream) * len(xs)
+    return runs
 
-    def series(term: str) -> list[list[float]]:
-        return [runs[(index[term], v)] for v in xs]
 
-    hot = {p: _fit(p, dense, isolated[p], uncertainty=resamples > 1) for p in parts}
-    width = min(len(runs[(index[str(t)], v)]) for t in stream for v in xs)
-    picks = np.random.default_rng(seed).integers(0, width, size=(max(resamples, 1), width))
+@dataclass(frozen=True)
+class _Rounds:
+    """The rounds' runs of every term [s], and the bootstrap's resamples of the rounds."""
 
-    def matrix(term: str) -> np.ndarray:
+    runs: Mapping[tuple[int, float], list[float]]
+    index: Mapping[str, int]
+    xs: tuple[float, ...]
+    picks: np.ndarray
+
+    @property
+    def width(self) -> int:
+        return int(self.picks.shape[1])
+
+    def series(self, term: str) -> list[list[float]]:
+        return [self.runs[(self.index[term], v)] for v in self.xs]
+
+    def matrix(self, term: str) -> np.ndarray:
         """The term's runs [s]: (sizes, rounds)."""
-        return np.array([runs[(index[term], v)][:width] for v in xs])
+        return np.array([self.runs[(self.index[term], v)][:self.width] for v in self.xs])
 
-    def contention(k: int) -> np.ndarray:
-        return k * matrix(f"tpool_{k}(touch)") - matrix("touch") if k > 1 else np.zeros((len(xs), width))
-
-    def at(k: int, p: str) -> list[list[float]]:
-        """Part p's time per element when k workers run at once: its own time in the executor
-        plus the contention k one-pass probes meet (k T[tpool_k(touch)] - T[touch])."""
+    def contention(self, k: int) -> np.ndarray:
+        """What k workers at once add to a one-pass probe: k T[tpool_k(touch)] - T[touch] [s]."""
         if k == 1:
-            return series(p)
-        return (matrix(p) + np.median(contention(k), axis=1, keepdims=True)).tolist()
+            return np.zeros((len(self.xs), self.width))
+        return k * self.matrix(f"tpool_{k}(touch)") - self.matrix("touch")
 
-    def measured_curve(name: str, values: np.ndarray, members: np.ndarray) -> Model:
-        central = curve(name, xs, values.tolist())
-        return curve_members(name, xs, members * 1e9, central) if resamples > 1 else central
+    def at(self, k: int, p: str) -> list[list[float]]:
+        """Part p's time per element when k workers run at once: its own time in the executor
+        plus the contention k one-pass probes meet."""
+        if k == 1:
+            return self.series(p)
+        return (self.matrix(p) + np.median(self.contention(k), axis=1, keepdims=True)).tolist()
 
-    concurrent = {k: {p: measured_curve(f"{p}_{k}", np.array(at(k, p)),
-                                        resampled_medians(matrix(p), picks)
-                                        + resampled_medians(contention(k), picks))
+    def curve(self, name: str, values: np.ndarray, members: np.ndarray | None) -> Model:
+        """Measured medians as a model [ns], with one member per resample when given."""
+        central = curve(name, self.xs, values.tolist())
+        return central if members is None else curve_members(name, self.xs, members * 1e9, central)
+
+    def resampled(self, values: np.ndarray) -> np.ndarray:
+        return resampled_medians(values, self.picks)
+
+
+def _calibration(rounds: _Rounds, parts: Sequence[str], levels: Sequence[int],
+                 members: bool) -> tuple[dict[int, dict[str, Model]], Overheads]:
+    """The parts in the executor at every concurrency and the executor's overheads, as measured
+    curves (with the bootstrap's members when ``members``)."""
+    def measured(name: str, values: np.ndarray, *resampled: np.ndarray) -> Model:
+        return rounds.curve(name, values, np.sum([rounds.resampled(r) for r in resampled], axis=0)
+                            if members else None)
+
+    concurrent = {k: {p: measured(f"{p}_{k}", np.array(rounds.at(k, p)), rounds.matrix(p), rounds.contention(k))
                       for p in parts} for k in levels}
-    overheads = Overheads(stream=measured_curve("o", matrix("nop"), resampled_medians(matrix("nop"), picks)),
-                          pipe=measured_curve("P", matrix("pipe(touch, touch)"),
-                                              resampled_medians(matrix("pipe(touch, touch)"), picks)))
-    paper_ops = Composer(hot, pipe="asymptotic")
-    calibrated_ops = {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads)
-                      for k in levels}
-    shares = target.wait_share
-    comparisons = []
-    for term, n in kept:
-        values = series(str(term))
+    nop, pipe = rounds.matrix("nop"), rounds.matrix("pipe(touch, touch)")
+    overheads = Overheads(stream=measured("o", nop, nop), pipe=measured("P", pipe, pipe))
+    return concurrent, overheads
+
+
+@dataclass(frozen=True)
+class _Judge:
+    """What a comparison is judged with: the operators, the rounds and the runs' disturbance."""
+
+    paper_ops: Composer
+    calibrated_ops: Mapping[int, CalibratedComposer]
+    rounds: _Rounds
+    target: TermTarget
+    cores: int
+    level: float
+    members: bool
+
+    def share(self, term: Term, n: int, level_k: int) -> tuple[np.ndarray, bool]:
+        """Per x, the largest share of a run that other work took, over the program (unless it
+        has more workers than cores, when it waits by design), its parts and the probes; and
+        whether the configuration counts as disturbed."""
+        probes = ["nop", "touch", "pipe(touch, touch)", *([f"tpool_{level_k}(touch)"] if level_k > 1 else [])]
+        involved = [t for t in [*([str(term)] if n <= self.cores else []), *term.components(), *probes]
+                    if t in self.rounds.index]
+        shares, runs = self.target.wait_share, self.target.disturbed_runs
+        share_x = np.array([max((shares.get((self.rounds.index[t], v), 0.0) for t in involved), default=0.0)
+                            for v in self.rounds.xs])
+        disturbed = float(share_x.max()) > DISTURBED_SHARE or any(
+            runs.get((self.rounds.index[t], v), 0) for t in involved for v in self.rounds.xs)
+        return share_x, bool(disturbed)
+
+    def compare(self, term: Term, n: int) -> Comparison:
+        """The program's measurement beside its fit and its predictions from the parts."""
+        xs = self.rounds.xs
+        values = self.rounds.series(str(term))
         measured = tuple(float(np.median(v)) for v in values)
-        monolithic = _fit(str(term), xs, values, max_terms=1)
-        level_k = min(n, cores)
-        modular = paper_ops(term)
-        calibrated = with_interval(calibrated_ops[level_k], term) if resamples > 1 else calibrated_ops[level_k](term)
-        if n > cores:
-            # the workers share the cores: no faster than the total work over the cores
-            modular = accounted(paper_ops, term, modular, cores)[0]
-            calibrated = accounted(calibrated_ops[level_k], term, calibrated, cores)[0]
+        level_k = min(n, self.cores)
+        modular = self.paper_ops(term)
+        ops = self.calibrated_ops[level_k]
+        calibrated = with_interval(ops, term) if self.members else ops(term)
+        if n > self.cores:  # the workers share the cores: no faster than the total work over the cores
+            modular = accounted(self.paper_ops, term, modular, self.cores)[0]
+            calibrated = accounted(ops, term, calibrated, self.cores)[0]
         xv = np.array(xs)
         meas = np.array(measured) * 1e9
         predicted = np.asarray(calibrated(x=xv), dtype=float)
         err_p = np.abs(np.asarray(modular(x=xv), dtype=float) - meas) / meas
         err_c = np.abs(predicted - meas) / meas
-        probes = ["nop", "touch", "pipe(touch, touch)", *([f"tpool_{level_k}(touch)"] if level_k > 1 else [])]
-        # a program with more workers than cores waits for them by design: only its parts count
-        involved = [*([str(term)] if n <= cores else []), *term.components(), *probes]
-        share_x = np.array([max((shares.get((index[t], v), 0.0) for t in involved if t in index), default=0.0)
-                            for v in xs])
-        share = float(share_x.max())
-        disturbed = share > DISTURBED_SHARE or any(
-            target.disturbed_runs.get((index[t], v), 0) for t in involved if t in index for v in xs)
-        interval = calibrated.interval(x=xv, level=level) if resamples > 1 else None
+        share_x, disturbed = self.share(term, n, level_k)
+        interval = calibrated.interval(x=xv, level=self.level) if self.members else None
         low, high = (predicted, predicted) if interval is None else interval
         low, high = measurement_interval(predicted, np.asarray(low), np.asarray(high),
                                          share_x if disturbed else 0.0)
-        comparisons.append(Comparison(str(term), n, xs, measured, monolithic, modular, calibrated,
-                                      lead_error(modular, monolithic), tuple(map(float, err_p)),
-                                      tuple(map(float, err_c)), tuple(map(float, low)), tuple(map(float, high)),
-                                      level, float(share), bool(disturbed)))
-    comparisons = with_operator_error(comparisons, level)
+        monolithic = _fit(str(term), xs, values, max_terms=1)
+        return Comparison(str(term), n, xs, measured, monolithic, modular, calibrated, lead_error(modular, monolithic),
+                          tuple(map(float, err_p)), tuple(map(float, err_c)), tuple(map(float, low)),
+                          tuple(map(float, high)), self.level, float(share_x.max()), disturbed)
+
+
+def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: int = 5, count: int = 32,
+          workers: str = "threads", functions: Mapping[str, Callable[[Any], Any]] | None = None,
+          make: Callable[[float], Any] | None = None, max_workers: int | None = None,
+          checkpoints: Path | None = None, restart: bool = False, progress: Progress | None = None,
+          part_rounds: int = 11, part_reps: int = 3, per_octave: int = 4, resamples: int = 200,
+          level: float = 0.9, seed: int = 0) -> Study:
+    """Run every configuration over ``x``, fit it, and compare with the models composed from its parts.
+
+    The parts are timed alone on a denser grid than the programs (:func:`dense_grid`,
+    ``per_octave`` sizes per power of two, ``part_rounds`` rounds of ``part_reps``: Table 1's
+    quick measurement), so their fitted classes are as sure as Table 1's. A run in the executor
+    counts the median pace of its steady state (:func:`~perfcompose.runtime.target.median_period`),
+    so a moment in which the machine took a core away does not move the whole run. Every
+    calibrated prediction carries a ``level`` interval: ``resamples`` bootstrap resamples of the
+    rounds (the same rounds for every part, probe and program) composed by the calibrated
+    operators, widened by sqrt(2) for the noise of the measurement it is compared with, and by
+    the share of the runs that other work took (:attr:`Comparison.wait_share`) where that share
+    is large.
+
+    ``functions`` are the components (default: the reference tasks nop, inc, qsort) and ``make(x)``
+    builds one data element (default: x random 32-bit ints). Configurations with more workers than
+    ``max_workers`` (default: this machine's cores) are skipped and listed.
+    """
+    from perfcompose.bench.tasks import random_ints
+
+    functions = _components(functions)
+    make = make or random_ints
+    if rounds < 1 or count < 2:
+        raise PerfcomposeError("need at least one round and two elements per run")
+    xs = tuple(sorted({float(v) for v in x}))
+    if len(xs) < 3:
+        raise PerfcomposeError(f"need at least 3 input sizes to fit a model, got {len(xs)}: "
+                               "give e.g. --x 1024:262144 (the powers of two in between)")
+    kept, skipped = _fitting(configurations, functions, max_workers or os.cpu_count() or 1)
+    parts = sorted({c for term, _ in kept for c in term.components()})
+    cores = os.cpu_count() or 1
+    levels = sorted({min(n, cores) for _, n in kept} | {1})
+    stream = _stream(parts, kept, levels)
+    dense = dense_grid(xs, per_octave)
+    identity = {"terms": [str(t) for t in stream], "x": list(xs), "count": count, "workers": workers,
+                "period": PERIOD, "parts": {"x": list(dense), "rounds": part_rounds, "reps": part_reps}}
+    folder = checkpoint_dir(checkpoints, identity) if checkpoints is not None else None
+    bar = _Progress(progress, len(parts) * len(dense) * part_rounds + rounds * len(stream) * len(xs))
+    isolated, retaken = _time_parts_alone(parts, functions, make, dense, part_rounds, part_reps, folder,
+                                          restart, bar)
+    target = TermTarget(stream, functions, make, count=count, workers=workers, retry_disturbed=RETRIES,
+                        period=PERIOD)
+    runs = _run_rounds(target, stream, xs, rounds, identity, folder, restart, bar)
+    index = {str(t): k for k, t in enumerate(stream)}
+    width = min(len(runs[(index[str(t)], v)]) for t in stream for v in xs)
+    picks = np.random.default_rng(seed).integers(0, width, size=(max(resamples, 1), width))
+    measured = _Rounds(runs, index, xs, picks)
+    members = resamples > 1
+    hot = {p: _fit(p, dense, isolated[p], uncertainty=members) for p in parts}
+    concurrent, overheads = _calibration(measured, parts, levels, members)
+    judge = _Judge(Composer(hot, pipe="asymptotic"),
+                   {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads)
+                    for k in levels}, measured, target, cores, level, members)
+    comparisons = with_operator_error([judge.compare(term, n) for term, n in kept], level)
     return Study(tuple(comparisons), hot, concurrent, overheads, tuple(skipped), xs, rounds, count, workers,
-                 {str(t): tuple(float(np.median(v)) for v in series(str(t))) for t in stream},
+                 {str(t): tuple(float(np.median(v)) for v in measured.series(str(t))) for t in stream},
                  retaken + target.retaken, target.kept_disturbed, dense,
                  {p: _experiment(p, dense, isolated[p]) for p in parts})
 
