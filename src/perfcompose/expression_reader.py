@@ -218,90 +218,97 @@ _SREPR_ATOMS: dict[str, Any] = {"true": sp.true, "false": sp.false, "pi": sp.pi,
 _NUMBER_CALLS = frozenset({"Integer", "Float", "Rational", "Symbol", "Pow"})
 
 
+def _srepr_literal(node: ast.AST) -> Any:
+    """A literal argument: a number (maybe negated) or a string."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str)) \
+            and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
+        return -node.operand.value
+    raise ExpressionRefused("a number or a name in quotes was expected here", _column(node))
+
+
+def _srepr_children(node: ast.AST) -> list[ast.AST]:
+    """The sub-expressions of an srepr node, refusing every node kind a model file does not hold."""
+    if isinstance(node, ast.Expression):
+        return [node.body]
+    if isinstance(node, ast.Name):
+        if node.id not in _SREPR_ATOMS:
+            raise ExpressionRefused(f"'{node.id}' is not allowed in a model expression", _column(node))
+        return []
+    if not isinstance(node, ast.Call):
+        raise ExpressionRefused(f"'{type(node).__name__}' is not allowed in a model expression", _column(node))
+    if not isinstance(node.func, ast.Name):
+        raise ExpressionRefused("only SymPy constructors such as Add(...) may be called", _column(node))
+    name = node.func.id
+    if any(isinstance(a, ast.Starred) for a in node.args):
+        raise ExpressionRefused(f"{name}() takes plain arguments", _column(node))
+    if name in _NUMBER_CALLS and name != "Pow":
+        return []  # their arguments are literals, read by build()
+    if name not in _SREPR_CALLS and name != "Pow":
+        raise ExpressionRefused(f"'{name}' is not allowed in a model expression", _column(node))
+    if node.keywords:
+        raise ExpressionRefused(f"{name}() takes no keywords", _column(node))
+    return list(node.args)
+
+
+def _srepr_build(node: ast.AST, args: list[Any]) -> Any:
+    """The SymPy value of a node from the values of its sub-expressions."""
+    if isinstance(node, ast.Expression):
+        return args[0]
+    if isinstance(node, ast.Name):
+        return _SREPR_ATOMS[node.id]
+    assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    name = node.func.id
+    if name == "Pow":
+        if len(args) != 2:
+            raise ExpressionRefused("Pow() takes two arguments", _column(node))
+        return _power(args[0], args[1], node)
+    if name in _NUMBER_CALLS:
+        return _srepr_number(name, node)
+    try:
+        return _check_number(_SREPR_CALLS[name](*args), node)
+    except (TypeError, ValueError) as exc:
+        raise ExpressionRefused(f"{name}(): {exc}", _column(node)) from None
+
+
+def _srepr_number(name: str, node: ast.Call) -> Any:
+    """``Symbol``, ``Integer``, ``Rational`` or ``Float`` from its literal arguments."""
+    values = [_srepr_literal(a) for a in node.args]
+    keywords = {k.arg: _srepr_literal(k.value) if not isinstance(k.value, ast.Constant) or not isinstance(
+        k.value.value, bool) else k.value.value for k in node.keywords}
+    if name == "Symbol":
+        if len(values) != 1 or not isinstance(values[0], str) or not values[0].isidentifier() \
+                or values[0].startswith("_"):
+            raise ExpressionRefused("Symbol() takes a parameter name", _column(node))
+        if not set(keywords) <= _SYMBOL_ASSUMPTIONS or not all(isinstance(v, bool) for v in keywords.values()):
+            raise ExpressionRefused("Symbol() takes only assumptions such as positive=True", _column(node))
+        return sp.Symbol(values[0], **keywords)
+    if name == "Integer":
+        if len(values) != 1 or not isinstance(values[0], int) or keywords:
+            raise ExpressionRefused("Integer() takes one whole number", _column(node))
+        return _check_number(sp.Integer(values[0]), node)
+    if name == "Rational":
+        if len(values) != 2 or not all(isinstance(v, int) for v in values) or keywords or values[1] == 0:
+            raise ExpressionRefused("Rational() takes two whole numbers, the second not zero", _column(node))
+        return _check_number(sp.Rational(values[0], values[1]), node)
+    # Float('digits', precision=53)
+    if len(values) != 1 or not isinstance(values[0], (str, float, int)) or set(keywords) - {"precision"}:
+        raise ExpressionRefused("Float() takes a number", _column(node))
+    try:
+        value = float(values[0])
+    except (ValueError, OverflowError):
+        raise ExpressionRefused(f"Float(): {_short(values[0])} is not a number", _column(node)) from None
+    if not math.isfinite(value):
+        raise ExpressionRefused(f"Float(): {_short(values[0])} is not finite", _column(node))
+    return sp.Float(value)
+
+
 def read_srepr(text: str) -> sp.Expr:
     """The expression of SymPy ``srepr`` text as perfcompose writes it to model files."""
     tree = _parse(text, "expression")
-
-    def literal(node: ast.AST) -> Any:
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str)) \
-                and not isinstance(node.value, bool):
-            return node.value
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
-                and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
-            return -node.operand.value
-        raise ExpressionRefused("a number or a name in quotes was expected here", _column(node))
-
-    def children(node: ast.AST) -> list[ast.AST]:
-        if isinstance(node, ast.Expression):
-            return [node.body]
-        if isinstance(node, ast.Name):
-            if node.id not in _SREPR_ATOMS:
-                raise ExpressionRefused(f"'{node.id}' is not allowed in a model expression", _column(node))
-            return []
-        if not isinstance(node, ast.Call):
-            raise ExpressionRefused(f"'{type(node).__name__}' is not allowed in a model expression", _column(node))
-        if not isinstance(node.func, ast.Name):
-            raise ExpressionRefused("only SymPy constructors such as Add(...) may be called", _column(node))
-        name = node.func.id
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            raise ExpressionRefused(f"{name}() takes plain arguments", _column(node))
-        if name in _NUMBER_CALLS and name != "Pow":
-            return []  # their arguments are literals, read by build()
-        if name not in _SREPR_CALLS and name != "Pow":
-            raise ExpressionRefused(f"'{name}' is not allowed in a model expression", _column(node))
-        if node.keywords:
-            raise ExpressionRefused(f"{name}() takes no keywords", _column(node))
-        return list(node.args)
-
-    def build(node: ast.AST, args: list[Any]) -> Any:
-        if isinstance(node, ast.Expression):
-            return args[0]
-        if isinstance(node, ast.Name):
-            return _SREPR_ATOMS[node.id]
-        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-        name = node.func.id
-        if name == "Pow":
-            if len(args) != 2:
-                raise ExpressionRefused("Pow() takes two arguments", _column(node))
-            return _power(args[0], args[1], node)
-        if name in _NUMBER_CALLS:
-            return _number(name, node)
-        try:
-            return _check_number(_SREPR_CALLS[name](*args), node)
-        except (TypeError, ValueError) as exc:
-            raise ExpressionRefused(f"{name}(): {exc}", _column(node)) from None
-
-    def _number(name: str, node: ast.Call) -> Any:
-        values = [literal(a) for a in node.args]
-        keywords = {k.arg: literal(k.value) if not isinstance(k.value, ast.Constant) or not isinstance(
-            k.value.value, bool) else k.value.value for k in node.keywords}
-        if name == "Symbol":
-            if len(values) != 1 or not isinstance(values[0], str) or not values[0].isidentifier() \
-                    or values[0].startswith("_"):
-                raise ExpressionRefused("Symbol() takes a parameter name", _column(node))
-            if not set(keywords) <= _SYMBOL_ASSUMPTIONS or not all(isinstance(v, bool) for v in keywords.values()):
-                raise ExpressionRefused("Symbol() takes only assumptions such as positive=True", _column(node))
-            return sp.Symbol(values[0], **keywords)
-        if name == "Integer":
-            if len(values) != 1 or not isinstance(values[0], int) or keywords:
-                raise ExpressionRefused("Integer() takes one whole number", _column(node))
-            return _check_number(sp.Integer(values[0]), node)
-        if name == "Rational":
-            if len(values) != 2 or not all(isinstance(v, int) for v in values) or keywords or values[1] == 0:
-                raise ExpressionRefused("Rational() takes two whole numbers, the second not zero", _column(node))
-            return _check_number(sp.Rational(values[0], values[1]), node)
-        # Float('digits', precision=53)
-        if len(values) != 1 or not isinstance(values[0], (str, float, int)) or set(keywords) - {"precision"}:
-            raise ExpressionRefused("Float() takes a number", _column(node))
-        try:
-            value = float(values[0])
-        except (ValueError, OverflowError):
-            raise ExpressionRefused(f"Float(): {_short(values[0])} is not a number", _column(node)) from None
-        if not math.isfinite(value):
-            raise ExpressionRefused(f"Float(): {_short(values[0])} is not finite", _column(node))
-        return sp.Float(value)
-
-    result = _walk(tree, children, build)
+    result = _walk(tree, _srepr_children, _srepr_build)
     if not isinstance(result, sp.Expr):
         raise ExpressionRefused("not an expression")
     return result

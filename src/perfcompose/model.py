@@ -30,6 +30,8 @@ from perfcompose.units import ROLES, conversion, merge_roles
 __all__ = ["Model", "Term", "Order", "symbol", "maximum", "compare_order"]
 
 MODEL_FORMAT = "perfcompose-model/1"
+#: the records of ``perfcompose fit --json``: one fitted model of a region and metric each
+FIT_FORMAT = "perfcompose-fit/1"
 
 
 @lru_cache(maxsize=None)
@@ -291,6 +293,17 @@ class Term:
 
 def _fmt_fraction(f: Fraction) -> str:
     return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+def pmnf_factors(name: str, i: Fraction, j: Fraction) -> list[str]:
+    """The factors ``name^(i)`` and ``log2(name)^(j)`` of a PMNF term as Extra-P writes them
+    (a factor whose exponent is 0 is left out)."""
+    out = []
+    if i:
+        out.append(f"{name}^({_fmt_fraction(Fraction(i))})")
+    if j:
+        out.append(f"log2({name})^({_fmt_fraction(Fraction(j))})")
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -606,6 +619,11 @@ class Model:
     def __repr__(self) -> str:
         return f"Model({str(self)!r}, params={self.params!r}, unit={self.unit!r})"
 
+    def rounded(self, digits: int = 4) -> "Model":
+        """The model with every coefficient rounded to ``digits`` significant digits, for tables."""
+        floats = {f: sp.Float(float(f"{float(f):.{digits}g}")) for f in self.expr.atoms(sp.Float)}
+        return self.with_meta(expr=self.expr.xreplace(floats))
+
     def to_extrap(self, digits: int | None = None) -> str:
         """The model in Extra-P's syntax, e.g. ``5.2 + 0.51 * x^(3/2) * log2(x)^(1)``.
 
@@ -622,10 +640,7 @@ class Model:
             implicit_one = term.coefficient == 1.0 and not self.expr.atoms(sp.Float)
             factors = [] if implicit_one else [num(term.coefficient)]
             for name, i, j in sorted(term.exponents, key=lambda e: order.get(e[0], len(order))):
-                if i:
-                    factors.append(f"{name}^({_fmt_fraction(i)})")
-                if j:
-                    factors.append(f"log2({name})^({_fmt_fraction(j)})")
+                factors += pmnf_factors(name, i, j)
             pieces.append(" * ".join(factors))
         return " + ".join(pieces)
 

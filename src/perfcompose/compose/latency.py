@@ -28,7 +28,7 @@ has finished the whole stream, which has no per-element latency and is refused, 
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import sympy as sp
@@ -45,6 +45,18 @@ def _threads(term: TPool) -> sp.Expr:
             raise ModelError(f"a task pool needs at least one thread, got {term.threads}")
         return sp.Integer(term.threads)
     return sp.Symbol(term.threads, positive=True)
+
+
+def _count(term: Term, of: Callable[[Term], sp.Expr], pipe: Callable[[Pipe], sp.Expr]) -> sp.Expr:
+    """A count of workers or elements: 1 for a component or a seq, ``threads`` times the body's
+    for a task pool, ``pipe(term)`` for a pipe."""
+    if isinstance(term, (Component, Seq)):
+        return sp.Integer(1)
+    if isinstance(term, TPool):
+        return _threads(term) * of(term.body)
+    if isinstance(term, Pipe):
+        return pipe(term)
+    raise ModelError(f"no latency operator for {type(term).__name__}")
 
 
 def _sequential(term: Term) -> bool:
@@ -137,23 +149,12 @@ class LatencyComposer:
 
     def readers(self, term: Term) -> sp.Expr:
         """R: the workers that read the term's input queue."""
-        if isinstance(term, (Component, Seq)):
-            return sp.Integer(1)
-        if isinstance(term, TPool):
-            return _threads(term) * self.readers(term.body)
-        if isinstance(term, Pipe):
-            return self.readers(term.first)
-        raise ModelError(f"no latency operator for {type(term).__name__}")
+        return _count(term, self.readers, lambda pipe: self.readers(pipe.first))
 
     def held(self, term: Term) -> sp.Expr:
         """K: the elements the term holds while its output is blocked."""
-        if isinstance(term, (Component, Seq)):
-            return sp.Integer(1)
-        if isinstance(term, TPool):
-            return _threads(term) * self.held(term.body)
-        if isinstance(term, Pipe):
-            return self.held(term.first) + self._c * self.readers(term.second) + self.held(term.second)
-        raise ModelError(f"no latency operator for {type(term).__name__}")
+        return _count(term, self.held, lambda pipe: self.held(pipe.first) + self._c * self.readers(pipe.second)
+                      + self.held(pipe.second))
 
 
 def latency(term: Term | str, components: Mapping[str, Model], *, capacity: int | None = None,

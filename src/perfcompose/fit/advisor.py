@@ -22,6 +22,7 @@ import numpy as np
 from perfcompose.data.experiment import Series
 from perfcompose.errors import FitError
 from perfcompose.fit.pmnf import Candidate, FitResult, PMNFFitter, predict
+from perfcompose.model import pmnf_factors
 
 
 @dataclass(frozen=True)
@@ -172,10 +173,7 @@ def _text(params: Sequence[str], c: Candidate) -> str:
     for coef, shape in zip(c.coefficients, c.hypothesis):
         factors = [f"{coef:.4g}"]
         for k, (i, j) in shape:
-            if i:
-                factors.append(f"{params[k]}^({i})")
-            if j:
-                factors.append(f"log2({params[k]})^({j})")
+            factors += pmnf_factors(params[k], i, j)
         pieces.append(" * ".join(factors))
     return " + ".join(pieces)
 

@@ -25,7 +25,7 @@ class Tree:
     """A program term drawn as a tree."""
 
     title: str
-    root: Node
+    root: Node  #: the term's outermost operator or component
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NoReturn, Sequence
 
 import numpy as np
 
@@ -71,22 +71,31 @@ class Chain:
 
 @dataclass(frozen=True)
 class Stage:
+    """One worker running a chain of components on each element in turn."""
+
     chain: Chain
 
 
 @dataclass(frozen=True)
 class PipeNode:
+    """Stages connected by queues, each feeding the next (``pipe``)."""
+
     parts: tuple[Any, ...]
 
 
 @dataclass(frozen=True)
 class PoolNode:
+    """``threads`` copies of ``body`` taking elements from one queue (``tpool_k``)."""
+
     threads: int
-    body: Any
+    body: Any  #: the plan each copy runs
 
 
 @dataclass(frozen=True)
 class SeqNode:
+    """A ``seq`` of parallel parts: each part reads only once the one before it has finished the
+    whole stream (a gate between them)."""
+
     parts: tuple[Any, ...]
 
 
@@ -391,12 +400,7 @@ def run_term(term: Term | str, elements: Sequence[Any],
         functions = {name: TASKS[name].run for name in ("nop", "inc", "qsort")}
     if isinstance(term, str):
         term = parse_term(term, components=functions)
-    if workers not in ("threads", "processes"):
-        raise RuntimeTermError(f"unknown kind of worker '{workers}'", hint="use threads or processes")
-    if len(elements) < 2:
-        raise RuntimeTermError("a stream needs at least two elements")
-    if capacity < 1:
-        raise RuntimeTermError("queue capacity must be at least 1")
+    _check_run_options(workers, len(elements), capacity)
     node = plan(term, functions)
     count = worker_count(node)
     cores = _cores(pin, count)
@@ -408,57 +412,15 @@ def run_term(term: Term | str, elements: Sequence[Any],
     started = np.zeros(n, dtype=np.int64)
     finished = np.zeros(n, dtype=np.int64)
     outputs: list[Any] = [None] * n if keep_outputs else []
-    deadline = None if timeout is None else time.monotonic() + timeout
-    failure: tuple | None = None
-
-    def check() -> None:
-        nonlocal failure
-        try:
-            failure = errors.get_nowait() if workers == "threads" else errors.get(timeout=0.001)
-        except queue.Empty:
-            if abort.is_set() and failure is None:
-                failure = ("", "stopped", "", None)
-        if failure is not None:
-            raise Aborted
-        if deadline is not None and time.monotonic() > deadline:
-            failure = ("", f"timed out after {timeout:g} s", "", None)
-            raise Aborted
-
+    watch = _Watch(errors, abort, workers == "threads", timeout)
     try:
         _launch(node, source, Sink(sink_q, done), backend, capacity, (abort, errors, ready, waits))
-        for _ in range(count):
-            while True:
-                try:
-                    ready.get(timeout=0.05)
-                    break
-                except queue.Empty:
-                    check()
-                    if backend.alive() < count:
-                        failure = ("", "a worker died before the run started", "", None)
-                        raise Aborted from None
+        _wait_ready(ready, count, watch, backend)
         for i, data in enumerate(elements):
             source.put((i, data, 0), abort)
         source.put(END, abort)
-        got = 0
-        while True:
-            if workers == "threads" and not done.wait(0.05):
-                check()
-                continue
-            try:
-                item = sink_q.poll(0.05)
-            except queue.Empty:
-                check()
-                if workers == "processes" and backend.alive() < count and not done.is_set():
-                    failure = ("", "a worker process died", "", None)
-                    raise Aborted from None
-                continue
-            if is_end(item):
-                break
-            idx, data, t_in, t_out = item
-            started[idx], finished[idx] = t_in, t_out
-            if keep_outputs:
-                outputs[idx] = data
-            got += 1
+        got = _collect(sink_q, done, watch, backend, count, (started, finished),
+                       outputs if keep_outputs else None)
         if got != n:
             raise RuntimeTermError(f"{n - got} of {n} elements were lost on the way")
     except Aborted:
@@ -467,23 +429,102 @@ def run_term(term: Term | str, elements: Sequence[Any],
         abort.set()
         raise
     finally:
-        if failure is not None or not done.is_set():
+        if watch.failure is not None or not done.is_set():
             abort.set()
         backend.stop(2.0)
-    if failure is not None:
-        name, message, tb, blob = failure
-        cause = None
-        if blob is not None:
-            try:
-                cause = pickle.loads(blob)
-            except Exception:
-                cause = None
-        if not name:
-            raise RuntimeTermError(f"the run of {term} stopped: {message}")
-        raise TaskError(name, message, tb) from cause
+    if watch.failure is not None:
+        _raise_failure(term, watch.failure)
     return RunResult(str(term), workers, count, started, finished,
                      count if warmup is None else warmup, tuple(outputs) if keep_outputs else None,
                      _total_wait(waits, count))
+
+
+def _check_run_options(workers: str, elements: int, capacity: int) -> None:
+    if workers not in ("threads", "processes"):
+        raise RuntimeTermError(f"unknown kind of worker '{workers}'", hint="use threads or processes")
+    if elements < 2:
+        raise RuntimeTermError("a stream needs at least two elements")
+    if capacity < 1:
+        raise RuntimeTermError("queue capacity must be at least 1")
+
+
+class _Watch:
+    """What stops a run: a worker's failure, an abort, or the deadline. :meth:`check` records
+    the first of them in ``failure`` (task name, message, traceback, pickled exception; an empty
+    name for the run's own failures) and raises :class:`Aborted`."""
+
+    def __init__(self, errors: Any, abort: Any, threads: bool, timeout: float | None):
+        self.errors, self.abort, self.threads, self.timeout = errors, abort, threads, timeout
+        self.deadline = None if timeout is None else time.monotonic() + timeout
+        self.failure: tuple | None = None
+
+    def check(self) -> None:
+        try:
+            self.failure = self.errors.get_nowait() if self.threads else self.errors.get(timeout=0.001)
+        except queue.Empty:
+            if self.abort.is_set() and self.failure is None:
+                self.failure = ("", "stopped", "", None)
+        if self.failure is not None:
+            raise Aborted
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            self.fail(f"timed out after {self.timeout:g} s")
+
+    def fail(self, message: str) -> NoReturn:
+        self.failure = ("", message, "", None)
+        raise Aborted
+
+
+def _wait_ready(ready: Any, count: int, watch: _Watch, backend: Any) -> None:
+    """Wait until every worker has said it is ready."""
+    for _ in range(count):
+        while True:
+            try:
+                ready.get(timeout=0.05)
+                break
+            except queue.Empty:
+                watch.check()
+                if backend.alive() < count:
+                    watch.fail("a worker died before the run started")
+
+
+def _collect(sink_q: Any, done: Any, watch: _Watch, backend: Any, count: int,
+             times: tuple[np.ndarray, np.ndarray], outputs: list[Any] | None) -> int:
+    """Take every element off the sink until the end mark, recording its times (and output);
+    the number of elements that arrived."""
+    started, finished = times
+    got = 0
+    while True:
+        if watch.threads and not done.wait(0.05):
+            watch.check()
+            continue
+        try:
+            item = sink_q.poll(0.05)
+        except queue.Empty:
+            watch.check()
+            if not watch.threads and backend.alive() < count and not done.is_set():
+                watch.fail("a worker process died")
+            continue
+        if is_end(item):
+            return got
+        idx, data, t_in, t_out = item
+        started[idx], finished[idx] = t_in, t_out
+        if outputs is not None:
+            outputs[idx] = data
+        got += 1
+
+
+def _raise_failure(term: Term, failure: tuple) -> NoReturn:
+    """Raise what stopped the run: the task's error, with the worker's exception as its cause."""
+    name, message, tb, blob = failure
+    cause = None
+    if blob is not None:
+        try:
+            cause = pickle.loads(blob)
+        except Exception:
+            cause = None
+    if not name:
+        raise RuntimeTermError(f"the run of {term} stopped: {message}")
+    raise TaskError(name, message, tb) from cause
 
 
 def _total_wait(waits: Any, count: int) -> float | None:

@@ -115,18 +115,22 @@ class SkeletonSource:
 
     @property
     def table(self) -> RuntimeTable:
+        """The measured runtimes the forecasts come from."""
         return self._table
 
     @property
     def skeleton(self) -> Skeleton:
+        """The skeleton that relates T(n, p) to the sequential times."""
         return self._skeleton
 
     @property
     def options(self) -> ForecastOptions:
+        """How each point is forecast (methods, direction, epsilon, strategy, training window)."""
         return self._options
 
     @property
     def name(self) -> str:
+        """The model's name when it is composed, e.g. ``T_gauss``."""
         return self._name
 
     @property

@@ -52,9 +52,9 @@ class LatencyRow:
     configuration: str
     x: float
     measured: tuple[float, ...]
-    saturated: tuple[float, ...]
-    alone: tuple[float, ...]
-    disturbed: int = 0
+    saturated: tuple[float, ...]  #: predicted for a saturated stream (Little's law)
+    alone: tuple[float, ...]  #: predicted for an element alone, with no queueing
+    disturbed: int = 0  #: rounds whose workers waited for a core
     #: time between completions: measured, and M[program] composed from the parts [s]
     period: tuple[float, ...] = ()
     period_predicted: tuple[float, ...] = ()

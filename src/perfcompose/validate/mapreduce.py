@@ -459,9 +459,9 @@ class Table3Row:
     n: int
     paper_monolithic: float
     paper_modular: float
-    paper_error: float
-    composed: float
-    measured: float | None = None
+    paper_error: float  #: in %, as printed
+    composed: float  #: the paper's modular model composed here
+    measured: float | None = None  #: None where this machine cannot run n threads at m = 1
     naive: float | None = None
     calibrated: float | None = None
 
