@@ -54,33 +54,28 @@ def _figure(study: Any) -> Any:
     return fig
 
 
-def study_report(study: Any, title: str, *, paper: Mapping[str, str] | None = None,
-                 commands: Sequence[str] = ()) -> Report:
-    """The page of a validation study."""
-    from perfcompose.compose import Composer, bottleneck
+def _trees(comps: Sequence[Any], composer: Any) -> list[Tree]:
+    """Every program as a tree of its parts' times at its largest x, bottleneck marked."""
+    from perfcompose.compose import bottleneck
     from perfcompose.compose.parser import parse_term
-    from perfcompose.report.html import figure
 
-    parts = dict(study.parts)
-    composer = Composer(parts, pipe="pointwise") if parts else None
-    comps = list(study.comparisons)
-    trees = []
+    trees: list[Tree] = []
+    if composer is None:
+        return trees
     for c in comps:
         term = parse_term(c.configuration)
         at = {"x": float(max(c.x))} if c.x else {"x": 1.0}
-        hot: tuple[str, ...] = ()
-        if composer is not None:
-            try:
-                hot = (str(term), *(str(t) for t, _ in bottleneck(term, composer, at)[1:]))
-                trees.append(Tree(f"{c.configuration}: times per element from the parts at x = {size(at['x'])} "
-                                  "(exact max), bottleneck marked", term_tree(term, composer, at, hot, "ns")))
-                continue
-            except Exception:  # a program the parts cannot evaluate is drawn by its text
-                pass
-    parts_table = table("the parts, measured alone", ("part", "model [ns]", "source", "fit quality"),
-                        [(k, model_text(m, 4), m.source or "-", quality(m)) for k, m in parts.items()],
-                        numeric=(False,) * 4)
-    has_band = any(getattr(c, "low", ()) for c in comps)
+        try:
+            hot = (str(term), *(str(t) for t, _ in bottleneck(term, composer, at)[1:]))
+            trees.append(Tree(f"{c.configuration}: times per element from the parts at x = {size(at['x'])} "
+                              "(exact max), bottleneck marked", term_tree(term, composer, at, hot, "ns")))
+        except Exception:  # a program the parts cannot evaluate is drawn by its text
+            pass
+    return trees
+
+
+def _models_table(comps: Sequence[Any], paper: Mapping[str, str] | None, has_band: bool) -> Any:
+    """Monolithic against modular and calibrated models, with their errors."""
     cols = ["program", "monolithic [ns]", "papers' operators [ns]", "calibrated [ns]", "lead coef. err %",
             "err % papers' ops (med / max)", "err % calibrated (med / max)"]
     if paper:
@@ -89,7 +84,8 @@ def study_report(study: Any, title: str, *, paper: Mapping[str, str] | None = No
         cols.append("measured inside interval")
     rows = []
     for c in comps:
-        row = [c.configuration, model_text(c.monolithic), model_text(c.modular), model_text(c.calibrated),
+        row = [c.configuration + (" !" if getattr(c, "disturbed", False) else ""), model_text(c.monolithic),
+               model_text(c.modular), model_text(c.calibrated),
                _pct(c.lead_error), f"{_pct(c.error_paper)} / {_pct(max(c.errors_paper))}",
                f"{_pct(c.error_calibrated)} / {_pct(max(c.errors_calibrated))}"]
         if paper:
@@ -98,8 +94,26 @@ def study_report(study: Any, title: str, *, paper: Mapping[str, str] | None = No
             inside = getattr(c, "inside", ())
             row.append(f"{sum(inside)} of {len(inside)}" if inside else "-")
         rows.append(row)
-    models = table("monolithic (fitted to the program) against modular (composed from the parts)", cols, rows,
-                   numeric=(False,) * (len(cols) - (1 if has_band else 0)) + ((True,) if has_band else ()))
+    return table("monolithic (fitted to the program) against modular (composed from the parts)", cols, rows,
+                 numeric=(False,) * (len(cols) - (1 if has_band else 0)) + ((True,) if has_band else ()))
+
+
+def _where(configuration: str, composer: Any, xv: float) -> str:
+    """The bottleneck of the program at x by the parts' models, or '-'."""
+    from perfcompose.compose import bottleneck
+    from perfcompose.compose.parser import parse_term
+
+    if composer is None:
+        return "-"
+    try:
+        return " > ".join(str(t) for t, _ in bottleneck(parse_term(configuration), composer,
+                                                         {"x": float(xv)})[1:]) or "-"
+    except Exception:  # a program the parts cannot evaluate has no bottleneck to show
+        return "-"
+
+
+def _per_x_table(comps: Sequence[Any], composer: Any, has_band: bool) -> Any:
+    """Measured against predicted at every x, with the interval where the study has one."""
     per_x = ["program", "x", "measured [ns]", "papers' operators [ns]", "calibrated [ns]"]
     per_x += ["interval low [ns]", "high [ns]"] if has_band else []
     per_x += ["err % papers'", "err % calibrated", "bottleneck (parts, exact max)"]
@@ -107,36 +121,48 @@ def study_report(study: Any, title: str, *, paper: Mapping[str, str] | None = No
     for c in comps:
         low, high = getattr(c, "low", ()), getattr(c, "high", ())
         for k, xv in enumerate(c.x):
-            meas = c.measured[k] * 1e9
-            row = [c.configuration, size(xv), sig(meas, 5), sig(float(c.modular(x=xv)), 5),
+            row = [c.configuration, size(xv), sig(c.measured[k] * 1e9, 5), sig(float(c.modular(x=xv)), 5),
                    sig(float(c.calibrated(x=xv)), 5)]
             if has_band:
                 row += [sig(low[k]) if low else "-", sig(high[k]) if high else "-"]
-            where = "-"
-            if composer is not None:
-                try:
-                    where = " > ".join(str(t) for t, _ in bottleneck(parse_term(c.configuration), composer,
-                                                                     {"x": float(xv)})[1:]) or "-"
-                except Exception:  # a program the parts cannot evaluate has no bottleneck to show
-                    pass
-            row += [_pct(c.errors_paper[k]), _pct(c.errors_calibrated[k]), where]
+            row += [_pct(c.errors_paper[k]), _pct(c.errors_calibrated[k]), _where(c.configuration, composer, xv)]
             rows.append(row)
-    measured = table("measured against predicted, per x", per_x, rows,
-                     note="errors are |predicted - measured| / measured; times per data element",
-                     numeric=(False,) + (True,) * (len(per_x) - 2) + (False,))
+    return table("measured against predicted, per x", per_x, rows,
+                 note="errors are |predicted - measured| / measured; times per data element",
+                 numeric=(False,) + (True,) * (len(per_x) - 2) + (False,))
+
+
+def _summary(study: Any, comps: Sequence[Any]) -> tuple[tuple[str, str], ...]:
     errs_p = [c.error_paper for c in comps]
     errs_c = [c.error_calibrated for c in comps]
-    summary = (("programs", str(len(comps))),
-               ("x", ", ".join(size(v) for v in study.x)),
-               ("runs", f"{study.rounds} rounds of {study.count}+ elements, {study.workers}"),
-               ("median error, papers' operators", f"{_pct(float(np.median(errs_p))) if errs_p else '-'} %"),
-               ("median error, calibrated", f"{_pct(float(np.median(errs_c))) if errs_c else '-'} %"),
-               *((("measured points inside their intervals", f"{_pct(coverage)} %"),)
-                 if (coverage := getattr(study, "coverage", None)) is not None else ()))
-    sections = [Section("Programs", tuple(trees)),
+    disturbed = [c.configuration for c in comps if getattr(c, "disturbed", False)]
+    return (("programs", str(len(comps))),
+            ("x", ", ".join(size(v) for v in study.x)),
+            ("runs", f"{study.rounds} rounds of {study.count}+ elements, {study.workers}"),
+            ("median error, papers' operators", f"{_pct(float(np.median(errs_p))) if errs_p else '-'} %"),
+            ("median error, calibrated", f"{_pct(float(np.median(errs_c))) if errs_c else '-'} %"),
+            *((("measured points inside their intervals", f"{_pct(coverage)} %"),)
+              if (coverage := getattr(study, "coverage", None)) is not None else ()),
+            *((("disturbed by other work (!)", ", ".join(disturbed)),) if disturbed else ()))
+
+
+def study_report(study: Any, title: str, *, paper: Mapping[str, str] | None = None,
+                 commands: Sequence[str] = ()) -> Report:
+    """The page of a validation study."""
+    from perfcompose.compose import Composer
+    from perfcompose.report.html import figure
+
+    parts = dict(study.parts)
+    composer = Composer(parts, pipe="pointwise") if parts else None
+    comps = list(study.comparisons)
+    has_band = any(getattr(c, "low", ()) for c in comps)
+    parts_table = table("the parts, measured alone", ("part", "model [ns]", "source", "fit quality"),
+                        [(k, model_text(m, 4), m.source or "-", quality(m)) for k, m in parts.items()],
+                        numeric=(False,) * 4)
+    sections = [Section("Programs", tuple(_trees(comps, composer))),
                 Section("Parts", (parts_table,)),
-                Section("Models", (models,)),
-                Section("Measured against predicted", (measured,) + ((figure(
+                Section("Models", (_models_table(comps, paper, has_band),)),
+                Section("Measured against predicted", (_per_x_table(comps, composer, has_band),) + ((figure(
                     _figure(study), "measured against predicted, per program",
                     "dots: measured medians; dashed: the papers' operators; solid: calibrated operators"),)
                     if comps else ()))]
@@ -144,4 +170,4 @@ def study_report(study: Any, title: str, *, paper: Mapping[str, str] | None = No
     if skipped:
         sections.append(Section("Skipped", (table("programs not run", ("program", "why"), skipped,
                                                   numeric=(False, False)),)))
-    return Report(title, "validation", tuple(sections), summary, tuple(commands))
+    return Report(title, "validation", tuple(sections), _summary(study, comps), tuple(commands))
