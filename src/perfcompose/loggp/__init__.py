@@ -15,13 +15,13 @@ import importlib
 from typing import Any
 
 _WHERE = {
-    "ProgramResult": "execute", "simulate_program": "execute",
+    "ProgramResult": "results", "simulate_program": "execute",
     "GoalSchedule": "goal", "goal_text": "goal", "parse_goal": "goal", "program_to_goal": "goal",
     "read_goal": "goal", "simulate_goal": "loggopsim",
     "MEIKO_CS2": "params", "LogGP": "params", "read_params": "params", "write_params": "params",
     "CommStep": "program", "CompStep": "program", "Program": "program", "program_to_json": "program",
     "read_program": "program",
-    "ForcedSend": "simulate", "Op": "simulate", "StepResult": "simulate", "simulate_step": "simulate",
+    "ForcedSend": "results", "Op": "results", "StepResult": "results", "simulate_step": "simulate",
     "LogGPSource": "source", "read_source": "source",
     "ProgramTemplate": "template", "read_template": "template",
     "worst_case_step": "worstcase",

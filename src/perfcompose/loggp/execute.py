@@ -8,15 +8,14 @@ finish time (its communication, including waiting for messages).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from perfcompose.errors import InputError
 from perfcompose.loggp.options import Semantics
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep, CompStep, Program
-from perfcompose.loggp.simulate import ForcedSend, GapOrigin, Op, StepResult, Ties, simulate_step
+from perfcompose.loggp.results import ForcedSend, Op, ProgramResult, StepResult
+from perfcompose.loggp.simulate import GapOrigin, Ties, simulate_step
 from perfcompose.loggp.worstcase import worst_case_step
 
 __all__ = ["Semantics", "ProgramResult", "simulate_program", "step_seed"]
@@ -25,36 +24,6 @@ __all__ = ["Semantics", "ProgramResult", "simulate_program", "step_seed"]
 def step_seed(seed: int, step: int) -> int:
     """The seed of step ``step``'s random choices: distinct per step, reproducible from ``seed``."""
     return int(np.random.SeedSequence([int(seed) % (2 ** 63), step]).generate_state(1)[0])
-
-
-@dataclass(frozen=True, eq=False)
-class ProgramResult:
-    """Per-processor finish, computation and communication times of a simulated program, and
-    every processor's timeline (``ops``: kind, message, start, end; messages are numbered over the
-    whole program in step order, computations have message None)."""
-
-    P: int
-    finish: np.ndarray
-    computation: np.ndarray
-    communication: np.ndarray
-    ops: list[list[Op]]
-    forced: tuple[ForcedSend, ...] = field(default=())
-
-    @property
-    def makespan(self) -> float:
-        return float(self.finish.max()) if self.finish.size else 0.0
-
-    @property
-    def critical(self) -> int:
-        """The processor that finishes last (the most computation among equals)."""
-        top = self.finish == self.finish.max()
-        return int(np.flatnonzero(top)[np.argmax(self.computation[top])])
-
-    def summary(self) -> dict[str, float]:
-        """Total, computation and communication time of the processor that finishes last."""
-        c = self.critical
-        return {"total": self.makespan, "computation": float(self.computation[c]),
-                "communication": float(self.communication[c])}
 
 
 def simulate_program(program: Program, params: LogGP, *, worst_case: bool = False,

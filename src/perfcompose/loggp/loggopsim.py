@@ -18,7 +18,6 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -28,39 +27,15 @@ from numba import njit
 from perfcompose.errors import InputError
 from perfcompose.loggp.goal import (ANY, CALC, RECV, SEND, GoalOp, GoalRank, GoalSchedule, goal_text,  # noqa: F401
                                     parse_goal, program_to_goal, read_goal)
-from perfcompose.loggp.heap import heap_pop, heap_push
+from perfcompose._heap import heap_pop, heap_push
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CompStep, Program
-from perfcompose.loggp.simulate import Op
+from perfcompose.loggp.results import GoalResult, Op, ProgramResult
 
 __all__ = ["LOGGOPSIM_S", "GoalResult", "simulate_goal", "reference_goal", "simulate_program_loggopsim",
            "GoalSchedule", "parse_goal", "read_goal", "goal_text", "program_to_goal", "ANY"]
 
 LOGGOPSIM_S = 65535.0  #: LogGOPSim's default eager/rendezvous threshold [bytes]
-
-
-@dataclass(frozen=True, eq=False)
-class GoalResult:
-    """Per-rank finish time (LogGOPSim's: the latest ``nexto``) and every operation's CPU interval
-    (a receive's is when its overhead was charged, on arrival), over all operations
-    (``op_start``/``op_end``) and per rank (``start``/``end``)."""
-
-    finish: np.ndarray
-    op_start: np.ndarray
-    op_end: np.ndarray
-    schedule: GoalSchedule = field(repr=False)
-
-    @property
-    def makespan(self) -> float:
-        return float(self.finish.max()) if self.finish.size else 0.0
-
-    @property
-    def start(self) -> list[np.ndarray]:
-        return np.split(self.op_start, self.schedule.op_ptr[1:-1])
-
-    @property
-    def end(self) -> list[np.ndarray]:
-        return np.split(self.op_end, self.schedule.op_ptr[1:-1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -568,8 +543,6 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
 def simulate_program_loggopsim(program: Program, params: LogGP, *, O: float = 0.0, S: float = LOGGOPSIM_S,
                                timelines: bool = True) -> Any:
     """Simulate a program with LogGOPSim's rules (through its GOAL schedule)."""
-    from perfcompose.loggp.execute import ProgramResult
-
     schedule = program_to_goal(program)
     res = simulate_goal(schedule, params, O=O, S=S)
     P = program.P

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
-    from perfcompose.loggp.execute import ProgramResult
+    from perfcompose.loggp.results import ProgramResult
     from perfcompose.loggp.gauss import StudyRow
 
 _COLORS = {"send": "#1f77b4", "recv": "#ff7f0e", "comp": "#b0b0b0"}

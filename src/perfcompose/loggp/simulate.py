@@ -29,18 +29,17 @@ remaining receives in arrival order.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
 import numpy as np
 from numba import njit
 
-from perfcompose.errors import InputError
+from perfcompose.loggp._kernels import (check_options, drain, gaps_after_receive, gaps_after_send, heap_pop,
+                                        heap_push, initial_gaps, recv_pointers, start_times)
 from perfcompose.loggp.options import GapOrigin, Ties
 from perfcompose.loggp.params import LogGP
-from perfcompose.loggp.heap import heap_pop as _pop
-from perfcompose.loggp.heap import heap_push as _push
 from perfcompose.loggp.program import CommStep
+from perfcompose.loggp.results import ForcedSend, Op, StepResult
 
 __all__ = ["GapOrigin", "Ties", "Op", "ForcedSend", "StepResult", "simulate_step", "reference_step",
            "arrival_time", "send_after_send", "recv_after_send", "send_after_recv", "recv_after_recv"]
@@ -82,93 +81,6 @@ def recv_after_recv(r: float, p: LogGP) -> float:
     return r + max(p.o, p.g)
 
 
-# ---------------------------------------------------------------------------------------------
-# results
-
-
-class Op(NamedTuple):
-    """One operation of a processor's timeline: ``kind`` is "send", "recv" or "comp"."""
-
-    kind: str
-    message: int | None
-    start: float
-    end: float
-
-
-@dataclass(frozen=True)
-class ForcedSend:
-    """A processor the worst-case algorithm made send before it had received everything, to break
-    a cycle; ``candidates`` are the processors it could have chosen (the cycles' members)."""
-
-    step: int
-    processor: int
-    candidates: tuple[int, ...]
-
-
-@dataclass(frozen=True, eq=False)
-class StepResult:
-    """The simulated timeline of one communication step.
-
-    ``send_start[m]``/``recv_start[m]`` are when message m's send and receive began (each takes
-    ``o``); ``send_seq``/``recv_seq`` order each processor's operations; ``finish[p]`` is the end
-    of p's last operation (its start time when it has none); ``next_send``/``next_recv`` are the
-    earliest times the gaps allow p's next send and receive (carried into the next step).
-    """
-
-    step: CommStep
-    params: LogGP
-    start: np.ndarray
-    send_start: np.ndarray
-    recv_start: np.ndarray
-    send_seq: np.ndarray
-    recv_seq: np.ndarray
-    finish: np.ndarray
-    next_send: np.ndarray
-    next_recv: np.ndarray
-    forced: tuple[ForcedSend, ...] = field(default=())
-
-    @property
-    def makespan(self) -> float:
-        """When the last processor finishes the step."""
-        return float(self.finish.max()) if self.finish.size else 0.0
-
-    def ops(self) -> list[list[Op]]:
-        """Each processor's operations in the order it performs them."""
-        s, o, M, P = self.step, self.params.o, self.step.M, self.step.P
-        proc = np.concatenate([s.src, s.dst])
-        seq = np.concatenate([self.send_seq, self.recv_seq])
-        start = np.concatenate([self.send_start, self.recv_start])
-        idx = np.lexsort((seq, proc))
-        bounds = np.searchsorted(proc[idx], np.arange(P + 1))
-        out: list[list[Op]] = []
-        for p in range(P):
-            ops = []
-            for i in idx[bounds[p]:bounds[p + 1]]:
-                i = int(i)
-                kind, m = ("send", i) if i < M else ("recv", i - M)
-                ops.append(Op(kind, m, float(start[i]), float(start[i]) + o))
-            out.append(ops)
-        return out
-
-
-@njit(cache=True)
-def _gaps_after_receive(o, g, end_origin):  # pragma: no cover - compiled
-    """How long after a receive starts the next send and the next receive may start (Figure 1)."""
-    if end_origin:
-        send = o + max(2.0 * o, g) - 2.0 * o
-    else:
-        send = max(o, max(2.0 * o, g) - 2.0 * o)
-    return send, max(o, g)
-
-
-@njit(cache=True)
-def _gaps_after_send(o, g, k1G, end_origin):  # pragma: no cover - compiled
-    """How long after a send of k bytes starts (``k1G`` = (k-1)G) the next send and the next
-    receive may start (Figure 1)."""
-    send = max(o, g + k1G)
-    return send, (o + k1G + g) if end_origin else send
-
-
 @njit(cache=True)
 def _standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, end_origin, random_ties,
                      seed, send_start, recv_start, send_seq, recv_seq, finish, next_send,
@@ -191,14 +103,14 @@ def _standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, 
         recv_ready[p] = max(recv_ready[p], t0[p])
         if send_ptr[p + 1] > send_ptr[p]:
             tb = np.random.random() if random_ties else float(p)
-            hn = _push(hkey, htb, hid, 0, hn, next_send[p], tb, p)
-    send_gap_after_recv, recv_gap_after_recv = _gaps_after_receive(o, g, end_origin)
+            hn = heap_push(hkey, htb, hid, 0, hn, next_send[p], tb, p)
+    send_gap_after_recv, recv_gap_after_recv = gaps_after_receive(o, g, end_origin)
     seq = 0
     arrivals = 0
     while hn > 0:
         p = hid[0]
         ts = hkey[0]
-        hn = _pop(hkey, htb, hid, 0, hn)
+        hn = heap_pop(hkey, htb, hid, 0, hn)
         base = recv_ptr[p]
         tr = math.inf
         if rsize[p] > 0:
@@ -211,15 +123,15 @@ def _standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, 
             send_seq[m] = seq
             seq += 1
             d = dst[m]
-            rsize[d] = _push(rkey, rtb, rid, recv_ptr[d], rsize[d], ts + o + k1G + L, float(arrivals), m)
+            rsize[d] = heap_push(rkey, rtb, rid, recv_ptr[d], rsize[d], ts + o + k1G + L, float(arrivals), m)
             arrivals += 1
-            send_gap, recv_gap = _gaps_after_send(o, g, k1G, end_origin)
+            send_gap, recv_gap = gaps_after_send(o, g, k1G, end_origin)
             next_send[p] = ts + send_gap
             recv_ready[p] = ts + recv_gap
             finish[p] = ts + o
         else:  # RECEIVE
             m = rid[base]
-            rsize[p] = _pop(rkey, rtb, rid, base, rsize[p])
+            rsize[p] = heap_pop(rkey, rtb, rid, base, rsize[p])
             recv_start[m] = tr
             recv_seq[m] = seq
             seq += 1
@@ -228,52 +140,11 @@ def _standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, 
             finish[p] = tr + o
         if pos[p] < send_ptr[p + 1]:
             tb = np.random.random() if random_ties else float(p)
-            hn = _push(hkey, htb, hid, 0, hn, next_send[p], tb, p)
+            hn = heap_push(hkey, htb, hid, 0, hn, next_send[p], tb, p)
     for p in range(P):  # drain the remaining receives
-        base = recv_ptr[p]
-        while rsize[p] > 0:
-            m = rid[base]
-            tr = max(recv_ready[p], rkey[base])
-            rsize[p] = _pop(rkey, rtb, rid, base, rsize[p])
-            recv_start[m] = tr
-            recv_seq[m] = seq
-            seq += 1
-            next_send[p] = tr + send_gap_after_recv
-            recv_ready[p] = tr + recv_gap_after_recv
-            finish[p] = tr + o
+        seq = drain(p, rkey, rtb, rid, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq, seq, o,
+                    send_gap_after_recv, recv_gap_after_recv)
     return seq
-
-
-def _start_times(step: CommStep, start: Sequence[float] | np.ndarray | None) -> np.ndarray:
-    if start is None:
-        return np.zeros(step.P, dtype=np.float64)
-    t0 = np.ascontiguousarray(start, dtype=np.float64)
-    if t0.shape != (step.P,) or not np.all(np.isfinite(t0)):
-        raise InputError(f"start times must be {step.P} finite numbers, one per processor")
-    return t0.copy()
-
-
-def _initial_gaps(t0: np.ndarray, ready: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:
-    if ready is None:
-        return t0.copy(), t0.copy()
-    ns, nr = (np.maximum(np.asarray(r, dtype=np.float64), t0) for r in ready)
-    if ns.shape != t0.shape or nr.shape != t0.shape:
-        raise InputError("the carried gap times need one value per processor")
-    return ns, nr
-
-
-def _check_options(gap_origin: str, ties: str) -> None:
-    if gap_origin not in ("end", "start"):
-        raise InputError(f"gap origin {gap_origin!r}: choose 'end' or 'start'")
-    if ties not in ("random", "rank"):
-        raise InputError(f"ties {ties!r}: choose 'random' or 'rank'")
-
-
-def recv_pointers(step: CommStep) -> np.ndarray:
-    """CSR offsets of each processor's incoming messages (its arrival heap's slice)."""
-    ptr = np.zeros(step.P + 1, dtype=np.int64)
-    np.cumsum(np.bincount(step.dst, minlength=step.P), out=ptr[1:])
-    return ptr
 
 
 def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.ndarray | None = None,
@@ -285,9 +156,9 @@ def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.
     next send and receive times that the gaps of earlier steps impose; ``ties`` breaks ties
     between processors by a random choice seeded with ``seed`` (the paper's) or by rank.
     """
-    _check_options(gap_origin, ties)
-    t0 = _start_times(step, start)
-    next_send, next_recv = _initial_gaps(t0, ready)
+    check_options(gap_origin, ties)
+    t0 = start_times(step, start)
+    next_send, next_recv = initial_gaps(t0, ready)
     M = step.M
     send_start = np.zeros(M)
     recv_start = np.zeros(M)
@@ -309,8 +180,8 @@ def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | No
                    ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = "end") -> StepResult:
     """Figure 2 written out with lists and linear scans (ties by rank): slow, obviously right."""
     P, M = step.P, step.M
-    t0 = _start_times(step, start)
-    first_send, first_recv = _initial_gaps(t0, ready)
+    t0 = start_times(step, start)
+    first_send, first_recv = initial_gaps(t0, ready)
     queue = [list(step.send_order(p)) for p in range(P)]
     pending: list[list[tuple[float, int, int]]] = [[] for _ in range(P)]  # (arrival, order, message)
     last: list[tuple[str, float, float] | None] = [None] * P  # (kind, start, bytes)

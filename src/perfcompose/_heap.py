@@ -1,0 +1,63 @@
+"""The binary heap of the compiled simulators (LogGP's event queues, PAMELA's arrival heap), on
+flat arrays: (key, tie-break, id) triples stored from ``base`` in three arrays, so that one
+allocation can hold a heap per processor. The smallest key comes first, equal keys in the order
+of their tie-breaks (equal tie-breaks in heap order). Imports nothing but Numba, so that every
+simulator can share it without pulling in another one."""
+from __future__ import annotations
+
+from numba import njit
+
+__all__ = ["heap_push", "heap_pop", "heap_replace_root"]
+
+
+@njit(cache=True, inline="always")
+def _less(k1: float, t1: float, k2: float, t2: float) -> bool:
+    return k1 < k2 or (k1 == k2 and t1 < t2)
+
+
+@njit(cache=True)
+def heap_push(keys, tbs, ids, base, n, key, tb, ident):  # pragma: no cover - compiled
+    """Add (key, tb, ident) to the heap of ``n`` entries at ``base``; returns the new size."""
+    i = n
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not _less(key, tb, keys[base + parent], tbs[base + parent]):
+            break
+        keys[base + i] = keys[base + parent]
+        tbs[base + i] = tbs[base + parent]
+        ids[base + i] = ids[base + parent]
+        i = parent
+    keys[base + i] = key
+    tbs[base + i] = tb
+    ids[base + i] = ident
+    return n + 1
+
+
+@njit(cache=True)
+def heap_replace_root(keys, tbs, ids, base, n, key, tb, ident):  # pragma: no cover - compiled
+    """Put (key, tb, ident) in place of the root of a heap of ``n`` entries and sift it down."""
+    i = 0
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and _less(keys[base + c + 1], tbs[base + c + 1], keys[base + c], tbs[base + c]):
+            c += 1
+        if not _less(keys[base + c], tbs[base + c], key, tb):
+            break
+        keys[base + i] = keys[base + c]
+        tbs[base + i] = tbs[base + c]
+        ids[base + i] = ids[base + c]
+        i = c
+    keys[base + i] = key
+    tbs[base + i] = tb
+    ids[base + i] = ident
+
+
+@njit(cache=True)
+def heap_pop(keys, tbs, ids, base, n):  # pragma: no cover - compiled
+    """Remove the root of a heap of ``n`` entries (read it first); returns the new size."""
+    n -= 1
+    if n > 0:
+        heap_replace_root(keys, tbs, ids, base, n, keys[base + n], tbs[base + n], ids[base + n])
+    return n
