@@ -3,8 +3,15 @@ from __future__ import annotations
 
 import pytest
 
-from perfcompose.errors import (DataFormatError, FitError, InputError, ModelError, ModelSyntaxError,
-                                PerfcomposeError, UnknownFormatError)
+from perfcompose.errors import (
+    DataFormatError,
+    FitError,
+    InputError,
+    ModelError,
+    ModelSyntaxError,
+    PerfcomposeError,
+    UnknownFormatError,
+)
 
 
 @pytest.mark.parametrize("cls", [InputError, ModelSyntaxError, ModelError, DataFormatError,

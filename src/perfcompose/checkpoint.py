@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Callable, Iterator, Mapping, Self
+from typing import Any, Self
 
 __all__ = ["Checkpoint", "read_records"]
 

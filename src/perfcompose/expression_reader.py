@@ -15,7 +15,8 @@ from __future__ import annotations
 import ast
 import math
 import warnings
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import sympy as sp
 

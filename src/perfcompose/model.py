@@ -12,10 +12,11 @@ import json
 import math
 import numbers
 import tokenize
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property, lru_cache
-from typing import Any, Callable, Iterable, Literal, Mapping, NamedTuple, Sequence
+from functools import cache, cached_property
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import sympy as sp
@@ -34,7 +35,7 @@ MODEL_FORMAT = "perfcompose-model/1"
 FIT_FORMAT = "perfcompose-fit/1"
 
 
-@lru_cache(maxsize=None)
+@cache
 def symbol(name: str) -> sp.Symbol:
     """The SymPy symbol of parameter ``name``: parameters are positive reals, always."""
     return sp.Symbol(name, positive=True)
@@ -248,7 +249,7 @@ def _order(expr: sp.Expr, x: sp.Symbol) -> tuple[Fraction, Fraction]:
     raise _NotPMNF
 
 
-def compare_order(a: "Model", b: "Model", param: str | None = None) -> int | None:
+def compare_order(a: Model, b: Model, param: str | None = None) -> int | None:
     """Compare the asymptotic order of two models: 1 if ``a`` grows faster, -1 if slower, 0 if equal.
 
     With several parameters and no ``param``, ``a`` must be at least as fast in every parameter
@@ -346,7 +347,7 @@ class Model:
 
     @classmethod
     def parse(cls, text: str, *, params: Sequence[str] = (), unit: str = "s", source: str = "",
-              name: str = "") -> "Model":
+              name: str = "") -> Model:
         """Parse plain or Extra-P model text: ``Model.parse("5.2 + 0.51 * x^(3/2) * log2(x)^(1)")``."""
         expr = parse_expression(text)
         present = {s.name for s in expr.free_symbols}
@@ -355,13 +356,13 @@ class Model:
                    name=name)
 
     @classmethod
-    def constant(cls, value: float, *, params: Sequence[str] = (), unit: str = "s", **meta: Any) -> "Model":
+    def constant(cls, value: float, *, params: Sequence[str] = (), unit: str = "s", **meta: Any) -> Model:
         """A model that does not depend on its parameters."""
         return cls(sp.Float(float(value)), params=tuple(params), unit=unit, **meta)
 
     @classmethod
     def from_terms(cls, constant: float, terms: Iterable[tuple[float, Mapping[str, tuple[Any, Any]]]],
-                   *, params: Sequence[str] = (), unit: str = "s", **meta: Any) -> "Model":
+                   *, params: Sequence[str] = (), unit: str = "s", **meta: Any) -> Model:
         """Build ``c0 + sum c * prod(p^i * log2(p)^j)`` from coefficients and exponent pairs."""
         expr: sp.Expr = sp.Float(float(constant))
         for coef, exps in terms:
@@ -375,7 +376,7 @@ class Model:
 
     @classmethod
     def numeric(cls, name: str, func: Callable[..., Any], params: Sequence[str], *,
-                vectorized: bool = True, unit: str = "s", source: str = "", **meta: Any) -> "Model":
+                vectorized: bool = True, unit: str = "s", source: str = "", **meta: Any) -> Model:
         """Wrap a model that exists only numerically (spline, simulation) as a SymPy function.
 
         It composes and evaluates like any other model and prints as ``name(params)``.
@@ -388,7 +389,7 @@ class Model:
         return cls(f(*[symbol(p) for p in params]), params=tuple(params), unit=unit, source=source,
                    name=name, **meta)
 
-    def with_meta(self, **changes: Any) -> "Model":
+    def with_meta(self, **changes: Any) -> Model:
         """A copy with some metadata (unit, source, name, stats) replaced."""
         values = dict(expr=self.expr, params=self.params, unit=self.unit, source=self.source,
                       name=self.name, stats=self.stats, roles=self.roles, ensemble=self.ensemble)
@@ -415,7 +416,7 @@ class Model:
             return f"'{self.name}' ({self.source})"
         return f"'{self.name}'" if self.name else f"'{self}'"
 
-    def in_unit(self, unit: str) -> "Model":
+    def in_unit(self, unit: str) -> Model:
         """The same model in another time unit (s, ms, us, ns, cycles@CLOCK); a model without a
         unit cannot be converted to a timed one, nor the other way."""
         if unit == self.unit:
@@ -428,7 +429,7 @@ class Model:
         return self.with_meta(expr=self.expr * sp.Float(factor) if factor != 1.0 else self.expr, unit=unit,
                               ensemble=None if self.ensemble is None else self.ensemble.scaled(factor))
 
-    def bind(self, mapping: Mapping[str, Any]) -> "Model":
+    def bind(self, mapping: Mapping[str, Any]) -> Model:
         """Rename or fix parameters: ``{"N": "x", "P": 4}`` replaces N by the design's x and P by 4.
 
         Values are numbers, parameter names or expressions in the design's parameters; a parameter
@@ -537,7 +538,7 @@ class Model:
     # -- arithmetic -------------------------------------------------------------------------
 
     def _combine(self, other: Any, op: Callable[[sp.Expr, sp.Expr], sp.Expr], kind: str,
-                 reverse: bool = False) -> "Model":
+                 reverse: bool = False) -> Model:
         roles = dict(self.roles)
         if isinstance(other, Model):
             if kind == "add" and self.unit != other.unit:
@@ -565,36 +566,36 @@ class Model:
         left, right = (oexpr, self.expr) if reverse else (self.expr, oexpr)
         return Model(op(left, right), params=self.params + tuple(oparams), unit=unit, roles=roles)
 
-    def __add__(self, other: Any) -> "Model":
+    def __add__(self, other: Any) -> Model:
         return self._combine(other, lambda a, b: a + b, "add")
 
-    def __radd__(self, other: Any) -> "Model":
+    def __radd__(self, other: Any) -> Model:
         return self._combine(other, lambda a, b: a + b, "add", reverse=True)
 
-    def __sub__(self, other: Any) -> "Model":
+    def __sub__(self, other: Any) -> Model:
         return self._combine(other, lambda a, b: a - b, "add")
 
-    def __rsub__(self, other: Any) -> "Model":
+    def __rsub__(self, other: Any) -> Model:
         return self._combine(other, lambda a, b: a - b, "add", reverse=True)
 
-    def __mul__(self, other: Any) -> "Model":
+    def __mul__(self, other: Any) -> Model:
         return self._combine(other, lambda a, b: a * b, "mul")
 
-    def __rmul__(self, other: Any) -> "Model":
+    def __rmul__(self, other: Any) -> Model:
         return self._combine(other, lambda a, b: a * b, "mul", reverse=True)
 
-    def __truediv__(self, other: Any) -> "Model":
+    def __truediv__(self, other: Any) -> Model:
         if isinstance(other, (numbers.Real, np.number)) and float(other) == 0.0:
             raise ModelError("division of a model by zero")
         return self._combine(other, lambda a, b: a / b, "div")
 
-    def __rtruediv__(self, other: Any) -> "Model":
+    def __rtruediv__(self, other: Any) -> Model:
         return self._combine(other, lambda a, b: a / b, "div", reverse=True)
 
-    def __neg__(self) -> "Model":
+    def __neg__(self) -> Model:
         return Model(-self.expr, params=self.params, unit=self.unit, roles=self.roles)
 
-    def subs(self, **values: Any) -> "Model":
+    def subs(self, **values: Any) -> Model:
         """Fix some parameters: ``m.subs(n=4)`` is the model in the remaining parameters."""
         mapping = {symbol(k): (sp.Float(float(v)) if isinstance(v, float) else sp.sympify(v))
                    for k, v in values.items()}
@@ -619,7 +620,7 @@ class Model:
     def __repr__(self) -> str:
         return f"Model({str(self)!r}, params={self.params!r}, unit={self.unit!r})"
 
-    def rounded(self, digits: int = 4) -> "Model":
+    def rounded(self, digits: int = 4) -> Model:
         """The model with every coefficient rounded to ``digits`` significant digits, for tables."""
         floats = {f: sp.Float(float(f"{float(f):.{digits}g}")) for f in self.expr.atoms(sp.Float)}
         return self.with_meta(expr=self.expr.xreplace(floats))
@@ -677,7 +678,7 @@ class Model:
         return json.dumps(self.to_json(), indent=2)
 
     @classmethod
-    def from_json(cls, record: Mapping[str, Any] | str) -> "Model":
+    def from_json(cls, record: Mapping[str, Any] | str) -> Model:
         """Rebuild a model from :meth:`to_json` output (a dict or its JSON text)."""
         if isinstance(record, str):
             try:

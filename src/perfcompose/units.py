@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Literal, Mapping
+from collections.abc import Mapping
+from typing import Literal
 
 from perfcompose.errors import ModelError
 

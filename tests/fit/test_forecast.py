@@ -23,8 +23,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfcompose.errors import FitError
-from perfcompose.fit.forecast import (ForecastError, Lm, LmPoly, Loess, MeanOf, Spline, choose, forecaster,
-                                      rounding_interval)
+from perfcompose.fit.forecast import (
+    ForecastError,
+    Lm,
+    LmPoly,
+    Loess,
+    MeanOf,
+    Spline,
+    choose,
+    forecaster,
+    rounding_interval,
+)
 from perfcompose.model import Model
 
 RM_X = [2203, 2281, 3217, 4253, 4423, 9689]
@@ -104,7 +113,8 @@ def test_rounding_interval_is_the_exact_range_of_a_linear_method():
     # lm: the forecast is linear in y, so moving each y by +-h in the worst direction hits the bounds
     x, y, h = np.array([1.0, 2, 3, 4]), np.array([1.0, 2.1, 2.9, 4.2]), np.full(4, 0.05)
     lo, hi = rounding_interval(Lm(), x, y, 10.0, h)
-    corners = [float(Lm().fit(x, y + h * s).predict(10.0)) for s in np.array(np.meshgrid(*[[-1, 1]] * 4)).T.reshape(-1, 4)]
+    signs = np.array(np.meshgrid(*[[-1, 1]] * 4)).T.reshape(-1, 4)
+    corners = [float(Lm().fit(x, y + h * s).predict(10.0)) for s in signs]
     assert lo == pytest.approx(min(corners), rel=1e-12) and hi == pytest.approx(max(corners), rel=1e-12)
 
 
@@ -128,7 +138,7 @@ class Scaled(Lm):
     def label(self) -> str:
         return f"lm*{self.factor:g}"
 
-    def clone(self) -> "Scaled":
+    def clone(self) -> Scaled:
         return Scaled(self.factor)
 
     def _predict(self, u):

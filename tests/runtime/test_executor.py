@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from perfcompose.bench.tasks import inc, nop, qsort
-from perfcompose.runtime import RunResult, RuntimeTermError, TaskError, plan, run_term, worker_count
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.terms import Component
+from perfcompose.runtime import RunResult, RuntimeTermError, TaskError, plan, run_term, worker_count
 
 FUNCTIONS = {"nop": nop, "inc": inc, "qsort": qsort}
 

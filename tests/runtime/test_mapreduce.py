@@ -14,8 +14,15 @@ import numpy as np
 import pytest
 
 from perfcompose.errors import PerfcomposeError
-from perfcompose.runtime.mapreduce import (Engine, EngineError, StrategyError, check_address, histogram_job,
-                                           run_mapreduce, serial_histogram)
+from perfcompose.runtime.mapreduce import (
+    Engine,
+    EngineError,
+    StrategyError,
+    check_address,
+    histogram_job,
+    run_mapreduce,
+    serial_histogram,
+)
 from perfcompose.runtime.mapreduce.ops import prepare_picture
 from perfcompose.runtime.mapreduce.records import activities, phase_times, recomputed, thread_gaps
 from perfcompose.runtime.mapreduce.strategies import split
@@ -68,8 +75,10 @@ def test_split_covers_the_range_in_near_equal_parts():
 
 
 def test_phases_follow_one_another_from_the_records():
-    recs = [{"key": "map-a-0", "worker": "w0", "thread": 1, "startstops": [{"action": "compute", "start": 0.0, "stop": 1.0}]},
-            {"key": "map-a-1", "worker": "w1", "thread": 2, "startstops": [{"action": "compute", "start": 0.1, "stop": 2.0}]},
+    recs = [{"key": "map-a-0", "worker": "w0", "thread": 1,
+             "startstops": [{"action": "compute", "start": 0.0, "stop": 1.0}]},
+            {"key": "map-a-1", "worker": "w1", "thread": 2,
+             "startstops": [{"action": "compute", "start": 0.1, "stop": 2.0}]},
             {"key": "reduce-a-0", "worker": "w0", "thread": 1, "startstops": [
                 {"action": "transfer", "start": 2.1, "stop": 2.4}, {"action": "compute", "start": 2.5, "stop": 3.0}]},
             {"key": "other", "worker": "w0", "startstops": [{"action": "compute", "start": 0, "stop": 9}]}]

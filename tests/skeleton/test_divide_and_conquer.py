@@ -19,8 +19,10 @@ def test_time_formula_derived_symbolically():
     A = Model.parse("0.5*n + 7*p")                 # the penalty of one level of the descent
     r, d = 3, 2
     dc = Skeleton("dc", r=r, d=d)
-    t = lambda v: 3 * v ** 2 + 5 * v
-    a = lambda v: sp.Rational(1, 2) * v + 7 * p
+    def t(v):
+        return 3 * v ** 2 + 5 * v
+    def a(v):
+        return sp.Rational(1, 2) * v + 7 * p
     leaves = r ** d
     divide_merge = t(n) - leaves * t(n / leaves)   # O(n, n/r^d, p) = O(n, n/r^d, 1)
     paper = sum(r ** i * a(n / r ** i) for i in range(d)) + sp.Rational(leaves) / p * t(n / leaves) + divide_merge
@@ -40,7 +42,8 @@ def test_linear_work_without_overhead_reduces_to_the_general_law_plus_the_level_
 
 
 def test_share_uses_the_leaf_time_not_a_fraction_of_t():
-    T = lambda v: np.asarray(v, float) ** 2 / 100
+    def T(v):
+        return np.asarray(v, float) ** 2 / 100
     dc = Skeleton("dc", r=2, d=1)
     # leaves: 2/4·T(20) = 2; divide and merge: T(40) − 2·T(20) = 8
     assert float(dc.share(T, 40, 4)) == pytest.approx(10.0)
@@ -50,10 +53,13 @@ def test_share_uses_the_leaf_time_not_a_fraction_of_t():
 
 def test_estimate_recovers_a_divide_and_conquer_program():
     r, d = 2, 1
-    t = lambda v: v * v / 100 + v / 10
-    a = lambda v, q: 0.01 * v + 0.05 * q
-    time = lambda v, q: (sum(r ** i * a(v / r ** i, q) for i in range(d)) + r ** d / q * t(v / r ** d)
-                         + t(v) - r ** d * t(v / r ** d))
+    def t(v):
+        return v * v / 100 + v / 10
+    def a(v, q):
+        return 0.01 * v + 0.05 * q
+    def time(v, q):
+        return (sum(r ** i * a(v / r ** i, q) for i in range(d)) + r ** d / q * t(v / r ** d)
+                             + t(v) - r ** d * t(v / r ** d))
     ns = (10, 20, 30, 40, 50, 60)
     rows = [(v, 0, t(v)) for v in ns] + [(v, q, time(v, q)) for v in ns for q in (2, 4)]
     table = RuntimeTable.from_rows(rows)

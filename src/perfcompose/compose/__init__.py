@@ -10,14 +10,22 @@ from perfcompose.compose.components import ComponentError, parse_component
 from perfcompose.compose.design import Design, DesignError, load_design
 from perfcompose.compose.explore import Alternative, Exploration, bottleneck, explore, split_threads
 from perfcompose.compose.laws import LawCheck, check_laws
-from perfcompose.compose.operators import (Composer, compose, mapreduce_model, pipe_model, seq_model,
-                                           shuffle_model, tpool_model)
+from perfcompose.compose.operators import (
+                                           Composer,
+                                           compose,
+                                           mapreduce_model,
+                                           pipe_model,
+                                           seq_model,
+                                           shuffle_model,
+                                           tpool_model,
+)
 from perfcompose.compose.parser import TermSyntaxError, parse_term
 from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Shuffle, Term, TPool, pipe, seq, tpool
 
 __all__ = [
-    "Alternative", "CalibratedComposer", "Component", "ComponentError", "Composer", "Design", "DesignError", "Exploration",
-    "LawCheck", "MapReduce", "Overheads", "Pipe", "Seq", "Shuffle", "TPool", "Term", "TermSyntaxError", "bottleneck",
+    "Alternative", "CalibratedComposer", "Component", "ComponentError", "Composer", "Design", "DesignError",
+    "Exploration", "LawCheck", "MapReduce", "Overheads", "Pipe", "Seq", "Shuffle", "TPool", "Term", "TermSyntaxError",
+    "bottleneck",
     "check_laws", "compose", "explore", "load_design", "mapreduce_model", "parse_component", "parse_term",
     "pipe", "pipe_model", "seq", "seq_model", "shuffle_model", "split_threads", "tpool", "tpool_model",
 ]

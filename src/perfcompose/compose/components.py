@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from perfcompose.errors import InputError, ModelError, ModelSyntaxError, PerfcomposeError
-from perfcompose.model import MODEL_FORMAT, Model
+from perfcompose.model import FIT_FORMAT, MODEL_FORMAT, Model
 from perfcompose.units import ROLES, check_unit
 
 __all__ = ["ComponentError", "SOURCES", "COMMON_KEYS", "component_model", "from_file", "from_table",
@@ -156,7 +156,9 @@ def _record_model(doc: Any, name: str, region: str | None, path: Path) -> Model 
                              "--model-json OUT.json")
     if isinstance(doc, Mapping) and ("expr" in doc or fmt == MODEL_FORMAT):
         return Model.from_json(doc)
-    if isinstance(doc, list) and doc and all(isinstance(r, Mapping) and "model" in r for r in doc):
+    # fit --json records: tagged with FIT_FORMAT, or (written before the tag) untagged
+    if isinstance(doc, list) and doc and all(isinstance(r, Mapping) and "model" in r
+                                             and r.get("format", FIT_FORMAT) == FIT_FORMAT for r in doc):
         return Model.from_json(_pick_record(doc, name, region, path)["model"])
     return None
 

@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 import sys
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from perfcompose.compose.components import SOURCES, ComponentError, component_model, from_table
 from perfcompose.compose.operators import DEFAULT_PIPE, Composer

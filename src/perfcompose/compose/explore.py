@@ -6,8 +6,8 @@ and whether a task pool over the fused stages, ``tpool_T(seq(s1, ...))``, does b
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 

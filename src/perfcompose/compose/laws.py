@@ -12,8 +12,9 @@ parameter range, which either holds everywhere or yields the worst counter-examp
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 import sympy as sp

@@ -19,8 +19,8 @@ really cross between worker processes.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Mapping
 
 import sympy as sp
 

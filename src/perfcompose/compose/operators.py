@@ -7,15 +7,15 @@ that would mean two things (an input size here, a thread count there) is refused
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Literal, Mapping
+from typing import Literal
 
 import numpy as np
 import sympy as sp
 
 from perfcompose.compose.parser import TermSyntaxError, parse_term
-from perfcompose.compose.terms import (Component, Count, MapReduce, Pipe, Seq, Shuffle, Term,
-                                       TPool)
+from perfcompose.compose.terms import Component, Count, MapReduce, Pipe, Seq, Shuffle, Term, TPool
 from perfcompose.errors import ModelError
 from perfcompose.model import Model, maximum, symbol
 from perfcompose.units import merge_roles, seconds_per

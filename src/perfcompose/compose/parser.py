@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 import lark
 import sympy as sp
 
-from perfcompose.compose.terms import (Component, Count, MapReduce, Pipe, Position, Seq, Shuffle,
-                                       Term, TPool)
+from perfcompose.compose.terms import Component, Count, MapReduce, Pipe, Position, Seq, Shuffle, Term, TPool
 from perfcompose.errors import InputError, ModelSyntaxError
 from perfcompose.model import parse_expression
 

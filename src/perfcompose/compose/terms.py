@@ -8,13 +8,14 @@ parsed from) ride along for error messages but take no part in equality.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar, Iterator, Mapping, Union
+from typing import ClassVar
 
 import sympy as sp
 
 #: a thread or node count: a positive integer, or a name kept symbolic (``tpool_n``)
-Count = Union[int, str]
+Count = int | str
 
 
 @dataclass(frozen=True)
@@ -33,10 +34,10 @@ class Term:
 
     pos: Position | None
 
-    def children(self) -> tuple["Term", ...]:
+    def children(self) -> tuple[Term, ...]:
         return ()
 
-    def walk(self) -> Iterator["Term"]:
+    def walk(self) -> Iterator[Term]:
         """This term and every subterm, depth first, left to right."""
         yield self
         for child in self.children():

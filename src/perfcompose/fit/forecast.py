@@ -13,8 +13,9 @@ else fail and ask for measurements. Every method is linear in ``y``, which
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Self, Sequence
+from typing import Self
 
 import numpy as np
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class Text:
     code: bool = False
 
 
-Block = Union[Tree, TableBlock, Figure, Text]
+Block = Tree | TableBlock | Figure | Text
 
 
 @dataclass(frozen=True)

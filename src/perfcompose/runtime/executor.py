@@ -18,16 +18,28 @@ import queue
 import threading
 import time
 import traceback
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, NoReturn, Sequence
+from typing import Any, NoReturn
 
 import numpy as np
 
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Shuffle, Term, TPool
 from perfcompose.errors import InputError, PerfcomposeError
-from perfcompose.runtime.channels import (END, Aborted, Channel, Gate, Merge, ProcessChannel, ProcessCounter,
-                                          Sink, ThreadCounter, is_end, process_context)
+from perfcompose.runtime.channels import (
+    END,
+    Aborted,
+    Channel,
+    Gate,
+    Merge,
+    ProcessChannel,
+    ProcessCounter,
+    Sink,
+    ThreadCounter,
+    is_end,
+    process_context,
+)
 
 
 class RuntimeTermError(InputError):

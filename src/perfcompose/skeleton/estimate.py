@@ -8,14 +8,23 @@ of every fit, so the forecast of a known value is honest and its error is report
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 
 from perfcompose.errors import InputError
-from perfcompose.fit.forecast import (STRATEGIES, Choice, Forecaster, ForecastError, MeanOf, Strategy, choose,
-                                       forecaster, holdout_errors)
+from perfcompose.fit.forecast import (
+    STRATEGIES,
+    Choice,
+    Forecaster,
+    ForecastError,
+    MeanOf,
+    Strategy,
+    choose,
+    forecaster,
+    holdout_errors,
+)
 from perfcompose.model import Model
 from perfcompose.skeleton.skeletons import Skeleton, penalty, serial_fraction
 from perfcompose.skeleton.table import SEQ, RuntimeTable

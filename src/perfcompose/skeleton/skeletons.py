@@ -19,8 +19,8 @@ processes add by communicating is in the penalty). The per-level penalty sum is 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import sympy as sp

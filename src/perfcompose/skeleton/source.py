@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -206,7 +207,7 @@ class SkeletonSource:
                 "options": self._options.as_dict()}
 
     @classmethod
-    def from_record(cls, record: Any, path: str | Path | None = None) -> "SkeletonSource":
+    def from_record(cls, record: Any, path: str | Path | None = None) -> SkeletonSource:
         """Rebuild from :meth:`to_record` output (or a ``skeleton forecast --json`` file's content).
 
         ``path`` names the file in errors; every missing or malformed key is an InputError naming it.
@@ -226,7 +227,7 @@ class SkeletonSource:
         return cls(table, skeleton, name=name, unit=unit, **asdict(options))
 
     @classmethod
-    def read_record(cls, path: str | Path) -> "SkeletonSource":
+    def read_record(cls, path: str | Path) -> SkeletonSource:
         """Read a record from a JSON file (as ``skeleton forecast --json`` writes it)."""
         path = Path(path)
         try:
@@ -238,7 +239,7 @@ class SkeletonSource:
         return cls.from_record(record, path)
 
     @classmethod
-    def from_file(cls, path: str | Path, skeleton: Skeleton = Skeleton(), **options: Any) -> "SkeletonSource":
+    def from_file(cls, path: str | Path, skeleton: Skeleton = Skeleton(), **options: Any) -> SkeletonSource:
         """Read a runtime table file (:func:`read_table`); ``options`` as for the constructor."""
         return cls(read_table(path), skeleton, **options)
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from perfcompose.errors import DataFormatError
 
@@ -42,7 +42,7 @@ class RuntimeTable:
     source: str = ""
 
     @classmethod
-    def from_rows(cls, rows: Iterable[tuple[float, int, float | str]], source: str = "") -> "RuntimeTable":
+    def from_rows(cls, rows: Iterable[tuple[float, int, float | str]], source: str = "") -> RuntimeTable:
         """Build from ``(n, p, time)``; ``p = SEQ`` (0) is the sequential time; a time may be text."""
         times, texts = {}, {}
         for n, p, t in rows:
@@ -103,7 +103,7 @@ class RuntimeTable:
     def half_unit(self, n: float, p: int) -> float:
         return half_unit(self.texts[(float(n), int(p))])
 
-    def without(self, n: float, p: int) -> "RuntimeTable":
+    def without(self, n: float, p: int) -> RuntimeTable:
         """The same table without the measurement at (n, p): to forecast a known value honestly."""
         key = (float(n), int(p))
         return RuntimeTable({k: v for k, v in self.times.items() if k != key},

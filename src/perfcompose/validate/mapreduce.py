@@ -17,14 +17,15 @@ import os
 import random
 import statistics
 import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from perfcompose.compose.mapreduce import EngineCosts, calibrated_model, paper_model
 from perfcompose.checkpoint import Checkpoint, read_records
+from perfcompose.compose.mapreduce import EngineCosts, calibrated_model, paper_model
 from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.model import Model
 

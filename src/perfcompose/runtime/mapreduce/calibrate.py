@@ -7,8 +7,9 @@ from __future__ import annotations
 import statistics
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import Any
 
 from perfcompose.runtime.mapreduce import ops
 from perfcompose.runtime.mapreduce.engine import Engine

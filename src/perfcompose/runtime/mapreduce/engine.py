@@ -161,7 +161,7 @@ class Engine:
         """Close the client, and the cluster if this engine started it."""
         self._stack.close()
 
-    def __enter__(self) -> "Engine":
+    def __enter__(self) -> Engine:
         return self
 
     def __exit__(self, *_: Any) -> None:

@@ -6,8 +6,8 @@ on the wire. Every function here is a module-level function: workers import it b
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 

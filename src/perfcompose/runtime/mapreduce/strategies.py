@@ -15,8 +15,9 @@ engine's task records say which phase spent the time. Placement is a preference
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from perfcompose.errors import PerfcomposeError
 from perfcompose.runtime.mapreduce import ops
