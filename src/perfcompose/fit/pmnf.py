@@ -9,21 +9,35 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Self, Sequence
+from functools import cached_property, lru_cache
+from typing import Any, Self
 
 import numpy as np
 
 from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
 from perfcompose.fit.base import Estimator
-from perfcompose.fit.hypotheses import (DEFAULT_I, DEFAULT_J, BatchFit, Factor, factor_values,
-                                        factors, fit_batch, fit_batch_chunked, fit_constant, fit_one_and_two_terms,
-                                        fit_one_term_lines, gram_fits, negative_factors, split_batch)
+from perfcompose.fit.hypotheses import (
+    DEFAULT_I,
+    DEFAULT_J,
+    BatchFit,
+    Factor,
+    factor_values,
+    factors,
+    fit_batch,
+    fit_batch_chunked,
+    fit_constant,
+    fit_one_and_two_terms,
+    fit_one_term_lines,
+    gram_fits,
+    negative_factors,
+    split_batch,
+)
 from perfcompose.fit.quality import fit_statistics, low_fit_warnings
-from perfcompose.fit.scaling import falls, falls_along
+from perfcompose.fit.scaling import falls_along
 from perfcompose.model import Model
 
 # A hypothesis: the constant plus terms; a term maps each parameter index to its factor.
@@ -184,9 +198,11 @@ class PMNFFitter(SeriesFitter):
     hypotheses whose terms have negative coefficients (run times do not shrink as inputs grow);
     ``term_penalty``: the chi-square price of the first, second, ... term when repetitions
     measure the noise; ``tolerance``: without repetitions, the CV margin a term must earn;
-    ``plausible``, ``indistinct``, ``horizon``, ``shrink``, ``overshoot_risk``,
-    ``overshoot_factor``, ``overshoot_noise`` and ``multi_overshoot_risk`` govern the choice
-    among hypotheses the data cannot tell apart (see :meth:`_select`);
+    ``lack_of_fit``: the chi-square quantile beyond which the scatter of the points around the
+    best hypothesis, not the repetitions, sets the noise (see :meth:`_with_lack_of_fit`; 0 turns
+    it off); ``plausible``, ``indistinct``, ``horizon``, ``shrink``, ``overshoot_risk``,
+    ``overshoot_factor``, ``overshoot_noise``, ``overshoot_floor`` and ``multi_overshoot_risk``
+    govern the choice among hypotheses the data cannot tell apart (see :meth:`_select`);
     ``candidates_per_parameter``: factors per parameter that the multi-parameter search
     combines; ``weight_power``: rows are weighted by y^-power (1 fits relative errors);
     ``tilt``: rows are further weighted by exp(tilt * (u - 1)), u the point's position between
@@ -200,8 +216,9 @@ class PMNFFitter(SeriesFitter):
                  max_terms: int = 2, aggregate: str = "median", nonnegative: bool = True,
                  tolerance: float = 0.1, candidates_per_parameter: int = 4,
                  term_penalty: float | Sequence[float] = (8.0, 30.0), plausible: float = 3.5,
-                 indistinct: float = 0.5, horizon: float = 16.0, shrink: float = 0.0,
+                 indistinct: float = 0.5, horizon: float = 16.0, shrink: float = 1.0,
                  overshoot_risk: float = 0.05, overshoot_factor: float = 1.0, overshoot_noise: float = 25.0,
+                 overshoot_floor: float = 1.5, lack_of_fit: float = 0.99,
                  multi_overshoot_risk: float = 0.2, weight_power: float = 1.0, tilt: float = 1.0,
                  allow_negative_exponents: bool | None = None):
         if aggregate not in AGGREGATES:
@@ -222,6 +239,8 @@ class PMNFFitter(SeriesFitter):
         self.shrink = shrink
         self.overshoot_risk = overshoot_risk
         self.overshoot_factor = overshoot_factor
+        self.overshoot_floor = overshoot_floor
+        self.lack_of_fit = lack_of_fit
         self.overshoot_noise = overshoot_noise
         self.multi_overshoot_risk = multi_overshoot_risk
         self.weight_power = weight_power
@@ -317,6 +336,7 @@ class PMNFFitter(SeriesFitter):
                              f"(at least 3 distinct values each): {', '.join(missing)} left out of the model; "
                              f"measure such a line to model {'it' if len(missing) == 1 else 'them'}",)
                 groups = self._multi_groups(X, y, sigma, far, lined, progress)
+        groups, sigma = self._with_lack_of_fit(groups, sigma, len(y))
         chosen, ranked = self._select(groups, sigma, multi=multi)
         return self._result(params, X, y, chosen, ranked, notes)
 
@@ -367,6 +387,37 @@ class PMNFFitter(SeriesFitter):
         steps = list(self.term_penalty)
         steps += [steps[-1]] * max(0, k_terms - len(steps))
         return float(sum(steps[:k_terms]))
+
+    def _with_lack_of_fit(self, groups: list[_Group], sigma: float, n: int) -> tuple[list[_Group], float]:
+        """The groups rescored with the noise the points scatter by, where that exceeds the noise
+        of the repetitions.
+
+        Repetitions measure how much one point varies, not how much the points scatter around the
+        law: timings at neighbouring sizes differ by cache, alignment or a busy minute while each
+        size's repetitions agree. Then every extra term buys a chi-square gain far above its price
+        and the fitter follows the scatter (a constant fitted as 80 + 2e-17*x^3). When the
+        best-scored hypothesis leaves a chi-square above the ``lack_of_fit`` quantile of its
+        degrees of freedom, the noise is scaled by the square root of its reduced chi-square (the
+        Birge ratio) and every hypothesis is scored again; with fewer than 3 degrees of freedom
+        the scatter cannot be told from the fit and nothing changes.
+        """
+        if sigma <= 0 or not self.lack_of_fit:
+            return groups, sigma
+        best = min(groups, key=lambda g: float(g.scores.min()) if len(g.scores) else np.inf)
+        h = int(np.argmin(best.scores))
+        dof = n - best.batch.coef.shape[1]
+        if dof < 3:
+            return groups, sigma
+        chi2 = float(best.batch.rel_rss[h]) / sigma ** 2
+        from scipy.stats import chi2 as chi2_dist
+
+        if chi2 <= chi2_dist.ppf(self.lack_of_fit, dof):
+            return groups, sigma
+        scatter = sigma * np.sqrt(chi2 / dof)
+        rescored = [dataclasses.replace(g, scores=np.where(np.isfinite(g.scores), g.batch.rel_rss / scatter ** 2
+                                                           + self._penalty(g.batch.coef.shape[1] - 1), np.inf))
+                    for g in groups]
+        return rescored, scatter
 
     def _group(self, hyps: Any, cols: list[np.ndarray], y: np.ndarray, w: np.ndarray, scale: np.ndarray,
                sigma: float, slack: float = np.inf) -> _Group:
@@ -433,7 +484,12 @@ class PMNFFitter(SeriesFitter):
         mostly from the noise, so the tolerated factor grows with it: ``overshoot_factor`` +
         ``overshoot_noise`` times the measured relative noise of an aggregate, over the
         ``overshoot_risk`` quantile (1.7 at 5 % noise per repetition and 5 repetitions, 2.4 at
-        10 %). With several parameters the spread comes from the choice between additive and
+        10 %), and never below ``overshoot_floor``: at 1 % noise the plausible forms differ at the
+        horizon by more than the noise alone explains (the exponents of a short range are
+        uncertain), and a tighter cap would exclude the best-supported form for its runner-up.
+        The weights are divided by the prediction (``shrink`` 1): of two forms the data support
+        alike, the one predicting less counts more, since an over-prediction is unbounded and an
+        under-prediction is not. With several parameters the spread comes from the choice between additive and
         multiplicative combinations, which differ at the horizon by factors no noise level
         explains; there the cap is ``overshoot_factor`` times the ``multi_overshoot_risk``
         quantile. Among the hypotheses within ``indistinct`` score units of the best (the data
@@ -460,7 +516,8 @@ class PMNFFitter(SeriesFitter):
             if multi:
                 risk, factor = self.multi_overshoot_risk, self.overshoot_factor
             else:
-                risk, factor = self.overshoot_risk, self.overshoot_factor + self.overshoot_noise * sigma
+                risk = self.overshoot_risk
+                factor = max(self.overshoot_floor, self.overshoot_factor + self.overshoot_noise * sigma)
             pick = _consensus_pick(scores - best, np.maximum(np.abs(preds), 1e-300), self.indistinct,
                                    self.shrink, risk, factor)
         chosen = groups[int(gidx[pick])].candidate(int(hidx[pick]))
