@@ -123,3 +123,15 @@ def test_the_interval_spans_the_operators_error_on_the_other_programs(small_stud
     assert np.all(np.array(first.high) >= predicted * 1.1 - 1e-6)
     # a disturbed program neither gives nor takes an operator error from the others
     assert with_operator_error([dataclasses.replace(c, disturbed=True) for c in copies])[0].operator_error == 0.0
+
+
+def test_reference_parts_alone_get_table1s_inputs_and_others_the_given_ones():
+    from perfcompose.bench.tasks import TASKS, random_ints
+    from perfcompose.validate.modular import _setup
+
+    # nop on an untouched array, as Table 1: no fresh input written right before the call
+    assert _setup("nop", TASKS["nop"].run, random_ints) is TASKS["nop"].setup
+    own = _setup("nop", lambda a: a, random_ints)  # a user's own stage named nop
+    assert own(8)[0].shape == (8,)
+    given = _setup("inc", TASKS["inc"].run, lambda x: [x])  # a given input is used as given
+    assert given(5.0) == ([5.0],)

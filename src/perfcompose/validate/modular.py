@@ -23,7 +23,7 @@ from perfcompose.compose.interval import with_interval
 from perfcompose.compose.operators import Composer
 from perfcompose.compose.oversubscription import accounted
 from perfcompose.compose.parser import parse_term
-from perfcompose.compose.terms import Component, Term, TPool
+from perfcompose.compose.terms import Component, Term
 from perfcompose.data.experiment import Experiment, Point, Series
 from perfcompose.ensemble import SampledEnsemble
 from perfcompose.errors import PerfcomposeError
@@ -198,10 +198,6 @@ def lead_error(modular: Model, monolithic: Model) -> float | None:
     return abs(a[1] - b[1]) / abs(b[1])
 
 
-def _pool_sizes(terms: Sequence[Term]) -> list[int]:
-    return sorted({t.threads for term in terms for t in term.walk() if isinstance(t, TPool) and isinstance(t.threads, int)})
-
-
 #: a timing or run that lost its cores to other work is taken again up to this many times
 RETRIES = 3
 #: how a run in the executor is summed up (see :func:`~perfcompose.runtime.target.median_period`)
@@ -273,6 +269,18 @@ def _stream(parts: Sequence[str], kept: Sequence[tuple[Term, int]], levels: Sequ
     return stream
 
 
+def _setup(name: str, function: Callable[[Any], Any], make: Callable[[float], Any]) -> Callable[[float], tuple]:
+    """How a part timed alone gets its input: a reference task on the default input as Table 1
+    times it (nop on an untouched array: writing a fresh input right before the timed call
+    evicts the caches, and nop then seems to grow with x), any other part on ``make(x)``."""
+    from perfcompose.bench.tasks import TASKS, random_ints
+
+    task = TASKS.get(name)
+    if task is not None and function is task.run and make is random_ints:
+        return task.setup
+    return lambda x: (make(x),)
+
+
 def _time_parts_alone(parts: Sequence[str], functions: Mapping[str, Callable[[Any], Any]],
                       make: Callable[[float], Any], dense: Sequence[float], rounds: int, reps: int,
                       folder: Path | None, restart: bool, bar: _Progress) -> tuple[dict[str, list[list[float]]], int]:
@@ -280,7 +288,7 @@ def _time_parts_alone(parts: Sequence[str], functions: Mapping[str, Callable[[An
     isolated: dict[str, list[list[float]]] = {}
     retaken = 0
     for p in parts:
-        alone = CallableTarget(functions[p], lambda x, _make=make: (_make(x),), label=p,
+        alone = CallableTarget(functions[p], _setup(p, functions[p], make), label=p,
                                retry_preempted=RETRIES, cpu_when_preempted=True)
         res = run_sweep(alone, {"x": tuple(dense)}, reps=reps, rounds=rounds, warmup=1, restart=restart,
                         checkpoint=folder / f"isolated-{p}.jsonl" if folder else None,
@@ -461,7 +469,8 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     stream = _stream(parts, kept, levels)
     dense = dense_grid(xs, per_octave)
     identity = {"terms": [str(t) for t in stream], "x": list(xs), "count": count, "workers": workers,
-                "period": PERIOD, "parts": {"x": list(dense), "rounds": part_rounds, "reps": part_reps}}
+                "period": PERIOD, "parts": {"x": list(dense), "rounds": part_rounds, "reps": part_reps,
+                                            "setup": "table1"}}
     folder = checkpoint_dir(checkpoints, identity) if checkpoints is not None else None
     bar = _Progress(progress, len(parts) * len(dense) * part_rounds + rounds * len(stream) * len(xs))
     isolated, retaken = _time_parts_alone(parts, functions, make, dense, part_rounds, part_reps, folder,
