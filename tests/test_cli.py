@@ -307,7 +307,7 @@ def test_paper_lobachev_prints_and_writes_records(tmp_path):
 def test_table4_spread_counts_every_nesting_of_the_pipes(capsys):
     from types import SimpleNamespace
 
-    from perfcompose.cli import _spread
+    from perfcompose.commands.paper_tables import _spread
     from perfcompose.compose.parser import parse_term
     from perfcompose.model import Model
 

@@ -25,3 +25,14 @@ NEGATIVE_EXPONENTS: dict[str, bool | None] = {"auto": None, "yes": True, "no": F
 #: what the runtime of data-parallel programs times: elapsed time between barriers, or the
 #: processor time of the busiest worker
 Clock = Literal["wall", "cpu"]
+
+#: how a pipeline's max is taken: ``asymptotic`` keeps the stage of higher order (the papers'
+#: eq. 3), ``pointwise`` the exact max at every point
+PipeRule = Literal["asymptotic", "pointwise"]
+
+#: what runs the stages of a validation study: threads or processes
+Workers = Literal["threads", "processes"]
+
+#: the experiment file formats perfcompose writes (``convert --to``) and reads
+OutputFormat = Literal["perfcompose", "csv", "extrap-text", "extrap-json"]
+ExperimentFormat = Literal[OutputFormat, "jsonl", "talpas", "cube"]

@@ -64,11 +64,13 @@ def recorded(monkeypatch: pytest.MonkeyPatch, part_rows: list[Any], study: Any) 
 
     monkeypatch.setattr(common.Table, "__init__", record_init)
     monkeypatch.setattr(common.Table, "add_column", record_add)
-    from perfcompose import cli
+    from perfcompose.commands import paper_tables
+    from perfcompose.commands import study as study_commands
     from perfcompose.validate import paper
 
     monkeypatch.setattr(paper, "table1", lambda **kw: part_rows)
-    monkeypatch.setattr(cli, "_run_study", lambda *a, **kw: study)
+    monkeypatch.setattr(study_commands, "run_study", lambda *a, **kw: study)
+    monkeypatch.setattr(paper_tables, "run_study", lambda *a, **kw: study)
     return seen
 
 

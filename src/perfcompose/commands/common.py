@@ -117,6 +117,18 @@ def one_bar(bar: Any) -> Callable[[str, int, int], None]:
     return step
 
 
+def per_task(bar: Any) -> Callable[[str, int, int], None]:
+    """A progress callback that shows one bar per task."""
+    jobs: dict[str, Any] = {}
+
+    def step(name: str, k: int, n: int) -> None:
+        if name not in jobs:
+            jobs[name] = bar.add_task(name, total=n)
+        bar.update(jobs[name], completed=k)
+
+    return step
+
+
 @contextlib.contextmanager
 def bar_after(bar: Any, delay: float = 1.0) -> Iterator[Callable[[str, int, int], None]]:
     """A :func:`one_bar` callback whose progress display appears only once the job has run for

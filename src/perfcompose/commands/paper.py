@@ -222,3 +222,53 @@ def _count_bar(step: Any) -> Any:
     def report(done: int, total: int) -> None:
         step("latency", done, total)
     return report
+
+
+_CASE_TITLES = {
+    "rabin_miller": "Rabin-Miller, Table 4: T(11213, 8) from n <= 9689 (relative reference point)",
+    "lbm": "LBM on Blue Gene/P, section 4.2 and Figure 4: forecast w.r.t. p",
+    "karatsuba_nonuniform": "Karatsuba, non-uniform sizes, section 4.3: T(128000, 8) from n <= 64000",
+    "karatsuba_uniform": "Karatsuba, uniform sizes, section 4.3",
+    "gauss": "Gauss elimination, section 4.1",
+    "serial_fraction": "Serial fraction, Figure 7(c): n = 9689 from Table 4",
+}
+
+
+@user_errors
+def lobachev(json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration."),
+             html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+             ) -> None:
+    """001 (Lobachev, Loogen): every case study's estimates, the paper's beside perfcompose's.
+
+    The range is what the estimate spans when each printed input moves by half a unit of its
+    last digit; a paper figure inside it (widened by the figure's own rounding) is reproduced.
+    """
+    from perfcompose.validate.lobachev import CASES, reproduce
+
+    rows = reproduce()
+    shown = []
+    for case in CASES:
+        t = Table(title=_CASE_TITLES[case], title_justify="left", show_lines=False)
+        for col, just in (("quantity", "left"), ("method", "left"), ("paper", "right"), ("perfcompose", "right"),
+                          ("range over input rounding", "right"), ("paper err %", "right"),
+                          ("err %", "right"), ("", "center"), ("note", "left")):
+            t.add_column(col, justify=just)  # type: ignore[arg-type]
+        for r in (r for r in rows if r.case == case):
+            rng = "" if r.low is None or r.high is None else f"{r.low:.4g} .. {r.high:.4g}"
+            mark = {True: "[green]ok[/green]", False: "[red]no[/red]", None: ""}[r.reproduced]
+            t.add_row(r.quantity, r.method, r.paper or "", "" if r.ours is None else f"{r.ours:.5g}", rng,
+                      r.paper_error or "", "" if r.error is None else f"{100 * r.error:+.3g}", mark, r.note)
+        console.print(t)
+        shown.append(t)
+    checked = [r for r in rows if r.reproduced is not None]
+    console.print(f"{sum(bool(r.reproduced) for r in checked)} of {len(checked)} comparable paper figures lie "
+                  "within the rounding of the printed inputs")
+    if json_out:
+        json_out.write_text(json.dumps([r.to_json() for r in rows], indent=1))
+        console.print(f"written to {json_out}")
+    if html:
+        from perfcompose.commands.reports import tables_html
+
+        tables_html(html, "001 (Lobachev, Loogen): the case studies' estimates, the paper's beside perfcompose's",
+                    "paper table", shown, summary=[("paper figures within the rounding of the printed inputs",
+                                                    f"{sum(bool(r.reproduced) for r in checked)} of {len(checked)}")])

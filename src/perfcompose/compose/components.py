@@ -209,14 +209,13 @@ def from_file(name: str, path: Path, *, region: str | None = None, unit: str | N
     if path.suffix.lower() == ".pam":
         model = pamela_model(path, region or "main", name=name)
     else:
-        model = None
+        saved = None
         if path.suffix.lower() == ".json":
             try:
-                model = _record_model(_read_json(path, name), name, region, path)
+                saved = _record_model(_read_json(path, name), name, region, path)
             except ModelSyntaxError as exc:
                 raise ComponentError(f"component '{name}': {exc}", path=path) from None
-        if model is None:
-            model = _fitted(name, path, region, fit_options)
+        model = saved if saved is not None else _fitted(name, path, region, fit_options)
     return _fill_unit(model.with_meta(name=name, source=model.source or str(path)), unit, name)
 
 
@@ -319,7 +318,7 @@ def _loggp(t: _Table) -> Model:
             raise ComponentError(f"component '{t.name}': missing LogGP parameter{'s' if len(missing) > 1 else ''} "
                                  f"{', '.join(missing)}", key="loggp",
                                  hint='give L, o, g and G, or params = "file.json" (from perfcompose loggp calibrate)')
-        params = LogGP(**flags)  # type: ignore[arg-type]
+        params = LogGP(**flags)
     options = {"worst_case": t.get("worst_case", bool, False), "ties": t.get("ties", str, "random"),
                "seed": t.get("seed", int, 0), "gap_origin": t.get("gap_origin", str, "end")}
     return LogGPSource(template, params, **options).model(t.name)

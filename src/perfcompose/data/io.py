@@ -4,14 +4,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from types import ModuleType
-from typing import Literal
 
 from perfcompose.data import csv_long, cube, extrap_json, extrap_text, json_lines, perfcompose_json, talpas
 from perfcompose.data.experiment import Experiment
+from perfcompose.choices import ExperimentFormat as Format
 from perfcompose.errors import DataFormatError, UnknownFormatError
 from perfcompose.limits import check_memory
-
-Format = Literal["perfcompose", "csv", "extrap-text", "extrap-json", "jsonl", "talpas", "cube"]
 
 FORMATS: dict[str, ModuleType] = {
     "perfcompose": perfcompose_json,

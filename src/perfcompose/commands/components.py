@@ -1,0 +1,69 @@
+"""The options that name a program's components, shared by compose, laws, explore and predict:
+``-c NAME=MODEL``, ``--bind NAME.PARAM=VALUE``, sizes ``--x`` and parameter values ``--param``."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import typer
+
+COMPONENT_HELP = ("A component: NAME=EXPRESSION (e.g. qsort='1034.17*x*log2(x)'), NAME=MODEL.json (from fit --json, "
+                   "pamela compile --json, skeleton forecast --json, loggp simulate --model-json), "
+                   "NAME=MODEL.pam[:PROCESS] (PAMELA) or NAME=MEASUREMENTS[:REGION] (fitted here). Repeatable.")
+BIND_HELP = ("Bind a component's parameter to the design's: NAME.PARAM=VALUE, e.g. mrm.N=x or mrm.P=4 (a number, "
+              "a parameter name or an expression). Repeatable.")
+UNIT_HELP = "Time unit of components whose source states none (expressions: default s; PAMELA models)."
+PIPE_HELP = "Pipeline max: pointwise (exact, never drops a stage) or asymptotic (the papers' eq. 3)."
+
+
+def components(specs: list[str], unit: str | None, binds: Sequence[str] = ()) -> dict[str, Any]:
+    """The components given with ``-c``, each bound as ``--bind`` says."""
+    from perfcompose.compose import parse_component
+    from perfcompose.compose.components import bind_model
+
+    comps: dict[str, Any] = {}
+    for spec in specs:
+        name, model = parse_component(spec, unit=unit)
+        if name in comps:
+            raise typer.BadParameter(f"component '{name}' given twice", param_hint="-c")
+        comps[name] = model
+    bound: dict[str, dict[str, str]] = {}
+    for text in binds:
+        target, eq, value = text.partition("=")
+        comp, dot, param = target.strip().partition(".")
+        if not eq or not dot or not param or not value.strip():
+            raise typer.BadParameter(f"{text!r}: write NAME.PARAM=VALUE, e.g. mrm.N=x", param_hint="--bind")
+        if comp not in comps:
+            raise typer.BadParameter(f"{text!r}: no component '{comp}' (components: {', '.join(comps) or 'none'})",
+                                     param_hint="--bind")
+        bound.setdefault(comp, {})[param] = value.strip()
+    for comp, mapping in bound.items():
+        model = comps[comp]
+        kept = {p: p for p in model.params if p not in mapping}
+        comps[comp] = bind_model(model, {**mapping, **kept}, comp)
+    return comps
+
+
+def x_values(values: list[str]) -> list[float]:
+    """``--x 1024 --x 65536``, ``--x 1024:262144`` (powers of two between, ends included) or lists."""
+    from perfcompose.bench import parse_values
+
+    out = [v for text in values for v in parse_values(text)]
+    if any(not v > 0 for v in out):
+        raise typer.BadParameter("sizes must be positive", param_hint="--x")
+    return out
+
+
+def parameter_values(values: list[str]) -> dict[str, float]:
+    """``--param n=4``: values of a model's symbolic parameters (positive finite numbers)."""
+    from perfcompose.assignments import parse_assignments
+
+    return parse_assignments(values, option="--param", positive=True)
+
+
+def order_text(model: Any, size: str = "x") -> str:
+    """The model's order in ``size`` as the tables print it: O(1), O(x log2(x)) or not PMNF."""
+    order = model.order(size)
+    if order is None:
+        return "not PMNF"
+    return "O(1)" if (order.i, order.j) == (0, 0) else f"O({order})"

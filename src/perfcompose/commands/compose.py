@@ -1,0 +1,136 @@
+"""``compose``, ``laws`` and ``explore``: the model of a program from the models of its components."""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import typer
+
+from perfcompose.choices import PipeRule
+from perfcompose.commands.common import Table, console, err_console, user_errors
+from perfcompose.commands.components import (BIND_HELP, COMPONENT_HELP, PIPE_HELP, UNIT_HELP, components,
+                                             order_text, parameter_values, x_values)
+from perfcompose.report.numbers import sig, size
+
+
+@user_errors
+def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool_4(qsort), inc)'."),
+            component: list[str] = typer.Option([], "-c", "--component", help=COMPONENT_HELP),
+            bind: list[str] = typer.Option([], "--bind", "-b", help=BIND_HELP),
+            unit: Optional[str] = typer.Option(None, "--unit", help=UNIT_HELP),
+            pipe: PipeRule = typer.Option("pointwise", "--pipe", help=PIPE_HELP),
+            json_out: bool = typer.Option(False, "--json", help="After the model line, print the model as JSON."),
+            at: list[str] = typer.Option([], "--at", help="Also print the prediction with its 90 % interval at "
+                                         "this point, e.g. --at x=65536 or --at x=65536,n=4 (repeatable)."),
+            ) -> None:
+    """Compose the model of a program from models of its components; the first line is the model."""
+    from perfcompose.commands import intervals as _intervals
+    from perfcompose.compose import Composer
+
+    composer = Composer(components(component, unit, bind), pipe=pipe)
+    parsed = composer.parse(term, source="term")
+    model = composer(parsed)
+    print(str(model))
+    if json_out:
+        print(model.to_json_text())
+    else:
+        print(f"order in x: {order_text(model)}; unit: {model.unit or 'none'}")
+    if at:
+        for line in _intervals.point_lines(_intervals.prediction(composer, parsed), _intervals.parse_points(at)):
+            print(line)
+    for choice in composer.pipe_choices(parsed):
+        if choice.both:
+            err_console.print(f"note: {choice.term}: no stage grows fastest in every parameter; both are kept "
+                              "(exact max)", highlight=False)
+        else:
+            err_console.print(f"note: {choice.term}: the asymptotic max keeps {choice.kept} and drops "
+                              f"{choice.dropped}, which may be the larger stage at the sizes that matter; --pipe pointwise "
+                              "keeps both", highlight=False)
+
+
+@user_errors
+def laws(stages: list[str] = typer.Argument(None, help="Stages to check the laws with (component names or "
+                                            "terms); default: every component."),
+         component: list[str] = typer.Option([], "-c", "--component", help=COMPONENT_HELP),
+         bind: list[str] = typer.Option([], "--bind", "-b", help=BIND_HELP),
+         unit: Optional[str] = typer.Option(None, "--unit", help=UNIT_HELP),
+         pipe: PipeRule = typer.Option("asymptotic", "--pipe", help="Pipeline max: asymptotic (the papers' algebra, "
+                                  "default here) or pointwise."),
+         x_range: str = typer.Option("1024:262144", "--x", help="Range LO:HI of x for numeric checks."),
+         ) -> None:
+    """Check the relational laws (i)-(iv) of 000 section 5.1 for the given stages."""
+    from perfcompose.compose.laws import LAWS, check_laws
+
+    comps = components(component, unit, bind)
+    if not comps:
+        raise typer.BadParameter("give the components with -c NAME=MODEL", param_hint="-c")
+    xs = x_values([x_range])
+    results = check_laws(comps, stages or None, pipe=pipe, x_range=(min(xs), max(xs)))
+    table = Table(title=f"relational laws, pipe = {pipe} max, x in [{size(min(xs))}, {size(max(xs))}], "
+                        "n in 1..64", title_justify="left")
+    for col in ("law", "instance", "decided", "result"):
+        table.add_column(col)
+    for r in results:
+        if r.held:
+            verdict = "[green]holds[/green]" + (" (equal)" if r.relation == "=" else " (inequality)")
+        else:
+            where = ", ".join(f"{k}={size(v)}" for k, v in (r.counterexample or {}).items())
+            lv, rv = r.values or (math.nan, math.nan)
+            verdict = f"[red]fails[/red] at {where}: {lv:.6g} vs {rv:.6g}"
+        table.add_row(f"({r.law})", r.statement, r.method, verdict)
+    console.print(table)
+    for law, title in LAWS.items():
+        mine = [r for r in results if r.law == law]
+        failed = [r for r in mine if not r.held]
+        how = "/".join(sorted({r.method for r in mine}))
+        rel = "equality" if mine and mine[0].relation == "=" else "inequality"
+        status = "[green]holds[/green]" if not failed else f"[red]fails in {len(failed)} of {len(mine)}[/red]"
+        console.print(f"({law}) {title} ({rel}): {status} — {len(mine)} instances, decided {how}")
+
+
+@user_errors
+def explore(term: str = typer.Argument(..., help="A pipeline term, e.g. 'pipe(qsort, inc, nop)'."),
+            component: list[str] = typer.Option([], "-c", "--component", help=COMPONENT_HELP),
+            threads: int = typer.Option(..., "--threads", "-T", min=1, help="Thread budget."),
+            x: list[str] = typer.Option(["65536"], "--x", help="Input sizes to compare at (or LO:HI)."),
+            param: list[str] = typer.Option([], "--param", "-p", help="Values for symbolic counts: n=4."),
+            bind: list[str] = typer.Option([], "--bind", "-b", help=BIND_HELP),
+            unit: Optional[str] = typer.Option(None, "--unit", help=UNIT_HELP),
+            ) -> None:
+    """Best use of a thread budget: split over pipeline stages, or a task pool of the fused stages."""
+    from perfcompose.compose import Composer, explore as run_explore
+
+    composer = Composer(components(component, unit, bind), pipe="pointwise")
+    parsed = composer.parse(term, source="term")
+    fixed = parameter_values(param)
+    for xv in x_values(x):
+        try:
+            e = run_explore(parsed, composer.components, threads, {"x": xv, **fixed}, composer=composer)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        unit_s = composer.unit
+        table = Table(title=f"x = {size(xv)}, {threads} threads: stage times "
+                      + ", ".join(f"{s} {sig(t)}" for s, t in zip(e.stages, e.stage_times))
+                      + f" [{unit_s}]; bottleneck: {e.stages[e.bottleneck]}", title_justify="left")
+        for col, just in (("design", "left"), ("term", "left"), ("threads", "right"),
+                          (f"time per element [{unit_s}]", "right"), ("vs best", "right")):
+            table.add_column(col, justify=just, optional=col == "design")  # type: ignore[arg-type]
+        from perfcompose.compose.oversubscription import account, machine_cores
+
+        cores = machine_cores()
+        over = {str(a.term): account(composer, a.term, composer(a.term), cores) for a in e.alternatives}
+        if any(over.values()):
+            table.add_column(f"on {cores} cores [{unit_s}]", justify="right")
+        for a in e.alternatives:
+            o = over[str(a.term)]
+            extra = [] if not any(over.values()) else \
+                ["-" if o is None else "cannot say" if o.model is None else
+                 f"{float(o.model(**{p: {'x': xv, **fixed}[p] for p in o.model.params})):.5g}"]
+            table.add_row(a.label, str(a.term), str(a.threads), f"{a.time:.5g}", f"{a.time / e.best.time:.2f}x", *extra)
+        console.print(table)
+        if any(over.values()):
+            err_console.print(f"[yellow]warning:[/yellow] {sum(1 for o in over.values() if o)} designs start more "
+                              f"workers than this machine's {cores} cores: the operators assume a core per worker; "
+                              f"'on {cores} cores' is at least their total work divided by the cores", highlight=False)
+        console.print(f"best split of {threads} threads over the stages: "
+                      + ", ".join(f"{s}: {n}" for s, n in zip(e.stages, e.split)))

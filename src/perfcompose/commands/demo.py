@@ -1,0 +1,70 @@
+"""``demo``: nop, inc and qsort measured and fitted, the paper's Table-2 programs composed, plotted and reported."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from perfcompose.commands.common import Table, console, per_task, progress, user_errors
+from perfcompose.report.numbers import sig
+
+
+@user_errors
+def demo(plot: Path = typer.Option(Path("demo.png"), "--plot", help="Where to write the plot."),
+         quick: bool = typer.Option(True, "--quick/--full", help="Quick measurement (default) or the paper's sizes."),
+         html: Path = typer.Option(Path("demo.html"), "--html", help="Where to write the HTML report."),
+         ) -> None:
+    """Measure nop, inc and qsort, fit them, compose the paper's Table-2 programs, plot, and write the report."""
+    from perfcompose.report import plot_models
+    from perfcompose.validate.paper import table1, table2
+
+    console.print("[bold]1. unit performance tests[/bold]: measuring nop, inc, qsort on this machine")
+    with progress() as bar:
+        rows = table1(quick=quick, tasks=("nop", "inc", "qsort"), progress=per_task(bar))
+    from perfcompose.fit.uncertainty import with_uncertainty
+
+    parts = {r.task: with_uncertainty(r.model, r.experiment) for r in rows}
+    t1 = Table(title="2. fitted models of the parts [ns]", title_justify="left")
+    for col in ("task", "model here", "CV % median", "paper (000 Table 1)"):
+        t1.add_column(col)
+    for r in rows:
+        t1.add_row(r.task, str(r.model.rounded(6)), f"{r.cv[2]:.2f}" if r.cv else "-", r.paper)
+    console.print(t1)
+    x = 2.0 ** 18
+    t2 = Table(title="3. composed programs (000 Table 2) and predicted time per element at x = 2^18",
+               title_justify="left")
+    for col, just in (("program", "left"), ("modular model, parts measured here [ns]", "left"),
+                      ("paper: modular", "left"), ("paper: monolithic", "left"),
+                      ("predicted at 2^18 [ms] (90 % interval)", "right")):
+        t2.add_column(col, justify=just,  # type: ignore[arg-type]
+                      optional={"paper: monolithic": 1, "paper: modular": 2}.get(col, False))
+    from perfcompose.compose import compose as compose_model
+
+    from perfcompose.compose import Composer
+    from perfcompose.compose.interval import with_interval
+
+    results = table2(parts)
+    flagged = 0
+    for r in results:
+        exact = compose_model(r.configuration, parts, pipe="pointwise")(x=x)
+        bounds = with_interval(Composer(parts, pipe="pointwise"), r.configuration).interval(x=x)
+        mark = ""
+        if abs(r.modular(x=x) - exact) > 0.01 * exact:
+            mark, flagged = " *", flagged + 1
+        t2.add_row(r.configuration, str(r.modular.rounded()) + mark, str(r.paper_modular), str(r.paper_monolithic),
+                   sig(exact / 1e6) + (f" [{sig(bounds[0] / 1e6)}, {sig(bounds[1] / 1e6)}]" if bounds else ""))
+    console.print(t2)
+    if flagged:
+        console.print("* the stage of higher asymptotic order (eq. 3) is not the slower one at x = 2^18; "
+                      "the prediction uses the exact pointwise max (--pipe pointwise)")
+    curves = [(f"{r.configuration}", r.modular) for r in results
+              if r.configuration in ("seq(qsort, inc)", "tpool_4(qsort)", "pipe(inc, qsort)", "seq(inc, nop)",
+                                     "pipe(inc, nop)", "tpool_24(qsort)")]
+    plot_models(curves, (2.0 ** 10, 2.0 ** 20), plot,
+                title="programs composed from the parts measured on this machine",
+                points=[(f"measured {r.task}", r.experiment.series[0].coordinates()[:, 0],
+                         r.experiment.series[0].aggregated("median")) for r in rows])
+    console.print(f"plot written to {plot}")
+    from perfcompose.commands.reports import demo_html
+
+    demo_html(html, rows, results)

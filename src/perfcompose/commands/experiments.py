@@ -1,0 +1,52 @@
+"""``show`` and ``convert``: an experiment file read, shown, or written in another format."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from perfcompose.choices import ExperimentFormat, OutputFormat
+from perfcompose.commands.common import Table, console, user_errors
+from perfcompose.commands.common import fmt as number
+
+
+@user_errors
+def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSON, CSV, Extra-P text, JSON, "
+                                                   "JSON Lines, Talpas) or a directory of CUBE4 profiles."),
+         fmt: Optional[ExperimentFormat] = typer.Option(None, "--format", help="Input format if detection guesses wrong."),
+         ) -> None:
+    """Show an experiment: parameters, points, repetitions, median and coefficient of variation."""
+    from perfcompose.data import load
+    from perfcompose.data.experiment import describe
+
+    exp = load(file, fmt)
+    console.print(f"[bold]{file}[/bold]: parameters {', '.join(exp.parameters)}; "
+                  f"{len(exp.series)} series")
+    for s in exp.series:
+        table = Table(title=f"{s.label} [{s.unit}]", title_justify="left")
+        table.add_column("point")
+        table.add_column("reps", justify="right")
+        table.add_column("median", justify="right")
+        table.add_column("CV %", justify="right")
+        for p in s.points:
+            cv = p.cv * 100
+            style = "yellow" if cv > 10 else None
+            table.add_row(describe(exp.parameters, p.coordinate), str(len(p.values)), number(p.median),
+                          f"[{style}]{cv:.2f}[/{style}]" if style else f"{cv:.2f}")
+        console.print(table)
+
+
+@user_errors
+def convert(source: Path = typer.Argument(..., help="Experiment file to read."),
+            target: Path = typer.Argument(..., help="File to write; the extension picks the format."),
+            to: Optional[OutputFormat] = typer.Option(None, "--to", help="Output format (default: from the extension)."),
+            fmt: Optional[ExperimentFormat] = typer.Option(None, "--from", help="Input format if detection guesses wrong."),
+            ) -> None:
+    """Convert an experiment between perfcompose JSON, CSV, Extra-P text and Extra-P JSON."""
+    from perfcompose.data import load, save
+
+    exp = load(source, fmt)
+    written = save(exp, target, to)
+    n = sum(len(s.points) for s in exp.series)
+    console.print(f"wrote {target} ({written}): {len(exp.series)} series, {n} points")

@@ -1,0 +1,184 @@
+"""``paper table1`` ... ``table7``: the composition paper's (000) tables measured on this machine."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from perfcompose.commands.common import Table, console, err_console, per_task, progress, user_errors
+from perfcompose.commands.paper import print_table1_rest
+from perfcompose.commands.study import run_study
+from perfcompose.commands.validation import print_study, write_study
+
+
+@user_errors
+def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 33 repetitions in 11 "
+                                            "interleaved rounds (seconds on 2 cores)."),
+                 task: list[str] = typer.Option([], "--task", help="Only these tasks."),
+                 rest_only: bool = typer.Option(False, "--printed-rows", help="Only rows 9-13 (GrPPi, Hadoop, "
+                                                "transfer): the paper's models recomposed, nothing measured."),
+                 out: Optional[Path] = typer.Option(None, "--out", help="Also write the measurements here "
+                                                    "(one experiment per task: OUT-stem_TASK.json)."),
+                 html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report "
+                                                     "here."),
+                 restart: bool = typer.Option(False, "--restart", help="Discard the checkpoints of an "
+                                              "interrupted run (.perfcompose/table1_*) and measure afresh."),
+                 ) -> None:
+    """000 Table 1: model and variability of every reference task, measured here (ns); an interrupted
+    run resumes from its checkpoints in .perfcompose/."""
+    from perfcompose.bench import TASKS
+    from perfcompose.data import save
+    from perfcompose.validate.paper import (FULL_REPS, FULL_ROUNDS_T1, PAPER_TABLE1, QUICK_REPS,
+                                            QUICK_ROUNDS_T1, table1)
+
+    if rest_only:
+        print_table1_rest()
+        return
+    unknown = [t for t in task if t not in PAPER_TABLE1]
+    if unknown:
+        raise typer.BadParameter(f"unknown task {unknown[0]!r}; tasks: {', '.join(PAPER_TABLE1)}", param_hint="--task")
+    if not quick:
+        console.print(f"the paper's 256 sizes 1,024 ... 262,144; {FULL_REPS} repetitions ({FULL_ROUNDS_T1} "
+                      "rounds over all sizes) instead of its 256 (use --quick for 33 sizes)")
+    else:
+        console.print(f"quick: x = 2^10 ... 2^18 (33 sizes), {QUICK_REPS} repetitions in {QUICK_ROUNDS_T1} "
+                      f"rounds over all sizes ({4 * QUICK_REPS} for single-size tasks)")
+    with progress() as bar:
+        rows = table1(quick=quick, tasks=tuple(task) or None, progress=per_task(bar),
+                      checkpoints=Path(".perfcompose"), restart=restart)
+    table = Table(title="Table 1: models of the sequential task blocks, measured here [ns]", title_justify="left")
+    for col in ("row", "task", "model [ns]", "CV % (min, .25, med, .75, max) / std %", "paper's model [ns]"):
+        table.add_column(col)
+    for k, r in enumerate(rows, start=1):
+        var = (", ".join(f"{v:.2f}" for v in r.cv) if r.cv else f"{r.std:.2f} (std)")
+        table.add_row(str(k), r.task, str(r.model.rounded(6)), var, r.paper)
+    console.print(table)
+    console.print("GIL: " + ", ".join(f"{t} {'releases' if TASKS[t].releases_gil else 'holds'} it"
+                                       for t in (r.task for r in rows)))
+    retaken = [f"{r.task} {r.preempted}" for r in rows if r.preempted]
+    if retaken:
+        console.print("timings taken again because the core was taken away mid-call: " + ", ".join(retaken))
+    busy = [r.task for r in rows
+            if r.preempted > 0.1 * sum(len(p.values) for p in r.experiment.series[0].points)]
+    if busy:
+        err_console.print(f"[yellow]warning:[/yellow] other work kept taking the core away ({', '.join(busy)}): "
+                          "those models may be distorted; measure again on a quieter machine")
+    if out:
+        for r in rows:
+            path = out.with_name(f"{out.stem}_{r.task}{out.suffix or '.json'}")
+            save(r.experiment, path)
+        console.print(f"measurements written next to {out}")
+    if html:
+        from perfcompose.commands.reports import table1_html
+
+        gil = {True: "releases", False: "holds"}
+        table1_html(html, table, rows, ["GIL: " + ", ".join(f"{r.task} {gil[TASKS[r.task].releases_gil]} it"
+                                                           for r in rows)])
+    if not task:
+        print_table1_rest()
+
+
+# the options every validation table shares
+_QUICK = typer.Option(False, "--quick", help="9 sizes x 5 rounds (minutes on 2 cores).")
+_TABLE_JSON = typer.Option(None, "--json", help="Write one record per configuration.")
+_RESTART = typer.Option(False, "--restart", help="Discard finished measurements.")
+_HTML = typer.Option(None, "--html", help="Write a self-contained HTML report here.")
+
+
+def _paper_validation(table: str, quick: bool, json_out: Optional[Path], restart: bool,
+                      html: Optional[Path] = None) -> Any:
+    import os
+
+    from perfcompose.validate.paper import (FULL_ROUNDS, FULL_X, QUICK_ROUNDS, QUICK_X,
+                                            paper_configurations)
+
+    configs = paper_configurations(table)
+    paper = dict(configs)
+    cores = os.cpu_count() or 1
+    # tables 4 and 6 compare programs with one another, so they may oversubscribe the cores
+    limit = cores if table in ("table2", "table7") else 2 * cores
+    xs, rounds = (QUICK_X, QUICK_ROUNDS) if quick else (FULL_X, FULL_ROUNDS)
+    result = run_study([c for c, _ in configs], xs, rounds, 32, "threads", limit, restart)
+    titles = {"table2": "Table 2: composition operators, modular vs monolithic vs measured",
+              "table4": "Table 4: pipeline associativity and commutativity",
+              "table6": "Table 6: layering neutrality, pipe(tpool_n(qsort), tpool_n(inc)) vs tpool_n(pipe(qsort, inc))",
+              "table7": "Table 7: tpool_2(seq(a, b)) against pipe(a, b)"}
+    print_study(result, titles[table] + " [ns per element]", paper)
+    if json_out:
+        write_study(result, json_out, paper)
+    if html:
+        from perfcompose.commands.reports import study_html
+
+        study_html(html, result, titles[table] + " [ns per element]", paper)
+    return result
+
+
+@user_errors
+def paper_table2(quick: bool = _QUICK,
+                 json_out: Optional[Path] = _TABLE_JSON,
+                 restart: bool = _RESTART,
+                 html: Optional[Path] = _HTML) -> None:
+    """000 Table 2: seq, tpool and pipe programs run here; modular vs monolithic vs measured."""
+    _paper_validation("table2", quick, json_out, restart, html)
+
+
+@user_errors
+def paper_table7(quick: bool = _QUICK,
+                 json_out: Optional[Path] = _TABLE_JSON,
+                 restart: bool = _RESTART,
+                 html: Optional[Path] = _HTML) -> None:
+    """000 Table 7: relation (iv), tpool_2(seq(a, b)) <= pipe(a, b), measured here."""
+    import numpy as np
+
+    result = _paper_validation("table7", quick, json_out, restart, html)
+    by = {c.configuration: c for c in result.comparisons}
+    for c in result.comparisons:
+        if c.configuration.startswith("tpool_2(seq("):
+            inner = c.configuration[len("tpool_2(seq("):-2]
+            other = by.get(f"pipe({inner})")
+            if other is not None:
+                ratio = float(np.median(np.array(c.measured) / np.array(other.measured)))
+                console.print(f"relation (iv) {c.configuration} / pipe({inner}): median time ratio {ratio:.2f} "
+                              f"({'holds' if ratio <= 1.0 else 'does not hold'})")
+
+
+def _spread(result: Any, groups: list[list[str]]) -> None:
+    from perfcompose.compose.parser import parse_term
+    from perfcompose.validate.modular import leading_term
+
+    for group in groups:
+        # a study names its programs as the parser prints them: pipe(pipe(a, b), c) is pipe(a, b, c)
+        names = {str(parse_term(g)) for g in group}
+        leads = [leading_term(c.monolithic) for c in result.comparisons if c.configuration in names]
+        leads = [lead for lead in leads if lead is not None]
+        orders = {lead[0] for lead in leads}
+        if len(leads) < 2:
+            continue
+        if len(orders) > 1:
+            console.print(f"{', '.join(group)}: monolithic models of different orders")
+            continue
+        cs = [lead[1] for lead in leads]
+        console.print(f"{' ~ '.join(group)}: leading coefficients within {100 * (max(cs) - min(cs)) / min(cs):.1f} %")
+
+
+@user_errors
+def paper_table4(quick: bool = _QUICK,
+                 json_out: Optional[Path] = _TABLE_JSON,
+                 restart: bool = _RESTART,
+                 html: Optional[Path] = _HTML) -> None:
+    """000 Table 4: pipeline associativity and commutativity, measured here."""
+    from perfcompose.validate.paper import PAPER_TABLE4
+
+    result = _paper_validation("table4", quick, json_out, restart, html)
+    _spread(result, [[c for c, _ in PAPER_TABLE4]])
+
+
+@user_errors
+def paper_table6(quick: bool = _QUICK,
+                 json_out: Optional[Path] = _TABLE_JSON,
+                 restart: bool = _RESTART,
+                 html: Optional[Path] = _HTML) -> None:
+    """000 Table 6: layering neutrality, pipe of task pools vs task pool of pipes, measured here."""
+    result = _paper_validation("table6", quick, json_out, restart, html)
+    _spread(result, [[f"pipe(tpool_{n}(qsort), tpool_{n}(inc))", f"tpool_{n}(pipe(qsort, inc))"] for n in (1, 2, 4, 8)])

@@ -1,0 +1,59 @@
+"""``validate``: programs run for real, fitted whole (monolithic) and composed from their parts
+(modular), and the prediction's error against the measurement."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from perfcompose.choices import Workers
+from perfcompose.commands.common import one_bar, progress, user_errors
+from perfcompose.commands.components import x_values
+from perfcompose.commands.validation import print_study, write_study
+
+
+def run_study(configurations: list[str], xs: tuple[float, ...], rounds: int, count: int, workers: str,
+              max_workers: int | None, restart: bool, functions: Any = None, make: Any = None) -> Any:
+    """Run a validation study with a progress bar; finished measurements are kept in .perfcompose/."""
+    from perfcompose.validate.modular import study
+
+    with progress() as bar:
+        return study(configurations, xs, rounds=rounds, count=count, workers=workers, max_workers=max_workers,
+                     checkpoints=Path(".perfcompose"), restart=restart, progress=one_bar(bar),
+                     functions=functions, make=make)
+
+
+@user_errors
+def validate(terms: list[str] = typer.Argument(..., help="Programs to run, e.g. 'pipe(inc, qsort)' 'tpool_2(qsort)'."),
+             x: list[str] = typer.Option(["1024:262144"], "--x", help="Input sizes (LO:HI = powers of two, or a list)."),
+             rounds: int = typer.Option(5, "--reps", "--rounds", min=1, help="Interleaved rounds (repetitions)."),
+             count: int = typer.Option(32, "--count", min=2, help="Elements per run, at least (more where short)."),
+             workers: Workers = typer.Option("threads", "--workers", help="What runs the stages."),
+             json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration here."),
+             restart: bool = typer.Option(False, "--restart", help="Discard finished measurements."),
+             html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+             task: list[str] = typer.Option([], "--task", help="A stage of your own, NAME=module:function (a "
+                                            "function of one data element), e.g. --task smooth=user_stages:smooth; "
+                                            "repeatable. Built-in: nop, inc, qsort."),
+             input_: Optional[str] = typer.Option(None, "--input", help="module:function making one data element "
+                                                  "of size x (default: x random 32-bit ints)."),
+             ) -> None:
+    """Run programs of nop, inc, qsort and your own stages (--task) for real, fit them (monolithic),
+    compose them from their parts (modular) and report the error of the prediction, with its 90 %
+    interval, against the measurement."""
+    import os
+
+    from perfcompose.commands.validation import input_function, task_functions
+
+    xs = tuple(x_values(x))
+    functions = task_functions(task) if task else None
+    make = input_function(input_) if input_ else None
+    result = run_study(terms, xs, rounds, count, workers, 2 * (os.cpu_count() or 1), restart, functions, make)
+    print_study(result, "modular vs monolithic vs measured (000 section 4)")
+    if json_out:
+        write_study(result, json_out)
+    if html:
+        from perfcompose.commands.reports import study_html
+
+        study_html(html, result, "modular vs monolithic vs measured (000 section 4)")
