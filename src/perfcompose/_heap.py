@@ -15,6 +15,20 @@ def _less(k1: float, t1: float, k2: float, t2: float) -> bool:
     return k1 < k2 or (k1 == k2 and t1 < t2)
 
 
+@njit(cache=True, inline="always")
+def _move(keys, tbs, ids, base, to, frm):  # pragma: no cover - compiled
+    keys[base + to] = keys[base + frm]
+    tbs[base + to] = tbs[base + frm]
+    ids[base + to] = ids[base + frm]
+
+
+@njit(cache=True, inline="always")
+def _put(keys, tbs, ids, base, i, key, tb, ident):  # pragma: no cover - compiled
+    keys[base + i] = key
+    tbs[base + i] = tb
+    ids[base + i] = ident
+
+
 @njit(cache=True)
 def heap_push(keys, tbs, ids, base, n, key, tb, ident):  # pragma: no cover - compiled
     """Add (key, tb, ident) to the heap of ``n`` entries at ``base``; returns the new size."""
@@ -23,13 +37,9 @@ def heap_push(keys, tbs, ids, base, n, key, tb, ident):  # pragma: no cover - co
         parent = (i - 1) >> 1
         if not _less(key, tb, keys[base + parent], tbs[base + parent]):
             break
-        keys[base + i] = keys[base + parent]
-        tbs[base + i] = tbs[base + parent]
-        ids[base + i] = ids[base + parent]
+        _move(keys, tbs, ids, base, i, parent)
         i = parent
-    keys[base + i] = key
-    tbs[base + i] = tb
-    ids[base + i] = ident
+    _put(keys, tbs, ids, base, i, key, tb, ident)
     return n + 1
 
 
@@ -45,13 +55,9 @@ def heap_replace_root(keys, tbs, ids, base, n, key, tb, ident):  # pragma: no co
             c += 1
         if not _less(keys[base + c], tbs[base + c], key, tb):
             break
-        keys[base + i] = keys[base + c]
-        tbs[base + i] = tbs[base + c]
-        ids[base + i] = ids[base + c]
+        _move(keys, tbs, ids, base, i, c)
         i = c
-    keys[base + i] = key
-    tbs[base + i] = tb
-    ids[base + i] = ident
+    _put(keys, tbs, ids, base, i, key, tb, ident)
 
 
 @njit(cache=True)

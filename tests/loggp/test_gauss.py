@@ -7,8 +7,19 @@ import pytest
 
 from perfcompose.errors import InputError
 from perfcompose.loggp import CommStep, CompStep, LogGP, simulate_program
-from perfcompose.loggp.gauss import (OPS, _blocks, best, gauss_program, op1, op2, op3, op4, owners, run_study,
-                                     time_operations)
+from perfcompose.loggp.gauss import (
+    OPS,
+    _blocks,
+    best,
+    gauss_program,
+    op1,
+    op2,
+    op3,
+    op4,
+    owners,
+    run_study,
+    time_operations,
+)
 
 TIMES = {"Op1": {2: 10.0}, "Op2": {2: 5.0}, "Op3": {2: 6.0}, "Op4": {2: 7.0}}
 

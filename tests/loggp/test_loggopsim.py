@@ -7,7 +7,8 @@ import pytest
 
 from perfcompose.errors import InputError
 from perfcompose.loggp import CommStep, CompStep, LogGP, Program, simulate_program
-from perfcompose.loggp.loggopsim import goal_text, parse_goal, program_to_goal, read_goal, simulate_goal
+from perfcompose.loggp.goal import goal_text, parse_goal, program_to_goal, read_goal
+from perfcompose.loggp.loggopsim import simulate_goal
 
 P = LogGP(L=10, o=2, g=5, G=1)
 
@@ -128,7 +129,7 @@ def test_read_goal_file(write_file):
 def _random_schedule(seed: int, P: int, M: int, max_bytes: int, wild: float = 0.0):
     import numpy as np
 
-    from perfcompose.loggp.goal import GoalSchedule, RECV
+    from perfcompose.loggp.goal import RECV, GoalSchedule
 
     rng = np.random.default_rng(seed)
     steps = []
@@ -153,7 +154,7 @@ def test_compiled_kernel_matches_the_plain_loop(seed, P, M, max_bytes, wild):
     # than 16 operations ready at once (the unstable part of LogGOPSim's ordering)
     import numpy as np
 
-    from perfcompose.loggp.loggopsim import reference_goal
+    from perfcompose.loggp.loggopsim_reference import reference_goal
 
     s = _random_schedule(seed, P, M, max_bytes, wild)
     params = LogGP(L=10, o=2, g=5, G=1)

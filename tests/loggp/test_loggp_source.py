@@ -11,8 +11,17 @@ from typer.testing import CliRunner
 
 from perfcompose.cli import app
 from perfcompose.errors import InputError
-from perfcompose.loggp import (LogGP, LogGPSource, ProgramTemplate, program_to_json, read_params,
-                               read_program, read_source, read_template, simulate_program)
+from perfcompose.loggp import (
+    LogGP,
+    LogGPSource,
+    ProgramTemplate,
+    program_to_json,
+    read_params,
+    read_program,
+    read_source,
+    read_template,
+    simulate_program,
+)
 from perfcompose.model import Model
 
 runner = CliRunner(env={"COLUMNS": "200"})

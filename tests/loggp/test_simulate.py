@@ -13,8 +13,15 @@ from hypothesis import strategies as st
 
 from perfcompose.errors import InputError
 from perfcompose.loggp import CommStep, LogGP, simulate_step
-from perfcompose.loggp.simulate import (Op, arrival_time, recv_after_recv, recv_after_send, reference_step,
-                                        send_after_recv, send_after_send)
+from perfcompose.loggp.simulate import (
+    Op,
+    arrival_time,
+    recv_after_recv,
+    recv_after_send,
+    reference_step,
+    send_after_recv,
+    send_after_send,
+)
 
 P = LogGP(L=10, o=2, g=5, G=1)
 

@@ -3,7 +3,7 @@ drains a processor's arrived messages in arrival order, the arrays every kernel 
 the option check; the heap itself is :mod:`perfcompose._heap`."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numba import njit
@@ -12,7 +12,7 @@ from perfcompose._heap import heap_pop, heap_push
 from perfcompose.errors import InputError
 from perfcompose.loggp.program import CommStep
 
-__all__ = ["heap_pop", "heap_push", "gaps_after_receive", "gaps_after_send", "drain", "start_times",
+__all__ = ["heap_pop", "heap_push", "gaps_after_receive", "gaps_after_send", "receive_first", "drain", "start_times",
            "initial_gaps", "recv_pointers", "check_options"]
 
 
@@ -35,21 +35,29 @@ def gaps_after_send(o, g, k1G, end_origin):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def receive_first(p, tr, rkey, rtb, rid, rsize, base, next_send, recv_ready, finish, recv_start, recv_seq, seq, o,
+                  send_gap_after_recv, recv_gap_after_recv):  # pragma: no cover - compiled
+    """Processor p receives the first message of its arrival heap (at ``base``) at ``tr``;
+    ``seq`` numbers the operations; returns the next number."""
+    m = rid[base]
+    rsize[p] = heap_pop(rkey, rtb, rid, base, rsize[p])
+    recv_start[m] = tr
+    recv_seq[m] = seq
+    next_send[p] = tr + send_gap_after_recv
+    recv_ready[p] = tr + recv_gap_after_recv
+    finish[p] = tr + o
+    return seq + 1
+
+
+@njit(cache=True)
 def drain(p, rkey, rtb, rid, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq, seq, o,
           send_gap_after_recv, recv_gap_after_recv):  # pragma: no cover - compiled
     """Processor p receives every message in its arrival heap, in arrival order, each as early as
-    its gap allows; ``seq`` numbers the operations; returns the next number."""
+    its gap allows; returns the next operation number."""
     base = recv_ptr[p]
     while rsize[p] > 0:
-        m = rid[base]
-        tr = max(recv_ready[p], rkey[base])
-        rsize[p] = heap_pop(rkey, rtb, rid, base, rsize[p])
-        recv_start[m] = tr
-        recv_seq[m] = seq
-        seq += 1
-        next_send[p] = tr + send_gap_after_recv
-        recv_ready[p] = tr + recv_gap_after_recv
-        finish[p] = tr + o
+        seq = receive_first(p, max(recv_ready[p], rkey[base]), rkey, rtb, rid, rsize, base, next_send, recv_ready,
+                            finish, recv_start, recv_seq, seq, o, send_gap_after_recv, recv_gap_after_recv)
     return seq
 
 

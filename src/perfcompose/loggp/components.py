@@ -45,6 +45,16 @@ def _reaches_all(start, n, c, ptr, adj, label, mark, stamp, queue, inner):  # pr
     return seen == n
 
 
+@njit(cache=True, inline="always")
+def _enter(v, idx, index, low, stack, sp, onstack):  # pragma: no cover - compiled
+    """Tarjan's first visit of v: numbered ``idx`` and pushed; returns the new stack size."""
+    index[v] = idx
+    low[v] = idx
+    stack[sp] = v
+    onstack[v] = True
+    return sp + 1
+
+
 @njit(cache=True)
 def _split(members, n, c, ptr, adj, label, next_id, index, low, onstack, stack, cs_node, cs_edge):  # pragma: no cover
     """Tarjan's strongly connected components (iterative) of component c's ``n`` members; each
@@ -60,12 +70,8 @@ def _split(members, n, c, ptr, adj, label, next_id, index, low, onstack, stack, 
         top = 0
         cs_node[0] = root
         cs_edge[0] = ptr[root]
-        index[root] = idx
-        low[root] = idx
+        sp = _enter(root, idx, index, low, stack, sp, onstack)
         idx += 1
-        stack[sp] = root
-        sp += 1
-        onstack[root] = True
         while top >= 0:
             v = cs_node[top]
             e = cs_edge[top]
@@ -75,12 +81,8 @@ def _split(members, n, c, ptr, adj, label, next_id, index, low, onstack, stack, 
                 if label[w] != c:
                     continue
                 if index[w] < 0:
-                    index[w] = idx
-                    low[w] = idx
+                    sp = _enter(w, idx, index, low, stack, sp, onstack)
                     idx += 1
-                    stack[sp] = w
-                    sp += 1
-                    onstack[w] = True
                     top += 1
                     cs_node[top] = w
                     cs_edge[top] = ptr[w]

@@ -20,8 +20,8 @@ are timed on this machine with the project's bench runner (compiled, single-thre
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from numba import njit

@@ -5,9 +5,10 @@ Times are in one unit of the user's choice (the program's); ``G`` is that unit p
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from perfcompose.errors import InputError
 from perfcompose.finite import is_finite_number, is_number
@@ -64,7 +65,7 @@ class LogGP:
         """End-to-end time of one isolated ``nbytes`` message: o + (k-1)G + L + o."""
         return 2 * self.o + max(nbytes - 1, 0) * self.G + self.L
 
-    def to(self, unit: str) -> "LogGP":
+    def to(self, unit: str) -> LogGP:
         """The same parameters in another time unit (needs ``self.unit``)."""
         if not self.unit:
             raise InputError("the parameters have no unit to convert from")
@@ -73,7 +74,7 @@ class LogGP:
         f = UNITS[self.unit] / UNITS[unit]
         return LogGP(self.L * f, self.o * f, self.g * f, self.G * f, unit)
 
-    def replace(self, **changes: float | None) -> "LogGP":
+    def replace(self, **changes: float | None) -> LogGP:
         """A copy with the given parameters changed (``None`` keeps the old value)."""
         values = asdict(self)
         values.update({k: v for k, v in changes.items() if v is not None})

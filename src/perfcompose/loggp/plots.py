@@ -2,17 +2,18 @@
 the Gaussian elimination study (as its Figures 7 to 9)."""
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from perfcompose.loggp.results import ProgramResult
     from perfcompose.loggp.gauss import StudyRow
+    from perfcompose.loggp.results import ProgramResult
 
 _COLORS = {"send": "#1f77b4", "recv": "#ff7f0e", "comp": "#b0b0b0"}
 
 
-def plot_timeline(result: "ProgramResult", path: Path, *, title: str = "", unit: str = "",
+def plot_timeline(result: ProgramResult, path: Path, *, title: str = "", unit: str = "",
                   max_arrows: int = 400) -> None:
     """A Gantt chart: one row per processor, sends, receives and computations as bars, and an
     arrow from each send to its receive (up to ``max_arrows``)."""
@@ -76,7 +77,7 @@ def plot_operations(op_times: Mapping[str, Mapping[int, float]], path: Path, *, 
     plt.close(fig)
 
 
-def plot_gauss(rows: Sequence["StudyRow"], path: Path, *, title: str = "", unit: str = "us",
+def plot_gauss(rows: Sequence[StudyRow], path: Path, *, title: str = "", unit: str = "us",
                measured: Mapping[tuple[int, str], float] | None = None) -> None:
     """Total, communication and computation time against block size for each layout, standard
     and worst case: the paper's Figures 7, 8 and 9 side by side; ``measured`` totals (by block

@@ -8,9 +8,10 @@ program with the file, line and column of the offending value.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -67,7 +68,7 @@ class CommStep:
 
     @classmethod
     def from_messages(cls, P: int, messages: Sequence[Sequence[float]] | np.ndarray,
-                      send_order: Sequence[Sequence[int]] | None = None) -> "CommStep":
+                      send_order: Sequence[Sequence[int]] | None = None) -> CommStep:
         """Build a step from ``[[src, dst, bytes], ...]``; without ``send_order`` each processor
         sends its messages in the order of their ids."""
         try:
@@ -78,7 +79,7 @@ class CommStep:
 
     @classmethod
     def from_arrays(cls, P: int, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray,
-                    order: np.ndarray | None = None) -> "CommStep":
+                    order: np.ndarray | None = None) -> CommStep:
         """Build a step from arrays (fast path for generated patterns). ``order``, if given, lists
         all message ids once, each sender's ids in its send order; by default, id order."""
         src = np.ascontiguousarray(src, dtype=np.int64)
@@ -99,7 +100,7 @@ class CommStep:
                    _readonly(send_ptr))
 
     @classmethod
-    def _build(cls, P: int, messages: Any, send_order: Any) -> "CommStep":
+    def _build(cls, P: int, messages: Any, send_order: Any) -> CommStep:
         msgs = _message_array(messages)
         src = msgs[:, 0].astype(np.int64)
         dst = msgs[:, 1].astype(np.int64)
@@ -198,7 +199,7 @@ class CompStep:
     durations: np.ndarray
 
     @classmethod
-    def of(cls, durations: Iterable[float]) -> "CompStep":
+    def of(cls, durations: Iterable[float]) -> CompStep:
         d = np.array(list(durations), dtype=np.float64)
         if d.ndim != 1 or not np.all(np.isfinite(d)) or np.any(d < 0):
             raise InputError("computation durations must be finite non-negative numbers")

@@ -29,13 +29,23 @@ remaining receives in arrival order.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numba import njit
 
-from perfcompose.loggp._kernels import (check_options, drain, gaps_after_receive, gaps_after_send, heap_pop,
-                                        heap_push, initial_gaps, recv_pointers, start_times)
+from perfcompose.loggp._kernels import (
+    check_options,
+    drain,
+    gaps_after_receive,
+    gaps_after_send,
+    heap_pop,
+    heap_push,
+    initial_gaps,
+    receive_first,
+    recv_pointers,
+    start_times,
+)
 from perfcompose.loggp.options import GapOrigin, Ties
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep
@@ -130,14 +140,8 @@ def _standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, 
             recv_ready[p] = ts + recv_gap
             finish[p] = ts + o
         else:  # RECEIVE
-            m = rid[base]
-            rsize[p] = heap_pop(rkey, rtb, rid, base, rsize[p])
-            recv_start[m] = tr
-            recv_seq[m] = seq
-            seq += 1
-            next_send[p] = tr + send_gap_after_recv
-            recv_ready[p] = tr + recv_gap_after_recv
-            finish[p] = tr + o
+            seq = receive_first(p, tr, rkey, rtb, rid, rsize, base, next_send, recv_ready, finish, recv_start,
+                                recv_seq, seq, o, send_gap_after_recv, recv_gap_after_recv)
         if pos[p] < send_ptr[p + 1]:
             tb = np.random.random() if random_ties else float(p)
             hn = heap_push(hkey, htb, hid, 0, hn, next_send[p], tb, p)

@@ -9,15 +9,16 @@ writes itself as a JSON record (program, parameters, options) that reads back to
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
 from perfcompose.errors import InputError
 from perfcompose.loggp.execute import simulate_program
-from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.jsonfile import load_json
+from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import _Problem
 from perfcompose.loggp.template import ProgramTemplate, _error
 from perfcompose.model import Model
@@ -129,7 +130,7 @@ class LogGPSource:
         return record
 
     @classmethod
-    def from_record(cls, record: Any, path: Path | str, *, text: str | None = None) -> "LogGPSource":
+    def from_record(cls, record: Any, path: Path | str, *, text: str | None = None) -> LogGPSource:
         """Rebuild a source from :meth:`to_record` output read from ``path``; every problem is an
         InputError naming the file and the key (and line and column when ``text`` is given)."""
         path = str(path)

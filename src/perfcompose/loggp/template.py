@@ -8,9 +8,10 @@ instance at a point only evaluates the compiled expressions and fills arrays.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -71,7 +72,7 @@ class ProgramTemplate:
 
     @classmethod
     def from_doc(cls, doc: Any, *, source: Path | str = "", text: str | None = None,
-                 prefix: JsonPath = ()) -> "ProgramTemplate":
+                 prefix: JsonPath = ()) -> ProgramTemplate:
         """Build a template from a parsed program document.
 
         ``text`` is the file it was parsed from (errors then carry line and column); ``prefix`` is

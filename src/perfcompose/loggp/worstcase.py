@@ -15,8 +15,16 @@ import random
 import numpy as np
 from numba import njit
 
-from perfcompose.loggp._kernels import (check_options, drain, gaps_after_receive, gaps_after_send, heap_push,
-                                        initial_gaps, recv_pointers, start_times)
+from perfcompose.loggp._kernels import (
+    check_options,
+    drain,
+    gaps_after_receive,
+    gaps_after_send,
+    heap_push,
+    initial_gaps,
+    recv_pointers,
+    start_times,
+)
 from perfcompose.loggp.components import WaitingComponents, cycle_candidates
 from perfcompose.loggp.options import GapOrigin, Ties
 from perfcompose.loggp.params import LogGP
@@ -74,8 +82,8 @@ def _worst_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_ori
 
 
 def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None = None,
-                    ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = "end", ties: Ties = "random", seed: int = 0,
-                    step_index: int = 0) -> StepResult:
+                    ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = "end",
+                    ties: Ties = "random", seed: int = 0, step_index: int = 0) -> StepResult:
     """Simulate one step with section 4.2's overestimation algorithm; ``forced`` lists the sends
     forced to break cycles (the choice is seeded, or the lowest rank with ``ties="rank"``)."""
     check_options(gap_origin, ties)
