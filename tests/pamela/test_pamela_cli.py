@@ -92,7 +92,7 @@ def test_model_errors_exit_2_with_their_position(tmp_path, text, where, command)
 
 @pytest.mark.parametrize("assignment,words", [
     ("P", "not a parameter assignment"), ("P=abc", "is not a number"), ("3P=1", "not a parameter name"),
-    ("Q=1", "'Q' is not a parameter"), ("P=inf", "must be finite"),
+    ("Q=1", "'Q' is not a parameter"), ("P=inf", "must be a finite number"),
 ])
 def test_bad_assignments_exit_2(mrm, assignment, words):
     r = run("eval", str(mrm), assignment, "N=1")

@@ -5,19 +5,17 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import List, Mapping, Optional
 
 import typer
-from perfcompose.commands.common import Table
 
+from perfcompose.assignments import parse_assignments
 from perfcompose.choices import Clock
-from perfcompose.commands.common import console, fmt, user_errors
+from perfcompose.commands.common import Table, console, fmt, user_errors
 from perfcompose.errors import InputError, evaluating, finite_result
 
 app = typer.Typer(no_args_is_help=True,
                   help="PAMELA process models compiled to symbolic cost models, evaluated and simulated.")
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MODEL = typer.Argument(..., help="PAMELA model file (.pam).")
 _PROCESS = typer.Option("main", "--process", "-p", help="The process to compile (default main).")
 _PAPER_PHI = typer.Option(False, "--paper-phi", help="Use the paper's printed rule phi = t/b for use(fcfs(a, b), t) "
@@ -25,33 +23,10 @@ _PAPER_PHI = typer.Option(False, "--paper-phi", help="Use the paper's printed ru
 _ASSIGN = typer.Argument(None, help="Parameter values, e.g. P=1000 N=1e6.")
 
 
-def parse_assignments(items: List[str] | None) -> dict[str, float]:
-    """``["P=1000", "N=1e6"]`` -> ``{"P": 1000.0, "N": 1e6}``, with a clear error for a bad item."""
-    values: dict[str, float] = {}
-    for item in items or []:
-        name, eq, text = item.partition("=")
-        name, text = name.strip(), text.strip()
-        if not eq:
-            raise InputError(f"'{item}' is not a parameter assignment", hint="write NAME=VALUE, e.g. P=1000")
-        if not _NAME.fullmatch(name):
-            raise InputError(f"'{name}' in '{item}' is not a parameter name", hint="write NAME=VALUE, e.g. P=1000")
-        try:
-            value = float(text)
-        except ValueError:
-            raise InputError(f"the value of {name} ('{text}') is not a number",
-                             hint=f"write a number, e.g. {name}=1000 or {name}=1e6") from None
-        if not math.isfinite(value):
-            raise InputError(f"the value of {name} must be finite, got '{text}'")
-        if name in values:
-            raise InputError(f"{name} is given twice", hint="give each parameter once")
-        values[name] = value
-    return values
-
-
 _RANGE = re.compile(r"\s*(-?[0-9.eE+-]+)\s*:\s*(-?[0-9.eE+-]+)\s*(?::\s*(-?[0-9.eE+-]+)\s*)?")
 
 
-def parse_grid(items: List[str] | None) -> dict[str, tuple[float, ...]]:
+def parse_grid(items: list[str] | None) -> dict[str, tuple[float, ...]]:
     """``["P=1:1000", "N=1e6"]`` -> values per parameter: ``a:b`` is every integer from a to b,
     ``a:b:s`` every s-th, ``a,b,c`` a list, a number a single point."""
     grid: dict[str, tuple[float, ...]] = {}
@@ -97,7 +72,7 @@ def _compile(model: Path, paper_phi: bool):
 def compile_cmd(model: Path = _MODEL,
                 everything: bool = typer.Option(False, "--all", help="Print phi, delta and omega as well as T."),
                 process: str = _PROCESS, paper_phi: bool = _PAPER_PHI,
-                json_out: Optional[Path] = typer.Option(None, "--json", help="Also write T_<process> as a model "
+                json_out: Path | None = typer.Option(None, "--json", help="Also write T_<process> as a model "
                                                         "record here (a component: -c NAME=FILE.json).")) -> None:
     """Print the simplified cost model T_<process> (as PAMELA text)."""
     cm = _compile(model, paper_phi)
@@ -114,7 +89,7 @@ def compile_cmd(model: Path = _MODEL,
 
 @app.command("eval")
 @user_errors
-def eval_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIGN,
+def eval_cmd(model: Path = _MODEL, assignments: list[str] | None = _ASSIGN,
              as_json: bool = typer.Option(False, "--json", help="Print {T_, phi_, omega_, delta_} as JSON."),
              process: str = _PROCESS, paper_phi: bool = _PAPER_PHI) -> None:
     """Evaluate T, phi, omega and delta of a process at the given parameter values; a range
@@ -125,8 +100,10 @@ def eval_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIGN,
         return
     values = {k: v[0] for k, v in grid.items()}
     where = ", ".join(f"{k}={v:g}" for k, v in values.items()) or "no parameters"
+    from perfcompose.pamela.points import evaluate_point
+
     with evaluating(where):
-        result = _evaluate_point(model, values, process, paper_phi)
+        result = evaluate_point(model, values, process, paper_phi)
     finite_result({f"T_{process}": result.T, f"phi_{process}": result.phi, f"omega_{process}": result.omega}, where)
     if as_json:
         console.print_json(json.dumps(result.as_json()))
@@ -144,50 +121,17 @@ def eval_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIGN,
     console.print(table)
 
 
-def _check_names(model: Path, parameters: tuple[str, ...], given: Mapping[str, object], every: bool) -> None:
-    """Refuse a value for a name that is no parameter and, where ``every``, a parameter without one."""
-    from perfcompose.pamela.syntax import PamelaError
-
-    unknown = [k for k in given if k not in parameters]
-    if unknown:
-        raise PamelaError(f"'{unknown[0]}' is not a parameter of {model.name}", path=str(model),
-                          hint="parameters: " + (", ".join(parameters) or "none"))
-    missing = [p for p in parameters if p not in given]
-    if every and missing:
-        raise PamelaError(f"no value for {', '.join(missing)}", path=str(model),
-                          hint="give every parameter a value or a range, e.g. " + " ".join(f"{m}=1:10" for m in missing))
-
-
-def _evaluate_point(model: Path, values: dict[str, float], process: str, paper_phi: bool):
-    """phi, delta, omega and T at one point: from the numeric form where there is one (no
-    compilation), else compiled (and the numeric form kept for the next time)."""
-    from perfcompose.pamela.evaluation import Evaluation
-    from perfcompose.pamela.model_cache import compile_cached, numeric_form
-
-    form = numeric_form(model, process, paper_phi, ("T", "phi", "omega", "delta"))
-    if form is None:
-        return compile_cached(model, process, paper_phi).evaluate(values, process)
-    _check_names(model, form.parameters, values, every=True)
-    T = form.quantity(process, "T", values)
-    loads = form.quantity(process, "delta", values, default=[])
-    return Evaluation(process, T, form.quantity(process, "phi", values, T), form.quantity(process, "omega", values, T),
-                      {k: float(v) for k, v in enumerate(loads) if v})
-
-
 def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, paper_phi: bool,
                as_json: bool) -> None:
     """T of the process at every point of the grid, with one compilation (none where the model
     is a numeric form, or compiled before and kept)."""
     import itertools
 
-    from perfcompose.pamela.model_cache import compile_cached, numeric_form
+    from perfcompose.pamela.points import check_names, grid_function
 
-    form = numeric_form(model, process, paper_phi)
-    source = form if form is not None else compile_cached(model, process, paper_phi)
-    names = list(source.parameters)
-    _check_names(model, source.parameters, grid, every=True)
-    fn = source.function(process)
-    assert fn is not None  # numeric_form gives only a form that states T_process
+    parameters, fn = grid_function(model, process, paper_phi)
+    names = list(parameters)
+    check_names(model, parameters, grid)
     points = list(itertools.product(*(grid[n] for n in names)))
     with evaluating("a point of the grid"):
         results = [float(fn(*pt)) for pt in points]
@@ -209,7 +153,7 @@ def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, pa
 
 @app.command("simulate")
 @user_errors
-def simulate_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIGN,
+def simulate_cmd(model: Path = _MODEL, assignments: list[str] | None = _ASSIGN,
                  distribution: str = typer.Option("deterministic", "--distribution", "-d",
                                                   help="deterministic, exponential-service (use() times "
                                                        "exponential) or exponential (delays too)."),
@@ -223,7 +167,7 @@ def simulate_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIG
     with evaluating(where):
         bound = cm.evaluate(values, process).T
     finite_result({f"T_{process}": bound}, where)
-    sim = cm.simulate(values, process, distribution=distribution, seed=seed)  # type: ignore[arg-type]
+    sim = cm.simulate(values, process, distribution=distribution, seed=seed)
     error = (sim.time - bound) / sim.time if sim.time else 0.0
     mva = cm.mva(values, process)
     if as_json:
@@ -256,7 +200,7 @@ def simulate_cmd(model: Path = _MODEL, assignments: Optional[List[str]] = _ASSIG
 @user_errors
 def generate_cmd(program: Path = typer.Argument(..., help="Data-parallel Python program (a file defining "
                                                 "program(dp, ...)); see docs/pamela.md."),
-                 out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the model here "
+                 out: Path | None = typer.Option(None, "--out", "-o", help="Write the model here "
                                                     "(default: PROGRAM with .pam, beside it)."),
                  machine: str = typer.Option("machine.pam", "--machine", "-m", help="The machine model the "
                                              "model includes (a path relative to the model)."),
@@ -272,9 +216,10 @@ def generate_cmd(program: Path = typer.Argument(..., help="Data-parallel Python 
                   f"{'s' if g.annotations != 1 else ''} used)", highlight=False)
     machine_path = target.parent / machine
     if calibrate:
-        from perfcompose.pamela.machine import calibrate as run_calibration, machine_text
+        from perfcompose.pamela.machine import calibrate as run_calibration
+        from perfcompose.pamela.machine import machine_text
 
-        machine_path.write_text(machine_text(run_calibration(), f"perfcompose pamela generate --calibrate"))
+        machine_path.write_text(machine_text(run_calibration(), "perfcompose pamela generate --calibrate"))
         console.print(f"wrote {machine_path} (calibrated here)", highlight=False)
     elif not machine_path.exists():
         console.print(f"{machine_path} does not exist yet: write it with --calibrate", style="dim",
@@ -286,7 +231,7 @@ def vangemund(quick: bool = typer.Option(False, "--quick", help="Tiny sizes, one
                                          "calibration: checks that everything runs, not the figures."),
               out: Path = typer.Option(Path("vangemund"), "--out", "-o", help="Folder for the machine model "
                                        "and the generated models."),
-              machine: Optional[Path] = typer.Option(None, "--machine", "-m", help="Use this machine model "
+              machine: Path | None = typer.Option(None, "--machine", "-m", help="Use this machine model "
                                                      "instead of calibrating one."),
               reps: int = typer.Option(5, "--reps", min=1, help="Timed runs per configuration (median)."),
               clock: Clock = typer.Option("wall", "--clock", help="wall: elapsed time between barriers; cpu: "
@@ -316,7 +261,7 @@ def vangemund(quick: bool = typer.Option(False, "--quick", help="Tiny sizes, one
     for col, just in (("program", "left"), ("design alternative", "left"), ("N", "right"), ("P", "right"),
                       ("predicted \\[s]", "right"), ("measured \\[s]", "right"), ("spread", "right"),
                       ("error", "right"), ("best: predicted = measured", "left")):
-        table.add_column(col, justify=just)  # type: ignore[arg-type]
+        table.add_column(col, justify=just)
     for r in result.rows:
         c = best[(r.study, r.N, r.P)]
         mark = ""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Mapping, Union
+from typing import Any, Mapping, Union
 
 import sympy as sp
 
@@ -456,30 +456,35 @@ class _Normaliser:
 
     # -- resources --------------------------------------------------------------------------
 
+    def _named(self, node: Name, env: Env, kind: str, again: Any) -> Any:
+        """A bare name where a ``kind`` (resource or process) is needed: the argument a formal
+        stands for (``again`` reads it), ``rho``, or the equation of that name expanded."""
+        b = env.get(node.name)
+        if isinstance(b, _Arg):
+            if self.kind_of(b.node, b.env) != kind:
+                raise self.mismatch(node, env, kind)
+            return again(b.node, b.env)
+        if b is not None or self._lookup(node.name, node.pos) != kind:
+            raise self.mismatch(node, env, kind)
+        if node.name == "rho":
+            return ir.RHO
+        self._arity(node.name, 0, node.pos, bare=True)
+        return self.expand(self.eqs[node.name], node.pos, kind, (), env)
+
+    def _called(self, node: Call, env: Env, kind: str) -> None:
+        """Check a call where a ``kind`` is needed: an equation (not a formal) of that kind, with
+        as many arguments as it has formals."""
+        if node.name in env:
+            raise self.error(f"'{node.name}' is a formal parameter or loop index and takes no arguments", node.pos)
+        if self._lookup(node.name, node.pos) != kind:
+            raise self.mismatch(node, env, kind)
+        self._arity(node.name, len(node.args), node.pos)
+
     def resource(self, node: Node, env: Env) -> ir.Resource:
         if isinstance(node, Name):
-            b = env.get(node.name)
-            if isinstance(b, _Arg):
-                if self.kind_of(b.node, b.env) != "resource":
-                    raise self.mismatch(node, env, "resource")
-                return self.resource(b.node, b.env)
-            if b is not None:
-                raise self.mismatch(node, env, "resource")
-            kind = self._lookup(node.name, node.pos)
-            if kind != "resource":
-                raise self.mismatch(node, env, "resource")
-            if node.name == "rho":
-                return ir.RHO
-            self._arity(node.name, 0, node.pos, bare=True)
-            return self.expand(self.eqs[node.name], node.pos, "resource", (), env)
+            return self._named(node, env, "resource", self.resource)
         if isinstance(node, Call):
-            if node.name in env:
-                raise self.error(f"'{node.name}' is a formal parameter or loop index and takes no arguments",
-                                 node.pos)
-            kind = self._lookup(node.name, node.pos)
-            if kind != "resource":
-                raise self.mismatch(node, env, "resource")
-            self._arity(node.name, len(node.args), node.pos)
+            self._called(node, env, "resource")
             if node.name == "fcfs":
                 key = self.scalar(node.args[0], env, "a resource index")
                 mult = self.scalar(node.args[1], env, "a multiplicity") if len(node.args) > 1 else sp.Integer(1)
@@ -497,26 +502,10 @@ class _Normaliser:
 
     def process(self, node: Node, env: Env) -> ir.Proc:
         if isinstance(node, Name):
-            b = env.get(node.name)
-            if isinstance(b, _Arg):
-                if self.kind_of(b.node, b.env) != "process":
-                    raise self.mismatch(node, env, "process")
-                return self.process(b.node, b.env)
-            if b is not None:
-                raise self.mismatch(node, env, "process")
-            kind = self._lookup(node.name, node.pos)
-            if kind != "process":
-                raise self.mismatch(node, env, "process")
-            self._arity(node.name, 0, node.pos, bare=True)
-            return self.expand(self.eqs[node.name], node.pos, "process", (), env)
+            return self._named(node, env, "process", self.process)
         if isinstance(node, Call):
             name = node.name
-            if name in env:
-                raise self.error(f"'{name}' is a formal parameter or loop index and takes no arguments", node.pos)
-            kind = self._lookup(name, node.pos)
-            if kind != "process":
-                raise self.mismatch(node, env, "process")
-            self._arity(name, len(node.args), node.pos)
+            self._called(node, env, "process")
             if name == "use":
                 res = self.resource(node.args[0], env)
                 return ir.Use(res, self.scalar(node.args[1], env, "a service time"), node.pos)

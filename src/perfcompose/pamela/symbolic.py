@@ -36,37 +36,34 @@ def _exact_evalf(expr: sp.Expr, prec: int) -> sp.Float | None:
         return None
 
 
-class VMax(sp.Function):
+class _RealExact:
+    """Real valued, and evaluated numerically by exact evaluation (:func:`_exact_evalf`)."""
+
+    __slots__ = ()
+
+    def _eval_is_extended_real(self) -> bool:
+        return True
+
+    def _eval_evalf(self, prec: int) -> sp.Float | None:
+        return _exact_evalf(self, prec)
+
+
+class VMax(_RealExact, sp.Function):
     """The largest element of a load vector: ``omega = max(delta)``."""
 
     nargs = 1
-    def _eval_is_extended_real(self) -> bool:
-        return True
-
-    def _eval_evalf(self, prec: int) -> sp.Float | None:
-        return _exact_evalf(self, prec)
 
 
-class MaxOver(ExprWithLimits):
+class MaxOver(_RealExact, ExprWithLimits):
     """``max (i = a, b) body``: the largest value of ``body`` over the integers ``a..b``."""
 
     __slots__ = ()
-    def _eval_is_extended_real(self) -> bool:
-        return True
-
-    def _eval_evalf(self, prec: int) -> sp.Float | None:
-        return _exact_evalf(self, prec)
 
 
-class MinOver(ExprWithLimits):
+class MinOver(_RealExact, ExprWithLimits):
     """``min (i = a, b) body``: the smallest value of ``body`` over the integers ``a..b``."""
 
     __slots__ = ()
-    def _eval_is_extended_real(self) -> bool:
-        return True
-
-    def _eval_evalf(self, prec: int) -> sp.Float | None:
-        return _exact_evalf(self, prec)
 
 
 def index_symbol(name: str) -> sp.Symbol:

@@ -1,0 +1,55 @@
+"""A model file evaluated at parameter points, compiling only where it must.
+
+``pamela eval`` evaluates a model at one point (T, phi, omega, delta) or on a grid (T). Where the
+file is a numeric form (the output of ``pamela compile``) or was compiled before and kept
+(:mod:`perfcompose.pamela.model_cache`), the values come from plain float functions and SymPy is
+never imported; otherwise the model is compiled, and its numeric form kept for the next time.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from perfcompose.pamela.evaluation import Evaluation
+from perfcompose.pamela.model_cache import compile_cached, numeric_form
+from perfcompose.pamela.syntax import PamelaError
+
+__all__ = ["check_names", "evaluate_point", "grid_function"]
+
+
+def check_names(model: Path, parameters: tuple[str, ...], given: Mapping[str, object]) -> None:
+    """Refuse a value for a name that is no parameter, and a parameter without a value."""
+    unknown = [k for k in given if k not in parameters]
+    if unknown:
+        raise PamelaError(f"'{unknown[0]}' is not a parameter of {model.name}", path=str(model),
+                          hint="parameters: " + (", ".join(parameters) or "none"))
+    missing = [p for p in parameters if p not in given]
+    if missing:
+        raise PamelaError(f"no value for {', '.join(missing)}", path=str(model),
+                          hint="give every parameter a value or a range, e.g. "
+                          + " ".join(f"{m}=1:10" for m in missing))
+
+
+def evaluate_point(model: Path, values: dict[str, float], process: str = "main",
+                   paper_phi: bool = False) -> Evaluation:
+    """phi, delta, omega and T of ``process`` at one point."""
+    form = numeric_form(model, process, paper_phi, ("T", "phi", "omega", "delta"))
+    if form is None:
+        return compile_cached(model, process, paper_phi).evaluate(values, process)
+    check_names(model, form.parameters, values)
+    T = form.quantity(process, "T", values)
+    loads = form.quantity(process, "delta", values, default=[])
+    return Evaluation(process, T, form.quantity(process, "phi", values, T), form.quantity(process, "omega", values, T),
+                      {k: float(v) for k, v in enumerate(loads) if v})
+
+
+def grid_function(model: Path, process: str = "main",
+                  paper_phi: bool = False) -> tuple[tuple[str, ...], Callable[..., float]]:
+    """The parameters of the model and ``T_process`` as a plain function of them (in that order)."""
+    form = numeric_form(model, process, paper_phi)
+    if form is not None:
+        fn = form.function(process)
+        assert fn is not None  # numeric_form gives only a form that states T_process
+        return form.parameters, fn
+    cm = compile_cached(model, process, paper_phi)
+    return cm.parameters, cm.function(process)
