@@ -1,0 +1,259 @@
+"""``perfcompose loggp gauss``: section 5's blocked Gaussian elimination, predicted per block size
+and layout with the standard and the worst-case algorithm, and with ``--measure`` run for real on
+local MPI ranks (Figures 6-9)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from perfcompose.commands.common import Table, console, progress, user_errors
+from perfcompose.errors import InputError
+
+__all__ = ["gauss"]
+
+
+def _block_sizes(blocks: Optional[str], n: int) -> list[int]:
+    """The block sizes asked for (each dividing n), or the paper's that divide n."""
+    from perfcompose.limits import check_memory, check_steps
+    from perfcompose.loggp.gauss import BLOCK_SIZES
+
+    if blocks:
+        try:
+            sizes = [int(b) for b in blocks.split(",")]
+        except ValueError:
+            raise typer.BadParameter(f"{blocks!r}: write sizes like 10,12,16", param_hint="--blocks") from None
+        bad = [b for b in sizes if b < 1 or n % b]
+        if bad:
+            raise InputError(f"block size {bad[0]} does not divide n = {n}")
+    else:
+        sizes = [b for b in BLOCK_SIZES if n % b == 0]
+        if not sizes:
+            raise InputError(f"none of the paper's block sizes divides n = {n}", hint="give --blocks")
+    grid = (n / min(sizes)) ** 2  # blocks of the finest layout
+    check_memory(grid * 8.0 * 8, f"Gaussian elimination of n = {n} in blocks of {min(sizes)} ({grid:.3g} blocks)")
+    check_steps(grid ** 1.5, f"Gaussian elimination of n = {n} in blocks of {min(sizes)}")
+    return sizes
+
+
+def _network(params_file: Optional[Path], paper_network: bool,
+             overrides: dict[str, Optional[float]]) -> tuple[Any, str]:
+    """The network's parameters in us, and where they come from."""
+    from perfcompose.loggp.params import DEV_MACHINE, MEIKO_CS2, read_params
+
+    if params_file is not None and paper_network:
+        raise InputError("give --params or --paper-network, not both")
+    base = read_params(params_file) if params_file else (MEIKO_CS2 if paper_network else DEV_MACHINE)
+    if base.unit and base.unit != "us":
+        base = base.to("us")
+    source = str(params_file) if params_file else ("the paper's Meiko CS-2" if paper_network
+                                                   else "measured on the development machine")
+    return base.replace(**overrides), source
+
+
+def _processors(p: Optional[int], measure: bool, ranks: Optional[int]) -> int:
+    """The processors predicted: --p (default 8), or the ranks measured."""
+    import os
+
+    if measure:
+        measured_ranks = ranks or os.cpu_count() or 2
+        if p is not None and p != measured_ranks:
+            raise InputError(f"--p {p} differs from the {measured_ranks} ranks measured",
+                             hint="leave out --p with --measure, or give --ranks")
+        return measured_ranks
+    if ranks is not None:
+        raise InputError("--ranks needs --measure")
+    return 8 if p is None else p
+
+
+def _measure(n: int, p: int, sizes: list[int], reps: int, mpiexec: Optional[str]) -> tuple[dict[Any, Any], str]:
+    """The elimination run for real: per (block, layout) its measured record, and the MPI library."""
+    from perfcompose.loggp.gauss import LAYOUTS
+    from perfcompose.loggp.gauss_mpi import measure as run_measure
+
+    with progress() as bar:
+        task = bar.add_task(f"running it on {p} MPI ranks", total=len(sizes) * len(LAYOUTS))
+        record = run_measure(n, sizes, layouts=LAYOUTS, reps=reps, ranks=p, mpiexec=mpiexec,
+                             progress=lambda k, t: bar.update(task, completed=k))
+    return {(r["block"], r["layout"]): r for r in record["rows"]}, str(record["library"])
+
+
+def _tables(ops: Any, rows: Any, sizes: list[int], n: int, p: int, params: Any,
+            source: str) -> tuple[Any, Any, list[str]]:
+    """Figure 6's operation times and the predictions, printed; and the faster layout per block."""
+    from perfcompose.loggp.gauss import OPS
+
+    t6 = Table(title="Basic operations measured here (Figure 6) [us]", title_justify="left")
+    t6.add_column("block", justify="right")
+    for op in OPS:
+        t6.add_column(op, justify="right")
+    for b in sizes:
+        t6.add_row(str(b), *(f"{ops[op][b]:.4g}" for op in OPS))
+    console.print(t6)
+    table = Table(title=f"Gaussian elimination, N = {n}, P = {p}; network L={params.L:.3g} o={params.o:.3g} "
+                        f"g={params.g:.3g} us, G={params.G:.3g} us/byte ({source}); predicted times [ms]",
+                  title_justify="left")
+    for col in ("block", "layout", "total", "comp.", "comm.", "worst: total", "comp.", "comm.", "messages",
+                "forced"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(str(r.block), r.layout, *(f"{x / 1e3:.4g}" for x in (
+            r.standard.total, r.standard.computation, r.standard.communication, r.worst.total,
+            r.worst.computation, r.worst.communication)), str(r.messages), str(r.forced))
+    console.print(table)
+    winners = []
+    for b in sizes:
+        win = min((r for r in rows if r.block == b), key=lambda r: r.standard.total)
+        winners.append(f"{b}: {win.layout}")
+    console.print("faster layout per block size (standard): " + ", ".join(winners))
+    return t6, table, winners
+
+
+def _print_best(rows: Any) -> None:
+    from perfcompose.loggp.gauss import LAYOUTS, best
+
+    for which in ("standard", "worst"):
+        b = best(rows, which)
+        for layout in LAYOUTS:
+            mine = best([r for r in rows if r.layout == layout], which)
+            console.print(f"{which:>8}: best block size for {layout}: {mine.block} "
+                          f"({getattr(mine, which).total / 1e3:.4g} ms)")
+        console.print(f"{which:>8}: best choice: block {b.block}, {b.layout} layout "
+                      f"({getattr(b, which).total / 1e3:.4g} ms)")
+
+
+def _print_measured(rows: Any, measured: dict[Any, Any], p: int, library: str, reps: int) -> None:
+    """Measured against both predictions, and where the measurement falls (Figure 8)."""
+    where_count: dict[str, int] = {}
+    mtable = Table(title=f"Measured on {p} MPI ranks ({library}), median of {reps}, against the "
+                         "predictions; times in ms", title_justify="left")
+    for col in ("block", "layout", "standard", "measured", "worst case", "computation (measured)", "where"):
+        mtable.add_column(col, justify="right")
+    for r in rows:
+        m = measured[(r.block, r.layout)]
+        lo, hi = sorted((r.standard.total, r.worst.total))
+        where = "below both" if m["total"] < lo else ("above both" if m["total"] > hi else "between")
+        where_count[where] = where_count.get(where, 0) + 1
+        mtable.add_row(str(r.block), r.layout, f"{r.standard.total / 1e3:.4g}", f"{m['total'] / 1e3:.4g}",
+                       f"{r.worst.total / 1e3:.4g}", f"{m['computation'] / 1e3:.4g}", where)
+    console.print(mtable)
+    console.print(f"the measurement lies between the standard and the worst-case prediction for "
+                  f"{where_count.get('between', 0)} of {len(rows)} block sizes and layouts, below both for "
+                  f"{where_count.get('below both', 0)}, above both for {where_count.get('above both', 0)} "
+                  "(the paper's Figure 8: between)"
+                  + ("" if all(m["eliminated"] for m in measured.values()) else
+                     "; WARNING: some runs did not reduce the matrix to upper triangular form"))
+
+
+def _plots(rows: Any, ops: Any, measured: dict[Any, Any], n: int, p: int, plot: Optional[Path],
+           plot_ops: Optional[Path]) -> None:
+    if plot is not None:
+        from perfcompose.loggp.plots import plot_gauss
+
+        plot_gauss(rows, plot, title=f"Blocked Gaussian elimination, N = {n}, P = {p} "
+                                     f"({'predicted and measured' if measured else 'predicted'})",
+                   measured={k: v["total"] for k, v in measured.items()} or None)
+        console.print(f"plot written to {plot}")
+    if plot_ops is not None:
+        from perfcompose.loggp.plots import plot_operations
+
+        plot_operations(ops, plot_ops, title="Basic operations measured here (Figure 6)")
+        console.print(f"plot of the basic operations written to {plot_ops}")
+
+
+def _write_json(path: Path, n: int, p: int, params: Any, source: str, ops: Any, rows: Any,
+                measured: dict[Any, Any]) -> None:
+    from perfcompose.loggp.gauss import OPS
+
+    record = {"n": n, "p": p, "params": {"L": params.L, "o": params.o, "g": params.g, "G": params.G,
+                                         "unit": "us", "source": source},
+              "op_times_us": {op: {str(b): v for b, v in ops[op].items()} for op in OPS},
+              "rows": [{"block": r.block, "layout": r.layout, "steps": r.steps, "messages": r.messages,
+                        "forced": r.forced, "standard": vars(r.standard), "worst": vars(r.worst),
+                        **({"measured": measured[(r.block, r.layout)]} if measured else {})} for r in rows]}
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    console.print(f"results written to {path}")
+
+
+def _write_html(path: Path, n: int, p: int, params: Any, source: str, rows: Any, tables: list[Any],
+                winners: list[str]) -> None:
+    from perfcompose.commands.reports import tables_html
+    from perfcompose.loggp.gauss import best
+    from perfcompose.loggp.plots import plot_gauss
+
+    top = {which: best(rows, which) for which in ("standard", "worst")}
+    title = f"Blocked Gaussian elimination, N = {n}, P = {p} (predicted)"
+    tables_html(path, title, "LogGP study", tables,
+                lines=["faster layout per block size (standard): " + ", ".join(winners)],
+                plots=[("total, communication and computation time per block size",
+                        lambda out: plot_gauss(rows, out, title=title))],
+                summary=[("network", f"L={params.L:.3g} o={params.o:.3g} g={params.g:.3g} us, "
+                                     f"G={params.G:.3g} us/byte ({source})"),
+                         *((f"best choice ({which})", f"block {b.block}, {b.layout} layout "
+                            f"({getattr(b, which).total / 1e3:.4g} ms)") for which, b in top.items())])
+
+
+def _predict(n: int, p: int, sizes: list[int], params: Any, reps: int, seed: int) -> tuple[Any, Any, float, float]:
+    """Op1-Op4 timed here, and both predictions per block size and layout; the seconds each took."""
+    import time
+
+    from perfcompose.loggp.gauss import LAYOUTS, OPS, run_study, time_operations
+
+    start = time.perf_counter()
+    with progress() as bar:
+        task = bar.add_task("timing Op1-Op4", total=len(OPS) * len(sizes))
+        ops = time_operations(sizes, reps=reps, progress=lambda k, t: bar.update(task, completed=k))
+        timed = time.perf_counter() - start
+        task2 = bar.add_task("simulating", total=len(sizes) * len(LAYOUTS))
+        rows = run_study(n, p, params, ops, block_sizes=sizes, seed=seed,
+                         progress=lambda k, t: bar.update(task2, completed=k))
+    return ops, rows, timed, time.perf_counter() - start - timed
+
+
+@user_errors
+def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
+          p: Optional[int] = typer.Option(None, "--p", min=1, help="Processors (default 8; with --measure, "
+                                          "the ranks measured)."),
+          blocks: Optional[str] = typer.Option(None, "--blocks", help="Block sizes, comma separated (default: the "
+                                               "paper's 14 sizes that divide N)."),
+          params_file: Optional[Path] = typer.Option(None, "--params", help="Network parameters (from calibrate); "
+                                                     "default: those measured on the development machine."),
+          paper_network: bool = typer.Option(False, "--paper-network", help="Use the paper's Meiko CS-2 values "
+                                             "(L=9, o=2, g=14 us, G=0.03 us/byte)."),
+          L: Optional[float] = typer.Option(None, "--L", help="Override the latency [us]."),
+          o: Optional[float] = typer.Option(None, "--o", help="Override the overhead [us]."),
+          g: Optional[float] = typer.Option(None, "--g", help="Override the gap [us]."),
+          G: Optional[float] = typer.Option(None, "--G", help="Override the gap per byte [us]."),
+          reps: int = typer.Option(5, "--reps", min=1, help="Timed repetitions of each basic operation."),
+          seed: int = typer.Option(0, "--seed", help="Seed of the random tie-breaks and forced sends."),
+          plot: Optional[Path] = typer.Option(None, "--plot", help="Plot total, communication and computation "
+                                              "time per block size (Figures 7-9) to this PNG."),
+          json_out: Optional[Path] = typer.Option(None, "--json", help="Write operation times and predictions here."),
+          html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+          measure: bool = typer.Option(False, "--measure", help="Also run the elimination for real on local MPI "
+                                       "ranks (mpi4py + MPICH) and compare with both predictions (Figures 7-9)."),
+          ranks: Optional[int] = typer.Option(None, "--ranks", min=1, help="With --measure: MPI ranks (default: "
+                                              "one per core)."),
+          mpiexec: Optional[str] = typer.Option(None, "--mpiexec", help="With --measure: mpiexec to use."),
+          plot_ops: Optional[Path] = typer.Option(None, "--plot-ops", help="Plot the basic operations' times "
+                                                  "per block size (Figure 6) to this PNG."),
+          ) -> None:
+    """Section 5: blocked Gaussian elimination, predicted per block size and layout (and, with
+    --measure, measured)."""
+    p = _processors(p, measure, ranks)
+    sizes = _block_sizes(blocks, n)
+    params, source = _network(params_file, paper_network, {"L": L, "o": o, "g": g, "G": G})
+    ops, rows, timed, simulated = _predict(n, p, sizes, params, reps, seed)
+    measured, library = _measure(n, p, sizes, reps, mpiexec) if measure else ({}, "")
+    t6, table, winners = _tables(ops, rows, sizes, n, p, params, source)
+    _print_best(rows)
+    console.print(f"timing the operations took {timed:.1f} s, the {len(rows)} x 2 simulations {simulated:.1f} s")
+    if measured:
+        _print_measured(rows, measured, p, library, reps)
+    _plots(rows, ops, measured, n, p, plot, plot_ops)
+    if json_out is not None:
+        _write_json(json_out, n, p, params, source, ops, rows, measured)
+    if html is not None:
+        _write_html(html, n, p, params, source, rows, [t6, table], winners)

@@ -1,0 +1,67 @@
+"""``perfcompose loggp simulate X.goal``: a LogGOPSim GOAL schedule simulated with LogGOPSim's
+rules, shown as a table, JSON or a timeline."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+from perfcompose.commands.common import Table, console, err_console, fmt
+
+__all__ = ["simulate_goal_file"]
+
+
+def _goal_timeline(res: Any) -> Any:
+    """A GOAL run as a program result for the timeline plot (operations, no message arrows)."""
+    import numpy as np
+
+    from perfcompose.loggp.goal import CALC
+    from perfcompose.loggp.results import Op, ProgramResult
+
+    s = res.schedule
+    names = ("send", "recv", "comp")
+    ops = [[Op(names[int(s.kind[i])], None, float(res.op_start[i]), float(res.op_end[i]))
+            for i in range(int(s.op_ptr[h]), int(s.op_ptr[h + 1])) if s.kind[i] != CALC or s.size[i] > 0]
+           for h in range(s.num_ranks)]
+    for row in ops:
+        row.sort(key=lambda op: op.start)
+    zero = np.zeros(s.num_ranks)
+    return ProgramResult(s.num_ranks, res.finish, zero, res.finish.copy(), ops)
+
+
+def simulate_goal_file(program: Path, params: Any, *, O: float, S: Optional[float], json_out: bool,
+                        timeline: Optional[Path], to_goal: Optional[Path]) -> None:
+    """``loggp simulate`` of a GOAL schedule: LogGOPSim's rules."""
+    from perfcompose.loggp.goal import read_goal, write_goal
+    from perfcompose.loggp.loggopsim import LOGGOPSIM_S, simulate_goal
+
+    sched = read_goal(program)
+    rendezvous = LOGGOPSIM_S if S is None else S
+    res = simulate_goal(sched, params, O=O, S=rendezvous, path=program)
+    if to_goal is not None:
+        write_goal(sched, to_goal)
+        err_console.print(f"GOAL schedule written to {to_goal}")
+    if timeline is not None:
+        from perfcompose.loggp.plots import plot_timeline
+
+        plot_timeline(_goal_timeline(res), timeline, unit=params.unit,
+                      title=f"{program.name}: LogGOPSim semantics, makespan {res.makespan:.6g}")
+        err_console.print(f"timeline written to {timeline}")
+    if json_out:
+        names = ("send", "recv", "calc")
+        labels = sched.labels or ("",) * sched.num_ops
+        print(json.dumps({"finish": res.finish.tolist(), "makespan": res.makespan,
+                          "ops": [[[names[int(sched.kind[i])], labels[i] or None, float(res.op_start[i]),
+                                    float(res.op_end[i])]
+                                   for i in range(int(sched.op_ptr[h]), int(sched.op_ptr[h + 1]))]
+                                  for h in range(sched.num_ranks)]}))
+        return
+    console.print(f"{program}: LogGOPSim semantics, {sched.num_ranks} ranks; L={params.L:g} o={params.o:g} "
+                  f"g={params.g:g} G={params.G:g} O={O:g} S={rendezvous:g}", highlight=False)
+    table = Table()
+    table.add_column("rank", justify="right")
+    table.add_column("finish", justify="right")
+    for h, f in enumerate(res.finish):
+        table.add_row(str(h), fmt(float(f), ".6g"))
+    console.print(table)
+    console.print(f"makespan {res.makespan:.6g}")

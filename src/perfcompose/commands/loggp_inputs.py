@@ -1,0 +1,77 @@
+"""What the ``perfcompose loggp`` commands read from their options: the LogGP parameters (a file
+and/or flags), the point of a program with expressions (``--at``), whether a file is a GOAL
+schedule, and a model's name."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+from perfcompose.assignments import parse_assignments
+from perfcompose.commands.common import err_console
+from perfcompose.errors import InputError
+
+__all__ = ["loggp_params", "at_point", "is_goal", "model_name"]
+
+
+def loggp_params(params_file: Optional[Path], L: Optional[float], o: Optional[float], g: Optional[float],
+            G: Optional[float], unit: str = "") -> Any:
+    """The LogGP parameters from --params and/or --L --o --g --G (flags override the file),
+    converted to the program's unit when both name one."""
+    from perfcompose.loggp.params import LogGP, read_params
+
+    flags = {"L": L, "o": o, "g": g, "G": G}
+    if params_file is not None:
+        base = read_params(params_file).replace(**flags)
+    else:
+        missing = [f"--{k}" for k, v in flags.items() if v is None]
+        if missing:
+            raise InputError(f"missing LogGP parameter(s) {' '.join(missing)}",
+                             hint="give --L --o --g --G, or --params FILE (from 'perfcompose loggp calibrate')")
+        base = LogGP(L, o, g, G)  # type: ignore[arg-type]
+    if unit and base.unit and base.unit != unit:
+        converted = base.to(unit)
+        err_console.print(f"parameters converted from {base.unit} to the program's unit {unit}")
+        return converted
+    return base
+
+
+def at_point(template: Any, items: Optional[list[str]], program: Path) -> dict[str, float]:
+    """The ``--at NAME=VALUE`` values of the program's parameters: every parameter, nothing else."""
+    return _point(template, parse_assignments(items, option="--at"), program)
+
+
+def _point(template: Any, values: dict[str, float], program: Path) -> dict[str, float]:
+    """The values of the program's parameters from ``--at``: every parameter, nothing else."""
+    names = template.parameters
+    unknown = [n for n in values if n not in names]
+    if unknown:
+        raise InputError(f"--at {unknown[0]}: the program has no parameter {unknown[0]!r}", path=program,
+                         hint=("its parameters: " + ", ".join(names)) if names else
+                         "its durations and sizes are numbers, not expressions")
+    missing = [n for n in names if n not in values]
+    if missing:
+        raise InputError(f"the program's durations and sizes depend on {', '.join(names)}; "
+                         f"give --at for {', '.join(missing)}", path=program,
+                         hint=" ".join(f"--at {n}=VALUE" for n in missing))
+    return values
+
+
+def model_name(program: Path) -> str:
+    """An identifier for the model of ``program``, from its file name."""
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in program.stem)
+    return name if name.isidentifier() else f"loggp_{name}"
+
+
+def is_goal(path: Path) -> bool:
+    """Whether ``path`` holds a GOAL schedule: named *.goal, or text whose first word is num_ranks
+    (whatever its name, e.g. a schedule saved as .txt)."""
+    if path.suffix == ".goal":
+        return True
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", errors="replace")
+    except OSError:
+        return False  # the program reader reports it
+    from perfcompose.loggp.goal import looks_like_goal
+
+    return looks_like_goal(head)

@@ -1,0 +1,248 @@
+"""``perfcompose loggp simulate``: a LogGP program (JSON with expressions, or the compact .npz)
+simulated with the paper's algorithm, its worst case or LogGOPSim's rules; a GOAL schedule goes
+to :mod:`.loggp_goal`. Shown as a table of the processors, JSON, or a timeline."""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from perfcompose.commands.common import Table, console, err_console, fmt, user_errors
+from perfcompose.commands.loggp_inputs import at_point, is_goal, loggp_params, model_name
+from perfcompose.errors import InputError
+from perfcompose.loggp.options import GapOrigin, Semantics, Ties
+
+__all__ = ["simulate"]
+
+_MAX_ROWS = 40  #: processors listed in the table of a large program
+
+
+@dataclass
+class _Options:
+    """The simulation's choices, with their defaults filled in."""
+
+    worst_case: bool
+    seed: int
+    ties: Ties
+    gap_origin: GapOrigin
+    semantics: Semantics
+    O: float
+    S: float
+
+
+def _refuse_paper_flags_for_goal(program: Path, **given: bool) -> None:
+    """A GOAL schedule runs with LogGOPSim's rules: the paper's options do not apply."""
+    paper_only = [name for name, on in given.items() if on]
+    if paper_only:
+        raise InputError(f"{paper_only[0]} does not apply to a GOAL schedule", path=program,
+                         hint="a GOAL schedule is simulated with LogGOPSim's rules, which have no random "
+                              "choices; give a program JSON for the paper's semantics")
+
+
+def _op_counts(prog: Any) -> Any:
+    """Operations per processor: sends, receives and computations of non-zero length."""
+    import numpy as np
+
+    from perfcompose.loggp.program import CompStep
+
+    counts = np.zeros(prog.P, dtype=np.int64)
+    for st in prog.steps:
+        if isinstance(st, CompStep):
+            counts += st.durations > 0
+        else:
+            counts += np.bincount(st.src, minlength=prog.P) + np.bincount(st.dst, minlength=prog.P)
+    return counts
+
+
+def _read(program: Path, at: Optional[list[str]], model_json: Optional[Path], flags: tuple[Any, ...],
+          opts: _Options) -> tuple[Any, Any, Any, dict[str, float] | None]:
+    """The program (None when only a model record is asked for), its parameters, its template
+    (None for the compact form) and the point it is simulated at; writes ``--model-json``."""
+    from perfcompose.loggp.npzfile import is_npz, read_program_npz
+
+    if is_npz(program):  # the compact form: plain numbers, no expressions
+        if at or model_json is not None:
+            raise InputError(f"{'--at' if at else '--model-json'} needs a program JSON with expressions", path=program)
+        prog = read_program_npz(program)
+        return prog, loggp_params(*flags, prog.unit), None, {}
+    from perfcompose.loggp.template import read_template
+
+    template = read_template(program)
+    params = loggp_params(*flags, template.unit)
+    # --model-json alone writes the model of a program with parameters; --at also simulates a point
+    simulate_point = model_json is None or bool(at) or not template.parameters
+    point = at_point(template, at, program) if simulate_point else None
+    if model_json is not None:
+        _write_model(template, params, program, model_json, opts)
+        if point is None:
+            err_console.print(f"give --at for {', '.join(template.parameters)} to simulate a point")
+            return None, params, template, None
+    return template.instantiate(point or {}), params, template, point or {}
+
+
+def _write_model(template: Any, params: Any, program: Path, model_json: Path, opts: _Options) -> None:
+    if opts.semantics != "paper":
+        raise InputError("a LogGP model record simulates with the paper's semantics",
+                         hint="drop --semantics loggopsim, or --model-json")
+    from perfcompose.loggp.source import LogGPSource
+
+    source = LogGPSource(template, params, worst_case=opts.worst_case, ties=opts.ties, seed=opts.seed,
+                         gap_origin=opts.gap_origin, name=model_name(program), origin=str(program))
+    model_json.write_text(json.dumps(source.to_record(), indent=2) + "\n")
+    err_console.print(f"model record written to {model_json}")
+
+
+def _how(opts: _Options, long: bool = False) -> str:
+    if opts.worst_case:
+        return "worst case (section 4.2)" if long else "worst case"
+    if opts.semantics == "loggopsim":
+        return "LogGOPSim semantics"
+    return f"standard (Figure 2), gaps from the {opts.gap_origin}" if long else "standard"
+
+
+def _print_json(result: Any, unit: str, template: Any, point: dict[str, float], opts: _Options) -> None:
+    record: dict[str, Any] = {"finish": result.finish.tolist(), "makespan": result.makespan,
+                              "ops": [[[op.kind, op.message, op.start, op.end] for op in ops] for ops in result.ops],
+                              "computation": result.computation.tolist(),
+                              "communication": result.communication.tolist(), "unit": unit}
+    if template is not None and template.parameters:
+        record["at"] = point
+    if opts.worst_case:
+        record["forced"] = [{"step": f.step, "processor": f.processor, "candidates": f.candidate_array.tolist()}
+                            for f in result.forced]
+    print(json.dumps(record))
+
+
+def _print_table(program: Path, where: str, prog: Any, params: Any, result: Any, counts: Any, unit: str,
+                 keep: bool, opts: _Options) -> None:
+    from rich.markup import escape
+
+    u = escape(f" [{unit}]") if unit else ""
+    table = Table(title=f"{program}{where}: {prog.P} processors, {len(prog.steps)} steps; {_how(opts, True)}; "
+                        f"L={params.L:g} o={params.o:g} g={params.g:g} G={params.G:g}", title_justify="left")
+    for col in ("processor", f"finish{u}", f"computation{u}", f"communication{u}", "operations"):
+        table.add_column(col, justify="right")
+    shown = range(prog.P)
+    if prog.P > _MAX_ROWS:  # the processors that finish last
+        import numpy as np
+
+        shown = sorted(np.argsort(-result.finish, kind="stable")[:_MAX_ROWS].tolist())
+        table.caption = f"the {_MAX_ROWS} of {prog.P} processors that finish last (--json lists all)"
+    for p in shown:
+        table.add_row(str(p), fmt(float(result.finish[p]), ".6g"), fmt(float(result.computation[p]), ".6g"),
+                      fmt(float(result.communication[p]), ".6g"), str(int(counts[p])))
+    console.print(table)
+    if keep and int(counts.sum()) <= 60:
+        for p, ops in enumerate(result.ops):
+            text = ", ".join(f"{op.kind}{'' if op.message is None else ' m' + str(op.message)} "
+                             f"[{op.start:.6g}, {op.end:.6g}]" for op in ops)
+            console.print(f"  P{p}: {text or '-'}", highlight=False)
+    console.print(f"makespan {result.makespan:.6g}{' ' + unit if unit else ''} (processor {result.critical})")
+    for f in result.forced:
+        how = "--seed draws another" if opts.ties == "random" else "the lowest rank, by --ties rank"
+        console.print(f"forced send: step {f.step}, processor {f.processor} sent before receiving all "
+                      f"(cycle members: {', '.join(map(str, f.candidate_array.tolist()))}; {how})")
+
+
+def _run(program: Path, prog: Any, params: Any, template: Any, point: dict[str, float], opts: _Options, *,
+         json_out: bool, timeline: Optional[Path], to_goal: Optional[Path], time_scale: float) -> None:
+    """Simulate the program and show the result."""
+    from perfcompose.loggp.execute import simulate_program
+
+    where = " at " + ", ".join(f"{k}={v:g}" for k, v in point.items()) if point else ""
+    unit = prog.unit or params.unit
+    if to_goal is not None:
+        from perfcompose.loggp.goal import program_to_goal, write_goal
+
+        write_goal(program_to_goal(prog), to_goal, time_scale=time_scale)
+        err_console.print(f"GOAL schedule written to {to_goal}")
+    counts = _op_counts(prog)
+    # every operation is kept only where it is shown: --json, --timeline, or a small program
+    keep = json_out or timeline is not None or int(counts.sum()) <= 60
+    result = simulate_program(prog, params, worst_case=opts.worst_case, semantics=opts.semantics,
+                              gap_origin=opts.gap_origin, ties=opts.ties, seed=opts.seed, O=opts.O, S=opts.S,
+                              timelines=keep)
+    if timeline is not None:
+        from perfcompose.loggp.plots import plot_timeline
+
+        plot_timeline(result, timeline, unit=unit, title=f"{program.name}{where}: {_how(opts)}, makespan "
+                                                         f"{result.makespan:.6g}{' ' + unit if unit else ''}")
+        err_console.print(f"timeline written to {timeline}")
+    if json_out:
+        _print_json(result, unit, template, point, opts)
+    else:
+        _print_table(program, where, prog, params, result, counts, unit, keep, opts)
+
+
+@user_errors
+def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), its compact .npz form (from "
+                                                      "'loggp convert'), or a LogGOPSim GOAL "
+                                                      "schedule (*.goal, or any file whose first word is "
+                                                      "num_ranks; simulated with LogGOPSim's rules)."),
+             L: Optional[float] = typer.Option(None, "--L", help="Latency."),
+             o: Optional[float] = typer.Option(None, "--o", help="Overhead per message."),
+             g: Optional[float] = typer.Option(None, "--g", help="Gap between consecutive messages."),
+             G: Optional[float] = typer.Option(None, "--G", help="Gap per byte."),
+             params_file: Optional[Path] = typer.Option(None, "--params", help="Parameter file (from calibrate); "
+                                                        "--L/--o/--g/--G override its values."),
+             worst_case: bool = typer.Option(False, "--worst-case", help="Section 4.2: receive everything, then send."),
+             seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the random tie-breaks and forced "
+                                                "sends (default 0; the paper's semantics only)."),
+             ties: Optional[Ties] = typer.Option(None, "--ties", help="Ties between processors: random (seeded, "
+                                                 "the paper's; default) or rank (the paper's semantics only)."),
+             gap_origin: Optional[GapOrigin] = typer.Option(None, "--gap-origin", help="Section 3's 'g later': "
+                                                            "from the end (default) or the start of the previous "
+                                                            "operation (the paper's semantics only)."),
+             semantics: Optional[Semantics] = typer.Option(None, "--semantics", help="paper (default for "
+                                                           "programs), or loggopsim (LogGOPSim's rules; always "
+                                                           "for GOAL schedules)."),
+             O: float = typer.Option(0.0, "--O", help="LogGOPSim: overhead per byte."),
+             S: Optional[float] = typer.Option(None, "--S", help="LogGOPSim: rendezvous above S bytes (default "
+                                               "65535, LogGOPSim's own default)."),
+             json_out: bool = typer.Option(False, "--json", help="Print finish times, makespan and every "
+                                           "processor's operations as JSON."),
+             timeline: Optional[Path] = typer.Option(None, "--timeline", help="Draw the timeline to this PNG."),
+             to_goal: Optional[Path] = typer.Option(None, "--to-goal", help="Also write the program as a GOAL "
+                                                    "schedule in the text form LogGOPSim's txt2bin reads."),
+             time_scale: float = typer.Option(1.0, "--time-scale", help="With --to-goal: multiply times by this "
+                                              "(GOAL holds integers)."),
+             at: Optional[list[str]] = typer.Option(None, "--at", help="NAME=VALUE: a value of a parameter "
+                                                    "of the program's expressions (repeat for each)."),
+             model_json: Optional[Path] = typer.Option(None, "--model-json", help="Write the program, "
+                                                       "parameters and options as a LogGP model record "
+                                                       "(its makespan as a model of the program's "
+                                                       "parameters)."),
+             ) -> None:
+    """Simulate a program of computation and communication steps under LogGP (paper 002).
+
+    Durations and message sizes may be expressions such as "8*x"; --at x=1000 fixes them.
+    In LogGOPSim's semantics messages above S bytes (default 65535, as in LogGOPSim) use a
+    rendezvous: the send completes when the receiver matches it.
+    """
+    flags = (params_file, L, o, g, G)
+    if is_goal(program):
+        _refuse_paper_flags_for_goal(program, **{
+            "--worst-case": worst_case, "--seed": seed is not None, "--ties": ties is not None,
+            "--gap-origin": gap_origin is not None, "--semantics paper": semantics == "paper", "--at": bool(at),
+            "--model-json": model_json is not None, "--time-scale": time_scale != 1.0})
+        from perfcompose.commands.loggp_goal import simulate_goal_file
+
+        simulate_goal_file(program, loggp_params(*flags), O=O, S=S, json_out=json_out, timeline=timeline,
+                           to_goal=to_goal)
+        return
+    semantics = semantics or "paper"
+    rendezvous = math.inf
+    if semantics == "loggopsim":
+        from perfcompose.loggp.loggopsim import LOGGOPSIM_S
+
+        rendezvous = LOGGOPSIM_S if S is None else S
+    opts = _Options(worst_case, 0 if seed is None else seed, ties or "random", gap_origin or "end", semantics, O,
+                    rendezvous)
+    prog, params, template, point = _read(program, at, model_json, flags, opts)
+    if prog is not None and point is not None:
+        _run(program, prog, params, template, point, opts, json_out=json_out, timeline=timeline, to_goal=to_goal,
+             time_scale=time_scale)
