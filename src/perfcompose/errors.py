@@ -139,8 +139,7 @@ class evaluating:  # noqa: N801 - used as a context manager, like contextlib's
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> bool:
+    def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> None:
         if isinstance(exc, (ZeroDivisionError, OverflowError)):
             raise InputError(f"the model cannot be evaluated at {self.where}: {exc}",
                              hint="the model is undefined or overflows there; choose other values") from None
-        return False

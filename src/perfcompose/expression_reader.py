@@ -277,7 +277,7 @@ def _srepr_build(node: ast.AST, args: list[Any]) -> Any:
 def _srepr_number(name: str, node: ast.Call) -> Any:
     """``Symbol``, ``Integer``, ``Rational`` or ``Float`` from its literal arguments."""
     values = [_srepr_literal(a) for a in node.args]
-    keywords = {k.arg: _srepr_literal(k.value) if not isinstance(k.value, ast.Constant) or not isinstance(
+    keywords = {str(k.arg): _srepr_literal(k.value) if not isinstance(k.value, ast.Constant) or not isinstance(
         k.value.value, bool) else k.value.value for k in node.keywords}
     if name == "Symbol":
         if len(values) != 1 or not isinstance(values[0], str) or not values[0].isidentifier() \
@@ -319,12 +319,14 @@ def read_srepr(text: str) -> sp.Expr:
 # finite values
 
 _PROBES = (3.0, 7.0)
+#: the SymPy operations evaluated here besides the functions of one argument
+_KNOWN_OPERATIONS = (sp.Add, sp.Mul, sp.Pow, sp.log, sp.Max, sp.Min)
 
 
 def _value(expr: sp.Expr, at: float) -> float | None:
     """The value of ``expr`` with every symbol at ``at``, in doubles, without recursion; None
     where it is not a finite real number, NaN where a node kind is not known here."""
-    stack: list[tuple[sp.Basic, bool]] = [(expr, False)]
+    stack: list[tuple[Any, bool]] = [(expr, False)]  # SymPy nodes
     values: list[Any] = []
     unary: dict[type, Callable[[float], float]] = {sp.exp: math.exp, sp.Abs: abs, sp.floor: math.floor,
                                                    sp.ceiling: math.ceil}
@@ -336,7 +338,7 @@ def _value(expr: sp.Expr, at: float) -> float | None:
                     values.append(at)
                 elif node.is_Number or node in (sp.pi, sp.E):
                     values.append(complex(node) if node.has(sp.I) else float(node))
-                elif isinstance(node, (sp.Add, sp.Mul, sp.Pow, sp.log, sp.Max, sp.Min, *unary)):
+                elif isinstance(node, _KNOWN_OPERATIONS) or type(node) in unary:
                     stack.append((node, True))
                     stack.extend((a, False) for a in reversed(node.args))
                 else:

@@ -175,8 +175,8 @@ def parse_expression(text: str, *, source: str | None = None, line: int | None =
     try:
         expr = read_text(cleaned.replace("^", "**"), local)
     except ExpressionRefused as exc:
-        col = (exc.column + lead) if exc.column else None
-        raise ModelSyntaxError(exc.message, path=source, line=line, column=col,
+        at = (exc.column + lead) if exc.column else None
+        raise ModelSyntaxError(exc.message, path=source, line=line, column=at,
                                source_line=original if len(original) < 200 else None,
                                hint="use + - * / ^ ( ), numbers, parameter names and log2(...)") from None
     if nowhere_finite(expr):
@@ -401,7 +401,7 @@ class Model:
         return Model(**values)
 
     def interval(self, points: Mapping[str, Any] | None = None, level: float = 0.9,
-                 **values: Any) -> tuple[np.ndarray, np.ndarray] | None:
+                 **values: Any) -> tuple[np.ndarray, np.ndarray] | tuple[float, float] | None:
         """The central ``level`` interval of the prediction at the given values, ``(low, high)``
         (arrays, or floats at a single point); None for a model without an ensemble (exact)."""
         if self.ensemble is None:
@@ -559,7 +559,7 @@ class Model:
                                                          else f"{other.unit}/{self.unit}")
         elif isinstance(other, (numbers.Real, np.number)):
             oexpr, oparams = (sp.Float(float(other)) if isinstance(other, (float, np.floating))
-                              else sp.Integer(int(other))), ()
+                              else sp.Integer(int(other))), ()  # type: ignore[arg-type]  # an integral number
             unit = (f"1/{self.unit}" if self.unit else "") if kind == "div" and reverse else self.unit
         elif isinstance(other, sp.Expr):
             oexpr, oparams, unit = other, (), self.unit
@@ -820,7 +820,8 @@ def _leading_sign(diff: sp.Expr, param: str) -> int | None:
     if decomposed is None:
         return None
     constant, terms = decomposed
-    parts = [((Fraction(0), Fraction(0)), constant, ())] if constant else []
+    parts: list[tuple[tuple[Fraction, Fraction], float, tuple[tuple[str, Fraction, Fraction], ...]]] = \
+        [((Fraction(0), Fraction(0)), constant, ())] if constant else []
     parts += [(t.exponent(param), t.coefficient, t.exponents) for t in terms]
     if not parts:
         return 0

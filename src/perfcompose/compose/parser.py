@@ -13,7 +13,7 @@ import difflib
 import re
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import lark
 import sympy as sp
@@ -99,9 +99,14 @@ class _Reader:
             return self.error(message, meta.line, meta.column, hint)
         return self.error(message, None, None, hint)
 
+    def token_position(self, tok: lark.Token) -> Position:
+        """Where a token stands in the term (the lexer gives every token a line and a column)."""
+        assert tok.line is not None and tok.column is not None
+        return self.position(tok.line, tok.column)
+
     def pos_of(self, node: Any) -> Position | None:
         if isinstance(node, lark.Token):
-            return self.position(node.line, node.column)
+            return self.token_position(node)
         meta = getattr(node, "meta", None)
         if meta is not None and not getattr(meta, "empty", True):
             return self.position(meta.line, meta.column)
@@ -116,7 +121,7 @@ class _Reader:
 
     def term(self, node: Any) -> Term:
         if isinstance(node, lark.Tree) and node.data == "name":
-            return self.component(node.children[0])
+            return self.component(cast(lark.Token, node.children[0]))
         if isinstance(node, lark.Tree) and node.data == "call":
             return self.call(node)
         if isinstance(node, lark.Tree) and node.data == "number":
@@ -135,7 +140,7 @@ class _Reader:
             known = ", ".join(sorted(self.known)) or "none"
             hint = (f"did you mean '{close[0]}'? " if close else "") + f"known components: {known}"
             raise self.at(tok, f"unknown component '{name}'", hint)
-        return Component(name, pos=self.position(tok.line, tok.column))
+        return Component(name, pos=self.token_position(tok))
 
     def arguments(self, node: lark.Tree) -> tuple[list[Any], dict[str, tuple[lark.Token, Any]]]:
         positional: list[Any] = []
@@ -143,7 +148,7 @@ class _Reader:
         args = node.children[1].children if len(node.children) > 1 else []
         for arg in args:
             if isinstance(arg, lark.Tree) and arg.data == "kwarg":
-                key, value = arg.children
+                key, value = cast(lark.Token, arg.children[0]), arg.children[1]
                 if str(key) in keywords:
                     raise self.at(key, f"argument '{key}' given twice")
                 keywords[str(key)] = (key, value)
@@ -154,10 +159,10 @@ class _Reader:
         return positional, keywords
 
     def call(self, node: lark.Tree) -> Term:
-        head = node.children[0]
+        head = cast(lark.Token, node.children[0])
         name = str(head)
         positional, keywords = self.arguments(node)
-        pos = self.position(head.line, head.column)
+        pos = self.token_position(head)
         if name in ("seq", "pipe"):
             if keywords:
                 key = next(iter(keywords.values()))[0]
@@ -202,7 +207,7 @@ class _Reader:
 
     def mapreduce(self, node: lark.Tree, positional: list[Any],
                   keywords: dict[str, tuple[lark.Token, Any]], pos: Position) -> MapReduce:
-        head = node.children[0]
+        head = cast(lark.Token, node.children[0])
         for key, (tok, _) in keywords.items():
             if key not in _MAPREDUCE_ARGS:
                 raise self.at(tok, f"unknown mapreduce argument '{key}'",
@@ -230,7 +235,7 @@ class _Reader:
             if not (isinstance(value, lark.Tree) and value.data == "name"):
                 raise self.at(value, "shuffle= names a component that models the shuffle time",
                               "write shuffle=NAME, or bandwidth=BYTES_PER_S for eq. 7 of 000")
-            shuffle_model = self.component(value.children[0]).name
+            shuffle_model = self.component(cast(lark.Token, value.children[0])).name
         bandwidth = self.number(keywords["bandwidth"][1], "bandwidth") if "bandwidth" in keywords else None
         pair_bytes = self.number(keywords["bytes"][1], "bytes") if "bytes" in keywords else 16.0
         shuffle = Shuffle(m, n, o, model=shuffle_model, pair_bytes=pair_bytes, bandwidth=bandwidth, pos=pos)
@@ -239,6 +244,7 @@ class _Reader:
     # -- values -----------------------------------------------------------------------------
 
     def count_text(self, text: str, tok: lark.Token, what: str, offset: int = 0) -> Count:
+        assert tok.column is not None
         column = tok.column + offset
         if text.isdigit():
             value = int(text)
@@ -253,9 +259,9 @@ class _Reader:
 
     def count(self, node: Any, what: str) -> Count:
         if isinstance(node, lark.Tree) and node.data == "name":
-            return self.count_text(str(node.children[0]), node.children[0], what)
+            return self.count_text(str(node.children[0]), cast(lark.Token, node.children[0]), what)
         if isinstance(node, lark.Tree) and node.data == "number":
-            tok = node.children[0]
+            tok = cast(lark.Token, node.children[0])
             if not re.fullmatch(r"\d+", str(tok)):
                 raise self.at(tok, f"a {what} must be a whole number, got {tok}")
             return self.count_text(str(tok), tok, what)
@@ -324,7 +330,7 @@ def parse_term(text: str, *, components: Iterable[str] | None = None, source: st
     try:
         tree = _parser().parse(text)
     except lark.UnexpectedCharacters as exc:
-        raise reader.error(f"unexpected character {text[exc.pos_in_stream]!r}", exc.line, exc.column,
+        raise reader.error(f"unexpected character {exc.char!r}", exc.line, exc.column,
                            _HINT) from None
     except lark.UnexpectedEOF:
         raise reader.error("the term ends too early", len(reader.lines), len(reader.lines[-1]) + 1,

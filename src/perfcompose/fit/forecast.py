@@ -27,6 +27,9 @@ from perfcompose.model import Model
 __all__ = ["Forecaster", "Spline", "Loess", "LmPoly", "Lm", "MeanOf", "forecaster", "METHODS", "Choice",
            "ForecastError", "choose", "rounding_interval", "holdout_errors", "Strategy", "STRATEGIES"]
 
+#: x or y values of known points: a sequence of numbers or a NumPy array
+Values = Sequence[float] | np.ndarray
+
 #: the single methods of 001 section 3, in the paper's order
 METHODS: tuple[str, ...] = ("spline", "loess", "lm-poly", "lm")
 
@@ -35,7 +38,7 @@ class ForecastError(FitError):
     """No method forecasts well enough, or the data cannot support a forecast."""
 
 
-def _points(x: Sequence[float], y: Sequence[float], minimum: int, method: str) -> tuple[np.ndarray, np.ndarray]:
+def _points(x: Values, y: Values, minimum: int, method: str) -> tuple[np.ndarray, np.ndarray]:
     xa, ya = np.asarray(x, dtype=float).ravel(), np.asarray(y, dtype=float).ravel()
     if xa.shape != ya.shape:
         raise FitError(f"{method}: {xa.size} x values but {ya.size} y values")
@@ -61,7 +64,7 @@ class Forecaster(Estimator):
     name: str = ""
     minimum: int = 2
 
-    def fit(self, x: Sequence[float], y: Sequence[float]) -> Self:
+    def fit(self, x: Values, y: Values) -> Self:
         points = _points(x, y, self.minimum, self.label)
         self._reset()
         self.x_, self.y_ = points
@@ -410,7 +413,7 @@ def _denominator(y: np.ndarray, known: float) -> float:
     return scale if scale > 0 else 1.0
 
 
-def holdout_errors(methods: Sequence[Forecaster], x: Sequence[float], y: Sequence[float], at: float,
+def holdout_errors(methods: Sequence[Forecaster], x: Values, y: Values, at: float,
                    k: int = 1) -> tuple[dict[str, list[float]], dict[str, list[float]], dict[str, str],
                                         tuple[float, ...]]:
     """Predict the ``k`` known points nearest to ``at`` from the others with every method.
@@ -449,7 +452,7 @@ def _summary(errs: list[float]) -> float:
     return errs[0] if len(errs) == 1 else float(np.mean(np.abs(errs)))
 
 
-def choose(x: Sequence[float], y: Sequence[float], at: float, *,
+def choose(x: Values, y: Values, at: float, *,
            methods: Sequence[Forecaster] | None = None, epsilon: float = 0.05,
            strategy: Strategy | str = "known", training: int = 1) -> Choice:
     """Choose a method for the forecast at ``at`` and make it (001 section 3).
@@ -522,8 +525,8 @@ def choose(x: Sequence[float], y: Sequence[float], at: float, *,
                         f"{100 * epsilon:.3g} % ({detail}); measure more points near {at:g} or raise epsilon")
 
 
-def rounding_interval(method: Forecaster, x: Sequence[float], y: Sequence[float], at: float,
-                      half_units: Sequence[float]) -> tuple[float, float]:
+def rounding_interval(method: Forecaster, x: Values, y: Values, at: float,
+                      half_units: Values) -> tuple[float, float]:
     """The range of the forecast at ``at`` when each ``y_i`` is only known to ``± half_units[i]``.
 
     Every method here is linear in y (a spline, a local or global least-squares fit), so the

@@ -112,7 +112,7 @@ def sequential_model(table: RuntimeTable, method: str = "lm-poly", poly_degree: 
                      exclude: float | None = None) -> Callable[[np.ndarray], np.ndarray]:
     """T(n) where measured, else forecast from the reference times (for the farm's T(n/p))."""
     ns = [n for n in table.reference_ns if n != exclude]
-    ts = [table.sequential(n) for n in ns]
+    ts = table.reference_times(ns)
     known = dict(zip(ns, ts))
     fit = None
     if len(ns) >= 2:
@@ -182,7 +182,7 @@ def estimate(table: RuntimeTable, n: float, p: int, *, skeleton: Skeleton = Skel
     if t_seq is not None:
         seq = Part("T(n)", "measured", (n,), (t_seq,), n, t_seq, "measured")
     else:
-        seq = _estimate_part("T(n)", "n", ref_n, [work.sequential(v) for v in ref_n], n, method_t, epsilon,
+        seq = _estimate_part("T(n)", "n", ref_n, work.reference_times(ref_n), n, method_t, epsilon,
                              poly_degree, strategy, training)
     T_known = sequential_model(work, method_t, poly_degree)
 

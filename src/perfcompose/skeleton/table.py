@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,6 +96,10 @@ class RuntimeTable:
     def sequential(self, n: float) -> float | None:
         """T(n) at the reference point: the sequential time, or T(n, 1) without one."""
         return self.times.get((float(n), self.reference_p))
+
+    def reference_times(self, ns: Sequence[float]) -> list[float]:
+        """The sequential times at ``ns``, every one of them among :attr:`reference_ns`."""
+        return [self.times[(float(n), self.reference_p)] for n in ns]
 
     def get(self, n: float, p: int) -> float | None:
         return self.times.get((float(n), int(p)))

@@ -9,13 +9,13 @@ not print the inputs of an estimate, the row says so instead of inventing them.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from importlib import resources
-from typing import Callable, Sequence
 
 import numpy as np
 
-from perfcompose.fit.forecast import Forecaster, Lm, LmPoly, Loess, MeanOf, Spline
+from perfcompose.fit.forecast import Forecaster, Lm, LmPoly, Loess, MeanOf, Spline, Values
 from perfcompose.skeleton.skeletons import serial_fraction
 from perfcompose.skeleton.table import RuntimeTable, half_unit, read_table
 
@@ -70,7 +70,7 @@ def case_table(name: str) -> RuntimeTable:
     return read_table(f"{name}.csv", text, reference=False)
 
 
-def _span(func: Callable[[np.ndarray], float], values: Sequence[float], half: Sequence[float]) -> tuple[float, float, float]:
+def _span(func: Callable[..., float], values: Values, half: Values) -> tuple[float, float, float]:
     """Estimate and its range over the box ``values ± half``, for a function monotone in each input.
 
     Linear estimates (every forecast here) and the serial fraction are monotone per input, so the
@@ -84,7 +84,7 @@ def _span(func: Callable[[np.ndarray], float], values: Sequence[float], half: Se
     return centre, min(lo, hi), max(lo, hi)
 
 
-def _predict(method: Forecaster, x: Sequence[float], y: Sequence[float], at: float) -> float:
+def _predict(method: Forecaster, x: Values, y: Values, at: float) -> float:
     return float(method.clone().fit(x, y).predict(at))
 
 
@@ -221,7 +221,7 @@ def karatsuba_uniform() -> list[Row]:
     for target in (60000.0, 64000.0):
         measured = t.times[(target, 8)]
         for name, m in _methods().items():
-            c, lo, hi = _span(lambda v, m=m: _predict(m, ns, v, target), y, h)
+            c, lo, hi = _span(lambda v, m=m, target=target: _predict(m, ns, v, target), y, h)
             rows.append(Row("karatsuba_uniform", f"T({target:.0f}, 8) direct", name, None, c, lo, hi, None,
                             (c - measured) / measured,
                             f"the paper's estimate via T(n) and loess Ā: {paper[target][0]} "

@@ -52,7 +52,7 @@ def activities(records: Iterable[Mapping[str, Any]], phases: Mapping[str, str],
     offsets = offsets or {}
     out = []
     for rec in records:
-        key = rec.get("key")
+        key: Any = rec.get("key")  # a Dask task key, as named in phases
         if key not in phases:
             continue
         for ss in rec.get("startstops", ()):
