@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from perfcompose._heap import heap_push, heap_replace_root
+
 # instructions: [op, a, b, c, d]
 OP_DELAY, OP_USE, OP_JUMP, OP_BRANCH, OP_LOOP_INIT, OP_LOOP_TEST, OP_LOOP_NEXT, OP_FORK2, OP_FORK_LOOP, OP_END = \
     1, 2, 3, 4, 5, 6, 7, 8, 9, 10
@@ -111,44 +113,6 @@ def _eval(e, ecode, econst, estart, env, tid, stack):
 
 
 @njit(cache=True)
-def _heap_push(ht, hi, n, t, tid):
-    """Add (t, tid) to the arrival heap of size n (ties are served in heap order)."""
-    k = n
-    while k > 0:
-        parent = (k - 1) >> 1
-        if t < ht[parent]:
-            ht[k] = ht[parent]
-            hi[k] = hi[parent]
-            k = parent
-        else:
-            break
-    ht[k] = t
-    hi[k] = tid
-
-
-@njit(cache=True)
-def _heap_sift_root(ht, hi, size, t, tid):
-    """Put (t, tid) at the root of a heap of ``size`` entries and sift it down."""
-    k = 0
-    while True:
-        left = 2 * k + 1
-        if left >= size:
-            break
-        child = left
-        right = left + 1
-        if right < size and ht[right] < ht[left]:
-            child = right
-        if ht[child] < t:
-            ht[k] = ht[child]
-            hi[k] = hi[child]
-            k = child
-        else:
-            break
-    ht[k] = t
-    hi[k] = tid
-
-
-@njit(cache=True)
 def _servers_take(pool, off, m, start_time):
     """Replace the earliest free time of a server heap pool[off:off+m] and restore the heap."""
     pool[off] = start_time
@@ -207,6 +171,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
     ready = np.zeros(cap, np.int64)
     nready = 1
     ht = np.zeros(cap)
+    htb = np.zeros(cap)  # tie-breaks: all equal, so equal arrivals are served in heap order
     hi = np.zeros(cap, np.int64)
     nheap = 0
     # resources: an open-addressing table from index to resource number
@@ -327,13 +292,14 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                 t_pc[tid] = pc
                 t_clock[tid] = clock
                 if from_heap:  # replace this thread's own entry at the root
-                    _heap_sift_root(ht, hi, nheap, clock, tid)
+                    heap_replace_root(ht, htb, hi, 0, nheap, clock, 0.0, tid)
                     from_heap = False
                 else:
                     if nheap >= ht.shape[0]:
                         ht = _grow1(ht, 2 * ht.shape[0])
+                        htb = _grow1(htb, 2 * htb.shape[0])
                         hi = _grow1(hi, 2 * hi.shape[0])
-                    _heap_push(ht, hi, nheap, clock, tid)
+                    heap_push(ht, htb, hi, 0, nheap, clock, 0.0, tid)
                     nheap += 1
                 break
             elif op == OP_JUMP:
@@ -451,5 +417,5 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
         if from_heap:  # the served thread forked or ended: its entry leaves the heap
             nheap -= 1
             if nheap > 0:
-                _heap_sift_root(ht, hi, nheap, ht[nheap], hi[nheap])
+                heap_replace_root(ht, htb, hi, 0, nheap, ht[nheap], htb[nheap], hi[nheap])
     return OK, -1, finish, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live
