@@ -98,8 +98,9 @@ def compile_cached(path: Path, process: str = "main", paper_phi: bool = False) -
     if entry is None or process not in cm.processes:
         return cm
     numeric = cm.text(process, everything=True)
-    if read_numeric_form(numeric) is None:
-        return cm
+    form = read_numeric_form(numeric)
+    if form is None or not form.reads(process):
+        return cm  # no closed form: the compiler's exact evaluator is needed every time
     record = {"format": _FORMAT, "model": str(path), "process": process,
               "sources": {name: _digest(src) for name, src in cm.program.sources}, "numeric": numeric}
     try:
