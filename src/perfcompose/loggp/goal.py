@@ -173,119 +173,138 @@ class _Builder:
         self.ireq: list[tuple[int, int]] = []
 
 
-def parse_goal(text: str, path: str | Path = "<goal>") -> GoalSchedule:
-    """Parse GOAL text (LogGOPSim's txt2bin input); errors name the file, line and column."""
-    lines = _strip_comments(text).split("\n")
-    raw_lines = text.split("\n")
-    num_ranks: int | None = None
-    blocks: dict[int, tuple[int, int]] = {}  # rank -> (first op, end) in parse order
-    b = _Builder()
-    current: int | None = None
-    first = 0
-    labels: dict[str, int] = {}
-    deps: list[tuple[str, str, str, int, int]] = []
+class _GoalParser:
+    """The state of parsing one GOAL text: the rank block open, its labels and dependencies."""
 
-    def error(k: int, message: str, column: int | None = None, hint: str | None = _GOAL_HINT) -> InputError:
-        col = column if column is not None else len(lines[k]) - len(lines[k].lstrip()) + 1
-        return InputError(message, path=path, line=k + 1, column=col, source_line=raw_lines[k], hint=hint)
+    def __init__(self, text: str, path: str | Path) -> None:
+        self.lines = _strip_comments(text).split("\n")
+        self.raw_lines = text.split("\n")
+        self.path = path
+        self.num_ranks: int | None = None
+        self.blocks: dict[int, tuple[int, int]] = {}  # rank -> (first op, end) in parse order
+        self.b = _Builder()
+        self.current: int | None = None
+        self.first = 0
+        self.labels: dict[str, int] = {}
+        self.deps: list[tuple[str, str, str, int, int]] = []
 
-    for k, full in enumerate(lines):
-        line = full.strip()
-        if not line:
-            continue
-        if current is None:
-            if (m := _RE_NUM.match(line)):
-                if num_ranks is not None:
-                    raise error(k, "num_ranks given twice")
-                num_ranks = int(m["n"])
-                if num_ranks < 1:
-                    raise error(k, "num_ranks must be at least 1")
-                # the schedule and the simulation keep about a dozen numbers per rank
-                check_memory(num_ranks * 100.0, f"a GOAL schedule of {num_ranks:,} ranks")
-            elif (m := _RE_RANK.match(line)):
-                if num_ranks is None:
-                    raise error(k, "'num_ranks N' must come before the first rank")
-                current = int(m["rank"])
-                if current >= num_ranks:
-                    raise error(k, f"rank {current} is not below num_ranks = {num_ranks}")
-                if current in blocks:
-                    raise error(k, f"rank {current} defined twice")
-                first, labels, deps = len(b.kind), {}, []
-            else:
-                raise error(k, "expected 'num_ranks N' or 'rank R {'")
-            continue
-        if line == "}":
-            for a, how, lb, line_no, col in deps:
-                for name, c in ((a, col), (lb, raw_lines[line_no].find(lb, col) + 1)):
-                    if name not in labels:
-                        raise error(line_no, f"undefined label {name!r}", column=c,
-                                    hint=f"label an operation of rank {current} '{name}: ...' first")
-                (b.req if how == "requires" else b.ireq).append((labels[a], labels[lb]))
-            blocks[current] = (first, len(b.kind))
-            current = None
-            continue
-        if (m := _RE_DEP.match(line)):
-            deps.append((m["a"], m["how"], m["b"], k, full.find(m["a"]) + 1))
-            continue
-        m = _RE_OP.match(line)
-        if not m:
-            raise error(k, f"cannot read this line of rank {current}")
+    def error(self, k: int, message: str, column: int | None = None, hint: str | None = _GOAL_HINT) -> InputError:
+        col = column if column is not None else len(self.lines[k]) - len(self.lines[k].lstrip()) + 1
+        return InputError(message, path=self.path, line=k + 1, column=col, source_line=self.raw_lines[k], hint=hint)
+
+    def outside(self, k: int, line: str) -> None:
+        """A line outside a rank block: ``num_ranks N`` or ``rank R {``."""
+        if (m := _RE_NUM.match(line)):
+            if self.num_ranks is not None:
+                raise self.error(k, "num_ranks given twice")
+            self.num_ranks = int(m["n"])
+            if self.num_ranks < 1:
+                raise self.error(k, "num_ranks must be at least 1")
+            # the schedule and the simulation keep about a dozen numbers per rank
+            check_memory(self.num_ranks * 100.0, f"a GOAL schedule of {self.num_ranks:,} ranks")
+        elif (m := _RE_RANK.match(line)):
+            if self.num_ranks is None:
+                raise self.error(k, "'num_ranks N' must come before the first rank")
+            current = int(m["rank"])
+            if current >= self.num_ranks:
+                raise self.error(k, f"rank {current} is not below num_ranks = {self.num_ranks}")
+            if current in self.blocks:
+                raise self.error(k, f"rank {current} defined twice")
+            self.current, self.first, self.labels, self.deps = current, len(self.b.kind), {}, []
+        else:
+            raise self.error(k, "expected 'num_ranks N' or 'rank R {'")
+
+    def close(self) -> None:
+        """The end of a rank block: its dependencies resolved by label."""
+        for a, how, lb, line_no, col in self.deps:
+            for name, c in ((a, col), (lb, self.raw_lines[line_no].find(lb, col) + 1)):
+                if name not in self.labels:
+                    raise self.error(line_no, f"undefined label {name!r}", column=c,
+                                     hint=f"label an operation of rank {self.current} '{name}: ...' first")
+            (self.b.req if how == "requires" else self.b.ireq).append((self.labels[a], self.labels[lb]))
+        assert self.current is not None
+        self.blocks[self.current] = (self.first, len(self.b.kind))
+        self.current = None
+
+    def operation(self, k: int, full: str, m: re.Match[str]) -> None:
+        """One ``label: send|recv|calc ...`` line of the open rank block."""
         label = m["label"] or ""
         if label in KEYWORDS:
-            raise error(k, f"label {label!r} is a GOAL keyword", hint="choose another label, e.g. l1")
-        if label and label in labels:
-            raise error(k, f"label {label!r} defined twice in rank {current}")
+            raise self.error(k, f"label {label!r} is a GOAL keyword", hint="choose another label, e.g. l1")
+        if label and label in self.labels:
+            raise self.error(k, f"label {label!r} defined twice in rank {self.current}")
+        num_ranks = self.num_ranks
         assert num_ranks is not None
         if label:
-            labels[label] = len(b.kind)
+            self.labels[label] = len(self.b.kind)
         if m["calc"]:
             kind, size, peer, tag, cpu, nic = CALC, float(m["csize"]), 0, 0, int(m["ccpu"] or 0), 0
         else:
             kind, peer = (SEND if m["kind"] == "send" else RECV), int(m["peer"])
             if (kind == SEND) != (m["dir"] == "to"):
-                raise error(k, f"a {m['kind']} is written '{m['kind']} NB {'to' if kind == SEND else 'from'} RANK'")
+                raise self.error(k, f"a {m['kind']} is written '{m['kind']} NB {'to' if kind == SEND else 'from'} "
+                                    "RANK'")
             col = full.find(m["peer"], full.find(m["dir"])) + 1
             if peer == ANY and kind == SEND:
-                raise error(k, "a send needs a destination rank, not -1", column=col)
+                raise self.error(k, "a send needs a destination rank, not -1", column=col)
             if peer >= num_ranks:
-                raise error(k, f"rank {peer} is not below num_ranks = {num_ranks}", column=col)
+                raise self.error(k, f"rank {peer} is not below num_ranks = {num_ranks}", column=col)
             tag = int(m["tag"]) if m["tag"] is not None else 0
             if tag == ANY and kind == SEND:
-                raise error(k, "a send needs a tag, not -1")
+                raise self.error(k, "a send needs a tag, not -1")
             size, cpu, nic = float(m["size"]), int(m["cpu"] or 0), int(m["nic"] or 0)
-        b.kind.append(kind)
-        b.size.append(size)
-        b.peer.append(peer)
-        b.tag.append(tag)
-        b.cpu.append(cpu)
-        b.nic.append(nic)
-        b.labels.append(label)
-        b.lines.append(k + 1)
-    if current is not None:
-        raise InputError(f"rank {current} is not closed", path=path, line=len(lines),
-                         hint="end every rank block with a line '}'")
-    if num_ranks is None:
-        raise InputError("no 'num_ranks N' line", path=path, hint=_GOAL_HINT)
-    # put the ranks in order (a missing rank has no operations)
-    perm: list[int] = []
-    ptr = [0]
-    for r in range(num_ranks):
-        lo, hi = blocks.get(r, (0, 0))
-        perm.extend(range(lo, hi))
-        ptr.append(len(perm))
-    where = np.empty(len(b.kind), dtype=np.int64)
-    where[np.asarray(perm, dtype=np.int64)] = np.arange(len(perm), dtype=np.int64)
-    p = np.asarray(perm, dtype=np.int64)
+        b = self.b
+        for column, value in ((b.kind, kind), (b.size, size), (b.peer, peer), (b.tag, tag), (b.cpu, cpu),
+                              (b.nic, nic), (b.labels, label), (b.lines, k + 1)):
+            column.append(value)
 
-    def deps_of(pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
-        arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-        return where[arr[:, 0]], where[arr[:, 1]]
+    def schedule(self) -> GoalSchedule:
+        """The operations in rank order (a missing rank has none)."""
+        if self.current is not None:
+            raise InputError(f"rank {self.current} is not closed", path=self.path, line=len(self.lines),
+                             hint="end every rank block with a line '}'")
+        if self.num_ranks is None:
+            raise InputError("no 'num_ranks N' line", path=self.path, hint=_GOAL_HINT)
+        b = self.b
+        perm: list[int] = []
+        ptr = [0]
+        for r in range(self.num_ranks):
+            lo, hi = self.blocks.get(r, (0, 0))
+            perm.extend(range(lo, hi))
+            ptr.append(len(perm))
+        where = np.empty(len(b.kind), dtype=np.int64)
+        where[np.asarray(perm, dtype=np.int64)] = np.arange(len(perm), dtype=np.int64)
+        p = np.asarray(perm, dtype=np.int64)
 
-    req_a, req_b = deps_of(b.req)
-    ireq_a, ireq_b = deps_of(b.ireq)
-    return GoalSchedule(num_ranks, _i64(ptr), np.asarray(b.kind, dtype=np.int8)[p], np.asarray(b.size)[p],
-                        _i64(b.peer)[p], _i64(b.tag)[p], _i64(b.cpu)[p], _i64(b.nic)[p], req_a, req_b, ireq_a,
-                        ireq_b, None, tuple(b.labels[i] for i in perm), _i64(b.lines)[p])
+        def deps_of(pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+            arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+            return where[arr[:, 0]], where[arr[:, 1]]
+
+        req_a, req_b = deps_of(b.req)
+        ireq_a, ireq_b = deps_of(b.ireq)
+        return GoalSchedule(self.num_ranks, _i64(ptr), np.asarray(b.kind, dtype=np.int8)[p], np.asarray(b.size)[p],
+                            _i64(b.peer)[p], _i64(b.tag)[p], _i64(b.cpu)[p], _i64(b.nic)[p], req_a, req_b, ireq_a,
+                            ireq_b, None, tuple(b.labels[i] for i in perm), _i64(b.lines)[p])
+
+
+def parse_goal(text: str, path: str | Path = "<goal>") -> GoalSchedule:
+    """Parse GOAL text (LogGOPSim's txt2bin input); errors name the file, line and column."""
+    parser = _GoalParser(text, path)
+    for k, full in enumerate(parser.lines):
+        line = full.strip()
+        if not line:
+            continue
+        if parser.current is None:
+            parser.outside(k, line)
+        elif line == "}":
+            parser.close()
+        elif (m := _RE_DEP.match(line)):
+            parser.deps.append((m["a"], m["how"], m["b"], k, full.find(m["a"]) + 1))
+        elif (m := _RE_OP.match(line)):
+            parser.operation(k, full, m)
+        else:
+            raise parser.error(k, f"cannot read this line of rank {parser.current}")
+    return parser.schedule()
 
 
 def read_goal(path: Path | str) -> GoalSchedule:
@@ -392,8 +411,9 @@ def program_to_goal(program: Program) -> GoalSchedule:
                       offset + recv)]
             has_new = np.flatnonzero(np.bincount(np.concatenate([s.src, s.dst]).astype(np.int64), minlength=P))
             offset += s.M
-        parts.append((has_new.astype(np.int64), 2, CALC, np.zeros(has_new.shape[0]), np.zeros(has_new.shape[0], np.int64),
-                      np.full(has_new.shape[0], -2, np.int64)))
+        nb = has_new.shape[0]
+        parts.append((has_new.astype(np.int64), 2, CALC, np.zeros(nb), np.zeros(nb, np.int64),
+                      np.full(nb, -2, np.int64)))
         for rk, cls, kd, sz, pe, tg in parts:
             n = rk.shape[0]
             ranks.append(rk)
@@ -414,15 +434,12 @@ def program_to_goal(program: Program) -> GoalSchedule:
     del classes, steps
     rank = rank[order]
 
-    def column(parts: list[np.ndarray]) -> np.ndarray:
+    def column(parts: list[np.ndarray], order: np.ndarray) -> np.ndarray:
         joined = np.concatenate(parts)
         parts.clear()
         return joined[order]
 
-    kind = column(kinds)
-    size = column(sizes)
-    peer = column(peers)
-    tag = column(tags)
+    kind, size, peer, tag = (column(c, order) for c in (kinds, sizes, peers, tags))
     del order
     n = rank.shape[0]
     is_bar = tag == -2

@@ -16,6 +16,8 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -28,6 +30,94 @@ def _spin(seconds: float) -> None:
 
 def _iterations(size: int, per_message: float = 2e-6, per_byte: float = 3e-10, budget: float = 2e-3) -> int:
     return int(min(400, max(8, budget / (per_message + size * per_byte))))
+
+
+def _timed(comm: Any, iters: int, body: Callable[[], None]) -> np.ndarray:
+    """Seconds of each of ``iters`` runs of ``body``, after a barrier."""
+    times = np.empty(iters)
+    comm.Barrier()
+    for k in range(iters):
+        t0 = time.perf_counter()
+        body()
+        times[k] = time.perf_counter() - t0
+    return times
+
+
+def _round_trips(comm: Any, rank: int, bufs: dict[int, np.ndarray]) -> dict[str, float]:
+    """Ping-pong round trip per size (median, the first three runs left out)."""
+    peer, out = 1 - rank, {}
+    for s, buf in bufs.items():
+        def ping(buf: np.ndarray = buf) -> None:
+            if rank == 0:
+                comm.Send(buf, peer, tag=1)
+                comm.Recv(buf, peer, tag=1)
+            else:
+                comm.Recv(buf, peer, tag=1)
+                comm.Send(buf, peer, tag=1)
+        out[str(s)] = float(np.median(_timed(comm, _iterations(s) + 3, ping)[3:]))
+    return out
+
+
+def _train(comm: Any, rank: int, buf: np.ndarray, n: int, tag: int, delay: float = 0.0) -> Callable[[], None]:
+    """n back-to-back messages (spaced by ``delay``) closed by an ack."""
+    peer, ack = 1 - rank, np.zeros(1, dtype=np.uint8)
+
+    def run() -> None:
+        if rank == 0:
+            for i in range(n):
+                if delay and i:
+                    _spin(delay)
+                comm.Send(buf, peer, tag=tag)
+            comm.Recv(ack, peer, tag=tag + 1)
+        else:
+            for _ in range(n):
+                comm.Recv(buf, peer, tag=tag)
+            comm.Send(ack, peer, tag=tag + 1)
+    return run
+
+
+def _overheads(comm: Any, rank: int, samples: int) -> tuple[list[float] | None, list[float]]:
+    """Cross-checks: the time of a 1-byte send call, spaced so that the receiver keeps up (rank 0's),
+    and of a receive call for a message that has already arrived (rank 1's, sent to both)."""
+    peer, small, ack = 1 - rank, np.zeros(1, dtype=np.uint8), np.zeros(1, dtype=np.uint8)
+    comm.Barrier()
+    times = np.empty(samples)
+    for k in range(samples):
+        if rank == 0:
+            _spin(20e-6)
+            t0 = time.perf_counter()
+            comm.Send(small, peer, tag=4)
+            times[k] = time.perf_counter() - t0
+        else:
+            comm.Recv(small, peer, tag=4)
+    send_overhead = times.tolist() if rank == 0 else None
+    comm.Barrier()
+    for k in range(samples):
+        if rank == 0:
+            comm.Send(small, peer, tag=5)
+            comm.Recv(ack, peer, tag=6)
+        else:
+            _spin(30e-6)
+            t0 = time.perf_counter()
+            comm.Recv(small, peer, tag=5)
+            times[k] = time.perf_counter() - t0
+            comm.Send(ack, peer, tag=6)
+    return send_overhead, comm.bcast(times.tolist() if rank == 1 else None, root=1)
+
+
+def _repetition(comm: Any, rank: int, bufs: dict[int, np.ndarray], args: argparse.Namespace) -> dict[str, Any]:
+    """One repetition of every measurement."""
+    record: dict[str, Any] = {"rtt": _round_trips(comm, rank, bufs), "train1": {}, "trainN": {}}
+    for s, buf in bufs.items():  # trains of 1 and N back-to-back messages, closed by an ack
+        for n, key in ((1, "train1"), (args.train, "trainN")):
+            iters = max(9, _iterations(s) // n)
+            record[key][str(s)] = float(np.median(_timed(comm, iters + 2, _train(comm, rank, buf, n, 2))[2:]))
+    # Netgauge's PRTT(N, d, 1): N 1-byte messages spaced by a delay d the receiver keeps up
+    # with, closed by an ack; PRTT(N, d, 1) - PRTT(1, 0, 1) = (N - 1)(d + o)
+    small = np.zeros(1, dtype=np.uint8)
+    record["delayed"] = float(np.median(_timed(comm, 33, _train(comm, rank, small, args.train, 7, args.delay))[2:]))
+    record["send_overhead"], record["recv_overhead"] = _overheads(comm, rank, args.samples)
+    return record
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,90 +139,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     sizes = [int(s) for s in args.sizes.split(",")]
     bufs = {s: np.zeros(s, dtype=np.uint8) for s in sizes}
-    ack = np.zeros(1, dtype=np.uint8)
-    small = np.zeros(1, dtype=np.uint8)
-    peer = 1 - rank
     reps = []
     for rep in range(args.reps):
-        record: dict[str, object] = {"rtt": {}, "train1": {}, "trainN": {}}
-        for s in sizes:  # ping-pong round trips
-            buf, iters = bufs[s], _iterations(s)
-            times = np.empty(iters + 3)
-            comm.Barrier()
-            for k in range(iters + 3):
-                t0 = time.perf_counter()
-                if rank == 0:
-                    comm.Send(buf, peer, tag=1)
-                    comm.Recv(buf, peer, tag=1)
-                else:
-                    comm.Recv(buf, peer, tag=1)
-                    comm.Send(buf, peer, tag=1)
-                times[k] = time.perf_counter() - t0
-            record["rtt"][str(s)] = float(np.median(times[3:]))  # type: ignore[index]
-        for s in sizes:  # trains of 1 and N back-to-back messages, closed by an ack
-            for n, key in ((1, "train1"), (args.train, "trainN")):
-                buf, iters = bufs[s], max(9, _iterations(s) // n)
-                times = np.empty(iters + 2)
-                comm.Barrier()
-                for k in range(iters + 2):
-                    t0 = time.perf_counter()
-                    if rank == 0:
-                        for _ in range(n):
-                            comm.Send(buf, peer, tag=2)
-                        comm.Recv(ack, peer, tag=3)
-                    else:
-                        for _ in range(n):
-                            comm.Recv(buf, peer, tag=2)
-                        comm.Send(ack, peer, tag=3)
-                    times[k] = time.perf_counter() - t0
-                record[key][str(s)] = float(np.median(times[2:]))  # type: ignore[index]
-        # Netgauge's PRTT(N, d, 1): N 1-byte messages spaced by a delay d the receiver keeps up
-        # with, closed by an ack; PRTT(N, d, 1) - PRTT(1, 0, 1) = (N - 1)(d + o)
-        n, iters = args.train, 31
-        times = np.empty(iters + 2)
-        comm.Barrier()
-        for k in range(iters + 2):
-            t0 = time.perf_counter()
-            if rank == 0:
-                comm.Send(small, peer, tag=7)
-                for _ in range(n - 1):
-                    _spin(args.delay)
-                    comm.Send(small, peer, tag=7)
-                comm.Recv(ack, peer, tag=8)
-            else:
-                for _ in range(n):
-                    comm.Recv(small, peer, tag=7)
-                comm.Send(ack, peer, tag=8)
-            times[k] = time.perf_counter() - t0
-        record["delayed"] = float(np.median(times[2:]))
-        # cross-checks: the time of a 1-byte send call, spaced so that the receiver keeps up
-        comm.Barrier()
-        samples = np.empty(args.samples)
-        for k in range(args.samples):
-            if rank == 0:
-                _spin(20e-6)
-                t0 = time.perf_counter()
-                comm.Send(small, peer, tag=4)
-                samples[k] = time.perf_counter() - t0
-            else:
-                comm.Recv(small, peer, tag=4)
-        send_overhead = samples.tolist() if rank == 0 else None
-        # receiver overhead: a receive call for a message that has already arrived
-        comm.Barrier()
-        for k in range(args.samples):
-            if rank == 0:
-                comm.Send(small, peer, tag=5)
-                comm.Recv(ack, peer, tag=6)
-            else:
-                _spin(30e-6)
-                t0 = time.perf_counter()
-                comm.Recv(small, peer, tag=5)
-                samples[k] = time.perf_counter() - t0
-                comm.Send(ack, peer, tag=6)
-        recv_overhead = comm.bcast(samples.tolist() if rank == 1 else None, root=1)
+        record = _repetition(comm, rank, bufs, args)
         if rank == 0:
-            record["send_overhead"] = send_overhead
-            record["recv_overhead"] = recv_overhead
             reps.append(record)
             print(json.dumps({"progress": rep + 1, "of": args.reps}), flush=True)
     if rank == 0:
