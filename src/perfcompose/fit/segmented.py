@@ -132,7 +132,7 @@ class SegmentedFitter(SeriesFitter):
         except FitError as exc:
             raise FitError(f"{series.label}: {exc}") from None
         meta = dict(region=series.region, metric=series.metric, unit=series.unit, source=source or "fit")
-        pieces = {k: dataclasses.replace(getattr(result, k), **meta) if getattr(result, k) else None
+        pieces: dict[str, Any] = {k: dataclasses.replace(getattr(result, k), **meta) if getattr(result, k) else None
                   for k in ("single", "left", "right")}
         return dataclasses.replace(result, region=series.region, metric=series.metric, **pieces)
 
