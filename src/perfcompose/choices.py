@@ -36,3 +36,9 @@ Workers = Literal["threads", "processes"]
 #: the experiment file formats perfcompose writes (``convert --to``) and reads
 OutputFormat = Literal["perfcompose", "csv", "extrap-text", "extrap-json"]
 ExperimentFormat = Literal[OutputFormat, "jsonl", "talpas", "cube"]
+
+#: how a MapReduce job reduces (runtime.mapreduce.strategies describes each)
+MapReduceStrategy = Literal["pairwise", "local", "shuffle"]
+
+#: the pictures of the pixel-histogram MapReduce job
+Picture = Literal["small", "medium", "large"]

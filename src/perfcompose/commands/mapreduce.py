@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
+
+from perfcompose.choices import MapReduceStrategy, Picture
 from perfcompose.commands.common import Table
 
 from perfcompose.commands.common import console, err_console, one_bar, progress, user_errors
@@ -27,8 +29,8 @@ def _pct(v: float) -> str:
 
 
 @user_errors
-def run_one(picture: str = typer.Option("large", "--picture", help="small, medium or large."),
-            strategy: str = typer.Option("shuffle", "--strategy", help="pairwise, local or shuffle."),
+def run_one(picture: Picture = typer.Option("large", "--picture", help="The picture to histogram."),
+            strategy: MapReduceStrategy = typer.Option("shuffle", "--strategy", help="How the job reduces."),
             m: int = typer.Option(1, "-m", help="Workers (nodes)."),
             n: int = typer.Option(2, "-n", help="Threads per worker."),
             inputs: int = typer.Option(16, "--inputs", "-x", help="Input pictures (map tasks)."),

@@ -1,0 +1,66 @@
+"""The command tree: each listed help is the command's own, and every choice option comes from one
+library declaration (an Enum or Literal), never a hand-written list or a plain ``str``."""
+from __future__ import annotations
+
+import enum
+import inspect
+import typing
+
+import typer.main
+
+import perfcompose.choices
+import perfcompose.loggp.options
+from perfcompose.cli import app
+
+# options whose values form a fixed set; each must be a checked choice
+CHOICE_OPTIONS = {"--picture", "--pipe", "--workers", "--format", "--from", "--to", "--aggregate", "--negative-exponents",
+                  "--ties", "--gap-origin", "--semantics", "--strategy", "--clock"}
+
+
+def _commands(group=None, path=()):
+    group = group or typer.main.get_command(app)
+    ctx = group.make_context("perfcompose", ["--help"], resilient_parsing=True)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        yield (*path, name), command
+        if hasattr(command, "list_commands"):
+            yield from _commands(command, (*path, name))
+
+
+def _declared_choices() -> list[set[str]]:
+    found = []
+    for module in (perfcompose.choices, perfcompose.loggp.options):
+        for value in vars(module).values():
+            if typing.get_origin(value) is typing.Literal:
+                found.append({str(v) for v in typing.get_args(value)})
+            elif isinstance(value, type) and issubclass(value, enum.Enum):
+                found.append({str(m.value) for m in value})
+    return found
+
+
+def test_each_listed_help_is_the_commands_own() -> None:
+    root = typer.main.get_command(app)
+    for path, command in _commands():
+        listed = root
+        for name in path[:-1]:
+            listed = listed.get_command(None, name)
+        placeholder = {e.name: e for e in getattr(listed, "entries", ())}.get(path[-1])
+        own = inspect.cleandoc(command.help or "").split("\n\n")[0]
+        if placeholder:
+            assert placeholder.help == own, " ".join(path)
+
+
+def test_every_choice_option_comes_from_a_library_declaration() -> None:
+    declared = _declared_choices()
+    choices = 0
+    for path, command in _commands():
+        for param in command.params:
+            described = param.type_descriptor
+            if described.is_choice:
+                choices += 1
+                assert {str(c) for c in described.choices} in declared, (path, param.opts)
+            elif set(param.opts) & CHOICE_OPTIONS and not param.multiple:
+                # typer cannot check a repeatable option against a Literal; the library checks those
+                raise AssertionError(f"perfcompose {' '.join(path)} {param.opts}: a choice typed "
+                                     f"{param.type_descriptor.annotation}")
+    assert choices >= 10
