@@ -20,7 +20,7 @@ from perfcompose.errors import PerfcomposeError
 
 REPO = Path(os.environ.get("EXTRAP_REPO", "")) if os.environ.get("EXTRAP_REPO") else None
 
-# what Extra-P itself rejects on purpose, and the inputs in formats perfcompose does not read
+# what Extra-P itself rejects on purpose (its reader refuses these too), and what is no experiment
 EXPECTED_FAILURES = {
     "input/experiments_MP/experiment_MP_neg1.txt": "a DATA line short",
     "input/experiments_MP/experiment_MP_neg2.txt": "a DATA line too many",
@@ -29,11 +29,6 @@ EXPECTED_FAILURES = {
     "cubeset": "no profiles one folder down",
     "cubeset/negative_example": "folders name other parameters",
     "cubeset/negative_example2": "folders name parameters in another order",
-    "experiments/two_parameter3.txt.extra-p": "Extra-P's saved experiment (zip)",
-    "input/exp_only_mean_median.extra-p": "Extra-P's saved experiment (zip)",
-    "input/experiment_3": "Extra-P 3 binary experiment",
-    "input/experiment_3_mp": "Extra-P 3 binary experiment",
-    "input/experiment_3_sparse": "Extra-P 3 binary experiment",
     "input/synthetic-data.py": "a Python script",
     "mpi_data.csv": "statistics table without a value column",
 }
@@ -92,7 +87,8 @@ def test_strong_scaling_inputs_get_negative_lead_terms(extrap_data):
 
     from perfcompose.fit import PMNFFitter
 
-    results = {r.region: r for r in PMNFFitter().fit(load(extrap_data / "text/strong_scaling/one_parameter_6.txt")).results_}
+    experiment = load(extrap_data / "text/strong_scaling/one_parameter_6.txt")
+    results = {r.region: r for r in PMNFFitter().fit(experiment).results_}
     for region in ("met2", "met4"):   # 256e6 / p^2 and 256e12 / p^2
         _, terms = results[region].model.terms()
         assert [t.exponent("p") for t in terms] == [(Fraction(-2), Fraction(0))], region

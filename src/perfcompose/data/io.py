@@ -5,9 +5,18 @@ import json
 from pathlib import Path
 from types import ModuleType
 
-from perfcompose.data import csv_long, cube, extrap_json, extrap_text, json_lines, perfcompose_json, talpas
+from perfcompose.data import (
+    csv_long,
+    cube,
+    extrap3,
+    extrap_json,
+    extrap_saved,
+    extrap_text,
+    json_lines,
+    perfcompose_json,
+    talpas,
+)
 from perfcompose.data.experiment import Experiment
-from perfcompose.choices import ExperimentFormat as Format
 from perfcompose.errors import DataFormatError, UnknownFormatError
 from perfcompose.limits import check_memory
 
@@ -25,10 +34,17 @@ READ_ONLY: dict[str, ModuleType] = {
     "cube": cube,
 }
 
+# binary formats, detected by their first bytes before the file is read as text
+BINARY: dict[str, ModuleType] = {
+    "extrap-saved": extrap_saved,
+    "extrap3": extrap3,
+}
+
 _HELP = ("perfcompose reads perfcompose JSON (.json with 'points' or 'series'), CSV in long form (.csv), "
          "Extra-P text (.txt starting with PARAMETER), Extra-P JSON (.json with 'measurements'), "
          "Extra-P JSON Lines (.jsonl, one measurement per line), Talpas (one measurement per line, "
-         "fields separated by ';') and CUBE4 profiles (a directory of experiment folders with .cubex files)")
+         "fields separated by ';'), CUBE4 profiles (a directory of experiment folders with .cubex files), "
+         "Extra-P's saved experiments (.extra-p) and Extra-P 3 binary experiments")
 
 
 def unsupported(path: Path, why: str) -> UnknownFormatError:
@@ -100,8 +116,9 @@ def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None)
     >>> e = load("examples/qsort.json")  # doctest: +SKIP
     """
     path = Path(path)
-    if fmt is not None and fmt not in FORMATS and fmt not in READ_ONLY:
-        raise UnknownFormatError(f"unknown format {fmt!r}; choose one of {', '.join([*FORMATS, *READ_ONLY])}")
+    if fmt is not None and fmt not in FORMATS and fmt not in READ_ONLY and fmt not in BINARY:
+        raise UnknownFormatError(f"unknown format {fmt!r}; choose one of "
+                                 f"{', '.join([*FORMATS, *READ_ONLY, *BINARY])}")
     if not path.exists():
         raise DataFormatError("no such file", path=path)
     if path.is_dir() or fmt == "cube":
@@ -113,6 +130,10 @@ def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None)
                               hint="copy the data into a file")
     # reading holds the text, its parsed rows and the points: about 10 bytes per byte of file
     check_memory(path.stat().st_size * 10.0, f"reading {path.name} ({path.stat().st_size:,} bytes)")
+    binary = _binary_format(path) if fmt is None else (fmt if fmt in BINARY else None)
+    if binary is not None:
+        experiment = BINARY[binary].read(path)
+        return experiment.select(metric=metric) if metric is not None else experiment
     try:
         text = path.read_text()
     except UnicodeDecodeError:
@@ -122,6 +143,13 @@ def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None)
     name = fmt or detect(path, text)
     experiment = {**FORMATS, **READ_ONLY}[name].read(path, text)
     return experiment.select(metric=metric) if metric is not None else experiment
+
+
+def _binary_format(path: Path) -> str | None:
+    """The binary format a file's first bytes show, or None (a text format)."""
+    with path.open("rb") as f:
+        head = f.read(64)
+    return next((name for name, module in BINARY.items() if module.sniff(head)), None)
 
 
 def _load_directory(path: Path, fmt: str | None, metric: str | None) -> Experiment:
