@@ -91,7 +91,8 @@ def table1(quick: bool = True, tasks: tuple[str, ...] | None = None,
     repetitions (16 rounds of 4) instead of the paper's 256. The rounds keep a burst of other
     work on the machine from bending the curve at a few sizes, and a timing during which the OS
     gave the core to other work (wall time well above the thread's CPU time) is taken again;
-    one preempted in every retake counts its thread's CPU time. Models have one term besides the constant, as the paper's Table 1.
+    one preempted in every retake counts its thread's CPU time. Models have one term besides the
+    constant, as the paper's Table 1.
     With ``checkpoints`` (a folder) every task's sweep is resumable from its checkpoint there,
     like the other tables' (``restart`` discards them).
     """
