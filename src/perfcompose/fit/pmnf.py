@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, lru_cache
+from statistics import NormalDist
 from typing import Any, Self
 
 import numpy as np
@@ -409,9 +411,7 @@ class PMNFFitter(SeriesFitter):
         if dof < 3:
             return groups, sigma
         chi2 = float(best.batch.rel_rss[h]) / sigma ** 2
-        from scipy.stats import chi2 as chi2_dist
-
-        if chi2 <= chi2_dist.ppf(self.lack_of_fit, dof):
+        if chi2 <= _chi2_quantile(self.lack_of_fit, dof):
             return groups, sigma
         scatter = sigma * np.sqrt(chi2 / dof)
         rescored = [dataclasses.replace(g, scores=np.where(np.isfinite(g.scores), g.batch.rel_rss / scatter ** 2
@@ -658,6 +658,14 @@ class PMNFFitter(SeriesFitter):
                  "points": stats["points"]}
         warnings = notes + low_fit_warnings(stats, constant=chosen.n_terms == 0)
         return FitResult(chosen, tuple(params), stats, alternatives=tuple(ranked[:self.keep]), warnings=warnings)
+
+
+def _chi2_quantile(q: float, dof: int) -> float:
+    """The ``q`` quantile of the chi-square distribution with ``dof`` degrees of freedom, by
+    Wilson and Hilferty's cube-root normal approximation (within 1 % from 3 degrees of freedom
+    on; SciPy's exact quantile costs its import, a third of a second, in every fit process)."""
+    a = 2.0 / (9.0 * dof)
+    return float(dof * (1.0 - a + NormalDist().inv_cdf(q) * math.sqrt(a)) ** 3)
 
 
 def _candidates_within(count: int, d: int, limit: int) -> int:
