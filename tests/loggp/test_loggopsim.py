@@ -172,3 +172,38 @@ def test_default_threshold_is_loggopsims():
             "rank 1 {\nr: recv 100000b from 0\n}\n")
     assert simulate_goal(parse_goal(text), P).start[0][1] == 12
     assert simulate_goal(parse_goal(text), P, S=float("inf")).start[0][1] == 2
+
+
+def test_many_ranks_and_messages_match_the_plain_loop():
+    """A program whose (destination, source, tag) keys exceed 32 bits when combined: P = 1000
+    ranks, 3,000 messages (tags are message ids) run through its GOAL schedule as in the plain loop."""
+    import numpy as np
+
+    from perfcompose.loggp.loggopsim_reference import reference_goal
+
+    rng = np.random.default_rng(11)
+    P, M = 1000, 3000
+    src = rng.integers(0, P, M)
+    dst = (src + rng.integers(1, P, M)) % P
+    prog = Program(P, (CommStep.from_arrays(P, src, dst, rng.integers(1, 100, M).astype(float)),))
+    params = LogGP(L=10, o=2, g=5, G=1)
+    schedule = program_to_goal(prog)
+    finish, _, _ = reference_goal(schedule, params)
+    assert simulate_goal(schedule, params).finish.tolist() == finish.tolist()
+    assert simulate_program(prog, params, semantics="loggopsim", timelines=False).makespan == finish.max()
+
+
+def test_matching_keys_stay_distinct_when_their_product_passes_32_bits():
+    """Sends 0->1 and 1->0 with the same tag next to a tag near 2^31: with 32-bit columns the
+    combined key (destination, source, tag) would wrap and the two would share a queue."""
+    import numpy as np
+
+    from perfcompose.loggp.goal import SEND, GoalSchedule
+    from perfcompose.loggp.loggopsim import _match_keys
+
+    i32 = np.int32
+    s = GoalSchedule(3, np.array([0, 2, 3, 3]), np.full(3, SEND, np.int8), np.ones(3), np.array([1, 2, 0], i32),
+                     np.array([5, 2 ** 31 - 1, 5], i32), np.zeros(3, np.int8), np.zeros(3, np.int8),
+                     np.zeros(0, i32), np.zeros(0, i32), np.zeros(0, i32), np.zeros(0, i32))
+    key, n_keys = _match_keys(s, s.rank_of)
+    assert n_keys == 3 and len(set(key.tolist())) == 3

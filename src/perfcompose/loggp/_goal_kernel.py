@@ -115,7 +115,10 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
     nextgr = np.zeros(P * n_nic)
     issued = np.zeros(n, np.bool_)
     started = np.zeros(n, np.bool_)
-    fresh = np.empty(2 * n + 1, np.int32)
+    most = 0  # the most operations of one rank: an event frees at most those of two ranks
+    for h in range(P):
+        most = max(most, op_ptr[h + 1] - op_ptr[h])
+    fresh = np.empty(4 * most + 2, np.int32)
     # unexpected messages (entries: send ops) and posted receives (entries: recv ops), per rank in
     # insertion order and per matching key
     uq_head = np.full(P, -1, np.int32)
@@ -133,9 +136,13 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
     k_prev = np.full(n, -1, np.int32)
     u_t0 = np.zeros(n)
     u_t1 = np.zeros(n)
-    hkey = np.empty(2 * n + 1)
-    htb = np.empty(2 * n + 1)
-    hid = np.empty(2 * n + 1, np.int32)
+    cap = n + 1  # queued: each operation in at most one group, and each send's message
+    for i in range(n):
+        if kind[i] == 0:
+            cap += 1
+    hkey = np.empty(cap)
+    htb = np.empty(cap)
+    hid = np.empty(cap, np.int32)
     hn = 0
     ts = 0
     # groups of queued operations (see _issue): members[g_lo[g]:g_hi[g]], ids below gmax;

@@ -97,7 +97,7 @@ class GoalSchedule:
     @property
     def rank_of(self) -> np.ndarray:
         """The rank of every operation."""
-        return np.repeat(np.arange(self.num_ranks, dtype=np.int64), np.diff(self.op_ptr))
+        return np.repeat(np.arange(self.num_ranks, dtype=np.int32), np.diff(self.op_ptr))
 
     def describe(self, i: int) -> str:
         """``send l3 (peer 1, tag 0)``: an operation, as an error message names it."""
@@ -395,25 +395,25 @@ def program_to_goal(program: Program) -> GoalSchedule:
     P = program.P
     ranks, steps, classes, kinds, sizes, peers, tags = [], [], [], [], [], [], []
     offset = 0
-    all_p = np.arange(P, dtype=np.int64)
+    all_p = np.arange(P, dtype=np.int32)
     for k, s in enumerate(program.steps):
         if isinstance(s, CompStep):
-            parts = [(all_p, 0, CALC, np.asarray(s.durations, dtype=np.float64), np.zeros(P, np.int64),
-                      np.full(P, -1, np.int64))]
+            parts = [(all_p, 0, CALC, np.asarray(s.durations, dtype=np.float64), np.zeros(P, np.int32),
+                      np.full(P, -1, np.int32))]
             has_new = all_p
         else:
             assert isinstance(s, CommStep)
             sent = s.order.astype(np.int64)
-            recv = np.argsort(s.dst, kind="stable").astype(np.int64)
-            parts = [(s.src[sent].astype(np.int64), 0, SEND, s.nbytes[sent], s.dst[sent].astype(np.int64),
-                      offset + sent),
-                     (s.dst[recv].astype(np.int64), 1, RECV, s.nbytes[recv], s.src[recv].astype(np.int64),
-                      offset + recv)]
+            recv = np.argsort(s.dst, kind="stable")
+            parts = [(s.src[sent].astype(np.int32), 0, SEND, s.nbytes[sent], s.dst[sent].astype(np.int32),
+                      (offset + sent).astype(np.int32)),
+                     (s.dst[recv].astype(np.int32), 1, RECV, s.nbytes[recv], s.src[recv].astype(np.int32),
+                      (offset + recv).astype(np.int32))]
             has_new = np.flatnonzero(np.bincount(np.concatenate([s.src, s.dst]).astype(np.int64), minlength=P))
             offset += s.M
         nb = has_new.shape[0]
-        parts.append((has_new.astype(np.int64), 2, CALC, np.zeros(nb), np.zeros(nb, np.int64),
-                      np.full(nb, -2, np.int64)))
+        parts.append((has_new.astype(np.int32), 2, CALC, np.zeros(nb), np.zeros(nb, np.int32),
+                      np.full(nb, -2, np.int32)))
         for rk, cls, kd, sz, pe, tg in parts:
             n = rk.shape[0]
             ranks.append(rk)
@@ -445,7 +445,7 @@ def program_to_goal(program: Program) -> GoalSchedule:
     is_bar = tag == -2
     message = np.where(kind == CALC, -1, tag)
     tag = np.where(kind == CALC, 0, tag)
-    idx = np.arange(n, dtype=np.int64)
+    idx = np.arange(n, dtype=np.int32 if n < 2 ** 31 - 1 else np.int64)
     prev_bar = np.maximum.accumulate(np.where(is_bar, idx, -1))
     next_bar = np.minimum.accumulate(np.where(is_bar, idx, n)[::-1])[::-1]
     ops = ~is_bar

@@ -33,10 +33,9 @@ LOGGOPSIM_S = 65535.0  #: LogGOPSim's default eager/rendezvous threshold [bytes]
 
 def _csr(a: np.ndarray, b: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Dependents of every operation (``a`` depends on ``b``) as CSR, and each one's count."""
-    order = np.argsort(b, kind="stable")
-    ptr = np.zeros(n + 1, np.int64)
+    ptr = np.zeros(n + 1, np.int32)
     np.cumsum(np.bincount(b, minlength=n), out=ptr[1:])
-    return ptr, a[order].astype(np.int64), np.bincount(a, minlength=n).astype(np.int64)
+    return ptr, a[np.argsort(b, kind="stable")].astype(np.int32), np.bincount(a, minlength=n).astype(np.int32)
 
 
 def _match_keys(s: GoalSchedule, rank_of: np.ndarray) -> tuple[np.ndarray, int]:
@@ -46,10 +45,10 @@ def _match_keys(s: GoalSchedule, rank_of: np.ndarray) -> tuple[np.ndarray, int]:
     is_send = s.kind == SEND
     exact_recv = (s.kind == RECV) & (s.peer != ANY) & (s.tag != ANY)
     use = is_send | exact_recv
-    dst = np.where(is_send, s.peer, rank_of)[use]
-    src = np.where(is_send, rank_of, s.peer)[use]
-    tag = s.tag[use]
-    key = np.full(n, -1, np.int64)
+    dst = np.where(is_send, s.peer, rank_of)[use].astype(np.int64)
+    src = np.where(is_send, rank_of, s.peer)[use].astype(np.int64)
+    tag = s.tag[use].astype(np.int64)
+    key = np.full(n, -1, np.int32)
     if not use.any():
         return key, 0
     span = int(tag.max()) + 1
