@@ -134,8 +134,11 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
     h_prev = np.full(n, -1, np.int32)
     k_next = np.full(n, -1, np.int32)
     k_prev = np.full(n, -1, np.int32)
-    u_t0 = np.zeros(n)
-    u_t1 = np.zeros(n)
+    # the operations' times are kept only where the caller asked for them (arrays of n, else of 1:
+    # every write goes to index i * kp)
+    kp = 1 if start.shape[0] == n else 0
+    u_t0 = np.zeros(max(n * kp, 1))
+    u_t1 = np.zeros(max(n * kp, 1))
     cap = n + 1  # queued: each operation in at most one group, and each send's message
     for i in range(n):
         if kind[i] == 0:
@@ -192,8 +195,8 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
             c = h * n_cpu + cpu[i]
             if nexto[c] <= t:
                 nexto[c] = t + size[i]
-                start[i] = t
-                end[i] = t + size[i]
+                start[i * kp] = t
+                end[i * kp] = t + size[i]
                 nf = _mark_done(i, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, issued,
                                 fresh, nf)
                 h1 = h
@@ -211,8 +214,8 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
                 k1 = max(size[i] - 1.0, 0.0)
                 nexto[c] = t + o + k1 * O
                 nextgs[q] = t + g + k1 * G
-                start[i] = t
-                end[i] = t + o + k1 * O
+                start[i * kp] = t
+                end[i * kp] = t + o + k1 * O
                 hn = heap_push(hkey, htb, hid, 0, hn, t + o + L, float(ts), gmax + i)
                 ts += 1
                 if size[i] <= S:
@@ -248,8 +251,8 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
                     q = src * n_nic + nic[i]
                     nexto[c] = max(nexto[c], t)
                     nextgs[q] = max(nextgs[q], t)
-                start[i] = u_t0[found]
-                end[i] = u_t1[found]
+                start[i * kp] = u_t0[found * kp]
+                end[i * kp] = u_t1[found * kp]
                 nf = _mark_done(i, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, issued,
                                 fresh, nf)
             else:
@@ -292,16 +295,16 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
                         q2 = src * n_nic + nic[s]
                         nexto[c2] = max(nexto[c2], t)
                         nextgs[q2] = max(nextgs[q2], t)
-                    start[found] = t
-                    end[found] = nexto[c]
+                    start[found * kp] = t
+                    end[found * kp] = nexto[c]
                     nf = _mark_done(found, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq,
                                     issued, fresh, nf)
                     h1 = h
                 else:
                     _append(s, uq_head, uq_tail, h_next, h_prev, h)
                     _append(s, uk_head, uk_tail, k_next, k_prev, key[s])
-                    u_t0[s] = t
-                    u_t1[s] = nexto[c]
+                    u_t0[s * kp] = t
+                    u_t1[s * kp] = nexto[c]
             else:
                 msg_waits += 1
                 hn = heap_push(hkey, htb, hid, 0, hn, max(nexto[c], nextgr[q]), its, grp)

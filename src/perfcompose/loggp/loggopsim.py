@@ -33,6 +33,8 @@ LOGGOPSIM_S = 65535.0  #: LogGOPSim's default eager/rendezvous threshold [bytes]
 
 def _csr(a: np.ndarray, b: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Dependents of every operation (``a`` depends on ``b``) as CSR, and each one's count."""
+    if not a.size:  # zero pages, never written (a schedule without such dependencies costs no memory)
+        return np.zeros(n + 1, np.int32), np.zeros(0, np.int32), np.zeros(n, np.int32)
     ptr = np.zeros(n + 1, np.int32)
     np.cumsum(np.bincount(b, minlength=n), out=ptr[1:])
     return ptr, a[np.argsort(b, kind="stable")].astype(np.int32), np.bincount(a, minlength=n).astype(np.int32)
@@ -61,8 +63,9 @@ def _match_keys(s: GoalSchedule, rank_of: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: float = LOGGOPSIM_S,
-                  path: str | Path | None = None) -> GoalResult:
-    """Run a GOAL schedule with LogGOPSim's rules; times in the parameters' unit."""
+                  path: str | Path | None = None, timelines: bool = True) -> GoalResult:
+    """Run a GOAL schedule with LogGOPSim's rules; times in the parameters' unit. Without
+    ``timelines`` only the finish times are kept (the operations' times are empty)."""
     s = schedule
     n, P = s.num_ops, s.num_ranks
     rank_of = s.rank_of
@@ -79,8 +82,8 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
     ireq_ptr, ireq_dep, need_ireq = _csr(s.ireq_a, s.ireq_b, n)
     n_cpu = 1 + int(s.cpu.max()) if n else 1
     n_nic = 1 + int(s.nic.max()) if n else 1
-    start = np.full(n, np.nan)
-    end = np.full(n, np.nan)
+    start = np.full(n if timelines else 1, np.nan)
+    end = np.full(n if timelines else 1, np.nan)
     done = np.zeros(n, np.bool_)
     finish = np.zeros(P)
     goal_kernel(P, s.op_ptr, rank_of, s.kind, s.size, s.peer, s.tag, s.cpu, s.nic, key, max(n_keys, 1), req_ptr,
@@ -91,6 +94,8 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
         raise InputError(f"the schedule deadlocks: rank {int(rank_of[i])} never completes {s.describe(i)}",
                          path=path, line=int(s.lines[i]) if s.lines is not None else None,
                          hint="every receive needs a matching send, and dependencies must not form a cycle")
+    if not timelines:
+        start, end = np.zeros(0), np.zeros(0)
     return GoalResult(finish, start, end, s)
 
 
@@ -98,7 +103,7 @@ def simulate_program_loggopsim(program: Program, params: LogGP, *, O: float = 0.
                                timelines: bool = True) -> ProgramResult:
     """Simulate a program with LogGOPSim's rules (through its GOAL schedule)."""
     schedule = program_to_goal(program)
-    res = simulate_goal(schedule, params, O=O, S=S)
+    res = simulate_goal(schedule, params, O=O, S=S, timelines=timelines)
     P = program.P
     comp = np.zeros(P)
     for st in program.steps:
