@@ -33,8 +33,6 @@ __all__ = ["Model", "Term", "Order", "symbol", "maximum", "compare_order"]
 MODEL_FORMAT = "perfcompose-model/1"
 #: the records of ``perfcompose fit --json``: one fitted model of a region and metric each
 FIT_FORMAT = "perfcompose-fit/1"
-#: the records of ``perfcompose fit --json``: one fitted model of a region and metric each
-FIT_FORMAT = "perfcompose-fit/1"
 
 
 @cache
@@ -621,11 +619,6 @@ class Model:
 
     def __repr__(self) -> str:
         return f"Model({str(self)!r}, params={self.params!r}, unit={self.unit!r})"
-
-    def rounded(self, digits: int = 4) -> "Model":
-        """The model with every coefficient rounded to ``digits`` significant digits, for tables."""
-        floats = {f: sp.Float(float(f"{float(f):.{digits}g}")) for f in self.expr.atoms(sp.Float)}
-        return self.with_meta(expr=self.expr.xreplace(floats))
 
     def rounded(self, digits: int = 4) -> Model:
         """The model with every coefficient rounded to ``digits`` significant digits, for tables."""
