@@ -7,8 +7,8 @@ semantics row includes turning the program into its GOAL schedule. The anchor is
 kernel measured in the same run (ratios in the last column); LogGOPSim itself is timed beside
 whole processes by loggp_process.py. The worst case runs on the same pattern by default: on a
 random pattern every processor waits on others in one big cycle, and breaking it costs a forced
-send per processor, each after a strongly-connected-components pass (--worst-procs/--worst-messages
-give a smaller one).
+send per processor (the waiting graph's components are kept from one forced send to the next;
+--worst-procs/--worst-messages give a smaller pattern).
 
     python benchmarks/loggp_speed.py [--procs 4096] [--messages 1000000] [--reps 5]
 """
@@ -47,7 +47,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--worst-procs", type=int, default=0,
                     help="processors of the worst-case run (default: --procs; a random pattern forces about "
-                         "P sends, each after a strongly-connected-components pass over the waiting graph)")
+                         "P sends)")
     ap.add_argument("--worst-messages", type=int, default=0, help="messages of the worst-case run (default: "
                     "--messages)")
     args = ap.parse_args()

@@ -58,7 +58,7 @@ def _op_counts(prog: Any) -> Any:
     return counts
 
 
-def _read(program: Path, at: Optional[list[str]], model_json: Optional[Path], flags: tuple[Any, ...],
+def _read(program: Path, at: Optional[list[str]], model_json: Optional[Path], flags: dict[str, Any],
           opts: _Options) -> tuple[Any, Any, Any, dict[str, float] | None]:
     """The program (None when only a model record is asked for), its parameters, its template
     (None for the compact form) and the point it is simulated at; writes ``--model-json``."""
@@ -68,11 +68,11 @@ def _read(program: Path, at: Optional[list[str]], model_json: Optional[Path], fl
         if at or model_json is not None:
             raise InputError(f"{'--at' if at else '--model-json'} needs a program JSON with expressions", path=program)
         prog = read_program_npz(program)
-        return prog, loggp_params(*flags, prog.unit), None, {}
+        return prog, loggp_params(**flags, unit=prog.unit), None, {}
     from perfcompose.loggp.template import read_template
 
     template = read_template(program)
-    params = loggp_params(*flags, template.unit)
+    params = loggp_params(**flags, unit=template.unit)
     # --model-json alone writes the model of a program with parameters; --at also simulates a point
     simulate_point = model_json is None or bool(at) or not template.parameters
     point = at_point(template, at, program) if simulate_point else None
@@ -126,7 +126,7 @@ def _print_table(program: Path, where: str, prog: Any, params: Any, result: Any,
                         f"L={params.L:g} o={params.o:g} g={params.g:g} G={params.G:g}", title_justify="left")
     for col in ("processor", f"finish{u}", f"computation{u}", f"communication{u}", "operations"):
         table.add_column(col, justify="right")
-    shown = range(prog.P)
+    shown: Any = range(prog.P)
     if prog.P > _MAX_ROWS:  # the processors that finish last
         import numpy as np
 
@@ -223,7 +223,7 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
     In LogGOPSim's semantics messages above S bytes (default 65535, as in LogGOPSim) use a
     rendezvous: the send completes when the receiver matches it.
     """
-    flags = (params_file, L, o, g, G)
+    flags: dict[str, Any] = {"params_file": params_file, "L": L, "o": o, "g": g, "G": G}
     if is_goal(program):
         _refuse_paper_flags_for_goal(program, **{
             "--worst-case": worst_case, "--seed": seed is not None, "--ties": ties is not None,
@@ -231,7 +231,7 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
             "--model-json": model_json is not None, "--time-scale": time_scale != 1.0})
         from perfcompose.commands.loggp_goal import simulate_goal_file
 
-        simulate_goal_file(program, loggp_params(*flags), O=O, S=S, json_out=json_out, timeline=timeline,
+        simulate_goal_file(program, loggp_params(**flags), O=O, S=S, json_out=json_out, timeline=timeline,
                            to_goal=to_goal)
         return
     semantics = semantics or "paper"

@@ -254,9 +254,14 @@ class _GoalParser:
                 raise self.error(k, "a send needs a tag, not -1")
             size, cpu, nic = float(m["size"]), int(m["cpu"] or 0), int(m["nic"] or 0)
         b = self.b
-        for column, value in ((b.kind, kind), (b.size, size), (b.peer, peer), (b.tag, tag), (b.cpu, cpu),
-                              (b.nic, nic), (b.labels, label), (b.lines, k + 1)):
-            column.append(value)
+        b.kind.append(kind)
+        b.size.append(size)
+        b.peer.append(peer)
+        b.tag.append(tag)
+        b.cpu.append(cpu)
+        b.nic.append(nic)
+        b.labels.append(label)
+        b.lines.append(k + 1)
 
     def schedule(self) -> GoalSchedule:
         """The operations in rank order (a missing rank has none)."""
@@ -400,7 +405,7 @@ def program_to_goal(program: Program) -> GoalSchedule:
         if isinstance(s, CompStep):
             parts = [(all_p, 0, CALC, np.asarray(s.durations, dtype=np.float64), np.zeros(P, np.int32),
                       np.full(P, -1, np.int32))]
-            has_new = all_p
+            has_new: np.ndarray = all_p
         else:
             assert isinstance(s, CommStep)
             sent = s.order.astype(np.int64)
