@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from perfcompose.errors import InputError, ModelError, ModelSyntaxError, PerfcomposeError
 from perfcompose.model import FIT_FORMAT, MODEL_FORMAT, Model
@@ -151,7 +152,8 @@ def _record_model(doc: Any, name: str, region: str | None, path: Path) -> Model 
         return _skeleton_roles(SkeletonSource.from_record(doc, path).model(name))
     if isinstance(doc, Mapping) and fmt is None and "P" in doc and "steps" in doc:
         raise ComponentError(f"component '{name}': {path} is a LogGP program; its model needs the LogGP parameters",
-                             path=path, hint=f"in a design: {name} = {{ loggp = \"{path}\", params = \"loggp.json\" }}; "
+                             path=path,
+                             hint=f"in a design: {name} = {{ loggp = \"{path}\", params = \"loggp.json\" }}; "
                              "or write a model record with perfcompose loggp simulate PROGRAM --params FILE "
                              "--model-json OUT.json")
     if isinstance(doc, Mapping) and ("expr" in doc or fmt == MODEL_FORMAT):
