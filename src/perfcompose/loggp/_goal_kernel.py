@@ -48,6 +48,18 @@ def _mark_done(i, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req,
 
 
 @njit(cache=True)
+def _rendezvous_done(s, c, q, t, nexto, nextgs, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req,
+                     need_ireq, issued, fresh, nfresh):  # pragma: no cover - compiled
+    """A rendezvous send ``s`` completes when its receive matches it at ``t``: its sender's CPU
+    ``c`` and NIC ``q`` are busy at least until then."""
+    nfresh = _mark_done(s, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, issued, fresh,
+                        nfresh)
+    nexto[c] = max(nexto[c], t)
+    nextgs[q] = max(nextgs[q], t)
+    return nfresh
+
+
+@njit(cache=True)
 def _unlink(i, head, tail, nxt, prv, q):  # pragma: no cover - compiled
     """Remove entry ``i`` from the doubly linked list ``q``."""
     a, b = prv[i], nxt[i]
@@ -244,13 +256,10 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
                 _unlink(found, uk_head, uk_tail, k_next, k_prev, key[found])
                 src = op_rank[found]
                 if size[i] > S:  # rendezvous: the sender's request completes now
-                    nf = _mark_done(found, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq,
-                                    issued, fresh, nf)
+                    nf = _rendezvous_done(found, src * n_cpu + cpu[i], src * n_nic + nic[i], t, nexto, nextgs,
+                                          started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq,
+                                          issued, fresh, nf)
                     h2 = src
-                    c = src * n_cpu + cpu[i]
-                    q = src * n_nic + nic[i]
-                    nexto[c] = max(nexto[c], t)
-                    nextgs[q] = max(nextgs[q], t)
                 start[i * kp] = u_t0[found * kp]
                 end[i * kp] = u_t1[found * kp]
                 nf = _mark_done(i, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, issued,
@@ -288,13 +297,10 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
                     else:
                         rq_wild[h] -= 1
                     if size[s] > S:
-                        nf = _mark_done(s, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq,
-                                        issued, fresh, nf)
+                        nf = _rendezvous_done(s, src * n_cpu + cpu[s], src * n_nic + nic[s], t, nexto, nextgs,
+                                              started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req,
+                                              need_ireq, issued, fresh, nf)
                         h2 = src
-                        c2 = src * n_cpu + cpu[s]
-                        q2 = src * n_nic + nic[s]
-                        nexto[c2] = max(nexto[c2], t)
-                        nextgs[q2] = max(nextgs[q2], t)
                     start[found * kp] = t
                     end[found * kp] = nexto[c]
                     nf = _mark_done(found, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq,

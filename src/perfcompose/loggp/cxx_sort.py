@@ -73,19 +73,12 @@ def sort_like_cxx(a, kind, first, last):  # pragma: no cover - compiled
             lim -= 1
             mid = lo + (hi - lo) // 2
             x, y, z = lo + 1, mid, hi - 1  # move the median of three to lo
-            if kind[a[x]] < kind[a[y]]:
-                if kind[a[y]] < kind[a[z]]:
-                    _swap(a, lo, y)
-                elif kind[a[x]] < kind[a[z]]:
-                    _swap(a, lo, z)
-                else:
-                    _swap(a, lo, x)
-            elif kind[a[x]] < kind[a[z]]:
-                _swap(a, lo, x)
-            elif kind[a[y]] < kind[a[z]]:
-                _swap(a, lo, z)
+            kx, ky, kz = kind[a[x]], kind[a[y]], kind[a[z]]
+            if kx < ky:
+                m = y if ky < kz else (z if kx < kz else x)
             else:
-                _swap(a, lo, y)
+                m = x if kx < kz else (z if ky < kz else y)
+            _swap(a, lo, m)
             pivot = kind[a[lo]]
             f, l_ = lo + 1, hi
             while True:
