@@ -148,7 +148,7 @@ def engine_table(console: Console) -> None:
     params = MachineParameters(*(1e-9,) * len(fields(MachineParameters)))
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "machine.pam").write_text(machine_text(params))
-        for program in sorted(PROGRAMS.glob("*.py")):
+        for program in sorted(PROGRAMS.glob("[!_]*.py")):  # _*.py: code the programs share
             t0 = time.perf_counter()
             g = generate(program)
             path = Path(tmp) / (program.stem + ".pam")

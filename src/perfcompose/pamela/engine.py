@@ -25,6 +25,8 @@ the engine would derive). A construct the engine cannot model is an error naming
 from __future__ import annotations
 
 import ast
+import copy
+import importlib.util
 import io
 import re
 import tokenize
@@ -150,6 +152,17 @@ def _mul(*factors: str) -> str:
     return " * ".join(_paren(f) for f in fs) if fs else "1"
 
 
+class _Substitute(ast.NodeTransformer):
+    """A helper's parameters replaced by the caller's arguments."""
+
+    def __init__(self, bound: dict[str, ast.expr]):
+        self.bound = bound
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:  # noqa: N802 - ast's visitor naming
+        arg = self.bound.get(node.id)
+        return copy.deepcopy(arg) if arg is not None and isinstance(node.ctx, ast.Load) else node
+
+
 class _Engine:
     def __init__(self, source: str, path: str | None):
         self.source = source
@@ -158,6 +171,7 @@ class _Engine:
         self.pragmas = pragmas(source, path)
         self.used_pragmas = 0
         self.machine_names = False
+        self.helpers: dict[str, tuple[str, str]] = {}
         self.env: dict[str, object] = {}
         self.params: list[str] = []
         self.indices: set[str] = set()
@@ -504,6 +518,10 @@ class _Engine:
         override = self.pragma(node, "cost")
         if override is not None:
             return [_Step(f"use(cpu(p), {override})", True)]
+        call = node.value if isinstance(node, (ast.Expr, ast.Assign)) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in self.helpers:
+            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+            return self.inline(call, target)
         if isinstance(node, ast.For):
             return self.loop(node)
         if isinstance(node, ast.If):
@@ -610,6 +628,47 @@ class _Engine:
             a, b = _render(then) or "delay(0)", _render(other) or "delay(0)"
         return [_Step(f"if ({cond}) {{ {a} }} else {{ {b} }}", compute)]
 
+    # -- helpers: functions of other modules the program calls, read as if written in place ------
+
+    def find_helpers(self, tree: ast.Module) -> None:
+        """Every ``from MODULE import name`` of the program whose module has Python source."""
+        for node in tree.body:
+            if not isinstance(node, ast.ImportFrom) or not node.module or node.level:
+                continue
+            try:
+                spec = importlib.util.find_spec(node.module)
+            except (ImportError, ValueError):
+                continue
+            if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+                continue
+            for alias in node.names:
+                self.helpers[alias.asname or alias.name] = (spec.origin, alias.name)
+
+    def inline(self, call: ast.Call, target: ast.expr | None) -> list[_Step]:
+        """The steps of a helper function's body, its parameters replaced by the call's arguments;
+        ``target = <the value it returns>`` where the call is assigned."""
+        origin, name = self.helpers[call.func.id]  # type: ignore[attr-defined]
+        source = Path(origin).read_text(encoding="utf-8")
+        fn = next((n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+        if fn is None or call.keywords or len(call.args) != len(fn.args.args):
+            raise self.error(call, f"'{ast.unparse(call.func)}' is not a function the engine can read here",
+                             "call a function of a module of your own with its positional parameters")
+        bound = dict(zip((a.arg for a in fn.args.args), call.args))
+        body = [_Substitute(bound).visit(stmt) for stmt in fn.body]
+        if body and isinstance(body[-1], ast.Return):
+            value = body.pop().value
+            if target is not None and value is not None:
+                body.append(ast.copy_location(ast.Assign(targets=[target], value=value), fn.body[-1]))
+        saved = (self.path, self.lines, self.pragmas)
+        self.path, self.lines, self.pragmas = origin, source.splitlines(), pragmas(source, origin)
+        try:
+            steps: list[_Step] = []
+            for stmt in body:
+                steps += self.statement(stmt)
+            return steps
+        finally:
+            self.path, self.lines, self.pragmas = saved
+
     def program(self, tree: ast.Module) -> Generated:
         fn = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "program"), None)
         if fn is None:
@@ -623,6 +682,7 @@ class _Engine:
         for name in self.params:
             if name in ("P", "p"):
                 raise self.error(fn, f"'{name}' names the processors; call the parameter something else")
+        self.find_helpers(tree)
         steps: list[_Step] = []
         for stmt in fn.body:
             steps += self.statement(stmt)

@@ -2,15 +2,13 @@
 partitioned too, so each processor sends every other only the elements that go there."""
 import numpy as np
 
+from perfcompose.pamela.cases._sampling import regular_pivots
 from perfcompose.pamela.dataparallel import block
 
 
 def program(dp, N):
     X = dp.array((N,), block(0))
-    X[:] = np.sort(X)
-    samples = X[:: X.shape[0] // dp.P][: dp.P]
-    gathered = dp.allgather(samples)
-    pivots = np.sort(gathered)[dp.P:: dp.P]
+    pivots = regular_pivots(dp, X)
     cuts = np.searchsorted(X, pivots)
     parts = np.split(X, cuts)
     runs = dp.alltoall(parts)  # pamela: size = N / P

@@ -4,15 +4,13 @@ its part (O(N P) communication). Its part is P sorted runs (one from each proces
 the stable sort that finishes it merges them: the annotation gives it the cost of a merge."""
 import numpy as np
 
+from perfcompose.pamela.cases._sampling import regular_pivots
 from perfcompose.pamela.dataparallel import block
 
 
 def program(dp, N):
     X = dp.array((N,), block(0))
-    X[:] = np.sort(X)
-    samples = X[:: X.shape[0] // dp.P][: dp.P]
-    gathered = dp.allgather(samples)
-    pivots = np.sort(gathered)[dp.P:: dp.P]
+    pivots = regular_pivots(dp, X)
     Xall = dp.allgather(X)
     lo = -np.inf if dp.p == 0 else pivots[dp.p - 1]
     hi = np.inf if dp.p == dp.P - 1 else pivots[dp.p]
