@@ -273,7 +273,7 @@ def test_skeleton_forecast_auto_that_cannot_choose_exits_2():
 
 @pytest.mark.parametrize("args, message", [
     (("--at", "n=120"), "needs both n and p"),
-    (("--at", "n=abc,p=7"), "n must be a number"),
+    (("--at", "n=abc,p=7"), "is not a number"),
     (("--at", "n=120,p=7", "--skeleton", "pipeline"), "unknown skeleton"),
     (("--at", "n=120,p=7", "--method", "cubic"), "unknown method"),
 ])

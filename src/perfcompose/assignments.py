@@ -30,11 +30,12 @@ def parse_assignment(item: str, *, option: str = "", positive: bool = False) -> 
     except ValueError:
         raise InputError(f"the value of {name} ('{text}') in {_where(option, item)} is not a number",
                          hint=f"write a number, e.g. {name}=1000 or {name}=1e6") from None
+    if positive and not (math.isfinite(value) and value > 0):
+        raise InputError(f"the value of {name} in {_where(option, item)} must be a positive finite number",
+                         hint=f"write a number above 0, e.g. {name}=4")
     if not math.isfinite(value):
-        raise InputError(f"the value of {name} in {_where(option, item)} must be a finite number")
-    if positive and not value > 0:
-        raise InputError(f"the value of {name} in {_where(option, item)} must be positive",
-                         hint=f"e.g. {name}=4")
+        raise InputError(f"the value of {name} in {_where(option, item)} must be a finite number",
+                         hint=f"write a number, e.g. {name}=1000")
     return name, value
 
 

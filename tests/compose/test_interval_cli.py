@@ -34,7 +34,7 @@ def test_compose_at_says_exact_without_measured_parts():
 
 def test_compose_at_a_bad_point_exits_2():
     r = _run("compose", "inc", "-c", "inc=536*x", "--at", "x")
-    assert r.exit_code == 2 and "cannot read the point" in r.output
+    assert r.exit_code == 2 and "is not a parameter assignment" in r.output
 
 
 def test_compose_at_warns_about_more_workers_than_cores(monkeypatch):

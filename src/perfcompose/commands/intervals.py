@@ -58,19 +58,6 @@ def point_lines(model: Any, points: Sequence[Mapping[str, float]]) -> list[str]:
 
 def parse_points(specs: Sequence[str]) -> list[dict[str, float]]:
     """``["x=65536,n=4", "x=1024"]`` -> one point per spec."""
-    from perfcompose.errors import InputError
+    from perfcompose.assignments import parse_point
 
-    points = []
-    for spec in specs:
-        point: dict[str, float] = {}
-        for part in spec.split(","):
-            name, sep, value = part.partition("=")
-            try:
-                if not sep or not name.strip().isidentifier():
-                    raise ValueError
-                point[name.strip()] = float(value)
-            except ValueError:
-                raise InputError(f"cannot read the point {spec!r}", hint="write NAME=VALUE[,NAME=VALUE], "
-                                 "e.g. --at x=65536,n=4") from None
-        points.append(point)
-    return points
+    return [parse_point(spec, option="--at") for spec in specs]

@@ -21,23 +21,14 @@ app = typer.Typer(no_args_is_help=True,
 
 
 def _parse_at(text: str) -> tuple[float, int]:
-    values: dict[str, str] = {}
-    for part in text.split(","):
-        name, eq, value = part.partition("=")
-        if not eq or name.strip() not in ("n", "p"):
-            raise InputError(f"--at {text!r}: expected n=VALUE,p=VALUE", hint="for example --at n=120,p=7")
-        values[name.strip()] = value.strip()
+    from perfcompose.assignments import parse_point
+
+    values = parse_point(text, option="--at", positive=True)
     if set(values) != {"n", "p"}:
-        raise InputError(f"--at {text!r} needs both n and p", hint="for example --at n=120,p=7")
-    try:
-        n = float(values["n"])
-        p = int(values["p"])
-    except ValueError:
-        raise InputError(f"--at {text!r}: n must be a number and p a whole number",
-                         hint="for example --at n=120,p=7") from None
-    if not (n > 0 and math.isfinite(n)) or p < 1:
-        raise InputError(f"--at {text!r}: n must be positive and p at least 1")
-    return n, p
+        raise InputError(f"--at {text!r} needs both n and p, and nothing else", hint="for example --at n=120,p=7")
+    if not values["p"].is_integer():
+        raise InputError(f"--at {text!r}: p must be a whole number", hint="for example --at n=120,p=7")
+    return values["n"], int(values["p"])
 
 
 def _skeleton(kind: str, r: int, d: int, k: int):  # type: ignore[no-untyped-def]
