@@ -135,3 +135,32 @@ def test_reference_parts_alone_get_table1s_inputs_and_others_the_given_ones():
     assert own(8)[0].shape == (8,)
     given = _setup("inc", TASKS["inc"].run, lambda x: [x])  # a given input is used as given
     assert given(5.0) == ([5.0],)
+
+
+def test_the_runs_disturbance_survives_a_resumed_study(tmp_path):
+    from perfcompose.runtime.target import TermTarget
+    from perfcompose.validate.modular import load_disturbance, save_disturbance
+
+    first = TermTarget([], {}, lambda x: x)
+    first.wait_share[(3, 1024.0)] = 0.4
+    first.disturbed_runs[(3, 1024.0)] = 1
+    path = tmp_path / "disturbance.json"
+    save_disturbance(first, path)
+    resumed = TermTarget([], {}, lambda x: x)
+    resumed.wait_share[(3, 1024.0)] = 0.1  # measured again in this invocation: the larger share stays
+    load_disturbance(resumed, path)
+    assert resumed.wait_share == {(3, 1024.0): 0.4}
+    assert resumed.disturbed_runs == {(3, 1024.0): 1}
+    load_disturbance(resumed, tmp_path / "absent.json")  # a study never measured before: nothing
+    assert resumed.wait_share == {(3, 1024.0): 0.4}
+
+
+def test_a_damaged_disturbance_record_is_a_located_error(tmp_path):
+    from perfcompose.errors import InputError
+    from perfcompose.runtime.target import TermTarget
+    from perfcompose.validate.modular import load_disturbance
+
+    path = tmp_path / "disturbance.json"
+    path.write_text("{not json")
+    with pytest.raises(InputError, match="disturbance.json"):
+        load_disturbance(TermTarget([], {}, lambda x: x), path)

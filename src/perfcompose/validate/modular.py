@@ -26,7 +26,7 @@ from perfcompose.compose.parser import parse_term
 from perfcompose.compose.terms import Component, Term
 from perfcompose.data.experiment import Experiment, Point, Series
 from perfcompose.ensemble import SampledEnsemble
-from perfcompose.errors import PerfcomposeError
+from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.fit import PMNFFitter
 from perfcompose.fit.uncertainty import with_uncertainty
 from perfcompose.model import Model
@@ -299,16 +299,53 @@ def _time_parts_alone(parts: Sequence[str], functions: Mapping[str, Callable[[An
     return isolated, retaken
 
 
+def save_disturbance(target: TermTarget, path: Path) -> None:
+    """The runs' disturbance so far (per term index and size: the largest share of a run lost to
+    other work, and the number of runs disturbed in every retake), next to the checkpoints, so
+    a resumed study flags what an earlier invocation measured on a busy machine."""
+    keys = sorted(set(target.wait_share) | set(target.disturbed_runs))
+    points = [[k, x, target.wait_share.get((k, x), 0.0), target.disturbed_runs.get((k, x), 0)] for k, x in keys]
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"points": points}))
+    os.replace(tmp, path)
+
+
+def load_disturbance(target: TermTarget, path: Path) -> None:
+    """What :func:`save_disturbance` wrote, into ``target`` (nothing if there is no such file)."""
+    try:
+        points = json.loads(path.read_text())["points"]
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"cannot read the runs' disturbance ({exc})", path=path,
+                         hint="measure again with --restart") from None
+    for k, x, share, disturbed in points:
+        key = (int(k), float(x))
+        target.wait_share[key] = max(target.wait_share.get(key, 0.0), float(share))
+        if disturbed:
+            target.disturbed_runs[key] = target.disturbed_runs.get(key, 0) + int(disturbed)
+
+
 def _run_rounds(target: TermTarget, stream: Sequence[Term], xs: Sequence[float], rounds: int,
                 identity: Mapping[str, Any], folder: Path | None, restart: bool,
                 bar: _Progress) -> dict[tuple[int, float], list[float]]:
     """Every term of ``stream`` at every size, once per round in a shuffled order [s]."""
     runs: dict[tuple[int, float], list[float]] = {}
+    flags = folder / "disturbance.json" if folder else None
+    if flags is not None and not restart:
+        load_disturbance(target, flags)
     for r in range(rounds):
+        shown = bar.step(f"round {r + 1}/{rounds}")
+
+        def report(k: int, n: int, c: tuple[float, ...], shown: Callable[..., None] = shown) -> None:
+            if flags is not None:
+                save_disturbance(target, flags)
+            shown(k, n, c)
+
         res = run_sweep(target, {"term": tuple(float(k) for k in range(len(stream))), "x": tuple(xs)}, reps=1,
                         warmup=0, seed=r, restart=restart,
                         checkpoint=folder / f"round-{r}.jsonl" if folder else None,
-                        identity={**identity, "round": r}, progress=bar.step(f"round {r + 1}/{rounds}"))
+                        identity={**identity, "round": r}, progress=report)
         if res.failures:
             coord, failure = next(iter(res.failures.items()))
             raise PerfcomposeError(f"{stream[int(coord[0])]} failed at x={coord[1]:g}: {failure.message}")
@@ -519,7 +556,7 @@ def with_operator_error(comparisons: Sequence[Comparison], level: float = 0.9) -
         rank = min(int(np.ceil(level * (len(pooled) + 1))), len(pooled)) - 1
         q = float(np.sort(pooled)[rank])
         predicted = np.asarray(c.calibrated(x=np.array(c.x)), dtype=float)
-        low = np.minimum(np.array(c.low), predicted * (1 - q))
+        low = np.minimum(np.array(c.low), predicted * max(1 - q, 0.0))
         high = np.maximum(np.array(c.high), predicted * (1 + q))
         out.append(dataclasses.replace(c, low=tuple(map(float, low)), high=tuple(map(float, high)),
                                        operator_error=q))
