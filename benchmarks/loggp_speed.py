@@ -23,6 +23,7 @@ import numpy as np
 
 from perfcompose.loggp import CommStep, LogGP, Program, simulate_program, simulate_step, worst_case_step
 
+
 def pattern(P: int, M: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     src = rng.integers(0, P, M)

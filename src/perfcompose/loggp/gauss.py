@@ -144,9 +144,9 @@ def time_operations(block_sizes: Sequence[int] = BLOCK_SIZES, *, reps: int = 5, 
         _RUN[op](*setup(4))  # compile outside the timed region
         target = CallableTarget(_RUN[op], setup, label=op, min_time=min_time)
 
-        def tick(k: int, n: int, coord: tuple[float, ...]) -> None:
+        def tick(k: int, n: int, coord: tuple[float, ...], before: int = done) -> None:
             if progress is not None:
-                progress(done + k, total)
+                progress(before + k, total)
 
         res = run_sweep(target, {"b": [float(b) for b in block_sizes]}, reps=reps, warmup=1, progress=tick)
         if res.failures:

@@ -81,10 +81,11 @@ def _run_once(comm, n: int, b: int, layout: str) -> tuple[float, float, bool]:  
             if owner[i, j] == rank:
                 inbox[(i, j, d)] = block
             else:
-                requests.append(comm.Isend(np.ascontiguousarray(block), dest=int(owner[i, j]), tag=(i * nb + j) * 2 + d))
+                requests.append(comm.Isend(np.ascontiguousarray(block), dest=int(owner[i, j]),
+                                           tag=(i * nb + j) * 2 + d))
         # the blocks other ranks send to this one at this step
         incoming = []
-        for i, j, k in zip(i_all[lo:hi].tolist(), j_all[lo:hi].tolist(), k_all[lo:hi].tolist()):
+        for i, j, _k in zip(i_all[lo:hi].tolist(), j_all[lo:hi].tolist(), k_all[lo:hi].tolist()):
             src = int(owner[i, j])
             if src == rank:
                 continue
