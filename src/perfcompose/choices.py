@@ -29,9 +29,11 @@ Clock = Literal["wall", "cpu"]
 #: how a pipeline's max is taken: ``asymptotic`` keeps the stage of higher order (the papers'
 #: eq. 3), ``pointwise`` the exact max at every point
 PipeRule = Literal["asymptotic", "pointwise"]
+PIPE_RULES: tuple[str, ...] = get_args(PipeRule)
 
 #: what runs the stages of a validation study: threads or processes
 Workers = Literal["threads", "processes"]
+WORKERS: tuple[str, ...] = get_args(Workers)
 
 #: the experiment file formats perfcompose writes (``convert --to``) and reads
 OutputFormat = Literal["perfcompose", "csv", "extrap-text", "extrap-json"]
@@ -39,6 +41,8 @@ ExperimentFormat = Literal[OutputFormat, "jsonl", "talpas", "cube"]
 
 #: how a MapReduce job reduces (runtime.mapreduce.strategies describes each)
 MapReduceStrategy = Literal["pairwise", "local", "shuffle"]
+MAPREDUCE_STRATEGIES: tuple[str, ...] = get_args(MapReduceStrategy)
 
 #: the pictures of the pixel-histogram MapReduce job
 Picture = Literal["small", "medium", "large"]
+PICTURES: tuple[str, ...] = get_args(Picture)

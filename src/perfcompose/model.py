@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache, cached_property
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import sympy as sp
@@ -24,6 +24,7 @@ from sympy.printing.latex import LatexPrinter
 from sympy.printing.str import StrPrinter
 from sympy.utilities.lambdify import implemented_function
 
+from perfcompose.choices import PipeRule
 from perfcompose.errors import ModelError, ModelSyntaxError
 from perfcompose.expression_reader import ExpressionRefused, nowhere_finite, read_srepr, read_text
 from perfcompose.units import ROLES, conversion, merge_roles
@@ -735,7 +736,7 @@ def _from_srepr(text: str) -> sp.Expr:
     return expr
 
 
-def maximum(a: Model, b: Model, how: Literal["asymptotic", "pointwise"] = "asymptotic",
+def maximum(a: Model, b: Model, how: PipeRule = "asymptotic",
             param: str | None = None, fixed: Iterable[str] | None = None) -> Model:
     """The larger of two models.
 

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import typer
 
-from perfcompose.choices import MapReduceStrategy, Picture
+from perfcompose.choices import PICTURES, MapReduceStrategy, Picture
 from perfcompose.commands.common import Table
 
 from perfcompose.commands.common import console, err_console, one_bar, progress, user_errors
@@ -42,12 +42,8 @@ def run_one(picture: Picture = typer.Option("large", "--picture", help="The pict
     """Run one pixel-histogram MapReduce job on Dask and print its per-phase times."""
     from perfcompose.runtime.mapreduce import Engine, check_address, histogram_job, serial_histogram
     from perfcompose.runtime.mapreduce.ops import prepare_picture
-    from perfcompose.runtime.mapreduce.strategies import check_strategy
-    from perfcompose.validate.mapreduce import PICTURES, REPEAT, check_cluster
+    from perfcompose.validate.mapreduce import REPEAT, check_cluster
 
-    check_strategy(strategy)
-    if picture not in PICTURES:
-        raise PerfcomposeError(f"unknown picture {picture!r}; choose one of: {', '.join(PICTURES)}")
     if inputs < 1:
         raise PerfcomposeError("--inputs must be at least 1")
     if scheduler is None:
@@ -80,7 +76,7 @@ def _repeat(value: Optional[int]) -> dict[str, int] | None:
         return None
     if value < 1:
         raise PerfcomposeError("--repeat must be at least 1")
-    return {p: value for p in ("small", "medium", "large")}
+    return {p: value for p in PICTURES}
 
 
 def _study(quick: bool, pictures: list[str], strategies: list[str], rounds: Optional[int], x: list[int],

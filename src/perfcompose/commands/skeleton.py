@@ -14,7 +14,7 @@ from perfcompose.errors import InputError
 from perfcompose.choices import Strategy
 
 if TYPE_CHECKING:
-    from perfcompose.skeleton import Estimate, SkeletonSource
+    from perfcompose.skeleton import Estimate, Skeleton, SkeletonSource
 
 app = typer.Typer(no_args_is_help=True,
                   help="Skeleton-based estimation: forecast T(n,p) in n and p, penalty and serial fraction.")
@@ -31,7 +31,7 @@ def _parse_at(text: str) -> tuple[float, int]:
     return values["n"], int(values["p"])
 
 
-def _skeleton(kind: str, r: int, d: int, k: int):  # type: ignore[no-untyped-def]
+def _skeleton(kind: str, r: int, d: int, k: int) -> Skeleton:
     from perfcompose.skeleton import Skeleton
 
     return Skeleton(kind, r=r, d=d, k=k)
@@ -148,7 +148,7 @@ def _forecast_document(est: Estimate, source: SkeletonSource) -> dict[str, Any]:
     return {**doc, **record}
 
 
-def _nearest(part) -> float:  # type: ignore[no-untyped-def]
+def _nearest(part: Any) -> float:
     x = sorted(part.x, key=lambda v: abs(v - part.at))
     return x[0] if x else math.nan
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perfcompose.choices import PIPE_RULES
 from perfcompose.compose.components import SOURCES, ComponentError, component_model, from_table
 from perfcompose.compose.operators import DEFAULT_PIPE, Composer
 from perfcompose.compose.parser import parse_term
@@ -118,8 +119,8 @@ def load_design(path: Path | str) -> Design:
                      hint='e.g. program = "pipe(tpool_4(qsort), inc)"')
     unit = doc.get("unit")
     pipe = doc.get("pipe", DEFAULT_PIPE)
-    if pipe not in ("asymptotic", "pointwise"):
-        raise _error(path, raw, f"pipe must be \"asymptotic\" or \"pointwise\", got {pipe!r}", "pipe")
+    if pipe not in PIPE_RULES:
+        raise _error(path, raw, f"pipe must be one of {', '.join(PIPE_RULES)}, got {pipe!r}", "pipe")
     comps_doc = doc.get("components")
     if not isinstance(comps_doc, dict) or not comps_doc:
         raise _error(path, raw, "the design needs a [components] table naming each component's model",

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 import sympy as sp
 
+from perfcompose.choices import PIPE_RULES, PipeRule
 from perfcompose.compose.parser import TermSyntaxError, parse_term
 from perfcompose.compose.terms import Component, Count, MapReduce, Pipe, Seq, Shuffle, Term, TPool
 from perfcompose.errors import ModelError
 from perfcompose.model import Model, maximum, symbol
 from perfcompose.units import merge_roles, seconds_per
-
-PipeRule = Literal["asymptotic", "pointwise"]
 
 #: the pipeline rule of every user-facing prediction: the exact max never loses a stage
 DEFAULT_PIPE: PipeRule = "pointwise"
@@ -153,8 +151,8 @@ class Composer:
     target_unit: str | None = None
 
     def __post_init__(self) -> None:
-        if self.pipe not in ("asymptotic", "pointwise"):
-            raise ModelError(f"pipe rule must be 'asymptotic' or 'pointwise', got {self.pipe!r}")
+        if self.pipe not in PIPE_RULES:
+            raise ModelError(f"pipe rule must be one of {', '.join(PIPE_RULES)}, got {self.pipe!r}")
         if self.target_unit:
             seconds_per(self.target_unit)
 

@@ -7,21 +7,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Literal, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from perfcompose.choices import AGGREGATE_CHOICES, Aggregate
 from perfcompose.errors import DataFormatError
 from perfcompose.variation import coefficient_of_variation
 
-Aggregate = Literal["median", "mean", "min", "max"]
 
-AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {
-    "median": lambda v: float(np.median(v)),
-    "mean": lambda v: float(np.mean(v)),
-    "min": lambda v: float(np.min(v)),
-    "max": lambda v: float(np.max(v)),
-}
+def _numpy_reduction(name: str) -> Callable[[np.ndarray], float]:
+    reduce = getattr(np, name)
+    return lambda values: float(reduce(values))
+
+
+#: each way of combining repetitions is the NumPy reduction of the same name
+AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {name: _numpy_reduction(name) for name in AGGREGATE_CHOICES}
 
 
 @dataclass(frozen=True)

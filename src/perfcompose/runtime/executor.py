@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from perfcompose.choices import WORKERS
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Shuffle, Term, TPool
 from perfcompose.errors import InputError, PerfcomposeError
@@ -452,8 +453,8 @@ def run_term(term: Term | str, elements: Sequence[Any],
 
 
 def _check_run_options(workers: str, elements: int, capacity: int) -> None:
-    if workers not in ("threads", "processes"):
-        raise RuntimeTermError(f"unknown kind of worker '{workers}'", hint="use threads or processes")
+    if workers not in WORKERS:
+        raise RuntimeTermError(f"unknown kind of worker '{workers}'", hint="use " + " or ".join(WORKERS))
     if elements < 2:
         raise RuntimeTermError("a stream needs at least two elements")
     if capacity < 1:

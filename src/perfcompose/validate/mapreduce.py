@@ -25,14 +25,14 @@ from typing import Any
 import numpy as np
 
 from perfcompose.checkpoint import Checkpoint, read_records
+from perfcompose.choices import MAPREDUCE_STRATEGIES as STRATEGY_NAMES
+from perfcompose.choices import PICTURES
 from perfcompose.compose.mapreduce import EngineCosts, calibrated_model, paper_model
 from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.model import Model
 
 Progress = Callable[[str, int, int], None]
 
-PICTURES = ("small", "medium", "large")
-STRATEGY_NAMES = ("pairwise", "local", "shuffle")
 #: the paper's grid (000 section 4.2.5): m nodes x n threads
 PAPER_M = (1, 2, 4)
 PAPER_N = (1, 2, 4, 8, 12, 24)

@@ -19,14 +19,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from perfcompose.choices import MAPREDUCE_STRATEGIES
 from perfcompose.errors import PerfcomposeError
 from perfcompose.runtime.mapreduce import ops
 
-STRATEGIES: dict[str, str] = {
-    "pairwise": "reduce key-value collections pairwise, on each node then across nodes (GrPPi, reduce_p)",
-    "local": "reduce per key on each node, then per key across nodes (reduce_v local)",
-    "shuffle": "key-partitioned shuffle, then a per-key reduction on each key's node (Hadoop, reduce_v global)",
-}
+#: what each strategy does, in the order of the ``MapReduceStrategy`` declaration
+STRATEGIES: dict[str, str] = dict(zip(MAPREDUCE_STRATEGIES, (
+    "reduce key-value collections pairwise, on each node then across nodes (GrPPi, reduce_p)",
+    "reduce per key on each node, then per key across nodes (reduce_v local)",
+    "key-partitioned shuffle, then a per-key reduction on each key's node (Hadoop, reduce_v global)",
+), strict=True))
 
 PHASES = ("map", "shuffle", "reduce")
 
