@@ -307,12 +307,12 @@ def test_paper_lobachev_prints_and_writes_records(tmp_path):
 def test_table4_spread_counts_every_nesting_of_the_pipes(capsys):
     from types import SimpleNamespace
 
-    from perfcompose.commands.paper_tables import _spread
+    from perfcompose.commands.paper_tables import _print_spreads
     from perfcompose.compose.parser import parse_term
     from perfcompose.model import Model
 
     group = ["pipe(pipe(qsort, inc), nop)", "pipe(qsort, pipe(inc, nop))"]
     comparisons = [SimpleNamespace(configuration=str(parse_term(g)), monolithic=Model.parse(m, unit="ns"))
                    for g, m in zip(group, ["100 + 3.0*x*log2(x)", "100 + 3.3*x*log2(x)"])]
-    _spread(SimpleNamespace(comparisons=comparisons), [group])
+    _print_spreads(SimpleNamespace(comparisons=comparisons), [group])
     assert "within 10.0 %" in capsys.readouterr().out

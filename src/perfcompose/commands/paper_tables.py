@@ -1,6 +1,7 @@
 """``paper table1`` ... ``table7``: the composition paper's (000) tables measured on this machine."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
@@ -29,8 +30,7 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
     run resumes from its checkpoints in .perfcompose/."""
     from perfcompose.bench import TASKS
     from perfcompose.data import save
-    from perfcompose.validate.paper import (FULL_REPS, FULL_ROUNDS_T1, PAPER_TABLE1, QUICK_REPS,
-                                            QUICK_ROUNDS_T1, table1)
+    from perfcompose.validate.paper import FULL_REPS, FULL_ROUNDS_T1, PAPER_TABLE1, QUICK_REPS, QUICK_ROUNDS_T1, table1
 
     if rest_only:
         print_table1_rest()
@@ -88,18 +88,13 @@ _HTML = typer.Option(None, "--html", help="Write a self-contained HTML report he
 
 def _paper_validation(table: str, quick: bool, json_out: Optional[Path], restart: bool,
                       html: Optional[Path] = None) -> Any:
-    import os
-
-    from perfcompose.validate.paper import (FULL_ROUNDS, FULL_X, QUICK_ROUNDS, QUICK_X,
-                                            paper_configurations)
+    from perfcompose.validate.paper import FULL_ROUNDS, FULL_X, QUICK_ROUNDS, QUICK_X, paper_configurations
+    from perfcompose.validate.paper_relations import core_limit
 
     configs = paper_configurations(table)
     paper = dict(configs)
-    cores = os.cpu_count() or 1
-    # tables 4 and 6 compare programs with one another, so they may oversubscribe the cores
-    limit = cores if table in ("table2", "table7") else 2 * cores
     xs, rounds = (QUICK_X, QUICK_ROUNDS) if quick else (FULL_X, FULL_ROUNDS)
-    result = run_study([c for c, _ in configs], xs, rounds, 32, "threads", limit, restart)
+    result = run_study([c for c, _ in configs], xs, rounds, 32, "threads", core_limit(table), restart)
     titles = {"table2": "Table 2: composition operators, modular vs monolithic vs measured",
               "table4": "Table 4: pipeline associativity and commutativity",
               "table6": "Table 6: layering neutrality, pipe(tpool_n(qsort), tpool_n(inc)) vs tpool_n(pipe(qsort, inc))",
@@ -129,37 +124,22 @@ def paper_table7(quick: bool = _QUICK,
                  restart: bool = _RESTART,
                  html: Optional[Path] = _HTML) -> None:
     """000 Table 7: relation (iv), tpool_2(seq(a, b)) <= pipe(a, b), measured here."""
-    import numpy as np
+    from perfcompose.validate.paper_relations import relation_iv
 
     result = _paper_validation("table7", quick, json_out, restart, html)
-    by = {c.configuration: c for c in result.comparisons}
-    for c in result.comparisons:
-        if c.configuration.startswith("tpool_2(seq("):
-            inner = c.configuration[len("tpool_2(seq("):-2]
-            other = by.get(f"pipe({inner})")
-            if other is not None:
-                ratio = float(np.median(np.array(c.measured) / np.array(other.measured)))
-                console.print(f"relation (iv) {c.configuration} / pipe({inner}): median time ratio {ratio:.2f} "
-                              f"({'holds' if ratio <= 1.0 else 'does not hold'})")
+    for r in relation_iv(result.comparisons):
+        console.print(f"relation (iv) {r.pooled} / {r.pipe}: median time ratio {r.ratio:.2f} "
+                      f"({'holds' if r.holds else 'does not hold'})")
 
 
-def _spread(result: Any, groups: list[list[str]]) -> None:
-    from perfcompose.compose.parser import parse_term
-    from perfcompose.validate.modular import leading_term
+def _print_spreads(result: Any, groups: Iterable[Sequence[str]]) -> None:
+    from perfcompose.validate.paper_relations import coefficient_spreads
 
-    for group in groups:
-        # a study names its programs as the parser prints them: pipe(pipe(a, b), c) is pipe(a, b, c)
-        names = {str(parse_term(g)) for g in group}
-        leads = [leading_term(c.monolithic) for c in result.comparisons if c.configuration in names]
-        leads = [lead for lead in leads if lead is not None]
-        orders = {lead[0] for lead in leads}
-        if len(leads) < 2:
-            continue
-        if len(orders) > 1:
-            console.print(f"{', '.join(group)}: monolithic models of different orders")
-            continue
-        cs = [lead[1] for lead in leads]
-        console.print(f"{' ~ '.join(group)}: leading coefficients within {100 * (max(cs) - min(cs)) / min(cs):.1f} %")
+    for s in coefficient_spreads(result.comparisons, groups):
+        if s.percent is None:
+            console.print(f"{', '.join(s.group)}: monolithic models of different orders")
+        else:
+            console.print(f"{' ~ '.join(s.group)}: leading coefficients within {s.percent:.1f} %")
 
 
 @user_errors
@@ -171,7 +151,7 @@ def paper_table4(quick: bool = _QUICK,
     from perfcompose.validate.paper import PAPER_TABLE4
 
     result = _paper_validation("table4", quick, json_out, restart, html)
-    _spread(result, [[c for c, _ in PAPER_TABLE4]])
+    _print_spreads(result, [[c for c, _ in PAPER_TABLE4]])
 
 
 @user_errors
@@ -180,5 +160,7 @@ def paper_table6(quick: bool = _QUICK,
                  restart: bool = _RESTART,
                  html: Optional[Path] = _HTML) -> None:
     """000 Table 6: layering neutrality, pipe of task pools vs task pool of pipes, measured here."""
+    from perfcompose.validate.paper_relations import LAYERING_GROUPS
+
     result = _paper_validation("table6", quick, json_out, restart, html)
-    _spread(result, [[f"pipe(tpool_{n}(qsort), tpool_{n}(inc))", f"tpool_{n}(pipe(qsort, inc))"] for n in (1, 2, 4, 8)])
+    _print_spreads(result, LAYERING_GROUPS)

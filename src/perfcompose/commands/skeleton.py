@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-from perfcompose.commands.common import Table
 
-from perfcompose.commands.common import console, fmt, user_errors
-from perfcompose.errors import InputError
 from perfcompose.choices import Strategy
+from perfcompose.commands.common import Table, console, fmt, user_errors
+from perfcompose.errors import InputError
 
 if TYPE_CHECKING:
     from perfcompose.skeleton import Estimate, Skeleton, SkeletonSource
