@@ -77,12 +77,33 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
     n, p = _parse_at(at)
     table = read_table(table_file)
     window = Window.parse(train) if train is not None else None
-    est = estimate(table, n, p, skeleton=_skeleton(skeleton, r, d, k), method_t=method_t or method,
-                   method_a=method_a or method, direction=direction, epsilon=epsilon, poly_degree=degree,
-                   strategy=strategy, training=training, train=window)
+    options: dict[str, Any] = dict(method_t=method_t or method, method_a=method_a or method, direction=direction,
+                                   epsilon=epsilon, poly_degree=degree, strategy=strategy, training=training)
+    est = estimate(table, n, p, skeleton=_skeleton(skeleton, r, d, k), train=window, **options)
     ref = "absolute (sequential T(n))" if est.absolute else "relative (T(n, 1))"
     console.print(f"[bold]T({n:g}, {p}) = {est.value:.6g} s[/bold]  ({est.skeleton.name}; reference point {ref}"
                   + (f"; learnt from {window} only" if window else "") + ")")
+    shown = [_parts_table(est), *_holdout_tables(est)]
+    for t in shown:
+        console.print(t)
+    if est.measured is not None:
+        console.print(f"measured T({n:g}, {p}) = {est.measured:.6g} s (left out of every fit): relative error "
+                      f"{100 * (est.error or 0):+.3g} %")
+    if json_out:
+        source = SkeletonSource(table, est.skeleton, train=str(window) if window else None, **options)
+        json_out.write_text(json.dumps(_forecast_document(est, source), indent=1))
+        console.print(f"written to {json_out}")
+    if plot and not no_plot:
+        from perfcompose.report.forecast import plot_estimate
+
+        plot_estimate(table, est, plot)
+        console.print(f"plot written to {plot}")
+    if html:
+        _forecast_html(html, f"skeleton forecast T({n:g}, {p}) from {table_file}", table, est, shown, ref)
+
+
+def _parts_table(est: Estimate) -> Table:
+    """The forecast's share and its two parts, each with the method that forecast it."""
     parts = Table(title="the two parts", title_justify="left")
     for col in ("part", "value [s]", "method", "w.r.t.", "from points", "why"):
         parts.add_column(col)
@@ -91,8 +112,12 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
     for part in (est.sequential, est.penalty):
         pts = ", ".join(f"{v:g}" for v in part.x) if part.x else "-"
         parts.add_row(part.what, fmt(part.value, ".6g"), part.method, part.direction, pts, part.rule)
-    console.print(parts)
-    shown = [parts]
+    return parts
+
+
+def _holdout_tables(est: Estimate) -> list[Table]:
+    """Per part that compared methods: each method's hold-out error, and the methods discarded."""
+    tables = []
     for part in (est.sequential, est.penalty):
         if part.errors or part.discarded:
             t = Table(title=f"hold-out errors for {part.what}: the known point nearest to the target "
@@ -104,33 +129,21 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
                 t.add_row(name, f"{100 * e:+.3g}")
             for name, why in part.discarded.items():
                 t.add_row(name, f"discarded: {why}")
-            console.print(t)
-            shown.append(t)
-    if est.measured is not None:
-        console.print(f"measured T({n:g}, {p}) = {est.measured:.6g} s (left out of every fit): relative error "
-                      f"{100 * (est.error or 0):+.3g} %")
-    if json_out:
-        source = SkeletonSource(table, est.skeleton, method_t=method_t or method, method_a=method_a or method,
-                                direction=direction, epsilon=epsilon, poly_degree=degree, strategy=strategy,
-                                training=training, train=str(window) if window else None)
-        json_out.write_text(json.dumps(_forecast_document(est, source), indent=1))
-        console.print(f"written to {json_out}")
-    if plot and not no_plot:
-        from perfcompose.report.forecast import plot_estimate
+            tables.append(t)
+    return tables
 
-        plot_estimate(table, est, plot)
-        console.print(f"plot written to {plot}")
-    if html:
-        from perfcompose.commands.reports import tables_html
-        from perfcompose.report.forecast import plot_estimate
 
-        measured = ([("measured (left out of every fit)", f"{est.measured:.6g} s, forecast error "
-                      f"{100 * (est.error or 0):+.3g} %")] if est.measured is not None else [])
-        tables_html(html, f"skeleton forecast T({n:g}, {p}) from {table_file}", "skeleton forecast", shown,
-                    plots=[("T(n) and the penalty, each with its forecast marked",
-                            lambda path: plot_estimate(table, est, path))],
-                    summary=[(f"T({n:g}, {p})", f"{est.value:.6g} s"), ("skeleton", est.skeleton.name),
-                             ("reference point", ref), *measured])
+def _forecast_html(html: Path, title: str, table: Any, est: Estimate, shown: list[Table], ref: str) -> None:
+    from perfcompose.commands.reports import tables_html
+    from perfcompose.report.forecast import plot_estimate
+
+    measured = ([("measured (left out of every fit)", f"{est.measured:.6g} s, forecast error "
+                  f"{100 * (est.error or 0):+.3g} %")] if est.measured is not None else [])
+    tables_html(html, title, "skeleton forecast", shown,
+                plots=[("T(n) and the penalty, each with its forecast marked",
+                        lambda path: plot_estimate(table, est, path))],
+                summary=[(f"T({est.n:g}, {est.p})", f"{est.value:.6g} s"), ("skeleton", est.skeleton.name),
+                         ("reference point", ref), *measured])
 
 
 def _forecast_document(est: Estimate, source: SkeletonSource) -> dict[str, Any]:
