@@ -274,8 +274,8 @@ def test_skeleton_forecast_auto_that_cannot_choose_exits_2():
 @pytest.mark.parametrize("args, message", [
     (("--at", "n=120"), "needs both n and p"),
     (("--at", "n=abc,p=7"), "is not a number"),
-    (("--at", "n=120,p=7", "--skeleton", "pipeline"), "unknown skeleton"),
-    (("--at", "n=120,p=7", "--method", "cubic"), "unknown method"),
+    (("--at", "n=120,p=7", "--skeleton", "pipeline"), "'pipeline' is not one of"),
+    (("--at", "n=120,p=7", "--method", "cubic"), "'cubic' is not one of"),
 ])
 def test_skeleton_forecast_bad_options_exit_2(args, message):
     r = run("skeleton", "forecast", str(CASES / "gauss.csv"), "--no-plot", *args)

@@ -13,6 +13,21 @@ from typing import Literal, get_args
 Strategy = Literal["known", "best-two", "best-three"]
 STRATEGIES: tuple[str, ...] = get_args(Strategy)
 
+#: the single forecast methods of 001 section 3, in the paper's order; a skeleton forecast may
+#: also choose among them (``auto``) or take the mean of the points (``mean``)
+SingleMethod = Literal["spline", "loess", "lm-poly", "lm"]
+ForecastMethod = Literal["auto", SingleMethod, "mean"]
+FORECAST_METHODS: tuple[str, ...] = get_args(ForecastMethod)
+
+#: the algorithmic skeletons of 001: ``general`` (eq. *), ``parmap``, ``farm``, ``dc`` (divide
+#: and conquer) and ``iteration``
+SkeletonKind = Literal["general", "parmap", "farm", "dc", "iteration"]
+SKELETON_KINDS: tuple[str, ...] = get_args(SkeletonKind)
+
+#: in which variable a skeleton's penalty is forecast: n (p fixed), p (n fixed), or ``auto``
+Direction = Literal["auto", "n", "p"]
+DIRECTIONS: tuple[str, ...] = get_args(Direction)
+
 #: how the repetitions of a measurement point are combined before fitting
 Aggregate = Literal["median", "mean", "min", "max"]
 AGGREGATE_CHOICES: tuple[str, ...] = get_args(Aggregate)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from perfcompose.choices import Strategy
+from perfcompose.choices import Direction, ForecastMethod, SkeletonKind, Strategy
 from perfcompose.commands.common import Table, console, fmt, user_errors
 from perfcompose.errors import InputError
 
@@ -41,14 +41,14 @@ def _skeleton(kind: str, r: int, d: int, k: int) -> Skeleton:
 def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
                                                help="Runtimes: n,p,time rows, or n,seq,1,2,... columns."),
              at: str = typer.Option(..., "--at", help="Where to forecast, e.g. n=120,p=7."),
-             skeleton: str = typer.Option("general", "--skeleton",
-                                          help="general (eq. *), parmap, farm, dc, iteration."),
-             method: str = typer.Option("auto", "--method", help="auto, spline, loess, lm-poly, lm or mean, for "
-                                        "both parts (override with --method-t / --method-a)."),
-             method_t: Optional[str] = typer.Option(None, "--method-t", help="Method for T(n)."),
-             method_a: Optional[str] = typer.Option(None, "--method-a", help="Method for the penalty Ā(n,p)."),
-             direction: str = typer.Option("auto", "--direction", help="Forecast Ā w.r.t. n (p fixed), p (n "
-                                           "fixed), or auto."),
+             skeleton: SkeletonKind = typer.Option("general", "--skeleton", help="The skeleton (general: eq. *)."),
+             method: ForecastMethod = typer.Option("auto", "--method", help="Forecast method for both parts "
+                                                   "(override with --method-t / --method-a)."),
+             method_t: Optional[ForecastMethod] = typer.Option(None, "--method-t", help="Method for T(n)."),
+             method_a: Optional[ForecastMethod] = typer.Option(None, "--method-a",
+                                                               help="Method for the penalty Ā(n,p)."),
+             direction: Direction = typer.Option("auto", "--direction", help="Forecast Ā w.r.t. n (p fixed), p (n "
+                                                 "fixed), or auto."),
              epsilon: float = typer.Option(0.05, "--epsilon", min=0.0, help="Largest hold-out error accepted by "
                                            "--method auto (fraction)."),
              degree: int = typer.Option(3, "--degree", min=1, help="Degree of lm-poly."),

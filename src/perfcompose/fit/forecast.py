@@ -15,11 +15,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Self
+from typing import Self, get_args
 
 import numpy as np
 
-from perfcompose.choices import STRATEGIES, Strategy
+from perfcompose.choices import STRATEGIES, SingleMethod, Strategy
 from perfcompose.errors import FitError
 from perfcompose.fit.base import Estimator
 from perfcompose.model import Model
@@ -31,7 +31,7 @@ __all__ = ["Forecaster", "Spline", "Loess", "LmPoly", "Lm", "MeanOf", "forecaste
 Values = Sequence[float] | np.ndarray
 
 #: the single methods of 001 section 3, in the paper's order
-METHODS: tuple[str, ...] = ("spline", "loess", "lm-poly", "lm")
+METHODS: tuple[str, ...] = get_args(SingleMethod)
 
 
 class ForecastError(FitError):

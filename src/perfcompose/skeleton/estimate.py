@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from perfcompose.choices import FORECAST_METHODS
 from perfcompose.errors import InputError
 from perfcompose.fit.forecast import (
     STRATEGIES,
@@ -32,7 +33,7 @@ from perfcompose.skeleton.window import Window
 
 #: method names the forecast accepts: one of the methods, ``mean`` (the mean of the two best on
 #: the hold-out) or ``auto`` (the choice rule of section 3)
-CHOICES = ("auto", "spline", "loess", "lm-poly", "lm", "mean")
+CHOICES = FORECAST_METHODS
 
 
 @dataclass(frozen=True)

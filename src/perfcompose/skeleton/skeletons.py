@@ -25,10 +25,11 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from perfcompose.choices import SKELETON_KINDS
 from perfcompose.errors import InputError
 from perfcompose.model import Model, symbol
 
-KINDS = ("general", "parmap", "farm", "dc", "iteration")
+KINDS = SKELETON_KINDS
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.choices import STRATEGIES
+from perfcompose.choices import DIRECTIONS, STRATEGIES
 from perfcompose.errors import DataFormatError, InputError, ModelError
 from perfcompose.finite import is_finite_number
 from perfcompose.model import Model
@@ -31,7 +31,7 @@ __all__ = ["SkeletonSource", "ForecastOptions", "SKELETON_MODEL_FORMAT"]
 #: the ``format`` of a skeleton model record (and of ``skeleton forecast --json`` output)
 SKELETON_MODEL_FORMAT = "perfcompose-skeleton-model/1"
 
-_DIRECTIONS = ("auto", "n", "p")
+_DIRECTIONS = DIRECTIONS
 _METHODS = (*CHOICES, "lm(poly)")
 
 
