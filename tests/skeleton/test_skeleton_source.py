@@ -63,6 +63,13 @@ def test_the_cli_json_keeps_the_forecast_and_adds_the_record(tmp_path):
     assert SkeletonSource.read_record(tmp_path / "f.json").model()(n=110, p=7) == doc["forecast"]
 
 
+def test_forecast_record_is_read_back_as_the_source_that_forecasts_it():
+    source = SkeletonSource.from_file(CASES / "gauss.csv", method_t="lm-poly", method_a="lm-poly")
+    doc = json.loads(json.dumps(source.forecast_record(source.estimate(110, 7))))
+    assert (doc["n"], doc["p"]) == (110, 7) and [q["what"][0] for q in doc["parts"]] == ["T", "Ā"]
+    assert SkeletonSource.from_record(doc).model()(n=110, p=7) == doc["forecast"]
+
+
 def test_record_file_that_is_not_json_is_an_input_error(write_file):
     path = write_file("bad.json", "{\"format\": ")
     with pytest.raises(InputError, match="not JSON") as err:

@@ -13,7 +13,7 @@ from perfcompose.commands.common import Table, console, fmt, user_errors
 from perfcompose.errors import InputError
 
 if TYPE_CHECKING:
-    from perfcompose.skeleton import Estimate, Skeleton, SkeletonSource
+    from perfcompose.skeleton import Estimate, Skeleton
 
 app = typer.Typer(no_args_is_help=True,
                   help="Skeleton-based estimation: forecast T(n,p) in n and p, penalty and serial fraction.")
@@ -91,7 +91,7 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
                       f"{100 * (est.error or 0):+.3g} %")
     if json_out:
         source = SkeletonSource(table, est.skeleton, train=str(window) if window else None, **options)
-        json_out.write_text(json.dumps(_forecast_document(est, source), indent=1))
+        json_out.write_text(json.dumps(source.forecast_record(est), indent=1))
         console.print(f"written to {json_out}")
     if plot and not no_plot:
         from perfcompose.report.forecast import plot_estimate
@@ -144,20 +144,6 @@ def _forecast_html(html: Path, title: str, table: Any, est: Estimate, shown: lis
                         lambda path: plot_estimate(table, est, path))],
                 summary=[(f"T({est.n:g}, {est.p})", f"{est.value:.6g} s"), ("skeleton", est.skeleton.name),
                          ("reference point", ref), *measured])
-
-
-def _forecast_document(est: Estimate, source: SkeletonSource) -> dict[str, Any]:
-    """The forecast at one point and the model record that recomputes it anywhere (``SkeletonSource``).
-
-    ``skeleton`` is the record's object; its ``name`` is the text the forecast alone used to carry.
-    """
-    record = source.to_record()
-    doc = {"format": record.pop("format"), "n": est.n, "p": est.p, "absolute": est.absolute,
-           "forecast": est.value, "share": est.share, "measured": est.measured, "error": est.error,
-           "parts": [{"what": q.what, "value": q.value, "method": q.method, "direction": q.direction,
-                      "rule": q.rule, "holdout_errors": q.errors, "discarded": q.discarded,
-                      "points": [list(q.x), list(q.y)]} for q in (est.sequential, est.penalty)]}
-    return {**doc, **record}
 
 
 def _nearest(part: Any) -> float:

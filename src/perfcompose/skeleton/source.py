@@ -206,6 +206,20 @@ class SkeletonSource:
                 "skeleton": {"kind": sk.kind, "r": sk.r, "d": sk.d, "k": sk.k, "name": sk.name},
                 "options": self._options.as_dict()}
 
+    def forecast_record(self, est: Estimate) -> dict[str, Any]:
+        """The forecast at one point with this source's record, which recomputes it anywhere
+        (``skeleton forecast --json``; :meth:`from_record` reads it back).
+
+        ``skeleton`` is the record's object; its ``name`` is the text the forecast alone used to carry.
+        """
+        record = self.to_record()
+        doc = {"format": record.pop("format"), "n": est.n, "p": est.p, "absolute": est.absolute,
+               "forecast": est.value, "share": est.share, "measured": est.measured, "error": est.error,
+               "parts": [{"what": q.what, "value": q.value, "method": q.method, "direction": q.direction,
+                          "rule": q.rule, "holdout_errors": q.errors, "discarded": q.discarded,
+                          "points": [list(q.x), list(q.y)]} for q in (est.sequential, est.penalty)]}
+        return {**doc, **record}
+
     @classmethod
     def from_record(cls, record: Any, path: str | Path | None = None) -> SkeletonSource:
         """Rebuild from :meth:`to_record` output (or a ``skeleton forecast --json`` file's content).
