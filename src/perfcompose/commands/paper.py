@@ -76,8 +76,7 @@ def fig4(plot: Optional[Path] = typer.Option(Path("fig4.png"), "--plot", help="W
         _plot_fig4(grid, plot)
         console.print(f"plot written to {plot}")
     if json_out:
-        json_out.write_text(json.dumps([{**p.__dict__, "total": p.total, "total_text": p.total_text, "unit": "ns"}
-                                        for p in grid], indent=1))
+        json_out.write_text(json.dumps([p.to_json() for p in grid], indent=1))
         console.print(f"written to {json_out}")
 
 
@@ -161,13 +160,7 @@ def calotoiu(json_out: Optional[Path] = typer.Option(None, "--json", help="Write
                   + "the others differ by more than the rounding of the printed digits allows, so the paper "
                   "computed them from unrounded models or from the runtimes")
     if json_out:
-        json_out.write_text(json.dumps([{"table": r.table, "configuration": r.configuration,
-                                         "monolithic": r.monolithic, "modular": str(r.modular),
-                                         "modular_printed": r.modular_printed, "error": r.error,
-                                         "error_low": r.low, "error_high": r.high,
-                                         "error_printed_percent": r.error_printed, "reproduced": r.reproduced,
-                                         "paper000_monolithic_ns": r.paper000, "unit": "us"} for r in rows],
-                                       indent=1))
+        json_out.write_text(json.dumps([r.to_json() for r in rows], indent=1))
         console.print(f"written to {json_out}")
 
 

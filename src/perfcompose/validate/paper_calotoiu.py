@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 from perfcompose.compose.operators import compose
 from perfcompose.model import Model
@@ -79,6 +80,13 @@ class CalotoiuRow:
             return None
         v, h = float(self.error_printed), half_unit(self.error_printed)
         return bool(100 * self.low - h <= v <= 100 * self.high + h)
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as ``paper calotoiu --json`` writes it (models as text, times in us)."""
+        return {"table": self.table, "configuration": self.configuration, "monolithic": self.monolithic,
+                "modular": str(self.modular), "modular_printed": self.modular_printed, "error": self.error,
+                "error_low": self.low, "error_high": self.high, "error_printed_percent": self.error_printed,
+                "reproduced": self.reproduced, "paper000_monolithic_ns": self.paper000, "unit": "us"}
 
 
 def _coefficient(model: Model) -> float:

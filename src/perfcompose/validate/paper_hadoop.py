@@ -15,7 +15,7 @@ with them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from perfcompose.compose.operators import compose
 from perfcompose.model import Model
@@ -144,6 +144,10 @@ class HadoopPoint:
     def total_text(self) -> float:
         """The same with the transfer read as the text derives it (8 ns per byte)."""
         return self.map + self.shuffle_text + self.reduce
+
+    def to_json(self) -> dict[str, Any]:
+        """The point as ``paper fig4 --json`` writes it: the phases and both totals [ns]."""
+        return {**self.__dict__, "total": self.total, "total_text": self.total_text, "unit": "ns"}
 
 
 def hadoop_parts() -> dict[str, Model]:
