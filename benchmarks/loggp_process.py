@@ -100,7 +100,8 @@ def main() -> None:
     if why_not:
         print(f"LogGOPSim rows skipped: {why_not}")
     print()
-    print(f"| {'messages':>9} | {'process':44} | {'wall [s]':>8} | {'peak [MB]':>9} | {'vs LogGOPSim':>12} | makespan |")
+    print(f"| {'messages':>9} | {'process':44} | {'wall [s]':>8} | {'peak [MB]':>9} "
+          f"| {'vs LogGOPSim':>12} | makespan |")
     print(f"|{'-' * 11}|{'-' * 46}|{'-' * 10}|{'-' * 11}|{'-' * 14}|{'-' * 10}|")
     with tempfile.TemporaryDirectory() as tmp:
         for M in (int(x) for x in args.messages.split(",")):

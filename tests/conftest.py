@@ -1,8 +1,8 @@
 """Shared fixtures: writing (bad) input files into tmp_path."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 

@@ -11,8 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from perfcompose.bench import (BenchError, CallableTarget, CommandTarget, checkpoint_for, parse_grid,
-                               parse_values, run_sweep)
+from perfcompose.bench import (
+    BenchError,
+    CallableTarget,
+    CommandTarget,
+    checkpoint_for,
+    parse_grid,
+    parse_values,
+    run_sweep,
+)
 from perfcompose.bench.runner import Target
 from perfcompose.data import load
 

@@ -13,7 +13,8 @@ import perfcompose.loggp.options
 from perfcompose.cli import app
 
 # options whose values form a fixed set; each must be a checked choice
-CHOICE_OPTIONS = {"--picture", "--pipe", "--workers", "--format", "--from", "--to", "--aggregate", "--negative-exponents",
+CHOICE_OPTIONS = {"--picture", "--pipe", "--workers", "--format", "--from", "--to", "--aggregate",
+                  "--negative-exponents",
                   "--ties", "--gap-origin", "--semantics", "--strategy", "--clock", "--skeleton", "--method",
                   "--method-t", "--method-a", "--direction"}
 

@@ -5,8 +5,14 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from perfcompose.compose.mapreduce import (EngineCosts, calibrated_model, critical_hops, crossing_bytes,
-                                           paper_model, paper_term)
+from perfcompose.compose.mapreduce import (
+    EngineCosts,
+    calibrated_model,
+    critical_hops,
+    crossing_bytes,
+    paper_model,
+    paper_term,
+)
 from perfcompose.errors import ModelError
 from perfcompose.model import Model, symbol
 

@@ -6,8 +6,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfcompose.compose import (Component, MapReduce, Pipe, Seq, TermSyntaxError, TPool, parse_term, pipe,
-                                 seq, tpool)
+from perfcompose.compose import Component, MapReduce, Pipe, Seq, TermSyntaxError, TPool, parse_term, pipe, seq, tpool
 from perfcompose.model import symbol
 
 KNOWN = ("nop", "inc", "qsort", "hist", "add")

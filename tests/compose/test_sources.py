@@ -7,10 +7,8 @@ the source's own command at the same point.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
-import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -233,7 +231,8 @@ def test_a_50_point_plot_of_a_loggp_design_costs_50_simulations(tmp_path):
     halo = source.model("halo")
     comps = {"halo": halo, "post": Model.parse("3*x", unit="ns")}
     program = Composer(comps)("pipe(halo, tpool_2(post))")
-    plot_models([("program", program), ("halo", Composer(comps).leaf(__import__("perfcompose").compose.Component("halo")))],
+    halo = Composer(comps).leaf(__import__("perfcompose").compose.Component("halo"))
+    plot_models([("program", program), ("halo", halo)],
                 (1024.0, 2.0 ** 20), tmp_path / "p.png")
     assert source.simulations == 50
 

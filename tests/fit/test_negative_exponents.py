@@ -61,7 +61,7 @@ def test_opting_out_leaves_a_constant_with_a_warning():
 
 def test_rising_data_never_get_negative_terms_automatically():
     rng = np.random.default_rng(3)
-    for k in range(20):
+    for _ in range(20):
         y = (10 + 0.1 * P ** 0.5) * (1 + 0.05 * rng.standard_normal(5))
         result = PMNFFitter().fit_arrays(P, y, ["p"])
         _, terms = _terms(result)

@@ -23,7 +23,8 @@ def test_basis_is_the_models_terms_with_unit_coefficients():
 
 def test_the_90_percent_interval_covers_the_true_law_at_least_85_percent_of_the_time():
     rng = np.random.default_rng(7)
-    law = lambda x: 300 + 536 * np.asarray(x)
+    def law(x):
+        return 300 + 536 * np.asarray(x)
     inside = []
     for _ in range(30):
         model = fit_with_uncertainty(PMNFFitter(max_terms=1), _experiment(rng, law))
@@ -34,7 +35,8 @@ def test_the_90_percent_interval_covers_the_true_law_at_least_85_percent_of_the_
 
 def test_interval_narrows_with_less_noise():
     rng = np.random.default_rng(3)
-    law = lambda x: 536 * np.asarray(x)
+    def law(x):
+        return 536 * np.asarray(x)
     widths = []
     for noise in (0.2, 0.01):
         model = fit_with_uncertainty(PMNFFitter(max_terms=1), _experiment(rng, law, noise))

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_outcome import cli
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

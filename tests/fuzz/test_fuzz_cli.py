@@ -11,11 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cli_outcome import cli
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
-
-from cli_outcome import cli
-from test_fuzz_readers import EXAMPLES_PER_READER, SEED, SECONDS_PER_INPUT, time_limit
+from test_fuzz_readers import EXAMPLES_PER_READER, SECONDS_PER_INPUT, SEED, time_limit
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CLI_EXAMPLES = max(1, EXAMPLES_PER_READER // 15)
@@ -66,10 +65,12 @@ def test_pamela_eval_with_any_parameters(n, p):
 
 @seed(SEED)
 @settings(max_examples=4, deadline=None, database=None)
-@given(st.sampled_from([1e308, 1e300, 1.7976931348623157e308, 1e15, 5e-324, 0.0]), st.sampled_from(["L", "o", "g", "G"]))
+@given(st.sampled_from([1e308, 1e300, 1.7976931348623157e308, 1e15, 5e-324, 0.0]),
+       st.sampled_from(["L", "o", "g", "G"]))
 def test_extreme_loggp_parameters_in_a_real_process_end_without_a_signal(value, name):
     flags = {"L": 1.0, "o": 1.0, "g": 1.0, "G": 0.01, name: value}
-    r = subprocess.run([sys.executable, "-m", "perfcompose", "loggp", "simulate", str(EXAMPLES / "loggp" / "fanin.json"),
+    fanin = str(EXAMPLES / "loggp" / "fanin.json")
+    r = subprocess.run([sys.executable, "-m", "perfcompose", "loggp", "simulate", fanin,
                         *(f"--{k}={v!r}" for k, v in flags.items())],
                        capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
     assert r.returncode in (0, 2), (r.returncode, r.stderr[-2000:])

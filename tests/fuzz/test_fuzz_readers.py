@@ -11,15 +11,16 @@ from __future__ import annotations
 import math
 import os
 import signal
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from perfcompose.errors import PerfcomposeError, from_exception
+from perfcompose.errors import from_exception
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SEED = int(os.environ.get("PERFCOMPOSE_FUZZ_SEED", "20260"))

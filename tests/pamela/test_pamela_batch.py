@@ -4,11 +4,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from pamela_models import EXAMPLES
 from typer.testing import CliRunner
 
 from perfcompose.cli import app
-
-from pamela_models import EXAMPLES
 
 runner = CliRunner()
 MRM = str(EXAMPLES / "mrm.pam")

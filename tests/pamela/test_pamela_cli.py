@@ -4,11 +4,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from pamela_models import EXAMPLES, MRM
 from typer.testing import CliRunner
 
 from perfcompose.cli import app
-
-from pamela_models import EXAMPLES, MRM
 
 runner = CliRunner()
 ENV = {"COLUMNS": "200"}

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import sympy as sp
+from pamela_models import MRM
 
 from perfcompose.model import symbol
 from perfcompose.pamela import compile_text
 from perfcompose.pamela.symbolic import MaxOver, UnitVec, VMax, index_symbol
-
-from pamela_models import MRM
 
 P, N = symbol("P"), symbol("N")
 

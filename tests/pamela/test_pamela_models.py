@@ -11,12 +11,11 @@ import math
 
 import pytest
 import sympy as sp
+from pamela_models import EXAMPLES, MRM
 
 from perfcompose.model import symbol
 from perfcompose.pamela import compile_file, compile_text
 from perfcompose.pamela.evaluate import evaluate, evaluate_loads, is_closed
-
-from pamela_models import EXAMPLES, MRM
 
 P, N, K, S, C, R = (symbol(n) for n in "PNKSCR")
 MACHINE = "numeric parameter P\nnumeric parameter N\nresource cpu(p) = fcfs(p, 1)\n"

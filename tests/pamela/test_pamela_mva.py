@@ -5,11 +5,10 @@ from __future__ import annotations
 import statistics
 
 import pytest
+from pamela_models import EXAMPLES
 
 from perfcompose.pamela import compile_file, compile_text
 from perfcompose.pamela.mva import ClosedNetwork, mva_cycle_time
-
-from pamela_models import EXAMPLES
 
 
 def test_mva_of_the_mrm_at_saturation_is_within_2_percent_of_simulation():

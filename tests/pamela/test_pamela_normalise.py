@@ -5,13 +5,12 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pamela_models import MRM
 
 from perfcompose.errors import InputError
 from perfcompose.model import symbol
 from perfcompose.pamela import ir, normalise, parse
 from perfcompose.pamela.symbolic import UnitVec
-
-from pamela_models import MRM
 
 P, N = symbol("P"), symbol("N")
 

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import pytest
+from pamela_models import MRM
 
 from perfcompose.errors import InputError
 from perfcompose.pamela import parse
 from perfcompose.pamela.syntax import BinOp, Call, If, Loop, Name, Number, Pos, Vector
-
-from pamela_models import MRM
 
 
 def test_mrm_equations_as_printed_in_section_2_1():

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from pamela_models import EXAMPLES
 from typer.testing import CliRunner
 
 from perfcompose.cli import app
 from perfcompose.pamela import compile_file
-
-from pamela_models import EXAMPLES
 
 runner = CliRunner()
 ENV = {"COLUMNS": "200"}

@@ -4,11 +4,10 @@ from __future__ import annotations
 import math
 
 import pytest
+from pamela_models import MRM
 
 from perfcompose.errors import InputError
 from perfcompose.pamela import compile_text
-
-from pamela_models import MRM
 
 
 @pytest.mark.parametrize("P", [1, 7, 101])

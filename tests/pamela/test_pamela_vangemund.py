@@ -31,7 +31,8 @@ def test_the_table_marks_agreement_and_disagreement(monkeypatch, tmp_path):
     rows = (Row("GAUSS", "block", 8, 2, 2.0, 1.0, 0.1, 0, 1.0), Row("GAUSS", "cyclic", 8, 2, 1.0, 2.0, 0.1, 0, 1.0),
             Row("ADI", "i axis (rows)", 8, 1, 1.0, 1.1, 0.1, 0, 1.0), Row("ADI", "j axis (columns)", 8, 1, 1.0, 1.0,
                                                                           0.1, 0, 1.0))
-    cases = (Case("GAUSS", 8, 2, "cyclic", "block", True), Case("ADI", 8, 1, "i axis (rows)", "j axis (columns)", False))
+    cases = (Case("GAUSS", 8, 2, "cyclic", "block", True),
+             Case("ADI", 8, 1, "i axis (rows)", "j axis (columns)", False))
     monkeypatch.setattr(vangemund, "run_study", lambda *a, **k: StudyResult(rows, cases, Path("m.pam"), 0.1))
     from perfcompose.commands.common import console
 

@@ -116,7 +116,7 @@ def test_validation_report_shows_intervals_where_the_study_has_them(browser: Any
     page = open_page(browser, write(study_report(study, "modular vs measured"), tmp_path / "study.html"))
     texts = cells(page)
     first = study.comparisons[0]
-    for k, xv in enumerate(first.x):
+    for k in range(len(first.x)):
         assert sig(first.measured[k] * 1e9, 5) in texts and sig(first.low[k]) in texts
     assert "4.8" in texts  # both programs are 5 % over: |p - m| / m = 4.76 %
     assert "3 of 3" in texts  # measured inside the interval of the first program

@@ -3,8 +3,15 @@ from __future__ import annotations
 
 import pytest
 
-from perfcompose.validate.lobachev import (gauss, karatsuba_nonuniform, karatsuba_uniform, lbm, rabin_miller,
-                                           reproduce, serial_fractions)
+from perfcompose.validate.lobachev import (
+    gauss,
+    karatsuba_nonuniform,
+    karatsuba_uniform,
+    lbm,
+    rabin_miller,
+    reproduce,
+    serial_fractions,
+)
 
 
 def test_table4_has_all_twelve_combinations_in_the_papers_order():

@@ -17,9 +17,10 @@ import re
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from perfcompose.checkpoint import Checkpoint
 from perfcompose.data.experiment import Experiment, Point, Series

@@ -1,16 +1,18 @@
 """The papers' reference building blocks (000 section 4.1), as kernels that release the GIL.
 
 ``nop``, ``inc`` (add 1 to every element, ten times) and ``qsort`` work on arrays of x random
-32-bit ints (C's int, as in the paper); the pixel-channel histogram MapReduce works on a deterministic synthetic RGB image at the
+32-bit ints (C's int, as in the paper); the pixel-channel histogram MapReduce works on a
+deterministic synthetic RGB image at the
 paper's three resolutions. ``inc``, the histogram ``map`` and ``reduce_v`` are Numba kernels
 compiled with ``nogil=True``, and so is ``qsort`` (Numba's quicksort); ``nop``
 and ``reduce_p`` (768 additions) are too short for the GIL to matter.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable
+from typing import Any
 
 import numba
 import numpy as np

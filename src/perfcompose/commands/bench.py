@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -11,9 +11,9 @@ from perfcompose.report.numbers import size
 
 
 @user_errors
-def bench(target: Optional[str] = typer.Argument(None, help="Built-in task (nop, inc, qsort, map_small, ...) "
+def bench(target: str | None = typer.Argument(None, help="Built-in task (nop, inc, qsort, map_small, ...) "
                                                  "or module:function."),
-          cmd: Optional[str] = typer.Option(None, "--cmd", help='Shell command template, e.g. "./solver --n {x}".'),
+          cmd: str | None = typer.Option(None, "--cmd", help='Shell command template, e.g. "./solver --n {x}".'),
           param: list[str] = typer.Option([], "--param", "-p", help="Grid: x=1024:262144:1024, x=1024:65536 "
                                           "(powers of two) or n=1,2,4. Repeatable."),
           reps: int = typer.Option(5, "--reps", min=1, help="Timed repetitions per point (per round)."),
@@ -22,7 +22,7 @@ def bench(target: Optional[str] = typer.Argument(None, help="Built-in task (nop,
                                      "of other work on the machine over all points."),
           warmup: int = typer.Option(1, "--warmup", min=0, help="Untimed runs before each visit of a point."),
           out: Path = typer.Option(..., "--out", "-o", help="Experiment file to write (format by extension)."),
-          timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds before a command run is "
+          timeout: float | None = typer.Option(None, "--timeout", help="Seconds before a command run is "
                                                   "stopped and its point reported as failed."),
           seed: int = typer.Option(0, "--seed", help="Seed of the shuffled order of points."),
           restart: bool = typer.Option(False, "--restart", help="Discard an existing checkpoint."),

@@ -3,16 +3,17 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import time
 import re
-from typing import Any, Callable, Iterator, TypeVar
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import typer
 from rich import table as _rich_table
 from rich.console import Console
 from rich.markup import escape
 
-from perfcompose.errors import PerfcomposeError, from_exception
+from perfcompose.errors import from_exception
 
 console = Console()
 err_console = Console(stderr=True)
@@ -87,7 +88,8 @@ class Table(_rich_table.Table):
         finally:
             self.columns = columns
         if dropped:
-            yield _rich_table.Text(f"(left out at this width: {', '.join(d.replace(chr(92) + '[', '[') for d in dropped)}; "
+            names = ", ".join(d.replace(chr(92) + "[", "[") for d in dropped)
+            yield _rich_table.Text(f"(left out at this width: {names}; "
                                    "widen the terminal or set COLUMNS to see them)", style="dim")
 
 
@@ -98,8 +100,14 @@ def fmt(v: float, spec: str = ".4g") -> str:
 
 def progress() -> Any:
     """A rich progress display on stderr (transient: it disappears when done)."""
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                               TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     TextColumn("ETA"), TimeRemainingColumn(), console=err_console, transient=True)

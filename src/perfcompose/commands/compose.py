@@ -2,14 +2,21 @@
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 import typer
 
 from perfcompose.choices import PipeRule
 from perfcompose.commands.common import Table, console, err_console, user_errors
-from perfcompose.commands.components import (BIND_HELP, COMPONENT_HELP, PIPE_HELP, UNIT_HELP, components,
-                                             order_text, parameter_values, x_values)
+from perfcompose.commands.components import (
+    BIND_HELP,
+    COMPONENT_HELP,
+    PIPE_HELP,
+    UNIT_HELP,
+    components,
+    order_text,
+    parameter_values,
+    x_values,
+)
 from perfcompose.report.numbers import sig, size
 
 
@@ -17,7 +24,7 @@ from perfcompose.report.numbers import sig, size
 def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool_4(qsort), inc)'."),
             component: list[str] = typer.Option([], "-c", "--component", help=COMPONENT_HELP),
             bind: list[str] = typer.Option([], "--bind", "-b", help=BIND_HELP),
-            unit: Optional[str] = typer.Option(None, "--unit", help=UNIT_HELP),
+            unit: str | None = typer.Option(None, "--unit", help=UNIT_HELP),
             pipe: PipeRule = typer.Option("pointwise", "--pipe", help=PIPE_HELP),
             json_out: bool = typer.Option(False, "--json", help="After the model line, print the model as JSON."),
             at: list[str] = typer.Option([], "--at", help="Also print the prediction with its 90 % interval at "
@@ -44,8 +51,8 @@ def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool
                               "(exact max)", highlight=False)
         else:
             err_console.print(f"note: {choice.term}: the asymptotic max keeps {choice.kept} and drops "
-                              f"{choice.dropped}, which may be the larger stage at the sizes that matter; --pipe pointwise "
-                              "keeps both", highlight=False)
+                              f"{choice.dropped}, which may be the larger stage at the sizes that matter; "
+                              "--pipe pointwise keeps both", highlight=False)
 
 
 @user_errors
@@ -53,7 +60,7 @@ def laws(stages: list[str] = typer.Argument(None, help="Stages to check the laws
                                             "terms); default: every component."),
          component: list[str] = typer.Option([], "-c", "--component", help=COMPONENT_HELP),
          bind: list[str] = typer.Option([], "--bind", "-b", help=BIND_HELP),
-         unit: Optional[str] = typer.Option(None, "--unit", help=UNIT_HELP),
+         unit: str | None = typer.Option(None, "--unit", help=UNIT_HELP),
          pipe: PipeRule = typer.Option("asymptotic", "--pipe", help="Pipeline max: asymptotic (the papers' algebra, "
                                   "default here) or pointwise."),
          x_range: str = typer.Option("1024:262144", "--x", help="Range LO:HI of x for numeric checks."),
@@ -95,10 +102,11 @@ def explore(term: str = typer.Argument(..., help="A pipeline term, e.g. 'pipe(qs
             x: list[str] = typer.Option(["65536"], "--x", help="Input sizes to compare at (or LO:HI)."),
             param: list[str] = typer.Option([], "--param", "-p", help="Values for symbolic counts: n=4."),
             bind: list[str] = typer.Option([], "--bind", "-b", help=BIND_HELP),
-            unit: Optional[str] = typer.Option(None, "--unit", help=UNIT_HELP),
+            unit: str | None = typer.Option(None, "--unit", help=UNIT_HELP),
             ) -> None:
     """Best use of a thread budget: split over pipeline stages, or a task pool of the fused stages."""
-    from perfcompose.compose import Composer, explore as run_explore
+    from perfcompose.compose import Composer
+    from perfcompose.compose import explore as run_explore
 
     composer = Composer(components(component, unit, bind), pipe="pointwise")
     parsed = composer.parse(term, source="term")

@@ -38,9 +38,8 @@ def demo(plot: Path = typer.Option(Path("demo.png"), "--plot", help="Where to wr
                       ("predicted at 2^18 [ms] (90 % interval)", "right")):
         t2.add_column(col, justify=just,  # type: ignore[arg-type]
                       optional={"paper: monolithic": 1, "paper: modular": 2}.get(col, False))
-    from perfcompose.compose import compose as compose_model
-
     from perfcompose.compose import Composer
+    from perfcompose.compose import compose as compose_model
     from perfcompose.compose.interval import with_interval
 
     results = table2(parts)

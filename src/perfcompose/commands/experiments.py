@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -14,7 +13,7 @@ from perfcompose.commands.common import fmt as number
 @user_errors
 def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSON, CSV, Extra-P text, JSON, "
                                                    "JSON Lines, Talpas) or a directory of CUBE4 profiles."),
-         fmt: Optional[ExperimentFormat] = typer.Option(None, "--format", help="Input format if detection guesses wrong."),
+         fmt: ExperimentFormat | None = typer.Option(None, "--format", help="Input format if detection guesses wrong."),
          ) -> None:
     """Show an experiment: parameters, points, repetitions, median and coefficient of variation."""
     from perfcompose.data import load
@@ -40,8 +39,9 @@ def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSO
 @user_errors
 def convert(source: Path = typer.Argument(..., help="Experiment file to read."),
             target: Path = typer.Argument(..., help="File to write; the extension picks the format."),
-            to: Optional[OutputFormat] = typer.Option(None, "--to", help="Output format (default: from the extension)."),
-            fmt: Optional[ExperimentFormat] = typer.Option(None, "--from", help="Input format if detection guesses wrong."),
+            to: OutputFormat | None = typer.Option(None, "--to", help="Output format (default: from the extension)."),
+            fmt: ExperimentFormat | None = typer.Option(None, "--from",
+                                                        help="Input format if detection guesses wrong."),
             ) -> None:
     """Convert an experiment between perfcompose JSON, CSV, Extra-P text and Extra-P JSON."""
     from perfcompose.data import load, save

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -56,8 +56,8 @@ def _advise(exp: Any, pmnf: Any, metric: str | None, region: str | None, extend:
             console.print(f"  {k}. {sug.reason()}")
 
 
-def _write(exp: Any, results: list[Any], segmented: bool, title: str, json_out: Optional[Path],
-           plot: Optional[Path], html: Optional[Path]) -> None:
+def _write(exp: Any, results: list[Any], segmented: bool, title: str, json_out: Path | None,
+           plot: Path | None, html: Path | None) -> None:
     if json_out:
         from perfcompose.fit.record import fit_to_json
 
@@ -76,8 +76,8 @@ def _write(exp: Any, results: list[Any], segmented: bool, title: str, json_out: 
 
 @user_errors
 def fit(file: Path = typer.Argument(..., help="Experiment file."),
-        metric: Optional[str] = typer.Option(None, "--metric", help="Fit only this metric."),
-        region: Optional[str] = typer.Option(None, "--region", help="Fit only this region (call path)."),
+        metric: str | None = typer.Option(None, "--metric", help="Fit only this metric."),
+        region: str | None = typer.Option(None, "--region", help="Fit only this region (call path)."),
         aggregate: Aggregate = typer.Option("median", "--aggregate", help="How repetitions are combined."),
         max_terms: int = typer.Option(2, "--max-terms", help="Terms besides the constant (1 or 2)."),
         negative_exponents: NegativeExponents = typer.Option(
@@ -91,9 +91,9 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
                                          "disagree most, in noise widths."),
         extend: float = typer.Option(4.0, "--extend", help="With --advise: consider points up to this factor "
                                                            "beyond the largest measured value."),
-        json_out: Optional[Path] = typer.Option(None, "--json", help="Write the models as JSON here."),
-        plot: Optional[Path] = typer.Option(None, "--plot", help="Plot measurements and models to this PNG."),
-        html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+        json_out: Path | None = typer.Option(None, "--json", help="Write the models as JSON here."),
+        plot: Path | None = typer.Option(None, "--plot", help="Plot measurements and models to this PNG."),
+        html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
         ) -> None:
     """Fit a PMNF model c0 + sum c*x^i*log2(x)^j to every region x metric of an experiment."""
     from perfcompose.data import load

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -25,7 +24,7 @@ app = typer.Typer(no_args_is_help=True,
 def convert(source: Path = typer.Argument(..., help="Program JSON (or .npz)."),
             target: Path = typer.Argument(..., help="Where to write it: .npz (compact, fast to read), .json, "
                                                     "or .goal (LogGOPSim's text)."),
-            at: Optional[list[str]] = typer.Option(None, "--at", help="NAME=VALUE for a program with expressions."),
+            at: list[str] | None = typer.Option(None, "--at", help="NAME=VALUE for a program with expressions."),
             time_scale: float = typer.Option(1.0, "--time-scale", help="For .goal: multiply times by this "
                                              "(GOAL holds integers)."),
             ) -> None:
@@ -61,10 +60,10 @@ def convert(source: Path = typer.Argument(..., help="Program JSON (or .npz)."),
 def calibrate(out: Path = typer.Option(Path("loggp_params.json"), "--out", help="Parameter file to write."),
               reps: int = typer.Option(15, "--reps", min=3, help="Repetitions (each parameter is their median)."),
               train: int = typer.Option(16, "--train", min=2, help="Messages per train."),
-              sizes: Optional[str] = typer.Option(None, "--sizes", help="Message sizes in bytes, comma separated "
+              sizes: str | None = typer.Option(None, "--sizes", help="Message sizes in bytes, comma separated "
                                                   "(default 1 B to 1 MiB)."),
-              raw: Optional[Path] = typer.Option(None, "--raw", help="Also keep the raw figures (JSON) here."),
-              mpiexec: Optional[str] = typer.Option(None, "--mpiexec", help="mpiexec to use (default: the one "
+              raw: Path | None = typer.Option(None, "--raw", help="Also keep the raw figures (JSON) here."),
+              mpiexec: str | None = typer.Option(None, "--mpiexec", help="mpiexec to use (default: the one "
                                                     "next to this Python, else on PATH)."),
               ) -> None:
     """Measure L, o, g, G on two local MPI ranks (mpi4py), Netgauge-style; write a parameter file."""

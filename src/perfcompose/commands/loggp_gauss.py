@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -15,7 +15,7 @@ from perfcompose.errors import InputError
 __all__ = ["gauss"]
 
 
-def _block_sizes(blocks: Optional[str], n: int) -> list[int]:
+def _block_sizes(blocks: str | None, n: int) -> list[int]:
     """The block sizes asked for (each dividing n), or the paper's that divide n."""
     from perfcompose.limits import check_memory, check_steps
     from perfcompose.loggp.gauss import BLOCK_SIZES
@@ -38,8 +38,8 @@ def _block_sizes(blocks: Optional[str], n: int) -> list[int]:
     return sizes
 
 
-def _network(params_file: Optional[Path], paper_network: bool,
-             overrides: dict[str, Optional[float]]) -> tuple[Any, str]:
+def _network(params_file: Path | None, paper_network: bool,
+             overrides: dict[str, float | None]) -> tuple[Any, str]:
     """The network's parameters in us, and where they come from."""
     from perfcompose.loggp.params import DEV_MACHINE, MEIKO_CS2, read_params
 
@@ -53,7 +53,7 @@ def _network(params_file: Optional[Path], paper_network: bool,
     return base.replace(**overrides), source
 
 
-def _processors(p: Optional[int], measure: bool, ranks: Optional[int]) -> int:
+def _processors(p: int | None, measure: bool, ranks: int | None) -> int:
     """The processors predicted: --p (default 8), or the ranks measured."""
     import os
 
@@ -68,7 +68,7 @@ def _processors(p: Optional[int], measure: bool, ranks: Optional[int]) -> int:
     return 8 if p is None else p
 
 
-def _measure(n: int, p: int, sizes: list[int], reps: int, mpiexec: Optional[str]) -> tuple[dict[Any, Any], str]:
+def _measure(n: int, p: int, sizes: list[int], reps: int, mpiexec: str | None) -> tuple[dict[Any, Any], str]:
     """The elimination run for real: per (block, layout) its measured record, and the MPI library."""
     from perfcompose.loggp.gauss import LAYOUTS
     from perfcompose.loggp.gauss_mpi import measure as run_measure
@@ -147,8 +147,8 @@ def _print_measured(rows: Any, measured: dict[Any, Any], p: int, library: str, r
                      "; WARNING: some runs did not reduce the matrix to upper triangular form"))
 
 
-def _plots(rows: Any, ops: Any, measured: dict[Any, Any], n: int, p: int, plot: Optional[Path],
-           plot_ops: Optional[Path]) -> None:
+def _plots(rows: Any, ops: Any, measured: dict[Any, Any], n: int, p: int, plot: Path | None,
+           plot_ops: Path | None) -> None:
     if plot is not None:
         from perfcompose.loggp.plots import plot_gauss
 
@@ -214,30 +214,30 @@ def _predict(n: int, p: int, sizes: list[int], params: Any, reps: int, seed: int
 
 @user_errors
 def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
-          p: Optional[int] = typer.Option(None, "--p", min=1, help="Processors (default 8; with --measure, "
+          p: int | None = typer.Option(None, "--p", min=1, help="Processors (default 8; with --measure, "
                                           "the ranks measured)."),
-          blocks: Optional[str] = typer.Option(None, "--blocks", help="Block sizes, comma separated (default: the "
+          blocks: str | None = typer.Option(None, "--blocks", help="Block sizes, comma separated (default: the "
                                                "paper's 14 sizes that divide N)."),
-          params_file: Optional[Path] = typer.Option(None, "--params", help="Network parameters (from calibrate); "
+          params_file: Path | None = typer.Option(None, "--params", help="Network parameters (from calibrate); "
                                                      "default: those measured on the development machine."),
           paper_network: bool = typer.Option(False, "--paper-network", help="Use the paper's Meiko CS-2 values "
                                              "(L=9, o=2, g=14 us, G=0.03 us/byte)."),
-          L: Optional[float] = typer.Option(None, "--L", help="Override the latency [us]."),
-          o: Optional[float] = typer.Option(None, "--o", help="Override the overhead [us]."),
-          g: Optional[float] = typer.Option(None, "--g", help="Override the gap [us]."),
-          G: Optional[float] = typer.Option(None, "--G", help="Override the gap per byte [us]."),
+          L: float | None = typer.Option(None, "--L", help="Override the latency [us]."),
+          o: float | None = typer.Option(None, "--o", help="Override the overhead [us]."),
+          g: float | None = typer.Option(None, "--g", help="Override the gap [us]."),
+          G: float | None = typer.Option(None, "--G", help="Override the gap per byte [us]."),
           reps: int = typer.Option(5, "--reps", min=1, help="Timed repetitions of each basic operation."),
           seed: int = typer.Option(0, "--seed", help="Seed of the random tie-breaks and forced sends."),
-          plot: Optional[Path] = typer.Option(None, "--plot", help="Plot total, communication and computation "
+          plot: Path | None = typer.Option(None, "--plot", help="Plot total, communication and computation "
                                               "time per block size (Figures 7-9) to this PNG."),
-          json_out: Optional[Path] = typer.Option(None, "--json", help="Write operation times and predictions here."),
-          html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+          json_out: Path | None = typer.Option(None, "--json", help="Write operation times and predictions here."),
+          html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
           measure: bool = typer.Option(False, "--measure", help="Also run the elimination for real on local MPI "
                                        "ranks (mpi4py + MPICH) and compare with both predictions (Figures 7-9)."),
-          ranks: Optional[int] = typer.Option(None, "--ranks", min=1, help="With --measure: MPI ranks (default: "
+          ranks: int | None = typer.Option(None, "--ranks", min=1, help="With --measure: MPI ranks (default: "
                                               "one per core)."),
-          mpiexec: Optional[str] = typer.Option(None, "--mpiexec", help="With --measure: mpiexec to use."),
-          plot_ops: Optional[Path] = typer.Option(None, "--plot-ops", help="Plot the basic operations' times "
+          mpiexec: str | None = typer.Option(None, "--mpiexec", help="With --measure: mpiexec to use."),
+          plot_ops: Path | None = typer.Option(None, "--plot-ops", help="Plot the basic operations' times "
                                                   "per block size (Figure 6) to this PNG."),
           ) -> None:
     """Section 5: blocked Gaussian elimination, predicted per block size and layout (and, with

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from perfcompose.commands.common import Table, console, err_console, fmt
 
@@ -29,8 +29,8 @@ def _goal_timeline(res: Any) -> Any:
     return ProgramResult(s.num_ranks, res.finish, zero, res.finish.copy(), ops)
 
 
-def simulate_goal_file(program: Path, params: Any, *, O: float, S: Optional[float], json_out: bool,
-                        timeline: Optional[Path], to_goal: Optional[Path]) -> None:
+def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None, json_out: bool,
+                        timeline: Path | None, to_goal: Path | None) -> None:
     """``loggp simulate`` of a GOAL schedule: LogGOPSim's rules."""
     from perfcompose.loggp.goal import read_goal, write_goal
     from perfcompose.loggp.loggopsim import LOGGOPSIM_S, simulate_goal

@@ -4,7 +4,7 @@ schedule, and a model's name."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from perfcompose.assignments import parse_assignments
 from perfcompose.commands.common import err_console
@@ -13,8 +13,8 @@ from perfcompose.errors import InputError
 __all__ = ["loggp_params", "at_point", "is_goal", "model_name"]
 
 
-def loggp_params(params_file: Optional[Path], L: Optional[float], o: Optional[float], g: Optional[float],
-            G: Optional[float], unit: str = "") -> Any:
+def loggp_params(params_file: Path | None, L: float | None, o: float | None, g: float | None,
+            G: float | None, unit: str = "") -> Any:
     """The LogGP parameters from --params and/or --L --o --g --G (flags override the file),
     converted to the program's unit when both name one."""
     from perfcompose.loggp.params import LogGP, read_params
@@ -35,7 +35,7 @@ def loggp_params(params_file: Optional[Path], L: Optional[float], o: Optional[fl
     return base
 
 
-def at_point(template: Any, items: Optional[list[str]], program: Path) -> dict[str, float]:
+def at_point(template: Any, items: list[str] | None, program: Path) -> dict[str, float]:
     """The ``--at NAME=VALUE`` values of the program's parameters: every parameter, nothing else."""
     return _point(template, parse_assignments(items, option="--at"), program)
 

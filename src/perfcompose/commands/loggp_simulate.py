@@ -7,7 +7,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -58,7 +58,7 @@ def _op_counts(prog: Any) -> Any:
     return counts
 
 
-def _read(program: Path, at: Optional[list[str]], model_json: Optional[Path], flags: dict[str, Any],
+def _read(program: Path, at: list[str] | None, model_json: Path | None, flags: dict[str, Any],
           opts: _Options) -> tuple[Any, Any, Any, dict[str, float] | None]:
     """The program (None when only a model record is asked for), its parameters, its template
     (None for the compact form) and the point it is simulated at; writes ``--model-json``."""
@@ -149,7 +149,7 @@ def _print_table(program: Path, where: str, prog: Any, params: Any, result: Any,
 
 
 def _run(program: Path, prog: Any, params: Any, template: Any, point: dict[str, float], opts: _Options, *,
-         json_out: bool, timeline: Optional[Path], to_goal: Optional[Path], time_scale: float) -> None:
+         json_out: bool, timeline: Path | None, to_goal: Path | None, time_scale: float) -> None:
     """Simulate the program and show the result."""
     from perfcompose.loggp.execute import simulate_program
 
@@ -183,36 +183,36 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
                                                       "'loggp convert'), or a LogGOPSim GOAL "
                                                       "schedule (*.goal, or any file whose first word is "
                                                       "num_ranks; simulated with LogGOPSim's rules)."),
-             L: Optional[float] = typer.Option(None, "--L", help="Latency."),
-             o: Optional[float] = typer.Option(None, "--o", help="Overhead per message."),
-             g: Optional[float] = typer.Option(None, "--g", help="Gap between consecutive messages."),
-             G: Optional[float] = typer.Option(None, "--G", help="Gap per byte."),
-             params_file: Optional[Path] = typer.Option(None, "--params", help="Parameter file (from calibrate); "
+             L: float | None = typer.Option(None, "--L", help="Latency."),
+             o: float | None = typer.Option(None, "--o", help="Overhead per message."),
+             g: float | None = typer.Option(None, "--g", help="Gap between consecutive messages."),
+             G: float | None = typer.Option(None, "--G", help="Gap per byte."),
+             params_file: Path | None = typer.Option(None, "--params", help="Parameter file (from calibrate); "
                                                         "--L/--o/--g/--G override its values."),
              worst_case: bool = typer.Option(False, "--worst-case", help="Section 4.2: receive everything, then send."),
-             seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the random tie-breaks and forced "
+             seed: int | None = typer.Option(None, "--seed", help="Seed of the random tie-breaks and forced "
                                                 "sends (default 0; the paper's semantics only)."),
-             ties: Optional[Ties] = typer.Option(None, "--ties", help="Ties between processors: random (seeded, "
+             ties: Ties | None = typer.Option(None, "--ties", help="Ties between processors: random (seeded, "
                                                  "the paper's; default) or rank (the paper's semantics only)."),
-             gap_origin: Optional[GapOrigin] = typer.Option(None, "--gap-origin", help="Section 3's 'g later': "
+             gap_origin: GapOrigin | None = typer.Option(None, "--gap-origin", help="Section 3's 'g later': "
                                                             "from the end (default) or the start of the previous "
                                                             "operation (the paper's semantics only)."),
-             semantics: Optional[Semantics] = typer.Option(None, "--semantics", help="paper (default for "
+             semantics: Semantics | None = typer.Option(None, "--semantics", help="paper (default for "
                                                            "programs), or loggopsim (LogGOPSim's rules; always "
                                                            "for GOAL schedules)."),
              O: float = typer.Option(0.0, "--O", help="LogGOPSim: overhead per byte."),
-             S: Optional[float] = typer.Option(None, "--S", help="LogGOPSim: rendezvous above S bytes (default "
+             S: float | None = typer.Option(None, "--S", help="LogGOPSim: rendezvous above S bytes (default "
                                                "65535, LogGOPSim's own default)."),
              json_out: bool = typer.Option(False, "--json", help="Print finish times, makespan and every "
                                            "processor's operations as JSON."),
-             timeline: Optional[Path] = typer.Option(None, "--timeline", help="Draw the timeline to this PNG."),
-             to_goal: Optional[Path] = typer.Option(None, "--to-goal", help="Also write the program as a GOAL "
+             timeline: Path | None = typer.Option(None, "--timeline", help="Draw the timeline to this PNG."),
+             to_goal: Path | None = typer.Option(None, "--to-goal", help="Also write the program as a GOAL "
                                                     "schedule in the text form LogGOPSim's txt2bin reads."),
              time_scale: float = typer.Option(1.0, "--time-scale", help="With --to-goal: multiply times by this "
                                               "(GOAL holds integers)."),
-             at: Optional[list[str]] = typer.Option(None, "--at", help="NAME=VALUE: a value of a parameter "
+             at: list[str] | None = typer.Option(None, "--at", help="NAME=VALUE: a value of a parameter "
                                                     "of the program's expressions (repeat for each)."),
-             model_json: Optional[Path] = typer.Option(None, "--model-json", help="Write the program, "
+             model_json: Path | None = typer.Option(None, "--model-json", help="Write the program, "
                                                        "parameters and options as a LogGP model record "
                                                        "(its makespan as a model of the program's "
                                                        "parameters)."),

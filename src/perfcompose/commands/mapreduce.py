@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
 from perfcompose.choices import PICTURES, MapReduceStrategy, Picture
-from perfcompose.commands.common import Table
-
-from perfcompose.commands.common import console, err_console, one_bar, progress, user_errors
+from perfcompose.commands.common import Table, console, err_console, one_bar, progress, user_errors
 from perfcompose.errors import PerfcomposeError
 
 _SCHEDULER = typer.Option(None, "--scheduler", help="Use the Dask cluster at this scheduler address "
@@ -34,10 +32,10 @@ def run_one(picture: Picture = typer.Option("large", "--picture", help="The pict
             m: int = typer.Option(1, "-m", help="Workers (nodes)."),
             n: int = typer.Option(2, "-n", help="Threads per worker."),
             inputs: int = typer.Option(16, "--inputs", "-x", help="Input pictures (map tasks)."),
-            repeat: Optional[int] = typer.Option(None, "--repeat", "-R", help="Map repetitions per task "
+            repeat: int | None = typer.Option(None, "--repeat", "-R", help="Map repetitions per task "
                                                  "(default: per picture, ~16 ms of work)."),
-            scheduler: Optional[str] = _SCHEDULER,
-            malloc_trim: Optional[int] = _MALLOC,
+            scheduler: str | None = _SCHEDULER,
+            malloc_trim: int | None = _MALLOC,
             timeout: float = typer.Option(15.0, "--timeout", help="Seconds to wait for a scheduler.")) -> None:
     """Run one pixel-histogram MapReduce job on Dask and print its per-phase times."""
     from perfcompose.runtime.mapreduce import Engine, check_address, histogram_job, serial_histogram
@@ -71,7 +69,7 @@ def run_one(picture: Picture = typer.Option("large", "--picture", help="The pict
         raise typer.Exit(1)
 
 
-def _repeat(value: Optional[int]) -> dict[str, int] | None:
+def _repeat(value: int | None) -> dict[str, int] | None:
     if value is None:
         return None
     if value < 1:
@@ -79,8 +77,8 @@ def _repeat(value: Optional[int]) -> dict[str, int] | None:
     return {p: value for p in PICTURES}
 
 
-def _study(quick: bool, pictures: list[str], strategies: list[str], rounds: Optional[int], x: list[int],
-           repeat: Optional[int], scheduler: Optional[str], malloc_trim: Optional[int], restart: bool,
+def _study(quick: bool, pictures: list[str], strategies: list[str], rounds: int | None, x: list[int],
+           repeat: int | None, scheduler: str | None, malloc_trim: int | None, restart: bool,
            clusters: list[tuple[int, int]] | None = None) -> Any:
     from perfcompose.validate import mapreduce as mr
 
@@ -107,15 +105,15 @@ def _print_clusters(result: Any) -> None:
 @user_errors
 def paper_table5(quick: bool = typer.Option(False, "--quick", help="x = 16 inputs, 5 rounds (about a "
                                             "minute per cluster on 2 cores)."),
-                 json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration."),
-                 scheduler: Optional[str] = _SCHEDULER,
+                 json_out: Path | None = typer.Option(None, "--json", help="Write one record per configuration."),
+                 scheduler: str | None = _SCHEDULER,
                  picture: list[str] = typer.Option([], "--picture", help="Only these pictures."),
                  strategy: list[str] = typer.Option([], "--strategy", help="Only these strategies."),
-                 rounds: Optional[int] = typer.Option(None, "--rounds", min=1, help="Interleaved rounds."),
+                 rounds: int | None = typer.Option(None, "--rounds", min=1, help="Interleaved rounds."),
                  x: list[int] = typer.Option([], "--x", help="Input pictures per job (default 16 quick, 32 full)."),
-                 repeat: Optional[int] = typer.Option(None, "--repeat", "-R", help="Map repetitions per task, "
+                 repeat: int | None = typer.Option(None, "--repeat", "-R", help="Map repetitions per task, "
                                                       "all pictures (default: per picture, ~16 ms of work)."),
-                 malloc_trim: Optional[int] = _MALLOC,
+                 malloc_trim: int | None = _MALLOC,
                  restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
     """000 Table 5: MapReduce on Dask, measured vs predicted, by picture, strategy, n and m."""
     from perfcompose.validate.mapreduce import PAPER_TABLE5, summary
@@ -161,7 +159,7 @@ def paper_table5(quick: bool = typer.Option(False, "--quick", help="x = 16 input
 
 @user_errors
 def paper_table3(quick: bool = typer.Option(False, "--quick", help="x = 8 and 16 inputs, 5 rounds."),
-                 json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per thread count."),
+                 json_out: Path | None = typer.Option(None, "--json", help="Write one record per thread count."),
                  restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
     """000 Table 3: GrPPi-like MapReduce (one node, pairwise reduction) for n threads; the paper's
     models recomposed, and the per-input slope measured here on Dask where n fits."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -47,9 +47,9 @@ def print_table1_rest() -> list[Any]:
 
 
 @user_errors
-def fig4(plot: Optional[Path] = typer.Option(Path("fig4.png"), "--plot", help="Where to write the plot."),
+def fig4(plot: Path | None = typer.Option(Path("fig4.png"), "--plot", help="Where to write the plot."),
          no_plot: bool = typer.Option(False, "--no-plot", help="Do not write the plot."),
-         json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration.")
+         json_out: Path | None = typer.Option(None, "--json", help="Write one record per configuration.")
          ) -> None:
     """000 Figure 4: Hadoop on 1-24 nodes x 1-24 threads, predicted by eq. 5 and 7 from Table 1
     rows 11-13 (weak scaling, one input per thread)."""
@@ -104,7 +104,7 @@ def _plot_fig4(grid: list[Any], out: Path) -> None:
 
 
 @user_errors
-def calotoiu(json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration.")
+def calotoiu(json_out: Path | None = typer.Option(None, "--json", help="Write one record per configuration.")
              ) -> None:
     """003 (SC19 workshop) Tables I-IV [us], modular models composed again from its Table I, beside 000's."""
     from perfcompose.validate.paper import PAPER_TABLE1
@@ -166,7 +166,7 @@ def calotoiu(json_out: Optional[Path] = typer.Option(None, "--json", help="Write
 
 @user_errors
 def latency(quick: bool = typer.Option(False, "--quick", help="x = 4096 and 16384, 3 rounds (seconds)."),
-            json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per program and size."),
+            json_out: Path | None = typer.Option(None, "--json", help="Write one record per program and size."),
             config: list[str] = typer.Option([], "--config", help="Only these programs (default: the reference "
                                              "programs that fit this machine's cores).")) -> None:
     """The latency operators of seq, pipe and tpool against the executor's per-element stamps, on
@@ -228,8 +228,8 @@ _CASE_TITLES = {
 
 
 @user_errors
-def lobachev(json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration."),
-             html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+def lobachev(json_out: Path | None = typer.Option(None, "--json", help="Write one record per configuration."),
+             html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
              ) -> None:
     """001 (Lobachev, Loogen): every case study's estimates, the paper's beside perfcompose's.
 

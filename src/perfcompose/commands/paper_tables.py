@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -19,9 +19,9 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
                  task: list[str] = typer.Option([], "--task", help="Only these tasks."),
                  rest_only: bool = typer.Option(False, "--printed-rows", help="Only rows 9-13 (GrPPi, Hadoop, "
                                                 "transfer): the paper's models recomposed, nothing measured."),
-                 out: Optional[Path] = typer.Option(None, "--out", help="Also write the measurements here "
+                 out: Path | None = typer.Option(None, "--out", help="Also write the measurements here "
                                                     "(one experiment per task: OUT-stem_TASK.json)."),
-                 html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report "
+                 html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report "
                                                      "here."),
                  restart: bool = typer.Option(False, "--restart", help="Discard the checkpoints of an "
                                               "interrupted run (.perfcompose/table1_*) and measure afresh."),
@@ -86,8 +86,8 @@ _RESTART = typer.Option(False, "--restart", help="Discard finished measurements.
 _HTML = typer.Option(None, "--html", help="Write a self-contained HTML report here.")
 
 
-def _paper_validation(table: str, quick: bool, json_out: Optional[Path], restart: bool,
-                      html: Optional[Path] = None) -> Any:
+def _paper_validation(table: str, quick: bool, json_out: Path | None, restart: bool,
+                      html: Path | None = None) -> Any:
     from perfcompose.validate.paper import FULL_ROUNDS, FULL_X, QUICK_ROUNDS, QUICK_X, paper_configurations
     from perfcompose.validate.paper_relations import core_limit
 
@@ -111,18 +111,18 @@ def _paper_validation(table: str, quick: bool, json_out: Optional[Path], restart
 
 @user_errors
 def paper_table2(quick: bool = _QUICK,
-                 json_out: Optional[Path] = _TABLE_JSON,
+                 json_out: Path | None = _TABLE_JSON,
                  restart: bool = _RESTART,
-                 html: Optional[Path] = _HTML) -> None:
+                 html: Path | None = _HTML) -> None:
     """000 Table 2: seq, tpool and pipe programs run here; modular vs monolithic vs measured."""
     _paper_validation("table2", quick, json_out, restart, html)
 
 
 @user_errors
 def paper_table7(quick: bool = _QUICK,
-                 json_out: Optional[Path] = _TABLE_JSON,
+                 json_out: Path | None = _TABLE_JSON,
                  restart: bool = _RESTART,
-                 html: Optional[Path] = _HTML) -> None:
+                 html: Path | None = _HTML) -> None:
     """000 Table 7: relation (iv), tpool_2(seq(a, b)) <= pipe(a, b), measured here."""
     from perfcompose.validate.paper_relations import relation_iv
 
@@ -144,9 +144,9 @@ def _print_spreads(result: Any, groups: Iterable[Sequence[str]]) -> None:
 
 @user_errors
 def paper_table4(quick: bool = _QUICK,
-                 json_out: Optional[Path] = _TABLE_JSON,
+                 json_out: Path | None = _TABLE_JSON,
                  restart: bool = _RESTART,
-                 html: Optional[Path] = _HTML) -> None:
+                 html: Path | None = _HTML) -> None:
     """000 Table 4: pipeline associativity and commutativity, measured here."""
     from perfcompose.validate.paper import PAPER_TABLE4
 
@@ -156,9 +156,9 @@ def paper_table4(quick: bool = _QUICK,
 
 @user_errors
 def paper_table6(quick: bool = _QUICK,
-                 json_out: Optional[Path] = _TABLE_JSON,
+                 json_out: Path | None = _TABLE_JSON,
                  restart: bool = _RESTART,
-                 html: Optional[Path] = _HTML) -> None:
+                 html: Path | None = _HTML) -> None:
     """000 Table 6: layering neutrality, pipe of task pools vs task pool of pipes, measured here."""
     from perfcompose.validate.paper_relations import LAYERING_GROUPS
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -93,13 +93,13 @@ def _plot(design: Any, composer: Any, model: Any, xs: list[float], fixed: dict[s
 def predict(design: Path = typer.Argument(..., help="Design file (TOML): program term and components."),
             x: list[str] = typer.Option([], "--x", help="Input sizes (or LO:HI); default: the design's."),
             param: list[str] = typer.Option([], "--param", "-p", help="Values for symbolic parameters: n=4."),
-            pipe: Optional[PipeRule] = typer.Option(None, "--pipe", help=PIPE_HELP + " Default: the design's "
+            pipe: PipeRule | None = typer.Option(None, "--pipe", help=PIPE_HELP + " Default: the design's "
                                                     "(pointwise unless it says otherwise)."),
-            plot: Optional[Path] = typer.Option(None, "--plot", help="Plot program and component models here."),
-            json_out: Optional[Path] = typer.Option(None, "--json", help="Write the composed model as JSON here."),
-            measured: Optional[str] = typer.Option(None, "--measured", help="Measurements of the program "
+            plot: Path | None = typer.Option(None, "--plot", help="Plot program and component models here."),
+            json_out: Path | None = typer.Option(None, "--json", help="Write the composed model as JSON here."),
+            measured: str | None = typer.Option(None, "--measured", help="Measurements of the program "
                                                    "(FILE[:REGION], over x) to set against the prediction."),
-            html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+            html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
             ) -> None:
     """Predict a designed program: composed model, each component's share, and the bottleneck."""
     from perfcompose.commands.intervals import prediction

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -44,8 +44,8 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
              skeleton: SkeletonKind = typer.Option("general", "--skeleton", help="The skeleton (general: eq. *)."),
              method: ForecastMethod = typer.Option("auto", "--method", help="Forecast method for both parts "
                                                    "(override with --method-t / --method-a)."),
-             method_t: Optional[ForecastMethod] = typer.Option(None, "--method-t", help="Method for T(n)."),
-             method_a: Optional[ForecastMethod] = typer.Option(None, "--method-a",
+             method_t: ForecastMethod | None = typer.Option(None, "--method-t", help="Method for T(n)."),
+             method_a: ForecastMethod | None = typer.Option(None, "--method-a",
                                                                help="Method for the penalty Ā(n,p)."),
              direction: Direction = typer.Option("auto", "--direction", help="Forecast Ā w.r.t. n (p fixed), p (n "
                                                  "fixed), or auto."),
@@ -58,17 +58,17 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
                                                "methods best in training."),
              training: int = typer.Option(1, "--training", min=1, help="best-two/best-three: known values "
                                           "nearest to the target to train on."),
-             train: Optional[str] = typer.Option(None, "--train", help="Learn only from the points in this "
+             train: str | None = typer.Option(None, "--train", help="Learn only from the points in this "
                                                  "window, e.g. 'n<=9689' or 'p<=196608' (conditions on n and p, "
                                                  "joined by commas); a measured target is still compared."),
              r: int = typer.Option(2, "--r", help="dc: branching degree."),
              d: int = typer.Option(1, "--d", help="dc: depth of the parallel expansion."),
              k: int = typer.Option(1, "--k", help="iteration: number of iterations."),
-             plot: Optional[Path] = typer.Option(Path("forecast.png"), "--plot", help="Plot of T(n) and Ā with "
+             plot: Path | None = typer.Option(Path("forecast.png"), "--plot", help="Plot of T(n) and Ā with "
                                                  "the forecast marked."),
              no_plot: bool = typer.Option(False, "--no-plot", help="Do not write the plot."),
-             json_out: Optional[Path] = typer.Option(None, "--json", help="Write the forecast here."),
-             html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+             json_out: Path | None = typer.Option(None, "--json", help="Write the forecast here."),
+             html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
              ) -> None:
     """Forecast T(n,p) = T(n)/p + Ā(n,p): each part by its own method, a measured target left out."""
     from perfcompose.skeleton import SkeletonSource, estimate, read_table
@@ -154,7 +154,7 @@ def _nearest(part: Any) -> float:
 @app.command()
 @user_errors
 def quality(table_file: Path = typer.Argument(..., metavar="TABLE.csv", help="Runtimes (see forecast)."),
-            json_out: Optional[Path] = typer.Option(None, "--json", help="Write the rows here."),
+            json_out: Path | None = typer.Option(None, "--json", help="Write the rows here."),
             ) -> None:
     """Penalty Ā(n,p) and Karp-Flatt serial fraction f(n,p) per p: constant is good, growing is not."""
     from perfcompose.skeleton import quality as quality_rows

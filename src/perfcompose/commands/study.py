@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -26,17 +26,18 @@ def run_study(configurations: list[str], xs: tuple[float, ...], rounds: int, cou
 
 @user_errors
 def validate(terms: list[str] = typer.Argument(..., help="Programs to run, e.g. 'pipe(inc, qsort)' 'tpool_2(qsort)'."),
-             x: list[str] = typer.Option(["1024:262144"], "--x", help="Input sizes (LO:HI = powers of two, or a list)."),
+             x: list[str] = typer.Option(["1024:262144"], "--x",
+                                         help="Input sizes (LO:HI = powers of two, or a list)."),
              rounds: int = typer.Option(5, "--reps", "--rounds", min=1, help="Interleaved rounds (repetitions)."),
              count: int = typer.Option(32, "--count", min=2, help="Elements per run, at least (more where short)."),
              workers: Workers = typer.Option("threads", "--workers", help="What runs the stages."),
-             json_out: Optional[Path] = typer.Option(None, "--json", help="Write one record per configuration here."),
+             json_out: Path | None = typer.Option(None, "--json", help="Write one record per configuration here."),
              restart: bool = typer.Option(False, "--restart", help="Discard finished measurements."),
-             html: Optional[Path] = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+             html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
              task: list[str] = typer.Option([], "--task", help="A stage of your own, NAME=module:function (a "
                                             "function of one data element), e.g. --task smooth=user_stages:smooth; "
                                             "repeatable. Built-in: nop, inc, qsort."),
-             input_: Optional[str] = typer.Option(None, "--input", help="module:function making one data element "
+             input_: str | None = typer.Option(None, "--input", help="module:function making one data element "
                                                   "of size x (default: x random 32-bit ints)."),
              ) -> None:
     """Run programs of nop, inc, qsort and your own stages (--task) for real, fit them (monolithic),

@@ -20,8 +20,8 @@ that k workers share) and add a hand-over measured once per machine:
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from perfcompose.compose.operators import Composer, pipe_model, seq_model
 from perfcompose.compose.terms import Component, Pipe, Seq, Term
@@ -42,7 +42,7 @@ class Overheads:
         return {"stream": self.stream.to_json(), "pipe": self.pipe.to_json()}
 
     @classmethod
-    def from_json(cls, record: Mapping) -> "Overheads":
+    def from_json(cls, record: Mapping) -> Overheads:
         return cls(Model.from_json(record["stream"]), Model.from_json(record["pipe"]))
 
 

@@ -47,7 +47,7 @@ def read(path: Path, text: str | None = None) -> Experiment:
             raise DataFormatError(f"{len(row)} fields where the header has {len(header)}", path=path,
                                   line=line, source_line=",".join(row))
 
-        def number(name: str) -> float:
+        def number(name: str, row: list[str] = row, line: int = line) -> float:
             cell = row[col[name]].strip()
             try:
                 v = float(cell)

@@ -6,8 +6,8 @@ in one region (call path): points with a coordinate per parameter and the repeat
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -90,7 +90,7 @@ class Experiment:
 
     @classmethod
     def single(cls, parameters: Sequence[str], points: Iterable[tuple[Sequence[float], Sequence[float]]],
-               *, metric: str = "time", unit: str = "s", region: str = "", source: str = "") -> "Experiment":
+               *, metric: str = "time", unit: str = "s", region: str = "", source: str = "") -> Experiment:
         """An experiment of one series from ``(coordinate, repetitions)`` pairs."""
         pts = tuple(Point(tuple(float(c) for c in coord), tuple(float(v) for v in vals))
                     for coord, vals in points)
@@ -119,7 +119,7 @@ class Experiment:
         raise DataFormatError(f"{len(found)} series match {what}", path=self.source or None,
                               hint=f"name the metric and/or region; the file has: {have}")
 
-    def select(self, metric: str | None = None, region: str | None = None) -> "Experiment":
+    def select(self, metric: str | None = None, region: str | None = None) -> Experiment:
         """The experiment restricted to the series of a metric and/or region."""
         chosen = tuple(s for s in self.series if (metric is None or s.metric == metric)
                        and (region is None or s.region == region))

@@ -6,9 +6,20 @@
 >>> round(float(LmPoly(3).fit([1, 2, 3, 4, 5], [1, 8, 27, 64, 125]).predict(6)), 9)
 216.0
 """
-from perfcompose.fit.forecast import (METHODS, Choice, Forecaster, ForecastError, Lm, LmPoly, Loess, MeanOf, Spline,
-                                      choose, forecaster)
 from perfcompose.fit.advisor import Suggestion, advise, advise_series
+from perfcompose.fit.forecast import (
+                                      METHODS,
+                                      Choice,
+                                      Forecaster,
+                                      ForecastError,
+                                      Lm,
+                                      LmPoly,
+                                      Loess,
+                                      MeanOf,
+                                      Spline,
+                                      choose,
+                                      forecaster,
+)
 from perfcompose.fit.pmnf import Candidate, FitResult, PMNFFitter, fit
 from perfcompose.fit.segmented import SegmentedFit, SegmentedFitter, piecewise_model
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -63,7 +64,8 @@ def advise(X: Any, values: Any, params: Sequence[str], fitter: PMNFFitter | None
            ) -> list[Suggestion]:
     """The ``count`` points that best separate the ``top`` hypotheses fitted to the measurements.
 
-    An empty list means the measurements already single out one hypothesis. ``X`` (n, d) and ``values`` as for :meth:`PMNFFitter.fit_arrays`; ``candidates`` (m, d)
+    An empty list means the measurements already single out one hypothesis. ``X`` (n, d) and
+    ``values`` as for :meth:`PMNFFitter.fit_arrays`; ``candidates`` (m, d)
     replaces the generated candidate points.
 
     >>> import numpy as np

@@ -7,10 +7,11 @@ digits, and the leave-one-out residuals come from the hat matrix without refitti
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 

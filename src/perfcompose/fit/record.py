@@ -12,7 +12,8 @@ from perfcompose.model import FIT_FORMAT
 
 
 def fit_to_json(result: Any) -> dict[str, Any]:
-    """The record of a :class:`~perfcompose.fit.pmnf.FitResult` or a :class:`~perfcompose.fit.segmented.SegmentedFit`."""
+    """The record of a :class:`~perfcompose.fit.pmnf.FitResult` or a
+    :class:`~perfcompose.fit.segmented.SegmentedFit`."""
     model = result.model
     segmented = hasattr(result, "segmented")
     text = result.describe() if segmented else model.to_extrap(digits=6)

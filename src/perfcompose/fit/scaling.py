@@ -13,7 +13,7 @@ mostly monotonically (Spearman's rank correlation at most ``-rho``).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -47,7 +47,7 @@ class Costs:
     omega: sp.Expr
     T: sp.Expr
 
-    def map(self, func) -> "Costs":
+    def map(self, func) -> Costs:
         """Apply ``func`` to each of the four expressions."""
         return Costs(func(self.phi), func(self.delta), func(self.omega), func(self.T))
 

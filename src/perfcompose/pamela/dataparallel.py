@@ -25,13 +25,15 @@ import importlib.util
 import math
 import os
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 from perfcompose.choices import Clock
 
-__all__ = ["Clock", "RunError", "Layout", "block", "cyclic", "replicated", "Machine", "run", "load_program", "SINGLE_THREAD_ENV"]
+__all__ = ["Clock", "RunError", "Layout", "block", "cyclic", "replicated", "Machine", "run", "load_program",
+           "SINGLE_THREAD_ENV"]
 
 #: environment that keeps NumPy's BLAS on one thread per worker (set before NumPy is imported)
 SINGLE_THREAD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}

@@ -201,7 +201,8 @@ class Evaluator:
                 if j1 <= j0:
                     values.append(np.zeros(len(ks)))
                     continue
-                check_memory(len(ks) * float(j1 - j0) * 8.0 * 4, f"a nested index range of {len(ks)} x {j1 - j0} values")
+                check_memory(len(ks) * float(j1 - j0) * 8.0 * 4,
+                             f"a nested index range of {len(ks)} x {j1 - j0} values")
                 js = np.arange(j0, j1, dtype=np.int64)
                 kk, jj = np.meshgrid(ks, js, indexing="ij")
                 v = np.broadcast_to(np.asarray(f(kk, jj, *[env[s] for s in syms]), dtype=float), kk.shape)

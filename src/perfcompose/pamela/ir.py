@@ -7,7 +7,7 @@ This is the paper's "normal form" (section 2.1): after substitution a process is
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 import sympy as sp
 
@@ -44,8 +44,8 @@ class Use:
 class Seq:
     """``left ; right``."""
 
-    left: "Proc"
-    right: "Proc"
+    left: Proc
+    right: Proc
     pos: Pos | None = None
 
 
@@ -53,8 +53,8 @@ class Seq:
 class Par:
     """``left || right``."""
 
-    left: "Proc"
-    right: "Proc"
+    left: Proc
+    right: Proc
     pos: Pos | None = None
 
 
@@ -66,7 +66,7 @@ class Loop:
     index: sp.Symbol
     lo: sp.Expr
     hi: sp.Expr
-    body: "Proc"
+    body: Proc
     pos: Pos | None = None
 
 
@@ -75,8 +75,8 @@ class Cond:
     """``if (c) then else else_``: ``c`` is 1 (true), 0 (false) or a probability in between."""
 
     condition: sp.Expr
-    then: "Proc"
-    else_: "Proc"
+    then: Proc
+    else_: Proc
     pos: Pos | None = None
 
 
@@ -87,4 +87,4 @@ class Nil:
 
 NIL = Nil()
 
-Proc = Union[Use, Seq, Par, Loop, Cond, Nil]
+Proc = Use | Seq | Par | Loop | Cond | Nil

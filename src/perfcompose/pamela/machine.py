@@ -14,10 +14,11 @@ Messages are timed by a ping-pong between two worker processes over the runtime'
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Mapping, Sequence
 
-__all__ = ["FULL_COLUMN_SIDES", "FULL_SIDES", "FULL_SIZES", "QUICK_SIDES", "QUICK_SIZES", "MachineParameters", "calibrate", "machine_text"]
+__all__ = ["FULL_COLUMN_SIDES", "FULL_SIDES", "FULL_SIZES", "QUICK_SIDES", "QUICK_SIZES", "MachineParameters",
+           "calibrate", "machine_text"]
 
 
 @dataclass(frozen=True)
@@ -250,7 +251,8 @@ def _spawn(target, args_per_process: Sequence[tuple]) -> list:
 def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7, clock: str = "wall",
               sides: Sequence[int] = FULL_SIDES, column_sides: Sequence[int] = FULL_COLUMN_SIDES) -> MachineParameters:
     """Measure every parameter of the machine model on this computer: vector kernels at ``sizes``
-    (elements), matrix kernels on matrices of ``sides``, column sweeps on ``column_sides``; ``clock``: ``wall`` (elapsed time) or
+    (elements), matrix kernels on matrices of ``sides``, column sweeps on ``column_sides``;
+    ``clock``: ``wall`` (elapsed time) or
     ``cpu`` (processor time, for programs measured by the processor time they use)."""
     import multiprocessing as mp
 

@@ -12,8 +12,8 @@ exact in the steady state of that network, whatever the distribution of the thin
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from perfcompose.model import symbol
 from perfcompose.pamela import ir

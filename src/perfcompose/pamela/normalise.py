@@ -12,17 +12,30 @@ the caller's scope), as in ordinary mathematics.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Union
+from typing import Any
 
 import sympy as sp
 
 from perfcompose.model import symbol
 from perfcompose.pamela import ir
-from perfcompose.pamela.symbolic import (MaxOver, MinOver, UnitVec, VMax, choose, index_symbol, indicator,
-                                         is_vector)
-from perfcompose.pamela.syntax import (BinOp, Call, Equation, If, Loop, Name, Neg, Node, Number, PamelaError,
-                                       Pos, Program, Vector)
+from perfcompose.pamela.symbolic import MaxOver, MinOver, UnitVec, VMax, choose, index_symbol, indicator, is_vector
+from perfcompose.pamela.syntax import (
+    BinOp,
+    Call,
+    Equation,
+    If,
+    Loop,
+    Name,
+    Neg,
+    Node,
+    Number,
+    PamelaError,
+    Pos,
+    Program,
+    Vector,
+)
 
 __all__ = ["NormalForm", "normalise", "check_names", "BUILTINS"]
 
@@ -56,7 +69,7 @@ class _Index:
 @dataclass(frozen=True)
 class _Arg:
     node: Node
-    env: "Env"
+    env: Env
 
 
 @dataclass(frozen=True)
@@ -64,7 +77,7 @@ class _Fixed:
     value: sp.Expr
 
 
-Binding = Union[_Index, _Arg, _Fixed]
+Binding = _Index | _Arg | _Fixed
 Env = Mapping[str, Binding]
 
 

@@ -20,8 +20,21 @@ from pathlib import Path
 
 import lark
 
-from perfcompose.pamela.syntax import (BinOp, Call, Equation, If, Loop, Name, Neg, Node, Number,
-                                       PamelaError, Pos, Program, Vector)
+from perfcompose.pamela.syntax import (
+    BinOp,
+    Call,
+    Equation,
+    If,
+    Loop,
+    Name,
+    Neg,
+    Node,
+    Number,
+    PamelaError,
+    Pos,
+    Program,
+    Vector,
+)
 
 __all__ = ["parse", "load", "GRAMMAR", "RESERVED"]
 

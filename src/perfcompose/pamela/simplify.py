@@ -20,12 +20,11 @@ as in any model of a program. Whatever no rule closes stays as a reduction, whic
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import sympy as sp
 
-from perfcompose.pamela.symbolic import (LoadTerm, MaxOver, MinOver, UnitVec, VMax, index_symbol, is_vector,
-                                         load_terms)
+from perfcompose.pamela.symbolic import LoadTerm, MaxOver, MinOver, UnitVec, VMax, index_symbol, is_vector, load_terms
 
 __all__ = ["simplify", "simplify_vector", "omega", "count_where", "sum_over", "max_over"]
 

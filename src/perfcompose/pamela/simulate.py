@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Mapping
+from typing import Literal
 
 import numpy as np
 import sympy as sp
@@ -135,7 +136,7 @@ class _Flattener:
         for cls, op in _BINARY.items():
             if isinstance(e, cls):
                 depth = self._emit(e.args[0], pos, what)
-                for k, arg in enumerate(e.args[1:]):
+                for arg in e.args[1:]:
                     depth = max(depth, 1 + self._emit(arg, pos, what))
                     code.append((op, 0))
                 return depth

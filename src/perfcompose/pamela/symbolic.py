@@ -8,8 +8,8 @@ lacks, and :class:`VMax` the largest element of a vector (omega = max(delta)).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Union
+from typing import Literal
 
 from perfcompose.errors import InputError
 
@@ -53,7 +53,7 @@ class Call:
     """``name(arg, ...)``: an equation with formal parameters, or a predefined operator."""
 
     name: str
-    args: tuple["Node", ...]
+    args: tuple[Node, ...]
     pos: Pos
 
 
@@ -62,8 +62,8 @@ class BinOp:
     """A binary operator: numeric (``+ - * / ^ mod div == != < <= > >=``) or process (``;`` ``||``)."""
 
     op: str
-    left: "Node"
-    right: "Node"
+    left: Node
+    right: Node
     pos: Pos
 
 
@@ -71,7 +71,7 @@ class BinOp:
 class Neg:
     """Unary minus."""
 
-    operand: "Node"
+    operand: Node
     pos: Pos
 
 
@@ -81,9 +81,9 @@ class Loop:
 
     kind: Literal["seq", "par", "sum", "max", "min"]
     index: str
-    lo: "Node"
-    hi: "Node"
-    body: "Node"
+    lo: Node
+    hi: Node
+    body: Node
     pos: Pos
 
 
@@ -91,9 +91,9 @@ class Loop:
 class If:
     """``if (cond) then_ else else_``; without ``else`` the other branch does nothing (or is 0)."""
 
-    cond: "Node"
-    then: "Node"
-    else_: "Node | None"
+    cond: Node
+    then: Node
+    else_: Node | None
     pos: Pos
 
 
@@ -101,11 +101,11 @@ class If:
 class Vector:
     """A vector literal ``[a, b, c]`` (base 0)."""
 
-    items: tuple["Node", ...]
+    items: tuple[Node, ...]
     pos: Pos
 
 
-Node = Union[Number, Name, Call, BinOp, Neg, Loop, If, Vector]
+Node = Number | Name | Call | BinOp | Neg | Loop | If | Vector
 
 
 @dataclass(frozen=True)

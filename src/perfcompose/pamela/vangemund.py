@@ -10,10 +10,10 @@ fastest is compared with the one measured fastest.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import median
-from typing import Callable, Sequence
 
 __all__ = ["Study", "STUDIES", "Row", "Case", "StudyResult", "run_study", "PROGRAMS"]
 
@@ -97,7 +97,15 @@ def run_study(out: Path, *, quick: bool = False, processors: Sequence[int] = (1,
     from perfcompose.pamela.costmodel import compile_file
     from perfcompose.pamela.dataparallel import run
     from perfcompose.pamela.engine import generate
-    from perfcompose.pamela.machine import FULL_COLUMN_SIDES, FULL_SIDES, FULL_SIZES, QUICK_SIDES, QUICK_SIZES, calibrate, machine_text
+    from perfcompose.pamela.machine import (
+        FULL_COLUMN_SIDES,
+        FULL_SIDES,
+        FULL_SIZES,
+        QUICK_SIDES,
+        QUICK_SIZES,
+        calibrate,
+        machine_text,
+    )
 
     say = progress or (lambda text: None)
     out.mkdir(parents=True, exist_ok=True)

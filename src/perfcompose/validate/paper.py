@@ -6,9 +6,9 @@ models.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
 
 import numpy as np
 
@@ -140,7 +140,8 @@ class Table2Row:
 
 def table2(parts: Mapping[str, Model]) -> list[Table2Row]:
     """Compose every Table-2 configuration from the given part models (nop, inc, qsort)."""
-    return [Table2Row(cfg, compose(cfg, parts, pipe="asymptotic"), Model.parse(mod, unit="ns"), Model.parse(mono, unit="ns"))
+    return [Table2Row(cfg, compose(cfg, parts, pipe="asymptotic"), Model.parse(mod, unit="ns"),
+                      Model.parse(mono, unit="ns"))
             for cfg, mono, mod in PAPER_TABLE2]
 
 
