@@ -8,17 +8,17 @@
 """
 from perfcompose.fit.advisor import Suggestion, advise, advise_series
 from perfcompose.fit.forecast import (
-                                      METHODS,
-                                      Choice,
-                                      Forecaster,
-                                      ForecastError,
-                                      Lm,
-                                      LmPoly,
-                                      Loess,
-                                      MeanOf,
-                                      Spline,
-                                      choose,
-                                      forecaster,
+    METHODS,
+    Choice,
+    Forecaster,
+    ForecastError,
+    Lm,
+    LmPoly,
+    Loess,
+    MeanOf,
+    Spline,
+    choose,
+    forecaster,
 )
 from perfcompose.fit.pmnf import Candidate, FitResult, PMNFFitter, fit
 from perfcompose.fit.segmented import SegmentedFit, SegmentedFitter, piecewise_model
