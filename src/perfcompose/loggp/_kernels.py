@@ -1,19 +1,18 @@
-"""What the compiled step simulators share: the gaps of section 3 (Figure 1), the loop that
-drains a processor's arrived messages in arrival order, the arrays every kernel starts from, and
-the option check; the heap itself is :mod:`perfcompose._heap`."""
+"""The step simulators compiled by Numba, the implementation used where the C extension
+(``_cstep.c``, the same kernels line for line) is not built: Figure 2's kernel, section 4.2's, and
+what they share: the gaps of section 3 (Figure 1) and the loop that drains a processor's arrived
+messages in arrival order; the heap itself is :mod:`perfcompose._heap`. Imported only by
+:mod:`.backend`, so that a process running the compiled extension never loads Numba."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
 
 import numpy as np
 from numba import njit
 
 from perfcompose._heap import heap_pop, heap_push
-from perfcompose.errors import InputError
-from perfcompose.loggp.program import CommStep
 
-__all__ = ["heap_pop", "heap_push", "gaps_after_receive", "gaps_after_send", "receive_first", "drain", "start_times",
-           "initial_gaps", "recv_pointers", "check_options"]
+__all__ = ["gaps_after_receive", "gaps_after_send", "receive_first", "drain", "standard_kernel", "worst_kernel"]
 
 
 @njit(cache=True)
@@ -61,37 +60,108 @@ def drain(p, rkey, rtb, rid, rsize, recv_ptr, next_send, recv_ready, finish, rec
     return seq
 
 
-def start_times(step: CommStep, start: Sequence[float] | np.ndarray | None) -> np.ndarray:
-    """When each processor enters the step (0 by default), checked."""
-    if start is None:
-        return np.zeros(step.P, dtype=np.float64)
-    t0 = np.ascontiguousarray(start, dtype=np.float64)
-    if t0.shape != (step.P,) or not np.all(np.isfinite(t0)):
-        raise InputError(f"start times must be {step.P} finite numbers, one per processor")
-    return t0.copy()
+@njit(cache=True)
+def standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, end_origin, random_ties,
+                     seed, send_start, recv_start, send_seq, recv_seq, finish, next_send,
+                     recv_ready):  # pragma: no cover - compiled
+    M = dst.shape[0]
+    pos = send_ptr[:P].copy()
+    rsize = np.zeros(P, np.int64)
+    rkey = np.empty(M, np.float64)
+    rtb = np.empty(M, np.float64)
+    rid = np.empty(M, np.int64)
+    hkey = np.empty(P, np.float64)
+    htb = np.empty(P, np.float64)
+    hid = np.empty(P, np.int64)
+    hn = 0
+    if random_ties:
+        np.random.seed(seed)
+    for p in range(P):
+        finish[p] = t0[p]
+        next_send[p] = max(next_send[p], t0[p])
+        recv_ready[p] = max(recv_ready[p], t0[p])
+        if send_ptr[p + 1] > send_ptr[p]:
+            tb = np.random.random() if random_ties else float(p)
+            hn = heap_push(hkey, htb, hid, 0, hn, next_send[p], tb, p)
+    send_gap_after_recv, recv_gap_after_recv = gaps_after_receive(o, g, end_origin)
+    seq = 0
+    arrivals = 0
+    while hn > 0:
+        p = hid[0]
+        ts = hkey[0]
+        hn = heap_pop(hkey, htb, hid, 0, hn)
+        base = recv_ptr[p]
+        tr = math.inf
+        if rsize[p] > 0:
+            tr = max(recv_ready[p], rkey[base])
+        if ts < tr:  # SEND (a receive that could start as early wins)
+            m = order[pos[p]]
+            pos[p] += 1
+            k1G = max(nbytes[m] - 1.0, 0.0) * G
+            send_start[m] = ts
+            send_seq[m] = seq
+            seq += 1
+            d = dst[m]
+            rsize[d] = heap_push(rkey, rtb, rid, recv_ptr[d], rsize[d], ts + o + k1G + L, float(arrivals), m)
+            arrivals += 1
+            send_gap, recv_gap = gaps_after_send(o, g, k1G, end_origin)
+            next_send[p] = ts + send_gap
+            recv_ready[p] = ts + recv_gap
+            finish[p] = ts + o
+        else:  # RECEIVE
+            seq = receive_first(p, tr, rkey, rtb, rid, rsize, base, next_send, recv_ready, finish, recv_start,
+                                recv_seq, seq, o, send_gap_after_recv, recv_gap_after_recv)
+        if pos[p] < send_ptr[p + 1]:
+            tb = np.random.random() if random_ties else float(p)
+            hn = heap_push(hkey, htb, hid, 0, hn, next_send[p], tb, p)
+    for p in range(P):  # drain the remaining receives
+        seq = drain(p, rkey, rtb, rid, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq, seq, o,
+                    send_gap_after_recv, recv_gap_after_recv)
+    return seq
 
 
-def initial_gaps(t0: np.ndarray, ready: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:
-    """The earliest first send and receive of each processor: its start, or later where the gaps
-    of an earlier step say so."""
-    if ready is None:
-        return t0.copy(), t0.copy()
-    ns, nr = (np.maximum(np.asarray(r, dtype=np.float64), t0) for r in ready)
-    if ns.shape != t0.shape or nr.shape != t0.shape:
-        raise InputError("the carried gap times need one value per processor")
-    return ns, nr
-
-
-def recv_pointers(step: CommStep) -> np.ndarray:
-    """CSR offsets of each processor's incoming messages (its arrival heap's slice)."""
-    ptr = np.zeros(step.P + 1, dtype=np.int64)
-    np.cumsum(np.bincount(step.dst, minlength=step.P), out=ptr[1:])
-    return ptr
-
-
-def check_options(gap_origin: str, ties: str) -> None:
-    """Refuse a gap origin or tie rule the simulators do not know (for callers from Python)."""
-    if gap_origin not in ("end", "start"):
-        raise InputError(f"gap origin {gap_origin!r}: choose 'end' or 'start'")
-    if ties not in ("random", "rank"):
-        raise InputError(f"ties {ties!r}: choose 'random' or 'rank'")
+@njit(cache=True)
+def worst_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_origin, forced,
+                  sent, waiting, rkey, rtb, rid, rsize, next_send, recv_ready, finish,
+                  send_start, recv_start, send_seq, recv_seq, counters, stack):  # pragma: no cover - compiled
+    send_gap_after_recv, recv_gap_after_recv = gaps_after_receive(o, g, end_origin)
+    sp = 0
+    if forced >= 0:
+        stack[sp] = forced
+        sp += 1
+    else:
+        for p in range(P):
+            if not sent[p] and waiting[p] == 0:
+                stack[sp] = p
+                sp += 1
+    while sp > 0:
+        sp -= 1
+        p = stack[sp]
+        counters[0] = drain(p, rkey, rtb, rid, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq,
+                            counters[0], o, send_gap_after_recv, recv_gap_after_recv)
+        if sent[p]:  # a forced processor whose last messages have now been sent to it
+            continue
+        sent[p] = True
+        for i in range(send_ptr[p], send_ptr[p + 1]):
+            m = order[i]
+            ts = next_send[p]
+            k1G = max(nbytes[m] - 1.0, 0.0) * G
+            send_start[m] = ts
+            send_seq[m] = counters[0]
+            counters[0] += 1
+            d = dst[m]
+            rsize[d] = heap_push(rkey, rtb, rid, recv_ptr[d], rsize[d], ts + o + k1G + L, float(m), m)
+            counters[1] += 1
+            send_gap, recv_gap = gaps_after_send(o, g, k1G, end_origin)
+            next_send[p] = ts + send_gap
+            recv_ready[p] = ts + recv_gap
+            finish[p] = ts + o
+            waiting[d] -= 1
+            if waiting[d] == 0:
+                stack[sp] = d
+                sp += 1
+    remaining = 0
+    for p in range(P):
+        if not sent[p]:
+            remaining += 1
+    return remaining

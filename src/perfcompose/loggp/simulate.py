@@ -32,24 +32,13 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
 
-from perfcompose.loggp._kernels import (
-    check_options,
-    drain,
-    gaps_after_receive,
-    gaps_after_send,
-    heap_pop,
-    heap_push,
-    initial_gaps,
-    receive_first,
-    recv_pointers,
-    start_times,
-)
+from perfcompose.loggp.backend import standard_kernel
 from perfcompose.loggp.options import GapOrigin, Ties
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep
 from perfcompose.loggp.results import ForcedSend, Op, StepResult
+from perfcompose.loggp.step_inputs import check_options, initial_gaps, recv_pointers, start_times
 
 __all__ = ["GapOrigin", "Ties", "Op", "ForcedSend", "StepResult", "simulate_step", "reference_step",
            "arrival_time", "send_after_send", "recv_after_send", "send_after_recv", "recv_after_recv"]
@@ -91,66 +80,6 @@ def recv_after_recv(r: float, p: LogGP) -> float:
     return r + max(p.o, p.g)
 
 
-@njit(cache=True)
-def _standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, end_origin, random_ties,
-                     seed, send_start, recv_start, send_seq, recv_seq, finish, next_send,
-                     recv_ready):  # pragma: no cover - compiled
-    M = dst.shape[0]
-    pos = send_ptr[:P].copy()
-    rsize = np.zeros(P, np.int64)
-    rkey = np.empty(M, np.float64)
-    rtb = np.empty(M, np.float64)
-    rid = np.empty(M, np.int64)
-    hkey = np.empty(P, np.float64)
-    htb = np.empty(P, np.float64)
-    hid = np.empty(P, np.int64)
-    hn = 0
-    if random_ties:
-        np.random.seed(seed)
-    for p in range(P):
-        finish[p] = t0[p]
-        next_send[p] = max(next_send[p], t0[p])
-        recv_ready[p] = max(recv_ready[p], t0[p])
-        if send_ptr[p + 1] > send_ptr[p]:
-            tb = np.random.random() if random_ties else float(p)
-            hn = heap_push(hkey, htb, hid, 0, hn, next_send[p], tb, p)
-    send_gap_after_recv, recv_gap_after_recv = gaps_after_receive(o, g, end_origin)
-    seq = 0
-    arrivals = 0
-    while hn > 0:
-        p = hid[0]
-        ts = hkey[0]
-        hn = heap_pop(hkey, htb, hid, 0, hn)
-        base = recv_ptr[p]
-        tr = math.inf
-        if rsize[p] > 0:
-            tr = max(recv_ready[p], rkey[base])
-        if ts < tr:  # SEND (a receive that could start as early wins)
-            m = order[pos[p]]
-            pos[p] += 1
-            k1G = max(nbytes[m] - 1.0, 0.0) * G
-            send_start[m] = ts
-            send_seq[m] = seq
-            seq += 1
-            d = dst[m]
-            rsize[d] = heap_push(rkey, rtb, rid, recv_ptr[d], rsize[d], ts + o + k1G + L, float(arrivals), m)
-            arrivals += 1
-            send_gap, recv_gap = gaps_after_send(o, g, k1G, end_origin)
-            next_send[p] = ts + send_gap
-            recv_ready[p] = ts + recv_gap
-            finish[p] = ts + o
-        else:  # RECEIVE
-            seq = receive_first(p, tr, rkey, rtb, rid, rsize, base, next_send, recv_ready, finish, recv_start,
-                                recv_seq, seq, o, send_gap_after_recv, recv_gap_after_recv)
-        if pos[p] < send_ptr[p + 1]:
-            tb = np.random.random() if random_ties else float(p)
-            hn = heap_push(hkey, htb, hid, 0, hn, next_send[p], tb, p)
-    for p in range(P):  # drain the remaining receives
-        seq = drain(p, rkey, rtb, rid, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq, seq, o,
-                    send_gap_after_recv, recv_gap_after_recv)
-    return seq
-
-
 def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.ndarray | None = None,
                   ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = "end",
                   ties: Ties = "random", seed: int = 0) -> StepResult:
@@ -169,7 +98,7 @@ def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.
     send_seq = np.zeros(M, dtype=np.int64)
     recv_seq = np.zeros(M, dtype=np.int64)
     finish = np.zeros(step.P)
-    _standard_kernel(step.P, step.dst, step.nbytes, step.order, step.send_ptr, recv_pointers(step), t0,
+    standard_kernel()(step.P, step.dst, step.nbytes, step.order, step.send_ptr, recv_pointers(step), t0,
                      params.L, params.o, params.g, params.G, gap_origin == "end", ties == "random",
                      int(seed) % (2 ** 32), send_start, recv_start, send_seq, recv_seq, finish, next_send,
                      next_recv)

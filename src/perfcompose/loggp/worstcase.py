@@ -11,74 +11,21 @@ the same time are received in the order of their ids.
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
-from perfcompose.loggp._kernels import (
-    check_options,
-    drain,
-    gaps_after_receive,
-    gaps_after_send,
-    heap_push,
-    initial_gaps,
-    recv_pointers,
-    start_times,
-)
-from perfcompose.loggp.components import WaitingComponents, cycle_candidates
+from perfcompose.loggp.backend import worst_kernel
 from perfcompose.loggp.options import GapOrigin, Ties
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep
 from perfcompose.loggp.results import ForcedSend, StepResult
+from perfcompose.loggp.step_inputs import check_options, initial_gaps, recv_pointers, start_times
+
+if TYPE_CHECKING:  # the components are compiled by Numba: loaded only when a cycle needs them
+    from perfcompose.loggp.components import WaitingComponents
 
 __all__ = ["worst_case_step", "cycle_candidates"]
-
-
-@njit(cache=True)
-def _worst_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_origin, forced,
-                  sent, waiting, rkey, rtb, rid, rsize, next_send, recv_ready, finish,
-                  send_start, recv_start, send_seq, recv_seq, counters, stack):  # pragma: no cover - compiled
-    send_gap_after_recv, recv_gap_after_recv = gaps_after_receive(o, g, end_origin)
-    sp = 0
-    if forced >= 0:
-        stack[sp] = forced
-        sp += 1
-    else:
-        for p in range(P):
-            if not sent[p] and waiting[p] == 0:
-                stack[sp] = p
-                sp += 1
-    while sp > 0:
-        sp -= 1
-        p = stack[sp]
-        counters[0] = drain(p, rkey, rtb, rid, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq,
-                            counters[0], o, send_gap_after_recv, recv_gap_after_recv)
-        if sent[p]:  # a forced processor whose last messages have now been sent to it
-            continue
-        sent[p] = True
-        for i in range(send_ptr[p], send_ptr[p + 1]):
-            m = order[i]
-            ts = next_send[p]
-            k1G = max(nbytes[m] - 1.0, 0.0) * G
-            send_start[m] = ts
-            send_seq[m] = counters[0]
-            counters[0] += 1
-            d = dst[m]
-            rsize[d] = heap_push(rkey, rtb, rid, recv_ptr[d], rsize[d], ts + o + k1G + L, float(m), m)
-            counters[1] += 1
-            send_gap, recv_gap = gaps_after_send(o, g, k1G, end_origin)
-            next_send[p] = ts + send_gap
-            recv_ready[p] = ts + recv_gap
-            finish[p] = ts + o
-            waiting[d] -= 1
-            if waiting[d] == 0:
-                stack[sp] = d
-                sp += 1
-    remaining = 0
-    for p in range(P):
-        if not sent[p]:
-            remaining += 1
-    return remaining
 
 
 def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None = None,
@@ -104,14 +51,17 @@ def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None =
     forced_sends: list[ForcedSend] = []
     forced = -1
     components: WaitingComponents | None = None
+    kernel = worst_kernel()
     while True:
-        remaining = _worst_kernel(P, step.dst, step.nbytes, step.order, step.send_ptr, recv_ptr, params.L,
-                                  params.o, params.g, params.G, gap_origin == "end", forced, sent, waiting,
-                                  rkey, rtb, rid, rsize, next_send, recv_ready, finish, send_start,
-                                  recv_start, send_seq, recv_seq, counters, stack)
+        remaining = kernel(P, step.dst, step.nbytes, step.order, step.send_ptr, recv_ptr, params.L,
+                           params.o, params.g, params.G, gap_origin == "end", forced, sent, waiting, rkey, rtb, rid,
+                           rsize, next_send, recv_ready, finish, send_start, recv_start, send_seq, recv_seq,
+                           counters, stack)
         if remaining == 0:
             break
         if components is None:
+            from perfcompose.loggp.components import WaitingComponents
+
             components = WaitingComponents(step)
         candidates = components.candidates(sent)
         if not candidates.size:  # cannot happen: every waiting processor waits on another waiting one
@@ -120,3 +70,10 @@ def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None =
         forced_sends.append(ForcedSend(step_index, forced, candidates))
     return StepResult(step, params, t0, send_start, recv_start, send_seq, recv_seq, finish, next_send, recv_ready,
                       tuple(forced_sends))
+
+
+def cycle_candidates(step: CommStep, sent: np.ndarray) -> list[int]:
+    """The processors that may be forced to break a deadlock (see :mod:`.components`)."""
+    from perfcompose.loggp.components import cycle_candidates as candidates
+
+    return candidates(step, sent)

@@ -1,0 +1,15 @@
+"""The compiled parts of perfcompose: C extensions built when a C compiler and the Python headers
+are there (Debian: gcc, python3-dev). Each is optional: without a compiler the install still
+succeeds and the package runs the same kernels compiled by Numba instead. Everything else about
+the package is in pyproject.toml."""
+from setuptools import Extension, setup
+
+_FLAGS = ["-O2", "-std=c99"]
+
+EXTENSIONS = [
+    # LogGP's step simulators (paper 002: Figure 2 and section 4.2)
+    Extension("perfcompose.loggp._cstep", ["src/perfcompose/loggp/_cstep.c"], extra_compile_args=_FLAGS,
+              optional=True),
+]
+
+setup(ext_modules=EXTENSIONS)

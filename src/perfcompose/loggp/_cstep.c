@@ -1,0 +1,487 @@
+/* The LogGP step simulators of paper 002 compiled as a C extension: the standard algorithm
+ * (Figure 2) and the worst case's inner loop (section 4.2). They are the Numba kernels of
+ * simulate.py and _kernels.py line for line (the same heaps, the same order of operations, the
+ * same Mersenne Twister stream for random ties as Numba's np.random after np.random.seed), so
+ * that both give identical results; the Python wrappers allocate and check every array and pass
+ * them here as buffers (no NumPy headers are needed to build this). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------ */
+/* buffers */
+
+typedef struct {
+    Py_buffer view;
+    int held;
+} Buf;
+
+/* kind: 'd' float64, 'q' int64, '?' bool; at least n items */
+static int get_buf(PyObject *obj, Buf *b, char kind, Py_ssize_t n, int writable, const char *name) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    Py_ssize_t itemsize = kind == '?' ? 1 : 8;
+    if (PyObject_GetBuffer(obj, &b->view, flags) < 0) {
+        return -1;
+    }
+    b->held = 1;
+    const char *f = b->view.format ? b->view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') {
+        f++;
+    }
+    int ok = b->view.itemsize == itemsize;
+    if (kind == 'd') {
+        ok = ok && f[0] == 'd';
+    } else if (kind == 'q') {
+        ok = ok && (f[0] == 'q' || f[0] == 'l');
+    } else {
+        ok = ok && (f[0] == '?' || f[0] == 'b' || f[0] == 'B');
+    }
+    if (!ok || b->view.len / itemsize < n) {
+        PyErr_Format(PyExc_ValueError, "%s: expected at least %zd items of %s", name, n,
+                     kind == 'd' ? "float64" : kind == 'q' ? "int64" : "bool");
+        return -1;
+    }
+    return 0;
+}
+
+static void release(Buf *bufs, int n) {
+    for (int i = 0; i < n; i++) {
+        if (bufs[i].held) {
+            PyBuffer_Release(&bufs[i].view);
+            bufs[i].held = 0;
+        }
+    }
+}
+
+#define F64(b) ((double *)(b).view.buf)
+#define I64(b) ((int64_t *)(b).view.buf)
+#define BOOL(b) ((char *)(b).view.buf)
+
+/* ------------------------------------------------------------------------------------------ */
+/* the heap of _heap.py: (key, tie-break, id) from base; smallest key first, then tie-break */
+
+static inline int less(double k1, double t1, double k2, double t2) {
+    return k1 < k2 || (k1 == k2 && t1 < t2);
+}
+
+static inline int64_t heap_push(double *keys, double *tbs, int64_t *ids, int64_t base, int64_t n, double key,
+                                double tb, int64_t ident) {
+    int64_t i = n;
+    while (i > 0) {
+        int64_t parent = (i - 1) >> 1;
+        if (!less(key, tb, keys[base + parent], tbs[base + parent])) {
+            break;
+        }
+        keys[base + i] = keys[base + parent];
+        tbs[base + i] = tbs[base + parent];
+        ids[base + i] = ids[base + parent];
+        i = parent;
+    }
+    keys[base + i] = key;
+    tbs[base + i] = tb;
+    ids[base + i] = ident;
+    return n + 1;
+}
+
+static inline int64_t heap_pop(double *keys, double *tbs, int64_t *ids, int64_t base, int64_t n) {
+    n -= 1;
+    if (n <= 0) {
+        return n;
+    }
+    double key = keys[base + n], tb = tbs[base + n];
+    int64_t ident = ids[base + n];
+    int64_t i = 0;
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && less(keys[base + c + 1], tbs[base + c + 1], keys[base + c], tbs[base + c])) {
+            c += 1;
+        }
+        if (!less(keys[base + c], tbs[base + c], key, tb)) {
+            break;
+        }
+        keys[base + i] = keys[base + c];
+        tbs[base + i] = tbs[base + c];
+        ids[base + i] = ids[base + c];
+        i = c;
+    }
+    keys[base + i] = key;
+    tbs[base + i] = tb;
+    ids[base + i] = ident;
+    return n;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* MT19937 as Numba seeds and draws it (np.random.seed(s) with a 32-bit s; np.random.random()) */
+
+#define MT_N 624
+#define MT_M 397
+
+typedef struct {
+    uint32_t mt[MT_N];
+    int index;
+} MT;
+
+static void mt_seed(MT *s, uint32_t seed) {
+    for (int pos = 0; pos < MT_N; pos++) {
+        s->mt[pos] = seed;
+        seed = 1812433253U * (seed ^ (seed >> 30)) + (uint32_t)pos + 1U;
+    }
+    s->index = MT_N;
+}
+
+static void mt_shuffle(MT *s) {
+    uint32_t *mt = s->mt, y;
+    int i;
+    for (i = 0; i < MT_N - MT_M; i++) {
+        y = (mt[i] & 0x80000000U) | (mt[i + 1] & 0x7fffffffU);
+        mt[i] = mt[i + MT_M] ^ (y >> 1) ^ (-(int32_t)(y & 1) & 0x9908b0dfU);
+    }
+    for (; i < MT_N - 1; i++) {
+        y = (mt[i] & 0x80000000U) | (mt[i + 1] & 0x7fffffffU);
+        mt[i] = mt[i + (MT_M - MT_N)] ^ (y >> 1) ^ (-(int32_t)(y & 1) & 0x9908b0dfU);
+    }
+    y = (mt[MT_N - 1] & 0x80000000U) | (mt[0] & 0x7fffffffU);
+    mt[MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ (-(int32_t)(y & 1) & 0x9908b0dfU);
+    s->index = 0;
+}
+
+static inline uint32_t mt_next(MT *s) {
+    if (s->index >= MT_N) {
+        mt_shuffle(s);
+    }
+    uint32_t y = s->mt[s->index++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    y ^= (y >> 18);
+    return y;
+}
+
+static inline double mt_double(MT *s) {
+    uint32_t a = mt_next(s) >> 5, b = mt_next(s) >> 6;
+    return (a * 67108864.0 + b) / 9007199254740992.0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the gaps of Figure 1 and the receives (_kernels.py) */
+
+typedef struct {
+    double *rkey, *rtb;
+    int64_t *rid, *rsize, *recv_ptr;
+    double *next_send, *recv_ready, *finish, *recv_start;
+    int64_t *recv_seq;
+    double o, send_gap_after_recv, recv_gap_after_recv;
+} Receiver;
+
+static void gaps_after_receive(double o, double g, int end_origin, double *send, double *recv) {
+    if (end_origin) {
+        *send = o + fmax(2.0 * o, g) - 2.0 * o;
+    } else {
+        *send = fmax(o, fmax(2.0 * o, g) - 2.0 * o);
+    }
+    *recv = fmax(o, g);
+}
+
+static inline void gaps_after_send(double o, double g, double k1G, int end_origin, double *send, double *recv) {
+    *send = fmax(o, g + k1G);
+    *recv = end_origin ? (o + k1G + g) : *send;
+}
+
+/* processor p receives the first message of its arrival heap at tr; returns the next number */
+static inline int64_t receive_first(Receiver *r, int64_t p, double tr, int64_t seq) {
+    int64_t base = r->recv_ptr[p];
+    int64_t m = r->rid[base];
+    r->rsize[p] = heap_pop(r->rkey, r->rtb, r->rid, base, r->rsize[p]);
+    r->recv_start[m] = tr;
+    r->recv_seq[m] = seq;
+    r->next_send[p] = tr + r->send_gap_after_recv;
+    r->recv_ready[p] = tr + r->recv_gap_after_recv;
+    r->finish[p] = tr + r->o;
+    return seq + 1;
+}
+
+static int64_t drain(Receiver *r, int64_t p, int64_t seq) {
+    int64_t base = r->recv_ptr[p];
+    while (r->rsize[p] > 0) {
+        seq = receive_first(r, p, fmax(r->recv_ready[p], r->rkey[base]), seq);
+    }
+    return seq;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Figure 2 */
+
+typedef struct {
+    int64_t P, M;
+    const int64_t *dst, *order, *send_ptr;
+    const double *nbytes, *t0;
+    double L, o, g, G;
+    int end_origin, random_ties;
+    uint32_t seed;
+    double *send_start;
+    int64_t *send_seq;
+} Standard;
+
+static int64_t standard_run(Standard *a, Receiver *r, int64_t *pos, double *hkey, double *htb, int64_t *hid) {
+    int64_t P = a->P, hn = 0, seq = 0, arrivals = 0;
+    MT *rng = NULL;
+    if (a->random_ties) {
+        rng = (MT *)malloc(sizeof(MT));
+        if (rng == NULL) {
+            return -1;
+        }
+        mt_seed(rng, a->seed);
+    }
+    for (int64_t p = 0; p < P; p++) {
+        pos[p] = a->send_ptr[p];
+        r->finish[p] = a->t0[p];
+        r->next_send[p] = fmax(r->next_send[p], a->t0[p]);
+        r->recv_ready[p] = fmax(r->recv_ready[p], a->t0[p]);
+        r->rsize[p] = 0;
+        if (a->send_ptr[p + 1] > a->send_ptr[p]) {
+            double tb = rng ? mt_double(rng) : (double)p;
+            hn = heap_push(hkey, htb, hid, 0, hn, r->next_send[p], tb, p);
+        }
+    }
+    while (hn > 0) {
+        int64_t p = hid[0];
+        double ts = hkey[0];
+        hn = heap_pop(hkey, htb, hid, 0, hn);
+        int64_t base = r->recv_ptr[p];
+        double tr = INFINITY;
+        if (r->rsize[p] > 0) {
+            tr = fmax(r->recv_ready[p], r->rkey[base]);
+        }
+        if (ts < tr) { /* SEND (a receive that could start as early wins) */
+            int64_t m = a->order[pos[p]];
+            pos[p] += 1;
+            double k1G = fmax(a->nbytes[m] - 1.0, 0.0) * a->G;
+            a->send_start[m] = ts;
+            a->send_seq[m] = seq++;
+            int64_t d = a->dst[m];
+            r->rsize[d] = heap_push(r->rkey, r->rtb, r->rid, r->recv_ptr[d], r->rsize[d], ts + a->o + k1G + a->L,
+                                    (double)arrivals, m);
+            arrivals += 1;
+            double send_gap, recv_gap;
+            gaps_after_send(a->o, a->g, k1G, a->end_origin, &send_gap, &recv_gap);
+            r->next_send[p] = ts + send_gap;
+            r->recv_ready[p] = ts + recv_gap;
+            r->finish[p] = ts + a->o;
+        } else { /* RECEIVE */
+            seq = receive_first(r, p, tr, seq);
+        }
+        if (pos[p] < a->send_ptr[p + 1]) {
+            double tb = rng ? mt_double(rng) : (double)p;
+            hn = heap_push(hkey, htb, hid, 0, hn, r->next_send[p], tb, p);
+        }
+    }
+    for (int64_t p = 0; p < P; p++) { /* drain the remaining receives */
+        seq = drain(r, p, seq);
+    }
+    free(rng);
+    return seq;
+}
+
+static PyObject *standard(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t P;
+    PyObject *o_dst, *o_nbytes, *o_order, *o_send_ptr, *o_recv_ptr, *o_t0, *o_send_start, *o_recv_start;
+    PyObject *o_send_seq, *o_recv_seq, *o_finish, *o_next_send, *o_recv_ready;
+    double L, o, g, G;
+    int end_origin, random_ties;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "nOOOOOOddddppKOOOOOOO:standard", &P, &o_dst, &o_nbytes, &o_order, &o_send_ptr,
+                          &o_recv_ptr, &o_t0, &L, &o, &g, &G, &end_origin, &random_ties, &seed, &o_send_start,
+                          &o_recv_start, &o_send_seq, &o_recv_seq, &o_finish, &o_next_send, &o_recv_ready)) {
+        return NULL;
+    }
+    Buf b[13];
+    memset(b, 0, sizeof(b));
+    if (get_buf(o_dst, &b[0], 'q', 0, 0, "dst") < 0) {
+        release(b, 13);
+        return NULL;
+    }
+    Py_ssize_t M = b[0].view.len / 8;
+    PyObject *objs[13] = {o_dst, o_nbytes, o_order, o_send_ptr, o_recv_ptr, o_t0, o_send_start, o_recv_start,
+                          o_send_seq, o_recv_seq, o_finish, o_next_send, o_recv_ready};
+    const char *names[13] = {"dst", "nbytes", "order", "send_ptr", "recv_ptr", "t0", "send_start", "recv_start",
+                             "send_seq", "recv_seq", "finish", "next_send", "recv_ready"};
+    const char kinds[13] = {'q', 'd', 'q', 'q', 'q', 'd', 'd', 'd', 'q', 'q', 'd', 'd', 'd'};
+    const Py_ssize_t sizes[13] = {M, M, M, P + 1, P + 1, P, M, M, M, M, P, P, P};
+    for (int i = 1; i < 13; i++) {
+        if (get_buf(objs[i], &b[i], kinds[i], sizes[i], i >= 6, names[i]) < 0) {
+            release(b, 13);
+            return NULL;
+        }
+    }
+    Standard a = {P, M, I64(b[0]), I64(b[2]), I64(b[3]), F64(b[1]), F64(b[5]), L, o, g, G, end_origin,
+                  random_ties, (uint32_t)(seed & 0xffffffffULL), F64(b[6]), I64(b[8])};
+    Receiver r = {NULL, NULL, NULL, NULL, I64(b[4]), F64(b[11]), F64(b[12]), F64(b[10]), F64(b[7]), I64(b[9]), o,
+                  0.0, 0.0};
+    gaps_after_receive(o, g, end_origin, &r.send_gap_after_recv, &r.recv_gap_after_recv);
+    size_t m1 = (size_t)(M > 0 ? M : 1), p1 = (size_t)(P > 0 ? P : 1);
+    r.rkey = (double *)malloc(m1 * sizeof(double));
+    r.rtb = (double *)malloc(m1 * sizeof(double));
+    r.rid = (int64_t *)malloc(m1 * sizeof(int64_t));
+    r.rsize = (int64_t *)malloc(p1 * sizeof(int64_t));
+    int64_t *pos = (int64_t *)malloc(p1 * sizeof(int64_t));
+    double *hkey = (double *)malloc(p1 * sizeof(double));
+    double *htb = (double *)malloc(p1 * sizeof(double));
+    int64_t *hid = (int64_t *)malloc(p1 * sizeof(int64_t));
+    int64_t seq = -1;
+    if (r.rkey && r.rtb && r.rid && r.rsize && pos && hkey && htb && hid) {
+        Py_BEGIN_ALLOW_THREADS
+        seq = standard_run(&a, &r, pos, hkey, htb, hid);
+        Py_END_ALLOW_THREADS
+    }
+    free(r.rkey);
+    free(r.rtb);
+    free(r.rid);
+    free(r.rsize);
+    free(pos);
+    free(hkey);
+    free(htb);
+    free(hid);
+    release(b, 13);
+    if (seq < 0) {
+        return PyErr_NoMemory();
+    }
+    return PyLong_FromLongLong(seq);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* section 4.2: receive everything, then send; returns how many processors have not sent yet */
+
+typedef struct {
+    int64_t P;
+    const int64_t *dst, *order, *send_ptr;
+    const double *nbytes;
+    double L, o, g, G;
+    int end_origin;
+    int64_t forced;
+    char *sent;
+    int64_t *waiting, *counters, *stack, *send_seq;
+    double *send_start;
+} Worst;
+
+static int64_t worst_run(Worst *a, Receiver *r) {
+    int64_t sp = 0, P = a->P;
+    if (a->forced >= 0) {
+        a->stack[sp++] = a->forced;
+    } else {
+        for (int64_t p = 0; p < P; p++) {
+            if (!a->sent[p] && a->waiting[p] == 0) {
+                a->stack[sp++] = p;
+            }
+        }
+    }
+    while (sp > 0) {
+        int64_t p = a->stack[--sp];
+        a->counters[0] = drain(r, p, a->counters[0]);
+        if (a->sent[p]) { /* a forced processor whose last messages have now been sent to it */
+            continue;
+        }
+        a->sent[p] = 1;
+        for (int64_t i = a->send_ptr[p]; i < a->send_ptr[p + 1]; i++) {
+            int64_t m = a->order[i];
+            double ts = r->next_send[p];
+            double k1G = fmax(a->nbytes[m] - 1.0, 0.0) * a->G;
+            a->send_start[m] = ts;
+            a->send_seq[m] = a->counters[0]++;
+            int64_t d = a->dst[m];
+            r->rsize[d] = heap_push(r->rkey, r->rtb, r->rid, r->recv_ptr[d], r->rsize[d], ts + a->o + k1G + a->L,
+                                    (double)m, m);
+            a->counters[1] += 1;
+            double send_gap, recv_gap;
+            gaps_after_send(a->o, a->g, k1G, a->end_origin, &send_gap, &recv_gap);
+            r->next_send[p] = ts + send_gap;
+            r->recv_ready[p] = ts + recv_gap;
+            r->finish[p] = ts + a->o;
+            a->waiting[d] -= 1;
+            if (a->waiting[d] == 0) {
+                a->stack[sp++] = d;
+            }
+        }
+    }
+    int64_t remaining = 0;
+    for (int64_t p = 0; p < P; p++) {
+        remaining += !a->sent[p];
+    }
+    return remaining;
+}
+
+static PyObject *worst(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t P;
+    long long forced;
+    double L, o, g, G;
+    int end_origin;
+    PyObject *ob[20];
+    if (!PyArg_ParseTuple(args, "nOOOOOddddpLOOOOOOOOOOOOOOO:worst", &P, &ob[0], &ob[1], &ob[2], &ob[3], &ob[4], &L,
+                          &o, &g, &G, &end_origin, &forced, &ob[5], &ob[6], &ob[7], &ob[8], &ob[9], &ob[10],
+                          &ob[11], &ob[12], &ob[13], &ob[14], &ob[15], &ob[16], &ob[17], &ob[18], &ob[19])) {
+        return NULL;
+    }
+    /* dst nbytes order send_ptr recv_ptr | sent waiting rkey rtb rid rsize next_send recv_ready finish
+       send_start recv_start send_seq recv_seq counters stack */
+    Buf b[20];
+    memset(b, 0, sizeof(b));
+    if (get_buf(ob[0], &b[0], 'q', 0, 0, "dst") < 0) {
+        release(b, 20);
+        return NULL;
+    }
+    Py_ssize_t M = b[0].view.len / 8;
+    const char *names[20] = {"dst", "nbytes", "order", "send_ptr", "recv_ptr", "sent", "waiting", "rkey", "rtb",
+                             "rid", "rsize", "next_send", "recv_ready", "finish", "send_start", "recv_start",
+                             "send_seq", "recv_seq", "counters", "stack"};
+    const char kinds[20] = {'q', 'd', 'q', 'q', 'q', '?', 'q', 'd', 'd', 'q', 'q', 'd', 'd', 'd', 'd', 'd', 'q', 'q',
+                            'q', 'q'};
+    const Py_ssize_t sizes[20] = {M, M, M, P + 1, P + 1, P, P, M, M, M, P, P, P, P, M, M, M, M, 2, P};
+    for (int i = 1; i < 20; i++) {
+        if (get_buf(ob[i], &b[i], kinds[i], sizes[i], i >= 5, names[i]) < 0) {
+            release(b, 20);
+            return NULL;
+        }
+    }
+    if (forced >= P) {
+        release(b, 20);
+        PyErr_SetString(PyExc_ValueError, "forced: not a processor");
+        return NULL;
+    }
+    Worst a = {P, I64(b[0]), I64(b[2]), I64(b[3]), F64(b[1]), L, o, g, G, end_origin, (int64_t)forced, BOOL(b[5]),
+               I64(b[6]), I64(b[18]), I64(b[19]), I64(b[16]), F64(b[14])};
+    Receiver r = {F64(b[7]), F64(b[8]), I64(b[9]), I64(b[10]), I64(b[4]), F64(b[11]), F64(b[12]), F64(b[13]),
+                  F64(b[15]), I64(b[17]), o, 0.0, 0.0};
+    gaps_after_receive(o, g, end_origin, &r.send_gap_after_recv, &r.recv_gap_after_recv);
+    int64_t remaining;
+    Py_BEGIN_ALLOW_THREADS
+    remaining = worst_run(&a, &r);
+    Py_END_ALLOW_THREADS
+    release(b, 20);
+    return PyLong_FromLongLong(remaining);
+}
+
+static PyMethodDef methods[] = {
+    {"standard", standard, METH_VARARGS,
+     "standard(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, end_origin, random_ties, seed, "
+     "send_start, recv_start, send_seq, recv_seq, finish, next_send, recv_ready) -> operations\n\n"
+     "One communication step with Figure 2's algorithm; fills the output arrays."},
+    {"worst", worst, METH_VARARGS,
+     "worst(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_origin, forced, sent, waiting, rkey, rtb, "
+     "rid, rsize, next_send, recv_ready, finish, send_start, recv_start, send_seq, recv_seq, counters, stack) "
+     "-> processors that have not sent\n\n"
+     "Section 4.2's sends and receives until every processor has sent or all wait on each other."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cstep",
+                                    "LogGP step simulators (paper 002, Figure 2 and section 4.2), compiled.", -1,
+                                    methods};
+
+PyMODINIT_FUNC PyInit__cstep(void) { return PyModule_Create(&module); }

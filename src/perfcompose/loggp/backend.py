@@ -1,0 +1,73 @@
+"""Which implementation runs the LogGP step kernels: the compiled C extension
+(``perfcompose.loggp._cstep``, built when the package is installed with a C compiler) or, without
+it, the same kernels compiled by Numba (:mod:`._kernels`). Both take the same arguments and give
+identical results; the extension needs no Numba at all, so that a process that simulates with it
+starts in a fraction of the time. ``PERFCOMPOSE_KERNELS=numba`` in the environment picks Numba
+even where the extension is built."""
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, Literal
+
+__all__ = ["Implementation", "implementation", "describe", "standard_kernel", "worst_kernel", "compiled_module"]
+
+#: the compiled extension, or Numba
+Implementation = Literal["compiled", "numba"]
+
+_NAMES = {"compiled": "compiled extension (C)", "numba": "Numba"}
+
+
+@functools.cache
+def compiled_module() -> ModuleType | None:
+    """The compiled extension, or None where it was not built (or Numba is asked for)."""
+    if os.environ.get("PERFCOMPOSE_KERNELS", "").strip().lower() == "numba":
+        return None
+    try:
+        return importlib.import_module("perfcompose.loggp._cstep")
+    except ImportError:
+        return None
+
+
+def implementation() -> Implementation:
+    """Which implementation runs the kernels in this process."""
+    return "compiled" if compiled_module() is not None else "numba"
+
+
+def describe(which: Implementation | None = None) -> str:
+    """A name for people: "compiled extension (C)" or "Numba"."""
+    return _NAMES[which or implementation()]
+
+
+def _module(which: Implementation | None) -> ModuleType | None:
+    """The extension where ``which`` (default: this process's choice) asks for it; None for Numba."""
+    if which == "numba":
+        return None
+    module = compiled_module()
+    if module is None and which == "compiled":
+        raise ImportError("the compiled extension perfcompose.loggp._cstep is not built (install the package "
+                          "with a C compiler and the Python headers: gcc, python3-dev)")
+    return module
+
+
+def standard_kernel(which: Implementation | None = None) -> Callable[..., Any]:
+    """Figure 2's kernel (arguments as in :func:`perfcompose.loggp._kernels.standard_kernel`)."""
+    module = _module(which)
+    if module is not None:
+        return module.standard  # type: ignore[no-any-return]
+    from perfcompose.loggp._kernels import standard_kernel as numba_kernel
+
+    return numba_kernel  # type: ignore[no-any-return]
+
+
+def worst_kernel(which: Implementation | None = None) -> Callable[..., Any]:
+    """Section 4.2's kernel (arguments as in :func:`perfcompose.loggp._kernels.worst_kernel`)."""
+    module = _module(which)
+    if module is not None:
+        return module.worst  # type: ignore[no-any-return]
+    from perfcompose.loggp._kernels import worst_kernel as numba_kernel
+
+    return numba_kernel  # type: ignore[no-any-return]
