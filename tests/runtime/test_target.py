@@ -82,3 +82,33 @@ def test_median_period_of_two_workers_finishing_in_pairs_is_the_pool_period():
     run = _run(stamps, warmup=2, workers=2)
     assert median_period(run, 2) * 1e3 == pytest.approx(run.per_element * 1e3, rel=0.01)
     assert median_period(run, 2) * 1e3 == pytest.approx(1.0, rel=0.01)
+
+
+def test_own_threads_cpu_since_counts_what_this_process_ran():
+    from perfcompose.runtime.target import own_cpu_since, thread_cpu_ns
+
+    before = thread_cpu_ns()
+    if before is None:
+        pytest.skip("the kernel does not report thread CPU times")
+    t = time.thread_time()
+    while time.thread_time() - t < 0.02:
+        pass
+    used = own_cpu_since(before)
+    assert used is not None and used >= 0.019
+
+
+def test_waiting_for_the_programs_own_threads_is_not_lost_to_others():
+    import dataclasses
+
+    from perfcompose.runtime.target import WAKE_LATENCY, _disturbed, lost_to_others
+
+    # 40 elements over 40 ms; the two workers waited 10 ms for a core in all
+    waited = dataclasses.replace(_run(np.arange(1, 41, dtype=float), workers=2), runqueue_wait=0.010)
+    allowance = WAKE_LATENCY * 40
+    # the feeding thread ran 9.5 ms beside them: only the rest is other programs' doing
+    assert lost_to_others(waited, 0.0095) == pytest.approx(0.0005 - allowance)
+    assert not _disturbed(waited, lost_to_others(waited, 0.0095))
+    assert lost_to_others(waited, 0.0) == pytest.approx(0.010 - allowance)
+    assert _disturbed(waited, lost_to_others(waited, 0.0))
+    assert lost_to_others(waited, 0.020) == 0.0
+    assert lost_to_others(waited, None) is None

@@ -12,9 +12,56 @@ from perfcompose.bench.runner import Failure, Target, _Failed
 from perfcompose.compose.terms import Term
 from perfcompose.runtime.executor import RunResult, TaskError, run_term
 
+#: the kernel's own latency in waking a worker, allowed per element (1-3 us measured idle)
+WAKE_LATENCY = 3e-6
+#: a run whose workers lost more than this share of it to other programs is disturbed
+DISTURBED_SHARE = 0.02
+
+
+def thread_cpu_ns() -> dict[int, int] | None:
+    """The CPU time [ns] every thread of this process has used so far, by thread id (Linux
+    ``/proc/self/task/*/schedstat``), or None where the kernel does not say."""
+    used: dict[int, int] = {}
+    try:
+        for task in os.scandir("/proc/self/task"):
+            try:
+                with open(f"{task.path}/schedstat", "rb") as f:
+                    used[int(task.name)] = int(f.read().split()[0])
+            except FileNotFoundError:  # the thread ended meanwhile
+                continue
+    except (OSError, IndexError, ValueError):
+        return None
+    return used
+
+
+def own_cpu_since(before: Mapping[int, int] | None) -> float | None:
+    """Seconds of CPU that the threads alive at ``before`` (:func:`thread_cpu_ns`) have used
+    since: this process's own work beside a run's workers (the thread feeding the stream and
+    collecting it, a progress display), which takes the workers' cores as other programs do."""
+    after = thread_cpu_ns()
+    if before is None or after is None:
+        return None
+    return sum(max(after[t] - c, 0) for t, c in before.items() if t in after) * 1e-9
+
+
+def lost_to_others(result: RunResult, own_cpu: float | None) -> float | None:
+    """Seconds the run's workers waited for a core because *other* programs held it: their
+    runqueue wait less what this process's own other threads ran meanwhile (``own_cpu``; a
+    worker waits at most that long for them) and the kernel's latency in waking a worker per
+    element. On a quiet machine that is zero even where the workers and the feeding thread
+    together outnumber the cores; None where the kernel does not say."""
+    if result.runqueue_wait is None or own_cpu is None:
+        return None
+    return max(result.runqueue_wait - own_cpu - WAKE_LATENCY * len(result.finished), 0.0)
+
 #: how a run's time per data element is summed up: ``mean``, the papers' average (the steady
 #: state's span over its elements), or ``median`` (:func:`median_period`)
 Period = Literal["mean", "median"]
+
+
+def _disturbed(result: RunResult, lost: float | None) -> bool:
+    """Whether other programs took more than ``DISTURBED_SHARE`` of the run from its workers."""
+    return lost is not None and lost > DISTURBED_SHARE * result.makespan
 
 
 def median_period(result: RunResult, window: int) -> float:
@@ -52,8 +99,8 @@ class TermTarget(Target):
     #: runs taken again, and runs kept although disturbed (every retake was disturbed too)
     retaken: int = 0
     kept_disturbed: int = 0
-    #: per (term index, x): the largest share of a kept run that its workers spent waiting for a
-    #: core, and how many kept runs were disturbed (in this invocation)
+    #: per (term index, x): the largest share of a kept run that its workers lost to other
+    #: programs (:func:`lost_to_others`), and how many kept runs were disturbed (in this invocation)
     wait_share: dict[tuple[int, float], float] = field(default_factory=dict)
     disturbed_runs: dict[tuple[int, float], int] = field(default_factory=dict)
     _spent: list[float] = field(default_factory=lambda: [0.0, 0.0], repr=False)  # kept, retakes [s]
@@ -71,18 +118,20 @@ class TermTarget(Target):
         key = (k, point[self.size])
         count = self._count.get(key, self.count)
         retries = self.retry_disturbed if warm <= (os.cpu_count() or 1) else 0
-        best = None
+        best: tuple[RunResult, float | None] | None = None
         for attempt in range(retries + 1):
             elements = [self.make(point[self.size]) for _ in range(count + warm)]
+            own = thread_cpu_ns()
             try:
                 result = run_term(term, elements, self.functions, workers=self.workers, warmup=warm,
                                   keep_outputs=False)
             except TaskError as exc:
                 raise _Failed(Failure(None, str(exc))) from None
-            if best is None or self._time(result, warm) < self._time(best, warm):
-                best = result
-            if not result.disturbed:
-                best = result
+            run = (result, lost_to_others(result, own_cpu_since(own)))
+            quiet = not _disturbed(*run)
+            if best is None or quiet or self._time(result, warm) < self._time(best[0], warm):
+                best = run
+            if quiet:
                 break
             if attempt < retries and self._spent[1] < self.retake_budget * (self._spent[0] + result.makespan):
                 self.retaken += 1
@@ -90,20 +139,19 @@ class TermTarget(Target):
             else:
                 break
         assert best is not None
-        self._spent[0] += best.makespan
-        if best.disturbed and retries:
+        result, lost = best
+        self._spent[0] += result.makespan
+        disturbed = _disturbed(result, lost)
+        if disturbed and retries:
             self.kept_disturbed += 1
-        if best.runqueue_wait is not None and best.makespan > 0:
-            # less the kernel's own latency in waking a worker per element (see RunResult.disturbed)
-            lost = max(best.runqueue_wait - 3e-6 * len(best.finished), 0.0)
-            share = min(lost / best.makespan, 1.0)
-            self.wait_share[key] = max(self.wait_share.get(key, 0.0), share)
-        if best.disturbed:
+        if lost is not None and result.makespan > 0:
+            self.wait_share[key] = max(self.wait_share.get(key, 0.0), min(lost / result.makespan, 1.0))
+        if disturbed:
             self.disturbed_runs[key] = self.disturbed_runs.get(key, 0) + 1
         if key not in self._count:
-            wanted = int(self.min_time / max(best.per_element, 1e-9))
+            wanted = int(self.min_time / max(result.per_element, 1e-9))
             self._count[key] = max(self.count, min(wanted, 64 * self.count))
-        return self._time(best, warm)
+        return self._time(result, warm)
 
     def _time(self, result: RunResult, workers: int) -> float:
         return median_period(result, workers) if self.period == "median" else result.per_element
