@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from perfcompose.loggp.program import CommStep
+from perfcompose.loggp.program import CommStep, stable_order
 
 __all__ = ["WaitingComponents", "cycle_candidates"]
 
@@ -140,14 +140,13 @@ def _forget_sent(P, sent, ptr, adj, rptr, radj, label, fed, affected, alist, inn
 
 @njit(cache=True)
 def _refresh(P, sent, ptr, adj, rptr, radj, label, fed, state, first, mark, queue, members, nxt, index, low,
-             onstack, stack, cs_node, cs_edge, inner, root, ok):  # pragma: no cover - compiled
+             onstack, stack, cs_node, cs_edge, inner, root, ok, affected, broken, alist, head,
+             size):  # pragma: no cover - compiled
     """Bring the components up to date with ``sent`` and mark the candidates in ``ok``; returns
     how many there are. ``state`` holds the next free label and the search stamp; ``root[c]``
     is the root of component c's forward and backward search trees (-1: none yet), ``inner``
-    marks their inner nodes."""
-    affected = np.zeros(fed.shape[0], np.bool_)
-    broken = np.zeros(fed.shape[0], np.bool_)
-    alist = np.empty(P + 1, np.int64)
+    marks their inner nodes. ``affected``, ``broken`` (False), ``head`` (-1) and ``size`` (0)
+    are scratch space per label, left as they were found; ``alist`` has P + 1 entries."""
     if first:
         for v in range(P):
             label[v] = -1 if sent[v] else 0
@@ -159,7 +158,6 @@ def _refresh(P, sent, ptr, adj, rptr, radj, label, fed, state, first, mark, queu
         broken[0] = True
     else:
         na = _forget_sent(P, sent, ptr, adj, rptr, radj, label, fed, affected, alist, inner, root, broken)
-    head = np.full(fed.shape[0], -1, np.int64)
     for v in range(P):
         c = label[v]
         if c >= 0 and affected[c]:
@@ -194,7 +192,11 @@ def _refresh(P, sent, ptr, adj, rptr, radj, label, fed, state, first, mark, queu
                 u = radj[e]
                 if label[u] >= 0 and label[u] != label[x]:
                     fed[label[x]] += 1
-    size = np.zeros(fed.shape[0], np.int64)
+    for a in range(na):
+        c = alist[a]
+        affected[c] = False
+        broken[c] = False
+        head[c] = -1
     for v in range(P):
         if label[v] >= 0:
             size[label[v]] += 1
@@ -204,6 +206,9 @@ def _refresh(P, sent, ptr, adj, rptr, radj, label, fed, state, first, mark, queu
         ok[v] = c >= 0 and fed[c] == 0 and size[c] >= 2
         if ok[v]:
             count += 1
+    for v in range(P):
+        if label[v] >= 0:
+            size[label[v]] = 0
     return count
 
 
@@ -211,7 +216,7 @@ def _csr(keys: np.ndarray, values: np.ndarray, P: int) -> tuple[np.ndarray, np.n
     """``values`` grouped by ``keys`` (in their order within a group) as CSR offsets and entries."""
     ptr = np.zeros(P + 1, dtype=np.int64)
     np.cumsum(np.bincount(keys, minlength=P), out=ptr[1:])
-    return ptr, values[np.argsort(keys, kind="stable")].astype(np.int32)
+    return ptr, values[stable_order(keys, P)].astype(np.int32)
 
 
 class WaitingComponents:
@@ -231,6 +236,10 @@ class WaitingComponents:
         self.onstack = np.zeros(P, np.bool_)
         self.inner = np.zeros(P, np.bool_)
         self.root = np.full(4 * P + 2, -1, np.int64)
+        # scratch space of every refresh, per label
+        self.affected, self.broken = np.zeros(4 * P + 2, np.bool_), np.zeros(4 * P + 2, np.bool_)
+        self.head, self.size = np.full(4 * P + 2, -1, np.int64), np.zeros(4 * P + 2, np.int64)
+        self.alist = np.empty(P + 1, np.int64)
 
     def candidates(self, sent: np.ndarray) -> np.ndarray:
         """The processors that may be forced, ascending, given which ones have sent (a set that
@@ -238,7 +247,8 @@ class WaitingComponents:
         ok = np.zeros(self.P, np.bool_)
         _refresh(self.P, np.ascontiguousarray(sent, dtype=np.bool_), self.ptr, self.adj, self.rptr, self.radj,
                  self.label, self.fed, self.state, self.first, self.mark, self.queue, self.members, self.nxt,
-                 self.index, self.low, self.onstack, self.stack, self.cs_node, self.cs_edge, self.inner, self.root, ok)
+                 self.index, self.low, self.onstack, self.stack, self.cs_node, self.cs_edge, self.inner, self.root, ok,
+                 self.affected, self.broken, self.alist, self.head, self.size)
         self.first = False
         return np.flatnonzero(ok).astype(np.int32)
 

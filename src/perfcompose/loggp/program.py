@@ -20,7 +20,7 @@ from perfcompose.finite import is_finite_number, is_number
 from perfcompose.loggp.jsonfile import load_json
 from perfcompose.loggp.params import UNITS
 
-__all__ = ["CommStep", "CompStep", "Program", "read_program", "program_to_json"]
+__all__ = ["CommStep", "CompStep", "Program", "read_program", "program_to_json", "stable_order"]
 
 _EXAMPLE = ('{"P": 2, "steps": [{"kind": "comp", "durations": [5, 3]}, '
             '{"kind": "comm", "messages": [[0, 1, 100]], "send_order": [[0], []]}]}')
@@ -87,12 +87,14 @@ class CommStep:
         nbytes = np.ascontiguousarray(nbytes, dtype=np.float64)
         _check_arrays(P, src, dst, nbytes)
         if order is None:
-            order = np.argsort(src, kind="stable")
+            order = stable_order(src, P)
         else:
             order = np.ascontiguousarray(order, dtype=np.int64)
-            if order.shape != src.shape or not np.array_equal(np.sort(order), np.arange(src.shape[0])):
+            if not _is_permutation(order, src.shape[0]):
                 raise InputError("the send order must list every message id exactly once")
-            order = order[np.argsort(src[order], kind="stable")]
+            senders = src[order]
+            if senders.size and not (senders[1:] >= senders[:-1]).all():  # not yet grouped by sender
+                order = order[stable_order(senders, P)]
         counts = np.bincount(src, minlength=P)
         send_ptr = np.zeros(P + 1, dtype=np.int64)
         np.cumsum(counts, out=send_ptr[1:])
@@ -110,6 +112,25 @@ class CommStep:
             return cls.from_arrays(P, src, dst, nbytes)
         order = _order_array(P, src, send_order)
         return cls.from_arrays(P, src, dst, nbytes, order)
+
+
+def stable_order(keys: np.ndarray, n: int) -> np.ndarray:
+    """The indices that sort ``keys`` (integers in [0, n)) keeping equal keys in their order: a
+    radix sort in linear time where the keys fit 16 bits (NumPy's for small integer types)."""
+    if n <= 1 << 16:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    return np.argsort(keys, kind="stable")
+
+
+def _is_permutation(order: np.ndarray, M: int) -> bool:
+    """Whether ``order`` lists 0..M-1, each once (in linear time)."""
+    if order.shape != (M,):
+        return False
+    if M == 0:
+        return True
+    if order.min() < 0 or order.max() >= M:
+        return False
+    return bool((np.bincount(order, minlength=M) == 1).all())
 
 
 def _message_array(messages: Any) -> np.ndarray:
