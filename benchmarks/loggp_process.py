@@ -15,12 +15,14 @@ kernel's accounting of the finished child) and perfcompose / LogGOPSim. The LogG
 makespan is checked against LogGOPSim's. A LogGOPSim run longer than ``--timeout`` is stopped
 and shown as a lower bound. Without a LogGOPSim build (``--loggopsim DIR`` or ``LOGGOPSIM_DIR``
 naming the folder with ``txt2bin`` and ``LogGOPSim``) its rows say so and perfcompose is timed
-alone. Build it (Debian: ``apt-get install gengetopt re2c libgraphviz-dev``) in its
+alone. perfcompose runs its compiled C extension where it is built, else Numba (the header says
+which; ``--kernels numba`` makes the children use Numba). Build LogGOPSim (Debian: ``apt-get
+install gengetopt re2c libgraphviz-dev``) in its
 ``src/LogGOPSim`` folder with ``make CXXFLAGS="-std=c++11 -O2 -Wno-deprecated" CCFLAGS=-O2
 LDFLAGS=-lcgraph`` (its Makefile's default is -O0).
 
     python benchmarks/loggp_process.py [--messages 100000,1000000] [--procs 4096] [--repeat 3]
-        [--loggopsim PATH/TO/src/LogGOPSim] [--timeout 300]
+        [--loggopsim PATH/TO/src/LogGOPSim] [--timeout 300] [--kernels default|numba]
 """
 from __future__ import annotations
 
@@ -73,6 +75,21 @@ def makespan(text: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
+def kernels() -> str:
+    """Which implementations the perfcompose processes run (they inherit this environment)."""
+    from perfcompose.loggp import backend
+
+    goal = "Numba"
+    if os.environ.get("PERFCOMPOSE_KERNELS", "").strip().lower() != "numba":
+        try:
+            import perfcompose.loggp._cgoal  # noqa: F401
+
+            goal = "compiled extension (C)"
+        except ImportError:
+            pass
+    return f"{backend.describe()} (paper), {goal} (LogGOPSim semantics)"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--procs", type=int, default=4096)
@@ -80,7 +97,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--loggopsim", default=os.environ.get("LOGGOPSIM_DIR", ""))
+    ap.add_argument("--kernels", choices=("default", "numba"), default="default",
+                    help="numba: the children run the Numba kernels even where the C extension is built")
     args = ap.parse_args()
+    if args.kernels == "numba":
+        os.environ["PERFCOMPOSE_KERNELS"] = "numba"  # inherited by the timed processes
 
     from perfcompose.loggp.goal import program_to_goal, write_goal
     from perfcompose.loggp.npzfile import write_program_npz
@@ -97,6 +118,7 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"random pattern, P = {args.procs}; L={PARAMS['L']} o={PARAMS['o']} g={PARAMS['g']} G={PARAMS['G']}; "
           f"{os.cpu_count()} cores, load average {load:.2f} at the start; median of {args.repeat}")
+    print(f"perfcompose's kernels: {kernels()}")
     if why_not:
         print(f"LogGOPSim rows skipped: {why_not}")
     print()

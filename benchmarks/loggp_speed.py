@@ -5,7 +5,10 @@ processor sends in message-id order. Timed: building the step from arrays plus t
 (median of the repetitions, after one untimed run that compiles the kernels); the LogGOPSim
 semantics row includes turning the program into its GOAL schedule. The anchor is the standard
 kernel measured in the same run (ratios in the last column); LogGOPSim itself is timed beside
-whole processes by loggp_process.py. The worst case runs on the same pattern by default: on a
+whole processes by loggp_process.py. The kernels are the compiled C extension where it is built,
+else Numba (PERFCOMPOSE_KERNELS=numba picks Numba); the header says which ran, and with the
+extension a row times the Numba kernel of the standard algorithm on the same step for comparison.
+The worst case runs on the same pattern by default: on a
 random pattern every processor waits on others in one big cycle, and breaking it costs a forced
 send per processor (the waiting graph's components are kept from one forced send to the next;
 --worst-procs/--worst-messages give a smaller pattern).
@@ -21,7 +24,7 @@ import time
 
 import numpy as np
 
-from perfcompose.loggp import CommStep, LogGP, Program, simulate_program, simulate_step, worst_case_step
+from perfcompose.loggp import CommStep, LogGP, Program, backend, simulate_program, simulate_step, worst_case_step
 
 
 def pattern(P: int, M: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -39,6 +42,26 @@ def timed(fn, reps: int) -> float:
         fn()
         times.append(time.perf_counter() - t)
     return statistics.median(times)
+
+
+def standard_args(step: CommStep, params: LogGP) -> tuple:
+    """The arguments of Figure 2's kernel for ``step`` entered at time 0 (random ties, seed 0)."""
+    from perfcompose.loggp.step_inputs import recv_pointers
+
+    P, M = step.P, step.M
+    out = (np.zeros(M), np.zeros(M), np.zeros(M, np.int64), np.zeros(M, np.int64), np.zeros(P), np.zeros(P),
+           np.zeros(P))
+    return (P, step.dst, step.nbytes, step.order, step.send_ptr, recv_pointers(step), np.zeros(P), params.L,
+            params.o, params.g, params.G, True, True, 0, *out)
+
+
+def goal_kernels() -> str:
+    """Which implementation runs LogGOPSim's semantics."""
+    try:
+        import perfcompose.loggp._cgoal  # noqa: F401
+    except ImportError:
+        return "Numba"
+    return "compiled extension (C)"
 
 
 def main() -> None:
@@ -61,6 +84,9 @@ def main() -> None:
     rows.append(("standard (Figure 2), random ties, incl. building the step", M, t))
     t = timed(lambda: simulate_step(step, params, ties="rank"), args.reps)
     rows.append(("standard (Figure 2), ties by rank", M, t))
+    if backend.implementation() == "compiled":
+        t = timed(lambda: backend.standard_kernel("numba")(*standard_args(step, params)), args.reps)
+        rows.append(("standard (Figure 2), random ties, the Numba kernel alone", M, t))
     wp, wm = args.worst_procs or P, min(args.worst_messages or M, M)
     wsrc, wdst, wbytes = pattern(wp, wm, seed=1)
     wstep = CommStep.from_arrays(wp, wsrc, wdst, wbytes)
@@ -74,6 +100,7 @@ def main() -> None:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"random pattern: P = {P}, {M:,} messages, 1..65536 bytes; {os.cpu_count()} cores, "
           f"load average {load:.2f}")
+    print(f"kernels: {backend.describe()} (the paper's algorithms), {goal_kernels()} (LogGOPSim semantics)")
     print("anchor: the first row (rates relative to it); target: >= 1 M messages/s in every mode")
     print()
     anchor = rows[0][1] / rows[0][2]

@@ -61,58 +61,57 @@ static void release(Buf *bufs, int n) {
 #define BOOL(b) ((char *)(b).view.buf)
 
 /* ------------------------------------------------------------------------------------------ */
-/* the heap of _heap.py: (key, tie-break, id) from base; smallest key first, then tie-break */
+/* the heap of _heap.py: (key, tie-break, id) entries from base; smallest key first, then
+ * tie-break. The entries are kept together (one cache line for a comparison and a move, where
+ * _heap.py's Numba code keeps three arrays): the same order of operations, the same results. */
+
+typedef struct {
+    double key, tb;
+    int64_t id;
+} Entry;
 
 static inline int less(double k1, double t1, double k2, double t2) {
     return k1 < k2 || (k1 == k2 && t1 < t2);
 }
 
-static inline int64_t heap_push(double *keys, double *tbs, int64_t *ids, int64_t base, int64_t n, double key,
-                                double tb, int64_t ident) {
+static inline int64_t heap_push(Entry *h, int64_t n, double key, double tb, int64_t ident) {
     int64_t i = n;
     while (i > 0) {
         int64_t parent = (i - 1) >> 1;
-        if (!less(key, tb, keys[base + parent], tbs[base + parent])) {
+        if (!less(key, tb, h[parent].key, h[parent].tb)) {
             break;
         }
-        keys[base + i] = keys[base + parent];
-        tbs[base + i] = tbs[base + parent];
-        ids[base + i] = ids[base + parent];
+        h[i] = h[parent];
         i = parent;
     }
-    keys[base + i] = key;
-    tbs[base + i] = tb;
-    ids[base + i] = ident;
+    h[i].key = key;
+    h[i].tb = tb;
+    h[i].id = ident;
     return n + 1;
 }
 
-static inline int64_t heap_pop(double *keys, double *tbs, int64_t *ids, int64_t base, int64_t n) {
+static inline int64_t heap_pop(Entry *h, int64_t n) {
     n -= 1;
     if (n <= 0) {
         return n;
     }
-    double key = keys[base + n], tb = tbs[base + n];
-    int64_t ident = ids[base + n];
+    Entry last = h[n];
     int64_t i = 0;
     for (;;) {
         int64_t c = 2 * i + 1;
         if (c >= n) {
             break;
         }
-        if (c + 1 < n && less(keys[base + c + 1], tbs[base + c + 1], keys[base + c], tbs[base + c])) {
+        if (c + 1 < n && less(h[c + 1].key, h[c + 1].tb, h[c].key, h[c].tb)) {
             c += 1;
         }
-        if (!less(keys[base + c], tbs[base + c], key, tb)) {
+        if (!less(h[c].key, h[c].tb, last.key, last.tb)) {
             break;
         }
-        keys[base + i] = keys[base + c];
-        tbs[base + i] = tbs[base + c];
-        ids[base + i] = ids[base + c];
+        h[i] = h[c];
         i = c;
     }
-    keys[base + i] = key;
-    tbs[base + i] = tb;
-    ids[base + i] = ident;
+    h[i] = last;
     return n;
 }
 
@@ -172,8 +171,8 @@ static inline double mt_double(MT *s) {
 /* the gaps of Figure 1 and the receives (_kernels.py) */
 
 typedef struct {
-    double *rkey, *rtb;
-    int64_t *rid, *rsize, *recv_ptr;
+    Entry *heap; /* the arrival heaps, processor p's from recv_ptr[p] */
+    int64_t *rsize, *recv_ptr;
     double *next_send, *recv_ready, *finish, *recv_start;
     int64_t *recv_seq;
     double o, send_gap_after_recv, recv_gap_after_recv;
@@ -195,9 +194,9 @@ static inline void gaps_after_send(double o, double g, double k1G, int end_origi
 
 /* processor p receives the first message of its arrival heap at tr; returns the next number */
 static inline int64_t receive_first(Receiver *r, int64_t p, double tr, int64_t seq) {
-    int64_t base = r->recv_ptr[p];
-    int64_t m = r->rid[base];
-    r->rsize[p] = heap_pop(r->rkey, r->rtb, r->rid, base, r->rsize[p]);
+    Entry *h = r->heap + r->recv_ptr[p];
+    int64_t m = h[0].id;
+    r->rsize[p] = heap_pop(h, r->rsize[p]);
     r->recv_start[m] = tr;
     r->recv_seq[m] = seq;
     r->next_send[p] = tr + r->send_gap_after_recv;
@@ -207,9 +206,9 @@ static inline int64_t receive_first(Receiver *r, int64_t p, double tr, int64_t s
 }
 
 static int64_t drain(Receiver *r, int64_t p, int64_t seq) {
-    int64_t base = r->recv_ptr[p];
+    Entry *h = r->heap + r->recv_ptr[p];
     while (r->rsize[p] > 0) {
-        seq = receive_first(r, p, fmax(r->recv_ready[p], r->rkey[base]), seq);
+        seq = receive_first(r, p, fmax(r->recv_ready[p], h[0].key), seq);
     }
     return seq;
 }
@@ -228,7 +227,7 @@ typedef struct {
     int64_t *send_seq;
 } Standard;
 
-static int64_t standard_run(Standard *a, Receiver *r, int64_t *pos, double *hkey, double *htb, int64_t *hid) {
+static int64_t standard_run(Standard *a, Receiver *r, int64_t *pos, Entry *senders) {
     int64_t P = a->P, hn = 0, seq = 0, arrivals = 0;
     MT *rng = NULL;
     if (a->random_ties) {
@@ -246,17 +245,16 @@ static int64_t standard_run(Standard *a, Receiver *r, int64_t *pos, double *hkey
         r->rsize[p] = 0;
         if (a->send_ptr[p + 1] > a->send_ptr[p]) {
             double tb = rng ? mt_double(rng) : (double)p;
-            hn = heap_push(hkey, htb, hid, 0, hn, r->next_send[p], tb, p);
+            hn = heap_push(senders, hn, r->next_send[p], tb, p);
         }
     }
     while (hn > 0) {
-        int64_t p = hid[0];
-        double ts = hkey[0];
-        hn = heap_pop(hkey, htb, hid, 0, hn);
-        int64_t base = r->recv_ptr[p];
+        int64_t p = senders[0].id;
+        double ts = senders[0].key;
+        hn = heap_pop(senders, hn);
         double tr = INFINITY;
         if (r->rsize[p] > 0) {
-            tr = fmax(r->recv_ready[p], r->rkey[base]);
+            tr = fmax(r->recv_ready[p], r->heap[r->recv_ptr[p]].key);
         }
         if (ts < tr) { /* SEND (a receive that could start as early wins) */
             int64_t m = a->order[pos[p]];
@@ -265,8 +263,8 @@ static int64_t standard_run(Standard *a, Receiver *r, int64_t *pos, double *hkey
             a->send_start[m] = ts;
             a->send_seq[m] = seq++;
             int64_t d = a->dst[m];
-            r->rsize[d] = heap_push(r->rkey, r->rtb, r->rid, r->recv_ptr[d], r->rsize[d], ts + a->o + k1G + a->L,
-                                    (double)arrivals, m);
+            r->rsize[d] = heap_push(r->heap + r->recv_ptr[d], r->rsize[d], ts + a->o + k1G + a->L, (double)arrivals,
+                                    m);
             arrivals += 1;
             double send_gap, recv_gap;
             gaps_after_send(a->o, a->g, k1G, a->end_origin, &send_gap, &recv_gap);
@@ -278,7 +276,7 @@ static int64_t standard_run(Standard *a, Receiver *r, int64_t *pos, double *hkey
         }
         if (pos[p] < a->send_ptr[p + 1]) {
             double tb = rng ? mt_double(rng) : (double)p;
-            hn = heap_push(hkey, htb, hid, 0, hn, r->next_send[p], tb, p);
+            hn = heap_push(senders, hn, r->next_send[p], tb, p);
         }
     }
     for (int64_t p = 0; p < P; p++) { /* drain the remaining receives */
@@ -322,32 +320,23 @@ static PyObject *standard(PyObject *self, PyObject *args) {
     }
     Standard a = {P, M, I64(b[0]), I64(b[2]), I64(b[3]), F64(b[1]), F64(b[5]), L, o, g, G, end_origin,
                   random_ties, (uint32_t)(seed & 0xffffffffULL), F64(b[6]), I64(b[8])};
-    Receiver r = {NULL, NULL, NULL, NULL, I64(b[4]), F64(b[11]), F64(b[12]), F64(b[10]), F64(b[7]), I64(b[9]), o,
-                  0.0, 0.0};
+    Receiver r = {NULL, NULL, I64(b[4]), F64(b[11]), F64(b[12]), F64(b[10]), F64(b[7]), I64(b[9]), o, 0.0, 0.0};
     gaps_after_receive(o, g, end_origin, &r.send_gap_after_recv, &r.recv_gap_after_recv);
     size_t m1 = (size_t)(M > 0 ? M : 1), p1 = (size_t)(P > 0 ? P : 1);
-    r.rkey = (double *)malloc(m1 * sizeof(double));
-    r.rtb = (double *)malloc(m1 * sizeof(double));
-    r.rid = (int64_t *)malloc(m1 * sizeof(int64_t));
+    r.heap = (Entry *)malloc(m1 * sizeof(Entry));
     r.rsize = (int64_t *)malloc(p1 * sizeof(int64_t));
     int64_t *pos = (int64_t *)malloc(p1 * sizeof(int64_t));
-    double *hkey = (double *)malloc(p1 * sizeof(double));
-    double *htb = (double *)malloc(p1 * sizeof(double));
-    int64_t *hid = (int64_t *)malloc(p1 * sizeof(int64_t));
+    Entry *senders = (Entry *)malloc(p1 * sizeof(Entry));
     int64_t seq = -1;
-    if (r.rkey && r.rtb && r.rid && r.rsize && pos && hkey && htb && hid) {
+    if (r.heap && r.rsize && pos && senders) {
         Py_BEGIN_ALLOW_THREADS
-        seq = standard_run(&a, &r, pos, hkey, htb, hid);
+        seq = standard_run(&a, &r, pos, senders);
         Py_END_ALLOW_THREADS
     }
-    free(r.rkey);
-    free(r.rtb);
-    free(r.rid);
+    free(r.heap);
     free(r.rsize);
     free(pos);
-    free(hkey);
-    free(htb);
-    free(hid);
+    free(senders);
     release(b, 13);
     if (seq < 0) {
         return PyErr_NoMemory();
@@ -395,8 +384,7 @@ static int64_t worst_run(Worst *a, Receiver *r) {
             a->send_start[m] = ts;
             a->send_seq[m] = a->counters[0]++;
             int64_t d = a->dst[m];
-            r->rsize[d] = heap_push(r->rkey, r->rtb, r->rid, r->recv_ptr[d], r->rsize[d], ts + a->o + k1G + a->L,
-                                    (double)m, m);
+            r->rsize[d] = heap_push(r->heap + r->recv_ptr[d], r->rsize[d], ts + a->o + k1G + a->L, (double)m, m);
             a->counters[1] += 1;
             double send_gap, recv_gap;
             gaps_after_send(a->o, a->g, k1G, a->end_origin, &send_gap, &recv_gap);
@@ -422,48 +410,47 @@ static PyObject *worst(PyObject *self, PyObject *args) {
     long long forced;
     double L, o, g, G;
     int end_origin;
-    PyObject *ob[20];
-    if (!PyArg_ParseTuple(args, "nOOOOOddddpLOOOOOOOOOOOOOOO:worst", &P, &ob[0], &ob[1], &ob[2], &ob[3], &ob[4], &L,
-                          &o, &g, &G, &end_origin, &forced, &ob[5], &ob[6], &ob[7], &ob[8], &ob[9], &ob[10],
-                          &ob[11], &ob[12], &ob[13], &ob[14], &ob[15], &ob[16], &ob[17], &ob[18], &ob[19])) {
+    PyObject *ob[18];
+    if (!PyArg_ParseTuple(args, "nOOOOOddddpLOOOOOOOOOOOOO:worst", &P, &ob[0], &ob[1], &ob[2], &ob[3], &ob[4], &L, &o,
+                          &g, &G, &end_origin, &forced, &ob[5], &ob[6], &ob[7], &ob[8], &ob[9], &ob[10], &ob[11],
+                          &ob[12], &ob[13], &ob[14], &ob[15], &ob[16], &ob[17])) {
         return NULL;
     }
-    /* dst nbytes order send_ptr recv_ptr | sent waiting rkey rtb rid rsize next_send recv_ready finish
-       send_start recv_start send_seq recv_seq counters stack */
-    Buf b[20];
+    /* dst nbytes order send_ptr recv_ptr | sent waiting heap rsize next_send recv_ready finish send_start
+       recv_start send_seq recv_seq counters stack */
+    Buf b[18];
     memset(b, 0, sizeof(b));
     if (get_buf(ob[0], &b[0], 'q', 0, 0, "dst") < 0) {
-        release(b, 20);
+        release(b, 18);
         return NULL;
     }
     Py_ssize_t M = b[0].view.len / 8;
-    const char *names[20] = {"dst", "nbytes", "order", "send_ptr", "recv_ptr", "sent", "waiting", "rkey", "rtb",
-                             "rid", "rsize", "next_send", "recv_ready", "finish", "send_start", "recv_start",
-                             "send_seq", "recv_seq", "counters", "stack"};
-    const char kinds[20] = {'q', 'd', 'q', 'q', 'q', '?', 'q', 'd', 'd', 'q', 'q', 'd', 'd', 'd', 'd', 'd', 'q', 'q',
-                            'q', 'q'};
-    const Py_ssize_t sizes[20] = {M, M, M, P + 1, P + 1, P, P, M, M, M, P, P, P, P, M, M, M, M, 2, P};
-    for (int i = 1; i < 20; i++) {
+    const char *names[18] = {"dst", "nbytes", "order", "send_ptr", "recv_ptr", "sent", "waiting", "heap", "rsize",
+                             "next_send", "recv_ready", "finish", "send_start", "recv_start", "send_seq", "recv_seq",
+                             "counters", "stack"};
+    const char kinds[18] = {'q', 'd', 'q', 'q', 'q', '?', 'q', 'd', 'q', 'd', 'd', 'd', 'd', 'd', 'q', 'q', 'q', 'q'};
+    const Py_ssize_t sizes[18] = {M, M, M, P + 1, P + 1, P, P, 3 * M, P, P, P, P, M, M, M, M, 2, P};
+    for (int i = 1; i < 18; i++) {
         if (get_buf(ob[i], &b[i], kinds[i], sizes[i], i >= 5, names[i]) < 0) {
-            release(b, 20);
+            release(b, 18);
             return NULL;
         }
     }
     if (forced >= P) {
-        release(b, 20);
+        release(b, 18);
         PyErr_SetString(PyExc_ValueError, "forced: not a processor");
         return NULL;
     }
     Worst a = {P, I64(b[0]), I64(b[2]), I64(b[3]), F64(b[1]), L, o, g, G, end_origin, (int64_t)forced, BOOL(b[5]),
-               I64(b[6]), I64(b[18]), I64(b[19]), I64(b[16]), F64(b[14])};
-    Receiver r = {F64(b[7]), F64(b[8]), I64(b[9]), I64(b[10]), I64(b[4]), F64(b[11]), F64(b[12]), F64(b[13]),
-                  F64(b[15]), I64(b[17]), o, 0.0, 0.0};
+               I64(b[6]), I64(b[16]), I64(b[17]), I64(b[14]), F64(b[12])};
+    Receiver r = {(Entry *)b[7].view.buf, I64(b[8]), I64(b[4]), F64(b[9]), F64(b[10]), F64(b[11]), F64(b[13]),
+                  I64(b[15]), o, 0.0, 0.0};
     gaps_after_receive(o, g, end_origin, &r.send_gap_after_recv, &r.recv_gap_after_recv);
     int64_t remaining;
     Py_BEGIN_ALLOW_THREADS
     remaining = worst_run(&a, &r);
     Py_END_ALLOW_THREADS
-    release(b, 20);
+    release(b, 18);
     return PyLong_FromLongLong(remaining);
 }
 
@@ -473,10 +460,11 @@ static PyMethodDef methods[] = {
      "send_start, recv_start, send_seq, recv_seq, finish, next_send, recv_ready) -> operations\n\n"
      "One communication step with Figure 2's algorithm; fills the output arrays."},
     {"worst", worst, METH_VARARGS,
-     "worst(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_origin, forced, sent, waiting, rkey, rtb, "
-     "rid, rsize, next_send, recv_ready, finish, send_start, recv_start, send_seq, recv_seq, counters, stack) "
+     "worst(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_origin, forced, sent, waiting, heap, "
+     "rsize, next_send, recv_ready, finish, send_start, recv_start, send_seq, recv_seq, counters, stack) "
      "-> processors that have not sent\n\n"
-     "Section 4.2's sends and receives until every processor has sent or all wait on each other."},
+     "Section 4.2's sends and receives until every processor has sent or all wait on each other; ``heap`` "
+     "(3M float64) holds the arrival heaps between calls (the Numba kernel's rkey, rtb, rid)."},
     {NULL, NULL, 0, NULL},
 };
 

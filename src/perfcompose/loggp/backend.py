@@ -63,11 +63,15 @@ def standard_kernel(which: Implementation | None = None) -> Callable[..., Any]:
     return numba_kernel  # type: ignore[no-any-return]
 
 
-def worst_kernel(which: Implementation | None = None) -> Callable[..., Any]:
-    """Section 4.2's kernel (arguments as in :func:`perfcompose.loggp._kernels.worst_kernel`)."""
+def worst_kernel(which: Implementation | None = None) -> tuple[Callable[..., Any], Callable[[int], tuple[Any, ...]]]:
+    """Section 4.2's kernel (arguments as in :func:`perfcompose.loggp._kernels.worst_kernel`), and
+    what makes the arrival heaps it keeps between calls for M messages (in place of ``rkey, rtb,
+    rid``): three arrays for Numba, one of (key, tie-break, id) entries for the extension."""
+    import numpy as np
+
     module = _module(which)
     if module is not None:
-        return module.worst  # type: ignore[no-any-return]
+        return module.worst, lambda M: (np.empty(3 * M),)
     from perfcompose.loggp._kernels import worst_kernel as numba_kernel
 
-    return numba_kernel  # type: ignore[no-any-return]
+    return numba_kernel, lambda M: (np.empty(M), np.empty(M), np.empty(M, dtype=np.int64))

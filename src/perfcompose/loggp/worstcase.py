@@ -39,7 +39,6 @@ def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None =
     recv_ptr = recv_pointers(step)
     sent = np.zeros(P, dtype=np.bool_)
     waiting = np.bincount(step.dst, minlength=P).astype(np.int64)
-    rkey, rtb, rid = np.empty(M), np.empty(M), np.empty(M, dtype=np.int64)
     rsize = np.zeros(P, dtype=np.int64)
     next_send, recv_ready = initial_gaps(t0, ready)
     finish = t0.copy()
@@ -51,10 +50,11 @@ def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None =
     forced_sends: list[ForcedSend] = []
     forced = -1
     components: WaitingComponents | None = None
-    kernel = worst_kernel()
+    kernel, arrival_heaps = worst_kernel()
+    heaps = arrival_heaps(M)  # kept from one call to the next
     while True:
         remaining = kernel(P, step.dst, step.nbytes, step.order, step.send_ptr, recv_ptr, params.L,
-                           params.o, params.g, params.G, gap_origin == "end", forced, sent, waiting, rkey, rtb, rid,
+                           params.o, params.g, params.G, gap_origin == "end", forced, sent, waiting, *heaps,
                            rsize, next_send, recv_ready, finish, send_start, recv_start, send_seq, recv_seq,
                            counters, stack)
         if remaining == 0:
