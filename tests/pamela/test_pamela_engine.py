@@ -18,12 +18,12 @@ from perfcompose.pamela.vangemund import PROGRAMS
 runner = CliRunner()
 
 #: a machine on which only NumPy calls cost (1 s each) and subscripts (1000 s each)
-CALLS = MachineParameters(t_call=1, t_index=1000, t_ew=0, t_ews=0, t_ewm=0, t_copy=0, t_mxv=0, t_mxm=0, t_sort=0,
-                          t_merge=0, t_msg=0, t_word=0)
+CALLS = MachineParameters(t_call=1, t_index=1000, t_ew=0, t_ews=0, t_ewm=0, t_ewc=0, t_copy=0, t_mxv=0, t_mxm=0,
+                          t_sort=0, t_merge=0, t_msg=0, t_word=0)
 #: a machine on which only element-wise work costs (1 s per element on a vector, 2 along a column,
-#: 4 on a block of matrix rows), and messages
-ELEMENTS = MachineParameters(t_call=0, t_index=0, t_ew=1, t_ews=2, t_ewm=4, t_copy=0, t_mxv=3, t_mxm=0, t_sort=0,
-                             t_merge=0, t_msg=100, t_word=1)
+#: 4 on a block of parts of matrix rows, 8 on a block of whole rows), and messages
+ELEMENTS = MachineParameters(t_call=0, t_index=0, t_ew=1, t_ews=2, t_ewm=4, t_ewc=8, t_copy=0, t_mxv=3, t_mxm=0,
+                             t_sort=0, t_merge=0, t_msg=100, t_word=1)
 
 
 def _model(tmp_path, program: str, machine: MachineParameters, name: str = "prog"):
@@ -173,6 +173,40 @@ def program(dp, N):
     cm, _ = _model(tmp_path, program, ELEMENTS)
     N = 10  # an outer product and a block update (4 s per element), a column update (2 s per element)
     assert cm.evaluate({"N": N, "P": 1}).T == pytest.approx(2 * 4 * (N - 1) ** 2 + 2 * N)
+
+
+def test_a_block_of_whole_rows_costs_as_contiguous_work(tmp_path):
+    program = '''
+import numpy as np
+from perfcompose.pamela.dataparallel import block
+
+def program(dp, N):
+    A = dp.array((N, N), block(0))
+    A[1:, :] -= np.outer(A[0, 1:], A[1, :])
+'''
+    cm, _ = _model(tmp_path, program, ELEMENTS)
+    N = 10  # an outer product and an update of N - 1 whole rows: 8 s per element
+    assert cm.evaluate({"N": N, "P": 1}).T == pytest.approx(2 * 8 * (N - 1) * N)
+
+
+def test_gauss_block_columns_whole_rows_only_where_the_pivot_is_left_of_the_block(tmp_path):
+    from perfcompose.pamela.dataparallel import block, owned
+
+    machine = dataclasses.replace(ELEMENTS, t_ew=0, t_msg=0, t_word=0)
+    (tmp_path / "machine.pam").write_text(machine_text(machine))
+    g = generate(PROGRAMS / "gauss_block.py")
+    (tmp_path / "g.pam").write_text(g.text)
+    cm = compile_file(tmp_path / "g.pam")
+    N, P = 12, 2
+    expected = 0.0
+    for k in range(N - 1):  # per step the busiest processor: columns right of k, two element-wise operations
+        costs = []
+        for p in range(P):
+            cols = [j for j in owned(N, block(1), p, P) if j > k]
+            whole = len(cols) == len(owned(N, block(1), p, P))
+            costs.append(2 * (N - k - 1) * len(cols) * (machine.t_ewc if whole else machine.t_ewm))
+        expected += max(costs)
+    assert cm.evaluate({"N": N, "P": P}).T == pytest.approx(expected)
 
 
 def test_a_function_of_another_module_is_read_as_if_written_in_place(tmp_path, monkeypatch):

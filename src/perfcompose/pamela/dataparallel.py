@@ -33,7 +33,7 @@ from typing import Any, Literal
 from perfcompose.choices import Clock
 
 __all__ = ["Clock", "RunError", "Layout", "block", "cyclic", "replicated", "Machine", "run", "load_program",
-           "SINGLE_THREAD_ENV"]
+           "pairwise_links", "SINGLE_THREAD_ENV"]
 
 #: environment that keeps NumPy's BLAS on one thread per worker (set before NumPy is imported)
 SINGLE_THREAD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -279,6 +279,15 @@ def _worker(path: str, p: int, P: int, links: dict, params: dict, reps: int, clo
         out.send(f"{type(exc).__name__}: {exc}")
 
 
+def pairwise_links(ctx, P: int) -> list[dict[int, Any]]:
+    """A duplex pipe between every pair of ``P`` workers: ``links[p][q]`` is ``p``'s end of ``p``–``q``."""
+    links: list[dict[int, Any]] = [{} for _ in range(P)]
+    for i in range(P):
+        for j in range(i + 1, P):
+            links[i][j], links[j][i] = ctx.Pipe(duplex=True)
+    return links
+
+
 class RunError(RuntimeError):
     """A worker of a program failed."""
 
@@ -293,11 +302,7 @@ def run(path: str | Path, params: Mapping[str, int], P: int, reps: int = 5, cloc
     saved = single_thread_env()
     ctx = mp.get_context("spawn")
     try:
-        links: list[dict] = [{} for _ in range(P)]
-        for i in range(P):
-            for j in range(i + 1, P):
-                a, b = ctx.Pipe(duplex=True)
-                links[i][j], links[j][i] = a, b
+        links = pairwise_links(ctx, P)
         outs = [ctx.Pipe(duplex=False) for _ in range(P)]
         procs = [ctx.Process(target=_worker, args=(str(path), p, P, links[p], dict(params), reps, clock, outs[p][1]),
                              daemon=True) for p in range(P)]

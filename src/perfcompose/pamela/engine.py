@@ -55,6 +55,7 @@ class Generated:
 class _Array:
     shape: tuple[str, ...]          # local extents as PAMELA expressions
     strided: bool = False
+    width: str | None = None        # length of the rows of memory a slice lies in (None: its own)
     dist_axis: int | None = None    # the distributed axis of a declared array
     layout: str = "replicated"
     global_shape: tuple[str, ...] = ()
@@ -135,12 +136,15 @@ def _split_top(text: str) -> list[str]:
 _MACHINE_PARAMETERS = frozenset(MachineParameters.__dataclass_fields__)
 
 
-def _elementwise(out: _Array, strided: bool) -> str:
-    """The machine process of element-wise work yielding ``out``: along a column (``ews``), on a
-    block of matrix rows (``ewm``) or on a contiguous vector (``ew``)."""
+def _elementwise(out: _Array, strided: bool, elements: str) -> str:
+    """The machine call of element-wise work on ``elements`` elements yielding ``out``: along a
+    column (``ews``), on a block of matrix rows (``ewb`` where the block is part of rows of a known
+    length, which it may or may not fill; ``ewm`` otherwise) or on a contiguous vector (``ew``)."""
     if strided:
-        return "ews"
-    return "ewm" if len(out.shape) >= 2 else "ew"
+        return f"ews(p, {elements})"
+    if len(out.shape) == 2 and out.width is not None:
+        return f"ewb(p, {out.shape[0]}, {out.shape[1]}, {out.width})"
+    return f"{'ewm' if len(out.shape) >= 2 else 'ew'}(p, {elements})"
 
 
 def _paren(e: str) -> str:
@@ -292,6 +296,7 @@ class _Engine:
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
         if len(items) > len(arr.shape):
             raise self.error(node, f"{len(items)} subscripts on an array of {len(arr.shape)} axes")
+        last = len(arr.shape) - 1
         shape: list[str] = []
         kept: list[int] = []
         strided = arr.strided
@@ -316,9 +321,10 @@ class _Engine:
                 self.sym(item)  # an index: the axis goes
         shape += list(arr.shape[len(items):])
         kept += list(range(len(items), len(arr.shape)))
-        if len(arr.shape) > 1 and (len(arr.shape) - 1) not in kept and kept:
+        if len(arr.shape) > 1 and last not in kept and kept:
             strided = True  # a column (or a slice of one) of a row-major array
-        return _Array(tuple(shape), strided)
+        width = (arr.width or arr.shape[last]) if last in kept and len(arr.shape) > 1 else arr.width
+        return _Array(tuple(shape), strided, width)
 
     # -- values and their costs -----------------------------------------------------------------
 
@@ -363,13 +369,13 @@ class _Engine:
                 arrays = [x for x in (a, b) if isinstance(x, _Array)]
                 out = max(arrays, key=lambda x: len(x.shape))
                 strided = any(x.strided for x in arrays)
-                cost.add(f"{_elementwise(out, strided)}(p, {self.elements(out)})")
+                cost.add(_elementwise(out, strided, self.elements(out)))
                 return _Array(out.shape)
             return _Scalar(self.sym(node))
         if isinstance(node, ast.UnaryOp):
             a = self.value(node.operand, cost)
             if isinstance(a, _Array):
-                cost.add(f"{_elementwise(a, a.strided)}(p, {self.elements(a)})")
+                cost.add(_elementwise(a, a.strided, self.elements(a)))
                 return _Array(a.shape)
             return _Scalar(f"-{_paren(a.expr)}" if isinstance(a, _Scalar) else "0")
         if isinstance(node, ast.IfExp):
@@ -430,7 +436,9 @@ class _Engine:
         if name == "np.outer":
             a, b = self.value(args[0], cost), self.value(args[1], cost)
             shape = (self.elements(a), self.elements(b))
-            cost.add(f"ewm(p, {_mul(*shape)})")
+            # the rows are parts of b's rows where b is part of a row: they fill the memory alike
+            width = b.width if isinstance(b, _Array) and len(b.shape) == 1 else None
+            cost.add(_elementwise(_Array(shape, width=width), False, _mul(*shape)))
             return _Array(shape)
         if name == "np.searchsorted":
             self.value(args[0], cost)
@@ -480,7 +488,8 @@ class _Engine:
             n = self.elements(arr)
             shape = list(arr.global_shape)
             shape[axis] = f"ceil({shape[axis]} / P)"
-            return f"redistribute({n})", _Array(tuple(shape), False, axis, "block", arr.global_shape)
+            moved = _Array(tuple(shape), False, dist_axis=axis, layout="block", global_shape=arr.global_shape)
+            return f"redistribute({n})", moved
         if name == "dp.barrier":
             return "bcast(0)", _Scalar("0")
         raise self.error(node, f"'{name}' is not a communication call the engine knows",
@@ -504,7 +513,7 @@ class _Engine:
         local = list(gshape)
         if axis is not None:
             local[axis] = f"ceil({_paren(gshape[axis])} / P)"
-        return _Array(tuple(local), False, axis, layout, gshape)
+        return _Array(tuple(local), False, dist_axis=axis, layout=layout, global_shape=gshape)
 
     def assign_target(self, target: ast.AST, value: object) -> None:
         if isinstance(target, ast.Name):
@@ -563,7 +572,7 @@ class _Engine:
         if isinstance(node, ast.AugAssign):
             target = self.value(node.target, cost)
             if isinstance(target, _Array):
-                cost.add(f"{_elementwise(target, target.strided)}(p, {self.elements(target)})")
+                cost.add(_elementwise(target, target.strided, self.elements(target)))
         elif isinstance(node, ast.Assign):
             target = node.targets[0]
             if isinstance(target, ast.Subscript):

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 
 __all__ = ["FULL_COLUMN_SIDES", "FULL_SIDES", "FULL_SIZES", "QUICK_SIDES", "QUICK_SIZES", "MachineParameters",
-           "calibrate", "machine_text"]
+           "contended", "calibrate", "machine_text"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,8 @@ class MachineParameters:
     t_index: float   #: one subscript (a view) of an array
     t_ew: float      #: per element of an element-wise operation on contiguous data
     t_ews: float     #: per element of an element-wise operation along a column (strided)
-    t_ewm: float     #: per element of an element-wise operation on a block of matrix rows
+    t_ewm: float     #: per element of an element-wise operation on a block of parts of matrix rows
+    t_ewc: float     #: per element of an element-wise operation on a block of whole rows (contiguous)
     t_copy: float    #: per element copied
     t_mxv: float     #: per multiply-add of a vector-matrix product
     t_mxm: float     #: per multiply-add of a matrix-matrix product
@@ -167,10 +168,16 @@ def _matrix_kernels(sides: Sequence[int], reps: int, measure, t_call: float, t_i
     def square(n):
         return rng.random((n, n)), rng.random((n, n))
 
-    def block(a, b):  # a new block (outer product) and an update in place of a block of rows
-        a[1:, 1:] -= np.outer(b[0, 1:], b[1, 1:])
-    t = measure(block, square, sides, reps)
-    out["t_ewm"] = _slope([2 * (s - 1) ** 2 for s in sides], t, 2 * t_call + 3 * t_index)
+    def part(a, b):  # a new block (outer product), then an update in place of the right halves of rows
+        h = a.shape[1] // 2
+        a[1:, h:] -= np.outer(b[0, 1:], a[0, h:])
+
+    def whole(a, b):  # the same on whole rows: one contiguous run of memory
+        a[1:, :] -= np.outer(b[0, 1:], a[0, :])
+    t = measure(part, square, sides, reps)
+    out["t_ewm"] = _slope([2 * (s - 1) * (s - s // 2) for s in sides], t, 2 * t_call + 3 * t_index)
+    t = measure(whole, square, sides, reps)
+    out["t_ewc"] = _slope([2 * (s - 1) * s for s in sides], t, 2 * t_call + 3 * t_index)
 
     def mxv(n):
         return rng.random(n), rng.random((n, n))
@@ -182,19 +189,36 @@ def _matrix_kernels(sides: Sequence[int], reps: int, measure, t_call: float, t_i
     return out
 
 
+def _synchronised(measure, sync):
+    """``measure``, one size at a time, every worker starting each size together (``sync``)."""
+    def run(fn, setup, sizes: Sequence[int], reps: int) -> list[float]:
+        out: list[float] = []
+        for n in sizes:
+            sync()
+            out += measure(fn, setup, [n], reps)
+        return out
+    return run
+
+
 def _compute_kernels(sizes: Sequence[int], sides: Sequence[int], column_sides: Sequence[int], reps: int,
-                     clock: str = "wall") -> dict[str, float]:
-    """Every compute parameter, measured in this (single-threaded) process."""
+                     clock: str = "wall", sync=None) -> dict[str, float]:
+    """Every compute parameter, measured in this (single-threaded) process; with ``sync`` (a
+    barrier of the workers measuring at the same time) every size starts in all of them at once."""
     measure = _median_wall if clock == "wall" else _median_cpu
+    if sync is not None:
+        measure = _synchronised(measure, sync)
     out = _vector_kernels(sizes, reps, measure)
     out.update(_matrix_kernels(sides, reps, measure, out["t_call"], out["t_index"]))
     out["t_ews"] = _column_kernel(column_sides, reps, measure, out["t_call"], out["t_index"])
     return out
 
 
-def _kernels_worker(sizes: Sequence[int], sides: Sequence[int], column_sides: Sequence[int], reps: int,
-                    clock: str, conn) -> None:
-    conn.send(_compute_kernels(sizes, sides, column_sides, reps, clock))
+def _kernels_worker(p: int, P: int, links, sizes: Sequence[int], sides: Sequence[int],
+                    column_sides: Sequence[int], reps: int, clock: str, conn) -> None:
+    from perfcompose.pamela.dataparallel import Machine
+
+    dp = Machine(p, P, links)
+    conn.send(_compute_kernels(sizes, sides, column_sides, reps, clock, sync=dp.barrier))
 
 
 def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, clock: str, conn) -> None:
@@ -248,20 +272,38 @@ def _spawn(target, args_per_process: Sequence[tuple]) -> list:
         restore_env(saved)
 
 
-def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7, clock: str = "wall",
-              sides: Sequence[int] = FULL_SIDES, column_sides: Sequence[int] = FULL_COLUMN_SIDES) -> MachineParameters:
-    """Measure every parameter of the machine model on this computer: vector kernels at ``sizes``
-    (elements), matrix kernels on matrices of ``sides``, column sweeps on ``column_sides``;
-    ``clock``: ``wall`` (elapsed time) or
-    ``cpu`` (processor time, for programs measured by the processor time they use)."""
+def _concurrent_kernels(workers: int, sizes: Sequence[int], sides: Sequence[int], column_sides: Sequence[int],
+                        reps: int, clock: str) -> dict[str, float]:
+    """The compute parameters as ``workers`` processes see them running the micro-benchmarks at
+    the same time (the mean over the workers): what P processors of a program pay, sharing the
+    cache and the memory bandwidth."""
     import multiprocessing as mp
 
-    kernels = _spawn(_kernels_worker, [(tuple(sizes), tuple(sides), tuple(column_sides), reps, clock)])[0]
+    from perfcompose.pamela.dataparallel import pairwise_links
+
+    links = pairwise_links(mp.get_context("spawn"), workers)
+    args = [(p, workers, links[p], tuple(sizes), tuple(sides), tuple(column_sides), reps, clock)
+            for p in range(workers)]
+    found = _spawn(_kernels_worker, args)
+    return {name: sum(f[name] for f in found) / workers for name in found[0]}
+
+
+def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7, clock: str = "wall",
+              sides: Sequence[int] = FULL_SIDES, column_sides: Sequence[int] = FULL_COLUMN_SIDES,
+              workers: Sequence[int] = (1, 2)) -> dict[int, MachineParameters]:
+    """Measure every parameter of the machine model on this computer: vector kernels at ``sizes``
+    (elements), matrix kernels on matrices of ``sides``, column sweeps on ``column_sides``, once
+    for every number of ``workers`` running them at the same time (the keys of the result);
+    ``clock``: ``wall`` (elapsed time) or ``cpu`` (processor time, for programs measured by the
+    processor time they use). Messages are timed between two workers, the same for every key."""
+    import multiprocessing as mp
+
     a, b = mp.get_context("spawn").Pipe(duplex=True)
     msg_sizes = (1,) + tuple(sizes)
     times = _spawn(_pingpong_worker, [(0, a, msg_sizes, reps, clock), (1, b, msg_sizes, reps, clock)])[0]
     t_msg, t_word = _fit(msg_sizes, times)
-    return MachineParameters(**kernels, t_msg=t_msg, t_word=t_word)
+    return {w: MachineParameters(**_concurrent_kernels(w, sizes, sides, column_sides, reps, clock),
+                                 t_msg=t_msg, t_word=t_word) for w in sorted(set(workers))}
 
 
 def parameters_from(values: Mapping[str, float]) -> MachineParameters:
@@ -274,8 +316,6 @@ def parameters_from(values: Mapping[str, float]) -> MachineParameters:
 
 
 _PROCESSES = """\
-numeric parameter P                       % processors
-
 resource cpu(p) = fcfs(p, 1)              % processor p
 
 % one NumPy operation on processor p; n elements (or multiply-adds, or numbers sorted)
@@ -284,6 +324,8 @@ process index(p) = use(cpu(p), t_index)
 process ew(p, n) = use(cpu(p), t_call + n * t_ew)
 process ews(p, n) = use(cpu(p), t_call + n * t_ews)
 process ewm(p, n) = use(cpu(p), t_call + n * t_ewm)
+% r rows of c elements in rows of w: whole rows (c = w) are one contiguous run of memory
+process ewb(p, r, c, w) = use(cpu(p), t_call + r * c * (t_ewc + (t_ewm - t_ewc) * min(1, w - c)))
 process copy(p, n) = use(cpu(p), t_call + n * t_copy)
 process mxv(p, n) = use(cpu(p), t_call + n * t_mxv)
 process mxm(p, n) = use(cpu(p), t_call + n * t_mxm)
@@ -299,19 +341,48 @@ process alltoall(n) = if (P > 1) delay((P - 1) * 2 * msg(n / P) + t_call + n * t
 process redistribute(n) = if (P > 1) delay((P - 1) * 2 * msg(n / P) + 2 * (t_call + n * t_copy))
 """
 
+_NOTES = {
+    "t_call": "one NumPy operation on a tiny array", "t_index": "one subscript (a view)",
+    "t_ew": "per element, element-wise, contiguous", "t_ews": "per element, element-wise, along a column",
+    "t_ewm": "per element, element-wise, on a block of parts of matrix rows",
+    "t_ewc": "per element, element-wise, on a block of whole matrix rows",
+    "t_copy": "per element copied", "t_mxv": "per multiply-add, vector-matrix",
+    "t_mxm": "per multiply-add, matrix-matrix", "t_sort": "per n log2 n, sort",
+    "t_merge": "per n log2(k + 1), merge of k sorted runs", "t_msg": "one message (start-up)",
+    "t_word": "per 8-byte word of a message"}
 
-def machine_text(params: MachineParameters, origin: str = "") -> str:
-    """The machine model as PAMELA text: the calibrated numbers, then the machine processes."""
-    notes = {
-        "t_call": "one NumPy operation on a tiny array", "t_index": "one subscript (a view)",
-        "t_ew": "per element, element-wise, contiguous", "t_ews": "per element, element-wise, along a column",
-        "t_ewm": "per element, element-wise, on a block of matrix rows",
-        "t_copy": "per element copied", "t_mxv": "per multiply-add, vector-matrix",
-        "t_mxm": "per multiply-add, matrix-matrix", "t_sort": "per n log2 n, sort",
-        "t_merge": "per n log2(k + 1), merge of k sorted runs", "t_msg": "one message (start-up)",
-        "t_word": "per 8-byte word of a message"}
+
+def contended(name: str, workers: Sequence[int]) -> str:
+    """A parameter measured with ``w`` workers at once (``name_w``) for every ``w`` of ``workers``,
+    as a PAMELA expression in the number of processors ``P``: the value at each ``w``, straight lines between
+    them, the last one beyond (``P`` processors running a program contend for the memory as
+    ``P`` workers running the micro-benchmark did)."""
+    w0, *rest = sorted(workers)
+    if not rest:
+        return f"{name}_{w0}"
+    terms = [f"{name}_{w0}"]
+    for wa, wb in zip(sorted(workers), rest):
+        terms.append(f"({name}_{wb} - {name}_{wa}) * (min(P, {wb}) - min(P, {wa}))"
+                     + (f" / {wb - wa}" if wb - wa != 1 else ""))
+    return " + ".join(terms)
+
+
+def machine_text(params: MachineParameters | Mapping[int, MachineParameters], origin: str = "") -> str:
+    """The machine model as PAMELA text: the calibrated numbers, then the machine processes. Given
+    the parameters measured with 1, 2, ... workers at once (:func:`calibrate`), each compute
+    parameter is written per number of workers and the model takes the one for its ``P``."""
+    levels = dict(params) if isinstance(params, Mapping) else {1: params}
     lines = ["% The machine model of this computer (seconds), calibrated by micro-benchmarks"
-             + (f": {origin}" if origin else "") + "."]
-    for name, value in params.as_dict().items():
-        lines.append(f"numeric {name} = {value:.6g}".ljust(42) + f"% {notes[name]}")
+             + (f": {origin}" if origin else "") + ".", "numeric parameter P                       % processors"]
+    if len(levels) > 1:
+        lines.append("% compute costs measured with W workers at once (name_W), taken at W = P")
+    first = levels[min(levels)].as_dict()
+    for name in first:
+        values = [(w, p.as_dict()[name]) for w, p in sorted(levels.items())]
+        if len(levels) == 1 or len({v for _, v in values}) == 1:
+            lines.append(f"numeric {name} = {first[name]:.6g}".ljust(42) + f"% {_NOTES[name]}")
+            continue
+        for w, v in values:
+            lines.append(f"numeric {name}_{w} = {v:.6g}".ljust(42) + f"% {_NOTES[name]}, {w} at once")
+        lines.append(f"numeric {name} = {contended(name, sorted(levels))}")
     return "\n".join(lines) + "\n\n" + _PROCESSES

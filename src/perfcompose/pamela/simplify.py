@@ -427,7 +427,7 @@ def neat(expr: sp.Basic) -> sp.Basic:
             return hit
         args = [walk(a) for a in e.args]
         out = e if all(a is b for a, b in zip(args, e.args)) else e.func(*args)
-        if isinstance(out, (sp.Add, sp.Mul)) and not is_vector(out):
+        if isinstance(out, (sp.Add, sp.Mul)) and not is_vector(out) and not _has_extrema_of_symbols(out):
             expanded = sp.expand(out)
             candidates = [out, expanded]
             if expanded.is_polynomial() and not expanded.has(sp.Piecewise, sp.Max, sp.Min, sp.floor,
@@ -438,6 +438,13 @@ def neat(expr: sp.Basic) -> sp.Basic:
         return out
 
     return walk(expr)
+
+
+def _has_extrema_of_symbols(e: sp.Basic) -> bool:
+    """Whether ``e`` holds a max or min of terms with more than one symbol: expanding products
+    of such terms makes SymPy compare every pair of their arguments (seconds per model) and
+    rarely shortens them."""
+    return any(len(m.free_symbols) > 1 for m in e.atoms(sp.Max, sp.Min))
 
 
 def _rewrite(e: sp.Basic, walk: Callable[[sp.Basic], sp.Basic]) -> sp.Basic:

@@ -114,7 +114,7 @@ def run_study(out: Path, *, quick: bool = False, processors: Sequence[int] = (1,
         say("calibrating the machine model")
         params = calibrate(QUICK_SIZES if quick else FULL_SIZES, reps=3 if quick else 7, clock=clock,
                            sides=QUICK_SIDES if quick else FULL_SIDES,
-                           column_sides=QUICK_SIDES if quick else FULL_COLUMN_SIDES)
+                           column_sides=QUICK_SIDES if quick else FULL_COLUMN_SIDES, workers=tuple(processors))
         target.write_text(machine_text(params, f"perfcompose paper vangemund, {clock} clock"))
     elif Path(machine).resolve() != target.resolve():
         target.write_text(Path(machine).read_text())
