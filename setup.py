@@ -10,6 +10,9 @@ EXTENSIONS = [
     # LogGP's step simulators (paper 002: Figure 2 and section 4.2)
     Extension("perfcompose.loggp._cstep", ["src/perfcompose/loggp/_cstep.c"], extra_compile_args=_FLAGS,
               optional=True),
+    # LogGOPSim's main loop on GOAL schedules (loggopsim.py)
+    Extension("perfcompose.loggp._cgoal", ["src/perfcompose/loggp/_cgoal.c"], extra_compile_args=_FLAGS,
+              optional=True),
 ]
 
 setup(ext_modules=EXTENSIONS)

@@ -176,6 +176,16 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
             nf = _ready(i, need_req, need_ireq, issued, fresh, nf)
         hn, ts, mpos, nfree = _issue(fresh, 0, nf, kind, op_rank, True, nexto, nextgs, cpu, nic, n_cpu, n_nic, hkey,
                                      htb, hid, hn, ts, mts, members, mpos, g_lo, g_hi, gfree, nfree)
+    # with one CPU per rank, messages that wait for the same receiving CPU and NIC are received in
+    # the order they were sent (see the module's note): they queue per receiver, only the first in
+    # the heap; with more CPUs (events can then be issued at times before the current one) each
+    # waiting message is re-queued by itself, as LogGOPSim does
+    fifo = n_cpu == 1
+    n_res = P * n_cpu * n_nic if fifo else 1
+    w_head = np.full(n_res, -1, np.int32)
+    w_tail = np.full(n_res, -1, np.int32)
+    w_next = np.full(n if fifo else 1, -1, np.int32)
+    arrive = np.zeros(n if fifo else 1)
     pops = 0
     msg_waits = 0
     carry = False  # the next member of the group just run is the next event (no heap round trip)
@@ -228,7 +238,19 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
                 nextgs[q] = t + g + k1 * G
                 start[i * kp] = t
                 end[i * kp] = t + o + k1 * O
-                hn = heap_push(hkey, htb, hid, 0, hn, t + o + L, float(ts), gmax + i)
+                if fifo:  # the message joins its receiver's queue; only the queue's head is in the heap
+                    r = (peer[i] * n_cpu + cpu[i]) * n_nic + nic[i]
+                    mts[i] = ts  # from here on the send's stamp is its message's
+                    arrive[i] = t + o + L
+                    w_next[i] = -1
+                    if w_tail[r] >= 0:
+                        w_next[w_tail[r]] = i
+                    else:
+                        w_head[r] = i
+                        hn = heap_push(hkey, htb, hid, 0, hn, t + o + L, float(ts), gmax + i)
+                    w_tail[r] = i
+                else:
+                    hn = heap_push(hkey, htb, hid, 0, hn, t + o + L, float(ts), gmax + i)
                 ts += 1
                 if size[i] <= S:
                     nf = _mark_done(i, started, done, req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq,
@@ -311,6 +333,15 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
                     _append(s, uk_head, uk_tail, k_next, k_prev, key[s])
                     u_t0[s * kp] = t
                     u_t1[s * kp] = nexto[c]
+                if fifo:  # the next message waiting for this CPU and NIC, from when they are free
+                    r = (h * n_cpu + cpu[s]) * n_nic + nic[s]
+                    w = w_next[s]
+                    w_head[r] = w
+                    if w < 0:
+                        w_tail[r] = -1
+                    else:
+                        hn = heap_push(hkey, htb, hid, 0, hn, max(arrive[w], max(nexto[c], nextgr[q])),
+                                       float(mts[w]), gmax + w)
             else:
                 msg_waits += 1
                 hn = heap_push(hkey, htb, hid, 0, hn, max(nexto[c], nextgr[q]), its, grp)

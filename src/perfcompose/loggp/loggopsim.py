@@ -15,12 +15,15 @@ completes when the receiver matches it. ``S`` defaults to LogGOPSim's own defaul
 """
 from __future__ import annotations
 
+import functools
+import importlib
+import os
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
 from perfcompose.errors import InputError
-from perfcompose.loggp._goal_kernel import goal_kernel
 from perfcompose.loggp.goal import ANY, CALC, RECV, SEND, GoalSchedule, program_to_goal
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CompStep, Program
@@ -29,6 +32,22 @@ from perfcompose.loggp.results import GoalResult, Op, ProgramResult
 __all__ = ["LOGGOPSIM_S", "GoalResult", "simulate_goal", "simulate_program_loggopsim"]
 
 LOGGOPSIM_S = 65535.0  #: LogGOPSim's default eager/rendezvous threshold [bytes]
+
+
+@functools.cache
+def compiled_goal() -> ModuleType | None:
+    """The compiled extension ``perfcompose.loggp._cgoal``, or None where it was not built (or
+    ``PERFCOMPOSE_KERNELS=numba`` asks for the Numba kernel of :mod:`._goal_kernel`)."""
+    if os.environ.get("PERFCOMPOSE_KERNELS", "").strip().lower() == "numba":
+        return None
+    try:
+        return importlib.import_module("perfcompose.loggp._cgoal")
+    except ImportError:
+        return None
+
+
+def _as(a: np.ndarray, dtype: type) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=dtype)
 
 
 def _csr(a: np.ndarray, b: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -77,18 +96,28 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
     if 2 * n + 2 >= 2 ** 31:
         raise InputError(f"a schedule of {n:,} operations is too large for one simulation (at most about 10^9)",
                          path=path)
-    key, n_keys = _match_keys(s, rank_of)
-    req_ptr, req_dep, need_req = _csr(s.req_a, s.req_b, n)
-    ireq_ptr, ireq_dep, need_ireq = _csr(s.ireq_a, s.ireq_b, n)
     n_cpu = 1 + int(s.cpu.max()) if n else 1
     n_nic = 1 + int(s.nic.max()) if n else 1
     start = np.full(n if timelines else 1, np.nan)
     end = np.full(n if timelines else 1, np.nan)
     done = np.zeros(n, np.bool_)
     finish = np.zeros(P)
-    goal_kernel(P, s.op_ptr, rank_of, s.kind, s.size, s.peer, s.tag, s.cpu, s.nic, key, max(n_keys, 1), req_ptr,
-                 req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, n_cpu, n_nic, float(params.L), float(params.o),
-                 float(params.g), float(params.G), float(O), float(S), start, end, done, finish)
+    times = (float(params.L), float(params.o), float(params.g), float(params.G), float(O), float(S))
+    compiled = compiled_goal()
+    if compiled is not None:
+        i32, i64 = np.int32, np.int64
+        compiled.simulate(P, _as(s.op_ptr, i64), _as(s.kind, np.int8), _as(s.size, np.float64), _as(s.peer, i32),
+                          _as(s.tag, i64), _as(s.cpu, i32), _as(s.nic, i32), _as(s.req_a, i32), _as(s.req_b, i32),
+                          _as(s.ireq_a, i32), _as(s.ireq_b, i32), n_cpu, n_nic, *times, start, end, done, finish)
+    else:
+        from perfcompose.loggp._goal_kernel import goal_kernel
+
+        key, n_keys = _match_keys(s, rank_of)
+        req_ptr, req_dep, need_req = _csr(s.req_a, s.req_b, n)
+        ireq_ptr, ireq_dep, need_ireq = _csr(s.ireq_a, s.ireq_b, n)
+        goal_kernel(P, s.op_ptr, rank_of, s.kind, s.size, s.peer, s.tag, s.cpu, s.nic, key, max(n_keys, 1),
+                    req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, n_cpu, n_nic, *times, start, end,
+                    done, finish)
     if not done.all():
         i = int(np.flatnonzero(~done)[0])
         raise InputError(f"the schedule deadlocks: rank {int(rank_of[i])} never completes {s.describe(i)}",
