@@ -112,14 +112,20 @@ def test_compiled_asked_for_where_it_is_missing_says_how_to_build_it(monkeypatch
 
 @needs_extension
 @pytest.mark.parametrize("semantics", ["paper"])
-def test_simulate_with_the_extension_loads_no_numba_scipy_or_sympy(tmp_path: Path, semantics):
+@pytest.mark.parametrize("form", ["npz", "json"])
+def test_simulate_with_the_extension_loads_no_numba_scipy_or_sympy(tmp_path: Path, semantics, form):
+    """A program of numbers (the compact form, or JSON without expressions) needs none of them."""
     from perfcompose.loggp.npzfile import write_program_npz
+    from perfcompose.loggp.program import program_to_json
 
     rng = np.random.default_rng(0)
     src = rng.integers(0, 16, 500)
     prog = Program(16, (CommStep.from_arrays(16, src, (src + rng.integers(1, 16, 500)) % 16, np.ones(500)),))
-    npz = tmp_path / "p.npz"
-    write_program_npz(prog, npz)
+    npz = tmp_path / f"p.{form}"
+    if form == "npz":
+        write_program_npz(prog, npz)
+    else:
+        npz.write_text(json.dumps(program_to_json(prog)))
     code = ("import sys; from perfcompose.cli import main\n"
             "try:\n"
             f"    sys.argv = ['perfcompose', 'loggp', 'simulate', {str(npz)!r}, '--L=1', '--o=1', '--g=1', "

@@ -57,10 +57,10 @@ def standard_kernel(which: Implementation | None = None) -> Callable[..., Any]:
     """Figure 2's kernel (arguments as in :func:`perfcompose.loggp._kernels.standard_kernel`)."""
     module = _module(which)
     if module is not None:
-        return module.standard  # type: ignore[no-any-return]
+        return module.standard
     from perfcompose.loggp._kernels import standard_kernel as numba_kernel
 
-    return numba_kernel  # type: ignore[no-any-return]
+    return numba_kernel
 
 
 def worst_kernel(which: Implementation | None = None) -> tuple[Callable[..., Any], Callable[[int], tuple[Any, ...]]]:

@@ -11,15 +11,16 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy as sp
 
 from perfcompose.errors import InputError, ModelSyntaxError
 from perfcompose.loggp.jsonfile import load_json
 from perfcompose.loggp.program import CommStep, CompStep, Program, _located, _parse, _Problem, _readonly
-from perfcompose.model import parse_expression, symbol
+
+if TYPE_CHECKING:  # SymPy is loaded only for a program that has expressions
+    import sympy as sp
 
 __all__ = ["ProgramTemplate", "read_template"]
 
@@ -87,8 +88,7 @@ class ProgramTemplate:
         except _Problem as p:
             raise _error(p, source, text, prefix) from None
         parameters = _parameters(exprs, slots)
-        compiled = (sp.lambdify([symbol(n) for n in parameters], list(exprs), modules="numpy")
-                    if exprs else None)
+        compiled = _lambdify(parameters, exprs) if exprs else None
         template = cls(P=base.P, unit=base.unit, parameters=parameters, doc=copy.deepcopy(doc), source=source,
                        expressions=exprs, _base=base, _slots=slots, _fills=_fills(slots), _compiled=compiled,
                        _text=text, _prefix=prefix)
@@ -157,6 +157,15 @@ def read_template(path: Path | str, text: str | None = None) -> ProgramTemplate:
 # reading
 
 
+def _lambdify(parameters: Sequence[str], exprs: Sequence[sp.Expr]) -> Callable[..., Any]:
+    """The expressions as one NumPy function of the parameters, in order."""
+    import sympy as sp
+
+    from perfcompose.model import symbol
+
+    return sp.lambdify([symbol(n) for n in parameters], list(exprs), modules="numpy")
+
+
 def _expression_entries(doc: Any) -> list[tuple[int, int, JsonPath]]:
     """``(step, index, path)`` of every string duration and string message size, in document
     order; anything malformed around them is left for the structural check to report."""
@@ -191,6 +200,10 @@ def _all_numbers(messages: list[Any]) -> bool:
 def _parse_entries(doc: Any, entries: list[tuple[int, int, JsonPath]], source: str, text: str | None,
                    prefix: JsonPath) -> tuple[tuple[sp.Expr, ...], tuple[_Slot, ...]]:
     """Parse every expression (equal texts once); a syntax error points into the string."""
+    if not entries:
+        return (), ()
+    from perfcompose.model import parse_expression
+
     exprs: list[sp.Expr] = []
     ids: dict[sp.Expr, int] = {}
     by_text: dict[str, int] = {}
