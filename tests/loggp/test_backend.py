@@ -111,10 +111,12 @@ def test_compiled_asked_for_where_it_is_missing_says_how_to_build_it(monkeypatch
 
 
 @needs_extension
-@pytest.mark.parametrize("semantics", ["paper"])
+@pytest.mark.parametrize("semantics", ["paper", "loggopsim"])
 @pytest.mark.parametrize("form", ["npz", "json"])
 def test_simulate_with_the_extension_loads_no_numba_scipy_or_sympy(tmp_path: Path, semantics, form):
     """A program of numbers (the compact form, or JSON without expressions) needs none of them."""
+    if semantics == "loggopsim":
+        pytest.importorskip("perfcompose.loggp._cgoal", reason="the LogGOPSim-semantics extension is not built")
     from perfcompose.loggp.npzfile import write_program_npz
     from perfcompose.loggp.program import program_to_json
 
