@@ -112,6 +112,14 @@ class _Group:
         coef = self.batch.coef[h].tolist()
         return Candidate(self.hyps[h], coef[0], tuple(coef[1:]), float(self.batch.cv_of(h)), float(self.scores[h]))
 
+    def candidates(self, hs: np.ndarray) -> list[Candidate]:
+        """The hypotheses at indices ``hs`` (valid fits), with one NumPy call per quantity."""
+        coefs = self.batch.coef[hs].tolist()
+        cvs = np.atleast_1d(self.batch.cv_of(hs)).tolist()
+        scores = self.scores[hs].tolist()
+        return [Candidate(self.hyps[int(h)], c[0], tuple(c[1:]), cv, sc)
+                for h, c, cv, sc in zip(hs.tolist(), coefs, cvs, scores)]
+
 
 @dataclass(frozen=True)
 class FitResult:
@@ -304,8 +312,8 @@ class PMNFFitter(SeriesFitter):
         if X.shape != (len(y), len(params)):
             raise FitError(f"{len(y)} values for coordinates of shape {X.shape} and parameters {params}")
         for k, p in enumerate(params):
-            distinct = len(np.unique(X[:, k]))
-            if distinct < 3 and (len(params) == 1 or all(len(np.unique(X[:, q])) < 3 for q in range(len(params)))):
+            distinct = _distinct(X[:, k])
+            if distinct < 3 and (len(params) == 1 or all(_distinct(X[:, q]) < 3 for q in range(len(params)))):
                 raise FitError(f"parameter {p} takes {distinct} distinct value(s); a model c0 + c1*f({p}) "
                                f"needs at least 3 (coefficients plus one)")
         if np.any(y < 0) or not np.all(np.isfinite(y)):
@@ -358,7 +366,8 @@ class PMNFFitter(SeriesFitter):
             good = m > 0
             if not good.any():
                 return y, 0.0
-            rel = v[good].var(axis=1, ddof=1) / m[good] ** 2
+            dev = v[good] - m[good, None]
+            rel = np.einsum("nr,nr->n", dev, dev) / (v.shape[1] - 1) / m[good] ** 2
             return y, self._noise(float(rel.mean()), v.shape[1])
         rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in values]
         if any(len(r) == 0 for r in rows):
@@ -451,7 +460,7 @@ class PMNFFitter(SeriesFitter):
         FT = factor_values(rows, basis.exponent_arrays).T
         slack = _constant_slack(y, sigma)
         groups = [self._scored([()], fit_constant(yy, w, sc), 0, sigma)]
-        pairs = max_terms >= 2 and len(np.unique(x)) >= 4
+        pairs = max_terms >= 2 and _distinct(x) >= 4
 
         scored: list[_Group] = []
 
@@ -521,15 +530,7 @@ class PMNFFitter(SeriesFitter):
             pick = _consensus_pick(scores - best, np.maximum(np.abs(preds), 1e-300), self.indistinct,
                                    self.shrink, risk, factor)
         chosen = groups[int(gidx[pick])].candidate(int(hidx[pick]))
-        ranked = []
-        keep = self.keep
-        for g in groups:
-            finite = np.flatnonzero(np.isfinite(g.scores))
-            if len(finite) > keep:
-                finite = finite[np.argpartition(g.scores[finite], keep)[:keep]]
-            ranked.extend((float(g.scores[h]), g, int(h)) for h in finite)
-        ranked.sort(key=lambda e: e[0])
-        return chosen, [g.candidate(h) for _, g, h in ranked[:keep]]
+        return chosen, _runners_up(groups, self.keep)
 
     def _weights(self, y: np.ndarray, X: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Row weights of the fit (y^-weight_power) and the factors that turn weighted
@@ -674,6 +675,29 @@ def _candidates_within(count: int, d: int, limit: int) -> int:
     while count > 1 and (count + 1) ** d > limit:
         count -= 1
     return count
+
+
+def _distinct(v: np.ndarray) -> int:
+    """The number of distinct values of a few coordinates (a set is faster than np.unique there)."""
+    return len(set(v.tolist()))
+
+
+def _runners_up(groups: list[_Group], keep: int) -> list[Candidate]:
+    """The ``keep`` best-scored valid hypotheses of all groups, best first."""
+    scores = np.concatenate([g.scores for g in groups])
+    finite = np.flatnonzero(np.isfinite(scores))
+    if keep <= 0 or not len(finite):
+        return []
+    if len(finite) > keep:
+        finite = finite[np.argpartition(scores[finite], keep - 1)[:keep]]
+    order = finite[np.argsort(scores[finite], kind="stable")]
+    starts = np.cumsum([0] + [len(g.scores) for g in groups])
+    owner = np.searchsorted(starts, order, side="right") - 1
+    found: dict[int, Candidate] = {}
+    for k in np.unique(owner).tolist():
+        mine = order[owner == k]
+        found.update(zip(mine.tolist(), groups[k].candidates(mine - starts[k])))
+    return [found[i] for i in order.tolist()]
 
 
 def _diagonal_lead(X: np.ndarray) -> int | None:

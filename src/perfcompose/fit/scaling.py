@@ -24,10 +24,11 @@ RHO = 0.7     # and the ranks of values and coordinates are this strongly oppose
 def falls(x: np.ndarray, y: np.ndarray, ratio: float = RATIO, rho: float = RHO) -> bool:
     """Whether ``y`` falls as ``x`` grows (one value per coordinate, at least 3 distinct ones)."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if len(np.unique(x)) < 3 or not np.all(np.isfinite(y)):
+    if len(x) < 3:
         return False
     lo, hi = y[x == x.min()].mean(), y[x == x.max()].mean()
-    if not (lo > 0 and hi <= ratio * lo):
+    # the cheap test first: most data grow, and the end points tell
+    if not (lo > 0 and hi <= ratio * lo) or len(np.unique(x)) < 3 or not np.all(np.isfinite(y)):
         return False
     return spearman(x, y) <= -rho
 
