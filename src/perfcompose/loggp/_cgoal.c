@@ -211,63 +211,132 @@ static void sort_like_cxx(int32_t *a, const int8_t *kind, int64_t first, int64_t
 enum { SEND = 0, RECV = 1, CALC = 2 };
 enum { ISSUED = 1, STARTED = 2, DONE = 4 };
 
+/* what an event reads and writes of an operation, in one cache line's half */
+typedef struct {
+    int32_t rank, peer, key;
+    int32_t need; /* requires and irequires not yet satisfied */
+    int32_t mts;  /* creation stamp (of a sent message: the message's) */
+    int32_t next; /* the next entry of the queue it is in: waiting messages, or a matching queue */
+    int32_t dep;  /* its dependents (requires) are req_dep[dep : op[i + 1].dep] */
+    int8_t kind;
+    uint8_t flag;
+    int16_t pad;
+} Op;
+
 typedef struct {
     int64_t P, n, n_cpu, n_nic;
-    const int64_t *op_ptr;
+    const int64_t *op_first; /* rank h's operations are op_first[h] .. op_first[h + 1] - 1 */
     const int8_t *kind;
     const double *size;
-    const int32_t *peer, *cpu, *nic;
-    const int64_t *tag;
+    const int32_t *cpu, *nic; /* NULL where every operation has CPU / NIC 0 */
+    const char *tag;          /* int32 or int64 (tag_wide) */
+    int tag_wide;
     double L, o, g, G, O, S;
-    int32_t *rank, *key;
-    int32_t *req_ptr, *req_dep, *ireq_ptr, *ireq_dep, *need_req, *need_ireq;
-    uint8_t *flag;
+    Op *op;
+    int32_t *req_dep, *ireq_ptr, *ireq_dep; /* ireq_ptr NULL without irequires */
     double *nexto, *nextgs, *nextgr;
     int32_t *fresh, *sort_tmp;
     int64_t nf;
     Ev *heap;
-    int64_t hn;
+    int64_t hn, hcap;
     int32_t ts;
-    /* groups of queued operations: members[g_lo[g]:g_hi[g]] */
-    int32_t *mts, *members, *g_lo, *g_hi, *gfree;
-    int64_t mpos, nfree, gmax;
-    /* matching: unexpected messages and posted receives, per rank and per key */
-    int32_t *uq_head, *uq_tail, *uk_head, *uk_tail, *rq_head, *rq_tail, *rk_head, *rk_tail, *rq_wild;
-    int32_t *h_next, *h_prev, *k_next, *k_prev;
+    /* groups of queued operations: members[g_lo[g]:g_hi[g]], ids below gmax */
+    int32_t *members, *g_lo, *g_hi, *gfree;
+    int64_t mpos, nfree, gmax, gcap;
+    /* matching: per key [unexpected head, tail, posted head, tail]; with receives from any source
+     * or of any tag (wild), also per rank in insertion order */
+    int32_t *kq;
+    int wild;
+    int32_t *uq_head, *uq_tail, *rq_head, *rq_tail, *rq_wild, *h_next, *h_prev;
     double *u_t0, *u_t1, *start, *end;
     int64_t kp;
-    /* messages waiting for their receiver's CPU and NIC, per (rank, cpu, nic) */
+    /* messages waiting for their receiver's CPU and NIC, per (rank, nic) with one CPU per rank */
     int fifo;
-    int32_t *w_head, *w_tail, *w_next;
+    int32_t *w_head, *w_tail;
     double *arrive;
+    int nomem; /* a queue could not grow: the run stops */
 } Sim;
 
+#define CPU(s, i) ((s)->cpu ? (int64_t)(s)->cpu[i] : 0)
+#define NIC(s, i) ((s)->nic ? (int64_t)(s)->nic[i] : 0)
+#define TAG(s, i) ((s)->tag_wide ? ((const int64_t *)(s)->tag)[i] : (int64_t)((const int32_t *)(s)->tag)[i])
+#define UK_HEAD(s, k) (s)->kq[4 * (int64_t)(k)]
+#define RK_HEAD(s, k) (s)->kq[4 * (int64_t)(k) + 2]
+
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+
+static int heap_grow(Sim *s) {
+    if (s->hn < s->hcap) {
+        return 0;
+    }
+    Ev *h = realloc(s->heap, (size_t)(2 * s->hcap) * sizeof(Ev));
+    if (!h) {
+        return -1;
+    }
+    s->heap = h;
+    s->hcap *= 2;
+    return 0;
+}
+
+/* push onto the event heap; without memory the run stops (nomem) */
+static inline void qpush(Sim *s, double key, int32_t ts, int32_t id) {
+    if (s->hn >= s->hcap && heap_grow(s) < 0) {
+        s->nomem = 1;
+        return;
+    }
+    push(s->heap, &s->hn, key, ts, id);
+}
+
+static inline int32_t new_group(Sim *s) {
+    if (s->nfree > 0) {
+        return s->gfree[--s->nfree];
+    }
+    if (s->gmax == s->gcap) {
+        int32_t *a = realloc(s->g_lo, (size_t)(2 * s->gcap) * sizeof(int32_t));
+        int32_t *b = a ? realloc(s->g_hi, (size_t)(2 * s->gcap) * sizeof(int32_t)) : NULL;
+        int32_t *c = b ? realloc(s->gfree, (size_t)(2 * s->gcap) * sizeof(int32_t)) : NULL;
+        if (a) s->g_lo = a;
+        if (b) s->g_hi = b;
+        if (c) s->gfree = c;
+        if (!c) {
+            s->nomem = 1;
+            return 0;
+        }
+        s->gcap *= 2;
+    }
+    return (int32_t)s->gmax++;
+}
+
 static inline void ready(Sim *s, int32_t i) {
-    if (s->need_req[i] == 0 && s->need_ireq[i] == 0 && !(s->flag[i] & ISSUED)) {
-        s->flag[i] |= ISSUED;
+    Op *p = &s->op[i];
+    if (p->need == 0 && !(p->flag & ISSUED)) {
+        p->flag |= ISSUED;
         s->fresh[s->nf++] = i;
     }
 }
 
-static inline void release(Sim *s, int32_t i, uint8_t bit, const int32_t *ptr, const int32_t *dep,
-                           int32_t *need) {
-    if (!(s->flag[i] & bit)) {
-        s->flag[i] |= bit;
-        for (int32_t j = ptr[i]; j < ptr[i + 1]; j++) {
-            need[dep[j]]--;
-            ready(s, dep[j]);
+static inline void mark_started(Sim *s, int32_t i) {
+    if (!(s->op[i].flag & STARTED)) {
+        s->op[i].flag |= STARTED;
+        if (s->ireq_ptr) {
+            for (int32_t j = s->ireq_ptr[i]; j < s->ireq_ptr[i + 1]; j++) {
+                s->op[s->ireq_dep[j]].need--;
+                ready(s, s->ireq_dep[j]);
+            }
         }
     }
 }
 
-static inline void mark_started(Sim *s, int32_t i) { release(s, i, STARTED, s->ireq_ptr, s->ireq_dep, s->need_ireq); }
-
 static inline void mark_done(Sim *s, int32_t i) {
     mark_started(s, i);
-    release(s, i, DONE, s->req_ptr, s->req_dep, s->need_req);
+    if (!(s->op[i].flag & DONE)) {
+        s->op[i].flag |= DONE;
+        for (int32_t j = s->op[i].dep; j < s->op[i + 1].dep; j++) {
+            s->op[s->req_dep[j]].need--;
+            ready(s, s->req_dep[j]);
+        }
+    }
 }
-
-static inline double dmax(double a, double b) { return a > b ? a : b; }
 
 static void rendezvous_done(Sim *s, int32_t snd, int64_t c, int64_t q, double t) {
     mark_done(s, snd);
@@ -275,29 +344,58 @@ static void rendezvous_done(Sim *s, int32_t snd, int64_t c, int64_t q, double t)
     s->nextgs[q] = dmax(s->nextgs[q], t);
 }
 
-static inline void unlink_(int32_t i, int32_t *head, int32_t *tail, int32_t *nxt, int32_t *prv, int64_t q) {
-    int32_t a = prv[i], b = nxt[i];
-    if (a >= 0) {
-        nxt[a] = b;
+/* the matching queues of one key (q: 0 unexpected messages, 2 posted receives), singly linked
+ * through op.next */
+static inline void key_append(Sim *s, int32_t i, int64_t k, int q) {
+    int32_t *head = &s->kq[4 * k + q], *tail = head + 1;
+    s->op[i].next = -1;
+    if (*tail >= 0) {
+        s->op[*tail].next = i;
     } else {
-        head[q] = b;
+        *head = i;
     }
-    if (b >= 0) {
-        prv[b] = a;
+    *tail = i;
+}
+
+static inline void key_remove(Sim *s, int32_t i, int64_t k, int q) {
+    int32_t *head = &s->kq[4 * k + q], *tail = head + 1;
+    int32_t prev = -1;
+    if (*head != i) { /* found by a wildcard search: look for its predecessor */
+        for (prev = *head; s->op[prev].next != i; prev = s->op[prev].next) {
+        }
+        s->op[prev].next = s->op[i].next;
     } else {
-        tail[q] = a;
+        *head = s->op[i].next;
+    }
+    if (*tail == i) {
+        *tail = prev;
     }
 }
 
-static inline void append(int32_t i, int32_t *head, int32_t *tail, int32_t *nxt, int32_t *prv, int64_t q) {
-    prv[i] = tail[q];
-    nxt[i] = -1;
-    if (tail[q] >= 0) {
-        nxt[tail[q]] = i;
+/* the per-rank lists (only with wildcard receives) */
+static inline void rank_unlink(Sim *s, int32_t i, int32_t *head, int32_t *tail, int64_t h) {
+    int32_t a = s->h_prev[i], b = s->h_next[i];
+    if (a >= 0) {
+        s->h_next[a] = b;
     } else {
-        head[q] = i;
+        head[h] = b;
     }
-    tail[q] = i;
+    if (b >= 0) {
+        s->h_prev[b] = a;
+    } else {
+        tail[h] = a;
+    }
+}
+
+static inline void rank_append(Sim *s, int32_t i, int32_t *head, int32_t *tail, int64_t h) {
+    s->h_prev[i] = tail[h];
+    s->h_next[i] = -1;
+    if (tail[h] >= 0) {
+        s->h_next[tail[h]] = i;
+    } else {
+        head[h] = i;
+    }
+    tail[h] = i;
 }
 
 /* push the new operations fresh[lo:hi] of one rank, sorted as LogGOPSim sorts them; a run of one
@@ -308,26 +406,27 @@ static void issue(Sim *s, int64_t lo, int64_t hi, int initial) {
     int64_t j = lo;
     while (j < hi) {
         int32_t i = fresh[j];
-        int64_t h = s->rank[i];
+        int64_t h = s->op[i].rank;
+        int8_t kind = s->kind[i];
+        int64_t cpu = CPU(s, i), nic = NIC(s, i);
         double t;
         if (initial) {
             t = 0.0;
-        } else if (s->kind[i] == SEND) {
-            t = dmax(s->nexto[h * s->n_cpu + s->cpu[i]], s->nextgs[h * s->n_nic + s->nic[i]]);
+        } else if (kind == SEND) {
+            t = dmax(s->nexto[h * s->n_cpu + cpu], s->nextgs[h * s->n_nic + nic]);
         } else {
-            t = s->nexto[h * s->n_cpu + s->cpu[i]];
+            t = s->nexto[h * s->n_cpu + cpu];
         }
-        int32_t grp = s->gfree[--s->nfree];
+        int32_t grp = new_group(s);
         s->g_lo[grp] = (int32_t)s->mpos;
         int32_t first_ts = s->ts;
-        while (j < hi && s->kind[fresh[j]] == s->kind[i] && s->cpu[fresh[j]] == s->cpu[i] &&
-               s->nic[fresh[j]] == s->nic[i]) {
+        while (j < hi && s->kind[fresh[j]] == kind && CPU(s, fresh[j]) == cpu && NIC(s, fresh[j]) == nic) {
             s->members[s->mpos++] = fresh[j];
-            s->mts[fresh[j]] = s->ts++;
+            s->op[fresh[j]].mts = s->ts++;
             j++;
         }
         s->g_hi[grp] = (int32_t)s->mpos;
-        push(s->heap, &s->hn, t, first_ts, grp);
+        qpush(s, t, first_ts, grp);
     }
 }
 
@@ -335,7 +434,7 @@ static void issue(Sim *s, int64_t lo, int64_t hi, int initial) {
 /* the events */
 
 static int run_calc(Sim *s, int32_t i, double t, double *t_wait) {
-    int64_t c = (int64_t)s->rank[i] * s->n_cpu + s->cpu[i];
+    int64_t c = (int64_t)s->op[i].rank * s->n_cpu + CPU(s, i);
     if (s->nexto[c] > t) {
         *t_wait = s->nexto[c];
         return 0;
@@ -348,7 +447,7 @@ static int run_calc(Sim *s, int32_t i, double t, double *t_wait) {
 }
 
 static int run_send(Sim *s, int32_t i, double t, double *t_wait) {
-    int64_t h = s->rank[i], c = h * s->n_cpu + s->cpu[i], q = h * s->n_nic + s->nic[i];
+    int64_t h = s->op[i].rank, c = h * s->n_cpu + CPU(s, i), q = h * s->n_nic + NIC(s, i);
     if (dmax(s->nexto[c], s->nextgs[q]) > t) {
         *t_wait = dmax(s->nexto[c], s->nextgs[q]);
         return 0;
@@ -359,21 +458,21 @@ static int run_send(Sim *s, int32_t i, double t, double *t_wait) {
     s->nextgs[q] = t + s->g + k1 * s->G;
     s->start[i * s->kp] = t;
     s->end[i * s->kp] = t + s->o + k1 * s->O;
-    int32_t id = (int32_t)(s->gmax + i);
+    int32_t id = (int32_t)(s->n + 1 + i);
     if (s->fifo) { /* the message joins its receiver's queue; only the queue's head is in the heap */
-        int64_t r = ((int64_t)s->peer[i] * s->n_cpu + s->cpu[i]) * s->n_nic + s->nic[i];
-        s->mts[i] = s->ts; /* from here on the send's stamp is its message's */
+        int64_t r = (int64_t)s->op[i].peer * s->n_nic + NIC(s, i);
+        s->op[i].mts = s->ts; /* from here on the send's stamp is its message's */
         s->arrive[i] = t + s->o + s->L;
-        s->w_next[i] = -1;
+        s->op[i].next = -1;
         if (s->w_tail[r] >= 0) {
-            s->w_next[s->w_tail[r]] = i;
+            s->op[s->w_tail[r]].next = i;
         } else {
             s->w_head[r] = i;
-            push(s->heap, &s->hn, t + s->o + s->L, s->ts, id);
+            qpush(s, t + s->o + s->L, s->ts, id);
         }
         s->w_tail[r] = i;
     } else {
-        push(s->heap, &s->hn, t + s->o + s->L, s->ts, id);
+        qpush(s, t + s->o + s->L, s->ts, id);
     }
     s->ts++;
     if (s->size[i] <= s->S) {
@@ -384,33 +483,38 @@ static int run_send(Sim *s, int32_t i, double t, double *t_wait) {
 
 /* a receive is posted; returns the rank of a rendezvous sender it completed, else -1 */
 static int64_t run_recv(Sim *s, int32_t i, double t) {
-    int64_t h = s->rank[i];
+    Op *p = &s->op[i];
+    int64_t h = p->rank, tag = TAG(s, i);
     mark_started(s, i);
     int32_t found = -1;
-    if (s->peer[i] != -1 && s->tag[i] != -1) {
-        found = s->key[i] >= 0 ? s->uk_head[s->key[i]] : -1;
+    if (p->key >= 0) {
+        found = UK_HEAD(s, p->key);
     } else {
         for (int32_t e = s->uq_head[h]; e >= 0; e = s->h_next[e]) {
-            if ((s->peer[i] == -1 || s->rank[e] == s->peer[i]) && (s->tag[i] == -1 || s->tag[e] == s->tag[i])) {
+            if ((p->peer == -1 || s->op[e].rank == p->peer) && (tag == -1 || TAG(s, e) == tag)) {
                 found = e;
                 break;
             }
         }
     }
     if (found < 0) {
-        append(i, s->rq_head, s->rq_tail, s->h_next, s->h_prev, h);
-        if (s->key[i] >= 0) {
-            append(i, s->rk_head, s->rk_tail, s->k_next, s->k_prev, s->key[i]);
+        if (s->wild) {
+            rank_append(s, i, s->rq_head, s->rq_tail, h);
+        }
+        if (p->key >= 0) {
+            key_append(s, i, p->key, 2);
         } else {
             s->rq_wild[h]++;
         }
         return -1;
     }
-    unlink_(found, s->uq_head, s->uq_tail, s->h_next, s->h_prev, h);
-    unlink_(found, s->uk_head, s->uk_tail, s->k_next, s->k_prev, s->key[found]);
-    int64_t src = s->rank[found], h2 = -1;
+    if (s->wild) {
+        rank_unlink(s, found, s->uq_head, s->uq_tail, h);
+    }
+    key_remove(s, found, s->op[found].key, 0);
+    int64_t src = s->op[found].rank, h2 = -1;
     if (s->size[i] > s->S) { /* rendezvous: the sender's request completes now */
-        rendezvous_done(s, found, src * s->n_cpu + s->cpu[i], src * s->n_nic + s->nic[i], t);
+        rendezvous_done(s, found, src * s->n_cpu + CPU(s, i), src * s->n_nic + NIC(s, i), t);
         h2 = src;
     }
     s->start[i * s->kp] = s->u_t0[found * s->kp];
@@ -422,56 +526,64 @@ static int64_t run_recv(Sim *s, int32_t i, double t) {
 /* the message of send m arrives at its receiver; returns 0 if the CPU or NIC is busy (until
  * *t_wait), else 1, with the rank of a rendezvous sender it completed in *h2 */
 static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2) {
-    int64_t h = s->peer[m], src = s->rank[m];
-    int64_t c = h * s->n_cpu + s->cpu[m], q = h * s->n_nic + s->nic[m];
+    Op *p = &s->op[m];
+    int64_t h = p->peer, src = p->rank, nic = NIC(s, m);
+    int64_t c = h * s->n_cpu + CPU(s, m), q = h * s->n_nic + nic;
     if (dmax(s->nexto[c], s->nextgr[q]) > t) {
         *t_wait = dmax(s->nexto[c], s->nextgr[q]);
         return 0;
     }
-    double k1 = dmax(s->size[m] - 1.0, 0.0);
+    double size = s->size[m], k1 = dmax(size - 1.0, 0.0);
     s->nexto[c] = t + s->o + dmax(k1 * s->O, k1 * s->G);
     s->nextgr[q] = t + s->g + k1 * s->G;
+    int32_t w = -1;
+    if (s->fifo) { /* the next message waiting for this CPU and NIC */
+        int64_t r = h * s->n_nic + nic;
+        w = p->next;
+        s->w_head[r] = w;
+        if (w < 0) {
+            s->w_tail[r] = -1;
+        }
+    }
     int32_t found = -1;
-    if (s->rq_wild[h] == 0) {
-        found = s->rk_head[s->key[m]];
+    if (s->rq_wild == NULL || s->rq_wild[h] == 0) {
+        found = RK_HEAD(s, p->key);
     } else {
+        int64_t tag = TAG(s, m);
         for (int32_t e = s->rq_head[h]; e >= 0; e = s->h_next[e]) {
-            if ((s->peer[e] == -1 || s->peer[e] == src) && (s->tag[e] == -1 || s->tag[e] == s->tag[m])) {
+            int64_t te = TAG(s, e);
+            if ((s->op[e].peer == -1 || s->op[e].peer == src) && (te == -1 || te == tag)) {
                 found = e;
                 break;
             }
         }
     }
     if (found >= 0) {
-        unlink_(found, s->rq_head, s->rq_tail, s->h_next, s->h_prev, h);
-        if (s->key[found] >= 0) {
-            unlink_(found, s->rk_head, s->rk_tail, s->k_next, s->k_prev, s->key[found]);
+        if (s->wild) {
+            rank_unlink(s, found, s->rq_head, s->rq_tail, h);
+        }
+        if (s->op[found].key >= 0) {
+            key_remove(s, found, s->op[found].key, 2);
         } else {
             s->rq_wild[h]--;
         }
-        if (s->size[m] > s->S) {
-            rendezvous_done(s, m, src * s->n_cpu + s->cpu[m], src * s->n_nic + s->nic[m], t);
+        if (size > s->S) {
+            rendezvous_done(s, m, src * s->n_cpu + CPU(s, m), src * s->n_nic + nic, t);
             *h2 = src;
         }
         s->start[found * s->kp] = t;
         s->end[found * s->kp] = s->nexto[c];
         mark_done(s, found);
     } else {
-        append(m, s->uq_head, s->uq_tail, s->h_next, s->h_prev, h);
-        append(m, s->uk_head, s->uk_tail, s->k_next, s->k_prev, s->key[m]);
+        if (s->wild) {
+            rank_append(s, m, s->uq_head, s->uq_tail, h);
+        }
+        key_append(s, m, p->key, 0);
         s->u_t0[m * s->kp] = t;
         s->u_t1[m * s->kp] = s->nexto[c];
     }
-    if (s->fifo) { /* the next message waiting for this CPU and NIC, from when they are free */
-        int64_t r = c * s->n_nic + s->nic[m];
-        int32_t w = s->w_next[m];
-        s->w_head[r] = w;
-        if (w < 0) {
-            s->w_tail[r] = -1;
-        } else {
-            push(s->heap, &s->hn, dmax(s->arrive[w], dmax(s->nexto[c], s->nextgr[q])), s->mts[w],
-                 (int32_t)(s->gmax + w));
-        }
+    if (w >= 0) { /* from when the CPU and NIC are free */
+        qpush(s, dmax(s->arrive[w], dmax(s->nexto[c], s->nextgr[q])), s->op[w].mts, (int32_t)(s->n + 1 + w));
     }
     return 1;
 }
@@ -484,26 +596,26 @@ static int after_group(Sim *s, int32_t grp, int ok, double t, double t_wait, int
     if (ok) {
         s->g_lo[grp]++;
         if (s->g_lo[grp] < s->g_hi[grp]) {
-            int32_t tsn = s->mts[s->members[s->g_lo[grp]]];
+            int32_t tsn = s->op[s->members[s->g_lo[grp]]].mts;
             if (s->hn == 0 || hp[0].key > t || (hp[0].key == t && hp[0].ts > tsn)) {
                 return 1;
             }
-            push(hp, &s->hn, t, tsn, grp);
+            qpush(s, t, tsn, grp);
         } else {
             s->gfree[s->nfree++] = grp;
         }
     } else if (s->g_hi[grp] - s->g_lo[grp] == 1 || s->hn == 0 || hp[0].key > t ||
-               (hp[0].key == t && hp[0].ts > s->mts[s->members[s->g_hi[grp] - 1]])) {
+               (hp[0].key == t && hp[0].ts > s->op[s->members[s->g_hi[grp] - 1]].mts)) {
         /* the other members would be popped next, one after the other, and wait for the same CPU
          * or NIC until the same time: they move together */
-        push(hp, &s->hn, t_wait, its, grp);
+        qpush(s, t_wait, its, grp);
     } else { /* another event comes between the members: the first one waits alone */
-        int32_t g1 = s->gfree[--s->nfree];
+        int32_t g1 = new_group(s);
         s->g_lo[g1] = s->g_lo[grp];
         s->g_hi[g1] = s->g_lo[grp] + 1;
-        push(hp, &s->hn, t_wait, its, g1);
+        qpush(s, t_wait, its, g1);
         s->g_lo[grp]++;
-        push(hp, &s->hn, t, s->mts[s->members[s->g_lo[grp]]], grp);
+        qpush(s, t, s->op[s->members[s->g_lo[grp]]].mts, grp);
     }
     return 0;
 }
@@ -525,7 +637,7 @@ static void issue_fresh(Sim *s, int64_t h1, int64_t h2) {
         }
         int64_t m = nf;
         for (int64_t j = 0; j < nf; j++) { /* gather this rank's new operations after the used part */
-            if (s->rank[s->fresh[j]] == hs[k]) {
+            if (s->op[s->fresh[j]].rank == hs[k]) {
                 s->fresh[m++] = s->fresh[j];
             }
         }
@@ -538,10 +650,10 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
     double t = 0.0;
     int32_t its = 0, grp = 0;
     const int64_t n = s->n;
-    while (s->hn > 0 || carry) {
+    while ((s->hn > 0 || carry) && !s->nomem) {
         if (carry) {
             carry = 0;
-            its = s->mts[s->members[s->g_lo[grp]]];
+            its = s->op[s->members[s->g_lo[grp]]].mts;
         } else {
             (*pops)++;
             t = s->heap[0].key;
@@ -549,21 +661,20 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
             grp = s->heap[0].id;
             pop(s->heap, &s->hn);
         }
-        int64_t ev = grp < s->gmax ? s->members[s->g_lo[grp]] : n + grp - s->gmax;
         int ok = 1;
         double t_wait = 0.0;
         int64_t h1 = -1, h2 = -1;
         s->nf = 0;
-        if (ev >= n) {
-            int32_t m = (int32_t)(ev - n);
+        if (grp > n) { /* a message */
+            int32_t m = (int32_t)(grp - n - 1);
             if (run_message(s, m, t, &t_wait, &h2)) {
-                h1 = s->peer[m];
+                h1 = s->op[m].peer;
             } else {
                 (*waits)++;
-                push(s->heap, &s->hn, t_wait, its, grp);
+                qpush(s, t_wait, its, grp);
             }
         } else {
-            int32_t i = (int32_t)ev;
+            int32_t i = s->members[s->g_lo[grp]];
             if (s->kind[i] == CALC) {
                 ok = run_calc(s, i, t, &t_wait);
             } else if (s->kind[i] == SEND) {
@@ -572,7 +683,7 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
                 h2 = run_recv(s, i, t);
             }
             if (ok) {
-                h1 = s->rank[i];
+                h1 = s->op[i].rank;
             }
             carry = after_group(s, grp, ok, t, t_wait, its);
         }
@@ -596,21 +707,22 @@ static inline uint64_t mix(uint64_t x) {
 
 /* the (destination, source, tag) of a send or an exact receive, else 0 */
 static inline int triple(const Sim *s, int64_t i, int64_t *d, int64_t *src, int64_t *tg) {
+    int64_t tag = TAG(s, i);
     if (s->kind[i] == SEND) {
-        *d = s->peer[i];
-        *src = s->rank[i];
-    } else if (s->kind[i] == RECV && s->peer[i] != -1 && s->tag[i] != -1) {
-        *d = s->rank[i];
-        *src = s->peer[i];
+        *d = s->op[i].peer;
+        *src = s->op[i].rank;
+    } else if (s->kind[i] == RECV && s->op[i].peer != -1 && tag != -1) {
+        *d = s->op[i].rank;
+        *src = s->op[i].peer;
     } else {
         return 0;
     }
-    *tg = s->tag[i];
+    *tg = tag;
     return 1;
 }
 
-/* a compact key per send and exact receive: equal exactly when they match; -1 for the rest.
- * Returns the number of keys, or -1 without memory. */
+/* a compact key per send and exact receive (op.key): equal exactly when they match; -1 for the
+ * rest. Returns the number of keys, or -1 without memory. */
 static int64_t match_keys(Sim *s) {
     int64_t cnt = 0;
     for (int64_t i = 0; i < s->n; i++) {
@@ -629,7 +741,7 @@ static int64_t match_keys(Sim *s) {
     for (int64_t i = 0; i < s->n; i++) {
         int64_t d, src, tg, d2 = 0, src2 = 0, tg2 = 0;
         if (!triple(s, i, &d, &src, &tg)) {
-            s->key[i] = -1;
+            s->op[i].key = -1;
             continue;
         }
         uint64_t hsh = mix(mix((uint64_t)d * 0x9e3779b97f4a7c15ULL + (uint64_t)src) ^ (uint64_t)tg);
@@ -638,12 +750,12 @@ static int64_t match_keys(Sim *s) {
             int32_t r = slot[at];
             if (r < 0) {
                 slot[at] = (int32_t)i;
-                s->key[i] = (int32_t)n_keys++;
+                s->op[i].key = (int32_t)n_keys++;
                 break;
             }
             triple(s, r, &d2, &src2, &tg2);
             if (d == d2 && src == src2 && tg == tg2) {
-                s->key[i] = s->key[r];
+                s->op[i].key = s->op[r].key;
                 break;
             }
             at = (at + 1) & (cap - 1);
@@ -653,125 +765,123 @@ static int64_t match_keys(Sim *s) {
     return n_keys;
 }
 
-/* the dependents of every operation (a[j] depends on b[j]) in the order of j, and each one's
- * count of what it waits for */
-static int dependents(int64_t n, const int32_t *a, const int32_t *b, int64_t m, int32_t **ptr, int32_t **dep,
-                      int32_t *need) {
-    *ptr = calloc((size_t)n + 1, sizeof(int32_t));
+/* the dependents of every operation (a[j] depends on b[j]) in the order of j, as a CSR (ptr of
+ * n + 1, written with the given stride), and each one's count of what it waits for */
+static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int32_t *ptr, int64_t stride,
+                      int32_t **dep) {
+    const int64_t n = s->n;
     *dep = malloc((size_t)(m > 0 ? m : 1) * sizeof(int32_t));
-    if (!*ptr || !*dep) {
+    int32_t *cnt = calloc((size_t)n + 1, sizeof(int32_t));
+    if (!*dep || !cnt) {
+        free(cnt);
         return -1;
     }
-    int32_t *p = *ptr;
     for (int64_t j = 0; j < m; j++) {
-        p[b[j] + 1]++;
-        need[a[j]]++;
+        cnt[b[j] + 1]++;
+        s->op[a[j]].need++;
     }
     for (int64_t i = 0; i < n; i++) {
-        p[i + 1] += p[i];
+        cnt[i + 1] += cnt[i];
     }
-    for (int64_t j = 0; j < m; j++) { /* fill, then shift the pointers back */
-        (*dep)[p[b[j]]++] = a[j];
+    for (int64_t i = 0; i <= n; i++) {
+        ptr[i * stride] = cnt[i];
     }
-    for (int64_t i = n; i > 0; i--) {
-        p[i] = p[i - 1];
+    for (int64_t j = 0; j < m; j++) {
+        (*dep)[cnt[b[j]]++] = a[j];
     }
-    p[0] = 0;
+    free(cnt);
     return 0;
 }
 
-#define NEW(ptr, count, type)                                               \
-    do {                                                                    \
+#define NEW(ptr, count, type)                                                        \
+    do {                                                                             \
         (ptr) = (type *)malloc((size_t)((count) > 0 ? (count) : 1) * sizeof(type)); \
-        if (!(ptr)) goto nomem;                                             \
+        if (!(ptr)) return -1;                                                       \
     } while (0)
-#define NEW_FILL(ptr, count, type, byte)                                    \
-    do {                                                                    \
-        NEW(ptr, count, type);                                              \
-        memset((ptr), (byte), (size_t)((count) > 0 ? (count) : 1) * sizeof(type)); \
+#define NEW_FILL(ptr, count, type, byte)                                             \
+    do {                                                                             \
+        NEW(ptr, count, type);                                                       \
+        memset((ptr), (byte), (size_t)((count) > 0 ? (count) : 1) * sizeof(type));  \
     } while (0)
 
 static void free_sim(Sim *s) {
-    void *all[] = {s->rank, s->key, s->req_ptr, s->req_dep, s->ireq_ptr, s->ireq_dep, s->need_req, s->need_ireq,
-                   s->flag, s->nexto, s->nextgs, s->nextgr, s->fresh, s->sort_tmp, s->heap, s->mts, s->members,
-                   s->g_lo, s->g_hi, s->gfree, s->uq_head, s->uq_tail, s->uk_head, s->uk_tail, s->rq_head,
-                   s->rq_tail, s->rk_head, s->rk_tail, s->rq_wild, s->h_next, s->h_prev, s->k_next, s->k_prev,
-                   s->u_t0, s->u_t1, s->w_head, s->w_tail, s->w_next, s->arrive};
+    void *all[] = {s->op, s->req_dep, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh,
+                   s->sort_tmp, s->heap, s->members, s->g_lo, s->g_hi, s->gfree, s->kq, s->uq_head, s->uq_tail,
+                   s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_head,
+                   s->w_tail, s->arrive};
     for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) {
         free(all[k]);
     }
 }
 
-/* everything but the inputs; 0, or -1 without memory */
-static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_req, const int32_t *ireq_a,
-                 const int32_t *ireq_b, int64_t n_ireq, int timelines) {
-    const int64_t n = s->n, P = s->P;
-    int64_t most = 0, n_send = 0;
-    NEW(s->rank, n, int32_t);
-    for (int64_t h = 0; h < P; h++) {
-        most = s->op_ptr[h + 1] - s->op_ptr[h] > most ? s->op_ptr[h + 1] - s->op_ptr[h] : most;
-        for (int64_t i = s->op_ptr[h]; i < s->op_ptr[h + 1]; i++) {
-            s->rank[i] = (int32_t)h;
+/* the operations' table: rank, peer, kind; whether any receive takes any source or tag */
+static int setup_ops(Sim *s, const int64_t *op_ptr, const int32_t *peer, int64_t *most) {
+    NEW_FILL(s->op, s->n + 1, Op, 0);
+    *most = 0;
+    s->wild = 0;
+    for (int64_t h = 0; h < s->P; h++) {
+        int64_t k = op_ptr[h + 1] - op_ptr[h];
+        *most = k > *most ? k : *most;
+        for (int64_t i = op_ptr[h]; i < op_ptr[h + 1]; i++) {
+            Op *p = &s->op[i];
+            p->rank = (int32_t)h;
+            p->peer = peer[i];
+            p->kind = s->kind[i];
+            s->wild |= p->kind == RECV && (p->peer == -1 || TAG(s, i) == -1);
         }
     }
-    for (int64_t i = 0; i < n; i++) {
-        n_send += s->kind[i] == SEND;
+    return 0;
+}
+
+/* everything but the inputs; 0, or -1 without memory */
+static int setup(Sim *s, const int64_t *op_ptr, const int32_t *peer, const int32_t *req_a, const int32_t *req_b,
+                 int64_t n_req, const int32_t *ireq_a, const int32_t *ireq_b, int64_t n_ireq, int timelines) {
+    const int64_t n = s->n, P = s->P;
+    int64_t most;
+    if (setup_ops(s, op_ptr, peer, &most) < 0) {
+        return -1;
     }
-    NEW(s->key, n, int32_t);
     int64_t n_keys = match_keys(s);
-    if (n_keys < 0) {
-        goto nomem;
+    if (n_keys < 0 || dependents(s, req_a, req_b, n_req, &s->op[0].dep, sizeof(Op) / sizeof(int32_t),
+                                 &s->req_dep) < 0) {
+        return -1;
     }
-    NEW_FILL(s->need_req, n, int32_t, 0);
-    NEW_FILL(s->need_ireq, n, int32_t, 0);
-    if (dependents(n, req_a, req_b, n_req, &s->req_ptr, &s->req_dep, s->need_req) < 0 ||
-        dependents(n, ireq_a, ireq_b, n_ireq, &s->ireq_ptr, &s->ireq_dep, s->need_ireq) < 0) {
-        goto nomem;
+    if (n_ireq > 0) {
+        NEW(s->ireq_ptr, n + 1, int32_t);
+        if (dependents(s, ireq_a, ireq_b, n_ireq, s->ireq_ptr, 1, &s->ireq_dep) < 0) {
+            return -1;
+        }
     }
-    NEW_FILL(s->flag, n, uint8_t, 0);
     NEW_FILL(s->nexto, P * s->n_cpu, double, 0);
     NEW_FILL(s->nextgs, P * s->n_nic, double, 0);
     NEW_FILL(s->nextgr, P * s->n_nic, double, 0);
     NEW(s->fresh, 4 * most + 2, int32_t);
     NEW(s->sort_tmp, 2 * most + 2, int32_t);
-    s->gmax = n + 1;
-    s->fifo = s->n_cpu == 1;
-    int64_t n_res = s->fifo ? P * s->n_nic : 1;
-    /* queued: each operation in at most one group, and each send's message (with the queues of
-     * waiting messages, at most one message per receiving CPU and NIC) */
-    NEW(s->heap, n + 1 + (s->fifo && n_res < n_send ? n_res : n_send), Ev);
-    NEW(s->mts, n, int32_t);
+    s->hcap = 1024;
+    NEW(s->heap, s->hcap, Ev);
     NEW(s->members, n, int32_t);
-    NEW_FILL(s->g_lo, s->gmax, int32_t, 0);
-    NEW_FILL(s->g_hi, s->gmax, int32_t, 0);
-    NEW(s->gfree, s->gmax, int32_t);
-    for (int64_t k = 0; k < s->gmax; k++) {
-        s->gfree[k] = (int32_t)(s->gmax - 1 - k);
-    }
-    s->nfree = s->gmax;
-    NEW_FILL(s->uq_head, P, int32_t, 0xff);
-    NEW_FILL(s->uq_tail, P, int32_t, 0xff);
-    NEW_FILL(s->rq_head, P, int32_t, 0xff);
-    NEW_FILL(s->rq_tail, P, int32_t, 0xff);
+    s->gcap = 1024;
+    NEW(s->g_lo, s->gcap, int32_t);
+    NEW(s->g_hi, s->gcap, int32_t);
+    NEW(s->gfree, s->gcap, int32_t);
+    NEW_FILL(s->kq, 4 * n_keys, int32_t, 0xff);
     NEW_FILL(s->rq_wild, P, int32_t, 0);
-    NEW_FILL(s->uk_head, n_keys, int32_t, 0xff);
-    NEW_FILL(s->uk_tail, n_keys, int32_t, 0xff);
-    NEW_FILL(s->rk_head, n_keys, int32_t, 0xff);
-    NEW_FILL(s->rk_tail, n_keys, int32_t, 0xff);
-    NEW_FILL(s->h_next, n, int32_t, 0xff);
-    NEW_FILL(s->h_prev, n, int32_t, 0xff);
-    NEW_FILL(s->k_next, n, int32_t, 0xff);
-    NEW_FILL(s->k_prev, n, int32_t, 0xff);
+    if (s->wild) {
+        NEW_FILL(s->uq_head, P, int32_t, 0xff);
+        NEW_FILL(s->uq_tail, P, int32_t, 0xff);
+        NEW_FILL(s->rq_head, P, int32_t, 0xff);
+        NEW_FILL(s->rq_tail, P, int32_t, 0xff);
+        NEW_FILL(s->h_next, n, int32_t, 0xff);
+        NEW_FILL(s->h_prev, n, int32_t, 0xff);
+    }
     s->kp = timelines ? 1 : 0;
     NEW_FILL(s->u_t0, timelines ? n : 1, double, 0);
     NEW_FILL(s->u_t1, timelines ? n : 1, double, 0);
-    NEW_FILL(s->w_head, n_res, int32_t, 0xff);
-    NEW_FILL(s->w_tail, n_res, int32_t, 0xff);
-    NEW_FILL(s->w_next, s->fifo ? n : 1, int32_t, 0xff);
+    s->fifo = s->n_cpu == 1;
+    NEW_FILL(s->w_head, s->fifo ? P * s->n_nic : 1, int32_t, 0xff);
+    NEW_FILL(s->w_tail, s->fifo ? P * s->n_nic : 1, int32_t, 0xff);
     NEW(s->arrive, s->fifo ? n : 1, double);
     return 0;
-nomem:
-    return -1;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -780,15 +890,89 @@ nomem:
 static const char simulate_doc[] =
     "simulate(P, op_ptr, kind, size, peer, tag, cpu, nic, req_a, req_b, ireq_a, ireq_b, n_cpu, n_nic, L, o, g, "
     "G, O, S, start, end, done, finish) -> (pops, message waits)\n\n"
-    "Run a GOAL schedule with LogGOPSim's rules. op_ptr int64 (P + 1); kind int8; size float64; peer, cpu, nic "
-    "int32; tag int64; the dependencies int32 (a requires / irequires b). start and end (float64, n items, or 1 "
-    "to keep no times), done (bool, n) and finish (float64, P) are written.";
+    "Run a GOAL schedule with LogGOPSim's rules. op_ptr int64 (P + 1); kind int8; size float64; peer int32; "
+    "tag int32 or int64; cpu and nic int32 (empty where n_cpu or n_nic is 1); the dependencies int32 (a "
+    "requires / irequires b). start and end (float64, n items, or 1 to keep no times), done (bool, n) and "
+    "finish (float64, P) are written.";
+
+enum { B_PTR, B_KIND, B_SIZE, B_PEER, B_TAG, B_CPU, B_NIC, B_RA, B_RB, B_IA, B_IB, B_START, B_END, B_DONE, B_FIN };
+
+static int get_inputs(PyObject **ob, Buf *b, int64_t P, int64_t *n) {
+    if (get_buf(ob[B_PTR], &b[B_PTR], 'q', P + 1, 0, "op_ptr") < 0) {
+        return -1;
+    }
+    *n = ((int64_t *)b[B_PTR].view.buf)[P];
+    static const char kinds[] = "bdi?iiiiii";
+    static const char *names[] = {"kind", "size", "peer", "tag", "cpu", "nic", "req_a", "req_b", "ireq_a", "ireq_b"};
+    for (int k = 0; k < 10; k++) {
+        Py_ssize_t need = k < 4 ? *n : 0;
+        if (k == 3) { /* tag: int32 or int64 */
+            if (get_buf(ob[B_TAG], &b[B_TAG], 'i', need, 0, "tag") < 0) {
+                PyErr_Clear();
+                if (get_buf(ob[B_TAG], &b[B_TAG], 'q', need, 0, "tag") < 0) {
+                    return -1;
+                }
+            }
+            continue;
+        }
+        if (get_buf(ob[k + 1], &b[k + 1], kinds[k], need, 0, names[k]) < 0) {
+            return -1;
+        }
+    }
+    if (b[B_RA].view.len != b[B_RB].view.len || b[B_IA].view.len != b[B_IB].view.len) {
+        PyErr_SetString(PyExc_ValueError, "the two sides of a dependency list differ in length");
+        return -1;
+    }
+    if (get_buf(ob[B_START], &b[B_START], 'd', 1, 1, "start") < 0 ||
+        get_buf(ob[B_END], &b[B_END], 'd', 1, 1, "end") < 0 ||
+        get_buf(ob[B_DONE], &b[B_DONE], 'b', *n, 1, "done") < 0 ||
+        get_buf(ob[B_FIN], &b[B_FIN], 'd', P, 1, "finish") < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+/* run the loop and write done and finish; 0, or -1 without memory */
+static int run_all(Sim *s, Buf *b, int64_t *pops, int64_t *waits) {
+    const int64_t n = s->n, P = s->P;
+    int timelines = b[B_START].view.len / 8 >= n && b[B_END].view.len / 8 >= n && n > 0;
+    if (setup(s, (const int64_t *)b[B_PTR].view.buf, (const int32_t *)b[B_PEER].view.buf,
+              (const int32_t *)b[B_RA].view.buf, (const int32_t *)b[B_RB].view.buf, b[B_RA].view.len / 4,
+              (const int32_t *)b[B_IA].view.buf, (const int32_t *)b[B_IB].view.buf, b[B_IA].view.len / 4,
+              timelines) < 0) {
+        return -1;
+    }
+    for (int64_t h = 0; h < P; h++) { /* every rank's first operations, at time 0 */
+        s->nf = 0;
+        for (int64_t i = s->op_first[h]; i < s->op_first[h + 1]; i++) {
+            ready(s, (int32_t)i);
+        }
+        issue(s, 0, s->nf, 1);
+    }
+    run_loop(s, pops, waits);
+    if (s->nomem) {
+        return -1;
+    }
+    char *dn = (char *)b[B_DONE].view.buf;
+    double *fin = (double *)b[B_FIN].view.buf;
+    for (int64_t i = 0; i < n; i++) {
+        dn[i] = (s->op[i].flag & DONE) != 0;
+    }
+    for (int64_t h = 0; h < P; h++) {
+        double f = 0.0;
+        for (int64_t c = 0; c < s->n_cpu; c++) {
+            f = dmax(f, s->nexto[h * s->n_cpu + c]);
+        }
+        fin[h] = f;
+    }
+    return 0;
+}
 
 static PyObject *simulate(PyObject *self, PyObject *args) {
     (void)self;
     Py_ssize_t P, n_cpu, n_nic;
     double L, o, g, G, O, S;
-    PyObject *ob[18];
+    PyObject *ob[15];
     if (!PyArg_ParseTuple(args, "nOOOOOOOOOOOnnddddddOOOO:simulate", &P, &ob[0], &ob[1], &ob[2], &ob[3], &ob[4],
                           &ob[5], &ob[6], &ob[7], &ob[8], &ob[9], &ob[10], &n_cpu, &n_nic, &L, &o, &g, &G, &O,
                           &S, &ob[11], &ob[12], &ob[13], &ob[14])) {
@@ -799,36 +983,23 @@ static PyObject *simulate(PyObject *self, PyObject *args) {
     Sim s;
     memset(&s, 0, sizeof(s));
     PyObject *result = NULL;
-    if (get_buf(ob[0], &b[0], 'q', P + 1, 0, "op_ptr") < 0) {
+    int64_t n = 0, pops = 0, waits = 0;
+    if (get_inputs(ob, b, P, &n) < 0) {
+        goto done;
+    }
+    if ((n_cpu > 1 && b[B_CPU].view.len / 4 < n) || (n_nic > 1 && b[B_NIC].view.len / 4 < n)) {
+        PyErr_SetString(PyExc_ValueError, "cpu and nic need an entry per operation where there are several");
         goto done;
     }
     s.P = P;
-    s.n = ((int64_t *)b[0].view.buf)[P];
-    const int64_t n = s.n;
-    static const char kinds[] = "bdiqiiiiii";
-    static const char *names[] = {"kind", "size", "peer", "tag", "cpu", "nic", "req_a", "req_b", "ireq_a", "ireq_b"};
-    for (int k = 0; k < 10; k++) {
-        if (get_buf(ob[k + 1], &b[k + 1], kinds[k], k < 6 ? n : 0, 0, names[k]) < 0) {
-            goto done;
-        }
-    }
-    int64_t n_req = b[7].view.len / 4, n_ireq = b[9].view.len / 4;
-    if (b[8].view.len / 4 != n_req || b[10].view.len / 4 != n_ireq) {
-        PyErr_SetString(PyExc_ValueError, "the two sides of a dependency list differ in length");
-        goto done;
-    }
-    if (get_buf(ob[11], &b[11], 'd', 1, 1, "start") < 0 || get_buf(ob[12], &b[12], 'd', 1, 1, "end") < 0 ||
-        get_buf(ob[13], &b[13], 'b', n, 1, "done") < 0 || get_buf(ob[14], &b[14], 'd', P, 1, "finish") < 0) {
-        goto done;
-    }
-    int timelines = b[11].view.len / 8 >= n && b[12].view.len / 8 >= n && n > 0;
-    s.op_ptr = (const int64_t *)b[0].view.buf;
-    s.kind = (const int8_t *)b[1].view.buf;
-    s.size = (const double *)b[2].view.buf;
-    s.peer = (const int32_t *)b[3].view.buf;
-    s.tag = (const int64_t *)b[4].view.buf;
-    s.cpu = (const int32_t *)b[5].view.buf;
-    s.nic = (const int32_t *)b[6].view.buf;
+    s.n = n;
+    s.op_first = (const int64_t *)b[B_PTR].view.buf;
+    s.kind = (const int8_t *)b[B_KIND].view.buf;
+    s.size = (const double *)b[B_SIZE].view.buf;
+    s.tag = (const char *)b[B_TAG].view.buf;
+    s.tag_wide = b[B_TAG].view.itemsize == 8;
+    s.cpu = n_cpu > 1 ? (const int32_t *)b[B_CPU].view.buf : NULL;
+    s.nic = n_nic > 1 ? (const int32_t *)b[B_NIC].view.buf : NULL;
     s.n_cpu = n_cpu;
     s.n_nic = n_nic;
     s.L = L;
@@ -837,35 +1008,11 @@ static PyObject *simulate(PyObject *self, PyObject *args) {
     s.G = G;
     s.O = O;
     s.S = S;
-    s.start = (double *)b[11].view.buf;
-    s.end = (double *)b[12].view.buf;
-    int64_t pops = 0, waits = 0;
+    s.start = (double *)b[B_START].view.buf;
+    s.end = (double *)b[B_END].view.buf;
     int failed;
     Py_BEGIN_ALLOW_THREADS
-    failed = setup(&s, (const int32_t *)b[7].view.buf, (const int32_t *)b[8].view.buf, n_req,
-                   (const int32_t *)b[9].view.buf, (const int32_t *)b[10].view.buf, n_ireq, timelines);
-    if (!failed) {
-        for (int64_t h = 0; h < P; h++) { /* every rank's first operations, at time 0 */
-            s.nf = 0;
-            for (int64_t i = s.op_ptr[h]; i < s.op_ptr[h + 1]; i++) {
-                ready(&s, (int32_t)i);
-            }
-            issue(&s, 0, s.nf, 1);
-        }
-        run_loop(&s, &pops, &waits);
-        char *dn = (char *)b[13].view.buf;
-        double *fin = (double *)b[14].view.buf;
-        for (int64_t i = 0; i < n; i++) {
-            dn[i] = (s.flag[i] & DONE) != 0;
-        }
-        for (int64_t h = 0; h < P; h++) {
-            double f = 0.0;
-            for (int64_t c = 0; c < n_cpu; c++) {
-                f = dmax(f, s.nexto[h * n_cpu + c]);
-            }
-            fin[h] = f;
-        }
-    }
+    failed = run_all(&s, b, &pops, &waits);
     Py_END_ALLOW_THREADS
     if (failed) {
         PyErr_NoMemory();
@@ -889,7 +1036,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_cgoal", "LogGOPSim's main loop on GOAL schedules, compiled (see loggopsim.py).", -1,
-    methods,
+    methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__cgoal(void) { return PyModule_Create(&module); }

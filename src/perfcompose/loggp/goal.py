@@ -392,65 +392,69 @@ def _goal_lines(s: GoalSchedule, time_scale: float) -> Any:
         yield "".join(out)
 
 
+def _by_rank(ranks: np.ndarray, P: int) -> np.ndarray:
+    """A stable order of ``ranks`` (radix sort where ranks fit 16 bits)."""
+    return np.argsort(ranks.astype(np.uint16) if P <= 2 ** 16 else ranks, kind="stable")
+
+
+def _schedule_parts(program: Program) -> list[tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per step, its parts in the order a rank issues them: (ranks, kind, sizes, peers, tags),
+    each sorted by rank (stably); a step's zero-length barrier calc has the tag -2."""
+    P = program.P
+    all_p = np.arange(P, dtype=np.int32)
+    parts: list[tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]] = []
+    offset = 0
+    for s in program.steps:
+        if isinstance(s, CompStep):
+            parts.append((all_p, CALC, np.asarray(s.durations, dtype=np.float64), np.zeros(P, np.int32),
+                          np.full(P, -1, np.int32)))
+            has_new: np.ndarray = all_p
+        else:
+            assert isinstance(s, CommStep)
+            sent = s.order  # each sender's messages in its send order, senders in rank order
+            recv = _by_rank(s.dst, P)
+            parts.append((s.src[sent].astype(np.int32), SEND, s.nbytes[sent], s.dst[sent].astype(np.int32),
+                          (offset + sent).astype(np.int32)))
+            parts.append((s.dst[recv].astype(np.int32), RECV, s.nbytes[recv], s.src[recv].astype(np.int32),
+                          (offset + recv).astype(np.int32)))
+            has_new = np.flatnonzero(np.bincount(s.src, minlength=P) + np.bincount(s.dst, minlength=P))
+            offset += s.M
+        nb = has_new.shape[0]
+        parts.append((has_new.astype(np.int32), CALC, np.zeros(nb), np.zeros(nb, np.int32), np.full(nb, -2, np.int32)))
+    return parts
+
+
 def program_to_goal(program: Program) -> GoalSchedule:
     """The GOAL schedule of a program: per rank, each step's operations depend on a zero-length
     ``calc 0`` that completes the previous step; a communication step posts all its receives and
     issues its sends in send order (as a sequence of MPI_Isend/MPI_Irecv and a wait). The tag of
-    a message is its id in the program."""
+    a message is its id in the program. Built without sorting: each part's operations are placed
+    at their rank's next free positions."""
     P = program.P
-    ranks, steps, classes, kinds, sizes, peers, tags = [], [], [], [], [], [], []
-    offset = 0
-    all_p = np.arange(P, dtype=np.int32)
-    for k, s in enumerate(program.steps):
-        if isinstance(s, CompStep):
-            parts = [(all_p, 0, CALC, np.asarray(s.durations, dtype=np.float64), np.zeros(P, np.int32),
-                      np.full(P, -1, np.int32))]
-            has_new: np.ndarray = all_p
-        else:
-            assert isinstance(s, CommStep)
-            sent = s.order.astype(np.int64)
-            recv = np.argsort(s.dst, kind="stable")
-            parts = [(s.src[sent].astype(np.int32), 0, SEND, s.nbytes[sent], s.dst[sent].astype(np.int32),
-                      (offset + sent).astype(np.int32)),
-                     (s.dst[recv].astype(np.int32), 1, RECV, s.nbytes[recv], s.src[recv].astype(np.int32),
-                      (offset + recv).astype(np.int32))]
-            has_new = np.flatnonzero(np.bincount(np.concatenate([s.src, s.dst]).astype(np.int64), minlength=P))
-            offset += s.M
-        nb = has_new.shape[0]
-        parts.append((has_new.astype(np.int32), 2, CALC, np.zeros(nb), np.zeros(nb, np.int32),
-                      np.full(nb, -2, np.int32)))
-        for rk, cls, kd, sz, pe, tg in parts:
-            n = rk.shape[0]
-            ranks.append(rk)
-            steps.append(np.full(n, k, np.int64))
-            classes.append(np.full(n, cls, np.int8))
-            kinds.append(np.full(n, kd, np.int8))
-            sizes.append(np.asarray(sz, dtype=np.float64))
-            peers.append(pe)
-            tags.append(tg)
-    if not ranks:
-        z = np.zeros(0, np.int64)
-        return GoalSchedule(P, np.zeros(P + 1, np.int64), np.zeros(0, np.int8), np.zeros(0), z, z, z, z, z, z, z, z,
-                            z)
-    # one column at a time, each list freed once joined (a program of millions of messages)
-    rank = np.concatenate(ranks)
-    del ranks
-    order = np.lexsort((np.concatenate(classes), np.concatenate(steps), rank))
-    del classes, steps
-    rank = rank[order]
-
-    def column(parts: list[np.ndarray], order: np.ndarray) -> np.ndarray:
-        joined = np.concatenate(parts)
-        parts.clear()
-        return joined[order]
-
-    kind, size, peer, tag = (column(c, order) for c in (kinds, sizes, peers, tags))
-    del order
-    n = rank.shape[0]
+    parts = _schedule_parts(program)
+    counts = [np.bincount(rk, minlength=P) for rk, *_ in parts]
+    total = np.sum(counts, axis=0) if counts else np.zeros(P, np.int64)
+    ptr = np.zeros(P + 1, np.int64)
+    np.cumsum(total, out=ptr[1:])
+    n = int(ptr[-1])
+    if n >= 2 ** 31 - 1:
+        raise InputError(f"a program of {n:,} GOAL operations is too large (at most 2^31)")
+    kind, size = np.empty(n, np.int8), np.empty(n)
+    peer, tag = np.empty(n, np.int32), np.empty(n, np.int32)
+    filled = ptr[:-1].copy()  # each rank's next free position
+    for (rk, kd, sz, pe, tg), cnt in zip(parts, counts):
+        first = np.zeros(P, np.int64)  # where each rank's block starts within the part
+        np.cumsum(cnt[:-1], out=first[1:])
+        pos = filled[rk] + (np.arange(rk.shape[0]) - first[rk])
+        kind[pos], size[pos], peer[pos], tag[pos] = kd, sz, pe, tg
+        filled += cnt
+    del parts
+    rank = np.repeat(np.arange(P, dtype=np.int32), total)
     is_bar = tag == -2
     message = np.where(kind == CALC, -1, tag)
-    tag = np.where(kind == CALC, 0, tag)
-    idx = np.arange(n, dtype=np.int32 if n < 2 ** 31 - 1 else np.int64)
+    tag[kind == CALC] = 0
+    peer[kind == CALC] = 0
+    idx = np.arange(n, dtype=np.int32)
     prev_bar = np.maximum.accumulate(np.where(is_bar, idx, -1))
     next_bar = np.minimum.accumulate(np.where(is_bar, idx, n)[::-1])[::-1]
     ops = ~is_bar
@@ -462,7 +466,6 @@ def program_to_goal(program: Program) -> GoalSchedule:
     # the order of the pairs: per operation in rank order, its own requirement then its barrier's
     req_a = np.concatenate([req_a2, req_a1])
     req_b = np.concatenate([req_b2, req_b1])
-    ptr = np.searchsorted(rank, np.arange(P + 1)).astype(np.int64)
-    z = np.zeros(0, np.int64)
+    z = np.zeros(0, np.int32)
     return GoalSchedule(P, ptr, kind, size, peer, tag, np.zeros(n, np.int8), np.zeros(n, np.int8), req_a, req_b,
                         z, z, message)

@@ -105,9 +105,12 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
     times = (float(params.L), float(params.o), float(params.g), float(params.G), float(O), float(S))
     compiled = compiled_goal()
     if compiled is not None:
-        i32, i64 = np.int32, np.int64
-        compiled.simulate(P, _as(s.op_ptr, i64), _as(s.kind, np.int8), _as(s.size, np.float64), _as(s.peer, i32),
-                          _as(s.tag, i64), _as(s.cpu, i32), _as(s.nic, i32), _as(s.req_a, i32), _as(s.req_b, i32),
+        i32 = np.int32
+        tag = s.tag if s.tag.dtype in (np.int32, np.int64) else s.tag.astype(np.int64)
+        none = np.zeros(0, i32)  # every operation on CPU / NIC 0
+        compiled.simulate(P, _as(s.op_ptr, np.int64), _as(s.kind, np.int8), _as(s.size, np.float64),
+                          _as(s.peer, i32), np.ascontiguousarray(tag), _as(s.cpu, i32) if n_cpu > 1 else none,
+                          _as(s.nic, i32) if n_nic > 1 else none, _as(s.req_a, i32), _as(s.req_b, i32),
                           _as(s.ireq_a, i32), _as(s.ireq_b, i32), n_cpu, n_nic, *times, start, end, done, finish)
     else:
         from perfcompose.loggp._goal_kernel import goal_kernel
