@@ -48,3 +48,14 @@ def test_without_overheads_the_calibrated_operators_refuse():
 def test_overheads_round_trip_through_json():
     again = Overheads.from_json(OVERHEADS.to_json())
     assert again.pipe(x=1.0) == pytest.approx(20000)
+
+
+def test_a_pipe_stage_with_a_piped_model_is_predicted_from_its_time_beside_another_stage():
+    piped = {"inc": Model.parse("1500 + 0.7*x", unit="ns")}
+    c = CalibratedComposer(COLD, pipe="pointwise", hot=HOT, overheads=OVERHEADS, piped=piped)
+    x = 2.0 ** 18
+    assert c("pipe(inc, nop)")(x=x) == pytest.approx(piped["inc"](x=x))
+    assert c("pipe(nop, inc)")(x=x) == pytest.approx(piped["inc"](x=x))
+    # outside a pipe the part keeps its time in the executor
+    assert c("seq(inc, nop)")(x=x) == pytest.approx(composer()("seq(inc, nop)")(x=x))
+    assert c("tpool_2(inc)")(x=x) == pytest.approx(COLD["inc"](x=x) / 2)

@@ -164,3 +164,13 @@ def test_a_damaged_disturbance_record_is_a_located_error(tmp_path):
     path.write_text("{not json")
     with pytest.raises(InputError, match="disturbance.json"):
         load_disturbance(TermTarget([], {}, lambda x: x), path)
+
+
+def test_pipe_stages_are_the_components_that_run_as_a_stage_of_a_pipe():
+    from perfcompose.compose.parser import parse_term
+    from perfcompose.validate.modular import pipe_stages
+
+    # a task pool inside a pipe is not a stage of its own; a pipe inside a task pool is
+    assert pipe_stages([parse_term("pipe(inc, tpool_2(qsort))")]) == ["inc"]
+    assert pipe_stages([parse_term("tpool_2(pipe(qsort, nop))")]) == ["nop", "qsort"]
+    assert pipe_stages([parse_term("seq(inc, qsort)")]) == []

@@ -83,7 +83,7 @@ def has_uncertainty(composer: Composer, term: Term) -> bool:
     """Whether any model the composer uses for ``term`` carries members."""
     models = [composer.components[c] for c in term.components() if c in composer.components]
     if isinstance(composer, CalibratedComposer):
-        models += list(composer.hot.values())
+        models += [*composer.hot.values(), *composer.piped.values()]
         if composer.overheads is not None:
             models += [composer.overheads.stream, composer.overheads.pipe]
     return any(m.ensemble is not None for m in models)
@@ -108,6 +108,7 @@ def _spread(composer: Composer, members: int) -> Composer:
         over = composer.overheads
         return _SpreadCalibrated(leaves, "pointwise", composer.size, composer.target_unit,
                                  hot={k: stacked_leaf(m, members) for k, m in composer.hot.items()},
+                                 piped={k: stacked_leaf(m, members) for k, m in composer.piped.items()},
                                  overheads=None if over is None else
                                  Overheads(stacked_leaf(over.stream, members), stacked_leaf(over.pipe, members)),
                                  central=composer)

@@ -23,7 +23,7 @@ from perfcompose.compose.interval import with_interval
 from perfcompose.compose.operators import Composer
 from perfcompose.compose.oversubscription import accounted
 from perfcompose.compose.parser import parse_term
-from perfcompose.compose.terms import Component, Term
+from perfcompose.compose.terms import Component, Pipe, Term
 from perfcompose.data.experiment import Experiment, Point, Series
 from perfcompose.ensemble import SampledEnsemble
 from perfcompose.errors import InputError, PerfcomposeError
@@ -257,11 +257,26 @@ def _fitting(configurations: Sequence[str | Term], functions: Mapping[str, Calla
     return kept, skipped
 
 
+def pipe_stages(terms: Sequence[Term]) -> list[str]:
+    """The components that run as a stage of a pipe on their own in any of ``terms``."""
+    names = {side.name for term in terms for node in term.walk() if isinstance(node, Pipe)
+             for side in node.children() if isinstance(side, Component)}
+    return sorted(names)
+
+
+def piped_probe(part: str) -> str:
+    """The program a pipe stage is timed in: the part with a one-pass ``touch`` stage after it."""
+    return f"pipe({part}, touch)"
+
+
 def _stream(parts: Sequence[str], kept: Sequence[tuple[Term, int]], levels: Sequence[int]) -> list[Term]:
     """Everything run in the rounds, once each: the parts in the executor, the probes (nop,
-    touch, a pipe of touches, touch pools at every concurrency) and the programs."""
+    touch, a pipe of touches, touch pools at every concurrency, every pipe stage in front of a
+    touch stage) and the programs."""
+    staged = pipe_stages([t for t, _ in kept])
     calibration = [Component("nop"), Component("touch"), parse_term("pipe(touch, touch)"),
-                   *(parse_term(f"tpool_{k}(touch)") for k in levels if k > 1)]
+                   *(parse_term(f"tpool_{k}(touch)") for k in levels if k > 1),
+                   *(parse_term(piped_probe(p)) for p in staged)]
     stream: list[Term] = []
     for term in [*(Component(p) for p in parts), *calibration, *(t for t, _ in kept)]:
         if str(term) not in {str(s) for s in stream}:
@@ -388,6 +403,13 @@ class _Rounds:
             return self.series(p)
         return (self.matrix(p) + np.median(self.contention(k), axis=1, keepdims=True)).tolist()
 
+    def piped(self, k: int, p: str) -> list[list[float]]:
+        """Pipe stage p's time per element when k workers run at once: its probe
+        (:func:`piped_probe`, two workers) plus what k workers add to a one-pass probe beyond
+        what two do."""
+        extra = np.median(self.contention(k) - self.contention(2), axis=1, keepdims=True)
+        return (self.matrix(piped_probe(p)) + extra).tolist()
+
     def curve(self, name: str, values: np.ndarray, members: np.ndarray | None) -> Model:
         """Measured medians as a model [ns], with one member per resample when given."""
         central = curve(name, self.xs, values.tolist())
@@ -398,9 +420,10 @@ class _Rounds:
 
 
 def _calibration(rounds: _Rounds, parts: Sequence[str], levels: Sequence[int],
-                 members: bool) -> tuple[dict[int, dict[str, Model]], Overheads]:
-    """The parts in the executor at every concurrency and the executor's overheads, as measured
-    curves (with the bootstrap's members when ``members``)."""
+                 members: bool) -> tuple[dict[int, dict[str, Model]], Overheads, dict[int, dict[str, Model]]]:
+    """The parts in the executor at every concurrency, the executor's overheads and the pipe
+    stages in their probe (at two workers and more), as measured curves (with the bootstrap's
+    members when ``members``)."""
     def measured(name: str, values: np.ndarray, *resampled: np.ndarray) -> Model:
         return rounds.curve(name, values, np.sum([rounds.resampled(r) for r in resampled], axis=0)
                             if members else None)
@@ -409,7 +432,10 @@ def _calibration(rounds: _Rounds, parts: Sequence[str], levels: Sequence[int],
                       for p in parts} for k in levels}
     nop, pipe = rounds.matrix("nop"), rounds.matrix("pipe(touch, touch)")
     overheads = Overheads(stream=measured("o", nop, nop), pipe=measured("P", pipe, pipe))
-    return concurrent, overheads
+    piped = {k: {p: measured(f"{p}_piped_{k}", np.array(rounds.piped(k, p)), rounds.matrix(piped_probe(p)),
+                             rounds.contention(k) - rounds.contention(2))
+                 for p in parts if piped_probe(p) in rounds.index} for k in levels if k >= 2}
+    return concurrent, overheads, piped
 
 
 @dataclass(frozen=True)
@@ -428,7 +454,8 @@ class _Judge:
         """Per x, the largest share of a run that other work took, over the program (unless it
         has more workers than cores, when it waits by design), its parts and the probes; and
         whether the configuration counts as disturbed."""
-        probes = ["nop", "touch", "pipe(touch, touch)", *([f"tpool_{level_k}(touch)"] if level_k > 1 else [])]
+        probes = ["nop", "touch", "pipe(touch, touch)", *([f"tpool_{level_k}(touch)"] if level_k > 1 else []),
+                  *(piped_probe(p) for p in pipe_stages([term]))]
         involved = [t for t in [*([str(term)] if n <= self.cores else []), *term.components(), *probes]
                     if t in self.rounds.index]
         shares, runs = self.target.wait_share, self.target.disturbed_runs
@@ -521,10 +548,11 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     measured = _Rounds(runs, index, xs, picks)
     members = resamples > 1
     hot = {p: _fit(p, dense, isolated[p], uncertainty=members) for p in parts}
-    concurrent, overheads = _calibration(measured, parts, levels, members)
+    concurrent, overheads, piped = _calibration(measured, parts, levels, members)
     judge = _Judge(Composer(hot, pipe="asymptotic"),
-                   {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads)
-                    for k in levels}, measured, target, cores, level, members)
+                   {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads,
+                                          piped=piped.get(k, {})) for k in levels},
+                   measured, target, cores, level, members)
     comparisons = with_operator_error([judge.compare(term, n) for term, n in kept], level)
     return Study(tuple(comparisons), hot, concurrent, overheads, tuple(skipped), xs, rounds, count, workers,
                  {str(t): tuple(float(np.median(v)) for v in measured.series(str(t))) for t in stream},
