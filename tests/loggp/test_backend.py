@@ -1,7 +1,7 @@
 """The compiled extension and the Numba kernels give identical timelines on random steps: the
 standard algorithm with random ties (the same seeded stream), ties by rank, both gap origins,
-carried start times and gaps, and the worst case with its forced sends; and a simulation with
-the extension loads neither Numba nor SciPy nor SymPy."""
+carried start times and gaps, and the worst case with its forced sends and the waiting graph's
+components; and a simulation with the extension loads neither Numba nor SciPy nor SymPy."""
 from __future__ import annotations
 
 import json
@@ -78,6 +78,21 @@ def test_worst_case_identical_in_both_implementations(seed, ties, monkeypatch):
 
 
 @needs_extension
+@pytest.mark.parametrize("P, M", [(300, 3000), (1000, 2500)])
+def test_worst_case_with_many_forced_sends_identical_in_both_implementations(P, M, monkeypatch):
+    """A random pattern: one big cycle broken by hundreds of forced sends, each refreshing the
+    waiting graph's components (kept, searched and split by either implementation)."""
+    rng = np.random.default_rng(P)
+    src = rng.integers(0, P, M)
+    step = CommStep.from_arrays(P, src, (src + rng.integers(1, P, M)) % P, rng.integers(1, 100, M))
+    params = LogGP(L=1.0, o=0.5, g=0.6, G=0.01)
+    numba = run("numba", worst_case_step, step, params, monkeypatch=monkeypatch, seed=3)
+    compiled = run("compiled", worst_case_step, step, params, monkeypatch=monkeypatch, seed=3)
+    assert len(compiled.forced) > 50
+    assert_same(numba, compiled)
+
+
+@needs_extension
 def test_random_ties_follow_the_seed_in_both_implementations(monkeypatch):
     """Many processors ready at once: the order they send in is the seeded random draw, the same
     draw in both, and another seed gives another order."""
@@ -111,7 +126,7 @@ def test_compiled_asked_for_where_it_is_missing_says_how_to_build_it(monkeypatch
 
 
 @needs_extension
-@pytest.mark.parametrize("semantics", ["paper", "loggopsim"])
+@pytest.mark.parametrize("semantics", ["paper", "worst-case", "loggopsim"])
 @pytest.mark.parametrize("form", ["npz", "json"])
 def test_simulate_with_the_extension_loads_no_numba_scipy_or_sympy(tmp_path: Path, semantics, form):
     """A program of numbers (the compact form, or JSON without expressions) needs none of them."""
@@ -123,6 +138,7 @@ def test_simulate_with_the_extension_loads_no_numba_scipy_or_sympy(tmp_path: Pat
     rng = np.random.default_rng(0)
     src = rng.integers(0, 16, 500)
     prog = Program(16, (CommStep.from_arrays(16, src, (src + rng.integers(1, 16, 500)) % 16, np.ones(500)),))
+    flags = ["--worst-case"] if semantics == "worst-case" else ["--semantics", semantics]
     npz = tmp_path / f"p.{form}"
     if form == "npz":
         write_program_npz(prog, npz)
@@ -131,7 +147,7 @@ def test_simulate_with_the_extension_loads_no_numba_scipy_or_sympy(tmp_path: Pat
     code = ("import sys; from perfcompose.cli import main\n"
             "try:\n"
             f"    sys.argv = ['perfcompose', 'loggp', 'simulate', {str(npz)!r}, '--L=1', '--o=1', '--g=1', "
-            f"'--G=0', '--semantics', {semantics!r}]\n"
+            f"'--G=0', *{flags!r}]\n"
             "    main()\n"
             "except SystemExit as e:\n"
             "    assert not e.code, e.code\n"
@@ -139,4 +155,5 @@ def test_simulate_with_the_extension_loads_no_numba_scipy_or_sympy(tmp_path: Pat
             "('numba', 'scipy', 'sympy', 'llvmlite'))))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "makespan" in out.stdout
+    assert ("forced send" in out.stdout) == (semantics == "worst-case")  # the components were used
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []

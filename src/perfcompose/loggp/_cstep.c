@@ -22,7 +22,7 @@ typedef struct {
 /* kind: 'd' float64, 'q' int64, '?' bool; at least n items */
 static int get_buf(PyObject *obj, Buf *b, char kind, Py_ssize_t n, int writable, const char *name) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    Py_ssize_t itemsize = kind == '?' ? 1 : 8;
+    Py_ssize_t itemsize = kind == '?' ? 1 : kind == 'i' ? 4 : 8;
     if (PyObject_GetBuffer(obj, &b->view, flags) < 0) {
         return -1;
     }
@@ -36,12 +36,14 @@ static int get_buf(PyObject *obj, Buf *b, char kind, Py_ssize_t n, int writable,
         ok = ok && f[0] == 'd';
     } else if (kind == 'q') {
         ok = ok && (f[0] == 'q' || f[0] == 'l');
+    } else if (kind == 'i') {
+        ok = ok && f[0] == 'i';
     } else {
         ok = ok && (f[0] == '?' || f[0] == 'b' || f[0] == 'B');
     }
     if (!ok || b->view.len / itemsize < n) {
         PyErr_Format(PyExc_ValueError, "%s: expected at least %zd items of %s", name, n,
-                     kind == 'd' ? "float64" : kind == 'q' ? "int64" : "bool");
+                     kind == 'd' ? "float64" : kind == 'q' ? "int64" : kind == 'i' ? "int32" : "bool");
         return -1;
     }
     return 0;
@@ -59,6 +61,7 @@ static void release(Buf *bufs, int n) {
 #define F64(b) ((double *)(b).view.buf)
 #define I64(b) ((int64_t *)(b).view.buf)
 #define BOOL(b) ((char *)(b).view.buf)
+#define I32(b) ((int32_t *)(b).view.buf)
 
 /* ------------------------------------------------------------------------------------------ */
 /* the heap of _heap.py: (key, tie-break, id) entries from base; smallest key first, then
@@ -454,6 +457,291 @@ static PyObject *worst(PyObject *self, PyObject *args) {
     return PyLong_FromLongLong(remaining);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* the waiting graph's components (components.py, whose Numba functions these are line for line) */
+
+typedef struct {
+    int64_t P;
+    const char *sent;
+    const int64_t *ptr, *rptr;
+    const int32_t *adj, *radj;
+    int64_t *label, *fed, *state, *mark, *queue, *members, *nxt, *index, *low, *stack, *cs_node, *cs_edge, *root;
+    char *onstack, *inner, *ok, *affected, *broken;
+    int64_t *alist, *head, *size;
+} Components;
+
+/* whether a search from start along (ptr, adj) inside component c reaches all its n members */
+static int reaches_all(Components *k, int64_t start, int64_t n, int64_t c, const int64_t *ptr, const int32_t *adj,
+                       int64_t stamp) {
+    k->mark[start] = stamp;
+    k->queue[0] = start;
+    int64_t head = 0, tail = 1, seen = 1;
+    while (head < tail && seen < n) {
+        int64_t v = k->queue[head++];
+        for (int64_t e = ptr[v]; e < ptr[v + 1]; e++) {
+            int64_t w = adj[e];
+            if (k->label[w] == c && k->mark[w] != stamp) {
+                k->inner[v] = 1;
+                k->mark[w] = stamp;
+                k->queue[tail++] = w;
+                seen += 1;
+                if (seen == n) {
+                    break;
+                }
+            }
+        }
+    }
+    return seen == n;
+}
+
+static inline int64_t tarjan_enter(Components *k, int64_t v, int64_t idx, int64_t sp) {
+    k->index[v] = idx;
+    k->low[v] = idx;
+    k->stack[sp] = v;
+    k->onstack[v] = 1;
+    return sp + 1;
+}
+
+/* Tarjan's strongly connected components of component c's n members, labelled from next_id */
+static int64_t split(Components *k, int64_t n, int64_t c, int64_t next_id) {
+    int64_t *members = k->members, *label = k->label, *index = k->index, *low = k->low;
+    const int64_t *ptr = k->ptr;
+    for (int64_t i = 0; i < n; i++) {
+        index[members[i]] = -1;
+    }
+    int64_t sp = 0, idx = 0;
+    for (int64_t r = 0; r < n; r++) {
+        int64_t root = members[r];
+        if (index[root] >= 0) {
+            continue;
+        }
+        int64_t top = 0;
+        k->cs_node[0] = root;
+        k->cs_edge[0] = ptr[root];
+        sp = tarjan_enter(k, root, idx++, sp);
+        while (top >= 0) {
+            int64_t v = k->cs_node[top], e = k->cs_edge[top];
+            if (e < ptr[v + 1]) {
+                k->cs_edge[top] = e + 1;
+                int64_t w = k->adj[e];
+                if (label[w] != c) {
+                    continue;
+                }
+                if (index[w] < 0) {
+                    sp = tarjan_enter(k, w, idx++, sp);
+                    top += 1;
+                    k->cs_node[top] = w;
+                    k->cs_edge[top] = ptr[w];
+                } else if (k->onstack[w] && index[w] < low[v]) {
+                    low[v] = index[w];
+                }
+                continue;
+            }
+            if (low[v] == index[v]) {
+                for (;;) {
+                    int64_t x = k->stack[--sp];
+                    k->onstack[x] = 0;
+                    label[x] = -2 - next_id; /* relabelled below, once c's search is over */
+                    if (x == v) {
+                        break;
+                    }
+                }
+                next_id += 1;
+            }
+            top -= 1;
+            if (top >= 0 && low[v] < low[k->cs_node[top]]) {
+                low[k->cs_node[top]] = low[v];
+            }
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        label[members[i]] = -2 - label[members[i]];
+    }
+    return next_id;
+}
+
+/* take the processors that have sent since the last call out of their components */
+static int64_t forget_sent(Components *k) {
+    int64_t *label = k->label, *fed = k->fed;
+    for (int64_t v = 0; v < k->P; v++) {
+        if (k->sent[v] && label[v] >= 0) {
+            int64_t c = label[v];
+            for (int64_t e = k->ptr[v]; e < k->ptr[v + 1]; e++) {
+                int64_t w = k->adj[e];
+                if (label[w] >= 0 && label[w] != c) {
+                    fed[label[w]] -= 1;
+                }
+            }
+            for (int64_t e = k->rptr[v]; e < k->rptr[v + 1]; e++) {
+                int64_t u = k->radj[e];
+                if (!k->sent[u] && label[u] >= 0 && label[u] != c) {
+                    fed[c] -= 1;
+                }
+            }
+        }
+    }
+    int64_t na = 0;
+    for (int64_t v = 0; v < k->P; v++) {
+        if (k->sent[v] && label[v] >= 0) {
+            int64_t c = label[v];
+            if (!k->affected[c]) {
+                k->affected[c] = 1;
+                k->alist[na++] = c;
+            }
+            if (k->inner[v] || k->root[c] == v || k->root[c] < 0) {
+                k->broken[c] = 1;
+            }
+            label[v] = -1;
+        }
+    }
+    return na;
+}
+
+/* split the affected components that lost their search trees and no longer hold together */
+static void resplit(Components *k, int64_t na) {
+    int64_t *label = k->label;
+    for (int64_t v = 0; v < k->P; v++) {
+        int64_t c = label[v];
+        if (c >= 0 && k->affected[c]) {
+            k->nxt[v] = k->head[c];
+            k->head[c] = v;
+        }
+    }
+    for (int64_t a = 0; a < na; a++) {
+        int64_t c = k->alist[a], n = 0;
+        for (int64_t v = k->head[c]; v >= 0; v = k->nxt[v]) {
+            k->members[n++] = v;
+        }
+        if (n <= 1 || !k->broken[c]) {
+            continue;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            k->inner[k->members[i]] = 0;
+        }
+        k->root[c] = k->members[0];
+        k->state[1] += 1;
+        if (reaches_all(k, k->members[0], n, c, k->ptr, k->adj, k->state[1])) {
+            k->state[1] += 1;
+            if (reaches_all(k, k->members[0], n, c, k->rptr, k->radj, k->state[1])) {
+                continue;
+            }
+        }
+        int64_t lo = k->state[0];
+        k->state[0] = split(k, n, c, lo);
+        for (int64_t j = lo; j < k->state[0]; j++) {
+            k->fed[j] = 0;
+            k->root[j] = -1;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            int64_t x = k->members[i];
+            for (int64_t e = k->rptr[x]; e < k->rptr[x + 1]; e++) {
+                int64_t u = k->radj[e];
+                if (label[u] >= 0 && label[u] != label[x]) {
+                    k->fed[label[x]] += 1;
+                }
+            }
+        }
+    }
+}
+
+static int64_t refresh_run(Components *k, int first) {
+    int64_t na;
+    if (first) {
+        for (int64_t v = 0; v < k->P; v++) {
+            k->label[v] = k->sent[v] ? -1 : 0;
+        }
+        k->fed[0] = 0;
+        k->affected[0] = 1;
+        k->alist[0] = 0;
+        na = 1;
+        k->state[0] = 1;
+        k->broken[0] = 1;
+    } else {
+        na = forget_sent(k);
+    }
+    resplit(k, na);
+    for (int64_t a = 0; a < na; a++) {
+        int64_t c = k->alist[a];
+        k->affected[c] = 0;
+        k->broken[c] = 0;
+        k->head[c] = -1;
+    }
+    for (int64_t v = 0; v < k->P; v++) {
+        if (k->label[v] >= 0) {
+            k->size[k->label[v]] += 1;
+        }
+    }
+    int64_t count = 0;
+    for (int64_t v = 0; v < k->P; v++) {
+        int64_t c = k->label[v];
+        k->ok[v] = c >= 0 && k->fed[c] == 0 && k->size[c] >= 2;
+        count += k->ok[v];
+    }
+    for (int64_t v = 0; v < k->P; v++) {
+        if (k->label[v] >= 0) {
+            k->size[k->label[v]] = 0;
+        }
+    }
+    return count;
+}
+
+static PyObject *refresh(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t P;
+    int first;
+    PyObject *ob[26];
+    if (!PyArg_ParseTuple(args, "nOOOOOOOOpOOOOOOOOOOOOOOOOOO:refresh", &P, &ob[0], &ob[1], &ob[2], &ob[3], &ob[4],
+                          &ob[5], &ob[6], &ob[7], &first, &ob[8], &ob[9], &ob[10], &ob[11], &ob[12], &ob[13], &ob[14],
+                          &ob[15], &ob[16], &ob[17], &ob[18], &ob[19], &ob[20], &ob[21], &ob[22], &ob[23], &ob[24],
+                          &ob[25])) {
+        return NULL;
+    }
+    /* sent ptr adj rptr radj label fed state | mark queue members nxt index low onstack stack cs_node cs_edge
+       inner root ok affected broken alist head size */
+    Buf b[26];
+    memset(b, 0, sizeof(b));
+    const char *names[26] = {"sent", "ptr", "adj", "rptr", "radj", "label", "fed", "state", "mark", "queue",
+                             "members", "nxt", "index", "low", "onstack", "stack", "cs_node", "cs_edge", "inner",
+                             "root", "ok", "affected", "broken", "alist", "head", "size"};
+    const char kinds[26] = {'?', 'q', 'i', 'q', 'i', 'q', 'q', 'q', 'q', 'q', 'q', 'q', 'q', 'q', '?', 'q', 'q', 'q',
+                            '?', 'q', '?', '?', '?', 'q', 'q', 'q'};
+    for (int i = 0; i < 26; i++) {
+        if (get_buf(ob[i], &b[i], kinds[i], 0, i >= 5, names[i]) < 0) {
+            release(b, 26);
+            return NULL;
+        }
+    }
+    /* the labels: 4P + 2 (splits make at most 4P); the edges: as many as ptr and rptr say */
+    Py_ssize_t L = 4 * P + 2;
+    const Py_ssize_t sizes[26] = {P, P + 1, 0, P + 1, 0, P, L, 2, P, P, P, P, P, P, P, P, P, P, P, L, P, L, L, P + 1,
+                                  L, L};
+    int bad = -1;
+    for (int i = 0; i < 26 && bad < 0; i++) {
+        Py_ssize_t n = b[i].view.len / b[i].view.itemsize;
+        if (n < sizes[i]) {
+            bad = i;
+        }
+    }
+    if (bad < 0 && (b[2].view.len / 4 < I64(b[1])[P] || b[4].view.len / 4 < I64(b[3])[P])) {
+        bad = 2;
+    }
+    if (bad >= 0) {
+        release(b, 26);
+        PyErr_Format(PyExc_ValueError, "%s: too short for %zd processors", names[bad], P);
+        return NULL;
+    }
+    Components k = {P, BOOL(b[0]), I64(b[1]), I64(b[3]), I32(b[2]), I32(b[4]), I64(b[5]), I64(b[6]), I64(b[7]),
+                    I64(b[8]), I64(b[9]), I64(b[10]), I64(b[11]), I64(b[12]), I64(b[13]), I64(b[15]), I64(b[16]),
+                    I64(b[17]), I64(b[19]), BOOL(b[14]), BOOL(b[18]), BOOL(b[20]), BOOL(b[21]), BOOL(b[22]),
+                    I64(b[23]), I64(b[24]), I64(b[25])};
+    int64_t count;
+    Py_BEGIN_ALLOW_THREADS
+    count = refresh_run(&k, first);
+    Py_END_ALLOW_THREADS
+    release(b, 26);
+    return PyLong_FromLongLong(count);
+}
+
 static PyMethodDef methods[] = {
     {"standard", standard, METH_VARARGS,
      "standard(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, end_origin, random_ties, seed, "
@@ -465,6 +753,11 @@ static PyMethodDef methods[] = {
      "-> processors that have not sent\n\n"
      "Section 4.2's sends and receives until every processor has sent or all wait on each other; ``heap`` "
      "(3M float64) holds the arrival heaps between calls (the Numba kernel's rkey, rtb, rid)."},
+    {"refresh", refresh, METH_VARARGS,
+     "refresh(P, sent, ptr, adj, rptr, radj, label, fed, state, first, mark, queue, members, nxt, index, low, "
+     "onstack, stack, cs_node, cs_edge, inner, root, ok, affected, broken, alist, head, size) -> candidates\n\n"
+     "The waiting graph's components brought up to date with ``sent``; marks the processors the worst case "
+     "may force in ``ok``."},
     {NULL, NULL, 0, NULL},
 };
 

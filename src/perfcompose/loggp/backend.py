@@ -13,7 +13,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Literal
 
-__all__ = ["Implementation", "implementation", "describe", "standard_kernel", "worst_kernel", "compiled_module"]
+__all__ = ["Implementation", "implementation", "describe", "standard_kernel", "worst_kernel", "components_refresh",
+           "compiled_module"]
 
 #: the compiled extension, or Numba
 Implementation = Literal["compiled", "numba"]
@@ -75,3 +76,14 @@ def worst_kernel(which: Implementation | None = None) -> tuple[Callable[..., Any
     from perfcompose.loggp._kernels import worst_kernel as numba_kernel
 
     return numba_kernel, lambda M: (np.empty(M), np.empty(M), np.empty(M, dtype=np.int64))
+
+
+def components_refresh(which: Implementation | None = None) -> Callable[..., Any]:
+    """The worst case's refresh of the waiting graph's components (arguments as in
+    :func:`perfcompose.loggp._components_numba.refresh`)."""
+    module = _module(which)
+    if module is not None:
+        return module.refresh
+    from perfcompose.loggp._components_numba import refresh
+
+    return refresh

@@ -11,19 +11,16 @@ the same time are received in the order of their ids.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from perfcompose.loggp.backend import worst_kernel
+from perfcompose.loggp.components import WaitingComponents, cycle_candidates
 from perfcompose.loggp.options import GapOrigin, Ties
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep
 from perfcompose.loggp.results import ForcedSend, StepResult
 from perfcompose.loggp.step_inputs import check_options, initial_gaps, recv_pointers, start_times
-
-if TYPE_CHECKING:  # the components are compiled by Numba: loaded only when a cycle needs them
-    from perfcompose.loggp.components import WaitingComponents
 
 __all__ = ["worst_case_step", "cycle_candidates"]
 
@@ -60,8 +57,6 @@ def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None =
         if remaining == 0:
             break
         if components is None:
-            from perfcompose.loggp.components import WaitingComponents
-
             components = WaitingComponents(step)
         candidates = components.candidates(sent)
         if not candidates.size:  # cannot happen: every waiting processor waits on another waiting one
@@ -70,10 +65,3 @@ def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None =
         forced_sends.append(ForcedSend(step_index, forced, candidates))
     return StepResult(step, params, t0, send_start, recv_start, send_seq, recv_seq, finish, next_send, recv_ready,
                       tuple(forced_sends))
-
-
-def cycle_candidates(step: CommStep, sent: np.ndarray) -> list[int]:
-    """The processors that may be forced to break a deadlock (see :mod:`.components`)."""
-    from perfcompose.loggp.components import cycle_candidates as candidates
-
-    return candidates(step, sent)
