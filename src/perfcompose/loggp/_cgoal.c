@@ -51,14 +51,16 @@ static int get_buf(PyObject *obj, Buf *b, char kind, Py_ssize_t n, int writable,
 typedef struct {
     double key;
     int32_t ts;
-    int32_t id;
+    int32_t id; /* a group of operations, or n + 1 + a send (its message) */
+    int32_t op;  /* the operation it runs first (read ahead of time) */
+    int32_t aux; /* a message's matching key (read ahead of time) */
 } Ev;
 
 static inline int ev_less(double k1, int32_t t1, double k2, int32_t t2) {
     return k1 < k2 || (k1 == k2 && t1 < t2);
 }
 
-static inline void push(Ev *h, int64_t *n, double key, int32_t ts, int32_t id) {
+static inline void push(Ev *h, int64_t *n, double key, int32_t ts, int32_t id, int32_t op, int32_t aux) {
     int64_t i = (*n)++;
     while (i > 0) {
         int64_t parent = (i - 1) >> 1;
@@ -71,6 +73,8 @@ static inline void push(Ev *h, int64_t *n, double key, int32_t ts, int32_t id) {
     h[i].key = key;
     h[i].ts = ts;
     h[i].id = id;
+    h[i].op = op;
+    h[i].aux = aux;
 }
 
 static inline void pop(Ev *h, int64_t *n) {
@@ -215,7 +219,7 @@ enum { ISSUED = 1, STARTED = 2, DONE = 4 };
 typedef struct {
     int32_t rank, peer, key;
     int32_t need; /* requires and irequires not yet satisfied */
-    int32_t mts;  /* creation stamp (of a sent message: the message's) */
+    int32_t mts;  /* the creation stamp of a sent message */
     int32_t next; /* the next entry of the queue it is in: waiting messages, or a matching queue */
     int32_t dep;  /* its dependents (requires) are req_dep[dep : op[i + 1].dep] */
     int8_t kind;
@@ -241,7 +245,7 @@ typedef struct {
     int64_t hn, hcap;
     int32_t ts;
     /* groups of queued operations: members[g_lo[g]:g_hi[g]], ids below gmax */
-    int32_t *members, *g_lo, *g_hi, *gfree;
+    int32_t *members, *g_lo, *g_hi, *g_ts, *gfree; /* g_ts: the stamp of the first member (consecutive) */
     int64_t mpos, nfree, gmax, gcap;
     /* matching: per key [unexpected head, tail, posted head, tail]; with receives from any source
      * or of any tag (wild), also per rank in insertion order */
@@ -279,12 +283,12 @@ static int heap_grow(Sim *s) {
 }
 
 /* push onto the event heap; without memory the run stops (nomem) */
-static inline void qpush(Sim *s, double key, int32_t ts, int32_t id) {
+static inline void qpush(Sim *s, double key, int32_t ts, int32_t id, int32_t op, int32_t aux) {
     if (s->hn >= s->hcap && heap_grow(s) < 0) {
         s->nomem = 1;
         return;
     }
-    push(s->heap, &s->hn, key, ts, id);
+    push(s->heap, &s->hn, key, ts, id, op, aux);
 }
 
 static inline int32_t new_group(Sim *s) {
@@ -295,10 +299,12 @@ static inline int32_t new_group(Sim *s) {
         int32_t *a = realloc(s->g_lo, (size_t)(2 * s->gcap) * sizeof(int32_t));
         int32_t *b = a ? realloc(s->g_hi, (size_t)(2 * s->gcap) * sizeof(int32_t)) : NULL;
         int32_t *c = b ? realloc(s->gfree, (size_t)(2 * s->gcap) * sizeof(int32_t)) : NULL;
+        int32_t *d = c ? realloc(s->g_ts, (size_t)(2 * s->gcap) * sizeof(int32_t)) : NULL;
         if (a) s->g_lo = a;
         if (b) s->g_hi = b;
         if (c) s->gfree = c;
-        if (!c) {
+        if (d) s->g_ts = d;
+        if (!d) {
             s->nomem = 1;
             return 0;
         }
@@ -419,14 +425,14 @@ static void issue(Sim *s, int64_t lo, int64_t hi, int initial) {
         }
         int32_t grp = new_group(s);
         s->g_lo[grp] = (int32_t)s->mpos;
-        int32_t first_ts = s->ts;
+        s->g_ts[grp] = s->ts;
         while (j < hi && s->kind[fresh[j]] == kind && CPU(s, fresh[j]) == cpu && NIC(s, fresh[j]) == nic) {
             s->members[s->mpos++] = fresh[j];
-            s->op[fresh[j]].mts = s->ts++;
+            s->ts++;
             j++;
         }
         s->g_hi[grp] = (int32_t)s->mpos;
-        qpush(s, t, first_ts, grp);
+        qpush(s, t, s->g_ts[grp], grp, i, -1);
     }
 }
 
@@ -461,18 +467,18 @@ static int run_send(Sim *s, int32_t i, double t, double *t_wait) {
     int32_t id = (int32_t)(s->n + 1 + i);
     if (s->fifo) { /* the message joins its receiver's queue; only the queue's head is in the heap */
         int64_t r = (int64_t)s->op[i].peer * s->n_nic + NIC(s, i);
-        s->op[i].mts = s->ts; /* from here on the send's stamp is its message's */
+        s->op[i].mts = s->ts;
         s->arrive[i] = t + s->o + s->L;
         s->op[i].next = -1;
         if (s->w_tail[r] >= 0) {
             s->op[s->w_tail[r]].next = i;
         } else {
             s->w_head[r] = i;
-            qpush(s, t + s->o + s->L, s->ts, id);
+            qpush(s, t + s->o + s->L, s->ts, id, i, s->op[i].key);
         }
         s->w_tail[r] = i;
     } else {
-        qpush(s, t + s->o + s->L, s->ts, id);
+        qpush(s, t + s->o + s->L, s->ts, id, i, s->op[i].key);
     }
     s->ts++;
     if (s->size[i] <= s->S) {
@@ -583,7 +589,8 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
         s->u_t1[m * s->kp] = s->nexto[c];
     }
     if (w >= 0) { /* from when the CPU and NIC are free */
-        qpush(s, dmax(s->arrive[w], dmax(s->nexto[c], s->nextgr[q])), s->op[w].mts, (int32_t)(s->n + 1 + w));
+        qpush(s, dmax(s->arrive[w], dmax(s->nexto[c], s->nextgr[q])), s->op[w].mts, (int32_t)(s->n + 1 + w), w,
+              s->op[w].key);
     }
     return 1;
 }
@@ -593,29 +600,33 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
  * once (no other event comes first) */
 static int after_group(Sim *s, int32_t grp, int ok, double t, double t_wait, int32_t its) {
     Ev *hp = s->heap;
+    int32_t first = s->members[s->g_lo[grp]];
     if (ok) {
         s->g_lo[grp]++;
+        s->g_ts[grp]++;
         if (s->g_lo[grp] < s->g_hi[grp]) {
-            int32_t tsn = s->op[s->members[s->g_lo[grp]]].mts;
+            int32_t tsn = s->g_ts[grp];
             if (s->hn == 0 || hp[0].key > t || (hp[0].key == t && hp[0].ts > tsn)) {
                 return 1;
             }
-            qpush(s, t, tsn, grp);
+            qpush(s, t, tsn, grp, s->members[s->g_lo[grp]], -1);
         } else {
             s->gfree[s->nfree++] = grp;
         }
     } else if (s->g_hi[grp] - s->g_lo[grp] == 1 || s->hn == 0 || hp[0].key > t ||
-               (hp[0].key == t && hp[0].ts > s->op[s->members[s->g_hi[grp] - 1]].mts)) {
+               (hp[0].key == t && hp[0].ts > s->g_ts[grp] + (s->g_hi[grp] - s->g_lo[grp] - 1))) {
         /* the other members would be popped next, one after the other, and wait for the same CPU
          * or NIC until the same time: they move together */
-        qpush(s, t_wait, its, grp);
+        qpush(s, t_wait, its, grp, first, -1);
     } else { /* another event comes between the members: the first one waits alone */
         int32_t g1 = new_group(s);
         s->g_lo[g1] = s->g_lo[grp];
         s->g_hi[g1] = s->g_lo[grp] + 1;
-        qpush(s, t_wait, its, g1);
+        s->g_ts[g1] = its;
+        qpush(s, t_wait, its, g1, first, -1);
         s->g_lo[grp]++;
-        qpush(s, t, s->op[s->members[s->g_lo[grp]]].mts, grp);
+        s->g_ts[grp]++;
+        qpush(s, t, s->g_ts[grp], grp, s->members[s->g_lo[grp]], -1);
     }
     return 0;
 }
@@ -651,33 +662,42 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
     int32_t its = 0, grp = 0;
     const int64_t n = s->n;
     while ((s->hn > 0 || carry) && !s->nomem) {
+        int32_t i;
         if (carry) {
             carry = 0;
-            its = s->op[s->members[s->g_lo[grp]]].mts;
+            its = s->g_ts[grp];
+            i = s->members[s->g_lo[grp]];
         } else {
             (*pops)++;
             t = s->heap[0].key;
             its = s->heap[0].ts;
             grp = s->heap[0].id;
+            i = s->heap[0].op;
             pop(s->heap, &s->hn);
+            for (int64_t k = 0; k < 3 && k < s->hn; k++) { /* read the next events' operations ahead */
+                __builtin_prefetch(&s->op[s->heap[k].op]);
+                __builtin_prefetch(&s->size[s->heap[k].op]);
+                if (s->heap[k].aux >= 0) {
+                    __builtin_prefetch(&s->kq[4 * (int64_t)s->heap[k].aux]);
+                }
+            }
         }
         int ok = 1;
         double t_wait = 0.0;
         int64_t h1 = -1, h2 = -1;
         s->nf = 0;
         if (grp > n) { /* a message */
-            int32_t m = (int32_t)(grp - n - 1);
+            int32_t m = i;
             if (run_message(s, m, t, &t_wait, &h2)) {
                 h1 = s->op[m].peer;
             } else {
                 (*waits)++;
-                qpush(s, t_wait, its, grp);
+                qpush(s, t_wait, its, grp, m, s->op[m].key);
             }
         } else {
-            int32_t i = s->members[s->g_lo[grp]];
-            if (s->kind[i] == CALC) {
+            if (s->op[i].kind == CALC) {
                 ok = run_calc(s, i, t, &t_wait);
-            } else if (s->kind[i] == SEND) {
+            } else if (s->op[i].kind == SEND) {
                 ok = run_send(s, i, t, &t_wait);
             } else {
                 h2 = run_recv(s, i, t);
@@ -703,6 +723,10 @@ static inline uint64_t mix(uint64_t x) {
     x *= 0xc4ceb9fe1a85ec53ULL;
     x ^= x >> 33;
     return x;
+}
+
+static inline uint64_t key_hash(int64_t d, int64_t src, int64_t tg) {
+    return mix(mix((uint64_t)d * 0x9e3779b97f4a7c15ULL + (uint64_t)src) ^ (uint64_t)tg);
 }
 
 /* the (destination, source, tag) of a send or an exact receive, else 0 */
@@ -740,12 +764,14 @@ static int64_t match_keys(Sim *s) {
     int64_t n_keys = 0;
     for (int64_t i = 0; i < s->n; i++) {
         int64_t d, src, tg, d2 = 0, src2 = 0, tg2 = 0;
+        if (i + 16 < s->n && triple(s, i + 16, &d, &src, &tg)) { /* read the slot 16 operations on ahead */
+            __builtin_prefetch(&slot[(int64_t)(key_hash(d, src, tg) & (uint64_t)(cap - 1))]);
+        }
         if (!triple(s, i, &d, &src, &tg)) {
             s->op[i].key = -1;
             continue;
         }
-        uint64_t hsh = mix(mix((uint64_t)d * 0x9e3779b97f4a7c15ULL + (uint64_t)src) ^ (uint64_t)tg);
-        int64_t at = (int64_t)(hsh & (uint64_t)(cap - 1));
+        int64_t at = (int64_t)(key_hash(d, src, tg) & (uint64_t)(cap - 1));
         while (1) {
             int32_t r = slot[at];
             if (r < 0) {
@@ -806,7 +832,7 @@ static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int
 
 static void free_sim(Sim *s) {
     void *all[] = {s->op, s->req_dep, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh,
-                   s->sort_tmp, s->heap, s->members, s->g_lo, s->g_hi, s->gfree, s->kq, s->uq_head, s->uq_tail,
+                   s->sort_tmp, s->heap, s->members, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail,
                    s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_head,
                    s->w_tail, s->arrive};
     for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) {
@@ -864,6 +890,7 @@ static int setup(Sim *s, const int64_t *op_ptr, const int32_t *peer, const int32
     NEW(s->g_lo, s->gcap, int32_t);
     NEW(s->g_hi, s->gcap, int32_t);
     NEW(s->gfree, s->gcap, int32_t);
+    NEW(s->g_ts, s->gcap, int32_t);
     NEW_FILL(s->kq, 4 * n_keys, int32_t, 0xff);
     NEW_FILL(s->rq_wild, P, int32_t, 0);
     if (s->wild) {
