@@ -17,7 +17,7 @@ that k workers share) and add a hand-over measured once per machine:
   of short stages measures). A stage that is one component with a *piped* model uses that
   instead of ``C``: the part timed as the first stage of ``pipe(part, touch)``, with a second
   stage at work on the other core and the hand-over a pipe adds per element (what a stage
-  meets in a pipe and not alone: measured 15-40 % for ``inc`` on a 2-core virtual machine);
+  meets in a pipe and not alone: 15-57 % for ``inc`` on a quiet 2-core virtual machine);
 * ``tpool_n(A)``: ``C[A] / n``, as the papers' operator;
 * a ``seq`` of parallel parts runs them one after the other: ``C[A] + C[B]``.
 """
