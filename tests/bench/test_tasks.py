@@ -36,3 +36,16 @@ def test_reductions():
 def test_every_task_runs_on_its_own_inputs():
     for task in TASKS.values():
         task.warm()
+
+
+def test_touch_takes_whatever_a_stage_before_it_hands_on():
+    import numpy as np
+
+    from perfcompose.bench.tasks import touch, warm_touch
+
+    warm_touch()
+    ints = np.zeros(8, dtype=np.int32)
+    assert (touch(ints) == 1).all()
+    samples = np.zeros(4, dtype=np.int16)
+    assert touch(samples) is samples and samples.view(np.uint8).tolist() == [1] * 8
+    assert touch(b"packed") == b"packed"

@@ -231,11 +231,13 @@ class _Progress:
 def _components(functions: Mapping[str, Callable[[Any], Any]] | None) -> dict[str, Callable[[Any], Any]]:
     """The study's components (default: the reference tasks), with the probes nop and touch,
     the reference kernels compiled."""
-    from perfcompose.bench.tasks import TASKS, touch
+    from perfcompose.bench.tasks import TASKS, touch, warm_touch
 
     chosen = dict(functions) if functions is not None else {n: TASKS[n].run for n in ("nop", "inc", "qsort")}
     chosen.setdefault("nop", TASKS["nop"].run)
     chosen.setdefault("touch", touch)
+    if chosen["touch"] is touch:
+        warm_touch()
     for name in ("nop", "inc", "qsort"):
         if chosen.get(name) is TASKS[name].run:
             TASKS[name].warm()
