@@ -221,7 +221,7 @@ typedef struct {
     int32_t need; /* requires and irequires not yet satisfied */
     int32_t mts;  /* the creation stamp of a sent message */
     int32_t next; /* the next entry of the queue it is in: waiting messages, or a matching queue */
-    int32_t dep;  /* its dependents (requires) are req_dep[dep : op[i + 1].dep] */
+    int32_t dep;  /* its one dependent (requires it), -1 for none, -2 for several (req_ptr) */
     int8_t kind;
     uint8_t flag;
     int16_t pad;
@@ -237,7 +237,7 @@ typedef struct {
     int tag_wide;
     double L, o, g, G, O, S;
     Op *op;
-    int32_t *req_dep, *ireq_ptr, *ireq_dep; /* ireq_ptr NULL without irequires */
+    int32_t *req_ptr, *req_dep, *ireq_ptr, *ireq_dep; /* ireq_ptr NULL without irequires */
     double *nexto, *nextgs, *nextgr;
     int32_t *fresh, *sort_tmp;
     int64_t nf;
@@ -337,9 +337,15 @@ static inline void mark_done(Sim *s, int32_t i) {
     mark_started(s, i);
     if (!(s->op[i].flag & DONE)) {
         s->op[i].flag |= DONE;
-        for (int32_t j = s->op[i].dep; j < s->op[i + 1].dep; j++) {
-            s->op[s->req_dep[j]].need--;
-            ready(s, s->req_dep[j]);
+        int32_t d = s->op[i].dep;
+        if (d >= 0) {
+            s->op[d].need--;
+            ready(s, d);
+        } else if (d == -2) {
+            for (int32_t j = s->req_ptr[i]; j < s->req_ptr[i + 1]; j++) {
+                s->op[s->req_dep[j]].need--;
+                ready(s, s->req_dep[j]);
+            }
         }
     }
 }
@@ -792,9 +798,8 @@ static int64_t match_keys(Sim *s) {
 }
 
 /* the dependents of every operation (a[j] depends on b[j]) in the order of j, as a CSR (ptr of
- * n + 1, written with the given stride), and each one's count of what it waits for */
-static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int32_t *ptr, int64_t stride,
-                      int32_t **dep) {
+ * n + 1), and each one's count of what it waits for */
+static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int32_t *ptr, int32_t **dep) {
     const int64_t n = s->n;
     *dep = malloc((size_t)(m > 0 ? m : 1) * sizeof(int32_t));
     int32_t *cnt = calloc((size_t)n + 1, sizeof(int32_t));
@@ -809,9 +814,7 @@ static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int
     for (int64_t i = 0; i < n; i++) {
         cnt[i + 1] += cnt[i];
     }
-    for (int64_t i = 0; i <= n; i++) {
-        ptr[i * stride] = cnt[i];
-    }
+    memcpy(ptr, cnt, (size_t)(n + 1) * sizeof(int32_t));
     for (int64_t j = 0; j < m; j++) {
         (*dep)[cnt[b[j]]++] = a[j];
     }
@@ -831,7 +834,7 @@ static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int
     } while (0)
 
 static void free_sim(Sim *s) {
-    void *all[] = {s->op, s->req_dep, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh,
+    void *all[] = {s->op, s->req_ptr, s->req_dep, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh,
                    s->sort_tmp, s->heap, s->members, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail,
                    s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_head,
                    s->w_tail, s->arrive};
@@ -868,13 +871,17 @@ static int setup(Sim *s, const int64_t *op_ptr, const int32_t *peer, const int32
         return -1;
     }
     int64_t n_keys = match_keys(s);
-    if (n_keys < 0 || dependents(s, req_a, req_b, n_req, &s->op[0].dep, sizeof(Op) / sizeof(int32_t),
-                                 &s->req_dep) < 0) {
+    NEW(s->req_ptr, n + 1, int32_t);
+    if (n_keys < 0 || dependents(s, req_a, req_b, n_req, s->req_ptr, &s->req_dep) < 0) {
         return -1;
+    }
+    for (int64_t i = 0; i < n; i++) { /* one dependent (the common case) is kept with the operation */
+        int32_t k = s->req_ptr[i + 1] - s->req_ptr[i];
+        s->op[i].dep = k == 0 ? -1 : k == 1 ? s->req_dep[s->req_ptr[i]] : -2;
     }
     if (n_ireq > 0) {
         NEW(s->ireq_ptr, n + 1, int32_t);
-        if (dependents(s, ireq_a, ireq_b, n_ireq, s->ireq_ptr, 1, &s->ireq_dep) < 0) {
+        if (dependents(s, ireq_a, ireq_b, n_ireq, s->ireq_ptr, &s->ireq_dep) < 0) {
             return -1;
         }
     }
