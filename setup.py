@@ -5,11 +5,12 @@ the package is in pyproject.toml."""
 from setuptools import Extension, setup
 
 _FLAGS = ["-O2", "-std=c99"]
+_BUFFERS = "src/perfcompose/loggp/_buffers.h"  # the array arguments, shared by the LogGP extensions
 
 EXTENSIONS = [
     # LogGP's step simulators (paper 002: Figure 2 and section 4.2)
-    Extension("perfcompose.loggp._cstep", ["src/perfcompose/loggp/_cstep.c"], extra_compile_args=_FLAGS,
-              optional=True),
+    Extension("perfcompose.loggp._cstep", ["src/perfcompose/loggp/_cstep.c"], depends=[_BUFFERS],
+              extra_compile_args=_FLAGS, optional=True),
     # LogGOPSim's main loop on GOAL schedules (loggopsim.py)
     Extension("perfcompose.loggp._cgoal", ["src/perfcompose/loggp/_cgoal.c"], extra_compile_args=_FLAGS,
               optional=True),

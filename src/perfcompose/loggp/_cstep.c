@@ -1,9 +1,9 @@
 /* The LogGP step simulators of paper 002 compiled as a C extension: the standard algorithm
- * (Figure 2) and the worst case's inner loop (section 4.2). They are the Numba kernels of
- * simulate.py and _kernels.py line for line (the same heaps, the same order of operations, the
- * same Mersenne Twister stream for random ties as Numba's np.random after np.random.seed), so
- * that both give identical results; the Python wrappers allocate and check every array and pass
- * them here as buffers (no NumPy headers are needed to build this). */
+ * (Figure 2), the worst case's inner loop (section 4.2) and the refresh of its waiting graph's
+ * components. They are the Numba kernels of _kernels.py and _components_numba.py line for line
+ * (the same heaps, the same order of operations, the same Mersenne Twister stream for random ties
+ * as Numba's np.random after np.random.seed), so that both give identical results; the Python
+ * wrappers allocate and check every array and pass them here as buffers (_buffers.h). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
@@ -11,57 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------------------------------ */
-/* buffers */
-
-typedef struct {
-    Py_buffer view;
-    int held;
-} Buf;
-
-/* kind: 'd' float64, 'q' int64, '?' bool; at least n items */
-static int get_buf(PyObject *obj, Buf *b, char kind, Py_ssize_t n, int writable, const char *name) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    Py_ssize_t itemsize = kind == '?' ? 1 : kind == 'i' ? 4 : 8;
-    if (PyObject_GetBuffer(obj, &b->view, flags) < 0) {
-        return -1;
-    }
-    b->held = 1;
-    const char *f = b->view.format ? b->view.format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') {
-        f++;
-    }
-    int ok = b->view.itemsize == itemsize;
-    if (kind == 'd') {
-        ok = ok && f[0] == 'd';
-    } else if (kind == 'q') {
-        ok = ok && (f[0] == 'q' || f[0] == 'l');
-    } else if (kind == 'i') {
-        ok = ok && f[0] == 'i';
-    } else {
-        ok = ok && (f[0] == '?' || f[0] == 'b' || f[0] == 'B');
-    }
-    if (!ok || b->view.len / itemsize < n) {
-        PyErr_Format(PyExc_ValueError, "%s: expected at least %zd items of %s", name, n,
-                     kind == 'd' ? "float64" : kind == 'q' ? "int64" : kind == 'i' ? "int32" : "bool");
-        return -1;
-    }
-    return 0;
-}
-
-static void release(Buf *bufs, int n) {
-    for (int i = 0; i < n; i++) {
-        if (bufs[i].held) {
-            PyBuffer_Release(&bufs[i].view);
-            bufs[i].held = 0;
-        }
-    }
-}
-
-#define F64(b) ((double *)(b).view.buf)
-#define I64(b) ((int64_t *)(b).view.buf)
-#define BOOL(b) ((char *)(b).view.buf)
-#define I32(b) ((int32_t *)(b).view.buf)
+#include "_buffers.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* the heap of _heap.py: (key, tie-break, id) entries from base; smallest key first, then

@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import Any, Literal
 
 __all__ = ["Implementation", "implementation", "describe", "standard_kernel", "worst_kernel", "components_refresh",
-           "compiled_module"]
+           "compiled_module", "extension"]
 
 #: the compiled extension, or Numba
 Implementation = Literal["compiled", "numba"]
@@ -23,14 +23,20 @@ _NAMES = {"compiled": "compiled extension (C)", "numba": "Numba"}
 
 
 @functools.cache
-def compiled_module() -> ModuleType | None:
-    """The compiled extension, or None where it was not built (or Numba is asked for)."""
+def extension(name: str) -> ModuleType | None:
+    """The compiled extension ``perfcompose.loggp.<name>``, or None where it was not built (or
+    ``PERFCOMPOSE_KERNELS=numba`` asks for Numba)."""
     if os.environ.get("PERFCOMPOSE_KERNELS", "").strip().lower() == "numba":
         return None
     try:
-        return importlib.import_module("perfcompose.loggp._cstep")
+        return importlib.import_module(f"perfcompose.loggp.{name}")
     except ImportError:
         return None
+
+
+def compiled_module() -> ModuleType | None:
+    """The extension of the paper's simulators (``_cstep``), or None."""
+    return extension("_cstep")
 
 
 def implementation() -> Implementation:

@@ -98,7 +98,7 @@ class CommStep:
         counts = np.bincount(src, minlength=P)
         send_ptr = np.zeros(P + 1, dtype=np.int64)
         np.cumsum(counts, out=send_ptr[1:])
-        return cls(P, _readonly(src), _readonly(dst), _readonly(nbytes), _readonly(order.astype(np.int64)),
+        return cls(P, _readonly(src), _readonly(dst), _readonly(nbytes), _readonly(order.astype(np.int64, copy=False)),
                    _readonly(send_ptr))
 
     @classmethod

@@ -1,0 +1,59 @@
+/* What the C extensions of perfcompose.loggp share: NumPy arrays (or any C-contiguous buffer)
+ * taken as typed pointers through the buffer protocol, checked for their item type and length,
+ * so that no NumPy headers are needed to build them. Include after Python.h. */
+#ifndef PERFCOMPOSE_LOGGP_BUFFERS_H
+#define PERFCOMPOSE_LOGGP_BUFFERS_H
+
+#include <stdint.h>
+
+typedef struct {
+    Py_buffer view;
+    int held;
+} Buf;
+
+/* kind: 'd' float64, 'q' int64, 'i' int32, '?' or 'b' bool or int8; at least n items */
+static int get_buf(PyObject *obj, Buf *b, char kind, Py_ssize_t n, int writable, const char *name) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    Py_ssize_t itemsize = kind == 'd' || kind == 'q' ? 8 : kind == 'i' ? 4 : 1;
+    if (PyObject_GetBuffer(obj, &b->view, flags) < 0) {
+        return -1;
+    }
+    b->held = 1;
+    const char *f = b->view.format ? b->view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') {
+        f++;
+    }
+    int ok = b->view.itemsize == itemsize;
+    if (kind == 'd') {
+        ok = ok && f[0] == 'd';
+    } else if (kind == 'q') {
+        ok = ok && (f[0] == 'q' || f[0] == 'l');
+    } else if (kind == 'i') {
+        ok = ok && (f[0] == 'i' || f[0] == 'l');
+    } else {
+        ok = ok && (f[0] == '?' || f[0] == 'b' || f[0] == 'B');
+    }
+    if (!ok || b->view.len / itemsize < n) {
+        PyErr_Format(PyExc_ValueError, "%s: expected at least %zd items of %s", name, n,
+                     kind == 'd' ? "float64" : kind == 'q' ? "int64" : kind == 'i' ? "int32" : "bool or int8");
+        return -1;
+    }
+    return 0;
+}
+
+/* release the buffers of bufs[0..n) that are held */
+static void release(Buf *bufs, int n) {
+    for (int i = 0; i < n; i++) {
+        if (bufs[i].held) {
+            PyBuffer_Release(&bufs[i].view);
+            bufs[i].held = 0;
+        }
+    }
+}
+
+#define F64(b) ((double *)(b).view.buf)
+#define I64(b) ((int64_t *)(b).view.buf)
+#define I32(b) ((int32_t *)(b).view.buf)
+#define BOOL(b) ((char *)(b).view.buf)
+
+#endif
