@@ -12,8 +12,8 @@ EXTENSIONS = [
     Extension("perfcompose.loggp._cstep", ["src/perfcompose/loggp/_cstep.c"], depends=[_BUFFERS],
               extra_compile_args=_FLAGS, optional=True),
     # LogGOPSim's main loop on GOAL schedules (loggopsim.py)
-    Extension("perfcompose.loggp._cgoal", ["src/perfcompose/loggp/_cgoal.c"], extra_compile_args=_FLAGS,
-              optional=True),
+    Extension("perfcompose.loggp._cgoal", ["src/perfcompose/loggp/_cgoal.c"], depends=[_BUFFERS],
+              extra_compile_args=_FLAGS, optional=True),
 ]
 
 setup(ext_modules=EXTENSIONS)
