@@ -219,13 +219,19 @@ enum { ISSUED = 1, STARTED = 2, DONE = 4 };
 typedef struct {
     int32_t rank, peer, key;
     int32_t need; /* requires and irequires not yet satisfied */
-    int32_t mts;  /* the creation stamp of a sent message */
-    int32_t next; /* the next entry of the queue it is in: waiting messages, or a matching queue */
+    int32_t pad0;
+    int32_t next; /* the next entry of the matching queue it is in */
     int32_t dep;  /* its one dependent (requires it), -1 for none, -2 for several (req_ptr) */
     int8_t kind;
     uint8_t flag;
     int16_t pad;
 } Op;
+
+/* a message waiting for its receiver's CPU and NIC */
+typedef struct {
+    double arrive;
+    int32_t m, ts, key, pad;
+} Waiting;
 
 typedef struct {
     int64_t P, n, n_cpu, n_nic;
@@ -256,8 +262,9 @@ typedef struct {
     int64_t kp;
     /* messages waiting for their receiver's CPU and NIC, per (rank, nic) with one CPU per rank */
     int fifo;
+    int64_t *w_base; /* the queue of (rank, nic) r is wq[w_base[r] + w_head[r] : w_base[r] + w_tail[r]] */
     int32_t *w_head, *w_tail;
-    double *arrive;
+    Waiting *wq;
     int nomem; /* a queue could not grow: the run stops */
 } Sim;
 
@@ -473,16 +480,14 @@ static int run_send(Sim *s, int32_t i, double t, double *t_wait) {
     int32_t id = (int32_t)(s->n + 1 + i);
     if (s->fifo) { /* the message joins its receiver's queue; only the queue's head is in the heap */
         int64_t r = (int64_t)s->op[i].peer * s->n_nic + NIC(s, i);
-        s->op[i].mts = s->ts;
-        s->arrive[i] = t + s->o + s->L;
-        s->op[i].next = -1;
-        if (s->w_tail[r] >= 0) {
-            s->op[s->w_tail[r]].next = i;
-        } else {
-            s->w_head[r] = i;
-            qpush(s, t + s->o + s->L, s->ts, id, i, s->op[i].key);
+        Waiting *e = &s->wq[s->w_base[r] + s->w_tail[r]];
+        e->arrive = t + s->o + s->L;
+        e->m = i;
+        e->ts = s->ts;
+        e->key = s->op[i].key;
+        if (s->w_head[r] == s->w_tail[r]++) {
+            qpush(s, e->arrive, s->ts, id, i, e->key);
         }
-        s->w_tail[r] = i;
     } else {
         qpush(s, t + s->o + s->L, s->ts, id, i, s->op[i].key);
     }
@@ -548,13 +553,11 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
     double size = s->size[m], k1 = dmax(size - 1.0, 0.0);
     s->nexto[c] = t + s->o + dmax(k1 * s->O, k1 * s->G);
     s->nextgr[q] = t + s->g + k1 * s->G;
-    int32_t w = -1;
+    const Waiting *w = NULL;
     if (s->fifo) { /* the next message waiting for this CPU and NIC */
         int64_t r = h * s->n_nic + nic;
-        w = p->next;
-        s->w_head[r] = w;
-        if (w < 0) {
-            s->w_tail[r] = -1;
+        if (++s->w_head[r] < s->w_tail[r]) {
+            w = &s->wq[s->w_base[r] + s->w_head[r]];
         }
     }
     int32_t found = -1;
@@ -594,9 +597,8 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
         s->u_t0[m * s->kp] = t;
         s->u_t1[m * s->kp] = s->nexto[c];
     }
-    if (w >= 0) { /* from when the CPU and NIC are free */
-        qpush(s, dmax(s->arrive[w], dmax(s->nexto[c], s->nextgr[q])), s->op[w].mts, (int32_t)(s->n + 1 + w), w,
-              s->op[w].key);
+    if (w) { /* from when the CPU and NIC are free */
+        qpush(s, dmax(w->arrive, dmax(s->nexto[c], s->nextgr[q])), w->ts, (int32_t)(s->n + 1 + w->m), w->m, w->key);
     }
     return 1;
 }
@@ -836,8 +838,8 @@ static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int
 static void free_sim(Sim *s) {
     void *all[] = {s->op, s->req_ptr, s->req_dep, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh,
                    s->sort_tmp, s->heap, s->members, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail,
-                   s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_head,
-                   s->w_tail, s->arrive};
+                   s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_base,
+                   s->w_head, s->w_tail, s->wq};
     for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) {
         free(all[k]);
     }
@@ -912,9 +914,20 @@ static int setup(Sim *s, const int64_t *op_ptr, const int32_t *peer, const int32
     NEW_FILL(s->u_t0, timelines ? n : 1, double, 0);
     NEW_FILL(s->u_t1, timelines ? n : 1, double, 0);
     s->fifo = s->n_cpu == 1;
-    NEW_FILL(s->w_head, s->fifo ? P * s->n_nic : 1, int32_t, 0xff);
-    NEW_FILL(s->w_tail, s->fifo ? P * s->n_nic : 1, int32_t, 0xff);
-    NEW(s->arrive, s->fifo ? n : 1, double);
+    int64_t n_res = s->fifo ? P * s->n_nic : 1, n_send = 0;
+    NEW_FILL(s->w_base, n_res + 1, int64_t, 0);
+    NEW_FILL(s->w_head, n_res, int32_t, 0);
+    NEW_FILL(s->w_tail, n_res, int32_t, 0);
+    for (int64_t i = 0; s->fifo && i < n; i++) { /* room for every message a receiving (rank, nic) gets */
+        if (s->op[i].kind == SEND) {
+            s->w_base[(int64_t)s->op[i].peer * s->n_nic + NIC(s, i) + 1]++;
+            n_send++;
+        }
+    }
+    for (int64_t r = 0; r < n_res; r++) {
+        s->w_base[r + 1] += s->w_base[r];
+    }
+    NEW(s->wq, n_send, Waiting);
     return 0;
 }
 
