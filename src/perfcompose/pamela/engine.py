@@ -12,8 +12,10 @@ never runs it) and writes one PAMELA process:
   with ``n`` the number of elements it touches, worked out from the declared shapes, the
   layouts (a block or cyclic axis has ``ceil(n / P)`` elements here) and the slices;
 * consecutive computation runs in ``par (p = 0, P - 1) { ... }`` (every processor on its own
-  part); a communication call is a step of its own, ``bcast(n)``, ... (every processor takes
-  part), so a loop without communication runs inside the ``par``, a loop with it outside;
+  part); an exchange (``allgather``, ``alltoall``, ``redistribute``, ``barrier``) is a step of
+  its own (every processor takes part), so a loop without one runs inside the ``par``, a loop
+  with one outside; a broadcast synchronises nobody (its root sends and goes on, a receiver
+  waits for the root alone), so it is a delay of every processor inside the ``par``;
 * ``for i in range(a, b)`` becomes ``seq (i = a, b - 1)``, ``if`` a conditional.
 
 What cannot be read off the source is given by a comment on the line of the statement, in the
@@ -559,7 +561,9 @@ class _Engine:
                 text, result = self.comm(value_node, size)
                 if isinstance(node, ast.Assign):
                     self.assign_target(node.targets[0], result)
-                return [_Step(text, False)]
+                # a broadcast's root sends and goes on, a receiver waits for the root only: no step of
+                # all processors together, each goes on with its own work (a pipeline over a loop)
+                return [_Step(text, name == "dp.bcast")]
             if name == "dp.merge":
                 runs = self.value(value_node.args[0], _Cost())
                 n = size or self.elements(runs)

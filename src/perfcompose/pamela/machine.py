@@ -45,12 +45,15 @@ class MachineParameters:
 
 #: sizes (elements) for a quick calibration and for a full one
 QUICK_SIZES = (2 ** 10, 2 ** 14, 2 ** 17)
-FULL_SIZES = (2 ** 16, 2 ** 18, 2 ** 20, 2 ** 21)  # the sizes of the case studies' operations
+#: the sizes of the case studies' large vector operations (PSRS: N / P of 2^20 and 2^21). Only
+#: those: a vector that fits in the core's own cache costs less per element, and one cost per
+#: element fitted over smaller sizes too would be that of the cache, not of the programs.
+FULL_SIZES = (2 ** 19, 2 ** 20, 2 ** 21)
 #: sides of the square matrices the matrix kernels run on: the case studies' N (quick: small ones).
 #: Powers of two as in the programs: a row length of 2^k elements maps a column onto few cache
 #: sets, which makes column-wise work several times dearer than at other lengths.
 QUICK_SIDES = (32, 64, 128)
-FULL_SIDES = (256, 512, 1024)        # GAUSS and MATMUL: blocks of rows, products
+FULL_SIDES = (512, 1024)             # GAUSS and MATMUL: blocks of rows, products (their N, as above)
 FULL_COLUMN_SIDES = (1024, 2048)  # ADI: sweeps along columns
 
 
@@ -142,31 +145,38 @@ def _vector_kernels(sizes: Sequence[int], reps: int, measure) -> dict[str, float
     return out
 
 
-def _column_kernel(sides: Sequence[int], reps: int, measure, t_call: float, t_index: float) -> float:
-    """Per element of element-wise work along the columns of square matrices of the given sides."""
+def _column_kernel(sides: Sequence[int], reps: int, measure, t_call: float, t_index: float, parts: int = 1) -> float:
+    """Per element of element-wise work along the columns of matrices of ``side / parts`` rows
+    of ``side`` (one worker's block of rows of a square matrix of that side)."""
     import numpy as np
 
     rng = np.random.default_rng(3)
 
-    def sweep(a, b):  # every column in turn, as a recurrence along j walks them: loads and a store
+    def sweep(a, b):  # every column in turn, a recurrence along j: two loads and a store
         for j in range(1, a.shape[1]):
-            t = b[:, j] * b[:, j - 1]
-            a[:, j] -= t
-    t = measure(sweep, lambda n: (rng.random((n, n)), rng.random((n, n))), sides, reps)
+            a[:, j] -= b[:, j] * a[:, j - 1]
+    rows = [max(1, s // parts) for s in sides]
+    t = measure(sweep, lambda n: (rng.random((max(1, n // parts), n)), rng.random((max(1, n // parts), n))),
+                sides, reps)
     per_op = [x / (s - 1) / 2 - 1.5 * t_index - t_call for x, s in zip(t, sides)]
-    return _slope(sides, per_op, 0.0)
+    return _slope(rows, per_op, 0.0)
 
 
-def _matrix_kernels(sides: Sequence[int], reps: int, measure, t_call: float, t_index: float) -> dict[str, float]:
-    """Per-element costs of work on square matrices of the given sides: on blocks of rows, and
-    the multiply-adds of products."""
+def _matrix_kernels(sides: Sequence[int], reps: int, measure, t_call: float, t_index: float,
+                    parts: int = 1) -> dict[str, float]:
+    """Per-element costs of work on one worker's block of columns (``side / parts`` of them) of
+    square matrices of the given sides: on blocks of rows, and the multiply-adds of products."""
     import numpy as np
 
     rng = np.random.default_rng(2)
     out: dict[str, float] = {}
+    widths = [max(2, s // parts) for s in sides]
 
     def square(n):
         return rng.random((n, n)), rng.random((n, n))
+
+    def columns(n):
+        return rng.random((n, max(2, n // parts))), rng.random((n, n))
 
     def part(a, b):  # a new block (outer product), then an update in place of the right halves of rows
         h = a.shape[1] // 2
@@ -174,14 +184,15 @@ def _matrix_kernels(sides: Sequence[int], reps: int, measure, t_call: float, t_i
 
     def whole(a, b):  # the same on whole rows: one contiguous run of memory
         a[1:, :] -= np.outer(b[0, 1:], a[0, :])
-    t = measure(part, square, sides, reps)
-    out["t_ewm"] = _slope([2 * (s - 1) * (s - s // 2) for s in sides], t, 2 * t_call + 3 * t_index)
-    t = measure(whole, square, sides, reps)
-    out["t_ewc"] = _slope([2 * (s - 1) * s for s in sides], t, 2 * t_call + 3 * t_index)
+    t = measure(part, columns, sides, reps)
+    out["t_ewm"] = _slope([2 * (s - 1) * (w - w // 2) for s, w in zip(sides, widths)], t, 2 * t_call + 3 * t_index)
+    t = measure(whole, columns, sides, reps)
+    out["t_ewc"] = _slope([2 * (s - 1) * w for s, w in zip(sides, widths)], t, 2 * t_call + 3 * t_index)
 
     def mxv(n):
-        return rng.random(n), rng.random((n, n))
-    out["t_mxv"] = _slope([s * s for s in sides], measure(lambda x, B: x @ B, mxv, sides, reps), t_call)
+        return rng.random(n), rng.random((n, max(2, n // parts)))
+    t = measure(lambda x, B: x @ B, mxv, sides, reps)
+    out["t_mxv"] = _slope([s * w for s, w in zip(sides, widths)], t, t_call)
 
     cubes = [max(16, s // 2) for s in sides]
     t = measure(lambda A, B: A @ B, square, cubes, reps)
@@ -201,15 +212,16 @@ def _synchronised(measure, sync):
 
 
 def _compute_kernels(sizes: Sequence[int], sides: Sequence[int], column_sides: Sequence[int], reps: int,
-                     clock: str = "wall", sync=None) -> dict[str, float]:
-    """Every compute parameter, measured in this (single-threaded) process; with ``sync`` (a
-    barrier of the workers measuring at the same time) every size starts in all of them at once."""
+                     clock: str = "wall", sync=None, parts: int = 1) -> dict[str, float]:
+    """Every compute parameter, measured in this (single-threaded) process on one worker's part
+    of matrices divided among ``parts``; with ``sync`` (a barrier of the workers measuring at
+    the same time) every size starts in all of them at once."""
     measure = _median_wall if clock == "wall" else _median_cpu
     if sync is not None:
         measure = _synchronised(measure, sync)
     out = _vector_kernels(sizes, reps, measure)
-    out.update(_matrix_kernels(sides, reps, measure, out["t_call"], out["t_index"]))
-    out["t_ews"] = _column_kernel(column_sides, reps, measure, out["t_call"], out["t_index"])
+    out.update(_matrix_kernels(sides, reps, measure, out["t_call"], out["t_index"], parts))
+    out["t_ews"] = _column_kernel(column_sides, reps, measure, out["t_call"], out["t_index"], parts)
     return out
 
 
@@ -218,7 +230,7 @@ def _kernels_worker(p: int, P: int, links, sizes: Sequence[int], sides: Sequence
     from perfcompose.pamela.dataparallel import Machine
 
     dp = Machine(p, P, links)
-    conn.send(_compute_kernels(sizes, sides, column_sides, reps, clock, sync=dp.barrier))
+    conn.send(_compute_kernels(sizes, sides, column_sides, reps, clock, sync=dp.barrier, parts=P))
 
 
 def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, clock: str, conn) -> None:
