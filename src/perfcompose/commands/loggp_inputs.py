@@ -69,9 +69,12 @@ def is_goal(path: Path) -> bool:
         return True
     try:
         with open(path, "rb") as fh:
-            head = fh.read(4096).decode("utf-8", errors="replace")
+            raw = fh.read(4096)
     except OSError:
         return False  # the program reader reports it
+    if raw.startswith(b"PK\x03\x04"):  # a zip archive: the compact form (.npz)
+        return False
+    head = raw.decode("utf-8", errors="replace")
     from perfcompose.loggp.goal import looks_like_goal
 
     return looks_like_goal(head)
