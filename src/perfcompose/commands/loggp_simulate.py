@@ -106,7 +106,7 @@ def _how(opts: _Options, long: bool = False) -> str:
 
 def _print_json(result: Any, unit: str, template: Any, point: dict[str, float], opts: _Options) -> None:
     record: dict[str, Any] = {"finish": result.finish.tolist(), "makespan": result.makespan,
-                              "ops": [[[op.kind, op.message, op.start, op.end] for op in ops] for ops in result.ops],
+                              "ops": result.ops,  # each Op (a named tuple) is written as [kind, message, start, end]
                               "computation": result.computation.tolist(),
                               "communication": result.communication.tolist(), "unit": unit}
     if template is not None and template.parameters:

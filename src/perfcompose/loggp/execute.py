@@ -66,8 +66,8 @@ def simulate_program(program: Program, params: LogGP, *, worst_case: bool = Fals
         ready = (r.next_send, r.next_recv)
         forced.extend(r.forced)
         if timelines:
-            for proc, step_ops in enumerate(r.ops()):  # a step's operations all have a message
-                ops[proc].extend(Op(op.kind, offset + (op.message or 0), op.start, op.end) for op in step_ops)
+            for proc, step_ops in enumerate(r.ops(offset)):  # messages numbered over the whole program
+                ops[proc].extend(step_ops)
         offset += s.M
         t = r.finish.copy()
     return ProgramResult(P, t, comp, t - t_begin - comp, ops, tuple(forced))

@@ -83,23 +83,21 @@ class StepResult:
         """When the last processor finishes the step."""
         return makespan(self.finish)
 
-    def ops(self) -> list[list[Op]]:
-        """Each processor's operations in the order it performs them."""
+    def ops(self, offset: int = 0) -> list[list[Op]]:
+        """Each processor's operations in the order it performs them; messages are numbered from
+        ``offset`` (their ids in the step plus ``offset``)."""
         s, o, M, P = self.step, self.params.o, self.step.M, self.step.P
         proc = np.concatenate([s.src, s.dst])
         seq = np.concatenate([self.send_seq, self.recv_seq])
         start = np.concatenate([self.send_start, self.recv_start])
         idx = np.lexsort((seq, proc))
-        bounds = np.searchsorted(proc[idx], np.arange(P + 1))
-        out: list[list[Op]] = []
-        for p in range(P):
-            ops = []
-            for i in idx[bounds[p]:bounds[p + 1]]:
-                i = int(i)
-                kind, m = ("send", i) if i < M else ("recv", i - M)
-                ops.append(Op(kind, m, float(start[i]), float(start[i]) + o))
-            out.append(ops)
-        return out
+        bounds = np.searchsorted(proc[idx], np.arange(P + 1)).tolist()
+        kinds = np.array(["send", "recv"], dtype=object)[(idx >= M).astype(np.intp)].tolist()
+        messages = (np.where(idx < M, idx, idx - M) + offset).tolist()
+        starts = start[idx]
+        begin, end = starts.tolist(), (starts + o).tolist()
+        ops = list(map(Op, kinds, messages, begin, end))
+        return [ops[bounds[p]:bounds[p + 1]] for p in range(P)]
 
 
 @dataclass(frozen=True, eq=False)
