@@ -8,10 +8,10 @@ kernel measured in the same run (ratios in the last column); LogGOPSim itself is
 whole processes by loggp_process.py. The kernels are the compiled C extension where it is built,
 else Numba (PERFCOMPOSE_KERNELS=numba picks Numba); the header says which ran, and with the
 extension a row times the Numba kernel of the standard algorithm on the same step for comparison.
-The worst case runs on the same pattern by default: on a
-random pattern every processor waits on others in one big cycle, and breaking it costs a forced
-send per processor (the waiting graph's components are kept from one forced send to the next;
---worst-procs/--worst-messages give a smaller pattern).
+The worst case runs on the same pattern by default: on a random pattern every processor waits on
+others in one big cycle, and breaking it costs a forced send per processor (the waiting graph's
+components are kept from one forced send to the next; --worst-procs/--worst-messages give a
+smaller pattern).
 
     python benchmarks/loggp_speed.py [--procs 4096] [--messages 1000000] [--reps 5]
 """
