@@ -1,7 +1,27 @@
 """LogGOPSim's main loop as one compiled kernel (see :mod:`.loggopsim` for the rules): events in
 time order, ties in creation order; a run of new operations of one kind is queued as one group,
 and a group blocked on its CPU or NIC moves as a whole when no other event comes between its
-members, which keeps LogGOPSim's order exactly while saving most re-queueing."""
+members, which keeps LogGOPSim's order exactly while saving most re-queueing.
+
+Messages that wait for a busy receiver are queued per receiving (rank, NIC), in the order they
+were sent, and only the first of each queue is in the heap. This gives LogGOPSim's times and
+order exactly when every rank has one CPU (then no event is queued at a time before the one being
+run, and the busy-until time ``F = max(nexto, nextgr)`` of a receiver only grows):
+
+* a waiting message popped at ``k`` with ``F > k`` is re-queued at ``F`` and changes nothing
+  else, so it is received at the first time ``T >= arrival`` at which ``F <= T`` when its turn
+  (``T``, its stamp) comes; any key between its current one and that ``T`` leads to the same
+  turn, as every re-queue lands at ``F <= T``;
+* messages for one receiver arrive in stamp order (all travel ``o + L`` and are stamped when
+  sent, in time order), and a later-stamped one can never be received first: at its turn the
+  earlier one, already due with a smaller stamp, would have been received;
+* so when a message is received, the next one of its queue is put in the heap at ``max(its
+  arrival, F)``, which lies within those bounds.
+
+With several CPUs per rank (new operations may then be queued at times before the current one)
+each waiting message is re-queued by itself, as LogGOPSim does. ``_cgoal.c`` is this kernel in C
+(the same order of operations, so the same times); this one runs where the extension is not
+built."""
 from __future__ import annotations
 
 import numpy as np
