@@ -19,11 +19,12 @@ runner = CliRunner()
 
 #: a machine on which only NumPy calls cost (1 s each) and subscripts (1000 s each)
 CALLS = MachineParameters(t_call=1, t_index=1000, t_ew=0, t_ews=0, t_ewm=0, t_ewc=0, t_copy=0, t_mxv=0, t_mxm=0,
-                          t_sort=0, t_merge=0, t_msg=0, t_word=0)
+                          t_sort=0, t_merge=0, t_msg=0, t_word=0, t_smsg=0, t_sword=0)
 #: a machine on which only element-wise work costs (1 s per element on a vector, 2 along a column,
 #: 4 on a block of parts of matrix rows, 8 on a block of whole rows), and messages
 ELEMENTS = MachineParameters(t_call=0, t_index=0, t_ew=1, t_ews=2, t_ewm=4, t_ewc=8, t_copy=0, t_mxv=3, t_mxm=0,
-                             t_sort=0, t_merge=0, t_msg=100, t_word=1)
+                             t_sort=0, t_merge=0, t_msg=100, t_word=1,
+                             t_smsg=100, t_sword=1)
 
 
 def _model(tmp_path, program: str, machine: MachineParameters, name: str = "prog"):
@@ -192,7 +193,7 @@ def program(dp, N):
 def test_gauss_block_columns_whole_rows_only_where_the_pivot_is_left_of_the_block(tmp_path):
     from perfcompose.pamela.dataparallel import block, owned
 
-    machine = dataclasses.replace(ELEMENTS, t_ew=0, t_msg=0, t_word=0)
+    machine = dataclasses.replace(ELEMENTS, t_ew=0, t_msg=0, t_word=0, t_smsg=0, t_sword=0)
     (tmp_path / "machine.pam").write_text(machine_text(machine))
     g = generate(PROGRAMS / "gauss_block.py")
     (tmp_path / "g.pam").write_text(g.text)
@@ -231,3 +232,18 @@ def program(dp, N):
     N, P = 40, 2  # X * k on N / P elements; Y (of size 3, the helper's annotation) + 1; Z += 1
     assert cm.evaluate({"N": N, "P": P}).T == pytest.approx(N / P + 3 + 3)
     assert g.annotations == 1
+
+
+def test_the_models_of_single_statements_add_up_to_the_programs_on_one_processor(tmp_path):
+    (tmp_path / "machine.pam").write_text(machine_text(ELEMENTS))
+    program = PROGRAMS / "gauss_cyclic.py"
+    g = generate(program)
+    assert [s[2] for s in g.statements] == ["col = dp.bcast(A, k)", "l = col[k + 1:] / col[k]",
+                                            "A[k + 1:, s:] -= np.outer(l, A[k, s:])"]
+    total = 0.0
+    for i, (file, line, _) in enumerate(g.statements):
+        (tmp_path / f"s{i}.pam").write_text(generate(program, only=(file, line)).text)
+        total += compile_file(tmp_path / f"s{i}.pam").evaluate({"N": 9, "P": 1}).T
+    (tmp_path / "all.pam").write_text(g.text)
+    assert total == pytest.approx(compile_file(tmp_path / "all.pam").evaluate({"N": 9, "P": 1}).T)
+    assert total > 0

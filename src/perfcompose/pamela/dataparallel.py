@@ -32,8 +32,8 @@ from typing import Any, Literal
 
 from perfcompose.choices import Clock
 
-__all__ = ["Clock", "RunError", "Layout", "block", "cyclic", "replicated", "Machine", "run", "load_program",
-           "pairwise_links", "SINGLE_THREAD_ENV"]
+__all__ = ["Clock", "RunError", "Layout", "block", "cyclic", "replicated", "Machine", "run", "run_lines",
+           "load_program", "pairwise_links", "SINGLE_THREAD_ENV"]
 
 #: environment that keeps NumPy's BLAS on one thread per worker (set before NumPy is imported)
 SINGLE_THREAD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -261,20 +261,59 @@ def load_program(path: str | Path) -> Callable[..., Any]:
     return fn
 
 
-def _worker(path: str, p: int, P: int, links: dict, params: dict, reps: int, clock: str, out) -> None:
+class _LineClock:
+    """Seconds spent on every line of the files in ``folder`` (a program and the helpers beside
+    it), what the line calls included, as ``sys.settrace`` reports the lines run."""
+
+    def __init__(self, folder: str, clock: str):
+        self.folder = folder
+        self.now = time.perf_counter if clock == "wall" else time.process_time
+        self.totals: dict[tuple[str, int], float] = {}
+        self.last: tuple[str, int] | None = None
+        self.since = 0.0
+
+    def _charge(self, key: tuple[str, int] | None) -> None:
+        t = self.now()
+        if self.last is not None:
+            self.totals[self.last] = self.totals.get(self.last, 0.0) + t - self.since
+        self.last, self.since = key, t
+
+    def calls(self, frame, event, arg):
+        if os.path.dirname(os.path.realpath(frame.f_code.co_filename)) == self.folder:
+            return self.lines
+        return None
+
+    def lines(self, frame, event, arg):
+        if event == "line":
+            self._charge((os.path.realpath(frame.f_code.co_filename), frame.f_lineno))
+        return self.lines
+
+    def stop(self) -> dict[tuple[str, int], float]:
+        self._charge(None)
+        return self.totals
+
+
+def _worker(path: str, p: int, P: int, links: dict, params: dict, reps: int, clock: str, lines: bool,
+            out) -> None:
+    import sys
+
     try:
         fn = load_program(path)
         times = []
+        tracer = _LineClock(os.path.dirname(os.path.realpath(path)), clock) if lines else None
         for r in range(reps + 1):  # the first run warms up
             dp = Machine(p, P, links, seed=r)
             dp.barrier()
+            if tracer and r == reps:  # the last run, line by line
+                sys.settrace(tracer.calls)
             t0, c0 = time.perf_counter(), time.process_time()
             fn(dp, **params)
             t1, c1 = time.perf_counter(), time.process_time()
+            sys.settrace(None)
             dp.barrier()
             if r:
                 times.append(t1 - t0 - dp.excluded if clock == "wall" else c1 - c0 - dp.excluded_cpu)
-        out.send(times)
+        out.send((times, tracer.stop()) if tracer else times)
     except BaseException as exc:  # reported by the parent, which stops the other workers
         out.send(f"{type(exc).__name__}: {exc}")
 
@@ -297,6 +336,21 @@ def run(path: str | Path, params: Mapping[str, int], P: int, reps: int = 5, cloc
     warm-up; each run's time is that of its slowest processor. ``clock``: ``wall`` (elapsed time
     between barriers) or ``cpu`` (the processor time each worker used, which other work sharing
     the cores does not inflate, but which leaves out the time a worker waits for a message)."""
+    results = _run_workers(path, params, P, reps, clock, False)
+    return [max(r[i] for r in results) for i in range(reps)]
+
+
+def run_lines(path: str | Path, params: Mapping[str, int], P: int, clock: Clock = "wall"
+              ) -> list[dict[tuple[str, int], float]]:
+    """Run the program as :func:`run` does (one warm-up), then once more with every line of it
+    and of the files beside it timed; per processor, ``{(file, line): seconds}`` (a line's time
+    includes what it calls: NumPy, the runtime's communication)."""
+    return [lines for _, lines in _run_workers(path, params, P, 1, clock, True)]
+
+
+def _run_workers(path: str | Path, params: Mapping[str, int], P: int, reps: int, clock: str,
+                 lines: bool) -> list[Any]:
+    """What every worker sent back, in processor order."""
     import multiprocessing as mp
 
     saved = single_thread_env()
@@ -304,8 +358,8 @@ def run(path: str | Path, params: Mapping[str, int], P: int, reps: int = 5, cloc
     try:
         links = pairwise_links(ctx, P)
         outs = [ctx.Pipe(duplex=False) for _ in range(P)]
-        procs = [ctx.Process(target=_worker, args=(str(path), p, P, links[p], dict(params), reps, clock, outs[p][1]),
-                             daemon=True) for p in range(P)]
+        procs = [ctx.Process(target=_worker, args=(str(path), p, P, links[p], dict(params), reps, clock, lines,
+                                                   outs[p][1]), daemon=True) for p in range(P)]
         for pr in procs:
             pr.start()
         results = []
@@ -323,4 +377,4 @@ def run(path: str | Path, params: Mapping[str, int], P: int, reps: int = 5, cloc
             pr.join()
     finally:
         restore_env(saved)
-    return [max(r[i] for r in results) for i in range(reps)]
+    return results

@@ -30,6 +30,7 @@ import ast
 import copy
 import importlib.util
 import io
+import os
 import re
 import tokenize
 from dataclasses import dataclass, field
@@ -51,6 +52,8 @@ class Generated:
     text: str
     parameters: tuple[str, ...]
     annotations: int
+    #: the statements that cost something: (file, line, source), in the order they were read
+    statements: tuple[tuple[str, int, str], ...] = ()
 
 
 @dataclass
@@ -170,7 +173,9 @@ class _Substitute(ast.NodeTransformer):
 
 
 class _Engine:
-    def __init__(self, source: str, path: str | None):
+    def __init__(self, source: str, path: str | None, only: tuple[str, int] | None = None):
+        self.only = None if only is None else (os.path.realpath(only[0]), only[1])
+        self.statements: list[tuple[str, int, str]] = []
         self.source = source
         self.path = path
         self.lines = source.splitlines()
@@ -528,7 +533,7 @@ class _Engine:
     def statement(self, node: ast.stmt) -> list[_Step]:
         override = self.pragma(node, "cost")
         if override is not None:
-            return [_Step(f"use(cpu(p), {override})", True)]
+            return self.kept(node, [_Step(f"use(cpu(p), {override})", True)])
         call = node.value if isinstance(node, (ast.Expr, ast.Assign)) else None
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in self.helpers:
             target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
@@ -542,7 +547,7 @@ class _Engine:
         if isinstance(node, ast.Pass):
             return []
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)):
-            return self.simple(node)
+            return self.kept(node, self.simple(node))
         raise self.error(node, f"the engine cannot model a '{type(node).__name__}' statement",
                          "write the program with for, if, assignments and dp calls (no while, break, return)")
 
@@ -588,6 +593,14 @@ class _Engine:
                     value = _Array((size,), value.strided)
                 self.assign_target(target, value)
         return [_Step(s, True) for s in cost.steps]
+
+    def kept(self, node: ast.stmt, steps: list[_Step]) -> list[_Step]:
+        """A statement's steps, noted; none where the model is of another statement alone."""
+        where = (os.path.realpath(self.path or ""), node.lineno)
+        if steps:
+            self.statements.append((*where, self.lines[node.lineno - 1].strip() if node.lineno <= len(self.lines)
+                                    else ""))
+        return steps if self.only is None or self.only == where else []
 
     def loop(self, node: ast.For) -> list[_Step]:
         if not isinstance(node.target, ast.Name):
@@ -703,7 +716,7 @@ class _Engine:
         header = "".join(f"numeric parameter {p}\n" for p in self.params)
         text = (f"% generated from {Path(self.path).name if self.path else 'a program'} by the Modeling Engine\n"
                 + "{include}" + header + f"\nprocess main = {body}\n")
-        return Generated(text, tuple(self.params) + ("P",), self.used_pragmas)
+        return Generated(text, tuple(self.params) + ("P",), self.used_pragmas, tuple(self.statements))
 
 
 def _render(steps: list[_Step]) -> str:
@@ -723,24 +736,27 @@ def _render(steps: list[_Step]) -> str:
     return " ;\n    ".join(out)
 
 
-def generate_text(source: str, path: str | Path | None = None, machine: str | None = "machine.pam") -> Generated:
-    """The PAMELA model of a program's source; ``machine``: the machine model file it includes."""
+def generate_text(source: str, path: str | Path | None = None, machine: str | None = "machine.pam",
+                  only: tuple[str, int] | None = None) -> Generated:
+    """The PAMELA model of a program's source; ``machine``: the machine model file it includes;
+    ``only``: (file, line) of the one statement to model (the others cost nothing), for a cost
+    per statement."""
     p = None if path is None else str(path)
     try:
         tree = ast.parse(source, filename=p or "<program>")
     except SyntaxError as exc:
         raise PamelaError(f"not Python: {exc.msg}", path=p, line=exc.lineno, column=exc.offset,
                           source_line=(exc.text or "").rstrip("\n") or None) from None
-    g = _Engine(source, p).program(tree)
+    g = _Engine(source, p, only).program(tree)
     include = f'include "{machine}"\n' if machine else ""
-    return Generated(g.text.replace("{include}", include, 1), g.parameters, g.annotations)
+    return Generated(g.text.replace("{include}", include, 1), g.parameters, g.annotations, g.statements)
 
 
-def generate(path: str | Path, machine: str | None = "machine.pam") -> Generated:
-    """The PAMELA model of a program file."""
+def generate(path: str | Path, machine: str | None = "machine.pam", only: tuple[str, int] | None = None) -> Generated:
+    """The PAMELA model of a program file (``only``: as for :func:`generate_text`)."""
     p = Path(path)
     try:
         source = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PamelaError(f"cannot read {p}: {exc}", path=str(p), hint="check the path") from None
-    return generate_text(source, p, machine)
+    return generate_text(source, p, machine, only)

@@ -36,8 +36,10 @@ class MachineParameters:
     t_mxm: float     #: per multiply-add of a matrix-matrix product
     t_sort: float    #: per n log2 n of sorting n numbers
     t_merge: float   #: per n log2(k + 1) of merging k sorted runs of n numbers in all
-    t_msg: float     #: one message between two processes (start-up)
+    t_msg: float     #: one message between two processes (start-up), answered before the next
     t_word: float    #: per 8-byte word of a message
+    t_smsg: float    #: one message of a stream (sent without waiting for an answer): start-up
+    t_sword: float   #: per 8-byte word of a message of a stream
 
     def as_dict(self) -> dict[str, float]:
         return asdict(self)
@@ -242,13 +244,13 @@ def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, clock: str, 
     from perfcompose.pamela.dataparallel import Machine
 
     dp = Machine(p, 2, {1 - p: link})
-    result = []
+    now = time.perf_counter if clock == "wall" else time.process_time
+    result, stream = [], []
     for n in sizes:
         x = np.ones(n)
-        times = []
+        rounds = max(1, min(200, 2 ** 20 // max(n, 1) // 4))
+        times, streamed = [], []
         for r in range(reps + 1):
-            rounds = max(1, min(200, 2 ** 20 // max(n, 1) // 4))
-            now = time.perf_counter if clock == "wall" else time.process_time
             t0 = now()
             for _ in range(rounds):
                 if p == 0:
@@ -259,8 +261,15 @@ def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, clock: str, 
                     dp._send(0, x)
             if r:  # wall: half a round trip; cpu: one send and one receive of this process
                 times.append((now() - t0) / rounds / (2 if clock == "wall" else 1))
+            t0 = now()
+            for _ in range(rounds):  # a stream: 0 sends one message after another, 1 takes them
+                dp._send(1, x) if p == 0 else dp._recv(0)
+            dp._recv(1) if p == 0 else dp._send(0, x[:1])  # the end of the stream, acknowledged
+            if r:  # per message: at the sender, or at the receiver
+                streamed.append((now() - t0) / rounds)
         result.append(median(times))
-    conn.send(result)
+        stream.append(median(streamed))
+    conn.send((result, stream))
 
 
 def _spawn(target, args_per_process: Sequence[tuple]) -> list:
@@ -312,10 +321,13 @@ def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7, clock: str = "wa
 
     a, b = mp.get_context("spawn").Pipe(duplex=True)
     msg_sizes = (1,) + tuple(sizes)
-    times = _spawn(_pingpong_worker, [(0, a, msg_sizes, reps, clock), (1, b, msg_sizes, reps, clock)])[0]
+    (times, sent), (_, received) = _spawn(_pingpong_worker, [(0, a, msg_sizes, reps, clock),
+                                                             (1, b, msg_sizes, reps, clock)])
     t_msg, t_word = _fit(msg_sizes, times)
+    t_smsg, t_sword = _fit(msg_sizes, [max(s, r) for s, r in zip(sent, received)])
     return {w: MachineParameters(**_concurrent_kernels(w, sizes, sides, column_sides, reps, clock),
-                                 t_msg=t_msg, t_word=t_word) for w in sorted(set(workers))}
+                                 t_msg=t_msg, t_word=t_word, t_smsg=t_smsg, t_sword=t_sword)
+            for w in sorted(set(workers))}
 
 
 def parameters_from(values: Mapping[str, float]) -> MachineParameters:
@@ -344,9 +356,10 @@ process mxm(p, n) = use(cpu(p), t_call + n * t_mxm)
 process sort(p, n) = use(cpu(p), t_call + t_sort * n * log2(max(n, 2)))
 process merge(p, n, k) = use(cpu(p), t_call + t_merge * n * log2(k + 1))
 
-% communication: n words from every processor (pairwise exchanges, one after the other)
+% communication: n words from every processor (pairwise exchanges, one after the other); a
+% broadcast's root sends without waiting, so a loop of broadcasts is a stream of messages
 numeric msg(n) = t_msg + n * t_word
-process bcast(n) = if (P > 1) delay((P - 1) * msg(n))
+process bcast(n) = if (P > 1) delay((P - 1) * (t_smsg + n * t_sword))
 process allgather(n) = delay((P - 1) * 2 * msg(n) + t_call + P * n * t_copy)
 process alltoall(n) = if (P > 1) delay((P - 1) * 2 * msg(n / P) + t_call + n * t_copy)
 % the same global array in blocks along another axis: parts copied out, exchanged, joined
@@ -361,7 +374,8 @@ _NOTES = {
     "t_copy": "per element copied", "t_mxv": "per multiply-add, vector-matrix",
     "t_mxm": "per multiply-add, matrix-matrix", "t_sort": "per n log2 n, sort",
     "t_merge": "per n log2(k + 1), merge of k sorted runs", "t_msg": "one message (start-up)",
-    "t_word": "per 8-byte word of a message"}
+    "t_word": "per 8-byte word of a message",
+    "t_smsg": "one message of a stream (start-up)", "t_sword": "per 8-byte word of a message of a stream"}
 
 
 def contended(name: str, workers: Sequence[int]) -> str:
