@@ -114,6 +114,13 @@ def _random_goal(seed: int, ranks: int, messages: int, wild: float, cpus: int, n
     # receiver on the CPU and NIC the sender names)
     cpu, nic = rng.integers(0, cpus, s.num_ops), rng.integers(0, nics, s.num_ops)
     fields["cpu"], fields["nic"] = cpu, nic
+    # some operations wait for the start of an earlier one of their rank (every dependency then
+    # points backwards, so there is no cycle)
+    a = rng.integers(0, s.num_ops, s.num_ops // 10)
+    rank_of = s.rank_of
+    b = np.maximum(a - rng.integers(1, 4, a.shape[0]), 0)
+    keep = (b < a) & (rank_of[b] == rank_of[a])
+    fields["ireq_a"], fields["ireq_b"] = a[keep], b[keep]
     return GoalSchedule(**fields)
 
 
@@ -135,3 +142,17 @@ def test_compiled_extension_gives_the_numba_kernels_times(seed, monkeypatch):
     if messages <= 200:  # and both as LogGOPSim's loop, written plainly
         finish, _, _ = reference_goal(s, P, **kw)
         assert a.finish.tolist() == finish.tolist()
+
+
+@pytest.mark.parametrize("impl", _impls())
+def test_tags_beyond_32_bits_and_an_empty_schedule(impl, monkeypatch):
+    # tags 2^40 and 2^40 + 1 must stay apart: rank 1 receives the second message first
+    text = ("num_ranks 2\nrank 0 {\na: send 1b to 1 tag 1099511627776\nb: send 5b to 1 tag 1099511627777\n}\n"
+            "rank 1 {\nx: recv 5b from 0 tag 1099511627777\ny: recv 1b from 0 tag 1099511627776\n"
+            "y requires x\n}\n")
+    res = _simulate(parse_goal(text), impl, monkeypatch)
+    finish, start, end = reference_goal(parse_goal(text), P)
+    assert res.finish.tolist() == finish.tolist()
+    assert all(np.array_equal(x, y) for x, y in zip(res.start, start))
+    empty = _simulate(parse_goal("num_ranks 3\n"), impl, monkeypatch)
+    assert empty.finish.tolist() == [0, 0, 0]

@@ -970,8 +970,9 @@ static int get_inputs(PyObject **ob, Buf *b, int64_t P, int64_t *n) {
         PyErr_SetString(PyExc_ValueError, "the two sides of a dependency list differ in length");
         return -1;
     }
-    if (get_buf(ob[B_START], &b[B_START], 'd', 1, 1, "start") < 0 ||
-        get_buf(ob[B_END], &b[B_END], 'd', 1, 1, "end") < 0 ||
+    Py_ssize_t one = *n > 0; /* start and end: n items, or one to keep no times */
+    if (get_buf(ob[B_START], &b[B_START], 'd', one, 1, "start") < 0 ||
+        get_buf(ob[B_END], &b[B_END], 'd', one, 1, "end") < 0 ||
         get_buf(ob[B_DONE], &b[B_DONE], 'b', *n, 1, "done") < 0 ||
         get_buf(ob[B_FIN], &b[B_FIN], 'd', P, 1, "finish") < 0) {
         return -1;
