@@ -9,41 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------------------------------ */
-/* buffers: 'd' float64, 'q' int64, 'i' int32, 'b' int8 (also bool); at least n items */
-
-typedef struct {
-    Py_buffer view;
-    int held;
-} Buf;
-
-static int get_buf(PyObject *obj, Buf *b, char kind, Py_ssize_t n, int writable, const char *name) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    Py_ssize_t itemsize = kind == 'd' || kind == 'q' ? 8 : kind == 'i' ? 4 : 1;
-    if (PyObject_GetBuffer(obj, &b->view, flags) < 0) {
-        return -1;
-    }
-    b->held = 1;
-    const char *f = b->view.format ? b->view.format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') {
-        f++;
-    }
-    int ok = b->view.itemsize == itemsize;
-    if (kind == 'd') {
-        ok = ok && f[0] == 'd';
-    } else if (kind == 'q') {
-        ok = ok && (f[0] == 'q' || f[0] == 'l');
-    } else if (kind == 'i') {
-        ok = ok && (f[0] == 'i' || f[0] == 'l');
-    } else {
-        ok = ok && (f[0] == '?' || f[0] == 'b' || f[0] == 'B');
-    }
-    if (!ok || b->view.len / itemsize < n) {
-        PyErr_Format(PyExc_ValueError, "%s: expected at least %zd items of type '%c'", name, n, kind);
-        return -1;
-    }
-    return 0;
-}
+#include "_buffers.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* the event queue: smallest time first, equal times by creation stamp */
@@ -1069,11 +1035,7 @@ static PyObject *simulate(PyObject *self, PyObject *args) {
     result = Py_BuildValue("LL", (long long)pops, (long long)waits);
 done:
     free_sim(&s);
-    for (int k = 0; k < 15; k++) {
-        if (b[k].held) {
-            PyBuffer_Release(&b[k].view);
-        }
-    }
+    release(b, 15);
     return result;
 }
 
