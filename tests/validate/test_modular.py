@@ -174,3 +174,15 @@ def test_pipe_stages_are_the_components_that_run_as_a_stage_of_a_pipe():
     assert pipe_stages([parse_term("pipe(inc, tpool_2(qsort))")]) == ["inc"]
     assert pipe_stages([parse_term("tpool_2(pipe(qsort, nop))")]) == ["nop", "qsort"]
     assert pipe_stages([parse_term("seq(inc, qsort)")]) == []
+
+
+def test_every_pipe_stage_is_measured_in_front_of_a_touch_stage_and_predicts_the_pipe(small_study):
+    result, _ = small_study
+    assert {"pipe(inc, touch)", "pipe(qsort, touch)"} <= set(result.measured)
+    assert "pipe(nop, touch)" not in result.measured  # nop is no stage of a pipe here
+    pipe = next(c for c in result.comparisons if c.configuration == "pipe(inc, qsort)")
+    probes = np.array([result.measured[p] for p in ("pipe(inc, touch)", "pipe(qsort, touch)",
+                                                     "pipe(touch, touch)")]) * 1e9
+    # the calibrated pipe is the slowest of the stages' probes and the hand-over floor
+    assert np.asarray(pipe.calibrated(x=np.array(X, dtype=float)), float) == pytest.approx(probes.max(axis=0),
+                                                                                          rel=1e-6)
