@@ -15,15 +15,13 @@ completes when the receiver matches it. ``S`` defaults to LogGOPSim's own defaul
 """
 from __future__ import annotations
 
-import functools
-import importlib
-import os
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 
 from perfcompose.errors import InputError
+from perfcompose.loggp.backend import extension
 from perfcompose.loggp.goal import ANY, CALC, RECV, SEND, GoalSchedule, program_to_goal
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CompStep, Program
@@ -34,16 +32,10 @@ __all__ = ["LOGGOPSIM_S", "GoalResult", "simulate_goal", "simulate_program_loggo
 LOGGOPSIM_S = 65535.0  #: LogGOPSim's default eager/rendezvous threshold [bytes]
 
 
-@functools.cache
 def compiled_goal() -> ModuleType | None:
     """The compiled extension ``perfcompose.loggp._cgoal``, or None where it was not built (or
     ``PERFCOMPOSE_KERNELS=numba`` asks for the Numba kernel of :mod:`._goal_kernel`)."""
-    if os.environ.get("PERFCOMPOSE_KERNELS", "").strip().lower() == "numba":
-        return None
-    try:
-        return importlib.import_module("perfcompose.loggp._cgoal")
-    except ImportError:
-        return None
+    return extension("_cgoal")
 
 
 def _as(a: np.ndarray, dtype: type) -> np.ndarray:
