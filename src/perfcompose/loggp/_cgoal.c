@@ -5,6 +5,7 @@
  * build this). Here the matching keys and the dependency lists are built too, in linear time. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,15 @@ static inline int ev_less(double k1, int32_t t1, double k2, int32_t t2) {
     return k1 < k2 || (k1 == k2 && t1 < t2);
 }
 
+/* the same without branches, to pick the smaller child */
+static inline int64_t ev_less_nb(const Ev *a, const Ev *b) {
+    return (a->key < b->key) | ((a->key == b->key) & (a->ts < b->ts));
+}
+
+/* the heap keeps an entry later than all others after its last one (h[n], room for it is kept),
+ * so that every node's second child can be compared */
+static const Ev EV_LAST = {HUGE_VAL, INT32_MAX, 0, 0, 0};
+
 static inline void push(Ev *h, int64_t *n, double key, int32_t ts, int32_t id, int32_t op, int32_t aux) {
     int64_t i = (*n)++;
     while (i > 0) {
@@ -41,6 +51,7 @@ static inline void push(Ev *h, int64_t *n, double key, int32_t ts, int32_t id, i
     h[i].id = id;
     h[i].op = op;
     h[i].aux = aux;
+    h[*n] = EV_LAST;
 }
 
 static inline void pop(Ev *h, int64_t *n) {
@@ -51,9 +62,7 @@ static inline void pop(Ev *h, int64_t *n) {
         if (c >= m) {
             break;
         }
-        if (c + 1 < m && ev_less(h[c + 1].key, h[c + 1].ts, h[c].key, h[c].ts)) {
-            c++;
-        }
+        c += ev_less_nb(&h[c + 1], &h[c]);
         if (!ev_less(h[c].key, h[c].ts, last.key, last.ts)) {
             break;
         }
@@ -63,6 +72,7 @@ static inline void pop(Ev *h, int64_t *n) {
     if (m > 0) {
         h[i] = last;
     }
+    h[m] = EV_LAST;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -243,7 +253,7 @@ typedef struct {
 static inline double dmax(double a, double b) { return a > b ? a : b; }
 
 static int heap_grow(Sim *s) {
-    if (s->hn < s->hcap) {
+    if (s->hn + 2 < s->hcap) {
         return 0;
     }
     Ev *h = realloc(s->heap, (size_t)(2 * s->hcap) * sizeof(Ev));
@@ -257,7 +267,7 @@ static int heap_grow(Sim *s) {
 
 /* push onto the event heap; without memory the run stops (nomem) */
 static inline void qpush(Sim *s, double key, int32_t ts, int32_t id, int32_t op, int32_t aux) {
-    if (s->hn >= s->hcap && heap_grow(s) < 0) {
+    if (s->hn + 2 >= s->hcap && heap_grow(s) < 0) {
         s->nomem = 1;
         return;
     }
