@@ -49,6 +49,9 @@ def test_validate_runs_a_two_stage_user_program_and_reports_intervals(in_stages,
     for c in by.values():
         assert len(c["interval"]["low"]) == len(c["x"]) == 3
         assert all(lo <= hi for lo, hi in zip(c["interval"]["low"], c["interval"]["high"]))
+    # each stage of a pipe is timed in front of a touch stage, whatever it hands on (pack: bytes)
+    assert {"pipe(smooth, touch)", "pipe(pack, touch)"} <= set(doc["probes_ns"])
+    assert all(v > 0 for v in doc["probes_ns"]["pipe(pack, touch)"])
 
 
 def test_validate_bad_task_exits_2(in_stages):

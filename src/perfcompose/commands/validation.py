@@ -131,7 +131,8 @@ def write_study(result: Any, out: Path, paper: Mapping[str, str] | None = None) 
            "retaken": result.retaken, "disturbed": result.disturbed, "summary": summary(result),
            "parts": {p: str(m) for p, m in result.parts.items()}, "part_x": list(result.part_x),
            "overheads": {"stream_ns": [float(result.overheads.stream(x=v)) for v in result.x],
-                         "pipe_floor_ns": [float(result.overheads.pipe(x=v)) for v in result.x]}}
+                         "pipe_floor_ns": [float(result.overheads.pipe(x=v)) for v in result.x]},
+           "probes_ns": {t: [v * 1e9 for v in ts] for t, ts in result.measured.items() if "touch" in t}}
     out.write_text(json.dumps(doc, indent=1))
     console.print(f"written to {out}")
 
