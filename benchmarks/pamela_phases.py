@@ -15,6 +15,7 @@ import argparse
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from perfcompose.pamela.phases import phases
@@ -42,7 +43,7 @@ def main() -> None:
                         table.add_column(col, justify="left" if col in ("line", "statement") else "right")
                     found = phases(PROGRAMS / name, {"N": N}, P, args.machine, args.clock)
                     for ph in found:
-                        table.add_row(f"{Path(ph.file).name}:{ph.line}", ph.source[:60],
+                        table.add_row(f"{Path(ph.file).name}:{ph.line}", escape(ph.source[:60]),
                                       f"{ph.predicted * 1e3:.3f}" if ph.modelled else "not in the model",
                                       f"{ph.measured * 1e3:.3f}",
                                       f"{ph.error * 100:+.1f} %" if ph.modelled else "")

@@ -271,6 +271,14 @@ class _LineClock:
         self.totals: dict[tuple[str, int], float] = {}
         self.last: tuple[str, int] | None = None
         self.since = 0.0
+        self.files: dict[str, str | None] = {}  # a code's file: its real path where it is watched
+
+    def _watched(self, name: str) -> str | None:
+        found = self.files.get(name, "")
+        if found == "":
+            real = os.path.realpath(name)
+            found = self.files[name] = real if os.path.dirname(real) == self.folder else None
+        return found
 
     def _charge(self, key: tuple[str, int] | None) -> None:
         t = self.now()
@@ -279,13 +287,11 @@ class _LineClock:
         self.last, self.since = key, t
 
     def calls(self, frame, event, arg):
-        if os.path.dirname(os.path.realpath(frame.f_code.co_filename)) == self.folder:
-            return self.lines
-        return None
+        return self.lines if self._watched(frame.f_code.co_filename) else None
 
     def lines(self, frame, event, arg):
         if event == "line":
-            self._charge((os.path.realpath(frame.f_code.co_filename), frame.f_lineno))
+            self._charge((self.files[frame.f_code.co_filename], frame.f_lineno))  # type: ignore[arg-type]
         return self.lines
 
     def stop(self) -> dict[tuple[str, int], float]:

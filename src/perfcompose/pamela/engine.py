@@ -479,7 +479,9 @@ class _Engine:
                 raise self.error(node, "dp.bcast sends a slice of a distributed array")
             rest = tuple(s for i, s in enumerate(arr.global_shape) if i != arr.dist_axis)
             n = _mul(*rest)
-            return f"bcast({n})", _Array(rest)
+            # a slice of the last axis of a matrix is a column: its root copies it out element by element
+            column = int(len(arr.global_shape) > 1 and arr.dist_axis == len(arr.global_shape) - 1)
+            return f"bcast({n}, {column})", _Array(rest)
         if name == "dp.allgather":
             x = self.value(node.args[0], _Cost())
             n = self.elements(x)
@@ -498,7 +500,7 @@ class _Engine:
             moved = _Array(tuple(shape), False, dist_axis=axis, layout="block", global_shape=arr.global_shape)
             return f"redistribute({n})", moved
         if name == "dp.barrier":
-            return "bcast(0)", _Scalar("0")
+            return "bcast(0, 0)", _Scalar("0")
         raise self.error(node, f"'{name}' is not a communication call the engine knows",
                          "use dp.bcast, dp.allgather, dp.alltoall, dp.redistribute or dp.barrier")
 

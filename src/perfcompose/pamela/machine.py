@@ -324,7 +324,9 @@ def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7, clock: str = "wa
     (times, sent), (_, received) = _spawn(_pingpong_worker, [(0, a, msg_sizes, reps, clock),
                                                              (1, b, msg_sizes, reps, clock)])
     t_msg, t_word = _fit(msg_sizes, times)
-    t_smsg, t_sword = _fit(msg_sizes, [max(s, r) for s, r in zip(sent, received)])
+    # a broadcast's messages: in elapsed time, the sender's pace (the receivers keep up); in
+    # processor time, what a receiver pays that waits for each message (a ping-pong's wake-ups)
+    t_smsg, t_sword = _fit(msg_sizes, [max(s, r) for s, r in zip(sent, received)] if clock == "wall" else times)
     return {w: MachineParameters(**_concurrent_kernels(w, sizes, sides, column_sides, reps, clock),
                                  t_msg=t_msg, t_word=t_word, t_smsg=t_smsg, t_sword=t_sword)
             for w in sorted(set(workers))}
@@ -356,10 +358,13 @@ process mxm(p, n) = use(cpu(p), t_call + n * t_mxm)
 process sort(p, n) = use(cpu(p), t_call + t_sort * n * log2(max(n, 2)))
 process merge(p, n, k) = use(cpu(p), t_call + t_merge * n * log2(k + 1))
 
-% communication: n words from every processor (pairwise exchanges, one after the other); a
-% broadcast's root sends without waiting, so a loop of broadcasts is a stream of messages
+% communication: n words from every processor (pairwise exchanges, one after the other)
 numeric msg(n) = t_msg + n * t_word
-process bcast(n) = if (P > 1) delay((P - 1) * (t_smsg + n * t_sword))
+% a slice of n words (c = 1: a column of a row-major array) copied out by its root, which sends
+% it to the P - 1 others without waiting: a message of a stream. Every processor is the root of
+% 1 / P of the slices: it pays 1 / P of a copy per broadcast.
+process bcast(n, c) = delay((t_call + t_index + n * (t_copy + c * (t_ews - t_copy))) / P
+                            + (P - 1) * (t_smsg + n * t_sword))
 process allgather(n) = delay((P - 1) * 2 * msg(n) + t_call + P * n * t_copy)
 process alltoall(n) = if (P > 1) delay((P - 1) * 2 * msg(n / P) + t_call + n * t_copy)
 % the same global array in blocks along another axis: parts copied out, exchanged, joined
