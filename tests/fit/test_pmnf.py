@@ -151,6 +151,18 @@ def test_consensus_pick_caps_the_risk_of_a_large_overshoot():
     assert preds[_consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.0, factor=2.0)] == 100.0
 
 
+def test_consensus_pick_spread_keeps_the_cap_near_the_cautious_end():
+    from perfcompose.fit.pmnf import _consensus_pick
+    delta = np.array([0.0, 0.1, 0.2, 0.3, 0.4])
+    preds = np.array([10.0, 30.0, 32.0, 34.0, 36.0])
+    # the 40 % quantile alone caps at 30; within 1.5x the 5 % quantile (10) only 10 is left
+    loose = _consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.4, factor=1.0)
+    assert preds[loose] == 30.0
+    tight = _consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.4, factor=1.0, spread=1.5,
+                            spread_risk=0.05)
+    assert preds[tight] == 10.0
+
+
 def test_noisy_law_without_constant_keeps_its_form():
     """A cost with no constant part (c0 = 0): noise must not make the fitter reject the true form."""
     rng = np.random.default_rng(11)
@@ -189,9 +201,9 @@ def test_overshoot_cap_grows_with_the_noise_for_one_parameter_only(monkeypatch):
     seen = []
     original = pmnf._consensus_pick
 
-    def spy(delta, preds, indistinct, shrink, risk, factor):
-        seen.append((risk, factor))
-        return original(delta, preds, indistinct, shrink, risk, factor)
+    def spy(delta, preds, indistinct, shrink, risk, factor, **cap):
+        seen.append((risk, factor, cap.get("spread", np.inf)))
+        return original(delta, preds, indistinct, shrink, risk, factor, **cap)
 
     monkeypatch.setattr(pmnf, "_consensus_pick", spy)
     rng = np.random.default_rng(3)
@@ -199,7 +211,7 @@ def test_overshoot_cap_grows_with_the_noise_for_one_parameter_only(monkeypatch):
     values = (2.0 + x ** 1.5)[:, None] * (1 + 0.1 * rng.standard_normal((5, 5)))
     result = PMNFFitter(aggregate="mean").fit_arrays(x, values, ["x"])
     sigma = np.sqrt(np.mean(values.var(axis=1, ddof=1) / values.mean(axis=1) ** 2) * (np.pi / 2) / 5)
-    assert seen and seen[-1] == (0.05, pytest.approx(1.0 + 25.0 * sigma))
+    assert seen and seen[-1] == (0.05, pytest.approx(1.0 + 25.0 * sigma), np.inf)
     assert result.chosen.n_terms >= 1
     seen.clear()
     p, n = np.meshgrid([4.0, 8, 16, 32, 64], [10.0, 20, 40, 80, 160], indexing="ij")
@@ -207,7 +219,8 @@ def test_overshoot_cap_grows_with_the_noise_for_one_parameter_only(monkeypatch):
     base = (50.0 + X[:, 0] ** 0.5 * X[:, 1])[:, None]
     for _ in range(10):
         PMNFFitter(aggregate="mean").fit_arrays(X, base * (1 + 0.1 * rng.standard_normal((25, 5))), ["p", "n"])
-    assert seen and all(s == (0.2, 1.0) for s in seen)
+    fitter = PMNFFitter()
+    assert seen and all(s == (fitter.multi_overshoot_risk, 1.0, fitter.multi_overshoot_spread) for s in seen)
 
 
 def test_skipping_two_term_fits_that_cannot_matter_changes_nothing(monkeypatch):
