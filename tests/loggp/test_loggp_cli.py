@@ -63,6 +63,23 @@ def test_worst_case_reports_forced_sends(write_file):
     assert "forced send: step 0" in res.stdout
 
 
+def test_many_forced_sends_are_summed_up_in_the_table_and_listed_in_json(write_file):
+    """A ring of 100 processors (one forced send, 100 cycle members) beside 30 pairs that wait on
+    each other (30 more): the table lists the first 20 forced sends with at most 40 cycle members
+    each, --json all of them."""
+    messages = [[p, (p + 1) % 100, 1] for p in range(100)]
+    messages += [m for q in range(100, 160, 2) for m in ([q, q + 1, 1], [q + 1, q, 1])]
+    path = str(write_file("ring.json", json.dumps({"P": 160, "steps": [{"kind": "comm", "messages": messages}]})))
+    out = json.loads(run("simulate", path, *PARAMS, "--worst-case", "--ties", "rank", "--json").stdout)
+    assert len(out["forced"]) == 31 and len(out["forced"][0]["candidates"]) == 160
+    res = run("simulate", path, *PARAMS, "--worst-case", "--ties", "rank")
+    assert res.exit_code == 0
+    text = " ".join(res.stdout.split())  # the console wraps long lines
+    assert text.count("forced send: step 0") == 20
+    assert "cycle members: 0, 1, 2," in text and "39 and 120 more;" in text and ", 40," not in text
+    assert "... and 11 more forced sends (31 in all; --json lists them with their cycles)" in text
+
+
 def test_loggopsim_semantics_and_goal_input(write_file, tmp_path):
     goal = tmp_path / "p.goal"
     res = run("simulate", str(write_file("p.json", ONE)), *PARAMS, "--semantics", "loggopsim", "--json",

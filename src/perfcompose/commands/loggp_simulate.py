@@ -19,6 +19,7 @@ from perfcompose.loggp.options import GapOrigin, Semantics, Ties
 __all__ = ["simulate"]
 
 _MAX_ROWS = 40  #: processors listed in the table of a large program
+_MAX_FORCED, _MAX_MEMBERS = 20, 40  #: forced sends listed, and cycle members listed for each
 
 
 @dataclass
@@ -142,10 +143,21 @@ def _print_table(program: Path, where: str, prog: Any, params: Any, result: Any,
                              f"[{op.start:.6g}, {op.end:.6g}]" for op in ops)
             console.print(f"  P{p}: {text or '-'}", highlight=False)
     console.print(f"makespan {result.makespan:.6g}{' ' + unit if unit else ''} (processor {result.critical})")
-    for f in result.forced:
-        how = "--seed draws another" if opts.ties == "random" else "the lowest rank, by --ties rank"
+    _print_forced(result.forced, opts)
+
+
+def _print_forced(forced: Any, opts: _Options) -> None:
+    """The worst case's forced sends: the first ones with their cycles' members (the first of a
+    large cycle), then how many more; --json lists them all."""
+    how = "--seed draws another" if opts.ties == "random" else "the lowest rank, by --ties rank"
+    for f in forced[:_MAX_FORCED]:
+        members = f.candidate_array[:_MAX_MEMBERS].tolist()
+        more = f" and {f.candidate_array.size - _MAX_MEMBERS} more" if f.candidate_array.size > _MAX_MEMBERS else ""
         console.print(f"forced send: step {f.step}, processor {f.processor} sent before receiving all "
-                      f"(cycle members: {', '.join(map(str, f.candidate_array.tolist()))}; {how})")
+                      f"(cycle members: {', '.join(map(str, members))}{more}; {how})", highlight=False)
+    if len(forced) > _MAX_FORCED:
+        console.print(f"... and {len(forced) - _MAX_FORCED} more forced sends ({len(forced)} in all; --json lists "
+                      "them with their cycles)", highlight=False)
 
 
 def _run(program: Path, prog: Any, params: Any, template: Any, point: dict[str, float], opts: _Options, *,
