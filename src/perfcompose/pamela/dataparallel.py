@@ -291,7 +291,7 @@ class _LineClock:
 
     def lines(self, frame, event, arg):
         if event == "line":
-            self._charge((self.files[frame.f_code.co_filename], frame.f_lineno))  # type: ignore[arg-type]
+            self._charge((self.files[frame.f_code.co_filename], frame.f_lineno))
         return self.lines
 
     def stop(self) -> dict[tuple[str, int], float]:
