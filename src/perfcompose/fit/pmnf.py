@@ -469,14 +469,14 @@ class PMNFFitter(SeriesFitter):
 
         def need_pairs(one: BatchFit) -> bool:
             # With measured noise a two-term score is at least its price: if that is beyond the
-            # plausible window of the best and enough hypotheses score below it to fill the
-            # ranking, no two-term hypothesis can be chosen, weigh in or be listed; skip them.
+            # plausible window of the best, no two-term hypothesis can be chosen or weigh in (a
+            # rescoring for lack of fit lowers the other scores, never the price); skip them, and
+            # the runners-up are the constant and one-term fits.
             scored.append(self._scored(basis.one_term, one, 1, sigma, slack))
             if sigma <= 0:
                 return True
             scores = np.concatenate([groups[0].scores, scored[0].scores])
-            price = self._penalty(2)
-            return bool(scores.min() + self.plausible >= price or np.sum(scores < price) < self.keep)
+            return bool(scores.min() + self.plausible >= self._penalty(2))
 
         one, two = fit_one_and_two_terms(FT, yy, w, *(basis.pairs if pairs else (None, None)), sc, need_pairs)
         groups.append(scored[-1] if scored else self._scored(basis.one_term, one, 1, sigma, slack))
