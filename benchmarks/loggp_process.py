@@ -75,6 +75,29 @@ def makespan(text: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
+NAMES = {"paper": "perfcompose loggp simulate X.npz (paper)", "loggopsim": "perfcompose ... --semantics loggopsim",
+         "LogGOPSim": "LogGOPSim -f X.bin (C++, -O2)"}
+
+
+def print_rows(M: int, rows: dict[str, list[tuple[float, float, str, bool]]]) -> None:
+    """One table row per process: median wall time, peak memory, ratio to LogGOPSim, makespan."""
+    anchor = statistics.median(r[0] for r in rows["LogGOPSim"]) if rows["LogGOPSim"] else None
+    for name, runs in rows.items():
+        if not runs:
+            print(f"| {M:>9,} | {NAMES[name]:44} | {'-':>8} | {'-':>9} | {'-':>12} | skipped |")
+            continue
+        wall = statistics.median(r[0] for r in runs)
+        peak = max(r[1] for r in runs)
+        done = all(r[3] for r in runs)
+        span = makespan(runs[-1][2]) if done else None
+        ratio = f"{wall / anchor:.2f}x" if anchor and name != "LogGOPSim" else ""
+        if anchor and not rows["LogGOPSim"][-1][3] and name != "LogGOPSim":
+            ratio = f"<{wall / anchor:.2f}x"
+        shown = f"{'>' if not done else ''}{wall:.2f}"
+        print(f"| {M:>9,} | {NAMES[name]:44} | {shown:>8} | {peak:>9.0f} | {ratio:>12} | "
+              f"{'-' if span is None else f'{span:.6g}'} |")
+
+
 def kernels() -> str:
     """Which implementations the perfcompose processes run (they inherit this environment)."""
     from perfcompose.loggp import backend
@@ -152,26 +175,7 @@ def main() -> None:
                     if name == "LogGOPSim" and rows[name] and not rows[name][-1][3]:
                         continue  # it ran out of time once: do not wait again
                     rows[name].append(run_measured(cmd, args.timeout))
-            anchor = None
-            if rows["LogGOPSim"]:
-                anchor = statistics.median(r[0] for r in rows["LogGOPSim"])
-            names = {"paper": "perfcompose loggp simulate X.npz (paper)",
-                     "loggopsim": "perfcompose ... --semantics loggopsim",
-                     "LogGOPSim": "LogGOPSim -f X.bin (C++, -O2)"}
-            for name, runs in rows.items():
-                if not runs:
-                    print(f"| {M:>9,} | {names[name]:44} | {'-':>8} | {'-':>9} | {'-':>12} | skipped |")
-                    continue
-                wall = statistics.median(r[0] for r in runs)
-                peak = max(r[1] for r in runs)
-                done = all(r[3] for r in runs)
-                span = makespan(runs[-1][2]) if done else None
-                ratio = f"{wall / anchor:.2f}x" if anchor and name != "LogGOPSim" else ""
-                if anchor and not rows["LogGOPSim"][-1][3] and name != "LogGOPSim":
-                    ratio = f"<{wall / anchor:.2f}x"
-                shown = f"{'>' if not done else ''}{wall:.2f}"
-                print(f"| {M:>9,} | {names[name]:44} | {shown:>8} | {peak:>9.0f} | {ratio:>12} | "
-                      f"{'-' if span is None else f'{span:.6g}'} |")
+            print_rows(M, rows)
             if txt2bin_s is not None:
                 print(f"| {M:>9,} | {'(txt2bin GOAL -> binary, not in the rows)':44} | {txt2bin_s:>8.2f} | "
                       f"{'':>9} | {'':>12} |          |")
