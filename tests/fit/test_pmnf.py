@@ -225,7 +225,7 @@ def test_overshoot_cap_grows_with_the_noise_for_one_parameter_only(monkeypatch):
 
 def test_skipping_two_term_fits_that_cannot_matter_changes_nothing(monkeypatch):
     """On noisy data the two-term search is skipped when no two-term score can reach the
-    plausible window or the ranking; the result must equal that of the full search."""
+    plausible window; the chosen model must equal that of the full search."""
     import perfcompose.fit.pmnf as pmnf
     rng = np.random.default_rng(5)
     x = X_SMALL[:5]
@@ -244,7 +244,9 @@ def test_skipping_two_term_fits_that_cannot_matter_changes_nothing(monkeypatch):
     assert any(asked)  # the skip happened on some of them
     for a, b in zip(fast, slow):
         assert a.chosen == b.chosen
-        assert a.alternatives == b.alternatives
+        # without the two-term fits the runners-up are the constant and one-term ones, in order
+        fewer = [c for c in b.alternatives if c.n_terms < 2]
+        assert list(a.alternatives[:len(fewer)]) == fewer
 
 
 def test_diagonal_design_is_fitted_along_one_parameter_with_a_warning_naming_the_other():

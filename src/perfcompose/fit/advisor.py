@@ -104,7 +104,9 @@ def suggest(result: FitResult, X: np.ndarray, y: np.ndarray, sigma: float, *, to
     cand = candidate_points(X, extend) if candidates is None else np.atleast_2d(np.asarray(candidates, float))
     if cand.shape[1] != X.shape[1]:
         raise FitError(f"candidate points have {cand.shape[1]} coordinates; the data have {X.shape[1]}")
-    hyps = _rivals(result, cand, top) if len(cand) else []
+    # repetitions that agree exactly: the scores are chi-squares against rounding, and a hypothesis
+    # scored enough^2 above the best is told apart by the measurements already
+    hyps = _rivals(result, cand, top, enough ** 2 if 0 < sigma <= 1e-6 else math.inf) if len(cand) else []
     if len(hyps) < 2:
         return []   # the measurements leave one hypothesis: no point can separate anything
     preds = np.stack([predict(h, cand) for h in hyps])               # (hypotheses, candidates)
@@ -146,14 +148,18 @@ def _axis(values: np.ndarray, extend: float) -> np.ndarray:
     return np.unique(np.concatenate([values, mids, beyond]))
 
 
-def _rivals(result: FitResult, points: np.ndarray, top: int) -> list[Candidate]:
+def _rivals(result: FitResult, points: np.ndarray, top: int, told_apart: float = math.inf) -> list[Candidate]:
     """The chosen hypothesis and the best-ranked other ones that predict differently at ``points``
-    (a two-term variant whose second coefficient is ~0 is the same function, not a rival)."""
+    (a two-term variant whose second coefficient is ~0 is the same function, not a rival); one
+    scored ``told_apart`` or more above the best is not a rival either."""
     hyps = [result.chosen]
     seen = [predict(result.chosen, points)]
+    best = min([result.chosen.score, *(c.score for c in result.alternatives)])
     for c in result.alternatives:
         if len(hyps) == top:
             break
+        if c.score - best >= told_apart:
+            continue
         p = predict(c, points)
         if all(not np.allclose(p, q, rtol=1e-6, atol=0) for q in seen):
             hyps.append(c)
