@@ -316,17 +316,22 @@ def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7, clock: str = "wa
     (elements), matrix kernels on matrices of ``sides``, column sweeps on ``column_sides``, once
     for every number of ``workers`` running them at the same time (the keys of the result);
     ``clock``: ``wall`` (elapsed time) or ``cpu`` (processor time, for programs measured by the
-    processor time they use). Messages are timed between two workers, the same for every key."""
+    processor time they use). Messages are timed between two workers, the same for every key:
+    the exchanges' at the vectors' ``sizes``, the broadcasts' at the rows' lengths (``sides``: a
+    row that fits the pipe's buffer costs the sender a copy, a large vector the pipe's pace)."""
     import multiprocessing as mp
 
     a, b = mp.get_context("spawn").Pipe(duplex=True)
-    msg_sizes = (1,) + tuple(sizes)
+    rows = tuple(sorted(set(sides) | set(column_sides)))
+    msg_sizes = (1,) + rows + tuple(sizes)
     (times, sent), (_, received) = _spawn(_pingpong_worker, [(0, a, msg_sizes, reps, clock),
                                                              (1, b, msg_sizes, reps, clock)])
-    t_msg, t_word = _fit(msg_sizes, times)
+    exchange = [0] + list(range(len(rows) + 1, len(msg_sizes)))
+    t_msg, t_word = _fit([msg_sizes[i] for i in exchange], [times[i] for i in exchange])
     # a broadcast's messages: in elapsed time, the sender's pace (the receivers keep up); in
     # processor time, what a receiver pays that waits for each message (a ping-pong's wake-ups)
-    t_smsg, t_sword = _fit(msg_sizes, [max(s, r) for s, r in zip(sent, received)] if clock == "wall" else times)
+    paced = [max(s, r) for s, r in zip(sent, received)] if clock == "wall" else times
+    t_smsg, t_sword = _fit(msg_sizes[: len(rows) + 1], paced[: len(rows) + 1])
     return {w: MachineParameters(**_concurrent_kernels(w, sizes, sides, column_sides, reps, clock),
                                  t_msg=t_msg, t_word=t_word, t_smsg=t_smsg, t_sword=t_sword)
             for w in sorted(set(workers))}
