@@ -665,6 +665,12 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
                     __builtin_prefetch(&s->kq[4 * (int64_t)s->heap[k].aux]);
                 }
             }
+            if (s->hn > 0 && s->heap[0].aux >= 0) { /* and the receive the next message will match */
+                int32_t r = RK_HEAD(s, s->heap[0].aux);
+                if (r >= 0) {
+                    __builtin_prefetch(&s->op[r]);
+                }
+            }
         }
         int ok = 1;
         double t_wait = 0.0;
