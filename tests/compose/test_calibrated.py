@@ -50,12 +50,18 @@ def test_overheads_round_trip_through_json():
     assert again.pipe(x=1.0) == pytest.approx(20000)
 
 
-def test_a_pipe_stage_with_a_piped_model_is_predicted_from_its_time_beside_another_stage():
+def test_a_pipe_stage_with_a_piped_model_pays_the_wake_up_of_an_idle_next_stage():
     piped = {"inc": Model.parse("1500 + 0.7*x", unit="ns")}
     c = CalibratedComposer(COLD, pipe="pointwise", hot=HOT, overheads=OVERHEADS, piped=piped)
     x = 2.0 ** 18
-    assert c("pipe(inc, nop)")(x=x) == pytest.approx(piped["inc"](x=x))
-    assert c("pipe(nop, inc)")(x=x) == pytest.approx(piped["inc"](x=x))
+    inc, nop, wake = COLD["inc"](x=x), COLD["nop"](x=x), piped["inc"](x=x) - COLD["inc"](x=x)
+    # nop idles nearly all the time: inc wakes it for almost every element it hands over
+    assert c("pipe(inc, nop)")(x=x) == pytest.approx(inc + wake * (1 - nop / inc))
+    # two equal stages keep each other busy: nobody is woken, and no floor of idle stages applies
+    assert c("pipe(inc, inc)")(x=1024.0) == pytest.approx(COLD["inc"](x=1024.0))
+    # a stage without a piped model keeps the papers' rule with the hand-over floor
+    assert c("pipe(nop, inc)")(x=x) == pytest.approx(inc)
+    assert c("pipe(nop, nop)")(x=x) == pytest.approx(20000)
     # outside a pipe the part keeps its time in the executor
     assert c("seq(inc, nop)")(x=x) == pytest.approx(composer()("seq(inc, nop)")(x=x))
     assert c("tpool_2(inc)")(x=x) == pytest.approx(COLD["inc"](x=x) / 2)

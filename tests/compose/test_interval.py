@@ -83,6 +83,6 @@ def test_a_piped_stage_carries_its_own_members_into_the_pipe(parts):
     piped = {"inc": _uncertain("600*x", 0.10, 3)}
     calibrated = CalibratedComposer(parts, pipe="pointwise", overheads=Overheads(floor, floor), piped=piped)
     program = with_interval(calibrated, "pipe(inc, nop)")
-    assert program(x=X) == pytest.approx(600 * X)
+    assert program(x=X) == pytest.approx(600 * X, rel=0.01)  # nop idles: nearly every wake-up paid
     # the piped model's 10 % spread, not the executor model's 5 %
     assert np.all(_rel_width(program) > 0.25)

@@ -92,11 +92,26 @@ class CalibratedComposer(Composer):
         asked first, as the one that is PMNF)."""
         return _touches(self._hot(term) or self.leaf(term), self.size)
 
-    def _stage(self, term: Term) -> Model:
-        """A pipe stage's model: the component's piped model where there is one."""
+    def _piped(self, term: Term) -> Model | None:
         if isinstance(term, Component) and term.name in self.piped:
             return self.piped[term.name].in_unit(self.unit)
-        return self.model(term)
+        return None
+
+    def _pipe(self, term: Pipe) -> Model:
+        """``pipe(A, B)``. With A's piped model: the first stage hands every element to the
+        second and wakes it when it is idle; ``T[pipe(A, touch)] - C[A]`` is that wake-up (the
+        touch stage is idle nearly always) and B idles for the share ``1 - C[B] / max(C[A],
+        C[B])`` of A's time. The last stage hands over to the collecting thread, which never
+        waits on it, as in the executor alone: ``max(C[A] + wake * idle, C[B])``. Without a
+        piped model: ``max(C[A], C[B], P)``."""
+        first, second = self.model(term.first), self.model(term.second)
+        piped = self._piped(term.first)
+        if piped is None:
+            floor = self._overheads().pipe.in_unit(self.unit)
+            return maximum(pipe_model(first, second, self.pipe, self.size), floor, how="pointwise")
+        busy = (second / maximum(first, second, how="pointwise")).with_meta(unit="")
+        wake = piped - first
+        return maximum(first + wake - wake * busy, second, how="pointwise")
 
     def model(self, term: Term) -> Model:
         if isinstance(term, Seq):
@@ -112,7 +127,5 @@ class CalibratedComposer(Composer):
                 touched = touched or self._touches(comp)
             return total
         if isinstance(term, Pipe):
-            floor = self._overheads().pipe.in_unit(self.unit)
-            slowest = pipe_model(self._stage(term.first), self._stage(term.second), self.pipe, self.size)
-            return maximum(slowest, floor, how="pointwise")
+            return self._pipe(term)
         return super().model(term)
