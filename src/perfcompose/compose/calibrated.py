@@ -14,10 +14,12 @@ that k workers share) and add a hand-over measured once per machine:
 * ``pipe(A, B)``: ``max(C[A], C[B], P(x))``: no pipeline hands elements over faster than one
   of the cheapest real stages, ``P(x) = T[pipe(touch, touch)]`` with ``touch`` a one-pass
   compiled kernel (on a machine where waking a thread takes ~15 us, that floor is what a pipe
-  of short stages measures). A stage that is one component with a *piped* model uses that
-  instead of ``C``: the part timed as the first stage of ``pipe(part, touch)``, with a second
-  stage at work on the other core and the hand-over a pipe adds per element (what a stage
-  meets in a pipe and not alone: 15-57 % for ``inc`` on a quiet 2-core virtual machine);
+  of short stages measures). Where the first stage A is one component with a *piped* model
+  (the part timed as the first stage of ``pipe(part, touch)``), the floor is replaced by what
+  that probe shows: A wakes the next stage for an element when that stage idles, and
+  ``T[pipe(A, touch)] - C[A]`` is that wake-up (touch idles nearly always); B idles for the
+  share ``1 - C[B] / max(C[A], C[B])``: ``max(C[A] + wake * idle, C[B])``. Two equal stages keep
+  each other busy and wake nobody (``pipe(inc, inc)`` ran at ``inc``'s pace, below the floor);
 * ``tpool_n(A)``: ``C[A] / n``, as the papers' operator;
 * a ``seq`` of parallel parts runs them one after the other: ``C[A] + C[B]``.
 """
