@@ -156,3 +156,29 @@ def test_tags_beyond_32_bits_and_an_empty_schedule(impl, monkeypatch):
     assert all(np.array_equal(x, y) for x, y in zip(res.start, start))
     empty = _simulate(parse_goal("num_ranks 3\n"), impl, monkeypatch)
     assert empty.finish.tolist() == [0, 0, 0]
+
+
+@pytest.mark.skipif(lgs.compiled_goal() is None, reason="the compiled extension perfcompose.loggp._cgoal is not "
+                    "built (pip install -e . with a C compiler and the Python headers)")
+@pytest.mark.parametrize("cpus", [1, 2])
+def test_compiled_extensions_queue_keeps_the_order_over_times_of_many_scales(cpus, monkeypatch):
+    # the extension queues events by slots of time: durations from 10^-6 to 10^6 and messages of
+    # up to 10^6 bytes put events in the same slot, in slots far ahead and beyond its ring of slots
+    rng = np.random.default_rng(7)
+    ranks, messages = 64, 3000
+    steps = []
+    for _ in range(3):
+        src = rng.integers(0, ranks, messages)
+        dst = (src + rng.integers(1, ranks, messages)) % ranks
+        steps.append(CommStep.from_arrays(ranks, src, dst, np.floor(10 ** rng.uniform(0, 6, messages))))
+        steps.append(CompStep.of(10 ** rng.uniform(-6, 6, ranks)))
+    s = program_to_goal(Program(ranks, tuple(steps)))
+    fields = {f: getattr(s, f) for f in s.__dataclass_fields__}
+    fields["cpu"] = rng.integers(0, cpus, s.num_ops)
+    s = GoalSchedule(**fields)
+    params = LogGP(L=1.0, o=0.5, g=0.6, G=0.0002)
+    a = _simulate(s, "compiled", monkeypatch, params=params)
+    b = _simulate(s, "numba", monkeypatch, params=params)
+    assert a.finish.tolist() == b.finish.tolist()
+    assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.start, b.start))
+    assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.end, b.end))

@@ -13,7 +13,11 @@
 #include "_buffers.h"
 
 /* ------------------------------------------------------------------------------------------ */
-/* the event queue: smallest time first, equal times by creation stamp */
+/* the event queue: smallest time first, equal times by creation stamp. A binary heap holds the
+ * events of the current slot of time (and any queued before it); later ones wait unsorted in a
+ * ring of per-slot lists (a calendar queue) and, beyond the ring, in a second heap. An event of
+ * a later slot is later than every one in the heap, so the events come out in the same order as
+ * from one heap, at the cost of a heap of a slot's few events. */
 
 typedef struct {
     double key;
@@ -209,6 +213,20 @@ typedef struct {
     int32_t m, ts, key, pad;
 } Waiting;
 
+#ifndef RING_BITS
+#define RING_BITS 14
+#endif
+enum { RING = 1 << RING_BITS };
+#ifndef SLOT_EVENTS
+#define SLOT_EVENTS 4.0
+#endif
+
+/* an event in a slot's list */
+typedef struct {
+    Ev e;
+    int32_t next;
+} QNode;
+
 typedef struct {
     int64_t P, n, n_cpu, n_nic;
     const int64_t *op_first; /* rank h's operations are op_first[h] .. op_first[h + 1] - 1 */
@@ -242,6 +260,15 @@ typedef struct {
     int32_t *w_head, *w_tail;
     Waiting *wq;
     int nomem; /* a queue could not grow: the run stops */
+    /* events of later slots than the current one (slot: floor(time / w)): in the ring of lists
+     * of the next RING slots, and beyond it in the far heap; the heap holds those up to the
+     * current slot */
+    double inv_w;
+    int64_t cur, ring_n, fn, fcap, node_used, node_cap;
+    int32_t *ring, node_free;
+    uint64_t *ring_bits;
+    QNode *node;
+    Ev *far;
 } Sim;
 
 #define CPU(s, i) ((s)->cpu ? (int64_t)(s)->cpu[i] : 0)
@@ -252,26 +279,136 @@ typedef struct {
 
 static inline double dmax(double a, double b) { return a > b ? a : b; }
 
-static int heap_grow(Sim *s) {
-    if (s->hn + 2 < s->hcap) {
+/* room for one more event (and the entry after the last) in a heap of n entries */
+static int heap_room(Ev **h, int64_t n, int64_t *cap) {
+    if (n + 2 < *cap) {
         return 0;
     }
-    Ev *h = realloc(s->heap, (size_t)(2 * s->hcap) * sizeof(Ev));
-    if (!h) {
+    Ev *a = realloc(*h, (size_t)(2 * *cap) * sizeof(Ev));
+    if (!a) {
         return -1;
     }
-    s->heap = h;
-    s->hcap *= 2;
+    *h = a;
+    *cap *= 2;
     return 0;
 }
 
-/* push onto the event heap; without memory the run stops (nomem) */
+/* the slot of time t: floor(t / w) within +-10^18, never in another order than the times */
+static inline int64_t slot_of(const Sim *s, double t) {
+    double x = t * s->inv_w;
+    if (!(x < 1e18)) {
+        return (int64_t)1e18;
+    }
+    if (x < -1e18) {
+        return -(int64_t)1e18;
+    }
+    int64_t i = (int64_t)x;
+    return i - (x < (double)i);
+}
+
+/* an event of a later slot than the current one: onto its slot's list in the ring, or, beyond
+ * the ring, onto the far heap */
+static void later_put(Sim *s, const Ev *e, int64_t sl) {
+    if (sl - s->cur >= RING) {
+        if (heap_room(&s->far, s->fn, &s->fcap) < 0) {
+            s->nomem = 1;
+            return;
+        }
+        push(s->far, &s->fn, e->key, e->ts, e->id, e->op, e->aux);
+        return;
+    }
+    if (s->node_free < 0) {
+        if (s->node_used == s->node_cap) {
+            int64_t cap = s->node_cap ? 2 * s->node_cap : 4096;
+            QNode *a = realloc(s->node, (size_t)cap * sizeof(QNode));
+            if (!a) {
+                s->nomem = 1;
+                return;
+            }
+            s->node = a;
+            s->node_cap = cap;
+        }
+        s->node_free = (int32_t)s->node_used++;
+        s->node[s->node_free].next = -1;
+    }
+    int32_t k = s->node_free, r = (int32_t)(sl & (RING - 1));
+    s->node_free = s->node[k].next;
+    s->node[k].e = *e;
+    s->node[k].next = s->ring[r];
+    s->ring[r] = k;
+    s->ring_bits[r >> 6] |= 1ULL << (r & 63);
+    s->ring_n++;
+}
+
+/* push onto the event queue; without memory the run stops (nomem) */
 static inline void qpush(Sim *s, double key, int32_t ts, int32_t id, int32_t op, int32_t aux) {
-    if (s->hn + 2 >= s->hcap && heap_grow(s) < 0) {
+    int64_t sl = slot_of(s, key);
+    if (sl > s->cur) {
+        Ev e = {key, ts, id, op, aux};
+        later_put(s, &e, sl);
+        return;
+    }
+    if (heap_room(&s->heap, s->hn, &s->hcap) < 0) {
         s->nomem = 1;
         return;
     }
     push(s->heap, &s->hn, key, ts, id, op, aux);
+}
+
+/* the heap is empty: the next slot with events becomes the current one, its events go into the
+ * heap (those of the far heap that the ring reaches now move into it first) */
+static void next_slot(Sim *s) {
+    if (s->fn > 0) {
+        if (s->ring_n == 0) {
+            s->cur = slot_of(s, s->far[0].key) - 1;
+        }
+        while (s->fn > 0 && slot_of(s, s->far[0].key) - s->cur < RING && !s->nomem) {
+            Ev e = s->far[0];
+            pop(s->far, &s->fn);
+            later_put(s, &e, slot_of(s, e.key));
+        }
+    }
+    int64_t r = (s->cur + 1) & (RING - 1);
+    uint64_t w = s->ring_bits[r >> 6] & (~0ULL << (r & 63));
+    int64_t word = r >> 6;
+    while (!w) {
+        word = (word + 1) & (RING / 64 - 1);
+        w = s->ring_bits[word];
+    }
+    int64_t r2 = word * 64 + __builtin_ctzll(w);
+    s->cur += ((r2 - r) & (RING - 1)) + 1;
+    s->ring_bits[word] &= ~(1ULL << (r2 & 63));
+    int32_t k = s->ring[r2];
+    s->ring[r2] = -1;
+    while (k >= 0) {
+        const Ev *e = &s->node[k].e;
+        if (heap_room(&s->heap, s->hn, &s->hcap) < 0) {
+            s->nomem = 1;
+            return;
+        }
+        push(s->heap, &s->hn, e->key, e->ts, e->id, e->op, e->aux);
+        s->ring_n--;
+        int32_t nx = s->node[k].next;
+        s->node[k].next = s->node_free;
+        s->node_free = k;
+        k = nx;
+    }
+}
+
+/* take the first event off the queue (one is queued) */
+static inline Ev qpop(Sim *s) {
+    if (s->hn == 0) {
+        next_slot(s);
+    }
+    Ev e = s->heap[0];
+    pop(s->heap, &s->hn);
+    return e;
+}
+
+/* whether every queued event comes after (t, ts), t being the time of the last event taken: the
+ * events of later slots come after all in the heap, and after t */
+static inline int queue_after(const Sim *s, double t, int32_t ts) {
+    return s->hn == 0 || s->heap[0].key > t || (s->heap[0].key == t && s->heap[0].ts > ts);
 }
 
 static inline int32_t new_group(Sim *s) {
@@ -583,22 +720,21 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
  * whole group moved, or the first member split off; returns whether the next member runs at
  * once (no other event comes first) */
 static int after_group(Sim *s, int32_t grp, int ok, double t, double t_wait, int32_t its) {
-    Ev *hp = s->heap;
     int32_t first = s->members[s->g_lo[grp]];
     if (ok) {
         s->g_lo[grp]++;
         s->g_ts[grp]++;
         if (s->g_lo[grp] < s->g_hi[grp]) {
             int32_t tsn = s->g_ts[grp];
-            if (s->hn == 0 || hp[0].key > t || (hp[0].key == t && hp[0].ts > tsn)) {
+            if (queue_after(s, t, tsn)) {
                 return 1;
             }
             qpush(s, t, tsn, grp, s->members[s->g_lo[grp]], -1);
         } else {
             s->gfree[s->nfree++] = grp;
         }
-    } else if (s->g_hi[grp] - s->g_lo[grp] == 1 || s->hn == 0 || hp[0].key > t ||
-               (hp[0].key == t && hp[0].ts > s->g_ts[grp] + (s->g_hi[grp] - s->g_lo[grp] - 1))) {
+    } else if (s->g_hi[grp] - s->g_lo[grp] == 1 ||
+               queue_after(s, t, s->g_ts[grp] + (s->g_hi[grp] - s->g_lo[grp] - 1))) {
         /* the other members would be popped next, one after the other, and wait for the same CPU
          * or NIC until the same time: they move together */
         qpush(s, t_wait, its, grp, first, -1);
@@ -645,7 +781,7 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
     double t = 0.0;
     int32_t its = 0, grp = 0;
     const int64_t n = s->n;
-    while ((s->hn > 0 || carry) && !s->nomem) {
+    while ((s->hn > 0 || s->ring_n > 0 || s->fn > 0 || carry) && !s->nomem) {
         int32_t i;
         if (carry) {
             carry = 0;
@@ -653,11 +789,11 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
             i = s->members[s->g_lo[grp]];
         } else {
             (*pops)++;
-            t = s->heap[0].key;
-            its = s->heap[0].ts;
-            grp = s->heap[0].id;
-            i = s->heap[0].op;
-            pop(s->heap, &s->hn);
+            Ev e = qpop(s);
+            t = e.key;
+            its = e.ts;
+            grp = e.id;
+            i = e.op;
             for (int64_t k = 0; k < 3 && k < s->hn; k++) { /* read the next events' operations ahead */
                 __builtin_prefetch(&s->op[s->heap[k].op]);
                 __builtin_prefetch(&s->size[s->heap[k].op]);
@@ -821,7 +957,7 @@ static void free_sim(Sim *s) {
     void *all[] = {s->op, s->req_ptr, s->req_dep, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh,
                    s->sort_tmp, s->heap, s->members, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail,
                    s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_base,
-                   s->w_head, s->w_tail, s->wq};
+                   s->w_head, s->w_tail, s->wq, s->ring, s->ring_bits, s->node, s->far};
     for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) {
         free(all[k]);
     }
@@ -876,6 +1012,15 @@ static int setup(Sim *s, const int64_t *op_ptr, const int32_t *peer, const int32
     NEW(s->sort_tmp, 2 * most + 2, int32_t);
     s->hcap = 1024;
     NEW(s->heap, s->hcap, Ev);
+    s->fcap = 1024;
+    NEW(s->far, s->fcap, Ev);
+    NEW_FILL(s->ring, RING, int32_t, 0xff);
+    NEW_FILL(s->ring_bits, RING / 64, uint64_t, 0);
+    s->node_free = -1;
+    /* slots of about SLOT_EVENTS events where each rank has one every max(L, o, g) */
+    double scale = dmax(s->L, dmax(s->o, s->g));
+    s->inv_w = (double)P / (SLOT_EVENTS * (scale > 0 && isfinite(scale) ? scale : 1.0));
+    s->cur = slot_of(s, 0.0) - 1;
     NEW(s->members, n, int32_t);
     s->gcap = 1024;
     NEW(s->g_lo, s->gcap, int32_t);
