@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from perfcompose.errors import InputError
 from perfcompose.loggp import CommStep, CompStep, LogGP, Program
 from perfcompose.loggp import loggopsim as lgs
 from perfcompose.loggp.goal import RECV, GoalSchedule, parse_goal, program_to_goal
@@ -182,3 +183,17 @@ def test_compiled_extensions_queue_keeps_the_order_over_times_of_many_scales(cpu
     assert a.finish.tolist() == b.finish.tolist()
     assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.start, b.start))
     assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.end, b.end))
+
+
+@pytest.mark.parametrize("impl", _impls())
+def test_a_receive_naming_another_senders_tag_matches_nothing(impl, monkeypatch):
+    # every send has a tag of its own (as in the schedule of a program): a receive from any source
+    # of tag 0 takes rank 0's message, but a receive of tag 0 from rank 1 matches no message
+    head = "num_ranks 3\nrank 0 {\na: send 1b to 2 tag 0\n}\nrank 1 {\nb: send 3b to 2 tag 1\n}\nrank 2 {\n"
+    ok = parse_goal(head + "y: recv 1b from -1 tag 0\nz: recv 3b from 1 tag 1\n}\n")
+    res = _simulate(ok, impl, monkeypatch)
+    finish, _, _ = reference_goal(ok, P)
+    assert res.finish.tolist() == finish.tolist()
+    stuck = parse_goal(head + "x: recv 1b from 1 tag 0\nz: recv 3b from 1 tag 1\n}\n")
+    with pytest.raises(InputError, match="never completes recv x"):
+        _simulate(stuck, impl, monkeypatch)

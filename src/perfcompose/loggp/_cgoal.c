@@ -871,9 +871,52 @@ static inline int triple(const Sim *s, int64_t i, int64_t *d, int64_t *src, int6
     return 1;
 }
 
+/* match_keys where every send has a tag of its own in [0, n) (as program_to_goal writes them): a
+ * send's key is its tag, an exact receive's the tag of the send it matches, else a key of its own
+ * (which no message has). Returns the number of keys, -1 without memory, -2 where tags repeat. */
+static int64_t keys_by_tag(Sim *s) {
+    const int64_t n = s->n;
+    int32_t *sender = malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t)); /* the send of each tag */
+    if (!sender) {
+        return -1;
+    }
+    memset(sender, 0xff, (size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+    for (int64_t i = 0; i < n; i++) {
+        if (s->kind[i] == SEND) {
+            int64_t tg = TAG(s, i);
+            if (tg < 0 || tg >= n || sender[tg] >= 0) {
+                free(sender);
+                return -2;
+            }
+            sender[tg] = (int32_t)i;
+            s->op[i].key = (int32_t)tg;
+        }
+    }
+    int64_t n_keys = n;
+    for (int64_t i = 0; i < n; i++) {
+        Op *p = &s->op[i];
+        if (p->kind == SEND) {
+            continue;
+        }
+        int64_t tg = TAG(s, i);
+        p->key = -1;
+        if (p->kind == RECV && p->peer != -1 && tg != -1) {
+            int32_t m = tg >= 0 && tg < n ? sender[tg] : -1;
+            int match = m >= 0 && s->op[m].peer == p->rank && s->op[m].rank == p->peer;
+            p->key = match ? (int32_t)tg : (int32_t)n_keys++;
+        }
+    }
+    free(sender);
+    return n_keys;
+}
+
 /* a compact key per send and exact receive (op.key): equal exactly when they match; -1 for the
  * rest. Returns the number of keys, or -1 without memory. */
 static int64_t match_keys(Sim *s) {
+    int64_t by_tag = keys_by_tag(s);
+    if (by_tag != -2) {
+        return by_tag;
+    }
     int64_t cnt = 0;
     for (int64_t i = 0; i < s->n; i++) {
         cnt += s->kind[i] != CALC;
