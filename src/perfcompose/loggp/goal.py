@@ -397,30 +397,38 @@ def _by_rank(ranks: np.ndarray, P: int) -> np.ndarray:
     return np.argsort(ranks.astype(np.uint16) if P <= 2 ** 16 else ranks, kind="stable")
 
 
-def _schedule_parts(program: Program) -> list[tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]]:
-    """Per step, its parts in the order a rank issues them: (ranks, kind, sizes, peers, tags),
-    each sorted by rank (stably); a step's zero-length barrier calc has the tag -2."""
+_Part = tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _schedule_parts(program: Program) -> list[_Part]:
+    """Per step, its parts in the order a rank issues them: (ranks, operations per rank, kind,
+    sizes, peers, tags), each sorted by rank (stably); a step's zero-length barrier calc has the
+    tag -2."""
     P = program.P
     all_p = np.arange(P, dtype=np.int32)
-    parts: list[tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]] = []
+    parts: list[_Part] = []
     offset = 0
     for s in program.steps:
         if isinstance(s, CompStep):
-            parts.append((all_p, CALC, np.asarray(s.durations, dtype=np.float64), np.zeros(P, np.int32),
+            ones = np.ones(P, np.int64)
+            parts.append((all_p, ones, CALC, np.asarray(s.durations, dtype=np.float64), np.zeros(P, np.int32),
                           np.full(P, -1, np.int32)))
             has_new: np.ndarray = all_p
         else:
             assert isinstance(s, CommStep)
             sent = s.order  # each sender's messages in its send order, senders in rank order
             recv = _by_rank(s.dst, P)
-            parts.append((s.src[sent].astype(np.int32), SEND, s.nbytes[sent], s.dst[sent].astype(np.int32),
+            n_sent, n_recv = np.diff(s.send_ptr), np.bincount(s.dst, minlength=P)
+            parts.append((np.repeat(all_p, n_sent), n_sent, SEND, s.nbytes[sent], s.dst[sent].astype(np.int32),
                           (offset + sent).astype(np.int32)))
-            parts.append((s.dst[recv].astype(np.int32), RECV, s.nbytes[recv], s.src[recv].astype(np.int32),
+            parts.append((np.repeat(all_p, n_recv), n_recv, RECV, s.nbytes[recv], s.src[recv].astype(np.int32),
                           (offset + recv).astype(np.int32)))
-            has_new = np.flatnonzero(np.bincount(s.src, minlength=P) + np.bincount(s.dst, minlength=P))
+            has_new = np.flatnonzero(n_sent + n_recv).astype(np.int32)
             offset += s.M
         nb = has_new.shape[0]
-        parts.append((has_new.astype(np.int32), CALC, np.zeros(nb), np.zeros(nb, np.int32), np.full(nb, -2, np.int32)))
+        one = np.zeros(P, np.int64)
+        one[has_new] = 1
+        parts.append((has_new, one, CALC, np.zeros(nb), np.zeros(nb, np.int32), np.full(nb, -2, np.int32)))
     return parts
 
 
@@ -432,8 +440,7 @@ def program_to_goal(program: Program) -> GoalSchedule:
     at their rank's next free positions."""
     P = program.P
     parts = _schedule_parts(program)
-    counts = [np.bincount(rk, minlength=P) for rk, *_ in parts]
-    total = np.sum(counts, axis=0) if counts else np.zeros(P, np.int64)
+    total = np.sum([cnt for _, cnt, *_ in parts], axis=0) if parts else np.zeros(P, np.int64)
     ptr = np.zeros(P + 1, np.int64)
     np.cumsum(total, out=ptr[1:])
     n = int(ptr[-1])
@@ -442,10 +449,10 @@ def program_to_goal(program: Program) -> GoalSchedule:
     kind, size = np.empty(n, np.int8), np.empty(n)
     peer, tag = np.empty(n, np.int32), np.empty(n, np.int32)
     filled = ptr[:-1].copy()  # each rank's next free position
-    for (rk, kd, sz, pe, tg), cnt in zip(parts, counts):
+    for rk, cnt, kd, sz, pe, tg in parts:
         first = np.zeros(P, np.int64)  # where each rank's block starts within the part
         np.cumsum(cnt[:-1], out=first[1:])
-        pos = filled[rk] + (np.arange(rk.shape[0]) - first[rk])
+        pos = np.repeat(filled - first, cnt) + np.arange(rk.shape[0])  # the ranks are sorted
         kind[pos], size[pos], peer[pos], tag[pos] = kd, sz, pe, tg
         filled += cnt
     del parts
