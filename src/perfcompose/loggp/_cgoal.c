@@ -387,6 +387,11 @@ static void next_slot(Sim *s) {
             return;
         }
         push(s->heap, &s->hn, e->key, e->ts, e->id, e->op, e->aux);
+        __builtin_prefetch(&s->op[e->op]); /* read the slot's operations ahead */
+        __builtin_prefetch(&s->size[e->op]);
+        if (e->aux >= 0) {
+            __builtin_prefetch(&s->kq[4 * (int64_t)e->aux]);
+        }
         s->ring_n--;
         int32_t nx = s->node[k].next;
         s->node[k].next = s->node_free;
@@ -881,6 +886,7 @@ static int64_t keys_by_tag(Sim *s) {
         return -1;
     }
     memset(sender, 0xff, (size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+    int64_t n_keys = 0; /* the keys of receives that match no send follow the tags */
     for (int64_t i = 0; i < n; i++) {
         if (s->kind[i] == SEND) {
             int64_t tg = TAG(s, i);
@@ -890,9 +896,9 @@ static int64_t keys_by_tag(Sim *s) {
             }
             sender[tg] = (int32_t)i;
             s->op[i].key = (int32_t)tg;
+            n_keys = tg >= n_keys ? tg + 1 : n_keys;
         }
     }
-    int64_t n_keys = n;
     for (int64_t i = 0; i < n; i++) {
         Op *p = &s->op[i];
         if (p->kind == SEND) {
