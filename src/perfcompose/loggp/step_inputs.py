@@ -4,10 +4,12 @@ offsets of each processor's incoming messages, and the check of the options. Pla
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import get_args
 
 import numpy as np
 
 from perfcompose.errors import InputError
+from perfcompose.loggp.options import GapOrigin, Ties
 from perfcompose.loggp.program import CommStep
 
 __all__ = ["start_times", "initial_gaps", "recv_pointers", "check_options"]
@@ -42,8 +44,8 @@ def recv_pointers(step: CommStep) -> np.ndarray:
 
 
 def check_options(gap_origin: str, ties: str) -> None:
-    """Refuse a gap origin or tie rule the simulators do not know (for callers from Python)."""
-    if gap_origin not in ("end", "start"):
-        raise InputError(f"gap origin {gap_origin!r}: choose 'end' or 'start'")
-    if ties not in ("random", "rank"):
-        raise InputError(f"ties {ties!r}: choose 'random' or 'rank'")
+    """Refuse a gap origin or tie rule the simulators do not know (for callers from Python); the
+    known ones are those :mod:`perfcompose.loggp.options` declares."""
+    for what, value, known in (("gap origin", gap_origin, get_args(GapOrigin)), ("ties", ties, get_args(Ties))):
+        if value not in known:
+            raise InputError(f"{what} {value!r}: choose {' or '.join(repr(k) for k in known)}")

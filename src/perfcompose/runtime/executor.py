@@ -42,6 +42,11 @@ from perfcompose.runtime.channels import (
     process_context,
 )
 
+#: the kernel's own latency in waking a worker, allowed per element (1-3 us measured idle)
+WAKE_LATENCY = 3e-6
+#: a run whose workers lost more than this share of it waiting for a core is disturbed
+DISTURBED_SHARE = 0.02
+
 
 class RuntimeTermError(InputError):
     """A term the executor cannot run as written."""
@@ -366,7 +371,7 @@ class RunResult:
         are not the program's. The 3 us allow for the kernel's own latency in waking a worker
         for each element (1-3 us measured on an idle machine)."""
         return (self.runqueue_wait is not None
-                and self.runqueue_wait > 0.02 * self.makespan + 3e-6 * len(self.finished))
+                and self.runqueue_wait > DISTURBED_SHARE * self.makespan + WAKE_LATENCY * len(self.finished))
 
     @property
     def per_element(self) -> float:

@@ -11,12 +11,7 @@ import numpy as np
 
 from perfcompose.bench.runner import Failure, Target, _Failed
 from perfcompose.compose.terms import Term
-from perfcompose.runtime.executor import RunResult, TaskError, run_term
-
-#: the kernel's own latency in waking a worker, allowed per element (1-3 us measured idle)
-WAKE_LATENCY = 3e-6
-#: a run whose workers lost more than this share of it to other programs is disturbed
-DISTURBED_SHARE = 0.02
+from perfcompose.runtime.executor import DISTURBED_SHARE, WAKE_LATENCY, RunResult, TaskError, run_term
 
 
 def thread_cpu_ns() -> dict[int, int] | None:
@@ -92,7 +87,7 @@ class TermTarget(Target):
     size: str = "x"
     label: str = ""
     period: Period = "mean"
-    #: a run whose workers waited for a core (:attr:`RunResult.disturbed`) is taken again up
+    #: a run whose workers lost a core to other programs (:func:`lost_to_others`) is taken again up
     #: to this many times, if the program has no more workers than the machine has cores, while
     #: retakes have cost less than ``retake_budget`` times the time of the runs kept
     retry_disturbed: int = 0

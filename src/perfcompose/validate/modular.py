@@ -30,7 +30,7 @@ from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.fit import PMNFFitter
 from perfcompose.fit.uncertainty import with_uncertainty
 from perfcompose.model import Model
-from perfcompose.runtime.executor import plan, worker_count
+from perfcompose.runtime.executor import DISTURBED_SHARE, plan, worker_count
 from perfcompose.runtime.target import Period, TermTarget
 
 Progress = Callable[[str, int, int], None]
@@ -595,11 +595,6 @@ def with_operator_error(comparisons: Sequence[Comparison], level: float = 0.9) -
         out.append(dataclasses.replace(c, low=tuple(map(float, low)), high=tuple(map(float, high)),
                                        operator_error=q))
     return out
-
-
-#: a configuration whose runs (or its parts' and probes') lost more than this share of their
-#: time to other work is flagged as disturbed
-DISTURBED_SHARE = 0.02
 
 
 def measurement_interval(predicted: np.ndarray, low: np.ndarray, high: np.ndarray,
