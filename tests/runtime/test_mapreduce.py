@@ -97,6 +97,17 @@ def test_phases_follow_one_another_from_the_records():
     assert thread_gaps(acts) == pytest.approx([1.5])
 
 
+def test_the_reduce_phase_outlasts_clock_skew_between_workers():
+    # w1's clock runs 50 ms ahead beyond Dask's estimate: its map task seems to end after the
+    # reduction on w0 that needed its result
+    recs = [{"key": "map-a-0", "worker": "w0", "startstops": [{"action": "compute", "start": 0.0, "stop": 1.0}]},
+            {"key": "map-a-1", "worker": "w1", "startstops": [{"action": "compute", "start": 0.05, "stop": 1.05}]},
+            {"key": "reduce-a-0", "worker": "w0", "startstops": [{"action": "compute", "start": 1.01, "stop": 1.03}]}]
+    t = phase_times(activities(recs, {"map-a-0": "map", "map-a-1": "map", "reduce-a-0": "reduce"}))
+    assert t.map == pytest.approx(1.05)
+    assert t.reduce == pytest.approx(0.02)
+
+
 def test_a_worker_killed_mid_job_does_not_lose_the_job():
     with Engine(m=2, n=1) as e:
         e.run_on_workers(prepare_picture, "small")

@@ -82,7 +82,11 @@ def phase_times(acts: list[Activity]) -> PhaseTimes:
     start to the last one's end; what follows until the last task ends is shuffle where some
     shuffle activity (a transfer or a partitioning task) runs, and reduce otherwise (reduce
     tasks, and the engine handing the results on). Reductions that overlap the map phase on
-    nodes that finished early are inside the map phase's time."""
+    nodes that finished early are inside the map phase's time.
+
+    Workers' clocks agree only to within Dask's estimate of their offsets, so the last reduction
+    can appear to end before the last map task on another worker; the reduce phase is then taken
+    as at least the last reduction's own compute time, which one clock measured."""
     by = {p: [a for a in acts if a.phase == p] for p in ("map", "shuffle", "reduce")}
     transfers = [a for a in acts if a.action == "transfer"]
     if not by["map"]:
@@ -90,7 +94,10 @@ def phase_times(acts: list[Activity]) -> PhaseTimes:
     start, end_map = min(a.start for a in by["map"]), max(a.stop for a in by["map"])
     end = max(a.stop for a in acts)
     shuffle = _covered([(a.start, a.stop) for a in by["shuffle"]], end_map, end)
-    return PhaseTimes(map=end_map - start, shuffle=shuffle, reduce=end - end_map - shuffle,
+    computed = [a for a in by["reduce"] if a.action == "compute"]
+    final = max(computed, key=lambda a: a.stop, default=None)
+    last = final.stop - final.start if final else 0.0
+    return PhaseTimes(map=end_map - start, shuffle=shuffle, reduce=max(end - end_map - shuffle, last),
                       map_busy=sum(a.stop - a.start for a in by["map"]),
                       reduce_busy=sum(a.stop - a.start for a in by["reduce"] if a.action == "compute"),
                       transfer_busy=sum(a.stop - a.start for a in transfers))
