@@ -54,3 +54,34 @@ def test_layouts_partition_every_index_once():
             seen = sorted(i for p in range(P) for i in owned(n, layout, p, P))
             assert seen == list(range(n))
             assert all(owner(i, n, layout, P) == p for p in range(P) for i in owned(n, layout, p, P))
+
+
+PINNED = '''
+import os
+
+import numpy as np
+
+
+def program(dp, N):
+    cores = os.sched_getaffinity(0)
+    assert len(cores) == 1, cores
+    everyone = dp.allgather(np.array([min(cores)]))
+    assert len(set(everyone.tolist())) == min(dp.P, os.cpu_count()), everyone
+'''
+
+
+def test_alternatives_run_in_turn_in_workers_pinned_to_their_own_cores(tmp_path):
+    import os
+
+    if not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two cores this process may use")
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\n\ndef program(dp, N):\n    time.sleep(N / 1000)\n")
+    pinned = tmp_path / "pinned.py"
+    pinned.write_text(PINNED)
+    from perfcompose.pamela.dataparallel import run_alternatives
+
+    got = run_alternatives([slow, pinned], {"N": 20}, 2, reps=3)
+    assert len(got) == 2 and all(len(t) == 3 for t in got)
+    assert all(t >= 0.019 for t in got[0])      # the sleeping program's own runs
+    assert all(t < 0.019 for t in got[1])       # the other's, not mixed up with them

@@ -233,7 +233,7 @@ def vangemund(quick: bool = typer.Option(False, "--quick", help="Tiny sizes, one
                                        "and the generated models."),
               machine: Path | None = typer.Option(None, "--machine", "-m", help="Use this machine model "
                                                      "instead of calibrating one."),
-              reps: int = typer.Option(5, "--reps", min=1, help="Timed runs per configuration (median)."),
+              reps: int = typer.Option(5, "--reps", min=1, help="Timed runs per configuration (the least counts)."),
               clock: Clock = typer.Option("wall", "--clock", help="wall: elapsed time between barriers; cpu: "
                                           "processor time of the busiest worker (not inflated by other work "
                                           "on shared cores, but without waiting for messages)."),
@@ -278,6 +278,7 @@ def vangemund(quick: bool = typer.Option(False, "--quick", help="Tiny sizes, one
                   f"{len(result.rows)} configurations; predicted best = measured best in {agree} of "
                   f"{len(distinct)} cases (paper: < 15 %, all); models generated and compiled in "
                   f"{result.generate_s:.2f} s; machine model {result.machine}", highlight=False)
-    console.print(f"error = (predicted - measured) / measured; measured ({clock} clock): median of the runs, spread: "
-                  "(max - min) / median; every run shares this computer's cores with whatever else runs.",
+    console.print(f"error = (predicted - measured) / measured; measured ({clock} clock): the least of the runs "
+                  "(the alternatives in turn, each worker on its own core), spread: (max - min) / min; every run "
+                  "shares this computer's cores with whatever else runs.",
                   style="dim", highlight=False)

@@ -32,8 +32,8 @@ from typing import Any, Literal
 
 from perfcompose.choices import Clock
 
-__all__ = ["Clock", "RunError", "Layout", "block", "cyclic", "replicated", "Machine", "run", "run_lines",
-           "load_program", "pairwise_links", "SINGLE_THREAD_ENV"]
+__all__ = ["Clock", "RunError", "Layout", "block", "cyclic", "replicated", "Machine", "run", "run_alternatives",
+           "run_lines", "load_program", "pairwise_links", "pin_to_core", "SINGLE_THREAD_ENV"]
 
 #: environment that keeps NumPy's BLAS on one thread per worker (set before NumPy is imported)
 SINGLE_THREAD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -299,27 +299,45 @@ class _LineClock:
         return self.totals
 
 
-def _worker(path: str, p: int, P: int, links: dict, params: dict, reps: int, clock: str, lines: bool,
-            out) -> None:
+def pin_to_core(p: int) -> None:
+    """Keep this process on one core of those it may use, worker ``p`` on the ``p``-th (modulo
+    their number): a worker that the scheduler moves to another core leaves its cache behind, and
+    two workers on one core while another idles take twice as long."""
+    if hasattr(os, "sched_setaffinity"):
+        cores = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cores[p % len(cores)]})
+
+
+def _timed_run(fn, p: int, P: int, links: dict, params: dict, seed: int, clock: str, tracer) -> float:
+    """One run of ``fn`` between barriers: this processor's seconds, less filling its arrays."""
     import sys
 
+    dp = Machine(p, P, links, seed=seed)
+    dp.barrier()
+    if tracer:
+        sys.settrace(tracer.calls)
+    t0, c0 = time.perf_counter(), time.process_time()
+    fn(dp, **params)
+    t1, c1 = time.perf_counter(), time.process_time()
+    sys.settrace(None)
+    dp.barrier()
+    return t1 - t0 - dp.excluded if clock == "wall" else c1 - c0 - dp.excluded_cpu
+
+
+def _worker(paths: Sequence[str], p: int, P: int, links: dict, params: dict, reps: int, clock: str,
+            lines: bool, out) -> None:
     try:
-        fn = load_program(path)
-        times = []
-        tracer = _LineClock(os.path.dirname(os.path.realpath(path)), clock) if lines else None
-        for r in range(reps + 1):  # the first run warms up
-            dp = Machine(p, P, links, seed=r)
-            dp.barrier()
-            if tracer and r == reps:  # the last run, line by line
-                sys.settrace(tracer.calls)
-            t0, c0 = time.perf_counter(), time.process_time()
-            fn(dp, **params)
-            t1, c1 = time.perf_counter(), time.process_time()
-            sys.settrace(None)
-            dp.barrier()
-            if r:
-                times.append(t1 - t0 - dp.excluded if clock == "wall" else c1 - c0 - dp.excluded_cpu)
-        out.send((times, tracer.stop()) if tracer else times)
+        pin_to_core(p)
+        fns = [load_program(path) for path in paths]
+        times: list[list[float]] = [[] for _ in fns]
+        tracer = _LineClock(os.path.dirname(os.path.realpath(paths[0])), clock) if lines else None
+        for r in range(reps + 1):  # the first round warms up
+            for k in range(len(fns)):  # the programs in turn, each round starting with the next
+                i = (r + k) % len(fns)
+                t = _timed_run(fns[i], p, P, links, params, r, clock, tracer if r == reps else None)
+                if r:
+                    times[i].append(t)
+        out.send((times[0], tracer.stop()) if tracer else times)
     except BaseException as exc:  # reported by the parent, which stops the other workers
         out.send(f"{type(exc).__name__}: {exc}")
 
@@ -338,12 +356,21 @@ class RunError(RuntimeError):
 
 
 def run(path: str | Path, params: Mapping[str, int], P: int, reps: int = 5, clock: Clock = "wall") -> list[float]:
-    """Run ``program(dp, **params)`` of ``path`` on ``P`` processes, ``reps`` timed runs after one
-    warm-up; each run's time is that of its slowest processor. ``clock``: ``wall`` (elapsed time
-    between barriers) or ``cpu`` (the processor time each worker used, which other work sharing
-    the cores does not inflate, but which leaves out the time a worker waits for a message)."""
-    results = _run_workers(path, params, P, reps, clock, False)
-    return [max(r[i] for r in results) for i in range(reps)]
+    """Run ``program(dp, **params)`` of ``path`` on ``P`` processes, each pinned to its own core,
+    ``reps`` timed runs after one warm-up; each run's time is that of its slowest processor.
+    ``clock``: ``wall`` (elapsed time between barriers) or ``cpu`` (the processor time each worker
+    used, which other work sharing the cores does not inflate, but which leaves out the time a
+    worker waits for a message)."""
+    return run_alternatives([path], params, P, reps, clock)[0]
+
+
+def run_alternatives(paths: Sequence[str | Path], params: Mapping[str, int], P: int, reps: int = 5,
+                     clock: Clock = "wall") -> list[list[float]]:
+    """Run several programs as :func:`run` does, in the same workers, in turn: one run of each per
+    round (the first round a warm-up), so that whatever else the machine does at the time
+    disturbs all of them alike. Per program, the times of its ``reps`` runs."""
+    results = _run_workers(paths, params, P, reps, clock, False)
+    return [[max(r[k][i] for r in results) for i in range(reps)] for k in range(len(paths))]
 
 
 def run_lines(path: str | Path, params: Mapping[str, int], P: int, clock: Clock = "wall"
@@ -351,10 +378,10 @@ def run_lines(path: str | Path, params: Mapping[str, int], P: int, clock: Clock 
     """Run the program as :func:`run` does (one warm-up), then once more with every line of it
     and of the files beside it timed; per processor, ``{(file, line): seconds}`` (a line's time
     includes what it calls: NumPy, the runtime's communication)."""
-    return [lines for _, lines in _run_workers(path, params, P, 1, clock, True)]
+    return [lines for _, lines in _run_workers([path], params, P, 1, clock, True)]
 
 
-def _run_workers(path: str | Path, params: Mapping[str, int], P: int, reps: int, clock: str,
+def _run_workers(paths: Sequence[str | Path], params: Mapping[str, int], P: int, reps: int, clock: str,
                  lines: bool) -> list[Any]:
     """What every worker sent back, in processor order."""
     import multiprocessing as mp
@@ -364,8 +391,8 @@ def _run_workers(path: str | Path, params: Mapping[str, int], P: int, reps: int,
     try:
         links = pairwise_links(ctx, P)
         outs = [ctx.Pipe(duplex=False) for _ in range(P)]
-        procs = [ctx.Process(target=_worker, args=(str(path), p, P, links[p], dict(params), reps, clock, lines,
-                                                   outs[p][1]), daemon=True) for p in range(P)]
+        procs = [ctx.Process(target=_worker, args=([str(x) for x in paths], p, P, links[p], dict(params), reps,
+                                                   clock, lines, outs[p][1]), daemon=True) for p in range(P)]
         for pr in procs:
             pr.start()
         results = []
@@ -377,7 +404,7 @@ def _run_workers(path: str | Path, params: Mapping[str, int], P: int, reps: int,
             if isinstance(got, str):
                 for pr in procs:
                     pr.terminate()
-                raise RunError(f"{Path(path).name} on processor {p} of {P}: {got}")
+                raise RunError(f"{', '.join(Path(x).name for x in paths)} on processor {p} of {P}: {got}")
             results.append(got)
         for pr in procs:
             pr.join()

@@ -5,7 +5,7 @@ NumPy operation (``ew(p, n)``: an element-wise operation on ``n`` contiguous ele
 processor ``p``; ``mxv``; ``sort``; ...) and one per communication call (``bcast(n)``,
 ``allgather(n)``, ``alltoall(n)``). This module measures what each costs here, in a worker
 process whose BLAS runs on one thread (as the program's workers do), times every kernel with
-:class:`perfcompose.bench.runner.CallableTarget` over a range of sizes (median of repetitions,
+:class:`perfcompose.bench.runner.CallableTarget` over a range of sizes (least of repetitions,
 preempted timings retaken) and fits ``t = a + b * work`` weighting every size by its own time.
 Messages are timed by a ping-pong between two worker processes over the runtime's own links.
 
@@ -87,20 +87,19 @@ def _slope(work: Sequence[float], times: Sequence[float], start: float) -> float
     return max(b, 0.0)
 
 
-def _median_wall(run, setup, sizes: Sequence[int], reps: int) -> list[float]:
-    from statistics import median
-
+def _least_wall(run, setup, sizes: Sequence[int], reps: int) -> list[float]:
+    """Least elapsed time of one call at every size over ``reps`` repetitions (the programs are
+    measured by their least time too: other work on the machine only ever adds time)."""
     from perfcompose.bench.runner import CallableTarget, run_sweep
 
     target = CallableTarget(run=run, setup=setup, retry_preempted=3, min_time=2e-3)
     result = run_sweep(target, {"n": list(sizes)}, reps=reps, warmup=1)
-    return [median(result.values[(float(n),)]) for n in sizes]
+    return [min(result.values[(float(n),)]) for n in sizes]
 
 
-def _median_cpu(run, setup, sizes: Sequence[int], reps: int) -> list[float]:
-    """Median processor time of one call at every size (calls batched to >= 5 ms)."""
+def _least_cpu(run, setup, sizes: Sequence[int], reps: int) -> list[float]:
+    """Least processor time of one call at every size (calls batched to >= 5 ms)."""
     import time
-    from statistics import median
 
     out = []
     for n in sizes:
@@ -116,7 +115,7 @@ def _median_cpu(run, setup, sizes: Sequence[int], reps: int) -> list[float]:
             for _ in range(batch):
                 run(*args)
             values.append((time.process_time() - c0) / batch)
-        out.append(median(values))
+        out.append(min(values))
     return out
 
 
@@ -218,7 +217,7 @@ def _compute_kernels(sizes: Sequence[int], sides: Sequence[int], column_sides: S
     """Every compute parameter, measured in this (single-threaded) process on one worker's part
     of matrices divided among ``parts``; with ``sync`` (a barrier of the workers measuring at
     the same time) every size starts in all of them at once."""
-    measure = _median_wall if clock == "wall" else _median_cpu
+    measure = _least_wall if clock == "wall" else _least_cpu
     if sync is not None:
         measure = _synchronised(measure, sync)
     out = _vector_kernels(sizes, reps, measure)
@@ -229,20 +228,21 @@ def _compute_kernels(sizes: Sequence[int], sides: Sequence[int], column_sides: S
 
 def _kernels_worker(p: int, P: int, links, sizes: Sequence[int], sides: Sequence[int],
                     column_sides: Sequence[int], reps: int, clock: str, conn) -> None:
-    from perfcompose.pamela.dataparallel import Machine
+    from perfcompose.pamela.dataparallel import Machine, pin_to_core
 
+    pin_to_core(p)
     dp = Machine(p, P, links)
     conn.send(_compute_kernels(sizes, sides, column_sides, reps, clock, sync=dp.barrier, parts=P))
 
 
 def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, clock: str, conn) -> None:
     import time
-    from statistics import median
 
     import numpy as np
 
-    from perfcompose.pamela.dataparallel import Machine
+    from perfcompose.pamela.dataparallel import Machine, pin_to_core
 
+    pin_to_core(p)
     dp = Machine(p, 2, {1 - p: link})
     now = time.perf_counter if clock == "wall" else time.process_time
     result, stream = [], []
@@ -267,8 +267,8 @@ def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, clock: str, 
             dp._recv(1) if p == 0 else dp._send(0, x[:1])  # the end of the stream, acknowledged
             if r:  # per message: at the sender, or at the receiver
                 streamed.append((now() - t0) / rounds)
-        result.append(median(times))
-        stream.append(median(streamed))
+        result.append(min(times))
+        stream.append(min(streamed))
     conn.send((result, stream))
 
 
