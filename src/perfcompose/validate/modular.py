@@ -146,10 +146,24 @@ def dense_grid(x: Sequence[float], per_octave: int = 4) -> tuple[float, ...]:
     return tuple(sorted({float(v) for v in x} | {float(round(2 ** s)) for s in steps}))
 
 
-def resampled_medians(values: np.ndarray, picks: np.ndarray) -> np.ndarray:
-    """Medians over resampled rounds: ``values`` (sizes, rounds), ``picks`` (members, rounds) of
-    round indices -> (members, sizes)."""
-    return np.median(values[:, picks], axis=-1).T
+#: the quantile of a term's runs over the rounds that stands for its time: the fastest. What
+#: slows a run down on this kind of machine (another program, the host taking the core's
+#: sibling, a stage of a pipe waiting to be woken) only ever adds time, and in a quiet Table 2
+#: or 7 a two-stage pipe ran 1.4-1.5x slower than its stages in 2 to 5 of its 5 rounds at a
+#: size: the median then follows the slow runs, the fastest run the program's own pace
+ROUND_QUANTILE = 0.0
+
+
+def over_rounds(values: Any, axis: int = -1, keepdims: bool = False) -> np.ndarray:
+    """A term's time over its rounds' runs: the ``ROUND_QUANTILE`` quantile along ``axis``
+    (the same statistic for the programs, the parts and the probes)."""
+    return np.quantile(np.asarray(values, dtype=float), ROUND_QUANTILE, axis=axis, keepdims=keepdims)
+
+
+def resampled_rounds(values: np.ndarray, picks: np.ndarray) -> np.ndarray:
+    """:func:`over_rounds` of resampled rounds: ``values`` (sizes, rounds), ``picks`` (members,
+    rounds) of round indices -> (members, sizes)."""
+    return over_rounds(values[:, picks]).T
 
 
 def curve_members(name: str, x: Sequence[float], medians: np.ndarray, central: Model) -> Model:
@@ -170,7 +184,7 @@ def curve(name: str, x: Sequence[float], values: Sequence[Sequence[float]]) -> M
     measured sizes (constant beyond them), for predictions that show the operators' error
     rather than a fit's."""
     lx = np.log(np.asarray(x, dtype=float))
-    ly = np.log(np.maximum([float(np.median(v)) * 1e9 for v in values], 1e-6))
+    ly = np.log(np.maximum([float(over_rounds(v)) * 1e9 for v in values], 1e-6))
 
     def f(xv: Any) -> Any:
         return np.exp(np.interp(np.log(np.asarray(xv, dtype=float)), lx, ly))
@@ -275,14 +289,25 @@ def piped_probe(part: str) -> str:
     return f"pipe({part}, touch)"
 
 
+def received_probe(part: str) -> str:
+    """The program a second pipe stage is timed in: the part after a one-pass ``touch`` stage,
+    reading what another core has just written."""
+    return f"pipe(touch, {part})"
+
+
+def stage_probes(part: str) -> tuple[str, str]:
+    """Both probes of a pipe stage: :func:`piped_probe` and :func:`received_probe`."""
+    return piped_probe(part), received_probe(part)
+
+
 def _stream(parts: Sequence[str], kept: Sequence[tuple[Term, int]], levels: Sequence[int]) -> list[Term]:
     """Everything run in the rounds, once each: the parts in the executor, the probes (nop,
     touch, a pipe of touches, touch pools at every concurrency, every pipe stage in front of a
-    touch stage) and the programs."""
+    touch stage and behind one) and the programs."""
     staged = pipe_stages([t for t, _ in kept])
     calibration = [Component("nop"), Component("touch"), parse_term("pipe(touch, touch)"),
                    *(parse_term(f"tpool_{k}(touch)") for k in levels if k > 1),
-                   *(parse_term(piped_probe(p)) for p in staged)]
+                   *(parse_term(probe) for p in staged for probe in stage_probes(p))]
     stream: list[Term] = []
     for term in [*(Component(p) for p in parts), *calibration, *(t for t, _ in kept)]:
         if str(term) not in {str(s) for s in stream}:
@@ -407,14 +432,14 @@ class _Rounds:
         plus the contention k one-pass probes meet."""
         if k == 1:
             return self.series(p)
-        return (self.matrix(p) + np.median(self.contention(k), axis=1, keepdims=True)).tolist()
+        return (self.matrix(p) + over_rounds(self.contention(k), axis=1, keepdims=True)).tolist()
 
-    def piped(self, k: int, p: str) -> list[list[float]]:
-        """Pipe stage p's time per element when k workers run at once: its probe
-        (:func:`piped_probe`, two workers) plus what k workers add to a one-pass probe beyond
-        what two do."""
-        extra = np.median(self.contention(k) - self.contention(2), axis=1, keepdims=True)
-        return (self.matrix(piped_probe(p)) + extra).tolist()
+    def piped(self, k: int, probe: str) -> list[list[float]]:
+        """A pipe stage's time per element when k workers run at once: its probe (two workers:
+        :func:`piped_probe` or :func:`received_probe`) plus what k workers add to a one-pass
+        probe beyond what two do."""
+        extra = over_rounds(self.contention(k) - self.contention(2), axis=1, keepdims=True)
+        return (self.matrix(probe) + extra).tolist()
 
     def curve(self, name: str, values: np.ndarray, members: np.ndarray | None) -> Model:
         """Measured medians as a model [ns], with one member per resample when given."""
@@ -422,14 +447,17 @@ class _Rounds:
         return central if members is None else curve_members(name, self.xs, members * 1e9, central)
 
     def resampled(self, values: np.ndarray) -> np.ndarray:
-        return resampled_medians(values, self.picks)
+        return resampled_rounds(values, self.picks)
+
+
+Staged = dict[int, dict[str, Model]]
 
 
 def _calibration(rounds: _Rounds, parts: Sequence[str], levels: Sequence[int],
-                 members: bool) -> tuple[dict[int, dict[str, Model]], Overheads, dict[int, dict[str, Model]]]:
+                 members: bool) -> tuple[Staged, Overheads, Staged, Staged]:
     """The parts in the executor at every concurrency, the executor's overheads and the pipe
-    stages in their probe (at two workers and more), as measured curves (with the bootstrap's
-    members when ``members``)."""
+    stages in their probes, first and second (at two workers and more), as measured curves (with
+    the bootstrap's members when ``members``)."""
     def measured(name: str, values: np.ndarray, *resampled: np.ndarray) -> Model:
         return rounds.curve(name, values, np.sum([rounds.resampled(r) for r in resampled], axis=0)
                             if members else None)
@@ -438,10 +466,13 @@ def _calibration(rounds: _Rounds, parts: Sequence[str], levels: Sequence[int],
                       for p in parts} for k in levels}
     nop, pipe = rounds.matrix("nop"), rounds.matrix("pipe(touch, touch)")
     overheads = Overheads(stream=measured("o", nop, nop), pipe=measured("P", pipe, pipe))
-    piped = {k: {p: measured(f"{p}_piped_{k}", np.array(rounds.piped(k, p)), rounds.matrix(piped_probe(p)),
-                             rounds.contention(k) - rounds.contention(2))
-                 for p in parts if piped_probe(p) in rounds.index} for k in levels if k >= 2}
-    return concurrent, overheads, piped
+
+    def staged(probe: Callable[[str], str], label: str) -> Staged:
+        return {k: {p: measured(f"{p}_{label}_{k}", np.array(rounds.piped(k, probe(p))), rounds.matrix(probe(p)),
+                                rounds.contention(k) - rounds.contention(2))
+                    for p in parts if probe(p) in rounds.index} for k in levels if k >= 2}
+
+    return concurrent, overheads, staged(piped_probe, "piped"), staged(received_probe, "received")
 
 
 @dataclass(frozen=True)
@@ -461,7 +492,7 @@ class _Judge:
         has more workers than cores, when it waits by design), its parts and the probes; and
         whether the configuration counts as disturbed."""
         probes = ["nop", "touch", "pipe(touch, touch)", *([f"tpool_{level_k}(touch)"] if level_k > 1 else []),
-                  *(piped_probe(p) for p in pipe_stages([term]))]
+                  *(probe for p in pipe_stages([term]) for probe in stage_probes(p))]
         involved = [t for t in [*([str(term)] if n <= self.cores else []), *term.components(), *probes]
                     if t in self.rounds.index]
         shares, runs = self.target.wait_share, self.target.disturbed_runs
@@ -475,7 +506,7 @@ class _Judge:
         """The program's measurement beside its fit and its predictions from the parts."""
         xs = self.rounds.xs
         values = self.rounds.series(str(term))
-        measured = tuple(float(np.median(v)) for v in values)
+        measured = tuple(float(over_rounds(v)) for v in values)
         level_k = min(n, self.cores)
         modular = self.paper_ops(term)
         ops = self.calibrated_ops[level_k]
@@ -554,14 +585,16 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     measured = _Rounds(runs, index, xs, picks)
     members = resamples > 1
     hot = {p: _fit(p, dense, isolated[p], uncertainty=members) for p in parts}
-    concurrent, overheads, piped = _calibration(measured, parts, levels, members)
+    concurrent, overheads, piped, received = _calibration(measured, parts, levels, members)
     judge = _Judge(Composer(hot, pipe="asymptotic"),
                    {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads,
-                                          piped=piped.get(k, {})) for k in levels},
+                                          piped=piped.get(k, {}), stages=concurrent[1],
+                                          received=received.get(k, {}))
+                    for k in levels},
                    measured, target, cores, level, members)
     comparisons = with_operator_error([judge.compare(term, n) for term, n in kept], level)
     return Study(tuple(comparisons), hot, concurrent, overheads, tuple(skipped), xs, rounds, count, workers,
-                 {str(t): tuple(float(np.median(v)) for v in measured.series(str(t))) for t in stream},
+                 {str(t): tuple(float(over_rounds(v)) for v in measured.series(str(t))) for t in stream},
                  retaken + target.retaken, target.kept_disturbed, dense,
                  {p: _experiment(p, dense, isolated[p]) for p in parts})
 
