@@ -69,6 +69,19 @@ def test_gauss_block_leaves_processors_idle_that_cyclic_keeps_busy(tmp_path):
     assert cyclic.evaluate(two).T < 0.8 * block.evaluate(two).T
 
 
+def test_a_cyclic_broadcast_puts_a_message_latency_on_every_step_a_block_one_pipelines(tmp_path):
+    # only messages cost: a ping-pong's message 100 + n, a stream's nothing
+    latency = dataclasses.replace(CALLS, t_call=0, t_index=0, t_msg=100, t_word=1)
+    block, g = _model(tmp_path, (PROGRAMS / "gauss_block.py").read_text(), latency, "block")
+    cyclic, h = _model(tmp_path, (PROGRAMS / "gauss_cyclic.py").read_text(), latency, "cyclic")
+    assert "bcastc(N, 1)" in h.text and "bcastc" not in g.text
+    N = 32
+    assert block.evaluate({"N": N, "P": 2}).T == pytest.approx(0)
+    assert cyclic.evaluate({"N": N, "P": 2}).T == pytest.approx((N - 1) * (100 + N))
+    assert cyclic.evaluate({"N": N, "P": 3}).T == pytest.approx((N - 1) * 2 * (100 + N))
+    assert cyclic.evaluate({"N": N, "P": 1}).T == pytest.approx(0)
+
+
 def test_every_case_study_generates_and_compiles(tmp_path):
     (tmp_path / "machine.pam").write_text(machine_text(ELEMENTS))
     for program in sorted(PROGRAMS.glob("[!_]*.py")):  # _*.py: code the programs share

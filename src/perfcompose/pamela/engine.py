@@ -481,7 +481,10 @@ class _Engine:
             n = _mul(*rest)
             # a slice of the last axis of a matrix is a column: its root copies it out element by element
             column = int(len(arr.global_shape) > 1 and arr.dist_axis == len(arr.global_shape) - 1)
-            return f"bcast({n}, {column})", _Array(rest)
+            # cyclic: the root of slice i + 1 is another processor, which sends it only when done with
+            # its step for slice i: every step carries the copy and a message's latency (bcastc)
+            kind = "bcastc" if arr.layout == "cyclic" else "bcast"
+            return f"{kind}({n}, {column})", _Array(rest)
         if name == "dp.allgather":
             x = self.value(node.args[0], _Cost())
             n = self.elements(x)

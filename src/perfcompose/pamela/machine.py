@@ -179,14 +179,22 @@ def _matrix_kernels(sides: Sequence[int], reps: int, measure, t_call: float, t_i
     def columns(n):
         return rng.random((n, max(2, n // parts))), rng.random((n, n))
 
-    def part(a, b):  # a new block (outer product), then an update in place of the right halves of rows
-        h = a.shape[1] // 2
-        a[1:, h:] -= np.outer(b[0, 1:], a[0, h:])
+    def part(skip):  # a new block (outer product), then an update in place of the rows from column skip(w) on
+        def run(a, b):
+            h = skip(a.shape[1])
+            a[1:, h:] -= np.outer(b[0, 1:], a[0, h:])
+        return run
 
     def whole(a, b):  # the same on whole rows: one contiguous run of memory
         a[1:, :] -= np.outer(b[0, 1:], a[0, :])
-    t = measure(part, columns, sides, reps)
-    out["t_ewm"] = _slope([2 * (s - 1) * (w - w // 2) for s, w in zip(sides, widths)], t, 2 * t_call + 3 * t_index)
+    # parts of rows of every length a program's blocks have (all but a few elements, 3/4, 1/2,
+    # 1/4 of a row: the cost per element varies with the stride), fitted as one cost per element
+    work: list[float] = []
+    t: list[float] = []
+    for skip in (lambda w: min(8, w // 2), lambda w: w // 4, lambda w: w // 2, lambda w: 3 * w // 4):
+        t += measure(part(skip), columns, sides, reps)
+        work += [2 * (s - 1) * (w - skip(w)) for s, w in zip(sides, widths)]
+    out["t_ewm"] = _slope(work, t, 2 * t_call + 3 * t_index)
     t = measure(whole, columns, sides, reps)
     out["t_ewc"] = _slope([2 * (s - 1) * w for s, w in zip(sides, widths)], t, 2 * t_call + 3 * t_index)
 
@@ -370,6 +378,9 @@ numeric msg(n) = t_msg + n * t_word
 % 1 / P of the slices: it pays 1 / P of a copy per broadcast.
 process bcast(n, c) = delay((t_call + t_index + n * (t_copy + c * (t_ews - t_copy))) / P
                             + (P - 1) * (t_smsg + n * t_sword))
+% the slices of a cyclic axis have their roots in turn: the root of the next slice sends it when
+% done with this one, so every processor waits each step for the copy and one message at a time
+process bcastc(n, c) = delay(t_call + t_index + n * (t_copy + c * (t_ews - t_copy)) + (P - 1) * msg(n))
 process allgather(n) = delay((P - 1) * 2 * msg(n) + t_call + P * n * t_copy)
 process alltoall(n) = if (P > 1) delay((P - 1) * 2 * msg(n / P) + t_call + n * t_copy)
 % the same global array in blocks along another axis: parts copied out, exchanged, joined
