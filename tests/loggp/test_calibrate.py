@@ -81,9 +81,20 @@ HAVE_MPI = importlib.util.find_spec("mpi4py") is not None and (
 @pytest.mark.skipif(not HAVE_MPI, reason="needs mpi4py and mpiexec (pip install 'perfcompose[mpi]')")
 def test_calibrate_on_two_local_ranks(tmp_path):
     out = tmp_path / "params.json"
-    res = CliRunner(env={"COLUMNS": "200"}).invoke(
-        app, ["loggp", "calibrate", "--out", str(out), "--reps", "9", "--sizes", "1,64,4096,65536,262144"])
-    assert res.exit_code == 0, res.output
+    # figures taken while other programs hold the cores can give a negative latency or overhead:
+    # calibrate then refuses them (exit 2, the raw figures, the advice to run again) and writes
+    # nothing; as it advises, such a calibration is run again
+    for _ in range(3):
+        res = CliRunner(env={"COLUMNS": "200"}).invoke(
+            app, ["loggp", "calibrate", "--out", str(out), "--reps", "9", "--sizes", "1,64,4096,65536,262144"])
+        if res.exit_code == 0:
+            break
+        assert res.exit_code == 2 and "calibration failed" in res.output, res.output
+        assert "raw figures" in res.output and "run again on an idle machine" in res.output, res.output
+        assert not out.exists()
+    else:
+        pytest.skip("the machine was too busy to calibrate: three runs in a row refused their figures, the last "
+                    "with " + res.output.split("calibration failed: ", 1)[1].splitlines()[0])
     params = read_params(out)
     for k in ("L", "o", "g", "G"):
         v = getattr(params, k)

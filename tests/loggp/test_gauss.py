@@ -111,7 +111,9 @@ def test_measured_elimination_on_two_mpi_ranks():
 
     try:
         record = measure(60, [10, 20], reps=1, ranks=2)
-    except CalibrationError as exc:  # no mpiexec here
+    except CalibrationError as exc:
+        if "no mpiexec" not in str(exc):  # only a missing MPI is a reason to skip; a failed run fails
+            raise
         pytest.skip(str(exc))
     assert record["ranks"] == 2
     assert {(r["block"], r["layout"]) for r in record["rows"]} == {

@@ -2,6 +2,7 @@
 the run cleanly, and the per-element metric is the papers' steady-state time between completions."""
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import threading
@@ -154,20 +155,28 @@ def _sleep(a):
     return a
 
 
+def _sleeping_ratios_hold(t: dict[str, float]) -> bool:
+    return (0.35 < t["two"] / t["one"] < 0.7 and 0.8 < t["piped"] / t["one"] < 1.4
+            and 1.6 < t["both"] / t["one"] < 2.5)
+
+
 def test_tpool_2_halves_and_pipe_takes_the_slower_stage_for_sleeping_tasks():
     functions = {"sleep": _sleep, "nop": nop}
     els = _numbered(40, 4)
-    # sleeping threads are woken late when other work shares the cores: such a round is run again
-    for _ in range(3):
-        one = run_term("sleep", els, functions).per_element
-        two = run_term("tpool_2(sleep)", els, functions).per_element
-        piped = run_term("pipe(sleep, sleep)", els, functions).per_element
-        both = run_term("seq(sleep, sleep)", els, functions).per_element
-        if 0.35 < two / one < 0.7 and 0.8 < piped / one < 1.4 and 1.6 < both / one < 2.5:
+    terms = {"one": "sleep", "two": "tpool_2(sleep)", "piped": "pipe(sleep, sleep)", "both": "seq(sleep, sleep)"}
+    # a sleeping thread woken late (other work on the cores) only ever lengthens a run, never
+    # shortens it: each term's time is its fastest of up to five runs, taken in turns with the
+    # others so that a busy spell falls on all of them, until the ratios hold
+    best = dict.fromkeys(terms, math.inf)
+    for _ in range(5):
+        for key, term in terms.items():
+            best[key] = min(best[key], run_term(term, els, functions).per_element)
+        if _sleeping_ratios_hold(best):
             break
-    assert 0.35 < two / one < 0.7
-    assert 0.8 < piped / one < 1.4
-    assert 1.6 < both / one < 2.5
+    ratios = {key: round(best[key] / best["one"], 3) for key in terms}
+    assert 0.35 < ratios["two"] < 0.7, ratios
+    assert 0.8 < ratios["piped"] < 1.4, ratios
+    assert 1.6 < ratios["both"] < 2.5, ratios
 
 
 @pytest.mark.parametrize("term, message", [

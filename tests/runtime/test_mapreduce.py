@@ -2,12 +2,14 @@
 engine's records, a lost worker does not lose the job, and an external cluster works."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -108,17 +110,28 @@ def test_the_reduce_phase_outlasts_clock_skew_between_workers():
     assert t.reduce == pytest.approx(0.02)
 
 
+def _kill_when_busy(engine: Engine, address: str, pid: int, stop: threading.Event) -> None:
+    """SIGKILL the worker process ``pid`` once the scheduler has a map task on it: mid-job on a
+    fast machine and a slow one alike (a timer can fire after a fast job has ended)."""
+    while not stop.wait(0.01):
+        if any(str(key).startswith("map-") for key in engine.client.processing([address]).get(address, ())):
+            os.kill(pid, signal.SIGKILL)
+            return
+
+
 def test_a_worker_killed_mid_job_does_not_lose_the_job():
     with Engine(m=2, n=1) as e:
         e.run_on_workers(prepare_picture, "small")
         pids = e.run_on_workers(os.getpid)
-        victim = pids[e.info.workers[1]]
-        killer = threading.Timer(0.4, os.kill, (victim, signal.SIGKILL))
+        victim = e.info.workers[1]
+        stop = threading.Event()
+        killer = threading.Thread(target=_kill_when_busy, args=(e, victim, pids[victim], stop), daemon=True)
         killer.start()
         try:
             job = histogram_job(e, "small", "shuffle", 12, repeat=1500)   # ~70 ms a map task
         finally:
-            killer.cancel()
+            stop.set()
+            killer.join()
         assert np.array_equal(job.result, serial_histogram("small", 12))
         assert job.disturbed and "lost" in job.why
 
@@ -140,16 +153,30 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _address_from(scheduler_file: Path, scheduler: subprocess.Popen, timeout: float = 60) -> str:
+    """The address a scheduler started on port 0 writes into its scheduler file."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and scheduler.poll() is None:
+        try:
+            return str(json.loads(scheduler_file.read_text())["address"])
+        except (OSError, ValueError, KeyError):
+            time.sleep(0.05)  # not written yet, or half written
+    pytest.fail(f"the dask scheduler wrote no address within {timeout:g} s (exit status {scheduler.poll()})")
+
+
 @pytest.fixture
-def external_cluster():
-    """`dask scheduler` and two `dask worker` processes on loopback, on free ports."""
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
+def external_cluster(tmp_path):
+    """`dask scheduler` and two `dask worker` processes on loopback. The scheduler takes a port
+    of the kernel's choosing (port 0) and says which in its scheduler file: a port found free
+    beforehand can be taken by another test's cluster before the scheduler binds it."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
     dask = [sys.executable, "-m", "dask"]
-    procs = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+    scheduler_file = tmp_path / "scheduler.json"
+    procs = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                               "--scheduler-file", str(scheduler_file)],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     try:
+        address = _address_from(scheduler_file, procs[0])
         for _ in range(2):
             procs.append(subprocess.Popen([*dask, "worker", address, "--nthreads", "1", "--host", "127.0.0.1",
                                            "--no-dashboard"], env=env, stdout=subprocess.DEVNULL,
@@ -171,8 +198,6 @@ def external_cluster():
 
 
 def test_table5_runs_on_a_separately_started_scheduler_and_two_workers(external_cluster, tmp_path):
-    import json
-
     out = tmp_path / "t5.json"
     env = {**os.environ, "COLUMNS": "200",
            "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
