@@ -336,9 +336,9 @@ def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7, clock: str = "wa
                                                              (1, b, msg_sizes, reps, clock)])
     exchange = [0] + list(range(len(rows) + 1, len(msg_sizes)))
     t_msg, t_word = _fit([msg_sizes[i] for i in exchange], [times[i] for i in exchange])
-    # a broadcast's messages: in elapsed time, the sender's pace (the receivers keep up); in
-    # processor time, what a receiver pays that waits for each message (a ping-pong's wake-ups)
-    paced = [max(s, r) for s, r in zip(sent, received)] if clock == "wall" else times
+    # a pipelined broadcast's messages: the pace of the slower end of a stream (the other keeps
+    # up, nobody waits for each message); a chain of them (bcastc) pays a ping-pong's latency
+    paced = [max(s, r) for s, r in zip(sent, received)]
     t_smsg, t_sword = _fit(msg_sizes[: len(rows) + 1], paced[: len(rows) + 1])
     return {w: MachineParameters(**_concurrent_kernels(w, sizes, sides, column_sides, reps, clock),
                                  t_msg=t_msg, t_word=t_word, t_smsg=t_smsg, t_sword=t_sword)
