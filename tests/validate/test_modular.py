@@ -184,17 +184,15 @@ def test_pipe_stages_are_the_components_that_run_as_a_stage_of_a_pipe():
     assert pipe_stages([parse_term("seq(inc, qsort)")]) == []
 
 
-def test_every_pipe_stage_is_measured_in_front_of_and_behind_a_touch_stage_and_predicts_the_pipe(small_study):
+def test_every_pipe_stage_is_measured_in_front_of_a_touch_stage_and_predicts_the_pipe(small_study):
     result, _ = small_study
-    assert {"pipe(inc, touch)", "pipe(qsort, touch)", "pipe(touch, inc)", "pipe(touch, qsort)"} <= set(result.measured)
+    assert {"pipe(inc, touch)", "pipe(qsort, touch)"} <= set(result.measured)
     assert "pipe(nop, touch)" not in result.measured  # nop is no stage of a pipe here
     pipe = next(c for c in result.comparisons if c.configuration == "pipe(inc, qsort)")
     xs = np.array(X, dtype=float)
     # each stage has a worker and a queue of its own: the parts as one worker in the executor
     inc, qsort = (np.asarray(result.parts_in_executor[1][p](x=xs), float) for p in ("inc", "qsort"))
     piped = np.array(result.measured["pipe(inc, touch)"]) * 1e9
-    # qsort reads what inc wrote on the other core: at least its time behind a touch stage
-    qsort = np.maximum(qsort, np.array(result.measured["pipe(touch, qsort)"]) * 1e9)
     # inc wakes qsort's stage for the share of its time that qsort idles; qsort hands over freely
     expected = np.maximum(inc + (piped - inc) * (1 - qsort / np.maximum(inc, qsort)), qsort)
     assert np.asarray(pipe.calibrated(x=xs), float) == pytest.approx(expected, rel=1e-6)

@@ -22,8 +22,7 @@ that k workers share) and add a hand-over measured once per machine:
   each other busy and wake nobody (``pipe(inc, inc)`` ran at ``inc``'s pace, below the floor).
   A component that is a whole stage has a worker and a queue of its own: its time is the one
   of the part as one worker in the executor (``stages``), without the contention of k workers
-  on one queue; a second stage B that reads its data takes at least its time behind a touch
-  stage, ``T[pipe(touch, B)]`` (``received``: the data comes from the other core's cache);
+  on one queue;
 * ``tpool_n(A)``: ``C[A] / n``, as the papers' operator;
 * a ``seq`` of parallel parts runs them one after the other: ``C[A] + C[B]``.
 """
@@ -86,9 +85,6 @@ class CalibratedComposer(Composer):
     #: stage of a pipe has a worker and a queue of its own, and does not meet the contention of
     #: k workers taking elements from one queue that ``components`` include
     stages: Mapping[str, Model] = field(default_factory=dict)
-    #: components timed as the second stage of ``pipe(touch, component)``: a stage reading what
-    #: the stage before it has just written on another core
-    received: Mapping[str, Model] = field(default_factory=dict)
 
     def _overheads(self) -> Overheads:
         if self.overheads is None:
@@ -110,14 +106,6 @@ class CalibratedComposer(Composer):
             return self.piped[term.name].in_unit(self.unit)
         return None
 
-    def _second(self, term: Term) -> Model:
-        """A second stage: timed behind a ``touch`` stage where it reads its data (the data then
-        comes from another core's cache), else as a stage alone."""
-        alone = self._stage(term)
-        if isinstance(term, Component) and term.name in self.received and self._touches(term):
-            return maximum(alone, self.received[term.name].in_unit(self.unit), how="pointwise")
-        return alone
-
     def _stage(self, term: Term) -> Model:
         if isinstance(term, Component) and term.name in self.stages:
             return self.stages[term.name].in_unit(self.unit)
@@ -130,7 +118,7 @@ class CalibratedComposer(Composer):
         C[B])`` of A's time. The last stage hands over to the collecting thread, which never
         waits on it, as in the executor alone: ``max(C[A] + wake * idle, C[B])``. Without a
         piped model: ``max(C[A], C[B], P)``."""
-        first, second = self._stage(term.first), self._second(term.second)
+        first, second = self._stage(term.first), self._stage(term.second)
         piped = self._piped(term.first)
         if piped is None:
             floor = self._overheads().pipe.in_unit(self.unit)

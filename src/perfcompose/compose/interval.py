@@ -83,8 +83,7 @@ def has_uncertainty(composer: Composer, term: Term) -> bool:
     """Whether any model the composer uses for ``term`` carries members."""
     models = [composer.components[c] for c in term.components() if c in composer.components]
     if isinstance(composer, CalibratedComposer):
-        models += [*composer.hot.values(), *composer.piped.values(), *composer.stages.values(),
-                   *composer.received.values()]
+        models += [*composer.hot.values(), *composer.piped.values(), *composer.stages.values()]
         if composer.overheads is not None:
             models += [composer.overheads.stream, composer.overheads.pipe]
     return any(m.ensemble is not None for m in models)
@@ -111,7 +110,6 @@ def _spread(composer: Composer, members: int) -> Composer:
                                  hot={k: stacked_leaf(m, members) for k, m in composer.hot.items()},
                                  piped={k: stacked_leaf(m, members) for k, m in composer.piped.items()},
                                  stages={k: stacked_leaf(m, members) for k, m in composer.stages.items()},
-                                 received={k: stacked_leaf(m, members) for k, m in composer.received.items()},
                                  overheads=None if over is None else
                                  Overheads(stacked_leaf(over.stream, members), stacked_leaf(over.pipe, members)),
                                  central=composer)

@@ -43,7 +43,7 @@ class Comparison:
     configuration: str
     workers: int
     x: tuple[float, ...]
-    #: seconds per data element at each x (median over the rounds)
+    #: seconds per data element at each x (the fastest round, :func:`over_rounds`)
     measured: tuple[float, ...]
     monolithic: Model
     modular: Model
@@ -180,7 +180,7 @@ def curve_members(name: str, x: Sequence[float], medians: np.ndarray, central: M
 
 
 def curve(name: str, x: Sequence[float], values: Sequence[Sequence[float]]) -> Model:
-    """The measured medians [ns] as a model: linear interpolation in log-log between the
+    """The measured times [ns] (:func:`over_rounds`) as a model: linear interpolation in log-log between the
     measured sizes (constant beyond them), for predictions that show the operators' error
     rather than a fit's."""
     lx = np.log(np.asarray(x, dtype=float))
@@ -289,25 +289,14 @@ def piped_probe(part: str) -> str:
     return f"pipe({part}, touch)"
 
 
-def received_probe(part: str) -> str:
-    """The program a second pipe stage is timed in: the part after a one-pass ``touch`` stage,
-    reading what another core has just written."""
-    return f"pipe(touch, {part})"
-
-
-def stage_probes(part: str) -> tuple[str, str]:
-    """Both probes of a pipe stage: :func:`piped_probe` and :func:`received_probe`."""
-    return piped_probe(part), received_probe(part)
-
-
 def _stream(parts: Sequence[str], kept: Sequence[tuple[Term, int]], levels: Sequence[int]) -> list[Term]:
     """Everything run in the rounds, once each: the parts in the executor, the probes (nop,
     touch, a pipe of touches, touch pools at every concurrency, every pipe stage in front of a
-    touch stage and behind one) and the programs."""
+    touch stage) and the programs."""
     staged = pipe_stages([t for t, _ in kept])
     calibration = [Component("nop"), Component("touch"), parse_term("pipe(touch, touch)"),
                    *(parse_term(f"tpool_{k}(touch)") for k in levels if k > 1),
-                   *(parse_term(probe) for p in staged for probe in stage_probes(p))]
+                   *(parse_term(piped_probe(p)) for p in staged)]
     stream: list[Term] = []
     for term in [*(Component(p) for p in parts), *calibration, *(t for t, _ in kept)]:
         if str(term) not in {str(s) for s in stream}:
@@ -434,15 +423,15 @@ class _Rounds:
             return self.series(p)
         return (self.matrix(p) + over_rounds(self.contention(k), axis=1, keepdims=True)).tolist()
 
-    def piped(self, k: int, probe: str) -> list[list[float]]:
-        """A pipe stage's time per element when k workers run at once: its probe (two workers:
-        :func:`piped_probe` or :func:`received_probe`) plus what k workers add to a one-pass
-        probe beyond what two do."""
+    def piped(self, k: int, p: str) -> list[list[float]]:
+        """Pipe stage p's time per element when k workers run at once: its probe
+        (:func:`piped_probe`, two workers) plus what k workers add to a one-pass probe beyond
+        what two do."""
         extra = over_rounds(self.contention(k) - self.contention(2), axis=1, keepdims=True)
-        return (self.matrix(probe) + extra).tolist()
+        return (self.matrix(piped_probe(p)) + extra).tolist()
 
     def curve(self, name: str, values: np.ndarray, members: np.ndarray | None) -> Model:
-        """Measured medians as a model [ns], with one member per resample when given."""
+        """Measured times as a model [ns], with one member per resample when given."""
         central = curve(name, self.xs, values.tolist())
         return central if members is None else curve_members(name, self.xs, members * 1e9, central)
 
@@ -450,14 +439,11 @@ class _Rounds:
         return resampled_rounds(values, self.picks)
 
 
-Staged = dict[int, dict[str, Model]]
-
-
 def _calibration(rounds: _Rounds, parts: Sequence[str], levels: Sequence[int],
-                 members: bool) -> tuple[Staged, Overheads, Staged, Staged]:
+                 members: bool) -> tuple[dict[int, dict[str, Model]], Overheads, dict[int, dict[str, Model]]]:
     """The parts in the executor at every concurrency, the executor's overheads and the pipe
-    stages in their probes, first and second (at two workers and more), as measured curves (with
-    the bootstrap's members when ``members``)."""
+    stages in their probe (at two workers and more), as measured curves (with the bootstrap's
+    members when ``members``)."""
     def measured(name: str, values: np.ndarray, *resampled: np.ndarray) -> Model:
         return rounds.curve(name, values, np.sum([rounds.resampled(r) for r in resampled], axis=0)
                             if members else None)
@@ -466,13 +452,10 @@ def _calibration(rounds: _Rounds, parts: Sequence[str], levels: Sequence[int],
                       for p in parts} for k in levels}
     nop, pipe = rounds.matrix("nop"), rounds.matrix("pipe(touch, touch)")
     overheads = Overheads(stream=measured("o", nop, nop), pipe=measured("P", pipe, pipe))
-
-    def staged(probe: Callable[[str], str], label: str) -> Staged:
-        return {k: {p: measured(f"{p}_{label}_{k}", np.array(rounds.piped(k, probe(p))), rounds.matrix(probe(p)),
-                                rounds.contention(k) - rounds.contention(2))
-                    for p in parts if probe(p) in rounds.index} for k in levels if k >= 2}
-
-    return concurrent, overheads, staged(piped_probe, "piped"), staged(received_probe, "received")
+    piped = {k: {p: measured(f"{p}_piped_{k}", np.array(rounds.piped(k, p)), rounds.matrix(piped_probe(p)),
+                             rounds.contention(k) - rounds.contention(2))
+                 for p in parts if piped_probe(p) in rounds.index} for k in levels if k >= 2}
+    return concurrent, overheads, piped
 
 
 @dataclass(frozen=True)
@@ -492,7 +475,7 @@ class _Judge:
         has more workers than cores, when it waits by design), its parts and the probes; and
         whether the configuration counts as disturbed."""
         probes = ["nop", "touch", "pipe(touch, touch)", *([f"tpool_{level_k}(touch)"] if level_k > 1 else []),
-                  *(probe for p in pipe_stages([term]) for probe in stage_probes(p))]
+                  *(piped_probe(p) for p in pipe_stages([term]))]
         involved = [t for t in [*([str(term)] if n <= self.cores else []), *term.components(), *probes]
                     if t in self.rounds.index]
         shares, runs = self.target.wait_share, self.target.disturbed_runs
@@ -585,11 +568,10 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     measured = _Rounds(runs, index, xs, picks)
     members = resamples > 1
     hot = {p: _fit(p, dense, isolated[p], uncertainty=members) for p in parts}
-    concurrent, overheads, piped, received = _calibration(measured, parts, levels, members)
+    concurrent, overheads, piped = _calibration(measured, parts, levels, members)
     judge = _Judge(Composer(hot, pipe="asymptotic"),
                    {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads,
-                                          piped=piped.get(k, {}), stages=concurrent[1],
-                                          received=received.get(k, {}))
+                                          piped=piped.get(k, {}), stages=concurrent[1])
                     for k in levels},
                    measured, target, cores, level, members)
     comparisons = with_operator_error([judge.compare(term, n) for term, n in kept], level)
