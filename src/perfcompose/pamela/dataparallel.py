@@ -33,17 +33,25 @@ from typing import Any, Literal
 from perfcompose.choices import Clock
 
 __all__ = ["Clock", "RunError", "Layout", "block", "cyclic", "replicated", "Machine", "run", "run_alternatives",
-           "run_lines", "load_program", "pairwise_links", "pin_to_core", "SINGLE_THREAD_ENV"]
+           "run_lines", "load_program", "pairwise_links", "pin_to_core", "SINGLE_THREAD_ENV",
+           "STEADY_MEMORY_ENV"]
 
 #: environment that keeps NumPy's BLAS on one thread per worker (set before NumPy is imported)
 SINGLE_THREAD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+#: glibc's allocator in the workers keeps freed memory for the next array instead of giving it back
+#: to the system (arrays up to 32 MB from the heap, no trimming): a large array made anew then costs
+#: what it costs in a long-running program and in the micro-benchmarks' loops, not the page faults
+#: of fresh memory (on this virtual machine about 1.5 ms per 2 MB)
+STEADY_MEMORY_ENV = {"MALLOC_MMAP_THRESHOLD_": str(32 * 2 ** 20), "MALLOC_TRIM_THRESHOLD_": str(2 ** 40)}
 
 
 def single_thread_env() -> dict[str, str | None]:
     """Set the BLAS libraries of processes started from here to one thread each (a worker is one
-    processor); returns the values it replaced, for :func:`restore_env`."""
-    saved = {k: os.environ.get(k) for k in SINGLE_THREAD_ENV}
-    os.environ.update(SINGLE_THREAD_ENV)
+    processor), and their allocator to keep its memory (:data:`STEADY_MEMORY_ENV`); returns the
+    values it replaced, for :func:`restore_env`."""
+    env = {**SINGLE_THREAD_ENV, **STEADY_MEMORY_ENV}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
     return saved
 
 
