@@ -1,11 +1,20 @@
-"""Shared fixtures: writing (bad) input files into tmp_path. Hypothesis runs with its "ci" profile."""
+"""Shared fixtures: writing (bad) input files into tmp_path. Hypothesis runs with its "ci" profile,
+and the terminal the suite is started from does not shape the output the tests read."""
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+# rich fixes a console's width and colours when the console is made (at import) from these; a
+# narrow COLUMNS or a FORCE_COLOR in the calling shell or CI would wrap or colour the text the
+# tests read. Tests that need a width say so (CliRunner(env=...), COLUMNS=200 for subprocesses).
+for _name in ("COLUMNS", "LINES", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS",
+              "JUPYTER_LINES"):
+    os.environ.pop(_name, None)
 
 # Every run of the suite tries the same examples (derived from each test), with no deadline, no
 # example database and no "too slow" health check: a property's outcome depends neither on the
