@@ -7,7 +7,8 @@ of 0.1-0.3 us, bounded so that no stage runs ahead of the one after it.
 
 A stream ends with ``END``. A worker that reads it puts it back for its siblings on the same
 queue and passes it on; ``Merge`` forwards only the last of several workers' ends, so one end
-leaves every task pool.
+leaves every task pool, and (between processes) only once the other workers' elements are in the
+queue ahead of it.
 """
 from __future__ import annotations
 
@@ -71,6 +72,9 @@ class Channel:
         """An item of an unbounded channel, or ``queue.Empty`` after ``timeout`` seconds."""
         return self._items.get(timeout=timeout)
 
+    def flush(self) -> None:
+        """A thread's put is in the queue when it returns: nothing to wait for."""
+
 
 class ProcessChannel:
     """A bounded FIFO between processes (``multiprocessing.Queue``)."""
@@ -93,6 +97,13 @@ class ProcessChannel:
     def poll(self, timeout: float) -> tuple:
         return self._q.get(timeout=timeout)
 
+    def flush(self) -> None:
+        """Wait until everything this process put is in the pipe; it puts nothing more here. A
+        put returns once a feeder thread holds the item, and two processes' feeders race: without
+        this, one worker's end could reach the reader before another worker's last elements."""
+        self._q.close()
+        self._q.join_thread()
+
     def close(self) -> None:
         self._q.cancel_join_thread()
         self._q.close()
@@ -108,6 +119,12 @@ class ThreadCounter:
             self._n -= 1
             return self._n
 
+    def flushed(self) -> None:
+        """Threads' puts need no flushing (see :class:`ProcessCounter`)."""
+
+    def wait_flushed(self, abort: Event) -> None:
+        """Threads' puts need no flushing (see :class:`ProcessCounter`)."""
+
 
 class ProcessCounter:
     """n - 1 tokens: every worker but the last to finish takes one (1 left or more), the last
@@ -115,9 +132,22 @@ class ProcessCounter:
 
     def __init__(self, ctx: Any, n: int):
         self._tokens = ctx.Semaphore(n - 1)
+        self._flushed = ctx.Semaphore(0)
+        self._others = n - 1
 
     def decrement(self) -> int:
         return 1 if self._tokens.acquire(block=False) else 0
+
+    def flushed(self) -> None:
+        """Say that this worker's elements are in the queue (a worker that took a token)."""
+        self._flushed.release()
+
+    def wait_flushed(self, abort: Event) -> None:
+        """Wait until every other worker's elements are in the queue (the last worker)."""
+        for _ in range(self._others):
+            while not self._flushed.acquire(timeout=POLL):
+                if abort.is_set():
+                    raise Aborted
 
 
 class Merge:
@@ -127,9 +157,16 @@ class Merge:
         self.target, self.counter = target, counter
 
     def put(self, item: tuple, abort: Event) -> None:
-        if is_end(item) and self.counter.decrement() > 0:
-            return
+        if is_end(item):
+            if self.counter.decrement() > 0:
+                self.target.flush()
+                self.counter.flushed()
+                return
+            self.counter.wait_flushed(abort)  # the end goes after every worker's elements
         self.target.put(item, abort)
+
+    def flush(self) -> None:
+        self.target.flush()
 
 
 class Gate:
@@ -150,6 +187,9 @@ class Gate:
                 raise Aborted
         return self.target.get(abort)
 
+    def flush(self) -> None:
+        self.target.flush()
+
 
 class Sink:
     """Where finished elements go: stamps the completion time in the worker that finished it."""
@@ -164,6 +204,9 @@ class Sink:
             return
         idx, data, t_in = item
         self.target.put((idx, data, t_in, time.perf_counter_ns()), abort)
+
+    def flush(self) -> None:
+        self.target.flush()
 
 
 def process_context(method: str | None = None) -> Any:
