@@ -63,7 +63,10 @@ def test_nested_patterns_compute_what_a_sequential_run_computes(term):
     assert not _executor_threads()
 
 
-@pytest.mark.parametrize("term, workers", [("pipe(inc, tpool_2(qsort))", 3), ("tpool_2(pipe(inc, qsort))", 4)])
+@pytest.mark.parametrize("term, workers", [("pipe(inc, tpool_2(qsort))", 3), ("tpool_2(pipe(inc, qsort))", 4),
+                                           # the first pool's workers end while the second's still run
+                                           ("seq(tpool_2(inc), tpool_2(qsort))", 4),
+                                           ("tpool_2(seq(pipe(inc, nop), qsort))", 6)])
 def test_process_workers_compute_the_same(term, workers):
     elements = _elements(k=8)
     expected = _sequential(term, elements)

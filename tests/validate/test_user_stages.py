@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,12 @@ STAGES = Path(__file__).resolve().parents[2] / "examples" / "stages"
 
 
 @pytest.fixture
-def in_stages(monkeypatch):
-    monkeypatch.chdir(STAGES)
+def in_stages(monkeypatch, tmp_path_factory):
+    """A fresh copy of the example's folder as the working directory: validate keeps its
+    checkpoints there, and a run must not resume one left by an earlier run."""
+    folder = tmp_path_factory.mktemp("stages")
+    shutil.copy(STAGES / "user_stages.py", folder)
+    monkeypatch.chdir(folder)
 
 
 def test_tasks_are_read_as_name_module_function(in_stages):

@@ -320,6 +320,11 @@ class _Processes:
     def alive(self) -> int:
         return sum(p.is_alive() for p in self.workers)
 
+    def crashed(self) -> int:
+        """Workers that ended abnormally (killed, or exited with an error); a stage of a
+        ``seq`` that has handed on its whole stream ends normally before the run does."""
+        return sum(p.exitcode not in (None, 0) for p in self.workers)
+
 
 def _launch(node: Node, inq: Any, outq: Any, backend: Any, capacity: int, common: tuple) -> None:
     if isinstance(node, Stage):
@@ -519,7 +524,7 @@ def _collect(sink_q: Any, done: Any, watch: _Watch, backend: Any, count: int,
             item = sink_q.poll(0.05)
         except queue.Empty:
             watch.check()
-            if not watch.threads and backend.alive() < count and not done.is_set():
+            if not watch.threads and backend.crashed() and not done.is_set():
                 watch.fail("a worker process died")
             continue
         if is_end(item):
