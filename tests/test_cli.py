@@ -220,10 +220,12 @@ def test_demo_measures_fits_composes_and_plots(tmp_path):
 
 
 def test_paper_table1_quick_one_task(tmp_path):
-    r = run("paper", "table1", "--quick", "--task", "map_small", "--out", str(tmp_path / "t1.json"))
+    # run where its checkpoints may stay (.perfcompose/ in the working directory)
+    r = run("paper", "table1", "--quick", "--task", "map_small", "--out", str(tmp_path / "t1.json"), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "map_small" in r.stdout and "(std)" in r.stdout
     assert (tmp_path / "t1_map_small.json").exists()
+    assert (tmp_path / ".perfcompose" / "table1_map_small_quick.checkpoint.jsonl").exists()
 
 
 def test_validate_prints_the_table_and_writes_one_record_per_configuration(tmp_path):
