@@ -442,7 +442,7 @@ def run_term(term: Term | str, elements: Sequence[Any],
         for i, data in enumerate(elements):
             source.put((i, data, 0), abort)
         source.put(END, abort)
-        got = _collect(sink_q, done, watch, backend, count, (started, finished),
+        got = _collect(sink_q, done, watch, backend, (started, finished),
                        outputs if keep_outputs else None)
         if got != n:
             raise RuntimeTermError(f"{n - got} of {n} elements were lost on the way")
@@ -510,7 +510,7 @@ def _wait_ready(ready: Any, count: int, watch: _Watch, backend: Any) -> None:
                     watch.fail("a worker died before the run started")
 
 
-def _collect(sink_q: Any, done: Any, watch: _Watch, backend: Any, count: int,
+def _collect(sink_q: Any, done: Any, watch: _Watch, backend: Any,
              times: tuple[np.ndarray, np.ndarray], outputs: list[Any] | None) -> int:
     """Take every element off the sink until the end mark, recording its times (and output);
     the number of elements that arrived."""

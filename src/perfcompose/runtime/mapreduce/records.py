@@ -99,7 +99,7 @@ def phase_times(acts: list[Activity]) -> PhaseTimes:
     last = final.stop - final.start if final else 0.0
     return PhaseTimes(map=end_map - start, shuffle=shuffle, reduce=max(end - end_map - shuffle, last),
                       map_busy=sum(a.stop - a.start for a in by["map"]),
-                      reduce_busy=sum(a.stop - a.start for a in by["reduce"] if a.action == "compute"),
+                      reduce_busy=sum(a.stop - a.start for a in computed),
                       transfer_busy=sum(a.stop - a.start for a in transfers))
 
 
