@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from extrap_targets import rows  # noqa: E402
+from extrap_targets import median, rows  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 EXTRAP_PYTHON = HERE.parent / ".venv-extrap" / "bin" / "python"
@@ -78,10 +78,6 @@ def columns(anchor: list[Record], cand: list[Record]) -> dict[str, np.ndarray]:
             "cpu_c": np.array([float(c["fit_cpu_seconds"] or 0) for _, c in pairs])}
 
 
-def nearest_rank_median(v: np.ndarray) -> float:
-    return float(np.sort(v)[(len(v) + 1) // 2 - 1])
-
-
 def figures(t: dict[str, np.ndarray], rows_: np.ndarray | None = None) -> dict[str, float]:
     """The figures compare_extrap.sh's goals are stated in, over the data sets ``rows_`` (all by default)."""
     if rows_ is not None:
@@ -92,8 +88,8 @@ def figures(t: dict[str, np.ndarray], rows_: np.ndarray | None = None) -> dict[s
         out[f"lead{n}"] = 100 * (t["lead_c"][m].mean() - t["lead_a"][m].mean())
         for noise in NOISE:
             z = m & (t["noise"] == noise)
-            out[f"a{n}_{noise}"] = nearest_rank_median(t["err_a"][z])
-            out[f"c{n}_{noise}"] = nearest_rank_median(t["err_c"][z])
+            out[f"a{n}_{noise}"] = median(t["err_a"][z])
+            out[f"c{n}_{noise}"] = median(t["err_c"][z])
         out[f"speed{n}"] = t["cpu_a"][m].sum() / max(t["cpu_c"][m].sum(), 1e-12)
     out["over_a"] = float(np.sum(t["err_a"] > 1.0))
     out["over_c"] = float(np.sum(t["err_c"] > 1.0))
