@@ -469,8 +469,9 @@ class Model:
     @cached_property
     def _compiled(self) -> Callable[..., Any]:
         syms = [symbol(p) for p in self.params]
-        # no docstring: printing the expression into it costs more than generating the code
-        return sp.lambdify(syms, self.expr, modules="numpy", docstring_limit=0)
+        # no docstring: printing the expression into it costs more than generating the code;
+        # the module itself, not "numpy": the name makes SymPy import every NumPy submodule
+        return sp.lambdify(syms, self.expr, modules=[np], docstring_limit=0)
 
     def __call__(self, **values: Any) -> Any:
         """Evaluate at the given parameter values (scalars or arrays, broadcast together)."""

@@ -163,7 +163,7 @@ def _lambdify(parameters: Sequence[str], exprs: Sequence[sp.Expr]) -> Callable[.
 
     from perfcompose.model import symbol
 
-    return sp.lambdify([symbol(n) for n in parameters], list(exprs), modules="numpy")
+    return sp.lambdify([symbol(n) for n in parameters], list(exprs), modules=[np])
 
 
 def _expression_entries(doc: Any) -> list[tuple[int, int, JsonPath]]:

@@ -134,7 +134,7 @@ class Evaluator:
         lo_f, hi_f = self.scalar(lo), self.scalar(hi)
         if is_closed(inner):
             syms = [s for s in _sorted_symbols(inner) if s != idx]
-            f = sp.lambdify([idx, *syms], inner, modules=["numpy"])
+            f = sp.lambdify([idx, *syms], inner, modules=[np])
             reduce = {"sum": np.sum, "max": np.max, "min": np.min}[kind]
 
             def vectorised(env: Env) -> float:
