@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from perfcompose.pamela.dataparallel import RunError, block, cyclic, owned, owner, run
+from perfcompose.pamela.dataparallel import RunError, block, cyclic, local, owned, owner, replicated, run
 
 CHECK = '''
 import numpy as np
@@ -54,6 +54,13 @@ def test_layouts_partition_every_index_once():
             seen = sorted(i for p in range(P) for i in owned(n, layout, p, P))
             assert seen == list(range(n))
             assert all(owner(i, n, layout, P) == p for p in range(P) for i in owned(n, layout, p, P))
+
+
+def test_the_local_position_of_an_index_is_its_place_among_its_owners_indices():
+    for n, P in ((10, 3), (8, 2), (5, 8), (7, 1)):
+        for layout in (block(0), cyclic(1), replicated()):
+            for i in range(n):
+                assert local(i, n, layout, P) == owned(n, layout, owner(i, n, layout, P), P).index(i)
 
 
 PINNED = '''

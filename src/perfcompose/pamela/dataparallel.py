@@ -32,8 +32,8 @@ from typing import Any, Literal
 
 from perfcompose.choices import Clock
 
-__all__ = ["Clock", "RunError", "Layout", "block", "cyclic", "replicated", "Machine", "run", "run_alternatives",
-           "run_lines", "load_program", "pairwise_links", "pin_to_core", "SINGLE_THREAD_ENV",
+__all__ = ["Clock", "RunError", "Layout", "block", "cyclic", "replicated", "local", "Machine", "run",
+           "run_alternatives", "run_lines", "load_program", "pairwise_links", "pin_to_core", "SINGLE_THREAD_ENV",
            "STEADY_MEMORY_ENV"]
 
 #: environment that keeps NumPy's BLAS on one thread per worker (set before NumPy is imported)
@@ -102,6 +102,16 @@ def owner(i: int, n: int, layout: Layout, P: int) -> int:
     if layout.kind == "cyclic":
         return i % P
     return i // math.ceil(n / P)
+
+
+def local(i: int, n: int, layout: Layout, P: int) -> int:
+    """The position of global index ``i`` among those its owner holds (``owned(...).index(i)`` on
+    :func:`owner`'s processor, without building the range)."""
+    if layout.kind == "replicated":
+        return i
+    if layout.kind == "cyclic":
+        return i // P
+    return i % math.ceil(n / P)
 
 
 class _Dist:
@@ -198,16 +208,16 @@ class Machine:
         """Slice ``i`` of the distributed axis of ``a`` (a row of a row-distributed matrix, a column
         of a column-distributed one), sent by its owner to every processor."""
         d = self._dist(a)
-        root = owner(i, d.shape[d.layout.axis], d.layout, self.P)
-        if self.p == root:
-            local = owned(d.shape[d.layout.axis], d.layout, self.p, self.P).index(i)
-            x = a[local] if d.layout.axis == 0 else a[:, local]
-            x = x.copy()
-            for q in range(self.P):
-                if q != root:
-                    self._send(q, x)
-            return x
-        return self._recv(root)
+        n = d.shape[d.layout.axis]
+        root = owner(i, n, d.layout, self.P)
+        if self.p != root:
+            return self._recv(root)
+        k = local(i, n, d.layout, self.P)
+        x = (a[k] if d.layout.axis == 0 else a[:, k]).copy()
+        for q in range(self.P):
+            if q != root:
+                self._send(q, x)
+        return x
 
     def allgather(self, x, axis: int = 0):
         """Every processor's ``x``, joined along ``axis`` in processor order, on every processor."""
