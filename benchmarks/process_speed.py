@@ -7,8 +7,12 @@ whose anchor cannot run here (LogGOPSim not built, Extra-P not installed) say wh
 perfcompose. Where there is no anchor program, a floor is shown instead: the interpreter alone
 for ``--help``, the interpreter importing SymPy for a command that builds a symbolic model.
 
-    python benchmarks/process_speed.py [--repeat 5] [--only help,compose,pamela,loggp,fit]
-        [--loggopsim PATH/TO/LogGOPSim] [--extrap .venv-extrap/bin/python]
+    python benchmarks/process_speed.py [--repeat 5] [--only help,compose,pamela,fit]
+        [--extrap .venv-extrap/bin/extrap]
+
+The ``fit`` rows fit an Extra-P text file (one parameter, 5 points of 5 repetitions, and two
+parameters on a 5 x 5 grid, written here) with ``perfcompose fit`` and with Extra-P's own command
+line (``extrap --text``); LogGP's whole-process rows are in ``loggp_process.py``.
 """
 from __future__ import annotations
 
@@ -123,13 +127,46 @@ def pamela_rows() -> list[Row]:
                 skip or "paper: 120 µs per evaluation, quoted", "≤ 0.5 s", skip=skip)]
 
 
+def _experiment_files(folder: Path) -> list[tuple[str, Path]]:
+    """Extra-P text files of a one- and a two-parameter experiment with 5 % noise."""
+    import numpy as np
+
+    from perfcompose.data import Experiment, save
+
+    rng = np.random.default_rng(7)
+    one = [((x,), 3 + 0.2 * x ** 2 * (1 + 0.05 * rng.standard_normal(5))) for x in (4, 8, 16, 32, 64)]
+    two = [((p, n), 1 + 0.5 * p * np.log2(p) * n * (1 + 0.05 * rng.standard_normal(5)))
+           for p in (4, 8, 16, 32, 64) for n in (10, 20, 40, 80, 160)]
+    out = []
+    for name, params, points in (("one parameter", ["x"], one), ("two parameters", ["p", "n"], two)):
+        path = folder / f"{name.replace(' ', '_')}.txt"
+        save(Experiment.single(params, points, region="kernel"), path, "extrap-text")
+        out.append((name, path))
+    return out
+
+
+def fit_rows(extrap: str, folder: Path) -> list[Row]:
+    found = Path(extrap).exists()
+    skip = "" if found else f"Extra-P not found at {extrap} (pip install extrap==4.2.5 there, or pass --extrap)"
+    return [Row(f"fit, Extra-P text, {name}", [*PERFCOMPOSE, "fit", str(path)],
+                [extrap, "--text", str(path)] if found else None, "Extra-P 4.2.5: extrap --text", "ratio ≤ 1",
+                skip=skip)
+            for name, path in _experiment_files(folder)]
+
+
 def main() -> None:
+    import tempfile
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--only", default="help,compose,pamela", help="comma-separated row groups")
+    ap.add_argument("--only", default="help,compose,pamela,fit", help="comma-separated row groups")
+    ap.add_argument("--extrap", default=str(ROOT / ".venv-extrap" / "bin" / "extrap"),
+                    help="Extra-P's command line program (default: %(default)s)")
     args = ap.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="process_speed_"))
     groups: dict[str, Callable[[], list[Row]]] = {"help": help_rows, "compose": compose_rows,
-                                                  "pamela": pamela_rows}
+                                                  "pamela": pamela_rows,
+                                                  "fit": lambda: fit_rows(args.extrap, folder)}
     wanted = [g.strip() for g in args.only.split(",") if g.strip()]
     unknown = [g for g in wanted if g not in groups]
     if unknown:

@@ -3,8 +3,9 @@
 The public names are imported on first use (PEP 562), so that ``import perfcompose`` and the
 command line start without loading SymPy, NumPy or the executors they do not need.
 """
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from perfcompose.lazy_names import lazy_names
 
 __version__ = "0.1.0"
 
@@ -32,15 +33,4 @@ if TYPE_CHECKING:
     from perfcompose.runtime import run_mapreduce, run_term
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name from the module that holds it, on first use."""
-    module = _PUBLIC.get(name)
-    if module is None:
-        raise AttributeError(f"module 'perfcompose' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names("perfcompose", _PUBLIC, globals(), __all__)

@@ -27,6 +27,7 @@ from sympy.utilities.lambdify import implemented_function
 from perfcompose.choices import PipeRule
 from perfcompose.errors import ModelError, ModelSyntaxError
 from perfcompose.expression_reader import ExpressionRefused, nowhere_finite, read_srepr, read_text
+from perfcompose.pmnf_text import extrap_text, float_text
 from perfcompose.units import ROLES, conversion, merge_roles
 
 __all__ = ["Model", "Term", "Order", "symbol", "maximum", "compare_order"]
@@ -73,16 +74,11 @@ def _float64(expr: sp.Expr) -> sp.Expr:
     return expr.xreplace(floats) if floats else expr
 
 
-def _float_text(value: float) -> str:
-    text = repr(float(value))
-    return text
-
-
 class _PlainPrinter(StrPrinter):
     """SymPy's str printer with round-trip floats (shortest repr) and log2(x)."""
 
     def _print_Float(self, expr: sp.Float) -> str:  # noqa: N802 (SymPy's naming)
-        return _float_text(float(expr))
+        return float_text(float(expr))
 
 
 class _ExtrapPrinter(_PlainPrinter):
@@ -291,21 +287,6 @@ class Term:
         return (Fraction(0), Fraction(0))
 
 
-
-
-def _fmt_fraction(f: Fraction) -> str:
-    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
-
-
-def pmnf_factors(name: str, i: Fraction, j: Fraction) -> list[str]:
-    """The factors ``name^(i)`` and ``log2(name)^(j)`` of a PMNF term as Extra-P writes them
-    (a factor whose exponent is 0 is left out)."""
-    out = []
-    if i:
-        out.append(f"{name}^({_fmt_fraction(Fraction(i))})")
-    if j:
-        out.append(f"log2({name})^({_fmt_fraction(Fraction(j))})")
-    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -632,20 +613,12 @@ class Model:
 
         Coefficients are exact (shortest round-trip form) unless ``digits`` asks for fewer.
         """
-        num = _float_text if digits is None else (lambda v: f"{float(v):.{digits}g}")
         decomposed = self.terms()
         if decomposed is None:
             return _ExtrapPrinter({"order": "none"}).doprint(_display_form(self.expr))
         constant, terms = decomposed
-        pieces = [] if constant == 0.0 and terms else [num(constant)]
-        order = {p: k for k, p in enumerate(self.params)}
-        for term in terms:
-            implicit_one = term.coefficient == 1.0 and not self.expr.atoms(sp.Float)
-            factors = [] if implicit_one else [num(term.coefficient)]
-            for name, i, j in sorted(term.exponents, key=lambda e: order.get(e[0], len(order))):
-                factors += pmnf_factors(name, i, j)
-            pieces.append(" * ".join(factors))
-        return " + ".join(pieces)
+        return extrap_text(constant, [(t.coefficient, t.exponents) for t in terms], self.params, digits,
+                           implicit_one=not self.expr.atoms(sp.Float))
 
     def to_latex(self) -> str:
         """LaTeX for papers and notebooks (coefficients to 6 significant digits)."""

@@ -13,21 +13,21 @@ from perfcompose.commands.common import Table, bar_after, console, err_console, 
 
 def _fit_all(exp: Any, pmnf: Any, segmented: bool, metric: str | None, region: str | None) -> list[Any]:
     """The fit results of the chosen series: single models, or two-piece ones where clearly better."""
-    from perfcompose.fit import SegmentedFitter
-
     with bar_after(progress()) as step:
         if segmented:
+            from perfcompose.fit import SegmentedFitter
+
             return list(SegmentedFitter(pmnf).fit(exp, metric=metric, region=region, progress=step).results_)
         return list(pmnf.fit(exp, metric=metric, region=region, progress=step).results_)
 
 
 def _text(result: Any, segmented: bool) -> str:
-    return result.describe() if segmented else result.model.to_extrap(digits=6)
+    return result.describe() if segmented else result.text(digits=6)
 
 
 def _table(results: list[Any], title: str, segmented: bool) -> Table:
     table = Table(title=title + (", two-piece where clearly better" if segmented else ""), title_justify="left")
-    units = sorted({r.model.unit or "no unit" for r in results})
+    units = sorted({r.unit or "no unit" for r in results})
     columns = [("region", "left"), ("metric", "left"), (f"model [{units[0]}]" if len(units) == 1 else "model", "left")]
     columns += [("breakpoint", "right")] if segmented else []
     columns += [("SMAPE %", "right"), ("adj. R²", "right"), ("CV error %", "right")]

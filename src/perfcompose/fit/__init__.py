@@ -6,23 +6,41 @@
 >>> round(float(LmPoly(3).fit([1, 2, 3, 4, 5], [1, 8, 27, 64, 125]).predict(6)), 9)
 216.0
 """
-from perfcompose.fit.advisor import Suggestion, advise, advise_series
-from perfcompose.fit.forecast import (
-    METHODS,
-    Choice,
-    Forecaster,
-    ForecastError,
-    Lm,
-    LmPoly,
-    Loess,
-    MeanOf,
-    Spline,
-    choose,
-    forecaster,
-)
-from perfcompose.fit.pmnf import Candidate, FitResult, PMNFFitter, fit
-from perfcompose.fit.segmented import SegmentedFit, SegmentedFitter, piecewise_model
+from typing import TYPE_CHECKING
+
+from perfcompose.lazy_names import lazy_names
+
+# Each public name and the module that holds it; imported on first use (PEP 562), so that
+# fitting a PMNF model loads neither SymPy (forecasts, two-piece models) nor SciPy.
+_PUBLIC: dict[str, str] = {
+    **dict.fromkeys(("Suggestion", "advise", "advise_series"), "perfcompose.fit.advisor"),
+    **dict.fromkeys(("METHODS", "Choice", "Forecaster", "ForecastError", "Lm", "LmPoly", "Loess", "MeanOf",
+                     "Spline", "choose", "forecaster"), "perfcompose.fit.forecast"),
+    **dict.fromkeys(("Candidate", "FitResult", "PMNFFitter", "fit"), "perfcompose.fit.pmnf"),
+    **dict.fromkeys(("SegmentedFit", "SegmentedFitter", "piecewise_model"), "perfcompose.fit.segmented"),
+}
 
 __all__ = ["PMNFFitter", "FitResult", "Candidate", "fit", "SegmentedFitter", "SegmentedFit", "piecewise_model",
            "advise", "advise_series", "Suggestion", "Forecaster", "Spline", "Loess", "LmPoly", "Lm",
            "MeanOf", "forecaster", "choose", "Choice", "ForecastError", "METHODS"]
+
+if TYPE_CHECKING:
+    from perfcompose.fit.advisor import Suggestion, advise, advise_series
+    from perfcompose.fit.forecast import (
+        METHODS,
+        Choice,
+        Forecaster,
+        ForecastError,
+        Lm,
+        LmPoly,
+        Loess,
+        MeanOf,
+        Spline,
+        choose,
+        forecaster,
+    )
+    from perfcompose.fit.pmnf import Candidate, FitResult, PMNFFitter, fit
+    from perfcompose.fit.segmented import SegmentedFit, SegmentedFitter, piecewise_model
+
+
+__getattr__, __dir__ = lazy_names("perfcompose.fit", _PUBLIC, globals(), __all__)

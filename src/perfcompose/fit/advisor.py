@@ -23,7 +23,7 @@ import numpy as np
 from perfcompose.data.experiment import Series
 from perfcompose.errors import FitError
 from perfcompose.fit.pmnf import Candidate, FitResult, PMNFFitter, predict
-from perfcompose.model import pmnf_factors
+from perfcompose.pmnf_text import pmnf_factors
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, lru_cache
 from statistics import NormalDist
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
@@ -40,7 +40,10 @@ from perfcompose.fit.hypotheses import (
 )
 from perfcompose.fit.quality import fit_statistics, low_fit_warnings
 from perfcompose.fit.scaling import falls_along
-from perfcompose.model import Model
+from perfcompose.pmnf_text import extrap_text
+
+if TYPE_CHECKING:
+    from perfcompose.model import Model
 
 # A hypothesis: the constant plus terms; a term maps each parameter index to its factor.
 TermShape = tuple[tuple[int, Factor], ...]
@@ -147,9 +150,19 @@ class FitResult:
     def model(self) -> Model:
         return _shape_model(self.params, self.chosen, self.unit, self.source, self.stats)
 
+    def text(self, digits: int | None = None) -> str:
+        """The chosen model in Extra-P's syntax, as ``model.to_extrap`` writes it, without
+        building the symbolic model (SymPy is not loaded)."""
+        c = self.chosen
+        terms = [(coef, [(self.params[k], f[0], f[1]) for k, f in shape])
+                 for coef, shape in zip(c.coefficients, c.hypothesis)]
+        return extrap_text(c.constant, terms, self.params, digits)
+
 
 def _shape_model(params: Sequence[str], c: Candidate, unit: str, source: str,
                  stats: Mapping[str, float]) -> Model:
+    from perfcompose.model import Model
+
     terms = []
     for coef, shape in zip(c.coefficients, c.hypothesis):
         terms.append((coef, {params[k]: f for k, f in shape}))

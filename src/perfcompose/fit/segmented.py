@@ -82,12 +82,16 @@ class SegmentedFit:
     def label(self) -> str:
         return f"{self.region}/{self.metric}" if self.region else self.metric
 
+    @property
+    def unit(self) -> str:
+        return self.single.unit
+
     def describe(self, digits: int = 6) -> str:
         """The model as text: the single model, or ``left  if x <= b;  right  otherwise``."""
         if not (self.segmented and self.left and self.right):
-            return self.single.model.to_extrap(digits=digits)
-        return (f"{self.left.model.to_extrap(digits=digits)}  if {self.parameter} <= {self.breakpoint:.6g};  "
-                f"{self.right.model.to_extrap(digits=digits)}  otherwise")
+            return self.single.text(digits)
+        return (f"{self.left.text(digits)}  if {self.parameter} <= {self.breakpoint:.6g};  "
+                f"{self.right.text(digits)}  otherwise")
 
 
 def piecewise_model(parameter: str, breakpoint: float, left: Model, right: Model, **meta: Any) -> Model:
