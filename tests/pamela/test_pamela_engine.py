@@ -17,16 +17,13 @@ from perfcompose.pamela.vangemund import PROGRAMS
 
 runner = CliRunner()
 
-#: a machine on which only NumPy calls cost (1 s each) and subscripts (1000 s each; a broadcast's
-#: root makes one of each)
+#: a machine on which only NumPy calls cost (1 s each) and subscripts (1000 s each)
 CALLS = MachineParameters(t_call=1, t_index=1000, t_ew=0, t_ews=0, t_ewm=0, t_ewc=0, t_copy=0, t_mxv=0, t_mxm=0,
-                          t_sort=0, t_merge=0, t_bcast=1001, t_bcopy=0, t_bcopys=0, t_msg=0, t_word=0, t_smsg=0,
-                          t_sword=0)
+                          t_sort=0, t_merge=0, t_msg=0, t_word=0, t_smsg=0, t_sword=0)
 #: a machine on which only element-wise work costs (1 s per element on a vector, 2 along a column,
-#: 4 on a block of parts of matrix rows, 8 on a block of whole rows; a broadcast column copied out,
-#: 2 per element), and messages
+#: 4 on a block of parts of matrix rows, 8 on a block of whole rows), and messages
 ELEMENTS = MachineParameters(t_call=0, t_index=0, t_ew=1, t_ews=2, t_ewm=4, t_ewc=8, t_copy=0, t_mxv=3, t_mxm=0,
-                             t_sort=0, t_merge=0, t_bcast=0, t_bcopy=0, t_bcopys=2, t_msg=100, t_word=1,
+                             t_sort=0, t_merge=0, t_msg=100, t_word=1,
                              t_smsg=100, t_sword=1)
 
 
@@ -74,7 +71,7 @@ def test_gauss_block_leaves_processors_idle_that_cyclic_keeps_busy(tmp_path):
 
 def test_a_cyclic_broadcast_puts_a_message_latency_on_every_step_a_block_one_pipelines(tmp_path):
     # only messages cost: a ping-pong's message 100 + n, a stream's nothing
-    latency = dataclasses.replace(CALLS, t_call=0, t_index=0, t_bcast=0, t_msg=100, t_word=1)
+    latency = dataclasses.replace(CALLS, t_call=0, t_index=0, t_msg=100, t_word=1)
     block, g = _model(tmp_path, (PROGRAMS / "gauss_block.py").read_text(), latency, "block")
     cyclic, h = _model(tmp_path, (PROGRAMS / "gauss_cyclic.py").read_text(), latency, "cyclic")
     assert "bcastc(N, 1)" in h.text and "bcastc" not in g.text
@@ -209,7 +206,7 @@ def program(dp, N):
 def test_gauss_block_columns_whole_rows_only_where_the_pivot_is_left_of_the_block(tmp_path):
     from perfcompose.pamela.dataparallel import block, owned
 
-    machine = dataclasses.replace(ELEMENTS, t_ew=0, t_ews=0, t_bcopys=0, t_msg=0, t_word=0, t_smsg=0, t_sword=0)
+    machine = dataclasses.replace(ELEMENTS, t_ew=0, t_ews=0, t_msg=0, t_word=0, t_smsg=0, t_sword=0)
     (tmp_path / "machine.pam").write_text(machine_text(machine))
     g = generate(PROGRAMS / "gauss_block.py")
     (tmp_path / "g.pam").write_text(g.text)

@@ -9,7 +9,7 @@ from perfcompose.pamela import compile_file
 from perfcompose.pamela.machine import MachineParameters, contended, machine_text
 
 ONE = MachineParameters(t_call=0, t_index=0, t_ew=1, t_ews=0, t_ewm=0, t_ewc=0, t_copy=0, t_mxv=0, t_mxm=0,
-                        t_sort=0, t_merge=0, t_bcast=0, t_bcopy=0, t_bcopys=0, t_msg=7, t_word=0, t_smsg=7, t_sword=0)
+                        t_sort=0, t_merge=0, t_msg=7, t_word=0, t_smsg=7, t_sword=0)
 
 
 def _t_ew(tmp_path, levels, P: int) -> float:
@@ -34,26 +34,3 @@ def test_costs_the_same_for_every_worker_count_are_written_once():
     assert "numeric t_msg = 7" in text and "t_msg_2" not in text
     assert "numeric t_ew_1 = 1" in text and "numeric t_ew_2 = 2" in text
     assert contended("t_x", [1]) == "t_x_1"
-
-
-def test_a_broadcast_charges_its_root_the_calibrated_call_and_copy_shared_over_the_roots(tmp_path):
-    machine = dataclasses.replace(ONE, t_ew=0, t_msg=0, t_smsg=0, t_bcast=5, t_bcopy=1, t_bcopys=3)
-    (tmp_path / "machine.pam").write_text(machine_text(machine))
-    (tmp_path / "m.pam").write_text('include "machine.pam"\nprocess main = bcast(10, 0) ; bcast(10, 1) ; '
-                                    'bcastc(10, 1)\n')
-    cm = compile_file(tmp_path / "m.pam")
-    row, column = 5 + 10 * 1, 5 + 10 * 3
-    assert cm.evaluate({"P": 1}).T == pytest.approx(row + 2 * column)
-    # every processor is the root of half the slices of a block axis; a cyclic one's chain pays all
-    assert cm.evaluate({"P": 2}).T == pytest.approx((row + column) / 2 + column)
-
-
-def test_the_broadcast_micro_benchmark_times_the_runtimes_own_call():
-    import numpy as np
-
-    from perfcompose.pamela.machine import _broadcast_kernels, _least_cpu
-
-    found = _broadcast_kernels((256, 512), 3, _least_cpu)
-    call = _least_cpu(lambda a, b: a * b, lambda n: (np.ones(n), np.ones(n)), [1], 3)[0]
-    assert found["t_bcast"] > call  # a copy and the runtime's own Python work around it
-    assert found["t_bcopys"] > found["t_bcopy"] > 0  # a column's elements lie a row apart

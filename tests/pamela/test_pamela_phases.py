@@ -23,8 +23,8 @@ def program(dp, N):
 def test_every_statement_is_predicted_and_timed(tmp_path):
     (tmp_path / "prog.py").write_text(PROGRAM)
     machine = MachineParameters(t_call=1e-6, t_index=1e-7, t_ew=1e-9, t_ews=1e-9, t_ewm=1e-9, t_ewc=1e-9,
-                                t_copy=1e-9, t_mxv=1e-9, t_mxm=1e-9, t_sort=1e-8, t_merge=1e-8, t_bcast=1e-6,
-                                t_bcopy=1e-9, t_bcopys=1e-9, t_msg=1e-5, t_word=1e-9, t_smsg=1e-5, t_sword=1e-9)
+                                t_copy=1e-9, t_mxv=1e-9, t_mxm=1e-9, t_sort=1e-8, t_merge=1e-8, t_msg=1e-5,
+                                t_word=1e-9, t_smsg=1e-5, t_sword=1e-9)
     (tmp_path / "machine.pam").write_text(machine_text(machine))
     found = phases(tmp_path / "prog.py", {"N": 4096}, 1, tmp_path / "machine.pam", clock="cpu")
     modelled = {ph.source: ph for ph in found if ph.modelled}

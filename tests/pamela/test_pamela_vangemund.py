@@ -12,8 +12,8 @@ from perfcompose.pamela.machine import MachineParameters, machine_text
 from perfcompose.pamela.vangemund import STUDIES, Case, Row, StudyResult, run_study
 
 MACHINE = MachineParameters(t_call=4e-7, t_index=1.5e-7, t_ew=5e-10, t_ews=5e-9, t_ewm=7e-10, t_ewc=6e-10, t_copy=5e-10,
-                            t_mxv=2e-10, t_mxm=1e-10, t_sort=5e-9, t_merge=5e-9, t_bcast=1e-6, t_bcopy=5e-10,
-                            t_bcopys=5e-9, t_msg=2e-5, t_word=3e-9, t_smsg=1e-5, t_sword=3e-9)
+                            t_mxv=2e-10, t_mxm=1e-10, t_sort=5e-9, t_merge=5e-9, t_msg=2e-5, t_word=3e-9,
+                            t_smsg=1e-5, t_sword=3e-9)
 
 
 def test_one_study_runs_for_real_at_a_tiny_size(tmp_path):

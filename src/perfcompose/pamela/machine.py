@@ -36,9 +36,6 @@ class MachineParameters:
     t_mxm: float     #: per multiply-add of a matrix-matrix product
     t_sort: float    #: per n log2 n of sorting n numbers
     t_merge: float   #: per n log2(k + 1) of merging k sorted runs of n numbers in all
-    t_bcast: float   #: the root's share of one broadcast (``dp.bcast``: the runtime's call) of a tiny slice
-    t_bcopy: float   #: per element of a row the root of a broadcast copies out
-    t_bcopys: float  #: per element of a column (strided) the root of a broadcast copies out
     t_msg: float     #: one message between two processes (start-up), answered before the next
     t_word: float    #: per 8-byte word of a message
     t_smsg: float    #: one message of a stream (sent without waiting for an answer): start-up
@@ -212,30 +209,6 @@ def _matrix_kernels(sides: Sequence[int], reps: int, measure, t_call: float, t_i
     return out
 
 
-def _broadcast_kernels(sides: Sequence[int], reps: int, measure, parts: int = 1) -> dict[str, float]:
-    """What the root of a broadcast pays in the runtime (``dp.bcast`` on one processor: the call,
-    finding the slice, copying it out; the messages are timed apart): per call, from slices of one
-    element, and per element of the rows and of the columns of one worker's part of square matrices
-    of the given sides, each call the next slice as a program's loop takes them."""
-    import itertools
-
-    from perfcompose.pamela.dataparallel import Machine, block
-
-    dp = Machine(0, 1, {})
-
-    def slices(shape: tuple[int, int], axis: int):
-        a = dp.array(shape, block(axis))
-        return a, itertools.cycle(range(a.shape[axis]))
-
-    def bcast(a, order) -> None:
-        dp.bcast(a, next(order))
-
-    start = measure(bcast, lambda n: slices((64, 1), 0), [1], reps)[0]
-    rows = measure(bcast, lambda n: slices((max(1, n // parts), n), 0), sides, reps)
-    columns = measure(bcast, lambda n: slices((n, max(1, n // parts)), 1), sides, reps)
-    return {"t_bcast": start, "t_bcopy": _slope(sides, rows, start), "t_bcopys": _slope(sides, columns, start)}
-
-
 def _synchronised(measure, sync):
     """``measure``, one size at a time, every worker starting each size together (``sync``)."""
     def run(fn, setup, sizes: Sequence[int], reps: int) -> list[float]:
@@ -258,7 +231,6 @@ def _compute_kernels(sizes: Sequence[int], sides: Sequence[int], column_sides: S
     out = _vector_kernels(sizes, reps, measure)
     out.update(_matrix_kernels(sides, reps, measure, out["t_call"], out["t_index"], parts))
     out["t_ews"] = _column_kernel(column_sides, reps, measure, out["t_call"], out["t_index"], parts)
-    out.update(_broadcast_kernels(sides, reps, measure, parts))
     return out
 
 
@@ -404,11 +376,11 @@ numeric msg(n) = t_msg + n * t_word
 % a slice of n words (c = 1: a column of a row-major array) copied out by its root, which sends
 % it to the P - 1 others without waiting: a message of a stream. Every processor is the root of
 % 1 / P of the slices: it pays 1 / P of a copy per broadcast.
-process bcast(n, c) = delay((t_bcast + n * (t_bcopy + c * (t_bcopys - t_bcopy))) / P
+process bcast(n, c) = delay((t_call + t_index + n * (t_copy + c * (t_ews - t_copy))) / P
                             + (P - 1) * (t_smsg + n * t_sword))
 % the slices of a cyclic axis have their roots in turn: the root of the next slice sends it when
 % done with this one, so every processor waits each step for the copy and one message at a time
-process bcastc(n, c) = delay(t_bcast + n * (t_bcopy + c * (t_bcopys - t_bcopy)) + (P - 1) * msg(n))
+process bcastc(n, c) = delay(t_call + t_index + n * (t_copy + c * (t_ews - t_copy)) + (P - 1) * msg(n))
 process allgather(n) = delay((P - 1) * 2 * msg(n) + t_call + P * n * t_copy)
 process alltoall(n) = if (P > 1) delay((P - 1) * 2 * msg(n / P) + t_call + n * t_copy)
 % the same global array in blocks along another axis: parts copied out, exchanged, joined
@@ -423,8 +395,6 @@ _NOTES = {
     "t_copy": "per element copied", "t_mxv": "per multiply-add, vector-matrix",
     "t_mxm": "per multiply-add, matrix-matrix", "t_sort": "per n log2 n, sort",
     "t_merge": "per n log2(k + 1), merge of k sorted runs", "t_msg": "one message (start-up)",
-    "t_bcast": "one broadcast at its root, a tiny slice", "t_bcopy": "per element of a row broadcast, at its root",
-    "t_bcopys": "per element of a column broadcast, at its root",
     "t_word": "per 8-byte word of a message",
     "t_smsg": "one message of a stream (start-up)", "t_sword": "per 8-byte word of a message of a stream"}
 
