@@ -629,6 +629,18 @@ def test_pointwise_maximum_equals_numpy_maximum_at_sample_points():
     assert maximum(qsort, nop)(x=2.0) < m(x=2.0) == 5422.97
 
 
+
+def test_pointwise_maximum_drops_only_stages_proven_smaller_and_equals_sympy_max():
+    a, b, c = Model.parse("2*x"), Model.parse("3*x"), Model.parse("258.5*x*log2(x)")
+    nop = Model.parse("5422.97")
+    assert maximum(a, b, how="pointwise").expr == b.expr  # 3x >= 2x for every x > 0
+    three = maximum(maximum(a, c, how="pointwise"), nop, how="pointwise")
+    assert isinstance(three.expr, sp.Max) and set(three.expr.args) == {a.expr, c.expr, nop.expr}
+    assert three.expr == sp.Max(a.expr, c.expr, nop.expr)  # what SymPy's own Max makes of them
+    assert maximum(three, b, how="pointwise").expr == sp.Max(b.expr, c.expr, nop.expr)
+    xs = np.array([1.0, 4.0, 1e3, 1e6])
+    np.testing.assert_allclose(three(x=xs), np.maximum.reduce([a(x=xs), c(x=xs), np.full_like(xs, 5422.97)]))
+
 def test_maximum_rejects_unknown_mode():
     with pytest.raises(ModelError, match="choose 'asymptotic' or 'pointwise'"):
         maximum(Model.parse("x"), Model.parse("x"), how="largest")

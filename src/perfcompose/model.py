@@ -15,7 +15,7 @@ import tokenize
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -58,8 +58,11 @@ class _Log2(sp.Function):
 _Log2.__name__ = "log2"  # prints as log2(...)
 
 
+@lru_cache(maxsize=1024)
 def _display_form(expr: sp.Expr) -> sp.Expr:
-    """Rewrite log(a)/log(2) as log2(a) so that PMNF terms read as they are written."""
+    """Rewrite log(a)/log(2) as log2(a) so that PMNF terms read as they are written (kept for
+    the expressions printed last: a command prints a model's label many times, and rebuilding
+    a ``Max`` lets SymPy compare its arguments again)."""
     return expr.replace(lambda e: isinstance(e, sp.log) and e.args[0] != 2,
                         lambda e: sp.log(2) * _Log2(e.args[0]))
 
@@ -710,6 +713,26 @@ def _from_srepr(text: str) -> sp.Expr:
     return expr
 
 
+def _max_expr(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    """``Max(a, b)`` (nested maxima flattened), an argument dropped where the assumptions prove
+    another at least as large. SymPy's own ``Max`` also searches factorings of every pair it
+    cannot order, most of the time a pipeline's model takes to build; the value is the same."""
+    args: list[sp.Expr] = []
+    for e in (a, b):
+        args.extend(e.args if isinstance(e, sp.Max) else (e,))
+    kept: list[sp.Expr] = []
+    for e in args:
+        if any(_at_least(k, e) for k in kept):
+            continue
+        kept = [k for k in kept if not _at_least(e, k)] + [e]
+    return kept[0] if len(kept) == 1 else sp.Max(*kept, evaluate=False)
+
+
+def _at_least(a: sp.Expr, b: sp.Expr) -> bool:
+    """True where ``a >= b`` for every positive value of the parameters, as the assumptions show."""
+    return a == b or bool((a - b).is_nonnegative)
+
+
 def maximum(a: Model, b: Model, how: PipeRule = "asymptotic",
             param: str | None = None, fixed: Iterable[str] | None = None) -> Model:
     """The larger of two models.
@@ -732,7 +755,7 @@ def maximum(a: Model, b: Model, how: PipeRule = "asymptotic",
         if a.unit != b.unit:
             b = b.in_unit(a.unit)
         roles = merge_roles(a.roles, b.roles, first_name=a.label, second_name=b.label)
-        return Model(sp.Max(a.expr, b.expr), params=a.params + b.params, unit=a.unit, roles=roles)
+        return Model(_max_expr(a.expr, b.expr), params=a.params + b.params, unit=a.unit, roles=roles)
     if how != "asymptotic":
         raise ModelError(f"maximum(how={how!r}): choose 'asymptotic' or 'pointwise'")
     try:
