@@ -114,8 +114,15 @@ def help_rows() -> list[Row]:
 
 def compose_rows() -> list[Row]:
     small = [*PERFCOMPOSE, "compose", "tpool_4(qsort)", "-c", "qsort=1034.17*x*log2(x)", "--unit", "ns"]
-    return [Row("compose tpool_4(qsort), one component", small, [PYTHON, "-c", "import sympy"],
-                "floor: the interpreter importing SymPy", "≤ 0.25 s")]
+    design = [*PERFCOMPOSE, "predict", str(ROOT / "examples" / "designs" / "pipeline.toml")]
+    explore = [*PERFCOMPOSE, "explore", "-c", "a=2*x", "-c", "b=3*x*log2(x)", "-c", "c=500", "--threads", "4",
+               "pipe(a,b,c)"]
+    floor = [PYTHON, "-c", "import sympy"]
+    return [Row("compose tpool_4(qsort), one component", small, floor,
+                "floor: the interpreter importing SymPy", "≤ 0.25 s"),
+            Row("predict pipe(tpool_4(qsort), inc, nop), 5 sizes", design, floor,
+                "floor: the interpreter importing SymPy", ""),
+            Row("explore pipe(a,b,c), 4 threads", explore, floor, "floor: the interpreter importing SymPy", "")]
 
 
 def pamela_rows() -> list[Row]:
