@@ -62,7 +62,7 @@ class TermSyntaxError(InputError):
 
 @lru_cache(maxsize=1)
 def _parser() -> lark.Lark:
-    return lark.Lark(_GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+    return lark.Lark(_GRAMMAR, parser="lalr", propagate_positions=True, maybe_placeholders=False, cache=True)
 
 
 class _Reader:
