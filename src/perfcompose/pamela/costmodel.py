@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import sympy as sp
 
@@ -27,8 +27,10 @@ from perfcompose.pamela.normalise import NormalForm, normalise
 from perfcompose.pamela.parser import load, parse
 from perfcompose.pamela.printing import decimal_form, pamela_text
 from perfcompose.pamela.simplify import simplify, simplify_vector
-from perfcompose.pamela.simulate import Distribution, Simulation, simulate_process
 from perfcompose.pamela.syntax import PamelaError, Program
+
+if TYPE_CHECKING:  # the simulator compiles with Numba: loaded when a model is simulated
+    from perfcompose.pamela.simulate import Distribution, Simulation
 
 __all__ = [
     "RECORD_FORMAT",
@@ -163,6 +165,8 @@ class CostModel:
                 raise PamelaError(f"no value for parameter{'s' if len(needed) > 1 else ''} {', '.join(needed)}",
                                   path=self.program.path,
                                   hint="give every parameter a value, e.g. " + " ".join(f"{m}=100" for m in needed))
+        from perfcompose.pamela.simulate import simulate_process
+
         return simulate_process(self.normal, vals, process=name, distribution=distribution, seed=seed)
 
     def mva(self, values: Mapping[str, float], name: str = "main") -> float | None:
