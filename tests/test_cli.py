@@ -149,6 +149,18 @@ def test_compose_prints_the_model_on_its_first_line():
     assert json.loads("\n".join(lines[1:]))["unit"] == "ns"
 
 
+def test_compose_at_shows_the_model_its_prediction_comes_from_when_workers_outnumber_cores():
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    r = run("compose", "tpool_256(qsort)", *PAPER, "--at", "x=65536")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].endswith("*x*log2(x)")  # the design: 256 workers, each on its own core
+    assert float(lines[0].split("*")[0]) == pytest.approx(1034.17 / 256)
+    assert lines[2].startswith("with the workers sharing this machine's cores: Max(")
+    value = float(lines[3].split(":")[1].split()[0])
+    assert value == pytest.approx(1034.17 * 65536 * 16 / cores, rel=1e-5)
+
+
 def test_compose_fits_a_component_from_measurements():
     r = run("compose", "pipe(tpool_2(qsort), inc)", "-c", f"qsort={EXAMPLES / 'tasks.csv'}:qsort",
             "-c", f"inc={EXAMPLES / 'tasks.csv'}:inc")

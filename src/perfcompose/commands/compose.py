@@ -43,7 +43,10 @@ def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool
     else:
         print(f"order in x: {order_text(model)}; unit: {model.unit or 'none'}")
     if at:
-        for line in _intervals.point_lines(_intervals.prediction(composer, parsed), _intervals.parse_points(at)):
+        machine = _intervals.prediction(composer, parsed)
+        if str(machine) != str(model):
+            print(f"with the workers sharing this machine's cores: {machine}")
+        for line in _intervals.point_lines(machine, _intervals.parse_points(at)):
             print(line)
     for choice in composer.pipe_choices(parsed):
         if choice.both:
