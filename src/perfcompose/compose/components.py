@@ -149,7 +149,7 @@ def _record_model(doc: Any, name: str, region: str | None, path: Path) -> Model 
     if fmt == SKELETON_FORMAT:
         from perfcompose.skeleton.source import SkeletonSource
 
-        return _skeleton_roles(SkeletonSource.from_record(doc, path).model(name))
+        return _skeleton_roles(SkeletonSource.from_record(doc, path).model(name, interval=True))
     if isinstance(doc, Mapping) and fmt is None and "P" in doc and "steps" in doc:
         raise ComponentError(f"component '{name}': {path} is a LogGP program; its model needs the LogGP parameters",
                              path=path,
@@ -338,7 +338,7 @@ def _skeleton(t: _Table) -> Model:
                "poly_degree": t.get("degree", int, 3), "strategy": t.get("strategy", str, "known"),
                "training": t.get("training", int, 1), "train": t.get("train", str, None)}
     source = SkeletonSource.from_file(t.path("skeleton"), skeleton=kind, **options)
-    return _skeleton_roles(source.model(t.name))
+    return _skeleton_roles(source.model(t.name, interval=True))
 
 
 def _measured(t: _Table) -> Model:

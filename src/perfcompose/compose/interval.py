@@ -6,7 +6,7 @@ returns member ``b`` of the component on row ``b``. The program is composed once
 leaves by the same operators (seq, pipe, tpool, mapreduce, the calibrated operators, any
 :class:`~perfcompose.compose.operators.Composer`), so one evaluation of the composed expression
 yields every member of the composition, and the interval is read off them by percentiles. A
-component without an ensemble (a PAMELA bound, a LogGP simulation, a skeleton forecast) is exact:
+component without an ensemble (a PAMELA bound, a LogGP simulation, a typed expression) is exact:
 it is the same on every row and adds no width.
 
 Members of different components are drawn independently (their measurements are); a study that

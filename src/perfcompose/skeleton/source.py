@@ -184,13 +184,27 @@ class SkeletonSource:
         if bad_n.any():
             raise ModelError(f"{self._name}(n, p): n = {n[bad_n].flat[0]:g} is not a positive input size")
 
-    def model(self, name: str | None = None) -> Model:
-        """T(n, p) as a numeric Model over ``("n", "p")``; the same name gives the same Model."""
+    def model(self, name: str | None = None, *, interval: bool = False) -> Model:
+        """T(n, p) as a numeric Model over ``("n", "p")``; the same name gives the same Model.
+
+        With ``interval`` the model carries jackknife+ members (see
+        :mod:`perfcompose.skeleton.jackknife`), so that a prediction composed from it has a width.
+        """
         name = _check_name(name or self._name)
         if name not in self._models:
             self._models[name] = Model.numeric(name, self.evaluate, ("n", "p"), unit=self._unit,
                                                source=self.source)
-        return self._models[name]
+        model = self._models[name]
+        if not interval:
+            return model
+        from perfcompose.skeleton.jackknife import jackknife_ensemble
+
+        ensemble = jackknife_ensemble(self, model, name)
+        return model if ensemble is None else model.with_meta(ensemble=ensemble)
+
+    def on(self, table: RuntimeTable) -> SkeletonSource:
+        """The same forecaster (skeleton, options, name, unit) on another table."""
+        return SkeletonSource(table, self._skeleton, name=self._name, unit=self._unit, **self._options.as_dict())
 
     # -- the record -----------------------------------------------------------------------------
 

@@ -1,0 +1,67 @@
+"""How sure a skeleton forecast is: jackknife+ members from the runtime table's hold-out errors.
+
+A runtime table holds one time per (n, p) and no repetitions, so there is no noise to resample.
+Whole columns are left out in turn instead: every time at one n (the sequential one included),
+then every time at one p. The forecaster rebuilt on the rest forecasts the times left out, as it
+would forecast a size or a PE count never measured; each such forecast's error, on a log scale,
+is laid around the rebuilt forecaster's prediction (:class:`~perfcompose.ensemble.JackknifeEnsemble`).
+Leaving out a column at the edge of the table makes the rest extrapolate one step, so the
+members see how the methods extrapolate, not only how they interpolate; far beyond the measured
+range the interval still reflects errors one step out.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from perfcompose.ensemble import JackknifeEnsemble
+from perfcompose.errors import PerfcomposeError
+from perfcompose.skeleton.table import SEQ, RuntimeTable
+
+if TYPE_CHECKING:
+    from perfcompose.model import Model
+    from perfcompose.skeleton.source import SkeletonSource
+
+
+def column_groups(table: RuntimeTable) -> list[list[tuple[float, int]]]:
+    """The measurements at each n (sequential time included), then at each p."""
+    keys = sorted(table.times)
+    return [[k for k in keys if k[0] == n] for n in table.ns] + [[k for k in keys if k[1] == p] for p in table.ps]
+
+
+def table_without(table: RuntimeTable, keys: Sequence[tuple[float, int]]) -> RuntimeTable:
+    """``table`` without the measurements at ``keys``."""
+    drop = set(keys)
+    return RuntimeTable({k: v for k, v in table.times.items() if k not in drop},
+                        {k: v for k, v in table.texts.items() if k not in drop}, table.source)
+
+
+def jackknife_ensemble(source: SkeletonSource, central: Model, name: str) -> JackknifeEnsemble | None:
+    """The jackknife+ members of ``central`` (``source``'s model, named ``name``), or None when
+    fewer than 2 left-out times can be forecast from the rest."""
+    basis: list[Model] = []
+    spread: list[float] = []
+    for k, group in enumerate(column_groups(source.table)):
+        try:
+            rest = source.on(table_without(source.table, group))
+        except PerfcomposeError:
+            continue  # what is left cannot be forecast from
+        model = None
+        for n, p in group:
+            if p == SEQ:
+                continue
+            try:
+                forecast = rest.estimate(n, p).value
+            except PerfcomposeError:
+                continue  # the rest cannot forecast this time: it says nothing about the error
+            if not (forecast > 0 and math.isfinite(forecast)):
+                continue
+            model = model or rest.model(f"{name}_without_{k}")
+            basis.append(model)
+            spread.append(abs(math.log(source.table.times[(n, p)] / forecast)))
+    if len(basis) < 2:
+        return None
+    return JackknifeEnsemble(central, tuple(basis), np.array(spread))
