@@ -83,3 +83,12 @@ def test_a_design_component_takes_the_window_and_strategy(tmp_path):
     direct = SkeletonSource.from_file(CASES / "lbm.csv", method_a="lm-poly", train="p<=196608")
     assert model(x=262144) == pytest.approx(direct.estimate(1, 262144).value, rel=1e-12)
     assert direct.estimate(1, 262144).error == pytest.approx(-0.011, abs=0.0005)
+
+
+def test_forecast_prints_a_jackknife_interval_around_the_value():
+    r = forecast(str(CASES / "gauss.csv"), "--at", "n=150,p=7", "--no-plot")
+    assert r.exit_code == 0, r.output
+    first = r.output.splitlines()[0]
+    value = float(first.split("=")[1].split()[0])
+    lo, hi = (float(v) for v in first.split("[")[1].split("]")[0].split(","))
+    assert lo < value < hi and "90 % jackknife+ interval" in first

@@ -78,3 +78,12 @@ def test_without_points_to_leave_out_the_model_stays_exact():
     table = RuntimeTable.from_rows([(n, SEQ, 1e-6 * n) for n in (10, 20, 30)] + [(10, 2, 6e-6), (20, 2, 11e-6)])
     model = SkeletonSource(table).model("tiny", interval=True)
     assert model.ensemble is None
+
+
+def test_times_outside_the_training_window_are_neither_learnt_from_nor_scored():
+    table = _table(0.02)
+    rows = {**table.times, **{(n, 16): 10.0 * table.times[(n, 4)] for n in NS}}  # a law of its own at p = 16
+    wild = RuntimeTable.from_rows([(n, p, t) for (n, p), t in rows.items()])
+    inside = SkeletonSource(wild, method_t="lm-poly", method_a="lm", train="p<=8").model("farm", interval=True)
+    plain = SkeletonSource(table, method_t="lm-poly", method_a="lm").model("farm", interval=True)
+    assert inside.interval(n=65536.0, p=4) == pytest.approx(plain.interval(n=65536.0, p=4), rel=1e-9)

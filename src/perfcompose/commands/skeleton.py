@@ -80,9 +80,13 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
     options: dict[str, Any] = dict(method_t=method_t or method, method_a=method_a or method, direction=direction,
                                    epsilon=epsilon, poly_degree=degree, strategy=strategy, training=training)
     est = estimate(table, n, p, skeleton=_skeleton(skeleton, r, d, k), train=window, **options)
+    source = SkeletonSource(table, est.skeleton, train=str(window) if window else None, **options)
     ref = "absolute (sequential T(n))" if est.absolute else "relative (T(n, 1))"
-    console.print(f"[bold]T({n:g}, {p}) = {est.value:.6g} s[/bold]  ({est.skeleton.name}; reference point {ref}"
-                  + (f"; learnt from {window} only" if window else "") + ")")
+    # a measured target is left out of the interval's columns too, as it is of every fit
+    unseen = source.on(table.without(n, p)) if est.measured is not None else source
+    console.print(f"[bold]T({n:g}, {p}) = {est.value:.6g} s[/bold]{_interval_text(unseen, n, p)}  "
+                  f"({est.skeleton.name}; reference point {ref}" + (f"; learnt from {window} only" if window else "")
+                  + ")")
     shown = [_parts_table(est), *_holdout_tables(est)]
     for t in shown:
         console.print(t)
@@ -90,7 +94,6 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
         console.print(f"measured T({n:g}, {p}) = {est.measured:.6g} s (left out of every fit): relative error "
                       f"{100 * (est.error or 0):+.3g} %")
     if json_out:
-        source = SkeletonSource(table, est.skeleton, train=str(window) if window else None, **options)
         json_out.write_text(json.dumps(source.forecast_record(est), indent=1))
         console.print(f"written to {json_out}")
     if plot and not no_plot:
@@ -100,6 +103,18 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
         console.print(f"plot written to {plot}")
     if html:
         _forecast_html(html, f"skeleton forecast T({n:g}, {p}) from {table_file}", table, est, shown, ref)
+
+
+def _interval_text(source: Any, n: float, p: int) -> str:
+    """`` [lo, hi] (90 % jackknife+ interval)`` of the forecast at (n, p), or nothing where the
+    table's columns cannot be left out and forecast (see perfcompose.skeleton.jackknife)."""
+    from perfcompose.errors import PerfcomposeError
+
+    try:
+        bounds = source.model(interval=True).interval(n=n, p=p)
+    except PerfcomposeError:
+        return ""
+    return "" if bounds is None else f" [{bounds[0]:.4g}, {bounds[1]:.4g}] (90 % jackknife+ interval)"
 
 
 def _parts_table(est: Estimate) -> Table:

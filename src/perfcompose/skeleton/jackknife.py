@@ -20,6 +20,7 @@ import numpy as np
 from perfcompose.ensemble import JackknifeEnsemble
 from perfcompose.errors import PerfcomposeError
 from perfcompose.skeleton.table import SEQ, RuntimeTable
+from perfcompose.skeleton.window import Window
 
 if TYPE_CHECKING:
     from perfcompose.model import Model
@@ -42,11 +43,14 @@ def table_without(table: RuntimeTable, keys: Sequence[tuple[float, int]]) -> Run
 def jackknife_ensemble(source: SkeletonSource, central: Model, name: str) -> JackknifeEnsemble | None:
     """The jackknife+ members of ``central`` (``source``'s model, named ``name``), or None when
     fewer than 2 left-out times can be forecast from the rest."""
+    table = source.table
+    if source.options.train is not None:  # times outside the window are not learnt from: nor scored
+        table = Window.parse(source.options.train).restrict(table)
     basis: list[Model] = []
     spread: list[float] = []
-    for k, group in enumerate(column_groups(source.table)):
+    for k, group in enumerate(column_groups(table)):
         try:
-            rest = source.on(table_without(source.table, group))
+            rest = source.on(table_without(table, group))
         except PerfcomposeError:
             continue  # what is left cannot be forecast from
         model = None
@@ -61,7 +65,7 @@ def jackknife_ensemble(source: SkeletonSource, central: Model, name: str) -> Jac
                 continue
             model = model or rest.model(f"{name}_without_{k}")
             basis.append(model)
-            spread.append(abs(math.log(source.table.times[(n, p)] / forecast)))
+            spread.append(abs(math.log(table.times[(n, p)] / forecast)))
     if len(basis) < 2:
         return None
     return JackknifeEnsemble(central, tuple(basis), np.array(spread))
