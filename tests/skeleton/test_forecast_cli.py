@@ -92,3 +92,12 @@ def test_forecast_prints_a_jackknife_interval_around_the_value():
     value = float(first.split("=")[1].split()[0])
     lo, hi = (float(v) for v in first.split("[")[1].split("]")[0].split(","))
     assert lo < value < hi and "90 % jackknife+ interval" in first
+
+
+def test_forecast_json_records_the_interval(tmp_path):
+    out = tmp_path / "gauss.json"
+    r = forecast(str(CASES / "gauss.csv"), "--at", "n=150,p=7", "--json", str(out))
+    assert r.exit_code == 0, r.output
+    doc = json.loads(out.read_text())
+    lo, hi = doc["interval"]
+    assert lo < doc["forecast"] < hi

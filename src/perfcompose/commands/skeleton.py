@@ -83,8 +83,9 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
     source = SkeletonSource(table, est.skeleton, train=str(window) if window else None, **options)
     ref = "absolute (sequential T(n))" if est.absolute else "relative (T(n, 1))"
     # a measured target is left out of the interval's columns too, as it is of every fit
-    unseen = source.on(table.without(n, p)) if est.measured is not None else source
-    console.print(f"[bold]T({n:g}, {p}) = {est.value:.6g} s[/bold]{_interval_text(unseen, n, p)}  "
+    bounds = _interval(source.on(table.without(n, p)) if est.measured is not None else source, n, p)
+    interval = "" if bounds is None else f" [{bounds[0]:.4g}, {bounds[1]:.4g}] (90 % jackknife+ interval)"
+    console.print(f"[bold]T({n:g}, {p}) = {est.value:.6g} s[/bold]{interval}  "
                   f"({est.skeleton.name}; reference point {ref}" + (f"; learnt from {window} only" if window else "")
                   + ")")
     shown = [_parts_table(est), *_holdout_tables(est)]
@@ -94,27 +95,28 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
         console.print(f"measured T({n:g}, {p}) = {est.measured:.6g} s (left out of every fit): relative error "
                       f"{100 * (est.error or 0):+.3g} %")
     if json_out:
-        json_out.write_text(json.dumps(source.forecast_record(est), indent=1))
+        json_out.write_text(json.dumps({**source.forecast_record(est), "interval": bounds}, indent=1))
         console.print(f"written to {json_out}")
     if plot and not no_plot:
         from perfcompose.report.forecast import plot_estimate
 
-        plot_estimate(table, est, plot)
+        plot_estimate(table, est, plot, bounds)
         console.print(f"plot written to {plot}")
     if html:
-        _forecast_html(html, f"skeleton forecast T({n:g}, {p}) from {table_file}", table, est, shown, ref)
+        _forecast_html(html, f"skeleton forecast T({n:g}, {p}) from {table_file}", table, est, shown, ref,
+                       bounds)
 
 
-def _interval_text(source: Any, n: float, p: int) -> str:
-    """`` [lo, hi] (90 % jackknife+ interval)`` of the forecast at (n, p), or nothing where the
-    table's columns cannot be left out and forecast (see perfcompose.skeleton.jackknife)."""
+def _interval(source: Any, n: float, p: int) -> tuple[float, float] | None:
+    """The 90 % jackknife+ interval of the forecast at (n, p), or None where the table's columns
+    cannot be left out and forecast (see perfcompose.skeleton.jackknife)."""
     from perfcompose.errors import PerfcomposeError
 
     try:
         bounds = source.model(interval=True).interval(n=n, p=p)
     except PerfcomposeError:
-        return ""
-    return "" if bounds is None else f" [{bounds[0]:.4g}, {bounds[1]:.4g}] (90 % jackknife+ interval)"
+        return None
+    return None if bounds is None else (float(bounds[0]), float(bounds[1]))
 
 
 def _parts_table(est: Estimate) -> Table:
@@ -148,16 +150,18 @@ def _holdout_tables(est: Estimate) -> list[Table]:
     return tables
 
 
-def _forecast_html(html: Path, title: str, table: Any, est: Estimate, shown: list[Table], ref: str) -> None:
+def _forecast_html(html: Path, title: str, table: Any, est: Estimate, shown: list[Table], ref: str,
+                   bounds: tuple[float, float] | None) -> None:
     from perfcompose.commands.reports import tables_html
     from perfcompose.report.forecast import plot_estimate
 
     measured = ([("measured (left out of every fit)", f"{est.measured:.6g} s, forecast error "
                   f"{100 * (est.error or 0):+.3g} %")] if est.measured is not None else [])
+    interval = [] if bounds is None else [("90 % jackknife+ interval", f"{bounds[0]:.4g} .. {bounds[1]:.4g} s")]
     tables_html(html, title, "skeleton forecast", shown,
                 plots=[("T(n) and the penalty, each with its forecast marked",
-                        lambda path: plot_estimate(table, est, path))],
-                summary=[(f"T({est.n:g}, {est.p})", f"{est.value:.6g} s"), ("skeleton", est.skeleton.name),
+                        lambda path: plot_estimate(table, est, path, bounds))],
+                summary=[(f"T({est.n:g}, {est.p})", f"{est.value:.6g} s"), *interval, ("skeleton", est.skeleton.name),
                          ("reference point", ref), *measured])
 
 

@@ -26,8 +26,10 @@ def _panel(ax, part: Part, label: str, measured: float | None = None) -> None:  
     ax.legend(fontsize=8)
 
 
-def plot_estimate(table: RuntimeTable, est: Estimate, out: str | Path) -> Path:
-    """Two panels: T(n) with its forecast, and Ā(n, p) along the direction it was forecast."""
+def plot_estimate(table: RuntimeTable, est: Estimate, out: str | Path,
+                  interval: tuple[float, float] | None = None) -> Path:
+    """Two panels: T(n) with its forecast, and Ā(n, p) along the direction it was forecast; the
+    title gives T(n, p) with its 90 % ``interval`` when there is one."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -48,6 +50,7 @@ def plot_estimate(table: RuntimeTable, est: Estimate, out: str | Path) -> Path:
     fixed = f"p = {est.p}" if est.penalty.direction == "n" else f"n = {est.n:g}"
     a2.set_title(f"penalty Ā(n, p) w.r.t. {est.penalty.direction} ({fixed})")
     fig.suptitle(f"{est.skeleton.name}: T({est.n:g}, {est.p}) = {est.value:.4g} s"
+                 + (f", 90 % interval [{interval[0]:.4g}, {interval[1]:.4g}]" if interval else "")
                  + (f" (measured {est.measured:.4g} s, {100 * (est.error or 0):+.2g} %)" if est.measured else ""))
     fig.tight_layout()
     fig.savefig(out, dpi=110)
