@@ -26,11 +26,24 @@ if TYPE_CHECKING:
     from perfcompose.model import Model
     from perfcompose.skeleton.source import SkeletonSource
 
+#: a large table leaves out at most this many columns per direction (both edges among them) and
+#: scores at most this many times per column, so that its members cost seconds, not minutes
+MAX_COLUMNS = 8
+MAX_SCORED = 6
+
+
+def _spread_out(items: list, count: int) -> list:
+    """At most ``count`` of ``items``, evenly spaced, the first and the last included."""
+    if len(items) <= count:
+        return items
+    return [items[i] for i in np.linspace(0, len(items) - 1, count).round().astype(int)]
+
 
 def column_groups(table: RuntimeTable) -> list[list[tuple[float, int]]]:
     """The measurements at each n (sequential time included), then at each p."""
     keys = sorted(table.times)
-    return [[k for k in keys if k[0] == n] for n in table.ns] + [[k for k in keys if k[1] == p] for p in table.ps]
+    return ([[k for k in keys if k[0] == n] for n in _spread_out(table.ns, MAX_COLUMNS)]
+            + [[k for k in keys if k[1] == p] for p in _spread_out(table.ps, MAX_COLUMNS)])
 
 
 def table_without(table: RuntimeTable, keys: Sequence[tuple[float, int]]) -> RuntimeTable:
@@ -54,9 +67,7 @@ def jackknife_ensemble(source: SkeletonSource, central: Model, name: str) -> Jac
         except PerfcomposeError:
             continue  # what is left cannot be forecast from
         model = None
-        for n, p in group:
-            if p == SEQ:
-                continue
+        for n, p in _spread_out([key for key in group if key[1] != SEQ], MAX_SCORED):
             try:
                 forecast = rest.estimate(n, p).value
             except PerfcomposeError:
