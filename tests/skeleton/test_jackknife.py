@@ -10,7 +10,7 @@ import pytest
 from perfcompose.compose import Composer, load_design
 from perfcompose.ensemble import JackknifeEnsemble
 from perfcompose.skeleton import RuntimeTable, SkeletonSource
-from perfcompose.skeleton.jackknife import table_without
+from perfcompose.skeleton.jackknife import column_groups, table_without
 from perfcompose.skeleton.table import SEQ
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -87,3 +87,12 @@ def test_times_outside_the_training_window_are_neither_learnt_from_nor_scored():
     inside = SkeletonSource(wild, method_t="lm-poly", method_a="lm", train="p<=8").model("farm", interval=True)
     plain = SkeletonSource(table, method_t="lm-poly", method_a="lm").model("farm", interval=True)
     assert inside.interval(n=65536.0, p=4) == pytest.approx(plain.interval(n=65536.0, p=4), rel=1e-9)
+
+
+def test_a_large_table_leaves_out_its_edge_columns_and_a_few_between():
+    ns = [1000.0 * k for k in range(1, 41)]
+    rows = [(n, SEQ, 1e-6 * n) for n in ns] + [(n, p, 1e-6 * n / p + 1e-8 * n * p) for n in ns for p in (1, 2, 4)]
+    groups = column_groups(RuntimeTable.from_rows(rows))
+    left_out_n = [g[0][0] for g in groups[:-3]]
+    assert len(left_out_n) == 8 and left_out_n[0] == ns[0] and left_out_n[-1] == ns[-1]
+    assert [g[0][1] for g in groups[-3:]] == [1, 2, 4]
