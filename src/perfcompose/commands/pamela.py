@@ -121,6 +121,10 @@ def eval_cmd(model: Path = _MODEL, assignments: list[str] | None = _ASSIGN,
     console.print(table)
 
 
+#: grids of more points than this print as plain aligned columns, not a drawn table
+PLAIN_ROWS = 100
+
+
 def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, paper_phi: bool,
                as_json: bool) -> None:
     """T of the process at every point of the grid, with one compilation (none where the model
@@ -142,12 +146,20 @@ def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, pa
         console.file.write(json.dumps({"parameters": names, "points": [list(pt) for pt in points],
                                        f"T_{process}": results}, indent=2) + "\n")
         return
-    table = Table(title=f"{model.name}: T_{process} at {len(points):,} points")
-    for n in names:
-        table.add_column(n, justify="right")
-    table.add_column(f"T_{process}", justify="right")
-    for pt, value in zip(points, results):
-        table.add_row(*(f"{v:g}" for v in pt), fmt(value, ".10g"))
+    title = f"{model.name}: T_{process} at {len(points):,} points"
+    header = [*names, f"T_{process}"]
+    rows = [[*(f"{v:g}" for v in pt), fmt(value, ".10g")] for pt, value in zip(points, results)]
+    if len(rows) > PLAIN_ROWS:
+        # plain aligned columns: drawing a rich table of thousands of rows costs more than the grid
+        widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
+        console.file.write(title + "\n" + "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths))
+                                                    for r in [header, *rows]) + "\n")
+        return
+    table = Table(title=title)
+    for col in header:
+        table.add_column(col, justify="right")
+    for row in rows:
+        table.add_row(*row)
     console.print(table)
 
 
