@@ -5,8 +5,9 @@ row of coefficients per bootstrap resample of the measurements. A composed model
 is a :class:`StackedEnsemble`: the composed expression built from *stacked* leaves, numeric
 functions that return member ``b`` of their component on row ``b`` of a leading member axis, so
 one evaluation of the composed expression gives every member of the composition. A forecast from
-a table is a :class:`JackknifeEnsemble`. A component without an ensemble (a PAMELA bound, a LogGP
-simulation) is exact: it is the same on every row.
+a table, or a simulation under calibrated parameters, is a :class:`RebuiltEnsemble`. A component
+without an ensemble (a PAMELA bound, a simulation under parameters typed in) is exact: it is the
+same on every row.
 
 An interval is read off the members by percentiles (:func:`percentile_interval`).
 """
@@ -174,21 +175,23 @@ class SampledEnsemble:
 
 
 @dataclass(frozen=True, eq=False)
-class JackknifeEnsemble:
-    """Jackknife+ members of a model known only numerically (a forecast from a table).
+class RebuiltEnsemble:
+    """Members of a model known only numerically, rebuilt from other data: without a column of
+    its table (a forecast's jackknife+) or from resampled calibrations (a simulation's bootstrap).
 
-    ``basis[i]`` is the model rebuilt without some measured points and ``spread[i]`` the absolute
-    log of one of them over its forecast by that model (its hold-out error); the members are
-    ``basis[i] * exp(-spread[i])`` and ``basis[i] * exp(+spread[i])``, the jackknife+ of Barber,
-    Candès, Ramdas and Tibshirani (2021) on a log scale, where runtimes that span decades have
-    comparable errors. Where a rebuilt model cannot forecast a point, ``central`` stands in for it.
+    ``basis[i]`` is one rebuilt model and ``spread[i]`` a log-scale error laid around it (0 for a
+    bootstrap): the members are ``basis[i] * exp(-spread[i])`` and ``basis[i] * exp(+spread[i])``.
+    For a jackknife+ (Barber, Candès, Ramdas and Tibshirani, 2021) ``basis[i]`` is the model
+    rebuilt without some measured points and ``spread[i]`` the absolute log of one of them over its
+    forecast by that model; a log scale gives runtimes that span decades comparable errors. Where a
+    rebuilt model cannot forecast a point, ``central`` stands in for it.
     """
 
     central: Model
     basis: tuple[Model, ...]
     spread: np.ndarray
     factor: float = 1.0
-    method: str = "jackknife+ over the table's points"
+    method: str = "jackknife+ over the table's columns"
 
     @property
     def size(self) -> int:
@@ -216,15 +219,15 @@ class JackknifeEnsemble:
         width = np.exp(np.reshape(self.spread, (-1,) + (1,) * len(shape)))
         return np.concatenate([mid / width, mid * width], axis=0)
 
-    def scaled(self, factor: float) -> JackknifeEnsemble:
-        return JackknifeEnsemble(self.central, self.basis, self.spread, self.factor * factor, self.method)
+    def scaled(self, factor: float) -> RebuiltEnsemble:
+        return RebuiltEnsemble(self.central, self.basis, self.spread, self.factor * factor, self.method)
 
-    def bind(self, mapping: Mapping[str, Any]) -> JackknifeEnsemble:
-        return JackknifeEnsemble(self.central.bind(mapping), tuple(b.bind(mapping) for b in self.basis),
+    def bind(self, mapping: Mapping[str, Any]) -> RebuiltEnsemble:
+        return RebuiltEnsemble(self.central.bind(mapping), tuple(b.bind(mapping) for b in self.basis),
                                  self.spread, self.factor, self.method)
 
     def to_json(self) -> None:
         return None
 
 
-Ensemble = LinearEnsemble | StackedEnsemble | SampledEnsemble | JackknifeEnsemble
+Ensemble = LinearEnsemble | StackedEnsemble | SampledEnsemble | RebuiltEnsemble

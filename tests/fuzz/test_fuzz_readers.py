@@ -190,11 +190,14 @@ def test_loggp_programs(folder, name):
 @settings(settings.get_profile("fuzz"))
 @given(mutated(_seed_file("loggp/params_local.json")))
 def test_loggp_parameter_files(folder, data):
-    from perfcompose.loggp.params import read_params
+    from perfcompose.loggp.params import calibration_members, read_params
 
-    params = outcome_is_clean(lambda: read_params(_write(folder, "params.json", data)))
+    path = _write(folder, "params.json", data)
+    params = outcome_is_clean(lambda: read_params(path))
     if params is not None:
         assert all(math.isfinite(getattr(params, k)) for k in "LogG")
+        members = outcome_is_clean(lambda: calibration_members(path, count=5))
+        assert members is None or all(getattr(m, k) >= 0 for m in members for k in "LogG")
 
 
 @seed(SEED)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from perfcompose.compose import Composer, load_design
-from perfcompose.ensemble import JackknifeEnsemble
+from perfcompose.ensemble import RebuiltEnsemble
 from perfcompose.skeleton import RuntimeTable, SkeletonSource
 from perfcompose.skeleton.jackknife import column_groups, table_without
 from perfcompose.skeleton.table import SEQ
@@ -33,7 +33,7 @@ def test_members_are_the_forecasts_without_a_column_widened_by_its_errors():
     source = SkeletonSource(_table(0.05), method_t="lm-poly", method_a="lm")
     model = source.model("farm", interval=True)
     ensemble = model.ensemble
-    assert isinstance(ensemble, JackknifeEnsemble) and ensemble.size == 2 * len(ensemble.basis)
+    assert isinstance(ensemble, RebuiltEnsemble) and ensemble.size == 2 * len(ensemble.basis)
     # the largest n left out: the rest forecasts it one step beyond what it has seen
     group = [k for k in source.table.times if k[0] == NS[-1]]
     rest = source.on(table_without(source.table, group))
@@ -65,7 +65,7 @@ def test_binding_and_units_carry_the_members_along():
 def test_a_design_with_a_skeleton_component_predicts_with_an_interval():
     design = load_design(EXAMPLES / "designs" / "mixed.toml")
     checksum = design.components["checksum"]
-    assert isinstance(checksum.ensemble, JackknifeEnsemble)
+    assert isinstance(checksum.ensemble, RebuiltEnsemble)
     composer = Composer(design.components, pipe="pointwise")
     from perfcompose.compose.interval import with_interval
 

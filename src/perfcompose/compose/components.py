@@ -306,14 +306,17 @@ class _Table:
 
 
 def _loggp(t: _Table) -> Model:
-    from perfcompose.loggp.params import LogGP, read_params
+    from perfcompose.loggp.params import LogGP, calibration_members, read_params
     from perfcompose.loggp.source import LogGPSource
     from perfcompose.loggp.template import read_template
 
     template = read_template(t.path("loggp"))
     flags = {k: t.get(k, (int, float)) for k in ("L", "o", "g", "G")}
+    calibration: list[LogGP] = []
     if "params" in t.spec:
         params = read_params(t.path("params")).replace(**flags)
+        # a parameter given in the design is exact: it replaces the calibrated one in every member
+        calibration = [p.replace(**flags) for p in calibration_members(t.path("params"))]
     else:
         missing = [k for k, v in flags.items() if v is None]
         if missing:
@@ -323,7 +326,7 @@ def _loggp(t: _Table) -> Model:
         params = LogGP(**flags)
     options = {"worst_case": t.get("worst_case", bool, False), "ties": t.get("ties", str, "random"),
                "seed": t.get("seed", int, 0), "gap_origin": t.get("gap_origin", str, "end")}
-    return LogGPSource(template, params, **options).model(t.name)
+    return LogGPSource(template, params, calibration=calibration, **options).model(t.name, interval=True)
 
 
 def _skeleton(t: _Table) -> Model:

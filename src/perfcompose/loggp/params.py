@@ -120,3 +120,32 @@ def read_params(path: Path) -> LogGP:
         return LogGP(data["L"], data["o"], data["g"], data["G"], unit)
     except InputError as exc:
         raise InputError(exc.reason, path=path, hint=exc.hint) from None
+
+
+def calibration_members(path: Path, count: int = 40, seed: int = 0) -> list[LogGP]:
+    """Parameters that the calibration in ``path`` could as well have given: the medians of
+    ``count`` bootstrap resamples of its repetitions (``per_repetition``, written by ``loggp
+    calibrate``), each median that falls below zero taken as zero. Empty for a file without
+    repetitions (parameters typed in are exact)."""
+    import numpy as np
+
+    _, data = load_json(Path(path), what="parameter file")
+    reps = data.get("per_repetition") if isinstance(data, dict) else None
+    names = ("L", "o", "g", "G")
+    if not isinstance(reps, dict) or not all(isinstance(reps.get(k), list) for k in names):
+        return []
+    try:
+        table = np.array([[float(v) for v in reps[k]] for k in names])
+    except (TypeError, ValueError):
+        raise InputError("'per_repetition' must hold a list of numbers for each of L, o, g and G",
+                         path=path, hint="write it with perfcompose loggp calibrate") from None
+    if table.shape[1] < 2 or not np.all(np.isfinite(table)):
+        return []
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, table.shape[1], size=(count, table.shape[1]))
+    medians = np.maximum(np.median(table[:, picks], axis=2), 0.0)  # (4, count)
+    unit = data.get("unit", "") if isinstance(data.get("unit", ""), str) else ""
+    try:
+        return [LogGP(float(L), float(o), float(g), float(G), unit) for L, o, g, G in medians.T]
+    except InputError as exc:
+        raise InputError(f"per_repetition: {exc.reason}", path=path, hint=exc.hint) from None

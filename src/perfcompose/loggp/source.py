@@ -9,12 +9,13 @@ writes itself as a JSON record (program, parameters, options) that reads back to
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from perfcompose.ensemble import RebuiltEnsemble
 from perfcompose.errors import InputError
 from perfcompose.loggp.execute import simulate_program
 from perfcompose.loggp.jsonfile import load_json
@@ -42,7 +43,7 @@ class LogGPSource:
 
     def __init__(self, template: ProgramTemplate, params: LogGP, *, worst_case: bool = False,
                  ties: str = "random", seed: int = 0, gap_origin: str = "end", name: str = "loggp",
-                 origin: str | None = None) -> None:
+                 origin: str | None = None, calibration: Sequence[LogGP] = ()) -> None:
         if ties not in _TIES:
             raise InputError(f"ties {ties!r}: choose 'random' or 'rank'")
         if gap_origin not in _GAP_ORIGINS:
@@ -56,6 +57,8 @@ class LogGPSource:
         self.worst_case, self.ties, self.seed, self.gap_origin = bool(worst_case), ties, int(seed), gap_origin
         self.simulations = 0
         self._cache: dict[tuple[float, ...], float] = {}
+        #: parameters the calibration could as well have given (see params.calibration_members)
+        self.calibration = tuple(calibration)
 
     @property
     def parameters(self) -> tuple[str, ...]:
@@ -101,17 +104,31 @@ class LogGPSource:
         values = np.array([self._simulated(tuple(float(v) for v in row)) for row in distinct])
         return values[inverse.reshape(-1)].reshape(shape)
 
-    def model(self, name: str | None = None, *, unit: str | None = None) -> Model:
+    def model(self, name: str | None = None, *, unit: str | None = None, interval: bool = False) -> Model:
         """The program's makespan as a Model of the template's parameters.
 
         Numeric (simulated point by point, cached); without parameters, the constant makespan of
-        one simulation. ``unit`` overrides the unit (the program's, else the parameters').
+        one simulation. ``unit`` overrides the unit (the program's, else the parameters'). With
+        ``interval`` and a :attr:`calibration`, the model carries one member per calibrated parameter
+        set, each simulated the same way.
         """
         name = name or self.name
         unit = self.unit if unit is None else unit
         if not self.parameters:
-            return Model.constant(self._simulated(()), unit=unit, source=self.source, name=name)
-        return Model.numeric(name, self.evaluate, self.parameters, unit=unit, source=self.source)
+            model = Model.constant(self._simulated(()), unit=unit, source=self.source, name=name)
+        else:
+            model = Model.numeric(name, self.evaluate, self.parameters, unit=unit, source=self.source)
+        if not (interval and self.calibration):
+            return model
+        return model.with_meta(ensemble=RebuiltEnsemble(
+            model, tuple(self._with(p).model(f"{name}_calibration_{k}", unit=unit)
+                         for k, p in enumerate(self.calibration)),
+            np.zeros(len(self.calibration)), method="bootstrap over the calibration's repetitions"))
+
+    def _with(self, params: LogGP) -> LogGPSource:
+        """The same program and options under other parameters."""
+        return LogGPSource(self.template, params, worst_case=self.worst_case, ties=self.ties, seed=self.seed,
+                           gap_origin=self.gap_origin, name=self.name, origin=self.origin)
 
     # -- the JSON record ----------------------------------------------------------------------
 

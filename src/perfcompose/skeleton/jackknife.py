@@ -4,7 +4,7 @@ A runtime table holds one time per (n, p) and no repetitions, so there is no noi
 Whole columns are left out in turn instead: every time at one n (the sequential one included),
 then every time at one p. The forecaster rebuilt on the rest forecasts the times left out, as it
 would forecast a size or a PE count never measured; each such forecast's error, on a log scale,
-is laid around the rebuilt forecaster's prediction (:class:`~perfcompose.ensemble.JackknifeEnsemble`).
+is laid around the rebuilt forecaster's prediction (:class:`~perfcompose.ensemble.RebuiltEnsemble`).
 Leaving out a column at the edge of the table makes the rest extrapolate one step, so the
 members see how the methods extrapolate, not only how they interpolate; far beyond the measured
 range the interval still reflects errors one step out.
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from perfcompose.ensemble import JackknifeEnsemble
+from perfcompose.ensemble import RebuiltEnsemble
 from perfcompose.errors import PerfcomposeError
 from perfcompose.skeleton.table import SEQ, RuntimeTable
 from perfcompose.skeleton.window import Window
@@ -53,7 +53,7 @@ def table_without(table: RuntimeTable, keys: Sequence[tuple[float, int]]) -> Run
                         {k: v for k, v in table.texts.items() if k not in drop}, table.source)
 
 
-def jackknife_ensemble(source: SkeletonSource, central: Model, name: str) -> JackknifeEnsemble | None:
+def jackknife_ensemble(source: SkeletonSource, central: Model, name: str) -> RebuiltEnsemble | None:
     """The jackknife+ members of ``central`` (``source``'s model, named ``name``), or None when
     fewer than 2 left-out times can be forecast from the rest."""
     table = source.table
@@ -79,4 +79,4 @@ def jackknife_ensemble(source: SkeletonSource, central: Model, name: str) -> Jac
             spread.append(abs(math.log(table.times[(n, p)] / forecast)))
     if len(basis) < 2:
         return None
-    return JackknifeEnsemble(central, tuple(basis), np.array(spread))
+    return RebuiltEnsemble(central, tuple(basis), np.array(spread))
