@@ -122,7 +122,7 @@ def read_params(path: Path) -> LogGP:
         raise InputError(exc.reason, path=path, hint=exc.hint) from None
 
 
-def calibration_members(path: Path, count: int = 40, seed: int = 0) -> list[LogGP]:
+def calibration_members(path: Path, count: int = 20, seed: int = 0) -> list[LogGP]:
     """Parameters that the calibration in ``path`` could as well have given: the medians of
     ``count`` bootstrap resamples of its repetitions (``per_repetition``, written by ``loggp
     calibrate``), each median that falls below zero taken as zero. Empty for a file without
