@@ -21,7 +21,6 @@ from rich.table import Table
 
 from perfcompose.errors import PerfcomposeError
 from perfcompose.skeleton import RuntimeTable, SkeletonSource
-from perfcompose.skeleton.jackknife import table_without
 from perfcompose.skeleton.table import SEQ
 
 LAWS: dict[str, Callable[[float], float]] = {
@@ -45,7 +44,7 @@ def held_out(law: str, noise: float, seed: int) -> tuple[list[bool], int]:
     t = table(law, noise, np.random.default_rng(seed))
     group = [k for k in t.times if k[0] == NS[-1]]
     try:
-        model = SkeletonSource(table_without(t, group)).model("T", interval=True)
+        model = SkeletonSource(t.without_all(group)).model("T", interval=True)
     except PerfcomposeError:
         return [], len(PS)
     inside, failed = [], 0

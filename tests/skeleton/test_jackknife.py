@@ -10,7 +10,7 @@ import pytest
 from perfcompose.compose import Composer, load_design
 from perfcompose.ensemble import RebuiltEnsemble
 from perfcompose.skeleton import RuntimeTable, SkeletonSource
-from perfcompose.skeleton.jackknife import column_groups, table_without
+from perfcompose.skeleton.jackknife import column_groups
 from perfcompose.skeleton.table import SEQ
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -36,7 +36,7 @@ def test_members_are_the_forecasts_without_a_column_widened_by_its_errors():
     assert isinstance(ensemble, RebuiltEnsemble) and ensemble.size == 2 * len(ensemble.basis)
     # the largest n left out: the rest forecasts it one step beyond what it has seen
     group = [k for k in source.table.times if k[0] == NS[-1]]
-    rest = source.on(table_without(source.table, group))
+    rest = source.on(source.table.without_all(group))
     error = abs(math.log(source.table.times[(NS[-1], 4)] / rest.estimate(NS[-1], 4).value))
     assert min(abs(ensemble.spread - error)) < 1e-12
     members = ensemble.members(n=np.array([65536.0]), p=np.array([4.0]))

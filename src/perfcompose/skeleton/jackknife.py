@@ -12,7 +12,6 @@ range the interval still reflects errors one step out.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -46,13 +45,6 @@ def column_groups(table: RuntimeTable) -> list[list[tuple[float, int]]]:
             + [[k for k in keys if k[1] == p] for p in _spread_out(table.ps, MAX_COLUMNS)])
 
 
-def table_without(table: RuntimeTable, keys: Sequence[tuple[float, int]]) -> RuntimeTable:
-    """``table`` without the measurements at ``keys``."""
-    drop = set(keys)
-    return RuntimeTable({k: v for k, v in table.times.items() if k not in drop},
-                        {k: v for k, v in table.texts.items() if k not in drop}, table.source)
-
-
 def jackknife_ensemble(source: SkeletonSource, central: Model, name: str) -> RebuiltEnsemble | None:
     """The jackknife+ members of ``central`` (``source``'s model, named ``name``), or None when
     fewer than 2 left-out times can be forecast from the rest."""
@@ -63,7 +55,7 @@ def jackknife_ensemble(source: SkeletonSource, central: Model, name: str) -> Reb
     spread: list[float] = []
     for k, group in enumerate(column_groups(table)):
         try:
-            rest = source.on(table_without(table, group))
+            rest = source.on(table.without_all(group))
         except PerfcomposeError:
             continue  # what is left cannot be forecast from
         model = None

@@ -109,9 +109,13 @@ class RuntimeTable:
 
     def without(self, n: float, p: int) -> RuntimeTable:
         """The same table without the measurement at (n, p): to forecast a known value honestly."""
-        key = (float(n), int(p))
-        return RuntimeTable({k: v for k, v in self.times.items() if k != key},
-                            {k: v for k, v in self.texts.items() if k != key}, self.source)
+        return self.without_all([(n, p)])
+
+    def without_all(self, keys: Iterable[tuple[float, int]]) -> RuntimeTable:
+        """The same table without the measurements at ``keys`` ((n, p) pairs)."""
+        drop = {(float(n), int(p)) for n, p in keys}
+        return RuntimeTable({k: v for k, v in self.times.items() if k not in drop},
+                            {k: v for k, v in self.texts.items() if k not in drop}, self.source)
 
 
 def _p_text(p: int) -> str:
