@@ -51,8 +51,14 @@ Workers = Literal["threads", "processes"]
 WORKERS: tuple[str, ...] = get_args(Workers)
 
 #: the experiment file formats perfcompose writes (``convert --to``) and reads
-OutputFormat = Literal["perfcompose", "csv", "extrap-text", "extrap-json"]
-ExperimentFormat = Literal[OutputFormat, "jsonl", "talpas", "cube"]
+OutputFormat = Literal["perfcompose", "csv", "extrap-text", "extrap-json", "extrap-saved"]
+ExperimentFormat = Literal[OutputFormat, "jsonl", "talpas", "cube", "extrap3"]
+
+#: how the per-location values of a CUBE profile make a run's repetitions (Extra-P's
+#: ``--scaling``): ``weak`` keeps every location's value, ``weak-threaded`` the non-zero ones,
+#: ``strong`` sums them
+Scaling = Literal["weak", "weak-threaded", "strong"]
+SCALINGS: tuple[str, ...] = get_args(Scaling)
 
 #: how a MapReduce job reduces (runtime.mapreduce.strategies describes each)
 MapReduceStrategy = Literal["pairwise", "local", "shuffle"]

@@ -47,7 +47,7 @@ PAPER = (
 COMMANDS = (
     Entry("show", "Show an experiment: parameters, points, repetitions, median and coefficient of variation.",
           _C + "experiments:show"),
-    Entry("convert", "Convert an experiment between perfcompose JSON, CSV, Extra-P text and Extra-P JSON.",
+    Entry("convert", "Convert an experiment to perfcompose JSON, CSV, Extra-P text or JSON, or a .extra-p archive.",
           _C + "experiments:convert"),
     Entry("fit", "Fit a PMNF model c0 + sum c*x^i*log2(x)^j to every region x metric of an experiment.",
           _C + "fit:fit"),

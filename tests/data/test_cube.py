@@ -227,3 +227,20 @@ def test_fit_command_reads_the_chosen_metric_of_cube_profiles(experiment_dir):
     result = CliRunner().invoke(app, ["fit", str(experiment_dir), "--metric", "visits"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "visits" in result.output and "time" not in result.output.replace("repetitions", "")
+
+
+def test_show_and_fit_take_extraps_scaling_option(tmp_path):
+    from typer.testing import CliRunner
+
+    from perfcompose.cli import app
+
+    for x in (1, 2, 4):
+        _run(tmp_path, f"a.x{x}", x, locations=2)
+    runner = CliRunner()
+    weak = runner.invoke(app, ["show", str(tmp_path)], env={"COLUMNS": "200"})
+    strong = runner.invoke(app, ["show", str(tmp_path), "--scaling", "strong"], env={"COLUMNS": "200"})
+    assert weak.exit_code == strong.exit_code == 0, weak.output + strong.output
+    main = lambda out: out[out.index("main/time"):].splitlines()[4]  # noqa: E731 - the first point's row
+    assert main(weak.output).split()[3] == "2" and main(strong.output).split()[3] == "1"
+    bad = runner.invoke(app, ["fit", str(tmp_path), "--scaling", "sideways"])
+    assert bad.exit_code == 2 and "sideways" in bad.output

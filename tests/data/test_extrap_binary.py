@@ -1,5 +1,6 @@
 """Extra-P's binary inputs, detected by content: its saved experiments (.extra-p, a zip archive)
-and Extra-P 3 experiment files, written here the way Extra-P writes them."""
+and Extra-P 3 experiment files, written here the way Extra-P writes them; and saved experiments
+written by perfcompose."""
 from __future__ import annotations
 
 import io
@@ -8,9 +9,10 @@ import struct
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from perfcompose.data import load
+from perfcompose.data import Experiment, Point, Series, extrap_saved, load, save
 from perfcompose.errors import DataFormatError
 from perfcompose.fit import PMNFFitter
 
@@ -155,3 +157,84 @@ def test_saved_experiment_damaged_or_foreign_zip_is_a_located_error(tmp_path: Pa
     bad.write_bytes(saved_experiment(points))
     with pytest.raises(DataFormatError, match="a coordinate is not 2 finite numbers"):
         load(bad)
+
+
+# ---------------------------------------------------------------------------------------------
+# Saved experiments written by perfcompose, and repetitions kept outside experiment.json
+
+def _measured() -> Experiment:
+    reps = lambda v: tuple(v * f for f in (0.98, 1.0, 1.03))  # noqa: E731
+    return Experiment(("x",), (
+        Series("time", tuple(Point((float(x),), reps(2.0 + 0.5 * x)) for x in X), "main->solve"),
+        Series("visits", tuple(Point((float(x),), (float(x),)) for x in X), "main->solve"),
+        Series("time", tuple(Point((float(x),), reps(7.0)) for x in X), "")))
+
+
+def test_saved_experiment_written_reads_back_with_every_repetition(tmp_path: Path):
+    path = tmp_path / "out.extra-p"
+    assert save(_measured(), path) == "extrap-saved"
+    back = load(path)
+    assert [s.label for s in back.series] == ["main->solve/time", "main->solve/visits", "main/time"]
+    for ours, theirs in zip(_measured().series, back.series):
+        assert [p.values for p in ours.points] == [p.values for p in theirs.points]
+    with zipfile.ZipFile(path) as z:   # the layout Extra-P 4.2 keeps repetitions in
+        assert sorted(z.namelist()) == ["experiment.json", "values/0.indx", "values/0.vals"]
+        entry = json.loads(z.read("experiment.json"))["measurements"]["main->solve"]["time"][1]
+    assert entry["values"] == [0, 1] and entry["repetitions"] == 3
+    assert entry["std"] == pytest.approx(float(np.std(_measured().series[0].points[1].values)))
+
+
+def test_kept_values_are_read_from_the_value_files_not_taken_for_repetitions(tmp_path: Path):
+    # ``extrap --keep-values`` stores [chunk, index]; read as numbers they would be two repetitions 0 and k
+    path = tmp_path / "kept.extra-p"
+    path.write_bytes(extrap_saved.dumps(_measured()))
+    first = load(path).series[0].points
+    assert first[4].values == _measured().series[0].points[4].values and len(first[4].values) == 3
+
+
+def _rewritten(data: bytes, change) -> bytes:
+    """The archive with experiment.json and the value files passed through ``change``."""
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    change(members)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, content in members.items():
+            z.writestr(name, content)
+    return buf.getvalue()
+
+
+def _point_to(reference: list[int]):
+    def change(members: dict[str, bytes]) -> None:
+        doc = json.loads(members["experiment.json"])
+        doc["measurements"]["main->solve"]["time"][0]["values"] = reference
+        members["experiment.json"] = json.dumps(doc).encode()
+    return change
+
+
+@pytest.mark.parametrize("change, message", [
+    (_point_to([3, 0]), "values/3.vals, which the archive lacks"),
+    (_point_to([0, 999]), "repetitions 999 of values/0 do not exist"),
+    (lambda m: m.update({"values/0.indx": m["values/0.indx"][:30]}), "values/0.indx is cut short"),
+    (lambda m: m.update({"values/0.vals": b"not values" + m["values/0.vals"]}), "not an Extra-P value file"),
+])
+def test_damaged_value_files_are_located_errors(tmp_path: Path, change, message):
+    path = tmp_path / "damaged.extra-p"
+    path.write_bytes(_rewritten(extrap_saved.dumps(_measured()), change))
+    with pytest.raises(DataFormatError, match=message) as info:
+        load(path)
+    assert str(info.value).startswith(str(path))
+
+
+def test_convert_command_writes_a_saved_experiment(tmp_path: Path):
+    from typer.testing import CliRunner
+
+    from perfcompose.cli import app
+
+    source = tmp_path / "m.txt"
+    save(_measured().select(metric="time"), source)
+    target = tmp_path / "m.extra-p"
+    result = CliRunner().invoke(app, ["convert", str(source), str(target)])
+    assert result.exit_code == 0, result.output
+    assert "(extrap-saved)" in result.output
+    assert [p.values for p in load(target).series[0].points] == [p.values for p in load(source).series[0].points]

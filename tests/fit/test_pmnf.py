@@ -320,3 +320,19 @@ def test_parameter_with_two_values_is_left_out_by_name_where_others_have_lines()
     _, (term,) = result.model.terms()
     assert term.exponent("p") == (Fraction(1), Fraction(0))
     assert any("n left out" in w for w in result.warnings)
+
+
+def test_a_zero_value_weighs_as_the_smallest_positive_one():
+    # a count that is 0 at the smallest size: relative to zero every residual is infinite
+    e = Experiment.single(["x"], [((x,), (x - 1.0,)) for x in (1, 2, 4, 8, 16, 32)])
+    assert PMNFFitter().fit(e).results_[0].text(4) == "-1 + 1 * x^(1)"
+
+
+def test_coordinates_that_overflow_a_factor_leave_it_out_without_warnings():
+    import warnings
+
+    e = Experiment.single(["x", "y"], [((x, y), (1.0 + x * y,)) for x in (1e100, 1e101, 1e102, 1e103)
+                                       for y in (1.0, 2.0, 3.0, 4.0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert PMNFFitter().fit(e).results_[0].text(4) == "1 * x^(1) * y^(1)"

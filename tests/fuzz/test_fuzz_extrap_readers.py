@@ -1,6 +1,7 @@
 """Extra-P's binary inputs and its line formats, fuzzed like the other readers: valid files
-(the Extra-P 3 experiment and saved experiment the data tests write, JSON Lines and Talpas
-lines) mutated byte by byte must read or fail with a located error, never crash or hang."""
+(the Extra-P 3 experiment and saved experiment the data tests write, an archive perfcompose
+wrote with its repetitions in value files, JSON Lines and Talpas lines) mutated byte by byte
+must read or fail with a located error, never crash or hang."""
 from __future__ import annotations
 
 import importlib.util
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given, seed, settings
 from test_fuzz_readers import EXAMPLES_PER_READER, SEED, mutated, outcome_is_clean
 
-from perfcompose.data import load
+from perfcompose.data import extrap_saved, load
 
 
 def _writers():
@@ -29,6 +30,7 @@ def _seeds() -> dict[str, bytes]:
     talpas = "".join(f'{{"parameters": {{"x": {x}}}; "metric": "time"; "callpath": "main"; "value": {2.0 * x}}}\n'
                      for x in (4, 8, 16))
     return {"experiment_3": w.extrap3_experiment(), "saved.extra-p": w.saved_experiment(w._grid(False)),
+            "kept_values.extra-p": extrap_saved.dumps(w._measured()),
             "input.jsonl": jsonl.encode(), "talpas.txt": talpas.encode()}
 
 

@@ -156,3 +156,9 @@ def bar_after(bar: Any, delay: float = 1.0) -> Iterator[Callable[[str, int, int]
     finally:
         if shown:
             bar.stop()
+
+
+def scaling_option() -> Any:
+    """``--scaling``: how the processes' and threads' values of a CUBE profile combine (Extra-P's option)."""
+    return typer.Option("weak", "--scaling", help="CUBE profiles: weak keeps each process's (thread's) value as "
+                                                  "a repetition, weak-threaded the non-zero ones, strong sums them.")

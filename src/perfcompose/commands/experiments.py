@@ -5,21 +5,23 @@ from pathlib import Path
 
 import typer
 
-from perfcompose.choices import ExperimentFormat, OutputFormat
-from perfcompose.commands.common import Table, console, user_errors
+from perfcompose.choices import ExperimentFormat, OutputFormat, Scaling
+from perfcompose.commands.common import Table, console, scaling_option, user_errors
 from perfcompose.commands.common import fmt as number
 
 
 @user_errors
 def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSON, CSV, Extra-P text, JSON, "
-                                                   "JSON Lines, Talpas) or a directory of CUBE4 profiles."),
+                                                   "JSON Lines, Talpas, .extra-p) or a directory of CUBE4 "
+                                                   "profiles."),
          fmt: ExperimentFormat | None = typer.Option(None, "--format", help="Input format if detection guesses wrong."),
+         scaling: Scaling = scaling_option(),
          ) -> None:
     """Show an experiment: parameters, points, repetitions, median and coefficient of variation."""
     from perfcompose.data import load
     from perfcompose.data.experiment import describe
 
-    exp = load(file, fmt)
+    exp = load(file, fmt, scaling=scaling)
     console.print(f"[bold]{file}[/bold]: parameters {', '.join(exp.parameters)}; "
                   f"{len(exp.series)} series")
     for s in exp.series:
@@ -42,11 +44,14 @@ def convert(source: Path = typer.Argument(..., help="Experiment file to read."),
             to: OutputFormat | None = typer.Option(None, "--to", help="Output format (default: from the extension)."),
             fmt: ExperimentFormat | None = typer.Option(None, "--from",
                                                         help="Input format if detection guesses wrong."),
+            scaling: Scaling = scaling_option(),
             ) -> None:
-    """Convert an experiment between perfcompose JSON, CSV, Extra-P text and Extra-P JSON."""
+    """Convert an experiment to perfcompose JSON, CSV, Extra-P text or JSON, or a .extra-p archive.
+
+    A .extra-p archive is an Extra-P saved experiment, which Extra-P's GUI opens."""
     from perfcompose.data import load, save
 
-    exp = load(source, fmt)
+    exp = load(source, fmt, scaling=scaling)
     written = save(exp, target, to)
     n = sum(len(s.points) for s in exp.series)
     console.print(f"wrote {target} ({written}): {len(exp.series)} series, {n} points")

@@ -7,8 +7,17 @@ from typing import Any
 
 import typer
 
-from perfcompose.choices import NEGATIVE_EXPONENTS, Aggregate, NegativeExponents
-from perfcompose.commands.common import Table, bar_after, console, err_console, fmt, progress, user_errors
+from perfcompose.choices import NEGATIVE_EXPONENTS, Aggregate, NegativeExponents, Scaling
+from perfcompose.commands.common import (
+    Table,
+    bar_after,
+    console,
+    err_console,
+    fmt,
+    progress,
+    scaling_option,
+    user_errors,
+)
 
 
 def _fit_all(exp: Any, pmnf: Any, segmented: bool, metric: str | None, region: str | None) -> list[Any]:
@@ -74,6 +83,14 @@ def _write(exp: Any, results: list[Any], segmented: bool, title: str, json_out: 
         fit_html(html, exp, [(r.region, r.metric, r.model, _text(r, segmented), r.stats) for r in results], title)
 
 
+def _save_experiment(exp: Any, results: list[Any], aggregate: Aggregate, path: Path) -> None:
+    from perfcompose.data.extrap_saved import write
+    from perfcompose.fit.extrap_models import model_set
+
+    write(exp, path, [model_set(exp, results, aggregate)])
+    console.print(f"experiment and models written to {path} (Extra-P saved experiment)")
+
+
 @user_errors
 def fit(file: Path = typer.Argument(..., help="Experiment file."),
         metric: str | None = typer.Option(None, "--metric", help="Fit only this metric."),
@@ -94,6 +111,11 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
         json_out: Path | None = typer.Option(None, "--json", help="Write the models as JSON here."),
         plot: Path | None = typer.Option(None, "--plot", help="Plot measurements and models to this PNG."),
         html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+        save_experiment: Path | None = typer.Option(
+            None, "--save-experiment", help="Write the measurements and these models as an Extra-P saved "
+                                            "experiment (.extra-p) here; Extra-P's GUI shows the models as the "
+                                            "model set 'perfcompose PMNF'."),
+        scaling: Scaling = scaling_option(),
         ) -> None:
     """Fit a PMNF model c0 + sum c*x^i*log2(x)^j to every region x metric of an experiment."""
     from perfcompose.data import load
@@ -101,7 +123,7 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
 
     if extend < 1:
         raise typer.BadParameter(f"{extend}; a factor of at least 1", param_hint="--extend")
-    exp = load(file, metric=metric)
+    exp = load(file, metric=metric, scaling=scaling)
     pmnf = PMNFFitter(aggregate=aggregate, max_terms=max_terms,
                       allow_negative_exponents=NEGATIVE_EXPONENTS[negative_exponents])
     if segmented and len(exp.parameters) != 1:
@@ -116,3 +138,5 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
     if advise:
         _advise(exp, pmnf, metric, region, extend)
     _write(exp, results, segmented, title, json_out, plot, html)
+    if save_experiment:
+        _save_experiment(exp, results, aggregate, save_experiment)

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
+from perfcompose.choices import SCALINGS, Scaling
 from perfcompose.data import cube_folders
 from perfcompose.data.experiment import Experiment, Point, Series
 from perfcompose.errors import DataFormatError
 
-Scaling = Literal["weak", "weak-threaded", "strong"]
-SCALINGS: tuple[str, ...] = ("weak", "weak-threaded", "strong")
 PATTERN = "*/[!.]*.cubex"
 _UNITS = {"sec": "s"}
 

@@ -1,20 +1,27 @@
-"""Extra-P's saved experiments (``.extra-p``, written by its GUI and ``extrap --save-experiment``), read only.
+"""Extra-P's saved experiments (``.extra-p``, written by its GUI and ``extrap --save-experiment``).
 
 A zip archive holding ``experiment.json``: ``{"parameters": [...], "measurements": {callpath:
 {metric: [{"coordinate": [...], "median": m, "mean": a, "minimum": ..., "maximum": ..., "std": s,
-"repetitions": n, "values": [...] or null}, ...]}}, "modelers": [...]}``. A point's repetitions
-are its ``values`` where they were kept; otherwise the point is its median (its mean where no
-median was saved), one value, as Extra-P itself models such a file. The modelers' models are
-not read: perfcompose fits its own.
+"repetitions": n, "values": [chunk, index] or null}, ...]}}, "modelers": [...]}``. Where the
+repetitions were kept (``extrap --keep-values``), ``values`` points into the archive: the
+``index``-th NumPy array of ``values/<chunk>.vals``, found at the offset that
+``values/<chunk>.indx`` lists. Otherwise the point is its median (its mean where no median was
+saved), one value, as Extra-P itself models such a file. The modelers' models are not read:
+perfcompose fits its own. :func:`dumps` writes the same archive, every point with its
+repetitions kept, and model sets (``modelers``) given by the caller; Extra-P 4.2 opens it.
 """
 from __future__ import annotations
 
 import io
 import json
+import struct
 import zipfile
 import zlib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from perfcompose.data.experiment import Experiment, Point, Series, check_point
 from perfcompose.errors import DataFormatError
@@ -30,17 +37,59 @@ def sniff(head: bytes) -> bool:
     return head.startswith(ZIP_MAGIC)
 
 
-def _document(path: Path, data: bytes) -> Any:
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            if MEMBER not in archive.namelist():
-                raise DataFormatError(f"a zip archive without {MEMBER}: not an Extra-P saved experiment", path=path,
-                                      hint="give the .extra-p file Extra-P saved, or export its data as text")
-            check_memory(archive.getinfo(MEMBER).file_size * 10.0, f"reading {MEMBER} in {path.name}")
-            text = archive.read(MEMBER).decode("utf-8")
-    except (zipfile.BadZipFile, UnicodeDecodeError, EOFError, ValueError, OSError, NotImplementedError, RuntimeError,
-            zlib.error) as exc:
-        raise DataFormatError(f"a damaged Extra-P saved experiment ({exc})", path=path) from None
+VALUES_MAGIC = b"Extra-P VALUES\0\0"
+INDEX_MAGIC = b"Extra-P INDEX\0\0\0"
+FORMAT_VERSION = "4.2.5"  # the Extra-P release whose reader the written archives are checked against
+_ARCHIVE_ERRORS = (zipfile.BadZipFile, UnicodeDecodeError, EOFError, ValueError, OSError, NotImplementedError,
+                   RuntimeError, zlib.error, KeyError)
+
+
+class _ValueStore:
+    """The repetitions an archive keeps outside ``experiment.json``, read chunk by chunk on demand."""
+
+    def __init__(self, archive: zipfile.ZipFile, path: Path):
+        self.archive, self.path = archive, path
+        self.chunks: dict[int, tuple[bytes, tuple[int, ...]]] = {}
+
+    def has_values(self) -> bool:
+        return any(n.startswith("values/") for n in self.archive.namelist())
+
+    def _chunk(self, chunk: int) -> tuple[bytes, tuple[int, ...]]:
+        if chunk not in self.chunks:
+            name = f"values/{chunk}"
+            if f"{name}.vals" not in self.archive.namelist() or f"{name}.indx" not in self.archive.namelist():
+                raise DataFormatError(f"a point's repetitions are in {name}.vals, which the archive lacks",
+                                      path=self.path, hint="save the experiment again with Extra-P")
+            vals, index = self.archive.read(f"{name}.vals"), self.archive.read(f"{name}.indx")
+            if not vals.startswith(VALUES_MAGIC) or not index.startswith(INDEX_MAGIC) or len(index) < 24:
+                raise DataFormatError(f"{name}.vals or .indx is not an Extra-P value file", path=self.path)
+            count = struct.unpack_from("<Q", index, 16)[0]
+            if len(index) < 24 + 8 * count:
+                raise DataFormatError(f"{name}.indx is cut short: {count} offsets announced", path=self.path)
+            self.chunks[chunk] = vals, struct.unpack_from(f"<{count}Q", index, 24)
+        return self.chunks[chunk]
+
+    def read(self, chunk: int, index: int, where: str) -> tuple[float, ...]:
+        vals, offsets = self._chunk(chunk)
+        if not 0 <= index < len(offsets) or not 0 <= offsets[index] < len(vals):
+            raise DataFormatError(f"{where}: repetitions {index} of values/{chunk} do not exist", path=self.path)
+        try:
+            array = np.lib.format.read_array(io.BytesIO(vals[offsets[index]:]), allow_pickle=False)
+        except (ValueError, EOFError, OSError) as exc:
+            raise DataFormatError(f"{where}: repetitions {index} of values/{chunk} are damaged ({exc})",
+                                  path=self.path) from None
+        flat = np.asarray(array, dtype=float).ravel() if array.dtype.kind in "iuf" else np.array([np.nan])
+        if not len(flat) or not np.all(np.isfinite(flat)):
+            raise DataFormatError(f"{where}: a repetition is not a finite number", path=self.path)
+        return tuple(flat.tolist())
+
+
+def _document(path: Path, archive: zipfile.ZipFile) -> Any:
+    if MEMBER not in archive.namelist():
+        raise DataFormatError(f"a zip archive without {MEMBER}: not an Extra-P saved experiment", path=path,
+                              hint="give the .extra-p file Extra-P saved, or export its data as text")
+    check_memory(archive.getinfo(MEMBER).file_size * 10.0, f"reading {MEMBER} in {path.name}")
+    text = archive.read(MEMBER).decode("utf-8")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -48,23 +97,32 @@ def _document(path: Path, data: bytes) -> Any:
                               column=exc.colno) from None
 
 
-def _values(entry: Any, where: str, path: Path) -> tuple[float, ...]:
+def _values(entry: Any, where: str, store: _ValueStore) -> tuple[float, ...]:
     if not isinstance(entry, dict):
-        raise DataFormatError(f"{where}: a point is not an object", path=path)
+        raise DataFormatError(f"{where}: a point is not an object", path=store.path)
     values = entry.get("values")
     if isinstance(values, list) and values:
+        if len(values) == 2 and all(type(v) is int for v in values) and store.has_values():
+            return store.read(values[0], values[1], where)
         if not all(is_finite_number(v) for v in values):
-            raise DataFormatError(f"{where}: a repetition is not a finite number", path=path)
+            raise DataFormatError(f"{where}: a repetition is not a finite number", path=store.path)
         return tuple(float(v) for v in values)
     for key in ("median", "mean"):
         if is_finite_number(entry.get(key)):
             return (float(entry[key]),)
-    raise DataFormatError(f"{where}: a point has neither values nor a finite median or mean", path=path)
+    raise DataFormatError(f"{where}: a point has neither values nor a finite median or mean", path=store.path)
 
 
 def read(path: Path, data: bytes | None = None) -> Experiment:
     data = path.read_bytes() if data is None else data
-    doc = _document(path, data)
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return _experiment(path, _document(path, archive), _ValueStore(archive, path))
+    except _ARCHIVE_ERRORS as exc:
+        raise DataFormatError(f"a damaged Extra-P saved experiment ({exc})", path=path) from None
+
+
+def _experiment(path: Path, doc: Any, store: _ValueStore) -> Experiment:
     params = doc.get("parameters") if isinstance(doc, dict) else None
     if not isinstance(params, list) or not params or not all(isinstance(p, str) for p in params):
         raise DataFormatError(f"{MEMBER}: missing or invalid 'parameters' (a list of names)", path=path)
@@ -84,7 +142,7 @@ def read(path: Path, data: bytes | None = None) -> Experiment:
                 if (not isinstance(coordinate, list) or len(coordinate) != len(params)
                         or not all(is_finite_number(c) for c in coordinate)):
                     raise DataFormatError(f"{where}: a coordinate is not {len(params)} finite numbers", path=path)
-                point = Point(tuple(float(c) for c in coordinate), _values(entry, where, path))
+                point = Point(tuple(float(c) for c in coordinate), _values(entry, where, store))
                 check_point(params, point, seen, where, path, None)
                 points.append(point)
             if points:
@@ -92,3 +150,50 @@ def read(path: Path, data: bytes | None = None) -> Experiment:
     if not series:
         raise DataFormatError(f"{MEMBER}: no measured points", path=path)
     return Experiment(tuple(params), tuple(series), source=str(path))
+
+
+def _point_entry(point: Point, reference: list[int]) -> dict[str, Any]:
+    """A measured point as Extra-P stores it: its statistics (population standard deviation, as
+    Extra-P computes it) and a reference to its repetitions."""
+    v = np.asarray(point.values, dtype=float)
+    return {"coordinate": [float(c) for c in point.coordinate], "median": float(np.median(v)),
+            "mean": float(v.mean()), "minimum": float(v.min()), "maximum": float(v.max()), "std": float(v.std()),
+            "repetitions": len(v), "values": reference}
+
+
+def _value_members(arrays: list[np.ndarray]) -> tuple[bytes, bytes]:
+    """``values/0.vals`` (the arrays one after the other) and ``values/0.indx`` (their offsets)."""
+    vals, offsets = io.BytesIO(), []
+    vals.write(VALUES_MAGIC)
+    for array in arrays:
+        offsets.append(vals.tell())
+        np.lib.format.write_array(vals, array, allow_pickle=False)
+    index = INDEX_MAGIC + struct.pack(f"<Q{len(offsets)}Q", len(offsets), *offsets)
+    return vals.getvalue(), index
+
+
+def dumps(experiment: Experiment, model_sets: Sequence[Mapping[str, Any]] = ()) -> bytes:
+    """The experiment as an Extra-P saved experiment (a zip archive), every point with its
+    repetitions, and ``model_sets`` as its ``modelers`` (see
+    :func:`perfcompose.fit.extrap_models.model_set`); call paths are the series' regions
+    (``main`` where a series has none)."""
+    measurements: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    arrays: list[np.ndarray] = []
+    for s in experiment.series:
+        entries = measurements.setdefault(s.region or "main", {}).setdefault(s.metric, [])
+        for p in s.points:
+            entries.append(_point_entry(p, [0, len(arrays)]))
+            arrays.append(np.asarray(p.values, dtype=float))
+    doc = {"Extra-P": FORMAT_VERSION, "parameters": list(experiment.parameters), "measurements": measurements,
+           "modelers": [dict(m) for m in model_sets]}
+    vals, index = _value_members(arrays)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+        archive.writestr(zipfile.ZipInfo("values/0.vals"), vals, compress_type=zipfile.ZIP_STORED)
+        archive.writestr(zipfile.ZipInfo("values/0.indx"), index, compress_type=zipfile.ZIP_STORED)
+        archive.writestr(MEMBER, json.dumps(doc))
+    return buf.getvalue()
+
+
+def write(experiment: Experiment, path: Path, model_sets: Sequence[Mapping[str, Any]] = ()) -> None:
+    path.write_bytes(dumps(experiment, model_sets))

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 from types import ModuleType
 
+from perfcompose.choices import Scaling
 from perfcompose.data import (
     csv_long,
     cube,
@@ -39,6 +40,9 @@ BINARY: dict[str, ModuleType] = {
     "extrap-saved": extrap_saved,
     "extrap3": extrap3,
 }
+
+# every format perfcompose writes: the text formats and Extra-P's saved experiments
+WRITABLE: tuple[str, ...] = (*FORMATS, "extrap-saved")
 
 _HELP = ("perfcompose reads perfcompose JSON (.json with 'points' or 'series'), CSV in long form (.csv), "
          "Extra-P text (.txt starting with PARAMETER), Extra-P JSON (.json with 'measurements'), "
@@ -93,10 +97,12 @@ def _detect_json(path: Path, text: str) -> str:
 def format_for_output(path: Path, fmt: str | None = None) -> str:
     """The format to write ``path`` in: given explicitly, or from the extension."""
     if fmt:
-        if fmt not in FORMATS:
-            raise UnknownFormatError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        if fmt not in WRITABLE:
+            raise UnknownFormatError(f"unknown format {fmt!r}; choose one of {', '.join(WRITABLE)}")
         return fmt
     suffix = path.suffix.lower()
+    if suffix == ".extra-p":
+        return "extrap-saved"
     if suffix == ".csv":
         return "csv"
     if suffix in (".txt", ".extrap"):
@@ -104,14 +110,16 @@ def format_for_output(path: Path, fmt: str | None = None) -> str:
     if suffix == ".json":
         return "extrap-json" if path.name.endswith((".extrap.json", "_extrap.json")) else "perfcompose"
     raise UnknownFormatError(f"{path}: cannot tell which format to write from the extension '{suffix}'; "
-                             f"name one of {', '.join(FORMATS)} explicitly")
+                             f"name one of {', '.join(WRITABLE)} explicitly")
 
 
-def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None) -> Experiment:
+def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None,
+         scaling: Scaling = "weak") -> Experiment:
     """Read an experiment file, or a directory of CUBE profiles; the format is detected unless given.
 
     ``metric`` keeps only that metric's series; of CUBE profiles, where every metric is a separate
-    read, it names the one to read (``time`` by default).
+    read, it names the one to read (``time`` by default), and ``scaling`` how the values of a
+    run's processes and threads combine (see :mod:`perfcompose.data.cube`).
 
     >>> e = load("examples/qsort.json")  # doctest: +SKIP
     """
@@ -122,7 +130,7 @@ def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None)
     if not path.exists():
         raise DataFormatError("no such file", path=path)
     if path.is_dir() or fmt == "cube":
-        return _load_directory(path, fmt, metric)
+        return _load_directory(path, fmt, metric, scaling)
     if path.suffix.lower() == ".cubex":
         raise unsupported(path, "a single CUBE profile; give the directory of experiment folders")
     if not path.is_file():
@@ -152,7 +160,7 @@ def _binary_format(path: Path) -> str | None:
     return next((name for name, module in BINARY.items() if module.sniff(head)), None)
 
 
-def _load_directory(path: Path, fmt: str | None, metric: str | None) -> Experiment:
+def _load_directory(path: Path, fmt: str | None, metric: str | None, scaling: Scaling) -> Experiment:
     """A directory is read as CUBE profiles, the only format that is a directory."""
     if fmt not in (None, "cube"):
         raise DataFormatError(f"is a directory; the {fmt} format is a file", path=path)
@@ -161,7 +169,7 @@ def _load_directory(path: Path, fmt: str | None, metric: str | None) -> Experime
     if not cube.profiles(path):
         raise DataFormatError("is a directory, and no folder in it holds a CUBE profile (*.cubex)", path=path,
                               hint=_HELP)
-    return cube.read(path, metric or "time")
+    return cube.read(path, metric or "time", scaling=scaling)
 
 
 def dumps(experiment: Experiment, fmt: str) -> str:
@@ -174,5 +182,8 @@ def save(experiment: Experiment, path: str | Path, fmt: str | None = None) -> st
     """Write an experiment; the format follows the extension unless given. Returns the format."""
     path = Path(path)
     name = format_for_output(path, fmt)
-    path.write_text(dumps(experiment, name))
+    if name in FORMATS:
+        path.write_text(dumps(experiment, name))
+    else:
+        path.write_bytes(BINARY[name].dumps(experiment))
     return name

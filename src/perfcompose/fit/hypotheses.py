@@ -44,7 +44,7 @@ def factor_values(x: np.ndarray, fs: Sequence[Factor] | tuple[np.ndarray, np.nda
     else:
         i = np.array([float(f[0]) for f in fs])[None, :]
         j = np.array([float(f[1]) for f in fs])[None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # inf: a fit marked invalid
         return x ** i * np.log2(x) ** j
 
 

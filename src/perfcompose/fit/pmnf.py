@@ -318,8 +318,13 @@ class PMNFFitter(SeriesFitter):
         along which no line of 3 points with the others fixed was measured is left out of the
         model, with a warning; points on a diagonal (every parameter a function of one) are
         fitted along that one. ``progress(label, done, total)`` hears of the batches of a
-        search over several parameters.
+        search over several parameters. A hypothesis whose values overflow at these coordinates
+        is an invalid fit, left out without a floating-point warning.
         """
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return self._fit_arrays(X, values, params, progress)
+
+    def _fit_arrays(self, X: Any, values: Any, params: Sequence[str], progress: Progress | None) -> FitResult:
         X = np.asarray(X, dtype=float)
         if X.ndim == 1:
             X = X[:, None]
@@ -555,8 +560,12 @@ class PMNFFitter(SeriesFitter):
 
     def _weights(self, y: np.ndarray, X: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Row weights of the fit (y^-weight_power) and the factors that turn weighted
-        residuals into relative ones, which the noise is measured in."""
-        yf = np.maximum(y, np.maximum(np.max(y, axis=-1, keepdims=True) * 1e-12, 1e-300))
+        residuals into relative ones, which the noise is measured in. A value of zero (a count
+        that is 0 at the smallest size) weighs as the smallest positive one: relative to zero,
+        any residual would be infinitely large."""
+        smallest = np.min(np.where(y > 0, y, np.inf), axis=-1, keepdims=True)
+        yf = np.where(y > 0, y, np.where(np.isfinite(smallest), smallest, 0.0))
+        yf = np.maximum(yf, np.maximum(np.max(y, axis=-1, keepdims=True) * 1e-12, 1e-300))
         w, sc = yf ** -self.weight_power, yf ** (self.weight_power - 1.0)
         if self.tilt and X is not None:
             L = np.log(X)

@@ -1,0 +1,136 @@
+"""Extra-P opens the saved experiments perfcompose writes, and sees the same data and models.
+
+    python benchmarks/extrap_saved_check.py [--extrap-repo PATH] [--limit N]
+
+Every input (the project's examples and, with ``--extrap-repo``, every input under Extra-P's
+tests/data, as ``extrap_inputs.py`` lists them) that perfcompose reads is fitted and written with ``fit
+--save-experiment``'s writer. Extra-P 4.2.5 (``.venv-extrap``, made by ``compare_extrap.sh``)
+then opens each archive with its own reader and evaluates every model of the set at the measured
+points. The table gives, per file, how many series Extra-P read, the largest relative difference
+between its evaluation and perfcompose's, and whether the repetitions came back unchanged.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from perfcompose.data import load
+from perfcompose.data.extrap_saved import write
+from perfcompose.errors import PerfcomposeError
+from perfcompose.fit import PMNFFitter
+from perfcompose.fit.extrap_models import model_set
+from perfcompose.fit.pmnf import predict
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from extrap_inputs import inputs as extrap_test_inputs  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+EXTRAP_PYTHON = HERE.parent / ".venv-extrap" / "bin" / "python"
+
+# run by Extra-P's Python: for each archive, per series, the repetitions and the model's values
+EXTRAP_SIDE = """
+import json, sys
+import numpy as np
+from extrap.fileio.experiment_io import read_experiment
+out = {}
+for path in sys.argv[1:]:
+    try:
+        e = read_experiment(path)
+    except Exception as exc:
+        out[path] = {"error": f"{type(exc).__name__}: {exc}"}
+        continue
+    models = e.modelers[0].models
+    series = {}
+    for (cp, metric), ms in e.measurements.items():
+        X = np.array([m.coordinate.as_tuple() for m in ms], dtype=float).T
+        f = models[(cp, metric)].hypothesis.function
+        values = f.evaluate(X[0] if len(X) == 1 else X)
+        series[f"{cp.name}/{metric.name}"] = {
+            "coordinates": X.T.tolist(), "values": [list(map(float, m.values)) for m in ms],
+            "model": np.broadcast_to(values, (X.shape[1],)).tolist()}
+    out[path] = {"series": series}
+print(json.dumps(out))
+"""
+
+
+def inputs(repo: Path | None) -> list[Path]:
+    files = [HERE.parent / "examples" / "tasks.txt", HERE.parent / "examples" / "kernel.extrap.json",
+             HERE.parent / "examples" / "qsort.json"]
+    return files + (extrap_test_inputs(repo / "tests" / "data") if repo is not None else [])
+
+
+def ours(path: Path, folder: Path, k: int) -> tuple[Path, dict[str, tuple[np.ndarray, list, np.ndarray]]] | None:
+    """Fit and write one input; None where perfcompose does not read or fit it."""
+    try:
+        exp = load(path)
+        results = PMNFFitter().fit(exp).results_
+    except PerfcomposeError:
+        return None
+    out = folder / f"{k}.extra-p"
+    write(exp, out, [model_set(exp, results)])
+    expected = {}
+    for s, r in zip(exp.series, results):
+        X = s.coordinates()
+        expected[f"{s.region or 'main'}/{s.metric}"] = (X, [list(p.values) for p in s.points], predict(r.chosen, X))
+    return out, expected
+
+
+def compare(expected: dict, got: dict) -> tuple[int, float, bool]:
+    """Series Extra-P read, the largest relative model difference, and whether the data agree."""
+    worst, same = 0.0, True
+    for key, (X, values, model) in expected.items():
+        theirs = got.get(key)
+        if theirs is None:
+            return 0, np.inf, False
+        order = {tuple(c): k for k, c in enumerate(theirs["coordinates"])}
+        idx = [order[tuple(c)] for c in X.tolist()]
+        same &= all(sorted(v) == sorted(theirs["values"][i]) for v, i in zip(values, idx))
+        m = np.asarray(theirs["model"])[idx]
+        scale = np.maximum(np.abs(model), 1e-300)
+        worst = max(worst, float(np.max(np.abs(m - model) / scale)))
+    return len(expected), worst, same
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--extrap-repo", type=Path, help="a checkout of extra-p/extrap, for its test inputs")
+    ap.add_argument("--limit", type=int, default=0, help="check only the first N inputs")
+    args = ap.parse_args(argv)
+    console = Console()
+    if not EXTRAP_PYTHON.exists():
+        console.print(f"error: {EXTRAP_PYTHON} is missing; run benchmarks/compare_extrap.sh once to make it")
+        raise SystemExit(2)
+    files = inputs(args.extrap_repo)[:args.limit or None]
+    with tempfile.TemporaryDirectory() as tmp:
+        written = {f: w for k, f in enumerate(files) if (w := ours(f, Path(tmp), k)) is not None}
+        run = subprocess.run([str(EXTRAP_PYTHON), "-c", EXTRAP_SIDE, *[str(w[0]) for w in written.values()]],
+                             capture_output=True, text=True, check=True)
+        got = json.loads(run.stdout.strip().splitlines()[-1])
+    table = Table(title="perfcompose's .extra-p archives opened by Extra-P 4.2.5", title_justify="left")
+    for col in ("input", "series", "largest model difference", "repetitions unchanged"):
+        table.add_column(col, justify="left" if col == "input" else "right")
+    agree = 0
+    for f, (archive, expected) in written.items():
+        answer = got[str(archive)]
+        if "error" in answer:
+            table.add_row(f.name, "0", answer["error"], "-")
+            continue
+        n, worst, same = compare(expected, answer["series"])
+        agree += n == len(expected) and worst < 1e-9 and same
+        table.add_row("/".join(f.parts[-2:]), str(n), f"{worst:.1e}", "yes" if same else "NO")
+    console.print(table)
+    console.print(f"{agree} of {len(written)} archives read by Extra-P with the same data and models "
+                  f"(model values within 1e-9); {len(files) - len(written)} inputs perfcompose does not fit")
+    sys.exit(0 if agree == len(written) else 1)
+
+
+if __name__ == "__main__":
+    main()
