@@ -335,3 +335,10 @@ def test_table4_spread_counts_every_nesting_of_the_pipes(capsys):
                    for g, m in zip(group, ["100 + 3.0*x*log2(x)", "100 + 3.3*x*log2(x)"])]
     _print_spreads(SimpleNamespace(comparisons=comparisons), [group])
     assert "within 10.0 %" in capsys.readouterr().out
+
+
+def test_fit_takes_extraps_exponent_sets():
+    r = run("fit", str(EXAMPLES / "tasks.txt"), "--region", "inc", "--poly-exponents", "0,1", "--log-exponents", "0")
+    assert r.returncode == 0 and "x^(1)" in r.stdout
+    bad = run("fit", str(EXAMPLES / "tasks.txt"), "--poly-exponents", "1,two")
+    assert bad.returncode == 2 and "'two' is not an exponent" in bad.stderr

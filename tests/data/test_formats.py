@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from perfcompose.data import FORMATS, Experiment, Point, Series, detect, dumps, load, save
+from perfcompose.data import Experiment, Point, Series, detect, dumps, load, save
 from perfcompose.data.io import WRITABLE, format_for_output
 from perfcompose.errors import DataFormatError, UnknownFormatError
 

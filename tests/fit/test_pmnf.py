@@ -336,3 +336,21 @@ def test_coordinates_that_overflow_a_factor_leave_it_out_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert PMNFFitter().fit(e).results_[0].text(4) == "1 * x^(1) * y^(1)"
+
+
+def test_exponent_sets_as_extraps_poly_and_log_exponents():
+    e = Experiment.single(["x"], [((x,), (2.0 + 0.5 * x ** 1.5,)) for x in (4, 8, 16, 32, 64)])
+    assert PMNFFitter(exponents_i="0, 1/2, 3/2", exponents_j="0").fit(e).model_.to_extrap(digits=4) == \
+        "2 + 0.5 * x^(3/2)"
+    assert PMNFFitter(exponents_i="0,1,2", exponents_j=[0, 1]).factors == [
+        (Fraction(0), Fraction(1)), (Fraction(1), Fraction(0)), (Fraction(1), Fraction(1)),
+        (Fraction(2), Fraction(0)), (Fraction(2), Fraction(1))]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1, x", "'x' is not an exponent"), ("1,,2", "'' is not an exponent"), ("-1", "outside 0..10"),
+    ("0", "no term besides the constant"),
+])
+def test_bad_exponent_sets_are_refused_with_what_to_give(text, message):
+    with pytest.raises(FitError, match=message):
+        PMNFFitter(exponents_i=text, exponents_j="0")

@@ -111,6 +111,12 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
         json_out: Path | None = typer.Option(None, "--json", help="Write the models as JSON here."),
         plot: Path | None = typer.Option(None, "--plot", help="Plot measurements and models to this PNG."),
         html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+        poly_exponents: str | None = typer.Option(
+            None, "--poly-exponents", help="The exponents i of x^i to search, comma-separated fractions (as "
+                                           "Extra-P's poly_exponents; default 0 to 3 in Extra-P's steps)."),
+        log_exponents: str | None = typer.Option(
+            None, "--log-exponents", help="The exponents j of log2(x)^j to search (as Extra-P's log_exponents; "
+                                          "default 0,1,2)."),
         save_experiment: Path | None = typer.Option(
             None, "--save-experiment", help="Write the measurements and these models as an Extra-P saved "
                                             "experiment (.extra-p) here; Extra-P's GUI shows the models as the "
@@ -125,7 +131,9 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
         raise typer.BadParameter(f"{extend}; a factor of at least 1", param_hint="--extend")
     exp = load(file, metric=metric, scaling=scaling)
     pmnf = PMNFFitter(aggregate=aggregate, max_terms=max_terms,
-                      allow_negative_exponents=NEGATIVE_EXPONENTS[negative_exponents])
+                      allow_negative_exponents=NEGATIVE_EXPONENTS[negative_exponents],
+                      **({"exponents_i": poly_exponents} if poly_exponents is not None else {}),
+                      **({"exponents_j": log_exponents} if log_exponents is not None else {}))
     if segmented and len(exp.parameters) != 1:
         raise typer.BadParameter(f"{file} has {len(exp.parameters)} parameters ({', '.join(exp.parameters)}); "
                                  "a segmented model splits along one", param_hint="--segmented")

@@ -15,12 +15,35 @@ from typing import Any
 
 import numpy as np
 
+from perfcompose.errors import FitError
+
 Factor = tuple[Fraction, Fraction]  # (i, j) of x^i * log2(x)^j
 
 DEFAULT_I: tuple[Fraction, ...] = tuple(Fraction(s) for s in (
     "0", "1/4", "1/3", "1/2", "2/3", "3/4", "1", "5/4", "4/3", "3/2", "5/3", "7/4", "2", "9/4", "7/3",
     "5/2", "8/3", "11/4", "3"))
 DEFAULT_J: tuple[Fraction, ...] = (Fraction(0), Fraction(1), Fraction(2))
+
+
+def exponent_set(values: str | Sequence[Any], name: str) -> tuple[Fraction, ...]:
+    """Exponents given as numbers, text ("3/2") or one comma-separated text ("0, 1/2, 1"),
+    checked: each a non-negative rational of at most 10 (the sign of a strong-scaling term is
+    the fitter's to add). ``name`` names the option in the error."""
+    items = values.split(",") if isinstance(values, str) else list(values)
+    out: list[Fraction] = []
+    for item in items:
+        try:
+            e = Fraction(item.strip()) if isinstance(item, str) else Fraction(item)
+        except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+            raise FitError(f"{name}: {str(item).strip()!r} is not an exponent; give fractions such as 0, 1/2, "
+                           "1, 3/2 separated by commas") from None
+        if not 0 <= e <= 10:
+            raise FitError(f"{name}: {e} is outside 0..10; negative powers come from the strong-scaling "
+                           "option (allow_negative_exponents)")
+        out.append(e)
+    if not out:
+        raise FitError(f"{name}: no exponents given")
+    return tuple(sorted(set(out)))
 
 
 def factors(exponents_i: Sequence[Fraction] = DEFAULT_I,

@@ -12,7 +12,6 @@ import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from functools import cached_property, lru_cache
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any, Self
@@ -27,6 +26,7 @@ from perfcompose.fit.hypotheses import (
     DEFAULT_J,
     BatchFit,
     Factor,
+    exponent_set,
     factor_values,
     factors,
     fit_batch,
@@ -278,9 +278,12 @@ class PMNFFitter(SeriesFitter):
 
     @cached_property
     def factors(self) -> list[Factor]:
-        """The PMNF factors (i, j) the exponent sets allow (exponents may be given as text, e.g. "1/3")."""
-        return factors([Fraction(str(i)) if isinstance(i, str) else Fraction(i) for i in self.exponents_i],
-                       [Fraction(str(j)) if isinstance(j, str) else Fraction(j) for j in self.exponents_j])
+        """The PMNF factors (i, j) the exponent sets allow (exponents may be given as text, e.g. "1/3",
+        or as one comma-separated text)."""
+        found = factors(exponent_set(self.exponents_i, "exponents_i"), exponent_set(self.exponents_j, "exponents_j"))
+        if not found:
+            raise FitError("the exponent sets allow no term besides the constant; give a non-zero exponent")
+        return found
 
     def _basis_for(self, x: np.ndarray, y_lines: Sequence[tuple[np.ndarray, np.ndarray]]) -> _Basis:
         """The factors for a parameter with coordinates ``x``: with the negative exponents too
