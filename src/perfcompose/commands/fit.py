@@ -126,14 +126,15 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
     """Fit a PMNF model c0 + sum c*x^i*log2(x)^j to every region x metric of an experiment."""
     from perfcompose.data import load
     from perfcompose.fit import PMNFFitter
+    from perfcompose.fit.hypotheses import DEFAULT_I, DEFAULT_J
 
     if extend < 1:
         raise typer.BadParameter(f"{extend}; a factor of at least 1", param_hint="--extend")
     exp = load(file, metric=metric, scaling=scaling)
     pmnf = PMNFFitter(aggregate=aggregate, max_terms=max_terms,
                       allow_negative_exponents=NEGATIVE_EXPONENTS[negative_exponents],
-                      **({"exponents_i": poly_exponents} if poly_exponents is not None else {}),
-                      **({"exponents_j": log_exponents} if log_exponents is not None else {}))
+                      exponents_i=DEFAULT_I if poly_exponents is None else poly_exponents,
+                      exponents_j=DEFAULT_J if log_exponents is None else log_exponents)
     if segmented and len(exp.parameters) != 1:
         raise typer.BadParameter(f"{file} has {len(exp.parameters)} parameters ({', '.join(exp.parameters)}); "
                                  "a segmented model splits along one", param_hint="--segmented")
