@@ -9,12 +9,14 @@ counts as read by Extra-P when one of its readers returns an experiment.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from perfcompose.data import load
@@ -53,7 +55,9 @@ def extrap_reads(path: Path) -> str:
     return "yes" if "read" in out.stdout.split() else "no"
 
 
-def main() -> None:
+@contextlib.contextmanager
+def test_data() -> Iterator[Path]:
+    """Extra-P's ``tests/data``, unpacked from the clone ``EXTRAP_REPO`` names into a temporary folder."""
     repo = os.environ.get("EXTRAP_REPO")
     if not repo:
         sys.exit("set EXTRAP_REPO to a clone of extra-p/extrap")
@@ -61,7 +65,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
             tar.extractall(tmp, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
-        root = Path(tmp) / "tests" / "data"
+        yield Path(tmp) / "tests" / "data"
+
+
+def main() -> None:
+    with test_data() as root:
         paths = inputs(root)
         refused = {}
         for path in paths:

@@ -1,8 +1,8 @@
 """Extra-P opens the saved experiments perfcompose writes, and sees the same data and models.
 
-    python benchmarks/extrap_saved_check.py [--extrap-repo PATH] [--limit N]
+    [EXTRAP_REPO=/path/to/extra-p/extrap] python benchmarks/extrap_saved_check.py [--limit N]
 
-Every input (the project's examples and, with ``--extrap-repo``, every input under Extra-P's
+Every input (the project's examples and, with ``EXTRAP_REPO``, every input under Extra-P's
 tests/data, as ``extrap_inputs.py`` lists them) that perfcompose reads is fitted and written with ``fit
 --save-experiment``'s writer. Extra-P 4.2.5 (``.venv-extrap``, made by ``compare_extrap.sh``)
 then opens each archive with its own reader and evaluates every model of the set at the measured
@@ -12,7 +12,9 @@ between its evaluation and perfcompose's, and whether the repetitions came back 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -31,6 +33,7 @@ from perfcompose.fit.pmnf import predict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from extrap_inputs import inputs as extrap_test_inputs  # noqa: E402
+from extrap_inputs import test_data  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 EXTRAP_PYTHON = HERE.parent / ".venv-extrap" / "bin" / "python"
@@ -61,10 +64,10 @@ print(json.dumps(out))
 """
 
 
-def inputs(repo: Path | None) -> list[Path]:
+def inputs(data: Path | None) -> list[Path]:
     files = [HERE.parent / "examples" / "tasks.txt", HERE.parent / "examples" / "kernel.extrap.json",
              HERE.parent / "examples" / "qsort.json"]
-    return files + (extrap_test_inputs(repo / "tests" / "data") if repo is not None else [])
+    return files + (extrap_test_inputs(data) if data is not None else [])
 
 
 def ours(path: Path, folder: Path, k: int) -> tuple[Path, dict[str, tuple[np.ndarray, list, np.ndarray]]] | None:
@@ -101,16 +104,17 @@ def compare(expected: dict, got: dict) -> tuple[int, float, bool]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--extrap-repo", type=Path, help="a checkout of extra-p/extrap, for its test inputs")
     ap.add_argument("--limit", type=int, default=0, help="check only the first N inputs")
     args = ap.parse_args(argv)
     console = Console()
     if not EXTRAP_PYTHON.exists():
         console.print(f"error: {EXTRAP_PYTHON} is missing; run benchmarks/compare_extrap.sh once to make it")
         raise SystemExit(2)
-    files = inputs(args.extrap_repo)[:args.limit or None]
-    with tempfile.TemporaryDirectory() as tmp:
-        written = {f: w for k, f in enumerate(files) if (w := ours(f, Path(tmp), k)) is not None}
+    with contextlib.ExitStack() as stack:
+        data = stack.enter_context(test_data()) if os.environ.get("EXTRAP_REPO") else None
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        files = inputs(data)[:args.limit or None]
+        written = {f: w for k, f in enumerate(files) if (w := ours(f, tmp, k)) is not None}
         run = subprocess.run([str(EXTRAP_PYTHON), "-c", EXTRAP_SIDE, *[str(w[0]) for w in written.values()]],
                              capture_output=True, text=True, check=True)
         got = json.loads(run.stdout.strip().splitlines()[-1])
