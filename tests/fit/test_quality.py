@@ -42,3 +42,21 @@ def test_a_constant_on_flat_noisy_data_is_not_flagged():
                                                          (float("nan"), False, 1.0, False)])
 def test_warning_threshold(ar2, constant, smape, flagged):
     assert bool(low_fit_warnings({"adj_r2": ar2, "smape": smape}, constant)) is flagged
+
+
+def test_a_constant_whose_points_scatter_as_their_repetitions_do_is_not_flagged():
+    # the nop timings of examples/tasks.txt: 15-35 % between repetitions, SMAPE 12 % around the constant
+    from pathlib import Path
+
+    from perfcompose.data import load
+
+    nop = load(Path(__file__).resolve().parents[2] / "examples" / "tasks.txt").get(region="nop")
+    result = PMNFFitter().fit_arrays(nop.coordinates(), [p.values for p in nop.points], ["x"])
+    assert not result.model.terms()[1] and result.stats["smape"] > FLAT_SMAPE
+    assert result.warnings == ()
+    assert low_fit_warnings(result.stats, constant=True)   # without the repetitions' noise it would be
+
+
+@pytest.mark.parametrize("smape, noise, flagged", [(12.0, 0.1, False), (40.0, 0.1, True), (12.0, 0.01, True)])
+def test_noise_widths_excuse_a_constant(smape, noise, flagged):
+    assert bool(low_fit_warnings({"adj_r2": -0.1, "smape": smape}, True, noise=noise)) is flagged

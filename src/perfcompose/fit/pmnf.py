@@ -370,9 +370,10 @@ class PMNFFitter(SeriesFitter):
                              f"(at least 3 distinct values each): {', '.join(missing)} left out of the model; "
                              f"measure such a line to model {'it' if len(missing) == 1 else 'them'}",)
                 groups = self._multi_groups(X, y, sigma, far, lined, progress)
+        measured = sigma
         groups, sigma = self._with_lack_of_fit(groups, sigma, len(y))
         chosen, ranked = self._select(groups, sigma, multi=multi)
-        return self._result(params, X, y, chosen, ranked, notes)
+        return self._result(params, X, y, chosen, ranked, notes, measured)
 
     # -- search -----------------------------------------------------------------------------
 
@@ -686,11 +687,11 @@ class PMNFFitter(SeriesFitter):
     # -- statistics -------------------------------------------------------------------------
 
     def _result(self, params: Sequence[str], X: np.ndarray, y: np.ndarray, chosen: Candidate,
-                ranked: list[Candidate], notes: tuple[str, ...] = ()) -> FitResult:
+                ranked: list[Candidate], notes: tuple[str, ...] = (), noise: float = 0.0) -> FitResult:
         stats = fit_statistics(y, predict(chosen, X), 1 + chosen.n_terms)
         stats = {**{k: stats[k] for k in ("rss", "smape", "adj_r2")}, "cv_error": chosen.cv_error * 100,
                  "points": stats["points"]}
-        warnings = notes + low_fit_warnings(stats, constant=chosen.n_terms == 0)
+        warnings = notes + low_fit_warnings(stats, constant=chosen.n_terms == 0, noise=noise)
         return FitResult(chosen, tuple(params), stats, alternatives=tuple(ranked[:self.keep]), warnings=warnings)
 
 

@@ -6,7 +6,9 @@ adjusted R² lies below :data:`ADJ_R2_WARNING` explains less than half of the va
 data beyond what its number of coefficients buys: its form is likely wrong (a constant fitted to
 values that fall steeply, for instance) and it gets a warning. A constant fitted to values that
 do not vary beyond :data:`FLAT_SMAPE` per cent explains nothing because there is nothing to
-explain; it gets no warning.
+explain; it gets no warning, nor does a constant whose points scatter no more than their
+repetitions say they do (SMAPE within :data:`NOISE_SMAPE` times the relative noise of a point,
+in per cent): there, too, the variation is noise, not a missed trend.
 
 >>> import numpy as np
 >>> y = np.array([256.0, 64, 16, 4, 1])
@@ -24,6 +26,7 @@ import numpy as np
 
 ADJ_R2_WARNING = 0.5   # a fit whose adjusted R² is below this is flagged
 FLAT_SMAPE = 5.0       # a constant within this SMAPE (per cent) of flat data is not flagged
+NOISE_SMAPE = 3.0      # ... nor one within this many noise widths (Gaussian scatter: SMAPE ~ 0.8 width)
 
 
 def fit_statistics(y: np.ndarray, pred: np.ndarray, coefficients: int) -> dict[str, float]:
@@ -42,12 +45,13 @@ def fit_statistics(y: np.ndarray, pred: np.ndarray, coefficients: int) -> dict[s
     return {"rss": rss, "smape": smape, "adj_r2": float(ar2), "points": float(n)}
 
 
-def low_fit_warnings(stats: dict[str, float] | object, constant: bool) -> tuple[str, ...]:
-    """A warning when the adjusted R² of a fit is below :data:`ADJ_R2_WARNING` (see the module)."""
+def low_fit_warnings(stats: dict[str, float] | object, constant: bool, noise: float = 0.0) -> tuple[str, ...]:
+    """A warning when the adjusted R² of a fit is below :data:`ADJ_R2_WARNING` (see the module);
+    ``noise`` is the relative noise of one aggregated point, as the repetitions measure it."""
     ar2, smape = float(stats["adj_r2"]), float(stats["smape"])  # type: ignore[index]
     if not ar2 < ADJ_R2_WARNING:          # also NaN: nothing to judge
         return ()
-    if constant and smape <= FLAT_SMAPE:
+    if constant and smape <= max(FLAT_SMAPE, NOISE_SMAPE * 100.0 * noise):
         return ()
     return (f"adjusted R² {ar2:.3g} is below {ADJ_R2_WARNING}: the model explains little of the data "
             f"(SMAPE {smape:.3g} %); its form is likely wrong",)
