@@ -614,8 +614,14 @@ class Model:
     def to_extrap(self, digits: int | None = None) -> str:
         """The model in Extra-P's syntax, e.g. ``5.2 + 0.51 * x^(3/2) * log2(x)^(1)``.
 
-        Coefficients are exact (shortest round-trip form) unless ``digits`` asks for fewer.
+        Coefficients are exact (shortest round-trip form) unless ``digits`` asks for fewer. A
+        two-piece model (``left`` up to ``x = b``, ``right`` above) reads ``left  if x <= b;  right  otherwise``.
         """
+        if isinstance(self.expr, sp.Piecewise) and len(self.expr.args) == 2 and self.expr.args[1][1] == sp.true:
+            (left, cond), (right, _) = self.expr.args
+            if isinstance(cond, sp.LessThan) and cond.lhs.is_Symbol and cond.rhs.is_number:
+                piece = [Model(e, params=self.params).to_extrap(digits) for e in (left, right)]
+                return f"{piece[0]}  if {cond.lhs} <= {float(cond.rhs):.6g};  {piece[1]}  otherwise"
         decomposed = self.terms()
         if decomposed is None:
             return _ExtrapPrinter({"order": "none"}).doprint(_display_form(self.expr))

@@ -13,11 +13,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from perfcompose.data import Experiment, Point, Series, load
 from perfcompose.data.extrap_saved import write
+from perfcompose.errors import DataFormatError
 from perfcompose.fit import PMNFFitter, SegmentedFitter
-from perfcompose.fit.extrap_models import model_set
+from perfcompose.fit.extrap_models import model_set, saved_model_sets
 from perfcompose.fit.pmnf import predict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,3 +140,103 @@ def test_archive_is_read_back_by_perfcompose(tmp_path):
     path = tmp_path / "a.extra-p"
     write(e, path, [model_set(e, PMNFFitter().fit(e).results_)])
     assert [p.values for p in load(path).series[0].points] == [p.values for p in e.series[0].points]
+
+
+# ---------------------------------------------------------------------------------------------
+# Model sets read back from a saved experiment (Extra-P's own, or perfcompose's)
+
+def _archive(tmp_path, functions: dict[str, dict], params=("x",)) -> Path:
+    """A saved experiment whose model set 'Default Model' holds ``functions`` (callpath -> function)."""
+    X = [(x,) * len(params) for x in X1]
+    e = Experiment(tuple(params), tuple(_series(lambda *c: 1.0 + sum(c), X, region=r) for r in functions))
+    models = {r: {"time": {"hypothesis": {"function": f, "$type": "SingleParameterHypothesis"}, "annotations": []}}
+              for r, f in functions.items()}
+    path = tmp_path / "saved.extra-p"
+    write(e, path, [{"name": "Default Model", "modeler": {"$type": "SingleParameterModeler"}, "models": models}])
+    return path
+
+
+def test_saved_models_read_back_evaluate_as_fitted(tmp_path):
+    xs = [float(x) for x in range(1, 13)]
+    e = Experiment(("x",), (_series(lambda x: 3.0 + 0.5 * x ** 1.5 * math.log2(x + 1), [(x,) for x in xs]),
+                            _series(lambda x: 2.0 + 40.0 / x, [(x,) for x in xs], region="strong"),
+                            _series(lambda x: 5.0 + x if x <= 6 else 2.0 * x * x, [(x,) for x in xs], region="two")))
+    pieces = SegmentedFitter().fit(e).results_
+    path = tmp_path / "ours.extra-p"
+    write(e, path, [model_set(e, pieces)])
+    (name, models), = saved_model_sets(path).items()
+    assert name == "perfcompose PMNF" and set(models) == {("r", "time"), ("strong", "time"), ("two", "time")}
+    x = np.array(xs + [100.0])
+    for fit in pieces:
+        model = models[(fit.region, fit.metric)]
+        np.testing.assert_allclose(model(x=x), fit.model(x=x), rtol=1e-12)
+    assert "  if x <= " in models[("two", "time")].to_extrap(digits=4)
+
+
+def test_a_multi_parameter_term_multiplies_its_pairs_coefficients(tmp_path):
+    term = {"coefficient": 2.0, "parameter_term_pairs": {
+        "0": {"coefficient": 3.0, "simple_terms": [{"term_type": "polynomial", "exponent": "3/2"}]},
+        "1": {"coefficient": 1.0, "simple_terms": [{"term_type": "logarithm", "exponent": 1.0}]}}}
+    path = _archive(tmp_path, {"k": {"constant_coefficient": 1.5, "compound_terms": [term],
+                                     "$type": "MultiParameterFunction"}}, params=("p", "n"))
+    model = saved_model_sets(path)["Default Model"][("k", "time")]
+    assert model.to_extrap(digits=4) == "1.5 + 6 * p^(3/2) * log2(n)^(1)"
+
+
+@pytest.mark.parametrize("function, message", [
+    ({"$type": "SplineFunction"}, "unknown function type 'SplineFunction'"),
+    ({"$type": "SingleParameterFunction", "constant_coefficient": "a lot"}, "not a finite number"),
+    ({"$type": "SingleParameterFunction", "constant_coefficient": 1,
+      "compound_terms": [{"coefficient": 1, "simple_terms": [{"term_type": "exponential", "exponent": 1}]}]},
+     "not a polynomial or logarithm"),
+    ({"$type": "MultiParameterFunction", "constant_coefficient": 1,
+      "compound_terms": [{"coefficient": 1, "parameter_term_pairs": {"7": {"simple_terms": []}}}]},
+     "a term of parameter '7'"),
+    ({"$type": "SegmentedFunction", "segments": []}, "two segments"),
+    ({"$type": "SingleParameterFunction", "constant_coefficient": 1,
+      "compound_terms": [{"coefficient": 1, "simple_terms": [{"term_type": "polynomial", "exponent": "1e400"}]}]},
+     "PMNF exponents lie within"),
+])
+def test_a_saved_model_that_is_not_extraps_is_a_located_error(tmp_path, function, message):
+    path = _archive(tmp_path, {"solve": function})
+    with pytest.raises(DataFormatError, match=message) as info:
+        saved_model_sets(path)
+    assert str(info.value).startswith(str(path)) and "'Default Model', solve/time" in str(info.value)
+
+
+def test_show_lists_the_model_sets_saved_with_the_experiment(tmp_path):
+    from typer.testing import CliRunner
+
+    from perfcompose.cli import app
+
+    path = _archive(tmp_path, {"solve": {"constant_coefficient": 4.25, "$type": "ConstantFunction"}})
+    result = CliRunner().invoke(app, ["show", str(path)], env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())   # the table's title wraps to the table's width
+    assert "model set 'Default Model' saved in saved.extra-p" in text
+    assert "solve/time │ 4.25" in text
+    bad = _archive(tmp_path, {"solve": {"$type": "SplineFunction"}})
+    result = CliRunner().invoke(app, ["show", str(bad)])
+    assert result.exit_code == 2 and "unknown function type" in result.output
+
+
+_KEYS = ["$type", "constant_coefficient", "compound_terms", "coefficient", "simple_terms", "term_type", "exponent",
+         "parameter_term_pairs", "segments", "intervals", "0", "1"]
+_LEAVES = (st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=True, allow_infinity=True)
+           | st.sampled_from(["SingleParameterFunction", "MultiParameterFunction", "ConstantFunction",
+                              "SegmentedFunction", "polynomial", "logarithm", "3/2", "-1", "x"]))
+_JSON = st.recursive(_LEAVES, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), c,
+                                                                                   max_size=5), max_leaves=25)
+
+
+@settings(max_examples=200)
+@given(function=_JSON)
+def test_any_saved_function_reads_or_is_a_located_error(tmp_path_factory, function):
+    path = _archive(tmp_path_factory.mktemp("fuzz"), {"solve": function}, params=("p", "n"))
+    try:
+        models = saved_model_sets(path)["Default Model"]
+    except DataFormatError as exc:
+        assert str(exc).startswith(str(path))
+        return
+    model = models[("solve", "time")]
+    model(p=np.array([2.0, 4.0]), n=np.array([10.0, 20.0]))   # evaluates, whatever it says

@@ -17,7 +17,9 @@ def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSO
          fmt: ExperimentFormat | None = typer.Option(None, "--format", help="Input format if detection guesses wrong."),
          scaling: Scaling = scaling_option(),
          ) -> None:
-    """Show an experiment: parameters, points, repetitions, median and coefficient of variation."""
+    """Show an experiment: parameters, points, repetitions, median and coefficient of variation.
+
+    Of an Extra-P saved experiment (.extra-p), also the model sets saved with it."""
     from perfcompose.data import load
     from perfcompose.data.experiment import describe
 
@@ -35,6 +37,27 @@ def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSO
             style = "yellow" if cv > 10 else None
             table.add_row(describe(exp.parameters, p.coordinate), str(len(p.values)), number(p.median),
                           f"[{style}]{cv:.2f}[/{style}]" if style else f"{cv:.2f}")
+        console.print(table)
+    _saved_models(file)
+
+
+def _saved_models(file: Path) -> None:
+    """The model sets an Extra-P saved experiment holds, in Extra-P's syntax."""
+    from perfcompose.data.extrap_saved import sniff
+
+    if not file.is_file():
+        return
+    with file.open("rb") as f:
+        if not sniff(f.read(8)):
+            return
+    from perfcompose.fit.extrap_models import saved_model_sets
+
+    for name, models in saved_model_sets(file).items():
+        table = Table(title=f"model set {name!r} saved in {file.name}", title_justify="left")
+        table.add_column("call path / metric")
+        table.add_column("model")
+        for (callpath, metric), model in models.items():
+            table.add_row(f"{callpath}/{metric}", model.to_extrap(digits=6))
         console.print(table)
 
 

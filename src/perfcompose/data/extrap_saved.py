@@ -6,9 +6,10 @@ A zip archive holding ``experiment.json``: ``{"parameters": [...], "measurements
 repetitions were kept (``extrap --keep-values``), ``values`` points into the archive: the
 ``index``-th NumPy array of ``values/<chunk>.vals``, found at the offset that
 ``values/<chunk>.indx`` lists. Otherwise the point is its median (its mean where no median was
-saved), one value, as Extra-P itself models such a file. The modelers' models are not read:
-perfcompose fits its own. :func:`dumps` writes the same archive, every point with its
-repetitions kept, and model sets (``modelers``) given by the caller; Extra-P 4.2 opens it.
+saved), one value, as Extra-P itself models such a file. The model sets (``modelers``) are
+read by :func:`perfcompose.fit.extrap_models.saved_model_sets`. :func:`dumps` writes the same
+archive, every point with its repetitions kept, and model sets given by the caller; Extra-P 4.2
+opens it.
 """
 from __future__ import annotations
 
@@ -111,6 +112,16 @@ def _values(entry: Any, where: str, store: _ValueStore) -> tuple[float, ...]:
         if is_finite_number(entry.get(key)):
             return (float(entry[key]),)
     raise DataFormatError(f"{where}: a point has neither values nor a finite median or mean", path=store.path)
+
+
+def document(path: Path) -> Any:
+    """The parsed ``experiment.json`` of a saved experiment (its model sets are under ``modelers``)."""
+    data = path.read_bytes()
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return _document(path, archive)
+    except _ARCHIVE_ERRORS as exc:
+        raise DataFormatError(f"a damaged Extra-P saved experiment ({exc})", path=path) from None
 
 
 def read(path: Path, data: bytes | None = None) -> Experiment:

@@ -18,14 +18,16 @@ _PUBLIC: dict[str, str] = {
                      "Spline", "choose", "forecaster"), "perfcompose.fit.forecast"),
     **dict.fromkeys(("Candidate", "FitResult", "PMNFFitter", "fit"), "perfcompose.fit.pmnf"),
     **dict.fromkeys(("SegmentedFit", "SegmentedFitter", "piecewise_model"), "perfcompose.fit.segmented"),
+    **dict.fromkeys(("model_set", "saved_model_sets"), "perfcompose.fit.extrap_models"),
 }
 
 __all__ = ["PMNFFitter", "FitResult", "Candidate", "fit", "SegmentedFitter", "SegmentedFit", "piecewise_model",
            "advise", "advise_series", "Suggestion", "Forecaster", "Spline", "Loess", "LmPoly", "Lm",
-           "MeanOf", "forecaster", "choose", "Choice", "ForecastError", "METHODS"]
+           "MeanOf", "forecaster", "choose", "Choice", "ForecastError", "METHODS", "model_set", "saved_model_sets"]
 
 if TYPE_CHECKING:
     from perfcompose.fit.advisor import Suggestion, advise, advise_series
+    from perfcompose.fit.extrap_models import model_set, saved_model_sets
     from perfcompose.fit.forecast import (
         METHODS,
         Choice,

@@ -1,9 +1,10 @@
-"""perfcompose's fitted models as an Extra-P model set, so that Extra-P's GUI shows them beside its own.
+"""Extra-P model sets: perfcompose's fitted models written as one, so that Extra-P's GUI shows
+them beside its own, and the model sets of a saved experiment read back as Models.
 
 A model set is one entry of a saved experiment's ``modelers`` (see
 :mod:`perfcompose.data.extrap_saved`): a name, the modeler's settings and, per call path and
 metric, a hypothesis (Extra-P's function types, with the fit statistics Extra-P shows). A
-two-piece model becomes Extra-P's segmented function.
+two-piece model becomes Extra-P's segmented function, and back.
 
 >>> from perfcompose.data import Experiment
 >>> from perfcompose.fit import PMNFFitter
@@ -15,14 +16,21 @@ two-piece model becomes Extra-P's segmented function.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from perfcompose.choices import Aggregate
 from perfcompose.data.experiment import Experiment, Series
+from perfcompose.data.extrap_saved import document
+from perfcompose.errors import DataFormatError
+from perfcompose.finite import is_finite_number
 from perfcompose.fit.hypotheses import Factor
 from perfcompose.fit.pmnf import Candidate, FitResult, predict
+from perfcompose.fit.segmented import piecewise_model
+from perfcompose.model import Model
 
 NAME = "perfcompose PMNF"
 _MEASURES = {"median": "MEDIAN", "mean": "MEAN", "min": "MINIMUM", "max": "MAXIMUM"}
@@ -103,3 +111,87 @@ def model_set(experiment: Experiment, results: Sequence[FitResult | Any], aggreg
     modeler = {"use_median": aggregate == "median", "use_measure": _MEASURES[aggregate],
                "$type": "SingleParameterModeler" if n == 1 else "MultiParameterModeler"}
     return {"name": name, "modeler": modeler, "models": models}
+
+
+def _factor_of(simple: Any, where: str, path: Path) -> tuple[Fraction, Fraction]:
+    """(i, j) of one Extra-P compound term's simple terms."""
+    i, j = Fraction(0), Fraction(0)
+    for t in simple if isinstance(simple, list) else [None]:
+        kind = t.get("term_type") if isinstance(t, dict) else None
+        e = None
+        if isinstance(t, dict) and kind in ("polynomial", "logarithm"):
+            try:
+                e = Fraction(str(t["exponent"]))
+            except (ValueError, ZeroDivisionError, KeyError):
+                e = None
+            if e is not None and abs(e) > 10:
+                raise DataFormatError(f"{where}: an exponent of {t['exponent']}; PMNF exponents lie within ±10",
+                                      path=path)
+        if e is None:
+            raise DataFormatError(f"{where}: a simple term is not a polynomial or logarithm with an exponent",
+                                  path=path)
+        i, j = (i + e, j) if kind == "polynomial" else (i, j + e)
+    return i, j
+
+
+def _coefficient(value: Any, where: str, path: Path) -> float:
+    if not is_finite_number(value):
+        raise DataFormatError(f"{where}: a coefficient is not a finite number", path=path)
+    return float(value)
+
+
+def _saved_model(function: Any, params: tuple[str, ...], where: str, path: Path) -> Model:
+    """One saved Extra-P function as a Model."""
+    kind = function.get("$type") if isinstance(function, dict) else None
+    if kind == "SegmentedFunction":
+        segments, intervals = function.get("segments"), function.get("intervals")
+        if not (isinstance(segments, list) and len(segments) == 2 and isinstance(intervals, list)
+                and len(intervals) == 2 and isinstance(intervals[0], list) and len(intervals[0]) == 2):
+            raise DataFormatError(f"{where}: a segmented function needs two segments and two intervals", path=path)
+        left, right = (_saved_model({**f, "$type": "SingleParameterFunction"}, params, where, path)
+                       if isinstance(f, dict) else _saved_model(f, params, where, path) for f in segments)
+        return piecewise_model(params[0], _coefficient(intervals[0][1], where, path), left, right)
+    if kind not in ("ConstantFunction", "SingleParameterFunction", "MultiParameterFunction"):
+        raise DataFormatError(f"{where}: unknown function type {kind!r}", path=path)
+    terms = []
+    for term in function.get("compound_terms") or []:
+        if not isinstance(term, dict):
+            raise DataFormatError(f"{where}: a compound term is not an object", path=path)
+        coef = _coefficient(term.get("coefficient"), where, path)
+        pairs = term.get("parameter_term_pairs") if kind == "MultiParameterFunction" else {"0": term}
+        if not isinstance(pairs, dict):
+            raise DataFormatError(f"{where}: a term without parameter_term_pairs", path=path)
+        exps = {}
+        for k, pair in pairs.items():
+            if not (str(k).isdigit() and int(k) < len(params) and isinstance(pair, dict)):
+                raise DataFormatError(f"{where}: a term of parameter {k!r}, not one of {len(params)}", path=path)
+            coef *= _coefficient(pair.get("coefficient", 1.0), where, path) if kind == "MultiParameterFunction" \
+                else 1.0
+            exps[params[int(k)]] = _factor_of(pair.get("simple_terms"), where, path)
+        terms.append((coef, exps))
+    return Model.from_terms(_coefficient(function.get("constant_coefficient", 0.0), where, path), terms,
+                            params=params, source="Extra-P")
+
+
+def saved_model_sets(path: Path) -> dict[str, dict[tuple[str, str], Model]]:
+    """The model sets of an Extra-P saved experiment, by name: per (call path, metric), the model
+    Extra-P (or perfcompose) saved, as a :class:`~perfcompose.model.Model`.
+
+    >>> saved_model_sets(Path("run.extra-p"))["New model"][("solve", "time")](p=1024)  # doctest: +SKIP
+    """
+    doc = document(path)
+    params = tuple(doc.get("parameters") or ()) if isinstance(doc, dict) else ()
+    sets: dict[str, dict[tuple[str, str], Model]] = {}
+    for k, entry in enumerate(doc.get("modelers") or [] if isinstance(doc, dict) else []):
+        name = str(entry.get("name", f"model set {k + 1}")) if isinstance(entry, dict) else ""
+        models = entry.get("models") if isinstance(entry, dict) else None
+        if not isinstance(models, dict):
+            raise DataFormatError(f"experiment.json: modelers[{k}] has no models", path=path)
+        found = sets.setdefault(name, {})
+        for callpath, metrics in models.items():
+            for metric, model in (metrics.items() if isinstance(metrics, dict) else []):
+                where = f"experiment.json: model set {name!r}, {callpath}/{metric}"
+                hypothesis = model.get("hypothesis") if isinstance(model, dict) else None
+                function = hypothesis.get("function") if isinstance(hypothesis, dict) else None
+                found[(str(callpath), str(metric))] = _saved_model(function, params, where, path)
+    return sets
