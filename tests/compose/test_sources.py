@@ -283,3 +283,53 @@ def test_a_loggp_program_without_parameters_says_how_to_give_them():
     with pytest.raises(ComponentError, match="is a LogGP program") as info:
         parse_component(f"halo={EXCHANGE}")
     assert "--model-json" in str(info.value)
+
+
+# -- Extra-P's saved models -------------------------------------------------------------------
+
+
+def _saved_experiment(tmp_path: Path) -> Path:
+    """tasks.txt saved with perfcompose's models as the model set 'perfcompose PMNF', and a second
+    model set 'Extra-P' holding a hand-written model of inc (as Extra-P's GUI would list it)."""
+    import zipfile
+
+    from perfcompose.data import load
+    from perfcompose.data.extrap_saved import write
+    from perfcompose.fit import PMNFFitter
+    from perfcompose.fit.extrap_models import model_set
+
+    exp = load(EXAMPLES / "tasks.txt")
+    path = tmp_path / "tasks.extra-p"
+    inc = {"constant_coefficient": 100.0, "compound_terms": [
+        {"coefficient": 535.0, "simple_terms": [{"term_type": "polynomial", "exponent": "1"}]}],
+        "$type": "SingleParameterFunction"}
+    theirs = {"name": "Extra-P", "modeler": {"$type": "SingleParameterModeler"},
+              "models": {"inc": {"time": {"hypothesis": {"function": inc}, "annotations": []}}}}
+    write(exp, path, [model_set(exp, PMNFFitter().fit(exp).results_), theirs])
+    assert zipfile.is_zipfile(path)
+    return path
+
+
+def test_an_extrap_saved_model_is_a_design_component(tmp_path):
+    path = _saved_experiment(tmp_path)
+    design = tmp_path / "d.toml"
+    design.write_text(f'program = "pipe(inc, nop)"\nx = [1024, 4096]\nunit = "ns"\n[components]\n'
+                      f'inc = {{ file = "{path}", model_set = "Extra-P", region = "inc", unit = "ns" }}\n'
+                      f'nop = {{ file = "{path}", model_set = "perfcompose PMNF", region = "nop", unit = "ns" }}\n')
+    d = load_design(design)
+    inc = d.components["inc"]
+    assert inc(x=4096.0) == pytest.approx(100.0 + 535.0 * 4096) and inc.unit == "ns"
+    assert "model set 'Extra-P'" in inc.source
+    assert d.model()(x=4096.0) == pytest.approx(max(inc(x=4096.0), d.components["nop"](x=4096.0)))
+
+
+@pytest.mark.parametrize("spec, message, key", [
+    ({"model_set": "Default Model", "region": "inc"}, "no model set 'Default Model'", "model_set"),
+    ({"model_set": "perfcompose PMNF"}, "3 models of model set", "region"),
+    ({"metric": "time"}, "metric picks a saved model", "metric"),
+])
+def test_a_saved_model_that_is_not_there_names_what_is(tmp_path, spec, message, key):
+    path = _saved_experiment(tmp_path)
+    with pytest.raises(ComponentError, match=message) as info:
+        from_table("c", {"file": str(path), **spec}, base=tmp_path)
+    assert info.value.key == key

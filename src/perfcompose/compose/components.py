@@ -44,7 +44,7 @@ COMMON_KEYS = ("unit", "bind", "roles")
 #: each source's key (which names it) and the options it takes
 SOURCES: dict[str, tuple[str, ...]] = {
     "model": (),
-    "file": ("region",),
+    "file": ("region", "model_set", "metric"),
     "target": ("grid", "reps"),
     "pamela": ("process",),
     "loggp": ("params", "L", "o", "g", "G", "worst_case", "ties", "seed", "gap_origin"),
@@ -373,9 +373,39 @@ def _measured(t: _Table) -> Model:
     return model.with_meta(name=t.name, unit="ns", source=f"measured {target}")
 
 
+def saved_model(name: str, path: Path, model_set: str, region: str | None, metric: str | None) -> Model:
+    """A model an Extra-P saved experiment holds: of the model set ``model_set``, the one of call
+    path ``region`` and ``metric`` (either may be left out where it leaves one model)."""
+    from perfcompose.fit.extrap_models import saved_model_sets
+
+    sets = saved_model_sets(path)
+    if model_set not in sets:
+        raise ComponentError(f"component '{name}': no model set '{model_set}' in this experiment (model sets: "
+                             f"{', '.join(repr(k) for k in sets) or 'none'})", path=path, key="model_set")
+    models = sets[model_set]
+    keys = [k for k in models if region in (None, k[0]) and metric in (None, k[1])]
+    if len(keys) != 1:
+        have = ", ".join(f"{c}/{m}" for c, m in models) or "none"
+        raise ComponentError(f"component '{name}': {len(keys)} models of model set '{model_set}' match "
+                             f"(models: {have})", path=path, key="region",
+                             hint='name the call path and metric: region = "CALLPATH", metric = "METRIC"')
+    model = models[keys[0]]
+    return model.with_meta(name=name, source=f"Extra-P model set '{model_set}' in {path}")
+
+
+def _file(t: _Table) -> Model:
+    model_set = t.get("model_set", str)
+    if model_set is not None:
+        return saved_model(t.name, t.path("file"), model_set, t.get("region", str), t.get("metric", str))
+    if "metric" in t.spec:
+        raise ComponentError(f"component '{t.name}': metric picks a saved model; give model_set too, or leave "
+                             "it out to fit the file's measurements", key="metric")
+    return from_file(t.name, t.path("file"), region=t.get("region", str), unit=None)
+
+
 _LOADERS: dict[str, Callable[[_Table], Model]] = {
     "model": lambda t: component_model(t.name, t.get("model", str), unit=t.get("unit", str) or t.unit),
-    "file": lambda t: from_file(t.name, t.path("file"), region=t.get("region", str), unit=None),
+    "file": _file,
     "target": _measured,
     "pamela": lambda t: pamela_model(t.path("pamela"), t.get("process", str, "main"), name=t.name),
     "loggp": _loggp,

@@ -170,7 +170,7 @@ def _saved_model(function: Any, params: tuple[str, ...], where: str, path: Path)
             exps[params[int(k)]] = _factor_of(pair.get("simple_terms"), where, path)
         terms.append((coef, exps))
     return Model.from_terms(_coefficient(function.get("constant_coefficient", 0.0), where, path), terms,
-                            params=params, source="Extra-P")
+                            params=params, unit="", source="Extra-P")
 
 
 def saved_model_sets(path: Path) -> dict[str, dict[tuple[str, str], Model]]:
