@@ -29,6 +29,7 @@ from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number
 from perfcompose.fit.hypotheses import Factor
 from perfcompose.fit.pmnf import Candidate, FitResult, predict
+from perfcompose.fit.quality import fit_statistics
 from perfcompose.fit.segmented import piecewise_model
 from perfcompose.model import Model
 
@@ -63,17 +64,15 @@ def _function(c: Candidate, n_params: int) -> dict[str, Any]:
 
 def _statistics(y: np.ndarray, pred: np.ndarray, coefficients: int) -> dict[str, float]:
     """The statistics Extra-P keeps with a hypothesis, as it defines them (RE and rRSS relative to
-    the measured value, nRSS the root of the RSS over the mean value)."""
+    the measured value, nRSS the root of the RSS over the mean value); an adjusted R² that is
+    undefined (flat data fitted inexactly) is left out, as Extra-P leaves it at its default."""
+    base = fit_statistics(y, pred, coefficients)
     rel = (pred - y) / np.where(y != 0, y, 1.0)
-    rss = float(np.sum((y - pred) ** 2))
-    tss = float(np.sum((y - y.mean()) ** 2))
-    dof = len(y) - coefficients
-    ar2 = 1.0 - (rss / dof) / (tss / (len(y) - 1)) if tss > 0 and dof > 0 else 1.0
-    denom = np.abs(y) + np.abs(pred)
-    smape = float(np.mean(np.where(denom > 0, 2 * np.abs(y - pred) / np.where(denom > 0, denom, 1), 0)) * 100)
     mean = float(np.mean(y))
-    return {"RSS": rss, "rRSS": float(np.sum(rel ** 2)), "nRSS": float(np.sqrt(rss) / mean) if mean else 0.0,
-            "SMAPE": smape, "AR2": float(ar2), "RE": float(np.mean(np.abs(rel)))}
+    stats = {"RSS": base["rss"], "rRSS": float(np.sum(rel ** 2)),
+             "nRSS": float(np.sqrt(base["rss"]) / mean) if mean else 0.0, "SMAPE": base["smape"],
+             "AR2": base["adj_r2"], "RE": float(np.mean(np.abs(rel)))}
+    return {k: v for k, v in stats.items() if np.isfinite(v)}
 
 
 def _hypothesis(function: dict[str, Any], stats: dict[str, float], measure: str) -> dict[str, Any]:
