@@ -8,7 +8,9 @@ Run from the benchmark's folder with this folder on the path, e.g.
 The adapter sees only the measurements. It hands the repetitions to the fitter (which uses their
 spread as its noise estimate) with mean aggregation, since the benchmark's noise is Gaussian;
 it reports the chosen PMNF terms, predictions and fit statistics. The SymPy ``Model`` of a fit
-is built on first use and is not part of the timed fit.
+is built on first use and is not part of the timed fit. ``pmnf_adapter:make_means`` hands the
+fitter only each point's mean, as Extra-P models it: one value per point, no repetitions to
+measure the noise by (the fitter then estimates it from the scatter of the points).
 """
 from __future__ import annotations
 
@@ -21,10 +23,11 @@ from perfcompose.fit.pmnf import predict
 
 
 class PerfcomposeAdapter:
-    def __init__(self, aggregate: str = "mean", **options: Any):
+    def __init__(self, aggregate: str = "mean", means_only: bool = False, **options: Any):
         self.fitter = PMNFFitter(aggregate=aggregate, **options)
+        self.means_only = means_only
         opts = "".join(f", {k}={v}" for k, v in options.items())
-        self.name = f"perfcompose[{aggregate}{opts}]"
+        self.name = f"perfcompose[{'means only' if means_only else aggregate}{opts}]"
 
     def search_space(self) -> set:
         from pmnf import exp_pair  # the benchmark's own module
@@ -34,8 +37,9 @@ class PerfcomposeAdapter:
         from pmnf import exp_pair
         from scoring import Fit
 
-        result = self.fitter.fit_arrays(np.asarray(m.points, dtype=float), np.asarray(m.values, dtype=float),
-                                        m.params)
+        values = np.asarray(m.values, dtype=float)
+        result = self.fitter.fit_arrays(np.asarray(m.points, dtype=float),
+                                        values.mean(axis=1) if self.means_only else values, m.params)
         c = result.chosen
         terms = []
         for coef, shape in zip(c.coefficients, c.hypothesis):
@@ -50,3 +54,7 @@ class PerfcomposeAdapter:
 
 def make(**kwargs: Any) -> PerfcomposeAdapter:
     return PerfcomposeAdapter(**kwargs)
+
+
+def make_means(**kwargs: Any) -> PerfcomposeAdapter:
+    return PerfcomposeAdapter(means_only=True, **kwargs)

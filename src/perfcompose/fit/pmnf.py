@@ -60,6 +60,8 @@ MAX_COMBINATIONS = 125
 # number of points) and only the SCREEN_KEEP best are fitted exactly and ranked.
 SCREEN_CELLS = 1 << 21
 SCREEN_KEEP = 256
+# the relative noise of exact data: rounding is not noise, and it keeps them on the chi-square path
+NOISE_FLOOR = 1e-9
 
 
 @dataclass(frozen=True)
@@ -220,13 +222,16 @@ class PMNFFitter(SeriesFitter):
     parameter); ``aggregate`` of repetitions (median, mean, min, max); ``nonnegative`` rejects
     hypotheses whose terms have negative coefficients (run times do not shrink as inputs grow);
     ``term_penalty``: the chi-square price of the first, second, ... term when repetitions
-    measure the noise; ``tolerance``: without repetitions, the CV margin a term must earn;
+    measure the noise; ``tolerance``: the CV margin a term must earn where nothing measures the
+    noise;
     ``lack_of_fit``: the chi-square quantile beyond which the scatter of the points around the
     best hypothesis, not the repetitions, sets the noise (see :meth:`_with_lack_of_fit`; 0 turns
-    it off); ``plausible``, ``indistinct``, ``horizon``, ``shrink``, ``overshoot_risk``,
-    ``overshoot_factor``, ``overshoot_noise``, ``overshoot_floor``, ``multi_overshoot_risk`` and
-    ``multi_overshoot_spread`` govern the choice among hypotheses the data cannot tell apart (see
-    :meth:`_select`);
+    it off); ``scatter_noise``: without repetitions, estimate the noise from the scatter of the
+    points around the best simple hypothesis and choose as with repetitions (see
+    :meth:`_scatter_noise`), rather than by cross-validation alone, which lets noise buy terms;
+    ``plausible``, ``indistinct``, ``horizon``, ``shrink``, ``overshoot_risk``, ``overshoot_factor``,
+    ``overshoot_noise``, ``overshoot_floor``, ``multi_overshoot_risk`` and ``multi_overshoot_spread``
+    govern the choice among hypotheses the data cannot tell apart (see :meth:`_select`);
     ``candidates_per_parameter``: factors per parameter that the multi-parameter search
     combines; ``weight_power``: rows are weighted by y^-power (1 fits relative errors);
     ``tilt``: rows are further weighted by exp(tilt * (u - 1)), u the point's position between
@@ -245,7 +250,7 @@ class PMNFFitter(SeriesFitter):
                  overshoot_floor: float = 1.5, lack_of_fit: float = 0.99,
                  multi_overshoot_risk: float = 0.4, multi_overshoot_spread: float = 1.5,
                  weight_power: float = 1.0, tilt: float = 1.0,
-                 allow_negative_exponents: bool | None = None):
+                 allow_negative_exponents: bool | None = None, scatter_noise: bool = True):
         if aggregate not in AGGREGATES:
             raise FitError(f"unknown aggregation {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
         if max_terms not in (1, 2):
@@ -272,6 +277,7 @@ class PMNFFitter(SeriesFitter):
         self.weight_power = weight_power
         self.tilt = tilt
         self.allow_negative_exponents = allow_negative_exponents
+        self.scatter_noise = scatter_noise
         self._basis = _Basis(tuple(self.factors))
         self._negative_bases: dict[bool, _Basis] = {}
         self._layouts: dict[tuple, list[tuple[np.ndarray, np.ndarray]]] = {}
@@ -345,35 +351,61 @@ class PMNFFitter(SeriesFitter):
         if np.all(y == 0):
             c = Candidate((), 0.0, (), 0.0)
             return self._result(params, X, y, c, [c])
+        groups, multi, notes = self._groups(X, y, sigma, params, progress)
+        measured = sigma
+        if sigma <= 0 and self.scatter_noise:
+            sigma = self._scatter_noise(groups, len(y), multi)
+            if sigma > 0:
+                groups, multi, notes = self._groups(X, y, sigma, params, progress)
+        groups, sigma = self._with_lack_of_fit(groups, sigma, len(y))
+        chosen, ranked = self._select(groups, sigma, multi=multi)
+        return self._result(params, X, y, chosen, ranked, notes, measured)
+
+    def _groups(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],
+                progress: Progress | None) -> tuple[list[_Group], bool, tuple[str, ...]]:
+        """Every hypothesis fitted and scored: the groups, whether they span several parameters,
+        and the notes on parameters that could not be separated."""
         far = X.max(axis=0) * self.horizon
         notes: tuple[str, ...] = ()
         multi = len(params) > 1
         if not multi:
-            groups = self._single_groups(X[:, 0], y, sigma, far[0], self.max_terms)
-        else:
-            lined = [bool(self._line_layout(X, k)) for k in range(len(params))]
-            if not any(lined):
-                lead = _diagonal_lead(X)
-                if lead is None:
-                    raise FitError(f"no line of at least 3 points along any of {', '.join(params)} with the "
-                                   "others fixed; measure a line of points per parameter")
-                others = [p for k, p in enumerate(params) if k != lead]
-                notes = (f"the points lie on a diagonal: {', '.join(others)} change(s) with {params[lead]}, so "
-                         f"the model is in {params[lead]} alone and their own effect is not separated; measure "
-                         f"a line along {others[0]} with {params[lead]} fixed",)
-                groups = _moved(self._single_groups(X[:, lead], y, sigma, far[lead], self.max_terms), lead)
-                multi = False
-            else:
-                missing = [p for p, ok in zip(params, lined) if not ok]
-                if missing:
-                    notes = (f"no line of at least 3 points along {', '.join(missing)} with the others fixed "
-                             f"(at least 3 distinct values each): {', '.join(missing)} left out of the model; "
-                             f"measure such a line to model {'it' if len(missing) == 1 else 'them'}",)
-                groups = self._multi_groups(X, y, sigma, far, lined, progress)
-        measured = sigma
-        groups, sigma = self._with_lack_of_fit(groups, sigma, len(y))
-        chosen, ranked = self._select(groups, sigma, multi=multi)
-        return self._result(params, X, y, chosen, ranked, notes, measured)
+            return self._single_groups(X[:, 0], y, sigma, far[0], self.max_terms), False, notes
+        lined = [bool(self._line_layout(X, k)) for k in range(len(params))]
+        if not any(lined):
+            lead = _diagonal_lead(X)
+            if lead is None:
+                raise FitError(f"no line of at least 3 points along any of {', '.join(params)} with the "
+                               "others fixed; measure a line of points per parameter")
+            others = [p for k, p in enumerate(params) if k != lead]
+            notes = (f"the points lie on a diagonal: {', '.join(others)} change(s) with {params[lead]}, so "
+                     f"the model is in {params[lead]} alone and their own effect is not separated; measure "
+                     f"a line along {others[0]} with {params[lead]} fixed",)
+            return _moved(self._single_groups(X[:, lead], y, sigma, far[lead], self.max_terms), lead), False, notes
+        missing = [p for p, ok in zip(params, lined) if not ok]
+        if missing:
+            notes = (f"no line of at least 3 points along {', '.join(missing)} with the others fixed "
+                     f"(at least 3 distinct values each): {', '.join(missing)} left out of the model; "
+                     f"measure such a line to model {'it' if len(missing) == 1 else 'them'}",)
+        return self._multi_groups(X, y, sigma, far, lined, progress), True, notes
+
+    @staticmethod
+    def _scatter_noise(groups: list[_Group], n: int, multi: bool) -> float:
+        """The relative noise of a point, estimated from the scatter of the points when no
+        repetitions measure it: the residual of the best simple hypothesis per degree of freedom
+        (one parameter: the constant and one-term fits, since the best of 1,378 two-term fits on a
+        handful of points would take luck for precision; several parameters: the best of any,
+        with their many points). Exact data keep the floor, and so the exact law; 0 where too
+        few points leave no degree of freedom to spare (the cross-validated choice then)."""
+        if n < (6 if multi else 4):
+            return 0.0
+        if min(float(np.min(np.where(g.batch.valid, g.batch.rel_rss, np.inf), initial=np.inf))
+               for g in groups) <= 1e-20 * n:
+            return NOISE_FLOOR
+        simple = groups if multi else [g for g in groups if g.batch.coef.shape[1] <= 2]
+        per_dof = [float(np.min(np.where(g.ok, g.batch.rel_rss, np.inf), initial=np.inf))
+                   / (n - g.batch.coef.shape[1]) for g in simple if n > g.batch.coef.shape[1]]
+        best = min(per_dof, default=np.inf)
+        return max(float(np.sqrt(best)), NOISE_FLOOR) if np.isfinite(best) else 0.0
 
     # -- search -----------------------------------------------------------------------------
 
@@ -415,7 +447,7 @@ class PMNFFitter(SeriesFitter):
         noise.
         """
         efficiency = 2.0 if self.aggregate in ("min", "max") else np.pi / 2
-        return max(float(np.sqrt(relative_variance * efficiency / reps)), 1e-9)
+        return max(float(np.sqrt(relative_variance * efficiency / reps)), NOISE_FLOOR)
 
     def _penalty(self, k_terms: int) -> float:
         if isinstance(self.term_penalty, (int, float)):
@@ -758,10 +790,11 @@ def _constant_slack(y: np.ndarray, sigma: float) -> Any:
 
     A cost has no negative part, so with measured noise ``sigma`` (relative, of an aggregate) a
     constant more than two noise widths of the smallest value below zero marks a form that
-    fits only by cancelling its own growth. Without a noise estimate there is no such scale and
-    the constant is not restricted. ``y`` may hold one series per row (one slack each).
+    fits only by cancelling its own growth. Without a noise estimate there is no such scale, and
+    exact data (the noise at its floor) have no noise to cancel: there the constant is not
+    restricted (``p - 1`` messages is a law). ``y`` may hold one series per row (one slack each).
     """
-    if sigma <= 0:
+    if sigma <= NOISE_FLOOR:
         return np.full(y.shape[:-1], np.inf) if y.ndim > 1 else np.inf
     return 2.0 * sigma * np.min(y, axis=-1) + 1e-9 * np.max(y, axis=-1)
 
