@@ -50,32 +50,34 @@ class _ValueStore:
 
     def __init__(self, archive: zipfile.ZipFile, path: Path):
         self.archive, self.path = archive, path
-        self.chunks: dict[int, tuple[bytes, tuple[int, ...]]] = {}
+        self.chunks: dict[int, tuple[io.BytesIO, int, tuple[int, ...]]] = {}
 
     def has_values(self) -> bool:
         return any(n.startswith("values/") for n in self.archive.namelist())
 
-    def _chunk(self, chunk: int) -> tuple[bytes, tuple[int, ...]]:
+    def _chunk(self, chunk: int) -> tuple[io.BytesIO, int, tuple[int, ...]]:
         if chunk not in self.chunks:
             name = f"values/{chunk}"
             if f"{name}.vals" not in self.archive.namelist() or f"{name}.indx" not in self.archive.namelist():
                 raise DataFormatError(f"a point's repetitions are in {name}.vals, which the archive lacks",
                                       path=self.path, hint="save the experiment again with Extra-P")
+            check_memory(2.0 * self.archive.getinfo(f"{name}.vals").file_size, f"reading {name}.vals")
             vals, index = self.archive.read(f"{name}.vals"), self.archive.read(f"{name}.indx")
             if not vals.startswith(VALUES_MAGIC) or not index.startswith(INDEX_MAGIC) or len(index) < 24:
                 raise DataFormatError(f"{name}.vals or .indx is not an Extra-P value file", path=self.path)
             count = struct.unpack_from("<Q", index, 16)[0]
             if len(index) < 24 + 8 * count:
                 raise DataFormatError(f"{name}.indx is cut short: {count} offsets announced", path=self.path)
-            self.chunks[chunk] = vals, struct.unpack_from(f"<{count}Q", index, 24)
+            self.chunks[chunk] = io.BytesIO(vals), len(vals), struct.unpack_from(f"<{count}Q", index, 24)
         return self.chunks[chunk]
 
     def read(self, chunk: int, index: int, where: str) -> tuple[float, ...]:
-        vals, offsets = self._chunk(chunk)
-        if not 0 <= index < len(offsets) or not 0 <= offsets[index] < len(vals):
+        stream, size, offsets = self._chunk(chunk)
+        if not 0 <= index < len(offsets) or not 0 <= offsets[index] < size:
             raise DataFormatError(f"{where}: repetitions {index} of values/{chunk} do not exist", path=self.path)
         try:
-            array = np.lib.format.read_array(io.BytesIO(vals[offsets[index]:]), allow_pickle=False)
+            stream.seek(offsets[index])
+            array = np.lib.format.read_array(stream, allow_pickle=False)
         except (ValueError, EOFError, OSError) as exc:
             raise DataFormatError(f"{where}: repetitions {index} of values/{chunk} are damaged ({exc})",
                                   path=self.path) from None
