@@ -240,3 +240,16 @@ def test_any_saved_function_reads_or_is_a_located_error(tmp_path_factory, functi
         return
     model = models[("solve", "time")]
     model(p=np.array([2.0, 4.0]), n=np.array([10.0, 20.0]))   # evaluates, whatever it says
+
+
+def test_model_sets_need_the_experiments_parameter_names(tmp_path):
+    import io
+
+    doc = {"parameters": [1, 2], "measurements": {}, "modelers": [{"name": "m", "models": {}}]}
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("experiment.json", json.dumps(doc))
+    path = tmp_path / "p.extra-p"
+    path.write_bytes(buf.getvalue())
+    with pytest.raises(DataFormatError, match="invalid 'parameters'"):
+        saved_model_sets(path)

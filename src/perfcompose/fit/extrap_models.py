@@ -179,7 +179,10 @@ def saved_model_sets(path: Path) -> dict[str, dict[tuple[str, str], Model]]:
     >>> saved_model_sets(Path("run.extra-p"))["New model"][("solve", "time")](p=1024)  # doctest: +SKIP
     """
     doc = document(path)
-    params = tuple(doc.get("parameters") or ()) if isinstance(doc, dict) else ()
+    params = doc.get("parameters") if isinstance(doc, dict) else None
+    if not isinstance(params, list) or not params or not all(isinstance(p, str) and p for p in params):
+        raise DataFormatError("experiment.json: missing or invalid 'parameters' (a list of names)", path=path)
+    params = tuple(params)
     sets: dict[str, dict[tuple[str, str], Model]] = {}
     for k, entry in enumerate(doc.get("modelers") or [] if isinstance(doc, dict) else []):
         name = str(entry.get("name", f"model set {k + 1}")) if isinstance(entry, dict) else ""
