@@ -253,3 +253,16 @@ def test_model_sets_need_the_experiments_parameter_names(tmp_path):
     path.write_bytes(buf.getvalue())
     with pytest.raises(DataFormatError, match="invalid 'parameters'"):
         saved_model_sets(path)
+
+
+def test_the_plot_draws_the_saved_models_dashed_beside_the_fit(tmp_path):
+    from perfcompose.report.plots import fits_figure
+
+    path = _archive(tmp_path, {"solve": {"constant_coefficient": 4.25, "$type": "ConstantFunction"}})
+    exp = load(path)
+    fitted = PMNFFitter().fit(exp).results_
+    fig = fits_figure(exp, [(r.region, r.metric, r.model) for r in fitted], saved=saved_model_sets(path))
+    (ax,) = [a for a in fig.axes if a.get_visible()]
+    dashed = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert len(dashed) == 1 and np.allclose(dashed[0].get_ydata(), 4.25)
+    assert "saved: Default Model" in [t.get_text() for t in ax.get_legend().get_texts()]

@@ -6,6 +6,7 @@ import functools
 import re
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
@@ -162,3 +163,28 @@ def scaling_option() -> Any:
     """``--scaling``: how the processes' and threads' values of a CUBE profile combine (Extra-P's option)."""
     return typer.Option("weak", "--scaling", help="CUBE profiles: weak keeps each process's (thread's) value as "
                                                   "a repetition, weak-threaded the non-zero ones, strong sums them.")
+
+
+def saved_models(file: Path) -> dict[str, dict[tuple[str, str], Any]]:
+    """The model sets an Extra-P saved experiment holds (none for other files)."""
+    from perfcompose.data.extrap_saved import sniff
+
+    if not file.is_file():
+        return {}
+    with file.open("rb") as f:
+        if not sniff(f.read(8)):
+            return {}
+    from perfcompose.fit.extrap_models import saved_model_sets
+
+    return saved_model_sets(file)
+
+
+def print_saved_models(file: Path, sets: dict[str, dict[tuple[str, str], Any]]) -> None:
+    """Print model sets saved in ``file``, in Extra-P's syntax."""
+    for name, models in sets.items():
+        table = Table(title=f"model set {name!r} saved in {file.name}", title_justify="left")
+        table.add_column("call path / metric")
+        table.add_column("model")
+        for (callpath, metric), model in models.items():
+            table.add_row(f"{callpath}/{metric}", model.to_extrap(digits=6))
+        console.print(table)

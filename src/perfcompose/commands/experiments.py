@@ -6,7 +6,14 @@ from pathlib import Path
 import typer
 
 from perfcompose.choices import ExperimentFormat, OutputFormat, Scaling
-from perfcompose.commands.common import Table, console, scaling_option, user_errors
+from perfcompose.commands.common import (
+    Table,
+    console,
+    print_saved_models,
+    saved_models,
+    scaling_option,
+    user_errors,
+)
 from perfcompose.commands.common import fmt as number
 
 
@@ -38,27 +45,7 @@ def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSO
             table.add_row(describe(exp.parameters, p.coordinate), str(len(p.values)), number(p.median),
                           f"[{style}]{cv:.2f}[/{style}]" if style else f"{cv:.2f}")
         console.print(table)
-    _saved_models(file)
-
-
-def _saved_models(file: Path) -> None:
-    """The model sets an Extra-P saved experiment holds, in Extra-P's syntax."""
-    from perfcompose.data.extrap_saved import sniff
-
-    if not file.is_file():
-        return
-    with file.open("rb") as f:
-        if not sniff(f.read(8)):
-            return
-    from perfcompose.fit.extrap_models import saved_model_sets
-
-    for name, models in saved_model_sets(file).items():
-        table = Table(title=f"model set {name!r} saved in {file.name}", title_justify="left")
-        table.add_column("call path / metric")
-        table.add_column("model")
-        for (callpath, metric), model in models.items():
-            table.add_row(f"{callpath}/{metric}", model.to_extrap(digits=6))
-        console.print(table)
+    print_saved_models(file, saved_models(file))
 
 
 @user_errors

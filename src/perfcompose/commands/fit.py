@@ -14,7 +14,9 @@ from perfcompose.commands.common import (
     console,
     err_console,
     fmt,
+    print_saved_models,
     progress,
+    saved_models,
     scaling_option,
     user_errors,
 )
@@ -66,7 +68,7 @@ def _advise(exp: Any, pmnf: Any, metric: str | None, region: str | None, extend:
 
 
 def _write(exp: Any, results: list[Any], segmented: bool, title: str, json_out: Path | None,
-           plot: Path | None, html: Path | None) -> None:
+           plot: Path | None, html: Path | None, saved: dict[str, Any]) -> None:
     if json_out:
         from perfcompose.fit.record import fit_to_json
 
@@ -75,7 +77,7 @@ def _write(exp: Any, results: list[Any], segmented: bool, title: str, json_out: 
     if plot:
         from perfcompose.report import plot_fits
 
-        plot_fits(exp, [(r.region, r.metric, r.model) for r in results], plot)
+        plot_fits(exp, [(r.region, r.metric, r.model) for r in results], plot, saved=saved)
         console.print(f"plot written to {plot}")
     if html:
         from perfcompose.commands.reports import fit_html
@@ -144,8 +146,10 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
     for r in results:
         for warning in r.warnings:
             err_console.print(f"[bold yellow]warning:[/bold yellow] {r.label}: {warning}", highlight=False)
+    saved = saved_models(file)   # an Extra-P saved experiment's own models, shown beside these
+    print_saved_models(file, saved)
     if advise:
         _advise(exp, pmnf, metric, region, extend)
-    _write(exp, results, segmented, title, json_out, plot, html)
+    _write(exp, results, segmented, title, json_out, plot, html, saved)
     if save_experiment:
         _save_experiment(exp, results, aggregate, save_experiment)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,23 +13,25 @@ from perfcompose.model import Model
 
 
 def plot_fits(experiment: Experiment, models: Sequence[tuple[str, str, Model]], out: str | Path,
-              extend: float = 4.0) -> Path:
+              extend: float = 4.0, saved: Mapping[str, Mapping[tuple[str, str], Model]] | None = None) -> Path:
     """One panel per series: medians with min-max error bars and the model, extended ``extend``x.
 
     With several parameters the first is on the x axis and one line is drawn per value of the
-    others (at most five).
+    others (at most five). ``saved`` model sets (by name, per (region, metric): the models an
+    Extra-P saved experiment holds) are drawn dashed beside them, for comparison.
     """
     import matplotlib.pyplot as plt
 
     out = Path(out)
-    fig = fits_figure(experiment, models, extend)
+    fig = fits_figure(experiment, models, extend, saved)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out
 
 
-def fits_figure(experiment: Experiment, models: Sequence[tuple[str, str, Model]], extend: float = 4.0) -> Any:
+def fits_figure(experiment: Experiment, models: Sequence[tuple[str, str, Model]], extend: float = 4.0,
+                saved: Mapping[str, Mapping[tuple[str, str], Model]] | None = None) -> Any:
     """The figure of :func:`plot_fits`."""
     import matplotlib
 
@@ -64,6 +66,9 @@ def fits_figure(experiment: Experiment, models: Sequence[tuple[str, str, Model]]
             values = {params[0]: grid, **{p: v for p, v in zip(params[1:], rest)}}
             ax.plot(grid, model(**{p: values[p] for p in model.params}) * np.ones_like(grid), color=color,
                     lw=1.5)
+            for style, (name, other) in zip(("--", ":", "-."), _saved_for(saved, region, metric)):
+                ax.plot(grid, other(**{p: values[p] for p in other.params}) * np.ones_like(grid), color=color,
+                        lw=1.2, ls=style, label=f"saved: {name}" if c == 0 else None)
             ax.axvspan(xs.max(), grid.max(), color="0.93", zorder=0)
         log_axes(ax)
         ax.set_xlabel(params[0])
@@ -76,6 +81,14 @@ def fits_figure(experiment: Experiment, models: Sequence[tuple[str, str, Model]]
         ax.set_visible(False)
     fig.tight_layout()
     return fig
+
+
+def _saved_for(saved: Mapping[str, Mapping[tuple[str, str], Model]] | None, region: str,
+               metric: str) -> list[tuple[str, Model]]:
+    """The saved models of one series, one per model set that has it (a series without a region
+    is Extra-P's call path ``main``)."""
+    key = (region or "main", metric)
+    return [(name, models[key]) for name, models in (saved or {}).items() if key in models]
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
