@@ -392,18 +392,21 @@ class PMNFFitter(SeriesFitter):
     def _scatter_noise(groups: list[_Group], n: int, multi: bool) -> float:
         """The relative noise of a point, estimated from the scatter of the points when no
         repetitions measure it: the residual of the best simple hypothesis per degree of freedom
-        (one parameter: the constant and one-term fits, since the best of 1,378 two-term fits on a
-        handful of points would take luck for precision; several parameters: the best of any,
-        with their many points). Exact data keep the floor, and so the exact law; 0 where too
-        few points leave no degree of freedom to spare (the cross-validated choice then)."""
+        (one parameter: the constant and one-term fits, a term's chosen exponents counted as one
+        more coefficient, since the best of 1,378 two-term fits on a handful of points would take
+        luck for precision; several parameters: the best of any, with their many points). Exact
+        data keep the floor, and so the exact law; 0 where too few points leave no degree of
+        freedom to spare (the cross-validated choice then)."""
         if n < (6 if multi else 4):
             return 0.0
         if min(float(np.min(np.where(g.batch.valid, g.batch.rel_rss, np.inf), initial=np.inf))
                for g in groups) <= 1e-20 * n:
             return NOISE_FLOOR
         simple = groups if multi else [g for g in groups if g.batch.coef.shape[1] <= 2]
-        per_dof = [float(np.min(np.where(g.ok, g.batch.rel_rss, np.inf), initial=np.inf))
-                   / (n - g.batch.coef.shape[1]) for g in simple if n > g.batch.coef.shape[1]]
+        # one parameter: a term's exponents were chosen to fit, and cost a degree of freedom too
+        lost = [g.batch.coef.shape[1] + (not multi and g.batch.coef.shape[1] > 1) for g in simple]
+        per_dof = [float(np.min(np.where(g.ok, g.batch.rel_rss, np.inf), initial=np.inf)) / (n - k)
+                   for g, k in zip(simple, lost) if n > k]
         best = min(per_dof, default=np.inf)
         return max(float(np.sqrt(best)), NOISE_FLOOR) if np.isfinite(best) else 0.0
 
