@@ -266,3 +266,15 @@ def test_the_plot_draws_the_saved_models_dashed_beside_the_fit(tmp_path):
     dashed = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
     assert len(dashed) == 1 and np.allclose(dashed[0].get_ydata(), 4.25)
     assert "saved: Default Model" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_the_fit_report_lists_and_draws_the_saved_model_sets(tmp_path):
+    from perfcompose.report.fit import fit_report
+    from perfcompose.report.html import render
+
+    path = _archive(tmp_path, {"solve": {"constant_coefficient": 4.25, "$type": "ConstantFunction"}})
+    exp = load(path)
+    fitted = [(r.region, r.metric, r.model, r.text(6), r.stats) for r in PMNFFitter().fit(exp).results_]
+    page = render(fit_report(exp, fitted, "fit", saved=saved_model_sets(path)))
+    assert "model set &#39;Default Model&#39; saved with the experiment" in page
+    assert "dashed: the saved models" in page

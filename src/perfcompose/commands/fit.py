@@ -82,7 +82,8 @@ def _write(exp: Any, results: list[Any], segmented: bool, title: str, json_out: 
     if html:
         from perfcompose.commands.reports import fit_html
 
-        fit_html(html, exp, [(r.region, r.metric, r.model, _text(r, segmented), r.stats) for r in results], title)
+        fit_html(html, exp, [(r.region, r.metric, r.model, _text(r, segmented), r.stats) for r in results], title,
+                 saved)
 
 
 def _save_experiment(exp: Any, results: list[Any], aggregate: Aggregate, path: Path) -> None:

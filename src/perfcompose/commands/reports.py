@@ -82,11 +82,11 @@ def tables_html(out: Path, title: str, kind: str, tables: Sequence[Any], *, line
 
 
 def fit_html(out: Path, experiment: Any, fitted: Sequence[tuple[str, str, Any, str, Mapping[str, float]]],
-             title: str) -> None:
+             title: str, saved: Mapping[str, Any] | None = None) -> None:
     from perfcompose.report.fit import fit_report
     from perfcompose.report.html import this_command, write
 
-    _done(write(fit_report(experiment, fitted, title, commands=(this_command(),)), out))
+    _done(write(fit_report(experiment, fitted, title, commands=(this_command(),), saved=saved), out))
 
 
 def table1_html(out: Path, table: Any, rows: Sequence[Any], lines: Sequence[str]) -> None:

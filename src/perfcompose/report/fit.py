@@ -13,8 +13,10 @@ from perfcompose.report.numbers import sig
 
 
 def fit_report(experiment: Any, fitted: Sequence[tuple[str, str, Any, str, Mapping[str, float]]], title: str,
-               *, commands: Sequence[str] = ()) -> Report:
-    """``fitted``: (region, metric, model, model text, fit statistics) per series."""
+               *, commands: Sequence[str] = (), saved: Mapping[str, Mapping[tuple[str, str], Any]] | None = None
+               ) -> Report:
+    """``fitted``: (region, metric, model, model text, fit statistics) per series; ``saved``: the
+    model sets an Extra-P saved experiment holds, listed and drawn dashed beside the fits."""
     from perfcompose.data.experiment import describe
     from perfcompose.report.html import figure
     from perfcompose.report.plots import fits_figure
@@ -28,6 +30,9 @@ def fit_report(experiment: Any, fitted: Sequence[tuple[str, str, Any, str, Mappi
                      stat(st, "cv_error", ".3f")) for reg, met, model, text, st in fitted],
                    numeric=(False, False, False, False, True, True, True))
     blocks: list[Any] = [models]
+    for name, ms in (saved or {}).items():
+        blocks.append(table(f"model set '{name}' saved with the experiment", ("call path / metric", "model"),
+                            [(f"{c}/{m}", model.to_extrap(digits=6)) for (c, m), model in ms.items()]))
     params = experiment.parameters
     for reg, met, model, _text, _st in fitted:
         series = experiment.get(met, reg)
@@ -51,9 +56,9 @@ def fit_report(experiment: Any, fitted: Sequence[tuple[str, str, Any, str, Mappi
                 r.pop()
         blocks.append(table(f"{series.label}: measured against the model", cols, rows,
                             numeric=(False, True, True, True, True, False)[:len(cols)]))
-    fig = figure(fits_figure(experiment, [(reg, met, model) for reg, met, model, _t, _s in fitted]),
+    fig = figure(fits_figure(experiment, [(reg, met, model) for reg, met, model, _t, _s in fitted], saved=saved),
                  "measurements and models", "dots: medians with min-max bars; line: the model; grey: beyond "
-                 "the measurements")
+                 "the measurements" + ("; dashed: the saved models" if saved else ""))
     summary = (("parameters", ", ".join(params)), ("series", str(len(fitted))))
     return Report(title, "fit", (Section("Models", tuple(blocks)), Section("Figure", (fig,))), summary,
                   tuple(commands))
