@@ -82,6 +82,7 @@ def test_send_order_listing_another_processors_message(write_file):
     ({"kind": "comm", "messages": [[1, 1, 3]]}, "sends to itself"),
     ({"kind": "comm", "messages": [[0, 1]]}, "must be [src, dst, bytes]"),
     ({"kind": "comm", "messages": [[0, "a", 1]]}, "dst must be a number"),
+    ({"kind": "comm", "messages": [[0, 1, 8], [10 ** 400, 1, 8]]}, "message 1: src is too large"),
     ({"kind": "comp", "durations": [1, -2]}, "processor 1 is -2"),
     ({"kind": "comp", "durations": [1]}, "list of 2 numbers"),
     ({"kind": "wait"}, "kind must be 'comp' or 'comm'"),

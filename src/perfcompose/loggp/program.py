@@ -144,7 +144,7 @@ def _message_array(messages: Any) -> np.ndarray:
         arr = np.array(messages, dtype=np.float64)
         if arr.ndim == 2 and arr.shape[1] == 3 or arr.size == 0:
             return arr.reshape(-1, 3)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         pass
     for k, m in enumerate(messages):  # find the first malformed one, to point at it
         if not isinstance(m, (list, tuple)) or len(m) != 3:
@@ -154,6 +154,9 @@ def _message_array(messages: Any) -> np.ndarray:
             if not is_number(v):
                 raise _Problem(f"message {k}: {('src', 'dst', 'bytes')[j]} must be a number, got {v!r}",
                                ("messages", k, j))
+            if abs(v) > 1e300:
+                raise _Problem(f"message {k}: {('src', 'dst', 'bytes')[j]} is too large for a number of "
+                               "processors or bytes", ("messages", k, j))
     raise _Problem("messages must be a list of [src, dst, bytes]", ("messages",))
 
 
