@@ -83,6 +83,8 @@ def test_send_order_listing_another_processors_message(write_file):
     ({"kind": "comm", "messages": [[0, 1]]}, "must be [src, dst, bytes]"),
     ({"kind": "comm", "messages": [[0, "a", 1]]}, "dst must be a number"),
     ({"kind": "comm", "messages": [[0, 1, 8], [10 ** 400, 1, 8]]}, "message 1: src is too large"),
+    ({"kind": "comm", "messages": [[0, 1, 8], [1e300, 1, 8]]}, "message 1: src 1e+300 is not a processor"),
+    ({"kind": "comm", "messages": [[0, 1.5, 8]]}, "message 0: dst 1.5 is not a processor"),
     ({"kind": "comp", "durations": [1, -2]}, "processor 1 is -2"),
     ({"kind": "comp", "durations": [1]}, "list of 2 numbers"),
     ({"kind": "wait"}, "kind must be 'comp' or 'comm'"),

@@ -104,6 +104,13 @@ class CommStep:
     @classmethod
     def _build(cls, P: int, messages: Any, send_order: Any) -> CommStep:
         msgs = _message_array(messages)
+        for j, name in enumerate(("src", "dst")):   # whole processor numbers, before the cast to integers
+            col = msgs[:, j]
+            bad = np.flatnonzero(~((col >= 0) & (col < P) & (col == np.floor(col))))
+            if bad.size:
+                k = int(bad[0])
+                raise _Problem(f"message {k}: {name} {col[k]:g} is not a processor (P = {P})", ("messages", k, j),
+                               hint=f"processors are numbered 0 to {P - 1}")
         src = msgs[:, 0].astype(np.int64)
         dst = msgs[:, 1].astype(np.int64)
         nbytes = msgs[:, 2].astype(np.float64)
