@@ -18,11 +18,19 @@ import tarfile
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from perfcompose.data import load
 from perfcompose.errors import PerfcomposeError
 
 EXTRAP_PYTHON = Path(__file__).resolve().parent.parent / ".venv-extrap" / "bin" / "python"
+
+
+def require_extrap(console: Any) -> None:
+    """Stop with status 2 where Extra-P's environment (``.venv-extrap``) is missing."""
+    if not EXTRAP_PYTHON.exists():
+        console.print(f"error: {EXTRAP_PYTHON} is missing; run benchmarks/compare_extrap.sh once to make it")
+        raise SystemExit(2)
 
 # every reader of Extra-P 4.2.5 on one path; prints "read" when one of them returns an experiment
 EXTRAP_TRY = """

@@ -36,11 +36,10 @@ from perfcompose.fit.extrap_models import model_set, saved_model_sets
 from perfcompose.fit.pmnf import predict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from extrap_inputs import EXTRAP_PYTHON, require_extrap, test_data  # noqa: E402
 from extrap_inputs import inputs as extrap_test_inputs  # noqa: E402
-from extrap_inputs import test_data  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-EXTRAP_PYTHON = HERE.parent / ".venv-extrap" / "bin" / "python"
 
 # run by Extra-P's Python: for each archive, per series, the repetitions and the model's values
 EXTRAP_SIDE = """
@@ -134,9 +133,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--limit", type=int, default=0, help="check only the first N inputs")
     args = ap.parse_args(argv)
     console = Console()
-    if not EXTRAP_PYTHON.exists():
-        console.print(f"error: {EXTRAP_PYTHON} is missing; run benchmarks/compare_extrap.sh once to make it")
-        raise SystemExit(2)
+    require_extrap(console)
     with contextlib.ExitStack() as stack:
         data = stack.enter_context(test_data()) if os.environ.get("EXTRAP_REPO") else None
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))

@@ -23,10 +23,10 @@ from rich.console import Console
 from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from extrap_inputs import EXTRAP_PYTHON, require_extrap  # noqa: E402
 from extrap_targets import median, rows  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-EXTRAP_PYTHON = HERE.parent / ".venv-extrap" / "bin" / "python"
 NOISE = (0.0, 0.01, 0.05, 0.1)
 Record = dict[str, str]
 
@@ -166,9 +166,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--draws", type=int, default=200, help="bootstrap draws (default: %(default)s)")
     args = ap.parse_args(argv)
     console = Console()
-    if not EXTRAP_PYTHON.exists():
-        console.print(f"error: {EXTRAP_PYTHON} is missing; run benchmarks/compare_extrap.sh once to make it")
-        raise SystemExit(2)
+    require_extrap(console)
     seeds = seed_list(args.seeds)
     per_seed = []
     for seed in seeds:

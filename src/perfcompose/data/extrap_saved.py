@@ -51,14 +51,13 @@ class _ValueStore:
     def __init__(self, archive: zipfile.ZipFile, path: Path):
         self.archive, self.path = archive, path
         self.chunks: dict[int, tuple[io.BytesIO, int, tuple[int, ...]]] = {}
-
-    def has_values(self) -> bool:
-        return any(n.startswith("values/") for n in self.archive.namelist())
+        self.members = set(archive.namelist())
+        self.has_values = any(n.startswith("values/") for n in self.members)
 
     def _chunk(self, chunk: int) -> tuple[io.BytesIO, int, tuple[int, ...]]:
         if chunk not in self.chunks:
             name = f"values/{chunk}"
-            if f"{name}.vals" not in self.archive.namelist() or f"{name}.indx" not in self.archive.namelist():
+            if f"{name}.vals" not in self.members or f"{name}.indx" not in self.members:
                 raise DataFormatError(f"a point's repetitions are in {name}.vals, which the archive lacks",
                                       path=self.path, hint="save the experiment again with Extra-P")
             check_memory(2.0 * self.archive.getinfo(f"{name}.vals").file_size, f"reading {name}.vals")
@@ -105,7 +104,7 @@ def _values(entry: Any, where: str, store: _ValueStore) -> tuple[float, ...]:
         raise DataFormatError(f"{where}: a point is not an object", path=store.path)
     values = entry.get("values")
     if isinstance(values, list) and values:
-        if len(values) == 2 and all(type(v) is int for v in values) and store.has_values():
+        if len(values) == 2 and all(type(v) is int for v in values) and store.has_values:
             return store.read(values[0], values[1], where)
         if not all(is_finite_number(v) for v in values):
             raise DataFormatError(f"{where}: a repetition is not a finite number", path=store.path)
