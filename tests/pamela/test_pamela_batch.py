@@ -41,7 +41,7 @@ def test_a_grid_prints_one_row_per_point():
 @pytest.mark.parametrize("args, words", [
     (["P=5:1", "N=1"], "not a range"),
     (["P=1:3", "N=1", "Q=1:2"], "'Q' is not a parameter"),
-    (["P=1:3"], "no value for N"),
+    (["P=1:3"], "no value for parameter N"),
     (["P=1:3", "N=x,2"], "not a number"),
 ])
 def test_bad_grids_exit_2(args, words):

@@ -133,12 +133,14 @@ def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, pa
 
     from perfcompose.pamela.points import check_names, grid_function
 
-    parameters, fn = grid_function(model, process, paper_phi)
-    names = list(parameters)
-    check_names(model, parameters, grid)
+    parameters, needed, fn = grid_function(model, process, paper_phi)
+    check_names(model, parameters, grid, needed)
+    names = [p for p in parameters if p in grid]
     points = list(itertools.product(*(grid[n] for n in names)))
+    slots = [names.index(p) if p in grid else None for p in parameters]
     with evaluating("a point of the grid"):
-        results = [float(fn(*pt)) for pt in points]
+        # a parameter T does not use needs no value: it is NaN in the plain function
+        results = [float(fn(*(math.nan if k is None else pt[k] for k in slots))) for pt in points]
     for pt, value in zip(points, results):
         finite_result({f"T_{process}": value}, ", ".join(f"{n}={v:g}" for n, v in zip(names, pt)))
     if as_json:

@@ -22,7 +22,7 @@ import sympy as sp
 from perfcompose.model import Model
 from perfcompose.pamela.compiler import Costs, compile_process
 from perfcompose.pamela.evaluate import evaluate, evaluate_loads, fast_function, is_closed, with_residuals
-from perfcompose.pamela.evaluation import Evaluation
+from perfcompose.pamela.evaluation import Evaluation, no_values
 from perfcompose.pamela.normalise import NormalForm, normalise
 from perfcompose.pamela.parser import load, parse
 from perfcompose.pamela.printing import decimal_form, pamela_text
@@ -136,9 +136,26 @@ class CostModel:
                               hint="parameters: " + (", ".join(self.parameters) or "none"))
         return {k: float(v) for k, v in values.items()}
 
-    def evaluate(self, values: Mapping[str, float], name: str = "main") -> Evaluation:
-        """phi, delta, omega and T of process ``name`` at the given parameter values."""
+    def uses(self, name: str = "main", quantities: tuple[str, ...] = ("T", "phi", "omega", "delta")
+             ) -> tuple[str, ...]:
+        """The parameters the ``quantities`` of process ``name`` depend on, in declaration order."""
+        c = self.costs(name)
+        used = set().union(*(getattr(c, q).free_symbols for q in quantities))
+        return tuple(p for p in self.parameters if sp.Symbol(p, positive=True) in used)
+
+    def _bound(self, values: Mapping[str, float], name: str, quantities: tuple[str, ...]) -> dict[str, float]:
+        """The values, checked: none for a name that is no parameter, one for every parameter the
+        quantities of the process use (all that are missing named at once)."""
         vals = self._values(values, name)
+        missing = [p for p in self.uses(name, quantities) if p not in vals]
+        if missing:
+            raise no_values(missing, self.program.path)
+        return vals
+
+    def evaluate(self, values: Mapping[str, float], name: str = "main") -> Evaluation:
+        """phi, delta, omega and T of process ``name`` at the given parameter values (a value for
+        each parameter the process uses; others may be left out)."""
+        vals = self._bound(values, name, ("T", "phi", "omega", "delta"))
         c = self.costs(name)
         return Evaluation(name, T=evaluate(c.T, vals), phi=evaluate(c.phi, vals), omega=evaluate(c.omega, vals),
                           delta=evaluate_loads(c.delta, vals))

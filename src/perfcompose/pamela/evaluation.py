@@ -5,13 +5,13 @@ Kept apart from the compiler so that a compiled model read back as numbers
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from perfcompose.pamela.syntax import PamelaError
 
-__all__ = ["Evaluation", "load_list"]
+__all__ = ["Evaluation", "load_list", "load_vector", "no_values"]
 
 
 def load_list(loads: Mapping[int, float], limit: int = 1_000_000) -> list[float]:
@@ -25,6 +25,20 @@ def load_list(loads: Mapping[int, float], limit: int = 1_000_000) -> list[float]
     for k, v in loads.items():
         out[k] = v
     return out
+
+
+def load_vector(loads: Any) -> dict[int, float]:
+    """A load vector as a numeric form states it (``[l0, l1, ...]``, or one number for a vector of
+    one element, ``0`` where no resource is used) as the load per resource index."""
+    if isinstance(loads, (int, float)):
+        return {0: float(loads)} if loads else {}
+    return {k: float(v) for k, v in enumerate(loads) if v}
+
+
+def no_values(missing: Sequence[str], path: str | None) -> PamelaError:
+    """The error for parameters a process uses and that were given no value (all of them named)."""
+    return PamelaError(f"no value for parameter{'s' if len(missing) > 1 else ''} {', '.join(missing)}", path=path,
+                       hint="give each a value or a range, e.g. " + " ".join(f"{m}=100" for m in missing))
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import ast
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from perfcompose.errors import InputError
@@ -159,22 +159,30 @@ class NumericForm:
     parameters: tuple[str, ...]
     functions: Mapping[str, Callable[..., Any]]
     unread: frozenset[str] = frozenset()
+    #: the parameters each equation uses (once the equations it refers to are written into it)
+    uses: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def reads(self, name: str = "main", quantities: Sequence[str] = ("T",)) -> bool:
         """True when every quantity of process ``name`` is stated here in readable form."""
         return f"T_{name}" in self.functions and not any(f"{q}_{name}" in self.unread for q in quantities)
+
+    def needs(self, name: str = "main", quantities: Sequence[str] = ("T",)) -> tuple[str, ...]:
+        """The parameters the ``quantities`` of process ``name`` use, in declaration order."""
+        used = set().union(*(self.uses.get(f"{q}_{name}", frozenset()) for q in quantities))
+        return tuple(p for p in self.parameters if p in used)
 
     def function(self, name: str = "main", quantity: str = "T") -> Callable[..., float] | None:
         """``quantity_name`` as a function of the parameters (in :attr:`parameters` order)."""
         return self.functions.get(f"{quantity}_{name}")
 
     def quantity(self, name: str, quantity: str, values: Mapping[str, float], default: Any = None) -> Any:
-        """``quantity_name`` at ``values`` (``default`` where the file does not state it)."""
+        """``quantity_name`` at ``values`` (``default`` where the file does not state it); a
+        parameter the equation does not use needs no value."""
         fn = self.function(name, quantity)
         if fn is None:
             return default
         try:
-            return fn(*(float(values[p]) for p in self.parameters))
+            return fn(*(float(values[p]) if p in values else math.nan for p in self.parameters))
         except ValueError as exc:  # math domain errors: log(0), sqrt(-1), ceil(nan)
             where = ", ".join(f"{k}={v:g}" for k, v in values.items())
             raise InputError(f"{quantity}_{name} cannot be evaluated at {where}: {exc}",
@@ -202,6 +210,7 @@ def read_numeric_form(text: str) -> NumericForm | None:
             return None
         inlined = _inline(equations, parameters)
         return NumericForm(tuple(parameters), {n: _function(t, parameters) for n, t in inlined.items() if t},
-                           frozenset(n for n, t in inlined.items() if t is None))
+                           frozenset(n for n, t in inlined.items() if t is None),
+                           {n: frozenset(_names(t)) for n, t in inlined.items() if t})
     except (_NotNumeric, RecursionError):
         return None

@@ -10,24 +10,24 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from perfcompose.pamela.evaluation import Evaluation
+from perfcompose.pamela.evaluation import Evaluation, load_vector, no_values
 from perfcompose.pamela.model_cache import compile_cached, numeric_form
 from perfcompose.pamela.syntax import PamelaError
 
 __all__ = ["check_names", "evaluate_point", "grid_function"]
 
 
-def check_names(model: Path, parameters: tuple[str, ...], given: Mapping[str, object]) -> None:
-    """Refuse a value for a name that is no parameter, and a parameter without a value."""
+def check_names(model: Path, parameters: tuple[str, ...], given: Mapping[str, object],
+                needed: tuple[str, ...] | None = None) -> None:
+    """Refuse a value for a name that is no parameter, and a parameter the process uses
+    (``needed``, default: every parameter) without a value, naming all of them."""
     unknown = [k for k in given if k not in parameters]
     if unknown:
         raise PamelaError(f"'{unknown[0]}' is not a parameter of {model.name}", path=str(model),
                           hint="parameters: " + (", ".join(parameters) or "none"))
-    missing = [p for p in parameters if p not in given]
+    missing = [p for p in (parameters if needed is None else needed) if p not in given]
     if missing:
-        raise PamelaError(f"no value for {', '.join(missing)}", path=str(model),
-                          hint="give every parameter a value or a range, e.g. "
-                          + " ".join(f"{m}=1:10" for m in missing))
+        raise no_values(missing, str(model))
 
 
 def evaluate_point(model: Path, values: dict[str, float], process: str = "main",
@@ -36,20 +36,21 @@ def evaluate_point(model: Path, values: dict[str, float], process: str = "main",
     form = numeric_form(model, process, paper_phi, ("T", "phi", "omega", "delta"))
     if form is None:
         return compile_cached(model, process, paper_phi).evaluate(values, process)
-    check_names(model, form.parameters, values)
+    check_names(model, form.parameters, values, form.needs(process, ("T", "phi", "omega", "delta")))
     T = form.quantity(process, "T", values)
     loads = form.quantity(process, "delta", values, default=[])
     return Evaluation(process, T, form.quantity(process, "phi", values, T), form.quantity(process, "omega", values, T),
-                      {k: float(v) for k, v in enumerate(loads) if v})
+                      load_vector(loads))
 
 
-def grid_function(model: Path, process: str = "main",
-                  paper_phi: bool = False) -> tuple[tuple[str, ...], Callable[..., float]]:
-    """The parameters of the model and ``T_process`` as a plain function of them (in that order)."""
+def grid_function(model: Path, process: str = "main", paper_phi: bool = False
+                  ) -> tuple[tuple[str, ...], tuple[str, ...], Callable[..., float]]:
+    """The parameters of the model, those ``T_process`` uses, and ``T_process`` as a plain function
+    of all of them (in declaration order; a parameter it does not use may be NaN)."""
     form = numeric_form(model, process, paper_phi)
     if form is not None:
         fn = form.function(process)
         assert fn is not None  # numeric_form gives only a form that states T_process
-        return form.parameters, fn
+        return form.parameters, form.needs(process), fn
     cm = compile_cached(model, process, paper_phi)
-    return cm.parameters, cm.function(process)
+    return cm.parameters, cm.uses(process, ("T",)), cm.function(process)
