@@ -86,3 +86,23 @@ def test_law_iv_fails_only_where_the_asymptotic_choice_is_not_the_larger_stage(a
         if ch.law == "iv" and not ch.held:
             x = ch.counterexample["x"]
             assert ch.lhs(x=x) < max(a(x=x), b(x=x))
+
+
+def test_a_model_beyond_the_range_of_a_double_leaves_the_law_undecided_with_the_point():
+    # x**x overflows a double from x = 144 on: no number can decide the laws there
+    comps = {"a": Model.parse("x**x"), "b": Model.parse("x")}
+    checks = by_law(check_laws(comps))
+    for c in checks["iii"] + checks["iv"]:
+        assert c.undecided and not c.held and c.counterexample is None, c
+        assert c.overflow is not None and c.overflow["x"] == 1024.0
+        assert "both sides exceed the largest double" in c.overflow_text
+    assert not any(c.undecided for c in checks["i"] + checks["ii"])  # decided symbolically
+    # where the models stay finite, the same laws are decided by numbers
+    assert all(c.held and not c.undecided for c in check_laws(comps, x_range=(2.0, 100.0)))
+
+
+def test_a_counter_example_where_the_models_are_finite_still_decides():
+    # the asymptotic max keeps scan, smaller than setup at small x; scan overflows at large x
+    comps = {"setup": Model.parse("1e16", params=["x"]), "scan": Model.parse("1e10*x")}
+    iv = by_law(check_laws(comps, x_range=(1024.0, 1e300)))["iv"][0]
+    assert not iv.held and not iv.undecided and iv.counterexample == {"x": 1024.0}

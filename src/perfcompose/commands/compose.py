@@ -83,6 +83,8 @@ def laws(stages: list[str] = typer.Argument(None, help="Stages to check the laws
     for r in results:
         if r.held:
             verdict = "[green]holds[/green]" + (" (equal)" if r.relation == "=" else " (inequality)")
+        elif r.undecided:
+            verdict = f"[yellow]cannot decide[/yellow]: {r.overflow_text}"
         else:
             where = ", ".join(f"{k}={size(v)}" for k, v in (r.counterexample or {}).items())
             lv, rv = r.values or (math.nan, math.nan)
@@ -91,11 +93,18 @@ def laws(stages: list[str] = typer.Argument(None, help="Stages to check the laws
     console.print(table)
     for law, title in LAWS.items():
         mine = [r for r in results if r.law == law]
-        failed = [r for r in mine if not r.held]
+        failed = [r for r in mine if not r.held and not r.undecided]
+        open_ = [r for r in mine if r.undecided]
         how = "/".join(sorted({r.method for r in mine}))
         rel = "equality" if mine and mine[0].relation == "=" else "inequality"
-        status = "[green]holds[/green]" if not failed else f"[red]fails in {len(failed)} of {len(mine)}[/red]"
+        status = ("[green]holds[/green]" if not failed and not open_ else
+                  ", ".join(([f"[red]fails in {len(failed)} of {len(mine)}[/red]"] if failed else [])
+                            + ([f"[yellow]undecided in {len(open_)} of {len(mine)}[/yellow]"] if open_ else [])))
         console.print(f"({law}) {title} ({rel}): {status} — {len(mine)} instances, decided {how}")
+    if any(r.undecided for r in results):
+        err_console.print("[yellow]warning:[/yellow] the models exceed the range of a double (about 1.8e308) "
+                          f"somewhere in x = {size(min(xs))} .. {size(max(xs))}, where no law can be checked "
+                          "by numbers; check a smaller range with --x LO:HI", highlight=False)
 
 
 @user_errors

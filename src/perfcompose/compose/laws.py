@@ -7,7 +7,9 @@
 
 Each instance is decided symbolically when SymPy can (the difference simplifies to zero, or its
 sign is fixed by the parameters being positive); otherwise numerically on a grid over the
-parameter range, which either holds everywhere or yields the worst counter-example.
+parameter range, which either holds everywhere or yields the worst counter-example. Where a side
+is beyond the range of a double at some point of the grid (``x**x``) and no counter-example is
+found elsewhere, the instance is left undecided, with the point that overflows.
 """
 from __future__ import annotations
 
@@ -52,10 +54,31 @@ class LawCheck:
     counterexample: Mapping[str, float] | None = field(default=None)
     #: at the counter-example (or the closest call): lhs and rhs values
     values: tuple[float, float] | None = None
+    #: where a side is no finite double (it overflows), so that the grid cannot decide the
+    #: instance: then ``held`` is False, ``counterexample`` None and ``values`` the values there
+    overflow: Mapping[str, float] | None = None
 
     @property
     def statement(self) -> str:
         return f"{self.left} {self.relation} {self.right}"
+
+    @property
+    def undecided(self) -> bool:
+        """True when neither SymPy nor the grid could decide the instance (a side overflows)."""
+        return self.overflow is not None and self.counterexample is None and not self.held
+
+    @property
+    def overflow_text(self) -> str:
+        """Which side is not a finite double at :attr:`overflow`, and why, in words."""
+        if self.overflow is None or self.values is None:
+            return ""
+        where = ", ".join(f"{k}={v:g}" for k, v in self.overflow.items())
+        bad = [side for side, v in zip(("the left side", "the right side"), self.values) if not np.isfinite(v)]
+        both = len(bad) == 2
+        what = "both sides" if both else bad[0]
+        why = ("are not numbers" if both else "is not a number") if any(np.isnan(v) for v in self.values) else \
+            f"{'exceed' if both else 'exceeds'} the largest double ({np.finfo(float).max:.3g})"
+        return f"at {where} {what} {why}"
 
 
 def instances(stages: Sequence[Term], threads: str = "n") -> list[tuple[str, Term, Term, Relation]]:
@@ -113,19 +136,27 @@ def check(law: str, left: Term, right: Term, relation: Relation, composer: Compo
     grid = _grid(params, composer.size, x_range, points)
     lv = np.broadcast_to(lhs(**{p: grid[p] for p in lhs.params}), grid[params[0]].shape)
     rv = np.broadcast_to(rhs(**{p: grid[p] for p in rhs.params}), grid[params[0]].shape)
-    scale = np.maximum(np.maximum(np.abs(lv), np.abs(rv)), 1e-300)
-    if relation == "=":
-        bad = np.abs(lv - rv) / scale
-        worst = int(np.argmax(bad))
-        numeric_ok = bool(bad[worst] <= rtol)
-    else:
-        margin = (lv - rv) / scale
-        worst = int(np.argmin(margin))
-        numeric_ok = bool(margin[worst] >= -rtol)
-    held = decided if decided is not None else numeric_ok
+    finite = np.isfinite(lv) & np.isfinite(rv)
+    # points where a side is no double decide nothing: they neither hold nor fail
+    with np.errstate(invalid="ignore", over="ignore"):
+        scale = np.maximum(np.maximum(np.abs(lv), np.abs(rv)), 1e-300)
+        if relation == "=":
+            bad = np.where(finite, np.abs(lv - rv) / scale, -np.inf)
+            worst = int(np.argmax(bad))
+            numeric_ok = bool(bad[worst] <= rtol)
+        else:
+            margin = np.where(finite, (lv - rv) / scale, np.inf)
+            worst = int(np.argmin(margin))
+            numeric_ok = bool(margin[worst] >= -rtol)
     method: Literal["symbolic", "numeric"] = "symbolic" if decided is not None else "numeric"
     point = {p: float(grid[p][worst]) for p in params}
     values = (float(lv[worst]), float(rv[worst]))
+    if decided is None and numeric_ok and not finite.all():
+        first = int(np.argmin(finite))
+        return LawCheck(law, left, right, relation, lhs, rhs, False, method,
+                        values=(float(lv[first]), float(rv[first])),
+                        overflow={p: float(grid[p][first]) for p in params})
+    held = decided if decided is not None else numeric_ok
     return LawCheck(law, left, right, relation, lhs, rhs, held, method,
                     counterexample=None if held else point, values=values)
 
