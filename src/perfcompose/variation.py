@@ -1,9 +1,12 @@
-"""The coefficient of variation of repeated measurements: how much they scatter, relative to their size.
+"""The coefficient of variation of repeated measurements: how much they scatter, relative to their
+size; and their mean and median, which stay finite for values near the largest double.
 
 >>> round(coefficient_of_variation([9.0, 10.0, 11.0]), 6)
 0.1
 >>> coefficient_of_variation([5.0])
 nan
+>>> mean([1e308, 1e308]), median([1e308, 1e308])
+(1e+308, 1e+308)
 """
 from __future__ import annotations
 
@@ -12,7 +15,32 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["coefficient_of_variation"]
+__all__ = ["coefficient_of_variation", "mean", "median"]
+
+#: values up to this size are summed and squared as they are; larger ones are scaled first, so
+#: that a sum of them (or of their squares) does not overflow a double
+_LARGE = 1e150
+
+
+def _scale(v: np.ndarray) -> float:
+    """1 for values of ordinary size; for larger ones, the largest magnitude to divide by."""
+    top = float(np.max(np.abs(v))) if v.size else 0.0
+    return top if math.isfinite(top) and top > _LARGE else 1.0
+
+
+def mean(values: Sequence[float] | np.ndarray) -> float:
+    """The mean; of values near the largest double computed on the values scaled down, so that it
+    is finite where they are (``np.mean([1e308, 1e308])`` overflows to inf)."""
+    v = np.asarray(values, dtype=float)
+    scale = _scale(v)
+    return float(np.mean(v / scale) * scale) if scale != 1.0 else float(np.mean(v))
+
+
+def median(values: Sequence[float] | np.ndarray) -> float:
+    """The median, finite where the values are (of an even count it is the mean of the middle two)."""
+    v = np.asarray(values, dtype=float)
+    scale = _scale(v)
+    return float(np.median(v / scale) * scale) if scale != 1.0 else float(np.median(v))
 
 
 def coefficient_of_variation(values: Sequence[float] | np.ndarray) -> float:
@@ -21,7 +49,8 @@ def coefficient_of_variation(values: Sequence[float] | np.ndarray) -> float:
     v = np.asarray(values, dtype=float)
     if v.size < 2:
         return math.nan
-    mean = float(np.mean(v))
-    if mean == 0:
+    v = v / _scale(v)  # the ratio does not change with the scale; the squares stay finite
+    average = float(np.mean(v))
+    if average == 0:
         return math.nan
-    return float(np.std(v, ddof=1) / mean)
+    return float(np.std(v, ddof=1) / average)

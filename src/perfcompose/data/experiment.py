@@ -13,7 +13,7 @@ import numpy as np
 
 from perfcompose.choices import AGGREGATE_CHOICES, Aggregate
 from perfcompose.errors import DataFormatError
-from perfcompose.variation import coefficient_of_variation
+from perfcompose.variation import coefficient_of_variation, mean, median
 
 
 def _numpy_reduction(name: str) -> Callable[[np.ndarray], float]:
@@ -21,8 +21,10 @@ def _numpy_reduction(name: str) -> Callable[[np.ndarray], float]:
     return lambda values: float(reduce(values))
 
 
-#: each way of combining repetitions is the NumPy reduction of the same name
-AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {name: _numpy_reduction(name) for name in AGGREGATE_CHOICES}
+#: each way of combining repetitions is the NumPy reduction of the same name; mean and median are
+#: computed so that they stay finite for values near the largest double
+AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {
+    name: {"mean": mean, "median": median}.get(name) or _numpy_reduction(name) for name in AGGREGATE_CHOICES}
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class Point:
 
     @property
     def median(self) -> float:
-        return float(np.median(self.values))
+        return median(self.values)
 
     @property
     def cv(self) -> float:
