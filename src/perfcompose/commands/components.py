@@ -2,10 +2,13 @@
 ``-c NAME=MODEL``, ``--bind NAME.PARAM=VALUE``, sizes ``--x`` and parameter values ``--param``."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import typer
+from rich.markup import escape
+
+from perfcompose.commands.common import err_console
 
 COMPONENT_HELP = ("A component: NAME=EXPRESSION (e.g. qsort='1034.17*x*log2(x)'), NAME=MODEL.json (from fit --json, "
                    "pamela compile --json, skeleton forecast --json, loggp simulate --model-json), "
@@ -42,6 +45,25 @@ def components(specs: list[str], unit: str | None, binds: Sequence[str] = ()) ->
         kept = {p: p for p in model.params if p not in mapping}
         comps[comp] = bind_model(model, {**mapping, **kept}, comp)
     return comps
+
+
+def note_undeclared(comps: Mapping[str, Any], terms: Sequence[Any], given: Sequence[str] = ()) -> None:
+    """A note on stderr per expression component of the terms that uses a name perfcompose gives
+    no meaning (not x, n, m, p, a count of the terms, nor a name given a value): it is kept as a
+    symbol, which may be meant, or a misspelling."""
+    from perfcompose.compose.components import CONVENTIONAL_PARAMETERS, undeclared_names
+    from perfcompose.compose.terms import symbolic_counts
+
+    used = {name for t in terms for name in t.components()}
+    known = {*CONVENTIONAL_PARAMETERS, *given, *(c for t in terms for c in symbolic_counts(t))}
+    for name, unknown in undeclared_names({k: v for k, v in comps.items() if k in used}, known).items():
+        some = len(unknown) > 1
+        err_console.print(f"[cyan]note:[/cyan] component '{escape(name)}': "
+                          f"{escape(', '.join(repr(u) for u in unknown))} "
+                          f"{'are not known parameters' if some else 'is not a known parameter'} (x the input "
+                          "size, n, m, p the counts of threads, nodes and processes, or a name given a value); "
+                          f"the expression keeps {'them' if some else 'it'} as {'symbols' if some else 'a symbol'}: "
+                          "check the spelling", highlight=False)
 
 
 def x_values(values: list[str]) -> list[float]:

@@ -13,6 +13,7 @@ from perfcompose.commands.components import (
     PIPE_HELP,
     UNIT_HELP,
     components,
+    note_undeclared,
     order_text,
     parameter_values,
     x_values,
@@ -36,6 +37,8 @@ def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool
 
     composer = Composer(components(component, unit, bind), pipe=pipe)
     parsed = composer.parse(term, source="term")
+    points = _intervals.parse_points(at)
+    note_undeclared(composer.components, [parsed], [k for pt in points for k in pt])
     model = composer(parsed)
     print(str(model))
     if json_out:
@@ -46,7 +49,7 @@ def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool
         machine = _intervals.prediction(composer, parsed)
         if str(machine) != str(model):
             print(f"with the workers sharing this machine's cores: {machine}")
-        for line in _intervals.point_lines(machine, _intervals.parse_points(at)):
+        for line in _intervals.point_lines(machine, points):
             print(line)
     for choice in composer.pipe_choices(parsed):
         if choice.both:
@@ -76,6 +79,7 @@ def laws(stages: list[str] = typer.Argument(None, help="Stages to check the laws
         raise typer.BadParameter("give the components with -c NAME=MODEL", param_hint="-c")
     xs = x_values([x_range])
     results = check_laws(comps, stages or None, pipe=pipe, x_range=(min(xs), max(xs)))
+    note_undeclared(comps, [r.left for r in results])
     table = Table(title=f"relational laws, pipe = {pipe} max, x in [{size(min(xs))}, {size(max(xs))}], "
                         "n in 1..64", title_justify="left")
     for col in ("law", "instance", "decided", "result"):
@@ -123,6 +127,7 @@ def explore(term: str = typer.Argument(..., help="A pipeline term, e.g. 'pipe(qs
     composer = Composer(components(component, unit, bind), pipe="pointwise")
     parsed = composer.parse(term, source="term")
     fixed = parameter_values(param)
+    note_undeclared(composer.components, [parsed], list(fixed))
     for xv in x_values(x):
         try:
             e = run_explore(parsed, composer.components, threads, {"x": xv, **fixed}, composer=composer)

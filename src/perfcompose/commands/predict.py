@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 
 from perfcompose.choices import PipeRule
 from perfcompose.commands.common import Table, console, err_console, user_errors
@@ -106,6 +107,8 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
     from perfcompose.compose import Composer, load_design
 
     d = load_design(design)
+    for note in d.notes:
+        err_console.print(f"[cyan]note:[/cyan] {escape(note)}", highlight=False, soft_wrap=True)
     composer = Composer(d.components, pipe=pipe or d.pipe)  # type: ignore[arg-type]
     operators = composer(d.program)
     model = prediction(composer, d.program)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,8 +22,8 @@ from perfcompose.errors import InputError, ModelError, ModelSyntaxError, Perfcom
 from perfcompose.model import FIT_FORMAT, MODEL_FORMAT, Model
 from perfcompose.units import ROLES, check_unit
 
-__all__ = ["ComponentError", "SOURCES", "COMMON_KEYS", "component_model", "from_file", "from_table",
-           "parse_component", "pamela_model", "bind_model"]
+__all__ = ["ComponentError", "SOURCES", "COMMON_KEYS", "CONVENTIONAL_PARAMETERS", "component_model", "from_file",
+           "from_table", "parse_component", "pamela_model", "bind_model", "undeclared_names"]
 
 LOGGP_FORMAT = "perfcompose-loggp-model/1"
 SKELETON_FORMAT = "perfcompose-skeleton-model/1"
@@ -51,6 +51,26 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "skeleton": ("kind", "r", "d", "k", "method", "method_t", "method_a", "direction", "epsilon",
                  "degree", "strategy", "training", "train"),
 }
+
+
+#: the parameter names with a meaning of their own where no design declares any: the input size
+#: x and the counts of threads (n), nodes (m) and processes (p)
+CONVENTIONAL_PARAMETERS = ("x", "n", "m", "p")
+
+
+def undeclared_names(components: Mapping[str, Model], known: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Per expression component, the names in it that are not in ``known`` (the parameters the
+    design declares): an expression reads every such name as a symbol, which is what is meant
+    for a parameter the design leaves symbolic and a silent mistake for a misspelt one (``xx``,
+    ``é``). Components of other sources bring their own parameters and are left out."""
+    known = set(known)
+    out: dict[str, tuple[str, ...]] = {}
+    for name, model in components.items():
+        if model.source == "expression":
+            unknown = tuple(p for p in model.params if p not in known)
+            if unknown:
+                out[name] = unknown
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

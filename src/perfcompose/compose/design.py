@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from perfcompose.choices import PIPE_RULES
-from perfcompose.compose.components import SOURCES, ComponentError, component_model, from_table
+from perfcompose.compose.components import SOURCES, ComponentError, component_model, from_table, undeclared_names
 from perfcompose.compose.operators import DEFAULT_PIPE, Composer
 from perfcompose.compose.parser import parse_term
-from perfcompose.compose.terms import Term
+from perfcompose.compose.terms import Term, symbolic_counts
 from perfcompose.errors import InputError
 from perfcompose.model import Model
 
@@ -75,6 +75,9 @@ class Design:
     threads: int | None = None
     title: str = ""
     path: Path | None = None
+    #: what the reader noticed without refusing the design (a name in an expression that is no
+    #: parameter of the design), each located in the file
+    notes: tuple[str, ...] = ()
 
     @property
     def composer(self) -> Composer:
@@ -148,7 +151,35 @@ def load_design(path: Path | str) -> Design:
         raise _error(path, raw, "threads must be a positive integer", "threads")
     return Design(program, components, pipe=pipe, x=tuple(float(v) for v in x),
                   parameters={k: float(v) for k, v in params.items()}, threads=threads,
-                  title=str(doc.get("title", "")), path=path)
+                  title=str(doc.get("title", "")), path=path,
+                  notes=_undeclared_notes(path, raw, components, ("x", *params, *symbolic_counts(program))))
+
+
+def _toml_key(name: str) -> str:
+    """``name`` as a TOML key: bare where TOML allows it (ASCII letters, digits, _ and -), else quoted."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else f'"{name}"'
+
+
+def _undeclared_notes(path: Path, raw: str, components: Mapping[str, Model], declared: tuple[str, ...]
+                      ) -> tuple[str, ...]:
+    """A located note per expression component that uses a name the design does not declare."""
+    notes = []
+    for name, unknown in undeclared_names(components, declared).items():
+        line, col, text = _locate(raw, name, "components")
+        if text is not None:  # the caret under the first such name in the expression
+            start = text.find("=", (col or 1) - 1) + 1
+            at = re.search(rf"(?<!\w){re.escape(unknown[0])}(?!\w)", text[start:])
+            col = start + at.start() + 1 if at else col
+        some = len(unknown) > 1
+        names = ", ".join(f"'{u}'" for u in unknown)
+        declared_text = ", ".join(dict.fromkeys(declared))
+        notes.append(str(DesignError(
+            f"component '{name}': {names} {'are' if some else 'is'} not {'parameters' if some else 'a parameter'} "
+            f"of the design ({declared_text}); the expression keeps {'them' if some else 'it'} as "
+            f"{'symbols' if some else 'a symbol'}", path=path, line=line, column=col, source_line=text,
+            hint=f"give {'each' if some else 'it'} a value under [parameters] ({_toml_key(unknown[0])} = 4), "
+                 "or correct the name if it is a misspelling of one")))
+    return tuple(notes)
 
 
 def _component(path: Path, raw: str, name: str, spec: Any, unit: str | None) -> Model:

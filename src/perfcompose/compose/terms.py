@@ -188,6 +188,20 @@ def threads_used(term: Term, counts: Mapping[str, float] | None = None) -> int:
     return 1
 
 
+def symbolic_counts(term: Term) -> tuple[str, ...]:
+    """The names a term itself introduces: symbolic thread and node counts (``tpool_n``,
+    ``mapreduce(m=m, n=n, ...)``) and the parameters of a MapReduce's key expressions."""
+    names: list[str] = []
+    for t in term.walk():
+        if isinstance(t, TPool) and isinstance(t.threads, str):
+            names.append(t.threads)
+        if isinstance(t, (MapReduce, Shuffle)):
+            names += [c for c in (t.m, t.n) if isinstance(c, str)]
+            exprs = (t.keys, t.per_key) if isinstance(t, MapReduce) else (t.keys,)
+            names += sorted(s.name for e in exprs for s in e.free_symbols)
+    return tuple(dict.fromkeys(names))
+
+
 def _flatten(term: Term, kind: type) -> list[Term]:
     """The operands of a left-nested chain of one binary pattern, as the n-ary sugar writes it."""
     if isinstance(term, kind):
