@@ -34,6 +34,18 @@ def test_srepr_that_reaches_beyond_sympy_constructors_is_refused(text):
         read_srepr(text)
 
 
+def test_srepr_applies_only_the_numeric_functions_it_is_given():
+    f = Model.numeric("halo", lambda v: v + 1.0, ["x"]).expr.func
+    x = sp.Symbol("x", positive=True)
+    text = "Add(Function('halo')(Symbol('x', positive=True)), Integer(3))"
+    assert read_srepr(text, {"halo": f}) == f(x) + 3
+    for bad, functions in ((text, None), (text, {"other": f}),
+                           ("Function('halo')(Symbol('x'), **{'a': 1})", {"halo": f}),
+                           ("Function(halo)(Symbol('x'))", {"halo": f})):
+        with pytest.raises(ExpressionRefused):
+            read_srepr(bad, functions)
+
+
 def test_srepr_round_trip_of_written_models():
     for text in ["5.2 + 0.51*x^(3/2)*log2(x) + max(x, n)/3 + exp(-x) + sqrt(x)", "x/(x-3) + min(x, 4)"]:
         m = Model.parse(text)

@@ -766,8 +766,23 @@ def test_numeric_two_parameter_model():
 
 def test_numeric_model_cannot_be_written_to_json():
     m = Model.numeric("spline", lambda v: v, ["x"]) + Model.parse("x")
-    with pytest.raises(ModelError, match="numeric function"):
+    with pytest.raises(ModelError, match="contains spline, known only by numbers that no record describes"):
         m.to_json()
+
+
+def test_numeric_model_with_a_record_is_written_with_it_and_read_back_with_its_function():
+    def sim(v):
+        return 2.0 * v
+
+    m = Model.numeric("sim", sim, ["x"], record=lambda: {"format": "a source", "k": 2}) * 3 + Model.parse("x")
+    assert m.numeric_parts().keys() == {"sim"}
+    record = json.loads(m.to_json_text())
+    assert record["functions"] == {"sim": {"format": "a source", "k": 2}}
+    with pytest.raises(ModelSyntaxError, match="read it as a component"):
+        Model.from_json(record)
+    rebuilt = Model.numeric("sim", sim, ["x"]).expr.func
+    back = Model.from_json(record, {"sim": rebuilt})
+    assert back(x=5.0) == m(x=5.0) == 35.0 and back.params == ("x",)
 
 
 def test_symbolic_models_are_not_numeric():

@@ -306,10 +306,46 @@ def _srepr_number(name: str, node: ast.Call) -> Any:
     return sp.Float(value)
 
 
-def read_srepr(text: str) -> sp.Expr:
-    """The expression of SymPy ``srepr`` text as perfcompose writes it to model files."""
+def _applied_function(node: ast.AST) -> str | None:
+    """The name ``f`` of a node ``Function('f')(...)``, the srepr of a function applied; else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Call):
+        inner = node.func
+        if isinstance(inner.func, ast.Name) and inner.func.id == "Function" and len(inner.args) == 1 \
+                and not inner.keywords and isinstance(inner.args[0], ast.Constant) \
+                and isinstance(inner.args[0].value, str):
+            return inner.args[0].value
+    return None
+
+
+def read_srepr(text: str, functions: Mapping[str, Any] | None = None) -> sp.Expr:
+    """The expression of SymPy ``srepr`` text as perfcompose writes it to model files.
+
+    ``functions`` names the functions known only numerically that the text may apply
+    (``Function('halo')(Symbol('x'))``): each name to the function; any other is refused.
+    """
     tree = _parse(text, "expression")
-    result = _walk(tree, _srepr_children, _srepr_build)
+    known = functions or {}
+
+    def children(node: ast.AST) -> list[ast.AST]:
+        name = _applied_function(node)
+        if name is None:
+            return _srepr_children(node)
+        if name not in known:
+            raise ExpressionRefused(f"the function '{name}' is not known here", _column(node))
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):  # type: ignore[attr-defined]
+            raise ExpressionRefused(f"{name}() takes plain arguments", _column(node))
+        return list(node.args)  # type: ignore[attr-defined]
+
+    def build(node: ast.AST, args: list[Any]) -> Any:
+        name = _applied_function(node)
+        if name is None:
+            return _srepr_build(node, args)
+        try:
+            return known[name](*args)
+        except (TypeError, ValueError) as exc:
+            raise ExpressionRefused(f"{name}(): {exc}", _column(node)) from None
+
+    result = _walk(tree, children, build)
     if not isinstance(result, sp.Expr):
         raise ExpressionRefused("not an expression")
     return result

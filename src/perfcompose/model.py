@@ -361,16 +361,22 @@ class Model:
 
     @classmethod
     def numeric(cls, name: str, func: Callable[..., Any], params: Sequence[str], *,
-                vectorized: bool = True, unit: str = "s", source: str = "", **meta: Any) -> Model:
+                vectorized: bool = True, unit: str = "s", source: str = "",
+                record: Callable[[], Mapping[str, Any]] | None = None, **meta: Any) -> Model:
         """Wrap a model that exists only numerically (spline, simulation) as a SymPy function.
 
         It composes and evaluates like any other model and prints as ``name(params)``.
         ``func`` takes one array per parameter; pass ``vectorized=False`` for a scalar function.
+        ``record`` gives the JSON record of the function's source (a simulation's inputs), which
+        rebuilds the function: a model holding it is written to JSON with that record
+        (:meth:`to_json`), wherever composition puts it.
         """
         if not name.isidentifier():
             raise ModelError(f"a numeric model needs an identifier as name, got {name!r}")
         impl = func if vectorized else np.vectorize(func, otypes=[float])
         f = implemented_function(sp.Function(name), impl)
+        if record is not None:
+            f._record_ = staticmethod(record)
         return cls(f(*[symbol(p) for p in params]), params=tuple(params), unit=unit, source=source,
                    name=name, **meta)
 
@@ -477,6 +483,24 @@ class Model:
     def is_numeric(self) -> bool:
         """True when the model contains a function known only numerically."""
         return any(hasattr(f, "_imp_") for f in self.expr.atoms(sp.Function))
+
+    def numeric_parts(self) -> dict[str, Callable[[], Mapping[str, Any]] | None]:
+        """The functions known only numerically in the model, by name (sorted), each with what
+        gives its source's record (see :meth:`numeric`), or None where it has none (a spline,
+        an ensemble's members, a part without closed form)."""
+        parts: dict[str, Callable[[], Mapping[str, Any]] | None] = {}
+        seen: dict[str, Any] = {}
+        for applied in sorted(self.expr.atoms(sp.Function), key=lambda f: str(f.func)):
+            func = applied.func
+            if not hasattr(func, "_imp_"):
+                continue
+            name = func.__name__
+            if name in seen and seen[name] is not func:
+                raise ModelError(f"model {self} holds two different functions named {name}: name the components "
+                                 "apart")
+            seen[name] = func
+            parts[name] = getattr(func, "_record_", None)
+        return parts
 
     def order(self, param: str) -> Order | None:
         """The dominant ``(i, j)`` of ``param^i * log2(param)^j``, or None if the model is not PMNF."""
@@ -639,12 +663,24 @@ class Model:
     # -- JSON -------------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict; ``expr`` is SymPy's exact ``srepr``, ``text`` the readable form."""
-        if self.is_numeric:
-            raise ModelError(f"model {self} contains a numeric function and cannot be written to JSON; "
-                             "write its data (spline knots, simulation inputs) instead")
+        """A JSON-ready dict; ``expr`` is SymPy's exact ``srepr``, ``text`` the readable form.
+
+        A function known only numerically is written as its name applied to its arguments, with
+        its source's record under ``functions`` (a LogGP program and its parameters, a skeleton's
+        runtime table); a model with such a function that has no record (a spline, an ensemble's
+        members, a PAMELA sum without closed form) cannot be written.
+        """
+        parts = self.numeric_parts()
+        unwritable = [name for name, rec in parts.items() if rec is None]
+        if unwritable:
+            raise ModelError(f"model {self} contains {', '.join(unwritable)}, known only by numbers that no record "
+                             "describes, and cannot be written to JSON; write the records of its parts instead "
+                             "(fit --json, pamela compile --json, loggp simulate --model-json, skeleton forecast "
+                             "--json) and compose them where they are read")
         record: dict[str, Any] = {"format": MODEL_FORMAT, "text": str(self), "expr": sp.srepr(self.expr),
                                   "parameters": list(self.params), "unit": self.unit}
+        if parts:
+            record["functions"] = {name: dict(rec()) for name, rec in parts.items() if rec is not None}
         if self.source:
             record["source"] = self.source
         if self.name:
@@ -662,8 +698,14 @@ class Model:
         return json.dumps(self.to_json(), indent=2)
 
     @classmethod
-    def from_json(cls, record: Mapping[str, Any] | str) -> Model:
-        """Rebuild a model from :meth:`to_json` output (a dict or its JSON text)."""
+    def from_json(cls, record: Mapping[str, Any] | str,
+                  functions: Mapping[str, Any] | None = None) -> Model:
+        """Rebuild a model from :meth:`to_json` output (a dict or its JSON text).
+
+        A record with ``functions`` needs them rebuilt from their records by the reader that
+        knows their sources: ``functions`` maps each name to the function (the ``func`` of a
+        numeric model's expression; :mod:`perfcompose.compose.components` reads such files).
+        """
         if isinstance(record, str):
             try:
                 record = json.loads(record)
@@ -671,8 +713,16 @@ class Model:
                 raise ModelSyntaxError(f"not JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
         if not isinstance(record, Mapping):
             raise ModelSyntaxError("a model record must be a JSON object")
+        wanted = record.get("functions") or {}
+        if not isinstance(wanted, Mapping):
+            raise ModelSyntaxError("'functions' must map function names to their records")
+        missing = [name for name in wanted if name not in (functions or {})]
+        if missing:
+            raise ModelSyntaxError(f"the model holds {', '.join(missing)}, known only numerically; read it as a "
+                                   "component (-c NAME=FILE or a design's file = ...), which rebuilds "
+                                   f"{'them' if len(missing) > 1 else 'it'} from the records in the file")
         if "expr" in record:
-            expr = _from_srepr(str(record["expr"]))
+            expr = _from_srepr(str(record["expr"]), {k: v for k, v in (functions or {}).items() if k in wanted})
         elif "text" in record:
             expr = parse_expression(str(record["text"]))
         else:
@@ -706,10 +756,11 @@ def _json_number(v: Any) -> Any:
     return v
 
 
-def _from_srepr(text: str) -> sp.Expr:
-    """The expression of a model file's ``expr`` field, read as data (never evaluated as code)."""
+def _from_srepr(text: str, functions: Mapping[str, Any] | None = None) -> sp.Expr:
+    """The expression of a model file's ``expr`` field, read as data (never evaluated as code);
+    ``functions`` are the numerically known functions it may apply, by name."""
     try:
-        expr = read_srepr(text)
+        expr = read_srepr(text, functions)
     except ExpressionRefused as exc:
         raise ModelSyntaxError(f"invalid model expression in JSON: {exc.message}",
                                hint="the 'expr' field must be SymPy srepr as written by perfcompose") from None

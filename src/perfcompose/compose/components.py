@@ -28,6 +28,8 @@ __all__ = ["ComponentError", "SOURCES", "COMMON_KEYS", "CONVENTIONAL_PARAMETERS"
 LOGGP_FORMAT = "perfcompose-loggp-model/1"
 SKELETON_FORMAT = "perfcompose-skeleton-model/1"
 PAMELA_FORMAT = "perfcompose-pamela-model/1"
+#: a prediction of a designed program (``predict --json``); its composed model is read as a component
+PREDICTION_FORMAT = "perfcompose-prediction/1"
 
 
 class ComponentError(InputError):
@@ -176,13 +178,51 @@ def _record_model(doc: Any, name: str, region: str | None, path: Path) -> Model 
                              hint=f"in a design: {name} = {{ loggp = \"{path}\", params = \"loggp.json\" }}; "
                              "or write a model record with perfcompose loggp simulate PROGRAM --params FILE "
                              "--model-json OUT.json")
+    if fmt == PREDICTION_FORMAT:
+        if not isinstance(doc.get("model"), Mapping) or not isinstance(doc["model"].get("record"), Mapping):
+            raise ComponentError(f"component '{name}': the prediction in {path} holds no model record", path=path,
+                                 hint="its program has a part that no record describes; compose the program "
+                                      "from its design instead")
+        doc = doc["model"]["record"]
+        fmt = doc.get("format")
     if isinstance(doc, Mapping) and ("expr" in doc or fmt == MODEL_FORMAT):
-        return Model.from_json(doc)
+        return Model.from_json(doc, _numeric_functions(doc.get("functions"), name, path))
     # fit --json records: tagged with FIT_FORMAT, or (written before the tag) untagged
     if isinstance(doc, list) and doc and all(isinstance(r, Mapping) and "model" in r
                                              and r.get("format", FIT_FORMAT) == FIT_FORMAT for r in doc):
         return Model.from_json(_pick_record(doc, name, region, path)["model"])
     return None
+
+
+def _numeric_functions(records: Any, name: str, path: Path) -> dict[str, Any]:
+    """The functions known only numerically that a model record applies, each rebuilt from its
+    source's record (a LogGP program with its parameters, a skeleton's runtime table)."""
+    if records is None:
+        return {}
+    if not isinstance(records, Mapping):
+        raise ComponentError(f"component '{name}': 'functions' must map function names to their records", path=path)
+    functions: dict[str, Any] = {}
+    for fname, record in records.items():
+        fmt = record.get("format") if isinstance(record, Mapping) else None
+        if not (isinstance(fname, str) and fname.isidentifier()):
+            raise ComponentError(f"component '{name}': {fname!r} in 'functions' is not a function name", path=path)
+        if fmt == LOGGP_FORMAT:
+            from perfcompose.loggp.source import LogGPSource
+
+            model = LogGPSource.from_record(record, path).model(fname)
+        elif fmt == SKELETON_FORMAT:
+            from perfcompose.skeleton.source import SkeletonSource
+
+            model = SkeletonSource.from_record(record, path).model(fname)
+        else:
+            raise ComponentError(f"component '{name}': the record of function {fname} is no LogGP or skeleton model "
+                                 f"record (format {fmt!r})", path=path,
+                                 hint=f'its "format" is "{LOGGP_FORMAT}" or "{SKELETON_FORMAT}"')
+        if not model.is_numeric:
+            raise ComponentError(f"component '{name}': the record of function {fname} describes a constant, not a "
+                                 "function of parameters", path=path)
+        functions[fname] = model.expr.func
+    return functions
 
 
 def _fitted(name: str, path: Path, region: str | None, fit_options: Mapping[str, Any] | None) -> Model:

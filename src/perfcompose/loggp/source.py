@@ -117,7 +117,8 @@ class LogGPSource:
         if not self.parameters:
             model = Model.constant(self._simulated(()), unit=unit, source=self.source, name=name)
         else:
-            model = Model.numeric(name, self.evaluate, self.parameters, unit=unit, source=self.source)
+            model = Model.numeric(name, self.evaluate, self.parameters, unit=unit, source=self.source,
+                                  record=self.to_record)
         if not (interval and self.calibration):
             return model
         return model.with_meta(ensemble=RebuiltEnsemble(

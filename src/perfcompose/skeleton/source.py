@@ -193,7 +193,7 @@ class SkeletonSource:
         name = _check_name(name or self._name)
         if name not in self._models:
             self._models[name] = Model.numeric(name, self.evaluate, ("n", "p"), unit=self._unit,
-                                               source=self.source)
+                                               source=self.source, record=self.to_record)
         model = self._models[name]
         if not interval:
             return model
