@@ -25,16 +25,6 @@ def prediction(composer: Any, term: Any, *, warn: bool = True) -> Any:
     return model
 
 
-def interval_cells(model: Any, grid: Mapping[str, Any], size: int) -> list[str] | None:
-    """``[low, high]`` per point of ``grid`` as table cells, or None for an exact model."""
-    bounds = model.interval(**grid)
-    if bounds is None:
-        return None
-    lo = np.broadcast_to(np.asarray(bounds[0], dtype=float), (size,))
-    hi = np.broadcast_to(np.asarray(bounds[1], dtype=float), (size,))
-    return [f"{a:.4g} .. {b:.4g}" for a, b in zip(lo, hi)]
-
-
 def point_lines(model: Any, points: Sequence[Mapping[str, float]]) -> list[str]:
     """``at x=65536: 1.23e+06 [1.2e+06, 1.27e+06] ns (90 % interval)`` per point."""
     lines = []

@@ -43,14 +43,11 @@ def measured_series(spec: str, unit: str) -> tuple[list[tuple[float, float]], st
     return sorted(zip((float(v) for v in xs), (float(v) for v in med))), f"{path}" + (f":{region}" if region else "")
 
 
-def predict_html(out: Path, design: Any, composer: Any, model: Any, xs: Sequence[float],
-                 fixed: Mapping[str, float], exact: Any, measured: Sequence[tuple[float, float]],
-                 measured_label: str, warnings: Sequence[str]) -> None:
+def predict_html(out: Path, prediction: Any, measured: Sequence[tuple[float, float]], measured_label: str) -> None:
     from perfcompose.report.design import design_report
     from perfcompose.report.html import this_command, write
 
-    report = design_report(design, composer, model, xs, fixed, exact=exact, measured=measured,
-                           measured_label=measured_label, warnings=warnings, commands=(this_command(),))
+    report = design_report(prediction, measured=measured, measured_label=measured_label, commands=(this_command(),))
     _done(write(report, out))
 
 

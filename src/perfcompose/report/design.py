@@ -4,7 +4,6 @@ bottleneck per x, and measured against predicted where there are measurements.""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -12,18 +11,6 @@ import numpy as np
 from perfcompose.report.document import Node, Report, Section, TableBlock, Text, Tree, table
 from perfcompose.report.numbers import point as point_text
 from perfcompose.report.numbers import short_model, sig, size
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """The predicted time at one point, its interval where known, and the bottleneck path."""
-
-    point: Mapping[str, float]
-    value: float
-    low: float | None = None
-    high: float | None = None
-    exact: float | None = None
-    bottleneck: tuple[str, ...] = ()
 
 
 def quality(model: Any) -> str:
@@ -52,24 +39,6 @@ def interval_at(model: Any, values: Mapping[str, Any]) -> tuple[Any, Any] | None
         return interval(**{p: values[p] for p in model.params})
     except Exception:  # an interval is an extra; a model that cannot give one is shown without
         return None
-
-
-def predictions(program: Any, composer: Any, model: Any, points: Sequence[Mapping[str, float]],
-                exact: Any = None) -> list[Prediction]:
-    """The model at every point, with its interval and the bottleneck path."""
-    from perfcompose.compose import bottleneck
-
-    out = []
-    for pt in points:
-        args = {p: pt[p] for p in model.params}
-        value = float(np.asarray(model(**args)))
-        band = interval_at(model, pt)
-        ex = None if exact is None else float(np.asarray(exact(**{p: pt[p] for p in exact.params})))
-        path = bottleneck(program, composer, pt)
-        out.append(Prediction(dict(pt), value, None if band is None else float(band[0]),
-                              None if band is None else float(band[1]), ex,
-                              tuple(str(t) for t, _ in path[1:])))
-    return out
 
 
 def _flat(term: Any) -> list[Any]:
@@ -128,7 +97,8 @@ def components_table(names: Sequence[str], composer: Any, unit: str) -> TableBlo
                  numeric=(False,) * 6)
 
 
-def predictions_table(preds: Sequence[Prediction], unit: str, size_name: str = "x") -> TableBlock:
+def predictions_table(preds: Sequence[Any], unit: str, size_name: str = "x") -> TableBlock:
+    """The predicted points (:class:`perfcompose.compose.prediction.PointPrediction`) as a table."""
     has_band = any(p.low is not None for p in preds)
     has_exact = any(p.exact is not None for p in preds)
     cols = [size_name, f"predicted [{unit}]"]
@@ -159,26 +129,28 @@ def measured_table(measured: Sequence[tuple[float, float]], model: Any, fixed: M
                  note="error = (predicted - measured) / measured")
 
 
-def design_report(design: Any, composer: Any, model: Any, xs: Sequence[float], fixed: Mapping[str, float],
-                  *, exact: Any = None, measured: Sequence[tuple[float, float]] = (), measured_label: str = "",
-                  warnings: Sequence[str] = (), commands: Sequence[str] = ()) -> Report:
-    """The page of ``perfcompose predict``."""
+def design_report(prediction: Any, *, measured: Sequence[tuple[float, float]] = (), measured_label: str = "",
+                  commands: Sequence[str] = ()) -> Report:
+    """The page of ``perfcompose predict``: the prediction (:class:`perfcompose.compose.prediction.Prediction`)
+    as computed, with measurements where given."""
     from perfcompose.report.html import figure
     from perfcompose.report.plots import models_figure
 
+    composer, model, fixed = prediction.composer, prediction.model, prediction.parameters
+    program, title, warnings = prediction.program, prediction.title, prediction.warnings
     unit = model.unit or "no unit"
-    points = [{"x": float(v), **fixed} for v in xs]
-    preds = predictions(design.program, composer, model, points, exact)
+    preds = list(prediction.points)
+    xs = [p.point[composer.size] for p in preds]
     last = preds[-1]
-    tree = term_tree(design.program, composer, last.point, hot=(str(design.program), *last.bottleneck), unit=unit)
-    used = design.program.components()
+    tree = term_tree(program, composer, last.point, hot=(str(program), *last.bottleneck), unit=unit)
+    used = program.components()
     from perfcompose.compose import Component
 
-    curves = [(f"{design.program}", model)] + [(f"{n}: {composer.leaf(Component(n)).source or 'expression'}",
-                                                composer.leaf(Component(n))) for n in used]
+    curves = [(f"{program}", model)] + [(f"{n}: {composer.leaf(Component(n)).source or 'expression'}",
+                                         composer.leaf(Component(n))) for n in used]
     pts = [(f"measured ({measured_label})", [m[0] for m in measured], [m[1] for m in measured])] if measured else []
     pts += component_points(used, composer)
-    fig = figure(models_figure(curves, (min(xs), max(xs)), fixed=fixed, title=design.title or str(design.program),
+    fig = figure(models_figure(curves, (min(xs), max(xs)), fixed=fixed, title=title or str(program),
                                points=pts, marks=xs),
                  "program and components per data element",
                  "bold: the composed program (shaded: its 90 % interval where the model has one); dashed: "
@@ -186,7 +158,7 @@ def design_report(design: Any, composer: Any, model: Any, xs: Sequence[float], f
     blocks_pred: list[Any] = [predictions_table(preds, unit), fig]
     if measured:
         blocks_pred.insert(1, measured_table(measured, model, fixed, unit, measured_label))
-    summary = (("program", str(design.program)), ("model", f"{model_text(model, 5)}  [{unit}]"),
+    summary = (("program", str(program)), ("model", f"{model_text(model, 5)}  [{unit}]"),
                ("pipeline max", composer.pipe),
                *((("parameters", point_text(dict(fixed))),) if fixed else ()),
                ("largest x", f"{size(last.point['x'])}: {sig(last.value, 5)} {unit}"
@@ -194,7 +166,7 @@ def design_report(design: Any, composer: Any, model: Any, xs: Sequence[float], f
                ("bottleneck there", " > ".join(last.bottleneck) or "-"))
     program_blocks: list[Any] = [Tree(f"term, each part's time per element by the operators at "
                                       f"{point_text(dict(last.point))}; the bottleneck path is marked", tree)]
-    plain = composer.model(design.program)
+    plain = prediction.operators
     by_operators = float(np.asarray(plain(**{p: last.point[p] for p in plain.params})))
     if abs(by_operators - last.value) > 1e-6 * abs(last.value):
         program_blocks.append(Text(f"The prediction at this size, {sig(last.value, 5)} {unit}, differs from the "
@@ -208,8 +180,7 @@ def design_report(design: Any, composer: Any, model: Any, xs: Sequence[float], f
                                    *(Text("warning: " + w) for w in warnings))),
         Section("Predictions", tuple(blocks_pred)),
     ]
-    return Report(design.title or str(design.program), "design prediction", tuple(sections), summary,
-                  tuple(commands))
+    return Report(title or str(program), "design prediction", tuple(sections), summary, tuple(commands))
 
 
 def order_text(model: Any, size_name: str = "x") -> str:
