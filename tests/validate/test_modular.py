@@ -94,12 +94,11 @@ def test_every_calibrated_prediction_carries_an_interval_around_it(small_study):
     assert 0.0 <= result.coverage <= 1.0
 
 
-def test_a_disturbed_measurement_widens_the_interval():
+def test_the_measurement_interval_is_the_prediction_s_widened_by_root_two():
     predicted = np.array([100.0])
-    quiet = measurement_interval(predicted, np.array([95.0]), np.array([105.0]), 0.0)
-    busy = measurement_interval(predicted, np.array([95.0]), np.array([105.0]), 0.5)
-    assert quiet[0][0] == pytest.approx(100 - 5 * np.sqrt(2)) and quiet[1][0] == pytest.approx(100 + 5 * np.sqrt(2))
-    assert busy[0][0] == pytest.approx(quiet[0][0] * 0.5) and busy[1][0] == pytest.approx(quiet[1][0] * 2)
+    low, high = measurement_interval(predicted, np.array([95.0]), np.array([105.0]))
+    assert low[0] == pytest.approx(100 - 5 * np.sqrt(2)) and high[0] == pytest.approx(100 + 5 * np.sqrt(2))
+    assert measurement_interval(predicted, np.array([10.0]), np.array([190.0]))[0][0] == 0.0  # never negative
 
 
 def test_resampled_rounds_take_the_same_rounds_for_every_size():
@@ -129,8 +128,13 @@ def test_the_interval_spans_the_operators_error_on_the_other_programs(small_stud
     predicted = base.calibrated(x=np.array(base.x, dtype=float))
     assert first.operator_error == pytest.approx(0.1)
     assert np.all(np.array(first.high) >= predicted * 1.1 - 1e-6)
-    # a disturbed program neither gives nor takes an operator error from the others
-    assert with_operator_error([dataclasses.replace(c, disturbed=True) for c in copies])[0].operator_error == 0.0
+    # a disturbed program gives no operator error while four undisturbed others do ...
+    mixed = [copies[0], dataclasses.replace(copies[1], measured=tuple(3 * v for v in copies[1].measured),
+                                            disturbed=True), *copies[2:]]
+    assert with_operator_error(mixed, 0.9)[0].operator_error == pytest.approx(0.1)
+    # ... and on a busy machine, where every program was disturbed, every other program counts
+    busy = with_operator_error([dataclasses.replace(c, disturbed=True) for c in copies], 0.9)
+    assert busy[0].operator_error == pytest.approx(0.1)
 
 
 def test_reference_parts_alone_get_table1s_inputs_and_others_the_given_ones():
@@ -184,15 +188,28 @@ def test_pipe_stages_are_the_components_that_run_as_a_stage_of_a_pipe():
     assert pipe_stages([parse_term("seq(inc, qsort)")]) == []
 
 
-def test_every_pipe_stage_is_measured_in_front_of_a_touch_stage_and_predicts_the_pipe(small_study):
+def test_every_pipe_stage_is_measured_in_its_probes_and_predicts_the_pipe_by_time_sharing(small_study):
+    from perfcompose.compose.context import Stage
+
     result, _ = small_study
-    assert {"pipe(inc, touch)", "pipe(qsort, touch)"} <= set(result.measured)
-    assert "pipe(nop, touch)" not in result.measured  # nop is no stage of a pipe here
+    assert {"pipe(inc, touch)", "pipe(nop, qsort@inc)"} <= set(result.measured)
     pipe = next(c for c in result.comparisons if c.configuration == "pipe(inc, qsort)")
+    m = result.in_context
+    inc, qsort = m.executor["inc"], m.executor["qsort@inc"]  # each stage as one worker, qsort on inc's output
+    a, b = Stage(("inc",)), Stage(("qsort@inc",))
+    fab, fba = np.maximum(m.slowdown[(a, b)], 1), np.maximum(m.slowdown[(b, a)], 1)
+    # qsort wakes inc, blocked on a full queue, for the share of the time inc waits
+    fed = qsort + np.maximum(m.fed[b] - qsort, 0) * (1 - inc / np.maximum(inc, qsort))
+    # inc wakes qsort's stage for the share of the time qsort idles
+    woken = inc + np.maximum(m.feeding[a] - inc, 0) * (1 - fed / np.maximum(inc, fed))
+    # time sharing: each stage as the bottleneck, slowed while the other runs beside it
+    expected = np.maximum(fed + woken * fab * (1 - 1 / fba), woken + fed * fba * (1 - 1 / fab))
     xs = np.array(X, dtype=float)
-    # each stage has a worker and a queue of its own: the parts as one worker in the executor
-    inc, qsort = (np.asarray(result.parts_in_executor[1][p](x=xs), float) for p in ("inc", "qsort"))
-    piped = np.array(result.measured["pipe(inc, touch)"]) * 1e9
-    # inc wakes qsort's stage for the share of its time that qsort idles; qsort hands over freely
-    expected = np.maximum(inc + (piped - inc) * (1 - qsort / np.maximum(inc, qsort)), qsort)
     assert np.asarray(pipe.calibrated(x=xs), float) == pytest.approx(expected, rel=1e-6)
+
+
+def test_a_program_s_parts_are_measured_on_the_data_they_receive_in_it(small_study):
+    result, _ = small_study
+    # seq(inc, nop): nop receives inc's output, and follows it in one worker (timed hot after it)
+    assert "nop@inc" in result.in_context.executor and "nop@inc" in result.in_context.hot
+    assert "qsort@inc" in result.in_context.executor

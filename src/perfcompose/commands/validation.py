@@ -48,6 +48,7 @@ def summary(result: Any) -> dict[str, Any]:
             "median_undisturbed": float(np.median(quiet_errs)) if quiet_errs else None,
             "worst_undisturbed": float(max(quiet_errs)) if quiet_errs else None,
             "disturbed": [c.configuration for c in comps if c.disturbed], "coverage": result.coverage,
+            "width": result.width,
             "level": comps[0].level if comps else 0.9}
 
 
@@ -92,9 +93,12 @@ def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None)
     if s["coverage"] is not None:
         ops = [c.operator_error for c in result.comparisons if c.operator_error]
         console.print(f"{100 * s['coverage']:.0f} % of the measured points lie inside their {100 * level:g} % "
-                      "intervals (bootstrap over the rounds, composed by the calibrated operators"
+                      f"intervals, of median width {s['width']:.3f} of the prediction")
+        console.print("(intervals: "
+                      "bootstrap over the rounds, composed by the calibrated operators"
                       + (f"; at least the operators' error on the other programs, {100 * min(ops):.1f}-"
                          f"{100 * max(ops):.1f} %" if ops else "") + ")")
+    print_context(result)
     console.print(f"x = {', '.join(f'{v:g}' for v in result.x)}; {result.rounds} rounds of {result.count}+ elements "
                   f"per run, {result.workers}; errors are |predicted - measured| / measured per x")
     if result.part_x:
@@ -111,12 +115,33 @@ def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None)
         worst = max(c.wait_share for c in result.comparisons)
         err_console.print(f"[yellow]warning:[/yellow] ! {len(s['disturbed'])} configurations were measured while "
                           f"other work took the cores (up to {100 * worst:.0f} % of a run spent waiting for a core): "
-                          "their intervals are widened by that share and their errors are not the operators'; "
+                          f"disturbed runs were taken again within a time budget, {result.disturbed} of them could not "
+                          "be (their times include that work, and their errors are not only the operators'); "
                           "measure again on a quieter machine (--restart)")
     elif result.disturbed:
         err_console.print(f"[yellow]warning:[/yellow] {result.disturbed} runs lost their cores to other work in "
                           "every retake: their times include that work; measure again on a quieter machine "
                           "(--restart)")
+
+
+def print_context(result: Any) -> None:
+    """What the parts measured in context showed: parts whose cost changed with the data they
+    receive, pairs that slow each other down, pools that run one thread at a time, and those
+    pools on processes."""
+    for e in result.context_effects:
+        console.print(f"in context: {e.part} takes {e.ratio:.2f}x its time on fresh input (at x={e.x:g}); "
+                      "the prediction uses the time in context")
+    for sd in result.slowdowns:
+        if sd.locked:
+            console.print(f"lock: the copies of {sd.a} cannot run in parallel ({sd.median:.2f}x beside each other, "
+                          "a lock such as the GIL): its pools are predicted no faster than one worker")
+        elif sd.high > 1.05:
+            console.print(f"co-run: {sd.a} runs {sd.median:.2f}x slower ({sd.low:.2f}-{sd.high:.2f}) beside {sd.b}")
+    xmax = max(result.x) if result.x else 0
+    for p in result.process_options:
+        console.print(f"with --workers processes: {p.program} predicted {_value(float(p.processes[-1]))} ns instead of "
+                      f"{_value(float(p.threads[-1]))} ns at x={xmax:g} (no lock between processes; each element "
+                      "pickled there and back)")
 
 
 def write_study(result: Any, out: Path, paper: Mapping[str, str] | None = None) -> None:
@@ -132,7 +157,10 @@ def write_study(result: Any, out: Path, paper: Mapping[str, str] | None = None) 
            "parts": {p: str(m) for p, m in result.parts.items()}, "part_x": list(result.part_x),
            "overheads": {"stream_ns": [float(result.overheads.stream(x=v)) for v in result.x],
                          "pipe_floor_ns": [float(result.overheads.pipe(x=v)) for v in result.x]},
-           "probes_ns": {t: [v * 1e9 for v in ts] for t, ts in result.measured.items() if "touch" in t}}
+           "probes_ns": {t: [v * 1e9 for v in ts] for t, ts in result.measured.items() if "touch" in t},
+           "context_effects": [e.to_json() for e in result.context_effects],
+           "slowdowns": [sd.to_json() for sd in result.slowdowns],
+           "process_options": [p.to_json(result.x) for p in result.process_options]}
     out.write_text(json.dumps(doc, indent=1))
     console.print(f"written to {out}")
 

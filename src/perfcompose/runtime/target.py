@@ -87,6 +87,9 @@ class TermTarget(Target):
     size: str = "x"
     label: str = ""
     period: Period = "mean"
+    #: per term index, how its elements are made where not by ``make`` (a part fed the output of
+    #: the parts before it in a program)
+    makers: Mapping[int, Callable[[float], Any]] = field(default_factory=dict)
     #: a run whose workers lost a core to other programs (:func:`lost_to_others`) is taken again up
     #: to this many times, if the program has no more workers than the machine has cores, while
     #: retakes have cost less than ``retake_budget`` times the time of the runs kept
@@ -116,7 +119,8 @@ class TermTarget(Target):
         retries = self.retry_disturbed if warm <= (os.cpu_count() or 1) else 0
         best: tuple[RunResult, float | None] | None = None
         for attempt in range(retries + 1):
-            elements = [self.make(point[self.size]) for _ in range(count + warm)]
+            make = self.makers.get(k, self.make)
+            elements = [make(point[self.size]) for _ in range(count + warm)]
             own, cpu0 = thread_cpu_ns(), time.process_time()
             try:
                 result = run_term(term, elements, self.functions, workers=self.workers, warmup=warm,

@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.bench.runner import CallableTarget, run_sweep
+from perfcompose.bench.runner import CallableTarget, Target, run_sweep
 from perfcompose.compose.calibrated import CalibratedComposer, Overheads
+from perfcompose.compose.interference import InContext, predict
 from perfcompose.compose.interval import with_interval
 from perfcompose.compose.operators import Composer
 from perfcompose.compose.oversubscription import accounted
@@ -32,6 +33,22 @@ from perfcompose.fit.uncertainty import with_uncertainty
 from perfcompose.model import Model
 from perfcompose.runtime.executor import DISTURBED_SHARE, plan, worker_count
 from perfcompose.runtime.target import Period, TermTarget
+from perfcompose.validate.in_context import (
+    ContextEffect,
+    ContextPlan,
+    ProcessOption,
+    RoundTarget,
+    Slowdown,
+    context_effects,
+    extra_terms,
+    makers,
+    measured,
+    plan_context,
+    process_options,
+    round_entries,
+    slowdowns,
+    with_context_functions,
+)
 
 Progress = Callable[[str, int, int], None]
 
@@ -117,6 +134,21 @@ class Study:
     #: the sizes the parts were measured at alone (denser than ``x``) and their measurements
     part_x: tuple[float, ...] = ()
     part_experiments: Mapping[str, Experiment] = field(default_factory=dict)
+    #: parts that cost something else on the data they receive in a program than on fresh input
+    context_effects: tuple[ContextEffect, ...] = ()
+    #: co-run slowdowns of the worker chains that run at once (a chain beside itself: a pool)
+    slowdowns: tuple[Slowdown, ...] = ()
+    #: pools whose threads run one at a time, predicted with processes as workers
+    process_options: tuple[ProcessOption, ...] = ()
+    #: what the programs were composed from in context [ns], per size
+    in_context: InContext | None = None
+
+    @property
+    def width(self) -> float | None:
+        """Median over the measured points of the interval's width relative to the prediction."""
+        widths = [(h - l) / p for c in self.comparisons if c.low
+                  for l, h, p in zip(c.low, c.high, np.asarray(c.calibrated(x=np.array(c.x)), dtype=float))]
+        return float(np.median(widths)) if widths else None
 
     @property
     def coverage(self) -> float | None:
@@ -190,6 +222,18 @@ def curve(name: str, x: Sequence[float], values: Sequence[Sequence[float]]) -> M
         return np.exp(np.interp(np.log(np.asarray(xv, dtype=float)), lx, ly))
 
     return Model.numeric(name, f, ("x",), unit="ns", source="measured")
+
+
+def predicted_curve(name: str, x: Sequence[float], values: np.ndarray) -> Model:
+    """Predicted times [ns] at the sizes ``x`` as a model: log-log interpolation between them."""
+    lx = np.log(np.asarray(x, dtype=float))
+    ly = np.log(np.maximum(np.asarray(values, dtype=float), 1e-6))
+
+    def f(xv: Any) -> Any:
+        return np.exp(np.interp(np.log(np.asarray(xv, dtype=float)), lx, ly))
+
+    ident = "".join(c if c.isalnum() else "_" for c in name).strip("_") or "program"
+    return Model.numeric(f"in_context_{ident}", f, ("x",), unit="ns", source="composed in context")
 
 
 def leading_term(model: Model) -> tuple[tuple, float] | None:
@@ -361,32 +405,32 @@ def load_disturbance(target: TermTarget, path: Path) -> None:
             target.disturbed_runs[key] = target.disturbed_runs.get(key, 0) + int(disturbed)
 
 
-def _run_rounds(target: TermTarget, stream: Sequence[Term], xs: Sequence[float], rounds: int,
+def _run_rounds(target: Target, executor: TermTarget, labels: Sequence[str], xs: Sequence[float], rounds: int,
                 identity: Mapping[str, Any], folder: Path | None, restart: bool,
                 bar: _Progress) -> dict[tuple[int, float], list[float]]:
-    """Every term of ``stream`` at every size, once per round in a shuffled order [s]."""
+    """Every entry of ``labels`` at every size, once per round in a shuffled order [s]."""
     runs: dict[tuple[int, float], list[float]] = {}
     flags = folder / "disturbance.json" if folder else None
     if flags is not None and not restart:
-        load_disturbance(target, flags)
+        load_disturbance(executor, flags)
     for r in range(rounds):
         shown = bar.step(f"round {r + 1}/{rounds}")
 
         def report(k: int, n: int, c: tuple[float, ...], shown: Callable[..., None] = shown) -> None:
             if flags is not None:
-                save_disturbance(target, flags)
+                save_disturbance(executor, flags)
             shown(k, n, c)
 
-        res = run_sweep(target, {"term": tuple(float(k) for k in range(len(stream))), "x": tuple(xs)}, reps=1,
+        res = run_sweep(target, {"term": tuple(float(k) for k in range(len(labels))), "x": tuple(xs)}, reps=1,
                         warmup=0, seed=r, restart=restart,
                         checkpoint=folder / f"round-{r}.jsonl" if folder else None,
                         identity={**identity, "round": r}, progress=report)
         if res.failures:
             coord, failure = next(iter(res.failures.items()))
-            raise PerfcomposeError(f"{stream[int(coord[0])]} failed at x={coord[1]:g}: {failure.message}")
+            raise PerfcomposeError(f"{labels[int(coord[0])]} failed at x={coord[1]:g}: {failure.message}")
         for (k, v), vals in res.values.items():
             runs.setdefault((int(k), v), []).extend(vals)
-        bar.done += len(stream) * len(xs)
+        bar.done += len(labels) * len(xs)
     return runs
 
 
@@ -469,6 +513,23 @@ class _Judge:
     cores: int
     level: float
     members: bool
+    #: the programs in context, and what they are composed from (central, and per member)
+    context: ContextPlan | None = None
+    in_context: InContext | None = None
+    in_context_members: InContext | None = None
+
+    def predicted_in_context(self, term: Term) -> Model | None:
+        """The program composed from its parts measured in context with their co-run slowdowns
+        (:mod:`perfcompose.compose.interference`), carrying the bootstrap's members; None where
+        the program was not planned so (more workers than cores)."""
+        if self.context is None or self.in_context is None or str(term) not in self.context.programs:
+            return None
+        named = self.context.programs[str(term)]
+        central = predict(named, self.in_context)
+        model = predicted_curve(str(term), self.rounds.xs, central)
+        if self.in_context_members is None:
+            return model
+        return curve_members(str(term), self.rounds.xs, predict(named, self.in_context_members), model)
 
     def share(self, term: Term, n: int, level_k: int) -> tuple[np.ndarray, bool]:
         """Per x, the largest share of a run that other work took, over the program (unless it
@@ -493,7 +554,11 @@ class _Judge:
         level_k = min(n, self.cores)
         modular = self.paper_ops(term)
         ops = self.calibrated_ops[level_k]
-        calibrated = with_interval(ops, term) if self.members else ops(term)
+        in_context = self.predicted_in_context(term) if n <= self.cores else None
+        if in_context is not None:
+            calibrated = in_context
+        else:
+            calibrated = with_interval(ops, term) if self.members else ops(term)
         if n > self.cores:  # the workers share the cores: no faster than the total work over the cores
             modular = accounted(self.paper_ops, term, modular, self.cores)[0]
             calibrated = accounted(ops, term, calibrated, self.cores)[0]
@@ -505,8 +570,7 @@ class _Judge:
         share_x, disturbed = self.share(term, n, level_k)
         interval = calibrated.interval(x=xv, level=self.level) if self.members else None
         low, high = (predicted, predicted) if interval is None else interval
-        low, high = measurement_interval(predicted, np.asarray(low), np.asarray(high),
-                                         share_x if disturbed else 0.0)
+        low, high = measurement_interval(predicted, np.asarray(low), np.asarray(high))
         monolithic = _fit(str(term), xs, values, max_terms=1)
         return Comparison(str(term), n, xs, measured, monolithic, modular, calibrated, lead_error(modular, monolithic),
                           tuple(map(float, err_p)), tuple(map(float, err_c)), tuple(map(float, low)),
@@ -550,35 +614,51 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     parts = sorted({c for term, _ in kept for c in term.components()})
     cores = os.cpu_count() or 1
     levels = sorted({min(n, cores) for _, n in kept} | {1})
+    context = plan_context([t for t, n in kept if n <= cores])
+    functions = with_context_functions(functions, context)
     stream = _stream(parts, kept, levels)
+    stream += extra_terms(context, stream)
+    extra, hot_targets, corun = round_entries(context, stream, functions, make, RETRIES)
+    labels = [str(t) for t in stream] + extra
     dense = dense_grid(xs, per_octave)
-    identity = {"terms": [str(t) for t in stream], "x": list(xs), "count": count, "workers": workers,
+    identity = {"terms": labels, "x": list(xs), "count": count, "workers": workers,
                 "period": PERIOD, "run_time": RUN_TIME,
                 "parts": {"x": list(dense), "rounds": part_rounds, "reps": part_reps, "setup": "table1"}}
     folder = checkpoint_dir(checkpoints, identity) if checkpoints is not None else None
-    bar = _Progress(progress, len(parts) * len(dense) * part_rounds + rounds * len(stream) * len(xs))
+    bar = _Progress(progress, len(parts) * len(dense) * part_rounds + rounds * len(labels) * len(xs))
     isolated, retaken = _time_parts_alone(parts, functions, make, dense, part_rounds, part_reps, folder,
                                           restart, bar)
     target = TermTarget(stream, functions, make, count=count, workers=workers, retry_disturbed=RETRIES,
-                        period=PERIOD, min_time=RUN_TIME)
-    runs = _run_rounds(target, stream, xs, rounds, identity, folder, restart, bar)
-    index = {str(t): k for k, t in enumerate(stream)}
-    width = min(len(runs[(index[str(t)], v)]) for t in stream for v in xs)
+                        period=PERIOD, min_time=RUN_TIME, makers=makers(stream, functions, make))
+    runs = _run_rounds(RoundTarget(target, hot_targets, corun), target, labels, xs, rounds, identity, folder,
+                       restart, bar)
+    index = {label: k for k, label in enumerate(labels)}
+    width = min(len(runs[(k, v)]) for k in range(len(labels)) for v in xs)
     picks = np.random.default_rng(seed).integers(0, width, size=(max(resamples, 1), width))
-    measured = _Rounds(runs, index, xs, picks)
+    measured_rounds = _Rounds(runs, index, xs, picks)
     members = resamples > 1
     hot = {p: _fit(p, dense, isolated[p], uncertainty=members) for p in parts}
-    concurrent, overheads, piped = _calibration(measured, parts, levels, members)
+    concurrent, overheads, piped = _calibration(measured_rounds, parts, levels, members)
+
+    def has(name: str) -> bool:
+        return name in index
+
+    central = measured(context, measured_rounds.matrix, has, lambda m: over_rounds(m, axis=1))
+    spread = measured(context, measured_rounds.matrix, has, measured_rounds.resampled) if members else None
     judge = _Judge(Composer(hot, pipe="asymptotic"),
                    {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads,
                                           piped=piped.get(k, {}), stages=concurrent[1])
                     for k in levels},
-                   measured, target, cores, level, members)
+                   measured_rounds, target, cores, level, members, context, central, spread)
     comparisons = with_operator_error([judge.compare(term, n) for term, n in kept], level)
+    predicted = {c.configuration: np.asarray(c.calibrated(x=np.array(xs)), dtype=float) for c in comparisons}
     return Study(tuple(comparisons), hot, concurrent, overheads, tuple(skipped), xs, rounds, count, workers,
-                 {str(t): tuple(float(over_rounds(v)) for v in measured.series(str(t))) for t in stream},
-                 retaken + target.retaken, target.kept_disturbed, dense,
-                 {p: _experiment(p, dense, isolated[p]) for p in parts})
+                 {label: tuple(float(over_rounds(v)) for v in measured_rounds.series(label)) for label in labels},
+                 retaken + target.retaken + corun.retaken, target.kept_disturbed + corun.kept_disturbed, dense,
+                 {p: _experiment(p, dense, isolated[p]) for p in parts},
+                 tuple(context_effects(context, measured_rounds.matrix, has, xs, lambda m: over_rounds(m, axis=1))),
+                 tuple(slowdowns(central)),
+                 tuple(process_options(context, central, predicted, functions, make, xs)), central)
 
 
 #: programs besides the one predicted that :func:`with_operator_error` needs
@@ -590,14 +670,18 @@ def with_operator_error(comparisons: Sequence[Comparison], level: float = 0.9) -
     ``level`` quantile of |predicted - measured| / predicted over every size of the *other*
     undisturbed programs of the study (leave one out, a jackknife form of conformal prediction:
     a program's interval is set without its own measurement). With fewer than ``MIN_OTHERS``
-    such programs the intervals are left as they are."""
+    such programs the disturbed ones count too, and with fewer than that in all the intervals
+    are left as they are."""
     import dataclasses
 
     errors = {c.configuration: np.abs(np.array(c.measured) * 1e9 - np.asarray(c.calibrated(x=np.array(c.x)), float))
-              / np.asarray(c.calibrated(x=np.array(c.x)), float) for c in comparisons if not c.disturbed}
+              / np.asarray(c.calibrated(x=np.array(c.x)), float) for c in comparisons}
+    quiet = {c.configuration for c in comparisons if not c.disturbed}
     out = []
     for c in comparisons:
-        others = [e for name, e in errors.items() if name != c.configuration]
+        others = [e for name, e in errors.items() if name != c.configuration and name in quiet]
+        if len(others) < MIN_OTHERS:  # a busy machine: every other program, disturbed or not
+            others = [e for name, e in errors.items() if name != c.configuration]
         if len(others) < MIN_OTHERS or not c.low:
             out.append(c)
             continue
@@ -612,15 +696,12 @@ def with_operator_error(comparisons: Sequence[Comparison], level: float = 0.9) -
     return out
 
 
-def measurement_interval(predicted: np.ndarray, low: np.ndarray, high: np.ndarray,
-                         share: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def measurement_interval(predicted: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where a measurement of the program should fall: the prediction's interval widened by
-    sqrt(2) about the prediction (the measured medians have noise like the parts' medians the
-    prediction is built from), and, for a measurement that lost ``share`` of its time to other
-    work, stretched to ``low (1 - share)`` ... ``high / (1 - share)``: the program's time and
-    its parts' may each be inflated by that much."""
+    sqrt(2) about the prediction (the measured times have noise like the parts' times the
+    prediction is built from). A run that other work disturbed is taken again rather than
+    covered by a wider interval (:class:`~perfcompose.runtime.target.TermTarget`)."""
     root2 = np.sqrt(2.0)
     lo = np.maximum(predicted - root2 * (predicted - low), 0.0)  # no time is negative
     hi = predicted + root2 * (high - predicted)
-    s = np.clip(share, 0.0, 0.9)
-    return lo * (1 - s), hi / (1 - s)
+    return lo, hi

@@ -1,0 +1,146 @@
+"""Composition with parts measured in context and their co-run slowdowns.
+
+The papers' operators assume that a part costs the same wherever it runs and that parts running
+at once do not disturb each other. Here every part is the one inside the program (its context
+name, :mod:`perfcompose.compose.context`, timed on the data it receives there) and every pair of
+worker chains that run at once carries its measured co-run slowdown ``F[a|b]`` (chain a's call
+beside chain b over a's call alone, :mod:`perfcompose.runtime.corun`):
+
+* a chain ``seq(c1, ..., ck)`` in one worker: ``E[c1] + H[c2] + ... + H[ck]``, with ``E`` a part
+  as one worker in the executor (its hand-over included) and ``H`` a part timed right after
+  the parts before it ran on the same element (the data in cache, as in the chain);
+* ``tpool_n(S)`` of a chain: ``(C[S] F[S|S] + Q_n) / n``; a chain whose copies cannot run in
+  parallel (a lock, the GIL) has ``F[S|S]`` near n and the pool runs no faster than one worker;
+  ``Q_n = n T[tpool_n(nop)] - T[nop]`` is what n workers on one queue add to an element;
+* ``pipe(S1, ..., Sm)``: time sharing. A bottleneck stage b is busy all the time; every other
+  stage a is busy for ``C[a] F[a|b]`` of it, and slows b down by the share ``1 - 1/F[b|a]``
+  meanwhile: ``P_b = C[b] + sum_a C[a] F[a|b] (1 - 1/F[b|a])``, the period the largest ``P_b``.
+  Two stages that hold the GIL throughout (F = 2) then take ``C[a] + C[b]``, stages that do not
+  meet (F = 1) the larger one. A later stage adds what it pays when it is always fed (its
+  ``pipe(nop, stage)`` probe less its own time: it wakes the stage before it, blocked on a full
+  queue) for the share of the time that stage is blocked; a first stage adds the wake-up of the
+  next one (its ``pipe(stage, touch)`` probe less its own time) for the share of the time the
+  next stage idles; a pipe without such a probe runs no faster than a pipe of the cheapest stages;
+* ``seq`` of parallel parts: one after the other.
+
+Values are arrays over the sizes (with a leading member axis for a bootstrap), so one call
+composes the prediction and every member of its interval.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from perfcompose.compose.context import Stage, chain, pipe_stages
+from perfcompose.compose.terms import Pipe, Seq, Term, TPool
+from perfcompose.errors import ModelError
+
+#: a chain whose copies beside each other take at least this share of the pool's width longer
+#: runs them one at a time (a lock): 2 copies at >= 1.6x their call alone
+LOCKED = 0.8
+
+
+@dataclass(frozen=True)
+class InContext:
+    """What a program is composed from, per size [ns] (slowdowns unitless)."""
+
+    #: a context part as one worker in the executor
+    executor: Mapping[str, np.ndarray]
+    #: a context part right after the parts before it, on the same element, alone
+    hot: Mapping[str, np.ndarray] = field(default_factory=dict)
+    #: F[a|b]: chain a's call beside chain b over its call alone
+    slowdown: Mapping[tuple[Stage, Stage], np.ndarray] = field(default_factory=dict)
+    #: the period of a pipe of the cheapest real stages
+    floor: np.ndarray | None = None
+    #: a chain as the first stage of ``pipe(chain, touch)``: waking an idle next stage
+    feeding: Mapping[Stage, np.ndarray] = field(default_factory=dict)
+    #: a chain as the second stage of ``pipe(nop, chain)``: always fed, waking a blocked stage
+    fed: Mapping[Stage, np.ndarray] = field(default_factory=dict)
+    #: per pool width n, what n workers taking elements from one queue add to each element:
+    #: ``n T[tpool_n(nop)] - T[nop]``
+    queue: Mapping[int, np.ndarray] = field(default_factory=dict)
+
+    def part(self, name: str, first: bool) -> np.ndarray:
+        table = self.executor if first else self.hot
+        if name in table:
+            return table[name]
+        if name in self.executor:
+            return self.executor[name]
+        raise ModelError(f"part '{name}' was not measured in its context")
+
+    def factor(self, a: Stage, b: Stage) -> np.ndarray | float:
+        return self.slowdown.get((a, b), 1.0)
+
+
+def locked(slowdown: np.ndarray | float, width: int = 2) -> bool:
+    """Whether ``width`` copies of a chain with this self co-run slowdown run one at a time."""
+    return bool(np.median(np.asarray(slowdown)) >= LOCKED * width)
+
+
+def predict(term: Term, m: InContext) -> np.ndarray:
+    """The time per element of a context-named term (:func:`~perfcompose.compose.context.in_context`)."""
+    parts = chain(term)
+    if parts is not None:
+        total = m.part(parts[0], True)
+        for p in parts[1:]:
+            total = total + m.part(p, False)
+        return np.asarray(total, dtype=float)
+    if isinstance(term, TPool):
+        if not isinstance(term.threads, int):
+            raise ModelError(f"{term} has no thread count")
+        body = chain(term.body)
+        inner = predict(term.body, m)
+        if body is None or term.threads == 1:
+            return inner / term.threads
+        queue = m.queue.get(term.threads, 0.0)
+        return (inner * np.maximum(m.factor(Stage(body), Stage(body)), 1.0) + queue) / term.threads
+    if isinstance(term, Pipe):
+        return _pipe(term, m)
+    if isinstance(term, Seq):
+        return predict(term.first, m) + predict(term.second, m)
+    raise ModelError(f"cannot compose {term} from parts measured in context")
+
+
+def _chain_of(stage: Term) -> Stage | None:
+    body = chain(stage.body) if isinstance(stage, TPool) else chain(stage)
+    return None if body is None else Stage(body)
+
+
+def _pipe(term: Pipe, m: InContext) -> np.ndarray:
+    stages = pipe_stages(term)
+    chains = [_chain_of(s) for s in stages]
+    times = [predict(s, m) for s in stages]
+    alone = list(times)
+    for i in range(1, len(stages)):
+        c = chains[i]
+        if c is not None and c in m.fed and not isinstance(stages[i], TPool):
+            # a stage pays for waking the stage before it, blocked on a full queue, for the
+            # share of the time that one is blocked
+            blocked = 1.0 - alone[i - 1] / np.maximum(alone[i - 1], alone[i])
+            times[i] = alone[i] + np.maximum(m.fed[c] - alone[i], 0.0) * blocked
+    woken = list(times)
+    first = chains[0]
+    has_probe = first is not None and first in m.feeding and not isinstance(stages[0], TPool)
+    if has_probe:
+        assert first is not None
+        wake = np.maximum(m.feeding[first] - predict(stages[0], m), 0.0)
+        idle = 1.0 - times[1] / np.maximum(times[0], times[1])
+        woken[0] = times[0] + wake * idle
+    periods = []
+    for b in range(len(stages)):
+        period = woken[b]
+        for a in range(len(stages)):
+            ca, cb = chains[a], chains[b]
+            if a == b or ca is None or cb is None:
+                continue
+            fab, fba = np.maximum(m.factor(ca, cb), 1.0), np.maximum(m.factor(cb, ca), 1.0)
+            period = period + woken[a] * fab * (1.0 - 1.0 / fba)
+        periods.append(period)
+    out = periods[0]
+    for p in periods[1:]:
+        out = np.maximum(out, p)
+    if not has_probe and m.floor is not None:
+        out = np.maximum(out, m.floor)
+    return np.asarray(out, dtype=float)

@@ -1,0 +1,164 @@
+"""Parts side by side: how much workers that run at the same time slow each other down.
+
+Two chains of functions run at once, each on a thread (pinned to a core of its own) over
+elements made for it beforehand; every call is timed, and only calls that began and ended while
+both threads were running count. The same chain run alone in the same harness is the anchor: the
+ratio of the two is the chain's co-run slowdown beside the other (memory bandwidth and caches
+shared, a lock such as the GIL held by both). A chain beside a copy of itself tells whether its
+threads run in parallel at all.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from perfcompose.bench.runner import Failure, Target, _Failed
+from perfcompose.runtime.executor import DISTURBED_SHARE, _pin, runqueue_wait_ns
+
+Chain = Sequence[Callable[[Any], Any]]
+
+#: at most this many elements are made for one chain's run
+MAX_INPUTS = 512
+
+
+@dataclass(frozen=True)
+class CoRun:
+    """The calls of each chain [s] that ran while every chain was running, each chain's period
+    over them (their span over their number: a call that waits for a lock counts its wait, a
+    run of calls that holds it counts its pace), and the share of that window the threads lost
+    to other programs."""
+
+    calls: tuple[np.ndarray, ...]
+    periods: tuple[float, ...]
+    window: float
+    lost: float
+
+    @property
+    def disturbed(self) -> bool:
+        return self.lost > DISTURBED_SHARE
+
+
+def _run_chain(chain: Chain, data: Any) -> Any:
+    for step in chain:
+        data = step(data)
+    return data
+
+
+def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, pin: bool = True) -> CoRun:
+    """Run every chain on its own thread over its own inputs, all at once; stop when one runs out.
+
+    Each input is used once (a chain may change its element in place). With one chain this is
+    the chain alone in the same harness, the anchor of a slowdown.
+    """
+    k = len(chains)
+    cores = sorted(os.sched_getaffinity(0)) if pin and hasattr(os, "sched_getaffinity") else []
+    barrier = threading.Barrier(k)
+    stop = threading.Event()
+    stamps: list[list[tuple[int, int]]] = [[] for _ in range(k)]
+    waits: list[int] = [0] * k
+    errors: list[BaseException] = []
+
+    def worker(i: int) -> None:
+        _pin(cores[i] if k <= len(cores) else None)
+        perf, out = time.perf_counter_ns, stamps[i]
+        try:
+            barrier.wait()
+            w0 = runqueue_wait_ns()
+            for element in inputs[i]:
+                if stop.is_set():
+                    break
+                t0 = perf()
+                _run_chain(chains[i], element)
+                out.append((t0, perf()))
+            w1 = runqueue_wait_ns()
+            waits[i] = (w1 - w0) if w0 is not None and w1 is not None else 0
+        except BaseException as exc:  # reported to the caller below
+            errors.append(exc)
+        finally:
+            stop.set()
+
+    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(k)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    begin = max(s[0][0] for s in stamps if s) if all(stamps) else 0
+    end = min(s[-1][1] for s in stamps) if all(stamps) else 0
+    inside = [[(a, b) for a, b in s if a >= begin and b <= end] for s in stamps]
+    calls = tuple(np.array([(b - a) * 1e-9 for a, b in s]) for s in inside)
+    periods = tuple((s[-1][1] - s[0][0]) * 1e-9 / len(s) if s else float("nan") for s in inside)
+    window = max(end - begin, 1) * 1e-9
+    lost = max(waits) * 1e-9 / window if window > 0 else 0.0
+    return CoRun(calls, periods, window, min(lost, 1.0))
+
+
+@dataclass
+class CoRunTarget(Target):
+    """Times chain ``sides[i][0]`` beside the others of ``sides[i]`` (alone when there are none)
+    on elements of size x made by ``makers[i][j]``, and returns its period [s] (:class:`CoRun`): the point's
+    ``term`` index minus ``offset`` picks ``i``. A run that lost more than ``DISTURBED_SHARE`` of
+    its window to other programs is taken again up to ``retries`` times."""
+
+    sides: Sequence[Sequence[Chain]]
+    makers: Sequence[Sequence[Callable[[float], Any]]]
+    offset: int = 0
+    #: the window lasts at least this long [s]: the inputs grow where calls are short
+    min_time: float = 0.05
+    count: int = 12
+    retries: int = 3
+    size: str = "x"
+    label: str = "co-run"
+    retaken: int = 0
+    kept_disturbed: int = 0
+    #: per (side index, x): the largest share of a kept window lost to other programs
+    wait_share: dict[tuple[int, float], float] = field(default_factory=dict)
+    _count: dict[tuple[int, float], int] = field(default_factory=dict, repr=False)
+
+    def measure(self, point: Mapping[str, float]) -> float:
+        i = int(point.get("term", self.offset)) - self.offset
+        x = point[self.size]
+        count = self._count.get((i, x), self.count)
+        best: CoRun | None = None
+        for attempt in range(self.retries + 1):
+            run = self._run(i, x, count)
+            while min(len(c) for c in run.calls) < 2 and count < MAX_INPUTS:
+                # the slower chain did not finish two calls while the faster one had inputs
+                count = min(4 * count, MAX_INPUTS)
+                self._count[(i, x)] = count
+                run = self._run(i, x, count)
+            if len(run.calls[0]) == 0:
+                raise _Failed(Failure(None, "no call ran while every chain was running"))
+            if best is None or not run.disturbed or run.lost < best.lost:
+                best = run
+            if not run.disturbed:
+                break
+            if attempt < self.retries:
+                self.retaken += 1
+        assert best is not None
+        if best.disturbed:
+            self.kept_disturbed += 1
+        self.wait_share[(i, x)] = max(self.wait_share.get((i, x), 0.0), best.lost)
+        same = all(list(c) == list(self.sides[i][0]) for c in self.sides[i])
+        # copies of one chain: their mean period (which copy held a lock longer is chance)
+        period = float(np.mean(best.periods)) if same else best.periods[0]
+        if (i, x) not in self._count:
+            # enough elements that the slowest chain fills the window with a few calls
+            slowest, fastest = max(best.periods), min(best.periods)
+            wanted = int(max(self.min_time, 4 * slowest) / max(fastest, 1e-7)) + 2
+            self._count[(i, x)] = int(min(max(self.count, wanted), MAX_INPUTS))
+        return period
+
+    def _run(self, i: int, x: float, count: int) -> CoRun:
+        inputs = [[make(x) for _ in range(count)] for make in self.makers[i]]
+        try:
+            return co_run(self.sides[i], inputs)
+        except Exception as exc:
+            raise _Failed(Failure(None, f"{type(exc).__name__}: {exc}")) from None

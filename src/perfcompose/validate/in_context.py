@@ -1,0 +1,328 @@
+"""The measurements a program is predicted from in context, and what they show.
+
+For the programs of a study this lists what to time besides the parts on fresh input: every
+part on the data it receives in a program (as one worker in the executor, and right after the
+parts before it in the same worker), every pair of worker chains that run at once side by side
+and each such chain alone in the same harness, and the pipe stages in their wake-up probe. The
+rounds of the study time them interleaved with the programs; :func:`measured` turns the rounds
+into :class:`~perfcompose.compose.interference.InContext` values, one per bootstrap member too.
+"""
+from __future__ import annotations
+
+import pickle
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from perfcompose.bench.runner import CallableTarget, Target
+from perfcompose.compose.context import (
+    Stage,
+    base_name,
+    chain,
+    in_context,
+    pipe_stages,
+    predecessors,
+    prepared,
+    side_by_side,
+)
+from perfcompose.compose.interference import InContext, locked, predict
+from perfcompose.compose.terms import Component, Pipe, Seq, Term, TPool
+from perfcompose.runtime.corun import CoRunTarget
+from perfcompose.runtime.target import TermTarget
+
+#: a part's time in context differs from its time on fresh input when the ratio is beyond this
+#: or beyond three times the spread of its rounds, whichever is larger
+NOTABLE = 0.05
+
+
+def hot_name(part: str) -> str:
+    return f"hot:{part}"
+
+
+def corun_name(a: Stage, b: Stage | None) -> str:
+    return f"corun:{a}|{b}" if b is not None else f"solo:{a}"
+
+
+def chain_term(stage: Stage) -> Term:
+    """A chain of context parts as a term: the part, or a ``seq`` of them."""
+    term: Term = Component(stage.parts[0])
+    for p in stage.parts[1:]:
+        term = Seq(term, Component(p))
+    return term
+
+
+def feeding_probe(stage: Stage) -> Term:
+    """``pipe(stage, touch)``: a first stage that wakes an idle next stage for every element."""
+    return Pipe(chain_term(stage), Component("touch"))
+
+
+def queue_probe(width: int) -> Term:
+    """``tpool_n(nop)``: n workers taking elements from one queue, with nothing to do."""
+    return TPool(width, Component("nop"))
+
+
+def fed_probe(stage: Stage) -> Term:
+    """``pipe(nop, stage)``: a later stage that is always fed, and wakes the stage before it
+    (blocked on a full queue) for every element it takes."""
+    return Pipe(Component("nop"), chain_term(stage))
+
+
+@dataclass(frozen=True)
+class ContextPlan:
+    """What the programs of a study need measured in context."""
+
+    #: each program (as written) in context names
+    programs: Mapping[str, Term]
+    #: context parts that receive another part's output (run in the executor on that output)
+    parts: tuple[str, ...]
+    #: context parts that follow another part in one worker's chain
+    hot: tuple[str, ...]
+    pairs: tuple[tuple[Stage, Stage], ...]
+    #: chains that are the first stage of a pipe (timed in :func:`feeding_probe`)
+    feeding: tuple[Stage, ...]
+    #: chains that are a later stage of a pipe (timed in :func:`fed_probe`)
+    fed: tuple[Stage, ...]
+
+    @property
+    def widths(self) -> tuple[int, ...]:
+        """The widths of the pools of a chain."""
+        return tuple(sorted({t.threads for p in self.programs.values() for t in p.walk()
+                             if isinstance(t, TPool) and isinstance(t.threads, int) and t.threads > 1
+                             and chain(t.body) is not None}))
+
+    @property
+    def solos(self) -> tuple[Stage, ...]:
+        return tuple(dict.fromkeys(a for a, _ in self.pairs))
+
+
+def plan_context(terms: Sequence[Term]) -> ContextPlan:
+    programs = {str(t): in_context(t) for t in terms}
+    names = list(dict.fromkeys(c for t in programs.values() for c in t.components()))
+    hot: list[str] = []
+    feeding: list[Stage] = []
+    fed: list[Stage] = []
+    for t in programs.values():
+        for node in t.walk():
+            parts = chain(node)
+            if parts is not None and len(parts) > 1:
+                hot.extend(parts[1:])
+            if isinstance(node, Pipe):
+                stages = [chain(s) for s in pipe_stages(node)]
+                if stages[0] is not None:
+                    feeding.append(Stage(stages[0]))
+                fed.extend(Stage(s) for s in stages[1:] if s is not None)
+    pairs = [p for t in programs.values() for p in side_by_side(t)]
+    return ContextPlan(programs, tuple(n for n in names if predecessors(n)), tuple(dict.fromkeys(hot)),
+                       tuple(dict.fromkeys(pairs)), tuple(dict.fromkeys(feeding)), tuple(dict.fromkeys(fed)))
+
+
+def with_context_functions(functions: Mapping[str, Callable[[Any], Any]],
+                           plan: ContextPlan) -> dict[str, Callable[[Any], Any]]:
+    """The study's functions, every context name running its part's function."""
+    out = dict(functions)
+    for t in plan.programs.values():
+        for c in t.components():
+            out.setdefault(c, functions[base_name(c)])
+    return out
+
+
+def extra_terms(plan: ContextPlan, stream: Sequence[Term]) -> list[Term]:
+    """The executor runs the plan adds to a study's stream: context parts and their probes."""
+    have = {str(s) for s in stream}
+    out: list[Term] = []
+    for term in [*(Component(p) for p in plan.parts), *(feeding_probe(s) for s in plan.feeding),
+                 *(fed_probe(s) for s in plan.fed), *(queue_probe(n) for n in plan.widths)]:
+        if str(term) not in have:
+            have.add(str(term))
+            out.append(term)
+    return out
+
+
+def makers(stream: Sequence[Term], functions: Mapping[str, Callable[[Any], Any]],
+           make: Callable[[float], Any]) -> dict[int, Callable[[float], Any]]:
+    """Per stream index, how a run of a context part (or its probe) gets its elements."""
+    out: dict[int, Callable[[float], Any]] = {}
+    for k, term in enumerate(stream):
+        if isinstance(term, Pipe) and term.first == Component("nop"):
+            term = term.second  # nop hands the element on as it is
+        first = next(iter(term.components()), "")
+        if predecessors(first):
+            out[k] = prepared(make, functions, first)
+    return out
+
+
+class RoundTarget(Target):
+    """One target for a study's rounds: the point's ``term`` index picks a run in the executor,
+    a part timed right after its predecessors, or a co-run."""
+
+    def __init__(self, executor: TermTarget, hot: Sequence[CallableTarget], corun: CoRunTarget) -> None:
+        self.executor, self.hot, self.corun = executor, list(hot), corun
+        self.label = "validate"
+
+    def measure(self, point: Mapping[str, float]) -> float:
+        k = int(point["term"])
+        n = len(self.executor.terms)
+        if k < n:
+            return self.executor.measure(point)
+        if k < n + len(self.hot):
+            return self.hot[k - n].measure({"x": point["x"]})
+        return self.corun.measure(point)
+
+
+def round_entries(plan: ContextPlan, stream: Sequence[Term], functions: Mapping[str, Callable[[Any], Any]],
+                  make: Callable[[float], Any], retries: int) -> tuple[list[str], list[CallableTarget], CoRunTarget]:
+    """The names of the rounds' entries beyond the executor's ``stream``, the hot timings and the
+    co-run target (its sides indexed after both)."""
+    names = [hot_name(p) for p in plan.hot]
+    hot = [CallableTarget(functions[base_name(p)], _setup(prepared(make, functions, p)), label=p,
+                          retry_preempted=retries, cpu_when_preempted=True) for p in plan.hot]
+    sides: list[list[list[Callable[[Any], Any]]]] = []
+    feeds: list[list[Callable[[float], Any]]] = []
+    runs: list[tuple[Stage, Stage | None]] = [*((a, b) for a, b in plan.pairs), *((s, None) for s in plan.solos)]
+    for a, b in runs:
+        stages = [a] if b is None else [a, b]
+        sides.append([[functions[base_name(p)] for p in s.parts] for s in stages])
+        feeds.append([prepared(make, functions, s.parts[0]) for s in stages])
+        names.append(corun_name(a, b))
+    corun = CoRunTarget(sides, feeds, offset=len(stream) + len(hot), retries=retries)
+    return names, hot, corun
+
+
+def _setup(element: Callable[[float], Any]) -> Callable[..., tuple]:
+    return lambda x: (element(x),)
+
+
+def measured(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callable[[str], bool],
+             reduce: Callable[[np.ndarray], np.ndarray]) -> InContext:
+    """The plan's measurements [ns] from the rounds: ``matrix(name)`` is an entry's runs [s]
+    (sizes, rounds) and ``reduce`` sums the rounds up (the study's statistic, or its bootstrap
+    members); a co-run slowdown is the reduced co-run over the reduced solo."""
+    def ns(name: str) -> np.ndarray:
+        return reduce(matrix(name)) * 1e9
+
+    parts = {c for t in plan.programs.values() for c in t.components()}
+    executor = {p: ns(p) for p in parts if has(p)}
+    hot = {p: ns(hot_name(p)) for p in plan.hot}
+    slowdown = {}
+    for a, b in plan.pairs:
+        slowdown[(a, b)] = np.maximum(reduce(matrix(corun_name(a, b))) / reduce(matrix(corun_name(a, None))), 1.0)
+    feeding = {s: ns(str(feeding_probe(s))) for s in plan.feeding if has(str(feeding_probe(s)))}
+    fed = {s: ns(str(fed_probe(s))) for s in plan.fed if has(str(fed_probe(s)))}
+    floor = ns("pipe(touch, touch)") if has("pipe(touch, touch)") else None
+    queue = {n: np.maximum(n * ns(str(queue_probe(n))) - ns("nop"), 0.0) for n in plan.widths
+             if has(str(queue_probe(n))) and has("nop")}
+    return InContext(executor, hot, slowdown, floor, feeding, fed, queue)
+
+
+@dataclass(frozen=True)
+class ContextEffect:
+    """A part whose time on the data it receives in a program differs from its time on fresh
+    input: ``ratio`` in context over fresh, the largest over the sizes."""
+
+    part: str
+    ratio: float
+    x: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"part": self.part, "ratio": self.ratio, "x": self.x}
+
+
+@dataclass(frozen=True)
+class Slowdown:
+    """Chain ``a`` beside chain ``b``: its co-run slowdown (median and range over the sizes)."""
+
+    a: str
+    b: str
+    median: float
+    low: float
+    high: float
+    locked: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"stage": self.a, "beside": self.b, "median": self.median, "low": self.low, "high": self.high,
+                "locked": self.locked}
+
+
+def context_effects(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callable[[str], bool],
+                    xs: Sequence[float], reduce: Callable[[np.ndarray], np.ndarray]) -> list[ContextEffect]:
+    """The context parts whose executor time differs from their part's on fresh input beyond
+    noise (:data:`NOTABLE`, or three times the spread of either's rounds)."""
+    out = []
+    for p in plan.parts:
+        fresh = base_name(p)
+        if not (has(p) and has(fresh)):
+            continue
+        a, b = matrix(p), matrix(fresh)
+        ratio = reduce(a) / reduce(b)
+        spread = max(_spread(a), _spread(b))
+        k = int(np.argmax(np.abs(np.log(ratio))))
+        if abs(ratio[k] - 1) > max(NOTABLE, 3 * spread):
+            out.append(ContextEffect(p, float(ratio[k]), float(xs[k])))
+    return out
+
+
+def _spread(runs: np.ndarray) -> float:
+    """The median over sizes of the rounds' interquartile range relative to their median."""
+    q1, q2, q3 = np.quantile(runs, [0.25, 0.5, 0.75], axis=1)
+    return float(np.median((q3 - q1) / np.maximum(q2, 1e-12)))
+
+
+def slowdowns(m: InContext) -> list[Slowdown]:
+    out = []
+    for (a, b), f in m.slowdown.items():
+        values = np.asarray(f, dtype=float)
+        out.append(Slowdown(str(a), str(b), float(np.median(values)), float(values.min()), float(values.max()),
+                            a == b and locked(values)))
+    return out
+
+
+@dataclass(frozen=True)
+class ProcessOption:
+    """A pool of a chain that runs one copy at a time on threads, predicted on processes: its
+    chain's time over the width plus the element's round trip through pickle."""
+
+    program: str
+    threads: np.ndarray   #: [ns] per size, as measured in context on threads
+    processes: np.ndarray  #: [ns] per size
+
+    def to_json(self, xs: Sequence[float]) -> dict[str, Any]:
+        return {"program": self.program, "x": list(xs), "threads_ns": self.threads.tolist(),
+                "processes_ns": self.processes.tolist()}
+
+
+def round_trip(element: Any, output: Any, reps: int = 3) -> float:
+    """Seconds to pickle an element to a worker process and its result back (the least of ``reps``)."""
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        pickle.loads(pickle.dumps(element, protocol=pickle.HIGHEST_PROTOCOL))
+        pickle.loads(pickle.dumps(output, protocol=pickle.HIGHEST_PROTOCOL))
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def process_options(plan: ContextPlan, m: InContext, predicted: Mapping[str, np.ndarray],
+                    functions: Mapping[str, Callable[[Any], Any]], make: Callable[[float], Any],
+                    xs: Sequence[float]) -> list[ProcessOption]:
+    """For every program that is a pool of a chain whose copies run one at a time, what it would
+    take with processes as workers (no lock between processes; each element pickled there and
+    back, measured here)."""
+    out = []
+    for name, term in plan.programs.items():
+        if not (isinstance(term, TPool) and isinstance(term.threads, int) and term.threads > 1):
+            continue
+        body = chain(term.body)
+        if body is None or not locked(m.factor(Stage(body), Stage(body)), 2):
+            continue
+        trips = []
+        for x in xs:
+            output = prepared(make, functions, body[0])(x)
+            for p in body:
+                output = functions[base_name(p)](output)
+            trips.append(round_trip(prepared(make, functions, body[0])(x), output) * 1e9)
+        alone = predict(term.body, m)
+        out.append(ProcessOption(name, predicted[name], alone / term.threads + np.array(trips)))
+    return out

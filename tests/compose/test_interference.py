@@ -1,0 +1,59 @@
+"""Composition from parts measured in context with co-run slowdowns (time sharing)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from perfcompose.compose.context import Stage, in_context
+from perfcompose.compose.interference import InContext, locked, predict
+from perfcompose.compose.parser import parse_term
+
+
+def _at(text: str, m: InContext) -> float:
+    return float(predict(in_context(parse_term(text)), m)[0])
+
+
+def test_a_chain_is_its_first_part_in_the_executor_plus_the_later_parts_hot_in_context():
+    m = InContext({"a": np.array([10.0]), "b@a": np.array([99.0])}, hot={"b@a": np.array([4.0])})
+    assert _at("seq(a, b)", m) == pytest.approx(14.0)
+
+
+def test_a_pool_of_a_chain_that_runs_in_parallel_divides_by_its_width():
+    a = Stage(("a",))
+    m = InContext({"a": np.array([10.0])}, slowdown={(a, a): np.array([1.0])})
+    assert _at("tpool_2(a)", m) == pytest.approx(5.0)
+
+
+def test_a_pool_of_a_locked_chain_runs_no_faster_than_one_worker():
+    a = Stage(("a",))
+    m = InContext({"a": np.array([10.0])}, slowdown={(a, a): np.array([2.0])})
+    assert _at("tpool_2(a)", m) == pytest.approx(10.0)
+    assert locked(2.0) and not locked(1.1)
+
+
+def test_pipe_stages_that_do_not_meet_take_the_slower_stage():
+    a, b = Stage(("a",)), Stage(("b@a",))
+    m = InContext({"a": np.array([4.0]), "b@a": np.array([10.0])},
+                  slowdown={(a, b): np.array([1.0]), (b, a): np.array([1.0])})
+    assert _at("pipe(a, b)", m) == pytest.approx(10.0)
+
+
+def test_pipe_stages_that_both_hold_one_lock_take_their_sum():
+    a, b = Stage(("a",)), Stage(("b@a",))
+    m = InContext({"a": np.array([4.0]), "b@a": np.array([10.0])},
+                  slowdown={(a, b): np.array([2.0]), (b, a): np.array([2.0])})
+    assert _at("pipe(a, b)", m) == pytest.approx(14.0)
+
+
+def test_pipe_bottleneck_is_slowed_for_the_share_of_the_time_the_other_stage_runs():
+    a, b = Stage(("a",)), Stage(("b@a",))
+    m = InContext({"a": np.array([5.0]), "b@a": np.array([10.0])},
+                  slowdown={(a, b): np.array([1.2]), (b, a): np.array([1.25])})
+    # P_b = 10 + 5 * 1.2 * (1 - 1 / 1.25) = 11.2; P_a = 5 + 10 * 1.25 * (1 - 1 / 1.2) < P_b
+    assert _at("pipe(a, b)", m) == pytest.approx(11.2)
+
+
+def test_members_compose_row_by_row():
+    a = Stage(("a",))
+    m = InContext({"a": np.array([[10.0, 20.0], [12.0, 24.0]])}, slowdown={(a, a): np.array([[1.0], [2.0]])})
+    assert predict(in_context(parse_term("tpool_2(a)")), m).tolist() == [[5.0, 10.0], [12.0, 24.0]]
