@@ -109,7 +109,7 @@ def main() -> None:
           f"value; {result.retaken} runs taken again for other work, {result.disturbed} kept disturbed")
     for e in result.context_effects:
         print(f"in context: {e.part} takes {e.ratio:.2f}x its time on fresh input (x = {e.x:g})")
-    for s in result.slowdowns:
+    for s in (s for s in result.slowdowns if s.notable):
         note = " -> runs one at a time (a lock such as the GIL)" if s.locked else ""
         print(f"co-run: {s.a} beside {s.b}: {s.median:.2f}x ({s.low:.2f}-{s.high:.2f}){note}")
     for p in result.process_options:

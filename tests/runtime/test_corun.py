@@ -54,3 +54,8 @@ def test_a_failing_chain_is_reported_as_the_point_s_failure():
         assert "bad element" in exc.failure.message
     else:
         raise AssertionError("the failure was not reported")
+
+
+def test_a_chain_far_shorter_than_its_neighbour_starts_its_inputs_over_instead_of_leaving_it_alone():
+    run = co_run([[_sleep], [lambda v: v]], [[5.0] * 4, [0] * 4])
+    assert len(run.calls[0]) >= 2 and len(run.calls[1]) > 4

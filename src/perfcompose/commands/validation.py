@@ -135,8 +135,9 @@ def print_context(result: Any) -> None:
         if sd.locked:
             console.print(f"lock: the copies of {sd.a} cannot run in parallel ({sd.median:.2f}x beside each other, "
                           "a lock such as the GIL): its pools are predicted no faster than one worker")
-        elif sd.high > 1.05:
-            console.print(f"co-run: {sd.a} runs {sd.median:.2f}x slower ({sd.low:.2f}-{sd.high:.2f}) beside {sd.b}")
+        elif sd.notable:
+            console.print(f"co-run: {sd.a} runs {sd.median:.2f}x slower ({sd.low:.2f}-{sd.high:.2f} over x) "
+                          f"beside {sd.b}")
     xmax = max(result.x) if result.x else 0
     for p in result.process_options:
         console.print(f"with --workers processes: {p.program} predicted {_value(float(p.processes[-1]))} ns instead of "

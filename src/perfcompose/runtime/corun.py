@@ -23,8 +23,9 @@ from perfcompose.runtime.executor import DISTURBED_SHARE, _pin, runqueue_wait_ns
 
 Chain = Sequence[Callable[[Any], Any]]
 
-#: at most this many elements are made for one chain's run
-MAX_INPUTS = 512
+#: at most this many elements are made for one chain's run (a chain that runs through them
+#: before the others starts them over)
+MAX_INPUTS = 64
 
 
 @dataclass(frozen=True)
@@ -51,36 +52,44 @@ def _run_chain(chain: Chain, data: Any) -> Any:
 
 
 def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, pin: bool = True) -> CoRun:
-    """Run every chain on its own thread over its own inputs, all at once; stop when one runs out.
-
-    Each input is used once (a chain may change its element in place). With one chain this is
-    the chain alone in the same harness, the anchor of a slowdown.
+    """Run every chain on its own thread over its own inputs, all at once, until every chain
+    has run each of its inputs once; a chain that gets there first starts its inputs over, so
+    that the others never run alone. With one chain this is the chain alone in the same
+    harness, the anchor of a slowdown.
     """
     k = len(chains)
     cores = sorted(os.sched_getaffinity(0)) if pin and hasattr(os, "sched_getaffinity") else []
     barrier = threading.Barrier(k)
     stop = threading.Event()
+    through = [0]
+    lock = threading.Lock()
     stamps: list[list[tuple[int, int]]] = [[] for _ in range(k)]
     waits: list[int] = [0] * k
     errors: list[BaseException] = []
 
     def worker(i: int) -> None:
         _pin(cores[i] if k <= len(cores) else None)
-        perf, out = time.perf_counter_ns, stamps[i]
+        perf, out, mine = time.perf_counter_ns, stamps[i], inputs[i]
+        n = len(mine)
         try:
             barrier.wait()
             w0 = runqueue_wait_ns()
-            for element in inputs[i]:
-                if stop.is_set():
-                    break
+            done = 0
+            while not stop.is_set():
+                element = mine[done % n]
                 t0 = perf()
                 _run_chain(chains[i], element)
                 out.append((t0, perf()))
+                done += 1
+                if done == n:
+                    with lock:
+                        through[0] += 1
+                        if through[0] == k:
+                            stop.set()
             w1 = runqueue_wait_ns()
             waits[i] = (w1 - w0) if w0 is not None and w1 is not None else 0
         except BaseException as exc:  # reported to the caller below
             errors.append(exc)
-        finally:
             stop.set()
 
     threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(k)]
@@ -90,13 +99,13 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, pin: boo
         t.join()
     if errors:
         raise errors[0]
-    begin = max(s[0][0] for s in stamps if s) if all(stamps) else 0
-    end = min(s[-1][1] for s in stamps) if all(stamps) else 0
+    begin = max(s[0][0] for s in stamps)
+    end = min(s[-1][1] for s in stamps)
     inside = [[(a, b) for a, b in s if a >= begin and b <= end] for s in stamps]
     calls = tuple(np.array([(b - a) * 1e-9 for a, b in s]) for s in inside)
     periods = tuple((s[-1][1] - s[0][0]) * 1e-9 / len(s) if s else float("nan") for s in inside)
     window = max(end - begin, 1) * 1e-9
-    lost = max(waits) * 1e-9 / window if window > 0 else 0.0
+    lost = max(waits) * 1e-9 / window
     return CoRun(calls, periods, window, min(lost, 1.0))
 
 
@@ -120,20 +129,15 @@ class CoRunTarget(Target):
     kept_disturbed: int = 0
     #: per (side index, x): the largest share of a kept window lost to other programs
     wait_share: dict[tuple[int, float], float] = field(default_factory=dict)
-    _count: dict[tuple[int, float], int] = field(default_factory=dict, repr=False)
+    _count: dict[tuple[int, float], list[int]] = field(default_factory=dict, repr=False)
 
     def measure(self, point: Mapping[str, float]) -> float:
         i = int(point.get("term", self.offset)) - self.offset
         x = point[self.size]
-        count = self._count.get((i, x), self.count)
+        counts = self._count.get((i, x), [self.count] * len(self.sides[i]))
         best: CoRun | None = None
         for attempt in range(self.retries + 1):
-            run = self._run(i, x, count)
-            while min(len(c) for c in run.calls) < 2 and count < MAX_INPUTS:
-                # the slower chain did not finish two calls while the faster one had inputs
-                count = min(4 * count, MAX_INPUTS)
-                self._count[(i, x)] = count
-                run = self._run(i, x, count)
+            run = self._run(i, x, counts)
             if len(run.calls[0]) == 0:
                 raise _Failed(Failure(None, "no call ran while every chain was running"))
             if best is None or not run.disturbed or run.lost < best.lost:
@@ -150,14 +154,13 @@ class CoRunTarget(Target):
         # copies of one chain: their mean period (which copy held a lock longer is chance)
         period = float(np.mean(best.periods)) if same else best.periods[0]
         if (i, x) not in self._count:
-            # enough elements that the slowest chain fills the window with a few calls
-            slowest, fastest = max(best.periods), min(best.periods)
-            wanted = int(max(self.min_time, 4 * slowest) / max(fastest, 1e-7)) + 2
-            self._count[(i, x)] = int(min(max(self.count, wanted), MAX_INPUTS))
+            # enough elements that every chain fills the window with its own inputs
+            self._count[(i, x)] = [int(min(max(np.ceil(self.min_time / max(p, 1e-9)), 4), MAX_INPUTS))
+                                   for p in best.periods]
         return period
 
-    def _run(self, i: int, x: float, count: int) -> CoRun:
-        inputs = [[make(x) for _ in range(count)] for make in self.makers[i]]
+    def _run(self, i: int, x: float, counts: Sequence[int]) -> CoRun:
+        inputs = [[make(x) for _ in range(n)] for make, n in zip(self.makers[i], counts)]
         try:
             return co_run(self.sides[i], inputs)
         except Exception as exc:

@@ -240,10 +240,18 @@ class Slowdown:
     low: float
     high: float
     locked: bool = False
+    #: the median over the sizes of the neighbour's time over the chain's (at most 1)
+    share: float = 1.0
+
+    @property
+    def notable(self) -> bool:
+        """Whether the pair changes the program's time: a lock, or a slowdown beyond 5 % from a
+        neighbour that runs for at least a tenth of the chain's time."""
+        return self.locked or (self.high > 1.05 and self.share >= 0.1)
 
     def to_json(self) -> dict[str, Any]:
         return {"stage": self.a, "beside": self.b, "median": self.median, "low": self.low, "high": self.high,
-                "locked": self.locked}
+                "locked": self.locked, "share": self.share}
 
 
 def context_effects(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callable[[str], bool],
@@ -271,11 +279,16 @@ def _spread(runs: np.ndarray) -> float:
 
 
 def slowdowns(m: InContext) -> list[Slowdown]:
+    """Every pair's slowdown, with the share of the chain's time that its neighbour runs (a
+    neighbour far shorter than the chain idles in the program most of the time, however much a
+    back-to-back run of it slows the chain down)."""
     out = []
     for (a, b), f in m.slowdown.items():
         values = np.asarray(f, dtype=float)
+        ta, tb = predict(chain_term(a), m), predict(chain_term(b), m)
+        share = float(np.median(np.minimum(tb / np.maximum(ta, 1e-12), 1.0)))
         out.append(Slowdown(str(a), str(b), float(np.median(values)), float(values.min()), float(values.max()),
-                            a == b and locked(values)))
+                            a == b and locked(values), share))
     return out
 
 
