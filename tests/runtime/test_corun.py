@@ -59,3 +59,11 @@ def test_a_failing_chain_is_reported_as_the_point_s_failure():
 def test_a_chain_far_shorter_than_its_neighbour_starts_its_inputs_over_instead_of_leaving_it_alone():
     run = co_run([[_sleep], [lambda v: v]], [[5.0] * 4, [0] * 4])
     assert len(run.calls[0]) >= 2 and len(run.calls[1]) > 4
+
+
+def test_chains_ten_times_apart_are_not_run_side_by_side():
+    # a back-to-back loop of a GIL-holding microsecond call would hold up its neighbour manyfold,
+    # a state no program of the two reaches: each chain counts its period alone
+    target = CoRunTarget([[[_sleep], [lambda v: _python_loop(10)]]], [[lambda x: 3.0, lambda x: 0]], retries=0)
+    assert target.apart(0, 1.0)
+    assert 0.002 < target.measure({"term": 0, "x": 1.0}) < 0.02

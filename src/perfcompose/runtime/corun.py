@@ -1,7 +1,8 @@
 """Parts side by side: how much workers that run at the same time slow each other down.
 
 Two chains of functions run at once, each on a thread (pinned to a core of its own) over
-elements made for it beforehand; every call is timed, and only calls that began and ended while
+elements made for it beforehand, handing every result to a collecting thread as the executor's
+workers do; every call is timed, and only calls that began and ended while
 both threads were running count. The same chain run alone in the same harness is the anchor: the
 ratio of the two is the chain's co-run slowdown beside the other (memory bandwidth and caches
 shared, a lock such as the GIL held by both). A chain beside a copy of itself tells whether its
@@ -10,6 +11,7 @@ threads run in parallel at all.
 from __future__ import annotations
 
 import os
+import queue
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -23,6 +25,8 @@ from perfcompose.runtime.executor import DISTURBED_SHARE, _pin, runqueue_wait_ns
 
 Chain = Sequence[Callable[[Any], Any]]
 
+#: chains whose periods alone differ by more than this factor are not run side by side
+APART = 10.0
 #: at most this many elements are made for one chain's run (a chain that runs through them
 #: before the others starts them over)
 MAX_INPUTS = 64
@@ -43,6 +47,9 @@ class CoRun:
     @property
     def disturbed(self) -> bool:
         return self.lost > DISTURBED_SHARE
+
+
+_DONE = object()
 
 
 def _run_chain(chain: Chain, data: Any) -> Any:
@@ -67,6 +74,14 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, pin: boo
     waits: list[int] = [0] * k
     errors: list[BaseException] = []
 
+    results: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    def collect() -> None:
+        # as in the executor, another thread receives (and drops) every result: memory that one
+        # thread allocates and another frees behaves otherwise than memory freed where it was made
+        while results.get() is not _DONE:
+            pass
+
     def worker(i: int) -> None:
         _pin(cores[i] if k <= len(cores) else None)
         perf, out, mine = time.perf_counter_ns, stamps[i], inputs[i]
@@ -78,7 +93,7 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, pin: boo
             while not stop.is_set():
                 element = mine[done % n]
                 t0 = perf()
-                _run_chain(chains[i], element)
+                results.put(_run_chain(chains[i], element))
                 out.append((t0, perf()))
                 done += 1
                 if done == n:
@@ -92,11 +107,15 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, pin: boo
             errors.append(exc)
             stop.set()
 
+    collector = threading.Thread(target=collect, daemon=True)
+    collector.start()
     threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(k)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    results.put(_DONE)
+    collector.join()
     if errors:
         raise errors[0]
     begin = max(s[0][0] for s in stamps)
@@ -130,14 +149,32 @@ class CoRunTarget(Target):
     #: per (side index, x): the largest share of a kept window lost to other programs
     wait_share: dict[tuple[int, float], float] = field(default_factory=dict)
     _count: dict[tuple[int, float], list[int]] = field(default_factory=dict, repr=False)
+    _apart: dict[tuple[int, float], bool] = field(default_factory=dict, repr=False)
+
+    def apart(self, i: int, x: float) -> bool:
+        """Whether the chains of co-run ``i`` at size x are so far apart in length that the
+        shorter one idles in a program for all but a tenth of the longer one's time: run back to
+        back, a chain of microseconds that holds the GIL slows its neighbour down manyfold, a
+        state no program of the two reaches (the time sharing weighs a neighbour by its busy
+        time). Such a pair is not run side by side: each chain counts its period alone."""
+        key = (i, x)
+        if key not in self._apart:
+            try:
+                periods = [co_run([chain], [[make(x) for _ in range(3)]]).periods[0]
+                           for chain, make in zip(self.sides[i], self.makers[i])]
+            except Exception as exc:
+                raise _Failed(Failure(None, f"{type(exc).__name__}: {exc}")) from None
+            self._apart[key] = len(periods) > 1 and max(periods) > APART * min(periods)
+        return self._apart[key]
 
     def measure(self, point: Mapping[str, float]) -> float:
         i = int(point.get("term", self.offset)) - self.offset
         x = point[self.size]
+        sides = [0] if self.apart(i, x) else list(range(len(self.sides[i])))
         counts = self._count.get((i, x), [self.count] * len(self.sides[i]))
         best: CoRun | None = None
         for attempt in range(self.retries + 1):
-            run = self._run(i, x, counts)
+            run = self._run(i, x, counts, sides)
             if len(run.calls[0]) == 0:
                 raise _Failed(Failure(None, "no call ran while every chain was running"))
             if best is None or not run.disturbed or run.lost < best.lost:
@@ -150,18 +187,20 @@ class CoRunTarget(Target):
         if best.disturbed:
             self.kept_disturbed += 1
         self.wait_share[(i, x)] = max(self.wait_share.get((i, x), 0.0), best.lost)
-        same = all(list(c) == list(self.sides[i][0]) for c in self.sides[i])
+        same = len(sides) > 1 and all(list(c) == list(self.sides[i][0]) for c in self.sides[i])
         # copies of one chain: their mean period (which copy held a lock longer is chance)
         period = float(np.mean(best.periods)) if same else best.periods[0]
         if (i, x) not in self._count:
             # enough elements that every chain fills the window with its own inputs
-            self._count[(i, x)] = [int(min(max(np.ceil(self.min_time / max(p, 1e-9)), 4), MAX_INPUTS))
-                                   for p in best.periods]
+            counts = list(counts)
+            for j, p in zip(sides, best.periods):
+                counts[j] = int(min(max(np.ceil(self.min_time / max(p, 1e-9)), 4), MAX_INPUTS))
+            self._count[(i, x)] = counts
         return period
 
-    def _run(self, i: int, x: float, counts: Sequence[int]) -> CoRun:
-        inputs = [[make(x) for _ in range(n)] for make, n in zip(self.makers[i], counts)]
+    def _run(self, i: int, x: float, counts: Sequence[int], sides: Sequence[int]) -> CoRun:
+        inputs = [[self.makers[i][j](x) for _ in range(counts[j])] for j in sides]
         try:
-            return co_run(self.sides[i], inputs)
+            return co_run([self.sides[i][j] for j in sides], inputs)
         except Exception as exc:
             raise _Failed(Failure(None, f"{type(exc).__name__}: {exc}")) from None

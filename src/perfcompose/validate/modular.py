@@ -7,6 +7,7 @@ instead of biasing one. Each round is checkpointed; an interrupted study resumes
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -615,6 +616,8 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     cores = os.cpu_count() or 1
     levels = sorted({min(n, cores) for _, n in kept} | {1})
     context = plan_context([t for t, n in kept if n <= cores])
+    if workers == "processes":  # the co-run harness runs threads: its locks are not the processes'
+        context = dataclasses.replace(context, pairs=())
     functions = with_context_functions(functions, context)
     stream = _stream(parts, kept, levels)
     stream += extra_terms(context, stream)
@@ -672,7 +675,6 @@ def with_operator_error(comparisons: Sequence[Comparison], level: float = 0.9) -
     a program's interval is set without its own measurement). With fewer than ``MIN_OTHERS``
     such programs the disturbed ones count too, and with fewer than that in all the intervals
     are left as they are."""
-    import dataclasses
 
     errors = {c.configuration: np.abs(np.array(c.measured) * 1e9 - np.asarray(c.calibrated(x=np.array(c.x)), float))
               / np.asarray(c.calibrated(x=np.array(c.x)), float) for c in comparisons}
