@@ -50,6 +50,10 @@ def lost_to_others(result: RunResult, own_cpu: float | None) -> float | None:
         return None
     return max(result.runqueue_wait - own_cpu - WAKE_LATENCY * len(result.finished), 0.0)
 
+#: distinct elements made for a run of a part fed by other parts (making each one runs those
+#: parts, which may take far longer than the part itself: a nop after a qsort)
+REPLAYED = 16
+
 #: how a run's time per data element is summed up: ``mean``, the papers' average (the steady
 #: state's span over its elements), or ``median`` (:func:`median_period`)
 Period = Literal["mean", "median"]
@@ -88,7 +92,7 @@ class TermTarget(Target):
     label: str = ""
     period: Period = "mean"
     #: per term index, how its elements are made where not by ``make`` (a part fed the output of
-    #: the parts before it in a program)
+    #: the parts before it in a program): ``REPLAYED`` of them, made once and replayed in turn
     makers: Mapping[int, Callable[[float], Any]] = field(default_factory=dict)
     #: a run whose workers lost a core to other programs (:func:`lost_to_others`) is taken again up
     #: to this many times, if the program has no more workers than the machine has cores, while
@@ -119,8 +123,12 @@ class TermTarget(Target):
         retries = self.retry_disturbed if warm <= (os.cpu_count() or 1) else 0
         best: tuple[RunResult, float | None] | None = None
         for attempt in range(retries + 1):
-            make = self.makers.get(k, self.make)
-            elements = [make(point[self.size]) for _ in range(count + warm)]
+            made = self.makers.get(k)
+            if made is None:
+                elements = [self.make(point[self.size]) for _ in range(count + warm)]
+            else:  # made once (through the parts before it), replayed
+                distinct = [made(point[self.size]) for _ in range(min(count + warm, REPLAYED))]
+                elements = [distinct[j % len(distinct)] for j in range(count + warm)]
             own, cpu0 = thread_cpu_ns(), time.process_time()
             try:
                 result = run_term(term, elements, self.functions, workers=self.workers, warmup=warm,
