@@ -25,10 +25,12 @@ from perfcompose.runtime.executor import DISTURBED_SHARE, _pin, runqueue_wait_ns
 
 Chain = Sequence[Callable[[Any], Any]]
 
+#: distinct elements made for a chain's run
+DISTINCT = 16
 #: chains whose periods alone differ by more than this factor are not run side by side
 APART = 10.0
-#: at most this many elements are made for one chain's run (a chain that runs through them
-#: before the others starts them over)
+#: at most this many calls a chain counts towards the end of a run (a chain that gets there
+#: before the others goes on)
 MAX_INPUTS = 64
 
 
@@ -58,11 +60,12 @@ def _run_chain(chain: Chain, data: Any) -> Any:
     return data
 
 
-def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, pin: bool = True) -> CoRun:
-    """Run every chain on its own thread over its own inputs, all at once, until every chain
-    has run each of its inputs once; a chain that gets there first starts its inputs over, so
-    that the others never run alone. With one chain this is the chain alone in the same
-    harness, the anchor of a slowdown.
+def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: Sequence[int] | None = None,
+           pin: bool = True) -> CoRun:
+    """Run every chain on its own thread over its own inputs in turn, all at once, until every
+    chain has made its number of ``calls`` (default: one per input); a chain that gets there
+    first goes on, so that the others never run alone. With one chain this is the chain alone
+    in the same harness, the anchor of a slowdown.
     """
     k = len(chains)
     cores = sorted(os.sched_getaffinity(0)) if pin and hasattr(os, "sched_getaffinity") else []
@@ -85,7 +88,7 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, pin: boo
     def worker(i: int) -> None:
         _pin(cores[i] if k <= len(cores) else None)
         perf, out, mine = time.perf_counter_ns, stamps[i], inputs[i]
-        n = len(mine)
+        n, wanted = len(mine), (calls[i] if calls is not None else len(mine))
         try:
             barrier.wait()
             w0 = runqueue_wait_ns()
@@ -96,7 +99,7 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, pin: boo
                 results.put(_run_chain(chains[i], element))
                 out.append((t0, perf()))
                 done += 1
-                if done == n:
+                if done == wanted:
                     with lock:
                         through[0] += 1
                         if through[0] == k:
@@ -199,8 +202,10 @@ class CoRunTarget(Target):
         return period
 
     def _run(self, i: int, x: float, counts: Sequence[int], sides: Sequence[int]) -> CoRun:
-        inputs = [[self.makers[i][j](x) for _ in range(counts[j])] for j in sides]
+        # at most DISTINCT elements a chain, made once and replayed in turn: making one may run
+        # parts far longer than the chain itself
+        inputs = [[self.makers[i][j](x) for _ in range(min(counts[j], DISTINCT))] for j in sides]
         try:
-            return co_run([self.sides[i][j] for j in sides], inputs)
+            return co_run([self.sides[i][j] for j in sides], inputs, calls=[counts[j] for j in sides])
         except Exception as exc:
             raise _Failed(Failure(None, f"{type(exc).__name__}: {exc}")) from None
