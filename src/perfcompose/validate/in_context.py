@@ -245,9 +245,9 @@ class Slowdown:
 
     @property
     def notable(self) -> bool:
-        """Whether the pair changes the program's time: a lock, or a slowdown beyond 5 % from a
-        neighbour that runs for at least a tenth of the chain's time."""
-        return self.locked or (self.high > 1.05 and self.share >= 0.1)
+        """Whether the pair changes the program's time: a lock, or a median slowdown beyond 5 %
+        from a neighbour that runs for at least a tenth of the chain's time."""
+        return self.locked or (self.median > 1.05 and self.share >= 0.1)
 
     def to_json(self) -> dict[str, Any]:
         return {"stage": self.a, "beside": self.b, "median": self.median, "low": self.low, "high": self.high,
