@@ -57,3 +57,13 @@ def test_members_compose_row_by_row():
     a = Stage(("a",))
     m = InContext({"a": np.array([[10.0, 20.0], [12.0, 24.0]])}, slowdown={(a, a): np.array([[1.0], [2.0]])})
     assert predict(in_context(parse_term("tpool_2(a)")), m).tolist() == [[5.0, 10.0], [12.0, 24.0]]
+
+
+def test_a_stage_is_the_bottleneck_only_where_the_other_stage_s_busy_time_fits_in_its_period():
+    # a back-to-back short stage would slow its neighbour 66-fold; as the bottleneck it would
+    # leave that neighbour 66 x 40 busy within its own period, which cannot be: the pipe is
+    # the long stage's
+    a, b = Stage(("a",)), Stage(("b@a",))
+    m = InContext({"a": np.array([40.0]), "b@a": np.array([0.1])},
+                  slowdown={(a, b): np.array([66.0]), (b, a): np.array([1.05])})
+    assert _at("pipe(a, b)", m) == pytest.approx(40.0 + 0.1 * 1.05 * (1 - 1 / 66))

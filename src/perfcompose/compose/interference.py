@@ -14,7 +14,8 @@ beside chain b over a's call alone, :mod:`perfcompose.runtime.corun`):
   ``Q_n = n T[tpool_n(nop)] - T[nop]`` is what n workers on one queue add to an element;
 * ``pipe(S1, ..., Sm)``: time sharing. A bottleneck stage b is busy all the time; every other
   stage a is busy for ``C[a] F[a|b]`` of it, and slows b down by the share ``1 - 1/F[b|a]``
-  meanwhile: ``P_b = C[b] + sum_a C[a] F[a|b] (1 - 1/F[b|a])``, the period the largest ``P_b``.
+  meanwhile: ``P_b = C[b] + sum_a C[a] F[a|b] (1 - 1/F[b|a])``, where every ``C[a] F[a|b]``
+  fits in ``P_b`` (else a, not b, is the bottleneck); the period is the largest such ``P_b``.
   Two stages that hold the GIL throughout (F = 2) then take ``C[a] + C[b]``, stages that do not
   meet (F = 1) the larger one. A later stage adds what it pays when it is always fed (its
   ``pipe(nop, stage)`` probe less its own time: it wakes the stage before it, blocked on a full
@@ -128,19 +129,24 @@ def _pipe(term: Pipe, m: InContext) -> np.ndarray:
         wake = np.maximum(m.feeding[first] - predict(stages[0], m), 0.0)
         idle = 1.0 - times[1] / np.maximum(times[0], times[1])
         woken[0] = times[0] + wake * idle
-    periods = []
+    out = np.asarray(woken[0], dtype=float)
+    for w in woken[1:]:
+        out = np.maximum(out, w)  # where no stage can be the bottleneck (noise): the slowest alone
+    best = np.full(np.shape(out), -np.inf)
     for b in range(len(stages)):
-        period = woken[b]
+        period = np.asarray(woken[b], dtype=float)
+        busy = []
         for a in range(len(stages)):
             ca, cb = chains[a], chains[b]
             if a == b or ca is None or cb is None:
                 continue
             fab, fba = np.maximum(m.factor(ca, cb), 1.0), np.maximum(m.factor(cb, ca), 1.0)
+            busy.append(woken[a] * fab)
             period = period + woken[a] * fab * (1.0 - 1.0 / fba)
-        periods.append(period)
-    out = periods[0]
-    for p in periods[1:]:
-        out = np.maximum(out, p)
+        # b is the bottleneck only where every other stage's busy time fits in its period
+        fits = np.all([np.asarray(t) <= 1.01 * period for t in busy], axis=0) if busy else True
+        best = np.maximum(best, np.where(fits, period, -np.inf))
+    out = np.where(np.isfinite(best), best, out)
     if not has_probe and m.floor is not None:
         out = np.maximum(out, m.floor)
     return np.asarray(out, dtype=float)
