@@ -67,3 +67,12 @@ def test_chains_ten_times_apart_are_not_run_side_by_side():
     target = CoRunTarget([[[_sleep], [lambda v: _python_loop(10)]]], [[lambda x: 3.0, lambda x: 0]], retries=0)
     assert target.apart(0, 1.0)
     assert 0.002 < target.measure({"term": 0, "x": 1.0}) < 0.02
+
+
+def test_a_neighbour_without_a_call_inside_the_window_keeps_its_count():
+    # a neighbour far longer than the window (one call of 50 ms beside 4 calls of 1 ms)
+    target = CoRunTarget([[[_sleep], [_sleep]]], [[lambda x: 1.0, lambda x: 50.0]], retries=0, count=4,
+                         min_time=0.001)
+    target._apart[(0, 1.0)] = False
+    assert target.measure({"term": 0, "x": 1.0}) > 0
+    assert all(n >= 1 for n in target._count[(0, 1.0)])

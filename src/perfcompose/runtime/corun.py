@@ -207,7 +207,8 @@ class CoRunTarget(Target):
             # enough elements that every chain fills the window with its own inputs
             counts = list(counts)
             for j, p in zip(sides, best.periods):
-                counts[j] = int(min(max(np.ceil(self.min_time / max(p, 1e-9)), 4), MAX_INPUTS))
+                if np.isfinite(p):  # a neighbour with no call inside the window keeps its count
+                    counts[j] = int(min(max(np.ceil(self.min_time / max(p, 1e-9)), 4), MAX_INPUTS))
             self._count[(i, x)] = counts
         return period
 
