@@ -114,27 +114,28 @@ def test_a_term_counts_its_fastest_round_so_that_slow_rounds_do_not_move_it():
     assert over_rounds(runs, axis=1, keepdims=True).shape == (1, 1)
 
 
-def test_the_interval_spans_the_operators_error_on_the_other_programs(small_study):
+def test_the_interval_spans_the_operators_error_on_the_other_programs_in_units_of_their_spread(small_study):
     import dataclasses
 
     result, _ = small_study
     base = result.comparisons[0]
-    # five copies with known relative errors: 10 % on each other program sets each one's floor
+    # six copies: the first measured as predicted, the others 10 % off at every size
     copies = [dataclasses.replace(base, configuration=f"c{k}", disturbed=False, measured=tuple(
         float(v) * 1e-9 * (1.1 if k else 1.0) for v in base.calibrated(x=np.array(base.x, dtype=float))))
         for k in range(6)]
-    widened = with_operator_error(copies, 0.9)
-    first = widened[0]
-    predicted = base.calibrated(x=np.array(base.x, dtype=float))
-    assert first.operator_error == pytest.approx(0.1)
-    assert np.all(np.array(first.high) >= predicted * 1.1 - 1e-6)
+    first = with_operator_error(copies, 0.9)[0]
+    # its interval is set from the others alone, and holds at least 90 % of their points
+    others = np.concatenate([np.array(c.measured) * 1e9 for c in copies[1:]])
+    low, high = np.tile(first.low, 5), np.tile(first.high, 5)
+    assert np.mean((low <= others) & (others <= high)) >= 0.9
+    assert first.operator_error > 0
     # a disturbed program gives no operator error while four undisturbed others do ...
     mixed = [copies[0], dataclasses.replace(copies[1], measured=tuple(3 * v for v in copies[1].measured),
                                             disturbed=True), *copies[2:]]
-    assert with_operator_error(mixed, 0.9)[0].operator_error == pytest.approx(0.1)
+    assert with_operator_error(mixed, 0.9)[0].operator_error == pytest.approx(first.operator_error)
     # ... and on a busy machine, where every program was disturbed, every other program counts
     busy = with_operator_error([dataclasses.replace(c, disturbed=True) for c in copies], 0.9)
-    assert busy[0].operator_error == pytest.approx(0.1)
+    assert busy[0].operator_error == pytest.approx(first.operator_error)
 
 
 def test_reference_parts_alone_get_table1s_inputs_and_others_the_given_ones():

@@ -127,13 +127,13 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
         raise errors[0]
     begin = max(s[0][0] for s in stamps)
     end = min(s[-1][1] for s in stamps)
-    inside = [[(a, b) for a, b in s if a >= begin and b <= end] for s in stamps]
-    calls = tuple(np.array([(b - a) * 1e-9 for a, b in s]) for s in inside)
-    periods = tuple((s[-1][1] - s[0][0]) * 1e-9 / len(s) if s else float("nan") for s in inside)
+    inside = [[(t0, t1) for t0, t1 in mine if t0 >= begin and t1 <= end] for mine in stamps]
+    durations = tuple(np.array([(t1 - t0) * 1e-9 for t0, t1 in kept]) for kept in inside)
+    periods = tuple((kept[-1][1] - kept[0][0]) * 1e-9 / len(kept) if kept else float("nan") for kept in inside)
     window = max(end - begin, 1) * 1e-9
     # a worker waits for the collecting thread at most as long as that one ran: not other work
     lost = max(max(waits) - collector_cpu[0], 0) * 1e-9 / window
-    return CoRun(calls, periods, window, min(lost, 1.0))
+    return CoRun(durations, periods, window, min(lost, 1.0))
 
 
 @dataclass

@@ -668,33 +668,48 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
 MIN_OTHERS = 4
 
 
-def with_operator_error(comparisons: Sequence[Comparison], level: float = 0.9) -> list[Comparison]:
-    """Every comparison's interval spanning at least the calibrated operators' own error: the
-    ``level`` quantile of |predicted - measured| / predicted over every size of the *other*
-    undisturbed programs of the study (leave one out, a jackknife form of conformal prediction:
-    a program's interval is set without its own measurement). With fewer than ``MIN_OTHERS``
-    such programs the disturbed ones count too, and with fewer than that in all the intervals
-    are left as they are."""
+#: a prediction's own spread counts as at least this share of it when its error is scaled by it
+#: (about the spread of a program's fastest run over five rounds on a quiet machine)
+SPREAD_FLOOR = 0.02
 
-    errors = {c.configuration: np.abs(np.array(c.measured) * 1e9 - np.asarray(c.calibrated(x=np.array(c.x)), float))
-              / np.asarray(c.calibrated(x=np.array(c.x)), float) for c in comparisons}
+
+def with_operator_error(comparisons: Sequence[Comparison], level: float = 0.9) -> list[Comparison]:
+    """Every comparison's interval spanning at least the calibrated operators' own error, in the
+    units of its own spread: a point's error |predicted - measured| over the half width of its
+    bootstrap interval (at least ``SPREAD_FLOOR`` of the prediction), the ``level`` quantile q
+    of that over every size of the *other* undisturbed programs of the study (leave one out, a
+    jackknife form of normalised conformal prediction: a program's interval is set without its
+    own measurement), and the interval ``predicted ± q · half width``. Where the parts' rounds
+    scatter (short elements, a lock handed over by chance) the interval widens; where they
+    agree it stays narrow. With fewer than ``MIN_OTHERS`` undisturbed programs the disturbed
+    ones count too, and with fewer than that in all the intervals are left as they are."""
+
+    def spread(c: Comparison) -> tuple[np.ndarray, np.ndarray]:
+        predicted = np.asarray(c.calibrated(x=np.array(c.x)), dtype=float)
+        half = (np.array(c.high) - np.array(c.low)) / 2 if c.low else np.zeros_like(predicted)
+        return predicted, np.maximum(half, SPREAD_FLOOR * predicted)
+
+    scores = {}
+    for c in comparisons:
+        predicted, half = spread(c)
+        scores[c.configuration] = np.abs(np.array(c.measured) * 1e9 - predicted) / half
     quiet = {c.configuration for c in comparisons if not c.disturbed}
     out = []
     for c in comparisons:
-        others = [e for name, e in errors.items() if name != c.configuration and name in quiet]
+        others = [e for name, e in scores.items() if name != c.configuration and name in quiet]
         if len(others) < MIN_OTHERS:  # a busy machine: every other program, disturbed or not
-            others = [e for name, e in errors.items() if name != c.configuration]
+            others = [e for name, e in scores.items() if name != c.configuration]
         if len(others) < MIN_OTHERS or not c.low:
             out.append(c)
             continue
         pooled = np.concatenate(others)
         rank = min(int(np.ceil(level * (len(pooled) + 1))), len(pooled)) - 1
         q = float(np.sort(pooled)[rank])
-        predicted = np.asarray(c.calibrated(x=np.array(c.x)), dtype=float)
-        low = np.minimum(np.array(c.low), predicted * max(1 - q, 0.0))
-        high = np.maximum(np.array(c.high), predicted * (1 + q))
+        predicted, half = spread(c)
+        low = np.minimum(np.array(c.low), np.maximum(predicted - q * half, 0.0))
+        high = np.maximum(np.array(c.high), predicted + q * half)
         out.append(dataclasses.replace(c, low=tuple(map(float, low)), high=tuple(map(float, high)),
-                                       operator_error=q))
+                                       operator_error=float(np.median(q * half / predicted))))
     return out
 
 
