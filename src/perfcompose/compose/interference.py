@@ -124,9 +124,8 @@ def _pipe(term: Pipe, m: InContext) -> np.ndarray:
     woken = list(times)
     first = chains[0]
     has_probe = first is not None and first in m.feeding and not isinstance(stages[0], TPool)
-    if has_probe:
-        assert first is not None
-        wake = np.maximum(m.feeding[first] - predict(stages[0], m), 0.0)
+    if first is not None and has_probe:
+        wake = np.maximum(m.feeding[first] - alone[0], 0.0)
         idle = 1.0 - times[1] / np.maximum(times[0], times[1])
         woken[0] = times[0] + wake * idle
     out = np.asarray(woken[0], dtype=float)
