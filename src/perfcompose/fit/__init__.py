@@ -2,6 +2,8 @@
 
 >>> from perfcompose.fit import PMNFFitter
 >>> # PMNFFitter(aggregate="median").fit(experiment).results_
+>>> from perfcompose.fit import fit_profile
+>>> # fit_profile(experiment, scheduler="local")  # one FitResult per call path and metric
 >>> from perfcompose.fit import LmPoly
 >>> round(float(LmPoly(3).fit([1, 2, 3, 4, 5], [1, 8, 27, 64, 125]).predict(6)), 9)
 216.0
@@ -17,12 +19,13 @@ _PUBLIC: dict[str, str] = {
     **dict.fromkeys(("METHODS", "Choice", "Forecaster", "ForecastError", "Lm", "LmPoly", "Loess", "MeanOf",
                      "Spline", "choose", "forecaster"), "perfcompose.fit.forecast"),
     **dict.fromkeys(("Candidate", "FitResult", "PMNFFitter", "fit"), "perfcompose.fit.pmnf"),
+    "fit_profile": "perfcompose.fit.profile",
     **dict.fromkeys(("SegmentedFit", "SegmentedFitter", "piecewise_model"), "perfcompose.fit.segmented"),
     **dict.fromkeys(("model_set", "saved_model_sets"), "perfcompose.fit.extrap_models"),
 }
 
-__all__ = ["PMNFFitter", "FitResult", "Candidate", "fit", "SegmentedFitter", "SegmentedFit", "piecewise_model",
-           "advise", "advise_series", "Suggestion", "Forecaster", "Spline", "Loess", "LmPoly", "Lm",
+__all__ = ["PMNFFitter", "FitResult", "Candidate", "fit", "fit_profile", "SegmentedFitter", "SegmentedFit",
+           "piecewise_model", "advise", "advise_series", "Suggestion", "Forecaster", "Spline", "Loess", "LmPoly", "Lm",
            "MeanOf", "forecaster", "choose", "Choice", "ForecastError", "METHODS", "model_set", "saved_model_sets"]
 
 if TYPE_CHECKING:
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
         forecaster,
     )
     from perfcompose.fit.pmnf import Candidate, FitResult, PMNFFitter, fit
+    from perfcompose.fit.profile import fit_profile
     from perfcompose.fit.segmented import SegmentedFit, SegmentedFitter, piecewise_model
 
 

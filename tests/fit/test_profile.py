@@ -1,0 +1,106 @@
+"""Fitting a whole profile gives the models that fitting each series alone gives."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from perfcompose.data import Experiment
+from perfcompose.data.experiment import Point, Series
+from perfcompose.fit import PMNFFitter
+from perfcompose.fit.pmnf import Candidate, FitResult
+from perfcompose.fit.profile import fit_profile
+
+# laws of one or two parameters (p, n), as call paths of a profile have them
+LAWS_2 = [
+    lambda p, n: 2.0 + 0.0 * p,
+    lambda p, n: 1.0 + 0.5 * p * n,
+    lambda p, n: 3.0 + 0.2 * np.log2(p) + 0.01 * n ** 1.5,
+    lambda p, n: 0.5 + 0.3 * n * np.log2(n),
+    lambda p, n: 1.0 + 4.0 * p ** 0.5 * np.log2(n),
+    lambda p, n: 10.0 + 0.001 * p ** 2,
+]
+LAWS_1 = [
+    lambda x: 5.0 + 0.0 * x,
+    lambda x: 1.0 + 0.2 * x,
+    lambda x: 2.0 + 0.05 * x * np.log2(x),
+    lambda x: 0.5 + 3.0 * np.sqrt(x) + 0.001 * x ** 2,
+    lambda x: 7.0 + 1.5 * np.log2(x) ** 2,
+]
+NOISE = [0.0, 0.01, 0.05, 0.2]
+
+
+def _profile_2d(seed: int = 1, reps: int = 5) -> Experiment:
+    rng = np.random.default_rng(seed)
+    grid = [(p, n) for p in (4.0, 8, 16, 32, 64) for n in (10.0, 20, 30, 40, 50)]
+    series = []
+    for k, law in enumerate(LAWS_2):
+        for noise in NOISE:
+            for metric in ("time", "visits"):
+                pts = tuple(Point((p, n), tuple(float(v) for v in law(p, n) * (1 + noise * rng.standard_normal(reps))))
+                            for p, n in grid)
+                series.append(Series(metric, pts, f"main/f{k}/n{noise}"))
+    return Experiment(("p", "n"), tuple(series), source="generated.jsonl")
+
+
+def _profile_1d(seed: int = 2) -> Experiment:
+    rng = np.random.default_rng(seed)
+    series = []
+    for k, law in enumerate(LAWS_1):
+        for noise in NOISE:
+            for reps in (1, 4):
+                pts = tuple(Point((x,), tuple(float(v) for v in law(x) * (1 + noise * rng.standard_normal(reps))))
+                            for x in (2.0, 4, 8, 16, 32, 64, 128))
+                series.append(Series("time", pts, f"r{k}/n{noise}/{reps}"))
+    return Experiment(("x",), tuple(series))
+
+
+def _same_candidate(a: Candidate, b: Candidate) -> None:
+    assert a.hypothesis == b.hypothesis
+    assert a.constant == pytest.approx(b.constant, rel=1e-9, abs=1e-12 * (1 + abs(b.constant)))
+    assert a.coefficients == pytest.approx(b.coefficients, rel=1e-9)
+    assert a.cv_error == pytest.approx(b.cv_error, rel=1e-9, abs=1e-15)
+
+
+def _same_result(a: FitResult, b: FitResult) -> None:
+    assert (a.region, a.metric, a.unit, a.source, a.params, a.warnings) == \
+        (b.region, b.metric, b.unit, b.source, b.params, b.warnings)
+    _same_candidate(a.chosen, b.chosen)
+    assert [c.hypothesis for c in a.alternatives] == [c.hypothesis for c in b.alternatives]
+    for ca, cb in zip(a.alternatives, b.alternatives):
+        _same_candidate(ca, cb)
+    assert a.stats.keys() == b.stats.keys()
+    for key in a.stats:
+        assert a.stats[key] == pytest.approx(b.stats[key], rel=1e-9, abs=1e-12) or \
+            (math.isnan(a.stats[key]) and math.isnan(b.stats[key]))
+
+
+def _per_series(exp: Experiment, fitter: PMNFFitter) -> list[FitResult]:
+    return [fitter.fit_series(exp.parameters, s, source=exp.source) for s in exp.series]
+
+
+@pytest.mark.parametrize("make", [_profile_2d, _profile_1d], ids=["two parameters", "one parameter"])
+def test_profile_models_equal_the_per_series_fits(make):
+    exp = make()
+    got = fit_profile(exp)
+    want = _per_series(exp, PMNFFitter())
+    assert len(got) == len(want) == len(exp.series)
+    for a, b in zip(got, want):
+        _same_result(a, b)
+
+
+def test_profile_uses_the_given_fitter_options():
+    exp = _profile_2d(reps=1)
+    fitter = PMNFFitter(aggregate="mean", max_terms=1)
+    got = fit_profile(exp, fitter=fitter)
+    for a, b in zip(got, _per_series(exp, PMNFFitter(aggregate="mean", max_terms=1))):
+        _same_result(a, b)
+
+
+def test_progress_hears_of_every_series_and_the_end():
+    exp = _profile_1d()
+    calls: list[tuple[int, int]] = []
+    fit_profile(exp, progress=lambda label, k, n: calls.append((k, n)))
+    assert calls[0] == (0, len(exp.series)) and calls[-1] == (len(exp.series), len(exp.series))
+    assert [k for k, _ in calls] == sorted(k for k, _ in calls)
