@@ -26,6 +26,8 @@ class Tree:
 
     title: str
     root: Node  #: the term's outermost operator or component
+    #: every node with children opens and closes (<details>), open at first
+    collapsible: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,171 @@
+"""What ``perfcompose analyze`` computes, as plain frozen values that every output renders.
+
+An :class:`Analysis` holds, per metric, the call tree (:class:`CallNode`: model, fit quality,
+value and interval at the target, shares of caller and root, and for callers the
+:class:`Composition` of their callees) and the call paths ranked by how much their share of the
+root grows between the largest measured point and the target (:class:`Ranked`). ``to_json`` and
+``from_json`` write and read it back unchanged.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+Pairs = tuple[tuple[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A predicted value and its interval (None where the model carries no uncertainty)."""
+
+    value: float
+    low: float | None = None
+    high: float | None = None
+
+
+@dataclass(frozen=True)
+class Composition:
+    """A caller's inclusive model composed from its own (exclusive) model and its callees'.
+
+    ``difference`` is (composed - fitted) / fitted at the target; the held-out errors are the
+    mean relative errors (per cent) at the points left out of both fits; ``kept`` says which of
+    the two models the node keeps and ``reason`` why.
+    """
+
+    term: str
+    model: str
+    own_model: str | None
+    at_target: Estimate
+    fitted_at_target: float | None
+    difference: float | None
+    disagrees: bool
+    heldout_fitted: float | None
+    heldout_composed: float | None
+    heldout_points: int
+    kept: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CallNode:
+    """One call path: its kept inclusive model and what the model says at the target."""
+
+    path: str
+    region: str
+    measured: bool
+    model: str
+    source: str
+    fitted: str | None
+    quality: Pairs
+    at_target: Estimate
+    at_largest: float
+    share_of_parent: float
+    share_of_root: float
+    share_of_root_measured: float
+    orders: Pairs
+    composition: Composition | None
+    children: tuple[CallNode, ...] = ()
+
+    def walk(self) -> Iterator[CallNode]:
+        """This node and every node below it, callers before callees."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A call path's share of the root at the largest measured point and at the target.
+
+    ``growth`` is their ratio; ``growth_by_parameter`` the ratio when only that parameter moves
+    to its target value; ``faster_than_root`` the parameters in which its asymptotic order
+    exceeds the root's.
+    """
+
+    path: str
+    share_measured: float
+    share_target: float
+    growth: float | None
+    growth_by_parameter: Pairs
+    orders: Pairs
+    faster_than_root: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MetricAnalysis:
+    """The call tree of one metric and its ranking; ``note`` says how inclusive and exclusive
+    values were obtained."""
+
+    metric: str
+    unit: str
+    note: str
+    root: CallNode
+    ranking: tuple[Ranked, ...]
+
+    def disagreements(self) -> list[CallNode]:
+        """The callers whose composed and fitted models disagree at the target."""
+        return [n for n in self.root.walk() if n.composition is not None and n.composition.disagrees]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The whole profile analysed at one target point.
+
+    >>> a = Analysis("p.txt", ("p",), (("p", 64.0),), (("p", 8.0),), 0.9, 0.1, "none", ())
+    >>> Analysis.from_json(a.to_json()) == a
+    True
+    """
+
+    source: str
+    parameters: tuple[str, ...]
+    target: Pairs
+    largest: Pairs
+    level: float
+    threshold: float
+    holdout: str
+    metrics: tuple[MetricAnalysis, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The analysis as JSON values (pairs become objects, tuples lists)."""
+        return _to_json(self)
+
+    @classmethod
+    def from_json(cls, record: Mapping[str, Any]) -> Analysis:
+        """Read back what :meth:`to_json` wrote."""
+        return _from_json(cls, record)
+
+
+_PAIRS = {"target", "largest", "quality", "orders", "growth_by_parameter"}
+_NESTED: dict[str, Any] = {}
+
+
+def _to_json(value: Any, name: str = "") -> Any:
+    if hasattr(value, "__dataclass_fields__"):
+        return {f.name: _to_json(getattr(value, f.name), f.name) for f in fields(value)}
+    if name in _PAIRS:
+        return {k: v for k, v in value}
+    if isinstance(value, tuple):
+        return [_to_json(v) for v in value]
+    return value
+
+
+def _from_json(cls: Any, record: Mapping[str, Any]) -> Any:
+    values = {}
+    for f in fields(cls):
+        raw = record[f.name]
+        kind = _NESTED.get(f.name)
+        if f.name in _PAIRS:
+            values[f.name] = tuple((k, v) for k, v in raw.items())
+        elif kind is not None and raw is not None:
+            values[f.name] = (tuple(_from_json(kind, r) for r in raw) if isinstance(raw, list)
+                              else _from_json(kind, raw))
+        elif isinstance(raw, list):
+            values[f.name] = tuple(raw)
+        else:
+            values[f.name] = raw
+    return cls(**values)
+
+
+_NESTED.update(at_target=Estimate, composition=Composition, children=CallNode, root=CallNode,
+               ranking=Ranked, metrics=MetricAnalysis)

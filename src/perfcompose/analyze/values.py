@@ -1,0 +1,206 @@
+"""Each call path's inclusive and exclusive values of a metric, measured or derived.
+
+A caller's inclusive value is its own (exclusive) value plus its callees' inclusive values. A
+CUBE4 profile holds both kinds (read with ``pycubexr``); Extra-P's text, JSON and saved formats
+hold one value per call path without saying which kind. There ``values="auto"`` decides from the
+data: where callers are at least the sum of their callees at nearly every point the values are
+inclusive, else exclusive. The other kind is derived point by point (repetition by repetition
+where the counts agree, else from the medians), and :attr:`MetricValues.note` says what was
+assumed, for the output to state.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from perfcompose.analyze.callpaths import CallTree, call_tree
+from perfcompose.choices import Scaling
+from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.errors import DataFormatError, InputError
+
+ValueKind = Literal["auto", "inclusive", "exclusive"]
+VALUE_KINDS: tuple[str, ...] = ("auto", "inclusive", "exclusive")
+
+#: share of (caller, point) pairs at which a caller must hold its callees for "auto" to read inclusive values
+INCLUSIVE_SHARE = 0.9
+#: relative slack of that test (noise in medians)
+SLACK = 0.01
+
+
+@dataclass(frozen=True)
+class MetricValues:
+    """One metric of a profile: inclusive and exclusive series per call path, and the call tree.
+
+    ``exclusive`` holds the callers' own values (a callee without callees is its own inclusive
+    series); ``note`` says which kind was measured and how the other was obtained.
+    """
+
+    metric: str
+    unit: str
+    tree: CallTree
+    inclusive: Mapping[str, Series]
+    exclusive: Mapping[str, Series]
+    note: str
+
+
+def _combine(parts: Sequence[Series], signs: Sequence[float], metric: str, region: str, unit: str) -> Series | None:
+    """The signed sum of series at the coordinates they share (negative results clipped to 0)."""
+    shared = set.intersection(*(set(p.coordinate for p in s.points) for s in parts))
+    if not shared:
+        return None
+    by = [{p.coordinate: p.values for p in s.points} for s in parts]
+    points = []
+    for c in sorted(shared):
+        reps = [np.asarray(b[c], dtype=float) for b in by]
+        if len({len(r) for r in reps}) == 1:
+            total = sum(s * r for s, r in zip(signs, reps))
+        else:
+            total = np.array([sum(s * float(np.median(r)) for s, r in zip(signs, reps))])
+        points.append(Point(c, tuple(float(v) for v in np.maximum(total, 0.0))))
+    return Series(metric, tuple(points), region, unit)
+
+
+def _holds_callees(tree: CallTree, series: Mapping[str, Series]) -> tuple[int, int]:
+    """(pairs where a caller's median is at least its callees' summed medians, pairs checked)."""
+    held = checked = 0
+    for path, kids in tree.callees.items():
+        kids = tuple(k for k in kids if k in series)
+        if path not in series or not kids:
+            continue
+        total = _combine([series[k] for k in kids], [1.0] * len(kids), "", "", "")
+        if total is None:
+            continue
+        own = {p.coordinate: p.median for p in series[path].points}
+        for p in total.points:
+            if p.coordinate in own:
+                checked += 1
+                held += own[p.coordinate] >= p.median * (1 - SLACK)
+    return held, checked
+
+
+def from_one_kind(experiment: Experiment, metric: str, kind: ValueKind) -> MetricValues:
+    """The values of ``metric`` in a file holding one value per call path (see the module)."""
+    chosen = [s for s in experiment.series if s.metric == metric]
+    series = {s.region or metric: s for s in chosen}
+    unit = chosen[0].unit
+    tree = call_tree(series)
+    held, checked = _holds_callees(tree, series)
+    if kind == "auto":
+        kind = "inclusive" if checked and held >= INCLUSIVE_SHARE * checked else "exclusive"
+        why = (f"callers hold their callees at {held} of {checked} points" if checked else
+               "no measured caller has measured callees")
+        assumed = f"values read as {kind} ({why}; --values to override)"
+    else:
+        assumed = f"values read as {kind} (--values {kind})"
+    inclusive: dict[str, Series] = {}
+    exclusive: dict[str, Series] = {}
+    clipped = 0
+    for path in tree.postorder():
+        kids = tree.callees.get(path, ())
+        if kind == "exclusive":
+            parts = ([series[path]] if path in series else []) + [inclusive[k] for k in kids if k in inclusive]
+            if path in series:
+                exclusive[path] = series[path]
+            summed = _combine(parts, [1.0] * len(parts), metric, path, unit) if parts else None
+            if summed is not None:
+                inclusive[path] = summed
+            continue
+        measured_kids = [inclusive[k] for k in kids if k in inclusive]
+        if path in series:
+            inclusive[path] = series[path]
+            if measured_kids:
+                own = _combine([series[path], *measured_kids], [1.0] + [-1.0] * len(measured_kids), metric, path,
+                               unit)
+                if own is not None:
+                    clipped += _clipped(series[path], measured_kids)
+                    exclusive[path] = own
+            else:
+                exclusive[path] = series[path]
+        elif measured_kids:
+            summed = _combine(measured_kids, [1.0] * len(measured_kids), metric, path, unit)
+            if summed is not None:
+                inclusive[path] = summed
+    if kind == "exclusive":
+        derived = "inclusive values derived as the sum over each subtree"
+    else:
+        derived = "exclusive (own) values derived as a caller's value less its callees'"
+        if clipped:
+            derived += f" ({clipped} negative differences set to 0)"
+    unmeasured = [p for p in tree.postorder() if p not in series]
+    if unmeasured:
+        derived += f"; {len(unmeasured)} unmeasured caller(s) taken as the sum of their callees"
+    return MetricValues(metric, unit, tree, inclusive, exclusive, f"{assumed}; {derived}")
+
+
+def _clipped(caller: Series, callees: Sequence[Series]) -> int:
+    total = _combine(list(callees), [1.0] * len(callees), "", "", "")
+    if total is None:
+        return 0
+    own = {p.coordinate: p.median for p in caller.points}
+    return sum(1 for p in total.points if p.coordinate in own and own[p.coordinate] < p.median)
+
+
+def from_both_kinds(inclusive: Experiment, exclusive: Experiment, metric: str) -> MetricValues:
+    """The values of ``metric`` from a profile that holds both kinds (CUBE4)."""
+    incl = {s.region: s for s in inclusive.series if s.metric == metric}
+    excl = {s.region: s for s in exclusive.series if s.metric == metric}
+    tree = call_tree(incl)
+    unit = next(iter(incl.values())).unit
+    note = "inclusive and exclusive values both read from the profile"
+    if tree.root not in incl:
+        tops = list(tree.callees.get(tree.root, ()))
+        summed = _combine([incl[t] for t in tops], [1.0] * len(tops), metric, tree.root, unit)
+        if summed is not None:
+            incl[tree.root] = summed
+        note += f"; the program's value is the sum of its {len(tops)} outermost call paths"
+    return MetricValues(metric, unit, tree, incl, excl, note)
+
+
+def cube_metrics(directory: Path) -> tuple[str, ...]:
+    """The metrics of a CUBE4 profile that add up over the call tree (not minima or maxima)."""
+    from pycubexr import CubexParser
+
+    from perfcompose.data import cube
+
+    first = cube.profiles(directory)[0]
+    try:
+        with CubexParser(str(first)) as profile:
+            return tuple(m.name for m in profile.get_metrics()
+                         if not str(m.data_type).upper().startswith(("MIN", "MAX")))
+    except Exception as exc:  # noqa: BLE001 - any failure of the parser means a file it cannot read
+        raise DataFormatError(f"not a readable CUBE profile ({type(exc).__name__}: {exc})", path=first) from None
+
+
+def read_values(path: Path, metrics: Sequence[str] = (), *, values: ValueKind = "auto",
+                scaling: Scaling = "weak") -> tuple[tuple[str, ...], list[MetricValues]]:
+    """The parameters of the profile at ``path`` and the values of each chosen metric (all by default)."""
+    from perfcompose.data import cube, load
+
+    if values not in VALUE_KINDS:
+        raise InputError(f"unknown kind of values {values!r}", hint="choose one of " + ", ".join(VALUE_KINDS))
+    path = Path(path)
+    if path.is_dir():
+        if not cube.profiles(path):
+            load(path)  # raises the located error for a folder that holds no profile
+        names = tuple(metrics) or cube_metrics(path)
+        out = []
+        params: tuple[str, ...] = ()
+        for name in names:
+            incl = cube.read(path, name, scaling=scaling, inclusive=True)
+            excl = cube.read(path, name, scaling=scaling, inclusive=False)
+            params = incl.parameters
+            if values == "auto":
+                out.append(from_both_kinds(incl, excl, name))
+            else:
+                out.append(from_one_kind(incl if values == "inclusive" else excl, name, values))
+        return params, out
+    experiment = load(path)
+    unknown = [m for m in metrics if m not in experiment.metrics]
+    if unknown:
+        raise InputError(f"no metric {', '.join(map(repr, unknown))} in the profile", path=path,
+                         hint="it has: " + ", ".join(experiment.metrics))
+    return experiment.parameters, [from_one_kind(experiment, m, values) for m in (metrics or experiment.metrics)]

@@ -1,0 +1,88 @@
+"""The analysis of a whole profile: models at the target, shares, the ranking of growing call
+paths, and each caller composed from its callees beside its own fit."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from perfcompose.analyze import Analysis, analyze, check_target
+from perfcompose.errors import InputError
+from perfcompose.report.analysis_json import analysis_json
+
+
+def _nodes(analysis: Any) -> dict[str, Any]:
+    return {n.path: n for n in analysis.metrics[0].root.walk()}
+
+
+def test_a_cube_profile_is_modelled_at_the_target(cube_analysis: Any) -> None:
+    nodes = _nodes(cube_analysis)
+    assert set(nodes) == {"main", "main->init", "main->solve", "main->solve->comm"}
+    comm = 0.01 * 1024 * 10
+    truth = {"main->solve->comm": comm, "main->init": 0.5 + 10.24, "main->solve": 1 + comm, "main": 1.7 + 10.24 + comm}
+    for path, value in truth.items():
+        est = nodes[path].at_target
+        assert est.value == pytest.approx(value, rel=0.02)
+        assert est.low is not None and est.high is not None
+        assert est.low <= est.value * (1 + 1e-12) and est.value <= est.high * (1 + 1e-12)
+    assert nodes["main->solve"].share_of_parent == pytest.approx(nodes["main->solve"].at_target.value
+                                                                 / nodes["main"].at_target.value)
+    assert nodes["main->solve->comm"].share_of_root == pytest.approx(comm / truth["main"], rel=0.03)
+    assert dict(nodes["main->solve->comm"].orders) == {"p": "p^(1) * log2(p)^(1)"}
+
+
+def test_the_call_path_whose_share_grows_fastest_ranks_first(cube_analysis: Any) -> None:
+    ranking = cube_analysis.metrics[0].ranking
+    assert [r.path for r in ranking[:2]] == ["main->solve->comm", "main->solve"]
+    comm = ranking[0]
+    share_128 = 0.01 * 128 * 7 / (1.7 + 1.28 + 0.01 * 128 * 7)
+    assert comm.share_measured == pytest.approx(share_128, rel=0.03)
+    assert comm.growth == pytest.approx(comm.share_target / comm.share_measured)
+    assert comm.growth > 1 > ranking[-1].growth  # init's share shrinks
+    assert ranking[-1].path == "main->init"
+
+
+def test_a_consistent_caller_composes_to_its_own_fit(cube_analysis: Any) -> None:
+    main = _nodes(cube_analysis)["main"]
+    c = main.composition
+    assert c.term == "seq(own, init, solve)"
+    assert abs(c.difference) < 0.02 and not c.disagrees
+    assert c.heldout_points == 1 and c.heldout_fitted is not None and c.heldout_composed is not None
+
+
+def test_a_caller_whose_fit_misses_a_callee_term_disagrees_and_the_composition_is_kept(mixed_analysis: Any) -> None:
+    main = _nodes(mixed_analysis)["main"]
+    c = main.composition
+    truth = 2.0 + 50 * 32 + 0.01 * 1024 ** 2 + 100 * 10
+    assert c.disagrees and abs(c.difference) > 0.1
+    assert c.at_target.value == pytest.approx(truth, rel=0.02)
+    assert abs(c.fitted_at_target - truth) > 0.1 * truth
+    assert c.heldout_composed < c.heldout_fitted
+    assert c.kept == "composed" and main.source == "composed" and main.at_target.value == c.at_target.value
+    assert [n.path for n in mixed_analysis.metrics[0].disagreements()] == ["main"]
+
+
+def test_exclusive_values_give_the_root_the_sum_of_its_subtree(exclusive_text: Path) -> None:
+    analysis = analyze(exclusive_text, {"p": 512})
+    time = analysis.metrics[0]
+    assert "values read as exclusive" in time.note
+    assert time.root.at_largest == pytest.approx(1 + 2 * 128 + 128 * 7, rel=0.01)
+    assert time.ranking[0].path == "main->y"
+
+
+def test_the_analysis_reads_back_from_its_json(mixed_analysis: Any) -> None:
+    record = json.loads(analysis_json(mixed_analysis))
+    assert Analysis.from_json(record) == mixed_analysis
+    assert record["metrics"][0]["root"]["composition"]["kept"] == "composed"
+
+
+def test_every_parameter_needs_a_target_value() -> None:
+    with pytest.raises(InputError, match="no value for n") as info:
+        check_target(["p", "n"], {"p": 4.0})
+    assert "--at p=VALUE,n=VALUE" in str(info.value)
+    with pytest.raises(InputError, match="q is no parameter"):
+        check_target(["p"], {"p": 4.0, "q": 1.0})
+    assert np.isfinite(check_target(["p"], {"p": 4.0})["p"])
