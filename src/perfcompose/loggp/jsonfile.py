@@ -7,7 +7,35 @@ from typing import Any
 
 from perfcompose.errors import InputError
 
-__all__ = ["load_json"]
+__all__ = ["load_json", "load_json_program", "JsonText", "as_text"]
+
+
+class JsonText:
+    """The text of a JSON file, kept as given or read again from ``path`` only where an error
+    is to be located (a large program's text is not kept beside its arrays)."""
+
+    def __init__(self, path: Path, text: str | None = None) -> None:
+        self.path, self._text = path, text
+
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self.path.read_bytes().decode("utf-8", errors="replace")
+        return self._text
+
+    def data(self) -> bytes:
+        return self._text.encode() if self._text is not None else self.path.read_bytes()
+
+
+def as_text(text: str | JsonText | None) -> str | None:
+    """The text itself (read again where it was not kept)."""
+    return text.text() if isinstance(text, JsonText) else text
+
+
+def _decode_error(path: Path, text: str, exc: json.JSONDecodeError, hint: str | None) -> InputError:
+    lines = text.splitlines()
+    src = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else None
+    return InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno,
+                      source_line=src if src is not None and len(src) <= 160 else None, hint=hint)
 
 
 def load_json(path: Path, text: str | None = None, *, what: str, hint: str | None = None) -> tuple[str, Any]:
@@ -23,7 +51,29 @@ def load_json(path: Path, text: str | None = None, *, what: str, hint: str | Non
     try:
         return text, json.loads(text)
     except json.JSONDecodeError as exc:
-        lines = text.splitlines()
-        src = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else None
-        raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno,
-                         source_line=src if src is not None and len(src) <= 160 else None, hint=hint) from None
+        raise _decode_error(path, text, exc, hint) from None
+
+
+def load_json_program(path: Path, text: str | None = None, *, what: str,
+                      hint: str | None = None) -> tuple[JsonText, Any]:
+    """Like :func:`load_json`, with the large number arrays of a program (its messages,
+    durations and send orders) read as NumPy arrays (:mod:`.json_arrays`); the text is read
+    again only to locate an error."""
+    from perfcompose.loggp.json_arrays import load_json_arrays
+
+    if text is None:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read the {what}: {exc.strerror}", path=path) from None
+    else:
+        data = text.encode()
+    try:
+        doc = load_json_arrays(data)
+    except UnicodeDecodeError:
+        raise InputError(f"the {what} is not UTF-8 text", path=path) from None
+    except json.JSONDecodeError:  # the offsets may be those of the document without its arrays
+        del data
+        _, doc = load_json(path, text, what=what, hint=hint)
+        raise InputError(f"the {what} reads as JSON only in parts", path=path) from None  # not reached
+    return JsonText(path, text), doc

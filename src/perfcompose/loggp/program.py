@@ -17,7 +17,8 @@ import numpy as np
 
 from perfcompose.errors import InputError
 from perfcompose.finite import is_finite_number, is_number
-from perfcompose.loggp.jsonfile import load_json
+from perfcompose.loggp.json_arrays import JsonLists, JsonNumbers, token_offset
+from perfcompose.loggp.jsonfile import JsonText, as_text, load_json_program
 from perfcompose.loggp.params import UNITS
 
 __all__ = ["CommStep", "CompStep", "Program", "read_program", "program_to_json", "stable_order"]
@@ -29,9 +30,21 @@ _EXAMPLE = ('{"P": 2, "steps": [{"kind": "comp", "durations": [5, 3]}, '
 class _Problem(Exception):
     """A validation failure at a JSON path, turned into a located InputError by the reader."""
 
-    def __init__(self, message: str, path: tuple[str | int, ...] = (), hint: str | None = None):
+    def __init__(self, message: str, path: tuple[str | int, ...] = (), hint: str | None = None,
+                 node: JsonNumbers | JsonLists | None = None, index: tuple[int, ...] = ()):
         super().__init__(message)
         self.message, self.path, self.hint = message, path, hint
+        #: the array read from the file that ``path`` leads into, and the index inside it
+        self.node, self.index = node, index
+
+    def at(self, message: str, prefix: tuple[str | int, ...], step: dict[str, Any] | None = None) -> _Problem:
+        """The same problem under ``prefix`` with another message; the array node of ``step``
+        it points into is found where not known yet."""
+        node, index = self.node, self.index
+        key = str(self.path[0]) if self.path else ""
+        if node is None and step is not None and isinstance(step.get(key), (JsonNumbers, JsonLists)):
+            node, index = step[key], tuple(int(i) for i in self.path[1:])
+        return _Problem(message, prefix + self.path, self.hint, node, index)
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -141,6 +154,8 @@ def _is_permutation(order: np.ndarray, M: int) -> bool:
 
 
 def _message_array(messages: Any) -> np.ndarray:
+    if isinstance(messages, JsonNumbers):
+        messages = messages.values
     if isinstance(messages, np.ndarray):
         if messages.ndim != 2 or (messages.size and messages.shape[1] != 3):
             raise _Problem("messages must be a list of [src, dst, bytes]", ("messages",))
@@ -190,8 +205,50 @@ def _check_arrays(P: int, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray, 
         fail(k, 2, f"message {k}: bytes = {nbytes[k]} must be a finite non-negative number")
 
 
+def _order_lists(P: int, src: np.ndarray, send_order: JsonLists) -> np.ndarray:
+    """The send order read as arrays, checked as :func:`_order_array` checks lists."""
+    M = src.shape[0]
+    if len(send_order) != P:
+        raise _Problem(f"send_order must be a list of {P} lists (one per processor)", ("send_order",),
+                       hint="send_order[p] lists the ids of the messages processor p sends, in order")
+    flat, counts = send_order.flat, send_order.counts
+    owner = np.repeat(np.arange(P, dtype=np.int64), counts)
+    first = np.zeros(P + 1, np.int64)
+    np.cumsum(counts, out=first[1:])
+
+    def where(i: int) -> tuple[str | int, ...]:
+        p = int(owner[i])
+        return ("send_order", p, i - int(first[p]))
+
+    bad = np.flatnonzero((flat < 0) | (flat >= M))
+    if bad.size:
+        i = int(bad[0])
+        raise _Problem(f"message id {int(flat[i])} is out of range (the step has {M} messages)", where(i),
+                       hint=f"ids index the step's messages, 0 to {M - 1}")
+    bad = np.flatnonzero(src[flat] != owner)
+    if bad.size:
+        i = int(bad[0])
+        m = int(flat[i])
+        raise _Problem(f"message {m} is sent by processor {src[m]}, not {int(owner[i])}", where(i),
+                       hint=f"list it in send_order[{src[m]}]")
+    seen = np.bincount(flat, minlength=M)
+    if (seen > 1).any():
+        m = int(np.flatnonzero(seen > 1)[0])
+        i = int(np.flatnonzero(flat == m)[1])
+        raise _Problem(f"message {m} appears twice in the send order", where(i),
+                       hint="each message is sent exactly once")
+    missing = np.flatnonzero(seen == 0)
+    if missing.size:
+        m = int(missing[0])
+        raise _Problem(f"message {m} (from processor {src[m]}) is missing from the send order",
+                       ("send_order", int(src[m])), hint=f"add {m} to send_order[{src[m]}]")
+    return flat
+
+
 def _order_array(P: int, src: np.ndarray, send_order: Any) -> np.ndarray:
     M = src.shape[0]
+    if isinstance(send_order, JsonLists):
+        return _order_lists(P, src, send_order)
     if not isinstance(send_order, (list, tuple)) or len(send_order) != P:
         raise _Problem(f"send_order must be a list of {P} lists (one per processor)", ("send_order",),
                        hint="send_order[p] lists the ids of the messages processor p sends, in order")
@@ -303,16 +360,29 @@ def _locate(text: str, path: Sequence[str | int]) -> int:
     return i
 
 
-def _located(text: str, path: Path | str, problem: _Problem, shift: int = 0) -> InputError:
+def _located(text: str | JsonText, path: Path | str, problem: _Problem, shift: int = 0) -> InputError:
     """``problem`` as an InputError at its place in ``text``; ``shift`` moves the column right
     (to a character inside a string value, such as the error in an expression)."""
+    where = "".join(f"[{k!r}]" for k in problem.path)
+    if problem.node is not None and isinstance(text, JsonText):  # inside an array read by NumPy
+        data = text.data()
+        at = token_offset(lambda: data, problem.node, problem.index)
+        if at >= 0:
+            line_start = data.rfind(b"\n", 0, at) + 1
+            line_end = data.find(b"\n", at)
+            shown = data[line_start:line_end if line_end >= 0 else len(data)].decode("utf-8", errors="replace")
+            return InputError(f"{where + ': ' if where else ''}{problem.message}", path=path,
+                              line=data.count(b"\n", 0, at) + 1,
+                              column=len(data[line_start:at].decode("utf-8", errors="replace")) + 1,
+                              source_line=shown if len(shown) <= 160 else None,
+                              hint=problem.hint)
+    text = as_text(text) or ""
     offset = _locate(text, problem.path) + shift
     line = text.count("\n", 0, offset) + 1
     line_start = text.rfind("\n", 0, offset) + 1
     column = offset - line_start + 1
     line_end = text.find("\n", offset)
     source = text[line_start:line_end if line_end >= 0 else len(text)]
-    where = "".join(f"[{k!r}]" for k in problem.path)
     return InputError(f"{where + ': ' if where else ''}{problem.message}", path=path, line=line, column=column,
                       source_line=source if len(source) <= 160 else None, hint=problem.hint)
 
@@ -347,6 +417,16 @@ def _parse(data: Any) -> Program:
             if extra:
                 raise _Problem(f"unknown key {extra[0]!r} in computation step {k}", at + (extra[0],))
             d = s.get("durations")
+            if isinstance(d, JsonNumbers) and d.values.shape == (P,):
+                bad = np.flatnonzero(~np.isfinite(d.values) | (d.values < 0))
+                if bad.size:
+                    p = int(bad[0])
+                    v = float(d.values[p])
+                    raise _Problem(f"step {k}: duration of processor {p} is {int(v) if v.is_integer() else v!r}; "
+                                   "it must be a "
+                                   "non-negative number", at + ("durations", p), node=d, index=(p,))
+                steps.append(CompStep(d.values))
+                continue
             if not isinstance(d, list) or len(d) != P:
                 raise _Problem(f"step {k}: durations must be a list of {P} numbers (one per processor)",
                                at + ("durations",) if "durations" in s else at)
@@ -364,7 +444,7 @@ def _parse(data: Any) -> Program:
             try:
                 steps.append(CommStep._build(P, s["messages"], s.get("send_order")))
             except _Problem as p:
-                raise _Problem(f"step {k}: {p.message}", at + p.path, p.hint) from None
+                raise p.at(f"step {k}: {p.message}", at, s) from None
         else:
             raise _Problem(f"step {k}: kind must be 'comp' or 'comm', got {kind!r}",
                            at + ("kind",) if "kind" in s else at)
@@ -374,11 +454,11 @@ def _parse(data: Any) -> Program:
 def read_program(path: Path | str, text: str | None = None) -> Program:
     """Read a program JSON file; every problem is an InputError naming the file and location."""
     path = Path(path)
-    text, data = load_json(path, text, what="program", hint=f"a program looks like {_EXAMPLE}")
+    source, data = load_json_program(path, text, what="program", hint=f"a program looks like {_EXAMPLE}")
     try:
         return _parse(data)
     except _Problem as p:
-        raise _located(text, path, p) from None
+        raise _located(source, path, p) from None
 
 
 def program_to_json(program: Program) -> dict[str, Any]:

@@ -18,7 +18,8 @@ import numpy as np
 from perfcompose.ensemble import RebuiltEnsemble
 from perfcompose.errors import InputError
 from perfcompose.loggp.execute import simulate_program
-from perfcompose.loggp.jsonfile import load_json
+from perfcompose.loggp.json_arrays import plain
+from perfcompose.loggp.jsonfile import JsonText, load_json_program
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import _Problem
 from perfcompose.loggp.template import ProgramTemplate, _error
@@ -138,7 +139,7 @@ class LogGPSource:
         p = self.params
         record: dict[str, Any] = {
             "format": MODEL_RECORD_FORMAT,
-            "program": json.loads(json.dumps(self.template.doc)),
+            "program": plain(self.template.doc),
             "params": {"L": p.L, "o": p.o, "g": p.g, "G": p.G, "unit": p.unit},
             "options": {"worst_case": self.worst_case, "ties": self.ties, "seed": self.seed,
                         "gap_origin": self.gap_origin},
@@ -148,7 +149,7 @@ class LogGPSource:
         return record
 
     @classmethod
-    def from_record(cls, record: Any, path: Path | str, *, text: str | None = None) -> LogGPSource:
+    def from_record(cls, record: Any, path: Path | str, *, text: str | JsonText | None = None) -> LogGPSource:
         """Rebuild a source from :meth:`to_record` output read from ``path``; every problem is an
         InputError naming the file and the key (and line and column when ``text`` is given)."""
         path = str(path)
@@ -165,7 +166,7 @@ class LogGPSource:
 def read_source(path: Path | str) -> LogGPSource:
     """Read a LogGP model record file (``perfcompose loggp simulate --model-json``)."""
     path = Path(path)
-    text, record = load_json(path, what="model record")
+    text, record = load_json_program(path, what="model record")
     return LogGPSource.from_record(record, path, text=text)
 
 

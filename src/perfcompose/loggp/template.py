@@ -7,7 +7,6 @@ instance at a point only evaluates the compiled expressions and fills arrays.
 """
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from perfcompose.errors import InputError, ModelSyntaxError
-from perfcompose.loggp.jsonfile import load_json
+from perfcompose.loggp.json_arrays import JsonLists, JsonNumbers
+from perfcompose.loggp.jsonfile import JsonText, load_json_program
 from perfcompose.loggp.program import CommStep, CompStep, Program, _located, _parse, _Problem, _readonly
 
 if TYPE_CHECKING:  # SymPy is loaded only for a program that has expressions
@@ -68,18 +68,20 @@ class ProgramTemplate:
     _slots: tuple[_Slot, ...] = field(default=(), repr=False)
     _fills: tuple[_StepFill, ...] = field(default=(), repr=False)
     _compiled: Callable[..., Any] | None = field(default=None, repr=False)
-    _text: str | None = field(default=None, repr=False)
+    _text: str | JsonText | None = field(default=None, repr=False)
     _prefix: JsonPath = field(default=(), repr=False)
 
     @classmethod
-    def from_doc(cls, doc: Any, *, source: Path | str = "", text: str | None = None,
+    def from_doc(cls, doc: Any, *, source: Path | str = "", text: str | JsonText | None = None,
                  prefix: JsonPath = ()) -> ProgramTemplate:
         """Build a template from a parsed program document.
 
         ``text`` is the file it was parsed from (errors then carry line and column); ``prefix`` is
-        the JSON path of the program inside that file (``("program",)`` in a model record).
+        the JSON path of the program inside that file (``("program",)`` in a model record). The
+        template keeps its own copy of ``doc``, with the number arrays as read-only arrays.
         """
         source = str(source)
+        doc = _own(doc)
         try:
             entries = _expression_entries(doc)
             exprs, slots = _parse_entries(doc, entries, source, text, prefix)
@@ -89,7 +91,7 @@ class ProgramTemplate:
             raise _error(p, source, text, prefix) from None
         parameters = _parameters(exprs, slots)
         compiled = _lambdify(parameters, exprs) if exprs else None
-        template = cls(P=base.P, unit=base.unit, parameters=parameters, doc=copy.deepcopy(doc), source=source,
+        template = cls(P=base.P, unit=base.unit, parameters=parameters, doc=doc, source=source,
                        expressions=exprs, _base=base, _slots=slots, _fills=_fills(slots), _compiled=compiled,
                        _text=text, _prefix=prefix)
         if exprs and not parameters:  # constant expressions: check and fill them once
@@ -149,8 +151,8 @@ def read_template(path: Path | str, text: str | None = None) -> ProgramTemplate:
     """Read a program JSON file whose durations and sizes may be expressions; every problem is an
     InputError naming the file, line and column."""
     path = Path(path)
-    text, doc = load_json(path, text, what="program")
-    return ProgramTemplate.from_doc(doc, source=path, text=text)
+    source, doc = load_json_program(path, text, what="program")
+    return ProgramTemplate.from_doc(doc, source=path, text=source)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -188,6 +190,65 @@ def _expression_entries(doc: Any) -> list[tuple[int, int, JsonPath]]:
     return entries
 
 
+_ARRAYS = ("messages", "durations", "send_order")
+
+
+def _own(doc: Any) -> Any:
+    """A copy of a program document that later changes to ``doc`` do not reach: objects and lists
+    copied, the number arrays of its steps (messages, durations, send orders) as read-only
+    arrays, which need no copy."""
+    if not isinstance(doc, dict):
+        return doc
+    out = dict(doc)
+    steps = doc.get("steps")
+    if isinstance(steps, list):
+        out["steps"] = [_own_step(s) for s in steps]
+    return out
+
+
+def _own_step(step: Any) -> Any:
+    if not isinstance(step, dict):
+        return _copy(step)
+    out = {}
+    for key, value in step.items():
+        out[key] = _as_array(key, value) if key in _ARRAYS and isinstance(value, list) else _copy(value)
+    return out
+
+
+def _as_array(key: str, value: list[Any]) -> Any:
+    """A list of plain numbers (or, for send_order, lists of integers) as an array; else a copy."""
+    try:
+        if key == "send_order":
+            if not all(isinstance(ids, list) for ids in value):
+                return _copy(value)
+            counts = np.array([len(ids) for ids in value], dtype=np.int64)
+            flat = np.array([m for ids in value for m in ids], dtype=np.float64)
+            if not (flat == np.floor(flat)).all():
+                return _copy(value)
+            arrays = [flat.astype(np.int64), counts]
+            for a in arrays:
+                a.setflags(write=False)
+            return JsonLists(arrays[0], arrays[1])
+        if any(isinstance(v, (bool, str)) or (isinstance(v, list) and any(isinstance(x, (bool, str)) for x in v))
+               for v in value):
+            return _copy(value)
+        values = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        return _copy(value)
+    if values.ndim != (2 if key == "messages" else 1) or (key == "messages" and values.shape[1] != 3):
+        return _copy(value)
+    values.setflags(write=False)
+    return JsonNumbers(values)
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
 def _all_numbers(messages: list[Any]) -> bool:
     """True when the messages convert to one array of numbers at once, as the reader's do."""
     try:
@@ -197,7 +258,7 @@ def _all_numbers(messages: list[Any]) -> bool:
     return True
 
 
-def _parse_entries(doc: Any, entries: list[tuple[int, int, JsonPath]], source: str, text: str | None,
+def _parse_entries(doc: Any, entries: list[tuple[int, int, JsonPath]], source: str, text: str | JsonText | None,
                    prefix: JsonPath) -> tuple[tuple[sp.Expr, ...], tuple[_Slot, ...]]:
     """Parse every expression (equal texts once); a syntax error points into the string."""
     if not entries:
@@ -222,7 +283,7 @@ def _parse_entries(doc: Any, entries: list[tuple[int, int, JsonPath]], source: s
     return tuple(exprs), tuple(slots)
 
 
-def _syntax_error(exc: ModelSyntaxError, raw: str, path: JsonPath, source: str, text: str | None,
+def _syntax_error(exc: ModelSyntaxError, raw: str, path: JsonPath, source: str, text: str | JsonText | None,
                   prefix: JsonPath) -> InputError:
     where = _where(prefix + path)
     problem = _Problem(f"{exc.reason} in {raw!r}", prefix + path, exc.hint)
@@ -278,9 +339,9 @@ def _where(path: JsonPath) -> str:
     return "".join(f"[{k!r}]" for k in path)
 
 
-def _error(problem: _Problem, source: str, text: str | None, prefix: JsonPath) -> InputError:
+def _error(problem: _Problem, source: str, text: str | JsonText | None, prefix: JsonPath) -> InputError:
     """A located InputError when the file's text is known, else one naming the JSON path."""
-    shifted = _Problem(problem.message, prefix + problem.path, problem.hint)
+    shifted = _Problem(problem.message, prefix + problem.path, problem.hint, problem.node, problem.index)
     if text is not None:
         return _located(text, source, shifted)
     where = _where(shifted.path)
