@@ -120,20 +120,3 @@ def test_measured_elimination_on_two_mpi_ranks():
         (b, lay) for b in (10, 20) for lay in ("row-cyclic", "diagonal")}
     for r in record["rows"]:
         assert r["eliminated"] and 0 < r["computation"] <= r["total"]
-
-
-def test_gauss_measure_cli(tmp_path):
-    pytest.importorskip("mpi4py")
-    from typer.testing import CliRunner
-
-    from perfcompose.cli import app
-
-    plot, ops = tmp_path / "g.png", tmp_path / "ops.png"
-    res = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["loggp", "gauss", "--n", "60", "--blocks", "10,20",
-                                                         "--reps", "1", "--measure", "--ranks", "2", "--plot",
-                                                         str(plot), "--plot-ops", str(ops)])
-    if res.exit_code != 0 and "mpiexec" in res.output:
-        pytest.skip("no mpiexec here")
-    assert res.exit_code == 0, res.output
-    assert "the measurement lies between the standard and the worst-case prediction for" in res.stdout
-    assert plot.read_bytes()[:4] == b"\x89PNG" and ops.read_bytes()[:4] == b"\x89PNG"

@@ -7,7 +7,11 @@ spaced by a delay d, PRTT(N, d, 1). Per repetition (times then in microseconds):
 * gap(s) = (TN(s) - T1(s)) / (N - 1)                  (Netgauge: g + (s-1)G)
 * g = gap(1 byte)
 * G = the Theil-Sen slope of gap(s) over the sizes >= 4 KiB (the long-message regime)
-* o = (PRTT(N, d, 1) - T1(1)) / (N - 1) - d          (Netgauge's overhead)
+* o = (PRTT(N, d, 1) - T1(1) - D) / (N - 1)          (Netgauge's overhead, (N - 1)(d + o) = PRTT - T1)
+
+where D is the time of the delayed train's loop without its sends: the N - 1 spins of d as the
+Python loop really runs them (each overshoots d by a clock read and the loop's own work, which
+would otherwise count as overhead); figures without it take D = (N - 1) d.
 * L = RTT(1)/2 - 2o                                   (one way: o + L + o)
 
 Each parameter is the median over repetitions, with its quartiles and extremes as the spread. A
@@ -75,7 +79,8 @@ def _rep_parameters(rep: Mapping[str, Any], sizes: list[int], train: int, delay:
     gap = {s: (tn[s] - t1[s]) / (train - 1) for s in sizes}
     big = [s for s in sizes if s >= _MIN_G_SIZE]
     G = _theil_sen(np.array(big, float), np.array([gap[s] for s in big])) if len(big) >= 2 else math.nan
-    o = (rep["delayed"] * us - t1[min(sizes)]) / (train - 1) - delay * us
+    spins = rep.get("delayed_dry", (train - 1) * delay) * us
+    o = (rep["delayed"] * us - t1[min(sizes)] - spins) / (train - 1)
     L = rep["rtt"][str(min(sizes))] * us / 2 - 2 * o
     return {"L": L, "o": o, "g": gap[min(sizes)], "G": G}
 
@@ -92,7 +97,9 @@ def _raw_table(raw: Mapping[str, Any]) -> str:
     delayed = np.median([r["delayed"] for r in raw["reps"]]) * 1e6
     send = np.median([np.median(r["send_overhead"]) for r in raw["reps"]]) * 1e6
     recv = np.median([np.median(r["recv_overhead"]) for r in raw["reps"]]) * 1e6
-    lines.append(f"  delayed train of {train} (d = {raw['delay'] * 1e6:g} us): {delayed:.3f}; "
+    dry = [r["delayed_dry"] for r in raw["reps"] if "delayed_dry" in r]
+    spins = f" (its spins alone {np.median(dry) * 1e6:.3f})" if dry else ""
+    lines.append(f"  delayed train of {train} (d = {raw['delay'] * 1e6:g} us): {delayed:.3f}{spins}; "
                  f"send call {send:.3f}; receive call of an arrived message {recv:.3f}")
     return "\n".join(lines)
 

@@ -4,7 +4,8 @@
 
 Per repetition: ping-pong round trips per size; message trains of 1 and N messages per size (the
 sender sends back to back, the receiver answers the last with a 1-byte ack); a train of N 1-byte
-messages spaced by a delay d (Netgauge's PRTT(N, d, 1), for the overhead); and, as
+messages spaced by a delay d (Netgauge's PRTT(N, d, 1), for the overhead) and the same train's
+loop without its sends (the spins as they really last); and, as
 cross-checks, the time of a send call when the receiver keeps up and of a receive call for a
 message that has already arrived. Every figure is a median over iterations timed one by one, so that a
 descheduled rank spoils one iteration, not the figure. Rank 0 prints one progress line per repetition and
@@ -76,6 +77,17 @@ def _train(comm: Any, rank: int, buf: np.ndarray, n: int, tag: int, delay: float
     return run
 
 
+def _dry_train(rank: int, n: int, delay: float) -> Callable[[], None]:
+    """Rank 0's loop of a delayed train without its sends: the n - 1 spins as Python runs them
+    (each overshoots d by a clock read and the loop's own work), to subtract instead of (n - 1) d."""
+    def run() -> None:
+        if rank == 0:
+            for i in range(n):
+                if i:
+                    _spin(delay)
+    return run
+
+
 def _overheads(comm: Any, rank: int, samples: int) -> tuple[list[float] | None, list[float]]:
     """Cross-checks: the time of a 1-byte send call, spaced so that the receiver keeps up (rank 0's),
     and of a receive call for a message that has already arrived (rank 1's, sent to both)."""
@@ -116,6 +128,7 @@ def _repetition(comm: Any, rank: int, bufs: dict[int, np.ndarray], args: argpars
     # with, closed by an ack; PRTT(N, d, 1) - PRTT(1, 0, 1) = (N - 1)(d + o)
     small = np.zeros(1, dtype=np.uint8)
     record["delayed"] = float(np.median(_timed(comm, 33, _train(comm, rank, small, args.train, 7, args.delay))[2:]))
+    record["delayed_dry"] = float(np.median(_timed(comm, 33, _dry_train(rank, args.train, args.delay))[2:]))
     record["send_overhead"], record["recv_overhead"] = _overheads(comm, rank, args.samples)
     return record
 
