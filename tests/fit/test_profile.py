@@ -20,6 +20,7 @@ LAWS_2 = [
     lambda p, n: 0.5 + 0.3 * n * np.log2(n),
     lambda p, n: 1.0 + 4.0 * p ** 0.5 * np.log2(n),
     lambda p, n: 10.0 + 0.001 * p ** 2,
+    lambda p, n: 0.2 + 500.0 / p + 0.01 * n,          # strong scaling: falls along p
 ]
 LAWS_1 = [
     lambda x: 5.0 + 0.0 * x,
@@ -32,15 +33,19 @@ NOISE = [0.0, 0.01, 0.05, 0.2]
 
 
 def _profile_2d(seed: int = 1, reps: int = 5) -> Experiment:
+    """Every law at every noise level, with ``reps`` and with one repetition; a call path
+    measured at one point fewer; one never visited (all zero)."""
     rng = np.random.default_rng(seed)
     grid = [(p, n) for p in (4.0, 8, 16, 32, 64) for n in (10.0, 20, 30, 40, 50)]
-    series = []
-    for k, law in enumerate(LAWS_2):
-        for noise in NOISE:
-            for metric in ("time", "visits"):
-                pts = tuple(Point((p, n), tuple(float(v) for v in law(p, n) * (1 + noise * rng.standard_normal(reps))))
-                            for p, n in grid)
-                series.append(Series(metric, pts, f"main/f{k}/n{noise}"))
+
+    def points(law, noise, reps, at=grid):
+        return tuple(Point((p, n), tuple(float(v) for v in law(p, n) * (1 + noise * rng.standard_normal(reps))))
+                     for p, n in at)
+
+    series = [Series(metric, points(law, noise, r), f"main/f{k}/n{noise}")
+              for k, law in enumerate(LAWS_2) for noise in NOISE for metric, r in (("time", reps), ("visits", 1))]
+    series.append(Series("time", points(LAWS_2[1], 0.02, reps, grid[:-1]), "main/short"))
+    series.append(Series("time", points(lambda p, n: 0.0 * p, 0.0, reps), "main/never"))
     return Experiment(("p", "n"), tuple(series), source="generated.jsonl")
 
 

@@ -110,10 +110,13 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
     residuals that ``cv`` and ``rel_rss`` report (default: they are the weighted residuals).
     ``present`` (H, k) marks the columns each hypothesis has: an absent column gets coefficient
     0, so hypotheses with fewer terms share one batch with the others (fewer NumPy calls).
+    ``y``, ``weights`` and ``scale`` may instead hold a row per hypothesis (H, rows), with zero
+    weights in the same columns: hypotheses of many series at the same points fitted at once,
+    each row computed as alone.
     """
     k = len(cols)
-    H = max(c.shape[0] for c in cols)
-    fit_rows = weights > 0
+    H = max(max(c.shape[0] for c in cols), 1 if weights.ndim == 1 else weights.shape[0])
+    fit_rows = weights > 0 if weights.ndim == 1 else weights[0] > 0
     n = int(fit_rows.sum())
     yw = np.where(fit_rows, y, 0.0) * weights
     V = [c * weights for c in cols]
@@ -158,7 +161,7 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
     lev = np.broadcast_to(sum(q * q for q in Q)[:, fit_rows], resid_w.shape)
     kk = k if present is None else present.sum(axis=1)
     return _finish(coef, predicted, resid_w, lev, rank_ok, n, kk,
-                   None if scale is None else scale[fit_rows])
+                   None if scale is None else scale[..., fit_rows])
 
 
 def fit_batch_chunked(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,

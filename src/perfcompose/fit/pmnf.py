@@ -296,7 +296,11 @@ class PMNFFitter(SeriesFitter):
         when allowed, or (``allow_negative_exponents`` None) when the values fall along it on
         ``y_lines`` ((x, y) per line). Negative powers of log2 need every coordinate above 1."""
         allow = self.allow_negative_exponents
-        if allow is False or (allow is None and not falls_along(y_lines)):
+        return self._basis_with(x, allow is True or (allow is None and falls_along(y_lines)))
+
+    def _basis_with(self, x: np.ndarray, negative: bool) -> _Basis:
+        """The factors for a parameter with coordinates ``x``, with the negative exponents or without."""
+        if not negative:
             return self._basis
         logs = bool(np.min(x) > 1)
         basis = self._negative_bases.get(logs)
@@ -338,7 +342,14 @@ class PMNFFitter(SeriesFitter):
         if X.ndim == 1:
             X = X[:, None]
         y, sigma = self._aggregate(values)
-        params = tuple(params)
+        return self._fit_aggregated(X, y, sigma, tuple(params), progress)
+
+    def _fit_aggregated(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],
+                        progress: Progress | None, search: Callable[..., Any] | None = None) -> FitResult:
+        """The fit of aggregated values ``y`` with relative noise ``sigma`` (0: unknown);
+        ``search`` stands in for :meth:`_groups` where the hypotheses were fitted beforehand
+        (many series at the same coordinates at once, see :mod:`perfcompose.fit.profile`)."""
+        fitted = self._groups if search is None else search
         if X.shape != (len(y), len(params)):
             raise FitError(f"{len(y)} values for coordinates of shape {X.shape} and parameters {params}")
         for k, p in enumerate(params):
@@ -351,13 +362,13 @@ class PMNFFitter(SeriesFitter):
         if np.all(y == 0):
             c = Candidate((), 0.0, (), 0.0)
             return self._result(params, X, y, c, [c])
-        groups, multi, notes = self._groups(X, y, sigma, params, progress)
+        found, multi, notes = fitted(X, y, sigma, params, progress)
         measured = sigma
         if sigma <= 0 and self.scatter_noise:
-            sigma = self._scatter_noise(groups, len(y), multi)
+            sigma = self._scatter_noise(found, len(y), multi)
             if sigma > 0:
-                groups, multi, notes = self._groups(X, y, sigma, params, progress)
-        groups, sigma = self._with_lack_of_fit(groups, sigma, len(y))
+                found, multi, notes = fitted(X, y, sigma, params, progress)
+        groups, sigma = self._with_lack_of_fit(found, sigma, len(y))
         chosen, ranked = self._select(groups, sigma, multi=multi)
         return self._result(params, X, y, chosen, ranked, notes, measured)
 
@@ -493,19 +504,26 @@ class PMNFFitter(SeriesFitter):
         """Fit one batch of hypotheses with the same number of terms and score them."""
         return self._scored(hyps, fit_batch(cols, y, w, scale), len(cols) - 1, sigma, slack)
 
-    def _scored(self, hyps: list[Hypothesis], batch: BatchFit, k_terms: int, sigma: float,
+    def _scored(self, hyps: Any, batch: BatchFit, k_terms: int, sigma: float | np.ndarray,
                 slack: float | np.ndarray = np.inf) -> _Group:
         """Score a fitted batch: the chi-square against the measured noise plus a price per term
         or, without repetitions to measure the noise, the cross-validation error with a
         parsimony margin. With ``nonnegative``, terms must have positive coefficients and the
-        constant must not fall below -``slack`` (see :func:`_constant_slack`)."""
+        constant must not fall below -``slack`` (see :func:`_constant_slack`). ``sigma`` and
+        ``slack`` may hold one value per hypothesis (hypotheses of many series fitted at once)."""
         ok = batch.valid
         if self.nonnegative and k_terms:
             ok = ok & np.all(batch.coef[:, 1:] > 0, axis=1) & (batch.coef[:, 0] >= -slack)
-        if sigma > 0:
-            scores = batch.rel_rss / sigma ** 2 + self._penalty(k_terms)
+        noisy = np.asarray(sigma) > 0
+        # sigma * sigma, not sigma ** 2: a float's power (libm's pow) and an array's (a product)
+        # may differ in the last digit, and one series must score alike alone and among many
+        if np.all(noisy):
+            scores = batch.rel_rss / (sigma * sigma) + self._penalty(k_terms)
         else:
             scores = batch.cv * (1.0 + self.tolerance * k_terms) + 1e-9 * k_terms
+            if np.any(noisy):
+                safe = np.where(noisy, sigma, 1.0)
+                scores = np.where(noisy, batch.rel_rss / (safe * safe) + self._penalty(k_terms), scores)
         return _Group(hyps, batch, ok, np.where(ok, scores, np.inf))
 
     def _single_groups(self, x: np.ndarray, y: np.ndarray, sigma: float, far: float | None,
@@ -788,18 +806,20 @@ def _moved(groups: list[_Group], k: int) -> list[_Group]:
             for g in groups]
 
 
-def _constant_slack(y: np.ndarray, sigma: float) -> Any:
+def _constant_slack(y: np.ndarray, sigma: float | np.ndarray) -> Any:
     """How far below zero a fitted constant may fall and still count as non-negative.
 
     A cost has no negative part, so with measured noise ``sigma`` (relative, of an aggregate) a
     constant more than two noise widths of the smallest value below zero marks a form that
     fits only by cancelling its own growth. Without a noise estimate there is no such scale, and
     exact data (the noise at its floor) have no noise to cancel: there the constant is not
-    restricted (``p - 1`` messages is a law). ``y`` may hold one series per row (one slack each).
+    restricted (``p - 1`` messages is a law). ``y`` may hold one series per row (one slack each),
+    and ``sigma`` then one noise per row.
     """
-    if sigma <= NOISE_FLOOR:
+    if np.ndim(sigma) == 0 and sigma <= NOISE_FLOOR:
         return np.full(y.shape[:-1], np.inf) if y.ndim > 1 else np.inf
-    return 2.0 * sigma * np.min(y, axis=-1) + 1e-9 * np.max(y, axis=-1)
+    slack = 2.0 * sigma * np.min(y, axis=-1) + 1e-9 * np.max(y, axis=-1)
+    return slack if np.ndim(sigma) == 0 else np.where(sigma <= NOISE_FLOOR, np.inf, slack)
 
 
 def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> int:

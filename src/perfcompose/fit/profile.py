@@ -1,4 +1,10 @@
-"""Fitting a whole application profile: a model for every call path and metric of an experiment.
+"""Fitting a whole application profile: a PMNF model for every call path and metric of an experiment.
+
+The series of a profile share their measurement points, so they are fitted in chunks: the
+repetitions of a chunk are aggregated at once and the hypotheses of all its series fitted in one
+batch (:mod:`perfcompose.fit.batched`); each series' model is then chosen by the fitter's own
+rules, so the results are those of ``fitter.fit_series`` on each series. Given a Dask scheduler
+(or ``"local"``), the chunks are spread over its workers.
 
 >>> from perfcompose.data import Experiment
 >>> e = Experiment.single(["x"], [((x,), (3 + 2 * x,)) for x in (4, 8, 16, 32, 64)])
@@ -7,16 +13,24 @@
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+import os
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from perfcompose.data.experiment import Experiment
+import numpy as np
+
+from perfcompose.data.experiment import Experiment, Series
+from perfcompose.errors import FitError
 from perfcompose.fit.pmnf import FitResult, PMNFFitter
 
-__all__ = ["fit_profile"]
+__all__ = ["fit_profile", "fit_chunk"]
 
 # a progress callback: (what runs now, series done, series in all)
 Progress = Callable[[str, int, int], None]
+
+#: series per chunk: a batch of their hypotheses fills about 10^5 rows (a few tens of MB)
+CHUNK = 512
 
 
 def _progress_callback(progress: Any) -> Progress | None:
@@ -33,23 +47,153 @@ def _progress_callback(progress: Any) -> Progress | None:
     return step
 
 
-def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, scheduler: str | None = None,
-                progress: Any = None) -> list[FitResult]:
+def fit_chunk(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[Series], source: str = "",
+              step: Callable[[Series], None] | None = None) -> list[FitResult]:
+    """``fitter.fit_series(parameters, s, source)`` for every series ``s``, the series measured at
+    the same points fitted together; ``step(s)`` hears of each series done."""
+    from perfcompose.fit import batched
+
+    by_points: dict[bytes, list[int]] = {}
+    coordinates: dict[bytes, np.ndarray] = {}
+    for i, s in enumerate(series):
+        X = s.coordinates()
+        key = X.tobytes() + repr(X.shape).encode()
+        by_points.setdefault(key, []).append(i)
+        coordinates.setdefault(key, X)
+    results: list[Any] = [None] * len(series)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for key, members in by_points.items():
+            X = coordinates[key]
+            mine = [series[i] for i in members]
+            agg = batched.aggregate_many(fitter, mine)
+            shared = X.ndim == 2 and X.shape[1] == len(parameters) and len(X) > 0
+            fitted = _fitted_groups(fitter, X, agg) if shared and batched.batchable(fitter, X) else {}
+            for j, s in enumerate(mine):
+                results[members[j]] = _fit_one(fitter, parameters, s, X, agg, j, fitted.get(j, {}), source)
+                if step is not None:
+                    step(s)
+    return results
+
+
+def _fitted_groups(fitter: PMNFFitter, X: np.ndarray, agg: Any) -> dict[int, dict[float, list[Any]]]:
+    """Per series (index into ``agg``) the groups of hypotheses fitted at once, by the noise they
+    were scored with: the measured one and, without repetitions, the one the scatter gives."""
+    from perfcompose.fit import batched
+
+    y, sigma = agg.y, agg.sigma
+    fine = agg.done & np.all(np.isfinite(y) & (y >= 0), axis=1) & np.any(y != 0, axis=1)
+    rows = np.flatnonzero(fine)
+    out: dict[int, dict[float, list[Any]]] = {}
+    for a in range(0, len(rows), CHUNK):
+        part = rows[a:a + CHUNK]
+        for s, groups in zip(part.tolist(), batched.multi_groups_many(fitter, X, y[part], sigma[part])):
+            out[s] = {float(sigma[s]): groups}
+    if fitter.scatter_noise:
+        again = [(s, fitter._scatter_noise(out[s][float(sigma[s])], y.shape[1], True))
+                 for s in rows.tolist() if sigma[s] <= 0]
+        again = [(s, v) for s, v in again if v > 0]
+        for a in range(0, len(again), CHUNK):
+            part = np.array([s for s, _ in again[a:a + CHUNK]])
+            noise = np.array([v for _, v in again[a:a + CHUNK]])
+            for s, v, groups in zip(part.tolist(), noise.tolist(), batched.multi_groups_many(fitter, X, y[part],
+                                                                                              noise)):
+                out[s][v] = groups
+    return out
+
+
+def _fit_one(fitter: PMNFFitter, parameters: tuple[str, ...], series: Series, X: np.ndarray, agg: Any, j: int,
+             fitted: dict[float, list[Any]], source: str) -> FitResult:
+    """One series' result as ``fitter.fit_series`` gives it, from groups fitted beforehand where
+    there are some for the noise asked for."""
+    def groups(X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...], progress: Any) -> Any:
+        found = fitted.get(float(sigma))
+        return (found, True, ()) if found is not None else fitter._groups(X, y, sigma, params, progress)
+
+    try:
+        if agg.done[j]:
+            y, sigma = agg.y[j], float(agg.sigma[j])
+        else:
+            X = series.coordinates()
+            y, sigma = fitter._aggregate([p.values for p in series.points])
+        result = fitter._fit_aggregated(X, y, sigma, parameters, None, search=groups)
+    except FitError as exc:
+        raise FitError(f"{series.label}: {exc}") from None
+    return dataclasses.replace(result, region=series.region, metric=series.metric, unit=series.unit,
+                               source=source or "fit")
+
+
+def _chunks(series: Sequence[Series], size: int) -> Iterator[list[Series]]:
+    for a in range(0, len(series), size):
+        yield list(series[a:a + size])
+
+
+def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, scheduler: Any = None,
+                progress: Any = None, workers: int | None = None) -> list[FitResult]:
     """One :class:`FitResult` per series of ``experiment``, in order, the same as ``fitter.fit_series``
     gives for each (default fitter: ``PMNFFitter()``).
 
-    ``scheduler``: None fits in this process, ``"local"`` on a Dask LocalCluster, any other text is
-    the address of a Dask scheduler. ``progress`` is a ``(label, done, total)`` callback or a rich
-    ``Progress``; it hears of the series fitted.
+    ``scheduler``: None fits in this process; ``"local"`` starts a Dask LocalCluster of
+    ``workers`` processes (default: one per core); any other text is the address of a Dask
+    scheduler (``tcp://host:port``); a ``distributed.Client`` is used as it is. ``progress`` is a
+    ``(label, done, total)`` callback or a rich ``Progress``: it hears of every series done (on
+    Dask, of every chunk).
     """
     fitter = PMNFFitter() if fitter is None else fitter
     step = _progress_callback(progress)
     series = experiment.series
-    results = []
-    for k, s in enumerate(series):
+    total = len(series)
+    params = tuple(experiment.parameters)
+    if scheduler is None:
+        done = [0]
+
+        def tick(s: Series) -> None:
+            done[0] += 1
+            if step is not None:
+                step(f"fitting {s.label}", done[0], total)
+
         if step is not None:
-            step(f"fitting {s.label}", k, len(series))
-        results.append(fitter.fit_series(experiment.parameters, s, source=experiment.source))
+            step("fitting", 0, total)
+        results = fit_chunk(fitter, params, series, experiment.source, tick)
+    else:
+        results = _on_dask(fitter, params, series, experiment.source, scheduler, workers, step)
     if step is not None:
-        step("fitted", len(series), len(series))
+        step("fitted", total, total)
     return results
+
+
+def _on_dask(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[Series], source: str, scheduler: Any,
+             workers: int | None, step: Progress | None) -> list[FitResult]:
+    """The chunks of ``series`` fitted on the workers of a Dask cluster, results in order."""
+    from contextlib import ExitStack
+
+    from distributed import Client, as_completed
+
+    from perfcompose.runtime.mapreduce.engine import Engine
+
+    with ExitStack() as stack:
+        if isinstance(scheduler, Client):
+            client = scheduler
+            n = max(1, len(client.scheduler_info().get("workers", {})))
+        elif scheduler == "local":
+            n = workers or os.cpu_count() or 1
+            client = stack.enter_context(Engine(m=n, n=1)).client
+        else:
+            engine = stack.enter_context(Engine(scheduler=str(scheduler)))
+            client, n = engine.client, max(1, engine.info.m)
+        # a few chunks per worker keep them all busy to the end; no chunk is smaller than a batch
+        size = max(64, min(4 * CHUNK, -(-len(series) // (4 * n))))
+        remote = client.scatter(fitter, broadcast=True)
+        futures = {client.submit(fit_chunk, remote, params, part, source, pure=False): a
+                   for a, part in zip(range(0, len(series), size), _chunks(series, size))}
+        results: list[Any] = [None] * len(series)
+        done = 0
+        if step is not None:
+            step("fitting", 0, len(series))
+        for future in as_completed(futures):
+            part = future.result()
+            a = futures[future]
+            results[a:a + len(part)] = part
+            done += len(part)
+            if step is not None:
+                step(f"fitted {done} series", done, len(series))
+        return results

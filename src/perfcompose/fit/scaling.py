@@ -41,6 +41,26 @@ def spearman(x: np.ndarray, y: np.ndarray) -> float:
     return float(rx @ ry) / den if den > 0 else 0.0
 
 
+def falls_rows(x: np.ndarray, Y: np.ndarray, ratio: float = RATIO, rho: float = RHO) -> np.ndarray:
+    """:func:`falls` for every row of ``Y`` (rows, len(x)) at the same coordinates ``x``, at once
+    (the lines of many series measured at the same points)."""
+    x, Y = np.asarray(x, dtype=float), np.asarray(Y, dtype=float)
+    if len(x) < 3 or len(np.unique(x)) < 3:
+        return np.zeros(len(Y), dtype=bool)
+    lo, hi = Y[:, x == x.min()].mean(axis=1), Y[:, x == x.max()].mean(axis=1)
+    out = (lo > 0) & (hi <= ratio * lo) & np.all(np.isfinite(Y), axis=1)
+    if not out.any():
+        return out
+    rx = _ranks(x)
+    rx = rx - rx.mean()
+    # average ranks of each row: the values below, plus the middle of the run of equal ones
+    ry = np.sum(Y[:, None, :] < Y[:, :, None], axis=2) + (np.sum(Y[:, None, :] == Y[:, :, None], axis=2) + 1) / 2.0
+    ry = ry - ry.mean(axis=1, keepdims=True)
+    den = np.sqrt((rx @ rx) * np.einsum("lr,lr->l", ry, ry))
+    rho_y = np.where(den > 0, (ry @ rx) / np.where(den > 0, den, 1.0), 0.0)
+    return out & (rho_y <= -rho)
+
+
 def _ranks(v: np.ndarray) -> np.ndarray:
     _, inverse, counts = np.unique(v, return_inverse=True, return_counts=True)
     return (np.cumsum(counts) - (counts - 1) / 2.0)[inverse.ravel()]

@@ -1,0 +1,221 @@
+"""The PMNF search of many series measured at the same points, done once for all of them.
+
+The call paths of a profile share their measurement points, so the line layouts, the factor
+values and the hypothesis templates are the same for every series; only the values, their
+weights and the noise differ. Here the repetitions of all series are aggregated in one NumPy call,
+every parameter's candidate factors are voted on the lines of all series at once, and the
+hypotheses of many series are fitted in one batch (a row per series and hypothesis). Every row is
+computed exactly as :class:`~perfcompose.fit.pmnf.PMNFFitter` computes it for one series, so the
+groups handed to its selection, and thus the models, are the ones it finds alone.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from perfcompose.data.experiment import Series
+from perfcompose.fit.hypotheses import Factor, factor_values, fit_batch, fit_one_term_lines, split_batch
+from perfcompose.fit.pmnf import (
+    MAX_COMBINATIONS,
+    SCREEN_CELLS,
+    PMNFFitter,
+    _candidates_within,
+    _combination_templates,
+    _constant_slack,
+    _Group,
+    _TemplateHypotheses,
+)
+from perfcompose.fit.scaling import falls_rows
+
+__all__ = ["aggregate_many", "multi_groups_many", "batchable"]
+
+# rows (series x hypotheses) fitted in one NumPy batch: large enough to amortise the calls,
+# small enough to stay in the caches
+BATCH_ROWS = 1 << 14
+# values beyond which the mean and median of repetitions are computed on scaled values
+# (perfcompose.variation); such series are aggregated one by one
+_LARGE = 1e150
+
+
+@dataclass(frozen=True)
+class Aggregated:
+    """The aggregated values (S, points) and the relative noise (S,) of S series; ``done`` marks
+    the series aggregated here (the others need the fitter's own per-series path)."""
+
+    y: np.ndarray
+    sigma: np.ndarray
+    done: np.ndarray
+
+
+def aggregate_many(fitter: PMNFFitter, series: Sequence[Series]) -> Aggregated:
+    """What ``fitter._aggregate`` gives for each series' repetitions, for all series at once where
+    every point has the same number of repetitions (the others are marked not done)."""
+    S, n = len(series), len(series[0].points)
+    y, sigma, done = np.zeros((S, n)), np.zeros(S), np.zeros(S, dtype=bool)
+    if n == 0:
+        return Aggregated(y, sigma, done)
+    reps = len(series[0].points[0].values)
+    same = [k for k, s in enumerate(series) if all(len(p.values) == reps for p in s.points)]
+    if not same or reps == 0:
+        return Aggregated(y, sigma, done)
+    V = np.array([[p.values for p in series[k].points] for k in same], dtype=float)   # (S', n, reps)
+    ok = np.all(np.isfinite(V) & (np.abs(V) <= _LARGE), axis=(1, 2))
+    how = fitter.aggregate
+    if how not in ("median", "mean", "min", "max"):
+        return Aggregated(y, sigma, done)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        agg = getattr(np, how)(V, axis=-1)   # median, mean, min or max, as perfcompose.variation
+        if reps >= 2:
+            m = np.mean(V, axis=-1)
+            rel = np.var(V, ddof=1, axis=-1) / m ** 2
+            good = m > 0
+            ok &= np.all(good, axis=1) | ~np.any(good, axis=1)
+            rel_mean = np.mean(rel, axis=1)
+    idx = np.asarray(same)
+    y[idx] = agg
+    for j, k in enumerate(same):
+        if not ok[j]:
+            continue
+        if reps >= 2 and good[j, 0]:
+            sigma[k] = fitter._noise(float(rel_mean[j]), float(reps))
+        done[k] = True
+    return Aggregated(y, sigma, done)
+
+
+def batchable(fitter: PMNFFitter, X: np.ndarray) -> bool:
+    """Whether the hypotheses of series at coordinates ``X`` can be fitted here: several
+    parameters, each with lines of points, and few enough hypotheses times points that no
+    screening runs."""
+    d = X.shape[1]
+    if d < 2 or not all(fitter._line_layout(X, k) for k in range(d)):
+        return False
+    count = _candidates_within(fitter.candidates_per_parameter, d, MAX_COMBINATIONS)
+    _, by_size = _combination_templates((count + 1,) * d)
+    return sum(len(v) for v in by_size.values()) * (len(X) + 1) <= SCREEN_CELLS
+
+
+def _negative(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, k: int) -> np.ndarray:
+    """Per series, whether parameter ``k`` takes the negative exponents too (``_basis_for``)."""
+    allow = fitter.allow_negative_exponents
+    if allow is not None:
+        return np.full(len(Y), bool(allow))
+    votes, lines = np.zeros(len(Y), dtype=int), 0
+    for index, xs in fitter._line_layout(X, k):
+        L, rows = index.shape
+        votes += falls_rows(xs, Y[:, index].reshape(-1, rows)).reshape(len(Y), L).sum(axis=1)
+        lines += L
+    return (votes * 2 > lines) if lines else np.zeros(len(Y), dtype=bool)
+
+
+def _candidates(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray, k: int,
+                count: int, negative: bool) -> np.ndarray:
+    """The indices (S, count) into the basis of parameter ``k`` of each series' ``count`` most
+    likely factors, voted on every line (``_parameter_candidates``)."""
+    basis = fitter._basis_with(X[:, k], negative)
+    m = len(basis.factors)
+    S = len(Y)
+    total = np.zeros((S, m + 1))
+    for index, xs in fitter._line_layout(X, k):
+        L, rows = index.shape
+        FT = factor_values(xs, basis.exponent_arrays).T
+        YL = Y[:, index].reshape(S * L, rows)
+        sig = np.repeat(sigma, L)
+        W, Sc = fitter._weights(YL)
+        const, one = fit_one_term_lines(FT, YL, W, Sc)
+        c0 = fitter._scored(None, const, 0, sig).scores
+        c0 = np.where(np.isfinite(c0), c0, 0.0)
+        slack = np.repeat(_constant_slack(YL, sig), m)
+        s1 = fitter._scored(None, one, 1, np.repeat(sig, m), slack).scores.reshape(S * L, m)
+        total[:, 0] += c0.reshape(S, L).sum(axis=1)
+        total[:, 1:] += np.where(np.isfinite(s1), s1, (c0 + fitter._penalty(1))[:, None]).reshape(S, L, m).sum(axis=1)
+    return np.argsort(total[:, 1:], axis=1, kind="stable")[:, :count]
+
+
+def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray) -> list[list[_Group]]:
+    """For every row of ``Y`` (S, points) with noise ``sigma`` (S,), the groups that
+    ``fitter._multi_groups`` fits for it alone (several parameters, every one with lines; see
+    :func:`batchable`)."""
+    S, d = len(Y), X.shape[1]
+    count = _candidates_within(fitter.candidates_per_parameter, d, MAX_COMBINATIONS)
+    rows = np.vstack([X, (X.max(axis=0) * fitter.horizon)[None, :]])
+    R = len(rows)
+    # per parameter: each series' candidate factors, as rows of a table of factor values
+    tables, chosen, factor_lists = [], [], []
+    for k in range(d):
+        neg = _negative(fitter, X, Y, k)
+        idx = np.zeros((S, count), dtype=int)
+        table: list[np.ndarray] = []
+        names: list[Factor] = []
+        for flag in (False, True):
+            mask = neg == flag
+            if not mask.any():
+                continue
+            basis = fitter._basis_with(X[:, k], flag)
+            if len(basis.factors) < count:
+                raise ValueError("fewer factors than candidates")
+            idx[mask] = _candidates(fitter, X, Y[mask], sigma[mask], k, count, flag) + len(names)
+            table.append(factor_values(rows[:, k], basis.exponent_arrays).T)
+            names.extend(basis.factors)
+        tables.append(np.vstack(table))
+        chosen.append(idx)
+        factor_lists.append(names)
+    keys, by_size = _combination_templates((count + 1,) * d)
+    w, sc = fitter._weights(Y, X)
+    yy = np.hstack([Y, np.zeros((S, 1))])
+    w, sc = np.hstack([w, np.zeros((S, 1))]), np.hstack([sc, np.ones((S, 1))])
+    slack = _constant_slack(Y, sigma)
+    sizes = list(by_size)
+    width = max(sizes)
+    H = sum(len(by_size[r]) for r in sizes)
+    step = max(1, BATCH_ROWS // H)
+    # per size: the scored rows of all series, series-major
+    parts: dict[int, list[_Group]] = {r: [] for r in sizes}
+    for a in range(0, S, step):
+        b = min(a + step, S)
+        cs = b - a
+        columns = np.empty((cs, len(keys), R))
+        for c, key in enumerate(keys):
+            (k, ci), *more = key
+            v = tables[k][chosen[k][a:b, ci - 1]]
+            for k, ci in more:
+                v = v * tables[k][chosen[k][a:b, ci - 1]]
+            columns[:, c] = v
+        stacked = [np.ones((1, R))]
+        present = np.ones((cs * H, width + 1), dtype=bool)
+        for t in range(width):
+            col = np.zeros((cs * H, R))
+            start = 0
+            for r in sizes:
+                hr = len(by_size[r])
+                block = slice(start, start + cs * hr)
+                if t < r:
+                    col[block] = columns[:, by_size[r][:, t]].reshape(cs * hr, R)
+                else:
+                    present[block, t + 1] = False
+                start += cs * hr
+            stacked.append(col)
+        reps = np.concatenate([np.repeat(np.arange(a, b), len(by_size[r])) for r in sizes])
+        batch = fit_batch(stacked, yy[reps], w[reps], sc[reps], present)
+        start = 0
+        for r in sizes:
+            hr = len(by_size[r])
+            stop = start + cs * hr
+            parts[r].append(fitter._scored(None, split_batch(batch, start, stop, r + 1), r,
+                                           np.repeat(sigma[a:b], hr), np.repeat(slack[a:b], hr)))
+            start = stop
+    out: list[list[_Group]] = [[] for _ in range(S)]
+    for r in sizes:
+        hr = len(by_size[r])
+        for part_no, g in enumerate(parts[r]):
+            a = part_no * step
+            for j in range(len(g.scores) // hr):
+                s = a + j
+                per_param = [[None, *(factor_lists[k][i] for i in chosen[k][s])] for k in range(d)]
+                lo, hi = j * hr, (j + 1) * hr
+                hyps: Any = _TemplateHypotheses(keys, by_size[r], per_param)
+                out[s].append(_Group(hyps,
+                                     split_batch(g.batch, lo, hi, r + 1), g.ok[lo:hi], g.scores[lo:hi]))
+    return out
