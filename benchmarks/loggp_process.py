@@ -1,35 +1,40 @@
-"""Whole processes of LogGP simulation beside LogGOPSim: wall time and peak memory.
+"""Whole processes of LogGP simulation beside LogGOPSim: wall time and peak memory, per input format.
 
-The random pattern of loggp_speed.py (P processors, M messages of 1 to 65,536 bytes, each
-processor sending in message-id order) is written once as a compact program (.npz) and as a
-GOAL schedule, which LogGOPSim's txt2bin turns into its binary form (not timed, as LogGOPSim
-reads the binary form; the txt2bin time is shown apart). Then, alternately and ``--repeat``
-times, three processes run on the same messages with L = 1000, o = 500, g = 600, G = 1:
+Patterns of P ranks and M messages (one communication step unless said otherwise):
 
-* ``perfcompose loggp simulate X.npz`` (the paper's algorithm, Figure 2),
-* ``perfcompose loggp simulate X.npz --semantics loggopsim`` (LogGOPSim's rules),
+* ``random``: each message from a random rank to another, 1 to 65,535 bytes;
+* ``fanin``: every rank sends to its group's root (groups of 256 ranks), 1 to 65,535 bytes;
+* ``fanout``: each group's root sends to the members of its group, 1 to 65,535 bytes;
+* ``allreduce``: recursive-doubling rounds (rank r exchanges 1,024 bytes with r XOR 2^k), one
+  step per round, as many rounds as M messages fill.
+
+Each pattern is written once as a program JSON, its compact form (.npz) and a GOAL schedule,
+which LogGOPSim's ``txt2bin`` turns into its binary form (not timed; LogGOPSim reads the binary
+form). Then, alternately and ``--repeat`` times, for each parameter setting:
+
+* ``perfcompose loggp simulate X.json --semantics loggopsim``,
+* ``perfcompose loggp simulate X.npz --semantics loggopsim``,
+* ``perfcompose loggp simulate X.goal`` (always LogGOPSim's rules),
 * ``LogGOPSim -f X.bin`` (the C++ simulator, built from its public source with -O2),
 
-and the table gives the median wall time, the peak resident memory of each process (from the
-kernel's accounting of the finished child) and perfcompose / LogGOPSim. The LogGOPSim-semantics
-makespan is checked against LogGOPSim's. A LogGOPSim run longer than ``--timeout`` is stopped
-and shown as a lower bound. Without a LogGOPSim build (``--loggopsim DIR`` or ``LOGGOPSIM_DIR``
-naming the folder with ``txt2bin`` and ``LogGOPSim``) its rows say so and perfcompose is timed
-alone. perfcompose runs its compiled C extension where it is built, else Numba (the header says
-which; ``--kernels numba`` makes the children use Numba). Build LogGOPSim (Debian: ``apt-get
-install gengetopt re2c libgraphviz-dev``) in its
-``src/LogGOPSim`` folder with ``make CXXFLAGS="-std=c++11 -O2 -Wno-deprecated" CCFLAGS=-O2
-LDFLAGS=-lcgraph`` (its Makefile's default is -O0).
+and the table gives the median wall time, the peak resident memory (GNU time's report of the
+child), and the ratios of both to LogGOPSim's in the same run; each makespan is checked against
+LogGOPSim's (to the digits perfcompose prints). A LogGOPSim run longer than ``--timeout`` is
+stopped and shown as a lower bound (``>``), and the ratios as upper bounds (``<``). The load
+average is printed at the start and after every pattern. Build LogGOPSim (Debian: ``apt-get
+install gengetopt re2c libgraphviz-dev``) in its ``src/LogGOPSim`` folder with ``make
+CXXFLAGS="-std=c++11 -O2 -Wno-deprecated" CCFLAGS=-O2 LDFLAGS=-lcgraph`` (its Makefile's default
+is -O0) and name the folder with ``--loggopsim`` or ``LOGGOPSIM_DIR``.
 
-    python benchmarks/loggp_process.py [--messages 100000,1000000] [--procs 4096] [--repeat 3]
-        [--loggopsim PATH/TO/src/LogGOPSim] [--timeout 300] [--kernels default|numba]
+    python benchmarks/loggp_process.py [--patterns random,fanin,fanout,allreduce]
+        [--messages 100000,1000000] [--procs 4096] [--params "10,2,5,1;1000,500,600,1"]
+        [--formats json,npz,goal] [--repeat 3] [--loggopsim DIR] [--timeout 300]
 """
 from __future__ import annotations
 
 import argparse
 import os
 import re
-import shutil
 import signal
 import statistics
 import subprocess
@@ -40,14 +45,54 @@ from pathlib import Path
 
 import numpy as np
 
-PARAMS = {"L": 1000, "o": 500, "g": 600, "G": 1}
+GROUP = 256  #: ranks per root in the fan-in and fan-out patterns
 
 
-def pattern(P: int, M: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _sizes(rng: np.random.Generator, M: int) -> np.ndarray:
+    return rng.integers(1, 65536, M).astype(np.float64)
+
+
+def pattern(name: str, P: int, M: int, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The communication steps (src, dst, bytes) of a pattern with about M messages."""
     rng = np.random.default_rng(seed)
-    src = rng.integers(0, P, M)
-    dst = (src + rng.integers(1, P, M)) % P
-    return src, dst, rng.integers(1, 65537, M).astype(np.float64)
+    if name == "random":
+        src = rng.integers(0, P, M)
+        return [(src, (src + rng.integers(1, P, M)) % P, _sizes(rng, M))]
+    if name in ("fanin", "fanout"):
+        group = min(GROUP, P)
+        member = rng.integers(1, group, M)  # never the root itself
+        base = rng.integers(0, P // group, M) * group
+        root, other = base, base + member
+        return [(other, root, _sizes(rng, M)) if name == "fanin" else (root, other, _sizes(rng, M))]
+    if name == "allreduce":
+        steps = []
+        rounds = max(1, int(np.log2(P)))
+        ranks = np.arange(P)
+        total = 0
+        k = 0
+        while total < M:
+            partner = ranks ^ (1 << (k % rounds))
+            ok = partner < P
+            steps.append((ranks[ok], partner[ok], np.full(int(ok.sum()), 1024.0)))
+            total += int(ok.sum())
+            k += 1
+        return steps
+    raise SystemExit(f"unknown pattern {name!r}")
+
+
+def write_json(P: int, steps: list[tuple[np.ndarray, np.ndarray, np.ndarray]], path: Path) -> None:
+    """The program JSON, written in blocks (a large program never becomes Python lists at once)."""
+    with open(path, "w") as fh:
+        fh.write(f'{{"P": {P}, "steps": [')
+        for k, (src, dst, nbytes) in enumerate(steps):
+            fh.write(',\n' if k else '')
+            fh.write('{"kind": "comm", "messages": [')
+            rows = np.stack([src, dst, nbytes.astype(np.int64)], axis=1)
+            for lo in range(0, rows.shape[0], 100_000):
+                block = rows[lo:lo + 100_000].tolist()
+                fh.write((", " if lo else "") + ", ".join(f"[{a}, {b}, {c}]" for a, b, c in block))
+            fh.write("]}")
+        fh.write("]}\n")
 
 
 def run_measured(cmd: list[str], timeout: float) -> tuple[float, float, str, bool]:
@@ -59,7 +104,7 @@ def run_measured(cmd: list[str], timeout: float) -> tuple[float, float, str, boo
                                 stderr=subprocess.DEVNULL, text=True, start_new_session=True)
         try:
             out, _ = proc.communicate(timeout=timeout)
-            finished = True
+            finished = proc.returncode == 0
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             out, _ = proc.communicate()
@@ -75,118 +120,96 @@ def makespan(text: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
-NAMES = {"paper": "perfcompose loggp simulate X.npz (paper)", "loggopsim": "perfcompose ... --semantics loggopsim",
-         "LogGOPSim": "LogGOPSim -f X.bin (C++, -O2)"}
-
-
-def print_rows(M: int, rows: dict[str, list[tuple[float, float, str, bool]]]) -> None:
-    """One table row per process: median wall time, peak memory, ratio to LogGOPSim, makespan."""
-    anchor = statistics.median(r[0] for r in rows["LogGOPSim"]) if rows["LogGOPSim"] else None
-    for name, runs in rows.items():
-        if not runs:
-            print(f"| {M:>9,} | {NAMES[name]:44} | {'-':>8} | {'-':>9} | {'-':>12} | skipped |")
-            continue
-        wall = statistics.median(r[0] for r in runs)
-        peak = max(r[1] for r in runs)
-        done = all(r[3] for r in runs)
-        span = makespan(runs[-1][2]) if done else None
-        ratio = f"{wall / anchor:.2f}x" if anchor and name != "LogGOPSim" else ""
-        if anchor and not rows["LogGOPSim"][-1][3] and name != "LogGOPSim":
-            ratio = f"<{wall / anchor:.2f}x"
-        shown = f"{'>' if not done else ''}{wall:.2f}"
-        print(f"| {M:>9,} | {NAMES[name]:44} | {shown:>8} | {peak:>9.0f} | {ratio:>12} | "
-              f"{'-' if span is None else f'{span:.6g}'} |")
-
-
-def kernels() -> str:
-    """Which implementations the perfcompose processes run (they inherit this environment)."""
-    from perfcompose.loggp import backend
-
-    goal = "Numba"
-    if os.environ.get("PERFCOMPOSE_KERNELS", "").strip().lower() != "numba":
-        try:
-            import perfcompose.loggp._cgoal  # noqa: F401
-
-            goal = "compiled extension (C)"
-        except ImportError:
-            pass
-    return f"{backend.describe()} (paper), {goal} (LogGOPSim semantics)"
+def same(ours: float | None, theirs: float | None) -> str:
+    """Whether perfcompose's printed makespan (6 significant digits) is LogGOPSim's."""
+    if ours is None or theirs is None:
+        return "-"
+    return "yes" if float(f"{theirs:.6g}") == ours else f"NO ({ours:.6g} vs {theirs:.6g})"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--patterns", default="random,fanin,fanout,allreduce")
     ap.add_argument("--procs", type=int, default=4096)
     ap.add_argument("--messages", default="100000,1000000")
+    ap.add_argument("--params", default="10,2,5,1;1000,500,600,1", help="L,o,g,G settings separated by ';'")
+    ap.add_argument("--formats", default="json,npz,goal")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--loggopsim", default=os.environ.get("LOGGOPSIM_DIR", ""))
-    ap.add_argument("--kernels", choices=("default", "numba"), default="default",
-                    help="numba: the children run the Numba kernels even where the C extension is built")
     args = ap.parse_args()
-    if args.kernels == "numba":
-        os.environ["PERFCOMPOSE_KERNELS"] = "numba"  # inherited by the timed processes
 
     from perfcompose.loggp.goal import program_to_goal, write_goal
     from perfcompose.loggp.npzfile import write_program_npz
     from perfcompose.loggp.program import CommStep, Program
 
     lgs = Path(args.loggopsim) if args.loggopsim else None
-    why_not = None
-    if lgs is None:
-        why_not = "no LogGOPSim build named (--loggopsim DIR or LOGGOPSIM_DIR)"
-    elif not (lgs / "LogGOPSim").exists() or not (lgs / "txt2bin").exists():
-        why_not = f"no txt2bin and LogGOPSim in {lgs}"
-    exe = [sys.executable, "-m", "perfcompose.cli"] if shutil.which("perfcompose") is None else ["perfcompose"]
-    flags = [f"--{k}={v}" for k, v in PARAMS.items()]
-    load = os.getloadavg()[0]
-    print(f"random pattern, P = {args.procs}; L={PARAMS['L']} o={PARAMS['o']} g={PARAMS['g']} G={PARAMS['G']}; "
-          f"{os.cpu_count()} cores, load average {load:.2f} at the start; median of {args.repeat}")
-    print(f"perfcompose's kernels: {kernels()}")
-    if why_not:
-        print(f"LogGOPSim rows skipped: {why_not}")
+    if lgs is None or not (lgs / "LogGOPSim").exists() or not (lgs / "txt2bin").exists():
+        raise SystemExit("name a LogGOPSim build: --loggopsim DIR (or LOGGOPSIM_DIR) with txt2bin and LogGOPSim")
+    exe = [sys.executable, "-m", "perfcompose.cli"]
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: compiled modules cached
+    os.environ.clear()
+    os.environ.update(env)
+    settings = [dict(zip("LogG", (float(v) for v in s.split(",")))) for s in args.params.split(";")]
+    formats = args.formats.split(",")
+    print(f"P = {args.procs}; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the start; "
+          f"median of {args.repeat}; LogGOPSim stopped after {args.timeout:g} s")
     print()
-    print(f"| {'messages':>9} | {'process':44} | {'wall [s]':>8} | {'peak [MB]':>9} "
-          f"| {'vs LogGOPSim':>12} | makespan |")
-    print(f"|{'-' * 11}|{'-' * 46}|{'-' * 10}|{'-' * 11}|{'-' * 14}|{'-' * 10}|")
+    print("| pattern | messages | L,o,g,G | input | wall [s] | peak [MB] | time vs LogGOPSim | memory vs LogGOPSim "
+          "| makespan = LogGOPSim's |")
+    print("|---|---:|---|---|---:|---:|---:|---:|---|")
+    subprocess.run([*exe, "--help"], capture_output=True, env=env)  # compile the modules once
     with tempfile.TemporaryDirectory() as tmp:
-        for M in (int(x) for x in args.messages.split(",")):
-            src, dst, nbytes = pattern(args.procs, M)
-            prog = Program(args.procs, (CommStep.from_arrays(args.procs, src, dst, nbytes),))
-            npz, goal, binary = Path(tmp, f"p{M}.npz"), Path(tmp, f"p{M}.goal"), Path(tmp, f"p{M}.bin")
-            write_program_npz(prog, npz)
-            rows: dict[str, list[tuple[float, float, str, bool]]] = {"paper": [], "loggopsim": [], "LogGOPSim": []}
-            cmds = {"paper": [*exe, "loggp", "simulate", str(npz), *flags],
-                    "loggopsim": [*exe, "loggp", "simulate", str(npz), *flags, "--semantics", "loggopsim"]}
-            txt2bin_s = None
-            if not why_not:
-                assert lgs is not None
-                write_goal(program_to_goal(prog), goal)
+        for name in args.patterns.split(","):
+            for M in (int(float(x)) for x in args.messages.split(",")):
+                steps = pattern(name, args.procs, M)
+                prog = Program(args.procs, tuple(CommStep.from_arrays(args.procs, *s) for s in steps))
+                M_real = sum(s[0].shape[0] for s in steps)
+                files = {"json": Path(tmp, "p.json"), "npz": Path(tmp, "p.npz"), "goal": Path(tmp, "p.goal")}
+                binary = Path(tmp, "p.bin")
                 t = time.perf_counter()
-                subprocess.run([str(lgs / "txt2bin"), "-i", str(goal), "-o", str(binary)], check=True,
+                write_program_npz(prog, files["npz"])
+                if "json" in formats:
+                    write_json(args.procs, steps, files["json"])
+                write_goal(program_to_goal(prog), files["goal"])
+                subprocess.run([str(lgs / "txt2bin"), "-i", str(files["goal"]), "-o", str(binary)], check=True,
                                capture_output=True)
-                txt2bin_s = time.perf_counter() - t
-                goal.unlink()
-                cmds["LogGOPSim"] = [str(lgs / "LogGOPSim"), "-f", str(binary), "-b",
-                                     *(f"-{k}{v}" for k, v in PARAMS.items())]
-            for name in ("paper", "loggopsim"):  # warm the compiled kernels' cache
-                run_measured(cmds[name], args.timeout)
-            for _ in range(args.repeat):
-                for name, cmd in cmds.items():
-                    if name == "LogGOPSim" and rows[name] and not rows[name][-1][3]:
-                        continue  # it ran out of time once: do not wait again
-                    rows[name].append(run_measured(cmd, args.timeout))
-            print_rows(M, rows)
-            if txt2bin_s is not None:
-                print(f"| {M:>9,} | {'(txt2bin GOAL -> binary, not in the rows)':44} | {txt2bin_s:>8.2f} | "
-                      f"{'':>9} | {'':>12} |          |")
-            if rows["LogGOPSim"] and rows["LogGOPSim"][-1][3]:  # the exact makespans, compared
-                from perfcompose.loggp.execute import simulate_program
-                from perfcompose.loggp.params import LogGP
-
-                ours = simulate_program(prog, LogGP(**PARAMS), semantics="loggopsim", timelines=False).makespan
-                theirs = makespan(rows["LogGOPSim"][-1][2])
-                print(f"| {M:>9,} | LogGOPSim semantics {ours:.0f} vs LogGOPSim {theirs:.0f}: "
-                      f"{'the same' if ours == theirs else 'DIFFERENT'} |")
+                del prog, steps
+                setup = time.perf_counter() - t
+                for params in settings:
+                    tag = ",".join(f"{v:g}" for v in params.values())
+                    flags = [f"--{k}={v:g}" for k, v in params.items()]
+                    cmds = {f: [*exe, "loggp", "simulate", str(files[f]), *flags,
+                                *(["--semantics", "loggopsim"] if f != "goal" else [])] for f in formats}
+                    cmds["LogGOPSim"] = [str(lgs / "LogGOPSim"), "-f", str(binary), "-b",
+                                         *(f"-{k}{v:g}" for k, v in params.items())]
+                    rows: dict[str, list[tuple[float, float, str, bool]]] = {k: [] for k in cmds}
+                    for _ in range(args.repeat):
+                        for key, cmd in cmds.items():
+                            if key == "LogGOPSim" and rows[key] and not rows[key][-1][3]:
+                                continue  # it ran out of time once: do not wait again
+                            rows[key].append(run_measured(cmd, args.timeout))
+                    anchor = rows["LogGOPSim"]
+                    a_wall = statistics.median(r[0] for r in anchor)
+                    a_peak = max(r[1] for r in anchor)
+                    a_done = all(r[3] for r in anchor)
+                    theirs = makespan(anchor[-1][2]) if a_done else None
+                    bound = "" if a_done else "<"
+                    for key, runs in rows.items():
+                        wall = statistics.median(r[0] for r in runs)
+                        peak = max(r[1] for r in runs)
+                        done = all(r[3] for r in runs)
+                        shown = f"{'' if done else '>'}{wall:.2f}"
+                        if key == "LogGOPSim":
+                            print(f"| {name} | {M_real:,} | {tag} | LogGOPSim -f X.bin | {shown} | {peak:.0f} | 1 "
+                                  f"| 1 | {'(stopped)' if not done else f'{theirs:.0f}'} |")
+                            continue
+                        check = same(makespan(runs[-1][2]), theirs) if done else "failed"
+                        print(f"| {name} | {M_real:,} | {tag} | {key} | {shown} | {peak:.0f} | "
+                              f"{bound}{wall / a_wall:.2f} | {peak / a_peak:.2f} | {check} |", flush=True)
+                print(f"| {name} | {M_real:,} | | (inputs written in {setup:.0f} s; load average "
+                      f"{os.getloadavg()[0]:.2f}) | | | | | |", flush=True)
     print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
 
 
