@@ -161,16 +161,26 @@ def from_both_kinds(inclusive: Experiment, exclusive: Experiment, metric: str) -
 
 
 def cube_metrics(directory: Path) -> tuple[str, ...]:
-    """The metrics of a CUBE4 profile that add up over the call tree (not minima or maxima)."""
+    """The metrics of a CUBE4 profile that add up over the call tree (not minima or maxima) and
+    hold data (a metric may be declared and never measured)."""
     from pycubexr import CubexParser
+    from pycubexr.utils.exceptions import MissingMetricError
 
     from perfcompose.data import cube
 
     first = cube.profiles(directory)[0]
     try:
         with CubexParser(str(first)) as profile:
-            return tuple(m.name for m in profile.get_metrics()
-                         if not str(m.data_type).upper().startswith(("MIN", "MAX")))
+            names = []
+            for m in profile.get_metrics():
+                if str(m.data_type).upper().startswith(("MIN", "MAX")):
+                    continue
+                try:
+                    profile.get_metric_values(m, cache=False)
+                except MissingMetricError:
+                    continue
+                names.append(m.name)
+            return tuple(names)
     except Exception as exc:  # noqa: BLE001 - any failure of the parser means a file it cannot read
         raise DataFormatError(f"not a readable CUBE profile ({type(exc).__name__}: {exc})", path=first) from None
 

@@ -100,7 +100,7 @@ def node_cell(node: CallNode, unit: str, level: float) -> str:
     parts += [f"{share_cell(node.share_of_parent)} of caller", f"{share_cell(node.share_of_root)} of root",
               f"{node.source}: {node.model}"]
     if node.fitted is not None:
-        parts.append(quality_cell(node))
+        parts.append(f"fit quality {quality_cell(node)}")
     if not node.measured:
         parts.append("not measured")
     return " · ".join(parts)
