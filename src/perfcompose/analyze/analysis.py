@@ -139,7 +139,9 @@ class _Tree:
         self.mv, self.parameters, self.full, self.train, self.held = mv, parameters, full, train, held
         self.target, self.threshold, self.level, self.aggregate = target, threshold, level, aggregate
         self.kept: dict[str, Model] = {}
-        self.kept_train: dict[str, Model] = {}
+        #: each call path's kept model fitted without the held-out points, as its values at them
+        self.held_coords = sorted(held.held_out)
+        self.kept_train: dict[str, np.ndarray] = {}
         self.compositions: dict[str, Composition] = {}
         self.fitted: dict[str, Any] = {}
 
@@ -152,9 +154,12 @@ class _Tree:
             return None
         return with_uncertainty(result.model, self.full.series[key], aggregate=self.aggregate)
 
-    def _train_model(self, kind: str, path: str) -> Model | None:
+    def _train_values(self, kind: str, path: str) -> np.ndarray | None:
+        """The values at the held-out points of the model fitted to the other points."""
+        from perfcompose.fit.pmnf import predict
+
         result = None if self.train is None else self.train.results.get((self.mv.metric, kind, path))
-        return None if result is None else result.model
+        return None if result is None else predict(result.chosen, np.array(self.held_coords, dtype=float))
 
     def visit(self, path: str) -> None:
         from perfcompose.compose.interval import with_interval
@@ -164,7 +169,7 @@ class _Tree:
         callees = self.mv.tree.callees.get(path, ())
         fitted = self._fitted_model("inclusive", path)
         self.fitted[path] = self.full.results.get((self.mv.metric, "inclusive", path))
-        train_fitted = self._train_model("inclusive", path)
+        train_fitted = self._train_values("inclusive", path)
         if not callees:
             if fitted is None:
                 raise FitError(f"{path} ({self.mv.metric}): no measurements shared by its points")
@@ -195,22 +200,19 @@ class _Tree:
             at_c, at_f, _finite(diff) if diff is not None else None, disagrees,
             errors[0], errors[1], errors[2], kept, reason)
 
-    def _train_composed(self, path: str, callees: Sequence[str]) -> Model | None:
-        from perfcompose.compose.operators import Composer
-        from perfcompose.compose.terms import Component, seq
-
+    def _train_composed(self, path: str, callees: Sequence[str]) -> np.ndarray | None:
+        """The composition seq(own, callees) of the models fitted without the held-out points, at
+        them: seq adds, so its value is the sum of its parts' values."""
         if self.train is None or any(c not in self.kept_train for c in callees):
             return None
         own_key = (self.mv.metric, "exclusive", path)
-        own = self._train_model("exclusive", path)
+        own = self._train_values("exclusive", path)
         if own is None and own_key in self.full.results:
             return None  # the own part was measured, but too few of its points remain
-        names = ([_OWN] if own is not None else []) + [f"c{k}" for k in range(len(callees))]
-        models = ([own] if own is not None else []) + [self.kept_train[c] for c in callees]
-        term = seq(*names) if len(names) > 1 else Component(names[0])
-        return Composer(dict(zip(names, models)))(term)
+        parts = ([own] if own is not None else []) + [self.kept_train[c] for c in callees]
+        return np.sum(parts, axis=0)
 
-    def _heldout_errors(self, path: str, fitted: Model | None, composed: Model | None
+    def _heldout_errors(self, path: str, fitted: np.ndarray | None, composed: np.ndarray | None
                         ) -> tuple[float | None, float | None, int]:
         series = self.mv.inclusive.get(path)
         if series is None or not self.held.held_out:
@@ -218,14 +220,12 @@ class _Tree:
         points = held_points(series, self.held.held_out)
         if not points:
             return None, None, 0
-        params = self.parameters
+        index = {c: k for k, c in enumerate(self.held_coords)}
+        rows = [index[p.coordinate] for p in points]
         measured = np.array([p.median for p in points])
 
-        def error(model: Model | None) -> float | None:
-            if model is None:
-                return None
-            pred = np.array([_at(model, dict(zip(params, p.coordinate))) for p in points])
-            return _finite(relative_error(pred, measured))
+        def error(values: np.ndarray | None) -> float | None:
+            return None if values is None else _finite(relative_error(values[rows], measured))
 
         return error(fitted), error(composed), len(points)
 
@@ -313,17 +313,21 @@ def analyze(path: str | Path, at: Mapping[str, float], *, metrics: Sequence[str]
         except FitError as exc:
             held = Split(held.kept, frozenset(), f"a fit to the remaining points failed: {exc}")
     out = []
-    for k, mv in enumerate(chosen):
-        if progress is not None:
-            progress(f"composing {mv.metric}", k, len(chosen))
+    total, done = sum(len(mv.tree.postorder()) for mv in chosen), 0
+    for mv in chosen:
         tree = _Tree(mv, parameters, full, train, held, target, threshold, level,
                      getattr(fitter, "aggregate", "median"))
         for node in mv.tree.postorder():
+            if progress is not None:
+                progress(f"composing {mv.metric}: {node}", done, total)
             tree.visit(node)
+            done += 1
         root_model = tree.kept[mv.tree.root]
         root_value, root_largest = _at(root_model, target), _at(root_model, largest)
         root = _node(tree, mv.tree.root, parameters, target, largest, root_value, root_value, root_largest, level)
         out.append(MetricAnalysis(mv.metric, mv.unit, mv.note, root, _ranking(tree, root, parameters, target, largest)))
+    if progress is not None:
+        progress("composed", total, total)
     if held.held_out:
         holdout = (f"{len(held.held_out)} point(s) at the largest value of a parameter held out, "
                    f"fitted on the other {len(held.kept)}")
