@@ -12,7 +12,8 @@ measured at x = 1024 * 2^k, k = 0..8, five repetitions each with 2 % multiplicat
 noise, plus a two-parameter kernel 2 + 0.5 * p * n^(1/2) for Extra-P's JSON format, and a
 runtime table T(n, p) of a checksum farm for skeleton-based estimation (seconds):
 T(n) = 2e-6 + 1.5e-9 * n * log2(n) sequentially, T(n)/p + 4e-6 * p + 2e-11 * n * p on p PEs, 1 %
-noise. The random generator has a fixed seed, so running the script again rewrites the same bytes.
+noise, and the inclusive times of a solver's call paths over the process count p (seconds,
+see CALLPATHS). The random generator has a fixed seed, so running the script again rewrites the same bytes.
 """
 from __future__ import annotations
 
@@ -65,6 +66,36 @@ def kernel_experiment(rng: np.random.Generator) -> Experiment:
     return Experiment(("p", "n"), (Series("time", tuple(points), region="kernel", unit="s"),))
 
 
+#: call path -> own (exclusive) time in s of a solver over the process count p, 2 % noise
+CALLPATHS = {
+    "main": lambda p: 0.5 + 0.0 * p,
+    "main->init": lambda p: 2.0 + 1e-3 * p,
+    "main->solve": lambda p: 10.0 + 0.0 * p,
+    "main->solve->compute": lambda p: 40.0 + 0.0 * p,
+    "main->solve->halo": lambda p: 1.5 + 0.02 * np.sqrt(p),
+    "main->solve->MPI_Allreduce": lambda p: 0.2 * np.log2(p) + 1e-4 * p * np.log2(p),
+    "main->finalize": lambda p: 0.3 + 0.0 * p,
+}
+
+
+def callpaths_experiment(rng: np.random.Generator) -> Experiment:
+    """Inclusive times of every call path of :data:`CALLPATHS`: a run's caller holds its own
+    time and its callees' of the same run."""
+    ps = (64, 128, 256, 512, 1024, 2048)
+    own = {path: [model(p) * (1.0 + 0.02 * rng.standard_normal(REPETITIONS)) for p in ps]
+           for path, model in CALLPATHS.items()}
+
+    def inclusive(path: str) -> list[np.ndarray]:
+        callees = [c for c in CALLPATHS if c.rpartition("->")[0] == path]
+        return [own[path][k] + sum((inclusive(c)[k] for c in callees), np.zeros(REPETITIONS))
+                for k in range(len(ps))]
+
+    series = tuple(Series("time", tuple(Point((float(p),), tuple(float(v) for v in np.round(values, 4)))
+                                        for p, values in zip(ps, inclusive(path))), region=path, unit="s")
+                   for path in CALLPATHS)
+    return Experiment(("p",), series)
+
+
 def checksum_table(rng: np.random.Generator) -> str:
     """A runtime table in the papers' wide form: n, the sequential time, then p = 1, 2, 4."""
     lines = ["# A checksum farm over blocks of n elements, p PEs; seconds (synthetic, see make_examples.py)",
@@ -87,6 +118,7 @@ def main(out: Path = HERE) -> list[Path]:
         ("tasks.csv", tasks_experiment, 2),
         ("tasks.txt", tasks_experiment, 2),
         ("kernel.extrap.json", kernel_experiment, 3),
+        ("callpaths.txt", callpaths_experiment, 5),
     ]
     for name, build, stream in jobs:
         rng = np.random.default_rng([SEED, stream])
