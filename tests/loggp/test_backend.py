@@ -118,6 +118,34 @@ def test_extension_refuses_an_array_of_the_wrong_type():
         module.standard(2, z, z, z, z, z, z, 1.0, 1.0, 1.0, 1.0, True, True, 0, z, z, z, z, z, z, z)
 
 
+@needs_extension
+def test_worst_case_loop_in_the_extension_passes_on_a_bad_choice():
+    """The extension's worst case asks ``choose`` for each forced send: an index out of range
+    is a ValueError, an exception of ``choose`` comes through unchanged."""
+    module = backend.compiled_module()
+    P = 4
+    src = np.arange(P)
+    step = CommStep.from_arrays(P, src, (src + 1) % P, np.ones(P))  # one cycle: a forced send
+    ptr = np.arange(P + 1, dtype=np.int64)
+
+    def call(choose):
+        out = [np.zeros(P), np.zeros(P), np.zeros(P, np.int64), np.zeros(P, np.int64)] + [np.zeros(P)] * 3
+        return module.worst_step(P, step.src, step.dst, step.nbytes, step.order, step.send_ptr, ptr, 1.0, 1.0, 1.0,
+                                 0.0, True, choose, *out)
+
+    forced, offsets, candidates = call(None)
+    assert np.frombuffer(forced, np.int64).tolist() == [0]
+    assert np.frombuffer(candidates, np.int32).tolist() == [0, 1, 2, 3] and len(offsets) == 16
+    assert np.frombuffer(call(lambda n: n - 1)[0], np.int64).tolist() == [3]
+    with pytest.raises(ValueError, match="choose"):
+        call(lambda n: n)
+
+    def broken(n):
+        raise KeyError("no choice")
+    with pytest.raises(KeyError, match="no choice"):
+        call(broken)
+
+
 def test_compiled_asked_for_where_it_is_missing_says_how_to_build_it(monkeypatch):
     monkeypatch.setattr(backend, "compiled_module", lambda: None)
     with pytest.raises(ImportError, match="C compiler"):

@@ -310,6 +310,8 @@ typedef struct {
     char *sent;
     int64_t *waiting, *counters, *stack, *send_seq;
     double *send_start;
+    int64_t *newly; /* where not NULL: the processors that sent, appended as they do (n_newly) */
+    int64_t n_newly, n_sent;
 } Worst;
 
 static int64_t worst_run(Worst *a, Receiver *r) {
@@ -330,6 +332,10 @@ static int64_t worst_run(Worst *a, Receiver *r) {
             continue;
         }
         a->sent[p] = 1;
+        a->n_sent += 1;
+        if (a->newly) {
+            a->newly[a->n_newly++] = p;
+        }
         for (int64_t i = a->send_ptr[p]; i < a->send_ptr[p + 1]; i++) {
             int64_t m = a->order[i];
             double ts = r->next_send[p];
@@ -350,11 +356,7 @@ static int64_t worst_run(Worst *a, Receiver *r) {
             }
         }
     }
-    int64_t remaining = 0;
-    for (int64_t p = 0; p < P; p++) {
-        remaining += !a->sent[p];
-    }
-    return remaining;
+    return P - a->n_sent;
 }
 
 static PyObject *worst(PyObject *self, PyObject *args) {
@@ -395,7 +397,10 @@ static PyObject *worst(PyObject *self, PyObject *args) {
         return NULL;
     }
     Worst a = {P, I64(b[0]), I64(b[2]), I64(b[3]), F64(b[1]), L, o, g, G, end_origin, (int64_t)forced, BOOL(b[5]),
-               I64(b[6]), I64(b[16]), I64(b[17]), I64(b[14]), F64(b[12])};
+               I64(b[6]), I64(b[16]), I64(b[17]), I64(b[14]), F64(b[12]), NULL, 0, 0};
+    for (Py_ssize_t p = 0; p < P; p++) { /* the processors that sent in earlier calls */
+        a.n_sent += a.sent[p] != 0;
+    }
     Receiver r = {(Entry *)b[7].view.buf, I64(b[8]), I64(b[4]), F64(b[9]), F64(b[10]), F64(b[11]), F64(b[13]),
                   I64(b[15]), o, 0.0, 0.0};
     gaps_after_receive(o, g, end_origin, &r.send_gap_after_recv, &r.recv_gap_after_recv);
@@ -418,6 +423,7 @@ typedef struct {
     int64_t *label, *fed, *state, *mark, *queue, *members, *nxt, *index, *low, *stack, *cs_node, *cs_edge, *root;
     char *onstack, *inner, *ok, *affected, *broken;
     int64_t *alist, *head, *size;
+    int64_t *csize; /* where not NULL: each label's count of members, kept from one refresh to the next */
 } Components;
 
 /* whether a search from start along (ptr, adj) inside component c reaches all its n members */
@@ -547,10 +553,55 @@ static int64_t forget_sent(Components *k) {
     return na;
 }
 
+/* forget_sent for the processors listed in vs (those that sent since the last call), keeping
+ * csize: the same components without a pass over all processors */
+static int64_t forget_listed(Components *k, const int64_t *vs, int64_t nv) {
+    int64_t *label = k->label, *fed = k->fed;
+    for (int64_t i = 0; i < nv; i++) {
+        int64_t v = vs[i], c = label[v];
+        if (c < 0) {
+            continue;
+        }
+        for (int64_t e = k->ptr[v]; e < k->ptr[v + 1]; e++) {
+            int64_t w = k->adj[e];
+            if (label[w] >= 0 && label[w] != c) {
+                fed[label[w]] -= 1;
+            }
+        }
+        for (int64_t e = k->rptr[v]; e < k->rptr[v + 1]; e++) {
+            int64_t u = k->radj[e];
+            if (!k->sent[u] && label[u] >= 0 && label[u] != c) {
+                fed[c] -= 1;
+            }
+        }
+    }
+    int64_t na = 0;
+    for (int64_t i = 0; i < nv; i++) {
+        int64_t v = vs[i], c = label[v];
+        if (c < 0) {
+            continue;
+        }
+        if (!k->affected[c]) {
+            k->affected[c] = 1;
+            k->alist[na++] = c;
+        }
+        if (k->inner[v] || k->root[c] == v || k->root[c] < 0) {
+            k->broken[c] = 1;
+        }
+        k->csize[c] -= 1;
+        label[v] = -1;
+    }
+    return na;
+}
+
 /* split the affected components that lost their search trees and no longer hold together */
 static void resplit(Components *k, int64_t na) {
     int64_t *label = k->label;
-    for (int64_t v = 0; v < k->P; v++) {
+    int any_broken = 0; /* the members are listed only where a component is to be searched */
+    for (int64_t a = 0; a < na; a++) {
+        any_broken |= k->broken[k->alist[a]];
+    }
+    for (int64_t v = 0; any_broken && v < k->P; v++) {
         int64_t c = label[v];
         if (c >= 0 && k->affected[c]) {
             k->nxt[v] = k->head[c];
@@ -582,6 +633,12 @@ static void resplit(Components *k, int64_t na) {
             k->fed[j] = 0;
             k->root[j] = -1;
         }
+        if (k->csize) {
+            k->csize[c] = 0;
+            for (int64_t i = 0; i < n; i++) {
+                k->csize[label[k->members[i]]] += 1;
+            }
+        }
         for (int64_t i = 0; i < n; i++) {
             int64_t x = k->members[i];
             for (int64_t e = k->rptr[x]; e < k->rptr[x + 1]; e++) {
@@ -591,6 +648,35 @@ static void resplit(Components *k, int64_t na) {
                 }
             }
         }
+    }
+}
+
+/* refresh_run for worst_step: the processors that sent since the last call listed in vs, the
+ * members counted in csize; leaves ok alone (the caller reads the candidates off label, fed and
+ * csize) */
+static void refresh_listed(Components *k, int first, const int64_t *vs, int64_t nv) {
+    int64_t na;
+    if (first) {
+        k->csize[0] = 0;
+        for (int64_t v = 0; v < k->P; v++) {
+            k->label[v] = k->sent[v] ? -1 : 0;
+            k->csize[0] += !k->sent[v];
+        }
+        k->fed[0] = 0;
+        k->affected[0] = 1;
+        k->alist[0] = 0;
+        na = 1;
+        k->state[0] = 1;
+        k->broken[0] = 1;
+    } else {
+        na = forget_listed(k, vs, nv);
+    }
+    resplit(k, na);
+    for (int64_t a = 0; a < na; a++) {
+        int64_t c = k->alist[a];
+        k->affected[c] = 0;
+        k->broken[c] = 0;
+        k->head[c] = -1;
     }
 }
 
@@ -683,13 +769,266 @@ static PyObject *refresh(PyObject *self, PyObject *args) {
     Components k = {P, BOOL(b[0]), I64(b[1]), I64(b[3]), I32(b[2]), I32(b[4]), I64(b[5]), I64(b[6]), I64(b[7]),
                     I64(b[8]), I64(b[9]), I64(b[10]), I64(b[11]), I64(b[12]), I64(b[13]), I64(b[15]), I64(b[16]),
                     I64(b[17]), I64(b[19]), BOOL(b[14]), BOOL(b[18]), BOOL(b[20]), BOOL(b[21]), BOOL(b[22]),
-                    I64(b[23]), I64(b[24]), I64(b[25])};
+                    I64(b[23]), I64(b[24]), I64(b[25]), NULL};
     int64_t count;
     Py_BEGIN_ALLOW_THREADS
     count = refresh_run(&k, first);
     Py_END_ALLOW_THREADS
     release(b, 26);
     return PyLong_FromLongLong(count);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* section 4.2 as one call: the sends and receives, and each time all wait on each other the
+ * components' refresh, the forced processor's choice and the next round (worstcase.py's loop,
+ * whose kernel calls and refreshes these are) */
+
+typedef struct { /* a growable array of n items of size sz */
+    char *data;
+    int64_t n, cap, sz;
+} Vec;
+
+static int vec_add(Vec *v, const void *item) {
+    if (v->n == v->cap) {
+        int64_t cap = v->cap ? 2 * v->cap : 1024;
+        char *d = realloc(v->data, (size_t)(cap * v->sz));
+        if (!d) {
+            return -1;
+        }
+        v->data = d;
+        v->cap = cap;
+    }
+    memcpy(v->data + v->n * v->sz, item, (size_t)v->sz);
+    v->n += 1;
+    return 0;
+}
+
+/* the messages' ends ``b`` grouped by their other ends ``a`` (CSR: ptr of P + 1, ids in message
+ * order within a group), as components.py's _csr gives them */
+static void group_by(int64_t P, int64_t M, const int64_t *a, const int64_t *b, int64_t *ptr, int32_t *out,
+                     int64_t *fill) {
+    memset(ptr, 0, (size_t)(P + 1) * sizeof(int64_t));
+    for (int64_t m = 0; m < M; m++) {
+        ptr[a[m] + 1] += 1;
+    }
+    for (int64_t p = 0; p < P; p++) {
+        ptr[p + 1] += ptr[p];
+    }
+    memcpy(fill, ptr, (size_t)P * sizeof(int64_t));
+    for (int64_t m = 0; m < M; m++) {
+        out[fill[a[m]]++] = (int32_t)b[m];
+    }
+}
+
+/* every array of the components (components.py's WaitingComponents) for P processors and M
+ * messages, with its initial values; the edges from src to dst; 0, or -1 without memory */
+static int components_new(Components *k, int64_t P, int64_t M, const char *sent, const int64_t *src,
+                          const int64_t *dst) {
+    memset(k, 0, sizeof(*k));
+    k->P = P;
+    k->sent = sent;
+    size_t p1 = (size_t)(P + 1), nl = (size_t)(4 * P + 2), m1 = (size_t)(M > 0 ? M : 1);
+    int64_t *ptr = calloc(p1, 8), *rptr = calloc(p1, 8), *fill = calloc(p1, 8);
+    int32_t *adj = malloc(m1 * 4), *radj = malloc(m1 * 4);
+    int64_t **p_arrays[] = {&k->mark, &k->queue, &k->members, &k->nxt, &k->index, &k->low, &k->stack, &k->cs_node,
+                            &k->cs_edge, &k->alist};
+    for (size_t i = 0; i < sizeof(p_arrays) / sizeof(p_arrays[0]); i++) {
+        *p_arrays[i] = calloc(p1, 8);
+    }
+    k->label = malloc(p1 * 8);
+    k->fed = calloc(nl, 8);
+    k->root = malloc(nl * 8);
+    k->head = malloc(nl * 8);
+    k->size = calloc(nl, 8);
+    k->csize = calloc(nl, 8);
+    k->state = calloc(2, 8);
+    k->onstack = calloc(p1, 1);
+    k->inner = calloc(p1, 1);
+    k->ok = calloc(p1, 1);
+    k->affected = calloc(nl, 1);
+    k->broken = calloc(nl, 1);
+    k->ptr = ptr;
+    k->rptr = rptr;
+    k->adj = adj;
+    k->radj = radj;
+    int ok = ptr && rptr && fill && adj && radj && k->label && k->fed && k->root && k->head && k->size && k->csize &&
+             k->state && k->onstack && k->inner && k->ok && k->affected && k->broken;
+    for (size_t i = 0; i < sizeof(p_arrays) / sizeof(p_arrays[0]); i++) {
+        ok = ok && *p_arrays[i];
+    }
+    if (ok) {
+        group_by(P, M, src, dst, ptr, adj, fill);
+        group_by(P, M, dst, src, rptr, radj, fill);
+        for (size_t i = 0; i < nl; i++) {
+            k->root[i] = -1;
+            k->head[i] = -1;
+        }
+        for (int64_t v = 0; v < P; v++) {
+            k->label[v] = -1;
+        }
+    }
+    free(fill);
+    return ok ? 0 : -1;
+}
+
+static void components_free(Components *k) {
+    void *all[] = {(void *)k->ptr, (void *)k->rptr, (void *)k->adj, (void *)k->radj, k->label, k->fed, k->state,
+                   k->mark, k->queue, k->members, k->nxt, k->index, k->low, k->stack, k->cs_node, k->cs_edge, k->root,
+                   k->onstack, k->inner, k->ok, k->affected, k->broken, k->alist, k->head, k->size, k->csize};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+        free(all[i]);
+    }
+}
+
+static PyObject *worst_step(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t P;
+    double L, o, g, G;
+    int end_origin;
+    PyObject *choose, *ob[13];
+    if (!PyArg_ParseTuple(args, "nOOOOOOddddpOOOOOOOO:worst_step", &P, &ob[0], &ob[1], &ob[2], &ob[3], &ob[4],
+                          &ob[5], &L, &o, &g, &G, &end_origin, &choose, &ob[6], &ob[7], &ob[8], &ob[9], &ob[10],
+                          &ob[11], &ob[12])) {
+        return NULL;
+    }
+    if (choose != Py_None && !PyCallable_Check(choose)) {
+        PyErr_SetString(PyExc_TypeError, "choose: a callable or None");
+        return NULL;
+    }
+    /* src dst nbytes order send_ptr recv_ptr | send_start recv_start send_seq recv_seq finish next_send
+       recv_ready */
+    Buf b[13];
+    memset(b, 0, sizeof(b));
+    if (get_buf(ob[0], &b[0], 'q', 0, 0, "src") < 0) {
+        release(b, 13);
+        return NULL;
+    }
+    Py_ssize_t M = b[0].view.len / 8;
+    const char *names[13] = {"src", "dst", "nbytes", "order", "send_ptr", "recv_ptr", "send_start", "recv_start",
+                             "send_seq", "recv_seq", "finish", "next_send", "recv_ready"};
+    const char kinds[13] = {'q', 'q', 'd', 'q', 'q', 'q', 'd', 'd', 'q', 'q', 'd', 'd', 'd'};
+    const Py_ssize_t sizes[13] = {M, M, M, M, P + 1, P + 1, M, M, M, M, P, P, P};
+    for (int i = 1; i < 13; i++) {
+        if (get_buf(ob[i], &b[i], kinds[i], sizes[i], i >= 6, names[i]) < 0) {
+            release(b, 13);
+            return NULL;
+        }
+    }
+    const int64_t *src = I64(b[0]), *dst = I64(b[1]);
+    size_t p1 = (size_t)(P + 1), m1 = (size_t)(M > 0 ? M : 1);
+    char *sent = calloc(p1, 1);
+    int64_t *waiting = calloc(p1, 8), *stack = calloc(2 * p1 + 1, 8), *rsize = calloc(p1, 8), *newly = calloc(p1, 8);
+    int32_t *alive = malloc(p1 * 4); /* the processors that have not sent, ascending */
+    int64_t n_alive = P;
+    int64_t counters[2] = {0, 0};
+    Entry *heap = malloc(m1 * sizeof(Entry));
+    Vec forced = {NULL, 0, 0, 8}, offsets = {NULL, 0, 0, 8}, cands = {NULL, 0, 0, 4};
+    Components k;
+    int have_components = 0, failed = 0; /* failed: 1 without memory, 2 a Python error */
+    PyObject *result = NULL;
+    int64_t zero = 0;
+    if (!sent || !waiting || !stack || !rsize || !newly || !alive || !heap || vec_add(&offsets, &zero) < 0) {
+        failed = 1;
+        goto done;
+    }
+    for (Py_ssize_t p = 0; p < P; p++) {
+        alive[p] = (int32_t)p;
+    }
+    for (Py_ssize_t m = 0; m < M; m++) {
+        waiting[dst[m]] += 1;
+    }
+    Worst a = {P, dst, I64(b[3]), I64(b[4]), F64(b[2]), L, o, g, G, end_origin, -1, sent, waiting, counters,
+               stack, I64(b[8]), F64(b[6]), newly, 0, 0};
+    Receiver r = {heap, rsize, I64(b[5]), F64(b[11]), F64(b[12]), F64(b[10]), F64(b[7]), I64(b[9]), o, 0.0, 0.0};
+    gaps_after_receive(o, g, end_origin, &r.send_gap_after_recv, &r.recv_gap_after_recv);
+    PyThreadState *ts = PyEval_SaveThread();
+    for (;;) {
+        int64_t remaining = worst_run(&a, &r);
+        if (remaining == 0) {
+            break;
+        }
+        int first = !have_components;
+        if (first) {
+            if (components_new(&k, P, M, sent, src, dst) < 0) {
+                components_free(&k);
+                failed = 1;
+                break;
+            }
+            have_components = 1;
+        }
+        refresh_listed(&k, first, newly, a.n_newly);
+        a.n_newly = 0;
+        /* the candidates: the members of the components that nothing else feeds, with an edge inside */
+        int64_t lo = cands.n, kept = 0;
+        for (int64_t i = 0; i < n_alive && !failed; i++) {
+            int32_t v = alive[i];
+            int64_t c = k.label[v];
+            if (sent[v]) {
+                continue;
+            }
+            alive[kept++] = v;
+            if (c >= 0 && k.fed[c] == 0 && k.csize[c] >= 2 && vec_add(&cands, &v) < 0) {
+                failed = 1;
+            }
+        }
+        n_alive = kept;
+        int64_t count = cands.n - lo;
+        if (failed) {
+            break;
+        }
+        if (count == 0) { /* cannot happen: every waiting processor waits on another waiting one */
+            PyEval_RestoreThread(ts);
+            PyErr_SetString(PyExc_AssertionError, "deadlock without a cycle");
+            ts = PyEval_SaveThread();
+            failed = 2;
+            break;
+        }
+        int64_t pick = 0;
+        if (choose != Py_None) {
+            PyEval_RestoreThread(ts);
+            PyObject *got = PyObject_CallFunction(choose, "L", (long long)count);
+            pick = got ? PyLong_AsLongLong(got) : -1;
+            Py_XDECREF(got);
+            if (!PyErr_Occurred() && (pick < 0 || pick >= count)) {
+                PyErr_Format(PyExc_ValueError, "choose(%lld) gave %lld, not an index", (long long)count,
+                             (long long)pick);
+            }
+            failed = PyErr_Occurred() ? 2 : 0;
+            ts = PyEval_SaveThread();
+            if (failed) {
+                break;
+            }
+        }
+        a.forced = ((int32_t *)cands.data)[lo + pick];
+        if (vec_add(&forced, &a.forced) < 0 || vec_add(&offsets, &cands.n) < 0) {
+            failed = 1;
+            break;
+        }
+    }
+    PyEval_RestoreThread(ts);
+done:
+    if (failed == 1) {
+        PyErr_NoMemory();
+    } else if (failed == 0) {
+        result = Py_BuildValue("y#y#y#", forced.data ? forced.data : "", (Py_ssize_t)(forced.n * 8),
+                               offsets.data, (Py_ssize_t)(offsets.n * 8), cands.data ? cands.data : "",
+                               (Py_ssize_t)(cands.n * 4));
+    }
+    if (have_components) {
+        components_free(&k);
+    }
+    free(sent);
+    free(waiting);
+    free(stack);
+    free(rsize);
+    free(newly);
+    free(alive);
+    free(heap);
+    free(forced.data);
+    free(offsets.data);
+    free(cands.data);
+    release(b, 13);
+    return result;
 }
 
 static PyMethodDef methods[] = {
@@ -702,7 +1041,13 @@ static PyMethodDef methods[] = {
      "rsize, next_send, recv_ready, finish, send_start, recv_start, send_seq, recv_seq, counters, stack) "
      "-> processors that have not sent\n\n"
      "Section 4.2's sends and receives until every processor has sent or all wait on each other; ``heap`` "
-     "(3M float64) holds the arrival heaps between calls (the Numba kernel's rkey, rtb, rid)."},
+     "(3M float64) holds the arrival heaps between calls (as the Numba kernel's rheap)."},
+    {"worst_step", worst_step, METH_VARARGS,
+     "worst_step(P, src, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_origin, choose, send_start, "
+     "recv_start, send_seq, recv_seq, finish, next_send, recv_ready) -> (forced, offsets, candidates)\n\n"
+     "Section 4.2 on one step until every processor has sent: ``choose(n)`` picks the index of the "
+     "processor to force among n candidates (None: the first). Returns the forced processors (int64 "
+     "bytes), the offsets of each one's candidates (int64, one more) and the candidates (int32)."},
     {"refresh", refresh, METH_VARARGS,
      "refresh(P, sent, ptr, adj, rptr, radj, label, fed, state, first, mark, queue, members, nxt, index, low, "
      "onstack, stack, cs_node, cs_edge, inner, root, ok, affected, broken, alist, head, size) -> candidates\n\n"

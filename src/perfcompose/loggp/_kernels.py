@@ -1,7 +1,9 @@
 """The step simulators compiled by Numba, the implementation used where the C extension
 (``_cstep.c``, the same kernels line for line) is not built: Figure 2's kernel, section 4.2's, and
-what they share: the gaps of section 3 (Figure 1) and the loop that drains a processor's arrived
-messages in arrival order; the heap itself is :mod:`perfcompose._heap`. Imported only by
+what they share: the gaps of section 3 (Figure 1), the loop that drains a processor's arrived
+messages in arrival order, and the heaps. A heap keeps each (key, tie-break, id) entry together,
+as the extension does: three float64 in a row (the id exact as a float below 2^53), so that a
+comparison and a move touch one cache line where three arrays touched three. Imported only by
 :mod:`.backend`, so that a process running the compiled extension never loads Numba."""
 from __future__ import annotations
 
@@ -10,9 +12,66 @@ import math
 import numpy as np
 from numba import njit
 
-from perfcompose._heap import heap_pop, heap_push
+__all__ = ["heap_push", "heap_pop", "gaps_after_receive", "gaps_after_send", "receive_first", "drain",
+           "standard_kernel", "worst_kernel"]
 
-__all__ = ["gaps_after_receive", "gaps_after_send", "receive_first", "drain", "standard_kernel", "worst_kernel"]
+
+@njit(cache=True)
+def heap_push(h, base, n, key, tb, ident):  # pragma: no cover - compiled
+    """Add (key, tb, ident) to the heap of ``n`` entries from entry ``base`` of ``h`` (three float64
+    an entry); smallest key first, then tie-break. Returns the new size."""
+    i = n
+    while i > 0:
+        parent = (i - 1) >> 1
+        q = 3 * (base + parent)
+        pk = h[q]
+        if not (key < pk or (key == pk and tb < h[q + 1])):
+            break
+        j = 3 * (base + i)
+        h[j] = pk
+        h[j + 1] = h[q + 1]
+        h[j + 2] = h[q + 2]
+        i = parent
+    j = 3 * (base + i)
+    h[j] = key
+    h[j + 1] = tb
+    h[j + 2] = ident
+    return n + 1
+
+
+@njit(cache=True)
+def heap_pop(h, base, n):  # pragma: no cover - compiled
+    """Remove the first entry of the heap of ``n`` entries from ``base`` (read it first); returns
+    the new size."""
+    n -= 1
+    if n > 0:
+        q = 3 * (base + n)
+        key = h[q]
+        tb = h[q + 1]
+        ident = h[q + 2]
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= n:
+                break
+            a = 3 * (base + c)
+            if c + 1 < n:
+                b = a + 3
+                if h[b] < h[a] or (h[b] == h[a] and h[b + 1] < h[a + 1]):
+                    c += 1
+                    a = b
+            if not (h[a] < key or (h[a] == key and h[a + 1] < tb)):
+                break
+            j = 3 * (base + i)
+            h[j] = h[a]
+            h[j + 1] = h[a + 1]
+            h[j + 2] = h[a + 2]
+            i = c
+        j = 3 * (base + i)
+        h[j] = key
+        h[j + 1] = tb
+        h[j + 2] = ident
+    return n
 
 
 @njit(cache=True)
@@ -34,12 +93,12 @@ def gaps_after_send(o, g, k1G, end_origin):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def receive_first(p, tr, rkey, rtb, rid, rsize, base, next_send, recv_ready, finish, recv_start, recv_seq, seq, o,
+def receive_first(p, tr, rheap, rsize, base, next_send, recv_ready, finish, recv_start, recv_seq, seq, o,
                   send_gap_after_recv, recv_gap_after_recv):  # pragma: no cover - compiled
-    """Processor p receives the first message of its arrival heap (at ``base``) at ``tr``;
+    """Processor p receives the first message of its arrival heap (from entry ``base``) at ``tr``;
     ``seq`` numbers the operations; returns the next number."""
-    m = rid[base]
-    rsize[p] = heap_pop(rkey, rtb, rid, base, rsize[p])
+    m = int(rheap[3 * base + 2])
+    rsize[p] = heap_pop(rheap, base, rsize[p])
     recv_start[m] = tr
     recv_seq[m] = seq
     next_send[p] = tr + send_gap_after_recv
@@ -49,13 +108,13 @@ def receive_first(p, tr, rkey, rtb, rid, rsize, base, next_send, recv_ready, fin
 
 
 @njit(cache=True)
-def drain(p, rkey, rtb, rid, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq, seq, o,
+def drain(p, rheap, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq, seq, o,
           send_gap_after_recv, recv_gap_after_recv):  # pragma: no cover - compiled
     """Processor p receives every message in its arrival heap, in arrival order, each as early as
     its gap allows; returns the next operation number."""
     base = recv_ptr[p]
     while rsize[p] > 0:
-        seq = receive_first(p, max(recv_ready[p], rkey[base]), rkey, rtb, rid, rsize, base, next_send, recv_ready,
+        seq = receive_first(p, max(recv_ready[p], rheap[3 * base]), rheap, rsize, base, next_send, recv_ready,
                             finish, recv_start, recv_seq, seq, o, send_gap_after_recv, recv_gap_after_recv)
     return seq
 
@@ -67,12 +126,8 @@ def standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, e
     M = dst.shape[0]
     pos = send_ptr[:P].copy()
     rsize = np.zeros(P, np.int64)
-    rkey = np.empty(M, np.float64)
-    rtb = np.empty(M, np.float64)
-    rid = np.empty(M, np.int64)
-    hkey = np.empty(P, np.float64)
-    htb = np.empty(P, np.float64)
-    hid = np.empty(P, np.int64)
+    rheap = np.empty(3 * M, np.float64)
+    senders = np.empty(3 * P, np.float64)
     hn = 0
     if random_ties:
         np.random.seed(seed)
@@ -82,18 +137,18 @@ def standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, e
         recv_ready[p] = max(recv_ready[p], t0[p])
         if send_ptr[p + 1] > send_ptr[p]:
             tb = np.random.random() if random_ties else float(p)
-            hn = heap_push(hkey, htb, hid, 0, hn, next_send[p], tb, p)
+            hn = heap_push(senders, 0, hn, next_send[p], tb, p)
     send_gap_after_recv, recv_gap_after_recv = gaps_after_receive(o, g, end_origin)
     seq = 0
     arrivals = 0
     while hn > 0:
-        p = hid[0]
-        ts = hkey[0]
-        hn = heap_pop(hkey, htb, hid, 0, hn)
+        p = int(senders[2])
+        ts = senders[0]
+        hn = heap_pop(senders, 0, hn)
         base = recv_ptr[p]
         tr = math.inf
         if rsize[p] > 0:
-            tr = max(recv_ready[p], rkey[base])
+            tr = max(recv_ready[p], rheap[3 * base])
         if ts < tr:  # SEND (a receive that could start as early wins)
             m = order[pos[p]]
             pos[p] += 1
@@ -102,27 +157,27 @@ def standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, e
             send_seq[m] = seq
             seq += 1
             d = dst[m]
-            rsize[d] = heap_push(rkey, rtb, rid, recv_ptr[d], rsize[d], ts + o + k1G + L, float(arrivals), m)
+            rsize[d] = heap_push(rheap, recv_ptr[d], rsize[d], ts + o + k1G + L, float(arrivals), m)
             arrivals += 1
             send_gap, recv_gap = gaps_after_send(o, g, k1G, end_origin)
             next_send[p] = ts + send_gap
             recv_ready[p] = ts + recv_gap
             finish[p] = ts + o
         else:  # RECEIVE
-            seq = receive_first(p, tr, rkey, rtb, rid, rsize, base, next_send, recv_ready, finish, recv_start,
-                                recv_seq, seq, o, send_gap_after_recv, recv_gap_after_recv)
+            seq = receive_first(p, tr, rheap, rsize, base, next_send, recv_ready, finish, recv_start, recv_seq, seq,
+                                o, send_gap_after_recv, recv_gap_after_recv)
         if pos[p] < send_ptr[p + 1]:
             tb = np.random.random() if random_ties else float(p)
-            hn = heap_push(hkey, htb, hid, 0, hn, next_send[p], tb, p)
+            hn = heap_push(senders, 0, hn, next_send[p], tb, p)
     for p in range(P):  # drain the remaining receives
-        seq = drain(p, rkey, rtb, rid, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq, seq, o,
+        seq = drain(p, rheap, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq, seq, o,
                     send_gap_after_recv, recv_gap_after_recv)
     return seq
 
 
 @njit(cache=True)
 def worst_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_origin, forced,
-                  sent, waiting, rkey, rtb, rid, rsize, next_send, recv_ready, finish,
+                  sent, waiting, rheap, rsize, next_send, recv_ready, finish,
                   send_start, recv_start, send_seq, recv_seq, counters, stack):  # pragma: no cover - compiled
     send_gap_after_recv, recv_gap_after_recv = gaps_after_receive(o, g, end_origin)
     sp = 0
@@ -137,7 +192,7 @@ def worst_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_orig
     while sp > 0:
         sp -= 1
         p = stack[sp]
-        counters[0] = drain(p, rkey, rtb, rid, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq,
+        counters[0] = drain(p, rheap, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq,
                             counters[0], o, send_gap_after_recv, recv_gap_after_recv)
         if sent[p]:  # a forced processor whose last messages have now been sent to it
             continue
@@ -150,7 +205,7 @@ def worst_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_orig
             send_seq[m] = counters[0]
             counters[0] += 1
             d = dst[m]
-            rsize[d] = heap_push(rkey, rtb, rid, recv_ptr[d], rsize[d], ts + o + k1G + L, float(m), m)
+            rsize[d] = heap_push(rheap, recv_ptr[d], rsize[d], ts + o + k1G + L, float(m), m)
             counters[1] += 1
             send_gap, recv_gap = gaps_after_send(o, g, k1G, end_origin)
             next_send[p] = ts + send_gap

@@ -72,8 +72,8 @@ def standard_kernel(which: Implementation | None = None) -> Callable[..., Any]:
 
 def worst_kernel(which: Implementation | None = None) -> tuple[Callable[..., Any], Callable[[int], tuple[Any, ...]]]:
     """Section 4.2's kernel (arguments as in :func:`perfcompose.loggp._kernels.worst_kernel`), and
-    what makes the arrival heaps it keeps between calls for M messages (in place of ``rkey, rtb,
-    rid``): three arrays for Numba, one of (key, tie-break, id) entries for the extension."""
+    what makes the arrival heaps it keeps between calls for M messages (``rheap``: 3M float64,
+    (key, tie-break, id) entries, in either implementation)."""
     import numpy as np
 
     module = _module(which)
@@ -81,7 +81,7 @@ def worst_kernel(which: Implementation | None = None) -> tuple[Callable[..., Any
         return module.worst, lambda M: (np.empty(3 * M),)
     from perfcompose.loggp._kernels import worst_kernel as numba_kernel
 
-    return numba_kernel, lambda M: (np.empty(M), np.empty(M), np.empty(M, dtype=np.int64))
+    return numba_kernel, lambda M: (np.empty(3 * M),)
 
 
 def components_refresh(which: Implementation | None = None) -> Callable[..., Any]:

@@ -14,7 +14,7 @@ import random
 
 import numpy as np
 
-from perfcompose.loggp.backend import worst_kernel
+from perfcompose.loggp import backend
 from perfcompose.loggp.components import WaitingComponents, cycle_candidates
 from perfcompose.loggp.options import GapOrigin, Ties
 from perfcompose.loggp.params import LogGP
@@ -34,20 +34,33 @@ def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None =
     t0 = start_times(step, start)
     P, M = step.P, step.M
     recv_ptr = recv_pointers(step)
-    sent = np.zeros(P, dtype=np.bool_)
-    waiting = np.bincount(step.dst, minlength=P).astype(np.int64)
-    rsize = np.zeros(P, dtype=np.int64)
     next_send, recv_ready = initial_gaps(t0, ready)
     finish = t0.copy()
     send_start, recv_start = np.zeros(M), np.zeros(M)
     send_seq, recv_seq = np.zeros(M, dtype=np.int64), np.zeros(M, dtype=np.int64)
+    rng = random.Random(seed)
+    module = backend.compiled_module()
+    if module is not None:  # the whole loop in the extension, which asks rng for each choice
+        choose = None if ties == "rank" else (lambda n: rng.choice(range(n)))
+        forced_b, offsets_b, cands_b = module.worst_step(
+            P, step.src, step.dst, step.nbytes, step.order, step.send_ptr, recv_ptr, params.L, params.o, params.g,
+            params.G, gap_origin == "end", choose, send_start, recv_start, send_seq, recv_seq, finish, next_send,
+            recv_ready)
+        offsets, cands = np.frombuffer(offsets_b, np.int64).tolist(), np.frombuffer(cands_b, np.int32)
+        forced_sends = [ForcedSend(step_index, f, cands[offsets[i]:offsets[i + 1]])
+                        for i, f in enumerate(np.frombuffer(forced_b, np.int64).tolist())]
+        return StepResult(step, params, t0, send_start, recv_start, send_seq, recv_seq, finish, next_send,
+                          recv_ready, tuple(forced_sends))
+    # Numba: the kernel runs until all wait on each other, the loop here forces one of them
+    sent = np.zeros(P, dtype=np.bool_)
+    waiting = np.bincount(step.dst, minlength=P).astype(np.int64)
+    rsize = np.zeros(P, dtype=np.int64)
     counters = np.zeros(2, dtype=np.int64)
     stack = np.zeros(2 * P + 1, dtype=np.int64)
-    rng = random.Random(seed)
     forced_sends: list[ForcedSend] = []
     forced = -1
     components: WaitingComponents | None = None
-    kernel, arrival_heaps = worst_kernel()
+    kernel, arrival_heaps = backend.worst_kernel()
     heaps = arrival_heaps(M)  # kept from one call to the next
     while True:
         remaining = kernel(P, step.dst, step.nbytes, step.order, step.send_ptr, recv_ptr, params.L,
