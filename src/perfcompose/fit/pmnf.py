@@ -368,19 +368,35 @@ class PMNFFitter(SeriesFitter):
             sigma = self._scatter_noise(found, len(y), multi)
             if sigma > 0:
                 found, multi, notes = fitted(X, y, sigma, params, progress)
-        groups, sigma = self._with_lack_of_fit(found, sigma, len(y))
+        groups, scatter = self._with_lack_of_fit(found, sigma, len(y))
+        if scatter > sigma:
+            # no hypothesis is the law within the noise: the search runs again at the noise the
+            # points scatter by (the candidate factors voted with it too), each constant judged
+            # by its own standard error
+            found, multi, notes = self._groups(X, y, scatter, params, progress, scattered=True)
+            groups, scatter = self._with_lack_of_fit(found, scatter, len(y))
+        sigma = scatter
         chosen, ranked = self._select(groups, sigma, multi=multi)
         return self._result(params, X, y, chosen, ranked, notes, measured)
 
     def _groups(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],
-                progress: Progress | None) -> tuple[list[_Group], bool, tuple[str, ...]]:
+                progress: Progress | None, scattered: bool = False) -> tuple[list[_Group], bool, tuple[str, ...]]:
         """Every hypothesis fitted and scored: the groups, whether they span several parameters,
-        and the notes on parameters that could not be separated."""
+        and the notes on parameters that could not be separated.
+
+        ``scattered``: the points scatter beyond the noise of their repetitions
+        (:meth:`_with_lack_of_fit`), so no hypothesis is the law and each is an approximation.
+        Its constant is then read off where its terms vanish, which may lie far from the
+        measured range (``c0 + c1 * log2(p)`` fitted on p = 32 ... 256 meets it at p = 1), and a
+        negative one is a cancelling form only where it lies more than two of its own standard
+        errors below zero (:func:`_intercept_slack`), not two noise widths of the smallest value
+        (:func:`_constant_slack`): that rule, meant for exact laws, leaves an approximation only
+        the forms that grow fastest beyond the data."""
         far = X.max(axis=0) * self.horizon
         notes: tuple[str, ...] = ()
         multi = len(params) > 1
         if not multi:
-            return self._single_groups(X[:, 0], y, sigma, far[0], self.max_terms), False, notes
+            return self._single_groups(X[:, 0], y, sigma, far[0], self.max_terms, scattered), False, notes
         lined = [bool(self._line_layout(X, k)) for k in range(len(params))]
         if not any(lined):
             lead = _diagonal_lead(X)
@@ -391,13 +407,14 @@ class PMNFFitter(SeriesFitter):
             notes = (f"the points lie on a diagonal: {', '.join(others)} change(s) with {params[lead]}, so "
                      f"the model is in {params[lead]} alone and their own effect is not separated; measure "
                      f"a line along {others[0]} with {params[lead]} fixed",)
-            return _moved(self._single_groups(X[:, lead], y, sigma, far[lead], self.max_terms), lead), False, notes
+            return _moved(self._single_groups(X[:, lead], y, sigma, far[lead], self.max_terms, scattered),
+                          lead), False, notes
         missing = [p for p, ok in zip(params, lined) if not ok]
         if missing:
             notes = (f"no line of at least 3 points along {', '.join(missing)} with the others fixed "
                      f"(at least 3 distinct values each): {', '.join(missing)} left out of the model; "
                      f"measure such a line to model {'it' if len(missing) == 1 else 'them'}",)
-        return self._multi_groups(X, y, sigma, far, lined, progress), True, notes
+        return self._multi_groups(X, y, sigma, far, lined, progress, scattered), True, notes
 
     @staticmethod
     def _scatter_noise(groups: list[_Group], n: int, multi: bool) -> float:
@@ -527,7 +544,7 @@ class PMNFFitter(SeriesFitter):
         return _Group(hyps, batch, ok, np.where(ok, scores, np.inf))
 
     def _single_groups(self, x: np.ndarray, y: np.ndarray, sigma: float, far: float | None,
-                       max_terms: int) -> list[_Group]:
+                       max_terms: int, scattered: bool = False) -> list[_Group]:
         """Constant, one-term and two-term hypotheses in x; ``far`` is predicted, not fitted."""
         rows = np.append(x, far) if far is not None else x
         yy = np.append(y, 0.0) if far is not None else y
@@ -536,9 +553,14 @@ class PMNFFitter(SeriesFitter):
             w, sc = np.append(w, 0.0), np.append(sc, 1.0)
         basis = self._basis_for(x, [(x, y)])
         FT = factor_values(rows, basis.exponent_arrays).T
-        slack = _constant_slack(y, sigma)
-        groups = [self._scored([()], fit_constant(yy, w, sc), 0, sigma)]
         pairs = max_terms >= 2 and _distinct(x) >= 4
+        slack: Any = _constant_slack(y, sigma)
+        slack2: Any = slack
+        if scattered:
+            F = FT[:, :len(x)]
+            slack = _intercept_slack(F, y, sigma, np.arange(len(F))[:, None])
+            slack2 = _intercept_slack(F, y, sigma, np.stack(basis.pairs, axis=1)) if pairs else slack
+        groups = [self._scored([()], fit_constant(yy, w, sc), 0, sigma)]
 
         scored: list[_Group] = []
 
@@ -556,7 +578,7 @@ class PMNFFitter(SeriesFitter):
         one, two = fit_one_and_two_terms(FT, yy, w, *(basis.pairs if pairs else (None, None)), sc, need_pairs)
         groups.append(scored[-1] if scored else self._scored(basis.one_term, one, 1, sigma, slack))
         if two is not None:
-            groups.append(self._scored(basis.two_term, two, 2, sigma, slack))
+            groups.append(self._scored(basis.two_term, two, 2, sigma, slack2))
         return groups
 
     def _select(self, groups: list[_Group], sigma: float, multi: bool = False) -> tuple[Candidate, list[Candidate]]:
@@ -658,7 +680,7 @@ class PMNFFitter(SeriesFitter):
         return layout
 
     def _parameter_candidates(self, X: np.ndarray, y: np.ndarray, sigma: float, k: int,
-                              count: int) -> list[Factor | None]:
+                              count: int, scattered: bool = False) -> list[Factor | None]:
         """The ``count`` most likely factors of parameter ``k``, voted on every line through the points."""
         layout = self._line_layout(X, k)
         basis = self._basis_for(X[:, k], [(xs, y[i]) for index, xs in layout for i in index])
@@ -671,7 +693,11 @@ class PMNFFitter(SeriesFitter):
             const, one = fit_one_term_lines(FT, Y, W, S)
             c0 = self._scored([()] * len(Y), const, 0, sigma).scores
             c0 = np.where(np.isfinite(c0), c0, 0.0)
-            slack = np.repeat(_constant_slack(Y, sigma), m)
+            if scattered:
+                one_term = np.arange(m)[:, None]
+                slack = np.concatenate([_intercept_slack(FT, line, sigma, one_term) for line in Y])
+            else:
+                slack = np.repeat(_constant_slack(Y, sigma), m)
             s1 = self._scored([()] * (len(Y) * m), one, 1, sigma, slack).scores.reshape(len(Y), m)
             # a factor rejected on a line (e.g. a negative coefficient) counts as absent there
             total[0] += c0.sum()
@@ -680,13 +706,14 @@ class PMNFFitter(SeriesFitter):
         return [None, *(basis.factors[i] for i in best)]
 
     def _multi_groups(self, X: np.ndarray, y: np.ndarray, sigma: float, far: np.ndarray,
-                      lined: Sequence[bool] | None = None, progress: Progress | None = None) -> list[_Group]:
+                      lined: Sequence[bool] | None = None, progress: Progress | None = None,
+                      scattered: bool = False) -> list[_Group]:
         """Additive and multiplicative combinations of every parameter's candidate factors
         (only absent for a parameter without lines, where ``lined`` says False)."""
         d = X.shape[1]
         lined = [True] * d if lined is None else list(lined)
         count = _candidates_within(self.candidates_per_parameter, sum(lined), MAX_COMBINATIONS)
-        per_param = [self._parameter_candidates(X, y, sigma, k, count) if ok else [None]
+        per_param = [self._parameter_candidates(X, y, sigma, k, count, scattered) if ok else [None]
                      for k, ok in enumerate(lined)]
         rows = np.vstack([X, far[None, :]])
         yy = np.append(y, 0.0)
@@ -701,9 +728,11 @@ class PMNFFitter(SeriesFitter):
             for k, ci in more:
                 v = v * values[k][ci - 1]
             columns[c] = v
-        slack = _constant_slack(y, sigma)
+        slack = np.inf if scattered else _constant_slack(y, sigma)
         if sigma > 0 and sum(len(v) for v in by_size.values()) * len(rows) > SCREEN_CELLS:
             by_size = self._screened(columns, by_size, yy, w, sc, sigma, slack)
+        slacks = {r: _intercept_slack(columns[:, :len(y)], y, sigma, index) if scattered and r else slack
+                  for r, index in by_size.items()}
         # one batch for every size: a smaller hypothesis leaves its last columns absent
         sizes = list(by_size)
         width = max(sizes)
@@ -720,7 +749,7 @@ class PMNFFitter(SeriesFitter):
             stacked.append(col)
         batch = fit_batch_chunked(stacked, yy, w, sc, present, progress=progress)
         return [self._scored(_TemplateHypotheses(keys, by_size[r], per_param), split_batch(batch, a, b, r + 1), r,
-                             sigma, slack) for r, a, b in zip(sizes, starts[:-1], starts[1:])]
+                             sigma, slacks[r]) for r, a, b in zip(sizes, starts[:-1], starts[1:])]
 
     def _screened(self, columns: np.ndarray, by_size: dict[int, np.ndarray], y: np.ndarray, w: np.ndarray,
                   sc: np.ndarray, sigma: float, slack: float) -> dict[int, np.ndarray]:
@@ -820,6 +849,29 @@ def _constant_slack(y: np.ndarray, sigma: float | np.ndarray) -> Any:
         return np.full(y.shape[:-1], np.inf) if y.ndim > 1 else np.inf
     slack = 2.0 * sigma * np.min(y, axis=-1) + 1e-9 * np.max(y, axis=-1)
     return slack if np.ndim(sigma) == 0 else np.where(sigma <= NOISE_FLOOR, np.inf, slack)
+
+
+def _intercept_slack(F: np.ndarray, y: np.ndarray, sigma: float, index: np.ndarray) -> np.ndarray:
+    """Two standard errors of the fitted constant of each hypothesis, at relative noise ``sigma``.
+
+    ``F`` (m, n) holds term columns at the n measured points, ``index`` (H, k) the columns of each
+    hypothesis besides the constant. The fit weighs relative residuals, so the design is each
+    column divided by ``y``; the variance of the constant is sigma^2 times the first diagonal
+    element of the inverse of that design's Gram matrix (columns scaled to unit length first,
+    which steep terms need). A constant read off far from the measured points (a log term
+    fitted on 32 ... 256) has a large standard error; one pinned by small measured values has
+    a small one. Non-finite columns give no slack.
+    """
+    yf = np.where(y > 0, y, np.min(y[y > 0], initial=1.0))
+    B = np.vstack([np.ones((1, F.shape[1])), F]) / yf
+    norm = np.linalg.norm(B, axis=1)
+    ok = np.isfinite(norm) & (norm > 0)
+    B = np.where(ok[:, None], B / np.where(ok, norm, 1.0)[:, None], 0.0)
+    gram = B @ B.T
+    cols = np.concatenate([np.zeros((len(index), 1), dtype=int), np.asarray(index, dtype=int) + 1], axis=1)
+    inv00 = np.linalg.pinv(gram[cols[:, :, None], cols[:, None, :]])[:, 0, 0] / norm[0] ** 2
+    usable = np.all(ok[cols], axis=1) & np.isfinite(inv00)
+    return np.where(usable, 2.0 * sigma * np.sqrt(np.maximum(np.where(usable, inv00, 0.0), 0.0)), 0.0)
 
 
 def _weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> int:
