@@ -47,10 +47,10 @@ def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None =
             params.G, gap_origin == "end", choose, send_start, recv_start, send_seq, recv_seq, finish, next_send,
             recv_ready)
         offsets, cands = np.frombuffer(offsets_b, np.int64).tolist(), np.frombuffer(cands_b, np.int32)
-        forced_sends = [ForcedSend(step_index, f, cands[offsets[i]:offsets[i + 1]])
-                        for i, f in enumerate(np.frombuffer(forced_b, np.int64).tolist())]
+        made = tuple(ForcedSend(step_index, f, cands[offsets[i]:offsets[i + 1]])
+                     for i, f in enumerate(np.frombuffer(forced_b, np.int64).tolist()))
         return StepResult(step, params, t0, send_start, recv_start, send_seq, recv_seq, finish, next_send,
-                          recv_ready, tuple(forced_sends))
+                          recv_ready, made)
     # Numba: the kernel runs until all wait on each other, the loop here forces one of them
     sent = np.zeros(P, dtype=np.bool_)
     waiting = np.bincount(step.dst, minlength=P).astype(np.int64)
