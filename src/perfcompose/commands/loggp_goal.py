@@ -10,6 +10,8 @@ from perfcompose.commands.common import Table, console, err_console, fmt
 
 __all__ = ["simulate_goal_file"]
 
+_MAX_ROWS = 40  #: ranks listed in the table of a large schedule
+
 
 def _goal_timeline(res: Any) -> Any:
     """A GOAL run as a program result for the timeline plot (operations, no message arrows)."""
@@ -61,7 +63,13 @@ def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None,
     table = Table()
     table.add_column("rank", justify="right")
     table.add_column("finish", justify="right")
-    for h, f in enumerate(res.finish):
-        table.add_row(str(h), fmt(float(f), ".6g"))
+    shown: Any = range(sched.num_ranks)
+    if sched.num_ranks > _MAX_ROWS:  # the ranks that finish last
+        import numpy as np
+
+        shown = sorted(np.argsort(-res.finish, kind="stable")[:_MAX_ROWS].tolist())
+        table.caption = f"the {_MAX_ROWS} of {sched.num_ranks} ranks that finish last (--json lists all)"
+    for h in shown:
+        table.add_row(str(h), fmt(float(res.finish[h]), ".6g"))
     console.print(table)
     console.print(f"makespan {res.makespan:.6g}")

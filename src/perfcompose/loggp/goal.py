@@ -13,6 +13,7 @@ gives the per-rank view of small schedules.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,7 @@ class GoalSchedule:
     ireq_a: np.ndarray
     ireq_b: np.ndarray
     message: np.ndarray | None = None
-    labels: tuple[str, ...] | None = None
+    labels: Sequence[str] | None = None
     lines: np.ndarray | None = None
 
     @property
@@ -292,8 +293,37 @@ class _GoalParser:
                             ireq_b, None, tuple(b.labels[i] for i in perm), _i64(b.lines)[p])
 
 
+def _from_arrays(cols: dict[str, Any], labels: Callable[[], tuple[str, ...] | None]) -> GoalSchedule:
+    from perfcompose.loggp.goal_arrays import LazyLabels
+
+    n = int(cols["kind"].shape[0])
+    return GoalSchedule(cols["num_ranks"], cols["op_ptr"], cols["kind"], cols["size"], cols["peer"], cols["tag"],
+                        cols["cpu"], cols["nic"], cols["req_a"], cols["req_b"], cols["ireq_a"], cols["ireq_b"], None,
+                        LazyLabels(labels, n), cols["lines"])
+
+
+def _estimate(nbytes: int, what: str) -> None:
+    """Refuse a GOAL text whose schedule would need more memory than the limit: about 40 bytes
+    per line of text (columns of its operations and dependencies) and the simulation's arrays."""
+    check_memory(nbytes * 3.0, f"{what} ({nbytes / 2 ** 20:,.0f} MiB of GOAL text)")
+
+
 def parse_goal(text: str, path: str | Path = "<goal>") -> GoalSchedule:
     """Parse GOAL text (LogGOPSim's txt2bin input); errors name the file, line and column."""
+    import io
+
+    from perfcompose.loggp.goal_arrays import read_goal_arrays
+
+    data = text.encode()
+    _estimate(len(data), "the schedule")
+    cols = read_goal_arrays(io.BytesIO(data).read)
+    if cols is not None:
+        return _from_arrays(cols, lambda: _parse_lines(text, path).labels)  # type: ignore[arg-type, return-value]
+    return _parse_lines(text, path)
+
+
+def _parse_lines(text: str, path: str | Path = "<goal>") -> GoalSchedule:
+    """The line-by-line reader: every line matched by a regular expression, every error located."""
     parser = _GoalParser(text, path)
     for k, full in enumerate(parser.lines):
         line = full.strip()
@@ -313,14 +343,28 @@ def parse_goal(text: str, path: str | Path = "<goal>") -> GoalSchedule:
 
 
 def read_goal(path: Path | str) -> GoalSchedule:
-    """Read a GOAL file."""
+    """Read a GOAL file: by NumPy over its bytes (:mod:`.goal_text`), else line by line."""
+    from perfcompose.loggp.goal_arrays import read_goal_arrays
+
+    try:
+        _estimate(Path(path).stat().st_size, f"the schedule {path}")
+        with open(path, "rb") as fh:
+            cols = read_goal_arrays(fh.read)
+    except OSError as exc:
+        raise InputError(f"cannot read the schedule: {exc.strerror}", path=path) from None
+    if cols is not None:
+        return _from_arrays(cols, lambda: _read_lines(path).labels)  # type: ignore[arg-type, return-value]
+    return _read_lines(path)
+
+
+def _read_lines(path: Path | str) -> GoalSchedule:
     try:
         text = Path(path).read_text()
     except OSError as exc:
         raise InputError(f"cannot read the schedule: {exc.strerror}", path=path) from None
     except UnicodeDecodeError:
         raise InputError("the schedule is not text", path=path) from None
-    return parse_goal(text, path)
+    return _parse_lines(text, path)
 
 
 def _int_column(values: np.ndarray, what: str, scale: float) -> np.ndarray:

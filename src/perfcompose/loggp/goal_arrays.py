@@ -1,0 +1,395 @@
+"""GOAL text read with NumPy over its bytes, a few megabytes at a time: no Python object per line.
+
+Each block of lines is split into words; every word is read as eight (or sixteen) bytes at once,
+which tells keywords, numbers (decoded eight digits at a time) and labels apart. A word's type
+together with the one before it (a number after ``tag`` is a tag) is checked against the pairs
+the grammar allows, which checks every line's form without a loop over lines. Labels of one
+letter and a number (``l17``, as perfcompose and Schedgen write them) are resolved by number
+within each rank block.
+
+:func:`read_goal_arrays` returns None for what it does not read this way (comments, other labels,
+anything unusual or wrong), and :mod:`.goal`'s line reader then reads the text and names the line
+of any error; labels are read back only where asked for (error messages, writing the schedule).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, overload
+
+import numpy as np
+
+__all__ = ["read_goal_arrays", "LazyLabels"]
+
+_BLOCK = 1 << 19  #: bytes of text handled at a time (its tokens take about 30 times as much)
+
+# byte classes
+_B_WS, _B_NL, _B_WORD, _B_COLON, _B_OPEN, _B_CLOSE, _B_OTHER = range(7)
+_BYTE = np.full(256, _B_OTHER, np.uint8)
+for _c in b" \t\r":
+    _BYTE[_c] = _B_WS
+_BYTE[ord("\n")] = _B_NL
+for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-":
+    _BYTE[_c] = _B_WORD
+_BYTE[ord(":")], _BYTE[ord("{")], _BYTE[ord("}")] = _B_COLON, _B_OPEN, _B_CLOSE
+_BYTE_TABLE = _BYTE.tobytes()
+
+# token types: keywords, then what a word is, then punctuation; numbers and labels get subtypes
+(EOL, SEND, RECV, CALC, TO, FROM, TAG, CPU, NIC, REQ, IREQ, RANK, NUMR, COLON, OPEN, CLOSE,
+ NUM, NUMB, LABEL, BAD) = range(20)
+_KEYWORDS = {b"send": SEND, b"recv": RECV, b"calc": CALC, b"to": TO, b"from": FROM, b"tag": TAG, b"cpu": CPU,
+             b"nic": NIC, b"requires": REQ, b"rank": RANK}
+_LONG_KEYWORDS = {b"irequires": IREQ, b"num_ranks": NUMR}  # nine bytes: the ninth checked apart
+_MASK = np.array([(1 << (8 * k)) - 1 if k < 8 else (1 << 64) - 1 for k in range(9)], dtype=np.uint64)
+
+# subtypes: a number or label typed by the token before it
+(N_SIZE, N_PEER, N_TAG, N_CPU, N_NIC, N_CALC, N_RANK, N_NUMR, L_FIRST, L_REF) = range(20, 30)
+_NUM_AFTER = {TO: N_PEER, FROM: N_PEER, TAG: N_TAG, CPU: N_CPU, NIC: N_NIC, CALC: N_CALC, RANK: N_RANK,
+              NUMR: N_NUMR}
+_PAIRS = [(EOL, EOL), (EOL, L_FIRST), (EOL, SEND), (EOL, RECV), (EOL, CALC), (EOL, RANK), (EOL, NUMR),
+          (EOL, CLOSE), (CLOSE, EOL), (RANK, N_RANK), (N_RANK, OPEN), (OPEN, EOL), (NUMR, N_NUMR), (N_NUMR, EOL),
+          (L_FIRST, COLON), (COLON, SEND), (COLON, RECV), (COLON, CALC), (L_FIRST, REQ), (L_FIRST, IREQ),
+          (REQ, L_REF), (IREQ, L_REF), (L_REF, EOL), (SEND, N_SIZE), (RECV, N_SIZE), (N_SIZE, TO),
+          (N_SIZE, FROM), (TO, N_PEER), (FROM, N_PEER), (N_PEER, TAG), (N_PEER, CPU), (N_PEER, NIC), (N_PEER, EOL),
+          (TAG, N_TAG), (N_TAG, CPU), (N_TAG, NIC), (N_TAG, EOL), (CPU, N_CPU), (N_CPU, NIC), (N_CPU, EOL),
+          (NIC, N_NIC), (N_NIC, EOL), (CALC, N_CALC), (N_CALC, CPU), (N_CALC, EOL)]
+_ALLOWED = np.zeros((32, 32), np.bool_)
+for _a, _b in _PAIRS:
+    _ALLOWED[_a, _b] = True
+
+
+def _pack(word: bytes) -> int:
+    return int.from_bytes(word[:8].ljust(8, b"\0"), "little")
+
+
+_KW_PACKED = np.array(sorted(_pack(k) for k in _KEYWORDS), dtype=np.uint64)
+_KW_TYPE = np.array([_KEYWORDS[k] for k in sorted(_KEYWORDS, key=_pack)], dtype=np.uint8)
+_SWAR = [(0x0F0F0F0F0F0F0F0F, 2561, 8), (0x00FF00FF00FF00FF, 6553601, 16),
+         (0x0000FFFF0000FFFF, 42949672960001, 32)]
+
+
+def _windows(data: bytes) -> np.ndarray:
+    """Element i: the eight bytes from offset i as one little-endian integer (zero-padded)."""
+    padded = np.frombuffer(data + b"\0" * 16, np.uint8)
+    return np.ndarray((len(data) + 8,), dtype="<u8", buffer=padded, offset=0, strides=(1,))
+
+
+_HIGH = np.uint64(0x8080808080808080)
+
+
+def _all_digits(w: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Whether the first ``length`` bytes of each packed word are decimal digits (bytes below
+    0x80: the sums below carry into no other byte)."""
+    m = _MASK[np.clip(length, 0, 8)] & _HIGH
+    at_least_0 = (w + np.uint64(0x5050505050505050)) & m
+    above_9 = (w + np.uint64(0x4646464646464646)) & m
+    return (at_least_0 == m) & (above_9 == 0) & (length > 0)
+
+
+def _digit_words(win: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Whether ``length`` (1 to 16) bytes from each ``start`` are all decimal digits."""
+    low = _all_digits(win[start], np.minimum(length, 8))
+    long = length > 8
+    low[long] &= _all_digits(win[start[long] + 8], length[long] - 8)
+    return low & (length >= 1)
+
+
+def _number(win: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """The values of ``length`` (1 to 16) decimal digits from each ``start``."""
+    long = length > 8
+    value = _digits(win[start + np.where(long, length - 8, 0)], np.minimum(length, 8))
+    if long.any():
+        value[long] += _digits(win[start[long]], length[long] - 8) * 10 ** 8
+    return value
+
+
+def _digits(w: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """The value of words of 1 to 8 decimal digits packed as in :func:`_windows`."""
+    x = (w - np.uint64(0x3030303030303030)) & _MASK[length]
+    x = x << (np.uint64(8) * (np.uint64(8) - length.astype(np.uint64)))
+    with np.errstate(over="ignore"):
+        for mask, mul, shift in _SWAR:
+            x = ((x & np.uint64(mask)) * np.uint64(mul)) >> np.uint64(shift)
+    return x.astype(np.int64)
+
+
+class _Block:
+    """The tokens of one block of whole lines, typed and checked."""
+
+    def __init__(self, data: bytes, first_line: int) -> None:
+        self.ok = False
+        buf = np.frombuffer(data, np.uint8)
+        cls = np.frombuffer(data.translate(_BYTE_TABLE), np.uint8)  # a table lookup without index arrays
+        if (cls == _B_OTHER).any():
+            return
+        word = cls == _B_WORD
+        start = word.copy()
+        start[1:] &= ~word[:-1]
+        ev = np.flatnonzero(start | (cls == _B_NL) | (cls >= _B_COLON))
+        ecls = cls[ev]
+        is_word = ecls == _B_WORD
+        ws = ev[is_word]
+        ends = np.flatnonzero(word & ~np.concatenate((word[1:], [False]))) + 1
+        length = ends - ws
+        if length.size and length.max() > 16:
+            return
+        win = _windows(data)
+        w = win[ws] & _MASK[np.minimum(length, 8)]
+        first = buf[ws]
+        digit_first = (first >= 48) & (first <= 57)
+        # numbers: all digits (at most 8), or digits and a final 'b' (a size)
+        last = buf[ends - 1]
+        is_num = digit_first & _digit_words(win, ws, length)
+        is_numb = digit_first & (last == ord("b")) & _digit_words(win, ws, length - 1)
+        minus = (first == ord("-")) & (length == 2) & (buf[np.minimum(ws + 1, len(buf) - 1)] == ord("1"))
+        letter = ~digit_first & (first != ord("-")) & (first != ord("_"))
+        wtype = np.full(ws.shape[0], BAD, np.uint8)
+        wtype[letter] = LABEL
+        kw = np.searchsorted(_KW_PACKED, w)
+        kw_hit = letter & (_KW_PACKED[np.minimum(kw, len(_KW_PACKED) - 1)] == w) & (length <= 8)
+        wtype[kw_hit] = _KW_TYPE[np.minimum(kw, len(_KW_PACKED) - 1)][kw_hit]
+        for name, typ in _LONG_KEYWORDS.items():
+            hit = (length == 9) & (w == np.uint64(_pack(name))) & (buf[np.minimum(ws + 8, len(buf) - 1)] == name[8])
+            wtype[hit] = typ
+        wtype[is_num | minus] = NUM
+        wtype[is_numb] = NUMB
+        value = np.zeros(ws.shape[0], np.int64)
+        num_len = np.where(is_numb, length - 1, length)
+        numeric = is_num | is_numb
+        value[numeric] = _number(win, ws[numeric], num_len[numeric])
+        value[minus] = -1
+        kind = np.full(ev.shape[0], EOL, np.uint8)
+        kind[is_word] = wtype
+        kind[ecls == _B_COLON] = COLON
+        kind[ecls == _B_OPEN] = OPEN
+        kind[ecls == _B_CLOSE] = CLOSE
+        prev = np.concatenate(([EOL], kind[:-1]))
+        typed = kind.copy()
+        nums = (kind == NUM) | (kind == NUMB)
+        after = np.zeros(32, np.uint8)
+        for k, v in _NUM_AFTER.items():
+            after[k] = v
+        after[SEND] = after[RECV] = N_SIZE
+        typed[nums] = after[prev[nums]]
+        typed[(kind == NUMB) & (typed != N_SIZE)] = BAD
+        typed[(kind == NUM) & (typed == N_SIZE)] = BAD
+        labels = kind == LABEL
+        typed[labels] = np.where(prev[labels] == EOL, L_FIRST,
+                                 np.where((prev[labels] == REQ) | (prev[labels] == IREQ), L_REF, BAD))
+        if not _ALLOWED[np.concatenate(([EOL], typed[:-1])), typed].all():
+            return
+        if typed.size and typed[-1] != EOL:
+            return
+        self.typed, self.value, self.word, self.length = typed, np.zeros(ev.shape[0], np.int64), w, length
+        self.value[is_word] = value
+        # a label: one letter and a number (l17), without leading zeros
+        lab_ok = letter & (length >= 2) & _digit_words(win, ws + 1, length - 1)
+        lab_ok &= (length == 2) | (buf[np.minimum(ws + 1, len(buf) - 1)] != 48)
+        self.labnum = np.full(ev.shape[0], -1, np.int64)
+        self.labnum[np.flatnonzero(is_word)[lab_ok]] = _number(win, ws[lab_ok] + 1, length[lab_ok] - 1)
+        self.letter = np.zeros(ev.shape[0], np.uint8)
+        self.letter[is_word] = first
+        self.line = first_line + np.cumsum(typed == EOL) - (typed == EOL)  # 1-based line of each token
+        self.data, self.ok = data, True
+
+
+class LazyLabels(Sequence[str]):
+    """The labels of a schedule's operations, read from its text only when first asked for."""
+
+    def __init__(self, read: Callable[[], tuple[str, ...] | None], n: int) -> None:
+        self._read, self._n = read, n
+        self._labels: tuple[str, ...] | None = None
+
+    def _all(self) -> tuple[str, ...]:
+        labels = self._labels
+        if labels is None:
+            labels = self._labels = self._read() or ("",) * self._n
+        return labels
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._all()[i]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+
+def _blocks(read: Callable[[int], bytes]) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines and the number of the first line of each."""
+    rest = b""
+    line = 1
+    while True:
+        more = read(_BLOCK)
+        data = rest + more
+        if not more:
+            if data:
+                yield data if data.endswith(b"\n") else data + b"\n", line
+            return
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            rest = data
+            continue
+        block, rest = data[:cut], data[cut:]
+        yield block, line
+        line += block.count(b"\n")
+
+
+def read_goal_arrays(read: Callable[[int], bytes]) -> dict[str, Any] | None:
+    """The columns of a GOAL text read through ``read(n)`` (as a file's read), or None where the
+    text is not of the form read here (see the module's docstring)."""
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in (
+        "kind", "size", "peer", "tag", "cpu", "nic", "line", "block", "label",
+        "dep_a", "dep_b", "dep_how", "dep_block", "dep_line", "rank")}
+    depth = 0
+    num_ranks = -1
+    blocks_seen = 0
+    letter = -1  # every label is this letter and a number
+    for data, first_line in _blocks(read):
+        if b"/" in data:
+            return None
+        b = _Block(data, first_line)
+        if not b.ok:
+            return None
+        t, v = b.typed, b.value
+        # rank blocks: 'rank R {' opens, '}' closes; nothing but rank lines outside, num_ranks first
+        opens, closes = t == OPEN, t == CLOSE
+        level = depth + np.cumsum(opens.astype(np.int64) - closes)
+        if level.size and (level.min() < 0 or level.max() > 1):
+            return None
+        inside = level - opens  # before each token
+        op_kinds = (t == SEND) | (t == RECV) | (t == CALC)
+        if (inside[op_kinds | (t == REQ) | (t == IREQ)] != 1).any() or (inside[(t == RANK) | (t == NUMR)] != 0).any():
+            return None
+        numr = np.flatnonzero(t == N_NUMR)
+        if numr.size:
+            if num_ranks >= 0 or numr.size > 1 or blocks_seen or (t[:numr[0]] == RANK).any():
+                return None
+            num_ranks = int(v[numr[0]])
+        elif num_ranks < 0 and (t == RANK).any():
+            return None
+        block_of = blocks_seen + np.cumsum(t == RANK) - 1  # the rank block of each token
+        parts["rank"].append(v[t == N_RANK])
+        blocks_seen += int((t == RANK).sum())
+        depth = int(level[-1]) if level.size else depth
+        # operations: the kind's token, the size after it, the peer, and tag, cpu, nic where given
+        k_at = np.flatnonzero(op_kinds)
+        line_of_op = b.line[k_at]
+        n_ops = k_at.shape[0]
+        kind = np.select([t[k_at] == SEND, t[k_at] == RECV], [0, 1], 2).astype(np.int8)
+        parts["kind"].append(kind)
+        parts["size"].append(v[k_at + 1].astype(np.float64))
+        comm = kind != 2
+        peer = np.zeros(n_ops, np.int32)
+        peer[comm] = v[k_at[comm] + 3]
+        parts["peer"].append(peer)
+        op_index = np.cumsum(op_kinds) - 1  # the operation each token's line holds
+        for name, typ in (("tag", N_TAG), ("cpu", N_CPU), ("nic", N_NIC)):
+            col = np.zeros(n_ops, np.int64 if typ == N_TAG else np.int32)
+            at = np.flatnonzero(t == typ)
+            col[op_index[at]] = v[at]
+            parts[name].append(col)
+        if (kind[op_index[t == N_NIC]] == 2).any():
+            return None  # a calc takes no nic
+        if ((t[k_at[comm] + 2] == TO) != (kind[comm] == 0)).any():
+            return None  # 'send ... from' or 'recv ... to': the line reader says so
+        parts["line"].append(line_of_op.astype(np.int32))
+        parts["block"].append(block_of[k_at].astype(np.int32))
+        labelled = (k_at >= 2) & (t[np.maximum(k_at - 1, 0)] == COLON)
+        d_at = np.flatnonzero((t == REQ) | (t == IREQ))
+        at = np.concatenate((k_at[labelled] - 2, d_at - 1, d_at + 1))
+        numbers, letters = b.labnum[at], b.letter[at]
+        if (numbers < 0).any():
+            return None
+        if letters.size:
+            letter = int(letters[0]) if letter < 0 else letter
+            if (letters != letter).any():
+                return None
+        lab = np.full(n_ops, -1, np.int32)
+        n_lab, n_dep = int(labelled.sum()), d_at.shape[0]
+        lab[labelled] = numbers[:n_lab]
+        parts["label"].append(lab)
+        # dependencies: 'a requires b', by the numbers of their labels
+        parts["dep_a"].append(numbers[n_lab:n_lab + n_dep].astype(np.int32))
+        parts["dep_b"].append(numbers[n_lab + n_dep:].astype(np.int32))
+        parts["dep_how"].append((t[d_at] == IREQ).astype(np.int8))
+        parts["dep_block"].append(block_of[d_at].astype(np.int32))
+        parts["dep_line"].append(b.line[d_at].astype(np.int32))
+        del b, t, v
+    if depth != 0 or num_ranks < 1:
+        return None
+    cols = {}
+    for k in list(parts):
+        cols[k] = np.concatenate(parts.pop(k))
+    return _assemble(cols, num_ranks)
+
+
+def _assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None:
+    """Operations in rank order and dependencies as operation indices; None where a rank, peer
+    or label is out of place (the line reader names it)."""
+    ranks = c["rank"].astype(np.int64)
+    nb = ranks.shape[0]
+    if nb and (ranks.max() >= num_ranks or np.bincount(ranks, minlength=num_ranks).max() > 1):
+        return None
+    kind, block = c["kind"], c["block"].astype(np.int64)
+    n = kind.shape[0]
+    comm = kind != 2
+    peer, tag = c["peer"], c["tag"]
+    if n and ((peer[comm] >= num_ranks).any() or (peer[kind == 0] < 0).any() or (tag[kind == 0] < 0).any()):
+        return None
+    if n and (block < 0).any():
+        return None
+    # an operation's key: its block and its label's number; each key defined once
+    lab = c.pop("label")
+    named = lab >= 0
+    num_ref = np.concatenate((c.pop("dep_a"), c.pop("dep_b")))
+    span = max(int(lab.max()) if n else 0, int(num_ref.max()) if num_ref.size else 0) + 1
+    def_key = block[named] * span + lab[named]
+    del lab
+    order = np.argsort(def_key, kind="stable")
+    sorted_keys = def_key[order]
+    if sorted_keys.size > 1 and (sorted_keys[1:] == sorted_keys[:-1]).any():
+        return None
+    def_op = np.flatnonzero(named)[order]
+    dep_block = np.concatenate((c["dep_block"], c["dep_block"])).astype(np.int64)
+    ref_key = dep_block * span + num_ref
+    pos = np.searchsorted(sorted_keys, ref_key)
+    pos_ok = np.minimum(pos, max(sorted_keys.size - 1, 0))
+    if ref_key.size and (sorted_keys.size == 0 or (sorted_keys[pos_ok] != ref_key).any()):
+        return None
+    ref_op = def_op[pos_ok] if ref_key.size else np.zeros(0, np.int64)
+    del def_op, pos, pos_ok, ref_key, sorted_keys, def_key, dep_block, num_ref
+    nd = c["dep_how"].shape[0]
+    a_op, b_op = ref_op[:nd], ref_op[nd:]
+    # rank order: the blocks sorted by their rank
+    counts = np.bincount(block, minlength=nb) if nb else np.zeros(0, np.int64)
+    by_rank = np.zeros(num_ranks, np.int64)
+    by_rank[ranks] = counts
+    op_ptr = np.zeros(num_ranks + 1, np.int64)
+    np.cumsum(by_rank, out=op_ptr[1:])
+    first_of_block = op_ptr[:-1][ranks] if nb else np.zeros(0, np.int64)
+    block_start = np.zeros(nb + 1, np.int64)
+    np.cumsum(counts, out=block_start[1:])
+    where = first_of_block[block] + (np.arange(n) - block_start[block]) if n else np.zeros(0, np.int64)
+    if (np.diff(ranks) >= 0).all():
+        perm = None  # already in rank order
+    else:
+        perm = np.empty(n, np.int64)
+        perm[where] = np.arange(n)
+
+    def placed(a: np.ndarray) -> np.ndarray:
+        return a if perm is None else a[perm]
+
+    how = c["dep_how"]
+    tag_t = np.int32 if tag.size == 0 or (tag.max() < 2 ** 31 and tag.min() >= -1) else np.int64
+    return {"num_ranks": num_ranks, "op_ptr": op_ptr, "kind": placed(kind), "size": placed(c["size"]),
+            "peer": placed(peer).astype(np.int32), "tag": placed(tag).astype(tag_t),
+            "cpu": placed(c["cpu"]).astype(np.int32), "nic": placed(c["nic"]).astype(np.int32),
+            "req_a": where[a_op[how == 0]], "req_b": where[b_op[how == 0]],
+            "ireq_a": where[a_op[how == 1]], "ireq_b": where[b_op[how == 1]], "lines": placed(c["line"])}
