@@ -1,7 +1,7 @@
 """Extrapolation on real measurements: perfcompose's PMNF fitter against Extra-P 4.2.5.
 
     [EXTRAP_REPO=DIR] [EXTRAP_GPR_REPO=DIR] python benchmarks/real_extrapolation.py
-        [--extrap-repo DIR] [--gpr-repo DIR] [--sets relearn,relearn_theta,mpi_collectives]
+        [--extrap-repo DIR] [--gpr-repo DIR] [--sets relearn,relearn_theta,mpi_collectives,mm_cube]
         [--checkpoint .perfcompose/real_extrapolation.jsonl] [--restart] [--worst N] [--csv FILE]
 
 The data sets are measured runs published with Extra-P's repositories (a clone, or the git
@@ -15,6 +15,9 @@ directory of one; nothing is copied into the project):
 * ``mpi_collectives`` (``EXTRAP_REPO``, tests/data/mpi_data.csv): the median latency of seven MPI
   collectives under Intel MPI and Open MPI over 32-512 ranks (one value per point, the median of
   about 2,000 timings).
+* ``mm_cube`` (``EXTRAP_REPO``, tests/data/cubeset/single_parameter): Score-P profiles of a
+  matrix multiplication, 4 call paths over the size x (1-2,000, 9 values), one run each. (The
+  three-parameter CUBE set beside it has 3 values per parameter, too few to fit below a cut.)
 
 For every data set and every parameter with at least 4 values, both fitters model each series on
 the points below that parameter's largest value and predict the points at it. Both model the
@@ -38,6 +41,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -190,10 +194,24 @@ def mpi_collectives(repo: Path) -> Experiment:
                       source="mpi_data.csv")
 
 
+def mm_cube(repo: Path) -> Experiment:
+    """Score-P profiles (CUBE) of a matrix multiplication over one size parameter, read by
+    perfcompose's CUBE folder reader from a temporary copy (``git archive``) of the folder."""
+    prefix = "tests/data/cubeset/single_parameter"
+    if (repo / prefix).is_dir():
+        return load(repo / prefix)
+    archive = subprocess.run(["git", "-C", str(repo), "archive", "HEAD", prefix], capture_output=True, check=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(tmp, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))  # type: ignore[arg-type]
+        return load(Path(tmp) / prefix)
+
+
 DATASETS: dict[str, tuple[str, Callable[[Path], Experiment]]] = {
     "relearn": ("gpr", relearn),
     "relearn_theta": ("gpr", relearn_theta),
     "mpi_collectives": ("extrap", mpi_collectives),
+    "mm_cube": ("extrap", mm_cube),
 }
 
 
