@@ -51,8 +51,8 @@ COMMANDS = (
           _C + "experiments:convert"),
     Entry("fit", "Fit a PMNF model c0 + sum c*x^i*log2(x)^j to every region x metric of an experiment.",
           _C + "fit:fit"),
-    Entry("analyze", "Fit every call path x metric of a profile, compose each caller from its callees, and rank "
-          "the\ncall paths whose share grows fastest toward a target point.", _C + "analyze:analyze"),
+    Entry("analyze", "Fit every call path x metric of a profile, compose callers from callees, rank call paths by "
+          "growth.", _C + "analyze:analyze"),
     Entry("compose", "Compose the model of a program from models of its components; the first line is the model.",
           _C + "compose:compose"),
     Entry("laws", "Check the relational laws (i)-(iv) of 000 section 5.1 for the given stages.", _C + "compose:laws"),

@@ -33,8 +33,9 @@ def analyze(profile: Path = typer.Argument(..., help="Profile: an Extra-P text, 
                                                  "cluster, or a scheduler's address (default: in this process)."),
             scaling: Scaling = scaling_option(),
             ) -> None:
-    """Fit every call path x metric of a profile, compose each caller from its callees, and rank the
-    call paths whose share grows fastest toward a target point."""
+    """Fit every call path x metric of a profile, compose callers from callees, rank call paths by growth.
+
+    The target point (--at) needs a value for every parameter; docs/analyze.md tells how to read the output."""
     from perfcompose.analyze import analyze as run
     from perfcompose.assignments import parse_point
 
