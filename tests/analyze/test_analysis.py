@@ -86,3 +86,20 @@ def test_every_parameter_needs_a_target_value() -> None:
     with pytest.raises(InputError, match="q is no parameter"):
         check_target(["p"], {"p": 4.0, "q": 1.0})
     assert np.isfinite(check_target(["p"], {"p": 4.0})["p"])
+
+
+def test_a_call_path_measured_at_too_few_points_is_a_constant(tmp_path: Path) -> None:
+    from perfcompose.data import Experiment, Point, Series, save
+
+    xs = (2.0, 4.0, 8.0, 16.0, 32.0)
+    main = Series("time", tuple(Point((x,), (10.0 + x, 10.0 + x)) for x in xs), "main")
+    late = Series("time", tuple(Point((x,), (3.0, 3.2)) for x in xs[-2:]), "main->late")  # only at the largest two
+    path = tmp_path / "sparse.json"
+    save(Experiment(("p",), (main, late)), path)
+    analysis = analyze(path, {"p": 64})
+    nodes = _nodes(analysis)
+    assert nodes["main->late"].source == "constant" and nodes["main->late"].at_target.value == pytest.approx(3.1)
+    # main's own time is known only where late was measured too: a constant, so the fit of main is kept
+    assert "2 call path(s) measured at too few points to fit" in analysis.metrics[0].note
+    assert nodes["main"].composition.kept == "fitted" and "too few points" in nodes["main"].composition.reason
+    assert nodes["main"].at_target.value == pytest.approx(74.0, rel=0.02)

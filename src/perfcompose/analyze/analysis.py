@@ -24,7 +24,7 @@ from perfcompose.analyze.fitting import fit_all
 from perfcompose.analyze.holdout import Split, held_points, relative_error, restrict, split
 from perfcompose.analyze.result import Analysis, CallNode, Composition, Estimate, MetricAnalysis, Ranked
 from perfcompose.analyze.values import MetricValues, ValueKind, read_values
-from perfcompose.choices import Scaling
+from perfcompose.choices import Aggregate, Scaling
 from perfcompose.data.experiment import Experiment, Series
 from perfcompose.errors import FitError, InputError
 from perfcompose.model import Model, Order
@@ -117,11 +117,17 @@ def _experiment(parameters: tuple[str, ...], metrics: Sequence[MetricValues], so
         for kind, path, s in chosen:
             if keep is not None:
                 s = restrict(s, keep)
-                if len(s.points) < 3:
-                    continue
+            if not fittable(s, len(parameters)):
+                continue
             series.append(Series(f"{mv.metric} ({kind})", s.points, path, s.unit))
             keys.append((mv.metric, kind, path))
     return Experiment(parameters, tuple(series), source=source), keys
+
+
+def fittable(series: Series, parameters: int) -> bool:
+    """Whether a PMNF model can be fitted: at least 3 distinct values of every parameter."""
+    coords = series.coordinates()
+    return len(coords) >= 3 and all(len(set(coords[:, k].tolist())) >= 3 for k in range(parameters))
 
 
 def _fit(parameters: tuple[str, ...], metrics: Sequence[MetricValues], source: str, fitter: Any,
@@ -135,7 +141,7 @@ class _Tree:
     """The bottom-up pass over one metric's call tree (see the module)."""
 
     def __init__(self, mv: MetricValues, parameters: tuple[str, ...], full: _Fits, train: _Fits | None, held: Split,
-                 target: dict[str, float], threshold: float, level: float, aggregate: str):
+                 target: dict[str, float], threshold: float, level: float, aggregate: Aggregate):
         self.mv, self.parameters, self.full, self.train, self.held = mv, parameters, full, train, held
         self.target, self.threshold, self.level, self.aggregate = target, threshold, level, aggregate
         self.kept: dict[str, Model] = {}
@@ -143,6 +149,8 @@ class _Tree:
         self.held_coords = sorted(held.held_out)
         self.kept_train: dict[str, np.ndarray] = {}
         self.compositions: dict[str, Composition] = {}
+        #: call paths measured at too few points to fit, taken as constants
+        self.constants: set[tuple[str, str]] = set()
         self.fitted: dict[str, Any] = {}
 
     def _fitted_model(self, kind: str, path: str) -> Model | None:
@@ -151,7 +159,13 @@ class _Tree:
         key = (self.mv.metric, kind, path)
         result = self.full.results.get(key)
         if result is None:
-            return None
+            values = (self.mv.inclusive if kind == "inclusive" else self.mv.exclusive).get(path)
+            if values is None or (kind == "exclusive" and not self.mv.tree.callees.get(path)):
+                return None
+            # too few points to fit: the median of its measured medians, as a constant
+            self.constants.add((kind, path))
+            return Model.constant(float(np.median(values.aggregated(self.aggregate))), params=self.parameters,
+                                  unit=values.unit, source="constant: too few points to fit")
         return with_uncertainty(result.model, self.full.series[key], aggregate=self.aggregate)
 
     def _train_values(self, kind: str, path: str) -> np.ndarray | None:
@@ -190,7 +204,8 @@ class _Tree:
         at_f = _at(fitted, self.target) if fitted is not None else None
         diff = (at_c.value - at_f) / abs(at_f) if at_f else None
         disagrees = diff is not None and abs(diff) > self.threshold
-        kept, reason = self._choose(fitted is not None, errors)
+        crude = ("exclusive", path) in self.constants or any(("inclusive", c) in self.constants for c in callees)
+        kept, reason = self._choose(fitted is not None and ("inclusive", path) not in self.constants, errors, crude)
         self.kept[path] = composed if kept == "composed" else fitted  # type: ignore[assignment]
         chosen_train = train_composed if kept == "composed" else train_fitted
         if chosen_train is not None:
@@ -229,10 +244,13 @@ class _Tree:
 
         return error(fitted), error(composed), len(points)
 
-    def _choose(self, has_fit: bool, errors: tuple[float | None, float | None, int]) -> tuple[str, str]:
+    def _choose(self, has_fit: bool, errors: tuple[float | None, float | None, int], crude: bool
+                ) -> tuple[str, str]:
         ef, ec, n = errors
         if not has_fit:
-            return "composed", "the caller has no values of its own to fit"
+            return "composed", "the caller has too few values of its own to fit"
+        if crude:
+            return "fitted", "the composition holds parts measured at too few points to fit; the fit is kept"
         if ef is None or ec is None:
             why = self.held.why or "too few points remain once the largest are held out"
             return "composed", (f"extrapolation not tested ({why}); the composed model is kept, as it adds up "
@@ -254,7 +272,8 @@ def _node(tree: _Tree, path: str, parameters: tuple[str, ...], target: dict[str,
         quality = tuple((k, _finite(float(result.stats[k]))) for k in ("smape", "adj_r2", "cv_error")
                         if k in result.stats)
     composition = tree.compositions.get(path)
-    source = "composed" if composition is not None and composition.kept == "composed" else "fit"
+    source = ("composed" if composition is not None and composition.kept == "composed"
+              else "constant" if ("inclusive", path) in tree.constants else "fit")
     children = tuple(_node(tree, c, parameters, target, largest, est.value, root_value, root_largest, level)
                      for c in tree.mv.tree.callees.get(path, ()))
     return CallNode(path, region(path), path in tree.mv.tree.measured, model.to_extrap(digits=DIGITS), source,
@@ -325,7 +344,11 @@ def analyze(path: str | Path, at: Mapping[str, float], *, metrics: Sequence[str]
         root_model = tree.kept[mv.tree.root]
         root_value, root_largest = _at(root_model, target), _at(root_model, largest)
         root = _node(tree, mv.tree.root, parameters, target, largest, root_value, root_value, root_largest, level)
-        out.append(MetricAnalysis(mv.metric, mv.unit, mv.note, root, _ranking(tree, root, parameters, target, largest)))
+        note = mv.note
+        if tree.constants:
+            note += (f"; {len({p for _, p in tree.constants})} call path(s) measured at too few points to fit "
+                     "(3 values of every parameter), taken as the constant median of their values")
+        out.append(MetricAnalysis(mv.metric, mv.unit, note, root, _ranking(tree, root, parameters, target, largest)))
     if progress is not None:
         progress("composed", total, total)
     if held.held_out:
