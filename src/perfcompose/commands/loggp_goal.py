@@ -34,12 +34,19 @@ def _goal_timeline(res: Any) -> Any:
 def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None, json_out: bool,
                         timeline: Path | None, to_goal: Path | None) -> None:
     """``loggp simulate`` of a GOAL schedule: LogGOPSim's rules."""
-    from perfcompose.loggp.goal import read_goal, write_goal
+    from perfcompose.commands.loggp_phases import phases
+    from perfcompose.loggp.goal import SEND, read_goal, write_goal
     from perfcompose.loggp.loggopsim import LOGGOPSIM_S, simulate_goal
+    from perfcompose.loggp.work_size import check_simulation
 
-    sched = read_goal(program)
-    rendezvous = LOGGOPSIM_S if S is None else S
-    res = simulate_goal(sched, params, O=O, S=rendezvous, path=program)
+    with phases(program, ("reading", "simulating")) as step:
+        sched = read_goal(program)
+        rendezvous = LOGGOPSIM_S if S is None else S
+        check_simulation(sched.num_ranks, int((sched.kind == SEND).sum()), 1, semantics="loggopsim",
+                         timelines=json_out or timeline is not None)
+        step("simulating")
+        res = simulate_goal(sched, params, O=O, S=rendezvous, path=program)
+        step(None)
     if to_goal is not None:
         write_goal(sched, to_goal)
         err_console.print(f"GOAL schedule written to {to_goal}")

@@ -64,14 +64,17 @@ def _read(program: Path, at: list[str] | None, model_json: Path | None, flags: d
     """The program (None when only a model record is asked for), its parameters, its template
     (None for the compact form) and the point it is simulated at; writes ``--model-json``."""
     from perfcompose.loggp.npzfile import is_npz, read_program_npz
+    from perfcompose.loggp.work_size import check_reading
 
     if is_npz(program):  # the compact form: plain numbers, no expressions
         if at or model_json is not None:
             raise InputError(f"{'--at' if at else '--model-json'} needs a program JSON with expressions", path=program)
+        check_reading(program, "npz")
         prog = read_program_npz(program)
         return prog, loggp_params(**flags, unit=prog.unit), None, {}
     from perfcompose.loggp.template import read_template
 
+    check_reading(program, "json")
     template = read_template(program)
     params = loggp_params(**flags, unit=template.unit)
     # --model-json alone writes the model of a program with parameters; --at also simulates a point
@@ -161,7 +164,8 @@ def _print_forced(forced: Any, opts: _Options) -> None:
 
 
 def _run(program: Path, prog: Any, params: Any, template: Any, point: dict[str, float], opts: _Options, *,
-         json_out: bool, timeline: Path | None, to_goal: Path | None, time_scale: float) -> None:
+         json_out: bool, timeline: Path | None, to_goal: Path | None, time_scale: float,
+         step: Any = lambda name: None) -> None:
     """Simulate the program and show the result."""
     from perfcompose.loggp.execute import simulate_program
 
@@ -175,9 +179,16 @@ def _run(program: Path, prog: Any, params: Any, template: Any, point: dict[str, 
     counts = _op_counts(prog)
     # every operation is kept only where it is shown: --json, --timeline, or a small program
     keep = json_out or timeline is not None or int(counts.sum()) <= 60
+    from perfcompose.loggp.program import CommStep
+    from perfcompose.loggp.work_size import check_simulation
+
+    check_simulation(prog.P, sum(s.M for s in prog.steps if isinstance(s, CommStep)), len(prog.steps),
+                     semantics=opts.semantics, timelines=keep)
+    step("simulating")
     result = simulate_program(prog, params, worst_case=opts.worst_case, semantics=opts.semantics,
                               gap_origin=opts.gap_origin, ties=opts.ties, seed=opts.seed, O=opts.O, S=opts.S,
                               timelines=keep)
+    step(None)
     if timeline is not None:
         from perfcompose.loggp.plots import plot_timeline
 
@@ -254,7 +265,10 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
         rendezvous = LOGGOPSIM_S if S is None else S
     opts = _Options(worst_case, 0 if seed is None else seed, ties or "random", gap_origin or "end", semantics, O,
                     rendezvous)
-    prog, params, template, point = _read(program, at, model_json, flags, opts)
-    if prog is not None and point is not None:
-        _run(program, prog, params, template, point, opts, json_out=json_out, timeline=timeline, to_goal=to_goal,
-             time_scale=time_scale)
+    from perfcompose.commands.loggp_phases import phases
+
+    with phases(program, ("reading", "simulating")) as step:
+        prog, params, template, point = _read(program, at, model_json, flags, opts)
+        if prog is not None and point is not None:
+            _run(program, prog, params, template, point, opts, json_out=json_out, timeline=timeline,
+                 to_goal=to_goal, time_scale=time_scale, step=step)

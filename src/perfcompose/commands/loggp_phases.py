@@ -1,0 +1,36 @@
+"""A progress bar over the phases of one ``loggp simulate`` run (reading, checking, simulating,
+writing), shown on stderr for inputs large enough to take seconds, gone when the run ends."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["phases", "LARGE_INPUT"]
+
+LARGE_INPUT = 8 * 2 ** 20  #: inputs of at least this many bytes get the bar
+
+
+@contextmanager
+def phases(path: Path, names: tuple[str, ...]) -> Iterator[Callable[[str | None], None]]:
+    """``step(name)`` marks the start of the phase ``name`` (one of ``names``, in order);
+    ``step(None)`` takes the bar away (before the results are printed)."""
+    try:
+        large = path.stat().st_size >= LARGE_INPUT
+    except OSError:
+        large = False
+    if not large:
+        yield lambda name: None
+        return
+    from perfcompose.commands.common import progress
+
+    with progress() as bar:
+        task = bar.add_task(names[0], total=len(names))
+
+        def step(name: str | None) -> None:
+            if name is None:
+                bar.stop()
+            else:
+                bar.update(task, completed=names.index(name), description=f"{name} ({path.name})")
+
+        yield step
