@@ -103,3 +103,24 @@ def test_a_call_path_measured_at_too_few_points_is_a_constant(tmp_path: Path) ->
     assert "2 call path(s) measured at too few points to fit" in analysis.metrics[0].note
     assert nodes["main"].composition.kept == "fitted" and "too few points" in nodes["main"].composition.reason
     assert nodes["main"].at_target.value == pytest.approx(74.0, rel=0.02)
+
+
+def test_growth_is_told_apart_by_parameter(tmp_path: Path) -> None:
+    from perfcompose.data import Experiment, Point, Series, save
+
+    grid = [(p, n) for p in (2.0, 4.0, 8.0, 16.0, 32.0) for n in (10.0, 20.0, 40.0, 80.0, 160.0)]
+    own = {"main": lambda p, n: 5.0, "main->a": lambda p, n: 0.5 * p, "main->b": lambda p, n: 0.1 * n}
+
+    def inclusive(path: str, p: float, n: float) -> float:
+        return own[path](p, n) + (sum(f(p, n) for k, f in own.items() if k != "main") if path == "main" else 0.0)
+
+    series = tuple(Series("time", tuple(Point(c, (inclusive(k, *c) * 0.999, inclusive(k, *c) * 1.001)) for c in grid),
+                          k) for k in own)
+    path = tmp_path / "two.json"
+    save(Experiment(("p", "n"), series), path)
+    ranking = {r.path: r for r in analyze(path, {"p": 512.0, "n": 160.0}).metrics[0].ranking}
+    a, b = ranking["main->a"], ranking["main->b"]
+    assert a.growth > 1 > b.growth
+    assert dict(a.growth_by_parameter)["p"] > 1 and dict(a.growth_by_parameter)["n"] == pytest.approx(1.0, rel=0.01)
+    assert dict(b.growth_by_parameter)["p"] < 1
+    assert dict(a.orders) == {"p": "p^(1)", "n": "1"} and dict(b.orders) == {"p": "1", "n": "n^(1)"}
