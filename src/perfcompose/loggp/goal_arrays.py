@@ -20,7 +20,7 @@ import numpy as np
 
 __all__ = ["read_goal_arrays", "LazyLabels"]
 
-_BLOCK = 1 << 19  #: bytes of text handled at a time (its tokens take about 30 times as much)
+_BLOCK = 1 << 18  #: bytes of text handled at a time (its tokens take about 30 times as much)
 
 # byte classes
 _B_WS, _B_NL, _B_WORD, _B_COLON, _B_OPEN, _B_CLOSE, _B_OTHER = range(7)
@@ -85,6 +85,20 @@ def _all_digits(w: np.ndarray, length: np.ndarray) -> np.ndarray:
     return (at_least_0 == m) & (above_9 == 0) & (length > 0)
 
 
+def _numbers(win: np.ndarray, packed: np.ndarray, start: np.ndarray, length: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Whether ``length`` bytes from each ``start`` are decimal digits, and their values;
+    ``packed`` holds the first eight of them (the rest are read from ``win``)."""
+    short = length <= 8
+    ok = _all_digits(packed, np.minimum(length, 8))
+    value = _digits(packed, np.clip(length, 0, 8))
+    if not short.all():
+        long = np.flatnonzero(~short)
+        ok[long] = _digit_words(win, start[long], length[long])
+        value[long] = _number(win, start[long], length[long])
+    return ok & (length >= 1), np.where(ok, value, 0)
+
+
 def _digit_words(win: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
     """Whether ``length`` (1 to 16) bytes from each ``start`` are all decimal digits."""
     low = _all_digits(win[start], np.minimum(length, 8))
@@ -134,29 +148,34 @@ class _Block:
             return
         win = _windows(data)
         w = win[ws] & _MASK[np.minimum(length, 8)]
-        first = buf[ws]
+        first = (w & np.uint64(0xFF)).astype(np.uint8)
         digit_first = (first >= 48) & (first <= 57)
-        # numbers: all digits (at most 8), or digits and a final 'b' (a size)
-        last = buf[ends - 1]
-        is_num = digit_first & _digit_words(win, ws, length)
-        is_numb = digit_first & (last == ord("b")) & _digit_words(win, ws, length - 1)
-        minus = (first == ord("-")) & (length == 2) & (buf[np.minimum(ws + 1, len(buf) - 1)] == ord("1"))
-        letter = ~digit_first & (first != ord("-")) & (first != ord("_"))
+        letter = ((first | 0x20) >= ord("a")) & ((first | 0x20) <= ord("z"))
         wtype = np.full(ws.shape[0], BAD, np.uint8)
         wtype[letter] = LABEL
-        kw = np.searchsorted(_KW_PACKED, w)
-        kw_hit = letter & (_KW_PACKED[np.minimum(kw, len(_KW_PACKED) - 1)] == w) & (length <= 8)
-        wtype[kw_hit] = _KW_TYPE[np.minimum(kw, len(_KW_PACKED) - 1)][kw_hit]
+        kw = np.minimum(np.searchsorted(_KW_PACKED, w), len(_KW_PACKED) - 1)
+        kw_hit = letter & (_KW_PACKED[kw] == w) & (length <= 8)
+        wtype[kw_hit] = _KW_TYPE[kw][kw_hit]
         for name, typ in _LONG_KEYWORDS.items():
             hit = (length == 9) & (w == np.uint64(_pack(name))) & (buf[np.minimum(ws + 8, len(buf) - 1)] == name[8])
             wtype[hit] = typ
-        wtype[is_num | minus] = NUM
-        wtype[is_numb] = NUMB
         value = np.zeros(ws.shape[0], np.int64)
-        num_len = np.where(is_numb, length - 1, length)
-        numeric = is_num | is_numb
-        value[numeric] = _number(win, ws[numeric], num_len[numeric])
+        # numbers: all digits, or digits and a final 'b' (a size); -1 (any source, any tag)
+        d = np.flatnonzero(digit_first)
+        numb = buf[ends[d] - 1] == ord("b")
+        n_len = length[d] - numb
+        ok, value[d] = _numbers(win, w[d], ws[d], n_len)
+        wtype[d[ok & ~numb]] = NUM
+        wtype[d[ok & numb]] = NUMB
+        minus = np.flatnonzero((first == ord("-")) & (length == 2))
+        minus = minus[(w[minus] >> np.uint64(8)) == ord("1")]
+        wtype[minus] = NUM
         value[minus] = -1
+        # a label: one letter and a number (l17), without leading zeros
+        lab = np.flatnonzero(wtype == LABEL)
+        lab_len = length[lab] - 1
+        lab_ok, lab_num = _numbers(win, w[lab] >> np.uint64(8), ws[lab] + 1, lab_len)
+        lab_ok &= (lab_len == 1) | (((w[lab] >> np.uint64(8)) & np.uint64(0xFF)) != 48)
         kind = np.full(ev.shape[0], EOL, np.uint8)
         kind[is_word] = wtype
         kind[ecls == _B_COLON] = COLON
@@ -181,11 +200,8 @@ class _Block:
             return
         self.typed, self.value, self.word, self.length = typed, np.zeros(ev.shape[0], np.int64), w, length
         self.value[is_word] = value
-        # a label: one letter and a number (l17), without leading zeros
-        lab_ok = letter & (length >= 2) & _digit_words(win, ws + 1, length - 1)
-        lab_ok &= (length == 2) | (buf[np.minimum(ws + 1, len(buf) - 1)] != 48)
         self.labnum = np.full(ev.shape[0], -1, np.int64)
-        self.labnum[np.flatnonzero(is_word)[lab_ok]] = _number(win, ws[lab_ok] + 1, length[lab_ok] - 1)
+        self.labnum[np.flatnonzero(is_word)[lab[lab_ok]]] = lab_num[lab_ok]
         self.letter = np.zeros(ev.shape[0], np.uint8)
         self.letter[is_word] = first
         self.line = first_line + np.cumsum(typed == EOL) - (typed == EOL)  # 1-based line of each token
@@ -330,6 +346,27 @@ def read_goal_arrays(read: Callable[[int], bytes]) -> dict[str, Any] | None:
     return _assemble(cols, num_ranks)
 
 
+def _resolve(lab: np.ndarray, block: np.ndarray, num_ref: np.ndarray, dep_block: np.ndarray) -> np.ndarray | None:
+    """The operation each reference names: the one in the same block whose label has that
+    number (None where one is undefined or a label defined twice)."""
+    named = lab >= 0
+    span = max(int(lab.max()) if lab.size else 0, int(num_ref.max()) if num_ref.size else 0) + 1
+    def_key = block[named] * span + lab[named]
+    order = np.argsort(def_key, kind="stable")
+    sorted_keys = def_key[order]
+    if sorted_keys.size > 1 and (sorted_keys[1:] == sorted_keys[:-1]).any():
+        return None
+    if not num_ref.size:
+        return np.zeros(0, np.int64)
+    if not sorted_keys.size:
+        return None
+    ref_key = dep_block.astype(np.int64) * span + num_ref
+    pos = np.minimum(np.searchsorted(sorted_keys, ref_key), sorted_keys.size - 1)
+    if (sorted_keys[pos] != ref_key).any():
+        return None
+    return np.flatnonzero(named)[order][pos]
+
+
 def _assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None:
     """Operations in rank order and dependencies as operation indices; None where a rank, peer
     or label is out of place (the line reader names it)."""
@@ -347,35 +384,30 @@ def _assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None
         return None
     # an operation's key: its block and its label's number; each key defined once
     lab = c.pop("label")
-    named = lab >= 0
     num_ref = np.concatenate((c.pop("dep_a"), c.pop("dep_b")))
-    span = max(int(lab.max()) if n else 0, int(num_ref.max()) if num_ref.size else 0) + 1
-    def_key = block[named] * span + lab[named]
-    del lab
-    order = np.argsort(def_key, kind="stable")
-    sorted_keys = def_key[order]
-    if sorted_keys.size > 1 and (sorted_keys[1:] == sorted_keys[:-1]).any():
-        return None
-    def_op = np.flatnonzero(named)[order]
-    dep_block = np.concatenate((c["dep_block"], c["dep_block"])).astype(np.int64)
-    ref_key = dep_block * span + num_ref
-    pos = np.searchsorted(sorted_keys, ref_key)
-    pos_ok = np.minimum(pos, max(sorted_keys.size - 1, 0))
-    if ref_key.size and (sorted_keys.size == 0 or (sorted_keys[pos_ok] != ref_key).any()):
-        return None
-    ref_op = def_op[pos_ok] if ref_key.size else np.zeros(0, np.int64)
-    del def_op, pos, pos_ok, ref_key, sorted_keys, def_key, dep_block, num_ref
+    dep_block = np.concatenate((c["dep_block"], c["dep_block"]))
+    nb_ops = np.bincount(block, minlength=nb) if nb else np.zeros(0, np.int64)
+    block_start = np.zeros(nb + 1, np.int64)
+    np.cumsum(nb_ops, out=block_start[1:])
+    if n and (lab == np.arange(n) - block_start[block]).all():
+        # every operation labelled with its place in its block (l0, l1, ...): no search
+        if num_ref.size and (num_ref >= nb_ops[dep_block]).any():
+            return None
+        ref_op = block_start[dep_block] + num_ref
+    else:
+        ref_op = _resolve(lab, block, num_ref, dep_block)
+        if ref_op is None:
+            return None
+    del lab, num_ref, dep_block
     nd = c["dep_how"].shape[0]
     a_op, b_op = ref_op[:nd], ref_op[nd:]
     # rank order: the blocks sorted by their rank
-    counts = np.bincount(block, minlength=nb) if nb else np.zeros(0, np.int64)
+    counts = nb_ops
     by_rank = np.zeros(num_ranks, np.int64)
     by_rank[ranks] = counts
     op_ptr = np.zeros(num_ranks + 1, np.int64)
     np.cumsum(by_rank, out=op_ptr[1:])
     first_of_block = op_ptr[:-1][ranks] if nb else np.zeros(0, np.int64)
-    block_start = np.zeros(nb + 1, np.int64)
-    np.cumsum(counts, out=block_start[1:])
     where = first_of_block[block] + (np.arange(n) - block_start[block]) if n else np.zeros(0, np.int64)
     if (np.diff(ranks) >= 0).all():
         perm = None  # already in rank order

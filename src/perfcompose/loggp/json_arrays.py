@@ -24,7 +24,7 @@ __all__ = ["JsonNumbers", "JsonLists", "load_json_arrays", "plain", "token_offse
 #: arrays read here, by key: rows of this many numbers (0: a flat list; -1: lists of ids)
 ARRAY_KEYS = {b"messages": 3, b"durations": 0, b"send_order": -1}
 _KEY = re.compile(rb'"(messages|durations|send_order)"[ \t\r\n]*:[ \t\r\n]*\[')
-_CHUNK = 1 << 20  #: bytes tokenized at a time (a few arrays of this size live at once)
+_CHUNK = 1 << 18  #: bytes tokenized at a time (a few arrays of this size live at once)
 _PLACEHOLDER = "\x00perfcompose array {}"
 
 # byte classes: whitespace, part of a number, '[', ']', ',', anything else
