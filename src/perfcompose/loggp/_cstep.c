@@ -788,15 +788,27 @@ typedef struct { /* a growable array of n items of size sz */
     int64_t n, cap, sz;
 } Vec;
 
+/* room for ``more`` items after the n there are; 0, or -1 without memory */
+static int vec_reserve(Vec *v, int64_t more) {
+    if (v->n + more <= v->cap) {
+        return 0;
+    }
+    int64_t cap = v->cap ? v->cap : 1024;
+    while (cap < v->n + more) {
+        cap *= 2;
+    }
+    char *d = realloc(v->data, (size_t)(cap * v->sz));
+    if (!d) {
+        return -1;
+    }
+    v->data = d;
+    v->cap = cap;
+    return 0;
+}
+
 static int vec_add(Vec *v, const void *item) {
-    if (v->n == v->cap) {
-        int64_t cap = v->cap ? 2 * v->cap : 1024;
-        char *d = realloc(v->data, (size_t)(cap * v->sz));
-        if (!d) {
-            return -1;
-        }
-        v->data = d;
-        v->cap = cap;
+    if (vec_reserve(v, 1) < 0) {
+        return -1;
     }
     memcpy(v->data + v->n * v->sz, item, (size_t)v->sz);
     v->n += 1;
@@ -960,22 +972,24 @@ static PyObject *worst_step(PyObject *self, PyObject *args) {
         a.n_newly = 0;
         /* the candidates: the members of the components that nothing else feeds, with an edge inside */
         int64_t lo = cands.n, kept = 0;
-        for (int64_t i = 0; i < n_alive && !failed; i++) {
+        if (vec_reserve(&cands, n_alive) < 0) {
+            failed = 1;
+            break;
+        }
+        int32_t *out = (int32_t *)cands.data + lo;
+        int64_t count = 0;
+        for (int64_t i = 0; i < n_alive; i++) {
             int32_t v = alive[i];
             int64_t c = k.label[v];
             if (sent[v]) {
                 continue;
             }
             alive[kept++] = v;
-            if (c >= 0 && k.fed[c] == 0 && k.csize[c] >= 2 && vec_add(&cands, &v) < 0) {
-                failed = 1;
-            }
+            out[count] = v;
+            count += c >= 0 && k.fed[c] == 0 && k.csize[c] >= 2;
         }
         n_alive = kept;
-        int64_t count = cands.n - lo;
-        if (failed) {
-            break;
-        }
+        cands.n += count;
         if (count == 0) { /* cannot happen: every waiting processor waits on another waiting one */
             PyEval_RestoreThread(ts);
             PyErr_SetString(PyExc_AssertionError, "deadlock without a cycle");
