@@ -3,7 +3,7 @@ text, the page and what the tests read back from both.
 
 >>> from perfcompose.analyze.result import Estimate
 >>> value_cell(Estimate(61996.7, 61785.8, 63280.7)), interval_cell(Estimate(61996.7, 61785.8, 63280.7))
-('6.200e+04', '6.179e+04 .. 6.328e+04')
+('62000', '61790 .. 63280')
 >>> share_cell(0.4666), growth_cell(1.1562)
 ('46.7 %', '1.156x')
 """
