@@ -109,3 +109,21 @@ def test_progress_hears_of_every_series_and_the_end():
     fit_profile(exp, progress=lambda label, k, n: calls.append((k, n)))
     assert calls[0] == (0, len(exp.series)) and calls[-1] == (len(exp.series), len(exp.series))
     assert [k for k, _ in calls] == sorted(k for k, _ in calls)
+
+
+def test_dask_gives_the_models_of_the_process_in_order(monkeypatch):
+    from distributed import Client, LocalCluster
+
+    import perfcompose.fit.profile as profile
+
+    monkeypatch.setattr(profile, "MIN_TASK", 5)   # several tasks, finishing in any order
+    full = _profile_2d()
+    exp = Experiment(full.parameters, full.series[::3], source=full.source)
+    calls: list[int] = []
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        got = fit_profile(exp, scheduler=client, progress=lambda label, k, n: calls.append(k))
+    want = fit_profile(exp)
+    assert [r.label for r in got] == [s.label for s in exp.series]
+    assert got == want and [r.alternatives for r in got] == [r.alternatives for r in want]
+    assert calls[-1] == len(exp.series) and len(calls) > 2

@@ -22,13 +22,20 @@ from perfcompose.commands.common import (
 )
 
 
-def _fit_all(exp: Any, pmnf: Any, segmented: bool, metric: str | None, region: str | None) -> list[Any]:
-    """The fit results of the chosen series: single models, or two-piece ones where clearly better."""
+def _fit_all(exp: Any, pmnf: Any, segmented: bool, metric: str | None, region: str | None,
+             scheduler: str | None = None) -> list[Any]:
+    """The fit results of the chosen series: single models, or two-piece ones where clearly better.
+    Several series (a profile's call paths) are fitted together, on Dask where ``scheduler`` says."""
     with bar_after(progress()) as step:
         if segmented:
             from perfcompose.fit import SegmentedFitter
 
             return list(SegmentedFitter(pmnf).fit(exp, metric=metric, region=region, progress=step).results_)
+        chosen = exp.select(metric, region) if (metric or region) else exp
+        if len(chosen.series) > 1 or scheduler:
+            from perfcompose.fit.profile import fit_profile
+
+            return fit_profile(chosen, fitter=pmnf, scheduler=scheduler, progress=step)
         return list(pmnf.fit(exp, metric=metric, region=region, progress=step).results_)
 
 
@@ -125,6 +132,9 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
                                             "experiment (.extra-p) here; Extra-P's GUI shows the models as the "
                                             "model set 'perfcompose PMNF'."),
         scaling: Scaling = scaling_option(),
+        scheduler: str | None = typer.Option(
+            None, "--scheduler", help="Fit the series on a Dask cluster: 'local' (a worker per core) or a "
+                                      "scheduler's address tcp://HOST:PORT (default: in this process)."),
         ) -> None:
     """Fit a PMNF model c0 + sum c*x^i*log2(x)^j to every region x metric of an experiment."""
     from perfcompose.data import load
@@ -141,7 +151,7 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
     if segmented and len(exp.parameters) != 1:
         raise typer.BadParameter(f"{file} has {len(exp.parameters)} parameters ({', '.join(exp.parameters)}); "
                                  "a segmented model splits along one", param_hint="--segmented")
-    results = _fit_all(exp, pmnf, segmented, metric, region)
+    results = _fit_all(exp, pmnf, segmented, metric, region, scheduler)
     title = f"PMNF models of {file} ({aggregate} of repetitions)"
     console.print(_table(results, title, segmented))
     for r in results:

@@ -30,7 +30,7 @@ from perfcompose.fit.pmnf import (
 )
 from perfcompose.fit.scaling import falls_rows
 
-__all__ = ["aggregate_many", "multi_groups_many", "batchable"]
+__all__ = ["aggregate_many", "multi_groups_many", "batchable", "intercept_slack_many"]
 
 # rows (series x hypotheses) fitted in one NumPy batch: large enough to amortise the calls,
 # small enough to stay in the caches
@@ -57,31 +57,38 @@ def aggregate_many(fitter: PMNFFitter, series: Sequence[Series]) -> Aggregated:
     y, sigma, done = np.zeros((S, n)), np.zeros(S), np.zeros(S, dtype=bool)
     if n == 0:
         return Aggregated(y, sigma, done)
-    reps = len(series[0].points[0].values)
-    same = [k for k, s in enumerate(series) if all(len(p.values) == reps for p in s.points)]
-    if not same or reps == 0:
-        return Aggregated(y, sigma, done)
-    V = np.array([[p.values for p in series[k].points] for k in same], dtype=float)   # (S', n, reps)
-    ok = np.all(np.isfinite(V) & (np.abs(V) <= _LARGE), axis=(1, 2))
     how = fitter.aggregate
     if how not in ("median", "mean", "min", "max"):
         return Aggregated(y, sigma, done)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        agg = getattr(np, how)(V, axis=-1)   # median, mean, min or max, as perfcompose.variation
-        if reps >= 2:
-            m = np.mean(V, axis=-1)
-            rel = np.var(V, ddof=1, axis=-1) / m ** 2
-            good = m > 0
-            ok &= np.all(good, axis=1) | ~np.any(good, axis=1)
-            rel_mean = np.mean(rel, axis=1)
-    idx = np.asarray(same)
-    y[idx] = agg
-    for j, k in enumerate(same):
-        if not ok[j]:
+    by_reps: dict[int, list[int]] = {}
+    for k, s in enumerate(series):
+        counts = {len(p.values) for p in s.points}
+        if len(counts) == 1:
+            by_reps.setdefault(counts.pop(), []).append(k)
+    for reps, same in by_reps.items():
+        if reps == 0:
             continue
-        if reps >= 2 and good[j, 0]:
-            sigma[k] = fitter._noise(float(rel_mean[j]), float(reps))
-        done[k] = True
+        V = np.array([[p.values for p in series[k].points] for k in same], dtype=float)   # (S', n, reps)
+        ok = np.all(np.isfinite(V) & (np.abs(V) <= _LARGE), axis=(1, 2))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            agg = getattr(np, how)(V, axis=-1)   # median, mean, min or max, as perfcompose.variation
+            if reps >= 2:
+                m = np.mean(V, axis=-1)
+                # squared as the one-series code squares a NumPy scalar (libm's pow, which an
+                # array's square, a product, differs from in the last digit now and then)
+                m2 = np.array([v ** 2 for v in m.ravel().tolist()]).reshape(m.shape)
+                rel = np.var(V, ddof=1, axis=-1) / m2
+                good = m > 0
+                ok &= np.all(good, axis=1) | ~np.any(good, axis=1)
+                rel_mean = np.mean(rel, axis=1)
+        idx = np.asarray(same)
+        y[idx] = agg
+        for j, k in enumerate(same):
+            if not ok[j]:
+                continue
+            if reps >= 2 and good[j, 0]:
+                sigma[k] = fitter._noise(float(rel_mean[j]), float(reps))
+            done[k] = True
     return Aggregated(y, sigma, done)
 
 
@@ -110,8 +117,29 @@ def _negative(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, k: int) -> np.nd
     return (votes * 2 > lines) if lines else np.zeros(len(Y), dtype=bool)
 
 
+def intercept_slack_many(F: np.ndarray, Y: np.ndarray, sigma: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``_intercept_slack(F[s], Y[s], sigma[s], index)`` for every series s at once (S, H); ``F``
+    is (m, n), shared, or (S, m, n). Every step is the one-series step on a stack, which NumPy
+    and LAPACK compute slice by slice alike."""
+    S, n = Y.shape
+    smallest = np.min(np.where(Y > 0, Y, np.inf), axis=1, initial=1.0)
+    yf = np.where(Y > 0, Y, smallest[:, None])
+    F3 = np.broadcast_to(F, (S, *F.shape[-2:])) if F.ndim == 2 else F
+    B = np.concatenate([np.ones((S, 1, n)), F3], axis=1) / yf[:, None, :]
+    norm = np.linalg.norm(B, axis=2)
+    ok = np.isfinite(norm) & (norm > 0)
+    B = np.where(ok[:, :, None], B / np.where(ok, norm, 1.0)[:, :, None], 0.0)
+    gram = B @ B.transpose(0, 2, 1)
+    cols = np.concatenate([np.zeros((len(index), 1), dtype=int), np.asarray(index, dtype=int) + 1], axis=1)
+    # the one-series code squares a NumPy scalar (libm's pow); an array's square may differ in the last digit
+    first = np.array([v ** 2 for v in norm[:, 0]])
+    inv00 = np.linalg.pinv(gram[:, cols[:, :, None], cols[:, None, :]])[:, :, 0, 0] / first[:, None]
+    usable = np.all(ok[:, cols], axis=2) & np.isfinite(inv00)
+    return np.where(usable, (2.0 * sigma)[:, None] * np.sqrt(np.maximum(np.where(usable, inv00, 0.0), 0.0)), 0.0)
+
+
 def _candidates(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray, k: int,
-                count: int, negative: bool) -> np.ndarray:
+                count: int, negative: bool, scattered: bool = False) -> np.ndarray:
     """The indices (S, count) into the basis of parameter ``k`` of each series' ``count`` most
     likely factors, voted on every line (``_parameter_candidates``)."""
     basis = fitter._basis_with(X[:, k], negative)
@@ -127,17 +155,21 @@ def _candidates(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndar
         const, one = fit_one_term_lines(FT, YL, W, Sc)
         c0 = fitter._scored(None, const, 0, sig).scores
         c0 = np.where(np.isfinite(c0), c0, 0.0)
-        slack = np.repeat(_constant_slack(YL, sig), m)
+        if scattered:
+            slack = intercept_slack_many(FT, YL, sig, np.arange(m)[:, None]).reshape(-1)
+        else:
+            slack = np.repeat(_constant_slack(YL, sig), m)
         s1 = fitter._scored(None, one, 1, np.repeat(sig, m), slack).scores.reshape(S * L, m)
         total[:, 0] += c0.reshape(S, L).sum(axis=1)
         total[:, 1:] += np.where(np.isfinite(s1), s1, (c0 + fitter._penalty(1))[:, None]).reshape(S, L, m).sum(axis=1)
     return np.argsort(total[:, 1:], axis=1, kind="stable")[:, :count]
 
 
-def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray) -> list[list[_Group]]:
+def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray,
+                      scattered: bool = False) -> list[list[_Group]]:
     """For every row of ``Y`` (S, points) with noise ``sigma`` (S,), the groups that
-    ``fitter._multi_groups`` fits for it alone (several parameters, every one with lines; see
-    :func:`batchable`)."""
+    ``fitter._multi_groups`` fits for it alone, with ``scattered`` as given (several parameters,
+    every one with lines; see :func:`batchable`)."""
     S, d = len(Y), X.shape[1]
     count = _candidates_within(fitter.candidates_per_parameter, d, MAX_COMBINATIONS)
     rows = np.vstack([X, (X.max(axis=0) * fitter.horizon)[None, :]])
@@ -156,7 +188,7 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
             basis = fitter._basis_with(X[:, k], flag)
             if len(basis.factors) < count:
                 raise ValueError("fewer factors than candidates")
-            idx[mask] = _candidates(fitter, X, Y[mask], sigma[mask], k, count, flag) + len(names)
+            idx[mask] = _candidates(fitter, X, Y[mask], sigma[mask], k, count, flag, scattered) + len(names)
             table.append(factor_values(rows[:, k], basis.exponent_arrays).T)
             names.extend(basis.factors)
         tables.append(np.vstack(table))
@@ -166,12 +198,14 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
     w, sc = fitter._weights(Y, X)
     yy = np.hstack([Y, np.zeros((S, 1))])
     w, sc = np.hstack([w, np.zeros((S, 1))]), np.hstack([sc, np.ones((S, 1))])
-    slack = _constant_slack(Y, sigma)
+    slack = np.full(S, np.inf) if scattered else _constant_slack(Y, sigma)
+    n = len(X)
     sizes = list(by_size)
-    width = max(sizes)
     H = sum(len(by_size[r]) for r in sizes)
     step = max(1, BATCH_ROWS // H)
     # per size: the scored rows of all series, series-major
+    # a hypothesis of r terms is fitted on its own r + 1 columns: the same numbers as in the
+    # fitter's batch of every size, where its absent columns are zero and change nothing
     parts: dict[int, list[_Group]] = {r: [] for r in sizes}
     for a in range(0, S, step):
         b = min(a + step, S)
@@ -183,39 +217,25 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
             for k, ci in more:
                 v = v * tables[k][chosen[k][a:b, ci - 1]]
             columns[:, c] = v
-        stacked = [np.ones((1, R))]
-        present = np.ones((cs * H, width + 1), dtype=bool)
-        for t in range(width):
-            col = np.zeros((cs * H, R))
-            start = 0
-            for r in sizes:
-                hr = len(by_size[r])
-                block = slice(start, start + cs * hr)
-                if t < r:
-                    col[block] = columns[:, by_size[r][:, t]].reshape(cs * hr, R)
-                else:
-                    present[block, t + 1] = False
-                start += cs * hr
-            stacked.append(col)
-        reps = np.concatenate([np.repeat(np.arange(a, b), len(by_size[r])) for r in sizes])
-        batch = fit_batch(stacked, yy[reps], w[reps], sc[reps], present)
-        start = 0
         for r in sizes:
             hr = len(by_size[r])
-            stop = start + cs * hr
-            parts[r].append(fitter._scored(None, split_batch(batch, start, stop, r + 1), r,
-                                           np.repeat(sigma[a:b], hr), np.repeat(slack[a:b], hr)))
-            start = stop
+            stacked = [np.ones((1, R))] + [columns[:, by_size[r][:, t]].reshape(cs * hr, R) for t in range(r)]
+            rep = np.repeat(np.arange(a, b), hr)
+            batch = fit_batch(stacked, yy[rep], w[rep], sc[rep])
+            if scattered and r:
+                slack_r = intercept_slack_many(columns[:, :, :n], Y[a:b], sigma[a:b], by_size[r]).reshape(-1)
+            else:
+                slack_r = np.repeat(slack[a:b], hr)
+            parts[r].append(fitter._scored(None, batch, r, np.repeat(sigma[a:b], hr), slack_r))
     out: list[list[_Group]] = [[] for _ in range(S)]
-    for r in sizes:
-        hr = len(by_size[r])
-        for part_no, g in enumerate(parts[r]):
-            a = part_no * step
-            for j in range(len(g.scores) // hr):
-                s = a + j
-                per_param = [[None, *(factor_lists[k][i] for i in chosen[k][s])] for k in range(d)]
-                lo, hi = j * hr, (j + 1) * hr
+    for part_no, a in enumerate(range(0, S, step)):
+        for s in range(a, min(a + step, S)):
+            per_param = [[None, *(factor_lists[k][i] for i in chosen[k][s].tolist())] for k in range(d)]
+            lo_s = s - a
+            for r in sizes:
+                hr = len(by_size[r])
+                g = parts[r][part_no]
+                lo, hi = lo_s * hr, (lo_s + 1) * hr
                 hyps: Any = _TemplateHypotheses(keys, by_size[r], per_param)
-                out[s].append(_Group(hyps,
-                                     split_batch(g.batch, lo, hi, r + 1), g.ok[lo:hi], g.scores[lo:hi]))
+                out[s].append(_Group(hyps, split_batch(g.batch, lo, hi, r + 1), g.ok[lo:hi], g.scores[lo:hi]))
     return out

@@ -373,7 +373,7 @@ class PMNFFitter(SeriesFitter):
             # no hypothesis is the law within the noise: the search runs again at the noise the
             # points scatter by (the candidate factors voted with it too), each constant judged
             # by its own standard error
-            found, multi, notes = self._groups(X, y, scatter, params, progress, scattered=True)
+            found, multi, notes = fitted(X, y, scatter, params, progress, scattered=True)
             groups, scatter = self._with_lack_of_fit(found, scatter, len(y))
         sigma = scatter
         chosen, ranked = self._select(groups, sigma, multi=multi)

@@ -31,6 +31,8 @@ Progress = Callable[[str, int, int], None]
 
 #: series per chunk: a batch of their hypotheses fills about 10^5 rows (a few tens of MB)
 CHUNK = 512
+#: the fewest series a Dask task fits (fewer would not fill a batch)
+MIN_TASK = 64
 
 
 def _progress_callback(progress: Any) -> Progress | None:
@@ -75,39 +77,56 @@ def fit_chunk(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[
     return results
 
 
-def _fitted_groups(fitter: PMNFFitter, X: np.ndarray, agg: Any) -> dict[int, dict[float, list[Any]]]:
-    """Per series (index into ``agg``) the groups of hypotheses fitted at once, by the noise they
-    were scored with: the measured one and, without repetitions, the one the scatter gives."""
+# groups of hypotheses fitted beforehand, by (noise, whether scored as scattered points)
+Fitted = dict[tuple[float, bool], list[Any]]
+
+
+def _fitted_groups(fitter: PMNFFitter, X: np.ndarray, agg: Any) -> dict[int, Fitted]:
+    """Per series (index into ``agg``) the groups of hypotheses fitted at once for each search
+    ``fitter._fit_aggregated`` runs: at the measured noise; without repetitions, at the noise
+    the scatter gives; where the points scatter beyond that noise, again at the scatter noise."""
     from perfcompose.fit import batched
 
     y, sigma = agg.y, agg.sigma
+    n = y.shape[1]
     fine = agg.done & np.all(np.isfinite(y) & (y >= 0), axis=1) & np.any(y != 0, axis=1)
-    rows = np.flatnonzero(fine)
-    out: dict[int, dict[float, list[Any]]] = {}
-    for a in range(0, len(rows), CHUNK):
-        part = rows[a:a + CHUNK]
-        for s, groups in zip(part.tolist(), batched.multi_groups_many(fitter, X, y[part], sigma[part])):
-            out[s] = {float(sigma[s]): groups}
+    out: dict[int, Fitted] = {}
+
+    def search(asked: list[tuple[int, float]], scattered: bool) -> None:
+        for a in range(0, len(asked), CHUNK):
+            part = asked[a:a + CHUNK]
+            rows = np.array([s for s, _ in part])
+            noise = np.array([v for _, v in part])
+            for (s, v), groups in zip(part, batched.multi_groups_many(fitter, X, y[rows], noise, scattered)):
+                out.setdefault(s, {})[(v, scattered)] = groups
+
+    measured = [(s, float(sigma[s])) for s in np.flatnonzero(fine).tolist()]
+    search(measured, False)
+    noise = dict(measured)
     if fitter.scatter_noise:
-        again = [(s, fitter._scatter_noise(out[s][float(sigma[s])], y.shape[1], True))
-                 for s in rows.tolist() if sigma[s] <= 0]
+        again = [(s, fitter._scatter_noise(out[s][(v, False)], n, True)) for s, v in measured if v <= 0]
         again = [(s, v) for s, v in again if v > 0]
-        for a in range(0, len(again), CHUNK):
-            part = np.array([s for s, _ in again[a:a + CHUNK]])
-            noise = np.array([v for _, v in again[a:a + CHUNK]])
-            for s, v, groups in zip(part.tolist(), noise.tolist(), batched.multi_groups_many(fitter, X, y[part],
-                                                                                              noise)):
-                out[s][v] = groups
+        search(again, False)
+        noise.update(again)
+    scattered = []
+    for s, v in noise.items():
+        _, scatter = fitter._with_lack_of_fit(out[s][(v, False)], v, n)
+        if scatter > v:
+            scattered.append((s, float(scatter)))
+    search(scattered, True)
     return out
 
 
 def _fit_one(fitter: PMNFFitter, parameters: tuple[str, ...], series: Series, X: np.ndarray, agg: Any, j: int,
-             fitted: dict[float, list[Any]], source: str) -> FitResult:
+             fitted: Fitted, source: str) -> FitResult:
     """One series' result as ``fitter.fit_series`` gives it, from groups fitted beforehand where
-    there are some for the noise asked for."""
-    def groups(X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...], progress: Any) -> Any:
-        found = fitted.get(float(sigma))
-        return (found, True, ()) if found is not None else fitter._groups(X, y, sigma, params, progress)
+    there are some for the search asked for."""
+    def groups(X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...], progress: Any,
+               scattered: bool = False, **options: Any) -> Any:
+        found = None if options else fitted.get((float(sigma), scattered))
+        if found is not None:
+            return found, True, ()
+        return fitter._groups(X, y, sigma, params, progress, scattered=scattered, **options)
 
     try:
         if agg.done[j]:
@@ -181,7 +200,7 @@ def _on_dask(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[Serie
             engine = stack.enter_context(Engine(scheduler=str(scheduler)))
             client, n = engine.client, max(1, engine.info.m)
         # a few chunks per worker keep them all busy to the end; no chunk is smaller than a batch
-        size = max(64, min(4 * CHUNK, -(-len(series) // (4 * n))))
+        size = max(MIN_TASK, min(4 * CHUNK, -(-len(series) // (4 * n))))
         remote = client.scatter(fitter, broadcast=True)
         futures = {client.submit(fit_chunk, remote, params, part, source, pure=False): a
                    for a, part in zip(range(0, len(series), size), _chunks(series, size))}

@@ -1,0 +1,249 @@
+"""Fitting a whole application profile: 10,000 call paths x 3 metrics, beside Extra-P on a part of it.
+
+The profile is generated deterministically, as Extra-P profiles look: two parameters (p processes,
+n problem size) on a 5 x 5 grid, 5 repetitions per point, three metrics per call path (time with
+1-10 % noise, visits exact, bytes with 0.5 % noise) whose laws are PMNF terms in p, in n, sums and
+products of them. Every run is a whole process of its own, timed from start to end, its peak
+memory the sum over the process and its children (Dask workers), sampled every 0.1 s:
+
+* Extra-P 4.2.5 (``ModelGenerator(...).model_all()``, from ``.venv-extrap``) on the first
+  ``--extrap-paths`` call paths, read from an Extra-P JSON file: the anchor;
+* perfcompose's ``fit_profile`` on the same file in one process, and, in the same process, every
+  series fitted alone with ``PMNFFitter.fit_series`` (the per-series path), checked to give the
+  same models;
+* ``fit_profile`` on the whole profile on a Dask LocalCluster of each ``--workers`` count (and,
+  with ``--in-process``, in one process), the models of every run checked to be the same.
+
+    python benchmarks/profile_scale.py [--paths 10000] [--extrap-paths 100] [--workers 1,2]
+                                       [--in-process] [--no-extrap] [--extrap .venv-extrap/bin/python]
+
+The table gives time per series and its ratio to Extra-P's, measured in the same run, and the
+load average of the machine before and after.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+P = (4.0, 8.0, 16.0, 32.0, 64.0)
+N = (1000.0, 2000.0, 4000.0, 8000.0, 16000.0)
+REPS = 5
+METRICS = ("time", "visits", "bytes")
+
+# terms of one parameter, x^i * log2(x)^j: (i, j)
+P_TERMS = [(0.5, 0), (1, 0), (0, 1), (1, 1), (2, 0), (0, 2)]
+N_TERMS = [(1, 0), (1, 1), (1.5, 0), (2, 0), (0.5, 0), (0, 1)]
+
+EXTRAP_FIT = r"""
+import json, sys, time
+start = time.perf_counter()
+from extrap.fileio.file_reader.json_file_reader import JsonFileReader
+from extrap.modelers.model_generator import ModelGenerator
+experiment = JsonFileReader().read_experiment(sys.argv[1])
+read = time.perf_counter()
+generator = ModelGenerator(experiment)
+generator.model_all()
+json.dump({"fit": time.perf_counter() - read, "series": len(generator.models)}, open(sys.argv[2], "w"))
+"""
+
+
+def _term(x: np.ndarray, i: float, j: float) -> np.ndarray:
+    return x ** i * np.log2(x) ** j
+
+
+def profile(paths: int, seed: int = 7):
+    """The generated profile: ``paths`` call paths x 3 metrics (see the module)."""
+    from perfcompose.data.experiment import Experiment, Point, Series
+
+    rng = np.random.default_rng(seed)
+    grid = tuple((p, n) for p in P for n in N)
+    g = np.array(grid)
+    gp, gn = g[:, 0], g[:, 1]
+    series = []
+    for c in range(paths):
+        kind = int(rng.integers(5))        # constant, in p, in n, p + n, p * n
+        ip, jp = P_TERMS[int(rng.integers(len(P_TERMS)))]
+        i_n, jn = N_TERMS[int(rng.integers(len(N_TERMS)))]
+        fp, fn = _term(gp, ip, jp), _term(gn, i_n, jn)
+        shape = [np.ones(25), fp, fn, fp / fp.max() + fn / fn.max(), fp * fn][kind]
+        shape = shape / shape.max()
+        region = f"main/solve_{c // 100}/kernel_{c}"
+        base = 10.0 ** rng.uniform(-4, 1)
+        share = rng.uniform(0.2, 5.0)
+        visits = np.round(1 + 100 * shape * rng.uniform(1, 10))
+        laws = {"time": (base * (1 + share * shape), rng.choice([0.01, 0.02, 0.05, 0.1])),
+                "visits": (visits, 0.0),
+                "bytes": (1024.0 * visits * rng.integers(1, 64), 0.005)}
+        for metric in METRICS:
+            law, noise = laws[metric]
+            values = law[:, None] * (1 + noise * rng.standard_normal((25, REPS)))
+            values = np.maximum(values, 0.0).tolist()
+            series.append(Series(metric, tuple(Point(pt, tuple(v)) for pt, v in zip(grid, values)), region,
+                                 "s" if metric == "time" else ""))
+    return Experiment(("p", "n"), tuple(series), source=f"generated profile of {paths} call paths")
+
+
+def digest(results) -> str:
+    """A fingerprint of the models: labels, hypotheses and coefficients to the last digit."""
+    h = hashlib.sha256()
+    for r in results:
+        h.update(repr((r.label, r.chosen.hypothesis, r.chosen.constant, r.chosen.coefficients)).encode())
+    return h.hexdigest()[:16]
+
+
+def _bar():
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=Console(stderr=True), transient=True)
+
+
+def child(args: argparse.Namespace) -> None:
+    """One measured process: fit a profile (generated, or read from ``--file``) and write what it found."""
+    from perfcompose.fit import PMNFFitter
+    from perfcompose.fit.profile import fit_profile
+
+    start = time.perf_counter()
+    if args.file:
+        from perfcompose.data import load
+
+        experiment = load(args.file)
+    else:
+        experiment = profile(args.paths)
+    ready = time.perf_counter()
+    scheduler = "local" if args.child_workers else None
+    with _bar() as bar:
+        results = fit_profile(experiment, fitter=PMNFFitter(), scheduler=scheduler, progress=bar,
+                              workers=args.child_workers or None)
+    out = {"fit": time.perf_counter() - ready, "prepare": ready - start, "series": len(results),
+           "digest": digest(results)}
+    if args.per_series:
+        fitter = PMNFFitter()
+        t = time.perf_counter()
+        alone = [fitter.fit_series(experiment.parameters, s, source=experiment.source) for s in experiment.series]
+        out["alone"] = time.perf_counter() - t
+        out["alone_digest"] = digest(alone)
+    Path(args.out).write_text(json.dumps(out))
+
+
+@dataclass
+class Run:
+    name: str
+    wall: float
+    peak_mb: float
+    found: dict
+
+
+def measured(name: str, command: list[str], out: Path) -> Run:
+    """Run a command to its end, timing it and sampling the memory of it and its children."""
+    import psutil
+
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, cwd=ROOT)
+    top = psutil.Process(proc.pid)
+    peak = 0
+    while proc.poll() is None:
+        try:
+            rss = top.memory_info().rss + sum(c.memory_info().rss for c in top.children(recursive=True))
+            peak = max(peak, rss)
+        except psutil.Error:
+            pass
+        time.sleep(0.1)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"{name} failed (exit {proc.returncode})")
+    return Run(name, wall, peak / 2 ** 20, json.loads(out.read_text()))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--paths", type=int, default=10_000)
+    ap.add_argument("--extrap-paths", type=int, default=100)
+    ap.add_argument("--workers", default="1,2", help="Dask worker counts for the whole profile, comma-separated")
+    ap.add_argument("--in-process", action="store_true", help="also fit the whole profile in one process")
+    ap.add_argument("--no-extrap", action="store_true")
+    ap.add_argument("--extrap", default=str(ROOT / ".venv-extrap" / "bin" / "python"))
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--child-workers", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--file", help=argparse.SUPPRESS)
+    ap.add_argument("--per-series", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--out", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(args)
+        return
+
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    load_before = os.getloadavg()
+    runs: list[Run] = []
+    me = [sys.executable, str(Path(__file__).resolve()), "--child"]
+    with tempfile.TemporaryDirectory() as tmp:
+        part = Path(tmp) / "part.json"
+        from perfcompose.data.extrap_json import write
+
+        write(profile(args.extrap_paths), part)
+        out = Path(tmp) / "out.json"
+        small = args.extrap_paths * len(METRICS)
+        if not args.no_extrap:
+            console.print(f"Extra-P: {small} series ...")
+            runs.append(measured(f"Extra-P 4.2.5, {args.extrap_paths} call paths", [args.extrap, "-c", EXTRAP_FIT,
+                                 str(part), str(out)], out))
+        console.print(f"perfcompose: the same {small} series ...")
+        runs.append(measured(f"fit_profile, {args.extrap_paths} call paths, in-process",
+                             me + ["--file", str(part), "--per-series", "--out", str(out)], out))
+        counts = [int(w) for w in args.workers.split(",") if w.strip()]
+        for w in ([0] if args.in_process else []) + counts:
+            where = f"{w} Dask worker{'s' * (w > 1)}" if w else "in-process"
+            console.print(f"perfcompose: {args.paths} call paths x {len(METRICS)} metrics, {where} ...")
+            runs.append(measured(f"fit_profile, {args.paths} call paths, {where}",
+                                 me + ["--paths", str(args.paths), "--child-workers", str(w), "--out", str(out)], out))
+    load_after = os.getloadavg()
+
+    anchor = next((r for r in runs if r.name.startswith("Extra-P")), None)
+    per = {id(r): r.found["fit"] / r.found["series"] for r in runs}
+    table = Table(title=f"Fitting a profile of {args.paths} call paths x {len(METRICS)} metrics (2 parameters, "
+                        f"5 x 5 points, {REPS} repetitions)", title_justify="left")
+    for col in ("run", "series", "process s", "fitting s", "ms / series", "vs Extra-P per series", "peak MB",
+                "models"):
+        table.add_column(col, justify="left" if col in ("run", "models") else "right")
+    digests = {r.found["digest"] for r in runs if not r.name.startswith("Extra-P") and r.found["series"] > small}
+    for r in runs:
+        f = r.found
+        ratio = f"{per[id(anchor)] / per[id(r)]:.1f}x faster" if anchor and r is not anchor else "1 (anchor)" \
+            if r is anchor else "-"
+        if r.name.startswith("Extra-P"):
+            models = "-"
+        elif "alone_digest" in f:
+            models = "= fit_series one by one" if f["alone_digest"] == f["digest"] else "DIFFER from fit_series"
+        else:
+            models = "same in every run" if len(digests) == 1 else "DIFFER between runs"
+        table.add_row(r.name, str(f["series"]), f"{r.wall:.1f}", f"{f['fit']:.1f}", f"{1e3 * per[id(r)]:.2f}",
+                      ratio, f"{r.peak_mb:.0f}", models)
+        if "alone" in f:
+            alone = f["alone"] / f["series"]
+            table.add_row("  the same series, fit_series one by one", str(f["series"]), "", f"{f['alone']:.1f}",
+                          f"{1e3 * alone:.2f}", f"{per[id(anchor)] / alone:.1f}x faster" if anchor else "-", "", "")
+    console.print(table)
+    cores = len(os.sched_getaffinity(0))
+    console.print(f"load average (1 min) before {load_before[0]:.1f}, after {load_after[0]:.1f}; {cores} cores. "
+                  f"ms / series: fitting time over series (a Dask run's includes starting its cluster). Goal: "
+                  f"the whole profile within 60 s and 2 GB on 2 cores.")
+
+
+if __name__ == "__main__":
+    main()
