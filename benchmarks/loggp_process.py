@@ -19,8 +19,11 @@ form). Then, alternately and ``--repeat`` times, for each parameter setting:
 
 and the table gives the median wall time, the peak resident memory (GNU time's report of the
 child), and the ratios of both to LogGOPSim's in the same run; each makespan is checked against
-LogGOPSim's (to the digits perfcompose prints). A LogGOPSim run longer than ``--timeout`` is
-stopped and shown as a lower bound (``>``), and the ratios as upper bounds (``<``). The load
+LogGOPSim's (to the digits perfcompose prints). The GOAL text row also gives its time against
+``txt2bin`` and LogGOPSim together (LogGOPSim reads only the binary form, which ``txt2bin``
+makes from the text). A LogGOPSim run longer than ``--timeout`` is stopped and shown as a lower
+bound (``>``), and the ratios as upper bounds (``<``); where it was stopped at a smaller size of
+the same pattern and parameters it is not run again (``not run``). The load
 average is printed at the start and after every pattern. Build LogGOPSim (Debian: ``apt-get
 install gengetopt re2c libgraphviz-dev``) in its ``src/LogGOPSim`` folder with ``make
 CXXFLAGS="-std=c++11 -O2 -Wno-deprecated" CCFLAGS=-O2 LDFLAGS=-lcgraph`` (its Makefile's default
@@ -115,6 +118,10 @@ def run_measured(cmd: list[str], timeout: float) -> tuple[float, float, str, boo
     return wall, peak, out, finished
 
 
+def _mb(peak: float) -> str:
+    return f"{peak:.0f}" if peak == peak else "-"
+
+
 def makespan(text: str) -> float | None:
     m = re.search(r"makespan ([0-9.e+]+)", text) or re.search(r"Maximum finishing time at host \d+: (\d+)", text)
     return float(m.group(1)) if m else None
@@ -160,6 +167,7 @@ def main() -> None:
           "| makespan = LogGOPSim's |")
     print("|---|---:|---|---|---:|---:|---:|---:|---|")
     subprocess.run([*exe, "--help"], capture_output=True, env=env)  # compile the modules once
+    stopped: set[tuple[str, str]] = set()  # patterns and parameters where LogGOPSim ran out of time
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.patterns.split(","):
             for M in (int(float(x)) for x in args.messages.split(",")):
@@ -173,8 +181,10 @@ def main() -> None:
                 if "json" in formats:
                     write_json(args.procs, steps, files["json"])
                 write_goal(program_to_goal(prog), files["goal"])
+                t_bin = time.perf_counter()
                 subprocess.run([str(lgs / "txt2bin"), "-i", str(files["goal"]), "-o", str(binary)], check=True,
                                capture_output=True)
+                txt2bin = time.perf_counter() - t_bin
                 del prog, steps
                 setup = time.perf_counter() - t
                 for params in settings:
@@ -185,15 +195,21 @@ def main() -> None:
                     cmds["LogGOPSim"] = [str(lgs / "LogGOPSim"), "-f", str(binary), "-b",
                                          *(f"-{k}{v:g}" for k, v in params.items())]
                     rows: dict[str, list[tuple[float, float, str, bool]]] = {k: [] for k in cmds}
+                    skip = (name, tag) in stopped
                     for _ in range(args.repeat):
                         for key, cmd in cmds.items():
-                            if key == "LogGOPSim" and rows[key] and not rows[key][-1][3]:
+                            if key == "LogGOPSim" and (skip or (rows[key] and not rows[key][-1][3])):
                                 continue  # it ran out of time once: do not wait again
                             rows[key].append(run_measured(cmd, args.timeout))
                     anchor = rows["LogGOPSim"]
+                    if not anchor:  # stopped at a smaller size
+                        anchor = [(float("nan"), float("nan"), "", False)]
+                        rows["LogGOPSim"] = anchor
                     a_wall = statistics.median(r[0] for r in anchor)
                     a_peak = max(r[1] for r in anchor)
                     a_done = all(r[3] for r in anchor)
+                    if not a_done:
+                        stopped.add((name, tag))
                     theirs = makespan(anchor[-1][2]) if a_done else None
                     bound = "" if a_done else "<"
                     for key, runs in rows.items():
@@ -202,14 +218,22 @@ def main() -> None:
                         done = all(r[3] for r in runs)
                         shown = f"{'' if done else '>'}{wall:.2f}"
                         if key == "LogGOPSim":
-                            print(f"| {name} | {M_real:,} | {tag} | LogGOPSim -f X.bin | {shown} | {peak:.0f} | 1 "
+                            if skip:
+                                print(f"| {name} | {M_real:,} | {tag} | LogGOPSim -f X.bin | not run (stopped at a "
+                                      "smaller size) | | | | |")
+                                continue
+                            print(f"| {name} | {M_real:,} | {tag} | LogGOPSim -f X.bin | {shown} | {_mb(peak)} | 1 "
                                   f"| 1 | {'(stopped)' if not done else f'{theirs:.0f}'} |")
                             continue
                         check = same(makespan(runs[-1][2]), theirs) if done else "failed"
-                        print(f"| {name} | {M_real:,} | {tag} | {key} | {shown} | {peak:.0f} | "
-                              f"{bound}{wall / a_wall:.2f} | {peak / a_peak:.2f} | {check} |", flush=True)
-                print(f"| {name} | {M_real:,} | | (inputs written in {setup:.0f} s; load average "
-                      f"{os.getloadavg()[0]:.2f}) | | | | | |", flush=True)
+                        vs = f"{bound}{wall / a_wall:.2f}" if a_wall == a_wall else "-"
+                        if key == "goal" and a_wall == a_wall:
+                            vs += f" ({bound}{wall / (a_wall + txt2bin):.2f} with txt2bin)"
+                        mem = f"{peak / a_peak:.2f}" if a_done else "-"
+                        print(f"| {name} | {M_real:,} | {tag} | {key} | {shown} | {_mb(peak)} | {vs} | {mem} "
+                              f"| {check} |", flush=True)
+                print(f"| {name} | {M_real:,} | | (inputs written in {setup:.0f} s, txt2bin {txt2bin:.1f} s; "
+                      f"load average {os.getloadavg()[0]:.2f}) | | | | | |", flush=True)
     print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
 
 
