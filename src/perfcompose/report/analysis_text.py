@@ -68,10 +68,12 @@ def metric_text(metric: MetricAnalysis, analysis: Analysis, top: int = TOP) -> G
     callers = [(n, n.composition) for n in metric.root.walk() if n.composition is not None]
     if callers:
         disagree = sum(c.disagrees for _, c in callers)
+        # the reason for each choice is a sentence: printed under the table, not squeezed into a column
+        columns, numeric = composition_columns(metric.unit)[:-1], COMPOSITION_NUMERIC[:-1]
         parts.append(_table(f"{metric.metric}: each caller composed as seq(own, callees) beside its fit; "
                             f"{disagree} of {len(callers)} disagree by more than {share_cell(analysis.threshold)}",
-                            composition_columns(metric.unit), [composition_row(n, c) for n, c in callers],
-                            COMPOSITION_NUMERIC))
+                            columns, [composition_row(n, c)[:-1] for n, c in callers], numeric))
+        parts.extend(Text(f"  {n.path}: {c.kept} kept, {c.reason}") for n, c in callers)
     return Group(*parts)
 
 
