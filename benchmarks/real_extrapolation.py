@@ -24,9 +24,10 @@ the points below that parameter's largest value and predict the points at it. Bo
 mean of a point's runs: Extra-P's default modeler gets the runs (it models their mean), and
 perfcompose gets the runs with ``aggregate="mean"`` (the runs also give it the noise). The
 error of a prediction is ``|predicted - measured mean| / measured mean`` (points measured as 0
-are left out). The table gives per data set and parameter, per data set and pooled: the median
-error with a 95 % bootstrap interval (series resampled), the share of predictions off by more
-than 50 %, and how often each is the closer. Extra-P (``.venv-extrap``, made by
+are left out; a prediction a fitter fails to make counts as an infinite error). The table gives
+per data set and parameter, per data set and pooled: the median error with a 95 % bootstrap
+interval (series resampled), the share of predictions off by more than 50 %, and how often each
+is the closer. Extra-P (``.venv-extrap``, made by
 ``compare_extrap.sh``) runs as its own process; its predictions are kept in the checkpoint, so
 an interrupted run resumes, and perfcompose is fitted afresh every run.
 """
@@ -76,17 +77,20 @@ from extrap.fileio.file_reader.text_file_reader import TextFileReader
 from extrap.modelers.model_generator import ModelGenerator
 for line in sys.stdin:
     job = json.loads(line)
-    experiment = TextFileReader().read_experiment(job["file"])
-    generator = ModelGenerator(experiment)
-    generator.model_all()
-    out = {}
-    for (callpath, metric), model in generator.models.items():
-        X = np.array(job["test"][callpath.name], dtype=float).T
-        f = model.hypothesis.function
-        v = f.evaluate(X[0] if len(X) == 1 else X)
-        out[callpath.name] = {"pred": np.broadcast_to(np.asarray(v, dtype=float), (X.shape[1],)).tolist(),
-                              "model": str(f)}
-    print(json.dumps({"key": job["key"], "series": out}), flush=True)
+    out, error = {}, None
+    try:
+        experiment = TextFileReader().read_experiment(job["file"])
+        generator = ModelGenerator(experiment)
+        generator.model_all()
+        for (callpath, metric), model in generator.models.items():
+            X = np.array(job["test"][callpath.name], dtype=float).T
+            f = model.hypothesis.function
+            v = f.evaluate(X[0] if len(X) == 1 else X)
+            out[callpath.name] = {"pred": np.broadcast_to(np.asarray(v, dtype=float), (X.shape[1],)).tolist(),
+                                  "model": str(f)}
+    except Exception as exc:   # a series Extra-P cannot model counts as a failed prediction
+        error = f"{type(exc).__name__}: {exc}"
+    print(json.dumps({"key": job["key"], "series": out, "error": error}), flush=True)
 """
 
 
@@ -375,7 +379,8 @@ def main() -> None:
         theirs = done[cut.key]["series"]
         for j, (s, X, y) in enumerate(zip(cut.train, cut.test_x, cut.test_y)):
             pred, model = ours[cut.key][j]
-            ep = theirs.get(f"r{j}", {"pred": [np.nan] * len(y), "model": "missing"})
+            ep = theirs.get(f"r{j}", {"pred": [np.nan] * len(y),
+                                      "model": f"failed: {done[cut.key].get('error') or 'no model'}"})
             for x, yi, po, pt in zip(X, y, pred, ep["pred"]):
                 records.append((cut.dataset, cut.param, s.region, tuple(x), float(yi), float(po), float(pt),
                                 model, ep["model"]))
