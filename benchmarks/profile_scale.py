@@ -188,7 +188,7 @@ def main() -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 170)
     load_before = os.getloadavg()
     runs: list[Run] = []
     me = [sys.executable, str(Path(__file__).resolve()), "--child"]

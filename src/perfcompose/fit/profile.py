@@ -64,16 +64,20 @@ def fit_chunk(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[
         coordinates.setdefault(key, X)
     results: list[Any] = [None] * len(series)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        for key, members in by_points.items():
+        for key, same in by_points.items():
             X = coordinates[key]
-            mine = [series[i] for i in members]
-            agg = batched.aggregate_many(fitter, mine)
             shared = X.ndim == 2 and X.shape[1] == len(parameters) and len(X) > 0
-            fitted = _fitted_groups(fitter, X, agg) if shared and batched.batchable(fitter, X) else {}
-            for j, s in enumerate(mine):
-                results[members[j]] = _fit_one(fitter, parameters, s, X, agg, j, fitted.get(j, {}), source)
-                if step is not None:
-                    step(s)
+            batch = shared and batched.batchable(fitter, X)
+            # a block at a time: the fitted hypotheses of a series take tens of kB until it is chosen
+            for b in range(0, len(same), CHUNK):
+                members = same[b:b + CHUNK]
+                mine = [series[i] for i in members]
+                agg = batched.aggregate_many(fitter, mine)
+                fitted = _fitted_groups(fitter, X, agg) if batch else {}
+                for j, s in enumerate(mine):
+                    results[members[j]] = _fit_one(fitter, parameters, s, X, agg, j, fitted.pop(j, {}), source)
+                    if step is not None:
+                        step(s)
     return results
 
 
@@ -202,17 +206,33 @@ def _on_dask(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[Serie
         # a few chunks per worker keep them all busy to the end; no chunk is smaller than a batch
         size = max(MIN_TASK, min(4 * CHUNK, -(-len(series) // (4 * n))))
         remote = client.scatter(fitter, broadcast=True)
-        futures = {client.submit(fit_chunk, remote, params, part, source, pure=False): a
-                   for a, part in zip(range(0, len(series), size), _chunks(series, size))}
+        # two chunks per worker in flight: the next is there when one ends, and the series
+        # waiting on the workers stay few (each chunk's series travel with its task)
+        pending = iter(zip(range(0, len(series), size), _chunks(series, size)))
+        starts: dict[Any, int] = {}
+
+        def submit() -> Any:
+            a, part = next(pending, (-1, []))
+            if not part:
+                return None
+            future = client.submit(fit_chunk, remote, params, part, source, pure=False)
+            starts[future] = a
+            return future
+
+        flight = as_completed([f for f in (submit() for _ in range(2 * n)) if f is not None])
         results: list[Any] = [None] * len(series)
         done = 0
         if step is not None:
             step("fitting", 0, len(series))
-        for future in as_completed(futures):
+        for future in flight:
             part = future.result()
-            a = futures[future]
+            a = starts.pop(future)
+            future.release()
             results[a:a + len(part)] = part
             done += len(part)
             if step is not None:
                 step(f"fitted {done} series", done, len(series))
+            following = submit()
+            if following is not None:
+                flight.add(following)
         return results
