@@ -52,6 +52,8 @@ _PAIRS = [(EOL, EOL), (EOL, L_FIRST), (EOL, SEND), (EOL, RECV), (EOL, CALC), (EO
           (N_SIZE, FROM), (TO, N_PEER), (FROM, N_PEER), (N_PEER, TAG), (N_PEER, CPU), (N_PEER, NIC), (N_PEER, EOL),
           (TAG, N_TAG), (N_TAG, CPU), (N_TAG, NIC), (N_TAG, EOL), (CPU, N_CPU), (N_CPU, NIC), (N_CPU, EOL),
           (NIC, N_NIC), (N_NIC, EOL), (CALC, N_CALC), (N_CALC, CPU), (N_CALC, EOL)]
+_CLASS_KIND = np.zeros(8, np.uint8)  # the token of a punctuation byte's class (words are typed apart)
+_CLASS_KIND[[_B_NL, _B_COLON, _B_OPEN, _B_CLOSE]] = EOL, COLON, OPEN, CLOSE
 _ALLOWED = np.zeros((32, 32), np.bool_)
 for _a, _b in _PAIRS:
     _ALLOWED[_a, _b] = True
@@ -156,9 +158,9 @@ class _Block:
         kw = np.minimum(np.searchsorted(_KW_PACKED, w), len(_KW_PACKED) - 1)
         kw_hit = letter & (_KW_PACKED[kw] == w) & (length <= 8)
         wtype[kw_hit] = _KW_TYPE[kw][kw_hit]
+        nine = np.flatnonzero(length == 9)
         for name, typ in _LONG_KEYWORDS.items():
-            hit = (length == 9) & (w == np.uint64(_pack(name))) & (buf[np.minimum(ws + 8, len(buf) - 1)] == name[8])
-            wtype[hit] = typ
+            wtype[nine[(w[nine] == np.uint64(_pack(name))) & (buf[ws[nine] + 8] == name[8])]] = typ
         value = np.zeros(ws.shape[0], np.int64)
         # numbers: all digits, or digits and a final 'b' (a size); -1 (any source, any tag)
         d = np.flatnonzero(digit_first)
@@ -176,11 +178,10 @@ class _Block:
         lab_len = length[lab] - 1
         lab_ok, lab_num = _numbers(win, w[lab] >> np.uint64(8), ws[lab] + 1, lab_len)
         lab_ok &= (lab_len == 1) | (((w[lab] >> np.uint64(8)) & np.uint64(0xFF)) != 48)
-        kind = np.full(ev.shape[0], EOL, np.uint8)
+        if lab_ok.any() and lab_num[lab_ok].max() >= 2 ** 31:
+            return
+        kind = _CLASS_KIND[ecls]
         kind[is_word] = wtype
-        kind[ecls == _B_COLON] = COLON
-        kind[ecls == _B_OPEN] = OPEN
-        kind[ecls == _B_CLOSE] = CLOSE
         prev = np.concatenate(([EOL], kind[:-1]))
         typed = kind.copy()
         nums = (kind == NUM) | (kind == NUMB)
@@ -200,11 +201,14 @@ class _Block:
             return
         self.typed, self.value, self.word, self.length = typed, np.zeros(ev.shape[0], np.int64), w, length
         self.value[is_word] = value
-        self.labnum = np.full(ev.shape[0], -1, np.int64)
+        self.labnum = np.full(ev.shape[0], -1, np.int32)
         self.labnum[np.flatnonzero(is_word)[lab[lab_ok]]] = lab_num[lab_ok]
         self.letter = np.zeros(ev.shape[0], np.uint8)
         self.letter[is_word] = first
-        self.line = first_line + np.cumsum(typed == EOL) - (typed == EOL)  # 1-based line of each token
+        eol = typed == EOL
+        self.line = np.cumsum(eol, dtype=np.int32)  # 1-based line of each token
+        self.line -= eol
+        self.line += first_line
         self.data, self.ok = data, True
 
 
@@ -280,7 +284,7 @@ def read_goal_arrays(read: Callable[[int], bytes]) -> dict[str, Any] | None:
         if level.size and (level.min() < 0 or level.max() > 1):
             return None
         inside = level - opens  # before each token
-        op_kinds = (t == SEND) | (t == RECV) | (t == CALC)
+        op_kinds = (t >= SEND) & (t <= CALC)
         if (inside[op_kinds | (t == REQ) | (t == IREQ)] != 1).any() or (inside[(t == RANK) | (t == NUMR)] != 0).any():
             return None
         numr = np.flatnonzero(t == N_NUMR)
@@ -318,7 +322,7 @@ def read_goal_arrays(read: Callable[[int], bytes]) -> dict[str, Any] | None:
         parts["line"].append(line_of_op.astype(np.int32))
         parts["block"].append(block_of[k_at].astype(np.int32))
         labelled = (k_at >= 2) & (t[np.maximum(k_at - 1, 0)] == COLON)
-        d_at = np.flatnonzero((t == REQ) | (t == IREQ))
+        d_at = np.flatnonzero((t >= REQ) & (t <= IREQ))
         at = np.concatenate((k_at[labelled] - 2, d_at - 1, d_at + 1))
         numbers, letters = b.labnum[at], b.letter[at]
         if (numbers < 0).any():
@@ -374,7 +378,7 @@ def _assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None
     nb = ranks.shape[0]
     if nb and (ranks.max() >= num_ranks or np.bincount(ranks, minlength=num_ranks).max() > 1):
         return None
-    kind, block = c["kind"], c["block"].astype(np.int64)
+    kind, block = c["kind"], c["block"]
     n = kind.shape[0]
     comm = kind != 2
     peer, tag = c["peer"], c["tag"]
@@ -384,36 +388,40 @@ def _assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None
         return None
     # an operation's key: its block and its label's number; each key defined once
     lab = c.pop("label")
-    num_ref = np.concatenate((c.pop("dep_a"), c.pop("dep_b")))
-    dep_block = np.concatenate((c["dep_block"], c["dep_block"]))
+    dep_a, dep_b, dep_block = c.pop("dep_a"), c.pop("dep_b"), c.pop("dep_block")
     nb_ops = np.bincount(block, minlength=nb) if nb else np.zeros(0, np.int64)
     block_start = np.zeros(nb + 1, np.int64)
     np.cumsum(nb_ops, out=block_start[1:])
     if n and (lab == np.arange(n) - block_start[block]).all():
         # every operation labelled with its place in its block (l0, l1, ...): no search
-        if num_ref.size and (num_ref >= nb_ops[dep_block]).any():
+        room = nb_ops[dep_block]
+        if dep_a.size and ((dep_a >= room).any() or (dep_b >= room).any()):
             return None
-        ref_op = block_start[dep_block] + num_ref
+        first = block_start[dep_block]
+        a_op, b_op = first + dep_a, first + dep_b
+        del first, room
     else:
-        ref_op = _resolve(lab, block, num_ref, dep_block)
+        ref_op = _resolve(lab, block, np.concatenate((dep_a, dep_b)), np.concatenate((dep_block, dep_block)))
         if ref_op is None:
             return None
-    del lab, num_ref, dep_block
-    nd = c["dep_how"].shape[0]
-    a_op, b_op = ref_op[:nd], ref_op[nd:]
+        a_op, b_op = ref_op[:dep_a.shape[0]], ref_op[dep_a.shape[0]:]
+    del lab, dep_a, dep_b, dep_block
     # rank order: the blocks sorted by their rank
-    counts = nb_ops
     by_rank = np.zeros(num_ranks, np.int64)
-    by_rank[ranks] = counts
+    by_rank[ranks] = nb_ops
     op_ptr = np.zeros(num_ranks + 1, np.int64)
     np.cumsum(by_rank, out=op_ptr[1:])
-    first_of_block = op_ptr[:-1][ranks] if nb else np.zeros(0, np.int64)
-    where = first_of_block[block] + (np.arange(n) - block_start[block]) if n else np.zeros(0, np.int64)
-    if (np.diff(ranks) >= 0).all():
-        perm = None  # already in rank order
+    index = np.int32 if n < 2 ** 31 - 1 else np.int64
+    if (np.diff(ranks) >= 0).all():  # blocks in rank order: an operation's place is its index
+        perm = None
+        a_op, b_op = a_op.astype(index), b_op.astype(index)
     else:
+        first_of_block = op_ptr[:-1][ranks]
+        where = (first_of_block[block] + (np.arange(n) - block_start[block])).astype(index)
         perm = np.empty(n, np.int64)
         perm[where] = np.arange(n)
+        a_op, b_op = where[a_op], where[b_op]
+        del where
 
     def placed(a: np.ndarray) -> np.ndarray:
         return a if perm is None else a[perm]
@@ -423,5 +431,5 @@ def _assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None
     return {"num_ranks": num_ranks, "op_ptr": op_ptr, "kind": placed(kind), "size": placed(c["size"]),
             "peer": placed(peer).astype(np.int32), "tag": placed(tag).astype(tag_t),
             "cpu": placed(c["cpu"]).astype(np.int32), "nic": placed(c["nic"]).astype(np.int32),
-            "req_a": where[a_op[how == 0]], "req_b": where[b_op[how == 0]],
-            "ireq_a": where[a_op[how == 1]], "ireq_b": where[b_op[how == 1]], "lines": placed(c["line"])}
+            "req_a": a_op[how == 0], "req_b": b_op[how == 0],
+            "ireq_a": a_op[how == 1], "ireq_b": b_op[how == 1], "lines": placed(c["line"])}
