@@ -266,7 +266,7 @@ def read_goal_arrays(read: Callable[[int], bytes]) -> dict[str, Any] | None:
     text is not of the form read here (see the module's docstring)."""
     parts: dict[str, list[np.ndarray]] = {k: [] for k in (
         "kind", "size", "peer", "tag", "cpu", "nic", "line", "block", "label",
-        "dep_a", "dep_b", "dep_how", "dep_block", "dep_line", "rank")}
+        "dep_a", "dep_b", "dep_how", "dep_block", "rank")}
     depth = 0
     num_ranks = -1
     blocks_seen = 0
@@ -311,8 +311,9 @@ def read_goal_arrays(read: Callable[[int], bytes]) -> dict[str, Any] | None:
         parts["peer"].append(peer)
         op_index = np.cumsum(op_kinds) - 1  # the operation each token's line holds
         for name, typ in (("tag", N_TAG), ("cpu", N_CPU), ("nic", N_NIC)):
-            col = np.zeros(n_ops, np.int64 if typ == N_TAG else np.int32)
             at = np.flatnonzero(t == typ)
+            wide = typ == N_TAG and at.size and (v[at].max() >= 2 ** 31 or v[at].min() < -1)
+            col = np.zeros(n_ops, np.int64 if wide else np.int32)
             col[op_index[at]] = v[at]
             parts[name].append(col)
         if (kind[op_index[t == N_NIC]] == 2).any():
@@ -340,7 +341,6 @@ def read_goal_arrays(read: Callable[[int], bytes]) -> dict[str, Any] | None:
         parts["dep_b"].append(numbers[n_lab + n_dep:].astype(np.int32))
         parts["dep_how"].append((t[d_at] == IREQ).astype(np.int8))
         parts["dep_block"].append(block_of[d_at].astype(np.int32))
-        parts["dep_line"].append(b.line[d_at].astype(np.int32))
         del b, t, v
     if depth != 0 or num_ranks < 1:
         return None
