@@ -25,7 +25,7 @@ def phases(path: Path, names: tuple[str, ...]) -> Iterator[Callable[[str | None]
     from perfcompose.commands.common import progress
 
     with progress() as bar:
-        task = bar.add_task(names[0], total=len(names))
+        task = bar.add_task(f"{names[0]} ({path.name})", total=len(names))
 
         def step(name: str | None) -> None:
             if name is None:
