@@ -458,6 +458,8 @@ class Model:
 
     @cached_property
     def _compiled(self) -> Callable[..., Any]:
+        if self.is_numeric:
+            self.numeric_parts()  # two different functions of one name cannot be told apart
         syms = [symbol(p) for p in self.params]
         # no docstring: printing the expression into it costs more than generating the code;
         # the module itself, not "numpy": the name makes SymPy import every NumPy submodule

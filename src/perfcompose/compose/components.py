@@ -194,6 +194,11 @@ def _record_model(doc: Any, name: str, region: str | None, path: Path) -> Model 
     return None
 
 
+#: the functions rebuilt from records so far, by name and record: a record read twice (one saved
+#: model as two components) gives the same function, which a composition of both can evaluate
+_REBUILT: dict[tuple[str, str], Any] = {}
+
+
 def _numeric_functions(records: Any, name: str, path: Path) -> dict[str, Any]:
     """The functions known only numerically that a model record applies, each rebuilt from its
     source's record (a LogGP program with its parameters, a skeleton's runtime table)."""
@@ -206,6 +211,10 @@ def _numeric_functions(records: Any, name: str, path: Path) -> dict[str, Any]:
         fmt = record.get("format") if isinstance(record, Mapping) else None
         if not (isinstance(fname, str) and fname.isidentifier()):
             raise ComponentError(f"component '{name}': {fname!r} in 'functions' is not a function name", path=path)
+        key = (fname, json.dumps(record, sort_keys=True))
+        if key in _REBUILT:
+            functions[fname] = _REBUILT[key]
+            continue
         if fmt == LOGGP_FORMAT:
             from perfcompose.loggp.source import LogGPSource
 
@@ -221,7 +230,7 @@ def _numeric_functions(records: Any, name: str, path: Path) -> dict[str, Any]:
         if not model.is_numeric:
             raise ComponentError(f"component '{name}': the record of function {fname} describes a constant, not a "
                                  "function of parameters", path=path)
-        functions[fname] = model.expr.func
+        functions[fname] = _REBUILT[key] = model.expr.func
     return functions
 
 
