@@ -13,14 +13,28 @@ others in one big cycle, and breaking it costs a forced send per processor (the 
 components are kept from one forced send to the next; --worst-procs/--worst-messages give a
 smaller pattern).
 
-    python benchmarks/loggp_speed.py [--procs 4096] [--messages 1000000] [--reps 5]
+Goal: every mode at least 0.8 of the anchor's rate (the last column says whether it holds). On a
+shared machine wall times move with the load; ``--callgrind`` adds a second table that does not:
+each row run once more in a process of its own under valgrind's callgrind, which counts the
+instructions of that row alone (the warm-up run is left out), per message and against the anchor.
+
+    python benchmarks/loggp_speed.py [--procs 4096] [--messages 1000000] [--reps 5] [--callgrind]
 """
 from __future__ import annotations
 
 import argparse
+import collections
+import concurrent.futures
+import itertools
 import os
+import re
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -64,6 +78,57 @@ def goal_kernels() -> str:
     return "compiled extension (C)"
 
 
+GOAL = 0.8  #: every mode's rate at least this fraction of the anchor's
+
+
+def rows_to_run(args: argparse.Namespace) -> list[tuple[str, str, int, Callable[[], object], int]]:
+    """(key, name, messages, what is timed, repetitions) of every row; the first is the anchor."""
+    P, M = args.procs, args.messages
+    src, dst, nbytes = pattern(P, M)
+    params = LogGP(L=1.0, o=0.5, g=0.6, G=0.0002, unit="us")
+    step = CommStep.from_arrays(P, src, dst, nbytes)
+    rows: list[tuple[str, str, int, Callable[[], object], int]] = [
+        ("standard", "standard (Figure 2), random ties, incl. building the step", M,
+         lambda: simulate_step(CommStep.from_arrays(P, src, dst, nbytes), params), args.reps),
+        ("rank", "standard (Figure 2), ties by rank", M, lambda: simulate_step(step, params, ties="rank"), args.reps)]
+    if backend.implementation() == "compiled":
+        rows.append(("numba", "standard (Figure 2), random ties, the Numba kernel alone", M,
+                     lambda: backend.standard_kernel("numba")(*standard_args(step, params)), args.reps))
+    wp, wm = args.worst_procs or P, min(args.worst_messages or M, M)
+    wstep = CommStep.from_arrays(wp, *pattern(wp, wm, seed=1))
+    forced = len(worst_case_step(wstep, params, seed=1).forced) if args.only in (None, "worst") else 0
+    rows.append(("worst", f"worst case (sec. 4.2), P = {wp}, {forced} forced sends", wm,
+                 lambda: worst_case_step(wstep, params, seed=1), max(1, args.reps // 2)))
+    prog = Program(P, (step,))
+    rows.append(("loggopsim", "LogGOPSim semantics (compiled), incl. the GOAL schedule", M,
+                 lambda: simulate_program(prog, params, semantics="loggopsim", timelines=False),
+                 max(1, args.reps // 2)))
+    return rows
+
+
+def instructions(key: str, args: argparse.Namespace) -> int | None:
+    """Instructions of one run of row ``key`` (after an untimed one), counted by callgrind in a
+    process of its own: collected only inside ``itertools.starmap``, which runs nothing else."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=starmap_next",
+               f"--callgrind-out-file={out}", sys.executable, os.path.abspath(__file__), "--only", key,
+               "--procs", str(args.procs), "--messages", str(args.messages), "--worst-procs", str(args.worst_procs),
+               "--worst-messages", str(args.worst_messages)]
+        try:
+            subprocess.run(cmd, check=True, capture_output=True, env={**os.environ, "PYTHONHASHSEED": "0"},
+                           timeout=args.callgrind_timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        text = open(out).read()
+    found = re.search(r"^(?:summary|totals):\s*(\d+)", text, re.M)
+    return int(found.group(1)) if found and int(found.group(1)) > 0 else None
+
+
+def verdict(ratio: float) -> str:
+    return f"{'yes' if ratio >= GOAL else 'NO'} ({ratio:.2f})"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--procs", type=int, default=4096)
@@ -74,42 +139,56 @@ def main() -> None:
                          "P sends)")
     ap.add_argument("--worst-messages", type=int, default=0, help="messages of the worst-case run (default: "
                     "--messages)")
+    ap.add_argument("--callgrind", action="store_true", help="also count each row's instructions under "
+                    "valgrind's callgrind (the rows side by side, each in a process of its own; slow: minutes at "
+                    "10^6 messages)")
+    ap.add_argument("--callgrind-timeout", type=float, default=1800, help="seconds a row may take under callgrind "
+                    "(default 1800; a row past it is 'not counted')")
+    ap.add_argument("--only", default=None, help=argparse.SUPPRESS)  # one row, once, for --callgrind
     args = ap.parse_args()
+    rows = rows_to_run(args)
+    if args.only is not None:  # warm up, then the run callgrind counts
+        fn = next(r[3] for r in rows if r[0] == args.only)
+        fn()
+        collections.deque(itertools.starmap(fn, [()]), maxlen=0)
+        return
+    load_start = os.getloadavg()[0]
+    timed_rows = [(key, name, m, timed(fn, reps)) for key, name, m, fn, reps in rows]
     P, M = args.procs, args.messages
-    src, dst, nbytes = pattern(P, M)
-    params = LogGP(L=1.0, o=0.5, g=0.6, G=0.0002, unit="us")
-    step = CommStep.from_arrays(P, src, dst, nbytes)
-    rows = []
-    t = timed(lambda: simulate_step(CommStep.from_arrays(P, src, dst, nbytes), params), args.reps)
-    rows.append(("standard (Figure 2), random ties, incl. building the step", M, t))
-    t = timed(lambda: simulate_step(step, params, ties="rank"), args.reps)
-    rows.append(("standard (Figure 2), ties by rank", M, t))
-    if backend.implementation() == "compiled":
-        t = timed(lambda: backend.standard_kernel("numba")(*standard_args(step, params)), args.reps)
-        rows.append(("standard (Figure 2), random ties, the Numba kernel alone", M, t))
-    wp, wm = args.worst_procs or P, min(args.worst_messages or M, M)
-    wsrc, wdst, wbytes = pattern(wp, wm, seed=1)
-    wstep = CommStep.from_arrays(wp, wsrc, wdst, wbytes)
-    t = timed(lambda: worst_case_step(wstep, params, seed=1), max(1, args.reps // 2))
-    forced = len(worst_case_step(wstep, params, seed=1).forced)
-    rows.append((f"worst case (sec. 4.2), P = {wp}, {forced} forced sends", wm, t))
-    prog = Program(P, (step,))
-    t = timed(lambda: simulate_program(prog, params, semantics="loggopsim", timelines=False), max(1, args.reps // 2))
-    rows.append(("LogGOPSim semantics (compiled), incl. the GOAL schedule", M, t))
-
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"random pattern: P = {P}, {M:,} messages, 1..65536 bytes; {os.cpu_count()} cores, "
-          f"load average {load:.2f}")
+          f"load average {load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")
     print(f"kernels: {backend.describe()} (the paper's algorithms), {goal_kernels()} (LogGOPSim semantics)")
-    print("anchor: the first row (rates relative to it); target: >= 1 M messages/s in every mode")
+    print(f"anchor: the first row (rates relative to it); goal: every mode >= {GOAL} x the anchor's rate")
     print()
-    anchor = rows[0][1] / rows[0][2]
-    print(f"| {'simulator':58} | {'messages':>9} | {'time [s]':>8} | {'M msgs/s':>8} | {'vs anchor':>9} |")
-    print(f"|{'-' * 60}|{'-' * 11}|{'-' * 10}|{'-' * 10}|{'-' * 11}|")
-    for name, m, secs in rows:
+    anchor = timed_rows[0][2] / timed_rows[0][3]
+    print(f"| {'simulator':58} | {'messages':>9} | {'time [s]':>8} | {'M msgs/s':>8} | {'vs anchor':>9} | "
+          f"{'>= 0.8':>11} |")
+    print(f"|{'-' * 60}|{'-' * 11}|{'-' * 10}|{'-' * 10}|{'-' * 11}|{'-' * 13}|")
+    for i, (_, name, m, secs) in enumerate(timed_rows):
         rate = m / secs
-        print(f"| {name:58} | {m:>9,} | {secs:>8.3f} | {rate / 1e6:>8.2f} | {rate / anchor:>8.2f}x |")
-    print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
+        print(f"| {name:58} | {m:>9,} | {secs:>8.3f} | {rate / 1e6:>8.2f} | {rate / anchor:>8.2f}x | "
+              f"{'anchor' if i == 0 else verdict(rate / anchor):>11} |")
+    if not args.callgrind:
+        return
+    if shutil.which("valgrind") is None:
+        print("\n--callgrind: valgrind is not installed (Debian: apt-get install valgrind)")
+        return
+    print("\ninstructions per message (callgrind, one run of each row in a process of its own; independent of "
+          "the load)\n")
+    print(f"| {'simulator':58} | {'instructions':>14} | {'per message':>11} | {'vs anchor':>9} | {'>= 0.8':>11} |")
+    print(f"|{'-' * 60}|{'-' * 16}|{'-' * 13}|{'-' * 11}|{'-' * 13}|")
+    per_anchor = None
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(rows)) as pool:  # one process each, side by side
+        counts = list(pool.map(lambda row: instructions(row[0], args), rows))
+    for i, ((_, name, m, _, _), ir) in enumerate(zip(rows, counts)):
+        if ir is None:
+            print(f"| {name:58} | {'not counted':>14} | {'':>11} | {'':>9} | {'':>11} |")
+            continue
+        per = ir / m
+        per_anchor = per if i == 0 else per_anchor
+        ratio = per_anchor / per if per_anchor else float("nan")
+        print(f"| {name:58} | {ir:>14,} | {per:>11.0f} | {ratio:>8.2f}x | "
+              f"{'anchor' if i == 0 else verdict(ratio):>11} |")
 
 
 if __name__ == "__main__":
