@@ -4,12 +4,13 @@ A table of sources (how a component is written in a design file and with ``-c``,
 source itself says its time is at a size, found without perfcompose's composition: the
 expression's value, ``pamela eval``, ``loggp simulate --at``, ``skeleton forecast --at``, the
 model ``perfcompose fit --json`` writes, the law a two-piece data set was made from, the
-measurements a benchmark target left in its checkpoint) times a table of consumers (``compose
---json`` read back, ``compose --at``, ``predict`` text, ``--json`` read back, ``--html`` parsed,
-``--plot``, ``explore`` and the Python API). Each cell composes the source and checks the value
-the consumer reports against the source's own. A new source or consumer is one entry in SOURCES
-or CONSUMERS. Sources without a ``-c`` form (an Extra-P model set, a benchmark target) reach the
-command-line consumers through their prediction record (``predict --json``), as a user would.
+measurements a benchmark target left in its checkpoint, the parts of a design whose prediction
+record is read back) times a table of consumers (``compose --json`` read back, ``compose --at``,
+``predict`` text, ``--json`` read back, ``--html`` parsed, ``--plot``, ``explore`` and the Python
+API). Each cell composes the source and checks the value the consumer reports against the
+source's own. A new source or consumer is one entry in SOURCES or CONSUMERS. Sources without a
+``-c`` form (an Extra-P model set, a benchmark target) reach the command-line consumers through
+their prediction record (``predict --json``), as a user would.
 """
 from __future__ import annotations
 
@@ -146,6 +147,20 @@ def loggp(tmp: Path) -> Source:
     return Source(f"{{ loggp = {_toml(program)}, params = {_toml(params)} }}", "us", makespan, ("-c", f"s={record}"))
 
 
+def prediction_record(tmp: Path) -> Source:
+    """The record ``predict --json`` writes of a design (a LogGP program after a constant step),
+    read back as one component: its model record carries the program's record with it."""
+    program, params = EXAMPLES / "loggp" / "exchange.json", EXAMPLES / "loggp" / "params_local.json"
+    design = tmp / "halo.toml"
+    design.write_text(f'program = "seq(halo, pack)"\nx = [1024]\n\n[components]\n'
+                      f'halo = {{ loggp = {_toml(program)}, params = {_toml(params)} }}\n'
+                      'pack = { model = "2.5", unit = "us" }\n')
+    record = tmp / "halo-prediction.json"
+    cli("predict", design, "--json", record)
+    own = loggp(tmp).truth
+    return Source(f"{{ file = {_toml(record)} }}", "us", lambda x, *_: own(x) + 2.5, ("-c", f"s={record}"))
+
+
 def skeleton(tmp: Path) -> Source:
     table = EXAMPLES / "skeleton" / "checksum.csv"
     methods = ("--method-t", "lm-poly", "--method-a", "lm")
@@ -215,6 +230,7 @@ SOURCES: dict[str, Callable[[Path], Source]] = {
     "pamela": pamela,
     "loggp": loggp,
     "skeleton": skeleton,
+    "prediction_record": prediction_record,
     "target": target,
     "segmented": segmented,
 }
