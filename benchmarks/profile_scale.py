@@ -2,15 +2,17 @@
 
 The profile is generated deterministically, as Extra-P profiles look: two parameters (p processes,
 n problem size) on a 5 x 5 grid, 5 repetitions per point, three metrics per call path (time with
-1-10 % noise, visits exact, bytes with 0.5 % noise) whose laws are PMNF terms in p, in n, sums and
-products of them. Every run is a whole process of its own, timed from start to end, its peak
+1-10 % noise, visits exact integers, bytes with 0.5 % noise) whose laws are PMNF terms in p, in n,
+sums and products of them; the times of one call path in ten also scatter by 3 % from point to
+point beyond their repetitions (a cache effect per size), so that the fitter searches them again at
+that scatter. Every run is a whole process of its own, timed from start to end, its peak
 memory the sum over the process and its children (Dask workers), sampled every 0.1 s:
 
 * Extra-P 4.2.5 (``ModelGenerator(...).model_all()``, from ``.venv-extrap``) on the first
   ``--extrap-paths`` call paths, read from an Extra-P JSON file: the anchor;
-* perfcompose's ``fit_profile`` on the same file in one process, and, in the same process, every
-  series fitted alone with ``PMNFFitter.fit_series`` (the per-series path), checked to give the
-  same models;
+* perfcompose's ``fit_profile`` on the same file in one process, and every series of it fitted
+  alone with ``PMNFFitter.fit_series`` (the per-series path) in another, checked to give the same
+  models;
 * ``fit_profile`` on the whole profile on a Dask LocalCluster of each ``--workers`` count (and,
   with ``--in-process``, in one process), the models of every run checked to be the same.
 
@@ -37,13 +39,18 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 P = (4.0, 8.0, 16.0, 32.0, 64.0)
-N = (1000.0, 2000.0, 4000.0, 8000.0, 16000.0)
+N = (1024.0, 2048.0, 4096.0, 8192.0, 16384.0)
 REPS = 5
 METRICS = ("time", "visits", "bytes")
 
 # terms of one parameter, x^i * log2(x)^j: (i, j)
 P_TERMS = [(0.5, 0), (1, 0), (0, 1), (1, 1), (2, 0), (0, 2)]
 N_TERMS = [(1, 0), (1, 1), (1.5, 0), (2, 0), (0.5, 0), (0, 1)]
+# terms that are integers at the points, for counts (visits)
+COUNT_TERMS = [(1, 0), (0, 1), (1, 1), (2, 0)]
+# the share of call paths whose times scatter between points beyond their repetitions (a cache
+# effect per size, the same in every repetition): the fitter searches them again at that scatter
+SCATTERED = 0.1
 
 EXTRAP_FIT = r"""
 import json, sys, time
@@ -81,8 +88,13 @@ def profile(paths: int, seed: int = 7):
         region = f"main/solve_{c // 100}/kernel_{c}"
         base = 10.0 ** rng.uniform(-4, 1)
         share = rng.uniform(0.2, 5.0)
-        visits = np.round(1 + 100 * shape * rng.uniform(1, 10))
-        laws = {"time": (base * (1 + share * shape), rng.choice([0.01, 0.02, 0.05, 0.1])),
+        cp, cn = (_term(gp, *COUNT_TERMS[int(rng.integers(4))]), _term(gn, *COUNT_TERMS[int(rng.integers(4))]))
+        count = [np.ones(25), cp, cn, cp + cn, cp * cn][kind]
+        visits = float(rng.integers(0, 100)) + float(rng.integers(1, 10)) * count   # exact integers
+        time_law = base * (1 + share * shape)
+        if rng.random() < SCATTERED:
+            time_law = time_law * (1 + 0.03 * rng.standard_normal(25))
+        laws = {"time": (time_law, rng.choice([0.01, 0.02, 0.05, 0.1])),
                 "visits": (visits, 0.0),
                 "bytes": (1024.0 * visits * rng.integers(1, 64), 0.005)}
         for metric in METRICS:
@@ -124,17 +136,15 @@ def child(args: argparse.Namespace) -> None:
         experiment = profile(args.paths)
     ready = time.perf_counter()
     scheduler = "local" if args.child_workers else None
-    with _bar() as bar:
-        results = fit_profile(experiment, fitter=PMNFFitter(), scheduler=scheduler, progress=bar,
-                              workers=args.child_workers or None)
-    out = {"fit": time.perf_counter() - ready, "prepare": ready - start, "series": len(results),
-           "digest": digest(results)}
     if args.per_series:
         fitter = PMNFFitter()
-        t = time.perf_counter()
-        alone = [fitter.fit_series(experiment.parameters, s, source=experiment.source) for s in experiment.series]
-        out["alone"] = time.perf_counter() - t
-        out["alone_digest"] = digest(alone)
+        results = [fitter.fit_series(experiment.parameters, s, source=experiment.source) for s in experiment.series]
+    else:
+        with _bar() as bar:
+            results = fit_profile(experiment, fitter=PMNFFitter(), scheduler=scheduler, progress=bar,
+                                  workers=args.child_workers or None)
+    out = {"fit": time.perf_counter() - ready, "prepare": ready - start, "series": len(results),
+           "digest": digest(results)}
     Path(args.out).write_text(json.dumps(out))
 
 
@@ -142,19 +152,24 @@ def child(args: argparse.Namespace) -> None:
 class Run:
     name: str
     wall: float
+    cpu: float
     peak_mb: float
     found: dict
 
 
 def measured(name: str, command: list[str], out: Path) -> Run:
-    """Run a command to its end, timing it and sampling the memory of it and its children."""
+    """Run a command to its end: its wall time, its CPU time (user + system, with every child it
+    waited for: the Dask workers), and its peak memory with its children's, sampled every 0.1 s."""
     import psutil
 
     start = time.perf_counter()
     proc = subprocess.Popen(command, cwd=ROOT)
     top = psutil.Process(proc.pid)
     peak = 0
-    while proc.poll() is None:
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
         try:
             rss = top.memory_info().rss + sum(c.memory_info().rss for c in top.children(recursive=True))
             peak = max(peak, rss)
@@ -162,9 +177,10 @@ def measured(name: str, command: list[str], out: Path) -> Run:
             pass
         time.sleep(0.1)
     wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         sys.exit(f"{name} failed (exit {proc.returncode})")
-    return Run(name, wall, peak / 2 ** 20, json.loads(out.read_text()))
+    return Run(name, wall, usage.ru_utime + usage.ru_stime, peak / 2 ** 20, json.loads(out.read_text()))
 
 
 def main() -> None:
@@ -205,6 +221,8 @@ def main() -> None:
                                  str(part), str(out)], out))
         console.print(f"perfcompose: the same {small} series ...")
         runs.append(measured(f"fit_profile, {args.extrap_paths} call paths, in-process",
+                             me + ["--file", str(part), "--out", str(out)], out))
+        runs.append(measured(f"PMNFFitter.fit_series one by one, {args.extrap_paths} call paths",
                              me + ["--file", str(part), "--per-series", "--out", str(out)], out))
         counts = [int(w) for w in args.workers.split(",") if w.strip()]
         for w in ([0] if args.in_process else []) + counts:
@@ -218,30 +236,30 @@ def main() -> None:
     per = {id(r): r.found["fit"] / r.found["series"] for r in runs}
     table = Table(title=f"Fitting a profile of {args.paths} call paths x {len(METRICS)} metrics (2 parameters, "
                         f"5 x 5 points, {REPS} repetitions)", title_justify="left")
-    for col in ("run", "series", "process s", "fitting s", "ms / series", "vs Extra-P per series", "peak MB",
-                "models"):
+    for col in ("run", "series", "process s", "CPU s", "fitting s", "ms / series", "vs Extra-P per series",
+                "CPU vs Extra-P per series", "peak MB", "models"):
         table.add_column(col, justify="left" if col in ("run", "models") else "right")
     digests = {r.found["digest"] for r in runs if not r.name.startswith("Extra-P") and r.found["series"] > small}
+    small_digests = {r.found["digest"] for r in runs if not r.name.startswith("Extra-P") and r.found["series"] == small}
     for r in runs:
         f = r.found
         ratio = f"{per[id(anchor)] / per[id(r)]:.1f}x faster" if anchor and r is not anchor else "1 (anchor)" \
             if r is anchor else "-"
         if r.name.startswith("Extra-P"):
             models = "-"
-        elif "alone_digest" in f:
-            models = "= fit_series one by one" if f["alone_digest"] == f["digest"] else "DIFFER from fit_series"
+        elif f["series"] == small:
+            models = "the same" if len(small_digests) == 1 else "DIFFER"
         else:
-            models = "same in every run" if len(digests) == 1 else "DIFFER between runs"
-        table.add_row(r.name, str(f["series"]), f"{r.wall:.1f}", f"{f['fit']:.1f}", f"{1e3 * per[id(r)]:.2f}",
-                      ratio, f"{r.peak_mb:.0f}", models)
-        if "alone" in f:
-            alone = f["alone"] / f["series"]
-            table.add_row("  the same series, fit_series one by one", str(f["series"]), "", f"{f['alone']:.1f}",
-                          f"{1e3 * alone:.2f}", f"{per[id(anchor)] / alone:.1f}x faster" if anchor else "-", "", "")
+            models = "the same in every run" if len(digests) == 1 else "DIFFER between runs"
+        cpu = "-" if not anchor else "1 (anchor)" if r is anchor else \
+            f"{(anchor.cpu / anchor.found['series']) / (r.cpu / f['series']):.1f}x less"
+        table.add_row(r.name, str(f["series"]), f"{r.wall:.1f}", f"{r.cpu:.1f}", f"{f['fit']:.1f}",
+                      f"{1e3 * per[id(r)]:.2f}", ratio, cpu, f"{r.peak_mb:.0f}", models)
     console.print(table)
     cores = len(os.sched_getaffinity(0))
     console.print(f"load average (1 min) before {load_before[0]:.1f}, after {load_after[0]:.1f}; {cores} cores. "
-                  f"ms / series: fitting time over series (a Dask run's includes starting its cluster). Goal: "
+                  f"ms / series: fitting time over series (a Dask run's includes starting its cluster); CPU: the "
+                  f"whole process with its children, per series. Goal: "
                   f"the whole profile within 60 s and 2 GB on 2 cores.")
 
 

@@ -73,11 +73,10 @@ def fit_chunk(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[
                 members = same[b:b + CHUNK]
                 mine = [series[i] for i in members]
                 agg = batched.aggregate_many(fitter, mine)
-                fitted = _fitted_groups(fitter, X, agg) if batch else {}
-                for j, s in enumerate(mine):
-                    results[members[j]] = _fit_one(fitter, parameters, s, X, agg, j, fitted.pop(j, {}), source)
+                for j, result in _fit_block(fitter, parameters, mine, X, agg, batch, source):
+                    results[members[j]] = result
                     if step is not None:
-                        step(s)
+                        step(mine[j])
     return results
 
 
@@ -85,16 +84,27 @@ def fit_chunk(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[
 Fitted = dict[tuple[float, bool], list[Any]]
 
 
-def _fitted_groups(fitter: PMNFFitter, X: np.ndarray, agg: Any) -> dict[int, Fitted]:
-    """Per series (index into ``agg``) the groups of hypotheses fitted at once for each search
-    ``fitter._fit_aggregated`` runs: at the measured noise; without repetitions, at the noise
-    the scatter gives; where the points scatter beyond that noise, again at the scatter noise."""
+class _Unfitted(Exception):
+    """A series asks for a search not fitted beforehand: its noise and whether scattered."""
+
+    def __init__(self, sigma: float, scattered: bool):
+        super().__init__(sigma, scattered)
+        self.sigma, self.scattered = sigma, scattered
+
+
+def _fit_block(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[Series], X: np.ndarray, agg: Any,
+               batch: bool, source: str, rounds: int = 4) -> Iterator[tuple[int, FitResult]]:
+    """(index, result) of every series of a block at coordinates ``X``, in some order.
+
+    Where ``batch``, every series' search at its measured noise is fitted at once beforehand; a
+    series whose fit asks for another search (at the noise its scatter gives without repetitions,
+    at the noise its points scatter by beyond their repetitions) stops there, and those searches
+    are fitted at once for all such series before they are fitted again, up to ``rounds`` times;
+    the last round fits what is still missing one series at a time."""
     from perfcompose.fit import batched
 
     y, sigma = agg.y, agg.sigma
-    n = y.shape[1]
-    fine = agg.done & np.all(np.isfinite(y) & (y >= 0), axis=1) & np.any(y != 0, axis=1)
-    out: dict[int, Fitted] = {}
+    fitted: dict[int, Fitted] = {}
 
     def search(asked: list[tuple[int, float]], scattered: bool) -> None:
         for a in range(0, len(asked), CHUNK):
@@ -102,34 +112,44 @@ def _fitted_groups(fitter: PMNFFitter, X: np.ndarray, agg: Any) -> dict[int, Fit
             rows = np.array([s for s, _ in part])
             noise = np.array([v for _, v in part])
             for (s, v), groups in zip(part, batched.multi_groups_many(fitter, X, y[rows], noise, scattered)):
-                out.setdefault(s, {})[(v, scattered)] = groups
+                fitted.setdefault(s, {})[(v, scattered)] = groups
 
-    measured = [(s, float(sigma[s])) for s in np.flatnonzero(fine).tolist()]
-    search(measured, False)
-    noise = dict(measured)
-    if fitter.scatter_noise:
-        again = [(s, fitter._scatter_noise(out[s][(v, False)], n, True)) for s, v in measured if v <= 0]
-        again = [(s, v) for s, v in again if v > 0]
-        search(again, False)
-        noise.update(again)
-    scattered = []
-    for s, v in noise.items():
-        _, scatter = fitter._with_lack_of_fit(out[s][(v, False)], v, n)
-        if scatter > v:
-            scattered.append((s, float(scatter)))
-    search(scattered, True)
-    return out
+    pending = list(range(len(series)))
+    if batch:
+        fine = agg.done & np.all(np.isfinite(y) & (y >= 0), axis=1) & np.any(y != 0, axis=1)
+        search([(s, float(sigma[s])) for s in np.flatnonzero(fine).tolist()], False)
+    for round_no in range(rounds):
+        strict = batch and round_no < rounds - 1
+        asked: dict[bool, list[tuple[int, float]]] = {}
+        waiting = []
+        for j in pending:
+            try:
+                yield j, _fit_one(fitter, parameters, series[j], X, agg, j, fitted.get(j), source, strict)
+            except _Unfitted as missing:
+                asked.setdefault(missing.scattered, []).append((j, missing.sigma))
+                waiting.append(j)
+                continue
+            fitted.pop(j, None)
+        if not waiting:
+            return
+        for scattered, which in asked.items():
+            search(which, scattered)
+        pending = waiting
 
 
 def _fit_one(fitter: PMNFFitter, parameters: tuple[str, ...], series: Series, X: np.ndarray, agg: Any, j: int,
-             fitted: Fitted, source: str) -> FitResult:
+             fitted: Fitted | None, source: str, strict: bool = False) -> FitResult:
     """One series' result as ``fitter.fit_series`` gives it, from groups fitted beforehand where
-    there are some for the search asked for."""
+    there are some for the search asked for; where there are none, ``strict`` raises
+    :class:`_Unfitted` (a series fitted beforehand asks for another search) and otherwise the
+    fitter searches itself."""
     def groups(X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...], progress: Any,
                scattered: bool = False, **options: Any) -> Any:
-        found = None if options else fitted.get((float(sigma), scattered))
+        found = None if options or fitted is None else fitted.get((float(sigma), scattered))
         if found is not None:
             return found, True, ()
+        if strict and fitted is not None and not options:
+            raise _Unfitted(float(sigma), scattered)
         return fitter._groups(X, y, sigma, params, progress, scattered=scattered, **options)
 
     try:
