@@ -1,0 +1,238 @@
+"""Every shell command in the README's ```bash blocks runs and exits as the README says.
+
+The commands are found in the README when the test is collected, so a command added there is
+tried without a change here. Each runs through ``bash -e`` in a scratch folder holding a copy of
+``examples/`` (and the source tree, which ``pamela generate`` reads), after the variable
+assignments and ``cd`` lines that precede it in its block. The tables below adjust what runs,
+each entry with its reason:
+
+- INSTALL: the parts of a line that set up an environment (``python3 -m venv``, ``. .venv/bin/
+  activate``, ``pip install``) are left out; the rest of the line runs in this environment.
+- SKIPPED: commands this test cannot run here, each with the reason pytest shows.
+- SMALLER: commands that measure for long run with smaller sizes (the option text replaced).
+- SMALL_QUICK: commands that measure for long and have no option for smaller sizes (``demo``,
+  ``paper table1/2/4/6/7 --quick``) run in this process with smaller quick sizes.
+- INPUTS: files the README's commands name as the user's own (``runtimes.csv``, ``kernel.csv``),
+  made in the scratch folder from the project's data for the commands that name them.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+
+#: parts of a command line (between ``&&``) that set up an environment instead of using it
+INSTALL = re.compile(r"^\s*(python3? -m venv \S+|\. \S*bin/activate|source \S*bin/activate|pip install .*)\s*$")
+
+#: (pattern, reason): commands not run here
+SKIPPED: tuple[tuple[str, str], ...] = (
+    (r"python -m pytest", "the test suite itself, which this test is part of"),
+    (r"\bloggp calibrate\b", "needs an MPI launcher (mpi4py and MPICH, the mpi extra)"),
+    (r"--scheduler tcp://HOST", "needs a running Dask cluster at a real address"),
+    (r"\bscorep_runs/", "needs folders of Score-P CUBE4 profiles, which the project does not ship"),
+    (r"^ruff check\b|tools/check_types\.py", ".ci/run runs the linter and the type check itself, before the tests"),
+    (r"benchmarks/fit_speed\.py", "a benchmark that times the fitter for a minute; benchmarks/ are not run as tests"),
+)
+
+#: (pattern, replacement, reason): commands that measure for long, run with smaller sizes
+SMALLER: tuple[tuple[str, str, str], ...] = (
+    (r"bench qsort --param x=1024:16384:4 --reps 3", "bench qsort --param x=1024:4096 --reps 1",
+     "x=1024:16384:4 counts in steps of 4, 3,841 sizes x 3 repetitions: 3 sizes x 1"),
+    (r"--param x=1024:262144:1024 --reps 3 --rounds 5", "--param x=1024:4096:1024 --reps 1 --rounds 2",
+     "qsort at 256 sizes x 15 repetitions: 4 sizes x 2"),
+    (r"--x 1024:16384 --rounds 2$", "--x 1024:4096 --rounds 1", "a program at 5 sizes x 2 rounds: 3 x 1"),
+    (r"--x 1024:262144 --reps 5", "--x 1024:4096 --reps 1", "two programs at 9 sizes x 5 rounds: 3 x 1"),
+    (r"--x 1024:4096 --rounds 2$", "--x 1024:4096 --rounds 1", "library stages at 3 sizes x 2 rounds: 3 x 1"),
+    (r"--x 4096:32768$", "--x 4096:16384 --reps 1", "three programs of library stages at 4 sizes x 5 rounds: 3 x 1"),
+    (r"--inputs 16$", "--inputs 4", "a MapReduce job of 16 pictures: 4"),
+    (r"vangemund --out vangemund$", "vangemund --out vangemund --quick", "the case studies for a minute: tiny sizes"),
+    (r"table5 --quick --json", "table5 --quick --picture small --strategy pairwise --x 4 --rounds 1 --json",
+     "every picture and strategy for 3 minutes: one of each, 4 inputs, 1 round"),
+    (r"latency --quick$", "latency --quick --config 'seq(inc, nop)'", "the reference programs: one of them"),
+)
+
+#: sizes of the quick measurements of the reference tasks and the paper's tables, for the commands
+#: that have no option for smaller ones (``demo``, ``paper table1/2/4/6/7 --quick``): each runs in
+#: this process (typer's CliRunner) with these values in place of 33 sizes x 33 repetitions (Table 1)
+#: and 9 sizes x 5 rounds (the validation tables)
+SMALL_QUICK = {"QUICK_ROUNDS_T1": 2, "QUICK_REPS_T1": 1, "QUICK_X": (1024.0, 2048.0, 4096.0), "QUICK_ROUNDS": 1}
+SMALL_TASK_GRID = (1024.0, 4096.0, 16384.0, 65536.0)
+IN_PROCESS = re.compile(r"^perfcompose (demo|paper table[12467] --quick)\b")
+
+
+def _two_piece_csv() -> str:
+    """Measurements that follow one law up to x = 16384 and another beyond (``fit --segmented``)."""
+    rows = ["region,metric,unit,x,repetition,value"]
+    for k in range(9, 20):
+        x = 2.0 ** k
+        value = 4000 + 2 * x if x <= 16384 else 0.004 * x * x
+        rows += [f"kernel,time,ns,{x:g},{r},{value * f!r}" for r, f in enumerate((0.99, 1.0, 1.01), 1)]
+    return "\n".join(rows) + "\n"
+
+
+def _copy(source: Path) -> Callable[[Path], None]:
+    return lambda path: shutil.copyfile(source, path)
+
+
+def _write(text: str, mode: int = 0o644) -> Callable[[Path], None]:
+    def make(path: Path) -> None:
+        path.write_text(text)
+        path.chmod(mode)
+
+    return make
+
+
+def _saved_experiment(path: Path) -> None:
+    _run(f"perfcompose fit examples/tasks.txt --save-experiment {path.name}", path.parent)
+
+
+CASES = ROOT / "src" / "perfcompose" / "skeleton" / "cases"
+
+#: files the README names as the user's own, made for the commands that name them
+INPUTS: dict[str, Callable[[Path], None]] = {
+    "runtimes.csv": _copy(CASES / "gauss.csv"),  # a runtime table n, p = 1, 7, 8
+    "lbm.csv": _copy(CASES / "lbm.csv"),
+    "rm.csv": _copy(CASES / "rabin_miller.csv"),
+    "kernel.csv": _write(_two_piece_csv()),
+    "run.extra-p": _saved_experiment,
+    "./solver": _write("#!/bin/sh\n# a program of the size given with --n\n: \"$2\"\n", 0o755),
+}
+
+#: exit status the README gives a command, where it is not 0
+EXIT_STATUS: dict[str, int] = {}
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command of a ```bash block: its text, the assignments and ``cd`` lines before it in
+    the block, and where it is (section heading, number in the README)."""
+
+    section: str
+    number: int
+    text: str
+    setup: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        words = re.sub(r"[^a-z0-9]+", "-", self.section.lower())[:24].strip("-")
+        return f"{self.number:02d}-{words}-{re.sub(r'[^a-z0-9]+', '-', self.text.lower())[:48].strip('-')}"
+
+
+def _without_comment(line: str) -> str:
+    """The line without its trailing ``# comment`` (a ``#`` after a blank, outside quotes)."""
+    quote = ""
+    for k, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (k == 0 or line[k - 1].isspace()):
+            return line[:k].rstrip()
+    return line.rstrip()
+
+
+def _logical_lines(block: str) -> list[str]:
+    """The block's lines with continuations joined and comments dropped; blank lines dropped."""
+    joined = re.sub(r"\\\n\s*", " ", block)
+    return [text for line in joined.splitlines() if (text := _without_comment(line).strip())]
+
+
+def _is_setup(line: str) -> bool:
+    """A line that sets a variable or the folder for the lines after it."""
+    return bool(re.match(r"^[A-Za-z_][A-Za-z0-9_]*=(\"[^\"]*\"|'[^']*'|\S*)$", line) or
+                re.match(r"^cd\s", line))
+
+
+def _without_install(line: str) -> str:
+    return " && ".join(part.strip() for part in line.split("&&") if not INSTALL.match(part))
+
+
+def readme_commands(text: str) -> list[Command]:
+    """Every command of the README's ```bash blocks, in order."""
+    commands: list[Command] = []
+    for match in re.finditer(r"```bash\n(.*?)```", text, flags=re.S):
+        before = text[:match.start()]
+        headings = re.findall(r"^#+\s+(.*)$", before, flags=re.M)
+        section = headings[-1] if headings else "top"
+        setup: list[str] = []
+        for line in _logical_lines(match.group(1)):
+            if _is_setup(line):
+                setup.append(line)
+                continue
+            line = _without_install(line)
+            if line:
+                commands.append(Command(section, len(commands) + 1, line, tuple(setup)))
+    return commands
+
+
+COMMANDS = readme_commands(README.read_text())
+
+
+def _run(script: str, cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+           "COLUMNS": "120", "MPLBACKEND": "Agg"}
+    return subprocess.run(["bash", "-e", "-c", script], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_the_readme_has_commands_to_run():
+    assert any("perfcompose demo" in c.text for c in COMMANDS)
+    assert any(c.setup for c in COMMANDS), "the variables of a block reach its commands"
+    assert not any(INSTALL.match(part) for c in COMMANDS for part in c.text.split("&&"))
+
+
+def _in_process(text: str, work: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
+    """Run a ``perfcompose`` command line in this process with the small quick sizes."""
+    from typer.testing import CliRunner
+
+    import perfcompose.validate.paper as paper
+    from perfcompose.bench import TASKS
+    from perfcompose.cli import app
+
+    for name, value in SMALL_QUICK.items():
+        monkeypatch.setattr(paper, name, value)
+    for name, task in TASKS.items():
+        if "x" in task.quick_grid:
+            monkeypatch.setitem(TASKS, name, replace(task, quick_grid={**task.quick_grid, "x": SMALL_TASK_GRID}))
+    monkeypatch.chdir(work)
+    assert "$" not in text, "a command run in this process gets no shell variables"
+    result = CliRunner().invoke(app, shlex.split(text)[1:])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c.id)
+def test_readme_command(command: Command, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    for pattern, reason in SKIPPED:
+        if re.search(pattern, command.text):
+            pytest.skip(f"{command.text!r}: {reason}")
+    text = command.text
+    for pattern, replacement, _ in SMALLER:
+        text = re.sub(pattern, replacement, text)
+    work = tmp_path / "work"
+    shutil.copytree(ROOT / "examples", work / "examples", ignore=shutil.ignore_patterns(".perfcompose"))
+    (work / "src").symlink_to(ROOT / "src")
+    for name, make in INPUTS.items():
+        if name in " ".join((*command.setup, text)):
+            make(work / name)
+    expected = next((code for pattern, code in EXIT_STATUS.items() if re.search(pattern, command.text)), 0)
+    script = "\n".join((*command.setup, text))
+    if IN_PROCESS.match(text) and not command.setup:
+        status, output = _in_process(text, work, monkeypatch)
+        assert status == expected, f"$ {text}\n{output[-3000:]}"
+        return
+    result = _run(script, work)
+    assert result.returncode == expected, f"$ {script}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    assert "Traceback" not in result.stderr, result.stderr
