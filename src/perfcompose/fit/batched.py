@@ -227,6 +227,7 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
             else:
                 slack_r = np.repeat(slack[a:b], hr)
             parts[r].append(fitter._scored(None, batch, r, np.repeat(sigma[a:b], hr), slack_r))
+    cv_rows = {r: [g.batch.cv_of(np.arange(len(g.scores))) for g in parts[r]] for r in sizes}
     out: list[list[_Group]] = [[] for _ in range(S)]
     for part_no, a in enumerate(range(0, S, step)):
         for s in range(a, min(a + step, S)):
@@ -237,5 +238,8 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
                 g = parts[r][part_no]
                 lo, hi = lo_s * hr, (lo_s + 1) * hr
                 hyps: Any = _TemplateHypotheses(keys, by_size[r], per_param)
-                out[s].append(_Group(hyps, split_batch(g.batch, lo, hi, r + 1), g.ok[lo:hi], g.scores[lo:hi]))
+                part = split_batch(g.batch, lo, hi, r + 1)
+                # cv_of of any rows, computed for the block's rows at once (gathered, as cv_of gathers)
+                part.__dict__["cv_rows"] = cv_rows[r][part_no][lo:hi]
+                out[s].append(_Group(hyps, part, g.ok[lo:hi], g.scores[lo:hi]))
     return out

@@ -92,6 +92,9 @@ class BatchFit:
             terms = [abs(r / (1.0 - v)) if v < 1.0 else math.inf
                      for r, v in zip(self.resid[h].tolist(), self.lev[h].tolist())]
             return sum(terms) / len(terms)
+        rows = self.__dict__.get("cv_rows")   # the rows of many hypotheses, computed at once before
+        if rows is not None and not isinstance(h, slice):
+            return rows[h]
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.mean(np.abs(self.resid[h] / (1.0 - self.lev[h])), axis=-1)
 
