@@ -14,7 +14,7 @@ __all__ = ["reading_bytes", "simulation_bytes", "simulation_steps", "check_readi
 #: peak bytes per byte of input while reading, by form (arrays and their tokens)
 _READ_FACTOR = {"npz": 2.0, "json": 3.0, "goal": 3.0}
 #: peak bytes per message and per processor while simulating, by semantics
-_PER_MESSAGE = {"paper": 100.0, "loggopsim": 160.0}
+_PER_MESSAGE = {"paper": 100.0, "loggopsim": 240.0}
 _PER_PROCESSOR = {"paper": 300.0, "loggopsim": 300.0}
 #: one operation kept for the timeline (a Python object with its numbers)
 _PER_OPERATION = 200.0
