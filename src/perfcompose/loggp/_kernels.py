@@ -14,8 +14,8 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["heap_push", "heap_pop", "gaps_after_receive", "gaps_after_send", "receive_first", "drain",
-           "standard_kernel", "worst_kernel"]
+__all__ = ["heap_push", "heap_replace_top", "heap_pop", "gaps_after_receive", "gaps_after_send", "receive_first",
+           "drain", "standard_kernel", "worst_kernel"]
 
 
 @njit(cache=True, inline="always")
@@ -42,37 +42,50 @@ def heap_push(h, base, n, key, tb, ident):  # pragma: no cover - compiled
 
 
 @njit(cache=True, inline="always")
+def heap_replace_top(h, base, n, key, tb, ident):  # pragma: no cover - compiled
+    """Put (key, tb, ident) in place of the first entry of the heap of ``n`` entries from
+    ``base``. Bottom-up: the hole goes down to a leaf along the smaller children (one comparison
+    a level), and the new entry, which mostly belongs near the bottom, rises from there. The order
+    the entries come out in is the same as with a sift-down from the root, since no two entries
+    tie on both key and tie-break (arrival numbers, message ids and ranks are distinct, and random
+    tie-breaks are 53-bit draws)."""
+    i = 0
+    c = 1
+    while c < n:
+        a = 3 * (base + c)
+        if c + 1 < n and (h[a + 3] < h[a] or (h[a + 3] == h[a] and h[a + 4] < h[a + 1])):
+            c += 1
+            a += 3
+        j = 3 * (base + i)
+        h[j] = h[a]
+        h[j + 1] = h[a + 1]
+        h[j + 2] = h[a + 2]
+        i = c
+        c = 2 * i + 1
+    while i > 0:
+        parent = (i - 1) >> 1
+        a = 3 * (base + parent)
+        if not (key < h[a] or (key == h[a] and tb < h[a + 1])):
+            break
+        j = 3 * (base + i)
+        h[j] = h[a]
+        h[j + 1] = h[a + 1]
+        h[j + 2] = h[a + 2]
+        i = parent
+    j = 3 * (base + i)
+    h[j] = key
+    h[j + 1] = tb
+    h[j + 2] = ident
+
+
+@njit(cache=True, inline="always")
 def heap_pop(h, base, n):  # pragma: no cover - compiled
-    """Remove the first entry of the heap of ``n`` entries from ``base`` (read it first); returns
-    the new size."""
+    """Remove the first entry of the heap of ``n`` entries from ``base`` (read it first): the last
+    entry takes its place (:func:`heap_replace_top`). Returns the new size."""
     n -= 1
     if n > 0:
         q = 3 * (base + n)
-        key = h[q]
-        tb = h[q + 1]
-        ident = h[q + 2]
-        i = 0
-        while True:
-            c = 2 * i + 1
-            if c >= n:
-                break
-            a = 3 * (base + c)
-            if c + 1 < n:
-                b = a + 3
-                if h[b] < h[a] or (h[b] == h[a] and h[b + 1] < h[a + 1]):
-                    c += 1
-                    a = b
-            if not (h[a] < key or (h[a] == key and h[a + 1] < tb)):
-                break
-            j = 3 * (base + i)
-            h[j] = h[a]
-            h[j + 1] = h[a + 1]
-            h[j + 2] = h[a + 2]
-            i = c
-        j = 3 * (base + i)
-        h[j] = key
-        h[j + 1] = tb
-        h[j + 2] = ident
+        heap_replace_top(h, base, n, h[q], h[q + 1], h[q + 2])
     return n
 
 
@@ -144,9 +157,8 @@ def standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, e
     seq = 0
     arrivals = 0
     while hn > 0:
-        p = int(senders[2])
+        p = int(senders[2])  # stays first until its next send time is known (replaced, not popped and pushed)
         ts = senders[0]
-        hn = heap_pop(senders, 0, hn)
         base = recv_ptr[p]
         tr = math.inf
         if rsize[p] > 0:
@@ -170,7 +182,9 @@ def standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, e
                                 o, send_gap_after_recv, recv_gap_after_recv)
         if pos[p] < send_ptr[p + 1]:
             tb = np.random.random() if random_ties else float(p)
-            hn = heap_push(senders, 0, hn, next_send[p], tb, p)
+            heap_replace_top(senders, 0, hn, next_send[p], tb, p)
+        else:
+            hn = heap_pop(senders, 0, hn)
     for p in range(P):  # drain the remaining receives
         seq = drain(p, rheap, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq, seq, o,
                     send_gap_after_recv, recv_gap_after_recv)
