@@ -109,17 +109,37 @@ def run_measured(cmd: list[str], timeout: float) -> tuple[float, float, str, boo
             out, _ = proc.communicate(timeout=timeout)
             finished = proc.returncode == 0
         except subprocess.TimeoutExpired:
+            high = _high_water(proc.pid)  # what it had reached when stopped (a lower bound of its peak)
             os.killpg(proc.pid, signal.SIGKILL)
             out, _ = proc.communicate()
             finished = False
         wall = time.perf_counter() - start
         text = Path(rep.name).read_text().strip().splitlines()
         peak = float(text[-1]) / 1024 if text and text[-1].isdigit() else float("nan")
+        if not finished and peak != peak:
+            peak = -high  # negative: at least this much
     return wall, peak, out, finished
 
 
+def _high_water(pid: int) -> float:
+    """The largest peak resident memory [MB] among ``pid``'s children (Linux /proc), else NaN."""
+    best = float("nan")
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        for child in children:
+            for line in Path(f"/proc/{child}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    kb = float(line.split()[1])
+                    best = kb / 1024 if best != best else max(best, kb / 1024)
+    except OSError:
+        pass
+    return best
+
+
 def _mb(peak: float) -> str:
-    return f"{peak:.0f}" if peak == peak else "-"
+    if peak != peak:
+        return "-"
+    return f">= {-peak:.0f}" if peak < 0 else f"{peak:.0f}"
 
 
 def makespan(text: str) -> float | None:
@@ -206,8 +226,8 @@ def main() -> None:
                         anchor = [(float("nan"), float("nan"), "", False)]
                         rows["LogGOPSim"] = anchor
                     a_wall = statistics.median(r[0] for r in anchor)
-                    a_peak = max(r[1] for r in anchor)
                     a_done = all(r[3] for r in anchor)
+                    a_peak = max(r[1] for r in anchor) if a_done else min(r[1] for r in anchor)
                     if not a_done:
                         stopped.add((name, tag))
                     theirs = makespan(anchor[-1][2]) if a_done else None
@@ -229,7 +249,7 @@ def main() -> None:
                         vs = f"{bound}{wall / a_wall:.2f}" if a_wall == a_wall else "-"
                         if key == "goal" and a_wall == a_wall:
                             vs += f" ({bound}{wall / (a_wall + txt2bin):.2f} with txt2bin)"
-                        mem = f"{peak / a_peak:.2f}" if a_done else "-"
+                        mem = f"{peak / a_peak:.2f}" if a_done else (f"<= {peak / -a_peak:.2f}" if a_peak < 0 else "-")
                         print(f"| {name} | {M_real:,} | {tag} | {key} | {shown} | {_mb(peak)} | {vs} | {mem} "
                               f"| {check} |", flush=True)
                 print(f"| {name} | {M_real:,} | | (inputs written in {setup:.0f} s, txt2bin {txt2bin:.1f} s; "
