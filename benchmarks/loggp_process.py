@@ -249,7 +249,11 @@ def main() -> None:
                         vs = f"{bound}{wall / a_wall:.2f}" if a_wall == a_wall else "-"
                         if key == "goal" and a_wall == a_wall:
                             vs += f" ({bound}{wall / (a_wall + txt2bin):.2f} with txt2bin)"
-                        mem = f"{peak / a_peak:.2f}" if a_done else (f"<= {peak / -a_peak:.2f}" if a_peak < 0 else "-")
+                        mem = "-"
+                        if a_done:
+                            mem = f"{peak / a_peak:.2f}"
+                        elif a_peak < 0:
+                            mem = f"<= {abs(peak) / -a_peak:.2f}"
                         print(f"| {name} | {M_real:,} | {tag} | {key} | {shown} | {_mb(peak)} | {vs} | {mem} "
                               f"| {check} |", flush=True)
                 print(f"| {name} | {M_real:,} | | (inputs written in {setup:.0f} s, txt2bin {txt2bin:.1f} s; "
