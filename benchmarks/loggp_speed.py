@@ -2,7 +2,8 @@
 
 Each message goes from a uniformly random processor to another, with 1 to 65,536 bytes; each
 processor sends in message-id order. Timed: building the step from arrays plus the simulation
-(median of the repetitions, after one untimed run that compiles the kernels); the LogGOPSim
+(median of the repetitions, after one untimed run that compiles the kernels; the rows take turns
+in every round, so that a load that comes and goes falls on all alike); the LogGOPSim
 semantics row includes turning the program into its GOAL schedule. The anchor is the standard
 kernel measured in the same run (ratios in the last column); LogGOPSim itself is timed beside
 whole processes by loggp_process.py. The kernels are the compiled C extension where it is built,
@@ -48,14 +49,19 @@ def pattern(P: int, M: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.n
     return src, dst, rng.integers(1, 65537, M).astype(np.float64)
 
 
-def timed(fn, reps: int) -> float:
-    fn()  # compile / warm up
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
+def timed_together(fns: list[Callable[[], object]], reps: int) -> list[float]:
+    """The median time of each of ``fns`` over ``reps`` rounds, after one untimed run of each
+    (compiling, warming up); each round runs every one in turn, so that a load that comes and
+    goes on a shared machine falls on all of them alike."""
+    for fn in fns:
         fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(reps):
+        for fn, t in zip(fns, times):
+            start = time.perf_counter()
+            fn()
+            t.append(time.perf_counter() - start)
+    return [statistics.median(t) for t in times]
 
 
 def standard_args(step: CommStep, params: LogGP) -> tuple:
@@ -98,11 +104,10 @@ def rows_to_run(args: argparse.Namespace) -> list[tuple[str, str, int, Callable[
     wstep = CommStep.from_arrays(wp, *pattern(wp, wm, seed=1))
     forced = len(worst_case_step(wstep, params, seed=1).forced) if args.only in (None, "worst") else 0
     rows.append(("worst", f"worst case (sec. 4.2), P = {wp}, {forced} forced sends", wm,
-                 lambda: worst_case_step(wstep, params, seed=1), max(1, args.reps // 2)))
+                 lambda: worst_case_step(wstep, params, seed=1), args.reps))
     prog = Program(P, (step,))
     rows.append(("loggopsim", "LogGOPSim semantics (compiled), incl. the GOAL schedule", M,
-                 lambda: simulate_program(prog, params, semantics="loggopsim", timelines=False),
-                 max(1, args.reps // 2)))
+                 lambda: simulate_program(prog, params, semantics="loggopsim", timelines=False), args.reps))
     return rows
 
 
@@ -153,7 +158,8 @@ def main() -> None:
         collections.deque(itertools.starmap(fn, [()]), maxlen=0)
         return
     load_start = os.getloadavg()[0]
-    timed_rows = [(key, name, m, timed(fn, reps)) for key, name, m, fn, reps in rows]
+    secs = timed_together([fn for _, _, _, fn, _ in rows], args.reps)
+    timed_rows = [(key, name, m, t) for (key, name, m, _, _), t in zip(rows, secs)]
     P, M = args.procs, args.messages
     print(f"random pattern: P = {P}, {M:,} messages, 1..65536 bytes; {os.cpu_count()} cores, "
           f"load average {load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")
@@ -178,11 +184,16 @@ def main() -> None:
     print(f"| {'simulator':58} | {'instructions':>14} | {'per message':>11} | {'vs anchor':>9} | {'>= 0.8':>11} |")
     print(f"|{'-' * 60}|{'-' * 16}|{'-' * 13}|{'-' * 11}|{'-' * 13}|")
     per_anchor = None
-    with concurrent.futures.ThreadPoolExecutor(max_workers=len(rows)) as pool:  # one process each, side by side
-        counts = list(pool.map(lambda row: instructions(row[0], args), rows))
-    for i, ((_, name, m, _, _), ir) in enumerate(zip(rows, counts)):
+    # Numba's start (LLVM, its cached kernels) takes more than half an hour under valgrind: its row is
+    # timed above only
+    counted = [row for row in rows if row[0] != "numba"]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(counted)) as pool:  # a process each, side by side
+        counts = dict(zip((r[0] for r in counted), pool.map(lambda row: instructions(row[0], args), counted)))
+    for i, (key, name, m, _, _) in enumerate(rows):
+        ir = counts.get(key)
         if ir is None:
-            print(f"| {name:58} | {'not counted':>14} | {'':>11} | {'':>9} | {'':>11} |")
+            why = "timed only" if key == "numba" else "not counted"
+            print(f"| {name:58} | {why:>14} | {'':>11} | {'':>9} | {'':>11} |")
             continue
         per = ir / m
         per_anchor = per if i == 0 else per_anchor

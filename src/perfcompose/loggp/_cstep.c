@@ -426,9 +426,10 @@ typedef struct {
     int64_t *csize; /* where not NULL: each label's count of members, kept from one refresh to the next */
 } Components;
 
-/* whether a search from start along (ptr, adj) inside component c reaches all its n members */
+/* whether a search from start along (ptr, adj) inside component c reaches all its n members;
+ * marks in inner (with the bit ``dir``) the members through which the search found others */
 static int reaches_all(Components *k, int64_t start, int64_t n, int64_t c, const int64_t *ptr, const int32_t *adj,
-                       int64_t stamp) {
+                       int64_t stamp, char dir) {
     k->mark[start] = stamp;
     k->queue[0] = start;
     int64_t head = 0, tail = 1, seen = 1;
@@ -437,7 +438,7 @@ static int reaches_all(Components *k, int64_t start, int64_t n, int64_t c, const
         for (int64_t e = ptr[v]; e < ptr[v + 1]; e++) {
             int64_t w = adj[e];
             if (k->label[w] == c && k->mark[w] != stamp) {
-                k->inner[v] = 1;
+                k->inner[v] |= dir;
                 k->mark[w] = stamp;
                 k->queue[tail++] = w;
                 seen += 1;
@@ -585,8 +586,10 @@ static int64_t forget_listed(Components *k, const int64_t *vs, int64_t nv) {
             k->affected[c] = 1;
             k->alist[na++] = c;
         }
-        if (k->inner[v] || k->root[c] == v || k->root[c] < 0) {
-            k->broken[c] = 1;
+        if (k->root[c] == v || k->root[c] < 0) { /* both trees are gone */
+            k->broken[c] = 3;
+        } else { /* the trees (1 forward, 2 backward) in which v led to others */
+            k->broken[c] |= k->inner[v];
         }
         k->csize[c] -= 1;
         label[v] = -1;
@@ -616,16 +619,27 @@ static void resplit(Components *k, int64_t na) {
         if (n <= 1 || !k->broken[c]) {
             continue;
         }
+        /* the trees to search again: with csize kept (worst_step) only the direction whose tree
+         * lost a member through which it reached others (a tree that lost only leaves still
+         * reaches every member from the root); else both */
+        char again = k->csize && k->root[c] >= 0 && (k->broken[c] & 3) != 3 ? k->broken[c] : 3;
         for (int64_t i = 0; i < n; i++) {
-            k->inner[k->members[i]] = 0;
+            k->inner[k->members[i]] &= (char)~again;
         }
-        k->root[c] = k->members[0];
-        k->state[1] += 1;
-        if (reaches_all(k, k->members[0], n, c, k->ptr, k->adj, k->state[1])) {
+        if (again == 3) {
+            k->root[c] = k->members[0];
+        }
+        int whole = 1;
+        if (again & 1) {
             k->state[1] += 1;
-            if (reaches_all(k, k->members[0], n, c, k->rptr, k->radj, k->state[1])) {
-                continue;
-            }
+            whole = reaches_all(k, k->root[c], n, c, k->ptr, k->adj, k->state[1], 1);
+        }
+        if (whole && (again & 2)) {
+            k->state[1] += 1;
+            whole = reaches_all(k, k->root[c], n, c, k->rptr, k->radj, k->state[1], 2);
+        }
+        if (whole) {
+            continue;
         }
         int64_t lo = k->state[0];
         k->state[0] = split(k, n, c, lo);
@@ -667,7 +681,7 @@ static void refresh_listed(Components *k, int first, const int64_t *vs, int64_t 
         k->alist[0] = 0;
         na = 1;
         k->state[0] = 1;
-        k->broken[0] = 1;
+        k->broken[0] = 3;
     } else {
         na = forget_listed(k, vs, nv);
     }
