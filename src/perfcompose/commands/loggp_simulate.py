@@ -81,21 +81,29 @@ def _read(program: Path, at: list[str] | None, model_json: Path | None, flags: d
     simulate_point = model_json is None or bool(at) or not template.parameters
     point = at_point(template, at, program) if simulate_point else None
     if model_json is not None:
-        _write_model(template, params, program, model_json, opts)
+        _write_model(template, params, program, model_json, opts, flags)
         if point is None:
             err_console.print(f"give --at for {', '.join(template.parameters)} to simulate a point")
             return None, params, template, None
     return template.instantiate(point or {}), params, template, point or {}
 
 
-def _write_model(template: Any, params: Any, program: Path, model_json: Path, opts: _Options) -> None:
+def _write_model(template: Any, params: Any, program: Path, model_json: Path, opts: _Options,
+                 flags: dict[str, Any]) -> None:
     if opts.semantics != "paper":
         raise InputError("a LogGP model record simulates with the paper's semantics",
                          hint="drop --semantics loggopsim, or --model-json")
+    from perfcompose.loggp.params import calibration_members
     from perfcompose.loggp.source import LogGPSource
 
+    # a calibrated parameter file's repetitions give the record its interval, as in a design; a
+    # parameter given on the command line is exact and replaces the calibrated one in every member
+    given = {k: flags[k] for k in ("L", "o", "g", "G")}
+    calibration = [] if flags["params_file"] is None else \
+        [p.replace(**given) for p in calibration_members(flags["params_file"])]
     source = LogGPSource(template, params, worst_case=opts.worst_case, ties=opts.ties, seed=opts.seed,
-                         gap_origin=opts.gap_origin, name=model_name(program), origin=str(program))
+                         gap_origin=opts.gap_origin, name=model_name(program), origin=str(program),
+                         calibration=calibration)
     model_json.write_text(json.dumps(source.to_record(), indent=2) + "\n")
     err_console.print(f"model record written to {model_json}")
 

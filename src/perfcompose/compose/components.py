@@ -163,7 +163,7 @@ def _record_model(doc: Any, name: str, region: str | None, path: Path) -> Model 
     if fmt == LOGGP_FORMAT:
         from perfcompose.loggp.source import LogGPSource
 
-        return LogGPSource.from_record(doc, path).model(name)
+        return LogGPSource.from_record(doc, path).model(name, interval=True)
     if fmt == PAMELA_FORMAT:
         from perfcompose.pamela.costmodel import model_from_record
 

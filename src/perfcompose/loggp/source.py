@@ -146,6 +146,8 @@ class LogGPSource:
             "name": self.name}
         if self.origin:
             record["source"] = self.origin
+        if self.calibration:  # the parameters the calibration could as well have given: the interval
+            record["calibration"] = [{"L": c.L, "o": c.o, "g": c.g, "G": c.G, "unit": c.unit} for c in self.calibration]
         return record
 
     @classmethod
@@ -157,10 +159,11 @@ class LogGPSource:
             fields = _record_fields(record)
             params = _record_params(record["params"])
             options = _record_options(record["options"])
+            calibration = _record_calibration(record.get("calibration", []))
         except _Problem as p:
             raise _error(p, path, text, ()) from None
         template = ProgramTemplate.from_doc(record["program"], source=path, text=text, prefix=("program",))
-        return cls(template, params, name=fields["name"], origin=fields["source"], **options)
+        return cls(template, params, name=fields["name"], origin=fields["source"], calibration=calibration, **options)
 
 
 def read_source(path: Path | str) -> LogGPSource:
@@ -181,11 +184,12 @@ def _record_fields(record: Any) -> dict[str, str]:
     for key in _KEYS:
         if key not in record:
             raise _Problem(f"missing key {key!r}", (),
-                           hint="a LogGP model record has " + ", ".join(_KEYS) + " (and optionally source)")
-    unknown = [k for k in record if k not in (*_KEYS, "source")]
+                           hint="a LogGP model record has " + ", ".join(_KEYS)
+                           + " (and optionally source, calibration)")
+    unknown = [k for k in record if k not in (*_KEYS, "source", "calibration")]
     if unknown:
         raise _Problem(f"unknown key {unknown[0]!r}", (unknown[0],),
-                       hint="a LogGP model record has " + ", ".join(_KEYS) + " (and optionally source)")
+                       hint="a LogGP model record has " + ", ".join(_KEYS) + " (and optionally source, calibration)")
     if record["format"] != MODEL_RECORD_FORMAT:
         raise _Problem(f"the format is {record['format']!r}, not {MODEL_RECORD_FORMAT!r}", ("format",),
                        hint="write the record with 'perfcompose loggp simulate --model-json'")
@@ -195,6 +199,19 @@ def _record_fields(record: Any) -> dict[str, str]:
     if not isinstance(source, str):
         raise _Problem(f"the source must be a string, got {source!r}", ("source",))
     return {"name": name, "source": source}
+
+
+def _record_calibration(members: Any) -> list[LogGP]:
+    """The calibration's members: a list of parameter sets as 'params' holds them."""
+    if not isinstance(members, list):
+        raise _Problem(f"must be a list of parameter sets, got {members!r}", ("calibration",))
+    out = []
+    for k, member in enumerate(members):
+        try:
+            out.append(_record_params(member))
+        except _Problem as p:
+            raise _Problem(p.message, ("calibration", k, *p.path[1:]), p.hint) from None
+    return out
 
 
 def _record_params(params: Any) -> LogGP:
