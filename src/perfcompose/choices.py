@@ -67,3 +67,7 @@ MAPREDUCE_STRATEGIES: tuple[str, ...] = get_args(MapReduceStrategy)
 #: the pictures of the pixel-histogram MapReduce job
 Picture = Literal["small", "medium", "large"]
 PICTURES: tuple[str, ...] = get_args(Picture)
+
+#: what a profile's call-path values are (``perfcompose analyze --values``): ``inclusive`` holds the
+#: callees' time, ``exclusive`` does not, ``auto`` decides from the data
+ValueKind = Literal["auto", "inclusive", "exclusive"]

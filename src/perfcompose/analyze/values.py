@@ -13,17 +13,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import get_args
 
 import numpy as np
 
 from perfcompose.analyze.callpaths import CallTree, call_tree
-from perfcompose.choices import Scaling
+from perfcompose.choices import Scaling, ValueKind
 from perfcompose.data.experiment import Experiment, Point, Series
 from perfcompose.errors import DataFormatError, InputError
 
-ValueKind = Literal["auto", "inclusive", "exclusive"]
-VALUE_KINDS: tuple[str, ...] = ("auto", "inclusive", "exclusive")
+VALUE_KINDS: tuple[str, ...] = get_args(ValueKind)
 
 #: share of (caller, point) pairs at which a caller must hold its callees for "auto" to read inclusive values
 INCLUSIVE_SHARE = 0.9
