@@ -3,8 +3,10 @@ and the terminal the suite is started from does not shape the output the tests r
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -35,3 +37,21 @@ def write_file(tmp_path: Path) -> Callable[[str, str | bytes], Path]:
         return path
 
     return write
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium, driven through playwright, for the tests that open the HTML pages; they
+    are skipped where Chromium or playwright is missing."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no chromium on PATH (Debian: apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests drive Chromium through "
+                                   "playwright: pip install '.[test]'")
+    with sync_api.sync_playwright() as p:
+        try:
+            b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        except Exception as exc:  # e.g. a container without the libraries chromium needs
+            pytest.skip(f"chromium at {chromium} cannot be started: {str(exc).splitlines()[0]}")
+        yield b
+        b.close()

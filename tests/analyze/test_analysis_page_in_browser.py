@@ -3,34 +3,14 @@ logs no error, every caller opens and closes, and the numbers of the JSON are on
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from typer.testing import CliRunner
 
 from perfcompose.analyze import Analysis
 from perfcompose.cli import app
 from perfcompose.report.analysis_cells import node_cell, ranking_row
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests drive Chromium through "
-                               "playwright: pip install '.[test]'")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (Debian: apt-get install chromium)")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        try:
-            b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        except Exception as exc:  # e.g. a container without the libraries chromium needs
-            pytest.skip(f"chromium at {CHROMIUM} cannot be started: {str(exc).splitlines()[0]}")
-        yield b
-        b.close()
 
 
 def test_the_call_tree_folds_and_shows_the_analysis(browser: Any, inclusive_text: Path, tmp_path: Path) -> None:

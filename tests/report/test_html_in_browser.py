@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,24 +14,6 @@ from perfcompose.cli import app
 from perfcompose.report.numbers import sig
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-sync_api = pytest.importorskip("playwright.sync_api", reason="the browser tests drive Chromium through "
-                               "playwright: pip install '.[test]'")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (Debian: apt-get install chromium)")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        try:
-            b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        except Exception as exc:  # e.g. a container without the libraries chromium needs
-            pytest.skip(f"chromium at {CHROMIUM} cannot be started: {str(exc).splitlines()[0]}")
-        yield b
-        b.close()
-
-
 def open_page(browser: Any, path: Path) -> Any:
     """Load ``path``; fail on console errors, page errors and any request but the page itself;
     the page has its figures inline."""
