@@ -40,7 +40,8 @@ def point_lines(model: Any, points: Sequence[Mapping[str, float]]) -> list[str]:
         where = ", ".join(f"{k}={v:g}" for k, v in point.items())
         bounds = model.interval(**values)
         if bounds is None:
-            lines.append(f"at {where}: {value:.6g} {model.unit} (no interval: no component carries one; exact sources and saved records have none)")
+            lines.append(f"at {where}: {value:.6g} {model.unit} (no interval: no component carries one; "
+                         "exact sources and saved records have none)")
         else:
             lines.append(f"at {where}: {value:.6g} [{bounds[0]:.6g}, {bounds[1]:.6g}] {model.unit} ({LEVEL_TEXT})")
     return lines
