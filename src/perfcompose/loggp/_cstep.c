@@ -517,24 +517,29 @@ static int64_t split(Components *k, int64_t n, int64_t c, int64_t next_id) {
     return next_id;
 }
 
+/* v, of component c, leaves it: the components it fed, and c if others fed it, count one feed less */
+static void unfeed(Components *k, int64_t v, int64_t c) {
+    int64_t *label = k->label, *fed = k->fed;
+    for (int64_t e = k->ptr[v]; e < k->ptr[v + 1]; e++) {
+        int64_t w = k->adj[e];
+        if (label[w] >= 0 && label[w] != c) {
+            fed[label[w]] -= 1;
+        }
+    }
+    for (int64_t e = k->rptr[v]; e < k->rptr[v + 1]; e++) {
+        int64_t u = k->radj[e];
+        if (!k->sent[u] && label[u] >= 0 && label[u] != c) {
+            fed[c] -= 1;
+        }
+    }
+}
+
 /* take the processors that have sent since the last call out of their components */
 static int64_t forget_sent(Components *k) {
-    int64_t *label = k->label, *fed = k->fed;
+    int64_t *label = k->label;
     for (int64_t v = 0; v < k->P; v++) {
         if (k->sent[v] && label[v] >= 0) {
-            int64_t c = label[v];
-            for (int64_t e = k->ptr[v]; e < k->ptr[v + 1]; e++) {
-                int64_t w = k->adj[e];
-                if (label[w] >= 0 && label[w] != c) {
-                    fed[label[w]] -= 1;
-                }
-            }
-            for (int64_t e = k->rptr[v]; e < k->rptr[v + 1]; e++) {
-                int64_t u = k->radj[e];
-                if (!k->sent[u] && label[u] >= 0 && label[u] != c) {
-                    fed[c] -= 1;
-                }
-            }
+            unfeed(k, v, label[v]);
         }
     }
     int64_t na = 0;
@@ -557,23 +562,11 @@ static int64_t forget_sent(Components *k) {
 /* forget_sent for the processors listed in vs (those that sent since the last call), keeping
  * csize: the same components without a pass over all processors */
 static int64_t forget_listed(Components *k, const int64_t *vs, int64_t nv) {
-    int64_t *label = k->label, *fed = k->fed;
+    int64_t *label = k->label;
     for (int64_t i = 0; i < nv; i++) {
-        int64_t v = vs[i], c = label[v];
-        if (c < 0) {
-            continue;
-        }
-        for (int64_t e = k->ptr[v]; e < k->ptr[v + 1]; e++) {
-            int64_t w = k->adj[e];
-            if (label[w] >= 0 && label[w] != c) {
-                fed[label[w]] -= 1;
-            }
-        }
-        for (int64_t e = k->rptr[v]; e < k->rptr[v + 1]; e++) {
-            int64_t u = k->radj[e];
-            if (!k->sent[u] && label[u] >= 0 && label[u] != c) {
-                fed[c] -= 1;
-            }
+        int64_t v = vs[i];
+        if (label[v] >= 0) {
+            unfeed(k, v, label[v]);
         }
     }
     int64_t na = 0;
