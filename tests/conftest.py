@@ -55,3 +55,23 @@ def browser() -> Iterator[Any]:
             pytest.skip(f"chromium at {chromium} cannot be started: {str(exc).splitlines()[0]}")
         yield b
         b.close()
+
+
+@pytest.fixture
+def open_static_page(browser: Any) -> Callable[[Path], Any]:
+    """Open a page of the project in the browser, failing on console or page errors and on any
+    request but the page's own file: the pages are self-contained."""
+
+    def open_page(path: Path) -> Any:
+        page = browser.new_page()
+        errors: list[str] = []
+        requests: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(path.resolve().as_uri())
+        page.wait_for_load_state("load")
+        assert errors == [] and requests == [path.resolve().as_uri()]
+        return page
+
+    return open_page

@@ -13,22 +13,15 @@ from perfcompose.cli import app
 from perfcompose.report.analysis_cells import node_cell, ranking_row
 
 
-def test_the_call_tree_folds_and_shows_the_analysis(browser: Any, inclusive_text: Path, tmp_path: Path) -> None:
+def test_the_call_tree_folds_and_shows_the_analysis(open_static_page: Any, inclusive_text: Path,
+                                                    tmp_path: Path) -> None:
     page_path, record = tmp_path / "analysis.html", tmp_path / "analysis.json"
     result = CliRunner().invoke(app, ["analyze", str(inclusive_text), "--at", "p=1024", "--html", str(page_path),
                                       "--json", str(record)])
     assert result.exit_code == 0, result.output
     analysis = Analysis.from_json(json.loads(record.read_text()))
     time = analysis.metrics[0]
-    page = browser.new_page()
-    errors: list[str] = []
-    requests: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("request", lambda r: requests.append(r.url))
-    page.goto(page_path.resolve().as_uri())
-    page.wait_for_load_state("load")
-    assert errors == [] and requests == [page_path.resolve().as_uri()]
+    page = open_static_page(page_path)
     assert page.locator("script").count() == 0
     # the tree: main opens and closes; its callees are visible only while it is open
     details = page.locator("ul.tree details")

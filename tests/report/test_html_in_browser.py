@@ -14,10 +14,9 @@ from perfcompose.cli import app
 from perfcompose.report.numbers import sig
 
 ROOT = Path(__file__).resolve().parents[2]
-def open_page(browser: Any, path: Path) -> Any:
-    """Load ``path``; fail on console errors, page errors and any request but the page itself;
-    the page has its figures inline."""
-    page = open_page_without_figures(browser, path)
+def open_page(open_static_page: Any, path: Path) -> Any:
+    """Load ``path`` as ``open_static_page`` does; the page has its figures inline."""
+    page = open_static_page(path)
     assert page.locator("svg").count() >= 1, "a figure is inline"
     return page
 
@@ -32,10 +31,10 @@ def run(*args: str) -> str:
     return r.output
 
 
-def test_design_report_shows_tree_components_predictions_and_bottleneck(browser: Any, tmp_path: Path) -> None:
+def test_design_report_shows_tree_components_predictions_and_bottleneck(open_static_page: Any, tmp_path: Path) -> None:
     out = tmp_path / "design.html"
     printed = run("predict", str(ROOT / "examples/designs/pipeline.toml"), "--html", str(out))
-    page = open_page(browser, out)
+    page = open_page(open_static_page, out)
     # the tree: pipe of tpool_4(qsort), inc and nop, the bottleneck path marked
     labels = [t.strip() for t in page.locator("ul.tree .node b").all_inner_texts()]
     assert labels == ["pipe", "tpool_4", "qsort", "inc", "nop"]
@@ -54,11 +53,11 @@ def test_design_report_shows_tree_components_predictions_and_bottleneck(browser:
     assert "perfcompose predict" in page.locator("#commands pre").inner_text()
 
 
-def test_design_report_sets_measurements_against_the_prediction(browser: Any, tmp_path: Path) -> None:
+def test_design_report_sets_measurements_against_the_prediction(open_static_page: Any, tmp_path: Path) -> None:
     out = tmp_path / "measured.html"
     printed = run("predict", str(ROOT / "examples/designs/measured.toml"), "--param", "n=1",
         "--measured", f"{ROOT / 'examples/tasks.csv'}:qsort", "--html", str(out))
-    page = open_page(browser, out)
+    page = open_page(open_static_page, out)
     assert any("measured" in h and "against predicted" in h for h in page.locator("h3").all_inner_texts())
     # n = 1: the pipe's bottleneck is qsort, whose model was fitted to exactly these measurements
     errors = [float(t) for t in page.locator("table").nth(2).locator("td:nth-child(4)").all_inner_texts()]
@@ -73,13 +72,13 @@ def test_design_report_sets_measurements_against_the_prediction(browser: Any, tm
         assert low <= value <= high
 
 
-def test_demo_report(browser: Any, part_rows: list[Any], tmp_path: Path) -> None:
+def test_demo_report(open_static_page: Any, part_rows: list[Any], tmp_path: Path) -> None:
     from perfcompose.report.demo import demo_report
     from perfcompose.report.html import write
     from perfcompose.validate.paper import table2
 
     results = table2({r.task: r.model for r in part_rows})
-    page = open_page(browser, write(demo_report(part_rows, results, commands=("perfcompose demo",)),
+    page = open_page(open_static_page, write(demo_report(part_rows, results, commands=("perfcompose demo",)),
                                     tmp_path / "demo.html"))
     texts = cells(page)
     assert {"nop", "inc", "qsort"} <= set(texts)
@@ -88,12 +87,12 @@ def test_demo_report(browser: Any, part_rows: list[Any], tmp_path: Path) -> None
     assert page.locator("div.treebox").count() == len(results)
 
 
-def test_validation_report_shows_intervals_where_the_study_has_them(browser: Any, study: Any,
+def test_validation_report_shows_intervals_where_the_study_has_them(open_static_page: Any, study: Any,
                                                                     tmp_path: Path) -> None:
     from perfcompose.report.html import write
     from perfcompose.report.study import study_report
 
-    page = open_page(browser, write(study_report(study, "modular vs measured"), tmp_path / "study.html"))
+    page = open_page(open_static_page, write(study_report(study, "modular vs measured"), tmp_path / "study.html"))
     texts = cells(page)
     first = study.comparisons[0]
     for k in range(len(first.x)):
@@ -103,68 +102,54 @@ def test_validation_report_shows_intervals_where_the_study_has_them(browser: Any
     assert "interval low [ns]" in page.locator("th").all_inner_texts()
 
 
-def test_fit_report(browser: Any, tmp_path: Path) -> None:
+def test_fit_report(open_static_page: Any, tmp_path: Path) -> None:
     out = tmp_path / "fit.html"
     run("fit", str(ROOT / "examples/tasks.csv"), "--html", str(out))
-    page = open_page(browser, out)
+    page = open_page(open_static_page, out)
     texts = cells(page)
     assert {"nop", "inc", "qsort"} <= set(texts)
     assert "x=262144" in texts
 
 
-def test_skeleton_forecast_report(browser: Any, tmp_path: Path) -> None:
+def test_skeleton_forecast_report(open_static_page: Any, tmp_path: Path) -> None:
     out = tmp_path / "forecast.html"
     run("skeleton", "forecast", str(ROOT / "examples/skeleton/checksum.csv"), "--at", "n=65536,p=4",
         "--method", "lm", "--no-plot", "--html", str(out))
-    page = open_page(browser, out)
+    page = open_page(open_static_page, out)
     assert "Ā(n, p)" in cells(page)
     assert "T(65536, 4)" in page.locator("dl.summary").inner_text()
 
 
-def test_loggp_gauss_report(browser: Any, tmp_path: Path) -> None:
+def test_loggp_gauss_report(open_static_page: Any, tmp_path: Path) -> None:
     out = tmp_path / "gauss.html"
     run("loggp", "gauss", "--n", "120", "--p", "4", "--blocks", "10,20", "--reps", "1", "--html", str(out))
-    page = open_page(browser, out)
+    page = open_page(open_static_page, out)
     texts = cells(page)
     assert {"10", "20"} <= set(texts)
     assert "best choice (standard)" in page.locator("dl.summary").inner_text()
 
 
-def test_paper_table1_report(browser: Any, part_rows: list[Any], tmp_path: Path,
+def test_paper_table1_report(open_static_page: Any, part_rows: list[Any], tmp_path: Path,
                              monkeypatch: pytest.MonkeyPatch) -> None:
     from perfcompose.validate import paper
 
     monkeypatch.setattr(paper, "table1", lambda **kw: part_rows)
     out = tmp_path / "table1.html"
     run("paper", "table1", "--quick", "--task", "nop", "--task", "inc", "--task", "qsort", "--html", str(out))
-    page = open_page(browser, out)
+    page = open_page(open_static_page, out)
     texts = cells(page)
     assert {"nop", "inc", "qsort"} <= set(texts)
     assert "model [ns]" in page.locator("th").all_inner_texts()
 
 
-def test_paper_lobachev_report(browser: Any, tmp_path: Path) -> None:
+def test_paper_lobachev_report(open_static_page: Any, tmp_path: Path) -> None:
     from perfcompose.validate.lobachev import reproduce
 
     out = tmp_path / "lobachev.html"
     run("paper", "lobachev", "--html", str(out))
-    page = open_page_without_figures(browser, out)
+    page = open_static_page(out)
     rows = reproduce()
     checked = [r for r in rows if r.reproduced is not None]
     assert f"{sum(bool(r.reproduced) for r in checked)} of {len(checked)}" in page.locator("dl.summary").inner_text()
     texts = cells(page)
     assert all(r.paper in texts for r in rows if r.paper)
-
-
-def open_page_without_figures(browser: Any, path: Path) -> Any:
-    """As :func:`open_page`, for pages of tables only."""
-    page = browser.new_page()
-    errors: list[str] = []
-    requests: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("request", lambda r: requests.append(r.url))
-    page.goto(path.resolve().as_uri())
-    page.wait_for_load_state("load")
-    assert errors == [] and requests == [path.resolve().as_uri()]
-    return page
