@@ -6,9 +6,8 @@ ranked by how fast its share grows toward a target point.
 """
 from perfcompose.analyze.analysis import analyze, check_target
 from perfcompose.analyze.callpaths import CallTree, call_tree
-from perfcompose.analyze.fitting import fit_all
 from perfcompose.analyze.result import Analysis, CallNode, Composition, Estimate, MetricAnalysis, Ranked
 from perfcompose.analyze.values import MetricValues, read_values
 
 __all__ = ["analyze", "check_target", "Analysis", "CallNode", "Composition", "Estimate", "MetricAnalysis", "Ranked",
-           "CallTree", "call_tree", "fit_all", "MetricValues", "read_values"]
+           "CallTree", "call_tree", "MetricValues", "read_values"]

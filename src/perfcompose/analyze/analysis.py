@@ -20,13 +20,13 @@ from typing import Any
 import numpy as np
 
 from perfcompose.analyze.callpaths import region
-from perfcompose.analyze.fitting import fit_all
 from perfcompose.analyze.holdout import Split, held_points, relative_error, restrict, split
 from perfcompose.analyze.result import Analysis, CallNode, Composition, Estimate, MetricAnalysis, Ranked
 from perfcompose.analyze.values import MetricValues, ValueKind, read_values
 from perfcompose.choices import Aggregate, Scaling
 from perfcompose.data.experiment import Experiment, Series
 from perfcompose.errors import FitError, InputError
+from perfcompose.fit.profile import fit_profile
 from perfcompose.model import Model, Order
 
 Progress = Callable[[str, int, int], None]
@@ -133,7 +133,7 @@ def fittable(series: Series, parameters: int) -> bool:
 def _fit(parameters: tuple[str, ...], metrics: Sequence[MetricValues], source: str, fitter: Any,
          scheduler: str | None, progress: Progress | None, keep: frozenset[tuple[float, ...]] | None = None) -> _Fits:
     experiment, keys = _experiment(parameters, metrics, source, keep)
-    results = fit_all(experiment, fitter=fitter, scheduler=scheduler, progress=progress)
+    results = fit_profile(experiment, fitter=fitter, scheduler=scheduler, progress=progress)
     return _Fits(dict(zip(keys, results)), dict(zip(keys, experiment.series)))
 
 
