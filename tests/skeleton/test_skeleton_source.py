@@ -147,3 +147,16 @@ def test_unit_is_seconds_unless_the_record_says_otherwise():
     record["table"]["unit"] = "ms"
     model = SkeletonSource.from_record(record).model()
     assert model.unit == "ms" and model.source == "skeleton general forecast of a runtime table"
+
+
+@pytest.mark.parametrize("methods", [("lm-poly", "lm"), ("auto", "auto"), ("mean", "lm-poly")])
+def test_the_model_s_value_is_the_full_estimate_s_without_the_report_s_hold_out_errors(methods):
+    table = read_table(CASES / "gauss.csv")
+    quick = SkeletonSource(table, method_t=methods[0], method_a=methods[1])
+    full = SkeletonSource(table, method_t=methods[0], method_a=methods[1])
+    n = np.array([130.0, 145.0, 160.0, 200.0])
+    values = quick.model()(n=n, p=7)
+    assert values.tolist() == [full.estimate(v, 7).value for v in n]
+    assert quick.evaluations == len(n)
+    quick.estimate(145.0, 7)                                # the report's estimate, made once more
+    assert quick.evaluations == len(n)

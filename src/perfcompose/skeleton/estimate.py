@@ -27,6 +27,7 @@ from perfcompose.fit.forecast import (
     holdout_errors,
 )
 from perfcompose.model import Model
+from perfcompose.skeleton.options import ForecastOptions
 from perfcompose.skeleton.skeletons import Skeleton, penalty, serial_fraction
 from perfcompose.skeleton.table import SEQ, RuntimeTable
 from perfcompose.skeleton.window import Window
@@ -34,6 +35,9 @@ from perfcompose.skeleton.window import Window
 #: method names the forecast accepts: one of the methods, ``mean`` (the mean of the two best on
 #: the hold-out) or ``auto`` (the choice rule of section 3)
 CHOICES = FORECAST_METHODS
+
+#: the declared defaults of the forecast's options
+_DEFAULT = ForecastOptions()
 
 
 @dataclass(frozen=True)
@@ -74,7 +78,8 @@ class Estimate:
 
 
 def _estimate_part(what: str, direction: str, x: Sequence[float], y: Sequence[float], at: float, method: str,
-                   epsilon: float, poly_degree: int, strategy: Strategy = "known", training: int = 1) -> Part:
+                   epsilon: float, poly_degree: int, strategy: Strategy = "known", training: int = 1,
+                   diagnostics: bool = True) -> Part:
     xa, ya = np.asarray(x, float), np.asarray(y, float)
     if xa.size < 2:
         raise ForecastError(f"{what}: {xa.size} known point w.r.t. {direction}; a forecast needs at least 2 "
@@ -87,7 +92,7 @@ def _estimate_part(what: str, direction: str, x: Sequence[float], y: Sequence[fl
                     dict(c.discarded), c.forecaster)
     errors: dict[str, float] = {}
     discarded: dict[str, str] = {}
-    if xa.size >= 3:
+    if xa.size >= 3 and (diagnostics or method == "mean"):
         errs, _, discarded, _ = holdout_errors(methods, xa, ya, at, 1)
         errors = {k: v[0] for k, v in errs.items()}
     if method == "mean":
@@ -109,7 +114,7 @@ def _estimate_part(what: str, direction: str, x: Sequence[float], y: Sequence[fl
     return Part(what, direction, tuple(xa), tuple(ya), at, value, f.label, rule, errors, discarded, f)
 
 
-def sequential_model(table: RuntimeTable, method: str = "lm-poly", poly_degree: int = 3,
+def sequential_model(table: RuntimeTable, method: str = "lm-poly", poly_degree: int = _DEFAULT.poly_degree,
                      exclude: float | None = None) -> Callable[[np.ndarray], np.ndarray]:
     """T(n) where measured, else forecast from the reference times (for the farm's T(n/p))."""
     ns = [n for n in table.reference_ns if n != exclude]
@@ -152,15 +157,19 @@ def penalties(table: RuntimeTable, skeleton: Skeleton = Skeleton(),
 
 
 def estimate(table: RuntimeTable, n: float, p: int, *, skeleton: Skeleton = Skeleton(),
-             method_t: str = "auto", method_a: str = "auto", direction: str = "auto",
-             epsilon: float = 0.05, poly_degree: int = 3, strategy: Strategy = "known", training: int = 1,
-             train: Window | None = None) -> Estimate:
+             method_t: str = _DEFAULT.method_t, method_a: str = _DEFAULT.method_a,
+             direction: str = _DEFAULT.direction, epsilon: float = _DEFAULT.epsilon,
+             poly_degree: int = _DEFAULT.poly_degree, strategy: Strategy = _DEFAULT.strategy,
+             training: int = _DEFAULT.training, train: Window | None = None,
+             diagnostics: bool = True) -> Estimate:
     """Forecast T(n, p) = share + Ā(n, p); a measured T(n, p) is left out and compared.
 
     ``strategy`` is how a part whose method is ``auto`` picks its method (:func:`choose`): the
     known value nearest to the target, or the "real life" ``best-two`` / ``best-three`` trained
     on the ``training`` known values nearest to it. ``train`` restricts the points learnt from
     (e.g. ``Window.parse("n<=9689")``); the measured target, if any, is still compared.
+    Without ``diagnostics`` a part whose method the user chose skips the hold-out errors it would
+    only report (the value is the same), which is what evaluating the model at many points needs.
     """
     for m in (method_t, method_a):
         if m not in CHOICES and m != "lm(poly)":
@@ -184,7 +193,7 @@ def estimate(table: RuntimeTable, n: float, p: int, *, skeleton: Skeleton = Skel
         seq = Part("T(n)", "measured", (n,), (t_seq,), n, t_seq, "measured")
     else:
         seq = _estimate_part("T(n)", "n", ref_n, work.reference_times(ref_n), n, method_t, epsilon,
-                             poly_degree, strategy, training)
+                             poly_degree, strategy, training, diagnostics)
     T_known = sequential_model(work, method_t, poly_degree)
 
     def T(v: np.ndarray) -> np.ndarray:
@@ -215,7 +224,7 @@ def estimate(table: RuntimeTable, n: float, p: int, *, skeleton: Skeleton = Skel
     pts = along_n if chosen == "n" else along_p
     at = n if chosen == "n" else float(p)
     a = _estimate_part("Ā(n, p)", chosen, [k for k, _ in pts], [v for _, v in pts], at, method_a, epsilon,
-                       poly_degree, strategy, training)
+                       poly_degree, strategy, training, diagnostics)
     return Estimate(n, p, skeleton, seq, a, share, share + a.value, measured, work.absolute)
 
 

@@ -8,10 +8,9 @@ alone; ``perfcompose skeleton forecast --json`` writes the same record next to t
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
@@ -21,60 +20,27 @@ from perfcompose.choices import DIRECTIONS, STRATEGIES
 from perfcompose.errors import DataFormatError, InputError, ModelError
 from perfcompose.finite import is_finite_number
 from perfcompose.model import Model
+from perfcompose.option_fields import default_of
 from perfcompose.skeleton.estimate import CHOICES, Estimate, estimate
+from perfcompose.skeleton.options import METHODS, ForecastOptions, SkeletonShape
 from perfcompose.skeleton.skeletons import KINDS, Skeleton
 from perfcompose.skeleton.table import SEQ, RuntimeTable, read_table
-from perfcompose.skeleton.window import Window
 
 __all__ = ["SkeletonSource", "ForecastOptions", "SKELETON_MODEL_FORMAT"]
 
 #: the ``format`` of a skeleton model record (and of ``skeleton forecast --json`` output)
 SKELETON_MODEL_FORMAT = "perfcompose-skeleton-model/1"
 
-_DIRECTIONS = DIRECTIONS
-_METHODS = (*CHOICES, "lm(poly)")
 
-
-@dataclass(frozen=True)
-class ForecastOptions:
-    """How each part of T(n, p) is forecast: the keyword options of :func:`estimate`, checked up front."""
-
-    method_t: str = "auto"
-    method_a: str = "auto"
-    direction: str = "auto"
-    epsilon: float = 0.05
-    poly_degree: int = 3
-    strategy: str = "known"
-    training: int = 1
-    #: the training window as text (``n<=9689``), or None for every point
-    train: str | None = None
-
-    def __post_init__(self) -> None:
-        for key in ("method_t", "method_a"):
-            if getattr(self, key) not in _METHODS:
-                raise InputError(f"unknown method {getattr(self, key)!r} for {key}",
-                                 hint=f"choose one of {', '.join(CHOICES)}")
-        if self.direction not in _DIRECTIONS:
-            raise InputError(f"direction {self.direction!r}: choose auto, n or p")
-        if not (math.isfinite(self.epsilon) and self.epsilon >= 0):
-            raise InputError(f"epsilon {self.epsilon!r} must be a fraction >= 0")
-        if self.poly_degree < 1:
-            raise InputError(f"poly_degree {self.poly_degree} must be at least 1")
-        if self.strategy not in STRATEGIES:
-            raise InputError(f"unknown strategy {self.strategy!r}", hint=f"choose one of {', '.join(STRATEGIES)}")
-        if self.training < 1:
-            raise InputError(f"training {self.training} must be at least 1")
-        if self.train is not None:
-            Window.parse(self.train)
-
-    def estimate_options(self) -> dict[str, Any]:
-        """The keyword arguments of :func:`estimate`, the window parsed."""
-        out = self.as_dict()
-        out["train"] = Window.parse(self.train) if self.train is not None else None
-        return out
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+def _forecast_options(options: Mapping[str, Any]) -> ForecastOptions:
+    """ForecastOptions from keywords; numbers as given (an int epsilon, a float degree) made the
+    field's type, an unknown keyword an InputError."""
+    unknown = [k for k in options if k not in ForecastOptions.__dataclass_fields__]
+    if unknown:
+        raise InputError(f"unknown forecast option {unknown[0]!r}",
+                         hint="options: " + ", ".join(f.name for f in fields(ForecastOptions)))
+    casts = {"epsilon": float, "poly_degree": int, "training": int}
+    return ForecastOptions(**{k: casts[k](v) if k in casts else v for k, v in options.items()})
 
 
 def _default_name(source: str) -> str:
@@ -97,18 +63,18 @@ class SkeletonSource:
     measured point is left out of its own fit there, and so it is here.
     """
 
-    def __init__(self, table: RuntimeTable, skeleton: Skeleton = Skeleton(), *, method_t: str = "auto",
-                 method_a: str = "auto", direction: str = "auto", epsilon: float = 0.05, poly_degree: int = 3,
-                 strategy: str = "known", training: int = 1, train: str | None = None,
-                 name: str | None = None, unit: str = "s") -> None:
+    def __init__(self, table: RuntimeTable, skeleton: Skeleton = Skeleton(), *, name: str | None = None,
+                 unit: str = "s", **options: Any) -> None:
+        """``options``: those of :class:`ForecastOptions` (method_t, method_a, direction, epsilon,
+        poly_degree, strategy, training, train), each left out taking its declared default."""
         table.check()
         self._table = table
         self._skeleton = skeleton
-        self._options = ForecastOptions(method_t, method_a, direction, float(epsilon), int(poly_degree),
-                                        strategy, int(training), train)
+        self._options = _forecast_options(options)
         self._name = _check_name(name or _default_name(table.source))
         self._unit = unit
         self._estimates: dict[tuple[float, int], Estimate] = {}
+        self._values: dict[tuple[float, int], float] = {}
         self._models: dict[str, Model] = {}
         self._evaluations = 0
 
@@ -160,8 +126,23 @@ class SkeletonSource:
             cached = estimate(self._table, key[0], key[1], skeleton=self._skeleton,
                               **self._options.estimate_options())
             self._estimates[key] = cached
-            self._evaluations += 1
+            self._evaluations += key not in self._values
         return cached
+
+    def _value(self, n: float, p: int) -> float:
+        """T(n, p) alone: the full estimate's value where it was made, else one made without the
+        hold-out errors that only the report shows."""
+        key = (n, p)
+        full = self._estimates.get(key)
+        if full is not None:
+            return full.value
+        value = self._values.get(key)
+        if value is None:
+            value = estimate(self._table, n, p, skeleton=self._skeleton, diagnostics=False,
+                             **self._options.estimate_options()).value
+            self._values[key] = value
+            self._evaluations += 1
+        return value
 
     def evaluate(self, n: Any, p: Any) -> Any:
         """T(n, p) for arrays broadcast together; every distinct point is estimated once."""
@@ -171,7 +152,7 @@ class SkeletonSource:
         if points.shape[0] == 0:
             return np.zeros(na.shape)
         distinct, inverse = np.unique(points, axis=0, return_inverse=True)
-        values = np.array([self.estimate(float(v), int(q)).value for v, q in distinct])
+        values = np.array([self._value(float(v), int(q)) for v, q in distinct])
         out = values[np.reshape(inverse, -1)].reshape(na.shape)
         return out if out.ndim else float(out)
 
@@ -349,8 +330,8 @@ def _skeleton_from(doc: Mapping[str, Any], path: str | Path | None) -> Skeleton:
         raise InputError(f"'skeleton.kind' = {kind!r} is not a skeleton", path=path,
                          hint=f"choose one of {', '.join(KINDS)}")
     values = {}
-    for key, default in (("r", 2), ("d", 1), ("k", 1)):
-        value = doc.get(key, default)
+    for key in ("r", "d", "k"):
+        value = doc.get(key, default_of(SkeletonShape, key))
         if not _is_whole(value):
             raise InputError(f"'skeleton.{key}' = {value!r} is not a whole number", path=path)
         values[key] = value
@@ -365,10 +346,10 @@ def _options_from(doc: Mapping[str, Any], path: str | Path | None) -> ForecastOp
     defaults = ForecastOptions()
     values = {**defaults.as_dict(), **{k: v for k, v in doc.items() if k in defaults.as_dict()}}
     for key in ("method_t", "method_a"):
-        if values[key] not in _METHODS:
+        if values[key] not in METHODS:
             raise InputError(f"'options.{key}' = {values[key]!r} is not a method", path=path,
                              hint=f"choose one of {', '.join(CHOICES)}")
-    if values["direction"] not in _DIRECTIONS:
+    if values["direction"] not in DIRECTIONS:
         raise InputError(f"'options.direction' = {values['direction']!r}: choose auto, n or p", path=path)
     if not (is_finite_number(values["epsilon"]) and values["epsilon"] >= 0):
         raise InputError(f"'options.epsilon' = {values['epsilon']!r} is not a fraction >= 0", path=path)
