@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from perfcompose.commands.common import Table, literal
+from perfcompose.commands.common import Table
+from perfcompose.report.tables import literal
 
 
 def render(table: Table, width: int) -> str:
@@ -57,3 +58,16 @@ def test_optional_columns_give_way_with_a_note() -> None:
     assert "left out at this width: paper's model [ns]" in flat
     assert "lead coefficient" in flat  # the lower-ranked column went first; this one fits now
     assert "time [ns]" in flat and "2.5e+09" in narrow
+
+
+def test_the_report_block_holds_the_printed_cells_without_markup() -> None:
+    t = Table(title="laws [ns]")
+    t.add_column("law")
+    t.add_column("value \\[ms]", justify="right")
+    t.add_row("[green]holds[/green]", "1.5")
+    t.caption = "2 of 3 rows"
+    block = t.block()
+    assert block.title == "laws [ns]" and block.columns == ("law", "value [ms]")
+    assert block.rows == (("holds", "1.5"),) and block.numeric == (False, True) and block.note == "2 of 3 rows"
+    out = render(t, 80)
+    assert "holds" in out and "[green]" not in out and "2 of 3 rows" in out

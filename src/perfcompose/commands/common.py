@@ -3,18 +3,19 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import re
+import json
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
-from rich import table as _rich_table
 from rich.console import Console
 from rich.markup import escape
 
 from perfcompose.errors import from_exception
+from perfcompose.report.tables import ResultTable as Table
 
 console = Console()
 err_console = Console(stderr=True)
@@ -40,58 +41,47 @@ def user_errors(func: F) -> F:
         except KeyboardInterrupt:
             err_console.print("interrupted")
             raise typer.Exit(130) from None
+        finally:
+            console.stderr = False  # --json - sent the printed output to stderr for this command only
 
     return wrapper  # type: ignore[return-value]
 
 
-_TAG = re.compile(r"(?<!\\)\[(?=[a-z#/@])")
+#: the value of ``--json`` that writes the JSON to standard output
+STDOUT = "-"
 
 
-def literal(text: str) -> str:
-    """Text whose brackets Rich must print, not read as markup: ``time [ms]`` keeps its unit.
-
-    Brackets already escaped (``\\[ms]``) stay as they are.
-    """
-    return _TAG.sub(r"\\[", text)
+def _json_target(value: Path | None) -> Path | None:
+    """With ``--json -`` standard output carries the JSON alone: what the command prints goes to stderr."""
+    console.stderr = value is not None and str(value) == STDOUT
+    return value
 
 
-class Table(_rich_table.Table):
-    """A Rich table for results: units in the title and headers are printed (not read as markup),
-    long cells wrap instead of being cut, and columns added with ``optional=True`` are left out,
-    with a note, when the terminal is too narrow for all columns."""
+def json_option(what: str) -> Any:
+    """``--json PATH``, the same in every command: ``what`` written as JSON to PATH, or with
+    ``--json -`` to standard output, everything else the command prints then going to stderr."""
+    return typer.Option(None, "--json", metavar="PATH", callback=_json_target,
+                        help=f"Write {what} as JSON to this file ('-': to standard output, which then carries "
+                             "nothing else).")
 
-    def __init__(self, *headers: Any, title: str | None = None, **kwargs: Any) -> None:
-        kwargs.setdefault("title_justify", "left")
-        super().__init__(*headers, title=literal(title) if isinstance(title, str) else title, **kwargs)
-        self._optional: dict[int, int] = {}
 
-    def add_column(self, header: Any = "", *args: Any, optional: bool | int = False, **kwargs: Any) -> None:
-        """``optional``: True or a rank (1 is left out first) for columns that may be left out."""
-        kwargs.setdefault("overflow", "fold")
-        if optional:
-            self._optional[len(self.columns)] = int(optional)
-        super().add_column(literal(header) if isinstance(header, str) else header, *args, **kwargs)
+def records_json() -> Any:
+    """``--json PATH`` of the commands that write one record per configuration they ran."""
+    return json_option("one record per configuration")
 
-    def __rich_console__(self, console: Any, options: Any) -> Any:
-        if not self._optional:
-            yield from super().__rich_console__(console, options)
-            return
-        columns = self.columns
-        dropped: list[str] = []
-        try:
-            # leave out optional columns, lowest rank first, while the table would have to wrap
-            for k in sorted(self._optional, key=lambda k: (self._optional[k], -k)):
-                if self.__rich_measure__(console, options).maximum <= options.max_width:
-                    break
-                dropped.insert(0, str(columns[k].header))
-                self.columns = [c for c in self.columns if c is not columns[k]]
-            yield from super().__rich_console__(console, options)
-        finally:
-            self.columns = columns
-        if dropped:
-            names = ", ".join(d.replace(chr(92) + "[", "[") for d in dropped)
-            yield _rich_table.Text(f"(left out at this width: {names}; "
-                                   "widen the terminal or set COLUMNS to see them)", style="dim")
+
+def write_json(path: Path | str, doc: Any, what: str, *, indent: int | None = 1) -> None:
+    """Write ``doc`` (a JSON-ready value, or JSON text) where ``--json`` says, and tell where
+    (``what`` written to PATH) unless it went to standard output."""
+    text = doc if isinstance(doc, str) else json.dumps(doc, indent=indent)
+    if not text.endswith("\n"):
+        text += "\n"
+    if str(path) == STDOUT:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    Path(path).write_text(text, encoding="utf-8")
+    console.print(f"{what} written to {path}", highlight=False, soft_wrap=True)
 
 
 def fmt(v: float, spec: str = ".4g") -> str:
