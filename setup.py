@@ -14,6 +14,9 @@ EXTENSIONS = [
     # LogGOPSim's main loop on GOAL schedules (loggopsim.py)
     Extension("perfcompose.loggp._cgoal", ["src/perfcompose/loggp/_cgoal.c"], depends=[_BUFFERS],
               extra_compile_args=_FLAGS, optional=True),
+    # GOAL text read line by line (goal_compiled.py)
+    Extension("perfcompose.loggp._cgoal_text", ["src/perfcompose/loggp/_cgoal_text.c"], depends=[_BUFFERS],
+              extra_compile_args=_FLAGS, optional=True),
 ]
 
 setup(ext_modules=EXTENSIONS)

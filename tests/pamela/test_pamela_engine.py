@@ -123,6 +123,7 @@ def program(dp, N):
     ("    X += 1  # pamela: speed = 3\n", "not a pamela annotation"),
     ("    for i in items:\n        X += 1\n", "lower = FIRST"),
     ("    if X[0] > 1:\n        X += 1\n", "probability"),
+    ("    dp.array((N,))\n", "assign it to a name"),
 ])
 def test_what_the_engine_cannot_read_is_a_located_error(body, words):
     program = "def program(dp, N):\n    X = dp.array((N,))\n" + body

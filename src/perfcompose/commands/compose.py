@@ -139,7 +139,7 @@ def explore(term: str = typer.Argument(..., help="A pipeline term, e.g. 'pipe(qs
                       + f" [{unit_s}]; bottleneck: {e.stages[e.bottleneck]}", title_justify="left")
         for col, just in (("design", "left"), ("term", "left"), ("threads", "right"),
                           (f"time per element [{unit_s}]", "right"), ("vs best", "right")):
-            table.add_column(col, justify=just, optional=col == "design")  # type: ignore[arg-type]
+            table.add_column(col, justify=just, optional=col == "design")
         from perfcompose.compose.oversubscription import account, machine_cores
 
         cores = machine_cores()

@@ -36,7 +36,7 @@ def demo(plot: Path = typer.Option(Path("demo.png"), "--plot", help="Where to wr
     for col, just in (("program", "left"), ("modular model, parts measured here [ns]", "left"),
                       ("paper: modular", "left"), ("paper: monolithic", "left"),
                       ("predicted at 2^18 [ms] (90 % interval)", "right")):
-        t2.add_column(col, justify=just,  # type: ignore[arg-type]
+        t2.add_column(col, justify=just,
                       optional={"paper: monolithic": 1, "paper: modular": 2}.get(col, False))
     from perfcompose.compose import Composer
     from perfcompose.compose import compose as compose_model
@@ -44,14 +44,16 @@ def demo(plot: Path = typer.Option(Path("demo.png"), "--plot", help="Where to wr
 
     results = table2(parts)
     flagged = 0
-    for r in results:
-        exact = compose_model(r.configuration, parts, pipe="pointwise")(x=x)
-        bounds = with_interval(Composer(parts, pipe="pointwise"), r.configuration).interval(x=x)
+    for program in results:
+        exact = compose_model(program.configuration, parts, pipe="pointwise")(x=x)
+        bounds = with_interval(Composer(parts, pipe="pointwise"), program.configuration).interval(x=x)
         mark = ""
-        if abs(r.modular(x=x) - exact) > 0.01 * exact:
+        if abs(program.modular(x=x) - exact) > 0.01 * exact:
             mark, flagged = " *", flagged + 1
-        t2.add_row(r.configuration, str(r.modular.rounded()) + mark, str(r.paper_modular), str(r.paper_monolithic),
-                   sig(exact / 1e6) + (f" [{sig(bounds[0] / 1e6)}, {sig(bounds[1] / 1e6)}]" if bounds else ""))
+        t2.add_row(program.configuration, str(program.modular.rounded()) + mark, str(program.paper_modular),
+                   str(program.paper_monolithic),
+                   sig(exact / 1e6) + (f" [{sig(float(bounds[0]) / 1e6)}, {sig(float(bounds[1]) / 1e6)}]"
+                                       if bounds else ""))
     console.print(t2)
     if flagged:
         console.print("* the stage of higher asymptotic order (eq. 3) is not the slower one at x = 2^18; "

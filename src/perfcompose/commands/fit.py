@@ -50,7 +50,7 @@ def _table(results: list[Any], title: str, segmented: bool) -> Table:
     columns += [("breakpoint", "right")] if segmented else []
     columns += [("SMAPE %", "right"), ("adj. R²", "right"), ("CV error %", "right")]
     for col, just in columns:
-        table.add_column(col, justify=just)  # type: ignore[arg-type]
+        table.add_column(col, justify=just)
     for r in results:
         cells = [r.region or "-", r.metric, _text(r, segmented)]
         if segmented:

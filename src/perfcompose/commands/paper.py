@@ -27,7 +27,7 @@ def print_table1_rest() -> list[Any]:
     for col, just in (("row", "right"), ("task", "left"), ("paper's model \\[ns]", "left"),
                       ("CV % / std %", "left"), ("enters", "left"), ("composed", "right"), ("paper", "right"),
                       ("err %", "right")):
-        t.add_column(col, justify=just)  # type: ignore[arg-type]
+        t.add_column(col, justify=just)
     for r in rows:
         t.add_row(str(r.row), r.task, r.model, r.variability, escape(r.used_in),
                   "" if r.composed is None else f"{r.composed:.5g}", "" if r.printed is None else f"{r.printed:.4g}",
@@ -245,7 +245,7 @@ def lobachev(json_out: Path | None = typer.Option(None, "--json", help="Write on
         for col, just in (("quantity", "left"), ("method", "left"), ("paper", "right"), ("perfcompose", "right"),
                           ("range over input rounding", "right"), ("paper err %", "right"),
                           ("err %", "right"), ("", "center"), ("note", "left")):
-            t.add_column(col, justify=just)  # type: ignore[arg-type]
+            t.add_column(col, justify=just)
         for r in (r for r in rows if r.case == case):
             rng = "" if r.low is None or r.high is None else f"{r.low:.4g} .. {r.high:.4g}"
             mark = {True: "[green]ok[/green]", False: "[red]no[/red]", None: ""}[r.reproduced]

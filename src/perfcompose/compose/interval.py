@@ -113,7 +113,7 @@ def _spread(composer: Composer, members: int) -> Composer:
                                  overheads=None if over is None else
                                  Overheads(stacked_leaf(over.stream, members), stacked_leaf(over.pipe, members)),
                                  central=composer)
-    return dataclasses.replace(composer, components=leaves, pipe="pointwise")  # type: ignore[type-var]
+    return dataclasses.replace(composer, components=leaves, pipe="pointwise")
 
 
 def with_interval(composer: Composer, term: Term | str, *, members: int = MEMBERS) -> Model:

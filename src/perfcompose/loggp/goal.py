@@ -313,10 +313,11 @@ def parse_goal(text: str, path: str | Path = "<goal>") -> GoalSchedule:
     import io
 
     from perfcompose.loggp.goal_arrays import read_goal_arrays
+    from perfcompose.loggp.goal_compiled import read_goal_compiled
 
     data = text.encode()
     _estimate(len(data), "the schedule")
-    cols = read_goal_arrays(io.BytesIO(data).read)
+    cols = read_goal_compiled(io.BytesIO(data).read) or read_goal_arrays(io.BytesIO(data).read)
     if cols is not None:
         return _from_arrays(cols, lambda: _parse_lines(text, path).labels)  # type: ignore[arg-type, return-value]
     return _parse_lines(text, path)
@@ -343,13 +344,18 @@ def _parse_lines(text: str, path: str | Path = "<goal>") -> GoalSchedule:
 
 
 def read_goal(path: Path | str) -> GoalSchedule:
-    """Read a GOAL file: by NumPy over its bytes (:mod:`.goal_text`), else line by line."""
+    """Read a GOAL file: by the compiled reader (:mod:`.goal_compiled`), else by NumPy over its
+    bytes (:mod:`.goal_arrays`), else line by line."""
     from perfcompose.loggp.goal_arrays import read_goal_arrays
+    from perfcompose.loggp.goal_compiled import read_goal_compiled
 
     try:
         _estimate(Path(path).stat().st_size, f"the schedule {path}")
         with open(path, "rb") as fh:
-            cols = read_goal_arrays(fh.read)
+            cols = read_goal_compiled(fh.read)
+        if cols is None:
+            with open(path, "rb") as fh:
+                cols = read_goal_arrays(fh.read)
     except OSError as exc:
         raise InputError(f"cannot read the schedule: {exc.strerror}", path=path) from None
     if cols is not None:

@@ -18,7 +18,7 @@ from typing import Any, overload
 
 import numpy as np
 
-__all__ = ["read_goal_arrays", "LazyLabels"]
+__all__ = ["read_goal_arrays", "LazyLabels", "line_blocks", "assemble"]
 
 _BLOCK = 1 << 18  #: bytes of text handled at a time (its tokens take about 30 times as much)
 
@@ -197,6 +197,9 @@ class _Block:
                                  np.where((prev[labels] == REQ) | (prev[labels] == IREQ), L_REF, BAD))
         if not _ALLOWED[np.concatenate(([EOL], typed[:-1])), typed].all():
             return
+        minus_typed = typed[np.flatnonzero(is_word)[minus]]
+        if ((minus_typed != N_PEER) & (minus_typed != N_TAG)).any():
+            return  # -1 is any source or tag, nothing else (the line reader says so)
         if typed.size and typed[-1] != EOL:
             return
         self.typed, self.value, self.word, self.length = typed, np.zeros(ev.shape[0], np.int64), w, length
@@ -241,12 +244,12 @@ class LazyLabels(Sequence[str]):
         return iter(self._all())
 
 
-def _blocks(read: Callable[[int], bytes]) -> Iterator[tuple[bytes, int]]:
-    """Blocks of whole lines and the number of the first line of each."""
+def line_blocks(read: Callable[[int], bytes], size: int = _BLOCK) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines (about ``size`` bytes each) and the number of the first line of each."""
     rest = b""
     line = 1
     while True:
-        more = read(_BLOCK)
+        more = read(size)
         data = rest + more
         if not more:
             if data:
@@ -271,7 +274,7 @@ def read_goal_arrays(read: Callable[[int], bytes]) -> dict[str, Any] | None:
     num_ranks = -1
     blocks_seen = 0
     letter = -1  # every label is this letter and a number
-    for data, first_line in _blocks(read):
+    for data, first_line in line_blocks(read):
         if b"/" in data:
             return None
         b = _Block(data, first_line)
@@ -347,7 +350,7 @@ def read_goal_arrays(read: Callable[[int], bytes]) -> dict[str, Any] | None:
     cols = {}
     for k in list(parts):
         cols[k] = np.concatenate(parts.pop(k))
-    return _assemble(cols, num_ranks)
+    return assemble(cols, num_ranks)
 
 
 def _resolve(lab: np.ndarray, block: np.ndarray, num_ref: np.ndarray, dep_block: np.ndarray) -> np.ndarray | None:
@@ -371,9 +374,10 @@ def _resolve(lab: np.ndarray, block: np.ndarray, num_ref: np.ndarray, dep_block:
     return np.flatnonzero(named)[order][pos]
 
 
-def _assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None:
-    """Operations in rank order and dependencies as operation indices; None where a rank, peer
-    or label is out of place (the line reader names it)."""
+def assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None:
+    """The schedule's columns from those read block by block: operations in rank order and
+    dependencies as operation indices; None where a rank, peer or label is out of place (the
+    line reader names it)."""
     ranks = c["rank"].astype(np.int64)
     nb = ranks.shape[0]
     if nb and (ranks.max() >= num_ranks or np.bincount(ranks, minlength=num_ranks).max() > 1):

@@ -249,12 +249,14 @@ class _Engine:
             if op is not None:
                 return f"{_paren(self.sym(node.left))} {op} {_paren(self.sym(node.right))}"
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
-            ops = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
-            op = ops.get(type(node.ops[0]))
+            comparisons: dict[type[ast.cmpop], str] = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+                                                       ast.Eq: "==", ast.NotEq: "!="}
+            op = comparisons.get(type(node.ops[0]))
             if op is not None:
                 return f"{_paren(self.sym(node.left))} {op} {_paren(self.sym(node.comparators[0]))}"
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
-                and node.value.attr == "shape" and isinstance(node.slice, ast.Constant):
+                and node.value.attr == "shape" and isinstance(node.slice, ast.Constant) \
+                and isinstance(node.slice.value, int):
             arr = self.array_of(node.value.value)
             return arr.shape[node.slice.value]
         if isinstance(node, ast.Call):
@@ -292,8 +294,8 @@ class _Engine:
     # -- arrays ---------------------------------------------------------------------------------
 
     def array_of(self, node: ast.AST) -> _Array:
-        if isinstance(node, ast.Name) and isinstance(self.env.get(node.id), _Array):
-            return self.env[node.id]  # type: ignore[return-value]
+        if isinstance(node, ast.Name) and isinstance(arr := self.env.get(node.id), _Array):
+            return arr
         raise self.error(node, f"'{ast.unparse(node)}' is not an array the engine knows",
                          "declare arrays with dp.array((shape), layout) or make them from declared ones")
 
@@ -498,9 +500,9 @@ class _Engine:
             arr = self.array_of(node.args[0])
             axis = int(ast.literal_eval(node.args[1]))
             n = self.elements(arr)
-            shape = list(arr.global_shape)
-            shape[axis] = f"ceil({shape[axis]} / P)"
-            moved = _Array(tuple(shape), False, dist_axis=axis, layout="block", global_shape=arr.global_shape)
+            dims = list(arr.global_shape)
+            dims[axis] = f"ceil({dims[axis]} / P)"
+            moved = _Array(tuple(dims), False, dist_axis=axis, layout="block", global_shape=arr.global_shape)
             return f"redistribute({n})", moved
         if name == "dp.barrier":
             return "bcast(0, 0)", _Scalar("0")
@@ -542,7 +544,7 @@ class _Engine:
         call = node.value if isinstance(node, (ast.Expr, ast.Assign)) else None
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in self.helpers:
             target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
-            return self.inline(call, target)
+            return self.inline(call, call.func.id, target)
         if isinstance(node, ast.For):
             return self.loop(node)
         if isinstance(node, ast.If):
@@ -564,8 +566,10 @@ class _Engine:
         if isinstance(value_node, ast.Call):
             name = self.call_name(value_node)
             if name == "dp.array":
-                arr = self.declare(value_node)
-                self.assign_target(node.targets[0], arr)  # type: ignore[union-attr]
+                if not isinstance(node, ast.Assign):
+                    raise self.error(node, "dp.array(...) declares an array: assign it to a name",
+                                     "write 'a = dp.array((shape), layout)'")
+                self.assign_target(node.targets[0], self.declare(value_node))
                 return []
             if name.startswith("dp.") and name not in ("dp.after", "dp.merge"):
                 text, result = self.comm(value_node, size)
@@ -675,10 +679,10 @@ class _Engine:
             for alias in node.names:
                 self.helpers[alias.asname or alias.name] = (spec.origin, alias.name)
 
-    def inline(self, call: ast.Call, target: ast.expr | None) -> list[_Step]:
-        """The steps of a helper function's body, its parameters replaced by the call's arguments;
-        ``target = <the value it returns>`` where the call is assigned."""
-        origin, name = self.helpers[call.func.id]  # type: ignore[attr-defined]
+    def inline(self, call: ast.Call, helper: str, target: ast.expr | None) -> list[_Step]:
+        """The steps of the body of ``helper`` (the function ``call`` calls), its parameters replaced by
+        the call's arguments; ``target = <the value it returns>`` where the call is assigned."""
+        origin, name = self.helpers[helper]
         source = Path(origin).read_text(encoding="utf-8")
         fn = next((n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name == name), None)
         if fn is None or call.keywords or len(call.args) != len(fn.args.args):

@@ -9,7 +9,7 @@ from perfcompose.skeleton.estimate import Estimate, Part
 from perfcompose.skeleton.table import RuntimeTable
 
 
-def _panel(ax, part: Part, label: str, measured: float | None = None) -> None:  # type: ignore[no-untyped-def]
+def _panel(ax, part: Part, label: str, measured: float | None = None) -> None:
     x, y = np.asarray(part.x, float), np.asarray(part.y, float)
     if part.forecaster is not None and x.size:
         lo, hi = min(x.min(), part.at), max(x.max(), part.at)

@@ -125,7 +125,7 @@ def log_axes(ax: Any, xbase: int = 2, ybase: int = 10) -> None:
 
 def models_figure(curves: Sequence[tuple[str, Model]], x_range: tuple[float, float], *,
                   fixed: dict[str, float] | None = None, size: str = "x", title: str = "",
-                  points: Sequence[tuple[str, Sequence[float], Sequence[float]]] = (),
+                  points: Sequence[tuple[str, Sequence[float] | np.ndarray, Sequence[float] | np.ndarray]] = (),
                   marks: Sequence[float] = (), ylabel: str = "time per data element") -> Any:
     """The figure of :func:`plot_models`: models against the size parameter on log-log axes, the
     first curve bold with its interval as a band where its model has one, ``marks`` (the sizes
@@ -194,7 +194,7 @@ def _interval(model: Model, args: dict[str, Any]) -> tuple[Any, Any] | None:
 
 def plot_models(curves: Sequence[tuple[str, Model]], x_range: tuple[float, float], out: str | Path, *,
                 fixed: dict[str, float] | None = None, size: str = "x", title: str = "",
-                points: Sequence[tuple[str, Sequence[float], Sequence[float]]] = (),
+                points: Sequence[tuple[str, Sequence[float] | np.ndarray, Sequence[float] | np.ndarray]] = (),
                 marks: Sequence[float] = ()) -> Path:
     """Models against the size parameter on log-log axes; the first curve is drawn bold.
 

@@ -1,0 +1,323 @@
+/* GOAL text read line by line in C, a block of whole lines at a time (see goal_compiled.py).
+ *
+ * It reads the form perfcompose and Schedgen write: 'num_ranks N', 'rank R {' ... '}', one
+ * operation or dependency a line, labels of one letter and a number. Each block's operations
+ * and dependencies go to columns the caller gives, with the same values the NumPy reader of
+ * goal_arrays.py finds; anything else (comments, other labels, an unknown word, a -1 where only
+ * a receive takes one, a peer or rank out of range) makes it answer None, and the NumPy reader
+ * and then the line reader (which names the line of an error) read the text instead. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "_buffers.h"
+
+enum { T_WORD, T_COLON, T_OPEN, T_CLOSE };
+#define MAX_TOKENS 16
+
+typedef struct {
+    int type;
+    const char *s;
+    int len;
+} Token;
+
+typedef struct {
+    int64_t depth, num_ranks, blocks, letter;
+} State;
+
+static int word_char(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+static int is(const Token *t, const char *word) {
+    size_t n = strlen(word);
+    return t->type == T_WORD && (size_t)t->len == n && memcmp(t->s, word, n) == 0;
+}
+
+/* digits only (1 to 16 of them): their value, else -2; "-1" where allowed: -1 */
+static int64_t number(const Token *t, int minus_one) {
+    if (t->type != T_WORD) {
+        return -2;
+    }
+    if (minus_one && t->len == 2 && t->s[0] == '-' && t->s[1] == '1') {
+        return -1;
+    }
+    if (t->len < 1 || t->len > 16) {
+        return -2;
+    }
+    int64_t v = 0;
+    for (int i = 0; i < t->len; i++) {
+        unsigned char c = (unsigned char)t->s[i];
+        if (c < '0' || c > '9') {
+            return -2;
+        }
+        v = v * 10 + (c - '0');
+    }
+    return v;
+}
+
+/* a size: 1 to 15 digits and a final 'b' */
+static int64_t size_bytes(const Token *t) {
+    if (t->type != T_WORD || t->len < 2 || t->s[t->len - 1] != 'b') {
+        return -2;
+    }
+    Token digits = *t;
+    digits.len -= 1;
+    return number(&digits, 0);
+}
+
+/* a label: one letter (the same in every label) and a number without leading zeros below 2^31 */
+static int64_t label(const Token *t, State *st) {
+    if (t->type != T_WORD || t->len < 2) {
+        return -2;
+    }
+    unsigned char c = (unsigned char)t->s[0];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
+        return -2;
+    }
+    if (t->len > 2 && t->s[1] == '0') {
+        return -2;
+    }
+    Token digits = {T_WORD, t->s + 1, t->len - 1};
+    int64_t v = number(&digits, 0);
+    if (v < 0 || v >= ((int64_t)1 << 31)) {
+        return -2;
+    }
+    if (st->letter < 0) {
+        st->letter = c;
+    } else if (st->letter != c) {
+        return -2;
+    }
+    return v;
+}
+
+typedef struct {
+    int8_t *kind;
+    double *size;
+    int32_t *peer;
+    int64_t *tag;
+    int32_t *cpu, *nic, *line, *block, *label;
+    int32_t *dep_a, *dep_b, *dep_block;
+    int8_t *dep_how;
+    int64_t *rank;
+    Py_ssize_t cap, n_ops, n_deps, n_ranks;
+} Out;
+
+/* one line's tokens; -1 for a byte outside the grammar's or a word over 16 bytes */
+static int tokens(const char *p, const char *end, Token *tok) {
+    int n = 0;
+    while (p < end) {
+        unsigned char c = (unsigned char)*p;
+        if (c == ' ' || c == '\t' || c == '\r') {
+            p++;
+            continue;
+        }
+        if (n == MAX_TOKENS) {
+            return -1;
+        }
+        if (word_char(c)) {
+            const char *s = p;
+            while (p < end && word_char((unsigned char)*p)) {
+                p++;
+            }
+            if (p - s > 16) {
+                return -1;
+            }
+            tok[n++] = (Token){T_WORD, s, (int)(p - s)};
+            continue;
+        }
+        int type = c == ':' ? T_COLON : c == '{' ? T_OPEN : c == '}' ? T_CLOSE : -1;
+        if (type < 0) {
+            return -1;
+        }
+        tok[n++] = (Token){type, p, 1};
+        p++;
+    }
+    return n;
+}
+
+/* an operation line (its label, if any, read): 0, or -1 where it is not of the form read here */
+static int operation(const Token *t, int n, int64_t lab, int32_t line, State *st, Out *o) {
+    int kind = is(&t[0], "send") ? 0 : is(&t[0], "recv") ? 1 : is(&t[0], "calc") ? 2 : -1;
+    if (kind < 0 || n < 2) {
+        return -1;
+    }
+    int64_t size, peer = 0, tag = 0, cpu = 0, nic = 0;
+    int k;
+    if (kind == 2) {
+        size = number(&t[1], 0);
+        k = 2;
+    } else {
+        if (n < 4 || !is(&t[2], kind == 0 ? "to" : "from")) {
+            return -1;
+        }
+        size = size_bytes(&t[1]);
+        peer = number(&t[3], kind == 1);
+        if (peer < -1 || peer >= st->num_ranks) {
+            return -1;
+        }
+        k = 4;
+        if (k + 1 < n && is(&t[k], "tag")) {
+            tag = number(&t[k + 1], kind == 1);
+            if (tag < -1) {
+                return -1;
+            }
+            k += 2;
+        }
+    }
+    if (size < 0) {
+        return -1;
+    }
+    if (k + 1 < n && is(&t[k], "cpu")) {
+        cpu = number(&t[k + 1], 0);
+        k += 2;
+    }
+    if (kind != 2 && k + 1 < n && is(&t[k], "nic")) {
+        nic = number(&t[k + 1], 0);
+        k += 2;
+    }
+    if (k != n || cpu < 0 || nic < 0 || cpu >= ((int64_t)1 << 31) || nic >= ((int64_t)1 << 31)) {
+        return -1;
+    }
+    Py_ssize_t i = o->n_ops++;
+    o->kind[i] = (int8_t)kind;
+    o->size[i] = (double)size;
+    o->peer[i] = (int32_t)peer;
+    o->tag[i] = tag;
+    o->cpu[i] = (int32_t)cpu;
+    o->nic[i] = (int32_t)nic;
+    o->line[i] = line;
+    o->block[i] = (int32_t)(st->blocks - 1);
+    o->label[i] = (int32_t)lab;
+    return 0;
+}
+
+/* one non-blank line: 0, or -1 where it is not of the form read here */
+static int read_line(const Token *t, int n, int32_t line, State *st, Out *o) {
+    if (st->depth == 0) {
+        if (n == 2 && is(&t[0], "num_ranks")) {
+            int64_t v = number(&t[1], 0);
+            if (st->num_ranks >= 0 || st->blocks > 0 || v < 1 || v >= ((int64_t)1 << 31)) {
+                return -1;
+            }
+            st->num_ranks = v;
+            return 0;
+        }
+        if (n == 3 && is(&t[0], "rank") && t[2].type == T_OPEN) {
+            int64_t r = number(&t[1], 0);
+            if (st->num_ranks < 0 || r < 0 || r >= st->num_ranks || o->n_ranks >= o->cap) {
+                return -1;
+            }
+            o->rank[o->n_ranks++] = r;
+            st->blocks++;
+            st->depth = 1;
+            return 0;
+        }
+        return -1;
+    }
+    if (n == 1 && t[0].type == T_CLOSE) {
+        st->depth = 0;
+        return 0;
+    }
+    if (o->n_ops >= o->cap || o->n_deps >= o->cap) {
+        return -1;
+    }
+    if (n == 3 && (is(&t[1], "requires") || is(&t[1], "irequires"))) {
+        int64_t a = label(&t[0], st), b = label(&t[2], st);
+        if (a < 0 || b < 0) {
+            return -1;
+        }
+        Py_ssize_t j = o->n_deps++;
+        o->dep_a[j] = (int32_t)a;
+        o->dep_b[j] = (int32_t)b;
+        o->dep_how[j] = t[1].len == 9;
+        o->dep_block[j] = (int32_t)(st->blocks - 1);
+        return 0;
+    }
+    if (n >= 3 && t[1].type == T_COLON) {
+        int64_t lab = label(&t[0], st);
+        return lab < 0 ? -1 : operation(t + 2, n - 2, lab, line, st, o);
+    }
+    return operation(t, n, -1, line, st, o);
+}
+
+static const char read_block_doc[] =
+    "read_block(data, first_line, depth, num_ranks, blocks, letter, kind, size, peer, tag, cpu, nic, line, block, "
+    "label, dep_a, dep_b, dep_how, dep_block, rank)\n\n"
+    "Read a block of whole lines of GOAL text into the columns (each with room for as many entries as the block "
+    "has lines); the state (depth, num_ranks, blocks, letter) carries over from the block before. Returns "
+    "(operations, dependencies, ranks, depth, num_ranks, blocks, letter), or None where the text is not of the "
+    "form read here.";
+
+static PyObject *read_block(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer data;
+    Py_ssize_t first_line;
+    long long depth, num_ranks, blocks, letter;
+    PyObject *ob[14];
+    if (!PyArg_ParseTuple(args, "y*nLLLLOOOOOOOOOOOOOO:read_block", &data, &first_line, &depth, &num_ranks, &blocks,
+                          &letter, &ob[0], &ob[1], &ob[2], &ob[3], &ob[4], &ob[5], &ob[6], &ob[7], &ob[8], &ob[9],
+                          &ob[10], &ob[11], &ob[12], &ob[13])) {
+        return NULL;
+    }
+    const char *p = (const char *)data.buf, *end = p + data.len;
+    Py_ssize_t cap = 0;
+    for (const char *q = p; (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++) {
+        cap++;
+    }
+    static const char kinds[14] = {'b', 'd', 'i', 'q', 'i', 'i', 'i', 'i', 'i', 'i', 'i', 'b', 'i', 'q'};
+    static const char *names[14] = {"kind", "size", "peer", "tag", "cpu", "nic", "line", "block", "label",
+                                    "dep_a", "dep_b", "dep_how", "dep_block", "rank"};
+    Buf b[14];
+    memset(b, 0, sizeof(b));
+    PyObject *result = NULL;
+    for (int i = 0; i < 14; i++) {
+        if (get_buf(ob[i], &b[i], kinds[i], cap, 1, names[i]) < 0) {
+            goto done;
+        }
+    }
+    Out o = {(int8_t *)b[0].view.buf, F64(b[1]), I32(b[2]), I64(b[3]), I32(b[4]), I32(b[5]), I32(b[6]),
+             I32(b[7]), I32(b[8]), I32(b[9]), I32(b[10]), I32(b[12]), (int8_t *)b[11].view.buf, I64(b[13]),
+             cap, 0, 0, 0};
+    State st = {depth, num_ranks, blocks, letter};
+    int32_t line = (int32_t)first_line;
+    int bad = 0;
+    Token tok[MAX_TOKENS];
+    Py_BEGIN_ALLOW_THREADS
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *stop = nl ? nl : end;
+        int n = tokens(p, stop, tok);
+        if (n < 0 || (n > 0 && read_line(tok, n, line, &st, &o) < 0)) {
+            bad = 1;
+            break;
+        }
+        line++;
+        p = nl ? nl + 1 : end;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        Py_INCREF(Py_None);
+        result = Py_None;
+    } else {
+        result = Py_BuildValue("nnnLLLL", o.n_ops, o.n_deps, o.n_ranks, (long long)st.depth,
+                               (long long)st.num_ranks, (long long)st.blocks, (long long)st.letter);
+    }
+done:
+    release(b, 14);
+    PyBuffer_Release(&data);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"read_block", read_block, METH_VARARGS, read_block_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_cgoal_text", "GOAL text read in C, a block of lines at a time (see goal_compiled.py).",
+    -1, methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__cgoal_text(void) { return PyModule_Create(&module); }
