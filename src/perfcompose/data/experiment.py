@@ -6,8 +6,9 @@ in one region (call path): points with a coordinate per parameter and the repeat
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 
@@ -45,12 +46,79 @@ class Point:
         return 0.0 if math.isnan(cv) else cv
 
 
+class PointArrays(Sequence[Point]):
+    """The points of a series held as two arrays, coordinates (points, parameters) and repetitions
+    (points, repetitions), as a large profile is read: no Python number per measurement until a
+    :class:`Point` is asked for (they are then built once). It compares, hashes and iterates as
+    the tuple of its points.
+
+    >>> pts = PointArrays(np.array([[4.0], [8.0]]), np.array([[1.0, 1.5], [2.0, 2.5]]))
+    >>> pts[1], pts == (Point((4.0,), (1.0, 1.5)), Point((8.0,), (2.0, 2.5)))
+    (Point(coordinate=(8.0,), values=(2.0, 2.5)), True)
+    """
+
+    __slots__ = ("coordinates", "values", "_points", "valid_for")
+
+    def __init__(self, coordinates: np.ndarray, values: np.ndarray) -> None:
+        # read-only views: the arrays of many series may be slices of one (see point_arrays)
+        coordinates = np.asarray(coordinates, dtype=float).view()
+        values = np.asarray(values, dtype=float).view()
+        if coordinates.ndim != 2 or values.ndim != 2 or len(coordinates) != len(values):
+            raise ValueError(f"coordinates {coordinates.shape} and values {values.shape} are not "
+                             "(points, parameters) and (points, repetitions)")
+        coordinates.flags.writeable = False
+        values.flags.writeable = False
+        self.coordinates, self.values = coordinates, values
+        self._points: tuple[Point, ...] | None = None
+        #: the number of parameters these points were found valid for (see arrays_valid)
+        self.valid_for: int | None = None
+
+    def _tuple(self) -> tuple[Point, ...]:
+        if self._points is None:
+            self._points = tuple(Point(tuple(c), tuple(v))
+                                 for c, v in zip(self.coordinates.tolist(), self.values.tolist()))
+        return self._points
+
+    def __len__(self) -> int:
+        return len(self.coordinates)
+
+    @overload
+    def __getitem__(self, index: int) -> Point: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Point, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Point | tuple[Point, ...]:
+        return self._tuple()[index]
+
+    def __iter__(self) -> Iterator[Point]:
+        return iter(self._tuple())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PointArrays):
+            return bool(np.array_equal(self.coordinates, other.coordinates)
+                        and np.array_equal(self.values, other.values))
+        if isinstance(other, tuple):
+            return self._tuple() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._tuple())
+
+    def __repr__(self) -> str:
+        return f"PointArrays({len(self)} points x {self.values.shape[1]} repetitions)"
+
+    def __reduce__(self) -> tuple[type, tuple[np.ndarray, np.ndarray]]:
+        return PointArrays, (self.coordinates, self.values)
+
+
 @dataclass(frozen=True)
 class Series:
-    """The points of one metric in one region."""
+    """The points of one metric in one region: a tuple of :class:`Point`, or the same points as
+    :class:`PointArrays` (as large profiles are read)."""
 
     metric: str
-    points: tuple[Point, ...]
+    points: tuple[Point, ...] | PointArrays
     region: str = ""
     unit: str = "s"
 
@@ -60,7 +128,18 @@ class Series:
 
     def coordinates(self) -> np.ndarray:
         """Coordinates as an array of shape (points, parameters)."""
+        if isinstance(self.points, PointArrays):
+            return self.points.coordinates
         return np.array([p.coordinate for p in self.points], dtype=float)
+
+    def repetitions(self) -> np.ndarray | None:
+        """The repetitions as an array (points, repetitions) where every point has as many, else None."""
+        if isinstance(self.points, PointArrays):
+            return self.points.values
+        counts = {len(p.values) for p in self.points}
+        if len(counts) != 1:
+            return None
+        return np.array([p.values for p in self.points], dtype=float).reshape(len(self.points), counts.pop())
 
     def aggregated(self, how: Aggregate = "median") -> np.ndarray:
         """One value per point: the median (default), mean, minimum or maximum of its repetitions."""
@@ -146,6 +225,7 @@ def validate(experiment: Experiment) -> None:
     if not experiment.series:
         raise DataFormatError("the experiment has no measurements", path=path)
     seen_series = set()
+    distinct: set[bytes] = set()   # coordinate arrays already found positive, finite and distinct
     for s in experiment.series:
         key = (s.region, s.metric)
         if key in seen_series:
@@ -153,6 +233,8 @@ def validate(experiment: Experiment) -> None:
         seen_series.add(key)
         if not s.points:
             raise DataFormatError(f"series {s.label} has no points", path=path)
+        if isinstance(s.points, PointArrays) and arrays_valid(s.points, len(params), distinct):
+            continue
         coords: dict[tuple[float, ...], int] = {}
         for k, p in enumerate(s.points):
             where = f"{s.label}, point {k + 1} ({describe(params, p.coordinate)})"
@@ -176,6 +258,57 @@ def validate(experiment: Experiment) -> None:
                 raise DataFormatError(f"{where}: duplicate coordinate, also point {coords[p.coordinate] + 1}",
                                       path=path, hint="merge the repetitions of both into one point")
             coords[p.coordinate] = k
+
+
+def arrays_valid(points: PointArrays, d: int, distinct: set[bytes]) -> bool:
+    """Whether points held as arrays pass every check of ``validate`` (checked at once; where one
+    fails, ``validate`` finds and names it point by point). ``distinct`` holds the coordinate
+    arrays found valid before: the series of a profile share them."""
+    if points.valid_for == d:
+        return True
+    C, V = points.coordinates, points.values
+    if C.shape[1] != d or V.shape[1] == 0 or not np.all((V >= 0) & (V < np.inf)):
+        return False
+    if not _distinct_coordinates(C, distinct):
+        return False
+    points.valid_for = d
+    return True
+
+
+def _distinct_coordinates(C: np.ndarray, distinct: set[bytes]) -> bool:
+    """Whether the coordinates ``C`` are positive, finite and distinct; ``distinct`` holds those found so."""
+    key = C.tobytes() + repr(C.shape).encode()
+    if key in distinct:
+        return True
+    if not np.all((C > 0) & (C < np.inf)) or (len(C) > 1 and len(np.unique(C, axis=0)) < len(C)):
+        return False
+    distinct.add(key)
+    return True
+
+
+def point_arrays(coordinates: np.ndarray, values: np.ndarray, counts: Sequence[int], d: int
+                 ) -> list[PointArrays] | None:
+    """The points of many series, given as the rows of one coordinate array (points, ``d``) and one
+    repetition array (points, repetitions), ``counts`` rows a series: every series' points as
+    :class:`PointArrays` (views of these arrays), checked at once as ``validate`` checks them;
+    None where any check fails."""
+    C, V = np.asarray(coordinates, dtype=float), np.asarray(values, dtype=float)
+    if C.ndim != 2 or V.ndim != 2 or C.shape[1] != d or V.shape[1] == 0 or len(C) != len(V) \
+            or len(C) != sum(counts) or min(counts, default=0) == 0:
+        return None
+    if not np.all((V >= 0) & (V < np.inf)):
+        return None
+    distinct: set[bytes] = set()
+    out = []
+    start = 0
+    for count in counts:
+        points = PointArrays(C[start:start + count], V[start:start + count])
+        if not _distinct_coordinates(points.coordinates, distinct):
+            return None
+        points.valid_for = d
+        out.append(points)
+        start += count
+    return out
 
 
 def check_point(params: Sequence[str], point: Point, seen: dict[tuple[float, ...], int], where: str,

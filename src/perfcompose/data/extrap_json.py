@@ -8,11 +8,14 @@ written as the current format.
 from __future__ import annotations
 
 import json
-import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from perfcompose.data.experiment import Experiment, Point, Series, check_point
+import numpy as np
+
+from perfcompose.data import json_text
+from perfcompose.data.experiment import Experiment, Point, PointArrays, Series, check_point, point_arrays
 from perfcompose.data.key_lines import KeyLines
 from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number
@@ -28,7 +31,7 @@ def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
     text = path.read_text() if text is None else text
     if doc is None:
         try:
-            doc = json.loads(text, parse_constant=lambda c: float(c))
+            doc = json_text.loads(text)
         except json.JSONDecodeError as exc:
             raise DataFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
     if not isinstance(doc, dict):
@@ -44,6 +47,9 @@ def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
     if not isinstance(meas, dict) or not meas:
         raise DataFormatError("missing or empty 'measurements' (callpath -> metric -> points)", path=path,
                               line=lines.line("measurements", 0))
+    arrays = _as_arrays(params, meas, text)
+    if arrays is not None:
+        return Experiment(tuple(params), arrays, source=str(path))
     series = []
     index = 0
     for callpath, metrics in meas.items():
@@ -77,6 +83,39 @@ def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
     return Experiment(tuple(params), tuple(series), source=str(path))
 
 
+def _as_arrays(params: list[str], meas: dict, text: str) -> tuple[Series, ...] | None:
+    """The series as :class:`PointArrays` (all read into two arrays at once), where every value is
+    a plain number and every check passes; None where anything is amiss (the entry-by-entry
+    reading then finds and locates it). ``true`` and ``false`` anywhere in the text send it there
+    too: NumPy would read a boolean among numbers as one."""
+    if "true" in text or "false" in text:
+        return None
+    names: list[tuple[str, str]] = []
+    counts: list[int] = []
+    coords: list[Any] = []
+    values: list[Any] = []
+    try:
+        for callpath, metrics in meas.items():
+            for metric, entries in metrics.items():
+                if not isinstance(entries, list):
+                    return None
+                names.append((str(callpath), str(metric)))
+                counts.append(len(entries))
+                coords.extend([e["point"] for e in entries])
+                values.extend([e["values"] for e in entries])
+        C, V = np.array(coords), np.array(values)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    if C.dtype.kind not in "if" or V.dtype.kind not in "if":
+        return None
+    if C.ndim == 1 and len(params) == 1:
+        C = C[:, None]
+    found = point_arrays(C, V, counts, len(params))
+    if found is None:
+        return None
+    return tuple(Series(metric, points, callpath) for (callpath, metric), points in zip(names, found))
+
+
 def _read_legacy(path: Path, lines: KeyLines, doc: dict) -> Experiment:
     try:
         by_id = {key: sorted(doc[key], key=lambda e: e["id"])
@@ -107,23 +146,58 @@ def _plain(v: float) -> int | float:
     return int(v) if float(v).is_integer() and abs(v) < 2 ** 53 else v
 
 
+def _number_text(v: float) -> str:
+    """A number as ``json.dumps`` writes it (a float's shortest repr)."""
+    kind = type(v)
+    return float.__repr__(v) if kind is float else int.__repr__(v) if kind is int else json.dumps(v)
+
+
+def _point_lines(series: Series) -> list[str]:
+    """Each point of a series on one line: ``{"point": [4, 1024], "values": [1.5, 1.25]}``."""
+    if isinstance(series.points, PointArrays):
+        coords, values = series.points.coordinates.tolist(), series.points.values.tolist()
+        texts = [", ".join(map(float.__repr__, vals)) for vals in values]   # floats all
+    else:
+        coords, values = [p.coordinate for p in series.points], [p.values for p in series.points]
+        texts = [", ".join(map(_number_text, vals)) for vals in values]
+    return [_point_text(tuple(coord)) + text + "]}" for coord, text in zip(coords, texts)]
+
+
+@lru_cache(maxsize=4096)
+def _point_text(coord: tuple[float, ...]) -> str:
+    """The start of a point's line up to its values (the points of a profile repeat from series to series)."""
+    return '{"point": [' + ", ".join(_number_text(_plain(c)) for c in coord) + '], "values": ['
+
+
+def _point_set(series: Series) -> Any:
+    """The coordinates of a series' points, in no particular order (to compare point sets)."""
+    C = series.coordinates()
+    return C[np.lexsort(C.T[::-1])].tobytes() if C.ndim == 2 else sorted(p.coordinate for p in series.points)
+
+
 def dumps(experiment: Experiment) -> str:
-    """The experiment as Extra-P JSON; every series must have the same points (Extra-P's rule)."""
-    coords = sorted(p.coordinate for p in experiment.series[0].points)
+    """The experiment as Extra-P JSON; every series must have the same points (Extra-P's rule).
+    The layout is JSON indented by two, each point on a line of its own."""
+    coords = _point_set(experiment.series[0])
     for s in experiment.series[1:]:
-        if sorted(p.coordinate for p in s.points) != coords:
+        if _point_set(s) != coords:
             raise DataFormatError(f"series {s.label} is measured at other points than "
                                   f"{experiment.series[0].label}; Extra-P needs one point set",
                                   hint="write perfcompose JSON instead")
-    meas: dict[str, dict[str, list]] = {}
+    meas: dict[str, dict[str, Series]] = {}
     for s in experiment.series:
-        meas.setdefault(s.region or "main", {})[s.metric] = [
-            {"point": [_plain(c) for c in p.coordinate], "values": list(p.values)} for p in s.points]
-    text = json.dumps({"parameters": list(experiment.parameters), "measurements": meas}, indent=2)
-    text = re.sub(r'\{\s+"point": \[([^\]]*)\],\s+"values": \[([^\]]*)\]\s+\}',
-                  lambda m: '{"point": [' + " ".join(m.group(1).split()) + '], "values": ['
-                  + " ".join(m.group(2).split()) + "]}", text)
-    return text + "\n"
+        meas.setdefault(s.region or "main", {})[s.metric] = s
+    out = ['{\n  "parameters": [\n', ",\n".join(f"    {json.dumps(p)}" for p in experiment.parameters),
+           '\n  ],\n  "measurements": {']
+    for k, (callpath, metrics) in enumerate(meas.items()):
+        out.append(("," if k else "") + f"\n    {json.dumps(callpath)}: {{")
+        for m, (metric, series) in enumerate(metrics.items()):
+            lines = _point_lines(series)
+            body = "[\n        " + ",\n        ".join(lines) + "\n      ]" if lines else "[]"
+            out.append(("," if m else "") + f"\n      {json.dumps(metric)}: {body}")
+        out.append("\n    }")
+    out.append("\n  }\n}\n")
+    return "".join(out)
 
 
 def write(experiment: Experiment, path: Path) -> None:

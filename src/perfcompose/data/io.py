@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from perfcompose.choices import Scaling
 from perfcompose.data import (
@@ -14,6 +16,7 @@ from perfcompose.data import (
     extrap_saved,
     extrap_text,
     json_lines,
+    json_text,
     perfcompose_json,
     talpas,
 )
@@ -58,16 +61,36 @@ def unsupported(path: Path, why: str) -> UnknownFormatError:
 
 def detect(path: Path, text: str) -> str:
     """The format of a file, from its content first and its extension second."""
+    return _detect(path, text)[0]
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` one at a time (a large file's first lines, without splitting it all)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        yield text[start:end]
+        start = end + 1
+
+
+def _detect(path: Path, text: str) -> tuple[str, Any]:
+    """The format of a file and, for a JSON document, its parsed value (else None)."""
     if path.suffix.lower() == ".jsonl":
-        return "jsonl"
-    first_line = next((ln for ln in text.splitlines() if ln.strip()), "")
+        return "jsonl", None
+    first_line = next((ln for ln in _lines(text) if ln.strip()), "")
     if first_line.lstrip().startswith("{"):
         if json_lines.sniff(first_line):
-            return "jsonl"
+            return "jsonl", None
         if talpas.sniff(first_line):
-            return "talpas"
+            return "talpas", None
         return _detect_json(path, text)
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")), "")
+    return _detect_text(path, text), None
+
+
+def _detect_text(path: Path, text: str) -> str:
+    """The format of a file that does not start with ``{``."""
+    first = next((ln.strip() for ln in _lines(text) if ln.strip() and not ln.strip().startswith("#")), "")
     if (first.split() or [""])[0] in extrap_text.KEYWORDS:
         return "extrap-text"
     suffix = path.suffix.lower()
@@ -80,18 +103,19 @@ def detect(path: Path, text: str) -> str:
     raise unsupported(path, "cannot tell the format of this file")
 
 
-def _detect_json(path: Path, text: str) -> str:
-    """Which JSON document a file starting with ``{`` is; several values in a row are no format of ours."""
+def _detect_json(path: Path, text: str) -> tuple[str, Any]:
+    """Which JSON document a file starting with ``{`` is, and its value (read once, handed to its
+    reader); several values in a row are no format of ours."""
     try:
-        doc = json.loads(text)
+        doc = json_text.loads(text)
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data":
             raise unsupported(path, f"line {exc.lineno} starts a second JSON value, and its lines are not "
                                     "Extra-P JSON Lines or Talpas measurements") from None
-        return "perfcompose"  # its reader reports the JSON error with line and column
+        return "perfcompose", None  # its reader reports the JSON error with line and column
     if isinstance(doc, dict) and ("measurements" in doc or "callpaths" in doc):
-        return "extrap-json"
-    return "perfcompose"
+        return "extrap-json", doc
+    return "perfcompose", None
 
 
 def format_for_output(path: Path, fmt: str | None = None) -> str:
@@ -148,8 +172,13 @@ def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None,
         raise unsupported(path, "not a text file") from None
     if not text.strip():
         raise DataFormatError("the file is empty", path=path)
-    name = fmt or detect(path, text)
-    experiment = {**FORMATS, **READ_ONLY}[name].read(path, text)
+    with json_text.paused_gc():
+        name, doc = (fmt, None) if fmt else _detect(path, text)
+        if name == "extrap-json" and doc is not None:
+            experiment = extrap_json.read(path, text, doc=doc)
+        else:
+            experiment = {**FORMATS, **READ_ONLY}[name].read(path, text)
+        del doc
     return experiment.select(metric=metric) if metric is not None else experiment
 
 

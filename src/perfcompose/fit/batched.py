@@ -61,14 +61,16 @@ def aggregate_many(fitter: PMNFFitter, series: Sequence[Series]) -> Aggregated:
     if how not in ("median", "mean", "min", "max"):
         return Aggregated(y, sigma, done)
     by_reps: dict[int, list[int]] = {}
+    arrays: dict[int, np.ndarray] = {}
     for k, s in enumerate(series):
-        counts = {len(p.values) for p in s.points}
-        if len(counts) == 1:
-            by_reps.setdefault(counts.pop(), []).append(k)
+        a = s.repetitions()
+        if a is not None and a.shape[0] == n:
+            by_reps.setdefault(a.shape[1], []).append(k)
+            arrays[k] = a
     for reps, same in by_reps.items():
         if reps == 0:
             continue
-        V = np.array([[p.values for p in series[k].points] for k in same], dtype=float)   # (S', n, reps)
+        V = np.stack([arrays[k] for k in same])   # (S', n, reps)
         ok = np.all(np.isfinite(V) & (np.abs(V) <= _LARGE), axis=(1, 2))
         with np.errstate(invalid="ignore", divide="ignore"):
             agg = getattr(np, how)(V, axis=-1)   # median, mean, min or max, as perfcompose.variation
