@@ -65,3 +65,27 @@ def test_large_program_table_lists_the_latest_processors(tmp_path):
     res = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["loggp", "simulate", str(tmp_path / "big.npz"), *PARAMS])
     assert res.exit_code == 0, res.output
     assert "the 40 of 100 processors that finish last" in res.stdout
+
+
+def _arrays_of(path):
+    with np.load(path) as archive:
+        return {name: archive[name] for name in archive.files}
+
+
+def test_a_compressed_archive_reads_as_the_stored_one(tmp_path):
+    write_program_npz(PROG, tmp_path / "p.npz")
+    np.savez_compressed(tmp_path / "z.npz", **_arrays_of(tmp_path / "p.npz"))
+    a, b = read_program_npz(tmp_path / "p.npz"), read_program_npz(tmp_path / "z.npz")
+    assert a.unit == b.unit == "us" and a.steps[0].durations.tolist() == b.steps[0].durations.tolist()
+    assert a.steps[1].order.tolist() == b.steps[1].order.tolist() and a.steps[1].nbytes.tolist() == [10, 10, 5]
+
+
+def test_a_changed_byte_in_an_array_is_a_located_error(tmp_path):
+    write_program_npz(PROG, tmp_path / "p.npz")
+    data = bytearray((tmp_path / "p.npz").read_bytes())
+    at = data.index(b"\x00\x00\x00\x00\x00\x00$@")  # 10.0, the first message's size in nbytes_1
+    data[at + 7] ^= 0x01
+    (tmp_path / "p.npz").write_bytes(bytes(data))
+    with pytest.raises(InputError, match="array 'nbytes_1' cannot be read: bad CRC-32") as info:
+        read_program_npz(tmp_path / "p.npz")
+    assert "p.npz" in str(info.value)
