@@ -30,9 +30,6 @@ def part_rows() -> list:
 
 
 def main() -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
     from perfcompose.report import plots
     from perfcompose.report.demo import demo_report
     from perfcompose.report.html import render

@@ -2,10 +2,6 @@
 measured points appear, and fixed parameters such as n are named."""
 from __future__ import annotations
 
-import matplotlib
-
-matplotlib.use("Agg")
-
 import numpy as np
 
 from perfcompose.model import Model

@@ -169,14 +169,14 @@ def _print_measured(rows: Any, measured: dict[Any, Any], p: int, library: str, r
 def _plots(rows: Any, ops: Any, measured: dict[Any, Any], n: int, p: int, plot: Path | None,
            plot_ops: Path | None) -> None:
     if plot is not None:
-        from perfcompose.loggp.plots import plot_gauss
+        from perfcompose.report.loggp import plot_gauss
 
         plot_gauss(rows, plot, title=f"Blocked Gaussian elimination, N = {n}, P = {p} "
                                      f"({'predicted and measured' if measured else 'predicted'})",
                    measured={k: v["total"] for k, v in measured.items()} or None)
         console.print(f"plot written to {plot}")
     if plot_ops is not None:
-        from perfcompose.loggp.plots import plot_operations
+        from perfcompose.report.loggp import plot_operations
 
         plot_operations(ops, plot_ops, title="Basic operations measured here (Figure 6)")
         console.print(f"plot of the basic operations written to {plot_ops}")
@@ -200,7 +200,7 @@ def _write_html(path: Path, n: int, p: int, params: Any, source: str, rows: Any,
                 winners: list[str]) -> None:
     from perfcompose.commands.reports import tables_html
     from perfcompose.loggp.gauss import best
-    from perfcompose.loggp.plots import plot_gauss
+    from perfcompose.report.loggp import plot_gauss
 
     top = {which: best(rows, which) for which in ("standard", "worst")}
     title = f"Blocked Gaussian elimination, N = {n}, P = {p} (predicted)"

@@ -51,7 +51,7 @@ def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None,
         write_goal(sched, to_goal)
         err_console.print(f"GOAL schedule written to {to_goal}")
     if timeline is not None:
-        from perfcompose.loggp.plots import plot_timeline
+        from perfcompose.report.loggp import plot_timeline
 
         plot_timeline(_goal_timeline(res), timeline, unit=params.unit,
                       title=f"{program.name}: LogGOPSim semantics, makespan {res.makespan:.6g}")

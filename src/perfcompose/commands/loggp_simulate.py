@@ -198,7 +198,7 @@ def _run(program: Path, prog: Any, params: Any, template: Any, point: dict[str, 
                               timelines=keep)
     step(None)
     if timeline is not None:
-        from perfcompose.loggp.plots import plot_timeline
+        from perfcompose.report.loggp import plot_timeline
 
         plot_timeline(result, timeline, unit=unit, title=f"{program.name}{where}: {_how(opts)}, makespan "
                                                          f"{result.makespan:.6g}{' ' + unit if unit else ''}")

@@ -73,34 +73,13 @@ def fig4(plot: Path | None = typer.Option(Path("fig4.png"), "--plot", help="Wher
     console.print("the paper prints Figure 4 only as an image: its measured times and errors are not in the text "
                   "(it says all but one error lie below 20 %), so no error against them can be computed here")
     if plot and not no_plot:
-        _plot_fig4(grid, plot)
+        from perfcompose.report.hadoop import plot_fig4
+
+        plot_fig4(grid, plot)
         console.print(f"plot written to {plot}")
     if json_out:
         json_out.write_text(json.dumps([p.to_json() for p in grid], indent=1))
         console.print(f"written to {json_out}")
-
-
-def _plot_fig4(grid: list[Any], out: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    for reading, attr, style in (("row 13 as printed (0.125 ns/B)", "total", "-"),
-                                 ("at 1 Gb/s (8 ns/B)", "total_text", "--")):
-        for m in sorted({p.m for p in grid}):
-            pts = sorted((p for p in grid if p.m == m), key=lambda p: p.n)
-            ax.plot([p.n for p in pts], [getattr(p, attr) / 1e6 for p in pts], style, marker="o", markersize=3,
-                    label=f"m = {m}, {reading}" if m in (1, 24) else None)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("threads per node n")
-    ax.set_ylabel("predicted time per job [ms]")
-    ax.set_title("000 Figure 4: Hadoop, eq. 5 + eq. 7 from Table 1 rows 11-13")
-    ax.legend(fontsize=7)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110, bbox_inches="tight")
-    plt.close(fig)
 
 
 @user_errors

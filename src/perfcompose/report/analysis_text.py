@@ -22,6 +22,7 @@ from perfcompose.report.analysis_cells import (
     ranking_row,
     share_cell,
 )
+from perfcompose.report.tables import ResultTable as Table
 
 #: ranked call paths shown in the text (all are in --json and --html)
 TOP = 10
@@ -45,8 +46,6 @@ def call_tree(metric: MetricAnalysis, level: float) -> Tree:
 
 
 def _table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]], numeric: tuple[bool, ...]) -> Any:
-    from perfcompose.commands.common import Table
-
     table = Table(title=title)
     for c, right in zip(columns, numeric):
         table.add_column(c, justify="right" if right else "left")

@@ -8,9 +8,14 @@ from typing import Any
 
 import numpy as np
 
+from perfcompose.compose import Composer, bottleneck
+from perfcompose.compose.parser import parse_term
 from perfcompose.report.design import interval_at, model_text, quality, term_tree
 from perfcompose.report.document import Report, Section, Text, Tree, table
+from perfcompose.report.figures import plt
+from perfcompose.report.html import figure
 from perfcompose.report.numbers import sig, size
+from perfcompose.report.plots import log_axes, models_figure
 
 #: the sizes the demo's predictions are listed at
 DEMO_X = (2.0 ** 10, 2.0 ** 14, 2.0 ** 18, 2.0 ** 20)
@@ -20,11 +25,6 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
                 commands: Sequence[str] = ()) -> Report:
     """``rows``: Table-1 rows of the parts (task, experiment, model, cv, paper); ``results``:
     Table-2 rows (configuration, modular model, the paper's models)."""
-    from perfcompose.compose import Composer, bottleneck
-    from perfcompose.compose.parser import parse_term
-    from perfcompose.report.html import figure
-    from perfcompose.report.plots import models_figure
-
     parts = {r.task: r.model for r in rows}
     composer = Composer(parts, pipe="pointwise")
     parts_table = table("fitted models of the parts (time per data element)",
@@ -100,13 +100,6 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
 
 def parts_figure(rows: Sequence[Any]) -> Any:
     """One panel per part: measured medians with min-max bars and the fitted model."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from perfcompose.report.plots import log_axes
-
     fig, axes = plt.subplots(1, len(rows), figsize=(4.6 * len(rows), 3.6), squeeze=False)
     for ax, r in zip(axes.flat, rows):
         s = r.experiment.series[0]

@@ -4,13 +4,17 @@ bottleneck per x, and measured against predicted where there are measurements.""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from perfcompose.compose.terms import Component, Pipe, Seq, TPool
 from perfcompose.report.document import Node, Report, Section, TableBlock, Text, Tree, table
+from perfcompose.report.html import figure
 from perfcompose.report.numbers import point as point_text
 from perfcompose.report.numbers import short_model, sig, size
+from perfcompose.report.plots import models_figure
 
 
 def quality(model: Any) -> str:
@@ -42,8 +46,6 @@ def interval_at(model: Any, values: Mapping[str, Any]) -> tuple[Any, Any] | None
 
 
 def _flat(term: Any) -> list[Any]:
-    from perfcompose.compose.terms import Pipe, Seq
-
     kind = type(term)
     if kind not in (Pipe, Seq):
         return list(term.children())
@@ -57,8 +59,6 @@ def term_tree(term: Any, composer: Any, at: Mapping[str, float], hot: Sequence[s
               unit: str = "") -> Node:
     """The term as a tree; every node shows its time per element at ``at``, the bottleneck path
     (``hot``, the terms as printed) is marked."""
-    from perfcompose.compose.terms import Component, Pipe, Seq, TPool
-
     def time(t: Any) -> str:
         try:
             m = composer.model(t)
@@ -82,8 +82,6 @@ def term_tree(term: Any, composer: Any, at: Mapping[str, float], hot: Sequence[s
 
 
 def components_table(names: Sequence[str], composer: Any, unit: str) -> TableBlock:
-    from perfcompose.compose import Component
-
     rows = []
     for name in names:
         leaf = composer.leaf(Component(name))
@@ -133,9 +131,6 @@ def design_report(prediction: Any, *, measured: Sequence[tuple[float, float]] = 
                   commands: Sequence[str] = ()) -> Report:
     """The page of ``perfcompose predict``: the prediction (:class:`perfcompose.compose.prediction.Prediction`)
     as computed, with measurements where given."""
-    from perfcompose.report.html import figure
-    from perfcompose.report.plots import models_figure
-
     composer, model, fixed = prediction.composer, prediction.model, prediction.parameters
     program, title, warnings = prediction.program, prediction.title, prediction.warnings
     unit = model.unit or "no unit"
@@ -144,7 +139,6 @@ def design_report(prediction: Any, *, measured: Sequence[tuple[float, float]] = 
     last = preds[-1]
     tree = term_tree(program, composer, last.point, hot=(str(program), *last.bottleneck), unit=unit)
     used = program.components()
-    from perfcompose.compose import Component
 
     curves = [(f"{program}", model)] + [(f"{n}: {composer.leaf(Component(n)).source or 'expression'}",
                                          composer.leaf(Component(n))) for n in used]
@@ -196,10 +190,6 @@ def order_text(model: Any, size_name: str = "x") -> str:
 def component_points(names: Sequence[str], composer: Any) -> list[tuple[str, list[float], list[float]]]:
     """Measured medians of the components fitted from a file (their source says 'fit of FILE[:REGION]'),
     in the design's unit; components of other sources have none."""
-    from pathlib import Path
-
-    from perfcompose.compose import Component
-
     out = []
     for name in names:
         leaf = composer.leaf(Component(name))

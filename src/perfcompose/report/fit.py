@@ -7,9 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from perfcompose.data.experiment import describe
 from perfcompose.report.design import interval_at
 from perfcompose.report.document import Report, Section, table
+from perfcompose.report.html import figure
 from perfcompose.report.numbers import sig
+from perfcompose.report.plots import fits_figure
 
 
 def fit_report(experiment: Any, fitted: Sequence[tuple[str, str, Any, str, Mapping[str, float]]], title: str,
@@ -17,10 +20,6 @@ def fit_report(experiment: Any, fitted: Sequence[tuple[str, str, Any, str, Mappi
                ) -> Report:
     """``fitted``: (region, metric, model, model text, fit statistics) per series; ``saved``: the
     model sets an Extra-P saved experiment holds, listed and drawn dashed beside the fits."""
-    from perfcompose.data.experiment import describe
-    from perfcompose.report.html import figure
-    from perfcompose.report.plots import fits_figure
-
     def stat(stats: Mapping[str, float], key: str, spec: str) -> str:
         v = stats.get(key)
         return "n/a" if v is None or v != v else format(v, spec)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
+from perfcompose.report.figures import plt, save
 from perfcompose.skeleton.estimate import Estimate, Part
 from perfcompose.skeleton.table import RuntimeTable
 
@@ -30,12 +31,6 @@ def plot_estimate(table: RuntimeTable, est: Estimate, out: str | Path,
                   interval: tuple[float, float] | None = None) -> Path:
     """Two panels: T(n) with its forecast, and Ā(n, p) along the direction it was forecast; the
     title gives T(n, p) with its 90 % ``interval`` when there is one."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    out = Path(out)
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
     _panel(a1, est.sequential, "T(n)")
     if est.sequential.direction == "measured":
@@ -53,6 +48,4 @@ def plot_estimate(table: RuntimeTable, est: Estimate, out: str | Path,
                  + (f", 90 % interval [{interval[0]:.4g}, {interval[1]:.4g}]" if interval else "")
                  + (f" (measured {est.measured:.4g} s, {100 * (est.error or 0):+.2g} %)" if est.measured else ""))
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return save(fig, out)

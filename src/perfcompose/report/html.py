@@ -14,13 +14,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from perfcompose import __version__
 from perfcompose.report.document import Figure, Report
+from perfcompose.report.figures import plt
 
 
 def figure(fig: Any, title: str = "", caption: str = "") -> Figure:
     """A matplotlib figure as an inline SVG :class:`Figure` (the figure is closed)."""
-    import matplotlib.pyplot as plt
-
     buf = io.StringIO()
     with plt.rc_context({"svg.fonttype": "path", "svg.hashsalt": "perfcompose"}):
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
@@ -34,10 +36,6 @@ def figure(fig: Any, title: str = "", caption: str = "") -> Figure:
 
 def render(report: Report) -> str:
     """The page as text."""
-    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-
-    from perfcompose import __version__
-
     env = Environment(loader=PackageLoader("perfcompose.report", "templates"), undefined=StrictUndefined,
                       autoescape=select_autoescape(["html", "j2"], default_for_string=True, default=True),
                       trim_blocks=True, lstrip_blocks=True)

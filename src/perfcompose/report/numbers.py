@@ -4,6 +4,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import sympy as sp
+
+from perfcompose.model import Model
+
 
 def sig(v: float | None, digits: int = 4) -> str:
     """``v`` to ``digits`` significant digits, positional between 1e-4 and 1e9, else scientific.
@@ -49,10 +53,6 @@ def point(values: dict[str, float]) -> str:
 
 def short_model(model: Any, digits: int = 4) -> str:
     """A model's text with its coefficients rounded to ``digits`` significant digits."""
-    import sympy as sp
-
-    from perfcompose.model import Model
-
     def rounded(f: Any) -> Any:
         v = float(f"{float(f):.{digits}g}")
         return sp.Integer(int(v)) if v == int(v) and abs(v) < 1e15 else sp.Float(v)

@@ -7,9 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from perfcompose.data.experiment import Experiment, describe
 from perfcompose.model import Model
+from perfcompose.report.figures import plt, save
+from perfcompose.report.numbers import point as point_text
+from perfcompose.report.numbers import sig
 
 
 def plot_fits(experiment: Experiment, models: Sequence[tuple[str, str, Model]], out: str | Path,
@@ -20,24 +24,12 @@ def plot_fits(experiment: Experiment, models: Sequence[tuple[str, str, Model]], 
     others (at most five). ``saved`` model sets (by name, per (region, metric): the models an
     Extra-P saved experiment holds) are drawn dashed beside them, for comparison.
     """
-    import matplotlib.pyplot as plt
-
-    out = Path(out)
-    fig = fits_figure(experiment, models, extend, saved)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return save(fits_figure(experiment, models, extend, saved), out)
 
 
 def fits_figure(experiment: Experiment, models: Sequence[tuple[str, str, Model]], extend: float = 4.0,
                 saved: Mapping[str, Mapping[tuple[str, str], Model]] | None = None) -> Any:
     """The figure of :func:`plot_fits`."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     n = len(models)
     cols = min(3, n)
     rows = math.ceil(n / cols)
@@ -104,11 +96,8 @@ def power_label(base: int, value: float) -> str:
 
 def log_axes(ax: Any, xbase: int = 2, ybase: int = 10) -> None:
     """Log-log axes labelled ``2¹⁰`` and ``10⁶`` in plain text."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
     ax.set_xscale("log", base=xbase)
     ax.set_yscale("log", base=ybase)
-    from perfcompose.report.numbers import sig
 
     def minor(axis: Any, base: int) -> Any:
         # an axis spanning less than about one power has no labelled power: label the minor ticks
@@ -130,14 +119,6 @@ def models_figure(curves: Sequence[tuple[str, Model]], x_range: tuple[float, flo
     """The figure of :func:`plot_models`: models against the size parameter on log-log axes, the
     first curve bold with its interval as a band where its model has one, ``marks`` (the sizes
     asked for) as dots on it, measured ``points`` as markers, the legend beside the axes."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from perfcompose.report.numbers import point as point_text
-    from perfcompose.report.numbers import sig
-
     fixed = dict(fixed or {})
     fig, ax = plt.subplots(figsize=(9.5, 5.0))
     lo, hi = x_range
@@ -201,11 +182,5 @@ def plot_models(curves: Sequence[tuple[str, Model]], x_range: tuple[float, float
     ``fixed`` gives values for the other parameters (named in the title); ``points`` adds
     measured (label, x, y) sets; ``marks`` are sizes to mark on the first curve.
     """
-    import matplotlib.pyplot as plt
-
-    out = Path(out)
     fig = models_figure(curves, x_range, fixed=fixed, size=size, title=title, points=points, marks=marks)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return out
+    return save(fig, out, bbox_inches="tight")

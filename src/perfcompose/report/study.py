@@ -9,9 +9,14 @@ from typing import Any
 
 import numpy as np
 
+from perfcompose.compose import Composer, bottleneck
+from perfcompose.compose.parser import parse_term
 from perfcompose.report.design import model_text, quality, term_tree
 from perfcompose.report.document import Report, Section, Tree, table
+from perfcompose.report.figures import plt
+from perfcompose.report.html import figure
 from perfcompose.report.numbers import sig, size
+from perfcompose.report.plots import log_axes
 
 
 def _pct(v: float | None) -> str:
@@ -19,13 +24,6 @@ def _pct(v: float | None) -> str:
 
 
 def _figure(study: Any) -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from perfcompose.report.plots import log_axes
-
     comps = list(study.comparisons)
     cols = min(3, max(1, len(comps)))
     rows = math.ceil(len(comps) / cols)
@@ -56,9 +54,6 @@ def _figure(study: Any) -> Any:
 
 def _trees(comps: Sequence[Any], composer: Any) -> list[Tree]:
     """Every program as a tree of its parts' times at its largest x, bottleneck marked."""
-    from perfcompose.compose import bottleneck
-    from perfcompose.compose.parser import parse_term
-
     trees: list[Tree] = []
     if composer is None:
         return trees
@@ -100,9 +95,6 @@ def _models_table(comps: Sequence[Any], paper: Mapping[str, str] | None, has_ban
 
 def _where(configuration: str, composer: Any, xv: float) -> str:
     """The bottleneck of the program at x by the parts' models, or '-'."""
-    from perfcompose.compose import bottleneck
-    from perfcompose.compose.parser import parse_term
-
     if composer is None:
         return "-"
     try:
@@ -149,9 +141,6 @@ def _summary(study: Any, comps: Sequence[Any]) -> tuple[tuple[str, str], ...]:
 def study_report(study: Any, title: str, *, paper: Mapping[str, str] | None = None,
                  commands: Sequence[str] = ()) -> Report:
     """The page of a validation study."""
-    from perfcompose.compose import Composer
-    from perfcompose.report.html import figure
-
     parts = dict(study.parts)
     composer = Composer(parts, pipe="pointwise") if parts else None
     comps = list(study.comparisons)

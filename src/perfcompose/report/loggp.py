@@ -6,6 +6,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from matplotlib.patches import Patch
+
+from perfcompose.report.figures import plt, save
+
 if TYPE_CHECKING:  # pragma: no cover
     from perfcompose.loggp.gauss import StudyRow
     from perfcompose.loggp.results import ProgramResult
@@ -17,12 +21,6 @@ def plot_timeline(result: ProgramResult, path: Path, *, title: str = "", unit: s
                   max_arrows: int = 400) -> None:
     """A Gantt chart: one row per processor, sends, receives and computations as bars, and an
     arrow from each send to its receive (up to ``max_arrows``)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
-
     P = result.P
     fig, ax = plt.subplots(figsize=(10, max(2.5, 0.45 * P + 1.2)))
     sends: dict[int, tuple[float, int]] = {}
@@ -49,18 +47,12 @@ def plot_timeline(result: ProgramResult, path: Path, *, title: str = "", unit: s
     ax.legend(handles=[Patch(color=c, label=k) for k, c in _COLORS.items()], loc="lower right", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save(fig, path, dpi=120)
 
 
 def plot_operations(op_times: Mapping[str, Mapping[int, float]], path: Path, *, title: str = "",
                     unit: str = "us") -> None:
     """The time of each basic operation against block size, log-log: the paper's Figure 6."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for op, times in op_times.items():
         b = sorted(times)
@@ -73,8 +65,7 @@ def plot_operations(op_times: Mapping[str, Mapping[int, float]], path: Path, *, 
     ax.grid(alpha=0.3, which="both")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path)
 
 
 def plot_gauss(rows: Sequence[StudyRow], path: Path, *, title: str = "", unit: str = "us",
@@ -82,11 +73,6 @@ def plot_gauss(rows: Sequence[StudyRow], path: Path, *, title: str = "", unit: s
     """Total, communication and computation time against block size for each layout, standard
     and worst case: the paper's Figures 7, 8 and 9 side by side; ``measured`` totals (by block
     size and layout) join the total panel."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     layouts = sorted({r.layout for r in rows})
     fig, axes = plt.subplots(len(layouts), 3, figsize=(14, 3.6 * len(layouts)), squeeze=False)
     for i, layout in enumerate(layouts):
@@ -112,5 +98,4 @@ def plot_gauss(rows: Sequence[StudyRow], path: Path, *, title: str = "", unit: s
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path)
