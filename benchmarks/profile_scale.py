@@ -1,23 +1,26 @@
-"""Fitting a whole application profile: 10,000 call paths x 3 metrics, beside Extra-P on a part of it.
+"""Fitting a whole application profile: 10,000 call paths x 3 metrics, beside Extra-P on a tenth of it.
 
 The profile is generated deterministically, as Extra-P profiles look: two parameters (p processes,
 n problem size) on a 5 x 5 grid, 5 repetitions per point, three metrics per call path (time with
 1-10 % noise, visits exact integers, bytes with 0.5 % noise) whose laws are PMNF terms in p, in n,
 sums and products of them; the times of one call path in ten also scatter by 3 % from point to
 point beyond their repetitions (a cache effect per size), so that the fitter searches them again at
-that scatter. Every run is a whole process of its own, timed from start to end, its peak
-memory the sum over the process and its children (Dask workers), sampled every 0.1 s:
+that scatter. It is written as Extra-P JSON files (the whole profile, and its first
+``--extrap-paths`` call paths). Every run is a whole process of its own that reads its file, fits
+every series and writes the models (JSON: region, metric, the model in Extra-P's syntax, its
+terms and statistics), timed from start to end, its peak memory the sum over the process and its
+children (Dask workers), sampled every 0.1 s:
 
 * Extra-P 4.2.5 (``ModelGenerator(...).model_all()``, from ``.venv-extrap``) on the first
-  ``--extrap-paths`` call paths, read from an Extra-P JSON file: the anchor;
+  ``--extrap-paths`` call paths (default 1,000: a tenth of the profile): the anchor;
 * perfcompose's ``fit_profile`` on the same file in one process, and every series of it fitted
   alone with ``PMNFFitter.fit_series`` (the per-series path) in another, checked to give the same
   models;
-* ``fit_profile`` on the whole profile on a Dask LocalCluster of each ``--workers`` count (and,
-  with ``--in-process``, in one process), the models of every run checked to be the same.
+* ``fit_profile`` on the whole profile in one process (unless ``--no-in-process``) and on a Dask
+  LocalCluster of each ``--workers`` count, the models of every run checked to be the same.
 
-    python benchmarks/profile_scale.py [--paths 10000] [--extrap-paths 100] [--workers 1,2]
-                                       [--in-process] [--no-extrap] [--extrap .venv-extrap/bin/python]
+    python benchmarks/profile_scale.py [--paths 10000] [--extrap-paths 1000] [--workers 1,2]
+                                       [--no-in-process] [--no-extrap] [--extrap .venv-extrap/bin/python]
 
 The table gives time per series and its ratio to Extra-P's, measured in the same run, and the
 load average of the machine before and after.
@@ -122,18 +125,25 @@ def _bar():
                     console=Console(stderr=True), transient=True)
 
 
+def record(result) -> dict:
+    """A fitted model as the measured processes write it: its Extra-P text, terms and statistics."""
+    c = result.chosen
+    return {"region": result.region, "metric": result.metric, "unit": result.unit, "model": result.text(),
+            "constant": c.constant, "terms": [[coef, [[result.params[k], str(i), str(j)] for k, (i, j) in shape]]
+                                              for coef, shape in zip(c.coefficients, c.hypothesis)],
+            "stats": dict(result.stats), "warnings": list(result.warnings)}
+
+
 def child(args: argparse.Namespace) -> None:
-    """One measured process: fit a profile (generated, or read from ``--file``) and write what it found."""
+    """One measured process: read a profile, fit it, write the models; and write what it found."""
+    import orjson
+
+    from perfcompose.data import load
     from perfcompose.fit import PMNFFitter
     from perfcompose.fit.profile import fit_profile
 
     start = time.perf_counter()
-    if args.file:
-        from perfcompose.data import load
-
-        experiment = load(args.file)
-    else:
-        experiment = profile(args.paths)
+    experiment = load(args.file)
     ready = time.perf_counter()
     scheduler = "local" if args.child_workers else None
     if args.per_series:
@@ -143,7 +153,10 @@ def child(args: argparse.Namespace) -> None:
         with _bar() as bar:
             results = fit_profile(experiment, fitter=PMNFFitter(), scheduler=scheduler, progress=bar,
                                   workers=args.child_workers or None)
-    out = {"fit": time.perf_counter() - ready, "prepare": ready - start, "series": len(results),
+    fitted = time.perf_counter()
+    Path(args.models).write_bytes(orjson.dumps([record(r) for r in results], option=orjson.OPT_SERIALIZE_NUMPY))
+    end = time.perf_counter()
+    out = {"fit": fitted - ready, "read": ready - start, "write": end - fitted, "series": len(results),
            "digest": digest(results)}
     Path(args.out).write_text(json.dumps(out))
 
@@ -186,14 +199,18 @@ def measured(name: str, command: list[str], out: Path) -> Run:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--paths", type=int, default=10_000)
-    ap.add_argument("--extrap-paths", type=int, default=100)
+    ap.add_argument("--extrap-paths", type=int, default=1000,
+                    help="call paths fitted by Extra-P and one by one (default 1000, a tenth of the profile; "
+                         "Extra-P needs about a minute per 1,000 series on a quiet machine)")
     ap.add_argument("--workers", default="1,2", help="Dask worker counts for the whole profile, comma-separated")
-    ap.add_argument("--in-process", action="store_true", help="also fit the whole profile in one process")
+    ap.add_argument("--in-process", action=argparse.BooleanOptionalAction, default=True,
+                    help="also fit the whole profile in one process (default: yes)")
     ap.add_argument("--no-extrap", action="store_true")
     ap.add_argument("--extrap", default=str(ROOT / ".venv-extrap" / "bin" / "python"))
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--child-workers", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--file", help=argparse.SUPPRESS)
+    ap.add_argument("--models", help=argparse.SUPPRESS)
     ap.add_argument("--per-series", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -209,11 +226,13 @@ def main() -> None:
     runs: list[Run] = []
     me = [sys.executable, str(Path(__file__).resolve()), "--child"]
     with tempfile.TemporaryDirectory() as tmp:
-        part = Path(tmp) / "part.json"
         from perfcompose.data.extrap_json import write
 
+        part, whole = Path(tmp) / "part.json", Path(tmp) / "whole.json"
+        console.print(f"writing the profiles ({args.extrap_paths} and {args.paths} call paths) ...")
         write(profile(args.extrap_paths), part)
-        out = Path(tmp) / "out.json"
+        out, models = Path(tmp) / "out.json", Path(tmp) / "models.json"
+        io = ["--out", str(out), "--models", str(models)]
         small = args.extrap_paths * len(METRICS)
         if not args.no_extrap:
             console.print(f"Extra-P: {small} series ...")
@@ -221,23 +240,25 @@ def main() -> None:
                                  str(part), str(out)], out))
         console.print(f"perfcompose: the same {small} series ...")
         runs.append(measured(f"fit_profile, {args.extrap_paths} call paths, in-process",
-                             me + ["--file", str(part), "--out", str(out)], out))
+                             me + ["--file", str(part), *io], out))
         runs.append(measured(f"PMNFFitter.fit_series one by one, {args.extrap_paths} call paths",
-                             me + ["--file", str(part), "--per-series", "--out", str(out)], out))
+                             me + ["--file", str(part), "--per-series", *io], out))
+        write(profile(args.paths), whole)
         counts = [int(w) for w in args.workers.split(",") if w.strip()]
         for w in ([0] if args.in_process else []) + counts:
             where = f"{w} Dask worker{'s' * (w > 1)}" if w else "in-process"
             console.print(f"perfcompose: {args.paths} call paths x {len(METRICS)} metrics, {where} ...")
             runs.append(measured(f"fit_profile, {args.paths} call paths, {where}",
-                                 me + ["--paths", str(args.paths), "--child-workers", str(w), "--out", str(out)], out))
+                                 me + ["--file", str(whole), "--child-workers", str(w), *io], out))
     load_after = os.getloadavg()
 
     anchor = next((r for r in runs if r.name.startswith("Extra-P")), None)
     per = {id(r): r.found["fit"] / r.found["series"] for r in runs}
     table = Table(title=f"Fitting a profile of {args.paths} call paths x {len(METRICS)} metrics (2 parameters, "
                         f"5 x 5 points, {REPS} repetitions)", title_justify="left")
-    for col in ("run", "series", "process s", "CPU s", "fitting s", "ms / series", "vs Extra-P per series",
-                "CPU vs Extra-P per series", "peak MB", "models"):
+    for col in ("run", "series", "process s", "CPU s", "read s", "fitting s", "write s", "ms / series",
+                "vs Extra-P per series", "process vs Extra-P per series", "CPU vs Extra-P per series", "peak MB",
+                "models"):
         table.add_column(col, justify="left" if col in ("run", "models") else "right")
     digests = {r.found["digest"] for r in runs if not r.name.startswith("Extra-P") and r.found["series"] > small}
     small_digests = {r.found["digest"] for r in runs if not r.name.startswith("Extra-P") and r.found["series"] == small}
@@ -251,16 +272,21 @@ def main() -> None:
             models = "the same" if len(small_digests) == 1 else "DIFFER"
         else:
             models = "the same in every run" if len(digests) == 1 else "DIFFER between runs"
+        whole = "-" if not anchor else "1 (anchor)" if r is anchor else \
+            f"{(anchor.wall / anchor.found['series']) / (r.wall / f['series']):.1f}x faster"
         cpu = "-" if not anchor else "1 (anchor)" if r is anchor else \
             f"{(anchor.cpu / anchor.found['series']) / (r.cpu / f['series']):.1f}x less"
-        table.add_row(r.name, str(f["series"]), f"{r.wall:.1f}", f"{r.cpu:.1f}", f"{f['fit']:.1f}",
-                      f"{1e3 * per[id(r)]:.2f}", ratio, cpu, f"{r.peak_mb:.0f}", models)
+        table.add_row(r.name, str(f["series"]), f"{r.wall:.1f}", f"{r.cpu:.1f}",
+                      "-" if "read" not in f else f"{f['read']:.1f}", f"{f['fit']:.1f}",
+                      "-" if "write" not in f else f"{f['write']:.1f}",
+                      f"{1e3 * per[id(r)]:.2f}", ratio, whole, cpu, f"{r.peak_mb:.0f}", models)
     console.print(table)
     cores = len(os.sched_getaffinity(0))
     console.print(f"load average (1 min) before {load_before[0]:.1f}, after {load_after[0]:.1f}; {cores} cores. "
-                  f"ms / series: fitting time over series (a Dask run's includes starting its cluster); CPU: the "
-                  f"whole process with its children, per series. Goal: "
-                  f"the whole profile within 60 s and 2 GB on 2 cores.")
+                  f"process s: the whole process (read the file, fit, write the models); ms / series: fitting "
+                  f"time over series (a Dask run's includes starting its cluster; Extra-P's excludes reading); "
+                  f"CPU: the whole process with its children, per series. Goal: the whole profile within 60 s "
+                  f"and 2 GB on 2 cores.")
 
 
 if __name__ == "__main__":

@@ -186,7 +186,7 @@ class Machine:
 
         dtype, shape = self._links[q].recv()
         out = np.empty(shape, dtype=dtype)
-        self._links[q].recv_bytes_into(memoryview(out).cast("B"))
+        self._links[q].recv_bytes_into(out.data.cast("B"))
         return out
 
     def _exchange(self, q: int, x):

@@ -38,6 +38,8 @@ __all__ = [
 _REDUCTIONS = (sp.Sum, MaxOver, MinOver, VMax)
 Env = dict[sp.Symbol, Any]
 Fn = Callable[[Env], Any]
+# the NumPy reduction of each reduction kind
+_REDUCE: dict[str, Callable[[np.ndarray], Any]] = {"sum": np.sum, "max": np.max, "min": np.min}
 _RESIDUAL_IDS = itertools.count(1)
 
 
@@ -135,7 +137,7 @@ class Evaluator:
         if is_closed(inner):
             syms = [s for s in _sorted_symbols(inner) if s != idx]
             f = sp.lambdify([idx, *syms], inner, modules=[np])
-            reduce = {"sum": np.sum, "max": np.max, "min": np.min}[kind]
+            reduce = _REDUCE[kind]
 
             def vectorised(env: Env) -> float:
                 start, stop = _range(lo_f(env), hi_f(env))
@@ -163,6 +165,7 @@ class Evaluator:
                     acc += v
                 elif acc is None or (v > acc if kind == "max" else v < acc):
                     acc = v
+            assert acc is not None  # the range is not empty
             return float(acc)
         return looped
 
@@ -188,7 +191,7 @@ class Evaluator:
         skeleton = body.xreplace(dict(zip(holes, dummies)))
         outer = [s for s in _sorted_symbols(skeleton) if s != idx and s not in dummies]
         g = sp.lambdify([idx, *dummies, *outer], skeleton, modules=["numpy"])
-        reduce = {"sum": np.sum, "max": np.max, "min": np.min}[kind]
+        reduce = _REDUCE[kind]
 
         def grid(env: Env) -> float:
             start, stop = _range(lo_f(env), hi_f(env))

@@ -38,7 +38,7 @@ def _body(proc: ir.Proc, values: dict, think: list[float], demand: dict) -> bool
         return _body(proc.left, values, think, demand) and _body(proc.right, values, think, demand)
     if isinstance(proc, ir.Use):
         t = float(proc.time.subs(values))
-        if proc.resource.infinite:
+        if proc.resource.key is None:  # the infinite server
             think[0] += t
             return True
         key = proc.resource.key.subs(values)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from pathlib import Path
+from typing import cast
 
 import lark
 
@@ -24,8 +25,10 @@ from perfcompose.pamela.syntax import (
     BinOp,
     Call,
     Equation,
+    EquationKind,
     If,
     Loop,
+    LoopKind,
     Name,
     Neg,
     Node,
@@ -108,7 +111,9 @@ def _parser() -> lark.Lark:
 
 def _tok(item: lark.Token | lark.Tree) -> lark.Token:
     """The keyword or operator token of a ``!rule`` that keeps its tokens."""
-    return item.children[0] if isinstance(item, lark.Tree) else item
+    tok = item.children[0] if isinstance(item, lark.Tree) else item
+    assert isinstance(tok, lark.Token), "a !rule keeps its tokens"
+    return tok
 
 
 def _pos(item: lark.Token | lark.Tree) -> Pos:
@@ -168,7 +173,8 @@ class _Builder:
                 if str(tok) in RESERVED:
                     raise self.program.error(f"'{tok}' is a reserved word", self.pos(tok))
                 seen.add(str(tok))
-        return Equation(kind=str(kind), name=str(name), formals=names, parameter=param is not None,
+        # the grammar's TYPE token is one of the three kinds
+        return Equation(kind=cast(EquationKind, str(kind)), name=str(name), formals=names, parameter=param is not None,
                         body=None if body is None else self.node(body), pos=self.pos(kind),
                         has_formals=formals is not None)
 
@@ -207,10 +213,12 @@ class _Builder:
             head = _tok(head_tree)
             if str(index) in RESERVED:
                 raise self.program.error(f"'{index}' is a reserved word and cannot be a loop index", self.pos(index))
-            return Loop(str(head), str(index), self.node(lo), self.node(hi), self.node(body), self.pos(head))
+            # the grammar's loop keywords are the five kinds
+            return Loop(cast(LoopKind, str(head)), str(index), self.node(lo), self.node(hi), self.node(body),
+                        self.pos(head))
         if kind == "cond":
-            head, cond, _then, body, _else, other = ch
-            return If(self.node(cond), self.node(body), None if other is None else self.node(other), self.pos(head))
+            if_tok, cond, _then, body, _else, other = ch
+            return If(self.node(cond), self.node(body), None if other is None else self.node(other), self.pos(if_tok))
         raise self.program.error(f"unsupported construct '{kind}'", self.pos(item))  # pragma: no cover
 
 
@@ -238,7 +246,7 @@ def _parse(text: str, path: str | None, file: str | None,
     try:
         tree = _parser().parse(text)
     except lark.UnexpectedCharacters as exc:
-        raise program.error(f"unexpected character {text[exc.pos_in_stream]!r}", Pos(exc.line, exc.column),
+        raise program.error(f"unexpected character {exc.char!r}", Pos(exc.line, exc.column),
                             "PAMELA uses names, numbers, + - * / ^ mod div == != < <= > >= ; || "
                             "( ) { } [ ] , = and % for comments") from None
     except lark.UnexpectedToken as exc:
@@ -262,6 +270,7 @@ def _parse(text: str, path: str | None, file: str | None,
     sources: dict[str, str] = {}
     here = Path(file or path or ".").resolve()
     for item in tree.children:
+        assert isinstance(item, lark.Tree), "the start rule holds equations and includes"
         if item.data != "include":
             equations.append(builder.equation(item))
             continue

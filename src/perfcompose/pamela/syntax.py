@@ -75,11 +75,15 @@ class Neg:
     pos: Pos
 
 
+LoopKind = Literal["seq", "par", "sum", "max", "min"]
+EquationKind = Literal["numeric", "process", "resource"]
+
+
 @dataclass(frozen=True)
 class Loop:
     """``kind (index = lo, hi) body``: ``seq``/``par`` over processes, ``sum``/``max``/``min`` over numbers."""
 
-    kind: Literal["seq", "par", "sum", "max", "min"]
+    kind: LoopKind
     index: str
     lo: Node
     hi: Node
@@ -112,7 +116,7 @@ Node = Number | Name | Call | BinOp | Neg | Loop | If | Vector
 class Equation:
     """``kind [parameter] name[(formals)] [= body]``: one line of the model (which may span several)."""
 
-    kind: Literal["numeric", "process", "resource"]
+    kind: EquationKind
     name: str
     formals: tuple[str, ...]
     parameter: bool
