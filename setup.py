@@ -17,6 +17,9 @@ EXTENSIONS = [
     # GOAL text read line by line (goal_compiled.py)
     Extension("perfcompose.loggp._cgoal_text", ["src/perfcompose/loggp/_cgoal_text.c"], depends=[_BUFFERS],
               extra_compile_args=_FLAGS, optional=True),
+    # the number arrays of JSON programs tokenized (json_arrays.py)
+    Extension("perfcompose.loggp._cjson_tokens", ["src/perfcompose/loggp/_cjson_tokens.c"],
+              extra_compile_args=_FLAGS, optional=True),
 ]
 
 setup(ext_modules=EXTENSIONS)

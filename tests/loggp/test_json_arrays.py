@@ -9,8 +9,9 @@ import pytest
 
 from perfcompose.errors import InputError
 from perfcompose.loggp import CommStep, LogGP, Program, program_to_json, read_program, read_template
+from perfcompose.loggp.backend import extension
 from perfcompose.loggp.execute import simulate_program
-from perfcompose.loggp.json_arrays import JsonLists, JsonNumbers, load_json_arrays, plain
+from perfcompose.loggp.json_arrays import JsonLists, JsonNumbers, _tokenize, _tokenize_numpy, load_json_arrays, plain
 from perfcompose.loggp.program import _parse
 
 
@@ -127,3 +128,33 @@ def test_invalid_json_is_located_in_the_file_not_the_skeleton(write_file):
 def test_a_number_json_does_not_take_is_not_read(write_file):
     e = _error(write_file, '{"P": 2, "steps": [{"kind": "comm", "messages": [[0, 1, +8]]}]}')
     assert "not valid JSON" in str(e) and e.column == 57
+
+
+ARRAYS = ["[[0, 1, 1024], [2, 3, 5]]", "[]", "[[], [1, 2], [3]]", "[-5, 1.5, 2e3, 1E-2, 1.0e+5, 0.25]",
+          "[007, 12345678901234567, 1.]", "[+1]", "[.5]", "[1e400]", "[1-2]", "[1e]", '[1, "x"]', "[null]",
+          "[[1, 2], [3, 4]", "[ 1 ,\n2\t,\r3 ]"]
+
+
+@pytest.mark.skipif(extension("_cjson_tokens") is None, reason="the extension _cjson_tokens is not built")
+def test_the_compiled_tokenizer_reads_as_numpy_reads():
+    rng = np.random.default_rng(0)
+    texts = list(ARRAYS)
+    for _ in range(300):  # changed texts: a byte replaced, dropped or added
+        chars = list(str(rng.choice(ARRAYS[:5])))
+        i = int(rng.integers(0, len(chars)))
+        how, c = int(rng.integers(0, 3)), str(rng.choice(list("0123456789-+.eE[], x")))
+        if how == 0:
+            chars[i] = c
+        elif how == 1:
+            del chars[i]
+        else:
+            chars.insert(i, c)
+        texts.append("".join(chars))
+    for text in texts:
+        data = ('{"a": ' + text + "}").encode()
+        buf, at = np.frombuffer(data, np.uint8), data.index(b"[") if b"[" in data else -1
+        compiled, numpy = _tokenize(buf, at), _tokenize_numpy(buf, at) if at >= 0 else None
+        assert (compiled is None) == (numpy is None), text
+        if compiled is not None and numpy is not None:
+            assert np.array_equal(compiled[0], numpy[0]) and np.array_equal(compiled[1], numpy[1]), text
+            assert compiled[2] == numpy[2], text
