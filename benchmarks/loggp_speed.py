@@ -19,23 +19,34 @@ shared machine wall times move with the load; ``--callgrind`` adds a second tabl
 each row run once more in a process of its own under valgrind's callgrind, which counts the
 instructions of that row alone (the warm-up run is left out), per message and against the anchor.
 
+``--huge`` runs instead one simulation of P = 2^20 processors and 10^7 random messages per mode
+(standard, and LogGOPSim semantics with ``--huge-modes paper,loggopsim``), each in a process of its
+own: the memory is estimated first (refused beyond ``--max-memory``, 4 GiB by default), a progress
+display names the stage, and the table gives each stage's wall and CPU seconds, the peak memory
+and the load; goal: at most 60 s and 4 GB.
+
     python benchmarks/loggp_speed.py [--procs 4096] [--messages 1000000] [--reps 5] [--callgrind]
+    python benchmarks/loggp_speed.py --huge [--huge-modes paper,loggopsim] [--max-memory 4GiB]
 """
 from __future__ import annotations
 
 import argparse
 import collections
 import concurrent.futures
+import contextlib
+import functools
 import itertools
+import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -130,6 +141,98 @@ def instructions(key: str, args: argparse.Namespace) -> int | None:
     return int(found.group(1)) if found and int(found.group(1)) > 0 else None
 
 
+HUGE_P, HUGE_M = 2 ** 20, 10 ** 7  #: the large run: processors, messages
+HUGE_SECONDS, HUGE_BYTES = 60.0, 4e9  #: its goal: time and peak memory
+#: the pattern's arrays while generating (src, dst, sizes, and NumPy's temporaries) [bytes per message]
+_PATTERN_BYTES = 48.0
+
+
+def huge_estimate(P: int, M: int, semantics: str) -> float:
+    """Peak bytes of one large run: the generated pattern beside the simulation's estimate."""
+    from perfcompose.loggp.work_size import simulation_bytes
+
+    return _PATTERN_BYTES * M + simulation_bytes(P, M, 1, semantics=semantics)
+
+
+def huge_run(semantics: str, P: int, M: int) -> dict[str, float]:
+    """One large run in this process, stage by stage under a progress display: wall and CPU seconds
+    of each stage, the peak memory (ru_maxrss) and the load."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from perfcompose.limits import check_memory
+
+    check_memory(huge_estimate(P, M, semantics), f"{M:,} messages among {P:,} processors ({semantics})")
+    params = LogGP(L=10.0, o=2.0, g=5.0, G=1.0, unit="us")
+    out: dict[str, float] = {"load_start": os.getloadavg()[0]}
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(semantics, total=None)
+
+        @contextlib.contextmanager
+        def stage(name: str) -> Iterator[None]:
+            bar.update(task, description=f"{semantics}: {name} ({M:,} messages, P = {P:,})")
+            w, c = time.perf_counter(), time.process_time()
+            yield
+            out[name + "_wall"], out[name + "_cpu"] = time.perf_counter() - w, time.process_time() - c
+
+        with stage("generate"):
+            src, dst, nbytes = pattern(P, M)
+        with stage("build"):
+            step = CommStep.from_arrays(P, src, dst, nbytes)
+            del src, dst, nbytes
+        with stage("simulate"):
+            if semantics == "paper":
+                makespan = simulate_step(step, params).makespan
+            else:
+                makespan = simulate_program(Program(P, (step,)), params, semantics="loggopsim",
+                                            timelines=False).makespan
+    out["makespan"] = float(makespan)
+    out["wall"], out["cpu"] = time.perf_counter() - wall0, time.process_time() - cpu0
+    out["peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024.0
+    out["estimate"] = huge_estimate(P, M, semantics)
+    out["load_end"] = os.getloadavg()[0]
+    return out
+
+
+def _wall_cpu(r: dict[str, float], key: str) -> str:
+    """'wall / CPU' seconds of a stage (``key``) or of the whole run (``""``)."""
+    return f"{r[key + '_wall'] if key else r['wall']:.1f} / {r[key + '_cpu'] if key else r['cpu']:.1f}"
+
+
+def huge(args: argparse.Namespace) -> None:
+    """Every mode of the large run in a process of its own (its own peak memory), and the table."""
+    P, M = args.procs, args.messages
+    modes = [m.strip() for m in args.huge_modes.split(",") if m.strip()]
+    print(f"random pattern: P = {P:,}, {M:,} messages, 1..65536 bytes; L, o, g, G = 10, 2, 5, 1 us; "
+          f"{os.cpu_count()} cores; goal: <= {HUGE_SECONDS:.0f} s and <= {HUGE_BYTES / 1e9:.0f} GB; kernels: "
+          f"{backend.describe()} (paper), {goal_kernels()} (LogGOPSim semantics)")
+    print("(wall seconds wait for a core where the load is above the cores; CPU seconds are what a quiet "
+          "machine takes)\n")
+    print(f"| {'mode':9} | {'estimate':>8} | {'generate':>15} | {'build step':>15} | {'simulate':>15} | "
+          f"{'total':>15} | {'peak':>7} | {'load':>11} | {'<= 60 s':>13} | {'<= 4 GB':>7} |")
+    print(f"| {'':9} | {'[GB]':>8} | {'wall / CPU [s]':>15} | {'wall / CPU [s]':>15} | {'wall / CPU [s]':>15} | "
+          f"{'wall / CPU [s]':>15} | {'[GB]':>7} | {'start / end':>11} | {'wall / CPU':>13} | {'':>7} |")
+    print(f"|{'-' * 11}|{'-' * 10}|{'-' * 17}|{'-' * 17}|{'-' * 17}|{'-' * 17}|{'-' * 9}|{'-' * 13}|{'-' * 15}|"
+          f"{'-' * 9}|")
+    for mode in modes:
+        cmd = [sys.executable, os.path.abspath(__file__), "--huge-run", mode, "--procs", str(P), "--messages",
+               str(M), "--max-memory", args.max_memory]
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            print(f"| {mode:9} | the run failed (exit {done.returncode}): {done.stdout.strip()[-200:]}")
+            continue
+        r = json.loads(done.stdout.strip().splitlines()[-1])
+        pair = functools.partial(_wall_cpu, r)
+
+        within = f"{'yes' if r['wall'] <= HUGE_SECONDS else 'NO'} / {'yes' if r['cpu'] <= HUGE_SECONDS else 'NO'}"
+        print(f"| {mode:9} | {r['estimate'] / 1e9:>8.2f} | {pair('generate'):>15} | {pair('build'):>15} | "
+              f"{pair('simulate'):>15} | {pair(''):>15} | {r['peak'] / 1e9:>7.2f} | "
+              f"{r['load_start']:>5.1f} / {r['load_end']:<3.1f} | {within:>13} | "
+              f"{'yes' if r['peak'] <= HUGE_BYTES else 'NO':>7} |", flush=True)
+
+
 def verdict(ratio: float) -> str:
     return f"{'yes' if ratio >= GOAL else 'NO'} ({ratio:.2f})"
 
@@ -150,7 +253,25 @@ def main() -> None:
     ap.add_argument("--callgrind-timeout", type=float, default=1800, help="seconds a row may take under callgrind "
                     "(default 1800; a row past it is 'not counted')")
     ap.add_argument("--only", default=None, help=argparse.SUPPRESS)  # one row, once, for --callgrind
+    ap.add_argument("--huge", action="store_true", help="one run of each mode at P = 2^20 and 10^7 messages "
+                    "(or --procs/--messages where given), each in a process of its own")
+    ap.add_argument("--huge-modes", default="paper,loggopsim", help="modes of --huge: paper (the standard "
+                    "kernel), loggopsim (default: both)")
+    ap.add_argument("--max-memory", default="4GiB", help="--huge: refuse a run whose estimated memory is above "
+                    "this (default 4GiB)")
+    ap.add_argument("--huge-run", default=None, help=argparse.SUPPRESS)  # one mode of --huge, in its process
     args = ap.parse_args()
+    if args.huge or args.huge_run:
+        from perfcompose.limits import parse_bytes, set_limits
+
+        set_limits(memory=parse_bytes(args.max_memory), steps=float("inf"))
+        if args.procs == 4096 and args.messages == 1_000_000:  # the defaults of the rate table
+            args.procs, args.messages = HUGE_P, HUGE_M
+        if args.huge_run:
+            print(json.dumps(huge_run(args.huge_run, args.procs, args.messages)))
+        else:
+            huge(args)
+        return
     rows = rows_to_run(args)
     if args.only is not None:  # warm up, then the run callgrind counts
         fn = next(r[3] for r in rows if r[0] == args.only)

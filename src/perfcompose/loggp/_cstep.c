@@ -2,7 +2,8 @@
  * (Figure 2), the worst case's inner loop (section 4.2) and the refresh of its waiting graph's
  * components. They are the Numba kernels of _kernels.py and _components_numba.py line for line
  * (the same heaps, the same order of operations, the same Mersenne Twister stream for random ties
- * as Numba's np.random after np.random.seed), so that both give identical results; the Python
+ * as Numba's np.random after np.random.seed), so that both give identical results (Figure 2's keeps
+ * each processor's state in one cache line where Numba's keeps arrays of it); the Python
  * wrappers allocate and check every array and pass them here as buffers (_buffers.h). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -180,62 +181,112 @@ typedef struct {
     int64_t *send_seq;
 } Standard;
 
-static int64_t standard_run(Standard *a, Receiver *r, int64_t *pos, Entry *senders) {
+/* what the loop reads and writes of one processor, in one cache line (with 2^20 processors, seven
+ * arrays indexed by processor cost up to seven cache misses an action) */
+typedef struct {
+    double next_send, recv_ready, finish;
+    int64_t pos, end;    /* its next send and the end of its sends, in the send order */
+    int64_t rptr, rsize; /* its arrival heap: first entry, entries */
+    int64_t pad;
+} Proc;
+
+/* processor q receives the first message of its arrival heap at tr; returns the next number */
+static inline int64_t proc_receive(Proc *q, Entry *heap, double *recv_start, int64_t *recv_seq, double tr,
+                                   int64_t seq, double o, double send_gap, double recv_gap) {
+    Entry *h = heap + q->rptr;
+    int64_t m = h[0].id;
+    q->rsize = heap_pop(h, q->rsize);
+    recv_start[m] = tr;
+    recv_seq[m] = seq;
+    q->next_send = tr + send_gap;
+    q->recv_ready = tr + recv_gap;
+    q->finish = tr + o;
+    return seq + 1;
+}
+
+static int64_t standard_run(Standard *a, Receiver *r, Entry *senders) {
     int64_t P = a->P, hn = 0, seq = 0, arrivals = 0;
     MT *rng = NULL;
+    char *raw = (char *)malloc((size_t)(P > 0 ? P : 1) * sizeof(Proc) + 64);
     if (a->random_ties) {
         rng = (MT *)malloc(sizeof(MT));
-        if (rng == NULL) {
-            return -1;
-        }
+    }
+    if (!raw || (a->random_ties && !rng)) {
+        free(raw);
+        free(rng);
+        return -1;
+    }
+    if (rng) {
         mt_seed(rng, a->seed);
     }
+    Proc *proc = (Proc *)(raw + (64 - (uintptr_t)raw % 64) % 64);
+    const double o = a->o, L = a->L, G = a->G;
+    const double send_gap_r = r->send_gap_after_recv, recv_gap_r = r->recv_gap_after_recv;
+    Entry *heap = r->heap;
+    double *recv_start = r->recv_start;
+    int64_t *recv_seq = r->recv_seq;
     for (int64_t p = 0; p < P; p++) {
-        pos[p] = a->send_ptr[p];
-        r->finish[p] = a->t0[p];
-        r->next_send[p] = fmax(r->next_send[p], a->t0[p]);
-        r->recv_ready[p] = fmax(r->recv_ready[p], a->t0[p]);
-        r->rsize[p] = 0;
-        if (a->send_ptr[p + 1] > a->send_ptr[p]) {
+        Proc *q = &proc[p];
+        q->pos = a->send_ptr[p];
+        q->end = a->send_ptr[p + 1];
+        q->rptr = r->recv_ptr[p];
+        q->rsize = 0;
+        q->finish = a->t0[p];
+        q->next_send = fmax(r->next_send[p], a->t0[p]);
+        q->recv_ready = fmax(r->recv_ready[p], a->t0[p]);
+        if (q->end > q->pos) {
             double tb = rng ? mt_double(rng) : (double)p;
-            hn = heap_push(senders, hn, r->next_send[p], tb, p);
+            hn = heap_push(senders, hn, q->next_send, tb, p);
         }
     }
     while (hn > 0) {
         int64_t p = senders[0].id;
         double ts = senders[0].key;
-        hn = heap_pop(senders, hn);
+        Proc *q = &proc[p];
         double tr = INFINITY;
-        if (r->rsize[p] > 0) {
-            tr = fmax(r->recv_ready[p], r->heap[r->recv_ptr[p]].key);
+        if (q->rsize > 0) {
+            tr = fmax(q->recv_ready, heap[q->rptr].key);
         }
         if (ts < tr) { /* SEND (a receive that could start as early wins) */
-            int64_t m = a->order[pos[p]];
-            pos[p] += 1;
-            double k1G = fmax(a->nbytes[m] - 1.0, 0.0) * a->G;
+            int64_t m = a->order[q->pos];
+            q->pos += 1;
+            double k1G = fmax(a->nbytes[m] - 1.0, 0.0) * G;
             a->send_start[m] = ts;
             a->send_seq[m] = seq++;
-            int64_t d = a->dst[m];
-            r->rsize[d] = heap_push(r->heap + r->recv_ptr[d], r->rsize[d], ts + a->o + k1G + a->L, (double)arrivals,
-                                    m);
+            Proc *d = &proc[a->dst[m]];
+            d->rsize = heap_push(heap + d->rptr, d->rsize, ts + o + k1G + L, (double)arrivals, m);
             arrivals += 1;
             double send_gap, recv_gap;
-            gaps_after_send(a->o, a->g, k1G, a->end_origin, &send_gap, &recv_gap);
-            r->next_send[p] = ts + send_gap;
-            r->recv_ready[p] = ts + recv_gap;
-            r->finish[p] = ts + a->o;
+            gaps_after_send(o, a->g, k1G, a->end_origin, &send_gap, &recv_gap);
+            q->next_send = ts + send_gap;
+            q->recv_ready = ts + recv_gap;
+            q->finish = ts + o;
         } else { /* RECEIVE */
-            seq = receive_first(r, p, tr, seq);
+            seq = proc_receive(q, heap, recv_start, recv_seq, tr, seq, o, send_gap_r, recv_gap_r);
         }
-        if (pos[p] < a->send_ptr[p + 1]) {
+        if (q->pos < q->end) {
             double tb = rng ? mt_double(rng) : (double)p;
-            hn = heap_push(senders, hn, r->next_send[p], tb, p);
+            hn = heap_pop(senders, hn);
+            hn = heap_push(senders, hn, q->next_send, tb, p);
+        } else {
+            hn = heap_pop(senders, hn);
+        }
+        if (hn > 0) { /* the next to act: read its line ahead */
+            __builtin_prefetch(&proc[senders[0].id]);
         }
     }
     for (int64_t p = 0; p < P; p++) { /* drain the remaining receives */
-        seq = drain(r, p, seq);
+        Proc *q = &proc[p];
+        while (q->rsize > 0) {
+            seq = proc_receive(q, heap, recv_start, recv_seq, fmax(q->recv_ready, heap[q->rptr].key), seq, o,
+                               send_gap_r, recv_gap_r);
+        }
+        r->next_send[p] = q->next_send;
+        r->recv_ready[p] = q->recv_ready;
+        r->finish[p] = q->finish;
     }
     free(rng);
+    free(raw);
     return seq;
 }
 
@@ -277,18 +328,14 @@ static PyObject *standard(PyObject *self, PyObject *args) {
     gaps_after_receive(o, g, end_origin, &r.send_gap_after_recv, &r.recv_gap_after_recv);
     size_t m1 = (size_t)(M > 0 ? M : 1), p1 = (size_t)(P > 0 ? P : 1);
     r.heap = (Entry *)malloc(m1 * sizeof(Entry));
-    r.rsize = (int64_t *)malloc(p1 * sizeof(int64_t));
-    int64_t *pos = (int64_t *)malloc(p1 * sizeof(int64_t));
     Entry *senders = (Entry *)malloc(p1 * sizeof(Entry));
     int64_t seq = -1;
-    if (r.heap && r.rsize && pos && senders) {
+    if (r.heap && senders) {
         Py_BEGIN_ALLOW_THREADS
-        seq = standard_run(&a, &r, pos, senders);
+        seq = standard_run(&a, &r, senders);
         Py_END_ALLOW_THREADS
     }
     free(r.heap);
-    free(r.rsize);
-    free(pos);
     free(senders);
     release(b, 13);
     if (seq < 0) {
