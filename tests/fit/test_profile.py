@@ -8,6 +8,7 @@ import pytest
 
 from perfcompose.data import Experiment
 from perfcompose.data.experiment import Point, Series
+from perfcompose.errors import FitError
 from perfcompose.fit import PMNFFitter
 from perfcompose.fit.pmnf import Candidate, FitResult
 from perfcompose.fit.profile import fit_profile
@@ -127,3 +128,39 @@ def test_dask_gives_the_models_of_the_process_in_order(monkeypatch):
     assert [r.label for r in got] == [s.label for s in exp.series]
     assert got == want and [r.alternatives for r in got] == [r.alternatives for r in want]
     assert calls[-1] == len(exp.series) and len(calls) > 2
+
+
+def test_forked_processes_give_the_models_of_the_process_in_order(monkeypatch):
+    import perfcompose.fit.profile as profile
+
+    monkeypatch.setattr(profile, "MIN_TASK", 5)   # several chunks over the two processes
+    exp = _profile_2d()
+    calls: list[int] = []
+    got = fit_profile(exp, scheduler="processes", workers=2, progress=lambda label, k, n: calls.append(k))
+    want = fit_profile(exp, workers=1)
+    assert [r.label for r in got] == [s.label for s in exp.series]
+    assert got == want and [r.alternatives for r in got] == [r.alternatives for r in want]
+    assert calls[-1] == len(exp.series) and len(calls) > 3
+
+
+def test_a_large_profile_is_fitted_in_processes_by_default_and_a_small_one_here(monkeypatch):
+    import perfcompose.fit.profile as profile
+
+    used: list[int] = []
+    monkeypatch.setattr(profile, "_in_processes", lambda fitter, params, series, source, workers, step:
+                        used.append(workers) or profile.fit_chunk(fitter, params, series, source))
+    monkeypatch.setattr(profile, "usable_cores", lambda: 2)
+    exp = _profile_1d()
+    fit_profile(exp)
+    assert used == []
+    monkeypatch.setattr(profile, "AUTO_PROCESSES", len(exp.series))
+    fit_profile(exp)
+    fit_profile(exp, workers=1)
+    assert used == [2]
+
+
+def test_an_error_in_a_forked_process_names_the_series():
+    bad = Series("time", tuple(Point((x,), (1.0,)) for x in (2.0, 4.0)), "flat")
+    exp = Experiment(("x",), _profile_1d().series[:3] + (bad,))
+    with pytest.raises(FitError, match="flat/time"):
+        fit_profile(exp, scheduler="processes", workers=2)

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from perfcompose.choices import AGGREGATE_CHOICES
 from perfcompose.data.experiment import Series
 from perfcompose.fit.hypotheses import Factor, factor_values, fit_batch, fit_one_term_lines, split_batch
 from perfcompose.fit.pmnf import (
@@ -26,6 +27,7 @@ from perfcompose.fit.pmnf import (
     _combination_templates,
     _constant_slack,
     _Group,
+    _template_layout,
     _TemplateHypotheses,
 )
 from perfcompose.fit.scaling import falls_rows
@@ -58,7 +60,7 @@ def aggregate_many(fitter: PMNFFitter, series: Sequence[Series]) -> Aggregated:
     if n == 0:
         return Aggregated(y, sigma, done)
     how = fitter.aggregate
-    if how not in ("median", "mean", "min", "max"):
+    if how not in AGGREGATE_CHOICES:
         return Aggregated(y, sigma, done)
     by_reps: dict[int, list[int]] = {}
     arrays: dict[int, np.ndarray] = {}
@@ -231,15 +233,17 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
             parts[r].append(fitter._scored(None, batch, r, np.repeat(sigma[a:b], hr), slack_r))
     cv_rows = {r: [g.batch.cv_of(np.arange(len(g.scores))) for g in parts[r]] for r in sizes}
     out: list[list[_Group]] = [[] for _ in range(S)]
+    layouts = {r: _template_layout((count + 1,) * d, r) for r in sizes}
+    chosen_lists = [c.tolist() for c in chosen]
     for part_no, a in enumerate(range(0, S, step)):
         for s in range(a, min(a + step, S)):
-            per_param = [[None, *(factor_lists[k][i] for i in chosen[k][s].tolist())] for k in range(d)]
+            per_param = [[None, *(factor_lists[k][i] for i in chosen_lists[k][s])] for k in range(d)]
             lo_s = s - a
             for r in sizes:
                 hr = len(by_size[r])
                 g = parts[r][part_no]
                 lo, hi = lo_s * hr, (lo_s + 1) * hr
-                hyps: Any = _TemplateHypotheses(keys, by_size[r], per_param)
+                hyps: Any = _TemplateHypotheses(keys, by_size[r], per_param, layouts[r])
                 part = split_batch(g.batch, lo, hi, r + 1)
                 # cv_of of any rows, computed for the block's rows at once (gathered, as cv_of gathers)
                 part.__dict__["cv_rows"] = cv_rows[r][part_no][lo:hi]

@@ -927,16 +927,29 @@ def _combination_templates(sizes: tuple[int, ...], max_terms: int = 3
 
 
 class _TemplateHypotheses:
-    """The hypotheses of one template group, materialised on demand."""
+    """The hypotheses of one template group, materialised on demand; ``layout`` (the column keys of
+    each row of ``index``, see :func:`_template_layout`) may be given where many groups share it."""
 
-    def __init__(self, keys: list, index: np.ndarray, per_param: list[list[Factor | None]]):
+    def __init__(self, keys: list, index: np.ndarray, per_param: list[list[Factor | None]],
+                 layout: list[tuple[tuple[tuple[int, int], ...], ...]] | None = None):
         self.keys, self.index, self.per_param = keys, index, per_param
+        self.layout = layout
 
     def __len__(self) -> int:
         return len(self.index)
 
     def __getitem__(self, h: int) -> Hypothesis:
-        return tuple(tuple((k, self.per_param[k][ci]) for k, ci in self.keys[c]) for c in self.index[h])
+        pp = self.per_param
+        if self.layout is not None:
+            return tuple(tuple((k, pp[k][ci]) for k, ci in key) for key in self.layout[h])
+        return tuple(tuple((k, pp[k][ci]) for k, ci in self.keys[c]) for c in self.index[h])
+
+
+@lru_cache(maxsize=64)
+def _template_layout(sizes: tuple[int, ...], r: int) -> list[tuple[tuple[tuple[int, int], ...], ...]]:
+    """Per hypothesis of ``r`` terms of :func:`_combination_templates` (``sizes``), the keys of its columns."""
+    keys, by_size = _combination_templates(sizes)
+    return [tuple(keys[c] for c in row) for row in by_size[r].tolist()]
 
 
 def predict(candidate: Candidate, X: np.ndarray) -> np.ndarray:

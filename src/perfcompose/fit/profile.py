@@ -3,8 +3,10 @@
 The series of a profile share their measurement points, so they are fitted in chunks: the
 repetitions of a chunk are aggregated at once and the hypotheses of all its series fitted in one
 batch (:mod:`perfcompose.fit.batched`); each series' model is then chosen by the fitter's own
-rules, so the results are those of ``fitter.fit_series`` on each series. Given a Dask scheduler
-(or ``"local"``), the chunks are spread over its workers.
+rules, so the results are those of ``fitter.fit_series`` on each series. A large profile is
+fitted in as many processes as there are cores, forked from this one (they share the measurements
+and send back their results); given a Dask scheduler (or ``"local"``), the chunks are spread over
+its workers.
 
 >>> from perfcompose.data import Experiment
 >>> e = Experiment.single(["x"], [((x,), (3 + 2 * x,)) for x in (4, 8, 16, 32, 64)])
@@ -16,15 +18,18 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
 from typing import Any
 
 import numpy as np
 
 from perfcompose.data.experiment import Experiment, Series
 from perfcompose.errors import FitError
+from perfcompose.extras import require
+from perfcompose.fit import batched
 from perfcompose.fit.pmnf import FitResult, PMNFFitter
 
-__all__ = ["fit_profile", "fit_chunk"]
+__all__ = ["fit_profile", "fit_chunk", "usable_cores"]
 
 # a progress callback: (what runs now, series done, series in all)
 Progress = Callable[[str, int, int], None]
@@ -33,6 +38,9 @@ Progress = Callable[[str, int, int], None]
 CHUNK = 512
 #: the fewest series a Dask task fits (fewer would not fill a batch)
 MIN_TASK = 64
+#: profiles of at least this many series are fitted in several processes by default, where there
+#: are several cores (a process takes a fraction of a second to start and to return its results)
+AUTO_PROCESSES = 2048
 
 
 def _progress_callback(progress: Any) -> Progress | None:
@@ -53,8 +61,6 @@ def fit_chunk(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[
               step: Callable[[Series], None] | None = None) -> list[FitResult]:
     """``fitter.fit_series(parameters, s, source)`` for every series ``s``, the series measured at
     the same points fitted together; ``step(s)`` hears of each series done."""
-    from perfcompose.fit import batched
-
     by_points: dict[bytes, list[int]] = {}
     coordinates: dict[bytes, np.ndarray] = {}
     for i, s in enumerate(series):
@@ -101,8 +107,6 @@ def _fit_block(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence
     at the noise its points scatter by beyond their repetitions) stops there, and those searches
     are fitted at once for all such series before they are fitted again, up to ``rounds`` times;
     the last round fits what is still missing one series at a time."""
-    from perfcompose.fit import batched
-
     y, sigma = agg.y, agg.sigma
     fitted: dict[int, Fitted] = {}
 
@@ -175,18 +179,24 @@ def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, sch
     """One :class:`FitResult` per series of ``experiment``, in order, the same as ``fitter.fit_series``
     gives for each (default fitter: ``PMNFFitter()``).
 
-    ``scheduler``: None fits in this process; ``"local"`` starts a Dask LocalCluster of
-    ``workers`` processes (default: one per core); any other text is the address of a Dask
-    scheduler (``tcp://host:port``); a ``distributed.Client`` is used as it is. ``progress`` is a
-    ``(label, done, total)`` callback or a rich ``Progress``: it hears of every series done (on
-    Dask, of every chunk).
+    ``scheduler``: None fits in this process, or, for a profile of :data:`AUTO_PROCESSES` series
+    or more, in ``workers`` processes forked from this one (default: one per usable core; 1 keeps
+    it in this process); ``"processes"`` does that whatever the size; ``"local"`` starts a Dask
+    LocalCluster of ``workers`` processes (default: one per core); any other text is the address of
+    a Dask scheduler (``tcp://host:port``); a ``distributed.Client`` is used as it is.
+    ``progress`` is a ``(label, done, total)`` callback or a rich ``Progress``: it hears of every
+    series done (in other processes, of every chunk).
     """
     fitter = PMNFFitter() if fitter is None else fitter
     step = _progress_callback(progress)
     series = experiment.series
     total = len(series)
     params = tuple(experiment.parameters)
-    if scheduler is None:
+    if scheduler is None and total >= AUTO_PROCESSES and (workers or usable_cores()) > 1 and _can_fork():
+        scheduler = "processes"
+    if scheduler == "processes":
+        results = _in_processes(fitter, params, series, experiment.source, workers or usable_cores(), step)
+    elif scheduler is None:
         done = [0]
 
         def tick(s: Series) -> None:
@@ -204,11 +214,64 @@ def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, sch
     return results
 
 
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:   # not on Linux
+        return os.cpu_count() or 1
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+# what the forked processes fit: (fitter, parameters, series, source), set while they run
+_SHARED: tuple[PMNFFitter, tuple[str, ...], Sequence[Series], str] | None = None
+
+
+def _fit_range(bounds: tuple[int, int]) -> list[FitResult]:
+    """The results of the series ``bounds`` (a, b) of the profile being fitted (in a forked process)."""
+    assert _SHARED is not None
+    fitter, params, series, source = _SHARED
+    return fit_chunk(fitter, params, series[bounds[0]:bounds[1]], source)
+
+
+def _in_processes(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[Series], source: str, workers: int,
+                  step: Progress | None) -> list[FitResult]:
+    """The chunks of ``series`` fitted in ``workers`` processes forked from this one (which share
+    the series with it, so only the results travel), results in order; in this process where
+    processes cannot be forked."""
+    import multiprocessing
+
+    global _SHARED
+    if not _can_fork() or workers < 2:
+        return fit_chunk(fitter, params, series, source)
+    size = max(MIN_TASK, min(2 * CHUNK, -(-len(series) // (4 * workers))))
+    bounds = [(a, min(a + size, len(series))) for a in range(0, len(series), size)]
+    results: list[FitResult] = []
+    if step is not None:
+        step("fitting", 0, len(series))
+    _SHARED = (fitter, params, series, source)
+    try:
+        with multiprocessing.get_context("fork").Pool(min(workers, len(bounds))) as pool:
+            for part in pool.imap(_fit_range, bounds):
+                results.extend(part)
+                if step is not None:
+                    step(f"fitted {len(results)} series", len(results), len(series))
+    finally:
+        _SHARED = None
+    return results
+
+
 def _on_dask(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[Series], source: str, scheduler: Any,
              workers: int | None, step: Progress | None) -> list[FitResult]:
     """The chunks of ``series`` fitted on the workers of a Dask cluster, results in order."""
-    from contextlib import ExitStack
-
+    require("dask", "fitting on Dask (--scheduler)")
+    # the one place fitting loads Dask: without a scheduler a profile is fitted here, without it
+    from dask import config as dask_config
     from distributed import Client, as_completed
 
     from perfcompose.runtime.mapreduce.engine import Engine
@@ -218,12 +281,10 @@ def _on_dask(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[Serie
             client = scheduler
             n = max(1, len(client.scheduler_info().get("workers", {})))
         elif scheduler == "local":
-            import dask
-
             n = workers or os.cpu_count() or 1
             # the workers' statistical profiler samples the task's stack every 10 ms: a third more
             # CPU for this Python-heavy work; a cluster started here runs without it
-            stack.enter_context(dask.config.set({"distributed.worker.profile.enabled": False}))
+            stack.enter_context(dask_config.set({"distributed.worker.profile.enabled": False}))
             client = stack.enter_context(Engine(m=n, n=1)).client
         else:
             engine = stack.enter_context(Engine(scheduler=str(scheduler)))
