@@ -177,9 +177,10 @@ def paper_table3(quick: bool = typer.Option(False, "--quick", help="x = 8 and 16
                 "paper err %", "measured here", "papers' op.", "err %", "calibrated", "err %"):
         table.add_column(col, justify="right")
     for r in rows:
-        here = ["-"] * 5 if r.measured is None else [
-            _ms(r.measured), _ms(r.naive), _pct((r.naive - r.measured) / r.measured), _ms(r.calibrated),
-            _pct((r.calibrated - r.measured) / r.measured)]
+        measured, naive, calibrated = r.measured, r.naive, r.calibrated
+        here = ["-"] * 5 if measured is None or naive is None or calibrated is None else [
+            _ms(measured), _ms(naive), _pct((naive - measured) / measured), _ms(calibrated),
+            _pct((calibrated - measured) / measured)]
         table.add_row(f"n = {r.n}", f"{r.paper_monolithic / 1e6:.4g}", f"{r.paper_modular / 1e6:.4g}",
                       f"{r.composed / 1e6:.4g}", f"{r.paper_error:.2f}", *here)
     console.print(table)

@@ -30,11 +30,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from perfcompose.compose.operators import Composer, pipe_model, seq_model
 from perfcompose.compose.terms import Component, Pipe, Seq, Term
 from perfcompose.errors import ModelError
-from perfcompose.model import Model, maximum
+from perfcompose.model import Model, Order, maximum
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def _chain(term: Term) -> list[Component] | None:
 
 def _touches(model: Model, size: str) -> bool:
     order = model.order(size)
-    return order is None or (order.i, order.j) > (0, 0)
+    return order is None or order > Order(Fraction(0), Fraction(0))
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,8 @@ def read(path: Path, text: str | None = None) -> Experiment:
     try:
         doc = json.loads(text, parse_constant=lambda c: float(c))
     except json.JSONDecodeError as exc:
-        lines = text.splitlines()
-        src = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else None
+        text_lines = text.splitlines()
+        src = text_lines[exc.lineno - 1] if 0 < exc.lineno <= len(text_lines) else None
         raise DataFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno,
                               source_line=src) from None
     if not isinstance(doc, dict):

@@ -127,7 +127,7 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
     norms = [np.where(nv == 0, 1.0, nv) for nv in norms]
     V = [v / nv[:, None] for v, nv in zip(V, norms)]
     Q: list[np.ndarray] = []
-    R = [[None] * k for _ in range(k)]
+    R: list[list[np.ndarray]] = [[np.zeros(1)] * k for _ in range(k)]  # upper triangle filled below
     rank_ok = np.ones(H, dtype=bool)
     for c in range(k):
         v = V[c]

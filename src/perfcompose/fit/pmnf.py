@@ -447,8 +447,8 @@ class PMNFFitter(SeriesFitter):
         if isinstance(values, np.ndarray) and values.ndim == 2 and values.shape[1] >= 1:
             v = values.astype(float)
             m = v.mean(axis=1)
-            y = m if self.aggregate == "mean" else {"median": np.median, "min": np.min,
-                                                    "max": np.max}[self.aggregate](v, axis=1)
+            reductions: dict[str, Callable[..., np.ndarray]] = {"median": np.median, "min": np.min, "max": np.max}
+            y = m if self.aggregate == "mean" else reductions[self.aggregate](v, axis=1)
             if v.shape[1] < 2:
                 return y, 0.0
             good = m > 0
@@ -575,7 +575,8 @@ class PMNFFitter(SeriesFitter):
             scores = np.concatenate([groups[0].scores, scored[0].scores])
             return bool(scores.min() + self.plausible >= self._penalty(2))
 
-        one, two = fit_one_and_two_terms(FT, yy, w, *(basis.pairs if pairs else (None, None)), sc, need_pairs)
+        pa, pb = basis.pairs if pairs else (None, None)
+        one, two = fit_one_and_two_terms(FT, yy, w, pa, pb, sc, need_pairs)
         groups.append(scored[-1] if scored else self._scored(basis.one_term, one, 1, sigma, slack))
         if two is not None:
             groups.append(self._scored(basis.two_term, two, 2, sigma, slack2))
@@ -713,8 +714,9 @@ class PMNFFitter(SeriesFitter):
         d = X.shape[1]
         lined = [True] * d if lined is None else list(lined)
         count = _candidates_within(self.candidates_per_parameter, sum(lined), MAX_COMBINATIONS)
-        per_param = [self._parameter_candidates(X, y, sigma, k, count, scattered) if ok else [None]
-                     for k, ok in enumerate(lined)]
+        per_param: list[list[Factor | None]] = [
+            self._parameter_candidates(X, y, sigma, k, count, scattered) if ok else [None]
+            for k, ok in enumerate(lined)]
         rows = np.vstack([X, far[None, :]])
         yy = np.append(y, 0.0)
         w, sc = self._weights(y, X)

@@ -16,6 +16,7 @@ them. docs/uncertainty.md gives the coverage measured with this method.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,9 @@ def basis(model: Model) -> tuple[Model, ...] | None:
 
 
 def _aggregate(values: np.ndarray, how: str) -> np.ndarray:
-    return {"median": np.median, "mean": np.mean, "min": np.min, "max": np.max}[how](values, axis=-1)
+    reductions: dict[str, Callable[..., np.ndarray]] = {"median": np.median, "mean": np.mean, "min": np.min,
+                                                        "max": np.max}
+    return reductions[how](values, axis=-1)
 
 
 def bootstrap(model: Model, data: Experiment | Series, *, resamples: int = RESAMPLES, seed: int = 0,

@@ -128,7 +128,7 @@ def _setup(op: str) -> Callable[..., tuple]:
     return setup
 
 
-_RUN = {"Op1": op1, "Op2": op2, "Op3": op3, "Op4": op4}
+_RUN: dict[str, Callable[..., None]] = {"Op1": op1, "Op2": op2, "Op3": op3, "Op4": op4}
 
 
 def time_operations(block_sizes: Sequence[int] = BLOCK_SIZES, *, reps: int = 5, min_time: float = 2e-3,
