@@ -41,6 +41,10 @@ from perfcompose.errors import ModelError
 #: a chain whose copies beside each other take at least this share of the pool's width longer
 #: runs them one at a time (a lock): 2 copies at >= 1.6x their call alone
 LOCKED = 0.8
+#: two copies of a chain that together keep at most this many times the cores busy (or wait for
+#: them) that the chain alone does take turns at a lock: a measure that other programs on the
+#: machine leave alone, since a thread waiting for a core counts as much as one running
+TURNS = 1.5
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,9 @@ class InContext:
     #: per pool width n, what n workers taking elements from one queue add to each element:
     #: ``n T[tpool_n(nop)] - T[nop]``
     queue: Mapping[int, np.ndarray] = field(default_factory=dict)
+    #: two copies of a chain side by side: the cores their threads kept busy or waited for, over
+    #: the chain's alone (2 where they run in parallel, 1 where they take turns)
+    concurrency: Mapping[Stage, np.ndarray] = field(default_factory=dict)
 
     def part(self, name: str, first: bool) -> np.ndarray:
         table = self.executor if first else self.hot
@@ -74,9 +81,17 @@ class InContext:
     def factor(self, a: Stage, b: Stage) -> np.ndarray | float:
         return self.slowdown.get((a, b), 1.0)
 
+    def locked(self, a: Stage) -> bool:
+        """Whether copies of chain ``a`` run one at a time (:func:`locked`)."""
+        return locked(self.factor(a, a), 2, self.concurrency.get(a))
 
-def locked(slowdown: np.ndarray | float, width: int = 2) -> bool:
-    """Whether ``width`` copies of a chain with this self co-run slowdown run one at a time."""
+
+def locked(slowdown: np.ndarray | float, width: int = 2, concurrency: np.ndarray | None = None) -> bool:
+    """Whether ``width`` copies of a chain run one at a time: by the cores two copies kept busy
+    together (:data:`TURNS`) where that was measured, else by their self co-run slowdown, which
+    other programs on the machine lower (a copy that loses its core leaves the lock to the other)."""
+    if concurrency is not None and np.isfinite(np.median(np.asarray(concurrency))):
+        return bool(np.median(np.asarray(concurrency)) <= TURNS)
     return bool(np.median(np.asarray(slowdown)) >= LOCKED * width)
 
 
@@ -96,7 +111,10 @@ def predict(term: Term, m: InContext) -> np.ndarray:
         if body is None or term.threads == 1:
             return inner / term.threads
         queue = m.queue.get(term.threads, 0.0)
-        return (inner * np.maximum(m.factor(Stage(body), Stage(body)), 1.0) + queue) / term.threads
+        factor = np.maximum(m.factor(Stage(body), Stage(body)), 1.0)
+        if m.locked(Stage(body)):
+            factor = np.maximum(factor, term.threads)  # one copy at a time
+        return (inner * factor + queue) / term.threads
     if isinstance(term, Pipe):
         return _pipe(term, m)
     if isinstance(term, Seq):

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from perfcompose.bench.runner import Failure, Target, _Failed
-from perfcompose.runtime.executor import DISTURBED_SHARE, _pin, runqueue_wait_ns
+from perfcompose.runtime.executor import DISTURBED_SHARE, _pin, cpu_demand_ns, runqueue_wait_ns
 
 Chain = Sequence[Callable[[Any], Any]]
 
@@ -38,13 +38,16 @@ MAX_INPUTS = 64
 class CoRun:
     """The calls of each chain [s] that ran while every chain was running, each chain's period
     over them (their span over their number: a call that waits for a lock counts its wait, a
-    run of calls that holds it counts its pace), and the share of that window the threads lost
-    to other programs."""
+    run of calls that holds it counts its pace), the share of that window the threads lost
+    to other programs, and their concurrency: the cores the chains' threads kept busy or waited
+    for, summed over the threads (k for k chains that run in parallel, 1 for chains that take
+    turns at one lock, whatever other programs take; NaN where the system does not say)."""
 
     calls: tuple[np.ndarray, ...]
     periods: tuple[float, ...]
     window: float
     lost: float
+    concurrency: float = float("nan")
 
     @property
     def disturbed(self) -> bool:
@@ -75,6 +78,7 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
     lock = threading.Lock()
     stamps: list[list[tuple[int, int]]] = [[] for _ in range(k)]
     waits: list[int] = [0] * k
+    demand: list[float] = [float("nan")] * k
     errors: list[BaseException] = []
 
     results: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -95,7 +99,7 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
         n, wanted = len(mine), (calls[i] if calls is not None else len(mine))
         try:
             barrier.wait()
-            w0 = runqueue_wait_ns()
+            w0, d0, s0 = runqueue_wait_ns(), cpu_demand_ns(), perf()
             done = 0
             while not stop.is_set():
                 element = mine[done % n]
@@ -108,8 +112,10 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
                         through[0] += 1
                         if through[0] == k:
                             stop.set()
-            w1 = runqueue_wait_ns()
+            w1, d1, s1 = runqueue_wait_ns(), cpu_demand_ns(), perf()
             waits[i] = (w1 - w0) if w0 is not None and w1 is not None else 0
+            if d0 is not None and d1 is not None and s1 > s0:
+                demand[i] = (d1 - d0) / (s1 - s0)
         except BaseException as exc:  # reported to the caller below
             errors.append(exc)
             stop.set()
@@ -133,7 +139,7 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
     window = max(end - begin, 1) * 1e-9
     # a worker waits for the collecting thread at most as long as that one ran: not other work
     lost = max(max(waits) - collector_cpu[0], 0) * 1e-9 / window
-    return CoRun(durations, periods, window, min(lost, 1.0))
+    return CoRun(durations, periods, window, min(lost, 1.0), float(sum(demand)))
 
 
 @dataclass
@@ -141,11 +147,14 @@ class CoRunTarget(Target):
     """Times chain ``sides[i][0]`` beside the others of ``sides[i]`` (alone when there are none)
     on elements of size x made by ``makers[i][j]``, and returns its period [s] (:class:`CoRun`): the point's
     ``term`` index minus ``offset`` picks ``i``. A run that lost more than ``DISTURBED_SHARE`` of
-    its window to other programs is taken again up to ``retries`` times."""
+    its window to other programs is taken again up to ``retries`` times. The indices after the
+    sides' stand for the co-runs named in ``concurrent``, in turn: their value is the run's
+    :attr:`CoRun.concurrency` instead of its period."""
 
     sides: Sequence[Sequence[Chain]]
     makers: Sequence[Sequence[Callable[[float], Any]]]
     offset: int = 0
+    concurrent: Sequence[int] = ()
     #: the window lasts at least this long [s]: the inputs grow where calls are short
     min_time: float = 0.05
     count: int = 12
@@ -177,7 +186,11 @@ class CoRunTarget(Target):
 
     def measure(self, point: Mapping[str, float]) -> float:
         i = int(point.get("term", self.offset)) - self.offset
-        x = point[self.size]
+        if i >= len(self.sides):
+            return self._measure(self.concurrent[i - len(self.sides)], point[self.size], True)
+        return self._measure(i, point[self.size], False)
+
+    def _measure(self, i: int, x: float, concurrency: bool) -> float:
         sides = [0] if self.apart(i, x) else list(range(len(self.sides[i])))
         counts = self._count.get((i, x), [self.count] * len(self.sides[i]))
         best: CoRun | None = None
@@ -200,6 +213,8 @@ class CoRunTarget(Target):
         if best.disturbed:
             self.kept_disturbed += 1
         self.wait_share[(i, x)] = max(self.wait_share.get((i, x), 0.0), best.lost)
+        if concurrency:
+            return best.concurrency
         same = len(sides) > 1 and all(list(c) == list(self.sides[i][0]) for c in self.sides[i])
         # copies of one chain: their mean period (which copy held a lock longer is chance)
         period = float(np.mean(best.periods)) if same else best.periods[0]

@@ -189,6 +189,14 @@ def runqueue_wait_ns() -> int | None:
         return None
 
 
+def cpu_demand_ns() -> int | None:
+    """Nanoseconds the calling thread has run on a core (its CPU clock) or waited, ready, for one
+    (:func:`runqueue_wait_ns`), or None where the kernel does not say. What is left of the wall
+    time is time the thread could not run at all: blocked on a lock, a queue or I/O."""
+    wait = runqueue_wait_ns()
+    return None if wait is None else time.thread_time_ns() + wait
+
+
 def _pin(cpu: int | None) -> None:
     """Keep the calling thread (or process) on one core, where the system allows it."""
     if cpu is not None and hasattr(os, "sched_setaffinity"):

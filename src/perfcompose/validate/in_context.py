@@ -28,13 +28,13 @@ from perfcompose.compose.context import (
     prepared,
     side_by_side,
 )
-from perfcompose.compose.interference import InContext, locked, predict
+from perfcompose.compose.interference import InContext, predict
 from perfcompose.compose.terms import Component, Pipe, Seq, Term, TPool
 from perfcompose.runtime.corun import CoRunTarget
 from perfcompose.runtime.target import TermTarget
 
-#: a part's time in context differs from its time on fresh input when the ratio is beyond this
-#: or beyond three times the spread of its rounds, whichever is larger
+#: a part's time in context differs from its time on fresh input when the ratio is beyond
+#: 1 + this, or its logarithm beyond three times the spread of its rounds, whichever is larger
 NOTABLE = 0.05
 
 
@@ -44,6 +44,10 @@ def hot_name(part: str) -> str:
 
 def corun_name(a: Stage, b: Stage | None) -> str:
     return f"corun:{a}|{b}" if b is not None else f"solo:{a}"
+
+
+def concurrency_name(a: Stage, b: Stage | None) -> str:
+    return f"cores:{a}|{b}" if b is not None else f"cores:{a}"
 
 
 def chain_term(stage: Stage) -> Term:
@@ -187,7 +191,12 @@ def round_entries(plan: ContextPlan, stream: Sequence[Term], functions: Mapping[
         sides.append([[functions[base_name(p)] for p in s.parts] for s in stages])
         feeds.append([prepared(make, functions, s.parts[0]) for s in stages])
         names.append(corun_name(a, b))
-    corun = CoRunTarget(sides, feeds, offset=len(stream) + len(hot), retries=retries)
+    # the cores two copies of a chain keep busy, and the chain alone: a lock is where they are the same
+    concurrent = [(i, runs.index((a, None))) for i, (a, b) in enumerate(runs) if a == b]
+    for i, _ in concurrent:
+        names.extend([concurrency_name(runs[i][0], runs[i][0]), concurrency_name(runs[i][0], None)])
+    corun = CoRunTarget(sides, feeds, offset=len(stream) + len(hot),
+                        concurrent=[k for pair in concurrent for k in pair], retries=retries)
     return names, hot, corun
 
 
@@ -214,7 +223,10 @@ def measured(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callab
     floor = ns("pipe(touch, touch)") if has("pipe(touch, touch)") else None
     queue = {n: np.maximum(n * ns(str(queue_probe(n))) - ns("nop"), 0.0) for n in plan.widths
              if has(str(queue_probe(n))) and has("nop")}
-    return InContext(executor, hot, slowdown, floor, feeding, fed, queue)
+    copies = [a for a, b in plan.pairs if a == b and has(concurrency_name(a, a)) and has(concurrency_name(a, None))]
+    concurrency = {a: reduce(matrix(concurrency_name(a, a))) / np.maximum(reduce(matrix(concurrency_name(a, None))),
+                                                                          1e-9) for a in copies}
+    return InContext(executor, hot, slowdown, floor, feeding, fed, queue, concurrency)
 
 
 @dataclass(frozen=True)
@@ -267,7 +279,9 @@ def context_effects(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has:
         ratio = reduce(a) / reduce(b)
         spread = max(_spread(a), _spread(b))
         k = int(np.argmax(np.abs(np.log(ratio))))
-        if abs(ratio[k] - 1) > max(NOTABLE, 3 * spread):
+        # on a log scale, so that a part five times faster in context is as plain as one five
+        # times slower: 1 - ratio never exceeds 1, however far the ratio falls
+        if abs(np.log(ratio[k])) > max(np.log1p(NOTABLE), 3 * spread):
             out.append(ContextEffect(p, float(ratio[k]), float(xs[k])))
     return out
 
@@ -288,7 +302,7 @@ def slowdowns(m: InContext) -> list[Slowdown]:
         ta, tb = predict(chain_term(a), m), predict(chain_term(b), m)
         share = float(np.median(np.minimum(tb / np.maximum(ta, 1e-12), 1.0)))
         out.append(Slowdown(str(a), str(b), float(np.median(values)), float(values.min()), float(values.max()),
-                            a == b and locked(values), share))
+                            a == b and m.locked(a), share))
     return out
 
 
@@ -328,7 +342,7 @@ def process_options(plan: ContextPlan, m: InContext, predicted: Mapping[str, np.
         if not (isinstance(term, TPool) and isinstance(term.threads, int) and term.threads > 1):
             continue
         body = chain(term.body)
-        if body is None or not locked(m.factor(Stage(body), Stage(body)), 2):
+        if body is None or not m.locked(Stage(body)):
             continue
         trips = []
         for x in xs:
