@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, cast
 
 import numpy as np
 
@@ -943,7 +943,8 @@ class _TemplateHypotheses:
     def __getitem__(self, h: int) -> Hypothesis:
         pp = self.per_param
         if self.layout is not None:
-            return tuple(tuple((k, pp[k][ci]) for k, ci in key) for key in self.layout[h])
+            # a column's candidates are never candidate 0 (absent, None)
+            return cast(Hypothesis, tuple(tuple((k, pp[k][ci]) for k, ci in key) for key in self.layout[h]))
         return tuple(tuple((k, pp[k][ci]) for k, ci in self.keys[c]) for c in self.index[h])
 
 
