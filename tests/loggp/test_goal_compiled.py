@@ -33,7 +33,7 @@ def _program(seed: int, P: int = 7, M: int = 60) -> Program:
 
 def _both(text: str) -> tuple[dict | None, dict | None]:
     data = text.encode()
-    return read_goal_compiled(io.BytesIO(data).read), read_goal_arrays(io.BytesIO(data).read)
+    return read_goal_compiled(io.BytesIO(data).read, len(data)), read_goal_arrays(io.BytesIO(data).read)
 
 
 def _assert_same(c: dict, a: dict) -> None:

@@ -45,7 +45,9 @@ def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None,
         check_simulation(sched.num_ranks, int((sched.kind == SEND).sum()), 1, semantics="loggopsim",
                          timelines=json_out or timeline is not None)
         step("simulating")
-        res = simulate_goal(sched, params, O=O, S=rendezvous, path=program)
+        # the operations' times only where they are shown (the table needs the finish times)
+        res = simulate_goal(sched, params, O=O, S=rendezvous, path=program,
+                            timelines=bool(json_out) or timeline is not None)
         step(None)
     if to_goal is not None:
         write_goal(sched, to_goal)

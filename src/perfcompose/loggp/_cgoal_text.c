@@ -101,7 +101,7 @@ typedef struct {
     int32_t *dep_a, *dep_b, *dep_block;
     int8_t *dep_how;
     int64_t *rank;
-    Py_ssize_t cap, n_ops, n_deps, n_ranks;
+    Py_ssize_t cap_ops, cap_deps, cap_ranks, n_ops, n_deps, n_ranks;
 } Out;
 
 /* one line's tokens; -1 for a byte outside the grammar's or a word over 16 bytes */
@@ -206,7 +206,7 @@ static int read_line(const Token *t, int n, int32_t line, State *st, Out *o) {
         }
         if (n == 3 && is(&t[0], "rank") && t[2].type == T_OPEN) {
             int64_t r = number(&t[1], 0);
-            if (st->num_ranks < 0 || r < 0 || r >= st->num_ranks || o->n_ranks >= o->cap) {
+            if (st->num_ranks < 0 || r < 0 || r >= st->num_ranks || o->n_ranks >= o->cap_ranks) {
                 return -1;
             }
             o->rank[o->n_ranks++] = r;
@@ -220,7 +220,7 @@ static int read_line(const Token *t, int n, int32_t line, State *st, Out *o) {
         st->depth = 0;
         return 0;
     }
-    if (o->n_ops >= o->cap || o->n_deps >= o->cap) {
+    if (o->n_ops >= o->cap_ops || o->n_deps >= o->cap_deps) {
         return -1;
     }
     if (n == 3 && (is(&t[1], "requires") || is(&t[1], "irequires"))) {
@@ -245,10 +245,10 @@ static int read_line(const Token *t, int n, int32_t line, State *st, Out *o) {
 static const char read_block_doc[] =
     "read_block(data, first_line, depth, num_ranks, blocks, letter, kind, size, peer, tag, cpu, nic, line, block, "
     "label, dep_a, dep_b, dep_how, dep_block, rank)\n\n"
-    "Read a block of whole lines of GOAL text into the columns (each with room for as many entries as the block "
-    "has lines); the state (depth, num_ranks, blocks, letter) carries over from the block before. Returns "
-    "(operations, dependencies, ranks, depth, num_ranks, blocks, letter), or None where the text is not of the "
-    "form read here.";
+    "Read a block of whole lines of GOAL text into the columns, from their first entry; the state (depth, "
+    "num_ranks, blocks, letter) carries over from the block before. Returns (operations, dependencies, ranks, "
+    "depth, num_ranks, blocks, letter), or None where the text is not of the form read here or the columns "
+    "have no room for it.";
 
 static PyObject *read_block(PyObject *self, PyObject *args) {
     (void)self;
@@ -262,24 +262,25 @@ static PyObject *read_block(PyObject *self, PyObject *args) {
         return NULL;
     }
     const char *p = (const char *)data.buf, *end = p + data.len;
-    Py_ssize_t cap = 0;
-    for (const char *q = p; (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++) {
-        cap++;
-    }
     static const char kinds[14] = {'b', 'd', 'i', 'q', 'i', 'i', 'i', 'i', 'i', 'i', 'i', 'b', 'i', 'q'};
     static const char *names[14] = {"kind", "size", "peer", "tag", "cpu", "nic", "line", "block", "label",
                                     "dep_a", "dep_b", "dep_how", "dep_block", "rank"};
     Buf b[14];
     memset(b, 0, sizeof(b));
     PyObject *result = NULL;
+    /* the room of each group of columns: the shortest column of the group */
+    Py_ssize_t room[3] = {PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX};
     for (int i = 0; i < 14; i++) {
-        if (get_buf(ob[i], &b[i], kinds[i], cap, 1, names[i]) < 0) {
+        if (get_buf(ob[i], &b[i], kinds[i], 0, 1, names[i]) < 0) {
             goto done;
         }
+        int group = i < 9 ? 0 : i < 13 ? 1 : 2;
+        Py_ssize_t items = b[i].view.len / b[i].view.itemsize;
+        room[group] = items < room[group] ? items : room[group];
     }
     Out o = {(int8_t *)b[0].view.buf, F64(b[1]), I32(b[2]), I64(b[3]), I32(b[4]), I32(b[5]), I32(b[6]),
              I32(b[7]), I32(b[8]), I32(b[9]), I32(b[10]), I32(b[12]), (int8_t *)b[11].view.buf, I64(b[13]),
-             cap, 0, 0, 0};
+             room[0], room[1], room[2], 0, 0, 0};
     State st = {depth, num_ranks, blocks, letter};
     int32_t line = (int32_t)first_line;
     int bad = 0;

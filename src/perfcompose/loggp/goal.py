@@ -317,7 +317,7 @@ def parse_goal(text: str, path: str | Path = "<goal>") -> GoalSchedule:
 
     data = text.encode()
     _estimate(len(data), "the schedule")
-    cols = read_goal_compiled(io.BytesIO(data).read) or read_goal_arrays(io.BytesIO(data).read)
+    cols = read_goal_compiled(io.BytesIO(data).read, len(data)) or read_goal_arrays(io.BytesIO(data).read)
     if cols is not None:
         return _from_arrays(cols, lambda: _parse_lines(text, path).labels)  # type: ignore[arg-type, return-value]
     return _parse_lines(text, path)
@@ -350,9 +350,10 @@ def read_goal(path: Path | str) -> GoalSchedule:
     from perfcompose.loggp.goal_compiled import read_goal_compiled
 
     try:
-        _estimate(Path(path).stat().st_size, f"the schedule {path}")
+        size = Path(path).stat().st_size
+        _estimate(size, f"the schedule {path}")
         with open(path, "rb") as fh:
-            cols = read_goal_compiled(fh.read)
+            cols = read_goal_compiled(fh.read, size)
         if cols is None:
             with open(path, "rb") as fh:
                 cols = read_goal_arrays(fh.read)

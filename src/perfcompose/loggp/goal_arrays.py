@@ -374,6 +374,18 @@ def _resolve(lab: np.ndarray, block: np.ndarray, num_ref: np.ndarray, dep_block:
     return np.flatnonzero(named)[order][pos]
 
 
+def _labelled_in_order(lab: np.ndarray, block: np.ndarray, block_start: np.ndarray) -> bool:
+    """Whether every operation's label number is its place in its block (``l0``, ``l1``, ...),
+    checked a million operations at a time (the temporaries stay small)."""
+    step = 1 << 20
+    for lo in range(0, lab.shape[0], step):
+        hi = min(lo + step, lab.shape[0])
+        place = np.arange(lo, hi, dtype=block_start.dtype) - block_start[block[lo:hi]]
+        if not (lab[lo:hi] == place).all():
+            return False
+    return True
+
+
 def assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None:
     """The schedule's columns from those read block by block: operations in rank order and
     dependencies as operation indices; None where a rank, peer or label is out of place (the
@@ -396,14 +408,16 @@ def assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None:
     nb_ops = np.bincount(block, minlength=nb) if nb else np.zeros(0, np.int64)
     block_start = np.zeros(nb + 1, np.int64)
     np.cumsum(nb_ops, out=block_start[1:])
-    if n and (lab == np.arange(n) - block_start[block]).all():
+    index = np.int32 if n < 2 ** 31 - 1 else np.int64  # operation numbers (and their temporaries)
+    if n and _labelled_in_order(lab, block, block_start.astype(index)):
         # every operation labelled with its place in its block (l0, l1, ...): no search
-        room = nb_ops[dep_block]
+        room = nb_ops.astype(index)[dep_block]
         if dep_a.size and ((dep_a >= room).any() or (dep_b >= room).any()):
             return None
-        first = block_start[dep_block]
-        a_op, b_op = first + dep_a, first + dep_b
-        del first, room
+        del room
+        first = block_start.astype(index)[dep_block]
+        a_op, b_op = first + dep_a.astype(index, copy=False), first + dep_b.astype(index, copy=False)
+        del first
     else:
         ref_op = _resolve(lab, block, np.concatenate((dep_a, dep_b)), np.concatenate((dep_block, dep_block)))
         if ref_op is None:
@@ -415,10 +429,9 @@ def assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None:
     by_rank[ranks] = nb_ops
     op_ptr = np.zeros(num_ranks + 1, np.int64)
     np.cumsum(by_rank, out=op_ptr[1:])
-    index = np.int32 if n < 2 ** 31 - 1 else np.int64
     if (np.diff(ranks) >= 0).all():  # blocks in rank order: an operation's place is its index
         perm = None
-        a_op, b_op = a_op.astype(index), b_op.astype(index)
+        a_op, b_op = a_op.astype(index, copy=False), b_op.astype(index, copy=False)
     else:
         first_of_block = op_ptr[:-1][ranks]
         where = (first_of_block[block] + (np.arange(n) - block_start[block])).astype(index)
@@ -431,9 +444,12 @@ def assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None:
         return a if perm is None else a[perm]
 
     how = c["dep_how"]
+    if how.any():
+        req_a, req_b, ireq_a, ireq_b = a_op[how == 0], b_op[how == 0], a_op[how == 1], b_op[how == 1]
+    else:  # requires only (as perfcompose writes): the pairs as they are
+        req_a, req_b, ireq_a, ireq_b = a_op, b_op, a_op[:0], b_op[:0]
     tag_t = np.int32 if tag.size == 0 or (tag.max() < 2 ** 31 and tag.min() >= -1) else np.int64
     return {"num_ranks": num_ranks, "op_ptr": op_ptr, "kind": placed(kind), "size": placed(c["size"]),
-            "peer": placed(peer).astype(np.int32), "tag": placed(tag).astype(tag_t),
-            "cpu": placed(c["cpu"]).astype(np.int32), "nic": placed(c["nic"]).astype(np.int32),
-            "req_a": a_op[how == 0], "req_b": b_op[how == 0],
-            "ireq_a": a_op[how == 1], "ireq_b": b_op[how == 1], "lines": placed(c["line"])}
+            "peer": placed(peer).astype(np.int32, copy=False), "tag": placed(tag).astype(tag_t, copy=False),
+            "cpu": placed(c["cpu"]).astype(np.int32, copy=False), "nic": placed(c["nic"]).astype(np.int32, copy=False),
+            "req_a": req_a, "req_b": req_b, "ireq_a": ireq_a, "ireq_b": ireq_b, "lines": placed(c["line"])}
