@@ -59,18 +59,25 @@ run_sweep(target, {"x": tuple(range(1, 41))}, reps=1, warmup=0, checkpoint=Path(
 """
 
 
-def test_a_sweep_killed_with_sigkill_resumes_and_measures_every_point_exactly_once(tmp_path):
+def _killed_sweep(tmp_path: Path, source: str, lines: int) -> tuple[Path, Path]:
+    """Run the sweep script ``source`` and kill it (SIGKILL) once its checkpoint holds ``lines``
+    lines (or after a minute); the script and its checkpoint, to resume."""
     ckpt = tmp_path / "sweep.jsonl"
     script = tmp_path / "sweep.py"
-    script.write_text(SWEEP)
+    script.write_text(source)
     proc = subprocess.Popen([sys.executable, str(script), str(ckpt)])
     deadline = time.time() + 60
     while time.time() < deadline:
-        if ckpt.exists() and ckpt.read_text().count("\n") >= 8:
+        if ckpt.exists() and ckpt.read_text().count("\n") >= lines:
             break
         time.sleep(0.02)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+    return script, ckpt
+
+
+def test_a_sweep_killed_with_sigkill_resumes_and_measures_every_point_exactly_once(tmp_path):
+    script, ckpt = _killed_sweep(tmp_path, SWEEP, 8)
     before = [json.loads(ln) for ln in ckpt.read_text().splitlines()[1:]]
     assert 0 < len(before) < 40
     with ckpt.open("a") as f:  # a write torn by the kill
@@ -106,17 +113,7 @@ SWEEP_ROUNDS = SWEEP.replace("reps=1, warmup=0,", "reps=1, warmup=0, rounds=3,")
 
 
 def test_a_sweep_of_several_rounds_killed_resumes_with_each_round_of_each_point_once(tmp_path):
-    ckpt = tmp_path / "sweep.jsonl"
-    script = tmp_path / "sweep.py"
-    script.write_text(SWEEP_ROUNDS)
-    proc = subprocess.Popen([sys.executable, str(script), str(ckpt)])
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if ckpt.exists() and ckpt.read_text().count("\n") >= 14:
-            break
-        time.sleep(0.02)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    script, ckpt = _killed_sweep(tmp_path, SWEEP_ROUNDS, 14)
     before = ckpt.read_text().splitlines()[1:]
     assert 10 < len(before) < 30
     subprocess.run([sys.executable, str(script), str(ckpt)], check=True, timeout=120)

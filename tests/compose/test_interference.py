@@ -31,26 +31,19 @@ def test_a_pool_of_a_locked_chain_runs_no_faster_than_one_worker():
     assert locked(2.0) and not locked(1.1)
 
 
-def test_pipe_stages_that_do_not_meet_take_the_slower_stage():
-    a, b = Stage(("a",)), Stage(("b@a",))
-    m = InContext({"a": np.array([4.0]), "b@a": np.array([10.0])},
-                  slowdown={(a, b): np.array([1.0]), (b, a): np.array([1.0])})
-    assert _at("pipe(a, b)", m) == pytest.approx(10.0)
-
-
-def test_pipe_stages_that_both_hold_one_lock_take_their_sum():
-    a, b = Stage(("a",)), Stage(("b@a",))
-    m = InContext({"a": np.array([4.0]), "b@a": np.array([10.0])},
-                  slowdown={(a, b): np.array([2.0]), (b, a): np.array([2.0])})
-    assert _at("pipe(a, b)", m) == pytest.approx(14.0)
-
-
-def test_pipe_bottleneck_is_slowed_for_the_share_of_the_time_the_other_stage_runs():
-    a, b = Stage(("a",)), Stage(("b@a",))
-    m = InContext({"a": np.array([5.0]), "b@a": np.array([10.0])},
-                  slowdown={(a, b): np.array([1.2]), (b, a): np.array([1.25])})
+@pytest.mark.parametrize("time_a, time_b, a_beside_b, b_beside_a, expected", [
+    pytest.param(4.0, 10.0, 1.0, 1.0, 10.0, id="stages that do not meet take the slower stage"),
+    pytest.param(4.0, 10.0, 2.0, 2.0, 14.0, id="stages that both hold one lock take their sum"),
     # P_b = 10 + 5 * 1.2 * (1 - 1 / 1.25) = 11.2; P_a = 5 + 10 * 1.25 * (1 - 1 / 1.2) < P_b
-    assert _at("pipe(a, b)", m) == pytest.approx(11.2)
+    pytest.param(5.0, 10.0, 1.2, 1.25, 11.2,
+                 id="the bottleneck is slowed for the share of the time the other stage runs"),
+])
+def test_a_pipe_of_two_stages_in_context(time_a, time_b, a_beside_b, b_beside_a, expected):
+    """``a_beside_b``: the co-run slowdown of stage a while b runs, ``b_beside_a`` the other way."""
+    a, b = Stage(("a",)), Stage(("b@a",))
+    m = InContext({"a": np.array([time_a]), "b@a": np.array([time_b])},
+                  slowdown={(a, b): np.array([a_beside_b]), (b, a): np.array([b_beside_a])})
+    assert _at("pipe(a, b)", m) == pytest.approx(expected)
 
 
 def test_members_compose_row_by_row():

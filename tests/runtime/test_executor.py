@@ -207,10 +207,7 @@ def test_a_component_without_a_function_is_named():
         run_term(parse_term("pipe(inc, qsort)"), _elements(4), {"inc": inc})
 
 
-def test_a_run_says_how_long_its_workers_waited_for_a_core():
-    import subprocess
-    import sys
-
+def test_a_run_says_how_long_its_workers_waited_for_a_core(busy_machine):
     def spin(a):
         t = time.thread_time()
         while time.thread_time() - t < 0.002:
@@ -223,14 +220,8 @@ def test_a_run_says_how_long_its_workers_waited_for_a_core():
         pytest.skip("the kernel does not report runqueue waits")
     assert r.runqueue_wait >= 0
     # more busy processes than cores: the workers have to wait for a core
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2 * (os.cpu_count() or 1))]
-    try:
-        time.sleep(0.2)
+    with busy_machine():
         busy = run_term("pipe(spin, spin)", stream, {"spin": spin}, keep_outputs=False)
-    finally:
-        for h in hogs:
-            h.kill()
-            h.wait()
     assert busy.disturbed and busy.runqueue_wait > 0.02 * busy.makespan
 
 
