@@ -224,8 +224,10 @@ def huge(args: argparse.Namespace) -> None:
             print(f"| {mode:9} | the run failed (exit {done.returncode}): {done.stdout.strip()[-200:]}")
             continue
         r = json.loads(done.stdout.strip().splitlines()[-1])
+        if "refused" in r:
+            print(f"| {mode:9} | refused before the run: {' '.join(r['refused'].split())}")
+            continue
         pair = functools.partial(_wall_cpu, r)
-
         within = f"{'yes' if r['wall'] <= HUGE_SECONDS else 'NO'} / {'yes' if r['cpu'] <= HUGE_SECONDS else 'NO'}"
         print(f"| {mode:9} | {r['estimate'] / 1e9:>8.2f} | {pair('generate'):>15} | {pair('build'):>15} | "
               f"{pair('simulate'):>15} | {pair(''):>15} | {r['peak'] / 1e9:>7.2f} | "
@@ -268,7 +270,12 @@ def main() -> None:
         if args.procs == 4096 and args.messages == 1_000_000:  # the defaults of the rate table
             args.procs, args.messages = HUGE_P, HUGE_M
         if args.huge_run:
-            print(json.dumps(huge_run(args.huge_run, args.procs, args.messages)))
+            from perfcompose.errors import PerfcomposeError
+
+            try:
+                print(json.dumps(huge_run(args.huge_run, args.procs, args.messages)))
+            except PerfcomposeError as e:  # refused by the memory estimate: said in the table
+                print(json.dumps({"refused": str(e)}))
         else:
             huge(args)
         return
