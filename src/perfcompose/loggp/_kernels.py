@@ -19,10 +19,10 @@ __all__ = ["heap_push", "heap_replace_top", "heap_pop", "gaps_after_receive", "g
 
 
 @njit(cache=True, inline="always")
-def heap_push(h, base, n, key, tb, ident):  # pragma: no cover - compiled
-    """Add (key, tb, ident) to the heap of ``n`` entries from entry ``base`` of ``h`` (three float64
-    an entry); smallest key first, then tie-break. Returns the new size."""
-    i = n
+def _rise(h, base, i, key, tb, ident):  # pragma: no cover - compiled
+    """Put (key, tb, ident) into the hole at entry ``i`` of the heap from entry ``base`` of ``h``,
+    first moving down into the hole each parent that the entry comes before (smaller key, then
+    smaller tie-break)."""
     while i > 0:
         parent = (i - 1) >> 1
         q = 3 * (base + parent)
@@ -38,6 +38,13 @@ def heap_push(h, base, n, key, tb, ident):  # pragma: no cover - compiled
     h[j] = key
     h[j + 1] = tb
     h[j + 2] = ident
+
+
+@njit(cache=True, inline="always")
+def heap_push(h, base, n, key, tb, ident):  # pragma: no cover - compiled
+    """Add (key, tb, ident) to the heap of ``n`` entries from entry ``base`` of ``h`` (three float64
+    an entry); smallest key first, then tie-break. Returns the new size."""
+    _rise(h, base, n, key, tb, ident)
     return n + 1
 
 
@@ -62,20 +69,7 @@ def heap_replace_top(h, base, n, key, tb, ident):  # pragma: no cover - compiled
         h[j + 2] = h[a + 2]
         i = c
         c = 2 * i + 1
-    while i > 0:
-        parent = (i - 1) >> 1
-        a = 3 * (base + parent)
-        if not (key < h[a] or (key == h[a] and tb < h[a + 1])):
-            break
-        j = 3 * (base + i)
-        h[j] = h[a]
-        h[j + 1] = h[a + 1]
-        h[j + 2] = h[a + 2]
-        i = parent
-    j = 3 * (base + i)
-    h[j] = key
-    h[j + 1] = tb
-    h[j + 2] = ident
+    _rise(h, base, i, key, tb, ident)
 
 
 @njit(cache=True, inline="always")
