@@ -5,15 +5,13 @@ metric, an index of call-tree nodes and their values by location (dense, node-ma
 """
 from __future__ import annotations
 
-import io
-import struct
-import tarfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from cubex_files import dense_metric, write_cubex
 
 
 def write_extrap_text(path: Path, parameter: str, points: Sequence[float],
@@ -56,17 +54,9 @@ def _anchor(paths: Sequence[str]) -> str:
 def write_cube_run(path: Path, inclusive: Mapping[str, float]) -> Path:
     """A ``.cubex`` of one location whose ``time`` (an inclusive metric) is ``inclusive`` per call path."""
     paths = _preorder(list(inclusive))
-    n = len(paths)
-    members = {"anchor.xml": _anchor(paths).encode(),
-               "0.index": b"CUBEX.INDEX" + struct.pack("<ihbi", 1, 0, 1, n) + struct.pack(f"<{n}i", *range(n)),
-               "0.data": b"CUBEX.DATA" + np.array([inclusive[p] for p in paths], dtype="<f8").tobytes()}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(path, "w") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
+    members = {"anchor.xml": _anchor(paths).encode()}
+    members["0.index"], members["0.data"] = dense_metric(np.array([inclusive[p] for p in paths]), "<f8")
+    return write_cubex(path, members)
 
 
 def write_cube_experiment(root: Path, parameter: str, points: Sequence[float],

@@ -5,13 +5,11 @@ call tree, locations) and, per metric, an index of call-tree nodes and their val
 """
 from __future__ import annotations
 
-import io
-import struct
-import tarfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cubex_files import dense_metric, write_cubex
 
 from perfcompose.data import cube, detect, load
 from perfcompose.data.cube_folders import folder_parameters, parameters
@@ -37,27 +35,15 @@ def _anchor(locations: int) -> str:
             '</locationgroup></systemtreenode></system></cube>')
 
 
-def _metric_files(values: np.ndarray, dtype: str) -> tuple[bytes, bytes]:
-    """The index (all three call-tree nodes, dense) and data (node-major, then location)."""
-    index = b"CUBEX.INDEX" + struct.pack("<ihbi", 1, 0, 1, 3) + struct.pack("<3i", 0, 1, 2)
-    return index, b"CUBEX.DATA" + np.asarray(values, dtype=dtype).tobytes()
-
-
 def write_profile(path: Path, inclusive_time: list[list[float]],
                   visits: list[list[int]] | None = None) -> Path:
     """A ``.cubex`` with ``time`` (inclusive, per node then location) and ``visits`` (exclusive)."""
     time = np.array(inclusive_time, dtype=float)
     visits_arr = np.array(visits if visits is not None else np.ones_like(time), dtype=np.uint64)
     members = {"anchor.xml": _anchor(time.shape[1]).encode()}
-    members["0.index"], members["0.data"] = _metric_files(time, "<f8")
-    members["1.index"], members["1.data"] = _metric_files(visits_arr, "<u8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(path, "w") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
+    members["0.index"], members["0.data"] = dense_metric(time, "<f8")
+    members["1.index"], members["1.data"] = dense_metric(visits_arr, "<u8")
+    return write_cubex(path, members)
 
 
 def _run(directory: Path, folder: str, scale: float, name: str = "profile.cubex", locations: int = 1) -> Path:
