@@ -18,11 +18,17 @@ def _spin(a):
     return a
 
 
-def test_a_run_that_lost_its_cores_is_taken_again_and_counted(busy_machine):
+def _spinning_pipe(retry_disturbed: int, retake_budget: float) -> TermTarget:
+    """A pipe of two spinning stages as a target (the test is skipped where the kernel does not
+    report runqueue waits, which tell a disturbed run)."""
     if runqueue_wait_ns() is None:
         pytest.skip("the kernel does not report runqueue waits")
-    target = TermTarget([parse_term("pipe(spin, spin)")], {"spin": _spin}, lambda x: np.zeros(int(x)),
-                        count=8, min_time=0, retry_disturbed=2, retake_budget=10)
+    return TermTarget([parse_term("pipe(spin, spin)")], {"spin": _spin}, lambda x: np.zeros(int(x)),
+                      count=8, min_time=0, retry_disturbed=retry_disturbed, retake_budget=retake_budget)
+
+
+def test_a_run_that_lost_its_cores_is_taken_again_and_counted(busy_machine):
+    target = _spinning_pipe(retry_disturbed=2, retake_budget=10)
     with busy_machine():
         t = target.measure({"term": 0, "x": 4})
     assert t > 0
@@ -30,10 +36,7 @@ def test_a_run_that_lost_its_cores_is_taken_again_and_counted(busy_machine):
 
 
 def test_retakes_stop_when_they_cost_more_than_their_budget(busy_machine):
-    if runqueue_wait_ns() is None:
-        pytest.skip("the kernel does not report runqueue waits")
-    target = TermTarget([parse_term("pipe(spin, spin)")], {"spin": _spin}, lambda x: np.zeros(int(x)),
-                        count=8, min_time=0, retry_disturbed=3, retake_budget=0.5)
+    target = _spinning_pipe(retry_disturbed=3, retake_budget=0.5)
     with busy_machine():
         for _ in range(4):
             target.measure({"term": 0, "x": 4})
