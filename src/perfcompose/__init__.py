@@ -2,29 +2,16 @@
 
 The public names are imported on first use (PEP 562), so that ``import perfcompose`` and the
 command line start without loading SymPy, NumPy or the executors they do not need.
+
+>>> from perfcompose import Model
+>>> Model.parse("536.185*x", unit="ns")(x=2)
+1072.37
 """
 from typing import TYPE_CHECKING
 
-from perfcompose.lazy_names import lazy_names
+from perfcompose.lazy_names import lazy_exports
 
 __version__ = "0.1.0"
-
-_PUBLIC: dict[str, str] = {
-    "Model": "perfcompose.model",
-    "Order": "perfcompose.model",
-    "Term": "perfcompose.model",
-    "compare_order": "perfcompose.model",
-    "maximum": "perfcompose.model",
-    "PerfcomposeError": "perfcompose.errors",
-    "run_mapreduce": "perfcompose.runtime",
-    "run_term": "perfcompose.runtime",
-    "PMNFFitter": "perfcompose.fit",
-    "SegmentedFitter": "perfcompose.fit",
-    "advise": "perfcompose.fit",
-}
-
-__all__ = ["Model", "Order", "Term", "compare_order", "maximum", "PerfcomposeError", "run_mapreduce",
-           "run_term", "PMNFFitter", "SegmentedFitter", "advise", "__version__"]
 
 if TYPE_CHECKING:
     from perfcompose.errors import PerfcomposeError
@@ -32,5 +19,4 @@ if TYPE_CHECKING:
     from perfcompose.model import Model, Order, Term, compare_order, maximum
     from perfcompose.runtime import run_mapreduce, run_term
 
-
-__getattr__, __dir__ = lazy_names("perfcompose", _PUBLIC, globals(), __all__)
+__getattr__, __dir__, __all__ = lazy_exports(globals(), "__version__")

@@ -1,7 +1,13 @@
 """A package's public names imported on first use (PEP 562), so that importing the package, and
-the command line, load only the modules a caller uses."""
+the command line, load only the modules a caller uses.
+
+The names are written once, as the imports of the package's ``if TYPE_CHECKING:`` block: type
+checkers and editors read them there, and :func:`lazy_exports` reads the same block to know
+which module holds each name.
+"""
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Mapping, Sequence
 from importlib import import_module
 from typing import Any
@@ -23,3 +29,32 @@ def lazy_names(package: str, public: Mapping[str, str], namespace: dict[str, Any
         return sorted(listed)
 
     return getattr_, dir_
+
+
+def type_checking_imports(source: str) -> dict[str, str]:
+    """Name -> module of every ``from MODULE import NAME`` in the top-level ``if TYPE_CHECKING:``
+    blocks of a module's source."""
+    public: dict[str, str] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            for imp in node.body:
+                if isinstance(imp, ast.ImportFrom) and imp.module and not imp.level:
+                    public.update((a.asname or a.name, imp.module) for a in imp.names)
+    return public
+
+
+def lazy_exports(namespace: dict[str, Any], *also: str
+                 ) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
+    """The package's ``__getattr__``, ``__dir__`` and ``__all__``, from the imports of its
+    ``if TYPE_CHECKING:`` block (``also``: names the package defines itself, such as ``__version__``).
+
+    >>> # in a package's __init__.py:
+    >>> # if TYPE_CHECKING:
+    >>> #     from perfcompose.model import Model
+    >>> # __getattr__, __dir__, __all__ = lazy_exports(globals())
+    """
+    package = namespace["__name__"]
+    public = type_checking_imports(namespace["__loader__"].get_source(package))
+    listed = [*public, *also]
+    getattr_, dir_ = lazy_names(package, public, namespace, listed)
+    return getattr_, dir_, listed

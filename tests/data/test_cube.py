@@ -5,15 +5,19 @@ call tree, locations) and, per metric, an index of call-tree nodes and their val
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from cubex_files import dense_metric, write_cubex
+from typer.testing import CliRunner
 
+from perfcompose.cli import app
 from perfcompose.data import cube, detect, load
 from perfcompose.data.cube_folders import folder_parameters, parameters
 from perfcompose.errors import DataFormatError, UnknownFormatError
+from perfcompose.extras import MissingExtraError
 
 CALLEES = ("main", "init", "solve")  # cnode k calls region k; main calls init and solve
 
@@ -230,3 +234,13 @@ def test_show_and_fit_take_extraps_scaling_option(tmp_path):
     assert main(weak.output).split()[3] == "2" and main(strong.output).split()[3] == "1"
     bad = runner.invoke(app, ["fit", str(tmp_path), "--scaling", "sideways"])
     assert bad.exit_code == 2 and "sideways" in bad.output
+
+
+def test_without_the_cube_extra_reading_names_the_extra_to_install(experiment_dir, monkeypatch):
+    for name in [m for m in sys.modules if m == "pycubexr" or m.startswith(("pycubexr.", "perfcompose.data.cubex"))]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "pycubexr", None)  # what an environment without the extra imports
+    with pytest.raises(MissingExtraError, match=r'pip install "perfcompose\[cube\]"'):
+        load(experiment_dir)
+    r = CliRunner().invoke(app, ["show", str(experiment_dir)])
+    assert r.exit_code == 2 and "perfcompose[cube]" in r.output

@@ -10,12 +10,16 @@ import subprocess
 import sys
 import threading
 import time
+from importlib import import_module
 from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from perfcompose.cli import app
 from perfcompose.errors import PerfcomposeError
+from perfcompose.extras import MissingExtraError
 from perfcompose.runtime.mapreduce import (
     Engine,
     EngineError,
@@ -213,3 +217,13 @@ def test_table5_runs_on_a_separately_started_scheduler_and_two_workers(external_
     assert rec["measured"] > 0 and rec["predicted"] > 0
     assert rec["error"] == pytest.approx((rec["predicted"] - rec["measured"]) / rec["measured"])
     assert "m=2 n=1" in r.stdout
+
+
+def test_without_the_dask_extra_mapreduce_names_the_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [m for m in sys.modules if m.startswith(("perfcompose.runtime.mapreduce", "distributed"))]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "distributed", None)  # what an environment without the extra imports
+    with pytest.raises(MissingExtraError, match=r'pip install "perfcompose\[dask\]"'):
+        import_module("perfcompose.runtime.mapreduce")
+    r = CliRunner().invoke(app, ["mapreduce", "--inputs", "2"])
+    assert r.exit_code == 2 and "perfcompose[dask]" in r.output

@@ -19,8 +19,9 @@ import numpy as np
 
 from perfcompose.analyze.callpaths import CallTree, call_tree
 from perfcompose.choices import Scaling, ValueKind
+from perfcompose.data import cube, load
 from perfcompose.data.experiment import Experiment, Point, Series
-from perfcompose.errors import DataFormatError, InputError
+from perfcompose.errors import InputError
 
 VALUE_KINDS: tuple[str, ...] = get_args(ValueKind)
 
@@ -159,43 +160,16 @@ def from_both_kinds(inclusive: Experiment, exclusive: Experiment, metric: str) -
     return MetricValues(metric, unit, tree, incl, excl, note)
 
 
-def cube_metrics(directory: Path) -> tuple[str, ...]:
-    """The metrics of a CUBE4 profile that add up over the call tree (not minima or maxima) and
-    hold data (a metric may be declared and never measured)."""
-    from pycubexr import CubexParser
-    from pycubexr.utils.exceptions import MissingMetricError
-
-    from perfcompose.data import cube
-
-    first = cube.profiles(directory)[0]
-    try:
-        with CubexParser(str(first)) as profile:
-            names = []
-            for m in profile.get_metrics():
-                if str(m.data_type).upper().startswith(("MIN", "MAX")):
-                    continue
-                try:
-                    profile.get_metric_values(m, cache=False)
-                except MissingMetricError:
-                    continue
-                names.append(m.name)
-            return tuple(names)
-    except Exception as exc:  # noqa: BLE001 - any failure of the parser means a file it cannot read
-        raise DataFormatError(f"not a readable CUBE profile ({type(exc).__name__}: {exc})", path=first) from None
-
-
 def read_values(path: Path, metrics: Sequence[str] = (), *, values: ValueKind = "auto",
                 scaling: Scaling = "weak") -> tuple[tuple[str, ...], list[MetricValues]]:
     """The parameters of the profile at ``path`` and the values of each chosen metric (all by default)."""
-    from perfcompose.data import cube, load
-
     if values not in VALUE_KINDS:
         raise InputError(f"unknown kind of values {values!r}", hint="choose one of " + ", ".join(VALUE_KINDS))
     path = Path(path)
     if path.is_dir():
         if not cube.profiles(path):
             load(path)  # raises the located error for a folder that holds no profile
-        names = tuple(metrics) or cube_metrics(path)
+        names = tuple(metrics) or cube.metrics(path)
         out = []
         params: tuple[str, ...] = ()
         for name in names:

@@ -1,18 +1,9 @@
 """Unit performance tests: a resumable benchmark runner and the papers' reference tasks."""
 from typing import TYPE_CHECKING
 
-from perfcompose.lazy_names import lazy_names
+from perfcompose.lazy_names import lazy_exports
 
 # the reference tasks compile with Numba: loaded only where a task runs, not to read a grid
-_PUBLIC: dict[str, str] = {
-    **dict.fromkeys(("BenchError", "CallableTarget", "CommandTarget", "Failure", "SweepResult", "checkpoint_for",
-                     "parse_grid", "parse_values", "resolve_target", "run_sweep"), "perfcompose.bench.runner"),
-    **dict.fromkeys(("TASKS", "Task"), "perfcompose.bench.tasks"),
-}
-
-__all__ = ["TASKS", "BenchError", "CallableTarget", "CommandTarget", "Failure", "SweepResult", "Task",
-           "checkpoint_for", "parse_grid", "parse_values", "resolve_target", "run_sweep"]
-
 if TYPE_CHECKING:
     from perfcompose.bench.runner import (
         BenchError,
@@ -28,4 +19,4 @@ if TYPE_CHECKING:
     )
     from perfcompose.bench.tasks import TASKS, Task
 
-__getattr__, __dir__ = lazy_names("perfcompose.bench", _PUBLIC, globals(), __all__)
+__getattr__, __dir__, __all__ = lazy_exports(globals())

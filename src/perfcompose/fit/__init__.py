@@ -10,24 +10,10 @@
 """
 from typing import TYPE_CHECKING
 
-from perfcompose.lazy_names import lazy_names
+from perfcompose.lazy_names import lazy_exports
 
 # Each public name and the module that holds it; imported on first use (PEP 562), so that
 # fitting a PMNF model loads neither SymPy (forecasts, two-piece models) nor SciPy.
-_PUBLIC: dict[str, str] = {
-    **dict.fromkeys(("Suggestion", "advise", "advise_series"), "perfcompose.fit.advisor"),
-    **dict.fromkeys(("METHODS", "Choice", "Forecaster", "ForecastError", "Lm", "LmPoly", "Loess", "MeanOf",
-                     "Spline", "choose", "forecaster"), "perfcompose.fit.forecast"),
-    **dict.fromkeys(("Candidate", "FitResult", "PMNFFitter", "fit"), "perfcompose.fit.pmnf"),
-    "fit_profile": "perfcompose.fit.profile",
-    **dict.fromkeys(("SegmentedFit", "SegmentedFitter", "piecewise_model"), "perfcompose.fit.segmented"),
-    **dict.fromkeys(("model_set", "saved_model_sets"), "perfcompose.fit.extrap_models"),
-}
-
-__all__ = ["PMNFFitter", "FitResult", "Candidate", "fit", "fit_profile", "SegmentedFitter", "SegmentedFit",
-           "piecewise_model", "advise", "advise_series", "Suggestion", "Forecaster", "Spline", "Loess", "LmPoly", "Lm",
-           "MeanOf", "forecaster", "choose", "Choice", "ForecastError", "METHODS", "model_set", "saved_model_sets"]
-
 if TYPE_CHECKING:
     from perfcompose.fit.advisor import Suggestion, advise, advise_series
     from perfcompose.fit.extrap_models import model_set, saved_model_sets
@@ -48,5 +34,4 @@ if TYPE_CHECKING:
     from perfcompose.fit.profile import fit_profile
     from perfcompose.fit.segmented import SegmentedFit, SegmentedFitter, piecewise_model
 
-
-__getattr__, __dir__ = lazy_names("perfcompose.fit", _PUBLIC, globals(), __all__)
+__getattr__, __dir__, __all__ = lazy_exports(globals())

@@ -270,7 +270,7 @@ def _on_dask(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[Serie
              workers: int | None, step: Progress | None) -> list[FitResult]:
     """The chunks of ``series`` fitted on the workers of a Dask cluster, results in order."""
     require("dask", "fitting on Dask (--scheduler)")
-    # the one place fitting loads Dask: without a scheduler a profile is fitted here, without it
+    # the one place fitting loads Dask (a profile fitted without a scheduler needs none)
     from dask import config as dask_config
     from distributed import Client, as_completed
 

@@ -1,20 +1,16 @@
 """Plots and reports of measurements and models.
 
-The plotting functions are imported on first use, so that the command line's number formatting
-(``perfcompose.report.numbers``) does not load Matplotlib or SymPy.
-"""
-from typing import TYPE_CHECKING, Any
+The plotting functions are imported on first use, so that the command line's tables
+(``perfcompose.report.tables``) do not load Matplotlib or SymPy.
 
-__all__ = ["plot_fits", "plot_models"]
+>>> from perfcompose.report import plot_models
+>>> # plot_models([("inc", Model.parse("536.185*x", unit="ns"))], (1024, 65536), "inc.png")
+"""
+from typing import TYPE_CHECKING
+
+from perfcompose.lazy_names import lazy_exports
 
 if TYPE_CHECKING:
     from perfcompose.report.plots import plot_fits, plot_models
 
-
-def __getattr__(name: str) -> Any:
-    """Import the plotting functions from perfcompose.report.plots when first asked for."""
-    if name in __all__:
-        from perfcompose.report import plots
-
-        return getattr(plots, name)
-    raise AttributeError(f"module 'perfcompose.report' has no attribute {name!r}")
+__getattr__, __dir__, __all__ = lazy_exports(globals())

@@ -6,12 +6,20 @@ per-phase times from the engine's own task records.
 ...     job = histogram_job(engine, "large", "shuffle", inputs=8, repeat=4)
 ...     assert (job.result == serial_histogram("large", 8)).all()
 ...     job.wall, job.phases.map, job.phases.shuffle, job.phases.reduce
+
+Needs Dask (perfcompose's ``dask`` extra): importing this package without it raises a
+:class:`~perfcompose.extras.MissingExtraError` that says what to install.
 """
-from perfcompose.runtime.mapreduce.engine import ClusterInfo, Engine, EngineError, check_address
-from perfcompose.runtime.mapreduce.job import JobResult, histogram_job, run_job, run_mapreduce, serial_histogram
-from perfcompose.runtime.mapreduce.ops import Picture, picture_histogram
-from perfcompose.runtime.mapreduce.records import PhaseTimes
-from perfcompose.runtime.mapreduce.strategies import STRATEGIES, StrategyError
+from perfcompose.extras import require
+
+require("dask", "MapReduce on Dask")
+
+# the package's modules import Dask at their top: they are imported after the check
+from perfcompose.runtime.mapreduce.engine import ClusterInfo, Engine, EngineError, check_address  # noqa: E402
+from perfcompose.runtime.mapreduce.job import JobResult, histogram_job, run_job, run_mapreduce, serial_histogram  # noqa: E402
+from perfcompose.runtime.mapreduce.ops import Picture, picture_histogram  # noqa: E402
+from perfcompose.runtime.mapreduce.records import PhaseTimes  # noqa: E402
+from perfcompose.runtime.mapreduce.strategies import STRATEGIES, StrategyError  # noqa: E402
 
 __all__ = ["ClusterInfo", "Engine", "EngineError", "JobResult", "PhaseTimes", "Picture", "STRATEGIES",
            "StrategyError", "check_address", "histogram_job", "picture_histogram", "run_job", "run_mapreduce",

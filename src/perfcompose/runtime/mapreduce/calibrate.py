@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from distributed import get_task_stream, wait
+
 from perfcompose.runtime.mapreduce import ops
 from perfcompose.runtime.mapreduce.engine import Engine
 from perfcompose.runtime.mapreduce.records import activities, thread_gaps
@@ -45,8 +47,6 @@ class Hops:
 
 
 def _run(engine: Engine, submit: Callable[[Any], list[Any]]) -> tuple[float, list[Any], dict[str, str]]:
-    from distributed import get_task_stream
-
     with get_task_stream(engine.client) as stream:
         start = time.perf_counter()
         futures = submit(engine.client)
@@ -107,8 +107,6 @@ def probe_hops(engine: Engine, length: int = 8, reps: int = 3) -> Hops:
 def probe_bandwidth(engine: Engine, nbytes: int = 32 << 20, reps: int = 3) -> float | None:
     """Bytes per second from one worker to another, from the engine's own transfer records
     (None on one worker)."""
-    from distributed import get_task_stream, wait
-
     info = engine.refresh()
     if info.m < 2:
         return None

@@ -17,6 +17,9 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
+import dask
+from distributed import Client, LocalCluster
+
 from perfcompose.errors import PerfcomposeError
 
 #: ``scheme://host:port`` of a Dask scheduler
@@ -72,10 +75,6 @@ class Engine:
         self._saved_env: dict[str, str | None] = {}
         self.cluster: Any = None
         try:
-            from distributed import Client
-        except ImportError as exc:  # pragma: no cover - a core dependency
-            raise EngineError("Dask distributed is not installed: pip install 'dask[distributed]'") from exc
-        try:
             if scheduler is None:
                 self.cluster = self._local(m, n, malloc_trim)
                 self.client = Client(self.cluster, timeout=timeout)
@@ -104,9 +103,6 @@ class Engine:
         self.info = self.refresh()
 
     def _local(self, m: int, n: int, malloc_trim: int | None) -> Any:
-        import dask
-        from distributed import LocalCluster
-
         # the nanny copies its environment into this process before it spawns a worker; keep
         # this process's own value and put it back on close
         for key in (_TRIM, "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):

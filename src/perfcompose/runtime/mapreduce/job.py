@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from distributed import get_task_stream
 
+from perfcompose.bench.tasks import reduce_p, reduce_v
 from perfcompose.runtime.mapreduce import ops
 from perfcompose.runtime.mapreduce.engine import Engine, EngineError
 from perfcompose.runtime.mapreduce.records import PhaseTimes, activities, phase_times, recomputed
@@ -41,8 +43,6 @@ class JobResult:
 def run_job(engine: Engine, inputs: Sequence[Any], map: Callable[[Any], Any], reduce: Callable[..., Any],
             strategy: str = "pairwise", keys: int = 768) -> JobResult:
     """Run ``mapreduce(map, reduce)`` over ``inputs`` on the engine's workers."""
-    from distributed import get_task_stream
-
     check_strategy(strategy)
     info = engine.refresh()
     with get_task_stream(engine.client) as stream:
@@ -88,8 +88,6 @@ def run_mapreduce(inputs: Sequence[Any], map: Callable[[Any], Any], reduce: Call
 
 def reducer(strategy: str) -> Callable[..., Any]:
     """The histogram's reduce function for a strategy: add two histograms, or sum one key's values."""
-    from perfcompose.bench.tasks import reduce_p, reduce_v
-
     return reduce_p if check_strategy(strategy) == "pairwise" else reduce_v
 
 

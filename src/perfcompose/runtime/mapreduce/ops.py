@@ -6,10 +6,13 @@ on the wire. Every function here is a module-level function: workers import it b
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from perfcompose.bench.tasks import histogram_map, image
 
 #: pairwise reduction: two collections -> one
 PairReduce = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -29,8 +32,6 @@ class Picture:
 
 def picture_histogram(picture: Picture) -> np.ndarray:
     """Map: the 768-bin pixel-channel histogram of the picture, computed ``repeat`` times."""
-    from perfcompose.bench.tasks import histogram_map, image
-
     pixels = image(picture.resolution).reshape(-1, 3)
     counts = histogram_map(pixels)
     for _ in range(picture.repeat - 1):
@@ -40,8 +41,6 @@ def picture_histogram(picture: Picture) -> np.ndarray:
 
 def prepare_picture(resolution: str) -> int:
     """Build the picture and compile the kernels in this worker, outside any timed job."""
-    import os
-
     picture_histogram(Picture(resolution, 1))
     return os.getpid()
 
