@@ -160,28 +160,30 @@ def test_design_files(folder, data):
     outcome_is_clean(lambda: load_design(_write(folder, "design.toml", data)))
 
 
-@pytest.mark.parametrize("name", ["pamela/owner_computes.pam", "pamela/mrm.pam"])
-def test_pamela_models(folder, name):
+def _pamela_model(path: Path) -> Any:
     from perfcompose.pamela.parser import load
 
-    @seed(SEED)
-    @settings(settings.get_profile("fuzz"), max_examples=max(1, EXAMPLES_PER_READER // 2))
-    @given(mutated(_seed_file(name)))
-    def read(data: bytes) -> None:
-        outcome_is_clean(lambda: load(_write(folder, "model.pam", data)))
-
-    read()
+    return load(path)
 
 
-@pytest.mark.parametrize("name", ["loggp/fanin.json", "loggp/exchange.json"])
-def test_loggp_programs(folder, name):
+def _loggp_program(path: Path) -> Any:
     from perfcompose.loggp.program import read_program
 
+    return read_program(path)
+
+
+@pytest.mark.parametrize("name, written, reader", [
+    ("pamela/owner_computes.pam", "model.pam", _pamela_model),
+    ("pamela/mrm.pam", "model.pam", _pamela_model),
+    ("loggp/fanin.json", "program.json", _loggp_program),
+    ("loggp/exchange.json", "program.json", _loggp_program),
+])
+def test_pamela_models_and_loggp_programs(folder, name, written, reader):
     @seed(SEED)
     @settings(settings.get_profile("fuzz"), max_examples=max(1, EXAMPLES_PER_READER // 2))
     @given(mutated(_seed_file(name)))
     def read(data: bytes) -> None:
-        outcome_is_clean(lambda: read_program(_write(folder, "program.json", data)))
+        outcome_is_clean(lambda: reader(_write(folder, written, data)))
 
     read()
 
