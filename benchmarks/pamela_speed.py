@@ -115,7 +115,7 @@ def process_rows(t: Table, tmp: Path) -> None:
     exe = str(Path(sys.executable).with_name("perfcompose"))
     compiled = tmp / "mrm.c.pam"
     compiled.write_text(compile_file(MRM).text("main") + "\n")
-    grid = ["P=1:1000", "N=1e6", "--json"]
+    grid = ["P=1:1000", "N=1e6", "--json", "-"]
     bare = process_s([sys.executable, "-c", "pass"])
     warm = {"PERFCOMPOSE_CACHE_DIR": str(tmp / "warm")}
     subprocess.run([exe, "pamela", "eval", str(MRM), *grid], check=True, stdout=subprocess.DEVNULL,

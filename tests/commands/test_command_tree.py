@@ -1,4 +1,4 @@
-"""The command tree: each listed help is the command's own, and every choice option comes from one
+"""The command tree: each listed help opens the command's own, and every choice option comes from one
 library declaration (an Enum or Literal), never a hand-written list or a plain ``str``."""
 from __future__ import annotations
 
@@ -40,8 +40,11 @@ def _declared_choices() -> list[set[str]]:
     return found
 
 
-def test_each_listed_help_is_the_commands_own() -> None:
+def test_each_listed_help_opens_the_commands_own() -> None:
+    """The listing's line is the first paragraph of the command's help; what the command's
+    docstring says follows it."""
     root = typer.main.get_command(app)
+    listed_commands = 0
     for path, command in _commands():
         listed = root
         for name in path[:-1]:
@@ -49,7 +52,11 @@ def test_each_listed_help_is_the_commands_own() -> None:
         placeholder = {e.name: e for e in getattr(listed, "entries", ())}.get(path[-1])
         own = inspect.cleandoc(command.help or "").split("\n\n")[0]
         if placeholder:
+            listed_commands += 1
             assert placeholder.help == own, " ".join(path)
+    assert listed_commands >= 27
+    show = dict(_commands())[("show",)]
+    assert show.help.endswith("\n\nOf an Extra-P saved experiment (.extra-p), also the model sets saved with it.")
 
 
 def test_every_choice_option_comes_from_a_library_declaration() -> None:

@@ -22,10 +22,11 @@ def test_compose_json_with_a_loggp_component_writes_the_programs_record(tmp_path
     r = run("loggp", "simulate", str(LOGGP / "exchange.json"), "--params", str(LOGGP / "params_local.json"),
             "--model-json", str(halo))
     assert r.exit_code == 0, r.output
-    r = run("compose", "pipe(halo, inc)", "-c", f"halo={halo}", "-c", "inc=0.01*x", "--unit", "us", "--json")
+    r = run("compose", "pipe(halo, inc)", "-c", f"halo={halo}", "-c", "inc=0.01*x", "--unit", "us", "--json", "-")
     assert r.exit_code == 0, r.output
-    first, _, rest = r.stdout.partition("\n")
-    assert first == "Max(0.01*x, halo(x))"
+    # --json -: standard output carries the JSON alone, the model line goes to stderr
+    assert r.stderr.splitlines()[0] == "Max(0.01*x, halo(x))"
+    rest = r.stdout
     record = json.loads(rest)
     assert record["functions"]["halo"]["format"] == "perfcompose-loggp-model/1"
     composed = tmp_path / "composed.json"
@@ -45,7 +46,7 @@ def test_compose_json_of_a_part_no_record_describes_is_a_clear_error(tmp_path):
     model.write_text("numeric parameter N\nnumeric parameter P\nresource cpu(p) = fcfs(p, 1)\n"
                      "process main = par (i = 1, N) { use(cpu(i mod P), 1) ; use(cpu((i + 1) mod P), 2) }\n")
     r = run("compose", "seq(a, b)", "-c", f"a={model}", "-b", "a.N=x", "-b", "a.P=3", "-c", "b=x", "--unit", "us",
-            "--json")
+            "--json", "-")
     assert r.exit_code == 2, r.output
     assert "cannot be written to JSON" in r.stderr and "pamela compile --json" in r.stderr
     assert "Traceback" not in r.output

@@ -26,11 +26,11 @@ runner = CliRunner()
 def cli(*args: str) -> str:
     result = runner.invoke(app, list(args))
     assert result.exit_code == 0, result.output
-    return result.output
+    return result.stdout
 
 
 def pamela_eval(path: Path, **values: float) -> float:
-    out = cli("pamela", "eval", str(path), *(f"{k}={v!r}" for k, v in values.items()), "--json")
+    out = cli("pamela", "eval", str(path), *(f"{k}={v!r}" for k, v in values.items()), "--json", "-")
     return json.loads(out)["T_main"]
 
 
@@ -185,7 +185,7 @@ LOGGP = {"L": 5.0, "o": 1.5, "g": 4.0, "G": 0.01}
 
 def loggp_simulate(x: float) -> float:
     out = cli("loggp", "simulate", str(EXCHANGE), *(f"--{k}={v}" for k, v in LOGGP.items()), "--at", f"x={x!r}",
-              "--json")
+              "--json", "-")
     return json.loads(out)["makespan"]
 
 

@@ -21,7 +21,7 @@ def run(*args: str):
 
 def test_simulate_json_one_message(write_file):
     # send [0, 2], arrival 0 + 2 + 0 + 10 = 12, receive [12, 14]
-    res = run("simulate", str(write_file("p.json", ONE)), *PARAMS, "--json")
+    res = run("simulate", str(write_file("p.json", ONE)), *PARAMS, "--json", "-")
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["finish"] == [2, 14] and out["makespan"] == 14
@@ -37,9 +37,9 @@ def test_simulate_table(write_file):
 def test_params_file_and_flag_override(write_file, tmp_path):
     pf = tmp_path / "params.json"
     write_params(pf, LogGP(L=20, o=2, g=5, G=1, unit="us"))
-    res = run("simulate", str(write_file("p.json", ONE)), "--params", str(pf), "--json")
+    res = run("simulate", str(write_file("p.json", ONE)), "--params", str(pf), "--json", "-")
     assert json.loads(res.stdout)["makespan"] == 24  # 2 + 20 + 2
-    res = run("simulate", str(write_file("p.json", ONE)), "--params", str(pf), "--L", "10", "--json")
+    res = run("simulate", str(write_file("p.json", ONE)), "--params", str(pf), "--L", "10", "--json", "-")
     assert json.loads(res.stdout)["makespan"] == 14
 
 
@@ -48,14 +48,14 @@ def test_params_converted_to_the_programs_unit(write_file, tmp_path):
     write_params(pf, LogGP(L=0.01, o=0.002, g=0.005, G=0.001, unit="ms"))
     prog = json.loads(ONE)
     prog["unit"] = "us"
-    res = run("simulate", str(write_file("p.json", json.dumps(prog))), "--params", str(pf), "--json")
+    res = run("simulate", str(write_file("p.json", json.dumps(prog))), "--params", str(pf), "--json", "-")
     assert res.exit_code == 0
     assert json.loads(res.stdout)["makespan"] == pytest.approx(14)
 
 
 def test_worst_case_reports_forced_sends(write_file):
     cycle = json.dumps({"P": 3, "steps": [{"kind": "comm", "messages": [[2, 0, 1], [0, 1, 1], [1, 0, 1]]}]})
-    res = run("simulate", str(write_file("c.json", cycle)), *PARAMS, "--worst-case", "--ties", "rank", "--json")
+    res = run("simulate", str(write_file("c.json", cycle)), *PARAMS, "--worst-case", "--ties", "rank", "--json", "-")
     out = json.loads(res.stdout)
     assert out["forced"] == [{"step": 0, "processor": 0, "candidates": [0, 1]}]
     assert out["makespan"] == 44  # worked in test_worstcase.py
@@ -70,7 +70,7 @@ def test_many_forced_sends_are_summed_up_in_the_table_and_listed_in_json(write_f
     messages = [[p, (p + 1) % 100, 1] for p in range(100)]
     messages += [m for q in range(100, 160, 2) for m in ([q, q + 1, 1], [q + 1, q, 1])]
     path = str(write_file("ring.json", json.dumps({"P": 160, "steps": [{"kind": "comm", "messages": messages}]})))
-    out = json.loads(run("simulate", path, *PARAMS, "--worst-case", "--ties", "rank", "--json").stdout)
+    out = json.loads(run("simulate", path, *PARAMS, "--worst-case", "--ties", "rank", "--json", "-").stdout)
     assert len(out["forced"]) == 31 and len(out["forced"][0]["candidates"]) == 160
     res = run("simulate", path, *PARAMS, "--worst-case", "--ties", "rank")
     assert res.exit_code == 0
@@ -82,10 +82,10 @@ def test_many_forced_sends_are_summed_up_in_the_table_and_listed_in_json(write_f
 
 def test_loggopsim_semantics_and_goal_input(write_file, tmp_path):
     goal = tmp_path / "p.goal"
-    res = run("simulate", str(write_file("p.json", ONE)), *PARAMS, "--semantics", "loggopsim", "--json",
+    res = run("simulate", str(write_file("p.json", ONE)), *PARAMS, "--semantics", "loggopsim", "--json", "-",
               "--to-goal", str(goal))
     assert json.loads(res.stdout)["finish"] == [2, 14]
-    res = run("simulate", str(goal), *PARAMS, "--json")
+    res = run("simulate", str(goal), *PARAMS, "--json", "-")
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["finish"] == [2, 14]
 
@@ -143,7 +143,7 @@ GOAL = "num_ranks 2\nrank 0 {\nl0: send 8b to 1 tag 0\n}\nrank 1 {\nl0: recv 8b 
 
 def test_goal_file_named_txt_is_read_as_goal(write_file):
     # o + L = 12, then o + 7G = 9 charged on arrival
-    res = run("simulate", str(write_file("schedule.txt", "// from schedgen\n" + GOAL)), *PARAMS, "--json")
+    res = run("simulate", str(write_file("schedule.txt", "// from schedgen\n" + GOAL)), *PARAMS, "--json", "-")
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["finish"] == [2, 21]
 
@@ -179,7 +179,7 @@ def test_loggopsim_default_threshold_is_65535(write_file):
     big = json.dumps({"P": 2, "steps": [{"kind": "comm", "messages": [[0, 1, 100000]]},
                                         {"kind": "comm", "messages": [[0, 1, 1]]}]})
     path = write_file("big.json", big)
-    flat = ["--L", "10", "--o", "2", "--g", "5", "--G", "0", "--semantics", "loggopsim", "--json"]
+    flat = ["--L", "10", "--o", "2", "--g", "5", "--G", "0", "--semantics", "loggopsim", "--json", "-"]
     default = json.loads(run("simulate", str(path), *flat).stdout)
     never = json.loads(run("simulate", str(path), *flat, "--S", "1e9").stdout)
     assert default["makespan"] == 26 and never["makespan"] == 19

@@ -36,7 +36,7 @@ TWO = {"P": 2, "steps": [{"kind": "comp", "durations": ["0.5*x", "y"]},
 
 
 def simulate_cli(*args: str) -> dict:
-    res = runner.invoke(app, ["loggp", "simulate", *args, "--json"])
+    res = runner.invoke(app, ["loggp", "simulate", *args, "--json", "-"])
     assert res.exit_code == 0, res.output
     return json.loads(res.stdout)
 

@@ -49,7 +49,7 @@ def test_cli_convert_then_simulate(tmp_path):
     src.write_text(json.dumps({"P": 2, "steps": [{"kind": "comm", "messages": [[0, 1, 1]]}]}))
     res = runner.invoke(app, ["loggp", "convert", str(src), str(tmp_path / "p.npz")])
     assert res.exit_code == 0, res.output
-    res = runner.invoke(app, ["loggp", "simulate", str(tmp_path / "p.npz"), *PARAMS, "--json"])
+    res = runner.invoke(app, ["loggp", "simulate", str(tmp_path / "p.npz"), *PARAMS, "--json", "-"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["finish"] == [2, 14]
     res = runner.invoke(app, ["loggp", "convert", str(src), str(tmp_path / "p.txt")])

@@ -14,9 +14,9 @@ MRM = str(EXAMPLES / "mrm.pam")
 
 
 def _grid(*args: str):
-    r = runner.invoke(app, ["pamela", "eval", MRM, *args, "--json"], env={"COLUMNS": "200"})
+    r = runner.invoke(app, ["pamela", "eval", MRM, *args, "--json", "-"], env={"COLUMNS": "200"})
     assert r.exit_code == 0, r.output
-    return json.loads(r.output)
+    return json.loads(r.stdout)
 
 
 def test_a_thousand_points_of_the_mrm_match_its_closed_form():

@@ -44,9 +44,9 @@ def test_compile_paper_phi_option():
 
 
 def test_eval_json_has_the_four_equations(mrm):
-    r = run("eval", str(mrm), "P=1000", "N=1e6", "--json")
+    r = run("eval", str(mrm), "P=1000", "N=1e6", "--json", "-")
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)
+    data = json.loads(r.stdout)
     assert data["T_main"] == 1e8 and data["omega_main"] == 1e8 and data["delta_main"] == [1e8]
     assert data["phi_main"] == pytest.approx(1.01e7)
 
@@ -54,9 +54,9 @@ def test_eval_json_has_the_four_equations(mrm):
 def test_eval_table_and_another_process(tmp_path):
     path = tmp_path / "two.pam"
     path.write_text("numeric parameter N\nprocess main = delay(N)\nprocess other = delay(2 * N)\n")
-    r = run("eval", str(path), "N=3", "--process", "other", "--json")
+    r = run("eval", str(path), "N=3", "--process", "other", "--json", "-")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output) == {"T_other": 6.0, "phi_other": 6.0, "omega_other": 0.0, "delta_other": []}
+    assert json.loads(r.stdout) == {"T_other": 6.0, "phi_other": 6.0, "omega_other": 0.0, "delta_other": []}
     r = run("eval", str(path), "N=3")
     assert r.exit_code == 0 and "T_main" in r.output and "3" in r.output
 
@@ -67,9 +67,9 @@ def test_simulate_prints_bound_simulated_and_error(mrm):
     # bound max(1010, 1010) = 1010; simulated 10.1 * 100 + 0.1 * 100 = 1020
     assert "1010" in r.output and "1020" in r.output and "0.980 %" in r.output
     r = run("simulate", str(mrm), "P=50", "N=100", "--distribution", "exponential-service", "--seed", "3",
-            "--json")
+            "--json", "-")
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)
+    data = json.loads(r.stdout)
     assert data["T_main"] == 1010 and data["simulated"] >= 1010 and data["uses"] == 5000
 
 

@@ -22,11 +22,11 @@ def run(*args: str):
 @pytest.mark.parametrize("attempt", ["compiled", "kept in the cache"])
 def test_a_process_without_resources_has_an_empty_load_vector(attempt):
     model = str(MODELS / "delay_only.pam")
-    first = run(model, "N=4", "--json")
+    first = run(model, "N=4", "--json", "-")
     assert first.exit_code == 0, first.output
-    again = run(model, "N=4", "--json") if attempt == "kept in the cache" else first
+    again = run(model, "N=4", "--json", "-") if attempt == "kept in the cache" else first
     assert again.exit_code == 0, again.output
-    assert json.loads(again.output) == {"T_main": 10.0, "phi_main": 10.0, "omega_main": 0.0, "delta_main": []}
+    assert json.loads(again.stdout) == {"T_main": 10.0, "phi_main": 10.0, "omega_main": 0.0, "delta_main": []}
     table = run(model, "N=4")
     assert table.exit_code == 0 and "delta_main" in table.output and "{}" in table.output, table.output
 
@@ -34,12 +34,12 @@ def test_a_process_without_resources_has_an_empty_load_vector(attempt):
 def test_a_process_evaluates_with_only_the_parameters_it_uses():
     model = str(MODELS / "unused_parameter.pam")
     for _ in range(2):  # compiled, then from the cache
-        r = run(model, "P=4", "--json")
+        r = run(model, "P=4", "--json", "-")
         assert r.exit_code == 0, r.output
-        assert json.loads(r.output)["T_main"] == 3.5
-    r = run(model, "P=1:3", "--json")
+        assert json.loads(r.stdout)["T_main"] == 3.5
+    r = run(model, "P=1:3", "--json", "-")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output) == {"parameters": ["P"], "points": [[1.0], [2.0], [3.0]], "T_main": [3.5] * 3}
+    assert json.loads(r.stdout) == {"parameters": ["P"], "points": [[1.0], [2.0], [3.0]], "T_main": [3.5] * 3}
 
 
 @pytest.mark.parametrize("given", [(), ("N=5",), ("N=1:3",)])

@@ -34,9 +34,9 @@ def test_every_process_compiles_and_evaluates_numerically_and_symbolically(path,
         given = [f"{k}={v:g}" for k, v in values.items()]
         evaluated = []
         for _ in range(2):  # compiled, then from the cache
-            r = runner.invoke(app, ["pamela", "eval", str(path), "--process", process, *given, "--json"])
+            r = runner.invoke(app, ["pamela", "eval", str(path), "--process", process, *given, "--json", "-"])
             assert r.exit_code == 0, r.output
-            evaluated.append(json.loads(r.output))
+            evaluated.append(json.loads(r.stdout))
         for key, value in evaluated[0].items():
             assert evaluated[1][key] == pytest.approx(value, rel=1e-12), key
         T = evaluated[0][f"T_{process}"]
@@ -51,6 +51,6 @@ def test_every_process_compiles_and_evaluates_numerically_and_symbolically(path,
             assert form.quantity(process, "T", values) == pytest.approx(T, rel=1e-9)
             compiled = tmp_path / f"{path.stem}.{process}.pam"
             compiled.write_text(r.output)
-            r = runner.invoke(app, ["pamela", "eval", str(compiled), "--process", process, *given, "--json"])
+            r = runner.invoke(app, ["pamela", "eval", str(compiled), "--process", process, *given, "--json", "-"])
             assert r.exit_code == 0, r.output
-            assert json.loads(r.output)[f"T_{process}"] == pytest.approx(T, rel=1e-9)
+            assert json.loads(r.stdout)[f"T_{process}"] == pytest.approx(T, rel=1e-9)

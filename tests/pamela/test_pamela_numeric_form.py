@@ -100,7 +100,7 @@ def test_evaluating_a_compiled_grid_imports_no_sympy(tmp_path):
     compiled = tmp_path / "mrm.c.pam"
     compiled.write_text(compile_file(EXAMPLES / "mrm.pam").text("main"))
     code = ("import sys; from perfcompose.cli import main; sys.argv = ['perfcompose', 'pamela', 'eval', "
-            f"{str(compiled)!r}, 'P=1:1000', 'N=1e6', '--json']\n"
+            f"{str(compiled)!r}, 'P=1:1000', 'N=1e6', '--json', '-']\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n"
             "print('SYMPY' if 'sympy' in sys.modules else 'NO-SYMPY', file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)

@@ -22,9 +22,9 @@ def _point(path) -> list[str]:
 
 
 def _t(args: list[str]) -> float:
-    r = runner.invoke(app, ["pamela", "eval", *args, "--json"], env=ENV)
+    r = runner.invoke(app, ["pamela", "eval", *args, "--json", "-"], env=ENV)
     assert r.exit_code == 0, r.output
-    return json.loads(r.output)["T_main"]
+    return json.loads(r.stdout)["T_main"]
 
 
 @pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.pam")), ids=lambda p: p.stem)

@@ -45,7 +45,7 @@ EXACT, PRINTED = 1e-9, 1e-4
 def cli(*args: str | Path) -> str:
     result = CliRunner().invoke(app, [str(a) for a in args])
     assert result.exit_code == 0, f"perfcompose {shlex.join(map(str, args))}\n{result.output}"
-    return result.output
+    return result.stdout
 
 
 # ---------------------------------------------------------------------------------------------
@@ -109,9 +109,9 @@ def fitted(file: str, region: str | None) -> Callable[[Path], Source]:
 
 def saved_model(tmp: Path) -> Source:
     """A model written by ``compose --json`` and read back."""
-    out = cli("compose", "seq(inc, nop)", "-c", "inc=536.185*x", "-c", "nop=5422.97", "--unit", "ns", "--json")
+    out = cli("compose", "seq(inc, nop)", "-c", "inc=536.185*x", "-c", "nop=5422.97", "--unit", "ns", "--json", "-")
     saved = tmp / "saved.json"
-    saved.write_text(out.split("\n", 1)[1])
+    saved.write_text(out)
     return Source(f"{{ file = {_toml(saved)} }}", "ns", lambda x, *_: 536.185 * x + 5422.97, ("-c", f"s={saved}"))
 
 
@@ -125,7 +125,7 @@ def extrap_saved(tmp: Path) -> Source:
 
 
 def _pamela_eval(path: Path, **values: float) -> float:
-    return json.loads(cli("pamela", "eval", path, *(f"{k}={v!r}" for k, v in values.items()), "--json"))["T_main"]
+    return json.loads(cli("pamela", "eval", path, *(f"{k}={v!r}" for k, v in values.items()), "--json", "-"))["T_main"]
 
 
 def pamela(tmp: Path) -> Source:
@@ -141,7 +141,7 @@ def loggp(tmp: Path) -> Source:
     cli("loggp", "simulate", program, "--params", params, "--at", "x=1024", "--model-json", record)
 
     def makespan(x: float, *_: object) -> float:
-        out = cli("loggp", "simulate", program, "--params", params, "--at", f"x={x:g}", "--json")
+        out = cli("loggp", "simulate", program, "--params", params, "--at", f"x={x:g}", "--json", "-")
         return json.loads(out)["makespan"]
 
     return Source(f"{{ loggp = {_toml(program)}, params = {_toml(params)} }}", "us", makespan, ("-c", f"s={record}"))
@@ -277,9 +277,9 @@ _NUMBER = r"([-+0-9.e]+)"
 
 def consume_compose(cell: Cell) -> Result:
     """``compose --json``: the model printed as JSON, read back as a component and evaluated."""
-    out = cli("compose", "seq(s, s)", *cell.option(), "--json")
+    out = cli("compose", "seq(s, s)", *cell.option(), "--json", "-")
     saved = cell.tmp / "composed.json"
-    saved.write_text(out.split("\n", 1)[1])
+    saved.write_text(out)
     _, model = parse_component(f"r={saved}")
     return model.unit, 2.0, EXACT, {x: float(model(**{p: x for p in model.params})) for x in XS}
 

@@ -8,7 +8,15 @@ import typer
 
 from perfcompose.analyze.values import ValueKind
 from perfcompose.choices import Scaling
-from perfcompose.commands.common import bar_after, console, progress, scaling_option, user_errors
+from perfcompose.commands.common import (
+    bar_after,
+    console,
+    json_option,
+    progress,
+    scaling_option,
+    user_errors,
+    write_json,
+)
 
 
 @user_errors
@@ -26,16 +34,12 @@ def analyze(profile: Path = typer.Argument(..., help="Profile: an Extra-P text, 
                                                                      "this fraction at the target."),
             top: int = typer.Option(10, "--top", help="Ranked call paths printed (all are in --json and --html)."),
             html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML page here."),
-            json_out: str | None = typer.Option(None, "--json", help="Write the whole analysis as JSON here "
-                                                                     "('-': standard output, nothing else "
-                                                                     "printed there)."),
+            json_out: Path | None = json_option("the whole analysis"),
             scheduler: str | None = typer.Option(None, "--scheduler", help="Fit on Dask: 'local' for a local "
                                                  "cluster, or a scheduler's address (default: in this process)."),
             scaling: Scaling = scaling_option(),
             ) -> None:
-    """Fit every call path x metric of a profile, compose callers from callees, rank call paths by growth.
-
-    The target point (--at) needs a value for every parameter; docs/analyze.md tells how to read the output."""
+    """The target point (--at) needs a value for every parameter; docs/analyze.md tells how to read the output."""
     from perfcompose.analyze import analyze as run
     from perfcompose.assignments import parse_point
 
@@ -50,23 +54,16 @@ def analyze(profile: Path = typer.Argument(..., help="Profile: an Extra-P text, 
     with bar_after(progress()) as step:
         analysis = run(profile, target, metrics=metric, values=values, scaling=scaling, threshold=threshold,
                        scheduler=scheduler, progress=step)
-    if json_out != "-":
-        from perfcompose.report.analysis_text import analysis_text
+    from perfcompose.report.analysis_text import analysis_text
 
-        console.print(analysis_text(analysis, top))
+    console.print(analysis_text(analysis, top))
     if json_out:
-        from perfcompose.report.analysis_json import write_json
+        from perfcompose.report.analysis_json import analysis_json
 
-        write_json(analysis, json_out)
-        if json_out != "-":
-            console.print(f"analysis written to {json_out}", highlight=False)
+        write_json(json_out, analysis_json(analysis), "analysis")
     if html:
         from perfcompose.report.analysis_page import analysis_report
         from perfcompose.report.html import this_command, write
 
         out = write(analysis_report(analysis, (this_command(),)), html)
-        (console.print if json_out != "-" else _quiet)(f"report written to {out}", highlight=False)
-
-
-def _quiet(*_args: object, **_kwargs: object) -> None:
-    """Print nothing: standard output carries the JSON."""
+        console.print(f"report written to {out}", highlight=False)

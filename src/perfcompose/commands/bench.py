@@ -27,7 +27,6 @@ def bench(target: str | None = typer.Argument(None, help="Built-in task (nop, in
           seed: int = typer.Option(0, "--seed", help="Seed of the shuffled order of points."),
           restart: bool = typer.Option(False, "--restart", help="Discard an existing checkpoint."),
           ) -> None:
-    """Time a target over a parameter grid; resumable from its checkpoint (OUT.checkpoint.jsonl)."""
     from perfcompose.bench import BenchError, checkpoint_for, parse_grid, resolve_target, run_sweep
     from perfcompose.data import save
 

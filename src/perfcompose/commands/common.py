@@ -65,6 +65,31 @@ def json_option(what: str) -> Any:
                              "nothing else).")
 
 
+def html_option() -> Any:
+    """``--html PATH``, the same in every command that writes a report page."""
+    return typer.Option(None, "--html", help="Write a self-contained HTML report here.")
+
+
+def restart_option() -> Any:
+    """``--restart``, the same in every command that resumes finished measurements."""
+    return typer.Option(False, "--restart", help="Discard finished measurements.")
+
+
+def plot_option(default: Path) -> Any:
+    """``--plot PATH`` of a command that draws its plot unless ``--no-plot`` (:func:`no_plot_option`)."""
+    return typer.Option(default, "--plot", help="Where to write the plot.")
+
+
+def no_plot_option() -> Any:
+    """``--no-plot``: leave out the plot :func:`plot_option` names."""
+    return typer.Option(False, "--no-plot", help="Do not write the plot.")
+
+
+def input_format_option(*flags: str) -> Any:
+    """The format of an experiment file to read, where detection guesses wrong."""
+    return typer.Option(None, *flags, help="Input format if detection guesses wrong.")
+
+
 def records_json() -> Any:
     """``--json PATH`` of the commands that write one record per configuration they ran."""
     return json_option("one record per configuration")

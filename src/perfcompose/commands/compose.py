@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import typer
 
 from perfcompose.choices import PipeRule
-from perfcompose.commands.common import Table, console, err_console, user_errors
+from perfcompose.commands.common import Table, console, err_console, json_option, user_errors, write_json
 from perfcompose.commands.components import (
     BIND_HELP,
     COMPONENT_HELP,
@@ -27,11 +28,10 @@ def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool
             bind: list[str] = typer.Option([], "--bind", "-b", help=BIND_HELP),
             unit: str | None = typer.Option(None, "--unit", help=UNIT_HELP),
             pipe: PipeRule = typer.Option("pointwise", "--pipe", help=PIPE_HELP),
-            json_out: bool = typer.Option(False, "--json", help="After the model line, print the model as JSON."),
+            json_out: Path | None = json_option("the model"),
             at: list[str] = typer.Option([], "--at", help="Also print the prediction with its 90 % interval at "
                                          "this point, e.g. --at x=65536 or --at x=65536,n=4 (repeatable)."),
             ) -> None:
-    """Compose the model of a program from models of its components; the first line is the model."""
     from perfcompose.commands import intervals as _intervals
     from perfcompose.compose import Composer
 
@@ -40,17 +40,16 @@ def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool
     points = _intervals.parse_points(at)
     note_undeclared(composer.components, [parsed], [k for pt in points for k in pt])
     model = composer(parsed)
-    print(str(model))
-    if json_out:
-        print(model.to_json_text())
-    else:
-        print(f"order in x: {order_text(model)}; unit: {model.unit or 'none'}")
+    console.out(str(model), highlight=False)
+    console.out(f"order in x: {order_text(model)}; unit: {model.unit or 'none'}", highlight=False)
     if at:
         machine = _intervals.prediction(composer, parsed)
         if str(machine) != str(model):
-            print(f"with the workers sharing this machine's cores: {machine}")
+            console.out(f"with the workers sharing this machine's cores: {machine}", highlight=False)
         for line in _intervals.point_lines(machine, points):
-            print(line)
+            console.out(line, highlight=False)
+    if json_out is not None:
+        write_json(json_out, model.to_json_text(), "model")
     for choice in composer.pipe_choices(parsed):
         if choice.both:
             err_console.print(f"note: {choice.term}: no stage grows fastest in every parameter; both are kept "
@@ -71,7 +70,6 @@ def laws(stages: list[str] = typer.Argument(None, help="Stages to check the laws
                                   "default here) or pointwise."),
          x_range: str = typer.Option("1024:262144", "--x", help="Range LO:HI of x for numeric checks."),
          ) -> None:
-    """Check the relational laws (i)-(iv) of 000 section 5.1 for the given stages."""
     from perfcompose.compose.laws import LAWS, check_laws
 
     comps = components(component, unit, bind)
@@ -120,7 +118,6 @@ def explore(term: str = typer.Argument(..., help="A pipeline term, e.g. 'pipe(qs
             bind: list[str] = typer.Option([], "--bind", "-b", help=BIND_HELP),
             unit: str | None = typer.Option(None, "--unit", help=UNIT_HELP),
             ) -> None:
-    """Best use of a thread budget: split over pipeline stages, or a task pool of the fused stages."""
     from perfcompose.compose import Composer
     from perfcompose.compose import explore as run_explore
 

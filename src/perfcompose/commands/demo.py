@@ -5,16 +5,15 @@ from pathlib import Path
 
 import typer
 
-from perfcompose.commands.common import Table, console, per_task, progress, user_errors
+from perfcompose.commands.common import Table, console, per_task, plot_option, progress, user_errors
 from perfcompose.report.numbers import sig
 
 
 @user_errors
-def demo(plot: Path = typer.Option(Path("demo.png"), "--plot", help="Where to write the plot."),
+def demo(plot: Path = plot_option(Path("demo.png")),
          quick: bool = typer.Option(True, "--quick/--full", help="Quick measurement (default) or the paper's sizes."),
          html: Path = typer.Option(Path("demo.html"), "--html", help="Where to write the HTML report."),
          ) -> None:
-    """Measure nop, inc and qsort, fit them, compose the paper's Table-2 programs, plot, and write the report."""
     from perfcompose.report import plot_models
     from perfcompose.validate.paper import table1, table2
 

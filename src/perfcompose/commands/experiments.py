@@ -9,6 +9,7 @@ from perfcompose.choices import ExperimentFormat, OutputFormat, Scaling
 from perfcompose.commands.common import (
     Table,
     console,
+    input_format_option,
     print_saved_models,
     saved_models,
     scaling_option,
@@ -21,12 +22,10 @@ from perfcompose.commands.common import fmt as number
 def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSON, CSV, Extra-P text, JSON, "
                                                    "JSON Lines, Talpas, .extra-p) or a directory of CUBE4 "
                                                    "profiles."),
-         fmt: ExperimentFormat | None = typer.Option(None, "--format", help="Input format if detection guesses wrong."),
+         fmt: ExperimentFormat | None = input_format_option("--format"),
          scaling: Scaling = scaling_option(),
          ) -> None:
-    """Show an experiment: parameters, points, repetitions, median and coefficient of variation.
-
-    Of an Extra-P saved experiment (.extra-p), also the model sets saved with it."""
+    """Of an Extra-P saved experiment (.extra-p), also the model sets saved with it."""
     from perfcompose.data import load
     from perfcompose.data.experiment import describe
 
@@ -52,13 +51,10 @@ def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSO
 def convert(source: Path = typer.Argument(..., help="Experiment file to read."),
             target: Path = typer.Argument(..., help="File to write; the extension picks the format."),
             to: OutputFormat | None = typer.Option(None, "--to", help="Output format (default: from the extension)."),
-            fmt: ExperimentFormat | None = typer.Option(None, "--from",
-                                                        help="Input format if detection guesses wrong."),
+            fmt: ExperimentFormat | None = input_format_option("--from"),
             scaling: Scaling = scaling_option(),
             ) -> None:
-    """Convert an experiment to perfcompose JSON, CSV, Extra-P text or JSON, or a .extra-p archive.
-
-    A .extra-p archive is an Extra-P saved experiment, which Extra-P's GUI opens."""
+    """A .extra-p archive is an Extra-P saved experiment, which Extra-P's GUI opens."""
     from perfcompose.data import load, save
 
     exp = load(source, fmt, scaling=scaling)

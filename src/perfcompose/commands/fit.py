@@ -1,7 +1,6 @@
 """``fit``: a PMNF model of every region and metric of an experiment, with advice on what to measure next."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +13,14 @@ from perfcompose.commands.common import (
     console,
     err_console,
     fmt,
+    html_option,
+    json_option,
     print_saved_models,
     progress,
     saved_models,
     scaling_option,
     user_errors,
+    write_json,
 )
 
 
@@ -79,8 +81,7 @@ def _write(exp: Any, results: list[Any], segmented: bool, title: str, json_out: 
     if json_out:
         from perfcompose.fit.record import fit_to_json
 
-        json_out.write_text(json.dumps([fit_to_json(r) for r in results], indent=2) + "\n")
-        console.print(f"models written to {json_out}")
+        write_json(json_out, [fit_to_json(r) for r in results], "models", indent=2)
     if plot:
         from perfcompose.report import plot_fits
 
@@ -118,9 +119,9 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
                                          "disagree most, in noise widths."),
         extend: float = typer.Option(4.0, "--extend", help="With --advise: consider points up to this factor "
                                                            "beyond the largest measured value."),
-        json_out: Path | None = typer.Option(None, "--json", help="Write the models as JSON here."),
+        json_out: Path | None = json_option("the models"),
         plot: Path | None = typer.Option(None, "--plot", help="Plot measurements and models to this PNG."),
-        html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+        html: Path | None = html_option(),
         poly_exponents: str | None = typer.Option(
             None, "--poly-exponents", help="The exponents i of x^i to search, comma-separated fractions (as "
                                            "Extra-P's poly_exponents; default 0 to 3 in Extra-P's steps)."),
@@ -136,7 +137,6 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
             None, "--scheduler", help="Fit the series on a Dask cluster: 'local' (a worker per core) or a "
                                       "scheduler's address tcp://HOST:PORT (default: in this process)."),
         ) -> None:
-    """Fit a PMNF model c0 + sum c*x^i*log2(x)^j to every region x metric of an experiment."""
     from perfcompose.data import load
     from perfcompose.fit import PMNFFitter
     from perfcompose.fit.hypotheses import DEFAULT_I, DEFAULT_J

@@ -7,6 +7,7 @@ command, or asking for its help, imports its module and builds the real command 
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from importlib import import_module
 from typing import Any, ClassVar
@@ -20,10 +21,10 @@ from typer.core import TyperCommand, TyperGroup
 class Entry:
     """One command of a lazy group.
 
-    ``help`` is the first paragraph of the command's own help, printed in the group's listing
-    (a test checks that the two agree). ``target`` is ``"module:attribute"``: a ``typer.Typer``
-    (a group of its own) or a command function annotated for typer. A group whose commands live
-    in several modules gives ``entries`` instead of a target.
+    ``help`` is the first paragraph of the command's help, printed in the group's listing and
+    written only here: the command's docstring holds what follows it. ``target`` is
+    ``"module:attribute"``: a ``typer.Typer`` (a group of its own) or a command function annotated
+    for typer. A group whose commands live in several modules gives ``entries`` instead of a target.
     """
 
     name: str
@@ -33,7 +34,8 @@ class Entry:
 
 
 def _load(entry: Entry) -> _click.Command:
-    """The real command of an entry: its module imported, the typer command built."""
+    """The real command of an entry: its module imported, the typer command built, its help the
+    entry's followed by what the command's own docstring adds (the entry's line is written once)."""
     if entry.entries:
         return lazy_group(entry.entries)(name=entry.name, help=entry.help, no_args_is_help=True)
     module, _, attribute = entry.target.partition(":")
@@ -45,6 +47,8 @@ def _load(entry: Entry) -> _click.Command:
         single.command(entry.name)(obj)
         command = typer.main.get_command(single)
     command.name = entry.name
+    details = inspect.cleandoc(command.help or "")
+    command.help = entry.help + (f"\n\n{details}" if details else "")
     return command
 
 

@@ -15,8 +15,8 @@ from perfcompose.commands.loggp_inputs import at_point
 from perfcompose.commands.loggp_simulate import simulate
 from perfcompose.errors import InputError
 
-app = typer.Typer(no_args_is_help=True,
-                  help="LogGP simulation of communication steps and programs; calibration from MPI.")
+#: the group's help is its entry's in perfcompose.cli
+app = typer.Typer(no_args_is_help=True)
 
 
 @app.command()

@@ -3,14 +3,15 @@ and layout with the standard and the worst-case algorithm, and with ``--measure`
 local MPI ranks (Figures 6-9)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from perfcompose.commands.common import Table, console, progress, user_errors
+from perfcompose.commands.common import Table, console, html_option, json_option, progress, user_errors, write_json
 from perfcompose.errors import InputError
+from perfcompose.loggp.options import LogGPOptions
+from perfcompose.option_fields import cli_option
 
 __all__ = ["gauss"]
 
@@ -192,8 +193,7 @@ def _write_json(path: Path, n: int, p: int, params: Any, source: str, ops: Any, 
               "rows": [{"block": r.block, "layout": r.layout, "steps": r.steps, "messages": r.messages,
                         "forced": r.forced, "standard": vars(r.standard), "worst": vars(r.worst),
                         **({"measured": measured[(r.block, r.layout)]} if measured else {})} for r in rows]}
-    path.write_text(json.dumps(record, indent=2) + "\n")
-    console.print(f"results written to {path}")
+    write_json(path, record, "results", indent=2)
 
 
 def _write_html(path: Path, n: int, p: int, params: Any, source: str, rows: Any, tables: list[Any],
@@ -246,11 +246,11 @@ def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
           g: float | None = typer.Option(None, "--g", help="Override the gap [us]."),
           G: float | None = typer.Option(None, "--G", help="Override the gap per byte [us]."),
           reps: int = typer.Option(5, "--reps", min=1, help="Timed repetitions of each basic operation."),
-          seed: int = typer.Option(0, "--seed", help="Seed of the random tie-breaks and forced sends."),
+          seed: int = cli_option(LogGPOptions, "seed"),
           plot: Path | None = typer.Option(None, "--plot", help="Plot total, communication and computation "
                                               "time per block size (Figures 7-9) to this PNG."),
-          json_out: Path | None = typer.Option(None, "--json", help="Write operation times and predictions here."),
-          html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+          json_out: Path | None = json_option("the operation times and predictions"),
+          html: Path | None = html_option(),
           measure: bool = typer.Option(False, "--measure", help="Also run the elimination for real on local MPI "
                                        "ranks (mpi4py + MPICH) and compare with both predictions (Figures 7-9)."),
           ranks: int | None = typer.Option(None, "--ranks", min=1, help="With --measure: MPI ranks (default: "

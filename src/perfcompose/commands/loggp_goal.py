@@ -2,11 +2,10 @@
 rules, shown as a table, JSON or a timeline."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from perfcompose.commands.common import Table, console, err_console, fmt
+from perfcompose.commands.common import Table, console, err_console, fmt, write_json
 
 __all__ = ["simulate_goal_file"]
 
@@ -31,7 +30,7 @@ def _goal_timeline(res: Any) -> Any:
     return ProgramResult(s.num_ranks, res.finish, zero, res.finish.copy(), ops)
 
 
-def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None, json_out: bool,
+def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None, json_out: Path | None,
                         timeline: Path | None, to_goal: Path | None) -> None:
     """``loggp simulate`` of a GOAL schedule: LogGOPSim's rules."""
     from perfcompose.commands.loggp_phases import phases
@@ -43,7 +42,7 @@ def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None,
         sched = read_goal(program)
         rendezvous = LOGGOPSIM_S if S is None else S
         check_simulation(sched.num_ranks, int((sched.kind == SEND).sum()), 1, semantics="loggopsim",
-                         timelines=json_out or timeline is not None)
+                         timelines=json_out is not None or timeline is not None)
         step("simulating")
         # the operations' times only where they are shown (the table needs the finish times)
         res = simulate_goal(sched, params, O=O, S=rendezvous, path=program,
@@ -58,15 +57,6 @@ def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None,
         plot_timeline(_goal_timeline(res), timeline, unit=params.unit,
                       title=f"{program.name}: LogGOPSim semantics, makespan {res.makespan:.6g}")
         err_console.print(f"timeline written to {timeline}")
-    if json_out:
-        names = ("send", "recv", "calc")
-        labels = sched.labels or ("",) * sched.num_ops
-        print(json.dumps({"finish": res.finish.tolist(), "makespan": res.makespan,
-                          "ops": [[[names[int(sched.kind[i])], labels[i] or None, float(res.op_start[i]),
-                                    float(res.op_end[i])]
-                                   for i in range(int(sched.op_ptr[h]), int(sched.op_ptr[h + 1]))]
-                                  for h in range(sched.num_ranks)]}))
-        return
     console.print(f"{program}: LogGOPSim semantics, {sched.num_ranks} ranks; L={params.L:g} o={params.o:g} "
                   f"g={params.g:g} G={params.G:g} O={O:g} S={rendezvous:g}", highlight=False)
     table = Table()
@@ -82,3 +72,11 @@ def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None,
         table.add_row(str(h), fmt(float(res.finish[h]), ".6g"))
     console.print(table)
     console.print(f"makespan {res.makespan:.6g}")
+    if json_out is not None:
+        names = ("send", "recv", "calc")
+        labels = sched.labels or ("",) * sched.num_ops
+        write_json(json_out, {"finish": res.finish.tolist(), "makespan": res.makespan,
+                              "ops": [[[names[int(sched.kind[i])], labels[i] or None, float(res.op_start[i]),
+                                        float(res.op_end[i])]
+                                       for i in range(int(sched.op_ptr[h]), int(sched.op_ptr[h + 1]))]
+                                      for h in range(sched.num_ranks)]}, "simulation", indent=None)

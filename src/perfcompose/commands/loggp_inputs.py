@@ -14,20 +14,14 @@ __all__ = ["loggp_params", "at_point", "is_goal", "model_name"]
 
 
 def loggp_params(params_file: Path | None, L: float | None, o: float | None, g: float | None,
-            G: float | None, unit: str = "") -> Any:
+                 G: float | None, unit: str = "") -> Any:
     """The LogGP parameters from --params and/or --L --o --g --G (flags override the file),
     converted to the program's unit when both name one."""
-    from perfcompose.loggp.params import LogGP, read_params
+    from perfcompose.loggp.params import given_params
 
-    flags = {"L": L, "o": o, "g": g, "G": G}
-    if params_file is not None:
-        base = read_params(params_file).replace(**flags)
-    else:
-        missing = [f"--{k}" for k, v in flags.items() if v is None]
-        if missing:
-            raise InputError(f"missing LogGP parameter(s) {' '.join(missing)}",
-                             hint="give --L --o --g --G, or --params FILE (from 'perfcompose loggp calibrate')")
-        base = LogGP(L, o, g, G)  # type: ignore[arg-type]
+    base = given_params(params_file, {"L": L, "o": o, "g": g, "G": G},
+                        spell=lambda names: " ".join(f"--{k}" for k in names),
+                        hint="give --L --o --g --G, or --params FILE (from 'perfcompose loggp calibrate')")
     if unit and base.unit and base.unit != unit:
         converted = base.to(unit)
         err_console.print(f"parameters converted from {base.unit} to the program's unit {unit}")

@@ -11,10 +11,11 @@ from typing import Any
 
 import typer
 
-from perfcompose.commands.common import Table, console, err_console, fmt, user_errors
+from perfcompose.commands.common import Table, console, err_console, fmt, json_option, user_errors, write_json
 from perfcompose.commands.loggp_inputs import at_point, is_goal, loggp_params, model_name
 from perfcompose.errors import InputError
-from perfcompose.loggp.options import GapOrigin, Semantics, Ties
+from perfcompose.loggp.options import GapOrigin, LogGPFiles, LogGPOptions, LogGPParameters, Semantics, Ties
+from perfcompose.option_fields import cli_option
 
 __all__ = ["simulate"]
 
@@ -93,14 +94,11 @@ def _write_model(template: Any, params: Any, program: Path, model_json: Path, op
     if opts.semantics != "paper":
         raise InputError("a LogGP model record simulates with the paper's semantics",
                          hint="drop --semantics loggopsim, or --model-json")
-    from perfcompose.loggp.params import calibration_members
+    from perfcompose.loggp.params import given_members
     from perfcompose.loggp.source import LogGPSource
 
-    # a calibrated parameter file's repetitions give the record its interval, as in a design; a
-    # parameter given on the command line is exact and replaces the calibrated one in every member
-    given = {k: flags[k] for k in ("L", "o", "g", "G")}
-    calibration = [] if flags["params_file"] is None else \
-        [p.replace(**given) for p in calibration_members(flags["params_file"])]
+    # a calibrated parameter file's repetitions give the record its interval, as in a design
+    calibration = given_members(flags["params_file"], {k: flags[k] for k in ("L", "o", "g", "G")})
     source = LogGPSource(template, params, worst_case=opts.worst_case, ties=opts.ties, seed=opts.seed,
                          gap_origin=opts.gap_origin, name=model_name(program), origin=str(program),
                          calibration=calibration)
@@ -116,7 +114,7 @@ def _how(opts: _Options, long: bool = False) -> str:
     return f"standard (Figure 2), gaps from the {opts.gap_origin}" if long else "standard"
 
 
-def _print_json(result: Any, unit: str, template: Any, point: dict[str, float], opts: _Options) -> None:
+def _write_json(path: Path, result: Any, unit: str, template: Any, point: dict[str, float], opts: _Options) -> None:
     record: dict[str, Any] = {"finish": result.finish.tolist(), "makespan": result.makespan,
                               "ops": result.ops,  # each Op (a named tuple) is written as [kind, message, start, end]
                               "computation": result.computation.tolist(),
@@ -126,7 +124,7 @@ def _print_json(result: Any, unit: str, template: Any, point: dict[str, float], 
     if opts.worst_case:
         record["forced"] = [{"step": f.step, "processor": f.processor, "candidates": f.candidate_array.tolist()}
                             for f in result.forced]
-    print(json.dumps(record))
+    write_json(path, record, "simulation", indent=None)
 
 
 def _print_table(program: Path, where: str, prog: Any, params: Any, result: Any, counts: Any, unit: str,
@@ -172,7 +170,7 @@ def _print_forced(forced: Any, opts: _Options) -> None:
 
 
 def _run(program: Path, prog: Any, params: Any, template: Any, point: dict[str, float], opts: _Options, *,
-         json_out: bool, timeline: Path | None, to_goal: Path | None, time_scale: float,
+         json_out: Path | None, timeline: Path | None, to_goal: Path | None, time_scale: float,
          step: Any = lambda name: None) -> None:
     """Simulate the program and show the result."""
     from perfcompose.loggp.execute import simulate_program
@@ -186,7 +184,7 @@ def _run(program: Path, prog: Any, params: Any, template: Any, point: dict[str, 
         err_console.print(f"GOAL schedule written to {to_goal}")
     counts = _op_counts(prog)
     # every operation is kept only where it is shown: --json, --timeline, or a small program
-    keep = json_out or timeline is not None or int(counts.sum()) <= 60
+    keep = json_out is not None or timeline is not None or int(counts.sum()) <= 60
     from perfcompose.loggp.program import CommStep
     from perfcompose.loggp.work_size import check_simulation
 
@@ -203,10 +201,9 @@ def _run(program: Path, prog: Any, params: Any, template: Any, point: dict[str, 
         plot_timeline(result, timeline, unit=unit, title=f"{program.name}{where}: {_how(opts)}, makespan "
                                                          f"{result.makespan:.6g}{' ' + unit if unit else ''}")
         err_console.print(f"timeline written to {timeline}")
-    if json_out:
-        _print_json(result, unit, template, point, opts)
-    else:
-        _print_table(program, where, prog, params, result, counts, unit, keep, opts)
+    _print_table(program, where, prog, params, result, counts, unit, keep, opts)
+    if json_out is not None:
+        _write_json(json_out, result, unit, template, point, opts)
 
 
 @user_errors
@@ -214,28 +211,22 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
                                                       "'loggp convert'), or a LogGOPSim GOAL "
                                                       "schedule (*.goal, or any file whose first word is "
                                                       "num_ranks; simulated with LogGOPSim's rules)."),
-             L: float | None = typer.Option(None, "--L", help="Latency."),
-             o: float | None = typer.Option(None, "--o", help="Overhead per message."),
-             g: float | None = typer.Option(None, "--g", help="Gap between consecutive messages."),
-             G: float | None = typer.Option(None, "--G", help="Gap per byte."),
-             params_file: Path | None = typer.Option(None, "--params", help="Parameter file (from calibrate); "
-                                                        "--L/--o/--g/--G override its values."),
-             worst_case: bool = typer.Option(False, "--worst-case", help="Section 4.2: receive everything, then send."),
-             seed: int | None = typer.Option(None, "--seed", help="Seed of the random tie-breaks and forced "
-                                                "sends (default 0; the paper's semantics only)."),
-             ties: Ties | None = typer.Option(None, "--ties", help="Ties between processors: random (seeded, "
-                                                 "the paper's; default) or rank (the paper's semantics only)."),
-             gap_origin: GapOrigin | None = typer.Option(None, "--gap-origin", help="Section 3's 'g later': "
-                                                            "from the end (default) or the start of the previous "
-                                                            "operation (the paper's semantics only)."),
+             L: float | None = cli_option(LogGPParameters, "L"),
+             o: float | None = cli_option(LogGPParameters, "o"),
+             g: float | None = cli_option(LogGPParameters, "g"),
+             G: float | None = cli_option(LogGPParameters, "G"),
+             params_file: Path | None = cli_option(LogGPFiles, "params"),
+             worst_case: bool = cli_option(LogGPOptions, "worst_case"),
+             seed: int | None = cli_option(LogGPOptions, "seed", default=None),
+             ties: Ties | None = cli_option(LogGPOptions, "ties", default=None),
+             gap_origin: GapOrigin | None = cli_option(LogGPOptions, "gap_origin", default=None),
              semantics: Semantics | None = typer.Option(None, "--semantics", help="paper (default for "
                                                            "programs), or loggopsim (LogGOPSim's rules; always "
                                                            "for GOAL schedules)."),
              O: float = typer.Option(0.0, "--O", help="LogGOPSim: overhead per byte."),
              S: float | None = typer.Option(None, "--S", help="LogGOPSim: rendezvous above S bytes (default "
                                                "65535, LogGOPSim's own default)."),
-             json_out: bool = typer.Option(False, "--json", help="Print finish times, makespan and every "
-                                           "processor's operations as JSON."),
+             json_out: Path | None = json_option("finish times, makespan and every processor's operations"),
              timeline: Path | None = typer.Option(None, "--timeline", help="Draw the timeline to this PNG."),
              to_goal: Path | None = typer.Option(None, "--to-goal", help="Also write the program as a GOAL "
                                                     "schedule in the text form LogGOPSim's txt2bin reads."),
@@ -271,8 +262,9 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
         from perfcompose.loggp.loggopsim import LOGGOPSIM_S
 
         rendezvous = LOGGOPSIM_S if S is None else S
-    opts = _Options(worst_case, 0 if seed is None else seed, ties or "random", gap_origin or "end", semantics, O,
-                    rendezvous)
+    given: dict[str, Any] = {"worst_case": worst_case, "seed": seed, "ties": ties, "gap_origin": gap_origin}
+    paper = LogGPOptions(**{k: v for k, v in given.items() if v is not None})
+    opts = _Options(paper.worst_case, paper.seed, paper.ties, paper.gap_origin, semantics, O, rendezvous)
     from perfcompose.commands.loggp_phases import phases
 
     with phases(program, ("reading", "simulating")) as step:

@@ -2,14 +2,24 @@
 (000's MapReduce tables, measured here against the papers' and the calibrated operator)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from perfcompose.choices import PICTURES, MapReduceStrategy, Picture
-from perfcompose.commands.common import Table, console, err_console, one_bar, progress, user_errors
+from perfcompose.commands.common import (
+    Table,
+    console,
+    err_console,
+    json_option,
+    one_bar,
+    progress,
+    records_json,
+    restart_option,
+    user_errors,
+    write_json,
+)
 from perfcompose.errors import PerfcomposeError
 
 _SCHEDULER = typer.Option(None, "--scheduler", help="Use the Dask cluster at this scheduler address "
@@ -37,7 +47,6 @@ def run_one(picture: Picture = typer.Option("large", "--picture", help="The pict
             scheduler: str | None = _SCHEDULER,
             malloc_trim: int | None = _MALLOC,
             timeout: float = typer.Option(15.0, "--timeout", help="Seconds to wait for a scheduler.")) -> None:
-    """Run one pixel-histogram MapReduce job on Dask and print its per-phase times."""
     from perfcompose.runtime.mapreduce import Engine, check_address, histogram_job, serial_histogram
     from perfcompose.runtime.mapreduce.ops import prepare_picture
     from perfcompose.validate.mapreduce import REPEAT, check_cluster
@@ -105,7 +114,7 @@ def _print_clusters(result: Any) -> None:
 @user_errors
 def paper_table5(quick: bool = typer.Option(False, "--quick", help="x = 16 inputs, 5 rounds (about a "
                                             "minute per cluster on 2 cores)."),
-                 json_out: Path | None = typer.Option(None, "--json", help="Write one record per configuration."),
+                 json_out: Path | None = records_json(),
                  scheduler: str | None = _SCHEDULER,
                  picture: list[str] = typer.Option([], "--picture", help="Only these pictures."),
                  strategy: list[str] = typer.Option([], "--strategy", help="Only these strategies."),
@@ -114,8 +123,7 @@ def paper_table5(quick: bool = typer.Option(False, "--quick", help="x = 16 input
                  repeat: int | None = typer.Option(None, "--repeat", "-R", help="Map repetitions per task, "
                                                       "all pictures (default: per picture, ~16 ms of work)."),
                  malloc_trim: int | None = _MALLOC,
-                 restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
-    """000 Table 5: MapReduce on Dask, measured vs predicted, by picture, strategy, n and m."""
+                 restart: bool = restart_option()) -> None:
     from perfcompose.validate.mapreduce import PAPER_TABLE5, summary
 
     result = _study(quick, picture, strategy, rounds, x, repeat, scheduler, malloc_trim, restart)
@@ -153,16 +161,13 @@ def paper_table5(quick: bool = typer.Option(False, "--quick", help="x = 16 input
                   "rounds' errors, median phases; papers' op. = eq. 5-7 over the map timed alone")
     _print_clusters(result)
     if json_out:
-        json_out.write_text(json.dumps(result.to_json(), indent=1))
-        console.print(f"written to {json_out}")
+        write_json(json_out, result.to_json(), "records")
 
 
 @user_errors
 def paper_table3(quick: bool = typer.Option(False, "--quick", help="x = 8 and 16 inputs, 5 rounds."),
-                 json_out: Path | None = typer.Option(None, "--json", help="Write one record per thread count."),
-                 restart: bool = typer.Option(False, "--restart", help="Discard finished measurements.")) -> None:
-    """000 Table 3: GrPPi-like MapReduce (one node, pairwise reduction) for n threads; the paper's
-    models recomposed, and the per-input slope measured here on Dask where n fits."""
+                 json_out: Path | None = json_option("one record per thread count"),
+                 restart: bool = restart_option()) -> None:
     import os
 
     from perfcompose.validate.mapreduce import PAPER_TABLE3, table3
@@ -187,7 +192,6 @@ def paper_table3(quick: bool = typer.Option(False, "--quick", help="x = 8 and 16
     console.print(f"here: slope of the job time over x = {', '.join(map(str, xs))} inputs (large picture, R = "
                   "4); threads beyond this machine's cores are not measured")
     if json_out:
-        json_out.write_text(json.dumps([r.__dict__ for r in rows], indent=1))
-        console.print(f"written to {json_out}")
+        write_json(json_out, [r.__dict__ for r in rows], "records")
     if not fits:
         err_console.print("no thread count fits this machine")

@@ -1,7 +1,6 @@
 """``perfcompose pamela``: compile, evaluate and simulate PAMELA models (paper 004)."""
 from __future__ import annotations
 
-import json
 import math
 import re
 from pathlib import Path
@@ -10,11 +9,11 @@ import typer
 
 from perfcompose.assignments import parse_assignments
 from perfcompose.choices import Clock
-from perfcompose.commands.common import Table, console, fmt, user_errors
+from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
 from perfcompose.errors import InputError, evaluating, finite_result
 
-app = typer.Typer(no_args_is_help=True,
-                  help="PAMELA process models compiled to symbolic cost models, evaluated and simulated.")
+#: the group's help is its entry's in perfcompose.cli
+app = typer.Typer(no_args_is_help=True)
 
 _MODEL = typer.Argument(..., help="PAMELA model file (.pam).")
 _PROCESS = typer.Option("main", "--process", "-p", help="The process to compile (default main).")
@@ -72,15 +71,15 @@ def _compile(model: Path, paper_phi: bool):
 def compile_cmd(model: Path = _MODEL,
                 everything: bool = typer.Option(False, "--all", help="Print phi, delta and omega as well as T."),
                 process: str = _PROCESS, paper_phi: bool = _PAPER_PHI,
-                json_out: Path | None = typer.Option(None, "--json", help="Also write T_<process> as a model "
-                                                        "record here (a component: -c NAME=FILE.json).")) -> None:
+                json_out: Path | None = json_option("T_<process> as a model record (a component: -c "
+                                                    "NAME=FILE.json)")) -> None:
     """Print the simplified cost model T_<process> (as PAMELA text)."""
     cm = _compile(model, paper_phi)
     if json_out is not None:
         from perfcompose.pamela.costmodel import model_record
 
         record = model_record(model.read_text(), model, process, paper_phi=paper_phi)
-        json_out.write_text(json.dumps(record, indent=2) + "\n")
+        write_json(json_out, record, "model record", indent=2)
     console.print(cm.text(process, everything), highlight=False, soft_wrap=True)
     if not cm.closed(process):
         console.print("% no closed form for every part: the sums and maxima left evaluate exactly "
@@ -90,7 +89,7 @@ def compile_cmd(model: Path = _MODEL,
 @app.command("eval")
 @user_errors
 def eval_cmd(model: Path = _MODEL, assignments: list[str] | None = _ASSIGN,
-             as_json: bool = typer.Option(False, "--json", help="Print {T_, phi_, omega_, delta_} as JSON."),
+             as_json: Path | None = json_option("{T_, phi_, omega_, delta_} (on a grid: the points and T_ at each)"),
              process: str = _PROCESS, paper_phi: bool = _PAPER_PHI) -> None:
     """Evaluate T, phi, omega and delta of a process at the given parameter values; a range
     (P=1:1000, N=1e3:1e6:1e3) or list (P=1,2,4) evaluates T on the whole grid of points."""
@@ -105,9 +104,8 @@ def eval_cmd(model: Path = _MODEL, assignments: list[str] | None = _ASSIGN,
     with evaluating(where):
         result = evaluate_point(model, values, process, paper_phi)
     finite_result({f"T_{process}": result.T, f"phi_{process}": result.phi, f"omega_{process}": result.omega}, where)
-    if as_json:
-        console.print_json(json.dumps(result.as_json()))
-        return
+    if as_json is not None:
+        write_json(as_json, result.as_json(), "result", indent=2)
     console.print(f"{model.name}: {process} at {where}", highlight=False)
     table = Table()
     table.add_column("equation")
@@ -126,7 +124,7 @@ PLAIN_ROWS = 100
 
 
 def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, paper_phi: bool,
-               as_json: bool) -> None:
+               as_json: Path | None) -> None:
     """T of the process at every point of the grid, with one compilation (none where the model
     is a numeric form, or compiled before and kept)."""
     import itertools
@@ -143,11 +141,9 @@ def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, pa
         results = [float(fn(*(math.nan if k is None else pt[k] for k in slots))) for pt in points]
     for pt, value in zip(points, results):
         finite_result({f"T_{process}": value}, ", ".join(f"{n}={v:g}" for n, v in zip(names, pt)))
-    if as_json:
-        # plain text: rich's JSON highlighting costs more than the evaluation of a large grid
-        console.file.write(json.dumps({"parameters": names, "points": [list(pt) for pt in points],
-                                       f"T_{process}": results}, indent=2) + "\n")
-        return
+    if as_json is not None:
+        write_json(as_json, {"parameters": names, "points": [list(pt) for pt in points], f"T_{process}": results},
+                   "grid", indent=2)
     title = f"{model.name}: T_{process} at {len(points):,} points"
     header = [*names, f"T_{process}"]
     rows = [[*(f"{v:g}" for v in pt), fmt(value, ".10g")] for pt, value in zip(points, results)]
@@ -172,7 +168,7 @@ def simulate_cmd(model: Path = _MODEL, assignments: list[str] | None = _ASSIGN,
                                                   help="deterministic, exponential-service (use() times "
                                                        "exponential) or exponential (delays too)."),
                  seed: int = typer.Option(0, "--seed", help="Seed of the random times."),
-                 as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+                 as_json: Path | None = json_option("the bound, the simulated time and the MVA"),
                  process: str = _PROCESS, paper_phi: bool = _PAPER_PHI) -> None:
     """Simulate the model and print the symbolic bound next to the simulated time."""
     values = parse_assignments(assignments)
@@ -184,13 +180,12 @@ def simulate_cmd(model: Path = _MODEL, assignments: list[str] | None = _ASSIGN,
     sim = cm.simulate(values, process, distribution=distribution, seed=seed)
     error = (sim.time - bound) / sim.time if sim.time else 0.0
     mva = cm.mva(values, process)
-    if as_json:
-        console.print_json(json.dumps({f"T_{process}": bound, "simulated": sim.time, "relative_error": error,
-                                       "mva": mva, "mva_error": None if mva is None or not sim.time
-                                       else (sim.time - mva) / sim.time,
-                                       "distribution": distribution, "seed": seed, "uses": sim.uses,
-                                       "wall_s": sim.wall}))
-        return
+    if as_json is not None:
+        write_json(as_json, {f"T_{process}": bound, "simulated": sim.time, "relative_error": error,
+                             "mva": mva, "mva_error": None if mva is None or not sim.time
+                             else (sim.time - mva) / sim.time,
+                             "distribution": distribution, "seed": seed, "uses": sim.uses,
+                             "wall_s": sim.wall}, "result", indent=2)
     console.print(f"{model.name}: {process} at " + (", ".join(f"{k}={v:g}" for k, v in values.items()) or
                                                      "no parameters") + f" ({distribution}, seed {seed})",
                   highlight=False)
@@ -251,16 +246,14 @@ def vangemund(quick: bool = typer.Option(False, "--quick", help="Tiny sizes, one
               clock: Clock = typer.Option("wall", "--clock", help="wall: elapsed time between barriers; cpu: "
                                           "processor time of the busiest worker (not inflated by other work "
                                           "on shared cores, but without waiting for messages)."),
-              as_json: bool = typer.Option(False, "--json", help="Print the rows and cases as JSON.")) -> None:
-    """Paper 004's case studies: MATMUL, ADI, GAUSS and PSRS in their design alternatives, run here
-    on 1 and 2 processes, predicted by their generated PAMELA models."""
+              as_json: Path | None = json_option("the rows and cases")) -> None:
     from perfcompose.pamela.vangemund import run_study
 
     with console.status("") as status:
         result = run_study(out, quick=quick, reps=reps, machine=machine, clock=clock,
                            progress=lambda text: status.update(text))
-    if as_json:
-        console.print_json(json.dumps({
+    if as_json is not None:
+        write_json(as_json, {
             "rows": [{"study": r.study, "alternative": r.alternative, "N": r.N, "P": r.P,
                       "predicted_s": r.predicted, "measured_s": r.measured, "error": r.error,
                       "spread": r.spread, "annotations": r.annotations, "eval_us": r.eval_us}
@@ -268,8 +261,7 @@ def vangemund(quick: bool = typer.Option(False, "--quick", help="Tiny sizes, one
             "cases": [{"study": c.study, "N": c.N, "P": c.P, "predicted_best": c.predicted_best,
                        "measured_best": c.measured_best, "distinct": c.distinct, "agrees": c.agrees}
                       for c in result.cases],
-            "mean_abs_error": result.mean_abs_error}))
-        return
+            "mean_abs_error": result.mean_abs_error}, "rows and cases", indent=2)
     best = {(c.study, c.N, c.P): c for c in result.cases}
     table = Table(title="van Gemund, Symbolic Cost Estimation of Parallel Applications: the four test codes here")
     for col, just in (("program", "left"), ("design alternative", "left"), ("N", "right"), ("P", "right"),

@@ -2,13 +2,22 @@
 models recomposed (000 Table 1 rows 9-13 and Figure 4; 003 Tables I-IV)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from perfcompose.commands.common import Table, console, user_errors
+from perfcompose.commands.common import (
+    Table,
+    console,
+    html_option,
+    json_option,
+    no_plot_option,
+    plot_option,
+    records_json,
+    user_errors,
+    write_json,
+)
 
 
 def _pct(v: float | None, spec: str = "+.3g") -> str:
@@ -47,12 +56,10 @@ def print_table1_rest() -> list[Any]:
 
 
 @user_errors
-def fig4(plot: Path | None = typer.Option(Path("fig4.png"), "--plot", help="Where to write the plot."),
-         no_plot: bool = typer.Option(False, "--no-plot", help="Do not write the plot."),
-         json_out: Path | None = typer.Option(None, "--json", help="Write one record per configuration.")
+def fig4(plot: Path | None = plot_option(Path("fig4.png")),
+         no_plot: bool = no_plot_option(),
+         json_out: Path | None = records_json()
          ) -> None:
-    """000 Figure 4: Hadoop on 1-24 nodes x 1-24 threads, predicted by eq. 5 and 7 from Table 1
-    rows 11-13 (weak scaling, one input per thread)."""
     from perfcompose.validate.paper_hadoop import FIG4_M, FIG4_N, hadoop_grid
 
     grid = hadoop_grid()
@@ -78,14 +85,12 @@ def fig4(plot: Path | None = typer.Option(Path("fig4.png"), "--plot", help="Wher
         plot_fig4(grid, plot)
         console.print(f"plot written to {plot}")
     if json_out:
-        json_out.write_text(json.dumps([p.to_json() for p in grid], indent=1))
-        console.print(f"written to {json_out}")
+        write_json(json_out, [p.to_json() for p in grid], "records")
 
 
 @user_errors
-def calotoiu(json_out: Path | None = typer.Option(None, "--json", help="Write one record per configuration.")
+def calotoiu(json_out: Path | None = records_json()
              ) -> None:
-    """003 (SC19 workshop) Tables I-IV [us], modular models composed again from its Table I, beside 000's."""
     from perfcompose.validate.paper import PAPER_TABLE1
     from perfcompose.validate.paper_calotoiu import CALOTOIU_TABLE1, CALOTOIU_TABLE3, calotoiu_tables, spread
 
@@ -139,17 +144,14 @@ def calotoiu(json_out: Path | None = typer.Option(None, "--json", help="Write on
                   + "the others differ by more than the rounding of the printed digits allows, so the paper "
                   "computed them from unrounded models or from the runtimes")
     if json_out:
-        json_out.write_text(json.dumps([r.to_json() for r in rows], indent=1))
-        console.print(f"written to {json_out}")
+        write_json(json_out, [r.to_json() for r in rows], "records")
 
 
 @user_errors
 def latency(quick: bool = typer.Option(False, "--quick", help="x = 4096 and 16384, 3 rounds (seconds)."),
-            json_out: Path | None = typer.Option(None, "--json", help="Write one record per program and size."),
+            json_out: Path | None = json_option("one record per program and size"),
             config: list[str] = typer.Option([], "--config", help="Only these programs (default: the reference "
                                              "programs that fit this machine's cores).")) -> None:
-    """The latency operators of seq, pipe and tpool against the executor's per-element stamps, on
-    the reference tasks: predicted from the tasks measured alone in the same round."""
     import os
 
     import numpy as np
@@ -186,8 +188,7 @@ def latency(quick: bool = typer.Option(False, "--quick", help="x = 4096 and 1638
                   "inside = latency / time between completions (Little's law): where it matches, the operator's "
                   "queueing is right and the error is the throughput model's")
     if json_out:
-        json_out.write_text(json.dumps([r.to_json() for r in rows], indent=1))
-        console.print(f"written to {json_out}")
+        write_json(json_out, [r.to_json() for r in rows], "records")
 
 
 def _count_bar(step: Any) -> Any:
@@ -207,14 +208,11 @@ _CASE_TITLES = {
 
 
 @user_errors
-def lobachev(json_out: Path | None = typer.Option(None, "--json", help="Write one record per configuration."),
-             html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+def lobachev(json_out: Path | None = records_json(),
+             html: Path | None = html_option(),
              ) -> None:
-    """001 (Lobachev, Loogen): every case study's estimates, the paper's beside perfcompose's.
-
-    The range is what the estimate spans when each printed input moves by half a unit of its
-    last digit; a paper figure inside it (widened by the figure's own rounding) is reproduced.
-    """
+    """The range is what the estimate spans when each printed input moves by half a unit of its
+    last digit; a paper figure inside it (widened by the figure's own rounding) is reproduced."""
     from perfcompose.validate.lobachev import CASES, reproduce
 
     rows = reproduce()
@@ -236,8 +234,7 @@ def lobachev(json_out: Path | None = typer.Option(None, "--json", help="Write on
     console.print(f"{sum(bool(r.reproduced) for r in checked)} of {len(checked)} comparable paper figures lie "
                   "within the rounding of the printed inputs")
     if json_out:
-        json_out.write_text(json.dumps([r.to_json() for r in rows], indent=1))
-        console.print(f"written to {json_out}")
+        write_json(json_out, [r.to_json() for r in rows], "records")
     if html:
         from perfcompose.commands.reports import tables_html
 

@@ -7,7 +7,17 @@ from typing import Any
 
 import typer
 
-from perfcompose.commands.common import Table, console, err_console, per_task, progress, user_errors
+from perfcompose.commands.common import (
+    Table,
+    console,
+    err_console,
+    html_option,
+    per_task,
+    progress,
+    records_json,
+    restart_option,
+    user_errors,
+)
 from perfcompose.commands.paper import print_table1_rest
 from perfcompose.commands.study import run_study
 from perfcompose.commands.validation import print_study, write_study
@@ -21,13 +31,10 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
                                                 "transfer): the paper's models recomposed, nothing measured."),
                  out: Path | None = typer.Option(None, "--out", help="Also write the measurements here "
                                                     "(one experiment per task: OUT-stem_TASK.json)."),
-                 html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report "
-                                                     "here."),
+                 html: Path | None = html_option(),
                  restart: bool = typer.Option(False, "--restart", help="Discard the checkpoints of an "
                                               "interrupted run (.perfcompose/table1_*) and measure afresh."),
                  ) -> None:
-    """000 Table 1: model and variability of every reference task, measured here (ns); an interrupted
-    run resumes from its checkpoints in .perfcompose/."""
     from perfcompose.bench import TASKS
     from perfcompose.data import save
     from perfcompose.validate.paper import FULL_REPS, FULL_ROUNDS_T1, PAPER_TABLE1, QUICK_REPS, QUICK_ROUNDS_T1, table1
@@ -81,9 +88,9 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
 
 # the options every validation table shares
 _QUICK = typer.Option(False, "--quick", help="9 sizes x 5 rounds (minutes on 2 cores).")
-_TABLE_JSON = typer.Option(None, "--json", help="Write one record per configuration.")
-_RESTART = typer.Option(False, "--restart", help="Discard finished measurements.")
-_HTML = typer.Option(None, "--html", help="Write a self-contained HTML report here.")
+_TABLE_JSON = records_json()
+_RESTART = restart_option()
+_HTML = html_option()
 
 
 def _paper_validation(table: str, quick: bool, json_out: Path | None, restart: bool,
@@ -114,7 +121,6 @@ def paper_table2(quick: bool = _QUICK,
                  json_out: Path | None = _TABLE_JSON,
                  restart: bool = _RESTART,
                  html: Path | None = _HTML) -> None:
-    """000 Table 2: seq, tpool and pipe programs run here; modular vs monolithic vs measured."""
     _paper_validation("table2", quick, json_out, restart, html)
 
 
@@ -123,7 +129,6 @@ def paper_table7(quick: bool = _QUICK,
                  json_out: Path | None = _TABLE_JSON,
                  restart: bool = _RESTART,
                  html: Path | None = _HTML) -> None:
-    """000 Table 7: relation (iv), tpool_2(seq(a, b)) <= pipe(a, b), measured here."""
     from perfcompose.validate.paper_relations import relation_iv
 
     result = _paper_validation("table7", quick, json_out, restart, html)
@@ -147,7 +152,6 @@ def paper_table4(quick: bool = _QUICK,
                  json_out: Path | None = _TABLE_JSON,
                  restart: bool = _RESTART,
                  html: Path | None = _HTML) -> None:
-    """000 Table 4: pipeline associativity and commutativity, measured here."""
     from perfcompose.validate.paper import PAPER_TABLE4
 
     result = _paper_validation("table4", quick, json_out, restart, html)
@@ -159,7 +163,6 @@ def paper_table6(quick: bool = _QUICK,
                  json_out: Path | None = _TABLE_JSON,
                  restart: bool = _RESTART,
                  html: Path | None = _HTML) -> None:
-    """000 Table 6: layering neutrality, pipe of task pools vs task pool of pipes, measured here."""
     from perfcompose.validate.paper_relations import LAYERING_GROUPS
 
     result = _paper_validation("table6", quick, json_out, restart, html)

@@ -1,7 +1,6 @@
 """``predict``: a designed program's composed model, each component's share, and the bottleneck."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -9,7 +8,7 @@ import typer
 from rich.markup import escape
 
 from perfcompose.choices import PipeRule
-from perfcompose.commands.common import Table, console, err_console, user_errors
+from perfcompose.commands.common import Table, console, err_console, html_option, json_option, user_errors, write_json
 from perfcompose.commands.components import PIPE_HELP, order_text, parameter_values, x_values
 from perfcompose.report.numbers import sig, size
 
@@ -85,14 +84,13 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
             pipe: PipeRule | None = typer.Option(None, "--pipe", help=PIPE_HELP + " Default: the design's "
                                                     "(pointwise unless it says otherwise)."),
             plot: Path | None = typer.Option(None, "--plot", help="Plot program and component models here."),
-            json_out: Path | None = typer.Option(None, "--json", help="Write the prediction as JSON here: per "
-                                                     "size the time, interval, bottleneck and each component's "
-                                                     "time; the composed model; each component's source record."),
+            json_out: Path | None = json_option("the prediction (per size the time, interval, bottleneck and "
+                                                "each component's time; the composed model; each component's "
+                                                "source record)"),
             measured: str | None = typer.Option(None, "--measured", help="Measurements of the program "
                                                    "(FILE[:REGION], over x) to set against the prediction."),
-            html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+            html: Path | None = html_option(),
             ) -> None:
-    """Predict a designed program: composed model, each component's share, and the bottleneck."""
     from perfcompose.compose import Composer, load_design
     from perfcompose.compose.prediction import predict as run_prediction
 
@@ -117,8 +115,7 @@ def predict(design: Path = typer.Argument(..., help="Design file (TOML): program
     for w in result.warnings:
         err_console.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
     if json_out:
-        json_out.write_text(json.dumps(result.to_json(), indent=2) + "\n")
-        console.print(f"prediction written to {json_out}", highlight=False)
+        write_json(json_out, result.to_json(), "prediction", indent=2)
     from perfcompose.commands.reports import measured_series
 
     seen, seen_label = measured_series(measured, model.unit) if measured else ([], "")

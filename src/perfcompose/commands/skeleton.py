@@ -1,7 +1,6 @@
 """``perfcompose skeleton``: forecasts of T(n,p) for algorithmic skeletons (paper 001)."""
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -9,14 +8,25 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from perfcompose.choices import Direction, ForecastMethod, SkeletonKind, Strategy
-from perfcompose.commands.common import Table, console, fmt, user_errors
+from perfcompose.commands.common import (
+    Table,
+    console,
+    fmt,
+    html_option,
+    json_option,
+    no_plot_option,
+    user_errors,
+    write_json,
+)
 from perfcompose.errors import InputError
+from perfcompose.option_fields import cli_option
+from perfcompose.skeleton_options import ForecastOptions, MethodChoice, SkeletonShape
 
 if TYPE_CHECKING:
     from perfcompose.skeleton import Estimate, Skeleton
 
-app = typer.Typer(no_args_is_help=True,
-                  help="Skeleton-based estimation: forecast T(n,p) in n and p, penalty and serial fraction.")
+#: the group's help is its entry's in perfcompose.cli
+app = typer.Typer(no_args_is_help=True)
 
 
 def _parse_at(text: str) -> tuple[float, int]:
@@ -41,34 +51,26 @@ def _skeleton(kind: str, r: int, d: int, k: int) -> Skeleton:
 def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
                                                help="Runtimes: n,p,time rows, or n,seq,1,2,... columns."),
              at: str = typer.Option(..., "--at", help="Where to forecast, e.g. n=120,p=7."),
-             skeleton: SkeletonKind = typer.Option("general", "--skeleton", help="The skeleton (general: eq. *)."),
-             method: ForecastMethod = typer.Option("auto", "--method", help="Forecast method for both parts "
-                                                   "(override with --method-t / --method-a)."),
-             method_t: ForecastMethod | None = typer.Option(None, "--method-t", help="Method for T(n)."),
-             method_a: ForecastMethod | None = typer.Option(None, "--method-a",
-                                                               help="Method for the penalty Ā(n,p)."),
-             direction: Direction = typer.Option("auto", "--direction", help="Forecast Ā w.r.t. n (p fixed), p (n "
-                                                 "fixed), or auto."),
-             epsilon: float = typer.Option(0.05, "--epsilon", min=0.0, help="Largest hold-out error accepted by "
-                                           "--method auto (fraction)."),
-             degree: int = typer.Option(3, "--degree", min=1, help="Degree of lm-poly."),
-             strategy: Strategy = typer.Option("known", "--strategy", help="How --method auto chooses: against "
-                                               "the known value nearest to the target (known), or the paper's "
-                                               "real-life mean of the two (best-two) or three (best-three) "
-                                               "methods best in training."),
-             training: int = typer.Option(1, "--training", min=1, help="best-two/best-three: known values "
-                                          "nearest to the target to train on."),
-             train: str | None = typer.Option(None, "--train", help="Learn only from the points in this "
-                                                 "window, e.g. 'n<=9689' or 'p<=196608' (conditions on n and p, "
-                                                 "joined by commas); a measured target is still compared."),
-             r: int = typer.Option(2, "--r", help="dc: branching degree."),
-             d: int = typer.Option(1, "--d", help="dc: depth of the parallel expansion."),
-             k: int = typer.Option(1, "--k", help="iteration: number of iterations."),
+             skeleton: SkeletonKind = cli_option(SkeletonShape, "kind"),
+             method: ForecastMethod = cli_option(MethodChoice, "method"),
+             method_t: ForecastMethod | None = cli_option(ForecastOptions, "method_t", default=None,
+                                                          show_default="--method"),
+             method_a: ForecastMethod | None = cli_option(ForecastOptions, "method_a", default=None,
+                                                          show_default="--method"),
+             direction: Direction = cli_option(ForecastOptions, "direction"),
+             epsilon: float = cli_option(ForecastOptions, "epsilon"),
+             degree: int = cli_option(ForecastOptions, "poly_degree"),
+             strategy: Strategy = cli_option(ForecastOptions, "strategy"),
+             training: int = cli_option(ForecastOptions, "training"),
+             train: str | None = cli_option(ForecastOptions, "train"),
+             r: int = cli_option(SkeletonShape, "r"),
+             d: int = cli_option(SkeletonShape, "d"),
+             k: int = cli_option(SkeletonShape, "k"),
              plot: Path | None = typer.Option(Path("forecast.png"), "--plot", help="Plot of T(n) and Ā with "
                                                  "the forecast marked."),
-             no_plot: bool = typer.Option(False, "--no-plot", help="Do not write the plot."),
-             json_out: Path | None = typer.Option(None, "--json", help="Write the forecast here."),
-             html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+             no_plot: bool = no_plot_option(),
+             json_out: Path | None = json_option("the forecast and the model record that recomputes it"),
+             html: Path | None = html_option(),
              ) -> None:
     """Forecast T(n,p) = T(n)/p + Ā(n,p): each part by its own method, a measured target left out."""
     from perfcompose.skeleton import SkeletonSource, estimate, read_table
@@ -95,8 +97,7 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
         console.print(f"measured T({n:g}, {p}) = {est.measured:.6g} s (left out of every fit): relative error "
                       f"{100 * (est.error or 0):+.3g} %")
     if json_out:
-        json_out.write_text(json.dumps({**source.forecast_record(est), "interval": bounds}, indent=1))
-        console.print(f"written to {json_out}")
+        write_json(json_out, {**source.forecast_record(est), "interval": bounds}, "forecast")
     if plot and not no_plot:
         from perfcompose.report.forecast import plot_estimate
 
@@ -173,7 +174,7 @@ def _nearest(part: Any) -> float:
 @app.command()
 @user_errors
 def quality(table_file: Path = typer.Argument(..., metavar="TABLE.csv", help="Runtimes (see forecast)."),
-            json_out: Path | None = typer.Option(None, "--json", help="Write the rows here."),
+            json_out: Path | None = json_option("the rows"),
             ) -> None:
     """Penalty Ā(n,p) and Karp-Flatt serial fraction f(n,p) per p: constant is good, growing is not."""
     from perfcompose.skeleton import quality as quality_rows
@@ -191,5 +192,4 @@ def quality(table_file: Path = typer.Argument(..., metavar="TABLE.csv", help="Ru
                       fmt(r.serial_fraction, ".4g"))
         console.print(t)
     if json_out:
-        json_out.write_text(json.dumps([r.__dict__ for r in rows], indent=1))
-        console.print(f"written to {json_out}")
+        write_json(json_out, [r.__dict__ for r in rows], "rows")

@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from perfcompose.choices import Workers
-from perfcompose.commands.common import one_bar, progress, user_errors
+from perfcompose.commands.common import html_option, one_bar, progress, records_json, restart_option, user_errors
 from perfcompose.commands.components import x_values
 from perfcompose.commands.validation import print_study, write_study
 
@@ -31,18 +31,15 @@ def validate(terms: list[str] = typer.Argument(..., help="Programs to run, e.g. 
              rounds: int = typer.Option(5, "--reps", "--rounds", min=1, help="Interleaved rounds (repetitions)."),
              count: int = typer.Option(32, "--count", min=2, help="Elements per run, at least (more where short)."),
              workers: Workers = typer.Option("threads", "--workers", help="What runs the stages."),
-             json_out: Path | None = typer.Option(None, "--json", help="Write one record per configuration here."),
-             restart: bool = typer.Option(False, "--restart", help="Discard finished measurements."),
-             html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML report here."),
+             json_out: Path | None = records_json(),
+             restart: bool = restart_option(),
+             html: Path | None = html_option(),
              task: list[str] = typer.Option([], "--task", help="A stage of your own, NAME=module:function (a "
                                             "function of one data element), e.g. --task smooth=user_stages:smooth; "
                                             "repeatable. Built-in: nop, inc, qsort."),
              input_: str | None = typer.Option(None, "--input", help="module:function making one data element "
                                                   "of size x (default: x random 32-bit ints)."),
              ) -> None:
-    """Run programs of nop, inc, qsort and your own stages (--task) for real, fit them (monolithic),
-    compose them from their parts (modular) and report the error of the prediction, with its 90 %
-    interval, against the measurement."""
     import os
 
     from perfcompose.commands.validation import input_function, task_functions

@@ -1,13 +1,12 @@
 """Rendering of a validation study (validate, paper table2/4/6/7): errors, intervals, disturbance."""
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from perfcompose.commands.common import Table, console, err_console
+from perfcompose.commands.common import Table, console, err_console, write_json
 
 
 def _pct(v: float | None) -> str:
@@ -162,8 +161,7 @@ def write_study(result: Any, out: Path, paper: Mapping[str, str] | None = None) 
            "context_effects": [e.to_json() for e in result.context_effects],
            "slowdowns": [sd.to_json() for sd in result.slowdowns],
            "process_options": [p.to_json(result.x) for p in result.process_options]}
-    out.write_text(json.dumps(doc, indent=1))
-    console.print(f"written to {out}")
+    write_json(out, doc, "records")
 
 
 def task_functions(specs: list[str]) -> dict[str, Callable[[Any], Any]]:

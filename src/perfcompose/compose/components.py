@@ -14,12 +14,15 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from perfcompose.errors import InputError, ModelError, ModelSyntaxError, PerfcomposeError
+from perfcompose.loggp.options import LogGPFiles, LogGPOptions, LogGPParameters
 from perfcompose.model import FIT_FORMAT, MODEL_FORMAT, Model
+from perfcompose.option_fields import default_of, design_keys, key_of, value_kind
+from perfcompose.skeleton_options import ForecastOptions, MethodChoice, SkeletonShape
 from perfcompose.units import ROLES, check_unit
 
 __all__ = ["ComponentError", "SOURCES", "COMMON_KEYS", "CONVENTIONAL_PARAMETERS", "component_model", "from_file",
@@ -49,9 +52,8 @@ SOURCES: dict[str, tuple[str, ...]] = {
     "file": ("region", "model_set", "metric"),
     "target": ("grid", "reps"),
     "pamela": ("process",),
-    "loggp": ("params", "L", "o", "g", "G", "worst_case", "ties", "seed", "gap_origin"),
-    "skeleton": ("kind", "r", "d", "k", "method", "method_t", "method_a", "direction", "epsilon",
-                 "degree", "strategy", "training", "train"),
+    "loggp": (*design_keys(LogGPFiles), *design_keys(LogGPParameters), *design_keys(LogGPOptions)),
+    "skeleton": (*design_keys(SkeletonShape), *design_keys(MethodChoice), *design_keys(ForecastOptions)),
 }
 
 
@@ -366,6 +368,17 @@ class _Table:
                                  f" {p}", key=key)
         return p
 
+    def declared(self, cls: type, *, given_only: bool = False) -> dict[str, Any]:
+        """The values of the options ``cls`` declares (perfcompose.option_fields), by field name:
+        each read under its design-file key and checked against its type; a key left out takes the
+        declared default, or is left out with ``given_only``."""
+        out = {}
+        for f in fields(cls):
+            key = key_of(cls, f.name)
+            if key in self.spec or not given_only:
+                out[f.name] = self.get(key, value_kind(cls, f.name), default_of(cls, f.name))
+        return out
+
     def get(self, key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
         value = self.spec.get(key, default)
         if value is not default and (not isinstance(value, kind) or isinstance(value, bool) and kind is not bool):
@@ -375,41 +388,28 @@ class _Table:
 
 
 def _loggp(t: _Table) -> Model:
-    from perfcompose.loggp.params import LogGP, calibration_members, read_params
+    from perfcompose.loggp.params import given_members, given_params
     from perfcompose.loggp.source import LogGPSource
     from perfcompose.loggp.template import read_template
 
     template = read_template(t.path("loggp"))
-    flags = {k: t.get(k, (int, float)) for k in ("L", "o", "g", "G")}
-    calibration: list[LogGP] = []
-    if "params" in t.spec:
-        params = read_params(t.path("params")).replace(**flags)
-        # a parameter given in the design is exact: it replaces the calibrated one in every member
-        calibration = [p.replace(**flags) for p in calibration_members(t.path("params"))]
-    else:
-        missing = [k for k, v in flags.items() if v is None]
-        if missing:
-            raise ComponentError(f"component '{t.name}': missing LogGP parameter{'s' if len(missing) > 1 else ''} "
-                                 f"{', '.join(missing)}", key="loggp",
-                                 hint='give L, o, g and G, or params = "file.json" (from perfcompose loggp calibrate)')
-        params = LogGP(**flags)
-    options = {"worst_case": t.get("worst_case", bool, False), "ties": t.get("ties", str, "random"),
-               "seed": t.get("seed", int, 0), "gap_origin": t.get("gap_origin", str, "end")}
-    return LogGPSource(template, params, calibration=calibration, **options).model(t.name, interval=True)
+    params_file = t.path("params") if "params" in t.spec else None
+    given = t.declared(LogGPParameters)
+    params = given_params(params_file, given, hint='give L, o, g and G, or params = "file.json" (from perfcompose '
+                                                   'loggp calibrate)')
+    calibration = given_members(params_file, given)
+    return LogGPSource(template, params, calibration=calibration,
+                       **t.declared(LogGPOptions)).model(t.name, interval=True)
 
 
 def _skeleton(t: _Table) -> Model:
     from perfcompose.skeleton import Skeleton
     from perfcompose.skeleton.source import SkeletonSource
 
-    kind = Skeleton(t.get("kind", str, "general"), r=t.get("r", int, 2), d=t.get("d", int, 1),
-                    k=t.get("k", int, 1))
-    method = t.get("method", str, "auto")
-    options = {"method_t": t.get("method_t", str, method), "method_a": t.get("method_a", str, method),
-               "direction": t.get("direction", str, "auto"), "epsilon": float(t.get("epsilon", (int, float), 0.05)),
-               "poly_degree": t.get("degree", int, 3), "strategy": t.get("strategy", str, "known"),
-               "training": t.get("training", int, 1), "train": t.get("train", str, None)}
-    source = SkeletonSource.from_file(t.path("skeleton"), skeleton=kind, **options)
+    method = t.declared(MethodChoice)["method"]
+    options = {"method_t": method, "method_a": method, **t.declared(ForecastOptions, given_only=True)}
+    source = SkeletonSource.from_file(t.path("skeleton"), skeleton=Skeleton(**t.declared(SkeletonShape)),
+                                      **options)
     return _skeleton_roles(source.model(t.name, interval=True))
 
 

@@ -11,12 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 from perfcompose.errors import InputError
-from perfcompose.loggp.options import Semantics
+from perfcompose.loggp.options import LogGPOptions, Semantics
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep, CompStep, Program
 from perfcompose.loggp.results import ForcedSend, Op, ProgramResult, StepResult
 from perfcompose.loggp.simulate import GapOrigin, Ties, simulate_step
 from perfcompose.loggp.worstcase import worst_case_step
+
+#: the declared defaults of the simulation options
+_DEFAULT = LogGPOptions()
 
 __all__ = ["Semantics", "ProgramResult", "simulate_program", "step_seed"]
 
@@ -26,9 +29,10 @@ def step_seed(seed: int, step: int) -> int:
     return int(np.random.SeedSequence([int(seed) % (2 ** 63), step]).generate_state(1)[0])
 
 
-def simulate_program(program: Program, params: LogGP, *, worst_case: bool = False,
-                     semantics: Semantics = "paper", gap_origin: GapOrigin = "end", ties: Ties = "random",
-                     seed: int = 0, timelines: bool = True, O: float = 0.0, S: float = 65535.0,
+def simulate_program(program: Program, params: LogGP, *, worst_case: bool = _DEFAULT.worst_case,
+                     semantics: Semantics = "paper", gap_origin: GapOrigin = _DEFAULT.gap_origin,
+                     ties: Ties = _DEFAULT.ties,
+                     seed: int = _DEFAULT.seed, timelines: bool = True, O: float = 0.0, S: float = 65535.0,
                      start: np.ndarray | None = None) -> ProgramResult:
     """Simulate ``program`` step by step: the standard algorithm (Figure 2), the worst case
     (section 4.2, ``worst_case=True``) or LogGOPSim's semantics (``semantics="loggopsim"``, where

@@ -28,8 +28,12 @@ from numba import njit
 
 from perfcompose.errors import InputError
 from perfcompose.loggp.execute import simulate_program
+from perfcompose.loggp.options import LogGPOptions
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep, CompStep, Program
+
+#: the declared defaults of the simulation options
+_DEFAULT = LogGPOptions()
 
 __all__ = ["BLOCK_SIZES", "LAYOUTS", "OPS", "time_operations", "owners", "gauss_program", "Times", "StudyRow",
            "run_study", "best"]
@@ -242,7 +246,7 @@ class StudyRow:
 
 
 def run_study(n: int, P: int, params: LogGP, op_times: Mapping[str, Mapping[int, float]], *,
-              block_sizes: Iterable[int] = BLOCK_SIZES, layouts: Iterable[str] = LAYOUTS, seed: int = 0,
+              block_sizes: Iterable[int] = BLOCK_SIZES, layouts: Iterable[str] = LAYOUTS, seed: int = _DEFAULT.seed,
               progress: Callable[[int, int], None] | None = None) -> list[StudyRow]:
     """Predict every block size and layout with both algorithms."""
     jobs = [(b, lay) for b in block_sizes for lay in layouts]

@@ -5,7 +5,7 @@ Times are in one unit of the user's choice (the program's); ``G`` is that unit p
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -149,3 +149,24 @@ def calibration_members(path: Path, count: int = 20, seed: int = 0) -> list[LogG
         return [LogGP(float(L), float(o), float(g), float(G), unit) for L, o, g, G in medians.T]
     except InputError as exc:
         raise InputError(f"per_repetition: {exc.reason}", path=path, hint=exc.hint) from None
+
+
+def given_params(path: Path | None, given: Mapping[str, float | None], *,
+                 spell: Callable[[list[str]], str] = ", ".join, hint: str = "") -> LogGP:
+    """The LogGP parameters from a parameter file and/or given one by one (``given``: L, o, g, G,
+    None where not given): a parameter given replaces the file's value. Without a file, all four
+    must be given, else an InputError names the missing ones (``spell`` writes their names, e.g.
+    as flags) with ``hint``."""
+    if path is not None:
+        return read_params(path).replace(**given)
+    missing = [k for k, v in given.items() if v is None]
+    if missing:
+        raise InputError(f"missing LogGP parameter(s) {spell(missing)}", hint=hint or None)
+    L, o, g, G = (float(given[k] or 0.0) for k in ("L", "o", "g", "G"))  # all given: none is None here
+    return LogGP(L, o, g, G)
+
+
+def given_members(path: Path | None, given: Mapping[str, float | None]) -> list[LogGP]:
+    """The calibration's members (:func:`calibration_members`) of a parameter file, with the
+    parameters given one by one in their place in every member (a parameter given is exact)."""
+    return [] if path is None else [p.replace(**given) for p in calibration_members(path)]

@@ -34,11 +34,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from perfcompose.loggp.backend import standard_kernel
-from perfcompose.loggp.options import GapOrigin, Ties
+from perfcompose.loggp.options import GapOrigin, LogGPOptions, Ties
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep
 from perfcompose.loggp.results import ForcedSend, Op, StepResult
 from perfcompose.loggp.step_inputs import check_options, initial_gaps, recv_pointers, start_times
+
+#: the declared defaults of the simulation options
+_DEFAULT = LogGPOptions()
 
 __all__ = ["GapOrigin", "Ties", "Op", "ForcedSend", "StepResult", "simulate_step", "reference_step",
            "arrival_time", "send_after_send", "recv_after_send", "send_after_recv", "recv_after_recv"]
@@ -81,8 +84,8 @@ def recv_after_recv(r: float, p: LogGP) -> float:
 
 
 def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.ndarray | None = None,
-                  ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = "end",
-                  ties: Ties = "random", seed: int = 0) -> StepResult:
+                  ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = _DEFAULT.gap_origin,
+                  ties: Ties = _DEFAULT.ties, seed: int = _DEFAULT.seed) -> StepResult:
     """Simulate one communication step (Figure 2) and return every processor's timeline.
 
     ``start[p]`` is when processor p enters the step (default 0); ``ready`` carries the earliest
@@ -110,7 +113,8 @@ def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.
 
 
 def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | None = None,
-                   ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = "end") -> StepResult:
+                   ready: tuple[np.ndarray, np.ndarray] | None = None,
+                   gap_origin: GapOrigin = _DEFAULT.gap_origin) -> StepResult:
     """Figure 2 written out with lists and linear scans (ties by rank): slow, obviously right."""
     P, M = step.P, step.M
     t0 = start_times(step, start)

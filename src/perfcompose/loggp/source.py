@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from perfcompose.errors import InputError
 from perfcompose.loggp.execute import simulate_program
 from perfcompose.loggp.json_arrays import plain
 from perfcompose.loggp.jsonfile import JsonText, load_json_program
+from perfcompose.loggp.options import GapOrigin, LogGPOptions, Ties
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import _Problem
 from perfcompose.loggp.template import ProgramTemplate, _error
@@ -29,9 +31,7 @@ __all__ = ["LogGPSource", "MODEL_RECORD_FORMAT", "read_source"]
 
 MODEL_RECORD_FORMAT = "perfcompose-loggp-model/1"
 
-_TIES = ("random", "rank")
-_GAP_ORIGINS = ("end", "start")
-_OPTIONS = ("worst_case", "ties", "seed", "gap_origin")
+_OPTIONS = tuple(f.name for f in fields(LogGPOptions))
 
 
 class LogGPSource:
@@ -42,20 +42,23 @@ class LogGPSource:
     so far (one per distinct point).
     """
 
-    def __init__(self, template: ProgramTemplate, params: LogGP, *, worst_case: bool = False,
-                 ties: str = "random", seed: int = 0, gap_origin: str = "end", name: str = "loggp",
-                 origin: str | None = None, calibration: Sequence[LogGP] = ()) -> None:
-        if ties not in _TIES:
-            raise InputError(f"ties {ties!r}: choose 'random' or 'rank'")
-        if gap_origin not in _GAP_ORIGINS:
-            raise InputError(f"gap_origin {gap_origin!r}: choose 'end' or 'start'")
+    def __init__(self, template: ProgramTemplate, params: LogGP, *, name: str = "loggp",
+                 origin: str | None = None, calibration: Sequence[LogGP] = (), **options: Any) -> None:
+        """``options``: those of :class:`~perfcompose.loggp.options.LogGPOptions` (worst_case,
+        ties, seed, gap_origin), each left out taking its declared default."""
+        unknown = [k for k in options if k not in _OPTIONS]
+        if unknown:
+            raise InputError(f"unknown LogGP option {unknown[0]!r}", hint="options: " + ", ".join(_OPTIONS))
+        opts = LogGPOptions(**options)
         if not name.isidentifier():
             raise InputError(f"a model name must be an identifier, got {name!r}")
         if template.unit and params.unit and params.unit != template.unit:
             params = params.to(template.unit)
         self.template, self.params, self.name = template, params, name
         self.origin = template.source if origin is None else origin
-        self.worst_case, self.ties, self.seed, self.gap_origin = bool(worst_case), ties, int(seed), gap_origin
+        self.options = replace(opts, worst_case=bool(opts.worst_case), seed=int(opts.seed))
+        self.worst_case, self.ties, self.seed = self.options.worst_case, self.options.ties, self.options.seed
+        self.gap_origin = self.options.gap_origin
         self.simulations = 0
         self._cache: dict[tuple[float, ...], float] = {}
         #: parameters the calibration could as well have given (see params.calibration_members)
@@ -88,7 +91,7 @@ class LogGPSource:
         if cached is None:
             program = self.template.instantiate(dict(zip(self.parameters, key)))
             result = simulate_program(program, self.params, worst_case=self.worst_case,
-                                      gap_origin=self.gap_origin, ties=self.ties,  # type: ignore[arg-type]
+                                      gap_origin=self.gap_origin, ties=self.ties,
                                       seed=self.seed, timelines=False)
             cached = self._cache[key] = result.makespan
             self.simulations += 1
@@ -129,8 +132,7 @@ class LogGPSource:
 
     def _with(self, params: LogGP) -> LogGPSource:
         """The same program and options under other parameters."""
-        return LogGPSource(self.template, params, worst_case=self.worst_case, ties=self.ties, seed=self.seed,
-                           gap_origin=self.gap_origin, name=self.name, origin=self.origin)
+        return LogGPSource(self.template, params, name=self.name, origin=self.origin, **asdict(self.options))
 
     # -- the JSON record ----------------------------------------------------------------------
 
@@ -141,8 +143,7 @@ class LogGPSource:
             "format": MODEL_RECORD_FORMAT,
             "program": plain(self.template.doc),
             "params": {"L": p.L, "o": p.o, "g": p.g, "G": p.G, "unit": p.unit},
-            "options": {"worst_case": self.worst_case, "ties": self.ties, "seed": self.seed,
-                        "gap_origin": self.gap_origin},
+            "options": asdict(self.options),
             "name": self.name}
         if self.origin:
             record["source"] = self.origin
@@ -237,16 +238,15 @@ def _record_params(params: Any) -> LogGP:
 def _record_options(options: Any) -> dict[str, Any]:
     if not isinstance(options, dict):
         raise _Problem(f"must be an object, got {options!r}", ("options",),
-                       hint="e.g. " + json.dumps({"worst_case": False, "ties": "random", "seed": 0,
-                                                  "gap_origin": "end"}))
+                       hint="e.g. " + json.dumps(asdict(LogGPOptions())))
     unknown = [k for k in options if k not in _OPTIONS]
     if unknown:
         raise _Problem(f"unknown key {unknown[0]!r}", ("options", unknown[0]),
                        hint="options are " + ", ".join(_OPTIONS))
     checks = {"worst_case": (lambda v: isinstance(v, bool), "true or false"),
-              "ties": (lambda v: v in _TIES, "'random' or 'rank'"),
+              "ties": (lambda v: v in get_args(Ties), " or ".join(map(repr, get_args(Ties)))),
               "seed": (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
-              "gap_origin": (lambda v: v in _GAP_ORIGINS, "'end' or 'start'")}
+              "gap_origin": (lambda v: v in get_args(GapOrigin), " or ".join(map(repr, get_args(GapOrigin))))}
     for key, (ok, what) in checks.items():
         if key in options and not ok(options[key]):
             raise _Problem(f"must be {what}, got {options[key]!r}", ("options", key))

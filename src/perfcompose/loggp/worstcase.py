@@ -16,18 +16,21 @@ import numpy as np
 
 from perfcompose.loggp import backend
 from perfcompose.loggp.components import WaitingComponents, cycle_candidates
-from perfcompose.loggp.options import GapOrigin, Ties
+from perfcompose.loggp.options import GapOrigin, LogGPOptions, Ties
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep
 from perfcompose.loggp.results import ForcedSend, StepResult
 from perfcompose.loggp.step_inputs import check_options, initial_gaps, recv_pointers, start_times
 
+#: the declared defaults of the simulation options
+_DEFAULT = LogGPOptions()
+
 __all__ = ["worst_case_step", "cycle_candidates"]
 
 
 def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None = None,
-                    ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = "end",
-                    ties: Ties = "random", seed: int = 0, step_index: int = 0) -> StepResult:
+                    ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = _DEFAULT.gap_origin,
+                    ties: Ties = _DEFAULT.ties, seed: int = _DEFAULT.seed, step_index: int = 0) -> StepResult:
     """Simulate one step with section 4.2's overestimation algorithm; ``forced`` lists the sends
     forced to break cycles (the choice is seeded, or the lowest rank with ``ties="rank"``)."""
     check_options(gap_origin, ties)

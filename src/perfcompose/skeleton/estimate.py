@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from perfcompose.choices import FORECAST_METHODS
+from perfcompose.choices import DIRECTIONS, FORECAST_METHODS
 from perfcompose.errors import InputError
 from perfcompose.fit.forecast import (
     STRATEGIES,
@@ -27,10 +27,10 @@ from perfcompose.fit.forecast import (
     holdout_errors,
 )
 from perfcompose.model import Model
-from perfcompose.skeleton.options import ForecastOptions
 from perfcompose.skeleton.skeletons import Skeleton, penalty, serial_fraction
 from perfcompose.skeleton.table import SEQ, RuntimeTable
 from perfcompose.skeleton.window import Window
+from perfcompose.skeleton_options import ForecastOptions
 
 #: method names the forecast accepts: one of the methods, ``mean`` (the mean of the two best on
 #: the hold-out) or ``auto`` (the choice rule of section 3)
@@ -78,7 +78,8 @@ class Estimate:
 
 
 def _estimate_part(what: str, direction: str, x: Sequence[float], y: Sequence[float], at: float, method: str,
-                   epsilon: float, poly_degree: int, strategy: Strategy = "known", training: int = 1,
+                   epsilon: float, poly_degree: int, strategy: Strategy = _DEFAULT.strategy,
+                   training: int = _DEFAULT.training,
                    diagnostics: bool = True) -> Part:
     xa, ya = np.asarray(x, float), np.asarray(y, float)
     if xa.size < 2:
@@ -176,8 +177,8 @@ def estimate(table: RuntimeTable, n: float, p: int, *, skeleton: Skeleton = Skel
             raise InputError(f"unknown method {m!r}", hint=f"choose one of {', '.join(CHOICES)}")
     if p < 1:
         raise InputError(f"p = {p}: the number of PEs must be at least 1")
-    if direction not in ("auto", "n", "p"):
-        raise InputError(f"direction {direction!r}: choose auto, n or p")
+    if direction not in DIRECTIONS:
+        raise InputError(f"direction {direction!r}: choose {', '.join(DIRECTIONS)}")
     if strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r}", hint=f"choose one of {', '.join(STRATEGIES)}")
     if training < 1:

@@ -28,23 +28,19 @@ import sympy as sp
 from perfcompose.choices import SKELETON_KINDS
 from perfcompose.errors import InputError
 from perfcompose.model import Model, symbol
+from perfcompose.skeleton_options import SkeletonShape
 
 KINDS = SKELETON_KINDS
 
 
 @dataclass(frozen=True)
-class Skeleton:
+class Skeleton(SkeletonShape):
     """A skeleton: ``general`` (eq. *), ``parmap``, ``farm``, ``dc`` (branching r, depth d) or
     ``iteration`` (k iterations).
 
     >>> Skeleton("dc", r=3, d=2).name
     'dc(r=3, d=2)'
     """
-
-    kind: str = "general"
-    r: int = 2
-    d: int = 1
-    k: int = 1
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -22,9 +22,9 @@ from perfcompose.finite import is_finite_number
 from perfcompose.model import Model
 from perfcompose.option_fields import default_of
 from perfcompose.skeleton.estimate import CHOICES, Estimate, estimate
-from perfcompose.skeleton.options import METHODS, ForecastOptions, SkeletonShape
 from perfcompose.skeleton.skeletons import KINDS, Skeleton
 from perfcompose.skeleton.table import SEQ, RuntimeTable, read_table
+from perfcompose.skeleton_options import METHODS, ForecastOptions, SkeletonShape
 
 __all__ = ["SkeletonSource", "ForecastOptions", "SKELETON_MODEL_FORMAT"]
 

@@ -1,0 +1,187 @@
+"""Every option of the command line is declared once: its help text, default and choices are
+written in one place in the source, and the command line, the design file and the library all
+read that place (perfcompose.option_fields, perfcompose.choices, perfcompose.loggp.options)."""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import typing
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import typer.main
+
+import perfcompose.choices
+import perfcompose.loggp.options
+from perfcompose.cli import COMMANDS, PAPER, app
+from perfcompose.compose.components import SOURCES
+from perfcompose.loggp.options import LogGPFiles, LogGPOptions, LogGPParameters
+from perfcompose.option_fields import OPTION_HELP, default_of, design_keys, flag_of, help_of
+from perfcompose.skeleton_options import ForecastOptions, MethodChoice, SkeletonShape
+
+SRC = Path(perfcompose.choices.__file__).resolve().parent
+#: where the declared options are taken: the simulators, the forecasts, the design file, the commands
+OPTION_OWNERS = ("loggp", "skeleton", "compose", "commands")
+#: functions whose ``seed`` is their own (a bootstrap's), not the simulation's
+OWN_SEED = {"calibration_members"}
+DECLARED = (SkeletonShape, MethodChoice, ForecastOptions, LogGPOptions, LogGPParameters, LogGPFiles)
+
+
+def _commands(group=None, path=()):
+    group = group or typer.main.get_command(app)
+    ctx = group.make_context("perfcompose", ["--help"], resilient_parsing=True)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        yield (*path, name), command
+        if hasattr(command, "list_commands"):
+            yield from _commands(command, (*path, name))
+
+
+def option_table() -> list[tuple[str, str, object, tuple[str, ...], str]]:
+    """Every option of every command: (command, flag, default, choices, help)."""
+    rows = []
+    for path, command in _commands():
+        for param in command.params:
+            if param.param_type_name == "option":
+                described = param.type_descriptor
+                choices = tuple(described.choices) if described.is_choice else ()
+                rows.append((" ".join(path), max(param.opts, key=len), param.default, tuple(map(str, choices)),
+                             param.help or ""))
+    return rows
+
+
+def _source_strings() -> Counter[str]:
+    """Every string literal in the source (adjacent literals joined, as Python joins them), by count."""
+    found: Counter[str] = Counter()
+    for file in SRC.rglob("*.py"):
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found[node.value] += 1
+    return found
+
+
+def test_the_table_of_options_lists_every_command() -> None:
+    rows = option_table()
+    commands = {r[0] for r in rows}
+    assert {"fit", "skeleton forecast", "loggp simulate", "pamela eval", "predict", "compose"} <= commands
+    assert len(rows) > 150
+
+
+def test_no_help_text_is_written_twice() -> None:
+    strings = _source_strings()
+    twice = sorted({(flag, text) for _, flag, _, _, text in option_table() if strings[text] > 1})
+    assert not twice, f"help texts written in more than one place: {twice}"
+
+
+def test_json_has_one_meaning() -> None:
+    """``--json PATH`` everywhere: a file, or ``-`` for standard output; never a switch."""
+    seen = 0
+    for path, command in _commands():
+        for param in command.params:
+            if "--json" in param.opts:
+                seen += 1
+                assert not getattr(param, "is_flag", False), " ".join(path)
+                assert param.default is None and param.metavar == "PATH", " ".join(path)
+                assert "('-': to standard output" in (param.help or ""), " ".join(path)
+    assert seen >= 20
+
+
+def test_each_listed_command_help_is_written_once() -> None:
+    """The one-line help of a lazily listed command is its entry's; the command module does not
+    repeat it (its docstring holds only what follows)."""
+    strings = [s for s in _source_strings() if len(s) > 20]
+    for entry in (*COMMANDS, *PAPER, *(e for g in COMMANDS for e in g.entries)):
+        copies = [s for s in strings if s.startswith(entry.help) or s.startswith(entry.help.split("\n")[0] + "\n")]
+        assert copies == [entry.help], (entry.name, copies)
+
+
+@pytest.mark.parametrize("cls", DECLARED, ids=lambda c: c.__name__)
+def test_command_line_options_are_the_declared_ones(cls: type) -> None:
+    """Where a command offers a declared option, its flag, help and (unless it tells a flag left out
+    by None) default are the declaration's."""
+    offered = [(flag, default, text) for _, flag, default, _, text in option_table()]
+    for field in dataclasses.fields(cls):
+        if OPTION_HELP in field.metadata:
+            flag, text = flag_of(cls, field.name), help_of(cls, field.name)
+            assert {(f, t) for f, _, t in offered if f == flag and t == text}, (cls.__name__, flag)
+            defaults = [d for f, d, t in offered if f == flag and t == text and d is not None]
+            assert all(d == default_of(cls, field.name) for d in defaults), (cls.__name__, flag, defaults)
+
+
+def test_design_file_keys_are_the_declared_ones() -> None:
+    assert SOURCES["skeleton"] == (*design_keys(SkeletonShape), *design_keys(MethodChoice),
+                                   *design_keys(ForecastOptions))
+    assert SOURCES["loggp"] == (*design_keys(LogGPFiles), *design_keys(LogGPParameters), *design_keys(LogGPOptions))
+
+
+def _literal(node: ast.AST | None) -> object:
+    try:
+        return ast.literal_eval(node) if node is not None else dataclasses.MISSING
+    except ValueError:
+        return dataclasses.MISSING
+
+
+def test_no_declared_default_is_written_again() -> None:
+    """No function parameter named after a declared option, and no design-file ``.get(key, default)``
+    of its key, repeats its default as a literal: they read the declaration."""
+    declared = {}
+    for cls in DECLARED:
+        for field in dataclasses.fields(cls):
+            if OPTION_HELP in field.metadata and field.default is not None:
+                declared[field.name] = field.default
+                declared[field.metadata["key"] or field.name] = field.default
+    repeated = []
+    for file in (f for part in OPTION_OWNERS for f in sorted((SRC / part).rglob("*.py"))):
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.name not in OWN_SEED:
+                args = node.args
+                pairs = [*zip(args.args[len(args.args) - len(args.defaults):], args.defaults),
+                         *zip(args.kwonlyargs, args.kw_defaults)]
+                for arg, default in pairs:
+                    value = _literal(default)
+                    if arg.arg in declared and type(value) is type(declared[arg.arg]) and value == declared[arg.arg]:
+                        repeated.append(f"{file.name}:{node.lineno} {node.name}({arg.arg}={value!r})")
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "get" and len(node.args) >= 2:
+                key, value = _literal(node.args[0]), _literal(node.args[-1])
+                if isinstance(key, str) and key in declared and type(value) is type(declared[key]) \
+                        and value == declared[key]:
+                    repeated.append(f"{file.name}:{node.lineno} .get({key!r}, ..., {value!r})")
+    assert not repeated, repeated
+
+
+def _declared_choices() -> list[set[str]]:
+    found = []
+    for module in (perfcompose.choices, perfcompose.loggp.options):
+        for value in vars(module).values():
+            if typing.get_origin(value) is typing.Literal:
+                found.append({str(v) for v in typing.get_args(value)})
+    return found
+
+
+def test_no_choice_tuple_is_written_again() -> None:
+    """A Literal's values are written once: no tuple, list or set literal elsewhere holds the same
+    values (they are read with typing.get_args)."""
+    choices = [c for c in _declared_choices() if len(c) > 1]
+    again = []
+    for file in SRC.rglob("*.py"):
+        tree = ast.parse(file.read_text(encoding="utf-8"))
+        inside_literal = {id(n) for s in ast.walk(tree) if isinstance(s, ast.Subscript) for n in ast.walk(s.slice)}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and id(node) not in inside_literal:
+                values = _literal(node)
+                if isinstance(values, (tuple, list, set)) and all(isinstance(v, str) for v in values) \
+                        and set(values) in choices:
+                    again.append(f"{file.relative_to(SRC)}:{node.lineno} {sorted(values)}")
+    assert not again, again
+
+
+def test_the_documented_source_table_lists_the_declared_keys() -> None:
+    """docs/design.md's table of component sources names each source's keys as the code reads them."""
+    import re
+
+    table = (SRC.parent.parent / "docs" / "design.md").read_text(encoding="utf-8")
+    documented = {}
+    for row in re.findall(r"^\| `(\w+)` \|[^|]*\|([^|]*)\|$", table, re.M):
+        documented[row[0]] = set(re.findall(r"`(\w+)`", re.sub(r"\([^)]*\)", "", row[1])))
+    assert documented == {source: set(keys) for source, keys in SOURCES.items()}
