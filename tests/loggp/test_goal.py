@@ -13,10 +13,10 @@ import re
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
+from random_programs import random_program
 
-from perfcompose.loggp import CommStep, CompStep, LogGP, Program
+from perfcompose.loggp import LogGP
 from perfcompose.loggp.goal import KEYWORDS, goal_text, looks_like_goal, parse_goal, program_to_goal, write_goal
 from perfcompose.loggp.loggopsim import simulate_goal
 
@@ -49,17 +49,6 @@ def accepted_by_txt2bin_grammar(text: str) -> None:
         elif m := re.match(rf"({_ID})[ \t]*:", line):
             assert m.group(1) not in KEYWORDS, f"line {k}: label {m.group(1)!r} reads as a keyword"
     assert num_ranks is not None and expected_rank == num_ranks, "every rank must be written"
-
-
-def random_program(seed: int, P: int = 6, M: int = 40, steps: int = 3, max_bytes: int = 200_000) -> Program:
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(steps):
-        src = rng.integers(0, P, M)
-        dst = (src + rng.integers(1, P, M)) % P
-        out.append(CommStep.from_arrays(P, src, dst, rng.integers(1, max_bytes, M).astype(float)))
-        out.append(CompStep.of(rng.integers(0, 5000, P).astype(float)))
-    return Program(P, tuple(out))
 
 
 def test_written_goal_follows_the_txt2bin_grammar():

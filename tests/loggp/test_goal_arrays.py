@@ -6,25 +6,15 @@ import io
 
 import numpy as np
 import pytest
+from random_programs import random_program
 
 from perfcompose.errors import InputError
-from perfcompose.loggp import CommStep, CompStep, LogGP, Program
+from perfcompose.loggp import LogGP
 from perfcompose.loggp.goal import _parse_lines, goal_text, parse_goal, program_to_goal, read_goal
 from perfcompose.loggp.goal_arrays import LazyLabels, read_goal_arrays
 from perfcompose.loggp.loggopsim import simulate_goal
 
 FIELDS = ("op_ptr", "kind", "size", "peer", "tag", "cpu", "nic", "req_a", "req_b", "ireq_a", "ireq_b", "lines")
-
-
-def _program(seed: int, P: int = 9, M: int = 80) -> Program:
-    rng = np.random.default_rng(seed)
-    steps = []
-    for _ in range(3):
-        src = rng.integers(0, P, M)
-        dst = (src + rng.integers(1, P, M)) % P
-        steps += [CommStep.from_arrays(P, src, dst, rng.integers(1, 200_000, M).astype(float)),
-                  CompStep.of(rng.integers(0, 5000, P).astype(float))]
-    return Program(P, tuple(steps))
 
 
 def _same(text: str) -> None:
@@ -37,7 +27,7 @@ def _same(text: str) -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_a_written_program_reads_as_the_line_reader_reads_it(seed):
-    text = goal_text(program_to_goal(_program(seed)))
+    text = goal_text(program_to_goal(random_program(seed, P=9, M=80)))
     _same(text)
     params = LogGP(10, 2, 5, 1)
     assert simulate_goal(parse_goal(text), params).makespan == simulate_goal(_parse_lines(text), params).makespan

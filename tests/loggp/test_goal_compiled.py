@@ -6,8 +6,9 @@ import io
 
 import numpy as np
 import pytest
+from random_programs import random_program
 
-from perfcompose.loggp import CommStep, CompStep, Program, goal_compiled
+from perfcompose.loggp import goal_compiled
 from perfcompose.loggp.goal import _parse_lines, goal_text, parse_goal, program_to_goal
 from perfcompose.loggp.goal_arrays import read_goal_arrays
 from perfcompose.loggp.goal_compiled import compiled_reader, read_goal_compiled
@@ -18,17 +19,6 @@ FORMS = ("num_ranks 3\n\nrank 2 {\nl0: recv 8b from -1 tag -1\nl1: calc 5 cpu 1\
          "rank 0 {\nl3: send 8b to 2 tag 7 cpu 1 nic 2\nl4: send 100b to 2 nic 1\nl9: calc 0\n"
          "l9 irequires l3\nl9 requires l4\n  l5:send 12345678b to 1 tag 99999999\t\r\n}\n"
          "rank 1 {\nl0: recv 12345678b from 0 tag 99999999999\nrecv 1b from 2\n}")
-
-
-def _program(seed: int, P: int = 7, M: int = 60) -> Program:
-    rng = np.random.default_rng(seed)
-    steps = []
-    for _ in range(3):
-        src = rng.integers(0, P, M)
-        dst = (src + rng.integers(1, P, M)) % P
-        steps += [CommStep.from_arrays(P, src, dst, rng.integers(1, 200_000, M).astype(float)),
-                  CompStep.of(rng.integers(0, 5000, P).astype(float))]
-    return Program(P, tuple(steps))
 
 
 def _both(text: str) -> tuple[dict | None, dict | None]:
@@ -45,7 +35,7 @@ def _assert_same(c: dict, a: dict) -> None:
             assert a[k] == c[k], k
 
 
-@pytest.mark.parametrize("text", [goal_text(program_to_goal(_program(s))) for s in range(2)] + [FORMS])
+@pytest.mark.parametrize("text", [goal_text(program_to_goal(random_program(s, P=7, M=60))) for s in range(2)] + [FORMS])
 def test_what_numpy_reads_the_compiled_reader_reads_alike(text):
     c, a = _both(text)
     assert c is not None and a is not None
@@ -53,7 +43,7 @@ def test_what_numpy_reads_the_compiled_reader_reads_alike(text):
 
 
 def test_blocks_of_a_few_lines_read_as_the_whole(monkeypatch):
-    text = goal_text(program_to_goal(_program(5)))
+    text = goal_text(program_to_goal(random_program(5, P=7, M=60)))
     whole = _both(text)[0]
     monkeypatch.setattr(goal_compiled, "_BLOCK", 64)  # rank blocks and the state cross many blocks
     assert whole is not None and (small := _both(text)[0]) is not None
