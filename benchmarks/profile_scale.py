@@ -9,18 +9,20 @@ that scatter. It is written as Extra-P JSON files (the whole profile, and its fi
 ``--extrap-paths`` call paths). Every run is a whole process of its own that reads its file, fits
 every series and writes the models (JSON: region, metric, the model in Extra-P's syntax, its
 terms and statistics), timed from start to end, its peak memory the sum over the process and its
-children (Dask workers), sampled every 0.1 s:
+children (Dask workers, forked processes; proportional set sizes), sampled every 0.1 s:
 
 * Extra-P 4.2.5 (``ModelGenerator(...).model_all()``, from ``.venv-extrap``) on the first
   ``--extrap-paths`` call paths (default 1,000: a tenth of the profile): the anchor;
 * perfcompose's ``fit_profile`` on the same file in one process, and every series of it fitted
   alone with ``PMNFFitter.fit_series`` (the per-series path) in another, checked to give the same
   models;
-* ``fit_profile`` on the whole profile in one process (unless ``--no-in-process``) and on a Dask
+* ``fit_profile`` on the whole profile in one process (unless ``--no-in-process``), in
+  ``--processes`` forked processes (its default for a large profile: one per core), and on a Dask
   LocalCluster of each ``--workers`` count, the models of every run checked to be the same.
 
     python benchmarks/profile_scale.py [--paths 10000] [--extrap-paths 1000] [--workers 1,2]
-                                       [--no-in-process] [--no-extrap] [--extrap .venv-extrap/bin/python]
+                                       [--processes 2] [--no-in-process] [--no-extrap]
+                                       [--extrap .venv-extrap/bin/python]
 
 The table gives time per series and its ratio to Extra-P's, measured in the same run, and the
 load average of the machine before and after.
@@ -145,14 +147,15 @@ def child(args: argparse.Namespace) -> None:
     start = time.perf_counter()
     experiment = load(args.file)
     ready = time.perf_counter()
-    scheduler = "local" if args.child_workers else None
+    scheduler = {"in-process": None, "processes": "processes", "dask": "local"}[args.child_mode]
+    workers = 1 if args.child_mode == "in-process" else args.child_workers
     if args.per_series:
         fitter = PMNFFitter()
         results = [fitter.fit_series(experiment.parameters, s, source=experiment.source) for s in experiment.series]
     else:
         with _bar() as bar:
             results = fit_profile(experiment, fitter=PMNFFitter(), scheduler=scheduler, progress=bar,
-                                  workers=args.child_workers or None)
+                                  workers=workers)
     fitted = time.perf_counter()
     Path(args.models).write_bytes(orjson.dumps([record(r) for r in results], option=orjson.OPT_SERIALIZE_NUMPY))
     end = time.perf_counter()
@@ -172,7 +175,8 @@ class Run:
 
 def measured(name: str, command: list[str], out: Path) -> Run:
     """Run a command to its end: its wall time, its CPU time (user + system, with every child it
-    waited for: the Dask workers), and its peak memory with its children's, sampled every 0.1 s."""
+    waited for: the Dask workers, the forked processes), and its peak memory with its children's
+    (proportional set sizes, which count a page shared by several processes once), sampled every 0.1 s."""
     import psutil
 
     start = time.perf_counter()
@@ -184,7 +188,8 @@ def measured(name: str, command: list[str], out: Path) -> Run:
         if pid:
             break
         try:
-            rss = top.memory_info().rss + sum(c.memory_info().rss for c in top.children(recursive=True))
+            # proportional set size: forked processes share pages, each counted once in the sum
+            rss = sum(p.memory_full_info().pss for p in [top, *top.children(recursive=True)])
             peak = max(peak, rss)
         except psutil.Error:
             pass
@@ -203,12 +208,16 @@ def main() -> None:
                     help="call paths fitted by Extra-P and one by one (default 1000, a tenth of the profile; "
                          "Extra-P needs about a minute per 1,000 series on a quiet machine)")
     ap.add_argument("--workers", default="1,2", help="Dask worker counts for the whole profile, comma-separated")
+    ap.add_argument("--processes", type=int, default=2,
+                    help="also fit the whole profile in this many forked processes, fit_profile's default for "
+                         "a large profile on 2 cores (0: not)")
     ap.add_argument("--in-process", action=argparse.BooleanOptionalAction, default=True,
                     help="also fit the whole profile in one process (default: yes)")
     ap.add_argument("--no-extrap", action="store_true")
     ap.add_argument("--extrap", default=str(ROOT / ".venv-extrap" / "bin" / "python"))
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--child-workers", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--child-workers", type=int, default=1, help=argparse.SUPPRESS)
+    ap.add_argument("--child-mode", default="in-process", help=argparse.SUPPRESS)
     ap.add_argument("--file", help=argparse.SUPPRESS)
     ap.add_argument("--models", help=argparse.SUPPRESS)
     ap.add_argument("--per-series", action="store_true", help=argparse.SUPPRESS)
@@ -245,11 +254,15 @@ def main() -> None:
                              me + ["--file", str(part), "--per-series", *io], out))
         write(profile(args.paths), whole)
         counts = [int(w) for w in args.workers.split(",") if w.strip()]
-        for w in ([0] if args.in_process else []) + counts:
-            where = f"{w} Dask worker{'s' * (w > 1)}" if w else "in-process"
+        modes = ([("in-process", 1)] if args.in_process else []) + \
+            ([("processes", args.processes)] if args.processes else []) + [("dask", w) for w in counts]
+        for mode, w in modes:
+            where = {"in-process": "in-process", "processes": f"{w} forked processes",
+                     "dask": f"{w} Dask worker{'s' * (w > 1)}"}[mode]
             console.print(f"perfcompose: {args.paths} call paths x {len(METRICS)} metrics, {where} ...")
             runs.append(measured(f"fit_profile, {args.paths} call paths, {where}",
-                                 me + ["--file", str(whole), "--child-workers", str(w), *io], out))
+                                 me + ["--file", str(whole), "--child-mode", mode, "--child-workers", str(w), *io],
+                                 out))
     load_after = os.getloadavg()
 
     anchor = next((r for r in runs if r.name.startswith("Extra-P")), None)
