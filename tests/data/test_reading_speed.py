@@ -67,9 +67,10 @@ def _text() -> str:
                                         ("t.txt", _talpas), ("m.csv", _csv), ("e.txt", _text)])
 def test_twenty_thousand_measurements_load_in_linear_time(name, make, write_file):
     path = write_file(name, make())
-    start = time.perf_counter()
+    # CPU time: other work on a shared machine stretches the wall clock, not the reading
+    start = time.process_time()
     experiment = load(path)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     (series,) = experiment.series
     assert len(series.points) == 4000 and sum(len(p.values) for p in series.points) == N
-    assert elapsed < 5.0, f"{name}: {elapsed:.2f} s"
+    assert elapsed < 5.0, f"{name}: {elapsed:.2f} CPU s"
