@@ -24,9 +24,15 @@ from perfcompose.analyze.holdout import Split, held_points, relative_error, rest
 from perfcompose.analyze.result import Analysis, CallNode, Composition, Estimate, MetricAnalysis, Ranked
 from perfcompose.analyze.values import MetricValues, ValueKind, read_values
 from perfcompose.choices import Aggregate, Scaling
+from perfcompose.compose.interval import with_interval
+from perfcompose.compose.operators import Composer
+from perfcompose.compose.terms import Component, seq
 from perfcompose.data.experiment import Experiment, Series
 from perfcompose.errors import FitError, InputError
+from perfcompose.fit import PMNFFitter
+from perfcompose.fit.pmnf import predict
 from perfcompose.fit.profile import fit_profile
+from perfcompose.fit.uncertainty import with_uncertainty
 from perfcompose.model import Model, Order
 
 Progress = Callable[[str, int, int], None]
@@ -154,8 +160,6 @@ class _Tree:
         self.fitted: dict[str, Any] = {}
 
     def _fitted_model(self, kind: str, path: str) -> Model | None:
-        from perfcompose.fit.uncertainty import with_uncertainty
-
         key = (self.mv.metric, kind, path)
         result = self.full.results.get(key)
         if result is None:
@@ -170,16 +174,10 @@ class _Tree:
 
     def _train_values(self, kind: str, path: str) -> np.ndarray | None:
         """The values at the held-out points of the model fitted to the other points."""
-        from perfcompose.fit.pmnf import predict
-
         result = None if self.train is None else self.train.results.get((self.mv.metric, kind, path))
         return None if result is None else predict(result.chosen, np.array(self.held_coords, dtype=float))
 
     def visit(self, path: str) -> None:
-        from perfcompose.compose.interval import with_interval
-        from perfcompose.compose.operators import Composer
-        from perfcompose.compose.terms import Component, seq
-
         callees = self.mv.tree.callees.get(path, ())
         fitted = self._fitted_model("inclusive", path)
         self.fitted[path] = self.full.results.get((self.mv.metric, "inclusive", path))
@@ -313,8 +311,6 @@ def analyze(path: str | Path, at: Mapping[str, float], *, metrics: Sequence[str]
     >>> a.metrics[0].ranking[0].path  # doctest: +SKIP
     'main->solve->MPI_Allreduce'
     """
-    from perfcompose.fit import PMNFFitter
-
     if not threshold > 0:
         raise InputError(f"the threshold must be above 0, got {threshold}")
     parameters, chosen = read_values(Path(path), metrics, values=values, scaling=scaling)

@@ -9,6 +9,7 @@ machine spreads over many points as a little noise instead of bending the curve 
 """
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 import os
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from perfcompose.bench.tasks import TASKS
 from perfcompose.checkpoint import Checkpoint
 from perfcompose.data.experiment import Experiment, Point, Series
 from perfcompose.errors import InputError, PerfcomposeError
@@ -384,8 +386,6 @@ def checkpoint_for(out: Path) -> Path:
 
 def resolve_target(spec: str | None, command: str | None, timeout: float | None) -> tuple[Target, dict[str, Any]]:
     """A built-in task name, ``module:function``, or a shell command template."""
-    from perfcompose.bench.tasks import TASKS
-
     if (spec is None) == (command is None):
         raise BenchError("give a TARGET (built-in task or module:function) or --cmd \"COMMAND {x}\", not both")
     if command is not None:
@@ -400,7 +400,6 @@ def resolve_target(spec: str | None, command: str | None, timeout: float | None)
     if ":" not in spec:
         raise BenchError(f"unknown target '{spec}'",
                          hint=f"built-in tasks: {', '.join(TASKS)}; or module:function, or --cmd")
-    import importlib
 
     module_name, _, func_name = spec.partition(":")
     try:

@@ -8,7 +8,12 @@ from typing import Any
 import typer
 from rich.markup import escape
 
+from perfcompose.assignments import parse_assignments
+from perfcompose.bench import parse_values
 from perfcompose.commands.common import err_console
+from perfcompose.compose import parse_component
+from perfcompose.compose.components import CONVENTIONAL_PARAMETERS, bind_model, undeclared_names
+from perfcompose.compose.terms import symbolic_counts
 
 COMPONENT_HELP = ("A component: NAME=EXPRESSION (e.g. qsort='1034.17*x*log2(x)'), NAME=MODEL.json (from fit --json, "
                    "pamela compile --json, skeleton forecast --json, loggp simulate --model-json), "
@@ -21,9 +26,6 @@ PIPE_HELP = "Pipeline max: pointwise (exact, never drops a stage) or asymptotic 
 
 def components(specs: list[str], unit: str | None, binds: Sequence[str] = ()) -> dict[str, Any]:
     """The components given with ``-c``, each bound as ``--bind`` says."""
-    from perfcompose.compose import parse_component
-    from perfcompose.compose.components import bind_model
-
     comps: dict[str, Any] = {}
     for spec in specs:
         name, model = parse_component(spec, unit=unit)
@@ -51,9 +53,6 @@ def note_undeclared(comps: Mapping[str, Any], terms: Sequence[Any], given: Seque
     """A note on stderr per expression component of the terms that uses a name perfcompose gives
     no meaning (not x, n, m, p, a count of the terms, nor a name given a value): it is kept as a
     symbol, which may be meant, or a misspelling."""
-    from perfcompose.compose.components import CONVENTIONAL_PARAMETERS, undeclared_names
-    from perfcompose.compose.terms import symbolic_counts
-
     used = {name for t in terms for name in t.components()}
     known = {*CONVENTIONAL_PARAMETERS, *given, *(c for t in terms for c in symbolic_counts(t))}
     for name, unknown in undeclared_names({k: v for k, v in comps.items() if k in used}, known).items():
@@ -68,8 +67,6 @@ def note_undeclared(comps: Mapping[str, Any], terms: Sequence[Any], given: Seque
 
 def x_values(values: list[str]) -> list[float]:
     """``--x 1024 --x 65536``, ``--x 1024:262144`` (powers of two between, ends included) or lists."""
-    from perfcompose.bench import parse_values
-
     out = [v for text in values for v in parse_values(text)]
     if any(not v > 0 for v in out):
         raise typer.BadParameter("sizes must be positive", param_hint="--x")
@@ -78,8 +75,6 @@ def x_values(values: list[str]) -> list[float]:
 
 def parameter_values(values: list[str]) -> dict[str, float]:
     """``--param n=4``: values of a model's symbolic parameters (positive finite numbers)."""
-    from perfcompose.assignments import parse_assignments
-
     return parse_assignments(values, option="--param", positive=True)
 
 

@@ -7,8 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from perfcompose.assignments import parse_point
 from perfcompose.commands.common import err_console
+from perfcompose.compose.interval import with_interval
+from perfcompose.compose.oversubscription import accounted
 from perfcompose.ensemble import DEFAULT_LEVEL
+from perfcompose.errors import InputError
 
 LEVEL_TEXT = f"{100 * DEFAULT_LEVEL:g} % interval"
 
@@ -16,9 +20,6 @@ LEVEL_TEXT = f"{100 * DEFAULT_LEVEL:g} % interval"
 def prediction(composer: Any, term: Any, *, warn: bool = True) -> Any:
     """The composed model of ``term`` with its interval (where a component has one), accounting
     for more workers than cores (max with the total work over the cores) and warning about it."""
-    from perfcompose.compose.interval import with_interval
-    from perfcompose.compose.oversubscription import accounted
-
     model, over = accounted(composer, term, with_interval(composer, term))
     if over is not None and warn:
         err_console.print(f"[yellow]warning:[/yellow] {over}", highlight=False)
@@ -31,8 +32,6 @@ def point_lines(model: Any, points: Sequence[Mapping[str, float]]) -> list[str]:
     for point in points:
         missing = [p for p in model.params if p not in point]
         if missing:
-            from perfcompose.errors import InputError
-
             raise InputError(f"--at {', '.join(f'{k}={v:g}' for k, v in point.items())}: give a value for "
                              f"{', '.join(missing)} too", hint=f"e.g. --at x=65536,{missing[-1]}=4")
         values = {p: point[p] for p in model.params}
@@ -49,6 +48,4 @@ def point_lines(model: Any, points: Sequence[Mapping[str, float]]) -> list[str]:
 
 def parse_points(specs: Sequence[str]) -> list[dict[str, float]]:
     """``["x=65536,n=4", "x=1024"]`` -> one point per spec."""
-    from perfcompose.assignments import parse_point
-
     return [parse_point(spec, option="--at") for spec in specs]

@@ -11,6 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from perfcompose.commands.common import console
+from perfcompose.data import load
+from perfcompose.errors import InputError
+from perfcompose.report.demo import demo_report, parts_figure
+from perfcompose.report.design import design_report
+from perfcompose.report.fit import fit_report
+from perfcompose.report.html import figure, this_command, write
+from perfcompose.report.study import study_report
+from perfcompose.report.tables import svg_of, tables_report
+from perfcompose.units import conversion
 
 
 def _done(out: Path) -> None:
@@ -19,10 +28,6 @@ def _done(out: Path) -> None:
 
 def measured_series(spec: str, unit: str) -> tuple[list[tuple[float, float]], str]:
     """``FILE[:REGION]``: the medians per x of one series, in ``unit``, and a label."""
-    from perfcompose.data import load
-    from perfcompose.errors import InputError
-    from perfcompose.units import conversion
-
     path, _, region = spec.partition(":")
     if not Path(path).is_file() and ":" in spec:
         path, region = spec, ""
@@ -44,24 +49,15 @@ def measured_series(spec: str, unit: str) -> tuple[list[tuple[float, float]], st
 
 
 def predict_html(out: Path, prediction: Any, measured: Sequence[tuple[float, float]], measured_label: str) -> None:
-    from perfcompose.report.design import design_report
-    from perfcompose.report.html import this_command, write
-
     report = design_report(prediction, measured=measured, measured_label=measured_label, commands=(this_command(),))
     _done(write(report, out))
 
 
 def demo_html(out: Path, rows: Sequence[Any], results: Sequence[Any]) -> None:
-    from perfcompose.report.demo import demo_report
-    from perfcompose.report.html import this_command, write
-
     _done(write(demo_report(rows, results, commands=(this_command(),)), out))
 
 
 def study_html(out: Path, study: Any, title: str, paper: Mapping[str, str] | None = None) -> None:
-    from perfcompose.report.html import this_command, write
-    from perfcompose.report.study import study_report
-
     _done(write(study_report(study, title, paper=paper, commands=(this_command(),)), out))
 
 
@@ -70,9 +66,6 @@ def tables_html(out: Path, title: str, kind: str, tables: Sequence[Any], *, line
                 figures: Sequence[Any] = ()) -> None:
     """A page of a command's tables; ``plots`` are (title, function writing the plot to a path),
     ``figures`` figures already drawn (:func:`perfcompose.report.html.figure`)."""
-    from perfcompose.report.html import this_command, write
-    from perfcompose.report.tables import svg_of, tables_report
-
     figures = [*figures, *(svg_of(draw, name) for name, draw in plots)]
     _done(write(tables_report(title, kind, tables, lines=lines, figures=figures, summary=summary,
                               commands=(this_command(),)), out))
@@ -80,17 +73,11 @@ def tables_html(out: Path, title: str, kind: str, tables: Sequence[Any], *, line
 
 def fit_html(out: Path, experiment: Any, fitted: Sequence[tuple[str, str, Any, str, Mapping[str, float]]],
              title: str, saved: Mapping[str, Any] | None = None) -> None:
-    from perfcompose.report.fit import fit_report
-    from perfcompose.report.html import this_command, write
-
     _done(write(fit_report(experiment, fitted, title, commands=(this_command(),), saved=saved), out))
 
 
 def table1_html(out: Path, table: Any, rows: Sequence[Any], lines: Sequence[str]) -> None:
     """``paper table1``: the table, and each task's measurements with its model."""
-    from perfcompose.report.demo import parts_figure
-    from perfcompose.report.html import figure
-
     fig = figure(parts_figure(rows), "each task: measurements and fitted model",
                  "dots: medians with min-max bars; line: the fitted model; grey: beyond the measurements")
     tables_html(out, "000 Table 1: models of the sequential task blocks, measured here", "paper table", [table],

@@ -12,8 +12,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from perfcompose.compose.interval import _spread
 from perfcompose.compose.operators import Composer
 from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Term, TPool
+from perfcompose.ensemble import StackedEnsemble
 from perfcompose.model import Model, maximum
 
 
@@ -102,9 +104,6 @@ def accounted(composer: Composer, term: Term, model: Model, cores: int | None = 
     ensemble = model.ensemble
     stacked = getattr(ensemble, "stacked", None)
     if stacked is not None:
-        from perfcompose.compose.interval import _spread
-        from perfcompose.ensemble import StackedEnsemble
-
         total = work(_spread(composer, ensemble.size), term)
         if total is not None:
             members = maximum(stacked, total / over.cores, how="pointwise")

@@ -14,6 +14,8 @@ from typing import ClassVar
 
 import sympy as sp
 
+from perfcompose.model import Model
+
 #: a thread or node count: a positive integer, or a name kept symbolic (``tpool_n``)
 Count = int | str
 
@@ -105,8 +107,6 @@ class TPool(Term):
 
 
 def _expr_text(e: sp.Expr) -> str:
-    from perfcompose.model import Model
-
     return str(Model(e))
 
 

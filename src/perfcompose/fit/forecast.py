@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Self, get_args
 
 import numpy as np
+from numpy.polynomial import Polynomial
+from scipy.interpolate import CubicSpline
 
 from perfcompose.choices import STRATEGIES, SingleMethod, Strategy
 from perfcompose.errors import FitError
@@ -175,8 +177,6 @@ def _fmm_coefficients(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def _natural_coefficients(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Natural cubic spline coefficients; beyond the last point it continues as a straight line."""
-    from scipy.interpolate import CubicSpline
-
     n = x.size
     if n < 3:
         return _fmm_coefficients(x, y)
@@ -293,8 +293,6 @@ class LmPoly(Forecaster):
         return "lm" if self.degree == 1 else ("lm(poly)" if self.degree == 3 else f"lm(poly, {self.degree})")
 
     def _fit(self) -> None:
-        from numpy.polynomial import Polynomial
-
         self.polynomial_ = Polynomial.fit(self.x_, self.y_, self.degree)
 
     def _predict(self, u: np.ndarray) -> np.ndarray:

@@ -11,7 +11,15 @@ import numpy as np
 
 from perfcompose.bench.runner import Failure, Target, _Failed
 from perfcompose.compose.terms import Term
-from perfcompose.runtime.executor import DISTURBED_SHARE, WAKE_LATENCY, RunResult, TaskError, run_term
+from perfcompose.runtime.executor import (
+    DISTURBED_SHARE,
+    WAKE_LATENCY,
+    RunResult,
+    TaskError,
+    plan,
+    run_term,
+    worker_count,
+)
 
 
 def thread_cpu_ns() -> dict[int, int] | None:
@@ -114,8 +122,6 @@ class TermTarget(Target):
         k = int(point.get("term", 0))
         term = self.terms[k]
         if k not in self._workers:
-            from perfcompose.runtime.executor import plan, worker_count
-
             self._workers[k] = worker_count(plan(term, self.functions))
         warm = self._workers[k]
         key = (k, point[self.size])

@@ -21,9 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from perfcompose.bench.tasks import TASKS
 from perfcompose.compose.latency import latency
+from perfcompose.compose.operators import compose
 from perfcompose.compose.parser import parse_term
 from perfcompose.model import Model
+from perfcompose.runtime.executor import plan, run_term, worker_count
 
 #: programs of the reference tasks, with the workers each needs
 CONFIGURATIONS: tuple[str, ...] = (
@@ -96,15 +99,11 @@ class LatencyRow:
 
 
 def workers(configuration: str) -> int:
-    from perfcompose.runtime.executor import plan, worker_count
-
     funcs = _functions()
     return worker_count(plan(parse_term(configuration, components=funcs), funcs))
 
 
 def _functions() -> dict[str, Callable]:
-    from perfcompose.bench.tasks import TASKS
-
     return {name: TASKS[name].run for name in ("nop", "inc", "qsort")}
 
 
@@ -114,8 +113,6 @@ def _elements(x: float, count: int, rng: np.random.Generator) -> list[np.ndarray
 
 def _run(term: str, x: float, count: int, rng: np.random.Generator, funcs: dict[str, Callable]) -> Any:
     """One run; taken again while other work took the cores away, the least disturbed kept."""
-    from perfcompose.runtime.executor import run_term
-
     best = None
     for _ in range(1 + RETRIES):
         r = run_term(term, _elements(x, count, rng), funcs, capacity=CAPACITY, keep_outputs=False)
@@ -131,9 +128,6 @@ def _run(term: str, x: float, count: int, rng: np.random.Generator, funcs: dict[
 def study(configurations: Sequence[str] | None = None, xs: Sequence[float] = QUICK_X, rounds: int = QUICK_ROUNDS,
           count: int = COUNT, cores: int | None = None, progress: Progress | None = None) -> list[LatencyRow]:
     """Measure every program that fits the cores at every size, ``rounds`` times, interleaved."""
-    from perfcompose.bench.tasks import TASKS
-    from perfcompose.compose.operators import compose
-
     cores = cores or os.cpu_count() or 1
     configs = [c for c in (configurations or CONFIGURATIONS) if workers(c) <= cores]
     funcs = _functions()

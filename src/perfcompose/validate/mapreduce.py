@@ -24,12 +24,15 @@ from typing import Any
 
 import numpy as np
 
+from perfcompose.bench.tasks import reduce_p, reduce_v
 from perfcompose.checkpoint import Checkpoint, read_records
 from perfcompose.choices import MAPREDUCE_STRATEGIES as STRATEGY_NAMES
 from perfcompose.choices import PICTURES
-from perfcompose.compose.mapreduce import EngineCosts, calibrated_model, paper_model
+from perfcompose.compose.mapreduce import EngineCosts, calibrated_model, paper_model, paper_term
+from perfcompose.compose.operators import compose
 from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.model import Model
+from perfcompose.validate.modular import checkpoint_dir
 
 Progress = Callable[[str, int, int], None]
 
@@ -177,7 +180,6 @@ def _saved_records(store: Checkpoint | None) -> list[dict[str, Any]]:
 
 def _reduce_parts(reps: int = 51) -> dict[str, Model]:
     """reduce_p and reduce_v timed here, alone: the papers' atomic models [s]."""
-    from perfcompose.bench.tasks import reduce_p, reduce_v
     from perfcompose.runtime.mapreduce.calibrate import time_here
     from perfcompose.runtime.mapreduce.ops import Picture, picture_histogram
 
@@ -409,8 +411,6 @@ def study(*, pictures: Sequence[str] = PICTURES, strategies: Sequence[str] = STR
                 "repeat": {p: reps[p] for p in pictures}, "scheduler": scheduler, "malloc_trim": malloc_trim}
     folder = None
     if checkpoints is not None:
-        from perfcompose.validate.modular import checkpoint_dir
-
         folder = checkpoint_dir(checkpoints, identity).with_name(
             checkpoint_dir(checkpoints, identity).name.replace("validate-", "mapreduce-"))
         folder.mkdir(parents=True, exist_ok=True)
@@ -475,9 +475,6 @@ def table3(study_result: MapReduceStudy | None) -> list[Table3Row]:
     """000 Table 3: the modular column recomposed from the paper's Table 1 (eq. 6), and, for the
     thread counts measured here (m = 1, pairwise, large picture), the per-input slope of the
     measured time next to the slopes of the two predictions."""
-    from perfcompose.compose.mapreduce import paper_term
-    from perfcompose.compose.operators import compose
-
     parts = {k: Model.parse(v, params=("x",), unit="ns") for k, v in PAPER_GRPPI.items()}
     out = []
     for n, (mono, mod, err) in PAPER_TABLE3.items():

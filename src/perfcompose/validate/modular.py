@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from perfcompose.bench.runner import CallableTarget, Target, run_sweep
+from perfcompose.bench.tasks import TASKS, random_ints, touch, warm_touch
 from perfcompose.compose.calibrated import CalibratedComposer, Overheads
 from perfcompose.compose.interference import InContext, predict
 from perfcompose.compose.interval import with_interval
@@ -290,8 +291,6 @@ class _Progress:
 def _components(functions: Mapping[str, Callable[[Any], Any]] | None) -> dict[str, Callable[[Any], Any]]:
     """The study's components (default: the reference tasks), with the probes nop and touch,
     the reference kernels compiled."""
-    from perfcompose.bench.tasks import TASKS, touch, warm_touch
-
     chosen = dict(functions) if functions is not None else {n: TASKS[n].run for n in ("nop", "inc", "qsort")}
     chosen.setdefault("nop", TASKS["nop"].run)
     chosen.setdefault("touch", touch)
@@ -353,8 +352,6 @@ def _setup(name: str, function: Callable[[Any], Any], make: Callable[[float], An
     """How a part timed alone gets its input: a reference task on the default input as Table 1
     times it (nop on an untouched array: writing a fresh input right before the timed call
     evicts the caches, and nop then seems to grow with x), any other part on ``make(x)``."""
-    from perfcompose.bench.tasks import TASKS, random_ints
-
     task = TASKS.get(name)
     if task is not None and function is task.run and make is random_ints:
         return task.setup
@@ -601,8 +598,6 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     builds one data element (default: x random 32-bit ints). Configurations with more workers than
     ``max_workers`` (default: this machine's cores) are skipped and listed.
     """
-    from perfcompose.bench.tasks import random_ints
-
     functions = _components(functions)
     make = make or random_ints
     if rounds < 1 or count < 2:

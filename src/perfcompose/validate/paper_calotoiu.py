@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfcompose.compose.operators import compose
+from perfcompose.compose.parser import parse_term
 from perfcompose.model import Model
 from perfcompose.skeleton.table import half_unit
 from perfcompose.validate.modular import leading_term
@@ -121,8 +122,6 @@ def _error_range(base: str, factor: float, mono: str) -> tuple[float, float]:
 
 def _paper000() -> dict[str, str]:
     """000's monolithic models by configuration (Tables 2, 4 and 6)."""
-    from perfcompose.compose.parser import parse_term
-
     out = {str(parse_term(cfg)): mono for cfg, mono, _ in PAPER_TABLE2}
     out.update({str(parse_term(cfg)): mono for cfg, mono in [*PAPER_TABLE4, *PAPER_TABLE6]})
     return out
@@ -130,8 +129,6 @@ def _paper000() -> dict[str, str]:
 
 def calotoiu_tables() -> list[CalotoiuRow]:
     """Tables II, III and IV of 003, every modular model composed again from Table I."""
-    from perfcompose.compose.parser import parse_term
-
     parts, in000 = _parts(), _paper000()
     rows: list[CalotoiuRow] = []
 
