@@ -14,6 +14,7 @@ from perfcompose.commands.common import (
     json_option,
     progress,
     scaling_option,
+    scheduler_option,
     user_errors,
     write_json,
 )
@@ -35,8 +36,7 @@ def analyze(profile: Path = typer.Argument(..., help="Profile: an Extra-P text, 
             top: int = typer.Option(10, "--top", help="Ranked call paths printed (all are in --json and --html)."),
             html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML page here."),
             json_out: Path | None = json_option("the whole analysis"),
-            scheduler: str | None = typer.Option(None, "--scheduler", help="Fit on Dask: 'local' for a local "
-                                                 "cluster, or a scheduler's address (default: in this process)."),
+            scheduler: str | None = scheduler_option(),
             scaling: Scaling = scaling_option(),
             ) -> None:
     """The target point (--at) needs a value for every parameter; docs/analyze.md tells how to read the output."""

@@ -180,6 +180,14 @@ def scaling_option() -> Any:
                                                   "a repetition, weak-threaded the non-zero ones, strong sums them.")
 
 
+def scheduler_option() -> Any:
+    """``--scheduler``: where the series of a profile are fitted (:func:`perfcompose.fit.fit_profile`)."""
+    return typer.Option(None, "--scheduler", help="Fit the series on a Dask cluster: 'local' (a worker per core) "
+                                                  "or a scheduler's address tcp://HOST:PORT (needs the 'dask' "
+                                                  "extra). Default: in this process, or for a large profile "
+                                                  "in a process per core forked from it.")
+
+
 def saved_models(file: Path) -> dict[str, dict[tuple[str, str], Any]]:
     """The model sets an Extra-P saved experiment holds (none for other files)."""
     from perfcompose.data.extrap_saved import sniff

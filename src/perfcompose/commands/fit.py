@@ -19,6 +19,7 @@ from perfcompose.commands.common import (
     progress,
     saved_models,
     scaling_option,
+    scheduler_option,
     user_errors,
     write_json,
 )
@@ -133,9 +134,7 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
                                             "experiment (.extra-p) here; Extra-P's GUI shows the models as the "
                                             "model set 'perfcompose PMNF'."),
         scaling: Scaling = scaling_option(),
-        scheduler: str | None = typer.Option(
-            None, "--scheduler", help="Fit the series on a Dask cluster: 'local' (a worker per core) or a "
-                                      "scheduler's address tcp://HOST:PORT (default: in this process)."),
+        scheduler: str | None = scheduler_option(),
         ) -> None:
     from perfcompose.data import load
     from perfcompose.fit import PMNFFitter
