@@ -180,7 +180,7 @@ def test_the_documented_source_table_lists_the_declared_keys() -> None:
     """docs/design.md's table of component sources names each source's keys as the code reads them."""
     import re
 
-    table = (SRC.parent.parent / "docs" / "design.md").read_text(encoding="utf-8")
+    table = (Path(__file__).resolve().parents[1] / "docs" / "design.md").read_text(encoding="utf-8")
     documented = {}
     for row in re.findall(r"^\| `(\w+)` \|[^|]*\|([^|]*)\|$", table, re.M):
         documented[row[0]] = set(re.findall(r"`(\w+)`", re.sub(r"\([^)]*\)", "", row[1])))
