@@ -10,11 +10,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-import typer.main
+from command_tree import commands
 
 import perfcompose.choices
 import perfcompose.loggp.options
-from perfcompose.cli import COMMANDS, PAPER, app
+from perfcompose.cli import COMMANDS, PAPER
 from perfcompose.compose.components import SOURCES
 from perfcompose.loggp.options import LogGPFiles, LogGPOptions, LogGPParameters
 from perfcompose.option_fields import OPTION_HELP, default_of, design_keys, flag_of, help_of
@@ -28,20 +28,10 @@ OWN_SEED = {"calibration_members"}
 DECLARED = (SkeletonShape, MethodChoice, ForecastOptions, LogGPOptions, LogGPParameters, LogGPFiles)
 
 
-def _commands(group=None, path=()):
-    group = group or typer.main.get_command(app)
-    ctx = group.make_context("perfcompose", ["--help"], resilient_parsing=True)
-    for name in group.list_commands(ctx):
-        command = group.get_command(ctx, name)
-        yield (*path, name), command
-        if hasattr(command, "list_commands"):
-            yield from _commands(command, (*path, name))
-
-
 def option_table() -> list[tuple[str, str, object, tuple[str, ...], str]]:
     """Every option of every command: (command, flag, default, choices, help)."""
     rows = []
-    for path, command in _commands():
+    for path, command in commands():
         for param in command.params:
             if param.param_type_name == "option":
                 described = param.type_descriptor
@@ -77,7 +67,7 @@ def test_no_help_text_is_written_twice() -> None:
 def test_json_has_one_meaning() -> None:
     """``--json PATH`` everywhere: a file, or ``-`` for standard output; never a switch."""
     seen = 0
-    for path, command in _commands():
+    for path, command in commands():
         for param in command.params:
             if "--json" in param.opts:
                 seen += 1

@@ -7,6 +7,7 @@ import inspect
 import typing
 
 import typer.main
+from command_tree import commands
 
 import perfcompose.choices
 import perfcompose.loggp.options
@@ -17,16 +18,6 @@ CHOICE_OPTIONS = {"--picture", "--pipe", "--workers", "--format", "--from", "--t
                   "--negative-exponents",
                   "--ties", "--gap-origin", "--semantics", "--strategy", "--clock", "--skeleton", "--method",
                   "--method-t", "--method-a", "--direction"}
-
-
-def _commands(group=None, path=()):
-    group = group or typer.main.get_command(app)
-    ctx = group.make_context("perfcompose", ["--help"], resilient_parsing=True)
-    for name in group.list_commands(ctx):
-        command = group.get_command(ctx, name)
-        yield (*path, name), command
-        if hasattr(command, "list_commands"):
-            yield from _commands(command, (*path, name))
 
 
 def _declared_choices() -> list[set[str]]:
@@ -45,7 +36,7 @@ def test_each_listed_help_opens_the_commands_own() -> None:
     docstring says follows it."""
     root = typer.main.get_command(app)
     listed_commands = 0
-    for path, command in _commands():
+    for path, command in commands():
         listed = root
         for name in path[:-1]:
             listed = listed.get_command(None, name)
@@ -55,14 +46,14 @@ def test_each_listed_help_opens_the_commands_own() -> None:
             listed_commands += 1
             assert placeholder.help == own, " ".join(path)
     assert listed_commands >= 27
-    show = dict(_commands())[("show",)]
+    show = dict(commands())[("show",)]
     assert show.help.endswith("\n\nOf an Extra-P saved experiment (.extra-p), also the model sets saved with it.")
 
 
 def test_every_choice_option_comes_from_a_library_declaration() -> None:
     declared = _declared_choices()
     choices = 0
-    for path, command in _commands():
+    for path, command in commands():
         for param in command.params:
             described = param.type_descriptor
             if described.is_choice:
