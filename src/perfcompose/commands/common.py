@@ -15,6 +15,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from perfcompose.errors import from_exception
+from perfcompose.progress_callbacks import one_bar
+from perfcompose.progress_callbacks import per_task as per_task
 from perfcompose.report.tables import ResultTable as Table
 
 console = Console()
@@ -127,30 +129,6 @@ def progress() -> Any:
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     TextColumn("ETA"), TimeRemainingColumn(), console=err_console, transient=True)
-
-
-def one_bar(bar: Any) -> Callable[[str, int, int], None]:
-    """A progress callback with one bar for the whole job; the label says what runs now."""
-    job: list[Any] = []
-
-    def step(label: str, k: int, n: int) -> None:
-        if not job:
-            job.append(bar.add_task(label, total=n))
-        bar.update(job[0], completed=k, description=label)
-
-    return step
-
-
-def per_task(bar: Any) -> Callable[[str, int, int], None]:
-    """A progress callback that shows one bar per task."""
-    jobs: dict[str, Any] = {}
-
-    def step(name: str, k: int, n: int) -> None:
-        if name not in jobs:
-            jobs[name] = bar.add_task(name, total=n)
-        bar.update(jobs[name], completed=k)
-
-    return step
 
 
 @contextlib.contextmanager

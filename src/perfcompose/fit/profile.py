@@ -28,6 +28,7 @@ from perfcompose.errors import FitError
 from perfcompose.extras import require
 from perfcompose.fit import batched
 from perfcompose.fit.pmnf import FitResult, PMNFFitter
+from perfcompose.progress_callbacks import one_bar
 
 __all__ = ["fit_profile", "fit_chunk", "usable_cores"]
 
@@ -47,14 +48,7 @@ def _progress_callback(progress: Any) -> Progress | None:
     """A ``(label, done, total)`` callback from a callable or from a rich ``Progress`` (one task)."""
     if progress is None or not hasattr(progress, "add_task"):
         return progress
-    task: list[Any] = []
-
-    def step(label: str, done: int, total: int) -> None:
-        if not task:
-            task.append(progress.add_task(label, total=total))
-        progress.update(task[0], completed=done, description=label)
-
-    return step
+    return one_bar(progress)
 
 
 def fit_chunk(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[Series], source: str = "",
