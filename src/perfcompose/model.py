@@ -30,7 +30,7 @@ from perfcompose.expression_reader import ExpressionRefused, nowhere_finite, rea
 from perfcompose.pmnf_text import extrap_text, float_text
 from perfcompose.units import ROLES, conversion, merge_roles
 
-__all__ = ["Model", "Term", "Order", "symbol", "maximum", "compare_order"]
+__all__ = ["Model", "PMNFTerm", "Order", "symbol", "maximum", "compare_order"]
 
 MODEL_FORMAT = "perfcompose-model/1"
 #: the records of ``perfcompose fit --json``: one fitted model of a region and metric each
@@ -277,7 +277,7 @@ def compare_order(a: Model, b: Model, param: str | None = None) -> int | None:
 
 
 @dataclass(frozen=True)
-class Term:
+class PMNFTerm:
     """One PMNF term ``coefficient * prod(p^i * log2(p)^j)``; ``exponents`` maps parameter -> (i, j)."""
 
     coefficient: float
@@ -512,7 +512,7 @@ class Model:
             return None
         return Order(i, j)
 
-    def terms(self) -> tuple[float, tuple[Term, ...]] | None:
+    def terms(self) -> tuple[float, tuple[PMNFTerm, ...]] | None:
         """The PMNF decomposition ``(constant, terms)``, or None when the model is not PMNF."""
         expanded = sp.expand(_display_form(self.expr))
         constant = 0.0
@@ -545,7 +545,7 @@ class Model:
                 constant += coef
             else:
                 collected[key] = collected.get(key, 0.0) + coef
-        return constant, tuple(Term(c, k) for k, c in collected.items() if c != 0.0)
+        return constant, tuple(PMNFTerm(c, k) for k, c in collected.items() if c != 0.0)
 
     # -- arithmetic -------------------------------------------------------------------------
 

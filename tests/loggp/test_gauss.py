@@ -17,7 +17,7 @@ from perfcompose.loggp.gauss import (
     op3,
     op4,
     owners,
-    run_study,
+    run_gauss_study,
     time_operations,
 )
 
@@ -87,7 +87,7 @@ def test_small_study_diagonal_wins_for_large_blocks():
     sizes = (4, 6, 12, 24, 40)
     ops = {op: {b: c * b ** 3 * 1e-3 for b in sizes} for op, c in zip(OPS, (1.0, 2.0, 2.0, 2.0))}
     params = LogGP(L=0.36, o=0.56, g=1.31, G=7.1e-5, unit="us")
-    rows = run_study(120, 8, params, ops, block_sizes=sizes)
+    rows = run_gauss_study(120, 8, params, ops, block_sizes=sizes)
     faster = {b: min((r for r in rows if r.block == b), key=lambda r: r.standard.total).layout for b in sizes}
     assert faster[4] == "row-cyclic" and faster[24] == faster[40] == "diagonal"
     for r in rows:

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from perfcompose.cli import app
 from perfcompose.pamela import vangemund
 from perfcompose.pamela.machine import MachineParameters, machine_text
-from perfcompose.pamela.vangemund import STUDIES, Case, Row, StudyResult, run_study
+from perfcompose.pamela.vangemund import STUDIES, Case, StudyResult, VanGemundRow, run_vangemund_study
 
 MACHINE = MachineParameters(t_call=4e-7, t_index=1.5e-7, t_ew=5e-10, t_ews=5e-9, t_ewm=7e-10, t_ewc=6e-10, t_copy=5e-10,
                             t_mxv=2e-10, t_mxm=1e-10, t_sort=5e-9, t_merge=5e-9, t_msg=2e-5, t_word=3e-9,
@@ -19,7 +19,7 @@ MACHINE = MachineParameters(t_call=4e-7, t_index=1.5e-7, t_ew=5e-10, t_ews=5e-9,
 def test_one_study_runs_for_real_at_a_tiny_size(tmp_path):
     machine = tmp_path / "given.pam"
     machine.write_text(machine_text(MACHINE))
-    result = run_study(tmp_path / "out", quick=True, studies=(STUDIES[0],), machine=machine)
+    result = run_vangemund_study(tmp_path / "out", quick=True, studies=(STUDIES[0],), machine=machine)
     assert [(r.N, r.P) for r in result.rows] == [(64, 1), (64, 1), (64, 2), (64, 2)]
     assert all(r.measured > 0 and r.predicted > 0 for r in result.rows)
     assert (tmp_path / "out" / "matmul_bcast.pam").read_text().startswith("% generated from matmul_bcast.py")
@@ -29,12 +29,13 @@ def test_one_study_runs_for_real_at_a_tiny_size(tmp_path):
 
 
 def test_the_table_marks_agreement_and_disagreement(monkeypatch, tmp_path):
-    rows = (Row("GAUSS", "block", 8, 2, 2.0, 1.0, 0.1, 0, 1.0), Row("GAUSS", "cyclic", 8, 2, 1.0, 2.0, 0.1, 0, 1.0),
-            Row("ADI", "i axis (rows)", 8, 1, 1.0, 1.1, 0.1, 0, 1.0), Row("ADI", "j axis (columns)", 8, 1, 1.0, 1.0,
-                                                                          0.1, 0, 1.0))
+    rows = (VanGemundRow("GAUSS", "block", 8, 2, 2.0, 1.0, 0.1, 0, 1.0),
+            VanGemundRow("GAUSS", "cyclic", 8, 2, 1.0, 2.0, 0.1, 0, 1.0),
+            VanGemundRow("ADI", "i axis (rows)", 8, 1, 1.0, 1.1, 0.1, 0, 1.0),
+            VanGemundRow("ADI", "j axis (columns)", 8, 1, 1.0, 1.0, 0.1, 0, 1.0))
     cases = (Case("GAUSS", 8, 2, "cyclic", "block", True),
              Case("ADI", 8, 1, "i axis (rows)", "j axis (columns)", False))
-    monkeypatch.setattr(vangemund, "run_study", lambda *a, **k: StudyResult(rows, cases, Path("m.pam"), 0.1))
+    monkeypatch.setattr(vangemund, "run_vangemund_study", lambda *a, **k: StudyResult(rows, cases, Path("m.pam"), 0.1))
     from perfcompose.commands.common import console
 
     monkeypatch.setattr(console, "_width", 250)  # the console read COLUMNS when it was made

@@ -69,8 +69,8 @@ def recorded(monkeypatch: pytest.MonkeyPatch, part_rows: list[Any], study: Any) 
     from perfcompose.validate import paper
 
     monkeypatch.setattr(paper, "table1", lambda **kw: part_rows)
-    monkeypatch.setattr(study_commands, "run_study", lambda *a, **kw: study)
-    monkeypatch.setattr(paper_tables, "run_study", lambda *a, **kw: study)
+    monkeypatch.setattr(study_commands, "run_composition_study", lambda *a, **kw: study)
+    monkeypatch.setattr(paper_tables, "run_composition_study", lambda *a, **kw: study)
     return seen
 
 

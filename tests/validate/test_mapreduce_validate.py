@@ -29,7 +29,7 @@ def test_grid_keeps_what_fits_the_cores_and_lists_the_rest():
 
 
 def _row(picture, strategy, m, n, measured, calibrated):
-    return mr.Row(picture, strategy, m, n, 8, 1, measured, measured / 2, calibrated, {}, 3)
+    return mr.MapReduceRow(picture, strategy, m, n, 8, 1, measured, measured / 2, calibrated, {}, 3)
 
 
 def test_summary_groups_as_table5():

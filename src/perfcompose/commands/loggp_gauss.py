@@ -218,7 +218,7 @@ def _predict(n: int, p: int, sizes: list[int], params: Any, reps: int, seed: int
     """Op1-Op4 timed here, and both predictions per block size and layout; the seconds each took."""
     import time
 
-    from perfcompose.loggp.gauss import LAYOUTS, OPS, run_study, time_operations
+    from perfcompose.loggp.gauss import LAYOUTS, OPS, run_gauss_study, time_operations
 
     start = time.perf_counter()
     with progress() as bar:
@@ -226,7 +226,7 @@ def _predict(n: int, p: int, sizes: list[int], params: Any, reps: int, seed: int
         ops = time_operations(sizes, reps=reps, progress=lambda k, t: bar.update(task, completed=k))
         timed = time.perf_counter() - start
         task2 = bar.add_task("simulating", total=len(sizes) * len(LAYOUTS))
-        rows = run_study(n, p, params, ops, block_sizes=sizes, seed=seed,
+        rows = run_gauss_study(n, p, params, ops, block_sizes=sizes, seed=seed,
                          progress=lambda k, t: bar.update(task2, completed=k))
     return ops, rows, timed, time.perf_counter() - start - timed
 

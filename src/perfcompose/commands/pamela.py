@@ -247,10 +247,10 @@ def vangemund(quick: bool = typer.Option(False, "--quick", help="Tiny sizes, one
                                           "processor time of the busiest worker (not inflated by other work "
                                           "on shared cores, but without waiting for messages)."),
               as_json: Path | None = json_option("the rows and cases")) -> None:
-    from perfcompose.pamela.vangemund import run_study
+    from perfcompose.pamela.vangemund import run_vangemund_study
 
     with console.status("") as status:
-        result = run_study(out, quick=quick, reps=reps, machine=machine, clock=clock,
+        result = run_vangemund_study(out, quick=quick, reps=reps, machine=machine, clock=clock,
                            progress=lambda text: status.update(text))
     if as_json is not None:
         write_json(as_json, {

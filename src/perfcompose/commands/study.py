@@ -13,7 +13,7 @@ from perfcompose.commands.components import x_values
 from perfcompose.commands.validation import print_study, write_study
 
 
-def run_study(configurations: list[str], xs: tuple[float, ...], rounds: int, count: int, workers: str,
+def run_composition_study(configurations: list[str], xs: tuple[float, ...], rounds: int, count: int, workers: str,
               max_workers: int | None, restart: bool, functions: Any = None, make: Any = None) -> Any:
     """Run a validation study with a progress bar; finished measurements are kept in .perfcompose/."""
     from perfcompose.validate.modular import study
@@ -47,7 +47,8 @@ def validate(terms: list[str] = typer.Argument(..., help="Programs to run, e.g. 
     xs = tuple(x_values(x))
     functions = task_functions(task) if task else None
     make = input_function(input_) if input_ else None
-    result = run_study(terms, xs, rounds, count, workers, 2 * (os.cpu_count() or 1), restart, functions, make)
+    result = run_composition_study(terms, xs, rounds, count, workers, 2 * (os.cpu_count() or 1), restart,
+                                   functions, make)
     print_study(result, "modular vs monolithic vs measured (000 section 4)")
     if json_out:
         write_study(result, json_out)

@@ -36,7 +36,7 @@ from perfcompose.loggp.program import CommStep, CompStep, Program
 _DEFAULT = LogGPOptions()
 
 __all__ = ["BLOCK_SIZES", "LAYOUTS", "OPS", "time_operations", "owners", "gauss_program", "Times", "StudyRow",
-           "run_study", "best"]
+           "run_gauss_study", "best"]
 
 #: the paper's block sizes for a 960 x 960 matrix
 BLOCK_SIZES = (10, 12, 16, 20, 24, 30, 40, 48, 60, 64, 80, 96, 120, 160)
@@ -245,7 +245,7 @@ class StudyRow:
     forced: int
 
 
-def run_study(n: int, P: int, params: LogGP, op_times: Mapping[str, Mapping[int, float]], *,
+def run_gauss_study(n: int, P: int, params: LogGP, op_times: Mapping[str, Mapping[int, float]], *,
               block_sizes: Iterable[int] = BLOCK_SIZES, layouts: Iterable[str] = LAYOUTS, seed: int = _DEFAULT.seed,
               progress: Callable[[int, int], None] | None = None) -> list[StudyRow]:
     """Predict every block size and layout with both algorithms."""

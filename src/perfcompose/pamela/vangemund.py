@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Study", "STUDIES", "Row", "Case", "StudyResult", "run_study", "PROGRAMS"]
+__all__ = ["Study", "STUDIES", "VanGemundRow", "Case", "StudyResult", "run_vangemund_study", "PROGRAMS"]
 
 #: where the four programs live
 PROGRAMS = Path(__file__).resolve().parent / "cases"  # installed with the package
@@ -42,7 +42,7 @@ STUDIES = (
 
 
 @dataclass(frozen=True)
-class Row:
+class VanGemundRow:
     """One configuration: predicted and measured seconds."""
 
     study: str
@@ -79,7 +79,7 @@ class Case:
 
 @dataclass(frozen=True)
 class StudyResult:
-    rows: tuple[Row, ...]
+    rows: tuple[VanGemundRow, ...]
     cases: tuple[Case, ...]
     machine: Path
     generate_s: float    #: seconds to generate and compile every model
@@ -89,7 +89,7 @@ class StudyResult:
         return sum(abs(r.error) for r in self.rows) / len(self.rows)
 
 
-def run_study(out: Path, *, quick: bool = False, processors: Sequence[int] = (1, 2), reps: int = 5,
+def run_vangemund_study(out: Path, *, quick: bool = False, processors: Sequence[int] = (1, 2), reps: int = 5,
               studies: Sequence[Study] = STUDIES, machine: Path | None = None,
               progress: Callable[[str], None] | None = None, clock: str = "wall") -> StudyResult:
     """Calibrate the machine (unless ``machine`` is given), generate every model into ``out``,
@@ -117,7 +117,7 @@ def run_study(out: Path, *, quick: bool = False, processors: Sequence[int] = (1,
         target.write_text(machine_text(params, f"perfcompose paper vangemund, {clock} clock"))
     elif Path(machine).resolve() != target.resolve():
         target.write_text(Path(machine).read_text())
-    rows: list[Row] = []
+    rows: list[VanGemundRow] = []
     cases: list[Case] = []
     gen_s = 0.0
     for study in studies:
@@ -154,7 +154,7 @@ def _predict(cm, values: dict[str, int]) -> tuple[float, float]:
     return predicted, (time.perf_counter() - t0) / k * 1e6
 
 
-def _measure_group(study: str, models: dict, N: int, P: int, reps: int, clock: str) -> list[Row]:
+def _measure_group(study: str, models: dict, N: int, P: int, reps: int, clock: str) -> list[VanGemundRow]:
     """Every alternative at (N, P): predicted, and measured in turn in the same workers (one run of
     each per round), each by its least time over ``reps`` runs: other work on the machine only
     adds time, and the machine model's micro-benchmarks are taken the same way."""
@@ -163,10 +163,10 @@ def _measure_group(study: str, models: dict, N: int, P: int, reps: int, clock: s
     labels = list(models)
     measured = run_alternatives([PROGRAMS / models[label][2] for label in labels], {"N": N}, P, reps=reps,
                                 clock=clock)  # type: ignore[arg-type]
-    group: list[Row] = []
+    group: list[VanGemundRow] = []
     for label, times in zip(labels, measured):
         cm, notes, _ = models[label]
         predicted, eval_us = _predict(cm, {"N": N, "P": P})
         m = min(times)
-        group.append(Row(study, label, N, P, predicted, m, (max(times) - m) / m, notes, eval_us))
+        group.append(VanGemundRow(study, label, N, P, predicted, m, (max(times) - m) / m, notes, eval_us))
     return group

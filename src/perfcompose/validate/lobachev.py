@@ -23,7 +23,7 @@ CASES = ("rabin_miller", "lbm", "karatsuba_nonuniform", "karatsuba_uniform", "ga
 
 
 @dataclass(frozen=True)
-class Row:
+class LobachevRow:
     """One estimate: the paper's printed figure (text, or None where it prints none) and ours.
 
     ``low``/``high`` bound our estimate over the rounding of the printed inputs; errors are
@@ -99,7 +99,7 @@ def _series(table: RuntimeTable, p: int, ns: Sequence[float]) -> tuple[list[floa
     return [table.times[(n, p)] for n in ns], [table.half_unit(n, p) for n in ns]
 
 
-def rabin_miller() -> list[Row]:
+def rabin_miller() -> list[LobachevRow]:
     """Table 4: T(11213, 8) from T(n) (= T(n, 1)) and Ā(n, 8) known for n <= 9689, 12 combinations."""
     t = case_table("rabin_miller")
     target, p = 11213.0, 8
@@ -116,7 +116,7 @@ def rabin_miller() -> list[Row]:
                  ["-1.75", "-0.50", "0.53", "0.01"]]
     tm, am = _methods(), _methods(mean_of=("loess", "lm(poly)"))
     raw, half = np.array(t1 + t8), np.array(h1 + h8)
-    rows: list[Row] = []
+    rows: list[LobachevRow] = []
 
     def t_seq(method: Forecaster) -> Callable[[np.ndarray], float]:
         return lambda v: _predict(method, ns, v[:k], target)
@@ -126,14 +126,14 @@ def rabin_miller() -> list[Row]:
 
     for name, m in tm.items():
         c, lo, hi = _span(t_seq(m), raw, half)
-        rows.append(Row("rabin_miller", "T(11213)", name, paper_t[name], c, lo, hi))
+        rows.append(LobachevRow("rabin_miller", "T(11213)", name, paper_t[name], c, lo, hi))
     c, lo, hi = _span(t_seq(Spline("natural")), raw, half)
-    rows.append(Row("rabin_miller", "T(11213)", "spline(natural)", paper_t["spline"], c, lo, hi,
+    rows.append(LobachevRow("rabin_miller", "T(11213)", "spline(natural)", paper_t["spline"], c, lo, hi,
                     note="R's spline(method = 'natural'), not the default: the paper's spline figure "
                          "lies in its range, not in the default fmm spline's"))
     for name, m in am.items():
         c, lo, hi = _span(a_np(m), raw, half)
-        rows.append(Row("rabin_miller", "Ā(11213, 8)", name, paper_a[name], c, lo, hi,
+        rows.append(LobachevRow("rabin_miller", "Ā(11213, 8)", name, paper_a[name], c, lo, hi,
                         note="mean of loess and lm(poly), as the paper" if name == "mean" else ""))
     for i, (tn, tmeth) in enumerate(tm.items()):
         for j, (an, ameth) in enumerate(am.items()):
@@ -141,12 +141,12 @@ def rabin_miller() -> list[Row]:
                 return t_seq(tmeth)(v) / p + a_np(ameth)(v)
             c, lo, hi = _span(total, raw, half)
             note = "printed as 'spline + lm(poly)' a second time in the paper" if (i, j) == (0, 3) else ""
-            rows.append(Row("rabin_miller", "T(11213, 8)", f"{tn} + {an}", paper_tp[i][j], c, lo, hi,
+            rows.append(LobachevRow("rabin_miller", "T(11213, 8)", f"{tn} + {an}", paper_tp[i][j], c, lo, hi,
                             paper_err[i][j], (c - measured) / measured, note, measured))
     return rows
 
 
-def lbm() -> list[Row]:
+def lbm() -> list[LobachevRow]:
     """Section 4.2: Ā(n, 262144) by lm(poly, 3) w.r.t. p, T̂(n, 262144), and the direct estimate."""
     t = case_table("lbm")
     n = t.ns[0]
@@ -154,7 +154,7 @@ def lbm() -> list[Row]:
     target = 262144
     times, half = _series_p(t, n, ps)
     measured = t.times[(n, target)]
-    rows: list[Row] = []
+    rows: list[LobachevRow] = []
 
     def pen(v: np.ndarray) -> np.ndarray:  # T(n) = T(n, 32768) * 32768, the paper's convention
         return v - v[0] * ps[0] / np.array(ps, float)
@@ -162,22 +162,22 @@ def lbm() -> list[Row]:
     paper_pen = ["0", "1.85", "1.39", "2.73", "2.57"]
     for i, q in enumerate(ps):
         c, lo, hi = _span(lambda v, i=i: float(pen(v)[i]), times, half)
-        rows.append(Row("lbm", f"Ā(n, {q})", "computed", paper_pen[i], c, lo, hi))
+        rows.append(LobachevRow("lbm", f"Ā(n, {q})", "computed", paper_pen[i], c, lo, hi))
     c, lo, hi = _span(lambda v: times_at(v, target, pen) - v[0] * ps[0] / target, times, half)
-    rows.append(Row("lbm", "Ā(n, 262144)", "lm(poly, 3)", "3.16", c, lo, hi))
+    rows.append(LobachevRow("lbm", "Ā(n, 262144)", "lm(poly, 3)", "3.16", c, lo, hi))
     c, lo, hi = _span(lambda v: times_at(v, target, pen), times, half)
-    rows.append(Row("lbm", "T(n, 262144)", "T(n)/p + lm(poly, 3)", "5.196", c, lo, hi, "-1.47",
+    rows.append(LobachevRow("lbm", "T(n, 262144)", "T(n)/p + lm(poly, 3)", "5.196", c, lo, hi, "-1.47",
                     (c - measured) / measured, measured=measured))
-    best: Row | None = None
+    best: LobachevRow | None = None
     for name, m in {**_methods(), "lm": Lm()}.items():
         c, lo, hi = _span(lambda v, m=m: _predict(m, ps, v, target), times, half)
-        row = Row("lbm", "T(n, 262144) direct", name, None, c, lo, hi, None, (c - measured) / measured,
+        row = LobachevRow("lbm", "T(n, 262144) direct", name, None, c, lo, hi, None, (c - measured) / measured,
                   "without equation (*)", measured)
         rows.append(row)
         if best is None or abs(row.error or 0) < abs(best.error or 0):
             best = row
     assert best is not None
-    rows.append(Row("lbm", "T(n, 262144) direct, all-best error", best.method, None, best.ours, best.low,
+    rows.append(LobachevRow("lbm", "T(n, 262144) direct, all-best error", best.method, None, best.ours, best.low,
                     best.high, "-31", best.error, "the best of the direct forecasts", measured))
     return rows
 
@@ -193,7 +193,7 @@ def times_at(v: np.ndarray, target: int, pen: Callable[[np.ndarray], np.ndarray]
     return v[0] * ps[0] / target + a
 
 
-def karatsuba_nonuniform() -> list[Row]:
+def karatsuba_nonuniform() -> list[LobachevRow]:
     """Section 4.3: T(128000, 8) forecast directly from the first eight sizes."""
     t = case_table("karatsuba_nonuniform")
     ns = [n for n in t.ns if n < 128000]
@@ -204,16 +204,17 @@ def karatsuba_nonuniform() -> list[Row]:
     for name, m in {**_methods(), "lm": Lm()}.items():
         c, lo, hi = _span(lambda v, m=m: _predict(m, ns, v, 128000.0), y, h)
         pv, pe = paper.get(name, (None, None))
-        rows.append(Row("karatsuba_nonuniform", "T(128000, 8)", name, pv, c, lo, hi, pe, (c - measured) / measured,
-                        "the paper prints the error only" if name == "spline" else "", measured))
+        rows.append(LobachevRow("karatsuba_nonuniform", "T(128000, 8)", name, pv, c, lo, hi, pe,
+                                (c - measured) / measured,
+                                "the paper prints the error only" if name == "spline" else "", measured))
     return rows
 
 
-def karatsuba_uniform() -> list[Row]:
+def karatsuba_uniform() -> list[LobachevRow]:
     """Section 4.3, uniform sizes: the paper forecasts T(n) and Ā(n, 8), but prints neither T(n) nor
     Ā; only a direct forecast of T(n, 8) can be made from what is printed."""
     t = case_table("karatsuba_uniform")
-    rows = [Row("karatsuba_uniform", "T(60000), T(64000)", "spline, lm(poly)", None, None,
+    rows = [LobachevRow("karatsuba_uniform", "T(60000), T(64000)", "spline, lm(poly)", None, None,
                 note="not reproducible: the paper's sequential T(n) for these inputs is not printed")]
     ns = [n for n in t.ns if n < 60000]
     y, h = _series(t, 8, ns)
@@ -222,14 +223,14 @@ def karatsuba_uniform() -> list[Row]:
         measured = t.times[(target, 8)]
         for name, m in _methods().items():
             c, lo, hi = _span(lambda v, m=m, target=target: _predict(m, ns, v, target), y, h)
-            rows.append(Row("karatsuba_uniform", f"T({target:.0f}, 8) direct", name, None, c, lo, hi, None,
+            rows.append(LobachevRow("karatsuba_uniform", f"T({target:.0f}, 8) direct", name, None, c, lo, hi, None,
                             (c - measured) / measured,
                             f"the paper's estimate via T(n) and loess Ā: {paper[target][0]} "
                             f"({paper[target][1]} %)", measured))
     return rows
 
 
-def gauss() -> list[Row]:
+def gauss() -> list[LobachevRow]:
     """Section 4.1: T(120, 7) and T(150, 7) from n <= 100, T(n) by lm(poly) and Ā(n, 7) by the mean
     of spline and loess. The paper's T(n) is the sequential program's, which it does not print;
     here T(n, 1) stands in (relative reference point), so the figures are comparable, not equal."""
@@ -250,16 +251,16 @@ def gauss() -> list[Row]:
             return tn / 7 + a
         c, lo, hi = _span(total, raw, half)
         pv, pe = paper[target]
-        rows.append(Row("gauss", f"T({target:.0f}, 7)", "lm(poly) + mean(spline, loess)", pv, c, lo, hi, pe,
+        rows.append(LobachevRow("gauss", f"T({target:.0f}, 7)", "lm(poly) + mean(spline, loess)", pv, c, lo, hi, pe,
                         (c - measured) / measured,
                         "relative reference point T(n, 1); the paper's sequential T(n) is not printed",
                         measured, comparable=False))
-    rows.append(Row("gauss", "T(100, 7) w.r.t. p", "mean", "3.564", None, paper_error="-1.1",
+    rows.append(LobachevRow("gauss", "T(100, 7) w.r.t. p", "mean", "3.564", None, paper_error="-1.1",
                     note="not reproducible: T(100, p) for p = 2..6 is not printed"))
     return rows
 
 
-def serial_fractions() -> list[Row]:
+def serial_fractions() -> list[LobachevRow]:
     """Figure 7(c): Ā(9689, p) and f(9689, p) for p = 7, 8 from Table 4's data."""
     t = case_table("rabin_miller")
     n = 9689.0
@@ -269,17 +270,17 @@ def serial_fractions() -> list[Row]:
         vals = np.array([t.times[(n, 1)], t.times[(n, p)]])
         half = np.array([t.half_unit(n, 1), t.half_unit(n, p)])
         c, lo, hi = _span(lambda v, p=p: float(v[1] - v[0] / p), vals, half)
-        rows.append(Row("serial_fraction", f"Ā(9689, {p})", "T(n, p) - T(n)/p", paper[p][0], c, lo, hi))
+        rows.append(LobachevRow("serial_fraction", f"Ā(9689, {p})", "T(n, p) - T(n)/p", paper[p][0], c, lo, hi))
         c, lo, hi = _span(lambda v, p=p: float(serial_fraction(v[1], v[0], p)), vals, half)
-        rows.append(Row("serial_fraction", f"f(9689, {p})", "Karp-Flatt", paper[p][1], c, lo, hi))
+        rows.append(LobachevRow("serial_fraction", f"f(9689, {p})", "Karp-Flatt", paper[p][1], c, lo, hi))
     return rows
 
 
-def reproduce(cases: Sequence[str] = CASES) -> list[Row]:
+def reproduce(cases: Sequence[str] = CASES) -> list[LobachevRow]:
     """Every case study's rows, in the paper's order."""
     funcs = {"rabin_miller": rabin_miller, "lbm": lbm, "karatsuba_nonuniform": karatsuba_nonuniform,
              "karatsuba_uniform": karatsuba_uniform, "gauss": gauss, "serial_fraction": serial_fractions}
-    rows: list[Row] = []
+    rows: list[LobachevRow] = []
     for c in cases:
         rows += funcs[c]()
     return rows

@@ -68,7 +68,7 @@ PAPER_GRPPI = {"map": "1.241e7", "reduce_p": "9.449e6"}
 
 
 @dataclass(frozen=True)
-class Row:
+class MapReduceRow:
     """One configuration: measured and predicted seconds per job, from the round with the median
     error of the calibrated prediction (:func:`median_pair`)."""
 
@@ -120,7 +120,7 @@ class Cluster:
 
 @dataclass(frozen=True)
 class MapReduceStudy:
-    rows: tuple[Row, ...]
+    rows: tuple[MapReduceRow, ...]
     clusters: tuple[Cluster, ...]
     skipped: tuple[tuple[int, int, str], ...] = ()
     rounds: int = 0
@@ -267,7 +267,7 @@ def median_pair(samples: Sequence[tuple[Mapping[str, Any], float, float]]
 
 def _rows(m: int, n: int, cluster: Mapping[str, Any], units: Iterable[Mapping[str, Any]],
           pictures: Sequence[str], strategies: Sequence[str], xs: Sequence[int],
-          repeat: Mapping[str, int]) -> list[Row]:
+          repeat: Mapping[str, int]) -> list[MapReduceRow]:
     units = list(units)
     rows = []
     for picture in pictures:
@@ -284,7 +284,7 @@ def _rows(m: int, n: int, cluster: Mapping[str, Any], units: Iterable[Mapping[st
                 phases = {p: statistics.median(t[0]["phases"][p] for t in clean) for p in ("map", "shuffle", "reduce")}
                 job, naive, calibrated = median_pair(clean)
                 errors = [(t[2] - t[0]["wall"]) / t[0]["wall"] for t in clean]
-                rows.append(Row(picture, s, m, n, x, repeat[picture], measured=job["wall"], naive=naive,
+                rows.append(MapReduceRow(picture, s, m, n, x, repeat[picture], measured=job["wall"], naive=naive,
                                 calibrated=calibrated, phases=phases, rounds=len(clean),
                                 disturbed=len(samples) - len(clean),
                                 median_wall=statistics.median(t[0]["wall"] for t in clean),
@@ -378,7 +378,7 @@ def _measure_missing(run: _Run, spec: tuple[int, int] | None, head: dict[str, An
 
 
 def _study_cluster(run: _Run, spec: tuple[int, int] | None, store: Checkpoint | None
-                   ) -> tuple[Cluster, list[Row]]:
+                   ) -> tuple[Cluster, list[MapReduceRow]]:
     """One cluster of a study: resumed from its checkpoint, measured where that lacks rounds."""
     records = _saved_records(store)
     head = next((r for r in records if r.get("kind") == "cluster"), None)
@@ -416,7 +416,7 @@ def study(*, pictures: Sequence[str] = PICTURES, strategies: Sequence[str] = STR
         folder.mkdir(parents=True, exist_ok=True)
     run = _Run(pictures, strategies, xs, rounds, reps, scheduler, malloc_trim, progress,
                total=len(plan) * rounds * len(pictures))
-    rows: list[Row] = []
+    rows: list[MapReduceRow] = []
     found: list[Cluster] = []
     for spec in plan:
         if folder is None:
@@ -433,7 +433,7 @@ def study(*, pictures: Sequence[str] = PICTURES, strategies: Sequence[str] = STR
 
 # -- summaries -----------------------------------------------------------------------------------
 
-def summary(rows: Sequence[Row], calibrated: bool = True) -> list[tuple[str, tuple[float, ...]]]:
+def summary(rows: Sequence[MapReduceRow], calibrated: bool = True) -> list[tuple[str, tuple[float, ...]]]:
     """Table 5's grouping: |relative error| in % by picture, strategy, n and m (min, max, median,
     mean, std)."""
     def stats(errs: list[float]) -> tuple[float, ...]:
@@ -441,10 +441,10 @@ def summary(rows: Sequence[Row], calibrated: bool = True) -> list[tuple[str, tup
         return (float(a.min()), float(a.max()), float(np.median(a)), float(a.mean()),
                 float(a.std(ddof=1)) if len(a) > 1 else 0.0)
 
-    def err(r: Row) -> float:
+    def err(r: MapReduceRow) -> float:
         return r.error if calibrated else r.error_naive
 
-    groups: list[tuple[str, list[Row]]] = [("all", list(rows))]
+    groups: list[tuple[str, list[MapReduceRow]]] = [("all", list(rows))]
     groups += [(p, [r for r in rows if r.picture == p]) for p in PICTURES]
     groups += [(s, [r for r in rows if r.strategy == s]) for s in STRATEGY_NAMES]
     groups += [(f"n={n}", [r for r in rows if r.n == n]) for n in sorted({r.n for r in rows})]
