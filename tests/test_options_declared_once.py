@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import typing
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from command_tree import commands
+from declared_choices import declared_choices
 
 import perfcompose.choices
 import perfcompose.loggp.options
@@ -140,19 +140,10 @@ def test_no_declared_default_is_written_again() -> None:
     assert not repeated, repeated
 
 
-def _declared_choices() -> list[set[str]]:
-    found = []
-    for module in (perfcompose.choices, perfcompose.loggp.options):
-        for value in vars(module).values():
-            if typing.get_origin(value) is typing.Literal:
-                found.append({str(v) for v in typing.get_args(value)})
-    return found
-
-
 def test_no_choice_tuple_is_written_again() -> None:
-    """A Literal's values are written once: no tuple, list or set literal elsewhere holds the same
-    values (they are read with typing.get_args)."""
-    choices = [c for c in _declared_choices() if len(c) > 1]
+    """A Literal's or Enum's values are written once: no tuple, list or set literal elsewhere holds
+    the same values (they are read with typing.get_args, or from the Enum)."""
+    choices = [c for c in declared_choices() if len(c) > 1]
     again = []
     for file in SRC.rglob("*.py"):
         tree = ast.parse(file.read_text(encoding="utf-8"))

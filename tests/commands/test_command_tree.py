@@ -2,15 +2,12 @@
 library declaration (an Enum or Literal), never a hand-written list or a plain ``str``."""
 from __future__ import annotations
 
-import enum
 import inspect
-import typing
 
 import typer.main
 from command_tree import commands
+from declared_choices import declared_choices
 
-import perfcompose.choices
-import perfcompose.loggp.options
 from perfcompose.cli import app
 
 # options whose values form a fixed set; each must be a checked choice
@@ -18,17 +15,6 @@ CHOICE_OPTIONS = {"--picture", "--pipe", "--workers", "--format", "--from", "--t
                   "--negative-exponents",
                   "--ties", "--gap-origin", "--semantics", "--strategy", "--clock", "--skeleton", "--method",
                   "--method-t", "--method-a", "--direction"}
-
-
-def _declared_choices() -> list[set[str]]:
-    found = []
-    for module in (perfcompose.choices, perfcompose.loggp.options):
-        for value in vars(module).values():
-            if typing.get_origin(value) is typing.Literal:
-                found.append({str(v) for v in typing.get_args(value)})
-            elif isinstance(value, type) and issubclass(value, enum.Enum):
-                found.append({str(m.value) for m in value})
-    return found
 
 
 def test_each_listed_help_opens_the_commands_own() -> None:
@@ -51,7 +37,7 @@ def test_each_listed_help_opens_the_commands_own() -> None:
 
 
 def test_every_choice_option_comes_from_a_library_declaration() -> None:
-    declared = _declared_choices()
+    declared = declared_choices()
     choices = 0
     for path, command in commands():
         for param in command.params:
