@@ -6,6 +6,7 @@ import io
 
 import numpy as np
 import pytest
+from bad_goal import BAD_GOAL
 from random_programs import random_program
 
 from perfcompose.errors import InputError
@@ -52,15 +53,8 @@ def test_what_the_arrays_do_not_read_the_line_reader_reads(text):
     assert sched.num_ops == text.count(": calc") and sched.req_a.size == (1 if "requires" in text else 0)
 
 
-@pytest.mark.parametrize("text, line, needle", [
-    ("num_ranks 2\nrank 0 {\nl0: send 8b to 5\n}\n", 3, "rank 5 is not below num_ranks = 2"),
-    ("num_ranks 2\nrank 0 {\nl0: calc 5\nl0 requires l7\n}\n", 4, "undefined label 'l7'"),
-    ("num_ranks 2\nrank 0 {\nl0: calc 5\nl0: calc 6\n}\n", 4, "label 'l0' defined twice"),
-    ("num_ranks 2\nrank 0 {\nl0: send 8b from 1\n}\n", 3, "a send is written"),
-    ("num_ranks 2\nrank 0 {\nl0: calc 5 nic 1\n}\n", 3, "cannot read this line"),
-    ("num_ranks 2\nrank 0 {\nl0: calc 5\n", 4, "rank 0 is not closed"),
-])
-def test_errors_are_located_by_the_line_reader(write_file, text, line, needle):
+@pytest.mark.parametrize("text, line, needle", BAD_GOAL)
+def test_errors_in_a_file_are_located_by_the_line_reader(write_file, text, line, needle):
     path = write_file("bad.goal", text)
     with pytest.raises(InputError) as info:
         read_goal(path)

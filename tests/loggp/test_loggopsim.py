@@ -4,6 +4,7 @@ L = 10, o = 2, g = 5, G = 1 unless said otherwise."""
 from __future__ import annotations
 
 import pytest
+from bad_goal import BAD_GOAL
 
 from perfcompose.errors import InputError
 from perfcompose.loggp import CommStep, CompStep, LogGP, Program, simulate_program
@@ -101,15 +102,7 @@ def test_fractional_times_need_a_scale():
     assert "calc 1500" in goal_text(program_to_goal(prog), time_scale=1000)
 
 
-@pytest.mark.parametrize("text, line, needle", [
-    ("rank 0 {\n}\n", 1, "'num_ranks N' must come before"),
-    ("num_ranks 1\nrank 0 {\n a: send 8 to 0\n}\n", 3, "cannot read this line"),
-    ("num_ranks 1\nrank 0 {\n a: send 8b to 3\n}\n", 3, "rank 3 is not below num_ranks"),
-    ("num_ranks 1\nrank 0 {\n a: calc 1\n a requires b\n}\n", 4, "undefined label 'b'"),
-    ("num_ranks 1\nrank 0 {\n a: calc 1\n a: calc 2\n}\n", 4, "defined twice"),
-    ("num_ranks 1\nrank 0 {\n a: recv 1b to 0\n}\n", 3, "a recv is written"),
-    ("num_ranks 1\nrank 0 {\n a: calc 1\n", 4, "not closed"),
-])
+@pytest.mark.parametrize("text, line, needle", BAD_GOAL)
 def test_goal_errors_are_located(text, line, needle):
     with pytest.raises(InputError) as info:
         parse_goal(text, "x.goal")
