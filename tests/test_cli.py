@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from validate_json import read_validate_json
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -251,8 +252,7 @@ def test_validate_prints_the_table_and_writes_one_record_per_configuration(tmp_p
     assert r.returncode == 0, r.stderr
     assert "pipe(inc, qsort)" in r.stdout and "calibrated" in r.stdout
     assert "skipped tpool_512(qsort): 512 workers" in r.stdout
-    doc = json.loads(out.read_text())
-    records = {rec["configuration"]: rec for rec in doc["configurations"]}
+    _, records = read_validate_json(out)
     assert set(records) == {"seq(inc, nop)", "pipe(inc, qsort)"}
     rec = records["pipe(inc, qsort)"]
     assert len(rec["measured"]) == 3 and all(v > 0 for v in rec["measured"])

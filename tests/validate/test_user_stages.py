@@ -1,12 +1,12 @@
 """validate --task: the user's own stages run in the executor, fitted, composed and compared."""
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
+from validate_json import read_validate_json
 
 from perfcompose.bench.runner import BenchError
 from perfcompose.cli import app
@@ -48,8 +48,7 @@ def test_validate_runs_a_two_stage_user_program_and_reports_intervals(in_stages,
     assert "90 % interval" in result.output and "inside their 90 % intervals" in result.output
     # three workers on two cores: run, warned about, and predicted no faster than the work allows
     assert "more workers than this machine" in result.output
-    doc = json.loads(out.read_text())
-    by = {c["configuration"]: c for c in doc["configurations"]}
+    doc, by = read_validate_json(out)
     assert set(by) == {"pipe(smooth, pack)", "pipe(tpool_2(smooth), pack)"}
     for c in by.values():
         assert len(c["interval"]["low"]) == len(c["x"]) == 3
