@@ -1099,6 +1099,620 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* LogGOPSim's main loop on a program's steps (_steps_loggopsim_kernel.py line for line: the GOAL
+ * loop of _goal_kernel.py on program_to_goal's schedule, with that schedule's structure used
+ * instead of stored). Finish times only. */
+
+/* libstdc++'s std::sort of a[first, last) by key(x) = x >= ns, as cxx_sort.py reproduces it
+ * (median-of-three introsort, insertion sort below 17 elements, a stable partition where the
+ * depth runs out); tmp holds last - first items */
+#define LK(x) ((x) >= ns)
+
+static void lgs_linear_insert(int32_t *a, int64_t last, int64_t ns) {
+    int32_t val = a[last];
+    int64_t nxt = last - 1;
+    while (LK(val) < LK(a[nxt])) {
+        a[last] = a[nxt];
+        last = nxt;
+        nxt -= 1;
+    }
+    a[last] = val;
+}
+
+static void lgs_insertion_sort(int32_t *a, int64_t first, int64_t last, int64_t ns) {
+    if (first == last) {
+        return;
+    }
+    for (int64_t i = first + 1; i < last; i++) {
+        if (LK(a[i]) < LK(a[first])) {
+            int32_t val = a[i];
+            memmove(a + first + 1, a + first, (size_t)(i - first) * sizeof(int32_t));
+            a[first] = val;
+        } else {
+            lgs_linear_insert(a, i, ns);
+        }
+    }
+}
+
+static void lgs_sort(int32_t *a, int64_t first, int64_t last, int64_t ns, int32_t *tmp) {
+    int64_t n = last - first;
+    if (n < 2) {
+        return;
+    }
+    if (n <= 16) {
+        lgs_insertion_sort(a, first, last, ns);
+        return;
+    }
+    int64_t depth = 0;
+    while (((int64_t)1 << (depth + 1)) <= n) {
+        depth++;
+    }
+    int64_t stack[130][3];
+    int sp = 0;
+    stack[0][0] = first;
+    stack[0][1] = last;
+    stack[0][2] = 2 * depth;
+    sp = 1;
+    while (sp > 0) {
+        sp--;
+        int64_t lo = stack[sp][0], hi = stack[sp][1], lim = stack[sp][2];
+        while (hi - lo > 16) {
+            if (lim == 0) { /* libstdc++ heap-sorts here; cxx_sort.py's stable sort stands in */
+                int64_t w = 0;
+                for (int64_t j = lo; j < hi; j++) {
+                    if (!LK(a[j])) {
+                        tmp[w++] = a[j];
+                    }
+                }
+                for (int64_t j = lo; j < hi; j++) {
+                    if (LK(a[j])) {
+                        tmp[w++] = a[j];
+                    }
+                }
+                memcpy(a + lo, tmp, (size_t)(hi - lo) * sizeof(int32_t));
+                break;
+            }
+            lim--;
+            int64_t mid = lo + (hi - lo) / 2, x = lo + 1, y = mid, z = hi - 1, m;
+            int kx = LK(a[x]), ky = LK(a[y]), kz = LK(a[z]);
+            if (kx < ky) {
+                m = ky < kz ? y : (kx < kz ? z : x);
+            } else {
+                m = kx < kz ? x : (ky < kz ? z : y);
+            }
+            int32_t sw = a[lo];
+            a[lo] = a[m];
+            a[m] = sw;
+            int pivot = LK(a[lo]);
+            int64_t f = lo + 1, l = hi;
+            for (;;) {
+                while (LK(a[f]) < pivot) {
+                    f++;
+                }
+                l--;
+                while (pivot < LK(a[l])) {
+                    l--;
+                }
+                if (!(f < l)) {
+                    break;
+                }
+                sw = a[f];
+                a[f] = a[l];
+                a[l] = sw;
+                f++;
+            }
+            stack[sp][0] = f;
+            stack[sp][1] = hi;
+            stack[sp][2] = lim;
+            sp++;
+            hi = f;
+        }
+    }
+    lgs_insertion_sort(a, first, first + 16, ns);
+    for (int64_t i = first + 16; i < last; i++) {
+        lgs_linear_insert(a, i, ns);
+    }
+}
+#undef LK
+
+enum { LGS_SEND, LGS_RECV, LGS_CALC, LGS_BARRIER };
+enum { LGS_POSTED = 1, LGS_ARRIVED = 2 };
+
+typedef struct {
+    int64_t lo, hi, base; /* members lo..hi-1 of the rank's current step; member j's stamp: base + j */
+    int32_t rank;
+    int32_t kind;
+} LgsGroup;
+
+typedef struct {
+    int64_t P, nsteps, M;
+    const int32_t *kinds, *src, *dst, *order;
+    const int64_t *msg_ptr;
+    const double *nbytes, *durations;
+    double L, o, g, G, O, S;
+    double *finish;
+    /* built here */
+    int64_t *step_of; /* a step's number among the communication (or computation) steps */
+    int32_t *send_ptr, *recv_ptr, *recv_list, *pool, *sort_tmp;
+    int64_t *pool_off;
+    double *nexto, *nextgs, *nextgr, *mts, *arrive;
+    int64_t *cur, *left;
+    int8_t *pend, *state;
+    int32_t *w_next, *w_tail;
+    LgsGroup *gt;
+    int64_t *gfree, nfree, cap;
+    Entry *heap;
+    int64_t hn, ts;
+} Lgs;
+
+static int64_t lgs_next_step(const Lgs *s, int64_t h, int64_t k) {
+    while (k < s->nsteps) {
+        if (s->kinds[k] == 0) {
+            return k;
+        }
+        int64_t b = s->step_of[k] * (s->P + 1) + h;
+        if (s->send_ptr[b + 1] > s->send_ptr[b] || s->recv_ptr[b + 1] > s->recv_ptr[b]) {
+            return k;
+        }
+        k++;
+    }
+    return k;
+}
+
+/* room for `need` more groups (and their heap entries): 0, or -1 without memory */
+static int lgs_room(Lgs *s, int64_t need) {
+    if (s->nfree >= need) {
+        return 0;
+    }
+    int64_t old = s->cap, cap = 2 * old;
+    LgsGroup *gt = (LgsGroup *)realloc(s->gt, (size_t)cap * sizeof(LgsGroup));
+    if (!gt) {
+        return -1;
+    }
+    s->gt = gt;
+    int64_t *gfree = (int64_t *)realloc(s->gfree, (size_t)cap * sizeof(int64_t));
+    if (!gfree) {
+        return -1;
+    }
+    s->gfree = gfree;
+    Entry *heap = (Entry *)realloc(s->heap, (size_t)(cap + s->P + 1) * sizeof(Entry));
+    if (!heap) {
+        return -1;
+    }
+    s->heap = heap;
+    for (int64_t j = 0; j < old; j++) {
+        s->gfree[s->nfree + j] = cap - 1 - j;
+    }
+    s->nfree += old;
+    s->cap = cap;
+    return 0;
+}
+
+static inline int64_t lgs_new_group(Lgs *s, int64_t h, int kind, int64_t lo, int64_t hi, int64_t base) {
+    int64_t gr = s->gfree[--s->nfree];
+    LgsGroup *q = &s->gt[gr];
+    q->rank = (int32_t)h;
+    q->kind = kind;
+    q->lo = lo;
+    q->hi = hi;
+    q->base = base;
+    return gr;
+}
+
+/* queue rank h's operations of step k (room for two groups made by the caller) */
+static void lgs_issue_step(Lgs *s, int64_t h, int initial, int64_t k) {
+    if (s->kinds[k] == 0) {
+        s->left[h] = 1;
+        int64_t gr = lgs_new_group(s, h, LGS_CALC, 0, 1, s->ts);
+        s->hn = heap_push(s->heap, s->hn, initial ? 0.0 : s->nexto[h], (double)s->ts, gr);
+        s->ts++;
+        return;
+    }
+    int64_t b = s->step_of[k] * (s->P + 1) + h;
+    int64_t ns = s->send_ptr[b + 1] - s->send_ptr[b], nr = s->recv_ptr[b + 1] - s->recv_ptr[b], cnt = ns + nr;
+    s->left[h] = cnt;
+    if (cnt > 16) {
+        int32_t *a = s->pool + s->pool_off[h];
+        for (int64_t j = 0; j < cnt; j++) {
+            a[j] = (int32_t)j;
+        }
+        lgs_sort(a, 0, cnt, ns, s->sort_tmp);
+    }
+    if (ns > 0) {
+        int64_t gr = lgs_new_group(s, h, LGS_SEND, 0, ns, s->ts);
+        double t = initial ? 0.0 : (s->nexto[h] > s->nextgs[h] ? s->nexto[h] : s->nextgs[h]);
+        s->hn = heap_push(s->heap, s->hn, t, (double)s->ts, gr);
+        s->ts += ns;
+    }
+    if (nr > 0) {
+        int64_t gr = lgs_new_group(s, h, LGS_RECV, ns, cnt, s->ts - ns);
+        s->hn = heap_push(s->heap, s->hn, initial ? 0.0 : s->nexto[h], (double)s->ts, gr);
+        s->ts += nr;
+    }
+}
+
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+
+/* the message m's receive and send are matched at t: a rendezvous send completes (its sender is
+ * busy until then at least); the receive completes */
+static inline void lgs_matched(Lgs *s, int64_t m, int64_t h, double t, int64_t *h2) {
+    if (s->nbytes[m] > s->S) {
+        int64_t q = s->src[m];
+        if (--s->left[q] == 0) {
+            s->pend[q] = 1;
+        }
+        s->nexto[q] = dmax(s->nexto[q], t);
+        s->nextgs[q] = dmax(s->nextgs[q], t);
+        *h2 = q;
+    }
+    if (--s->left[h] == 0) {
+        s->pend[h] = 1;
+    }
+}
+
+/* the run: the number of ranks left unfinished (0), or -3 without memory */
+static int64_t lgs_run(Lgs *s) {
+    const int64_t P = s->P, nsteps = s->nsteps;
+    const double L = s->L, o = s->o, g = s->g, G = s->G, O = s->O, S = s->S;
+    int64_t unfinished = 0;
+    for (int64_t h = 0; h < P; h++) {
+        int64_t k = lgs_next_step(s, h, 0);
+        s->cur[h] = k;
+        if (k < nsteps) {
+            unfinished++;
+            if (lgs_room(s, 2) < 0) {
+                return -3;
+            }
+            lgs_issue_step(s, h, 1, k);
+        }
+    }
+    int carry = 0;
+    double t = 0.0, its = 0.0;
+    int64_t grp = 0;
+    while (s->hn > 0 || carry) {
+        if (carry) {
+            carry = 0;
+            its = (double)(s->gt[grp].base + s->gt[grp].lo);
+        } else {
+            t = s->heap[0].key;
+            its = s->heap[0].tb;
+            grp = s->heap[0].id;
+            s->hn = heap_pop(s->heap, s->hn);
+        }
+        int ok = 1;
+        double t_wait = 0.0;
+        int64_t h1 = -1, h2 = -1;
+        if (grp >= 0) {
+            LgsGroup *q = &s->gt[grp];
+            int64_t h = q->rank, k = s->cur[h];
+            int gk = q->kind;
+            if (gk == LGS_CALC || gk == LGS_BARRIER) {
+                if (s->nexto[h] <= t) {
+                    s->nexto[h] = t + (gk == LGS_CALC ? s->durations[s->step_of[k] * P + h] : 0.0);
+                    h1 = h;
+                    if (gk == LGS_CALC) {
+                        s->pend[h] = 1;
+                    } else {
+                        int64_t nk = lgs_next_step(s, h, k + 1);
+                        s->cur[h] = nk;
+                        if (nk < nsteps) {
+                            s->pend[h] = 2;
+                        } else {
+                            unfinished--;
+                        }
+                    }
+                } else {
+                    ok = 0;
+                    t_wait = s->nexto[h];
+                }
+            } else {
+                int64_t b = s->step_of[k] * (P + 1) + h, lo = s->msg_ptr[k];
+                int64_t ns = s->send_ptr[b + 1] - s->send_ptr[b];
+                int64_t j = q->lo;
+                if (ns + s->recv_ptr[b + 1] - s->recv_ptr[b] > 16) {
+                    j = s->pool[s->pool_off[h] + j];
+                }
+                if (gk == LGS_SEND) {
+                    int64_t m = lo + s->order[lo + s->send_ptr[b] + j];
+                    double busy = dmax(s->nexto[h], s->nextgs[h]);
+                    if (busy <= t) {
+                        h1 = h;
+                        double k1 = dmax(s->nbytes[m] - 1.0, 0.0);
+                        s->nexto[h] = t + o + k1 * O;
+                        s->nextgs[h] = t + g + k1 * G;
+                        int64_t r = s->dst[m];
+                        s->mts[m] = (double)s->ts;
+                        s->arrive[m] = t + o + L;
+                        s->w_next[m] = -1;
+                        if (s->w_tail[r] >= 0) {
+                            s->w_next[s->w_tail[r]] = (int32_t)m;
+                        } else {
+                            s->hn = heap_push(s->heap, s->hn, t + o + L, (double)s->ts, -(m + 1));
+                        }
+                        s->w_tail[r] = (int32_t)m;
+                        s->ts++;
+                        if (s->nbytes[m] <= S && --s->left[h] == 0) {
+                            s->pend[h] = 1;
+                        }
+                    } else {
+                        ok = 0;
+                        t_wait = busy;
+                    }
+                } else { /* a receive is posted */
+                    int64_t m = lo + s->recv_list[lo + s->recv_ptr[b] + j - ns];
+                    h1 = h;
+                    if (s->state[m] == LGS_ARRIVED) {
+                        lgs_matched(s, m, h, t, &h2);
+                    } else {
+                        s->state[m] = LGS_POSTED;
+                    }
+                }
+            }
+        } else { /* the message m arrives at rank h */
+            int64_t m = -grp - 1, h = s->dst[m];
+            double busy = dmax(s->nexto[h], s->nextgr[h]);
+            if (busy <= t) {
+                double k1 = dmax(s->nbytes[m] - 1.0, 0.0);
+                s->nexto[h] = t + o + dmax(k1 * O, k1 * G);
+                s->nextgr[h] = t + g + k1 * G;
+                if (s->state[m] == LGS_POSTED) {
+                    lgs_matched(s, m, h, t, &h2);
+                    h1 = h;
+                } else {
+                    s->state[m] = LGS_ARRIVED;
+                }
+                int64_t w = s->w_next[m];
+                if (w < 0) {
+                    s->w_tail[h] = -1;
+                } else {
+                    s->hn = heap_push(s->heap, s->hn, dmax(s->arrive[w], dmax(s->nexto[h], s->nextgr[h])), s->mts[w],
+                                      -(w + 1));
+                }
+            } else {
+                s->hn = heap_push(s->heap, s->hn, busy, its, grp);
+            }
+        }
+        if (grp >= 0) {
+            LgsGroup *q = &s->gt[grp];
+            if (ok) { /* the next member's turn, at the same time */
+                q->lo++;
+                if (q->lo < q->hi) {
+                    double tsn = (double)(q->base + q->lo);
+                    if (s->hn == 0 || s->heap[0].key > t || (s->heap[0].key == t && s->heap[0].tb > tsn)) {
+                        carry = 1;
+                    } else {
+                        s->hn = heap_push(s->heap, s->hn, t, tsn, grp);
+                    }
+                } else {
+                    s->gfree[s->nfree++] = grp;
+                }
+            } else if (q->hi - q->lo == 1 || s->hn == 0 || s->heap[0].key > t ||
+                       (s->heap[0].key == t && s->heap[0].tb > (double)(q->base + q->hi - 1))) {
+                s->hn = heap_push(s->heap, s->hn, t_wait, its, grp); /* the group moves as a whole */
+            } else { /* another event comes between the members: the first one waits alone */
+                if (lgs_room(s, 1) < 0) {
+                    return -3;
+                }
+                q = &s->gt[grp];
+                int64_t g1 = lgs_new_group(s, q->rank, q->kind, q->lo, q->lo + 1, q->base);
+                s->hn = heap_push(s->heap, s->hn, t_wait, its, g1);
+                q = &s->gt[grp];
+                q->lo++;
+                s->hn = heap_push(s->heap, s->hn, t, (double)(q->base + q->lo), grp);
+            }
+        }
+        /* issue what became executable, rank by rank in ascending order */
+        if (h1 >= 0 && h2 >= 0 && h2 < h1) {
+            int64_t x = h1;
+            h1 = h2;
+            h2 = x;
+        }
+        int64_t hs[2] = {h1, h2};
+        for (int i = 0; i < 2; i++) {
+            int64_t hh = hs[i];
+            if (hh < 0 || s->pend[hh] == 0) {
+                continue;
+            }
+            if (lgs_room(s, 2) < 0) {
+                return -3;
+            }
+            if (s->pend[hh] == 1) { /* the step's closing calc */
+                int64_t gr = lgs_new_group(s, hh, LGS_BARRIER, 0, 1, s->ts);
+                s->hn = heap_push(s->heap, s->hn, s->nexto[hh], (double)s->ts, gr);
+                s->ts++;
+            } else {
+                lgs_issue_step(s, hh, 0, s->cur[hh]);
+            }
+            s->pend[hh] = 0;
+        }
+    }
+    for (int64_t h = 0; h < P; h++) {
+        s->finish[h] = s->nexto[h];
+    }
+    return unfinished;
+}
+
+/* each rank's sends and receives per communication step, checked: 0, -1 (order), -2 (a rank) */
+static int64_t lgs_prepare(Lgs *s, int64_t *need, int32_t *fill) {
+    const int64_t P = s->P;
+    for (int64_t k = 0; k < s->nsteps; k++) {
+        if (s->kinds[k] != 1) {
+            continue;
+        }
+        int64_t b = s->step_of[k] * (P + 1), lo = s->msg_ptr[k], hi = s->msg_ptr[k + 1];
+        int32_t *sp = s->send_ptr + b, *rp = s->recv_ptr + b;
+        for (int64_t m = lo; m < hi; m++) {
+            if (s->src[m] < 0 || s->src[m] >= P || s->dst[m] < 0 || s->dst[m] >= P) {
+                return -2;
+            }
+            sp[s->src[m] + 1]++;
+            rp[s->dst[m] + 1]++;
+        }
+        for (int64_t h = 0; h < P; h++) {
+            sp[h + 1] += sp[h];
+            rp[h + 1] += rp[h];
+            fill[h] = 0;
+        }
+        for (int64_t m = lo; m < hi; m++) {
+            int32_t d = s->dst[m];
+            s->recv_list[lo + rp[d] + fill[d]++] = (int32_t)(m - lo);
+        }
+        for (int64_t h = 0; h < P; h++) {
+            for (int64_t j = sp[h]; j < sp[h + 1]; j++) {
+                int64_t e = s->order[lo + j];
+                if (e < 0 || e >= hi - lo || s->src[lo + e] != h || s->state[lo + e] != 0) {
+                    return -1;
+                }
+                s->state[lo + e] = 1;
+            }
+            int64_t cnt = sp[h + 1] - sp[h] + rp[h + 1] - rp[h];
+            if (cnt > 16 && cnt > need[h]) {
+                need[h] = cnt;
+            }
+        }
+    }
+    memset(s->state, 0, (size_t)(s->M > 0 ? s->M : 1));
+    return 0;
+}
+
+static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t P;
+    PyObject *objs[8];
+    double L, o, g, G, O, S;
+    if (!PyArg_ParseTuple(args, "nOOOOOOOddddddO:loggopsim_steps", &P, &objs[0], &objs[1], &objs[2], &objs[3],
+                          &objs[4], &objs[5], &objs[6], &L, &o, &g, &G, &O, &S, &objs[7])) {
+        return NULL;
+    }
+    if (P < 0 || P >= INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "P: between 0 and 2^31 - 2");
+        return NULL;
+    }
+    Buf b[8];
+    memset(b, 0, sizeof(b));
+    if (get_buf(objs[0], &b[0], 'i', 0, 0, "kinds") < 0) {
+        release(b, 8);
+        return NULL;
+    }
+    Lgs s;
+    memset(&s, 0, sizeof(s));
+    s.P = P;
+    s.nsteps = b[0].view.len / 4;
+    s.kinds = I32(b[0]);
+    int64_t ncomm = 0, ncomp = 0;
+    for (int64_t k = 0; k < s.nsteps; k++) {
+        ncomm += s.kinds[k] == 1;
+        ncomp += s.kinds[k] != 1;
+    }
+    if (get_buf(objs[1], &b[1], 'q', s.nsteps + 1, 0, "msg_ptr") < 0) {
+        release(b, 8);
+        return NULL;
+    }
+    s.msg_ptr = I64(b[1]);
+    s.M = s.msg_ptr[s.nsteps];
+    int bad = s.msg_ptr[0] != 0 || s.M >= INT32_MAX;
+    for (int64_t k = 0; k < s.nsteps && !bad; k++) {
+        bad = s.msg_ptr[k + 1] < s.msg_ptr[k] || (s.kinds[k] != 1 && s.msg_ptr[k + 1] != s.msg_ptr[k]);
+    }
+    if (bad) {
+        release(b, 8);
+        PyErr_SetString(PyExc_ValueError, "msg_ptr: from 0, not decreasing, no messages in a computation step, "
+                                          "fewer than 2^31 in all");
+        return NULL;
+    }
+    const char *names[8] = {"kinds", "msg_ptr", "src", "dst", "nbytes", "order", "durations", "finish"};
+    const char kinds[8] = {'i', 'q', 'i', 'i', 'd', 'i', 'd', 'd'};
+    const Py_ssize_t sizes[8] = {0, 0, s.M, s.M, s.M, s.M, ncomp * P, P};
+    for (int i = 2; i < 8; i++) {
+        if (get_buf(objs[i], &b[i], kinds[i], sizes[i], i == 7, names[i]) < 0) {
+            release(b, 8);
+            return NULL;
+        }
+    }
+    s.src = I32(b[2]);
+    s.dst = I32(b[3]);
+    s.nbytes = F64(b[4]);
+    s.order = I32(b[5]);
+    s.durations = F64(b[6]);
+    s.finish = F64(b[7]);
+    s.L = L;
+    s.o = o;
+    s.g = g;
+    s.G = G;
+    s.O = O;
+    s.S = S;
+    size_t p1 = (size_t)P + 1, m1 = (size_t)(s.M > 0 ? s.M : 1), ptrs = (size_t)ncomm * p1;
+    s.step_of = (int64_t *)malloc((size_t)(s.nsteps > 0 ? s.nsteps : 1) * sizeof(int64_t));
+    s.send_ptr = (int32_t *)calloc(ptrs > 0 ? ptrs : 1, sizeof(int32_t));
+    s.recv_ptr = (int32_t *)calloc(ptrs > 0 ? ptrs : 1, sizeof(int32_t));
+    s.recv_list = (int32_t *)malloc(m1 * sizeof(int32_t));
+    s.state = (int8_t *)calloc(m1, 1);
+    int64_t *need = (int64_t *)calloc(p1, sizeof(int64_t));
+    s.w_tail = (int32_t *)malloc(p1 * sizeof(int32_t)); /* a fill count while preparing */
+    int64_t result = -3;
+    if (s.step_of && s.send_ptr && s.recv_ptr && s.recv_list && s.state && need && s.w_tail) {
+        int64_t ic = 0, ip = 0;
+        for (int64_t k = 0; k < s.nsteps; k++) {
+            s.step_of[k] = s.kinds[k] == 1 ? ic++ : ip++;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        result = lgs_prepare(&s, need, s.w_tail);
+        Py_END_ALLOW_THREADS
+    }
+    if (result == 0) {
+        s.pool_off = (int64_t *)malloc(p1 * sizeof(int64_t));
+        int64_t most = 1;
+        if (s.pool_off) {
+            s.pool_off[0] = 0;
+            for (int64_t h = 0; h < P; h++) {
+                s.pool_off[h + 1] = s.pool_off[h] + need[h];
+                most = need[h] > most ? need[h] : most;
+            }
+        }
+        s.cap = 2 * P + 64;
+        s.nfree = s.cap;
+        s.pool = s.pool_off ? (int32_t *)malloc((size_t)(s.pool_off[P] > 0 ? s.pool_off[P] : 1) * sizeof(int32_t)) : NULL;
+        s.sort_tmp = (int32_t *)malloc((size_t)most * sizeof(int32_t));
+        s.nexto = (double *)calloc(p1, sizeof(double));
+        s.nextgs = (double *)calloc(p1, sizeof(double));
+        s.nextgr = (double *)calloc(p1, sizeof(double));
+        s.cur = (int64_t *)calloc(p1, sizeof(int64_t));
+        s.left = (int64_t *)calloc(p1, sizeof(int64_t));
+        s.pend = (int8_t *)calloc(p1, 1);
+        s.mts = (double *)malloc(m1 * sizeof(double));
+        s.arrive = (double *)malloc(m1 * sizeof(double));
+        s.w_next = (int32_t *)malloc(m1 * sizeof(int32_t));
+        s.gt = (LgsGroup *)malloc((size_t)s.cap * sizeof(LgsGroup));
+        s.gfree = (int64_t *)malloc((size_t)s.cap * sizeof(int64_t));
+        s.heap = (Entry *)malloc((size_t)(s.cap + P + 1) * sizeof(Entry));
+        result = -3;
+        if (s.pool && s.sort_tmp && s.nexto && s.nextgs && s.nextgr && s.cur && s.left && s.pend && s.mts &&
+            s.arrive && s.w_next && s.gt && s.gfree && s.heap) {
+            for (int64_t j = 0; j < s.cap; j++) {
+                s.gfree[j] = s.cap - 1 - j;
+            }
+            for (int64_t h = 0; h < P; h++) {
+                s.w_tail[h] = -1;
+            }
+            Py_BEGIN_ALLOW_THREADS
+            result = lgs_run(&s);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    void *blocks[] = {s.step_of, s.send_ptr, s.recv_ptr, s.recv_list, s.state, need, s.w_tail, s.pool_off, s.pool,
+                      s.sort_tmp, s.nexto, s.nextgs, s.nextgr, s.cur, s.left, s.pend, s.mts, s.arrive, s.w_next,
+                      s.gt, s.gfree, s.heap};
+    for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
+        free(blocks[i]);
+    }
+    release(b, 8);
+    if (result == -3) {
+        return PyErr_NoMemory();
+    }
+    return PyLong_FromLongLong(result);
+}
+
 static PyMethodDef methods[] = {
     {"standard", standard, METH_VARARGS,
      "standard(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, end_origin, random_ties, seed, "
@@ -1121,6 +1735,14 @@ static PyMethodDef methods[] = {
      "onstack, stack, cs_node, cs_edge, inner, root, ok, affected, broken, alist, head, size) -> candidates\n\n"
      "The waiting graph's components brought up to date with ``sent``; marks the processors the worst case "
      "may force in ``ok``."},
+    {"loggopsim_steps", loggopsim_steps, METH_VARARGS,
+     "loggopsim_steps(P, kinds, msg_ptr, src, dst, nbytes, order, durations, L, o, g, G, O, S, finish) -> "
+     "ranks left unfinished (0), -1 (order does not list each message once under its sender), -2 (a rank "
+     "out of range)\n\n"
+     "LogGOPSim's rules on a program's steps, finish times written to ``finish`` (float64, P). Plain buffers: "
+     "kinds (int32 per step: 0 computation, 1 communication), msg_ptr (int64, steps + 1: step k's messages), "
+     "src, dst (int32), nbytes (float64), order (int32: each sender's messages by index within the step, in "
+     "send order), durations (float64, P per computation step)."},
     {NULL, NULL, 0, NULL},
 };
 

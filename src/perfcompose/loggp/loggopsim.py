@@ -11,7 +11,8 @@ completes when the receiver matches it. ``S`` defaults to LogGOPSim's own defaul
 
 :func:`simulate_goal` checks a schedule, runs the event loop (the compiled kernel of
 :mod:`._goal_kernel`; :mod:`.loggopsim_reference` is its plain reading) and returns the times;
-:func:`simulate_program_loggopsim` runs a program through its GOAL schedule.
+:func:`simulate_program_loggopsim` runs a program through its GOAL schedule, or, where only finish
+times are asked for, through the kernel on its steps of :mod:`.loggopsim_steps`.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ import numpy as np
 from perfcompose.errors import InputError
 from perfcompose.loggp.backend import extension
 from perfcompose.loggp.goal import ANY, CALC, RECV, SEND, GoalSchedule, program_to_goal
+from perfcompose.loggp.loggopsim_steps import loggopsim_finish
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CompStep, Program
 from perfcompose.loggp.results import GoalResult, Op, ProgramResult
@@ -125,7 +127,17 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
 
 def simulate_program_loggopsim(program: Program, params: LogGP, *, O: float = 0.0, S: float = LOGGOPSIM_S,
                                timelines: bool = True) -> ProgramResult:
-    """Simulate a program with LogGOPSim's rules (through its GOAL schedule)."""
+    """Simulate a program with LogGOPSim's rules. Without ``timelines`` a kernel on the program's
+    steps computes the finish times (:mod:`.loggopsim_steps`); with them the program runs through
+    its GOAL schedule, whose loop keeps every operation's times (the same finish times)."""
+    if not timelines:
+        P = program.P
+        finish = loggopsim_finish(program, params, O=O, S=S)
+        comp = np.zeros(P)
+        for st in program.steps:
+            if isinstance(st, CompStep):
+                comp += st.durations
+        return ProgramResult(P, finish, comp, finish - comp, [[] for _ in range(P)])
     schedule = program_to_goal(program)
     res = simulate_goal(schedule, params, O=O, S=S, timelines=timelines)
     P = program.P
