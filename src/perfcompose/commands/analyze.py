@@ -6,7 +6,9 @@ from pathlib import Path
 
 import typer
 
+from perfcompose.analyze import analyze as run
 from perfcompose.analyze.values import ValueKind
+from perfcompose.assignments import parse_point
 from perfcompose.choices import Scaling
 from perfcompose.commands.common import (
     bar_after,
@@ -18,6 +20,10 @@ from perfcompose.commands.common import (
     user_errors,
     write_json,
 )
+from perfcompose.report.analysis_json import analysis_json
+from perfcompose.report.analysis_page import analysis_report
+from perfcompose.report.analysis_text import analysis_text
+from perfcompose.report.html import this_command, write
 
 
 @user_errors
@@ -40,9 +46,6 @@ def analyze(profile: Path = typer.Argument(..., help="Profile: an Extra-P text, 
             scaling: Scaling = scaling_option(),
             ) -> None:
     """The target point (--at) needs a value for every parameter; docs/analyze.md tells how to read the output."""
-    from perfcompose.analyze import analyze as run
-    from perfcompose.assignments import parse_point
-
     target: dict[str, float] = {}
     for item in at:
         for name, value in parse_point(item, option="--at", positive=True).items():
@@ -54,16 +57,9 @@ def analyze(profile: Path = typer.Argument(..., help="Profile: an Extra-P text, 
     with bar_after(progress()) as step:
         analysis = run(profile, target, metrics=metric, values=values, scaling=scaling, threshold=threshold,
                        scheduler=scheduler, progress=step)
-    from perfcompose.report.analysis_text import analysis_text
-
     console.print(analysis_text(analysis, top))
     if json_out:
-        from perfcompose.report.analysis_json import analysis_json
-
         write_json(json_out, analysis_json(analysis), "analysis")
     if html:
-        from perfcompose.report.analysis_page import analysis_report
-        from perfcompose.report.html import this_command, write
-
         out = write(analysis_report(analysis, (this_command(),)), html)
         console.print(f"report written to {out}", highlight=False)

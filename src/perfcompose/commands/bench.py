@@ -4,10 +4,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import typer
 
+from perfcompose.bench import TASKS, BenchError, checkpoint_for, parse_grid, resolve_target, run_sweep
 from perfcompose.commands.common import Table, console, err_console, fmt, progress, user_errors
+from perfcompose.data import save
 from perfcompose.report.numbers import size
+from perfcompose.variation import coefficient_of_variation
 
 
 @user_errors
@@ -27,14 +31,9 @@ def bench(target: str | None = typer.Argument(None, help="Built-in task (nop, in
           seed: int = typer.Option(0, "--seed", help="Seed of the shuffled order of points."),
           restart: bool = typer.Option(False, "--restart", help="Discard an existing checkpoint."),
           ) -> None:
-    from perfcompose.bench import BenchError, checkpoint_for, parse_grid, resolve_target, run_sweep
-    from perfcompose.data import save
-
     grid = parse_grid(param)
     tgt, identity = resolve_target(target, cmd, timeout)
     if target is not None and not cmd:
-        from perfcompose.bench import TASKS
-
         if target in TASKS:
             task = TASKS[target]
             missing = [p for p in task.params if p not in grid]
@@ -69,10 +68,6 @@ def bench(target: str | None = typer.Argument(None, help="Built-in task (nop, in
 
 
 def _summary(exp: Any, cv_warn: float = 10.0) -> None:
-    import numpy as np
-
-    from perfcompose.variation import coefficient_of_variation
-
     series = exp.series[0]
     table = Table(title=f"{series.label}: median and coefficient of variation per point", title_justify="left")
     for col in (*exp.parameters, "reps", "median [s]", "CV %"):

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from perfcompose.choices import PipeRule
+from perfcompose.commands import intervals as _intervals
 from perfcompose.commands.common import Table, console, err_console, json_option, user_errors, write_json
 from perfcompose.commands.components import (
     BIND_HELP,
@@ -19,6 +20,10 @@ from perfcompose.commands.components import (
     parameter_values,
     x_values,
 )
+from perfcompose.compose import Composer
+from perfcompose.compose import explore as run_explore
+from perfcompose.compose.laws import LAWS, check_laws
+from perfcompose.compose.oversubscription import account, machine_cores
 from perfcompose.report.numbers import sig, size
 
 
@@ -32,9 +37,6 @@ def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool
             at: list[str] = typer.Option([], "--at", help="Also print the prediction with its 90 % interval at "
                                          "this point, e.g. --at x=65536 or --at x=65536,n=4 (repeatable)."),
             ) -> None:
-    from perfcompose.commands import intervals as _intervals
-    from perfcompose.compose import Composer
-
     composer = Composer(components(component, unit, bind), pipe=pipe)
     parsed = composer.parse(term, source="term")
     points = _intervals.parse_points(at)
@@ -70,8 +72,6 @@ def laws(stages: list[str] = typer.Argument(None, help="Stages to check the laws
                                   "default here) or pointwise."),
          x_range: str = typer.Option("1024:262144", "--x", help="Range LO:HI of x for numeric checks."),
          ) -> None:
-    from perfcompose.compose.laws import LAWS, check_laws
-
     comps = components(component, unit, bind)
     if not comps:
         raise typer.BadParameter("give the components with -c NAME=MODEL", param_hint="-c")
@@ -118,9 +118,6 @@ def explore(term: str = typer.Argument(..., help="A pipeline term, e.g. 'pipe(qs
             bind: list[str] = typer.Option([], "--bind", "-b", help=BIND_HELP),
             unit: str | None = typer.Option(None, "--unit", help=UNIT_HELP),
             ) -> None:
-    from perfcompose.compose import Composer
-    from perfcompose.compose import explore as run_explore
-
     composer = Composer(components(component, unit, bind), pipe="pointwise")
     parsed = composer.parse(term, source="term")
     fixed = parameter_values(param)
@@ -137,8 +134,6 @@ def explore(term: str = typer.Argument(..., help="A pipeline term, e.g. 'pipe(qs
         for col, just in (("design", "left"), ("term", "left"), ("threads", "right"),
                           (f"time per element [{unit_s}]", "right"), ("vs best", "right")):
             table.add_column(col, justify=just, optional=col == "design")
-        from perfcompose.compose.oversubscription import account, machine_cores
-
         cores = machine_cores()
         over = {str(a.term): account(composer, a.term, composer(a.term), cores) for a in e.alternatives}
         if any(over.values()):

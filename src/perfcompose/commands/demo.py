@@ -6,7 +6,14 @@ from pathlib import Path
 import typer
 
 from perfcompose.commands.common import Table, console, per_task, plot_option, progress, user_errors
+from perfcompose.commands.reports import demo_html
+from perfcompose.compose import Composer
+from perfcompose.compose import compose as compose_model
+from perfcompose.compose.interval import with_interval
+from perfcompose.fit.uncertainty import with_uncertainty
+from perfcompose.report import plot_models
 from perfcompose.report.numbers import sig
+from perfcompose.validate.paper import table1, table2
 
 
 @user_errors
@@ -14,14 +21,9 @@ def demo(plot: Path = plot_option(Path("demo.png")),
          quick: bool = typer.Option(True, "--quick/--full", help="Quick measurement (default) or the paper's sizes."),
          html: Path = typer.Option(Path("demo.html"), "--html", help="Where to write the HTML report."),
          ) -> None:
-    from perfcompose.report import plot_models
-    from perfcompose.validate.paper import table1, table2
-
     console.print("[bold]1. unit performance tests[/bold]: measuring nop, inc, qsort on this machine")
     with progress() as bar:
         rows = table1(quick=quick, tasks=("nop", "inc", "qsort"), progress=per_task(bar))
-    from perfcompose.fit.uncertainty import with_uncertainty
-
     parts = {r.task: with_uncertainty(r.model, r.experiment) for r in rows}
     t1 = Table(title="2. fitted models of the parts [ns]", title_justify="left")
     for col in ("task", "model here", "CV % median", "paper (000 Table 1)"):
@@ -37,10 +39,6 @@ def demo(plot: Path = plot_option(Path("demo.png")),
                       ("predicted at 2^18 [ms] (90 % interval)", "right")):
         t2.add_column(col, justify=just,
                       optional={"paper: monolithic": 1, "paper: modular": 2}.get(col, False))
-    from perfcompose.compose import Composer
-    from perfcompose.compose import compose as compose_model
-    from perfcompose.compose.interval import with_interval
-
     results = table2(parts)
     flagged = 0
     for program in results:
@@ -65,6 +63,4 @@ def demo(plot: Path = plot_option(Path("demo.png")),
                 points=[(f"measured {r.task}", r.experiment.series[0].coordinates()[:, 0],
                          r.experiment.series[0].aggregated("median")) for r in rows])
     console.print(f"plot written to {plot}")
-    from perfcompose.commands.reports import demo_html
-
     demo_html(html, rows, results)

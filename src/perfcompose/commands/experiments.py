@@ -16,6 +16,8 @@ from perfcompose.commands.common import (
     user_errors,
 )
 from perfcompose.commands.common import fmt as number
+from perfcompose.data import load, save
+from perfcompose.data.experiment import describe
 
 
 @user_errors
@@ -26,9 +28,6 @@ def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSO
          scaling: Scaling = scaling_option(),
          ) -> None:
     """Of an Extra-P saved experiment (.extra-p), also the model sets saved with it."""
-    from perfcompose.data import load
-    from perfcompose.data.experiment import describe
-
     exp = load(file, fmt, scaling=scaling)
     console.print(f"[bold]{file}[/bold]: parameters {', '.join(exp.parameters)}; "
                   f"{len(exp.series)} series")
@@ -55,8 +54,6 @@ def convert(source: Path = typer.Argument(..., help="Experiment file to read."),
             scaling: Scaling = scaling_option(),
             ) -> None:
     """A .extra-p archive is an Extra-P saved experiment, which Extra-P's GUI opens."""
-    from perfcompose.data import load, save
-
     exp = load(source, fmt, scaling=scaling)
     written = save(exp, target, to)
     n = sum(len(s.points) for s in exp.series)

@@ -2,10 +2,13 @@
 models recomposed (000 Table 1 rows 9-13 and Figure 4; 003 Tables I-IV)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import typer
+from rich.markup import escape
 
 from perfcompose.commands.common import (
     Table,
@@ -13,11 +16,20 @@ from perfcompose.commands.common import (
     html_option,
     json_option,
     no_plot_option,
+    one_bar,
     plot_option,
+    progress,
     records_json,
     user_errors,
     write_json,
 )
+from perfcompose.commands.reports import tables_html
+from perfcompose.report.hadoop import plot_fig4
+from perfcompose.validate.latency import CAPACITY, COUNT, FULL_ROUNDS, FULL_X, QUICK_ROUNDS, QUICK_X, study
+from perfcompose.validate.lobachev import CASES, reproduce
+from perfcompose.validate.paper import PAPER_TABLE1
+from perfcompose.validate.paper_calotoiu import CALOTOIU_TABLE1, CALOTOIU_TABLE3, calotoiu_tables, spread
+from perfcompose.validate.paper_hadoop import FIG4_M, FIG4_N, hadoop_grid, table1_rest, table3_check
 
 
 def _pct(v: float | None, spec: str = "+.3g") -> str:
@@ -26,10 +38,6 @@ def _pct(v: float | None, spec: str = "+.3g") -> str:
 
 def print_table1_rest() -> list[Any]:
     """000 Table 1 rows 9-13 with the figure each gives when recomposed."""
-    from rich.markup import escape
-
-    from perfcompose.validate.paper_hadoop import table1_rest, table3_check
-
     rows = table1_rest()
     t = Table(title="Table 1 rows 9-13: the paper's models (GrPPi, Hadoop, transfer), recomposed \\[ns]",
               title_justify="left")
@@ -60,8 +68,6 @@ def fig4(plot: Path | None = plot_option(Path("fig4.png")),
          no_plot: bool = no_plot_option(),
          json_out: Path | None = records_json()
          ) -> None:
-    from perfcompose.validate.paper_hadoop import FIG4_M, FIG4_N, hadoop_grid
-
     grid = hadoop_grid()
     by = {(p.m, p.n): p for p in grid}
     t = Table(title="Figure 4: Hadoop, modular prediction \\[ms per job] (x = m·n inputs; row 13 as printed, "
@@ -80,8 +86,6 @@ def fig4(plot: Path | None = plot_option(Path("fig4.png")),
     console.print("the paper prints Figure 4 only as an image: its measured times and errors are not in the text "
                   "(it says all but one error lie below 20 %), so no error against them can be computed here")
     if plot and not no_plot:
-        from perfcompose.report.hadoop import plot_fig4
-
         plot_fig4(grid, plot)
         console.print(f"plot written to {plot}")
     if json_out:
@@ -91,9 +95,6 @@ def fig4(plot: Path | None = plot_option(Path("fig4.png")),
 @user_errors
 def calotoiu(json_out: Path | None = records_json()
              ) -> None:
-    from perfcompose.validate.paper import PAPER_TABLE1
-    from perfcompose.validate.paper_calotoiu import CALOTOIU_TABLE1, CALOTOIU_TABLE3, calotoiu_tables, spread
-
     t1 = Table(title="003 Table I: models of the sequential task blocks \\[us]", title_justify="left")
     for col in ("task", "model \\[us]", "000 Table 1 \\[ns]"):
         t1.add_column(col)
@@ -152,21 +153,6 @@ def latency(quick: bool = typer.Option(False, "--quick", help="x = 4096 and 1638
             json_out: Path | None = json_option("one record per program and size"),
             config: list[str] = typer.Option([], "--config", help="Only these programs (default: the reference "
                                              "programs that fit this machine's cores).")) -> None:
-    import os
-
-    import numpy as np
-
-    from perfcompose.commands.common import one_bar, progress
-    from perfcompose.validate.latency import (
-        CAPACITY,
-        COUNT,
-        FULL_ROUNDS,
-        FULL_X,
-        QUICK_ROUNDS,
-        QUICK_X,
-        study,
-    )
-
     xs, rounds = (QUICK_X, QUICK_ROUNDS) if quick else (FULL_X, FULL_ROUNDS)
     with progress() as bar:
         rows = study(tuple(config) or None, xs, rounds, progress=_count_bar(one_bar(bar)))
@@ -213,8 +199,6 @@ def lobachev(json_out: Path | None = records_json(),
              ) -> None:
     """The range is what the estimate spans when each printed input moves by half a unit of its
     last digit; a paper figure inside it (widened by the figure's own rounding) is reproduced."""
-    from perfcompose.validate.lobachev import CASES, reproduce
-
     rows = reproduce()
     shown = []
     for case in CASES:
@@ -236,8 +220,6 @@ def lobachev(json_out: Path | None = records_json(),
     if json_out:
         write_json(json_out, [r.to_json() for r in rows], "records")
     if html:
-        from perfcompose.commands.reports import tables_html
-
         tables_html(html, "001 (Lobachev, Loogen): the case studies' estimates, the paper's beside perfcompose's",
                     "paper table", shown, summary=[("paper figures within the rounding of the printed inputs",
                                                     f"{sum(bool(r.reproduced) for r in checked)} of {len(checked)}")])

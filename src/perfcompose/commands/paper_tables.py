@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 
+from perfcompose.bench import TASKS
 from perfcompose.commands.common import (
     Table,
     console,
@@ -19,8 +20,25 @@ from perfcompose.commands.common import (
     user_errors,
 )
 from perfcompose.commands.paper import print_table1_rest
+from perfcompose.commands.reports import study_html, table1_html
 from perfcompose.commands.study import run_composition_study
 from perfcompose.commands.validation import print_study, write_study
+from perfcompose.data import save
+from perfcompose.validate.paper import (
+    FULL_REPS,
+    FULL_ROUNDS,
+    FULL_ROUNDS_T1,
+    FULL_X,
+    PAPER_TABLE1,
+    PAPER_TABLE4,
+    QUICK_REPS,
+    QUICK_ROUNDS,
+    QUICK_ROUNDS_T1,
+    QUICK_X,
+    paper_configurations,
+    table1,
+)
+from perfcompose.validate.paper_relations import LAYERING_GROUPS, coefficient_spreads, core_limit, relation_iv
 
 
 @user_errors
@@ -35,10 +53,6 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
                  restart: bool = typer.Option(False, "--restart", help="Discard the checkpoints of an "
                                               "interrupted run (.perfcompose/table1_*) and measure afresh."),
                  ) -> None:
-    from perfcompose.bench import TASKS
-    from perfcompose.data import save
-    from perfcompose.validate.paper import FULL_REPS, FULL_ROUNDS_T1, PAPER_TABLE1, QUICK_REPS, QUICK_ROUNDS_T1, table1
-
     if rest_only:
         print_table1_rest()
         return
@@ -77,8 +91,6 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
             save(r.experiment, path)
         console.print(f"measurements written next to {out}")
     if html:
-        from perfcompose.commands.reports import table1_html
-
         gil = {True: "releases", False: "holds"}
         table1_html(html, table, rows, ["GIL: " + ", ".join(f"{r.task} {gil[TASKS[r.task].releases_gil]} it"
                                                            for r in rows)])
@@ -95,9 +107,6 @@ _HTML = html_option()
 
 def _paper_validation(table: str, quick: bool, json_out: Path | None, restart: bool,
                       html: Path | None = None) -> Any:
-    from perfcompose.validate.paper import FULL_ROUNDS, FULL_X, QUICK_ROUNDS, QUICK_X, paper_configurations
-    from perfcompose.validate.paper_relations import core_limit
-
     configs = paper_configurations(table)
     paper = dict(configs)
     xs, rounds = (QUICK_X, QUICK_ROUNDS) if quick else (FULL_X, FULL_ROUNDS)
@@ -110,8 +119,6 @@ def _paper_validation(table: str, quick: bool, json_out: Path | None, restart: b
     if json_out:
         write_study(result, json_out, paper)
     if html:
-        from perfcompose.commands.reports import study_html
-
         study_html(html, result, titles[table] + " [ns per element]", paper)
     return result
 
@@ -129,8 +136,6 @@ def paper_table7(quick: bool = _QUICK,
                  json_out: Path | None = _TABLE_JSON,
                  restart: bool = _RESTART,
                  html: Path | None = _HTML) -> None:
-    from perfcompose.validate.paper_relations import relation_iv
-
     result = _paper_validation("table7", quick, json_out, restart, html)
     for r in relation_iv(result.comparisons):
         console.print(f"relation (iv) {r.pooled} / {r.pipe}: median time ratio {r.ratio:.2f} "
@@ -138,8 +143,6 @@ def paper_table7(quick: bool = _QUICK,
 
 
 def _print_spreads(result: Any, groups: Iterable[Sequence[str]]) -> None:
-    from perfcompose.validate.paper_relations import coefficient_spreads
-
     for s in coefficient_spreads(result.comparisons, groups):
         if s.percent is None:
             console.print(f"{', '.join(s.group)}: monolithic models of different orders")
@@ -152,8 +155,6 @@ def paper_table4(quick: bool = _QUICK,
                  json_out: Path | None = _TABLE_JSON,
                  restart: bool = _RESTART,
                  html: Path | None = _HTML) -> None:
-    from perfcompose.validate.paper import PAPER_TABLE4
-
     result = _paper_validation("table4", quick, json_out, restart, html)
     _print_spreads(result, [[c for c, _ in PAPER_TABLE4]])
 
@@ -163,7 +164,5 @@ def paper_table6(quick: bool = _QUICK,
                  json_out: Path | None = _TABLE_JSON,
                  restart: bool = _RESTART,
                  html: Path | None = _HTML) -> None:
-    from perfcompose.validate.paper_relations import LAYERING_GROUPS
-
     result = _paper_validation("table6", quick, json_out, restart, html)
     _print_spreads(result, LAYERING_GROUPS)

@@ -2,6 +2,7 @@
 (modular), and the prediction's error against the measurement."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,14 +11,14 @@ import typer
 from perfcompose.choices import Workers
 from perfcompose.commands.common import html_option, one_bar, progress, records_json, restart_option, user_errors
 from perfcompose.commands.components import x_values
-from perfcompose.commands.validation import print_study, write_study
+from perfcompose.commands.reports import study_html
+from perfcompose.commands.validation import input_function, print_study, task_functions, write_study
+from perfcompose.validate.modular import study
 
 
 def run_composition_study(configurations: list[str], xs: tuple[float, ...], rounds: int, count: int, workers: str,
               max_workers: int | None, restart: bool, functions: Any = None, make: Any = None) -> Any:
     """Run a validation study with a progress bar; finished measurements are kept in .perfcompose/."""
-    from perfcompose.validate.modular import study
-
     with progress() as bar:
         return study(configurations, xs, rounds=rounds, count=count, workers=workers, max_workers=max_workers,
                      checkpoints=Path(".perfcompose"), restart=restart, progress=one_bar(bar),
@@ -40,10 +41,6 @@ def validate(terms: list[str] = typer.Argument(..., help="Programs to run, e.g. 
              input_: str | None = typer.Option(None, "--input", help="module:function making one data element "
                                                   "of size x (default: x random 32-bit ints)."),
              ) -> None:
-    import os
-
-    from perfcompose.commands.validation import input_function, task_functions
-
     xs = tuple(x_values(x))
     functions = task_functions(task) if task else None
     make = input_function(input_) if input_ else None
@@ -53,6 +50,4 @@ def validate(terms: list[str] = typer.Argument(..., help="Programs to run, e.g. 
     if json_out:
         write_study(result, json_out)
     if html:
-        from perfcompose.commands.reports import study_html
-
         study_html(html, result, "modular vs monolithic vs measured (000 section 4)")

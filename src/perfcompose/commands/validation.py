@@ -1,12 +1,20 @@
 """Rendering of a validation study (validate, paper table2/4/6/7): errors, intervals, disturbance."""
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import sympy as sp
+
+from perfcompose.bench.runner import BenchError, resolve_target
+from perfcompose.bench.tasks import TASKS
 from perfcompose.commands.common import Table, console, err_console, write_json
+from perfcompose.model import Model
 
 
 def _pct(v: float | None) -> str:
@@ -15,10 +23,6 @@ def _pct(v: float | None) -> str:
 
 def _short(model: Any, digits: int = 4) -> str:
     """The model with its coefficients rounded to ``digits`` significant digits, for tables."""
-    import sympy as sp
-
-    from perfcompose.model import Model
-
     floats = {f: sp.Float(float(f"{float(f):.{digits}g}")) for f in model.expr.atoms(sp.Float)}
     return str(Model(model.expr.xreplace(floats)))
 
@@ -35,8 +39,6 @@ def interval_text(value: float, low: float, high: float) -> str:
 def summary(result: Any) -> dict[str, Any]:
     """The study's headline figures: median and worst calibrated error over all configurations and
     over the undisturbed ones, how many were disturbed, and the intervals' coverage."""
-    import numpy as np
-
     comps = result.comparisons
     quiet = [c for c in comps if not c.disturbed]
     errs = [c.error_calibrated for c in comps]
@@ -166,12 +168,6 @@ def write_study(result: Any, out: Path, paper: Mapping[str, str] | None = None) 
 
 def task_functions(specs: list[str]) -> dict[str, Callable[[Any], Any]]:
     """``NAME=module:function`` -> the callables a study runs as components."""
-    import os
-    import sys
-
-    from perfcompose.bench.runner import BenchError, resolve_target
-    from perfcompose.bench.tasks import TASKS
-
     if os.getcwd() not in sys.path:  # modules next to where the command runs, as python -m finds them
         sys.path.insert(0, os.getcwd())
     functions: dict[str, Callable[[Any], Any]] = {name: TASKS[name].run for name in ("nop", "inc", "qsort")}
@@ -195,12 +191,6 @@ def task_functions(specs: list[str]) -> dict[str, Callable[[Any], Any]]:
 
 def input_function(spec: str) -> Callable[[float], Any]:
     """``module:function`` making one data element of size x."""
-    import importlib
-    import os
-    import sys
-
-    from perfcompose.bench.runner import BenchError
-
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     module_name, sep, func_name = spec.partition(":")
