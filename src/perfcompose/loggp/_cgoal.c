@@ -195,22 +195,20 @@ static void sort_like_cxx(int32_t *a, const int8_t *kind, int64_t first, int64_t
 enum { SEND = 0, RECV = 1, CALC = 2 };
 enum { ISSUED = 1, STARTED = 2, DONE = 4 };
 
-/* what an event reads and writes of an operation, in one cache line's half */
+/* what an event reads and writes of an operation, in a quarter of a cache line; its rank, peer
+ * and kind are read from the schedule's columns (or found from op_first), its flags are kept
+ * in the caller's done array */
 typedef struct {
-    int32_t rank, peer, key;
+    int32_t key;
     int32_t need; /* requires and irequires not yet satisfied */
-    int32_t pad0;
-    int32_t next; /* the next entry of the matching queue it is in */
-    int32_t dep;  /* its one dependent (requires it), -1 for none, -2 for several (req_ptr) */
-    int8_t kind;
-    uint8_t flag;
-    int16_t pad;
+    int32_t next; /* the next member of its group until it runs, then of the matching queue it is in */
+    int32_t dep;  /* its one dependent (requires it), -1 for none, <= -2 for several (see mark_done) */
 } Op;
 
 /* a message waiting for its receiver's CPU and NIC */
 typedef struct {
     double arrive;
-    int32_t m, ts, key, pad;
+    int32_t m, ts;
 } Waiting;
 
 #ifndef RING_BITS
@@ -232,21 +230,32 @@ typedef struct {
     const int64_t *op_first; /* rank h's operations are op_first[h] .. op_first[h + 1] - 1 */
     const int8_t *kind;
     const double *size;
+    const int32_t *peer;
     const int32_t *cpu, *nic; /* NULL where every operation has CPU / NIC 0 */
     const char *tag;          /* int32 or int64 (tag_wide) */
     int tag_wide;
     double L, o, g, G, O, S;
     Op *op;
-    int32_t *req_ptr, *req_dep, *ireq_ptr, *ireq_dep; /* ireq_ptr NULL without irequires */
+    uint8_t *flag; /* ISSUED, STARTED, DONE of every operation */
+    /* the operations that require another: with req_b in ascending order (dep_sorted) those of
+     * operation i are req_a[j] from j = -2 - op[i].dep while req_b[j] == i, else extra[k + 1 ..
+     * k + extra[k]] with k = -2 - op[i].dep */
+    const int32_t *req_a, *req_b;
+    int64_t n_req;
+    int dep_sorted;
+    int32_t *extra;
+    int32_t *ireq_ptr, *ireq_dep; /* ireq_ptr NULL without irequires */
+    int cross; /* some dependency joins two ranks: a new operation's rank is looked up */
     double *nexto, *nextgs, *nextgr;
-    int32_t *fresh, *sort_tmp;
+    int32_t *fresh, *fresh_h, *sort_tmp; /* new operations and their ranks */
     int64_t nf;
     Ev *heap;
     int64_t hn, hcap;
     int32_t ts;
-    /* groups of queued operations: members[g_lo[g]:g_hi[g]], ids below gmax */
-    int32_t *members, *g_lo, *g_hi, *g_ts, *gfree; /* g_ts: the stamp of the first member (consecutive) */
-    int64_t mpos, nfree, gmax, gcap;
+    /* groups of queued operations, ids below gmax: g_hi[g] operations from g_lo[g] on, linked
+     * through op.next */
+    int32_t *g_lo, *g_hi, *g_ts, *gfree; /* g_ts: the stamp of the first member (consecutive) */
+    int64_t nfree, gmax, gcap;
     /* matching: per key [unexpected head, tail, posted head, tail]; with receives from any source
      * or of any tag (wild), also per rank in insertion order */
     int32_t *kq;
@@ -278,6 +287,20 @@ typedef struct {
 #define RK_HEAD(s, k) (s)->kq[4 * (int64_t)(k) + 2]
 
 static inline double dmax(double a, double b) { return a > b ? a : b; }
+
+/* the rank of operation i: the last h with op_first[h] <= i */
+static inline int64_t rank_of(const Sim *s, int64_t i) {
+    int64_t lo = 0, hi = s->P;
+    while (hi - lo > 1) {
+        int64_t mid = (lo + hi) >> 1;
+        if (s->op_first[mid] <= i) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
 
 /* room for one more event (and the entry after the last) in a heap of n entries */
 static int heap_room(Ev **h, int64_t n, int64_t *cap) {
@@ -389,7 +412,7 @@ static void next_slot(Sim *s) {
         push(s->heap, &s->hn, e->key, e->ts, e->id, e->op, e->aux);
         __builtin_prefetch(&s->op[e->op]); /* read the slot's operations ahead */
         __builtin_prefetch(&s->size[e->op]);
-        if (e->aux >= 0) {
+        if (e->id > s->n) {
             __builtin_prefetch(&s->kq[4 * (int64_t)e->aux]);
         }
         s->ring_n--;
@@ -438,45 +461,55 @@ static inline int32_t new_group(Sim *s) {
     return (int32_t)s->gmax++;
 }
 
-static inline void ready(Sim *s, int32_t i) {
-    Op *p = &s->op[i];
-    if (p->need == 0 && !(p->flag & ISSUED)) {
-        p->flag |= ISSUED;
+static inline void ready(Sim *s, int32_t i, int64_t h) {
+    if (s->op[i].need == 0 && !(s->flag[i] & ISSUED)) {
+        s->flag[i] |= ISSUED;
+        s->fresh_h[s->nf] = (int32_t)(s->cross ? rank_of(s, i) : h);
         s->fresh[s->nf++] = i;
     }
 }
 
-static inline void mark_started(Sim *s, int32_t i) {
-    if (!(s->op[i].flag & STARTED)) {
-        s->op[i].flag |= STARTED;
+/* operation i of rank h starts: what irequires it may be issued */
+static inline void mark_started(Sim *s, int32_t i, int64_t h) {
+    if (!(s->flag[i] & STARTED)) {
+        s->flag[i] |= STARTED;
         if (s->ireq_ptr) {
             for (int32_t j = s->ireq_ptr[i]; j < s->ireq_ptr[i + 1]; j++) {
                 s->op[s->ireq_dep[j]].need--;
-                ready(s, s->ireq_dep[j]);
+                ready(s, s->ireq_dep[j], h);
             }
         }
     }
 }
 
-static inline void mark_done(Sim *s, int32_t i) {
-    mark_started(s, i);
-    if (!(s->op[i].flag & DONE)) {
-        s->op[i].flag |= DONE;
+static inline void mark_done(Sim *s, int32_t i, int64_t h) {
+    mark_started(s, i, h);
+    if (!(s->flag[i] & DONE)) {
+        s->flag[i] |= DONE;
         int32_t d = s->op[i].dep;
         if (d >= 0) {
             s->op[d].need--;
-            ready(s, d);
-        } else if (d == -2) {
-            for (int32_t j = s->req_ptr[i]; j < s->req_ptr[i + 1]; j++) {
-                s->op[s->req_dep[j]].need--;
-                ready(s, s->req_dep[j]);
+            ready(s, d, h);
+        } else if (d <= -2) {
+            int64_t j = -2 - (int64_t)d;
+            if (s->dep_sorted) {
+                for (; j < s->n_req && s->req_b[j] == i; j++) {
+                    s->op[s->req_a[j]].need--;
+                    ready(s, s->req_a[j], h);
+                }
+            } else {
+                const int32_t *e = s->extra + j;
+                for (int32_t k = 1; k <= e[0]; k++) {
+                    s->op[e[k]].need--;
+                    ready(s, e[k], h);
+                }
             }
         }
     }
 }
 
-static void rendezvous_done(Sim *s, int32_t snd, int64_t c, int64_t q, double t) {
-    mark_done(s, snd);
+static void rendezvous_done(Sim *s, int32_t snd, int64_t c, int64_t q, double t, int64_t h) {
+    mark_done(s, snd, h);
     s->nexto[c] = dmax(s->nexto[c], t);
     s->nextgs[q] = dmax(s->nextgs[q], t);
 }
@@ -535,15 +568,14 @@ static inline void rank_append(Sim *s, int32_t i, int32_t *head, int32_t *tail, 
     tail[h] = i;
 }
 
-/* push the new operations fresh[lo:hi] of one rank, sorted as LogGOPSim sorts them; a run of one
- * kind, CPU and NIC is one group, keyed by its first member */
-static void issue(Sim *s, int64_t lo, int64_t hi, int initial) {
+/* push the new operations fresh[lo:hi] of rank h, sorted as LogGOPSim sorts them; a run of one
+ * kind, CPU and NIC is one group, its members linked through op.next */
+static void issue(Sim *s, int64_t lo, int64_t hi, int initial, int64_t h) {
     int32_t *fresh = s->fresh;
     sort_like_cxx(fresh, s->kind, lo, hi, s->sort_tmp);
     int64_t j = lo;
     while (j < hi) {
         int32_t i = fresh[j];
-        int64_t h = s->op[i].rank;
         int8_t kind = s->kind[i];
         int64_t cpu = CPU(s, i), nic = NIC(s, i);
         double t;
@@ -555,23 +587,29 @@ static void issue(Sim *s, int64_t lo, int64_t hi, int initial) {
             t = s->nexto[h * s->n_cpu + cpu];
         }
         int32_t grp = new_group(s);
-        s->g_lo[grp] = (int32_t)s->mpos;
+        s->g_lo[grp] = i;
         s->g_ts[grp] = s->ts;
+        int32_t count = 0, last = -1;
         while (j < hi && s->kind[fresh[j]] == kind && CPU(s, fresh[j]) == cpu && NIC(s, fresh[j]) == nic) {
-            s->members[s->mpos++] = fresh[j];
+            if (last >= 0) {
+                s->op[last].next = fresh[j];
+            }
+            last = fresh[j];
+            count++;
             s->ts++;
             j++;
         }
-        s->g_hi[grp] = (int32_t)s->mpos;
-        qpush(s, t, s->g_ts[grp], grp, i, -1);
+        s->op[last].next = -1;
+        s->g_hi[grp] = count;
+        qpush(s, t, s->g_ts[grp], grp, i, (int32_t)h);
     }
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* the events */
 
-static int run_calc(Sim *s, int32_t i, double t, double *t_wait) {
-    int64_t c = (int64_t)s->op[i].rank * s->n_cpu + CPU(s, i);
+static int run_calc(Sim *s, int32_t i, int64_t h, double t, double *t_wait) {
+    int64_t c = h * s->n_cpu + CPU(s, i);
     if (s->nexto[c] > t) {
         *t_wait = s->nexto[c];
         return 0;
@@ -579,17 +617,17 @@ static int run_calc(Sim *s, int32_t i, double t, double *t_wait) {
     s->nexto[c] = t + s->size[i];
     s->start[i * s->kp] = t;
     s->end[i * s->kp] = t + s->size[i];
-    mark_done(s, i);
+    mark_done(s, i, h);
     return 1;
 }
 
-static int run_send(Sim *s, int32_t i, double t, double *t_wait) {
-    int64_t h = s->op[i].rank, c = h * s->n_cpu + CPU(s, i), q = h * s->n_nic + NIC(s, i);
+static int run_send(Sim *s, int32_t i, int64_t h, double t, double *t_wait) {
+    int64_t c = h * s->n_cpu + CPU(s, i), q = h * s->n_nic + NIC(s, i);
     if (dmax(s->nexto[c], s->nextgs[q]) > t) {
         *t_wait = dmax(s->nexto[c], s->nextgs[q]);
         return 0;
     }
-    mark_started(s, i);
+    mark_started(s, i, h);
     double k1 = dmax(s->size[i] - 1.0, 0.0);
     s->nexto[c] = t + s->o + k1 * s->O;
     s->nextgs[q] = t + s->g + k1 * s->G;
@@ -597,36 +635,35 @@ static int run_send(Sim *s, int32_t i, double t, double *t_wait) {
     s->end[i * s->kp] = t + s->o + k1 * s->O;
     int32_t id = (int32_t)(s->n + 1 + i);
     if (s->fifo) { /* the message joins its receiver's queue; only the queue's head is in the heap */
-        int64_t r = (int64_t)s->op[i].peer * s->n_nic + NIC(s, i);
+        int64_t r = (int64_t)s->peer[i] * s->n_nic + NIC(s, i);
         Waiting *e = &s->wq[s->w_base[r] + s->w_tail[r]];
         e->arrive = t + s->o + s->L;
         e->m = i;
         e->ts = s->ts;
-        e->key = s->op[i].key;
         if (s->w_head[r] == s->w_tail[r]++) {
-            qpush(s, e->arrive, s->ts, id, i, e->key);
+            qpush(s, e->arrive, s->ts, id, i, s->op[i].key);
         }
     } else {
         qpush(s, t + s->o + s->L, s->ts, id, i, s->op[i].key);
     }
     s->ts++;
     if (s->size[i] <= s->S) {
-        mark_done(s, i);
+        mark_done(s, i, h);
     }
     return 1;
 }
 
-/* a receive is posted; returns the rank of a rendezvous sender it completed, else -1 */
-static int64_t run_recv(Sim *s, int32_t i, double t) {
+/* a receive of rank h is posted; returns the rank of a rendezvous sender it completed, else -1 */
+static int64_t run_recv(Sim *s, int32_t i, int64_t h, double t) {
     Op *p = &s->op[i];
-    int64_t h = p->rank, tag = TAG(s, i);
-    mark_started(s, i);
+    int64_t tag = TAG(s, i), peer = s->peer[i];
+    mark_started(s, i, h);
     int32_t found = -1;
     if (p->key >= 0) {
         found = UK_HEAD(s, p->key);
     } else {
         for (int32_t e = s->uq_head[h]; e >= 0; e = s->h_next[e]) {
-            if ((p->peer == -1 || s->op[e].rank == p->peer) && (tag == -1 || TAG(s, e) == tag)) {
+            if ((peer == -1 || rank_of(s, e) == peer) && (tag == -1 || TAG(s, e) == tag)) {
                 found = e;
                 break;
             }
@@ -647,14 +684,15 @@ static int64_t run_recv(Sim *s, int32_t i, double t) {
         rank_unlink(s, found, s->uq_head, s->uq_tail, h);
     }
     key_remove(s, found, s->op[found].key, 0);
-    int64_t src = s->op[found].rank, h2 = -1;
+    int64_t h2 = -1;
     if (s->size[i] > s->S) { /* rendezvous: the sender's request completes now */
-        rendezvous_done(s, found, src * s->n_cpu + CPU(s, i), src * s->n_nic + NIC(s, i), t);
+        int64_t src = rank_of(s, found);
+        rendezvous_done(s, found, src * s->n_cpu + CPU(s, i), src * s->n_nic + NIC(s, i), t, src);
         h2 = src;
     }
     s->start[i * s->kp] = s->u_t0[found * s->kp];
     s->end[i * s->kp] = s->u_t1[found * s->kp];
-    mark_done(s, i);
+    mark_done(s, i, h);
     return h2;
 }
 
@@ -662,7 +700,7 @@ static int64_t run_recv(Sim *s, int32_t i, double t) {
  * *t_wait), else 1, with the rank of a rendezvous sender it completed in *h2 */
 static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2) {
     Op *p = &s->op[m];
-    int64_t h = p->peer, src = p->rank, nic = NIC(s, m);
+    int64_t h = s->peer[m], nic = NIC(s, m);
     int64_t c = h * s->n_cpu + CPU(s, m), q = h * s->n_nic + nic;
     if (dmax(s->nexto[c], s->nextgr[q]) > t) {
         *t_wait = dmax(s->nexto[c], s->nextgr[q]);
@@ -679,13 +717,15 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
         }
     }
     int32_t found = -1;
+    int64_t src = -1;
     if (s->rq_wild == NULL || s->rq_wild[h] == 0) {
         found = RK_HEAD(s, p->key);
     } else {
         int64_t tag = TAG(s, m);
+        src = rank_of(s, m);
         for (int32_t e = s->rq_head[h]; e >= 0; e = s->h_next[e]) {
             int64_t te = TAG(s, e);
-            if ((s->op[e].peer == -1 || s->op[e].peer == src) && (te == -1 || te == tag)) {
+            if ((s->peer[e] == -1 || s->peer[e] == src) && (te == -1 || te == tag)) {
                 found = e;
                 break;
             }
@@ -701,12 +741,13 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
             s->rq_wild[h]--;
         }
         if (size > s->S) {
-            rendezvous_done(s, m, src * s->n_cpu + CPU(s, m), src * s->n_nic + nic, t);
+            src = src < 0 ? rank_of(s, m) : src;
+            rendezvous_done(s, m, src * s->n_cpu + CPU(s, m), src * s->n_nic + nic, t, src);
             *h2 = src;
         }
         s->start[found * s->kp] = t;
         s->end[found * s->kp] = s->nexto[c];
-        mark_done(s, found);
+        mark_done(s, found, h);
     } else {
         if (s->wild) {
             rank_append(s, m, s->uq_head, s->uq_tail, h);
@@ -716,42 +757,44 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
         s->u_t1[m * s->kp] = s->nexto[c];
     }
     if (w) { /* from when the CPU and NIC are free */
-        qpush(s, dmax(w->arrive, dmax(s->nexto[c], s->nextgr[q])), w->ts, (int32_t)(s->n + 1 + w->m), w->m, w->key);
+        qpush(s, dmax(w->arrive, dmax(s->nexto[c], s->nextgr[q])), w->ts, (int32_t)(s->n + 1 + w->m), w->m,
+              s->op[w->m].key);
     }
     return 1;
 }
 
-/* after the group grp's first member ran (ok) or waits until t_wait: the next member's turn, the
- * whole group moved, or the first member split off; returns whether the next member runs at
- * once (no other event comes first) */
-static int after_group(Sim *s, int32_t grp, int ok, double t, double t_wait, int32_t its) {
-    int32_t first = s->members[s->g_lo[grp]];
+/* after the group grp's first member ran (ok) or waits until t_wait: the next member's turn (nxt,
+ * the first's link read before it ran), the whole group moved, or the first member split off;
+ * returns whether the next member runs at once (no other event comes first) */
+static int after_group(Sim *s, int32_t grp, int ok, double t, double t_wait, int32_t its, int32_t nxt, int64_t h) {
+    int32_t first = s->g_lo[grp];
     if (ok) {
-        s->g_lo[grp]++;
+        s->g_lo[grp] = nxt;
+        s->g_hi[grp]--;
         s->g_ts[grp]++;
-        if (s->g_lo[grp] < s->g_hi[grp]) {
+        if (s->g_hi[grp] > 0) {
             int32_t tsn = s->g_ts[grp];
             if (queue_after(s, t, tsn)) {
                 return 1;
             }
-            qpush(s, t, tsn, grp, s->members[s->g_lo[grp]], -1);
+            qpush(s, t, tsn, grp, nxt, (int32_t)h);
         } else {
             s->gfree[s->nfree++] = grp;
         }
-    } else if (s->g_hi[grp] - s->g_lo[grp] == 1 ||
-               queue_after(s, t, s->g_ts[grp] + (s->g_hi[grp] - s->g_lo[grp] - 1))) {
+    } else if (s->g_hi[grp] == 1 || queue_after(s, t, s->g_ts[grp] + (s->g_hi[grp] - 1))) {
         /* the other members would be popped next, one after the other, and wait for the same CPU
          * or NIC until the same time: they move together */
-        qpush(s, t_wait, its, grp, first, -1);
+        qpush(s, t_wait, its, grp, first, (int32_t)h);
     } else { /* another event comes between the members: the first one waits alone */
         int32_t g1 = new_group(s);
-        s->g_lo[g1] = s->g_lo[grp];
-        s->g_hi[g1] = s->g_lo[grp] + 1;
+        s->g_lo[g1] = first;
+        s->g_hi[g1] = 1;
         s->g_ts[g1] = its;
-        qpush(s, t_wait, its, g1, first, -1);
-        s->g_lo[grp]++;
+        qpush(s, t_wait, its, g1, first, (int32_t)h);
+        s->g_lo[grp] = nxt;
+        s->g_hi[grp]--;
         s->g_ts[grp]++;
-        qpush(s, t, s->g_ts[grp], grp, s->members[s->g_lo[grp]], -1);
+        qpush(s, t, s->g_ts[grp], grp, nxt, (int32_t)h);
     }
     return 0;
 }
@@ -773,11 +816,11 @@ static void issue_fresh(Sim *s, int64_t h1, int64_t h2) {
         }
         int64_t m = nf;
         for (int64_t j = 0; j < nf; j++) { /* gather this rank's new operations after the used part */
-            if (s->op[s->fresh[j]].rank == hs[k]) {
+            if (s->fresh_h[j] == hs[k]) {
                 s->fresh[m++] = s->fresh[j];
             }
         }
-        issue(s, nf, m, 0);
+        issue(s, nf, m, 0, hs[k]);
     }
 }
 
@@ -785,13 +828,14 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
     int carry = 0;
     double t = 0.0;
     int32_t its = 0, grp = 0;
+    int64_t h = 0; /* the rank of the group running */
     const int64_t n = s->n;
     while ((s->hn > 0 || s->ring_n > 0 || s->fn > 0 || carry) && !s->nomem) {
         int32_t i;
         if (carry) {
             carry = 0;
             its = s->g_ts[grp];
-            i = s->members[s->g_lo[grp]];
+            i = s->g_lo[grp];
         } else {
             (*pops)++;
             Ev e = qpop(s);
@@ -799,14 +843,17 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
             its = e.ts;
             grp = e.id;
             i = e.op;
+            if (grp <= n) {
+                h = e.aux;
+            }
             for (int64_t k = 0; k < 3 && k < s->hn; k++) { /* read the next events' operations ahead */
                 __builtin_prefetch(&s->op[s->heap[k].op]);
                 __builtin_prefetch(&s->size[s->heap[k].op]);
-                if (s->heap[k].aux >= 0) {
+                if (s->heap[k].id > n) {
                     __builtin_prefetch(&s->kq[4 * (int64_t)s->heap[k].aux]);
                 }
             }
-            if (s->hn > 0 && s->heap[0].aux >= 0) { /* and the receive the next message will match */
+            if (s->hn > 0 && s->heap[0].id > n) { /* and the receive the next message will match */
                 int32_t r = RK_HEAD(s, s->heap[0].aux);
                 if (r >= 0) {
                     __builtin_prefetch(&s->op[r]);
@@ -820,23 +867,25 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
         if (grp > n) { /* a message */
             int32_t m = i;
             if (run_message(s, m, t, &t_wait, &h2)) {
-                h1 = s->op[m].peer;
+                h1 = s->peer[m];
             } else {
                 (*waits)++;
                 qpush(s, t_wait, its, grp, m, s->op[m].key);
             }
         } else {
-            if (s->op[i].kind == CALC) {
-                ok = run_calc(s, i, t, &t_wait);
-            } else if (s->op[i].kind == SEND) {
-                ok = run_send(s, i, t, &t_wait);
+            int32_t nxt = s->op[i].next;
+            int8_t kind = s->kind[i];
+            if (kind == CALC) {
+                ok = run_calc(s, i, h, t, &t_wait);
+            } else if (kind == SEND) {
+                ok = run_send(s, i, h, t, &t_wait);
             } else {
-                h2 = run_recv(s, i, t);
+                h2 = run_recv(s, i, h, t);
             }
             if (ok) {
-                h1 = s->op[i].rank;
+                h1 = h;
             }
-            carry = after_group(s, grp, ok, t, t_wait, its);
+            carry = after_group(s, grp, ok, t, t_wait, its, nxt, h);
         }
         if (s->nf > 0) {
             issue_fresh(s, h1, h2);
@@ -860,15 +909,15 @@ static inline uint64_t key_hash(int64_t d, int64_t src, int64_t tg) {
     return mix(mix((uint64_t)d * 0x9e3779b97f4a7c15ULL + (uint64_t)src) ^ (uint64_t)tg);
 }
 
-/* the (destination, source, tag) of a send or an exact receive, else 0 */
-static inline int triple(const Sim *s, int64_t i, int64_t *d, int64_t *src, int64_t *tg) {
+/* the (destination, source, tag) of a send or an exact receive, else 0 (rank: every operation's) */
+static inline int triple(const Sim *s, const int32_t *rank, int64_t i, int64_t *d, int64_t *src, int64_t *tg) {
     int64_t tag = TAG(s, i);
     if (s->kind[i] == SEND) {
-        *d = s->op[i].peer;
-        *src = s->op[i].rank;
-    } else if (s->kind[i] == RECV && s->op[i].peer != -1 && tag != -1) {
-        *d = s->op[i].rank;
-        *src = s->op[i].peer;
+        *d = s->peer[i];
+        *src = rank[i];
+    } else if (s->kind[i] == RECV && s->peer[i] != -1 && tag != -1) {
+        *d = rank[i];
+        *src = s->peer[i];
     } else {
         return 0;
     }
@@ -879,7 +928,7 @@ static inline int triple(const Sim *s, int64_t i, int64_t *d, int64_t *src, int6
 /* match_keys where every send has a tag of its own in [0, n) (as program_to_goal writes them): a
  * send's key is its tag, an exact receive's the tag of the send it matches, else a key of its own
  * (which no message has). Returns the number of keys, -1 without memory, -2 where tags repeat. */
-static int64_t keys_by_tag(Sim *s) {
+static int64_t keys_by_tag(Sim *s, const int32_t *rank) {
     const int64_t n = s->n;
     int32_t *sender = malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t)); /* the send of each tag */
     if (!sender) {
@@ -901,14 +950,14 @@ static int64_t keys_by_tag(Sim *s) {
     }
     for (int64_t i = 0; i < n; i++) {
         Op *p = &s->op[i];
-        if (p->kind == SEND) {
+        if (s->kind[i] == SEND) {
             continue;
         }
         int64_t tg = TAG(s, i);
         p->key = -1;
-        if (p->kind == RECV && p->peer != -1 && tg != -1) {
+        if (s->kind[i] == RECV && s->peer[i] != -1 && tg != -1) {
             int32_t m = tg >= 0 && tg < n ? sender[tg] : -1;
-            int match = m >= 0 && s->op[m].peer == p->rank && s->op[m].rank == p->peer;
+            int match = m >= 0 && s->peer[m] == rank[i] && rank[m] == s->peer[i];
             p->key = match ? (int32_t)tg : (int32_t)n_keys++;
         }
     }
@@ -918,8 +967,8 @@ static int64_t keys_by_tag(Sim *s) {
 
 /* a compact key per send and exact receive (op.key): equal exactly when they match; -1 for the
  * rest. Returns the number of keys, or -1 without memory. */
-static int64_t match_keys(Sim *s) {
-    int64_t by_tag = keys_by_tag(s);
+static int64_t match_keys(Sim *s, const int32_t *rank) {
+    int64_t by_tag = keys_by_tag(s, rank);
     if (by_tag != -2) {
         return by_tag;
     }
@@ -939,10 +988,10 @@ static int64_t match_keys(Sim *s) {
     int64_t n_keys = 0;
     for (int64_t i = 0; i < s->n; i++) {
         int64_t d, src, tg, d2 = 0, src2 = 0, tg2 = 0;
-        if (i + 16 < s->n && triple(s, i + 16, &d, &src, &tg)) { /* read the slot 16 operations on ahead */
+        if (i + 16 < s->n && triple(s, rank, i + 16, &d, &src, &tg)) { /* read the slot 16 operations on ahead */
             __builtin_prefetch(&slot[(int64_t)(key_hash(d, src, tg) & (uint64_t)(cap - 1))]);
         }
-        if (!triple(s, i, &d, &src, &tg)) {
+        if (!triple(s, rank, i, &d, &src, &tg)) {
             s->op[i].key = -1;
             continue;
         }
@@ -954,7 +1003,7 @@ static int64_t match_keys(Sim *s) {
                 s->op[i].key = (int32_t)n_keys++;
                 break;
             }
-            triple(s, r, &d2, &src2, &tg2);
+            triple(s, rank, r, &d2, &src2, &tg2);
             if (d == d2 && src == src2 && tg == tg2) {
                 s->op[i].key = s->op[r].key;
                 break;
@@ -967,27 +1016,85 @@ static int64_t match_keys(Sim *s) {
 }
 
 /* the dependents of every operation (a[j] depends on b[j]) in the order of j, as a CSR (ptr of
- * n + 1), and each one's count of what it waits for */
+ * n + 1, counted in place), and each one's count of what it waits for */
 static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int32_t *ptr, int32_t **dep) {
     const int64_t n = s->n;
     *dep = malloc((size_t)(m > 0 ? m : 1) * sizeof(int32_t));
-    int32_t *cnt = calloc((size_t)n + 1, sizeof(int32_t));
-    if (!*dep || !cnt) {
-        free(cnt);
+    if (!*dep) {
         return -1;
     }
+    memset(ptr, 0, (size_t)(n + 1) * sizeof(int32_t));
     for (int64_t j = 0; j < m; j++) {
-        cnt[b[j] + 1]++;
+        ptr[b[j] + 1]++;
         s->op[a[j]].need++;
     }
     for (int64_t i = 0; i < n; i++) {
-        cnt[i + 1] += cnt[i];
+        ptr[i + 1] += ptr[i];
     }
-    memcpy(ptr, cnt, (size_t)(n + 1) * sizeof(int32_t));
+    for (int64_t j = 0; j < m; j++) { /* ptr[i] runs ahead to the start of i + 1 ... */
+        (*dep)[ptr[b[j]]++] = a[j];
+    }
+    for (int64_t i = n; i > 0; i--) { /* ... and is moved back */
+        ptr[i] = ptr[i - 1];
+    }
+    ptr[0] = 0;
+    return 0;
+}
+
+/* what requires each operation (a[j] requires b[j]), in the order of j (see Sim.req_a): where b
+ * is in ascending order the pairs themselves, else a list per operation with several; 0, or -1
+ * without memory */
+static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m) {
+    const int64_t n = s->n;
+    s->req_a = a;
+    s->req_b = b;
+    s->n_req = m;
+    s->dep_sorted = 1;
+    for (int64_t j = 1; j < m && s->dep_sorted; j++) {
+        s->dep_sorted = b[j] >= b[j - 1];
+    }
+    for (int64_t j = 0; j < m; j++) { /* op.dep counts the dependents first */
+        s->op[b[j]].dep++;
+        s->op[a[j]].need++;
+    }
+    if (s->dep_sorted) {
+        for (int64_t i = 0; i < n; i++) {
+            s->op[i].dep = s->op[i].dep ? s->op[i].dep : -1;
+        }
+        for (int64_t j = 0; j < m; j++) {
+            if (j == 0 || b[j - 1] != b[j]) {
+                s->op[b[j]].dep = s->op[b[j]].dep == 1 ? a[j] : (int32_t)(-2 - j);
+            }
+        }
+        return 0;
+    }
+    int64_t total = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t c = s->op[i].dep;
+        s->op[i].dep = c == 0 ? -1 : c == 1 ? INT32_MIN : (int32_t)(-2 - total);
+        total += c >= 2 ? 1 + (int64_t)c : 0;
+    }
+    if (total >= INT32_MAX - 2) {
+        return -1;
+    }
+    s->extra = malloc((size_t)(total > 0 ? total : 1) * sizeof(int32_t));
+    if (!s->extra) {
+        return -1;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (s->op[i].dep <= -2 && s->op[i].dep != INT32_MIN) {
+            s->extra[-2 - (int64_t)s->op[i].dep] = 0;
+        }
+    }
     for (int64_t j = 0; j < m; j++) {
-        (*dep)[cnt[b[j]]++] = a[j];
+        Op *p = &s->op[b[j]];
+        if (p->dep == INT32_MIN) {
+            p->dep = a[j];
+        } else {
+            int32_t *e = s->extra + (-2 - (int64_t)p->dep);
+            e[1 + e[0]++] = a[j];
+        }
     }
-    free(cnt);
     return 0;
 }
 
@@ -1003,8 +1110,8 @@ static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int
     } while (0)
 
 static void free_sim(Sim *s) {
-    void *all[] = {s->op, s->req_ptr, s->req_dep, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh,
-                   s->sort_tmp, s->heap, s->members, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail,
+    void *all[] = {s->op, s->extra, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh, s->fresh_h,
+                   s->sort_tmp, s->heap, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail,
                    s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_base,
                    s->w_head, s->w_tail, s->wq, s->ring, s->ring_bits, s->node, s->far};
     for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) {
@@ -1012,41 +1119,51 @@ static void free_sim(Sim *s) {
     }
 }
 
-/* the operations' table: rank, peer, kind; whether any receive takes any source or tag */
-static int setup_ops(Sim *s, const int64_t *op_ptr, const int32_t *peer, int64_t *most) {
-    NEW_FILL(s->op, s->n + 1, Op, 0);
+/* every operation's rank (a temporary of the setting up), the most operations of one rank, and
+ * whether any receive takes any source or tag */
+static int32_t *setup_ranks(Sim *s, int64_t *most) {
+    int32_t *rank = malloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(int32_t));
+    if (!rank) {
+        return NULL;
+    }
     *most = 0;
     s->wild = 0;
     for (int64_t h = 0; h < s->P; h++) {
-        int64_t k = op_ptr[h + 1] - op_ptr[h];
+        int64_t k = s->op_first[h + 1] - s->op_first[h];
         *most = k > *most ? k : *most;
-        for (int64_t i = op_ptr[h]; i < op_ptr[h + 1]; i++) {
-            Op *p = &s->op[i];
-            p->rank = (int32_t)h;
-            p->peer = peer[i];
-            p->kind = s->kind[i];
-            s->wild |= p->kind == RECV && (p->peer == -1 || TAG(s, i) == -1);
+        for (int64_t i = s->op_first[h]; i < s->op_first[h + 1]; i++) {
+            rank[i] = (int32_t)h;
+            s->wild |= s->kind[i] == RECV && (s->peer[i] == -1 || TAG(s, i) == -1);
+        }
+    }
+    return rank;
+}
+
+/* whether a dependency joins operations of two ranks */
+static int crosses(const int32_t *rank, const int32_t *a, const int32_t *b, int64_t m) {
+    for (int64_t j = 0; j < m; j++) {
+        if (rank[a[j]] != rank[b[j]]) {
+            return 1;
         }
     }
     return 0;
 }
 
 /* everything but the inputs; 0, or -1 without memory */
-static int setup(Sim *s, const int64_t *op_ptr, const int32_t *peer, const int32_t *req_a, const int32_t *req_b,
-                 int64_t n_req, const int32_t *ireq_a, const int32_t *ireq_b, int64_t n_ireq, int timelines) {
+static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_req, const int32_t *ireq_a,
+                 const int32_t *ireq_b, int64_t n_ireq, int timelines) {
     const int64_t n = s->n, P = s->P;
     int64_t most;
-    if (setup_ops(s, op_ptr, peer, &most) < 0) {
+    NEW_FILL(s->op, n + 1, Op, 0);
+    int32_t *rank = setup_ranks(s, &most);
+    if (!rank) {
         return -1;
     }
-    int64_t n_keys = match_keys(s);
-    NEW(s->req_ptr, n + 1, int32_t);
-    if (n_keys < 0 || dependents(s, req_a, req_b, n_req, s->req_ptr, &s->req_dep) < 0) {
+    int64_t n_keys = match_keys(s, rank);
+    s->cross = crosses(rank, req_a, req_b, n_req) || crosses(rank, ireq_a, ireq_b, n_ireq);
+    free(rank);
+    if (n_keys < 0 || requirements(s, req_a, req_b, n_req) < 0) {
         return -1;
-    }
-    for (int64_t i = 0; i < n; i++) { /* one dependent (the common case) is kept with the operation */
-        int32_t k = s->req_ptr[i + 1] - s->req_ptr[i];
-        s->op[i].dep = k == 0 ? -1 : k == 1 ? s->req_dep[s->req_ptr[i]] : -2;
     }
     if (n_ireq > 0) {
         NEW(s->ireq_ptr, n + 1, int32_t);
@@ -1058,6 +1175,7 @@ static int setup(Sim *s, const int64_t *op_ptr, const int32_t *peer, const int32
     NEW_FILL(s->nextgs, P * s->n_nic, double, 0);
     NEW_FILL(s->nextgr, P * s->n_nic, double, 0);
     NEW(s->fresh, 4 * most + 2, int32_t);
+    NEW(s->fresh_h, 4 * most + 2, int32_t);
     NEW(s->sort_tmp, 2 * most + 2, int32_t);
     s->hcap = 1024;
     NEW(s->heap, s->hcap, Ev);
@@ -1090,7 +1208,6 @@ static int setup(Sim *s, const int64_t *op_ptr, const int32_t *peer, const int32
     width = dmax(width, 2.0 * busy / RING);
     s->inv_w = 1.0 / width;
     s->cur = slot_of(s, 0.0) - 1;
-    NEW(s->members, n, int32_t);
     s->gcap = 1024;
     NEW(s->g_lo, s->gcap, int32_t);
     NEW(s->g_hi, s->gcap, int32_t);
@@ -1115,8 +1232,8 @@ static int setup(Sim *s, const int64_t *op_ptr, const int32_t *peer, const int32
     NEW_FILL(s->w_head, n_res, int32_t, 0);
     NEW_FILL(s->w_tail, n_res, int32_t, 0);
     for (int64_t i = 0; s->fifo && i < n; i++) { /* room for every message a receiving (rank, nic) gets */
-        if (s->op[i].kind == SEND) {
-            s->w_base[(int64_t)s->op[i].peer * s->n_nic + NIC(s, i) + 1]++;
+        if (s->kind[i] == SEND) {
+            s->w_base[(int64_t)s->peer[i] * s->n_nic + NIC(s, i) + 1]++;
             n_send++;
         }
     }
@@ -1180,8 +1297,9 @@ static int get_inputs(PyObject **ob, Buf *b, int64_t P, int64_t *n) {
 static int run_all(Sim *s, Buf *b, int64_t *pops, int64_t *waits) {
     const int64_t n = s->n, P = s->P;
     int timelines = b[B_START].view.len / 8 >= n && b[B_END].view.len / 8 >= n && n > 0;
-    if (setup(s, (const int64_t *)b[B_PTR].view.buf, (const int32_t *)b[B_PEER].view.buf,
-              (const int32_t *)b[B_RA].view.buf, (const int32_t *)b[B_RB].view.buf, b[B_RA].view.len / 4,
+    s->flag = (uint8_t *)b[B_DONE].view.buf;
+    memset(s->flag, 0, (size_t)n);
+    if (setup(s, (const int32_t *)b[B_RA].view.buf, (const int32_t *)b[B_RB].view.buf, b[B_RA].view.len / 4,
               (const int32_t *)b[B_IA].view.buf, (const int32_t *)b[B_IB].view.buf, b[B_IA].view.len / 4,
               timelines) < 0) {
         return -1;
@@ -1189,9 +1307,9 @@ static int run_all(Sim *s, Buf *b, int64_t *pops, int64_t *waits) {
     for (int64_t h = 0; h < P; h++) { /* every rank's first operations, at time 0 */
         s->nf = 0;
         for (int64_t i = s->op_first[h]; i < s->op_first[h + 1]; i++) {
-            ready(s, (int32_t)i);
+            ready(s, (int32_t)i, h);
         }
-        issue(s, 0, s->nf, 1);
+        issue(s, 0, s->nf, 1, h);
     }
     run_loop(s, pops, waits);
     if (s->nomem) {
@@ -1200,7 +1318,7 @@ static int run_all(Sim *s, Buf *b, int64_t *pops, int64_t *waits) {
     char *dn = (char *)b[B_DONE].view.buf;
     double *fin = (double *)b[B_FIN].view.buf;
     for (int64_t i = 0; i < n; i++) {
-        dn[i] = (s->op[i].flag & DONE) != 0;
+        dn[i] = (s->flag[i] & DONE) != 0;
     }
     for (int64_t h = 0; h < P; h++) {
         double f = 0.0;
@@ -1240,6 +1358,7 @@ static PyObject *simulate(PyObject *self, PyObject *args) {
     s.op_first = (const int64_t *)b[B_PTR].view.buf;
     s.kind = (const int8_t *)b[B_KIND].view.buf;
     s.size = (const double *)b[B_SIZE].view.buf;
+    s.peer = (const int32_t *)b[B_PEER].view.buf;
     s.tag = (const char *)b[B_TAG].view.buf;
     s.tag_wide = b[B_TAG].view.itemsize == 8;
     s.cpu = n_cpu > 1 ? (const int32_t *)b[B_CPU].view.buf : NULL;
