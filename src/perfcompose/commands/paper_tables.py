@@ -1,7 +1,7 @@
 """``paper table1`` ... ``table7``: the composition paper's (000) tables measured on this machine."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,13 +98,6 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
         print_table1_rest()
 
 
-# the options every validation table shares
-_QUICK = typer.Option(False, "--quick", help="9 sizes x 5 rounds (minutes on 2 cores).")
-_TABLE_JSON = records_json()
-_RESTART = restart_option()
-_HTML = html_option()
-
-
 def _paper_validation(table: str, quick: bool, json_out: Path | None, restart: bool,
                       html: Path | None = None) -> Any:
     configs = paper_configurations(table)
@@ -123,20 +116,21 @@ def _paper_validation(table: str, quick: bool, json_out: Path | None, restart: b
     return result
 
 
-@user_errors
-def paper_table2(quick: bool = _QUICK,
-                 json_out: Path | None = _TABLE_JSON,
-                 restart: bool = _RESTART,
-                 html: Path | None = _HTML) -> None:
-    _paper_validation("table2", quick, json_out, restart, html)
+def _validation_table(table: str, then: Callable[[Any], None] = lambda result: None) -> Callable[..., None]:
+    """The command of one validation table (2, 4, 6 or 7): every one takes the same options,
+    measures and prints its table, then prints what ``then`` finds in the result."""
+
+    @user_errors
+    def command(quick: bool = typer.Option(False, "--quick", help="9 sizes x 5 rounds (minutes on 2 cores)."),
+                json_out: Path | None = records_json(),
+                restart: bool = restart_option(),
+                html: Path | None = html_option()) -> None:
+        then(_paper_validation(table, quick, json_out, restart, html))
+
+    return command
 
 
-@user_errors
-def paper_table7(quick: bool = _QUICK,
-                 json_out: Path | None = _TABLE_JSON,
-                 restart: bool = _RESTART,
-                 html: Path | None = _HTML) -> None:
-    result = _paper_validation("table7", quick, json_out, restart, html)
+def _print_relation_iv(result: Any) -> None:
     for r in relation_iv(result.comparisons):
         console.print(f"relation (iv) {r.pooled} / {r.pipe}: median time ratio {r.ratio:.2f} "
                       f"({'holds' if r.holds else 'does not hold'})")
@@ -150,19 +144,7 @@ def _print_spreads(result: Any, groups: Iterable[Sequence[str]]) -> None:
             console.print(f"{' ~ '.join(s.group)}: leading coefficients within {s.percent:.1f} %")
 
 
-@user_errors
-def paper_table4(quick: bool = _QUICK,
-                 json_out: Path | None = _TABLE_JSON,
-                 restart: bool = _RESTART,
-                 html: Path | None = _HTML) -> None:
-    result = _paper_validation("table4", quick, json_out, restart, html)
-    _print_spreads(result, [[c for c, _ in PAPER_TABLE4]])
-
-
-@user_errors
-def paper_table6(quick: bool = _QUICK,
-                 json_out: Path | None = _TABLE_JSON,
-                 restart: bool = _RESTART,
-                 html: Path | None = _HTML) -> None:
-    result = _paper_validation("table6", quick, json_out, restart, html)
-    _print_spreads(result, LAYERING_GROUPS)
+paper_table2 = _validation_table("table2")
+paper_table7 = _validation_table("table7", _print_relation_iv)
+paper_table4 = _validation_table("table4", lambda result: _print_spreads(result, [[c for c, _ in PAPER_TABLE4]]))
+paper_table6 = _validation_table("table6", lambda result: _print_spreads(result, LAYERING_GROUPS))
