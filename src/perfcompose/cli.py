@@ -26,7 +26,7 @@ PAPER = (
     Entry("calotoiu", "003 (SC19 workshop) Tables I-IV [us], modular models composed again from its Table I, "
           "beside 000's.", _C + "paper:calotoiu"),
     Entry("vangemund", "Paper 004's case studies: MATMUL, ADI, GAUSS and PSRS in their design alternatives, run "
-          "here\non 1 and 2 processes, predicted by their generated PAMELA models.", _C + "pamela:vangemund"),
+          "here\non 1 and 2 processes, predicted by their generated PAMELA models.", _C + "pamela_vangemund:vangemund"),
     Entry("latency", "The latency operators of seq, pipe and tpool against the executor's per-element stamps, "
           "on\nthe reference tasks: predicted from the tasks measured alone in the same round.",
           _C + "paper:latency"),
@@ -42,6 +42,36 @@ PAPER = (
           _C + "paper_tables:paper_table6"),
     Entry("lobachev", "001 (Lobachev, Loogen): every case study's estimates, the paper's beside perfcompose's.",
           _C + "paper:lobachev"),
+)
+
+LOGGP = (
+    Entry("convert", "Write a LogGP program in another form: the compact .npz that large programs read fast,\n"
+          "JSON, or a GOAL schedule.", _C + "loggp_convert:convert"),
+    Entry("calibrate", "Measure L, o, g, G on two local MPI ranks (mpi4py), Netgauge-style; write a parameter file.",
+          _C + "loggp_calibrate:calibrate"),
+    Entry("simulate", "Simulate a program of computation and communication steps under LogGP (paper 002).",
+          _C + "loggp_simulate:simulate"),
+    Entry("gauss", "Section 5: blocked Gaussian elimination, predicted per block size and layout (and, with\n"
+          "--measure, measured).", _C + "loggp_gauss:gauss"),
+)
+
+PAMELA = (
+    Entry("compile", "Print the simplified cost model T_<process> (as PAMELA text).",
+          _C + "pamela_compile:compile_cmd"),
+    Entry("eval", "Evaluate T, phi, omega and delta of a process at the given parameter values; a range\n"
+          "(P=1:1000, N=1e3:1e6:1e3) or list (P=1,2,4) evaluates T on the whole grid of points.",
+          _C + "pamela_eval:eval_cmd"),
+    Entry("simulate", "Simulate the model and print the symbolic bound next to the simulated time.",
+          _C + "pamela_compile:simulate_cmd"),
+    Entry("generate", "Generate the PAMELA model of a data-parallel program (the Modeling Engine).",
+          _C + "pamela_generate:generate_cmd"),
+)
+
+SKELETON = (
+    Entry("forecast", "Forecast T(n,p) = T(n)/p + Ā(n,p): each part by its own method, a measured target left out.",
+          _C + "skeleton_forecast:forecast"),
+    Entry("quality", "Penalty Ā(n,p) and Karp-Flatt serial fraction f(n,p) per p: constant is good, growing is not.",
+          _C + "skeleton_quality:quality"),
 )
 
 COMMANDS = (
@@ -70,10 +100,11 @@ COMMANDS = (
     Entry("demo", "Measure nop, inc and qsort, fit them, compose the paper's Table-2 programs, plot, and write "
           "the report.", _C + "demo:demo"),
     Entry("pamela", "PAMELA process models compiled to symbolic cost models, evaluated and simulated.",
-          _C + "pamela:app"),
-    Entry("loggp", "LogGP simulation of communication steps and programs; calibration from MPI.", _C + "loggp:app"),
+          entries=PAMELA),
+    Entry("loggp", "LogGP simulation of communication steps and programs; calibration from MPI.",
+          entries=LOGGP),
     Entry("skeleton", "Skeleton-based estimation: forecast T(n,p) in n and p, penalty and serial fraction.",
-          _C + "skeleton:app"),
+          entries=SKELETON),
     Entry("paper", "Reproduce the papers' tables on this machine.", entries=PAPER),
 )
 

@@ -3,24 +3,29 @@ and layout with the standard and the worst-case algorithm, and with ``--measure`
 local MPI ranks (Figures 6-9)."""
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from perfcompose.commands.common import Table, console, html_option, json_option, progress, user_errors, write_json
+from perfcompose.commands.reports import tables_html
 from perfcompose.errors import InputError
+from perfcompose.limits import check_memory, check_steps
+from perfcompose.loggp.gauss import BLOCK_SIZES, LAYOUTS, OPS, best, run_gauss_study, time_operations
+from perfcompose.loggp.gauss_mpi import measure as run_measure
 from perfcompose.loggp.options import LogGPOptions
+from perfcompose.loggp.params import DEV_MACHINE, MEIKO_CS2, read_params
 from perfcompose.option_fields import cli_option
+from perfcompose.report.loggp import plot_gauss, plot_operations
 
 __all__ = ["gauss"]
 
 
 def _block_sizes(blocks: str | None, n: int) -> list[int]:
     """The block sizes asked for (each dividing n), or the paper's that divide n."""
-    from perfcompose.limits import check_memory, check_steps
-    from perfcompose.loggp.gauss import BLOCK_SIZES
-
     if blocks:
         try:
             sizes = [int(b) for b in blocks.split(",")]
@@ -42,8 +47,6 @@ def _block_sizes(blocks: str | None, n: int) -> list[int]:
 def _network(params_file: Path | None, paper_network: bool,
              overrides: dict[str, float | None]) -> tuple[Any, str]:
     """The network's parameters in us, and where they come from."""
-    from perfcompose.loggp.params import DEV_MACHINE, MEIKO_CS2, read_params
-
     if params_file is not None and paper_network:
         raise InputError("give --params or --paper-network, not both")
     base = read_params(params_file) if params_file else (MEIKO_CS2 if paper_network else DEV_MACHINE)
@@ -56,8 +59,6 @@ def _network(params_file: Path | None, paper_network: bool,
 
 def _processors(p: int | None, measure: bool, ranks: int | None) -> int:
     """The processors predicted: --p (default 8), or the ranks measured."""
-    import os
-
     if measure:
         measured_ranks = ranks or os.cpu_count() or 2
         if p is not None and p != measured_ranks:
@@ -71,9 +72,6 @@ def _processors(p: int | None, measure: bool, ranks: int | None) -> int:
 
 def _measure(n: int, p: int, sizes: list[int], reps: int, mpiexec: str | None) -> tuple[dict[Any, Any], str]:
     """The elimination run for real: per (block, layout) its measured record, and the MPI library."""
-    from perfcompose.loggp.gauss import LAYOUTS
-    from perfcompose.loggp.gauss_mpi import measure as run_measure
-
     with progress() as bar:
         task = bar.add_task(f"running it on {p} MPI ranks", total=len(sizes) * len(LAYOUTS))
         record = run_measure(n, sizes, layouts=LAYOUTS, reps=reps, ranks=p, mpiexec=mpiexec,
@@ -84,8 +82,6 @@ def _measure(n: int, p: int, sizes: list[int], reps: int, mpiexec: str | None) -
 def _tables(ops: Any, rows: Any, sizes: list[int], n: int, p: int, params: Any,
             source: str) -> tuple[Any, Any, list[str]]:
     """Figure 6's operation times and the predictions, printed; and the faster layout per block."""
-    from perfcompose.loggp.gauss import OPS
-
     t6 = Table(title="Basic operations measured here (Figure 6) [us]", title_justify="left")
     t6.add_column("block", justify="right")
     for op in OPS:
@@ -113,8 +109,6 @@ def _tables(ops: Any, rows: Any, sizes: list[int], n: int, p: int, params: Any,
 
 
 def _print_best(rows: Any) -> None:
-    from perfcompose.loggp.gauss import LAYOUTS, best
-
     for which in ("standard", "worst"):
         b = best(rows, which)
         for layout in LAYOUTS:
@@ -170,23 +164,17 @@ def _print_measured(rows: Any, measured: dict[Any, Any], p: int, library: str, r
 def _plots(rows: Any, ops: Any, measured: dict[Any, Any], n: int, p: int, plot: Path | None,
            plot_ops: Path | None) -> None:
     if plot is not None:
-        from perfcompose.report.loggp import plot_gauss
-
         plot_gauss(rows, plot, title=f"Blocked Gaussian elimination, N = {n}, P = {p} "
                                      f"({'predicted and measured' if measured else 'predicted'})",
                    measured={k: v["total"] for k, v in measured.items()} or None)
         console.print(f"plot written to {plot}")
     if plot_ops is not None:
-        from perfcompose.report.loggp import plot_operations
-
         plot_operations(ops, plot_ops, title="Basic operations measured here (Figure 6)")
         console.print(f"plot of the basic operations written to {plot_ops}")
 
 
 def _write_json(path: Path, n: int, p: int, params: Any, source: str, ops: Any, rows: Any,
                 measured: dict[Any, Any]) -> None:
-    from perfcompose.loggp.gauss import OPS
-
     record = {"n": n, "p": p, "params": {"L": params.L, "o": params.o, "g": params.g, "G": params.G,
                                          "unit": "us", "source": source},
               "op_times_us": {op: {str(b): v for b, v in ops[op].items()} for op in OPS},
@@ -198,10 +186,6 @@ def _write_json(path: Path, n: int, p: int, params: Any, source: str, ops: Any, 
 
 def _write_html(path: Path, n: int, p: int, params: Any, source: str, rows: Any, tables: list[Any],
                 winners: list[str]) -> None:
-    from perfcompose.commands.reports import tables_html
-    from perfcompose.loggp.gauss import best
-    from perfcompose.report.loggp import plot_gauss
-
     top = {which: best(rows, which) for which in ("standard", "worst")}
     title = f"Blocked Gaussian elimination, N = {n}, P = {p} (predicted)"
     tables_html(path, title, "LogGP study", tables,
@@ -216,10 +200,6 @@ def _write_html(path: Path, n: int, p: int, params: Any, source: str, rows: Any,
 
 def _predict(n: int, p: int, sizes: list[int], params: Any, reps: int, seed: int) -> tuple[Any, Any, float, float]:
     """Op1-Op4 timed here, and both predictions per block size and layout; the seconds each took."""
-    import time
-
-    from perfcompose.loggp.gauss import LAYOUTS, OPS, run_gauss_study, time_operations
-
     start = time.perf_counter()
     with progress() as bar:
         task = bar.add_task("timing Op1-Op4", total=len(OPS) * len(sizes))
@@ -259,8 +239,6 @@ def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
           plot_ops: Path | None = typer.Option(None, "--plot-ops", help="Plot the basic operations' times "
                                                   "per block size (Figure 6) to this PNG."),
           ) -> None:
-    """Section 5: blocked Gaussian elimination, predicted per block size and layout (and, with
-    --measure, measured)."""
     p = _processors(p, measure, ranks)
     sizes = _block_sizes(blocks, n)
     params, source = _network(params_file, paper_network, {"L": L, "o": o, "g": g, "G": G})

@@ -239,9 +239,7 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
                                                        "(its makespan as a model of the program's "
                                                        "parameters)."),
              ) -> None:
-    """Simulate a program of computation and communication steps under LogGP (paper 002).
-
-    Durations and message sizes may be expressions such as "8*x"; --at x=1000 fixes them.
+    """Durations and message sizes may be expressions such as "8*x"; --at x=1000 fixes them.
     In LogGOPSim's semantics messages above S bytes (default 65535, as in LogGOPSim) use a
     rendezvous: the send completes when the receiver matches it.
     """

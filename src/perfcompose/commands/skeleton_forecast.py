@@ -1,12 +1,14 @@
-"""``perfcompose skeleton``: forecasts of T(n,p) for algorithmic skeletons (paper 001)."""
+"""``perfcompose skeleton forecast``: T(n,p) of an algorithmic skeleton forecast from a runtime table
+(paper 001), with its jackknife+ interval, hold-out errors, plot and HTML page."""
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
+from perfcompose.assignments import parse_point
 from perfcompose.choices import Direction, ForecastMethod, SkeletonKind, Strategy
 from perfcompose.commands.common import (
     Table,
@@ -18,20 +20,16 @@ from perfcompose.commands.common import (
     user_errors,
     write_json,
 )
-from perfcompose.errors import InputError
+from perfcompose.commands.reports import tables_html
+from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.option_fields import cli_option
+from perfcompose.report.forecast import plot_estimate
+from perfcompose.skeleton import Estimate, Skeleton, SkeletonSource, estimate, read_table
+from perfcompose.skeleton.window import Window
 from perfcompose.skeleton_options import ForecastOptions, MethodChoice, SkeletonShape
-
-if TYPE_CHECKING:
-    from perfcompose.skeleton import Estimate, Skeleton
-
-#: the group's help is its entry's in perfcompose.cli
-app = typer.Typer(no_args_is_help=True)
 
 
 def _parse_at(text: str) -> tuple[float, int]:
-    from perfcompose.assignments import parse_point
-
     values = parse_point(text, option="--at", positive=True)
     if set(values) != {"n", "p"}:
         raise InputError(f"--at {text!r} needs both n and p, and nothing else", hint="for example --at n=120,p=7")
@@ -41,12 +39,9 @@ def _parse_at(text: str) -> tuple[float, int]:
 
 
 def _skeleton(kind: str, r: int, d: int, k: int) -> Skeleton:
-    from perfcompose.skeleton import Skeleton
-
     return Skeleton(kind, r=r, d=d, k=k)
 
 
-@app.command()
 @user_errors
 def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
                                                help="Runtimes: n,p,time rows, or n,seq,1,2,... columns."),
@@ -72,10 +67,6 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
              json_out: Path | None = json_option("the forecast and the model record that recomputes it"),
              html: Path | None = html_option(),
              ) -> None:
-    """Forecast T(n,p) = T(n)/p + Ā(n,p): each part by its own method, a measured target left out."""
-    from perfcompose.skeleton import SkeletonSource, estimate, read_table
-    from perfcompose.skeleton.window import Window
-
     n, p = _parse_at(at)
     table = read_table(table_file)
     window = Window.parse(train) if train is not None else None
@@ -99,8 +90,6 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
     if json_out:
         write_json(json_out, {**source.forecast_record(est), "interval": bounds}, "forecast")
     if plot and not no_plot:
-        from perfcompose.report.forecast import plot_estimate
-
         plot_estimate(table, est, plot, bounds)
         console.print(f"plot written to {plot}")
     if html:
@@ -111,8 +100,6 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
 def _interval(source: Any, n: float, p: int) -> tuple[float, float] | None:
     """The 90 % jackknife+ interval of the forecast at (n, p), or None where the table's columns
     cannot be left out and forecast (see perfcompose.skeleton.jackknife)."""
-    from perfcompose.errors import PerfcomposeError
-
     try:
         bounds = source.model(interval=True).interval(n=n, p=p)
     except PerfcomposeError:
@@ -153,9 +140,6 @@ def _holdout_tables(est: Estimate) -> list[Table]:
 
 def _forecast_html(html: Path, title: str, table: Any, est: Estimate, shown: list[Table], ref: str,
                    bounds: tuple[float, float] | None) -> None:
-    from perfcompose.commands.reports import tables_html
-    from perfcompose.report.forecast import plot_estimate
-
     measured = ([("measured (left out of every fit)", f"{est.measured:.6g} s, forecast error "
                   f"{100 * (est.error or 0):+.3g} %")] if est.measured is not None else [])
     interval = [] if bounds is None else [("90 % jackknife+ interval", f"{bounds[0]:.4g} .. {bounds[1]:.4g} s")]
@@ -169,27 +153,3 @@ def _forecast_html(html: Path, title: str, table: Any, est: Estimate, shown: lis
 def _nearest(part: Any) -> float:
     x = sorted(part.x, key=lambda v: abs(v - part.at))
     return x[0] if x else math.nan
-
-
-@app.command()
-@user_errors
-def quality(table_file: Path = typer.Argument(..., metavar="TABLE.csv", help="Runtimes (see forecast)."),
-            json_out: Path | None = json_option("the rows"),
-            ) -> None:
-    """Penalty Ā(n,p) and Karp-Flatt serial fraction f(n,p) per p: constant is good, growing is not."""
-    from perfcompose.skeleton import quality as quality_rows
-    from perfcompose.skeleton import read_table
-
-    table = read_table(table_file)
-    rows = quality_rows(table)
-    ref = "T(n)" if table.absolute else "T(n, 1)"
-    for n in sorted({r.n for r in rows}):
-        t = Table(title=f"n = {n:g} (reference {ref} = {table.sequential(n):.6g} s)", title_justify="left")
-        for col in ("p", "T(n,p) [s]", "speedup", "Ā(n,p) [s]", "f(n,p)"):
-            t.add_column(col, justify="right")
-        for r in (r for r in rows if r.n == n):
-            t.add_row(str(r.p), fmt(r.time, ".6g"), fmt(r.speedup, ".3f"), fmt(r.penalty, ".4g"),
-                      fmt(r.serial_fraction, ".4g"))
-        console.print(t)
-    if json_out:
-        write_json(json_out, [r.__dict__ for r in rows], "rows")

@@ -1,0 +1,37 @@
+"""``perfcompose loggp calibrate``: the LogGP parameters measured on two local MPI ranks."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from perfcompose.commands.common import Table, console, progress, user_errors
+from perfcompose.loggp.calibrate import calibrate as run_calibration
+
+
+@user_errors
+def calibrate(out: Path = typer.Option(Path("loggp_params.json"), "--out", help="Parameter file to write."),
+              reps: int = typer.Option(15, "--reps", min=3, help="Repetitions (each parameter is their median)."),
+              train: int = typer.Option(16, "--train", min=2, help="Messages per train."),
+              sizes: str | None = typer.Option(None, "--sizes", help="Message sizes in bytes, comma separated "
+                                                  "(default 1 B to 1 MiB)."),
+              raw: Path | None = typer.Option(None, "--raw", help="Also keep the raw figures (JSON) here."),
+              mpiexec: str | None = typer.Option(None, "--mpiexec", help="mpiexec to use (default: the one "
+                                                    "next to this Python, else on PATH)."),
+              ) -> None:
+    with progress() as bar:
+        task = bar.add_task("MPI probe on 2 ranks", total=reps)
+        cal = run_calibration(out, reps=reps, train=train, sizes=sizes, mpiexec=mpiexec, raw_out=raw,
+                              progress=lambda k, n: bar.update(task, completed=k, total=n))
+    table = Table(title=f"LogGP parameters of {cal.raw_summary['library']} via mpi4py, 2 local ranks, "
+                        f"{cal.raw_summary['repetitions']} repetitions [us]", title_justify="left")
+    for col in ("parameter", "median", "quartiles", "min .. max"):
+        table.add_column(col, justify="right")
+    for k in ("L", "o", "g", "G"):
+        s = cal.spread[k]
+        table.add_row(k + (" (per byte)" if k == "G" else ""), f"{s['median']:.4g}", f"{s['q1']:.4g} .. {s['q3']:.4g}",
+                      f"{s['min']:.4g} .. {s['max']:.4g}")
+    console.print(table)
+    for line in cal.raw_summary["table"]:
+        console.print(line, highlight=False)
+    console.print(f"bandwidth 1/G = {1 / cal.params.G / 1e3:.3g} GB/s; parameters written to {out}")

@@ -1,0 +1,40 @@
+"""``perfcompose loggp convert``: a LogGP program written in another form (.npz, JSON, GOAL)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from perfcompose.commands.common import err_console, user_errors
+from perfcompose.commands.loggp_inputs import at_point
+from perfcompose.errors import InputError
+from perfcompose.loggp.goal import program_to_goal, write_goal
+from perfcompose.loggp.npzfile import is_npz, read_program_npz, write_program_npz
+from perfcompose.loggp.program import program_to_json
+from perfcompose.loggp.template import read_template
+
+
+@user_errors
+def convert(source: Path = typer.Argument(..., help="Program JSON (or .npz)."),
+            target: Path = typer.Argument(..., help="Where to write it: .npz (compact, fast to read), .json, "
+                                                    "or .goal (LogGOPSim's text)."),
+            at: list[str] | None = typer.Option(None, "--at", help="NAME=VALUE for a program with expressions."),
+            time_scale: float = typer.Option(1.0, "--time-scale", help="For .goal: multiply times by this "
+                                             "(GOAL holds integers)."),
+            ) -> None:
+    if target.suffix not in (".npz", ".json", ".goal"):
+        raise InputError(f"cannot tell the form of {target.name} from its suffix",
+                         hint="name the target .npz, .json or .goal")
+    if is_npz(source):
+        prog = read_program_npz(source)
+    else:
+        template = read_template(source)
+        prog = template.instantiate(at_point(template, at, source))
+    if target.suffix == ".npz":
+        write_program_npz(prog, target)
+    elif target.suffix == ".json":
+        target.write_text(json.dumps(program_to_json(prog)) + "\n")
+    else:
+        write_goal(program_to_goal(prog), target, time_scale=time_scale)
+    err_console.print(f"{prog.P} processors, {len(prog.steps)} steps written to {target}")

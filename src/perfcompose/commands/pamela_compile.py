@@ -1,0 +1,71 @@
+"""``perfcompose pamela compile`` and ``simulate``: a PAMELA model compiled to its symbolic cost
+model, printed, or evaluated beside a simulation of the model."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from perfcompose.assignments import parse_assignments
+from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
+from perfcompose.commands.pamela_options import MODEL, PAPER_PHI, PROCESS, VALUES
+from perfcompose.errors import evaluating, finite_result
+from perfcompose.pamela.costmodel import compile_file, model_record
+
+
+@user_errors
+def compile_cmd(model: Path = MODEL,
+                everything: bool = typer.Option(False, "--all", help="Print phi, delta and omega as well as T."),
+                process: str = PROCESS, paper_phi: bool = PAPER_PHI,
+                json_out: Path | None = json_option("T_<process> as a model record (a component: -c "
+                                                    "NAME=FILE.json)")) -> None:
+    cm = compile_file(model, paper_phi=paper_phi)
+    if json_out is not None:
+        record = model_record(model.read_text(), model, process, paper_phi=paper_phi)
+        write_json(json_out, record, "model record", indent=2)
+    console.print(cm.text(process, everything), highlight=False, soft_wrap=True)
+    if not cm.closed(process):
+        console.print("% no closed form for every part: the sums and maxima left evaluate exactly "
+                      "once the parameters are bound", style="dim", highlight=False)
+
+
+@user_errors
+def simulate_cmd(model: Path = MODEL, assignments: list[str] | None = VALUES,
+                 distribution: str = typer.Option("deterministic", "--distribution", "-d",
+                                                  help="deterministic, exponential-service (use() times "
+                                                       "exponential) or exponential (delays too)."),
+                 seed: int = typer.Option(0, "--seed", help="Seed of the random times."),
+                 as_json: Path | None = json_option("the bound, the simulated time and the MVA"),
+                 process: str = PROCESS, paper_phi: bool = PAPER_PHI) -> None:
+    values = parse_assignments(assignments)
+    cm = compile_file(model, paper_phi=paper_phi)
+    where = ", ".join(f"{k}={v:g}" for k, v in values.items()) or "no parameters"
+    with evaluating(where):
+        bound = cm.evaluate(values, process).T
+    finite_result({f"T_{process}": bound}, where)
+    sim = cm.simulate(values, process, distribution=distribution, seed=seed)
+    error = (sim.time - bound) / sim.time if sim.time else 0.0
+    mva = cm.mva(values, process)
+    if as_json is not None:
+        write_json(as_json, {f"T_{process}": bound, "simulated": sim.time, "relative_error": error,
+                             "mva": mva, "mva_error": None if mva is None or not sim.time
+                             else (sim.time - mva) / sim.time,
+                             "distribution": distribution, "seed": seed, "uses": sim.uses,
+                             "wall_s": sim.wall}, "result", indent=2)
+    console.print(f"{model.name}: {process} at " + (", ".join(f"{k}={v:g}" for k, v in values.items()) or
+                                                     "no parameters") + f" ({distribution}, seed {seed})",
+                  highlight=False)
+    table = Table()
+    cols = ["bound T", "simulated", "error"] + (["MVA", "MVA error"] if mva is not None else []) + \
+        ["services", "simulation s"]
+    for col in cols:
+        table.add_column(col, justify="right")
+    extra = [fmt(mva, ".10g"), f"{(sim.time - mva) / sim.time * 100:.3f} %"] if mva is not None else []
+    table.add_row(fmt(bound, ".10g"), fmt(sim.time, ".10g"), f"{error * 100:.3f} %", *extra, f"{sim.uses:,}",
+                  f"{sim.wall:.3f}")
+    console.print(table)
+    if mva is not None:
+        console.print("MVA: mean value analysis of the closed network (exact in the steady state with "
+                      "exponential service).", style="dim", highlight=False)
+    console.print("error = (simulated - bound) / simulated; the bound is a lower bound on the time.",
+                  style="dim", highlight=False)

@@ -1,0 +1,117 @@
+"""``perfcompose pamela eval``: a PAMELA model evaluated at a point or on a grid of points; a grid
+needs no symbolic algebra where the model is a numeric form or compiled before."""
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from pathlib import Path
+
+from perfcompose.assignments import parse_assignments
+from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
+from perfcompose.commands.pamela_options import MODEL, PAPER_PHI, PROCESS, VALUES
+from perfcompose.errors import InputError, evaluating, finite_result
+from perfcompose.pamela.points import check_names, evaluate_point, grid_function
+
+_RANGE = re.compile(r"\s*(-?[0-9.eE+-]+)\s*:\s*(-?[0-9.eE+-]+)\s*(?::\s*(-?[0-9.eE+-]+)\s*)?")
+
+
+def parse_grid(items: list[str] | None) -> dict[str, tuple[float, ...]]:
+    """``["P=1:1000", "N=1e6"]`` -> values per parameter: ``a:b`` is every integer from a to b,
+    ``a:b:s`` every s-th, ``a,b,c`` a list, a number a single point."""
+    grid: dict[str, tuple[float, ...]] = {}
+    plain: list[str] = []
+    for item in items or []:
+        name, eq, text = item.partition("=")
+        m = _RANGE.fullmatch(text) if eq else None
+        if m is None and eq and "," in text:
+            values: list[float] = []
+            for part in text.split(","):
+                values.extend(parse_assignments([f"{name}={part}"]).values())
+            grid[name.strip()] = tuple(values)
+            continue
+        if m is None:
+            plain.append(item)
+            continue
+        try:
+            lo, hi = float(m.group(1)), float(m.group(2))
+            step = float(m.group(3)) if m.group(3) else 1.0
+        except ValueError:
+            raise InputError(f"'{text}' in '{item}' is not a range", hint="write NAME=FIRST:LAST[:STEP], "
+                             "e.g. P=1:1000") from None
+        if step <= 0 or hi < lo or (hi - lo) / step > 10_000_000:
+            raise InputError(f"'{text}' in '{item}' is not a range from FIRST up to LAST with a positive step "
+                             "(at most 10^7 points)", hint="e.g. P=1:1000 or N=1e3:1e6:1e3")
+        count = int(math.floor((hi - lo) / step + 1e-9)) + 1
+        grid[name.strip()] = tuple(lo + k * step for k in range(count))
+    for name, value in parse_assignments(plain).items():
+        if name in grid:
+            raise InputError(f"{name} is given twice", hint="give each parameter once")
+        grid[name] = (value,)
+    return grid
+
+
+@user_errors
+def eval_cmd(model: Path = MODEL, assignments: list[str] | None = VALUES,
+             as_json: Path | None = json_option("{T_, phi_, omega_, delta_} (on a grid: the points and T_ at each)"),
+             process: str = PROCESS, paper_phi: bool = PAPER_PHI) -> None:
+    grid = parse_grid(assignments)
+    if any(len(v) > 1 for v in grid.values()):
+        _eval_grid(model, grid, process, paper_phi, as_json)
+        return
+    values = {k: v[0] for k, v in grid.items()}
+    where = ", ".join(f"{k}={v:g}" for k, v in values.items()) or "no parameters"
+    with evaluating(where):
+        result = evaluate_point(model, values, process, paper_phi)
+    finite_result({f"T_{process}": result.T, f"phi_{process}": result.phi, f"omega_{process}": result.omega}, where)
+    if as_json is not None:
+        write_json(as_json, result.as_json(), "result", indent=2)
+    console.print(f"{model.name}: {process} at {where}", highlight=False)
+    table = Table()
+    table.add_column("equation")
+    table.add_column("value", justify="right")
+    for quantity in ("T", "phi", "omega"):
+        table.add_row(f"{quantity}_{process}", fmt(getattr(result, quantity), ".10g"))
+    loads = sorted(result.delta.items())
+    shown = ", ".join(f"{k}: {v:.6g}" for k, v in loads[:8]) + (f", ... ({len(loads)} resources)"
+                                                                 if len(loads) > 8 else "")
+    table.add_row(f"delta_{process}", "{" + shown + "}")
+    console.print(table)
+
+
+#: grids of more points than this print as plain aligned columns, not a drawn table
+PLAIN_ROWS = 100
+
+
+def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, paper_phi: bool,
+               as_json: Path | None) -> None:
+    """T of the process at every point of the grid, with one compilation (none where the model
+    is a numeric form, or compiled before and kept)."""
+    parameters, needed, fn = grid_function(model, process, paper_phi)
+    check_names(model, parameters, grid, needed)
+    names = [p for p in parameters if p in grid]
+    points = list(itertools.product(*(grid[n] for n in names)))
+    slots = [names.index(p) if p in grid else None for p in parameters]
+    with evaluating("a point of the grid"):
+        # a parameter T does not use needs no value: it is NaN in the plain function
+        results = [float(fn(*(math.nan if k is None else pt[k] for k in slots))) for pt in points]
+    for pt, value in zip(points, results):
+        finite_result({f"T_{process}": value}, ", ".join(f"{n}={v:g}" for n, v in zip(names, pt)))
+    if as_json is not None:
+        write_json(as_json, {"parameters": names, "points": [list(pt) for pt in points], f"T_{process}": results},
+                   "grid", indent=2)
+    title = f"{model.name}: T_{process} at {len(points):,} points"
+    header = [*names, f"T_{process}"]
+    rows = [[*(f"{v:g}" for v in pt), fmt(value, ".10g")] for pt, value in zip(points, results)]
+    if len(rows) > PLAIN_ROWS:
+        # plain aligned columns: drawing a rich table of thousands of rows costs more than the grid
+        widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
+        console.file.write(title + "\n" + "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths))
+                                                    for r in [header, *rows]) + "\n")
+        return
+    table = Table(title=title)
+    for col in header:
+        table.add_column(col, justify="right")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)

@@ -1,0 +1,64 @@
+"""``perfcompose paper vangemund``: paper 004's case studies run here and predicted by their
+generated PAMELA models."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from perfcompose.choices import Clock
+from perfcompose.commands.common import Table, console, json_option, user_errors, write_json
+from perfcompose.pamela.vangemund import run_vangemund_study
+
+
+@user_errors
+def vangemund(quick: bool = typer.Option(False, "--quick", help="Tiny sizes, one run each, a short "
+                                         "calibration: checks that everything runs, not the figures."),
+              out: Path = typer.Option(Path("vangemund"), "--out", "-o", help="Folder for the machine model "
+                                       "and the generated models."),
+              machine: Path | None = typer.Option(None, "--machine", "-m", help="Use this machine model "
+                                                     "instead of calibrating one."),
+              reps: int = typer.Option(5, "--reps", min=1, help="Timed runs per configuration (the least counts)."),
+              clock: Clock = typer.Option("wall", "--clock", help="wall: elapsed time between barriers; cpu: "
+                                          "processor time of the busiest worker (not inflated by other work "
+                                          "on shared cores, but without waiting for messages)."),
+              as_json: Path | None = json_option("the rows and cases")) -> None:
+    with console.status("") as status:
+        result = run_vangemund_study(out, quick=quick, reps=reps, machine=machine, clock=clock,
+                           progress=lambda text: status.update(text))
+    if as_json is not None:
+        write_json(as_json, {
+            "rows": [{"study": r.study, "alternative": r.alternative, "N": r.N, "P": r.P,
+                      "predicted_s": r.predicted, "measured_s": r.measured, "error": r.error,
+                      "spread": r.spread, "annotations": r.annotations, "eval_us": r.eval_us}
+                     for r in result.rows],
+            "cases": [{"study": c.study, "N": c.N, "P": c.P, "predicted_best": c.predicted_best,
+                       "measured_best": c.measured_best, "distinct": c.distinct, "agrees": c.agrees}
+                      for c in result.cases],
+            "mean_abs_error": result.mean_abs_error}, "rows and cases", indent=2)
+    best = {(c.study, c.N, c.P): c for c in result.cases}
+    table = Table(title="van Gemund, Symbolic Cost Estimation of Parallel Applications: the four test codes here")
+    for col, just in (("program", "left"), ("design alternative", "left"), ("N", "right"), ("P", "right"),
+                      ("predicted \\[s]", "right"), ("measured \\[s]", "right"), ("spread", "right"),
+                      ("error", "right"), ("best: predicted = measured", "left")):
+        table.add_column(col, justify=just)
+    for r in result.rows:
+        c = best[(r.study, r.N, r.P)]
+        mark = ""
+        if r.alternative == c.predicted_best:
+            mark = ("same program at this P" if not c.distinct else
+                    "yes" if c.agrees else f"no (measured: {c.measured_best})")
+        table.add_row(r.study, r.alternative, f"{r.N:,}", str(r.P), f"{r.predicted:.4g}", f"{r.measured:.4g}",
+                      f"{r.spread * 100:.0f} %", f"{r.error * 100:+.1f} %", mark)
+    console.print(table)
+    distinct = [c for c in result.cases if c.distinct]
+    agree = sum(c.agrees for c in distinct)
+    worst = max(abs(r.error) for r in result.rows)
+    console.print(f"average |error| {result.mean_abs_error * 100:.1f} % (max {worst * 100:.1f} %) over "
+                  f"{len(result.rows)} configurations; predicted best = measured best in {agree} of "
+                  f"{len(distinct)} cases (paper: < 15 %, all); models generated and compiled in "
+                  f"{result.generate_s:.2f} s; machine model {result.machine}", highlight=False)
+    console.print(f"error = (predicted - measured) / measured; measured ({clock} clock): the least of the runs "
+                  "(the alternatives in turn, each worker on its own core), spread: (max - min) / min; every run "
+                  "shares this computer's cores with whatever else runs.",
+                  style="dim", highlight=False)
