@@ -5,7 +5,7 @@ the package is in pyproject.toml."""
 from setuptools import Extension, setup
 
 _FLAGS = ["-O2", "-std=c99"]
-_BUFFERS = "src/perfcompose/loggp/_buffers.h"  # the array arguments, shared by the LogGP extensions
+_BUFFERS = "src/perfcompose/loggp/_buffers.h"  # array arguments and module definitions, shared by the LogGP extensions
 
 EXTENSIONS = [
     # LogGP's step simulators (paper 002: Figure 2 and section 4.2)
@@ -18,7 +18,7 @@ EXTENSIONS = [
     Extension("perfcompose.loggp._cgoal_text", ["src/perfcompose/loggp/_cgoal_text.c"], depends=[_BUFFERS],
               extra_compile_args=_FLAGS, optional=True),
     # the number arrays of JSON programs tokenized (json_arrays.py)
-    Extension("perfcompose.loggp._cjson_tokens", ["src/perfcompose/loggp/_cjson_tokens.c"],
+    Extension("perfcompose.loggp._cjson_tokens", ["src/perfcompose/loggp/_cjson_tokens.c"], depends=[_BUFFERS],
               extra_compile_args=_FLAGS, optional=True),
 ]
 

@@ -1,6 +1,7 @@
 /* What the C extensions of perfcompose.loggp share: NumPy arrays (or any C-contiguous buffer)
  * taken as typed pointers through the buffer protocol, checked for their item type and length,
- * so that no NumPy headers are needed to build them. Include after Python.h. */
+ * so that no NumPy headers are needed to build them; and the module of an extension with one
+ * function. Include after Python.h. */
 #ifndef PERFCOMPOSE_LOGGP_BUFFERS_H
 #define PERFCOMPOSE_LOGGP_BUFFERS_H
 
@@ -12,7 +13,7 @@ typedef struct {
 } Buf;
 
 /* kind: 'd' float64, 'q' int64, 'i' int32, '?' or 'b' bool or int8; at least n items */
-static int get_buf(PyObject *obj, Buf *b, char kind, Py_ssize_t n, int writable, const char *name) {
+static inline int get_buf(PyObject *obj, Buf *b, char kind, Py_ssize_t n, int writable, const char *name) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     Py_ssize_t itemsize = kind == 'd' || kind == 'q' ? 8 : kind == 'i' ? 4 : 1;
     if (PyObject_GetBuffer(obj, &b->view, flags) < 0) {
@@ -42,7 +43,7 @@ static int get_buf(PyObject *obj, Buf *b, char kind, Py_ssize_t n, int writable,
 }
 
 /* release the buffers of bufs[0..n) that are held */
-static void release(Buf *bufs, int n) {
+static inline void release(Buf *bufs, int n) {
     for (int i = 0; i < n; i++) {
         if (bufs[i].held) {
             PyBuffer_Release(&bufs[i].view);
@@ -50,6 +51,17 @@ static void release(Buf *bufs, int n) {
         }
     }
 }
+
+/* The module `mod` (PyInit_<mod>) whose one function is the C function `func` (taking a tuple of
+ * arguments), called by the same name in Python and documented by the string `func`_doc; `doc`
+ * is the module's docstring. */
+#define ONE_FUNCTION_MODULE(mod, func, doc)                                                                    \
+    static PyMethodDef methods[] = {                                                                           \
+        {#func, func, METH_VARARGS, func##_doc},                                                               \
+        {NULL, NULL, 0, NULL},                                                                                 \
+    };                                                                                                         \
+    static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, #mod, doc, -1, methods, NULL, NULL, NULL, NULL}; \
+    PyMODINIT_FUNC PyInit_##mod(void) { return PyModule_Create(&module); }
 
 #define F64(b) ((double *)(b).view.buf)
 #define I64(b) ((int64_t *)(b).view.buf)

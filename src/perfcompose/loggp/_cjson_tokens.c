@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_buffers.h"
+
 enum { K_NUM = 1, K_OPEN = 2, K_CLOSE = 3, K_COMMA = 4 };
 
 static int num_char(unsigned char c) {
@@ -147,14 +149,4 @@ static PyObject *tokenize(PyObject *self, PyObject *args) {
     return result;
 }
 
-static PyMethodDef methods[] = {
-    {"tokenize", tokenize, METH_VARARGS, tokenize_doc},
-    {NULL, NULL, 0, NULL},
-};
-
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_cjson_tokens", "The tokens of JSON number arrays, compiled (see json_arrays.py).", -1,
-    methods, NULL, NULL, NULL, NULL,
-};
-
-PyMODINIT_FUNC PyInit__cjson_tokens(void) { return PyModule_Create(&module); }
+ONE_FUNCTION_MODULE(_cjson_tokens, tokenize, "The tokens of JSON number arrays, compiled (see json_arrays.py).")
