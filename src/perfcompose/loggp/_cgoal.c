@@ -9,8 +9,26 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "_buffers.h"
+
+/* memory for a large table (4 MiB or more) in huge pages where the system gives them: the loop
+ * reads its tables at places far apart, and a table in 4 KiB pages costs a page walk nearly
+ * every read (about a quarter of the loop's time at 3 x 10^6 operations) */
+static void *big_alloc(size_t bytes) {
+    if (bytes < ((size_t)4 << 20)) {
+        return malloc(bytes);
+    }
+    void *p = NULL;
+    if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0) {
+        return NULL;
+    }
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return p;
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* the event queue: smallest time first, equal times by creation stamp. A binary heap holds the
@@ -1019,7 +1037,7 @@ static int64_t match_keys(Sim *s, const int32_t *rank) {
  * n + 1, counted in place), and each one's count of what it waits for */
 static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int32_t *ptr, int32_t **dep) {
     const int64_t n = s->n;
-    *dep = malloc((size_t)(m > 0 ? m : 1) * sizeof(int32_t));
+    *dep = big_alloc((size_t)(m > 0 ? m : 1) * sizeof(int32_t));
     if (!*dep) {
         return -1;
     }
@@ -1077,7 +1095,7 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m) {
     if (total >= INT32_MAX - 2) {
         return -1;
     }
-    s->extra = malloc((size_t)(total > 0 ? total : 1) * sizeof(int32_t));
+    s->extra = big_alloc((size_t)(total > 0 ? total : 1) * sizeof(int32_t));
     if (!s->extra) {
         return -1;
     }
@@ -1100,7 +1118,7 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m) {
 
 #define NEW(ptr, count, type)                                                        \
     do {                                                                             \
-        (ptr) = (type *)malloc((size_t)((count) > 0 ? (count) : 1) * sizeof(type)); \
+        (ptr) = (type *)big_alloc((size_t)((count) > 0 ? (count) : 1) * sizeof(type)); \
         if (!(ptr)) return -1;                                                       \
     } while (0)
 #define NEW_FILL(ptr, count, type, byte)                                             \

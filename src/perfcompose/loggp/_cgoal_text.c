@@ -137,8 +137,15 @@ static int tokens(const char *p, const char *end, Token *tok) {
     return n;
 }
 
-/* an operation line (its label, if any, read): 0, or -1 where it is not of the form read here */
-static int operation(const Token *t, int n, int64_t lab, int32_t line, State *st, Out *o) {
+/* the fields of an operation line */
+typedef struct {
+    int kind;
+    int64_t size, peer, tag, cpu, nic;
+} Fields;
+
+/* an operation line (its label, if any, read off) into f: 0, or -1 where it is not of the form
+ * read here */
+static int parse_operation(const Token *t, int n, const State *st, Fields *f) {
     int kind = is(&t[0], "send") ? 0 : is(&t[0], "recv") ? 1 : is(&t[0], "calc") ? 2 : -1;
     if (kind < 0 || n < 2) {
         return -1;
@@ -180,13 +187,23 @@ static int operation(const Token *t, int n, int64_t lab, int32_t line, State *st
     if (k != n || cpu < 0 || nic < 0 || cpu >= ((int64_t)1 << 31) || nic >= ((int64_t)1 << 31)) {
         return -1;
     }
+    *f = (Fields){kind, size, peer, tag, cpu, nic};
+    return 0;
+}
+
+/* an operation line (its label, if any, read): 0, or -1 where it is not of the form read here */
+static int operation(const Token *t, int n, int64_t lab, int32_t line, State *st, Out *o) {
+    Fields f;
+    if (parse_operation(t, n, st, &f) < 0) {
+        return -1;
+    }
     Py_ssize_t i = o->n_ops++;
-    o->kind[i] = (int8_t)kind;
-    o->size[i] = (double)size;
-    o->peer[i] = (int32_t)peer;
-    o->tag[i] = tag;
-    o->cpu[i] = (int32_t)cpu;
-    o->nic[i] = (int32_t)nic;
+    o->kind[i] = (int8_t)f.kind;
+    o->size[i] = (double)f.size;
+    o->peer[i] = (int32_t)f.peer;
+    o->tag[i] = f.tag;
+    o->cpu[i] = (int32_t)f.cpu;
+    o->nic[i] = (int32_t)f.nic;
     o->line[i] = line;
     o->block[i] = (int32_t)(st->blocks - 1);
     o->label[i] = (int32_t)lab;
@@ -311,8 +328,207 @@ done:
     return result;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* The schedule's own columns at once, for the form perfcompose writes: every rank's block once and
+ * in rank order, every operation labelled with its place in its block (l0, l1, ...), tags below
+ * 2^31. Dependencies become operation indices, ordered by the operation required (in the order of
+ * the text where two require the same one); no line, block or label columns are written, and cpu
+ * and nic only where they are not 0 (into zeroed columns). Anything else answers False: the
+ * reader of all columns (read_block) reads the text then. */
+
+typedef struct {
+    int8_t *kind;
+    double *size;
+    int32_t *peer, *tag, *cpu, *nic, *dep_a, *dep_b;
+    int8_t *dep_how;
+    int64_t *rank, *block_ops;
+    int64_t cap_ops, cap_deps, cap_ranks;
+    int64_t n_ops, n_deps, blocks, block_first, dep_first, last_rank, any_cpu, any_nic;
+} Lean;
+
+enum { NOT_LEAN = -3 };
+
+/* the end of a rank block: its dependencies as operation indices, stably by the one required */
+static int lean_close(Lean *o) {
+    int64_t nops = o->n_ops - o->block_first, d0 = o->dep_first, nd = o->n_deps - d0;
+    o->block_ops[o->blocks - 1] = nops;
+    if (nd == 0) {
+        return 0;
+    }
+    int32_t *cnt = calloc((size_t)nops + 1, sizeof(int32_t));
+    int32_t *ta = malloc((size_t)nd * sizeof(int32_t)), *tb = malloc((size_t)nd * sizeof(int32_t));
+    int8_t *th = malloc((size_t)nd);
+    int rc = cnt && ta && tb && th ? 0 : NOT_LEAN;
+    for (int64_t j = d0; j < o->n_deps && rc == 0; j++) {
+        if (o->dep_a[j] >= nops || o->dep_b[j] >= nops) {
+            rc = NOT_LEAN;
+        } else {
+            cnt[o->dep_b[j] + 1]++;
+        }
+    }
+    if (rc == 0) {
+        for (int64_t i = 0; i < nops; i++) {
+            cnt[i + 1] += cnt[i];
+        }
+        for (int64_t j = d0; j < o->n_deps; j++) {
+            int32_t k = cnt[o->dep_b[j]]++;
+            ta[k] = o->dep_a[j];
+            tb[k] = o->dep_b[j];
+            th[k] = o->dep_how[j];
+        }
+        int32_t first = (int32_t)o->block_first;
+        for (int64_t k = 0; k < nd; k++) {
+            o->dep_a[d0 + k] = first + ta[k];
+            o->dep_b[d0 + k] = first + tb[k];
+            o->dep_how[d0 + k] = th[k];
+        }
+    }
+    free(cnt);
+    free(ta);
+    free(tb);
+    free(th);
+    return rc;
+}
+
+/* one non-blank line: 0, or NOT_LEAN */
+static int lean_line(const Token *t, int n, State *st, Lean *o) {
+    if (st->depth == 0) {
+        if (n == 2 && is(&t[0], "num_ranks")) {
+            int64_t v = number(&t[1], 0);
+            if (st->num_ranks >= 0 || o->blocks > 0 || v < 1 || v >= ((int64_t)1 << 31)) {
+                return NOT_LEAN;
+            }
+            st->num_ranks = v;
+            return 0;
+        }
+        if (n == 3 && is(&t[0], "rank") && t[2].type == T_OPEN) {
+            int64_t r = number(&t[1], 0);
+            if (st->num_ranks < 0 || r < 0 || r >= st->num_ranks || r <= o->last_rank || o->blocks >= o->cap_ranks) {
+                return NOT_LEAN;
+            }
+            o->rank[o->blocks++] = r;
+            o->last_rank = r;
+            o->block_first = o->n_ops;
+            o->dep_first = o->n_deps;
+            st->depth = 1;
+            return 0;
+        }
+        return NOT_LEAN;
+    }
+    if (n == 1 && t[0].type == T_CLOSE) {
+        st->depth = 0;
+        return lean_close(o);
+    }
+    if (o->n_ops >= o->cap_ops || o->n_deps >= o->cap_deps || o->n_ops >= INT32_MAX - 1) {
+        return NOT_LEAN;
+    }
+    if (n == 3 && (is(&t[1], "requires") || is(&t[1], "irequires"))) {
+        int64_t a = label(&t[0], st), b = label(&t[2], st);
+        if (a < 0 || b < 0) {
+            return NOT_LEAN;
+        }
+        int64_t j = o->n_deps++;
+        o->dep_a[j] = (int32_t)a;
+        o->dep_b[j] = (int32_t)b;
+        o->dep_how[j] = t[1].len == 9;
+        return 0;
+    }
+    Fields f;
+    if (n < 3 || t[1].type != T_COLON || label(&t[0], st) != o->n_ops - o->block_first ||
+        parse_operation(t + 2, n - 2, st, &f) < 0 || f.tag >= ((int64_t)1 << 31)) {
+        return NOT_LEAN;
+    }
+    int64_t i = o->n_ops++;
+    o->kind[i] = (int8_t)f.kind;
+    o->size[i] = (double)f.size;
+    o->peer[i] = (int32_t)f.peer;
+    o->tag[i] = (int32_t)f.tag;
+    if (f.cpu) {
+        o->cpu[i] = (int32_t)f.cpu;
+        o->any_cpu = 1;
+    }
+    if (f.nic) {
+        o->nic[i] = (int32_t)f.nic;
+        o->any_nic = 1;
+    }
+    return 0;
+}
+
+static const char read_lean_doc[] =
+    "read_lean(data, state, kind, size, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank, block_ops)\n\n"
+    "Read a block of whole lines of GOAL text of the form perfcompose writes into a schedule's own columns "
+    "(kind int8, size float64, peer, tag, cpu and nic int32 per operation, cpu and nic zeroed; dep_a, dep_b int32 "
+    "and dep_how int8 per dependency; rank and block_ops int64 per rank block), after what the blocks before "
+    "wrote. state: (depth, num_ranks, letter, operations, dependencies, blocks, first operation and first "
+    "dependency of the open block, last rank, any cpu, any nic), (0, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0) at the "
+    "start. Returns the state after the block, or False where the text is not of that form.";
+
+static PyObject *read_lean(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer data;
+    long long v[11];
+    PyObject *ob[11];
+    if (!PyArg_ParseTuple(args, "y*(LLLLLLLLLLL)OOOOOOOOOOO:read_lean", &data, &v[0], &v[1], &v[2], &v[3], &v[4],
+                          &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &ob[0], &ob[1], &ob[2], &ob[3], &ob[4], &ob[5],
+                          &ob[6], &ob[7], &ob[8], &ob[9], &ob[10])) {
+        return NULL;
+    }
+    static const char kinds[11] = {'b', 'd', 'i', 'i', 'i', 'i', 'i', 'i', 'b', 'q', 'q'};
+    static const char *names[11] = {"kind", "size", "peer", "tag", "cpu", "nic", "dep_a", "dep_b", "dep_how", "rank",
+                                    "block_ops"};
+    Buf b[11];
+    memset(b, 0, sizeof(b));
+    PyObject *result = NULL;
+    int64_t room[3] = {INT64_MAX, INT64_MAX, INT64_MAX};
+    for (int i = 0; i < 11; i++) {
+        if (get_buf(ob[i], &b[i], kinds[i], 0, 1, names[i]) < 0) {
+            goto done;
+        }
+        int group = i < 6 ? 0 : i < 9 ? 1 : 2;
+        int64_t items = b[i].view.len / b[i].view.itemsize;
+        room[group] = items < room[group] ? items : room[group];
+    }
+    Lean o = {(int8_t *)b[0].view.buf, F64(b[1]), I32(b[2]), I32(b[3]), I32(b[4]), I32(b[5]), I32(b[6]), I32(b[7]),
+              (int8_t *)b[8].view.buf, I64(b[9]), I64(b[10]), room[0], room[1], room[2], v[3], v[4], v[5], v[6], v[7],
+              v[8], v[9], v[10]};
+    State st = {v[0], v[1], 0, v[2]};
+    if (o.n_ops > o.cap_ops || o.n_deps > o.cap_deps || o.blocks > o.cap_ranks) {
+        PyErr_SetString(PyExc_ValueError, "the state names more entries than the columns hold");
+        goto done;
+    }
+    const char *p = (const char *)data.buf, *end = p + data.len;
+    int bad = 0;
+    Token tok[MAX_TOKENS];
+    Py_BEGIN_ALLOW_THREADS
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *stop = nl ? nl : end;
+        int n = tokens(p, stop, tok);
+        if (n < 0 || (n > 0 && lean_line(tok, n, &st, &o) < 0)) {
+            bad = 1;
+            break;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        Py_INCREF(Py_False);
+        result = Py_False;
+    } else {
+        result = Py_BuildValue("(LLLLLLLLLLL)", (long long)st.depth, (long long)st.num_ranks, (long long)st.letter,
+                               (long long)o.n_ops, (long long)o.n_deps, (long long)o.blocks, (long long)o.block_first,
+                               (long long)o.dep_first, (long long)o.last_rank, (long long)o.any_cpu,
+                               (long long)o.any_nic);
+    }
+done:
+    release(b, 11);
+    PyBuffer_Release(&data);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"read_block", read_block, METH_VARARGS, read_block_doc},
+    {"read_lean", read_lean, METH_VARARGS, read_lean_doc},
     {NULL, NULL, 0, NULL},
 };
 

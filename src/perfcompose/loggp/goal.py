@@ -70,7 +70,10 @@ class GoalSchedule:
     Operation ``i`` belongs to the rank ``r`` with ``op_ptr[r] <= i < op_ptr[r+1]``; ``kind`` is
     SEND, RECV or CALC; ``peer`` the destination or source (ANY for any); dependencies are global
     operation indices: ``req_a[j]`` requires (waits for the completion of) ``req_b[j]``,
-    ``ireq_a[j]`` irequires (waits for the start of) ``ireq_b[j]``. ``message`` is the program's
+    ``ireq_a[j]`` irequires (waits for the start of) ``ireq_b[j]``. The readers of GOAL text give
+    the pairs ordered by the operation required (``req_b``, ``ireq_b`` ascending; pairs that
+    require the same one in the order of the text), which the simulation then uses as they are.
+    ``message`` is the program's
     message id of a send or receive made by :func:`program_to_goal` (else -1); ``labels`` and
     ``lines`` are kept for schedules read from text.
     """
@@ -284,7 +287,9 @@ class _GoalParser:
 
         def deps_of(pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
             arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-            return where[arr[:, 0]], where[arr[:, 1]]
+            a, b = where[arr[:, 0]], where[arr[:, 1]]
+            order = np.argsort(b, kind="stable")  # by the operation required, as every reader gives them
+            return a[order], b[order]
 
         req_a, req_b = deps_of(b.req)
         ireq_a, ireq_b = deps_of(b.ireq)
@@ -314,10 +319,12 @@ def parse_goal(text: str, path: str | Path = "<goal>") -> GoalSchedule:
 
     from perfcompose.loggp.goal_arrays import read_goal_arrays
     from perfcompose.loggp.goal_compiled import read_goal_compiled
+    from perfcompose.loggp.goal_text_lean import read_goal_lean
 
     data = text.encode()
     _estimate(len(data), "the schedule")
-    cols = read_goal_compiled(io.BytesIO(data).read, len(data)) or read_goal_arrays(io.BytesIO(data).read)
+    cols = (read_goal_lean(lambda: io.BytesIO(data), len(data)) or read_goal_compiled(io.BytesIO(data).read, len(data))
+            or read_goal_arrays(io.BytesIO(data).read))
     if cols is not None:
         return _from_arrays(cols, lambda: _parse_lines(text, path).labels)  # type: ignore[arg-type, return-value]
     return _parse_lines(text, path)
@@ -344,16 +351,20 @@ def _parse_lines(text: str, path: str | Path = "<goal>") -> GoalSchedule:
 
 
 def read_goal(path: Path | str) -> GoalSchedule:
-    """Read a GOAL file: by the compiled reader (:mod:`.goal_compiled`), else by NumPy over its
-    bytes (:mod:`.goal_arrays`), else line by line."""
+    """Read a GOAL file: by the compiled readers (:mod:`.goal_text_lean` for the form perfcompose
+    writes, else :mod:`.goal_compiled`), else by NumPy over its bytes (:mod:`.goal_arrays`), else
+    line by line."""
     from perfcompose.loggp.goal_arrays import read_goal_arrays
     from perfcompose.loggp.goal_compiled import read_goal_compiled
+    from perfcompose.loggp.goal_text_lean import read_goal_lean
 
     try:
         size = Path(path).stat().st_size
         _estimate(size, f"the schedule {path}")
-        with open(path, "rb") as fh:
-            cols = read_goal_compiled(fh.read, size)
+        cols = read_goal_lean(lambda: open(path, "rb"), size)
+        if cols is None:
+            with open(path, "rb") as fh:
+                cols = read_goal_compiled(fh.read, size)
         if cols is None:
             with open(path, "rb") as fh:
                 cols = read_goal_arrays(fh.read)

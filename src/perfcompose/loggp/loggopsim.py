@@ -75,17 +75,20 @@ def _match_keys(s: GoalSchedule, rank_of: np.ndarray) -> tuple[np.ndarray, int]:
     return key, int(inv.max()) + 1
 
 
+def _rank(s: GoalSchedule, i: int) -> int:
+    """The rank of operation ``i``."""
+    return int(np.searchsorted(s.op_ptr, i, side="right")) - 1
+
+
 def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: float = LOGGOPSIM_S,
                   path: str | Path | None = None, timelines: bool = True) -> GoalResult:
     """Run a GOAL schedule with LogGOPSim's rules; times in the parameters' unit. Without
     ``timelines`` only the finish times are kept (the operations' times are empty)."""
     s = schedule
     n, P = s.num_ops, s.num_ranks
-    rank_of = s.rank_of
-    comm = s.kind != CALC
-    if n and (s.peer[comm] >= P).any():
-        i = int(np.flatnonzero(comm & (s.peer >= P))[0])
-        raise InputError(f"rank {int(rank_of[i])} names rank {int(s.peer[i])}, but there are {P}", path=path,
+    if n and s.peer.max() >= P and ((s.kind != CALC) & (s.peer >= P)).any():  # (a rank's number, once)
+        i = int(np.flatnonzero((s.kind != CALC) & (s.peer >= P))[0])
+        raise InputError(f"rank {_rank(s, i)} names rank {int(s.peer[i])}, but there are {P}", path=path,
                          line=int(s.lines[i]) if s.lines is not None else None)
     if 2 * n + 2 >= 2 ** 31:
         raise InputError(f"a schedule of {n:,} operations is too large for one simulation (at most about 10^9)",
@@ -109,6 +112,7 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
     else:
         from perfcompose.loggp._goal_kernel import goal_kernel
 
+        rank_of = s.rank_of
         key, n_keys = _match_keys(s, rank_of)
         req_ptr, req_dep, need_req = _csr(s.req_a, s.req_b, n)
         ireq_ptr, ireq_dep, need_ireq = _csr(s.ireq_a, s.ireq_b, n)
@@ -117,7 +121,7 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
                     done, finish)
     if not done.all():
         i = int(np.flatnonzero(~done)[0])
-        raise InputError(f"the schedule deadlocks: rank {int(rank_of[i])} never completes {s.describe(i)}",
+        raise InputError(f"the schedule deadlocks: rank {_rank(s, i)} never completes {s.describe(i)}",
                          path=path, line=int(s.lines[i]) if s.lines is not None else None,
                          hint="every receive needs a matching send, and dependencies must not form a cycle")
     if not timelines:

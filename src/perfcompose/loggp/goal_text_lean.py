@@ -1,0 +1,108 @@
+"""GOAL text of the form perfcompose writes, read by the compiled extension ``_cgoal_text`` straight
+into the schedule's own columns: no columns of lines, blocks or labels, no second pass over the
+operations, so that reading takes little more memory than the schedule it gives.
+
+The form: every rank's block once and in rank order, every operation labelled with its place in
+its block (``l0``, ``l1``, ...), tags below 2^31. The dependencies come out ordered by the
+operation required (as every reader gives them, see :class:`.goal.GoalSchedule`); an operation's
+line, asked for only by an error message, is read again from the text when first asked for. For
+anything else :func:`read_goal_lean` returns None, and the reader of all columns
+(:mod:`.goal_compiled`) reads the text.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, Any, overload
+
+import numpy as np
+
+from perfcompose.loggp.backend import extension
+from perfcompose.loggp.goal_arrays import line_blocks
+
+__all__ = ["read_goal_lean", "LazyLines"]
+
+_BLOCK = 1 << 22  #: bytes of text read at a time
+_START = (0, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0)  #: the reader's state before the first line
+
+
+class LazyLines(Sequence[int]):
+    """The line of each operation, read from the text only when first asked for."""
+
+    dtype = np.dtype(np.int32)
+
+    def __init__(self, read: Callable[[], np.ndarray], n: int) -> None:
+        self._read, self._n = read, n
+        self._lines: np.ndarray | None = None
+
+    def _all(self) -> np.ndarray:
+        if self._lines is None:
+            self._lines = np.asarray(self._read(), dtype=np.int32)
+        return self._lines
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[int]: ...
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._all()[i]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._all().tolist())
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._all() if dtype is None else self._all().astype(dtype)
+
+
+def read_goal_lean(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any] | None:
+    """The columns of a GOAL text of ``size`` bytes (``opener()`` opens it for reading) as
+    :func:`.goal_arrays.assemble` gives them, or None where the extension is missing or the text is
+    not of the form read here."""
+    ext = extension("_cgoal_text")
+    if ext is None:
+        return None
+    # room for as many operations, dependencies and rank blocks as so many bytes can hold (a line
+    # of each takes at least 7, 15 and 9 bytes); memory the columns do not use is never touched
+    ops, deps, blocks = size // 7 + 2, size // 15 + 2, size // 9 + 2
+    kind, size_c = np.empty(ops, np.int8), np.empty(ops, np.float64)
+    peer, tag, cpu, nic = np.empty(ops, np.int32), np.empty(ops, np.int32), np.zeros(ops, np.int32), np.zeros(
+        ops, np.int32)
+    dep_a, dep_b, dep_how = np.empty(deps, np.int32), np.empty(deps, np.int32), np.empty(deps, np.int8)
+    rank, block_ops = np.empty(blocks, np.int64), np.empty(blocks, np.int64)
+    state: Any = _START
+    with opener() as fh:
+        for data, _ in line_blocks(fh.read, _BLOCK):
+            state = ext.read_lean(data, state, kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank,
+                                  block_ops)
+            if state is False:
+                return None
+    depth, num_ranks, _, n, m, nb, *_, any_cpu, any_nic = state
+    if depth != 0 or num_ranks < 1:
+        return None
+    per_rank = np.zeros(num_ranks, np.int64)
+    per_rank[rank[:nb]] = block_ops[:nb]
+    op_ptr = np.zeros(num_ranks + 1, np.int64)
+    np.cumsum(per_rank, out=op_ptr[1:])
+    del per_rank, rank, block_ops
+    how = dep_how[:m]
+    if how.any():
+        req_a, req_b, ireq_a, ireq_b = dep_a[:m][how == 0], dep_b[:m][how == 0], dep_a[:m][how == 1], dep_b[:m][
+            how == 1]
+    else:  # requires only (as perfcompose writes): the pairs as they are
+        req_a, req_b, ireq_a, ireq_b = dep_a[:m], dep_b[:m], dep_a[:0], dep_b[:0]
+
+    def lines() -> np.ndarray:
+        from perfcompose.loggp.goal_compiled import read_goal_compiled
+
+        with opener() as again:
+            cols = read_goal_compiled(again.read, size)
+        assert cols is not None  # the same text, read with all its columns
+        return np.asarray(cols["lines"])
+
+    return {"num_ranks": num_ranks, "op_ptr": op_ptr, "kind": kind[:n], "size": size_c[:n], "peer": peer[:n],
+            "tag": tag[:n], "cpu": cpu[:n], "nic": nic[:n], "req_a": req_a, "req_b": req_b, "ireq_a": ireq_a,
+            "ireq_b": ireq_b, "lines": LazyLines(lines, n)}
