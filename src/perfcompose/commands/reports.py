@@ -11,46 +11,22 @@ from pathlib import Path
 from typing import Any
 
 from perfcompose.commands.common import console
-from perfcompose.data import load
-from perfcompose.errors import InputError
+from perfcompose.prediction_result import Prediction
 from perfcompose.report.demo import demo_report, parts_figure
 from perfcompose.report.design import design_report
 from perfcompose.report.fit import fit_report
 from perfcompose.report.html import figure, this_command, write
 from perfcompose.report.study import study_report
 from perfcompose.report.tables import svg_of, tables_report
-from perfcompose.units import conversion
 
 
 def _done(out: Path) -> None:
     console.print(f"report written to {out}", highlight=False)
 
 
-def measured_series(spec: str, unit: str) -> tuple[list[tuple[float, float]], str]:
-    """``FILE[:REGION]``: the medians per x of one series, in ``unit``, and a label."""
-    path, _, region = spec.partition(":")
-    if not Path(path).is_file() and ":" in spec:
-        path, region = spec, ""
-    exp = load(Path(path))
-    chosen = exp.select(region=region).series if region else exp.series
-    if len(chosen) != 1:
-        raise InputError(f"{len(chosen)} series in {path}" + (f" for region '{region}'" if region else ""),
-                         path=Path(path), hint="name one region: --measured FILE:REGION (regions: "
-                         + ", ".join(exp.regions) + ")")
-    if "x" not in exp.parameters:
-        raise InputError(f"the measurements in {path} have no parameter x (parameters: "
-                         f"{', '.join(exp.parameters)})", path=Path(path), hint="measure the program over x")
-    s = chosen[0]
-    k = exp.parameters.index("x")
-    factor = conversion(s.unit, unit) if s.unit and unit else 1.0
-    xs = s.coordinates()[:, k]
-    med = s.aggregated("median") * factor
-    return sorted(zip((float(v) for v in xs), (float(v) for v in med))), f"{path}" + (f":{region}" if region else "")
-
-
-def predict_html(out: Path, prediction: Any, measured: Sequence[tuple[float, float]], measured_label: str) -> None:
-    report = design_report(prediction, measured=measured, measured_label=measured_label, commands=(this_command(),))
-    _done(write(report, out))
+def predict_html(out: Path, prediction: Prediction) -> None:
+    """``predict --html``: the page of the prediction."""
+    _done(write(design_report(prediction, commands=(this_command(),)), out))
 
 
 def demo_html(out: Path, rows: Sequence[Any], results: Sequence[Any]) -> None:

@@ -4,6 +4,10 @@
 >>> qsort = Model.parse("1034.17*x*log2(x)", unit="ns")
 >>> str(compose("tpool_4(qsort)", {"qsort": qsort}))
 '258.5425*x*log2(x)'
+
+A design file predicted once, for every renderer of :mod:`perfcompose.report`::
+
+    prediction = predict_design("examples/designs/pipeline.toml", x=[1024, 4096])
 """
 from perfcompose.compose.calibrated import CalibratedComposer, Overheads
 from perfcompose.compose.components import ComponentError, parse_component
@@ -20,12 +24,14 @@ from perfcompose.compose.operators import (
     tpool_model,
 )
 from perfcompose.compose.parser import TermSyntaxError, parse_term
+from perfcompose.compose.prediction import Prediction, predict_design
 from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Shuffle, Term, TPool, pipe, seq, tpool
 
 __all__ = [
     "Alternative", "CalibratedComposer", "Component", "ComponentError", "Composer", "Design", "DesignError",
-    "Exploration", "LawCheck", "MapReduce", "Overheads", "Pipe", "Seq", "Shuffle", "TPool", "Term", "TermSyntaxError",
-    "bottleneck",
+    "Exploration", "LawCheck", "MapReduce", "Overheads", "Pipe", "Prediction", "Seq", "Shuffle", "TPool", "Term",
+    "TermSyntaxError", "bottleneck",
     "check_laws", "compose", "explore", "load_design", "mapreduce_model", "parse_component", "parse_term",
-    "pipe", "pipe_model", "seq", "seq_model", "shuffle_model", "split_threads", "tpool", "tpool_model",
+    "pipe", "pipe_model", "predict_design", "seq", "seq_model", "shuffle_model", "split_threads", "tpool",
+    "tpool_model",
 ]

@@ -22,6 +22,7 @@ from perfcompose.errors import InputError, ModelError, ModelSyntaxError, Perfcom
 from perfcompose.loggp.options import LogGPFiles, LogGPOptions, LogGPParameters
 from perfcompose.model import FIT_FORMAT, MODEL_FORMAT, Model
 from perfcompose.option_fields import default_of, design_keys, key_of, value_kind
+from perfcompose.prediction_result import PREDICTION_FORMAT
 from perfcompose.skeleton_options import ForecastOptions, MethodChoice, SkeletonShape
 from perfcompose.units import ROLES, check_unit
 
@@ -31,8 +32,6 @@ __all__ = ["ComponentError", "SOURCES", "COMMON_KEYS", "CONVENTIONAL_PARAMETERS"
 LOGGP_FORMAT = "perfcompose-loggp-model/1"
 SKELETON_FORMAT = "perfcompose-skeleton-model/1"
 PAMELA_FORMAT = "perfcompose-pamela-model/1"
-#: a prediction of a designed program (``predict --json``); its composed model is read as a component
-PREDICTION_FORMAT = "perfcompose-prediction/1"
 
 
 class ComponentError(InputError):

@@ -1,154 +1,42 @@
 """A prediction of a designed program: computed once, shown by every renderer.
 
-:func:`predict` composes the program, accounts for more workers than cores, and evaluates at
-every point the prediction (with its interval where a component carries one), the bottleneck
-path and each component's time; :class:`Prediction` holds the result, and the console tables,
-the JSON record (:meth:`Prediction.to_json`), the HTML report and the plot all read it, none
-computes again. The JSON record says what was predicted, not how to simulate it: the composed
-model as text, as an expression over the named components, and as a model record where every
-part of it has one (a LogGP program's or a skeleton table's record rides along with the function
-it defines), each component with its source, unit and record.
+:func:`predict_design` reads a design file and predicts it; :func:`predict` composes a program,
+accounts for more workers than cores, and evaluates at every point the prediction (with its
+interval where a component carries one), the bottleneck path and each component's time. The
+result, a frozen :class:`perfcompose.prediction_result.Prediction`, also holds the per-part
+models, the term as a tree with each node's time, the composed model over the components' names
+and the measurements it is set against: the console tables, the JSON record, the HTML report
+and the plot (:mod:`perfcompose.report`) all read it, and none composes again.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from perfcompose.compose.components import PREDICTION_FORMAT
+from perfcompose.compose.design import load_design
 from perfcompose.compose.explore import bottleneck
 from perfcompose.compose.interval import _follow_choices, with_interval
 from perfcompose.compose.operators import Composer
-from perfcompose.compose.oversubscription import Oversubscription, accounted
-from perfcompose.compose.terms import Component, Term
-from perfcompose.ensemble import DEFAULT_LEVEL
-from perfcompose.errors import InputError, ModelError, PerfcomposeError
+from perfcompose.compose.oversubscription import accounted
+from perfcompose.compose.terms import Component, Pipe, Seq, Term, TPool
+from perfcompose.data import load
+from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.model import Model, symbol
+from perfcompose.prediction_result import (
+    ComponentValue,
+    MeasuredSeries,
+    PartPrediction,
+    PointPrediction,
+    Prediction,
+    SharedCores,
+    TermNode,
+)
+from perfcompose.units import conversion
 
-__all__ = ["PREDICTION_FORMAT", "ComponentValue", "PointPrediction", "Prediction", "predict", "model_record"]
-
-
-@dataclass(frozen=True)
-class ComponentValue:
-    """One component's time per data element at a point, in the prediction's unit."""
-
-    name: str
-    value: float
-    unit: str
-    source: str
-
-
-@dataclass(frozen=True)
-class PointPrediction:
-    """The predicted time at one point, its interval where known, the pointwise max where the
-    asymptotic rule dropped a stage, the bottleneck path and every component's time."""
-
-    point: Mapping[str, float]
-    value: float
-    low: float | None = None
-    high: float | None = None
-    exact: float | None = None
-    bottleneck: tuple[str, ...] = ()
-    components: tuple[ComponentValue, ...] = ()
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """What ``predict`` found for a program over the points asked for."""
-
-    program: Term
-    composer: Composer
-    #: the prediction: the operators' model with its interval, floored where workers share cores
-    model: Model
-    #: the operators' model alone
-    operators: Model
-    points: tuple[PointPrediction, ...]
-    parameters: Mapping[str, float] = field(default_factory=dict)
-    #: the pointwise max, where the asymptotic rule dropped a stage that is larger at a point
-    exact: Model | None = None
-    #: where the asymptotic rule dropped the larger stage (one text per pipe)
-    warnings: tuple[str, ...] = ()
-    oversubscription: Oversubscription | None = None
-    title: str = ""
-    design: Path | None = None
-    level: float = DEFAULT_LEVEL
-
-    @property
-    def unit(self) -> str:
-        return self.model.unit
-
-    @property
-    def components(self) -> tuple[str, ...]:
-        """The components the program uses, in order of first use."""
-        return self.program.components()
-
-    def leaf(self, name: str) -> Model:
-        """A component's model in the prediction's unit."""
-        return self.composer.leaf(Component(name))
-
-    def over_components(self) -> Model | None:
-        """The composed model as an expression over the components' names (``Max(solve, halo,
-        post + checksum)``): the structure of the prediction without the components' models."""
-        return _over_components(self.composer, self.program, self.oversubscription is not None)
-
-    def to_json(self) -> dict[str, Any]:
-        """The prediction as a JSON-ready record (``format``: :data:`PREDICTION_FORMAT`)."""
-        structure = self.over_components()
-        over = self.oversubscription
-        record: dict[str, Any] = {
-            "format": PREDICTION_FORMAT,
-            "title": self.title,
-            "design": None if self.design is None else str(self.design),
-            "program": str(self.program),
-            "pipe": self.composer.pipe,
-            "unit": self.unit,
-            "parameters": dict(self.parameters),
-            "level": self.level,
-            "model": {"text": str(self.model), "operators": str(self.operators),
-                      "over_components": None if structure is None else str(structure),
-                      **model_record(self.model)},
-            "workers": None if over is None else {"workers": over.workers, "cores": over.cores, "note": str(over)},
-            "components": {},
-            "points": [],
-            "warnings": list(self.warnings),
-        }
-        for name in self.components:
-            leaf, own = self.leaf(name), self.composer.components[name]
-            record["components"][name] = {"source": leaf.source or "expression", "unit": leaf.unit,
-                                          "own_unit": own.unit, "model": str(leaf), **model_record(leaf)}
-        for p in self.points:
-            record["points"].append({
-                "point": dict(p.point), "value": _number(p.value),
-                "interval": None if p.low is None or p.high is None else [_number(p.low), _number(p.high)],
-                "pointwise_max": None if p.exact is None else _number(p.exact),
-                "bottleneck": list(p.bottleneck),
-                "components": {c.name: {"value": _number(c.value), "unit": c.unit, "source": c.source}
-                               for c in p.components}})
-        return record
-
-
-def model_record(model: Model) -> dict[str, Any]:
-    """``record``: the model's JSON record (:meth:`Model.to_json`; ``-c NAME=FILE`` reads it back,
-    and it carries the record of every function known only numerically), or None where such a
-    function has no record (a spline, a PAMELA sum without closed form); then ``functions``
-    describes what can be: every numeric part by name with its source's record, or None."""
-    try:
-        return {"parameters": list(model.params), "record": model.to_json()}
-    except ModelError:
-        try:
-            parts = model.numeric_parts()
-        except ModelError:  # two functions of one name: the text alone says what the model is
-            return {"parameters": list(model.params), "record": None, "functions": None}
-        return {"parameters": list(model.params), "record": None,
-                "functions": {name: None if rec is None else dict(rec()) for name, rec in parts.items()}}
-
-
-def _number(value: float) -> float | None:
-    """A value as JSON holds it: None for one that is not a finite number."""
-    return float(value) if np.isfinite(value) else None
+__all__ = ["ComponentValue", "PointPrediction", "Prediction", "predict", "predict_design", "term_times"]
 
 
 def _over_components(composer: Composer, term: Term, accounted_for_cores: bool) -> Model | None:
@@ -172,9 +60,120 @@ def _over_components(composer: Composer, term: Term, accounted_for_cores: bool) 
     return model
 
 
+def _flat(term: Term) -> list[Term]:
+    """The children of ``term``, nested pipes in a pipe and seqs in a seq lifted to its level."""
+    kind = type(term)
+    if kind not in (Pipe, Seq):
+        return list(term.children())
+    out: list[Term] = []
+    for c in term.children():
+        out += _flat(c) if type(c) is kind else [c]
+    return out
+
+
+def term_times(term: Term, composer: Composer, at: Mapping[str, float]) -> TermNode:
+    """``term`` as a tree, every node with its time per element at ``at`` by the operators."""
+    def time(t: Term) -> float | None:
+        try:
+            m = composer.model(t)
+            return float(np.asarray(m(**{p: at[p] for p in m.params})))
+        except Exception:  # a node that cannot be evaluated alone is drawn without its time
+            return None
+
+    if isinstance(term, Component):
+        return TermNode(term.name, str(term), time(term), composer.leaf(term).source or "expression")
+    names: dict[type, str] = {Pipe: "pipe", Seq: "seq"}
+    label = f"tpool_{term.threads}" if isinstance(term, TPool) else names.get(type(term), type(term).__name__.lower())
+    return TermNode(label, str(term), time(term), None, tuple(term_times(c, composer, at) for c in _flat(term)))
+
+
+def _order(model: Model, size: str) -> str:
+    """The model's order in ``size`` as the tables print it: O(1), O(x log2(x)) or not PMNF."""
+    try:
+        order = model.order(size)
+    except Exception:  # numeric models have no closed order
+        order = None
+    if order is None:
+        return "not PMNF"
+    return "O(1)" if (order.i, order.j) == (0, 0) else f"O({order})"
+
+
+def _fitted_medians(leaf: Model) -> tuple[tuple[float, float], ...]:
+    """The medians a component was fitted to (its source says 'fit of FILE[:REGION]'), in the
+    component's unit, where the file has one series of one parameter; none for other sources."""
+    src = leaf.source or ""
+    if not src.startswith("fit of "):
+        return ()
+    path, _, region = src[len("fit of "):].partition(":")
+    if not Path(path).is_file() and ":" in src[len("fit of "):]:
+        path, region = src[len("fit of "):], ""
+    try:
+        exp = load(Path(path))
+        series = exp.select(region=region or None).series if region else exp.series
+        if len(series) != 1 or len(exp.parameters) != 1:
+            return ()
+        s = series[0]
+        factor = conversion(s.unit, leaf.unit) if s.unit and leaf.unit else 1.0
+        xs, med = s.coordinates()[:, 0], s.aggregated("median") * factor
+        return tuple((float(x), float(y)) for x, y in zip(xs, med))
+    except Exception:  # measurements are shown where they can be read back, the prediction stands without
+        return ()
+
+
+def measured_series(spec: str, unit: str) -> tuple[list[tuple[float, float]], str]:
+    """``FILE[:REGION]``: the medians per x of one series, in ``unit``, and a label."""
+    path, _, region = spec.partition(":")
+    if not Path(path).is_file() and ":" in spec:
+        path, region = spec, ""
+    exp = load(Path(path))
+    chosen = exp.select(region=region).series if region else exp.series
+    if len(chosen) != 1:
+        raise InputError(f"{len(chosen)} series in {path}" + (f" for region '{region}'" if region else ""),
+                         path=Path(path), hint="name one region: --measured FILE:REGION (regions: "
+                         + ", ".join(exp.regions) + ")")
+    if "x" not in exp.parameters:
+        raise InputError(f"the measurements in {path} have no parameter x (parameters: "
+                         f"{', '.join(exp.parameters)})", path=Path(path), hint="measure the program over x")
+    s = chosen[0]
+    k = exp.parameters.index("x")
+    factor = conversion(s.unit, unit) if s.unit and unit else 1.0
+    xs = s.coordinates()[:, k]
+    med = s.aggregated("median") * factor
+    return sorted(zip((float(v) for v in xs), (float(v) for v in med))), f"{path}" + (f":{region}" if region else "")
+
+
+def _measured(spec: str, model: Model, fixed: Mapping[str, float]) -> MeasuredSeries:
+    """The measurements ``spec`` names, each beside the prediction at its x."""
+    seen, label = measured_series(spec, model.unit)
+    predicted = tuple(float(np.asarray(model(**{p: ({**fixed, "x": xv})[p] for p in model.params})))
+                      for xv, _ in seen)
+    return MeasuredSeries(label, tuple(x for x, _ in seen), tuple(m for _, m in seen), predicted)
+
+
+def predict_design(path: Path | str, *, x: Sequence[float] = (), parameters: Mapping[str, float] | None = None,
+                   pipe: str | None = None, measured: str | None = None) -> Prediction:
+    """Read the design file at ``path`` and predict its program at ``x`` (default: the design's
+    sizes), its ``[parameters]`` overridden by ``parameters``, its pipe rule by ``pipe``, and set
+    against the measurements ``measured`` (``FILE[:REGION]``) where given.
+
+    An error after the design was read carries the design's notes (``__notes__``).
+    """
+    d = load_design(path)
+    try:
+        composer = Composer(d.components, pipe=pipe or d.pipe)  # type: ignore[arg-type]
+        return predict(d.program, composer, list(x) or list(d.x), {**d.parameters, **(parameters or {})},
+                       title=d.title, design=d.path, notes=d.notes, measured=measured)
+    except PerfcomposeError as exc:
+        for note in d.notes:
+            exc.add_note(note)
+        raise
+
+
 def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: Mapping[str, float] | None = None,
-            *, title: str = "", design: Path | None = None) -> Prediction:
-    """Predict ``program`` at every size in ``xs`` with the other parameters at ``parameters``.
+            *, title: str = "", design: Path | None = None, notes: Sequence[str] = (),
+            measured: str | None = None) -> Prediction:
+    """Predict ``program`` at every size in ``xs`` with the other parameters at ``parameters``,
+    set against the measurements ``measured`` (``FILE[:REGION]``, over x) where given.
 
     Every parameter the composed model keeps symbolic (``tpool_n``'s n) needs a value.
     """
@@ -213,5 +212,13 @@ def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: 
             None if exact_values is None else float(exact_values[k]), tuple(str(t) for t, _ in path[1:]),
             tuple(ComponentValue(name, float(leaf_values[name][k]), leaf.unit, leaf.source or "expression")
                   for name, leaf in leaves.items())))
-    return Prediction(program, composer, model, operators, tuple(out), fixed, exact,
-                      tuple(str(w) for w in pipe_warnings), over, title=title, design=design)
+    parts = tuple(PartPrediction(name, leaf, composer.components[name], leaf.source, _fitted_medians(leaf))
+                  for name, leaf in leaves.items())
+    return Prediction(
+        str(program), size, composer.pipe, model, operators, tuple(out), parts,
+        term_times(program, composer, out[-1].point) if out else TermNode(str(program), str(program), None),
+        order=_order(model, "x"), structure=_over_components(composer, program, over is not None),
+        parameters=fixed, exact=exact, warnings=tuple(str(w) for w in pipe_warnings),
+        shared_cores=None if over is None else SharedCores(over.workers, over.cores, str(over)),
+        notes=tuple(notes), measured=None if measured is None else _measured(measured, model, fixed),
+        title=title, design=design)

@@ -10,6 +10,7 @@ import numpy as np
 
 from perfcompose.compose import Composer, bottleneck
 from perfcompose.compose.parser import parse_term
+from perfcompose.compose.prediction import term_times
 from perfcompose.report.design import interval_at, model_text, quality, term_tree
 from perfcompose.report.document import Report, Section, Text, Tree, table
 from perfcompose.report.figures import plt
@@ -51,7 +52,7 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
         point = {"x": at}
         path = bottleneck(term, composer, point)
         hot = (str(term), *(str(t) for t, _ in path[1:]))
-        trees.append(Tree(f"{res.configuration}", term_tree(term, composer, point, hot, "ns")))
+        trees.append(Tree(f"{res.configuration}", term_tree(term_times(term, composer, point), hot, "ns")))
         exact = composer(term)
         values = [float(np.asarray(exact(x=v))) for v in DEMO_X]
         band = interval_at(exact, {"x": at})

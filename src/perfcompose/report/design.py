@@ -1,6 +1,8 @@
 """The report of a designed program: its term as a tree, each component with source and fit
 quality, the composed model, predictions over x (with intervals where the model has them), the
-bottleneck per x, and measured against predicted where there are measurements."""
+bottleneck per x, and measured against predicted where there are measurements; and the plot of
+the program's and its components' models. Both read a
+:class:`perfcompose.prediction_result.Prediction` and compute nothing more than the models' values."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -9,12 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.compose.terms import Component, Pipe, Seq, TPool
+from perfcompose.model import Model
+from perfcompose.prediction_result import MeasuredSeries, PartPrediction, Prediction, TermNode
 from perfcompose.report.document import Node, Report, Section, TableBlock, Text, Tree, table
 from perfcompose.report.html import figure
 from perfcompose.report.numbers import point as point_text
 from perfcompose.report.numbers import short_model, sig, size
-from perfcompose.report.plots import models_figure
+from perfcompose.report.plots import models_figure, plot_models
 
 
 def quality(model: Any) -> str:
@@ -45,48 +48,19 @@ def interval_at(model: Any, values: Mapping[str, Any]) -> tuple[Any, Any] | None
         return None
 
 
-def _flat(term: Any) -> list[Any]:
-    kind = type(term)
-    if kind not in (Pipe, Seq):
-        return list(term.children())
-    out: list[Any] = []
-    for c in term.children():
-        out += _flat(c) if type(c) is kind else [c]
-    return out
+def term_tree(node: TermNode, hot: Sequence[str] = (), unit: str = "") -> Node:
+    """The term as a tree; every node shows its time per element, the bottleneck path (``hot``,
+    the terms as printed) is marked."""
+    time = "" if node.time is None else f"{sig(node.time)} {unit}".strip()
+    detail = time if node.source is None else f"{time} · {node.source}"
+    return Node(node.label, detail, tuple(term_tree(c, hot, unit) for c in node.children), emphasis=node.text in hot)
 
 
-def term_tree(term: Any, composer: Any, at: Mapping[str, float], hot: Sequence[str] = (),
-              unit: str = "") -> Node:
-    """The term as a tree; every node shows its time per element at ``at``, the bottleneck path
-    (``hot``, the terms as printed) is marked."""
-    def time(t: Any) -> str:
-        try:
-            m = composer.model(t)
-            return f"{sig(float(np.asarray(m(**{p: at[p] for p in m.params}))))} {unit}".strip()
-        except Exception:  # a node that cannot be evaluated alone is drawn without its time
-            return ""
-
-    def build(t: Any) -> Node:
-        if isinstance(t, Component):
-            leaf = composer.leaf(t)
-            label = t.name
-            detail = f"{time(t)} · {leaf.source or 'expression'}"
-        else:
-            label = (f"tpool_{t.threads}" if isinstance(t, TPool)
-                     else {Pipe: "pipe", Seq: "seq"}.get(type(t), type(t).__name__.lower()))
-            detail = time(t)
-        kids = tuple(build(c) for c in _flat(t))
-        return Node(label, detail, kids, emphasis=str(t) in hot)
-
-    return build(term)
-
-
-def components_table(names: Sequence[str], composer: Any, unit: str) -> TableBlock:
+def components_table(parts: Sequence[PartPrediction], unit: str) -> TableBlock:
     rows = []
-    for name in names:
-        leaf = composer.leaf(Component(name))
-        raw = composer.components[name]
-        rows.append((name, leaf.source or "expression", model_text(leaf, 4), raw.unit or "-",
+    for part in parts:
+        raw = part.own
+        rows.append((part.name, part.source or "expression", model_text(part.model, 4), raw.unit or "-",
                      quality(raw), "yes" if getattr(raw, "ensemble", None) is not None else "-"))
     return table("components", ("component", "source", f"model [{unit}] (in the design's unit)", "own unit",
                                 "fit quality", "interval"), rows,
@@ -116,44 +90,59 @@ def predictions_table(preds: Sequence[Any], unit: str, size_name: str = "x") -> 
                  numeric=(True,) * (len(cols) - 1) + (False,))
 
 
-def measured_table(measured: Sequence[tuple[float, float]], model: Any, fixed: Mapping[str, float], unit: str,
-                   label: str) -> TableBlock:
+def measured_table(measured: MeasuredSeries, unit: str) -> TableBlock:
     rows = []
-    for xv, mv in measured:
-        pv = float(np.asarray(model(**{p: ({**fixed, "x": xv})[p] for p in model.params})))
+    for xv, mv, pv in zip(measured.x, measured.measured, measured.predicted):
         rows.append((size(xv), sig(mv, 5), sig(pv, 5), f"{100 * (pv - mv) / mv:+.1f}" if mv else "n/a"))
-    return table(f"measured ({label}) against predicted", ("x", f"measured [{unit}]", f"predicted [{unit}]",
-                                                             "error %"), rows,
+    return table(f"measured ({measured.label}) against predicted", ("x", f"measured [{unit}]",
+                                                                     f"predicted [{unit}]", "error %"), rows,
                  note="error = (predicted - measured) / measured")
 
 
-def design_report(prediction: Any, *, measured: Sequence[tuple[float, float]] = (), measured_label: str = "",
-                  commands: Sequence[str] = ()) -> Report:
-    """The page of ``perfcompose predict``: the prediction (:class:`perfcompose.compose.prediction.Prediction`)
-    as computed, with measurements where given."""
-    composer, model, fixed = prediction.composer, prediction.model, prediction.parameters
+def _curves(prediction: Prediction) -> list[tuple[str, Model]]:
+    """The program's model (drawn bold) and each component's, labelled with its source."""
+    return [(prediction.program, prediction.model)] + [
+        (f"{part.name}: {part.source or 'expression'}", part.model) for part in prediction.parts]
+
+
+def _points(prediction: Prediction) -> list[tuple[str, list[float], list[float]]]:
+    """The measurements of the program, then those each fitted component was fitted to."""
+    seen = prediction.measured
+    pts = [(f"measured ({seen.label})", list(seen.x), list(seen.measured))] if seen and seen.x else []
+    return pts + [(f"measured {part.name}", [x for x, _ in part.measured], [y for _, y in part.measured])
+                  for part in prediction.parts if part.measured]
+
+
+def _xs(prediction: Prediction) -> list[float]:
+    return [p.point[prediction.size] for p in prediction.points]
+
+
+def plot_prediction(prediction: Prediction, out: str | Path) -> Path:
+    """``predict --plot``: the program's and its components' models over the sizes predicted."""
+    xs = _xs(prediction)
+    return plot_models(_curves(prediction), (min(xs), max(xs)), out, fixed=dict(prediction.parameters),
+                       title=prediction.title or prediction.program, points=_points(prediction), marks=xs)
+
+
+def design_report(prediction: Prediction, *, commands: Sequence[str] = ()) -> Report:
+    """The page of ``perfcompose predict``: the prediction as computed, with measurements where given."""
+    model, fixed = prediction.model, prediction.parameters
     program, title, warnings = prediction.program, prediction.title, prediction.warnings
     unit = model.unit or "no unit"
     preds = list(prediction.points)
-    xs = [p.point[composer.size] for p in preds]
+    xs = _xs(prediction)
     last = preds[-1]
-    tree = term_tree(program, composer, last.point, hot=(str(program), *last.bottleneck), unit=unit)
-    used = program.components()
-
-    curves = [(f"{program}", model)] + [(f"{n}: {composer.leaf(Component(n)).source or 'expression'}",
-                                         composer.leaf(Component(n))) for n in used]
-    pts = [(f"measured ({measured_label})", [m[0] for m in measured], [m[1] for m in measured])] if measured else []
-    pts += component_points(used, composer)
-    fig = figure(models_figure(curves, (min(xs), max(xs)), fixed=fixed, title=title or str(program),
-                               points=pts, marks=xs),
+    tree = term_tree(prediction.tree, hot=(program, *last.bottleneck), unit=unit)
+    fig = figure(models_figure(_curves(prediction), (min(xs), max(xs)), fixed=dict(fixed), title=title or program,
+                               points=_points(prediction), marks=xs),
                  "program and components per data element",
                  "bold: the composed program (shaded: its 90 % interval where the model has one); dashed: "
                  "each component; dots: the sizes asked for; rings: measurements")
     blocks_pred: list[Any] = [predictions_table(preds, unit), fig]
-    if measured:
-        blocks_pred.insert(1, measured_table(measured, model, fixed, unit, measured_label))
-    summary = (("program", str(program)), ("model", f"{model_text(model, 5)}  [{unit}]"),
-               ("pipeline max", composer.pipe),
+    if prediction.measured is not None and prediction.measured.x:
+        blocks_pred.insert(1, measured_table(prediction.measured, unit))
+    summary = (("program", program), ("model", f"{model_text(model, 5)}  [{unit}]"),
+               ("pipeline max", prediction.pipe),
                *((("parameters", point_text(dict(fixed))),) if fixed else ()),
                ("largest x", f"{size(last.point['x'])}: {sig(last.value, 5)} {unit}"
                 + (f" (90 % interval {sig(last.low)} .. {sig(last.high)})" if last.low is not None else "")),
@@ -168,48 +157,10 @@ def design_report(prediction: Any, *, measured: Sequence[tuple[float, float]] = 
                                    "sharing this machine's cores."))
     sections = [
         Section("Program", tuple(program_blocks)),
-        Section("Components", (components_table(used, composer, unit),)),
+        Section("Components", (components_table(prediction.parts, unit),)),
         Section("Composed model", (Text(f"{model}  [{unit}]", code=True),
-                                   Text(f"pipeline max: {composer.pipe}; order in x: {order_text(model)}"),
+                                   Text(f"pipeline max: {prediction.pipe}; order in x: {prediction.order}"),
                                    *(Text("warning: " + w) for w in warnings))),
         Section("Predictions", tuple(blocks_pred)),
     ]
-    return Report(title or str(program), "design prediction", tuple(sections), summary, tuple(commands))
-
-
-def order_text(model: Any, size_name: str = "x") -> str:
-    try:
-        order = model.order(size_name)
-    except Exception:  # numeric models have no closed order
-        order = None
-    if order is None:
-        return "not PMNF"
-    return "O(1)" if (order.i, order.j) == (0, 0) else f"O({order})"
-
-
-def component_points(names: Sequence[str], composer: Any) -> list[tuple[str, list[float], list[float]]]:
-    """Measured medians of the components fitted from a file (their source says 'fit of FILE[:REGION]'),
-    in the design's unit; components of other sources have none."""
-    out = []
-    for name in names:
-        leaf = composer.leaf(Component(name))
-        src = leaf.source or ""
-        if not src.startswith("fit of "):
-            continue
-        path, _, region = src[len("fit of "):].partition(":")
-        if not Path(path).is_file() and ":" in src[len("fit of "):]:
-            path, region = src[len("fit of "):], ""
-        try:
-            from perfcompose.data import load
-            from perfcompose.units import conversion
-
-            exp = load(Path(path))
-            series = exp.select(region=region or None).series if region else exp.series
-            if len(series) != 1 or len(exp.parameters) != 1:
-                continue
-            s = series[0]
-            factor = conversion(s.unit, leaf.unit) if s.unit and leaf.unit else 1.0
-            out.append((f"measured {name}", list(s.coordinates()[:, 0]), list(s.aggregated("median") * factor)))
-        except Exception:  # measurements are shown where they can be read back, the report stands without
-            continue
-    return out
+    return Report(title or program, "design prediction", tuple(sections), summary, tuple(commands))

@@ -11,6 +11,7 @@ import numpy as np
 
 from perfcompose.compose import Composer, bottleneck
 from perfcompose.compose.parser import parse_term
+from perfcompose.compose.prediction import term_times
 from perfcompose.report.design import model_text, quality, term_tree
 from perfcompose.report.document import Report, Section, Tree, table
 from perfcompose.report.figures import plt
@@ -63,7 +64,7 @@ def _trees(comps: Sequence[Any], composer: Any) -> list[Tree]:
         try:
             hot = (str(term), *(str(t) for t, _ in bottleneck(term, composer, at)[1:]))
             trees.append(Tree(f"{c.configuration}: times per element from the parts at x = {size(at['x'])} "
-                              "(exact max), bottleneck marked", term_tree(term, composer, at, hot, "ns")))
+                              "(exact max), bottleneck marked", term_tree(term_times(term, composer, at), hot, "ns")))
         except Exception:  # a program the parts cannot evaluate is drawn by its text
             pass
     return trees
