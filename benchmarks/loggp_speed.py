@@ -4,7 +4,8 @@ Each message goes from a uniformly random processor to another, with 1 to 65,536
 processor sends in message-id order. Timed: building the step from arrays plus the simulation
 (median of the repetitions, after one untimed run that compiles the kernels; the rows take turns
 in every round, so that a load that comes and goes falls on all alike); the LogGOPSim
-semantics row includes turning the program into its GOAL schedule. The anchor is the standard
+semantics row includes laying the program's steps out as the arrays its kernel reads
+(``loggopsim_steps.step_arrays``; finish times only, as with ``timelines=False``). The anchor is the standard
 kernel measured in the same run (ratios in the last column); LogGOPSim itself is timed beside
 whole processes by loggp_process.py. The kernels are the compiled C extension where it is built,
 else Numba (PERFCOMPOSE_KERNELS=numba picks Numba); the header says which ran, and with the
@@ -88,11 +89,9 @@ def standard_args(step: CommStep, params: LogGP) -> tuple:
 
 def goal_kernels() -> str:
     """Which implementation runs LogGOPSim's semantics."""
-    try:
-        import perfcompose.loggp._cgoal  # noqa: F401
-    except ImportError:
-        return "Numba"
-    return "compiled extension (C)"
+    from perfcompose.loggp.loggopsim_steps import kernel_name
+
+    return kernel_name()
 
 
 GOAL = 0.8  #: every mode's rate at least this fraction of the anchor's
@@ -117,7 +116,7 @@ def rows_to_run(args: argparse.Namespace) -> list[tuple[str, str, int, Callable[
     rows.append(("worst", f"worst case (sec. 4.2), P = {wp}, {forced} forced sends", wm,
                  lambda: worst_case_step(wstep, params, seed=1), args.reps))
     prog = Program(P, (step,))
-    rows.append(("loggopsim", "LogGOPSim semantics (compiled), incl. the GOAL schedule", M,
+    rows.append(("loggopsim", "LogGOPSim semantics, incl. the step arrays", M,
                  lambda: simulate_program(prog, params, semantics="loggopsim", timelines=False), args.reps))
     return rows
 

@@ -1100,9 +1100,14 @@ done:
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* LogGOPSim's main loop on a program's steps (_steps_loggopsim_kernel.py line for line: the GOAL
+/* LogGOPSim's main loop on a program's steps: the events of _steps_loggopsim_kernel.py (the GOAL
  * loop of _goal_kernel.py on program_to_goal's schedule, with that schedule's structure used
- * instead of stored). Finish times only. */
+ * instead of stored) in the same order, so the same finish times, with the data laid out for the
+ * cache: a rank's state in one struct, a message's in another, each rank's messages of its
+ * current step copied to a pool in the order they are issued (and a group's next few into the
+ * group), what the next events read fetched ahead, and the heap's first entry replaced in place
+ * where an event pushes another. Memory is the cost per event here: the random accesses to
+ * messages and ranks, not the arithmetic. Finish times only. */
 
 /* libstdc++'s std::sort of a[first, last) by key(x) = x >= ns, as cxx_sort.py reproduces it
  * (median-of-three introsort, insertion sort below 17 elements, a stable partition where the
@@ -1217,13 +1222,48 @@ static void lgs_sort(int32_t *a, int64_t first, int64_t last, int64_t ns, int32_
 #undef LK
 
 enum { LGS_SEND, LGS_RECV, LGS_CALC, LGS_BARRIER };
+
+#if defined(__GNUC__)
+#define LGS_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define LGS_PREFETCH(p) ((void)(p))
+#endif
+
 enum { LGS_POSTED = 1, LGS_ARRIVED = 2 };
 
+#define LGS_AHEAD 9
+
 typedef struct {
-    int64_t lo, hi, base; /* members lo..hi-1 of the rank's current step; member j's stamp: base + j */
-    int32_t rank;
-    int32_t kind;
+    int64_t base;     /* position j's stamp: base + j */
+    int32_t lo, hi;   /* positions lo..hi-1 of the rank's current step */
+    int32_t rank, kind;
+    int32_t win;      /* the messages of positions win.. (sends and receives), copied from the pool */
+    int32_t ahead[LGS_AHEAD];
 } LgsGroup;
+
+/* a heap entry's id: a group or a message (negative), with the rank it happens at */
+#define LGS_MASK (((int64_t)1 << 31) - 1)
+#define LGS_GROUP_ID(h, gr) (((int64_t)(h) << 31) | (gr))
+#define LGS_MSG_ID(h, m) (-1 - (((int64_t)(h) << 31) | (m)))
+
+/* what the loop reads and writes of a message, together (one cache line where the arrays would
+ * be five): its size, arrival, creation stamp (times 4, plus its state), receiver and the next
+ * message queued for that receiver */
+typedef struct {
+    double nbytes, arrive;
+    int64_t stamp_state;
+    int32_t dst, w_next;
+} LgsMsg;
+
+/* a rank's state, together: its CPU's and NIC's clocks, its step, that step's operations not yet
+ * done, where its part of the pool begins, the last message queued for it, and what an event
+ * made executable (1: its step's closing calc, 2: its next step) */
+typedef struct {
+    double nexto, nextgs, nextgr;
+    int64_t cur, left, pool_off;
+    int32_t w_tail;
+    int8_t pend;
+} LgsRank;
 
 typedef struct {
     int64_t P, nsteps, M;
@@ -1234,17 +1274,62 @@ typedef struct {
     double *finish;
     /* built here */
     int64_t *step_of; /* a step's number among the communication (or computation) steps */
-    int32_t *send_ptr, *recv_ptr, *recv_list, *pool, *sort_tmp;
-    int64_t *pool_off;
-    double *nexto, *nextgs, *nextgr, *mts, *arrive;
-    int64_t *cur, *left;
-    int8_t *pend, *state;
-    int32_t *w_next, *w_tail;
+    int32_t *send_ptr, *recv_ptr, *recv_list, *pool, *perm, *sort_tmp;
+    LgsMsg *msg;
+    LgsRank *rk;
     LgsGroup *gt;
     int64_t *gfree, nfree, cap;
     Entry *heap;
     int64_t hn, ts;
+    int stale; /* the heap's root is the event being run: the next push replaces it */
 } Lgs;
+
+/* the root of a heap of n entries replaced by (key, tb, ident), sifted down */
+static inline void heap_replace(Entry *h, int64_t n, double key, double tb, int64_t ident) {
+    int64_t i = 0;
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && less(h[c + 1].key, h[c + 1].tb, h[c].key, h[c].tb)) {
+            c += 1;
+        }
+        if (!less(h[c].key, h[c].tb, key, tb)) {
+            break;
+        }
+        h[i] = h[c];
+        i = c;
+    }
+    h[i].key = key;
+    h[i].tb = tb;
+    h[i].id = ident;
+}
+
+/* the heap's pushes and its first entry, with the event being run still at the root (stale):
+ * (key, stamp) pairs are unique, so the order of events does not depend on the heap's shape */
+static inline void lgs_push(Lgs *s, double key, double tb, int64_t ident) {
+    if (s->stale) {
+        heap_replace(s->heap, s->hn, key, tb, ident);
+        s->stale = 0;
+    } else {
+        s->hn = heap_push(s->heap, s->hn, key, tb, ident);
+    }
+}
+
+static inline const Entry *lgs_first(const Lgs *s) {
+    if (!s->stale) {
+        return s->hn > 0 ? &s->heap[0] : NULL;
+    }
+    if (s->hn < 2) {
+        return NULL;
+    }
+    const Entry *a = &s->heap[1];
+    if (s->hn > 2 && less(s->heap[2].key, s->heap[2].tb, a->key, a->tb)) {
+        a = &s->heap[2];
+    }
+    return a;
+}
 
 static int64_t lgs_next_step(const Lgs *s, int64_t h, int64_t k) {
     while (k < s->nsteps) {
@@ -1289,65 +1374,104 @@ static int lgs_room(Lgs *s, int64_t need) {
     return 0;
 }
 
+/* a new group's heap id */
 static inline int64_t lgs_new_group(Lgs *s, int64_t h, int kind, int64_t lo, int64_t hi, int64_t base) {
     int64_t gr = s->gfree[--s->nfree];
     LgsGroup *q = &s->gt[gr];
     q->rank = (int32_t)h;
     q->kind = kind;
-    q->lo = lo;
-    q->hi = hi;
+    q->lo = (int32_t)lo;
+    q->hi = (int32_t)hi;
     q->base = base;
-    return gr;
+    q->win = (int32_t)(lo - LGS_AHEAD); /* none copied yet */
+    return LGS_GROUP_ID(h, gr);
 }
 
-/* queue rank h's operations of step k (room for two groups made by the caller) */
+/* the message of the group's position lo: the pool is read LGS_AHEAD messages at a time */
+static inline int64_t lgs_member(Lgs *s, LgsGroup *q) {
+    int32_t d = q->lo - q->win;
+    if (d >= LGS_AHEAD) {
+        int32_t n = q->hi - q->lo < LGS_AHEAD ? q->hi - q->lo : LGS_AHEAD;
+        memcpy(q->ahead, s->pool + s->rk[q->rank].pool_off + q->lo, (size_t)n * sizeof(int32_t));
+        q->win = q->lo;
+        d = 0;
+    }
+    return q->ahead[d];
+}
+
+/* the group's next member: its message read now (and its message's line fetched), long before
+ * its turn */
+static inline void lgs_advance(Lgs *s, LgsGroup *q) {
+    q->lo++;
+    if (q->lo < q->hi && (q->kind == LGS_SEND || q->kind == LGS_RECV)) {
+        LGS_PREFETCH(&s->msg[lgs_member(s, q)]);
+    }
+}
+
+/* queue rank h's operations of step k (room for two groups made by the caller): its messages,
+ * sends then receives, are written to its part of the pool in the order LogGOPSim's sort leaves
+ * them */
 static void lgs_issue_step(Lgs *s, int64_t h, int initial, int64_t k) {
     if (s->kinds[k] == 0) {
-        s->left[h] = 1;
+        s->rk[h].left = 1;
         int64_t gr = lgs_new_group(s, h, LGS_CALC, 0, 1, s->ts);
-        s->hn = heap_push(s->heap, s->hn, initial ? 0.0 : s->nexto[h], (double)s->ts, gr);
+        lgs_push(s, initial ? 0.0 : s->rk[h].nexto, (double)s->ts, gr);
         s->ts++;
         return;
     }
-    int64_t b = s->step_of[k] * (s->P + 1) + h;
-    int64_t ns = s->send_ptr[b + 1] - s->send_ptr[b], nr = s->recv_ptr[b + 1] - s->recv_ptr[b], cnt = ns + nr;
-    s->left[h] = cnt;
+    int64_t b = s->step_of[k] * (s->P + 1) + h, lo = s->msg_ptr[k];
+    int64_t sp = s->send_ptr[b], rp = s->recv_ptr[b];
+    int64_t ns = s->send_ptr[b + 1] - sp, nr = s->recv_ptr[b + 1] - rp, cnt = ns + nr;
+    int32_t *pool = s->pool + s->rk[h].pool_off;
+    s->rk[h].left = cnt;
     if (cnt > 16) {
-        int32_t *a = s->pool + s->pool_off[h];
+        int32_t *a = s->perm;
         for (int64_t j = 0; j < cnt; j++) {
             a[j] = (int32_t)j;
         }
         lgs_sort(a, 0, cnt, ns, s->sort_tmp);
+        for (int64_t j = 0; j < cnt; j++) {
+            int64_t x = a[j];
+            pool[j] = (int32_t)(lo + (x < ns ? s->order[lo + sp + x] : s->recv_list[lo + rp + x - ns]));
+        }
+    } else {
+        for (int64_t j = 0; j < ns; j++) {
+            pool[j] = (int32_t)(lo + s->order[lo + sp + j]);
+        }
+        for (int64_t j = 0; j < nr; j++) {
+            pool[ns + j] = (int32_t)(lo + s->recv_list[lo + rp + j]);
+        }
     }
     if (ns > 0) {
         int64_t gr = lgs_new_group(s, h, LGS_SEND, 0, ns, s->ts);
-        double t = initial ? 0.0 : (s->nexto[h] > s->nextgs[h] ? s->nexto[h] : s->nextgs[h]);
-        s->hn = heap_push(s->heap, s->hn, t, (double)s->ts, gr);
+        double t = initial ? 0.0 : (s->rk[h].nexto > s->rk[h].nextgs ? s->rk[h].nexto : s->rk[h].nextgs);
+        lgs_push(s, t, (double)s->ts, gr);
         s->ts += ns;
     }
     if (nr > 0) {
         int64_t gr = lgs_new_group(s, h, LGS_RECV, ns, cnt, s->ts - ns);
-        s->hn = heap_push(s->heap, s->hn, initial ? 0.0 : s->nexto[h], (double)s->ts, gr);
+        lgs_push(s, initial ? 0.0 : s->rk[h].nexto, (double)s->ts, gr);
         s->ts += nr;
     }
 }
 
 static inline double dmax(double a, double b) { return a > b ? a : b; }
 
+
 /* the message m's receive and send are matched at t: a rendezvous send completes (its sender is
  * busy until then at least); the receive completes */
-static inline void lgs_matched(Lgs *s, int64_t m, int64_t h, double t, int64_t *h2) {
-    if (s->nbytes[m] > s->S) {
+static inline void lgs_matched(Lgs *s, int64_t m, double nbytes, int64_t h, double t, int64_t *h2) {
+    if (nbytes > s->S) {
         int64_t q = s->src[m];
-        if (--s->left[q] == 0) {
-            s->pend[q] = 1;
+        if (--s->rk[q].left == 0) {
+            s->rk[q].pend = 1;
         }
-        s->nexto[q] = dmax(s->nexto[q], t);
-        s->nextgs[q] = dmax(s->nextgs[q], t);
+        s->rk[q].nexto = dmax(s->rk[q].nexto, t);
+        s->rk[q].nextgs = dmax(s->rk[q].nextgs, t);
         *h2 = q;
     }
-    if (--s->left[h] == 0) {
-        s->pend[h] = 1;
+    if (--s->rk[h].left == 0) {
+        s->rk[h].pend = 1;
     }
 }
 
@@ -1358,7 +1482,7 @@ static int64_t lgs_run(Lgs *s) {
     int64_t unfinished = 0;
     for (int64_t h = 0; h < P; h++) {
         int64_t k = lgs_next_step(s, h, 0);
-        s->cur[h] = k;
+        s->rk[h].cur = k;
         if (k < nsteps) {
             unfinished++;
             if (lgs_room(s, 2) < 0) {
@@ -1369,7 +1493,7 @@ static int64_t lgs_run(Lgs *s) {
     }
     int carry = 0;
     double t = 0.0, its = 0.0;
-    int64_t grp = 0;
+    int64_t ident = 0, grp = 0, h = 0;
     while (s->hn > 0 || carry) {
         if (carry) {
             carry = 0;
@@ -1377,129 +1501,141 @@ static int64_t lgs_run(Lgs *s) {
         } else {
             t = s->heap[0].key;
             its = s->heap[0].tb;
-            grp = s->heap[0].id;
-            s->hn = heap_pop(s->heap, s->hn);
+            ident = s->heap[0].id;
+            s->stale = 1;
+            int64_t v = ident >= 0 ? ident : -1 - ident;
+            grp = v & LGS_MASK; /* a group, or a message */
+            h = v >> 31;
+            for (int64_t c = 1; c < 3 && c < s->hn; c++) { /* one of them runs next: fetch what it reads */
+                int64_t id = s->heap[c].id, w = id >= 0 ? id : -1 - id;
+                LGS_PREFETCH(&s->rk[w >> 31]);
+                if (id >= 0) {
+                    LGS_PREFETCH(&s->gt[w & LGS_MASK]);
+                } else {
+                    LGS_PREFETCH(&s->msg[w & LGS_MASK]);
+                }
+            }
         }
         int ok = 1;
         double t_wait = 0.0;
         int64_t h1 = -1, h2 = -1;
-        if (grp >= 0) {
+        if (ident >= 0) {
             LgsGroup *q = &s->gt[grp];
-            int64_t h = q->rank, k = s->cur[h];
             int gk = q->kind;
             if (gk == LGS_CALC || gk == LGS_BARRIER) {
-                if (s->nexto[h] <= t) {
-                    s->nexto[h] = t + (gk == LGS_CALC ? s->durations[s->step_of[k] * P + h] : 0.0);
+                if (s->rk[h].nexto <= t) {
+                    int64_t k = s->rk[h].cur;
+                    s->rk[h].nexto = t + (gk == LGS_CALC ? s->durations[s->step_of[k] * P + h] : 0.0);
                     h1 = h;
                     if (gk == LGS_CALC) {
-                        s->pend[h] = 1;
+                        s->rk[h].pend = 1;
                     } else {
                         int64_t nk = lgs_next_step(s, h, k + 1);
-                        s->cur[h] = nk;
+                        s->rk[h].cur = nk;
                         if (nk < nsteps) {
-                            s->pend[h] = 2;
+                            s->rk[h].pend = 2;
                         } else {
                             unfinished--;
                         }
                     }
                 } else {
                     ok = 0;
-                    t_wait = s->nexto[h];
+                    t_wait = s->rk[h].nexto;
                 }
-            } else {
-                int64_t b = s->step_of[k] * (P + 1) + h, lo = s->msg_ptr[k];
-                int64_t ns = s->send_ptr[b + 1] - s->send_ptr[b];
-                int64_t j = q->lo;
-                if (ns + s->recv_ptr[b + 1] - s->recv_ptr[b] > 16) {
-                    j = s->pool[s->pool_off[h] + j];
-                }
-                if (gk == LGS_SEND) {
-                    int64_t m = lo + s->order[lo + s->send_ptr[b] + j];
-                    double busy = dmax(s->nexto[h], s->nextgs[h]);
-                    if (busy <= t) {
-                        h1 = h;
-                        double k1 = dmax(s->nbytes[m] - 1.0, 0.0);
-                        s->nexto[h] = t + o + k1 * O;
-                        s->nextgs[h] = t + g + k1 * G;
-                        int64_t r = s->dst[m];
-                        s->mts[m] = (double)s->ts;
-                        s->arrive[m] = t + o + L;
-                        s->w_next[m] = -1;
-                        if (s->w_tail[r] >= 0) {
-                            s->w_next[s->w_tail[r]] = (int32_t)m;
-                        } else {
-                            s->hn = heap_push(s->heap, s->hn, t + o + L, (double)s->ts, -(m + 1));
-                        }
-                        s->w_tail[r] = (int32_t)m;
-                        s->ts++;
-                        if (s->nbytes[m] <= S && --s->left[h] == 0) {
-                            s->pend[h] = 1;
-                        }
-                    } else {
-                        ok = 0;
-                        t_wait = busy;
-                    }
-                } else { /* a receive is posted */
-                    int64_t m = lo + s->recv_list[lo + s->recv_ptr[b] + j - ns];
+            } else if (gk == LGS_SEND) {
+                double busy = dmax(s->rk[h].nexto, s->rk[h].nextgs);
+                if (busy <= t) {
+                    int64_t m = lgs_member(s, q);
+                    LgsMsg *x = &s->msg[m];
                     h1 = h;
-                    if (s->state[m] == LGS_ARRIVED) {
-                        lgs_matched(s, m, h, t, &h2);
+                    double k1 = dmax(x->nbytes - 1.0, 0.0);
+                    s->rk[h].nexto = t + o + k1 * O;
+                    s->rk[h].nextgs = t + g + k1 * G;
+                    int64_t r = x->dst;
+                    x->stamp_state = s->ts * 4 + (x->stamp_state & 3); /* a receive may be posted */
+                    x->arrive = t + o + L;
+                    x->w_next = -1;
+                    if (s->rk[r].w_tail >= 0) {
+                        s->msg[s->rk[r].w_tail].w_next = (int32_t)m;
                     } else {
-                        s->state[m] = LGS_POSTED;
+                        lgs_push(s, t + o + L, (double)s->ts, LGS_MSG_ID(r, m));
                     }
+                    s->rk[r].w_tail = (int32_t)m;
+                    s->ts++;
+                    if (x->nbytes <= S && --s->rk[h].left == 0) {
+                        s->rk[h].pend = 1;
+                    }
+                } else {
+                    ok = 0;
+                    t_wait = busy;
+                }
+            } else { /* a receive is posted */
+                int64_t m = lgs_member(s, q);
+                LgsMsg *x = &s->msg[m];
+                h1 = h;
+                if ((x->stamp_state & 3) == LGS_ARRIVED) {
+                    lgs_matched(s, m, x->nbytes, h, t, &h2);
+                } else {
+                    x->stamp_state |= LGS_POSTED;
                 }
             }
         } else { /* the message m arrives at rank h */
-            int64_t m = -grp - 1, h = s->dst[m];
-            double busy = dmax(s->nexto[h], s->nextgr[h]);
+            int64_t m = grp;
+            LgsMsg *x = &s->msg[m];
+            double busy = dmax(s->rk[h].nexto, s->rk[h].nextgr);
             if (busy <= t) {
-                double k1 = dmax(s->nbytes[m] - 1.0, 0.0);
-                s->nexto[h] = t + o + dmax(k1 * O, k1 * G);
-                s->nextgr[h] = t + g + k1 * G;
-                if (s->state[m] == LGS_POSTED) {
-                    lgs_matched(s, m, h, t, &h2);
+                double k1 = dmax(x->nbytes - 1.0, 0.0);
+                s->rk[h].nexto = t + o + dmax(k1 * O, k1 * G);
+                s->rk[h].nextgr = t + g + k1 * G;
+                if ((x->stamp_state & 3) == LGS_POSTED) {
+                    lgs_matched(s, m, x->nbytes, h, t, &h2);
                     h1 = h;
                 } else {
-                    s->state[m] = LGS_ARRIVED;
+                    x->stamp_state |= LGS_ARRIVED;
                 }
-                int64_t w = s->w_next[m];
+                int64_t w = x->w_next;
                 if (w < 0) {
-                    s->w_tail[h] = -1;
+                    s->rk[h].w_tail = -1;
                 } else {
-                    s->hn = heap_push(s->heap, s->hn, dmax(s->arrive[w], dmax(s->nexto[h], s->nextgr[h])), s->mts[w],
-                                      -(w + 1));
+                    const LgsMsg *y = &s->msg[w];
+                    lgs_push(s, dmax(y->arrive, dmax(s->rk[h].nexto, s->rk[h].nextgr)), (double)(y->stamp_state >> 2),
+                             LGS_MSG_ID(h, w));
                 }
             } else {
-                s->hn = heap_push(s->heap, s->hn, busy, its, grp);
+                lgs_push(s, busy, its, ident);
             }
         }
-        if (grp >= 0) {
+        if (ident >= 0) {
             LgsGroup *q = &s->gt[grp];
             if (ok) { /* the next member's turn, at the same time */
-                q->lo++;
+                lgs_advance(s, q);
                 if (q->lo < q->hi) {
                     double tsn = (double)(q->base + q->lo);
-                    if (s->hn == 0 || s->heap[0].key > t || (s->heap[0].key == t && s->heap[0].tb > tsn)) {
+                    const Entry *e = lgs_first(s);
+                    if (e == NULL || e->key > t || (e->key == t && e->tb > tsn)) {
                         carry = 1;
                     } else {
-                        s->hn = heap_push(s->heap, s->hn, t, tsn, grp);
+                        lgs_push(s, t, tsn, ident);
                     }
                 } else {
                     s->gfree[s->nfree++] = grp;
                 }
-            } else if (q->hi - q->lo == 1 || s->hn == 0 || s->heap[0].key > t ||
-                       (s->heap[0].key == t && s->heap[0].tb > (double)(q->base + q->hi - 1))) {
-                s->hn = heap_push(s->heap, s->hn, t_wait, its, grp); /* the group moves as a whole */
-            } else { /* another event comes between the members: the first one waits alone */
-                if (lgs_room(s, 1) < 0) {
-                    return -3;
+            } else {
+                const Entry *e = lgs_first(s);
+                if (q->hi - q->lo == 1 || e == NULL || e->key > t ||
+                    (e->key == t && e->tb > (double)(q->base + q->hi - 1))) {
+                    lgs_push(s, t_wait, its, ident); /* the group moves as a whole */
+                } else { /* another event comes between the members: the first one waits alone */
+                    if (lgs_room(s, 1) < 0) {
+                        return -3;
+                    }
+                    q = &s->gt[grp];
+                    int64_t g1 = lgs_new_group(s, q->rank, q->kind, q->lo, q->lo + 1, q->base);
+                    lgs_push(s, t_wait, its, g1);
+                    q = &s->gt[grp];
+                    lgs_advance(s, q);
+                    lgs_push(s, t, (double)(q->base + q->lo), ident);
                 }
-                q = &s->gt[grp];
-                int64_t g1 = lgs_new_group(s, q->rank, q->kind, q->lo, q->lo + 1, q->base);
-                s->hn = heap_push(s->heap, s->hn, t_wait, its, g1);
-                q = &s->gt[grp];
-                q->lo++;
-                s->hn = heap_push(s->heap, s->hn, t, (double)(q->base + q->lo), grp);
             }
         }
         /* issue what became executable, rank by rank in ascending order */
@@ -1511,30 +1647,35 @@ static int64_t lgs_run(Lgs *s) {
         int64_t hs[2] = {h1, h2};
         for (int i = 0; i < 2; i++) {
             int64_t hh = hs[i];
-            if (hh < 0 || s->pend[hh] == 0) {
+            if (hh < 0 || s->rk[hh].pend == 0) {
                 continue;
             }
             if (lgs_room(s, 2) < 0) {
                 return -3;
             }
-            if (s->pend[hh] == 1) { /* the step's closing calc */
+            if (s->rk[hh].pend == 1) { /* the step's closing calc */
                 int64_t gr = lgs_new_group(s, hh, LGS_BARRIER, 0, 1, s->ts);
-                s->hn = heap_push(s->heap, s->hn, s->nexto[hh], (double)s->ts, gr);
+                lgs_push(s, s->rk[hh].nexto, (double)s->ts, gr);
                 s->ts++;
             } else {
-                lgs_issue_step(s, hh, 0, s->cur[hh]);
+                lgs_issue_step(s, hh, 0, s->rk[hh].cur);
             }
-            s->pend[hh] = 0;
+            s->rk[hh].pend = 0;
+        }
+        if (s->stale) { /* the event left nothing in its place */
+            s->hn = heap_pop(s->heap, s->hn);
+            s->stale = 0;
         }
     }
     for (int64_t h = 0; h < P; h++) {
-        s->finish[h] = s->nexto[h];
+        s->finish[h] = s->rk[h].nexto;
     }
     return unfinished;
 }
 
-/* each rank's sends and receives per communication step, checked: 0, -1 (order), -2 (a rank) */
-static int64_t lgs_prepare(Lgs *s, int64_t *need, int32_t *fill) {
+/* each rank's sends and receives per communication step, checked (0, -1: order, -2: a rank);
+ * need[h]: the most operations rank h has in one step; mark: M bytes of zeros */
+static int64_t lgs_prepare(Lgs *s, int64_t *need, int32_t *fill, char *mark) {
     const int64_t P = s->P;
     for (int64_t k = 0; k < s->nsteps; k++) {
         if (s->kinds[k] != 1) {
@@ -1561,18 +1702,25 @@ static int64_t lgs_prepare(Lgs *s, int64_t *need, int32_t *fill) {
         for (int64_t h = 0; h < P; h++) {
             for (int64_t j = sp[h]; j < sp[h + 1]; j++) {
                 int64_t e = s->order[lo + j];
-                if (e < 0 || e >= hi - lo || s->src[lo + e] != h || s->state[lo + e] != 0) {
+                if (e < 0 || e >= hi - lo || s->src[lo + e] != h || mark[lo + e] != 0) {
                     return -1;
                 }
-                s->state[lo + e] = 1;
+                mark[lo + e] = 1;
             }
             int64_t cnt = sp[h + 1] - sp[h] + rp[h + 1] - rp[h];
-            if (cnt > 16 && cnt > need[h]) {
+            if (cnt > need[h]) {
                 need[h] = cnt;
             }
         }
     }
-    memset(s->state, 0, (size_t)(s->M > 0 ? s->M : 1));
+    for (int64_t m = 0; m < s->M; m++) {
+        LgsMsg *x = &s->msg[m];
+        x->nbytes = s->nbytes[m];
+        x->arrive = 0.0;
+        x->stamp_state = 0;
+        x->dst = s->dst[m];
+        x->w_next = -1;
+    }
     return 0;
 }
 
@@ -1647,61 +1795,50 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
     s.send_ptr = (int32_t *)calloc(ptrs > 0 ? ptrs : 1, sizeof(int32_t));
     s.recv_ptr = (int32_t *)calloc(ptrs > 0 ? ptrs : 1, sizeof(int32_t));
     s.recv_list = (int32_t *)malloc(m1 * sizeof(int32_t));
-    s.state = (int8_t *)calloc(m1, 1);
+    s.msg = (LgsMsg *)malloc(m1 * sizeof(LgsMsg));
+    s.rk = (LgsRank *)calloc(p1, sizeof(LgsRank));
+    char *mark = (char *)calloc(m1, 1);
     int64_t *need = (int64_t *)calloc(p1, sizeof(int64_t));
-    s.w_tail = (int32_t *)malloc(p1 * sizeof(int32_t)); /* a fill count while preparing */
+    int32_t *fill = (int32_t *)malloc(p1 * sizeof(int32_t));
     int64_t result = -3;
-    if (s.step_of && s.send_ptr && s.recv_ptr && s.recv_list && s.state && need && s.w_tail) {
+    if (s.step_of && s.send_ptr && s.recv_ptr && s.recv_list && s.msg && s.rk && mark && need && fill) {
         int64_t ic = 0, ip = 0;
         for (int64_t k = 0; k < s.nsteps; k++) {
             s.step_of[k] = s.kinds[k] == 1 ? ic++ : ip++;
         }
         Py_BEGIN_ALLOW_THREADS
-        result = lgs_prepare(&s, need, s.w_tail);
+        result = lgs_prepare(&s, need, fill, mark);
         Py_END_ALLOW_THREADS
     }
+    free(mark);
+    free(fill);
     if (result == 0) {
-        s.pool_off = (int64_t *)malloc(p1 * sizeof(int64_t));
-        int64_t most = 1;
-        if (s.pool_off) {
-            s.pool_off[0] = 0;
-            for (int64_t h = 0; h < P; h++) {
-                s.pool_off[h + 1] = s.pool_off[h] + need[h];
-                most = need[h] > most ? need[h] : most;
-            }
+        int64_t most = 1, off = 0;
+        for (int64_t h = 0; h < P; h++) {
+            s.rk[h].pool_off = off;
+            s.rk[h].w_tail = -1;
+            off += need[h];
+            most = need[h] > most ? need[h] : most;
         }
         s.cap = 2 * P + 64;
         s.nfree = s.cap;
-        s.pool = s.pool_off ? (int32_t *)malloc((size_t)(s.pool_off[P] > 0 ? s.pool_off[P] : 1) * sizeof(int32_t)) : NULL;
+        s.pool = (int32_t *)malloc((size_t)(off > 0 ? off : 1) * sizeof(int32_t));
+        s.perm = (int32_t *)malloc((size_t)most * sizeof(int32_t));
         s.sort_tmp = (int32_t *)malloc((size_t)most * sizeof(int32_t));
-        s.nexto = (double *)calloc(p1, sizeof(double));
-        s.nextgs = (double *)calloc(p1, sizeof(double));
-        s.nextgr = (double *)calloc(p1, sizeof(double));
-        s.cur = (int64_t *)calloc(p1, sizeof(int64_t));
-        s.left = (int64_t *)calloc(p1, sizeof(int64_t));
-        s.pend = (int8_t *)calloc(p1, 1);
-        s.mts = (double *)malloc(m1 * sizeof(double));
-        s.arrive = (double *)malloc(m1 * sizeof(double));
-        s.w_next = (int32_t *)malloc(m1 * sizeof(int32_t));
         s.gt = (LgsGroup *)malloc((size_t)s.cap * sizeof(LgsGroup));
         s.gfree = (int64_t *)malloc((size_t)s.cap * sizeof(int64_t));
         s.heap = (Entry *)malloc((size_t)(s.cap + P + 1) * sizeof(Entry));
         result = -3;
-        if (s.pool && s.sort_tmp && s.nexto && s.nextgs && s.nextgr && s.cur && s.left && s.pend && s.mts &&
-            s.arrive && s.w_next && s.gt && s.gfree && s.heap) {
+        if (s.pool && s.perm && s.sort_tmp && s.gt && s.gfree && s.heap) {
             for (int64_t j = 0; j < s.cap; j++) {
                 s.gfree[j] = s.cap - 1 - j;
-            }
-            for (int64_t h = 0; h < P; h++) {
-                s.w_tail[h] = -1;
             }
             Py_BEGIN_ALLOW_THREADS
             result = lgs_run(&s);
             Py_END_ALLOW_THREADS
         }
     }
-    void *blocks[] = {s.step_of, s.send_ptr, s.recv_ptr, s.recv_list, s.state, need, s.w_tail, s.pool_off, s.pool,
-                      s.sort_tmp, s.nexto, s.nextgs, s.nextgr, s.cur, s.left, s.pend, s.mts, s.arrive, s.w_next,
+    void *blocks[] = {s.step_of, s.send_ptr, s.recv_ptr, s.recv_list, s.msg, s.rk, need, s.pool, s.perm, s.sort_tmp,
                       s.gt, s.gfree, s.heap};
     for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
         free(blocks[i]);

@@ -22,7 +22,7 @@ from perfcompose.loggp.backend import extension
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CommStep, CompStep, Program
 
-__all__ = ["StepArrays", "step_arrays", "loggopsim_finish"]
+__all__ = ["StepArrays", "step_arrays", "loggopsim_finish", "kernel_name"]
 
 #: kinds, msg_ptr, src, dst, nbytes, order, durations
 StepArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -51,10 +51,20 @@ def step_arrays(program: Program) -> StepArrays:
     return kinds, msg_ptr, src, dst, nbytes, order, durations
 
 
-def _kernel() -> Any:
+def _compiled() -> Any:
     module = extension("_cstep")
-    if module is not None and hasattr(module, "loggopsim_steps"):
-        return module.loggopsim_steps
+    return getattr(module, "loggopsim_steps", None) if module is not None else None
+
+
+def kernel_name() -> str:
+    """Which implementation computes the finish times here: "compiled extension (C)" or "Numba"."""
+    return "compiled extension (C)" if _compiled() is not None else "Numba"
+
+
+def _kernel() -> Any:
+    compiled = _compiled()
+    if compiled is not None:
+        return compiled
     from perfcompose.loggp._steps_loggopsim_kernel import loggopsim_steps_kernel
 
     return loggopsim_steps_kernel

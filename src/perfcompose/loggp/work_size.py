@@ -16,6 +16,8 @@ _READ_FACTOR = {"npz": 2.0, "json": 3.0, "goal": 3.0}
 #: peak bytes per message and per processor while simulating, by semantics
 _PER_MESSAGE = {"paper": 100.0, "loggopsim": 240.0}
 _PER_PROCESSOR = {"paper": 300.0, "loggopsim": 300.0}
+#: LogGOPSim's semantics without timelines: the steps' arrays and the kernel's state per message
+_STEPS_PER_MESSAGE = 100.0
 #: one operation kept for the timeline (a Python object with its numbers)
 _PER_OPERATION = 200.0
 
@@ -28,9 +30,11 @@ def reading_bytes(size: int, form: str) -> float:
 def simulation_bytes(P: int, M: int, steps: int, *, semantics: str = "paper", timelines: bool = False) -> float:
     """Peak memory of simulating ``M`` messages among ``P`` processors in ``steps`` steps; with
     ``timelines`` every send, receive and computation is also kept as an object."""
+    if semantics == "loggopsim" and not timelines:  # the kernel on the steps (loggopsim_steps)
+        return _STEPS_PER_MESSAGE * M + _PER_PROCESSOR["loggopsim"] * P + 16.0 * P * steps
     total = _PER_MESSAGE.get(semantics, 160.0) * M + _PER_PROCESSOR.get(semantics, 300.0) * P
     if semantics == "loggopsim":
-        total += 40.0 * P * steps  # a barrier operation per processor and step
+        total += 40.0 * P * steps  # a barrier operation per processor and step of the GOAL schedule
     if timelines:
         total += _PER_OPERATION * (2 * M + P * steps)
     return total
