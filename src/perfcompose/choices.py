@@ -41,6 +41,9 @@ NEGATIVE_EXPONENTS: dict[str, bool | None] = {"auto": None, "yes": True, "no": F
 #: processor time of the busiest worker
 Clock = Literal["wall", "cpu"]
 
+#: how the PAMELA simulator draws times: as written, use() times exponential, or delays exponential too
+Distribution = Literal["deterministic", "exponential-service", "exponential"]
+
 #: how a pipeline's max is taken: ``asymptotic`` keeps the stage of higher order (the papers'
 #: eq. 3), ``pointwise`` the exact max at every point
 PipeRule = Literal["asymptotic", "pointwise"]

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from perfcompose.assignments import parse_assignments
+from perfcompose.choices import Distribution
 from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
 from perfcompose.commands.pamela_options import MODEL, PAPER_PHI, PROCESS, VALUES
 from perfcompose.errors import evaluating, finite_result
@@ -31,7 +32,7 @@ def compile_cmd(model: Path = MODEL,
 
 @user_errors
 def simulate_cmd(model: Path = MODEL, assignments: list[str] | None = VALUES,
-                 distribution: str = typer.Option("deterministic", "--distribution", "-d",
+                 distribution: Distribution = typer.Option("deterministic", "--distribution", "-d",
                                                   help="deterministic, exponential-service (use() times "
                                                        "exponential) or exponential (delays too)."),
                  seed: int = typer.Option(0, "--seed", help="Seed of the random times."),

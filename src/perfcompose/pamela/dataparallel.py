@@ -23,12 +23,16 @@ from __future__ import annotations
 import bisect
 import importlib.util
 import math
+import multiprocessing as mp
 import os
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+import numpy as np
 
 from perfcompose.choices import Clock
 
@@ -126,8 +130,6 @@ class Machine:
     """What a program sees as ``dp``: its processor ``p`` of ``P``, arrays, and communication."""
 
     def __init__(self, p: int, P: int, links: Mapping[int, Any], seed: int = 0):
-        import numpy as np
-
         self.p, self.P = p, P
         self._links = links
         self._rng = np.random.default_rng(seed * 7919 + p)
@@ -140,8 +142,6 @@ class Machine:
     def array(self, shape: Sequence[int], layout: Layout | None = None, fill: str = "random"):
         """This processor's part of a distributed array of global ``shape``; ``fill``: ``random``
         (uniform in [0, 1)) or ``dominant`` (random plus ``n`` on the global diagonal)."""
-        import numpy as np
-
         t0, c0 = time.perf_counter(), time.process_time()
         layout = layout or replicated()
         shape = tuple(int(s) for s in shape)
@@ -175,15 +175,11 @@ class Machine:
     # -- communication --------------------------------------------------------------------------
 
     def _send(self, q: int, x) -> None:
-        import numpy as np
-
         x = np.ascontiguousarray(x)
         self._links[q].send((x.dtype.str, x.shape))
         self._links[q].send_bytes(memoryview(x).cast("B"))
 
     def _recv(self, q: int):
-        import numpy as np
-
         dtype, shape = self._links[q].recv()
         out = np.empty(shape, dtype=dtype)
         self._links[q].recv_bytes_into(out.data.cast("B"))
@@ -200,8 +196,6 @@ class Machine:
 
     def barrier(self) -> None:
         """Wait until every processor arrives."""
-        import numpy as np
-
         self.allgather(np.zeros(1))
 
     def bcast(self, a, i: int):
@@ -221,8 +215,6 @@ class Machine:
 
     def allgather(self, x, axis: int = 0):
         """Every processor's ``x``, joined along ``axis`` in processor order, on every processor."""
-        import numpy as np
-
         parts: list[Any] = [None] * self.P
         parts[self.p] = x
         for q in self._pairs():
@@ -240,8 +232,6 @@ class Machine:
     def redistribute(self, a, axis: int):
         """The same global array, now in blocks along ``axis`` instead of its current layout's axis
         (an all-to-all exchange)."""
-        import numpy as np
-
         d = self._dist(a)
         n = d.shape[axis]
         parts = []
@@ -255,8 +245,6 @@ class Machine:
 
     def merge(self, runs: Sequence[Any]):
         """One sorted vector from sorted runs."""
-        import numpy as np
-
         return np.sort(np.concatenate(runs), kind="stable")
 
     def _pairs(self) -> list[int]:
@@ -328,8 +316,6 @@ def pin_to_core(p: int) -> None:
 
 def _timed_run(fn, p: int, P: int, links: dict, params: dict, seed: int, clock: str, tracer) -> float:
     """One run of ``fn`` between barriers: this processor's seconds, less filling its arrays."""
-    import sys
-
     dp = Machine(p, P, links, seed=seed)
     dp.barrier()
     if tracer:
@@ -402,8 +388,6 @@ def run_lines(path: str | Path, params: Mapping[str, int], P: int, clock: Clock 
 def _run_workers(paths: Sequence[str | Path], params: Mapping[str, int], P: int, reps: int, clock: str,
                  lines: bool) -> list[Any]:
     """What every worker sent back, in processor order."""
-    import multiprocessing as mp
-
     saved = single_thread_env()
     ctx = mp.get_context("spawn")
     try:

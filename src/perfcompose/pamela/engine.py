@@ -36,7 +36,7 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfcompose.pamela.machine import MachineParameters
+from perfcompose.pamela.machine_model import MachineParameters
 from perfcompose.pamela.syntax import PamelaError
 
 __all__ = ["generate", "generate_text", "pragmas", "Generated"]

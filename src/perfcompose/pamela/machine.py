@@ -14,35 +14,18 @@ Messages are timed by a ping-pong between two worker processes over the runtime'
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+import multiprocessing as mp
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from perfcompose.bench.runner import CallableTarget, run_sweep
+from perfcompose.pamela.dataparallel import Machine, pairwise_links, pin_to_core, restore_env, single_thread_env
+from perfcompose.pamela.machine_model import MachineParameters, contended, machine_text, parameters_from
 
 __all__ = ["FULL_COLUMN_SIDES", "FULL_SIDES", "FULL_SIZES", "QUICK_SIDES", "QUICK_SIZES", "MachineParameters",
-           "contended", "calibrate", "machine_text"]
-
-
-@dataclass(frozen=True)
-class MachineParameters:
-    """Seconds: per NumPy call, per view, per element of each kind of work, per message and word."""
-
-    t_call: float    #: one NumPy operation on a tiny array (the interpreter's share included)
-    t_index: float   #: one subscript (a view) of an array
-    t_ew: float      #: per element of an element-wise operation on contiguous data
-    t_ews: float     #: per element of an element-wise operation along a column (strided)
-    t_ewm: float     #: per element of an element-wise operation on a block of parts of matrix rows
-    t_ewc: float     #: per element of an element-wise operation on a block of whole rows (contiguous)
-    t_copy: float    #: per element copied
-    t_mxv: float     #: per multiply-add of a vector-matrix product
-    t_mxm: float     #: per multiply-add of a matrix-matrix product
-    t_sort: float    #: per n log2 n of sorting n numbers
-    t_merge: float   #: per n log2(k + 1) of merging k sorted runs of n numbers in all
-    t_msg: float     #: one message between two processes (start-up), answered before the next
-    t_word: float    #: per 8-byte word of a message
-    t_smsg: float    #: one message of a stream (sent without waiting for an answer): start-up
-    t_sword: float   #: per 8-byte word of a message of a stream
-
-    def as_dict(self) -> dict[str, float]:
-        return asdict(self)
+           "contended", "calibrate", "machine_text", "parameters_from"]
 
 
 #: sizes (elements) for a quick calibration and for a full one
@@ -62,8 +45,6 @@ FULL_COLUMN_SIDES = (1024, 2048)  # ADI: sweeps along columns
 def _fit(work: Sequence[float], times: Sequence[float]) -> tuple[float, float]:
     """``t = a + b * work`` by least squares on relative errors (every size weighs the same, so
     the small sizes decide the start-up ``a`` and the large ones the slope ``b``); a, b >= 0."""
-    import numpy as np
-
     w = np.asarray(work, float)
     t = np.asarray(times, float)
     A = np.column_stack([np.ones_like(w), w]) / t[:, None]
@@ -79,8 +60,6 @@ def _slope(work: Sequence[float], times: Sequence[float], start: float) -> float
     """``b`` of ``t = start + b * work`` with the start-up fixed (the machine model charges one
     ``t_call`` per NumPy call, so only the per-unit cost is fitted), by least squares on
     relative errors; b >= 0."""
-    import numpy as np
-
     w = np.asarray(work, float)
     t = np.asarray(times, float)
     b = float(np.sum(w * (t - start) / t ** 2) / np.sum(w ** 2 / t ** 2))
@@ -90,8 +69,6 @@ def _slope(work: Sequence[float], times: Sequence[float], start: float) -> float
 def _least_wall(run, setup, sizes: Sequence[int], reps: int) -> list[float]:
     """Least elapsed time of one call at every size over ``reps`` repetitions (the programs are
     measured by their least time too: other work on the machine only ever adds time)."""
-    from perfcompose.bench.runner import CallableTarget, run_sweep
-
     target = CallableTarget(run=run, setup=setup, retry_preempted=3, min_time=2e-3)
     result = run_sweep(target, {"n": list(sizes)}, reps=reps, warmup=1)
     return [min(result.values[(float(n),)]) for n in sizes]
@@ -99,8 +76,6 @@ def _least_wall(run, setup, sizes: Sequence[int], reps: int) -> list[float]:
 
 def _least_cpu(run, setup, sizes: Sequence[int], reps: int) -> list[float]:
     """Least processor time of one call at every size (calls batched to >= 5 ms)."""
-    import time
-
     out = []
     for n in sizes:
         args = setup(n)
@@ -121,8 +96,6 @@ def _least_cpu(run, setup, sizes: Sequence[int], reps: int) -> list[float]:
 
 def _vector_kernels(sizes: Sequence[int], reps: int, measure) -> dict[str, float]:
     """Per-call, per-subscript and per-element costs of work on contiguous vectors."""
-    import numpy as np
-
     rng = np.random.default_rng(1)
     out: dict[str, float] = {}
 
@@ -149,8 +122,6 @@ def _vector_kernels(sizes: Sequence[int], reps: int, measure) -> dict[str, float
 def _column_kernel(sides: Sequence[int], reps: int, measure, t_call: float, t_index: float, parts: int = 1) -> float:
     """Per element of element-wise work along the columns of matrices of ``side / parts`` rows
     of ``side`` (one worker's block of rows of a square matrix of that side)."""
-    import numpy as np
-
     rng = np.random.default_rng(3)
 
     def sweep(a, b):  # every column in turn, a recurrence along j: two loads and a store
@@ -167,8 +138,6 @@ def _matrix_kernels(sides: Sequence[int], reps: int, measure, t_call: float, t_i
                     parts: int = 1) -> dict[str, float]:
     """Per-element costs of work on one worker's block of columns (``side / parts`` of them) of
     square matrices of the given sides: on blocks of rows, and the multiply-adds of products."""
-    import numpy as np
-
     rng = np.random.default_rng(2)
     out: dict[str, float] = {}
     widths = [max(2, s // parts) for s in sides]
@@ -236,20 +205,12 @@ def _compute_kernels(sizes: Sequence[int], sides: Sequence[int], column_sides: S
 
 def _kernels_worker(p: int, P: int, links, sizes: Sequence[int], sides: Sequence[int],
                     column_sides: Sequence[int], reps: int, clock: str, conn) -> None:
-    from perfcompose.pamela.dataparallel import Machine, pin_to_core
-
     pin_to_core(p)
     dp = Machine(p, P, links)
     conn.send(_compute_kernels(sizes, sides, column_sides, reps, clock, sync=dp.barrier, parts=P))
 
 
 def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, clock: str, conn) -> None:
-    import time
-
-    import numpy as np
-
-    from perfcompose.pamela.dataparallel import Machine, pin_to_core
-
     pin_to_core(p)
     dp = Machine(p, 2, {1 - p: link})
     now = time.perf_counter if clock == "wall" else time.process_time
@@ -281,10 +242,6 @@ def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, clock: str, 
 
 
 def _spawn(target, args_per_process: Sequence[tuple]) -> list:
-    import multiprocessing as mp
-
-    from perfcompose.pamela.dataparallel import restore_env, single_thread_env
-
     saved = single_thread_env()
     ctx = mp.get_context("spawn")
     try:
@@ -306,10 +263,6 @@ def _concurrent_kernels(workers: int, sizes: Sequence[int], sides: Sequence[int]
     """The compute parameters as ``workers`` processes see them running the micro-benchmarks at
     the same time (the mean over the workers): what P processors of a program pay, sharing the
     cache and the memory bandwidth."""
-    import multiprocessing as mp
-
-    from perfcompose.pamela.dataparallel import pairwise_links
-
     links = pairwise_links(mp.get_context("spawn"), workers)
     args = [(p, workers, links[p], tuple(sizes), tuple(sides), tuple(column_sides), reps, clock)
             for p in range(workers)]
@@ -327,8 +280,6 @@ def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7, clock: str = "wa
     processor time they use). Messages are timed between two workers, the same for every key:
     the exchanges' at the vectors' ``sizes``, the broadcasts' at the rows' lengths (``sides``: a
     row that fits the pipe's buffer costs the sender a copy, a large vector the pipe's pace)."""
-    import multiprocessing as mp
-
     a, b = mp.get_context("spawn").Pipe(duplex=True)
     rows = tuple(sorted(set(sides) | set(column_sides)))
     msg_sizes = (1,) + rows + tuple(sizes)
@@ -343,93 +294,3 @@ def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7, clock: str = "wa
     return {w: MachineParameters(**_concurrent_kernels(w, sizes, sides, column_sides, reps, clock),
                                  t_msg=t_msg, t_word=t_word, t_smsg=t_smsg, t_sword=t_sword)
             for w in sorted(set(workers))}
-
-
-def parameters_from(values: Mapping[str, float]) -> MachineParameters:
-    """The parameters from a mapping (e.g. read back from JSON)."""
-    names = [f.name for f in fields(MachineParameters)]
-    missing = [n for n in names if n not in values]
-    if missing:
-        raise ValueError(f"machine parameters lack {', '.join(missing)}")
-    return MachineParameters(**{n: float(values[n]) for n in names})
-
-
-_PROCESSES = """\
-resource cpu(p) = fcfs(p, 1)              % processor p
-
-% one NumPy operation on processor p; n elements (or multiply-adds, or numbers sorted)
-process call(p) = use(cpu(p), t_call)
-process index(p) = use(cpu(p), t_index)
-process ew(p, n) = use(cpu(p), t_call + n * t_ew)
-process ews(p, n) = use(cpu(p), t_call + n * t_ews)
-process ewm(p, n) = use(cpu(p), t_call + n * t_ewm)
-% r rows of c elements in rows of w: whole rows (c = w) are one contiguous run of memory
-process ewb(p, r, c, w) = use(cpu(p), t_call + r * c * (t_ewc + (t_ewm - t_ewc) * min(1, w - c)))
-process copy(p, n) = use(cpu(p), t_call + n * t_copy)
-process mxv(p, n) = use(cpu(p), t_call + n * t_mxv)
-process mxm(p, n) = use(cpu(p), t_call + n * t_mxm)
-process sort(p, n) = use(cpu(p), t_call + t_sort * n * log2(max(n, 2)))
-process merge(p, n, k) = use(cpu(p), t_call + t_merge * n * log2(k + 1))
-
-% communication: n words from every processor (pairwise exchanges, one after the other)
-numeric msg(n) = t_msg + n * t_word
-% a slice of n words (c = 1: a column of a row-major array) copied out by its root, which sends
-% it to the P - 1 others without waiting: a message of a stream. Every processor is the root of
-% 1 / P of the slices: it pays 1 / P of a copy per broadcast.
-process bcast(n, c) = delay((t_call + t_index + n * (t_copy + c * (t_ews - t_copy))) / P
-                            + (P - 1) * (t_smsg + n * t_sword))
-% the slices of a cyclic axis have their roots in turn: the root of the next slice sends it when
-% done with this one, so every processor waits each step for the copy and one message at a time
-process bcastc(n, c) = delay(t_call + t_index + n * (t_copy + c * (t_ews - t_copy)) + (P - 1) * msg(n))
-process allgather(n) = delay((P - 1) * 2 * msg(n) + t_call + P * n * t_copy)
-process alltoall(n) = if (P > 1) delay((P - 1) * 2 * msg(n / P) + t_call + n * t_copy)
-% the same global array in blocks along another axis: parts copied out, exchanged, joined
-process redistribute(n) = if (P > 1) delay((P - 1) * 2 * msg(n / P) + 2 * (t_call + n * t_copy))
-"""
-
-_NOTES = {
-    "t_call": "one NumPy operation on a tiny array", "t_index": "one subscript (a view)",
-    "t_ew": "per element, element-wise, contiguous", "t_ews": "per element, element-wise, along a column",
-    "t_ewm": "per element, element-wise, on a block of parts of matrix rows",
-    "t_ewc": "per element, element-wise, on a block of whole matrix rows",
-    "t_copy": "per element copied", "t_mxv": "per multiply-add, vector-matrix",
-    "t_mxm": "per multiply-add, matrix-matrix", "t_sort": "per n log2 n, sort",
-    "t_merge": "per n log2(k + 1), merge of k sorted runs", "t_msg": "one message (start-up)",
-    "t_word": "per 8-byte word of a message",
-    "t_smsg": "one message of a stream (start-up)", "t_sword": "per 8-byte word of a message of a stream"}
-
-
-def contended(name: str, workers: Sequence[int]) -> str:
-    """A parameter measured with ``w`` workers at once (``name_w``) for every ``w`` of ``workers``,
-    as a PAMELA expression in the number of processors ``P``: the value at each ``w``, straight lines between
-    them, the last one beyond (``P`` processors running a program contend for the memory as
-    ``P`` workers running the micro-benchmark did)."""
-    w0, *rest = sorted(workers)
-    if not rest:
-        return f"{name}_{w0}"
-    terms = [f"{name}_{w0}"]
-    for wa, wb in zip(sorted(workers), rest):
-        terms.append(f"({name}_{wb} - {name}_{wa}) * (min(P, {wb}) - min(P, {wa}))"
-                     + (f" / {wb - wa}" if wb - wa != 1 else ""))
-    return " + ".join(terms)
-
-
-def machine_text(params: MachineParameters | Mapping[int, MachineParameters], origin: str = "") -> str:
-    """The machine model as PAMELA text: the calibrated numbers, then the machine processes. Given
-    the parameters measured with 1, 2, ... workers at once (:func:`calibrate`), each compute
-    parameter is written per number of workers and the model takes the one for its ``P``."""
-    levels = dict(params) if isinstance(params, Mapping) else {1: params}
-    lines = ["% The machine model of this computer (seconds), calibrated by micro-benchmarks"
-             + (f": {origin}" if origin else "") + ".", "numeric parameter P                       % processors"]
-    if len(levels) > 1:
-        lines.append("% compute costs measured with W workers at once (name_W), taken at W = P")
-    first = levels[min(levels)].as_dict()
-    for name in first:
-        values = [(w, p.as_dict()[name]) for w, p in sorted(levels.items())]
-        if len(levels) == 1 or len({v for _, v in values}) == 1:
-            lines.append(f"numeric {name} = {first[name]:.6g}".ljust(42) + f"% {_NOTES[name]}")
-            continue
-        for w, v in values:
-            lines.append(f"numeric {name}_{w} = {v:.6g}".ljust(42) + f"% {_NOTES[name]}, {w} at once")
-        lines.append(f"numeric {name} = {contended(name, sorted(levels))}")
-    return "\n".join(lines) + "\n\n" + _PROCESSES

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from platformdirs import user_cache_dir
+
 from perfcompose.pamela.numeric_form import NumericForm, read_numeric_form
 
 if TYPE_CHECKING:
@@ -38,8 +40,6 @@ def cache_folder() -> Path | None:
     chosen = os.environ.get("PERFCOMPOSE_CACHE_DIR")
     if chosen is not None:
         return None if chosen.strip().lower() in ("", "off", "0", "no") else Path(chosen) / "pamela"
-    from platformdirs import user_cache_dir
-
     return Path(user_cache_dir("perfcompose")) / "pamela"
 
 

@@ -14,6 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfcompose.pamela.costmodel import compile_file
+from perfcompose.pamela.dataparallel import run_lines
+from perfcompose.pamela.engine import generate
+
 __all__ = ["Phase", "phases"]
 
 
@@ -45,10 +49,6 @@ def phases(program: str | Path, values: Mapping[str, int], P: int, machine: str 
            clock: str = "wall") -> list[Phase]:
     """Every statement of ``program`` at ``values`` (its parameters) on ``P`` processors, its
     model compiled against the machine model file ``machine``."""
-    from perfcompose.pamela.costmodel import compile_file
-    from perfcompose.pamela.dataparallel import run_lines
-    from perfcompose.pamela.engine import generate
-
     statements = list(dict.fromkeys(generate(program, machine=None).statements))
     per_processor = run_lines(program, values, P, clock)  # type: ignore[arg-type]
 

@@ -17,11 +17,11 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 import sympy as sp
 
+from perfcompose.choices import Distribution
 from perfcompose.limits import check_steps
 from perfcompose.model import symbol
 from perfcompose.pamela import _vm, ir
@@ -276,7 +276,6 @@ _MESSAGES = {
 
 
 _RANDOMNESS = {"deterministic": 0, "exponential-service": 1, "exponential": 2}
-Distribution = Literal["deterministic", "exponential-service", "exponential"]
 
 
 def operation_count(proc: ir.Proc, values: Mapping[str, float]) -> float:

@@ -15,6 +15,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfcompose.pamela.costmodel import compile_file
+from perfcompose.pamela.dataparallel import run_alternatives
+from perfcompose.pamela.engine import generate
+from perfcompose.pamela.machine import (
+    FULL_COLUMN_SIDES,
+    FULL_SIDES,
+    FULL_SIZES,
+    QUICK_SIDES,
+    QUICK_SIZES,
+    calibrate,
+    machine_text,
+)
+
 __all__ = ["Study", "STUDIES", "VanGemundRow", "Case", "StudyResult", "run_vangemund_study", "PROGRAMS"]
 
 #: where the four programs live
@@ -94,18 +107,6 @@ def run_vangemund_study(out: Path, *, quick: bool = False, processors: Sequence[
               progress: Callable[[str], None] | None = None, clock: str = "wall") -> StudyResult:
     """Calibrate the machine (unless ``machine`` is given), generate every model into ``out``,
     measure and predict every configuration."""
-    from perfcompose.pamela.costmodel import compile_file
-    from perfcompose.pamela.engine import generate
-    from perfcompose.pamela.machine import (
-        FULL_COLUMN_SIDES,
-        FULL_SIDES,
-        FULL_SIZES,
-        QUICK_SIDES,
-        QUICK_SIZES,
-        calibrate,
-        machine_text,
-    )
-
     say = progress or (lambda text: None)
     out.mkdir(parents=True, exist_ok=True)
     target = out / "machine.pam"
@@ -158,8 +159,6 @@ def _measure_group(study: str, models: dict, N: int, P: int, reps: int, clock: s
     """Every alternative at (N, P): predicted, and measured in turn in the same workers (one run of
     each per round), each by its least time over ``reps`` runs: other work on the machine only
     adds time, and the machine model's micro-benchmarks are taken the same way."""
-    from perfcompose.pamela.dataparallel import run_alternatives
-
     labels = list(models)
     measured = run_alternatives([PROGRAMS / models[label][2] for label in labels], {"N": N}, P, reps=reps,
                                 clock=clock)  # type: ignore[arg-type]
