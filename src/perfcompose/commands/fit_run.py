@@ -1,0 +1,107 @@
+"""``perfcompose fit`` run: the experiment read, fitted and printed; the outputs that need SymPy
+(JSON records, plots, HTML, an Extra-P saved experiment) and two-piece models are in
+:mod:`.fit_symbolic`, imported only when asked for."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from perfcompose.choices import NEGATIVE_EXPONENTS, Aggregate, NegativeExponents, Scaling
+from perfcompose.commands.common import (
+    Table,
+    bar_after,
+    console,
+    err_console,
+    fmt,
+    print_saved_models,
+    progress,
+    saved_models,
+)
+from perfcompose.data import load
+from perfcompose.fit import PMNFFitter, advise_series
+from perfcompose.fit.hypotheses import DEFAULT_I, DEFAULT_J
+from perfcompose.fit.profile import fit_profile
+
+
+def _fit_all(exp: Any, pmnf: Any, segmented: bool, metric: str | None, region: str | None,
+             scheduler: str | None = None) -> list[Any]:
+    """The fit results of the chosen series: single models, or two-piece ones where clearly better.
+    Several series (a profile's call paths) are fitted together, on Dask where ``scheduler`` says."""
+    with bar_after(progress()) as step:
+        if segmented:
+            from perfcompose.commands.fit_symbolic import fit_segmented  # two-piece models are SymPy's
+
+            return fit_segmented(exp, pmnf, metric, region, step)
+        chosen = exp.select(metric, region) if (metric or region) else exp
+        if len(chosen.series) > 1 or scheduler:
+            return fit_profile(chosen, fitter=pmnf, scheduler=scheduler, progress=step)
+        return list(pmnf.fit(exp, metric=metric, region=region, progress=step).results_)
+
+
+def _text(result: Any, segmented: bool) -> str:
+    return result.describe() if segmented else result.text(digits=6)
+
+
+def _table(results: list[Any], title: str, segmented: bool) -> Table:
+    table = Table(title=title + (", two-piece where clearly better" if segmented else ""), title_justify="left")
+    units = sorted({r.unit or "no unit" for r in results})
+    columns = [("region", "left"), ("metric", "left"), (f"model [{units[0]}]" if len(units) == 1 else "model", "left")]
+    columns += [("breakpoint", "right")] if segmented else []
+    columns += [("SMAPE %", "right"), ("adj. R²", "right"), ("CV error %", "right")]
+    for col, just in columns:
+        table.add_column(col, justify=just)
+    for r in results:
+        cells = [r.region or "-", r.metric, _text(r, segmented)]
+        if segmented:
+            cells.append(fmt(r.breakpoint, ".6g") if r.segmented else "-")
+        table.add_row(*cells, fmt(r.stats["smape"], ".3f"), fmt(r.stats["adj_r2"], ".5f"),
+                      fmt(r.stats["cv_error"], ".3f"))
+    return table
+
+
+def _advise(exp: Any, pmnf: Any, metric: str | None, region: str | None, extend: float) -> None:
+    chosen = exp.select(metric, region) if (metric or region) else exp
+    for series in chosen.series:
+        suggestions = advise_series(exp.parameters, series, pmnf, extend=extend)
+        console.print(f"[bold]next measurements for {series.label}[/bold]")
+        if not suggestions:
+            console.print("  the measurements already single out one hypothesis; no point would separate "
+                          "others")
+        for k, sug in enumerate(suggestions, 1):
+            console.print(f"  {k}. {sug.reason()}")
+
+
+def run_fit(file: Path, metric: str | None, region: str | None, aggregate: Aggregate, max_terms: int,
+            negative_exponents: NegativeExponents, segmented: bool, advise: bool, extend: float,
+            json_out: Path | None, plot: Path | None, html: Path | None, poly_exponents: str | None,
+            log_exponents: str | None, save_experiment: Path | None, scaling: Scaling,
+            scheduler: str | None) -> None:
+    """Fit, print, advise and write what ``perfcompose fit`` was asked for."""
+    if extend < 1:
+        raise typer.BadParameter(f"{extend}; a factor of at least 1", param_hint="--extend")
+    exp = load(file, metric=metric, scaling=scaling)
+    pmnf = PMNFFitter(aggregate=aggregate, max_terms=max_terms,
+                      allow_negative_exponents=NEGATIVE_EXPONENTS[negative_exponents],
+                      exponents_i=DEFAULT_I if poly_exponents is None else poly_exponents,
+                      exponents_j=DEFAULT_J if log_exponents is None else log_exponents)
+    if segmented and len(exp.parameters) != 1:
+        raise typer.BadParameter(f"{file} has {len(exp.parameters)} parameters ({', '.join(exp.parameters)}); "
+                                 "a segmented model splits along one", param_hint="--segmented")
+    results = _fit_all(exp, pmnf, segmented, metric, region, scheduler)
+    title = f"PMNF models of {file} ({aggregate} of repetitions)"
+    console.print(_table(results, title, segmented))
+    for r in results:
+        for warning in r.warnings:
+            err_console.print(f"[bold yellow]warning:[/bold yellow] {r.label}: {warning}", highlight=False)
+    saved = saved_models(file)   # an Extra-P saved experiment's own models, shown beside these
+    print_saved_models(file, saved)
+    if advise:
+        _advise(exp, pmnf, metric, region, extend)
+    if json_out or plot or html or save_experiment:
+        from perfcompose.commands.fit_symbolic import save_experiment_with_models, write_outputs  # SymPy's
+
+        write_outputs(exp, results, [_text(r, segmented) for r in results], title, json_out, plot, html, saved)
+        if save_experiment:
+            save_experiment_with_models(exp, results, aggregate, save_experiment)

@@ -1,0 +1,41 @@
+"""The parts of ``perfcompose fit`` that need SymPy: two-piece models, the models as JSON records,
+plots, the HTML page and an Extra-P saved experiment. :mod:`.fit_run` imports this module only
+where one of them is asked for, so that a plain fit loads no symbolic algebra."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from perfcompose.choices import Aggregate
+from perfcompose.commands.common import console, write_json
+from perfcompose.commands.reports import fit_html
+from perfcompose.data.extrap_saved import write
+from perfcompose.fit import SegmentedFitter
+from perfcompose.fit.extrap_models import model_set
+from perfcompose.fit.record import fit_to_json
+from perfcompose.report import plot_fits
+
+
+def fit_segmented(exp: Any, pmnf: Any, metric: str | None, region: str | None, step: Any) -> list[Any]:
+    """The chosen series fitted by ``pmnf``, each split in two at a breakpoint where clearly better."""
+    return list(SegmentedFitter(pmnf).fit(exp, metric=metric, region=region, progress=step).results_)
+
+
+def write_outputs(exp: Any, results: list[Any], texts: list[str], title: str, json_out: Path | None,
+                  plot: Path | None, html: Path | None, saved: dict[str, Any]) -> None:
+    """The fitted models as JSON records, a plot and an HTML page, where each is asked for
+    (``texts``: each result's model as the table printed it)."""
+    if json_out:
+        write_json(json_out, [fit_to_json(r) for r in results], "models", indent=2)
+    if plot:
+        plot_fits(exp, [(r.region, r.metric, r.model) for r in results], plot, saved=saved)
+        console.print(f"plot written to {plot}")
+    if html:
+        fit_html(html, exp, [(r.region, r.metric, r.model, text, r.stats) for r, text in zip(results, texts)], title,
+                 saved)
+
+
+def save_experiment_with_models(exp: Any, results: list[Any], aggregate: Aggregate, path: Path) -> None:
+    """The measurements and the fitted models as an Extra-P saved experiment (.extra-p)."""
+    write(exp, path, [model_set(exp, results, aggregate)])
+    console.print(f"experiment and models written to {path} (Extra-P saved experiment)")
