@@ -99,3 +99,20 @@ def test_dependencies_in_another_order_give_the_same_times(params):
     assert not (np.diff(other.req_b) >= 0).all()
     a, b = simulate_goal(sched, params), simulate_goal(other, params)
     assert np.array_equal(a.finish, b.finish) and np.array_equal(a.op_start, b.op_start, equal_nan=True)
+
+
+def test_sizes_in_float32_where_each_is_exact_there_else_in_float64():
+    small = "num_ranks 2\nrank 0 {\nl0: send 65535b to 1 tag 0\nl1: calc 16777215\nl1 requires l0\n}\n" \
+            "rank 1 {\nl0: recv 65535b from 0 tag 0\n}\n"
+    large = small.replace("calc 16777215", "calc 16777217")  # 2^24 + 1: not a float32
+    got_small, got_large = _lean(small), _lean(large)
+    assert got_small is not None and got_large is not None
+    assert got_small["size"].dtype == np.float32 and got_large["size"].dtype == np.float64
+    _assert_numpy_reads_alike(small, got_small)
+    _assert_numpy_reads_alike(large, got_large)
+    params = LogGP(10, 2, 5, 1)
+    for text in (small, large):
+        lean, lines = simulate_goal(parse_goal(text), params), simulate_goal(_parse_lines(text), params)
+        assert np.array_equal(lean.finish, lines.finish) and np.array_equal(lean.op_end, lines.op_end)
+    # the calc starts when the send's overhead ends (o = 2) and takes 2^24 + 1
+    assert simulate_goal(parse_goal(large), params).makespan == 2 + 16777217

@@ -247,7 +247,8 @@ typedef struct {
     int64_t P, n, n_cpu, n_nic;
     const int64_t *op_first; /* rank h's operations are op_first[h] .. op_first[h + 1] - 1 */
     const int8_t *kind;
-    const double *size;
+    const double *size64; /* the sizes: float64, or float32 (size32, else NULL) */
+    const float *size32;
     const int32_t *peer;
     const int32_t *cpu, *nic; /* NULL where every operation has CPU / NIC 0 */
     const char *tag;          /* int32 or int64 (tag_wide) */
@@ -300,6 +301,8 @@ typedef struct {
 
 #define CPU(s, i) ((s)->cpu ? (int64_t)(s)->cpu[i] : 0)
 #define NIC(s, i) ((s)->nic ? (int64_t)(s)->nic[i] : 0)
+#define SIZE(s, i) ((s)->size32 ? (double)(s)->size32[i] : (s)->size64[i])
+#define SIZE_AT(s, i) ((s)->size32 ? (const void *)&(s)->size32[i] : (const void *)&(s)->size64[i])
 #define TAG(s, i) ((s)->tag_wide ? ((const int64_t *)(s)->tag)[i] : (int64_t)((const int32_t *)(s)->tag)[i])
 #define UK_HEAD(s, k) (s)->kq[4 * (int64_t)(k)]
 #define RK_HEAD(s, k) (s)->kq[4 * (int64_t)(k) + 2]
@@ -429,7 +432,7 @@ static void next_slot(Sim *s) {
         }
         push(s->heap, &s->hn, e->key, e->ts, e->id, e->op, e->aux);
         __builtin_prefetch(&s->op[e->op]); /* read the slot's operations ahead */
-        __builtin_prefetch(&s->size[e->op]);
+        __builtin_prefetch(SIZE_AT(s, e->op));
         if (e->id > s->n) {
             __builtin_prefetch(&s->kq[4 * (int64_t)e->aux]);
         }
@@ -632,9 +635,9 @@ static int run_calc(Sim *s, int32_t i, int64_t h, double t, double *t_wait) {
         *t_wait = s->nexto[c];
         return 0;
     }
-    s->nexto[c] = t + s->size[i];
+    s->nexto[c] = t + SIZE(s, i);
     s->start[i * s->kp] = t;
-    s->end[i * s->kp] = t + s->size[i];
+    s->end[i * s->kp] = t + SIZE(s, i);
     mark_done(s, i, h);
     return 1;
 }
@@ -646,7 +649,7 @@ static int run_send(Sim *s, int32_t i, int64_t h, double t, double *t_wait) {
         return 0;
     }
     mark_started(s, i, h);
-    double k1 = dmax(s->size[i] - 1.0, 0.0);
+    double k1 = dmax(SIZE(s, i) - 1.0, 0.0);
     s->nexto[c] = t + s->o + k1 * s->O;
     s->nextgs[q] = t + s->g + k1 * s->G;
     s->start[i * s->kp] = t;
@@ -665,7 +668,7 @@ static int run_send(Sim *s, int32_t i, int64_t h, double t, double *t_wait) {
         qpush(s, t + s->o + s->L, s->ts, id, i, s->op[i].key);
     }
     s->ts++;
-    if (s->size[i] <= s->S) {
+    if (SIZE(s, i) <= s->S) {
         mark_done(s, i, h);
     }
     return 1;
@@ -703,7 +706,7 @@ static int64_t run_recv(Sim *s, int32_t i, int64_t h, double t) {
     }
     key_remove(s, found, s->op[found].key, 0);
     int64_t h2 = -1;
-    if (s->size[i] > s->S) { /* rendezvous: the sender's request completes now */
+    if (SIZE(s, i) > s->S) { /* rendezvous: the sender's request completes now */
         int64_t src = rank_of(s, found);
         rendezvous_done(s, found, src * s->n_cpu + CPU(s, i), src * s->n_nic + NIC(s, i), t, src);
         h2 = src;
@@ -724,7 +727,7 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
         *t_wait = dmax(s->nexto[c], s->nextgr[q]);
         return 0;
     }
-    double size = s->size[m], k1 = dmax(size - 1.0, 0.0);
+    double size = SIZE(s, m), k1 = dmax(size - 1.0, 0.0);
     s->nexto[c] = t + s->o + dmax(k1 * s->O, k1 * s->G);
     s->nextgr[q] = t + s->g + k1 * s->G;
     const Waiting *w = NULL;
@@ -866,7 +869,7 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
             }
             for (int64_t k = 0; k < 3 && k < s->hn; k++) { /* read the next events' operations ahead */
                 __builtin_prefetch(&s->op[s->heap[k].op]);
-                __builtin_prefetch(&s->size[s->heap[k].op]);
+                __builtin_prefetch(SIZE_AT(s, s->heap[k].op));
                 if (s->heap[k].id > n) {
                     __builtin_prefetch(&s->kq[4 * (int64_t)s->heap[k].aux]);
                 }
@@ -1213,7 +1216,7 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
     int64_t sends = 0;
     for (int64_t i = 0; i < n; i++) {
         if (s->kind[i] == SEND) {
-            bytes += dmax(s->size[i] - 1.0, 0.0);
+            bytes += dmax(SIZE(s, i) - 1.0, 0.0);
             sends++;
         }
     }
@@ -1268,12 +1271,30 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
 static const char simulate_doc[] =
     "simulate(P, op_ptr, kind, size, peer, tag, cpu, nic, req_a, req_b, ireq_a, ireq_b, n_cpu, n_nic, L, o, g, "
     "G, O, S, start, end, done, finish) -> (pops, message waits)\n\n"
-    "Run a GOAL schedule with LogGOPSim's rules. op_ptr int64 (P + 1); kind int8; size float64; peer int32; "
+    "Run a GOAL schedule with LogGOPSim's rules. op_ptr int64 (P + 1); kind int8; size float64 or float32; "
+    "peer int32; "
     "tag int32 or int64; cpu and nic int32 (empty where n_cpu or n_nic is 1); the dependencies int32 (a "
     "requires / irequires b). start and end (float64, n items, or 1 to keep no times), done (bool, n) and "
     "finish (float64, P) are written.";
 
 enum { B_PTR, B_KIND, B_SIZE, B_PEER, B_TAG, B_CPU, B_NIC, B_RA, B_RB, B_IA, B_IB, B_START, B_END, B_DONE, B_FIN };
+
+/* a float32 buffer of at least n items (get_buf takes float64 only) */
+static int get_f32(PyObject *obj, Buf *b, Py_ssize_t n, const char *name) {
+    if (PyObject_GetBuffer(obj, &b->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        return -1;
+    }
+    b->held = 1;
+    const char *f = b->view.format ? b->view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') {
+        f++;
+    }
+    if (b->view.itemsize != 4 || f[0] != 'f' || b->view.len / 4 < n) {
+        PyErr_Format(PyExc_ValueError, "%s: expected at least %zd items of float64 or float32", name, n);
+        return -1;
+    }
+    return 0;
+}
 
 static int get_inputs(PyObject **ob, Buf *b, int64_t P, int64_t *n) {
     if (get_buf(ob[B_PTR], &b[B_PTR], 'q', P + 1, 0, "op_ptr") < 0) {
@@ -1287,7 +1308,18 @@ static int get_inputs(PyObject **ob, Buf *b, int64_t P, int64_t *n) {
         if (k == 3) { /* tag: int32 or int64 */
             if (get_buf(ob[B_TAG], &b[B_TAG], 'i', need, 0, "tag") < 0) {
                 PyErr_Clear();
+                release(&b[B_TAG], 1);
                 if (get_buf(ob[B_TAG], &b[B_TAG], 'q', need, 0, "tag") < 0) {
+                    return -1;
+                }
+            }
+            continue;
+        }
+        if (k == 1) { /* size: float64 or float32 */
+            if (get_buf(ob[B_SIZE], &b[B_SIZE], 'd', need, 0, "size") < 0) {
+                PyErr_Clear();
+                release(&b[B_SIZE], 1);
+                if (get_f32(ob[B_SIZE], &b[B_SIZE], need, "size") < 0) {
                     return -1;
                 }
             }
@@ -1375,7 +1407,8 @@ static PyObject *simulate(PyObject *self, PyObject *args) {
     s.n = n;
     s.op_first = (const int64_t *)b[B_PTR].view.buf;
     s.kind = (const int8_t *)b[B_KIND].view.buf;
-    s.size = (const double *)b[B_SIZE].view.buf;
+    s.size64 = b[B_SIZE].view.itemsize == 8 ? (const double *)b[B_SIZE].view.buf : NULL;
+    s.size32 = b[B_SIZE].view.itemsize == 4 ? (const float *)b[B_SIZE].view.buf : NULL;
     s.peer = (const int32_t *)b[B_PEER].view.buf;
     s.tag = (const char *)b[B_TAG].view.buf;
     s.tag_wide = b[B_TAG].view.itemsize == 8;

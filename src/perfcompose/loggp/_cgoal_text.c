@@ -338,7 +338,8 @@ done:
 
 typedef struct {
     int8_t *kind;
-    double *size;
+    double *size64; /* the sizes in float64, or in float32 (size32, else NULL) while they are exact there */
+    float *size32;
     int32_t *peer, *tag, *cpu, *nic, *dep_a, *dep_b;
     int8_t *dep_how;
     int64_t *rank, *block_ops;
@@ -346,7 +347,7 @@ typedef struct {
     int64_t n_ops, n_deps, blocks, block_first, dep_first, last_rank, any_cpu, any_nic;
 } Lean;
 
-enum { NOT_LEAN = -3 };
+enum { NOT_LEAN = -3, WIDE = -4 };
 
 /* the end of a rank block: its dependencies as operation indices, stably by the one required */
 static int lean_close(Lean *o) {
@@ -438,9 +439,16 @@ static int lean_line(const Token *t, int n, State *st, Lean *o) {
         parse_operation(t + 2, n - 2, st, &f) < 0 || f.tag >= ((int64_t)1 << 31)) {
         return NOT_LEAN;
     }
+    if (o->size32 && f.size >= ((int64_t)1 << 24)) {
+        return WIDE;
+    }
     int64_t i = o->n_ops++;
     o->kind[i] = (int8_t)f.kind;
-    o->size[i] = (double)f.size;
+    if (o->size32) {
+        o->size32[i] = (float)f.size;
+    } else {
+        o->size64[i] = (double)f.size;
+    }
     o->peer[i] = (int32_t)f.peer;
     o->tag[i] = (int32_t)f.tag;
     if (f.cpu) {
@@ -454,14 +462,32 @@ static int lean_line(const Token *t, int n, State *st, Lean *o) {
     return 0;
 }
 
+/* a float32 buffer (get_buf takes float64 only), writable */
+static int get_f32(PyObject *obj, Buf *b, const char *name) {
+    if (PyObject_GetBuffer(obj, &b->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        return -1;
+    }
+    b->held = 1;
+    const char *f = b->view.format ? b->view.format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') {
+        f++;
+    }
+    if (b->view.itemsize != 4 || f[0] != 'f') {
+        PyErr_Format(PyExc_ValueError, "%s: expected float64 or float32", name);
+        return -1;
+    }
+    return 0;
+}
+
 static const char read_lean_doc[] =
     "read_lean(data, state, kind, size, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank, block_ops)\n\n"
     "Read a block of whole lines of GOAL text of the form perfcompose writes into a schedule's own columns "
-    "(kind int8, size float64, peer, tag, cpu and nic int32 per operation, cpu and nic zeroed; dep_a, dep_b int32 "
-    "and dep_how int8 per dependency; rank and block_ops int64 per rank block), after what the blocks before "
-    "wrote. state: (depth, num_ranks, letter, operations, dependencies, blocks, first operation and first "
+    "(kind int8, size float64 or float32, peer, tag, cpu and nic int32 per operation, cpu and nic zeroed; dep_a, "
+    "dep_b int32 and dep_how int8 per dependency; rank and block_ops int64 per rank block), after what the blocks "
+    "before wrote. state: (depth, num_ranks, letter, operations, dependencies, blocks, first operation and first "
     "dependency of the open block, last rank, any cpu, any nic), (0, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0) at the "
-    "start. Returns the state after the block, or False where the text is not of that form.";
+    "start. Returns the state after the block, False where the text is not of that form, or 1 where a size of "
+    "2^24 or more needs float64 sizes (read the text again from its start).";
 
 static PyObject *read_lean(PyObject *self, PyObject *args) {
     (void)self;
@@ -482,13 +508,21 @@ static PyObject *read_lean(PyObject *self, PyObject *args) {
     int64_t room[3] = {INT64_MAX, INT64_MAX, INT64_MAX};
     for (int i = 0; i < 11; i++) {
         if (get_buf(ob[i], &b[i], kinds[i], 0, 1, names[i]) < 0) {
-            goto done;
+            if (i != 1) {
+                goto done;
+            }
+            PyErr_Clear(); /* the sizes may be float32 */
+            release(&b[i], 1);
+            if (get_f32(ob[i], &b[i], names[i]) < 0) {
+                goto done;
+            }
         }
         int group = i < 6 ? 0 : i < 9 ? 1 : 2;
         int64_t items = b[i].view.len / b[i].view.itemsize;
         room[group] = items < room[group] ? items : room[group];
     }
-    Lean o = {(int8_t *)b[0].view.buf, F64(b[1]), I32(b[2]), I32(b[3]), I32(b[4]), I32(b[5]), I32(b[6]), I32(b[7]),
+    int wide = b[1].view.itemsize == 8;
+    Lean o = {(int8_t *)b[0].view.buf, wide ? F64(b[1]) : NULL, wide ? NULL : (float *)b[1].view.buf, I32(b[2]), I32(b[3]), I32(b[4]), I32(b[5]), I32(b[6]), I32(b[7]),
               (int8_t *)b[8].view.buf, I64(b[9]), I64(b[10]), room[0], room[1], room[2], v[3], v[4], v[5], v[6], v[7],
               v[8], v[9], v[10]};
     State st = {v[0], v[1], 0, v[2]};
@@ -504,14 +538,17 @@ static PyObject *read_lean(PyObject *self, PyObject *args) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *stop = nl ? nl : end;
         int n = tokens(p, stop, tok);
-        if (n < 0 || (n > 0 && lean_line(tok, n, &st, &o) < 0)) {
-            bad = 1;
+        int rc = n < 0 ? NOT_LEAN : n > 0 ? lean_line(tok, n, &st, &o) : 0;
+        if (rc < 0) {
+            bad = rc;
             break;
         }
         p = nl ? nl + 1 : end;
     }
     Py_END_ALLOW_THREADS
-    if (bad) {
+    if (bad == WIDE) {
+        result = PyLong_FromLong(1);
+    } else if (bad) {
         Py_INCREF(Py_False);
         result = Py_False;
     } else {

@@ -1,6 +1,7 @@
 """GOAL text of the form perfcompose writes, read by the compiled extension ``_cgoal_text`` straight
 into the schedule's own columns: no columns of lines, blocks or labels, no second pass over the
-operations, so that reading takes little more memory than the schedule it gives.
+operations, so that reading takes little more memory than the schedule it gives; sizes are kept
+in float32 where every one is exact there (below 2^24 bytes or time units).
 
 The form: every rank's block once and in rank order, every operation labelled with its place in
 its block (``l0``, ``l1``, ...), tags below 2^31. The dependencies come out ordered by the
@@ -68,18 +69,23 @@ def read_goal_lean(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any]
     # room for as many operations, dependencies and rank blocks as so many bytes can hold (a line
     # of each takes at least 7, 15 and 9 bytes); memory the columns do not use is never touched
     ops, deps, blocks = size // 7 + 2, size // 15 + 2, size // 9 + 2
-    kind, size_c = np.empty(ops, np.int8), np.empty(ops, np.float64)
-    peer, tag, cpu, nic = np.empty(ops, np.int32), np.empty(ops, np.int32), np.zeros(ops, np.int32), np.zeros(
-        ops, np.int32)
-    dep_a, dep_b, dep_how = np.empty(deps, np.int32), np.empty(deps, np.int32), np.empty(deps, np.int8)
-    rank, block_ops = np.empty(blocks, np.int64), np.empty(blocks, np.int64)
-    state: Any = _START
-    with opener() as fh:
-        for data, _ in line_blocks(fh.read, _BLOCK):
-            state = ext.read_lean(data, state, kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank,
-                                  block_ops)
-            if state is False:
-                return None
+    for wide in (False, True):  # sizes in float32 where every one is exact there (below 2^24)
+        kind, size_c = np.empty(ops, np.int8), np.empty(ops, np.float64 if wide else np.float32)
+        peer, tag = np.empty(ops, np.int32), np.empty(ops, np.int32)
+        cpu, nic = np.zeros(ops, np.int32), np.zeros(ops, np.int32)
+        dep_a, dep_b, dep_how = np.empty(deps, np.int32), np.empty(deps, np.int32), np.empty(deps, np.int8)
+        rank, block_ops = np.empty(blocks, np.int64), np.empty(blocks, np.int64)
+        state: Any = _START
+        with opener() as fh:
+            for data, _ in line_blocks(fh.read, _BLOCK):
+                state = ext.read_lean(data, state, kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank,
+                                      block_ops)
+                if state is False:
+                    return None
+                if state == 1:  # a size float32 does not hold exactly: read again in float64
+                    break
+        if state != 1:
+            break
     depth, num_ranks, _, n, m, nb, *_, any_cpu, any_nic = state
     if depth != 0 or num_ranks < 1:
         return None

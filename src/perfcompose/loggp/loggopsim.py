@@ -44,6 +44,12 @@ def _as(a: np.ndarray, dtype: type) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=dtype)
 
 
+def _sizes(a: np.ndarray) -> np.ndarray:
+    """The sizes as the compiled loop takes them: float64, or float32 as they are (a reader keeps
+    them so where every one is exact there)."""
+    return np.ascontiguousarray(a) if a.dtype in (np.float32, np.float64) else _as(a, np.float64)
+
+
 def _csr(a: np.ndarray, b: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Dependents of every operation (``a`` depends on ``b``) as CSR, and each one's count."""
     if not a.size:  # zero pages, never written (a schedule without such dependencies costs no memory)
@@ -105,7 +111,7 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
         i32 = np.int32
         tag = s.tag if s.tag.dtype in (np.int32, np.int64) else s.tag.astype(np.int64)
         none = np.zeros(0, i32)  # every operation on CPU / NIC 0
-        compiled.simulate(P, _as(s.op_ptr, np.int64), _as(s.kind, np.int8), _as(s.size, np.float64),
+        compiled.simulate(P, _as(s.op_ptr, np.int64), _as(s.kind, np.int8), _sizes(s.size),
                           _as(s.peer, i32), np.ascontiguousarray(tag), _as(s.cpu, i32) if n_cpu > 1 else none,
                           _as(s.nic, i32) if n_nic > 1 else none, _as(s.req_a, i32), _as(s.req_b, i32),
                           _as(s.ireq_a, i32), _as(s.ireq_b, i32), n_cpu, n_nic, *times, start, end, done, finish)
@@ -116,9 +122,9 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
         key, n_keys = _match_keys(s, rank_of)
         req_ptr, req_dep, need_req = _csr(s.req_a, s.req_b, n)
         ireq_ptr, ireq_dep, need_ireq = _csr(s.ireq_a, s.ireq_b, n)
-        goal_kernel(P, s.op_ptr, rank_of, s.kind, s.size, s.peer, s.tag, s.cpu, s.nic, key, max(n_keys, 1),
-                    req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, n_cpu, n_nic, *times, start, end,
-                    done, finish)
+        goal_kernel(P, s.op_ptr, rank_of, s.kind, _as(s.size, np.float64), s.peer, s.tag, s.cpu, s.nic, key,
+                    max(n_keys, 1), req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, n_cpu, n_nic, *times,
+                    start, end, done, finish)
     if not done.all():
         i = int(np.flatnonzero(~done)[0])
         raise InputError(f"the schedule deadlocks: rank {_rank(s, i)} never completes {s.describe(i)}",
