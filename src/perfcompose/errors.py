@@ -5,6 +5,8 @@ with status 2, so no traceback reaches the user.
 """
 from __future__ import annotations
 
+import errno
+import math
 from pathlib import Path
 
 
@@ -88,8 +90,6 @@ def from_exception(exc: BaseException, path: str | Path | None = None) -> Perfco
 
     ``path`` names the file being read where the exception itself does not.
     """
-    import errno
-
     if isinstance(exc, PerfcomposeError):
         return exc
     if isinstance(exc, OSError) and (exc.filename is not None or path is not None):
@@ -120,8 +120,6 @@ def from_exception(exc: BaseException, path: str | Path | None = None) -> Perfco
 def finite_result(values: dict[str, float], where: str) -> None:
     """Refuse a computed result that is not a finite number (a model undefined or overflowing at
     the parameter values given), naming the quantity and the values."""
-    import math
-
     for name, value in values.items():
         if not isinstance(value, (int, float)) or not math.isfinite(value):
             raise InputError(f"{name} is not a finite number at {where} (got {value})",

@@ -107,7 +107,7 @@ def test_measured_elimination_on_two_mpi_ranks():
     # positive time per block size; its computation time is part of its total
     pytest.importorskip("mpi4py")
     from perfcompose.loggp.calibrate import CalibrationError
-    from perfcompose.loggp.gauss_mpi import measure
+    from perfcompose.loggp.gauss_measure import measure
 
     try:
         record = measure(60, [10, 20], reps=1, ranks=2)

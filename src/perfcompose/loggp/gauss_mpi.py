@@ -23,13 +23,12 @@ import sys
 import time
 
 import numpy as np
+from mpi4py import MPI
+
+from perfcompose.loggp.gauss import _active_blocks, op1, op2, op3, op4, owners
 
 
 def _run_once(comm, n: int, b: int, layout: str) -> tuple[float, float, bool]:  # noqa: ANN001
-    from mpi4py import MPI
-
-    from perfcompose.loggp.gauss import _active_blocks, op1, op2, op3, op4, owners
-
     rank, P = comm.Get_rank(), comm.Get_size()
     nb = n // b
     owner = owners(nb, P, layout)
@@ -111,8 +110,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    from mpi4py import MPI
-
     comm = MPI.COMM_WORLD
     rank = comm.Get_rank()
     rows = []
@@ -142,23 +139,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-def measure(n: int, block_sizes: list[int], *, layouts: tuple[str, ...] = ("row-cyclic", "diagonal"), reps: int = 3,
-            ranks: int | None = None, mpiexec: str | None = None, timeout: float = 1800,
-            progress=None) -> dict:  # noqa: ANN001
-    """Run :func:`main` on ``ranks`` local MPI ranks (default: one per core) and return its
-    record: per block size and layout the measured total and computation time [us]."""
-    import os
-    import tempfile
-    from pathlib import Path
-
-    from perfcompose.loggp.calibrate import run_mpi
-
-    P = ranks or os.cpu_count() or 2
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "gauss.json"
-        args = ["--n", str(n), "--blocks", ",".join(map(str, block_sizes)), "--layouts", ",".join(layouts),
-                "--reps", str(reps), "--out", str(out)]
-        return run_mpi("perfcompose.loggp.gauss_mpi", args, out, ranks=P, mpiexec=mpiexec, timeout=timeout,
-                       progress=progress)

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from mpi4py import MPI
 
 
 def _spin(seconds: float) -> None:
@@ -142,8 +143,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--samples", type=int, default=200)
     ap.add_argument("--delay", type=float, default=10e-6)
     args = ap.parse_args(argv)
-    from mpi4py import MPI
-
     comm = MPI.COMM_WORLD
     rank = comm.Get_rank()
     if comm.Get_size() != 2:
