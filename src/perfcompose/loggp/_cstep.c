@@ -1265,6 +1265,13 @@ typedef struct {
     int8_t pend;
 } LgsRank;
 
+/* a heap entry: time, creation stamp, id, and for a group of sends or receives its next member's
+ * message (so that it can be fetched before the group's own record is read) */
+typedef struct {
+    double key, tb;
+    int64_t id, aux;
+} LgsEntry;
+
 typedef struct {
     int64_t P, nsteps, M;
     const int32_t *kinds, *src, *dst, *order;
@@ -1279,13 +1286,13 @@ typedef struct {
     LgsRank *rk;
     LgsGroup *gt;
     int64_t *gfree, nfree, cap;
-    Entry *heap;
+    LgsEntry *heap;
     int64_t hn, ts;
     int stale; /* the heap's root is the event being run: the next push replaces it */
 } Lgs;
 
-/* the root of a heap of n entries replaced by (key, tb, ident), sifted down */
-static inline void heap_replace(Entry *h, int64_t n, double key, double tb, int64_t ident) {
+/* the heap of the entries above (as _cstep's heap_push / heap_pop, with the fourth field) */
+static inline void lgs_sift_down(LgsEntry *h, int64_t n, LgsEntry e) {
     int64_t i = 0;
     for (;;) {
         int64_t c = 2 * i + 1;
@@ -1295,36 +1302,56 @@ static inline void heap_replace(Entry *h, int64_t n, double key, double tb, int6
         if (c + 1 < n && less(h[c + 1].key, h[c + 1].tb, h[c].key, h[c].tb)) {
             c += 1;
         }
-        if (!less(h[c].key, h[c].tb, key, tb)) {
+        if (!less(h[c].key, h[c].tb, e.key, e.tb)) {
             break;
         }
         h[i] = h[c];
         i = c;
     }
-    h[i].key = key;
-    h[i].tb = tb;
-    h[i].id = ident;
+    h[i] = e;
+}
+
+static inline void lgs_sift_up(LgsEntry *h, int64_t n, LgsEntry e) {
+    int64_t i = n;
+    while (i > 0) {
+        int64_t parent = (i - 1) >> 1;
+        if (!less(e.key, e.tb, h[parent].key, h[parent].tb)) {
+            break;
+        }
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = e;
 }
 
 /* the heap's pushes and its first entry, with the event being run still at the root (stale):
  * (key, stamp) pairs are unique, so the order of events does not depend on the heap's shape */
-static inline void lgs_push(Lgs *s, double key, double tb, int64_t ident) {
+static inline void lgs_push_aux(Lgs *s, double key, double tb, int64_t ident, int64_t aux) {
+    LgsEntry e = {key, tb, ident, aux};
     if (s->stale) {
-        heap_replace(s->heap, s->hn, key, tb, ident);
+        lgs_sift_down(s->heap, s->hn, e);
         s->stale = 0;
     } else {
-        s->hn = heap_push(s->heap, s->hn, key, tb, ident);
+        lgs_sift_up(s->heap, s->hn, e);
+        s->hn++;
     }
 }
 
-static inline const Entry *lgs_first(const Lgs *s) {
+static inline void lgs_pop(Lgs *s) {
+    s->hn--;
+    if (s->hn > 0) {
+        lgs_sift_down(s->heap, s->hn, s->heap[s->hn]);
+    }
+}
+
+static inline const LgsEntry *lgs_first(const Lgs *s) {
     if (!s->stale) {
         return s->hn > 0 ? &s->heap[0] : NULL;
     }
     if (s->hn < 2) {
         return NULL;
     }
-    const Entry *a = &s->heap[1];
+    const LgsEntry *a = &s->heap[1];
     if (s->hn > 2 && less(s->heap[2].key, s->heap[2].tb, a->key, a->tb)) {
         a = &s->heap[2];
     }
@@ -1361,7 +1388,7 @@ static int lgs_room(Lgs *s, int64_t need) {
         return -1;
     }
     s->gfree = gfree;
-    Entry *heap = (Entry *)realloc(s->heap, (size_t)(cap + s->P + 1) * sizeof(Entry));
+    LgsEntry *heap = (LgsEntry *)realloc(s->heap, (size_t)(cap + s->P + 1) * sizeof(LgsEntry));
     if (!heap) {
         return -1;
     }
@@ -1399,6 +1426,14 @@ static inline int64_t lgs_member(Lgs *s, LgsGroup *q) {
     return q->ahead[d];
 }
 
+static inline void lgs_push(Lgs *s, double key, double tb, int64_t ident) { lgs_push_aux(s, key, tb, ident, -1); }
+
+/* a group's entry: its next member's message goes with it */
+static inline void lgs_push_group(Lgs *s, double key, double tb, int64_t ident) {
+    LgsGroup *q = &s->gt[ident & LGS_MASK];
+    lgs_push_aux(s, key, tb, ident, q->kind == LGS_SEND || q->kind == LGS_RECV ? lgs_member(s, q) : -1);
+}
+
 /* the group's next member: its message read now (and its message's line fetched), long before
  * its turn */
 static inline void lgs_advance(Lgs *s, LgsGroup *q) {
@@ -1415,7 +1450,7 @@ static void lgs_issue_step(Lgs *s, int64_t h, int initial, int64_t k) {
     if (s->kinds[k] == 0) {
         s->rk[h].left = 1;
         int64_t gr = lgs_new_group(s, h, LGS_CALC, 0, 1, s->ts);
-        lgs_push(s, initial ? 0.0 : s->rk[h].nexto, (double)s->ts, gr);
+        lgs_push_group(s, initial ? 0.0 : s->rk[h].nexto, (double)s->ts, gr);
         s->ts++;
         return;
     }
@@ -1445,12 +1480,12 @@ static void lgs_issue_step(Lgs *s, int64_t h, int initial, int64_t k) {
     if (ns > 0) {
         int64_t gr = lgs_new_group(s, h, LGS_SEND, 0, ns, s->ts);
         double t = initial ? 0.0 : (s->rk[h].nexto > s->rk[h].nextgs ? s->rk[h].nexto : s->rk[h].nextgs);
-        lgs_push(s, t, (double)s->ts, gr);
+        lgs_push_group(s, t, (double)s->ts, gr);
         s->ts += ns;
     }
     if (nr > 0) {
         int64_t gr = lgs_new_group(s, h, LGS_RECV, ns, cnt, s->ts - ns);
-        lgs_push(s, initial ? 0.0 : s->rk[h].nexto, (double)s->ts, gr);
+        lgs_push_group(s, initial ? 0.0 : s->rk[h].nexto, (double)s->ts, gr);
         s->ts += nr;
     }
 }
@@ -1511,6 +1546,9 @@ static int64_t lgs_run(Lgs *s) {
                 LGS_PREFETCH(&s->rk[w >> 31]);
                 if (id >= 0) {
                     LGS_PREFETCH(&s->gt[w & LGS_MASK]);
+                    if (s->heap[c].aux >= 0) {
+                        LGS_PREFETCH(&s->msg[s->heap[c].aux]);
+                    }
                 } else {
                     LGS_PREFETCH(&s->msg[w & LGS_MASK]);
                 }
@@ -1611,30 +1649,30 @@ static int64_t lgs_run(Lgs *s) {
                 lgs_advance(s, q);
                 if (q->lo < q->hi) {
                     double tsn = (double)(q->base + q->lo);
-                    const Entry *e = lgs_first(s);
+                    const LgsEntry *e = lgs_first(s);
                     if (e == NULL || e->key > t || (e->key == t && e->tb > tsn)) {
                         carry = 1;
                     } else {
-                        lgs_push(s, t, tsn, ident);
+                        lgs_push_group(s, t, tsn, ident);
                     }
                 } else {
                     s->gfree[s->nfree++] = grp;
                 }
             } else {
-                const Entry *e = lgs_first(s);
+                const LgsEntry *e = lgs_first(s);
                 if (q->hi - q->lo == 1 || e == NULL || e->key > t ||
                     (e->key == t && e->tb > (double)(q->base + q->hi - 1))) {
-                    lgs_push(s, t_wait, its, ident); /* the group moves as a whole */
+                    lgs_push_group(s, t_wait, its, ident); /* the group moves as a whole */
                 } else { /* another event comes between the members: the first one waits alone */
                     if (lgs_room(s, 1) < 0) {
                         return -3;
                     }
                     q = &s->gt[grp];
                     int64_t g1 = lgs_new_group(s, q->rank, q->kind, q->lo, q->lo + 1, q->base);
-                    lgs_push(s, t_wait, its, g1);
+                    lgs_push_group(s, t_wait, its, g1);
                     q = &s->gt[grp];
                     lgs_advance(s, q);
-                    lgs_push(s, t, (double)(q->base + q->lo), ident);
+                    lgs_push_group(s, t, (double)(q->base + q->lo), ident);
                 }
             }
         }
@@ -1655,7 +1693,7 @@ static int64_t lgs_run(Lgs *s) {
             }
             if (s->rk[hh].pend == 1) { /* the step's closing calc */
                 int64_t gr = lgs_new_group(s, hh, LGS_BARRIER, 0, 1, s->ts);
-                lgs_push(s, s->rk[hh].nexto, (double)s->ts, gr);
+                lgs_push_group(s, s->rk[hh].nexto, (double)s->ts, gr);
                 s->ts++;
             } else {
                 lgs_issue_step(s, hh, 0, s->rk[hh].cur);
@@ -1663,7 +1701,7 @@ static int64_t lgs_run(Lgs *s) {
             s->rk[hh].pend = 0;
         }
         if (s->stale) { /* the event left nothing in its place */
-            s->hn = heap_pop(s->heap, s->hn);
+            lgs_pop(s);
             s->stale = 0;
         }
     }
@@ -1827,7 +1865,7 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
         s.sort_tmp = (int32_t *)malloc((size_t)most * sizeof(int32_t));
         s.gt = (LgsGroup *)malloc((size_t)s.cap * sizeof(LgsGroup));
         s.gfree = (int64_t *)malloc((size_t)s.cap * sizeof(int64_t));
-        s.heap = (Entry *)malloc((size_t)(s.cap + P + 1) * sizeof(Entry));
+        s.heap = (LgsEntry *)malloc((size_t)(s.cap + P + 1) * sizeof(LgsEntry));
         result = -3;
         if (s.pool && s.perm && s.sort_tmp && s.gt && s.gfree && s.heap) {
             for (int64_t j = 0; j < s.cap; j++) {
