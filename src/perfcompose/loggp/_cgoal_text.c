@@ -391,7 +391,9 @@ static int lean_close(Lean *o) {
     return rc;
 }
 
-/* one non-blank line: 0, or NOT_LEAN */
+static int lean_write(Lean *o, const Fields *f0);
+
+/* one non-blank line: 0, or NOT_LEAN (or WIDE) */
 static int lean_line(const Token *t, int n, State *st, Lean *o) {
     if (st->depth == 0) {
         if (n == 2 && is(&t[0], "num_ranks")) {
@@ -439,6 +441,12 @@ static int lean_line(const Token *t, int n, State *st, Lean *o) {
         parse_operation(t + 2, n - 2, st, &f) < 0 || f.tag >= ((int64_t)1 << 31)) {
         return NOT_LEAN;
     }
+    return lean_write(o, &f);
+}
+
+/* an operation's fields into the columns: 0, or WIDE */
+static int lean_write(Lean *o, const Fields *f0) {
+    Fields f = *f0;
     if (o->size32 && f.size >= ((int64_t)1 << 24)) {
         return WIDE;
     }
@@ -477,6 +485,106 @@ static int get_f32(PyObject *obj, Buf *b, const char *name) {
         return -1;
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the lines perfcompose writes most, read without tokens: 'lN: send Sb to P tag T', 'lN: recv Sb
+ * from P tag T', 'lN: calc S' and 'lA requires lB', spelt just so (one space between words, the
+ * label's letter the one seen before). Where such a line is read here it is read as lean_line
+ * reads it; any other line (or one that lean_line would refuse) is left to lean_line. */
+
+/* 1 to max_digits decimal digits from *pp (without a leading zero unless alone where label): their
+ * value, *pp moved past them; else -2 */
+static inline int64_t fast_number(const char **pp, const char *end, int max_digits, int label) {
+    const char *p = *pp;
+    uint64_t v = 0;
+    while (p < end && (unsigned char)(*p - '0') < 10 && p - *pp <= max_digits) {
+        v = v * 10 + (uint64_t)(*p - '0');
+        p++;
+    }
+    int64_t k = p - *pp;
+    if (k == 0 || k > max_digits || (label && k > 1 && **pp == '0')) {
+        return -2;
+    }
+    *pp = p;
+    return (int64_t)v;
+}
+
+static inline int fast_word(const char **pp, const char *end, const char *word, int n) {
+    if (end - *pp >= n && memcmp(*pp, word, (size_t)n) == 0) {
+        *pp += n;
+        return 1;
+    }
+    return 0;
+}
+
+/* a number, or -1 where minus_one allows it; else -2 */
+static inline int64_t fast_value(const char **pp, const char *end, int max_digits, int minus_one) {
+    if (minus_one && fast_word(pp, end, "-1", 2)) {
+        return -1;
+    }
+    return fast_number(pp, end, max_digits, 0);
+}
+
+/* a line [p, end) read here: 1, else 0 (nothing written) */
+static int fast_line(const char *p, const char *end, State *st, Lean *o) {
+    if (st->depth != 1 || st->letter < 0 || p >= end || (unsigned char)*p != st->letter ||
+        o->n_ops >= o->cap_ops || o->n_deps >= o->cap_deps || o->n_ops >= INT32_MAX - 1) {
+        return 0;
+    }
+    p++;
+    int64_t a = fast_number(&p, end, 10, 1);
+    if (a < 0 || a >= ((int64_t)1 << 31)) {
+        return 0;
+    }
+    if (fast_word(&p, end, " requires ", 10)) {
+        if (p >= end || (unsigned char)*p != st->letter) {
+            return 0;
+        }
+        p++;
+        int64_t b = fast_number(&p, end, 10, 1);
+        if (b < 0 || b >= ((int64_t)1 << 31) || p != end) {
+            return 0;
+        }
+        int64_t j = o->n_deps++;
+        o->dep_a[j] = (int32_t)a;
+        o->dep_b[j] = (int32_t)b;
+        o->dep_how[j] = 0;
+        return 1;
+    }
+    if (a != o->n_ops - o->block_first || !fast_word(&p, end, ": ", 2)) {
+        return 0;
+    }
+    Fields f = {2, 0, 0, 0, 0, 0};
+    if (fast_word(&p, end, "calc ", 5)) {
+        f.size = fast_number(&p, end, 16, 0);
+    } else {
+        if (fast_word(&p, end, "send ", 5)) {
+            f.kind = 0;
+        } else if (fast_word(&p, end, "recv ", 5)) {
+            f.kind = 1;
+        } else {
+            return 0;
+        }
+        f.size = fast_number(&p, end, 15, 0);
+        if (f.size < 0 || !fast_word(&p, end, "b", 1) ||
+            !fast_word(&p, end, f.kind == 0 ? " to " : " from ", f.kind == 0 ? 4 : 6)) {
+            return 0;
+        }
+        f.peer = fast_value(&p, end, 16, f.kind == 1);
+        if (f.peer < -1 || f.peer >= st->num_ranks || !fast_word(&p, end, " tag ", 5)) {
+            return 0;
+        }
+        f.tag = fast_value(&p, end, 16, f.kind == 1);
+        if (f.tag < -1 || f.tag >= ((int64_t)1 << 31)) {
+            return 0;
+        }
+    }
+    if (f.size < 0 || p != end || (o->size32 && f.size >= ((int64_t)1 << 24))) {
+        return 0;
+    }
+    lean_write(o, &f);
+    return 1;
 }
 
 static const char read_lean_doc[] =
@@ -537,6 +645,10 @@ static PyObject *read_lean(PyObject *self, PyObject *args) {
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *stop = nl ? nl : end;
+        if (fast_line(p, stop, &st, &o)) {
+            p = nl ? nl + 1 : end;
+            continue;
+        }
         int n = tokens(p, stop, tok);
         int rc = n < 0 ? NOT_LEAN : n > 0 ? lean_line(tok, n, &st, &o) : 0;
         if (rc < 0) {
