@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from perfcompose.fit import PMNFFitter
+from perfcompose.fit import PMNFFitter, SelectionPolicy
 
 X = np.array(sorted({float(round(2 ** (k / 4))) for k in range(40, 73)}))
 
@@ -60,7 +60,7 @@ def test_scatter_between_sizes_would_buy_a_term_without_the_lack_of_fit_rule():
     """The rule is what keeps the constant: scored against the repetitions alone (2 %), the
     scatter between sizes (10 %) buys a growing term."""
     values = [timings(lambda x: 80.0 + 0 * x, 0.02, seed, between=0.1) for seed in range(8)]
-    assert any(factors_chosen(v, lack_of_fit=0.0) for v in values)
+    assert any(factors_chosen(v, policy=SelectionPolicy(lack_of_fit=0.0)) for v in values)
     assert not any(factors_chosen(v) for v in values)
 
 

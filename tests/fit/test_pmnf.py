@@ -78,9 +78,10 @@ def test_aggregation_choices_change_the_data_fitted():
     assert mx(x=64) == pytest.approx(3 * 64, rel=0.05)
 
 
-def test_unknown_aggregation_rejected():
-    with pytest.raises(FitError):
-        PMNFFitter(aggregate="mode")
+def test_unknown_aggregation_rejected_when_fitting():
+    fitter = PMNFFitter(aggregate="mode")  # __init__ only stores its arguments
+    with pytest.raises(FitError, match="unknown aggregation 'mode'"):
+        fitter.fit_arrays(X_SMALL, np.ones(len(X_SMALL)), ["x"])
 
 
 GRID_P = np.array([4.0, 8, 16, 32, 64])
@@ -219,8 +220,8 @@ def test_overshoot_cap_grows_with_the_noise_for_one_parameter_only(monkeypatch):
     base = (50.0 + X[:, 0] ** 0.5 * X[:, 1])[:, None]
     for _ in range(10):
         PMNFFitter(aggregate="mean").fit_arrays(X, base * (1 + 0.1 * rng.standard_normal((25, 5))), ["p", "n"])
-    fitter = PMNFFitter()
-    assert seen and all(s == (fitter.multi_overshoot_risk, 1.0, fitter.multi_overshoot_spread) for s in seen)
+    policy = PMNFFitter().policy
+    assert seen and all(s == (policy.multi_overshoot_risk, 1.0, policy.multi_overshoot_spread) for s in seen)
 
 
 def test_skipping_two_term_fits_that_cannot_matter_changes_nothing(monkeypatch):
@@ -352,5 +353,6 @@ def test_exponent_sets_as_extraps_poly_and_log_exponents():
     ("0", "no term besides the constant"),
 ])
 def test_bad_exponent_sets_are_refused_with_what_to_give(text, message):
+    fitter = PMNFFitter(exponents_i=text, exponents_j="0")
     with pytest.raises(FitError, match=message):
-        PMNFFitter(exponents_i=text, exponents_j="0")
+        fitter.fit_arrays(X_SMALL, np.ones(len(X_SMALL)), ["x"])

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from perfcompose.data import Experiment, load
-from perfcompose.fit import PMNFFitter
+from perfcompose.fit import PMNFFitter, SelectionPolicy
 
 TASKS = load(Path(__file__).resolve().parents[2] / "examples" / "tasks.txt")
 
@@ -26,8 +26,8 @@ def test_one_value_per_point_gets_the_class_the_repetitions_give(region, expecte
 
 def test_cross_validation_alone_lets_the_noise_of_single_values_buy_terms():
     series = TASKS.get(region="inc")   # linear, 2 % scatter
-    hypothesis = PMNFFitter(scatter_noise=False).fit_arrays(series.coordinates(), series.aggregated("median"),
-                                                            ["x"]).chosen.hypothesis
+    fitter = PMNFFitter(policy=SelectionPolicy(scatter_noise=False))
+    hypothesis = fitter.fit_arrays(series.coordinates(), series.aggregated("median"), ["x"]).chosen.hypothesis
     assert len(hypothesis) == 2
 
 

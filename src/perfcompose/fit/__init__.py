@@ -2,6 +2,8 @@
 
 >>> from perfcompose.fit import PMNFFitter
 >>> # PMNFFitter(aggregate="median").fit(experiment).results_
+>>> from perfcompose.fit import SelectionPolicy
+>>> # PMNFFitter(policy=SelectionPolicy(plausible=2.0)).fit(experiment).model_
 >>> from perfcompose.fit import fit_profile
 >>> # fit_profile(experiment, scheduler="local")  # one FitResult per call path and metric
 >>> from perfcompose.fit import LmPoly
@@ -33,5 +35,6 @@ if TYPE_CHECKING:
     from perfcompose.fit.pmnf import Candidate, FitResult, PMNFFitter, fit
     from perfcompose.fit.profile import fit_profile
     from perfcompose.fit.segmented import SegmentedFit, SegmentedFitter, piecewise_model
+    from perfcompose.fit.selection_policy import SelectionPolicy
 
 __getattr__, __dir__, __all__ = lazy_exports(globals())

@@ -176,7 +176,7 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
     every one with lines; see :func:`batchable`)."""
     S, d = len(Y), X.shape[1]
     count = _candidates_within(fitter.candidates_per_parameter, d, MAX_COMBINATIONS)
-    rows = np.vstack([X, (X.max(axis=0) * fitter.horizon)[None, :]])
+    rows = np.vstack([X, (X.max(axis=0) * fitter.policy.horizon)[None, :]])
     R = len(rows)
     # per parameter: each series' candidate factors, as rows of a table of factor values
     tables, chosen, factor_lists = [], [], []

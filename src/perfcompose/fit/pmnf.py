@@ -40,6 +40,7 @@ from perfcompose.fit.hypotheses import (
 )
 from perfcompose.fit.quality import fit_statistics, low_fit_warnings
 from perfcompose.fit.scaling import falls_along
+from perfcompose.fit.selection_policy import DEFAULT_POLICY, SelectionPolicy
 from perfcompose.pmnf_text import extrap_text
 
 if TYPE_CHECKING:
@@ -221,66 +222,57 @@ class PMNFFitter(SeriesFitter):
     Options: exponent sets ``exponents_i`` / ``exponents_j``; ``max_terms`` (1 or 2 for one
     parameter); ``aggregate`` of repetitions (median, mean, min, max); ``nonnegative`` rejects
     hypotheses whose terms have negative coefficients (run times do not shrink as inputs grow);
-    ``term_penalty``: the chi-square price of the first, second, ... term when repetitions
-    measure the noise; ``tolerance``: the CV margin a term must earn where nothing measures the
-    noise;
-    ``lack_of_fit``: the chi-square quantile beyond which the scatter of the points around the
-    best hypothesis, not the repetitions, sets the noise (see :meth:`_with_lack_of_fit`; 0 turns
-    it off); ``scatter_noise``: without repetitions, estimate the noise from the scatter of the
-    points around the best simple hypothesis and choose as with repetitions (see
-    :meth:`_scatter_noise`), rather than by cross-validation alone, which lets noise buy terms;
-    ``plausible``, ``indistinct``, ``horizon``, ``shrink``, ``overshoot_risk``, ``overshoot_factor``,
-    ``overshoot_noise``, ``overshoot_floor``, ``multi_overshoot_risk`` and ``multi_overshoot_spread``
-    govern the choice among hypotheses the data cannot tell apart (see :meth:`_select`);
+    ``policy``: the selection heuristics, a frozen
+    :class:`perfcompose.fit.selection_policy.SelectionPolicy` (the price of a term, the noise
+    rules of :meth:`_with_lack_of_fit` and :meth:`_scatter_noise`, and the choice among
+    hypotheses the data cannot tell apart, :meth:`_select`);
     ``candidates_per_parameter``: factors per parameter that the multi-parameter search
     combines; ``weight_power``: rows are weighted by y^-power (1 fits relative errors);
     ``tilt``: rows are further weighted by exp(tilt * (u - 1)), u the point's position between
     the smallest (0) and largest (1) coordinates on a log scale, so that the fit leans toward
-    the largest measurements, which decide the extrapolation.
+    the largest measurements, which decide the extrapolation. ``__init__`` only stores the
+    options; a fit checks them (:class:`FitError` naming the one out of range).
     """
 
     keep = 10  # runners-up kept in FitResult.alternatives
 
     def __init__(self, *, exponents_i: Sequence[Any] = DEFAULT_I, exponents_j: Sequence[Any] = DEFAULT_J,
                  max_terms: int = 2, aggregate: str = "median", nonnegative: bool = True,
-                 tolerance: float = 0.1, candidates_per_parameter: int = 5,
-                 term_penalty: float | Sequence[float] = (8.0, 30.0), plausible: float = 3.5,
-                 indistinct: float = 0.5, horizon: float = 16.0, shrink: float = 1.0,
-                 overshoot_risk: float = 0.05, overshoot_factor: float = 1.0, overshoot_noise: float = 25.0,
-                 overshoot_floor: float = 1.5, lack_of_fit: float = 0.99,
-                 multi_overshoot_risk: float = 0.4, multi_overshoot_spread: float = 1.5,
-                 weight_power: float = 1.0, tilt: float = 1.0,
-                 allow_negative_exponents: bool | None = None, scatter_noise: bool = True):
-        if aggregate not in AGGREGATES:
-            raise FitError(f"unknown aggregation {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
-        if max_terms not in (1, 2):
-            raise FitError("max_terms must be 1 or 2")
+                 candidates_per_parameter: int = 5, weight_power: float = 1.0, tilt: float = 1.0,
+                 allow_negative_exponents: bool | None = None, policy: SelectionPolicy = DEFAULT_POLICY):
         self.exponents_i = exponents_i
         self.exponents_j = exponents_j
         self.max_terms = max_terms
         self.aggregate = aggregate
         self.nonnegative = nonnegative
-        self.tolerance = tolerance
         self.candidates_per_parameter = candidates_per_parameter
-        self.term_penalty = term_penalty
-        self.plausible = plausible
-        self.indistinct = indistinct
-        self.horizon = horizon
-        self.shrink = shrink
-        self.overshoot_risk = overshoot_risk
-        self.overshoot_factor = overshoot_factor
-        self.overshoot_floor = overshoot_floor
-        self.lack_of_fit = lack_of_fit
-        self.overshoot_noise = overshoot_noise
-        self.multi_overshoot_risk = multi_overshoot_risk
-        self.multi_overshoot_spread = multi_overshoot_spread
         self.weight_power = weight_power
         self.tilt = tilt
         self.allow_negative_exponents = allow_negative_exponents
-        self.scatter_noise = scatter_noise
-        self._basis = _Basis(tuple(self.factors))
-        self._negative_bases: dict[bool, _Basis] = {}
-        self._layouts: dict[tuple, list[tuple[np.ndarray, np.ndarray]]] = {}
+        self.policy = policy
+
+    def _validate(self) -> None:
+        """Check the parameters before a fit (``__init__`` only stores them)."""
+        if self.aggregate not in AGGREGATES:
+            raise FitError(f"unknown aggregation {self.aggregate!r}; choose one of {', '.join(AGGREGATES)}")
+        if self.max_terms not in (1, 2):
+            raise FitError("max_terms must be 1 or 2")
+        if not isinstance(self.policy, SelectionPolicy):
+            raise FitError(f"policy {self.policy!r}: a SelectionPolicy")
+        self.policy.validate()
+        self.factors  # noqa: B018  (the exponent sets must allow a term)
+
+    @cached_property
+    def _basis(self) -> _Basis:
+        return _Basis(tuple(self.factors))
+
+    @cached_property
+    def _negative_bases(self) -> dict[bool, _Basis]:
+        return {}
+
+    @cached_property
+    def _layouts(self) -> dict[tuple, list[tuple[np.ndarray, np.ndarray]]]:
+        return {}
 
     @cached_property
     def factors(self) -> list[Factor]:
@@ -334,6 +326,7 @@ class PMNFFitter(SeriesFitter):
         search over several parameters. A hypothesis whose values overflow at these coordinates
         is an invalid fit, left out without a floating-point warning.
         """
+        self._validate()
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             return self._fit_arrays(X, values, params, progress)
 
@@ -364,7 +357,7 @@ class PMNFFitter(SeriesFitter):
             return self._result(params, X, y, c, [c])
         found, multi, notes = fitted(X, y, sigma, params, progress)
         measured = sigma
-        if sigma <= 0 and self.scatter_noise:
+        if sigma <= 0 and self.policy.scatter_noise:
             sigma = self._scatter_noise(found, len(y), multi)
             if sigma > 0:
                 found, multi, notes = fitted(X, y, sigma, params, progress)
@@ -392,7 +385,7 @@ class PMNFFitter(SeriesFitter):
         errors below zero (:func:`_intercept_slack`), not two noise widths of the smallest value
         (:func:`_constant_slack`): that rule, meant for exact laws, leaves an approximation only
         the forms that grow fastest beyond the data."""
-        far = X.max(axis=0) * self.horizon
+        far = X.max(axis=0) * self.policy.horizon
         notes: tuple[str, ...] = ()
         multi = len(params) > 1
         if not multi:
@@ -481,9 +474,9 @@ class PMNFFitter(SeriesFitter):
         return max(float(np.sqrt(relative_variance * efficiency / reps)), NOISE_FLOOR)
 
     def _penalty(self, k_terms: int) -> float:
-        if isinstance(self.term_penalty, (int, float)):
-            return float(self.term_penalty) * k_terms
-        steps = list(self.term_penalty)
+        if isinstance(self.policy.term_penalty, (int, float)):
+            return float(self.policy.term_penalty) * k_terms
+        steps = list(self.policy.term_penalty)
         steps += [steps[-1]] * max(0, k_terms - len(steps))
         return float(sum(steps[:k_terms]))
 
@@ -500,7 +493,7 @@ class PMNFFitter(SeriesFitter):
         Birge ratio) and every hypothesis is scored again; with fewer than 3 degrees of freedom
         the scatter cannot be told from the fit and nothing changes.
         """
-        if sigma <= 0 or not self.lack_of_fit:
+        if sigma <= 0 or not self.policy.lack_of_fit:
             return groups, sigma
         best = min(groups, key=lambda g: float(g.scores.min()) if len(g.scores) else np.inf)
         h = int(np.argmin(best.scores))
@@ -508,7 +501,7 @@ class PMNFFitter(SeriesFitter):
         if dof < 3:
             return groups, sigma
         chi2 = float(best.batch.rel_rss[h]) / sigma ** 2
-        if chi2 <= _chi2_quantile(self.lack_of_fit, dof):
+        if chi2 <= _chi2_quantile(self.policy.lack_of_fit, dof):
             return groups, sigma
         scatter = sigma * np.sqrt(chi2 / dof)
         rescored = [dataclasses.replace(g, scores=np.where(np.isfinite(g.scores), g.batch.rel_rss / scatter ** 2
@@ -537,7 +530,7 @@ class PMNFFitter(SeriesFitter):
         if np.all(noisy):
             scores = batch.rel_rss / (sigma * sigma) + self._penalty(k_terms)
         else:
-            scores = batch.cv * (1.0 + self.tolerance * k_terms) + 1e-9 * k_terms
+            scores = batch.cv * (1.0 + self.policy.tolerance * k_terms) + 1e-9 * k_terms
             if np.any(noisy):
                 safe = np.where(noisy, sigma, 1.0)
                 scores = np.where(noisy, batch.rel_rss / (safe * safe) + self._penalty(k_terms), scores)
@@ -573,7 +566,7 @@ class PMNFFitter(SeriesFitter):
             if sigma <= 0:
                 return True
             scores = np.concatenate([groups[0].scores, scored[0].scores])
-            return bool(scores.min() + self.plausible >= self._penalty(2))
+            return bool(scores.min() + self.policy.plausible >= self._penalty(2))
 
         pa, pb = basis.pairs if pairs else (None, None)
         one, two = fit_one_and_two_terms(FT, yy, w, pa, pb, sc, need_pairs)
@@ -618,23 +611,25 @@ class PMNFFitter(SeriesFitter):
             raise FitError("no hypothesis could be fitted; the data may be degenerate")
         sc, pr, gi, hi = [], [], [], []
         for k, g in enumerate(groups):
-            idx = np.flatnonzero(g.scores - best <= self.plausible)
+            idx = np.flatnonzero(g.scores - best <= self.policy.plausible)
             sc.append(g.scores[idx])
             pr.append(g.batch.predicted[idx, -1])
             gi.append(np.full(len(idx), k))
             hi.append(idx)
         scores, preds, gidx, hidx = (np.concatenate(a) for a in (sc, pr, gi, hi))
-        if len(scores) == 1 or self.plausible <= 0 or sigma <= 0:
+        policy = self.policy
+        if len(scores) == 1 or policy.plausible <= 0 or sigma <= 0:
             pick = int(np.argmin(scores))
         else:
             spread = np.inf
             if multi:
-                risk, factor, spread = self.multi_overshoot_risk, self.overshoot_factor, self.multi_overshoot_spread
+                risk, factor = policy.multi_overshoot_risk, policy.overshoot_factor
+                spread = policy.multi_overshoot_spread
             else:
-                risk = self.overshoot_risk
-                factor = max(self.overshoot_floor, self.overshoot_factor + self.overshoot_noise * sigma)
-            pick = _consensus_pick(scores - best, np.maximum(np.abs(preds), 1e-300), self.indistinct,
-                                   self.shrink, risk, factor, spread=spread, spread_risk=self.overshoot_risk)
+                risk = policy.overshoot_risk
+                factor = max(policy.overshoot_floor, policy.overshoot_factor + policy.overshoot_noise * sigma)
+            pick = _consensus_pick(scores - best, np.maximum(np.abs(preds), 1e-300), policy.indistinct,
+                                   policy.shrink, risk, factor, spread=spread, spread_risk=policy.overshoot_risk)
         chosen = groups[int(gidx[pick])].candidate(int(hidx[pick]))
         return chosen, _runners_up(groups, self.keep)
 

@@ -182,6 +182,7 @@ def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, sch
     series done (in other processes, of every chunk).
     """
     fitter = PMNFFitter() if fitter is None else fitter
+    fitter._validate()
     step = _progress_callback(progress)
     series = experiment.series
     total = len(series)

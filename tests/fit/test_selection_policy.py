@@ -1,0 +1,66 @@
+"""``PMNFFitter(policy=SelectionPolicy(...))``: the selection heuristics are one frozen value;
+``__init__`` only stores it, a fit checks it and follows it."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from perfcompose.data import Experiment
+from perfcompose.errors import FitError
+from perfcompose.fit import PMNFFitter, SelectionPolicy, fit_profile
+from perfcompose.fit.base import clone
+
+X = np.array([[2.0 ** k] for k in range(6, 13)])
+
+
+def noisy(seed: int = 1) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return (3.0 + 0.5 * X[:, 0] ** 1.5)[:, None] * (1 + 0.03 * rng.standard_normal((len(X), 5)))
+
+
+def test_init_stores_the_policy_and_a_fit_checks_it():
+    bad = SelectionPolicy(plausible=-1.0)
+    fitter = PMNFFitter(policy=bad)
+    assert fitter.get_params()["policy"] is bad and clone(fitter).get_params()["policy"] == bad
+    with pytest.raises(FitError, match="plausible -1.0: a number at least 0"):
+        fitter.fit_arrays(X, noisy(), ["x"])
+
+
+@pytest.mark.parametrize("setting, message", [
+    ({"overshoot_risk": 1.0}, "overshoot_risk 1.0: a number at least 0 and below 1"),
+    ({"lack_of_fit": -0.1}, "lack_of_fit -0.1"),
+    ({"horizon": 0.5}, "horizon 0.5: a number at least 1"),
+    ({"term_penalty": (8.0, -1.0)}, "term_penalty"),
+    ({"term_penalty": ()}, "term_penalty"),
+])
+def test_a_setting_out_of_range_is_named(setting, message):
+    with pytest.raises(FitError, match=message):
+        PMNFFitter(policy=SelectionPolicy(**setting)).fit_arrays(X, noisy(), ["x"])
+
+
+def test_a_whole_profile_is_checked_before_it_is_fitted():
+    e = Experiment.single(["x"], [((x,), tuple(v)) for x, v in zip(X[:, 0], noisy())])
+    with pytest.raises(FitError, match="multi_overshoot_spread"):
+        fit_profile(e, fitter=PMNFFitter(policy=SelectionPolicy(multi_overshoot_spread=-2.0)))
+
+
+def test_the_policy_is_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        SelectionPolicy().plausible = 1.0  # type: ignore[misc]
+
+
+def test_the_fit_follows_the_policy():
+    values = noisy()
+    default = PMNFFitter().fit_arrays(X, values, ["x"])
+    assert default.chosen.n_terms == 1
+    priced_out = PMNFFitter(policy=SelectionPolicy(term_penalty=1e12)).fit_arrays(X, values, ["x"])
+    assert priced_out.chosen.n_terms == 0  # no term is worth that price
+    same = PMNFFitter(policy=SelectionPolicy()).fit_arrays(X, values, ["x"])
+    assert same.chosen.hypothesis == default.chosen.hypothesis and same.chosen.constant == default.chosen.constant
+
+
+def test_the_old_flat_keywords_are_gone():
+    with pytest.raises(TypeError):
+        PMNFFitter(plausible=2.0)  # type: ignore[call-arg]
