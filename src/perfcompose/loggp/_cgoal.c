@@ -211,13 +211,12 @@ static void sort_like_cxx(int32_t *a, const int8_t *kind, int64_t first, int64_t
 /* the state of one run */
 
 enum { SEND = 0, RECV = 1, CALC = 2 };
-enum { ISSUED = 1, STARTED = 2, DONE = 4 };
+enum { ISSUED = 1, STARTED = 2, DONE = 4, KEY_NONE = 8, KEY_DEAD = 16 };
 
-/* what an event reads and writes of an operation, in a quarter of a cache line; its rank, peer
- * and kind are read from the schedule's columns (or found from op_first), its flags are kept
- * in the caller's done array */
+/* what an event reads and writes of an operation, in 12 bytes; its rank, peer and kind are read
+ * from the schedule's columns (or found from op_first), its flags are kept in the caller's done
+ * array, its matching key is found by key_of */
 typedef struct {
-    int32_t key;
     int32_t need; /* requires and irequires not yet satisfied */
     int32_t next; /* the next member of its group until it runs, then of the matching queue it is in */
     int32_t dep;  /* its one dependent (requires it), -1 for none, <= -2 for several (see mark_done) */
@@ -255,7 +254,9 @@ typedef struct {
     int tag_wide;
     double L, o, g, G, O, S;
     Op *op;
-    uint8_t *flag; /* ISSUED, STARTED, DONE of every operation */
+    uint8_t *flag; /* ISSUED, STARTED, DONE of every operation, and KEY_NONE, KEY_DEAD (see key_of) */
+    int32_t *keys; /* every operation's matching key, or NULL where keys are the tags (key_of) */
+    int32_t dead_key;
     /* the operations that require another: with req_b in ascending order (dep_sorted) those of
      * operation i are req_a[j] from j = -2 - op[i].dep while req_b[j] == i, else extra[k + 1 ..
      * k + extra[k]] with k = -2 - op[i].dep */
@@ -308,6 +309,20 @@ typedef struct {
 #define RK_HEAD(s, k) (s)->kq[4 * (int64_t)(k) + 2]
 
 static inline double dmax(double a, double b) { return a > b ? a : b; }
+
+/* the matching key of a send or an exact receive, -1 for the rest: where every send has a tag of
+ * its own, the tag, or for a receive that no send matches the one key no message has (dead_key);
+ * else from the keys array */
+static inline int32_t key_of(const Sim *s, int64_t i) {
+    if (s->keys) {
+        return s->keys[i];
+    }
+    uint8_t f = s->flag[i];
+    if (f & (KEY_NONE | KEY_DEAD)) {
+        return f & KEY_NONE ? -1 : s->dead_key;
+    }
+    return (int32_t)TAG(s, i);
+}
 
 /* the rank of operation i: the last h with op_first[h] <= i */
 static inline int64_t rank_of(const Sim *s, int64_t i) {
@@ -662,10 +677,10 @@ static int run_send(Sim *s, int32_t i, int64_t h, double t, double *t_wait) {
         e->m = i;
         e->ts = s->ts;
         if (s->w_head[r] == s->w_tail[r]++) {
-            qpush(s, e->arrive, s->ts, id, i, s->op[i].key);
+            qpush(s, e->arrive, s->ts, id, i, key_of(s, i));
         }
     } else {
-        qpush(s, t + s->o + s->L, s->ts, id, i, s->op[i].key);
+        qpush(s, t + s->o + s->L, s->ts, id, i, key_of(s, i));
     }
     s->ts++;
     if (SIZE(s, i) <= s->S) {
@@ -676,12 +691,12 @@ static int run_send(Sim *s, int32_t i, int64_t h, double t, double *t_wait) {
 
 /* a receive of rank h is posted; returns the rank of a rendezvous sender it completed, else -1 */
 static int64_t run_recv(Sim *s, int32_t i, int64_t h, double t) {
-    Op *p = &s->op[i];
     int64_t tag = TAG(s, i), peer = s->peer[i];
+    int32_t key = key_of(s, i);
     mark_started(s, i, h);
     int32_t found = -1;
-    if (p->key >= 0) {
-        found = UK_HEAD(s, p->key);
+    if (key >= 0) {
+        found = UK_HEAD(s, key);
     } else {
         for (int32_t e = s->uq_head[h]; e >= 0; e = s->h_next[e]) {
             if ((peer == -1 || rank_of(s, e) == peer) && (tag == -1 || TAG(s, e) == tag)) {
@@ -694,8 +709,8 @@ static int64_t run_recv(Sim *s, int32_t i, int64_t h, double t) {
         if (s->wild) {
             rank_append(s, i, s->rq_head, s->rq_tail, h);
         }
-        if (p->key >= 0) {
-            key_append(s, i, p->key, 2);
+        if (key >= 0) {
+            key_append(s, i, key, 2);
         } else {
             s->rq_wild[h]++;
         }
@@ -704,7 +719,7 @@ static int64_t run_recv(Sim *s, int32_t i, int64_t h, double t) {
     if (s->wild) {
         rank_unlink(s, found, s->uq_head, s->uq_tail, h);
     }
-    key_remove(s, found, s->op[found].key, 0);
+    key_remove(s, found, key_of(s, found), 0);
     int64_t h2 = -1;
     if (SIZE(s, i) > s->S) { /* rendezvous: the sender's request completes now */
         int64_t src = rank_of(s, found);
@@ -720,7 +735,7 @@ static int64_t run_recv(Sim *s, int32_t i, int64_t h, double t) {
 /* the message of send m arrives at its receiver; returns 0 if the CPU or NIC is busy (until
  * *t_wait), else 1, with the rank of a rendezvous sender it completed in *h2 */
 static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2) {
-    Op *p = &s->op[m];
+    int32_t key = key_of(s, m);
     int64_t h = s->peer[m], nic = NIC(s, m);
     int64_t c = h * s->n_cpu + CPU(s, m), q = h * s->n_nic + nic;
     if (dmax(s->nexto[c], s->nextgr[q]) > t) {
@@ -740,7 +755,7 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
     int32_t found = -1;
     int64_t src = -1;
     if (s->rq_wild == NULL || s->rq_wild[h] == 0) {
-        found = RK_HEAD(s, p->key);
+        found = RK_HEAD(s, key);
     } else {
         int64_t tag = TAG(s, m);
         src = rank_of(s, m);
@@ -756,8 +771,9 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
         if (s->wild) {
             rank_unlink(s, found, s->rq_head, s->rq_tail, h);
         }
-        if (s->op[found].key >= 0) {
-            key_remove(s, found, s->op[found].key, 2);
+        int32_t fk = key_of(s, found);
+        if (fk >= 0) {
+            key_remove(s, found, fk, 2);
         } else {
             s->rq_wild[h]--;
         }
@@ -773,13 +789,13 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
         if (s->wild) {
             rank_append(s, m, s->uq_head, s->uq_tail, h);
         }
-        key_append(s, m, p->key, 0);
+        key_append(s, m, key, 0);
         s->u_t0[m * s->kp] = t;
         s->u_t1[m * s->kp] = s->nexto[c];
     }
     if (w) { /* from when the CPU and NIC are free */
         qpush(s, dmax(w->arrive, dmax(s->nexto[c], s->nextgr[q])), w->ts, (int32_t)(s->n + 1 + w->m), w->m,
-              s->op[w->m].key);
+              key_of(s, w->m));
     }
     return 1;
 }
@@ -891,7 +907,7 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
                 h1 = s->peer[m];
             } else {
                 (*waits)++;
-                qpush(s, t_wait, its, grp, m, s->op[m].key);
+                qpush(s, t_wait, its, grp, m, key_of(s, m));
             }
         } else {
             int32_t nxt = s->op[i].next;
@@ -947,8 +963,9 @@ static inline int triple(const Sim *s, const int32_t *rank, int64_t i, int64_t *
 }
 
 /* match_keys where every send has a tag of its own in [0, n) (as program_to_goal writes them): a
- * send's key is its tag, an exact receive's the tag of the send it matches, else a key of its own
- * (which no message has). Returns the number of keys, -1 without memory, -2 where tags repeat. */
+ * send's key is its tag, an exact receive's the tag of the send it matches, else the one key that
+ * no message has (dead_key), kept as flags (key_of). Returns the number of keys, -1 without
+ * memory, -2 where tags repeat. */
 static int64_t keys_by_tag(Sim *s, const int32_t *rank) {
     const int64_t n = s->n;
     int32_t *sender = malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t)); /* the send of each tag */
@@ -956,7 +973,8 @@ static int64_t keys_by_tag(Sim *s, const int32_t *rank) {
         return -1;
     }
     memset(sender, 0xff, (size_t)(n > 0 ? n : 1) * sizeof(int32_t));
-    int64_t n_keys = 0; /* the keys of receives that match no send follow the tags */
+    int64_t n_keys = 0; /* the key of the receives that match no send follows the tags */
+    int dead = 0;
     for (int64_t i = 0; i < n; i++) {
         if (s->kind[i] == SEND) {
             int64_t tg = TAG(s, i);
@@ -965,28 +983,33 @@ static int64_t keys_by_tag(Sim *s, const int32_t *rank) {
                 return -2;
             }
             sender[tg] = (int32_t)i;
-            s->op[i].key = (int32_t)tg;
             n_keys = tg >= n_keys ? tg + 1 : n_keys;
         }
     }
     for (int64_t i = 0; i < n; i++) {
-        Op *p = &s->op[i];
         if (s->kind[i] == SEND) {
             continue;
         }
         int64_t tg = TAG(s, i);
-        p->key = -1;
+        s->flag[i] |= KEY_NONE;
         if (s->kind[i] == RECV && s->peer[i] != -1 && tg != -1) {
             int32_t m = tg >= 0 && tg < n ? sender[tg] : -1;
             int match = m >= 0 && s->peer[m] == rank[i] && rank[m] == s->peer[i];
-            p->key = match ? (int32_t)tg : (int32_t)n_keys++;
+            s->flag[i] &= (uint8_t)~KEY_NONE;
+            if (!match) { /* no message has its key: all such share one */
+                s->flag[i] |= KEY_DEAD;
+                dead = 1;
+            }
         }
     }
     free(sender);
+    if (dead) {
+        s->dead_key = (int32_t)n_keys++;
+    }
     return n_keys;
 }
 
-/* a compact key per send and exact receive (op.key): equal exactly when they match; -1 for the
+/* a compact key per send and exact receive (key_of): equal exactly when they match; -1 for the
  * rest. Returns the number of keys, or -1 without memory. */
 static int64_t match_keys(Sim *s, const int32_t *rank) {
     int64_t by_tag = keys_by_tag(s, rank);
@@ -1002,7 +1025,9 @@ static int64_t match_keys(Sim *s, const int32_t *rank) {
         cap <<= 1;
     }
     int32_t *slot = malloc((size_t)cap * sizeof(int32_t));
-    if (!slot) {
+    s->keys = big_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(int32_t));
+    if (!slot || !s->keys) {
+        free(slot);
         return -1;
     }
     memset(slot, 0xff, (size_t)cap * sizeof(int32_t));
@@ -1013,7 +1038,7 @@ static int64_t match_keys(Sim *s, const int32_t *rank) {
             __builtin_prefetch(&slot[(int64_t)(key_hash(d, src, tg) & (uint64_t)(cap - 1))]);
         }
         if (!triple(s, rank, i, &d, &src, &tg)) {
-            s->op[i].key = -1;
+            s->keys[i] = -1;
             continue;
         }
         int64_t at = (int64_t)(key_hash(d, src, tg) & (uint64_t)(cap - 1));
@@ -1021,12 +1046,12 @@ static int64_t match_keys(Sim *s, const int32_t *rank) {
             int32_t r = slot[at];
             if (r < 0) {
                 slot[at] = (int32_t)i;
-                s->op[i].key = (int32_t)n_keys++;
+                s->keys[i] = (int32_t)n_keys++;
                 break;
             }
             triple(s, rank, r, &d2, &src2, &tg2);
             if (d == d2 && src == src2 && tg == tg2) {
-                s->op[i].key = s->op[r].key;
+                s->keys[i] = s->keys[r];
                 break;
             }
             at = (at + 1) & (cap - 1);
@@ -1131,7 +1156,7 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m) {
     } while (0)
 
 static void free_sim(Sim *s) {
-    void *all[] = {s->op, s->extra, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh, s->fresh_h,
+    void *all[] = {s->op, s->keys, s->extra, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh, s->fresh_h,
                    s->sort_tmp, s->heap, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail,
                    s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_base,
                    s->w_head, s->w_tail, s->wq, s->ring, s->ring_bits, s->node, s->far};
