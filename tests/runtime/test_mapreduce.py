@@ -220,7 +220,8 @@ def test_table5_runs_on_a_separately_started_scheduler_and_two_workers(external_
 
 
 def test_without_the_dask_extra_mapreduce_names_the_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in [m for m in sys.modules if m.startswith(("perfcompose.runtime.mapreduce", "distributed"))]:
+    dask_users = ("perfcompose.runtime.mapreduce", "perfcompose.validate.mapreduce", "perfcompose.commands.mapreduce")
+    for name in [m for m in sys.modules if m.startswith((*dask_users, "distributed"))]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "distributed", None)  # what an environment without the extra imports
     with pytest.raises(MissingExtraError, match=r'pip install "perfcompose\[dask\]"'):

@@ -3,7 +3,8 @@
 This is click's "lazy loading subcommands" pattern for typer: a group lists its commands from
 :class:`Entry` declarations (name, one-line help, where the command lives), so that
 ``perfcompose --help`` prints the full list without importing a single command module. Running a
-command, or asking for its help, imports its module and builds the real command from it.
+command, or asking for its help, imports its module and builds the real command from it; a module
+that needs an optional extra not installed here (perfcompose.extras) is one message and exit 2.
 """
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ from typing import Any, ClassVar
 import typer
 from typer import _click
 from typer.core import TyperCommand, TyperGroup
+
+from perfcompose.commands.consoles import print_error
+from perfcompose.extras import MissingExtraError
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,11 @@ def _load(entry: Entry) -> _click.Command:
     if entry.entries:
         return lazy_group(entry.entries)(name=entry.name, help=entry.help, no_args_is_help=True)
     module, _, attribute = entry.target.partition(":")
-    obj = getattr(import_module(module), attribute)
+    try:
+        obj = getattr(import_module(module), attribute)
+    except MissingExtraError as exc:  # the command's module needs an optional extra not installed here
+        print_error(exc)
+        raise typer.Exit(2) from None
     if isinstance(obj, typer.Typer):
         command: _click.Command = typer.main.get_group(obj)
     else:

@@ -2,6 +2,7 @@
 (000's MapReduce tables, measured here against the papers' and the calibrated operator)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,11 @@ from perfcompose.commands.common import (
     write_json,
 )
 from perfcompose.errors import PerfcomposeError
+from perfcompose.runtime.mapreduce import Engine, check_address, histogram_job, serial_histogram
+from perfcompose.runtime.mapreduce.ops import prepare_picture
+from perfcompose.validate import mapreduce as mr
+from perfcompose.validate.mapreduce import REPEAT, check_cluster, summary, table3
+from perfcompose.validate.mapreduce_paper import PAPER_TABLE3, PAPER_TABLE5
 
 _SCHEDULER = typer.Option(None, "--scheduler", help="Use the Dask cluster at this scheduler address "
                           "(tcp://HOST:PORT) instead of starting one on this machine.")
@@ -47,10 +53,6 @@ def run_one(picture: Picture = typer.Option("large", "--picture", help="The pict
             scheduler: str | None = _SCHEDULER,
             malloc_trim: int | None = _MALLOC,
             timeout: float = typer.Option(15.0, "--timeout", help="Seconds to wait for a scheduler.")) -> None:
-    from perfcompose.runtime.mapreduce import Engine, check_address, histogram_job, serial_histogram
-    from perfcompose.runtime.mapreduce.ops import prepare_picture
-    from perfcompose.validate.mapreduce import REPEAT, check_cluster
-
     if inputs < 1:
         raise PerfcomposeError("--inputs must be at least 1")
     if scheduler is None:
@@ -89,8 +91,6 @@ def _repeat(value: int | None) -> dict[str, int] | None:
 def _study(quick: bool, pictures: list[str], strategies: list[str], rounds: int | None, x: list[int],
            repeat: int | None, scheduler: str | None, malloc_trim: int | None, restart: bool,
            clusters: list[tuple[int, int]] | None = None) -> Any:
-    from perfcompose.validate import mapreduce as mr
-
     with progress() as bar:
         return mr.study(pictures=tuple(pictures) or mr.PICTURES, strategies=tuple(strategies) or mr.STRATEGY_NAMES,
                         clusters=clusters, xs=tuple(x) or (mr.QUICK_X if quick else mr.FULL_X),
@@ -124,8 +124,6 @@ def paper_table5(quick: bool = typer.Option(False, "--quick", help="x = 16 input
                                                       "all pictures (default: per picture, ~16 ms of work)."),
                  malloc_trim: int | None = _MALLOC,
                  restart: bool = restart_option()) -> None:
-    from perfcompose.validate.mapreduce import PAPER_TABLE5, summary
-
     result = _study(quick, picture, strategy, rounds, x, repeat, scheduler, malloc_trim, restart)
     table = Table(title="Table 5: pixel histogram on Dask, measured vs modular [ms per job]", title_justify="left")
     for col in ("picture", "strategy", "n", "m", "x", "R", "measured", "papers' op.", "err %", "calibrated",
@@ -168,10 +166,6 @@ def paper_table5(quick: bool = typer.Option(False, "--quick", help="x = 16 input
 def paper_table3(quick: bool = typer.Option(False, "--quick", help="x = 8 and 16 inputs, 5 rounds."),
                  json_out: Path | None = json_option("one record per thread count"),
                  restart: bool = restart_option()) -> None:
-    import os
-
-    from perfcompose.validate.mapreduce import PAPER_TABLE3, table3
-
     cores = os.cpu_count() or 1
     fits = [(1, n) for n in PAPER_TABLE3 if n <= cores]
     xs = [8, 16] if quick else [8, 16, 32]

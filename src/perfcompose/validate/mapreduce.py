@@ -32,6 +32,13 @@ from perfcompose.compose.mapreduce import EngineCosts, calibrated_model, paper_m
 from perfcompose.compose.operators import compose
 from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.model import Model
+from perfcompose.runtime.mapreduce import ops
+from perfcompose.runtime.mapreduce.calibrate import probe_bandwidth, probe_hops, probe_map, time_here
+from perfcompose.runtime.mapreduce.engine import Engine, check_address
+from perfcompose.runtime.mapreduce.job import histogram_job, serial_histogram
+from perfcompose.runtime.mapreduce.ops import Picture, picture_histogram, prepare_picture
+from perfcompose.runtime.mapreduce.strategies import check_strategy
+from perfcompose.validate.mapreduce_paper import PAPER_GRPPI, PAPER_TABLE3
 from perfcompose.validate.modular import checkpoint_dir
 
 Progress = Callable[[str, int, int], None]
@@ -44,27 +51,6 @@ PAPER_N = (1, 2, 4, 8, 12, 24)
 REPEAT = {"small": 320, "medium": 36, "large": 4}
 QUICK_X, FULL_X = (16,), (32,)
 QUICK_ROUNDS, FULL_ROUNDS = 5, 9
-
-#: 000 Table 5: group -> (min, max, median, mean, std) of the relative error in %
-PAPER_TABLE5: dict[str, tuple[float, float, float, float, float]] = {
-    "all": (0.08, 93.68, 31.01, 37.24, 21.24), "small": (27.05, 93.68, 57.68, 59.68, 16.85),
-    "medium": (6.21, 62.75, 31.23, 32.34, 12.88), "large": (0.08, 35.88, 24.41, 20.03, 9.06),
-    "pairwise": (0.15, 72.62, 28.26, 32.02, 16.92), "local": (0.48, 91.52, 31.44, 38.93, 22.37),
-    "shuffle": (0.08, 93.68, 34.93, 40.75, 22.89),
-    "n=1": (0.08, 48.69, 27.54, 25.47, 13.96), "n=2": (2.11, 57.87, 28.60, 29.35, 15.31),
-    "n=4": (5.09, 68.02, 31.01, 35.58, 18.36), "n=8": (10.99, 77.54, 32.38, 40.53, 19.89),
-    "n=12": (12.95, 76.81, 33.55, 40.42, 20.36), "n=24": (14.64, 93.68, 44.67, 51.98, 26.28),
-    "m=1": (0.08, 88.57, 19.89, 28.22, 23.62), "m=2": (23.48, 91.91, 33.02, 41.59, 18.31),
-    "m=4": (23.22, 93.68, 36.16, 42.09, 18.26),
-}
-
-#: 000 Table 3 (GrPPi, m = 1, pairwise): n -> (monolithic, modular) [ns per input], error %
-PAPER_TABLE3: dict[int, tuple[float, float, float]] = {
-    1: (2.177e7, 2.186e7, 0.41), 2: (1.108e7, 1.093e7, 1.35), 4: (5.705e6, 5.465e6, 4.21),
-    8: (3.067e6, 2.733e6, 10.89), 12: (2.066e6, 1.822e6, 11.81), 24: (1.065e6, 0.911e6, 14.46),
-}
-#: 000 Table 1 rows 9-10: GrPPi's map and reduce [ns]
-PAPER_GRPPI = {"map": "1.241e7", "reduce_p": "9.449e6"}
 
 
 @dataclass(frozen=True)
@@ -180,9 +166,6 @@ def _saved_records(store: Checkpoint | None) -> list[dict[str, Any]]:
 
 def _reduce_parts(reps: int = 51) -> dict[str, Model]:
     """reduce_p and reduce_v timed here, alone: the papers' atomic models [s]."""
-    from perfcompose.runtime.mapreduce.calibrate import time_here
-    from perfcompose.runtime.mapreduce.ops import Picture, picture_histogram
-
     h = picture_histogram(Picture("small", 1))
     pair = time_here(reduce_p, h, h, reps=reps)
     sizes = (1024, 16384, 131072)
@@ -193,8 +176,6 @@ def _reduce_parts(reps: int = 51) -> dict[str, Model]:
 
 
 def _measure_cluster(engine: Any) -> dict[str, Any]:
-    from perfcompose.runtime.mapreduce.calibrate import probe_bandwidth, probe_hops
-
     hops = probe_hops(engine)
     parts = _reduce_parts()
     return {"hop_local": hops.local, "hop_remote": hops.remote, "bandwidth": probe_bandwidth(engine),
@@ -206,10 +187,6 @@ def _measure_round(engine: Any, picture: str, repeat: int, strategies: Sequence[
     """The jobs of one picture in a shuffled order, each between two calibrations (the map task
     alone here and inside the engine): a prediction uses the two around its job, so that a load
     that comes and goes on the machine meets the calibration as it meets the job."""
-    from perfcompose.runtime.mapreduce import ops
-    from perfcompose.runtime.mapreduce.calibrate import probe_map, time_here
-    from perfcompose.runtime.mapreduce.job import histogram_job, serial_histogram
-
     item = ops.Picture(picture, repeat)
     # a probe half as long as the shortest job: a short burst of work on a loaded machine gets
     # more than its share of the cores (the OS favours a process that has been sleeping)
@@ -315,8 +292,6 @@ class _Run:
 def _check_options(pictures: Sequence[str], strategies: Sequence[str], xs: Sequence[int], rounds: int,
                    repeat: Mapping[str, int] | None) -> dict[str, int]:
     """Refuse options a study cannot run with; the map repetitions per picture."""
-    from perfcompose.runtime.mapreduce.strategies import check_strategy
-
     for s in strategies:
         check_strategy(s)
     for p in pictures:
@@ -333,8 +308,6 @@ def _check_options(pictures: Sequence[str], strategies: Sequence[str], xs: Seque
 def _cluster_plan(clusters: Sequence[tuple[int, int]] | None, scheduler: str | None
                   ) -> tuple[list[tuple[int, int] | None], list[tuple[int, int, str]]]:
     """The clusters to measure (None: the scheduler's) and the grid's clusters left out, with why."""
-    from perfcompose.runtime.mapreduce.engine import check_address
-
     cores = os.cpu_count() or 1
     if scheduler is not None:
         check_address(scheduler)
@@ -352,9 +325,6 @@ def _measure_missing(run: _Run, spec: tuple[int, int] | None, head: dict[str, An
                      store: Checkpoint | None) -> dict[str, Any]:
     """Start the cluster and measure what its checkpoint lacks: the cluster's own calibration
     (when ``head`` is None) and the rounds ``todo``, each saved as soon as it is measured."""
-    from perfcompose.runtime.mapreduce.engine import Engine
-    from perfcompose.runtime.mapreduce.ops import prepare_picture
-
     run.say(f"starting {f'm={spec[0]} n={spec[1]}' if spec else run.scheduler}")
     with Engine(*(spec or (1, 1)), scheduler=run.scheduler, malloc_trim=run.malloc_trim) as engine:
         info = engine.refresh()

@@ -19,7 +19,7 @@ from typing import Any, Literal, get_args
 
 from perfcompose.compose.operators import compose
 from perfcompose.model import Model
-from perfcompose.validate.mapreduce import PAPER_GRPPI, PAPER_TABLE3
+from perfcompose.validate.mapreduce_paper import PAPER_GRPPI, PAPER_TABLE3
 
 #: 000 Table 1 rows 9-13: row, task, model [ns], variability as printed
 PAPER_TABLE1_REST: list[tuple[int, str, str, str]] = [
