@@ -884,8 +884,13 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
                 h = e.aux;
             }
             for (int64_t k = 0; k < 3 && k < s->hn; k++) { /* read the next events' operations ahead */
-                __builtin_prefetch(&s->op[s->heap[k].op]);
-                __builtin_prefetch(SIZE_AT(s, s->heap[k].op));
+                int32_t o = s->heap[k].op;
+                __builtin_prefetch(&s->op[o]);
+                __builtin_prefetch(SIZE_AT(s, o));
+                __builtin_prefetch(&s->flag[o]);
+                __builtin_prefetch(&s->peer[o]);
+                __builtin_prefetch(&s->kind[o]);
+                __builtin_prefetch(s->tag + (s->tag_wide ? 8 : 4) * (int64_t)o);
                 if (s->heap[k].id > n) {
                     __builtin_prefetch(&s->kq[4 * (int64_t)s->heap[k].aux]);
                 }
@@ -894,6 +899,7 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
                 int32_t r = RK_HEAD(s, s->heap[0].aux);
                 if (r >= 0) {
                     __builtin_prefetch(&s->op[r]);
+                    __builtin_prefetch(&s->flag[r]);
                 }
             }
         }
