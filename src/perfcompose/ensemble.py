@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from perfcompose.errors import ModelError
+from perfcompose.errors import ModelError, PerfcomposeError
 
 if TYPE_CHECKING:
     from perfcompose.model import Model
@@ -88,12 +88,12 @@ class LinearEnsemble:
                 "coefficients": self.weights.tolist()}
 
     @classmethod
-    def from_json(cls, record: Mapping[str, Any]) -> LinearEnsemble:
-        from perfcompose.model import Model
-
+    def from_json(cls, record: Mapping[str, Any], parse: Callable[[str, list[str]], Model]) -> LinearEnsemble:
+        """The ensemble of a model record's ``ensemble``; ``parse`` reads a basis function's text in the
+        record's parameters (:meth:`perfcompose.model.Model.parse`, which builds on this module)."""
         try:
             params = [str(p) for p in record.get("parameters", ())]
-            basis = tuple(Model.parse(str(t), params=params) for t in record["basis"])
+            basis = tuple(parse(str(t), params) for t in record["basis"])
             weights = np.asarray(record["coefficients"], dtype=float)
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"an 'ensemble' record needs 'basis' (model texts) and 'coefficients' "
@@ -202,8 +202,6 @@ class RebuiltEnsemble:
         return self.central.params
 
     def members(self, **values: Any) -> np.ndarray:
-        from perfcompose.errors import PerfcomposeError
-
         arrays, shape = _broadcast(values, self.params)
         central: np.ndarray | None = None
         rows = []

@@ -25,6 +25,7 @@ from sympy.printing.str import StrPrinter
 from sympy.utilities.lambdify import implemented_function
 
 from perfcompose.choices import PipeRule
+from perfcompose.ensemble import LinearEnsemble, percentile_interval
 from perfcompose.errors import ModelError, ModelSyntaxError
 from perfcompose.expression_reader import ExpressionRefused, nowhere_finite, read_srepr, read_text
 from perfcompose.pmnf_text import extrap_text, float_text
@@ -395,8 +396,6 @@ class Model:
         (arrays, or floats at a single point); None for a model without an ensemble (exact)."""
         if self.ensemble is None:
             return None
-        from perfcompose.ensemble import percentile_interval
-
         lo, hi = percentile_interval(self.ensemble.members(**{**(points or {}), **values}), level)
         return (float(lo), float(hi)) if np.ndim(lo) == 0 else (lo, hi)
 
@@ -739,9 +738,7 @@ class Model:
             raise ModelSyntaxError("'roles' must map parameter names to roles", hint="roles: " + ", ".join(ROLES))
         ensemble = None
         if "ensemble" in record:
-            from perfcompose.ensemble import LinearEnsemble
-
-            ensemble = LinearEnsemble.from_json(record["ensemble"])
+            ensemble = LinearEnsemble.from_json(record["ensemble"], lambda text, names: cls.parse(text, params=names))
         params = record.get("parameters", ())
         if not isinstance(params, (list, tuple)) or not all(isinstance(p, str) for p in params):
             raise ModelSyntaxError("'parameters' must be a list of parameter names")

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from perfcompose.bench.runner import CallableTarget, run_sweep
 from perfcompose.errors import InputError
 from perfcompose.loggp.execute import simulate_program
 from perfcompose.loggp.options import LogGPOptions
@@ -139,8 +140,6 @@ def time_operations(block_sizes: Sequence[int] = BLOCK_SIZES, *, reps: int = 5, 
                     progress: Callable[[int, int], None] | None = None) -> dict[str, dict[int, float]]:
     """Median time in microseconds of each basic operation per block size, measured here with
     :func:`perfcompose.bench.runner.run_sweep` (one warm-up, ``reps`` timed batches)."""
-    from perfcompose.bench.runner import CallableTarget, run_sweep
-
     out: dict[str, dict[int, float]] = {}
     total, done = len(OPS) * len(block_sizes), 0
     for op in OPS:

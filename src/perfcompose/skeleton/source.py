@@ -22,6 +22,7 @@ from perfcompose.finite import is_finite_number
 from perfcompose.model import Model
 from perfcompose.option_fields import default_of
 from perfcompose.skeleton.estimate import CHOICES, Estimate, estimate
+from perfcompose.skeleton.jackknife import jackknife_ensemble
 from perfcompose.skeleton.skeletons import KINDS, Skeleton
 from perfcompose.skeleton.table import SEQ, RuntimeTable, read_table
 from perfcompose.skeleton_options import METHODS, ForecastOptions, SkeletonShape
@@ -178,8 +179,6 @@ class SkeletonSource:
         model = self._models[name]
         if not interval:
             return model
-        from perfcompose.skeleton.jackknife import jackknife_ensemble
-
         ensemble = jackknife_ensemble(self, model, name)
         return model if ensemble is None else model.with_meta(ensemble=ensemble)
 

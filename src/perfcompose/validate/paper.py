@@ -16,6 +16,7 @@ from perfcompose.bench.runner import CallableTarget, run_sweep
 from perfcompose.bench.tasks import TASKS
 from perfcompose.compose.operators import compose
 from perfcompose.data.experiment import Experiment
+from perfcompose.fit import PMNFFitter
 from perfcompose.model import Model
 from perfcompose.variation import coefficient_of_variation
 
@@ -101,8 +102,6 @@ def table1(quick: bool = True, tasks: tuple[str, ...] | None = None,
     With ``checkpoints`` (a folder) every task's sweep is resumable from its checkpoint there,
     like the other tables' (``restart`` discards them).
     """
-    from perfcompose.fit import PMNFFitter
-
     rows = []
     for name in tasks or tuple(PAPER_TABLE1):
         task = TASKS[name]
