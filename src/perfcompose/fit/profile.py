@@ -16,6 +16,7 @@ its workers.
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
@@ -218,8 +219,6 @@ def usable_cores() -> int:
 
 
 def _can_fork() -> bool:
-    import multiprocessing
-
     return "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -239,8 +238,6 @@ def _in_processes(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[
     """The chunks of ``series`` fitted in ``workers`` processes forked from this one (which share
     the series with it, so only the results travel), results in order; in this process where
     processes cannot be forked."""
-    import multiprocessing
-
     global _SHARED
     if not _can_fork() or workers < 2:
         return fit_chunk(fitter, params, series, source)

@@ -23,6 +23,7 @@ from perfcompose.model import Model
 from perfcompose.pamela.compiler import Costs, compile_process
 from perfcompose.pamela.evaluate import evaluate, evaluate_loads, fast_function, is_closed, with_residuals
 from perfcompose.pamela.evaluation import Evaluation, no_values
+from perfcompose.pamela.mva import mva_estimate
 from perfcompose.pamela.normalise import NormalForm, normalise
 from perfcompose.pamela.parser import load, parse
 from perfcompose.pamela.printing import decimal_form, pamela_text
@@ -189,8 +190,6 @@ class CostModel:
     def mva(self, values: Mapping[str, float], name: str = "main") -> float | None:
         """Mean value analysis's completion time where process ``name`` is a closed network of
         identical cycling clients (see :mod:`perfcompose.pamela.mva`), else None."""
-        from perfcompose.pamela.mva import mva_estimate
-
         self._check(name)
         if self._numeric_only(name):
             return None
