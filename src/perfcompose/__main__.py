@@ -1,4 +1,4 @@
 """``python -m perfcompose`` runs the command line."""
-from perfcompose.cli import main
+from perfcompose.launch import main
 
 main()

@@ -12,6 +12,8 @@ import typer
 
 from perfcompose import __version__
 from perfcompose.commands.lazy_group import Entry, lazy_group
+from perfcompose.limits import LimitOptions
+from perfcompose.option_fields import cli_option
 
 _C = "perfcompose.commands."
 
@@ -122,10 +124,9 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
                                        help="Print the version and exit."),
-          max_memory: str = typer.Option("2GiB", "--max-memory", help="Refuse work estimated to need more memory."),
-          max_steps: float = typer.Option(1e9, "--max-steps", help="Refuse work estimated to take more steps "
-                                          "(simulated events, loop iterations, grid visits)."),
-          no_limits: bool = typer.Option(False, "--no-limits", help="Lift both limits.")) -> None:
+          max_memory: str = cli_option(LimitOptions, "max_memory"),
+          max_steps: float = cli_option(LimitOptions, "max_steps"),
+          no_limits: bool = cli_option(LimitOptions, "no_limits")) -> None:
     """perfcompose: performance models of parts composed into the model of the whole."""
     from perfcompose.limits import parse_bytes, set_limits
 

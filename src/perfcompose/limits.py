@@ -13,9 +13,10 @@ import re
 from dataclasses import dataclass
 
 from perfcompose.errors import InputError
+from perfcompose.option_fields import option
 
-__all__ = ["Limits", "WorkTooLarge", "limits", "set_limits", "check_memory", "check_steps", "parse_bytes",
-           "DEFAULT_MEMORY", "DEFAULT_STEPS"]
+__all__ = ["Limits", "LimitOptions", "WorkTooLarge", "limits", "set_limits", "check_memory", "check_steps",
+           "parse_bytes", "DEFAULT_MEMORY", "DEFAULT_STEPS"]
 
 DEFAULT_MEMORY = 2 * 2 ** 30
 """2 GiB."""
@@ -28,6 +29,16 @@ DEFAULT_STEPS = 1e9
 class Limits:
     memory: float = DEFAULT_MEMORY
     steps: float = DEFAULT_STEPS
+
+
+@dataclass(frozen=True)
+class LimitOptions:
+    """The command line's options that set the limits (given before the command)."""
+
+    max_memory: str = option("2GiB", "Refuse work estimated to need more memory.")
+    max_steps: float = option(DEFAULT_STEPS, "Refuse work estimated to take more steps (simulated events, loop "
+                                             "iterations, grid visits).")
+    no_limits: bool = option(False, "Lift both limits.")
 
 
 class WorkTooLarge(InputError):

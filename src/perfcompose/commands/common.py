@@ -11,16 +11,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
+from perfcompose.commands.consoles import console as console
+from perfcompose.commands.consoles import err_console as err_console
+from perfcompose.commands.consoles import fmt as fmt
+from perfcompose.commands.consoles import print_error
+from perfcompose.commands.consoles import progress as progress
 from perfcompose.errors import from_exception
 from perfcompose.progress_callbacks import one_bar
 from perfcompose.progress_callbacks import per_task as per_task
 from perfcompose.report.tables import ResultTable as Table
-
-console = Console()
-err_console = Console(stderr=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -38,7 +38,7 @@ def user_errors(func: F) -> F:
             error = from_exception(exc)
             if error is None:
                 raise
-            err_console.print(f"[bold red]error:[/bold red] {escape(str(error))}", highlight=False, soft_wrap=True)
+            print_error(error)
             raise typer.Exit(2) from None
         except KeyboardInterrupt:
             err_console.print("interrupted")
@@ -109,26 +109,6 @@ def write_json(path: Path | str, doc: Any, what: str, *, indent: int | None = 1)
         return
     Path(path).write_text(text, encoding="utf-8")
     console.print(f"{what} written to {path}", highlight=False, soft_wrap=True)
-
-
-def fmt(v: float, spec: str = ".4g") -> str:
-    """A number for a table; NaN prints as n/a."""
-    return format(v, spec) if v == v else "n/a"
-
-
-def progress() -> Any:
-    """A rich progress display on stderr (transient: it disappears when done)."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TextColumn("ETA"), TimeRemainingColumn(), console=err_console, transient=True)
 
 
 @contextlib.contextmanager

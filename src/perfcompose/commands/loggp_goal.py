@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from perfcompose.commands.common import Table, console, err_console, fmt, write_json
+from perfcompose.commands.common import err_console, write_json
+from perfcompose.commands.loggp_tables import print_goal_result
 
 __all__ = ["simulate_goal_file"]
-
-_MAX_ROWS = 40  #: ranks listed in the table of a large schedule
 
 
 def _goal_timeline(res: Any) -> Any:
@@ -57,21 +56,7 @@ def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None,
         plot_timeline(_goal_timeline(res), timeline, unit=params.unit,
                       title=f"{program.name}: LogGOPSim semantics, makespan {res.makespan:.6g}")
         err_console.print(f"timeline written to {timeline}")
-    console.print(f"{program}: LogGOPSim semantics, {sched.num_ranks} ranks; L={params.L:g} o={params.o:g} "
-                  f"g={params.g:g} G={params.G:g} O={O:g} S={rendezvous:g}", highlight=False)
-    table = Table()
-    table.add_column("rank", justify="right")
-    table.add_column("finish", justify="right")
-    shown: Any = range(sched.num_ranks)
-    if sched.num_ranks > _MAX_ROWS:  # the ranks that finish last
-        import numpy as np
-
-        shown = sorted(np.argsort(-res.finish, kind="stable")[:_MAX_ROWS].tolist())
-        table.caption = f"the {_MAX_ROWS} of {sched.num_ranks} ranks that finish last (--json lists all)"
-    for h in shown:
-        table.add_row(str(h), fmt(float(res.finish[h]), ".6g"))
-    console.print(table)
-    console.print(f"makespan {res.makespan:.6g}")
+    print_goal_result(program, sched.num_ranks, params, O, rendezvous, res.finish)
     if json_out is not None:
         names = ("send", "recv", "calc")
         labels = sched.labels or ("",) * sched.num_ops

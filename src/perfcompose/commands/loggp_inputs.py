@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from perfcompose.assignments import parse_assignments
-from perfcompose.commands.common import err_console
+from perfcompose.commands.consoles import err_console
 from perfcompose.errors import InputError
+from perfcompose.loggp.params import given_params
 
 __all__ = ["loggp_params", "at_point", "is_goal", "model_name"]
 
@@ -17,8 +18,6 @@ def loggp_params(params_file: Path | None, L: float | None, o: float | None, g: 
                  G: float | None, unit: str = "") -> Any:
     """The LogGP parameters from --params and/or --L --o --g --G (flags override the file),
     converted to the program's unit when both name one."""
-    from perfcompose.loggp.params import given_params
-
     base = given_params(params_file, {"L": L, "o": o, "g": g, "G": G},
                         spell=lambda names: " ".join(f"--{k}" for k in names),
                         hint="give --L --o --g --G, or --params FILE (from 'perfcompose loggp calibrate')")

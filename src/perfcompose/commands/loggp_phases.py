@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from perfcompose.commands.consoles import progress
+
 __all__ = ["phases", "LARGE_INPUT"]
 
 LARGE_INPUT = 8 * 2 ** 20  #: inputs of at least this many bytes get the bar
@@ -22,8 +24,6 @@ def phases(path: Path, names: tuple[str, ...]) -> Iterator[Callable[[str | None]
     if not large:
         yield lambda name: None
         return
-    from perfcompose.commands.common import progress
-
     with progress() as bar:
         task = bar.add_task(f"{names[0]} ({path.name})", total=len(names))
 

@@ -11,15 +11,25 @@ from typing import Any
 
 import typer
 
-from perfcompose.commands.common import Table, console, err_console, fmt, json_option, user_errors, write_json
+from perfcompose.commands.common import console, err_console, json_option, user_errors, write_json
 from perfcompose.commands.loggp_inputs import at_point, is_goal, loggp_params, model_name
+from perfcompose.commands.loggp_tables import print_makespan, print_program_table
 from perfcompose.errors import InputError
-from perfcompose.loggp.options import GapOrigin, LogGPFiles, LogGPOptions, LogGPParameters, Semantics, Ties
+from perfcompose.loggp.options import (
+    LOGGOPSIM_S,
+    GapOrigin,
+    LogGOPSimOptions,
+    LogGPFiles,
+    LogGPOptions,
+    LogGPParameters,
+    Semantics,
+    SimulateOutputs,
+    Ties,
+)
 from perfcompose.option_fields import cli_option
 
 __all__ = ["simulate"]
 
-_MAX_ROWS = 40  #: processors listed in the table of a large program
 _MAX_FORCED, _MAX_MEMBERS = 20, 40  #: forced sends listed, and cycle members listed for each
 
 
@@ -129,29 +139,15 @@ def _write_json(path: Path, result: Any, unit: str, template: Any, point: dict[s
 
 def _print_table(program: Path, where: str, prog: Any, params: Any, result: Any, counts: Any, unit: str,
                  keep: bool, opts: _Options) -> None:
-    from rich.markup import escape
-
-    u = escape(f" [{unit}]") if unit else ""
-    table = Table(title=f"{program}{where}: {prog.P} processors, {len(prog.steps)} steps; {_how(opts, True)}; "
-                        f"L={params.L:g} o={params.o:g} g={params.g:g} G={params.G:g}", title_justify="left")
-    for col in ("processor", f"finish{u}", f"computation{u}", f"communication{u}", "operations"):
-        table.add_column(col, justify="right")
-    shown: Any = range(prog.P)
-    if prog.P > _MAX_ROWS:  # the processors that finish last
-        import numpy as np
-
-        shown = sorted(np.argsort(-result.finish, kind="stable")[:_MAX_ROWS].tolist())
-        table.caption = f"the {_MAX_ROWS} of {prog.P} processors that finish last (--json lists all)"
-    for p in shown:
-        table.add_row(str(p), fmt(float(result.finish[p]), ".6g"), fmt(float(result.computation[p]), ".6g"),
-                      fmt(float(result.communication[p]), ".6g"), str(int(counts[p])))
-    console.print(table)
+    print_program_table(f"{program}{where}: {prog.P} processors, {len(prog.steps)} steps; {_how(opts, True)}; "
+                        f"L={params.L:g} o={params.o:g} g={params.g:g} G={params.G:g}", unit, result.finish,
+                        result.computation, result.communication, counts)
     if keep and int(counts.sum()) <= 60:
         for p, ops in enumerate(result.ops):
             text = ", ".join(f"{op.kind}{'' if op.message is None else ' m' + str(op.message)} "
                              f"[{op.start:.6g}, {op.end:.6g}]" for op in ops)
             console.print(f"  P{p}: {text or '-'}", highlight=False)
-    console.print(f"makespan {result.makespan:.6g}{' ' + unit if unit else ''} (processor {result.critical})")
+    print_makespan(result.makespan, unit, result.critical)
     _print_forced(result.forced, opts)
 
 
@@ -220,24 +216,15 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
              seed: int | None = cli_option(LogGPOptions, "seed", default=None),
              ties: Ties | None = cli_option(LogGPOptions, "ties", default=None),
              gap_origin: GapOrigin | None = cli_option(LogGPOptions, "gap_origin", default=None),
-             semantics: Semantics | None = typer.Option(None, "--semantics", help="paper (default for "
-                                                           "programs), or loggopsim (LogGOPSim's rules; always "
-                                                           "for GOAL schedules)."),
-             O: float = typer.Option(0.0, "--O", help="LogGOPSim: overhead per byte."),
-             S: float | None = typer.Option(None, "--S", help="LogGOPSim: rendezvous above S bytes (default "
-                                               "65535, LogGOPSim's own default)."),
+             semantics: Semantics | None = cli_option(LogGOPSimOptions, "semantics"),
+             O: float = cli_option(LogGOPSimOptions, "O"),
+             S: float | None = cli_option(LogGOPSimOptions, "S"),
              json_out: Path | None = json_option("finish times, makespan and every processor's operations"),
-             timeline: Path | None = typer.Option(None, "--timeline", help="Draw the timeline to this PNG."),
-             to_goal: Path | None = typer.Option(None, "--to-goal", help="Also write the program as a GOAL "
-                                                    "schedule in the text form LogGOPSim's txt2bin reads."),
-             time_scale: float = typer.Option(1.0, "--time-scale", help="With --to-goal: multiply times by this "
-                                              "(GOAL holds integers)."),
-             at: list[str] | None = typer.Option(None, "--at", help="NAME=VALUE: a value of a parameter "
-                                                    "of the program's expressions (repeat for each)."),
-             model_json: Path | None = typer.Option(None, "--model-json", help="Write the program, "
-                                                       "parameters and options as a LogGP model record "
-                                                       "(its makespan as a model of the program's "
-                                                       "parameters)."),
+             timeline: Path | None = cli_option(SimulateOutputs, "timeline"),
+             to_goal: Path | None = cli_option(SimulateOutputs, "to_goal"),
+             time_scale: float = cli_option(SimulateOutputs, "time_scale"),
+             at: list[str] | None = cli_option(SimulateOutputs, "at"),
+             model_json: Path | None = cli_option(SimulateOutputs, "model_json"),
              ) -> None:
     """Durations and message sizes may be expressions such as "8*x"; --at x=1000 fixes them.
     In LogGOPSim's semantics messages above S bytes (default 65535, as in LogGOPSim) use a
@@ -257,8 +244,6 @@ def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), 
     semantics = semantics or "paper"
     rendezvous = math.inf
     if semantics == "loggopsim":
-        from perfcompose.loggp.loggopsim import LOGGOPSIM_S
-
         rendezvous = LOGGOPSIM_S if S is None else S
     given: dict[str, Any] = {"worst_case": worst_case, "seed": seed, "ties": ties, "gap_origin": gap_origin}
     paper = LogGPOptions(**{k: v for k, v in given.items() if v is not None})

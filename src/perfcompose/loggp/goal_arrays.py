@@ -18,6 +18,8 @@ from typing import Any, overload
 
 import numpy as np
 
+from perfcompose.loggp.text_blocks import line_blocks
+
 __all__ = ["read_goal_arrays", "LazyLabels", "line_blocks", "assemble"]
 
 _BLOCK = 1 << 18  #: bytes of text handled at a time (its tokens take about 30 times as much)
@@ -242,26 +244,6 @@ class LazyLabels(Sequence[str]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._all())
-
-
-def line_blocks(read: Callable[[int], bytes], size: int = _BLOCK) -> Iterator[tuple[bytes, int]]:
-    """Blocks of whole lines (about ``size`` bytes each) and the number of the first line of each."""
-    rest = b""
-    line = 1
-    while True:
-        more = read(size)
-        data = rest + more
-        if not more:
-            if data:
-                yield data if data.endswith(b"\n") else data + b"\n", line
-            return
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            rest = data
-            continue
-        block, rest = data[:cut], data[cut:]
-        yield block, line
-        line += block.count(b"\n")
 
 
 def read_goal_arrays(read: Callable[[int], bytes]) -> dict[str, Any] | None:

@@ -11,8 +11,6 @@ so every document reads to the same values as ``json.loads`` gives, only lighter
 """
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,14 +19,11 @@ from typing import Any
 import numpy as np
 
 from perfcompose.loggp.backend import extension
+from perfcompose.loggp.json_array_slots import ARRAY_KEYS, load_with_arrays
 
 __all__ = ["JsonNumbers", "JsonLists", "load_json_arrays", "plain", "token_offset"]
 
-#: arrays read here, by key: rows of this many numbers (0: a flat list; -1: lists of ids)
-ARRAY_KEYS = {b"messages": 3, b"durations": 0, b"send_order": -1}
-_KEY = re.compile(rb'"(messages|durations|send_order)"[ \t\r\n]*:[ \t\r\n]*\[')
 _CHUNK = 1 << 18  #: bytes tokenized at a time (a few arrays of this size live at once)
-_PLACEHOLDER = "\x00perfcompose array {}"
 
 # byte classes: whitespace, part of a number, '[', ']', ',', anything else
 _WS, _NUM, _OPEN, _CLOSE, _COMMA, _OTHER = range(6)
@@ -222,44 +217,14 @@ def _read_array(buf: np.ndarray, key: bytes, open_at: int) -> tuple[JsonNumbers 
     return JsonLists(_readonly(lists[0]), _readonly(lists[1]), open_at, end), end
 
 
-def _substitute(node: Any, arrays: dict[str, JsonNumbers | JsonLists]) -> Any:
-    if isinstance(node, dict):
-        return {k: _substitute(v, arrays) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_substitute(v, arrays) for v in node]
-    if isinstance(node, str) and node in arrays:
-        return arrays[node]
-    return node
-
-
 def load_json_arrays(data: bytes) -> Any:
     """The value of the JSON document ``data`` with its number arrays under the keys
     ``messages``, ``durations`` and ``send_order`` as :class:`JsonNumbers`/:class:`JsonLists`.
     Raises :class:`json.JSONDecodeError` (or UnicodeDecodeError) as ``json.loads`` would, but
     with offsets that may not be the file's: a caller locating the error reads it again with
     ``json.loads``."""
-    if b"\\" in data or b"\x00" in data:  # escapes could hide a key in a string: leave it all to json
-        return json.loads(data)
     buf = np.frombuffer(data, np.uint8)
-    pieces: list[bytes] = []
-    arrays: dict[str, JsonNumbers | JsonLists] = {}
-    done = 0
-    for m in _KEY.finditer(data):
-        if m.start() < done:
-            continue
-        open_at = m.end() - 1
-        read = _read_array(buf, m.group(1), open_at)
-        if read is None:
-            continue
-        array, end = read
-        name = _PLACEHOLDER.format(len(arrays))
-        arrays[name] = array
-        pieces += [data[done:open_at], json.dumps(name).encode()]
-        done = end
-    if not arrays:
-        return json.loads(data)
-    pieces.append(data[done:])
-    return _substitute(json.loads(b"".join(pieces)), arrays)
+    return load_with_arrays(data, lambda key, open_at: _read_array(buf, key, open_at))
 
 
 def plain(node: Any) -> Any:

@@ -25,13 +25,12 @@ from perfcompose.errors import InputError
 from perfcompose.loggp.backend import extension
 from perfcompose.loggp.goal import ANY, CALC, RECV, SEND, GoalSchedule, program_to_goal
 from perfcompose.loggp.loggopsim_steps import loggopsim_finish
+from perfcompose.loggp.options import LOGGOPSIM_S
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.program import CompStep, Program
 from perfcompose.loggp.results import GoalResult, Op, ProgramResult
 
 __all__ = ["LOGGOPSIM_S", "GoalResult", "simulate_goal", "simulate_program_loggopsim"]
-
-LOGGOPSIM_S = 65535.0  #: LogGOPSim's default eager/rendezvous threshold [bytes]
 
 
 def compiled_goal() -> ModuleType | None:

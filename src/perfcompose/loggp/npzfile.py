@@ -23,21 +23,12 @@ from pathlib import Path
 import numpy as np
 
 from perfcompose.errors import InputError
+from perfcompose.loggp.npz_format import NPZ_FORMAT, is_npz
 from perfcompose.loggp.program import CommStep, CompStep, Program
 
 __all__ = ["NPZ_FORMAT", "write_program_npz", "read_program_npz", "is_npz"]
 
-NPZ_FORMAT = "perfcompose-loggp-program/1"
 _HINT = "write it with 'perfcompose loggp convert PROGRAM.json PROGRAM.npz' (or write_program_npz)"
-
-
-def is_npz(path: Path) -> bool:
-    """Whether ``path`` starts like a zip archive (an .npz file), whatever its name."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(4) == b"PK\x03\x04"
-    except OSError:
-        return False
 
 
 def write_program_npz(program: Program, path: Path) -> None:

@@ -10,7 +10,8 @@ from typing import Literal, get_args
 from perfcompose.errors import InputError
 from perfcompose.option_fields import option
 
-__all__ = ["GapOrigin", "Ties", "Semantics", "LogGPOptions", "LogGPParameters", "LogGPFiles"]
+__all__ = ["GapOrigin", "Ties", "Semantics", "LogGPOptions", "LogGPParameters", "LogGPFiles", "LogGOPSimOptions",
+           "SimulateOutputs", "LOGGOPSIM_S"]
 
 #: where section 3's "g later" counts from: the end (default) or the start of the previous operation
 GapOrigin = Literal["end", "start"]
@@ -18,6 +19,8 @@ GapOrigin = Literal["end", "start"]
 Ties = Literal["random", "rank"]
 #: the paper's algorithm (Figure 2 / section 4.2) or LogGOPSim's rules
 Semantics = Literal["paper", "loggopsim"]
+
+LOGGOPSIM_S = 65535.0  #: LogGOPSim's default eager/rendezvous threshold [bytes]
 
 
 @dataclass(frozen=True)
@@ -54,3 +57,27 @@ class LogGPFiles:
 
     params: Path | None = option(None, "Parameter file (from perfcompose loggp calibrate); the parameters given "
                                        "one by one (--L/--o/--g/--G) replace its values.")
+
+
+@dataclass(frozen=True)
+class LogGOPSimOptions:
+    """Which rules ``loggp simulate`` follows, and LogGOPSim's own parameters."""
+
+    semantics: Semantics | None = option(None, "paper (default for programs), or loggopsim (LogGOPSim's rules; "
+                                               "always for GOAL schedules).")
+    O: float = option(0.0, "LogGOPSim: overhead per byte.")
+    S: float | None = option(None, "LogGOPSim: rendezvous above S bytes (default 65535, LogGOPSim's own default).")
+
+
+@dataclass(frozen=True)
+class SimulateOutputs:
+    """What ``loggp simulate`` writes or fixes besides its table."""
+
+    timeline: Path | None = option(None, "Draw the timeline to this PNG.")
+    to_goal: Path | None = option(None, "Also write the program as a GOAL schedule in the text form LogGOPSim's "
+                                        "txt2bin reads.")
+    time_scale: float = option(1.0, "With --to-goal: multiply times by this (GOAL holds integers).")
+    at: list[str] | None = option(None, "NAME=VALUE: a value of a parameter of the program's expressions (repeat "
+                                        "for each).")
+    model_json: Path | None = option(None, "Write the program, parameters and options as a LogGP model record (its "
+                                           "makespan as a model of the program's parameters).")

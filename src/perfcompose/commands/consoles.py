@@ -1,0 +1,38 @@
+"""The two consoles every command prints on: results on standard output, messages and progress bars
+on standard error. Only Rich, so that a command that runs without typer prints alike."""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+__all__ = ["console", "err_console", "print_error", "fmt", "progress"]
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def print_error(error: BaseException) -> None:
+    """A user error as the command line prints it: one line on standard error."""
+    err_console.print(f"[bold red]error:[/bold red] {escape(str(error))}", highlight=False, soft_wrap=True)
+
+
+def fmt(v: float, spec: str = ".4g") -> str:
+    """A number for a table; NaN prints as n/a."""
+    return format(v, spec) if v == v else "n/a"
+
+
+def progress() -> Any:
+    """A rich progress display on stderr (transient: it disappears when done)."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    TextColumn("ETA"), TimeRemainingColumn(), console=err_console, transient=True)

@@ -1,0 +1,125 @@
+"""A command line read from the declared options alone (:mod:`perfcompose.option_fields`), without
+typer: for the commands that can run without building the whole command line (``loggp simulate``
+of a large input, whose start-up would otherwise cost more than its simulation).
+
+It reads only what it can read exactly as the full command line does: ``--flag VALUE``,
+``--flag=VALUE``, switches, repeated list options and positional arguments. For anything else (a
+flag it does not know, ``--help``, a value it would read differently, a missing value) it returns
+None, and the caller hands the whole command line to typer, which reads or refuses it.
+
+>>> from dataclasses import dataclass
+>>> from perfcompose.option_fields import option
+>>> @dataclass(frozen=True)
+... class Knobs:
+...     size: float = option(1.0, "Size.")
+...     quiet: bool = option(False, "Say less.")
+>>> read_args(["in.txt", "--size=2e3", "--quiet"], options((Knobs, "size"), (Knobs, "quiet")), 1)
+({'size': 2000.0, 'quiet': True}, ['in.txt'])
+"""
+from __future__ import annotations
+
+import re
+import types
+import typing
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfcompose.option_fields import declared, flag_of
+
+__all__ = ["Declared", "options", "read_args"]
+
+#: numbers as typer reads them, and nothing it might read otherwise (no '1_000', 'inf', ' 2')
+_FLOAT = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
+_INT = re.compile(r"[-+]?\d+")
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One declared option as read here: its field's name, its flag, the type of its value
+    (``bool`` for a switch) and, for a Literal, its choices; ``many`` for a list option."""
+
+    name: str
+    flag: str
+    kind: type
+    choices: tuple[Any, ...] = ()
+    many: bool = False
+
+
+def _declared(cls: type, name: str) -> Declared:
+    declared(cls, name)  # a KeyError for an option that is not declared
+    hint = typing.get_type_hints(cls)[name]
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(args) == 1:
+        hint = args[0]
+    many = typing.get_origin(hint) is list
+    if many:
+        hint = typing.get_args(hint)[0]
+    choices: tuple[Any, ...] = ()
+    if typing.get_origin(hint) is typing.Literal:
+        choices = typing.get_args(hint)
+        hint = type(choices[0])
+    return Declared(name, flag_of(cls, name), hint, choices, many)
+
+
+def options(*fields: tuple[type, str]) -> dict[str, Declared]:
+    """The declared options ``(class, field name)`` by flag."""
+    found = [_declared(cls, name) for cls, name in fields]
+    return {d.flag: d for d in found}
+
+
+def _value(option: Declared, text: str) -> Any:
+    """The value of ``text`` for ``option``, or None where it might be read otherwise by typer."""
+    if option.choices:
+        return text if text in option.choices else None
+    if option.kind is float:
+        return float(text) if _FLOAT.fullmatch(text) else None
+    if option.kind is int:
+        return int(text) if _INT.fullmatch(text) else None
+    if option.kind is Path:
+        return Path(text) if text and not text.startswith("-") else None
+    if option.kind is str:
+        return text if text and not text.startswith("-") else None
+    return None
+
+
+def read_args(args: Sequence[str], known: dict[str, Declared], positional: int
+              ) -> tuple[dict[str, Any], list[str]] | None:
+    """The options given (by field name) and the ``positional`` arguments, or None where the
+    command line holds anything not read here exactly as typer reads it."""
+    given: dict[str, Any] = {}
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if not arg.startswith("-") or arg == "-":
+            rest.append(arg)
+            continue
+        flag, eq, text = arg.partition("=")
+        option = known.get(flag)
+        if option is None:
+            return None
+        if option.kind is bool:
+            if eq or option.name in given:
+                return None
+            given[option.name] = True
+            continue
+        if not eq:
+            if i >= len(args):
+                return None
+            text = args[i]
+            i += 1
+        value = _value(option, text)
+        if value is None:
+            return None
+        if option.many:
+            given.setdefault(option.name, []).append(value)
+        elif option.name in given:
+            return None  # given twice: typer keeps the last, but say nothing about it here
+        else:
+            given[option.name] = value
+    if len(rest) != positional:
+        return None
+    return given, rest

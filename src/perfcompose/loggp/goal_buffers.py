@@ -1,0 +1,100 @@
+"""A GOAL schedule read into plain typed buffers, without NumPy: the form perfcompose and Schedgen
+write (every rank's block once and in rank order, each operation labelled with its place in its
+block), read by the compiled ``_cgoal_text.read_lean`` straight into the schedule's columns, as
+:mod:`.goal_text_lean` reads it into NumPy arrays. For anything else, or where the extension is not
+built, :func:`read_goal_buffers` returns None and the NumPy readers, which name the line of any
+error, read the schedule."""
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from itertools import accumulate
+from pathlib import Path
+from typing import Any
+
+from perfcompose.loggp.backend import extension
+from perfcompose.loggp.text_blocks import line_blocks
+from perfcompose.loggp.typed_buffers import empty
+
+__all__ = ["GoalBuffers", "read_goal_buffers"]
+
+_BLOCK = 1 << 20  #: bytes of text read at a time
+_START = (0, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0)  #: the reader's state before the first line
+
+
+@dataclass(frozen=True, eq=False)
+class GoalBuffers:
+    """A schedule's columns as :class:`.goal.GoalSchedule` holds them (operations in rank order,
+    ``op_ptr`` their offsets by rank, dependencies as operation indices) in typed buffers (kind
+    int8, size float64, peer/tag/cpu/nic/req int32, op_ptr int64), with how many CPUs and NICs its
+    ranks use."""
+
+    num_ranks: int
+    op_ptr: Any
+    kind: Any
+    size: Any
+    peer: Any
+    tag: Any
+    cpu: Any
+    nic: Any
+    req_a: Any
+    req_b: Any
+    ireq_a: Any
+    ireq_b: Any
+    n_cpu: int
+    n_nic: int
+
+    @property
+    def num_ops(self) -> int:
+        return len(self.kind)
+
+    @property
+    def sends(self) -> int:
+        """How many sends the schedule has."""
+        return bytes(self.kind).count(0)
+
+
+def read_goal_buffers(path: Path | str) -> GoalBuffers | None:
+    """The schedule in ``path`` in typed buffers, or None where it is not of the form read here
+    (or the extension is not built)."""
+    ext = extension("_cgoal_text")
+    if ext is None or not hasattr(ext, "read_lean"):
+        return None
+    size = Path(path).stat().st_size
+    # room for as many operations, dependencies and rank blocks as so many bytes can hold (a line
+    # of each takes at least 7, 15 and 9 bytes); room never written costs address space only
+    ops, deps, blocks = size // 7 + 2, size // 15 + 2, size // 9 + 2
+    kind, size_c, peer, tag, cpu, nic = (empty(ops, code) for code in "bdiiii")
+    dep_a, dep_b, dep_how = empty(deps, "i"), empty(deps, "i"), empty(deps, "b")
+    rank, block_ops = empty(blocks, "q"), empty(blocks, "q")
+    state: Any = _START
+    with open(path, "rb") as fh:
+        for data, _ in line_blocks(fh.read, _BLOCK):
+            state = ext.read_lean(data, state, kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank,
+                                  block_ops)
+            if state is False:
+                return None
+    depth, num_ranks, _, n, m, nb, *_, any_cpu, any_nic = state
+    if depth != 0 or num_ranks < 1:
+        return None
+    per_rank = [0] * num_ranks
+    for r, k in zip(rank[:nb], block_ops[:nb]):
+        per_rank[r] = k
+    op_ptr = array("q", accumulate(per_rank, initial=0))
+    how = dep_how[:m]
+    if any(how):
+        plain = [j for j in range(m) if not how[j]]
+        irequired = [j for j in range(m) if how[j]]
+        req_a, req_b = _picked(dep_a, plain), _picked(dep_b, plain)
+        ireq_a, ireq_b = _picked(dep_a, irequired), _picked(dep_b, irequired)
+    else:  # requires only (as perfcompose writes): the pairs as they are
+        req_a, req_b, ireq_a, ireq_b = dep_a[:m], dep_b[:m], dep_a[:0], dep_b[:0]
+    n_cpu = 1 + max(cpu[:n]) if any_cpu else 1
+    n_nic = 1 + max(nic[:n]) if any_nic else 1
+    return GoalBuffers(num_ranks, op_ptr, kind[:n], size_c[:n], peer[:n], tag[:n], cpu[:n], nic[:n], req_a, req_b,
+                       ireq_a, ireq_b, n_cpu, n_nic)
+
+
+def _picked(column: Any, at: list[int]) -> Any:
+    """The items of ``column`` at the positions ``at``, as int32."""
+    return array("i", map(column.__getitem__, at))

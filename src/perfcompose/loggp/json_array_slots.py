@@ -1,0 +1,56 @@
+"""The large number arrays of a JSON program found in its bytes and read apart, the rest of the
+document handed to :mod:`json`: each array that a reader takes is replaced by a placeholder, and
+the placeholder in the parsed document by what the reader made of it. No NumPy here: the NumPy
+reader (:mod:`.json_arrays`) and the typed-buffer reader (:mod:`.program_buffers`) bring their own
+array readers."""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["ARRAY_KEYS", "load_with_arrays"]
+
+#: arrays read apart, by key: rows of this many numbers (0: a flat list; -1: lists of ids)
+ARRAY_KEYS = {b"messages": 3, b"durations": 0, b"send_order": -1}
+_KEY = re.compile(rb'"(messages|durations|send_order)"[ \t\r\n]*:[ \t\r\n]*\[')
+_PLACEHOLDER = "\x00perfcompose array {}"
+
+
+def _substitute(node: Any, arrays: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        return {k: _substitute(v, arrays) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_substitute(v, arrays) for v in node]
+    if isinstance(node, str) and node in arrays:
+        return arrays[node]
+    return node
+
+
+def load_with_arrays(data: bytes, read_array: Callable[[bytes, int], tuple[Any, int] | None]) -> Any:
+    """The value of the JSON document ``data``, each array under a key of :data:`ARRAY_KEYS` that
+    ``read_array(key, offset of its '[')`` takes (it returns the value and the offset past the
+    array's ']') replaced by that value. Raises :class:`json.JSONDecodeError` (or
+    UnicodeDecodeError) as ``json.loads`` would, but with offsets that may not be the file's."""
+    if b"\\" in data or b"\x00" in data:  # escapes could hide a key in a string: leave it all to json
+        return json.loads(data)
+    pieces: list[bytes] = []
+    arrays: dict[str, Any] = {}
+    done = 0
+    for m in _KEY.finditer(data):
+        if m.start() < done:
+            continue
+        open_at = m.end() - 1
+        read = read_array(m.group(1), open_at)
+        if read is None:
+            continue
+        array, end = read
+        name = _PLACEHOLDER.format(len(arrays))
+        arrays[name] = array
+        pieces += [data[done:open_at], json.dumps(name).encode()]
+        done = end
+    if not arrays:
+        return json.loads(data)
+    pieces.append(data[done:])
+    return _substitute(json.loads(b"".join(pieces)), arrays)
