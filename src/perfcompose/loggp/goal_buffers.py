@@ -18,7 +18,7 @@ from perfcompose.loggp.typed_buffers import empty
 
 __all__ = ["GoalBuffers", "read_goal_buffers"]
 
-_BLOCK = 1 << 20  #: bytes of text read at a time
+_BLOCK = 1 << 18  #: bytes of text read at a time (a few of them live at once)
 _START = (0, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0)  #: the reader's state before the first line
 
 

@@ -20,7 +20,6 @@ import re
 import struct
 import zipfile
 from array import array
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import add, eq
@@ -71,13 +70,15 @@ class ProgramBuffers:
 
     def operations(self) -> list[int]:
         """Each processor's sends, receives and computations of non-zero length."""
-        counts = Counter(self.src)
-        counts.update(self.dst)
         P, d = self.P, self.durations
-        busy = [0] * P
+        counts = [0] * P
+        for p in self.src:
+            counts[p] += 1
+        for p in self.dst:
+            counts[p] += 1
         for at in range(0, len(d), P):
-            busy = list(map(add, busy, (t > 0 for t in d[at:at + P])))
-        return [counts[p] + busy[p] for p in range(P)]
+            counts = list(map(add, counts, (t > 0 for t in d[at:at + P])))
+        return counts
 
 
 #: the NumPy descriptions read here, as struct codes
@@ -235,7 +236,7 @@ def _json_array(key: bytes, data: bytes, open_at: int) -> tuple[_Numbers, int] |
     return (_Numbers(view, width), end) if _tokens(kinds, len(view), width) else None
 
 
-def _processors(values: Any, P: int) -> Any:
+def _processors(values: list[float], P: int) -> Any:
     """Whole numbers from 0 to P - 1 as int32, or None."""
     if not all(map(float.is_integer, values)) or (values and (min(values) < 0 or max(values) >= P)):
         return None
@@ -276,7 +277,7 @@ def read_json_buffers(path: Path | str) -> ProgramBuffers | None:
             return None
         if not isinstance(m, _Numbers) or m.width != 3:
             return None
-        values = m.values
+        values = m.values.tolist()
         s_src, s_dst = _processors(values[0::3], P), _processors(values[1::3], P)
         s_bytes = values[2::3]
         if s_src is None or s_dst is None or not s_src or any(map(eq, s_src, s_dst)) or min(s_bytes) < 0:
@@ -299,7 +300,7 @@ def _send_order(lists: Any, P: int, M: int, order: Any) -> bool:
     the kernel checks)."""
     if not isinstance(lists, _Numbers) or lists.width != -1 or len(lists.counts or ()) != P:
         return False
-    ids = _processors(lists.values, M)  # whole numbers from 0 to M - 1
+    ids = _processors(lists.values.tolist(), M)  # whole numbers from 0 to M - 1
     if ids is None or len(ids) != M:
         return False
     order.extend(ids)
