@@ -18,10 +18,19 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from perfcompose.data import load
 from perfcompose.errors import InputError, ModelError, ModelSyntaxError, PerfcomposeError
+from perfcompose.fit import PMNFFitter
+from perfcompose.fit.extrap_models import saved_model_sets
+from perfcompose.fit.uncertainty import with_uncertainty
 from perfcompose.loggp.options import LogGPFiles, LogGPOptions, LogGPParameters
+from perfcompose.loggp.params import given_members, given_params
+from perfcompose.loggp.source import LogGPSource
+from perfcompose.loggp.template import read_template
 from perfcompose.model import FIT_FORMAT, MODEL_FORMAT, Model
 from perfcompose.option_fields import default_of, design_keys, key_of, value_kind
+from perfcompose.pamela import compile_file
+from perfcompose.pamela.costmodel import model_from_record
 from perfcompose.prediction_result import PREDICTION_FORMAT
 from perfcompose.skeleton_options import ForecastOptions, MethodChoice, SkeletonShape
 from perfcompose.units import ROLES, check_unit
@@ -162,12 +171,8 @@ def _record_model(doc: Any, name: str, region: str | None, path: Path) -> Model 
     """The model a JSON document written by perfcompose stands for, or None if it is not one."""
     fmt = doc.get("format") if isinstance(doc, Mapping) else None
     if fmt == LOGGP_FORMAT:
-        from perfcompose.loggp.source import LogGPSource
-
         return LogGPSource.from_record(doc, path).model(name, interval=True)
     if fmt == PAMELA_FORMAT:
-        from perfcompose.pamela.costmodel import model_from_record
-
         return model_from_record(doc, path)
     if fmt == SKELETON_FORMAT:
         from perfcompose.skeleton.source import SkeletonSource
@@ -217,8 +222,6 @@ def _numeric_functions(records: Any, name: str, path: Path) -> dict[str, Any]:
             functions[fname] = _REBUILT[key]
             continue
         if fmt == LOGGP_FORMAT:
-            from perfcompose.loggp.source import LogGPSource
-
             model = LogGPSource.from_record(record, path).model(fname)
         elif fmt == SKELETON_FORMAT:
             from perfcompose.skeleton.source import SkeletonSource
@@ -236,9 +239,6 @@ def _numeric_functions(records: Any, name: str, path: Path) -> dict[str, Any]:
 
 
 def _fitted(name: str, path: Path, region: str | None, fit_options: Mapping[str, Any] | None) -> Model:
-    from perfcompose.data import load
-    from perfcompose.fit import PMNFFitter
-
     exp = load(path)
     want = region or (name if name in exp.regions else None)
     chosen = exp.select(region=want) if want is not None else exp
@@ -246,8 +246,6 @@ def _fitted(name: str, path: Path, region: str | None, fit_options: Mapping[str,
         what = f"{len(chosen.series)} series" + (f" in region '{want}'" if want else f" and none is named '{name}'")
         raise ComponentError(f"component '{name}': {what} ({', '.join(s.label for s in chosen.series)})",
                              path=path, key="region", hint=f"name the region: {name}={path}:REGION")
-    from perfcompose.fit.uncertainty import with_uncertainty
-
     fitter = PMNFFitter(**dict(fit_options or {}))
     result = fitter.fit(chosen).results_[0]
     model = with_uncertainty(result.model, chosen, aggregate=getattr(fitter, "aggregate", "median"))
@@ -256,8 +254,6 @@ def _fitted(name: str, path: Path, region: str | None, fit_options: Mapping[str,
 
 def pamela_model(path: Path, process: str = "main", *, name: str = "") -> Model:
     """The compiled T of a PAMELA process as a Model in the PAMELA model's own parameters."""
-    from perfcompose.pamela import compile_file
-
     cost = compile_file(path)
     if process not in cost.processes:
         raise ComponentError(f"component '{name}': no process '{process}' in {path}", path=path, key="process",
@@ -387,10 +383,6 @@ class _Table:
 
 
 def _loggp(t: _Table) -> Model:
-    from perfcompose.loggp.params import given_members, given_params
-    from perfcompose.loggp.source import LogGPSource
-    from perfcompose.loggp.template import read_template
-
     template = read_template(t.path("loggp"))
     params_file = t.path("params") if "params" in t.spec else None
     given = t.declared(LogGPParameters)
@@ -416,8 +408,6 @@ def _measured(t: _Table) -> Model:
     """Measure a benchmark target (built-in task or module:function) and fit it; the sweep is
     checkpointed beside the design, so a second run reuses every finished point."""
     from perfcompose.bench import TASKS, checkpoint_for, parse_grid, resolve_target, run_sweep
-    from perfcompose.fit import PMNFFitter
-
     target = t.get("target", str)
     grid_text = t.get("grid", str)
     if grid_text is None and target in TASKS:
@@ -435,8 +425,6 @@ def _measured(t: _Table) -> Model:
     result = run_sweep(tgt, grid, reps=reps, warmup=1, checkpoint=checkpoint_for(out), identity=identity)
     result.values = {c: [v * 1e9 for v in vs] for c, vs in result.values.items()}
     exp = result.experiment(region=t.name, unit="ns", source=f"benchmark {target}")
-    from perfcompose.fit.uncertainty import with_uncertainty
-
     model = with_uncertainty(PMNFFitter(max_terms=1).fit(exp).model_, exp)
     return model.with_meta(name=t.name, unit="ns", source=f"measured {target}")
 
@@ -444,8 +432,6 @@ def _measured(t: _Table) -> Model:
 def saved_model(name: str, path: Path, model_set: str, region: str | None, metric: str | None) -> Model:
     """A model an Extra-P saved experiment holds: of the model set ``model_set``, the one of call
     path ``region`` and ``metric`` (either may be left out where it leaves one model)."""
-    from perfcompose.fit.extrap_models import saved_model_sets
-
     sets = saved_model_sets(path)
     if model_set not in sets:
         raise ComponentError(f"component '{name}': no model set '{model_set}' in this experiment (model sets: "
