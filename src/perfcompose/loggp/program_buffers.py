@@ -216,6 +216,8 @@ def _tokens(kinds: bytes, count: int, width: int) -> bool:
     return count % width == 0 and kinds == b"\x02" + b"\x04".join([row] * (count // width)) + b"\x03"
 
 
+_ROWS = 3 * 8192  #: numbers of a step's messages read into Python at a time
+
 #: the token kinds of a JSON array of lists of numbers
 _LISTS = re.compile(rb"\x02(?:\x02(?:\x01(?:\x04\x01)*)?\x03(?:\x04\x02(?:\x01(?:\x04\x01)*)?\x03)*)?\x03")
 
@@ -277,20 +279,25 @@ def read_json_buffers(path: Path | str) -> ProgramBuffers | None:
             return None
         if not isinstance(m, _Numbers) or m.width != 3:
             return None
-        values = m.values.tolist()
-        s_src, s_dst = _processors(values[0::3], P), _processors(values[1::3], P)
-        s_bytes = values[2::3]
-        if s_src is None or s_dst is None or not s_src or any(map(eq, s_src, s_dst)) or min(s_bytes) < 0:
+        first = len(src)
+        for lo in range(0, len(m.values), _ROWS):  # a few thousand rows as Python numbers at a time
+            rows = m.values[lo:lo + _ROWS].tolist()
+            s_src, s_dst = _processors(rows[0::3], P), _processors(rows[1::3], P)
+            s_bytes = rows[2::3]
+            if s_src is None or s_dst is None or any(map(eq, s_src, s_dst)) or min(s_bytes) < 0:
+                return None
+            src.extend(s_src)
+            dst.extend(s_dst)
+            nbytes.extend(s_bytes)
+        M = len(src) - first
+        if not M:
             return None
         kinds.append(1)
-        src.extend(s_src)
-        dst.extend(s_dst)
-        nbytes.extend(s_bytes)
-        if send_order is None:
-            order.extend(sorted(range(len(s_src)), key=s_src.__getitem__))  # each sender's in message order
-        elif not _send_order(send_order, P, len(s_src), order):
+        if send_order is None:  # each sender's in message order
+            order.extend(sorted(range(M), key=src[first:].__getitem__))
+        elif not _send_order(send_order, P, M, order):
             return None
-        msg_ptr.append(msg_ptr[-1] + len(s_src))
+        msg_ptr.append(msg_ptr[-1] + M)
     return ProgramBuffers(P, unit, kinds, msg_ptr, src, dst, nbytes, order, durations)
 
 
