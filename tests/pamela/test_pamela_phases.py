@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from perfcompose.pamela.engine import generate
-from perfcompose.pamela.machine import MachineParameters, machine_text
+from perfcompose.pamela.machine_model import MachineParameters, machine_text
 from perfcompose.pamela.phases import phases
 
 PROGRAM = '''
