@@ -9,7 +9,7 @@ process whose BLAS runs on one thread (as the program's workers do), times every
 preempted timings retaken) and fits ``t = a + b * work`` weighting every size by its own time.
 Messages are timed by a ping-pong between two worker processes over the runtime's own links.
 
-:func:`machine_text` writes the result as a PAMELA file that program models ``include``.
+:func:`.machine_model.machine_text` writes the result as a PAMELA file that program models ``include``.
 """
 from __future__ import annotations
 
@@ -22,10 +22,9 @@ import numpy as np
 
 from perfcompose.bench.runner import CallableTarget, run_sweep
 from perfcompose.pamela.dataparallel import Machine, pairwise_links, pin_to_core, restore_env, single_thread_env
-from perfcompose.pamela.machine_model import MachineParameters, contended, machine_text, parameters_from
+from perfcompose.pamela.machine_model import MachineParameters
 
-__all__ = ["FULL_COLUMN_SIDES", "FULL_SIDES", "FULL_SIZES", "QUICK_SIDES", "QUICK_SIZES", "MachineParameters",
-           "contended", "calibrate", "machine_text", "parameters_from"]
+__all__ = ["FULL_COLUMN_SIDES", "FULL_SIDES", "FULL_SIZES", "QUICK_SIDES", "QUICK_SIZES", "calibrate"]
 
 
 #: sizes (elements) for a quick calibration and for a full one

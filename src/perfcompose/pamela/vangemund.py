@@ -25,8 +25,8 @@ from perfcompose.pamela.machine import (
     QUICK_SIDES,
     QUICK_SIZES,
     calibrate,
-    machine_text,
 )
+from perfcompose.pamela.machine_model import machine_text
 
 __all__ = ["Study", "STUDIES", "VanGemundRow", "Case", "StudyResult", "run_vangemund_study", "PROGRAMS"]
 
