@@ -9,17 +9,21 @@ such as ``--json`` or ``--timeline``, the paper's semantics, a program small eno
 operations are listed, any input or limit problem), and the caller runs the full command, which
 prints the same results and names every error. The options are the declared ones
 (:mod:`perfcompose.loggp.options`, :mod:`perfcompose.limits`), read by :mod:`.declared_args`.
+
+Rich, which prints the results (:mod:`.loggp_tables`), is imported once the simulation is done
+and the input's buffers are freed, so that its few megabytes are not added to the simulation's
+peak; a progress bar (:mod:`.loggp_phases`) is shown only for inputs that take seconds here.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import importlib
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from perfcompose.commands.declared_args import options, read_args
-from perfcompose.commands.loggp_inputs import loggp_params
-from perfcompose.commands.loggp_phases import phases
-from perfcompose.commands.loggp_tables import critical, print_goal_result, print_makespan, print_program_table
 from perfcompose.errors import PerfcomposeError
 from perfcompose.limits import LimitOptions, parse_bytes, set_limits
 from perfcompose.loggp.backend import extension
@@ -32,6 +36,7 @@ from perfcompose.loggp.options import (
     LogGPParameters,
     SimulateOutputs,
 )
+from perfcompose.loggp.params import LogGP, given_params
 from perfcompose.loggp.program_buffers import ProgramBuffers, read_json_buffers, read_npz_buffers
 from perfcompose.loggp.typed_buffers import empty
 from perfcompose.loggp.work_size import check_reading, check_simulation
@@ -51,6 +56,8 @@ SIMULATE = options(*((LogGPParameters, name) for name in "LogG"), (LogGPFiles, "
 _FULL = {"worst_case", "seed", "ties", "gap_origin", "timeline", "to_goal", "time_scale", "at", "model_json"}
 #: a program with at most this many operations has them listed, which takes the full command
 _LISTED = 60
+#: inputs of at least this many bytes get the progress bar (about two seconds of work here)
+_BAR_INPUT = 128 * 2 ** 20
 
 
 def _command(argv: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any], Path] | None:
@@ -101,7 +108,7 @@ def run(argv: Sequence[str]) -> int | None:
         flags = {"params_file": given.get("params"), **{k: given.get(k) for k in "LogG"}}
         O = given.get("O", default_of(LogGOPSimOptions, "O"))
         S = given.get("S", LOGGOPSIM_S)
-        with phases(path, ("reading", "simulating")) as step:
+        with _phases(path) as step:
             if form == "goal":
                 return _goal(path, flags, O, S, step)
             return _program(path, form, flags, O, S, step)
@@ -109,11 +116,33 @@ def run(argv: Sequence[str]) -> int | None:
         return None  # the full command says what is wrong
 
 
+@contextlib.contextmanager
+def _phases(path: Path) -> Iterator[Callable[[str | None], None]]:
+    """The progress bar over reading and simulating for an input that takes seconds, else nothing."""
+    if path.stat().st_size < _BAR_INPUT:
+        yield lambda name: None
+        return
+    with importlib.import_module("perfcompose.commands.loggp_phases").phases(path, ("reading", "simulating")) as step:
+        yield step
+
+
+def _tables() -> ModuleType:
+    """What prints the results (Rich, imported only now)."""
+    return importlib.import_module("perfcompose.commands.loggp_tables")
+
+
+def _params(flags: dict[str, Any], unit: str = "") -> LogGP | None:
+    """The LogGP parameters, or None where they would be converted to the program's unit (the full
+    command says so)."""
+    base = given_params(flags["params_file"], {k: flags[k] for k in "LogG"})
+    return None if unit and base.unit and base.unit != unit else base
+
+
 def _goal(path: Path, flags: dict[str, Any], O: float, S: float, step: Any) -> int | None:
-    params = loggp_params(**flags)
+    params = _params(flags)
     check_reading(path, "goal")
-    sched = read_goal_buffers(path)
-    if sched is None:
+    sched = read_goal_buffers(path) if params is not None else None
+    if sched is None or params is None:
         return None
     check_simulation(sched.num_ranks, sched.sends, 1, semantics="loggopsim")
     step("simulating")
@@ -121,7 +150,9 @@ def _goal(path: Path, flags: dict[str, Any], O: float, S: float, step: Any) -> i
     step(None)
     if finish is None:
         return None
-    print_goal_result(path, sched.num_ranks, params, O, S, finish)
+    num_ranks = sched.num_ranks
+    del sched  # its buffers, before Rich is imported
+    _tables().print_goal_result(path, num_ranks, params, O, S, finish)
     return 0
 
 
@@ -148,7 +179,9 @@ def _program(path: Path, form: str, flags: dict[str, Any], O: float, S: float, s
     operations = prog.operations()
     if sum(operations) <= _LISTED:
         return None
-    params = loggp_params(**flags, unit=prog.unit)
+    params = _params(flags, prog.unit)
+    if params is None:
+        return None
     check_simulation(prog.P, prog.M, prog.steps, semantics="loggopsim")
     step("simulating")
     finish = _program_finish(prog, params, O, S)
@@ -158,10 +191,12 @@ def _program(path: Path, form: str, flags: dict[str, Any], O: float, S: float, s
     unit = prog.unit or params.unit
     computation = prog.computation()
     communication = [f - c for f, c in zip(finish, computation)]
-    print_program_table(f"{path}: {prog.P} processors, {prog.steps} steps; LogGOPSim semantics; L={params.L:g} "
-                        f"o={params.o:g} g={params.g:g} G={params.G:g}", unit, finish, computation, communication,
-                        operations)
-    print_makespan(max(finish), unit, critical(finish, computation))
+    title = (f"{path}: {prog.P} processors, {prog.steps} steps; LogGOPSim semantics; L={params.L:g} o={params.o:g} "
+             f"g={params.g:g} G={params.G:g}")
+    del prog  # its buffers, before Rich is imported
+    tables = _tables()
+    tables.print_program_table(title, unit, finish, computation, communication, operations)
+    tables.print_makespan(max(finish), unit, tables.critical(finish, computation))
     return 0
 
 
