@@ -15,6 +15,7 @@ from typing import Any
 from perfcompose.choices import DIRECTIONS, FORECAST_METHODS, STRATEGIES, Strategy
 from perfcompose.errors import InputError
 from perfcompose.option_fields import option
+from perfcompose.skeleton.window import Window
 
 __all__ = ["SkeletonShape", "MethodChoice", "ForecastOptions", "METHODS"]
 
@@ -75,14 +76,10 @@ class ForecastOptions:
         if self.training < 1:
             raise InputError(f"training {self.training} must be at least 1")
         if self.train is not None:
-            from perfcompose.skeleton.window import Window
-
             Window.parse(self.train)
 
     def estimate_options(self) -> dict[str, Any]:
         """The keyword arguments of :func:`estimate`, the window parsed."""
-        from perfcompose.skeleton.window import Window
-
         out = self.as_dict()
         out["train"] = Window.parse(self.train) if self.train is not None else None
         return out

@@ -6,11 +6,17 @@
 >>> round(estimate(table, 40, 4, method_t="lm", method_a="lm").value, 6)
 0.11
 """
-from perfcompose.skeleton.estimate import Estimate, Part, QualityRow, estimate, penalties, quality
-from perfcompose.skeleton.skeletons import KINDS, Skeleton, penalty, serial_fraction
-from perfcompose.skeleton.source import SKELETON_MODEL_FORMAT, ForecastOptions, SkeletonSource
-from perfcompose.skeleton.table import SEQ, RuntimeTable, half_unit, read_table
+from typing import TYPE_CHECKING
 
-__all__ = ["RuntimeTable", "read_table", "half_unit", "SEQ", "Skeleton", "KINDS", "penalty", "serial_fraction",
-           "estimate", "Estimate", "Part", "penalties", "quality", "QualityRow",
-           "SkeletonSource", "ForecastOptions", "SKELETON_MODEL_FORMAT"]
+from perfcompose.lazy_names import lazy_exports
+
+# Each public name and the module that holds it; imported on first use (PEP 562), so that the
+# option declarations (perfcompose.skeleton_options) can read a training window (.window) without
+# loading the estimators, which build on those declarations.
+if TYPE_CHECKING:
+    from perfcompose.skeleton.estimate import Estimate, Part, QualityRow, estimate, penalties, quality
+    from perfcompose.skeleton.skeletons import KINDS, Skeleton, penalty, serial_fraction
+    from perfcompose.skeleton.source import SKELETON_MODEL_FORMAT, ForecastOptions, SkeletonSource
+    from perfcompose.skeleton.table import SEQ, RuntimeTable, half_unit, read_table
+
+__getattr__, __dir__, __all__ = lazy_exports(globals())
