@@ -1419,7 +1419,10 @@ static inline int64_t lgs_member(Lgs *s, LgsGroup *q) {
     int32_t d = q->lo - q->win;
     if (d >= LGS_AHEAD) {
         int32_t n = q->hi - q->lo < LGS_AHEAD ? q->hi - q->lo : LGS_AHEAD;
-        memcpy(q->ahead, s->pool + s->rk[q->rank].pool_off + q->lo, (size_t)n * sizeof(int32_t));
+        const int32_t *from = s->pool + s->rk[q->rank].pool_off + q->lo;
+        for (int32_t j = 0; j < n; j++) { /* a few: no call to memcpy */
+            q->ahead[j] = from[j];
+        }
         q->win = q->lo;
         d = 0;
     }
