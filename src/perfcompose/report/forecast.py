@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from perfcompose.report.figures import plt, save
-from perfcompose.skeleton.estimate import Estimate, Part
+from perfcompose.skeleton.estimation import Estimate, Part
 from perfcompose.skeleton.table import RuntimeTable
 
 

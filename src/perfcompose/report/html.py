@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from typer._click.globals import get_current_context
 
 from perfcompose import __version__
 from perfcompose.report.document import Figure, Report
@@ -55,11 +56,6 @@ def this_command(argv: Sequence[str] | None = None) -> str:
     """The command line that is running, as a shell would take it back: from the running
     command's parameters where there is one (each value that differs from its default),
     else from ``argv``."""
-    try:  # typer from 0.26 carries its own copy of click
-        from typer._click.globals import get_current_context
-    except ImportError:
-        from click.globals import get_current_context  # type: ignore[no-redef]
-
     ctx = get_current_context(silent=True)
     if ctx is None or argv is not None:
         args = list(sys.argv if argv is None else argv)

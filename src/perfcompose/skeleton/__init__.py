@@ -14,7 +14,7 @@ from perfcompose.lazy_names import lazy_exports
 # option declarations (perfcompose.skeleton_options) can read a training window (.window) without
 # loading the estimators, which build on those declarations.
 if TYPE_CHECKING:
-    from perfcompose.skeleton.estimate import Estimate, Part, QualityRow, estimate, penalties, quality
+    from perfcompose.skeleton.estimation import Estimate, Part, QualityRow, estimate, penalties, quality
     from perfcompose.skeleton.skeletons import KINDS, Skeleton, penalty, serial_fraction
     from perfcompose.skeleton.source import SKELETON_MODEL_FORMAT, ForecastOptions, SkeletonSource
     from perfcompose.skeleton.table import SEQ, RuntimeTable, half_unit, read_table

@@ -1,7 +1,7 @@
 """A skeleton forecast T(n, p) as a :class:`~perfcompose.model.Model`, so a composed design can use it.
 
 :class:`SkeletonSource` holds a runtime table, a skeleton and the forecast options; its model
-evaluates :func:`~perfcompose.skeleton.estimate.estimate` at every distinct (n, p) it is asked
+evaluates :func:`~perfcompose.skeleton.estimation.estimate` at every distinct (n, p) it is asked
 for, once, and caches the result. Its JSON record carries the table inline, so the model stands
 alone; ``perfcompose skeleton forecast --json`` writes the same record next to the forecast.
 """
@@ -21,7 +21,7 @@ from perfcompose.errors import DataFormatError, InputError, ModelError
 from perfcompose.finite import is_finite_number
 from perfcompose.model import Model
 from perfcompose.option_fields import default_of
-from perfcompose.skeleton.estimate import CHOICES, Estimate, estimate
+from perfcompose.skeleton.estimation import CHOICES, Estimate, estimate
 from perfcompose.skeleton.jackknife import jackknife_ensemble
 from perfcompose.skeleton.skeletons import KINDS, Skeleton
 from perfcompose.skeleton.table import SEQ, RuntimeTable, read_table
