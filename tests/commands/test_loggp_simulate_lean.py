@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+import perfcompose.commands.loggp_simulate_lean as lean_command
 from perfcompose.cli import app
 from perfcompose.commands.loggp_simulate_lean import run
 from perfcompose.limits import limits, set_limits
@@ -105,6 +106,15 @@ def test_the_examples_print_as_the_full_command(tmp_path, capsys, name):
 def test_what_it_does_not_take_goes_to_the_full_command(tmp_path, capsys, extra):
     path = forms(allreduce(), tmp_path)["npz"]
     assert lean(["loggp", "simulate", str(path), *SETTINGS[0], "--semantics=loggopsim", *extra], capsys) is None
+
+
+def test_a_large_json_goes_to_the_full_command(tmp_path, capsys, monkeypatch):
+    """Beyond a few hundred thousand messages NumPy reads a JSON faster than Python checks its rows."""
+    path = forms(allreduce(), tmp_path)["json"]
+    argv = _argv(path, list(SETTINGS[0]), "json")
+    assert lean(argv, capsys) is not None
+    monkeypatch.setattr(lean_command, "_JSON_BYTES", path.stat().st_size - 1)
+    assert lean(argv, capsys) is None
 
 
 def _subprocess(argv: list[str]) -> subprocess.CompletedProcess[str]:

@@ -58,6 +58,9 @@ _FULL = {"worst_case", "seed", "ties", "gap_origin", "timeline", "to_goal", "tim
 _LISTED = 60
 #: inputs of at least this many bytes get the progress bar (about two seconds of work here)
 _BAR_INPUT = 128 * 2 ** 20
+#: a JSON program of more bytes goes to the full command: its rows are checked here in Python, at
+#: about 2 us a message, which beyond a few hundred thousand messages costs more than NumPy's start
+_JSON_BYTES = 8 * 2 ** 20
 
 
 def _command(argv: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any], Path] | None:
@@ -99,6 +102,8 @@ def run(argv: Sequence[str]) -> int | None:
     root, given, path = got
     form = _form(path)
     if form is None or _FULL & given.keys() or (form != "goal" and given.get("semantics") != "loggopsim"):
+        return None
+    if form == "json" and path.stat().st_size > _JSON_BYTES:
         return None
     if form == "goal" and given.get("semantics") == "paper":
         return None
