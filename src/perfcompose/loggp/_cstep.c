@@ -1263,6 +1263,7 @@ typedef struct {
     int64_t cur, left, pool_off;
     int32_t w_tail;
     int8_t pend;
+    int8_t pad[11]; /* 64 bytes: one cache line */
 } LgsRank;
 
 /* a heap entry: time, creation stamp, id, and for a group of sends or receives its next member's
@@ -1285,6 +1286,7 @@ typedef struct {
     LgsMsg *msg;
     LgsRank *rk;
     LgsGroup *gt;
+    void *rk_raw, *gt_raw, *heap_raw, *msg_raw; /* the allocations of rk, gt, heap and msg (aligned to 64 bytes) */
     int64_t *gfree, nfree, cap;
     LgsEntry *heap;
     int64_t hn, ts;
@@ -1373,12 +1375,29 @@ static int64_t lgs_next_step(const Lgs *s, int64_t h, int64_t k) {
 }
 
 /* room for `need` more groups (and their heap entries): 0, or -1 without memory */
+/* n bytes aligned to a cache line (a record never spans two), and the pointer to free; the
+ * first `keep` bytes copied from `old` (then freed through old_raw) */
+static void *lgs_lines(size_t n, void **raw, const void *old, void *old_raw, size_t keep) {
+    void *r = malloc(n + 64);
+    if (!r) {
+        return NULL;
+    }
+    void *a = (void *)(((uintptr_t)r + 63) & ~(uintptr_t)63);
+    if (keep) {
+        memcpy(a, old, keep);
+    }
+    free(old_raw);
+    *raw = r;
+    return a;
+}
+
 static int lgs_room(Lgs *s, int64_t need) {
     if (s->nfree >= need) {
         return 0;
     }
     int64_t old = s->cap, cap = 2 * old;
-    LgsGroup *gt = (LgsGroup *)realloc(s->gt, (size_t)cap * sizeof(LgsGroup));
+    LgsGroup *gt = (LgsGroup *)lgs_lines((size_t)cap * sizeof(LgsGroup), &s->gt_raw, s->gt, s->gt_raw,
+                                         (size_t)old * sizeof(LgsGroup));
     if (!gt) {
         return -1;
     }
@@ -1388,7 +1407,8 @@ static int lgs_room(Lgs *s, int64_t need) {
         return -1;
     }
     s->gfree = gfree;
-    LgsEntry *heap = (LgsEntry *)realloc(s->heap, (size_t)(cap + s->P + 1) * sizeof(LgsEntry));
+    LgsEntry *heap = (LgsEntry *)lgs_lines((size_t)(cap + s->P + 1) * sizeof(LgsEntry), &s->heap_raw, s->heap,
+                                           s->heap_raw, (size_t)s->hn * sizeof(LgsEntry));
     if (!heap) {
         return -1;
     }
@@ -1836,8 +1856,11 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
     s.send_ptr = (int32_t *)calloc(ptrs > 0 ? ptrs : 1, sizeof(int32_t));
     s.recv_ptr = (int32_t *)calloc(ptrs > 0 ? ptrs : 1, sizeof(int32_t));
     s.recv_list = (int32_t *)malloc(m1 * sizeof(int32_t));
-    s.msg = (LgsMsg *)malloc(m1 * sizeof(LgsMsg));
-    s.rk = (LgsRank *)calloc(p1, sizeof(LgsRank));
+    s.msg = (LgsMsg *)lgs_lines(m1 * sizeof(LgsMsg), &s.msg_raw, NULL, NULL, 0);
+    s.rk = (LgsRank *)lgs_lines(p1 * sizeof(LgsRank), &s.rk_raw, NULL, NULL, 0);
+    if (s.rk) {
+        memset(s.rk, 0, p1 * sizeof(LgsRank));
+    }
     char *mark = (char *)calloc(m1, 1);
     int64_t *need = (int64_t *)calloc(p1, sizeof(int64_t));
     int32_t *fill = (int32_t *)malloc(p1 * sizeof(int32_t));
@@ -1866,9 +1889,9 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
         s.pool = (int32_t *)malloc((size_t)(off > 0 ? off : 1) * sizeof(int32_t));
         s.perm = (int32_t *)malloc((size_t)most * sizeof(int32_t));
         s.sort_tmp = (int32_t *)malloc((size_t)most * sizeof(int32_t));
-        s.gt = (LgsGroup *)malloc((size_t)s.cap * sizeof(LgsGroup));
+        s.gt = (LgsGroup *)lgs_lines((size_t)s.cap * sizeof(LgsGroup), &s.gt_raw, NULL, NULL, 0);
         s.gfree = (int64_t *)malloc((size_t)s.cap * sizeof(int64_t));
-        s.heap = (LgsEntry *)malloc((size_t)(s.cap + P + 1) * sizeof(LgsEntry));
+        s.heap = (LgsEntry *)lgs_lines((size_t)(s.cap + P + 1) * sizeof(LgsEntry), &s.heap_raw, NULL, NULL, 0);
         result = -3;
         if (s.pool && s.perm && s.sort_tmp && s.gt && s.gfree && s.heap) {
             for (int64_t j = 0; j < s.cap; j++) {
@@ -1879,8 +1902,8 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
             Py_END_ALLOW_THREADS
         }
     }
-    void *blocks[] = {s.step_of, s.send_ptr, s.recv_ptr, s.recv_list, s.msg, s.rk, need, s.pool, s.perm, s.sort_tmp,
-                      s.gt, s.gfree, s.heap};
+    void *blocks[] = {s.step_of, s.send_ptr, s.recv_ptr, s.recv_list, s.msg_raw, s.rk_raw, need, s.pool, s.perm,
+                      s.sort_tmp, s.gt_raw, s.gfree, s.heap_raw};
     for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
         free(blocks[i]);
     }
