@@ -20,6 +20,9 @@ EXTENSIONS = [
     # the number arrays of JSON programs tokenized (json_arrays.py)
     Extension("perfcompose.loggp._cjson_tokens", ["src/perfcompose/loggp/_cjson_tokens.c"], depends=[_BUFFERS],
               extra_compile_args=_FLAGS, optional=True),
+    # a JSON step's message rows checked and split into columns (program_buffers.py)
+    Extension("perfcompose.loggp._cmessage_rows", ["src/perfcompose/loggp/_cmessage_rows.c"], depends=[_BUFFERS],
+              extra_compile_args=_FLAGS, optional=True),
 ]
 
 setup(ext_modules=EXTENSIONS)

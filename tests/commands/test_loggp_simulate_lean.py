@@ -108,12 +108,15 @@ def test_what_it_does_not_take_goes_to_the_full_command(tmp_path, capsys, extra)
     assert lean(["loggp", "simulate", str(path), *SETTINGS[0], "--semantics=loggopsim", *extra], capsys) is None
 
 
-def test_a_large_json_goes_to_the_full_command(tmp_path, capsys, monkeypatch):
-    """Beyond a few hundred thousand messages NumPy reads a JSON faster than Python checks its rows."""
+def test_a_large_json_goes_to_the_full_command_only_without_the_row_splitter(tmp_path, capsys, monkeypatch):
+    """Without the compiled row splitter, beyond a few hundred thousand messages NumPy reads a JSON
+    faster than Python checks its rows; with it the lean command reads any size."""
     path = forms(allreduce(), tmp_path)["json"]
     argv = _argv(path, list(SETTINGS[0]), "json")
     assert lean(argv, capsys) is not None
     monkeypatch.setattr(lean_command, "_JSON_BYTES", path.stat().st_size - 1)
+    assert (lean(argv, capsys) is not None) == (extension("_cmessage_rows") is not None)
+    monkeypatch.setattr(lean_command, "extension", lambda name: None if name == "_cmessage_rows" else extension(name))
     assert lean(argv, capsys) is None
 
 

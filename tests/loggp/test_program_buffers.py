@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from random_programs import random_program
 
+from perfcompose.loggp import program_buffers
 from perfcompose.loggp.backend import extension
 from perfcompose.loggp.loggopsim_steps import step_arrays
 from perfcompose.loggp.npzfile import read_program_npz, write_program_npz
@@ -28,10 +29,30 @@ def _assert_arrays(got, program):
         if not hasattr(s, "src"):
             comp += s.durations
     assert got.computation() == comp.tolist()
+    ops = np.zeros(program.P, np.int64)
+    for s in program.steps:
+        if hasattr(s, "src"):
+            np.add.at(ops, s.src, 1)
+            np.add.at(ops, s.dst, 1)
+        else:
+            ops += np.asarray(s.durations) > 0
+    assert got.operations() == ops.tolist()
+
+
+@pytest.fixture(params=["compiled rows", "rows in Python"])
+def splitter(request, monkeypatch):
+    """The message rows split by the compiled _cmessage_rows, and without it."""
+    if request.param == "compiled rows":
+        if extension("_cmessage_rows") is None:
+            pytest.skip("_cmessage_rows is not built")
+    else:
+        monkeypatch.setattr(program_buffers, "extension",
+                            lambda name: None if name == "_cmessage_rows" else extension(name))
+    return request.param
 
 
 @pytest.mark.parametrize("program", PROGRAMS)
-def test_npz_reads_the_arrays_of_the_numpy_reader(tmp_path, program):
+def test_npz_reads_the_arrays_of_the_numpy_reader(tmp_path, program, splitter):
     path = tmp_path / "p.npz"
     write_program_npz(program, path)
     _assert_arrays(read_npz_buffers(path), read_program_npz(path))
@@ -39,7 +60,7 @@ def test_npz_reads_the_arrays_of_the_numpy_reader(tmp_path, program):
 
 @pytest.mark.skipif(extension("_cjson_tokens") is None, reason="the JSON tokenizer is not built")
 @pytest.mark.parametrize("program", PROGRAMS)
-def test_json_reads_the_arrays_of_the_numpy_reader(tmp_path, program):
+def test_json_reads_the_arrays_of_the_numpy_reader(tmp_path, program, splitter):
     path = tmp_path / "p.json"
     path.write_text(json.dumps(program_to_json(program)))
     _assert_arrays(read_json_buffers(path), read_program(path))
@@ -58,7 +79,7 @@ def test_json_reads_the_arrays_of_the_numpy_reader(tmp_path, program):
     {"P": 2, "unit": "fortnights", "steps": []},                                         # an unknown unit
     {"P": True, "steps": []},                                                            # P is no number
 ])
-def test_json_leaves_the_rest_to_the_numpy_reader(tmp_path, doc):
+def test_json_leaves_the_rest_to_the_numpy_reader(tmp_path, doc, splitter):
     path = tmp_path / "p.json"
     path.write_text(json.dumps(doc))
     assert read_json_buffers(path) is None

@@ -58,8 +58,9 @@ _FULL = {"worst_case", "seed", "ties", "gap_origin", "timeline", "to_goal", "tim
 _LISTED = 60
 #: inputs of at least this many bytes get the progress bar (about two seconds of work here)
 _BAR_INPUT = 128 * 2 ** 20
-#: a JSON program of more bytes goes to the full command: its rows are checked here in Python, at
-#: about 2 us a message, which beyond a few hundred thousand messages costs more than NumPy's start
+#: without the compiled row splitter (_cmessage_rows) a JSON program of more bytes goes to the full
+#: command: its rows are checked in Python, at about 2 us a message, which beyond a few hundred
+#: thousand messages costs more than NumPy's start
 _JSON_BYTES = 8 * 2 ** 20
 
 
@@ -103,7 +104,7 @@ def run(argv: Sequence[str]) -> int | None:
     form = _form(path)
     if form is None or _FULL & given.keys() or (form != "goal" and given.get("semantics") != "loggopsim"):
         return None
-    if form == "json" and path.stat().st_size > _JSON_BYTES:
+    if form == "json" and path.stat().st_size > _JSON_BYTES and extension("_cmessage_rows") is None:
         return None
     if form == "goal" and given.get("semantics") == "paper":
         return None

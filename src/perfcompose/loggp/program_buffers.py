@@ -71,6 +71,11 @@ class ProgramBuffers:
     def operations(self) -> list[int]:
         """Each processor's sends, receives and computations of non-zero length."""
         P, d = self.P, self.durations
+        rows = extension("_cmessage_rows")
+        if rows is not None:
+            tally = array("q", bytes(8 * P))
+            rows.count_operations(self.src, self.dst, d, P, tally)
+            return tally.tolist()
         counts = [0] * P
         for p in self.src:
             counts[p] += 1
@@ -280,25 +285,53 @@ def read_json_buffers(path: Path | str) -> ProgramBuffers | None:
         if not isinstance(m, _Numbers) or m.width != 3:
             return None
         first = len(src)
-        for lo in range(0, len(m.values), _ROWS):  # a few thousand rows as Python numbers at a time
-            rows = m.values[lo:lo + _ROWS].tolist()
-            s_src, s_dst = _processors(rows[0::3], P), _processors(rows[1::3], P)
-            s_bytes = rows[2::3]
-            if s_src is None or s_dst is None or any(map(eq, s_src, s_dst)) or min(s_bytes) < 0:
-                return None
-            src.extend(s_src)
-            dst.extend(s_dst)
-            nbytes.extend(s_bytes)
+        split = _split_rows(m.values, P, src, dst, nbytes, order if send_order is None else None)
+        if split is False or (split is None and not _rows_in_python(m.values, P, src, dst, nbytes)):
+            return None
         M = len(src) - first
         if not M:
             return None
         kinds.append(1)
-        if send_order is None:  # each sender's in message order
-            order.extend(sorted(range(M), key=src[first:].__getitem__))
+        if send_order is None:  # each sender's in message order (the splitter wrote them)
+            if split is None:
+                order.extend(sorted(range(M), key=src[first:].__getitem__))
         elif not _send_order(send_order, P, M, order):
             return None
         msg_ptr.append(msg_ptr[-1] + M)
     return ProgramBuffers(P, unit, kinds, msg_ptr, src, dst, nbytes, order, durations)
+
+
+def _split_rows(values: Any, P: int, src: Any, dst: Any, nbytes: Any, order: Any | None) -> bool | None:
+    """Append a step's message rows to the columns through the compiled splitter, and where
+    ``order`` is given each sender's messages in message order; False where the rows are not
+    messages between processors 0 to P - 1, None where the splitter is not built."""
+    splitter = extension("_cmessage_rows")
+    if splitter is None:
+        return None
+    M = len(values) // 3
+    if len(values) != 3 * M:
+        return False
+    columns = (array("i", bytes(4 * M)), array("i", bytes(4 * M)), array("d", bytes(8 * M)), array("i", bytes(4 * M)))
+    if not splitter.split_rows(values, P, *columns):
+        return False
+    for column, out in zip(columns, (src, dst, nbytes, order)):
+        if out is not None:
+            out.extend(column)
+    return True
+
+
+def _rows_in_python(values: Any, P: int, src: Any, dst: Any, nbytes: Any) -> bool:
+    """:func:`_split_rows` without the compiled splitter (a few thousand rows at a time)."""
+    for lo in range(0, len(values), _ROWS):
+        rows = values[lo:lo + _ROWS].tolist()
+        s_src, s_dst = _processors(rows[0::3], P), _processors(rows[1::3], P)
+        s_bytes = rows[2::3]
+        if s_src is None or s_dst is None or any(map(eq, s_src, s_dst)) or min(s_bytes) < 0:
+            return False
+        src.extend(s_src)
+        dst.extend(s_dst)
+        nbytes.extend(s_bytes)
+    return True
 
 
 def _send_order(lists: Any, P: int, M: int, order: Any) -> bool:
