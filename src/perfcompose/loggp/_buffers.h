@@ -1,7 +1,7 @@
 /* What the C extensions of perfcompose.loggp share: NumPy arrays (or any C-contiguous buffer)
  * taken as typed pointers through the buffer protocol, checked for their item type and length,
- * so that no NumPy headers are needed to build them; and the module of an extension with one
- * function. Include after Python.h. */
+ * so that no NumPy headers are needed to build them (one at a time, or a table of them); and the
+ * module of an extension with one function. Include after Python.h. */
 #ifndef PERFCOMPOSE_LOGGP_BUFFERS_H
 #define PERFCOMPOSE_LOGGP_BUFFERS_H
 
@@ -50,6 +50,20 @@ static inline void release(Buf *bufs, int n) {
             bufs[i].held = 0;
         }
     }
+}
+
+/* bufs[from..n) from objs[from..n): of kinds[i], with at least sizes[i] items (any number where
+ * sizes is NULL), writable from index `writable` on, named names[i] in an error. On an error every
+ * held buffer of bufs[0..n) is released and -1 returned, the Python error set. */
+static inline int get_bufs(PyObject *const *objs, Buf *bufs, int from, int n, const char *kinds,
+                           const Py_ssize_t *sizes, int writable, const char *const *names) {
+    for (int i = from; i < n; i++) {
+        if (get_buf(objs[i], &bufs[i], kinds[i], sizes ? sizes[i] : 0, i >= writable, names[i]) < 0) {
+            release(bufs, n);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* The module `mod` (PyInit_<mod>) whose one function is the C function `func` (taking a tuple of

@@ -303,24 +303,20 @@ static PyObject *standard(PyObject *self, PyObject *args) {
                           &o_recv_start, &o_send_seq, &o_recv_seq, &o_finish, &o_next_send, &o_recv_ready)) {
         return NULL;
     }
-    Buf b[13];
-    memset(b, 0, sizeof(b));
-    if (get_buf(o_dst, &b[0], 'q', 0, 0, "dst") < 0) {
-        release(b, 13);
-        return NULL;
-    }
-    Py_ssize_t M = b[0].view.len / 8;
     PyObject *objs[13] = {o_dst, o_nbytes, o_order, o_send_ptr, o_recv_ptr, o_t0, o_send_start, o_recv_start,
                           o_send_seq, o_recv_seq, o_finish, o_next_send, o_recv_ready};
     const char *names[13] = {"dst", "nbytes", "order", "send_ptr", "recv_ptr", "t0", "send_start", "recv_start",
                              "send_seq", "recv_seq", "finish", "next_send", "recv_ready"};
     const char kinds[13] = {'q', 'd', 'q', 'q', 'q', 'd', 'd', 'd', 'q', 'q', 'd', 'd', 'd'};
+    Buf b[13];
+    memset(b, 0, sizeof(b));
+    if (get_bufs(objs, b, 0, 1, kinds, NULL, 6, names) < 0) { /* dst first: its length is M */
+        return NULL;
+    }
+    Py_ssize_t M = b[0].view.len / 8;
     const Py_ssize_t sizes[13] = {M, M, M, P + 1, P + 1, P, M, M, M, M, P, P, P};
-    for (int i = 1; i < 13; i++) {
-        if (get_buf(objs[i], &b[i], kinds[i], sizes[i], i >= 6, names[i]) < 0) {
-            release(b, 13);
-            return NULL;
-        }
+    if (get_bufs(objs, b, 1, 13, kinds, sizes, 6, names) < 0) {
+        return NULL;
     }
     Standard a = {P, M, I64(b[0]), I64(b[2]), I64(b[3]), F64(b[1]), F64(b[5]), L, o, g, G, end_origin,
                   random_ties, (uint32_t)(seed & 0xffffffffULL), F64(b[6]), I64(b[8])};
@@ -420,23 +416,19 @@ static PyObject *worst(PyObject *self, PyObject *args) {
     }
     /* dst nbytes order send_ptr recv_ptr | sent waiting heap rsize next_send recv_ready finish send_start
        recv_start send_seq recv_seq counters stack */
-    Buf b[18];
-    memset(b, 0, sizeof(b));
-    if (get_buf(ob[0], &b[0], 'q', 0, 0, "dst") < 0) {
-        release(b, 18);
-        return NULL;
-    }
-    Py_ssize_t M = b[0].view.len / 8;
     const char *names[18] = {"dst", "nbytes", "order", "send_ptr", "recv_ptr", "sent", "waiting", "heap", "rsize",
                              "next_send", "recv_ready", "finish", "send_start", "recv_start", "send_seq", "recv_seq",
                              "counters", "stack"};
     const char kinds[18] = {'q', 'd', 'q', 'q', 'q', '?', 'q', 'd', 'q', 'd', 'd', 'd', 'd', 'd', 'q', 'q', 'q', 'q'};
+    Buf b[18];
+    memset(b, 0, sizeof(b));
+    if (get_bufs(ob, b, 0, 1, kinds, NULL, 5, names) < 0) { /* dst first: its length is M */
+        return NULL;
+    }
+    Py_ssize_t M = b[0].view.len / 8;
     const Py_ssize_t sizes[18] = {M, M, M, P + 1, P + 1, P, P, 3 * M, P, P, P, P, M, M, M, M, 2, P};
-    for (int i = 1; i < 18; i++) {
-        if (get_buf(ob[i], &b[i], kinds[i], sizes[i], i >= 5, names[i]) < 0) {
-            release(b, 18);
-            return NULL;
-        }
+    if (get_bufs(ob, b, 1, 18, kinds, sizes, 5, names) < 0) {
+        return NULL;
     }
     if (forced >= P) {
         release(b, 18);
@@ -795,11 +787,8 @@ static PyObject *refresh(PyObject *self, PyObject *args) {
                              "root", "ok", "affected", "broken", "alist", "head", "size"};
     const char kinds[26] = {'?', 'q', 'i', 'q', 'i', 'q', 'q', 'q', 'q', 'q', 'q', 'q', 'q', 'q', '?', 'q', 'q', 'q',
                             '?', 'q', '?', '?', '?', 'q', 'q', 'q'};
-    for (int i = 0; i < 26; i++) {
-        if (get_buf(ob[i], &b[i], kinds[i], 0, i >= 5, names[i]) < 0) {
-            release(b, 26);
-            return NULL;
-        }
+    if (get_bufs(ob, b, 0, 26, kinds, NULL, 5, names) < 0) {
+        return NULL;
     }
     /* the labels: 4P + 2 (splits make at most 4P); the edges: as many as ptr and rptr say */
     Py_ssize_t L = 4 * P + 2;
@@ -963,22 +952,18 @@ static PyObject *worst_step(PyObject *self, PyObject *args) {
     }
     /* src dst nbytes order send_ptr recv_ptr | send_start recv_start send_seq recv_seq finish next_send
        recv_ready */
-    Buf b[13];
-    memset(b, 0, sizeof(b));
-    if (get_buf(ob[0], &b[0], 'q', 0, 0, "src") < 0) {
-        release(b, 13);
-        return NULL;
-    }
-    Py_ssize_t M = b[0].view.len / 8;
     const char *names[13] = {"src", "dst", "nbytes", "order", "send_ptr", "recv_ptr", "send_start", "recv_start",
                              "send_seq", "recv_seq", "finish", "next_send", "recv_ready"};
     const char kinds[13] = {'q', 'q', 'd', 'q', 'q', 'q', 'd', 'd', 'q', 'q', 'd', 'd', 'd'};
+    Buf b[13];
+    memset(b, 0, sizeof(b));
+    if (get_bufs(ob, b, 0, 1, kinds, NULL, 6, names) < 0) { /* src first: its length is M */
+        return NULL;
+    }
+    Py_ssize_t M = b[0].view.len / 8;
     const Py_ssize_t sizes[13] = {M, M, M, M, P + 1, P + 1, M, M, M, M, P, P, P};
-    for (int i = 1; i < 13; i++) {
-        if (get_buf(ob[i], &b[i], kinds[i], sizes[i], i >= 6, names[i]) < 0) {
-            release(b, 13);
-            return NULL;
-        }
+    if (get_bufs(ob, b, 1, 13, kinds, sizes, 6, names) < 0) {
+        return NULL;
     }
     const int64_t *src = I64(b[0]), *dst = I64(b[1]);
     size_t p1 = (size_t)(P + 1), m1 = (size_t)(M > 0 ? M : 1);
