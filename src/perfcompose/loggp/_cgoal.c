@@ -1470,14 +1470,4 @@ done:
     return result;
 }
 
-static PyMethodDef methods[] = {
-    {"simulate", simulate, METH_VARARGS, simulate_doc},
-    {NULL, NULL, 0, NULL},
-};
-
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_cgoal", "LogGOPSim's main loop on GOAL schedules, compiled (see loggopsim.py).", -1,
-    methods, NULL, NULL, NULL, NULL,
-};
-
-PyMODINIT_FUNC PyInit__cgoal(void) { return PyModule_Create(&module); }
+ONE_FUNCTION_MODULE(_cgoal, simulate, "LogGOPSim's main loop on GOAL schedules, compiled (see loggopsim.py).")
