@@ -21,7 +21,7 @@ import importlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perfcompose.commands.declared_args import options, read_args
 from perfcompose.errors import PerfcomposeError
@@ -37,10 +37,12 @@ from perfcompose.loggp.options import (
     SimulateOutputs,
 )
 from perfcompose.loggp.params import LogGP, given_params
-from perfcompose.loggp.program_buffers import ProgramBuffers, read_json_buffers, read_npz_buffers
 from perfcompose.loggp.typed_buffers import empty
 from perfcompose.loggp.work_size import check_reading, check_simulation
 from perfcompose.option_fields import default_of
+
+if TYPE_CHECKING:
+    from perfcompose.loggp.program_buffers import ProgramBuffers
 
 __all__ = ["run"]
 
@@ -179,7 +181,10 @@ def _goal_finish(s: GoalBuffers, params: Any, O: float, S: float) -> Any:
 
 def _program(path: Path, form: str, flags: dict[str, Any], O: float, S: float, step: Any) -> int | None:
     check_reading(path, form)
-    prog = read_npz_buffers(path) if form == "npz" else read_json_buffers(path)
+    # loaded by name, for a program only: the .npz reader's zipfile alone takes 2-3 MB of the
+    # few tens that a GOAL schedule's whole run may take
+    readers = importlib.import_module("perfcompose.loggp.program_buffers")
+    prog = readers.read_npz_buffers(path) if form == "npz" else readers.read_json_buffers(path)
     if prog is None:
         return None
     operations = prog.operations()

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcompose.loggp.backend import extension
-from perfcompose.loggp.text_blocks import line_blocks
+from perfcompose.loggp.text_blocks import reused_line_blocks
 from perfcompose.loggp.typed_buffers import empty
 
 __all__ = ["GoalBuffers", "read_goal_buffers"]
@@ -26,8 +26,8 @@ _START = (0, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0)  #: the reader's state before the 
 class GoalBuffers:
     """A schedule's columns as :class:`.goal.GoalSchedule` holds them (operations in rank order,
     ``op_ptr`` their offsets by rank, dependencies as operation indices) in typed buffers (kind
-    int8, size float64, peer/tag/cpu/nic/req int32, op_ptr int64), with how many CPUs and NICs its
-    ranks use."""
+    int8, size float32 where every size is exact there else float64, peer/tag/cpu/nic/req int32,
+    op_ptr int64), with how many CPUs and NICs its ranks use."""
 
     num_ranks: int
     op_ptr: Any
@@ -64,16 +64,21 @@ def read_goal_buffers(path: Path | str) -> GoalBuffers | None:
     # room for as many operations, dependencies and rank blocks as so many bytes can hold (a line
     # of each takes at least 7, 15 and 9 bytes); room never written costs address space only
     ops, deps, blocks = size // 7 + 2, size // 15 + 2, size // 9 + 2
-    kind, size_c, peer, tag, cpu, nic = (empty(ops, code) for code in "bdiiii")
-    dep_a, dep_b, dep_how = empty(deps, "i"), empty(deps, "i"), empty(deps, "b")
-    rank, block_ops = empty(blocks, "q"), empty(blocks, "q")
-    state: Any = _START
-    with open(path, "rb") as fh:
-        for data, _ in line_blocks(fh.read, _BLOCK):
-            state = ext.read_lean(data, state, kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank,
-                                  block_ops)
-            if state is False:
-                return None
+    for code in "fd":  # sizes in float32 where every one is exact there (below 2^24)
+        kind, size_c, peer, tag, cpu, nic = (empty(ops, c) for c in ("b", code, "i", "i", "i", "i"))
+        dep_a, dep_b, dep_how = empty(deps, "i"), empty(deps, "i"), empty(deps, "b")
+        rank, block_ops = empty(blocks, "q"), empty(blocks, "q")
+        state: Any = _START
+        with open(path, "rb") as fh:
+            for data in reused_line_blocks(fh, _BLOCK):
+                state = ext.read_lean(data, state, kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank,
+                                      block_ops)
+                if state is False:
+                    return None
+                if state == 1:  # a size float32 does not hold exactly: read again in float64
+                    break
+        if state != 1:
+            break
     depth, num_ranks, _, n, m, nb, *_, any_cpu, any_nic = state
     if depth != 0 or num_ranks < 1:
         return None

@@ -18,6 +18,7 @@ from typing import IO, Any, overload
 import numpy as np
 
 from perfcompose.loggp.backend import extension
+from perfcompose.loggp.text_blocks import reused_line_blocks
 
 __all__ = ["read_goal_lean", "LazyLines"]
 
@@ -58,32 +59,6 @@ class LazyLines(Sequence[int]):
         return self._all() if dtype is None else self._all().astype(dtype)
 
 
-def _line_blocks(fh: IO[bytes]) -> Iterator[bytes | memoryview]:
-    """Whole lines of the file, about ``_BLOCK`` bytes at a time, read into one buffer again and
-    again (no new memory per block, no copy of it): a line cut at a block's end comes alone, put
-    together with its start."""
-    buf = bytearray(_BLOCK)
-    view = memoryview(buf)
-    carry = b""  # the start of a line cut at the end of the block before
-    while True:
-        got = fh.readinto(buf)  # type: ignore[attr-defined]
-        if not got:
-            if carry:
-                yield carry + b"\n"
-            return
-        cut = buf.rfind(b"\n", 0, got) + 1
-        if cut == 0:
-            carry += bytes(view[:got])
-            continue
-        start = 0
-        if carry:
-            start = buf.find(b"\n", 0, cut) + 1
-            yield carry + bytes(view[:start])
-        if start < cut:
-            yield view[start:cut]
-        carry = bytes(view[cut:got])
-
-
 def read_goal_lean(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any] | None:
     """The columns of a GOAL text of ``size`` bytes (``opener()`` opens it for reading) as
     :func:`.goal_arrays.assemble` gives them, or None where the extension is missing or the text is
@@ -102,7 +77,7 @@ def read_goal_lean(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any]
         rank, block_ops = np.empty(blocks, np.int64), np.empty(blocks, np.int64)
         state: Any = _START
         with opener() as fh:
-            for data in _line_blocks(fh):
+            for data in reused_line_blocks(fh, _BLOCK):
                 state = ext.read_lean(data, state, kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank,
                                       block_ops)
                 if state is False:

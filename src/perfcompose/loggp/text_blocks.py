@@ -3,8 +3,9 @@ block at once (the GOAL readers). No NumPy here, so that a reader without it can
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import IO
 
-__all__ = ["line_blocks"]
+__all__ = ["line_blocks", "reused_line_blocks"]
 
 
 def line_blocks(read: Callable[[int], bytes], size: int = 1 << 18) -> Iterator[tuple[bytes, int]]:
@@ -25,3 +26,29 @@ def line_blocks(read: Callable[[int], bytes], size: int = 1 << 18) -> Iterator[t
         block, rest = data[:cut], data[cut:]
         yield block, line
         line += block.count(b"\n")
+
+
+def reused_line_blocks(fh: IO[bytes], size: int = 1 << 22) -> Iterator[bytes | memoryview]:
+    """Whole lines of the file, about ``size`` bytes at a time, read into one buffer again and
+    again (no new memory per block, no copy of it): a line cut at a block's end comes alone, put
+    together with its start. Each block is valid until the next is asked for."""
+    buf = bytearray(size)
+    view = memoryview(buf)
+    carry = b""  # the start of a line cut at the end of the block before
+    while True:
+        got = fh.readinto(buf)  # type: ignore[attr-defined]
+        if not got:
+            if carry:
+                yield carry + b"\n"
+            return
+        cut = buf.rfind(b"\n", 0, got) + 1
+        if cut == 0:
+            carry += bytes(view[:got])
+            continue
+        start = 0
+        if carry:
+            start = buf.find(b"\n", 0, cut) + 1
+            yield carry + bytes(view[:start])
+        if start < cut:
+            yield view[start:cut]
+        carry = bytes(view[cut:got])
