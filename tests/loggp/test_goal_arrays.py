@@ -64,6 +64,6 @@ def test_errors_in_a_file_are_located_by_the_line_reader(write_file, text, line,
 def test_labels_are_read_from_the_file_only_when_asked(write_file):
     path = write_file("s.goal", "num_ranks 2\nrank 1 {\nl5: recv 8b from 0\n}\nrank 0 {\nl2: send 8b to 1\n}\n")
     sched = read_goal(path)
-    assert isinstance(sched.labels, LazyLabels) and sched.labels._labels is None
+    assert isinstance(sched.labels, LazyLabels) and sched.labels._items is None
     assert list(sched.labels) == ["l2", "l5"]
     assert sched.describe(0) == "send l2 (peer 1, tag 0)"

@@ -13,11 +13,12 @@ of any error; labels are read back only where asked for (error messages, writing
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, overload
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
+from perfcompose.loggp.lazy_sequence import LazySequence
 from perfcompose.loggp.text_blocks import line_blocks
 
 __all__ = ["read_goal_arrays", "LazyLabels", "line_blocks", "assemble"]
@@ -217,33 +218,15 @@ class _Block:
         self.data, self.ok = data, True
 
 
-class LazyLabels(Sequence[str]):
-    """The labels of a schedule's operations, read from its text only when first asked for."""
+class LazyLabels(LazySequence[str]):
+    """The labels of a schedule's operations, read from its text only when first asked for
+    (``read`` gives them, or None where there are none: empty labels)."""
 
     def __init__(self, read: Callable[[], tuple[str, ...] | None], n: int) -> None:
-        self._read, self._n = read, n
-        self._labels: tuple[str, ...] | None = None
+        super().__init__(read, n)
 
-    def _all(self) -> tuple[str, ...]:
-        labels = self._labels
-        if labels is None:
-            labels = self._labels = self._read() or ("",) * self._n
-        return labels
-
-    def __len__(self) -> int:
-        return self._n
-
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[str]: ...
-
-    def __getitem__(self, i: Any) -> Any:
-        return self._all()[i]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._all())
+    def _load(self) -> tuple[str, ...]:
+        return self._read() or ("",) * self._n
 
 
 def read_goal_arrays(read: Callable[[int], bytes]) -> dict[str, Any] | None:

@@ -12,12 +12,13 @@ anything else :func:`read_goal_lean` returns None, and the reader of all columns
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from typing import IO, Any, overload
+from collections.abc import Callable, Iterator
+from typing import IO, Any
 
 import numpy as np
 
 from perfcompose.loggp.backend import extension
+from perfcompose.loggp.lazy_sequence import LazySequence
 from perfcompose.loggp.text_blocks import reused_line_blocks
 
 __all__ = ["read_goal_lean", "LazyLines"]
@@ -26,31 +27,16 @@ _BLOCK = 1 << 22  #: bytes of text read at a time
 _START = (0, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0)  #: the reader's state before the first line
 
 
-class LazyLines(Sequence[int]):
+class LazyLines(LazySequence[int]):
     """The line of each operation, read from the text only when first asked for."""
 
     dtype = np.dtype(np.int32)
 
     def __init__(self, read: Callable[[], np.ndarray], n: int) -> None:
-        self._read, self._n = read, n
-        self._lines: np.ndarray | None = None
+        super().__init__(read, n)
 
-    def _all(self) -> np.ndarray:
-        if self._lines is None:
-            self._lines = np.asarray(self._read(), dtype=np.int32)
-        return self._lines
-
-    def __len__(self) -> int:
-        return self._n
-
-    @overload
-    def __getitem__(self, i: int) -> int: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[int]: ...
-
-    def __getitem__(self, i: Any) -> Any:
-        return self._all()[i]
+    def _load(self) -> np.ndarray:
+        return np.asarray(self._read(), dtype=np.int32)
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._all().tolist())
