@@ -6,13 +6,15 @@ from setuptools import Extension, setup
 
 _FLAGS = ["-O2", "-std=c99"]
 _BUFFERS = "src/perfcompose/loggp/_buffers.h"  # array arguments and module definitions, shared by the LogGP extensions
+# libstdc++'s std::sort of ids by a small key, and a binary heap's moves: templates both loops include
+_LOOPS = [_BUFFERS, "src/perfcompose/loggp/_cxx_sort.h", "src/perfcompose/loggp/_heap_sift.h"]
 
 EXTENSIONS = [
     # LogGP's step simulators (paper 002: Figure 2 and section 4.2)
-    Extension("perfcompose.loggp._cstep", ["src/perfcompose/loggp/_cstep.c"], depends=[_BUFFERS],
+    Extension("perfcompose.loggp._cstep", ["src/perfcompose/loggp/_cstep.c"], depends=_LOOPS,
               extra_compile_args=_FLAGS, optional=True),
     # LogGOPSim's main loop on GOAL schedules (loggopsim.py)
-    Extension("perfcompose.loggp._cgoal", ["src/perfcompose/loggp/_cgoal.c"], depends=[_BUFFERS],
+    Extension("perfcompose.loggp._cgoal", ["src/perfcompose/loggp/_cgoal.c"], depends=_LOOPS,
               extra_compile_args=_FLAGS, optional=True),
     # GOAL text read line by line (goal_compiled.py)
     Extension("perfcompose.loggp._cgoal_text", ["src/perfcompose/loggp/_cgoal_text.c"], depends=[_BUFFERS],

@@ -58,154 +58,33 @@ static inline int64_t ev_less_nb(const Ev *a, const Ev *b) {
  * so that every node's second child can be compared */
 static const Ev EV_LAST = {HUGE_VAL, INT32_MAX, 0, 0, 0};
 
+#define HEAP_NAME ev
+#define HEAP_ENTRY Ev
+#define HEAP_LESS(a, b) ev_less((a).key, (a).ts, (b).key, (b).ts)
+#define HEAP_LESS_NB(pa, pb) ev_less_nb(pa, pb)
+#include "_heap_sift.h"
+
 static inline void push(Ev *h, int64_t *n, double key, int32_t ts, int32_t id, int32_t op, int32_t aux) {
-    int64_t i = (*n)++;
-    while (i > 0) {
-        int64_t parent = (i - 1) >> 1;
-        if (!ev_less(key, ts, h[parent].key, h[parent].ts)) {
-            break;
-        }
-        h[i] = h[parent];
-        i = parent;
-    }
-    h[i].key = key;
-    h[i].ts = ts;
-    h[i].id = id;
-    h[i].op = op;
-    h[i].aux = aux;
+    Ev e = {key, ts, id, op, aux};
+    ev_sift_up(h, (*n)++, e);
     h[*n] = EV_LAST;
 }
 
 static inline void pop(Ev *h, int64_t *n) {
-    Ev last = h[--(*n)];
-    int64_t m = *n, i = 0;
-    while (1) {
-        int64_t c = 2 * i + 1;
-        if (c >= m) {
-            break;
-        }
-        c += ev_less_nb(&h[c + 1], &h[c]);
-        if (!ev_less(h[c].key, h[c].ts, last.key, last.ts)) {
-            break;
-        }
-        h[i] = h[c];
-        i = c;
-    }
+    int64_t m = --(*n);
     if (m > 0) {
-        h[i] = last;
+        ev_sift_down(h, m, h[m]);
     }
     h[m] = EV_LAST;
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* libstdc++'s std::sort of operation ids by kind (cxx_sort.py) */
-
-static void linear_insert(int32_t *a, const int8_t *kind, int64_t last) {
-    int32_t val = a[last];
-    int64_t nxt = last - 1;
-    while (kind[val] < kind[a[nxt]]) {
-        a[last] = a[nxt];
-        last = nxt;
-        nxt--;
-    }
-    a[last] = val;
-}
-
-static void insertion_sort(int32_t *a, const int8_t *kind, int64_t first, int64_t last) {
-    if (first == last) {
-        return;
-    }
-    for (int64_t i = first + 1; i < last; i++) {
-        if (kind[a[i]] < kind[a[first]]) {
-            int32_t val = a[i];
-            memmove(a + first + 1, a + first, (size_t)(i - first) * sizeof(int32_t));
-            a[first] = val;
-        } else {
-            linear_insert(a, kind, i);
-        }
-    }
-}
-
-static void stable_by_kind(int32_t *a, const int8_t *kind, int64_t lo, int64_t hi, int32_t *tmp) {
-    int64_t m = 0;
-    for (int k = 0; k < 3; k++) {
-        for (int64_t j = lo; j < hi; j++) {
-            if (kind[a[j]] == k) {
-                tmp[m++] = a[j];
-            }
-        }
-    }
-    memcpy(a + lo, tmp, (size_t)m * sizeof(int32_t));
-}
-
-static void sort_like_cxx(int32_t *a, const int8_t *kind, int64_t first, int64_t last, int32_t *tmp) {
-    int64_t n = last - first;
-    if (n < 2) {
-        return;
-    }
-    if (n <= 16) {
-        insertion_sort(a, kind, first, last);
-        return;
-    }
-    int depth = 0;
-    while (((int64_t)1 << (depth + 1)) <= n) {
-        depth++;
-    }
-    int64_t stack[130][3];
-    int sp = 0;
-    stack[0][0] = first;
-    stack[0][1] = last;
-    stack[0][2] = 2 * depth;
-    sp = 1;
-    while (sp > 0) {
-        sp--;
-        int64_t lo = stack[sp][0], hi = stack[sp][1], lim = stack[sp][2];
-        while (hi - lo > 16) {
-            if (lim == 0) { /* libstdc++ switches to heap sort here; a stable sort stands in for it */
-                stable_by_kind(a, kind, lo, hi, tmp);
-                break;
-            }
-            lim--;
-            int64_t mid = lo + (hi - lo) / 2, x = lo + 1, y = mid, z = hi - 1, m;
-            int8_t kx = kind[a[x]], ky = kind[a[y]], kz = kind[a[z]];
-            if (kx < ky) {
-                m = ky < kz ? y : (kx < kz ? z : x);
-            } else {
-                m = kx < kz ? x : (ky < kz ? z : y);
-            }
-            int32_t sw = a[lo];
-            a[lo] = a[m];
-            a[m] = sw;
-            int8_t pivot = kind[a[lo]];
-            int64_t f = lo + 1, l = hi;
-            while (1) {
-                while (kind[a[f]] < pivot) {
-                    f++;
-                }
-                l--;
-                while (pivot < kind[a[l]]) {
-                    l--;
-                }
-                if (!(f < l)) {
-                    break;
-                }
-                sw = a[f];
-                a[f] = a[l];
-                a[l] = sw;
-                f++;
-            }
-            stack[sp][0] = f;
-            stack[sp][1] = hi;
-            stack[sp][2] = lim;
-            sp++;
-            hi = f;
-        }
-    }
-    insertion_sort(a, kind, first, first + 16);
-    for (int64_t i = first + 16; i < last; i++) {
-        linear_insert(a, kind, i);
-    }
-}
+#define CXX_SORT_NAME sort_like_cxx
+#define CXX_SORT_CTX const int8_t *
+#define CXX_SORT_KEY(kind, x) ((kind)[x])
+#define CXX_SORT_KEYS 3
+#include "_cxx_sort.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* the state of one run */
@@ -608,7 +487,7 @@ static inline void rank_append(Sim *s, int32_t i, int32_t *head, int32_t *tail, 
  * kind, CPU and NIC is one group, its members linked through op.next */
 static void issue(Sim *s, int64_t lo, int64_t hi, int initial, int64_t h) {
     int32_t *fresh = s->fresh;
-    sort_like_cxx(fresh, s->kind, lo, hi, s->sort_tmp);
+    sort_like_cxx(fresh, lo, hi, s->kind, s->sort_tmp);
     int64_t j = lo;
     while (j < hi) {
         int32_t i = fresh[j];

@@ -28,19 +28,14 @@ static inline int less(double k1, double t1, double k2, double t2) {
     return k1 < k2 || (k1 == k2 && t1 < t2);
 }
 
+#define HEAP_NAME entry
+#define HEAP_ENTRY Entry
+#define HEAP_LESS(a, b) less((a).key, (a).tb, (b).key, (b).tb)
+#include "_heap_sift.h"
+
 static inline int64_t heap_push(Entry *h, int64_t n, double key, double tb, int64_t ident) {
-    int64_t i = n;
-    while (i > 0) {
-        int64_t parent = (i - 1) >> 1;
-        if (!less(key, tb, h[parent].key, h[parent].tb)) {
-            break;
-        }
-        h[i] = h[parent];
-        i = parent;
-    }
-    h[i].key = key;
-    h[i].tb = tb;
-    h[i].id = ident;
+    Entry e = {key, tb, ident};
+    entry_sift_up(h, n, e);
     return n + 1;
 }
 
@@ -49,23 +44,7 @@ static inline int64_t heap_pop(Entry *h, int64_t n) {
     if (n <= 0) {
         return n;
     }
-    Entry last = h[n];
-    int64_t i = 0;
-    for (;;) {
-        int64_t c = 2 * i + 1;
-        if (c >= n) {
-            break;
-        }
-        if (c + 1 < n && less(h[c + 1].key, h[c + 1].tb, h[c].key, h[c].tb)) {
-            c += 1;
-        }
-        if (!less(h[c].key, h[c].tb, last.key, last.tb)) {
-            break;
-        }
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = last;
+    entry_sift_down(h, n, h[n]);
     return n;
 }
 
@@ -1094,117 +1073,12 @@ done:
  * where an event pushes another. Memory is the cost per event here: the random accesses to
  * messages and ranks, not the arithmetic. Finish times only. */
 
-/* libstdc++'s std::sort of a[first, last) by key(x) = x >= ns, as cxx_sort.py reproduces it
- * (median-of-three introsort, insertion sort below 17 elements, a stable partition where the
- * depth runs out); tmp holds last - first items */
-#define LK(x) ((x) >= ns)
-
-static void lgs_linear_insert(int32_t *a, int64_t last, int64_t ns) {
-    int32_t val = a[last];
-    int64_t nxt = last - 1;
-    while (LK(val) < LK(a[nxt])) {
-        a[last] = a[nxt];
-        last = nxt;
-        nxt -= 1;
-    }
-    a[last] = val;
-}
-
-static void lgs_insertion_sort(int32_t *a, int64_t first, int64_t last, int64_t ns) {
-    if (first == last) {
-        return;
-    }
-    for (int64_t i = first + 1; i < last; i++) {
-        if (LK(a[i]) < LK(a[first])) {
-            int32_t val = a[i];
-            memmove(a + first + 1, a + first, (size_t)(i - first) * sizeof(int32_t));
-            a[first] = val;
-        } else {
-            lgs_linear_insert(a, i, ns);
-        }
-    }
-}
-
-static void lgs_sort(int32_t *a, int64_t first, int64_t last, int64_t ns, int32_t *tmp) {
-    int64_t n = last - first;
-    if (n < 2) {
-        return;
-    }
-    if (n <= 16) {
-        lgs_insertion_sort(a, first, last, ns);
-        return;
-    }
-    int64_t depth = 0;
-    while (((int64_t)1 << (depth + 1)) <= n) {
-        depth++;
-    }
-    int64_t stack[130][3];
-    int sp = 0;
-    stack[0][0] = first;
-    stack[0][1] = last;
-    stack[0][2] = 2 * depth;
-    sp = 1;
-    while (sp > 0) {
-        sp--;
-        int64_t lo = stack[sp][0], hi = stack[sp][1], lim = stack[sp][2];
-        while (hi - lo > 16) {
-            if (lim == 0) { /* libstdc++ heap-sorts here; cxx_sort.py's stable sort stands in */
-                int64_t w = 0;
-                for (int64_t j = lo; j < hi; j++) {
-                    if (!LK(a[j])) {
-                        tmp[w++] = a[j];
-                    }
-                }
-                for (int64_t j = lo; j < hi; j++) {
-                    if (LK(a[j])) {
-                        tmp[w++] = a[j];
-                    }
-                }
-                memcpy(a + lo, tmp, (size_t)(hi - lo) * sizeof(int32_t));
-                break;
-            }
-            lim--;
-            int64_t mid = lo + (hi - lo) / 2, x = lo + 1, y = mid, z = hi - 1, m;
-            int kx = LK(a[x]), ky = LK(a[y]), kz = LK(a[z]);
-            if (kx < ky) {
-                m = ky < kz ? y : (kx < kz ? z : x);
-            } else {
-                m = kx < kz ? x : (ky < kz ? z : y);
-            }
-            int32_t sw = a[lo];
-            a[lo] = a[m];
-            a[m] = sw;
-            int pivot = LK(a[lo]);
-            int64_t f = lo + 1, l = hi;
-            for (;;) {
-                while (LK(a[f]) < pivot) {
-                    f++;
-                }
-                l--;
-                while (pivot < LK(a[l])) {
-                    l--;
-                }
-                if (!(f < l)) {
-                    break;
-                }
-                sw = a[f];
-                a[f] = a[l];
-                a[l] = sw;
-                f++;
-            }
-            stack[sp][0] = f;
-            stack[sp][1] = hi;
-            stack[sp][2] = lim;
-            sp++;
-            hi = f;
-        }
-    }
-    lgs_insertion_sort(a, first, first + 16, ns);
-    for (int64_t i = first + 16; i < last; i++) {
-        lgs_linear_insert(a, i, ns);
-    }
-}
-#undef LK
+/* libstdc++'s std::sort of a[first, last) by key(x) = x >= ns, as cxx_sort.py reproduces it */
+#define CXX_SORT_NAME lgs_sort
+#define CXX_SORT_CTX int64_t
+#define CXX_SORT_KEY(ns, x) ((x) >= (ns))
+#define CXX_SORT_KEYS 2
+#include "_cxx_sort.h"
 
 enum { LGS_SEND, LGS_RECV, LGS_CALC, LGS_BARRIER };
 
@@ -1278,38 +1152,11 @@ typedef struct {
     int stale; /* the heap's root is the event being run: the next push replaces it */
 } Lgs;
 
-/* the heap of the entries above (as _cstep's heap_push / heap_pop, with the fourth field) */
-static inline void lgs_sift_down(LgsEntry *h, int64_t n, LgsEntry e) {
-    int64_t i = 0;
-    for (;;) {
-        int64_t c = 2 * i + 1;
-        if (c >= n) {
-            break;
-        }
-        if (c + 1 < n && less(h[c + 1].key, h[c + 1].tb, h[c].key, h[c].tb)) {
-            c += 1;
-        }
-        if (!less(h[c].key, h[c].tb, e.key, e.tb)) {
-            break;
-        }
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = e;
-}
-
-static inline void lgs_sift_up(LgsEntry *h, int64_t n, LgsEntry e) {
-    int64_t i = n;
-    while (i > 0) {
-        int64_t parent = (i - 1) >> 1;
-        if (!less(e.key, e.tb, h[parent].key, h[parent].tb)) {
-            break;
-        }
-        h[i] = h[parent];
-        i = parent;
-    }
-    h[i] = e;
-}
+/* the heap of the entries above (as heap_push / heap_pop, with the fourth field) */
+#define HEAP_NAME lgs
+#define HEAP_ENTRY LgsEntry
+#define HEAP_LESS(a, b) less((a).key, (a).tb, (b).key, (b).tb)
+#include "_heap_sift.h"
 
 /* the heap's pushes and its first entry, with the event being run still at the root (stale):
  * (key, stamp) pairs are unique, so the order of events does not depend on the heap's shape */
