@@ -676,26 +676,28 @@ static void resplit(Components *k, int64_t na) {
     }
 }
 
-/* refresh_run for worst_step: the processors that sent since the last call listed in vs, the
- * members counted in csize; leaves ok alone (the caller reads the candidates off label, fed and
- * csize) */
-static void refresh_listed(Components *k, int first, const int64_t *vs, int64_t nv) {
-    int64_t na;
-    if (first) {
+/* the first refresh: every processor that has not sent in component 0 (counted in csize where
+ * sizes is set), the one affected component, broken as `broken` says; returns 1, the affected count */
+static int64_t first_component(Components *k, int sizes, char broken) {
+    if (sizes) {
         k->csize[0] = 0;
-        for (int64_t v = 0; v < k->P; v++) {
-            k->label[v] = k->sent[v] ? -1 : 0;
+    }
+    for (int64_t v = 0; v < k->P; v++) {
+        k->label[v] = k->sent[v] ? -1 : 0;
+        if (sizes) {
             k->csize[0] += !k->sent[v];
         }
-        k->fed[0] = 0;
-        k->affected[0] = 1;
-        k->alist[0] = 0;
-        na = 1;
-        k->state[0] = 1;
-        k->broken[0] = 3;
-    } else {
-        na = forget_listed(k, vs, nv);
     }
+    k->fed[0] = 0;
+    k->affected[0] = 1;
+    k->alist[0] = 0;
+    k->state[0] = 1;
+    k->broken[0] = broken;
+    return 1;
+}
+
+/* the na affected components split again, and their marks cleared */
+static void settle(Components *k, int64_t na) {
     resplit(k, na);
     for (int64_t a = 0; a < na; a++) {
         int64_t c = k->alist[a];
@@ -705,28 +707,15 @@ static void refresh_listed(Components *k, int first, const int64_t *vs, int64_t 
     }
 }
 
+/* refresh_run for worst_step: the processors that sent since the last call listed in vs, the
+ * members counted in csize; leaves ok alone (the caller reads the candidates off label, fed and
+ * csize) */
+static void refresh_listed(Components *k, int first, const int64_t *vs, int64_t nv) {
+    settle(k, first ? first_component(k, 1, 3) : forget_listed(k, vs, nv));
+}
+
 static int64_t refresh_run(Components *k, int first) {
-    int64_t na;
-    if (first) {
-        for (int64_t v = 0; v < k->P; v++) {
-            k->label[v] = k->sent[v] ? -1 : 0;
-        }
-        k->fed[0] = 0;
-        k->affected[0] = 1;
-        k->alist[0] = 0;
-        na = 1;
-        k->state[0] = 1;
-        k->broken[0] = 1;
-    } else {
-        na = forget_sent(k);
-    }
-    resplit(k, na);
-    for (int64_t a = 0; a < na; a++) {
-        int64_t c = k->alist[a];
-        k->affected[c] = 0;
-        k->broken[c] = 0;
-        k->head[c] = -1;
-    }
+    settle(k, first ? first_component(k, 0, 1) : forget_sent(k));
     for (int64_t v = 0; v < k->P; v++) {
         if (k->label[v] >= 0) {
             k->size[k->label[v]] += 1;
