@@ -12,10 +12,30 @@ typedef struct {
     int held;
 } Buf;
 
-/* kind: 'd' float64, 'q' int64, 'i' int32, '?' or 'b' bool or int8; at least n items */
+/* whether a buffer of item format f and itemsize is of kind (see get_buf) */
+static inline int buf_kind_ok(char kind, char f, Py_ssize_t itemsize) {
+    switch (kind) {
+    case 'd':
+        return itemsize == 8 && f == 'd';
+    case 'f':
+        return itemsize == 4 && f == 'f';
+    case 'q':
+        return itemsize == 8 && (f == 'q' || f == 'l');
+    case 'i':
+        return itemsize == 4 && (f == 'i' || f == 'l');
+    case 'D':
+        return buf_kind_ok('d', f, itemsize) || buf_kind_ok('f', f, itemsize);
+    case 'Q':
+        return buf_kind_ok('q', f, itemsize) || buf_kind_ok('i', f, itemsize);
+    default:
+        return itemsize == 1 && (f == '?' || f == 'b' || f == 'B');
+    }
+}
+
+/* kind: 'd' float64, 'f' float32, 'q' int64, 'i' int32, '?' or 'b' bool or int8, 'D' float64 or
+ * float32, 'Q' int64 or int32 (the caller tells them apart by view.itemsize); at least n items */
 static inline int get_buf(PyObject *obj, Buf *b, char kind, Py_ssize_t n, int writable, const char *name) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    Py_ssize_t itemsize = kind == 'd' || kind == 'q' ? 8 : kind == 'i' ? 4 : 1;
     if (PyObject_GetBuffer(obj, &b->view, flags) < 0) {
         return -1;
     }
@@ -24,19 +44,15 @@ static inline int get_buf(PyObject *obj, Buf *b, char kind, Py_ssize_t n, int wr
     if (*f == '<' || *f == '=' || *f == '@') {
         f++;
     }
-    int ok = b->view.itemsize == itemsize;
-    if (kind == 'd') {
-        ok = ok && f[0] == 'd';
-    } else if (kind == 'q') {
-        ok = ok && (f[0] == 'q' || f[0] == 'l');
-    } else if (kind == 'i') {
-        ok = ok && (f[0] == 'i' || f[0] == 'l');
-    } else {
-        ok = ok && (f[0] == '?' || f[0] == 'b' || f[0] == 'B');
-    }
-    if (!ok || b->view.len / itemsize < n) {
+    if (!buf_kind_ok(kind, f[0], b->view.itemsize) || b->view.len / b->view.itemsize < n) {
         PyErr_Format(PyExc_ValueError, "%s: expected at least %zd items of %s", name, n,
-                     kind == 'd' ? "float64" : kind == 'q' ? "int64" : kind == 'i' ? "int32" : "bool or int8");
+                     kind == 'd'   ? "float64"
+                     : kind == 'f' ? "float32"
+                     : kind == 'q' ? "int64"
+                     : kind == 'i' ? "int32"
+                     : kind == 'D' ? "float64 or float32"
+                     : kind == 'Q' ? "int64 or int32"
+                                   : "bool or int8");
         return -1;
     }
     return 0;

@@ -1189,68 +1189,31 @@ static const char simulate_doc[] =
 
 enum { B_PTR, B_KIND, B_SIZE, B_PEER, B_TAG, B_CPU, B_NIC, B_RA, B_RB, B_IA, B_IB, B_START, B_END, B_DONE, B_FIN };
 
-/* a float32 buffer of at least n items (get_buf takes float64 only) */
-static int get_f32(PyObject *obj, Buf *b, Py_ssize_t n, const char *name) {
-    if (PyObject_GetBuffer(obj, &b->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        return -1;
-    }
-    b->held = 1;
-    const char *f = b->view.format ? b->view.format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') {
-        f++;
-    }
-    if (b->view.itemsize != 4 || f[0] != 'f' || b->view.len / 4 < n) {
-        PyErr_Format(PyExc_ValueError, "%s: expected at least %zd items of float64 or float32", name, n);
-        return -1;
-    }
-    return 0;
-}
-
 static int get_inputs(PyObject **ob, Buf *b, int64_t P, int64_t *n) {
-    if (get_buf(ob[B_PTR], &b[B_PTR], 'q', P + 1, 0, "op_ptr") < 0) {
+    static const char kinds[] = "qbDiQiiiiiiddbd"; /* size float64 or float32, tag int32 or int64 */
+    static const char *names[] = {"op_ptr", "kind",  "size",   "peer",   "tag",   "cpu",  "nic",   "req_a",
+                                  "req_b",  "ireq_a", "ireq_b", "start", "end",  "done", "finish"};
+    Py_ssize_t sizes[15] = {P + 1};
+    if (get_bufs(ob, b, 0, 1, kinds, sizes, 11, names) < 0) {
         return -1;
     }
-    *n = ((int64_t *)b[B_PTR].view.buf)[P];
-    static const char kinds[] = "bdi?iiiiii";
-    static const char *names[] = {"kind", "size", "peer", "tag", "cpu", "nic", "req_a", "req_b", "ireq_a", "ireq_b"};
-    for (int k = 0; k < 10; k++) {
-        Py_ssize_t need = k < 4 ? *n : 0;
-        if (k == 3) { /* tag: int32 or int64 */
-            if (get_buf(ob[B_TAG], &b[B_TAG], 'i', need, 0, "tag") < 0) {
-                PyErr_Clear();
-                release(&b[B_TAG], 1);
-                if (get_buf(ob[B_TAG], &b[B_TAG], 'q', need, 0, "tag") < 0) {
-                    return -1;
-                }
-            }
-            continue;
-        }
-        if (k == 1) { /* size: float64 or float32 */
-            if (get_buf(ob[B_SIZE], &b[B_SIZE], 'd', need, 0, "size") < 0) {
-                PyErr_Clear();
-                release(&b[B_SIZE], 1);
-                if (get_f32(ob[B_SIZE], &b[B_SIZE], need, "size") < 0) {
-                    return -1;
-                }
-            }
-            continue;
-        }
-        if (get_buf(ob[k + 1], &b[k + 1], kinds[k], need, 0, names[k]) < 0) {
-            return -1;
-        }
+    *n = I64(b[B_PTR])[P];
+    Py_ssize_t one = *n > 0; /* start and end: n items, or one to keep no times */
+    for (int k = B_KIND; k <= B_TAG; k++) {
+        sizes[k] = *n;
+    }
+    sizes[B_START] = one;
+    sizes[B_END] = one;
+    sizes[B_DONE] = *n;
+    sizes[B_FIN] = P;
+    if (get_bufs(ob, b, 1, B_START, kinds, sizes, B_START, names) < 0) {
+        return -1;
     }
     if (b[B_RA].view.len != b[B_RB].view.len || b[B_IA].view.len != b[B_IB].view.len) {
         PyErr_SetString(PyExc_ValueError, "the two sides of a dependency list differ in length");
         return -1;
     }
-    Py_ssize_t one = *n > 0; /* start and end: n items, or one to keep no times */
-    if (get_buf(ob[B_START], &b[B_START], 'd', one, 1, "start") < 0 ||
-        get_buf(ob[B_END], &b[B_END], 'd', one, 1, "end") < 0 ||
-        get_buf(ob[B_DONE], &b[B_DONE], 'b', *n, 1, "done") < 0 ||
-        get_buf(ob[B_FIN], &b[B_FIN], 'd', P, 1, "finish") < 0) {
-        return -1;
-    }
-    return 0;
+    return get_bufs(ob, b, B_START, 15, kinds, sizes, B_START, names);
 }
 
 /* run the loop and write done and finish; 0, or -1 without memory */
@@ -1293,17 +1256,16 @@ static int run_all(Sim *s, Buf *b, int64_t *pops, int64_t *waits) {
 static PyObject *simulate(PyObject *self, PyObject *args) {
     (void)self;
     Py_ssize_t P, n_cpu, n_nic;
-    double L, o, g, G, O, S;
     PyObject *ob[15];
+    Sim s;
+    memset(&s, 0, sizeof(s));
     if (!PyArg_ParseTuple(args, "nOOOOOOOOOOOnnddddddOOOO:simulate", &P, &ob[0], &ob[1], &ob[2], &ob[3], &ob[4],
-                          &ob[5], &ob[6], &ob[7], &ob[8], &ob[9], &ob[10], &n_cpu, &n_nic, &L, &o, &g, &G, &O,
-                          &S, &ob[11], &ob[12], &ob[13], &ob[14])) {
+                          &ob[5], &ob[6], &ob[7], &ob[8], &ob[9], &ob[10], &n_cpu, &n_nic, &s.L, &s.o, &s.g, &s.G,
+                          &s.O, &s.S, &ob[11], &ob[12], &ob[13], &ob[14])) {
         return NULL;
     }
     Buf b[15];
     memset(b, 0, sizeof(b));
-    Sim s;
-    memset(&s, 0, sizeof(s));
     PyObject *result = NULL;
     int64_t n = 0, pops = 0, waits = 0;
     if (get_inputs(ob, b, P, &n) < 0) {
@@ -1326,12 +1288,6 @@ static PyObject *simulate(PyObject *self, PyObject *args) {
     s.nic = n_nic > 1 ? (const int32_t *)b[B_NIC].view.buf : NULL;
     s.n_cpu = n_cpu;
     s.n_nic = n_nic;
-    s.L = L;
-    s.o = o;
-    s.g = g;
-    s.G = G;
-    s.O = O;
-    s.S = S;
     s.start = (double *)b[B_START].view.buf;
     s.end = (double *)b[B_END].view.buf;
     int failed;

@@ -259,6 +259,31 @@ static int read_line(const Token *t, int n, int32_t line, State *st, Out *o) {
     return operation(t, n, -1, line, st, o);
 }
 
+/* the end of the line that begins at p (its '\n', or end), and in *next where the next one begins */
+static inline const char *line_end(const char *p, const char *end, const char **next) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    *next = nl ? nl + 1 : end;
+    return nl ? nl : end;
+}
+
+/* the columns ob[0..n) as writable buffers b (get_bufs: of kinds, named names), and the room of
+ * each group of columns, the items of its shortest column: group 0 the columns before end0, group
+ * 1 those before end1, group 2 the rest. -1 with the error set and every buffer released. */
+static int get_columns(PyObject *const *ob, Buf *b, int n, const char *kinds, const char *const *names, int end0,
+                       int end1, int64_t room[3]) {
+    memset(b, 0, (size_t)n * sizeof(Buf));
+    if (get_bufs(ob, b, 0, n, kinds, NULL, 0, names) < 0) {
+        return -1;
+    }
+    room[0] = room[1] = room[2] = INT64_MAX;
+    for (int i = 0; i < n; i++) {
+        int group = i < end0 ? 0 : i < end1 ? 1 : 2;
+        int64_t items = b[i].view.len / b[i].view.itemsize;
+        room[group] = items < room[group] ? items : room[group];
+    }
+    return 0;
+}
+
 static const char read_block_doc[] =
     "read_block(data, first_line, depth, num_ranks, blocks, letter, kind, size, peer, tag, cpu, nic, line, block, "
     "label, dep_a, dep_b, dep_how, dep_block, rank)\n\n"
@@ -279,21 +304,13 @@ static PyObject *read_block(PyObject *self, PyObject *args) {
         return NULL;
     }
     const char *p = (const char *)data.buf, *end = p + data.len;
-    static const char kinds[14] = {'b', 'd', 'i', 'q', 'i', 'i', 'i', 'i', 'i', 'i', 'i', 'b', 'i', 'q'};
     static const char *names[14] = {"kind", "size", "peer", "tag", "cpu", "nic", "line", "block", "label",
                                     "dep_a", "dep_b", "dep_how", "dep_block", "rank"};
     Buf b[14];
-    memset(b, 0, sizeof(b));
     PyObject *result = NULL;
-    /* the room of each group of columns: the shortest column of the group */
-    Py_ssize_t room[3] = {PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX};
-    for (int i = 0; i < 14; i++) {
-        if (get_buf(ob[i], &b[i], kinds[i], 0, 1, names[i]) < 0) {
-            goto done;
-        }
-        int group = i < 9 ? 0 : i < 13 ? 1 : 2;
-        Py_ssize_t items = b[i].view.len / b[i].view.itemsize;
-        room[group] = items < room[group] ? items : room[group];
+    int64_t room[3];
+    if (get_columns(ob, b, 14, "bdiqiiiiiiibiq", names, 9, 13, room) < 0) {
+        goto done;
     }
     Out o = {(int8_t *)b[0].view.buf, F64(b[1]), I32(b[2]), I64(b[3]), I32(b[4]), I32(b[5]), I32(b[6]),
              I32(b[7]), I32(b[8]), I32(b[9]), I32(b[10]), I32(b[12]), (int8_t *)b[11].view.buf, I64(b[13]),
@@ -304,15 +321,14 @@ static PyObject *read_block(PyObject *self, PyObject *args) {
     Token tok[MAX_TOKENS];
     Py_BEGIN_ALLOW_THREADS
     while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *stop = nl ? nl : end;
+        const char *next, *stop = line_end(p, end, &next);
         int n = tokens(p, stop, tok);
         if (n < 0 || (n > 0 && read_line(tok, n, line, &st, &o) < 0)) {
             bad = 1;
             break;
         }
         line++;
-        p = nl ? nl + 1 : end;
+        p = next;
     }
     Py_END_ALLOW_THREADS
     if (bad) {
@@ -470,23 +486,6 @@ static int lean_write(Lean *o, const Fields *f0) {
     return 0;
 }
 
-/* a float32 buffer (get_buf takes float64 only), writable */
-static int get_f32(PyObject *obj, Buf *b, const char *name) {
-    if (PyObject_GetBuffer(obj, &b->view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
-        return -1;
-    }
-    b->held = 1;
-    const char *f = b->view.format ? b->view.format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') {
-        f++;
-    }
-    if (b->view.itemsize != 4 || f[0] != 'f') {
-        PyErr_Format(PyExc_ValueError, "%s: expected float64 or float32", name);
-        return -1;
-    }
-    return 0;
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* the lines perfcompose writes most, read without tokens: 'lN: send Sb to P tag T', 'lN: recv Sb
  * from P tag T', 'lN: calc S' and 'lA requires lB', spelt just so (one space between words, the
@@ -607,27 +606,13 @@ static PyObject *read_lean(PyObject *self, PyObject *args) {
                           &ob[6], &ob[7], &ob[8], &ob[9], &ob[10])) {
         return NULL;
     }
-    static const char kinds[11] = {'b', 'd', 'i', 'i', 'i', 'i', 'i', 'i', 'b', 'q', 'q'};
     static const char *names[11] = {"kind", "size", "peer", "tag", "cpu", "nic", "dep_a", "dep_b", "dep_how", "rank",
                                     "block_ops"};
     Buf b[11];
-    memset(b, 0, sizeof(b));
     PyObject *result = NULL;
-    int64_t room[3] = {INT64_MAX, INT64_MAX, INT64_MAX};
-    for (int i = 0; i < 11; i++) {
-        if (get_buf(ob[i], &b[i], kinds[i], 0, 1, names[i]) < 0) {
-            if (i != 1) {
-                goto done;
-            }
-            PyErr_Clear(); /* the sizes may be float32 */
-            release(&b[i], 1);
-            if (get_f32(ob[i], &b[i], names[i]) < 0) {
-                goto done;
-            }
-        }
-        int group = i < 6 ? 0 : i < 9 ? 1 : 2;
-        int64_t items = b[i].view.len / b[i].view.itemsize;
-        room[group] = items < room[group] ? items : room[group];
+    int64_t room[3];
+    if (get_columns(ob, b, 11, "bDiiiiiibqq", names, 6, 9, room) < 0) { /* sizes float64 or float32 */
+        goto done;
     }
     int wide = b[1].view.itemsize == 8;
     Lean o = {(int8_t *)b[0].view.buf, wide ? F64(b[1]) : NULL, wide ? NULL : (float *)b[1].view.buf, I32(b[2]), I32(b[3]), I32(b[4]), I32(b[5]), I32(b[6]), I32(b[7]),
@@ -643,10 +628,9 @@ static PyObject *read_lean(PyObject *self, PyObject *args) {
     Token tok[MAX_TOKENS];
     Py_BEGIN_ALLOW_THREADS
     while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *stop = nl ? nl : end;
+        const char *next, *stop = line_end(p, end, &next);
         if (fast_line(p, stop, &st, &o)) {
-            p = nl ? nl + 1 : end;
+            p = next;
             continue;
         }
         int n = tokens(p, stop, tok);
@@ -655,7 +639,7 @@ static PyObject *read_lean(PyObject *self, PyObject *args) {
             bad = rc;
             break;
         }
-        p = nl ? nl + 1 : end;
+        p = next;
     }
     Py_END_ALLOW_THREADS
     if (bad == WIDE) {

@@ -269,6 +269,24 @@ static int64_t standard_run(Standard *a, Receiver *r, Entry *senders) {
     return seq;
 }
 
+/* the n buffers of a step's arguments (get_bufs, writable from index `writable` on) into b: the
+ * first is of the messages, and its length is M (*M); lengths[i] tells how many items the i-th
+ * needs: 'M' M, '3' 3M, 'P' P, 'p' P + 1, '2' two. -1 with the error set and every one released. */
+static int get_step_bufs(PyObject *const *objs, Buf *b, int n, const char *kinds, const char *lengths, Py_ssize_t P,
+                         int writable, const char *const *names, Py_ssize_t *M) {
+    Py_ssize_t sizes[32];
+    memset(b, 0, (size_t)n * sizeof(Buf));
+    if (get_bufs(objs, b, 0, 1, kinds, NULL, writable, names) < 0) {
+        return -1;
+    }
+    *M = b[0].view.len / b[0].view.itemsize;
+    for (int i = 0; i < n; i++) {
+        char c = lengths[i];
+        sizes[i] = c == 'M' ? *M : c == '3' ? 3 * *M : c == 'P' ? P : c == 'p' ? P + 1 : 2;
+    }
+    return get_bufs(objs, b, 1, n, kinds, sizes, writable, names);
+}
+
 static PyObject *standard(PyObject *self, PyObject *args) {
     (void)self;
     Py_ssize_t P;
@@ -286,15 +304,9 @@ static PyObject *standard(PyObject *self, PyObject *args) {
                           o_send_seq, o_recv_seq, o_finish, o_next_send, o_recv_ready};
     const char *names[13] = {"dst", "nbytes", "order", "send_ptr", "recv_ptr", "t0", "send_start", "recv_start",
                              "send_seq", "recv_seq", "finish", "next_send", "recv_ready"};
-    const char kinds[13] = {'q', 'd', 'q', 'q', 'q', 'd', 'd', 'd', 'q', 'q', 'd', 'd', 'd'};
     Buf b[13];
-    memset(b, 0, sizeof(b));
-    if (get_bufs(objs, b, 0, 1, kinds, NULL, 6, names) < 0) { /* dst first: its length is M */
-        return NULL;
-    }
-    Py_ssize_t M = b[0].view.len / 8;
-    const Py_ssize_t sizes[13] = {M, M, M, P + 1, P + 1, P, M, M, M, M, P, P, P};
-    if (get_bufs(objs, b, 1, 13, kinds, sizes, 6, names) < 0) {
+    Py_ssize_t M;
+    if (get_step_bufs(objs, b, 13, "qdqqqdddqqddd", "MMMppPMMMMPPP", P, 6, names, &M) < 0) {
         return NULL;
     }
     Standard a = {P, M, I64(b[0]), I64(b[2]), I64(b[3]), F64(b[1]), F64(b[5]), L, o, g, G, end_origin,
@@ -398,15 +410,9 @@ static PyObject *worst(PyObject *self, PyObject *args) {
     const char *names[18] = {"dst", "nbytes", "order", "send_ptr", "recv_ptr", "sent", "waiting", "heap", "rsize",
                              "next_send", "recv_ready", "finish", "send_start", "recv_start", "send_seq", "recv_seq",
                              "counters", "stack"};
-    const char kinds[18] = {'q', 'd', 'q', 'q', 'q', '?', 'q', 'd', 'q', 'd', 'd', 'd', 'd', 'd', 'q', 'q', 'q', 'q'};
     Buf b[18];
-    memset(b, 0, sizeof(b));
-    if (get_bufs(ob, b, 0, 1, kinds, NULL, 5, names) < 0) { /* dst first: its length is M */
-        return NULL;
-    }
-    Py_ssize_t M = b[0].view.len / 8;
-    const Py_ssize_t sizes[18] = {M, M, M, P + 1, P + 1, P, P, 3 * M, P, P, P, P, M, M, M, M, 2, P};
-    if (get_bufs(ob, b, 1, 18, kinds, sizes, 5, names) < 0) {
+    Py_ssize_t M;
+    if (get_step_bufs(ob, b, 18, "qdqqq?qdqdddddqqqq", "MMMppPP3PPPPMMMM2P", P, 5, names, &M) < 0) {
         return NULL;
     }
     if (forced >= P) {
@@ -922,15 +928,9 @@ static PyObject *worst_step(PyObject *self, PyObject *args) {
        recv_ready */
     const char *names[13] = {"src", "dst", "nbytes", "order", "send_ptr", "recv_ptr", "send_start", "recv_start",
                              "send_seq", "recv_seq", "finish", "next_send", "recv_ready"};
-    const char kinds[13] = {'q', 'q', 'd', 'q', 'q', 'q', 'd', 'd', 'q', 'q', 'd', 'd', 'd'};
     Buf b[13];
-    memset(b, 0, sizeof(b));
-    if (get_bufs(ob, b, 0, 1, kinds, NULL, 6, names) < 0) { /* src first: its length is M */
-        return NULL;
-    }
-    Py_ssize_t M = b[0].view.len / 8;
-    const Py_ssize_t sizes[13] = {M, M, M, M, P + 1, P + 1, M, M, M, M, P, P, P};
-    if (get_bufs(ob, b, 1, 13, kinds, sizes, 6, names) < 0) {
+    Py_ssize_t M;
+    if (get_step_bufs(ob, b, 13, "qqdqqqddqqddd", "MMMMppMMMMPPP", P, 6, names, &M) < 0) {
         return NULL;
     }
     const int64_t *src = I64(b[0]), *dst = I64(b[1]);
@@ -1610,23 +1610,24 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
     (void)self;
     Py_ssize_t P;
     PyObject *objs[8];
-    double L, o, g, G, O, S;
+    Lgs s;
+    memset(&s, 0, sizeof(s));
     if (!PyArg_ParseTuple(args, "nOOOOOOOddddddO:loggopsim_steps", &P, &objs[0], &objs[1], &objs[2], &objs[3],
-                          &objs[4], &objs[5], &objs[6], &L, &o, &g, &G, &O, &S, &objs[7])) {
+                          &objs[4], &objs[5], &objs[6], &s.L, &s.o, &s.g, &s.G, &s.O, &s.S, &objs[7])) {
         return NULL;
     }
     if (P < 0 || P >= INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "P: between 0 and 2^31 - 2");
         return NULL;
     }
+    static const char *names[8] = {"kinds", "msg_ptr", "src", "dst", "nbytes", "order", "durations", "finish"};
+    static const char kinds[8] = {'i', 'q', 'i', 'i', 'd', 'i', 'd', 'd'};
+    Py_ssize_t sizes[8] = {0};
     Buf b[8];
     memset(b, 0, sizeof(b));
-    if (get_buf(objs[0], &b[0], 'i', 0, 0, "kinds") < 0) {
-        release(b, 8);
+    if (get_bufs(objs, b, 0, 1, kinds, sizes, 7, names) < 0) {
         return NULL;
     }
-    Lgs s;
-    memset(&s, 0, sizeof(s));
     s.P = P;
     s.nsteps = b[0].view.len / 4;
     s.kinds = I32(b[0]);
@@ -1635,8 +1636,8 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
         ncomm += s.kinds[k] == 1;
         ncomp += s.kinds[k] != 1;
     }
-    if (get_buf(objs[1], &b[1], 'q', s.nsteps + 1, 0, "msg_ptr") < 0) {
-        release(b, 8);
+    sizes[1] = s.nsteps + 1;
+    if (get_bufs(objs, b, 1, 2, kinds, sizes, 7, names) < 0) {
         return NULL;
     }
     s.msg_ptr = I64(b[1]);
@@ -1651,14 +1652,13 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
                                           "fewer than 2^31 in all");
         return NULL;
     }
-    const char *names[8] = {"kinds", "msg_ptr", "src", "dst", "nbytes", "order", "durations", "finish"};
-    const char kinds[8] = {'i', 'q', 'i', 'i', 'd', 'i', 'd', 'd'};
-    const Py_ssize_t sizes[8] = {0, 0, s.M, s.M, s.M, s.M, ncomp * P, P};
-    for (int i = 2; i < 8; i++) {
-        if (get_buf(objs[i], &b[i], kinds[i], sizes[i], i == 7, names[i]) < 0) {
-            release(b, 8);
-            return NULL;
-        }
+    for (int i = 2; i < 6; i++) {
+        sizes[i] = s.M;
+    }
+    sizes[6] = ncomp * P;
+    sizes[7] = P;
+    if (get_bufs(objs, b, 2, 8, kinds, sizes, 7, names) < 0) {
+        return NULL;
     }
     s.src = I32(b[2]);
     s.dst = I32(b[3]);
@@ -1666,12 +1666,6 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
     s.order = I32(b[5]);
     s.durations = F64(b[6]);
     s.finish = F64(b[7]);
-    s.L = L;
-    s.o = o;
-    s.g = g;
-    s.G = G;
-    s.O = O;
-    s.S = S;
     size_t p1 = (size_t)P + 1, m1 = (size_t)(s.M > 0 ? s.M : 1), ptrs = (size_t)ncomm * p1;
     s.step_of = (int64_t *)malloc((size_t)(s.nsteps > 0 ? s.nsteps : 1) * sizeof(int64_t));
     s.send_ptr = (int32_t *)calloc(ptrs > 0 ? ptrs : 1, sizeof(int32_t));
