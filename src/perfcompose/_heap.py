@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from numba import njit
 
-__all__ = ["heap_push", "heap_pop", "heap_replace_root", "heap_before_all", "heap_push_unless_first"]
+__all__ = ["heap_push", "heap_pop", "heap_replace_root"]
 
 
 @njit(cache=True, inline="always")
@@ -41,21 +41,6 @@ def heap_push(keys, tbs, ids, base, n, key, tb, ident):  # pragma: no cover - co
         i = parent
     _put(keys, tbs, ids, base, i, key, tb, ident)
     return n + 1
-
-
-@njit(cache=True, inline="always")
-def heap_before_all(keys, tbs, base, n, key, tb):  # pragma: no cover - compiled
-    """Whether (key, tb) comes before every entry of the heap of ``n`` entries at ``base``."""
-    return n == 0 or _less(key, tb, keys[base], tbs[base])
-
-
-@njit(cache=True, inline="always")
-def heap_push_unless_first(keys, tbs, ids, base, n, key, tb, ident):  # pragma: no cover - compiled
-    """(n, True) where (key, tb) comes before every entry, for the caller to run at once without a
-    round trip through the heap; else (the new size, False) after pushing (key, tb, ident)."""
-    if heap_before_all(keys, tbs, base, n, key, tb):
-        return n, True
-    return heap_push(keys, tbs, ids, base, n, key, tb, ident), False
 
 
 @njit(cache=True)

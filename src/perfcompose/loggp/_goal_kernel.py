@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from perfcompose._heap import heap_before_all, heap_pop, heap_push, heap_push_unless_first
+from perfcompose._heap import heap_pop, heap_push
 from perfcompose.loggp.cxx_sort import sort_like_cxx
 
 __all__ = ["goal_kernel"]
@@ -369,11 +369,16 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
             if ok:  # the next member's turn, at the same time
                 g_lo[grp] += 1
                 if g_lo[grp] < g_hi[grp]:
-                    hn, carry = heap_push_unless_first(hkey, htb, hid, 0, hn, t, float(mts[members[g_lo[grp]]]), grp)
+                    tsn = float(mts[members[g_lo[grp]]])
+                    if hn == 0 or hkey[0] > t or (hkey[0] == t and htb[0] > tsn):
+                        carry = True
+                    else:
+                        hn = heap_push(hkey, htb, hid, 0, hn, t, tsn, grp)
                 else:
                     gfree[nfree] = grp
                     nfree += 1
-            elif g_hi[grp] - g_lo[grp] == 1 or heap_before_all(hkey, htb, 0, hn, t, mts[members[g_hi[grp] - 1]]):
+            elif g_hi[grp] - g_lo[grp] == 1 or hn == 0 or hkey[0] > t or (
+                    hkey[0] == t and htb[0] > mts[members[g_hi[grp] - 1]]):
                 # the other members would be popped next, one after the other, and wait for the
                 # same CPU or NIC until the same time: they move together
                 hn = heap_push(hkey, htb, hid, 0, hn, t_wait, its, grp)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from perfcompose._heap import heap_before_all, heap_pop, heap_push, heap_push_unless_first
+from perfcompose._heap import heap_pop, heap_push
 from perfcompose.loggp.cxx_sort import sort_like_cxx
 
 __all__ = ["loggopsim_steps_kernel"]
@@ -103,25 +103,6 @@ def _issue_step(h, initial, k, P, kinds, comm_of, send_ptr, recv_ptr, left, pool
         hn = heap_push(hkey, htb, hid, 0, hn, 0.0 if initial else nexto[h], float(ts), gr)
         ts += nr
     return hn, ts, nfree
-
-
-@njit(cache=True, inline="always")
-def _matched(m, h, t, S, nbytes, src, left, pend, nexto, nextgs, h2):  # pragma: no cover - compiled
-    """Message m matched at its receiver h at time t: h's operation is done and, under rendezvous
-    (more than S bytes), so is the sender's request, its CPU and NIC busy until t at least.
-    Returns the sender where it is the rank with operations to issue besides h, else h2."""
-    if nbytes[m] > S:
-        s = src[m]
-        left[s] -= 1
-        if left[s] == 0:
-            pend[s] = 1
-        nexto[s] = max(nexto[s], t)
-        nextgs[s] = max(nextgs[s], t)
-        h2 = s
-    left[h] -= 1
-    if left[h] == 0:
-        pend[h] = 1
-    return h2
 
 
 @njit(cache=True)
@@ -290,7 +271,17 @@ def loggopsim_steps_kernel(P, kinds, msg_ptr, src, dst, nbytes, order, durations
                     m = lo + recv_list[lo + recv_ptr[b] + j - ns]
                     h1 = h
                     if state[m] == _ARRIVED:
-                        h2 = _matched(m, h, t, S, nbytes, src, left, pend, nexto, nextgs, h2)
+                        if nbytes[m] > S:  # rendezvous: the sender's request completes now
+                            s = src[m]
+                            left[s] -= 1
+                            if left[s] == 0:
+                                pend[s] = 1
+                            nexto[s] = max(nexto[s], t)
+                            nextgs[s] = max(nextgs[s], t)
+                            h2 = s
+                        left[h] -= 1
+                        if left[h] == 0:
+                            pend[h] = 1
                     else:
                         state[m] = _POSTED
         else:  # the message m arrives at rank h
@@ -301,7 +292,17 @@ def loggopsim_steps_kernel(P, kinds, msg_ptr, src, dst, nbytes, order, durations
                 nexto[h] = t + o + max(k1 * O, k1 * G)
                 nextgr[h] = t + g + k1 * G
                 if state[m] == _POSTED:
-                    h2 = _matched(m, h, t, S, nbytes, src, left, pend, nexto, nextgs, h2)
+                    if nbytes[m] > S:
+                        s = src[m]
+                        left[s] -= 1
+                        if left[s] == 0:
+                            pend[s] = 1
+                        nexto[s] = max(nexto[s], t)
+                        nextgs[s] = max(nextgs[s], t)
+                        h2 = s
+                    left[h] -= 1
+                    if left[h] == 0:
+                        pend[h] = 1
                     h1 = h
                 else:
                     state[m] = _ARRIVED
@@ -316,12 +317,16 @@ def loggopsim_steps_kernel(P, kinds, msg_ptr, src, dst, nbytes, order, durations
             if ok:  # the next member's turn, at the same time
                 gt[grp, 2] += 1
                 if gt[grp, 2] < gt[grp, 3]:
-                    hn, carry = heap_push_unless_first(hkey, htb, hid, 0, hn, t, float(gt[grp, 4] + gt[grp, 2]), grp)
+                    tsn = float(gt[grp, 4] + gt[grp, 2])
+                    if hn == 0 or hkey[0] > t or (hkey[0] == t and htb[0] > tsn):
+                        carry = True
+                    else:
+                        hn = heap_push(hkey, htb, hid, 0, hn, t, tsn, grp)
                 else:
                     gfree[nfree] = grp
                     nfree += 1
-            elif gt[grp, 3] - gt[grp, 2] == 1 or heap_before_all(hkey, htb, 0, hn, t,
-                                                                 float(gt[grp, 4] + gt[grp, 3] - 1)):
+            elif gt[grp, 3] - gt[grp, 2] == 1 or hn == 0 or hkey[0] > t or (
+                    hkey[0] == t and htb[0] > float(gt[grp, 4] + gt[grp, 3] - 1)):
                 hn = heap_push(hkey, htb, hid, 0, hn, t_wait, its, grp)  # the group moves as a whole
             else:  # another event comes between the members: the first one waits alone
                 gt, gfree, nfree, hkey, htb, hid = _room(gt, gfree, nfree, hkey, htb, hid, 1, P)
