@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from random_programs import random_program
 
-from perfcompose.loggp import LogGP, goal_text_lean
+from perfcompose.loggp import LogGP, goal_buffers, goal_text_lean
 from perfcompose.loggp.goal import _parse_lines, goal_text, parse_goal, program_to_goal
 from perfcompose.loggp.goal_arrays import read_goal_arrays
 from perfcompose.loggp.goal_text_lean import read_goal_lean
@@ -56,7 +56,7 @@ def test_irequires_cpus_nics_and_missing_ranks():
 def test_blocks_of_a_few_lines_read_as_the_whole(monkeypatch):
     text = goal_text(program_to_goal(random_program(4, P=7, M=60)))
     whole = _lean(text)
-    monkeypatch.setattr(goal_text_lean, "_BLOCK", 64)  # rank blocks cross many blocks of text
+    monkeypatch.setattr(goal_buffers, "_BLOCK", 64)  # rank blocks cross many blocks of text
     small = _lean(text)
     assert whole is not None and small is not None
     for name in COLUMNS:

@@ -7,18 +7,19 @@ error, read the schedule."""
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from perfcompose.loggp.backend import extension
 from perfcompose.loggp.text_blocks import reused_line_blocks
 from perfcompose.loggp.typed_buffers import empty
 
-__all__ = ["GoalBuffers", "read_goal_buffers"]
+__all__ = ["GoalBuffers", "read_goal_buffers", "read_lean_columns"]
 
-_BLOCK = 1 << 18  #: bytes of text read at a time (a few of them live at once)
+_BLOCK = 1 << 20  #: bytes of text read at a time, into one buffer
 _START = (0, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0)  #: the reader's state before the first line
 
 
@@ -63,22 +64,10 @@ def read_goal_buffers(path: Path | str) -> GoalBuffers | None:
     size = Path(path).stat().st_size
     # room for as many operations, dependencies and rank blocks as so many bytes can hold (a line
     # of each takes at least 7, 15 and 9 bytes); room never written costs address space only
-    ops, deps, blocks = size // 7 + 2, size // 15 + 2, size // 9 + 2
-    for code in "fd":  # sizes in float32 where every one is exact there (below 2^24)
-        kind, size_c, peer, tag, cpu, nic = (empty(ops, c) for c in ("b", code, "i", "i", "i", "i"))
-        dep_a, dep_b, dep_how = empty(deps, "i"), empty(deps, "i"), empty(deps, "b")
-        rank, block_ops = empty(blocks, "q"), empty(blocks, "q")
-        state: Any = _START
-        with open(path, "rb") as fh:
-            for data in reused_line_blocks(fh, _BLOCK):
-                state = ext.read_lean(data, state, kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank,
-                                      block_ops)
-                if state is False:
-                    return None
-                if state == 1:  # a size float32 does not hold exactly: read again in float64
-                    break
-        if state != 1:
-            break
+    got = read_lean_columns(ext, lambda: open(path, "rb"), size, empty)
+    if got is None:
+        return None
+    (kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank, block_ops), state = got
     depth, num_ranks, _, n, m, nb, *_, any_cpu, any_nic = state
     if depth != 0 or num_ranks < 1:
         return None
@@ -98,6 +87,31 @@ def read_goal_buffers(path: Path | str) -> GoalBuffers | None:
     n_nic = 1 + max(nic[:n]) if any_nic else 1
     return GoalBuffers(num_ranks, op_ptr, kind[:n], size_c[:n], peer[:n], tag[:n], cpu[:n], nic[:n], req_a, req_b,
                        ireq_a, ireq_b, n_cpu, n_nic)
+
+
+def read_lean_columns(ext: Any, opener: Callable[[], IO[bytes]], size: int,
+                      alloc: Callable[[int, str], Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """The columns ``_cgoal_text.read_lean`` fills from a GOAL text of ``size`` bytes (kind, size,
+    peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank, block_ops, each made by ``alloc(n, code)``
+    zeroed, with a struct code) and its final state; None where the text is not of its form. Sizes
+    are float32 where every one is exact there (below 2^24), else the text is read again in float64."""
+    # room for as many operations, dependencies and rank blocks as so many bytes can hold (a line
+    # of each takes at least 7, 15 and 9 bytes); room never written costs address space only
+    ops, deps, blocks = size // 7 + 2, size // 15 + 2, size // 9 + 2
+    for code in "fd":
+        columns = (*(alloc(ops, c) for c in ("b", code, "i", "i", "i", "i")),
+                   *(alloc(deps, c) for c in "iib"), alloc(blocks, "q"), alloc(blocks, "q"))
+        state: Any = _START
+        with opener() as fh:
+            for data in reused_line_blocks(fh, _BLOCK):
+                state = ext.read_lean(data, state, *columns)
+                if state is False:
+                    return None
+                if state == 1:  # a size float32 does not hold exactly: read again in float64
+                    break
+        if state != 1:
+            return columns, state
+    raise AssertionError("float64 holds every size read")
 
 
 def _picked(column: Any, at: list[int]) -> Any:

@@ -18,13 +18,10 @@ from typing import IO, Any
 import numpy as np
 
 from perfcompose.loggp.backend import extension
+from perfcompose.loggp.goal_buffers import read_lean_columns
 from perfcompose.loggp.lazy_sequence import LazySequence
-from perfcompose.loggp.text_blocks import reused_line_blocks
 
 __all__ = ["read_goal_lean", "LazyLines"]
-
-_BLOCK = 1 << 22  #: bytes of text read at a time
-_START = (0, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0)  #: the reader's state before the first line
 
 
 class LazyLines(LazySequence[int]):
@@ -52,26 +49,10 @@ def read_goal_lean(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any]
     ext = extension("_cgoal_text")
     if ext is None:
         return None
-    # room for as many operations, dependencies and rank blocks as so many bytes can hold (a line
-    # of each takes at least 7, 15 and 9 bytes); memory the columns do not use is never touched
-    ops, deps, blocks = size // 7 + 2, size // 15 + 2, size // 9 + 2
-    for wide in (False, True):  # sizes in float32 where every one is exact there (below 2^24)
-        kind, size_c = np.empty(ops, np.int8), np.empty(ops, np.float64 if wide else np.float32)
-        peer, tag = np.empty(ops, np.int32), np.empty(ops, np.int32)
-        cpu, nic = np.zeros(ops, np.int32), np.zeros(ops, np.int32)
-        dep_a, dep_b, dep_how = np.empty(deps, np.int32), np.empty(deps, np.int32), np.empty(deps, np.int8)
-        rank, block_ops = np.empty(blocks, np.int64), np.empty(blocks, np.int64)
-        state: Any = _START
-        with opener() as fh:
-            for data in reused_line_blocks(fh, _BLOCK):
-                state = ext.read_lean(data, state, kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank,
-                                      block_ops)
-                if state is False:
-                    return None
-                if state == 1:  # a size float32 does not hold exactly: read again in float64
-                    break
-        if state != 1:
-            break
+    got = read_lean_columns(ext, opener, size, lambda n, code: np.zeros(n, code))
+    if got is None:
+        return None
+    (kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank, block_ops), state = got
     depth, num_ranks, _, n, m, nb, *_, any_cpu, any_nic = state
     if depth != 0 or num_ranks < 1:
         return None
