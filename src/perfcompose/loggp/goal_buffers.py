@@ -62,15 +62,11 @@ def read_goal_buffers(path: Path | str) -> GoalBuffers | None:
     if ext is None or not hasattr(ext, "read_lean"):
         return None
     size = Path(path).stat().st_size
-    # room for as many operations, dependencies and rank blocks as so many bytes can hold (a line
-    # of each takes at least 7, 15 and 9 bytes); room never written costs address space only
     got = read_lean_columns(ext, lambda: open(path, "rb"), size, empty)
     if got is None:
         return None
     (kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank, block_ops), state = got
-    depth, num_ranks, _, n, m, nb, *_, any_cpu, any_nic = state
-    if depth != 0 or num_ranks < 1:
-        return None
+    _, num_ranks, _, n, m, nb, *_, any_cpu, any_nic = state
     per_rank = [0] * num_ranks
     for r, k in zip(rank[:nb], block_ops[:nb]):
         per_rank[r] = k
@@ -93,8 +89,9 @@ def read_lean_columns(ext: Any, opener: Callable[[], IO[bytes]], size: int,
                       alloc: Callable[[int, str], Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
     """The columns ``_cgoal_text.read_lean`` fills from a GOAL text of ``size`` bytes (kind, size,
     peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank, block_ops, each made by ``alloc(n, code)``
-    zeroed, with a struct code) and its final state; None where the text is not of its form. Sizes
-    are float32 where every one is exact there (below 2^24), else the text is read again in float64."""
+    zeroed, with a struct code) and its final state; None where the text is not of its form or
+    not whole. Sizes are float32 where every one is exact there (below 2^24), else the text is
+    read again in float64."""
     # room for as many operations, dependencies and rank blocks as so many bytes can hold (a line
     # of each takes at least 7, 15 and 9 bytes); room never written costs address space only
     ops, deps, blocks = size // 7 + 2, size // 15 + 2, size // 9 + 2
@@ -110,7 +107,8 @@ def read_lean_columns(ext: Any, opener: Callable[[], IO[bytes]], size: int,
                 if state == 1:  # a size float32 does not hold exactly: read again in float64
                     break
         if state != 1:
-            return columns, state
+            closed, num_ranks = state[0] == 0, state[1]
+            return (columns, state) if closed and num_ranks >= 1 else None
     raise AssertionError("float64 holds every size read")
 
 

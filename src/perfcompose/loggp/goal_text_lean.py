@@ -53,9 +53,7 @@ def read_goal_lean(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any]
     if got is None:
         return None
     (kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank, block_ops), state = got
-    depth, num_ranks, _, n, m, nb, *_, any_cpu, any_nic = state
-    if depth != 0 or num_ranks < 1:
-        return None
+    _, num_ranks, _, n, m, nb, *_, any_cpu, any_nic = state
     per_rank = np.zeros(num_ranks, np.int64)
     per_rank[rank[:nb]] = block_ops[:nb]
     op_ptr = np.zeros(num_ranks + 1, np.int64)
