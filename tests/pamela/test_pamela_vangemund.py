@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from perfcompose.cli import app
-from perfcompose.pamela import vangemund
+from perfcompose.commands import pamela_vangemund
 from perfcompose.pamela.machine_model import MachineParameters, machine_text
 from perfcompose.pamela.vangemund import STUDIES, Case, StudyResult, VanGemundRow, run_vangemund_study
 
@@ -35,7 +35,8 @@ def test_the_table_marks_agreement_and_disagreement(monkeypatch, tmp_path):
             VanGemundRow("ADI", "j axis (columns)", 8, 1, 1.0, 1.0, 0.1, 0, 1.0))
     cases = (Case("GAUSS", 8, 2, "cyclic", "block", True),
              Case("ADI", 8, 1, "i axis (rows)", "j axis (columns)", False))
-    monkeypatch.setattr(vangemund, "run_vangemund_study", lambda *a, **k: StudyResult(rows, cases, Path("m.pam"), 0.1))
+    study = StudyResult(rows, cases, Path("m.pam"), 0.1)
+    monkeypatch.setattr(pamela_vangemund, "run_vangemund_study", lambda *a, **k: study)
     from perfcompose.commands.common import console
 
     monkeypatch.setattr(console, "_width", 250)  # the console read COLUMNS when it was made

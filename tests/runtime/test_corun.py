@@ -45,8 +45,9 @@ def _copies(chain, element, min_time=0.05):
 
 def _cores_of_two_copies(chain, element) -> float:
     """The cores two copies keep busy over the chain's alone, the median of three rounds (as a
-    study takes the median of its rounds)."""
-    target = _copies(chain, element)
+    study takes the median of its rounds), each at least 0.2 s long (shorter windows scatter with
+    the machine's load)."""
+    target = _copies(chain, element, min_time=0.2)
     return float(np.median([target.measure({"term": 2, "x": 1}) / target.measure({"term": 3, "x": 1})
                             for _ in range(3)]))
 
