@@ -54,7 +54,13 @@ def _cores_of_two_copies(chain, element) -> float:
 
 @pytest.mark.skipif(cpu_demand_ns() is None, reason="the kernel does not report a thread's run and wait times")
 def test_two_copies_of_a_chain_that_holds_the_gil_keep_the_cores_of_one_busy():
-    assert _cores_of_two_copies(_python_loop, 20_000) <= TURNS
+    # where other programs keep every core busy, both copies wait in the run queue and read as
+    # demand: that only adds to a reading, so the lowest of a few is the lock's (a chain without
+    # the lock reads 1.6-2 on a quiet machine and more on a busy one, and still fails)
+    readings: list[float] = []
+    while len(readings) < 3 and (not readings or readings[-1] > TURNS):
+        readings.append(_cores_of_two_copies(_python_loop, 20_000))
+    assert min(readings) <= TURNS, readings
 
 
 @pytest.mark.skipif(cpu_demand_ns() is None, reason="the kernel does not report a thread's run and wait times")
