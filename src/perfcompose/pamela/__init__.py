@@ -20,9 +20,9 @@ _HOMES = {"Costs": "compiler", "compile_process": "compiler", "CostModel": "cost
           "compile_file": "costmodel", "compile_program": "costmodel", "compile_text": "costmodel",
           "NormalForm": "normalise", "normalise": "normalise", "load": "parser", "parse": "parser",
           "pamela_text": "printing", "simplify": "simplify", "Simulation": "simulate",
-          "simulate_process": "simulate", "PamelaError": "syntax", "Program": "syntax"}
+          "simulate_process": "simulate", "PamelaError": "syntax", "PamelaProgram": "syntax"}
 
-__all__ = ["CostModel", "Costs", "Evaluation", "NormalForm", "PamelaError", "Program", "Simulation",
+__all__ = ["CostModel", "Costs", "Evaluation", "NormalForm", "PamelaError", "PamelaProgram", "Simulation",
            "compile_file", "compile_process", "compile_program", "compile_text", "load", "normalise",
            "pamela_text", "parse", "simplify", "simulate_process"]
 

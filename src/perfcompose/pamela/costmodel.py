@@ -28,7 +28,7 @@ from perfcompose.pamela.normalise import NormalForm, normalise
 from perfcompose.pamela.parser import load, parse
 from perfcompose.pamela.printing import decimal_form, pamela_text
 from perfcompose.pamela.simplify import simplify, simplify_vector
-from perfcompose.pamela.syntax import PamelaError, Program
+from perfcompose.pamela.syntax import PamelaError, PamelaProgram
 
 if TYPE_CHECKING:  # the simulator compiles with Numba: loaded when a model is simulated
     from perfcompose.pamela.simulate import Distribution, Simulation
@@ -63,7 +63,7 @@ class CostModel:
     # -- structure --------------------------------------------------------------------------
 
     @property
-    def program(self) -> Program:
+    def program(self) -> PamelaProgram:
         return self.normal.program
 
     @property
@@ -214,7 +214,7 @@ class CostModel:
         return "\n".join(lines)
 
 
-def compile_program(program: Program, *, paper_phi: bool = False) -> CostModel:
+def compile_program(program: PamelaProgram, *, paper_phi: bool = False) -> CostModel:
     """Compile a parsed program (normalisation happens here; errors name line and column)."""
     return CostModel(normalise(program), paper_phi=paper_phi)
 

@@ -32,8 +32,8 @@ from perfcompose.pamela.syntax import (
     Node,
     Number,
     PamelaError,
+    PamelaProgram,
     Pos,
-    Program,
     Vector,
 )
 
@@ -90,7 +90,7 @@ class NormalForm:
     are used); ``numerics`` the value of each numeric equation (a scalar or a load vector).
     """
 
-    program: Program
+    program: PamelaProgram
     parameters: tuple[str, ...]
     processes: Mapping[str, ir.Proc] = field(default_factory=dict)
     numerics: Mapping[str, sp.Expr] = field(default_factory=dict)
@@ -137,7 +137,7 @@ def _arity_text(counts: tuple[int, ...] | None) -> str:
 class _Normaliser:
     """Substitutes and type-checks; one instance per program (it caches formal-free equations)."""
 
-    def __init__(self, program: Program):
+    def __init__(self, program: PamelaProgram):
         self.program = program
         self.eqs: dict[str, Equation] = {}
         for eq in program.equations:
@@ -557,12 +557,12 @@ def _children(node: Node):
     return ()
 
 
-def check_names(program: Program) -> None:
+def check_names(program: PamelaProgram) -> None:
     """Raise a located error for the first undefined name or wrong argument count."""
     _Normaliser(program).check_names()
 
 
-def normalise(program: Program) -> NormalForm:
+def normalise(program: PamelaProgram) -> NormalForm:
     """Substitute every equation of ``program`` down to parameters (paper 004, section 2.1).
 
     Errors (undefined names, a process used as a number, wrong arity, recursion) name the line

@@ -34,8 +34,8 @@ from perfcompose.pamela.syntax import (
     Node,
     Number,
     PamelaError,
+    PamelaProgram,
     Pos,
-    Program,
     Vector,
 )
 
@@ -122,7 +122,7 @@ def _pos(item: lark.Token | lark.Tree) -> Pos:
     return Pos(item.meta.line, item.meta.column)
 
 
-def _check_brackets(program: Program) -> None:
+def _check_brackets(program: PamelaProgram) -> None:
     """Report the first unbalanced bracket where it is, not where the parser gives up."""
     stack: list[tuple[str, Pos]] = []
     for n, line in enumerate(program.text.splitlines(), start=1):
@@ -148,7 +148,7 @@ def _check_brackets(program: Program) -> None:
 class _Builder:
     """Turns lark's tree into syntax nodes."""
 
-    def __init__(self, program: Program, file: str | None = None):
+    def __init__(self, program: PamelaProgram, file: str | None = None):
         self.program = program
         self.file = file
 
@@ -228,20 +228,20 @@ def _describe(tok: lark.Token) -> str:
     return f"'{tok}'"
 
 
-def parse(text: str, path: str | Path | None = None) -> Program:
-    """Parse PAMELA text into a :class:`Program`; errors name file, line and column.
+def parse(text: str, path: str | Path | None = None) -> PamelaProgram:
+    """Parse PAMELA text into a :class:`PamelaProgram`; errors name file, line and column.
 
     ``include "FILE.pam"`` puts the equations of that file (found beside the including file)
     in its place; an error in an included equation names the included file.
     """
     equations, sources = _parse(text, None if path is None else str(path), None, ())
-    return Program(equations, text, None if path is None else str(path), tuple(sources.items()))
+    return PamelaProgram(equations, text, None if path is None else str(path), tuple(sources.items()))
 
 
 def _parse(text: str, path: str | None, file: str | None,
            chain: tuple[str, ...]) -> tuple[tuple[Equation, ...], dict[str, str]]:
     """The equations of ``text`` with its includes spliced in, and the text of every included file."""
-    program = Program((), text, file or path)
+    program = PamelaProgram((), text, file or path)
     _check_brackets(program)
     try:
         tree = _parser().parse(text)
@@ -295,7 +295,7 @@ def _parse(text: str, path: str | None, file: str | None,
 
 
 
-def load(path: str | Path) -> Program:
+def load(path: str | Path) -> PamelaProgram:
     """Read and parse a ``.pam`` file."""
     p = Path(path)
     try:

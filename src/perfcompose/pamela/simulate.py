@@ -28,7 +28,7 @@ from perfcompose.pamela import _vm, ir
 from perfcompose.pamela.evaluate import evaluate, is_closed
 from perfcompose.pamela.normalise import NormalForm
 from perfcompose.pamela.simplify import simplify
-from perfcompose.pamela.syntax import PamelaError, Pos, Program
+from perfcompose.pamela.syntax import PamelaError, PamelaProgram, Pos
 
 __all__ = ["Simulation", "simulate_process", "flatten"]
 
@@ -80,7 +80,7 @@ _UNARY = {sp.floor: _vm.E_FLOOR, sp.ceiling: _vm.E_CEIL, sp.Abs: _vm.E_ABS, sp.l
 class _Flattener:
     """Turns a bound normal-form process into the kernel's instruction and expression arrays."""
 
-    def __init__(self, program: Program, values: Mapping[str, float]):
+    def __init__(self, program: PamelaProgram, values: Mapping[str, float]):
         self.source = program
         self.values = {symbol(k): (sp.Integer(int(v)) if float(v).is_integer() else sp.Float(float(v)))
                        for k, v in values.items()}
@@ -252,7 +252,7 @@ class _Flattener:
         raise TypeError(f"not a normal-form process: {proc!r}")  # pragma: no cover
 
 
-def flatten(proc: ir.Proc, program: Program, values: Mapping[str, float]) -> _Program:
+def flatten(proc: ir.Proc, program: PamelaProgram, values: Mapping[str, float]) -> _Program:
     """The kernel program of ``proc`` with the parameters bound to ``values``."""
     f = _Flattener(program, values)
     f.process(proc)

@@ -13,7 +13,7 @@ from typing import Literal
 from perfcompose.errors import InputError
 
 __all__ = ["Pos", "Number", "Name", "Call", "BinOp", "Neg", "Loop", "If", "Vector", "Node",
-           "Equation", "Program", "PamelaError", "KINDS", "LOOP_KINDS"]
+           "Equation", "PamelaProgram", "PamelaError", "KINDS", "LOOP_KINDS"]
 
 KINDS = ("numeric", "process", "resource")
 LOOP_KINDS = ("seq", "par", "sum", "max", "min")
@@ -126,7 +126,7 @@ class Equation:
 
 
 @dataclass(frozen=True)
-class Program:
+class PamelaProgram:
     """A parsed model: its equations in order, and the text they came from (for error carets)."""
 
     equations: tuple[Equation, ...]
