@@ -34,11 +34,9 @@ static PyObject *split_rows(PyObject *self, PyObject *args) {
         release(bufs, 6);
         Py_RETURN_FALSE;
     }
-    for (int i = 2; i < 6; i++) {
-        if (get_buf(objs[i], &bufs[i], "  iidi"[i], M, 1, names[i]) < 0) {
-            release(bufs, 6);
-            return NULL;
-        }
+    const Py_ssize_t sizes[] = {0, 0, M, M, M, M};
+    if (get_bufs(objs, bufs, 2, 6, "  iidi", sizes, 2, names) < 0) {
+        return NULL;
     }
     const double *rows = F64(bufs[0]);
     int32_t *src = (int32_t *)bufs[2].view.buf, *dst = (int32_t *)bufs[3].view.buf;
@@ -89,11 +87,9 @@ static PyObject *count_operations(PyObject *self, PyObject *args) {
     }
     static const char *const names[] = {"src", "dst", "durations", "counts"};
     Buf bufs[4] = {{0}};
-    for (int i = 0; i < 4; i++) {
-        if (get_buf(objs[i], &bufs[i], "iidq"[i], i == 3 ? P : 0, i == 3, names[i]) < 0) {
-            release(bufs, 4);
-            return NULL;
-        }
+    const Py_ssize_t sizes[] = {0, 0, 0, P};
+    if (get_bufs(objs, bufs, 0, 4, "iidq", sizes, 3, names) < 0) {
+        return NULL;
     }
     Py_ssize_t M = bufs[0].view.len / 4, Md = bufs[1].view.len / 4, D = bufs[2].view.len / 8;
     const int32_t *src = (const int32_t *)bufs[0].view.buf, *dst = (const int32_t *)bufs[1].view.buf;
