@@ -13,23 +13,18 @@ from perfcompose import Model
 from perfcompose.compose import Composer, TermSyntaxError, compose, parse_term
 from perfcompose.errors import ModelError
 from perfcompose.model import symbol
+from perfcompose.validate.paper import PAPER_TABLE1, PAPER_TABLE2
+from perfcompose.validate.paper_calotoiu import CALOTOIU_TABLE1, CALOTOIU_TABLE2
 
-# 000, Table 1 (ns)
-TABLE1 = {
-    "nop": Model.parse("5422.97", unit="ns", params=["x"]),
-    "inc": Model.parse("536.185*x", unit="ns"),
-    "qsort": Model.parse("1034.17*x*log2(x)", unit="ns"),
+# 000, Table 1 (ns): the paper's tasks, and the GrPPi and Hadoop parts of its Table 3 and eq. 7
+TABLE1 = {name: Model.parse(text, unit="ns", params=["x"]) for name, text in PAPER_TABLE1.items()} | {
     "map_grppi": Model.parse("1.241e7", unit="ns", params=["x"]),
     "reduce_grppi": Model.parse("9.449e6", unit="ns", params=["x"]),
     "reduce_hadoop": Model.parse("9376*x", unit="ns"),
     "map_hadoop": Model.parse("3.529e7", unit="ns", params=["x"]),
 }
 # 003, Table I (us)
-TABLE1_003 = {
-    "nop": Model.parse("0.00864", unit="us", params=["x"]),
-    "inc": Model.parse("0.02599*x", unit="us"),
-    "qsort": Model.parse("0.03899*x*log2(x)", unit="us"),
-}
+TABLE1_003 = {name: Model.parse(text, unit="us", params=["x"]) for name, text in CALOTOIU_TABLE1.items()}
 
 
 def _last_digit(printed: str) -> float:
@@ -63,54 +58,22 @@ def _coefficient_text(printed: str, value: float) -> str:
     raise AssertionError(f"{value} not in {printed}")
 
 
-# 000, Table 2: configuration -> modular model [ns]
-TABLE2_MODULAR = [
-    ("seq(qsort,nop)", "1034.17*x*log2(x) + 5422.97"),
-    ("seq(qsort,inc)", "1034.17*x*log2(x) + 536.185*x"),
-    ("seq(inc,qsort)", "1034.17*x*log2(x) + 536.185*x"),
-    ("seq(inc,inc)", "1072.37*x"),
-    ("seq(inc,nop)", "536.185*x + 5422.97"),
-    ("tpool_1(qsort)", "1034.17*x*log2(x)"),
-    ("tpool_2(qsort)", "517.09*x*log2(x)"),
-    ("tpool_4(qsort)", "258.54*x*log2(x)"),
-    ("tpool_8(qsort)", "129.27*x*log2(x)"),
-    ("tpool_12(qsort)", "86.18*x*log2(x)"),
-    ("tpool_24(qsort)", "43.09*x*log2(x)"),
-    ("pipe(qsort,nop)", "1034.17*x*log2(x)"),
-    ("pipe(qsort,inc)", "1034.17*x*log2(x)"),
-    ("pipe(inc,qsort)", "1034.17*x*log2(x)"),
-    ("pipe(inc,inc)", "536.185*x"),
-    ("pipe(inc,nop)", "536.185*x"),
-]
+# The modular-model columns of 000 Table 2 [ns] and 003 Table II [us] as the papers print them,
+# each composed again from its own paper's Table 1 (003's tpool_2 row is a misprint, below)
+MODULAR_COLUMNS = [("000 Table 2", TABLE1, cfg, modular) for cfg, _, modular in PAPER_TABLE2] + [
+    ("003 Table II", TABLE1_003, cfg, modular) for cfg, modular, _, _ in CALOTOIU_TABLE2 if cfg != "tpool_2(qsort)"]
 
 
-@pytest.mark.parametrize("term, modular", TABLE2_MODULAR, ids=[t for t, _ in TABLE2_MODULAR])
-def test_000_table2_modular_model_column(term, modular):
-    model = compose(term, TABLE1, pipe="asymptotic")
+@pytest.mark.parametrize("parts, term, modular", [row[1:] for row in MODULAR_COLUMNS],
+                         ids=[f"{table}: {cfg}" for table, _, cfg, _ in MODULAR_COLUMNS])
+def test_papers_modular_model_columns(parts, term, modular):
+    model = compose(term, parts, pipe="asymptotic")
     assert_printed(model, modular)
-    assert model.unit == "ns"
+    assert model.unit == parts["qsort"].unit
 
 
 def test_000_table2_tpool4_qsort_is_258_54_x_log2_x():
     assert str(compose("tpool_4(qsort)", TABLE1)) == "258.5425*x*log2(x)"
-
-
-# 003, Table II: configuration -> modular model [us]
-TABLE_II_003 = [
-    ("tpool_1(qsort)", "0.03899*x*log2(x)"),
-    ("tpool_4(qsort)", "0.00975*x*log2(x)"),
-    ("tpool_8(qsort)", "0.00488*x*log2(x)"),
-    ("pipe(qsort, nop)", "0.03899*x*log2(x)"),
-    ("pipe(qsort, inc)", "0.03899*x*log2(x)"),
-    ("pipe(inc, qsort)", "0.03899*x*log2(x)"),
-    ("pipe(inc, inc)", "0.02599*x"),
-    ("pipe(inc, nop)", "0.02599*x"),
-]
-
-
-@pytest.mark.parametrize("term, modular", TABLE_II_003, ids=[t for t, _ in TABLE_II_003])
-def test_003_table_II_modular_model_column(term, modular):
-    assert_printed(compose(term, TABLE1_003, pipe="asymptotic"), modular)
 
 
 def test_003_table_II_tpool2_row_is_half_of_table_I():
