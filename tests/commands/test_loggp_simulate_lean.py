@@ -125,11 +125,11 @@ def _subprocess(argv: list[str]) -> subprocess.CompletedProcess[str]:
             f"sys.argv = ['perfcompose', *{argv!r}]\n"
             "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\nelse:\n    code = 0\n"
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'sympy', 'typer', 'pydantic', "
-            "'numba'}), code)\n")
+            "'numba', 'rich'}), code)\n")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
 
 
-def test_it_imports_neither_numpy_nor_sympy_nor_typer(tmp_path):
+def test_it_imports_neither_numpy_nor_sympy_nor_typer_nor_rich(tmp_path):
     for form, path in forms(allreduce(), tmp_path).items():
         out = _subprocess(_argv(path, list(SETTINGS[1]), form)).stdout.splitlines()
         assert "makespan" in out[-2] and out[-1] == "[] 0", (form, out[-3:])

@@ -10,19 +10,23 @@ operations are listed, any input or limit problem), and the caller runs the full
 prints the same results and names every error. The options are the declared ones
 (:mod:`perfcompose.loggp.options`, :mod:`perfcompose.limits`), read by :mod:`.declared_args`.
 
-Rich, which prints the results (:mod:`.loggp_tables`), is imported once the simulation is done
-and the input's buffers are freed, so that its few megabytes are not added to the simulation's
-peak; a progress bar (:mod:`.loggp_phases`) is shown only for inputs that take seconds here.
+The results are written as plain text where Rich would print them without styles
+(:mod:`.loggp_plain_tables`: output not a terminal); else Rich, which prints them
+(:mod:`.loggp_tables`), is imported once the simulation is done and the input's buffers are
+freed, so that its few megabytes are not added to the simulation's peak. A progress bar
+(:mod:`.loggp_phases`) is shown only for inputs that take seconds here.
 """
 from __future__ import annotations
 
 import contextlib
 import importlib
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from perfcompose.commands import loggp_plain_tables as plain
 from perfcompose.commands.declared_args import options, read_args
 from perfcompose.errors import PerfcomposeError
 from perfcompose.limits import LimitOptions, parse_bytes, set_limits
@@ -139,6 +143,12 @@ def _tables() -> ModuleType:
     return importlib.import_module("perfcompose.commands.loggp_tables")
 
 
+def _write(text: str) -> None:
+    """Results printed as plain text (Rich would print the same without styles)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
 def _params(flags: dict[str, Any], unit: str = "") -> LogGP | None:
     """The LogGP parameters, or None where they would be converted to the program's unit (the full
     command says so)."""
@@ -160,7 +170,11 @@ def _goal(path: Path, flags: dict[str, Any], O: float, S: float, step: Any) -> i
         return None
     num_ranks = sched.num_ranks
     del sched  # its buffers, before Rich is imported
-    _tables().print_goal_result(path, num_ranks, params, O, S, finish)
+    text = plain.goal_text(str(path), num_ranks, params, O, S, finish)
+    if text is not None:
+        _write(text)
+    else:
+        _tables().print_goal_result(path, num_ranks, params, O, S, finish)
     return 0
 
 
@@ -205,6 +219,11 @@ def _program(path: Path, form: str, flags: dict[str, Any], O: float, S: float, s
     title = (f"{path}: {prog.P} processors, {prog.steps} steps; LogGOPSim semantics; L={params.L:g} o={params.o:g} "
              f"g={params.g:g} G={params.G:g}")
     del prog  # its buffers, before Rich is imported
+    text = plain.program_text(title, unit, finish, computation, communication, operations, max(finish),
+                              plain.critical(finish, computation))
+    if text is not None:
+        _write(text)
+        return 0
     tables = _tables()
     tables.print_program_table(title, unit, finish, computation, communication, operations)
     tables.print_makespan(max(finish), unit, tables.critical(finish, computation))

@@ -4,24 +4,16 @@ the makespan. No typer and no NumPy (times are any sequences of floats), so that
 prints alike whether it runs through the full command line or without it."""
 from __future__ import annotations
 
-import heapq
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
 
 from perfcompose.commands.consoles import console, fmt
+from perfcompose.commands.loggp_plain_tables import MAX_ROWS, critical, last_to_finish
 from perfcompose.report.tables import ResultTable as Table
 
 __all__ = ["MAX_ROWS", "last_to_finish", "critical", "print_goal_result", "print_program_table", "print_makespan"]
-
-MAX_ROWS = 40  #: ranks (processors) listed in the table of a large schedule (program)
-
-
-def last_to_finish(finish: Sequence[float], count: int = MAX_ROWS) -> list[int]:
-    """The ``count`` ranks that finish last (the lower rank first among equal times), in rank order."""
-    return sorted(heapq.nsmallest(count, range(len(finish)), key=lambda h: (-finish[h], h)))
 
 
 def print_goal_result(program: Path, num_ranks: int, params: Any, O: float, S: float, finish: Any) -> None:
@@ -41,12 +33,6 @@ def print_goal_result(program: Path, num_ranks: int, params: Any, O: float, S: f
         table.add_row(str(h), fmt(float(finish[h]), ".6g"))
     console.print(table)
     console.print(f"makespan {max(finish, default=0.0):.6g}")
-
-
-def critical(finish: Sequence[float], computation: Sequence[float]) -> int:
-    """The processor that finishes last (the most computation among equals, then the lowest)."""
-    last = max(finish)
-    return max((p for p in range(len(finish)) if finish[p] == last), key=lambda p: (computation[p], -p))
 
 
 def print_program_table(title: str, unit: str, finish: Any, computation: Any, communication: Any,

@@ -1,0 +1,192 @@
+"""What ``loggp simulate`` prints (:mod:`.loggp_tables`), written as plain text without importing
+Rich, for output that Rich would print without styles: standard output not a terminal, no
+setting that makes Rich style it, UTF-8, and text that Rich prints as it is (no markup, no emoji
+codes, ASCII, no word wider than the table, the table as wide as its widest cells). Importing and
+running Rich takes about a tenth of a second, as long as a whole small simulation.
+
+Each function returns the text, byte for byte what Rich prints (its heavy-head box, the title
+wrapped to the table's width and set left, the caption wrapped and centred), or None where any
+of those conditions fails, and Rich prints it."""
+from __future__ import annotations
+
+import heapq
+import os
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["MAX_ROWS", "last_to_finish", "critical", "console_width", "goal_text", "program_text"]
+
+MAX_ROWS = 40  #: ranks (processors) listed in the table of a large schedule (program)
+
+_PLAIN = re.compile(r"[ -~]*\Z")  #: printable ASCII
+_SPECIAL = re.compile(r"[\[\]\\]|:\S*?:")  #: what Rich reads as markup or emoji codes
+_WORD = re.compile(r"\s*\S+\s*")  #: a word and the spaces around it, as Rich divides lines
+
+
+def last_to_finish(finish: Sequence[float], count: int = MAX_ROWS) -> list[int]:
+    """The ``count`` ranks that finish last (the lower rank first among equal times), in rank order."""
+    return sorted(heapq.nsmallest(count, range(len(finish)), key=lambda h: (-finish[h], h)))
+
+
+def critical(finish: Sequence[float], computation: Sequence[float]) -> int:
+    """The processor that finishes last (the most computation among equals, then the lowest)."""
+    last = max(finish)
+    return max((p for p in range(len(finish)) if finish[p] == last), key=lambda p: (computation[p], -p))
+
+
+def console_width(environ: Any = None) -> int | None:
+    """The width Rich's console gives standard output, or None where Rich might print it with
+    styles or otherwise than as plain text (a terminal, forced colour, Jupyter, a narrow encoding)."""
+    env = os.environ if environ is None else environ
+    out = sys.stdout
+    if (out is None or sys.platform == "win32" or env.get("TTY_COMPATIBLE", "") == "1"
+            or env.get("FORCE_COLOR") is not None or "get_ipython" in dir(__builtins__)):
+        return None
+    try:
+        if out.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    if not (getattr(out, "encoding", None) or "utf-8").lower().startswith("utf"):
+        return None
+    width = None
+    for fd in (0, 1, 2):
+        try:
+            width = os.get_terminal_size(fd)[0]
+        except (AttributeError, ValueError, OSError):
+            continue
+        break
+    columns = env.get("COLUMNS")
+    if columns is not None and columns.isdigit():
+        width = int(columns)
+    return width or 80
+
+
+def _printable(*texts: str) -> bool:
+    return all(_PLAIN.match(t) and not _SPECIAL.search(t) for t in texts)
+
+
+def _wrapped(text: str, width: int, justify: str = "") -> list[str] | None:
+    """``text`` wrapped at ``width`` as Rich wraps it, and set ``left`` (padded, a table's title)
+    or ``center`` (a caption) or neither (a line printed); None where a word is wider than
+    ``width`` (Rich folds it)."""
+    lines, line, used = [], "", 0
+    for word in _WORD.findall(text):
+        size = len(word.rstrip())
+        if size > width:
+            return None
+        if width - used >= size:
+            line += word
+            used += len(word)
+        elif used:
+            lines.append(line)
+            line, used = word, len(word)
+        else:
+            line += word
+            used += len(word)
+    lines.append(line)
+    out = []
+    for ln in lines:
+        if len(ln) > width:  # spaces beyond the width go
+            trail = len(ln) - len(ln.rstrip())
+            ln = ln[:len(ln) - min(trail, len(ln) - width)]
+        if justify == "center":
+            ln = ln.rstrip()[:width]
+            left = (width - len(ln)) // 2
+            ln = " " * left + ln
+            ln += " " * (width - len(ln))
+        elif justify == "left":
+            ln = ln[:width].ljust(width)
+        out.append(ln)
+    return out
+
+
+def _table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str]], caption: str | None,
+           width: int) -> str | None:
+    """A table of right-aligned columns in Rich's heavy-head box, or None where Rich would lay it
+    out otherwise (narrower than its cells, a word of the title or caption wider than it)."""
+    widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(headers)]
+    total = sum(widths) + 3 * len(widths) + 1
+    if total > width or not _printable(*(c for r in rows for c in r)):
+        return None
+    lines = []
+    if title:
+        got = _wrapped(title, total, "left")
+        if got is None:
+            return None
+        lines += got
+    lines.append("┏" + "┳".join("━" * (w + 2) for w in widths) + "┓")
+    lines.append("┃" + "┃".join(f" {h:>{w}} " for h, w in zip(headers, widths)) + "┃")
+    lines.append("┡" + "╇".join("━" * (w + 2) for w in widths) + "┩")
+    lines += ["│" + "│".join(f" {c:>{w}} " for c, w in zip(r, widths)) + "│" for r in rows]
+    lines.append("└" + "┴".join("─" * (w + 2) for w in widths) + "┘")
+    if caption:
+        got = _wrapped(caption, total, "center")
+        if got is None:
+            return None
+        lines += got
+    return "".join(ln + "\n" for ln in lines)
+
+
+def _number(v: float) -> str:
+    return format(v, ".6g") if v == v else "n/a"
+
+
+def _lines(width: int, *texts: str) -> str | None:
+    """Lines of text as Rich prints them on a console ``width`` wide, or None (see the module)."""
+    if not _printable(*texts):
+        return None
+    out = []
+    for t in texts:
+        got = _wrapped(t, width)
+        if got is None:
+            return None
+        out.append("".join(ln + "\n" for ln in got))
+    return "".join(out)
+
+
+def goal_text(program: str, num_ranks: int, params: Any, O: float, S: float, finish: Any) -> str | None:
+    """What :func:`.loggp_tables.print_goal_result` prints, or None (see the module)."""
+    width = console_width()
+    if width is None:
+        return None
+    head = _lines(width, f"{program}: LogGOPSim semantics, {num_ranks} ranks; L={params.L:g} o={params.o:g} "
+                  f"g={params.g:g} G={params.G:g} O={O:g} S={S:g}")
+    tail = _lines(width, f"makespan {max(finish, default=0.0):.6g}")
+    if head is None or tail is None:
+        return None
+    shown: Any = range(num_ranks)
+    caption = None
+    if num_ranks > MAX_ROWS:
+        shown = last_to_finish(finish)
+        caption = f"the {MAX_ROWS} of {num_ranks} ranks that finish last (--json lists all)"
+    table = _table(None, ("rank", "finish"), [(str(h), _number(float(finish[h]))) for h in shown], caption, width)
+    if table is None:
+        return None
+    return head + table + tail
+
+
+def program_text(title: str, unit: str, finish: Any, computation: Any, communication: Any, operations: Any,
+                 makespan: float, processor: int) -> str | None:
+    """What :func:`.loggp_tables.print_program_table` and :func:`.loggp_tables.print_makespan`
+    print, or None (see the module)."""
+    width = console_width()
+    if width is None or unit and not (unit.isascii() and unit.isalnum()):
+        return None
+    tail = _lines(width, f"makespan {makespan:.6g}{' ' + unit if unit else ''} (processor {processor})")
+    if tail is None or not _printable(title):
+        return None
+    u = f" [{unit}]" if unit else ""
+    P = len(finish)
+    shown: Any = range(P)
+    caption = None
+    if P > MAX_ROWS:
+        shown = last_to_finish(finish)
+        caption = f"the {MAX_ROWS} of {P} processors that finish last (--json lists all)"
+    rows = [(str(p), _number(float(finish[p])), _number(float(computation[p])), _number(float(communication[p])),
+             str(int(operations[p]))) for p in shown]
+    headers = ("processor", f"finish{u}", f"computation{u}", f"communication{u}", "operations")
+    table = _table(title, headers, rows, caption, width)  # (a unit is letters: its brackets print)
+    return None if table is None else table + tail
