@@ -28,7 +28,8 @@ class GoalBuffers:
     """A schedule's columns as :class:`.goal.GoalSchedule` holds them (operations in rank order,
     ``op_ptr`` their offsets by rank, dependencies as operation indices) in typed buffers (kind
     int8, size float32 where every size is exact there else float64, peer/tag/cpu/nic/req int32,
-    op_ptr int64), with how many CPUs and NICs its ranks use."""
+    op_ptr int64), with how many CPUs and NICs its ranks use, how many operations and how many
+    sends it has."""
 
     num_ranks: int
     op_ptr: Any
@@ -44,15 +45,8 @@ class GoalBuffers:
     ireq_b: Any
     n_cpu: int
     n_nic: int
-
-    @property
-    def num_ops(self) -> int:
-        return len(self.kind)
-
-    @property
-    def sends(self) -> int:
-        """How many sends the schedule has."""
-        return bytes(self.kind).count(0)
+    num_ops: int
+    sends: int
 
 
 def read_goal_buffers(path: Path | str) -> GoalBuffers | None:
@@ -81,8 +75,9 @@ def read_goal_buffers(path: Path | str) -> GoalBuffers | None:
         req_a, req_b, ireq_a, ireq_b = dep_a[:m], dep_b[:m], dep_a[:0], dep_b[:0]
     n_cpu = 1 + max(cpu[:n]) if any_cpu else 1
     n_nic = 1 + max(nic[:n]) if any_nic else 1
-    return GoalBuffers(num_ranks, op_ptr, kind[:n], size_c[:n], peer[:n], tag[:n], cpu[:n], nic[:n], req_a, req_b,
-                       ireq_a, ireq_b, n_cpu, n_nic)
+    kinds = kind[:n]
+    return GoalBuffers(num_ranks, op_ptr, kinds, size_c[:n], peer[:n], tag[:n], cpu[:n], nic[:n], req_a, req_b,
+                       ireq_a, ireq_b, n_cpu, n_nic, n, bytes(kinds).count(0))
 
 
 def read_lean_columns(ext: Any, opener: Callable[[], IO[bytes]], size: int,
