@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,7 @@ def _check_name(name: str) -> str:
     return name
 
 
+@dataclass(frozen=True, eq=False)
 class SkeletonSource:
     """T(n, p) forecast from a runtime table by a skeleton, evaluated point by point and cached.
 
@@ -64,58 +65,41 @@ class SkeletonSource:
     measured point is left out of its own fit there, and so it is here.
     """
 
+    #: the measured runtimes the forecasts come from
+    table: RuntimeTable
+    #: the skeleton that relates T(n, p) to the sequential times
+    skeleton: Skeleton
+    #: how each point is forecast (methods, direction, epsilon, strategy, training window)
+    options: ForecastOptions
+    #: the model's name when it is composed, e.g. ``T_gauss``
+    name: str
+    #: the unit of the table's times: seconds unless the table's record says otherwise
+    unit: str
+    _estimates: dict[tuple[float, int], Estimate] = field(init=False, repr=False)
+    _values: dict[tuple[float, int], float] = field(init=False, repr=False)
+    _models: dict[str, Model] = field(init=False, repr=False)
+
     def __init__(self, table: RuntimeTable, skeleton: Skeleton = Skeleton(), *, name: str | None = None,
                  unit: str = "s", **options: Any) -> None:
         """``options``: those of :class:`ForecastOptions` (method_t, method_a, direction, epsilon,
         poly_degree, strategy, training, train), each left out taking its declared default."""
         table.check()
-        self._table = table
-        self._skeleton = skeleton
-        self._options = _forecast_options(options)
-        self._name = _check_name(name or _default_name(table.source))
-        self._unit = unit
-        self._estimates: dict[tuple[float, int], Estimate] = {}
-        self._values: dict[tuple[float, int], float] = {}
-        self._models: dict[str, Model] = {}
-        self._evaluations = 0
-
-    # -- what it holds ------------------------------------------------------------------------
-
-    @property
-    def table(self) -> RuntimeTable:
-        """The measured runtimes the forecasts come from."""
-        return self._table
-
-    @property
-    def skeleton(self) -> Skeleton:
-        """The skeleton that relates T(n, p) to the sequential times."""
-        return self._skeleton
-
-    @property
-    def options(self) -> ForecastOptions:
-        """How each point is forecast (methods, direction, epsilon, strategy, training window)."""
-        return self._options
-
-    @property
-    def name(self) -> str:
-        """The model's name when it is composed, e.g. ``T_gauss``."""
-        return self._name
-
-    @property
-    def unit(self) -> str:
-        """The unit of the table's times: seconds unless the table's record says otherwise."""
-        return self._unit
+        held = {"table": table, "skeleton": skeleton, "options": _forecast_options(options),
+                "name": _check_name(name or _default_name(table.source)), "unit": unit,
+                "_estimates": {}, "_values": {}, "_models": {}}
+        for attribute, value in held.items():  # a frozen dataclass sets its fields once, here
+            object.__setattr__(self, attribute, value)
 
     @property
     def source(self) -> str:
         """Where the model comes from, e.g. ``skeleton general forecast of runtimes.csv``."""
-        of = Path(self._table.source).name if self._table.source else "a runtime table"
-        return f"skeleton {self._skeleton.name} forecast of {of}"
+        of = Path(self.table.source).name if self.table.source else "a runtime table"
+        return f"skeleton {self.skeleton.name} forecast of {of}"
 
     @property
     def evaluations(self) -> int:
-        """How many estimates were computed (each distinct point once)."""
-        return self._evaluations
+        """How many estimates were computed (each distinct point once, full or value alone)."""
+        return len(self._estimates.keys() | self._values.keys())
 
     # -- evaluation -----------------------------------------------------------------------------
 
@@ -124,10 +108,9 @@ class SkeletonSource:
         key = (float(n), int(p))
         cached = self._estimates.get(key)
         if cached is None:
-            cached = estimate(self._table, key[0], key[1], skeleton=self._skeleton,
-                              **self._options.estimate_options())
+            cached = estimate(self.table, key[0], key[1], skeleton=self.skeleton,
+                              **self.options.estimate_options())
             self._estimates[key] = cached
-            self._evaluations += key not in self._values
         return cached
 
     def _value(self, n: float, p: int) -> float:
@@ -139,10 +122,9 @@ class SkeletonSource:
             return full.value
         value = self._values.get(key)
         if value is None:
-            value = estimate(self._table, n, p, skeleton=self._skeleton, diagnostics=False,
-                             **self._options.estimate_options()).value
+            value = estimate(self.table, n, p, skeleton=self.skeleton, diagnostics=False,
+                             **self.options.estimate_options()).value
             self._values[key] = value
-            self._evaluations += 1
         return value
 
     def evaluate(self, n: Any, p: Any) -> Any:
@@ -160,11 +142,11 @@ class SkeletonSource:
     def _check_points(self, n: np.ndarray, p: np.ndarray) -> None:
         bad_p = ~(np.isfinite(p) & (p >= 1) & (p == np.floor(p)))
         if bad_p.any():
-            raise ModelError(f"{self._name}(n, p): p = {p[bad_p].flat[0]:g} is not a whole number >= 1; "
+            raise ModelError(f"{self.name}(n, p): p = {p[bad_p].flat[0]:g} is not a whole number >= 1; "
                              "p counts processing elements (PEs)")
         bad_n = ~(np.isfinite(n) & (n > 0))
         if bad_n.any():
-            raise ModelError(f"{self._name}(n, p): n = {n[bad_n].flat[0]:g} is not a positive input size")
+            raise ModelError(f"{self.name}(n, p): n = {n[bad_n].flat[0]:g} is not a positive input size")
 
     def model(self, name: str | None = None, *, interval: bool = False) -> Model:
         """T(n, p) as a numeric Model over ``("n", "p")``; the same name gives the same Model.
@@ -172,9 +154,9 @@ class SkeletonSource:
         With ``interval`` the model carries jackknife+ members (see
         :mod:`perfcompose.skeleton.jackknife`), so that a prediction composed from it has a width.
         """
-        name = _check_name(name or self._name)
+        name = _check_name(name or self.name)
         if name not in self._models:
-            self._models[name] = Model.numeric(name, self.evaluate, ("n", "p"), unit=self._unit,
+            self._models[name] = Model.numeric(name, self.evaluate, ("n", "p"), unit=self.unit,
                                                source=self.source, record=self.to_record)
         model = self._models[name]
         if not interval:
@@ -184,21 +166,21 @@ class SkeletonSource:
 
     def on(self, table: RuntimeTable) -> SkeletonSource:
         """The same forecaster (skeleton, options, name, unit) on another table."""
-        return SkeletonSource(table, self._skeleton, name=self._name, unit=self._unit, **self._options.as_dict())
+        return SkeletonSource(table, self.skeleton, name=self.name, unit=self.unit, **self.options.as_dict())
 
     # -- the record -----------------------------------------------------------------------------
 
     def to_record(self) -> dict[str, Any]:
         """A JSON-ready dict that rebuilds this source exactly: the table inline, skeleton, options."""
-        table = self._table
+        table = self.table
         rows = [{"n": n, "p": "seq" if p == SEQ else p, "time": t, "text": table.texts[(n, p)]}
                 for (n, p), t in table.times.items()]
-        sk = self._skeleton
-        return {"format": SKELETON_MODEL_FORMAT, "name": self._name,
-                "table": {"source": table.source, "unit": self._unit,
+        sk = self.skeleton
+        return {"format": SKELETON_MODEL_FORMAT, "name": self.name,
+                "table": {"source": table.source, "unit": self.unit,
                           "reference": "absolute" if table.absolute else "relative", "rows": rows},
                 "skeleton": {"kind": sk.kind, "r": sk.r, "d": sk.d, "k": sk.k, "name": sk.name},
-                "options": self._options.as_dict()}
+                "options": self.options.as_dict()}
 
     def forecast_record(self, est: Estimate) -> dict[str, Any]:
         """The forecast at one point with this source's record, which recomputes it anywhere
