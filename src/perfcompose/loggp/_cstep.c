@@ -138,9 +138,30 @@ static inline int64_t receive_first(Receiver *r, int64_t p, double tr, int64_t s
     return seq + 1;
 }
 
+#if defined(__GNUC__)
+#define PREFETCH_R(p) __builtin_prefetch((p), 0)
+#define PREFETCH_W(p) __builtin_prefetch((p), 1)
+#else
+#define PREFETCH_R(p) ((void)(p))
+#define PREFETCH_W(p) ((void)(p))
+#endif
+
+/* processor p receives every message of its arrival heap in arrival order; the heap, filled long
+ * before, is fetched first as a whole, and the messages that may come next (the root's children)
+ * have their output lines fetched while the root's is written */
 static int64_t drain(Receiver *r, int64_t p, int64_t seq) {
     Entry *h = r->heap + r->recv_ptr[p];
+    const char *end = (const char *)(h + r->rsize[p]);
+    for (const char *x = (const char *)h; x < end; x += 64) {
+        PREFETCH_R(x);
+    }
     while (r->rsize[p] > 0) {
+        if (r->rsize[p] > 2) {
+            PREFETCH_W(&r->recv_start[h[1].id]);
+            PREFETCH_W(&r->recv_seq[h[1].id]);
+            PREFETCH_W(&r->recv_start[h[2].id]);
+            PREFETCH_W(&r->recv_seq[h[2].id]);
+        }
         seq = receive_first(r, p, fmax(r->recv_ready[p], h[0].key), seq);
     }
     return seq;
@@ -348,6 +369,8 @@ typedef struct {
     int64_t n_newly, n_sent;
 } Worst;
 
+#define WORST_AHEAD 16
+
 static int64_t worst_run(Worst *a, Receiver *r) {
     int64_t sp = 0, P = a->P;
     if (a->forced >= 0) {
@@ -370,7 +393,23 @@ static int64_t worst_run(Worst *a, Receiver *r) {
         if (a->newly) {
             a->newly[a->n_newly++] = p;
         }
-        for (int64_t i = a->send_ptr[p]; i < a->send_ptr[p + 1]; i++) {
+        const int64_t end = a->send_ptr[p + 1];
+        for (int64_t i = a->send_ptr[p]; i < end; i++) {
+            /* the burst's messages lie far apart: what a send reads and writes is fetched
+             * WORST_AHEAD sends ahead, and its receiver's heap slot half as far */
+            if (i + WORST_AHEAD < end) {
+                int64_t mf = a->order[i + WORST_AHEAD];
+                PREFETCH_R(&a->dst[mf]);
+                PREFETCH_R(&a->nbytes[mf]);
+                PREFETCH_W(&a->send_start[mf]);
+                PREFETCH_W(&a->send_seq[mf]);
+            }
+            if (i + WORST_AHEAD / 2 < end) {
+                int64_t df = a->dst[a->order[i + WORST_AHEAD / 2]], nf = r->rsize[df];
+                Entry *hf = r->heap + r->recv_ptr[df];
+                PREFETCH_W(&hf[nf]);
+                PREFETCH_R(&hf[(nf - 1) >> 1]);
+            }
             int64_t m = a->order[i];
             double ts = r->next_send[p];
             double k1G = fmax(a->nbytes[m] - 1.0, 0.0) * a->G;
