@@ -161,7 +161,7 @@ def test_design_files(folder, data):
 
 
 def _pamela_model(path: Path) -> Any:
-    from perfcompose.pamela.parser import load
+    from perfcompose.pamela.language.parser import load
 
     return load(path)
 

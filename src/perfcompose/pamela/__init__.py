@@ -18,9 +18,10 @@ from typing import Any
 #: (:mod:`perfcompose.pamela.numeric_form`) does not import SymPy
 _HOMES = {"Costs": "compiler", "compile_process": "compiler", "CostModel": "costmodel", "Evaluation": "evaluation",
           "compile_file": "costmodel", "compile_program": "costmodel", "compile_text": "costmodel",
-          "NormalForm": "normalise", "normalise": "normalise", "load": "parser", "parse": "parser",
-          "pamela_text": "printing", "simplify": "simplify", "Simulation": "simulate",
-          "simulate_process": "simulate", "PamelaError": "syntax", "PamelaProgram": "syntax"}
+          "NormalForm": "language.normalisation", "normalise": "language.normalisation",
+          "load": "language.parser", "parse": "language.parser", "pamela_text": "language.printing",
+          "simplify": "simplify", "Simulation": "simulate", "simulate_process": "simulate",
+          "PamelaError": "language.syntax", "PamelaProgram": "language.syntax"}
 
 __all__ = ["CostModel", "Costs", "Evaluation", "NormalForm", "PamelaError", "PamelaProgram", "Simulation",
            "compile_file", "compile_process", "compile_program", "compile_text", "load", "normalise",

@@ -22,8 +22,8 @@ from perfcompose.errors import InputError
 from perfcompose.limits import check_memory
 from perfcompose.model import symbol
 from perfcompose.pamela.evaluation import load_list
+from perfcompose.pamela.language.syntax import PamelaError
 from perfcompose.pamela.symbolic import MaxOver, MinOver, VMax, load_terms
-from perfcompose.pamela.syntax import PamelaError
 
 __all__ = [
     "Evaluator",

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from perfcompose.pamela.syntax import PamelaError
+from perfcompose.pamela.language.syntax import PamelaError
 
 __all__ = ["Evaluation", "load_list", "load_vector", "no_values"]
 

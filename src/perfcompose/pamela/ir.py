@@ -11,7 +11,7 @@ from typing import Literal
 
 import sympy as sp
 
-from perfcompose.pamela.syntax import Pos
+from perfcompose.pamela.language.syntax import Pos
 
 __all__ = ["Resource", "RHO", "Use", "Seq", "Par", "Loop", "Cond", "Nil", "NIL", "Proc"]
 

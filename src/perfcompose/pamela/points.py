@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from perfcompose.pamela.evaluation import Evaluation, load_vector, no_values
+from perfcompose.pamela.language.syntax import PamelaError
 from perfcompose.pamela.model_cache import compile_cached, numeric_form
-from perfcompose.pamela.syntax import PamelaError
 
 __all__ = ["check_names", "evaluate_point", "grid_function"]
 

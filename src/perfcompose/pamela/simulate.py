@@ -26,9 +26,9 @@ from perfcompose.limits import check_steps
 from perfcompose.model import symbol
 from perfcompose.pamela import _vm, ir
 from perfcompose.pamela.evaluate import evaluate, is_closed
-from perfcompose.pamela.normalise import NormalForm
+from perfcompose.pamela.language.normalisation import NormalForm
+from perfcompose.pamela.language.syntax import PamelaError, PamelaProgram, Pos
 from perfcompose.pamela.simplify import simplify
-from perfcompose.pamela.syntax import PamelaError, PamelaProgram, Pos
 
 __all__ = ["Simulation", "simulate_process", "flatten"]
 

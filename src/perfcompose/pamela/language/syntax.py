@@ -2,7 +2,7 @@
 
 Every node knows where it was written (line and column, 1-based), so later passes can point at
 the offending text. Nodes are untyped: whether an expression is a number, a vector, a process or
-a resource is decided by :mod:`perfcompose.pamela.normalise`, which knows the equations.
+a resource is decided by :mod:`perfcompose.pamela.language.normalisation`, which knows the equations.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Read PAMELA text (paper 004, section 2.1) into :mod:`perfcompose.pamela.syntax` with a lark grammar.
+"""Read PAMELA text (paper 004, section 2.1) into :mod:`.syntax` with a lark grammar.
 
 ::
 
@@ -21,7 +21,7 @@ from typing import cast
 
 import lark
 
-from perfcompose.pamela.syntax import (
+from perfcompose.pamela.language.syntax import (
     BinOp,
     Call,
     Equation,

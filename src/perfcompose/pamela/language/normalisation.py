@@ -20,8 +20,7 @@ import sympy as sp
 
 from perfcompose.model import symbol
 from perfcompose.pamela import ir
-from perfcompose.pamela.symbolic import MaxOver, MinOver, UnitVec, VMax, choose, index_symbol, indicator, is_vector
-from perfcompose.pamela.syntax import (
+from perfcompose.pamela.language.syntax import (
     BinOp,
     Call,
     Equation,
@@ -36,6 +35,7 @@ from perfcompose.pamela.syntax import (
     Pos,
     Vector,
 )
+from perfcompose.pamela.symbolic import MaxOver, MinOver, UnitVec, VMax, choose, index_symbol, indicator, is_vector
 
 __all__ = ["NormalForm", "normalise", "check_names", "BUILTINS"]
 

@@ -6,7 +6,7 @@ from pamela_models import MRM
 
 from perfcompose.errors import InputError
 from perfcompose.pamela import parse
-from perfcompose.pamela.syntax import BinOp, Call, If, Loop, Name, Number, Pos, Vector
+from perfcompose.pamela.language.syntax import BinOp, Call, If, Loop, Name, Number, Pos, Vector
 
 
 def test_mrm_equations_as_printed_in_section_2_1():
