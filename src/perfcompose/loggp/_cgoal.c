@@ -31,11 +31,13 @@ static void *big_alloc(size_t bytes) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* the event queue: smallest time first, equal times by creation stamp. A binary heap holds the
- * events of the current slot of time (and any queued before it); later ones wait unsorted in a
- * ring of per-slot lists (a calendar queue) and, beyond the ring, in a second heap. An event of
- * a later slot is later than every one in the heap, so the events come out in the same order as
- * from one heap, at the cost of a heap of a slot's few events. */
+/* the event queue: smallest time first, equal times by creation stamp. The events of the current
+ * slot of time are a sorted array, taken in order, and a binary heap of those queued into the
+ * slot while it runs (and any queued before it); later ones wait unsorted in a ring of per-slot
+ * lists (a calendar queue) and, beyond the ring, in a second heap. An event of a later slot is
+ * later than every one of the current slot, so the events come out in the same order as from one
+ * heap. Where many events share a time (ranks in lock-step) a slot holds thousands: sorting them
+ * at once and reading them in order costs far less than a heap of thousands. */
 
 typedef struct {
     double key;
@@ -76,6 +78,52 @@ static inline void pop(Ev *h, int64_t *n) {
         ev_sift_down(h, m, h[m]);
     }
     h[m] = EV_LAST;
+}
+
+/* a[0 .. n) sorted by time and stamp: runs of 16 by insertion, then merged pairwise (tmp: room
+ * for n) */
+static void ev_sort(Ev *a, Ev *tmp, int64_t n) {
+    int64_t j = 1;
+    while (j < n && !ev_less(a[j].key, a[j].ts, a[j - 1].key, a[j - 1].ts)) {
+        j++;
+    }
+    if (j >= n) {
+        return; /* in order already */
+    }
+    for (int64_t lo = 0; lo < n; lo += 16) {
+        int64_t hi = lo + 16 < n ? lo + 16 : n;
+        for (int64_t i = lo + 1; i < hi; i++) {
+            Ev e = a[i];
+            int64_t k = i;
+            while (k > lo && ev_less(e.key, e.ts, a[k - 1].key, a[k - 1].ts)) {
+                a[k] = a[k - 1];
+                k--;
+            }
+            a[k] = e;
+        }
+    }
+    Ev *src = a, *dst = tmp;
+    for (int64_t w = 16; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t x = lo, y = mid, o = lo;
+            while (x < mid && y < hi) {
+                dst[o++] = ev_less(src[y].key, src[y].ts, src[x].key, src[x].ts) ? src[y++] : src[x++];
+            }
+            while (x < mid) {
+                dst[o++] = src[x++];
+            }
+            while (y < hi) {
+                dst[o++] = src[y++];
+            }
+        }
+        Ev *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) {
+        memcpy(a, src, (size_t)n * sizeof(Ev));
+    }
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -150,6 +198,8 @@ typedef struct {
     int64_t nf;
     Ev *heap;
     int64_t hn, hcap;
+    Ev *run, *run_tmp; /* the current slot's events as it began, sorted: run[rh .. rn) are left */
+    int64_t rh, rn, rcap;
     int32_t ts;
     /* groups of queued operations, ids below gmax: g_hi[g] operations from g_lo[g] on, linked
      * through op.next */
@@ -293,8 +343,9 @@ static inline void qpush(Sim *s, double key, int32_t ts, int32_t id, int32_t op,
     push(s->heap, &s->hn, key, ts, id, op, aux);
 }
 
-/* the heap is empty: the next slot with events becomes the current one, its events go into the
- * heap (those of the far heap that the ring reaches now move into it first) */
+/* the current slot is done (its array read, its heap empty): the next slot with events becomes
+ * the current one, its events, sorted, the array (those of the far heap that the ring reaches
+ * now move into it first) */
 static void next_slot(Sim *s) {
     if (s->fn > 0) {
         if (s->ring_n == 0) {
@@ -318,30 +369,54 @@ static void next_slot(Sim *s) {
     s->ring_bits[word] &= ~(1ULL << (r2 & 63));
     int32_t k = s->ring[r2];
     s->ring[r2] = -1;
-    while (k >= 0) {
-        const Ev *e = &s->node[k].e;
-        if (heap_room(&s->heap, s->hn, &s->hcap) < 0) {
+    int64_t count = 0;
+    for (int32_t x = k; x >= 0; x = s->node[x].next) {
+        count++;
+    }
+    if (count > s->rcap) {
+        int64_t cap = s->rcap;
+        while (cap < count) {
+            cap *= 2;
+        }
+        Ev *a = realloc(s->run, (size_t)cap * sizeof(Ev));
+        if (a) {
+            s->run = a;
+        }
+        Ev *b2 = a ? realloc(s->run_tmp, (size_t)cap * sizeof(Ev)) : NULL;
+        if (b2) {
+            s->run_tmp = b2;
+        }
+        if (!b2) {
             s->nomem = 1;
             return;
         }
-        push(s->heap, &s->hn, e->key, e->ts, e->id, e->op, e->aux);
-        __builtin_prefetch(&s->op[e->op]); /* read the slot's operations ahead */
-        __builtin_prefetch(SIZE_AT(s, e->op));
-        if (e->id > s->n) {
-            __builtin_prefetch(&s->kq[4 * (int64_t)e->aux]);
-        }
+        s->rcap = cap;
+    }
+    int64_t at = count; /* the list holds the slot's events last queued first: filled from the end */
+    while (k >= 0) {
+        s->run[--at] = s->node[k].e;
         s->ring_n--;
         int32_t nx = s->node[k].next;
         s->node[k].next = s->node_free;
         s->node_free = k;
         k = nx;
     }
+    ev_sort(s->run, s->run_tmp, count);
+    s->rh = 0;
+    s->rn = count;
 }
 
 /* take the first event off the queue (one is queued) */
 static inline Ev qpop(Sim *s) {
-    if (s->hn == 0) {
+    if (s->hn == 0 && s->rh == s->rn) {
         next_slot(s);
+        if (s->nomem) {
+            return EV_LAST;
+        }
+    }
+    if (s->rh < s->rn && (s->hn == 0 || ev_less(s->run[s->rh].key, s->run[s->rh].ts, s->heap[0].key,
+                                                s->heap[0].ts))) {
+        return s->run[s->rh++];
     }
     Ev e = s->heap[0];
     pop(s->heap, &s->hn);
@@ -351,7 +426,8 @@ static inline Ev qpop(Sim *s) {
 /* whether every queued event comes after (t, ts), t being the time of the last event taken: the
  * events of later slots come after all in the heap, and after t */
 static inline int queue_after(const Sim *s, double t, int32_t ts) {
-    return s->hn == 0 || s->heap[0].key > t || (s->heap[0].key == t && s->heap[0].ts > ts);
+    return (s->hn == 0 || ev_less(t, ts, s->heap[0].key, s->heap[0].ts)) &&
+           (s->rh == s->rn || ev_less(t, ts, s->run[s->rh].key, s->run[s->rh].ts));
 }
 
 static inline int32_t new_group(Sim *s) {
@@ -740,13 +816,31 @@ static void issue_fresh(Sim *s, int64_t h1, int64_t h2) {
     }
 }
 
+#ifndef RUN_AHEAD
+#define RUN_AHEAD 16
+#endif
+
+/* read ahead what the event e will read (its operation's columns, a message's matching queues) */
+static inline void prefetch_event(const Sim *s, const Ev *e, int queues) {
+    int32_t o = e->op;
+    __builtin_prefetch(&s->op[o]);
+    __builtin_prefetch(SIZE_AT(s, o));
+    __builtin_prefetch(&s->flag[o]);
+    __builtin_prefetch(&s->peer[o]);
+    __builtin_prefetch(&s->kind[o]);
+    __builtin_prefetch(s->tag + (s->tag_wide ? 8 : 4) * (int64_t)o);
+    if (queues && e->id > s->n) {
+        __builtin_prefetch(&s->kq[4 * (int64_t)e->aux]);
+    }
+}
+
 static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
     int carry = 0;
     double t = 0.0;
     int32_t its = 0, grp = 0;
     int64_t h = 0; /* the rank of the group running */
     const int64_t n = s->n;
-    while ((s->hn > 0 || s->ring_n > 0 || s->fn > 0 || carry) && !s->nomem) {
+    while ((s->hn > 0 || s->rh < s->rn || s->ring_n > 0 || s->fn > 0 || carry) && !s->nomem) {
         int32_t i;
         if (carry) {
             carry = 0;
@@ -755,6 +849,9 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
         } else {
             (*pops)++;
             Ev e = qpop(s);
+            if (s->nomem) {
+                break;
+            }
             t = e.key;
             its = e.ts;
             grp = e.id;
@@ -762,20 +859,19 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
             if (grp <= n) {
                 h = e.aux;
             }
-            for (int64_t k = 0; k < 3 && k < s->hn; k++) { /* read the next events' operations ahead */
-                int32_t o = s->heap[k].op;
-                __builtin_prefetch(&s->op[o]);
-                __builtin_prefetch(SIZE_AT(s, o));
-                __builtin_prefetch(&s->flag[o]);
-                __builtin_prefetch(&s->peer[o]);
-                __builtin_prefetch(&s->kind[o]);
-                __builtin_prefetch(s->tag + (s->tag_wide ? 8 : 4) * (int64_t)o);
-                if (s->heap[k].id > n) {
-                    __builtin_prefetch(&s->kq[4 * (int64_t)s->heap[k].aux]);
+            /* read the operations of the next events ahead: of the slot's array, some further on */
+            for (int64_t k = 0; k < 2 && k < s->hn; k++) {
+                prefetch_event(s, &s->heap[k], 0);
+            }
+            if (s->rh + RUN_AHEAD < s->rn) {
+                prefetch_event(s, &s->run[s->rh + RUN_AHEAD], 1);
+            } else {
+                for (int64_t k = s->rh; k < s->rh + 2 && k < s->rn; k++) {
+                    prefetch_event(s, &s->run[k], 1);
                 }
             }
-            if (s->hn > 0 && s->heap[0].id > n) { /* and the receive the next message will match */
-                int32_t r = RK_HEAD(s, s->heap[0].aux);
+            if (s->rh + 1 < s->rn && s->run[s->rh + 1].id > n) { /* the receive a message soon matches */
+                int32_t r = RK_HEAD(s, s->run[s->rh + 1].aux);
                 if (r >= 0) {
                     __builtin_prefetch(&s->op[r]);
                     __builtin_prefetch(&s->flag[r]);
@@ -1044,7 +1140,8 @@ static void free_sim(Sim *s) {
     void *all[] = {s->op, s->keys, s->extra, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh, s->fresh_h,
                    s->sort_tmp, s->heap, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail,
                    s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_base,
-                   s->w_head, s->w_tail, s->wq, s->ring, s->ring_bits, s->node, s->far};
+                   s->w_head, s->w_tail, s->wq, s->ring, s->ring_bits, s->node, s->far,
+                   s->run, s->run_tmp};
     for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) {
         free(all[k]);
     }
@@ -1110,6 +1207,9 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
     NEW(s->sort_tmp, 2 * most + 2, int32_t);
     s->hcap = 1024;
     NEW(s->heap, s->hcap, Ev);
+    s->rcap = 1024;
+    NEW(s->run, s->rcap, Ev);
+    NEW(s->run_tmp, s->rcap, Ev);
     s->fcap = 1024;
     NEW(s->far, s->fcap, Ev);
     NEW_FILL(s->ring, RING, int32_t, 0xff);

@@ -66,7 +66,7 @@ def read_goal_buffers(path: Path | str) -> GoalBuffers | None:
         per_rank[r] = k
     op_ptr = array("q", accumulate(per_rank, initial=0))
     how = dep_how[:m]
-    if any(how):
+    if bytes(how).count(0) != m:  # (counted in C: any() takes a tenth of a second at 10^6 operations)
         plain = [j for j in range(m) if not how[j]]
         irequired = [j for j in range(m) if how[j]]
         req_a, req_b = _picked(dep_a, plain), _picked(dep_b, plain)
