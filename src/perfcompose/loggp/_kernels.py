@@ -5,17 +5,38 @@ messages in arrival order, and the heaps. A heap keeps each (key, tie-break, id)
 as the extension does: three float64 in a row (the id exact as a float below 2^53), so that a
 comparison and a move touch one cache line where three arrays touched three. What runs once a
 message is inlined where Numba compiles the kernel (no call, and no reference counting of the
-arrays passed, per message). Imported only by
+arrays passed, per message), and what the next action reads is fetched ahead (:func:`prefetch`, the
+cache hint of the extension's ``__builtin_prefetch``). Imported only by
 :mod:`.backend`, so that a process running the compiled extension never loads Numba."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
+from llvmlite import ir
 from numba import njit
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
-__all__ = ["heap_push", "heap_replace_top", "heap_pop", "gaps_after_receive", "gaps_after_send", "receive_first",
-           "drain", "standard_kernel", "worst_kernel"]
+__all__ = ["prefetch", "heap_push", "heap_replace_top", "heap_pop", "gaps_after_receive", "gaps_after_send",
+           "receive_first", "drain", "standard_kernel", "worst_kernel"]
+
+
+@intrinsic
+def prefetch(typingctx, arr, idx):  # pragma: no cover - compiled
+    """Fetch the cache line of ``arr[idx]`` (a 1-d array, a non-negative index) ahead of its use,
+    as C's ``__builtin_prefetch``: a hint, with no effect on results."""
+    sig = types.void(arr, idx)
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, args[0])
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                            "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(builder.gep(ary.data, [args[1]]), i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
 
 
 @njit(cache=True, inline="always")
@@ -120,9 +141,17 @@ def receive_first(p, tr, rheap, rsize, base, next_send, recv_ready, finish, recv
 def drain(p, rheap, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq, seq, o,
           send_gap_after_recv, recv_gap_after_recv):  # pragma: no cover - compiled
     """Processor p receives every message in its arrival heap, in arrival order, each as early as
-    its gap allows; returns the next operation number."""
+    its gap allows; returns the next operation number. The heap, filled long before, is fetched
+    as a whole first, and the messages that may come next (the root's children) have their
+    output lines fetched while the root's are written."""
     base = recv_ptr[p]
+    for j in range(3 * base, 3 * (base + rsize[p]), 8):
+        prefetch(rheap, j)
     while rsize[p] > 0:
+        if rsize[p] > 2:
+            for c in (int(rheap[3 * base + 5]), int(rheap[3 * base + 8])):
+                prefetch(recv_start, c)
+                prefetch(recv_seq, c)
         seq = receive_first(p, max(recv_ready[p], rheap[3 * base]), rheap, rsize, base, next_send, recv_ready,
                             finish, recv_start, recv_seq, seq, o, send_gap_after_recv, recv_gap_after_recv)
     return seq
@@ -179,6 +208,12 @@ def standard_kernel(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, e
             heap_replace_top(senders, 0, hn, next_send[p], tb, p)
         else:
             hn = heap_pop(senders, 0, hn)
+        if hn > 0:  # the next to act: its first arrival and its next message, fetched ahead
+            pn = int(senders[2])
+            prefetch(rheap, 3 * recv_ptr[pn])
+            mn = order[pos[pn]]
+            prefetch(nbytes, mn)
+            prefetch(dst, mn)
     for p in range(P):  # drain the remaining receives
         seq = drain(p, rheap, rsize, recv_ptr, next_send, recv_ready, finish, recv_start, recv_seq, seq, o,
                     send_gap_after_recv, recv_gap_after_recv)
