@@ -130,7 +130,7 @@ def process_rows(t: Table, tmp: Path) -> None:
 
 
 def engine_table(console: Console) -> None:
-    from perfcompose.pamela.costmodel import compile_file as compile_again
+    from perfcompose.pamela.compile.costmodel import compile_file as compile_again
     from perfcompose.pamela.engine import generate
     from perfcompose.pamela.machine_model import MachineParameters, machine_text
     from perfcompose.pamela.vangemund import PROGRAMS

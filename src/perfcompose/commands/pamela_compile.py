@@ -11,7 +11,7 @@ from perfcompose.choices import Distribution
 from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
 from perfcompose.commands.pamela_options import MODEL, PAPER_PHI, PROCESS, VALUES
 from perfcompose.errors import evaluating, finite_result
-from perfcompose.pamela.costmodel import compile_file, model_record
+from perfcompose.pamela.compile.costmodel import compile_file, model_record
 
 
 @user_errors

@@ -11,7 +11,7 @@ from perfcompose.assignments import parse_assignments
 from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
 from perfcompose.commands.pamela_options import MODEL, PAPER_PHI, PROCESS, VALUES
 from perfcompose.errors import InputError, evaluating, finite_result
-from perfcompose.pamela.points import check_names, evaluate_point, grid_function
+from perfcompose.pamela.compile.point_evaluation import check_names, evaluate_point, grid_function
 
 _RANGE = re.compile(r"\s*(-?[0-9.eE+-]+)\s*:\s*(-?[0-9.eE+-]+)\s*(?::\s*(-?[0-9.eE+-]+)\s*)?")
 

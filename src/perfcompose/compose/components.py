@@ -30,7 +30,7 @@ from perfcompose.loggp.template import read_template
 from perfcompose.model import FIT_FORMAT, MODEL_FORMAT, Model
 from perfcompose.option_fields import default_of, design_keys, key_of, value_kind
 from perfcompose.pamela import compile_file
-from perfcompose.pamela.costmodel import model_from_record
+from perfcompose.pamela.compile.costmodel import model_from_record
 from perfcompose.prediction_result import PREDICTION_FORMAT
 from perfcompose.skeleton_options import ForecastOptions, MethodChoice, SkeletonShape
 from perfcompose.units import ROLES, check_unit

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from perfcompose.model import symbol
-from perfcompose.pamela import ir
+from perfcompose.pamela.compile import ir
 
 __all__ = ["ClosedNetwork", "closed_network", "mva_cycle_time", "mva_estimate"]
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfcompose.pamela.costmodel import compile_file
+from perfcompose.pamela.compile.costmodel import compile_file
 from perfcompose.pamela.dataparallel import run_lines
 from perfcompose.pamela.engine import generate
 

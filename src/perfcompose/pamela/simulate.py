@@ -24,11 +24,12 @@ import sympy as sp
 from perfcompose.choices import Distribution
 from perfcompose.limits import check_steps
 from perfcompose.model import symbol
-from perfcompose.pamela import _vm, ir
-from perfcompose.pamela.evaluate import evaluate, is_closed
+from perfcompose.pamela import _vm
+from perfcompose.pamela.compile import ir
+from perfcompose.pamela.compile.simplification import simplify
+from perfcompose.pamela.compile.symbolic_evaluation import evaluate, is_closed
 from perfcompose.pamela.language.normalisation import NormalForm
 from perfcompose.pamela.language.syntax import PamelaError, PamelaProgram, Pos
-from perfcompose.pamela.simplify import simplify
 
 __all__ = ["Simulation", "simulate_process", "flatten"]
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfcompose.pamela.costmodel import compile_file
+from perfcompose.pamela.compile.costmodel import compile_file
 from perfcompose.pamela.dataparallel import run_alternatives
 from perfcompose.pamela.engine import generate
 from perfcompose.pamela.machine import (

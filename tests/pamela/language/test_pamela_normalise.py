@@ -9,8 +9,9 @@ from pamela_models import MRM
 
 from perfcompose.errors import InputError
 from perfcompose.model import symbol
-from perfcompose.pamela import ir, normalise, parse
-from perfcompose.pamela.symbolic import UnitVec
+from perfcompose.pamela import normalise, parse
+from perfcompose.pamela.compile import ir
+from perfcompose.pamela.compile.symbolic import UnitVec
 
 P, N = symbol("P"), symbol("N")
 

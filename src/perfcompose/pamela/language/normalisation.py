@@ -5,7 +5,7 @@ indices and predefined operators remain: the MRM's ``use(s, t_s)`` becomes
 ``use(fcfs(0, 1), 0.1)``. On the way each expression is checked to be of the kind its place
 needs (a number, a process or a resource), calls are checked for arity, and recursion is
 refused (PAMELA models are series-parallel). Numbers become SymPy expressions over positive
-parameter symbols and integer loop indices; processes become :mod:`perfcompose.pamela.ir`.
+parameter symbols and integer loop indices; processes become :mod:`perfcompose.pamela.compile.ir`.
 Formal parameters are substituted by name (the actual argument is read where it is used, in
 the caller's scope), as in ordinary mathematics.
 """
@@ -19,7 +19,17 @@ from typing import Any
 import sympy as sp
 
 from perfcompose.model import symbol
-from perfcompose.pamela import ir
+from perfcompose.pamela.compile import ir
+from perfcompose.pamela.compile.symbolic import (
+    MaxOver,
+    MinOver,
+    UnitVec,
+    VMax,
+    choose,
+    index_symbol,
+    indicator,
+    is_vector,
+)
 from perfcompose.pamela.language.syntax import (
     BinOp,
     Call,
@@ -35,7 +45,6 @@ from perfcompose.pamela.language.syntax import (
     Pos,
     Vector,
 )
-from perfcompose.pamela.symbolic import MaxOver, MinOver, UnitVec, VMax, choose, index_symbol, indicator, is_vector
 
 __all__ = ["NormalForm", "normalise", "check_names", "BUILTINS"]
 

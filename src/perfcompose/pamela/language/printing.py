@@ -13,7 +13,7 @@ import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
-from perfcompose.pamela.symbolic import LoadTerm, is_vector, load_terms
+from perfcompose.pamela.compile.symbolic import LoadTerm, is_vector, load_terms
 
 __all__ = ["pamela_text", "vector_text", "decimal_form"]
 

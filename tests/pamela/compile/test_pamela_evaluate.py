@@ -8,7 +8,7 @@ from pamela_models import MRM
 from perfcompose.errors import InputError
 from perfcompose.model import Model, symbol
 from perfcompose.pamela import compile_text, normalise, parse
-from perfcompose.pamela.evaluate import evaluate, load_list
+from perfcompose.pamela.compile.symbolic_evaluation import evaluate, load_list
 
 
 def test_mrm_at_p_1000_n_1e6_is_1e8():

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from perfcompose.cli import app
 from perfcompose.pamela import compile_file
-from perfcompose.pamela.numeric_form import read_numeric_form
+from perfcompose.pamela.compile.numeric_form import read_numeric_form
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FILES = sorted([*(ROOT / "examples").rglob("*.pam"), *(ROOT / "tests").rglob("*.pam")])
 runner = CliRunner()
 

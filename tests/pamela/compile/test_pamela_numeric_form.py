@@ -1,5 +1,5 @@
-"""A compiled cost model read back as numbers (perfcompose.pamela.numeric_form) and kept in the
-model cache (perfcompose.pamela.model_cache): the same values as the compiler, no SymPy, and
+"""A compiled cost model read back as numbers (perfcompose.pamela.compile.numeric_form) and kept in the
+model cache (perfcompose.pamela.compile.model_cache): the same values as the compiler, no SymPy, and
 anything beyond numeric equations left to the compiler."""
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from pamela_models import EXAMPLES
 from typer.testing import CliRunner
 
 from perfcompose.cli import app
-from perfcompose.pamela import compile_file, model_cache
-from perfcompose.pamela.numeric_form import read_numeric_form
+from perfcompose.pamela import compile_file
+from perfcompose.pamela.compile import model_cache
+from perfcompose.pamela.compile.numeric_form import read_numeric_form
 
 runner = CliRunner()
 POINTS = ({"P": 1.0, "N": 1.0, "C": 1.0, "R": 1.0}, {"P": 7.0, "N": 1e6, "C": 4.0, "R": 100.0},

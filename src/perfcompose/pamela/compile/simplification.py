@@ -16,7 +16,7 @@ simulation. The rules here remove the reductions wherever the regularity of the 
 
 Loop ranges are taken to hold integers and to be non-empty or exactly empty (``hi >= lo - 1``),
 as in any model of a program. Whatever no rule closes stays as a reduction, which
-:mod:`perfcompose.pamela.evaluate` evaluates exactly once the parameters are bound.
+:mod:`perfcompose.pamela.compile.symbolic_evaluation` evaluates exactly once the parameters are bound.
 """
 from __future__ import annotations
 
@@ -24,7 +24,16 @@ from collections.abc import Callable
 
 import sympy as sp
 
-from perfcompose.pamela.symbolic import LoadTerm, MaxOver, MinOver, UnitVec, VMax, index_symbol, is_vector, load_terms
+from perfcompose.pamela.compile.symbolic import (
+    LoadTerm,
+    MaxOver,
+    MinOver,
+    UnitVec,
+    VMax,
+    index_symbol,
+    is_vector,
+    load_terms,
+)
 
 __all__ = ["simplify", "simplify_vector", "omega", "count_where", "sum_over", "max_over"]
 

@@ -6,7 +6,7 @@ from pamela_models import MRM
 
 from perfcompose.model import symbol
 from perfcompose.pamela import compile_text
-from perfcompose.pamela.symbolic import MaxOver, UnitVec, VMax, index_symbol
+from perfcompose.pamela.compile.symbolic import MaxOver, UnitVec, VMax, index_symbol
 
 P, N = symbol("P"), symbol("N")
 

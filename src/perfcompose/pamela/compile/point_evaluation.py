@@ -2,7 +2,7 @@
 
 ``pamela eval`` evaluates a model at one point (T, phi, omega, delta) or on a grid (T). Where the
 file is a numeric form (the output of ``pamela compile``) or was compiled before and kept
-(:mod:`perfcompose.pamela.model_cache`), the values come from plain float functions and SymPy is
+(:mod:`perfcompose.pamela.compile.model_cache`), the values come from plain float functions and SymPy is
 never imported; otherwise the model is compiled, and its numeric form kept for the next time.
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from perfcompose.pamela.evaluation import Evaluation, load_vector, no_values
+from perfcompose.pamela.compile.evaluation_result import Evaluation, load_vector, no_values
+from perfcompose.pamela.compile.model_cache import compile_cached, numeric_form
 from perfcompose.pamela.language.syntax import PamelaError
-from perfcompose.pamela.model_cache import compile_cached, numeric_form
 
 __all__ = ["check_names", "evaluate_point", "grid_function"]
 

@@ -21,9 +21,9 @@ from sympy.utilities.lambdify import implemented_function
 from perfcompose.errors import InputError
 from perfcompose.limits import check_memory
 from perfcompose.model import symbol
-from perfcompose.pamela.evaluation import load_list
+from perfcompose.pamela.compile.evaluation_result import load_list
+from perfcompose.pamela.compile.symbolic import MaxOver, MinOver, VMax, load_terms
 from perfcompose.pamela.language.syntax import PamelaError
-from perfcompose.pamela.symbolic import MaxOver, MinOver, VMax, load_terms
 
 __all__ = [
     "Evaluator",

@@ -1,7 +1,7 @@
 """The value of a cost model at one point: phi, delta, omega and T of a process.
 
 Kept apart from the compiler so that a compiled model read back as numbers
-(:mod:`perfcompose.pamela.numeric_form`) reports its values without importing SymPy.
+(:mod:`perfcompose.pamela.compile.numeric_form`) reports its values without importing SymPy.
 """
 from __future__ import annotations
 

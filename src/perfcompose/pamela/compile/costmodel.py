@@ -20,15 +20,21 @@ from typing import TYPE_CHECKING, Any, Literal
 import sympy as sp
 
 from perfcompose.model import Model
-from perfcompose.pamela.compiler import Costs, compile_process
-from perfcompose.pamela.evaluate import evaluate, evaluate_loads, fast_function, is_closed, with_residuals
-from perfcompose.pamela.evaluation import Evaluation, no_values
+from perfcompose.pamela.compile.compiler import Costs, compile_process
+from perfcompose.pamela.compile.evaluation_result import Evaluation, no_values
+from perfcompose.pamela.compile.simplification import simplify, simplify_vector
+from perfcompose.pamela.compile.symbolic_evaluation import (
+    evaluate,
+    evaluate_loads,
+    fast_function,
+    is_closed,
+    with_residuals,
+)
 from perfcompose.pamela.language.normalisation import NormalForm, normalise
 from perfcompose.pamela.language.parser import load, parse
 from perfcompose.pamela.language.printing import decimal_form, pamela_text
 from perfcompose.pamela.language.syntax import PamelaError, PamelaProgram
 from perfcompose.pamela.mva import mva_estimate
-from perfcompose.pamela.simplify import simplify, simplify_vector
 
 if TYPE_CHECKING:  # the simulator compiles with Numba: loaded when a model is simulated
     from perfcompose.pamela.simulate import Distribution, Simulation

@@ -24,7 +24,7 @@ parallel. (**) The paper prints ``t / b``; one job takes ``t`` however many serv
 has, and ``t / b`` would make the bound of a single use on a 4-server resource ``t / 4``, which
 no execution reaches. The literal rule is kept as ``paper_phi=True``.
 
-Compilation is purely structural; :mod:`perfcompose.pamela.simplify` then finds closed forms.
+Compilation is purely structural; :mod:`perfcompose.pamela.compile.simplification` then finds closed forms.
 """
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from perfcompose.pamela import ir
-from perfcompose.pamela.symbolic import MaxOver, UnitVec, VMax, choose
+from perfcompose.pamela.compile import ir
+from perfcompose.pamela.compile.symbolic import MaxOver, UnitVec, VMax, choose
 
 __all__ = ["Costs", "compile_process"]
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from perfcompose.cli import app
 
 runner = CliRunner()
-MODELS = Path(__file__).parent / "models"
+MODELS = Path(__file__).parents[1] / "models"
 
 
 def run(*args: str):

@@ -28,7 +28,7 @@ def _exact_evalf(expr: sp.Expr, prec: int) -> sp.Float | None:
     """A reduction without free symbols evaluated exactly (SymPy's Max asks when comparing)."""
     if expr.free_symbols:
         return None
-    from perfcompose.pamela.evaluate import evaluate  # evaluate builds on this module
+    from perfcompose.pamela.compile.symbolic_evaluation import evaluate  # evaluate builds on this module
 
     try:
         return sp.Float(evaluate(expr, {}), precision=prec)

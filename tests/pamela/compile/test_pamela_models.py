@@ -15,7 +15,7 @@ from pamela_models import EXAMPLES, MRM
 
 from perfcompose.model import symbol
 from perfcompose.pamela import compile_file, compile_text
-from perfcompose.pamela.evaluate import evaluate, evaluate_loads, is_closed
+from perfcompose.pamela.compile.symbolic_evaluation import evaluate, evaluate_loads, is_closed
 
 P, N, K, S, C, R = (symbol(n) for n in "PNKSCR")
 MACHINE = "numeric parameter P\nnumeric parameter N\nresource cpu(p) = fcfs(p, 1)\n"

@@ -1,7 +1,7 @@
 """Compiled PAMELA models kept on disk, as Python keeps compiled modules in ``__pycache__``.
 
 Compiling a model imports SymPy and simplifies (a few hundred milliseconds in a fresh process);
-its result, the numeric form (:mod:`perfcompose.pamela.numeric_form`), evaluates in
+its result, the numeric form (:mod:`perfcompose.pamela.compile.numeric_form`), evaluates in
 microseconds. :func:`numeric_form` gives a model's numeric form without compiling where it can:
 the file itself when it is numeric equations (the output of ``pamela compile``), else an entry
 this module stored when the same source was compiled before. An entry is keyed by the model's
@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 
 from platformdirs import user_cache_dir
 
-from perfcompose.pamela.numeric_form import NumericForm, read_numeric_form
+from perfcompose.pamela.compile.numeric_form import NumericForm, read_numeric_form
 
 if TYPE_CHECKING:
-    from perfcompose.pamela.costmodel import CostModel
+    from perfcompose.pamela.compile.costmodel import CostModel
 
 __all__ = ["cache_folder", "compile_cached", "numeric_form"]
 
@@ -90,7 +90,7 @@ def numeric_form(path: Path, process: str = "main", paper_phi: bool = False,
 
 def compile_cached(path: Path, process: str = "main", paper_phi: bool = False) -> CostModel:
     """Compile the model in ``path`` and store its numeric form for :func:`numeric_form`."""
-    from perfcompose.pamela.costmodel import compile_file
+    from perfcompose.pamela.compile.costmodel import compile_file
 
     cm = compile_file(path, paper_phi=paper_phi)
     text = cm.program.text
