@@ -27,6 +27,6 @@ if TYPE_CHECKING:
     from perfcompose.pamela.language.parser import load, parse
     from perfcompose.pamela.language.printing import pamela_text
     from perfcompose.pamela.language.syntax import PamelaError, PamelaProgram
-    from perfcompose.pamela.simulate import Simulation, simulate_process
+    from perfcompose.pamela.simulate.simulation import Simulation, simulate_process
 
 __getattr__, __dir__, __all__ = lazy_exports(globals())

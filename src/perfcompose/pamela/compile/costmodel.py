@@ -34,10 +34,10 @@ from perfcompose.pamela.language.normalisation import NormalForm, normalise
 from perfcompose.pamela.language.parser import load, parse
 from perfcompose.pamela.language.printing import decimal_form, pamela_text
 from perfcompose.pamela.language.syntax import PamelaError, PamelaProgram
-from perfcompose.pamela.mva import mva_estimate
+from perfcompose.pamela.simulate.mva import mva_estimate
 
 if TYPE_CHECKING:  # the simulator compiles with Numba: loaded when a model is simulated
-    from perfcompose.pamela.simulate import Distribution, Simulation
+    from perfcompose.pamela.simulate.simulation import Distribution, Simulation
 
 __all__ = [
     "RECORD_FORMAT",
@@ -176,7 +176,7 @@ class CostModel:
 
     def simulate(self, values: Mapping[str, float], name: str = "main", *,
                  distribution: Distribution = "deterministic", seed: int = 0) -> Simulation:
-        """Simulate process ``name`` with the parameters bound (see :mod:`perfcompose.pamela.simulate`)."""
+        """Simulate process ``name`` with the parameters bound (see :mod:`perfcompose.pamela.simulate.simulation`)."""
         self._check(name)
         if self._numeric_only(name):
             raise PamelaError(f"{self.program.source_name} states T_{name} as numbers only: there is no process "
@@ -189,13 +189,13 @@ class CostModel:
                 raise PamelaError(f"no value for parameter{'s' if len(needed) > 1 else ''} {', '.join(needed)}",
                                   path=self.program.path,
                                   hint="give every parameter a value, e.g. " + " ".join(f"{m}=100" for m in needed))
-        from perfcompose.pamela.simulate import simulate_process
+        from perfcompose.pamela.simulate.simulation import simulate_process
 
         return simulate_process(self.normal, vals, process=name, distribution=distribution, seed=seed)
 
     def mva(self, values: Mapping[str, float], name: str = "main") -> float | None:
         """Mean value analysis's completion time where process ``name`` is a closed network of
-        identical cycling clients (see :mod:`perfcompose.pamela.mva`), else None."""
+        identical cycling clients (see :mod:`perfcompose.pamela.simulate.mva`), else None."""
         self._check(name)
         if self._numeric_only(name):
             return None

@@ -87,7 +87,7 @@ def test_negative_times_and_missing_values_are_errors():
 
 def test_the_operation_count_is_estimated_before_any_event_runs():
     from perfcompose.limits import WorkTooLarge
-    from perfcompose.pamela.simulate import operation_count
+    from perfcompose.pamela.simulate.simulation import operation_count
 
     cm = compile_text(MRM)
     count = operation_count(cm.normal.processes["main"], {"P": 7, "N": 5})

@@ -8,7 +8,7 @@ A condition strictly between 0 and 1 is a probability: each execution of the ``i
 
 The process is flattened into a small instruction set (delay, use, jump, branch, loops, fork,
 end) with numeric expressions in postfix form, and run by a Numba kernel
-(:mod:`perfcompose.pamela._vm`): the paper's MRM with P = 1000 clients and N = 10^4 cycles
+(:mod:`perfcompose.pamela.simulate.event_kernel`): the paper's MRM with P = 1000 clients and N = 10^4 cycles
 (2 * 10^7 events) takes about a second.
 """
 from __future__ import annotations
@@ -24,12 +24,12 @@ import sympy as sp
 from perfcompose.choices import Distribution
 from perfcompose.limits import check_steps
 from perfcompose.model import symbol
-from perfcompose.pamela import _vm
 from perfcompose.pamela.compile import ir
 from perfcompose.pamela.compile.simplification import simplify
 from perfcompose.pamela.compile.symbolic_evaluation import evaluate, is_closed
 from perfcompose.pamela.language.normalisation import NormalForm
 from perfcompose.pamela.language.syntax import PamelaError, PamelaProgram, Pos
+from perfcompose.pamela.simulate import event_kernel
 
 __all__ = ["Simulation", "simulate_process", "flatten"]
 
@@ -70,12 +70,13 @@ class _Program:
         return len(self.code) - 1
 
 
-_BINARY = {sp.Add: _vm.E_ADD, sp.Mul: _vm.E_MUL, sp.Max: _vm.E_MAX, sp.Min: _vm.E_MIN, sp.And: _vm.E_AND,
-           sp.Or: _vm.E_OR}
-_RELATIONS = {sp.Eq: _vm.E_EQ, sp.Ne: _vm.E_NE, sp.StrictLessThan: _vm.E_LT, sp.LessThan: _vm.E_LE,
-              sp.StrictGreaterThan: _vm.E_GT, sp.GreaterThan: _vm.E_GE}
-_UNARY = {sp.floor: _vm.E_FLOOR, sp.ceiling: _vm.E_CEIL, sp.Abs: _vm.E_ABS, sp.log: _vm.E_LOG,
-          sp.exp: _vm.E_EXP, sp.Not: _vm.E_NOT}
+_BINARY = {sp.Add: event_kernel.E_ADD, sp.Mul: event_kernel.E_MUL, sp.Max: event_kernel.E_MAX,
+           sp.Min: event_kernel.E_MIN, sp.And: event_kernel.E_AND, sp.Or: event_kernel.E_OR}
+_RELATIONS = {sp.Eq: event_kernel.E_EQ, sp.Ne: event_kernel.E_NE, sp.StrictLessThan: event_kernel.E_LT,
+              sp.LessThan: event_kernel.E_LE, sp.StrictGreaterThan: event_kernel.E_GT,
+              sp.GreaterThan: event_kernel.E_GE}
+_UNARY = {sp.floor: event_kernel.E_FLOOR, sp.ceiling: event_kernel.E_CEIL, sp.Abs: event_kernel.E_ABS,
+          sp.log: event_kernel.E_LOG, sp.exp: event_kernel.E_EXP, sp.Not: event_kernel.E_NOT}
 
 
 class _Flattener:
@@ -113,7 +114,7 @@ class _Flattener:
 
     def _const(self, value: float) -> int:
         self.p.econst.append(float(value))
-        self.p.ecode.append((_vm.E_CONST, len(self.p.econst) - 1))
+        self.p.ecode.append((event_kernel.E_CONST, len(self.p.econst) - 1))
         return 1
 
     def _emit(self, e: sp.Basic, pos: Pos | None, what: str) -> int:
@@ -130,7 +131,7 @@ class _Flattener:
         if isinstance(e, sp.Symbol):
             if e not in self.p.slots:  # pragma: no cover - checked in expression()
                 raise self.source.error(f"{what} needs a value for {e}", pos)
-            code.append((_vm.E_VAR, self.p.slots[e]))
+            code.append((event_kernel.E_VAR, self.p.slots[e]))
             return 1
         if e.is_number:
             return self._const(float(e))
@@ -150,18 +151,18 @@ class _Flattener:
             base, ex = e.args
             if ex == -1:
                 d = max(self._const(1.0), 1 + self._emit(base, pos, what))
-                code.append((_vm.E_DIV, 0))
+                code.append((event_kernel.E_DIV, 0))
                 return d
             if ex == sp.Rational(1, 2):
                 d = self._emit(base, pos, what)
-                code.append((_vm.E_SQRT, 0))
+                code.append((event_kernel.E_SQRT, 0))
                 return d
             d = max(self._emit(base, pos, what), 1 + self._emit(ex, pos, what))
-            code.append((_vm.E_POW, 0))
+            code.append((event_kernel.E_POW, 0))
             return d
         if isinstance(e, sp.Mod):
             d = max(self._emit(e.args[0], pos, what), 1 + self._emit(e.args[1], pos, what))
-            code.append((_vm.E_MOD, 0))
+            code.append((event_kernel.E_MOD, 0))
             return d
         for cls, op in _UNARY.items():
             if isinstance(e, cls):
@@ -182,7 +183,7 @@ class _Flattener:
         d1 = self._emit(first.cond, pos, what)
         d2 = 1 + self._emit(first.expr, pos, what)
         d3 = 2 + self._piecewise(branches[1:], pos, what)
-        self.p.ecode.append((_vm.E_SELECT, 0))
+        self.p.ecode.append((event_kernel.E_SELECT, 0))
         return max(d1, d2, d3)
 
     # -- processes --------------------------------------------------------------------------
@@ -200,23 +201,23 @@ class _Flattener:
         if isinstance(proc, ir.Use):
             t = self.expression(proc.time, proc.pos, "the time")
             if proc.resource.infinite:
-                p.emit(_vm.OP_DELAY, t, pos=proc.pos)
+                p.emit(event_kernel.OP_DELAY, t, pos=proc.pos)
             else:
                 key = self.expression(proc.resource.key, proc.pos, "the resource index")
                 mult = self.expression(proc.resource.multiplicity, proc.pos, "the multiplicity")
-                p.emit(_vm.OP_USE, key, mult, t, pos=proc.pos)
+                p.emit(event_kernel.OP_USE, key, mult, t, pos=proc.pos)
             return
         if isinstance(proc, ir.Seq):
             self.process(proc.left)
             self.process(proc.right)
             return
         if isinstance(proc, ir.Par):
-            fork = p.emit(_vm.OP_FORK2, pos=proc.pos)
+            fork = p.emit(event_kernel.OP_FORK2, pos=proc.pos)
             self.process(proc.left)
-            p.emit(_vm.OP_END)
+            p.emit(event_kernel.OP_END)
             p.code[fork][1] = len(p.code)
             self.process(proc.right)
-            p.emit(_vm.OP_END)
+            p.emit(event_kernel.OP_END)
             p.code[fork][2] = len(p.code)
             return
         if isinstance(proc, ir.Loop):
@@ -224,28 +225,28 @@ class _Flattener:
                 slot = self.slot(proc.index, 2)
                 lo = self.expression(proc.lo, proc.pos, "the lower loop bound")
                 hi = self.expression(proc.hi, proc.pos, "the upper loop bound")
-                p.emit(_vm.OP_LOOP_INIT, slot, lo, hi, pos=proc.pos)
-                test = p.emit(_vm.OP_LOOP_TEST, slot, pos=proc.pos)
+                p.emit(event_kernel.OP_LOOP_INIT, slot, lo, hi, pos=proc.pos)
+                test = p.emit(event_kernel.OP_LOOP_TEST, slot, pos=proc.pos)
                 self.process(proc.body)
-                p.emit(_vm.OP_LOOP_NEXT, slot, test)
+                p.emit(event_kernel.OP_LOOP_NEXT, slot, test)
                 p.code[test][2] = len(p.code)
             else:
                 slot = self.slot(proc.index, 1)
                 lo = self.expression(proc.lo, proc.pos, "the lower loop bound")
                 hi = self.expression(proc.hi, proc.pos, "the upper loop bound")
-                fork = p.emit(_vm.OP_FORK_LOOP, slot, lo, hi, pos=proc.pos)
+                fork = p.emit(event_kernel.OP_FORK_LOOP, slot, lo, hi, pos=proc.pos)
                 self.process(proc.body)
-                p.emit(_vm.OP_END)
+                p.emit(event_kernel.OP_END)
                 p.code[fork][4] = len(p.code)
             return
         if isinstance(proc, ir.Cond):
             cond = self.expression(proc.condition, proc.pos, "the condition")
-            branch = p.emit(_vm.OP_BRANCH, cond, pos=proc.pos)
+            branch = p.emit(event_kernel.OP_BRANCH, cond, pos=proc.pos)
             self.process(proc.then)
             if isinstance(proc.else_, ir.Nil):
                 p.code[branch][2] = len(p.code)
                 return
-            jump = p.emit(_vm.OP_JUMP)
+            jump = p.emit(event_kernel.OP_JUMP)
             p.code[branch][2] = len(p.code)
             self.process(proc.else_)
             p.code[jump][1] = len(p.code)
@@ -257,22 +258,23 @@ def flatten(proc: ir.Proc, program: PamelaProgram, values: Mapping[str, float]) 
     """The kernel program of ``proc`` with the parameters bound to ``values``."""
     f = _Flattener(program, values)
     f.process(proc)
-    f.p.emit(_vm.OP_END)
+    f.p.emit(event_kernel.OP_END)
     return f.p
 
 
 _MESSAGES = {
-    _vm.ERR_KEY: ("a resource index evaluates to {v:g}, which is not a whole number",
-                  "resource indices (the first argument of fcfs) must be integers"),
-    _vm.ERR_MULT: ("a multiplicity evaluates to {v:g}; it must be a whole number from 1 to 1,000,000",
-                   "the second argument of fcfs is the number of servers"),
-    _vm.ERR_MULT_CHANGED: ("this resource index is used with multiplicity {v:g} here and another one elsewhere",
-                           "give each resource index one multiplicity"),
-    _vm.ERR_TIME: ("a time evaluates to {v:g}; times must be at least 0", None),
-    _vm.ERR_PROB: ("a condition evaluates to {v:g}; conditions are 0, 1 or a probability in between", None),
-    _vm.ERR_THREADS: ("the model needs {v:.0f} processes alive at once, more than the simulator's 50 million",
-                      "simulate smaller parameter values"),
-    _vm.ERR_BOUND: ("a loop bound evaluates to {v:g}", "loop bounds must be finite numbers"),
+    event_kernel.ERR_KEY: ("a resource index evaluates to {v:g}, which is not a whole number",
+                           "resource indices (the first argument of fcfs) must be integers"),
+    event_kernel.ERR_MULT: ("a multiplicity evaluates to {v:g}; it must be a whole number from 1 to 1,000,000",
+                            "the second argument of fcfs is the number of servers"),
+    event_kernel.ERR_MULT_CHANGED: (
+        "this resource index is used with multiplicity {v:g} here and another one elsewhere",
+        "give each resource index one multiplicity"),
+    event_kernel.ERR_TIME: ("a time evaluates to {v:g}; times must be at least 0", None),
+    event_kernel.ERR_PROB: ("a condition evaluates to {v:g}; conditions are 0, 1 or a probability in between", None),
+    event_kernel.ERR_THREADS: ("the model needs {v:.0f} processes alive at once, more than the simulator's 50 million",
+                               "simulate smaller parameter values"),
+    event_kernel.ERR_BOUND: ("a loop bound evaluates to {v:g}", "loop bounds must be finite numbers"),
 }
 
 
@@ -331,13 +333,13 @@ def simulate_process(normal: NormalForm, values: Mapping[str, float], *, process
     estart = np.asarray(flat.estart, dtype=np.int64)
     fixed = np.full(len(estart) - 1, np.nan)  # the value of each constant expression, NaN otherwise
     for e in range(len(fixed)):
-        if estart[e + 1] == estart[e] + 1 and ecode[estart[e], 0] == _vm.E_CONST:
+        if estart[e + 1] == estart[e] + 1 and ecode[estart[e], 0] == event_kernel.E_CONST:
             fixed[e] = econst[ecode[estart[e], 1]]
     started = time.perf_counter()
-    status, pc, value, keys, mults, busy, counts, uses, max_live = _vm.run(
+    status, pc, value, keys, mults, busy, counts, uses, max_live = event_kernel.run(
         code, fixed, ecode, econst, estart, flat.nslots, flat.max_stack, _RANDOMNESS[distribution], int(seed))
     wall = time.perf_counter() - started
-    if status != _vm.OK:
+    if status != event_kernel.OK:
         message, hint = _MESSAGES[status]
         raise program.error(message.format(v=value), flat.positions[pc] if 0 <= pc < len(flat.positions) else None,
                             hint)

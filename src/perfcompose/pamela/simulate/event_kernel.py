@@ -1,6 +1,6 @@
 """The discrete-event kernel of the PAMELA simulator, compiled with Numba.
 
-It runs a flat program (see :mod:`perfcompose.pamela.simulate`) of threads with local clocks.
+It runs a flat program (see :mod:`perfcompose.pamela.simulate.simulation`) of threads with local clocks.
 A thread runs ahead on its own through delays, loops and branches; only a ``use`` of an FCFS
 resource needs the global order, so a thread arriving at one waits in a heap keyed by its arrival
 time. Arrivals are served in time order, each taking the server that is free first
