@@ -1180,10 +1180,19 @@ typedef struct {
     int stale; /* the heap's root is the event being run: the next push replaces it */
 } Lgs;
 
-/* the heap of the entries above (as heap_push / heap_pop, with the fourth field) */
+/* the heap of the entries above (as heap_push / heap_pop, with the fourth field). An entry later
+ * than all others follows the last (h[hn], room for it is kept), so that a move down picks the
+ * smaller child without a branch: that choice is a coin toss a branch predictor mostly loses */
+static inline int64_t lgs_less_nb(const LgsEntry *a, const LgsEntry *b) {
+    return (a->key < b->key) | ((a->key == b->key) & (a->tb < b->tb));
+}
+
+static const LgsEntry LGS_LAST = {HUGE_VAL, HUGE_VAL, 0, -1};
+
 #define HEAP_NAME lgs
 #define HEAP_ENTRY LgsEntry
 #define HEAP_LESS(a, b) less((a).key, (a).tb, (b).key, (b).tb)
+#define HEAP_LESS_NB(pa, pb) lgs_less_nb(pa, pb)
 #include "_heap_sift.h"
 
 /* the heap's pushes and its first entry, with the event being run still at the root (stale):
@@ -1196,6 +1205,7 @@ static inline void lgs_push_aux(Lgs *s, double key, double tb, int64_t ident, in
     } else {
         lgs_sift_up(s->heap, s->hn, e);
         s->hn++;
+        s->heap[s->hn] = LGS_LAST;
     }
 }
 
@@ -1204,6 +1214,7 @@ static inline void lgs_pop(Lgs *s) {
     if (s->hn > 0) {
         lgs_sift_down(s->heap, s->hn, s->heap[s->hn]);
     }
+    s->heap[s->hn] = LGS_LAST;
 }
 
 static inline const LgsEntry *lgs_first(const Lgs *s) {
@@ -1268,7 +1279,7 @@ static int lgs_room(Lgs *s, int64_t need) {
     }
     s->gfree = gfree;
     LgsEntry *heap = (LgsEntry *)lgs_lines((size_t)(cap + s->P + 1) * sizeof(LgsEntry), &s->heap_raw, s->heap,
-                                           s->heap_raw, (size_t)s->hn * sizeof(LgsEntry));
+                                           s->heap_raw, (size_t)(s->hn + 1) * sizeof(LgsEntry));
     if (!heap) {
         return -1;
     }
@@ -1302,6 +1313,11 @@ static inline int64_t lgs_member(Lgs *s, LgsGroup *q) {
         const int32_t *from = s->pool + s->rk[q->rank].pool_off + q->lo;
         for (int32_t j = 0; j < n; j++) { /* a few: no call to memcpy */
             q->ahead[j] = from[j];
+        }
+        if (q->kind == LGS_RECV) { /* receives are posted one after the other: fetch the window's messages */
+            for (int32_t j = 1; j < n; j++) {
+                LGS_PREFETCH(&s->msg[q->ahead[j]]);
+            }
         }
         q->win = q->lo;
         d = 0;
@@ -1503,6 +1519,9 @@ static int64_t lgs_run(Lgs *s) {
         } else { /* the message m arrives at rank h */
             int64_t m = grp;
             LgsMsg *x = &s->msg[m];
+            if (x->w_next >= 0) { /* the next message queued for h: pushed at the end of this event */
+                LGS_PREFETCH(&s->msg[x->w_next]);
+            }
             double busy = dmax(s->rk[h].nexto, s->rk[h].nextgr);
             if (busy <= t) {
                 double k1 = dmax(x->nbytes - 1.0, 0.0);
@@ -1751,6 +1770,7 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
             for (int64_t j = 0; j < s.cap; j++) {
                 s.gfree[j] = s.cap - 1 - j;
             }
+            s.heap[0] = LGS_LAST;
             Py_BEGIN_ALLOW_THREADS
             result = lgs_run(&s);
             Py_END_ALLOW_THREADS
