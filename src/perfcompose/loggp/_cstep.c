@@ -308,6 +308,27 @@ static int get_step_bufs(PyObject *const *objs, Buf *b, int n, const char *kinds
     return get_bufs(objs, b, 1, n, kinds, sizes, writable, names);
 }
 
+/* the outputs of a step that Figure 2's kernel and the worst case fill alike, after their STEP_IN
+ * inputs: per message (M) its send and receive start and operation numbers, per processor (P)
+ * its finish and its next send and receive */
+#define STEP_IN 6
+#define STEP_OUT 7
+static const char *const STEP_OUT_NAMES[STEP_OUT] = {"send_start", "recv_start", "send_seq", "recv_seq", "finish",
+                                                     "next_send", "recv_ready"};
+
+/* get_step_bufs for the STEP_IN inputs named in_names (their kinds and lengths as there) and
+ * then the outputs */
+static int get_step_io(PyObject *const *objs, Buf *b, const char *const *in_names, const char *in_kinds,
+                       const char *in_lengths, Py_ssize_t P, Py_ssize_t *M) {
+    const char *names[STEP_IN + STEP_OUT];
+    char kinds[STEP_IN + STEP_OUT + 1], lengths[STEP_IN + STEP_OUT + 1];
+    memcpy(names, in_names, STEP_IN * sizeof(char *));
+    memcpy(names + STEP_IN, STEP_OUT_NAMES, STEP_OUT * sizeof(char *));
+    snprintf(kinds, sizeof(kinds), "%sddqqddd", in_kinds);
+    snprintf(lengths, sizeof(lengths), "%sMMMMPPP", in_lengths);
+    return get_step_bufs(objs, b, STEP_IN + STEP_OUT, kinds, lengths, P, STEP_IN, names, M);
+}
+
 static PyObject *standard(PyObject *self, PyObject *args) {
     (void)self;
     Py_ssize_t P;
@@ -323,11 +344,10 @@ static PyObject *standard(PyObject *self, PyObject *args) {
     }
     PyObject *objs[13] = {o_dst, o_nbytes, o_order, o_send_ptr, o_recv_ptr, o_t0, o_send_start, o_recv_start,
                           o_send_seq, o_recv_seq, o_finish, o_next_send, o_recv_ready};
-    const char *names[13] = {"dst", "nbytes", "order", "send_ptr", "recv_ptr", "t0", "send_start", "recv_start",
-                             "send_seq", "recv_seq", "finish", "next_send", "recv_ready"};
+    static const char *const names[STEP_IN] = {"dst", "nbytes", "order", "send_ptr", "recv_ptr", "t0"};
     Buf b[13];
     Py_ssize_t M;
-    if (get_step_bufs(objs, b, 13, "qdqqqdddqqddd", "MMMppPMMMMPPP", P, 6, names, &M) < 0) {
+    if (get_step_io(objs, b, names, "qdqqqd", "MMMppP", P, &M) < 0) {
         return NULL;
     }
     Standard a = {P, M, I64(b[0]), I64(b[2]), I64(b[3]), F64(b[1]), F64(b[5]), L, o, g, G, end_origin,
@@ -963,13 +983,10 @@ static PyObject *worst_step(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "choose: a callable or None");
         return NULL;
     }
-    /* src dst nbytes order send_ptr recv_ptr | send_start recv_start send_seq recv_seq finish next_send
-       recv_ready */
-    const char *names[13] = {"src", "dst", "nbytes", "order", "send_ptr", "recv_ptr", "send_start", "recv_start",
-                             "send_seq", "recv_seq", "finish", "next_send", "recv_ready"};
+    static const char *const names[STEP_IN] = {"src", "dst", "nbytes", "order", "send_ptr", "recv_ptr"};
     Buf b[13];
     Py_ssize_t M;
-    if (get_step_bufs(ob, b, 13, "qqdqqqddqqddd", "MMMMppMMMMPPP", P, 6, names, &M) < 0) {
+    if (get_step_io(ob, b, names, "qqdqqq", "MMMMpp", P, &M) < 0) {
         return NULL;
     }
     const int64_t *src = I64(b[0]), *dst = I64(b[1]);
