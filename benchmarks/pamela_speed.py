@@ -131,9 +131,9 @@ def process_rows(t: Table, tmp: Path) -> None:
 
 def engine_table(console: Console) -> None:
     from perfcompose.pamela.compile.costmodel import compile_file as compile_again
-    from perfcompose.pamela.engine import generate
-    from perfcompose.pamela.machine_model import MachineParameters, machine_text
-    from perfcompose.pamela.vangemund import PROGRAMS
+    from perfcompose.pamela.dataparallel.machine_model import MachineParameters, machine_text
+    from perfcompose.pamela.dataparallel.modeling_engine import generate
+    from perfcompose.pamela.dataparallel.vangemund import PROGRAMS
 
     unit = anchor_loop()
     t = Table(title=f"compile and evaluate (anchor: a fixed Python loop, {unit * 1e3:.1f} ms here)",

@@ -7,9 +7,9 @@ from pathlib import Path
 import typer
 
 from perfcompose.commands.common import console, user_errors
-from perfcompose.pamela.engine import generate
-from perfcompose.pamela.machine import calibrate as run_calibration
-from perfcompose.pamela.machine_model import machine_text
+from perfcompose.pamela.dataparallel.calibration import calibrate as run_calibration
+from perfcompose.pamela.dataparallel.machine_model import machine_text
+from perfcompose.pamela.dataparallel.modeling_engine import generate
 
 
 @user_errors

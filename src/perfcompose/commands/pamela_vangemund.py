@@ -8,7 +8,7 @@ import typer
 
 from perfcompose.choices import Clock
 from perfcompose.commands.common import Table, console, json_option, user_errors, write_json
-from perfcompose.pamela.vangemund import run_vangemund_study
+from perfcompose.pamela.dataparallel.vangemund import run_vangemund_study
 
 
 @user_errors

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 from perfcompose.pamela import compile_file
-from perfcompose.pamela.machine_model import MachineParameters, contended, machine_text
+from perfcompose.pamela.dataparallel.machine_model import MachineParameters, contended, machine_text
 
 ONE = MachineParameters(t_call=0, t_index=0, t_ew=1, t_ews=0, t_ewm=0, t_ewc=0, t_copy=0, t_mxv=0, t_mxm=0,
                         t_sort=0, t_merge=0, t_msg=7, t_word=0, t_smsg=7, t_sword=0)

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from perfcompose.pamela.engine import generate
-from perfcompose.pamela.machine_model import MachineParameters, machine_text
-from perfcompose.pamela.phases import phases
+from perfcompose.pamela.dataparallel.machine_model import MachineParameters, machine_text
+from perfcompose.pamela.dataparallel.modeling_engine import generate
+from perfcompose.pamela.dataparallel.phases import phases
 
 PROGRAM = '''
 import numpy as np

@@ -36,8 +36,8 @@ import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perfcompose.pamela.dataparallel.machine_model import MachineParameters
 from perfcompose.pamela.language.syntax import PamelaError
-from perfcompose.pamela.machine_model import MachineParameters
 
 __all__ = ["generate", "generate_text", "pragmas", "Generated"]
 

@@ -8,8 +8,8 @@ from typer.testing import CliRunner
 
 from perfcompose.cli import app
 from perfcompose.commands import pamela_vangemund
-from perfcompose.pamela.machine_model import MachineParameters, machine_text
-from perfcompose.pamela.vangemund import STUDIES, Case, StudyResult, VanGemundRow, run_vangemund_study
+from perfcompose.pamela.dataparallel.machine_model import MachineParameters, machine_text
+from perfcompose.pamela.dataparallel.vangemund import STUDIES, Case, StudyResult, VanGemundRow, run_vangemund_study
 
 MACHINE = MachineParameters(t_call=4e-7, t_index=1.5e-7, t_ew=5e-10, t_ews=5e-9, t_ewm=7e-10, t_ewc=6e-10, t_copy=5e-10,
                             t_mxv=2e-10, t_mxm=1e-10, t_sort=5e-9, t_merge=5e-9, t_msg=2e-5, t_word=3e-9,

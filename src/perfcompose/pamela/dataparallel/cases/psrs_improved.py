@@ -2,8 +2,8 @@
 partitioned too, so each processor sends every other only the elements that go there."""
 import numpy as np
 
-from perfcompose.pamela.cases._sampling import regular_pivots
 from perfcompose.pamela.dataparallel import block
+from perfcompose.pamela.dataparallel.cases._sampling import regular_pivots
 
 
 def program(dp, N):

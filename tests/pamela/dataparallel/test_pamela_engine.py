@@ -10,10 +10,10 @@ from typer.testing import CliRunner
 
 from perfcompose.cli import app
 from perfcompose.pamela import compile_file
-from perfcompose.pamela.engine import generate, generate_text, pragmas
+from perfcompose.pamela.dataparallel.machine_model import MachineParameters, machine_text
+from perfcompose.pamela.dataparallel.modeling_engine import generate, generate_text, pragmas
+from perfcompose.pamela.dataparallel.vangemund import PROGRAMS
 from perfcompose.pamela.language.syntax import PamelaError
-from perfcompose.pamela.machine_model import MachineParameters, machine_text
-from perfcompose.pamela.vangemund import PROGRAMS
 
 runner = CliRunner()
 

@@ -2,9 +2,9 @@
 statement alone, against what each statement took when the program ran, line by line.
 
 The model of one statement is the program's model with every other statement costing nothing
-(:func:`perfcompose.pamela.engine.generate` with ``only``); the measurement times every line of
+(:func:`perfcompose.pamela.dataparallel.modeling_engine.generate` with ``only``); the measurement times every line of
 the program and of the helpers beside it in one run after a warm-up
-(:func:`perfcompose.pamela.dataparallel.run_lines`), the busiest processor's time per line.
+(:func:`perfcompose.pamela.dataparallel.runtime.run_lines`), the busiest processor's time per line.
 Lines the model gives no cost (a loop's header, ``dp.after``) are listed with a prediction of 0.
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcompose.pamela.compile.costmodel import compile_file
-from perfcompose.pamela.dataparallel import run_lines
-from perfcompose.pamela.engine import generate
+from perfcompose.pamela.dataparallel.modeling_engine import generate
+from perfcompose.pamela.dataparallel.runtime import run_lines
 
 __all__ = ["Phase", "phases"]
 

@@ -1,6 +1,6 @@
 """The PAMELA machine model as values: the cost of each kind of work and of messages on one
 computer (:class:`MachineParameters`), and :func:`machine_text`, the PAMELA file that program
-models ``include``. :mod:`perfcompose.pamela.machine` measures them (paper 004, section 3)."""
+models ``include``. :mod:`perfcompose.pamela.dataparallel.calibration` measures them (paper 004, section 3)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

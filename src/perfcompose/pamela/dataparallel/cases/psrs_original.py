@@ -4,8 +4,8 @@ its part (O(N P) communication). Its part is P sorted runs (one from each proces
 the stable sort that finishes it merges them: the annotation gives it the cost of a merge."""
 import numpy as np
 
-from perfcompose.pamela.cases._sampling import regular_pivots
 from perfcompose.pamela.dataparallel import block
+from perfcompose.pamela.dataparallel.cases._sampling import regular_pivots
 
 
 def program(dp, N):

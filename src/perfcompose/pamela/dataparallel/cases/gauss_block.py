@@ -1,7 +1,7 @@
 """GAUSS: elimination without pivoting on a diagonally dominant matrix whose columns (j axis) are
 spread over the processors block-wise (the elimination itself in _elimination.py)."""
-from perfcompose.pamela.cases._elimination import eliminate
 from perfcompose.pamela.dataparallel import block
+from perfcompose.pamela.dataparallel.cases._elimination import eliminate
 
 
 def program(dp, N):

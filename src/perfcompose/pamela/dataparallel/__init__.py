@@ -1,0 +1,30 @@
+"""Data-parallel Python programs (paper 004, section 3): the runtime that runs them on worker
+processes, the Modeling Engine that writes their PAMELA models, the machine model those include
+and its calibration, and the experiments of the paper's case studies.
+
+A program takes the runtime's layouts from here::
+
+    from perfcompose.pamela.dataparallel import block
+"""
+from typing import TYPE_CHECKING
+
+from perfcompose.lazy_names import lazy_exports
+
+if TYPE_CHECKING:
+    from perfcompose.pamela.dataparallel.runtime import (
+        Layout,
+        Machine,
+        RunError,
+        block,
+        cyclic,
+        load_program,
+        local,
+        owned,
+        owner,
+        replicated,
+        run,
+        run_alternatives,
+        run_lines,
+    )
+
+__getattr__, __dir__, __all__ = lazy_exports(globals())
