@@ -71,22 +71,22 @@ _COMPARE = {"==", "!=", "<", "<=", ">", ">="}
 
 
 @dataclass(frozen=True)
-class _Index:
-    symbol: sp.Symbol
+class _Value:
+    """A name that stands for a number: a loop index (its integer symbol), or a formal parameter
+    of an equation compiled on its own (a parameter symbol)."""
+
+    value: sp.Expr
 
 
 @dataclass(frozen=True)
 class _Arg:
+    """A formal parameter bound to the actual argument, read in the caller's scope ``env``."""
+
     node: Node
     env: Env
 
 
-@dataclass(frozen=True)
-class _Fixed:
-    value: sp.Expr
-
-
-Binding = _Index | _Arg | _Fixed
+Binding = _Value | _Arg
 Env = Mapping[str, Binding]
 
 
@@ -275,7 +275,7 @@ class _Normaliser:
         """The kind an expression has (best effort, for error messages)."""
         if isinstance(node, (Name, Call)):
             b = env.get(node.name)
-            if isinstance(b, (_Index, _Fixed)):
+            if isinstance(b, _Value):
                 return "numeric"
             if isinstance(b, _Arg):
                 return self.kind_of(b.node, b.env)
@@ -356,9 +356,7 @@ class _Normaliser:
             return _number(node.text)
         if isinstance(node, Name):
             b = env.get(node.name)
-            if isinstance(b, _Index):
-                return b.symbol
-            if isinstance(b, _Fixed):
+            if isinstance(b, _Value):
                 return b.value
             if isinstance(b, _Arg):
                 if self.kind_of(b.node, b.env) != "numeric":
@@ -384,7 +382,7 @@ class _Normaliser:
             lo = self.scalar(node.lo, env, "a loop bound")
             hi = self.scalar(node.hi, env, "a loop bound")
             index = self.fresh_index(node.index)
-            body = self.numeric(node.body, {**env, node.index: _Index(index)})
+            body = self.numeric(node.body, {**env, node.index: _Value(index)})
             if node.kind == "sum":
                 return sp.Sum(body, (index, lo, hi))
             if is_vector(body):
@@ -542,7 +540,7 @@ class _Normaliser:
             lo = self.scalar(node.lo, env, "a loop bound")
             hi = self.scalar(node.hi, env, "a loop bound")
             index = self.fresh_index(node.index)
-            body = self.process(node.body, {**env, node.index: _Index(index)})
+            body = self.process(node.body, {**env, node.index: _Value(index)})
             return ir.Loop(node.kind, index, lo, hi, body, node.pos)
         if isinstance(node, If):
             cond = self.scalar(node.cond, env, "a condition")
@@ -596,7 +594,7 @@ def normalise(program: PamelaProgram) -> NormalForm:
             continue
         if eq.kind != "process":
             continue
-        env = {f: _Fixed(symbol(f)) for f in eq.formals}
+        env = {f: _Value(symbol(f)) for f in eq.formals}
         try:
             processes[eq.name] = n.process(eq.body, env)
             formals[eq.name] = eq.formals
