@@ -19,7 +19,8 @@ LAZY_PACKAGES = sorted(
 
 
 def test_the_lazy_packages_are_found() -> None:
-    assert {"perfcompose", "perfcompose.fit", "perfcompose.skeleton"} <= set(LAZY_PACKAGES)
+    assert {"perfcompose", "perfcompose.fit", "perfcompose.skeleton", "perfcompose.pamela",
+            "perfcompose.pamela.dataparallel"} <= set(LAZY_PACKAGES)
 
 
 @pytest.mark.parametrize("name", LAZY_PACKAGES)
