@@ -185,8 +185,8 @@ def main() -> None:
           f"median of {args.repeat}; LogGOPSim stopped after {args.timeout:g} s")
     print()
     print("| pattern | messages | L,o,g,G | input | wall [s] | peak [MB] | time vs LogGOPSim | memory vs LogGOPSim "
-          "| makespan = LogGOPSim's |")
-    print("|---|---:|---|---|---:|---:|---:|---:|---|")
+          "| makespan = LogGOPSim's | load |")
+    print("|---|---:|---|---|---:|---:|---:|---:|---|---:|")
     subprocess.run([*exe, "--help"], capture_output=True, env=env)  # compile the modules once
     stopped: set[tuple[str, str]] = set()  # patterns and parameters where LogGOPSim ran out of time
     with tempfile.TemporaryDirectory() as tmp:
@@ -233,6 +233,7 @@ def main() -> None:
                         stopped.add((name, tag))
                     theirs = makespan(anchor[-1][2]) if a_done else None
                     bound = "" if a_done else "<"
+                    load = f"{os.getloadavg()[0]:.1f}"  # the 1-minute load average as the runs end
                     for key, runs in rows.items():
                         wall = statistics.median(r[0] for r in runs)
                         peak = max(r[1] for r in runs)
@@ -241,10 +242,10 @@ def main() -> None:
                         if key == "LogGOPSim":
                             if skip:
                                 print(f"| {name} | {M_real:,} | {tag} | LogGOPSim -f X.bin | not run (stopped at a "
-                                      "smaller size) | | | | |")
+                                      f"smaller size) | | | | | {load} |")
                                 continue
                             print(f"| {name} | {M_real:,} | {tag} | LogGOPSim -f X.bin | {shown} | {_mb(peak)} | 1 "
-                                  f"| 1 | {'(stopped)' if not done else f'{theirs:.0f}'} |")
+                                  f"| 1 | {'(stopped)' if not done else f'{theirs:.0f}'} | {load} |")
                             continue
                         check = same(makespan(runs[-1][2]), theirs) if done else "failed"
                         vs = f"{bound}{wall / a_wall:.2f}" if a_wall == a_wall else "-"
@@ -256,9 +257,9 @@ def main() -> None:
                         elif a_peak < 0:
                             mem = f"<= {abs(peak) / -a_peak:.2f}"
                         print(f"| {name} | {M_real:,} | {tag} | {key} | {shown} | {_mb(peak)} | {vs} | {mem} "
-                              f"| {check} |", flush=True)
-                print(f"| {name} | {M_real:,} | | (inputs written in {setup:.0f} s, txt2bin {txt2bin:.1f} s; "
-                      f"load average {os.getloadavg()[0]:.2f}) | | | | | |", flush=True)
+                              f"| {check} | {load} |", flush=True)
+                print(f"| {name} | {M_real:,} | | (inputs written in {setup:.0f} s, txt2bin {txt2bin:.1f} s) | | | | "
+                      f"| | {os.getloadavg()[0]:.1f} |", flush=True)
     print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
 
 
