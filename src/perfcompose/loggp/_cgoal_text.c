@@ -494,7 +494,7 @@ static int lean_write(Lean *o, const Fields *f0) {
 
 /* 1 to max_digits decimal digits from *pp (without a leading zero unless alone where label): their
  * value, *pp moved past them; else -2 */
-static inline int64_t fast_number(const char **pp, const char *end, int max_digits, int label) {
+static inline __attribute__((always_inline)) int64_t fast_number(const char **pp, const char *end, int max_digits, int label) {
     const char *p = *pp;
     uint64_t v = 0;
     while (p < end && (unsigned char)(*p - '0') < 10 && p - *pp <= max_digits) {
@@ -509,7 +509,7 @@ static inline int64_t fast_number(const char **pp, const char *end, int max_digi
     return (int64_t)v;
 }
 
-static inline int fast_word(const char **pp, const char *end, const char *word, int n) {
+static inline __attribute__((always_inline)) int fast_word(const char **pp, const char *end, const char *word, int n) {
     if (end - *pp >= n && memcmp(*pp, word, (size_t)n) == 0) {
         *pp += n;
         return 1;
@@ -518,7 +518,7 @@ static inline int fast_word(const char **pp, const char *end, const char *word, 
 }
 
 /* a number, or -1 where minus_one allows it; else -2 */
-static inline int64_t fast_value(const char **pp, const char *end, int max_digits, int minus_one) {
+static inline __attribute__((always_inline)) int64_t fast_value(const char **pp, const char *end, int max_digits, int minus_one) {
     if (minus_one && fast_word(pp, end, "-1", 2)) {
         return -1;
     }
