@@ -32,8 +32,9 @@ static void *big_alloc(size_t bytes) {
 
 /* ------------------------------------------------------------------------------------------ */
 /* the event queue: smallest time first, equal times by creation stamp. The events of the current
- * slot of time are a sorted array, taken in order, and a binary heap of those queued into the
- * slot while it runs (and any queued before it); later ones wait unsorted in a ring of per-slot
+ * slot of time are a sorted array, taken in order, and those queued into the slot while it runs
+ * (and any queued before it): in a second array while each comes after the last one there (most
+ * do), else in a binary heap; later ones wait unsorted in a ring of per-slot
  * lists (a calendar queue) and, beyond the ring, in a second heap. An event of a later slot is
  * later than every one of the current slot, so the events come out in the same order as from one
  * heap. Where many events share a time (ranks in lock-step) a slot holds thousands: sorting them
@@ -200,6 +201,8 @@ typedef struct {
     int64_t hn, hcap;
     Ev *run, *run_tmp; /* the current slot's events as it began, sorted: run[rh .. rn) are left */
     int64_t rh, rn, rcap;
+    Ev *fq; /* events queued into the current slot in order: fq[fh .. ft) are left */
+    int64_t fh, ft, fqcap;
     int32_t ts;
     /* groups of queued operations, ids below gmax: g_hi[g] operations from g_lo[g] on, linked
      * through op.next */
@@ -336,6 +339,20 @@ static inline void qpush(Sim *s, double key, int32_t ts, int32_t id, int32_t op,
         later_put(s, &e, sl);
         return;
     }
+    if (s->fh == s->ft || !ev_less(key, ts, s->fq[s->ft - 1].key, s->fq[s->ft - 1].ts)) {
+        if (s->ft == s->fqcap) {
+            Ev *a = realloc(s->fq, (size_t)(2 * s->fqcap) * sizeof(Ev));
+            if (!a) {
+                s->nomem = 1;
+                return;
+            }
+            s->fq = a;
+            s->fqcap *= 2;
+        }
+        Ev e = {key, ts, id, op, aux};
+        s->fq[s->ft++] = e;
+        return;
+    }
     if (heap_room(&s->heap, s->hn, &s->hcap) < 0) {
         s->nomem = 1;
         return;
@@ -408,15 +425,33 @@ static void next_slot(Sim *s) {
 
 /* take the first event off the queue (one is queued) */
 static inline Ev qpop(Sim *s) {
-    if (s->hn == 0 && s->rh == s->rn) {
+    if (s->hn == 0 && s->rh == s->rn && s->fh == s->ft) {
         next_slot(s);
         if (s->nomem) {
             return EV_LAST;
         }
     }
-    if (s->rh < s->rn && (s->hn == 0 || ev_less(s->run[s->rh].key, s->run[s->rh].ts, s->heap[0].key,
-                                                s->heap[0].ts))) {
+    const Ev *best = NULL;
+    int from = 0; /* 0 the slot's array, 1 the array of events queued in order, 2 the heap */
+    if (s->rh < s->rn) {
+        best = &s->run[s->rh];
+    }
+    if (s->fh < s->ft && (!best || ev_less(s->fq[s->fh].key, s->fq[s->fh].ts, best->key, best->ts))) {
+        best = &s->fq[s->fh];
+        from = 1;
+    }
+    if (s->hn > 0 && (!best || ev_less(s->heap[0].key, s->heap[0].ts, best->key, best->ts))) {
+        from = 2;
+    }
+    if (from == 0) {
         return s->run[s->rh++];
+    }
+    if (from == 1) {
+        Ev e = s->fq[s->fh++];
+        if (s->fh == s->ft) {
+            s->fh = s->ft = 0;
+        }
+        return e;
     }
     Ev e = s->heap[0];
     pop(s->heap, &s->hn);
@@ -427,7 +462,8 @@ static inline Ev qpop(Sim *s) {
  * events of later slots come after all in the heap, and after t */
 static inline int queue_after(const Sim *s, double t, int32_t ts) {
     return (s->hn == 0 || ev_less(t, ts, s->heap[0].key, s->heap[0].ts)) &&
-           (s->rh == s->rn || ev_less(t, ts, s->run[s->rh].key, s->run[s->rh].ts));
+           (s->rh == s->rn || ev_less(t, ts, s->run[s->rh].key, s->run[s->rh].ts)) &&
+           (s->fh == s->ft || ev_less(t, ts, s->fq[s->fh].key, s->fq[s->fh].ts));
 }
 
 static inline int32_t new_group(Sim *s) {
@@ -840,7 +876,7 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
     int32_t its = 0, grp = 0;
     int64_t h = 0; /* the rank of the group running */
     const int64_t n = s->n;
-    while ((s->hn > 0 || s->rh < s->rn || s->ring_n > 0 || s->fn > 0 || carry) && !s->nomem) {
+    while ((s->hn > 0 || s->rh < s->rn || s->fh < s->ft || s->ring_n > 0 || s->fn > 0 || carry) && !s->nomem) {
         int32_t i;
         if (carry) {
             carry = 0;
@@ -862,6 +898,13 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
             /* read the operations of the next events ahead: of the slot's array, some further on */
             for (int64_t k = 0; k < 2 && k < s->hn; k++) {
                 prefetch_event(s, &s->heap[k], 0);
+            }
+            if (s->fh + RUN_AHEAD < s->ft) {
+                prefetch_event(s, &s->fq[s->fh + RUN_AHEAD], 1);
+            } else {
+                for (int64_t k = s->fh; k < s->fh + 2 && k < s->ft; k++) {
+                    prefetch_event(s, &s->fq[k], 1);
+                }
             }
             if (s->rh + RUN_AHEAD < s->rn) {
                 prefetch_event(s, &s->run[s->rh + RUN_AHEAD], 1);
@@ -1141,7 +1184,7 @@ static void free_sim(Sim *s) {
                    s->sort_tmp, s->heap, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail,
                    s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_base,
                    s->w_head, s->w_tail, s->wq, s->ring, s->ring_bits, s->node, s->far,
-                   s->run, s->run_tmp};
+                   s->run, s->run_tmp, s->fq};
     for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) {
         free(all[k]);
     }
@@ -1209,6 +1252,8 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
     NEW(s->heap, s->hcap, Ev);
     s->rcap = 1024;
     NEW(s->run, s->rcap, Ev);
+    s->fqcap = 1024;
+    NEW(s->fq, s->fqcap, Ev);
     NEW(s->run_tmp, s->rcap, Ev);
     s->fcap = 1024;
     NEW(s->far, s->fcap, Ev);
