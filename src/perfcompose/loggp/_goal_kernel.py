@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from perfcompose._heap import heap_pop, heap_push
+from perfcompose.loggp._event_turns import first_after, member_turn
 from perfcompose.loggp.cxx_sort import sort_like_cxx
 
 __all__ = ["goal_kernel"]
@@ -369,16 +370,11 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
             if ok:  # the next member's turn, at the same time
                 g_lo[grp] += 1
                 if g_lo[grp] < g_hi[grp]:
-                    tsn = float(mts[members[g_lo[grp]]])
-                    if hn == 0 or hkey[0] > t or (hkey[0] == t and htb[0] > tsn):
-                        carry = True
-                    else:
-                        hn = heap_push(hkey, htb, hid, 0, hn, t, tsn, grp)
+                    hn, carry = member_turn(hkey, htb, hid, hn, t, float(mts[members[g_lo[grp]]]), grp)
                 else:
                     gfree[nfree] = grp
                     nfree += 1
-            elif g_hi[grp] - g_lo[grp] == 1 or hn == 0 or hkey[0] > t or (
-                    hkey[0] == t and htb[0] > mts[members[g_hi[grp] - 1]]):
+            elif g_hi[grp] - g_lo[grp] == 1 or first_after(hkey, htb, hn, t, mts[members[g_hi[grp] - 1]]):
                 # the other members would be popped next, one after the other, and wait for the
                 # same CPU or NIC until the same time: they move together
                 hn = heap_push(hkey, htb, hid, 0, hn, t_wait, its, grp)

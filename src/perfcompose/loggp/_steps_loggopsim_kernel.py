@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from perfcompose._heap import heap_pop, heap_push
+from perfcompose.loggp._event_turns import first_after, member_turn
 from perfcompose.loggp.cxx_sort import sort_like_cxx
 
 __all__ = ["loggopsim_steps_kernel"]
@@ -216,6 +217,7 @@ def loggopsim_steps_kernel(P, kinds, msg_ptr, src, dst, nbytes, order, durations
         t_wait = 0.0
         h1 = -1  # the ranks to issue new operations of (the event's, and a sender's)
         h2 = -1
+        matched = False  # a receive met its message (m, at rank h)
         if grp >= 0:
             h = gt[grp, 0]
             gk = gt[grp, 1]
@@ -271,17 +273,7 @@ def loggopsim_steps_kernel(P, kinds, msg_ptr, src, dst, nbytes, order, durations
                     m = lo + recv_list[lo + recv_ptr[b] + j - ns]
                     h1 = h
                     if state[m] == _ARRIVED:
-                        if nbytes[m] > S:  # rendezvous: the sender's request completes now
-                            s = src[m]
-                            left[s] -= 1
-                            if left[s] == 0:
-                                pend[s] = 1
-                            nexto[s] = max(nexto[s], t)
-                            nextgs[s] = max(nextgs[s], t)
-                            h2 = s
-                        left[h] -= 1
-                        if left[h] == 0:
-                            pend[h] = 1
+                        matched = True
                     else:
                         state[m] = _POSTED
         else:  # the message m arrives at rank h
@@ -292,17 +284,7 @@ def loggopsim_steps_kernel(P, kinds, msg_ptr, src, dst, nbytes, order, durations
                 nexto[h] = t + o + max(k1 * O, k1 * G)
                 nextgr[h] = t + g + k1 * G
                 if state[m] == _POSTED:
-                    if nbytes[m] > S:
-                        s = src[m]
-                        left[s] -= 1
-                        if left[s] == 0:
-                            pend[s] = 1
-                        nexto[s] = max(nexto[s], t)
-                        nextgs[s] = max(nextgs[s], t)
-                        h2 = s
-                    left[h] -= 1
-                    if left[h] == 0:
-                        pend[h] = 1
+                    matched = True
                     h1 = h
                 else:
                     state[m] = _ARRIVED
@@ -313,20 +295,26 @@ def loggopsim_steps_kernel(P, kinds, msg_ptr, src, dst, nbytes, order, durations
                     hn = heap_push(hkey, htb, hid, 0, hn, max(arrive[w], max(nexto[h], nextgr[h])), mts[w], -(w + 1))
             else:
                 hn = heap_push(hkey, htb, hid, 0, hn, max(nexto[h], nextgr[h]), its, grp)
+        if matched:  # the message m's send and receive (at rank h) meet at t
+            if nbytes[m] > S:  # rendezvous: the sender's request completes now (its sender busy until then)
+                h2 = src[m]
+                left[h2] -= 1
+                if left[h2] == 0:
+                    pend[h2] = 1
+                nexto[h2] = max(nexto[h2], t)
+                nextgs[h2] = max(nextgs[h2], t)
+            left[h] -= 1
+            if left[h] == 0:
+                pend[h] = 1
         if grp >= 0:
             if ok:  # the next member's turn, at the same time
                 gt[grp, 2] += 1
                 if gt[grp, 2] < gt[grp, 3]:
-                    tsn = float(gt[grp, 4] + gt[grp, 2])
-                    if hn == 0 or hkey[0] > t or (hkey[0] == t and htb[0] > tsn):
-                        carry = True
-                    else:
-                        hn = heap_push(hkey, htb, hid, 0, hn, t, tsn, grp)
+                    hn, carry = member_turn(hkey, htb, hid, hn, t, float(gt[grp, 4] + gt[grp, 2]), grp)
                 else:
                     gfree[nfree] = grp
                     nfree += 1
-            elif gt[grp, 3] - gt[grp, 2] == 1 or hn == 0 or hkey[0] > t or (
-                    hkey[0] == t and htb[0] > float(gt[grp, 4] + gt[grp, 3] - 1)):
+            elif gt[grp, 3] - gt[grp, 2] == 1 or first_after(hkey, htb, hn, t, float(gt[grp, 4] + gt[grp, 3] - 1)):
                 hn = heap_push(hkey, htb, hid, 0, hn, t_wait, its, grp)  # the group moves as a whole
             else:  # another event comes between the members: the first one waits alone
                 gt, gfree, nfree, hkey, htb, hid = _room(gt, gfree, nfree, hkey, htb, hid, 1, P)
