@@ -992,21 +992,25 @@ static inline int triple(const Sim *s, const int32_t *rank, int64_t i, int64_t *
  * memory, -2 where tags repeat. */
 static int64_t keys_by_tag(Sim *s, const int32_t *rank) {
     const int64_t n = s->n;
-    int32_t *sender = malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t)); /* the send of each tag */
+    /* the send of each tag, as its receiver and its rank side by side (one read a receive, where
+     * the send's index would take three far apart); NO_SEND where no send has the tag */
+    const int32_t NO_SEND = (int32_t)0xfefefefe;
+    int32_t *sender = malloc((size_t)(n > 0 ? 2 * n : 2) * sizeof(int32_t));
     if (!sender) {
         return -1;
     }
-    memset(sender, 0xff, (size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+    memset(sender, 0xfe, (size_t)(n > 0 ? 2 * n : 2) * sizeof(int32_t));
     int64_t n_keys = 0; /* the key of the receives that match no send follows the tags */
     int dead = 0;
     for (int64_t i = 0; i < n; i++) {
         if (s->kind[i] == SEND) {
             int64_t tg = TAG(s, i);
-            if (tg < 0 || tg >= n || sender[tg] >= 0) {
+            if (tg < 0 || tg >= n || sender[2 * tg] != NO_SEND || s->peer[i] == NO_SEND) {
                 free(sender);
                 return -2;
             }
-            sender[tg] = (int32_t)i;
+            sender[2 * tg] = s->peer[i];
+            sender[2 * tg + 1] = rank[i];
             n_keys = tg >= n_keys ? tg + 1 : n_keys;
         }
     }
@@ -1017,8 +1021,8 @@ static int64_t keys_by_tag(Sim *s, const int32_t *rank) {
         int64_t tg = TAG(s, i);
         s->flag[i] |= KEY_NONE;
         if (s->kind[i] == RECV && s->peer[i] != -1 && tg != -1) {
-            int32_t m = tg >= 0 && tg < n ? sender[tg] : -1;
-            int match = m >= 0 && s->peer[m] == rank[i] && rank[m] == s->peer[i];
+            const int32_t *m = tg >= 0 && tg < n ? &sender[2 * tg] : NULL;
+            int match = m && m[0] != NO_SEND && m[0] == rank[i] && m[1] == s->peer[i];
             s->flag[i] &= (uint8_t)~KEY_NONE;
             if (!match) { /* no message has its key: all such share one */
                 s->flag[i] |= KEY_DEAD;
