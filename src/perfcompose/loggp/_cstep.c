@@ -1577,14 +1577,22 @@ static int64_t lgs_run(Lgs *s) {
                     double tsn = (double)(q->base + q->lo);
                     const LgsEntry *e = lgs_first(s);
                     if (e == NULL || e->key > t || (e->key == t && e->tb > tsn)) {
-                        carry = 1;
+                        double busy = dmax(s->rk[h].nexto, s->rk[h].nextgs);
+                        if (q->kind == LGS_SEND && busy > t) { /* it runs next and waits: its turn, here */
+                            ok = 0;
+                            its = tsn;
+                            t_wait = busy;
+                        } else {
+                            carry = 1;
+                        }
                     } else {
                         lgs_push_group(s, t, tsn, ident);
                     }
                 } else {
                     s->gfree[s->nfree++] = grp;
                 }
-            } else {
+            }
+            if (!ok) {
                 const LgsEntry *e = lgs_first(s);
                 if (q->hi - q->lo == 1 || e == NULL || e->key > t ||
                     (e->key == t && e->tb > (double)(q->base + q->hi - 1))) {
@@ -1603,28 +1611,30 @@ static int64_t lgs_run(Lgs *s) {
             }
         }
         /* issue what became executable, rank by rank in ascending order */
-        if (h1 >= 0 && h2 >= 0 && h2 < h1) {
-            int64_t x = h1;
-            h1 = h2;
-            h2 = x;
-        }
-        int64_t hs[2] = {h1, h2};
-        for (int i = 0; i < 2; i++) {
-            int64_t hh = hs[i];
-            if (hh < 0 || s->rk[hh].pend == 0) {
-                continue;
+        if ((h1 >= 0 && s->rk[h1].pend != 0) || (h2 >= 0 && s->rk[h2].pend != 0)) { /* rarely */
+            if (h1 >= 0 && h2 >= 0 && h2 < h1) {
+                int64_t x = h1;
+                h1 = h2;
+                h2 = x;
             }
-            if (lgs_room(s, 2) < 0) {
-                return -3;
+            int64_t hs[2] = {h1, h2};
+            for (int i = 0; i < 2; i++) {
+                int64_t hh = hs[i];
+                if (hh < 0 || s->rk[hh].pend == 0) {
+                    continue;
+                }
+                if (lgs_room(s, 2) < 0) {
+                    return -3;
+                }
+                if (s->rk[hh].pend == 1) { /* the step's closing calc */
+                    int64_t gr = lgs_new_group(s, hh, LGS_BARRIER, 0, 1, s->ts);
+                    lgs_push_group(s, s->rk[hh].nexto, (double)s->ts, gr);
+                    s->ts++;
+                } else {
+                    lgs_issue_step(s, hh, 0, s->rk[hh].cur);
+                }
+                s->rk[hh].pend = 0;
             }
-            if (s->rk[hh].pend == 1) { /* the step's closing calc */
-                int64_t gr = lgs_new_group(s, hh, LGS_BARRIER, 0, 1, s->ts);
-                lgs_push_group(s, s->rk[hh].nexto, (double)s->ts, gr);
-                s->ts++;
-            } else {
-                lgs_issue_step(s, hh, 0, s->rk[hh].cur);
-            }
-            s->rk[hh].pend = 0;
         }
         if (s->stale) { /* the event left nothing in its place */
             lgs_pop(s);
