@@ -1177,12 +1177,37 @@ typedef struct {
     int8_t pad[11]; /* 64 bytes: one cache line */
 } LgsRank;
 
-/* a heap entry: time, creation stamp, id, and for a group of sends or receives its next member's
- * message (so that it can be fetched before the group's own record is read) */
+/* a heap entry: time (as lgs_key_bits orders it), creation stamp, id, and for a group of sends or
+ * receives its next member's message (so that it can be fetched before the group's own record is
+ * read); (time, stamp) compares as one 128-bit number */
 typedef struct {
-    double key, tb;
+    uint64_t kb, stamp;
     int64_t id, aux;
 } LgsEntry;
+
+/* a time's bits as an unsigned number in the order of the times (negative ones too; no NaN), and
+ * back */
+static inline uint64_t lgs_key_bits(double k) {
+    uint64_t b;
+    memcpy(&b, &k, sizeof(b));
+    return (b >> 63) ? ~b : b | ((uint64_t)1 << 63);
+}
+
+static inline double lgs_key_value(uint64_t u) {
+    uint64_t b = (u >> 63) ? u & ~((uint64_t)1 << 63) : ~u;
+    double k;
+    memcpy(&k, &b, sizeof(k));
+    return k;
+}
+
+__extension__ typedef unsigned __int128 lgs_u128;
+
+static inline lgs_u128 lgs_order(uint64_t kb, uint64_t stamp) { return ((lgs_u128)kb << 64) | stamp; }
+
+/* the entry comes after the event at time t with stamp tb */
+static inline int lgs_after(const LgsEntry *e, double t, double tb) {
+    return lgs_order(e->kb, e->stamp) > lgs_order(lgs_key_bits(t), (uint64_t)tb);
+}
 
 typedef struct {
     int64_t P, nsteps, M;
@@ -1208,21 +1233,21 @@ typedef struct {
  * than all others follows the last (h[hn], room for it is kept), so that a move down picks the
  * smaller child without a branch: that choice is a coin toss a branch predictor mostly loses */
 static inline int64_t lgs_less_nb(const LgsEntry *a, const LgsEntry *b) {
-    return (a->key < b->key) | ((a->key == b->key) & (a->tb < b->tb));
+    return lgs_order(a->kb, a->stamp) < lgs_order(b->kb, b->stamp);
 }
 
-static const LgsEntry LGS_LAST = {HUGE_VAL, HUGE_VAL, 0, -1};
+static const LgsEntry LGS_LAST = {UINT64_MAX, UINT64_MAX, 0, -1};
 
 #define HEAP_NAME lgs
 #define HEAP_ENTRY LgsEntry
-#define HEAP_LESS(a, b) less((a).key, (a).tb, (b).key, (b).tb)
+#define HEAP_LESS(a, b) lgs_less_nb(&(a), &(b))
 #define HEAP_LESS_NB(pa, pb) lgs_less_nb(pa, pb)
 #include "_heap_sift.h"
 
 /* the heap's pushes and its first entry, with the event being run still at the root (stale):
  * (key, stamp) pairs are unique, so the order of events does not depend on the heap's shape */
 LGS_INLINE void lgs_push_aux(Lgs *s, double key, double tb, int64_t ident, int64_t aux) {
-    LgsEntry e = {key, tb, ident, aux};
+    LgsEntry e = {lgs_key_bits(key), (uint64_t)tb, ident, aux};
     if (s->stale) {
         lgs_sift_down(s->heap, s->hn, e);
         s->stale = 0;
@@ -1249,7 +1274,7 @@ static inline const LgsEntry *lgs_first(const Lgs *s) {
         return NULL;
     }
     const LgsEntry *a = &s->heap[1];
-    if (s->hn > 2 && less(s->heap[2].key, s->heap[2].tb, a->key, a->tb)) {
+    if (s->hn > 2 && lgs_less_nb(&s->heap[2], a)) {
         a = &s->heap[2];
     }
     return a;
@@ -1457,8 +1482,8 @@ static int64_t lgs_run(Lgs *s) {
             carry = 0;
             its = (double)(s->gt[grp].base + s->gt[grp].lo);
         } else {
-            t = s->heap[0].key;
-            its = s->heap[0].tb;
+            t = lgs_key_value(s->heap[0].kb);
+            its = (double)s->heap[0].stamp;
             ident = s->heap[0].id;
             s->stale = 1;
             int64_t v = ident >= 0 ? ident : -1 - ident;
@@ -1576,7 +1601,7 @@ static int64_t lgs_run(Lgs *s) {
                 if (q->lo < q->hi) {
                     double tsn = (double)(q->base + q->lo);
                     const LgsEntry *e = lgs_first(s);
-                    if (e == NULL || e->key > t || (e->key == t && e->tb > tsn)) {
+                    if (e == NULL || lgs_after(e, t, tsn)) {
                         double busy = dmax(s->rk[h].nexto, s->rk[h].nextgs);
                         if (q->kind == LGS_SEND && busy > t) { /* it runs next and waits: its turn, here */
                             ok = 0;
@@ -1594,8 +1619,7 @@ static int64_t lgs_run(Lgs *s) {
             }
             if (!ok) {
                 const LgsEntry *e = lgs_first(s);
-                if (q->hi - q->lo == 1 || e == NULL || e->key > t ||
-                    (e->key == t && e->tb > (double)(q->base + q->hi - 1))) {
+                if (q->hi - q->lo == 1 || e == NULL || lgs_after(e, t, (double)(q->base + q->hi - 1))) {
                     lgs_push_group(s, t_wait, its, ident); /* the group moves as a whole */
                 } else { /* another event comes between the members: the first one waits alone */
                     if (lgs_room(s, 1) < 0) {
