@@ -5,26 +5,24 @@ the package is in pyproject.toml."""
 from setuptools import Extension, setup
 
 _FLAGS = ["-O2", "-std=c99"]
-_BUFFERS = "src/perfcompose/loggp/_buffers.h"  # array arguments and module definitions, shared by the LogGP extensions
+_KERNELS = "src/perfcompose/loggp/kernels/"
+_BUFFERS = _KERNELS + "_buffers.h"  # array arguments and module definitions, shared by the LogGP extensions
 # libstdc++'s std::sort of ids by a small key, and a binary heap's moves: templates both loops include
-_LOOPS = [_BUFFERS, "src/perfcompose/loggp/_cxx_sort.h", "src/perfcompose/loggp/_heap_sift.h"]
+_LOOPS = [_BUFFERS, _KERNELS + "_cxx_sort.h", _KERNELS + "_heap_sift.h"]
+
+
+def _kernel(name: str, depends: list[str]) -> Extension:
+    """The extension perfcompose.loggp.kernels.<name>, from kernels/<name>.c; optional, as all are."""
+    return Extension(f"perfcompose.loggp.kernels.{name}", [f"{_KERNELS}{name}.c"], depends=depends,
+                     extra_compile_args=_FLAGS, optional=True)
+
 
 EXTENSIONS = [
-    # LogGP's step simulators (paper 002: Figure 2 and section 4.2)
-    Extension("perfcompose.loggp._cstep", ["src/perfcompose/loggp/_cstep.c"], depends=_LOOPS,
-              extra_compile_args=_FLAGS, optional=True),
-    # LogGOPSim's main loop on GOAL schedules (loggopsim.py)
-    Extension("perfcompose.loggp._cgoal", ["src/perfcompose/loggp/_cgoal.c"], depends=_LOOPS,
-              extra_compile_args=_FLAGS, optional=True),
-    # GOAL text read line by line (goal_compiled.py)
-    Extension("perfcompose.loggp._cgoal_text", ["src/perfcompose/loggp/_cgoal_text.c"], depends=[_BUFFERS],
-              extra_compile_args=_FLAGS, optional=True),
-    # the number arrays of JSON programs tokenized (json_arrays.py)
-    Extension("perfcompose.loggp._cjson_tokens", ["src/perfcompose/loggp/_cjson_tokens.c"], depends=[_BUFFERS],
-              extra_compile_args=_FLAGS, optional=True),
-    # a JSON step's message rows checked and split into columns (program_buffers.py)
-    Extension("perfcompose.loggp._cmessage_rows", ["src/perfcompose/loggp/_cmessage_rows.c"], depends=[_BUFFERS],
-              extra_compile_args=_FLAGS, optional=True),
+    _kernel("_cstep", _LOOPS),  # LogGP's step simulators (paper 002: Figure 2 and section 4.2)
+    _kernel("_cgoal", _LOOPS),  # LogGOPSim's main loop on GOAL schedules (goal/loggopsim.py)
+    _kernel("_cgoal_text", [_BUFFERS]),  # GOAL text read line by line (goal/goal_compiled.py)
+    _kernel("_cjson_tokens", [_BUFFERS]),  # the number arrays of JSON programs tokenized (steps/json_arrays.py)
+    _kernel("_cmessage_rows", [_BUFFERS]),  # a JSON step's message rows split into columns (steps/program_buffers.py)
 ]
 
 setup(ext_modules=EXTENSIONS)

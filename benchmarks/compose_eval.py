@@ -109,7 +109,7 @@ def main() -> None:
 
     from perfcompose.loggp.params import read_params
     from perfcompose.loggp.source import LogGPSource
-    from perfcompose.loggp.template import read_template
+    from perfcompose.loggp.steps.template import read_template
 
     source = LogGPSource(read_template(EXAMPLES / "loggp" / "exchange.json"),
                          read_params(EXAMPLES / "loggp" / "params_local.json"))

@@ -166,9 +166,9 @@ def main() -> None:
     ap.add_argument("--loggopsim", default=os.environ.get("LOGGOPSIM_DIR", ""))
     args = ap.parse_args()
 
-    from perfcompose.loggp.goal import program_to_goal, write_goal
-    from perfcompose.loggp.npzfile import write_program_npz
-    from perfcompose.loggp.program import CommStep, Program
+    from perfcompose.loggp.goal.schedule import program_to_goal, write_goal
+    from perfcompose.loggp.steps.npzfile import write_program_npz
+    from perfcompose.loggp.steps.program import CommStep, Program
 
     lgs = Path(args.loggopsim) if args.loggopsim else None
     if lgs is None or not (lgs / "LogGOPSim").exists() or not (lgs / "txt2bin").exists():

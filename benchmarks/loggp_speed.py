@@ -51,7 +51,8 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from perfcompose.loggp import CommStep, LogGP, Program, backend, simulate_program, simulate_step, worst_case_step
+from perfcompose.loggp import CommStep, LogGP, Program, simulate_program, simulate_step, worst_case_step
+from perfcompose.loggp.kernels import backend
 
 
 def pattern(P: int, M: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -78,7 +79,7 @@ def timed_together(fns: list[Callable[[], object]], reps: int) -> list[float]:
 
 def standard_args(step: CommStep, params: LogGP) -> tuple:
     """The arguments of Figure 2's kernel for ``step`` entered at time 0 (random ties, seed 0)."""
-    from perfcompose.loggp.step_inputs import recv_pointers
+    from perfcompose.loggp.kernels.step_inputs import recv_pointers
 
     P, M = step.P, step.M
     out = (np.zeros(M), np.zeros(M), np.zeros(M, np.int64), np.zeros(M, np.int64), np.zeros(P), np.zeros(P),
@@ -89,7 +90,7 @@ def standard_args(step: CommStep, params: LogGP) -> tuple:
 
 def goal_kernels() -> str:
     """Which implementation runs LogGOPSim's semantics."""
-    from perfcompose.loggp.loggopsim_steps import kernel_name
+    from perfcompose.loggp.steps.loggopsim_steps import kernel_name
 
     return kernel_name()
 

@@ -17,10 +17,10 @@ import perfcompose.commands.loggp_simulate_lean as lean_command
 from perfcompose.cli import app
 from perfcompose.commands.loggp_simulate_lean import run
 from perfcompose.limits import limits, set_limits
-from perfcompose.loggp.backend import extension
-from perfcompose.loggp.goal import program_to_goal, write_goal
-from perfcompose.loggp.npzfile import write_program_npz
-from perfcompose.loggp.program import CommStep, CompStep, Program, program_to_json, read_program
+from perfcompose.loggp.goal.schedule import program_to_goal, write_goal
+from perfcompose.loggp.kernels.backend import extension
+from perfcompose.loggp.steps.npzfile import write_program_npz
+from perfcompose.loggp.steps.program import CommStep, CompStep, Program, program_to_json, read_program
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "loggp"
 SETTINGS = (["--L", "10", "--o", "2", "--g", "5", "--G", "1"], ["--L=1000", "--o=500", "--g=600", "--G=1"])

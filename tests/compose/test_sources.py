@@ -224,7 +224,7 @@ def test_loggp_model_json_is_read_back_as_a_component(tmp_path):
 def test_a_50_point_plot_of_a_loggp_design_costs_50_simulations(tmp_path):
     from perfcompose.loggp.params import LogGP
     from perfcompose.loggp.source import LogGPSource
-    from perfcompose.loggp.template import read_template
+    from perfcompose.loggp.steps.template import read_template
     from perfcompose.report import plot_models
 
     source = LogGPSource(read_template(EXCHANGE), LogGP(**LOGGP, unit="us"))

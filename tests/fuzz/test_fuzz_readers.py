@@ -167,7 +167,7 @@ def _pamela_model(path: Path) -> Any:
 
 
 def _loggp_program(path: Path) -> Any:
-    from perfcompose.loggp.program import read_program
+    from perfcompose.loggp.steps.program import read_program
 
     return read_program(path)
 
@@ -206,7 +206,7 @@ def test_loggp_parameter_files(folder, data):
 @settings(settings.get_profile("fuzz"))
 @given(mutated(_seed_file("loggp/pingpong.goal")))
 def test_goal_files(folder, data):
-    from perfcompose.loggp.goal import read_goal
+    from perfcompose.loggp.goal.schedule import read_goal
 
     outcome_is_clean(lambda: read_goal(_write(folder, "schedule.goal", data)))
 

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from perfcompose.cli import app
 from perfcompose.limits import WorkTooLarge, limits, set_limits
 from perfcompose.loggp import CommStep, Program
-from perfcompose.loggp.goal import program_to_goal, write_goal
-from perfcompose.loggp.npzfile import write_program_npz
+from perfcompose.loggp.goal.schedule import program_to_goal, write_goal
+from perfcompose.loggp.steps.npzfile import write_program_npz
 from perfcompose.loggp.work_size import check_simulation, simulation_bytes, simulation_steps
 
 runner = CliRunner(env={"COLUMNS": "200"})

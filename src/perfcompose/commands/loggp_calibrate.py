@@ -6,7 +6,7 @@ from pathlib import Path
 import typer
 
 from perfcompose.commands.common import Table, console, progress, user_errors
-from perfcompose.loggp.calibrate import calibrate as run_calibration
+from perfcompose.loggp.calibrate.parameters import calibrate as run_calibration
 
 
 @user_errors

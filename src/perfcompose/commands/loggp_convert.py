@@ -9,10 +9,10 @@ import typer
 from perfcompose.commands.common import err_console, user_errors
 from perfcompose.commands.loggp_inputs import at_point
 from perfcompose.errors import InputError
-from perfcompose.loggp.goal import program_to_goal, write_goal
-from perfcompose.loggp.npzfile import is_npz, read_program_npz, write_program_npz
-from perfcompose.loggp.program import program_to_json
-from perfcompose.loggp.template import read_template
+from perfcompose.loggp.goal.schedule import program_to_goal, write_goal
+from perfcompose.loggp.steps.npzfile import is_npz, read_program_npz, write_program_npz
+from perfcompose.loggp.steps.program import program_to_json
+from perfcompose.loggp.steps.template import read_template
 
 
 @user_errors

@@ -15,7 +15,7 @@ def _goal_timeline(res: Any) -> Any:
     """A GOAL run as a program result for the timeline plot (operations, no message arrows)."""
     import numpy as np
 
-    from perfcompose.loggp.goal import CALC
+    from perfcompose.loggp.goal.schedule import CALC
     from perfcompose.loggp.results import Op, ProgramResult
 
     s = res.schedule
@@ -33,8 +33,8 @@ def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None,
                         timeline: Path | None, to_goal: Path | None) -> None:
     """``loggp simulate`` of a GOAL schedule: LogGOPSim's rules."""
     from perfcompose.commands.loggp_phases import phases
-    from perfcompose.loggp.goal import SEND, read_goal, write_goal
-    from perfcompose.loggp.loggopsim import LOGGOPSIM_S, simulate_goal
+    from perfcompose.loggp.goal.loggopsim import LOGGOPSIM_S, simulate_goal
+    from perfcompose.loggp.goal.schedule import SEND, read_goal, write_goal
     from perfcompose.loggp.work_size import check_simulation
 
     with phases(program, ("reading", "simulating")) as step:

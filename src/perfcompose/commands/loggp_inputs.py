@@ -68,6 +68,6 @@ def is_goal(path: Path) -> bool:
     if raw.startswith(b"PK\x03\x04"):  # a zip archive: the compact form (.npz)
         return False
     head = raw.decode("utf-8", errors="replace")
-    from perfcompose.loggp.goal import looks_like_goal
+    from perfcompose.loggp.goal.schedule import looks_like_goal
 
     return looks_like_goal(head)

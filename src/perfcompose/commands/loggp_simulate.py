@@ -59,7 +59,7 @@ def _op_counts(prog: Any) -> Any:
     """Operations per processor: sends, receives and computations of non-zero length."""
     import numpy as np
 
-    from perfcompose.loggp.program import CompStep
+    from perfcompose.loggp.steps.program import CompStep
 
     counts = np.zeros(prog.P, dtype=np.int64)
     for st in prog.steps:
@@ -74,7 +74,7 @@ def _read(program: Path, at: list[str] | None, model_json: Path | None, flags: d
           opts: _Options) -> tuple[Any, Any, Any, dict[str, float] | None]:
     """The program (None when only a model record is asked for), its parameters, its template
     (None for the compact form) and the point it is simulated at; writes ``--model-json``."""
-    from perfcompose.loggp.npzfile import is_npz, read_program_npz
+    from perfcompose.loggp.steps.npzfile import is_npz, read_program_npz
     from perfcompose.loggp.work_size import check_reading
 
     if is_npz(program):  # the compact form: plain numbers, no expressions
@@ -83,7 +83,7 @@ def _read(program: Path, at: list[str] | None, model_json: Path | None, flags: d
         check_reading(program, "npz")
         prog = read_program_npz(program)
         return prog, loggp_params(**flags, unit=prog.unit), None, {}
-    from perfcompose.loggp.template import read_template
+    from perfcompose.loggp.steps.template import read_template
 
     check_reading(program, "json")
     template = read_template(program)
@@ -169,19 +169,19 @@ def _run(program: Path, prog: Any, params: Any, template: Any, point: dict[str, 
          json_out: Path | None, timeline: Path | None, to_goal: Path | None, time_scale: float,
          step: Any = lambda name: None) -> None:
     """Simulate the program and show the result."""
-    from perfcompose.loggp.execute import simulate_program
+    from perfcompose.loggp.steps.execute import simulate_program
 
     where = " at " + ", ".join(f"{k}={v:g}" for k, v in point.items()) if point else ""
     unit = prog.unit or params.unit
     if to_goal is not None:
-        from perfcompose.loggp.goal import program_to_goal, write_goal
+        from perfcompose.loggp.goal.schedule import program_to_goal, write_goal
 
         write_goal(program_to_goal(prog), to_goal, time_scale=time_scale)
         err_console.print(f"GOAL schedule written to {to_goal}")
     counts = _op_counts(prog)
     # every operation is kept only where it is shown: --json, --timeline, or a small program
     keep = json_out is not None or timeline is not None or int(counts.sum()) <= 60
-    from perfcompose.loggp.program import CommStep
+    from perfcompose.loggp.steps.program import CommStep
     from perfcompose.loggp.work_size import check_simulation
 
     check_simulation(prog.P, sum(s.M for s in prog.steps if isinstance(s, CommStep)), len(prog.steps),

@@ -30,8 +30,9 @@ from perfcompose.commands import loggp_plain_tables as plain
 from perfcompose.commands.declared_args import options, read_args
 from perfcompose.errors import PerfcomposeError
 from perfcompose.limits import LimitOptions, parse_bytes, set_limits
-from perfcompose.loggp.backend import extension
-from perfcompose.loggp.goal_buffers import GoalBuffers, read_goal_buffers
+from perfcompose.loggp.goal.goal_buffers import GoalBuffers, read_goal_buffers
+from perfcompose.loggp.kernels.backend import extension
+from perfcompose.loggp.kernels.typed_buffers import empty
 from perfcompose.loggp.options import (
     LOGGOPSIM_S,
     LogGOPSimOptions,
@@ -41,12 +42,11 @@ from perfcompose.loggp.options import (
     SimulateOutputs,
 )
 from perfcompose.loggp.params import LogGP, given_params
-from perfcompose.loggp.typed_buffers import empty
 from perfcompose.loggp.work_size import check_reading, check_simulation
 from perfcompose.option_fields import default_of
 
 if TYPE_CHECKING:
-    from perfcompose.loggp.program_buffers import ProgramBuffers
+    from perfcompose.loggp.steps.program_buffers import ProgramBuffers
 
 __all__ = ["run"]
 
@@ -197,7 +197,7 @@ def _program(path: Path, form: str, flags: dict[str, Any], O: float, S: float, s
     check_reading(path, form)
     # loaded by name, for a program only: the .npz reader's zipfile alone takes 2-3 MB of the
     # few tens that a GOAL schedule's whole run may take
-    readers = importlib.import_module("perfcompose.loggp.program_buffers")
+    readers = importlib.import_module("perfcompose.loggp.steps.program_buffers")
     prog = readers.read_npz_buffers(path) if form == "npz" else readers.read_json_buffers(path)
     if prog is None:
         return None

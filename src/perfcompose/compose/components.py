@@ -26,7 +26,7 @@ from perfcompose.fit.uncertainty import with_uncertainty
 from perfcompose.loggp.options import LogGPFiles, LogGPOptions, LogGPParameters
 from perfcompose.loggp.params import given_members, given_params
 from perfcompose.loggp.source import LogGPSource
-from perfcompose.loggp.template import read_template
+from perfcompose.loggp.steps.template import read_template
 from perfcompose.model import FIT_FORMAT, MODEL_FORMAT, Model
 from perfcompose.option_fields import default_of, design_keys, key_of, value_kind
 from perfcompose.pamela import compile_file

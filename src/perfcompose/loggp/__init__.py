@@ -15,16 +15,15 @@ import importlib
 from typing import Any
 
 _WHERE = {
-    "ProgramResult": "results", "simulate_program": "execute",
-    "GoalSchedule": "goal", "goal_text": "goal", "parse_goal": "goal", "program_to_goal": "goal",
-    "read_goal": "goal", "simulate_goal": "loggopsim",
-    "MEIKO_CS2": "params", "LogGP": "params", "read_params": "params", "write_params": "params",
-    "CommStep": "program", "CompStep": "program", "Program": "program", "program_to_json": "program",
-    "read_program": "program",
-    "ForcedSend": "results", "Op": "results", "StepResult": "results", "simulate_step": "simulate",
+    "LogGP": "params", "MEIKO_CS2": "params", "read_params": "params", "write_params": "params",
+    "ForcedSend": "results", "Op": "results", "ProgramResult": "results", "StepResult": "results",
     "LogGPSource": "source", "read_source": "source",
-    "ProgramTemplate": "template", "read_template": "template",
-    "worst_case_step": "worstcase",
+    "CommStep": "steps.program", "CompStep": "steps.program", "Program": "steps.program",
+    "program_to_json": "steps.program", "read_program": "steps.program",
+    "ProgramTemplate": "steps.template", "read_template": "steps.template",
+    "simulate_step": "steps.simulate", "worst_case_step": "steps.worstcase", "simulate_program": "steps.execute",
+    "GoalSchedule": "goal.schedule", "goal_text": "goal.schedule", "parse_goal": "goal.schedule",
+    "program_to_goal": "goal.schedule", "read_goal": "goal.schedule", "simulate_goal": "goal.loggopsim",
 }
 
 __all__ = ["LogGP", "MEIKO_CS2", "read_params", "write_params", "CommStep", "CompStep", "Program", "read_program",

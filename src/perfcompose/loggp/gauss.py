@@ -28,10 +28,10 @@ from numba import njit
 
 from perfcompose.bench.runner import CallableTarget, run_sweep
 from perfcompose.errors import InputError
-from perfcompose.loggp.execute import simulate_program
 from perfcompose.loggp.options import LogGPOptions
 from perfcompose.loggp.params import LogGP
-from perfcompose.loggp.program import CommStep, CompStep, Program
+from perfcompose.loggp.steps.execute import simulate_program
+from perfcompose.loggp.steps.program import CommStep, CompStep, Program
 
 #: the declared defaults of the simulation options
 _DEFAULT = LogGPOptions()

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from perfcompose.loggp.params import LogGP
-from perfcompose.loggp.program import CommStep
+from perfcompose.loggp.steps.program import CommStep
 
 if TYPE_CHECKING:
-    from perfcompose.loggp.goal import GoalSchedule
+    from perfcompose.loggp.goal.schedule import GoalSchedule
 
 __all__ = ["makespan", "Op", "ForcedSend", "StepResult", "ProgramResult", "GoalResult"]
 

@@ -18,13 +18,13 @@ import numpy as np
 
 from perfcompose.ensemble import RebuiltEnsemble
 from perfcompose.errors import InputError
-from perfcompose.loggp.execute import simulate_program
-from perfcompose.loggp.json_arrays import plain
 from perfcompose.loggp.jsonfile import JsonText, load_json_program
 from perfcompose.loggp.options import GapOrigin, LogGPOptions, Ties
 from perfcompose.loggp.params import LogGP
-from perfcompose.loggp.program import _Problem
-from perfcompose.loggp.template import ProgramTemplate, _error
+from perfcompose.loggp.steps.execute import simulate_program
+from perfcompose.loggp.steps.json_arrays import plain
+from perfcompose.loggp.steps.program import _Problem
+from perfcompose.loggp.steps.template import ProgramTemplate, _error
 from perfcompose.model import Model
 
 __all__ = ["LogGPSource", "MODEL_RECORD_FORMAT", "read_source"]

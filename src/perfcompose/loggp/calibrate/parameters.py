@@ -1,0 +1,209 @@
+"""Calibrating L, o, g, G on a real MPI (mpi4py over MPICH), Netgauge-style, on two ranks.
+
+:mod:`.mpi_probe` measures, per repetition, in seconds: ping-pong round trips RTT(s); trains of 1
+and N back-to-back messages closed by an ack, T1(s) and TN(s); and a train of N 1-byte messages
+spaced by a delay d, PRTT(N, d, 1). Per repetition (times then in microseconds):
+
+* gap(s) = (TN(s) - T1(s)) / (N - 1)                  (Netgauge: g + (s-1)G)
+* g = gap(1 byte)
+* G = the Theil-Sen slope of gap(s) over the sizes >= 4 KiB (the long-message regime)
+* o = (PRTT(N, d, 1) - T1(1) - D) / (N - 1)          (Netgauge's overhead, (N - 1)(d + o) = PRTT - T1)
+
+where D is the time of the delayed train's loop without its sends: the N - 1 spins of d as the
+Python loop really runs them (each overshoots d by a clock read and the loop's own work, which
+would otherwise count as overhead); figures without it take D = (N - 1) d.
+* L = RTT(1)/2 - 2o                                   (one way: o + L + o)
+
+Each parameter is the median over repetitions, with its quartiles and extremes as the spread. A
+parameter that is not finite, not positive, or implausible (a latency or overhead above a
+second, a bandwidth below 1 MB/s) is an error that shows the raw figures, never a silent value.
+The parameters describe MPI as a Python program sees it: mpi4py's call overhead is part of o.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from perfcompose.errors import PerfcomposeError
+from perfcompose.loggp.params import LogGP, write_params
+
+__all__ = ["CalibrationError", "Calibration", "derive_parameters", "find_mpiexec", "run_probe", "calibrate"]
+
+_NAMES = ("L", "o", "g", "G")
+_MIN_G_SIZE = 4096
+
+
+class CalibrationError(PerfcomposeError):
+    """Calibration that cannot run, or whose figures do not give sensible parameters."""
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Calibrated parameters (medians, in microseconds) with their spread over repetitions and
+    the per-repetition values they come from."""
+
+    params: LogGP
+    spread: dict[str, dict[str, float]]
+    per_rep: dict[str, list[float]]
+    raw_summary: dict[str, Any]
+
+    def record(self) -> dict[str, Any]:
+        """What goes into the parameter file besides L, o, g, G."""
+        return {"spread": self.spread, "per_repetition": self.per_rep, "raw": self.raw_summary,
+                "method": "Netgauge-style: ping-pong RTT, message trains, delayed train; medians over "
+                          "repetitions (perfcompose.loggp.calibrate.parameters)"}
+
+
+def _theil_sen(x: np.ndarray, y: np.ndarray) -> float:
+    """The median of the pairwise slopes: a line fit that a few outliers do not move."""
+    i, j = np.triu_indices(len(x), k=1)
+    return float(np.median((y[j] - y[i]) / (x[j] - x[i])))
+
+
+def _rep_parameters(rep: Mapping[str, Any], sizes: list[int], train: int, delay: float) -> dict[str, float]:
+    us = 1e6
+    t1 = {int(k): v * us for k, v in rep["train1"].items()}
+    tn = {int(k): v * us for k, v in rep["trainN"].items()}
+    gap = {s: (tn[s] - t1[s]) / (train - 1) for s in sizes}
+    big = [s for s in sizes if s >= _MIN_G_SIZE]
+    G = _theil_sen(np.array(big, float), np.array([gap[s] for s in big])) if len(big) >= 2 else math.nan
+    spins = rep.get("delayed_dry", (train - 1) * delay) * us
+    o = (rep["delayed"] * us - t1[min(sizes)] - spins) / (train - 1)
+    L = rep["rtt"][str(min(sizes))] * us / 2 - 2 * o
+    return {"L": L, "o": o, "g": gap[min(sizes)], "G": G}
+
+
+def _raw_table(raw: Mapping[str, Any]) -> str:
+    sizes, train = raw["sizes"], raw["train"]
+    lines = ["raw figures (medians over repetitions, microseconds):",
+             f"  {'bytes':>9} {'RTT':>10} {'train 1':>10} {'train N':>10} {'gap':>10}"]
+    for s in sizes:
+        rtt = np.median([r["rtt"][str(s)] for r in raw["reps"]]) * 1e6
+        a = np.median([r["train1"][str(s)] for r in raw["reps"]]) * 1e6
+        b = np.median([r["trainN"][str(s)] for r in raw["reps"]]) * 1e6
+        lines.append(f"  {s:>9} {rtt:>10.3f} {a:>10.3f} {b:>10.3f} {(b - a) / (train - 1):>10.4f}")
+    delayed = np.median([r["delayed"] for r in raw["reps"]]) * 1e6
+    send = np.median([np.median(r["send_overhead"]) for r in raw["reps"]]) * 1e6
+    recv = np.median([np.median(r["recv_overhead"]) for r in raw["reps"]]) * 1e6
+    dry = [r["delayed_dry"] for r in raw["reps"] if "delayed_dry" in r]
+    spins = f" (its spins alone {np.median(dry) * 1e6:.3f})" if dry else ""
+    lines.append(f"  delayed train of {train} (d = {raw['delay'] * 1e6:g} us): {delayed:.3f}{spins}; "
+                 f"send call {send:.3f}; receive call of an arrived message {recv:.3f}")
+    return "\n".join(lines)
+
+
+def derive_parameters(raw: Mapping[str, Any]) -> Calibration:
+    """LogGP parameters (microseconds) from the probe's raw figures; sanity-checked."""
+    sizes, train, delay = list(raw["sizes"]), int(raw["train"]), float(raw["delay"])
+    reps = raw["reps"]
+    if not reps or train < 2 or len(sizes) < 3:
+        raise CalibrationError("the raw figures hold too little to calibrate from "
+                               f"({len(reps)} repetitions, train of {train}, {len(sizes)} sizes)")
+    per_rep = {k: [] for k in _NAMES}  # type: dict[str, list[float]]
+    for rep in reps:
+        for k, v in _rep_parameters(rep, sizes, train, delay).items():
+            per_rep[k].append(v)
+    med = {k: float(np.median(v)) for k, v in per_rep.items()}
+    spread = {k: {"median": med[k], "q1": float(np.quantile(v, 0.25)), "q3": float(np.quantile(v, 0.75)),
+                  "min": float(np.min(v)), "max": float(np.max(v))} for k, v in per_rep.items()}
+    problems = []
+    for k in _NAMES:
+        if not math.isfinite(med[k]):
+            problems.append(f"{k} = {med[k]} is not finite")
+        elif med[k] <= 0:
+            problems.append(f"{k} = {med[k]:.4g} us is not positive")
+    limits = {"L": 1e6, "o": 1e6, "g": 1e6, "G": 1.0}  # a second; 1 us per byte = 1 MB/s
+    for k, limit in limits.items():
+        if math.isfinite(med[k]) and med[k] > limit:
+            problems.append(f"{k} = {med[k]:.4g} us is implausible (more than {limit:g} us"
+                            f"{' per byte' if k == 'G' else ''})")
+    if problems:
+        raise CalibrationError("calibration failed: " + "; ".join(problems) + "\n" + _raw_table(raw) +
+                               "\n  per repetition: " + "; ".join(
+                                   f"{k} " + ", ".join(f"{v:.3g}" for v in per_rep[k]) for k in _NAMES) +
+                               "\n  hint: run again on an idle machine, or with more --reps")
+    summary = {"library": raw.get("library", ""), "sizes": sizes, "train": train, "delay_s": delay,
+               "repetitions": len(reps), "table": _raw_table(raw).splitlines()}
+    return Calibration(LogGP(med["L"], med["o"], med["g"], med["G"], "us"), spread, per_rep, summary)
+
+
+def find_mpiexec() -> str:
+    """The mpiexec next to this Python (the MPICH wheel installs one there), else on PATH."""
+    beside = Path(sys.executable).parent / "mpiexec"
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("mpiexec")
+    if found is None:
+        raise CalibrationError("no mpiexec found next to this Python or on PATH; install MPI with "
+                               "pip install 'perfcompose[mpi]' (mpi4py and the MPICH wheel)")
+    return found
+
+
+def run_mpi(module: str, args: list[str], out: Path, *, ranks: int = 2, mpiexec: str | None = None,
+            timeout: float = 600, progress: Callable[[int, int], None] | None = None,
+            what: str = "MPI run") -> dict[str, Any]:
+    """Run ``python -m module args`` on ``ranks`` local MPI ranks and return the JSON it writes to
+    ``out``; its standard output may carry ``{"progress": k, "of": n}`` and ``{"error": ...}`` lines."""
+    if importlib.util.find_spec("mpi4py") is None:
+        raise CalibrationError("mpi4py is not installed; install it with pip install 'perfcompose[mpi]' "
+                               "(mpi4py and the MPICH wheel)")
+    cmd = [mpiexec or find_mpiexec(), "-n", str(ranks), sys.executable, "-m", module, *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ))
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            try:
+                msg = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if "error" in msg:
+                raise CalibrationError(f"the {what} failed: {msg['error']}")
+            if progress is not None and "progress" in msg:
+                progress(int(msg["progress"]), int(msg["of"]))
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise CalibrationError(f"the {what} did not finish within {timeout:g} s") from None
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = proc.stderr.read() if proc.stderr else ""
+    if proc.returncode != 0 or not out.exists():
+        raise CalibrationError(f"the {what} failed (exit status {proc.returncode}): {err.strip()[-1500:]}")
+    return json.loads(out.read_text())
+
+
+def run_probe(out: Path, *, reps: int = 15, sizes: str | None = None, train: int = 16, mpiexec: str | None = None,
+              timeout: float = 600, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Run :mod:`.mpi_probe` on two local ranks and return its raw figures."""
+    args = ["--out", str(out), "--reps", str(reps), "--train", str(train)]
+    if sizes:
+        args += ["--sizes", sizes]
+    return run_mpi("perfcompose.loggp.calibrate.mpi_probe", args, out, mpiexec=mpiexec, timeout=timeout,
+                   progress=progress, what="MPI probe")
+
+
+def calibrate(out: Path, *, reps: int = 15, train: int = 16, sizes: str | None = None, mpiexec: str | None = None,
+              raw_out: Path | None = None, progress: Callable[[int, int], None] | None = None) -> Calibration:
+    """Measure, derive, check and write the parameter file ``out`` (microseconds)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = run_probe(Path(tmp) / "raw.json", reps=reps, sizes=sizes, train=train, mpiexec=mpiexec,
+                        progress=progress)
+    if raw_out is not None:
+        Path(raw_out).write_text(json.dumps(raw))
+    cal = derive_parameters(raw)
+    write_params(out, cal.params, cal.record())
+    return cal

@@ -1,0 +1,112 @@
+"""A GOAL schedule read into plain typed buffers, without NumPy: the form perfcompose and Schedgen
+write (every rank's block once and in rank order, each operation labelled with its place in its
+block), read by the compiled ``_cgoal_text.read_lean`` straight into the schedule's columns, as
+:mod:`.goal_text_lean` reads it into NumPy arrays. For anything else, or where the extension is not
+built, :func:`read_goal_buffers` returns None and the NumPy readers, which name the line of any
+error, read the schedule."""
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import accumulate
+from pathlib import Path
+from typing import IO, Any
+
+from perfcompose.loggp.goal.text_blocks import reused_line_blocks
+from perfcompose.loggp.kernels.backend import extension
+from perfcompose.loggp.kernels.typed_buffers import empty
+
+__all__ = ["GoalBuffers", "read_goal_buffers", "read_lean_columns"]
+
+_BLOCK = 1 << 20  #: bytes of text read at a time, into one buffer
+_START = (0, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0)  #: the reader's state before the first line
+
+
+@dataclass(frozen=True, eq=False)
+class GoalBuffers:
+    """A schedule's columns as :class:`.schedule.GoalSchedule` holds them (operations in rank order,
+    ``op_ptr`` their offsets by rank, dependencies as operation indices) in typed buffers (kind
+    int8, size float32 where every size is exact there else float64, peer/tag/cpu/nic/req int32,
+    op_ptr int64), with how many CPUs and NICs its ranks use, how many operations and how many
+    sends it has."""
+
+    num_ranks: int
+    op_ptr: Any
+    kind: Any
+    size: Any
+    peer: Any
+    tag: Any
+    cpu: Any
+    nic: Any
+    req_a: Any
+    req_b: Any
+    ireq_a: Any
+    ireq_b: Any
+    n_cpu: int
+    n_nic: int
+    num_ops: int
+    sends: int
+
+
+def read_goal_buffers(path: Path | str) -> GoalBuffers | None:
+    """The schedule in ``path`` in typed buffers, or None where it is not of the form read here
+    (or the extension is not built)."""
+    ext = extension("_cgoal_text")
+    if ext is None or not hasattr(ext, "read_lean"):
+        return None
+    size = Path(path).stat().st_size
+    got = read_lean_columns(ext, lambda: open(path, "rb"), size, empty)
+    if got is None:
+        return None
+    (kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank, block_ops), state = got
+    _, num_ranks, _, n, m, nb, *_, any_cpu, any_nic = state
+    per_rank = [0] * num_ranks
+    for r, k in zip(rank[:nb], block_ops[:nb]):
+        per_rank[r] = k
+    op_ptr = array("q", accumulate(per_rank, initial=0))
+    how = dep_how[:m]
+    if bytes(how).count(0) != m:  # (counted in C: any() takes a tenth of a second at 10^6 operations)
+        plain = [j for j in range(m) if not how[j]]
+        irequired = [j for j in range(m) if how[j]]
+        req_a, req_b = _picked(dep_a, plain), _picked(dep_b, plain)
+        ireq_a, ireq_b = _picked(dep_a, irequired), _picked(dep_b, irequired)
+    else:  # requires only (as perfcompose writes): the pairs as they are
+        req_a, req_b, ireq_a, ireq_b = dep_a[:m], dep_b[:m], dep_a[:0], dep_b[:0]
+    n_cpu = 1 + max(cpu[:n]) if any_cpu else 1
+    n_nic = 1 + max(nic[:n]) if any_nic else 1
+    kinds = kind[:n]
+    return GoalBuffers(num_ranks, op_ptr, kinds, size_c[:n], peer[:n], tag[:n], cpu[:n], nic[:n], req_a, req_b,
+                       ireq_a, ireq_b, n_cpu, n_nic, n, bytes(kinds).count(0))
+
+
+def read_lean_columns(ext: Any, opener: Callable[[], IO[bytes]], size: int,
+                      alloc: Callable[[int, str], Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """The columns ``_cgoal_text.read_lean`` fills from a GOAL text of ``size`` bytes (kind, size,
+    peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank, block_ops, each made by ``alloc(n, code)``
+    zeroed, with a struct code) and its final state; None where the text is not of its form or
+    not whole. Sizes are float32 where every one is exact there (below 2^24), else the text is
+    read again in float64."""
+    # room for as many operations, dependencies and rank blocks as so many bytes can hold (a line
+    # of each takes at least 7, 15 and 9 bytes); room never written costs address space only
+    ops, deps, blocks = size // 7 + 2, size // 15 + 2, size // 9 + 2
+    for code in "fd":
+        columns = (*(alloc(ops, c) for c in ("b", code, "i", "i", "i", "i")),
+                   *(alloc(deps, c) for c in "iib"), alloc(blocks, "q"), alloc(blocks, "q"))
+        state: Any = _START
+        with opener() as fh:
+            for data in reused_line_blocks(fh, _BLOCK):
+                state = ext.read_lean(data, state, *columns)
+                if state is False:
+                    return None
+                if state == 1:  # a size float32 does not hold exactly: read again in float64
+                    break
+        if state != 1:
+            closed, num_ranks = state[0] == 0, state[1]
+            return (columns, state) if closed and num_ranks >= 1 else None
+    raise AssertionError("float64 holds every size read")
+
+
+def _picked(column: Any, at: list[int]) -> Any:
+    """The items of ``column`` at the positions ``at``, as int32."""
+    return array("i", map(column.__getitem__, at))

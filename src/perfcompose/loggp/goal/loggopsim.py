@@ -1,0 +1,168 @@
+"""LogGOPSim's simulation semantics, compiled, on GOAL schedules (:mod:`.schedule`).
+
+LogGOPSim (Hoefler, Schneider, Lumsdaine, 2010) differs from paper 002's algorithm in three ways
+that change predicted times: a host has separate send and receive gaps (``nextgs``, ``nextgr``)
+next to its CPU overhead clock (``nexto``); a message's receive overhead is charged when the
+message arrives (``o + (k-1)G`` from then on, whether or not the receive was posted); and events
+are processed in time order with ties in creation order, so there is no priority of receives
+over sends. A message is injected at ``t + o`` and its first byte arrives at ``t + o + L``.
+``O`` is the overhead per byte and messages above ``S`` bytes use a rendezvous: the send
+completes when the receiver matches it. ``S`` defaults to LogGOPSim's own default, 65,535 bytes.
+
+:func:`simulate_goal` checks a schedule, runs the event loop (the compiled kernel of
+:mod:`perfcompose.loggp.kernels._goal_numba`; :mod:`.loggopsim_reference` is its plain reading) and returns the times;
+:func:`simulate_program_loggopsim` runs a program through its GOAL schedule, or, where only finish
+times are asked for, through the kernel on its steps of :mod:`perfcompose.loggp.steps.loggopsim_steps`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+from perfcompose.errors import InputError
+from perfcompose.loggp.goal.schedule import ANY, CALC, RECV, SEND, GoalSchedule, program_to_goal
+from perfcompose.loggp.kernels.backend import extension
+from perfcompose.loggp.options import LOGGOPSIM_S
+from perfcompose.loggp.params import LogGP
+from perfcompose.loggp.results import GoalResult, Op, ProgramResult
+from perfcompose.loggp.steps.loggopsim_steps import loggopsim_finish
+from perfcompose.loggp.steps.program import CompStep, Program
+
+__all__ = ["LOGGOPSIM_S", "GoalResult", "simulate_goal", "simulate_program_loggopsim"]
+
+
+def compiled_goal() -> ModuleType | None:
+    """The compiled extension ``perfcompose.loggp.kernels._cgoal``, or None where it was not built (or
+    ``PERFCOMPOSE_KERNELS=numba`` asks for the Numba kernel of :mod:`perfcompose.loggp.kernels._goal_numba`)."""
+    return extension("_cgoal")
+
+
+def _as(a: np.ndarray, dtype: type) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=dtype)
+
+
+def _sizes(a: np.ndarray) -> np.ndarray:
+    """The sizes as the compiled loop takes them: float64, or float32 as they are (a reader keeps
+    them so where every one is exact there)."""
+    return np.ascontiguousarray(a) if a.dtype in (np.float32, np.float64) else _as(a, np.float64)
+
+
+def _csr(a: np.ndarray, b: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Dependents of every operation (``a`` depends on ``b``) as CSR, and each one's count."""
+    if not a.size:  # zero pages, never written (a schedule without such dependencies costs no memory)
+        return np.zeros(n + 1, np.int32), np.zeros(0, np.int32), np.zeros(n, np.int32)
+    ptr = np.zeros(n + 1, np.int32)
+    np.cumsum(np.bincount(b, minlength=n), out=ptr[1:])
+    return ptr, a[np.argsort(b, kind="stable")].astype(np.int32), np.bincount(a, minlength=n).astype(np.int32)
+
+
+def _match_keys(s: GoalSchedule, rank_of: np.ndarray) -> tuple[np.ndarray, int]:
+    """A compact key per send (destination, source, tag) and per exact receive (rank, source,
+    tag): a message and a receive match exactly when their keys are equal; -1 for the rest."""
+    n, P = s.num_ops, s.num_ranks
+    is_send = s.kind == SEND
+    exact_recv = (s.kind == RECV) & (s.peer != ANY) & (s.tag != ANY)
+    use = is_send | exact_recv
+    dst = np.where(is_send, s.peer, rank_of)[use].astype(np.int64)
+    src = np.where(is_send, rank_of, s.peer)[use].astype(np.int64)
+    tag = s.tag[use].astype(np.int64)
+    key = np.full(n, -1, np.int32)
+    if not use.any():
+        return key, 0
+    span = int(tag.max()) + 1
+    if P * P * span < 2 ** 62:
+        _, inv = np.unique((dst * P + src) * span + tag, return_inverse=True)
+    else:
+        _, inv = np.unique(np.stack([dst, src, tag], axis=1), axis=0, return_inverse=True)
+    key[use] = inv.reshape(-1)
+    return key, int(inv.max()) + 1
+
+
+def _rank(s: GoalSchedule, i: int) -> int:
+    """The rank of operation ``i``."""
+    return int(np.searchsorted(s.op_ptr, i, side="right")) - 1
+
+
+def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: float = LOGGOPSIM_S,
+                  path: str | Path | None = None, timelines: bool = True) -> GoalResult:
+    """Run a GOAL schedule with LogGOPSim's rules; times in the parameters' unit. Without
+    ``timelines`` only the finish times are kept (the operations' times are empty)."""
+    s = schedule
+    n, P = s.num_ops, s.num_ranks
+    if n and s.peer.max() >= P and ((s.kind != CALC) & (s.peer >= P)).any():  # (a rank's number, once)
+        i = int(np.flatnonzero((s.kind != CALC) & (s.peer >= P))[0])
+        raise InputError(f"rank {_rank(s, i)} names rank {int(s.peer[i])}, but there are {P}", path=path,
+                         line=int(s.lines[i]) if s.lines is not None else None)
+    if 2 * n + 2 >= 2 ** 31:
+        raise InputError(f"a schedule of {n:,} operations is too large for one simulation (at most about 10^9)",
+                         path=path)
+    n_cpu = 1 + int(s.cpu.max()) if n else 1
+    n_nic = 1 + int(s.nic.max()) if n else 1
+    start = np.full(n if timelines else 1, np.nan)
+    end = np.full(n if timelines else 1, np.nan)
+    done = np.zeros(n, np.bool_)
+    finish = np.zeros(P)
+    times = (float(params.L), float(params.o), float(params.g), float(params.G), float(O), float(S))
+    compiled = compiled_goal()
+    if compiled is not None:
+        i32 = np.int32
+        tag = s.tag if s.tag.dtype in (np.int32, np.int64) else s.tag.astype(np.int64)
+        none = np.zeros(0, i32)  # every operation on CPU / NIC 0
+        compiled.simulate(P, _as(s.op_ptr, np.int64), _as(s.kind, np.int8), _sizes(s.size),
+                          _as(s.peer, i32), np.ascontiguousarray(tag), _as(s.cpu, i32) if n_cpu > 1 else none,
+                          _as(s.nic, i32) if n_nic > 1 else none, _as(s.req_a, i32), _as(s.req_b, i32),
+                          _as(s.ireq_a, i32), _as(s.ireq_b, i32), n_cpu, n_nic, *times, start, end, done, finish)
+    else:
+        from perfcompose.loggp.kernels._goal_numba import goal_kernel
+
+        rank_of = s.rank_of
+        key, n_keys = _match_keys(s, rank_of)
+        req_ptr, req_dep, need_req = _csr(s.req_a, s.req_b, n)
+        ireq_ptr, ireq_dep, need_ireq = _csr(s.ireq_a, s.ireq_b, n)
+        goal_kernel(P, s.op_ptr, rank_of, s.kind, _as(s.size, np.float64), s.peer, s.tag, s.cpu, s.nic, key,
+                    max(n_keys, 1), req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, n_cpu, n_nic, *times,
+                    start, end, done, finish)
+    if not done.all():
+        i = int(np.flatnonzero(~done)[0])
+        raise InputError(f"the schedule deadlocks: rank {_rank(s, i)} never completes {s.describe(i)}",
+                         path=path, line=int(s.lines[i]) if s.lines is not None else None,
+                         hint="every receive needs a matching send, and dependencies must not form a cycle")
+    if not timelines:
+        start, end = np.zeros(0), np.zeros(0)
+    return GoalResult(finish, start, end, s)
+
+
+def simulate_program_loggopsim(program: Program, params: LogGP, *, O: float = 0.0, S: float = LOGGOPSIM_S,
+                               timelines: bool = True) -> ProgramResult:
+    """Simulate a program with LogGOPSim's rules. Without ``timelines`` a kernel on the program's
+    steps computes the finish times (:mod:`perfcompose.loggp.steps.loggopsim_steps`); with them the program runs through
+    its GOAL schedule, whose loop keeps every operation's times (the same finish times)."""
+    if not timelines:
+        P = program.P
+        finish = loggopsim_finish(program, params, O=O, S=S)
+        comp = np.zeros(P)
+        for st in program.steps:
+            if isinstance(st, CompStep):
+                comp += st.durations
+        return ProgramResult(P, finish, comp, finish - comp, [[] for _ in range(P)])
+    schedule = program_to_goal(program)
+    res = simulate_goal(schedule, params, O=O, S=S, timelines=timelines)
+    P = program.P
+    comp = np.zeros(P)
+    for st in program.steps:
+        if isinstance(st, CompStep):
+            comp += st.durations
+    ops: list[list[Op]] = [[] for _ in range(P)]
+    if timelines:
+        msg = schedule.message if schedule.message is not None else np.full(schedule.num_ops, -1)
+        keep = (schedule.kind != CALC) | (schedule.size > 0)
+        rank_of = schedule.rank_of
+        idx = np.flatnonzero(keep)
+        idx = idx[np.lexsort((idx, res.op_start[idx], rank_of[idx]))]
+        names = ("send", "recv", "comp")
+        for h, k, m, a, b in zip(rank_of[idx].tolist(), schedule.kind[idx].tolist(), msg[idx].tolist(),
+                                 res.op_start[idx].tolist(), res.op_end[idx].tolist()):
+            ops[h].append(Op(names[k], None if k == CALC else m, a, b))
+    return ProgramResult(P, res.finish, comp, res.finish - comp, ops)

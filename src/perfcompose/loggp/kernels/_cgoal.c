@@ -1,0 +1,1457 @@
+/* LogGOPSim's main loop on a GOAL schedule, compiled as a C extension: the kernel of
+ * _goal_numba.py line for line (the same event order, stamps, groups of new operations, queues
+ * of waiting messages and emulation of libstdc++'s std::sort), so that both give identical
+ * times; loggopsim.py passes the schedule's arrays as buffers (no NumPy headers are needed to
+ * build this). Here the matching keys and the dependency lists are built too, in linear time. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "_buffers.h"
+
+/* memory for a large table (4 MiB or more) in huge pages where the system gives them: the loop
+ * reads its tables at places far apart, and a table in 4 KiB pages costs a page walk nearly
+ * every read (about a quarter of the loop's time at 3 x 10^6 operations) */
+static void *big_alloc(size_t bytes) {
+    if (bytes < ((size_t)4 << 20)) {
+        return malloc(bytes);
+    }
+    void *p = NULL;
+    if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0) {
+        return NULL;
+    }
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the event queue: smallest time first, equal times by creation stamp. The events of the current
+ * slot of time are a sorted array, taken in order, and those queued into the slot while it runs
+ * (and any queued before it): in a second array while each comes after the last one there (most
+ * do), else in a binary heap; later ones wait unsorted in a ring of per-slot
+ * lists (a calendar queue) and, beyond the ring, in a second heap. An event of a later slot is
+ * later than every one of the current slot, so the events come out in the same order as from one
+ * heap. Where many events share a time (ranks in lock-step) a slot holds thousands: sorting them
+ * at once and reading them in order costs far less than a heap of thousands. */
+
+typedef struct {
+    double key;
+    int32_t ts;
+    int32_t id; /* a group of operations, or n + 1 + a send (its message) */
+    int32_t op;  /* the operation it runs first (read ahead of time) */
+    int32_t aux; /* a message's matching key (read ahead of time) */
+} Ev;
+
+static inline int ev_less(double k1, int32_t t1, double k2, int32_t t2) {
+    return k1 < k2 || (k1 == k2 && t1 < t2);
+}
+
+/* the same without branches, to pick the smaller child */
+static inline int64_t ev_less_nb(const Ev *a, const Ev *b) {
+    return (a->key < b->key) | ((a->key == b->key) & (a->ts < b->ts));
+}
+
+/* the heap keeps an entry later than all others after its last one (h[n], room for it is kept),
+ * so that every node's second child can be compared */
+static const Ev EV_LAST = {HUGE_VAL, INT32_MAX, 0, 0, 0};
+
+#define HEAP_NAME ev
+#define HEAP_ENTRY Ev
+#define HEAP_LESS(a, b) ev_less((a).key, (a).ts, (b).key, (b).ts)
+#define HEAP_LESS_NB(pa, pb) ev_less_nb(pa, pb)
+#include "_heap_sift.h"
+
+static inline void push(Ev *h, int64_t *n, double key, int32_t ts, int32_t id, int32_t op, int32_t aux) {
+    Ev e = {key, ts, id, op, aux};
+    ev_sift_up(h, (*n)++, e);
+    h[*n] = EV_LAST;
+}
+
+static inline void pop(Ev *h, int64_t *n) {
+    int64_t m = --(*n);
+    if (m > 0) {
+        ev_sift_down(h, m, h[m]);
+    }
+    h[m] = EV_LAST;
+}
+
+/* a[0 .. n) sorted by time and stamp: runs of 16 by insertion, then merged pairwise (tmp: room
+ * for n) */
+static void ev_sort(Ev *a, Ev *tmp, int64_t n) {
+    int64_t j = 1;
+    while (j < n && !ev_less(a[j].key, a[j].ts, a[j - 1].key, a[j - 1].ts)) {
+        j++;
+    }
+    if (j >= n) {
+        return; /* in order already */
+    }
+    for (int64_t lo = 0; lo < n; lo += 16) {
+        int64_t hi = lo + 16 < n ? lo + 16 : n;
+        for (int64_t i = lo + 1; i < hi; i++) {
+            Ev e = a[i];
+            int64_t k = i;
+            while (k > lo && ev_less(e.key, e.ts, a[k - 1].key, a[k - 1].ts)) {
+                a[k] = a[k - 1];
+                k--;
+            }
+            a[k] = e;
+        }
+    }
+    Ev *src = a, *dst = tmp;
+    for (int64_t w = 16; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t x = lo, y = mid, o = lo;
+            while (x < mid && y < hi) {
+                dst[o++] = ev_less(src[y].key, src[y].ts, src[x].key, src[x].ts) ? src[y++] : src[x++];
+            }
+            while (x < mid) {
+                dst[o++] = src[x++];
+            }
+            while (y < hi) {
+                dst[o++] = src[y++];
+            }
+        }
+        Ev *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) {
+        memcpy(a, src, (size_t)n * sizeof(Ev));
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* libstdc++'s std::sort of operation ids by kind (cxx_sort.py) */
+#define CXX_SORT_NAME sort_like_cxx
+#define CXX_SORT_CTX const int8_t *
+#define CXX_SORT_KEY(kind, x) ((kind)[x])
+#define CXX_SORT_KEYS 3
+#include "_cxx_sort.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* the state of one run */
+
+enum { SEND = 0, RECV = 1, CALC = 2 };
+enum { ISSUED = 1, STARTED = 2, DONE = 4, KEY_NONE = 8, KEY_DEAD = 16 };
+
+/* what an event reads and writes of an operation, in 12 bytes; its rank, peer and kind are read
+ * from the schedule's columns (or found from op_first), its flags are kept in the caller's done
+ * array, its matching key is found by key_of */
+typedef struct {
+    int32_t need; /* requires and irequires not yet satisfied */
+    int32_t next; /* the next member of its group until it runs, then of the matching queue it is in */
+    int32_t dep;  /* its one dependent (requires it), -1 for none, <= -2 for several (see mark_done) */
+} Op;
+
+/* a message waiting for its receiver's CPU and NIC */
+typedef struct {
+    double arrive;
+    int32_t m, ts;
+} Waiting;
+
+#ifndef RING_BITS
+#define RING_BITS 14
+#endif
+enum { RING = 1 << RING_BITS };
+#ifndef SLOT_EVENTS
+#define SLOT_EVENTS 24.0
+#endif
+
+/* an event in a slot's list */
+typedef struct {
+    Ev e;
+    int32_t next;
+} QNode;
+
+typedef struct {
+    int64_t P, n, n_cpu, n_nic;
+    const int64_t *op_first; /* rank h's operations are op_first[h] .. op_first[h + 1] - 1 */
+    const int8_t *kind;
+    const double *size64; /* the sizes: float64, or float32 (size32, else NULL) */
+    const float *size32;
+    const int32_t *peer;
+    const int32_t *cpu, *nic; /* NULL where every operation has CPU / NIC 0 */
+    const char *tag;          /* int32 or int64 (tag_wide) */
+    int tag_wide;
+    double L, o, g, G, O, S;
+    Op *op;
+    uint8_t *flag; /* ISSUED, STARTED, DONE of every operation, and KEY_NONE, KEY_DEAD (see key_of) */
+    int32_t *keys; /* every operation's matching key, or NULL where keys are the tags (key_of) */
+    int32_t dead_key;
+    /* the operations that require another: with req_b in ascending order (dep_sorted) those of
+     * operation i are req_a[j] from j = -2 - op[i].dep while req_b[j] == i, else extra[k + 1 ..
+     * k + extra[k]] with k = -2 - op[i].dep */
+    const int32_t *req_a, *req_b;
+    int64_t n_req;
+    int dep_sorted;
+    int32_t *extra;
+    int32_t *ireq_ptr, *ireq_dep; /* ireq_ptr NULL without irequires */
+    int cross; /* some dependency joins two ranks: a new operation's rank is looked up */
+    double *nexto, *nextgs, *nextgr;
+    int32_t *fresh, *fresh_h, *sort_tmp; /* new operations and their ranks */
+    int64_t nf;
+    Ev *heap;
+    int64_t hn, hcap;
+    Ev *run, *run_tmp; /* the current slot's events as it began, sorted: run[rh .. rn) are left */
+    int64_t rh, rn, rcap;
+    Ev *fq; /* events queued into the current slot in order: fq[fh .. ft) are left */
+    int64_t fh, ft, fqcap;
+    int32_t ts;
+    /* groups of queued operations, ids below gmax: g_hi[g] operations from g_lo[g] on, linked
+     * through op.next */
+    int32_t *g_lo, *g_hi, *g_ts, *gfree; /* g_ts: the stamp of the first member (consecutive) */
+    int64_t nfree, gmax, gcap;
+    /* matching: per key [unexpected head, tail, posted head, tail]; with receives from any source
+     * or of any tag (wild), also per rank in insertion order */
+    int32_t *kq;
+    int wild;
+    int32_t *uq_head, *uq_tail, *rq_head, *rq_tail, *rq_wild, *h_next, *h_prev;
+    double *u_t0, *u_t1, *start, *end;
+    int64_t kp;
+    /* messages waiting for their receiver's CPU and NIC, per (rank, nic) with one CPU per rank */
+    int fifo;
+    int64_t *w_base; /* the queue of (rank, nic) r is wq[w_base[r] + w_head[r] : w_base[r] + w_tail[r]] */
+    int32_t *w_head, *w_tail;
+    Waiting *wq;
+    int nomem; /* a queue could not grow: the run stops */
+    /* events of later slots than the current one (slot: floor(time / w)): in the ring of lists
+     * of the next RING slots, and beyond it in the far heap; the heap holds those up to the
+     * current slot */
+    double inv_w;
+    int64_t cur, ring_n, fn, fcap, node_used, node_cap;
+    int32_t *ring, node_free;
+    uint64_t *ring_bits;
+    QNode *node;
+    Ev *far;
+} Sim;
+
+#define CPU(s, i) ((s)->cpu ? (int64_t)(s)->cpu[i] : 0)
+#define NIC(s, i) ((s)->nic ? (int64_t)(s)->nic[i] : 0)
+#define SIZE(s, i) ((s)->size32 ? (double)(s)->size32[i] : (s)->size64[i])
+#define SIZE_AT(s, i) ((s)->size32 ? (const void *)&(s)->size32[i] : (const void *)&(s)->size64[i])
+#define TAG(s, i) ((s)->tag_wide ? ((const int64_t *)(s)->tag)[i] : (int64_t)((const int32_t *)(s)->tag)[i])
+#define UK_HEAD(s, k) (s)->kq[4 * (int64_t)(k)]
+#define RK_HEAD(s, k) (s)->kq[4 * (int64_t)(k) + 2]
+
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+
+/* the matching key of a send or an exact receive, -1 for the rest: where every send has a tag of
+ * its own, the tag, or for a receive that no send matches the one key no message has (dead_key);
+ * else from the keys array */
+static inline int32_t key_of(const Sim *s, int64_t i) {
+    if (s->keys) {
+        return s->keys[i];
+    }
+    uint8_t f = s->flag[i];
+    if (f & (KEY_NONE | KEY_DEAD)) {
+        return f & KEY_NONE ? -1 : s->dead_key;
+    }
+    return (int32_t)TAG(s, i);
+}
+
+/* the rank of operation i: the last h with op_first[h] <= i */
+static inline int64_t rank_of(const Sim *s, int64_t i) {
+    int64_t lo = 0, hi = s->P;
+    while (hi - lo > 1) {
+        int64_t mid = (lo + hi) >> 1;
+        if (s->op_first[mid] <= i) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* room for one more event (and the entry after the last) in a heap of n entries */
+static int heap_room(Ev **h, int64_t n, int64_t *cap) {
+    if (n + 2 < *cap) {
+        return 0;
+    }
+    Ev *a = realloc(*h, (size_t)(2 * *cap) * sizeof(Ev));
+    if (!a) {
+        return -1;
+    }
+    *h = a;
+    *cap *= 2;
+    return 0;
+}
+
+/* the slot of time t: floor(t / w) within +-10^18, never in another order than the times */
+static inline int64_t slot_of(const Sim *s, double t) {
+    double x = t * s->inv_w;
+    if (!(x < 1e18)) {
+        return (int64_t)1e18;
+    }
+    if (x < -1e18) {
+        return -(int64_t)1e18;
+    }
+    int64_t i = (int64_t)x;
+    return i - (x < (double)i);
+}
+
+/* an event of a later slot than the current one: onto its slot's list in the ring, or, beyond
+ * the ring, onto the far heap */
+static void later_put(Sim *s, const Ev *e, int64_t sl) {
+    if (sl - s->cur >= RING) {
+        if (heap_room(&s->far, s->fn, &s->fcap) < 0) {
+            s->nomem = 1;
+            return;
+        }
+        push(s->far, &s->fn, e->key, e->ts, e->id, e->op, e->aux);
+        return;
+    }
+    if (s->node_free < 0) {
+        if (s->node_used == s->node_cap) {
+            int64_t cap = s->node_cap ? 2 * s->node_cap : 4096;
+            QNode *a = realloc(s->node, (size_t)cap * sizeof(QNode));
+            if (!a) {
+                s->nomem = 1;
+                return;
+            }
+            s->node = a;
+            s->node_cap = cap;
+        }
+        s->node_free = (int32_t)s->node_used++;
+        s->node[s->node_free].next = -1;
+    }
+    int32_t k = s->node_free, r = (int32_t)(sl & (RING - 1));
+    s->node_free = s->node[k].next;
+    s->node[k].e = *e;
+    s->node[k].next = s->ring[r];
+    s->ring[r] = k;
+    s->ring_bits[r >> 6] |= 1ULL << (r & 63);
+    s->ring_n++;
+}
+
+/* push onto the event queue; without memory the run stops (nomem) */
+static inline void qpush(Sim *s, double key, int32_t ts, int32_t id, int32_t op, int32_t aux) {
+    int64_t sl = slot_of(s, key);
+    if (sl > s->cur) {
+        Ev e = {key, ts, id, op, aux};
+        later_put(s, &e, sl);
+        return;
+    }
+    if (s->fh == s->ft || !ev_less(key, ts, s->fq[s->ft - 1].key, s->fq[s->ft - 1].ts)) {
+        if (s->ft == s->fqcap) {
+            Ev *a = realloc(s->fq, (size_t)(2 * s->fqcap) * sizeof(Ev));
+            if (!a) {
+                s->nomem = 1;
+                return;
+            }
+            s->fq = a;
+            s->fqcap *= 2;
+        }
+        Ev e = {key, ts, id, op, aux};
+        s->fq[s->ft++] = e;
+        return;
+    }
+    if (heap_room(&s->heap, s->hn, &s->hcap) < 0) {
+        s->nomem = 1;
+        return;
+    }
+    push(s->heap, &s->hn, key, ts, id, op, aux);
+}
+
+/* the current slot is done (its array read, its heap empty): the next slot with events becomes
+ * the current one, its events, sorted, the array (those of the far heap that the ring reaches
+ * now move into it first) */
+static void next_slot(Sim *s) {
+    if (s->fn > 0) {
+        if (s->ring_n == 0) {
+            s->cur = slot_of(s, s->far[0].key) - 1;
+        }
+        while (s->fn > 0 && slot_of(s, s->far[0].key) - s->cur < RING && !s->nomem) {
+            Ev e = s->far[0];
+            pop(s->far, &s->fn);
+            later_put(s, &e, slot_of(s, e.key));
+        }
+    }
+    int64_t r = (s->cur + 1) & (RING - 1);
+    uint64_t w = s->ring_bits[r >> 6] & (~0ULL << (r & 63));
+    int64_t word = r >> 6;
+    while (!w) {
+        word = (word + 1) & (RING / 64 - 1);
+        w = s->ring_bits[word];
+    }
+    int64_t r2 = word * 64 + __builtin_ctzll(w);
+    s->cur += ((r2 - r) & (RING - 1)) + 1;
+    s->ring_bits[word] &= ~(1ULL << (r2 & 63));
+    int32_t k = s->ring[r2];
+    s->ring[r2] = -1;
+    int64_t count = 0;
+    for (int32_t x = k; x >= 0; x = s->node[x].next) {
+        count++;
+    }
+    if (count > s->rcap) {
+        int64_t cap = s->rcap;
+        while (cap < count) {
+            cap *= 2;
+        }
+        Ev *a = realloc(s->run, (size_t)cap * sizeof(Ev));
+        if (a) {
+            s->run = a;
+        }
+        Ev *b2 = a ? realloc(s->run_tmp, (size_t)cap * sizeof(Ev)) : NULL;
+        if (b2) {
+            s->run_tmp = b2;
+        }
+        if (!b2) {
+            s->nomem = 1;
+            return;
+        }
+        s->rcap = cap;
+    }
+    int64_t at = count; /* the list holds the slot's events last queued first: filled from the end */
+    while (k >= 0) {
+        s->run[--at] = s->node[k].e;
+        s->ring_n--;
+        int32_t nx = s->node[k].next;
+        s->node[k].next = s->node_free;
+        s->node_free = k;
+        k = nx;
+    }
+    ev_sort(s->run, s->run_tmp, count);
+    s->rh = 0;
+    s->rn = count;
+}
+
+/* take the first event off the queue (one is queued) */
+static inline Ev qpop(Sim *s) {
+    if (s->hn == 0 && s->rh == s->rn && s->fh == s->ft) {
+        next_slot(s);
+        if (s->nomem) {
+            return EV_LAST;
+        }
+    }
+    const Ev *best = NULL;
+    int from = 0; /* 0 the slot's array, 1 the array of events queued in order, 2 the heap */
+    if (s->rh < s->rn) {
+        best = &s->run[s->rh];
+    }
+    if (s->fh < s->ft && (!best || ev_less(s->fq[s->fh].key, s->fq[s->fh].ts, best->key, best->ts))) {
+        best = &s->fq[s->fh];
+        from = 1;
+    }
+    if (s->hn > 0 && (!best || ev_less(s->heap[0].key, s->heap[0].ts, best->key, best->ts))) {
+        from = 2;
+    }
+    if (from == 0) {
+        return s->run[s->rh++];
+    }
+    if (from == 1) {
+        Ev e = s->fq[s->fh++];
+        if (s->fh == s->ft) {
+            s->fh = s->ft = 0;
+        }
+        return e;
+    }
+    Ev e = s->heap[0];
+    pop(s->heap, &s->hn);
+    return e;
+}
+
+/* whether every queued event comes after (t, ts), t being the time of the last event taken: the
+ * events of later slots come after all in the heap, and after t */
+static inline int queue_after(const Sim *s, double t, int32_t ts) {
+    return (s->hn == 0 || ev_less(t, ts, s->heap[0].key, s->heap[0].ts)) &&
+           (s->rh == s->rn || ev_less(t, ts, s->run[s->rh].key, s->run[s->rh].ts)) &&
+           (s->fh == s->ft || ev_less(t, ts, s->fq[s->fh].key, s->fq[s->fh].ts));
+}
+
+static inline int32_t new_group(Sim *s) {
+    if (s->nfree > 0) {
+        return s->gfree[--s->nfree];
+    }
+    if (s->gmax == s->gcap) {
+        int32_t *a = realloc(s->g_lo, (size_t)(2 * s->gcap) * sizeof(int32_t));
+        int32_t *b = a ? realloc(s->g_hi, (size_t)(2 * s->gcap) * sizeof(int32_t)) : NULL;
+        int32_t *c = b ? realloc(s->gfree, (size_t)(2 * s->gcap) * sizeof(int32_t)) : NULL;
+        int32_t *d = c ? realloc(s->g_ts, (size_t)(2 * s->gcap) * sizeof(int32_t)) : NULL;
+        if (a) s->g_lo = a;
+        if (b) s->g_hi = b;
+        if (c) s->gfree = c;
+        if (d) s->g_ts = d;
+        if (!d) {
+            s->nomem = 1;
+            return 0;
+        }
+        s->gcap *= 2;
+    }
+    return (int32_t)s->gmax++;
+}
+
+static inline void ready(Sim *s, int32_t i, int64_t h) {
+    if (s->op[i].need == 0 && !(s->flag[i] & ISSUED)) {
+        s->flag[i] |= ISSUED;
+        s->fresh_h[s->nf] = (int32_t)(s->cross ? rank_of(s, i) : h);
+        s->fresh[s->nf++] = i;
+    }
+}
+
+/* operation i of rank h starts: what irequires it may be issued */
+static inline void mark_started(Sim *s, int32_t i, int64_t h) {
+    if (!(s->flag[i] & STARTED)) {
+        s->flag[i] |= STARTED;
+        if (s->ireq_ptr) {
+            for (int32_t j = s->ireq_ptr[i]; j < s->ireq_ptr[i + 1]; j++) {
+                s->op[s->ireq_dep[j]].need--;
+                ready(s, s->ireq_dep[j], h);
+            }
+        }
+    }
+}
+
+static inline void mark_done(Sim *s, int32_t i, int64_t h) {
+    mark_started(s, i, h);
+    if (!(s->flag[i] & DONE)) {
+        s->flag[i] |= DONE;
+        int32_t d = s->op[i].dep;
+        if (d >= 0) {
+            s->op[d].need--;
+            ready(s, d, h);
+        } else if (d <= -2) {
+            int64_t j = -2 - (int64_t)d;
+            if (s->dep_sorted) {
+                for (; j < s->n_req && s->req_b[j] == i; j++) {
+                    s->op[s->req_a[j]].need--;
+                    ready(s, s->req_a[j], h);
+                }
+            } else {
+                const int32_t *e = s->extra + j;
+                for (int32_t k = 1; k <= e[0]; k++) {
+                    s->op[e[k]].need--;
+                    ready(s, e[k], h);
+                }
+            }
+        }
+    }
+}
+
+static void rendezvous_done(Sim *s, int32_t snd, int64_t c, int64_t q, double t, int64_t h) {
+    mark_done(s, snd, h);
+    s->nexto[c] = dmax(s->nexto[c], t);
+    s->nextgs[q] = dmax(s->nextgs[q], t);
+}
+
+/* the matching queues of one key (q: 0 unexpected messages, 2 posted receives), singly linked
+ * through op.next */
+static inline void key_append(Sim *s, int32_t i, int64_t k, int q) {
+    int32_t *head = &s->kq[4 * k + q], *tail = head + 1;
+    s->op[i].next = -1;
+    if (*tail >= 0) {
+        s->op[*tail].next = i;
+    } else {
+        *head = i;
+    }
+    *tail = i;
+}
+
+static inline void key_remove(Sim *s, int32_t i, int64_t k, int q) {
+    int32_t *head = &s->kq[4 * k + q], *tail = head + 1;
+    int32_t prev = -1;
+    if (*head != i) { /* found by a wildcard search: look for its predecessor */
+        for (prev = *head; s->op[prev].next != i; prev = s->op[prev].next) {
+        }
+        s->op[prev].next = s->op[i].next;
+    } else {
+        *head = s->op[i].next;
+    }
+    if (*tail == i) {
+        *tail = prev;
+    }
+}
+
+/* the per-rank lists (only with wildcard receives) */
+static inline void rank_unlink(Sim *s, int32_t i, int32_t *head, int32_t *tail, int64_t h) {
+    int32_t a = s->h_prev[i], b = s->h_next[i];
+    if (a >= 0) {
+        s->h_next[a] = b;
+    } else {
+        head[h] = b;
+    }
+    if (b >= 0) {
+        s->h_prev[b] = a;
+    } else {
+        tail[h] = a;
+    }
+}
+
+static inline void rank_append(Sim *s, int32_t i, int32_t *head, int32_t *tail, int64_t h) {
+    s->h_prev[i] = tail[h];
+    s->h_next[i] = -1;
+    if (tail[h] >= 0) {
+        s->h_next[tail[h]] = i;
+    } else {
+        head[h] = i;
+    }
+    tail[h] = i;
+}
+
+/* push the new operations fresh[lo:hi] of rank h, sorted as LogGOPSim sorts them; a run of one
+ * kind, CPU and NIC is one group, its members linked through op.next */
+static void issue(Sim *s, int64_t lo, int64_t hi, int initial, int64_t h) {
+    int32_t *fresh = s->fresh;
+    sort_like_cxx(fresh, lo, hi, s->kind, s->sort_tmp);
+    int64_t j = lo;
+    while (j < hi) {
+        int32_t i = fresh[j];
+        int8_t kind = s->kind[i];
+        int64_t cpu = CPU(s, i), nic = NIC(s, i);
+        double t;
+        if (initial) {
+            t = 0.0;
+        } else if (kind == SEND) {
+            t = dmax(s->nexto[h * s->n_cpu + cpu], s->nextgs[h * s->n_nic + nic]);
+        } else {
+            t = s->nexto[h * s->n_cpu + cpu];
+        }
+        int32_t grp = new_group(s);
+        s->g_lo[grp] = i;
+        s->g_ts[grp] = s->ts;
+        int32_t count = 0, last = -1;
+        while (j < hi && s->kind[fresh[j]] == kind && CPU(s, fresh[j]) == cpu && NIC(s, fresh[j]) == nic) {
+            if (last >= 0) {
+                s->op[last].next = fresh[j];
+            }
+            last = fresh[j];
+            count++;
+            s->ts++;
+            j++;
+        }
+        s->op[last].next = -1;
+        s->g_hi[grp] = count;
+        qpush(s, t, s->g_ts[grp], grp, i, (int32_t)h);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the events */
+
+static int run_calc(Sim *s, int32_t i, int64_t h, double t, double *t_wait) {
+    int64_t c = h * s->n_cpu + CPU(s, i);
+    if (s->nexto[c] > t) {
+        *t_wait = s->nexto[c];
+        return 0;
+    }
+    s->nexto[c] = t + SIZE(s, i);
+    s->start[i * s->kp] = t;
+    s->end[i * s->kp] = t + SIZE(s, i);
+    mark_done(s, i, h);
+    return 1;
+}
+
+static int run_send(Sim *s, int32_t i, int64_t h, double t, double *t_wait) {
+    int64_t c = h * s->n_cpu + CPU(s, i), q = h * s->n_nic + NIC(s, i);
+    if (dmax(s->nexto[c], s->nextgs[q]) > t) {
+        *t_wait = dmax(s->nexto[c], s->nextgs[q]);
+        return 0;
+    }
+    mark_started(s, i, h);
+    double k1 = dmax(SIZE(s, i) - 1.0, 0.0);
+    s->nexto[c] = t + s->o + k1 * s->O;
+    s->nextgs[q] = t + s->g + k1 * s->G;
+    s->start[i * s->kp] = t;
+    s->end[i * s->kp] = t + s->o + k1 * s->O;
+    int32_t id = (int32_t)(s->n + 1 + i);
+    if (s->fifo) { /* the message joins its receiver's queue; only the queue's head is in the heap */
+        int64_t r = (int64_t)s->peer[i] * s->n_nic + NIC(s, i);
+        Waiting *e = &s->wq[s->w_base[r] + s->w_tail[r]];
+        e->arrive = t + s->o + s->L;
+        e->m = i;
+        e->ts = s->ts;
+        if (s->w_head[r] == s->w_tail[r]++) {
+            qpush(s, e->arrive, s->ts, id, i, key_of(s, i));
+        }
+    } else {
+        qpush(s, t + s->o + s->L, s->ts, id, i, key_of(s, i));
+    }
+    s->ts++;
+    if (SIZE(s, i) <= s->S) {
+        mark_done(s, i, h);
+    }
+    return 1;
+}
+
+/* a receive of rank h is posted; returns the rank of a rendezvous sender it completed, else -1 */
+static int64_t run_recv(Sim *s, int32_t i, int64_t h, double t) {
+    int64_t tag = TAG(s, i), peer = s->peer[i];
+    int32_t key = key_of(s, i);
+    mark_started(s, i, h);
+    int32_t found = -1;
+    if (key >= 0) {
+        found = UK_HEAD(s, key);
+    } else {
+        for (int32_t e = s->uq_head[h]; e >= 0; e = s->h_next[e]) {
+            if ((peer == -1 || rank_of(s, e) == peer) && (tag == -1 || TAG(s, e) == tag)) {
+                found = e;
+                break;
+            }
+        }
+    }
+    if (found < 0) {
+        if (s->wild) {
+            rank_append(s, i, s->rq_head, s->rq_tail, h);
+        }
+        if (key >= 0) {
+            key_append(s, i, key, 2);
+        } else {
+            s->rq_wild[h]++;
+        }
+        return -1;
+    }
+    if (s->wild) {
+        rank_unlink(s, found, s->uq_head, s->uq_tail, h);
+    }
+    key_remove(s, found, key_of(s, found), 0);
+    int64_t h2 = -1;
+    if (SIZE(s, i) > s->S) { /* rendezvous: the sender's request completes now */
+        int64_t src = rank_of(s, found);
+        rendezvous_done(s, found, src * s->n_cpu + CPU(s, i), src * s->n_nic + NIC(s, i), t, src);
+        h2 = src;
+    }
+    s->start[i * s->kp] = s->u_t0[found * s->kp];
+    s->end[i * s->kp] = s->u_t1[found * s->kp];
+    mark_done(s, i, h);
+    return h2;
+}
+
+/* the message of send m arrives at its receiver; returns 0 if the CPU or NIC is busy (until
+ * *t_wait), else 1, with the rank of a rendezvous sender it completed in *h2 */
+static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2) {
+    int32_t key = key_of(s, m);
+    int64_t h = s->peer[m], nic = NIC(s, m);
+    int64_t c = h * s->n_cpu + CPU(s, m), q = h * s->n_nic + nic;
+    if (dmax(s->nexto[c], s->nextgr[q]) > t) {
+        *t_wait = dmax(s->nexto[c], s->nextgr[q]);
+        return 0;
+    }
+    double size = SIZE(s, m), k1 = dmax(size - 1.0, 0.0);
+    s->nexto[c] = t + s->o + dmax(k1 * s->O, k1 * s->G);
+    s->nextgr[q] = t + s->g + k1 * s->G;
+    const Waiting *w = NULL;
+    if (s->fifo) { /* the next message waiting for this CPU and NIC */
+        int64_t r = h * s->n_nic + nic;
+        if (++s->w_head[r] < s->w_tail[r]) {
+            w = &s->wq[s->w_base[r] + s->w_head[r]];
+        }
+    }
+    int32_t found = -1;
+    int64_t src = -1;
+    if (s->rq_wild == NULL || s->rq_wild[h] == 0) {
+        found = RK_HEAD(s, key);
+    } else {
+        int64_t tag = TAG(s, m);
+        src = rank_of(s, m);
+        for (int32_t e = s->rq_head[h]; e >= 0; e = s->h_next[e]) {
+            int64_t te = TAG(s, e);
+            if ((s->peer[e] == -1 || s->peer[e] == src) && (te == -1 || te == tag)) {
+                found = e;
+                break;
+            }
+        }
+    }
+    if (found >= 0) {
+        if (s->wild) {
+            rank_unlink(s, found, s->rq_head, s->rq_tail, h);
+        }
+        int32_t fk = key_of(s, found);
+        if (fk >= 0) {
+            key_remove(s, found, fk, 2);
+        } else {
+            s->rq_wild[h]--;
+        }
+        if (size > s->S) {
+            src = src < 0 ? rank_of(s, m) : src;
+            rendezvous_done(s, m, src * s->n_cpu + CPU(s, m), src * s->n_nic + nic, t, src);
+            *h2 = src;
+        }
+        s->start[found * s->kp] = t;
+        s->end[found * s->kp] = s->nexto[c];
+        mark_done(s, found, h);
+    } else {
+        if (s->wild) {
+            rank_append(s, m, s->uq_head, s->uq_tail, h);
+        }
+        key_append(s, m, key, 0);
+        s->u_t0[m * s->kp] = t;
+        s->u_t1[m * s->kp] = s->nexto[c];
+    }
+    if (w) { /* from when the CPU and NIC are free */
+        qpush(s, dmax(w->arrive, dmax(s->nexto[c], s->nextgr[q])), w->ts, (int32_t)(s->n + 1 + w->m), w->m,
+              key_of(s, w->m));
+    }
+    return 1;
+}
+
+/* after the group grp's first member ran (ok) or waits until t_wait: the next member's turn (nxt,
+ * the first's link read before it ran), the whole group moved, or the first member split off;
+ * returns whether the next member runs at once (no other event comes first) */
+static int after_group(Sim *s, int32_t grp, int ok, double t, double t_wait, int32_t its, int32_t nxt, int64_t h) {
+    int32_t first = s->g_lo[grp];
+    if (ok) {
+        s->g_lo[grp] = nxt;
+        s->g_hi[grp]--;
+        s->g_ts[grp]++;
+        if (s->g_hi[grp] > 0) {
+            int32_t tsn = s->g_ts[grp];
+            if (queue_after(s, t, tsn)) {
+                return 1;
+            }
+            qpush(s, t, tsn, grp, nxt, (int32_t)h);
+        } else {
+            s->gfree[s->nfree++] = grp;
+        }
+    } else if (s->g_hi[grp] == 1 || queue_after(s, t, s->g_ts[grp] + (s->g_hi[grp] - 1))) {
+        /* the other members would be popped next, one after the other, and wait for the same CPU
+         * or NIC until the same time: they move together */
+        qpush(s, t_wait, its, grp, first, (int32_t)h);
+    } else { /* another event comes between the members: the first one waits alone */
+        int32_t g1 = new_group(s);
+        s->g_lo[g1] = first;
+        s->g_hi[g1] = 1;
+        s->g_ts[g1] = its;
+        qpush(s, t_wait, its, g1, first, (int32_t)h);
+        s->g_lo[grp] = nxt;
+        s->g_hi[grp]--;
+        s->g_ts[grp]++;
+        qpush(s, t, s->g_ts[grp], grp, nxt, (int32_t)h);
+    }
+    return 0;
+}
+
+/* issue the new operations, rank by rank in ascending order */
+static void issue_fresh(Sim *s, int64_t h1, int64_t h2) {
+    if (h1 >= 0 && h2 >= 0 && h2 < h1) {
+        int64_t x = h1;
+        h1 = h2;
+        h2 = x;
+    }
+    if (h1 == h2) {
+        h2 = -1;
+    }
+    int64_t nf = s->nf, hs[2] = {h1, h2};
+    for (int k = 0; k < 2; k++) {
+        if (hs[k] < 0) {
+            continue;
+        }
+        int64_t m = nf;
+        for (int64_t j = 0; j < nf; j++) { /* gather this rank's new operations after the used part */
+            if (s->fresh_h[j] == hs[k]) {
+                s->fresh[m++] = s->fresh[j];
+            }
+        }
+        issue(s, nf, m, 0, hs[k]);
+    }
+}
+
+#ifndef RUN_AHEAD
+#define RUN_AHEAD 16
+#endif
+
+/* read ahead what the event e will read (its operation's columns, a message's matching queues) */
+static inline void prefetch_event(const Sim *s, const Ev *e, int queues) {
+    int32_t o = e->op;
+    __builtin_prefetch(&s->op[o]);
+    __builtin_prefetch(SIZE_AT(s, o));
+    __builtin_prefetch(&s->flag[o]);
+    __builtin_prefetch(&s->peer[o]);
+    __builtin_prefetch(&s->kind[o]);
+    __builtin_prefetch(s->tag + (s->tag_wide ? 8 : 4) * (int64_t)o);
+    if (queues && e->id > s->n) {
+        __builtin_prefetch(&s->kq[4 * (int64_t)e->aux]);
+    }
+}
+
+static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
+    int carry = 0;
+    double t = 0.0;
+    int32_t its = 0, grp = 0;
+    int64_t h = 0; /* the rank of the group running */
+    const int64_t n = s->n;
+    while ((s->hn > 0 || s->rh < s->rn || s->fh < s->ft || s->ring_n > 0 || s->fn > 0 || carry) && !s->nomem) {
+        int32_t i;
+        if (carry) {
+            carry = 0;
+            its = s->g_ts[grp];
+            i = s->g_lo[grp];
+        } else {
+            (*pops)++;
+            Ev e = qpop(s);
+            if (s->nomem) {
+                break;
+            }
+            t = e.key;
+            its = e.ts;
+            grp = e.id;
+            i = e.op;
+            if (grp <= n) {
+                h = e.aux;
+            }
+            /* read the operations of the next events ahead: of the slot's array, some further on */
+            for (int64_t k = 0; k < 2 && k < s->hn; k++) {
+                prefetch_event(s, &s->heap[k], 0);
+            }
+            if (s->fh + RUN_AHEAD < s->ft) {
+                prefetch_event(s, &s->fq[s->fh + RUN_AHEAD], 1);
+            } else {
+                for (int64_t k = s->fh; k < s->fh + 2 && k < s->ft; k++) {
+                    prefetch_event(s, &s->fq[k], 1);
+                }
+            }
+            if (s->rh + RUN_AHEAD < s->rn) {
+                prefetch_event(s, &s->run[s->rh + RUN_AHEAD], 1);
+            } else {
+                for (int64_t k = s->rh; k < s->rh + 2 && k < s->rn; k++) {
+                    prefetch_event(s, &s->run[k], 1);
+                }
+            }
+            if (s->rh + 1 < s->rn && s->run[s->rh + 1].id > n) { /* the receive a message soon matches */
+                int32_t r = RK_HEAD(s, s->run[s->rh + 1].aux);
+                if (r >= 0) {
+                    __builtin_prefetch(&s->op[r]);
+                    __builtin_prefetch(&s->flag[r]);
+                }
+            }
+        }
+        int ok = 1;
+        double t_wait = 0.0;
+        int64_t h1 = -1, h2 = -1;
+        s->nf = 0;
+        if (grp > n) { /* a message */
+            int32_t m = i;
+            if (run_message(s, m, t, &t_wait, &h2)) {
+                h1 = s->peer[m];
+            } else {
+                (*waits)++;
+                qpush(s, t_wait, its, grp, m, key_of(s, m));
+            }
+        } else {
+            int32_t nxt = s->op[i].next;
+            int8_t kind = s->kind[i];
+            if (kind == CALC) {
+                ok = run_calc(s, i, h, t, &t_wait);
+            } else if (kind == SEND) {
+                ok = run_send(s, i, h, t, &t_wait);
+            } else {
+                h2 = run_recv(s, i, h, t);
+            }
+            if (ok) {
+                h1 = h;
+            }
+            carry = after_group(s, grp, ok, t, t_wait, its, nxt, h);
+        }
+        if (s->nf > 0) {
+            issue_fresh(s, h1, h2);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* setting up: matching keys, dependency lists, queues */
+
+static inline uint64_t mix(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static inline uint64_t key_hash(int64_t d, int64_t src, int64_t tg) {
+    return mix(mix((uint64_t)d * 0x9e3779b97f4a7c15ULL + (uint64_t)src) ^ (uint64_t)tg);
+}
+
+/* the (destination, source, tag) of a send or an exact receive, else 0 (rank: every operation's) */
+static inline int triple(const Sim *s, const int32_t *rank, int64_t i, int64_t *d, int64_t *src, int64_t *tg) {
+    int64_t tag = TAG(s, i);
+    if (s->kind[i] == SEND) {
+        *d = s->peer[i];
+        *src = rank[i];
+    } else if (s->kind[i] == RECV && s->peer[i] != -1 && tag != -1) {
+        *d = rank[i];
+        *src = s->peer[i];
+    } else {
+        return 0;
+    }
+    *tg = tag;
+    return 1;
+}
+
+/* match_keys where every send has a tag of its own in [0, n) (as program_to_goal writes them): a
+ * send's key is its tag, an exact receive's the tag of the send it matches, else the one key that
+ * no message has (dead_key), kept as flags (key_of). Returns the number of keys, -1 without
+ * memory, -2 where tags repeat. */
+static int64_t keys_by_tag(Sim *s, const int32_t *rank) {
+    const int64_t n = s->n;
+    /* the send of each tag, as its receiver and its rank side by side (one read a receive, where
+     * the send's index would take three far apart); NO_SEND where no send has the tag */
+    const int32_t NO_SEND = (int32_t)0xfefefefe;
+    int32_t *sender = malloc((size_t)(n > 0 ? 2 * n : 2) * sizeof(int32_t));
+    if (!sender) {
+        return -1;
+    }
+    memset(sender, 0xfe, (size_t)(n > 0 ? 2 * n : 2) * sizeof(int32_t));
+    int64_t n_keys = 0; /* the key of the receives that match no send follows the tags */
+    int dead = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (s->kind[i] == SEND) {
+            int64_t tg = TAG(s, i);
+            if (tg < 0 || tg >= n || sender[2 * tg] != NO_SEND || s->peer[i] == NO_SEND) {
+                free(sender);
+                return -2;
+            }
+            sender[2 * tg] = s->peer[i];
+            sender[2 * tg + 1] = rank[i];
+            n_keys = tg >= n_keys ? tg + 1 : n_keys;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (s->kind[i] == SEND) {
+            continue;
+        }
+        int64_t tg = TAG(s, i);
+        s->flag[i] |= KEY_NONE;
+        if (s->kind[i] == RECV && s->peer[i] != -1 && tg != -1) {
+            const int32_t *m = tg >= 0 && tg < n ? &sender[2 * tg] : NULL;
+            int match = m && m[0] != NO_SEND && m[0] == rank[i] && m[1] == s->peer[i];
+            s->flag[i] &= (uint8_t)~KEY_NONE;
+            if (!match) { /* no message has its key: all such share one */
+                s->flag[i] |= KEY_DEAD;
+                dead = 1;
+            }
+        }
+    }
+    free(sender);
+    if (dead) {
+        s->dead_key = (int32_t)n_keys++;
+    }
+    return n_keys;
+}
+
+/* a compact key per send and exact receive (key_of): equal exactly when they match; -1 for the
+ * rest. Returns the number of keys, or -1 without memory. */
+static int64_t match_keys(Sim *s, const int32_t *rank) {
+    int64_t by_tag = keys_by_tag(s, rank);
+    if (by_tag != -2) {
+        return by_tag;
+    }
+    int64_t cnt = 0;
+    for (int64_t i = 0; i < s->n; i++) {
+        cnt += s->kind[i] != CALC;
+    }
+    int64_t cap = 16;
+    while (cap < 2 * cnt) {
+        cap <<= 1;
+    }
+    int32_t *slot = malloc((size_t)cap * sizeof(int32_t));
+    s->keys = big_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(int32_t));
+    if (!slot || !s->keys) {
+        free(slot);
+        return -1;
+    }
+    memset(slot, 0xff, (size_t)cap * sizeof(int32_t));
+    int64_t n_keys = 0;
+    for (int64_t i = 0; i < s->n; i++) {
+        int64_t d, src, tg, d2 = 0, src2 = 0, tg2 = 0;
+        if (i + 16 < s->n && triple(s, rank, i + 16, &d, &src, &tg)) { /* read the slot 16 operations on ahead */
+            __builtin_prefetch(&slot[(int64_t)(key_hash(d, src, tg) & (uint64_t)(cap - 1))]);
+        }
+        if (!triple(s, rank, i, &d, &src, &tg)) {
+            s->keys[i] = -1;
+            continue;
+        }
+        int64_t at = (int64_t)(key_hash(d, src, tg) & (uint64_t)(cap - 1));
+        while (1) {
+            int32_t r = slot[at];
+            if (r < 0) {
+                slot[at] = (int32_t)i;
+                s->keys[i] = (int32_t)n_keys++;
+                break;
+            }
+            triple(s, rank, r, &d2, &src2, &tg2);
+            if (d == d2 && src == src2 && tg == tg2) {
+                s->keys[i] = s->keys[r];
+                break;
+            }
+            at = (at + 1) & (cap - 1);
+        }
+    }
+    free(slot);
+    return n_keys;
+}
+
+/* the dependents of every operation (a[j] depends on b[j]) in the order of j, as a CSR (ptr of
+ * n + 1, counted in place), and each one's count of what it waits for */
+static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int32_t *ptr, int32_t **dep) {
+    const int64_t n = s->n;
+    *dep = big_alloc((size_t)(m > 0 ? m : 1) * sizeof(int32_t));
+    if (!*dep) {
+        return -1;
+    }
+    memset(ptr, 0, (size_t)(n + 1) * sizeof(int32_t));
+    for (int64_t j = 0; j < m; j++) {
+        ptr[b[j] + 1]++;
+        s->op[a[j]].need++;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        ptr[i + 1] += ptr[i];
+    }
+    for (int64_t j = 0; j < m; j++) { /* ptr[i] runs ahead to the start of i + 1 ... */
+        (*dep)[ptr[b[j]]++] = a[j];
+    }
+    for (int64_t i = n; i > 0; i--) { /* ... and is moved back */
+        ptr[i] = ptr[i - 1];
+    }
+    ptr[0] = 0;
+    return 0;
+}
+
+/* what requires each operation (a[j] requires b[j]), in the order of j (see Sim.req_a): where b
+ * is in ascending order the pairs themselves, else a list per operation with several; 0, or -1
+ * without memory */
+static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m) {
+    const int64_t n = s->n;
+    s->req_a = a;
+    s->req_b = b;
+    s->n_req = m;
+    s->dep_sorted = 1;
+    for (int64_t j = 1; j < m && s->dep_sorted; j++) {
+        s->dep_sorted = b[j] >= b[j - 1];
+    }
+    for (int64_t j = 0; j < m; j++) { /* op.dep counts the dependents first */
+        s->op[b[j]].dep++;
+        s->op[a[j]].need++;
+    }
+    if (s->dep_sorted) {
+        for (int64_t i = 0; i < n; i++) {
+            s->op[i].dep = s->op[i].dep ? s->op[i].dep : -1;
+        }
+        for (int64_t j = 0; j < m; j++) {
+            if (j == 0 || b[j - 1] != b[j]) {
+                s->op[b[j]].dep = s->op[b[j]].dep == 1 ? a[j] : (int32_t)(-2 - j);
+            }
+        }
+        return 0;
+    }
+    int64_t total = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int32_t c = s->op[i].dep;
+        s->op[i].dep = c == 0 ? -1 : c == 1 ? INT32_MIN : (int32_t)(-2 - total);
+        total += c >= 2 ? 1 + (int64_t)c : 0;
+    }
+    if (total >= INT32_MAX - 2) {
+        return -1;
+    }
+    s->extra = big_alloc((size_t)(total > 0 ? total : 1) * sizeof(int32_t));
+    if (!s->extra) {
+        return -1;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (s->op[i].dep <= -2 && s->op[i].dep != INT32_MIN) {
+            s->extra[-2 - (int64_t)s->op[i].dep] = 0;
+        }
+    }
+    for (int64_t j = 0; j < m; j++) {
+        Op *p = &s->op[b[j]];
+        if (p->dep == INT32_MIN) {
+            p->dep = a[j];
+        } else {
+            int32_t *e = s->extra + (-2 - (int64_t)p->dep);
+            e[1 + e[0]++] = a[j];
+        }
+    }
+    return 0;
+}
+
+#define NEW(ptr, count, type)                                                        \
+    do {                                                                             \
+        (ptr) = (type *)big_alloc((size_t)((count) > 0 ? (count) : 1) * sizeof(type)); \
+        if (!(ptr)) return -1;                                                       \
+    } while (0)
+#define NEW_FILL(ptr, count, type, byte)                                             \
+    do {                                                                             \
+        NEW(ptr, count, type);                                                       \
+        memset((ptr), (byte), (size_t)((count) > 0 ? (count) : 1) * sizeof(type));  \
+    } while (0)
+
+static void free_sim(Sim *s) {
+    void *all[] = {s->op, s->keys, s->extra, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh, s->fresh_h,
+                   s->sort_tmp, s->heap, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail,
+                   s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_base,
+                   s->w_head, s->w_tail, s->wq, s->ring, s->ring_bits, s->node, s->far,
+                   s->run, s->run_tmp, s->fq};
+    for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) {
+        free(all[k]);
+    }
+}
+
+/* every operation's rank (a temporary of the setting up), the most operations of one rank, and
+ * whether any receive takes any source or tag */
+static int32_t *setup_ranks(Sim *s, int64_t *most) {
+    int32_t *rank = malloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(int32_t));
+    if (!rank) {
+        return NULL;
+    }
+    *most = 0;
+    s->wild = 0;
+    for (int64_t h = 0; h < s->P; h++) {
+        int64_t k = s->op_first[h + 1] - s->op_first[h];
+        *most = k > *most ? k : *most;
+        for (int64_t i = s->op_first[h]; i < s->op_first[h + 1]; i++) {
+            rank[i] = (int32_t)h;
+            s->wild |= s->kind[i] == RECV && (s->peer[i] == -1 || TAG(s, i) == -1);
+        }
+    }
+    return rank;
+}
+
+/* whether a dependency joins operations of two ranks */
+static int crosses(const int32_t *rank, const int32_t *a, const int32_t *b, int64_t m) {
+    for (int64_t j = 0; j < m; j++) {
+        if (rank[a[j]] != rank[b[j]]) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* everything but the inputs; 0, or -1 without memory */
+static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_req, const int32_t *ireq_a,
+                 const int32_t *ireq_b, int64_t n_ireq, int timelines) {
+    const int64_t n = s->n, P = s->P;
+    int64_t most;
+    NEW_FILL(s->op, n + 1, Op, 0);
+    int32_t *rank = setup_ranks(s, &most);
+    if (!rank) {
+        return -1;
+    }
+    int64_t n_keys = match_keys(s, rank);
+    s->cross = crosses(rank, req_a, req_b, n_req) || crosses(rank, ireq_a, ireq_b, n_ireq);
+    free(rank);
+    if (n_keys < 0 || requirements(s, req_a, req_b, n_req) < 0) {
+        return -1;
+    }
+    if (n_ireq > 0) {
+        NEW(s->ireq_ptr, n + 1, int32_t);
+        if (dependents(s, ireq_a, ireq_b, n_ireq, s->ireq_ptr, &s->ireq_dep) < 0) {
+            return -1;
+        }
+    }
+    NEW_FILL(s->nexto, P * s->n_cpu, double, 0);
+    NEW_FILL(s->nextgs, P * s->n_nic, double, 0);
+    NEW_FILL(s->nextgr, P * s->n_nic, double, 0);
+    NEW(s->fresh, 4 * most + 2, int32_t);
+    NEW(s->fresh_h, 4 * most + 2, int32_t);
+    NEW(s->sort_tmp, 2 * most + 2, int32_t);
+    s->hcap = 1024;
+    NEW(s->heap, s->hcap, Ev);
+    s->rcap = 1024;
+    NEW(s->run, s->rcap, Ev);
+    s->fqcap = 1024;
+    NEW(s->fq, s->fqcap, Ev);
+    NEW(s->run_tmp, s->rcap, Ev);
+    s->fcap = 1024;
+    NEW(s->far, s->fcap, Ev);
+    NEW_FILL(s->ring, RING, int32_t, 0xff);
+    NEW_FILL(s->ring_bits, RING / 64, uint64_t, 0);
+    s->node_free = -1;
+    /* slots of about SLOT_EVENTS events where each rank has one every max(L, o, g): a heap of a
+     * few dozen costs more instructions than one of a few events, but the events at its top are
+     * read ahead earlier (about 10 % faster at 10^6 messages than with 4). The ring of slots
+     * covers at least twice the time a rank is busy with a message of the mean size k,
+     * max(L, o, g) + (k - 1) max(G, O): where many ranks make the slots short and large messages
+     * under a large G keep a rank busy for milliseconds, a ring of a few microseconds sent nearly
+     * every event through the far heap (2^20 ranks, 2 x 10^6 messages: 9.5 instead of 11.5 s). */
+    double bytes = 0.0;
+    int64_t sends = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (s->kind[i] == SEND) {
+            bytes += dmax(SIZE(s, i) - 1.0, 0.0);
+            sends++;
+        }
+    }
+    double scale = dmax(s->L, dmax(s->o, s->g)), per_byte = dmax(s->G, s->O);
+    scale = scale > 0 && isfinite(scale) ? scale : 1.0;
+    double width = SLOT_EVENTS * scale / (double)P, busy = scale;
+    if (sends > 0 && per_byte > 0 && isfinite(per_byte * bytes)) {
+        busy += per_byte * bytes / (double)sends;
+    }
+    width = dmax(width, 2.0 * busy / RING);
+    s->inv_w = 1.0 / width;
+    s->cur = slot_of(s, 0.0) - 1;
+    s->gcap = 1024;
+    NEW(s->g_lo, s->gcap, int32_t);
+    NEW(s->g_hi, s->gcap, int32_t);
+    NEW(s->gfree, s->gcap, int32_t);
+    NEW(s->g_ts, s->gcap, int32_t);
+    NEW_FILL(s->kq, 4 * n_keys, int32_t, 0xff);
+    NEW_FILL(s->rq_wild, P, int32_t, 0);
+    if (s->wild) {
+        NEW_FILL(s->uq_head, P, int32_t, 0xff);
+        NEW_FILL(s->uq_tail, P, int32_t, 0xff);
+        NEW_FILL(s->rq_head, P, int32_t, 0xff);
+        NEW_FILL(s->rq_tail, P, int32_t, 0xff);
+        NEW_FILL(s->h_next, n, int32_t, 0xff);
+        NEW_FILL(s->h_prev, n, int32_t, 0xff);
+    }
+    s->kp = timelines ? 1 : 0;
+    NEW_FILL(s->u_t0, timelines ? n : 1, double, 0);
+    NEW_FILL(s->u_t1, timelines ? n : 1, double, 0);
+    s->fifo = s->n_cpu == 1;
+    int64_t n_res = s->fifo ? P * s->n_nic : 1, n_send = 0;
+    NEW_FILL(s->w_base, n_res + 1, int64_t, 0);
+    NEW_FILL(s->w_head, n_res, int32_t, 0);
+    NEW_FILL(s->w_tail, n_res, int32_t, 0);
+    for (int64_t i = 0; s->fifo && i < n; i++) { /* room for every message a receiving (rank, nic) gets */
+        if (s->kind[i] == SEND) {
+            s->w_base[(int64_t)s->peer[i] * s->n_nic + NIC(s, i) + 1]++;
+            n_send++;
+        }
+    }
+    for (int64_t r = 0; r < n_res; r++) {
+        s->w_base[r + 1] += s->w_base[r];
+    }
+    NEW(s->wq, n_send, Waiting);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* the module */
+
+static const char simulate_doc[] =
+    "simulate(P, op_ptr, kind, size, peer, tag, cpu, nic, req_a, req_b, ireq_a, ireq_b, n_cpu, n_nic, L, o, g, "
+    "G, O, S, start, end, done, finish) -> (pops, message waits)\n\n"
+    "Run a GOAL schedule with LogGOPSim's rules. op_ptr int64 (P + 1); kind int8; size float64 or float32; "
+    "peer int32; "
+    "tag int32 or int64; cpu and nic int32 (empty where n_cpu or n_nic is 1); the dependencies int32 (a "
+    "requires / irequires b). start and end (float64, n items, or 1 to keep no times), done (bool, n) and "
+    "finish (float64, P) are written.";
+
+enum { B_PTR, B_KIND, B_SIZE, B_PEER, B_TAG, B_CPU, B_NIC, B_RA, B_RB, B_IA, B_IB, B_START, B_END, B_DONE, B_FIN };
+
+static int get_inputs(PyObject **ob, Buf *b, int64_t P, int64_t *n) {
+    static const char kinds[] = "qbDiQiiiiiiddbd"; /* size float64 or float32, tag int32 or int64 */
+    static const char *names[] = {"op_ptr", "kind",  "size",   "peer",   "tag",   "cpu",  "nic",   "req_a",
+                                  "req_b",  "ireq_a", "ireq_b", "start", "end",  "done", "finish"};
+    Py_ssize_t sizes[15] = {P + 1};
+    if (get_bufs(ob, b, 0, 1, kinds, sizes, 11, names) < 0) {
+        return -1;
+    }
+    *n = I64(b[B_PTR])[P];
+    Py_ssize_t one = *n > 0; /* start and end: n items, or one to keep no times */
+    for (int k = B_KIND; k <= B_TAG; k++) {
+        sizes[k] = *n;
+    }
+    sizes[B_START] = one;
+    sizes[B_END] = one;
+    sizes[B_DONE] = *n;
+    sizes[B_FIN] = P;
+    if (get_bufs(ob, b, 1, B_START, kinds, sizes, B_START, names) < 0) {
+        return -1;
+    }
+    if (b[B_RA].view.len != b[B_RB].view.len || b[B_IA].view.len != b[B_IB].view.len) {
+        PyErr_SetString(PyExc_ValueError, "the two sides of a dependency list differ in length");
+        return -1;
+    }
+    return get_bufs(ob, b, B_START, 15, kinds, sizes, B_START, names);
+}
+
+/* run the loop and write done and finish; 0, or -1 without memory */
+static int run_all(Sim *s, Buf *b, int64_t *pops, int64_t *waits) {
+    const int64_t n = s->n, P = s->P;
+    int timelines = b[B_START].view.len / 8 >= n && b[B_END].view.len / 8 >= n && n > 0;
+    s->flag = (uint8_t *)b[B_DONE].view.buf;
+    memset(s->flag, 0, (size_t)n);
+    if (setup(s, (const int32_t *)b[B_RA].view.buf, (const int32_t *)b[B_RB].view.buf, b[B_RA].view.len / 4,
+              (const int32_t *)b[B_IA].view.buf, (const int32_t *)b[B_IB].view.buf, b[B_IA].view.len / 4,
+              timelines) < 0) {
+        return -1;
+    }
+    for (int64_t h = 0; h < P; h++) { /* every rank's first operations, at time 0 */
+        s->nf = 0;
+        for (int64_t i = s->op_first[h]; i < s->op_first[h + 1]; i++) {
+            ready(s, (int32_t)i, h);
+        }
+        issue(s, 0, s->nf, 1, h);
+    }
+    run_loop(s, pops, waits);
+    if (s->nomem) {
+        return -1;
+    }
+    char *dn = (char *)b[B_DONE].view.buf;
+    double *fin = (double *)b[B_FIN].view.buf;
+    for (int64_t i = 0; i < n; i++) {
+        dn[i] = (s->flag[i] & DONE) != 0;
+    }
+    for (int64_t h = 0; h < P; h++) {
+        double f = 0.0;
+        for (int64_t c = 0; c < s->n_cpu; c++) {
+            f = dmax(f, s->nexto[h * s->n_cpu + c]);
+        }
+        fin[h] = f;
+    }
+    return 0;
+}
+
+static PyObject *simulate(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t P, n_cpu, n_nic;
+    PyObject *ob[15];
+    Sim s;
+    memset(&s, 0, sizeof(s));
+    if (!PyArg_ParseTuple(args, "nOOOOOOOOOOOnnddddddOOOO:simulate", &P, &ob[0], &ob[1], &ob[2], &ob[3], &ob[4],
+                          &ob[5], &ob[6], &ob[7], &ob[8], &ob[9], &ob[10], &n_cpu, &n_nic, &s.L, &s.o, &s.g, &s.G,
+                          &s.O, &s.S, &ob[11], &ob[12], &ob[13], &ob[14])) {
+        return NULL;
+    }
+    Buf b[15];
+    memset(b, 0, sizeof(b));
+    PyObject *result = NULL;
+    int64_t n = 0, pops = 0, waits = 0;
+    if (get_inputs(ob, b, P, &n) < 0) {
+        goto done;
+    }
+    if ((n_cpu > 1 && b[B_CPU].view.len / 4 < n) || (n_nic > 1 && b[B_NIC].view.len / 4 < n)) {
+        PyErr_SetString(PyExc_ValueError, "cpu and nic need an entry per operation where there are several");
+        goto done;
+    }
+    s.P = P;
+    s.n = n;
+    s.op_first = (const int64_t *)b[B_PTR].view.buf;
+    s.kind = (const int8_t *)b[B_KIND].view.buf;
+    s.size64 = b[B_SIZE].view.itemsize == 8 ? (const double *)b[B_SIZE].view.buf : NULL;
+    s.size32 = b[B_SIZE].view.itemsize == 4 ? (const float *)b[B_SIZE].view.buf : NULL;
+    s.peer = (const int32_t *)b[B_PEER].view.buf;
+    s.tag = (const char *)b[B_TAG].view.buf;
+    s.tag_wide = b[B_TAG].view.itemsize == 8;
+    s.cpu = n_cpu > 1 ? (const int32_t *)b[B_CPU].view.buf : NULL;
+    s.nic = n_nic > 1 ? (const int32_t *)b[B_NIC].view.buf : NULL;
+    s.n_cpu = n_cpu;
+    s.n_nic = n_nic;
+    s.start = (double *)b[B_START].view.buf;
+    s.end = (double *)b[B_END].view.buf;
+    int failed;
+    Py_BEGIN_ALLOW_THREADS
+    failed = run_all(&s, b, &pops, &waits);
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = Py_BuildValue("LL", (long long)pops, (long long)waits);
+done:
+    free_sim(&s);
+    release(b, 15);
+    return result;
+}
+
+ONE_FUNCTION_MODULE(_cgoal, simulate, "LogGOPSim's main loop on GOAL schedules, compiled (see loggopsim.py).")

@@ -1,0 +1,31 @@
+"""What the two Numba forms of LogGOPSim's event loop (:mod:`._goal_numba` on a GOAL schedule,
+:mod:`._steps_loggopsim_numba` on a program's steps) decide alike about a group of operations
+after one of its members ran or had to wait: whether the heap's first event comes after a given
+(time, stamp), and so whether the next member runs at once. Inlined where they are compiled
+(``inline="always"``), so that sharing them costs the loops nothing."""
+from __future__ import annotations
+
+from numba import njit
+
+from perfcompose._heap import heap_push
+
+__all__ = ["first_after", "member_turn"]
+
+
+@njit(cache=True, inline="always")
+def first_after(hkey, htb, hn, t, tb):  # pragma: no cover - compiled
+    """Whether the heap's first event comes after (t, tb): there is none, or it is later, or as
+    late with a later stamp."""
+    return hn == 0 or hkey[0] > t or (hkey[0] == t and htb[0] > tb)
+
+
+@njit(cache=True, inline="always")
+def member_turn(hkey, htb, hid, hn, t, tsn, grp):  # pragma: no cover - compiled
+    """The group ``grp``'s next member's turn at t (its stamp ``tsn``): run at once where no
+    event comes first (the returned flag, "carry"), else queued. Returns the heap's size and
+    the flag."""
+    if first_after(hkey, htb, hn, t, tsn):
+        return hn, True
+    return heap_push(hkey, htb, hid, 0, hn, t, tsn, grp), False
+
+

@@ -1,0 +1,277 @@
+"""JSON programs read with their large number arrays as NumPy arrays, in linear time and memory.
+
+A program's ``messages`` (rows of three numbers), ``durations`` and ``send_order`` (lists of
+message ids) hold almost all of its bytes. :func:`load_json_arrays` finds each such array in the
+file's bytes, tokenizes it in one compiled pass (the extension ``_cjson_tokens``; else with NumPy a
+few hundred kilobytes at a time; no Python object per number either way) and
+hands :mod:`json` only the rest of the document, with each array replaced by a placeholder that is
+then swapped for a :class:`JsonNumbers` or :class:`JsonLists`. An array that holds anything but
+plain numbers (an expression string, ``null``, a row of another length) is left to :mod:`json`,
+so every document reads to the same values as ``json.loads`` gives, only lighter.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from perfcompose.loggp.kernels.backend import extension
+from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays
+
+__all__ = ["JsonNumbers", "JsonLists", "load_json_arrays", "plain", "token_offset"]
+
+_CHUNK = 1 << 18  #: bytes tokenized at a time (a few arrays of this size live at once)
+
+# byte classes: whitespace, part of a number, '[', ']', ',', anything else
+_WS, _NUM, _OPEN, _CLOSE, _COMMA, _OTHER = range(6)
+_CLASS = np.full(256, _OTHER, np.uint8)
+for _c in b" \t\r\n":
+    _CLASS[_c] = _WS
+for _c in b"0123456789-+.eE":
+    _CLASS[_c] = _NUM
+_CLASS[ord("[")], _CLASS[ord("]")], _CLASS[ord(",")] = _OPEN, _CLOSE, _COMMA
+_DIGIT = np.zeros(256, np.bool_)
+_DIGIT[48:58] = True
+_TO_SPACE = bytes.maketrans(b"[],", b"   ")
+
+
+@dataclass(frozen=True, eq=False)
+class JsonNumbers:
+    """A JSON array of numbers (``width`` 0) or of rows of ``width`` numbers, as a read-only
+    float64 array; ``start``/``end`` are its byte offsets in the file (to locate errors)."""
+
+    values: np.ndarray
+    start: int = -1
+    end: int = -1
+
+
+@dataclass(frozen=True, eq=False)
+class JsonLists:
+    """A JSON array of lists of integers: ``flat`` all of them in order, ``counts`` per list."""
+
+    flat: np.ndarray
+    counts: np.ndarray
+    start: int = -1
+    end: int = -1
+
+    def __len__(self) -> int:
+        return int(self.counts.shape[0])
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _chunk_end(buf: np.ndarray, stop: int) -> int:
+    """``stop`` moved forward past any number token it would split."""
+    n = buf.shape[0]
+    while stop < n and _CLASS[buf[stop]] == _NUM:
+        stop += 1
+    return stop
+
+
+def _numbers(chunk: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """The values of the number tokens ``chunk[starts[i]:ends[i]]``; None where one is no number."""
+    n = starts.shape[0]
+    if not n:
+        return np.zeros(0)
+    lengths = ends - starts
+    if _DIGIT[chunk].sum() == lengths.sum() and int(lengths.max()) <= 15:  # plain integers: digit by digit
+        value = np.zeros(n, np.int64)
+        last = ends - 1
+        for k in range(int(lengths.max())):
+            digit = chunk[np.maximum(last - k, starts)].astype(np.int64) - 48
+            value += np.where(lengths > k, digit, 0) * 10 ** k
+        return value.astype(np.float64)
+    first = chunk[starts]
+    if (first == ord("+")).any() or (first == ord(".")).any():  # not JSON numbers
+        return None
+    try:
+        values = np.fromstring(chunk.tobytes().translate(_TO_SPACE), sep=" ")
+    except ValueError:
+        return None
+    # a count other than the tokens', or a number beyond a double's range: json tells what it is
+    return values if values.shape[0] == n and np.isfinite(values).all() else None
+
+
+def _tokenize(buf: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """The token kinds (number, '[', ']' or ',') and the numbers of the array opening at
+    ``buf[start]``, and the offset just past its closing bracket; None where it holds anything
+    but numbers, brackets, commas and whitespace. The compiled extension ``_cjson_tokens`` does
+    it in one pass where it is built; else NumPy, a few hundred kilobytes at a time."""
+    compiled = extension("_cjson_tokens")
+    if compiled is not None:
+        got = compiled.tokenize(buf, start)
+        if got is None:
+            return None
+        return np.frombuffer(got[0], np.uint8), np.frombuffer(got[1], np.float64), int(got[2])
+    return _tokenize_numpy(buf, start)
+
+
+def _tokenize_numpy(buf: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """:func:`_tokenize` with NumPy over chunks of the bytes."""
+    kinds: list[np.ndarray] = []
+    values: list[np.ndarray] = []
+    depth = 0
+    pos = start
+    n = buf.shape[0]
+    while pos < n:
+        stop = _chunk_end(buf, min(pos + _CHUNK, n))
+        chunk = buf[pos:stop]
+        cls = _CLASS[chunk]
+        num = cls == _NUM
+        is_start = num.copy()
+        is_start[1:] &= ~num[:-1]
+        ev = np.flatnonzero(is_start | (cls >= _OPEN))
+        kind = cls[ev]
+        step = (kind == _OPEN).astype(np.int64) - (kind == _CLOSE)
+        level = depth + np.cumsum(step)
+        closed = np.flatnonzero(level == 0)
+        if closed.size:  # the array ends in this chunk
+            last = int(closed[0])
+            ev, kind = ev[:last + 1], kind[:last + 1]
+            stop = pos + int(ev[-1]) + 1
+            chunk, cls, num = chunk[:stop - pos], cls[:stop - pos], num[:stop - pos]
+        if (cls == _OTHER).any():
+            return None
+        ends = np.flatnonzero(num & ~np.concatenate((num[1:], [False])))
+        vals = _numbers(chunk, ev[kind == _NUM], ends + 1)
+        if vals is None:
+            return None
+        kinds.append(kind)
+        values.append(vals)
+        if closed.size:
+            return np.concatenate(kinds), np.concatenate(values), stop
+        depth = int(level[-1]) if level.size else depth
+        pos = stop
+    return None
+
+
+def _rows(kind: np.ndarray, values: np.ndarray, width: int) -> np.ndarray | None:
+    """``values`` as rows of ``width`` where the tokens read ``[[n, n, n], [n, n, n]]`` (or
+    ``[n, n, n]`` for width 0), else None."""
+    if width == 0:
+        m = values.shape[0]
+        if m == 0:
+            return values if np.array_equal(kind, [_OPEN, _CLOSE]) else None
+        expected = np.empty(2 * m + 1, np.uint8)
+        expected[0], expected[1::2], expected[2::2] = _OPEN, _NUM, _COMMA
+        expected[-1] = _CLOSE
+        return values if np.array_equal(kind, expected) else None
+    m, extra = divmod(values.shape[0], width)
+    if extra:
+        return None
+    if m == 0:
+        return values.reshape(0, width) if np.array_equal(kind, [_OPEN, _CLOSE]) else None
+    row = [_OPEN] + [_NUM, _COMMA] * (width - 1) + [_NUM, _CLOSE, _COMMA]
+    expected = np.empty(1 + len(row) * m, np.uint8)
+    expected[0] = _OPEN
+    expected[1:] = np.tile(np.asarray(row, np.uint8), m)
+    expected[-1] = _CLOSE
+    return values.reshape(m, width) if np.array_equal(kind, expected) else None
+
+
+# allowed (previous token, next token) pairs inside the lists (depth 1) and between them (depth 0)
+_PAIR_OK = np.zeros((2, 6, 6), np.bool_)
+for _a, _b in ((_OPEN, _NUM), (_OPEN, _CLOSE), (_NUM, _COMMA), (_NUM, _CLOSE), (_COMMA, _NUM)):
+    _PAIR_OK[1, _a, _b] = True
+for _a, _b in ((_CLOSE, _COMMA), (_COMMA, _OPEN)):
+    _PAIR_OK[0, _a, _b] = True
+
+
+def _lists(kind: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """All numbers and the count of each list where the tokens read ``[[n, n], [], [n]]``."""
+    inner = kind[1:-1]
+    if inner.size == 0:
+        return values.astype(np.int64), np.zeros(0, np.int64)
+    if inner[0] != _OPEN or inner[-1] != _CLOSE:
+        return None
+    level = np.cumsum((inner == _OPEN).astype(np.int64) - (inner == _CLOSE))
+    if level.min() < 0 or level.max() > 1:
+        return None
+    if not _PAIR_OK[level[:-1], inner[:-1], inner[1:]].all():
+        return None
+    if not (values == np.floor(values)).all():
+        return None
+    which = np.cumsum(inner == _OPEN)[inner == _NUM] - 1
+    counts = np.bincount(which, minlength=int((inner == _OPEN).sum()))
+    return values.astype(np.int64), counts
+
+
+def _read_array(buf: np.ndarray, key: bytes, open_at: int) -> tuple[JsonNumbers | JsonLists, int] | None:
+    tokens = _tokenize(buf, open_at)
+    if tokens is None:
+        return None
+    kind, values, end = tokens
+    width = ARRAY_KEYS[key]
+    if width >= 0:
+        rows = _rows(kind, values, width)
+        return None if rows is None else (JsonNumbers(_readonly(rows), open_at, end), end)
+    lists = _lists(kind, values)
+    if lists is None:
+        return None
+    return JsonLists(_readonly(lists[0]), _readonly(lists[1]), open_at, end), end
+
+
+def load_json_arrays(data: bytes) -> Any:
+    """The value of the JSON document ``data`` with its number arrays under the keys
+    ``messages``, ``durations`` and ``send_order`` as :class:`JsonNumbers`/:class:`JsonLists`.
+    Raises :class:`json.JSONDecodeError` (or UnicodeDecodeError) as ``json.loads`` would, but
+    with offsets that may not be the file's: a caller locating the error reads it again with
+    ``json.loads``."""
+    buf = np.frombuffer(data, np.uint8)
+    return load_with_arrays(data, lambda key, open_at: _read_array(buf, key, open_at))
+
+
+def plain(node: Any) -> Any:
+    """``node`` with every array of this module as JSON lists (for writing back)."""
+    if isinstance(node, dict):
+        return {k: plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [plain(v) for v in node]
+    if isinstance(node, JsonNumbers):
+        values = node.values
+        ints = values == np.floor(values)
+        if ints.all() and (np.abs(values) < 2 ** 53).all():
+            return values.astype(np.int64).tolist()
+        return values.tolist()
+    if isinstance(node, JsonLists):
+        bounds = np.concatenate(([0], np.cumsum(node.counts))).tolist()
+        flat = node.flat.tolist()
+        return [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    return node
+
+
+def token_offset(read: Callable[[], bytes], node: JsonNumbers | JsonLists, index: tuple[int, ...]) -> int:
+    """The byte offset of the number at ``index`` (row and column, or list and position, or one
+    index) inside ``node``, or of the row or list itself, from the file's bytes."""
+    if node.start < 0:
+        return -1
+    buf = np.frombuffer(read(), np.uint8)[node.start:node.end]
+    cls = _CLASS[buf]
+    num = cls == _NUM
+    is_start = num.copy()
+    is_start[1:] &= ~num[:-1]
+    opens = np.flatnonzero((cls == _OPEN) & (np.cumsum((cls == _OPEN).astype(np.int64) - (cls == _CLOSE)) == 2))
+    numbers = np.flatnonzero(is_start)
+    if not index:
+        return node.start
+    if isinstance(node, JsonNumbers) and node.values.ndim == 1:
+        return node.start + int(numbers[index[0]]) if index[0] < numbers.size else node.start
+    if index[0] >= opens.size:
+        return node.start
+    row_at = int(opens[index[0]])
+    if len(index) == 1:
+        return node.start + row_at
+    first = int(np.searchsorted(numbers, row_at))
+    k = first + index[1]
+    return node.start + int(numbers[k]) if k < numbers.size else node.start + row_at
+
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of ``path`` (for :func:`token_offset`)."""
+    return path.read_bytes()

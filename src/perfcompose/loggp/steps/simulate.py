@@ -1,0 +1,176 @@
+"""The communication-step simulation of paper 002 (section 4, Figure 2) under LogGP.
+
+Rules, for a k-byte message sent at time s: the sender is busy for ``o``; the last byte leaves
+``(k-1)G`` after that and arrives ``L`` later, at ``s + o + (k-1)G + L``; the receiver spends
+``o`` on it. Between consecutive operations of one processor the gap of section 3 holds:
+
+=================  =========================================================  =====================
+previous -> next   earliest start of next (``gap_origin="end"``, default)      ``gap_origin="start"``
+=================  =========================================================  =====================
+send -> send       ``s + max(o, g + (k-1)G)`` (LogGP: spaced by g + (k-1)G)    same
+send -> receive    ``s + o + (k-1)G + g`` (g after the last byte has left)      ``s + max(o, g + (k-1)G)``
+receive -> send    ``r + o + max(2o, g) - 2o`` (section 3, from the receive's   ``r + max(o, max(2o, g) - 2o)``
+                   end)
+receive -> receive ``r + max(o, g)``                                            same
+=================  =========================================================  =====================
+
+The "end" reading counts section 3's "g later" from the end of the previous operation; it makes
+both of its sentences one rule: the network interface sees a gap g between the departure of a
+send's last byte and the next arrival it takes in, and between an arrival and the first byte of
+the next send (``r + g = s' + o``, hence ``s' = r + o + g - 2o``). The "start" reading counts
+every gap from the start of the previous operation. docs/loggp.md works one timeline both ways.
+
+The algorithm (Figure 2): among the processors that still want to send, the one whose next send
+could start earliest acts; it receives its earliest-arrived pending message if that receive could
+start no later than its next send (receives win ties), else it sends. Ties between processors are
+broken by a seeded random choice (the paper's) or by rank. At the end every processor drains its
+remaining receives in arrival order.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from perfcompose.loggp.kernels.backend import standard_kernel
+from perfcompose.loggp.kernels.step_inputs import check_options, initial_gaps, recv_pointers, start_times
+from perfcompose.loggp.options import GapOrigin, LogGPOptions, Ties
+from perfcompose.loggp.params import LogGP
+from perfcompose.loggp.results import ForcedSend, Op, StepResult
+from perfcompose.loggp.steps.program import CommStep
+
+#: the declared defaults of the simulation options
+_DEFAULT = LogGPOptions()
+
+__all__ = ["GapOrigin", "Ties", "Op", "ForcedSend", "StepResult", "simulate_step", "reference_step",
+           "arrival_time", "send_after_send", "recv_after_send", "send_after_recv", "recv_after_recv"]
+
+
+
+# ---------------------------------------------------------------------------------------------
+# the rules, as small pure functions (the kernel below inlines the same arithmetic)
+
+
+def arrival_time(s: float, k: float, p: LogGP) -> float:
+    """When a k-byte message sent at ``s`` has fully arrived: s + o + (k-1)G + L."""
+    return s + p.o + max(k - 1.0, 0.0) * p.G + p.L
+
+
+def send_after_send(s: float, k: float, p: LogGP) -> float:
+    """Earliest next send after a k-byte send started at ``s``: spaced by g + (k-1)G, at least o."""
+    return s + max(p.o, p.g + max(k - 1.0, 0.0) * p.G)
+
+
+def recv_after_send(s: float, k: float, p: LogGP, origin: GapOrigin = "end") -> float:
+    """Earliest next receive after a k-byte send started at ``s`` (section 3: g later)."""
+    k1G = max(k - 1.0, 0.0) * p.G
+    if origin == "end":
+        return s + p.o + k1G + p.g
+    return s + max(p.o, p.g + k1G)
+
+
+def send_after_recv(r: float, p: LogGP, origin: GapOrigin = "end") -> float:
+    """Earliest next send after a receive started at ``r`` (section 3: max(2o, g) - 2o later)."""
+    extra = max(2 * p.o, p.g) - 2 * p.o
+    if origin == "end":
+        return r + p.o + extra
+    return r + max(p.o, extra)
+
+
+def recv_after_recv(r: float, p: LogGP) -> float:
+    """Earliest next receive after a receive started at ``r``: g apart, at least o."""
+    return r + max(p.o, p.g)
+
+
+def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.ndarray | None = None,
+                  ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = _DEFAULT.gap_origin,
+                  ties: Ties = _DEFAULT.ties, seed: int = _DEFAULT.seed) -> StepResult:
+    """Simulate one communication step (Figure 2) and return every processor's timeline.
+
+    ``start[p]`` is when processor p enters the step (default 0); ``ready`` carries the earliest
+    next send and receive times that the gaps of earlier steps impose; ``ties`` breaks ties
+    between processors by a random choice seeded with ``seed`` (the paper's) or by rank.
+    """
+    check_options(gap_origin, ties)
+    t0 = start_times(step, start)
+    next_send, next_recv = initial_gaps(t0, ready)
+    M = step.M
+    send_start = np.zeros(M)
+    recv_start = np.zeros(M)
+    send_seq = np.zeros(M, dtype=np.int64)
+    recv_seq = np.zeros(M, dtype=np.int64)
+    finish = np.zeros(step.P)
+    standard_kernel()(step.P, step.dst, step.nbytes, step.order, step.send_ptr, recv_pointers(step), t0,
+                     params.L, params.o, params.g, params.G, gap_origin == "end", ties == "random",
+                     int(seed) % (2 ** 32), send_start, recv_start, send_seq, recv_seq, finish, next_send,
+                     next_recv)
+    return StepResult(step, params, t0, send_start, recv_start, send_seq, recv_seq, finish, next_send, next_recv)
+
+
+# ---------------------------------------------------------------------------------------------
+# a plain reading of Figure 2, kept as the reference the compiled kernel is tested against
+
+
+def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | None = None,
+                   ready: tuple[np.ndarray, np.ndarray] | None = None,
+                   gap_origin: GapOrigin = _DEFAULT.gap_origin) -> StepResult:
+    """Figure 2 written out with lists and linear scans (ties by rank): slow, obviously right."""
+    P, M = step.P, step.M
+    t0 = start_times(step, start)
+    first_send, first_recv = initial_gaps(t0, ready)
+    queue = [list(step.send_order(p)) for p in range(P)]
+    pending: list[list[tuple[float, int, int]]] = [[] for _ in range(P)]  # (arrival, order, message)
+    last: list[tuple[str, float, float] | None] = [None] * P  # (kind, start, bytes)
+    send_start, recv_start = np.zeros(M), np.zeros(M)
+    send_seq, recv_seq = np.zeros(M, dtype=np.int64), np.zeros(M, dtype=np.int64)
+    finish = t0.copy()
+    seq, arrivals = 0, 0
+
+    def next_send(p: int) -> float:
+        prev = last[p]
+        if prev is None:
+            return float(first_send[p])
+        kind, s, k = prev
+        return send_after_send(s, k, params) if kind == "send" else send_after_recv(s, params, gap_origin)
+
+    def next_recv(p: int) -> float:
+        prev = last[p]
+        if prev is None:
+            return float(first_recv[p])
+        kind, s, k = prev
+        return recv_after_send(s, k, params, gap_origin) if kind == "send" else recv_after_recv(s, params)
+
+    def receive(p: int) -> None:
+        nonlocal seq
+        first = min(pending[p])
+        pending[p].remove(first)
+        arrival, _, m = first
+        r = max(next_recv(p), arrival)
+        recv_start[m], recv_seq[m] = r, seq
+        seq += 1
+        last[p] = ("recv", r, 0.0)
+        finish[p] = r + params.o
+
+    while any(queue):
+        senders = [p for p in range(P) if queue[p]]
+        p = min(senders, key=lambda q: (next_send(q), q))
+        start_send = next_send(p)
+        start_recv = max(next_recv(p), min(pending[p])[0]) if pending[p] else math.inf
+        if start_send < start_recv:
+            m = queue[p].pop(0)
+            k = float(step.nbytes[m])
+            send_start[m], send_seq[m] = start_send, seq
+            seq += 1
+            pending[int(step.dst[m])].append((arrival_time(start_send, k, params), arrivals, m))
+            arrivals += 1
+            last[p] = ("send", start_send, k)
+            finish[p] = start_send + params.o
+        else:
+            receive(p)
+    for p in range(P):
+        while pending[p]:
+            receive(p)
+    ns = np.array([next_send(p) for p in range(P)])
+    nr = np.array([next_recv(p) for p in range(P)])
+    return StepResult(step, params, t0, send_start, recv_start, send_seq, recv_seq, finish, ns, nr)

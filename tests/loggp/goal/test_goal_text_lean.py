@@ -1,0 +1,119 @@
+"""GOAL text of the form perfcompose writes, read straight into the schedule's columns: the NumPy
+reader's columns (dependencies ordered by the operation required), lines read again only when
+asked for, and None (the reader of all columns) for every other form."""
+from __future__ import annotations
+
+import dataclasses
+import io
+
+import numpy as np
+import pytest
+from random_programs import random_program
+
+from perfcompose.loggp import LogGP
+from perfcompose.loggp.goal import goal_buffers, goal_text_lean
+from perfcompose.loggp.goal.goal_arrays import read_goal_arrays
+from perfcompose.loggp.goal.goal_text_lean import read_goal_lean
+from perfcompose.loggp.goal.loggopsim import simulate_goal
+from perfcompose.loggp.goal.schedule import _parse_lines, goal_text, parse_goal, program_to_goal
+
+pytestmark = pytest.mark.skipif(goal_text_lean.extension("_cgoal_text") is None,
+                                reason="the extension _cgoal_text is not built")
+
+COLUMNS = ("op_ptr", "kind", "size", "peer", "tag", "cpu", "nic", "req_a", "req_b", "ireq_a", "ireq_b")
+
+
+def _lean(text: str) -> dict | None:
+    data = text.encode()
+    return read_goal_lean(lambda: io.BytesIO(data), len(data))
+
+
+def _assert_numpy_reads_alike(text: str, got: dict) -> None:
+    want = read_goal_arrays(io.BytesIO(text.encode()).read)
+    assert want is not None and got["num_ranks"] == want["num_ranks"]
+    for name in COLUMNS:
+        assert np.array_equal(got[name], want[name]), name
+    assert np.array_equal(np.asarray(got["lines"]), want["lines"])  # read again from the text
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_written_program_is_read_as_numpy_reads_it(seed):
+    text = goal_text(program_to_goal(random_program(seed, P=7, M=60)))
+    got = _lean(text)
+    assert got is not None
+    assert (np.diff(got["req_b"]) >= 0).all()  # ordered by the operation required
+    _assert_numpy_reads_alike(text, got)
+
+
+def test_irequires_cpus_nics_and_missing_ranks():
+    text = ("num_ranks 4\nrank 0 {\nl0: send 8b to 3 tag 7 cpu 1 nic 2\nl1: calc 5\nl2: recv 4b from -1 tag -1\n"
+            "l1 irequires l0\nl2 requires l1\nl0 requires l2\n}\nrank 3 {\nl0: recv 8b from 0 tag 7\nl1: calc 0\n"
+            "l1 requires l0\n}\n")
+    got = _lean(text)
+    assert got is not None and list(got["op_ptr"]) == [0, 3, 3, 3, 5]
+    _assert_numpy_reads_alike(text, got)
+
+
+def test_blocks_of_a_few_lines_read_as_the_whole(monkeypatch):
+    text = goal_text(program_to_goal(random_program(4, P=7, M=60)))
+    whole = _lean(text)
+    monkeypatch.setattr(goal_buffers, "_BLOCK", 64)  # rank blocks cross many blocks of text
+    small = _lean(text)
+    assert whole is not None and small is not None
+    for name in COLUMNS:
+        assert np.array_equal(whole[name], small[name]), name
+
+
+@pytest.mark.parametrize("text", [
+    "num_ranks 2\nrank 0 {\nl1: calc 5\nl0: calc 1\n}\n",                             # labels out of place
+    "num_ranks 2\nrank 1 {\nl0: calc 5\n}\nrank 0 {\nl0: calc 1\n}\n",                 # ranks out of order
+    "num_ranks 2\nrank 0 {\nl0: calc 5\ncalc 1\n}\n",                                  # an operation unlabelled
+    "num_ranks 2\nrank 0 {\nl0: send 8b to 1 tag 4294967296\n}\n",                     # a tag of 33 bits
+    "num_ranks 2\nrank 0 {\nl0: calc 5\nl0 requires l3\n}\n",                          # an undefined label
+    "num_ranks 1\n// a comment\nrank 0 {\nl0: calc 5\n}\n",                            # a comment
+    "num_ranks 2\nrank 0 {\nl0: calc 5\n",                                             # not closed
+])
+def test_every_other_form_is_left_to_the_other_readers(text):
+    assert _lean(text) is None
+    try:
+        expected = _parse_lines(text)
+    except Exception as exc:  # the line reader's error, as before
+        with pytest.raises(type(exc)):
+            parse_goal(text)
+        return
+    got = parse_goal(text)
+    for name in COLUMNS:
+        assert np.array_equal(getattr(got, name), getattr(expected, name)), name
+
+
+@pytest.mark.parametrize("params", [LogGP(10, 2, 5, 1), LogGP(1000, 500, 600, 1)])
+def test_dependencies_in_another_order_give_the_same_times(params):
+    # the simulation takes the pairs ordered by the operation required as they are, and builds
+    # its own lists from any other order; both must give the same times
+    sched = parse_goal(goal_text(program_to_goal(random_program(2, P=9, M=80))))
+    # the same pairs in a random order, where those that require one operation keep their order
+    pos = np.random.default_rng(0).permutation(sched.req_a.size)
+    new_pos = np.empty_like(pos)
+    new_pos[np.argsort(sched.req_b, kind="stable")] = pos[np.lexsort((pos, sched.req_b))]
+    mixed = np.argsort(new_pos)
+    other = dataclasses.replace(sched, req_a=sched.req_a[mixed], req_b=sched.req_b[mixed])
+    assert not (np.diff(other.req_b) >= 0).all()
+    a, b = simulate_goal(sched, params), simulate_goal(other, params)
+    assert np.array_equal(a.finish, b.finish) and np.array_equal(a.op_start, b.op_start, equal_nan=True)
+
+
+def test_sizes_in_float32_where_each_is_exact_there_else_in_float64():
+    small = "num_ranks 2\nrank 0 {\nl0: send 65535b to 1 tag 0\nl1: calc 16777215\nl1 requires l0\n}\n" \
+            "rank 1 {\nl0: recv 65535b from 0 tag 0\n}\n"
+    large = small.replace("calc 16777215", "calc 16777217")  # 2^24 + 1: not a float32
+    got_small, got_large = _lean(small), _lean(large)
+    assert got_small is not None and got_large is not None
+    assert got_small["size"].dtype == np.float32 and got_large["size"].dtype == np.float64
+    _assert_numpy_reads_alike(small, got_small)
+    _assert_numpy_reads_alike(large, got_large)
+    params = LogGP(10, 2, 5, 1)
+    for text in (small, large):
+        lean, lines = simulate_goal(parse_goal(text), params), simulate_goal(_parse_lines(text), params)
+        assert np.array_equal(lean.finish, lines.finish) and np.array_equal(lean.op_end, lines.op_end)
+    # the calc starts when the send's overhead ends (o = 2) and takes 2^24 + 1
+    assert simulate_goal(parse_goal(large), params).makespan == 2 + 16777217
