@@ -48,7 +48,7 @@ def test_a_program_table_is_what_rich_prints(path, times, unit, width, monkeypat
     finite = [t for t in times if t == t] or [0.0]
     last = max(finite)
     crit = plain.critical(finite, finite)
-    text = plain.program_text(title, unit, times, computation, communication, operations, last, crit)
+    text = plain.program_result_text(title, unit, times, computation, communication, operations, last, crit)
 
     def draw() -> None:
         loggp_tables.print_program_table(title, unit, times, computation, communication, operations)
@@ -63,7 +63,7 @@ def test_a_program_table_is_what_rich_prints(path, times, unit, width, monkeypat
 def test_a_goal_result_is_what_rich_prints(path, times, width, O, monkeypatch, columns):
     columns(width)
     params = SimpleNamespace(L=10.0, o=2.0, g=5.0, G=1.0)
-    text = plain.goal_text(path, len(times), params, O, 65535.0, times)
+    text = plain.goal_result_text(path, len(times), params, O, 65535.0, times)
     if text is not None:
         expected = rich_prints(width, monkeypatch, lambda: loggp_tables.print_goal_result(
             path, len(times), params, O, 65535.0, times))  # type: ignore[arg-type]
@@ -75,13 +75,13 @@ def test_the_usual_results_are_written_plain_and_wrapped_as_rich_wraps_them(monk
     columns(80)
     times = [float(h % 97) for h in range(4096)]
     title = "/tmp/runs/a.npz: 4096 processors, 25 steps; LogGOPSim semantics; L=10 o=2 g=5 G=1"
-    text = plain.program_text(title, "us", times, times, times, [2] * 4096, 96.0, 96)
+    text = plain.program_result_text(title, "us", times, times, times, [2] * 4096, 96.0, 96)
     assert text is not None and text.count("\n") == 2 + 3 + 40 + 1 + 1 + 1
     assert text == rich_prints(80, monkeypatch, lambda: (
         loggp_tables.print_program_table(title, "us", times, times, times, [2] * 4096),
         loggp_tables.print_makespan(96.0, "us", 96)))
     params = SimpleNamespace(L=10.0, o=2.0, g=5.0, G=1.0)
-    text = plain.goal_text("/tmp/a.goal", 4096, params, 0.0, 65535.0, times)
+    text = plain.goal_result_text("/tmp/a.goal", 4096, params, 0.0, 65535.0, times)
     assert text is not None and "  last (--json   \n" in text
     assert text == rich_prints(80, monkeypatch, lambda: loggp_tables.print_goal_result(
         "/tmp/a.goal", 4096, params, 0.0, 65535.0, times))  # type: ignore[arg-type]
@@ -94,5 +94,5 @@ def test_what_rich_would_lay_out_otherwise_is_left_to_rich(case, monkeypatch, co
         monkeypatch.setenv("FORCE_COLOR", "1")
     path = {"markup": "/tmp/[bold]x.goal", "emoji": "/tmp/:smile:.goal"}.get(case, "/tmp/x.goal")
     params = SimpleNamespace(L=10.0, o=2.0, g=5.0, G=1.0)
-    assert plain.goal_text(path, 2, params, 0.0, 65535.0, [1.0, 2.0]) is None
-    assert plain.program_text(path, "", [1.0], [0.0], [1.0], [1], 1.0, 0) is None
+    assert plain.goal_result_text(path, 2, params, 0.0, 65535.0, [1.0, 2.0]) is None
+    assert plain.program_result_text(path, "", [1.0], [0.0], [1.0], [1], 1.0, 0) is None

@@ -14,9 +14,11 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["MAX_ROWS", "last_to_finish", "critical", "console_width", "goal_text", "program_text"]
+__all__ = ["MAX_ROWS", "last_to_finish", "critical", "console_width", "ResultLayout", "goal_layout", "program_layout",
+           "makespan_line", "goal_result_text", "program_result_text"]
 
 MAX_ROWS = 40  #: ranks (processors) listed in the table of a large schedule (program)
 
@@ -134,6 +136,54 @@ def _number(v: float) -> str:
     return format(v, ".6g") if v == v else "n/a"
 
 
+@dataclass(frozen=True)
+class ResultLayout:
+    """What a result prints, whichever writer prints it: lines before the table, the table's
+    title, right-aligned columns and caption, and lines after it."""
+
+    head: tuple[str, ...]
+    title: str | None
+    headers: tuple[str, ...]
+    rows: Sequence[tuple[str, ...]]
+    caption: str | None
+    tail: tuple[str, ...] = ()
+
+
+def _shown(finish: Any, what: str) -> tuple[Any, str | None]:
+    """The ranks (processors) a table lists, and its caption where they are not all."""
+    n = len(finish)
+    if n <= MAX_ROWS:
+        return range(n), None
+    return last_to_finish(finish), f"the {MAX_ROWS} of {n} {what} that finish last (--json lists all)"
+
+
+def goal_layout(program: str, num_ranks: int, params: Any, O: float, S: float, finish: Any) -> ResultLayout:
+    """A GOAL schedule's result: its parameters, the ranks' finish times (the last :data:`MAX_ROWS`
+    of a large schedule) and the makespan."""
+    shown, caption = _shown(finish, "ranks")
+    head = (f"{program}: LogGOPSim semantics, {num_ranks} ranks; L={params.L:g} o={params.o:g} g={params.g:g} "
+            f"G={params.G:g} O={O:g} S={S:g}",)
+    return ResultLayout(head, None, ("rank", "finish"), [(str(h), _number(float(finish[h]))) for h in shown],
+                        caption, (f"makespan {max(finish, default=0.0):.6g}",))
+
+
+def program_layout(title: str, unit: str, finish: Any, computation: Any, communication: Any,
+                   operations: Any) -> ResultLayout:
+    """A program's table: finish, computation, communication and operations per processor (the
+    last :data:`MAX_ROWS` to finish of a large program), times in ``unit``."""
+    shown, caption = _shown(finish, "processors")
+    u = f" [{unit}]" if unit else ""
+    rows = [(str(p), _number(float(finish[p])), _number(float(computation[p])), _number(float(communication[p])),
+             str(int(operations[p]))) for p in shown]
+    return ResultLayout((), title, ("processor", f"finish{u}", f"computation{u}", f"communication{u}", "operations"),
+                        rows, caption)
+
+
+def makespan_line(makespan: float, unit: str, processor: int) -> str:
+    """The makespan line of a program's result."""
+    return f"makespan {makespan:.6g}{' ' + unit if unit else ''} (processor {processor})"
+
+
 def _lines(width: int, *texts: str) -> str | None:
     """Lines of text as Rich prints them on a console ``width`` wide, or None (see the module)."""
     if not _printable(*texts):
@@ -147,46 +197,28 @@ def _lines(width: int, *texts: str) -> str | None:
     return "".join(out)
 
 
-def goal_text(program: str, num_ranks: int, params: Any, O: float, S: float, finish: Any) -> str | None:
-    """What :func:`.loggp_tables.print_goal_result` prints, or None (see the module)."""
+def _text(layout: ResultLayout) -> str | None:
+    """The layout as Rich prints it on standard output, or None (see the module)."""
     width = console_width()
-    if width is None:
+    if width is None or (layout.title is not None and not _printable(layout.title)):
         return None
-    head = _lines(width, f"{program}: LogGOPSim semantics, {num_ranks} ranks; L={params.L:g} o={params.o:g} "
-                  f"g={params.g:g} G={params.G:g} O={O:g} S={S:g}")
-    tail = _lines(width, f"makespan {max(finish, default=0.0):.6g}")
-    if head is None or tail is None:
-        return None
-    shown: Any = range(num_ranks)
-    caption = None
-    if num_ranks > MAX_ROWS:
-        shown = last_to_finish(finish)
-        caption = f"the {MAX_ROWS} of {num_ranks} ranks that finish last (--json lists all)"
-    table = _table(None, ("rank", "finish"), [(str(h), _number(float(finish[h]))) for h in shown], caption, width)
-    if table is None:
+    head, tail = _lines(width, *layout.head), _lines(width, *layout.tail)
+    table = _table(layout.title, layout.headers, layout.rows, layout.caption, width)
+    if head is None or tail is None or table is None:
         return None
     return head + table + tail
 
 
-def program_text(title: str, unit: str, finish: Any, computation: Any, communication: Any, operations: Any,
+def goal_result_text(program: str, num_ranks: int, params: Any, O: float, S: float, finish: Any) -> str | None:
+    """What :func:`.loggp_tables.print_goal_result` prints, or None (see the module)."""
+    return _text(goal_layout(program, num_ranks, params, O, S, finish))
+
+
+def program_result_text(title: str, unit: str, finish: Any, computation: Any, communication: Any, operations: Any,
                  makespan: float, processor: int) -> str | None:
     """What :func:`.loggp_tables.print_program_table` and :func:`.loggp_tables.print_makespan`
     print, or None (see the module)."""
-    width = console_width()
-    if width is None or unit and not (unit.isascii() and unit.isalnum()):
+    if unit and not (unit.isascii() and unit.isalnum()):  # a unit is letters: its brackets print
         return None
-    tail = _lines(width, f"makespan {makespan:.6g}{' ' + unit if unit else ''} (processor {processor})")
-    if tail is None or not _printable(title):
-        return None
-    u = f" [{unit}]" if unit else ""
-    P = len(finish)
-    shown: Any = range(P)
-    caption = None
-    if P > MAX_ROWS:
-        shown = last_to_finish(finish)
-        caption = f"the {MAX_ROWS} of {P} processors that finish last (--json lists all)"
-    rows = [(str(p), _number(float(finish[p])), _number(float(computation[p])), _number(float(communication[p])),
-             str(int(operations[p]))) for p in shown]
-    headers = ("processor", f"finish{u}", f"computation{u}", f"communication{u}", "operations")
-    table = _table(title, headers, rows, caption, width)  # (a unit is letters: its brackets print)
-    return None if table is None else table + tail
+    layout = program_layout(title, unit, finish, computation, communication, operations)
+    return _text(replace(layout, tail=(makespan_line(makespan, unit, processor),)))

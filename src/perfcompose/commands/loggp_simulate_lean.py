@@ -170,7 +170,7 @@ def _goal(path: Path, flags: dict[str, Any], O: float, S: float, step: Any) -> i
         return None
     num_ranks = sched.num_ranks
     del sched  # its buffers, before Rich is imported
-    text = plain.goal_text(str(path), num_ranks, params, O, S, finish)
+    text = plain.goal_result_text(str(path), num_ranks, params, O, S, finish)
     if text is not None:
         _write(text)
     else:
@@ -219,7 +219,7 @@ def _program(path: Path, form: str, flags: dict[str, Any], O: float, S: float, s
     title = (f"{path}: {prog.P} processors, {prog.steps} steps; LogGOPSim semantics; L={params.L:g} o={params.o:g} "
              f"g={params.g:g} G={params.G:g}")
     del prog  # its buffers, before Rich is imported
-    text = plain.program_text(title, unit, finish, computation, communication, operations, max(finish),
+    text = plain.program_result_text(title, unit, finish, computation, communication, operations, max(finish),
                               plain.critical(finish, computation))
     if text is not None:
         _write(text)

@@ -9,52 +9,49 @@ from typing import Any
 
 from rich.markup import escape
 
-from perfcompose.commands.consoles import console, fmt
-from perfcompose.commands.loggp_plain_tables import MAX_ROWS, critical, last_to_finish
+from perfcompose.commands.consoles import console
+from perfcompose.commands.loggp_plain_tables import (
+    MAX_ROWS,
+    ResultLayout,
+    critical,
+    goal_layout,
+    last_to_finish,
+    makespan_line,
+    program_layout,
+)
 from perfcompose.report.tables import ResultTable as Table
 
 __all__ = ["MAX_ROWS", "last_to_finish", "critical", "print_goal_result", "print_program_table", "print_makespan"]
 
 
-def print_goal_result(program: Path, num_ranks: int, params: Any, O: float, S: float, finish: Any) -> None:
-    """The result of a GOAL schedule: its parameters, a table of the ranks' finish times (any
-    sequence of floats: a typed buffer or a NumPy array; the last :data:`MAX_ROWS` of a large
-    schedule) and the makespan."""
-    console.print(f"{program}: LogGOPSim semantics, {num_ranks} ranks; L={params.L:g} o={params.o:g} "
-                  f"g={params.g:g} G={params.G:g} O={O:g} S={S:g}", highlight=False)
-    table = Table()
-    table.add_column("rank", justify="right")
-    table.add_column("finish", justify="right")
-    shown: Any = range(num_ranks)
-    if num_ranks > MAX_ROWS:
-        shown = last_to_finish(finish)
-        table.caption = f"the {MAX_ROWS} of {num_ranks} ranks that finish last (--json lists all)"
-    for h in shown:
-        table.add_row(str(h), fmt(float(finish[h]), ".6g"))
+def _print_table(layout: ResultLayout) -> None:
+    """The layout's table, in Rich (headers escaped: a unit's brackets print)."""
+    table = Table(title=layout.title, title_justify="left")
+    for header in layout.headers:
+        table.add_column(escape(header), justify="right")
+    table.caption = layout.caption
+    for row in layout.rows:
+        table.add_row(*row)
     console.print(table)
-    console.print(f"makespan {max(finish, default=0.0):.6g}")
+
+
+def print_goal_result(program: Path, num_ranks: int, params: Any, O: float, S: float, finish: Any) -> None:
+    """The result of a GOAL schedule (:func:`.loggp_plain_tables.goal_layout`); the finish times are
+    any sequence of floats: a typed buffer or a NumPy array."""
+    layout = goal_layout(str(program), num_ranks, params, O, S, finish)
+    for line in layout.head:
+        console.print(line, highlight=False)
+    _print_table(layout)
+    for line in layout.tail:
+        console.print(line)
 
 
 def print_program_table(title: str, unit: str, finish: Any, computation: Any, communication: Any,
                         operations: Any) -> None:
-    """The table of a program's processors: finish, computation, communication and operations
-    (sequences of numbers, one per processor; the last :data:`MAX_ROWS` to finish of a large
-    program), times in ``unit``."""
-    u = escape(f" [{unit}]") if unit else ""
-    table = Table(title=title, title_justify="left")
-    for col in ("processor", f"finish{u}", f"computation{u}", f"communication{u}", "operations"):
-        table.add_column(col, justify="right")
-    P = len(finish)
-    shown: Any = range(P)
-    if P > MAX_ROWS:
-        shown = last_to_finish(finish)
-        table.caption = f"the {MAX_ROWS} of {P} processors that finish last (--json lists all)"
-    for p in shown:
-        table.add_row(str(p), fmt(float(finish[p]), ".6g"), fmt(float(computation[p]), ".6g"),
-                      fmt(float(communication[p]), ".6g"), str(int(operations[p])))
-    console.print(table)
+    """The table of a program's processors (:func:`.loggp_plain_tables.program_layout`)."""
+    _print_table(program_layout(title, unit, finish, computation, communication, operations))
 
 
 def print_makespan(makespan: float, unit: str, processor: int) -> None:
     """The makespan line of a program's result."""
-    console.print(f"makespan {makespan:.6g}{' ' + unit if unit else ''} (processor {processor})")
+    console.print(makespan_line(makespan, unit, processor))
