@@ -1,6 +1,6 @@
 """LogGOPSim's main loop written plainly in Python (LogGOPSim.cpp's, without a network model or
-OS noise): slow, obviously right, the reference the compiled kernel (:mod:`perfcompose.loggp.kernels._goal_numba`) is
-tested against."""
+OS noise): slow, obviously right, the reference the compiled kernel
+(:mod:`perfcompose.loggp.kernels._goal_numba`) is tested against."""
 from __future__ import annotations
 
 import heapq

@@ -1,8 +1,8 @@
-"""The waiting graph's components (:mod:`perfcompose.loggp.steps.components`) kept up to date by Numba, the
-implementation
-used where the C extension (``_cstep.c``, the same functions line for line) is not built:
-searches that check whether a component still holds together, Tarjan's algorithm for one that may
-have split, and the refresh that brings them up to date with the processors that have sent."""
+"""The waiting graph's components (:mod:`perfcompose.loggp.steps.components`) kept up to date by
+Numba, the implementation used where the C extension (``_cstep.c``, the same functions line for
+line) is not built: searches that check whether a component still holds together, Tarjan's
+algorithm for one that may have split, and the refresh that brings them up to date with the
+processors that have sent."""
 from __future__ import annotations
 
 from numba import njit
