@@ -1,7 +1,10 @@
 """Runtime tables T(n, p): long and wide CSV, and the bad tables that no estimate can use."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from case_files import cases
 
 from perfcompose.errors import DataFormatError
 from perfcompose.skeleton import SEQ, RuntimeTable, half_unit, read_table
@@ -25,17 +28,8 @@ def test_half_unit_of_the_last_printed_digit():
     assert half_unit("3.74") == 0.005 and half_unit("17") == 0.5 and half_unit("1.5e-3") == pytest.approx(5e-5)
 
 
-@pytest.mark.parametrize("text, line, message", [
-    ("n,p,time\n10,1,2.0\n", None, "1 measurement"),
-    ("n,p,time\n10,4,2.0\n20,4,3.0\n", None, "no reference time"),
-    ("n,p,time\n10,1,2.0\n20,1,3.0\n10,1,2.1\n", 4, "duplicate measurement for n = 10, p = 1 (first on line 2)"),
-    ("n,p,time\n10,1,2.0\n20,1,0\n", 3, "must be a positive number"),
-    ("n,p,time\n10,1,2.0\n20,1,-3\n", 3, "must be a positive number"),
-    ("n,p,time\n10,1,2.0\n20,x,3\n", 3, "PE count 'x'"),
-    ("n,p,time\n10,1,2.0\n20,1\n", 3, "2 cells, the header has 3"),
-    ("p,n,time\n1,10,2.0\n", 1, "first column must be n"),
-    ("n,1,1\n10,2,3\n", 1, "column name repeats"),
-])
+@pytest.mark.parametrize("text, line, message", cases(Path(__file__).with_name("bad_tables.toml"),
+                                                     "text", "line", "message"))
 def test_bad_tables_get_located_errors(write_file, text, line, message):
     path = write_file("bad.csv", text)
     with pytest.raises(DataFormatError) as err:

@@ -1,8 +1,11 @@
 """Normalisation by substitution (paper 004, section 2.1) and PAMELA's strong typing."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import sympy as sp
+from case_files import cases
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pamela_models import MRM
@@ -54,31 +57,11 @@ def _error(text: str) -> InputError:
     return info.value
 
 
-@pytest.mark.parametrize("text,where,words", [
-    # undefined name, with a suggestion
-    ("numeric parameter N\nprocess main = seq (i = 1, M) delay(1)", (2, 28), "undefined name 'M'"),
-    # a process used as a number
-    ("process work = delay(1)\nprocess main = delay(work)", (2, 22), "'work' is a process, used here as a number"),
-    ("process work = delay(1)\nnumeric x = work + 1", (2, 13), "'work' is a process, used here as a number"),
-    # a number used as a process, a resource used as a number
-    ("numeric t = 3\nprocess main = t ; delay(1)", (2, 16), "'t' is a number, used here as a process"),
-    ("resource s = fcfs(0, 1)\nprocess main = delay(s)", (2, 22), "'s' is a resource, used here as a number"),
-    # wrong arity
-    ("resource cpu(p) = fcfs(p, 1)\nprocess main = use(cpu(1, 2), 3)", (2, 20), "'cpu' takes 1 argument (p), got 2"),
-    ("process main = use(fcfs(0, 1), 1, 2)", (1, 16), "'use' takes 2 arguments, got 3"),
-    ("resource cpu(p) = fcfs(p, 1)\nprocess main = use(cpu, 3)", (2, 20), "'cpu' takes 1 argument (p), got none"),
-    # recursion, redefinition, parameters with values
-    ("process a = b\nprocess b = a\nprocess main = a", (1, 13), "defined in terms of itself"),
-    ("numeric x = 1\nnumeric x = 2", (2, 1), "defined twice"),
-    ("numeric parameter N = 4", (1, 1), "cannot have a right-hand side"),
-    ("process main = use(fcfs(0, 0.5), 1)", (1, 28), "multiplicity must be a whole number"),
-    ("numeric v = [1, 2] < 3", (1, 20), "vectors cannot be compared"),
-    ("process main = delay(1/0)", (1, 23), "division by zero"),
-    ("numeric parameter N\nnumeric x = N mod 0", (2, 15), "'mod' by zero"),
-])
-def test_errors_name_line_and_column(text, where, words):
+@pytest.mark.parametrize("text, line, column, words", cases(Path(__file__).with_name("bad_models.toml"),
+                                                            "text", "line", "column", "words"))
+def test_errors_name_line_and_column(text, line, column, words):
     err = _error(text)
-    assert (err.line, err.column) == where
+    assert (err.line, err.column) == (line, column)
     assert words in str(err) and "model.pam" in str(err)
     assert "^" in str(err)  # the source line with a caret
 

@@ -1,0 +1,21 @@
+"""Tables of test cases kept in TOML files beside the tests that read them (data, not code): a
+file holds a ``case`` array of tables, each naming the test's arguments, and optionally an ``id``."""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def read_cases(path: Path) -> list[dict[str, Any]]:
+    """The cases of the TOML file ``path``, as tables of argument name -> value."""
+    with open(path, "rb") as f:
+        return tomllib.load(f)["case"]
+
+
+def cases(path: Path, *names: str) -> list[Any]:
+    """The cases of ``path`` as ``pytest.param``s of the arguments ``names`` (None where a case
+    leaves one out), each with its id where it has one."""
+    return [pytest.param(*(case.get(name) for name in names), id=case.get("id")) for case in read_cases(path)]
