@@ -1,5 +1,6 @@
 """Tables of test cases kept in TOML files beside the tests that read them (data, not code): a
-file holds a ``case`` array of tables, each naming the test's arguments, and optionally an ``id``."""
+file holds a ``case`` array of tables (or several arrays, named), each table naming the test's
+arguments, and optionally an ``id``."""
 from __future__ import annotations
 
 import tomllib
@@ -9,10 +10,10 @@ from typing import Any
 import pytest
 
 
-def read_cases(path: Path) -> list[dict[str, Any]]:
-    """The cases of the TOML file ``path``, as tables of argument name -> value."""
+def read_cases(path: Path, key: str = "case") -> list[dict[str, Any]]:
+    """The cases of the TOML file ``path`` (its array ``key``), as tables of argument name -> value."""
     with open(path, "rb") as f:
-        return tomllib.load(f)["case"]
+        return tomllib.load(f)[key]
 
 
 def cases(path: Path, *names: str) -> list[Any]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from case_files import read_cases
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -440,7 +441,6 @@ E1 = '{"point": [1], "values": [1]}'
 
 # by file name and error: id, content, line (None: the format or the problem has no line), text in the message
 DFE, UFE = DataFormatError, UnknownFormatError
-TXT = "PARAMETER x\nPOINTS 1 2\nREGION r\nDATA 1 2\n"  # one DATA line short of complete
 LEGACY_BAD = ('{"parameters": [{"id": 1, "name": "x"}], "callpaths": [{"id": 1, "name": "m"}], '
               '"metrics": [], "coordinates": [], '
               '"measurements": [{"coordinate_id": 1, "callpath_id": 1, "metric_id": 1, "value": 1}]}')
@@ -460,51 +460,16 @@ def _cases(name: str, *cases: tuple[str, str, int | None, str], error: type = DF
     return [pytest.param(name, content, error, line, message, id=case) for case, content, line, message in cases]
 
 
+def _from_file(key: str) -> list[tuple[str, str, int | None, str]]:
+    """The bad inputs of one format in bad_inputs.toml: (id, content, line, message)."""
+    return [(c["id"], c["content"], c.get("line"), c["message"])
+            for c in read_cases(Path(__file__).with_name("bad_inputs.toml"), key)]
+
+
 BAD_INPUTS = [
-    # CSV
-    *_cases("a.csv",
-            ("csv missing value column", "x,time\n1,2\n", 1, "missing column 'value'"),
-            ("csv no parameter column", "region,value\nr,2\n", 1, "no parameter columns"),
-            ("csv repeated column", "x,x,value\n1,1,2\n", 1, "a column name repeats"),
-            ("csv header only", "x,value\n", 2, "no data rows"),
-            ("csv missing field", "x,value\n1,2\n2\n", 3, "1 fields where the header has 2"),
-            ("csv extra field", "x,value\n1,2\n2,3,4\n", 3, "3 fields where the header has 2"),
-            ("csv non-numeric value", "x,value\n1,2\n2,abc\n", 3, "'abc' is not a number"),
-            ("csv non-numeric parameter", "x,value\n1,2\nbig,3\n", 3, "column x: 'big'"),
-            ("csv nan", "x,value\n1,2\n2,nan\n", 3, "'nan' is not finite"),
-            ("csv infinity", "x,value\n1,2\n2,Infinity\n", 3, "'Infinity' is not finite"),
-            ("csv infinite parameter", "x,value\ninf,2\n", 2, "'inf' is not finite"),
-            ("csv negative time", "x,value\n1,2\n2,-3\n", 3, "negative value -3.0"),
-            ("csv zero parameter", "x,value\n0,2\n", 2, "parameter x = 0.0 is not positive"),
-            ("csv bad parameter name", "1x,value\n1,2\n", None, "'1x' is not an identifier"),
-            ),
-    # Extra-P text
-    *_cases("a.txt",
-            ("text no PARAMETER", "POINTS 1 2\nREGION r\nDATA 1\nDATA 2\n", 1, "POINTS before any PARAMETER"),
-            ("text no POINTS", "PARAMETER x\nREGION r\nDATA 1\n", 3, "DATA before POINTS"),
-            ("text no DATA", "PARAMETER x\nPOINTS 1 2\nREGION r\n", None, "no DATA lines"),
-            ("text REGION without name", "PARAMETER x\nPOINTS 1\nREGION\nDATA 1\n", 3, "REGION without a name"),
-            ("text unknown keyword", "PARAMETER x\nPOINTS 1 2\nEXPERIMENT e\n", 3, "unknown keyword 'EXPERIMENT'"),
-            ("text lower-case keyword", "parameter x\n", 1, "unknown keyword 'parameter'"),
-            ("text non-numeric DATA", TXT + "DATA 1 zz\n", 5, "DATA: 'zz' is not a number"),
-            ("text non-numeric POINTS", "PARAMETER x\nPOINTS 1 two\n", 2, "POINTS: 'two' is not a number"),
-            ("text comma in point", "PARAMETER p n\nPOINTS (1,2)\n", 2, "is not a number"),
-            ("text nan", TXT + "DATA 1 nan\n", 5, "'nan' is not finite"),
-            ("text inf", TXT + "DATA inf\n", 5, "'inf' is not finite"),
-            ("text negative time", TXT + "DATA 1 -2\n", 5, "negative value -2.0"),
-            ("text duplicate point", "PARAMETER x\nPOINTS 1 2\nPOINTS 2\nREGION r\nDATA 1\nDATA 1\nDATA 1\n", 3,
-             "duplicate point (2.0,), first given on line 2"),
-            ("text DATA without values", TXT + "DATA\n", 5, "DATA line without values"),
-            ("text too few DATA lines", TXT.replace("1 2\nR", "1 2 4\nR") + "DATA 3\n", 5,
-             "r/time has 2 DATA lines for 3 points"),
-            ("text too many DATA lines", TXT + "DATA 3\nDATA 4\n", 6, "more DATA lines than the 2 points"),
-            ("text point with too few coordinates", "PARAMETER p n\nPOINTS (1 2) (3)\n", 2,
-             "point (3.0,) has 1 values for 2 parameters"),
-            ("text ungrouped points for two parameters", "PARAMETER p n\nPOINTS 1 2 3 4\n", 2,
-             "points must be grouped in parentheses"),
-            ("text junk between groups", "PARAMETER x\nPOINTS (1) junk (2)\n", 2, "unexpected text 'junk'"),
-            ("text PARAMETER after POINTS", "PARAMETER x\nPOINTS 1 2\nPARAMETER y\n", 3, "PARAMETER after POINTS"),
-            ),
+    # CSV and Extra-P text
+    *_cases("a.csv", *_from_file("csv")),
+    *_cases("a.txt", *_from_file("text")),
     pytest.param("notes.txt", "hello world, this is not data\n", DFE, 1,
                  "unknown keyword 'hello'", id="text random words"),
     # perfcompose JSON
@@ -564,9 +529,7 @@ BAD_INPUTS = [
                  "cannot tell the format of this file", id="random text with unknown extension"),
     pytest.param("image.dat", PNG, UFE, None, "not a text file", id="binary file"),
     pytest.param("data.csv", bytes(range(256)) * 4, UFE, None, "not a text file", id="binary file with csv extension"),
-    pytest.param("a.csv", "", DFE, None, "the file is empty", id="empty csv"),
     pytest.param("a.json", "", DFE, None, "the file is empty", id="empty json"),
-    pytest.param("a.txt", "  \n\n\t\n", DFE, None, "the file is empty", id="blank text file"),
 ]
 
 
