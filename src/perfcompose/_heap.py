@@ -1,11 +1,12 @@
 """The binary heap of the compiled simulators (LogGP's event queues, PAMELA's arrival heap), on
 flat arrays: (key, tie-break, id) triples stored from ``base`` in three arrays, so that one
 allocation can hold a heap per processor. The smallest key comes first, equal keys in the order
-of their tie-breaks (equal tie-breaks in heap order). Imports nothing but Numba, so that every
-simulator can share it without pulling in another one."""
+of their tie-breaks (equal tie-breaks in heap order). Imports nothing but Numba (through
+:mod:`perfcompose._jit`: plain Python where it is not installed), so that every simulator can share
+it without pulling in another one."""
 from __future__ import annotations
 
-from numba import njit
+from perfcompose._jit import njit
 
 __all__ = ["heap_push", "heap_pop", "heap_replace_root"]
 

@@ -14,6 +14,7 @@ from perfcompose.errors import PerfcomposeError
 EXTRAS: dict[str, tuple[str, ...]] = {
     "dask": ("dask", "distributed"),
     "cube": ("pycubexr",),
+    "numba": ("numba",),
 }
 
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-import numba
 import numpy as np
+
+from perfcompose._jit import njit
 
 #: the paper's image sizes (000 section 4.1.2), width x height
 RESOLUTIONS: dict[str, tuple[int, int]] = {"small": (341, 227), "medium": (1024, 681), "large": (3072, 2048)}
@@ -25,7 +26,7 @@ KEYS = 768  # 3 channels x 256 values
 INC_BLOCK = 2048  # elements (8 KiB of int32): a block stays in L1 through its ten passes
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _inc10(a: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     n = a.shape[0]
     for start in range(0, n, INC_BLOCK):
@@ -36,19 +37,19 @@ def _inc10(a: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     return a
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _inc1(a: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     for i in range(a.shape[0]):
         a[i] += 1
     return a
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _quicksort(a: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     return np.sort(a)
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _histogram(pixels: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     counts = np.zeros(768, dtype=np.int64)
     for i in range(pixels.shape[0]):
@@ -57,7 +58,7 @@ def _histogram(pixels: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     return counts
 
 
-@numba.njit(nogil=True, cache=True)
+@njit(nogil=True, cache=True)
 def _sum(values: np.ndarray) -> np.int64:  # pragma: no cover - compiled
     total = np.int64(0)
     for v in values:

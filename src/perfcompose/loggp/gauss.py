@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from perfcompose._jit import njit
 from perfcompose.bench.runner import CallableTarget, run_sweep
 from perfcompose.errors import InputError
 from perfcompose.loggp.options import LogGPOptions

@@ -5,7 +5,7 @@ algorithm for one that may have split, and the refresh that brings them up to da
 processors that have sent."""
 from __future__ import annotations
 
-from numba import njit
+from perfcompose._jit import njit
 
 __all__ = ["refresh"]
 

@@ -5,9 +5,8 @@ after one of its members ran or had to wait: whether the heap's first event come
 (``inline="always"``), so that sharing them costs the loops nothing."""
 from __future__ import annotations
 
-from numba import njit
-
 from perfcompose._heap import heap_push
+from perfcompose._jit import njit
 
 __all__ = ["first_after", "member_turn"]
 

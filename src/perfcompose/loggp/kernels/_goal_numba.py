@@ -25,9 +25,9 @@ built."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from perfcompose._heap import heap_pop, heap_push
+from perfcompose._jit import njit
 from perfcompose.loggp.kernels._event_turns import first_after, member_turn
 from perfcompose.loggp.kernels.cxx_sort import sort_like_cxx
 

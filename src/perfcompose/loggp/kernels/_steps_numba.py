@@ -7,36 +7,18 @@ comparison and a move touch one cache line where three arrays touched three. Wha
 message is inlined where Numba compiles the kernel (no call, and no reference counting of the
 arrays passed, per message), and what the next action reads is fetched ahead (:func:`prefetch`, the
 cache hint of the extension's ``__builtin_prefetch``). Imported only by
-:mod:`.backend`, so that a process running the compiled extension never loads Numba."""
+:mod:`.backend`, so that a process running the compiled extension never loads Numba. Without Numba
+(perfcompose's ``numba`` extra) the same functions run as plain Python (:mod:`perfcompose._jit`)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from llvmlite import ir
-from numba import njit
-from numba.core import cgutils, types
-from numba.extending import intrinsic
+
+from perfcompose._jit import njit, prefetch
 
 __all__ = ["prefetch", "heap_push", "heap_replace_top", "heap_pop", "gaps_after_receive", "gaps_after_send",
            "receive_first", "drain", "standard_kernel", "worst_kernel"]
-
-
-@intrinsic
-def prefetch(typingctx, arr, idx):  # pragma: no cover - compiled
-    """Fetch the cache line of ``arr[idx]`` (a 1-d array, a non-negative index) ahead of its use,
-    as C's ``__builtin_prefetch``: a hint, with no effect on results."""
-    sig = types.void(arr, idx)
-
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
-                                            "llvm.prefetch.p0")
-        builder.call(fn, [builder.bitcast(builder.gep(ary.data, [args[1]]), i8p), i32(0), i32(3), i32(1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
 
 
 @njit(cache=True, inline="always")

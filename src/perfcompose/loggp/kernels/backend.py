@@ -3,18 +3,23 @@
 it, the same kernels compiled by Numba (:mod:`._steps_numba`). Both take the same arguments and give
 identical results; the extension needs no Numba at all, so that a process that simulates with it
 starts in a fraction of the time. ``PERFCOMPOSE_KERNELS=numba`` in the environment picks Numba
-even where the extension is built."""
+even where the extension is built (and where Numba is not installed, says which extra brings it).
+Without the extension and without Numba (perfcompose's ``numba`` extra) the Numba kernels run as
+plain Python (:mod:`perfcompose._jit`): the same results, far slower."""
 from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import os
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, Literal
 
+from perfcompose.extras import require
+
 __all__ = ["Implementation", "implementation", "describe", "standard_kernel", "worst_kernel", "components_refresh",
-           "compiled_module", "extension"]
+           "compiled_module", "extension", "numba_installed"]
 
 #: the compiled extension, or Numba
 Implementation = Literal["compiled", "numba"]
@@ -25,8 +30,10 @@ _NAMES = {"compiled": "compiled extension (C)", "numba": "Numba"}
 @functools.cache
 def extension(name: str) -> ModuleType | None:
     """The compiled extension ``perfcompose.loggp.<name>``, or None where it was not built (or
-    ``PERFCOMPOSE_KERNELS=numba`` asks for Numba)."""
+    ``PERFCOMPOSE_KERNELS=numba`` asks for Numba; there, a missing Numba is a
+    :class:`perfcompose.extras.MissingExtraError`)."""
     if os.environ.get("PERFCOMPOSE_KERNELS", "").strip().lower() == "numba":
+        require("numba", "PERFCOMPOSE_KERNELS=numba (the kernels compiled by Numba)")
         return None
     try:
         return importlib.import_module(f"perfcompose.loggp.kernels.{name}")
@@ -44,9 +51,16 @@ def implementation() -> Implementation:
     return "compiled" if compiled_module() is not None else "numba"
 
 
+def numba_installed() -> bool:
+    """Whether Numba can be imported here, found without importing it (which takes half a second)."""
+    return importlib.util.find_spec("numba") is not None
+
+
 def describe(which: Implementation | None = None) -> str:
-    """A name for people: "compiled extension (C)" or "Numba"."""
-    return _NAMES[which or implementation()]
+    """A name for people: "compiled extension (C)", "Numba", or where Numba is not installed
+    "Python (Numba not installed)"."""
+    which = which or implementation()
+    return _NAMES[which] if which == "compiled" or numba_installed() else "Python (Numba not installed)"
 
 
 def _module(which: Implementation | None) -> ModuleType | None:

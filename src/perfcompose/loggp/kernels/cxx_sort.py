@@ -4,7 +4,8 @@ elements, the order it leaves among operations of one kind decides which one is 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from perfcompose._jit import njit
 
 __all__ = ["sort_like_cxx"]
 

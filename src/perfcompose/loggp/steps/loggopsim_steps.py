@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from perfcompose.errors import InputError
-from perfcompose.loggp.kernels.backend import extension
+from perfcompose.loggp.kernels.backend import describe, extension
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.steps.program import CommStep, CompStep, Program
 
@@ -57,8 +57,9 @@ def _compiled() -> Any:
 
 
 def kernel_name() -> str:
-    """Which implementation computes the finish times here: "compiled extension (C)" or "Numba"."""
-    return "compiled extension (C)" if _compiled() is not None else "Numba"
+    """Which implementation computes the finish times here: "compiled extension (C)", "Numba", or
+    "Python (Numba not installed)"."""
+    return describe("compiled" if _compiled() is not None else "numba")
 
 
 def _kernel() -> Any:

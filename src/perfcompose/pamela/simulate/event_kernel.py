@@ -1,4 +1,5 @@
-"""The discrete-event kernel of the PAMELA simulator, compiled with Numba.
+"""The discrete-event kernel of the PAMELA simulator, compiled with Numba (run as plain Python, with
+the same results, where perfcompose's ``numba`` extra is not installed: :mod:`perfcompose._jit`).
 
 It runs a flat program (see :mod:`perfcompose.pamela.simulate.simulation`) of threads with local clocks.
 A thread runs ahead on its own through delays, loops and branches; only a ``use`` of an FCFS
@@ -10,9 +11,9 @@ time. Arrivals are served in time order, each taking the server that is free fir
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from perfcompose._heap import heap_push, heap_replace_root
+from perfcompose._jit import njit
 
 # instructions: [op, a, b, c, d]
 OP_DELAY, OP_USE, OP_JUMP, OP_BRANCH, OP_LOOP_INIT, OP_LOOP_TEST, OP_LOOP_NEXT, OP_FORK2, OP_FORK_LOOP, OP_END = \
