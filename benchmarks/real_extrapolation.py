@@ -96,12 +96,12 @@ for line in sys.stdin:
 
 @dataclass(frozen=True)
 class Cut:
-    """One data set cut along one parameter: training series and the held-out points."""
+    """One data set cut along one parameter: the training points (the data set's parameters and
+    its series below the cut, an experiment of their own) and the held-out points."""
 
     dataset: str
     param: str
-    params: tuple[str, ...]
-    train: tuple[Series, ...]
+    train: Experiment
     test_x: tuple[np.ndarray, ...]     # per series: held-out coordinates (m, d)
     test_y: tuple[np.ndarray, ...]     # per series: measured means there
 
@@ -111,8 +111,8 @@ class Cut:
 
     def extrap_text(self) -> str:
         """The training points in Extra-P's text format (perfcompose's writer), regions r0, r1, ..."""
-        renamed = Experiment(self.params, tuple(Series(s.metric, s.points, f"r{i}", s.unit)
-                                                for i, s in enumerate(self.train)))
+        renamed = Experiment(self.train.parameters, tuple(Series(s.metric, s.points, f"r{i}", s.unit)
+                                                          for i, s in enumerate(self.train.series)))
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "train.txt"
             save(renamed, path, "extrap-text")
@@ -236,7 +236,8 @@ def cuts(name: str, e: Experiment) -> list[Cut]:
             train.append(Series(s.metric, below, s.region, s.unit))
             tx.append(np.array([p.coordinate for p in above], dtype=float))
             ty.append(np.array([np.mean(p.values) for p in above]))
-        out.append(Cut(name, param, e.parameters, tuple(train), tuple(tx), tuple(ty)))
+        if train:
+            out.append(Cut(name, param, Experiment(e.parameters, tuple(train)), tuple(tx), tuple(ty)))
     return out
 
 
@@ -246,9 +247,9 @@ def perfcompose_predictions(cut: Cut) -> list[tuple[np.ndarray, str]]:
     """perfcompose's prediction at the held-out points of every series, and its model."""
     fitter = PMNFFitter(aggregate=AGGREGATE)
     out = []
-    for s, X in zip(cut.train, cut.test_x):
+    for s, X in zip(cut.train.series, cut.test_x):
         try:
-            r = fitter.fit_series(cut.params, s)
+            r = fitter.fit_series(cut.train.parameters, s)
             out.append((predict(r.chosen, X), r.text(digits=4)))
         except PerfcomposeError as exc:
             out.append((np.full(len(X), np.nan), f"failed: {exc}"))
@@ -377,7 +378,7 @@ def main() -> None:
     records = []   # (dataset, param, region, coordinate, measured, ours, theirs, our model, their model)
     for cut in all_cuts:
         theirs = done[cut.key]["series"]
-        for j, (s, X, y) in enumerate(zip(cut.train, cut.test_x, cut.test_y)):
+        for j, (s, X, y) in enumerate(zip(cut.train.series, cut.test_x, cut.test_y)):
             pred, model = ours[cut.key][j]
             ep = theirs.get(f"r{j}", {"pred": [np.nan] * len(y),
                                       "model": f"failed: {done[cut.key].get('error') or 'no model'}"})
