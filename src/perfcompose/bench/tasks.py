@@ -5,7 +5,10 @@
 deterministic synthetic RGB image at the
 paper's three resolutions. ``inc``, the histogram ``map`` and ``reduce_v`` are Numba kernels
 compiled with ``nogil=True``, and so is ``qsort`` (Numba's quicksort); ``nop``
-and ``reduce_p`` (768 additions) are too short for the GIL to matter.
+and ``reduce_p`` (768 additions) are too short for the GIL to matter. Where Numba is not installed
+(perfcompose's ``numba`` extra), ``inc``, the histogram and ``reduce_v`` run as NumPy's loops, which
+release the GIL too: the Numba kernels as plain Python would time Python's interpreter, a hundred
+times slower, not the task.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose._jit import njit
+from perfcompose._jit import HAVE_NUMBA, njit
 
 #: the paper's image sizes (000 section 4.1.2), width x height
 RESOLUTIONS: dict[str, tuple[int, int]] = {"small": (341, 227), "medium": (1024, 681), "large": (3072, 2048)}
@@ -66,6 +69,32 @@ def _sum(values: np.ndarray) -> np.int64:  # pragma: no cover - compiled
     return total
 
 
+def _inc10_numpy(a: np.ndarray) -> np.ndarray:
+    for start in range(0, a.shape[0], INC_BLOCK):
+        block = a[start:start + INC_BLOCK]
+        for _ in range(10):
+            np.add(block, 1, out=block)
+    return a
+
+
+def _inc1_numpy(a: np.ndarray) -> np.ndarray:
+    np.add(a, 1, out=a)
+    return a
+
+
+def _histogram_numpy(pixels: np.ndarray) -> np.ndarray:
+    return np.bincount((pixels + np.arange(0, KEYS, 256)).ravel(), minlength=KEYS)
+
+
+def _sum_numpy(values: np.ndarray) -> np.int64:
+    return values.sum(dtype=np.int64)
+
+
+#: the kernels timed: Numba's, or without Numba the same loops in NumPy
+_INC10, _INC1, _HISTOGRAM, _SUM = ((_inc10, _inc1, _histogram, _sum) if HAVE_NUMBA else
+                                   (_inc10_numpy, _inc1_numpy, _histogram_numpy, _sum_numpy))
+
+
 def nop(a: np.ndarray) -> np.ndarray:
     """Return the array unchanged: O(1)."""
     return a
@@ -79,9 +108,9 @@ def touch(a: Any) -> Any:
     such, any other contiguous array byte by byte (a probe's output is thrown away), anything
     else (bytes, a Python object) is passed on as it is."""
     if isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype == np.int32:
-        return _inc1(a)
+        return _INC1(a)
     if isinstance(a, np.ndarray) and a.flags.c_contiguous and a.flags.writeable:
-        _inc1(a.reshape(-1).view(np.uint8))
+        _INC1(a.reshape(-1).view(np.uint8))
     return a
 
 
@@ -99,7 +128,7 @@ def inc(a: np.ndarray) -> np.ndarray:
     size. Ten passes over the whole array would cost 0.2-0.6 ns per element depending on which
     cache level the array fits in and on what the other core does with the shared caches, and
     a sweep from 1,024 to 262,144 elements would fit that as growing faster than x."""
-    return _inc10(a)
+    return _INC10(a)
 
 
 def qsort(a: np.ndarray) -> np.ndarray:
@@ -112,7 +141,7 @@ def qsort(a: np.ndarray) -> np.ndarray:
 
 def histogram_map(pixels: np.ndarray) -> np.ndarray:
     """Map: the 768-bin pixel-channel histogram of one image, keys 0..767."""
-    return _histogram(pixels)
+    return _HISTOGRAM(pixels)
 
 
 def reduce_p(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -122,7 +151,7 @@ def reduce_p(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def reduce_v(values: np.ndarray) -> int:
     """Reduce per key (Hadoop): sum the d values of one key."""
-    return int(_sum(values))
+    return int(_SUM(values))
 
 
 @lru_cache(maxsize=3)
@@ -182,7 +211,7 @@ def _pixels(resolution: str) -> Callable[..., tuple]:
 
 def _two_histograms(**_: float) -> tuple:
     pixels = image("small").reshape(-1, 3)
-    return (_histogram(pixels), _histogram(pixels[::-1].copy()))
+    return (_HISTOGRAM(pixels), _HISTOGRAM(pixels[::-1].copy()))
 
 
 TASKS: dict[str, Task] = {
