@@ -15,7 +15,15 @@ from perfcompose.commands.reports import tables_html
 from perfcompose.errors import InputError
 from perfcompose.limits import check_memory, check_steps
 from perfcompose.loggp.calibrate.gauss_measure import measure as run_measure
-from perfcompose.loggp.gauss import BLOCK_SIZES, LAYOUTS, OPS, best, run_gauss_study, time_operations
+from perfcompose.loggp.gauss import (
+    BLOCK_SIZES,
+    LAYOUTS,
+    OPS,
+    OPS_IMPLEMENTATION,
+    best,
+    run_gauss_study,
+    time_operations,
+)
 from perfcompose.loggp.options import LogGPOptions
 from perfcompose.loggp.params import DEV_MACHINE, MEIKO_CS2, read_params
 from perfcompose.option_fields import cli_option
@@ -82,7 +90,7 @@ def _measure(n: int, p: int, sizes: list[int], reps: int, mpiexec: str | None) -
 def _tables(ops: Any, rows: Any, sizes: list[int], n: int, p: int, params: Any,
             source: str) -> tuple[Any, Any, list[str]]:
     """Figure 6's operation times and the predictions, printed; and the faster layout per block."""
-    t6 = Table(title="Basic operations measured here (Figure 6) [us]", title_justify="left")
+    t6 = Table(title=f"Basic operations measured here (Figure 6; {OPS_IMPLEMENTATION}) [us]", title_justify="left")
     t6.add_column("block", justify="right")
     for op in OPS:
         t6.add_column(op, justify="right")
@@ -169,7 +177,7 @@ def _plots(rows: Any, ops: Any, measured: dict[Any, Any], n: int, p: int, plot: 
                    measured={k: v["total"] for k, v in measured.items()} or None)
         console.print(f"plot written to {plot}")
     if plot_ops is not None:
-        plot_operations(ops, plot_ops, title="Basic operations measured here (Figure 6)")
+        plot_operations(ops, plot_ops, title=f"Basic operations measured here (Figure 6; {OPS_IMPLEMENTATION})")
         console.print(f"plot of the basic operations written to {plot_ops}")
 
 

@@ -15,7 +15,9 @@ A step is a computation step (each processor runs the operations of its active b
 by a communication step (every 8 b^2-byte block sent to a neighbour on another processor; local
 transfers are not messages, as in the paper). Layouts: row-striped cyclic (block row i on
 processor i mod P) and diagonal (block (i, j) on processor (j - i) mod P). The basic operations
-are timed on this machine with the project's bench runner (compiled, single-threaded loops).
+are timed on this machine with the project's bench runner (compiled, single-threaded loops; where
+Numba, perfcompose's ``numba`` extra, is not installed, the same operations in NumPy, whose matrix
+products are BLAS's: the loops as plain Python would time the interpreter).
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perfcompose._jit import njit
+from perfcompose._jit import HAVE_NUMBA, njit
 from perfcompose.bench.runner import CallableTarget, run_sweep
 from perfcompose.errors import InputError
 from perfcompose.loggp.options import LogGPOptions
@@ -36,8 +38,8 @@ from perfcompose.loggp.steps.program import CommStep, CompStep, Program
 #: the declared defaults of the simulation options
 _DEFAULT = LogGPOptions()
 
-__all__ = ["BLOCK_SIZES", "LAYOUTS", "OPS", "time_operations", "owners", "gauss_program", "Times", "StudyRow",
-           "run_gauss_study", "best"]
+__all__ = ["BLOCK_SIZES", "LAYOUTS", "OPS", "OPS_IMPLEMENTATION", "time_operations", "owners", "gauss_program",
+           "Times", "StudyRow", "run_gauss_study", "best"]
 
 #: the paper's block sizes for a 960 x 960 matrix
 BLOCK_SIZES = (10, 12, 16, 20, 24, 30, 40, 48, 60, 64, 80, 96, 120, 160)
@@ -112,6 +114,42 @@ def op4(a, l, u, tmp):  # pragma: no cover - compiled
     for i in range(b):
         for j in range(b):
             a[i, j] -= tmp[i, j]
+
+
+def _op1_numpy(a, lu, l_inv, u_inv):
+    b = a.shape[0]
+    lu[:, :] = a
+    for k in range(b):
+        lu[k + 1:, k] /= lu[k, k]
+        lu[k + 1:, k + 1:] -= np.outer(lu[k + 1:, k], lu[k, k + 1:])
+    l_inv[:, :] = np.eye(b)
+    u_inv[:, :] = np.eye(b)
+    for i in range(b):
+        l_inv[i, :i] -= lu[i, :i] @ l_inv[:i, :i]
+    for i in range(b - 1, -1, -1):
+        u_inv[i, i + 1:] -= lu[i, i + 1:] @ u_inv[i + 1:, i + 1:]
+        u_inv[i, i:] /= lu[i, i]
+
+
+def _op2_numpy(a, u_inv, out):
+    np.matmul(a, u_inv, out=out)
+    a[:, :] = 0.0
+
+
+def _op3_numpy(l_inv, a, out):
+    np.matmul(l_inv, a, out=out)
+
+
+def _op4_numpy(a, l, u, tmp):
+    np.matmul(l, u, out=tmp)
+    a -= tmp
+
+
+if not HAVE_NUMBA:  # the same operations in NumPy (the loops above would run as Python)
+    op1, op2, op3, op4 = _op1_numpy, _op2_numpy, _op3_numpy, _op4_numpy
+
+#: what runs the basic operations here, for the tables' titles
+OPS_IMPLEMENTATION = "compiled loops" if HAVE_NUMBA else "NumPy, Numba not installed"
 
 
 def _blocks(b: int) -> tuple[np.ndarray, ...]:
