@@ -19,7 +19,8 @@ def _kernel(name: str, depends: list[str]) -> Extension:
 
 EXTENSIONS = [
     _kernel("_cstep", _LOOPS),  # LogGP's step simulators (paper 002: Figure 2 and section 4.2)
-    _kernel("_cgoal", _LOOPS),  # LogGOPSim's main loop on GOAL schedules (goal/loggopsim.py)
+    # LogGOPSim's main loop on GOAL schedules (goal/loggopsim.py), its operations ordered by place
+    _kernel("_cgoal", [*_LOOPS, _KERNELS + "_goal_layout.h"]),
     _kernel("_cgoal_text", [_BUFFERS]),  # GOAL text read line by line (goal/goal_compiled.py)
     _kernel("_cjson_tokens", [_BUFFERS]),  # the number arrays of JSON programs tokenized (steps/json_arrays.py)
     _kernel("_cmessage_rows", [_BUFFERS]),  # a JSON step's message rows split into columns (steps/program_buffers.py)

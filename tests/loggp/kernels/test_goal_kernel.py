@@ -197,3 +197,50 @@ def test_a_receive_naming_another_senders_tag_matches_nothing(impl, monkeypatch)
     stuck = parse_goal(head + "x: recv 1b from 1 tag 0\nz: recv 3b from 1 tag 1\n}\n")
     with pytest.raises(InputError, match="never completes recv x"):
         _simulate(stuck, impl, monkeypatch)
+
+
+def _shuffled_requires(s: GoalSchedule, rng: np.random.Generator) -> GoalSchedule:
+    """The same schedule with its dependency pairs in any order."""
+    order = rng.permutation(len(s.req_a))
+    return GoalSchedule(**{**{f: getattr(s, f) for f in s.__dataclass_fields__}, "req_a": s.req_a[order],
+                           "req_b": s.req_b[order]})
+
+
+@pytest.mark.skipif(lgs.compiled_goal() is None, reason="the compiled extension perfcompose.loggp.kernels._cgoal "
+                    "is not built (pip install -e . with a C compiler and the Python headers)")
+@pytest.mark.parametrize("seed", range(10))
+def test_operations_ordered_by_place_give_the_same_times(seed, monkeypatch):
+    # the compiled loop may keep the operations by their place in their rank (operation j of
+    # every rank side by side) rather than rank by rank: only where the entries lie changes, so
+    # every time is the same, and the caller's columns come back as they were
+    rng = np.random.default_rng(300 + seed)
+    ranks, messages = int(rng.integers(2, 40)), int(rng.integers(1, 500))
+    wild = float(rng.choice([0.0, 0.3]))
+    cpus, nics = int(rng.choice([1, 1, 2])), int(rng.choice([1, 2]))
+    s = _random_goal(seed, ranks, messages, wild, cpus, nics)
+    s = _shuffled_requires(s, rng) if seed % 3 == 1 else s
+    kw = {"S": float(rng.choice([16, 1e18])), "O": float(rng.choice([0.0, 0.5])), "timelines": bool(seed % 2)}
+    columns = {f: np.array(getattr(s, f)) for f in ("kind", "size", "peer", "tag", "cpu", "nic", "req_a", "req_b")}
+    monkeypatch.setattr(lgs, "LAYOUT", 0)
+    a = lgs.simulate_goal(s, P, **kw)
+    monkeypatch.setattr(lgs, "LAYOUT", 1)
+    b = lgs.simulate_goal(s, P, **kw)
+    assert all(np.array_equal(getattr(s, f), c) for f, c in columns.items())
+    assert a.finish.tolist() == b.finish.tolist()
+    assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.start, b.start))
+    assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.end, b.end))
+
+
+@pytest.mark.skipif(lgs.compiled_goal() is None, reason="the compiled extension perfcompose.loggp.kernels._cgoal "
+                    "is not built (pip install -e . with a C compiler and the Python headers)")
+def test_ordered_by_place_with_ranks_of_no_operations_and_a_deadlock(monkeypatch):
+    # ranks without operations take no place; a receive that no send matches is reported the same
+    text = ("num_ranks 5\nrank 1 {\na: send 4b to 3 tag 2\nb: calc 3\nc: recv 2b from 3 tag 5\nb requires a\n}\n"
+            "rank 3 {\nx: recv 4b from 1 tag 2\ny: send 2b to 1 tag 5\ny requires x\n}\n")
+    monkeypatch.setattr(lgs, "LAYOUT", 1)
+    res = lgs.simulate_goal(parse_goal(text), P)
+    finish, start, _ = reference_goal(parse_goal(text), P)
+    assert res.finish.tolist() == finish.tolist()
+    assert all(np.array_equal(x, y) for x, y in zip(res.start, start))
+    with pytest.raises(InputError, match="never completes recv c"):
+        lgs.simulate_goal(parse_goal(text.replace("tag 5\nb", "tag 6\nb")), P)

@@ -33,6 +33,11 @@ from perfcompose.loggp.steps.program import CompStep, Program
 __all__ = ["LOGGOPSIM_S", "GoalResult", "simulate_goal", "simulate_program_loggopsim"]
 
 
+#: the order the compiled loop keeps the operations in while it runs: by their place in their rank
+#: (1), as given (0), or by place where the schedule is large (-1); the times are the same
+LAYOUT = -1
+
+
 def compiled_goal() -> ModuleType | None:
     """The compiled extension ``perfcompose.loggp.kernels._cgoal``, or None where it was not built (or
     ``PERFCOMPOSE_KERNELS=numba`` asks for the Numba kernel of :mod:`perfcompose.loggp.kernels._goal_numba`)."""
@@ -113,7 +118,8 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
         compiled.simulate(P, _as(s.op_ptr, np.int64), _as(s.kind, np.int8), _sizes(s.size),
                           _as(s.peer, i32), np.ascontiguousarray(tag), _as(s.cpu, i32) if n_cpu > 1 else none,
                           _as(s.nic, i32) if n_nic > 1 else none, _as(s.req_a, i32), _as(s.req_b, i32),
-                          _as(s.ireq_a, i32), _as(s.ireq_b, i32), n_cpu, n_nic, *times, start, end, done, finish)
+                          _as(s.ireq_a, i32), _as(s.ireq_b, i32), n_cpu, n_nic, *times, start, end, done, finish,
+                          LAYOUT)
     else:
         from perfcompose.loggp.kernels._goal_numba import goal_kernel
 

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "_buffers.h"
+#include "_goal_layout.h"
 
 /* memory for a large table (4 MiB or more) in huge pages where the system gives them: the loop
  * reads its tables at places far apart, and a table in 4 KiB pages costs a page walk nearly
@@ -173,6 +174,7 @@ typedef struct {
 typedef struct {
     int64_t P, n, n_cpu, n_nic;
     const int64_t *op_first; /* rank h's operations are op_first[h] .. op_first[h + 1] - 1 */
+    const Layout *lay;       /* else the columns are in the order of the layout (_goal_layout.h) */
     const int8_t *kind;
     const double *size64; /* the sizes: float64, or float32 (size32, else NULL) */
     const float *size32;
@@ -183,6 +185,9 @@ typedef struct {
     double L, o, g, G, O, S;
     Op *op;
     uint8_t *flag; /* ISSUED, STARTED, DONE of every operation, and KEY_NONE, KEY_DEAD (see key_of) */
+    uint8_t *own_flag; /* flag where it is not the caller's done array (with a layout) */
+    int32_t *init;      /* with a layout: the operations (caller's order) that wait for nothing */
+    int64_t n_init;
     int32_t *keys; /* every operation's matching key, or NULL where keys are the tags (key_of) */
     int32_t dead_key;
     /* the operations that require another: with req_b in ascending order (dep_sorted) those of
@@ -258,6 +263,9 @@ static inline int32_t key_of(const Sim *s, int64_t i) {
 
 /* the rank of operation i: the last h with op_first[h] <= i */
 static inline int64_t rank_of(const Sim *s, int64_t i) {
+    if (s->lay) {
+        return layout_rank(s->lay, i);
+    }
     int64_t lo = 0, hi = s->P;
     while (hi - lo > 1) {
         int64_t mid = (lo + hi) >> 1;
@@ -268,6 +276,12 @@ static inline int64_t rank_of(const Sim *s, int64_t i) {
         }
     }
     return lo;
+}
+
+/* where the caller's operation i stands in the columns (moved by the layout, where there is one);
+ * *hint: the rank to try first */
+static inline int32_t at_of(const Sim *s, int32_t i, int64_t *hint) {
+    return s->lay ? (int32_t)layout_of(s->lay, i, hint) : i;
 }
 
 /* room for one more event (and the entry after the last) in a heap of n entries */
@@ -519,10 +533,12 @@ static inline void mark_done(Sim *s, int32_t i, int64_t h) {
             ready(s, d, h);
         } else if (d <= -2) {
             int64_t j = -2 - (int64_t)d;
-            if (s->dep_sorted) {
-                for (; j < s->n_req && s->req_b[j] == i; j++) {
-                    s->op[s->req_a[j]].need--;
-                    ready(s, s->req_a[j], h);
+            if (s->dep_sorted) { /* the pairs name operations in the caller's order */
+                int64_t hint = h;
+                for (const int32_t b = s->req_b[j]; j < s->n_req && s->req_b[j] == b; j++) {
+                    int32_t a = at_of(s, s->req_a[j], &hint);
+                    s->op[a].need--;
+                    ready(s, a, h);
                 }
             } else {
                 const int32_t *e = s->extra + j;
@@ -1091,22 +1107,26 @@ static int64_t match_keys(Sim *s, const int32_t *rank) {
 
 /* the dependents of every operation (a[j] depends on b[j]) in the order of j, as a CSR (ptr of
  * n + 1, counted in place), and each one's count of what it waits for */
-static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int32_t *ptr, int32_t **dep) {
+static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int32_t *ptr, int32_t **dep,
+                      int count_need) {
     const int64_t n = s->n;
     *dep = big_alloc((size_t)(m > 0 ? m : 1) * sizeof(int32_t));
     if (!*dep) {
         return -1;
     }
     memset(ptr, 0, (size_t)(n + 1) * sizeof(int32_t));
+    int64_t ha = 0, hb = 0;
     for (int64_t j = 0; j < m; j++) {
-        ptr[b[j] + 1]++;
-        s->op[a[j]].need++;
+        ptr[at_of(s, b[j], &hb) + 1]++;
+        if (count_need) {
+            s->op[at_of(s, a[j], &ha)].need++;
+        }
     }
     for (int64_t i = 0; i < n; i++) {
         ptr[i + 1] += ptr[i];
     }
     for (int64_t j = 0; j < m; j++) { /* ptr[i] runs ahead to the start of i + 1 ... */
-        (*dep)[ptr[b[j]]++] = a[j];
+        (*dep)[ptr[at_of(s, b[j], &hb)]++] = at_of(s, a[j], &ha);
     }
     for (int64_t i = n; i > 0; i--) { /* ... and is moved back */
         ptr[i] = ptr[i - 1];
@@ -1118,7 +1138,55 @@ static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int
 /* what requires each operation (a[j] requires b[j]), in the order of j (see Sim.req_a): where b
  * is in ascending order the pairs themselves, else a list per operation with several; 0, or -1
  * without memory */
-static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m) {
+/* requirements() in a layout's order with b ascending: what each operation waits for (ia: the
+ * irequires too) and its dependents, counted and found in the caller's order, then moved into op
+ * tile by tile (see LAYOUT_EACH); the operations that wait for nothing are listed in init */
+static int requirements_by_place(Sim *s, const int32_t *a, const int32_t *b, int64_t m, const int32_t *ia,
+                                 int64_t mi) {
+    const int64_t n = s->n;
+    const Layout *l = s->lay;
+    int32_t *t = big_alloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+    if (!t) {
+        return -1;
+    }
+    memset(t, 0, (size_t)n * sizeof(int32_t));
+    for (int64_t j = 0; j < m; j++) {
+        t[a[j]]++;
+    }
+    for (int64_t j = 0; j < mi; j++) {
+        t[ia[j]]++;
+    }
+    s->n_init = 0;
+    for (int64_t i = 0; i < n; i++) {
+        s->n_init += t[i] == 0;
+    }
+    s->init = malloc((size_t)(s->n_init > 0 ? s->n_init : 1) * sizeof(int32_t));
+    if (!s->init) {
+        free(t);
+        return -1;
+    }
+    for (int64_t i = 0, q = 0; i < n; i++) {
+        if (t[i] == 0) {
+            s->init[q++] = (int32_t)i;
+        }
+    }
+    LAYOUT_EACH(l, f, k, s->op[k].need = t[f];)
+    for (int64_t i = 0; i < n; i++) {
+        t[i] = -1;
+    }
+    int64_t ha = 0;
+    for (int64_t j = 0, e; j < m; j = e) { /* a run of equal b[j]: one operation's dependents */
+        for (e = j + 1; e < m && b[e] == b[j];) {
+            e++;
+        }
+        t[b[j]] = e - j == 1 ? at_of(s, a[j], &ha) : (int32_t)(-2 - j);
+    }
+    LAYOUT_EACH(l, f, k, s->op[k].dep = t[f];)
+    free(t);
+    return 0;
+}
+
+static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, const int32_t *ia, int64_t mi) {
     const int64_t n = s->n;
     s->req_a = a;
     s->req_b = b;
@@ -1127,20 +1195,28 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m) {
     for (int64_t j = 1; j < m && s->dep_sorted; j++) {
         s->dep_sorted = b[j] >= b[j - 1];
     }
-    for (int64_t j = 0; j < m; j++) { /* op.dep counts the dependents first */
-        s->op[b[j]].dep++;
-        s->op[a[j]].need++;
+    if (s->lay && s->dep_sorted) {
+        return requirements_by_place(s, a, b, m, ia, mi);
     }
-    if (s->dep_sorted) {
+    int64_t ha = 0, hb = 0;
+    if (s->dep_sorted) { /* a run of equal b[j] names one operation's dependents */
         for (int64_t i = 0; i < n; i++) {
-            s->op[i].dep = s->op[i].dep ? s->op[i].dep : -1;
+            s->op[i].dep = -1;
         }
         for (int64_t j = 0; j < m; j++) {
-            if (j == 0 || b[j - 1] != b[j]) {
-                s->op[b[j]].dep = s->op[b[j]].dep == 1 ? a[j] : (int32_t)(-2 - j);
+            s->op[a[j]].need++;
+        }
+        for (int64_t j = 0, e; j < m; j = e) {
+            for (e = j + 1; e < m && b[e] == b[j];) {
+                e++;
             }
+            s->op[b[j]].dep = e - j == 1 ? a[j] : (int32_t)(-2 - j);
         }
         return 0;
+    }
+    for (int64_t j = 0; j < m; j++) { /* op.dep counts the dependents first */
+        s->op[at_of(s, b[j], &hb)].dep++;
+        s->op[at_of(s, a[j], &ha)].need++;
     }
     int64_t total = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -1161,12 +1237,13 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m) {
         }
     }
     for (int64_t j = 0; j < m; j++) {
-        Op *p = &s->op[b[j]];
+        Op *p = &s->op[at_of(s, b[j], &hb)];
+        int32_t aj = at_of(s, a[j], &ha);
         if (p->dep == INT32_MIN) {
-            p->dep = a[j];
+            p->dep = aj;
         } else {
             int32_t *e = s->extra + (-2 - (int64_t)p->dep);
-            e[1 + e[0]++] = a[j];
+            e[1 + e[0]++] = aj;
         }
     }
     return 0;
@@ -1184,7 +1261,7 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m) {
     } while (0)
 
 static void free_sim(Sim *s) {
-    void *all[] = {s->op, s->keys, s->extra, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh, s->fresh_h,
+    void *all[] = {s->own_flag, s->init, s->op, s->keys, s->extra, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh, s->fresh_h,
                    s->sort_tmp, s->heap, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail,
                    s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_base,
                    s->w_head, s->w_tail, s->wq, s->ring, s->ring_bits, s->node, s->far,
@@ -1206,18 +1283,32 @@ static int32_t *setup_ranks(Sim *s, int64_t *most) {
     for (int64_t h = 0; h < s->P; h++) {
         int64_t k = s->op_first[h + 1] - s->op_first[h];
         *most = k > *most ? k : *most;
-        for (int64_t i = s->op_first[h]; i < s->op_first[h + 1]; i++) {
+        for (int64_t i = s->op_first[h]; !s->lay && i < s->op_first[h + 1]; i++) {
             rank[i] = (int32_t)h;
-            s->wild |= s->kind[i] == RECV && (s->peer[i] == -1 || TAG(s, i) == -1);
         }
+    }
+    for (int64_t j = 0; s->lay && j < s->lay->most; j++) { /* the columns' order */
+        for (int64_t k = s->lay->start[j]; k < s->lay->start[j + 1]; k++) {
+            rank[k] = s->lay->order[k - s->lay->start[j]];
+        }
+    }
+    for (int64_t i = 0; i < s->n; i++) {
+        s->wild |= s->kind[i] == RECV && (s->peer[i] == -1 || TAG(s, i) == -1);
     }
     return rank;
 }
 
 /* whether a dependency joins operations of two ranks */
-static int crosses(const int32_t *rank, const int32_t *a, const int32_t *b, int64_t m) {
+static int crosses(const Sim *s, const int32_t *rank, const int32_t *a, const int32_t *b, int64_t m) {
+    int64_t ha = 0, hb = 0;
     for (int64_t j = 0; j < m; j++) {
-        if (rank[a[j]] != rank[b[j]]) {
+        if (s->lay) { /* the ranks found on the way */
+            at_of(s, a[j], &ha);
+            at_of(s, b[j], &hb);
+            if (ha != hb) {
+                return 1;
+            }
+        } else if (rank[a[j]] != rank[b[j]]) {
             return 1;
         }
     }
@@ -1235,14 +1326,14 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
         return -1;
     }
     int64_t n_keys = match_keys(s, rank);
-    s->cross = crosses(rank, req_a, req_b, n_req) || crosses(rank, ireq_a, ireq_b, n_ireq);
+    s->cross = crosses(s, rank, req_a, req_b, n_req) || crosses(s, rank, ireq_a, ireq_b, n_ireq);
     free(rank);
-    if (n_keys < 0 || requirements(s, req_a, req_b, n_req) < 0) {
+    if (n_keys < 0 || requirements(s, req_a, req_b, n_req, ireq_a, n_ireq) < 0) {
         return -1;
     }
     if (n_ireq > 0) {
         NEW(s->ireq_ptr, n + 1, int32_t);
-        if (dependents(s, ireq_a, ireq_b, n_ireq, s->ireq_ptr, &s->ireq_dep) < 0) {
+        if (dependents(s, ireq_a, ireq_b, n_ireq, s->ireq_ptr, &s->ireq_dep, s->init == NULL) < 0) {
             return -1;
         }
     }
@@ -1329,12 +1420,15 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
 
 static const char simulate_doc[] =
     "simulate(P, op_ptr, kind, size, peer, tag, cpu, nic, req_a, req_b, ireq_a, ireq_b, n_cpu, n_nic, L, o, g, "
-    "G, O, S, start, end, done, finish) -> (pops, message waits)\n\n"
+    "G, O, S, start, end, done, finish, layout=-1, scratch=0) -> (pops, message waits)\n\n"
     "Run a GOAL schedule with LogGOPSim's rules. op_ptr int64 (P + 1); kind int8; size float64 or float32; "
     "peer int32; "
     "tag int32 or int64; cpu and nic int32 (empty where n_cpu or n_nic is 1); the dependencies int32 (a "
     "requires / irequires b). start and end (float64, n items, or 1 to keep no times), done (bool, n) and "
-    "finish (float64, P) are written.";
+    "finish (float64, P) are written. layout: 1 to order the operations by their place in their rank while "
+    "the loop runs (the columns must be writable; they are put back afterwards unless scratch is 1), 0 not to, "
+    "-1 to do so for large schedules of writable columns; the results are the same.";
+
 
 enum { B_PTR, B_KIND, B_SIZE, B_PEER, B_TAG, B_CPU, B_NIC, B_RA, B_RB, B_IA, B_IB, B_START, B_END, B_DONE, B_FIN };
 
@@ -1365,21 +1459,86 @@ static int get_inputs(PyObject **ob, Buf *b, int64_t P, int64_t *n) {
     return get_bufs(ob, b, B_START, 15, kinds, sizes, B_START, names);
 }
 
+/* schedules of at least so many operations are ordered by place (layout -1): below, the columns
+ * stay in the caches anyway */
+#ifndef LAYOUT_MIN_OPS
+#define LAYOUT_MIN_OPS (1 << 20)
+#endif
+
+/* the columns the layout moves, and the bytes of their items (0 for one not used) */
+static int layout_columns(const Buf *b, int64_t n_cpu, int64_t n_nic, size_t *w) {
+    int k = 0;
+    w[k++] = 1;                          /* kind */
+    w[k++] = (size_t)b[B_SIZE].view.itemsize;
+    w[k++] = 4;                          /* peer */
+    w[k++] = (size_t)b[B_TAG].view.itemsize;
+    w[k++] = n_cpu > 1 ? 4 : 0;
+    w[k++] = n_nic > 1 ? 4 : 0;
+    return k;
+}
+
+/* writable views of the columns (kind .. nic) into wb, or 0 where one is read-only */
+static int writable_columns(PyObject **ob, Buf *wb, const size_t *w) {
+    for (int k = 0; k < 6; k++) {
+        if (w[k] && PyObject_GetBuffer(ob[B_KIND + k], &wb[k].view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+            PyErr_Clear();
+            release(wb, 6);
+            return 0;
+        }
+        wb[k].held = w[k] != 0;
+    }
+    return 1;
+}
+
+/* the first `count` columns into the layout's order (back: into the caller's); how many moved */
+static int move_columns(const Layout *lay, Buf *b, const size_t *w, int count, int back) {
+    for (int k = 0; k < count; k++) {
+        if (w[k] && layout_permute(lay, b[B_KIND + k].view.buf, w[k], back) < 0) {
+            return k;
+        }
+    }
+    return count;
+}
+
 /* run the loop and write done and finish; 0, or -1 without memory */
 static int run_all(Sim *s, Buf *b, int64_t *pops, int64_t *waits) {
     const int64_t n = s->n, P = s->P;
     int timelines = b[B_START].view.len / 8 >= n && b[B_END].view.len / 8 >= n && n > 0;
-    s->flag = (uint8_t *)b[B_DONE].view.buf;
+    if (s->lay) { /* the flags in the columns' order, the done array in the caller's */
+        s->own_flag = big_alloc((size_t)(n > 0 ? n : 1));
+        if (!s->own_flag) {
+            return -1;
+        }
+        s->flag = s->own_flag;
+    } else {
+        s->flag = (uint8_t *)b[B_DONE].view.buf;
+    }
     memset(s->flag, 0, (size_t)n);
     if (setup(s, (const int32_t *)b[B_RA].view.buf, (const int32_t *)b[B_RB].view.buf, b[B_RA].view.len / 4,
               (const int32_t *)b[B_IA].view.buf, (const int32_t *)b[B_IB].view.buf, b[B_IA].view.len / 4,
               timelines) < 0) {
         return -1;
     }
-    for (int64_t h = 0; h < P; h++) { /* every rank's first operations, at time 0 */
+    if (s->init) { /* the operations that wait for nothing, rank by rank, at time 0 */
+        int64_t h = 0, at = -1;
+        s->nf = 0;
+        for (int64_t q = 0; q < s->n_init; q++) {
+            int64_t k = layout_of(s->lay, s->init[q], &h);
+            if (h != at && at >= 0) {
+                issue(s, 0, s->nf, 1, at);
+                s->nf = 0;
+            }
+            at = h;
+            ready(s, (int32_t)k, h);
+        }
+        if (at >= 0) {
+            issue(s, 0, s->nf, 1, at);
+        }
+    }
+    for (int64_t h = 0; h < P && !s->init; h++) { /* every rank's first operations, at time 0 */
         s->nf = 0;
         for (int64_t i = s->op_first[h]; i < s->op_first[h + 1]; i++) {
-            ready(s, (int32_t)i, h);
+            ready(s, (int32_t)(s->lay ? layout_index(s->lay, h, i - s->op_first[h]) : i), h);
         }
         issue(s, 0, s->nf, 1, h);
     }
@@ -1389,8 +1548,15 @@ static int run_all(Sim *s, Buf *b, int64_t *pops, int64_t *waits) {
     }
     char *dn = (char *)b[B_DONE].view.buf;
     double *fin = (double *)b[B_FIN].view.buf;
-    for (int64_t i = 0; i < n; i++) {
-        dn[i] = (s->flag[i] & DONE) != 0;
+    if (s->lay) {
+        LAYOUT_EACH(s->lay, f, k, dn[f] = (s->flag[k] & DONE) != 0;)
+        if (timelines && (layout_permute(s->lay, s->start, 8, 1) < 0 || layout_permute(s->lay, s->end, 8, 1) < 0)) {
+            return -1;
+        }
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            dn[i] = (s->flag[i] & DONE) != 0;
+        }
     }
     for (int64_t h = 0; h < P; h++) {
         double f = 0.0;
@@ -1406,15 +1572,20 @@ static PyObject *simulate(PyObject *self, PyObject *args) {
     (void)self;
     Py_ssize_t P, n_cpu, n_nic;
     PyObject *ob[15];
+    int want_layout = -1, scratch = 0;
     Sim s;
     memset(&s, 0, sizeof(s));
-    if (!PyArg_ParseTuple(args, "nOOOOOOOOOOOnnddddddOOOO:simulate", &P, &ob[0], &ob[1], &ob[2], &ob[3], &ob[4],
-                          &ob[5], &ob[6], &ob[7], &ob[8], &ob[9], &ob[10], &n_cpu, &n_nic, &s.L, &s.o, &s.g, &s.G,
-                          &s.O, &s.S, &ob[11], &ob[12], &ob[13], &ob[14])) {
+    if (!PyArg_ParseTuple(args, "nOOOOOOOOOOOnnddddddOOOO|ii:simulate", &P, &ob[0], &ob[1], &ob[2], &ob[3],
+                          &ob[4], &ob[5], &ob[6], &ob[7], &ob[8], &ob[9], &ob[10], &n_cpu, &n_nic, &s.L, &s.o, &s.g,
+                          &s.G, &s.O, &s.S, &ob[11], &ob[12], &ob[13], &ob[14], &want_layout, &scratch)) {
         return NULL;
     }
-    Buf b[15];
+    Buf b[15], wb[6];
     memset(b, 0, sizeof(b));
+    memset(wb, 0, sizeof(wb));
+    Layout lay;
+    memset(&lay, 0, sizeof(lay));
+    size_t w[6];
     PyObject *result = NULL;
     int64_t n = 0, pops = 0, waits = 0;
     if (get_inputs(ob, b, P, &n) < 0) {
@@ -1439,9 +1610,23 @@ static PyObject *simulate(PyObject *self, PyObject *args) {
     s.n_nic = n_nic;
     s.start = (double *)b[B_START].view.buf;
     s.end = (double *)b[B_END].view.buf;
-    int failed;
+    layout_columns(b, n_cpu, n_nic, w);
+    int use = want_layout == 1 || (want_layout == -1 && n >= LAYOUT_MIN_OPS && P > 1);
+    use = use && n > 0 && writable_columns(ob, wb, w);
+    int failed = 0, moved = 0;
     Py_BEGIN_ALLOW_THREADS
-    failed = run_all(&s, b, &pops, &waits);
+    if (use) {
+        failed = layout_make(&lay, s.op_first, P) < 0;
+        moved = failed ? 0 : move_columns(&lay, b, w, 6, 0);
+        failed = failed || moved < 6;
+        s.lay = failed ? NULL : &lay;
+    }
+    failed = failed || run_all(&s, b, &pops, &waits);
+    if (moved && (!scratch || failed)) {
+        free_sim(&s); /* room for putting the columns back */
+        memset(&s, 0, sizeof(s));
+        failed = move_columns(&lay, b, w, moved, 1) < moved || failed;
+    }
     Py_END_ALLOW_THREADS
     if (failed) {
         PyErr_NoMemory();
@@ -1450,6 +1635,8 @@ static PyObject *simulate(PyObject *self, PyObject *args) {
     result = Py_BuildValue("LL", (long long)pops, (long long)waits);
 done:
     free_sim(&s);
+    layout_free(&lay);
+    release(wb, 6);
     release(b, 15);
     return result;
 }
