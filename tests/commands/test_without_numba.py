@@ -1,0 +1,140 @@
+"""The commands without Numba (perfcompose's ``numba`` extra not installed): each runs in a
+process where ``import numba`` fails, and prints what it prints with Numba: ``loggp simulate``
+with the compiled kernels and with the Numba kernels run as plain Python (the C extensions made
+unimportable too), ``pamela simulate`` (its event kernel as plain Python), ``loggp gauss`` (the
+basic operations in NumPy) and ``demo``; ``PERFCOMPOSE_KERNELS=numba`` says which extra to install."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from perfcompose.loggp.gauss import run_gauss_study
+from perfcompose.loggp.params import LogGP
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+NUMBA = ("numba", "llvmlite")
+EXTENSIONS = tuple(f"perfcompose.loggp.kernels.{name}"
+                   for name in ("_cstep", "_cgoal", "_cgoal_text", "_cjson_tokens", "_cmessage_rows"))
+needs_numba = pytest.mark.skipif(importlib.util.find_spec("numba") is None,
+                                 reason="the results with Numba need Numba (perfcompose[numba])")
+
+#: runs each command line in one process with the modules ``blocked`` unimportable (the
+#: ``prelude`` first), and prints each one's exit status, output and errors as JSON, then the
+#: name of the LogGP kernels' implementation
+SCRIPT = """\
+import contextlib, io, json, sys
+for name in {blocked!r}:
+    sys.modules[name] = None
+{prelude}
+from perfcompose.launch import main
+from perfcompose.loggp.kernels.backend import describe
+results = []
+for argv in {argvs!r}:
+    sys.argv = ["perfcompose", *argv]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code
+    results.append([code, out.getvalue(), err.getvalue()])
+print(json.dumps([results, describe() if {describe!r} else ""]))
+"""
+
+
+def run(argvs: list[list[str]], blocked: tuple[str, ...] = (), *, prelude: str = "", cwd: Path | None = None,
+        env: dict[str, str] | None = None) -> tuple[list[tuple[int, str, str]], str]:
+    """(exit status, output, errors) of each command line, and the LogGP kernels' implementation."""
+    code = SCRIPT.format(blocked=list(blocked), prelude=prelude, argvs=argvs, describe=env is None)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd,
+                          env={**os.environ, **(env or {})})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results, kernels = json.loads(proc.stdout.splitlines()[-1])
+    return [tuple(r) for r in results], kernels
+
+
+LOGGP = str(EXAMPLES / "loggp")
+SIMULATE = [["loggp", "simulate", f"{LOGGP}/fanin.json", "--L", "10", "--o", "2", "--g", "5", "--G", "0.01"],
+            ["loggp", "simulate", f"{LOGGP}/fanin.json", "--L", "10", "--o", "2", "--g", "5", "--G", "0.01",
+             "--worst-case"],
+            ["loggp", "simulate", f"{LOGGP}/exchange.json", "--params", f"{LOGGP}/params_local.json",
+             "--at", "x=1000", "--semantics", "loggopsim"],
+            ["loggp", "simulate", f"{LOGGP}/pingpong.goal", "--L", "10", "--o", "2", "--g", "5", "--G", "0.01"],
+            ["loggp", "simulate", f"{LOGGP}/exchange.json", "--params", f"{LOGGP}/params_local.json",
+             "--at", "x=1000", "--ties", "random", "--seed", "3"]]
+
+
+def test_loggp_simulate_prints_the_same_with_the_kernels_as_plain_python():
+    reference, _ = run(SIMULATE)
+    compiled, _ = run(SIMULATE, NUMBA)
+    plain, kernels = run(SIMULATE, NUMBA + EXTENSIONS)
+    assert kernels == "Python (Numba not installed)"
+    for argv, want, got_compiled, got_plain in zip(SIMULATE, reference, compiled, plain):
+        assert want[0] == 0 and "makespan" in want[1], (argv, want)
+        assert got_compiled == want, argv
+        assert got_plain == want, argv
+
+
+@needs_numba
+def test_pamela_simulate_gives_the_numba_result():
+    pamela = str(EXAMPLES / "pamela")
+    argvs = [["pamela", "simulate", f"{pamela}/bus.pam", "N=2000", "P=8", "--json", "-"],
+             ["pamela", "simulate", f"{pamela}/mrm.pam", "P=20", "N=100", "-d", "exponential-service", "--json", "-"],
+             ["pamela", "simulate", f"{pamela}/disk_farm.pam", "C=6", "R=50", "-d", "exponential", "--seed", "4",
+              "--json", "-"]]
+    with_numba, _ = run(argvs)
+    without, _ = run(argvs, NUMBA)
+    for argv, want, got in zip(argvs, with_numba, without):
+        assert want[0] == got[0] == 0, (argv, want[2][-2000:], got[2][-2000:])
+        want_json, got_json = json.loads(want[1]), json.loads(got[1])
+        assert want_json.pop("wall_s") > 0 and got_json.pop("wall_s") > 0
+        assert got_json == want_json, argv
+        assert want_json["uses"] > 0
+
+
+def test_loggp_gauss_times_the_operations_in_numpy_and_predicts_from_them(tmp_path):
+    """Its predictions are those of this process's kernels from the same operation times."""
+    argv = ["loggp", "gauss", "--n", "120", "--p", "4", "--blocks", "10,20", "--reps", "1", "--json"]
+    (code, out, err), = run([argv + [str(tmp_path / "study.json")]], NUMBA)[0]
+    assert code == 0, err
+    assert "NumPy, Numba not installed" in out
+    study = json.loads((tmp_path / "study.json").read_text())
+    times = {op: {int(b): t for b, t in by_block.items()} for op, by_block in study["op_times_us"].items()}
+    assert all(t > 0 for by_block in times.values() for t in by_block.values())
+    params = LogGP(*(study["params"][name] for name in ("L", "o", "g", "G")), unit="us")
+    rows = run_gauss_study(120, 4, params, times, block_sizes=(10, 20))
+    assert [(r.block, r.layout, r.steps, r.messages, r.forced, vars(r.standard), vars(r.worst)) for r in rows] == \
+        [(r["block"], r["layout"], r["steps"], r["messages"], r["forced"], r["standard"], r["worst"])
+         for r in study["rows"]]
+
+
+def test_demo_runs(tmp_path):
+    """The README's first command, at the small sizes its test uses."""
+    prelude = ("from dataclasses import replace\n"
+               "import perfcompose.validate.paper as paper\n"
+               "from perfcompose.bench import TASKS\n"
+               "paper.QUICK_ROUNDS_T1, paper.QUICK_REPS_T1, paper.QUICK_ROUNDS = 2, 1, 1\n"
+               "paper.QUICK_X = (1024.0, 2048.0)\n"
+               "for name, task in list(TASKS.items()):\n"
+               "    if 'x' in task.quick_grid:\n"
+               "        TASKS[name] = replace(task, quick_grid={**task.quick_grid, 'x': (1024.0, 4096.0, 16384.0)})\n")
+    (code, out, err), = run([["demo", "--html", "demo.html"]], NUMBA, prelude=prelude, cwd=tmp_path)[0]
+    assert code == 0, err[-3000:]
+    for task in ("nop", "inc", "qsort"):
+        assert f"│ {task} " in out, out[:2000]
+    assert "tpool_4(qsort)" in out and (tmp_path / "demo.html").stat().st_size > 0
+
+
+def test_numba_kernels_asked_for_without_numba_name_the_extra():
+    argvs = [SIMULATE[0], SIMULATE[3], ["loggp", "gauss", "--n", "120", "--p", "4", "--blocks", "10", "--reps", "1"]]
+    for argv, (code, out, err) in zip(argvs, run(argvs, NUMBA, env={"PERFCOMPOSE_KERNELS": "numba"})[0]):
+        assert code == 2, (argv, out, err)
+        assert 'pip install "perfcompose[numba]"' in err and "PERFCOMPOSE_KERNELS=numba" in err, err
+        assert "Traceback" not in err
