@@ -659,9 +659,42 @@ done:
     return result;
 }
 
+static const char add_into_doc[] =
+    "add_into(dst, at, src, n, add)\n\n"
+    "dst[at + i] = src[i] + add for i < n (int32 buffers): the dependencies of a text's later part, read on "
+    "their own with operations counted from 0, joined to those of the part before.";
+
+static PyObject *add_into(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *ob[2];
+    Py_ssize_t at, n;
+    long long add;
+    if (!PyArg_ParseTuple(args, "OnOnL:add_into", &ob[0], &at, &ob[1], &n, &add)) {
+        return NULL;
+    }
+    Buf b[2];
+    memset(b, 0, sizeof(b));
+    if (at < 0 || n < 0 || get_buf(ob[0], &b[0], 'i', at + n, 1, "dst") < 0 ||
+        get_buf(ob[1], &b[1], 'i', n, 0, "src") < 0) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_ValueError, "at and n must not be negative");
+        }
+        release(b, 2);
+        return NULL;
+    }
+    int32_t *d = I32(b[0]) + at;
+    const int32_t *src = I32(b[1]);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        d[i] = (int32_t)(src[i] + add);
+    }
+    release(b, 2);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"read_block", read_block, METH_VARARGS, read_block_doc},
     {"read_lean", read_lean, METH_VARARGS, read_lean_doc},
+    {"add_into", add_into, METH_VARARGS, add_into_doc},
     {NULL, NULL, 0, NULL},
 };
 
