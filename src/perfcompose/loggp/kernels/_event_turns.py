@@ -1,14 +1,21 @@
 """What the two Numba forms of LogGOPSim's event loop (:mod:`._goal_numba` on a GOAL schedule,
-:mod:`._steps_loggopsim_numba` on a program's steps) decide alike about a group of operations
-after one of its members ran or had to wait: whether the heap's first event comes after a given
-(time, stamp), and so whether the next member runs at once. Inlined where they are compiled
-(``inline="always"``), so that sharing them costs the loops nothing."""
+:mod:`._steps_loggopsim_numba` on a program's steps) do alike: take the next event off the heap,
+and decide about a group of operations after one of its members ran or had to wait whether the
+heap's first event comes after a given (time, stamp), and so whether the next member runs at
+once. Inlined where they are compiled (``inline="always"``), so that sharing them costs the loops
+nothing."""
 from __future__ import annotations
 
-from perfcompose._heap import heap_push
+from perfcompose._heap import heap_pop, heap_push
 from perfcompose._jit import njit
 
-__all__ = ["first_after", "member_turn"]
+__all__ = ["first_after", "member_turn", "pop_first"]
+
+
+@njit(cache=True, inline="always")
+def pop_first(hkey, htb, hid, hn):  # pragma: no cover - compiled
+    """The heap's first event taken off: its time, stamp and id, and the heap's new size."""
+    return hkey[0], htb[0], hid[0], heap_pop(hkey, htb, hid, 0, hn)
 
 
 @njit(cache=True, inline="always")

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfcompose._heap import heap_pop, heap_push
+from perfcompose._heap import heap_push
 from perfcompose._jit import njit
-from perfcompose.loggp.kernels._event_turns import first_after, member_turn
+from perfcompose.loggp.kernels._event_turns import first_after, member_turn, pop_first
 from perfcompose.loggp.kernels.cxx_sort import sort_like_cxx
 
 __all__ = ["goal_kernel"]
@@ -210,19 +210,14 @@ def goal_kernel(P, op_ptr, op_rank, kind, size, peer, tag, cpu, nic, key, n_keys
     pops = 0
     msg_waits = 0
     carry = False  # the next member of the group just run is the next event (no heap round trip)
-    t = 0.0
-    its = 0.0
-    grp = 0
-    while hn > 0 or carry:
+    grp = 0  # the group whose next member is carried over
+    while hn > 0 or carry:  # the first turn takes an event off the heap, setting t and its
         if carry:
             carry = False
             its = float(mts[members[g_lo[grp]]])
         else:
             pops += 1
-            t = hkey[0]
-            its = htb[0]
-            grp = hid[0]
-            hn = heap_pop(hkey, htb, hid, 0, hn)
+            t, its, grp, hn = pop_first(hkey, htb, hid, hn)
         if grp < gmax:  # the first member of a group of operations
             ev = members[g_lo[grp]]
         else:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfcompose._heap import heap_pop, heap_push
+from perfcompose._heap import heap_push
 from perfcompose._jit import njit
-from perfcompose.loggp.kernels._event_turns import first_after, member_turn
+from perfcompose.loggp.kernels._event_turns import first_after, member_turn, pop_first
 from perfcompose.loggp.kernels.cxx_sort import sort_like_cxx
 
 __all__ = ["loggopsim_steps_kernel"]
@@ -201,18 +201,13 @@ def loggopsim_steps_kernel(P, kinds, msg_ptr, src, dst, nbytes, order, durations
             hn, ts, nfree = _issue_step(h, True, k, P, kinds, comm_of, send_ptr, recv_ptr, left, pool, pool_off, key,
                                         nexto, nextgs, gt, gfree, nfree, hkey, htb, hid, hn, ts)
     carry = False
-    t = 0.0
-    its = 0.0
-    grp = 0
-    while hn > 0 or carry:
+    grp = 0  # the group whose next member is carried over
+    while hn > 0 or carry:  # the first turn takes an event off the heap, setting t and its
         if carry:
             carry = False
             its = float(gt[grp, 4] + gt[grp, 2])
         else:
-            t = hkey[0]
-            its = htb[0]
-            grp = hid[0]
-            hn = heap_pop(hkey, htb, hid, 0, hn)
+            t, its, grp, hn = pop_first(hkey, htb, hid, hn)
         ok = True  # whether the operation ran (else it waits for its CPU or NIC until t_wait)
         t_wait = 0.0
         h1 = -1  # the ranks to issue new operations of (the event's, and a sender's)
