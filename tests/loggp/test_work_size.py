@@ -13,7 +13,13 @@ from perfcompose.limits import WorkTooLarge, limits, set_limits
 from perfcompose.loggp import CommStep, Program
 from perfcompose.loggp.goal.schedule import program_to_goal, write_goal
 from perfcompose.loggp.steps.npzfile import write_program_npz
-from perfcompose.loggp.work_size import check_simulation, simulation_bytes, simulation_steps
+from perfcompose.loggp.work_size import (
+    check_simulation,
+    goal_simulation_bytes,
+    reading_bytes,
+    simulation_bytes,
+    simulation_steps,
+)
 
 runner = CliRunner(env={"COLUMNS": "200"})
 PARAMS = ["--L", "10", "--o", "2", "--g", "5", "--G", "1"]
@@ -77,3 +83,49 @@ def test_a_large_schedule_lists_the_ranks_that_finish_last(tmp_path):
     assert "the 40 of 100 ranks that finish last" in " ".join(res.output.split())
     rows = [line for line in res.output.splitlines() if line.strip("│ ")[:1].isdigit()]
     assert len(rows) == 40
+
+
+def test_the_goal_estimates_bound_what_reading_and_the_loop_take(tmp_path):
+    # recursive-doubling rounds among 512 ranks (about 10^5 messages), read into columns and run by
+    # the compiled loop in a process of its own: the memory each phase holds at its peak (the
+    # kernel's peak counter reset before it) stays under its estimate
+    from perfcompose.loggp.kernels.backend import extension
+
+    if extension("_cgoal") is None or not hasattr(extension("_cgoal_text"), "read_lean"):
+        pytest.skip("the compiled GOAL reader and loop are not built")
+    P = 512
+    ranks = np.arange(P)
+    steps = tuple(CommStep.from_arrays(P, ranks, ranks ^ (1 << (k % 9)), np.full(P, 1024.0)) for k in range(200))
+    path = tmp_path / "rounds.goal"
+    write_goal(program_to_goal(Program(P, steps)), path)
+    code = f"""
+from perfcompose.commands.loggp_simulate_lean import _goal_finish
+from perfcompose.loggp.goal.goal_buffers import read_goal_buffers
+from perfcompose.loggp.params import LogGP
+def status(key):
+    with open('/proc/self/status') as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith(key))
+def fresh_peak():
+    with open('/proc/self/clear_refs', 'w') as f:
+        f.write('5')
+    return status('VmRSS:')
+before = fresh_peak()
+s = read_goal_buffers({str(path)!r})
+read = status('VmHWM:') - before
+fresh_peak()
+finish = _goal_finish(s, LogGP(L=10, o=2, g=5, G=1), 0.0, 65535.0)
+print(read, status('VmHWM:') - before, s.num_ranks, s.num_ops, len(s.req_a), s.sends, finish is not None)
+"""
+    import subprocess
+    import sys
+
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    except subprocess.CalledProcessError as e:
+        if "clear_refs" in e.stderr:
+            pytest.skip("the kernel's peak memory counter cannot be reset here (Linux /proc/self/clear_refs)")
+        raise
+    read, run, ranks_, ops, deps, sends, ok = int(out[0]), int(out[1]), *map(int, out[2:6]), out[6]
+    assert ok == "True" and sends == P * 200
+    assert 0 < read <= reading_bytes(path.stat().st_size, "goal_columns")
+    assert read < run <= goal_simulation_bytes(ranks_, ops, deps, sends)

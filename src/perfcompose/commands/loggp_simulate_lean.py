@@ -42,7 +42,7 @@ from perfcompose.loggp.options import (
     SimulateOutputs,
 )
 from perfcompose.loggp.params import LogGP, given_params
-from perfcompose.loggp.work_size import check_reading, check_simulation
+from perfcompose.loggp.work_size import check_goal_simulation, check_reading, check_simulation
 from perfcompose.option_fields import default_of
 
 if TYPE_CHECKING:
@@ -158,11 +158,11 @@ def _params(flags: dict[str, Any], unit: str = "") -> LogGP | None:
 
 def _goal(path: Path, flags: dict[str, Any], O: float, S: float, step: Any) -> int | None:
     params = _params(flags)
-    check_reading(path, "goal")
+    check_reading(path, "goal_columns")
     sched = read_goal_buffers(path) if params is not None else None
     if sched is None or params is None:
         return None
-    check_simulation(sched.num_ranks, sched.sends, 1, semantics="loggopsim")
+    check_goal_simulation(sched.num_ranks, sched.num_ops, len(sched.req_a) + len(sched.ireq_a), sched.sends)
     step("simulating")
     finish = _goal_finish(sched, params, O, S)
     step(None)
