@@ -507,7 +507,10 @@ class _Judge:
     paper_ops: Composer
     calibrated_ops: Mapping[int, CalibratedComposer]
     rounds: _Rounds
-    target: TermTarget
+    #: the runs' disturbance per (term index, x), as the target that ran them recorded it
+    #: (:class:`~perfcompose.runtime.target.TermTarget`'s ``wait_share`` and ``disturbed_runs``)
+    wait_share: Mapping[tuple[int, float], float]
+    disturbed_runs: Mapping[tuple[int, float], int]
     cores: int
     level: float
     members: bool
@@ -537,7 +540,7 @@ class _Judge:
                   *(piped_probe(p) for p in pipe_stages([term]))]
         involved = [t for t in [*([str(term)] if n <= self.cores else []), *term.components(), *probes]
                     if t in self.rounds.index]
-        shares, runs = self.target.wait_share, self.target.disturbed_runs
+        shares, runs = self.wait_share, self.disturbed_runs
         share_x = np.array([max((shares.get((self.rounds.index[t], v), 0.0) for t in involved), default=0.0)
                             for v in self.rounds.xs])
         disturbed = float(share_x.max()) > DISTURBED_SHARE or any(
@@ -647,7 +650,8 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
                    {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads,
                                           piped=piped.get(k, {}), stages=concurrent[1])
                     for k in levels},
-                   measured_rounds, target, cores, level, members, context, central, spread)
+                   measured_rounds, target.wait_share, target.disturbed_runs, cores, level, members, context,
+                   central, spread)
     comparisons = with_operator_error([judge.compare(term, n) for term, n in kept], level)
     predicted = {c.configuration: np.asarray(c.calibrated(x=np.array(xs)), dtype=float) for c in comparisons}
     return Study(tuple(comparisons), hot, concurrent, overheads, tuple(skipped), xs, rounds, count, workers,
