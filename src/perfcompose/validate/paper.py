@@ -32,19 +32,20 @@ PAPER_TABLE1: dict[str, str] = {
     "reduce_v": "0.353395*x",
 }
 
-#: 000 Table 2: configuration, monolithic model, modular model [ns]
+#: 000 Table 2: configuration, monolithic model, modular model [ns]; its task pool rows run qsort
+#: on n = 1 to 24 threads, as Table 6's rows (below) by n
 PAPER_TABLE2: list[tuple[str, str, str]] = [
     ("seq(qsort, nop)", "1037.42*x*log2(x)", "1034.17*x*log2(x) + 5422.97"),
     ("seq(qsort, inc)", "1063.25*x*log2(x)", "1034.17*x*log2(x) + 536.185*x"),
     ("seq(inc, qsort)", "1070.71*x*log2(x)", "1034.17*x*log2(x) + 536.185*x"),
     ("seq(inc, inc)", "1030.44*x", "1072.37*x"),
     ("seq(inc, nop)", "540.897*x", "536.185*x + 5422.97"),
-    ("tpool_1(qsort)", "1072.01*x*log2(x)", "1034.17*x*log2(x)"),
-    ("tpool_2(qsort)", "553.72*x*log2(x)", "517.09*x*log2(x)"),
-    ("tpool_4(qsort)", "291.46*x*log2(x)", "258.54*x*log2(x)"),
-    ("tpool_8(qsort)", "151.31*x*log2(x)", "129.27*x*log2(x)"),
-    ("tpool_12(qsort)", "108.34*x*log2(x)", "86.18*x*log2(x)"),
-    ("tpool_24(qsort)", "70.25*x*log2(x)", "43.09*x*log2(x)"),
+] + [
+    (f"tpool_{n}(qsort)", mono, mod) for n, mono, mod in
+    ((1, "1072.01*x*log2(x)", "1034.17*x*log2(x)"), (2, "553.72*x*log2(x)", "517.09*x*log2(x)"),
+     (4, "291.46*x*log2(x)", "258.54*x*log2(x)"), (8, "151.31*x*log2(x)", "129.27*x*log2(x)"),
+     (12, "108.34*x*log2(x)", "86.18*x*log2(x)"), (24, "70.25*x*log2(x)", "43.09*x*log2(x)"))
+] + [
     ("pipe(qsort, nop)", "1086.11*x*log2(x)", "1034.17*x*log2(x)"),
     ("pipe(qsort, inc)", "1105.29*x*log2(x)", "1034.17*x*log2(x)"),
     ("pipe(inc, qsort)", "1076.89*x*log2(x)", "1034.17*x*log2(x)"),
