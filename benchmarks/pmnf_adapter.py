@@ -42,12 +42,12 @@ class PerfcomposeAdapter:
                                         values.mean(axis=1) if self.means_only else values, m.params)
         c = result.chosen
         terms = []
-        for coef, shape in zip(c.coefficients, c.hypothesis):
+        for coef, shape in c.terms:
             exps = dict(shape)
             terms.append((coef, tuple(exp_pair(*exps.get(k, (0, 0))) for k in range(len(m.params)))))
         text = " + ".join([repr(c.constant)] + [
             " * ".join([repr(coef)] + [f"{m.params[k]}^({i})*log2({m.params[k]})^({j})" for k, (i, j) in shape])
-            for coef, shape in zip(c.coefficients, c.hypothesis)])
+            for coef, shape in c.terms])
         return Fit(model=text, predict=lambda X: predict(c, np.asarray(X, dtype=float)), terms=terms,
                    info={k: result.stats[k] for k in ("smape", "adj_r2", "cv_error")})
 

@@ -132,7 +132,7 @@ def record(result) -> dict:
     c = result.chosen
     return {"region": result.region, "metric": result.metric, "unit": result.unit, "model": result.text(),
             "constant": c.constant, "terms": [[coef, [[result.params[k], str(i), str(j)] for k, (i, j) in shape]]
-                                              for coef, shape in zip(c.coefficients, c.hypothesis)],
+                                              for coef, shape in c.terms],
             "stats": dict(result.stats), "warnings": list(result.warnings)}
 
 

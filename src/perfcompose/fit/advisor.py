@@ -178,7 +178,7 @@ def _noise(chosen: Candidate, X: np.ndarray, y: np.ndarray, sigma: float) -> flo
 
 def _text(params: Sequence[str], c: Candidate) -> str:
     pieces = [f"{c.constant:.4g}"]
-    for coef, shape in zip(c.coefficients, c.hypothesis):
+    for coef, shape in c.terms:
         factors = [f"{coef:.4g}"]
         for k, (i, j) in shape:
             factors += pmnf_factors(params[k], i, j)

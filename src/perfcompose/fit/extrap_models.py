@@ -49,16 +49,16 @@ def _simple_terms(factor: Factor) -> list[dict[str, Any]]:
 
 def _function(c: Candidate, n_params: int) -> dict[str, Any]:
     """A fitted hypothesis as Extra-P's function: constant, single-parameter or multi-parameter."""
-    if not c.hypothesis:
+    if not c.terms:
         return {"constant_coefficient": c.constant, "$type": "ConstantFunction"}
     if n_params == 1:
         terms = [{"coefficient": coef, "simple_terms": _simple_terms(shape[0][1])}
-                 for coef, shape in zip(c.coefficients, c.hypothesis)]
+                 for coef, shape in c.terms]
         return {"constant_coefficient": c.constant, "compound_terms": terms, "$type": "SingleParameterFunction"}
     terms = [{"coefficient": coef,
               "parameter_term_pairs": {str(k): {"coefficient": 1.0, "simple_terms": _simple_terms(f)}
                                        for k, f in shape}}
-             for coef, shape in zip(c.coefficients, c.hypothesis)]
+             for coef, shape in c.terms]
     return {"constant_coefficient": c.constant, "compound_terms": terms, "$type": "MultiParameterFunction"}
 
 

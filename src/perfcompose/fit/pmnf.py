@@ -92,17 +92,27 @@ class _Basis:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One fitted hypothesis with its coefficients and quality."""
+    """One fitted hypothesis: its constant, its terms each with its coefficient, and the fit's quality."""
 
-    hypothesis: Hypothesis
     constant: float
-    coefficients: tuple[float, ...]
+    #: (coefficient, shape) of each term beside the constant
+    terms: tuple[tuple[float, TermShape], ...]
     cv_error: float
     score: float = 0.0
 
     @property
+    def hypothesis(self) -> Hypothesis:
+        """The terms' shapes: what was fitted, without the coefficients."""
+        return tuple(shape for _, shape in self.terms)
+
+    @property
+    def coefficients(self) -> tuple[float, ...]:
+        """The terms' coefficients, in the order of the terms."""
+        return tuple(coef for coef, _ in self.terms)
+
+    @property
     def n_terms(self) -> int:
-        return len(self.hypothesis)
+        return len(self.terms)
 
 
 @dataclass(frozen=True)
@@ -116,14 +126,14 @@ class _Group:
 
     def candidate(self, h: int) -> Candidate:
         coef = self.batch.coef[h].tolist()
-        return Candidate(self.hyps[h], coef[0], tuple(coef[1:]), float(self.batch.cv_of(h)), float(self.scores[h]))
+        return Candidate(coef[0], tuple(zip(coef[1:], self.hyps[h])), float(self.batch.cv_of(h)), float(self.scores[h]))
 
     def candidates(self, hs: np.ndarray) -> list[Candidate]:
         """The hypotheses at indices ``hs`` (valid fits), with one NumPy call per quantity."""
         coefs = self.batch.coef[hs].tolist()
         cvs = np.atleast_1d(self.batch.cv_of(hs)).tolist()
         scores = self.scores[hs].tolist()
-        return [Candidate(self.hyps[int(h)], c[0], tuple(c[1:]), cv, sc)
+        return [Candidate(c[0], tuple(zip(c[1:], self.hyps[int(h)])), cv, sc)
                 for h, c, cv, sc in zip(hs.tolist(), coefs, cvs, scores)]
 
 
@@ -158,7 +168,7 @@ class FitResult:
         building the symbolic model (SymPy is not loaded)."""
         c = self.chosen
         terms = [(coef, [(self.params[k], f[0], f[1]) for k, f in shape])
-                 for coef, shape in zip(c.coefficients, c.hypothesis)]
+                 for coef, shape in c.terms]
         return extrap_text(c.constant, terms, self.params, digits)
 
 
@@ -167,7 +177,7 @@ def _shape_model(params: Sequence[str], c: Candidate, unit: str, source: str,
     from perfcompose.model import Model
 
     terms = []
-    for coef, shape in zip(c.coefficients, c.hypothesis):
+    for coef, shape in c.terms:
         terms.append((coef, {params[k]: f for k, f in shape}))
     return Model.from_terms(c.constant, terms, params=params, unit=unit, source=source, stats=stats)
 
@@ -353,7 +363,7 @@ class PMNFFitter(SeriesFitter):
         if np.any(y < 0) or not np.all(np.isfinite(y)):
             raise FitError("values must be finite and non-negative")
         if np.all(y == 0):
-            c = Candidate((), 0.0, (), 0.0)
+            c = Candidate(0.0, (), 0.0)
             return self._result(params, X, y, c, [c])
         found, multi, notes = fitted(X, y, sigma, params, progress)
         measured = sigma
@@ -955,7 +965,7 @@ def predict(candidate: Candidate, X: np.ndarray) -> np.ndarray:
     X = np.asarray(X, dtype=float)
     out = np.full(X.shape[0], candidate.constant)
     with np.errstate(divide="ignore", invalid="ignore"):
-        for coef, shape in zip(candidate.coefficients, candidate.hypothesis):
+        for coef, shape in candidate.terms:
             v = np.full(X.shape[0], coef)
             for k, (i, j) in shape:
                 v = v * X[:, k] ** float(i) * np.log2(X[:, k]) ** float(j)
