@@ -93,6 +93,8 @@ def _sum_numpy(values: np.ndarray) -> np.int64:
 #: the kernels timed: Numba's, or without Numba the same loops in NumPy
 _INC10, _INC1, _HISTOGRAM, _SUM = ((_inc10, _inc1, _histogram, _sum) if HAVE_NUMBA else
                                    (_inc10_numpy, _inc1_numpy, _histogram_numpy, _sum_numpy))
+#: what runs them, as the tasks' descriptions say
+_BY = "Numba, nogil" if HAVE_NUMBA else "NumPy"
 
 
 def nop(a: np.ndarray) -> np.ndarray:
@@ -221,14 +223,14 @@ TASKS: dict[str, Task] = {
         Task("nop", nop, lambda x: (np.empty(int(x), dtype=np.int32),), releases_gil=False, grid=_ARRAY_GRID,
              quick_grid=_ARRAY_QUICK, doc="no operation on an array of x ints"),
         Task("inc", inc, lambda x: (random_ints(x),), grid=_ARRAY_GRID, quick_grid=_ARRAY_QUICK,
-             doc="add 1 to each of x ints, ten times (Numba, nogil)"),
+             doc=f"add 1 to each of x ints, ten times ({_BY})"),
         Task("qsort", qsort, lambda x: (random_ints(x),), grid=_ARRAY_GRID, quick_grid=_ARRAY_QUICK,
-             doc="sort x random ints (quicksort, Numba, nogil)"),
+             doc="sort x random ints (" + ("quicksort, Numba, nogil" if HAVE_NUMBA else "NumPy's sort") + ")"),
         *[Task(f"map_{r}", histogram_map, _pixels(r), params=(), doc=f"768-bin channel histogram of the "
-               f"{RESOLUTIONS[r][0]}x{RESOLUTIONS[r][1]} image (Numba, nogil)") for r in RESOLUTIONS],
+               f"{RESOLUTIONS[r][0]}x{RESOLUTIONS[r][1]} image ({_BY})") for r in RESOLUTIONS],
         Task("reduce_p", reduce_p, _two_histograms, params=(), releases_gil=False,
              doc="add two 768-bin histograms (pairwise reduction, as GrPPi)"),
         Task("reduce_v", reduce_v, lambda x: (random_ints(x) % 1000,), grid=_ARRAY_GRID,
-             quick_grid=_ARRAY_QUICK, doc="sum one key's x values (per-key reduction, as Hadoop; Numba, nogil)"),
+             quick_grid=_ARRAY_QUICK, doc=f"sum one key's x values (per-key reduction, as Hadoop; {_BY})"),
     ]
 }
