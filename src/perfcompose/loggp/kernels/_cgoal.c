@@ -1170,18 +1170,43 @@ static int requirements_by_place(Sim *s, const int32_t *a, const int32_t *b, int
             s->init[q++] = (int32_t)i;
         }
     }
-    LAYOUT_EACH(l, f, k, s->op[k].need = t[f];)
+    LAYOUT_EACH(l, h, f, k, s->op[k].need = t[f];)
     for (int64_t i = 0; i < n; i++) {
         t[i] = -1;
     }
-    int64_t ha = 0;
-    for (int64_t j = 0, e; j < m; j = e) { /* a run of equal b[j]: one operation's dependents */
+    /* a run of equal b[j] is one operation's dependents: the one, or where the run starts; the
+     * lists of those with several are laid out in extra in the order of the layout, so that the
+     * loop reads them as it reads the operations */
+    int64_t ha = 0, total = 0;
+    for (int64_t j = 0, e; j < m; j = e) {
         for (e = j + 1; e < m && b[e] == b[j];) {
             e++;
         }
         t[b[j]] = e - j == 1 ? at_of(s, a[j], &ha) : (int32_t)(-2 - j);
+        total += e - j == 1 ? 0 : 1 + e - j;
     }
-    LAYOUT_EACH(l, f, k, s->op[k].dep = t[f];)
+    if (total >= INT32_MAX - 2 || !(s->extra = big_alloc((size_t)(total > 0 ? total : 1) * sizeof(int32_t)))) {
+        free(t);
+        return -1;
+    }
+    int64_t at = 0;
+    LAYOUT_EACH(l, h, f, k, {
+        int32_t v = t[f];
+        if (v <= -2) {
+            int64_t j0 = -2 - (int64_t)v, e = j0 + 1, hint = h;
+            while (e < m && b[e] == b[j0]) {
+                e++;
+            }
+            s->extra[at] = (int32_t)(e - j0);
+            for (int64_t j = j0; j < e; j++) {
+                s->extra[at + 1 + j - j0] = at_of(s, a[j], &hint);
+            }
+            v = (int32_t)(-2 - at);
+            at += 1 + e - j0;
+        }
+        s->op[k].dep = v;
+    })
+    s->dep_sorted = 0;
     free(t);
     return 0;
 }
@@ -1549,7 +1574,7 @@ static int run_all(Sim *s, Buf *b, int64_t *pops, int64_t *waits) {
     char *dn = (char *)b[B_DONE].view.buf;
     double *fin = (double *)b[B_FIN].view.buf;
     if (s->lay) {
-        LAYOUT_EACH(s->lay, f, k, dn[f] = (s->flag[k] & DONE) != 0;)
+        LAYOUT_EACH(s->lay, h, f, k, dn[f] = (s->flag[k] & DONE) != 0;)
         if (timelines && (layout_permute(s->lay, s->start, 8, 1) < 0 || layout_permute(s->lay, s->end, 8, 1) < 0)) {
             return -1;
         }

@@ -117,11 +117,12 @@ static inline int64_t layout_of(const Layout *l, int64_t i, int64_t *hint) {
 #define LAYOUT_TILE 16
 #endif
 
-/* BODY for every operation, with f its index in the caller's order and k in the layout's: the
- * ranks LAYOUT_TILE at a time, and within them place by place, so that the caller's side is read
- * as a few sequential streams and the layout's side a cache line at a time; an operation at a
- * time in the caller's order, every one would be a whole place (a page or more) from the last */
-#define LAYOUT_EACH(l, f, k, BODY)                                                               \
+/* The statements given last for every operation, with h its rank, f its index in the caller's
+ * order and k in the layout's: the ranks LAYOUT_TILE at a time, and within them place by place, so
+ * that the caller's side is read as a few sequential streams and the layout's side a cache line
+ * at a time; an operation at a time in the caller's order, every one would be a whole place (a
+ * page or more) from the last */
+#define LAYOUT_EACH(l, h, f, k, ...)                                                               \
     for (int64_t h0_ = 0; h0_ < (l)->P; h0_ += LAYOUT_TILE) {                                   \
         const int64_t h1_ = h0_ + LAYOUT_TILE < (l)->P ? h0_ + LAYOUT_TILE : (l)->P;             \
         int64_t most_ = 0;                                                                       \
@@ -130,10 +131,10 @@ static inline int64_t layout_of(const Layout *l, int64_t i, int64_t *hint) {
             most_ = c_ > most_ ? c_ : most_;                                                     \
         }                                                                                        \
         for (int64_t j_ = 0; j_ < most_; j_++) {                                                 \
-            for (int64_t h_ = h0_; h_ < h1_; h_++) {                                             \
-                if (j_ < (l)->first[h_ + 1] - (l)->first[h_]) {                                  \
-                    const int64_t f = (l)->first[h_] + j_, k = (l)->start[j_] + (l)->place[h_]; \
-                    BODY                                                                         \
+            for (int64_t h = h0_; h < h1_; h++) {                                                \
+                if (j_ < (l)->first[h + 1] - (l)->first[h]) {                                    \
+                    const int64_t f = (l)->first[h] + j_, k = (l)->start[j_] + (l)->place[h];    \
+                    __VA_ARGS__                                                                  \
                 }                                                                                \
             }                                                                                    \
         }                                                                                        \
@@ -150,9 +151,9 @@ static int layout_permute(const Layout *l, void *col, size_t w, int back) {
     char *c = col;
 #define LAYOUT_MOVE(T)                                                                                 \
     if (back) {                                                                                        \
-        LAYOUT_EACH(l, f, k, ((T *)tmp)[f] = ((const T *)c)[k];)                                      \
+        LAYOUT_EACH(l, h_, f, k, ((T *)tmp)[f] = ((const T *)c)[k];)                                      \
     } else {                                                                                           \
-        LAYOUT_EACH(l, f, k, ((T *)tmp)[k] = ((const T *)c)[f];)                                      \
+        LAYOUT_EACH(l, h_, f, k, ((T *)tmp)[k] = ((const T *)c)[f];)                                      \
     }
     if (w == 1) {
         LAYOUT_MOVE(uint8_t)
