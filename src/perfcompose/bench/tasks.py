@@ -83,7 +83,7 @@ def _inc1_numpy(a: np.ndarray) -> np.ndarray:
 
 
 def _histogram_numpy(pixels: np.ndarray) -> np.ndarray:
-    return np.bincount((pixels + np.arange(0, KEYS, 256)).ravel(), minlength=KEYS)
+    return np.concatenate([np.bincount(pixels[:, c], minlength=256) for c in range(3)]).astype(np.int64)
 
 
 def _sum_numpy(values: np.ndarray) -> np.int64:
