@@ -244,3 +244,26 @@ def test_ordered_by_place_with_ranks_of_no_operations_and_a_deadlock(monkeypatch
     assert all(np.array_equal(x, y) for x, y in zip(res.start, start))
     with pytest.raises(InputError, match="never completes recv c"):
         lgs.simulate_goal(parse_goal(text.replace("tag 5\nb", "tag 6\nb")), P)
+
+
+@pytest.mark.skipif(lgs.compiled_goal() is None, reason="the compiled extension perfcompose.loggp.kernels._cgoal "
+                    "is not built (pip install -e . with a C compiler and the Python headers)")
+def test_a_large_schedule_picks_its_order_and_keeps_the_times(monkeypatch):
+    # 2^20 operations and more: recursive-doubling rounds (two operations ready per rank) go by
+    # place, one random step (hundreds ready per rank) as given; either way the times are the same
+    ranks, rounds = 1024, 342
+    r = np.arange(ranks)
+    rounds_prog = Program(ranks, tuple(CommStep.from_arrays(ranks, r, r ^ (1 << (k % 10)), np.full(ranks, 64.0))
+                                       for k in range(rounds)))
+    rng = np.random.default_rng(5)
+    src = rng.integers(0, ranks, 2 ** 19)
+    one_step = Program(ranks, (CommStep.from_arrays(ranks, src, (src + rng.integers(1, ranks, src.size)) % ranks,
+                                                    rng.integers(1, 4096, src.size).astype(float)),))
+    for prog in (rounds_prog, one_step):
+        s = program_to_goal(prog)
+        assert s.num_ops >= 2 ** 20
+        got = {}
+        for layout in (-1, 0):
+            monkeypatch.setattr(lgs, "LAYOUT", layout)
+            got[layout] = lgs.simulate_goal(s, P, timelines=False).finish
+        assert got[-1].tolist() == got[0].tolist()
