@@ -15,6 +15,10 @@ from perfcompose.loggp.goal.schedule import RECV, GoalSchedule, parse_goal, prog
 
 P = LogGP(L=10, o=2, g=5, G=1)
 
+compiled_only = pytest.mark.skipif(lgs.compiled_goal() is None, reason="the compiled extension "
+                                   "perfcompose.loggp.kernels._cgoal is not built (pip install -e . with a C "
+                                   "compiler and the Python headers)")
+
 # ranks 0 and 1 send to rank 2 at time 0 while rank 2 computes until 100; rank 2's send to rank
 # 0 becomes executable when its calc completes
 TIES = """num_ranks 3
@@ -125,22 +129,27 @@ def _random_goal(seed: int, ranks: int, messages: int, wild: float, cpus: int, n
     return GoalSchedule(**fields)
 
 
-@pytest.mark.skipif(lgs.compiled_goal() is None, reason="the compiled extension perfcompose.loggp.kernels._cgoal "
-                    "is not built (pip install -e . with a C compiler and the Python headers)")
-@pytest.mark.parametrize("seed", range(12))
-def test_compiled_extension_gives_the_numba_kernels_times(seed, monkeypatch):
-    rng = np.random.default_rng(100 + seed)
-    ranks, messages = int(rng.integers(2, 30)), int(rng.integers(1, 600))
+def _random_case(rng: np.random.Generator, seed: int, most_ranks: int,
+                 most_messages: int) -> tuple[GoalSchedule, dict[str, float]]:
+    """A random schedule of _random_goal (any-source receives or none, one or two CPUs and NICs)
+    and the thresholds to run it with (S around the sizes or beyond them, O or none)."""
+    ranks, messages = int(rng.integers(2, most_ranks)), int(rng.integers(1, most_messages))
     wild = float(rng.choice([0.0, 0.3]))
     cpus, nics = int(rng.choice([1, 1, 2])), int(rng.choice([1, 2]))
     s = _random_goal(seed, ranks, messages, wild, cpus, nics)
-    kw = {"S": float(rng.choice([16, 1e18])), "O": float(rng.choice([0.0, 0.5]))}
+    return s, {"S": float(rng.choice([16, 1e18])), "O": float(rng.choice([0.0, 0.5]))}
+
+
+@compiled_only
+@pytest.mark.parametrize("seed", range(12))
+def test_compiled_extension_gives_the_numba_kernels_times(seed, monkeypatch):
+    s, kw = _random_case(np.random.default_rng(100 + seed), seed, 30, 600)
     a = _simulate(s, "compiled", monkeypatch, **kw)
     b = _simulate(s, "numba", monkeypatch, **kw)
     assert a.finish.tolist() == b.finish.tolist()
     assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.start, b.start))
     assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.end, b.end))
-    if messages <= 200:  # and both as LogGOPSim's loop, written plainly
+    if (s.kind == 0).sum() <= 400:  # (two steps of at most 200 messages) and as LogGOPSim's loop, written plainly
         finish, _, _ = reference_goal(s, P, **kw)
         assert a.finish.tolist() == finish.tolist()
 
@@ -159,8 +168,7 @@ def test_tags_beyond_32_bits_and_an_empty_schedule(impl, monkeypatch):
     assert empty.finish.tolist() == [0, 0, 0]
 
 
-@pytest.mark.skipif(lgs.compiled_goal() is None, reason="the compiled extension perfcompose.loggp.kernels._cgoal "
-                    "is not built (pip install -e . with a C compiler and the Python headers)")
+@compiled_only
 @pytest.mark.parametrize("cpus", [1, 2])
 def test_compiled_extensions_queue_keeps_the_order_over_times_of_many_scales(cpus, monkeypatch):
     # the extension queues events by slots of time: durations from 10^-6 to 10^6 and messages of
@@ -206,33 +214,27 @@ def _shuffled_requires(s: GoalSchedule, rng: np.random.Generator) -> GoalSchedul
                            "req_b": s.req_b[order]})
 
 
-@pytest.mark.skipif(lgs.compiled_goal() is None, reason="the compiled extension perfcompose.loggp.kernels._cgoal "
-                    "is not built (pip install -e . with a C compiler and the Python headers)")
+@compiled_only
 @pytest.mark.parametrize("seed", range(10))
 def test_operations_ordered_by_place_give_the_same_times(seed, monkeypatch):
     # the compiled loop may keep the operations by their place in their rank (operation j of
     # every rank side by side) rather than rank by rank: only where the entries lie changes, so
     # every time is the same, and the caller's columns come back as they were
     rng = np.random.default_rng(300 + seed)
-    ranks, messages = int(rng.integers(2, 40)), int(rng.integers(1, 500))
-    wild = float(rng.choice([0.0, 0.3]))
-    cpus, nics = int(rng.choice([1, 1, 2])), int(rng.choice([1, 2]))
-    s = _random_goal(seed, ranks, messages, wild, cpus, nics)
+    s, kw = _random_case(rng, seed, 40, 500)
     s = _shuffled_requires(s, rng) if seed % 3 == 1 else s
-    kw = {"S": float(rng.choice([16, 1e18])), "O": float(rng.choice([0.0, 0.5])), "timelines": bool(seed % 2)}
     columns = {f: np.array(getattr(s, f)) for f in ("kind", "size", "peer", "tag", "cpu", "nic", "req_a", "req_b")}
     monkeypatch.setattr(lgs, "LAYOUT", 0)
-    a = lgs.simulate_goal(s, P, **kw)
+    a = lgs.simulate_goal(s, P, **kw, timelines=bool(seed % 2))
     monkeypatch.setattr(lgs, "LAYOUT", 1)
-    b = lgs.simulate_goal(s, P, **kw)
+    b = lgs.simulate_goal(s, P, **kw, timelines=bool(seed % 2))
     assert all(np.array_equal(getattr(s, f), c) for f, c in columns.items())
     assert a.finish.tolist() == b.finish.tolist()
     assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.start, b.start))
     assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.end, b.end))
 
 
-@pytest.mark.skipif(lgs.compiled_goal() is None, reason="the compiled extension perfcompose.loggp.kernels._cgoal "
-                    "is not built (pip install -e . with a C compiler and the Python headers)")
+@compiled_only
 def test_ordered_by_place_with_ranks_of_no_operations_and_a_deadlock(monkeypatch):
     # ranks without operations take no place; a receive that no send matches is reported the same
     text = ("num_ranks 5\nrank 1 {\na: send 4b to 3 tag 2\nb: calc 3\nc: recv 2b from 3 tag 5\nb requires a\n}\n"
@@ -246,8 +248,7 @@ def test_ordered_by_place_with_ranks_of_no_operations_and_a_deadlock(monkeypatch
         lgs.simulate_goal(parse_goal(text.replace("tag 5\nb", "tag 6\nb")), P)
 
 
-@pytest.mark.skipif(lgs.compiled_goal() is None, reason="the compiled extension perfcompose.loggp.kernels._cgoal "
-                    "is not built (pip install -e . with a C compiler and the Python headers)")
+@compiled_only
 def test_a_large_schedule_picks_its_order_and_keeps_the_times(monkeypatch):
     # 2^20 operations and more: recursive-doubling rounds (two operations ready per rank) go by
     # place, one random step (hundreds ready per rank) as given; either way the times are the same

@@ -263,19 +263,7 @@ static inline int32_t key_of(const Sim *s, int64_t i) {
 
 /* the rank of operation i: the last h with op_first[h] <= i */
 static inline int64_t rank_of(const Sim *s, int64_t i) {
-    if (s->lay) {
-        return layout_rank(s->lay, i);
-    }
-    int64_t lo = 0, hi = s->P;
-    while (hi - lo > 1) {
-        int64_t mid = (lo + hi) >> 1;
-        if (s->op_first[mid] <= i) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
+    return s->lay ? layout_rank(s->lay, i) : last_at_most(s->op_first, s->P, i);
 }
 
 /* where the caller's operation i stands in the columns (moved by the layout, where there is one);

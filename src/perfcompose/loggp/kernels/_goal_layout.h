@@ -77,38 +77,31 @@ static int layout_make(Layout *l, const int64_t *first, int64_t P) {
 /* where operation j of rank h goes */
 static inline int64_t layout_index(const Layout *l, int64_t h, int64_t j) { return l->start[j] + l->place[h]; }
 
-/* the rank of the operation at k of the new order */
-static inline int64_t layout_rank(const Layout *l, int64_t k) {
-    int64_t lo = 0, hi = l->most; /* the last place j with start[j] <= k */
+/* the last index below n whose entry of the ascending a is at most k (a[0] <= k): the rank of an
+ * operation from the ranks' first operations, the place from the places' starts */
+static inline int64_t last_at_most(const int64_t *a, int64_t n, int64_t k) {
+    int64_t lo = 0, hi = n;
     while (hi - lo > 1) {
         int64_t mid = (lo + hi) >> 1;
-        if (l->start[mid] <= k) {
+        if (a[mid] <= k) {
             lo = mid;
         } else {
             hi = mid;
         }
     }
-    return l->order[k - l->start[lo]];
+    return lo;
+}
+
+/* the rank of the operation at k of the new order */
+static inline int64_t layout_rank(const Layout *l, int64_t k) {
+    return l->order[k - l->start[last_at_most(l->start, l->most, k)]];
 }
 
 /* where the caller's operation i goes; *hint is a rank to try first (the last one found) */
 static inline int64_t layout_of(const Layout *l, int64_t i, int64_t *hint) {
     int64_t h = *hint;
     if (!(l->first[h] <= i && i < l->first[h + 1])) {
-        int64_t lo = 0, hi = l->P;
-        while (hi - lo > 1) {
-            int64_t mid = (lo + hi) >> 1;
-            if (l->first[mid] <= i) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        h = lo;
-        while (h + 1 < l->P && l->first[h + 1] <= i) { /* past ranks without operations */
-            h++;
-        }
-        *hint = h;
+        h = *hint = last_at_most(l->first, l->P, i);
     }
     return layout_index(l, h, i - l->first[h]);
 }
