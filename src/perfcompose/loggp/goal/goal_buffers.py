@@ -164,21 +164,19 @@ def _read_halves(ext: Any, opener: Callable[[], IO[bytes]], size: int, alloc: Ca
     n, m, nb = a[3], a[4], a[5]
     if b[5] and nb and second[9][0] <= a[8]:  # the ranks' blocks in order across the halves
         return None
-    for k, count, at in ((0, b[3], n), (1, b[3], n), (2, b[3], n), (3, b[3], n), (4, b[3], n), (5, b[3], n),
-                         (8, b[4], m), (9, b[5], nb), (10, b[5], nb)):
-        memoryview(first[k]).cast("B")[at * _width(first[k]):(at + count) * _width(first[k])] = \
-            memoryview(second[k]).cast("B")[:count * _width(first[k])]
+    # the operations' six columns, dep_how, and the blocks' two after the first half's; then the
+    # dependencies, moved by the first half's operations
+    for k in (0, 1, 2, 3, 4, 5, 8, 9, 10):
+        at, count = (n, b[3]) if k < 6 else (m, b[4]) if k == 8 else (nb, b[5])
+        width = memoryview(first[k]).itemsize
+        memoryview(first[k]).cast("B")[at * width:(at + count) * width] = \
+            memoryview(second[k]).cast("B")[:count * width]
     for k in (6, 7):
         ext.add_into(first[k], m, second[k], b[4], n)
     del second
     letter = a[2] if a[2] >= 0 else b[2]
     return (0, num_ranks, letter, n + b[3], m + b[4], nb + b[5], n + b[6], m + b[7], b[8],
             a[9] | b[9], a[10] | b[10]), first
-
-
-def _width(column: Any) -> int:
-    """The bytes of one item of a column."""
-    return memoryview(column).itemsize
 
 
 def _picked(column: Any, at: list[int]) -> Any:

@@ -521,12 +521,10 @@ static inline void mark_done(Sim *s, int32_t i, int64_t h) {
             ready(s, d, h);
         } else if (d <= -2) {
             int64_t j = -2 - (int64_t)d;
-            if (s->dep_sorted) { /* the pairs name operations in the caller's order */
-                int64_t hint = h;
-                for (const int32_t b = s->req_b[j]; j < s->n_req && s->req_b[j] == b; j++) {
-                    int32_t a = at_of(s, s->req_a[j], &hint);
-                    s->op[a].need--;
-                    ready(s, a, h);
+            if (s->dep_sorted) { /* (never with a layout: requirements_by_place lists them in extra) */
+                for (; j < s->n_req && s->req_b[j] == i; j++) {
+                    s->op[s->req_a[j]].need--;
+                    ready(s, s->req_a[j], h);
                 }
             } else {
                 const int32_t *e = s->extra + j;
