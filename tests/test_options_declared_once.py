@@ -16,6 +16,7 @@ import perfcompose.choices
 import perfcompose.loggp.options
 from perfcompose.cli import COMMANDS, PAPER
 from perfcompose.compose.components import SOURCES
+from perfcompose.fit_options import FitOptions
 from perfcompose.loggp.options import LogGPFiles, LogGPOptions, LogGPParameters
 from perfcompose.option_fields import OPTION_HELP, default_of, design_keys, flag_of, help_of
 from perfcompose.skeleton_options import ForecastOptions, MethodChoice, SkeletonShape
@@ -25,7 +26,7 @@ SRC = Path(perfcompose.choices.__file__).resolve().parent
 OPTION_OWNERS = ("loggp", "skeleton", "compose", "commands")
 #: functions whose ``seed`` is their own (a bootstrap's), not the simulation's
 OWN_SEED = {"calibration_members"}
-DECLARED = (SkeletonShape, MethodChoice, ForecastOptions, LogGPOptions, LogGPParameters, LogGPFiles)
+DECLARED = (SkeletonShape, MethodChoice, ForecastOptions, LogGPOptions, LogGPParameters, LogGPFiles, FitOptions)
 
 
 def option_table() -> list[tuple[str, str, object, tuple[str, ...], str]]:

@@ -90,8 +90,13 @@ def test_extrap3_experiment_is_detected_and_read(tmp_path: Path, sparse: bool):
     assert [s.label for s in e.series] == ["main/time", "main->compute/time", "main->compute #1/time"]
     linear = e.series[1]
     assert [p.coordinate for p in linear.points] == [(x,) for x in X]
-    assert [p.values for p in linear.points] == [(2 + 0.5 * x,) for x in X]   # the median of each point
-    assert PMNFFitter().fit(e).results_[1].model.to_extrap(digits=4) == "2 + 0.5 * p^(1)"
+    # a point is its stored statistics: its value the mean, each aggregate its own statistic
+    assert [p.values for p in linear.points] == [((2 + 0.5 * x) * 1.01,) for x in X]
+    assert linear.aggregated("median").tolist() == [2 + 0.5 * x for x in X]
+    assert linear.aggregated("max").tolist() == [(2 + 0.5 * x) * 1.02 for x in X]
+    assert [p.repetitions for p in linear.points] == [5] * len(X)
+    assert PMNFFitter(aggregate="median").fit(e).results_[1].model.to_extrap(digits=4) == "2 + 0.5 * p^(1)"
+    assert PMNFFitter(aggregate="mean").fit(e).results_[1].model.to_extrap(digits=4) == "2.02 + 0.505 * p^(1)"
 
 
 def test_extrap3_experiment_damaged_is_a_located_error(tmp_path: Path):
@@ -137,7 +142,7 @@ def test_saved_experiment_is_detected_and_read(tmp_path: Path, stats: bool):
     assert first.coordinate == (20.0, 1.0)
     assert len(first.values) == (1 if stats else 3)
     assert e.series[0].points[-1].coordinate == (60.0, 5.0) and len(e.series[0].points) == 25
-    if stats:   # one value per point, the median: exact data
+    if stats:   # one value per point, the saved mean: exact data
         assert PMNFFitter().fit(e).model_.to_extrap(digits=4) == "1 + 0.5 * x^(1) + 2 * y^(1)"
 
 

@@ -31,6 +31,8 @@ def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSO
     exp = load(file, fmt, scaling=scaling)
     console.print(f"[bold]{file}[/bold]: parameters {', '.join(exp.parameters)}; "
                   f"{len(exp.series)} series")
+    for note in exp.notes:
+        console.print(f"note: {note}", highlight=False, soft_wrap=True)
     for s in exp.series:
         table = Table(title=f"{s.label} [{s.unit}]", title_justify="left")
         table.add_column("point")
@@ -40,7 +42,7 @@ def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSO
         for p in s.points:
             cv = p.cv * 100
             style = "yellow" if cv > 10 else None
-            table.add_row(describe(exp.parameters, p.coordinate), str(len(p.values)), number(p.median),
+            table.add_row(describe(exp.parameters, p.coordinate), str(p.repetitions), number(p.median),
                           f"[{style}]{cv:.2f}[/{style}]" if style else f"{cv:.2f}")
         console.print(table)
     print_saved_models(file, saved_models(file))

@@ -10,13 +10,15 @@ import typer
 
 from perfcompose.choices import Aggregate, NegativeExponents, Scaling
 from perfcompose.commands.common import html_option, json_option, scaling_option, scheduler_option, user_errors
+from perfcompose.fit_options import FitOptions
+from perfcompose.option_fields import cli_option
 
 
 @user_errors
 def fit(file: Path = typer.Argument(..., help="Experiment file."),
         metric: str | None = typer.Option(None, "--metric", help="Fit only this metric."),
         region: str | None = typer.Option(None, "--region", help="Fit only this region (call path)."),
-        aggregate: Aggregate = typer.Option("median", "--aggregate", help="How repetitions are combined."),
+        aggregate: Aggregate = cli_option(FitOptions, "aggregate"),
         max_terms: int = typer.Option(2, "--max-terms", help="Terms besides the constant (1 or 2)."),
         negative_exponents: NegativeExponents = typer.Option(
             "auto", "--negative-exponents", help="Also try x^-i*log2(x)^-j (strong scaling): auto where the "

@@ -20,24 +20,34 @@ from perfcompose.commands.common import (
     saved_models,
 )
 from perfcompose.data import load
+from perfcompose.errors import FitError
 from perfcompose.fit import PMNFFitter, advise_series
 from perfcompose.fit.hypotheses import DEFAULT_I, DEFAULT_J
 from perfcompose.fit.profile import fit_profile
+from perfcompose.fit.usable import Skipped, fit_usable
 
 
 def _fit_all(exp: Any, pmnf: Any, segmented: bool, metric: str | None, region: str | None,
-             scheduler: str | None = None) -> list[Any]:
-    """The fit results of the chosen series: single models, or two-piece ones where clearly better.
-    Several series (a profile's call paths) are fitted together, on Dask where ``scheduler`` says."""
+             scheduler: str | None = None) -> tuple[list[Any], list[Skipped]]:
+    """The fit results of the chosen series: single models, or two-piece ones where clearly better,
+    and the series that could not be fitted, each with the reason. Several series (a profile's
+    call paths) are fitted together, on Dask where ``scheduler`` says."""
+    chosen = exp.select(metric, region) if (metric or region) else exp
     with bar_after(progress()) as step:
-        if segmented:
-            from perfcompose.commands.fit_symbolic import fit_segmented  # two-piece models are SymPy's
+        def fit(part: Any) -> list[Any]:
+            if segmented:
+                from perfcompose.commands.fit_symbolic import fit_segmented  # two-piece models are SymPy's
 
-            return fit_segmented(exp, pmnf, metric, region, step)
-        chosen = exp.select(metric, region) if (metric or region) else exp
-        if len(chosen.series) > 1 or scheduler:
-            return fit_profile(chosen, fitter=pmnf, scheduler=scheduler, progress=step)
-        return list(pmnf.fit(exp, metric=metric, region=region, progress=step).results_)
+                return fit_segmented(part, pmnf, None, None, step)
+            if len(part.series) > 1 or scheduler:
+                return fit_profile(part, fitter=pmnf, scheduler=scheduler, progress=step)
+            return list(pmnf.fit(part, progress=step).results_)
+
+        results, skipped = fit_usable(chosen, fit)
+    if not results:
+        raise FitError(f"{exp.source or 'the file'}: no series can be fitted (measure at least 3 values of a "
+                       "parameter):\n  " + "\n  ".join(f"{s.label}: {s.reason}" for s in skipped))
+    return results, skipped
 
 
 def _text(result: Any, segmented: bool) -> str:
@@ -61,9 +71,13 @@ def _table(results: list[Any], title: str, segmented: bool) -> Table:
     return table
 
 
-def _advise(exp: Any, pmnf: Any, metric: str | None, region: str | None, extend: float) -> None:
+def _advise(exp: Any, pmnf: Any, metric: str | None, region: str | None, extend: float,
+            skipped: list[Skipped]) -> None:
     chosen = exp.select(metric, region) if (metric or region) else exp
+    left_out = {(s.region, s.metric) for s in skipped}
     for series in chosen.series:
+        if (series.region, series.metric) in left_out:
+            continue
         suggestions = advise_series(exp.parameters, series, pmnf, extend=extend)
         console.print(f"[bold]next measurements for {series.label}[/bold]")
         if not suggestions:
@@ -82,6 +96,10 @@ def run_fit(file: Path, metric: str | None, region: str | None, aggregate: Aggre
     if extend < 1:
         raise typer.BadParameter(f"{extend}; a factor of at least 1", param_hint="--extend")
     exp = load(file, metric=metric, scaling=scaling)
+    for note in exp.notes:
+        err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
+    # a point saved as its statistics (an Extra-P saved experiment) is the one of the aggregate
+    exp = exp.for_aggregate(aggregate)
     pmnf = PMNFFitter(aggregate=aggregate, max_terms=max_terms,
                       allow_negative_exponents=NEGATIVE_EXPONENTS[negative_exponents],
                       exponents_i=DEFAULT_I if poly_exponents is None else poly_exponents,
@@ -89,19 +107,24 @@ def run_fit(file: Path, metric: str | None, region: str | None, aggregate: Aggre
     if segmented and len(exp.parameters) != 1:
         raise typer.BadParameter(f"{file} has {len(exp.parameters)} parameters ({', '.join(exp.parameters)}); "
                                  "a segmented model splits along one", param_hint="--segmented")
-    results = _fit_all(exp, pmnf, segmented, metric, region, scheduler)
+    results, skipped = _fit_all(exp, pmnf, segmented, metric, region, scheduler)
     title = f"PMNF models of {file} ({aggregate} of repetitions)"
     console.print(_table(results, title, segmented))
+    if skipped:
+        console.print(f"not fitted ({len(skipped)} series):", highlight=False)
+        for s in skipped:
+            console.print(f"  {s.label}: {s.reason}", highlight=False, soft_wrap=True)
     for r in results:
         for warning in r.warnings:
             err_console.print(f"[bold yellow]warning:[/bold yellow] {r.label}: {warning}", highlight=False)
     saved = saved_models(file)   # an Extra-P saved experiment's own models, shown beside these
     print_saved_models(file, saved)
     if advise:
-        _advise(exp, pmnf, metric, region, extend)
+        _advise(exp, pmnf, metric, region, extend, skipped)
     if json_out or plot or html or save_experiment:
         from perfcompose.commands.fit_symbolic import save_experiment_with_models, write_outputs  # SymPy's
 
-        write_outputs(exp, results, [_text(r, segmented) for r in results], title, json_out, plot, html, saved)
+        write_outputs(exp, results, [_text(r, segmented) for r in results], title, json_out, plot, html, saved,
+                      aggregate=aggregate, skipped=skipped)
         if save_experiment:
             save_experiment_with_models(exp, results, aggregate, save_experiment)

@@ -3,6 +3,7 @@ plots, the HTML page and an Extra-P saved experiment. :mod:`.fit_run` imports th
 where one of them is asked for, so that a plain fit loads no symbolic algebra."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from perfcompose.commands.reports import fit_html
 from perfcompose.data.extrap_saved import write
 from perfcompose.fit import SegmentedFitter
 from perfcompose.fit.extrap_models import model_set
-from perfcompose.fit.record import fit_to_json
+from perfcompose.fit.record import fit_to_json, skipped_to_json
 from perfcompose.report import plot_fits
 
 
@@ -22,17 +23,22 @@ def fit_segmented(exp: Any, pmnf: Any, metric: str | None, region: str | None, s
 
 
 def write_outputs(exp: Any, results: list[Any], texts: list[str], title: str, json_out: Path | None,
-                  plot: Path | None, html: Path | None, saved: dict[str, Any]) -> None:
+                  plot: Path | None, html: Path | None, saved: dict[str, Any], *, aggregate: Aggregate,
+                  skipped: Sequence[Any] = ()) -> None:
     """The fitted models as JSON records, a plot and an HTML page, where each is asked for
-    (``texts``: each result's model as the table printed it)."""
+    (``texts``: each result's model as the table printed it; ``aggregate``: what was modelled of
+    each point's repetitions; ``skipped``: the series left unfitted, with the reason)."""
+    notes = {(c.region, c.metric): (c.note(),) for c in exp.clipped}
     if json_out:
-        write_json(json_out, [fit_to_json(r) for r in results], "models", indent=2)
+        records = [fit_to_json(r, aggregate, notes.get((r.region, r.metric), ())) for r in results]
+        records += [skipped_to_json(s, aggregate, notes.get((s.region, s.metric), ())) for s in skipped]
+        write_json(json_out, records, "models", indent=2)
     if plot:
-        plot_fits(exp, [(r.region, r.metric, r.model) for r in results], plot, saved=saved)
+        plot_fits(exp, [(r.region, r.metric, r.model) for r in results], plot, saved=saved, aggregate=aggregate)
         console.print(f"plot written to {plot}")
     if html:
         fit_html(html, exp, [(r.region, r.metric, r.model, text, r.stats) for r, text in zip(results, texts)], title,
-                 saved)
+                 saved, aggregate=aggregate, skipped=[(s.label, s.reason) for s in skipped], notes=exp.notes)
 
 
 def save_experiment_with_models(exp: Any, results: list[Any], aggregate: Aggregate, path: Path) -> None:

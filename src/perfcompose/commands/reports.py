@@ -48,8 +48,10 @@ def tables_html(out: Path, title: str, kind: str, tables: Sequence[Any], *, line
 
 
 def fit_html(out: Path, experiment: Any, fitted: Sequence[tuple[str, str, Any, str, Mapping[str, float]]],
-             title: str, saved: Mapping[str, Any] | None = None) -> None:
-    _done(write(fit_report(experiment, fitted, title, commands=(this_command(),), saved=saved), out))
+             title: str, saved: Mapping[str, Any] | None = None, *, aggregate: str = "median",
+             skipped: Sequence[tuple[str, str]] = (), notes: Sequence[str] = ()) -> None:
+    _done(write(fit_report(experiment, fitted, title, commands=(this_command(),), saved=saved, aggregate=aggregate,
+                           skipped=skipped, notes=notes), out))
 
 
 def table1_html(out: Path, table: Any, rows: Sequence[Any], lines: Sequence[str]) -> None:

@@ -196,7 +196,8 @@ def _record_model(doc: Any, name: str, region: str | None, path: Path) -> Model 
     # fit --json records: tagged with FIT_FORMAT, or (written before the tag) untagged
     if isinstance(doc, list) and doc and all(isinstance(r, Mapping) and "model" in r
                                              and r.get("format", FIT_FORMAT) == FIT_FORMAT for r in doc):
-        return Model.from_json(_pick_record(doc, name, region, path)["model"])
+        # a series fit could not model is listed with "model": null
+        return Model.from_json(_pick_record([r for r in doc if r["model"] is not None], name, region, path)["model"])
     return None
 
 

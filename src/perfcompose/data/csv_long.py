@@ -11,7 +11,7 @@ import io
 import math
 from pathlib import Path
 
-from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.data.experiment import NEGATIVE_HINT, Experiment, Point, Series, noise_tolerance
 from perfcompose.errors import DataFormatError
 
 RESERVED = ("region", "callpath", "metric", "unit", "value", "repetition")
@@ -39,6 +39,7 @@ def read(path: Path, text: str | None = None) -> Experiment:
     region_col = col.get("region", col.get("callpath"))
     groups: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
     units: dict[tuple[str, str], str] = {}
+    negative: dict[tuple[str, str], list[tuple[int, list[str], float]]] = {}  # rows with a value below 0
     for row in reader:
         line = reader.line_num
         if not row or all(not c.strip() for c in row):
@@ -61,9 +62,6 @@ def read(path: Path, text: str | None = None) -> Experiment:
 
         coord = tuple(number(p) for p in params)
         value = number("value")
-        if value < 0:
-            raise DataFormatError(f"negative value {value!r}", path=path, line=line, source_line=",".join(row),
-                                  hint="times and counts cannot be negative")
         for p, c in zip(params, coord):
             if c <= 0:
                 raise DataFormatError(f"parameter {p} = {c!r} is not positive", path=path, line=line,
@@ -72,8 +70,16 @@ def read(path: Path, text: str | None = None) -> Experiment:
                row[col["metric"]].strip() if "metric" in col else "time")
         units.setdefault(key, row[col["unit"]].strip() if "unit" in col else "s")
         groups.setdefault(key, {}).setdefault(coord, []).append(value)
+        if value < 0:
+            negative.setdefault(key, []).append((line, row, value))
     if not groups:
         raise DataFormatError("no data rows", path=path, line=2)
+    for key, rows in negative.items():
+        floor = -noise_tolerance(max(abs(v) for values in groups[key].values() for v in values))
+        for line, row, value in rows:
+            if value < floor:
+                raise DataFormatError(f"negative value {value!r}", path=path, line=line, source_line=",".join(row),
+                                      hint=NEGATIVE_HINT)
     series = tuple(Series(metric, tuple(Point(c, tuple(v)) for c, v in pts.items()), region, units[(region, metric)])
                    for (region, metric), pts in groups.items())
     return Experiment(tuple(params), series, source=str(path))

@@ -2,13 +2,18 @@
 
 An experiment has named parameters and one or more series, each the measurements of one metric
 in one region (call path): points with a coordinate per parameter and the repeated values.
+
+Values below zero within floating-point noise of it (an exclusive time computed as the difference
+of two inclusive ones comes out as -2.8e-14) are read as 0: a value ``v < 0`` is noise where
+``|v| <= max(NOISE_ABSOLUTE, NOISE_RELATIVE * m)``, ``m`` the largest magnitude in its series. The
+experiment lists what it clipped (:attr:`Experiment.notes`); any other negative value is refused.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import overload
+from dataclasses import dataclass, field, replace
+from typing import Any, overload
 
 import numpy as np
 
@@ -28,22 +33,71 @@ AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {
     name: {"mean": mean, "median": median}.get(name) or _numpy_reduction(name) for name in AGGREGATE_CHOICES}
 
 
+#: a negative value is floating-point noise around zero, and read as 0, where it lies within this
+#: distance of zero ...
+NOISE_ABSOLUTE = 1e-12
+#: ... or within this fraction of the largest magnitude of its series
+NOISE_RELATIVE = 1e-9
+NEGATIVE_HINT = ("times and counts cannot be negative (values below zero by at most 1e-12, or by at most 1e-9 "
+                 "of the series' largest value, are floating-point noise and read as 0)")
+#: the statistics a point may hold in place of its repetitions, by the aggregate they stand for
+SUMMARY_AGGREGATES = AGGREGATE_CHOICES
+
+
+def noise_tolerance(scale: float) -> float:
+    """How far below zero a value of a series whose largest magnitude is ``scale`` may lie and
+    still be floating-point noise around zero."""
+    return max(NOISE_ABSOLUTE, NOISE_RELATIVE * scale)
+
+
 @dataclass(frozen=True)
 class Point:
-    """One measured point: its coordinate (one value per parameter, in order) and repetitions."""
+    """One measured point: its coordinate (one value per parameter, in order) and repetitions.
+
+    ``summary``: where a file stores a point's statistics instead of its repetitions (Extra-P's
+    saved experiments without kept values, Extra-P 3 files), those statistics by name (``mean``,
+    ``median``, ``min``, ``max``, and ``std`` and ``repetitions`` where stored); ``values`` then
+    holds one of them, and :meth:`Series.aggregated` and :meth:`Series.for_aggregate` read the
+    stored statistic of each aggregate.
+    """
 
     coordinate: tuple[float, ...]
     values: tuple[float, ...]
+    summary: Mapping[str, float] | None = field(default=None, compare=False, repr=False)
 
     @property
     def median(self) -> float:
+        if self.summary is not None and "median" in self.summary:
+            return self.summary["median"]
         return median(self.values)
 
     @property
+    def repetitions(self) -> int:
+        """How many repetitions the point was measured with (stored with a summary)."""
+        if self.summary is not None and "repetitions" in self.summary:
+            return int(self.summary["repetitions"])
+        return len(self.values)
+
+    @property
     def cv(self) -> float:
-        """Coefficient of variation (sample standard deviation / mean); 0 for one repetition."""
+        """Coefficient of variation (sample standard deviation / mean); 0 for one repetition (of a
+        summary, its stored standard deviation over its mean)."""
+        if self.summary is not None and self.summary.get("mean") and "std" in self.summary:
+            return self.summary["std"] / self.summary["mean"]
         cv = coefficient_of_variation(self.values)
         return 0.0 if math.isnan(cv) else cv
+
+    def aggregate(self, how: str) -> float | None:
+        """The stored statistic of ``how`` where the point holds a summary with it, else None."""
+        if self.summary is None:
+            return None
+        return self.summary.get(how)
+
+    def numbers(self) -> tuple[float, ...]:
+        """The values and the stored statistics of the aggregates (what must not be negative)."""
+        if self.summary is None:
+            return self.values
+        return (*self.values, *(self.summary[k] for k in SUMMARY_AGGREGATES if k in self.summary))
 
 
 class PointArrays(Sequence[Point]):
@@ -121,6 +175,8 @@ class Series:
     points: tuple[Point, ...] | PointArrays
     region: str = ""
     unit: str = "s"
+    #: what a file tags the region with (Extra-P's call-path tags, e.g. ``{"gpu": true}``)
+    tags: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -142,13 +198,28 @@ class Series:
         return np.array([p.values for p in self.points], dtype=float).reshape(len(self.points), counts.pop())
 
     def aggregated(self, how: Aggregate = "median") -> np.ndarray:
-        """One value per point: the median (default), mean, minimum or maximum of its repetitions."""
+        """One value per point: the median (default), mean, minimum or maximum of its repetitions
+        (of a point holding stored statistics, the stored one)."""
         try:
             f = AGGREGATES[how]
         except KeyError:
             raise DataFormatError(f"unknown aggregation {how!r}",
                                   hint="choose one of " + ", ".join(AGGREGATES)) from None
-        return np.array([f(np.asarray(p.values, dtype=float)) for p in self.points])
+        out = []
+        for p in self.points:
+            stored = p.aggregate(how)
+            out.append(f(np.asarray(p.values, dtype=float)) if stored is None else stored)
+        return np.array(out)
+
+    def for_aggregate(self, how: str) -> Series:
+        """The series whose points holding stored statistics hold the one of ``how`` as their value
+        (the others unchanged), so that a fitter aggregating repetitions by ``how`` models it;
+        the series itself where no point holds statistics."""
+        if isinstance(self.points, PointArrays) or all(p.summary is None for p in self.points):
+            return self
+        points = tuple(p if (v := p.aggregate(how)) is None else Point(p.coordinate, (v,), p.summary)
+                       for p in self.points)
+        return replace(self, points=points)
 
 
 @dataclass(frozen=True)
@@ -163,11 +234,20 @@ class Experiment:
     parameters: tuple[str, ...]
     series: tuple[Series, ...]
     source: str = field(default="", compare=False)
+    #: the series where values within floating-point noise below zero were read as 0
+    clipped: tuple[Clipped, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parameters", tuple(self.parameters))
-        object.__setattr__(self, "series", tuple(self.series))
+        series, clipped = _clip_noise(tuple(self.series))
+        object.__setattr__(self, "series", series)
+        object.__setattr__(self, "clipped", tuple(self.clipped) + clipped)
         validate(self)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What reading changed, for the user: the values within floating-point noise of zero read as 0."""
+        return tuple(c.note() for c in self.clipped)
 
     @classmethod
     def single(cls, parameters: Sequence[str], points: Iterable[tuple[Sequence[float], Sequence[float]]],
@@ -206,7 +286,98 @@ class Experiment:
                        and (region is None or s.region == region))
         if not chosen:
             self.get(metric, region)  # raises with the list of what exists
-        return Experiment(self.parameters, chosen, source=self.source)
+        keys = {(s.region, s.metric) for s in chosen}
+        return Experiment(self.parameters, chosen, source=self.source,
+                          clipped=tuple(c for c in self.clipped if (c.region, c.metric) in keys))
+
+    def for_aggregate(self, how: str) -> Experiment:
+        """The experiment with every series :meth:`Series.for_aggregate`; itself where nothing changes."""
+        series = tuple(s.for_aggregate(how) for s in self.series)
+        if all(a is b for a, b in zip(series, self.series)):
+            return self
+        return Experiment(self.parameters, series, source=self.source, clipped=self.clipped)
+
+
+@dataclass(frozen=True)
+class Clipped:
+    """The values of one series that lay within floating-point noise below zero and were read as 0."""
+
+    region: str
+    metric: str
+    count: int
+    lowest: float
+
+    def note(self) -> str:
+        label = f"{self.region}/{self.metric}" if self.region else self.metric
+        return (f"{label}: {self.count} value{'s' if self.count != 1 else ''} within floating-point noise "
+                f"below zero (down to {self.lowest:.3g}) read as 0")
+
+
+def _lowest(points: Sequence[Point] | PointArrays) -> tuple[float, float]:
+    """The lowest value of a series' points and the largest magnitude (NaN where a value is NaN)."""
+    if isinstance(points, PointArrays):
+        V = points.values
+        if not V.size:
+            return 0.0, 0.0
+        return float(V.min()), float(np.abs(V).max())
+    low, high = math.inf, 0.0
+    for p in points:
+        numbers = p.numbers()
+        if numbers:
+            low = min(low, min(numbers))
+            high = max(high, max(numbers), -min(numbers))
+    return low, high
+
+
+def beyond_noise(values: Iterable[float], scale: float) -> float | None:
+    """The first of ``values`` below zero by more than floating-point noise in a series whose
+    largest magnitude is ``scale``, else None."""
+    floor = -noise_tolerance(scale)
+    return next((v for v in values if v < floor), None)
+
+
+def negative_beyond_noise(points: Sequence[Point]) -> tuple[int, float] | None:
+    """(index, value) of the first point holding a value below zero by more than floating-point
+    noise (see :func:`noise_tolerance`), else None: for readers that locate the point in the file."""
+    low, scale = _lowest(points)
+    if not low < 0:
+        return None
+    for k, p in enumerate(points):
+        bad = beyond_noise(p.numbers(), scale)
+        if bad is not None:
+            return k, bad
+    return None
+
+
+def _clip_noise(series: tuple[Series, ...]) -> tuple[tuple[Series, ...], tuple[Clipped, ...]]:
+    """The series with the values within floating-point noise below zero read as 0, and what was
+    clipped; a series with a negative value beyond the noise is left for ``validate`` to refuse."""
+    out: list[Series] = []
+    clipped: list[Clipped] = []
+    for s in series:
+        low, scale = _lowest(s.points) if s.points else (0.0, 0.0)
+        if not (low < 0 and math.isfinite(scale)) or low < -noise_tolerance(scale):
+            out.append(s)
+            continue
+        if isinstance(s.points, PointArrays):
+            V = s.points.values
+            count = int(np.count_nonzero(V < 0))
+            points: tuple[Point, ...] | PointArrays = PointArrays(s.points.coordinates, np.maximum(V, 0.0))
+        else:
+            # a point of saved statistics counts each statistic once (its value repeats one of them)
+            count = sum(v < 0 for p in s.points for v in (p.numbers()[len(p.values):] if p.summary else p.values))
+            points = tuple(_clip_point(p) for p in s.points)
+        out.append(replace(s, points=points))
+        clipped.append(Clipped(s.region, s.metric, count, low))
+    return tuple(out), tuple(clipped)
+
+
+def _clip_point(p: Point) -> Point:
+    if min(p.numbers(), default=0.0) >= 0:
+        return p
+    summary = None if p.summary is None else {k: max(v, 0.0) if k in SUMMARY_AGGREGATES else v
+                                              for k, v in p.summary.items()}
+    return Point(p.coordinate, tuple(max(v, 0.0) for v in p.values), summary)
 
 
 def validate(experiment: Experiment) -> None:
@@ -248,12 +419,11 @@ def validate(experiment: Experiment) -> None:
             if not p.values:
                 raise DataFormatError(f"{where}: no repetitions", path=path,
                                       hint="give at least one measured value per point")
-            for v in p.values:
+            for v in p.numbers():
                 if not math.isfinite(v):
                     raise DataFormatError(f"{where}: value {v!r} is not finite", path=path)
                 if v < 0:
-                    raise DataFormatError(f"{where}: negative value {v!r}", path=path,
-                                          hint="times and counts cannot be negative")
+                    raise DataFormatError(f"{where}: negative value {v!r}", path=path, hint=NEGATIVE_HINT)
             if p.coordinate in coords:
                 raise DataFormatError(f"{where}: duplicate coordinate, also point {coords[p.coordinate] + 1}",
                                       path=path, hint="merge the repetitions of both into one point")
@@ -296,13 +466,18 @@ def point_arrays(coordinates: np.ndarray, values: np.ndarray, counts: Sequence[i
     if C.ndim != 2 or V.ndim != 2 or C.shape[1] != d or V.shape[1] == 0 or len(C) != len(V) \
             or len(C) != sum(counts) or min(counts, default=0) == 0:
         return None
-    if not np.all((V >= 0) & (V < np.inf)):
+    if not np.all(V < np.inf) or np.isnan(V).any():
         return None
+    negative = bool(V.size) and float(V.min()) < 0
     distinct: set[bytes] = set()
     out = []
     start = 0
     for count in counts:
         points = PointArrays(C[start:start + count], V[start:start + count])
+        if negative:
+            low, scale = _lowest(points)
+            if low < -noise_tolerance(scale):
+                return None  # the reader locates the value
         if not _distinct_coordinates(points.coordinates, distinct):
             return None
         points.valid_for = d
@@ -313,19 +488,27 @@ def point_arrays(coordinates: np.ndarray, values: np.ndarray, counts: Sequence[i
 
 def check_point(params: Sequence[str], point: Point, seen: dict[tuple[float, ...], int], where: str,
                 path: object, line: int | None) -> None:
-    """Per-point checks for readers that know the line of a point (the rest is in ``validate``)."""
+    """Per-point checks for readers that know the line of a point (the rest is in ``validate``;
+    negative values, which depend on the whole series, in :func:`check_negatives`)."""
     if not point.values:
         raise DataFormatError(f"{where}: no repetitions", path=path, line=line,  # type: ignore[arg-type]
                               hint="give at least one measured value per point")
-    for v in point.values:
-        if v < 0:
-            raise DataFormatError(f"{where}: negative value {v!r}", path=path, line=line,  # type: ignore[arg-type]
-                                  hint="times and counts cannot be negative")
     if point.coordinate in seen:
         raise DataFormatError(f"{where}: duplicate coordinate ({describe(params, point.coordinate)}), "
                               f"also point {seen[point.coordinate] + 1}", path=path, line=line,  # type: ignore[arg-type]
                               hint="merge the repetitions of both into one point")
     seen[point.coordinate] = len(seen)
+
+
+def check_negatives(points: Sequence[Point], where: Callable[[int], str], path: object,
+                    lines: Sequence[int | None] = ()) -> None:
+    """Refuse a value below zero by more than floating-point noise, naming its point (``where(n)``,
+    ``n`` its number from 1) and, where ``lines`` gives the line of every point, its line."""
+    found = negative_beyond_noise(points)
+    if found is not None:
+        k, v = found
+        raise DataFormatError(f"{where(k + 1)}: negative value {v!r}", path=path,  # type: ignore[arg-type]
+                              line=lines[k] if k < len(lines) else None, hint=NEGATIVE_HINT)
 
 
 def describe(params: Sequence[str], coordinate: Sequence[float]) -> str:

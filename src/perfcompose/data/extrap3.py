@@ -5,7 +5,8 @@ string ``EXTRAP_EXPERIMENT`` and a version string. Strings are a 32-bit length a
 ids and counts 64-bit integers, values doubles. Each object starts with its type's name:
 ``Parameter``, ``Metric``, ``Region``, ``Callpath``, ``Coordinate`` and ``ExperimentPoint`` hold
 the measurements; model generators, models and model comments are read past. A point stores
-statistics, not repetitions: its value is the median (the mean where no median was stored).
+statistics, not repetitions: it holds them as its summary, and its value is the mean (the median
+where no mean was stored); a fit models the stored statistic of its aggregate, as Extra-P does.
 A newer generator record adds point-selection strategies, and then every model an error value.
 """
 from __future__ import annotations
@@ -153,14 +154,18 @@ def _coordinate(s: _Stream, st: _State) -> None:
 
 
 def _point(s: _Stream, st: _State) -> None:
-    (coord, _count, mean, _m0, _m1, _std, median, _d0, _d1, _lo, _hi, metric, callpath) = s.unpack("qqdddddddddqq")
+    (coord, count, mean, _m0, _m1, std, median, _d0, _d1, low, high, metric, callpath) = s.unpack("qqdddddddddqq")
     if coord not in st.coordinates or not 0 <= metric < len(st.metrics) or callpath not in st.callpaths:
         raise s.fail("a point names an unknown coordinate, metric or call path")
-    value = median if math.isfinite(median) else mean
-    if not math.isfinite(value):
+    stored = {"mean": mean, "median": median, "min": low, "max": high, "std": std}
+    summary = {k: v for k, v in stored.items() if math.isfinite(v)}
+    if count > 0:
+        summary["repetitions"] = float(count)
+    value = summary.get("mean", summary.get("median"))
+    if value is None:
         raise s.fail(f"a point of {st.callpaths[callpath]} has no finite value")
     st.points.setdefault((st.callpaths[callpath], st.metrics[metric]), []).append(
-        Point(st.coordinates[coord], (value,)))
+        Point(st.coordinates[coord], (value,), summary))
 
 
 def _comment(s: _Stream, st: _State) -> None:

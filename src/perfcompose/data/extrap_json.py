@@ -15,7 +15,15 @@ from typing import Any
 import numpy as np
 
 from perfcompose.data import json_text
-from perfcompose.data.experiment import Experiment, Point, PointArrays, Series, check_point, point_arrays
+from perfcompose.data.experiment import (
+    Experiment,
+    Point,
+    PointArrays,
+    Series,
+    check_negatives,
+    check_point,
+    point_arrays,
+)
 from perfcompose.data.key_lines import KeyLines
 from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number
@@ -61,6 +69,7 @@ def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
                 raise DataFormatError(f"{callpath}/{metric}: expected a list of points", path=path,
                                       line=lines.line(metric, 0))
             points = []
+            point_lines: list[int | None] = []
             seen: dict[tuple[float, ...], int] = {}
             for k, entry in enumerate(entries):
                 has_point = isinstance(entry, dict) and "point" in entry
@@ -79,6 +88,8 @@ def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
                 points.append(Point(tuple(_number(c, f"{where}: coordinate", path, line) for c in coord),
                                     tuple(_number(v, f"{where}: value", path, line) for v in values)))
                 check_point(params, points[-1], seen, where, path, line)
+                point_lines.append(line)
+            check_negatives(points, f"{callpath}/{metric}, point {{}}".format, path, point_lines)
             series.append(Series(str(metric), tuple(points), str(callpath)))
     return Experiment(tuple(params), tuple(series), source=str(path))
 

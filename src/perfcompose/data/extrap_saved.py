@@ -5,8 +5,12 @@ A zip archive holding ``experiment.json``: ``{"parameters": [...], "measurements
 "repetitions": n, "values": [chunk, index] or null}, ...]}}, "modelers": [...]}``. Where the
 repetitions were kept (``extrap --keep-values``), ``values`` points into the archive: the
 ``index``-th NumPy array of ``values/<chunk>.vals``, found at the offset that
-``values/<chunk>.indx`` lists. Otherwise the point is its median (its mean where no median was
-saved), one value, as Extra-P itself models such a file. The model sets (``modelers``) are
+``values/<chunk>.indx`` lists. Otherwise the point holds the saved statistics (a
+:attr:`~perfcompose.data.experiment.Point.summary`), and its one value is its mean (its median
+where no mean was saved): a fit models the saved statistic of its aggregate, as Extra-P models
+such a file. Call-path names may end in Extra-P's tags (``\x03{"gpu": true}``, or the ``callpaths``
+map of newer files): the name is read without them and the tags kept with the series
+(:attr:`~perfcompose.data.experiment.Series.tags`). The model sets (``modelers``) are
 read by :func:`perfcompose.fit.extrap_models.saved_model_sets`. :func:`dumps` writes the same
 archive, every point with its repetitions kept, and model sets given by the caller; Extra-P 4.2
 opens it.
@@ -24,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.data.experiment import Experiment, Point, Series, check_point
+from perfcompose.data.experiment import Experiment, Point, Series, check_negatives, check_point
 from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number
 from perfcompose.limits import check_memory
@@ -99,20 +103,51 @@ def _document(path: Path, archive: zipfile.ZipFile) -> Any:
                               column=exc.colno) from None
 
 
-def _values(entry: Any, where: str, store: _ValueStore) -> tuple[float, ...]:
+#: the statistics Extra-P saves for a point, by the name of the aggregate each stands for
+_STATISTICS = {"mean": "mean", "median": "median", "minimum": "min", "maximum": "max", "std": "std",
+               "repetitions": "repetitions"}
+#: what Extra-P appends to a call path's name before its tags (JSON), in files that keep them there
+TAG_SEPARATOR = "\x03"
+
+
+def split_tags(name: str) -> tuple[str, dict[str, Any]]:
+    """A call path's name without the tags Extra-P may append to it (``name\x03{"gpu": true}``),
+    and the tags (empty where there are none, or where they are not a JSON object)."""
+    bare, sep, text = name.partition(TAG_SEPARATOR)
+    if not sep:
+        return name, {}
+    try:
+        tags = json.loads(text)
+    except ValueError:
+        tags = None
+    return bare, tags if isinstance(tags, dict) else {}
+
+
+def _point(coordinate: tuple[float, ...], entry: Any, where: str, store: _ValueStore) -> Point:
+    """The point of a saved entry: its kept repetitions, else its saved statistics."""
     if not isinstance(entry, dict):
         raise DataFormatError(f"{where}: a point is not an object", path=store.path)
     values = entry.get("values")
     if isinstance(values, list) and values:
         if len(values) == 2 and all(type(v) is int for v in values) and store.has_values:
-            return store.read(values[0], values[1], where)
+            return Point(coordinate, store.read(values[0], values[1], where))
         if not all(is_finite_number(v) for v in values):
             raise DataFormatError(f"{where}: a repetition is not a finite number", path=store.path)
-        return tuple(float(v) for v in values)
-    for key in ("median", "mean"):
-        if is_finite_number(entry.get(key)):
-            return (float(entry[key]),)
-    raise DataFormatError(f"{where}: a point has neither values nor a finite median or mean", path=store.path)
+        return Point(coordinate, tuple(float(v) for v in values))
+    summary = {name: float(entry[key]) for key, name in _STATISTICS.items() if is_finite_number(entry.get(key))}
+    for key in ("mean", "median"):
+        if key in summary:
+            return Point(coordinate, (summary[key],), summary)
+    raise DataFormatError(f"{where}: a point has neither values nor a finite mean or median", path=store.path)
+
+
+def _tags(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The tags of the call paths that newer files list apart (``"callpaths": {name: {"tags": ...}}``)."""
+    listed = doc.get("callpaths")
+    if not isinstance(listed, dict):
+        return {}
+    return {str(name): dict(entry["tags"]) for name, entry in listed.items()
+            if isinstance(entry, dict) and isinstance(entry.get("tags"), dict)}
 
 
 def document(path: Path) -> Any:
@@ -141,10 +176,13 @@ def _experiment(path: Path, doc: Any, store: _ValueStore) -> Experiment:
     meas = doc.get("measurements")
     if not isinstance(meas, dict) or not meas or not all(isinstance(m, dict) for m in meas.values()):
         raise DataFormatError(f"{MEMBER}: missing or empty 'measurements' (callpath -> metric -> points)", path=path)
+    listed_tags = _tags(doc)
     series = []
     for callpath, metrics in meas.items():
+        name, tags = split_tags(str(callpath))
+        tags = {**listed_tags.get(name, {}), **tags}
         for metric, entries in metrics.items():
-            where = f"{MEMBER}: {callpath}/{metric}"
+            where = f"{MEMBER}: {name}/{metric}"
             if not isinstance(entries, list):
                 raise DataFormatError(f"{where}: expected a list of points", path=path)
             points: list[Point] = []
@@ -154,23 +192,31 @@ def _experiment(path: Path, doc: Any, store: _ValueStore) -> Experiment:
                 if (not isinstance(coordinate, list) or len(coordinate) != len(params)
                         or not all(is_finite_number(c) for c in coordinate)):
                     raise DataFormatError(f"{where}: a coordinate is not {len(params)} finite numbers", path=path)
-                point = Point(tuple(float(c) for c in coordinate), _values(entry, where, store))
+                point = _point(tuple(float(c) for c in coordinate), entry, where, store)
                 check_point(params, point, seen, where, path, None)
                 points.append(point)
+            check_negatives(points, f"{where}, point {{}}".format, path)
             if points:
-                series.append(Series(str(metric), tuple(points), str(callpath)))
+                series.append(Series(str(metric), tuple(points), name, tags=tags))
     if not series:
         raise DataFormatError(f"{MEMBER}: no measured points", path=path)
     return Experiment(tuple(params), tuple(series), source=str(path))
 
 
-def _point_entry(point: Point, reference: list[int]) -> dict[str, Any]:
+def _point_entry(point: Point, reference: list[int] | None) -> dict[str, Any]:
     """A measured point as Extra-P stores it: its statistics (population standard deviation, as
-    Extra-P computes it) and a reference to its repetitions."""
+    Extra-P computes it) and a reference to its repetitions; a point read as saved statistics
+    keeps them, without repetitions."""
     v = np.asarray(point.values, dtype=float)
-    return {"coordinate": [float(c) for c in point.coordinate], "median": float(np.median(v)),
-            "mean": float(v.mean()), "minimum": float(v.min()), "maximum": float(v.max()), "std": float(v.std()),
-            "repetitions": len(v), "values": reference}
+    entry: dict[str, Any] = {"coordinate": [float(c) for c in point.coordinate], "median": float(np.median(v)),
+                             "mean": float(v.mean()), "minimum": float(v.min()), "maximum": float(v.max()),
+                             "std": float(v.std()), "repetitions": len(v), "values": reference}
+    if point.summary is not None:
+        for key, name in _STATISTICS.items():
+            if name in point.summary:
+                entry[key] = int(point.summary[name]) if key == "repetitions" else point.summary[name]
+        entry["values"] = None
+    return entry
 
 
 def _value_members(arrays: list[np.ndarray]) -> tuple[bytes, bytes]:
@@ -191,12 +237,19 @@ def dumps(experiment: Experiment, model_sets: Sequence[Mapping[str, Any]] = ()) 
     (``main`` where a series has none)."""
     measurements: dict[str, dict[str, list[dict[str, Any]]]] = {}
     arrays: list[np.ndarray] = []
+    callpaths: dict[str, dict[str, Any]] = {}
     for s in experiment.series:
         entries = measurements.setdefault(s.region or "main", {}).setdefault(s.metric, [])
+        if s.tags:
+            callpaths[s.region or "main"] = {"tags": dict(s.tags)}
         for p in s.points:
+            if p.summary is not None:
+                entries.append(_point_entry(p, None))
+                continue
             entries.append(_point_entry(p, [0, len(arrays)]))
             arrays.append(np.asarray(p.values, dtype=float))
-    doc = {"Extra-P": FORMAT_VERSION, "parameters": list(experiment.parameters), "measurements": measurements,
+    doc = {"Extra-P": FORMAT_VERSION, "parameters": list(experiment.parameters),
+           **({"callpaths": callpaths} if callpaths else {}), "measurements": measurements,
            "modelers": [dict(m) for m in model_sets]}
     vals, index = _value_members(arrays)
     buf = io.BytesIO()

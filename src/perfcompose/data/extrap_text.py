@@ -10,7 +10,7 @@ import math
 import re
 from pathlib import Path
 
-from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.data.experiment import NEGATIVE_HINT, Experiment, Point, Series, beyond_noise
 from perfcompose.errors import DataFormatError
 
 KEYWORDS = ("PARAMETER", "POINTS", "REGION", "METRIC", "DATA")
@@ -58,6 +58,7 @@ def read(path: Path, text: str | None = None) -> Experiment:
     coords: list[tuple[float, ...]] = []
     points_line: dict[tuple[float, ...], int] = {}
     data: dict[tuple[str, str], list[tuple[int, list[float]]]] = {}
+    negative: dict[tuple[str, str], list[tuple[int, list[float], str]]] = {}  # lines with a value below 0
     region: str | None = None
     metric = "time"
     for lineno, raw in enumerate(text.splitlines(), start=1):
@@ -103,10 +104,6 @@ def read(path: Path, text: str | None = None) -> Experiment:
             if not values:
                 raise DataFormatError("DATA line without values", path=path, line=lineno, source_line=src,
                                       hint="give the repetitions measured at this point")
-            for v in values:
-                if v < 0:
-                    raise DataFormatError(f"negative value {v!r}", path=path, line=lineno, source_line=src,
-                                          hint="times and counts cannot be negative")
             key = (region if region is not None else "", metric)
             rows = data.setdefault(key, [])
             if len(rows) >= len(coords):
@@ -115,12 +112,21 @@ def read(path: Path, text: str | None = None) -> Experiment:
                                       source_line=src, hint="one DATA line per point, in POINTS order; "
                                       "a second block of the same region and metric is not allowed")
             rows.append((lineno, values))
+            if min(values) < 0:
+                negative.setdefault(key, []).append((lineno, values, src))
     if not params:
         raise DataFormatError("no PARAMETER line", path=path, hint="start with e.g. 'PARAMETER x'")
     if not coords:
         raise DataFormatError("no POINTS line", path=path, hint="e.g. 'POINTS 4 8 16 32 64'")
     if not data:
         raise DataFormatError("no DATA lines", path=path)
+    for key, lines in negative.items():
+        scale = max(abs(v) for _, values in data[key] for v in values)
+        for lineno, values, src in lines:
+            bad = beyond_noise(values, scale)
+            if bad is not None:
+                raise DataFormatError(f"negative value {bad!r}", path=path, line=lineno, source_line=src,
+                                      hint=NEGATIVE_HINT)
     series = []
     for (reg, met), rows in data.items():
         if len(rows) != len(coords):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.data.experiment import NEGATIVE_HINT, Experiment, Point, Series, beyond_noise
 from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number
 
@@ -54,6 +54,7 @@ def read(path: Path, text: str, layout: Layout) -> Experiment:
     """Read every line into repetitions per (call path, metric, coordinate); linear in the file size."""
     params: tuple[str, ...] | None = None
     groups: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
+    negative: dict[tuple[str, str], list[tuple[_Where, list[float]]]] = {}  # lines with a value below 0
     for lineno, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -63,10 +64,19 @@ def read(path: Path, text: str, layout: Layout) -> Experiment:
             params = _parameters(record[layout.params_key], layout, where)
         coordinate = _coordinate(record[layout.params_key], params, layout, where)
         key = (_name(record, "callpath", where), _name(record, "metric", where) or "time")
-        groups.setdefault(key, {}).setdefault(coordinate, []).extend(_values(record["value"], where))
+        values = _values(record["value"], where)
+        groups.setdefault(key, {}).setdefault(coordinate, []).extend(values)
+        if min(values) < 0:
+            negative.setdefault(key, []).append((where, values))
     if params is None:
         raise DataFormatError("no measurement lines", path=path,
                               hint=f"one object per line, e.g. {layout.example}")
+    for key, lines in negative.items():
+        scale = max(abs(v) for values in groups[key].values() for v in values)
+        for where, values in lines:
+            bad = beyond_noise(values, scale)
+            if bad is not None:
+                raise where.error(f"negative value {bad!r}", hint=NEGATIVE_HINT)
     series = tuple(Series(metric, tuple(Point(c, tuple(v)) for c, v in points.items()), region)
                    for (region, metric), points in groups.items())
     return Experiment(params, series, source=str(path))
@@ -122,11 +132,7 @@ def _values(value: Any, where: _Where) -> list[float]:
     values = value if isinstance(value, list) else [value]
     if not values:
         raise where.error("'value' is an empty list", hint="give at least one measured value")
-    out = [_number(v, "value", where) for v in values]
-    for v in out:
-        if v < 0:
-            raise where.error(f"negative value {v!r}", hint="times and counts cannot be negative")
-    return out
+    return [_number(v, "value", where) for v in values]
 
 
 def _number(value: Any, what: str, where: _Where) -> float:

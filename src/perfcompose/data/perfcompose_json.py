@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from perfcompose.data.experiment import Experiment, Point, Series, check_point
+from perfcompose.data.experiment import Experiment, Point, Series, check_negatives, check_point
 from perfcompose.data.key_lines import KeyLines
 from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number, is_number
@@ -62,6 +62,7 @@ def read(path: Path, text: str | None = None) -> Experiment:
         if not isinstance(raw["points"], list):
             raise DataFormatError("field 'points' must be a list", path=path, line=lines.line("points", sk))
         points = []
+        point_lines: list[int | None] = []
         seen: dict[tuple[float, ...], int] = {}
         for pk, rp in enumerate(raw["points"]):
             has_coord = isinstance(rp, dict) and "coordinate" in rp
@@ -85,6 +86,8 @@ def read(path: Path, text: str | None = None) -> Experiment:
                                 tuple(_number(v, f"{where}: value {k + 1}", path, line)
                                       for k, v in enumerate(values))))
             check_point(params, points[-1], seen, where, path, line)
+            point_lines.append(line)
+        check_negatives(points, "point {}".format, path, point_lines)
         series.append(Series(str(raw["metric"]), tuple(points), str(raw.get("region", "")),
                              str(raw.get("unit", doc.get("unit", "s")))))
     return Experiment(tuple(params), tuple(series), source=str(path))

@@ -24,7 +24,7 @@ import numpy as np
 
 from perfcompose.choices import Aggregate
 from perfcompose.data.experiment import Experiment, Series
-from perfcompose.data.extrap_saved import document
+from perfcompose.data.extrap_saved import document, split_tags
 from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number
 from perfcompose.fit.hypotheses import Factor
@@ -190,10 +190,11 @@ def saved_model_sets(path: Path) -> dict[str, dict[tuple[str, str], Model]]:
         if not isinstance(models, dict):
             raise DataFormatError(f"experiment.json: modelers[{k}] has no models", path=path)
         found = sets.setdefault(name, {})
-        for callpath, metrics in models.items():
+        for tagged, metrics in models.items():
+            callpath = split_tags(str(tagged))[0]   # named as the measurements are read
             for metric, model in (metrics.items() if isinstance(metrics, dict) else []):
                 where = f"experiment.json: model set {name!r}, {callpath}/{metric}"
                 hypothesis = model.get("hypothesis") if isinstance(model, dict) else None
                 function = hypothesis.get("function") if isinstance(hypothesis, dict) else None
-                found[(str(callpath), str(metric))] = _saved_model(function, params, where, path)
+                found[(callpath, str(metric))] = _saved_model(function, params, where, path)
     return sets

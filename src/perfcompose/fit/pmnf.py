@@ -315,6 +315,9 @@ class PMNFFitter(SeriesFitter):
 
     def fit_series(self, params: Sequence[str], series: Series, source: str = "",
                    progress: Progress | None = None) -> FitResult:
+        """Fit one series (of points that hold stored statistics, the one of this aggregate)."""
+        self._validate()
+        series = series.for_aggregate(self.aggregate)
         X = series.coordinates()
         try:
             result = self.fit_arrays(X, [p.values for p in series.points], params, progress)

@@ -185,7 +185,8 @@ def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, sch
     fitter = PMNFFitter() if fitter is None else fitter
     fitter._validate()
     step = _progress_callback(progress)
-    series = experiment.series
+    # points that hold stored statistics (Extra-P's saved experiments) give the one of the aggregate
+    series = experiment.for_aggregate(fitter.aggregate).series
     total = len(series)
     params = tuple(experiment.parameters)
     if scheduler is None and total >= AUTO_PROCESSES and (workers or usable_cores()) > 1 and _can_fork():

@@ -2,18 +2,21 @@
 
 One record per region and metric, tagged ``"format": "perfcompose-fit/1"``: region, metric, unit,
 the model (:meth:`Model.to_json`), its text, the fit statistics (NaN written as null), for a
-segmented fit whether and where the model is split, and the warnings.
+segmented fit whether and where the model is split, the warnings, and where given, the aggregate
+of repetitions modelled and the notes on reading the series. A series that could not be fitted
+has a record too: ``"model": null`` and the reason under ``"skipped"``.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from perfcompose.model import FIT_FORMAT
 
 
-def fit_to_json(result: Any) -> dict[str, Any]:
+def fit_to_json(result: Any, aggregate: str | None = None, notes: Sequence[str] = ()) -> dict[str, Any]:
     """The record of a :class:`~perfcompose.fit.pmnf.FitResult` or a
-    :class:`~perfcompose.fit.segmented.SegmentedFit`."""
+    :class:`~perfcompose.fit.segmented.SegmentedFit`, fitted to the ``aggregate`` of repetitions."""
     model = result.model
     segmented = hasattr(result, "segmented")
     text = result.describe() if segmented else model.to_extrap(digits=6)
@@ -24,4 +27,19 @@ def fit_to_json(result: Any) -> dict[str, Any]:
         record["segmented"] = result.segmented
         record["breakpoint"] = result.breakpoint if result.segmented else None
     record["warnings"] = list(result.warnings)
+    return _with(record, aggregate, notes)
+
+
+def skipped_to_json(skipped: Any, aggregate: str | None = None, notes: Sequence[str] = ()) -> dict[str, Any]:
+    """The record of a series left unfitted (:class:`~perfcompose.fit.usable.Skipped`): no model, and why."""
+    record = {"format": FIT_FORMAT, "region": skipped.region, "metric": skipped.metric, "unit": skipped.unit,
+              "model": None, "skipped": skipped.reason, "warnings": []}
+    return _with(record, aggregate, notes)
+
+
+def _with(record: dict[str, Any], aggregate: str | None, notes: Sequence[str]) -> dict[str, Any]:
+    if aggregate is not None:
+        record["aggregate"] = aggregate
+    if notes:
+        record["notes"] = list(notes)
     return record

@@ -131,7 +131,10 @@ class SegmentedFitter(SeriesFitter):
 
     def fit_series(self, params: Sequence[str], series: Series, source: str = "",
                    progress: Any = None) -> SegmentedFit:
-        """Fit one series (``progress`` hears of nothing finer than the series)."""
+        """Fit one series (``progress`` hears of nothing finer than the series; of points that hold
+        stored statistics, the one of the pieces' aggregate is fitted)."""
+        self._pieces._validate()
+        series = series.for_aggregate(self._pieces.aggregate)
         try:
             result = self.fit_arrays(series.coordinates(), [p.values for p in series.points], params)
         except FitError as exc:

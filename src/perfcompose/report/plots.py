@@ -17,18 +17,20 @@ from perfcompose.report.numbers import sig
 
 
 def plot_fits(experiment: Experiment, models: Sequence[tuple[str, str, Model]], out: str | Path,
-              extend: float = 4.0, saved: Mapping[str, Mapping[tuple[str, str], Model]] | None = None) -> Path:
-    """One panel per series: medians with min-max error bars and the model, extended ``extend``x.
+              extend: float = 4.0, saved: Mapping[str, Mapping[tuple[str, str], Model]] | None = None,
+              aggregate: str = "median") -> Path:
+    """One panel per series: the ``aggregate`` (median by default) of each point with min-max
+    error bars and the model, extended ``extend``x.
 
     With several parameters the first is on the x axis and one line is drawn per value of the
     others (at most five). ``saved`` model sets (by name, per (region, metric): the models an
     Extra-P saved experiment holds) are drawn dashed beside them, for comparison.
     """
-    return save(fits_figure(experiment, models, extend, saved), out)
+    return save(fits_figure(experiment, models, extend, saved, aggregate), out)
 
 
 def fits_figure(experiment: Experiment, models: Sequence[tuple[str, str, Model]], extend: float = 4.0,
-                saved: Mapping[str, Mapping[tuple[str, str], Model]] | None = None) -> Any:
+                saved: Mapping[str, Mapping[tuple[str, str], Model]] | None = None, aggregate: str = "median") -> Any:
     """The figure of :func:`plot_fits`."""
     n = len(models)
     cols = min(3, n)
@@ -38,9 +40,9 @@ def fits_figure(experiment: Experiment, models: Sequence[tuple[str, str, Model]]
     for ax, (region, metric, model) in zip(axes.flat, models):
         series = experiment.get(metric, region)
         X = series.coordinates()
-        med = series.aggregated("median")
-        lo = np.array([min(p.values) for p in series.points])
-        hi = np.array([max(p.values) for p in series.points])
+        med = series.aggregated(aggregate)  # type: ignore[arg-type]
+        lo = np.minimum(series.aggregated("min"), med)
+        hi = np.maximum(series.aggregated("max"), med)
         others = sorted({tuple(r[1:]) for r in X})
         if len(others) > 5:
             others = [others[k] for k in np.linspace(0, len(others) - 1, 5).round().astype(int)]
@@ -49,7 +51,7 @@ def fits_figure(experiment: Experiment, models: Sequence[tuple[str, str, Model]]
             mask = np.all(X[:, 1:] == np.array(rest), axis=1) if rest else np.ones(len(X), bool)
             xs = X[mask, 0]
             order = np.argsort(xs)
-            label = describe(params[1:], rest) if rest else "measured (median, min-max)"
+            label = describe(params[1:], rest) if rest else f"measured ({aggregate}, min-max)"
             color = colors[c % len(colors)]
             ax.errorbar(xs[order], med[mask][order],
                         yerr=[med[mask][order] - lo[mask][order], hi[mask][order] - med[mask][order]],
