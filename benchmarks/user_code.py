@@ -1,46 +1,61 @@
 """Predictions for code that is not perfcompose's own: programs of everyday library stages.
 
-Seven stages from well-known libraries (NumPy filtering, sorting, FFT and rounding, zlib, hashlib's
-BLAKE2, the json module; ``examples/stages/library_stages.py``) in eight programs of at most two
-workers: ``seq`` chains whose later stages receive another stage's output, pipes, task pools of
-a stage and of a chain, a pool of a stage that holds the GIL, and a pipe of a chain. Each program
-runs for real in the validation study's interleaved rounds and is predicted twice: by the papers'
-operators over the parts timed alone on fresh input (the anchor, measured in the same run) and by
-the calibrated operators over the parts measured in context with their co-run slowdowns. Per
-program the table gives both errors (median and max over the sizes), how many measured points lie
-inside the 90 % interval and the interval's median width relative to the prediction; below it,
-the parts whose context changed their cost, the pairs that slow each other down, the pools whose
-threads run one at a time, and those pools predicted on processes.
+Two sets of programs, each run for real in the validation study's interleaved rounds and
+predicted twice: by the papers' operators over the parts timed alone on fresh input (the anchor,
+measured in the same run) and by the calibrated operators over the parts measured in context
+with their co-run slowdowns.
 
-    python benchmarks/user_code.py [--x 4096:65536] [--rounds 5] [--json out.json] [--restart]
+* Without ``--seeds``: eight fixed programs of seven stages (``examples/stages/library_stages.py``:
+  NumPy filtering, sorting, FFT and rounding, zlib, BLAKE2, json).
+* With ``--seeds``: for each seed, ``--programs`` programs drawn at random from the 56 stages of
+  15 kinds of ``examples/stages/stage_pool.py`` (compression, hashing, BLAS on its own threads,
+  FFT, sorting, regular expressions, serialisation, pure Python under the GIL, SQLite, decimal
+  arithmetic, filters, statistics, text, spatial search): ``seq``, ``pipe``, ``tpool_2`` and
+  nestings of them, 2-4 stages, at most two workers. Each seed draws other programs; a seed
+  never used while the method was developed is a held-out test of it.
 
-Measurements are checkpointed under ``.perfcompose/``: an interrupted run resumes (``--restart``
-measures anew). The figures are about this machine: its core count, memory bandwidth and caches
-set how much co-running stages slow each other down, and other work on it is retaken where it
-disturbs a run.
+Per program the table gives both errors (median and max over the sizes), how many measured
+points lie inside the 90 % interval and the interval's median width relative to the
+prediction; per seed the median and 90th-percentile program, coverage and width; over the
+seeds their distribution.
+
+    python benchmarks/user_code.py [--seeds 101:105] [--x 1024:16384] [--rounds 5] [--load 1]
+                                   [--json out.json] [--restart]
+
+``--load N`` runs N CPU-bound processes beside the study (a busy loop each). Measurements are
+checkpointed under ``.perfcompose/``: an interrupted run resumes (``--restart`` measures anew).
+The figures are about this machine: its core count, memory bandwidth and caches set how much
+co-running stages slow each other down.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import multiprocessing
 import os
 import platform
+import random
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples" / "stages"))
 
-import library_stages as stages  # noqa: E402
+import library_stages  # noqa: E402
+import stage_pool  # noqa: E402
 
 from perfcompose.bench.runner import parse_values  # noqa: E402
-from perfcompose.validate.modular import study  # noqa: E402
+from perfcompose.compose.parser import parse_term  # noqa: E402
+from perfcompose.validate.modular import Study, study  # noqa: E402
 
-STAGES = ("smooth", "sort", "spectrum", "quantize", "pack", "digest", "encode")
-PROGRAMS = (
+FIXED_STAGES = ("smooth", "sort", "spectrum", "quantize", "pack", "digest", "encode")
+FIXED_PROGRAMS = (
     "seq(smooth, quantize, pack)",
     "seq(spectrum, pack)",
     "pipe(smooth, pack)",
@@ -50,6 +65,25 @@ PROGRAMS = (
     "tpool_2(seq(quantize, pack))",
     "pipe(seq(spectrum, quantize), pack)",
 )
+#: program shapes of at most two workers, by their number of stages (``{}`` are stages)
+SHAPES = (
+    "seq({}, {})", "seq({}, {}, {})", "seq({}, {}, {}, {})",
+    "pipe({}, {})", "pipe(seq({}, {}), {})", "pipe({}, seq({}, {}))", "pipe(seq({}, {}), seq({}, {}))",
+    "tpool_2(seq({}, {}))", "tpool_2(seq({}, {}, {}))", "seq(tpool_2({}), {})",
+)
+
+
+def draw_programs(seed: int, count: int, stages: Sequence[str] = tuple(stage_pool.STAGES)) -> list[str]:
+    """``count`` distinct programs drawn with ``seed``: a shape of :data:`SHAPES`, its stages drawn
+    from ``stages`` without repeating one within a program."""
+    rng = random.Random(seed)
+    out: list[str] = []
+    while len(out) < count:
+        shape = rng.choice(SHAPES)
+        program = shape.format(*rng.sample(list(stages), shape.count("{}")))
+        if program not in out:
+            out.append(program)
+    return out
 
 
 def _cpu() -> str:
@@ -62,66 +96,135 @@ def _cpu() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--x", default="4096:65536", help="sizes (samples per element): LO:HI powers of two")
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--json", type=Path, default=None, help="write the figures here")
-    parser.add_argument("--restart", action="store_true", help="measure anew instead of resuming")
-    args = parser.parse_args()
-    functions = {name: getattr(stages, name) for name in STAGES}
-    load0 = os.getloadavg()[0]
-    t0 = time.perf_counter()
-    last = [0.0]
+def _busy() -> None:
+    while True:
+        math.sqrt(12345.678)
 
-    def progress(label: str, done: int, total: int) -> None:
-        now = time.perf_counter()
-        if now - last[0] > 10 or done == total:
-            last[0] = now
-            print(f"  {label}: {done}/{total}", file=sys.stderr, flush=True)
 
-    result = study(PROGRAMS, parse_values(args.x), rounds=args.rounds, functions=functions, make=stages.signal,
-                   checkpoints=ROOT / ".perfcompose", restart=args.restart, progress=progress)
-    elapsed = time.perf_counter() - t0
-    print(f"{_cpu()}, {os.cpu_count()} cores; load average {load0:.2f} before, {os.getloadavg()[0]:.2f} after; "
-          f"{elapsed:.0f} s; x = {', '.join(f'{v:g}' for v in result.x)}; {result.rounds} rounds")
-    print(f"{'program':38s} {'calibrated med / max':>21s} {'papers ops med / max':>21s} {'inside':>7s} "
-          f"{'width':>6s}")
+def _rows(result: Study) -> list[dict[str, Any]]:
     rows = []
     for c in result.comparisons:
         predicted = np.asarray(c.calibrated(x=np.array(c.x)), dtype=float)
-        width = float(np.median((np.array(c.high) - np.array(c.low)) / predicted)) if c.low else float("nan")
-        flag = " !" if c.disturbed else ""
-        print(f"{c.configuration + flag:38s} {100 * c.error_calibrated:9.1f} / {100 * max(c.errors_calibrated):6.1f} % "
-              f"{100 * c.error_paper:9.1f} / {100 * max(c.errors_paper):6.1f} % "
-              f"{sum(c.inside):3d}/{len(c.inside):<3d} {width:6.2f}")
+        width = float(np.median((np.array(c.high) - np.array(c.low)) / predicted)) if c.low else None
         rows.append({"program": c.configuration, "calibrated_median": c.error_calibrated,
                      "calibrated_max": max(c.errors_calibrated), "papers_median": c.error_paper,
                      "papers_max": max(c.errors_paper), "inside": sum(c.inside), "points": len(c.inside),
-                     "width": width, "disturbed": c.disturbed})
+                     "width": width, "disturbed": c.disturbed, "trusted": getattr(c, "trusted", True),
+                     "x": list(c.x), "measured_ns": [v * 1e9 for v in c.measured],
+                     "predicted_ns": predicted.tolist(), "papers_ns": [float(v) for v in c.modular(x=np.array(c.x))],
+                     "low_ns": list(c.low), "high_ns": list(c.high)})
+    return rows
+
+
+def _print_study(result: Study, rows: list[dict[str, Any]]) -> None:
+    print(f"{'program':46s} {'calibrated med / max':>21s} {'papers ops med / max':>21s} {'inside':>7s} "
+          f"{'width':>6s}")
+    for r in rows:
+        flag = (" !" if r["disturbed"] else "") + ("" if r["trusted"] else " ?")
+        width = "-" if r["width"] is None else f"{r['width']:.2f}"
+        print(f"{r['program'] + flag:46s} {100 * r['calibrated_median']:9.1f} / {100 * r['calibrated_max']:6.1f} % "
+              f"{100 * r['papers_median']:9.1f} / {100 * r['papers_max']:6.1f} % "
+              f"{r['inside']:3d}/{r['points']:<3d} {width:>6s}")
+    for e in result.context_effects:
+        print(f"  in context: {e.part} takes {e.ratio:.2f}x its time on fresh input (x = {e.x:g})")
+    for s in (s for s in result.slowdowns if s.notable):
+        note = (" -> runs one at a time (a lock such as the GIL)" if s.locked
+                else " -> brings threads of its own" if s.threaded and s.a == s.b else "")
+        print(f"  co-run: {s.a} beside {s.b}: {s.median:.2f}x ({s.low:.2f}-{s.high:.2f}){note}")
+    print(f"  {result.retaken} runs taken again for other work, {result.disturbed} kept disturbed")
+
+
+def summary(rows: list[dict[str, Any]], result: Study) -> dict[str, Any]:
+    """A study's figures: median and 90th-percentile program error (calibrated and the papers'
+    operators), coverage and median width of the intervals."""
     cal = [r["calibrated_median"] for r in rows]
     pap = [r["papers_median"] for r in rows]
-    print(f"median over programs: calibrated {100 * np.median(cal):.1f} % (worst program {100 * max(cal):.1f} %), "
-          f"papers' operators {100 * np.median(pap):.1f} % (worst {100 * max(pap):.1f} %); ratio calibrated / "
-          f"papers' {np.median(cal) / max(np.median(pap), 1e-12):.2f}")
-    coverage, width = result.coverage, result.width
-    print(f"coverage of the 90 % intervals {100 * (coverage or 0):.0f} %, median width {width or 0:.3f} of the "
-          f"value; {result.retaken} runs taken again for other work, {result.disturbed} kept disturbed")
-    for e in result.context_effects:
-        print(f"in context: {e.part} takes {e.ratio:.2f}x its time on fresh input (x = {e.x:g})")
-    for s in (s for s in result.slowdowns if s.notable):
-        note = " -> runs one at a time (a lock such as the GIL)" if s.locked else ""
-        print(f"co-run: {s.a} beside {s.b}: {s.median:.2f}x ({s.low:.2f}-{s.high:.2f}){note}")
-    for p in result.process_options:
-        print(f"with processes: {p.program} {p.processes[-1] / 1e6:.2f} ms instead of {p.threads[-1] / 1e6:.2f} ms "
-              f"on threads at x = {result.x[-1]:g}")
-    if args.json:
-        args.json.write_text(json.dumps({
-            "machine": {"cpu": _cpu(), "cores": os.cpu_count(), "load_before": load0}, "seconds": elapsed,
-            "x": list(result.x), "programs": rows, "coverage": coverage, "width": width,
-            "context_effects": [e.to_json() for e in result.context_effects],
+    return {"median": float(np.median(cal)), "p90": float(np.quantile(cal, 0.9)), "worst": float(max(cal)),
+            "papers_median": float(np.median(pap)), "papers_p90": float(np.quantile(pap, 0.9)),
+            "coverage": result.coverage, "width": result.width, "retaken": result.retaken,
+            "disturbed": result.disturbed}
+
+
+def run_one(programs: Sequence[str], functions: dict[str, Callable[[Any], Any]], make: Callable[[float], Any],
+            args: argparse.Namespace, label: str) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    last = [0.0]
+
+    def progress(step: str, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if now - last[0] > 15 or done == total:
+            last[0] = now
+            print(f"  {label} {step}: {done}/{total}", file=sys.stderr, flush=True)
+
+    result = study(programs, parse_values(args.x), rounds=args.rounds, functions=functions, make=make,
+                   checkpoints=ROOT / ".perfcompose", restart=args.restart, progress=progress)
+    rows = _rows(result)
+    print(f"\n{label}: {time.perf_counter() - t0:.0f} s, load average {os.getloadavg()[0]:.2f}")
+    _print_study(result, rows)
+    return {"label": label, "seconds": time.perf_counter() - t0, "programs": rows, **summary(rows, result),
             "slowdowns": [s.to_json() for s in result.slowdowns],
-            "process_options": [p.to_json(result.x) for p in result.process_options]}, indent=1))
+            "context_effects": [e.to_json() for e in result.context_effects]}
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{100 * v:5.1f} %"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", default=None, help="draw programs from the stage pool with these seeds: "
+                        "A:B (every seed from A to B) or A,B,C")
+    parser.add_argument("--programs", type=int, default=8, help="programs drawn per seed")
+    parser.add_argument("--x", default=None, help="sizes (samples per element): LO:HI powers of two "
+                        "(default 4096:65536 for the fixed programs, 1024:16384 for drawn ones)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--load", type=int, default=0, help="CPU-bound processes to run beside the study")
+    parser.add_argument("--json", type=Path, default=None, help="write the figures here")
+    parser.add_argument("--restart", action="store_true", help="measure anew instead of resuming")
+    args = parser.parse_args()
+    load0 = os.getloadavg()[0]
+    busy = [multiprocessing.Process(target=_busy, daemon=True) for _ in range(args.load)]
+    for p in busy:
+        p.start()
+    studies = []
+    try:
+        if args.seeds is None:
+            args.x = args.x or "4096:65536"
+            functions = {name: getattr(library_stages, name) for name in FIXED_STAGES}
+            studies.append(run_one(FIXED_PROGRAMS, functions, library_stages.signal, args, "fixed programs"))
+        else:
+            args.x = args.x or "1024:16384"
+            if ":" in args.seeds:
+                lo, hi = (int(v) for v in args.seeds.split(":"))
+                seeds = list(range(lo, hi + 1))
+            else:
+                seeds = [int(v) for v in args.seeds.split(",")]
+            for seed in seeds:
+                programs = draw_programs(seed, args.programs)
+                functions = {c: stage_pool.STAGES[c] for p in programs
+                             for c in parse_term(p, components=stage_pool.STAGES).components()}
+                studies.append({"seed": seed, **run_one(programs, functions, stage_pool.signal, args,
+                                                          f"seed {seed}")})
+    finally:
+        for p in busy:
+            p.terminate()
+    print(f"\n{_cpu()}, {os.cpu_count()} cores; load average {load0:.2f} before, {os.getloadavg()[0]:.2f} after; "
+          f"{args.load} CPU-bound processes beside; x = {args.x}; {args.rounds} rounds")
+    print(f"{'study':16s} {'median':>8s} {'p90':>8s} {'worst':>8s} {'papers':>8s} {'coverage':>9s} {'width':>6s}")
+    for s in studies:
+        width = "-" if s["width"] is None else f"{s['width']:.2f}"
+        print(f"{s['label']:16s} {_pct(s['median']):>8s} {_pct(s['p90']):>8s} {_pct(s['worst']):>8s} "
+              f"{_pct(s['papers_median']):>8s} {_pct(s['coverage']):>9s} {width:>6s}")
+    if len(studies) > 1:
+        every = [r["calibrated_median"] for s in studies for r in s["programs"]]
+        print(f"over {len(studies)} seeds: median program {_pct(float(np.median(every)))}, 90th percentile "
+              f"{_pct(float(np.quantile(every, 0.9)))}; per-seed median {_pct(min(s['median'] for s in studies))}"
+              f"-{_pct(max(s['median'] for s in studies))}, coverage "
+              f"{_pct(min(s['coverage'] or 0 for s in studies))}-{_pct(max(s['coverage'] or 0 for s in studies))}")
+    if args.json:
+        args.json.write_text(json.dumps({"machine": {"cpu": _cpu(), "cores": os.cpu_count(), "load_before": load0,
+                                                     "busy_processes": args.load},
+                                         "x": args.x, "rounds": args.rounds, "studies": studies}, indent=1))
 
 
 if __name__ == "__main__":

@@ -60,3 +60,18 @@ def test_a_stage_is_the_bottleneck_only_where_the_other_stage_s_busy_time_fits_i
     m = InContext({"a": np.array([40.0]), "b@a": np.array([0.1])},
                   slowdown={(a, b): np.array([66.0]), (b, a): np.array([1.05])})
     assert _at("pipe(a, b)", m) == pytest.approx(40.0 + 0.1 * 1.05 * (1 - 1 / 66))
+
+
+def test_a_pool_of_a_chain_with_threads_of_its_own_is_oversubscribed_not_locked():
+    # copies that keep no more cores busy than one copy, but one copy alone keeps 2 busy (a
+    # BLAS): the pool pays the measured co-run slowdown, not a lock's full width
+    a = Stage(("a",))
+    own = InContext({"a": np.array([10.0])}, slowdown={(a, a): np.array([1.5])},
+                    concurrency={a: np.array([1.0])}, cores={a: np.array([2.0])})
+    assert own.threaded(a) and not own.locked(a)
+    assert _at("tpool_2(a)", own) == pytest.approx(7.5)
+    # the same readings for a chain on its worker's thread alone are a lock
+    one = InContext({"a": np.array([10.0])}, slowdown={(a, a): np.array([1.5])},
+                    concurrency={a: np.array([1.0])}, cores={a: np.array([1.0])})
+    assert one.locked(a) and not one.threaded(a)
+    assert _at("tpool_2(a)", one) == pytest.approx(10.0)

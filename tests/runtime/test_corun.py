@@ -1,6 +1,7 @@
 """Co-runs: a chain beside another, against the same chain alone in the same harness."""
 from __future__ import annotations
 
+import concurrent.futures
 import time
 
 import numpy as np
@@ -112,3 +113,27 @@ def test_a_neighbour_without_a_call_inside_the_window_keeps_its_count():
     target._apart[(0, 1.0)] = False
     assert target.measure({"term": 0, "x": 1.0}) > 0
     assert all(n >= 1 for n in target._count[(0, 1.0)])
+
+
+def test_copies_of_a_chain_that_holds_the_gil_through_whole_calls_give_a_finite_period():
+    # calls of tens of milliseconds that hold the GIL: one copy may finish no call inside the
+    # window the other ran in; the pair's period is still the copies' that did
+    target = _copies(_python_loop, 400_000, min_time=0.05)
+    for _ in range(3):
+        assert np.isfinite(target.measure({"term": 0, "x": 1}))
+
+
+_POOL = concurrent.futures.ThreadPoolExecutor(1)
+
+
+def _own_threads(ms: float) -> float:
+    """Waits while a thread of its own computes (as a BLAS's caller waits for its threads)."""
+    _POOL.submit(_python_loop, int(ms * 20_000)).result()
+    return ms
+
+
+def test_a_chain_with_threads_of_its_own_counts_their_cores():
+    # the caller waits while its own thread computes: the cores kept busy are the thread's
+    # (a worker that sleeps as long keeps none busy)
+    assert _copies(_own_threads, 20.0, min_time=0.1).measure({"term": 3, "x": 1}) > 0.4
+    assert _copies(_sleep, 20.0, min_time=0.1).measure({"term": 3, "x": 1}) < 0.2

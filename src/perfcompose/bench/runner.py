@@ -28,6 +28,7 @@ from perfcompose.checkpoint import Checkpoint
 from perfcompose.data.experiment import Experiment, Point, Series
 from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.limits import check_memory, check_steps
+from perfcompose.runtime import others
 
 CHECKPOINT_FORMAT = "perfcompose-checkpoint/1"
 
@@ -152,7 +153,20 @@ class CallableTarget(Target):
     _batch: dict[tuple, int] = field(default_factory=dict, repr=False)
 
     def _timed(self, args: tuple, kwargs: dict[str, Any], batch: int) -> tuple[int, int]:
-        """Wall and thread CPU nanoseconds of ``batch`` calls."""
+        """Wall and thread CPU nanoseconds of ``batch`` calls. A callable that runs threads of its
+        own (a BLAS, a library's thread pool) waits for them, not for other programs: where this
+        process used more CPU than the calling thread, its CPU time says nothing of the call, and
+        the timing counts as preempted only where other programs ran meanwhile
+        (:func:`~perfcompose.runtime.others.others_present`); it then returns a CPU time of 0, so
+        that it is never kept in place of a wall time."""
+        machine, process0 = others.mark(), time.process_time_ns()
+        wall, cpu = self._calls(args, kwargs, batch)
+        if time.process_time_ns() - process0 > 1.05 * cpu + 2000:
+            preempted = others.others_present(machine, 0.02, wall * 1e-9)
+            return wall, (0 if preempted else wall)
+        return wall, cpu
+
+    def _calls(self, args: tuple, kwargs: dict[str, Any], batch: int) -> tuple[int, int]:
         run = self.run
         if self.setup is not None:
             c0 = time.thread_time_ns()

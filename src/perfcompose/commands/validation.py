@@ -92,13 +92,13 @@ def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None)
         console.print(f"undisturbed configurations ({len(result.comparisons) - len(s['disturbed'])}): calibrated "
                       f"median {_pct(s['median_undisturbed'])} %, worst {_pct(s['worst_undisturbed'])} %")
     if s["coverage"] is not None:
-        ops = [c.operator_error for c in result.comparisons if c.operator_error]
+        ops = [c.held_out_error for c in result.comparisons if c.held_out_error]
         console.print(f"{100 * s['coverage']:.0f} % of the measured points lie inside their {100 * level:g} % "
                       f"intervals, of median width {s['width']:.3f} of the prediction")
-        console.print("(intervals: "
-                      "bootstrap over the rounds, composed by the calibrated operators"
-                      + (f"; at least the operators' error on the other programs, {100 * min(ops):.1f}-"
-                         f"{100 * max(ops):.1f} %" if ops else "") + ")")
+        console.print("(intervals: " + (f"the predictor's error on the other programs, {100 * min(ops):.1f}-"
+                                        f"{100 * max(ops):.1f} % (leave one program out)" if ops else
+                                        "bootstrap over the rounds, noise only: too few other programs to learn "
+                                        "the predictor's error from") + ")")
     print_context(result)
     console.print(f"x = {', '.join(f'{v:g}' for v in result.x)}; {result.rounds} rounds of {result.count}+ elements "
                   f"per run, {result.workers}; errors are |predicted - measured| / measured per x")
@@ -136,6 +136,10 @@ def print_context(result: Any) -> None:
         if sd.locked:
             console.print(f"lock: the copies of {sd.a} cannot run in parallel ({sd.median:.2f}x beside each other, "
                           "a lock such as the GIL): its pools are predicted no faster than one worker")
+        elif sd.threaded and sd.a == sd.b:
+            console.print(f"own threads: {sd.a} keeps more than one core busy on its own (a BLAS, a library's thread "
+                          f"pool); its copies oversubscribe the cores and run {sd.median:.2f}x slower beside each "
+                          "other, as its pools are predicted")
         elif sd.notable:
             console.print(f"co-run: {sd.a} runs {sd.median:.2f}x slower ({sd.low:.2f}-{sd.high:.2f} over x) "
                           f"beside {sd.b}")

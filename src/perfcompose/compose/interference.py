@@ -45,6 +45,8 @@ LOCKED = 0.8
 #: them) that the chain alone does take turns at a lock: a measure that other programs on the
 #: machine leave alone, since a thread waiting for a core counts as much as one running
 TURNS = 1.5
+#: a chain that alone keeps more than this many cores busy runs threads of its own
+OWN_THREADS = 1.3
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,9 @@ class InContext:
     #: two copies of a chain side by side: the cores their threads kept busy or waited for, over
     #: the chain's alone (2 where they run in parallel, 1 where they take turns)
     concurrency: Mapping[Stage, np.ndarray] = field(default_factory=dict)
+    #: the cores a chain alone keeps busy or waits for, its own threads included (about 1 for a
+    #: chain on its worker's thread, more for one that brings threads of its own: BLAS, OpenMP)
+    cores: Mapping[Stage, np.ndarray] = field(default_factory=dict)
 
     def part(self, name: str, first: bool) -> np.ndarray:
         table = self.executor if first else self.hot
@@ -81,9 +86,15 @@ class InContext:
     def factor(self, a: Stage, b: Stage) -> np.ndarray | float:
         return self.slowdown.get((a, b), 1.0)
 
+    def threaded(self, a: Stage) -> bool:
+        """Whether chain ``a`` brings threads of its own (:data:`OWN_THREADS`): copies of it
+        oversubscribe the cores, which their co-run slowdown measures; they are no lock."""
+        cores = self.cores.get(a)
+        return cores is not None and bool(np.nanmedian(np.asarray(cores, dtype=float)) > OWN_THREADS)
+
     def locked(self, a: Stage) -> bool:
         """Whether copies of chain ``a`` run one at a time (:func:`locked`)."""
-        return locked(self.factor(a, a), 2, self.concurrency.get(a))
+        return not self.threaded(a) and locked(self.factor(a, a), 2, self.concurrency.get(a))
 
 
 def locked(slowdown: np.ndarray | float, width: int = 2, concurrency: np.ndarray | None = None) -> bool:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from perfcompose.bench.runner import Failure, Target, _Failed
+from perfcompose.runtime import others
 from perfcompose.runtime.executor import DISTURBED_SHARE, _pin, cpu_demand_ns, runqueue_wait_ns
 
 Chain = Sequence[Callable[[Any], Any]]
@@ -116,10 +117,13 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
             waits[i] = (w1 - w0) if w0 is not None and w1 is not None else 0
             if d0 is not None and d1 is not None and s1 > s0:
                 demand[i] = (d1 - d0) / (s1 - s0)
+                spans[i] = (s1 - s0) * 1e-9
         except BaseException as exc:  # reported to the caller below
             errors.append(exc)
             stop.set()
 
+    spans: list[float] = [0.0] * k
+    machine, cpu0, waited0 = others.mark(), time.process_time(), others.thread_waits()
     collector = threading.Thread(target=collect, daemon=True)
     collector.start()
     threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(k)]
@@ -131,15 +135,27 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
     collector.join()
     if errors:
         raise errors[0]
+    # the CPU of this process beyond the workers' and the collector's: threads of the chains' own
+    # (a BLAS or a library's thread pool), which keep cores busy as the workers do
+    worker_demand = sum(d * w for d, w in zip(demand, spans) if np.isfinite(d))
+    # their runs plus their waits for a core: the process's CPU and its threads' waits, less the
+    # workers' (their demand) and the collector's
+    waited = others.waits_since(waited0, exclude=(collector.native_id, *(t.native_id for t in threads)))
+    extra = max(time.process_time() - cpu0 + waited - worker_demand + sum(waits) * 1e-9 - collector_cpu[0] * 1e-9,
+                0.0)
+    own_threads = extra / max(max(spans), 1e-9)
     begin = max(s[0][0] for s in stamps)
     end = min(s[-1][1] for s in stamps)
     inside = [[(t0, t1) for t0, t1 in mine if t0 >= begin and t1 <= end] for mine in stamps]
     durations = tuple(np.array([(t1 - t0) * 1e-9 for t0, t1 in kept]) for kept in inside)
     periods = tuple((kept[-1][1] - kept[0][0]) * 1e-9 / len(kept) if kept else float("nan") for kept in inside)
     window = max(end - begin, 1) * 1e-9
-    # a worker waits for the collecting thread at most as long as that one ran: not other work
+    # a worker waits for the collecting thread at most as long as that one ran: not other work;
+    # nor for threads of the chains' own, where no other program ran meanwhile
     lost = max(max(waits) - collector_cpu[0], 0) * 1e-9 / window
-    return CoRun(durations, periods, window, min(lost, 1.0), float(sum(demand)))
+    if lost > DISTURBED_SHARE and not others.others_present(machine, DISTURBED_SHARE, max(spans)):
+        lost = 0.0
+    return CoRun(durations, periods, window, min(lost, 1.0), float(sum(demand)) + own_threads)
 
 
 @dataclass
@@ -216,8 +232,10 @@ class CoRunTarget(Target):
         if concurrency:
             return best.concurrency
         same = len(sides) > 1 and all(list(c) == list(self.sides[i][0]) for c in self.sides[i])
-        # copies of one chain: their mean period (which copy held a lock longer is chance)
-        period = float(np.mean(best.periods)) if same else best.periods[0]
+        # copies of one chain: their mean period (which copy held a lock longer is chance; a copy
+        # that held it through the whole window has the window's period alone)
+        finite = [p for p in best.periods if np.isfinite(p)]
+        period = float(np.mean(finite)) if same else best.periods[0]
         if (i, x) not in self._count:
             # enough elements that every chain fills the window with its own inputs
             counts = list(counts)

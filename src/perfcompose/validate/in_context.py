@@ -226,7 +226,8 @@ def measured(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callab
     copies = [a for a, b in plan.pairs if a == b and has(concurrency_name(a, a)) and has(concurrency_name(a, None))]
     concurrency = {a: reduce(matrix(concurrency_name(a, a))) / np.maximum(reduce(matrix(concurrency_name(a, None))),
                                                                           1e-9) for a in copies}
-    return InContext(executor, hot, slowdown, floor, feeding, fed, queue, concurrency)
+    cores = {a: reduce(matrix(concurrency_name(a, None))) for a in copies}
+    return InContext(executor, hot, slowdown, floor, feeding, fed, queue, concurrency, cores)
 
 
 @dataclass(frozen=True)
@@ -254,6 +255,8 @@ class Slowdown:
     locked: bool = False
     #: the median over the sizes of the neighbour's time over the chain's (at most 1)
     share: float = 1.0
+    #: the chain brings threads of its own (copies of it oversubscribe the cores)
+    threaded: bool = False
 
     @property
     def notable(self) -> bool:
@@ -263,7 +266,7 @@ class Slowdown:
 
     def to_json(self) -> dict[str, Any]:
         return {"stage": self.a, "beside": self.b, "median": self.median, "low": self.low, "high": self.high,
-                "locked": self.locked, "share": self.share}
+                "locked": self.locked, "share": self.share, "threaded": self.threaded}
 
 
 def context_effects(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callable[[str], bool],
@@ -302,7 +305,7 @@ def slowdowns(m: InContext) -> list[Slowdown]:
         ta, tb = predict(chain_term(a), m), predict(chain_term(b), m)
         share = float(np.median(np.minimum(tb / np.maximum(ta, 1e-12), 1.0)))
         out.append(Slowdown(str(a), str(b), float(np.median(values)), float(values.min()), float(values.max()),
-                            a == b and m.locked(a), share))
+                            a == b and m.locked(a), share, m.threaded(a)))
     return out
 
 

@@ -80,9 +80,9 @@ class Comparison:
     wait_share: float = 0.0
     #: the measurement lost its cores to other work: the interval is widened by ``wait_share``
     disturbed: bool = False
-    #: the operators' own relative error on the study's other undisturbed programs (the
-    #: ``level`` quantile, leave this one out) that the interval spans at least; 0 when not known
-    operator_error: float = 0.0
+    #: the predictor's relative error on the study's other undisturbed programs (the ``level``
+    #: quantile, leave this one out) that the interval spans; 0 where too few others were measured
+    held_out_error: float = 0.0
 
     @property
     def inside(self) -> tuple[bool, ...]:
@@ -110,7 +110,7 @@ class Comparison:
                 "max_error_paper": max(self.errors_paper), "max_error_calibrated": max(self.errors_calibrated),
                 "interval": {"level": self.level, "low": list(self.low), "high": list(self.high),
                              "inside": list(self.inside)},
-                "wait_share": self.wait_share, "disturbed": self.disturbed, "operator_error": self.operator_error}
+                "wait_share": self.wait_share, "disturbed": self.disturbed, "held_out_error": self.held_out_error}
 
 
 @dataclass(frozen=True)
@@ -652,7 +652,7 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
                     for k in levels},
                    measured_rounds, target.wait_share, target.disturbed_runs, cores, level, members, context,
                    central, spread)
-    comparisons = with_operator_error([judge.compare(term, n) for term, n in kept], level)
+    comparisons = with_held_out_error([judge.compare(term, n) for term, n in kept], level)
     predicted = {c.configuration: np.asarray(c.calibrated(x=np.array(xs)), dtype=float) for c in comparisons}
     return Study(tuple(comparisons), hot, concurrent, overheads, tuple(skipped), xs, rounds, count, workers,
                  {label: tuple(float(over_rounds(v)) for v in measured_rounds.series(label)) for label in labels},
@@ -663,52 +663,51 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
                  tuple(process_options(context, central, predicted, functions, make, xs)), central)
 
 
-#: programs besides the one predicted that :func:`with_operator_error` needs
+#: programs besides the one predicted that :func:`with_held_out_error` needs
 MIN_OTHERS = 4
 
 
-#: a prediction's own spread counts as at least this share of it when its error is scaled by it
-#: (about the spread of a program's fastest run over five rounds on a quiet machine)
-SPREAD_FLOOR = 0.02
+def held_out_scores(c: Comparison) -> np.ndarray:
+    """A program's errors as scores: |ln(measured / predicted)| at each size."""
+    predicted = np.asarray(c.calibrated(x=np.array(c.x)), dtype=float)
+    measured = np.array(c.measured) * 1e9
+    return np.abs(np.log(np.maximum(measured, 1e-9) / np.maximum(predicted, 1e-9)))
 
 
-def with_operator_error(comparisons: Sequence[Comparison], level: float = 0.9) -> list[Comparison]:
-    """Every comparison's interval spanning at least the calibrated operators' own error, in the
-    units of its own spread: a point's error |predicted - measured| over the half width of its
-    bootstrap interval (at least ``SPREAD_FLOOR`` of the prediction), the ``level`` quantile q
-    of that over every size of the *other* undisturbed programs of the study (leave one out, a
-    jackknife form of normalised conformal prediction: a program's interval is set without its
-    own measurement), and the interval ``predicted ± q · half width``. Where the parts' rounds
-    scatter (short elements, a lock handed over by chance) the interval widens; where they
-    agree it stays narrow. With fewer than ``MIN_OTHERS`` undisturbed programs the disturbed
-    ones count too, and with fewer than that in all the intervals are left as they are."""
+def conformal_quantile(scores: np.ndarray, level: float) -> float:
+    """The split-conformal quantile of ``scores`` at ``level``: the ceil(level (n + 1))-th
+    smallest, the largest where there are too few."""
+    ordered = np.sort(np.asarray(scores, dtype=float))
+    rank = min(int(np.ceil(level * (len(ordered) + 1))), len(ordered)) - 1
+    return float(ordered[rank])
 
-    def spread(c: Comparison) -> tuple[np.ndarray, np.ndarray]:
-        predicted = np.asarray(c.calibrated(x=np.array(c.x)), dtype=float)
-        half = (np.array(c.high) - np.array(c.low)) / 2 if c.low else np.zeros_like(predicted)
-        return predicted, np.maximum(half, SPREAD_FLOOR * predicted)
 
-    scores = {}
-    for c in comparisons:
-        predicted, half = spread(c)
-        scores[c.configuration] = np.abs(np.array(c.measured) * 1e9 - predicted) / half
+def with_held_out_error(comparisons: Sequence[Comparison], level: float = 0.9) -> list[Comparison]:
+    """Every comparison's interval set from the predictor's own errors on the *other* programs
+    of the study (leave one program out, split-conformal prediction on the log scale): q is the
+    ``level`` quantile of |ln(measured / predicted)| over every size of the other undisturbed
+    programs, and the interval ``[predicted e^-q, predicted e^q]``. A program's interval thus
+    never uses its own measurement, holds the prediction, and never reaches below zero; it is as
+    wide as the predictor was wrong on code it did not see. With fewer than ``MIN_OTHERS``
+    undisturbed programs the disturbed ones count too, and with fewer than that in all the
+    interval is the bootstrap's (noise only: :attr:`Comparison.held_out_error` stays 0)."""
+    scores = {c.configuration: held_out_scores(c) for c in comparisons}
     quiet = {c.configuration for c in comparisons if not c.disturbed}
     out = []
     for c in comparisons:
         others = [e for name, e in scores.items() if name != c.configuration and name in quiet]
         if len(others) < MIN_OTHERS:  # a busy machine: every other program, disturbed or not
             others = [e for name, e in scores.items() if name != c.configuration]
-        if len(others) < MIN_OTHERS or not c.low:
+        pooled = np.concatenate(others) if others else np.array([])
+        pooled = pooled[np.isfinite(pooled)]
+        if len(others) < MIN_OTHERS or not c.low or not len(pooled):
             out.append(c)
             continue
-        pooled = np.concatenate(others)
-        rank = min(int(np.ceil(level * (len(pooled) + 1))), len(pooled)) - 1
-        q = float(np.sort(pooled)[rank])
-        predicted, half = spread(c)
-        low = np.minimum(np.array(c.low), np.maximum(predicted - q * half, 0.0))
-        high = np.maximum(np.array(c.high), predicted + q * half)
-        out.append(dataclasses.replace(c, low=tuple(map(float, low)), high=tuple(map(float, high)),
-                                       operator_error=float(np.median(q * half / predicted))))
+        q = conformal_quantile(pooled, level)
+        predicted = np.asarray(c.calibrated(x=np.array(c.x)), dtype=float)
+        out.append(dataclasses.replace(c, low=tuple(map(float, predicted * np.exp(-q))),
+                                       high=tuple(map(float, predicted * np.exp(q))),
+                                       held_out_error=float(np.expm1(q))))
     return out
 
 
