@@ -109,7 +109,7 @@ def _rows(result: Study) -> list[dict[str, Any]]:
         rows.append({"program": c.configuration, "calibrated_median": c.error_calibrated,
                      "calibrated_max": max(c.errors_calibrated), "papers_median": c.error_paper,
                      "papers_max": max(c.errors_paper), "inside": sum(c.inside), "points": len(c.inside),
-                     "width": width, "disturbed": c.disturbed, "trusted": getattr(c, "trusted", True),
+                     "width": width, "disturbed": c.disturbed, "trusted": c.trusted, "warning": c.warning,
                      "x": list(c.x), "measured_ns": [v * 1e9 for v in c.measured],
                      "predicted_ns": predicted.tolist(), "papers_ns": [float(v) for v in c.modular(x=np.array(c.x))],
                      "low_ns": list(c.low), "high_ns": list(c.high)})
@@ -137,12 +137,19 @@ def _print_study(result: Study, rows: list[dict[str, Any]]) -> None:
 def summary(rows: list[dict[str, Any]], result: Study) -> dict[str, Any]:
     """A study's figures: median and 90th-percentile program error (calibrated and the papers'
     operators), coverage and median width of the intervals."""
-    cal = [r["calibrated_median"] for r in rows]
-    pap = [r["papers_median"] for r in rows]
+    shown = [r for r in rows if r["trusted"]] or rows
+    cal = [r["calibrated_median"] for r in shown]
+    pap = [r["papers_median"] for r in shown]
+    every = [r["calibrated_median"] for r in rows]
+    inside = sum(r["inside"] for r in shown)
+    widths = [w for r in shown for w in np.subtract(r["high_ns"], r["low_ns"]) / np.array(r["predicted_ns"])]
     return {"median": float(np.median(cal)), "p90": float(np.quantile(cal, 0.9)), "worst": float(max(cal)),
             "papers_median": float(np.median(pap)), "papers_p90": float(np.quantile(pap, 0.9)),
-            "coverage": result.coverage, "width": result.width, "retaken": result.retaken,
-            "disturbed": result.disturbed}
+            "coverage": inside / max(sum(r["points"] for r in shown), 1),
+            "width": float(np.median(widths)) if widths else None,
+            "untrusted": len(rows) - len([r for r in rows if r["trusted"]]),
+            "median_all": float(np.median(every)), "p90_all": float(np.quantile(every, 0.9)),
+            "coverage_all": result.coverage, "retaken": result.retaken, "disturbed": result.disturbed}
 
 
 def run_one(programs: Sequence[str], functions: dict[str, Callable[[Any], Any]], make: Callable[[float], Any],
@@ -210,13 +217,17 @@ def main() -> None:
             p.terminate()
     print(f"\n{_cpu()}, {os.cpu_count()} cores; load average {load0:.2f} before, {os.getloadavg()[0]:.2f} after; "
           f"{args.load} CPU-bound processes beside; x = {args.x}; {args.rounds} rounds")
-    print(f"{'study':16s} {'median':>8s} {'p90':>8s} {'worst':>8s} {'papers':>8s} {'coverage':>9s} {'width':>6s}")
+    print("per study, over the programs predicted (not those the output calls untrusted, '?'; 'all' counts "
+          "them too)")
+    print(f"{'study':16s} {'median':>8s} {'p90':>8s} {'worst':>8s} {'papers':>8s} {'coverage':>9s} {'width':>6s} "
+          f"{'untrusted':>9s} {'median all':>10s} {'p90 all':>8s}")
     for s in studies:
         width = "-" if s["width"] is None else f"{s['width']:.2f}"
         print(f"{s['label']:16s} {_pct(s['median']):>8s} {_pct(s['p90']):>8s} {_pct(s['worst']):>8s} "
-              f"{_pct(s['papers_median']):>8s} {_pct(s['coverage']):>9s} {width:>6s}")
+              f"{_pct(s['papers_median']):>8s} {_pct(s['coverage']):>9s} {width:>6s} {s['untrusted']:>9d} "
+              f"{_pct(s['median_all']):>10s} {_pct(s['p90_all']):>8s}")
     if len(studies) > 1:
-        every = [r["calibrated_median"] for s in studies for r in s["programs"]]
+        every = [r["calibrated_median"] for s in studies for r in s["programs"] if r["trusted"]]
         print(f"over {len(studies)} seeds: median program {_pct(float(np.median(every)))}, 90th percentile "
               f"{_pct(float(np.quantile(every, 0.9)))}; per-seed median {_pct(min(s['median'] for s in studies))}"
               f"-{_pct(max(s['median'] for s in studies))}, coverage "

@@ -237,3 +237,12 @@ def test_a_program_s_parts_are_measured_on_the_data_they_receive_in_it(small_stu
     # seq(inc, nop): nop receives inc's output, and follows it in one worker (timed hot after it)
     assert "nop@inc" in result.in_context.executor and "nop@inc" in result.in_context.hot
     assert "qsort@inc" in result.in_context.executor
+
+
+def test_a_prediction_from_parts_whose_rounds_scatter_is_not_trusted():
+    from perfcompose.validate.modular import untrusted
+
+    predicted = np.array([100.0, 200.0])
+    assert untrusted(predicted, predicted * 0.95, predicted * 1.05) == ""
+    assert "scatter by +-40 %" in untrusted(predicted, predicted * 0.6, predicted * 1.4)
+    assert "finite" in untrusted(np.array([np.nan, 1.0]), predicted, predicted)

@@ -72,12 +72,14 @@ def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None)
         table.add_column(col, justify="left" if "[ns]" in col or col == "configuration" else "right",
                          optional=optional.get(col, False))
     for c in result.comparisons:
-        name = c.configuration + (" +" if c.workers > cores else "") + (" !" if c.disturbed else "")
+        name = (c.configuration + (" +" if c.workers > cores else "") + (" !" if c.disturbed else "")
+                + (" ?" if c.warning else ""))
         k = c.x.index(xmax)
         predicted = float(c.calibrated(x=xmax))
         row = [name, _short(c.monolithic), _short(c.modular), _pct(c.lead_error),
                f"{_pct(c.error_paper)} / {_pct(max(c.errors_paper))}",
                f"{_pct(c.error_calibrated)} / {_pct(max(c.errors_calibrated))}",
+               "not trusted (?)" if c.warning else
                interval_text(predicted, c.low[k], c.high[k]) if c.low else _value(predicted),
                _value(c.measured[k] * 1e9), f"{sum(c.inside)}/{len(c.inside)}" if c.inside else "-"]
         if paper:
@@ -99,6 +101,9 @@ def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None)
                                         f"{100 * max(ops):.1f} % (leave one program out)" if ops else
                                         "bootstrap over the rounds, noise only: too few other programs to learn "
                                         "the predictor's error from") + ")")
+    for c in result.comparisons:
+        if c.warning:
+            err_console.print(f"[yellow]warning:[/yellow] ? {c.configuration} is not predicted: {c.warning}")
     print_context(result)
     console.print(f"x = {', '.join(f'{v:g}' for v in result.x)}; {result.rounds} rounds of {result.count}+ elements "
                   f"per run, {result.workers}; errors are |predicted - measured| / measured per x")

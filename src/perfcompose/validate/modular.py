@@ -83,6 +83,13 @@ class Comparison:
     #: the predictor's relative error on the study's other undisturbed programs (the ``level``
     #: quantile, leave this one out) that the interval spans; 0 where too few others were measured
     held_out_error: float = 0.0
+    #: why the prediction cannot be trusted (empty where it can): the parts it is composed from
+    #: scattered over the rounds beyond :data:`UNTRUSTED_SPREAD`, or it is not finite
+    warning: str = ""
+
+    @property
+    def trusted(self) -> bool:
+        return not self.warning
 
     @property
     def inside(self) -> tuple[bool, ...]:
@@ -110,7 +117,8 @@ class Comparison:
                 "max_error_paper": max(self.errors_paper), "max_error_calibrated": max(self.errors_calibrated),
                 "interval": {"level": self.level, "low": list(self.low), "high": list(self.high),
                              "inside": list(self.inside)},
-                "wait_share": self.wait_share, "disturbed": self.disturbed, "held_out_error": self.held_out_error}
+                "wait_share": self.wait_share, "disturbed": self.disturbed, "held_out_error": self.held_out_error,
+                "trusted": self.trusted, "warning": self.warning}
 
 
 @dataclass(frozen=True)
@@ -571,11 +579,12 @@ class _Judge:
         share_x, disturbed = self.share(term, n, level_k)
         interval = calibrated.interval(x=xv, level=self.level) if self.members else None
         low, high = (predicted, predicted) if interval is None else interval
+        warning = untrusted(predicted, np.asarray(low), np.asarray(high))
         low, high = measurement_interval(predicted, np.asarray(low), np.asarray(high))
         monolithic = _fit(str(term), xs, values, max_terms=1)
         return Comparison(str(term), n, xs, measured, monolithic, modular, calibrated, lead_error(modular, monolithic),
                           tuple(map(float, err_p)), tuple(map(float, err_c)), tuple(map(float, low)),
-                          tuple(map(float, high)), self.level, float(share_x.max()), disturbed)
+                          tuple(map(float, high)), self.level, float(share_x.max()), disturbed, warning=warning)
 
 
 def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: int = 5, count: int = 32,
@@ -663,6 +672,23 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
                  tuple(process_options(context, central, predicted, functions, make, xs)), central)
 
 
+#: a prediction whose bootstrap interval's half width is beyond this share of it (the median over
+#: the sizes) is not trusted: the rounds of its parts disagree too much to compose from
+UNTRUSTED_SPREAD = 0.25
+
+
+def untrusted(predicted: np.ndarray, low: np.ndarray, high: np.ndarray) -> str:
+    """Why a prediction with this bootstrap interval cannot be trusted, or ''."""
+    if not np.all(np.isfinite(predicted)) or np.any(predicted <= 0):
+        return "the parts it is composed from give no finite, positive time"
+    spread = float(np.median((high - low) / 2 / predicted))
+    if spread > UNTRUSTED_SPREAD:
+        return (f"the rounds of the parts it is composed from scatter by +-{100 * spread:.0f} % "
+                "(other work on the machine, or a cost that depends on the data): measure more rounds "
+                "on a quieter machine")
+    return ""
+
+
 #: programs besides the one predicted that :func:`with_held_out_error` needs
 MIN_OTHERS = 4
 
@@ -685,14 +711,14 @@ def conformal_quantile(scores: np.ndarray, level: float) -> float:
 def with_held_out_error(comparisons: Sequence[Comparison], level: float = 0.9) -> list[Comparison]:
     """Every comparison's interval set from the predictor's own errors on the *other* programs
     of the study (leave one program out, split-conformal prediction on the log scale): q is the
-    ``level`` quantile of |ln(measured / predicted)| over every size of the other undisturbed
-    programs, and the interval ``[predicted e^-q, predicted e^q]``. A program's interval thus
+    ``level`` quantile of |ln(measured / predicted)| over every size of the other undisturbed,
+    trusted programs, and the interval ``[predicted e^-q, predicted e^q]``. A program's interval thus
     never uses its own measurement, holds the prediction, and never reaches below zero; it is as
     wide as the predictor was wrong on code it did not see. With fewer than ``MIN_OTHERS``
-    undisturbed programs the disturbed ones count too, and with fewer than that in all the
+    such programs every other one counts, and with fewer than that in all the
     interval is the bootstrap's (noise only: :attr:`Comparison.held_out_error` stays 0)."""
     scores = {c.configuration: held_out_scores(c) for c in comparisons}
-    quiet = {c.configuration for c in comparisons if not c.disturbed}
+    quiet = {c.configuration for c in comparisons if not c.disturbed and c.trusted}
     out = []
     for c in comparisons:
         others = [e for name, e in scores.items() if name != c.configuration and name in quiet]
