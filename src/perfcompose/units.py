@@ -18,7 +18,8 @@ from typing import Literal
 
 from perfcompose.errors import ModelError
 
-__all__ = ["TIME_UNITS", "ROLES", "Role", "seconds_per", "conversion", "check_unit", "merge_roles"]
+__all__ = ["TIME_UNITS", "ROLES", "Role", "seconds_per", "conversion", "check_unit", "merge_roles", "is_time_unit",
+           "human"]
 
 #: seconds per unit, for the time units composition converts between
 TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
@@ -52,6 +53,45 @@ def seconds_per(unit: str) -> float | None:
         if math.isfinite(clock) and clock > 0:
             return 1.0 / clock
     raise ModelError(f"unknown time unit {unit!r}: use s, ms, us, ns, or cycles@CLOCK such as cycles@2.4GHz")
+
+
+def is_time_unit(unit: str) -> bool:
+    """Whether ``unit`` is a time unit perfcompose converts (s, ms, us, ns, cycles@CLOCK).
+
+    >>> is_time_unit("ns"), is_time_unit(""), is_time_unit("occ")
+    (True, False, False)
+    """
+    try:
+        return seconds_per(unit) is not None
+    except ModelError:
+        return False
+
+
+#: the units a time is shown in, largest first
+_SCALED = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
+
+
+def human(value: float, unit: str, digits: int = 4) -> str:
+    """``value`` (in ``unit``) as people read it: a time in s, ms, µs or ns, whichever puts it
+    between 1 and 1000; a value of another unit with that unit; one without a unit as a number.
+
+    >>> human(28480000, "ns"), human(0.0028, "s"), human(1e8, "us"), human(3, "occ"), human(5223.26, "")
+    ('28.48 ms', '2.8 ms', '100 s', '3 occ', '5223')
+    """
+    v = float(value)
+    text = "n/a" if v != v else f"{v:.{digits}g}"
+    if not unit:
+        return text
+    if v == 0 or not math.isfinite(v) or not is_time_unit(unit) or unit.startswith("cycles"):
+        return f"{text} {unit}"
+    seconds = v * (seconds_per(unit) or 1.0)
+    for name, size in _SCALED:
+        if abs(seconds) >= size or name == "ns":
+            scaled = seconds / size
+            if name == "ns" and abs(scaled) < 1 and scaled != 0:
+                break  # below a nanosecond: the unit it came in
+            return f"{scaled:.{digits}g} {name}"
+    return f"{text} {unit}"
 
 
 def check_unit(unit: str) -> str:

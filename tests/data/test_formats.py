@@ -85,7 +85,7 @@ def test_qsort_example_follows_the_paper_model():
 def test_tasks_examples_hold_nop_inc_and_qsort():
     truths = {"nop": 5422.97 + 0 * np.array(X, dtype=float), "inc": 536.185 * np.array(X, dtype=float),
               "qsort": 1034.17 * np.array(X) * np.log2(X)}
-    for name, unit in (("tasks.csv", "ns"), ("tasks.txt", "s")):  # Extra-P text has no unit
+    for name, unit in (("tasks.csv", "ns"), ("tasks.txt", "")):  # Extra-P text has no unit
         e = load(EXAMPLES / name)
         assert e.regions == ("nop", "inc", "qsort")
         assert e.metrics == ("time",)
@@ -242,9 +242,9 @@ def test_csv_quoted_region_with_comma_round_trips():
     assert load_text("d.csv", dumps(e, "csv")) == e
 
 
-def test_csv_without_metric_and_unit_columns_defaults_to_time_in_seconds():
+def test_csv_without_metric_and_unit_columns_is_time_without_a_unit():
     (s,) = load_text("m.csv", "x,value\n1,2\n").series
-    assert (s.region, s.metric, s.unit) == ("", "time", "s")
+    assert (s.region, s.metric, s.unit) == ("", "time", "")
 
 
 def test_extrap_text_accepts_what_extrap_accepts(write_file):
@@ -313,7 +313,7 @@ nonneg = st.floats(min_value=0, max_value=1e15, allow_nan=False, allow_infinity=
 
 @st.composite
 def experiments(draw, extrap: bool):
-    """Random experiments; ``extrap``: what Extra-P formats hold (unit s, named regions, one point set)."""
+    """Random experiments; ``extrap``: what Extra-P formats hold (no unit, named regions, one point set)."""
     params = draw(st.sampled_from([("x",), ("p", "n"), ("a", "b", "c")]))
     component = st.one_of(positive, st.integers(1, 10 ** 6).map(float))
     coords = draw(st.lists(st.tuples(*[component for _ in params]), min_size=1, max_size=4, unique=True))
@@ -322,7 +322,7 @@ def experiments(draw, extrap: bool):
     series = []
     for region, metric in keys:
         pts = tuple(Point(c, tuple(draw(st.lists(nonneg, min_size=1, max_size=3)))) for c in coords)
-        unit = "s" if extrap else draw(st.sampled_from(["s", "ns", "B"]))
+        unit = "" if extrap else draw(st.sampled_from(["s", "ns", "B"]))
         series.append(Series(metric, pts, region, unit))
     return Experiment(params, tuple(series))
 

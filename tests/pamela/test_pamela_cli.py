@@ -56,9 +56,26 @@ def test_eval_table_and_another_process(tmp_path):
     path.write_text("numeric parameter N\nprocess main = delay(N)\nprocess other = delay(2 * N)\n")
     r = run("eval", str(path), "N=3", "--process", "other", "--json", "-")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.stdout) == {"T_other": 6.0, "phi_other": 6.0, "omega_other": 0.0, "delta_other": []}
+    assert json.loads(r.stdout) == {"T_other": 6.0, "phi_other": 6.0, "omega_other": 0.0, "delta_other": [],
+                                    "unit": "us"}
     r = run("eval", str(path), "N=3")
     assert r.exit_code == 0 and "T_main" in r.output and "3" in r.output
+
+
+def test_eval_prints_times_with_their_unit_and_each_resource_load_as_a_number(mrm):
+    r = run("eval", str(mrm), "P=1000", "N=1e6")
+    assert r.exit_code == 0, r.output
+    assert "value [us]" in r.output and "times in us" in r.output
+    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:4]]
+            for line in r.output.splitlines() if line.startswith("│")}
+    assert rows["T_main (time)"] == ["100000000", "100 s"]
+    assert rows["phi_main (critical path)"] == ["10100000", "10.1 s"]
+    assert rows["delta_main of resource 0"] == ["100000000", "100 s"]
+    assert "{0:" not in r.output  # no Python dict
+    r = run("eval", str(mrm), "P=1000", "N=1e6", "--unit", "s")
+    assert r.exit_code == 0 and "value [s]" in r.output and "times in s" in r.output
+    r = run("eval", str(mrm), "P=1000", "N=1e6", "--unit", "parsecs")
+    assert r.exit_code == 2 and "unknown time unit 'parsecs'" in r.output
 
 
 def test_simulate_prints_bound_simulated_and_error(mrm):

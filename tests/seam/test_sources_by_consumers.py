@@ -94,15 +94,20 @@ def expression(tmp: Path) -> Source:
                   ("-c", "s=536.185*x", "--unit", "ns"))
 
 
-def fitted(file: str, region: str | None) -> Callable[[Path], Source]:
-    """Measurements fitted on the spot; the truth is what ``perfcompose fit`` fits to them."""
+def fitted(file: str, region: str | None, unit: str | None = None) -> Callable[[Path], Source]:
+    """Measurements fitted on the spot; the truth is what ``perfcompose fit`` fits to them.
+    ``unit``: the unit a file that states none is in, given as a user gives it (``unit`` in the
+    component's table, ``--unit`` on the command line)."""
 
     def build(tmp: Path) -> Source:
         path = EXAMPLES / file
         record = _fit_record(path, region, tmp)
+        assert record["unit"] == ("" if unit else record["unit"])  # the file states no unit: none is made up
         spec = f"s={path}" + (f":{region}" if region else "")
-        table = f"{{ file = {_toml(path)}" + (f', region = "{region}"' if region else "") + " }"
-        return Source(table, record["unit"], _evaluated(record), ("-c", spec))
+        table = (f"{{ file = {_toml(path)}" + (f', region = "{region}"' if region else "")
+                 + (f', unit = "{unit}"' if unit else "") + " }")
+        return Source(table, unit or record["unit"], _evaluated(record),
+                      ("-c", spec, *(("--unit", unit) if unit else ())))
 
     return build
 
@@ -224,7 +229,7 @@ SOURCES: dict[str, Callable[[Path], Source]] = {
     "expression": expression,
     "fit_json": fitted("qsort.json", None),
     "fit_csv": fitted("tasks.csv", "inc"),
-    "fit_txt": fitted("tasks.txt", "qsort"),
+    "fit_txt": fitted("tasks.txt", "qsort", unit="ns"),  # Extra-P text states no unit
     "saved_model": saved_model,
     "extrap_saved": extrap_saved,
     "pamela": pamela,

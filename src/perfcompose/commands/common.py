@@ -138,6 +138,34 @@ def scaling_option() -> Any:
                                                   "a repetition, weak-threaded the non-zero ones, strong sums them.")
 
 
+def unit_option() -> Any:
+    """``--unit``: the unit of the values of a file that states none (Extra-P's formats have none)."""
+    return typer.Option(None, "--unit", help="The unit of the values where the file states none (Extra-P's "
+                                             "formats): s, ms, us or ns. Without it such values have no unit.")
+
+
+def with_stated_unit(experiment: Any, unit: str | None) -> Any:
+    """``experiment`` with ``unit`` given to every series whose file states no unit; a unit that
+    contradicts a file's own is an error."""
+    if not unit:
+        return experiment
+    import dataclasses
+
+    from perfcompose.errors import InputError
+    from perfcompose.units import check_unit
+
+    try:
+        check_unit(unit)
+    except Exception as exc:
+        raise InputError(str(exc), hint="e.g. --unit ns") from None
+    for s in experiment.series:
+        if s.unit and s.unit != unit:
+            raise InputError(f"--unit {unit}: {s.label} in {experiment.source or 'the file'} is in {s.unit}, "
+                             "as the file states", hint="leave out --unit (it is for files that state no unit)")
+    series = tuple(s if s.unit else dataclasses.replace(s, unit=unit) for s in experiment.series)
+    return dataclasses.replace(experiment, series=series)
+
+
 def scheduler_option() -> Any:
     """``--scheduler``: where the series of a profile are fitted (:func:`perfcompose.fit.fit_profile`)."""
     return typer.Option(None, "--scheduler", help="Fit the series on a Dask cluster: 'local' (a worker per core) "

@@ -13,11 +13,13 @@ from perfcompose.commands.common import (
     print_saved_models,
     saved_models,
     scaling_option,
+    unit_option,
     user_errors,
+    with_stated_unit,
 )
-from perfcompose.commands.common import fmt as number
 from perfcompose.data import load, save
 from perfcompose.data.experiment import describe
+from perfcompose.units import human
 
 
 @user_errors
@@ -26,15 +28,17 @@ def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSO
                                                    "profiles."),
          fmt: ExperimentFormat | None = input_format_option("--format"),
          scaling: Scaling = scaling_option(),
+         unit: str | None = unit_option(),
          ) -> None:
     """Of an Extra-P saved experiment (.extra-p), also the model sets saved with it."""
-    exp = load(file, fmt, scaling=scaling)
+    exp = with_stated_unit(load(file, fmt, scaling=scaling), unit)
     console.print(f"[bold]{file}[/bold]: parameters {', '.join(exp.parameters)}; "
                   f"{len(exp.series)} series")
     for note in exp.notes:
         console.print(f"note: {note}", highlight=False, soft_wrap=True)
     for s in exp.series:
-        table = Table(title=f"{s.label} [{s.unit}]", title_justify="left")
+        table = Table(title=f"{s.label} [{s.unit}]" if s.unit else f"{s.label} (no unit stated)",
+                      title_justify="left")
         table.add_column("point")
         table.add_column("reps", justify="right")
         table.add_column("median", justify="right")
@@ -42,7 +46,7 @@ def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSO
         for p in s.points:
             cv = p.cv * 100
             style = "yellow" if cv > 10 else None
-            table.add_row(describe(exp.parameters, p.coordinate), str(p.repetitions), number(p.median),
+            table.add_row(describe(exp.parameters, p.coordinate), str(p.repetitions), human(p.median, s.unit),
                           f"[{style}]{cv:.2f}[/{style}]" if style else f"{cv:.2f}")
         console.print(table)
     print_saved_models(file, saved_models(file))

@@ -9,7 +9,14 @@ from pathlib import Path
 import typer
 
 from perfcompose.choices import Aggregate, NegativeExponents, Scaling
-from perfcompose.commands.common import html_option, json_option, scaling_option, scheduler_option, user_errors
+from perfcompose.commands.common import (
+    html_option,
+    json_option,
+    scaling_option,
+    scheduler_option,
+    unit_option,
+    user_errors,
+)
 from perfcompose.fit_options import FitOptions
 from perfcompose.option_fields import cli_option
 
@@ -46,10 +53,11 @@ def fit(file: Path = typer.Argument(..., help="Experiment file."),
                                             "model set 'perfcompose PMNF'."),
         scaling: Scaling = scaling_option(),
         scheduler: str | None = scheduler_option(),
+        unit: str | None = unit_option(),
         ) -> None:
     from perfcompose.commands.fit_run import run_fit  # NumPy's, once the command runs
 
     run_fit(file=file, metric=metric, region=region, aggregate=aggregate, max_terms=max_terms,
             negative_exponents=negative_exponents, segmented=segmented, advise=advise, extend=extend,
             json_out=json_out, plot=plot, html=html, poly_exponents=poly_exponents, log_exponents=log_exponents,
-            save_experiment=save_experiment, scaling=scaling, scheduler=scheduler)
+            save_experiment=save_experiment, scaling=scaling, scheduler=scheduler, unit=unit)

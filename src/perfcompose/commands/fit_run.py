@@ -18,6 +18,7 @@ from perfcompose.commands.common import (
     print_saved_models,
     progress,
     saved_models,
+    with_stated_unit,
 )
 from perfcompose.data import load
 from perfcompose.errors import FitError
@@ -56,14 +57,18 @@ def _text(result: Any, segmented: bool) -> str:
 
 def _table(results: list[Any], title: str, segmented: bool) -> Table:
     table = Table(title=title + (", two-piece where clearly better" if segmented else ""), title_justify="left")
-    units = sorted({r.unit or "no unit" for r in results})
-    columns = [("region", "left"), ("metric", "left"), (f"model [{units[0]}]" if len(units) == 1 else "model", "left")]
+    units = sorted({r.unit for r in results})
+    mixed = len(units) > 1
+    # one unit heads the model column; models of several units each say theirs; no unit, none
+    columns = [("region", "left"), ("metric", "left"), (f"model [{units[0]}]" if units[0] and not mixed else "model",
+                                                        "left")]
+    columns += [("unit", "left")] if mixed else []
     columns += [("breakpoint", "right")] if segmented else []
     columns += [("SMAPE %", "right"), ("adj. R²", "right"), ("CV error %", "right")]
     for col, just in columns:
         table.add_column(col, justify=just)
     for r in results:
-        cells = [r.region or "-", r.metric, _text(r, segmented)]
+        cells = [r.region or "-", r.metric, _text(r, segmented)] + ([r.unit or "-"] if mixed else [])
         if segmented:
             cells.append(fmt(r.breakpoint, ".6g") if r.segmented else "-")
         table.add_row(*cells, fmt(r.stats["smape"], ".3f"), fmt(r.stats["adj_r2"], ".5f"),
@@ -91,11 +96,11 @@ def run_fit(file: Path, metric: str | None, region: str | None, aggregate: Aggre
             negative_exponents: NegativeExponents, segmented: bool, advise: bool, extend: float,
             json_out: Path | None, plot: Path | None, html: Path | None, poly_exponents: str | None,
             log_exponents: str | None, save_experiment: Path | None, scaling: Scaling,
-            scheduler: str | None) -> None:
+            scheduler: str | None, unit: str | None = None) -> None:
     """Fit, print, advise and write what ``perfcompose fit`` was asked for."""
     if extend < 1:
         raise typer.BadParameter(f"{extend}; a factor of at least 1", param_hint="--extend")
-    exp = load(file, metric=metric, scaling=scaling)
+    exp = with_stated_unit(load(file, metric=metric, scaling=scaling), unit)
     for note in exp.notes:
         err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
     # a point saved as its statistics (an Extra-P saved experiment) is the one of the aggregate
@@ -114,6 +119,9 @@ def run_fit(file: Path, metric: str | None, region: str | None, aggregate: Aggre
         console.print(f"not fitted ({len(skipped)} series):", highlight=False)
         for s in skipped:
             console.print(f"  {s.label}: {s.reason}", highlight=False, soft_wrap=True)
+    if any(not r.unit for r in results) and any(r.metric == "time" for r in results):
+        err_console.print(f"note: {file} states no unit for its times (Extra-P's formats have none): the models are "
+                          "shown without one; --unit ns (or s, ms, us) states it", highlight=False, soft_wrap=True)
     for r in results:
         for warning in r.warnings:
             err_console.print(f"[bold yellow]warning:[/bold yellow] {r.label}: {warning}", highlight=False)

@@ -9,9 +9,13 @@ from pathlib import Path
 
 from perfcompose.assignments import parse_assignments
 from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
-from perfcompose.commands.pamela_options import MODEL, PAPER_PHI, PROCESS, VALUES
-from perfcompose.errors import InputError, evaluating, finite_result
+from perfcompose.commands.pamela_options import MODEL, PAPER_PHI, PROCESS, UNIT, VALUES
+from perfcompose.errors import InputError, PerfcomposeError, evaluating, finite_result
 from perfcompose.pamela.compile.point_evaluation import check_names, evaluate_point, grid_function
+from perfcompose.units import check_unit, human
+
+#: resources whose loads ``pamela eval`` lists one per row; more are summed up in one row
+SHOWN_RESOURCES = 8
 
 _RANGE = re.compile(r"\s*(-?[0-9.eE+-]+)\s*:\s*(-?[0-9.eE+-]+)\s*(?::\s*(-?[0-9.eE+-]+)\s*)?")
 
@@ -54,10 +58,14 @@ def parse_grid(items: list[str] | None) -> dict[str, tuple[float, ...]]:
 @user_errors
 def eval_cmd(model: Path = MODEL, assignments: list[str] | None = VALUES,
              as_json: Path | None = json_option("{T_, phi_, omega_, delta_} (on a grid: the points and T_ at each)"),
-             process: str = PROCESS, paper_phi: bool = PAPER_PHI) -> None:
+             process: str = PROCESS, paper_phi: bool = PAPER_PHI, unit: str = UNIT) -> None:
+    try:
+        check_unit(unit)
+    except PerfcomposeError as exc:
+        raise InputError(str(exc), hint="--unit us (PAMELA's examples), ms, s or ns") from None
     grid = parse_grid(assignments)
     if any(len(v) > 1 for v in grid.values()):
-        _eval_grid(model, grid, process, paper_phi, as_json)
+        _eval_grid(model, grid, process, paper_phi, as_json, unit)
         return
     values = {k: v[0] for k, v in grid.items()}
     where = ", ".join(f"{k}={v:g}" for k, v in values.items()) or "no parameters"
@@ -65,17 +73,25 @@ def eval_cmd(model: Path = MODEL, assignments: list[str] | None = VALUES,
         result = evaluate_point(model, values, process, paper_phi)
     finite_result({f"T_{process}": result.T, f"phi_{process}": result.phi, f"omega_{process}": result.omega}, where)
     if as_json is not None:
-        write_json(as_json, result.as_json(), "result", indent=2)
-    console.print(f"{model.name}: {process} at {where}", highlight=False)
+        write_json(as_json, {**result.as_json(), "unit": unit}, "result", indent=2)
+    console.print(f"{model.name}: {process} at {where}" + (f" (times in {unit})" if unit else ""), highlight=False)
     table = Table()
     table.add_column("equation")
-    table.add_column("value", justify="right")
+    table.add_column(f"value [{unit}]" if unit else "value", justify="right")
+    table.add_column("", justify="right")
+    meaning = {"T": "time", "phi": "critical path", "omega": "busiest resource"}
     for quantity in ("T", "phi", "omega"):
-        table.add_row(f"{quantity}_{process}", fmt(getattr(result, quantity), ".10g"))
+        value = getattr(result, quantity)
+        table.add_row(f"{quantity}_{process} ({meaning[quantity]})", fmt(value, ".10g"), human(value, unit))
     loads = sorted(result.delta.items())
-    shown = ", ".join(f"{k}: {v:.6g}" for k, v in loads[:8]) + (f", ... ({len(loads)} resources)"
-                                                                 if len(loads) > 8 else "")
-    table.add_row(f"delta_{process}", "{" + shown + "}")
+    if not loads:
+        table.add_row(f"delta_{process} (load per resource)", "none", "")
+    for k, v in loads[:SHOWN_RESOURCES]:
+        table.add_row(f"delta_{process} of resource {k}", fmt(v, ".10g"), human(v, unit))
+    if len(loads) > SHOWN_RESOURCES:
+        rest = loads[SHOWN_RESOURCES:]
+        table.add_row(f"delta_{process} of resources {rest[0][0]} .. {rest[-1][0]} ({len(rest)} more)",
+                      f"max {fmt(max(v for _, v in rest), '.10g')}", "--json lists every one")
     console.print(table)
 
 
@@ -84,7 +100,7 @@ PLAIN_ROWS = 100
 
 
 def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, paper_phi: bool,
-               as_json: Path | None) -> None:
+               as_json: Path | None, unit: str) -> None:
     """T of the process at every point of the grid, with one compilation (none where the model
     is a numeric form, or compiled before and kept)."""
     parameters, needed, fn = grid_function(model, process, paper_phi)
@@ -98,10 +114,10 @@ def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, pa
     for pt, value in zip(points, results):
         finite_result({f"T_{process}": value}, ", ".join(f"{n}={v:g}" for n, v in zip(names, pt)))
     if as_json is not None:
-        write_json(as_json, {"parameters": names, "points": [list(pt) for pt in points], f"T_{process}": results},
-                   "grid", indent=2)
+        write_json(as_json, {"parameters": names, "points": [list(pt) for pt in points], f"T_{process}": results,
+                             "unit": unit}, "grid", indent=2)
     title = f"{model.name}: T_{process} at {len(points):,} points"
-    header = [*names, f"T_{process}"]
+    header = [*names, f"T_{process} [{unit}]" if unit else f"T_{process}"]
     rows = [[*(f"{v:g}" for v in pt), fmt(value, ".10g")] for pt, value in zip(points, results)]
     if len(rows) > PLAIN_ROWS:
         # plain aligned columns: drawing a rich table of thousands of rows costs more than the grid

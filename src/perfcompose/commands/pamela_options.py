@@ -9,3 +9,5 @@ PROCESS = typer.Option("main", "--process", "-p", help="The process to compile (
 PAPER_PHI = typer.Option(False, "--paper-phi", help="Use the paper's printed rule phi = t/b for use(fcfs(a, b), t) "
                                                      "instead of t.")
 VALUES = typer.Argument(None, help="Parameter values, e.g. P=1000 N=1e6.")
+UNIT = typer.Option("us", "--unit", help="The time unit of the model's numbers (PAMELA's examples are in "
+                                         "microseconds): us, ms, s or ns.")

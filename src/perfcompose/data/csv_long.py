@@ -68,7 +68,7 @@ def read(path: Path, text: str | None = None) -> Experiment:
                                       source_line=",".join(row))
         key = (row[region_col].strip() if region_col is not None else "",
                row[col["metric"]].strip() if "metric" in col else "time")
-        units.setdefault(key, row[col["unit"]].strip() if "unit" in col else "s")
+        units.setdefault(key, row[col["unit"]].strip() if "unit" in col else "")
         groups.setdefault(key, {}).setdefault(coord, []).append(value)
         if value < 0:
             negative.setdefault(key, []).append((line, row, value))

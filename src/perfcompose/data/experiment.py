@@ -174,7 +174,8 @@ class Series:
     metric: str
     points: tuple[Point, ...] | PointArrays
     region: str = ""
-    unit: str = "s"
+    #: the unit of the values; empty where the file states none (Extra-P's formats have no unit)
+    unit: str = ""
     #: what a file tags the region with (Extra-P's call-path tags, e.g. ``{"gpu": true}``)
     tags: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -251,7 +252,7 @@ class Experiment:
 
     @classmethod
     def single(cls, parameters: Sequence[str], points: Iterable[tuple[Sequence[float], Sequence[float]]],
-               *, metric: str = "time", unit: str = "s", region: str = "", source: str = "") -> Experiment:
+               *, metric: str = "time", unit: str = "", region: str = "", source: str = "") -> Experiment:
         """An experiment of one series from ``(coordinate, repetitions)`` pairs."""
         pts = tuple(Point(tuple(float(c) for c in coord), tuple(float(v) for v in vals))
                     for coord, vals in points)
