@@ -36,6 +36,14 @@ def percentile_interval(members: np.ndarray, level: float = DEFAULT_LEVEL) -> tu
     return lo, hi
 
 
+def time_bounds(value: Any, low: Any, high: Any) -> tuple[Any, Any]:
+    """An interval of a time as it is reported: never below zero, and holding the value itself
+    (members spread to one side of a prediction, or below zero, would leave it outside)."""
+    lo = np.maximum(np.minimum(low, value), 0.0)
+    hi = np.maximum(high, value)
+    return (float(lo), float(hi)) if np.ndim(lo) == 0 else (lo, hi)
+
+
 def _broadcast(values: Mapping[str, Any], params: Sequence[str]) -> tuple[dict[str, np.ndarray], tuple[int, ...]]:
     missing = [p for p in params if p not in values]
     if missing:

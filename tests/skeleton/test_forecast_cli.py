@@ -101,3 +101,32 @@ def test_forecast_json_records_the_interval(tmp_path):
     doc = json.loads(out.read_text())
     lo, hi = doc["interval"]
     assert lo < doc["forecast"] < hi
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "skeleton" / "checksum.csv"
+
+
+def test_an_interval_where_the_methods_disagree_is_not_below_zero_holds_the_value_and_says_so(tmp_path):
+    out = tmp_path / "f.json"
+    r = CliRunner(env={"COLUMNS": "300"}).invoke(
+        app, ["skeleton", "forecast", str(EXAMPLE), "--at", "n=524288,p=4", "--strategy", "best-two", "--no-plot",
+              "--json", str(out)])
+    assert r.exit_code == 0, r.output
+    first = r.output.splitlines()[0]
+    value = float(first.split("=")[1].split()[0])
+    lo, hi = (float(v) for v in first.split("[")[1].split("]")[0].split(","))
+    assert 0 <= lo <= value <= hi
+    assert "not to be trusted" in first and "zero or negative" in first
+    doc = json.loads(out.read_text())
+    assert 0 <= doc["interval"][0] <= doc["forecast"] <= doc["interval"][1]
+    assert doc["interval_trusted"] is False and "zero or negative" in doc["interval_doubt"]
+
+
+def test_a_trusted_interval_says_nothing_more(tmp_path):
+    out = tmp_path / "f.json"
+    r = forecast(str(EXAMPLE), "--at", "n=65536,p=4", "--method", "lm", "--json", str(out))
+    assert r.exit_code == 0, r.output
+    assert "not to be trusted" not in r.output
+    doc = json.loads(out.read_text())
+    assert doc["interval_trusted"] is True and doc["interval_doubt"] is None
+    assert 0 < doc["interval"][0] <= doc["forecast"] <= doc["interval"][1]

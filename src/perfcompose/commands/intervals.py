@@ -11,7 +11,7 @@ from perfcompose.assignments import parse_point
 from perfcompose.commands.common import err_console
 from perfcompose.compose.interval import with_interval
 from perfcompose.compose.oversubscription import accounted
-from perfcompose.ensemble import DEFAULT_LEVEL
+from perfcompose.ensemble import DEFAULT_LEVEL, time_bounds
 from perfcompose.errors import InputError
 
 LEVEL_TEXT = f"{100 * DEFAULT_LEVEL:g} % interval"
@@ -42,7 +42,8 @@ def point_lines(model: Any, points: Sequence[Mapping[str, float]]) -> list[str]:
             lines.append(f"at {where}: {value:.6g} {model.unit} (no interval: no component carries one; "
                          "exact sources and saved records have none)")
         else:
-            lines.append(f"at {where}: {value:.6g} [{bounds[0]:.6g}, {bounds[1]:.6g}] {model.unit} ({LEVEL_TEXT})")
+            low, high = time_bounds(value, float(np.asarray(bounds[0])), float(np.asarray(bounds[1])))
+            lines.append(f"at {where}: {value:.6g} [{low:.6g}, {high:.6g}] {model.unit} ({LEVEL_TEXT})")
     return lines
 
 

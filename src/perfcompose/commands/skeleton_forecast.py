@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import typer
 
 from perfcompose.assignments import parse_point
@@ -21,6 +23,7 @@ from perfcompose.commands.common import (
     write_json,
 )
 from perfcompose.commands.reports import tables_html
+from perfcompose.ensemble import percentile_interval, time_bounds
 from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.option_fields import cli_option
 from perfcompose.report.forecast import plot_estimate
@@ -76,9 +79,10 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
     source = SkeletonSource(table, est.skeleton, train=str(window) if window else None, **options)
     ref = "absolute (sequential T(n))" if est.absolute else "relative (T(n, 1))"
     # a measured target is left out of the interval's columns too, as it is of every fit
-    bounds = _interval(source.on(table.without(n, p)) if est.measured is not None else source, n, p)
-    interval = "" if bounds is None else f" [{bounds[0]:.4g}, {bounds[1]:.4g}] (90 % jackknife+ interval)"
-    console.print(f"[bold]T({n:g}, {p}) = {est.value:.6g} s[/bold]{interval}  "
+    band = _interval(source.on(table.without(n, p)) if est.measured is not None else source, n, p, est.value)
+    bounds = None if band is None else (band.low, band.high)
+    interval = "" if band is None else f" [{band.low:.4g}, {band.high:.4g}] ({band.describe()})"
+    console.print(f"[bold]T({n:g}, {p}) = {est.value:.6g} {source.unit}[/bold]{interval}  "
                   f"({est.skeleton.name}; reference point {ref}" + (f"; learnt from {window} only" if window else "")
                   + ")")
     shown = [_parts_table(est), *_holdout_tables(est)]
@@ -88,23 +92,61 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
         console.print(f"measured T({n:g}, {p}) = {est.measured:.6g} s (left out of every fit): relative error "
                       f"{100 * (est.error or 0):+.3g} %")
     if json_out:
-        write_json(json_out, {**source.forecast_record(est), "interval": bounds}, "forecast")
+        write_json(json_out, {**source.forecast_record(est), "interval": bounds,
+                              "interval_trusted": None if band is None else band.doubt is None,
+                              "interval_doubt": None if band is None else band.doubt}, "forecast")
     if plot and not no_plot:
         plot_estimate(table, est, plot, bounds)
         console.print(f"plot written to {plot}")
     if html:
         _forecast_html(html, f"skeleton forecast T({n:g}, {p}) from {table_file}", table, est, shown, ref,
-                       bounds)
+                       band)
 
 
-def _interval(source: Any, n: float, p: int) -> tuple[float, float] | None:
-    """The 90 % jackknife+ interval of the forecast at (n, p), or None where the table's columns
-    cannot be left out and forecast (see perfcompose.skeleton.jackknife)."""
+#: rebuilt forecasts spanning more than this factor make an interval not to be trusted
+WIDE = 10.0
+
+
+@dataclass(frozen=True)
+class Band:
+    """The interval of a forecast as reported (never below zero, holding the forecast) and, where
+    the forecasts it is read from cannot be trusted, why."""
+
+    low: float
+    high: float
+    doubt: str | None
+
+    def describe(self) -> str:
+        head = "90 % jackknife+ interval"
+        return head if self.doubt is None else f"{head}, not to be trusted: {self.doubt}"
+
+
+def _interval(source: Any, n: float, p: int, value: float) -> Band | None:
+    """The 90 % jackknife+ interval of the forecast ``value`` at (n, p), or None where the
+    table's columns cannot be left out and forecast (see perfcompose.skeleton.jackknife).
+
+    The interval is read off forecasts rebuilt without a column of the table; where some of them
+    are no time (zero or below), where they all lie on one side of the forecast, or where they
+    span more than a factor of :data:`WIDE`, the methods disagree and the interval says so."""
     try:
-        bounds = source.model(interval=True).interval(n=n, p=p)
+        ensemble = source.model(interval=True).ensemble
+        members = None if ensemble is None else np.asarray(ensemble.members(n=n, p=p), dtype=float).ravel()
     except PerfcomposeError:
         return None
-    return None if bounds is None else (float(bounds[0]), float(bounds[1]))
+    if members is None or members.size == 0:
+        return None
+    low, high = (float(b) for b in percentile_interval(members))
+    doubts = []
+    bad = int(np.count_nonzero(~(np.isfinite(members) & (members > 0))))
+    if bad:
+        doubts.append(f"{bad} of the {members.size} forecasts rebuilt without a column of the table are zero or "
+                      "negative (the methods disagree)")
+    if not low <= value <= high:
+        doubts.append("the forecasts rebuilt without a column of the table all lie on one side of it")
+    elif low > 0 and high > WIDE * low:
+        doubts.append(f"the forecasts rebuilt without a column of the table span a factor of {high / low:.3g}")
+    lo, hi = time_bounds(value, low, high)
+    return Band(lo, hi, "; ".join(doubts) or None)
 
 
 def _parts_table(est: Estimate) -> Table:
@@ -139,10 +181,11 @@ def _holdout_tables(est: Estimate) -> list[Table]:
 
 
 def _forecast_html(html: Path, title: str, table: Any, est: Estimate, shown: list[Table], ref: str,
-                   bounds: tuple[float, float] | None) -> None:
+                   band: Band | None) -> None:
     measured = ([("measured (left out of every fit)", f"{est.measured:.6g} s, forecast error "
                   f"{100 * (est.error or 0):+.3g} %")] if est.measured is not None else [])
-    interval = [] if bounds is None else [("90 % jackknife+ interval", f"{bounds[0]:.4g} .. {bounds[1]:.4g} s")]
+    bounds = None if band is None else (band.low, band.high)
+    interval = [] if band is None else [(band.describe(), f"{band.low:.4g} .. {band.high:.4g} s")]
     tables_html(html, title, "skeleton forecast", shown,
                 plots=[("T(n) and the penalty, each with its forecast marked",
                         lambda path: plot_estimate(table, est, path, bounds))],

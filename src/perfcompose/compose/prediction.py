@@ -23,6 +23,7 @@ from perfcompose.compose.operators import Composer
 from perfcompose.compose.oversubscription import accounted
 from perfcompose.compose.terms import Component, Pipe, Seq, Term, TPool
 from perfcompose.data import load
+from perfcompose.ensemble import time_bounds
 from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.model import Model, symbol
 from perfcompose.prediction_result import (
@@ -199,8 +200,9 @@ def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: 
     bounds = model.interval(**{p: grid[p] for p in model.params})
     low = high = None
     if bounds is not None:
-        low = np.broadcast_to(np.asarray(bounds[0], dtype=float), (count,))
-        high = np.broadcast_to(np.asarray(bounds[1], dtype=float), (count,))
+        # a time's interval is never below zero and holds the prediction
+        low, high = time_bounds(values, np.broadcast_to(np.asarray(bounds[0], dtype=float), (count,)),
+                                np.broadcast_to(np.asarray(bounds[1], dtype=float), (count,)))
     exact_values = None if exact is None else on_grid(exact)
     leaves = {name: composer.leaf(Component(name)) for name in program.components()}
     leaf_values = {name: on_grid(leaf) for name, leaf in leaves.items()}
