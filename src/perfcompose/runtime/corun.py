@@ -123,7 +123,7 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
             stop.set()
 
     spans: list[float] = [0.0] * k
-    machine, cpu0, waited0 = others.mark(), time.process_time(), others.thread_waits()
+    machine, cpu0, threads0 = others.mark(), time.process_time(), others.thread_times()
     collector = threading.Thread(target=collect, daemon=True)
     collector.start()
     threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(k)]
@@ -135,15 +135,12 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
     collector.join()
     if errors:
         raise errors[0]
-    # the CPU of this process beyond the workers' and the collector's: threads of the chains' own
-    # (a BLAS or a library's thread pool), which keep cores busy as the workers do
-    worker_demand = sum(d * w for d, w in zip(demand, spans) if np.isfinite(d))
-    # their runs plus their waits for a core: the process's CPU and its threads' waits, less the
-    # workers' (their demand) and the collector's
-    waited = others.waits_since(waited0, exclude=(collector.native_id, *(t.native_id for t in threads)))
-    extra = max(time.process_time() - cpu0 + waited - worker_demand + sum(waits) * 1e-9 - collector_cpu[0] * 1e-9,
-                0.0)
-    own_threads = extra / max(max(spans), 1e-9)
+    # the threads of the chains' own (a BLAS or a library's thread pool): they keep cores busy
+    # as the workers do
+    exclude = {threading.get_native_id(), collector.native_id, *(t.native_id for t in threads)}
+    ended = sum(d * w for d, w in zip(demand, spans) if np.isfinite(d)) - sum(waits) * 1e-9 + collector_cpu[0] * 1e-9
+    own_threads = others.other_threads_demand(threads0, cpu0, {t for t in exclude if t is not None}, ended)
+    own_threads /= max(max(spans), 1e-9)
     begin = max(s[0][0] for s in stamps)
     end = min(s[-1][1] for s in stamps)
     inside = [[(t0, t1) for t0, t1 in mine if t0 >= begin and t1 <= end] for mine in stamps]

@@ -58,24 +58,35 @@ def others_present(before: Mark | None, share: float, span: float) -> bool:
     return others is None or others > max(share * span, TICKS * TICK)
 
 
-def thread_waits() -> dict[int, int]:
-    """Nanoseconds every thread of this process has waited, ready, for a core (Linux
+def thread_times() -> dict[int, tuple[int, int]]:
+    """Nanoseconds every thread of this process has run and waited, ready, for a core (Linux
     ``/proc/self/task/*/schedstat``), by thread id; empty where the kernel does not say."""
-    waits: dict[int, int] = {}
+    times: dict[int, tuple[int, int]] = {}
     try:
         for task in os.scandir("/proc/self/task"):
             try:
                 with open(f"{task.path}/schedstat", "rb") as f:
-                    waits[int(task.name)] = int(f.read().split()[1])
-            except (FileNotFoundError, IndexError, ValueError):  # the thread ended meanwhile
+                    run, wait = f.read().split()[:2]
+                times[int(task.name)] = (int(run), int(wait))
+            except (FileNotFoundError, ValueError):  # the thread ended meanwhile
                 continue
     except OSError:
         return {}
-    return waits
+    return times
 
 
-def waits_since(before: dict[int, int], exclude: tuple[int | None, ...] = ()) -> float:
-    """Seconds the threads of this process waited for a core since ``before``
-    (:func:`thread_waits`), those started since included, but for the threads in ``exclude``."""
-    now = thread_waits()
-    return sum(w - before.get(t, 0) for t, w in now.items() if t not in exclude) * 1e-9
+def other_threads_demand(before: dict[int, tuple[int, int]], cpu_before: float, exclude: set[int],
+                         ended_excluded: float = 0.0) -> float:
+    """Seconds that threads of this process other than ``exclude`` ran or waited for a core since
+    ``before`` (:func:`thread_times`) and ``cpu_before`` (``time.process_time()``): the threads
+    alive now by their own readings, and those that ended meanwhile by what the process's CPU
+    time holds beyond every live thread's and ``ended_excluded``, the CPU seconds of excluded
+    threads that ended."""
+    now = thread_times()
+    if not now:
+        return 0.0
+    mine = sum((run - before.get(t, (0, 0))[0]) + (wait - before.get(t, (0, 0))[1])
+               for t, (run, wait) in now.items() if t not in exclude)
+    live = sum(run - before.get(t, (0, 0))[0] for t, (run, _) in now.items())
+    ended = max(time.process_time() - cpu_before - live * 1e-9 - ended_excluded, 0.0)
+    return mine * 1e-9 + ended
