@@ -121,6 +121,10 @@ class Prediction:
     #: where the asymptotic rule dropped the larger stage (one text per pipe)
     warnings: tuple[str, ...] = ()
     shared_cores: SharedCores | None = None
+    #: the cores of the machine the prediction was made on, and the workers the program starts
+    #: (None where a count is symbolic or a MapReduce's)
+    cores: int = 0
+    workers: int | None = None
     #: what the design file left to defaults or kept symbolic
     notes: tuple[str, ...] = ()
     measured: MeasuredSeries | None = None
@@ -136,6 +140,15 @@ class Prediction:
     def components(self) -> tuple[str, ...]:
         """The components the program uses, in order of first use."""
         return tuple(p.name for p in self.parts)
+
+    @property
+    def cores_text(self) -> str:
+        """The cores the prediction assumes, as the outputs say it."""
+        started = "" if self.workers is None else f"the program starts {self.workers} worker" + \
+            ("s" if self.workers != 1 else "") + "; "
+        over = self.workers is not None and self.workers > self.cores
+        return (f"{started}the operators assume a core per worker; this machine has {self.cores} cores"
+                + (", so the prediction counts them sharing the cores" if over else ""))
 
     @property
     def counts_shared_cores(self) -> bool:

@@ -45,4 +45,4 @@ def test_compose_at_warns_about_more_workers_than_cores(monkeypatch):
     assert r.exit_code == 0, r.output
     assert "3 workers on 2 cores" in r.output
     # max(100x/2, 50x) = 500 by the operators; 150x over 2 cores = 750
-    assert "at x=10: 750 ns" in r.output
+    assert "at x=10 (the workers sharing 2 cores): 750 ns" in r.output

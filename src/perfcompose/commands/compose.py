@@ -20,7 +20,7 @@ from perfcompose.commands.components import (
     parameter_values,
     x_values,
 )
-from perfcompose.compose import Composer
+from perfcompose.compose import Composer, oversubscription
 from perfcompose.compose import explore as run_explore
 from perfcompose.compose.laws import LAWS, check_laws
 from perfcompose.compose.oversubscription import account, machine_cores
@@ -46,9 +46,12 @@ def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool
     console.out(f"order in x: {order_text(model)}; unit: {model.unit or 'none'}", highlight=False)
     if at:
         machine = _intervals.prediction(composer, parsed)
+        which = ""
         if str(machine) != str(model):
-            console.out(f"with the workers sharing this machine's cores: {machine}", highlight=False)
-        for line in _intervals.point_lines(machine, points):
+            cores = oversubscription.machine_cores()
+            console.out(f"with the workers sharing this machine's {cores} cores: {machine}", highlight=False)
+            which = f" (the workers sharing {cores} cores)"
+        for line in _intervals.point_lines(machine, points, which):
             console.out(line, highlight=False)
     if json_out is not None:
         write_json(json_out, model.to_json_text(), "model")

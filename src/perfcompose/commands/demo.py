@@ -7,9 +7,10 @@ import typer
 
 from perfcompose.commands.common import Table, console, per_task, plot_option, progress, user_errors
 from perfcompose.commands.reports import demo_html
-from perfcompose.compose import Composer
+from perfcompose.compose import Composer, oversubscription
 from perfcompose.compose import compose as compose_model
 from perfcompose.compose.interval import with_interval
+from perfcompose.compose.parser import parse_term
 from perfcompose.fit.uncertainty import with_uncertainty
 from perfcompose.report import plot_models
 from perfcompose.report.numbers import sig
@@ -32,8 +33,9 @@ def demo(plot: Path = plot_option(Path("demo.png")),
         t1.add_row(r.task, str(r.model.rounded(6)), f"{r.cv[2]:.2f}" if r.cv else "-", r.paper)
     console.print(t1)
     x = 2.0 ** 18
-    t2 = Table(title="3. composed programs (000 Table 2) and predicted time per element at x = 2^18",
-               title_justify="left")
+    cores = oversubscription.machine_cores()
+    t2 = Table(title="3. composed programs (000 Table 2) and predicted time per element at x = 2^18, the "
+                     f"operators assuming a core per thread (this machine has {cores})", title_justify="left")
     for col, just in (("program", "left"), ("modular model, parts measured here [ns]", "left"),
                       ("paper: modular", "left"), ("paper: monolithic", "left"),
                       ("predicted at 2^18 [ms] (90 % interval)", "right")):
@@ -41,12 +43,16 @@ def demo(plot: Path = plot_option(Path("demo.png")),
                       optional={"paper: monolithic": 1, "paper: modular": 2}.get(col, False))
     results = table2(parts)
     flagged = 0
+    oversubscribed = []
     for program in results:
         exact = compose_model(program.configuration, parts, pipe="pointwise")(x=x)
         bounds = with_interval(Composer(parts, pipe="pointwise"), program.configuration).interval(x=x)
         mark = ""
         if abs(program.modular(x=x) - exact) > 0.01 * exact:
             mark, flagged = " *", flagged + 1
+        if oversubscription.cores_note(parse_term(program.configuration), cores) is not None:
+            mark += " !"
+            oversubscribed.append(program.configuration)
         t2.add_row(program.configuration, str(program.modular.rounded()) + mark, str(program.paper_modular),
                    str(program.paper_monolithic),
                    sig(exact / 1e6) + (f" [{sig(float(bounds[0]) / 1e6)}, {sig(float(bounds[1]) / 1e6)}]"
@@ -55,6 +61,11 @@ def demo(plot: Path = plot_option(Path("demo.png")),
     if flagged:
         console.print("* the stage of higher asymptotic order (eq. 3) is not the slower one at x = 2^18; "
                       "the prediction uses the exact pointwise max (--pipe pointwise)")
+    if oversubscribed:
+        console.print(f"! starts more threads than this machine's {cores} cores ({', '.join(oversubscribed)}): "
+                      "the prediction assumes a core per thread, so here these programs run slower than predicted "
+                      "(perfcompose compose TERM --at x=... accounts for the sharing)", highlight=False,
+                      soft_wrap=True)
     curves = [(f"{r.configuration}", r.modular) for r in results
               if r.configuration in ("seq(qsort, inc)", "tpool_4(qsort)", "pipe(inc, qsort)", "seq(inc, nop)",
                                      "pipe(inc, nop)", "tpool_24(qsort)")]
@@ -63,4 +74,4 @@ def demo(plot: Path = plot_option(Path("demo.png")),
                 points=[(f"measured {r.task}", r.experiment.series[0].coordinates()[:, 0],
                          r.experiment.series[0].aggregated("median")) for r in rows])
     console.print(f"plot written to {plot}")
-    demo_html(html, rows, results)
+    demo_html(html, rows, results, cores=cores)

@@ -26,8 +26,9 @@ def prediction(composer: Any, term: Any, *, warn: bool = True) -> Any:
     return model
 
 
-def point_lines(model: Any, points: Sequence[Mapping[str, float]]) -> list[str]:
-    """``at x=65536: 1.23e+06 [1.2e+06, 1.27e+06] ns (90 % interval)`` per point."""
+def point_lines(model: Any, points: Sequence[Mapping[str, float]], which: str = "") -> list[str]:
+    """``at x=65536: 1.23e+06 [1.2e+06, 1.27e+06] ns (90 % interval)`` per point; ``which`` names
+    the model the values are of (`` (workers sharing 2 cores)``)."""
     lines = []
     for point in points:
         missing = [p for p in model.params if p not in point]
@@ -36,7 +37,7 @@ def point_lines(model: Any, points: Sequence[Mapping[str, float]]) -> list[str]:
                              f"{', '.join(missing)} too", hint=f"e.g. --at x=65536,{missing[-1]}=4")
         values = {p: point[p] for p in model.params}
         value = float(np.asarray(model(**values)))
-        where = ", ".join(f"{k}={v:g}" for k, v in point.items())
+        where = ", ".join(f"{k}={v:g}" for k, v in point.items()) + which
         bounds = model.interval(**values)
         if bounds is None:
             lines.append(f"at {where}: {value:.6g} {model.unit} (no interval: no component carries one; "

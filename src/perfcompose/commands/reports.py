@@ -29,8 +29,8 @@ def predict_html(out: Path, prediction: Prediction) -> None:
     _done(write(design_report(prediction, commands=(this_command(),)), out))
 
 
-def demo_html(out: Path, rows: Sequence[Any], results: Sequence[Any]) -> None:
-    _done(write(demo_report(rows, results, commands=(this_command(),)), out))
+def demo_html(out: Path, rows: Sequence[Any], results: Sequence[Any], *, cores: int | None = None) -> None:
+    _done(write(demo_report(rows, results, commands=(this_command(),), cores=cores), out))
 
 
 def study_html(out: Path, study: Any, title: str, paper: Mapping[str, str] | None = None) -> None:

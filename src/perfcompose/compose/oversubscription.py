@@ -77,6 +77,16 @@ def machine_cores() -> int:
     return os.cpu_count() or 1
 
 
+def cores_note(term: Term, cores: int) -> str | None:
+    """What a program that starts more workers than ``cores`` should be read with; None where it
+    fits (or its workers cannot be counted)."""
+    n = workers(term)
+    if n is None or n <= cores:
+        return None
+    return (f"{term} starts {n} threads on this machine's {cores} cores: the operators assume a core per "
+            "thread, so here it will run slower than predicted")
+
+
 def account(composer: Composer, term: Term, model: Model, cores: int | None = None) -> Oversubscription | None:
     """None when ``term`` has no more workers than ``cores``; otherwise the warning and the
     prediction ``max(model, work / cores)`` (pointwise)."""

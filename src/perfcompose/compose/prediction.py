@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from perfcompose.compose import oversubscription
 from perfcompose.compose.design import load_design
 from perfcompose.compose.explore import bottleneck
 from perfcompose.compose.interval import _follow_choices, with_interval
@@ -222,5 +223,7 @@ def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: 
         order=_order(model, "x"), structure=_over_components(composer, program, over is not None),
         parameters=fixed, exact=exact, warnings=tuple(str(w) for w in pipe_warnings),
         shared_cores=None if over is None else SharedCores(over.workers, over.cores, str(over)),
+        cores=over.cores if over is not None else oversubscription.machine_cores(),
+        workers=oversubscription.workers(program),
         notes=tuple(notes), measured=None if measured is None else _measured(measured, model, fixed),
         title=title, design=design)

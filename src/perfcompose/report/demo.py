@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.compose import Composer, bottleneck
+from perfcompose.compose import Composer, bottleneck, oversubscription
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.prediction import term_times
 from perfcompose.report.design import interval_at, model_text, quality, term_tree
@@ -23,9 +23,11 @@ DEMO_X = (2.0 ** 10, 2.0 ** 14, 2.0 ** 18, 2.0 ** 20)
 
 
 def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 ** 18,
-                commands: Sequence[str] = ()) -> Report:
+                commands: Sequence[str] = (), cores: int | None = None) -> Report:
     """``rows``: Table-1 rows of the parts (task, experiment, model, cv, paper); ``results``:
-    Table-2 rows (configuration, modular model, the paper's models)."""
+    Table-2 rows (configuration, modular model, the paper's models); ``cores``: this machine's
+    (the programs that start more threads are flagged)."""
+    cores = cores or oversubscription.machine_cores()
     parts = {r.task: r.model for r in rows}
     composer = Composer(parts, pipe="pointwise")
     parts_table = table("fitted models of the parts (time per data element)",
@@ -47,8 +49,12 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
     trees = []
     prog_rows = []
     has_band = False
+    over = []
     for res in results:
         term = parse_term(res.configuration)
+        threads = oversubscription.workers(term)
+        if oversubscription.cores_note(term, cores) is not None:
+            over.append(res.configuration)
         point = {"x": at}
         path = bottleneck(term, composer, point)
         hot = (str(term), *(str(t) for t, _ in path[1:]))
@@ -57,11 +63,13 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
         values = [float(np.asarray(exact(x=v))) for v in DEMO_X]
         band = interval_at(exact, {"x": at})
         has_band = has_band or band is not None
-        prog_rows.append([res.configuration, model_text(res.modular, 4), str(res.paper_modular),
+        prog_rows.append([res.configuration,
+                          "-" if threads is None else f"{threads}" + (f" (> {cores} cores)" if threads > cores else ""),
+                          model_text(res.modular, 4), str(res.paper_modular),
                           *(sig(v / 1e6, 4) for v in values),
                           f"{sig(band[0] / 1e6)} .. {sig(band[1] / 1e6)}" if band is not None else "-",
                           " > ".join(str(t) for t, _ in path[1:]) or "-"])
-    cols = ["program", "modular model, parts measured here [ns]", "paper: modular",
+    cols = ["program", "threads", "modular model, parts measured here [ns]", "paper: modular",
             *(f"x = {size(v)} [ms]" for v in DEMO_X), f"90 % interval at x = {size(at)} [ms]",
             f"bottleneck at x = {size(at)}"]
     if not has_band:
@@ -69,8 +77,11 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
         for row in prog_rows:
             row.pop(-2)
     programs = table("composed programs (000 Table 2): predicted time per element", cols, prog_rows,
-                     note="predictions use the exact pointwise max of pipeline stages", numeric=(
-                         False, False, False, *(True,) * len(DEMO_X), *((False,) if has_band else ()), False))
+                     note=f"predictions use the exact pointwise max of pipeline stages and assume a core per thread; "
+                          f"this machine has {cores} cores"
+                          + (f", so {', '.join(over)} will run slower here than predicted" if over else ""),
+                     numeric=(False, True, False, False, *(True,) * len(DEMO_X), *((False,) if has_band else ()),
+                              False))
     curves = [(r.configuration, r.modular) for r in results
               if r.configuration in ("seq(qsort, inc)", "tpool_4(qsort)", "pipe(inc, qsort)", "seq(inc, nop)",
                                      "pipe(inc, nop)", "tpool_24(qsort)")]
@@ -87,6 +98,8 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
     top = max(results, key=at_x) if results else None
     summary = (("parts measured here", ", ".join(f"{r.task}: {model_text(r.model, 4)}" for r in rows) + " [ns]"),
                ("programs", str(len(results))),
+               ("cores", f"{cores} on this machine; the predictions assume a core per thread"
+                + (f" ({len(over)} programs start more threads)" if over else "")),
                ("slowest at x = " + size(at), "-" if top is None else
                 f"{top.configuration}: {sig(float(np.asarray(composer(parse_term(top.configuration))(x=at))) / 1e6)} ms"
                 " per element"))

@@ -146,7 +146,8 @@ def design_report(prediction: Prediction, *, commands: Sequence[str] = ()) -> Re
                *((("parameters", point_text(dict(fixed))),) if fixed else ()),
                ("largest x", f"{size(last.point['x'])}: {sig(last.value, 5)} {unit}"
                 + (f" (90 % interval {sig(last.low)} .. {sig(last.high)})" if last.low is not None else "")),
-               ("bottleneck there", " > ".join(last.bottleneck) or "-"))
+               ("bottleneck there", " > ".join(last.bottleneck) or "-"),
+               ("cores", prediction.cores_text))
     program_blocks: list[Any] = [Tree(f"term, each part's time per element by the operators at "
                                       f"{point_text(dict(last.point))}; the bottleneck path is marked", tree)]
     plain = prediction.operators
@@ -154,7 +155,7 @@ def design_report(prediction: Prediction, *, commands: Sequence[str] = ()) -> Re
     if abs(by_operators - last.value) > 1e-6 * abs(last.value):
         program_blocks.append(Text(f"The prediction at this size, {sig(last.value, 5)} {unit}, differs from the "
                                    f"operators' {sig(by_operators, 5)} {unit}: it also counts the workers "
-                                   "sharing this machine's cores."))
+                                   f"sharing this machine's {prediction.cores} cores."))
     sections = [
         Section("Program", tuple(program_blocks)),
         Section("Components", (components_table(prediction.parts, unit),)),

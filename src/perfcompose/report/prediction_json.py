@@ -57,6 +57,7 @@ def prediction_record(prediction: Prediction) -> dict[str, Any]:
                   **model_record(p.model)},
         "workers": None if shared is None else {"workers": shared.workers, "cores": shared.cores,
                                                  "note": shared.note},
+        "cores": {"machine": p.cores, "workers": p.workers, "note": p.cores_text},
         "components": {},
         "points": [],
         "warnings": list(p.warnings),

@@ -76,8 +76,10 @@ def print_prediction(prediction: Prediction, out: Console, err: Console) -> None
     out.print(f"[bold]{escape(prediction.title or prediction.program)}[/bold]", highlight=False)
     out.out(f"model: {prediction.operators.rounded(6)}  [{unit}]", highlight=False)
     if prediction.counts_shared_cores:
-        out.out(f"with the workers sharing this machine's cores: {model.rounded(6)}  [{unit}]", highlight=False)
+        out.out(f"with the workers sharing this machine's {prediction.cores} cores: {model.rounded(6)}  [{unit}]",
+                highlight=False)
     out.out(f"order in x: {prediction.order}; pipeline max: {prediction.pipe}", highlight=False)
+    out.out(f"cores: {prediction.cores_text}", highlight=False)
     out.print(components_table(prediction))
     out.print(prediction_table(prediction))
     for w in prediction.warnings:
