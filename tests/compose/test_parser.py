@@ -137,3 +137,17 @@ def test_bad_terms_say_what_is_wrong(text, needle):
 def test_errors_in_a_file_point_into_the_file():
     e = _error("seq(a, b", source="design.toml", line=7, column=12)
     assert (e.line, e.column) == (7, 15) and str(e).startswith("design.toml, line 7, column 15")
+
+
+@pytest.mark.parametrize("text", ["tpool(nan, a)", "tpool_inf(a)", "tpool(zoo, a)", "tpool_E(a)", "tpool(oo, a)",
+                                  "tpool_I(a)", "tpool(pi, a)", "tpool_NaN(a)"])
+def test_a_name_sympy_reads_as_a_number_is_no_thread_count(text):
+    with pytest.raises(TermSyntaxError, match="cannot name a thread count: it is read as a number"):
+        parse_term(text)
+
+
+def test_a_thread_count_beyond_what_is_modelled_is_a_located_error():
+    with pytest.raises(TermSyntaxError, match=r"beyond what perfcompose models \(at most 10\^12\)") as info:
+        parse_term("tpool_99999999999999999999999(a)")
+    assert "column 7" in str(info.value)
+    assert parse_term("tpool_1000000000000(a)") == TPool(10 ** 12, Component("a"))

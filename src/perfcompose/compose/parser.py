@@ -51,6 +51,12 @@ COMMENT: /#[^\n]*/
 """
 
 PATTERNS = ("seq", "pipe", "tpool_N", "tpool", "mapreduce")
+#: the largest count a term may name (threads, nodes): beyond it no arithmetic on counts is exact
+MAX_COUNT = 10 ** 12
+#: names SymPy reads as numbers (not-a-number, infinities, the imaginary unit, constants): a count
+#: kept symbolic under such a name would be that number, not a count
+NUMBER_NAMES = frozenset({"nan", "NaN", "inf", "Infinity", "oo", "zoo", "I", "E", "pi", "EulerGamma",
+                          "GoldenRatio", "Catalan", "TribonacciConstant", "true", "false", "True", "False", "None"})
 _HINT = ("a term is a component name or a pattern: seq(a, b, ...), pipe(a, b, ...), tpool_4(a), "
          "tpool(n, a), mapreduce(map=..., reduce=..., m=..., n=..., keys=..., per_key=...)")
 _MAPREDUCE_ARGS = ("map", "reduce", "m", "n", "keys", "per_key", "o", "shuffle", "bandwidth", "bytes")
@@ -251,7 +257,13 @@ class _Reader:
             if value < 1:
                 raise self.error(f"a {what} must be at least 1, got {value}", tok.line, column,
                                  "a task pool needs one thread or more")
+            if value > MAX_COUNT:
+                raise self.error(f"a {what} of {value} is beyond what perfcompose models (at most 10^12)",
+                                 tok.line, column, "write a smaller count, or a name kept symbolic, e.g. tpool_n")
             return value
+        if text in NUMBER_NAMES:
+            raise self.error(f"'{text}' cannot name a {what}: it is read as a number, not a count", tok.line,
+                             column, "write a positive integer or another name kept symbolic, e.g. tpool_n")
         if re.fullmatch(r"[A-Za-z]\w*", text):
             return text
         raise self.error(f"invalid {what} '{text}'", tok.line, column,

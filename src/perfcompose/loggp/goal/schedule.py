@@ -28,6 +28,8 @@ __all__ = ["ANY", "SEND", "RECV", "CALC", "KIND_NAMES", "GoalOp", "GoalRank", "G
            "read_goal", "goal_text", "write_goal", "program_to_goal", "looks_like_goal", "KEYWORDS"]
 
 ANY = -1  #: any source / any tag (written -1 in GOAL)
+#: the largest tag, CPU or NIC number a schedule holds (they are kept as 64-bit integers)
+MAX_NUMBER = 2 ** 63 - 1
 SEND, RECV, CALC = 0, 1, 2  #: operation kinds, in the order LogGOPSim issues new operations
 KIND_NAMES = ("send", "recv", "calc")
 #: words txt2bin reads as keywords where a label stands (a label spelt so is a syntax error there)
@@ -257,6 +259,12 @@ class _GoalParser:
             if tag == ANY and kind == SEND:
                 raise self.error(k, "a send needs a tag, not -1")
             size, cpu, nic = float(m["size"]), int(m["cpu"] or 0), int(m["nic"] or 0)
+        for what, value in (("tag", tag), ("cpu", cpu), ("nic", nic)):
+            if value > MAX_NUMBER:
+                text = str(value)
+                raise self.error(k, f"{what} {text} is too large: at most 2^63 - 1", column=full.find(text) + 1,
+                                 hint=f"number the {what}s from 0 upwards" if what != "tag" else
+                                 "use tags from 0 upwards (-1 in a recv matches any tag)")
         b = self.b
         b.kind.append(kind)
         b.size.append(size)
