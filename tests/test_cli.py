@@ -160,7 +160,8 @@ def test_compose_at_shows_the_model_its_prediction_comes_from_when_workers_outnu
     lines = r.stdout.splitlines()
     assert lines[0].endswith("*x*log2(x)")  # the design: 256 workers, each on its own core
     assert float(lines[0].split("*")[0]) == pytest.approx(1034.17 / 256)
-    assert lines[2].startswith("with the workers sharing this machine's cores: Max(")
+    assert lines[2].startswith(f"with the workers sharing this machine's {cores} cores: Max(")
+    assert lines[3].startswith(f"at x=65536 (the workers sharing {cores} cores): ")
     value = float(lines[3].split(":")[1].split()[0])
     assert value == pytest.approx(1034.17 * 65536 * 16 / cores, rel=1e-5)
 

@@ -2,15 +2,19 @@
 on standard error. Only Rich, so that a command that runs without typer prints alike."""
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
+from perfcompose.commands.widths import piped_width
+
 __all__ = ["console", "err_console", "print_error", "fmt", "progress"]
 
-console = Console()
-err_console = Console(stderr=True)
+# output to a file or a pipe is laid out wide, so that no number is broken across lines
+console = Console(width=piped_width(sys.stdout))
+err_console = Console(stderr=True, width=piped_width(sys.stderr))
 
 
 def print_error(error: BaseException) -> None:

@@ -33,8 +33,9 @@ def point_lines(model: Any, points: Sequence[Mapping[str, float]], which: str = 
     for point in points:
         missing = [p for p in model.params if p not in point]
         if missing:
-            raise InputError(f"--at {', '.join(f'{k}={v:g}' for k, v in point.items())}: give a value for "
-                             f"{', '.join(missing)} too", hint=f"e.g. --at x=65536,{missing[-1]}=4")
+            given = ",".join(f"{k}={v:g}" for k, v in point.items())
+            example = ",".join([given, *(f"{m}={65536 if m == 'x' else 4}" for m in missing)])
+            raise InputError(f"--at {given}: give a value for {', '.join(missing)} too", hint=f"e.g. --at {example}")
         values = {p: point[p] for p in model.params}
         value = float(np.asarray(model(**values)))
         where = ", ".join(f"{k}={v:g}" for k, v in point.items()) + which

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from perfcompose.commands.widths import WIDE
+
 __all__ = ["MAX_ROWS", "last_to_finish", "critical", "console_width", "ResultLayout", "goal_layout", "program_layout",
            "makespan_line", "goal_result_text", "program_result_text"]
 
@@ -53,17 +55,10 @@ def console_width(environ: Any = None) -> int | None:
         return None
     if not (getattr(out, "encoding", None) or "utf-8").lower().startswith("utf"):
         return None
-    width = None
-    for fd in (0, 1, 2):
-        try:
-            width = os.get_terminal_size(fd)[0]
-        except (AttributeError, ValueError, OSError):
-            continue
-        break
     columns = env.get("COLUMNS")
     if columns is not None and columns.isdigit():
-        width = int(columns)
-    return width or 80
+        return int(columns)
+    return WIDE  # no terminal: the console lays standard output out wide (see .widths)
 
 
 def _printable(*texts: str) -> bool:

@@ -110,8 +110,15 @@ def load_design(path: Path | str) -> Design:
         line, col = (int(m.group(1)), int(m.group(2))) if m else (None, None)
         reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
         src = raw.splitlines()[line - 1] if line and line <= len(raw.splitlines()) else None
+        if path.suffix.lower() != ".toml":
+            raise DesignError(f"not a design file: {path.name} is not TOML ({reason})", path=path, line=line,
+                              column=col, source_line=src,
+                              hint="predict reads a design file (TOML) naming the program and its components, "
+                                   "e.g. examples/designs/pipeline.toml; to fit measurements: perfcompose fit "
+                                   + path.name) from None
         raise DesignError(f"not valid TOML: {reason}", path=path, line=line, column=col, source_line=src,
-                          hint="see https://toml.io; strings need quotes") from None
+                          hint="see https://toml.io; strings need quotes; a design file looks like "
+                               "examples/designs/pipeline.toml") from None
     except RecursionError:
         raise DesignError("not a design: the TOML is nested too deeply", path=path) from None
     for key in doc:

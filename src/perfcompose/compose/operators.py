@@ -14,7 +14,7 @@ import numpy as np
 import sympy as sp
 
 from perfcompose.choices import PIPE_RULES, PipeRule
-from perfcompose.compose.parser import TermSyntaxError, parse_term
+from perfcompose.compose.parser import TermSyntaxError, known_components_hint, parse_term
 from perfcompose.compose.terms import Component, Count, MapReduce, Pipe, Seq, Shuffle, Term, TPool
 from perfcompose.errors import ModelError
 from perfcompose.model import Model, maximum, symbol
@@ -169,10 +169,9 @@ class Composer:
 
     def leaf(self, term: Component) -> Model:
         if term.name not in self.components:
-            known = ", ".join(sorted(self.components)) or "none"
             pos = term.pos
             raise TermSyntaxError(f"unknown component '{term.name}'", line=pos.line if pos else None,
-                                  column=pos.column if pos else None, hint=f"known components: {known}")
+                                  column=pos.column if pos else None, hint=known_components_hint(self.components))
         model = self.components[term.name]
         if not model.name:
             model = model.with_meta(name=term.name)

@@ -57,6 +57,16 @@ MAX_COUNT = 10 ** 12
 #: kept symbolic under such a name would be that number, not a count
 NUMBER_NAMES = frozenset({"nan", "NaN", "inf", "Infinity", "oo", "zoo", "I", "E", "pi", "EulerGamma",
                           "GoldenRatio", "Catalan", "TribonacciConstant", "true", "false", "True", "False", "None"})
+#: what an unknown component's hint says where no component is defined at all
+NO_COMPONENTS = ("no component is defined: give each with -c NAME=EXPR, e.g. -c a=536.185*x (or a file: "
+                 "-c a=tasks.csv:inc), or in a design file's [components] table")
+
+
+def known_components_hint(known: Any) -> str:
+    """The hint of an unknown component: the names known, or how to define one where none is."""
+    return f"known components: {', '.join(sorted(known))}" if known else NO_COMPONENTS
+
+
 _HINT = ("a term is a component name or a pattern: seq(a, b, ...), pipe(a, b, ...), tpool_4(a), "
          "tpool(n, a), mapreduce(map=..., reduce=..., m=..., n=..., keys=..., per_key=...)")
 _MAPREDUCE_ARGS = ("map", "reduce", "m", "n", "keys", "per_key", "o", "shuffle", "bandwidth", "bytes")
@@ -143,8 +153,7 @@ class _Reader:
                           "describe it with mapreduce(..., shuffle=NAME) or bandwidth=BYTES_PER_S")
         if self.known is not None and name not in self.known:
             close = difflib.get_close_matches(name, self.known, n=1)
-            known = ", ".join(sorted(self.known)) or "none"
-            hint = (f"did you mean '{close[0]}'? " if close else "") + f"known components: {known}"
+            hint = (f"did you mean '{close[0]}'? " if close else "") + known_components_hint(self.known)
             raise self.at(tok, f"unknown component '{name}'", hint)
         return Component(name, pos=self.token_position(tok))
 
