@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import math
+import traceback
 from pathlib import Path
 
 
@@ -72,6 +73,18 @@ class FitError(PerfcomposeError):
 MAX_DEPTH = 200
 """The deepest nesting read in JSON, TOML and terms (brackets inside brackets)."""
 
+#: where a recursion that runs too deep is one reading the input (JSON, TOML, a term, a PAMELA or
+#: GOAL text, an experiment file), and so a fault of the input's nesting
+_READING = ("/json/", "/tomllib/", "/lark/", "/sympy/parsing/", "/perfcompose/data/", "/perfcompose/compose/parser.py",
+            "/perfcompose/expression_reader.py", "/perfcompose/pamela/language/", "/perfcompose/loggp/goal/",
+            "/perfcompose/loggp/jsonfile.py", "/perfcompose/checkpoint.py")
+
+
+def _reading_input(exc: BaseException) -> bool:
+    """Whether the recursion that ``exc`` stopped was reading the input (its innermost frames)."""
+    frames = traceback.extract_tb(exc.__traceback__)[-50:]
+    return any(any(part in frame.filename.replace("\\", "/") for part in _READING) for frame in frames)
+
 _OS_HINTS = {
     "ENOENT": "check the path; a file to be written needs its folder to exist (mkdir -p FOLDER)",
     "ENOTDIR": "a part of the path is a file, not a folder",
@@ -101,6 +114,10 @@ def from_exception(exc: BaseException, path: str | Path | None = None) -> Perfco
         return InputError(f"not UTF-8 text: byte 0x{exc.object[exc.start]:02x} at offset {exc.start}", path=path,
                           hint="save the file as UTF-8 text")
     if isinstance(exc, RecursionError):
+        if not _reading_input(exc):  # perfcompose's own structures, not the input, went too deep
+            return PerfcomposeError("what perfcompose built from this input is nested too deeply for it to follow "
+                                    "(Python's recursion limit): a limit of perfcompose, not a fault of the input; "
+                                    "please report it with the command")
         return InputError(f"the input is nested too deeply (at most {MAX_DEPTH} levels are read)", path=path,
                           hint="flatten the nesting")
     if type(exc).__name__ == "Error" and type(exc).__module__ in ("_csv", "csv"):

@@ -120,6 +120,9 @@ _FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
 }
 
 
+#: the most terms of a sum compiled as one expression (see Model._compiled)
+LARGEST_COMPILED_SUM = 100
+
 _NOT_FINITE_NAMES = frozenset({"nan", "NaN", "oo", "zoo", "inf", "Infinity", "I"})
 
 
@@ -462,7 +465,21 @@ class Model:
         syms = [symbol(p) for p in self.params]
         # no docstring: printing the expression into it costs more than generating the code;
         # the module itself, not "numpy": the name makes SymPy import every NumPy submodule
-        return sp.lambdify(syms, self.expr, modules=[np], docstring_limit=0)
+        terms = self.expr.args if isinstance(self.expr, sp.Add) else ()
+        if len(terms) <= LARGEST_COMPILED_SUM:
+            return sp.lambdify(syms, self.expr, modules=[np], docstring_limit=0)
+        # a sum of thousands of terms (a profile's root composed from its call paths) is compiled
+        # in parts: Python's compiler nests a + b + c ... one level per term and stops at its limit
+        parts = [sp.lambdify(syms, sp.Add(*terms[k:k + LARGEST_COMPILED_SUM]), modules=[np], docstring_limit=0)
+                 for k in range(0, len(terms), LARGEST_COMPILED_SUM)]
+
+        def summed(*values: Any) -> Any:
+            total = parts[0](*values)
+            for part in parts[1:]:
+                total = total + part(*values)
+            return total
+
+        return summed
 
     def __call__(self, **values: Any) -> Any:
         """Evaluate at the given parameter values (scalars or arrays, broadcast together)."""

@@ -26,7 +26,7 @@ from perfcompose.analyze.values import MetricValues, ValueKind, read_values
 from perfcompose.choices import Aggregate, Scaling
 from perfcompose.compose.interval import with_interval
 from perfcompose.compose.operators import Composer
-from perfcompose.compose.terms import Component, seq
+from perfcompose.compose.terms import Component, Seq, Term
 from perfcompose.data.experiment import Experiment, Series
 from perfcompose.errors import FitError, InputError
 from perfcompose.fit import PMNFFitter
@@ -89,6 +89,16 @@ def _estimate(model: Model, point: Mapping[str, float], level: float) -> Estimat
         return Estimate(value)
     low, high = float(np.asarray(band[0])), float(np.asarray(band[1]))
     return Estimate(value, low, high) if math.isfinite(low) and math.isfinite(high) else Estimate(value)
+
+
+def balanced_seq(names: Sequence[str]) -> Term:
+    """``seq`` of the components ``names`` as a balanced tree: seq adds, so the grouping does not
+    change the sum, and a node of thousands of callees nests about log2 of that deep, not that many
+    levels (a left-deep chain of 3,000 exceeded Python's recursion limit when composed)."""
+    if len(names) == 1:
+        return Component(names[0])
+    half = len(names) // 2
+    return Seq(balanced_seq(names[:half]), balanced_seq(names[half:]))
 
 
 def _finite(v: float) -> float | None:
@@ -193,7 +203,7 @@ class _Tree:
         names = ([_OWN] if own is not None else []) + [f"c{k}" for k in range(len(callees))]
         models = ([own] if own is not None else []) + [self.kept[c] for c in callees]
         composer = Composer(dict(zip(names, models)), target_unit=None)
-        term = seq(*names) if len(names) > 1 else Component(names[0])
+        term = balanced_seq(names)
         composed = with_interval(composer, term)
         shown = f"seq({', '.join(([_OWN] if own is not None else []) + [region(c) for c in callees])})"
         train_composed = self._train_composed(path, callees)
