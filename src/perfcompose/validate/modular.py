@@ -720,12 +720,16 @@ def with_held_out_error(comparisons: Sequence[Comparison], level: float = 0.9) -
     such programs every other one counts, and with fewer than that in all the
     interval is the bootstrap's (noise only: :attr:`Comparison.held_out_error` stays 0)."""
     scores = {c.configuration: held_out_scores(c) for c in comparisons}
-    quiet = {c.configuration for c in comparisons if not c.disturbed and c.trusted}
+    trusted = {c.configuration for c in comparisons if c.trusted}
+    quiet = {c.configuration for c in comparisons if not c.disturbed} & trusted
     out = []
     for c in comparisons:
-        others = [e for name, e in scores.items() if name != c.configuration and name in quiet]
-        if len(others) < MIN_OTHERS:  # a busy machine: every other program, disturbed or not
-            others = [e for name, e in scores.items() if name != c.configuration]
+        # the other trusted programs measured undisturbed; on a busy machine the disturbed ones
+        # too; with fewer still, every other program
+        for pool in (quiet, trusted, set(scores)):
+            others = [e for name, e in scores.items() if name != c.configuration and name in pool]
+            if len(others) >= MIN_OTHERS:
+                break
         pooled = np.concatenate(others) if others else np.array([])
         pooled = pooled[np.isfinite(pooled)]
         if len(others) < MIN_OTHERS or not c.low or not len(pooled):
