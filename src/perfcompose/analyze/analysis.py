@@ -341,7 +341,7 @@ def analyze(path: str | Path, at: Mapping[str, float], *, metrics: Sequence[str]
     total, done = sum(len(mv.tree.postorder()) for mv in chosen), 0
     for mv in chosen:
         tree = _Tree(mv, parameters, full, train, held, target, threshold, level,
-                     getattr(fitter, "aggregate", "median"))
+                     fitter.aggregate)
         for node in mv.tree.postorder():
             if progress is not None:
                 progress(f"composing {mv.metric}: {node}", done, total)

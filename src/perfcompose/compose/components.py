@@ -249,7 +249,7 @@ def _fitted(name: str, path: Path, region: str | None, fit_options: Mapping[str,
                              path=path, key="region", hint=f"name the region: {name}={path}:REGION")
     fitter = PMNFFitter(**dict(fit_options or {}))
     result = fitter.fit(chosen).results_[0]
-    model = with_uncertainty(result.model, chosen, aggregate=getattr(fitter, "aggregate", "median"))
+    model = with_uncertainty(result.model, chosen, aggregate=fitter.aggregate)
     return model.with_meta(name=name, source=f"fit of {path}" + (f":{want}" if want else ""))
 
 

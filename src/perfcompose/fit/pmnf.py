@@ -41,6 +41,7 @@ from perfcompose.fit.hypotheses import (
 from perfcompose.fit.quality import fit_statistics, low_fit_warnings
 from perfcompose.fit.scaling import falls_along
 from perfcompose.fit.selection_policy import DEFAULT_POLICY, SelectionPolicy
+from perfcompose.fit_options import FitOptions
 from perfcompose.pmnf_text import extrap_text
 
 if TYPE_CHECKING:
@@ -247,7 +248,7 @@ class PMNFFitter(SeriesFitter):
     keep = 10  # runners-up kept in FitResult.alternatives
 
     def __init__(self, *, exponents_i: Sequence[Any] = DEFAULT_I, exponents_j: Sequence[Any] = DEFAULT_J,
-                 max_terms: int = 2, aggregate: str = "median", nonnegative: bool = True,
+                 max_terms: int = 2, aggregate: str = FitOptions().aggregate, nonnegative: bool = True,
                  candidates_per_parameter: int = 5, weight_power: float = 1.0, tilt: float = 1.0,
                  allow_negative_exponents: bool | None = None, policy: SelectionPolicy = DEFAULT_POLICY):
         self.exponents_i = exponents_i

@@ -24,6 +24,7 @@ import numpy as np
 from perfcompose.data.experiment import Experiment, Series
 from perfcompose.ensemble import LinearEnsemble
 from perfcompose.errors import FitError
+from perfcompose.fit_options import FitOptions
 from perfcompose.model import Model
 
 #: members drawn for a fitted model
@@ -48,7 +49,7 @@ def _aggregate(values: np.ndarray, how: str) -> np.ndarray:
 
 
 def bootstrap(model: Model, data: Experiment | Series, *, resamples: int = RESAMPLES, seed: int = 0,
-              aggregate: str = "median", residuals: bool = True) -> LinearEnsemble | None:
+              aggregate: str = FitOptions().aggregate, residuals: bool = True) -> LinearEnsemble | None:
     """Members of ``model`` refitted to resamples of ``data`` (the series it was fitted to), or
     None where the model is not a sum of PMNF terms."""
     series = data.series[0] if isinstance(data, Experiment) else data
@@ -92,5 +93,5 @@ def with_uncertainty(model: Model, data: Experiment | Series, **options: Any) ->
 def fit_with_uncertainty(fitter: Any, experiment: Experiment, **options: Any) -> Model:
     """Fit with any fitter of the project (``fit(experiment).model_``) and attach the bootstrap."""
     model = fitter.fit(experiment).model_
-    aggregate = getattr(fitter, "aggregate", "median")
+    aggregate = getattr(fitter, "aggregate", FitOptions().aggregate)
     return with_uncertainty(model, experiment, aggregate=aggregate, **options)
