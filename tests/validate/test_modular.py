@@ -123,7 +123,7 @@ def test_the_interval_is_the_predictors_error_on_the_other_programs(small_study)
     base = result.comparisons[0]
     predicted = np.asarray(base.calibrated(x=np.array(base.x, dtype=float)), dtype=float)
     # six copies: the first measured as predicted, the others 10 % slow at every size
-    copies = [dataclasses.replace(base, configuration=f"c{k}", disturbed=False,
+    copies = [dataclasses.replace(base, configuration=f"c{k}", disturbed=False, warning="",
                                   measured=tuple(float(v) * 1e-9 * (1.1 if k else 1.0) for v in predicted))
               for k in range(6)]
     first = with_held_out_error(copies, 0.9)[0]
@@ -150,7 +150,7 @@ def test_a_held_out_interval_holds_its_prediction_and_stays_above_zero(small_stu
     base = result.comparisons[0]
     predicted = np.asarray(base.calibrated(x=np.array(base.x, dtype=float)), dtype=float)
     # the others 5x off: the interval is wide, but above zero and around the prediction
-    copies = [dataclasses.replace(base, configuration=f"c{k}", disturbed=False,
+    copies = [dataclasses.replace(base, configuration=f"c{k}", disturbed=False, warning="",
                                   measured=tuple(float(v) * 1e-9 * (5.0 if k else 1.0) for v in predicted))
               for k in range(6)]
     first = with_held_out_error(copies, 0.9)[0]

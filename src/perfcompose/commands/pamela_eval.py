@@ -125,7 +125,8 @@ def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, pa
         console.file.write(title + "\n" + "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths))
                                                     for r in [header, *rows]) + "\n")
         return
-    table = Table(title=title)
+    console.print(title)  # above the table, not its title: a title wraps to the table's width
+    table = Table()
     for col in header:
         table.add_column(col, justify="right")
     for row in rows:

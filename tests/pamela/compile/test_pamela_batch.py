@@ -54,6 +54,6 @@ def test_a_large_grid_prints_every_point_as_plain_aligned_columns():
     assert r.exit_code == 0, r.output
     lines = r.output.splitlines()
     assert lines[0] == "mrm.pam: T_main at 1,000 points"
-    assert lines[1].split() == ["P", "N", "T_main"] and len(lines) == 1002
+    assert lines[1].split() == ["P", "N", "T_main", "[us]"] and len(lines) == 1002
     assert lines[-1].split() == ["1000", "1e+06", "100000000"]  # max(10.1*N, 0.1*N*P) at P = 1000
     assert len({len(line) for line in lines[1:]}) == 1  # columns aligned

@@ -26,9 +26,10 @@ def test_a_process_without_resources_has_an_empty_load_vector(attempt):
     assert first.exit_code == 0, first.output
     again = run(model, "N=4", "--json", "-") if attempt == "kept in the cache" else first
     assert again.exit_code == 0, again.output
-    assert json.loads(again.stdout) == {"T_main": 10.0, "phi_main": 10.0, "omega_main": 0.0, "delta_main": []}
+    assert json.loads(again.stdout) == {"T_main": 10.0, "phi_main": 10.0, "omega_main": 0.0, "delta_main": [],
+                                        "unit": "us"}
     table = run(model, "N=4")
-    assert table.exit_code == 0 and "delta_main" in table.output and "{}" in table.output, table.output
+    assert table.exit_code == 0 and "delta_main" in table.output and "none" in table.output, table.output
 
 
 def test_a_process_evaluates_with_only_the_parameters_it_uses():
@@ -39,7 +40,8 @@ def test_a_process_evaluates_with_only_the_parameters_it_uses():
         assert json.loads(r.stdout)["T_main"] == 3.5
     r = run(model, "P=1:3", "--json", "-")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.stdout) == {"parameters": ["P"], "points": [[1.0], [2.0], [3.0]], "T_main": [3.5] * 3}
+    assert json.loads(r.stdout) == {"parameters": ["P"], "points": [[1.0], [2.0], [3.0]], "T_main": [3.5] * 3,
+                                    "unit": "us"}
 
 
 @pytest.mark.parametrize("given", [(), ("N=5",), ("N=1:3",)])

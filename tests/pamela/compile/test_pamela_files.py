@@ -37,6 +37,7 @@ def test_every_process_compiles_and_evaluates_numerically_and_symbolically(path,
             r = runner.invoke(app, ["pamela", "eval", str(path), "--process", process, *given, "--json", "-"])
             assert r.exit_code == 0, r.output
             evaluated.append(json.loads(r.stdout))
+        assert evaluated[0].pop("unit") == evaluated[1].pop("unit") == "us"
         for key, value in evaluated[0].items():
             assert evaluated[1][key] == pytest.approx(value, rel=1e-12), key
         T = evaluated[0][f"T_{process}"]
