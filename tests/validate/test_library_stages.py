@@ -1,23 +1,14 @@
 """Library stages in context: what the papers' operators leave out, found on code not the project's own."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-STAGES = Path(__file__).resolve().parents[2] / "examples" / "stages"
+from example_stages import example_stages
 
 
 @pytest.fixture(scope="module")
 def stages():
-    sys.path.insert(0, str(STAGES))
-    try:
-        import library_stages
-
-        yield library_stages
-    finally:
-        sys.path.remove(str(STAGES))
+    with example_stages("library_stages") as module:
+        yield module
 
 
 @pytest.fixture(scope="module")

@@ -116,16 +116,24 @@ def test_a_term_counts_its_second_fastest_of_five_rounds_so_that_slow_rounds_do_
     assert over_rounds(runs, axis=1, keepdims=True).shape == (1, 1)
 
 
+def _copies(study, off: float):
+    """Six trusted, undisturbed copies of the study's first program: the first measured as
+    predicted, the others ``off`` times the prediction at every size; and the prediction [ns]."""
+    import dataclasses
+
+    result, _ = study
+    base = result.comparisons[0]
+    predicted = np.asarray(base.calibrated(x=np.array(base.x, dtype=float)), dtype=float)
+    return [dataclasses.replace(base, configuration=f"c{k}", disturbed=False, warning="",
+                                measured=tuple(float(v) * 1e-9 * (off if k else 1.0) for v in predicted))
+            for k in range(6)], predicted
+
+
 def test_the_interval_is_the_predictors_error_on_the_other_programs(small_study):
     import dataclasses
 
-    result, _ = small_study
-    base = result.comparisons[0]
-    predicted = np.asarray(base.calibrated(x=np.array(base.x, dtype=float)), dtype=float)
     # six copies: the first measured as predicted, the others 10 % slow at every size
-    copies = [dataclasses.replace(base, configuration=f"c{k}", disturbed=False, warning="",
-                                  measured=tuple(float(v) * 1e-9 * (1.1 if k else 1.0) for v in predicted))
-              for k in range(6)]
+    copies, predicted = _copies(small_study, 1.1)
     first = with_held_out_error(copies, 0.9)[0]
     # its interval is set from the others alone: 10 % either way on the log scale, about the prediction
     np.testing.assert_allclose(first.high, predicted * 1.1)
@@ -144,15 +152,8 @@ def test_the_interval_is_the_predictors_error_on_the_other_programs(small_study)
 
 
 def test_a_held_out_interval_holds_its_prediction_and_stays_above_zero(small_study):
-    import dataclasses
-
-    result, _ = small_study
-    base = result.comparisons[0]
-    predicted = np.asarray(base.calibrated(x=np.array(base.x, dtype=float)), dtype=float)
     # the others 5x off: the interval is wide, but above zero and around the prediction
-    copies = [dataclasses.replace(base, configuration=f"c{k}", disturbed=False, warning="",
-                                  measured=tuple(float(v) * 1e-9 * (5.0 if k else 1.0) for v in predicted))
-              for k in range(6)]
+    copies, predicted = _copies(small_study, 5.0)
     first = with_held_out_error(copies, 0.9)[0]
     assert all(0 < lo < p < hi for lo, p, hi in zip(first.low, predicted, first.high))
     # with too few others the interval is the bootstrap's and says so

@@ -1,23 +1,14 @@
 """The pool of library stages that random programs are drawn from (examples/stages/stage_pool.py)."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-STAGES = Path(__file__).resolve().parents[2] / "examples" / "stages"
+from example_stages import example_stages
 
 
 @pytest.fixture(scope="module")
 def pool():
-    sys.path.insert(0, str(STAGES))
-    try:
-        import stage_pool
-
-        yield stage_pool
-    finally:
-        sys.path.remove(str(STAGES))
+    with example_stages("stage_pool") as module:
+        yield module
 
 
 def test_the_pool_holds_forty_stages_and_more_of_twelve_kinds_and_more(pool):

@@ -25,18 +25,9 @@ from perfcompose.runtime.executor import (
 
 def thread_cpu_ns() -> dict[int, int] | None:
     """The CPU time [ns] every thread of this process has used so far, by thread id (Linux
-    ``/proc/self/task/*/schedstat``), or None where the kernel does not say."""
-    used: dict[int, int] = {}
-    try:
-        for task in os.scandir("/proc/self/task"):
-            try:
-                with open(f"{task.path}/schedstat", "rb") as f:
-                    used[int(task.name)] = int(f.read().split()[0])
-            except FileNotFoundError:  # the thread ended meanwhile
-                continue
-    except (OSError, IndexError, ValueError):
-        return None
-    return used
+    ``/proc/self/task/*/schedstat``, :func:`~perfcompose.runtime.others.thread_times`), or None
+    where the kernel does not say."""
+    return {t: run for t, (run, _) in others.thread_times().items()} or None
 
 
 def own_cpu_since(before: Mapping[int, int] | None) -> float | None:
