@@ -160,15 +160,29 @@ def from_both_kinds(inclusive: Experiment, exclusive: Experiment, metric: str) -
     return MetricValues(metric, unit, tree, incl, excl, note)
 
 
-def read_values(path: Path, metrics: Sequence[str] = (), *, values: ValueKind = "auto",
+def read_values(path: Path | Experiment, metrics: Sequence[str] = (), *, values: ValueKind = "auto",
                 scaling: Scaling = "weak") -> tuple[tuple[str, ...], list[MetricValues]]:
-    """The parameters of the profile at ``path`` and the values of each chosen metric (all by default)."""
+    """The parameters of the profile at ``path`` (or of an experiment already read) and the values
+    of each chosen metric (all by default)."""
     if values not in VALUE_KINDS:
         raise InputError(f"unknown kind of values {values!r}", hint="choose one of " + ", ".join(VALUE_KINDS))
-    path = Path(path)
-    if path.is_dir():
-        if not cube.profiles(path):
-            load(path)  # raises the located error for a folder that holds no profile
+    if isinstance(path, Experiment):
+        experiment = path
+    else:
+        experiment = _read(Path(path), metrics, values, scaling)
+        if not isinstance(experiment, Experiment):
+            return experiment
+    unknown = [m for m in metrics if m not in experiment.metrics]
+    if unknown:
+        raise InputError(f"no metric {', '.join(map(repr, unknown))} in the profile", path=experiment.source or None,
+                         hint="it has: " + ", ".join(experiment.metrics))
+    return experiment.parameters, [from_one_kind(experiment, m, values) for m in (metrics or experiment.metrics)]
+
+
+def _read(path: Path, metrics: Sequence[str], values: ValueKind, scaling: Scaling
+          ) -> Experiment | tuple[tuple[str, ...], list[MetricValues]]:
+    """A CUBE4 directory's values of both kinds, or any other profile as an experiment."""
+    if path.is_dir() and cube.profiles(path):
         names = tuple(metrics) or cube.metrics(path)
         out = []
         params: tuple[str, ...] = ()
@@ -181,9 +195,4 @@ def read_values(path: Path, metrics: Sequence[str] = (), *, values: ValueKind = 
             else:
                 out.append(from_one_kind(incl if values == "inclusive" else excl, name, values))
         return params, out
-    experiment = load(path)
-    unknown = [m for m in metrics if m not in experiment.metrics]
-    if unknown:
-        raise InputError(f"no metric {', '.join(map(repr, unknown))} in the profile", path=path,
-                         hint="it has: " + ", ".join(experiment.metrics))
-    return experiment.parameters, [from_one_kind(experiment, m, values) for m in (metrics or experiment.metrics)]
+    return load(path)
