@@ -53,6 +53,10 @@ LOGGP = (
           _C + "loggp_calibrate:calibrate"),
     Entry("simulate", "Simulate a program of computation and communication steps under LogGP (paper 002).",
           _C + "loggp_simulate:simulate"),
+    Entry("trace", "Run an MPI program under perfcompose's tracer and write its traces and its GOAL schedule;\n"
+          "with --check, simulate the schedule beside the measured time.", _C + "loggp_trace:trace"),
+    Entry("check", "Simulate a traced run's schedule with LogGP parameters beside its measured time.",
+          _C + "loggp_trace:check"),
     Entry("gauss", "Section 5: blocked Gaussian elimination, predicted per block size and layout (and, with\n"
           "--measure, measured).", _C + "loggp_gauss:gauss"),
 )

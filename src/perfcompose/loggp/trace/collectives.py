@@ -1,0 +1,144 @@
+"""MPI collectives as point-to-point algorithms: what one rank sends and receives, step by step.
+
+An algorithm gives, for the rank ``v`` of ``n`` (ranks of the communicator), the steps it takes:
+each step a tuple of messages ``(kind, peer, bytes)`` issued together, the next step starting when
+all of them have completed. ``nbytes`` is what the call moves per rank (the buffer of a broadcast
+or reduction, one rank's block of a gather, scatter, allgather or alltoall).
+
+=========  =====================================================================================
+bcast      binomial tree from the root (default); linear (the root sends to each rank)
+reduce     binomial tree to the root (default); linear (each rank sends to the root)
+allreduce  recursive doubling, the ranks beyond a power of two folded in first (default);
+           reduce-bcast (binomial reduce to rank 0, then binomial broadcast)
+barrier    dissemination: round k sends to v + 2^k and receives from v - 2^k
+allgather  ring: n - 1 rounds, each passing one block to the right
+alltoall   pairwise exchange: round i exchanges with v XOR i (n a power of two), else sends to
+           v + i and receives from v - i
+gather     binomial tree (blocks of whole subtrees) (default); linear
+scatter    binomial tree (default); linear
+=========  =====================================================================================
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+__all__ = ["Message", "Step", "ALGORITHMS", "DEFAULTS", "expand"]
+
+Message = tuple[str, int, int]  #: (``"send"`` or ``"recv"``, peer rank in the communicator, bytes)
+Step = tuple[Message, ...]
+Algorithm = Callable[[int, int, int], list[Step]]  #: (rank relative to the root, n, bytes) -> steps
+
+
+def _subtree(v: int, mask: int, n: int) -> int:
+    """Ranks in the binomial subtree of relative rank ``v`` below level ``mask``."""
+    return min(mask, n - v)
+
+
+def _binomial_down(v: int, n: int, nbytes: int, *, blocks: bool = False) -> list[Step]:
+    """Receive from the parent, then send to each child, farthest first (bcast; scatter with blocks)."""
+    steps: list[Step] = []
+    mask = 1
+    while mask < n:
+        if v & mask:
+            steps.append((("recv", v - mask, nbytes * (_subtree(v, mask, n) if blocks else 1)),))
+            break
+        mask <<= 1
+    mask >>= 1
+    while mask > 0:
+        if v + mask < n:
+            steps.append((("send", v + mask, nbytes * (_subtree(v + mask, mask, n) if blocks else 1)),))
+        mask >>= 1
+    return steps
+
+
+def _binomial_up(v: int, n: int, nbytes: int, *, blocks: bool = False) -> list[Step]:
+    """Receive from each child, nearest first, then send to the parent (reduce; gather with blocks)."""
+    steps: list[Step] = []
+    mask = 1
+    while mask < n:
+        if v & mask:
+            steps.append((("send", v - mask, nbytes * (_subtree(v, mask, n) if blocks else 1)),))
+            break
+        if v + mask < n:
+            steps.append((("recv", v + mask, nbytes * (_subtree(v + mask, mask, n) if blocks else 1)),))
+        mask <<= 1
+    return steps
+
+
+def _linear_down(v: int, n: int, nbytes: int) -> list[Step]:
+    return [(("send", u, nbytes),) for u in range(1, n)] if v == 0 else [(("recv", 0, nbytes),)]
+
+
+def _linear_up(v: int, n: int, nbytes: int) -> list[Step]:
+    return [(("recv", u, nbytes),) for u in range(1, n)] if v == 0 else [(("send", 0, nbytes),)]
+
+
+def _exchange(peer: int, nbytes: int) -> Step:
+    return (("send", peer, nbytes), ("recv", peer, nbytes))
+
+
+def _recursive_doubling(v: int, n: int, nbytes: int) -> list[Step]:
+    """Allreduce: the first 2 * (n - 2^k) ranks pair up so that 2^k take part, then log2(2^k) exchanges."""
+    pof2 = 1 << (n.bit_length() - 1)
+    rem = n - pof2
+    steps: list[Step] = []
+    if v < 2 * rem and v % 2 == 0:  # folded in: hand the data over, get the result back
+        return [(("send", v + 1, nbytes),), (("recv", v + 1, nbytes),)]
+    if v < 2 * rem:
+        steps.append((("recv", v - 1, nbytes),))
+    new = v // 2 if v < 2 * rem else v - rem
+    mask = 1
+    while mask < pof2:
+        partner = new ^ mask
+        steps.append(_exchange(partner * 2 + 1 if partner < rem else partner + rem, nbytes))
+        mask <<= 1
+    if v < 2 * rem:
+        steps.append((("send", v - 1, nbytes),))
+    return steps
+
+
+def _reduce_bcast(v: int, n: int, nbytes: int) -> list[Step]:
+    return _binomial_up(v, n, nbytes) + _binomial_down(v, n, nbytes)
+
+
+def _dissemination(v: int, n: int, nbytes: int) -> list[Step]:
+    steps: list[Step] = []
+    k = 1
+    while k < n:
+        steps.append((("send", (v + k) % n, 1), ("recv", (v - k) % n, 1)))
+        k <<= 1
+    return steps
+
+
+def _ring(v: int, n: int, nbytes: int) -> list[Step]:
+    return [(("send", (v + 1) % n, nbytes), ("recv", (v - 1) % n, nbytes)) for _ in range(n - 1)]
+
+
+def _pairwise(v: int, n: int, nbytes: int) -> list[Step]:
+    if n & (n - 1) == 0:
+        return [_exchange(v ^ i, nbytes) for i in range(1, n)]
+    return [(("send", (v + i) % n, nbytes), ("recv", (v - i) % n, nbytes)) for i in range(1, n)]
+
+
+#: per collective, its algorithms by name; the first is the default
+ALGORITHMS: dict[str, dict[str, Algorithm]] = {
+    "bcast": {"binomial": _binomial_down, "linear": _linear_down},
+    "reduce": {"binomial": _binomial_up, "linear": _linear_up},
+    "allreduce": {"recursive-doubling": _recursive_doubling, "reduce-bcast": _reduce_bcast},
+    "barrier": {"dissemination": _dissemination},
+    "allgather": {"ring": _ring},
+    "alltoall": {"pairwise": _pairwise},
+    "gather": {"binomial": lambda v, n, b: _binomial_up(v, n, b, blocks=True), "linear": _linear_up},
+    "scatter": {"binomial": lambda v, n, b: _binomial_down(v, n, b, blocks=True), "linear": _linear_down},
+}
+DEFAULTS: dict[str, str] = {name: next(iter(algs)) for name, algs in ALGORITHMS.items()}
+#: the collectives whose tree hangs from a root (the others' ranks are taken as they are)
+_ROOTED = frozenset({"bcast", "reduce", "gather", "scatter"})
+
+
+def expand(collective: str, algorithm: str, rank: int, n: int, nbytes: int, root: int = 0) -> list[Step]:
+    """The steps of ``rank`` (of ``n``) in ``collective`` by ``algorithm``; peers are ranks of the
+    communicator, rooted trees turned so that ``root`` is their top."""
+    shift = root if collective in _ROOTED else 0
+    steps = ALGORITHMS[collective][algorithm]((rank - shift) % n, n, nbytes)
+    return [tuple((kind, (peer + shift) % n, size) for kind, peer, size in step) for step in steps]

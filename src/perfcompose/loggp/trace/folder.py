@@ -1,0 +1,49 @@
+"""A traced run's folder: the ranks' traces, ``run.json`` (the command, its wall time, the span
+measured from the traces) and ``schedule.goal`` (the run as a GOAL schedule, times in ns)."""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from perfcompose.errors import InputError
+from perfcompose.loggp.goal.schedule import write_goal
+from perfcompose.loggp.trace.records import read_traces
+from perfcompose.loggp.trace.schedule import TracedSchedule, trace_schedule
+from perfcompose.loggp.trace.tracer import TracedRun, TracerError, run_traced
+
+__all__ = ["RUN_FILE", "SCHEDULE_FILE", "trace_program", "schedule_folder", "read_run"]
+
+RUN_FILE, SCHEDULE_FILE = "run.json", "schedule.goal"
+
+
+def schedule_folder(folder: Path, algorithms: Mapping[str, str] | None = None) -> TracedSchedule:
+    """The schedule of the traces in ``folder``, also written there as GOAL text."""
+    traced = trace_schedule(read_traces(folder), algorithms)
+    write_goal(traced.schedule, folder / SCHEDULE_FILE)
+    return traced
+
+
+def trace_program(command: Sequence[str], out: Path, *, algorithms: Mapping[str, str] | None = None,
+                  mpicc: str | None = None, buffer: int = 65536) -> tuple[TracedRun, TracedSchedule]:
+    """Run ``command`` under the tracer into ``out`` and write its run record and schedule there."""
+    run = run_traced(command, out, mpicc=mpicc, buffer=buffer)
+    if run.returncode != 0:
+        raise TracerError(f"the traced command exited with status {run.returncode}: {' '.join(command)}")
+    traced = schedule_folder(out, algorithms)
+    record = {"command": list(run.command), "wall_s": run.wall, "measured_s": traced.measured,
+              "ranks": traced.schedule.num_ranks, "mpicc": run.mpicc, "operations": traced.schedule.num_ops}
+    (out / RUN_FILE).write_text(json.dumps(record, indent=1) + "\n")
+    return run, traced
+
+
+def read_run(folder: Path) -> dict[str, object]:
+    """The run record of a traced folder (empty where there is none)."""
+    path = folder / RUN_FILE
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not JSON: {exc.msg}", path=path, line=exc.lineno) from None
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,125 @@
+"""The MPI tracer built and run: ``pctrace.c`` compiled with the MPI's compiler wrapper, once per
+MPI (kept in the cache folder), and preloaded into the ranks of a command.
+
+The wrapper is the one that belongs to the command's ``mpiexec``: beside it (``mpicc``), or named
+like it (``mpiexec.openmpi`` -> ``mpicc.openmpi``); else the one beside this Python (the MPICH
+wheel of the ``mpi`` extra puts one there), else ``mpicc`` on PATH.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+
+from platformdirs import user_cache_dir
+
+from perfcompose.errors import InputError, PerfcomposeError
+
+__all__ = ["TracedRun", "find_mpicc", "build_tracer", "run_traced", "SOURCES"]
+
+SOURCES = ("pctrace.c", "pctrace_calls.h")
+_INSTALL = ("install an MPI with its compiler wrapper (pip install 'perfcompose[mpi]', "
+            "or apt-get install libopenmpi-dev)")
+
+
+class TracerError(PerfcomposeError):
+    """The tracer could not be built or the traced command failed."""
+
+
+@dataclass(frozen=True)
+class TracedRun:
+    """A command run under the tracer: its exit status and wall time (seconds, launch included)."""
+
+    command: tuple[str, ...]
+    returncode: int
+    wall: float
+    mpicc: str
+    library: Path
+
+
+def _beside(launcher: str) -> list[str]:
+    """The compiler wrappers that belong to the launcher ``launcher`` (first word of the command)."""
+    found = shutil.which(launcher)
+    if found is None:
+        return []
+    path = Path(found)
+    suffix = path.name.partition(".")[2]  # mpiexec.openmpi -> openmpi
+    names = ([f"mpicc.{suffix}"] if suffix and suffix not in ("hydra", "gforker") else []) + ["mpicc"]
+    for folder in dict.fromkeys((path.parent, path.resolve().parent)):
+        for name in names:
+            if (folder / name).exists():
+                return [str(folder / name)]
+    return [n for n in names[:1] if shutil.which(n)]
+
+
+def find_mpicc(command: Sequence[str], given: str | None = None) -> str:
+    """The MPI C compiler wrapper for ``command`` (see the module's docstring)."""
+    if given:
+        return given
+    launcher = command[0] if command else ""
+    options = [*(_beside(launcher) if "mpi" in Path(launcher).name else []),
+               str(Path(sys.executable).parent / "mpicc"), shutil.which("mpicc") or ""]
+    for option in options:
+        if option and Path(option).exists():
+            return option
+    raise InputError("no MPI compiler wrapper (mpicc) beside the command's mpiexec, this Python or on PATH",
+                     hint=_INSTALL + "; or name one with --mpicc")
+
+
+def cache_folder() -> Path:
+    """Where built tracers are kept (``PERFCOMPOSE_CACHE_DIR`` names another folder)."""
+    chosen = os.environ.get("PERFCOMPOSE_CACHE_DIR", "").strip()
+    return (Path(chosen) if chosen and chosen.lower() not in ("off", "0", "no") else
+            Path(user_cache_dir("perfcompose"))) / "tracer"
+
+
+def build_tracer(mpicc: str) -> Path:
+    """The tracer library built by ``mpicc`` (built once per wrapper, MPI and source)."""
+    source = files("perfcompose.loggp.trace")
+    try:
+        show = subprocess.run([mpicc, "-show"], capture_output=True, text=True, timeout=60).stdout
+    except OSError as exc:
+        raise InputError(f"cannot run the MPI compiler wrapper {mpicc}: {exc.strerror}", hint=_INSTALL) from None
+    key = hashlib.sha256("\0".join([str(Path(mpicc).resolve()), show,
+                                    *(source.joinpath(n).read_text() for n in SOURCES)]).encode()).hexdigest()
+    lib = cache_folder() / f"libpctrace-{key[:20]}.so"
+    if lib.exists():
+        return lib
+    lib.parent.mkdir(parents=True, exist_ok=True)
+    with_dir = Path(str(source.joinpath(SOURCES[0])))
+    partial = lib.with_suffix(f".{os.getpid()}.tmp")
+    res = subprocess.run([mpicc, "-shared", "-fPIC", "-O2", "-o", str(partial), str(with_dir)],
+                         capture_output=True, text=True, timeout=300)
+    if res.returncode != 0:
+        partial.unlink(missing_ok=True)
+        raise TracerError(f"{mpicc} could not build the tracer:\n{res.stderr.strip()[-2000:]}")
+    partial.replace(lib)
+    return lib
+
+
+def run_traced(command: Sequence[str], out: Path, *, mpicc: str | None = None, buffer: int = 65536) -> TracedRun:
+    """Run ``command`` (an ``mpiexec ...`` line) with the tracer preloaded, traces into ``out``."""
+    if not command:
+        raise InputError("no command to trace", hint="perfcompose loggp trace -o DIR -- mpiexec -n 4 PROGRAM ARGS")
+    wrapper = find_mpicc(command, mpicc)
+    lib = build_tracer(wrapper)
+    out.mkdir(parents=True, exist_ok=True)
+    for old in (*out.glob("trace.*.bin"), *out.glob("comms.*.txt")):
+        old.unlink()
+    preload = " ".join(p for p in (str(lib), os.environ.get("LD_PRELOAD", "")) if p)
+    env = {**os.environ, "LD_PRELOAD": preload, "PERFCOMPOSE_TRACE_DIR": str(out.resolve()),
+           "PERFCOMPOSE_TRACE_BUFFER": str(buffer)}
+    t0 = time.perf_counter()
+    try:
+        res = subprocess.run(list(command), env=env)
+    except OSError as exc:
+        raise InputError(f"cannot run {command[0]}: {exc.strerror}", hint="give the command after --, "
+                         "e.g. -- mpiexec -n 4 ./program") from None
+    return TracedRun(tuple(command), res.returncode, time.perf_counter() - t0, wrapper, lib)
