@@ -15,6 +15,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "dask": ("dask", "distributed"),
     "cube": ("pycubexr",),
     "numba": ("numba",),
+    "profiles": ("hatchet", "caliperreader"),
 }
 
 

@@ -48,15 +48,15 @@ def read(directory: Path, metric: str = "time", *, scaling: Scaling = "weak",
     for path, coordinate in zip(files, coordinates):
         unit, per_callpath = profile_values(path, metric, inclusive)
         for callpath, values in per_callpath:
-            groups.setdefault(callpath, {}).setdefault(coordinate, []).extend(_combine(values, scaling))
+            groups.setdefault(callpath, {}).setdefault(coordinate, []).extend(combine_locations(values, scaling))
     series = tuple(Series(metric, tuple(Point(c, tuple(v)) for c, v in sorted(points.items())), callpath,
                           _UNITS.get(unit, unit))
                    for callpath, points in groups.items())
     return Experiment(params, series, source=str(directory))
 
 
-def _combine(values: np.ndarray, scaling: str) -> list[float]:
-    """The repetitions one run contributes from its per-location values."""
+def combine_locations(values: np.ndarray, scaling: str) -> list[float]:
+    """The repetitions one run contributes from its per-location (process, thread) values."""
     values = np.asarray(values, dtype=float)
     if scaling == "strong":
         return [float(values.sum())]

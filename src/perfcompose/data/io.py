@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -15,6 +15,7 @@ from perfcompose.data import (
     extrap_json,
     extrap_saved,
     extrap_text,
+    hatchet_runs,
     json_lines,
     json_text,
     perfcompose_json,
@@ -51,6 +52,7 @@ _HELP = ("perfcompose reads perfcompose JSON (.json with 'points' or 'series'), 
          "Extra-P text (.txt starting with PARAMETER), Extra-P JSON (.json with 'measurements'), "
          "Extra-P JSON Lines (.jsonl, one measurement per line), Talpas (one measurement per line, "
          "fields separated by ';'), CUBE4 profiles (a directory of experiment folders with .cubex files), "
+         "a folder of runs Hatchet reads (Caliper .cali or JSON, HPCToolkit databases, TAU, cProfile, pyinstrument), "
          "Extra-P's saved experiments (.extra-p) and Extra-P 3 binary experiments")
 
 
@@ -138,12 +140,14 @@ def format_for_output(path: Path, fmt: str | None = None) -> str:
 
 
 def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None,
-         scaling: Scaling = "weak") -> Experiment:
-    """Read an experiment file, or a directory of CUBE profiles; the format is detected unless given.
+         scaling: Scaling = "weak", parameters: Mapping[str, str] | None = None) -> Experiment:
+    """Read an experiment file, or a directory of CUBE profiles or of runs Hatchet reads; the
+    format is detected unless given.
 
     ``metric`` keeps only that metric's series; of CUBE profiles, where every metric is a separate
     read, it names the one to read (``time`` by default), and ``scaling`` how the values of a
-    run's processes and threads combine (see :mod:`perfcompose.data.cube`).
+    run's processes and threads combine (see :mod:`perfcompose.data.cube`). ``parameters`` says
+    where a folder of runs holds each parameter (see :mod:`perfcompose.data.hatchet_runs`).
 
     >>> e = load("examples/qsort.json")  # doctest: +SKIP
     """
@@ -153,8 +157,11 @@ def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None,
                                  f"{', '.join([*FORMATS, *READ_ONLY, *BINARY])}")
     if not path.exists():
         raise DataFormatError("no such file", path=path)
+    if parameters and not (path.is_dir() and hatchet_runs.runs(path)):
+        raise DataFormatError("--param names where a run holds a parameter; this is no folder of runs that "
+                              "Hatchet reads", path=path, hint="give the folder that holds one profile per run")
     if path.is_dir() or fmt == "cube":
-        return _load_directory(path, fmt, metric, scaling)
+        return _load_directory(path, fmt, metric, scaling, parameters)
     if path.suffix.lower() == ".cubex":
         raise unsupported(path, "a single CUBE profile; give the directory of experiment folders")
     if not path.is_file():
@@ -189,12 +196,16 @@ def _binary_format(path: Path) -> str | None:
     return next((name for name, module in BINARY.items() if module.sniff(head)), None)
 
 
-def _load_directory(path: Path, fmt: str | None, metric: str | None, scaling: Scaling) -> Experiment:
-    """A directory is read as CUBE profiles, the only format that is a directory."""
+def _load_directory(path: Path, fmt: str | None, metric: str | None, scaling: Scaling,
+                    parameters: Mapping[str, str] | None) -> Experiment:
+    """A directory is read as CUBE profiles, or as runs that Hatchet reads."""
     if fmt not in (None, "cube"):
         raise DataFormatError(f"is a directory; the {fmt} format is a file", path=path)
     if not path.is_dir():
         raise DataFormatError("the CUBE format is a directory of experiment folders, not a file", path=path)
+    if fmt is None and not cube.profiles(path) and hatchet_runs.runs(path):
+        experiment = hatchet_runs.read(path, parameters, scaling=scaling)
+        return experiment.select(metric=metric) if metric is not None else experiment
     if not cube.profiles(path):
         raise DataFormatError("is a directory, and no folder in it holds a CUBE profile (*.cubex)", path=path,
                               hint=_HELP)
