@@ -34,15 +34,21 @@ def test_a_cube_profile_is_modelled_at_the_target(cube_analysis: Any) -> None:
     assert dict(nodes["main->solve->comm"].orders) == {"p": "p^(1) * log2(p)^(1)"}
 
 
-def test_the_call_path_whose_share_grows_fastest_ranks_first(cube_analysis: Any) -> None:
+def test_call_paths_rank_by_the_time_they_add_toward_the_target(cube_analysis: Any) -> None:
     ranking = cube_analysis.metrics[0].ranking
-    assert [r.path for r in ranking[:2]] == ["main->solve->comm", "main->solve"]
-    comm = ranking[0]
+    # solve (1 + comm) adds what comm adds, and holds the larger share: ties go to the share
+    assert [r.path for r in ranking] == ["main->solve", "main->solve->comm", "main->init"]
+    comm = ranking[1]
+    added = 0.01 * 1024 * 10 - 0.01 * 128 * 7
+    assert comm.added.value == pytest.approx(added, rel=0.03)
+    assert comm.added.low <= comm.added.value <= comm.added.high
+    assert ranking[0].added.value == pytest.approx(added, rel=0.03)
+    assert ranking[0].share_target > comm.share_target
     share_128 = 0.01 * 128 * 7 / (1.7 + 1.28 + 0.01 * 128 * 7)
     assert comm.share_measured == pytest.approx(share_128, rel=0.03)
     assert comm.growth == pytest.approx(comm.share_target / comm.share_measured)
     assert comm.growth > 1 > ranking[-1].growth  # init's share shrinks
-    assert ranking[-1].path == "main->init"
+    assert ranking[-1].added.value == pytest.approx(0.01 * (1024 - 128), rel=0.03)
 
 
 def test_a_consistent_caller_composes_to_its_own_fit(cube_analysis: Any) -> None:
@@ -76,7 +82,7 @@ def test_exclusive_values_give_the_root_the_sum_of_its_subtree(exclusive_text: P
 def test_the_analysis_reads_back_from_its_json(mixed_analysis: Any) -> None:
     record = json.loads(analysis_json(mixed_analysis))
     assert Analysis.from_json(record) == mixed_analysis
-    assert record["metrics"][0]["root"]["composition"]["kept"] == "composed"
+    assert record["metrics"][0]["roots"][0]["composition"]["kept"] == "composed"
 
 
 def test_every_parameter_needs_a_target_value() -> None:

@@ -1,8 +1,9 @@
-"""The call tree from call paths: callers before callees, unmeasured callers added, a flat
-profile under a program root."""
+"""The call tree from call paths: callers before callees, unmeasured callers added, several
+outermost call paths under a program root, a flat profile left flat, and call paths on a device
+or another thread beside their callers."""
 from __future__ import annotations
 
-from perfcompose.analyze.callpaths import PROGRAM, call_tree, caller, region
+from perfcompose.analyze.callpaths import PROGRAM, beside_callers, call_tree, caller, region
 
 
 def test_a_call_path_names_its_caller_and_region() -> None:
@@ -29,8 +30,27 @@ def test_an_unmeasured_caller_is_added_and_known_as_unmeasured() -> None:
     assert "main->solve" not in tree.measured and "main->solve->comm" in tree.measured
 
 
-def test_regions_without_call_paths_hang_under_the_program() -> None:
+def test_several_outermost_call_paths_of_a_call_tree_hang_under_the_program() -> None:
+    tree = call_tree(["main->solve", "init", "finalize"])
+    assert tree.root == PROGRAM and tree.roots == (PROGRAM,)
+    assert tree.callees[PROGRAM] == ("main", "init", "finalize")
+    assert tree.postorder()[-1] == PROGRAM and not tree.flat
+
+
+def test_regions_without_call_paths_stay_flat() -> None:
     tree = call_tree(["sort", "merge", "io"])
-    assert tree.root == PROGRAM
-    assert tree.callees[PROGRAM] == ("sort", "merge", "io")
-    assert tree.postorder()[-1] == PROGRAM
+    assert tree.flat and tree.roots == ("sort", "merge", "io")
+    assert PROGRAM not in tree.callees and PROGRAM not in tree.postorder()
+
+
+def test_a_gpu_kernel_and_a_helper_thread_run_beside_their_callers() -> None:
+    tags = {"main->launch": {"gpu": True}, "main->launch->copy": {"gpu": True}, "helper": {"thread": 1},
+            "helper->poll": {}, "main->io": {"thread": "main"}}
+    beside = beside_callers(tags)
+    assert beside == {"main->launch", "helper"}
+    tree = call_tree(["main->work", "main->launch->copy", "main->io", "helper->poll"], beside)
+    # the helper thread is a tree of its own, not summed into the program's
+    assert tree.roots == ("main", "helper")
+    assert tree.callees["main"] == ("main->work", "main->launch", "main->io")
+    assert tree.summed("main") == ("main->work", "main->io")
+    assert tree.summed("main->launch") == ("main->launch->copy",)

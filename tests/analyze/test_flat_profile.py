@@ -1,6 +1,7 @@
-"""A flat profile of many regions is analysed: the root's composition seq(r0, r1, ...) is built
-as a balanced tree, not a left-deep chain as deep as there are regions, and a recursion that runs
-too deep in perfcompose's own structures is not reported as a fault of the input."""
+"""A flat profile stays flat: its regions name no callers, so their nesting is unknown, and
+nothing is summed into an invented root; shares are of the largest region. A flat profile of
+many regions is analysed, and a recursion that runs too deep in perfcompose's own structures is
+not reported as a fault of the input."""
 from __future__ import annotations
 
 import json
@@ -47,21 +48,27 @@ def test_a_flat_profile_of_more_regions_than_the_recursion_limit_allows_is_analy
     assert "r249" in text and json.loads(text)
 
 
-def test_the_root_of_a_flat_profile_composes_as_a_balanced_seq():
-    from perfcompose.analyze.analysis import balanced_seq
-    from perfcompose.compose.operators import Composer
-    from perfcompose.compose.terms import Seq
-    from perfcompose.model import Model
+def test_a_flat_profile_has_no_invented_root_and_sums_nothing(tmp_path):
+    """Timers as RELeARN writes them: main() holds the loop, which holds the exchange; a sum of
+    the three would count the exchange three times."""
+    xs = (4, 8, 16, 32, 64)
+    laws = {"main()": lambda x: 12 + 2.0 * x, "loop": lambda x: 10 + 2.0 * x, "exchange": lambda x: 2.0 * x}
+    lines = ["PARAMETER p", "POINTS " + " ".join(map(str, xs)), "METRIC time"]
+    for name, law in laws.items():
+        lines += [f"REGION {name}", *(f"DATA {law(x):.6g} {1.001 * law(x):.6g}" for x in xs)]
+    profile = tmp_path / "timers.txt"
+    profile.write_text("\n".join(lines) + "\n")
+    from perfcompose.analyze import analyze
 
-    names = [f"c{k}" for k in range(1100)]  # beyond the 1,000 frames of Python's default limit
-    term = balanced_seq(names)
-
-    def depth(t):
-        return 1 + max(depth(t.first), depth(t.second)) if isinstance(t, Seq) else 0
-
-    assert depth(term) == 11  # ceil(log2(1100))
-    composer = Composer({n: Model.parse(f"{k + 1}*p") for k, n in enumerate(names)}, target_unit=None)
-    assert float(composer(term)(p=2)) == pytest.approx(2 * sum(range(1, 1101)))
+    time = analyze(profile, {"p": 1024}).metrics[0]
+    assert [r.path for r in time.roots] == ["main()", "loop", "exchange"]
+    assert all(not r.children and r.composition is None for r in time.roots)
+    assert time.run == "main()" and "(program)" not in json.dumps(time.roots[0].path)
+    assert "nesting of its regions is unknown" in time.note
+    shares = {r.path: r.share_of_root for r in time.roots}
+    assert shares["main()"] == pytest.approx(1.0)
+    assert shares["exchange"] == pytest.approx(2048 / 2060.0, rel=0.01)
+    assert time.roots[0].share_of_parent is None
 
 
 def _recurse(n: int) -> int:

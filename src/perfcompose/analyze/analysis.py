@@ -2,12 +2,18 @@
 evaluated at a target point.
 
 For every metric the call tree is walked bottom up. Each call path gets the model fitted to its
-inclusive values; a caller also gets the model composed from its own (exclusive) model and its
-callees' models by ``seq`` (a sum, :func:`perfcompose.compose.operators.seq_model`). Where both
-exist, the one that predicts the held-out points better (see :mod:`perfcompose.analyze.holdout`)
-is kept and passed up to its own caller. Shares of caller and root follow from the kept models;
-call paths are ranked by how much their share of the root grows from the largest measured point
-to the target.
+inclusive values; a caller also gets the model composed from its own (exclusive) model and the
+callees summed into it by ``seq`` (a sum). Where both exist, the one that predicts the held-out
+points better (see :mod:`perfcompose.analyze.holdout`) is kept and passed up to its own caller.
+Models are sums of PMNF terms held as numbers (:mod:`perfcompose.analyze.pmnf_sum`), their
+intervals read off bootstrap members (:mod:`perfcompose.analyze.members`).
+
+Shares are of *the run*: the root of the call tree, or in a flat profile (no nesting known) the
+region largest at the target. Call paths are ranked as a list of scaling bugs is read: those at
+1 % of the run or more at the target first, by the time they add between the largest measured
+point and the target (to 3 significant digits; ties by their share at the target), the
+negligible ones after them in the same order. A chain of callers that merely wrap a single callee
+(the same values) is one entry.
 """
 from __future__ import annotations
 
@@ -19,21 +25,27 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.analyze.callpaths import region
+from perfcompose.analyze.callpaths import DEVICE_TAGS, THREAD_TAG, region
 from perfcompose.analyze.holdout import Split, held_points, relative_error, restrict, split
-from perfcompose.analyze.result import Analysis, CallNode, Composition, Estimate, MetricAnalysis, Ranked
+from perfcompose.analyze.members import bootstrap_members
+from perfcompose.analyze.pmnf_sum import PMNFSum, order_text
+from perfcompose.analyze.result import (
+    Analysis,
+    CallNode,
+    Composition,
+    Estimate,
+    MetricAnalysis,
+    Picture,
+    Ranked,
+)
 from perfcompose.analyze.values import MetricValues, ValueKind, read_values
-from perfcompose.choices import Aggregate, Scaling
-from perfcompose.compose.interval import with_interval
-from perfcompose.compose.operators import Composer
-from perfcompose.compose.terms import Component, Seq, Term
+from perfcompose.choices import Scaling
 from perfcompose.data.experiment import Experiment, Series
+from perfcompose.ensemble import percentile_interval
 from perfcompose.errors import FitError, InputError
 from perfcompose.fit import PMNFFitter
-from perfcompose.fit.pmnf import predict
+from perfcompose.fit.pmnf import FitResult, predict
 from perfcompose.fit.profile import fit_profile
-from perfcompose.fit.uncertainty import with_uncertainty
-from perfcompose.model import Model, Order
 
 Progress = Callable[[str, int, int], None]
 
@@ -45,8 +57,17 @@ TIE = 0.01
 LEVEL = 0.9
 #: digits of the model texts the analysis holds
 DIGITS = 6
+#: share of the run at the target below which a call path is negligible (ranked after the others)
+NEGLIGIBLE = 0.01
+#: ranked call paths whose scaling is drawn
+PICTURES = 10
+#: points of a drawn curve
+GRID = 40
+#: relative difference within which a caller and its only callee hold the same values (a wrapper)
+SAME = 1e-3
 
 _OWN = "own"
+Key = tuple[str, str, str]
 
 
 def check_target(parameters: Sequence[str], at: Mapping[str, float]) -> dict[str, float]:
@@ -65,42 +86,6 @@ def check_target(parameters: Sequence[str], at: Mapping[str, float]) -> dict[str
     return {p: float(at[p]) for p in parameters}
 
 
-def order_text(order: Order | None, name: str) -> str:
-    """``p^(1) * log2(p)^(1)`` for an order in ``p``; ``-`` where the model is not PMNF.
-
-    >>> from fractions import Fraction
-    >>> order_text(Order(Fraction(1, 2), Fraction(1)), "p"), order_text(Order(Fraction(0), Fraction(0)), "p")
-    ('p^(1/2) * log2(p)^(1)', '1')
-    """
-    if order is None:
-        return "-"
-    parts = ([f"{name}^({order.i})"] if order.i else []) + ([f"log2({name})^({order.j})"] if order.j else [])
-    return " * ".join(parts) or "1"
-
-
-def _at(model: Model, point: Mapping[str, float]) -> float:
-    return float(np.asarray(model(**{p: point[p] for p in model.params})))
-
-
-def _estimate(model: Model, point: Mapping[str, float], level: float) -> Estimate:
-    value = _at(model, point)
-    band = model.interval({p: point[p] for p in model.params}, level=level) if model.ensemble is not None else None
-    if band is None:
-        return Estimate(value)
-    low, high = float(np.asarray(band[0])), float(np.asarray(band[1]))
-    return Estimate(value, low, high) if math.isfinite(low) and math.isfinite(high) else Estimate(value)
-
-
-def balanced_seq(names: Sequence[str]) -> Term:
-    """``seq`` of the components ``names`` as a balanced tree: seq adds, so the grouping does not
-    change the sum, and a node of thousands of callees nests about log2 of that deep, not that many
-    levels (a left-deep chain of 3,000 exceeded Python's recursion limit when composed)."""
-    if len(names) == 1:
-        return Component(names[0])
-    half = len(names) // 2
-    return Seq(balanced_seq(names[:half]), balanced_seq(names[half:]))
-
-
 def _finite(v: float) -> float | None:
     return v if math.isfinite(v) else None
 
@@ -114,30 +99,15 @@ def _largest(coordinates: Sequence[tuple[float, ...]]) -> tuple[float, ...]:
     return max(coordinates, key=lambda c: (sum(math.log(v) for v in c), c))
 
 
-@dataclass(frozen=True)
-class _Fits:
-    """Fit results by (metric, kind, call path), kind 'inclusive' or 'exclusive'."""
+def _holding(value: float, low: float, high: float) -> Estimate:
+    """The estimate with an interval that holds its value (members of an exact fit scatter by rounding)."""
+    if not np.isfinite([low, high]).all():
+        return Estimate(value)
+    return Estimate(value, min(float(low), value), max(float(high), value))
 
-    results: Mapping[tuple[str, str, str], Any]
-    series: Mapping[tuple[str, str, str], Series]
 
-
-def _experiment(parameters: tuple[str, ...], metrics: Sequence[MetricValues], source: str,
-                keep: frozenset[tuple[float, ...]] | None = None) -> tuple[Experiment, list[tuple[str, str, str]]]:
-    """All series to fit as one experiment (restricted to ``keep``), and the key of each."""
-    series: list[Series] = []
-    keys: list[tuple[str, str, str]] = []
-    for mv in metrics:
-        chosen = [("inclusive", p, s) for p, s in mv.inclusive.items()]
-        chosen += [("exclusive", p, s) for p, s in mv.exclusive.items() if mv.tree.callees.get(p)]
-        for kind, path, s in chosen:
-            if keep is not None:
-                s = restrict(s, keep)
-            if not fittable(s, len(parameters)):
-                continue
-            series.append(Series(f"{mv.metric} ({kind})", s.points, path, s.unit))
-            keys.append((mv.metric, kind, path))
-    return Experiment(parameters, tuple(series), source=source), keys
+def _sig(v: float, digits: int = 3) -> float:
+    return float(f"{v:.{digits}g}")
 
 
 def fittable(series: Series, parameters: int) -> bool:
@@ -146,91 +116,153 @@ def fittable(series: Series, parameters: int) -> bool:
     return len(coords) >= 3 and all(len(set(coords[:, k].tolist())) >= 3 for k in range(parameters))
 
 
+def _wanted(mv: MetricValues, train: bool) -> list[tuple[str, str, Series]]:
+    """The series of one metric to fit: every inclusive one and the callers' own; for the fits
+    without the held-out points only those the choice between composition and fit compares."""
+    tree = mv.tree
+    callers = [p for p in tree.callees if tree.summed(p)]
+    if not train:
+        return ([("inclusive", p, s) for p, s in mv.inclusive.items()]
+                + [("exclusive", p, mv.exclusive[p]) for p in callers if p in mv.exclusive])
+    inclusive = dict.fromkeys(q for p in callers for q in (p, *tree.summed(p)))
+    return ([("inclusive", p, mv.inclusive[p]) for p in inclusive if p in mv.inclusive]
+            + [("exclusive", p, mv.exclusive[p]) for p in callers if p in mv.exclusive])
+
+
 def _fit(parameters: tuple[str, ...], metrics: Sequence[MetricValues], source: str, fitter: Any,
-         scheduler: str | None, progress: Progress | None, keep: frozenset[tuple[float, ...]] | None = None) -> _Fits:
-    experiment, keys = _experiment(parameters, metrics, source, keep)
-    results = fit_profile(experiment, fitter=fitter, scheduler=scheduler, progress=progress)
-    return _Fits(dict(zip(keys, results)), dict(zip(keys, experiment.series)))
+         scheduler: str | None, progress: Progress | None,
+         keep: frozenset[tuple[float, ...]] | None = None) -> dict[Key, tuple[FitResult, Series]]:
+    """Each fitted series' result and the series, by (metric, kind, call path)."""
+    series: list[Series] = []
+    keys: list[Key] = []
+    for mv in metrics:
+        for kind, path, s in _wanted(mv, keep is not None):
+            if keep is not None:
+                s = restrict(s, keep)
+            if fittable(s, len(parameters)):
+                series.append(Series(f"{mv.metric} ({kind})", s.points, path, s.unit))
+                keys.append((mv.metric, kind, path))
+    if not series:
+        return {}
+    results = fit_profile(Experiment(parameters, tuple(series), source=source), fitter=fitter,
+                          scheduler=scheduler, progress=progress)
+    return {k: (r, s) for k, r, s in zip(keys, results, series)}
+
+
+def _sums(parameters: tuple[str, ...], fits: Mapping[Key, tuple[FitResult, Series]],
+          aggregate: str) -> dict[Key, PMNFSum]:
+    """Every fit as a :class:`PMNFSum` carrying its bootstrap members."""
+    sums = {k: PMNFSum.of_terms(parameters, r.chosen.constant,
+                                [(c, [(parameters[i], f[0], f[1]) for i, f in shape]) for c, shape in r.chosen.terms])
+            for k, (r, _) in fits.items()}
+    designs = [sums[k].design(s.coordinates()) for k, (_, s) in fits.items()]
+    members = bootstrap_members(designs, [sums[k].coefficients for k in fits],
+                                [s.repetitions() for _, s in fits.values()], aggregate=aggregate)
+    return {k: m.with_members(b) for (k, m), b in zip(sums.items(), members)}
+
+
+def _beside(mv: MetricValues, path: str) -> str:
+    """Why ``path`` is not summed into its caller ("" where it is)."""
+    if path not in mv.tree.beside:
+        return ""
+    tags = mv.inclusive[path].tags if path in mv.inclusive else {}
+    if any(tags.get(t) for t in DEVICE_TAGS):
+        return "on a device"
+    return f"on thread {tags.get(THREAD_TAG)}" if THREAD_TAG in tags else "on another thread"
+
+
+@dataclass(frozen=True)
+class _Where:
+    """The points every model is evaluated at: the target, the largest measured point, and the
+    largest with one parameter moved to its target value (one row per parameter)."""
+
+    X: np.ndarray
+    level: float
+
+    def estimate(self, model: PMNFSum, row: int = 0) -> Estimate:
+        value = float(model.values(self.X[row:row + 1])[0])
+        members = model.member_values(self.X[row:row + 1])
+        if members is None:
+            return Estimate(value)
+        return _holding(value, *percentile_interval(members[:, 0], self.level))
 
 
 class _Tree:
-    """The bottom-up pass over one metric's call tree (see the module)."""
+    """The bottom-up pass over one metric's call trees (see the module)."""
 
-    def __init__(self, mv: MetricValues, parameters: tuple[str, ...], full: _Fits, train: _Fits | None, held: Split,
-                 target: dict[str, float], threshold: float, level: float, aggregate: Aggregate):
-        self.mv, self.parameters, self.full, self.train, self.held = mv, parameters, full, train, held
-        self.target, self.threshold, self.level, self.aggregate = target, threshold, level, aggregate
-        self.kept: dict[str, Model] = {}
+    def __init__(self, mv: MetricValues, parameters: tuple[str, ...], full: Mapping[Key, PMNFSum],
+                 results: Mapping[Key, FitResult], train: Mapping[Key, FitResult], held: Split,
+                 where: _Where, threshold: float, aggregate: str):
+        self.mv, self.parameters, self.full, self.results, self.train = mv, parameters, full, results, train
+        self.held, self.where, self.threshold, self.aggregate = held, where, threshold, aggregate
+        self.kept: dict[str, PMNFSum] = {}
+        self.fitted: dict[str, PMNFSum] = {}
+        self.composed: dict[str, PMNFSum] = {}
         #: each call path's kept model fitted without the held-out points, as its values at them
-        self.held_coords = sorted(held.held_out)
+        self.held_coords = np.array(sorted(held.held_out), dtype=float)
         self.kept_train: dict[str, np.ndarray] = {}
         self.compositions: dict[str, Composition] = {}
         #: call paths measured at too few points to fit, taken as constants
         self.constants: set[tuple[str, str]] = set()
-        self.fitted: dict[str, Any] = {}
 
-    def _fitted_model(self, kind: str, path: str) -> Model | None:
-        key = (self.mv.metric, kind, path)
-        result = self.full.results.get(key)
-        if result is None:
-            values = (self.mv.inclusive if kind == "inclusive" else self.mv.exclusive).get(path)
-            if values is None or (kind == "exclusive" and not self.mv.tree.callees.get(path)):
-                return None
-            # too few points to fit: the median of its measured medians, as a constant
-            self.constants.add((kind, path))
-            return Model.constant(float(np.median(values.aggregated(self.aggregate))), params=self.parameters,
-                                  unit=values.unit, source="constant: too few points to fit")
-        return with_uncertainty(result.model, self.full.series[key], aggregate=self.aggregate)
+    def _model(self, kind: str, path: str) -> PMNFSum | None:
+        fitted = self.full.get((self.mv.metric, kind, path))
+        if fitted is not None:
+            return fitted
+        values = (self.mv.inclusive if kind == "inclusive" else self.mv.exclusive).get(path)
+        if values is None:
+            return None
+        # too few points to fit: the median of its measured aggregates, as a constant
+        self.constants.add((kind, path))
+        return PMNFSum.constant(self.parameters, float(np.median(values.aggregated(self.aggregate))))  # type: ignore[arg-type]
 
     def _train_values(self, kind: str, path: str) -> np.ndarray | None:
         """The values at the held-out points of the model fitted to the other points."""
-        result = None if self.train is None else self.train.results.get((self.mv.metric, kind, path))
-        return None if result is None else predict(result.chosen, np.array(self.held_coords, dtype=float))
+        result = self.train.get((self.mv.metric, kind, path))
+        return None if result is None else predict(result.chosen, self.held_coords)
 
     def visit(self, path: str) -> None:
-        callees = self.mv.tree.callees.get(path, ())
-        fitted = self._fitted_model("inclusive", path)
-        self.fitted[path] = self.full.results.get((self.mv.metric, "inclusive", path))
+        summed = self.mv.tree.summed(path)
+        fitted = self._model("inclusive", path)
+        if fitted is not None:
+            self.fitted[path] = fitted
         train_fitted = self._train_values("inclusive", path)
-        if not callees:
+        if not summed:
             if fitted is None:
                 raise FitError(f"{path} ({self.mv.metric}): no measurements shared by its points")
             self.kept[path] = fitted
             if train_fitted is not None:
                 self.kept_train[path] = train_fitted
             return
-        own = self._fitted_model("exclusive", path)
-        names = ([_OWN] if own is not None else []) + [f"c{k}" for k in range(len(callees))]
-        models = ([own] if own is not None else []) + [self.kept[c] for c in callees]
-        composer = Composer(dict(zip(names, models)), target_unit=None)
-        term = balanced_seq(names)
-        composed = with_interval(composer, term)
-        shown = f"seq({', '.join(([_OWN] if own is not None else []) + [region(c) for c in callees])})"
-        train_composed = self._train_composed(path, callees)
+        own = self._model("exclusive", path) if path in self.mv.exclusive else None
+        composed = PMNFSum.total(([own] if own is not None else []) + [self.kept[c] for c in summed])
+        self.composed[path] = composed
+        shown = f"seq({', '.join(([_OWN] if own is not None else []) + [region(c) for c in summed])})"
+        train_composed = self._train_composed(path, summed)
         errors = self._heldout_errors(path, train_fitted, train_composed)
-        at_c = _estimate(composed, self.target, self.level)
-        at_f = _at(fitted, self.target) if fitted is not None else None
+        at_c = self.where.estimate(composed)
+        at_f = self.where.estimate(fitted).value if fitted is not None else None
         diff = (at_c.value - at_f) / abs(at_f) if at_f else None
         disagrees = diff is not None and abs(diff) > self.threshold
-        crude = ("exclusive", path) in self.constants or any(("inclusive", c) in self.constants for c in callees)
+        crude = ("exclusive", path) in self.constants or any(("inclusive", c) in self.constants for c in summed)
         kept, reason = self._choose(fitted is not None and ("inclusive", path) not in self.constants, errors, crude)
         self.kept[path] = composed if kept == "composed" else fitted  # type: ignore[assignment]
         chosen_train = train_composed if kept == "composed" else train_fitted
         if chosen_train is not None:
             self.kept_train[path] = chosen_train
         self.compositions[path] = Composition(
-            shown, composed.to_extrap(digits=DIGITS), own.to_extrap(digits=DIGITS) if own is not None else None,
+            shown, composed.text(DIGITS), own.text(DIGITS) if own is not None else None,
             at_c, at_f, _finite(diff) if diff is not None else None, disagrees,
             errors[0], errors[1], errors[2], kept, reason)
 
     def _train_composed(self, path: str, callees: Sequence[str]) -> np.ndarray | None:
         """The composition seq(own, callees) of the models fitted without the held-out points, at
         them: seq adds, so its value is the sum of its parts' values."""
-        if self.train is None or any(c not in self.kept_train for c in callees):
+        if not self.train or any(c not in self.kept_train for c in callees):
             return None
         own_key = (self.mv.metric, "exclusive", path)
         own = self._train_values("exclusive", path)
-        if own is None and own_key in self.full.results:
+        if own is None and own_key in self.full:
             return None  # the own part was measured, but too few of its points remain
         parts = ([own] if own is not None else []) + [self.kept_train[c] for c in callees]
         return np.sum(parts, axis=0)
@@ -243,8 +275,8 @@ class _Tree:
         points = held_points(series, self.held.held_out)
         if not points:
             return None, None, 0
-        index = {c: k for k, c in enumerate(self.held_coords)}
-        rows = [index[p.coordinate] for p in points]
+        index = {tuple(c): k for k, c in enumerate(self.held_coords.tolist())}
+        rows = [index[tuple(float(v) for v in p.coordinate)] for p in points]
         measured = np.array([p.median for p in points])
 
         def error(values: np.ndarray | None) -> float | None:
@@ -267,56 +299,117 @@ class _Tree:
             return "composed", f"extrapolates better to the {n} held-out point(s): {ec:.3g} % vs {ef:.3g} %"
         return "fitted", f"extrapolates at least as well to the {n} held-out point(s): {ef:.3g} % vs {ec:.3g} %"
 
+    def source(self, path: str) -> str:
+        composition = self.compositions.get(path)
+        return ("composed" if composition is not None and composition.kept == "composed"
+                else "constant" if ("inclusive", path) in self.constants else "fit")
 
-def _node(tree: _Tree, path: str, parameters: tuple[str, ...], target: dict[str, float],
-          largest: dict[str, float], parent_value: float, root_value: float, root_largest: float,
-          level: float) -> CallNode:
-    model = tree.kept[path]
-    est = _estimate(model, target, level)
-    at_largest = _at(model, largest)
-    result = tree.fitted.get(path)
-    quality: tuple[tuple[str, Any], ...] = ()
-    if result is not None:
-        quality = tuple((k, _finite(float(result.stats[k]))) for k in ("smape", "adj_r2", "cv_error")
-                        if k in result.stats)
-    composition = tree.compositions.get(path)
-    source = ("composed" if composition is not None and composition.kept == "composed"
-              else "constant" if ("inclusive", path) in tree.constants else "fit")
-    children = tuple(_node(tree, c, parameters, target, largest, est.value, root_value, root_largest, level)
-                     for c in tree.mv.tree.callees.get(path, ()))
-    return CallNode(path, region(path), path in tree.mv.tree.measured, model.to_extrap(digits=DIGITS), source,
-                    result.text(digits=DIGITS) if result is not None else None, quality, est,
-                    at_largest, _share(est.value, parent_value), _share(est.value, root_value),
-                    _share(at_largest, root_largest),
-                    tuple((p, order_text(model.order(p), p)) for p in parameters), composition, children)
+    def node(self, path: str, parent: float | None, run: tuple[float, float]) -> CallNode:
+        model = self.kept[path]
+        est = self.where.estimate(model)
+        at_largest = float(model.values(self.where.X[1:2])[0])
+        result = self.results.get((self.mv.metric, "inclusive", path))
+        quality: tuple[tuple[str, Any], ...] = ()
+        if result is not None:
+            quality = tuple((k, _finite(float(result.stats[k]))) for k in ("smape", "adj_r2", "cv_error")
+                            if k in result.stats)
+        children = tuple(self.node(c, est.value, run) for c in self.mv.tree.callees.get(path, ()))
+        return CallNode(path, region(path), path in self.mv.tree.measured, model.text(DIGITS), self.source(path),
+                        result.text(digits=DIGITS) if result is not None else None, quality, est, at_largest,
+                        None if parent is None else _share(est.value, parent), _share(est.value, run[0]),
+                        _share(at_largest, run[1]),
+                        tuple((p, order_text(model.order(p), p)) for p in self.parameters), self.compositions.get(path),
+                        children, _beside(self.mv, path))
 
 
-def _ranking(tree: _Tree, root: CallNode, parameters: tuple[str, ...], target: dict[str, float],
-             largest: dict[str, float]) -> tuple[Ranked, ...]:
-    root_model = tree.kept[root.path]
-    root_orders = {p: root_model.order(p) for p in parameters}
-    moved = {p: {**largest, p: target[p]} for p in parameters}
-    root_moved = {p: _at(root_model, pt) for p, pt in moved.items()}
+def _wrappers(tree: _Tree, values: Mapping[str, np.ndarray]) -> dict[str, str]:
+    """Each caller that merely wraps its only callee (the same values at every evaluated point), by callee."""
+    out = {}
+    for path, callees in tree.mv.tree.callees.items():
+        if len(callees) == 1 and callees[0] in values and path in values and callees[0] not in tree.mv.tree.beside:
+            a, b = values[path], values[callees[0]]
+            if np.all(np.abs(a - b) <= SAME * np.maximum(np.abs(a), np.abs(b))):
+                out[callees[0]] = path
+    return out
+
+
+def _ranking(tree: _Tree, nodes: Sequence[CallNode], run: str) -> tuple[Ranked, ...]:
+    where, parameters = tree.where, tree.parameters
+    values = {n.path: tree.kept[n.path].values(where.X) for n in nodes}
+    run_values = values[run]
+    run_model = tree.kept[run]
+    run_orders = {p: run_model.order(p) for p in parameters}
+    wraps = _wrappers(tree, values)
+    wrappers = set(wraps.values())
     out = []
-    for node in root.walk():
-        if node is root:
+    for node in nodes:
+        if node.path == run or node.path in wrappers:
             continue
+        v = values[node.path]
+        base = float(_share(v[1], run_values[1]))
+        share_target = float(_share(v[0], run_values[0]))
+        members = tree.kept[node.path].member_values(where.X[:2])
+        added = Estimate(float(v[0] - v[1]))
+        if members is not None:
+            added = _holding(added.value, *percentile_interval(members[:, 0] - members[:, 1], where.level))
+        growth = _finite(share_target / base) if base > 0 else None
+        by_param = tuple((p, _finite(float(_share(v[2 + k], run_values[2 + k]) / base)) if base > 0 else None)
+                         for k, p in enumerate(parameters))
         model = tree.kept[node.path]
-        base = node.share_of_root_measured
-        growth = _finite(node.share_of_root / base) if base > 0 else None
-        by_param = tuple((p, _finite(_share(_at(model, pt), root_moved[p]) / base) if base > 0 else None)
-                         for p, pt in moved.items())
-        faster = tuple(p for p in parameters if (o := model.order(p)) is not None and root_orders[p] is not None
-                       and o > root_orders[p])  # type: ignore[operator]
-        out.append(Ranked(node.path, base, node.share_of_root, growth, by_param, node.orders, faster))
-    return tuple(sorted(out, key=lambda r: (-(r.growth if r.growth is not None else -1.0), r.path)))
+        faster = tuple(p for p in parameters if model.order(p) > run_orders[p])
+        chain, up = [], wraps.get(node.path)
+        while up is not None:
+            chain.append(up)
+            up = wraps.get(up)
+        out.append(Ranked(node.path, base, share_target, added, growth, by_param, node.orders, faster,
+                          tuple(chain)))
+    return tuple(sorted(out, key=lambda r: (r.share_target < NEGLIGIBLE, -_sig(r.added.value), -r.share_target,
+                                            r.path)))
 
 
-def analyze(path: str | Path | Experiment, at: Mapping[str, float], *, metrics: Sequence[str] = (),
-            values: ValueKind = "auto", scaling: Scaling = "weak", threshold: float = THRESHOLD, level: float = LEVEL,
-            fitter: Any = None, scheduler: str | None = None, progress: Progress | None = None) -> Analysis:
-    """Analyse the profile at ``path`` (or an experiment already read, e.g. from a Thicket) at the
-    target point ``at`` (see the module).
+def _picture(tree: _Tree, path: str, target: dict[str, float], largest: dict[str, float],
+             coords: np.ndarray) -> Picture:
+    """How ``path`` scales along the parameter that moves farthest (in ratio) to the target."""
+    params = tree.parameters
+    k = max(range(len(params)), key=lambda q: abs(math.log(target[params[q]] / largest[params[q]])))
+    name = params[k]
+    series = tree.mv.inclusive.get(path)
+    mx: list[float] = []
+    my: list[float] = []
+    low_x = float(coords[:, k].min()) if len(coords) else largest[name]
+    if series is not None:
+        X = series.coordinates()
+        near = np.ones(len(X), dtype=bool)
+        for q, p in enumerate(params):
+            if q != k:
+                measured = np.unique(X[:, q])
+                nearest = measured[np.argmin(np.abs(np.log(measured / target[p])))]
+                near &= X[:, q] == nearest
+        ys = series.aggregated(tree.aggregate)  # type: ignore[arg-type]
+        order = np.argsort(X[near, k])
+        mx, my = X[near, k][order].tolist(), ys[near][order].tolist()
+        low_x = min(low_x, *mx) if mx else low_x
+    grid = np.geomspace(low_x, max(target[name], largest[name]), GRID)
+    G = np.array([[g if p == name else target[p] for p in params] for g in grid])
+    kept = tree.kept[path]
+    members = kept.member_values(G)
+    if members is not None and np.isfinite(members).all():
+        lo, hi = percentile_interval(members, tree.where.level)
+        low, high = tuple(lo.tolist()), tuple(hi.tolist())
+    else:
+        low = high = ()
+    fitted = tree.fitted.get(path)
+    composed = tree.composed.get(path)
+    return Picture(path, name, tuple((p, target[p]) for p in params if p != name), tuple(mx), tuple(my),
+                   tuple(grid.tolist()), tuple(kept.values(G).tolist()), low, high,
+                   tuple(fitted.values(G).tolist()) if fitted is not None and composed is not None else (),
+                   tuple(composed.values(G).tolist()) if composed is not None else ())
+
+
+def analyze(path: str | Path, at: Mapping[str, float], *, metrics: Sequence[str] = (), values: ValueKind = "auto",
+            scaling: Scaling = "weak", threshold: float = THRESHOLD, level: float = LEVEL, fitter: Any = None,
+            scheduler: str | None = None, progress: Progress | None = None) -> Analysis:
+    """Analyse the profile at ``path`` at the target point ``at`` (see the module).
 
     >>> a = analyze("examples/callpaths.txt", {"p": 4096})  # doctest: +SKIP
     >>> a.metrics[0].ranking[0].path  # doctest: +SKIP
@@ -324,39 +417,51 @@ def analyze(path: str | Path | Experiment, at: Mapping[str, float], *, metrics: 
     """
     if not threshold > 0:
         raise InputError(f"the threshold must be above 0, got {threshold}")
-    read = path if isinstance(path, Experiment) else Path(path)
-    parameters, chosen = read_values(read, metrics, values=values, scaling=scaling)
+    parameters, chosen = read_values(Path(path), metrics, values=values, scaling=scaling)
     target = check_target(parameters, at)
     fitter = fitter or PMNFFitter()
-    source = path.source if isinstance(path, Experiment) else str(path)
-    coords = sorted({p.coordinate for mv in chosen for s in mv.inclusive.values() for p in s.points})
+    source = str(path)
+    coords = sorted({tuple(c) for mv in chosen for s in mv.inclusive.values() for c in s.coordinates().tolist()})
     largest = dict(zip(parameters, _largest(coords)))
     held = split(coords, parameters)
     full = _fit(parameters, chosen, source, fitter, scheduler, progress)
-    train = None
-    if held.held_out:
+    if progress is not None:
+        progress("bootstrap of every model", 0, 1)
+    sums = _sums(parameters, full, fitter.aggregate)
+    train: dict[Key, FitResult] = {}
+    if held.held_out and any(mv.tree.callees for mv in chosen):
         try:
-            train = _fit(parameters, chosen, source, fitter, scheduler, progress, keep=held.kept)
+            train = {k: r for k, (r, _) in _fit(parameters, chosen, source, fitter, scheduler, progress,
+                                                keep=held.kept).items()}
         except FitError as exc:
             held = Split(held.kept, frozenset(), f"a fit to the remaining points failed: {exc}")
+    rows = [target, largest] + [{**largest, p: target[p]} for p in parameters]
+    where = _Where(np.array([[r[p] for p in parameters] for r in rows], dtype=float), level)
+    results = {k: r for k, (r, _) in full.items()}
     out = []
     total, done = sum(len(mv.tree.postorder()) for mv in chosen), 0
     for mv in chosen:
-        tree = _Tree(mv, parameters, full, train, held, target, threshold, level,
-                     fitter.aggregate)
+        tree = _Tree(mv, parameters, sums, results, train, held, where, threshold, fitter.aggregate)
         for node in mv.tree.postorder():
-            if progress is not None:
+            if progress is not None and done % 100 == 0:
                 progress(f"composing {mv.metric}: {node}", done, total)
             tree.visit(node)
             done += 1
-        root_model = tree.kept[mv.tree.root]
-        root_value, root_largest = _at(root_model, target), _at(root_model, largest)
-        root = _node(tree, mv.tree.root, parameters, target, largest, root_value, root_value, root_largest, level)
+        roots = mv.tree.roots
+        run = (max(roots, key=lambda r: tree.kept[r].at(target)) if mv.tree.flat else mv.tree.root)
+        run_values = (tree.kept[run].at(target), tree.kept[run].at(largest))
+        nodes = tuple(tree.node(r, None, run_values) for r in roots)
         note = mv.note
         if tree.constants:
             note += (f"; {len({p for _, p in tree.constants})} call path(s) measured at too few points to fit "
                      "(3 values of every parameter), taken as the constant median of their values")
-        out.append(MetricAnalysis(mv.metric, mv.unit, note, root, _ranking(tree, root, parameters, target, largest)))
+        if mv.tree.flat:
+            note += f"; the run: {run}"
+        walked = [n for r in nodes for n in r.walk()]
+        ranking = _ranking(tree, walked, run)
+        coordinates = np.array(coords, dtype=float)
+        pictures = tuple(_picture(tree, r.path, target, largest, coordinates) for r in ranking[:PICTURES])
+        out.append(MetricAnalysis(mv.metric, mv.unit, note, nodes, run, ranking, pictures))
     if progress is not None:
         progress("composed", total, total)
     if held.held_out:

@@ -2,18 +2,33 @@
 
 A call path names its callers, outermost first, joined by ``->`` (the way Score-P's CUBE files and
 Extra-P name them). A path whose caller was not measured still hangs under that caller, which the
-tree holds as an unmeasured node; regions without ``->`` form a flat tree. Everything hangs under
-one root: the only outermost region when there is one, else a root that stands for the program.
+tree holds as an unmeasured node. Several outermost regions of a call tree hang under one root
+that stands for the program and sums them: they ran one after another. A *flat* profile, whose
+regions name no callers, is left flat: its nesting is unknown (``main()`` may hold every other
+region), so nothing is summed and every region is a root of its own.
+
+Some call paths run *beside* their caller rather than inside its time: a node a file tags as
+running on a GPU (tag ``gpu`` or ``device``, as Extra-P's call-path tags ``{"gpu": true}``), and
+one on another thread than its caller (tag ``thread``; a path without it runs on its caller's
+thread, an outermost one on the main thread: ``thread`` 0 or ``"main"``). Such a path is shown
+under its caller but not summed into it, and an outermost one on a helper thread is a root of its
+own, not added to the program.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 SEPARATOR = "->"
 
-#: the call path of the root added above several outermost regions
+#: the call path of the root added above several outermost regions of a call tree
 PROGRAM = "(program)"
+#: tags that put a call path on a device
+DEVICE_TAGS = ("gpu", "device")
+#: the tag naming a call path's thread, and the values that name the main thread
+THREAD_TAG = "thread"
+MAIN_THREAD = (None, 0, "0", "main")
 
 
 def caller(path: str) -> str | None:
@@ -34,16 +49,33 @@ def region(path: str) -> str:
 @dataclass(frozen=True)
 class CallTree:
     """Each call path's callees, in the order they were first seen; ``measured`` are the paths
-    with measurements (the others are callers added to hold them)."""
+    with measurements (the others are callers added to hold them). ``roots`` are the outermost
+    nodes, the first the program's (main thread's) run; ``beside`` the paths not summed into
+    their caller (see the module)."""
 
-    root: str
+    roots: tuple[str, ...]
     callees: Mapping[str, tuple[str, ...]]
     measured: frozenset[str]
+    beside: frozenset[str] = frozenset()
+
+    @property
+    def root(self) -> str:
+        """The root that stands for the run (of a flat profile: its first region)."""
+        return self.roots[0]
+
+    @property
+    def flat(self) -> bool:
+        """Whether the profile names no callers, so that the nesting of its regions is unknown."""
+        return not self.callees and len(self.roots) > 1
+
+    def summed(self, path: str) -> tuple[str, ...]:
+        """The callees whose values add up in ``path``'s (those not beside it)."""
+        return tuple(c for c in self.callees.get(path, ()) if c not in self.beside)
 
     def postorder(self) -> list[str]:
         """Every call path, callees before their caller (the order a bottom-up pass needs)."""
         out: list[str] = []
-        stack: list[tuple[str, bool]] = [(self.root, False)]
+        stack: list[tuple[str, bool]] = [(r, False) for r in reversed(self.roots)]
         while stack:
             path, done = stack.pop()
             if done:
@@ -54,14 +86,43 @@ class CallTree:
         return out
 
 
-def call_tree(paths: Iterable[str]) -> CallTree:
-    """The tree of ``paths`` (see the module).
+def _on_device(tags: Mapping[str, Any]) -> bool:
+    return any(bool(tags.get(t)) for t in DEVICE_TAGS)
+
+
+def beside_callers(tags: Mapping[str, Mapping[str, Any]]) -> frozenset[str]:
+    """The call paths (of those tagged, by path) that run beside their caller: on a device where
+    the caller is not, or on another thread (see the module).
+
+    >>> sorted(beside_callers({"main->k": {"gpu": True}, "main->k->x": {"gpu": True}, "io": {"thread": 1}}))
+    ['io', 'main->k']
+    """
+    def thread(path: str | None) -> Any:
+        while path is not None:
+            if THREAD_TAG in tags.get(path, {}):
+                value = tags[path][THREAD_TAG]
+                return None if value in MAIN_THREAD else value
+            path = caller(path)
+        return None
+
+    def device(path: str | None) -> bool:
+        while path is not None:
+            if _on_device(tags.get(path, {})):
+                return True
+            path = caller(path)
+        return False
+
+    return frozenset(p for p in tags if (device(p) and not device(caller(p))) or thread(p) != thread(caller(p)))
+
+
+def call_tree(paths: Iterable[str], beside: frozenset[str] = frozenset()) -> CallTree:
+    """The tree of ``paths`` (see the module); ``beside``: the paths that run beside their caller.
 
     >>> t = call_tree(["main", "main->a", "main->a->b", "main->c"])
     >>> t.root, t.callees["main"], t.postorder()
     ('main', ('main->a', 'main->c'), ['main->a->b', 'main->a', 'main->c', 'main'])
-    >>> call_tree(["a", "b"]).callees["(program)"]
-    ('a', 'b')
+    >>> call_tree(["a", "b"]).roots, call_tree(["a->x", "b"]).callees["(program)"]
+    (('a', 'b'), ('a', 'b'))
     """
     measured = list(dict.fromkeys(paths))
     callees: dict[str, list[str]] = {}
@@ -81,9 +142,11 @@ def call_tree(paths: Iterable[str]) -> CallTree:
 
     for path in measured:
         add(path)
-    if len(tops) == 1:
-        root = tops[0]
+    program = [t for t in tops if t not in beside]
+    helpers = tuple(t for t in tops if t in beside)
+    if not callees or len(program) <= 1:
+        roots = (*program, *helpers)
     else:
-        root = PROGRAM
-        callees[PROGRAM] = tops
-    return CallTree(root, {k: tuple(v) for k, v in callees.items()}, frozenset(measured))
+        callees[PROGRAM] = program
+        roots = (PROGRAM, *helpers)
+    return CallTree(roots, {k: tuple(v) for k, v in callees.items()}, frozenset(measured), beside)

@@ -1,10 +1,10 @@
 """What ``perfcompose analyze`` computes, as plain frozen values that every output renders.
 
 An :class:`Analysis` holds, per metric, the call tree (:class:`CallNode`: model, fit quality,
-value and interval at the target, shares of caller and root, and for callers the
-:class:`Composition` of their callees) and the call paths ranked by how much their share of the
-root grows between the largest measured point and the target (:class:`Ranked`). ``to_json`` and
-``from_json`` write and read it back unchanged.
+value and interval at the target, shares of caller and run, and for callers the
+:class:`Composition` of their callees), the call paths ranked by the time they add between the
+largest measured point and the target (:class:`Ranked`), and the scaling of the first of them
+(:class:`Picture`). ``to_json`` and ``from_json`` write and read it back unchanged.
 """
 from __future__ import annotations
 
@@ -60,12 +60,14 @@ class CallNode:
     quality: Pairs
     at_target: Estimate
     at_largest: float
-    share_of_parent: float
+    share_of_parent: float | None
     share_of_root: float
     share_of_root_measured: float
     orders: Pairs
     composition: Composition | None
     children: tuple[CallNode, ...] = ()
+    #: why the node runs beside its caller and is not summed into it ("" where it is summed)
+    beside: str = ""
 
     def walk(self) -> Iterator[CallNode]:
         """This node and every node below it, callers before callees."""
@@ -76,36 +78,73 @@ class CallNode:
 
 @dataclass(frozen=True)
 class Ranked:
-    """A call path's share of the root at the largest measured point and at the target.
+    """A call path's share of the run at the largest measured point and at the target, and the
+    time it adds between the two (``added``, with its interval).
 
-    ``growth`` is their ratio; ``growth_by_parameter`` the ratio when only that parameter moves
-    to its target value; ``faster_than_root`` the parameters in which its asymptotic order
-    exceeds the root's.
+    ``growth`` is the ratio of the shares; ``growth_by_parameter`` that ratio when only that
+    parameter moves to its target value; ``faster_than_root`` the parameters in which its
+    asymptotic order exceeds the run's; ``collapsed`` the callers above it that merely wrap it
+    (a single callee, the same numbers), folded into this entry.
     """
 
     path: str
     share_measured: float
     share_target: float
+    added: Estimate
     growth: float | None
     growth_by_parameter: Pairs
     orders: Pairs
     faster_than_root: tuple[str, ...]
+    collapsed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Picture:
+    """How one call path scales along ``parameter`` (the others at ``fixed``, their target values):
+    its measured medians (at the others' measured values nearest the target), and on ``grid``, out to the
+    target, the kept model with its interval and, for a caller, the fitted and the composed
+    model."""
+
+    path: str
+    parameter: str
+    fixed: Pairs
+    measured_x: tuple[float, ...]
+    measured_y: tuple[float, ...]
+    grid: tuple[float, ...]
+    kept: tuple[float, ...]
+    low: tuple[float, ...]
+    high: tuple[float, ...]
+    fitted: tuple[float, ...]
+    composed: tuple[float, ...]
 
 
 @dataclass(frozen=True)
 class MetricAnalysis:
-    """The call tree of one metric and its ranking; ``note`` says how inclusive and exclusive
-    values were obtained."""
+    """The call trees of one metric (``roots``; the node ``run`` stands for the whole run), its
+    ranking and the pictures of its first-ranked call paths; ``note`` says how inclusive and
+    exclusive values were obtained."""
 
     metric: str
     unit: str
     note: str
-    root: CallNode
+    roots: tuple[CallNode, ...]
+    run: str
     ranking: tuple[Ranked, ...]
+    pictures: tuple[Picture, ...] = ()
+
+    @property
+    def root(self) -> CallNode:
+        """The node that stands for the run."""
+        return next(r for r in self.roots if r.path == self.run)
+
+    def walk(self) -> Iterator[CallNode]:
+        """Every node of every tree, callers before callees."""
+        for r in self.roots:
+            yield from r.walk()
 
     def disagreements(self) -> list[CallNode]:
         """The callers whose composed and fitted models disagree at the target."""
-        return [n for n in self.root.walk() if n.composition is not None and n.composition.disagrees]
+        return [n for n in self.walk() if n.composition is not None and n.composition.disagrees]
 
 
 @dataclass(frozen=True)
@@ -136,7 +175,7 @@ class Analysis:
         return _from_json(cls, record)
 
 
-_PAIRS = {"target", "largest", "quality", "orders", "growth_by_parameter"}
+_PAIRS = {"target", "largest", "quality", "orders", "growth_by_parameter", "fixed"}
 _NESTED: dict[str, Any] = {}
 
 
@@ -167,5 +206,5 @@ def _from_json(cls: Any, record: Mapping[str, Any]) -> Any:
     return cls(**values)
 
 
-_NESTED.update(at_target=Estimate, composition=Composition, children=CallNode, root=CallNode,
-               ranking=Ranked, metrics=MetricAnalysis)
+_NESTED.update(at_target=Estimate, added=Estimate, composition=Composition, children=CallNode, roots=CallNode,
+               ranking=Ranked, pictures=Picture, metrics=MetricAnalysis)

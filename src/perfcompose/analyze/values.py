@@ -17,7 +17,7 @@ from typing import get_args
 
 import numpy as np
 
-from perfcompose.analyze.callpaths import CallTree, call_tree
+from perfcompose.analyze.callpaths import PROGRAM, CallTree, beside_callers, call_tree
 from perfcompose.choices import Scaling, ValueKind
 from perfcompose.data import cube, load
 from perfcompose.data.experiment import Experiment, Point, Series
@@ -67,8 +67,8 @@ def _combine(parts: Sequence[Series], signs: Sequence[float], metric: str, regio
 def _holds_callees(tree: CallTree, series: Mapping[str, Series]) -> tuple[int, int]:
     """(pairs where a caller's median is at least its callees' summed medians, pairs checked)."""
     held = checked = 0
-    for path, kids in tree.callees.items():
-        kids = tuple(k for k in kids if k in series)
+    for path in tree.callees:
+        kids = tuple(k for k in tree.summed(path) if k in series)
         if path not in series or not kids:
             continue
         total = _combine([series[k] for k in kids], [1.0] * len(kids), "", "", "")
@@ -87,7 +87,7 @@ def from_one_kind(experiment: Experiment, metric: str, kind: ValueKind) -> Metri
     chosen = [s for s in experiment.series if s.metric == metric]
     series = {s.region or metric: s for s in chosen}
     unit = chosen[0].unit
-    tree = call_tree(series)
+    tree = call_tree(series, beside_callers({p: s.tags for p, s in series.items() if s.tags}))
     held, checked = _holds_callees(tree, series)
     if kind == "auto":
         kind = "inclusive" if checked and held >= INCLUSIVE_SHARE * checked else "exclusive"
@@ -100,7 +100,7 @@ def from_one_kind(experiment: Experiment, metric: str, kind: ValueKind) -> Metri
     exclusive: dict[str, Series] = {}
     clipped = 0
     for path in tree.postorder():
-        kids = tree.callees.get(path, ())
+        kids = tree.summed(path)
         if kind == "exclusive":
             parts = ([series[path]] if path in series else []) + [inclusive[k] for k in kids if k in inclusive]
             if path in series:
@@ -124,7 +124,10 @@ def from_one_kind(experiment: Experiment, metric: str, kind: ValueKind) -> Metri
             summed = _combine(measured_kids, [1.0] * len(measured_kids), metric, path, unit)
             if summed is not None:
                 inclusive[path] = summed
-    if kind == "exclusive":
+    if tree.flat:
+        derived = ("the profile names no callers, so the nesting of its regions is unknown: none is summed, and "
+                   "shares are of the largest region at the target")
+    elif kind == "exclusive":
         derived = "inclusive values derived as the sum over each subtree"
     else:
         derived = "exclusive (own) values derived as a caller's value less its callees'"
@@ -133,6 +136,8 @@ def from_one_kind(experiment: Experiment, metric: str, kind: ValueKind) -> Metri
     unmeasured = [p for p in tree.postorder() if p not in series]
     if unmeasured:
         derived += f"; {len(unmeasured)} unmeasured caller(s) taken as the sum of their callees"
+    if tree.beside:
+        derived += f"; {len(tree.beside)} call path(s) on a device or another thread not summed into their callers"
     return MetricValues(metric, unit, tree, inclusive, exclusive, f"{assumed}; {derived}")
 
 
@@ -148,11 +153,11 @@ def from_both_kinds(inclusive: Experiment, exclusive: Experiment, metric: str) -
     """The values of ``metric`` from a profile that holds both kinds (CUBE4)."""
     incl = {s.region: s for s in inclusive.series if s.metric == metric}
     excl = {s.region: s for s in exclusive.series if s.metric == metric}
-    tree = call_tree(incl)
+    tree = call_tree(incl, beside_callers({p: s.tags for p, s in incl.items() if s.tags}))
     unit = next(iter(incl.values())).unit
     note = "inclusive and exclusive values both read from the profile"
-    if tree.root not in incl:
-        tops = list(tree.callees.get(tree.root, ()))
+    if tree.root == PROGRAM and tree.root not in incl:
+        tops = list(tree.summed(tree.root))
         summed = _combine([incl[t] for t in tops], [1.0] * len(tops), metric, tree.root, unit)
         if summed is not None:
             incl[tree.root] = summed

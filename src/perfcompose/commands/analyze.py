@@ -20,15 +20,20 @@ from perfcompose.commands.common import (
     user_errors,
     write_json,
 )
+from perfcompose.data import load
+from perfcompose.data.hatchet_runs import parse_parameters
 from perfcompose.report.analysis_json import analysis_json
 from perfcompose.report.analysis_page import analysis_report
 from perfcompose.report.analysis_text import analysis_text
+from perfcompose.report.call_tree_table import write_csv
 from perfcompose.report.html import this_command, write
 
 
 @user_errors
 def analyze(profile: Path = typer.Argument(..., help="Profile: an Extra-P text, JSON, JSON Lines or .extra-p file, "
-                                                     "or a directory of CUBE4 experiment folders."),
+                                                     "a directory of CUBE4 experiment folders, or a folder of runs "
+                                                     "Hatchet reads (Caliper .cali or JSON, HPCToolkit databases, "
+                                                     "TAU, cProfile, pyinstrument), one per configuration."),
             at: list[str] = typer.Option(..., "--at", help="The target point, a value for every parameter: "
                                                           "p=4096,n=1e6 (or --at p=4096 --at n=1e6)."),
             metric: list[str] = typer.Option([], "--metric", help="Analyse only this metric (repeat for more; "
@@ -40,7 +45,15 @@ def analyze(profile: Path = typer.Argument(..., help="Profile: an Extra-P text, 
                                                                      "disagree where they differ by more than "
                                                                      "this fraction at the target."),
             top: int = typer.Option(10, "--top", help="Ranked call paths printed (all are in --json and --html)."),
+            tree: bool | None = typer.Option(None, "--tree/--no-tree", help="Print the call tree and every "
+                                             "caller's composition (default: for a profile of at most 50 call "
+                                             "paths; a larger one prints a summary)."),
             html: Path | None = typer.Option(None, "--html", help="Write a self-contained HTML page here."),
+            param: list[str] = typer.Option([], "--param", help="Of a folder of runs: a parameter and where each "
+                                            "run holds its value, a metadata key (p=mpi.world.size, the default) "
+                                            "or its file name (n=file); repeat for more."),
+            table: Path | None = typer.Option(None, "--table", help="Write the call paths' models, fit quality, "
+                                              "values and intervals at the target and ranks here as CSV."),
             json_out: Path | None = json_option("the whole analysis"),
             scheduler: str | None = scheduler_option(),
             scaling: Scaling = scaling_option(),
@@ -55,11 +68,14 @@ def analyze(profile: Path = typer.Argument(..., help="Profile: an Extra-P text, 
     if top < 0:
         raise typer.BadParameter(f"{top}; give 0 or more", param_hint="--top")
     with bar_after(progress()) as step:
-        analysis = run(profile, target, metrics=metric, values=values, scaling=scaling, threshold=threshold,
+        source = load(profile, parameters=parse_parameters(param), scaling=scaling) if param else profile
+        analysis = run(source, target, metrics=metric, values=values, scaling=scaling, threshold=threshold,
                        scheduler=scheduler, progress=step)
-    console.print(analysis_text(analysis, top))
+    console.print(analysis_text(analysis, top, tree))
     if json_out:
         write_json(json_out, analysis_json(analysis), "analysis")
+    if table:
+        console.print(f"table written to {write_csv(analysis, table)}", highlight=False)
     if html:
         out = write(analysis_report(analysis, (this_command(),)), html)
         console.print(f"report written to {out}", highlight=False)

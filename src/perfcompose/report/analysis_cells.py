@@ -66,15 +66,25 @@ def point_cell(pairs: Sequence[tuple[str, float]]) -> str:
     return point(dict(pairs))
 
 
-RANKING_COLUMNS = ("rank", "call path", "share at largest measured", "share at target", "growth",
-                   "growth by parameter", "order by parameter", "grows faster than the root in")
+def ranking_columns(unit: str, level: float) -> tuple[str, ...]:
+    u = f" [{unit}]" if unit else ""
+    return ("rank", "call path", "share at largest measured", "share at target", f"added to target{u}",
+            f"{round(100 * level)} % interval{u}", "growth", "growth by parameter", "order by parameter",
+            "grows faster than the run in")
 
-RANKING_NUMERIC = (True, False, True, True, True, False, False, False)
+
+RANKING_NUMERIC = (True, False, True, True, True, True, True, False, False, False)
+
+
+def path_cell(r: Ranked) -> str:
+    """The call path, and how many callers that merely wrap it were folded into its entry."""
+    return r.path + (f" (wrapped by {len(r.collapsed)} caller(s) with the same values)" if r.collapsed else "")
 
 
 def ranking_row(k: int, r: Ranked) -> tuple[str, ...]:
-    return (str(k), r.path, share_cell(r.share_measured), share_cell(r.share_target), growth_cell(r.growth),
-            pairs_cell(r.growth_by_parameter, growth_cell), pairs_cell(r.orders), ", ".join(r.faster_than_root) or "-")
+    return (str(k), path_cell(r), share_cell(r.share_measured), share_cell(r.share_target), value_cell(r.added),
+            interval_cell(r.added), growth_cell(r.growth), pairs_cell(r.growth_by_parameter, growth_cell),
+            pairs_cell(r.orders), ", ".join(r.faster_than_root) or "-")
 
 
 def composition_columns(unit: str) -> tuple[str, ...]:
@@ -97,8 +107,11 @@ def node_cell(node: CallNode, unit: str, level: float) -> str:
     parts = [f"{value_cell(node.at_target)} {unit}".strip()]
     if node.at_target.low is not None:
         parts.append(f"{round(100 * level)} %: {interval_cell(node.at_target)}")
-    parts += [f"{share_cell(node.share_of_parent)} of caller", f"{share_cell(node.share_of_root)} of root",
-              f"{node.source}: {node.model}"]
+    if node.share_of_parent is not None:
+        parts.append(f"{share_cell(node.share_of_parent)} of caller")
+    parts += [f"{share_cell(node.share_of_root)} of run", f"{node.source}: {node.model}"]
+    if node.beside:
+        parts.append(f"{node.beside}, not summed into its caller")
     if node.fitted is not None:
         parts.append(f"fit quality {quality_cell(node)}")
     if not node.measured:

@@ -1,42 +1,55 @@
-"""The page of ``perfcompose analyze``: per metric the call tree (each caller opens and closes),
-the ranking of growing call paths, and each caller's composition beside its fit."""
+"""The page of ``perfcompose analyze``: per metric the call trees (each caller opens and closes),
+the ranking of the call paths that add most time toward the target, a picture of how each of
+the first of them scales, and each caller's composition beside its fit."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from perfcompose.analyze.analysis import NEGLIGIBLE
 from perfcompose.analyze.result import Analysis, CallNode, MetricAnalysis
 from perfcompose.report.analysis_cells import (
     COMPOSITION_NUMERIC,
-    RANKING_COLUMNS,
     RANKING_NUMERIC,
     composition_columns,
     composition_row,
     node_cell,
     point_cell,
+    ranking_columns,
     ranking_row,
     share_cell,
 )
-from perfcompose.report.document import Node, Report, Section, Text, Tree, table
+from perfcompose.report.analysis_plots import scaling_figure
+from perfcompose.report.document import Block, Node, Report, Section, Text, Tree, table
+from perfcompose.report.html import figure
 
 
-def _tree(node: CallNode, unit: str, level: float, growing: set[str]) -> Node:
+def _tree(node: CallNode, unit: str, level: float, top: set[str]) -> Node:
     return Node(node.region, node_cell(node, unit, level),
-                tuple(_tree(c, unit, level, growing) for c in node.children), emphasis=node.path in growing)
+                tuple(_tree(c, unit, level, top) for c in node.children), emphasis=node.path in top)
 
 
 def metric_section(metric: MetricAnalysis, analysis: Analysis) -> Section:
     unit = f" [{metric.unit}]" if metric.unit else ""
-    growing = {r.path for r in metric.ranking if r.growth is not None and r.growth > 1}
-    blocks: list = [Text(metric.note),
-                    Tree(f"call tree of {metric.metric} at {point_cell(analysis.target)}",
-                         _tree(metric.root, metric.unit, analysis.level, growing), collapsible=True),
-                    table("call paths by growth of their share of the root", RANKING_COLUMNS,
-                          [ranking_row(k, r) for k, r in enumerate(metric.ranking, 1)],
-                          note=f"share of the root at the largest measured point ({point_cell(analysis.largest)}) "
-                               "and at the target; growth by parameter: only that parameter moved to the target. "
-                               "Marked in the tree: the call paths whose share grows.",
-                          numeric=RANKING_NUMERIC)]
-    callers = [(n, n.composition) for n in metric.root.walk() if n.composition is not None]
+    top = {r.path for r in metric.ranking if r.share_target >= NEGLIGIBLE and r.added.value > 0}
+    blocks: list[Block] = [Text(metric.note)]
+    blocks += [Tree(f"call tree of {metric.metric} at {point_cell(analysis.target)}"
+                    + (f" ({r.region})" if len(metric.roots) > 1 else ""),
+                    _tree(r, metric.unit, analysis.level, top), collapsible=True) for r in metric.roots]
+    blocks.append(table("call paths by the time they add from the largest measured point to the target",
+                        ranking_columns(metric.unit, analysis.level),
+                        [ranking_row(k, r) for k, r in enumerate(metric.ranking, 1)],
+                        note=f"share of the run ({metric.run}) at the largest measured point "
+                             f"({point_cell(analysis.largest)}) and at the target; call paths below "
+                             f"{share_cell(NEGLIGIBLE)} of the run at the target follow the others. Growth by "
+                             "parameter: only that parameter moved to the target. Marked in the tree: the call "
+                             "paths that add time and hold 1 % of the run or more.",
+                        numeric=RANKING_NUMERIC))
+    kept = {n.path: n.source for n in metric.walk()}
+    blocks += [figure(scaling_figure(p, metric.unit, analysis.level, kept[p.path]), f"{k}. {p.path}",
+                      f"measured medians, the kept model with its {round(100 * analysis.level)} % interval out to "
+                      "the target, and for a caller the other of its fitted and composed models")
+               for k, p in enumerate(metric.pictures, 1)]
+    callers = [(n, n.composition) for n in metric.walk() if n.composition is not None]
     if callers:
         blocks.append(table("each caller composed as seq(own, callees) beside its fit",
                             composition_columns(metric.unit),

@@ -1,6 +1,7 @@
-"""The text output of ``perfcompose analyze``: per metric the call tree with each call path's
-value, interval, shares and model, the call paths whose share grows most, and every caller's
-composition beside its fit."""
+"""The text output of ``perfcompose analyze``: per metric the call paths that add most time toward
+the target, and the callers whose composition disagrees with their fit; the call tree with each
+call path's value, interval, shares and model, and every caller's composition, for a small
+profile or on request (a large profile's would run to thousands of lines)."""
 from __future__ import annotations
 
 from typing import Any
@@ -10,15 +11,16 @@ from rich.markup import escape
 from rich.text import Text
 from rich.tree import Tree
 
+from perfcompose.analyze.analysis import NEGLIGIBLE
 from perfcompose.analyze.result import Analysis, CallNode, MetricAnalysis
 from perfcompose.report.analysis_cells import (
     COMPOSITION_NUMERIC,
-    RANKING_COLUMNS,
     RANKING_NUMERIC,
     composition_columns,
     composition_row,
     node_cell,
     point_cell,
+    ranking_columns,
     ranking_row,
     share_cell,
 )
@@ -26,6 +28,8 @@ from perfcompose.report.tables import ResultTable as Table
 
 #: ranked call paths shown in the text (all are in --json and --html)
 TOP = 10
+#: call paths up to which the text shows the call tree and every composition unless told otherwise
+TREE_LIMIT = 50
 
 
 def node_label(node: CallNode, unit: str, level: float) -> str:
@@ -33,14 +37,14 @@ def node_label(node: CallNode, unit: str, level: float) -> str:
     return f"{node.region} · {node_cell(node, unit, level)}"
 
 
-def call_tree(metric: MetricAnalysis, level: float) -> Tree:
+def call_tree(root: CallNode, unit: str, level: float) -> Tree:
     def add(parent: Any, node: CallNode) -> None:
-        branch = parent.add(Text(node_label(node, metric.unit, level)))
+        branch = parent.add(Text(node_label(node, unit, level)))
         for child in node.children:
             add(branch, child)
 
-    tree = Tree(Text(node_label(metric.root, metric.unit, level)), guide_style="dim")
-    for child in metric.root.children:
+    tree = Tree(Text(node_label(root, unit, level)), guide_style="dim")
+    for child in root.children:
         add(tree, child)
     return tree
 
@@ -54,32 +58,45 @@ def _table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]], nu
     return table
 
 
-def metric_text(metric: MetricAnalysis, analysis: Analysis, top: int = TOP) -> Group:
-    """The call tree, ranking and compositions of one metric."""
+def metric_text(metric: MetricAnalysis, analysis: Analysis, top: int = TOP, tree: bool | None = None) -> Group:
+    """The ranking of one metric, and its call tree and compositions where ``tree`` asks for them
+    (None: where the profile has at most :data:`TREE_LIMIT` call paths); without the tree only
+    the disagreeing compositions, at most ``top`` of them."""
     unit = f" [{metric.unit}]" if metric.unit else ""
+    nodes = list(metric.walk())
+    whole = len(nodes) <= TREE_LIMIT if tree is None else tree
     parts: list[Any] = [Text(f"{metric.metric}{unit} at {point_cell(analysis.target)}: {metric.note}", style="bold")]
-    parts.append(call_tree(metric, analysis.level))
-    growing = [r for r in metric.ranking if r.growth is not None and r.growth > 1]
+    if whole:
+        parts.extend(call_tree(r, metric.unit, analysis.level) for r in metric.roots)
+    else:
+        run = node_label(metric.root, metric.unit, analysis.level)
+        parts.append(Text(f"{len(nodes)} call paths; the run: {run}. The call tree: --tree, --html or --json."))
     shown = metric.ranking[:top]
-    parts.append(_table(f"{metric.metric}: call paths by growth of their share of the root, largest measured point "
-                        f"({point_cell(analysis.largest)}) to target; {len(growing)} of {len(metric.ranking)} grow",
-                        RANKING_COLUMNS, [ranking_row(k, r) for k, r in enumerate(shown, 1)], RANKING_NUMERIC))
-    callers = [(n, n.composition) for n in metric.root.walk() if n.composition is not None]
+    counted = sum(r.share_target >= NEGLIGIBLE for r in metric.ranking)
+    parts.append(_table(f"{metric.metric}: call paths by the time they add from the largest measured point "
+                        f"({point_cell(analysis.largest)}) to the target; {counted} of {len(metric.ranking)} at "
+                        f"{share_cell(NEGLIGIBLE)} of the run or more at the target come first",
+                        ranking_columns(metric.unit, analysis.level),
+                        [ranking_row(k, r) for k, r in enumerate(shown, 1)], RANKING_NUMERIC))
+    callers = [(n, n.composition) for n in nodes if n.composition is not None]
     if callers:
         disagree = sum(c.disagrees for _, c in callers)
+        listed = callers if whole else [(n, c) for n, c in callers if c.disagrees][:top]
         # the reason for each choice is a sentence: printed under the table, not squeezed into a column
         columns, numeric = composition_columns(metric.unit)[:-1], COMPOSITION_NUMERIC[:-1]
-        parts.append(_table(f"{metric.metric}: each caller composed as seq(own, callees) beside its fit; "
-                            f"{disagree} of {len(callers)} disagree by more than {share_cell(analysis.threshold)}",
-                            columns, [composition_row(n, c)[:-1] for n, c in callers], numeric))
-        parts.extend(Text(f"  {n.path}: {c.kept} kept, {c.reason}") for n, c in callers)
+        title = (f"{metric.metric}: each caller composed as seq(own, callees) beside its fit; "
+                 f"{disagree} of {len(callers)} disagree by more than {share_cell(analysis.threshold)}")
+        if not whole:
+            title += f" (shown: {len(listed)} of them)"
+        parts.append(_table(title, columns, [composition_row(n, c)[:-1] for n, c in listed], numeric))
+        parts.extend(Text(f"  {n.path}: {c.kept} kept, {c.reason}") for n, c in listed)
     return Group(*parts)
 
 
-def analysis_text(analysis: Analysis, top: int = TOP) -> Group:
-    """Everything the text output shows, as one rich renderable."""
+def analysis_text(analysis: Analysis, top: int = TOP, tree: bool | None = None) -> Group:
+    """Everything the text output shows, as one rich renderable (``tree``: see :func:`metric_text`)."""
     head = Text(f"{analysis.source}: parameters {', '.join(analysis.parameters)}; "
                 f"target {point_cell(analysis.target)}; "
                 f"largest measured point {point_cell(analysis.largest)}; {round(100 * analysis.level)} % intervals; "
                 f"held out: {analysis.holdout}")
-    return Group(head, *(metric_text(m, analysis, top) for m in analysis.metrics))
+    return Group(head, *(metric_text(m, analysis, top, tree) for m in analysis.metrics))
