@@ -99,3 +99,22 @@ def test_unknown_algorithm_is_refused_with_the_choices():
     with pytest.raises(InputError, match="no algorithm 'ring' for bcast") as err:
         trace_schedule(PING, {"bcast": "ring"})
     assert "binomial, linear" in str(err.value)
+
+
+def test_polling_calls_leave_one_calc_of_the_computation_between_them():
+    r0 = rank_trace(0, 2, [("irecv", 2, 3, 1, 4, 8, 11), ("test", 5, 6), ("probe", 8, 9), ("test", 10, 11),
+                           ("done", 14, 15, 1, 4, 8, 11), ("finalize", 16, 17)])
+    r1 = rank_trace(1, 2, [("send", 12, 13, 0, 4, 8), ("finalize", 16, 17)])
+    ops = parse_goal(goal_text(trace_schedule([r0, r1]).schedule)).ranks[0].ops
+    # 3-5, 6-8, 9-10 and 11-14 us are computation: one calc of 8 us, not four
+    assert [(o.kind, o.size) for o in ops] == [("calc", 1000), ("recv", 8), ("calc", 8000), ("calc", 0),
+                                                ("calc", 1000)]
+
+
+def test_a_cancelled_receive_and_one_never_completed_become_calc_0():
+    r0 = rank_trace(0, 2, [("irecv", 2, 3, -1, -1, 8, 11), ("cancel", 4, 5, -2, 0, 0, 11), ("done", 6, 7, -2, 0, 0, 11),
+                           ("irecv", 8, 9, 1, 3, 8, 12), ("finalize", 10, 11)])
+    r1 = rank_trace(1, 2, [("finalize", 10, 11)])
+    s = trace_schedule([r0, r1]).schedule
+    assert (s.kind == 2).all()  # no receive is left to wait for a message nobody sends
+    assert simulate_goal(s, LogGP(1, 1, 1, 0, "us")).makespan == pytest.approx(9000)

@@ -10,8 +10,9 @@
  * "ID WORLD-RANK-OF-MEMBER-0 WORLD-RANK-OF-MEMBER-1 ...".
  *
  * Peers and roots are world ranks (-1: any source, -2: MPI_PROC_NULL). A completed request
- * (MPI_Wait, Waitall, Waitany, Test, Testall) gives one CALL_DONE record carrying the request,
- * and for a receive the source, tag and bytes received. Build: mpicc -shared -fPIC -O2.
+ * (MPI_Wait, Waitall, Waitany, Waitsome, Test, Testall, Testany, Testsome) gives one CALL_DONE
+ * record carrying the request, and for a receive the source, tag and bytes received; MPI_Cancel
+ * gives CALL_CANCEL with the request. MPI_Ssend and Issend are recorded as MPI_Send and Isend. Build: mpicc -shared -fPIC -O2.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -24,7 +25,7 @@
 enum call {
     CALL_INIT, CALL_FINALIZE, CALL_SEND, CALL_RECV, CALL_ISEND, CALL_IRECV, CALL_DONE, CALL_SENDRECV_SEND,
     CALL_SENDRECV_RECV, CALL_BCAST, CALL_REDUCE, CALL_ALLREDUCE, CALL_BARRIER, CALL_ALLGATHER, CALL_ALLTOALL,
-    CALL_GATHER, CALL_SCATTER, CALL_PROBE, CALL_MRECV, CALL_TEST, CALL_WAIT_NONE
+    CALL_GATHER, CALL_SCATTER, CALL_PROBE, CALL_MRECV, CALL_TEST, CALL_WAIT_NONE, CALL_CANCEL
 };
 
 typedef struct {
@@ -263,6 +264,51 @@ int MPI_Testall(int n, MPI_Request r[], int *flag, MPI_Status st[]) {
     }
     free(h);
     free(own);
+    return rc;
+}
+
+int MPI_Testany(int n, MPI_Request r[], int *index, int *flag, MPI_Status *st) {
+    MPI_Status one;
+    if (st == MPI_STATUS_IGNORE) st = &one;
+    int64_t *h = out ? handles_of(n, r) : NULL;
+    double t0 = now();
+    int rc = PMPI_Testany(n, r, index, flag, st);
+    if (out) {
+        if (*flag && *index != MPI_UNDEFINED) done(n, h, st, index, 1, t0, now());
+        else put(CALL_TEST, -2, 0, 0, 0, 0, t0, now());
+    }
+    free(h);
+    return rc;
+}
+
+/* MPI_Waitsome and MPI_Testsome: the requests that completed, one record each */
+static int some(int n, MPI_Request r[], int *n_out, int idx[], MPI_Status st[], int wait) {
+    MPI_Status *own, *s = statuses(n, st, &own);
+    int64_t *h = out ? handles_of(n, r) : NULL;
+    double t0 = now();
+    int rc = wait ? PMPI_Waitsome(n, r, n_out, idx, s) : PMPI_Testsome(n, r, n_out, idx, s);
+    if (out) {
+        if (*n_out > 0 && *n_out != MPI_UNDEFINED) done(n, h, s, idx, *n_out, t0, now());
+        else put(wait ? CALL_WAIT_NONE : CALL_TEST, -2, 0, 0, 0, 0, t0, now());
+    }
+    free(h);
+    free(own);
+    return rc;
+}
+
+int MPI_Waitsome(int n, MPI_Request r[], int *n_out, int idx[], MPI_Status st[]) {
+    return some(n, r, n_out, idx, st, 1);
+}
+
+int MPI_Testsome(int n, MPI_Request r[], int *n_out, int idx[], MPI_Status st[]) {
+    return some(n, r, n_out, idx, st, 0);
+}
+
+int MPI_Cancel(MPI_Request *r) {
+    int64_t h = handle(r);
+    double t0 = now();
+    int rc = PMPI_Cancel(r);
+    put(CALL_CANCEL, -2, 0, 0, 0, h, t0, now());
     return rc;
 }
 

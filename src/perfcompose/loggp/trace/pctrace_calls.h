@@ -10,6 +10,14 @@ int NAME(MPI_Send)(const void *b, COUNT n, MPI_Datatype t, int dst, int tag, MPI
     return rc;
 }
 
+int NAME(MPI_Ssend)(const void *b, COUNT n, MPI_Datatype t, int dst, int tag, MPI_Comm c) {
+    double t0 = now();
+    int rc = NAME(PMPI_Ssend)(b, n, t, dst, tag, c);
+    int id = out ? comm_id(c) : 0;
+    if (out) put(CALL_SEND, world_of(id, dst), tag, id, type_bytes(n, t), 0, t0, now());
+    return rc;
+}
+
 int NAME(MPI_Recv)(void *b, COUNT n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status *st) {
     MPI_Status own;
     if (st == MPI_STATUS_IGNORE) st = &own;
@@ -24,6 +32,14 @@ int NAME(MPI_Recv)(void *b, COUNT n, MPI_Datatype t, int src, int tag, MPI_Comm 
 int NAME(MPI_Isend)(const void *b, COUNT n, MPI_Datatype t, int dst, int tag, MPI_Comm c, MPI_Request *r) {
     double t0 = now();
     int rc = NAME(PMPI_Isend)(b, n, t, dst, tag, c, r);
+    int id = out ? comm_id(c) : 0;
+    if (out) put(CALL_ISEND, world_of(id, dst), tag, id, type_bytes(n, t), handle(r), t0, now());
+    return rc;
+}
+
+int NAME(MPI_Issend)(const void *b, COUNT n, MPI_Datatype t, int dst, int tag, MPI_Comm c, MPI_Request *r) {
+    double t0 = now();
+    int rc = NAME(PMPI_Issend)(b, n, t, dst, tag, c, r);
     int id = out ? comm_id(c) : 0;
     if (out) put(CALL_ISEND, world_of(id, dst), tag, id, type_bytes(n, t), handle(r), t0, now());
     return rc;

@@ -16,6 +16,8 @@ MPI_Wait, Waitall, Test, ...   a ``calc 0`` requiring the chain and every reques
                                (a receive from any source or with any tag takes its status')
 collective                     the steps of its algorithm (:mod:`.collectives`): each step's
                                messages require the chain, a ``calc 0`` joins a step of several
+MPI_Cancel                     the request's recv becomes a ``calc 0`` (so does a recv never
+                               completed by the end of the run)
 MPI_Probe, Iprobe, Test (not   nothing (their time is neither computation nor communication)
 done), Waitany (none)
 =============================  ================================================================
@@ -157,22 +159,31 @@ def _check_collectives(traces: Sequence[RankTrace], keys: list[dict[int, int]]) 
                                  hint="the traces are cut or of different runs; trace the program again")
 
 
+def _groups(rec: np.ndarray, start: float) -> list[tuple[int, int, int]]:
+    """The groups of calls that make operations, as (first record, end, ns of computation before
+    it): a group is the calls that start at one instant; the computation before one is the time
+    since the previous group outside the calls that only poll or probe (no operation of their own)."""
+    t0s = rec["t0"]
+    starts = np.insert(np.flatnonzero(np.diff(t0s[1:]) != 0) + 2, 0, 1)  # after the MPI_Init record
+    ends = np.maximum.accumulate(np.maximum.reduceat(rec["t1"], starts))
+    gaps = np.maximum(t0s[starts] - np.insert(ends[:-1], 0, start), 0.0)
+    polls = np.array([n in _TIMING_ONLY and n != "finalize" for n in call_names()])[rec["call"][starts]]
+    keep = np.flatnonzero(~polls)
+    total = np.cumsum(gaps)[keep]
+    ns = np.round(np.diff(total, prepend=0.0) * NS).astype(np.int64)
+    hi = np.append(starts[1:], len(rec))
+    return list(zip(starts[keep].tolist(), hi[keep].tolist(), ns.tolist()))
+
+
 def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapping[str, str]) -> _Rank:
     """One rank's operations from its trace; its time 0 is ``start`` (seconds)."""
     names = call_names()
     rec = t.records
     b = _Rank()
     pending: dict[int, tuple[int, int]] = {}  # request -> (operation, communicator id)
-    t0s, t1s = rec["t0"], rec["t1"]
-    bounds = np.flatnonzero(np.diff(t0s[1:]) != 0) + 2  # group starts after the MPI_Init record
-    ends = np.append(bounds, len(rec))
-    starts = np.insert(bounds, 0, 1)
-    prev_end = start
-    for lo, hi in zip(starts.tolist(), ends.tolist()):
-        gap = round((float(t0s[lo]) - prev_end) * NS)
+    for lo, hi, gap in _groups(rec, start):
         if gap > 0:
             b.join([b.add(CALC, float(gap), 0, 0, lo)], lo)
-        prev_end = max(prev_end, float(t1s[lo:hi].max()))
         name = names[int(rec["call"][lo])]
         if name in _BLOCKING:
             ops = [b.add(_BLOCKING[names[int(r["call"])]], float(r["bytes"]), int(r["peer"]), int(r["tag"]), i)
@@ -200,6 +211,8 @@ def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapp
                     ops.append(op)
             if ops:
                 b.join(ops, lo, always=True)
+        elif name == "cancel":
+            _drop_recv(b, pending.get(int(rec[lo]["request"]), (-1, 0))[0])
         elif name in ALGORITHMS:
             r = rec[lo]
             members = t.comms[int(r["comm"])]
@@ -211,7 +224,15 @@ def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapp
                         for kind, peer, size in step], lo)
         elif name not in _TIMING_ONLY:
             raise AssertionError(f"call {name} has no rule")
+    for op, _ in pending.values():
+        _drop_recv(b, op)
     return b
+
+
+def _drop_recv(b: _Rank, op: int) -> None:
+    """A receive that never completes (cancelled, or pending at the end) becomes a ``calc 0``."""
+    if op >= 0 and b.kind[op] == RECV:
+        b.kind[op], b.size[op], b.peer[op], b.tag[op] = CALC, 0.0, 0, 0
 
 
 def _check_messages(s: GoalSchedule, origin: np.ndarray, traces: Sequence[RankTrace]) -> None:
