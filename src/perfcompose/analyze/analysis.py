@@ -406,10 +406,11 @@ def _picture(tree: _Tree, path: str, target: dict[str, float], largest: dict[str
                    tuple(composed.values(G).tolist()) if composed is not None else ())
 
 
-def analyze(path: str | Path, at: Mapping[str, float], *, metrics: Sequence[str] = (), values: ValueKind = "auto",
-            scaling: Scaling = "weak", threshold: float = THRESHOLD, level: float = LEVEL, fitter: Any = None,
-            scheduler: str | None = None, progress: Progress | None = None) -> Analysis:
-    """Analyse the profile at ``path`` at the target point ``at`` (see the module).
+def analyze(path: str | Path | Experiment, at: Mapping[str, float], *, metrics: Sequence[str] = (),
+            values: ValueKind = "auto", scaling: Scaling = "weak", threshold: float = THRESHOLD, level: float = LEVEL,
+            fitter: Any = None, scheduler: str | None = None, progress: Progress | None = None) -> Analysis:
+    """Analyse the profile at ``path`` (or an experiment already read, e.g. from a Thicket) at the
+    target point ``at`` (see the module).
 
     >>> a = analyze("examples/callpaths.txt", {"p": 4096})  # doctest: +SKIP
     >>> a.metrics[0].ranking[0].path  # doctest: +SKIP
@@ -417,10 +418,11 @@ def analyze(path: str | Path, at: Mapping[str, float], *, metrics: Sequence[str]
     """
     if not threshold > 0:
         raise InputError(f"the threshold must be above 0, got {threshold}")
-    parameters, chosen = read_values(Path(path), metrics, values=values, scaling=scaling)
+    read = path if isinstance(path, Experiment) else Path(path)
+    parameters, chosen = read_values(read, metrics, values=values, scaling=scaling)
     target = check_target(parameters, at)
     fitter = fitter or PMNFFitter()
-    source = str(path)
+    source = path.source if isinstance(path, Experiment) else str(path)
     coords = sorted({tuple(c) for mv in chosen for s in mv.inclusive.values() for c in s.coordinates().tolist()})
     largest = dict(zip(parameters, _largest(coords)))
     held = split(coords, parameters)
