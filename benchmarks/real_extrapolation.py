@@ -39,12 +39,11 @@ import hashlib
 import io
 import json
 import os
-import re
 import subprocess
 import sys
 import tarfile
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,21 +65,40 @@ from extrap_inputs import EXTRAP_PYTHON, require_extrap  # noqa: E402
 
 RELEARN = "relearn/relearn-125_execution_times"
 AGGREGATE = "mean"
+MEASURED = Path(__file__).resolve().parent / "data" / "measured"
 
-# run by Extra-P's Python: per job, model the training file and evaluate every model at the
-# held-out coordinates; one JSON line per job, so that the caller can checkpoint as it goes
+#: Extra-P's configurations: its modeler and the options set on it (and on the single-parameter
+#: modeler a multi-parameter modeler combines)
+EXTRAP_CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "default": ("Default", {}),
+    "negative exponents": ("Default", {"allow_negative_exponents": True}),
+    "refining": ("Refining", {}),
+}
+
+# run by Extra-P's Python: per job, model the training file with the job's modeler and options and
+# evaluate every model at the held-out coordinates; one JSON line per job, so that the caller can
+# checkpoint as it goes
 EXTRAP_SIDE = r"""
 import json, sys, warnings
 warnings.filterwarnings("ignore")
 import numpy as np
 from extrap.fileio.file_reader.text_file_reader import TextFileReader
+from extrap.modelers import single_parameter
 from extrap.modelers.model_generator import ModelGenerator
 for line in sys.stdin:
     job = json.loads(line)
     out, error = {}, None
     try:
         experiment = TextFileReader().read_experiment(job["file"])
-        generator = ModelGenerator(experiment)
+        multi = len(experiment.parameters) > 1
+        generator = ModelGenerator(experiment, modeler="Default" if multi else job["modeler"])
+        modeler = generator.modeler
+        if multi and job["modeler"] != "Default":
+            modeler.single_parameter_modeler = single_parameter.all_modelers[job["modeler"]]()
+        for target in (modeler, getattr(modeler, "single_parameter_modeler", None)):
+            for option, value in job["options"].items():
+                if target is not None and hasattr(target, option):
+                    setattr(target, option, value)
         generator.model_all()
         for (callpath, metric), model in generator.models.items():
             X = np.array(job["test"][callpath.name], dtype=float).T
@@ -122,100 +140,87 @@ class Cut:
         return hashlib.sha1(self.extrap_text().encode()).hexdigest()[:16]
 
 
-# -- reading the published measurements ----------------------------------------------------------
+# -- reading the measurements ---------------------------------------------------------------------
 
-def _files(repo: Path, prefix: str) -> Iterator[tuple[str, str]]:
-    """(path, text) of every file under ``prefix`` of a clone (work tree) or git directory."""
-    if (repo / prefix).exists():
-        base = repo / prefix
-        for p in sorted([base] if base.is_file() else base.rglob("*")):
-            if p.is_file():
-                yield p.relative_to(repo).as_posix(), p.read_text(errors="replace")
-        return
-    names = subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "--name-only", "HEAD", prefix],
-                           capture_output=True, text=True, check=True).stdout.split("\n")
-    for name in sorted(n for n in names if n):
-        text = subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{name}"], capture_output=True,
-                              check=True).stdout.decode(errors="replace")
-        yield name, text
+def _git(repo: Path, *args: str) -> bytes:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=True).stdout
+
+
+def _ref(repo: Path, branch: str) -> str:
+    """The branch as the repository names it: a local branch (a fetched git directory) or the
+    remote one of a clone."""
+    for ref in (branch, f"origin/{branch}"):
+        if subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "-q", ref],
+                          capture_output=True).returncode == 0:
+            return ref
+    raise SystemExit(f"{repo} has no branch {branch}; fetch it (git fetch origin {branch})")
+
+
+def _file(repo: Path, path: str, branch: str = "HEAD") -> str:
+    return _git(repo, "show", f"{_ref(repo, branch)}:{path}").decode(errors="replace")
+
+
+def _load_from_git(repo: Path, path: str, branch: str = "HEAD", **how: Any) -> Experiment:
+    """A file or folder of a branch, read by perfcompose from a temporary copy (``git archive``),
+    the stored mean where a file holds statistics instead of runs."""
+    archive = _git(repo, "archive", _ref(repo, branch), path)
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tmp, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))  # type: ignore[arg-type]
+        return load(Path(tmp) / path, **how).for_aggregate(AGGREGATE)
 
 
 def relearn(repo: Path) -> Experiment:
     """RELeARN's 14 timers over p and n, read by perfcompose's Extra-P text reader."""
-    text = dict(_files(repo, f"{RELEARN}/relearn.txt"))[f"{RELEARN}/relearn.txt"]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "relearn.txt"
-        path.write_text(text)
-        return load(path, "extrap-text")
-
-
-_TIMER = re.compile(r"^( *)(\S.*?)\s*:\s*([-+0-9.eE]+)\s*\|\s*([-+0-9.eE]+)\s*\|\s*([-+0-9.eE]+)\s*$")
-_RUN = re.compile(r"relearn_p(\d+)_size(\d+)_theta([0-9.]+)\.")
-
-
-def relearn_timers(text: str) -> list[dict[str, float]]:
-    """Per run logged in a RELeARN output, each timer's slowest-rank time (the 'max' column)."""
-    runs: list[dict[str, float]] = []
-    inside = False
-    for line in text.splitlines():
-        if "TIMERS GLOBAL OVER ALL RANKS" in line:
-            runs.append({})
-            inside = True
-            continue
-        if inside:
-            m = _TIMER.match(line)
-            if m:
-                runs[-1][m.group(2)] = float(m.group(5))
-            elif line.startswith("=") or (runs[-1] and not line.strip()):
-                inside = False
-    return [r for r in runs if r]
-
-
-def relearn_theta(repo: Path) -> Experiment:
-    """RELeARN's timers over p, n and theta from its run logs (2 runs per file where both finished)."""
-    points: dict[str, dict[tuple[float, ...], list[float]]] = {}
-    for name, text in _files(repo, RELEARN):
-        m = _RUN.search(name)
-        if not m or not name.endswith(".out"):
-            continue
-        coord = (float(m.group(1)), float(m.group(2)), float(m.group(3)))
-        for run in relearn_timers(text):
-            for timer, value in run.items():
-                points.setdefault(timer, {}).setdefault(coord, []).append(value)
-    series = tuple(Series("time", tuple(Point(c, tuple(v)) for c, v in sorted(pts.items())), timer)
-                   for timer, pts in points.items())
-    return Experiment(("p", "n", "theta"), series, source="relearn logs")
+    return _load_from_git(repo, f"{RELEARN}/relearn.txt", fmt="extrap-text")
 
 
 def mpi_collectives(repo: Path) -> Experiment:
     """Median latencies of MPI collectives over the ranks (one value per point)."""
-    text = dict(_files(repo, "tests/data/mpi_data.csv"))["tests/data/mpi_data.csv"]
     rows: dict[str, list[Point]] = {}
-    for row in csv.DictReader(io.StringIO(text)):
+    for row in csv.DictReader(io.StringIO(_file(repo, "tests/data/mpi_data.csv"))):
         rows.setdefault(f"{row['mpi']}/{row['variable']}", []).append(
             Point((float(row["Ranks"]),), (float(row["median"]),)))
     return Experiment(("ranks",), tuple(Series("latency", tuple(p), r, "us") for r, p in rows.items()),
                       source="mpi_data.csv")
 
 
-def mm_cube(repo: Path) -> Experiment:
-    """Score-P profiles (CUBE) of a matrix multiplication over one size parameter, read by
-    perfcompose's CUBE folder reader from a temporary copy (``git archive``) of the folder."""
-    prefix = "tests/data/cubeset/single_parameter"
-    if (repo / prefix).is_dir():
-        return load(repo / prefix)
-    archive = subprocess.run(["git", "-C", str(repo), "archive", "HEAD", prefix], capture_output=True, check=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-            tar.extractall(tmp, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))  # type: ignore[arg-type]
-        return load(Path(tmp) / prefix)
+def measured(name: str) -> Callable[[Path], Experiment]:
+    """A set measured here by ``measure_libraries.py`` (its Extra-P text file)."""
+    return lambda folder: load(folder / f"{name}.txt", "extrap-text")
 
 
-DATASETS: dict[str, tuple[str, Callable[[Path], Experiment]]] = {
-    "relearn": ("gpr", relearn),
-    "relearn_theta": ("gpr", relearn_theta),
-    "mpi_collectives": ("extrap", mpi_collectives),
-    "mm_cube": ("extrap", mm_cube),
+@dataclass(frozen=True)
+class DataSet:
+    """A set of real measurements: where it comes from (``repo``: ``extrap``, ``gpr`` or
+    ``measured``), how it is read, the Extra-P configuration a skilled user picks for it, and
+    whether the fitter was developed on it or it was held out."""
+
+    repo: str
+    read: Callable[[Path], Experiment]
+    skilled: str
+    held_out: bool
+
+
+def _time(path: str, branch: str) -> Callable[[Path], Experiment]:
+    return lambda repo: _load_from_git(repo, path, branch, metric="time")
+
+
+DATASETS: dict[str, DataSet] = {
+    "relearn": DataSet("gpr", relearn, "negative exponents", False),
+    "mpi_collectives": DataSet("extrap", mpi_collectives, "refining", False),
+    "mm_cube": DataSet("extrap", _time("tests/data/cubeset/single_parameter", "HEAD"), "refining", False),
+    "lulesh_cpu": DataSet("extrap", _time("tests/data/comparison/lulesh-cpu_demangled.extra-p", "vNext"),
+                          "refining", False),
+    "lulesh_gpu": DataSet("extrap", _time("tests/data/comparison/lulesh_with_tags.extra-p", "vNext"),
+                          "refining", True),
+    "lulesh_mpi": DataSet("extrap", _time("tests/data/perf_taint/lulesh", "feature/perf-taint"),
+                          "refining", True),
+    "numpy": DataSet("measured", measured("numpy"), "refining", False),
+    "dense": DataSet("measured", measured("dense"), "refining", False),
+    "scipy": DataSet("measured", measured("scipy"), "refining", True),
+    "codecs": DataSet("measured", measured("codecs"), "refining", True),
+    "sqlite": DataSet("measured", measured("sqlite"), "refining", True),
 }
 
 
@@ -241,7 +246,7 @@ def cuts(name: str, e: Experiment) -> list[Cut]:
     return out
 
 
-# -- the two fitters ------------------------------------------------------------------------------
+# -- the fitters ----------------------------------------------------------------------------------
 
 def perfcompose_predictions(cut: Cut) -> list[tuple[np.ndarray, str]]:
     """perfcompose's prediction at the held-out points of every series, and its model."""
@@ -256,18 +261,21 @@ def perfcompose_predictions(cut: Cut) -> list[tuple[np.ndarray, str]]:
     return out
 
 
-def extrap_predictions(todo: list[Cut], done: dict[str, Any], checkpoint: Checkpoint,
+def extrap_predictions(todo: list[tuple[str, Cut]], done: dict[str, Any], checkpoint: Checkpoint,
                        progress: Progress) -> None:
-    """Extra-P's predictions for the cuts not in ``done`` (by key and training data), one process."""
+    """Extra-P's predictions for the (configuration, cut) pairs not in ``done``, one process."""
     if not todo:
         return
     task = progress.add_task("Extra-P 4.2.5", total=len(todo))
     with tempfile.TemporaryDirectory() as tmp:
-        jobs = []
-        for i, cut in enumerate(todo):
+        jobs, digests = [], {}
+        for i, (config, cut) in enumerate(todo):
             path = Path(tmp) / f"cut{i}.txt"
             path.write_text(cut.extrap_text())
-            jobs.append({"key": cut.key, "file": str(path),
+            modeler, options = EXTRAP_CONFIGS[config]
+            key = f"{config}|{cut.key}"
+            digests[key] = cut.digest()
+            jobs.append({"key": key, "file": str(path), "modeler": modeler, "options": options,
                          "test": {f"r{j}": X.tolist() for j, X in enumerate(cut.test_x)}})
         env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
         proc = subprocess.Popen([str(EXTRAP_PYTHON), "-c", EXTRAP_SIDE], stdin=subprocess.PIPE,
@@ -275,7 +283,6 @@ def extrap_predictions(todo: list[Cut], done: dict[str, Any], checkpoint: Checkp
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write("".join(json.dumps(j) + "\n" for j in jobs))
         proc.stdin.close()
-        digests = {cut.key: cut.digest() for cut in todo}
         for line in proc.stdout:
             rec = json.loads(line)
             rec["digest"] = digests[rec["key"]]
@@ -287,15 +294,6 @@ def extrap_predictions(todo: list[Cut], done: dict[str, Any], checkpoint: Checkp
 
 
 # -- statistics -----------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Rows:
-    """Relative errors of both fitters, one entry per prediction, with the series it belongs to."""
-
-    ours: np.ndarray
-    theirs: np.ndarray
-    group: np.ndarray   # series index (bootstrap cluster)
-
 
 def _wmedian(err: np.ndarray, weight: np.ndarray) -> float:
     """The weighted median (the first value whose cumulative weight reaches half; equal weights:
@@ -320,21 +318,56 @@ def _median_ci(err: np.ndarray, group: np.ndarray, weight: np.ndarray, rng: np.r
     return _wmedian(err, weight), float(lo), float(hi)
 
 
-def summary(rows: Rows, rng: np.random.Generator, weight: np.ndarray | None = None) -> tuple[list[str], float, float]:
-    """The table's cells for these predictions (each weighing ``weight``, default alike), and
-    both medians."""
-    o, t, g = rows.ours, rows.theirs, rows.group
-    w = np.ones(len(o)) if weight is None else weight
-    mo, lo_o, hi_o = _median_ci(o, g, w, rng)
-    mt, lo_t, hi_t = _median_ci(t, g, w, rng)
-    close = np.isclose(o, t, rtol=1e-6, atol=1e-9)
-    share = lambda bad: 100 * np.sum(w * bad) / np.sum(w)  # noqa: E731
-    return [str(len(o)), str(len(np.unique(g))),
-            f"{100 * mo:.1f} [{100 * lo_o:.1f}, {100 * hi_o:.1f}]",
-            f"{100 * mt:.1f} [{100 * lo_t:.1f}, {100 * hi_t:.1f}]",
-            f"{mo / mt:.2f}" if mt > 0 else "-",
-            f"{share(o > 0.5):.0f} / {share(t > 0.5):.0f}",
-            f"{int(np.sum((o < t) & ~close))} / {int(np.sum((t < o) & ~close))} / {int(np.sum(close))}"], mo, mt
+def _share_off(err: np.ndarray, w: np.ndarray) -> float:
+    """The share (%) of predictions off by more than 50 %, each weighing ``w``."""
+    return float(100 * np.sum(w * (err > 0.5)) / np.sum(w))
+
+
+@dataclass(frozen=True)
+class Errors:
+    """Relative errors of perfcompose and of both Extra-P configurations, one entry per
+    prediction, the series each belongs to, its data set's weight, and per data set the
+    configuration whose median is lower (``better``)."""
+
+    ours: np.ndarray
+    default: np.ndarray
+    skilled: np.ndarray
+    better: np.ndarray
+    group: np.ndarray   # series index (bootstrap cluster)
+    weight: np.ndarray
+
+    def cells(self, rng: np.random.Generator) -> tuple[list[str], float, float]:
+        """The table's cells, and the medians of perfcompose and of the better configuration."""
+        o, b, w = self.ours, self.better, self.weight
+        mo, lo_o, hi_o = _median_ci(o, self.group, w, rng)
+        mb, lo_b, hi_b = _median_ci(b, self.group, w, rng)
+        close = np.isclose(o, b, rtol=1e-6, atol=1e-9)
+        return [str(len(o)), str(len(np.unique(self.group))),
+                f"{100 * mo:.1f} [{100 * lo_o:.1f}, {100 * hi_o:.1f}]",
+                f"{100 * _wmedian(self.default, w):.1f}", f"{100 * _wmedian(self.skilled, w):.1f}",
+                f"{100 * mb:.1f} [{100 * lo_b:.1f}, {100 * hi_b:.1f}]",
+                f"{mo / mb:.2f}" if mb > 0 else "-",
+                f"{_share_off(o, w):.0f} / {_share_off(b, w):.0f}",
+                f"{int(np.sum((o < b) & ~close))} / {int(np.sum((b < o) & ~close))} / {int(np.sum(close))}"], mo, mb
+
+
+def errors(records: list[tuple], alike: bool) -> Errors:
+    """The errors of these predictions (points measured as 0 left out); ``alike``: every data set
+    weighs the same, however many predictions it makes."""
+    keep = [r for r in records if r[4] > 0]
+    err = lambda p, y: abs(p - y) / y if np.isfinite(p) else np.inf  # noqa: E731
+    groups = {k: i for i, k in enumerate(sorted({(r[0], r[1], r[2]) for r in keep}))}
+    names = np.array([r[0] for r in keep])
+    ours = np.array([err(r[5], r[4]) for r in keep])
+    default = np.array([err(r[6]["default"], r[4]) for r in keep])
+    skilled = np.array([err(r[6][DATASETS[r[0]].skilled], r[4]) for r in keep])
+    better = default.copy()
+    for name in set(names):
+        mine = names == name
+        if np.median(skilled[mine]) < np.median(default[mine]):
+            better[mine] = skilled[mine]
+    weight = np.array([1.0 / np.sum(names == n) for n in names]) if alike else np.ones(len(keep))
+    return Errors(ours, default, skilled, better, np.array([groups[(r[0], r[1], r[2])] for r in keep]), weight)
 
 
 def main() -> None:
@@ -343,7 +376,10 @@ def main() -> None:
                     help="clone (or git directory) of extra-p/extrap; default $EXTRAP_REPO")
     ap.add_argument("--gpr-repo", type=Path, default=os.environ.get("EXTRAP_GPR_REPO"),
                     help="clone (or git directory) of extra-p/extrap-gpr; default $EXTRAP_GPR_REPO")
-    ap.add_argument("--sets", default=",".join(DATASETS), help="comma-separated data sets")
+    ap.add_argument("--measured", type=Path, default=MEASURED,
+                    help="folder of the sets measured by measure_libraries.py")
+    ap.add_argument("--sets", default=",".join(DATASETS),
+                    help="comma-separated data sets, or 'development' or 'held-out'")
     ap.add_argument("--checkpoint", type=Path, default=Path(".perfcompose/real_extrapolation.jsonl"))
     ap.add_argument("--restart", action="store_true", help="forget Extra-P's predictions kept so far")
     ap.add_argument("--worst", type=int, default=0, help="list the N predictions perfcompose loses most")
@@ -351,23 +387,28 @@ def main() -> None:
     args = ap.parse_args()
     console = Console()
     require_extrap(console)
-    repos = {"extrap": args.extrap_repo, "gpr": args.gpr_repo}
-    sets = [s for s in args.sets.split(",") if s]
+    repos = {"extrap": args.extrap_repo, "gpr": args.gpr_repo, "measured": args.measured}
+    roles = {"development": [n for n, d in DATASETS.items() if not d.held_out],
+             "held-out": [n for n, d in DATASETS.items() if d.held_out]}
+    sets = [n for s in args.sets.split(",") if s for n in roles.get(s, [s])]
     unknown = [s for s in sets if s not in DATASETS]
     if unknown:
-        sys.exit(f"unknown data set(s) {', '.join(unknown)}; choose from {', '.join(DATASETS)}")
+        sys.exit(f"unknown data set(s) {', '.join(unknown)}; choose from {', '.join(DATASETS)}, "
+                 "development or held-out")
     all_cuts: list[Cut] = []
     for name in sets:
-        which, reader = DATASETS[name]
-        if repos[which] is None:
-            console.print(f"[yellow]{name} skipped: set {'EXTRAP_REPO' if which == 'extrap' else 'EXTRAP_GPR_REPO'}"
-                          " (or pass the repository)[/]")
+        where = repos[DATASETS[name].repo]
+        if where is None:
+            variable = "EXTRAP_REPO" if DATASETS[name].repo == "extrap" else "EXTRAP_GPR_REPO"
+            console.print(f"[yellow]{name} skipped: set {variable} (or pass the repository)[/]")
             continue
-        all_cuts += cuts(name, reader(Path(repos[which])))
+        all_cuts += cuts(name, DATASETS[name].read(Path(where)))
+    configs = lambda cut: ("default", DATASETS[cut.dataset].skilled)  # noqa: E731
     with Checkpoint.open(args.checkpoint, restart=args.restart,
                          busy=lambda: RuntimeError(f"{args.checkpoint} is in use by another run")) as checkpoint:
         done = {rec["key"]: rec for _, rec in checkpoint.lines() if rec is not None and "key" in rec}
-        todo = [c for c in all_cuts if c.key not in done or done[c.key].get("digest") != c.digest()]
+        todo = [(c, cut) for cut in all_cuts for c in configs(cut)
+                if f"{c}|{cut.key}" not in done or done[f"{c}|{cut.key}"].get("digest") != cut.digest()]
         with Progress(console=console, transient=True) as progress:
             extrap_predictions(todo, done, checkpoint, progress)
             task = progress.add_task("perfcompose", total=len(all_cuts))
@@ -375,76 +416,77 @@ def main() -> None:
             for cut in all_cuts:
                 ours[cut.key] = perfcompose_predictions(cut)
                 progress.advance(task)
-    records = []   # (dataset, param, region, coordinate, measured, ours, theirs, our model, their model)
+    records = []   # (dataset, param, region, coordinate, measured, ours, Extra-P's by configuration,
+    #                 our model, Extra-P's models by configuration)
     for cut in all_cuts:
-        theirs = done[cut.key]["series"]
         for j, (s, X, y) in enumerate(zip(cut.train.series, cut.test_x, cut.test_y)):
             pred, model = ours[cut.key][j]
-            ep = theirs.get(f"r{j}", {"pred": [np.nan] * len(y),
-                                      "model": f"failed: {done[cut.key].get('error') or 'no model'}"})
-            for x, yi, po, pt in zip(X, y, pred, ep["pred"]):
-                records.append((cut.dataset, cut.param, s.region, tuple(x), float(yi), float(po), float(pt),
-                                model, ep["model"]))
+            theirs = {}
+            for c in configs(cut):
+                rec = done[f"{c}|{cut.key}"]
+                theirs[c] = rec["series"].get(f"r{j}", {"pred": [np.nan] * len(y),
+                                                        "model": f"failed: {rec.get('error') or 'no model'}"})
+            for i, (x, yi, po) in enumerate(zip(X, y, pred)):
+                records.append((cut.dataset, cut.param, s.region, tuple(x), float(yi), float(po),
+                                {c: float(t["pred"][i]) for c, t in theirs.items()}, model,
+                                {c: t["model"] for c, t in theirs.items()}))
     rng = np.random.default_rng(0)
     load_avg = os.getloadavg()[0]
     table = Table(title=f"Extrapolation beyond the largest value of each parameter, real measurements "
                         f"(aggregate: {AGGREGATE} of the runs; load {load_avg:.1f})", title_justify="left")
-    for col in ("data set", "parameter", "predictions", "series", "perfcompose median % [95 %]",
-                "Extra-P median % [95 %]", "ratio", "> 50 % off (ours / theirs)",
-                "closer (ours / theirs / tie)"):
-        table.add_column(col, justify="left" if col in ("data set", "parameter") else "right")
-
-    def rows_of(selected: list[tuple]) -> Rows:
-        keep = [r for r in selected if r[4] > 0]
-        err = lambda p, y: abs(p - y) / y if np.isfinite(p) else np.inf  # noqa: E731
-        groups = {k: i for i, k in enumerate(sorted({(r[0], r[1], r[2]) for r in keep}))}
-        return Rows(np.array([err(r[5], r[4]) for r in keep]), np.array([err(r[6], r[4]) for r in keep]),
-                    np.array([groups[(r[0], r[1], r[2])] for r in keep]))
-
+    for col in ("data set", "role", "Extra-P skilled", "predictions", "series", "perfcompose median % [95 %]",
+                "Extra-P default median %", "Extra-P skilled median %", "Extra-P better median % [95 %]",
+                "ratio to better", "> 50 % off % (ours / better)", "closer (ours / better / tie)"):
+        table.add_column(col, justify="left" if col in ("data set", "role", "Extra-P skilled") else "right")
     per_set = {}
     for name in dict.fromkeys(r[0] for r in records):
-        mine = [r for r in records if r[0] == name]
-        params = list(dict.fromkeys(r[1] for r in mine))
-        for param in params:
-            table.add_row(name, param, *summary(rows_of([r for r in mine if r[1] == param]), rng)[0])
-        cells, mo, mt = summary(rows_of(mine), rng)
-        per_set[name] = (mo, mt)
-        if len(params) > 1:
-            table.add_row(name, "all", *cells, style="bold")
-    pooled = rows_of(records)
-    cells, mo, mt = summary(pooled, rng)
-    table.add_row("pooled", "all", *cells, style="bold")
-    # every data set counts alike, however many predictions it makes
-    names = np.array([r[0] for r in records if r[4] > 0])
-    weight = np.array([1.0 / np.sum(names == n) for n in names])
-    cells_alike, mo_alike, mt_alike = summary(pooled, rng, weight)
-    table.add_row("pooled, data sets alike", "all", *cells_alike, style="bold")
+        cells, mo, mb = errors([r for r in records if r[0] == name], alike=False).cells(rng)
+        per_set[name] = (mo, mb)
+        table.add_row(name, "held out" if DATASETS[name].held_out else "development", DATASETS[name].skilled,
+                      *cells)
+    headline = None
+    for label, chosen in (("development", [n for n in per_set if not DATASETS[n].held_out]),
+                          ("held out", [n for n in per_set if DATASETS[n].held_out]), ("all", list(per_set))):
+        if not chosen or (label != "all" and len(chosen) == len(per_set)):
+            continue
+        e = errors([r for r in records if r[0] in chosen], alike=True)
+        cells, mo, mb = e.cells(rng)
+        table.add_row(f"pooled, {len(chosen)} sets alike", label, "per set", *cells, style="bold")
+        if label == "all":
+            headline = (mo, mb, _share_off(e.ours, e.weight), _share_off(e.better, e.weight))
+    cells, _, _ = errors(records, alike=False).cells(rng)
+    table.add_row("pooled, predictions alike", "all", "per set", *cells)
     console.print(table)
-    worse = [f"{n} ({100 * (a - b):+.1f} points)" for n, (a, b) in per_set.items() if a - b > 0.02]
-    console.print(f"goals: pooled median at most 0.8 x Extra-P's: {mo / mt:.2f} (data sets alike "
-                  f"{mo_alike / mt_alike:.2f}); data sets more than 2 points worse than Extra-P: "
-                  f"{', '.join(worse) if worse else 'none'}")
+    if headline:
+        mo, mb, so, sb = headline
+        worse = [f"{n} ({100 * (a - b):+.1f} points)" for n, (a, b) in per_set.items() if a - b > 0.01]
+        console.print(f"goals: pooled median, sets alike, at most 0.8 x the better Extra-P's: {mo / mb:.2f}; "
+                      f"sets more than 1 point worse than it: {', '.join(worse) if worse else 'none'}; "
+                      f"share off by more than 50 % {so:.0f} % against {sb:.0f} %")
     skipped = sum(1 for r in records if r[4] <= 0)
     if skipped:
         console.print(f"{skipped} held-out points measured as 0 are left out (no relative error).")
     if args.worst:
-        lost = sorted((r for r in records if r[4] > 0),
-                      key=lambda r: -(abs(r[5] - r[4]) - abs(r[6] - r[4])) / r[4])[:args.worst]
-        worst = Table(title="where perfcompose loses most", title_justify="left")
+        best = lambda r: min(abs(v - r[4]) if np.isfinite(v) else np.inf for v in r[6].values())  # noqa: E731
+        lost = sorted((r for r in records if r[4] > 0), key=lambda r: -(abs(r[5] - r[4]) - best(r)) / r[4])[:args.worst]
+        worst = Table(title="where perfcompose loses most (against the closer Extra-P configuration)",
+                      title_justify="left")
         for col in ("data set", "param", "series", "point", "measured", "ours", "Extra-P", "our model",
                     "Extra-P's model"):
             worst.add_column(col)
         for r in lost:
-            worst.add_row(r[0], r[1], r[2], " ".join(f"{v:g}" for v in r[3]), f"{r[4]:.4g}", f"{r[5]:.4g}",
-                          f"{r[6]:.4g}", r[7][:60], r[8][:60])
+            c = min(r[6], key=lambda k: abs(r[6][k] - r[4]) if np.isfinite(r[6][k]) else np.inf)
+            worst.add_row(r[0], r[1], r[2][-40:], " ".join(f"{v:g}" for v in r[3]), f"{r[4]:.4g}", f"{r[5]:.4g}",
+                          f"{r[6][c]:.4g} ({c})", r[7][:60], r[8][c][:60])
         console.print(worst)
     if args.csv:
         with args.csv.open("w", newline="") as fh:
             w = csv.writer(fh)
-            w.writerow(["dataset", "parameter", "series", "coordinate", "measured", "perfcompose", "extrap",
-                        "perfcompose_model", "extrap_model"])
+            w.writerow(["dataset", "parameter", "series", "coordinate", "measured", "perfcompose",
+                        *(f"extrap_{c}" for c in EXTRAP_CONFIGS), "perfcompose_model"])
             for r in records:
-                w.writerow([r[0], r[1], r[2], " ".join(f"{v:g}" for v in r[3]), *r[4:]])
+                w.writerow([r[0], r[1], r[2], " ".join(f"{v:g}" for v in r[3]), r[4], r[5],
+                            *(r[6].get(c, "") for c in EXTRAP_CONFIGS), r[7]])
 
 
 if __name__ == "__main__":

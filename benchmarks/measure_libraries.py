@@ -1,0 +1,193 @@
+"""Measure library code nobody here wrote at several sizes, for the real-measurement corpus.
+
+    python benchmarks/measure_libraries.py [--sets numpy,dense,scipy,codecs,sqlite] [--reps 5]
+        [--out benchmarks/data/measured] [--force]
+
+Each set is a handful of routines of NumPy, SciPy, the standard library's compressors and
+hashes, or SQLite, timed on one core (BLAS and OpenMP held to one thread) at 8 sizes growing by
+2x (the dense linear algebra by about 1.4x), ``--reps`` runs a size, each on fresh input drawn
+with a fixed seed. A set is written as Extra-P text, ``<out>/<set>.txt`` (seconds of wall time,
+one DATA line per size, the runs in order; the load average at its start and end is printed);
+a set already written is kept unless ``--force``, so an interrupted run resumes.
+``benchmarks/real_extrapolation.py`` reads these files (sets ``numpy``, ``dense``, ``scipy``,
+``codecs``, ``sqlite``).
+"""
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import bz2  # noqa: E402
+import hashlib  # noqa: E402
+import json  # noqa: E402
+import lzma  # noqa: E402
+import sqlite3  # noqa: E402
+import time  # noqa: E402
+import zlib  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import scipy.linalg  # noqa: E402
+import scipy.sparse  # noqa: E402
+import scipy.sparse.linalg  # noqa: E402
+import scipy.spatial  # noqa: E402
+from rich.console import Console  # noqa: E402
+from rich.progress import Progress  # noqa: E402
+
+from perfcompose.data import Experiment, save  # noqa: E402
+from perfcompose.data.experiment import Point, Series  # noqa: E402
+
+#: a routine: (size, random generator) -> a callable that does the timed work on fresh input
+Routine = Callable[[int, np.random.Generator], Callable[[], object]]
+
+
+def _text(n: int, rng: np.random.Generator) -> bytes:
+    """n bytes of words drawn from a 2,000-word vocabulary (compressible like text)."""
+    words = [bytes(rng.integers(97, 123, rng.integers(2, 10)).astype(np.uint8)) for _ in range(2000)]
+    out = b" ".join(words[i] for i in rng.integers(0, len(words), n // 4 + 1))
+    return out[:n]
+
+
+def _poisson(n: int) -> scipy.sparse.csc_matrix:
+    """The 5-point Laplacian on a square grid of about n unknowns."""
+    side = max(2, round(n ** 0.5))
+    one = scipy.sparse.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(side, side))
+    eye = scipy.sparse.identity(side)
+    return (scipy.sparse.kron(one, eye) + scipy.sparse.kron(eye, one)).tocsc()
+
+
+def _sqlite(n: int, rng: np.random.Generator) -> sqlite3.Connection:
+    db = sqlite3.connect(":memory:")
+    db.execute("create table t (k integer, g integer, v real)")
+    db.executemany("insert into t values (?, ?, ?)",
+                   zip(rng.permutation(n).tolist(), rng.integers(0, 100, n).tolist(), rng.random(n).tolist()))
+    return db
+
+
+def _sqlite_insert(n: int, rng: np.random.Generator) -> Callable[[], object]:
+    rows = list(zip(rng.permutation(n).tolist(), rng.integers(0, 100, n).tolist(), rng.random(n).tolist()))
+    db = sqlite3.connect(":memory:")
+    db.execute("create table t (k integer, g integer, v real)")
+    return lambda: db.executemany("insert into t values (?, ?, ?)", rows)
+
+
+def _sql(query: str, index: bool = False) -> Routine:
+    def make(n: int, rng: np.random.Generator) -> Callable[[], object]:
+        db = _sqlite(n, rng)
+        if index:
+            db.execute("create index ik on t (k)")
+        return lambda: db.execute(query).fetchall()
+    return make
+
+
+def _kdtree_query(n: int, rng: np.random.Generator) -> Callable[[], object]:
+    tree = scipy.spatial.cKDTree(rng.random((n, 3)))
+    q = rng.random((n, 3))
+    return lambda: tree.query(q, k=4)
+
+
+def _spd(m: int, rng: np.random.Generator) -> np.ndarray:
+    a = rng.random((m, m))
+    return a @ a.T + m * np.eye(m)
+
+
+#: set -> (parameter, sizes, routines by name)
+SETS: dict[str, tuple[str, tuple[int, ...], dict[str, Routine]]] = {
+    "numpy": ("n", tuple(2 ** k for k in range(14, 22)), {
+        "sort": lambda n, r: (lambda a=r.random(n): np.sort(a)),
+        "argsort": lambda n, r: (lambda a=r.random(n): np.argsort(a)),
+        "unique": lambda n, r: (lambda a=r.integers(0, n, n): np.unique(a)),
+        "fft": lambda n, r: (lambda a=r.random(n): np.fft.fft(a)),
+        "cumsum": lambda n, r: (lambda a=r.random(n): np.cumsum(a)),
+        "searchsorted": lambda n, r: (lambda a=np.sort(r.random(n)), q=r.random(n): np.searchsorted(a, q)),
+        "percentile": lambda n, r: (lambda a=r.random(n): np.percentile(a, [10, 50, 90])),
+    }),
+    "dense": ("m", (64, 96, 128, 192, 256, 384, 512, 768), {
+        "matmul": lambda m, r: (lambda a=r.random((m, m)), b=r.random((m, m)): a @ b),
+        "lu_factor": lambda m, r: (lambda a=r.random((m, m)): scipy.linalg.lu_factor(a)),
+        "cholesky": lambda m, r: (lambda a=_spd(m, r): scipy.linalg.cholesky(a)),
+        "solve": lambda m, r: (lambda a=r.random((m, m)), b=r.random(m): np.linalg.solve(a, b)),
+        "eigh": lambda m, r: (lambda a=_spd(m, r): np.linalg.eigh(a)),
+        "svd": lambda m, r: (lambda a=r.random((m, m)): np.linalg.svd(a)),
+        "qr": lambda m, r: (lambda a=r.random((m, m)): np.linalg.qr(a)),
+    }),
+    "scipy": ("n", tuple(2 ** k for k in range(10, 18)), {
+        "spsolve": lambda n, r: (lambda a=_poisson(n), b=r.random(_poisson(n).shape[0]):
+                                scipy.sparse.linalg.spsolve(a, b)),
+        "cg": lambda n, r: (lambda a=_poisson(n).tocsr(), b=r.random(_poisson(n).shape[0]):
+                           scipy.sparse.linalg.cg(a, b, rtol=1e-8, maxiter=100_000)),
+        "spmv": lambda n, r: (lambda a=_poisson(n).tocsr(), b=r.random(_poisson(n).shape[0]):
+                             [a @ b for _ in range(20)]),
+        "kdtree_build": lambda n, r: (lambda a=r.random((n, 3)): scipy.spatial.cKDTree(a)),
+        "kdtree_query": _kdtree_query,
+        "convex_hull": lambda n, r: (lambda a=r.random((n, 2)): scipy.spatial.ConvexHull(a)),
+    }),
+    "codecs": ("bytes", tuple(2 ** k for k in range(14, 22)), {
+        "zlib_compress": lambda n, r: (lambda d=_text(n, r): zlib.compress(d, 6)),
+        "zlib_decompress": lambda n, r: (lambda d=zlib.compress(_text(n, r), 6): zlib.decompress(d)),
+        "lzma_compress": lambda n, r: (lambda d=_text(n, r): lzma.compress(d, preset=1)),
+        "bz2_compress": lambda n, r: (lambda d=_text(n, r): bz2.compress(d, 9)),
+        "sha256": lambda n, r: (lambda d=_text(n, r): hashlib.sha256(d).digest()),
+        "json_roundtrip": lambda n, r: (lambda d=_text(n, r).decode().split(" "): json.loads(json.dumps(d))),
+    }),
+    "sqlite": ("rows", tuple(2 ** k for k in range(10, 18)), {
+        "insert": _sqlite_insert,
+        "create_index": lambda n, r: (lambda db=_sqlite(n, r): db.execute("create index ik on t (k)")),
+        "order_by": _sql("select k, v from t order by v"),
+        "group_by": _sql("select g, count(*), avg(v) from t group by g"),
+        "self_join": _sql("select count(*) from t a join t b on a.k = b.k + 1", index=True),
+        "scan_filter": _sql("select count(*) from t where v < 0.5 and g > 10"),
+    }),
+}
+
+
+def measure(name: str, reps: int, progress: Progress) -> Experiment:
+    """Time every routine of a set at every size, ``reps`` runs on fresh input each."""
+    param, sizes, routines = SETS[name]
+    task = progress.add_task(name, total=len(sizes) * len(routines) * reps)
+    series = []
+    for k, (routine, make) in enumerate(routines.items()):
+        points = []
+        for size in sizes:
+            values = []
+            for rep in range(reps):
+                work = make(size, np.random.default_rng([k, size, rep]))
+                start = time.perf_counter()
+                work()
+                values.append(time.perf_counter() - start)
+                progress.advance(task)
+            points.append(Point((float(size),), tuple(values)))
+        series.append(Series("time", tuple(points), routine, "s"))
+    return Experiment((param,), tuple(series), source=f"measure_libraries.py {name}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sets", default=",".join(SETS), help="comma-separated sets")
+    ap.add_argument("--reps", type=int, default=5, help="runs a size")
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "data" / "measured")
+    ap.add_argument("--force", action="store_true", help="measure sets already written again")
+    args = ap.parse_args()
+    console = Console()
+    args.out.mkdir(parents=True, exist_ok=True)
+    with Progress(console=console) as progress:
+        for name in args.sets.split(","):
+            if name not in SETS:
+                raise SystemExit(f"unknown set {name!r}; choose from {', '.join(SETS)}")
+            path = args.out / f"{name}.txt"
+            if path.exists() and not args.force:
+                console.print(f"{name}: kept {path}")
+                continue
+            load_start = os.getloadavg()[0]
+            experiment = measure(name, args.reps, progress)
+            save(experiment, path, "extrap-text")
+            console.print(f"{name}: wrote {path} ({args.reps} runs a size, load {load_start:.1f} at start, "
+                          f"{os.getloadavg()[0]:.1f} at end)")
+
+
+if __name__ == "__main__":
+    main()
