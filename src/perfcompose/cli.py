@@ -98,6 +98,8 @@ COMMANDS = (
           _C + "predict:predict"),
     Entry("bench", "Time a target over a parameter grid; resumable from its checkpoint (OUT.checkpoint.jsonl).",
           _C + "bench:bench"),
+    Entry("profile", "Profile a Python program under cProfile over a parameter grid into call paths that analyze "
+          "reads;\nresumable from its checkpoint (OUT.checkpoint.jsonl).", _C + "profile:profile"),
     Entry("validate", "Run programs of nop, inc, qsort and your own stages (--task) for real, fit them "
           "(monolithic),\ncompose them from their parts (modular) and report the error of the prediction, with "
           "its 90 %\ninterval, against the measurement.", _C + "study:validate"),

@@ -119,6 +119,11 @@ class Target:
     def measure(self, point: Mapping[str, float]) -> float:
         raise NotImplementedError
 
+    def details(self) -> list[Any]:
+        """What the runs since the last call recorded besides their times (JSON values, one per
+        run: a profile), handed over once; a sweep stores them with the visit in its checkpoint."""
+        return []
+
 
 class _Failed(Exception):
     def __init__(self, failure: Failure):
@@ -266,6 +271,8 @@ class SweepResult:
     failures: dict[tuple[float, ...], Failure] = field(default_factory=dict)
     resumed: int = 0
     skipped_lines: tuple[int, ...] = ()
+    #: per coordinate, what each timed run recorded besides its time (see :meth:`Target.details`)
+    details: dict[tuple[float, ...], list[Any]] = field(default_factory=dict)
 
     def experiment(self, metric: str = "time", region: str = "", unit: str = "s", source: str = "") -> Experiment:
         points = tuple(Point(c, tuple(v)) for c, v in sorted(self.values.items()))
@@ -289,11 +296,12 @@ def _visit(rec: Mapping[str, Any]) -> tuple[tuple[float, ...], list[float]] | No
     return point, times
 
 
-def _read_checkpoint(store: Checkpoint, header: Mapping[str, Any]
+def _read_checkpoint(store: Checkpoint, header: Mapping[str, Any], details: dict[tuple[float, ...], list[Any]]
                      ) -> tuple[dict[tuple[float, ...], list[float]], dict[tuple[float, ...], int], list[int]]:
     """The values a checkpoint holds per point, how many rounds of each point it holds, and the
     numbers of the lines skipped as corrupt (every good line is kept; a write torn by kill -9 is
-    cut off, so its point, that round of it, is measured again)."""
+    cut off, so its point, that round of it, is measured again); each visit's details are added
+    to ``details``."""
     done: dict[tuple[float, ...], list[float]] = {}
     visits: dict[tuple[float, ...], int] = {}
     skipped: list[int] = []
@@ -313,6 +321,8 @@ def _read_checkpoint(store: Checkpoint, header: Mapping[str, Any]
             continue
         coord, values = visit
         done.setdefault(coord, []).extend(values)
+        if isinstance(rec.get("details"), list):
+            details.setdefault(coord, []).extend(rec["details"])
         visits[coord] = visits.get(coord, 0) + 1
     return done, visits, skipped
 
@@ -346,12 +356,13 @@ def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int 
     done: dict[tuple[float, ...], list[float]] = {}
     visits: dict[tuple[float, ...], int] = {}
     skipped: list[int] = []
+    details: dict[tuple[float, ...], list[Any]] = {}
     store = None
     if checkpoint is not None:
         store = _open_checkpoint(Path(checkpoint), restart)
         try:
             if not store.empty:
-                done, visits, skipped = _read_checkpoint(store, header)
+                done, visits, skipped = _read_checkpoint(store, header, details)
             if store.empty:
                 store.append(header)
         except BaseException:
@@ -360,7 +371,7 @@ def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int 
     wanted = set(coords)
     result = SweepResult(params, {c: v for c, v in done.items() if c in wanted},
                          resumed=sum(1 for c in done if c in wanted and visits[c] >= rounds),
-                         skipped_lines=tuple(skipped))
+                         skipped_lines=tuple(skipped), details={c: v for c, v in details.items() if c in wanted})
     plan = []  # (round, coordinate) still to measure, round by round, each round shuffled
     for r in range(rounds):
         todo = [c for c in coords if visits.get(c, 0) <= r]
@@ -374,17 +385,24 @@ def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int 
             try:
                 for _ in range(warmup):
                     target.measure(point)
+                target.details()  # the warm-up runs' are not kept
                 values = [target.measure(point) for _ in range(reps)]
+                recorded = target.details()
             except _Failed as exc:
+                target.details()
                 result.failures[coord] = exc.failure
                 result.values.pop(coord, None)
+                result.details.pop(coord, None)
                 if store is not None:
                     store.append({"coordinate": list(coord), "error": {"exit_code": exc.failure.exit_code,
                                                                       "message": exc.failure.message}})
             else:
                 result.values.setdefault(coord, []).extend(values)
+                if recorded:
+                    result.details.setdefault(coord, []).extend(recorded)
                 if store is not None:
-                    store.append({"coordinate": list(coord), "values": values})
+                    store.append({"coordinate": list(coord), "values": values,
+                                  **({"details": recorded} if recorded else {})})
             if progress is not None:
                 progress(k + 1, len(plan), coord)
     finally:

@@ -8,7 +8,16 @@ import numpy as np
 import typer
 
 from perfcompose.bench import TASKS, BenchError, checkpoint_for, parse_grid, resolve_target, run_sweep
-from perfcompose.commands.common import Table, console, err_console, fmt, progress, user_errors
+from perfcompose.commands.common import (
+    Table,
+    console,
+    err_console,
+    fmt,
+    progress,
+    restart_option,
+    seed_option,
+    user_errors,
+)
 from perfcompose.data import save
 from perfcompose.report.numbers import size
 from perfcompose.variation import coefficient_of_variation
@@ -28,8 +37,8 @@ def bench(target: str | None = typer.Argument(None, help="Built-in task (nop, in
           out: Path = typer.Option(..., "--out", "-o", help="Experiment file to write (format by extension)."),
           timeout: float | None = typer.Option(None, "--timeout", help="Seconds before a command run is "
                                                   "stopped and its point reported as failed."),
-          seed: int = typer.Option(0, "--seed", help="Seed of the shuffled order of points."),
-          restart: bool = typer.Option(False, "--restart", help="Discard an existing checkpoint."),
+          seed: int = seed_option(),
+          restart: bool = restart_option(),
           ) -> None:
     grid = parse_grid(param)
     tgt, identity = resolve_target(target, cmd, timeout)

@@ -134,8 +134,14 @@ def bar_after(bar: Any, delay: float = 1.0) -> Iterator[Callable[[str, int, int]
 
 def scaling_option() -> Any:
     """``--scaling``: how the processes' and threads' values of a CUBE profile combine (Extra-P's option)."""
-    return typer.Option("weak", "--scaling", help="CUBE profiles: weak keeps each process's (thread's) value as "
-                                                  "a repetition, weak-threaded the non-zero ones, strong sums them.")
+    return typer.Option("weak", "--scaling", help="CUBE profiles and folders of runs: weak keeps each process's "
+                                                  "(thread's) value as a repetition, weak-threaded the non-zero "
+                                                  "ones, strong sums them.")
+
+
+def seed_option() -> Any:
+    """``--seed``: the seed of a sweep's shuffled order of points (bench, profile)."""
+    return typer.Option(0, "--seed", help="Seed of the shuffled order of points.")
 
 
 def unit_option() -> Any:

@@ -1,0 +1,193 @@
+"""Python programs profiled over a parameter grid, each run's calls as call paths.
+
+``perfcompose profile --param n=1000:100000 -- python script.py {n}`` runs the program under a
+profiler (:data:`PROFILERS`) at every point of the grid (repetitions, warm-up, shuffled order and
+the resumable checkpoint of :func:`~perfcompose.bench.runner.run_sweep`) and writes one series
+per call path (``<module> (script.py:1)->solve (script.py:12)``), the inclusive seconds of each
+run, that ``analyze`` reads. A call path taking less than :data:`MIN_SHARE` of the run is not
+followed further: its time counts as its caller's own, so the program's total stays whole.
+
+``cprofile`` (the standard library's, the default) times every call, but records per function
+only its callers, not its call paths: a path's time is apportioned the way gprof does it, a
+function's time under one caller split over that caller's own callers in proportion to the time
+each spent calling it. Where one function (often a built-in such as ``sum`` or ``sorted``) is
+called from several places that differ in what it does there, its callees are split wrongly.
+``pyinstrument`` (``pip install pyinstrument``) samples the whole stack every millisecond: its
+call paths are the real ones, its times those of the samples. A recursive call (a function
+already on the path) counts as the caller's own time.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pstats
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from perfcompose.bench.runner import BenchError, Failure, Target, _Failed
+from perfcompose.data.experiment import Experiment, Point, Series
+
+#: a call path below this share of the run is folded into its caller
+MIN_SHARE = 1e-3
+SEPARATOR = "->"
+
+Function = tuple[str, int, str]
+
+
+def profiled_command(argv: Sequence[str], out: Path, profiler: str = "cprofile") -> list[str]:
+    """``python script.py 10`` -> ``python -m cProfile -o OUT script.py 10`` (also ``python -m mod``).
+
+    >>> profiled_command(["python3", "-m", "timeit", "1"], Path("p.out"))
+    ['python3', '-m', 'cProfile', '-o', 'p.out', '-m', 'timeit', '1']
+    """
+    if not argv or not Path(argv[0]).name.startswith("python"):
+        raise BenchError(f"profile runs Python programs; the command starts with {argv[0] if argv else 'nothing'!r}",
+                         hint="write the command after --, starting with the interpreter: -- python script.py {n}")
+    return [argv[0], "-m", *(a.format(out=out) for a in PROFILERS[profiler].options), *argv[1:]]
+
+
+def label(function: Function) -> str:
+    """``solve (script.py:12)`` for a Python function, the name alone for a built-in."""
+    filename, line, name = function
+    name = name.replace(SEPARATOR, "-")
+    return name if filename == "~" else f"{name} ({Path(filename).name}:{line})"
+
+
+def call_path_times(stats: Mapping[Function, tuple[Any, ...]], min_share: float = MIN_SHARE) -> dict[str, float]:
+    """Each call path's inclusive seconds from a cProfile run's ``pstats.Stats(...).stats``
+    (see the module); the roots are the functions no profiled function called."""
+    callees: dict[Function, list[tuple[Function, float, float]]] = {}
+    for function, (_, _, _, _, callers) in stats.items():
+        for caller, (_, _, own, total) in callers.items():
+            callees.setdefault(caller, []).append((function, own, total))
+    roots = [f for f, row in stats.items() if not row[4]]
+    whole = sum(stats[f][3] for f in roots) or 1.0
+    exclusive: dict[str, float] = {}
+    # (function, its call path, the functions on it, its own seconds on it, the share of its time on it)
+    stack = [(f, label(f), frozenset([f]), stats[f][2], 1.0) for f in roots]
+    while stack:
+        function, path, on_path, own, weight = stack.pop()
+        for callee, callee_own, callee_total in callees.get(function, ()):
+            spent = callee_total * weight
+            if callee in on_path or spent < min_share * whole:
+                own += spent
+                continue
+            total = stats[callee][3]
+            stack.append((callee, f"{path}{SEPARATOR}{label(callee)}", on_path | {callee}, callee_own * weight,
+                          weight * callee_total / total if total > 0 else 0.0))
+        exclusive[path] = exclusive.get(path, 0.0) + own
+    inclusive = dict(exclusive)
+    for path in sorted(exclusive, key=lambda p: -p.count(SEPARATOR)):
+        caller, sep, _ = path.rpartition(SEPARATOR)
+        if sep and caller in inclusive:
+            inclusive[caller] += inclusive[path]
+    return inclusive
+
+
+def sampled_path_times(doc: Mapping[str, Any], min_share: float = MIN_SHARE) -> dict[str, float]:
+    """Each call path's inclusive seconds from pyinstrument's JSON output (its frames' tree; a
+    ``[self]`` frame is its parent's own time, which the parent's time holds; the frames of
+    ``runpy``, which starts the program, are left out of the paths)."""
+    root = doc["root_frame"]
+    whole = float(root["time"]) or 1.0
+    out: dict[str, float] = {}
+    stack: list[tuple[Mapping[str, Any], str]] = [(root, "")]
+    while stack:
+        frame, caller = stack.pop()
+        path = caller
+        if frame.get("file_path_short") != "<frozen runpy>":
+            path = f"{caller}{SEPARATOR}{_frame_label(frame)}" if caller else _frame_label(frame)
+            out[path] = out.get(path, 0.0) + float(frame["time"])
+        stack.extend((child, path) for child in frame.get("children", ())
+                     if child["function"] != "[self]" and float(child["time"]) >= min_share * whole)
+    return out
+
+
+def _frame_label(frame: Mapping[str, Any]) -> str:
+    return label((str(frame.get("file_path_short") or "~"), int(frame.get("line_no") or 0), str(frame["function"])))
+
+
+@dataclass(frozen=True)
+class Profiler:
+    """A profiler run as ``python -m MODULE OPTIONS script ...``, and the reader of its output."""
+
+    options: tuple[str, ...]
+    read: Callable[[Path, float], dict[str, float]]
+
+
+#: the profilers ``profile`` runs, by name
+PROFILERS: dict[str, Profiler] = {
+    "cprofile": Profiler(("cProfile", "-o", "{out}"),
+                         lambda out, share: call_path_times(pstats.Stats(str(out)).stats, share)),  # type: ignore[attr-defined]
+    "pyinstrument": Profiler(("pyinstrument", "--renderer", "json", "--outfile", "{out}"),
+                             lambda out, share: sampled_path_times(json.loads(out.read_text()), share)),
+}
+
+
+@dataclass
+class ProfileTarget(Target):
+    """A Python command line (``{n}`` in its arguments filled from the point) run under cProfile;
+    a run's time is the whole process's, its details the call paths' inclusive seconds."""
+
+    argv: tuple[str, ...]
+    timeout: float | None = None
+    label: str = ""
+    min_share: float = MIN_SHARE
+    profiler: str = "cprofile"
+    _recorded: list[dict[str, float]] = field(default_factory=list, repr=False)
+
+    def command(self, point: Mapping[str, float], out: Path) -> list[str]:
+        values = {k: (int(v) if float(v).is_integer() else v) for k, v in point.items()}
+        try:
+            return profiled_command([a.format(**values) for a in self.argv], out, self.profiler)
+        except KeyError as exc:
+            raise BenchError(f"the command uses {{{exc.args[0]}}} but there is no such parameter",
+                             hint="give it with --param NAME=VALUES") from None
+
+    def measure(self, point: Mapping[str, float]) -> float:
+        with tempfile.TemporaryDirectory(prefix="perfcompose-profile-") as tmp:
+            out = Path(tmp) / "run.profile"
+            line = self.command(point, out)
+            t0 = time.perf_counter_ns()
+            try:
+                proc = subprocess.Popen(line, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, start_new_session=True)
+            except OSError as exc:
+                raise _Failed(Failure(None, f"cannot run {line[0]}: {exc.strerror}")) from None
+            try:
+                _, err = proc.communicate(timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+                raise _Failed(Failure(None, f"timed out after {self.timeout:g} s")) from None
+            wall = (time.perf_counter_ns() - t0) * 1e-9
+            if proc.returncode != 0 or not out.exists():
+                raise _Failed(Failure(proc.returncode, err[-4000:].decode("utf-8", "replace").strip()[-2000:]))
+            self._recorded.append(PROFILERS[self.profiler].read(out, self.min_share))
+        return wall
+
+    def details(self) -> list[Any]:
+        recorded, self._recorded = self._recorded, []
+        return recorded
+
+
+def experiment(parameters: Sequence[str], details: Mapping[tuple[float, ...], Sequence[Mapping[str, float]]],
+               source: str = "") -> Experiment:
+    """One series ``time`` (inclusive seconds) per call path over the runs' call-path times; a
+    path gets a value from each run that followed it."""
+    paths: dict[str, dict[tuple[float, ...], list[float]]] = {}
+    for coordinate, runs in sorted(details.items()):
+        for times in runs:
+            for path, seconds in times.items():
+                paths.setdefault(path, {}).setdefault(coordinate, []).append(float(seconds))
+    if not paths:
+        raise BenchError("no run was profiled successfully")
+    series = tuple(Series("time", tuple(Point(c, tuple(v)) for c, v in points.items()), path, "s")
+                   for path, points in paths.items())
+    return Experiment(tuple(parameters), series, source=source)

@@ -1,0 +1,69 @@
+"""``profile``: a Python program run under cProfile over a parameter grid, resumably, its call
+paths written as a profile that ``analyze`` reads."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from perfcompose.bench import BenchError, checkpoint_for, parse_grid, run_sweep
+from perfcompose.bench.python_profile import MIN_SHARE, PROFILERS, ProfileTarget, experiment
+from perfcompose.commands.common import (
+    console,
+    err_console,
+    progress,
+    restart_option,
+    seed_option,
+    user_errors,
+)
+from perfcompose.data import save
+from perfcompose.report.numbers import size
+
+
+@user_errors
+def profile(command: list[str] = typer.Argument(..., help="The Python command after --, its parameters in "
+                                                "braces: -- python script.py {n}"),
+            param: list[str] = typer.Option([], "--param", "-p", help="Grid: n=1000:100000 (powers of two "
+                                            "between), n=1000:9000:2000 or n=1000,3000,10000. Repeatable."),
+            reps: int = typer.Option(3, "--reps", min=1, help="Profiled runs per point."),
+            warmup: int = typer.Option(0, "--warmup", min=0, help="Unprofiled runs before each point."),
+            out: Path = typer.Option(..., "--out", "-o", help="Profile to write (perfcompose JSON; .txt for "
+                                     "Extra-P text)."),
+            profiler: str = typer.Option("cprofile", "--profiler", help="cprofile (every call timed; call "
+                                         "paths apportioned from callers, as gprof does) or pyinstrument (sampled; "
+                                         "the real call paths; pip install pyinstrument)."),
+            min_share: float = typer.Option(MIN_SHARE, "--min-share", help="A call path below this fraction of "
+                                            "a run counts as its caller's own time."),
+            timeout: float | None = typer.Option(None, "--timeout", help="Seconds before a run is stopped and "
+                                                 "its point reported as failed."),
+            seed: int = seed_option(),
+            restart: bool = restart_option(),
+            ) -> None:
+    """Resumes from OUT.checkpoint.jsonl; then: perfcompose analyze OUT --at n=VALUE."""
+    if profiler not in PROFILERS:
+        raise typer.BadParameter(f"{profiler!r}; choose one of {', '.join(PROFILERS)}", param_hint="--profiler")
+    grid = parse_grid(param)
+    if not grid:
+        raise BenchError("give the grid with --param NAME=VALUES", hint="e.g. --param n=1000:100000")
+    target = ProfileTarget(tuple(command), timeout=timeout, label=" ".join(command), min_share=min_share,
+                           profiler=profiler)
+    identity = {"target": target.label, "profiler": profiler, "min_share": min_share,
+                "grid": {k: list(v) for k, v in grid.items()}, "warmup": warmup}
+    ckpt = checkpoint_for(out)
+    with progress() as bar:
+        job = bar.add_task(f"profile {target.label}", total=None)
+        result = run_sweep(target, grid, reps=reps, warmup=warmup, checkpoint=ckpt, seed=seed, restart=restart,
+                           progress=lambda k, n, _c: bar.update(job, completed=k, total=n), identity=identity)
+    if result.resumed:
+        console.print(f"resumed: {result.resumed} points from {ckpt}")
+    for coord, failure in sorted(result.failures.items()):
+        where = ", ".join(f"{p}={size(v)}" for p, v in zip(result.parameters, coord))
+        code = f"exit code {failure.exit_code}" if failure.exit_code is not None else "failed"
+        err_console.print(f"[yellow]warning:[/yellow] {where}: {code}: {failure.message}", highlight=False)
+    profiled = experiment(result.parameters, result.details, source=f"perfcompose profile {target.label}")
+    save(profiled, out)
+    largest = max(result.details)
+    at = ",".join(f"{p}={size(10 * v)}" for p, v in zip(result.parameters, largest))
+    console.print(f"{len(profiled.series)} call paths from {sum(len(v) for v in result.details.values())} runs at "
+                  f"{len(result.details)} points ({len(result.failures)} failed), in seconds; written to {out}\n"
+                  f"next: perfcompose analyze {out} --at {at}", highlight=False)
