@@ -321,8 +321,9 @@ def _read_checkpoint(store: Checkpoint, header: Mapping[str, Any], details: dict
             continue
         coord, values = visit
         done.setdefault(coord, []).extend(values)
-        if isinstance(rec.get("details"), list):
-            details.setdefault(coord, []).extend(rec["details"])
+        extra = rec.get("details") if rec is not None else None
+        if isinstance(extra, list):
+            details.setdefault(coord, []).extend(extra)
         visits[coord] = visits.get(coord, 0) + 1
     return done, visits, skipped
 

@@ -256,8 +256,8 @@ def read(directory: Path, parameters: Mapping[str, str] | None = None, *, scalin
     return _experiment(tuple(chosen), values, units, scaling, str(directory))
 
 
-def _check_varies(parameters: Mapping[str, str], coordinates: set[tuple[float, ...]], count: int, where: object
-                  ) -> None:
+def _check_varies(parameters: Mapping[str, str], coordinates: set[tuple[float, ...]], count: int,
+                  where: str | Path) -> None:
     for k, name in enumerate(parameters):
         if len({c[k] for c in coordinates}) < 2:
             raise DataFormatError(f"parameter {name!r} ({parameters[name]}) has one value in all {count} run(s)",
