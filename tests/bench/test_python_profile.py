@@ -36,6 +36,14 @@ def test_a_path_below_the_share_is_folded_into_its_caller_and_the_total_stays_wh
     assert times[f1_g] == pytest.approx(0.25) and times[MAIN] == pytest.approx(1.0)
 
 
+def test_a_function_called_from_outside_the_profile_is_a_root_though_profiled_functions_call_it_too() -> None:
+    # the exec that runs the program also runs each import, called from importlib inside the profile
+    exec_, load = ("~", 0, "exec"), ("importlib", 1, "load")
+    stats = {exec_: (1, 2, 0.8, 1.0, {load: (1, 1, 0.0, 0.2)}), load: (1, 1, 0.0, 0.2, {exec_: (1, 1, 0.0, 0.2)})}
+    times = call_path_times(stats, 0.0)
+    assert times == pytest.approx({"exec": 1.0, "exec->load (importlib:1)": 0.2})
+
+
 def test_a_recursive_call_is_its_caller_s_own_time() -> None:
     stats = {ROOT: (1, 1, 0.0, 1.0, {}), G: (5, 1, 1.0, 1.0, {ROOT: (1, 1, 0.2, 1.0), G: (4, 4, 0.8, 0.8)})}
     assert call_path_times(stats, 0.0) == pytest.approx({MAIN: 1.0, f"{MAIN}->g (s.py:4)": 1.0})

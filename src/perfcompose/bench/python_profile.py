@@ -61,12 +61,13 @@ def label(function: Function) -> str:
 
 def call_path_times(stats: Mapping[Function, tuple[Any, ...]], min_share: float = MIN_SHARE) -> dict[str, float]:
     """Each call path's inclusive seconds from a cProfile run's ``pstats.Stats(...).stats``
-    (see the module); the roots are the functions no profiled function called."""
+    (see the module); the roots are the functions called from outside the profile (more calls
+    than their profiled callers made: the ``exec`` that runs the program also runs every import)."""
     callees: dict[Function, list[tuple[Function, float, float]]] = {}
     for function, (_, _, _, _, callers) in stats.items():
         for caller, (_, _, own, total) in callers.items():
             callees.setdefault(caller, []).append((function, own, total))
-    roots = [f for f, row in stats.items() if not row[4]]
+    roots = [f for f, row in stats.items() if row[1] > sum(edge[1] for edge in row[4].values())]
     whole = sum(stats[f][3] for f in roots) or 1.0
     exclusive: dict[str, float] = {}
     # (function, its call path, the functions on it, its own seconds on it, the share of its time on it)
