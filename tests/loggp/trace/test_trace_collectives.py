@@ -46,3 +46,10 @@ def test_recursive_doubling_folds_ranks_beyond_a_power_of_two():
 
 def test_defaults_are_the_first_algorithms():
     assert DEFAULTS["allreduce"] == "recursive-doubling" and DEFAULTS["barrier"] == "dissemination"
+
+
+def test_scan_passes_prefixes_up_and_reduce_scatter_moves_one_block_per_pair():
+    assert all(m[0] == "send" for s in expand("scan", "recursive-doubling", 0, 5, 8) for m in s)
+    assert all(m[0] == "recv" for s in expand("scan", "recursive-doubling", 4, 5, 8) for m in s)
+    steps = expand("reduce_scatter", "pairwise", 1, 4, 400)
+    assert len(steps) == 3 and {size for s in steps for _, _, size in s} == {100}

@@ -118,3 +118,9 @@ def test_a_cancelled_receive_and_one_never_completed_become_calc_0():
     s = trace_schedule([r0, r1]).schedule
     assert (s.kind == 2).all()  # no receive is left to wait for a message nobody sends
     assert simulate_goal(s, LogGP(1, 1, 1, 0, "us")).makespan == pytest.approx(9000)
+
+
+def test_an_empty_message_is_written_as_one_byte():
+    traces = [rank_trace(0, 2, [("send", 2, 3, 1, 0, 0), ("finalize", 5, 6)]),
+              rank_trace(1, 2, [("recv", 2, 3, 0, 0, 0), ("finalize", 5, 6)])]
+    assert "send 1b to 1 tag 0" in goal_text(trace_schedule(traces).schedule)

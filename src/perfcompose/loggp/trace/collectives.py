@@ -16,6 +16,9 @@ alltoall   pairwise exchange: round i exchanges with v XOR i (n a power of two),
            v + i and receives from v - i
 gather     binomial tree (blocks of whole subtrees) (default); linear
 scatter    binomial tree (default); linear
+reduce_    pairwise exchange of each rank's block (``nbytes`` is the whole vector, a block its
+scatter    n-th)
+scan       recursive doubling: round k sends to v + 2^k and receives from v - 2^k, where they exist
 =========  =====================================================================================
 """
 from __future__ import annotations
@@ -120,6 +123,17 @@ def _pairwise(v: int, n: int, nbytes: int) -> list[Step]:
     return [(("send", (v + i) % n, nbytes), ("recv", (v - i) % n, nbytes)) for i in range(1, n)]
 
 
+def _scan(v: int, n: int, nbytes: int) -> list[Step]:
+    steps: list[Step] = []
+    k = 1
+    while k < n:
+        step = ((("send", v + k, nbytes),) if v + k < n else ()) + ((("recv", v - k, nbytes),) if v >= k else ())
+        if step:
+            steps.append(step)
+        k <<= 1
+    return steps
+
+
 #: per collective, its algorithms by name; the first is the default
 ALGORITHMS: dict[str, dict[str, Algorithm]] = {
     "bcast": {"binomial": _binomial_down, "linear": _linear_down},
@@ -130,6 +144,8 @@ ALGORITHMS: dict[str, dict[str, Algorithm]] = {
     "alltoall": {"pairwise": _pairwise},
     "gather": {"binomial": lambda v, n, b: _binomial_up(v, n, b, blocks=True), "linear": _linear_up},
     "scatter": {"binomial": lambda v, n, b: _binomial_down(v, n, b, blocks=True), "linear": _linear_down},
+    "reduce_scatter": {"pairwise": lambda v, n, b: _pairwise(v, n, b // n)},
+    "scan": {"recursive-doubling": _scan},
 }
 DEFAULTS: dict[str, str] = {name: next(iter(algs)) for name, algs in ALGORITHMS.items()}
 #: the collectives whose tree hangs from a root (the others' ranks are taken as they are)

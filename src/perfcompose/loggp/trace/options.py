@@ -19,7 +19,8 @@ class TraceOptions:
     algorithm: list[str] | None = option(None, "COLLECTIVE=ALGORITHM, e.g. allreduce=reduce-bcast (repeatable): "
                                                "bcast, reduce, gather, scatter: binomial|linear; allreduce: "
                                                "recursive-doubling|reduce-bcast; barrier: dissemination; "
-                                               "allgather: ring; alltoall: pairwise.")
+                                               "allgather: ring; alltoall: pairwise; reduce_scatter: pairwise; "
+                                               "scan: recursive-doubling.")
     mpicc: str | None = option(None, "MPI compiler wrapper that builds the tracer (default: the one of the "
                                      "command's mpiexec, else beside this Python, else on PATH).")
     buffer: int = option(65536, "Records each rank keeps in memory before it appends them to its trace.",

@@ -12,7 +12,9 @@
  * Peers and roots are world ranks (-1: any source, -2: MPI_PROC_NULL). A completed request
  * (MPI_Wait, Waitall, Waitany, Waitsome, Test, Testall, Testany, Testsome) gives one CALL_DONE
  * record carrying the request, and for a receive the source, tag and bytes received; MPI_Cancel
- * gives CALL_CANCEL with the request. MPI_Ssend and Issend are recorded as MPI_Send and Isend. Build: mpicc -shared -fPIC -O2.
+ * gives CALL_CANCEL with the request. MPI_Ssend and Rsend are recorded as MPI_Send, MPI_Issend as
+ * Isend; MPI_Allgatherv, Alltoallv, Gatherv and Scatterv as their regular forms with the mean
+ * block of a rank. Build: mpicc -shared -fPIC -O2.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -25,7 +27,7 @@
 enum call {
     CALL_INIT, CALL_FINALIZE, CALL_SEND, CALL_RECV, CALL_ISEND, CALL_IRECV, CALL_DONE, CALL_SENDRECV_SEND,
     CALL_SENDRECV_RECV, CALL_BCAST, CALL_REDUCE, CALL_ALLREDUCE, CALL_BARRIER, CALL_ALLGATHER, CALL_ALLTOALL,
-    CALL_GATHER, CALL_SCATTER, CALL_PROBE, CALL_MRECV, CALL_TEST, CALL_WAIT_NONE, CALL_CANCEL
+    CALL_GATHER, CALL_SCATTER, CALL_PROBE, CALL_MRECV, CALL_TEST, CALL_WAIT_NONE, CALL_CANCEL, CALL_REDUCE_SCATTER, CALL_SCAN
 };
 
 typedef struct {
@@ -345,12 +347,12 @@ int MPI_Improbe(int src, int tag, MPI_Comm c, int *flag, MPI_Message *m, MPI_Sta
 
 #define COLLECTIVE(CALL, ROOT, BYTES, INVOKE)                                       \
     double t0 = now();                                                              \
-    int rc = INVOKE;                                                                \
+    int rc_ = INVOKE;                                                               \
     if (out) {                                                                      \
         int id = comm_id(c);                                                        \
         put(CALL, ROOT, 0, id, BYTES, 0, t0, now());                                \
     }                                                                               \
-    return rc;
+    return rc_;
 
 int MPI_Barrier(MPI_Comm c) {
     COLLECTIVE(CALL_BARRIER, 0, 0, PMPI_Barrier(c))
@@ -361,11 +363,14 @@ int MPI_Barrier(MPI_Comm c) {
 #define NAME(f) CAT(f, SUFFIX)
 #define SUFFIX
 #define COUNT int
+#define DISPL int
 #include "pctrace_calls.h"
 #undef SUFFIX
 #undef COUNT
+#undef DISPL
 #if MPI_VERSION >= 4
 #define SUFFIX _c
 #define COUNT MPI_Count
+#define DISPL MPI_Aint
 #include "pctrace_calls.h"
 #endif

@@ -10,6 +10,14 @@ int NAME(MPI_Send)(const void *b, COUNT n, MPI_Datatype t, int dst, int tag, MPI
     return rc;
 }
 
+int NAME(MPI_Rsend)(const void *b, COUNT n, MPI_Datatype t, int dst, int tag, MPI_Comm c) {
+    double t0 = now();
+    int rc = NAME(PMPI_Rsend)(b, n, t, dst, tag, c);
+    int id = out ? comm_id(c) : 0;
+    if (out) put(CALL_SEND, world_of(id, dst), tag, id, type_bytes(n, t), 0, t0, now());
+    return rc;
+}
+
 int NAME(MPI_Ssend)(const void *b, COUNT n, MPI_Datatype t, int dst, int tag, MPI_Comm c) {
     double t0 = now();
     int rc = NAME(PMPI_Ssend)(b, n, t, dst, tag, c);
@@ -110,4 +118,53 @@ int NAME(MPI_Gather)(const void *s, COUNT sn, MPI_Datatype st, void *r, COUNT rn
 int NAME(MPI_Scatter)(const void *s, COUNT sn, MPI_Datatype st, void *r, COUNT rn, MPI_Datatype rt, int root, MPI_Comm c) {
     COLLECTIVE(CALL_SCATTER, root, r == MPI_IN_PLACE ? type_bytes(sn, st) : type_bytes(rn, rt),
                NAME(PMPI_Scatter)(s, sn, st, r, rn, rt, root, c))
+}
+
+/* the bytes of counts[0..n-1] elements of type t, n the size of the communicator */
+static int64_t NAME(total)(const COUNT counts[], MPI_Datatype t, MPI_Comm c) {
+    int n = 0;
+    int64_t sum = 0;
+    PMPI_Comm_size(c, &n);
+    for (int i = 0; i < n; i++) sum += type_bytes(counts[i], t);
+    return sum;
+}
+
+static int64_t NAME(mean)(const COUNT counts[], MPI_Datatype t, MPI_Comm c) {
+    int n = 1;
+    PMPI_Comm_size(c, &n);
+    return NAME(total)(counts, t, c) / (n > 0 ? n : 1);
+}
+
+int NAME(MPI_Allgatherv)(const void *s, COUNT sn, MPI_Datatype st, void *r, const COUNT rc[], const DISPL d[],
+                         MPI_Datatype rt, MPI_Comm c) {
+    COLLECTIVE(CALL_ALLGATHER, 0, NAME(mean)(rc, rt, c), NAME(PMPI_Allgatherv)(s, sn, st, r, rc, d, rt, c))
+}
+
+int NAME(MPI_Alltoallv)(const void *s, const COUNT sc[], const DISPL sd[], MPI_Datatype st, void *r,
+                        const COUNT rc[], const DISPL rd[], MPI_Datatype rt, MPI_Comm c) {
+    COLLECTIVE(CALL_ALLTOALL, 0, NAME(mean)(sc, st, c), NAME(PMPI_Alltoallv)(s, sc, sd, st, r, rc, rd, rt, c))
+}
+
+int NAME(MPI_Gatherv)(const void *s, COUNT sn, MPI_Datatype st, void *r, const COUNT rc[], const DISPL d[],
+                      MPI_Datatype rt, int root, MPI_Comm c) {
+    int me = -1;
+    PMPI_Comm_rank(c, &me);
+    COLLECTIVE(CALL_GATHER, root, me == root ? NAME(mean)(rc, rt, c) : type_bytes(sn, st),
+               NAME(PMPI_Gatherv)(s, sn, st, r, rc, d, rt, root, c))
+}
+
+int NAME(MPI_Scatterv)(const void *s, const COUNT sc[], const DISPL d[], MPI_Datatype st, void *r, COUNT rn,
+                       MPI_Datatype rt, int root, MPI_Comm c) {
+    int me = -1;
+    PMPI_Comm_rank(c, &me);
+    COLLECTIVE(CALL_SCATTER, root, me == root ? NAME(mean)(sc, st, c) : type_bytes(rn, rt),
+               NAME(PMPI_Scatterv)(s, sc, d, st, r, rn, rt, root, c))
+}
+
+int NAME(MPI_Reduce_scatter)(const void *s, void *r, const COUNT rc[], MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+    COLLECTIVE(CALL_REDUCE_SCATTER, 0, NAME(total)(rc, t, c), NAME(PMPI_Reduce_scatter)(s, r, rc, t, op, c))
+}
+
+int NAME(MPI_Scan)(const void *s, void *r, COUNT n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+    COLLECTIVE(CALL_SCAN, 0, type_bytes(n, t), NAME(PMPI_Scan)(s, r, n, t, op, c))
 }

@@ -22,7 +22,8 @@ MPI_Probe, Iprobe, Test (not   nothing (their time is neither computation nor co
 done), Waitany (none)
 =============================  ================================================================
 
-Peers are world ranks. Collective messages carry the tag :data:`COLLECTIVE_TAG` plus the number
+Peers are world ranks; a message of 0 bytes is written as 1 byte (LogGOPSim charges (k - 1)G for
+k bytes, in unsigned integers). Collective messages carry the tag :data:`COLLECTIVE_TAG` plus the number
 of their communicator, so that they never match the program's own messages. A run whose messages
 do not pair up (a receive without its send) or whose ranks disagree on a communicator's
 collectives is an error naming the rank and the call.
@@ -77,7 +78,7 @@ class _Rank:
     def add(self, kind: int, size: float, peer: int, tag: int, origin: int) -> int:
         i = len(self.kind)
         self.kind.append(kind)
-        self.size.append(size)
+        self.size.append(size if kind == CALC else max(size, 1.0))
         self.peer.append(peer)
         self.tag.append(tag)
         self.origin.append(origin)
@@ -206,7 +207,7 @@ def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapp
                         b.peer[op] = members[int(r["peer"])]
                     if b.tag[op] == -1:
                         b.tag[op] = int(r["tag"])
-                    b.size[op] = float(r["bytes"])
+                    b.size[op] = max(float(r["bytes"]), 1.0)
                 if op >= 0:
                     ops.append(op)
             if ops:
