@@ -38,10 +38,16 @@ def test_a_path_below_the_share_is_folded_into_its_caller_and_the_total_stays_wh
 
 def test_a_function_called_from_outside_the_profile_is_a_root_though_profiled_functions_call_it_too() -> None:
     # the exec that runs the program also runs each import, called from importlib inside the profile
-    exec_, load = ("~", 0, "exec"), ("importlib", 1, "load")
-    stats = {exec_: (1, 2, 0.8, 1.0, {load: (1, 1, 0.0, 0.2)}), load: (1, 1, 0.0, 0.2, {exec_: (1, 1, 0.0, 0.2)})}
+    exec_ = ("~", 0, "exec")
+    # (the program's module takes 0.8 s of which its import 0.2 s, which runs another module for 0.1 s)
+    module, load, imported = ("s.py", 1, "<module>"), ("importlib", 1, "load"), ("t.py", 1, "<module>")
+    stats = {exec_: (1, 2, 0.0, 0.8, {load: (1, 1, 0.0, 0.1)}),
+             module: (1, 1, 0.6, 0.8, {exec_: (1, 1, 0.6, 0.8)}),
+             load: (1, 1, 0.1, 0.2, {module: (1, 1, 0.1, 0.2)}),
+             imported: (1, 1, 0.1, 0.1, {exec_: (1, 1, 0.1, 0.1)})}
     times = call_path_times(stats, 0.0)
-    assert times == pytest.approx({"exec": 1.0, "exec->load (importlib:1)": 0.2})
+    assert times == pytest.approx({"exec": 0.8, "exec-><module> (s.py:1)": 0.7, "exec-><module> (t.py:1)": 0.1,
+                                   "exec-><module> (s.py:1)->load (importlib:1)": 0.1})
 
 
 def test_a_recursive_call_is_its_caller_s_own_time() -> None:

@@ -11,7 +11,9 @@ followed further: its time counts as its caller's own, so the program's total st
 only its callers, not its call paths: a path's time is apportioned the way gprof does it, a
 function's time under one caller split over that caller's own callers in proportion to the time
 each spent calling it. Where one function (often a built-in such as ``sum`` or ``sorted``) is
-called from several places that differ in what it does there, its callees are split wrongly.
+called from several places that differ in what it does there, its callees are split wrongly. The
+``exec`` that runs the program also runs each module it imports: those modules appear beside the
+program's ``<module>``, not under the line that imports them.
 ``pyinstrument`` (``pip install pyinstrument``) samples the whole stack every millisecond: its
 call paths are the real ones, its times those of the samples. A recursive call (a function
 already on the path) counts as the caller's own time.
@@ -67,15 +69,19 @@ def call_path_times(stats: Mapping[Function, tuple[Any, ...]], min_share: float 
     for function, (_, _, _, _, callers) in stats.items():
         for caller, (_, _, own, total) in callers.items():
             callees.setdefault(caller, []).append((function, own, total))
-    roots = [f for f, row in stats.items() if row[1] > sum(edge[1] for edge in row[4].values())]
+    # a function's row counts (primitive, all) calls; a caller's entry (all, primitive)
+    roots = [f for f, row in stats.items() if row[1] > sum(edge[0] for edge in row[4].values())]
     whole = sum(stats[f][3] for f in roots) or 1.0
     exclusive: dict[str, float] = {}
-    # (function, its call path, the functions on it, its own seconds on it, the share of its time on it)
+    # (function, its call path, the functions on it, its own seconds on it, the share of its time on it);
+    # a root holds all its calls' own time and callees, so a path that calls it again adds nothing
     stack = [(f, label(f), frozenset([f]), stats[f][2], 1.0) for f in roots]
     while stack:
         function, path, on_path, own, weight = stack.pop()
         for callee, callee_own, callee_total in callees.get(function, ()):
             spent = callee_total * weight
+            if callee in roots:
+                continue
             if callee in on_path or spent < min_share * whole:
                 own += spent
                 continue
