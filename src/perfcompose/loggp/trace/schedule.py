@@ -160,69 +160,72 @@ def _check_collectives(traces: Sequence[RankTrace], keys: list[dict[int, int]]) 
                                  hint="the traces are cut or of different runs; trace the program again")
 
 
-def _groups(rec: np.ndarray, start: float) -> list[tuple[int, int, int]]:
-    """The groups of calls that make operations, as (first record, end, ns of computation before
-    it): a group is the calls that start at one instant; the computation before one is the time
-    since the previous group outside the calls that only poll or probe (no operation of their own)."""
+def _groups(rec: np.ndarray, start: float) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
+    """The records that make operations (their indices) and their groups, as (first, end, ns of
+    computation before it) in positions of those records: a group is the calls that start at one
+    instant; the computation before one is the time since the previous group outside the calls
+    that only poll or probe (no operation of their own)."""
     t0s = rec["t0"]
     starts = np.insert(np.flatnonzero(np.diff(t0s[1:]) != 0) + 2, 0, 1)  # after the MPI_Init record
     ends = np.maximum.accumulate(np.maximum.reduceat(rec["t1"], starts))
     gaps = np.maximum(t0s[starts] - np.insert(ends[:-1], 0, start), 0.0)
     polls = np.array([n in _TIMING_ONLY and n != "finalize" for n in call_names()])[rec["call"][starts]]
     keep = np.flatnonzero(~polls)
-    total = np.cumsum(gaps)[keep]
-    ns = np.round(np.diff(total, prepend=0.0) * NS).astype(np.int64)
-    hi = np.append(starts[1:], len(rec))
-    return list(zip(starts[keep].tolist(), hi[keep].tolist(), ns.tolist()))
+    ns = np.round(np.diff(np.cumsum(gaps)[keep], prepend=0.0) * NS).astype(np.int64)
+    his = np.append(starts[1:], len(rec))
+    lo, hi = starts[keep], his[keep]
+    rows = np.repeat(lo - np.cumsum(np.insert(hi - lo, 0, 0))[:-1], hi - lo) + np.arange(int((hi - lo).sum()))
+    first = np.cumsum(np.insert(hi - lo, 0, 0))
+    return rows, list(zip(first[:-1].tolist(), first[1:].tolist(), ns.tolist()))
 
 
 def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapping[str, str]) -> _Rank:
     """One rank's operations from its trace; its time 0 is ``start`` (seconds)."""
     names = call_names()
-    rec = t.records
+    rows, groups = _groups(t.records, start)
+    sub = t.records[rows]
+    call = [names[c] for c in sub["call"].tolist()]
+    peer, tag, comm, size, request = (sub[f].tolist() for f in ("peer", "tag", "comm", "bytes", "request"))
+    origin = rows.tolist()
     b = _Rank()
     pending: dict[int, tuple[int, int]] = {}  # request -> (operation, communicator id)
-    for lo, hi, gap in _groups(rec, start):
+    for lo, hi, gap in groups:
         if gap > 0:
-            b.join([b.add(CALC, float(gap), 0, 0, lo)], lo)
-        name = names[int(rec["call"][lo])]
+            b.join([b.add(CALC, float(gap), 0, 0, origin[lo])], origin[lo])
+        name = call[lo]
         if name in _BLOCKING:
-            ops = [b.add(_BLOCKING[names[int(r["call"])]], float(r["bytes"]), int(r["peer"]), int(r["tag"]), i)
-                   for i, r in zip(range(lo, hi), rec[lo:hi]) if int(r["peer"]) != _NONE]
+            ops = [b.add(_BLOCKING[call[k]], float(size[k]), peer[k], tag[k], origin[k])
+                   for k in range(lo, hi) if peer[k] != _NONE]
             if ops:
-                b.join(ops, lo)
+                b.join(ops, origin[lo])
         elif name in _NONBLOCKING:
-            r = rec[lo]
-            if int(r["peer"]) != _NONE:
-                op = b.add(_NONBLOCKING[name], float(r["bytes"]), int(r["peer"]), int(r["tag"]), lo)
-                pending[int(r["request"])] = (op, int(r["comm"]))
+            if peer[lo] != _NONE:
+                op = b.add(_NONBLOCKING[name], float(size[lo]), peer[lo], tag[lo], origin[lo])
+                pending[request[lo]] = (op, comm[lo])
                 b.chain = (op, True)
         elif name == "done":
             ops = []
-            for r in rec[lo:hi]:
-                op, cid = pending.pop(int(r["request"]), (-1, 0))
+            for k in range(lo, hi):
+                op, cid = pending.pop(request[k], (-1, 0))
                 if op >= 0 and b.kind[op] == RECV:
                     members = t.comms.get(cid, ())
-                    if b.peer[op] == -1 and 0 <= int(r["peer"]) < len(members):
-                        b.peer[op] = members[int(r["peer"])]
+                    if b.peer[op] == -1 and 0 <= peer[k] < len(members):
+                        b.peer[op] = members[peer[k]]
                     if b.tag[op] == -1:
-                        b.tag[op] = int(r["tag"])
-                    b.size[op] = max(float(r["bytes"]), 1.0)
+                        b.tag[op] = tag[k]
+                    b.size[op] = max(float(size[k]), 1.0)
                 if op >= 0:
                     ops.append(op)
             if ops:
-                b.join(ops, lo, always=True)
+                b.join(ops, origin[lo], always=True)
         elif name == "cancel":
-            _drop_recv(b, pending.get(int(rec[lo]["request"]), (-1, 0))[0])
+            _drop_recv(b, pending.get(request[lo], (-1, 0))[0])
         elif name in ALGORITHMS:
-            r = rec[lo]
-            members = t.comms[int(r["comm"])]
-            tag = COLLECTIVE_TAG + keys[int(r["comm"])]
-            steps = expand(name, algorithms[name], members.index(t.rank), len(members), int(r["bytes"]),
-                           int(r["peer"]))
+            members = t.comms[comm[lo]]
+            steps = expand(name, algorithms[name], members.index(t.rank), len(members), size[lo], peer[lo])
             for step in steps:
-                b.join([b.add(SEND if kind == "send" else RECV, float(size), members[peer], tag, lo)
-                        for kind, peer, size in step], lo)
+                b.join([b.add(SEND if kind == "send" else RECV, float(nbytes), members[to],
+                              COLLECTIVE_TAG + keys[comm[lo]], origin[lo]) for kind, to, nbytes in step], origin[lo])
         elif name not in _TIMING_ONLY:
             raise AssertionError(f"call {name} has no rule")
     for op, _ in pending.values():
