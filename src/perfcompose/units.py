@@ -19,7 +19,7 @@ from typing import Literal
 from perfcompose.errors import ModelError
 
 __all__ = ["TIME_UNITS", "ROLES", "Role", "seconds_per", "conversion", "check_unit", "merge_roles", "is_time_unit",
-           "human"]
+           "human", "human_interval"]
 
 #: seconds per unit, for the time units composition converts between
 TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
@@ -71,13 +71,16 @@ def is_time_unit(unit: str) -> bool:
 _SCALED = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
 
 
-def human(value: float, unit: str, digits: int = 4) -> str:
+def human(value: float | None, unit: str, digits: int = 4) -> str:
     """``value`` (in ``unit``) as people read it: a time in s, ms, µs or ns, whichever puts it
-    between 1 and 1000; a value of another unit with that unit; one without a unit as a number.
+    between 1 and 1000; a value of another unit with that unit; one without a unit as a number;
+    no value as ``-``.
 
     >>> human(28480000, "ns"), human(0.0028, "s"), human(1e8, "us"), human(3, "occ"), human(5223.26, "")
     ('28.48 ms', '2.8 ms', '100 s', '3 occ', '5223')
     """
+    if value is None:
+        return "-"
     v = float(value)
     text = "n/a" if v != v else f"{v:.{digits}g}"
     if not unit:
@@ -92,6 +95,15 @@ def human(value: float, unit: str, digits: int = 4) -> str:
                 break  # below a nanosecond: the unit it came in
             return f"{scaled:.{digits}g} {name}"
     return f"{text} {unit}"
+
+
+def human_interval(low: float, high: float, unit: str, digits: int = 4) -> str:
+    """An interval's ends as people read them, each scaled like :func:`human`.
+
+    >>> human_interval(34.4, 1042.5, "us")
+    '34.4 µs .. 1.042 ms'
+    """
+    return f"{human(low, unit, digits)} .. {human(high, unit, digits)}"
 
 
 def check_unit(unit: str) -> str:

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 from perfcompose.cli import app
 from perfcompose.compose import Composer, load_design, parse_component
 from perfcompose.compose.prediction import predict
-from perfcompose.report.numbers import sig, size
+from perfcompose.report.numbers import size
+from perfcompose.units import human, human_interval
 
 DESIGNS = sorted((Path(__file__).resolve().parents[2] / "examples" / "designs").glob("*.toml"))
 
@@ -71,9 +72,9 @@ def test_predict_json_holds_what_was_predicted_and_printed(design, tmp_path, wid
     rows = printed_rows(r.output)
     for p in data["points"]:
         cells = rows[size(p["point"]["x"])]
-        assert cells[0] == sig(p["value"], 5)
+        assert cells[0] == human(p["value"], data["unit"], 5)
         if p["interval"] is not None:
-            assert cells[1] == f"{p['interval'][0]:.4g} .. {p['interval'][1]:.4g}"
+            assert cells[1] == human_interval(*p["interval"], data["unit"])
         assert cells[-1] == (" > ".join(p["bottleneck"]) or "-")
 
     # every component with its source, unit and record; the model over the components' names

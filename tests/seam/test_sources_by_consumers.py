@@ -300,6 +300,12 @@ def consume_compose_at(cell: Cell) -> Result:
     return unit, 2.0, 1e-5, values
 
 
+def _shown_time(text: str, unit: str) -> float:
+    """A time as predict's tables show it, scaled with its own unit (``8.7849 ms``), in ``unit``."""
+    value, shown = text.split()
+    return float(value) * conversion(shown, unit)
+
+
 def _rows(text: str, title: str) -> dict[str, list[str]]:
     """The rows of a rich table of the text output, by their first cell."""
     table = text[text.index(title):]
@@ -312,7 +318,7 @@ def consume_predict_text(cell: Cell) -> Result:
     out = cli("predict", cell.design)
     unit = re.search(r"^model: .*\[(\S+)\]$", out, flags=re.M).group(1)
     rows = _rows(out, "predicted time per data element")
-    return unit, 2.0, PRINTED, {x: float(rows[f"{x:g}"][0]) for x in XS}
+    return unit, 2.0, PRINTED, {x: _shown_time(rows[f"{x:g}"][0], unit) for x in XS}
 
 
 def consume_predict_json(cell: Cell) -> Result:
@@ -370,9 +376,9 @@ def consume_predict_html(cell: Cell) -> Result:
     parser = _Tables()
     parser.feed(page.read_text())
     header, *rows = parser.tables["predicted time per data element"]
-    unit = re.fullmatch(r"predicted \[(\S+)\]", header[1]).group(1)
-    by_x = {row[0]: float(row[1]) for row in rows}
-    return unit, 2.0, PRINTED, {x: by_x[f"{x:g}"] for x in XS}
+    assert header[1] == "predicted"
+    by_x = {row[0]: _shown_time(row[1], "s") for row in rows}
+    return "s", 2.0, PRINTED, {x: by_x[f"{x:g}"] for x in XS}
 
 
 def consume_predict_plot(cell: Cell) -> Result:
@@ -478,7 +484,7 @@ def test_a_design_of_every_source_predicts_their_sum_in_json_and_html(tmp_path, 
     parser = _Tables()
     parser.feed(page.read_text())
     header, *rows = parser.tables["predicted time per data element"]
-    printed = {row[0]: float(row[1]) for row in rows}
+    printed = {row[0]: _shown_time(row[1], data["unit"]) for row in rows}
     for p in data["points"]:
         x = p["point"]["x"]
         for name, s in sources.items():

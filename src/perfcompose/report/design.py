@@ -18,6 +18,7 @@ from perfcompose.report.html import figure
 from perfcompose.report.numbers import point as point_text
 from perfcompose.report.numbers import short_model, sig, size
 from perfcompose.report.plots import models_figure, plot_models
+from perfcompose.units import human, human_interval
 
 
 def quality(model: Any) -> str:
@@ -51,7 +52,7 @@ def interval_at(model: Any, values: Mapping[str, Any]) -> tuple[Any, Any] | None
 def term_tree(node: TermNode, hot: Sequence[str] = (), unit: str = "") -> Node:
     """The term as a tree; every node shows its time per element, the bottleneck path (``hot``,
     the terms as printed) is marked."""
-    time = "" if node.time is None else f"{sig(node.time)} {unit}".strip()
+    time = "" if node.time is None else human(node.time, unit)
     detail = time if node.source is None else f"{time} · {node.source}"
     return Node(node.label, detail, tuple(term_tree(c, hot, unit) for c in node.children), emphasis=node.text in hot)
 
@@ -62,8 +63,8 @@ def components_table(parts: Sequence[PartPrediction], unit: str) -> TableBlock:
         raw = part.own
         rows.append((part.name, part.source or "expression", model_text(part.model, 4), raw.unit or "-",
                      quality(raw), "yes" if getattr(raw, "ensemble", None) is not None else "-"))
-    return table("components", ("component", "source", f"model [{unit}] (in the design's unit)", "own unit",
-                                "fit quality", "interval"), rows,
+    return table("components", ("component", "source", f"model [{unit or 'no unit'}] (in the design's unit)",
+                                "own unit", "fit quality", "interval"), rows,
                  note="Fit quality of fitted components: symmetric mean absolute percentage error, "
                       "adjusted R² and leave-one-out error of the fit; '-' for sources that are not fits.",
                  numeric=(False,) * 6)
@@ -73,17 +74,17 @@ def predictions_table(preds: Sequence[Any], unit: str, size_name: str = "x") -> 
     """The predicted points (:class:`perfcompose.compose.prediction.PointPrediction`) as a table."""
     has_band = any(p.low is not None for p in preds)
     has_exact = any(p.exact is not None for p in preds)
-    cols = [size_name, f"predicted [{unit}]"]
-    cols += [f"90 % interval low [{unit}]", f"high [{unit}]"] if has_band else []
-    cols += [f"pointwise max [{unit}]"] if has_exact else []
+    cols = [size_name, "predicted" if unit else "predicted [no unit]"]
+    cols += ["90 % interval low", "high"] if has_band else []
+    cols += ["pointwise max"] if has_exact else []
     cols += ["bottleneck"]
     rows = []
     for p in preds:
-        row = [size(p.point[size_name]), sig(p.value, 5)]
+        row = [size(p.point[size_name]), human(p.value, unit, 5)]
         if has_band:
-            row += [sig(p.low), sig(p.high)]
+            row += [human(p.low, unit), human(p.high, unit)]
         if has_exact:
-            row.append(sig(p.exact, 5))
+            row.append(human(p.exact, unit, 5))
         row.append(" > ".join(p.bottleneck) or "-")
         rows.append(row)
     return table("predicted time per data element", cols, rows,
@@ -93,9 +94,8 @@ def predictions_table(preds: Sequence[Any], unit: str, size_name: str = "x") -> 
 def measured_table(measured: MeasuredSeries, unit: str) -> TableBlock:
     rows = []
     for xv, mv, pv in zip(measured.x, measured.measured, measured.predicted):
-        rows.append((size(xv), sig(mv, 5), sig(pv, 5), f"{100 * (pv - mv) / mv:+.1f}" if mv else "n/a"))
-    return table(f"measured ({measured.label}) against predicted", ("x", f"measured [{unit}]",
-                                                                     f"predicted [{unit}]", "error %"), rows,
+        rows.append((size(xv), human(mv, unit, 5), human(pv, unit, 5), f"{100 * (pv - mv) / mv:+.1f}" if mv else "n/a"))
+    return table(f"measured ({measured.label}) against predicted", ("x", "measured", "predicted", "error %"), rows,
                  note="error = (predicted - measured) / measured")
 
 
@@ -128,7 +128,7 @@ def design_report(prediction: Prediction, *, commands: Sequence[str] = ()) -> Re
     """The page of ``perfcompose predict``: the prediction as computed, with measurements where given."""
     model, fixed = prediction.model, prediction.parameters
     program, title, warnings = prediction.program, prediction.title, prediction.warnings
-    unit = model.unit or "no unit"
+    unit = model.unit
     preds = list(prediction.points)
     xs = _xs(prediction)
     last = preds[-1]
@@ -141,11 +141,12 @@ def design_report(prediction: Prediction, *, commands: Sequence[str] = ()) -> Re
     blocks_pred: list[Any] = [predictions_table(preds, unit), fig]
     if prediction.measured is not None and prediction.measured.x:
         blocks_pred.insert(1, measured_table(prediction.measured, unit))
-    summary = (("program", program), ("model", f"{model_text(model, 5)}  [{unit}]"),
+    summary = (("program", program), ("model", f"{model_text(model, 5)}  [{unit or 'no unit'}]"),
                ("pipeline max", prediction.pipe),
                *((("parameters", point_text(dict(fixed))),) if fixed else ()),
-               ("largest x", f"{size(last.point['x'])}: {sig(last.value, 5)} {unit}"
-                + (f" (90 % interval {sig(last.low)} .. {sig(last.high)})" if last.low is not None else "")),
+               ("largest x", f"{size(last.point['x'])}: {human(last.value, unit, 5)}"
+                + (f" (90 % interval {human_interval(last.low, last.high, unit)})"
+                   if last.low is not None and last.high is not None else "")),
                ("bottleneck there", " > ".join(last.bottleneck) or "-"),
                ("cores", prediction.cores_text))
     program_blocks: list[Any] = [Tree(f"term, each part's time per element by the operators at "
@@ -153,13 +154,13 @@ def design_report(prediction: Prediction, *, commands: Sequence[str] = ()) -> Re
     plain = prediction.operators
     by_operators = float(np.asarray(plain(**{p: last.point[p] for p in plain.params})))
     if abs(by_operators - last.value) > 1e-6 * abs(last.value):
-        program_blocks.append(Text(f"The prediction at this size, {sig(last.value, 5)} {unit}, differs from the "
-                                   f"operators' {sig(by_operators, 5)} {unit}: it also counts the workers "
+        program_blocks.append(Text(f"The prediction at this size, {human(last.value, unit, 5)}, differs from the "
+                                   f"operators' {human(by_operators, unit, 5)}: it also counts the workers "
                                    f"sharing this machine's {prediction.cores} cores."))
     sections = [
         Section("Program", tuple(program_blocks)),
         Section("Components", (components_table(prediction.parts, unit),)),
-        Section("Composed model", (Text(f"{model}  [{unit}]", code=True),
+        Section("Composed model", (Text(f"{model}  [{unit or 'no unit'}]", code=True),
                                    Text(f"pipeline max: {prediction.pipe}; order in x: {prediction.order}"),
                                    *(Text("warning: " + w) for w in warnings))),
         Section("Predictions", tuple(blocks_pred)),

@@ -8,8 +8,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from perfcompose.prediction_result import PointPrediction, Prediction
-from perfcompose.report.numbers import sig, size
+from perfcompose.report.numbers import size
 from perfcompose.report.tables import ResultTable as Table
+from perfcompose.units import human, human_interval
 
 __all__ = ["print_prediction", "print_prediction_notes"]
 
@@ -23,39 +24,40 @@ def _shown(points: tuple[PointPrediction, ...]) -> list[PointPrediction]:
 
 def components_table(prediction: Prediction) -> Table:
     """Each component's model and its time at (at most four of) the sizes, as predicted."""
-    unit = prediction.unit or "no unit"
+    unit = prediction.unit
     shown = _shown(prediction.points)
-    parts = Table(title=f"components, time per data element \\[{unit}]", title_justify="left")
+    parts = Table(title="components, time per data element" + ("" if unit else " \\[no unit]"),
+                  title_justify="left")
     for k, col in enumerate(("component", "source", "model", *(f"x={size(p.point[prediction.size])}" for p in shown))):
         parts.add_column(col, justify="right" if col.startswith("x=") else "left",
                          optional={1: 1, 3: 3, 4: 2, 5: 2}.get(k, False))
     for k, part in enumerate(prediction.parts):
         leaf = part.model
         parts.add_row(part.name, part.source or "-", str(leaf.rounded(6)) if not leaf.is_numeric else str(leaf),
-                      *(sig(p.components[k].value) for p in shown))
+                      *(human(p.components[k].value, unit) for p in shown))
     return parts
 
 
 def prediction_table(prediction: Prediction) -> Table:
     """Per size the predicted time, its interval where known, the pointwise max and the bottleneck."""
-    unit = prediction.unit or "no unit"
+    unit = prediction.unit
     fixed = prediction.parameters
     at = f" at {', '.join(f'{k}={size(v)}' for k, v in fixed.items())}" if fixed else ""
     table = Table(title="predicted time per data element" + at, title_justify="left")
     table.add_column("x", justify="right")
-    table.add_column(f"time \\[{unit}]", justify="right")
+    table.add_column("time" if unit else "time \\[no unit]", justify="right")
     banded = any(p.low is not None for p in prediction.points)
     if banded:
         table.add_column(f"{100 * prediction.level:g} % interval", justify="right")
     if prediction.exact is not None:
-        table.add_column(f"pointwise max \\[{unit}]", justify="right")
+        table.add_column("pointwise max", justify="right")
     table.add_column("bottleneck")
     for p in prediction.points:
-        row = [size(p.point[prediction.size]), sig(p.value, 5)]
+        row = [size(p.point[prediction.size]), human(p.value, unit, 5)]
         if banded:
-            row.append(f"{p.low:.4g} .. {p.high:.4g}" if p.low is not None else "-")
+            row.append(human_interval(p.low, p.high, unit) if p.low is not None and p.high is not None else "-")
         if prediction.exact is not None:
-            row.append(sig(p.exact, 5))
+            row.append(human(p.exact, unit, 5))
         table.add_row(*row, " > ".join(p.bottleneck) or "-")
     return table
 
