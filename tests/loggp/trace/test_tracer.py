@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from perfcompose.errors import PerfcomposeError
 from perfcompose.loggp.goal.schedule import read_goal
+from perfcompose.loggp.trace.folder import trace_program
 
 PROGRAM = """
 from mpi4py import MPI
@@ -47,15 +49,24 @@ def _require_mpi() -> Path:
     return mpiexec
 
 
-def test_trace_an_mpi4py_program_on_two_ranks(tmp_path):
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    """One tracer build for the tests of this module."""
+    return tmp_path_factory.mktemp("cache")
+
+
+def _trace(cache: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "perfcompose", "loggp", "trace", *args], capture_output=True,
+                          text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "1000", "PERFCOMPOSE_CACHE_DIR": str(cache)})
+
+
+def test_trace_an_mpi4py_program_on_two_ranks(tmp_path, cache):
     mpiexec = _require_mpi()
     (tmp_path / "ping.py").write_text(PROGRAM)
     out = tmp_path / "run"
-    res = subprocess.run([sys.executable, "-m", "perfcompose", "loggp", "trace", "-o", str(out), "--check",
-                          "--L", "0.4", "--o", "0.6", "--g", "1.3", "--G", "7e-5", "--",
-                          str(mpiexec), "-n", "2", sys.executable, str(tmp_path / "ping.py")],
-                         capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "COLUMNS": "1000", "PERFCOMPOSE_CACHE_DIR": str(tmp_path / "cache")})
+    res = _trace(cache, "-o", str(out), "--check", "--L", "0.4", "--o", "0.6", "--g", "1.3", "--G", "7e-5", "--",
+                 str(mpiexec), "-n", "2", sys.executable, str(tmp_path / "ping.py"))
     assert res.returncode == 0, res.stderr
     assert sorted(p.name for p in out.iterdir()) == ["comms.0.txt", "comms.1.txt", "run.json", "schedule.goal",
                                                      "trace.0.bin", "trace.1.bin"]
@@ -70,3 +81,12 @@ def test_trace_an_mpi4py_program_on_two_ranks(tmp_path):
     simulated = float(re.search(r"simulated\s+([\d.]+) ms", res.stdout)[1])
     assert measured == pytest.approx(run["measured_s"] * 1e3, abs=1e-3)
     assert 0.5 < simulated / measured < 1.5  # the run is mostly the computation between the calls
+
+
+def test_a_command_that_fails_or_runs_no_mpi_is_a_user_error(tmp_path, cache, monkeypatch):
+    _require_mpi()
+    monkeypatch.setenv("PERFCOMPOSE_CACHE_DIR", str(cache))
+    with pytest.raises(PerfcomposeError, match="the traced command exited with status 1: false --out x"):
+        trace_program(["false", "--out", "x"], tmp_path / "a")
+    with pytest.raises(PerfcomposeError, match=r"no traces \(trace.RANK.bin\) here"):
+        trace_program(["true"], tmp_path / "b")
