@@ -6,7 +6,8 @@
  * (PERFCOMPOSE_TRACE_BUFFER records, default 65536) that is appended to the rank's file
  * DIR/trace.RANK.bin whenever it fills and at MPI_Finalize. The file: an 8-byte magic
  * "PCTRACE1", then int32 rank, size, record size, reserved; then the records (struct rec below).
- * The communicators a rank used are written at MPI_Finalize to DIR/comms.RANK.txt, one per line:
+ * The communicators a rank made (MPI_Comm_dup, split, create, Cart_create, ...) or used are written
+ * at MPI_Finalize to DIR/comms.RANK.txt, one per line, numbered as they were made or first used:
  * "ID WORLD-RANK-OF-MEMBER-0 WORLD-RANK-OF-MEMBER-1 ...".
  *
  * Peers and roots are world ranks (-1: any source, -2: MPI_PROC_NULL). A completed request
@@ -173,6 +174,28 @@ int MPI_Finalize(void) {
     finish(t0, now());
     return rc;
 }
+
+/* a communicator gets its id when it is made: making one is collective over its members, so they
+ * all number the communicators with the same members in the same order */
+static int made(int rc, MPI_Comm *c) {
+    if (out && rc == MPI_SUCCESS && *c != MPI_COMM_NULL) comm_id(*c);
+    return rc;
+}
+
+int MPI_Comm_dup(MPI_Comm c, MPI_Comm *n) { return made(PMPI_Comm_dup(c, n), n); }
+int MPI_Comm_dup_with_info(MPI_Comm c, MPI_Info i, MPI_Comm *n) { return made(PMPI_Comm_dup_with_info(c, i, n), n); }
+int MPI_Comm_split(MPI_Comm c, int color, int key, MPI_Comm *n) { return made(PMPI_Comm_split(c, color, key, n), n); }
+int MPI_Comm_split_type(MPI_Comm c, int type, int key, MPI_Info i, MPI_Comm *n) {
+    return made(PMPI_Comm_split_type(c, type, key, i, n), n);
+}
+int MPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm *n) { return made(PMPI_Comm_create(c, g, n), n); }
+int MPI_Comm_create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm *n) {
+    return made(PMPI_Comm_create_group(c, g, tag, n), n);
+}
+int MPI_Cart_create(MPI_Comm c, int nd, const int dims[], const int periods[], int reorder, MPI_Comm *n) {
+    return made(PMPI_Cart_create(c, nd, dims, periods, reorder, n), n);
+}
+int MPI_Cart_sub(MPI_Comm c, const int remain[], MPI_Comm *n) { return made(PMPI_Cart_sub(c, remain, n), n); }
 
 int MPI_Comm_free(MPI_Comm *c) {
     for (int i = 0; out && i < n_comms; i++)

@@ -113,7 +113,8 @@ def measured_span(traces: Sequence[RankTrace]) -> float:
 
 def _comm_keys(traces: Sequence[RankTrace]) -> list[dict[int, int]]:
     """Per rank, its communicator ids numbered across the run: communicators with the same
-    members are told apart by the order in which each rank first used them."""
+    members are told apart by their order on the rank (the tracer numbers them as they are made,
+    which their members do together, else as they are first used)."""
     keys: dict[tuple[tuple[int, ...], int], int] = {}
     out = []
     for t in traces:
