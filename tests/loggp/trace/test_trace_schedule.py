@@ -3,13 +3,18 @@
 collectives expanded; a run whose messages or collectives do not pair up is a located error."""
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hand_traces import rank_trace
 
 from perfcompose.errors import InputError
 from perfcompose.loggp.goal.loggopsim import simulate_goal
-from perfcompose.loggp.goal.schedule import goal_text, parse_goal
+from perfcompose.loggp.goal.schedule import goal_text, parse_goal, write_goal
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.trace.check import check_schedule
 from perfcompose.loggp.trace.collectives import ALGORITHMS
@@ -124,3 +129,25 @@ def test_an_empty_message_is_written_as_one_byte():
     traces = [rank_trace(0, 2, [("send", 2, 3, 1, 0, 0), ("finalize", 5, 6)]),
               rank_trace(1, 2, [("recv", 2, 3, 0, 0, 0), ("finalize", 5, 6)])]
     assert "send 1b to 1 tag 0" in goal_text(trace_schedule(traces).schedule)
+
+
+LOGGOPSIM = Path(os.environ["LOGGOPSIM_DIR"]) if os.environ.get("LOGGOPSIM_DIR") else None
+
+
+@pytest.mark.skipif(LOGGOPSIM is None, reason="LogGOPSim not built here (set LOGGOPSIM_DIR)")
+def test_loggopsim_reads_a_traced_schedule_and_agrees(tmp_path):
+    assert LOGGOPSIM is not None
+    n = 5
+    calls = [(c, 10 * k + 2, 10 * k + 3, 1, 0, 70_000 if c == "bcast" else 512)
+             for k, c in enumerate(a for a in ALGORITHMS)]
+    traces = [rank_trace(r, n, [("irecv", 1, 1.5, (r - 1) % n, 3, 64, 7), ("isend", 1.6, 1.8, (r + 1) % n, 3, 64, 8),
+                                *calls, ("done", 200, 201, (r - 1) % n, 3, 64, 7), ("done", 200, 201, -2, 0, 0, 8),
+                                ("finalize", 210, 211)]) for r in range(n)]
+    schedule = trace_schedule(traces).schedule
+    write_goal(schedule, tmp_path / "t.goal")
+    subprocess.run([str(LOGGOPSIM / "txt2bin"), "-i", str(tmp_path / "t.goal"), "-o", str(tmp_path / "t.bin")],
+                   check=True, capture_output=True)
+    out = subprocess.run([str(LOGGOPSIM / "LogGOPSim"), "-f", str(tmp_path / "t.bin"), "-L", "2500", "-o", "1500",
+                          "-g", "1000", "-G", "6", "-b"], check=True, capture_output=True, text=True).stdout
+    theirs = float(re.search(r"Maximum finishing time at host \d+: (\d+)", out).group(1))  # type: ignore[union-attr]
+    assert simulate_goal(schedule, LogGP(2500, 1500, 1000, 6)).makespan == theirs
