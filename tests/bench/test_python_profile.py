@@ -65,11 +65,14 @@ def test_a_sampled_tree_is_read_without_the_runpy_frames_and_its_self_time() -> 
                                                        "<module> (s.py:1)->solve (s.py:1)": 1.49}
 
 
-def test_each_call_path_is_a_series_of_the_runs_that_followed_it() -> None:
-    e = experiment(["n"], {(10.0,): [{"a": 1.0, "a->b": 0.5}, {"a": 1.2}], (20.0,): [{"a": 2.0, "a->b": 1.0}]})
+def test_each_call_path_is_a_series_of_its_own_seconds_in_every_run_at_a_point() -> None:
+    runs = {(10.0,): [{"a": 1.0, "a->b": 0.5}, {"a": 1.2}], (20.0,): [{"a": 2.0, "a->b": 1.0}], (40.0,): [{"a": 4.0}]}
+    e = experiment(["n"], runs)
     assert e.parameters == ("n",) and e.regions == ("a", "a->b")
-    assert [p.values for p in e.get("time", "a").points] == [(1.0, 1.2), (2.0,)]
-    assert e.get("time", "a->b").unit == "s" and len(e.get("time", "a->b").points[0].values) == 1
+    assert [p.values for p in e.get("time", "a").points] == [(0.5, 1.2), (1.0,), (4.0,)]
+    # the second run at n=10 did not follow a->b: its time is a's own there, and a->b's 0
+    b = e.get("time", "a->b")
+    assert [p.values for p in b.points] == [(0.5, 0.0), (1.0,)] and b.unit == "s"
 
 
 def test_only_a_python_command_is_profiled() -> None:

@@ -3,9 +3,10 @@
 ``perfcompose profile --param n=1000:100000 -- python script.py {n}`` runs the program under a
 profiler (:data:`PROFILERS`) at every point of the grid (repetitions, warm-up, shuffled order and
 the resumable checkpoint of :func:`~perfcompose.bench.runner.run_sweep`) and writes one series
-per call path (``<module> (script.py:1)->solve (script.py:12)``), the inclusive seconds of each
-run, that ``analyze`` reads. A call path taking less than :data:`MIN_SHARE` of the run is not
-followed further: its time counts as its caller's own, so the program's total stays whole.
+per call path (``<module> (script.py:1)->solve (script.py:12)``), the own (exclusive) seconds
+of each run, that ``analyze`` reads (and sums over each subtree, run by run). A call path taking
+less than :data:`MIN_SHARE` of the run is not followed further: its time counts as its caller's
+own, so the program's total stays whole.
 
 ``cprofile`` (the standard library's, the default) times every call, but records per function
 only its callers, not its call paths: a path's time is apportioned the way gprof does it, a
@@ -70,7 +71,8 @@ def call_path_times(stats: Mapping[Function, tuple[Any, ...]], min_share: float 
         for caller, (_, _, own, total) in callers.items():
             callees.setdefault(caller, []).append((function, own, total))
     # a function's row counts (primitive, all) calls; a caller's entry (all, primitive)
-    roots = [f for f, row in stats.items() if row[1] > sum(edge[0] for edge in row[4].values())]
+    roots = [f for f, row in stats.items() if row[1] > sum(edge[0] for edge in row[4].values())
+             and "_lsprof.Profiler" not in f[2]]
     whole = sum(stats[f][3] for f in roots) or 1.0
     exclusive: dict[str, float] = {}
     # (function, its call path, the functions on it, its own seconds on it, the share of its time on it);
@@ -186,15 +188,36 @@ class ProfileTarget(Target):
 
 def experiment(parameters: Sequence[str], details: Mapping[tuple[float, ...], Sequence[Mapping[str, float]]],
                source: str = "") -> Experiment:
-    """One series ``time`` (inclusive seconds) per call path over the runs' call-path times; a
-    path gets a value from each run that followed it."""
+    """One series ``time`` per call path over the runs' call-path times (inclusive seconds), as
+    each path's own (exclusive) seconds: a path that one run at a point followed and another did
+    not (it fell under the share there, its time its caller's) takes 0 s in the other, so every
+    path has a value from every run at each point where any run followed it, and the sums over
+    each subtree that ``analyze`` derives hold run by run."""
     paths: dict[str, dict[tuple[float, ...], list[float]]] = {}
     for coordinate, runs in sorted(details.items()):
+        followed = {path: None for times in runs for path in times}
         for times in runs:
-            for path, seconds in times.items():
-                paths.setdefault(path, {}).setdefault(coordinate, []).append(float(seconds))
+            for path, seconds in exclusive(times).items():
+                paths.setdefault(path, {}).setdefault(coordinate, []).append(seconds)
+            for path in followed:
+                if path not in times:
+                    paths.setdefault(path, {}).setdefault(coordinate, []).append(0.0)
     if not paths:
         raise BenchError("no run was profiled successfully")
     series = tuple(Series("time", tuple(Point(c, tuple(v)) for c, v in points.items()), path, "s")
                    for path, points in paths.items())
     return Experiment(tuple(parameters), series, source=source)
+
+
+def exclusive(inclusive: Mapping[str, float]) -> dict[str, float]:
+    """Each call path's own seconds: its inclusive seconds less its callees' (never below 0).
+
+    >>> exclusive({"a": 3.0, "a->b": 2.0, "a->b->c": 0.5})
+    {'a': 1.0, 'a->b': 1.5, 'a->b->c': 0.5}
+    """
+    out = {path: float(seconds) for path, seconds in inclusive.items()}
+    for path, seconds in inclusive.items():
+        caller, sep, _ = path.rpartition(SEPARATOR)
+        if sep and caller in out:
+            out[caller] -= float(seconds)
+    return {path: max(0.0, seconds) for path, seconds in out.items()}
