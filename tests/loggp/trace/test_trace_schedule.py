@@ -117,18 +117,30 @@ def test_polling_calls_leave_one_calc_of_the_computation_between_them():
 
 
 def test_a_cancelled_receive_and_one_never_completed_become_calc_0():
-    r0 = rank_trace(0, 2, [("irecv", 2, 3, -1, -1, 8, 11), ("cancel", 4, 5, -2, 0, 0, 11), ("done", 6, 7, -2, 0, 0, 11),
-                           ("irecv", 8, 9, 1, 3, 8, 12), ("finalize", 10, 11)])
+    r0 = rank_trace(0, 2, [("irecv", 2, 3, -1, -1, 8, 11), ("cancel", 4, 5, -2, 0, 0, 11),
+                           ("done", 6, 7, -2, 0, 0, 11, 1), ("irecv", 8, 9, 1, 3, 8, 12), ("finalize", 10, 11)])
     r1 = rank_trace(1, 2, [("finalize", 10, 11)])
     s = trace_schedule([r0, r1]).schedule
     assert (s.kind == 2).all()  # no receive is left to wait for a message nobody sends
     assert simulate_goal(s, LogGP(1, 1, 1, 0, "us")).makespan == pytest.approx(9000)
 
 
-def test_an_empty_message_is_written_as_one_byte():
-    traces = [rank_trace(0, 2, [("send", 2, 3, 1, 0, 0), ("finalize", 5, 6)]),
-              rank_trace(1, 2, [("recv", 2, 3, 0, 0, 0), ("finalize", 5, 6)])]
-    assert "send 1b to 1 tag 0" in goal_text(trace_schedule(traces).schedule)
+def test_a_cancel_that_came_too_late_keeps_its_receive():
+    r0 = rank_trace(0, 2, [("irecv", 2, 3, -1, -1, 8, 11), ("cancel", 4, 5, -2, 0, 0, 11),
+                           ("done", 6, 7, 1, 5, 8, 11, 0), ("finalize", 10, 11)])
+    r1 = rank_trace(1, 2, [("send", 2, 3, 0, 5, 8), ("finalize", 10, 11)])
+    ops = parse_goal(goal_text(trace_schedule([r0, r1]).schedule)).ranks[0].ops
+    assert [(o.kind, o.peer, o.tag) for o in ops if o.kind == "recv"] == [("recv", 1, 5)]
+
+
+def test_requests_that_share_a_handle_complete_in_the_order_they_were_made():
+    r0 = rank_trace(0, 2, [("isend", 2, 3, 1, 1, 0, 5), ("isend", 3, 4, 1, 2, 0, 5), ("done", 5, 6, -2, 0, 0, 5),
+                           ("done", 5, 6, -2, 0, 0, 5), ("finalize", 10, 11)])
+    r1 = rank_trace(1, 2, [("recv", 2, 3, 0, 1, 1), ("recv", 3, 4, 0, 2, 1), ("finalize", 10, 11)])
+    rank0 = parse_goal(goal_text(trace_schedule([r0, r1]).schedule)).ranks[0]
+    join = next(i for i, o in enumerate(rank0.ops) if o.kind == "calc" and o.size == 0)
+    sends = [i for i, o in enumerate(rank0.ops) if o.kind == "send"]
+    assert {(join, i) for i in sends} <= set(rank0.requires)  # the wait joins both sends
 
 
 LOGGOPSIM = Path(os.environ["LOGGOPSIM_DIR"]) if os.environ.get("LOGGOPSIM_DIR") else None

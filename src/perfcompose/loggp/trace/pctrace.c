@@ -12,8 +12,8 @@
  *
  * Peers and roots are world ranks (-1: any source, -2: MPI_PROC_NULL). A completed request
  * (MPI_Wait, Waitall, Waitany, Waitsome, Test, Testall, Testany, Testsome) gives one CALL_DONE
- * record carrying the request, and for a receive the source, tag and bytes received; MPI_Cancel
- * gives CALL_CANCEL with the request. MPI_Ssend and Rsend are recorded as MPI_Send, MPI_Issend as
+ * record carrying the request, and for a receive the source, tag and bytes received, its comm
+ * field 1 where the request was cancelled; MPI_Cancel gives CALL_CANCEL with the request. MPI_Ssend and Rsend are recorded as MPI_Send, MPI_Issend as
  * Isend; MPI_Allgatherv, Alltoallv, Gatherv and Scatterv as their regular forms with the mean
  * block of a rank. Build: mpicc -shared -fPIC -O2.
  */
@@ -209,8 +209,10 @@ static void done(int count, const int64_t *handles, MPI_Status *st, const int *w
     for (int k = 0; k < n_which; k++) {
         int i = which ? which[k] : k;
         if (i < 0 || i >= count) continue;
-        put(CALL_DONE, st[k].MPI_SOURCE >= 0 ? st[k].MPI_SOURCE : -2, st[k].MPI_TAG, 0, received(&st[k]),
-            handles[i], t0, t1);
+        int cancelled = 0;
+        PMPI_Test_cancelled(&st[k], &cancelled);
+        put(CALL_DONE, st[k].MPI_SOURCE >= 0 ? st[k].MPI_SOURCE : -2, st[k].MPI_TAG, cancelled != 0,
+            received(&st[k]), handles[i], t0, t1);
     }
 }
 

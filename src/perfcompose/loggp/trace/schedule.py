@@ -16,10 +16,10 @@ MPI_Wait, Waitall, Test, ...   a ``calc 0`` requiring the chain and every reques
                                (a receive from any source or with any tag takes its status')
 collective                     the steps of its algorithm (:mod:`.collectives`): each step's
                                messages require the chain, a ``calc 0`` joins a step of several
-MPI_Cancel                     the request's recv becomes a ``calc 0`` (so does a recv never
-                               completed by the end of the run)
+a cancelled request            its recv becomes a ``calc 0`` (so does a recv never completed by
+                               the end of the run)
 MPI_Probe, Iprobe, Test (not   nothing (their time is neither computation nor communication)
-done), Waitany (none)
+done), Waitany (none), Cancel
 =============================  ================================================================
 
 Peers are world ranks; a message of 0 bytes is written as 1 byte (LogGOPSim charges (k - 1)G for
@@ -46,7 +46,7 @@ NS = 1e9  #: schedule time units per second
 COLLECTIVE_TAG = 2 ** 30
 _BLOCKING = {"send": SEND, "sendrecv_send": SEND, "recv": RECV, "sendrecv_recv": RECV, "mrecv": RECV}
 _NONBLOCKING = {"isend": SEND, "irecv": RECV}
-_TIMING_ONLY = frozenset({"probe", "test", "wait_none", "init", "finalize"})
+_TIMING_ONLY = frozenset({"probe", "test", "wait_none", "cancel", "init", "finalize"})
 _NONE = -2  # the tracer's peer of MPI_PROC_NULL and of calls without a peer
 
 
@@ -189,7 +189,7 @@ def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapp
     peer, tag, comm, size, request = (sub[f].tolist() for f in ("peer", "tag", "comm", "bytes", "request"))
     origin = rows.tolist()
     b = _Rank()
-    pending: dict[int, tuple[int, int]] = {}  # request -> (operation, communicator id)
+    pending: dict[int, list[tuple[int, int]]] = {}  # request -> [(operation, communicator id)], oldest first
     for lo, hi, gap in groups:
         if gap > 0:
             b.join([b.add(CALC, float(gap), 0, 0, origin[lo])], origin[lo])
@@ -202,13 +202,16 @@ def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapp
         elif name in _NONBLOCKING:
             if peer[lo] != _NONE:
                 op = b.add(_NONBLOCKING[name], float(size[lo]), peer[lo], tag[lo], origin[lo])
-                pending[request[lo]] = (op, comm[lo])
+                pending.setdefault(request[lo], []).append((op, comm[lo]))
                 b.chain = (op, True)
         elif name == "done":
             ops = []
             for k in range(lo, hi):
-                op, cid = pending.pop(request[k], (-1, 0))
-                if op >= 0 and b.kind[op] == RECV:
+                waiting = pending.get(request[k])
+                op, cid = waiting.pop(0) if waiting else (-1, 0)
+                if comm[k]:  # cancelled
+                    _drop_recv(b, op)
+                elif op >= 0 and b.kind[op] == RECV:
                     members = t.comms.get(cid, ())
                     if b.peer[op] == -1 and 0 <= peer[k] < len(members):
                         b.peer[op] = members[peer[k]]
@@ -219,8 +222,6 @@ def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapp
                     ops.append(op)
             if ops:
                 b.join(ops, origin[lo], always=True)
-        elif name == "cancel":
-            _drop_recv(b, pending.get(request[lo], (-1, 0))[0])
         elif name in ALGORITHMS:
             members = t.comms[comm[lo]]
             steps = expand(name, algorithms[name], members.index(t.rank), len(members), size[lo], peer[lo])
@@ -229,8 +230,9 @@ def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapp
                               COLLECTIVE_TAG + keys[comm[lo]], origin[lo]) for kind, to, nbytes in step], origin[lo])
         elif name not in _TIMING_ONLY:
             raise AssertionError(f"call {name} has no rule")
-    for op, _ in pending.values():
-        _drop_recv(b, op)
+    for waiting in pending.values():
+        for op, _ in waiting:
+            _drop_recv(b, op)
     return b
 
 
