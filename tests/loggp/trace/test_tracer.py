@@ -19,6 +19,7 @@ import pytest
 from perfcompose.errors import PerfcomposeError
 from perfcompose.loggp.goal.schedule import read_goal
 from perfcompose.loggp.trace.folder import trace_program
+from perfcompose.loggp.trace.tracer import find_mpicc
 
 PROGRAM = """
 from mpi4py import MPI
@@ -90,3 +91,15 @@ def test_a_command_that_fails_or_runs_no_mpi_is_a_user_error(tmp_path, cache, mo
         trace_program(["false", "--out", "x"], tmp_path / "a")
     with pytest.raises(PerfcomposeError, match=r"no traces \(trace.RANK.bin\) here"):
         trace_program(["true"], tmp_path / "b")
+
+
+def test_the_compiler_wrapper_is_the_launchers_own(tmp_path, monkeypatch):
+    for folder, names in (("deb", ("mpiexec.foo", "mpicc.foo", "mpicc")), ("venv", ("mpiexec", "mpicc"))):
+        (tmp_path / folder).mkdir()
+        for name in names:
+            (tmp_path / folder / name).write_text("#!/bin/sh\n")
+            (tmp_path / folder / name).chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path / "deb"))
+    assert find_mpicc(["mpiexec.foo", "-n", "2", "a.out"]) == str(tmp_path / "deb" / "mpicc.foo")
+    assert find_mpicc([str(tmp_path / "venv" / "mpiexec"), "-n", "2"]) == str(tmp_path / "venv" / "mpicc")
+    assert find_mpicc(["mpiexec.foo"], "/opt/mpi/bin/mpicc") == "/opt/mpi/bin/mpicc"

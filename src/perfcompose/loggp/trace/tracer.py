@@ -56,7 +56,7 @@ def _beside(launcher: str) -> list[str]:
         for name in names:
             if (folder / name).exists():
                 return [str(folder / name)]
-    return [n for n in names[:1] if shutil.which(n)]
+    return [found for n in names[:1] if (found := shutil.which(n))]
 
 
 def find_mpicc(command: Sequence[str], given: str | None = None) -> str:
