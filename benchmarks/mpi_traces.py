@@ -15,11 +15,13 @@ included); one traced run (``perfcompose.loggp.trace.folder.trace_program``): it
 the tracing overhead, and the span measured from its traces (first MPI_Init end to last
 MPI_Finalize start); the schedule simulated with the parameters of ``--params`` (LogGOPSim's rules)
 and the ratio of simulated to measured span; the seconds from traces to prediction (reading,
-converting, writing the GOAL file, simulating). More ranks than cores share them; the table says
-how many cores there are and the load average beside every row.
+converting, writing the GOAL file, simulating) and, with ``--loggopsim DIR`` (a LogGOPSim build:
+``txt2bin`` and ``LogGOPSim``), LogGOPSim's seconds on the same GOAL file (``txt2bin`` and the
+simulation, the parameters rounded to whole ns as LogGOPSim takes them). More ranks than cores
+share them; the table says how many cores there are and the load average beside every row.
 
     python benchmarks/mpi_traces.py [--programs hpcc,netpipe,lammps] [--ranks 2,4] [--repeat 3]
-        [--params examples/loggp/params_local.json]
+        [--params examples/loggp/params_local.json] [--loggopsim DIR]
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from perfcompose.loggp.params import read_params
+from perfcompose.loggp.params import LogGP, read_params
 from perfcompose.loggp.trace.check import check_schedule
 from perfcompose.loggp.trace.folder import schedule_folder, trace_program
 
@@ -69,6 +71,18 @@ PROGRAMS: dict[str, tuple[Callable[[Path, int], list[str]], str, tuple[int, ...]
 }
 
 
+def _loggopsim(build: Path, goal: Path, params: LogGP) -> float:
+    """Seconds of txt2bin and LogGOPSim on ``goal``."""
+    ns = params.to("ns")
+    t0 = time.perf_counter()
+    subprocess.run([str(build / "txt2bin"), "-i", str(goal), "-o", str(goal.with_suffix(".bin"))], check=True,
+                   capture_output=True)
+    flags = [a for k in ("L", "o", "g", "G") for a in (f"-{k}", str(round(getattr(ns, k))))]
+    subprocess.run([str(build / "LogGOPSim"), "-f", str(goal.with_suffix(".bin")), "-b", *flags], check=True,
+                   capture_output=True)
+    return time.perf_counter() - t0
+
+
 def _wall(cmd: list[str], folder: Path) -> float:
     t0 = time.perf_counter()
     subprocess.run(cmd, cwd=folder, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -81,6 +95,7 @@ def main() -> None:
     ap.add_argument("--ranks", default="2,4")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--params", type=Path, default=ROOT / "examples/loggp/params_local.json")
+    ap.add_argument("--loggopsim", type=Path, default=None, help="folder of txt2bin and LogGOPSim")
     args = ap.parse_args()
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -89,7 +104,8 @@ def main() -> None:
     print(f"{cores} cores; LogGP from {args.params.name}: L={params.L:.3g} o={params.o:.3g} g={params.g:.3g} "
           f"{params.unit}, G={params.G:.3g} {params.unit}/B; LogGOPSim rules")
     head = (f"{'program':8} {'ranks':>9} {'untraced s':>10} {'traced s':>9} {'overhead':>8} {'measured s':>10} "
-            f"{'simulated s':>11} {'ratio':>6} {'to prediction s':>15} {'operations':>11} {'load':>5}")
+            f"{'simulated s':>11} {'ratio':>6} {'to prediction s':>15} {'LogGOPSim s':>11} {'operations':>11} "
+            f"{'load':>5}")
     print(head)
     for name in args.programs.split(","):
         make, exe, allowed = PROGRAMS[name]
@@ -113,9 +129,11 @@ def main() -> None:
                 traced = schedule_folder(folder / "trace")
                 c = check_schedule(traced, params)
                 to_prediction = time.perf_counter() - t0
+                theirs = (f"{_loggopsim(args.loggopsim, folder / 'trace' / 'schedule.goal', params):11.2f}"
+                          if args.loggopsim else f"{'-':>11}")
             ranks = f"{n}" + (f" on {cores}" if n > cores else "")
             print(f"{name:8} {ranks:>9} {untraced:10.3f} {run.wall:9.3f} {run.wall / untraced - 1:8.1%} "
-                  f"{c.measured:10.3f} {c.simulated:11.3f} {c.ratio:6.3f} {to_prediction:15.2f} "
+                  f"{c.measured:10.3f} {c.simulated:11.3f} {c.ratio:6.3f} {to_prediction:15.2f} {theirs} "
                   f"{traced.schedule.num_ops:11,} {os.getloadavg()[0]:5.1f}", flush=True)
 
 
