@@ -165,10 +165,21 @@ def _beside(mv: MetricValues, path: str) -> str:
     """Why ``path`` is not summed into its caller ("" where it is)."""
     if path not in mv.tree.beside:
         return ""
-    tags = mv.inclusive[path].tags if path in mv.inclusive else {}
+    tags = {**(mv.exclusive[path].tags if path in mv.exclusive else {}),
+            **(mv.inclusive[path].tags if path in mv.inclusive else {})}
     if any(tags.get(t) for t in DEVICE_TAGS):
         return "on a device"
     return f"on thread {tags.get(THREAD_TAG)}" if THREAD_TAG in tags else "on another thread"
+
+
+@dataclass(frozen=True)
+class _Evaluated:
+    """A model's values at the rows of :class:`_Where`, its estimate at the target and the time it
+    adds from the largest measured point to the target."""
+
+    values: np.ndarray
+    target: Estimate
+    added: Estimate
 
 
 @dataclass(frozen=True)
@@ -179,12 +190,31 @@ class _Where:
     X: np.ndarray
     level: float
 
-    def estimate(self, model: PMNFSum, row: int = 0) -> Estimate:
-        value = float(model.values(self.X[row:row + 1])[0])
-        members = model.member_values(self.X[row:row + 1])
-        if members is None:
-            return Estimate(value)
-        return _holding(value, *percentile_interval(members[:, 0], self.level))
+    def evaluate(self, model: PMNFSum) -> _Evaluated:
+        return self.evaluate_all([model])[0]
+
+    def evaluate_all(self, models: Sequence[PMNFSum]) -> list[_Evaluated]:
+        """Every model evaluated, the intervals of all read off their members in one pass."""
+        values = [m.values(self.X) for m in models]
+        members = [m.member_values(self.X[:2]) for m in models]
+        banded = [k for k, m in enumerate(members) if m is not None]
+        bands: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        sizes = {members[k].shape[0] for k in banded}  # type: ignore[union-attr]
+        for size in sizes:
+            ks = [k for k in banded if members[k].shape[0] == size]  # type: ignore[union-attr]
+            stacked = np.stack([members[k] for k in ks], axis=2)  # (members, 2, models)
+            both = np.stack([stacked[:, 0], stacked[:, 0] - stacked[:, 1]], axis=1)  # (members, 2, models)
+            low, high = percentile_interval(both, self.level)
+            bands.update({k: (low[:, i], high[:, i]) for i, k in enumerate(ks)})
+        out = []
+        for k, v in enumerate(values):
+            target, added = Estimate(float(v[0])), Estimate(float(v[0] - v[1]))
+            if k in bands:
+                low, high = bands[k]
+                target = _holding(target.value, low[0], high[0])
+                added = _holding(added.value, low[1], high[1])
+            out.append(_Evaluated(v, target, added))
+        return out
 
 
 class _Tree:
@@ -202,6 +232,7 @@ class _Tree:
         self.held_coords = np.array(sorted(held.held_out), dtype=float)
         self.kept_train: dict[str, np.ndarray] = {}
         self.compositions: dict[str, Composition] = {}
+        self.evaluated: dict[str, _Evaluated] = {}
         #: call paths measured at too few points to fit, taken as constants
         self.constants: set[tuple[str, str]] = set()
 
@@ -240,8 +271,8 @@ class _Tree:
         shown = f"seq({', '.join(([_OWN] if own is not None else []) + [region(c) for c in summed])})"
         train_composed = self._train_composed(path, summed)
         errors = self._heldout_errors(path, train_fitted, train_composed)
-        at_c = self.where.estimate(composed)
-        at_f = self.where.estimate(fitted).value if fitted is not None else None
+        at_c = self.where.evaluate(composed).target
+        at_f = float(fitted.values(self.where.X[:1])[0]) if fitted is not None else None
         diff = (at_c.value - at_f) / abs(at_f) if at_f else None
         disagrees = diff is not None and abs(diff) > self.threshold
         crude = ("exclusive", path) in self.constants or any(("inclusive", c) in self.constants for c in summed)
@@ -304,10 +335,16 @@ class _Tree:
         return ("composed" if composition is not None and composition.kept == "composed"
                 else "constant" if ("inclusive", path) in self.constants else "fit")
 
+    def evaluate(self, path: str) -> _Evaluated:
+        """The kept model of ``path`` evaluated (once)."""
+        if path not in self.evaluated:
+            self.evaluated[path] = self.where.evaluate(self.kept[path])
+        return self.evaluated[path]
+
     def node(self, path: str, parent: float | None, run: tuple[float, float]) -> CallNode:
         model = self.kept[path]
-        est = self.where.estimate(model)
-        at_largest = float(model.values(self.where.X[1:2])[0])
+        evaluated = self.evaluate(path)
+        est, at_largest = evaluated.target, float(evaluated.values[1])
         result = self.results.get((self.mv.metric, "inclusive", path))
         quality: tuple[tuple[str, Any], ...] = ()
         if result is not None:
@@ -334,8 +371,8 @@ def _wrappers(tree: _Tree, values: Mapping[str, np.ndarray]) -> dict[str, str]:
 
 
 def _ranking(tree: _Tree, nodes: Sequence[CallNode], run: str) -> tuple[Ranked, ...]:
-    where, parameters = tree.where, tree.parameters
-    values = {n.path: tree.kept[n.path].values(where.X) for n in nodes}
+    parameters = tree.parameters
+    values = {n.path: tree.evaluate(n.path).values for n in nodes}
     run_values = values[run]
     run_model = tree.kept[run]
     run_orders = {p: run_model.order(p) for p in parameters}
@@ -348,10 +385,6 @@ def _ranking(tree: _Tree, nodes: Sequence[CallNode], run: str) -> tuple[Ranked, 
         v = values[node.path]
         base = float(_share(v[1], run_values[1]))
         share_target = float(_share(v[0], run_values[0]))
-        members = tree.kept[node.path].member_values(where.X[:2])
-        added = Estimate(float(v[0] - v[1]))
-        if members is not None:
-            added = _holding(added.value, *percentile_interval(members[:, 0] - members[:, 1], where.level))
         growth = _finite(share_target / base) if base > 0 else None
         by_param = tuple((p, _finite(float(_share(v[2 + k], run_values[2 + k]) / base)) if base > 0 else None)
                          for k, p in enumerate(parameters))
@@ -361,8 +394,8 @@ def _ranking(tree: _Tree, nodes: Sequence[CallNode], run: str) -> tuple[Ranked, 
         while up is not None:
             chain.append(up)
             up = wraps.get(up)
-        out.append(Ranked(node.path, base, share_target, added, growth, by_param, node.orders, faster,
-                          tuple(chain)))
+        out.append(Ranked(node.path, base, share_target, tree.evaluate(node.path).added, growth, by_param,
+                          node.orders, faster, tuple(chain)))
     return tuple(sorted(out, key=lambda r: (r.share_target < NEGLIGIBLE, -_sig(r.added.value), -r.share_target,
                                             r.path)))
 
@@ -449,9 +482,10 @@ def analyze(path: str | Path | Experiment, at: Mapping[str, float], *, metrics: 
                 progress(f"composing {mv.metric}: {node}", done, total)
             tree.visit(node)
             done += 1
+        tree.evaluated.update(zip(tree.kept, where.evaluate_all(list(tree.kept.values()))))
         roots = mv.tree.roots
-        run = (max(roots, key=lambda r: tree.kept[r].at(target)) if mv.tree.flat else mv.tree.root)
-        run_values = (tree.kept[run].at(target), tree.kept[run].at(largest))
+        run = max(roots, key=lambda r: tree.evaluate(r).values[0]) if mv.tree.flat else mv.tree.root
+        run_values = (float(tree.evaluate(run).values[0]), float(tree.evaluate(run).values[1]))
         nodes = tuple(tree.node(r, None, run_values) for r in roots)
         note = mv.note
         if tree.constants:

@@ -15,8 +15,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from perfcompose.fit.uncertainty import RESAMPLES
-
+#: members drawn for a fitted model (as :data:`perfcompose.fit.uncertainty.RESAMPLES`, without loading SymPy)
+RESAMPLES = 200
 #: series refitted together (their draws, series x resamples x points x repetitions, stay small)
 BATCH = 256
 
@@ -94,4 +94,4 @@ def bootstrap_members(designs: Sequence[np.ndarray], coefficients: Sequence[np.n
     return out
 
 
-__all__ = ["bootstrap_members", "BATCH"]
+__all__ = ["bootstrap_members", "BATCH", "RESAMPLES"]

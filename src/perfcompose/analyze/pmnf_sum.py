@@ -26,20 +26,24 @@ from typing import Any
 import numpy as np
 
 from perfcompose.ensemble import percentile_interval
-from perfcompose.model import Order
 from perfcompose.pmnf_text import extrap_text
 
 #: one term's exponents: (parameter, i, j) per parameter it holds, in the parameters' order
 Key = tuple[tuple[str, Fraction, Fraction], ...]
 
 
+#: the growth ``x^i * log2(x)^j`` in one parameter, as ``(i, j)``, compared lexicographically
+Order = tuple[Fraction, Fraction]
+
+
 def order_text(order: Order, name: str) -> str:
     """``p^(1) * log2(p)^(1)`` for an order in ``p``.
 
-    >>> order_text(Order(Fraction(1, 2), Fraction(1)), "p"), order_text(Order(Fraction(0), Fraction(0)), "p")
+    >>> order_text((Fraction(1, 2), Fraction(1)), "p"), order_text((Fraction(0), Fraction(0)), "p")
     ('p^(1/2) * log2(p)^(1)', '1')
     """
-    parts = ([f"{name}^({order.i})"] if order.i else []) + ([f"log2({name})^({order.j})"] if order.j else [])
+    i, j = order
+    parts = ([f"{name}^({i})"] if i else []) + ([f"log2({name})^({j})"] if j else [])
     return " * ".join(parts) or "1"
 
 
@@ -103,11 +107,11 @@ class PMNFSum:
 
     def order(self, param: str) -> Order:
         """The fastest growth in ``param`` among the terms with a coefficient."""
-        best = (Fraction(0), Fraction(0))
+        best: Order = (Fraction(0), Fraction(0))
         for key, coef in zip(self.keys, self.coefficients[1:]):
             if coef != 0.0:
                 best = max(best, next(((i, j) for n, i, j in key if n == param), best))
-        return Order(*best)
+        return best
 
     @staticmethod
     def total(parts: Sequence[PMNFSum]) -> PMNFSum:
@@ -146,4 +150,4 @@ def design(params: Sequence[str], keys: Sequence[Key], X: Any) -> np.ndarray:
     return out
 
 
-__all__ = ["Key", "PMNFSum", "design", "order_text"]
+__all__ = ["Key", "Order", "PMNFSum", "design", "order_text"]

@@ -20,7 +20,7 @@ import numpy as np
 from perfcompose.analyze.callpaths import PROGRAM, CallTree, beside_callers, call_tree
 from perfcompose.choices import Scaling, ValueKind
 from perfcompose.data import cube, load
-from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.data.experiment import Experiment, Point, PointArrays, Series
 from perfcompose.errors import InputError
 
 VALUE_KINDS: tuple[str, ...] = get_args(ValueKind)
@@ -49,6 +49,14 @@ class MetricValues:
 
 def _combine(parts: Sequence[Series], signs: Sequence[float], metric: str, region: str, unit: str) -> Series | None:
     """The signed sum of series at the coordinates they share (negative results clipped to 0)."""
+    first = parts[0]
+    if len(parts) == 1 and signs[0] == 1.0 and (first.metric, first.region, first.unit) == (metric, region, unit):
+        return first
+    arrays = [p.points for p in parts if isinstance(p.points, PointArrays)]
+    if len(arrays) == len(parts) and all(a.values.shape == arrays[0].values.shape
+                                         and np.array_equal(a.coordinates, arrays[0].coordinates) for a in arrays):
+        total = sum(s * a.values for s, a in zip(signs, arrays))
+        return Series(metric, PointArrays(arrays[0].coordinates, np.maximum(total, 0.0)), region, unit)
     shared = set.intersection(*(set(p.coordinate for p in s.points) for s in parts))
     if not shared:
         return None

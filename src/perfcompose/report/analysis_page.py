@@ -18,9 +18,8 @@ from perfcompose.report.analysis_cells import (
     ranking_row,
     share_cell,
 )
-from perfcompose.report.analysis_plots import scaling_figure
-from perfcompose.report.document import Block, Node, Report, Section, Text, Tree, table
-from perfcompose.report.html import figure
+from perfcompose.report.analysis_plots import scaling_svg
+from perfcompose.report.document import Block, Figure, Node, Report, Section, Text, Tree, table
 
 
 def _tree(node: CallNode, unit: str, level: float, top: set[str]) -> Node:
@@ -45,7 +44,7 @@ def metric_section(metric: MetricAnalysis, analysis: Analysis) -> Section:
                              "paths that add time and hold 1 % of the run or more.",
                         numeric=RANKING_NUMERIC))
     kept = {n.path: n.source for n in metric.walk()}
-    blocks += [figure(scaling_figure(p, metric.unit, analysis.level, kept[p.path]), f"{k}. {p.path}",
+    blocks += [Figure(f"{k}. {p.path}", scaling_svg(p, metric.unit, analysis.level, kept[p.path]),
                       f"measured medians, the kept model with its {round(100 * analysis.level)} % interval out to "
                       "the target, and for a caller the other of its fitted and composed models")
                for k, p in enumerate(metric.pictures, 1)]
