@@ -3,6 +3,7 @@ of a pandas frame indexed by the nodes of a Hatchet GraphFrame or a Thicket (and
 from __future__ import annotations
 
 import csv
+import shutil
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,7 @@ def test_a_graphframe_s_nodes_get_the_rows_of_their_call_paths(solver) -> None:
 
 def test_a_thicket_gets_the_analysis_in_its_statsframe(solver) -> None:
     thicket = pytest.importorskip("thicket")
-    tk = thicket.Thicket.from_caliperreader([str(LULESH / f"{p}_cores.cali") for p in (27, 64, 125, 216)],
+    tk = thicket.Thicket.from_caliperreader([str(LULESH / f"{p}_cores.cali") for p in (27, 64, 125)],
                                             disable_tqdm=True)
     read = from_thicket(tk, units={"Avg time/rank": "s"}).select(metric="Avg time/rank")
     part = Experiment(read.parameters, tuple(s for s in read.series if "TimeIncrement" in s.region), read.source)
@@ -57,3 +58,18 @@ def test_a_thicket_gets_the_analysis_in_its_statsframe(solver) -> None:
     # the measured subtree and the callers above it, which the analysis adds as the sums of their callees
     assert analysed == {"main", "lulesh.cycle", "TimeIncrement", "MPI_Allreduce"}
     assert len(stats) == len(tk.graph) and models.isna().sum() == len(stats) - 4
+
+
+def test_an_hpctoolkit_database_is_analysed_and_every_node_of_its_graphframe_gets_its_row(tmp_path: Path) -> None:
+    hatchet = pytest.importorskip("hatchet")
+    database = Path(__file__).parent.parent / "data" / "hatchet" / "hpctoolkit-cpi-database"
+    for p in (2, 4, 8):  # the same run three times: a constant model per call path
+        shutil.copytree(database, tmp_path / f"cpi.p{p}")
+    analysis = analyze(load(tmp_path, parameters={"p": "file"}), {"p": 64})
+    frame = hatchet.GraphFrame.from_hpctoolkit(str(database))
+    table = join(analysis, frame)
+    assert len(table) == len(frame.graph) and table["time_perfcompose-value"].notna().all()
+    root = frame.graph.roots[0]
+    # the program's inclusive time, derived from the exclusive times, is HPCToolkit's own, averaged over the ranks
+    assert table.loc[root, "time_perfcompose-value"] == pytest.approx(frame.dataframe.loc[root, "time (inc)"].mean())
+    assert table.loc[root, "time_perfcompose-unit"] == "us"
