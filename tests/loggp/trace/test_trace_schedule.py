@@ -107,11 +107,12 @@ def test_unknown_algorithm_is_refused_with_the_choices():
 
 
 def test_polling_calls_leave_one_calc_of_the_computation_between_them():
-    r0 = rank_trace(0, 2, [("irecv", 2, 3, 1, 4, 8, 11), ("test", 5, 6), ("probe", 8, 9), ("test", 10, 11),
-                           ("done", 14, 15, 1, 4, 8, 11), ("finalize", 16, 17)])
+    # a test at 5-6 us, a run of 3 probes from 8 to 11 us spending 2 us inside them
+    r0 = rank_trace(0, 2, [("irecv", 2, 3, 1, 4, 8, 11), ("test", 5, 6, -2, 0, 1000, 1),
+                           ("probe", 8, 11, -2, 0, 2000, 3), ("done", 14, 15, 1, 4, 8, 11), ("finalize", 16, 17)])
     r1 = rank_trace(1, 2, [("send", 12, 13, 0, 4, 8), ("finalize", 16, 17)])
     ops = parse_goal(goal_text(trace_schedule([r0, r1]).schedule)).ranks[0].ops
-    # 3-5, 6-8, 9-10 and 11-14 us are computation: one calc of 8 us, not four
+    # 3-5, 6-8, 1 us among the probes and 11-14 us are computation: one calc of 8 us
     assert [(o.kind, o.size) for o in ops] == [("calc", 1000), ("recv", 8), ("calc", 8000), ("calc", 0),
                                                 ("calc", 1000)]
 

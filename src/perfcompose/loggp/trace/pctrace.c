@@ -5,7 +5,7 @@
  * names an output folder (PERFCOMPOSE_TRACE_DIR). Records are kept in a bounded buffer
  * (PERFCOMPOSE_TRACE_BUFFER records, default 65536) that is appended to the rank's file
  * DIR/trace.RANK.bin whenever it fills and at MPI_Finalize. The file: an 8-byte magic
- * "PCTRACE1", then int32 rank, size, record size, reserved; then the records (struct rec below).
+ * "PCTRACE2", then int32 rank, size, record size, reserved; then the records (struct rec below).
  * The communicators a rank made (MPI_Comm_dup, split, create, Cart_create, ...) or used are written
  * at MPI_Finalize to DIR/comms.RANK.txt, one per line, numbered as they were made or first used:
  * "ID WORLD-RANK-OF-MEMBER-0 WORLD-RANK-OF-MEMBER-1 ...".
@@ -13,9 +13,11 @@
  * Peers and roots are world ranks (-1: any source, -2: MPI_PROC_NULL). A completed request
  * (MPI_Wait, Waitall, Waitany, Waitsome, Test, Testall, Testany, Testsome) gives one CALL_DONE
  * record carrying the request, and for a receive the source, tag and bytes received, its comm
- * field 1 where the request was cancelled; MPI_Cancel gives CALL_CANCEL with the request. MPI_Ssend and Rsend are recorded as MPI_Send, MPI_Issend as
- * Isend; MPI_Allgatherv, Alltoallv, Gatherv and Scatterv as their regular forms with the mean
- * block of a rank. Build: mpicc -shared -fPIC -O2.
+ * field 1 where the request was cancelled; MPI_Cancel gives CALL_CANCEL with the request.
+ * Consecutive calls of one kind that only poll or probe (MPI_Test, Iprobe, Probe, Mprobe, ... that
+ * complete nothing) make one record (see polled()). MPI_Ssend and Rsend are recorded as MPI_Send,
+ * MPI_Issend as Isend; MPI_Allgatherv, Alltoallv, Gatherv and Scatterv as their regular forms with
+ * the mean block of a rank. Build: mpicc -shared -fPIC -O2.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -64,6 +66,21 @@ static void put(int call, int peer, int tag, int comm, int64_t bytes, int64_t re
     rec *r = &buf[used++];
     r->call = call; r->peer = peer; r->tag = tag; r->comm = comm;
     r->bytes = bytes; r->request = request; r->t0 = t0; r->t1 = t1;
+}
+
+/* a call that only polls or probes: consecutive ones of one kind make one record from the first's
+ * start to the last's end, its bytes the nanoseconds spent in them and its request their number */
+static void polled(int call, double t0) {
+    double t1 = now();
+    if (!out) return;
+    if (used && buf[used - 1].call == call) {
+        rec *r = &buf[used - 1];
+        r->bytes += (int64_t)((t1 - t0) * 1e9);
+        r->request += 1;
+        r->t1 = t1;
+        return;
+    }
+    put(call, -2, 0, 0, (int64_t)((t1 - t0) * 1e9), 1, t0, t1);
 }
 
 static int64_t handle(const MPI_Request *req) {
@@ -129,7 +146,7 @@ static void start(void) {
     out = buf ? fopen(path, "wb") : NULL;
     if (!out) { fprintf(stderr, "perfcompose tracer: cannot write %s\n", path); return; }
     int32_t head[4] = {world_rank, size, (int32_t)sizeof(rec), 0};
-    fwrite("PCTRACE1", 1, 8, out);
+    fwrite("PCTRACE2", 1, 8, out);
     fwrite(head, sizeof head, 1, out);
     comm_id(MPI_COMM_WORLD);
 }
@@ -260,7 +277,7 @@ int MPI_Waitany(int n, MPI_Request r[], int *index, MPI_Status *st) {
     double t0 = now();
     int rc = PMPI_Waitany(n, r, index, st);
     if (out) {
-        if (*index == MPI_UNDEFINED) put(CALL_WAIT_NONE, -2, 0, 0, 0, 0, t0, now());
+        if (*index == MPI_UNDEFINED) polled(CALL_WAIT_NONE, t0);
         else done(n, h, st, index, 1, t0, now());
     }
     free(h);
@@ -275,7 +292,7 @@ int MPI_Test(MPI_Request *r, int *flag, MPI_Status *st) {
     int rc = PMPI_Test(r, flag, st);
     if (out) {
         if (*flag) done(1, &h, st, NULL, 1, t0, now());
-        else put(CALL_TEST, -2, 0, 0, 0, 0, t0, now());
+        else polled(CALL_TEST, t0);
     }
     return rc;
 }
@@ -287,7 +304,7 @@ int MPI_Testall(int n, MPI_Request r[], int *flag, MPI_Status st[]) {
     int rc = PMPI_Testall(n, r, flag, s);
     if (out) {
         if (*flag) done(n, h, s, NULL, n, t0, now());
-        else put(CALL_TEST, -2, 0, 0, 0, 0, t0, now());
+        else polled(CALL_TEST, t0);
     }
     free(h);
     free(own);
@@ -302,7 +319,7 @@ int MPI_Testany(int n, MPI_Request r[], int *index, int *flag, MPI_Status *st) {
     int rc = PMPI_Testany(n, r, index, flag, st);
     if (out) {
         if (*flag && *index != MPI_UNDEFINED) done(n, h, st, index, 1, t0, now());
-        else put(CALL_TEST, -2, 0, 0, 0, 0, t0, now());
+        else polled(CALL_TEST, t0);
     }
     free(h);
     return rc;
@@ -316,7 +333,7 @@ static int some(int n, MPI_Request r[], int *n_out, int idx[], MPI_Status st[], 
     int rc = wait ? PMPI_Waitsome(n, r, n_out, idx, s) : PMPI_Testsome(n, r, n_out, idx, s);
     if (out) {
         if (*n_out > 0 && *n_out != MPI_UNDEFINED) done(n, h, s, idx, *n_out, t0, now());
-        else put(wait ? CALL_WAIT_NONE : CALL_TEST, -2, 0, 0, 0, 0, t0, now());
+        else polled(wait ? CALL_WAIT_NONE : CALL_TEST, t0);
     }
     free(h);
     free(own);
@@ -342,14 +359,14 @@ int MPI_Cancel(MPI_Request *r) {
 int MPI_Probe(int src, int tag, MPI_Comm c, MPI_Status *st) {
     double t0 = now();
     int rc = PMPI_Probe(src, tag, c, st);
-    put(CALL_PROBE, -2, 0, 0, 0, 0, t0, now());
+    polled(CALL_PROBE, t0);
     return rc;
 }
 
 int MPI_Iprobe(int src, int tag, MPI_Comm c, int *flag, MPI_Status *st) {
     double t0 = now();
     int rc = PMPI_Iprobe(src, tag, c, flag, st);
-    put(CALL_PROBE, -2, 0, 0, 0, 0, t0, now());
+    polled(CALL_PROBE, t0);
     return rc;
 }
 
@@ -357,7 +374,7 @@ int MPI_Mprobe(int src, int tag, MPI_Comm c, MPI_Message *m, MPI_Status *st) {
     double t0 = now();
     int rc = PMPI_Mprobe(src, tag, c, m, st);
     if (out) probe_comm = comm_id(c);
-    put(CALL_PROBE, -2, 0, 0, 0, 0, t0, now());
+    polled(CALL_PROBE, t0);
     return rc;
 }
 
@@ -365,7 +382,7 @@ int MPI_Improbe(int src, int tag, MPI_Comm c, int *flag, MPI_Message *m, MPI_Sta
     double t0 = now();
     int rc = PMPI_Improbe(src, tag, c, flag, m, st);
     if (out) probe_comm = comm_id(c);
-    put(CALL_PROBE, -2, 0, 0, 0, 0, t0, now());
+    polled(CALL_PROBE, t0);
     return rc;
 }
 

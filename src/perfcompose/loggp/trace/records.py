@@ -4,6 +4,8 @@ A run traced into a folder holds, per rank R, ``trace.R.bin`` (a 24-byte header,
 record per MPI call: :data:`RECORD`) and ``comms.R.txt`` (each communicator the rank used: its
 id and its members' world ranks). :func:`read_traces` checks that every rank of the run is there
 and that every trace runs from MPI_Init to MPI_Finalize; a trace that does not is a located error.
+A record of calls that only poll (``probe``, ``test``, ``wait_none``) stands for a run of them:
+``bytes`` holds the nanoseconds spent inside them, ``request`` their number.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from perfcompose.errors import InputError
 
 __all__ = ["RECORD", "MAGIC", "HEADER", "RankTrace", "call_names", "call_number", "describe", "read_traces"]
 
-MAGIC = b"PCTRACE1"
+MAGIC = b"PCTRACE2"
 HEADER = 24  #: the magic, then int32 rank, size, record size, reserved
 RECORD = np.dtype([("call", "<i4"), ("peer", "<i4"), ("tag", "<i4"), ("comm", "<i4"), ("bytes", "<i8"),
                    ("request", "<i8"), ("t0", "<f8"), ("t1", "<f8")])

@@ -171,8 +171,10 @@ def _groups(rec: np.ndarray, start: float) -> tuple[np.ndarray, list[tuple[int, 
     ends = np.maximum.accumulate(np.maximum.reduceat(rec["t1"], starts))
     gaps = np.maximum(t0s[starts] - np.insert(ends[:-1], 0, start), 0.0)
     polls = np.array([n in _TIMING_ONLY and n != "finalize" for n in call_names()])[rec["call"][starts]]
+    # a run of polls computes between them: its span less the time inside them
+    inner = np.where(polls, rec["t1"][starts] - t0s[starts] - rec["bytes"][starts] / NS, 0.0).clip(0.0)
     keep = np.flatnonzero(~polls)
-    ns = np.round(np.diff(np.cumsum(gaps)[keep], prepend=0.0) * NS).astype(np.int64)
+    ns = np.round(np.diff(np.cumsum(gaps + inner)[keep], prepend=0.0) * NS).astype(np.int64)
     his = np.append(starts[1:], len(rec))
     lo, hi = starts[keep], his[keep]
     rows = np.repeat(lo - np.cumsum(np.insert(hi - lo, 0, 0))[:-1], hi - lo) + np.arange(int((hi - lo).sum()))
