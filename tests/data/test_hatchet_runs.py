@@ -3,6 +3,7 @@ test data), an HPCToolkit database and a Caliper JSON profile (Hatchet's), each 
 an experiment, and a Thicket read in Python giving the same experiment."""
 from __future__ import annotations
 
+import cProfile
 import json
 import shutil
 from dataclasses import replace
@@ -78,6 +79,30 @@ def test_a_caliper_json_profile_gives_each_rank_its_exclusive_time(tmp_path: Pat
     assert [p.coordinate for p in main.points] == [(10.0,), (20.0,), (30.0,)]
     assert sorted(main.points[0].values) == pytest.approx(by_rank) and len(by_rank) == 8
     assert "main->LagrangeLeapFrog->LagrangeElements" in experiment.regions
+
+
+def test_tau_profiles_give_each_rank_its_time_in_microseconds(tmp_path: Path) -> None:
+    for p in (2, 4, 8):
+        shutil.copytree(DATA / "tau-cpi-mpi", tmp_path / f"cpi.p{p}")
+    experiment = load(tmp_path, parameters={"p": "file"})
+    top = experiment.get("time", ".TAU application")
+    # the exclusive time of the top region in each rank's file: the 5th field of its line
+    own = sorted(float(line.split('"')[2].split()[2]) for f in (DATA / "tau-cpi-mpi").iterdir()
+                 for line in f.read_text().splitlines() if line.startswith('".TAU application"'))
+    assert top.unit == "us" and sorted(top.points[0].values) == pytest.approx(own) and len(own) == 4
+
+
+def test_cprofile_runs_of_a_python_function_are_read_through_hatchet(tmp_path: Path) -> None:
+    def work(n: int) -> int:
+        return sum(range(n))
+
+    for n in (1, 2, 4):
+        profile = cProfile.Profile()
+        profile.runcall(work, n * 100000)
+        profile.dump_stats(tmp_path / f"run.n{n}.pstats")
+    experiment = load(tmp_path, parameters={"n": "file"})
+    assert experiment.parameters == ("n",) and experiment.series[0].unit == "s"
+    assert any(region.endswith("work") for region in experiment.regions)
 
 
 def test_a_thicket_read_in_python_gives_the_folder_s_experiment(lulesh) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,7 +96,8 @@ READERS: tuple[Reader, ...] = (
            lambda ht, p: ht.GraphFrame.from_hpctoolkit(str(p)), _hpctoolkit_units),
     Reader("hpctoolkit-latest", lambda p: (p / "meta.db").is_file(),
            lambda ht, p: ht.GraphFrame.from_hpctoolkit_latest(str(p)), lambda p: {"time": "s", "time (inc)": "s"}),
-    Reader("tau", lambda p: p.is_dir() and any(p.glob("profile.*.*.*")), lambda ht, p: ht.GraphFrame.from_tau(str(p))),
+    Reader("tau", lambda p: p.is_dir() and any(p.glob("profile.*.*.*")), lambda ht, p: ht.GraphFrame.from_tau(str(p)),
+           lambda p: {"time": "us", "time (inc)": "us"}),
     Reader("cprofile", lambda p: p.suffix in (".pstats", ".prof"), lambda ht, p: ht.GraphFrame.from_cprofile(str(p)),
            lambda p: {"time": "s", "time (inc)": "s"}),
     Reader("pyinstrument", lambda p: "root_frame" in _json_keys(p),
@@ -242,7 +244,9 @@ def read(directory: Path, parameters: Mapping[str, str] | None = None, *, scalin
     coordinates: set[tuple[float, ...]] = set()
     for path, reader in found:
         try:
-            frame = reader.read(hatchet, path)
+            with warnings.catch_warnings():  # pandas' notices of its future to Hatchet, not to the user
+                warnings.simplefilter("ignore", FutureWarning)
+                frame = reader.read(hatchet, path)
             units.update(reader.units(path))
         except Exception as exc:  # noqa: BLE001 - any failure of Hatchet's readers means a file it cannot read
             raise DataFormatError(f"Hatchet cannot read this {reader.name} profile ({type(exc).__name__}: {exc})",
