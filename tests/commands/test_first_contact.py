@@ -57,3 +57,22 @@ def test_output_to_a_pipe_is_laid_out_wide():
     rows = [line for line in out.stdout.splitlines() if line.startswith("│ qsort")]
     assert len(rows) == 1 and "* x^(1) * log2(x)^(1)" in rows[0]  # the model on one line, not wrapped at 80
     assert not any(line.startswith("│        │") for line in out.stdout.splitlines())
+
+
+def test_validate_says_where_it_keeps_its_measurements(tmp_path, monkeypatch):
+    from perfcompose.commands import study as command
+
+    seen = {}
+
+    def study(*args, checkpoints, **kw):
+        seen["folder"] = checkpoints
+        (checkpoints / "partial").mkdir(parents=True)
+        return "measured"
+
+    monkeypatch.setattr(command, "study", study)
+    monkeypatch.chdir(tmp_path)
+    printed = []
+    monkeypatch.setattr(command.err_console, "print", lambda *a, **kw: printed.append(" ".join(map(str, a))))
+    assert command.run_composition_study(["tpool_2(nop)"], (1024.0,), 1, 2, "threads", 2, False) == "measured"
+    folder = (tmp_path / seen["folder"]).resolve()
+    assert folder.is_dir() and any(str(folder) in line and "--restart" in line for line in printed), printed

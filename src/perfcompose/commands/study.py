@@ -11,6 +11,7 @@ import typer
 from perfcompose.choices import Workers
 from perfcompose.commands.common import html_option, one_bar, progress, records_json, restart_option, user_errors
 from perfcompose.commands.components import x_values
+from perfcompose.commands.consoles import err_console
 from perfcompose.commands.reports import study_html
 from perfcompose.commands.validation import input_function, print_study, task_functions, write_study
 from perfcompose.validate.modular import study
@@ -18,11 +19,15 @@ from perfcompose.validate.modular import study
 
 def run_composition_study(configurations: list[str], xs: tuple[float, ...], rounds: int, count: int, workers: str,
               max_workers: int | None, restart: bool, functions: Any = None, make: Any = None) -> Any:
-    """Run a validation study with a progress bar; finished measurements are kept in .perfcompose/."""
+    """Run a validation study with a progress bar; finished measurements are kept in .perfcompose/,
+    and the command says where."""
+    kept = Path(".perfcompose")
     with progress() as bar:
-        return study(configurations, xs, rounds=rounds, count=count, workers=workers, max_workers=max_workers,
-                     checkpoints=Path(".perfcompose"), restart=restart, progress=one_bar(bar),
-                     functions=functions, make=make)
+        result = study(configurations, xs, rounds=rounds, count=count, workers=workers, max_workers=max_workers,
+                       checkpoints=kept, restart=restart, progress=one_bar(bar), functions=functions, make=make)
+    err_console.print(f"measurements kept in {kept.resolve()}: a rerun resumes from them, --restart measures "
+                      "anew; delete the folder to free its space", highlight=False, soft_wrap=True)
+    return result
 
 
 @user_errors
