@@ -179,12 +179,9 @@ def read_values(path: Path | Experiment, metrics: Sequence[str] = (), *, values:
     of each chosen metric (all by default)."""
     if values not in VALUE_KINDS:
         raise InputError(f"unknown kind of values {values!r}", hint="choose one of " + ", ".join(VALUE_KINDS))
-    if isinstance(path, Experiment):
-        experiment = path
-    else:
-        experiment = _read(Path(path), metrics, values, scaling)
-        if not isinstance(experiment, Experiment):
-            return experiment
+    if not isinstance(path, Experiment) and Path(path).is_dir() and cube.profiles(Path(path)):
+        return _cube_values(Path(path), metrics, values, scaling)
+    experiment = path if isinstance(path, Experiment) else load(Path(path))
     unknown = [m for m in metrics if m not in experiment.metrics]
     if unknown:
         raise InputError(f"no metric {', '.join(map(repr, unknown))} in the profile", path=experiment.source or None,
@@ -192,20 +189,18 @@ def read_values(path: Path | Experiment, metrics: Sequence[str] = (), *, values:
     return experiment.parameters, [from_one_kind(experiment, m, values) for m in (metrics or experiment.metrics)]
 
 
-def _read(path: Path, metrics: Sequence[str], values: ValueKind, scaling: Scaling
-          ) -> Experiment | tuple[tuple[str, ...], list[MetricValues]]:
-    """A CUBE4 directory's values of both kinds, or any other profile as an experiment."""
-    if path.is_dir() and cube.profiles(path):
-        names = tuple(metrics) or cube.metrics(path)
-        out = []
-        params: tuple[str, ...] = ()
-        for name in names:
-            incl = cube.read(path, name, scaling=scaling, inclusive=True)
-            excl = cube.read(path, name, scaling=scaling, inclusive=False)
-            params = incl.parameters
-            if values == "auto":
-                out.append(from_both_kinds(incl, excl, name))
-            else:
-                out.append(from_one_kind(incl if values == "inclusive" else excl, name, values))
-        return params, out
-    return load(path)
+def _cube_values(path: Path, metrics: Sequence[str], values: ValueKind, scaling: Scaling
+                 ) -> tuple[tuple[str, ...], list[MetricValues]]:
+    """A CUBE4 directory's parameters and values, of both kinds where ``values`` is auto."""
+    names = tuple(metrics) or cube.metrics(path)
+    out = []
+    params: tuple[str, ...] = ()
+    for name in names:
+        incl = cube.read(path, name, scaling=scaling, inclusive=True)
+        excl = cube.read(path, name, scaling=scaling, inclusive=False)
+        params = incl.parameters
+        if values == "auto":
+            out.append(from_both_kinds(incl, excl, name))
+        else:
+            out.append(from_one_kind(incl if values == "inclusive" else excl, name, values))
+    return params, out
