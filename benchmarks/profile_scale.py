@@ -1,4 +1,4 @@
-"""Fitting a whole application profile: 10,000 call paths x 3 metrics, beside Extra-P on a tenth of it.
+"""Fitting and analysing a whole application profile: 10,000 call paths x 3 metrics, beside Extra-P on a tenth of it.
 
 The profile is generated deterministically, as Extra-P profiles look: two parameters (p processes,
 n problem size) on a 5 x 5 grid, 5 repetitions per point, three metrics per call path (time with
@@ -12,7 +12,11 @@ terms and statistics), timed from start to end, its peak memory the sum over the
 children (Dask workers, forked processes; proportional set sizes), sampled every 0.1 s:
 
 * Extra-P 4.2.5 (``ModelGenerator(...).model_all()``, from ``.venv-extrap``) on the first
-  ``--extrap-paths`` call paths (default 1,000: a tenth of the profile): the anchor;
+  ``--extrap-paths`` call paths (default 1,000: a tenth of the profile): the anchor (left out,
+  with a note, where ``.venv-extrap`` is missing: ``benchmarks/compare_extrap.sh`` makes it);
+* ``perfcompose analyze`` as a user runs it, the command in a process of its own, on the tenth and
+  on the whole profile at p = 1024, n = 65536, writing its text, ``--html`` and ``--json``
+  (the goal: the whole profile within 60 s and 2 GB on 2 cores);
 * perfcompose's ``fit_profile`` on the same file in one process, and every series of it fitted
   alone with ``PMNFFitter.fit_series`` (the per-series path) in another, checked to give the same
   models;
@@ -173,14 +177,15 @@ class Run:
     found: dict
 
 
-def measured(name: str, command: list[str], out: Path) -> Run:
+def measured(name: str, command: list[str], out: Path | None, stdout: Path | None = None) -> Run:
     """Run a command to its end: its wall time, its CPU time (user + system, with every child it
     waited for: the Dask workers, the forked processes), and its peak memory with its children's
     (proportional set sizes, which count a page shared by several processes once), sampled every 0.1 s."""
     import psutil
 
     start = time.perf_counter()
-    proc = subprocess.Popen(command, cwd=ROOT)
+    sink = open(stdout, "w") if stdout else None  # noqa: SIM115 (closed once the process ends)
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=sink)
     top = psutil.Process(proc.pid)
     peak = 0
     while True:
@@ -195,10 +200,49 @@ def measured(name: str, command: list[str], out: Path) -> Run:
             pass
         time.sleep(0.1)
     wall = time.perf_counter() - start
+    if sink:
+        sink.close()
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         sys.exit(f"{name} failed (exit {proc.returncode})")
-    return Run(name, wall, usage.ru_utime + usage.ru_stime, peak / 2 ** 20, json.loads(out.read_text()))
+    return Run(name, wall, usage.ru_utime + usage.ru_stime, peak / 2 ** 20, json.loads(out.read_text()) if out else {})
+
+
+#: the target point of the analyze runs: 16x the largest p, 4x the largest n
+TARGET = "p=1024,n=65536"
+
+
+def analyze_runs(part: Path, whole: Path, paths: int, part_paths: int, tmp: Path) -> list[Run]:
+    """``perfcompose analyze`` of the tenth and of the whole profile, each as a user runs it."""
+    command = [str(Path(sys.executable).parent / "perfcompose"), "analyze"]
+    runs = []
+    for file, n in ((part, part_paths), (whole, paths)):
+        out = tmp / f"analysis{n}"
+        runs.append(measured(f"perfcompose analyze, {n} call paths (text, --html, --json)",
+                             [*command, str(file), "--at", TARGET, "--html", f"{out}.html", "--json", f"{out}.json"],
+                             None, stdout=Path(f"{out}.txt")))
+        runs[-1].found.update(series=n * len(METRICS), analysis=json.loads(Path(f"{out}.json").read_text()))
+    return runs
+
+
+def analyze_table(runs: list[Run], anchor: Run | None, paths: int):
+    """The analyze runs beside Extra-P (whole processes, per series) and the goal."""
+    from rich.table import Table
+
+    table = Table(title=f"perfcompose analyze as users run it (at {TARGET}), beside Extra-P fitting the tenth",
+                  title_justify="left")
+    for col in ("run", "series", "process s", "CPU s", "peak MB", "ms / series", "process vs Extra-P per series",
+                "goal (whole profile: 60 s, 2 GB)"):
+        table.add_column(col, justify="left" if col in ("run", "goal (whole profile: 60 s, 2 GB)") else "right")
+    for r in ([anchor] if anchor else []) + runs:
+        series = r.found["series"]
+        ratio = "1 (anchor)" if r is anchor else "-" if anchor is None else \
+            f"{(anchor.wall / anchor.found['series']) / (r.wall / series):.1f}x faster"
+        goal = "-" if series < paths * len(METRICS) else \
+            ("met" if r.wall <= 60 and r.peak_mb <= 2048 else "NOT met")
+        table.add_row(r.name, str(series), f"{r.wall:.1f}", f"{r.cpu:.1f}", f"{r.peak_mb:.0f}",
+                      f"{1e3 * r.wall / series:.2f}", ratio, goal)
+    return table
 
 
 def main() -> None:
@@ -214,6 +258,8 @@ def main() -> None:
     ap.add_argument("--in-process", action=argparse.BooleanOptionalAction, default=True,
                     help="also fit the whole profile in one process (default: yes)")
     ap.add_argument("--no-extrap", action="store_true")
+    ap.add_argument("--fit-runs", action=argparse.BooleanOptionalAction, default=True,
+                    help="also time fit_profile in one process, forked processes and Dask (default: yes)")
     ap.add_argument("--extrap", default=str(ROOT / ".venv-extrap" / "bin" / "python"))
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--child-workers", type=int, default=1, help=argparse.SUPPRESS)
@@ -243,19 +289,27 @@ def main() -> None:
         out, models = Path(tmp) / "out.json", Path(tmp) / "models.json"
         io = ["--out", str(out), "--models", str(models)]
         small = args.extrap_paths * len(METRICS)
+        if not args.no_extrap and not Path(args.extrap).exists():
+            console.print(f"no Extra-P at {args.extrap} (benchmarks/compare_extrap.sh makes .venv-extrap): "
+                          "the runs are shown without their anchor")
+            args.no_extrap = True
         if not args.no_extrap:
             console.print(f"Extra-P: {small} series ...")
             runs.append(measured(f"Extra-P 4.2.5, {args.extrap_paths} call paths", [args.extrap, "-c", EXTRAP_FIT,
                                  str(part), str(out)], out))
-        console.print(f"perfcompose: the same {small} series ...")
-        runs.append(measured(f"fit_profile, {args.extrap_paths} call paths, in-process",
-                             me + ["--file", str(part), *io], out))
-        runs.append(measured(f"PMNFFitter.fit_series one by one, {args.extrap_paths} call paths",
-                             me + ["--file", str(part), "--per-series", *io], out))
+        if args.fit_runs:
+            console.print(f"perfcompose: the same {small} series ...")
+            runs.append(measured(f"fit_profile, {args.extrap_paths} call paths, in-process",
+                                 me + ["--file", str(part), *io], out))
+            runs.append(measured(f"PMNFFitter.fit_series one by one, {args.extrap_paths} call paths",
+                                 me + ["--file", str(part), "--per-series", *io], out))
         write(profile(args.paths), whole)
+        console.print(f"perfcompose analyze: {args.extrap_paths} and {args.paths} call paths ...")
+        commands = analyze_runs(part, whole, args.paths, args.extrap_paths, Path(tmp))
         counts = [int(w) for w in args.workers.split(",") if w.strip()]
         modes = ([("in-process", 1)] if args.in_process else []) + \
             ([("processes", args.processes)] if args.processes else []) + [("dask", w) for w in counts]
+        modes = modes if args.fit_runs else []
         for mode, w in modes:
             where = {"in-process": "in-process", "processes": f"{w} forked processes",
                      "dask": f"{w} Dask worker{'s' * (w > 1)}"}[mode]
@@ -293,9 +347,12 @@ def main() -> None:
                       "-" if "read" not in f else f"{f['read']:.1f}", f"{f['fit']:.1f}",
                       "-" if "write" not in f else f"{f['write']:.1f}",
                       f"{1e3 * per[id(r)]:.2f}", ratio, whole, cpu, f"{r.peak_mb:.0f}", models)
-    console.print(table)
+    if len(runs) > (anchor is not None):
+        console.print(table)
+    console.print(analyze_table(commands, anchor, args.paths))
     cores = len(os.sched_getaffinity(0))
-    console.print(f"load average (1 min) before {load_before[0]:.1f}, after {load_after[0]:.1f}; {cores} cores. "
+    console.print(f"load average (1 min) before {load_before[0]:.1f}, after {load_after[0]:.1f}; {cores} cores; "
+                  f"{os.uname().nodename}. "
                   f"process s: the whole process (read the file, fit, write the models); ms / series: fitting "
                   f"time over series (a Dask run's includes starting its cluster; Extra-P's excludes reading); "
                   f"CPU: the whole process with its children, per series. Goal: the whole profile within 60 s "

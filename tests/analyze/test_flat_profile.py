@@ -60,7 +60,8 @@ def test_a_flat_profile_has_no_invented_root_and_sums_nothing(tmp_path):
     profile.write_text("\n".join(lines) + "\n")
     from perfcompose.analyze import analyze
 
-    time = analyze(profile, {"p": 1024}).metrics[0]
+    analysis = analyze(profile, {"p": 1024})
+    time = analysis.metrics[0]
     assert [r.path for r in time.roots] == ["main()", "loop", "exchange"]
     assert all(not r.children and r.composition is None for r in time.roots)
     assert time.run == "main()" and "(program)" not in json.dumps(time.roots[0].path)
@@ -69,6 +70,12 @@ def test_a_flat_profile_has_no_invented_root_and_sums_nothing(tmp_path):
     assert shares["main()"] == pytest.approx(1.0)
     assert shares["exchange"] == pytest.approx(2048 / 2060.0, rel=0.01)
     assert time.roots[0].share_of_parent is None
+    # the page lists the regions in a table, without a tree that would nest them under anything
+    from perfcompose.report.analysis_page import analysis_report
+    from perfcompose.report.html import render
+
+    page = render(analysis_report(analysis))
+    assert "(program)" not in page and "<details" not in page and "regions of time, largest at the target" in page
 
 
 def _recurse(n: int) -> int:

@@ -28,7 +28,7 @@ import numpy as np
 from perfcompose.analyze.callpaths import DEVICE_TAGS, THREAD_TAG, region
 from perfcompose.analyze.holdout import Split, held_points, relative_error, restrict, split
 from perfcompose.analyze.members import bootstrap_members
-from perfcompose.analyze.pmnf_sum import PMNFSum, order_text
+from perfcompose.analyze.pmnf_sum import Columns, PMNFSum, order_text
 from perfcompose.analyze.result import (
     Analysis,
     CallNode,
@@ -153,9 +153,15 @@ def _sums(parameters: tuple[str, ...], fits: Mapping[Key, tuple[FitResult, Serie
           aggregate: str) -> dict[Key, PMNFSum]:
     """Every fit as a :class:`PMNFSum` carrying its bootstrap members."""
     sums = {k: PMNFSum.of_terms(parameters, r.chosen.constant,
-                                [(c, [(parameters[i], f[0], f[1]) for i, f in shape]) for c, shape in r.chosen.terms])
+                                [(c, tuple((parameters[i], f[0], f[1]) for i, f in shape))
+                                 for c, shape in r.chosen.terms])
             for k, (r, _) in fits.items()}
-    designs = [sums[k].design(s.coordinates()) for k, (_, s) in fits.items()]
+    columns: dict[bytes, Columns] = {}
+    designs = []
+    for k, (_, s) in fits.items():
+        X = s.coordinates()
+        at = columns.setdefault(X.tobytes() + repr(X.shape).encode(), Columns(parameters, X))
+        designs.append(at.design(sums[k].keys))
     members = bootstrap_members(designs, [sums[k].coefficients for k in fits],
                                 [s.repetitions() for _, s in fits.values()], aggregate=aggregate)
     return {k: m.with_members(b) for (k, m), b in zip(sums.items(), members)}
@@ -182,21 +188,22 @@ class _Evaluated:
     added: Estimate
 
 
-@dataclass(frozen=True)
 class _Where:
     """The points every model is evaluated at: the target, the largest measured point, and the
     largest with one parameter moved to its target value (one row per parameter)."""
 
-    X: np.ndarray
-    level: float
+    def __init__(self, parameters: tuple[str, ...], X: np.ndarray, level: float):
+        self.X, self.level = X, level
+        self.columns = Columns(parameters, X)
 
     def evaluate(self, model: PMNFSum) -> _Evaluated:
         return self.evaluate_all([model])[0]
 
     def evaluate_all(self, models: Sequence[PMNFSum]) -> list[_Evaluated]:
         """Every model evaluated, the intervals of all read off their members in one pass."""
-        values = [m.values(self.X) for m in models]
-        members = [m.member_values(self.X[:2]) for m in models]
+        designs = [self.columns.design(m.keys) for m in models]
+        values = [D @ m.coefficients for D, m in zip(designs, models)]
+        members = [None if m.members is None else m.members @ D[:2].T for D, m in zip(designs, models)]
         banded = [k for k, m in enumerate(members) if m is not None]
         bands: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         sizes = {members[k].shape[0] for k in banded}  # type: ignore[union-attr]
@@ -351,8 +358,10 @@ class _Tree:
             quality = tuple((k, _finite(float(result.stats[k]))) for k in ("smape", "adj_r2", "cv_error")
                             if k in result.stats)
         children = tuple(self.node(c, est.value, run) for c in self.mv.tree.callees.get(path, ()))
-        return CallNode(path, region(path), path in self.mv.tree.measured, model.text(DIGITS), self.source(path),
-                        result.text(digits=DIGITS) if result is not None else None, quality, est, at_largest,
+        text = model.text(DIGITS)
+        fitted = None if result is None else text if model is self.fitted.get(path) else result.text(digits=DIGITS)
+        return CallNode(path, region(path), path in self.mv.tree.measured, text, self.source(path),
+                        fitted, quality, est, at_largest,
                         None if parent is None else _share(est.value, parent), _share(est.value, run[0]),
                         _share(at_largest, run[1]),
                         tuple((p, order_text(model.order(p), p)) for p in self.parameters), self.compositions.get(path),
@@ -471,7 +480,7 @@ def analyze(path: str | Path | Experiment, at: Mapping[str, float], *, metrics: 
         except FitError as exc:
             held = Split(held.kept, frozenset(), f"a fit to the remaining points failed: {exc}")
     rows = [target, largest] + [{**largest, p: target[p]} for p in parameters]
-    where = _Where(np.array([[r[p] for p in parameters] for r in rows], dtype=float), level)
+    where = _Where(parameters, np.array([[r[p] for p in parameters] for r in rows], dtype=float), level)
     results = {k: r for k, (r, _) in full.items()}
     out = []
     total, done = sum(len(mv.tree.postorder()) for mv in chosen), 0

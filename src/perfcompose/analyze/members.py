@@ -46,9 +46,9 @@ def _aggregated(reps: np.ndarray, aggregate: str, resamples: int, seed: int) -> 
 
 
 def _least_squares(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Per series ``s``, the least-squares solution of ``A[s] @ C = B[s]`` (columns that are all
-    zero, the padding of designs with fewer terms, solve to 0): normal equations on columns
-    scaled to unit norm, or a pseudo-inverse where those are singular."""
+    """Per series ``s``, the least-squares solution of ``A[s] @ C = B[s]`` (a column that is all
+    zero solves to 0): normal equations on columns scaled to unit norm, or a pseudo-inverse
+    where those are singular."""
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         norms = np.linalg.norm(A, axis=1)  # (series, columns)
         empty = norms == 0
@@ -71,26 +71,23 @@ def bootstrap_members(designs: Sequence[np.ndarray], coefficients: Sequence[np.n
     for k, reps in enumerate(repetitions):
         if (reps is not None and reps.ndim == 2 and reps.shape[1] > 0 and np.isfinite(reps).all()
                 and np.isfinite(designs[k]).all()):
-            groups.setdefault(reps.shape, []).append(k)
-    width = max((d.shape[1] for d in designs), default=1)
-    for shape, ks in groups.items():
+            groups.setdefault((*reps.shape, designs[k].shape[1]), []).append(k)
+    for (points, reps_count, _), ks in groups.items():
+        signs = _draws(points, reps_count, resamples, seed)[2]
         for start in range(0, len(ks), BATCH):
             chunk = ks[start:start + BATCH]
             reps = np.stack([np.asarray(repetitions[k], dtype=float) for k in chunk])
             center, y = _aggregated(reps, aggregate, resamples, seed)
-            signs = _draws(shape[0], shape[1], resamples, seed)[2]
-            X = np.zeros((len(chunk), shape[0], width))
-            coef = np.zeros((len(chunk), width))
-            for s, k in enumerate(chunk):
-                X[s, :, :designs[k].shape[1]] = designs[k]
-                coef[s, :designs[k].shape[1]] = coefficients[k]
+            X = np.stack([designs[k] for k in chunk])
+            coef = np.stack([np.asarray(coefficients[k], dtype=float) for k in chunk])
             fitted = (X @ coef[:, :, None])[:, :, 0]
             scale = np.where(center > 0, center, np.maximum(np.abs(center).max(axis=1, keepdims=True), 1e-300))
             y = y + signs[None] * (center - fitted)[:, None, :]
             solved = _least_squares(X / scale[:, :, None], np.swapaxes(y / scale[:, None, :], 1, 2))
+            finite = np.isfinite(solved).all(axis=(1, 2))
+            members = np.swapaxes(solved, 1, 2)  # (series, resamples, columns)
             for s, k in enumerate(chunk):
-                m = np.swapaxes(solved[s], 0, 1)[:, :designs[k].shape[1]]
-                out[k] = m if np.isfinite(m).all() else None
+                out[k] = members[s] if finite[s] else None
     return out
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -47,6 +48,13 @@ def order_text(order: Order, name: str) -> str:
     return " * ".join(parts) or "1"
 
 
+@lru_cache(maxsize=4096)
+def key(params: tuple[str, ...], exps: tuple[tuple[str, Any, Any], ...]) -> Key:
+    """A term's exponents as a :data:`Key`: exact fractions, zero factors left out, in the parameters' order."""
+    return tuple(sorted(((n, Fraction(i), Fraction(j)) for n, i, j in exps if i or j),
+                        key=lambda e: params.index(e[0])))
+
+
 @dataclass(frozen=True, eq=False)
 class PMNFSum:
     """``coefficients[0] + sum_k coefficients[k + 1] * keys[k]``; ``members`` (resamples x
@@ -64,10 +72,9 @@ class PMNFSum:
         params = tuple(params)
         merged: dict[Key, float] = {}
         for coef, exps in terms:
-            key = tuple(sorted(((n, Fraction(i), Fraction(j)) for n, i, j in exps if i or j),
-                               key=lambda e: params.index(e[0])))
-            if key:
-                merged[key] = merged.get(key, 0.0) + float(coef)
+            k = key(params, tuple(exps))
+            if k:
+                merged[k] = merged.get(k, 0.0) + float(coef)
             else:
                 constant += float(coef)
         return cls(params, tuple(merged), np.array([constant, *merged.values()], dtype=float))
@@ -134,20 +141,37 @@ class PMNFSum:
         return PMNFSum(params, tuple(index), coefficients, members)
 
 
+class Columns:
+    """The terms evaluated at one set of coordinates, each term once: the profiles' series share
+    their points, so ten thousand models of a few dozen distinct terms need a few dozen columns."""
+
+    def __init__(self, params: Sequence[str], X: Any):
+        self.X = np.asarray(X, dtype=float)
+        self.params = tuple(params)
+        self._columns: dict[Key, np.ndarray] = {}
+
+    def column(self, key: Key) -> np.ndarray:
+        out = self._columns.get(key)
+        if out is None:
+            out = np.ones(self.X.shape[0])
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                for name, i, j in key:
+                    x = self.X[:, self.params.index(name)]
+                    if i:
+                        out = out * x ** float(i)
+                    if j:
+                        out = out * np.log2(x) ** float(j)
+            self._columns[key] = out
+        return out
+
+    def design(self, keys: Sequence[Key]) -> np.ndarray:
+        """The columns ``1, key_1, key_2, ...`` (points, 1 + terms)."""
+        return np.stack([np.ones(self.X.shape[0]), *(self.column(k) for k in keys)], axis=1)
+
+
 def design(params: Sequence[str], keys: Sequence[Key], X: Any) -> np.ndarray:
     """The columns ``1, key_1(X), key_2(X), ...`` (see :class:`PMNFSum`)."""
-    X = np.asarray(X, dtype=float)
-    column = {p: k for k, p in enumerate(params)}
-    out = np.ones((X.shape[0], len(keys) + 1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for c, key in enumerate(keys, 1):
-            for name, i, j in key:
-                x = X[:, column[name]]
-                if i:
-                    out[:, c] *= x ** float(i)
-                if j:
-                    out[:, c] *= np.log2(x) ** float(j)
-    return out
+    return Columns(params, X).design(keys)
 
 
-__all__ = ["Key", "Order", "PMNFSum", "design", "order_text"]
+__all__ = ["Columns", "Key", "Order", "PMNFSum", "design", "key", "order_text"]

@@ -179,9 +179,18 @@ _PAIRS = {"target", "largest", "quality", "orders", "growth_by_parameter", "fixe
 _NESTED: dict[str, Any] = {}
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def _to_json(value: Any, name: str = "") -> Any:
-    if hasattr(value, "__dataclass_fields__"):
-        return {f.name: _to_json(getattr(value, f.name), f.name) for f in fields(value)}
+    if value is None or isinstance(value, (str, float, int)):
+        return value
+    kind = type(value)
+    names = _FIELDS.get(kind)
+    if names is None and hasattr(value, "__dataclass_fields__"):
+        names = _FIELDS[kind] = tuple(f.name for f in fields(value))
+    if names is not None:
+        return {n: _to_json(getattr(value, n), n) for n in names}
     if name in _PAIRS:
         return {k: v for k, v in value}
     if isinstance(value, tuple):

@@ -12,14 +12,34 @@ from perfcompose.report.analysis_cells import (
     RANKING_NUMERIC,
     composition_columns,
     composition_row,
+    interval_cell,
     node_cell,
     point_cell,
+    quality_cell,
     ranking_columns,
     ranking_row,
     share_cell,
+    value_cell,
 )
 from perfcompose.report.analysis_plots import scaling_svg
 from perfcompose.report.document import Block, Figure, Node, Report, Section, Text, Tree, table
+
+#: rows of the ranking, and regions of a flat profile, the page lists (--json holds all)
+PAGE_ROWS = 100
+
+
+def _regions(metric: MetricAnalysis, level: float) -> Block:
+    """A flat profile's regions as a table, the largest at the target first."""
+    u = f" [{metric.unit}]" if metric.unit else ""
+    largest = sorted(metric.roots, key=lambda n: -n.at_target.value)[:PAGE_ROWS]
+    return table(f"regions of {metric.metric}, largest at the target first",
+                 ("region", f"at target{u}", f"{round(100 * level)} % interval{u}", "share of the run", "model",
+                  "fit quality"),
+                 [(n.region, value_cell(n.at_target), interval_cell(n.at_target), share_cell(n.share_of_root),
+                   f"{n.source}: {n.model}", quality_cell(n)) for n in largest],
+                 note=f"{len(largest)} of {len(metric.roots)} regions; the profile names no callers, so their "
+                      "nesting is unknown and none is summed (--json holds every region)",
+                 numeric=(False, True, True, True, False, False))
 
 
 def _tree(node: CallNode, unit: str, level: float, top: set[str]) -> Node:
@@ -31,13 +51,18 @@ def metric_section(metric: MetricAnalysis, analysis: Analysis) -> Section:
     unit = f" [{metric.unit}]" if metric.unit else ""
     top = {r.path for r in metric.ranking if r.share_target >= NEGLIGIBLE and r.added.value > 0}
     blocks: list[Block] = [Text(metric.note)]
-    blocks += [Tree(f"call tree of {metric.metric} at {point_cell(analysis.target)}"
-                    + (f" ({r.region})" if len(metric.roots) > 1 else ""),
-                    _tree(r, metric.unit, analysis.level, top), collapsible=True) for r in metric.roots]
+    if len(metric.roots) > 1 and not any(r.children for r in metric.roots):
+        blocks.append(_regions(metric, analysis.level))
+    else:
+        blocks += [Tree(f"call tree of {metric.metric} at {point_cell(analysis.target)}"
+                        + (f" ({r.region})" if len(metric.roots) > 1 else ""),
+                        _tree(r, metric.unit, analysis.level, top), collapsible=True) for r in metric.roots]
+    shown = metric.ranking[:PAGE_ROWS]
     blocks.append(table("call paths by the time they add from the largest measured point to the target",
                         ranking_columns(metric.unit, analysis.level),
-                        [ranking_row(k, r) for k, r in enumerate(metric.ranking, 1)],
-                        note=f"share of the run ({metric.run}) at the largest measured point "
+                        [ranking_row(k, r) for k, r in enumerate(shown, 1)],
+                        note=f"the first {len(shown)} of {len(metric.ranking)} (--json holds all). "
+                             f"Share of the run ({metric.run}) at the largest measured point "
                              f"({point_cell(analysis.largest)}) and at the target; call paths below "
                              f"{share_cell(NEGLIGIBLE)} of the run at the target follow the others. Growth by "
                              "parameter: only that parameter moved to the target. Marked in the tree: the call "
