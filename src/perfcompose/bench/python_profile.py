@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from perfcompose.bench.runner import BenchError, Failure, Target, _Failed
 from perfcompose.data.experiment import Experiment, Point, Series
@@ -41,9 +41,10 @@ MIN_SHARE = 1e-3
 SEPARATOR = "->"
 
 Function = tuple[str, int, str]
+ProfilerName = Literal["cprofile", "pyinstrument"]
 
 
-def profiled_command(argv: Sequence[str], out: Path, profiler: str = "cprofile") -> list[str]:
+def profiled_command(argv: Sequence[str], out: Path, profiler: ProfilerName = "cprofile") -> list[str]:
     """``python script.py 10`` -> ``python -m cProfile -o OUT script.py 10`` (also ``python -m mod``).
 
     >>> profiled_command(["python3", "-m", "timeit", "1"], Path("p.out"))
@@ -131,7 +132,7 @@ class Profiler:
 
 
 #: the profilers ``profile`` runs, by name
-PROFILERS: dict[str, Profiler] = {
+PROFILERS: dict[ProfilerName, Profiler] = {
     "cprofile": Profiler(("cProfile", "-o", "{out}"),
                          lambda out, share: call_path_times(pstats.Stats(str(out)).stats, share)),  # type: ignore[attr-defined]
     "pyinstrument": Profiler(("pyinstrument", "--renderer", "json", "--outfile", "{out}"),
@@ -148,7 +149,7 @@ class ProfileTarget(Target):
     timeout: float | None = None
     label: str = ""
     min_share: float = MIN_SHARE
-    profiler: str = "cprofile"
+    profiler: ProfilerName = "cprofile"
     _recorded: list[dict[str, float]] = field(default_factory=list, repr=False)
 
     def command(self, point: Mapping[str, float], out: Path) -> list[str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from perfcompose.bench import BenchError, checkpoint_for, parse_grid, run_sweep
-from perfcompose.bench.python_profile import MIN_SHARE, PROFILERS, ProfileTarget, experiment
+from perfcompose.bench.python_profile import MIN_SHARE, ProfilerName, ProfileTarget, experiment
 from perfcompose.commands.common import (
     console,
     err_console,
@@ -26,10 +26,10 @@ def profile(command: list[str] = typer.Argument(..., help="The Python command af
             param: list[str] = typer.Option([], "--param", "-p", help="Grid: n=1000:100000 (powers of two "
                                             "between), n=1000:9000:2000 or n=1000,3000,10000. Repeatable."),
             reps: int = typer.Option(3, "--reps", min=1, help="Profiled runs per point."),
-            warmup: int = typer.Option(0, "--warmup", min=0, help="Unprofiled runs before each point."),
+            warmup: int = typer.Option(0, "--warmup", min=0, help="Runs before each point that are not kept."),
             out: Path = typer.Option(..., "--out", "-o", help="Profile to write (perfcompose JSON; .txt for "
                                      "Extra-P text)."),
-            profiler: str = typer.Option("cprofile", "--profiler", help="cprofile (every call timed; call "
+            profiler: ProfilerName = typer.Option("cprofile", "--profiler", help="cprofile (every call timed; call "
                                          "paths apportioned from callers, as gprof does) or pyinstrument (sampled; "
                                          "the real call paths; pip install pyinstrument)."),
             min_share: float = typer.Option(MIN_SHARE, "--min-share", help="A call path below this fraction of "
@@ -40,8 +40,9 @@ def profile(command: list[str] = typer.Argument(..., help="The Python command af
             restart: bool = restart_option(),
             ) -> None:
     """Resumes from OUT.checkpoint.jsonl; then: perfcompose analyze OUT --at n=VALUE."""
-    if profiler not in PROFILERS:
-        raise typer.BadParameter(f"{profiler!r}; choose one of {', '.join(PROFILERS)}", param_hint="--profiler")
+    if not 0 <= min_share < 1:
+        raise typer.BadParameter(f"{min_share}; give a fraction of a run, 0 or more and below 1",
+                                 param_hint="--min-share")
     grid = parse_grid(param)
     if not grid:
         raise BenchError("give the grid with --param NAME=VALUES", hint="e.g. --param n=1000:100000")
