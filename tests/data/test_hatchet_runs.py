@@ -120,3 +120,5 @@ def test_a_folder_without_profiles_is_refused_and_param_needs_a_folder_of_runs(t
         load(tmp_path)
     with pytest.raises(DataFormatError, match="no folder of runs that Hatchet reads"):
         load(tmp_path / "notes.txt", parameters={"p": "file"})
+    with pytest.raises(DataFormatError, match="64_cores.cali: is one run; give the folder"):
+        load(LULESH / "64_cores.cali")

@@ -38,6 +38,8 @@ FILE = "file"
 SEPARATOR = "->"
 #: the extensions of profile files, left out of the name a parameter is read from
 _EXTENSIONS = (".cali", ".json", ".pstats", ".prof")
+#: the extensions of files that are a run of a folder of runs and nothing else
+RUN_FILES = (".cali", ".pstats", ".prof")
 _UNITS = {"sec": "s", "seconds": "s", "usec": "us", "msec": "ms", "nsec": "ns"}
 _HINT = ("name each parameter and where its value is: --param p=mpi.world.size (a metadata key of every "
          "run) or --param n=file (the number in each run's file name)")

@@ -164,6 +164,10 @@ def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None,
         return _load_directory(path, fmt, metric, scaling, parameters)
     if path.suffix.lower() == ".cubex":
         raise unsupported(path, "a single CUBE profile; give the directory of experiment folders")
+    if path.suffix.lower() in hatchet_runs.RUN_FILES:
+        raise DataFormatError("is one run; give the folder that holds one profile per configuration", path=path,
+                              hint="e.g. runs/ holding 27_cores.cali, 64_cores.cali, ...: perfcompose analyze runs/ "
+                                   "--param p=mpi.world.size")
     if not path.is_file():
         raise DataFormatError("not a regular file: a device or a pipe is not read (it may never end)", path=path,
                               hint="copy the data into a file")
