@@ -28,7 +28,7 @@ from perfcompose.data.experiment import Experiment, Series
 from perfcompose.errors import FitError
 from perfcompose.extras import require
 from perfcompose.fit import batched
-from perfcompose.fit.pmnf import FitResult, PMNFFitter
+from perfcompose.fit.pmnf import FitResult, PMNFFitter, replicated
 from perfcompose.progress_callbacks import one_bar
 
 __all__ = ["fit_profile", "fit_chunk", "usable_cores"]
@@ -55,18 +55,22 @@ def _progress_callback(progress: Any) -> Progress | None:
 def fit_chunk(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[Series], source: str = "",
               step: Callable[[Series], None] | None = None) -> list[FitResult]:
     """``fitter.fit_series(parameters, s, source)`` for every series ``s``, the series measured at
-    the same points fitted together; ``step(s)`` hears of each series done."""
+    the same points (and all with repetitions, or all without) fitted together; ``step(s)`` hears
+    of each series done."""
     by_points: dict[bytes, list[int]] = {}
     coordinates: dict[bytes, np.ndarray] = {}
+    fitters: dict[bytes, PMNFFitter] = {}
     for i, s in enumerate(series):
         X = s.coordinates()
-        key = X.tobytes() + repr(X.shape).encode()
+        values = [p.values for p in s.points]
+        key = X.tobytes() + repr(X.shape).encode() + (b"r" if replicated(values) else b"u")
         by_points.setdefault(key, []).append(i)
         coordinates.setdefault(key, X)
+        fitters.setdefault(key, fitter.for_values(values))
     results: list[Any] = [None] * len(series)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         for key, same in by_points.items():
-            X = coordinates[key]
+            X, fitter = coordinates[key], fitters[key]
             shared = X.ndim == 2 and X.shape[1] == len(parameters) and len(X) > 0
             batch = shared and batched.batchable(fitter, X)
             # a block at a time: the fitted hypotheses of a series take tens of kB until it is chosen

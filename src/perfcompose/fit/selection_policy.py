@@ -26,7 +26,9 @@ class SelectionPolicy:
     the points around the best simple hypothesis and choose as with repetitions, rather than by
     cross-validation alone, which lets noise buy terms. ``plausible``, ``indistinct``,
     ``horizon``, ``shrink`` and the ``overshoot_*`` knobs govern the choice among hypotheses the
-    data cannot tell apart (see ``PMNFFitter._select``).
+    data cannot tell apart (see ``PMNFFitter._select``). ``forward_check``: where the chosen
+    hypothesis, fitted without the points at a parameter's largest value, misses them by far more
+    than another supported one, that one is chosen (:mod:`perfcompose.fit.holdout`).
     """
 
     term_penalty: float | Sequence[float] = (8.0, 30.0)
@@ -43,6 +45,7 @@ class SelectionPolicy:
     overshoot_floor: float = 1.5
     multi_overshoot_risk: float = 0.4
     multi_overshoot_spread: float = 1.5
+    forward_check: bool = True
 
     def validate(self) -> None:
         """Raise :class:`FitError` naming the first setting outside its range."""
