@@ -2,11 +2,18 @@
 pyinstrument's sampled tree read as it is, and small paths folded into their callers."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
-from perfcompose.bench.python_profile import call_path_times, experiment, profiled_command, sampled_path_times
+from perfcompose.bench.python_profile import (
+    ProfileTarget,
+    call_path_times,
+    experiment,
+    profiled_command,
+    sampled_path_times,
+)
 from perfcompose.errors import InputError
 
 ROOT, F1, F2, G, H = (("s.py", k, name) for k, name in enumerate(("main", "f1", "f2", "g", "h"), 1))
@@ -79,3 +86,13 @@ def test_only_a_python_command_is_profiled() -> None:
     assert profiled_command(["python", "x.py", "3"], Path("o"))[:5] == ["python", "-m", "cProfile", "-o", "o"]
     with pytest.raises(InputError, match="profile runs Python programs"):
         profiled_command(["./solver", "3"], Path("o"))
+
+
+def test_a_script_profiled_by_cpu_time_has_the_call_paths_of_the_wall_clock_profile(tmp_path: Path) -> None:
+    script = tmp_path / "s.py"
+    script.write_text("import sys\n\ndef work(n):\n    return sum(i * i for i in range(n))\n\nwork(int(sys.argv[1]))\n")
+    target = ProfileTarget((sys.executable, str(script), "{n}"), profiler="cprofile-cpu")
+    wall = target.measure({"n": 200000.0})
+    (times,) = target.details()
+    work = "<built-in method builtins.exec>-><module> (s.py:1)->work (s.py:3)"
+    assert work in times and 0 < times[work] <= times["<built-in method builtins.exec>"] <= wall

@@ -15,6 +15,9 @@ each spent calling it. Where one function (often a built-in such as ``sum`` or `
 called from several places that differ in what it does there, its callees are split wrongly. The
 ``exec`` that runs the program also runs each module it imports: those modules appear beside the
 program's ``<module>``, not under the line that imports them.
+``cprofile-cpu`` is the same, timing the process's CPU time instead of the wall clock: on a
+machine shared with other work a run's wall time holds the time it waited for a core, its CPU
+time does not (it misses the time the program itself waits, for files or the network).
 ``pyinstrument`` (``pip install pyinstrument``) samples the whole stack every millisecond: its
 call paths are the real ones, its times those of the samples. A recursive call (a function
 already on the path) counts as the caller's own time.
@@ -41,7 +44,9 @@ MIN_SHARE = 1e-3
 SEPARATOR = "->"
 
 Function = tuple[str, int, str]
-ProfilerName = Literal["cprofile", "pyinstrument"]
+ProfilerName = Literal["cprofile", "cprofile-cpu", "pyinstrument"]
+#: the files of the code that starts the program (runpy), left out of the call paths
+STARTERS = ("<frozen runpy>",)
 
 
 def profiled_command(argv: Sequence[str], out: Path, profiler: ProfilerName = "cprofile") -> list[str]:
@@ -53,7 +58,7 @@ def profiled_command(argv: Sequence[str], out: Path, profiler: ProfilerName = "c
     if not argv or not Path(argv[0]).name.startswith("python"):
         raise BenchError(f"profile runs Python programs; the command starts with {argv[0] if argv else 'nothing'!r}",
                          hint="write the command after --, starting with the interpreter: -- python script.py {n}")
-    return [argv[0], "-m", *(a.format(out=out) for a in PROFILERS[profiler].options), *argv[1:]]
+    return [argv[0], *(a.replace("{out}", str(out)) for a in PROFILERS[profiler].options), *argv[1:]]
 
 
 def label(function: Function) -> str:
@@ -78,7 +83,7 @@ def call_path_times(stats: Mapping[Function, tuple[Any, ...]], min_share: float 
     exclusive: dict[str, float] = {}
     # (function, its call path, the functions on it, its own seconds on it, the share of its time on it);
     # a root holds all its calls' own time and callees, so a path that calls it again adds nothing
-    stack = [(f, label(f), frozenset([f]), stats[f][2], 1.0) for f in roots]
+    stack = [(f, _extend("", f), frozenset([f]), stats[f][2], 1.0) for f in roots]
     while stack:
         function, path, on_path, own, weight = stack.pop()
         for callee, callee_own, callee_total in callees.get(function, ()):
@@ -89,15 +94,23 @@ def call_path_times(stats: Mapping[Function, tuple[Any, ...]], min_share: float 
                 own += spent
                 continue
             total = stats[callee][3]
-            stack.append((callee, f"{path}{SEPARATOR}{label(callee)}", on_path | {callee}, callee_own * weight,
+            stack.append((callee, _extend(path, callee), on_path | {callee}, callee_own * weight,
                           weight * callee_total / total if total > 0 else 0.0))
-        exclusive[path] = exclusive.get(path, 0.0) + own
+        if path:
+            exclusive[path] = exclusive.get(path, 0.0) + own
     inclusive = dict(exclusive)
     for path in sorted(exclusive, key=lambda p: -p.count(SEPARATOR)):
         caller, sep, _ = path.rpartition(SEPARATOR)
         if sep and caller in inclusive:
             inclusive[caller] += inclusive[path]
     return inclusive
+
+
+def _extend(path: str, function: Function) -> str:
+    """The call path ``path`` extended by ``function`` (not by the code that starts the program)."""
+    if function[0] in STARTERS:
+        return path
+    return f"{path}{SEPARATOR}{label(function)}" if path else label(function)
 
 
 def sampled_path_times(doc: Mapping[str, Any], min_share: float = MIN_SHARE) -> dict[str, float]:
@@ -110,32 +123,55 @@ def sampled_path_times(doc: Mapping[str, Any], min_share: float = MIN_SHARE) -> 
     stack: list[tuple[Mapping[str, Any], str]] = [(root, "")]
     while stack:
         frame, caller = stack.pop()
-        path = caller
-        if frame.get("file_path_short") != "<frozen runpy>":
-            path = f"{caller}{SEPARATOR}{_frame_label(frame)}" if caller else _frame_label(frame)
+        function = (str(frame.get("file_path_short") or "~"), int(frame.get("line_no") or 0), str(frame["function"]))
+        path = _extend(caller, function)
+        if path != caller:
             out[path] = out.get(path, 0.0) + float(frame["time"])
         stack.extend((child, path) for child in frame.get("children", ())
                      if child["function"] != "[self]" and float(child["time"]) >= min_share * whole)
     return out
 
 
-def _frame_label(frame: Mapping[str, Any]) -> str:
-    return label((str(frame.get("file_path_short") or "~"), int(frame.get("line_no") or 0), str(frame["function"])))
-
-
 @dataclass(frozen=True)
 class Profiler:
-    """A profiler run as ``python -m MODULE OPTIONS script ...``, and the reader of its output."""
+    """A profiler run as ``python OPTIONS script ...`` (``{out}`` in them: where it writes), and
+    the reader of what it writes."""
 
     options: tuple[str, ...]
     read: Callable[[Path, float], dict[str, float]]
 
 
+#: ``python -c`` code that runs a script (or ``-m module``) under cProfile timing the process's CPU
+#: time, as ``python -m cProfile`` runs it, and writes the statistics to its first argument
+_CPU_LAUNCHER = """import cProfile, os, runpy, sys, time
+out, rest = sys.argv[1], sys.argv[2:]
+if rest[:1] == ["-m"]:
+    sys.argv = rest[1:]
+    code = "run_module(name, run_name='__main__', alter_sys=True)"
+    names = dict(run_module=runpy.run_module, name=rest[1])
+else:
+    sys.argv = rest
+    sys.path.insert(0, os.path.dirname(os.path.abspath(rest[0])))
+    with open(rest[0], "rb") as f:
+        code = compile(f.read(), rest[0], "exec")
+    names = dict(__file__=rest[0], __name__="__main__", __package__=None, __cached__=None)
+profile = cProfile.Profile(time.process_time)
+try:
+    profile.runctx(code, names, None)
+finally:
+    profile.dump_stats(out)
+"""
+
+
+def _cprofile(out: Path, share: float) -> dict[str, float]:
+    return call_path_times(pstats.Stats(str(out)).stats, share)  # type: ignore[attr-defined]
+
+
 #: the profilers ``profile`` runs, by name
 PROFILERS: dict[ProfilerName, Profiler] = {
-    "cprofile": Profiler(("cProfile", "-o", "{out}"),
-                         lambda out, share: call_path_times(pstats.Stats(str(out)).stats, share)),  # type: ignore[attr-defined]
-    "pyinstrument": Profiler(("pyinstrument", "--renderer", "json", "--outfile", "{out}"),
+    "cprofile": Profiler(("-m", "cProfile", "-o", "{out}"), _cprofile),
+    "cprofile-cpu": Profiler(("-c", _CPU_LAUNCHER, "{out}"), _cprofile),
+    "pyinstrument": Profiler(("-m", "pyinstrument", "--renderer", "json", "--outfile", "{out}"),
                              lambda out, share: sampled_path_times(json.loads(out.read_text()), share)),
 }
 

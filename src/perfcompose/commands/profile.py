@@ -29,9 +29,11 @@ def profile(command: list[str] = typer.Argument(..., help="The Python command af
             warmup: int = typer.Option(0, "--warmup", min=0, help="Runs before each point that are not kept."),
             out: Path = typer.Option(..., "--out", "-o", help="Profile to write (perfcompose JSON; .txt for "
                                      "Extra-P text)."),
-            profiler: ProfilerName = typer.Option("cprofile", "--profiler", help="cprofile (every call timed; call "
-                                         "paths apportioned from callers, as gprof does) or pyinstrument (sampled; "
-                                         "the real call paths; pip install pyinstrument)."),
+            profiler: ProfilerName = typer.Option("cprofile", "--profiler", help="cprofile (every call timed by the "
+                                         "wall clock; call paths apportioned from callers, as gprof does), "
+                                         "cprofile-cpu (the same, timed by the process's CPU time: what other work "
+                                         "on the machine does not disturb) or pyinstrument (sampled; the real call "
+                                         "paths; pip install pyinstrument)."),
             min_share: float = typer.Option(MIN_SHARE, "--min-share", help="A call path below this fraction of "
                                             "a run counts as its caller's own time."),
             timeout: float | None = typer.Option(None, "--timeout", help="Seconds before a run is stopped and "
