@@ -64,24 +64,17 @@ class TracedSchedule:
 
 @dataclass
 class _Rank:
-    """The operations of one rank being built (columns, dependencies as local index pairs)."""
+    """The operations of one rank being built: (kind, size, peer, tag, origin) each, and the
+    dependencies as local index pairs."""
 
-    kind: list[int] = field(default_factory=list)
-    size: list[float] = field(default_factory=list)
-    peer: list[int] = field(default_factory=list)
-    tag: list[int] = field(default_factory=list)
-    origin: list[int] = field(default_factory=list)
+    ops: list[tuple[int, float, int, int, int]] = field(default_factory=list)
     req: list[tuple[int, int]] = field(default_factory=list)
     ireq: list[tuple[int, int]] = field(default_factory=list)
     chain: tuple[int, bool] | None = None  # (operation, whether the next one only needs its start)
 
     def add(self, kind: int, size: float, peer: int, tag: int, origin: int) -> int:
-        i = len(self.kind)
-        self.kind.append(kind)
-        self.size.append(size if kind == CALC else max(size, 1.0))
-        self.peer.append(peer)
-        self.tag.append(tag)
-        self.origin.append(origin)
+        i = len(self.ops)
+        self.ops.append((kind, size if kind == CALC else max(size, 1.0), peer, tag, origin))
         if self.chain is not None:
             (self.ireq if self.chain[1] else self.req).append((i, self.chain[0]))
         return i
@@ -213,13 +206,12 @@ def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapp
                 op, cid = waiting.pop(0) if waiting else (-1, 0)
                 if comm[k]:  # cancelled
                     _drop_recv(b, op)
-                elif op >= 0 and b.kind[op] == RECV:
+                elif op >= 0 and b.ops[op][0] == RECV:  # the status names what was received
                     members = t.comms.get(cid, ())
-                    if b.peer[op] == -1 and 0 <= peer[k] < len(members):
-                        b.peer[op] = members[peer[k]]
-                    if b.tag[op] == -1:
-                        b.tag[op] = tag[k]
-                    b.size[op] = max(float(size[k]), 1.0)
+                    _, _, was_peer, was_tag, at = b.ops[op]
+                    b.ops[op] = (RECV, max(float(size[k]), 1.0),
+                                 members[peer[k]] if was_peer == -1 and 0 <= peer[k] < len(members) else was_peer,
+                                 tag[k] if was_tag == -1 else was_tag, at)
                 if op >= 0:
                     ops.append(op)
             if ops:
@@ -240,8 +232,8 @@ def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapp
 
 def _drop_recv(b: _Rank, op: int) -> None:
     """A receive that never completes (cancelled, or pending at the end) becomes a ``calc 0``."""
-    if op >= 0 and b.kind[op] == RECV:
-        b.kind[op], b.size[op], b.peer[op], b.tag[op] = CALC, 0.0, 0, 0
+    if op >= 0 and b.ops[op][0] == RECV:
+        b.ops[op] = (CALC, 0.0, 0, 0, b.ops[op][4])
 
 
 def _check_messages(s: GoalSchedule, origin: np.ndarray, traces: Sequence[RankTrace]) -> None:
@@ -278,26 +270,23 @@ def trace_schedule(traces: Sequence[RankTrace], algorithms: Mapping[str, str] | 
     _check_collectives(traces, keys)
     start = min(float(t.records["t1"][0]) for t in traces)
     ranks = [_rank_ops(t, start, k, algs) for t, k in zip(traces, keys)]
-    counts = [len(r.kind) for r in ranks]
+    counts = [len(r.ops) for r in ranks]
     ptr = np.zeros(len(ranks) + 1, np.int64)
     np.cumsum(counts, out=ptr[1:])
 
     def pairs(which: str) -> tuple[np.ndarray, np.ndarray]:
-        both = np.array([(a + ptr[k], b_ + ptr[k]) for k, r in enumerate(ranks) for a, b_ in getattr(r, which)],
-                        dtype=np.int64).reshape(-1, 2)
+        both = np.concatenate([np.array(getattr(r, which), np.int64).reshape(-1, 2) + ptr[k]
+                               for k, r in enumerate(ranks)])
         order = np.argsort(both[:, 1], kind="stable")  # by the operation required, as the GOAL readers give them
         return both[order, 0], both[order, 1]
 
-    def col(name: str, dtype: type) -> np.ndarray:
-        return np.array([v for r in ranks for v in getattr(r, name)], dtype=dtype)
-
     req_a, req_b = pairs("req")
     ireq_a, ireq_b = pairs("ireq")
-    n = int(ptr[-1])
-    zeros = np.zeros(n, np.int64)
-    sched = GoalSchedule(len(ranks), ptr, col("kind", np.int8), col("size", np.float64), col("peer", np.int64),
-                         col("tag", np.int64), zeros, zeros.copy(), req_a, req_b, ireq_a, ireq_b)
-    origin = col("origin", np.int64)
+    cols = np.array([op for r in ranks for op in r.ops], np.float64).reshape(-1, 5)
+    kind, size = cols[:, 0].astype(np.int8), cols[:, 1].copy()
+    peer, tag, origin = (cols[:, k].astype(np.int64) for k in (2, 3, 4))
+    zeros = np.zeros(kind.shape[0], np.int64)
+    sched = GoalSchedule(len(ranks), ptr, kind, size, peer, tag, zeros, zeros.copy(), req_a, req_b, ireq_a, ireq_b)
     _check_messages(sched, origin, traces)
-    calc = np.array([sum(s for k, s in zip(r.kind, r.size) if k == CALC) for r in ranks]) / NS
+    calc = np.bincount(sched.rank_of, np.where(kind == CALC, size, 0.0), minlength=len(ranks)) / NS
     return TracedSchedule(sched, origin, measured_span(traces), calc)
