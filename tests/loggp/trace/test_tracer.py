@@ -22,18 +22,18 @@ from perfcompose.loggp.trace.folder import trace_program
 from perfcompose.loggp.trace.tracer import find_mpicc
 
 PROGRAM = """
+from array import array
 from mpi4py import MPI
-import numpy as np
 c = MPI.COMM_WORLD
 r = c.Get_rank()
-a = np.zeros(1000)
+a = array("d", bytes(8000))
 for i in range(3):
     if r == 0:
         c.Send(a, 1, tag=5); c.Recv(a, 1, tag=6)
     else:
         c.Recv(a, 0, tag=5); c.Send(a, 0, tag=6)
 req = c.Irecv(a, 1 - r, tag=7); c.Isend(a[:10], 1 - r, tag=7).Wait(); req.Wait()
-c.Allreduce(np.ones(4), np.zeros(4))
+c.Allreduce(array("d", [1.0] * 4), array("d", bytes(32)))
 """
 
 
