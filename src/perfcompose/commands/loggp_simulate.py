@@ -146,7 +146,8 @@ def _print_table(program: Path, where: str, prog: Any, params: Any, result: Any,
         for p, ops in enumerate(result.ops):
             text = ", ".join(f"{op.kind}{'' if op.message is None else ' m' + str(op.message)} "
                              f"[{op.start:.6g}, {op.end:.6g}]" for op in ops)
-            console.print(f"  P{p}: {text or '-'}", highlight=False)
+            label = f" \\[{unit}]" if unit else ""
+            console.print(f"  P{p}{label}: {text or '-'}", highlight=False, soft_wrap=True)
     print_makespan(result.makespan, unit, result.critical)
     _print_forced(result.forced, opts)
 

@@ -27,6 +27,16 @@ def _short(model: Any, digits: int = 4) -> str:
     return str(Model(model.expr.xreplace(floats)))
 
 
+def _say(text: str) -> None:
+    """A sentence of the summary, never broken inside a number and its unit (output to a pipe is not wrapped)."""
+    console.print(text, soft_wrap=True)
+
+
+def _warn(text: str) -> None:
+    """A warning, on standard error, laid out like :func:`_say`."""
+    err_console.print(f"[yellow]warning:[/yellow] {text}", soft_wrap=True)
+
+
 def _value(v: float) -> str:
     return f"{v:.4g}"
 
@@ -87,47 +97,48 @@ def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None)
         table.add_row(*row)
     console.print(table)
     s = summary(result)
-    console.print(f"median over configurations of the per-configuration median error: papers' operators "
-                  f"{_pct(s['median_paper'])} %, calibrated {_pct(s['median_calibrated'])} %; "
-                  f"worst: {_pct(s['worst_paper'])} % / {_pct(s['worst_calibrated'])} %")
+    _say(f"median over configurations of the per-configuration median error: papers' operators "
+         f"{_pct(s['median_paper'])} %, calibrated {_pct(s['median_calibrated'])} %; "
+         f"worst: {_pct(s['worst_paper'])} % / {_pct(s['worst_calibrated'])} %")
     if s["disturbed"]:
-        console.print(f"undisturbed configurations ({len(result.comparisons) - len(s['disturbed'])}): calibrated "
-                      f"median {_pct(s['median_undisturbed'])} %, worst {_pct(s['worst_undisturbed'])} %")
+        _say(f"undisturbed configurations ({len(result.comparisons) - len(s['disturbed'])}): calibrated "
+             f"median {_pct(s['median_undisturbed'])} %, worst {_pct(s['worst_undisturbed'])} %")
     if s["coverage"] is not None:
         ops = [c.held_out_error for c in result.comparisons if c.held_out_error]
-        console.print(f"{100 * s['coverage']:.0f} % of the measured points lie inside their {100 * level:g} % "
-                      f"intervals, of median width {s['width']:.3f} of the prediction")
-        console.print("(intervals: " + (f"the predictor's error on the other programs, {100 * min(ops):.1f}-"
-                                        f"{100 * max(ops):.1f} % (leave one program out)" if ops else
-                                        "bootstrap over the rounds, noise only: too few other programs to learn "
-                                        "the predictor's error from") + ")")
+        _say(f"{100 * s['coverage']:.0f} % of the measured points lie inside their {100 * level:g} % "
+             f"intervals, of median width {s['width']:.3f} of the prediction")
+        _say("(intervals: " + (f"the predictor's error on the other programs, {100 * min(ops):.1f}-"
+                               f"{100 * max(ops):.1f} % (leave one program out)" if ops else
+                               "bootstrap over the rounds, noise only: too few other programs to learn "
+                               "the predictor's error from") + ")")
     for c in result.comparisons:
         if c.warning:
-            err_console.print(f"[yellow]warning:[/yellow] ? {c.configuration} is not predicted: {c.warning}")
+            _warn(f"? {c.configuration} is not predicted: {c.warning}")
     print_context(result)
-    console.print(f"x = {', '.join(f'{v:g}' for v in result.x)}; {result.rounds} rounds of {result.count}+ elements "
-                  f"per run, {result.workers}; errors are |predicted - measured| / measured per x")
+    _say(f"x = {', '.join(f'{v:g}' for v in result.x)}; {result.rounds} rounds of {result.count}+ elements "
+         f"per run, {result.workers}; errors are |predicted - measured| / measured per x")
     if result.part_x:
-        console.print(f"parts timed alone at {len(result.part_x)} sizes from {min(result.part_x):g} to "
-                      f"{max(result.part_x):g}: " + ", ".join(f"{p} = {_short(m)}" for p, m in result.parts.items()))
+        _say(f"parts timed alone at {len(result.part_x)} sizes from {min(result.part_x):g} to "
+             f"{max(result.part_x):g}: " + ", ".join(f"{p} = {_short(m)} \\[{m.unit or 'no unit'}]"
+                                          for p, m in result.parts.items()))
     if any(c.workers > cores for c in result.comparisons):
-        err_console.print(f"[yellow]warning:[/yellow] + more workers than this machine's {cores} cores: the workers "
-                          "share the cores, and the predictions are at least the total work divided by the cores")
+        _warn(f"+ more workers than this machine's {cores} cores: the workers "
+              "share the cores, and the predictions are at least the total work divided by the cores")
     for cfg, why in result.skipped:
-        console.print(f"skipped {cfg}: {why}")
+        _say(f"skipped {cfg}: {why}")
     if result.retaken:
-        console.print(f"{result.retaken} timings taken again because other work took the cores away")
+        _say(f"{result.retaken} timings taken again because other work took the cores away")
     if s["disturbed"]:
         worst = max(c.wait_share for c in result.comparisons)
-        err_console.print(f"[yellow]warning:[/yellow] ! {len(s['disturbed'])} configurations were measured while "
-                          f"other work took the cores (up to {100 * worst:.0f} % of a run spent waiting for a core): "
-                          f"disturbed runs were taken again within a time budget, {result.disturbed} of them could not "
-                          "be (their times include that work, and their errors are not only the operators'); "
-                          "measure again on a quieter machine (--restart)")
+        _warn(f"! {len(s['disturbed'])} configurations were measured while "
+              f"other work took the cores (up to {100 * worst:.0f} % of a run spent waiting for a core): "
+              f"disturbed runs were taken again within a time budget, {result.disturbed} of them could not "
+              "be (their times include that work, and their errors are not only the operators'); "
+              "measure again on a quieter machine (--restart)")
     elif result.disturbed:
-        err_console.print(f"[yellow]warning:[/yellow] {result.disturbed} runs lost their cores to other work in "
-                          "every retake: their times include that work; measure again on a quieter machine "
-                          "(--restart)")
+        _warn(f"{result.disturbed} runs lost their cores to other work in "
+              "every retake: their times include that work; measure again on a quieter machine "
+              "(--restart)")
 
 
 def print_context(result: Any) -> None:
@@ -135,24 +146,24 @@ def print_context(result: Any) -> None:
     receive, pairs that slow each other down, pools that run one thread at a time, and those
     pools on processes."""
     for e in result.context_effects:
-        console.print(f"in context: {e.part} takes {e.ratio:.2f}x its time on fresh input (at x={e.x:g}); "
-                      "the prediction uses the time in context")
+        _say(f"in context: {e.part} takes {e.ratio:.2f}x its time on fresh input (at x={e.x:g}); "
+             "the prediction uses the time in context")
     for sd in result.slowdowns:
         if sd.locked:
-            console.print(f"lock: the copies of {sd.a} cannot run in parallel ({sd.median:.2f}x beside each other, "
-                          "a lock such as the GIL): its pools are predicted no faster than one worker")
+            _say(f"lock: the copies of {sd.a} cannot run in parallel ({sd.median:.2f}x beside each other, "
+                 "a lock such as the GIL): its pools are predicted no faster than one worker")
         elif sd.threaded and sd.a == sd.b:
-            console.print(f"own threads: {sd.a} keeps more than one core busy on its own (a BLAS, a library's thread "
-                          f"pool); its copies oversubscribe the cores and run {sd.median:.2f}x slower beside each "
-                          "other, as its pools are predicted")
+            _say(f"own threads: {sd.a} keeps more than one core busy on its own (a BLAS, a library's thread "
+                 f"pool); its copies oversubscribe the cores and run {sd.median:.2f}x slower beside each "
+                 "other, as its pools are predicted")
         elif sd.notable:
-            console.print(f"co-run: {sd.a} runs {sd.median:.2f}x slower ({sd.low:.2f}-{sd.high:.2f} over x) "
-                          f"beside {sd.b}")
+            _say(f"co-run: {sd.a} runs {sd.median:.2f}x slower ({sd.low:.2f}x-{sd.high:.2f}x over x) "
+                 f"beside {sd.b}")
     xmax = max(result.x) if result.x else 0
     for p in result.process_options:
-        console.print(f"with --workers processes: {p.program} predicted {_value(float(p.processes[-1]))} ns instead of "
-                      f"{_value(float(p.threads[-1]))} ns at x={xmax:g} (no lock between processes; each element "
-                      "pickled there and back)")
+        _say(f"with --workers processes: {p.program} predicted {_value(float(p.processes[-1]))} ns instead of "
+             f"{_value(float(p.threads[-1]))} ns at x={xmax:g} (no lock between processes; each element "
+             "pickled there and back)")
 
 
 def write_study(result: Any, out: Path, paper: Mapping[str, str] | None = None) -> None:

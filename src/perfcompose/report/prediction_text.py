@@ -28,7 +28,9 @@ def components_table(prediction: Prediction) -> Table:
     shown = _shown(prediction.points)
     parts = Table(title="components, time per data element" + ("" if unit else " \\[no unit]"),
                   title_justify="left")
-    for k, col in enumerate(("component", "source", "model", *(f"x={size(p.point[prediction.size])}" for p in shown))):
+    columns = ("component", "source", f"model \\[{unit or 'no unit'}]",
+               *(f"x={size(p.point[prediction.size])}" for p in shown))
+    for k, col in enumerate(columns):
         parts.add_column(col, justify="right" if col.startswith("x=") else "left",
                          optional={1: 1, 3: 3, 4: 2, 5: 2}.get(k, False))
     for k, part in enumerate(prediction.parts):
