@@ -57,6 +57,9 @@ LOGGP = (
           "with --check, simulate the schedule beside the measured time.", _C + "loggp_trace:trace"),
     Entry("check", "Simulate a traced run's schedule with LogGP parameters beside its measured time.",
           _C + "loggp_trace:check"),
+    Entry("whatif", "Simulate a traced run's schedule over a sweep of L, o, g and G and on another network:\n"
+          "how much latency or bandwidth the run tolerates before it slows by 1, 5, 10 %.",
+          _C + "loggp_trace:whatif"),
     Entry("gauss", "Section 5: blocked Gaussian elimination, predicted per block size and layout (and, with\n"
           "--measure, measured).", _C + "loggp_gauss:gauss"),
 )

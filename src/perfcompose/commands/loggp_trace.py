@@ -1,5 +1,6 @@
-"""``perfcompose loggp trace`` (an MPI program run under the tracer, its schedule written) and
-``perfcompose loggp check`` (a traced run's schedule simulated beside the measured time)."""
+"""``perfcompose loggp trace`` (an MPI program run under the tracer, its schedule written),
+``perfcompose loggp check`` (a traced run's schedule simulated beside the measured time) and
+``perfcompose loggp whatif`` (the same schedule over a sweep of L, o, g and G, and on another network)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,12 +8,21 @@ from typing import Any
 
 import typer
 
-from perfcompose.commands.common import console, err_console, user_errors
+from perfcompose.commands.common import (
+    Table,
+    bar_after,
+    console,
+    err_console,
+    json_option,
+    progress,
+    user_errors,
+    write_json,
+)
 from perfcompose.loggp.options import LogGOPSimOptions, LogGPFiles, LogGPParameters
-from perfcompose.loggp.trace.options import TraceOptions
+from perfcompose.loggp.trace.options import TraceOptions, WhatIfOptions
 from perfcompose.option_fields import cli_option, default_of, help_of
 
-__all__ = ["trace", "check"]
+__all__ = ["trace", "check", "whatif"]
 
 
 def _algorithms(items: list[str] | None) -> dict[str, str]:
@@ -97,3 +107,105 @@ def check(folder: Path = typer.Argument(..., help="Folder of a traced run (from 
 
     params = _params(params_file, L, o, g, G)
     _show_check(schedule_folder(folder, _algorithms(algorithm)), params, S)
+
+
+def _per_byte(unit: str, name: str) -> str:
+    return f"{unit}/B" if name == "G" else unit
+
+
+def _tolerated(t: Any, unit: str) -> str:
+    """A tolerance as text: the factor and the parameter's value then (for G, also the bandwidth)."""
+    from perfcompose.loggp.params import convert_time
+
+    if t.factor is None:
+        return "-"
+    text = f"{t.factor:.3g}x ({t.value:.4g} {_per_byte(unit, t.parameter)}"
+    if t.parameter == "G" and t.value > 0:
+        text += f", {1e-9 / convert_time(t.value, unit, 's'):.3g} GB/s"
+    return text + ")"
+
+
+def _show_whatif(w: Any, high: float, network: Path | None) -> None:
+    from perfcompose.loggp.trace.whatif import PARAMETERS
+
+    p, unit = w.params, w.params.unit or "us"
+    console.print(f"LogGP L={p.L:.4g} {unit}, o={p.o:.4g} {unit}, g={p.g:.4g} {unit}, G={p.G:.4g} {unit}/B; "
+                  f"LogGOPSim rules; simulated makespan {w.base * 1e3:.3f} ms", highlight=False)
+    sweep = Table("factor", *(f"{n} [ms]" for n in PARAMETERS),
+                  title="Makespan, one parameter scaled, the others held")
+    for k, f in enumerate(w.sweeps[0].factors):
+        sweep.add_row(f"{f:.3g}", *(f"{s.makespans[k] * 1e3:.3f}" for s in w.sweeps))
+    console.print(sweep)
+    slowdowns = sorted({t.slowdown for t in w.tolerances})
+    tol = Table("parameter", *(f"+{s * 100:g} %" for s in slowdowns),
+                title=f"Factor (value) at which the run slows by (-: not within {high:g}x, or 0)")
+    for name in PARAMETERS:
+        tol.add_row(name, *(_tolerated(t, unit) for s in slowdowns for t in w.tolerances
+                            if t.parameter == name and t.slowdown == s))
+    console.print(tol)
+    if w.other is not None and w.other_makespan is not None:
+        o, u = w.other, w.other.unit or "us"
+        console.print(f"{network}: L={o.L:.4g} {u}, o={o.o:.4g} {u}, g={o.g:.4g} {u}, G={o.G:.4g} {u}/B; "
+                      f"simulated makespan {w.other_makespan * 1e3:.3f} ms ({w.other_makespan / w.base:.3f}x)",
+                      highlight=False)
+
+
+def _whatif_json(w: Any, ranks: int) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    return {"ranks": ranks, "params": asdict(w.params), "makespan_s": w.base,
+            "sweeps": [{"parameter": s.parameter, "factors": list(s.factors), "makespans_s": list(s.makespans)}
+                       for s in w.sweeps],
+            "tolerances": [{"parameter": t.parameter, "slowdown": t.slowdown, "factor": t.factor, "value": t.value,
+                            "unit": _per_byte(w.params.unit or "us", t.parameter), "makespan_s": t.makespan}
+                           for t in w.tolerances],
+            "other": None if w.other is None else {"params": asdict(w.other), "makespan_s": w.other_makespan}}
+
+
+@user_errors
+def whatif(folder: Path = typer.Argument(..., help="Folder of a traced run (from 'perfcompose loggp trace')."),
+           low: float = cli_option(WhatIfOptions, "low"),
+           high: float = cli_option(WhatIfOptions, "high"),
+           points: int = cli_option(WhatIfOptions, "points"),
+           slowdown: list[float] | None = cli_option(WhatIfOptions, "slowdown"),
+           network: Path | None = cli_option(WhatIfOptions, "network"),
+           plot: Path | None = cli_option(WhatIfOptions, "plot"),
+           json_out: Path | None = json_option("the makespan of every sweep point, the tolerances and the other "
+                                               "network's makespan"),
+           algorithm: list[str] | None = cli_option(TraceOptions, "algorithm"),
+           params_file: Path | None = cli_option(LogGPFiles, "params"),
+           L: float | None = cli_option(LogGPParameters, "L"),
+           o: float | None = cli_option(LogGPParameters, "o"),
+           g: float | None = cli_option(LogGPParameters, "g"),
+           G: float | None = cli_option(LogGPParameters, "G"),
+           S: float | None = cli_option(LogGOPSimOptions, "S"),
+           ) -> None:
+    """The schedule is built once from the traces and simulated with each parameter scaled by
+    each factor; the factor at which the run slows by each --slowdown is then found to 0.1 %.
+    Parameters given one by one are in us."""
+    from perfcompose.errors import InputError
+    from perfcompose.loggp.options import LOGGOPSIM_S
+    from perfcompose.loggp.params import read_params
+    from perfcompose.loggp.trace.folder import schedule_folder
+    from perfcompose.loggp.trace.whatif import sweep_factors, what_if
+
+    params = _params(params_file, L, o, g, G)
+    other = read_params(network) if network is not None else None
+    if high <= low:
+        raise InputError(f"--high {high:g} must be above --low {low:g}")
+    shares = [s / 100 for s in (slowdown or [1.0, 5.0, 10.0])]
+    if any(not 0 < s < 100 for s in shares):
+        raise InputError("--slowdown takes a share in % above 0", hint="e.g. --slowdown 5")
+    traced = schedule_folder(folder, _algorithms(algorithm), write=False)
+    with bar_after(progress()) as report:
+        w = what_if(traced, params, sweep_factors(low, high, points), shares, other=other,
+                    S=LOGGOPSIM_S if S is None else S, progress=report)
+    _show_whatif(w, high, network)
+    if plot is not None:
+        from perfcompose.report.loggp import plot_whatif
+
+        plot_whatif(w, plot, title=f"{folder.name}: {traced.schedule.num_ranks} ranks, base makespan "
+                                   f"{w.base * 1e3:.4g} ms")
+        console.print(f"plot written to {plot}", highlight=False)
+    if json_out is not None:
+        write_json(json_out, _whatif_json(w, traced.schedule.num_ranks), "what-if")

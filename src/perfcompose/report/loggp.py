@@ -1,10 +1,10 @@
 """Pictures of LogGP simulations: per-processor timelines (as the paper's Figures 4 and 5) and
-the Gaussian elimination study (as its Figures 7 to 9)."""
+the Gaussian elimination study (as its Figures 7 to 9), and a traced run under other networks."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from matplotlib.patches import Patch
 
@@ -13,6 +13,7 @@ from perfcompose.report.figures import plt, save
 if TYPE_CHECKING:  # pragma: no cover
     from perfcompose.loggp.gauss import StudyRow
     from perfcompose.loggp.results import ProgramResult
+    from perfcompose.loggp.trace.whatif import WhatIf
 
 _COLORS = {"send": "#1f77b4", "recv": "#ff7f0e", "comp": "#b0b0b0"}
 
@@ -99,3 +100,31 @@ def plot_gauss(rows: Sequence[StudyRow], path: Path, *, title: str = "", unit: s
         fig.suptitle(title)
     fig.tight_layout()
     save(fig, path)
+
+
+def plot_whatif(result: WhatIf, path: Path, *, title: str = "") -> None:
+    """Write :func:`whatif_figure` to ``path``."""
+    save(whatif_figure(result, title=title), path)
+
+
+def whatif_figure(result: WhatIf, *, title: str = "") -> Any:
+    """The simulated makespan against the factor each of L, o, g and G is scaled by (the others
+    held), the slowdowns looked for as dotted lines and another network's makespan dashed."""
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for sweep in result.sweeps:
+        ax.plot(sweep.factors, [m * 1e3 for m in sweep.makespans], "o-", ms=3, label=sweep.parameter)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for s in sorted({t.slowdown for t in result.tolerances}):
+        ax.axhline(result.base * (1 + s) * 1e3, color="0.6", ls=":", lw=0.8)
+        ax.annotate(f"+{s * 100:g} %", (ax.get_xlim()[0], result.base * (1 + s) * 1e3), fontsize=7, color="0.4",
+                    va="bottom")
+    if result.other_makespan is not None:
+        ax.axhline(result.other_makespan * 1e3, color="k", ls="--", lw=1.0, label="other network")
+    ax.set_xlabel("factor on the parameter (the others held)")
+    ax.set_ylabel("simulated makespan [ms]")
+    ax.set_title(title or f"What if: base makespan {result.base * 1e3:.4g} ms")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

@@ -17,10 +17,12 @@ __all__ = ["RUN_FILE", "SCHEDULE_FILE", "trace_program", "schedule_folder", "rea
 RUN_FILE, SCHEDULE_FILE = "run.json", "schedule.goal"
 
 
-def schedule_folder(folder: Path, algorithms: Mapping[str, str] | None = None) -> TracedSchedule:
-    """The schedule of the traces in ``folder``, also written there as GOAL text."""
+def schedule_folder(folder: Path, algorithms: Mapping[str, str] | None = None, *,
+                    write: bool = True) -> TracedSchedule:
+    """The schedule of the traces in ``folder``, also written there as GOAL text (with ``write``)."""
     traced = trace_schedule(read_traces(folder), algorithms)
-    write_goal(traced.schedule, folder / SCHEDULE_FILE)
+    if write:
+        write_goal(traced.schedule, folder / SCHEDULE_FILE)
     return traced
 
 

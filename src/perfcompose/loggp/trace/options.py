@@ -1,4 +1,4 @@
-"""The options of ``perfcompose loggp trace`` and ``loggp check``, declared once."""
+"""The options of ``perfcompose loggp trace``, ``loggp check`` and ``loggp whatif``, declared once."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -6,7 +6,7 @@ from pathlib import Path
 
 from perfcompose.option_fields import option
 
-__all__ = ["TraceOptions"]
+__all__ = ["TraceOptions", "WhatIfOptions"]
 
 
 @dataclass(frozen=True)
@@ -25,3 +25,17 @@ class TraceOptions:
                                      "command's mpiexec, else beside this Python, else on PATH).")
     buffer: int = option(65536, "Records each rank keeps in memory before it appends them to its trace.",
                          minimum=16)
+
+
+@dataclass(frozen=True)
+class WhatIfOptions:
+    """How far each LogGP parameter is scaled, which slowdowns are looked for, and another network."""
+
+    low: float = option(0.1, "Smallest factor each of L, o, g and G is scaled by.", minimum=1e-6)
+    high: float = option(100.0, "Largest factor each of L, o, g and G is scaled by.", minimum=1.0)
+    points: int = option(31, "Factors from --low to --high, evenly spaced on a log scale (and 1).", minimum=2)
+    slowdown: list[float] | None = option(None, "Slowdown in % to find the tolerated factor of each parameter "
+                                                "for (repeatable; default 1, 5 and 10).")
+    network: Path | None = option(None, "Parameter file of another network (as loggp calibrate writes it) to "
+                                        "simulate the same schedule on.")
+    plot: Path | None = option(None, "Write a plot of the sweeps (and the other network) here.")

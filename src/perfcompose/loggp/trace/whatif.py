@@ -1,0 +1,122 @@
+"""What if the network were different: a traced run's schedule simulated with each of L, o, g and
+G scaled over a range of factors (the others held), how far each may grow before the run slows by
+a given share, and the same schedule on another network."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from perfcompose.loggp.goal.loggopsim import simulate_goal
+from perfcompose.loggp.options import LOGGOPSIM_S
+from perfcompose.loggp.params import LogGP
+from perfcompose.loggp.trace.schedule import NS, TracedSchedule
+
+__all__ = ["PARAMETERS", "Sweep", "Tolerance", "WhatIf", "what_if", "makespan", "sweep_factors"]
+
+PARAMETERS = ("L", "o", "g", "G")
+#: how close (relative) the factor where a slowdown is reached is found between two sweep points
+_PRECISION = 1e-3
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The simulated makespan (seconds) with one parameter scaled by each of ``factors``."""
+
+    parameter: str
+    factors: tuple[float, ...]
+    makespans: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """The least factor (within ``precision``) of ``parameter`` at which the run is ``slowdown``
+    (a share, 0.05 for 5 %) slower than with the base parameters, and that parameter's value then
+    (in the parameters' unit); ``factor`` is None where the sweep's largest factor is not slow
+    enough, or the parameter is 0 (no factor changes it)."""
+
+    parameter: str
+    slowdown: float
+    factor: float | None
+    value: float | None
+    makespan: float | None
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """A traced run under other networks: the ``base`` makespan (seconds) with ``params``, the
+    sweeps, the tolerances and, where another network was given, its makespan."""
+
+    params: LogGP
+    base: float
+    sweeps: tuple[Sweep, ...]
+    tolerances: tuple[Tolerance, ...]
+    other: LogGP | None = None
+    other_makespan: float | None = None
+
+
+def sweep_factors(low: float, high: float, points: int) -> tuple[float, ...]:
+    """``points`` factors spaced evenly on a log scale from ``low`` to ``high``, and 1."""
+    grid = np.geomspace(low, high, points)
+    return tuple(sorted({*grid[~np.isclose(grid, 1.0, rtol=1e-9)].tolist(), 1.0}))
+
+
+def _in_ns(params: LogGP) -> LogGP:
+    """``params`` in ns (parameters without a unit taken as us, the unit of ``loggp calibrate``)."""
+    return (params if params.unit else LogGP(params.L, params.o, params.g, params.G, "us")).to("ns")
+
+
+def makespan(traced: TracedSchedule, params: LogGP, *, S: float = LOGGOPSIM_S) -> float:
+    """The simulated makespan of ``traced`` with ``params`` (LogGOPSim's rules), in seconds."""
+    return float(simulate_goal(traced.schedule, _in_ns(params), S=S, timelines=False).makespan) / NS
+
+
+def _scaled(params: LogGP, name: str, factor: float) -> LogGP:
+    return params.replace(**{name: getattr(params, name) * factor})
+
+
+def _tolerance(run: Callable[[float], float], sweep: Sweep, base: float, slowdown: float,
+               value: float) -> Tolerance:
+    """The least factor at which ``run`` (makespan by factor) exceeds ``base`` by ``slowdown``:
+    the first sweep point that does, then bisection (on a log scale) down to the point before it."""
+    target = base * (1.0 + slowdown)
+    above = [k for k, (f, m) in enumerate(zip(sweep.factors, sweep.makespans)) if f > 1.0 and m >= target]
+    if value == 0 or not above:
+        return Tolerance(sweep.parameter, slowdown, None, None, None)
+    k = above[0]
+    lo, hi, at = max(sweep.factors[k - 1], 1.0), sweep.factors[k], sweep.makespans[k]
+    while hi / lo > 1.0 + _PRECISION:
+        mid = float(np.sqrt(lo * hi))
+        m = run(mid)
+        if m >= target:
+            hi, at = mid, m
+        else:
+            lo = mid
+    return Tolerance(sweep.parameter, slowdown, hi, value * hi, at)
+
+
+def what_if(traced: TracedSchedule, params: LogGP, factors: Sequence[float], slowdowns: Sequence[float], *,
+            other: LogGP | None = None, S: float = LOGGOPSIM_S,
+            progress: Callable[[str, int, int], None] | None = None) -> WhatIf:
+    """Simulate ``traced`` with each parameter scaled by each of ``factors`` (the others as in
+    ``params``) and find how far each may grow before the run is ``slowdowns`` (shares) slower;
+    ``other``, another network, is simulated too. The schedule is built once and reused."""
+    base = makespan(traced, params, S=S)
+    total, done = len(PARAMETERS) * len(factors), 0
+    sweeps, tolerances = [], []
+    for name in PARAMETERS:
+        def run(f: float, name: str = name) -> float:
+            return base if f == 1.0 else makespan(traced, _scaled(params, name, f), S=S)
+
+        spans = []
+        for f in factors:
+            spans.append(run(f))
+            done += 1
+            if progress is not None:
+                progress(f"{name} x{f:.3g}", done, total)
+        sweep = Sweep(name, tuple(float(f) for f in factors), tuple(spans))
+        sweeps.append(sweep)
+        tolerances += [_tolerance(run, sweep, base, s, getattr(params, name)) for s in slowdowns]
+    return WhatIf(params, base, tuple(sweeps), tuple(tolerances), other,
+                  None if other is None else makespan(traced, other, S=S))
