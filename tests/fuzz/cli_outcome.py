@@ -1,14 +1,29 @@
 """Run the CLI in-process and classify the outcome: exit 2 with a message, or success with
-finite output; anything else (a traceback, another exit status, NaN or inf printed) is a failure."""
+finite output; anything else (a traceback, another exit status, NaN or inf printed) is a failure.
+
+TALLY counts every input the fuzz tests try, by test and class, for the campaign's summary."""
 from __future__ import annotations
 
+import os
 import re
 import traceback
+from collections import Counter
 from dataclasses import dataclass
 
 from typer.testing import CliRunner
 
 _NON_FINITE = re.compile(r"(?<![\w.])(nan|inf|-inf|zoo|oo)(?![\w(])|\d[ij]\b|\bI\b\*|[+-] I\b", re.IGNORECASE)
+
+
+#: (test, class) -> inputs: 'accepted' and 'refused' are clean; 'traceback', 'hang', 'garbage'
+#: (nan or inf printed), 'wrong exit' and 'crash' (a signal) are failures
+TALLY: Counter[tuple[str, str]] = Counter()
+
+
+def count(kind: str) -> None:
+    """Count one input of the running test as ``kind``."""
+    test = os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" ", 1)[0].split("::", 1)[-1]
+    TALLY[test, kind] += 1
 
 
 @dataclass(frozen=True)
@@ -28,6 +43,15 @@ class Outcome:
             return not _NON_FINITE.search(self.output)
         return False
 
+    @property
+    def kind(self) -> str:
+        """The class this outcome counts in."""
+        if self.error is not None:
+            return "hang" if "TimeoutError: an input ran longer" in self.error else "traceback"
+        if self.clean:
+            return "accepted" if self.code == 0 else "refused"
+        return "garbage" if self.code == 0 else "wrong exit"
+
 
 def cli(*args: str) -> Outcome:
     from perfcompose.cli import app
@@ -41,4 +65,6 @@ def cli(*args: str) -> Outcome:
     error = None
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         error = "".join(traceback.format_exception(result.exception))
-    return Outcome(result.exit_code, result.output, error)
+    outcome = Outcome(result.exit_code, result.output, error)
+    count(outcome.kind)
+    return outcome

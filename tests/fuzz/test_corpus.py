@@ -194,3 +194,13 @@ def test_a_design_whose_sizes_are_beyond_a_double(write_file):
     text = (EXAMPLES / "designs" / "pipeline.toml").read_text()
     design = write_file("d.toml", text.replace("x = [1024,", "x = [" + "9" * 400 + ", 1024,"))
     refused("predict", str(design), says="x must be a list of positive numbers")
+
+
+@pytest.mark.parametrize("command", [
+    ["compose", "pipe(a, tpool_2(b))", "--at", "x=1024"], ["laws", "a", "b"],
+    ["explore", "pipe(a, b)", "--x", "1024", "-T", "4"],
+], ids=["compose", "laws", "explore"])
+@pytest.mark.parametrize("unit", ["NaN", "parsecs", "cycles@0GHz"])
+def test_an_unknown_unit_is_refused_not_printed(command, unit):
+    output = refused(*command, "-c", "a=536.185*x", "-c", "b=2*x", "--unit", unit, says="--unit")
+    assert "unknown time unit" in output and "cycles@CLOCK" in output

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cli_outcome import cli
+from cli_outcome import cli, count
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 from test_fuzz_readers import EXAMPLES_PER_READER, SECONDS_PER_INPUT, SEED, time_limit
@@ -73,5 +73,6 @@ def test_extreme_loggp_parameters_in_a_real_process_end_without_a_signal(value, 
     r = subprocess.run([sys.executable, "-m", "perfcompose", "loggp", "simulate", fanin,
                         *(f"--{k}={v!r}" for k, v in flags.items())],
                        capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
+    count("crash" if r.returncode < 0 else {0: "accepted", 2: "refused"}.get(r.returncode, "wrong exit"))
     assert r.returncode in (0, 2), (r.returncode, r.stderr[-2000:])
     assert "Traceback" not in r.stderr and "nan" not in r.stdout.lower().split()

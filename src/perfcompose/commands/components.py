@@ -14,6 +14,8 @@ from perfcompose.commands.common import err_console
 from perfcompose.compose import parse_component
 from perfcompose.compose.components import CONVENTIONAL_PARAMETERS, bind_model, undeclared_names
 from perfcompose.compose.terms import symbolic_counts
+from perfcompose.errors import ModelError
+from perfcompose.units import check_unit
 
 COMPONENT_HELP = ("A component: NAME=EXPRESSION (e.g. qsort='1034.17*x*log2(x)'), NAME=MODEL.json (from fit --json, "
                    "pamela compile --json, skeleton forecast --json, loggp simulate --model-json), "
@@ -25,7 +27,13 @@ PIPE_HELP = "Pipeline max: pointwise (exact, never drops a stage) or asymptotic 
 
 
 def components(specs: list[str], unit: str | None, binds: Sequence[str] = ()) -> dict[str, Any]:
-    """The components given with ``-c``, each bound as ``--bind`` says."""
+    """The components given with ``-c``, each bound as ``--bind`` says; ``--unit`` must be one
+    perfcompose converts."""
+    if unit:
+        try:
+            check_unit(unit)
+        except ModelError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--unit") from None
     comps: dict[str, Any] = {}
     for spec in specs:
         name, model = parse_component(spec, unit=unit)
