@@ -164,3 +164,12 @@ def test_loggopsim_reads_a_traced_schedule_and_agrees(tmp_path):
                           "-g", "1000", "-G", "6", "-b"], check=True, capture_output=True, text=True).stdout
     theirs = float(re.search(r"Maximum finishing time at host \d+: (\d+)", out).group(1))  # type: ignore[union-attr]
     assert simulate_goal(schedule, LogGP(2500, 1500, 1000, 6)).makespan == theirs
+
+
+def test_a_completion_without_a_waiting_request_completes_nothing_and_the_handle_is_reused():
+    r0 = rank_trace(0, 2, [("isend", 1, 2, 1, 1, 8, 7), ("done", 2, 3, 1, 1, 8, 7), ("done", 3, 4, 1, 1, 8, 7),
+                           ("isend", 4, 5, 1, 2, 16, 7), ("done", 5, 6, 1, 2, 16, 7), ("finalize", 6, 7)])
+    r1 = rank_trace(1, 2, [("recv", 1, 4, 0, 1, 8), ("recv", 4, 6, 0, 2, 16), ("finalize", 6, 7)])
+    s = parse_goal(goal_text(trace_schedule([r0, r1]).schedule)).ranks[0]
+    assert [(o.kind, o.size) for o in s.ops] == [("send", 8), ("calc", 0), ("send", 16), ("calc", 0)]
+    assert sorted(s.requires) == [(1, 0), (2, 1), (3, 2)] and sorted(s.irequires) == [(1, 0), (3, 2)]

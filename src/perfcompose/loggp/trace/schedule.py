@@ -31,7 +31,8 @@ collectives is an error naming the rank and the call.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -62,31 +63,60 @@ class TracedSchedule:
     calc: np.ndarray
 
 
-@dataclass
-class _Rank:
-    """The operations of one rank being built: (kind, size, peer, tag, origin) each, and the
-    dependencies as local index pairs."""
+@dataclass(frozen=True)
+class _Ops:
+    """One rank's operations in order (kind, size, peer, tag and origin each a column) and its
+    dependencies as (operation, operation it requires) rows, numbered within the rank."""
 
-    ops: list[tuple[int, float, int, int, int]] = field(default_factory=list)
-    req: list[tuple[int, int]] = field(default_factory=list)
-    ireq: list[tuple[int, int]] = field(default_factory=list)
-    chain: tuple[int, bool] | None = None  # (operation, whether the next one only needs its start)
+    kind: np.ndarray
+    size: np.ndarray
+    peer: np.ndarray
+    tag: np.ndarray
+    origin: np.ndarray
+    req: np.ndarray
+    ireq: np.ndarray
 
-    def add(self, kind: int, size: float, peer: int, tag: int, origin: int) -> int:
-        i = len(self.ops)
-        self.ops.append((kind, size if kind == CALC else max(size, 1.0), peer, tag, origin))
-        if self.chain is not None:
-            (self.ireq if self.chain[1] else self.req).append((i, self.chain[0]))
-        return i
 
-    def join(self, ops: Sequence[int], origin: int, *, always: bool = False) -> None:
-        """The chain becomes the single operation ``ops``, else a ``calc 0`` requiring them all."""
-        if len(ops) == 1 and not always:
-            self.chain = (ops[0], False)
-            return
-        j = self.add(CALC, 0.0, 0, 0, origin)
-        self.req.extend((j, o) for o in ops)
-        self.chain = (j, False)
+_SKIP, _BLOCK, _START, _DONE, _COLL, _NO_RULE = range(6)
+_LAST = 2 ** 62  #: the position of a join after the operations it joins
+
+
+@cache
+def _rules() -> tuple[np.ndarray, np.ndarray]:
+    """Per call number: its rule (``_SKIP`` ... ``_COLL``) and the kind of its message."""
+    def rule(name: str) -> int:
+        return (_BLOCK if name in _BLOCKING else _START if name in _NONBLOCKING else _DONE if name == "done"
+                else _COLL if name in ALGORITHMS else _SKIP if name in _TIMING_ONLY else _NO_RULE)
+    names = call_names()
+    kinds = {**_BLOCKING, **_NONBLOCKING}
+    return np.array([rule(n) for n in names], np.int8), np.array([kinds.get(n, CALC) for n in names], np.int8)
+
+
+def _completed(start_key: np.ndarray, start_at: np.ndarray, done_key: np.ndarray, done_at: np.ndarray) -> np.ndarray:
+    """For each completion, the start (index) whose request it completes, or -1: the starts of a
+    request handle wait in the order made and a completion takes the oldest waiting, if any."""
+    n_start = len(start_key)
+    key, at = np.concatenate([start_key, done_key]), np.concatenate([start_at, done_at])
+    order = np.lexsort((at, key))
+    key, is_start = key[order], order < n_start
+    first = np.ones(len(key), bool)
+    first[1:] = key[1:] != key[:-1]
+    handle = np.cumsum(first) - 1
+    step = np.where(is_start, 1, -1)
+    level = np.cumsum(step)
+    level -= (level - step)[first][handle]  # starts less completions so far, per handle
+    big = 2 * len(key) + 2  # each handle's levels below every earlier handle's: one running minimum serves all
+    lowest = np.minimum(np.minimum.accumulate(level - handle * big) + handle * big, 0)
+    before = np.empty_like(lowest)
+    before[1:] = lowest[:-1]
+    before[first] = 0
+    took = ~is_start & (lowest == before)  # a completion that finds an empty queue lowers the lowest level
+    starts_before = (np.cumsum(is_start) - is_start)[first][handle]
+    took_before = (np.cumsum(took) - took)[first][handle]
+    nth = np.cumsum(took) - 1 - took_before  # the n-th completion that took one takes the n-th start
+    out = np.full(len(done_key), -1, np.int64)
+    out[order[took] - n_start] = order[is_start][(starts_before + nth)[took]]
+    return out
 
 
 def choose_algorithms(chosen: Mapping[str, str]) -> dict[str, str]:
@@ -154,9 +184,9 @@ def _check_collectives(traces: Sequence[RankTrace], keys: list[dict[int, int]]) 
                                  hint="the traces are cut or of different runs; trace the program again")
 
 
-def _groups(rec: np.ndarray, start: float) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
-    """The records that make operations (their indices) and their groups, as (first, end, ns of
-    computation before it) in positions of those records: a group is the calls that start at one
+def _groups(rec: np.ndarray, start: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The records that make operations (their indices) and their groups: each one's first and
+    end position among those records and the ns of computation before it; a group is the calls that start at one
     instant; the computation before one is the time since the previous group outside the calls
     that only poll or probe (no operation of their own)."""
     t0s = rec["t0"]
@@ -172,68 +202,112 @@ def _groups(rec: np.ndarray, start: float) -> tuple[np.ndarray, list[tuple[int, 
     lo, hi = starts[keep], his[keep]
     rows = np.repeat(lo - np.cumsum(np.insert(hi - lo, 0, 0))[:-1], hi - lo) + np.arange(int((hi - lo).sum()))
     first = np.cumsum(np.insert(hi - lo, 0, 0))
-    return rows, list(zip(first[:-1].tolist(), first[1:].tolist(), ns.tolist()))
+    return rows, first[:-1], first[1:], ns
 
 
-def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapping[str, str]) -> _Rank:
-    """One rank's operations from its trace; its time 0 is ``start`` (seconds)."""
-    names = call_names()
-    rows, groups = _groups(t.records, start)
+def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapping[str, str]) -> _Ops:
+    """One rank's operations from its trace; its time 0 is ``start`` (seconds). Each operation has
+    a place (group, step, position): a group's computation is step 0, its calls' operations step 1
+    (a collective's steps 1, 2, ...) and the ``calc 0`` that joins a step comes last in it."""
+    rules, kinds = _rules()
+    rows, first, end, gap = _groups(t.records, start)
     sub = t.records[rows]
-    call = [names[c] for c in sub["call"].tolist()]
-    peer, tag, comm, size, request = (sub[f].tolist() for f in ("peer", "tag", "comm", "bytes", "request"))
-    origin = rows.tolist()
-    b = _Rank()
-    pending: dict[int, list[tuple[int, int]]] = {}  # request -> [(operation, communicator id)], oldest first
-    for lo, hi, gap in groups:
-        if gap > 0:
-            b.join([b.add(CALC, float(gap), 0, 0, origin[lo])], origin[lo])
-        name = call[lo]
-        if name in _BLOCKING:
-            ops = [b.add(_BLOCKING[call[k]], float(size[k]), peer[k], tag[k], origin[k])
-                   for k in range(lo, hi) if peer[k] != _NONE]
-            if ops:
-                b.join(ops, origin[lo])
-        elif name in _NONBLOCKING:
-            if peer[lo] != _NONE:
-                op = b.add(_NONBLOCKING[name], float(size[lo]), peer[lo], tag[lo], origin[lo])
-                pending.setdefault(request[lo], []).append((op, comm[lo]))
-                b.chain = (op, True)
-        elif name == "done":
-            ops = []
-            for k in range(lo, hi):
-                waiting = pending.get(request[k])
-                op, cid = waiting.pop(0) if waiting else (-1, 0)
-                if comm[k]:  # cancelled
-                    _drop_recv(b, op)
-                elif op >= 0 and b.ops[op][0] == RECV:  # the status names what was received
-                    members = t.comms.get(cid, ())
-                    _, _, was_peer, was_tag, at = b.ops[op]
-                    b.ops[op] = (RECV, max(float(size[k]), 1.0),
-                                 members[peer[k]] if was_peer == -1 and 0 <= peer[k] < len(members) else was_peer,
-                                 tag[k] if was_tag == -1 else was_tag, at)
-                if op >= 0:
-                    ops.append(op)
-            if ops:
-                b.join(ops, origin[lo], always=True)
-        elif name in ALGORITHMS:
-            members = t.comms[comm[lo]]
-            steps = expand(name, algorithms[name], members.index(t.rank), len(members), size[lo], peer[lo])
-            for step in steps:
-                b.join([b.add(SEND if kind == "send" else RECV, float(nbytes), members[to],
-                              COLLECTIVE_TAG + keys[comm[lo]], origin[lo]) for kind, to, nbytes in step], origin[lo])
-        elif name not in _TIMING_ONLY:
-            raise AssertionError(f"call {name} has no rule")
-    for waiting in pending.values():
-        for op, _ in waiting:
-            _drop_recv(b, op)
-    return b
+    call = sub["call"].astype(np.int64)
+    peer, tag, comm, size, request = (sub[f].astype(np.int64) for f in ("peer", "tag", "comm", "bytes", "request"))
+    rule = rules[call[first]]
+    if (rule == _NO_RULE).any():
+        raise AssertionError(f"call {call_names()[int(call[first][rule == _NO_RULE][0])]} has no rule")
+    group_of = np.repeat(np.arange(len(first)), end - first)
+    ones = np.maximum(size, 1).astype(np.float64)
+    parts: list[tuple[np.ndarray, ...]] = []
+
+    def place(g: np.ndarray, step: np.ndarray | int, pos: np.ndarray | int, kind: np.ndarray | int,
+              nbytes: np.ndarray | float, to: np.ndarray | int, tags: np.ndarray | int, at: np.ndarray,
+              joins: np.ndarray | bool = False, starts: bool = False) -> np.ndarray:
+        """Operations at places (``g``, ``step``, ``pos``); their numbers in ``parts`` order."""
+        n, begin = len(g), sum(len(p[0]) for p in parts)
+        parts.append(tuple(np.broadcast_to(np.asarray(v), n) for v in (g, step, pos, kind, nbytes, to, tags, at,
+                                                                         joins, starts)))
+        return np.arange(begin, begin + n)
+
+    computes = np.flatnonzero(gap > 0)
+    place(computes, 0, 0, CALC, gap[computes].astype(np.float64), 0, 0, rows[first[computes]])
+    blocking = np.flatnonzero((rule[group_of] == _BLOCK) & (peer != _NONE))
+    place(group_of[blocking], 1, blocking, kinds[call[blocking]], ones[blocking], peer[blocking], tag[blocking],
+          rows[blocking])
+    several = np.flatnonzero((rule == _BLOCK) & (np.bincount(group_of[blocking], minlength=len(first)) > 1))
+    place(several, 1, _LAST, CALC, 0.0, 0, 0, rows[first[several]], joins=True)
+    started = np.flatnonzero((rule == _START) & (peer[first] != _NONE))
+    k = first[started]
+    start_ops = place(started, 1, 0, kinds[call[k]], ones[k], peer[k], tag[k], rows[k], starts=True)
+    completions = np.flatnonzero(rule[group_of] == _DONE)
+    took = _completed(request[k], k, request[completions], completions)
+    done = took >= 0
+    waits = np.flatnonzero(np.bincount(group_of[completions[done]], minlength=len(first)))
+    wait_ops = place(waits, 1, _LAST, CALC, 0.0, 0, 0, rows[first[waits]], joins=True)
+    coll: list[tuple[int, int, int, int, float, int, int, int, bool]] = []  # a place, an operation, a join
+    for g in np.flatnonzero(rule == _COLL).tolist():
+        lo = int(first[g])
+        members = t.comms[int(comm[lo])]
+        name, key = call_names()[int(call[lo])], COLLECTIVE_TAG + keys[int(comm[lo])]
+        at = int(rows[lo])
+        for n, step in enumerate(_expand(name, algorithms[name], members.index(t.rank), len(members),
+                                          int(size[lo]), int(peer[lo])), start=1):
+            coll += [(g, n, i, SEND if what == "send" else RECV, max(float(nb), 1.0), members[to], key, at, False)
+                     for i, (what, to, nb) in enumerate(step)]
+            if len(step) != 1:
+                coll.append((g, n, _LAST, CALC, 0.0, 0, 0, at, True))
+    if coll:
+        c = list(zip(*coll))
+        place(*(np.array(v) for v in c[:8]), joins=np.array(c[8]))
+    g_, step_, pos_, kind, nbytes, to, tags, origin, joins, starts = (np.concatenate(c) for c in zip(*parts))
+    order = np.lexsort((pos_, step_, g_))
+    number = np.empty_like(order)
+    number[order] = np.arange(len(order))
+    kind, nbytes, to, tags, origin, joins, starts = (c[order] for c in (kind, nbytes, to, tags, origin, joins, starts))
+    kind, to, tags = kind.astype(np.int8), to.astype(np.int64), tags.astype(np.int64)
+    nbytes, origin = nbytes.astype(np.float64), origin.astype(np.int64)
+    g_, step_ = g_[order], step_[order]
+    new = np.ones(len(order), bool)
+    new[1:] = (g_[1:] != g_[:-1]) | (step_[1:] != step_[:-1])
+    block = np.cumsum(new) - 1
+    last = np.append(np.flatnonzero(new)[1:], len(order)) - 1  # each block's last operation: the chain after it
+    ops = np.arange(len(order))
+    later = block > 0
+    chain = last[block[later] - 1]
+    after_start = starts[chain]
+    joined = ~joins & joins[last[block]]  # a step's operations and the calc 0 that joins them
+    req = [np.stack([ops[later][~after_start], chain[~after_start]], 1),
+           np.stack([last[block[joined]], ops[joined]], 1),
+           np.stack([number[wait_ops][np.searchsorted(waits, group_of[completions[done]])],
+                     number[start_ops][took[done]]], 1)]
+    ireq = np.stack([ops[later][after_start], chain[after_start]], 1)
+    # what the completions say: a cancelled or never completed receive is a calc 0, a receive from
+    # any source or with any tag takes its status'
+    op, at = number[start_ops][took[done]], completions[done]
+    recv = kind[op] == RECV
+    cancelled = comm[at] != 0
+    fill = op[recv & ~cancelled]
+    at = at[recv & ~cancelled]
+    nbytes[fill] = ones[at]
+    tags[fill] = np.where(tags[fill] == -1, tag[at], tags[fill])
+    source = comm[k][took[done][recv & ~cancelled]]
+    for cid in np.unique(source[to[fill] == -1]).tolist():
+        members = np.array(t.comms.get(cid, ()), np.int64)
+        mine = (source == cid) & (to[fill] == -1) & (peer[at] >= 0) & (peer[at] < len(members))
+        to[fill[mine]] = members[peer[at][mine]]
+    never = np.ones(len(start_ops), bool)
+    never[took[done]] = False
+    dropped = np.concatenate([op[recv & cancelled], number[start_ops][never]])
+    dropped = dropped[kind[dropped] == RECV]
+    kind[dropped], nbytes[dropped], to[dropped], tags[dropped] = CALC, 0.0, 0, 0
+    return _Ops(kind, nbytes, to, tags, origin, np.concatenate(req).astype(np.int64), ireq.astype(np.int64))
 
 
-def _drop_recv(b: _Rank, op: int) -> None:
-    """A receive that never completes (cancelled, or pending at the end) becomes a ``calc 0``."""
-    if op >= 0 and b.ops[op][0] == RECV:
-        b.ops[op] = (CALC, 0.0, 0, 0, b.ops[op][4])
+@lru_cache(maxsize=4096)
+def _expand(collective: str, algorithm: str, rank: int, n: int, nbytes: int, root: int) -> tuple[tuple, ...]:
+    """:func:`expand`, kept for the next call of the same collective."""
+    return tuple(tuple(step) for step in expand(collective, algorithm, rank, n, nbytes, root))
 
 
 def _check_messages(s: GoalSchedule, origin: np.ndarray, traces: Sequence[RankTrace]) -> None:
@@ -245,7 +319,12 @@ def _check_messages(s: GoalSchedule, origin: np.ndarray, traces: Sequence[RankTr
     dst = np.where(is_send, s.peer, rank)[exact]
     idx = np.flatnonzero(exact)
     P = s.num_ranks
-    chan, inv = np.unique(np.stack([src * P + dst, s.tag[exact]], axis=1), axis=0, return_inverse=True)
+    pair, tags = src * P + dst, s.tag[exact].astype(np.int64)
+    if P * P < 2 ** 31:  # (pair, tag) as one number (tags are below 2^32): sorted as the pairs are, and faster
+        chan, inv = np.unique(pair << 32 | tags, return_inverse=True)
+        chan = np.stack([chan >> 32, chan & 0xFFFFFFFF], axis=1)
+    else:
+        chan, inv = np.unique(np.stack([pair, tags], axis=1), axis=0, return_inverse=True)
     inv = inv.reshape(-1)
     n_send = np.bincount(inv[is_send[exact]], minlength=len(chan))
     n_recv = np.bincount(inv[~is_send[exact]], minlength=len(chan))
@@ -270,21 +349,18 @@ def trace_schedule(traces: Sequence[RankTrace], algorithms: Mapping[str, str] | 
     _check_collectives(traces, keys)
     start = min(float(t.records["t1"][0]) for t in traces)
     ranks = [_rank_ops(t, start, k, algs) for t, k in zip(traces, keys)]
-    counts = [len(r.ops) for r in ranks]
     ptr = np.zeros(len(ranks) + 1, np.int64)
-    np.cumsum(counts, out=ptr[1:])
+    np.cumsum([len(r.kind) for r in ranks], out=ptr[1:])
 
     def pairs(which: str) -> tuple[np.ndarray, np.ndarray]:
-        both = np.concatenate([np.array(getattr(r, which), np.int64).reshape(-1, 2) + ptr[k]
-                               for k, r in enumerate(ranks)])
-        order = np.argsort(both[:, 1], kind="stable")  # by the operation required, as the GOAL readers give them
+        both = np.concatenate([getattr(r, which).reshape(-1, 2) + ptr[k] for k, r in enumerate(ranks)])
+        order = np.lexsort((both[:, 0], both[:, 1]))  # by the operation required, as the GOAL readers give them
         return both[order, 0], both[order, 1]
 
     req_a, req_b = pairs("req")
     ireq_a, ireq_b = pairs("ireq")
-    cols = np.array([op for r in ranks for op in r.ops], np.float64).reshape(-1, 5)
-    kind, size = cols[:, 0].astype(np.int8), cols[:, 1].copy()
-    peer, tag, origin = (cols[:, k].astype(np.int64) for k in (2, 3, 4))
+    kind, size = np.concatenate([r.kind for r in ranks]), np.concatenate([r.size for r in ranks])
+    peer, tag, origin = (np.concatenate([getattr(r, f) for r in ranks]) for f in ("peer", "tag", "origin"))
     zeros = np.zeros(kind.shape[0], np.int64)
     sched = GoalSchedule(len(ranks), ptr, kind, size, peer, tag, zeros, zeros.copy(), req_a, req_b, ireq_a, ireq_b)
     _check_messages(sched, origin, traces)
