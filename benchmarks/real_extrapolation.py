@@ -1,35 +1,41 @@
 """Extrapolation on real measurements: perfcompose's PMNF fitter against Extra-P 4.2.5.
 
     [EXTRAP_REPO=DIR] [EXTRAP_GPR_REPO=DIR] python benchmarks/real_extrapolation.py
-        [--extrap-repo DIR] [--gpr-repo DIR] [--sets relearn,relearn_theta,mpi_collectives,mm_cube]
+        [--extrap-repo DIR] [--gpr-repo DIR] [--measured DIR] [--sets development|held-out|NAME,...]
         [--checkpoint .perfcompose/real_extrapolation.jsonl] [--restart] [--worst N] [--csv FILE]
 
-The data sets are measured runs published with Extra-P's repositories (a clone, or the git
-directory of one; nothing is copied into the project):
+The corpus (``DATASETS``), each set counted once; the published ones are read in place from a
+clone or the git directory of Extra-P's repositories, any branch (nothing is copied):
 
 * ``relearn`` (``EXTRAP_GPR_REPO``, relearn/relearn-125_execution_times/relearn.txt): RELeARN,
   14 timers over processes p (32-512) and neurons per process n (5,000-9,000), 2 runs per point.
-* ``relearn_theta`` (the same folder's ``*.out`` run logs): the same timers with the Barnes-Hut
-  acceptance criterion theta (0.1-0.5) as a third parameter, 125 points, 2 runs per point where
-  the log holds both (the slowest rank's time per timer, as the folder's collection script takes).
+  (The folder's run logs add theta as a parameter; their theta = 0.1 slice is this set.)
 * ``mpi_collectives`` (``EXTRAP_REPO``, tests/data/mpi_data.csv): the median latency of seven MPI
-  collectives under Intel MPI and Open MPI over 32-512 ranks (one value per point, the median of
-  about 2,000 timings).
+  collectives under Intel MPI and Open MPI over 32-512 ranks.
 * ``mm_cube`` (``EXTRAP_REPO``, tests/data/cubeset/single_parameter): Score-P profiles of a
-  matrix multiplication, 4 call paths over the size x (1-2,000, 9 values), one run each. (The
-  three-parameter CUBE set beside it has 3 values per parameter, too few to fit below a cut.)
+  matrix multiplication, 4 call paths over the size x (9 values), one run each.
+* ``lulesh_cpu`` and ``lulesh_gpu`` (``EXTRAP_REPO`` branch vNext, tests/data/comparison): Extra-P
+  archives of LULESH and of its CUDA build over the elements s (5 sizes), 868 and 62 call paths.
+* ``lulesh_mpi`` (``EXTRAP_REPO`` branch feature/perf-taint, tests/data/perf_taint/lulesh): Score-P
+  profiles of LULESH over p (27-343) and size (25-45), 12 call paths, one value per rank.
+* ``numpy``, ``dense``, ``scipy``, ``codecs``, ``sqlite`` (``--measured``, default
+  benchmarks/data/measured): library routines timed here by ``measure_libraries.py``.
 
-For every data set and every parameter with at least 4 values, both fitters model each series on
-the points below that parameter's largest value and predict the points at it. Both model the
-mean of a point's runs: Extra-P's default modeler gets the runs (it models their mean), and
-perfcompose gets the runs with ``aggregate="mean"`` (the runs also give it the noise). The
-error of a prediction is ``|predicted - measured mean| / measured mean`` (points measured as 0
-are left out; a prediction a fitter fails to make counts as an infinite error). The table gives
-per data set and parameter, per data set and pooled: the median error with a 95 % bootstrap
-interval (series resampled), the share of predictions off by more than 50 %, and how often each
-is the closer. Extra-P (``.venv-extrap``, made by
-``compare_extrap.sh``) runs as its own process; its predictions are kept in the checkpoint, so
-an interrupted run resumes, and perfcompose is fitted afresh every run.
+Every set is read as time (the metric ``time``; the MPI latencies in us). For every set and
+every parameter with at least 4 values, both fitters model each series on the points below that
+parameter's largest value and predict the points at it, from the same training file (Extra-P
+text; series measured at other points in a file of their own) and the mean of a point's runs.
+Extra-P runs twice on every cut, in its own process: its default modeler, and the configuration
+a skilled user picks for the set (``DataSet.skilled``: negative exponents for RELeARN, as
+Extra-P's source marks them as the ones used for it; the refining modeler elsewhere). The error
+of a prediction is ``|predicted - measured mean| / measured mean`` (points measured as 0 are
+left out; a prediction a fitter fails to make counts as an infinite error). The table gives per
+set both configurations' medians and, per set, the better of the two with a 95 % bootstrap
+interval (series resampled), perfcompose's against it, the share of predictions off by more than
+50 % and how often each is the closer; then the development sets (the fitter was tuned on them),
+the held-out sets and all sets pooled with every set weighing alike (the headline), and all
+predictions pooled. Extra-P's predictions are kept in the checkpoint, so an interrupted run
+resumes, and perfcompose is fitted afresh every run.
 """
 from __future__ import annotations
 
@@ -122,10 +128,11 @@ class Cut:
     train: Experiment
     test_x: tuple[np.ndarray, ...]     # per series: held-out coordinates (m, d)
     test_y: tuple[np.ndarray, ...]     # per series: measured means there
+    part: int = 0                      # series measured at other points are a part of their own
 
     @property
     def key(self) -> str:
-        return f"{self.dataset}:{self.param}"
+        return f"{self.dataset}:{self.param}" + (f"#{self.part}" if self.part else "")
 
     def extrap_text(self) -> str:
         """The training points in Extra-P's text format (perfcompose's writer), regions r0, r1, ..."""
@@ -225,7 +232,8 @@ DATASETS: dict[str, DataSet] = {
 
 
 def cuts(name: str, e: Experiment) -> list[Cut]:
-    """Per parameter with at least 4 values: train below its largest value, hold out the rest."""
+    """Per parameter with at least 4 values: train below its largest value, hold out the rest
+    (in parts of series measured at the same points)."""
     out = []
     for k, param in enumerate(e.parameters):
         values = sorted({p.coordinate[k] for s in e.series for p in s.points})
@@ -241,8 +249,13 @@ def cuts(name: str, e: Experiment) -> list[Cut]:
             train.append(Series(s.metric, below, s.region, s.unit))
             tx.append(np.array([p.coordinate for p in above], dtype=float))
             ty.append(np.array([np.mean(p.values) for p in above]))
-        if train:
-            out.append(Cut(name, param, Experiment(e.parameters, tuple(train)), tuple(tx), tuple(ty)))
+        # Extra-P's text format holds one point set: the series measured at other points go apart
+        parts: dict[tuple, list[int]] = {}
+        for i, t in enumerate(train):
+            parts.setdefault(tuple(p.coordinate for p in t.points), []).append(i)
+        for part, members in enumerate(parts.values()):
+            out.append(Cut(name, param, Experiment(e.parameters, tuple(train[i] for i in members)),
+                           tuple(tx[i] for i in members), tuple(ty[i] for i in members), part))
     return out
 
 
