@@ -71,6 +71,9 @@ MAPREDUCE_STRATEGIES: tuple[str, ...] = get_args(MapReduceStrategy)
 Picture = Literal["small", "medium", "large"]
 PICTURES: tuple[str, ...] = get_args(Picture)
 
+#: the profilers ``perfcompose profile`` runs a Python program under (bench.python_profile.PROFILERS)
+PythonProfiler = Literal["cprofile", "cprofile-cpu", "pyinstrument"]
+
 #: what a profile's call-path values are (``perfcompose analyze --values``): ``inclusive`` holds the
 #: callees' time, ``exclusive`` does not, ``auto`` decides from the data
 ValueKind = Literal["auto", "inclusive", "exclusive"]

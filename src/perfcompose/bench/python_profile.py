@@ -34,9 +34,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from perfcompose.bench.runner import BenchError, Failure, Target, _Failed
+from perfcompose.choices import PythonProfiler
 from perfcompose.data.experiment import Experiment, Point, Series
 
 #: a call path below this share of the run is folded into its caller
@@ -44,12 +45,11 @@ MIN_SHARE = 1e-3
 SEPARATOR = "->"
 
 Function = tuple[str, int, str]
-ProfilerName = Literal["cprofile", "cprofile-cpu", "pyinstrument"]
 #: the files of the code that starts the program (runpy), left out of the call paths
 STARTERS = ("<frozen runpy>",)
 
 
-def profiled_command(argv: Sequence[str], out: Path, profiler: ProfilerName = "cprofile") -> list[str]:
+def profiled_command(argv: Sequence[str], out: Path, profiler: PythonProfiler = "cprofile") -> list[str]:
     """``python script.py 10`` -> ``python -m cProfile -o OUT script.py 10`` (also ``python -m mod``).
 
     >>> profiled_command(["python3", "-m", "timeit", "1"], Path("p.out"))
@@ -168,7 +168,7 @@ def _cprofile(out: Path, share: float) -> dict[str, float]:
 
 
 #: the profilers ``profile`` runs, by name
-PROFILERS: dict[ProfilerName, Profiler] = {
+PROFILERS: dict[PythonProfiler, Profiler] = {
     "cprofile": Profiler(("-m", "cProfile", "-o", "{out}"), _cprofile),
     "cprofile-cpu": Profiler(("-c", _CPU_LAUNCHER, "{out}"), _cprofile),
     "pyinstrument": Profiler(("-m", "pyinstrument", "--renderer", "json", "--outfile", "{out}"),
@@ -185,7 +185,7 @@ class ProfileTarget(Target):
     timeout: float | None = None
     label: str = ""
     min_share: float = MIN_SHARE
-    profiler: ProfilerName = "cprofile"
+    profiler: PythonProfiler = "cprofile"
     _recorded: list[dict[str, float]] = field(default_factory=list, repr=False)
 
     def command(self, point: Mapping[str, float], out: Path) -> list[str]:

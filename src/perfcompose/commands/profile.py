@@ -7,7 +7,8 @@ from pathlib import Path
 import typer
 
 from perfcompose.bench import BenchError, checkpoint_for, parse_grid, run_sweep
-from perfcompose.bench.python_profile import MIN_SHARE, ProfilerName, ProfileTarget, experiment
+from perfcompose.bench.python_profile import MIN_SHARE, ProfileTarget, experiment
+from perfcompose.choices import PythonProfiler
 from perfcompose.commands.common import (
     console,
     err_console,
@@ -29,7 +30,7 @@ def profile(command: list[str] = typer.Argument(..., help="The Python command af
             warmup: int = typer.Option(0, "--warmup", min=0, help="Runs before each point that are not kept."),
             out: Path = typer.Option(..., "--out", "-o", help="Profile to write (perfcompose JSON; .txt for "
                                      "Extra-P text)."),
-            profiler: ProfilerName = typer.Option("cprofile", "--profiler", help="cprofile (every call timed by the "
+            profiler: PythonProfiler = typer.Option("cprofile", "--profiler", help="cprofile (every call timed by the "
                                          "wall clock; call paths apportioned from callers, as gprof does), "
                                          "cprofile-cpu (the same, timed by the process's CPU time: what other work "
                                          "on the machine does not disturb) or pyinstrument (sampled; the real call "
