@@ -5,10 +5,11 @@ points beyond them. Each hypothesis the data support is therefore also fitted ag
 points at the largest value of a parameter and asked to predict them (a forward check, the cut a
 user makes when extrapolating). Where the chosen hypothesis misses its own largest points by far
 more than another supported one (more than a factor of 2, where the other misses by less than
-1.5), that one is taken instead: on real measurements a term with a
-tiny coefficient that follows the scatter of an almost constant call path (a constant of 65 ns
-fitted as ``65 ns + 5e-19 ns * s^(7/4) log2(s)^2``, 8x off at eight times the size) fails this
-check, and so does a constant chosen for values that grow twentyfold.
+1.5), that one is taken instead: a constant chosen for a matrix product whose first size took 10x
+its runs' median on a busy machine (100 % off at the next size) gives way to the growing form the
+other points support (10 % off), and a steep term that the points below the largest do not
+support gives way to the constant. A term that follows an uptick at the largest point itself is
+not caught: fitted without that point it is flat.
 
 >>> from fractions import Fraction
 >>> from perfcompose.fit.pmnf import Candidate
