@@ -17,10 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
+from perfcompose.loggp.goal.schedule import write_goal
 from perfcompose.loggp.params import DEV_MACHINE
 from perfcompose.loggp.trace.check import check_schedule
-from perfcompose.loggp.trace.folder import schedule_folder
-from perfcompose.loggp.trace.records import HEADER, MAGIC, RECORD, call_number
+from perfcompose.loggp.trace.records import HEADER, MAGIC, RECORD, call_number, read_traces
+from perfcompose.loggp.trace.schedule import trace_schedule
 
 
 def rank_records(rank: int, P: int, steps: int) -> np.ndarray:
@@ -81,17 +82,21 @@ def main() -> None:
         folder = args.folder or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         total = write_run(folder, args.calls, args.ranks)
-        convert, simulate = [], []
+        times: dict[str, list[float]] = {"read": [], "convert": [], "write GOAL": [], "simulate": []}
         for _ in range(args.repeat):
-            t = time.perf_counter()
-            traced = schedule_folder(folder)
-            convert.append(time.perf_counter() - t)
-            t = time.perf_counter()
+            t = [time.perf_counter()]
+            traces = read_traces(folder)
+            t.append(time.perf_counter())
+            traced = trace_schedule(traces)
+            t.append(time.perf_counter())
+            write_goal(traced.schedule, folder / "schedule.goal")
+            t.append(time.perf_counter())
             check_schedule(traced, DEV_MACHINE)
-            simulate.append(time.perf_counter() - t)
-        print(f"{total:,} calls on {args.ranks} ranks -> {traced.schedule.num_ops:,} operations; "
-              f"traces to schedule (GOAL file written) {statistics.median(convert):.2f} s, "
-              f"simulation {statistics.median(simulate):.2f} s (median of {args.repeat})")
+            t.append(time.perf_counter())
+            for spent, a, b in zip(times.values(), t, t[1:]):
+                spent.append(b - a)
+        print(f"{total:,} calls on {args.ranks} ranks -> {traced.schedule.num_ops:,} operations; median of "
+              f"{args.repeat}: " + ", ".join(f"{k} {statistics.median(v):.2f} s" for k, v in times.items()))
 
 
 if __name__ == "__main__":

@@ -205,7 +205,7 @@ def whatif(folder: Path = typer.Argument(..., help="Folder of a traced run (from
         from perfcompose.report.loggp import plot_whatif
 
         plot_whatif(w, plot, title=f"{folder.name}: {traced.schedule.num_ranks} ranks, base makespan "
-                                   f"{w.base * 1e3:.4g} ms")
+                                   f"{w.base * 1e3:.4g} ms", other=network.name if network else "")
         console.print(f"plot written to {plot}", highlight=False)
     if json_out is not None:
         write_json(json_out, _whatif_json(w, traced.schedule.num_ranks), "what-if")

@@ -102,12 +102,12 @@ def plot_gauss(rows: Sequence[StudyRow], path: Path, *, title: str = "", unit: s
     save(fig, path)
 
 
-def plot_whatif(result: WhatIf, path: Path, *, title: str = "") -> None:
+def plot_whatif(result: WhatIf, path: Path, *, title: str = "", other: str = "other network") -> None:
     """Write :func:`whatif_figure` to ``path``."""
-    save(whatif_figure(result, title=title), path)
+    save(whatif_figure(result, title=title, other=other), path)
 
 
-def whatif_figure(result: WhatIf, *, title: str = "") -> Any:
+def whatif_figure(result: WhatIf, *, title: str = "", other: str = "other network") -> Any:
     """The simulated makespan against the factor each of L, o, g and G is scaled by (the others
     held), the slowdowns looked for as dotted lines and another network's makespan dashed."""
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
@@ -120,7 +120,7 @@ def whatif_figure(result: WhatIf, *, title: str = "") -> Any:
         ax.annotate(f"+{s * 100:g} %", (ax.get_xlim()[0], result.base * (1 + s) * 1e3), fontsize=7, color="0.4",
                     va="bottom")
     if result.other_makespan is not None:
-        ax.axhline(result.other_makespan * 1e3, color="k", ls="--", lw=1.0, label="other network")
+        ax.axhline(result.other_makespan * 1e3, color="k", ls="--", lw=1.0, label=other)
     ax.set_xlabel("factor on the parameter (the others held)")
     ax.set_ylabel("simulated makespan [ms]")
     ax.set_title(title or f"What if: base makespan {result.base * 1e3:.4g} ms")
