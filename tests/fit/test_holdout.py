@@ -14,7 +14,7 @@ import numpy as np
 
 from perfcompose.data.experiment import Experiment, Point, Series
 from perfcompose.fit import PMNFFitter, SelectionPolicy
-from perfcompose.fit.holdout import extrapolation_error, rechoose
+from perfcompose.fit.holdout import extrapolation_error, forecast_shift, rechoose
 from perfcompose.fit.pmnf import Candidate, predict
 from perfcompose.fit.profile import fit_profile
 
@@ -90,3 +90,18 @@ def test_exact_data_keep_a_term_that_shows_only_at_the_largest_point():
     y = 1.21814 + 8.31906e-18 * x ** 3 * np.log2(x)
     assert PMNFFitter().fit_arrays(x, np.repeat(y[:, None], 3, axis=1), ["x"]).text(6) == \
         "1.21814 + 8.31906e-18 * x^(3) * log2(x)^(1)"
+
+
+def test_an_uptick_at_the_last_of_a_few_single_values_is_not_extrapolated():
+    # a 65 ns allocator call of LULESH: flat, 3 % higher at the largest size, flat again beyond it
+    y = np.array([7.625880e-07, 7.620453e-07, 7.622580e-07, 7.870989e-07])
+    leaning = PMNFFitter(policy=SelectionPolicy(forward_check=False)).fit_arrays(S, y, ["s"])
+    assert predict(leaning.chosen, NEXT)[0] > 2 * 7.69e-7     # the term the uptick buys, 3x at 8x the size
+    steady = PMNFFitter().fit_arrays(S, y, ["s"])
+    assert abs(predict(steady.chosen, NEXT)[0] / 7.69e-7 - 1) < 0.1
+
+
+def test_the_forecast_of_an_exact_law_does_not_move_without_its_largest_point():
+    x = np.array([1024.0, 4096.0, 16384.0, 65536.0, 262144.0])
+    law = Candidate(1.21814, ((8.31906e-18, ((0, (Fraction(3), Fraction(1))),)),), 0.0)
+    assert forecast_shift(law, x[:, None], predict(law, x[:, None])) < 1e-9

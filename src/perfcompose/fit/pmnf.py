@@ -413,7 +413,8 @@ class PMNFFitter(SeriesFitter):
         chosen, ranked = self._select(groups, sigma, multi=multi)
         if self.policy.forward_check:
             # only hypotheses the score supports: a term the policy prices out stays out
-            chosen = rechoose(chosen, [c for c in ranked if c.score <= chosen.score + self.policy.plausible], X, y)
+            chosen = rechoose(chosen, [c for c in ranked if c.score <= chosen.score + self.policy.plausible], X, y,
+                              single_values=measured <= 0)
         return self._result(params, X, y, chosen, ranked, notes, measured)
 
     def _groups(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],

@@ -28,7 +28,8 @@ class SelectionPolicy:
     ``horizon``, ``shrink`` and the ``overshoot_*`` knobs govern the choice among hypotheses the
     data cannot tell apart (see ``PMNFFitter._select``). ``forward_check``: where the chosen
     hypothesis, fitted without the points at a parameter's largest value, misses them by far more
-    than another supported one, that one is chosen (:mod:`perfcompose.fit.holdout`).
+    than another supported one, that one is chosen, and of single values a hypothesis whose
+    forecast hinges on the largest point gives way to a steadier one (:mod:`perfcompose.fit.holdout`).
     """
 
     term_penalty: float | Sequence[float] = (8.0, 30.0)
