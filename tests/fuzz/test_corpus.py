@@ -204,3 +204,13 @@ def test_a_design_whose_sizes_are_beyond_a_double(write_file):
 def test_an_unknown_unit_is_refused_not_printed(command, unit):
     output = refused(*command, "-c", "a=536.185*x", "-c", "b=2*x", "--unit", unit, says="--unit")
     assert "unknown time unit" in output and "cycles@CLOCK" in output
+
+
+@pytest.mark.parametrize("scale", ["nan", "inf", "0", "-1", "1e300"])
+def test_a_time_scale_that_makes_no_goal_integers_is_refused_and_writes_nothing(tmp_path, scale):
+    goal = tmp_path / "fanin.goal"
+    output = refused("loggp", "convert", FANIN, str(goal), "--time-scale", scale, says="time scale")
+    assert not goal.exists(), output
+    assert cli("loggp", "convert", FANIN, str(goal), "--time-scale", "1000").code == 0
+    calc = [int(line.split("calc")[1]) for line in goal.read_text().splitlines() if "calc" in line]
+    assert calc and all(0 <= c < 2 ** 63 for c in calc)

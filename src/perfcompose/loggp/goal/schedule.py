@@ -394,7 +394,16 @@ def _read_lines(path: Path | str) -> GoalSchedule:
 
 
 def _int_column(values: np.ndarray, what: str, scale: float) -> np.ndarray:
-    v = values * scale
+    if not (np.isfinite(scale) and scale > 0):
+        raise InputError(f"the time scale must be a positive number, not {scale:g}",
+                         hint="e.g. --time-scale 1000 writes times in us as ns")
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = values * scale
+    beyond = ~(np.abs(v) < 2.0 ** 63)
+    if beyond.any():
+        i = int(np.flatnonzero(beyond)[0])
+        raise InputError(f"{float(values[i])!r} x {scale:g} is beyond GOAL's 64-bit integer {what}",
+                         hint="choose a smaller time scale")
     r = np.round(v)
     bad = np.abs(v - r) > 1e-6 * np.maximum(1.0, np.abs(v))
     if bad.any():
@@ -411,9 +420,12 @@ def goal_text(schedule: GoalSchedule, *, time_scale: float = 1.0) -> str:
 
 
 def write_goal(schedule: GoalSchedule, path: Path, *, time_scale: float = 1.0) -> None:
-    """Write a schedule as GOAL text."""
+    """Write a schedule as GOAL text (nothing written where the times cannot be GOAL's integers)."""
+    lines = _goal_lines(schedule, time_scale)
+    first = next(lines, "")  # the times are checked before the file is opened
     with open(path, "w") as fh:
-        fh.writelines(_goal_lines(schedule, time_scale))
+        fh.write(first)
+        fh.writelines(lines)
 
 
 def _goal_lines(s: GoalSchedule, time_scale: float) -> Any:
