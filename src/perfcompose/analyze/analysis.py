@@ -465,7 +465,9 @@ def analyze(path: str | Path | Experiment, at: Mapping[str, float], *, metrics: 
     target = check_target(parameters, at)
     fitter = fitter or PMNFFitter()
     source = path.source if isinstance(path, Experiment) else str(path)
-    coords = sorted({tuple(c) for mv in chosen for s in mv.inclusive.values() for c in s.coordinates().tolist()})
+    grids = {X.tobytes() + repr(X.shape).encode(): X
+             for mv in chosen for X in (s.coordinates() for s in mv.inclusive.values())}
+    coords = sorted({tuple(c) for X in grids.values() for c in X.tolist()})
     largest = dict(zip(parameters, _largest(coords)))
     held = split(coords, parameters)
     full = _fit(parameters, chosen, source, fitter, scheduler, progress)
