@@ -11,7 +11,7 @@ from perfcompose.loggp.options import LOGGOPSIM_S
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.trace.schedule import NS, TracedSchedule
 
-__all__ = ["Check", "check_schedule"]
+__all__ = ["Check", "check_schedule", "in_ns"]
 
 
 @dataclass(frozen=True)
@@ -32,11 +32,15 @@ class Check:
         return self.simulated / self.measured if self.measured > 0 else float("nan")
 
 
+def in_ns(params: LogGP) -> LogGP:
+    """``params`` in ns, the schedule's unit (parameters without a unit taken as microseconds,
+    the unit of ``loggp calibrate``)."""
+    return (params if params.unit else LogGP(params.L, params.o, params.g, params.G, "us")).to("ns")
+
+
 def check_schedule(traced: TracedSchedule, params: LogGP, *, S: float = LOGGOPSIM_S) -> Check:
-    """Simulate ``traced`` with ``params`` (converted to ns; parameters without a unit are taken
-    as microseconds, the unit of ``loggp calibrate``)."""
-    ns = (params if params.unit else LogGP(params.L, params.o, params.g, params.G, "us")).to("ns")
-    res = simulate_goal(traced.schedule, ns, S=S, timelines=False)
+    """Simulate ``traced`` with ``params`` (:func:`in_ns`)."""
+    res = simulate_goal(traced.schedule, in_ns(params), S=S, timelines=False)
     finish = np.asarray(res.finish) / NS
     last = int(np.argmax(finish))
     span = float(finish[last])

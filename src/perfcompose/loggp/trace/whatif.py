@@ -11,6 +11,7 @@ import numpy as np
 from perfcompose.loggp.goal.loggopsim import simulate_goal
 from perfcompose.loggp.options import LOGGOPSIM_S
 from perfcompose.loggp.params import LogGP
+from perfcompose.loggp.trace.check import in_ns
 from perfcompose.loggp.trace.schedule import NS, TracedSchedule
 
 __all__ = ["PARAMETERS", "Sweep", "Tolerance", "WhatIf", "what_if", "makespan", "sweep_factors"]
@@ -62,14 +63,9 @@ def sweep_factors(low: float, high: float, points: int) -> tuple[float, ...]:
     return tuple(sorted({*grid[~np.isclose(grid, 1.0, rtol=1e-9)].tolist(), 1.0}))
 
 
-def _in_ns(params: LogGP) -> LogGP:
-    """``params`` in ns (parameters without a unit taken as us, the unit of ``loggp calibrate``)."""
-    return (params if params.unit else LogGP(params.L, params.o, params.g, params.G, "us")).to("ns")
-
-
 def makespan(traced: TracedSchedule, params: LogGP, *, S: float = LOGGOPSIM_S) -> float:
     """The simulated makespan of ``traced`` with ``params`` (LogGOPSim's rules), in seconds."""
-    return float(simulate_goal(traced.schedule, _in_ns(params), S=S, timelines=False).makespan) / NS
+    return float(simulate_goal(traced.schedule, in_ns(params), S=S, timelines=False).makespan) / NS
 
 
 def _scaled(params: LogGP, name: str, factor: float) -> LogGP:
