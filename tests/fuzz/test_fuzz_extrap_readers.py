@@ -1,11 +1,12 @@
 """Extra-P's binary inputs and its line formats, fuzzed like the other readers: valid files
 (the Extra-P 3 experiment and saved experiment the data tests write, an archive perfcompose
-wrote with its repetitions in value files, JSON Lines and Talpas lines) mutated byte by byte
-must read or fail with a located error, never crash or hang."""
+wrote with its repetitions in value files, JSON Lines and Talpas lines) and a folder of CUBE
+runs mutated byte by byte must read or fail with a located error, never crash or hang."""
 from __future__ import annotations
 
 import importlib.util
 import math
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,34 @@ def _write(folder: Path, name: str, data: bytes) -> Path:
     path = folder / name
     path.write_bytes(data)
     return path
+
+
+def _cube_module():
+    spec = importlib.util.spec_from_file_location("cube_files", Path(__file__).parents[1] / "data" / "test_cube.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_cube_profiles(tmp_path):
+    """A folder of CUBE runs (x = 1, 2, 4) whose x=4 profile is mutated: the folder reads or fails
+    with a located error."""
+    sys.path.insert(0, str(Path(__file__).parents[1]))  # test_cube imports tests/cubex_files.py
+    runs = tmp_path / "runs"
+    for x in (1, 2, 4):
+        _cube_module()._run(runs, f"app.x{x}.r1", x)
+    mutated_run = runs / "app.x4.r1" / "profile.cubex"
+    assert load(runs).series  # the seed itself reads
+
+    @seed(SEED)
+    @settings(settings.get_profile("fuzz"), max_examples=max(1, EXAMPLES_PER_READER // 3))
+    @given(mutated(mutated_run.read_bytes()))
+    def read(data: bytes) -> None:
+        mutated_run.write_bytes(data)
+        exp = outcome_is_clean(lambda: load(runs))
+        if exp is not None:
+            for series in exp.series:
+                for point in series.points:
+                    assert all(math.isfinite(v) for v in point.values + point.coordinate), point
+
+    read()
