@@ -102,19 +102,25 @@ def instances(stages: Sequence[Term], threads: str = "n") -> list[tuple[str, Ter
 
 
 def _symbolic(diff: sp.Expr, relation: Relation) -> bool | None:
-    """True/False when SymPy decides ``diff = 0`` (or ``diff >= 0``), None when it cannot."""
+    """True/False when SymPy decides ``diff = 0`` (or ``diff >= 0``), None when it cannot.
+
+    What holds on its face (a difference that is 0 as built, or non-negative by its terms' signs) is
+    decided at once; an inequality that does not hold on its face, and a difference holding a
+    pointwise Max or Min, are left to the grid, since ``simplify`` spends the better part of a
+    second on them and then, but for a constant difference, decides nothing."""
+    if diff == 0 or (relation == ">=" and diff.is_nonnegative is True):
+        return True
+    if relation == ">=" and not diff.free_symbols:
+        return False if diff.is_nonnegative is False else None
+    if relation == ">=" or diff.has(sp.Max, sp.Min):
+        return None
     try:
         d = sp.simplify(diff)
     except Exception:  # SymPy gives up on some Max/implemented-function expressions
         return None
-    if relation == "=":
-        if d == 0:
-            return True
-        return False if (d.is_zero is False and not d.free_symbols) else None
-    nonneg = d.is_nonnegative
-    if nonneg is True:
+    if d == 0:
         return True
-    return False if (nonneg is False and not d.free_symbols) else None
+    return False if (d.is_zero is False and not d.free_symbols) else None
 
 
 def _grid(params: Sequence[str], size: str, x_range: tuple[float, float], points: int
