@@ -97,9 +97,6 @@ class PMNFSum:
         """Every member at ``X``: (members, points), or None for an exact sum."""
         return None if self.members is None else self.members @ self.design(X).T
 
-    def at(self, point: dict[str, float]) -> float:
-        return float(self.values([[point[p] for p in self.params]])[0])
-
     def interval(self, point: dict[str, float], level: float) -> tuple[float, float] | None:
         members = self.member_values([[point[p] for p in self.params]])
         if members is None:
