@@ -18,6 +18,8 @@ clone or the git directory of Extra-P's repositories, any branch (nothing is cop
   archives of LULESH and of its CUDA build over the elements s (5 sizes), 868 and 62 call paths.
 * ``lulesh_mpi`` (``EXTRAP_REPO`` branch feature/perf-taint, tests/data/perf_taint/lulesh): Score-P
   profiles of LULESH over p (27-343) and size (25-45), 12 call paths, one value per rank.
+* ``lulesh_caliper`` (this project's tests/data/hatchet/mpi_scaling_cali, Thicket's test data):
+  Caliper region profiles of LULESH at 27-343 ranks, 45 regions, the average time per rank.
 * ``numpy``, ``dense``, ``scipy``, ``codecs``, ``sqlite`` (``--measured``, default
   benchmarks/data/measured): library routines timed here by ``measure_libraries.py``.
 
@@ -192,6 +194,14 @@ def mpi_collectives(repo: Path) -> Experiment:
                       source="mpi_data.csv")
 
 
+def lulesh_caliper(root: Path) -> Experiment:
+    """Thicket's LULESH runs at 27-343 ranks (Caliper region profiles, read through Hatchet):
+    each region's average time per rank, as time."""
+    e = load(root / "tests/data/hatchet/mpi_scaling_cali", metric="Avg time/rank")
+    return Experiment(e.parameters, tuple(Series("time", s.points, s.region, s.unit) for s in e.series),
+                      source=e.source)
+
+
 def measured(name: str) -> Callable[[Path], Experiment]:
     """A set measured here by ``measure_libraries.py`` (its Extra-P text file)."""
     return lambda folder: load(folder / f"{name}.txt", "extrap-text")
@@ -199,9 +209,9 @@ def measured(name: str) -> Callable[[Path], Experiment]:
 
 @dataclass(frozen=True)
 class DataSet:
-    """A set of real measurements: where it comes from (``repo``: ``extrap``, ``gpr`` or
-    ``measured``), how it is read, the Extra-P configuration a skilled user picks for it, and
-    whether the fitter was developed on it or it was held out."""
+    """A set of real measurements: where it comes from (``repo``: ``extrap``, ``gpr``,
+    ``measured`` or ``project``, this repository), how it is read, the Extra-P configuration a
+    skilled user picks for it, and whether the fitter was developed on it or it was held out."""
 
     repo: str
     read: Callable[[Path], Experiment]
@@ -223,6 +233,7 @@ DATASETS: dict[str, DataSet] = {
                           "refining", True),
     "lulesh_mpi": DataSet("extrap", _time("tests/data/perf_taint/lulesh", "feature/perf-taint"),
                           "refining", True),
+    "lulesh_caliper": DataSet("project", lulesh_caliper, "refining", True),
     "numpy": DataSet("measured", measured("numpy"), "refining", False),
     "dense": DataSet("measured", measured("dense"), "refining", False),
     "scipy": DataSet("measured", measured("scipy"), "refining", True),
@@ -400,7 +411,8 @@ def main() -> None:
     args = ap.parse_args()
     console = Console()
     require_extrap(console)
-    repos = {"extrap": args.extrap_repo, "gpr": args.gpr_repo, "measured": args.measured}
+    repos = {"extrap": args.extrap_repo, "gpr": args.gpr_repo, "measured": args.measured,
+             "project": Path(__file__).resolve().parent.parent}
     roles = {"development": [n for n, d in DATASETS.items() if not d.held_out],
              "held-out": [n for n, d in DATASETS.items() if d.held_out]}
     sets = [n for s in args.sets.split(",") if s for n in roles.get(s, [s])]
