@@ -203,12 +203,10 @@ class _Where:
         """Every model evaluated, the intervals of all read off their members in one pass."""
         designs = [self.columns.design(m.keys) for m in models]
         values = [D @ m.coefficients for D, m in zip(designs, models)]
-        members = [None if m.members is None else m.members @ D[:2].T for D, m in zip(designs, models)]
-        banded = [k for k, m in enumerate(members) if m is not None]
+        members = {k: m.members @ D[:2].T for k, (D, m) in enumerate(zip(designs, models)) if m.members is not None}
         bands: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        sizes = {members[k].shape[0] for k in banded}  # type: ignore[union-attr]
-        for size in sizes:
-            ks = [k for k in banded if members[k].shape[0] == size]  # type: ignore[union-attr]
+        for size in {m.shape[0] for m in members.values()}:
+            ks = [k for k, m in members.items() if m.shape[0] == size]
             stacked = np.stack([members[k] for k in ks], axis=2)  # (members, 2, models)
             both = np.stack([stacked[:, 0], stacked[:, 0] - stacked[:, 1]], axis=1)  # (members, 2, models)
             low, high = percentile_interval(both, self.level)

@@ -10,7 +10,7 @@ none, is exact (no members).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -40,7 +40,8 @@ def _aggregated(reps: np.ndarray, aggregate: str, resamples: int, seed: int) -> 
     if aggregate == "mean":
         resampled = np.transpose(reps, (1, 0, 2)) @ np.transpose(weights, (1, 2, 0))  # (points, series, resamples)
         return reps.mean(axis=-1), np.transpose(resampled, (1, 2, 0))
-    how = {"median": np.median, "min": np.min, "max": np.max}[aggregate]
+    reductions: dict[str, Callable[..., np.ndarray]] = {"median": np.median, "min": np.min, "max": np.max}
+    how = reductions[aggregate]
     picked = reps[:, np.arange(points)[None, :, None], drawn]  # (series, resamples, points, repetitions)
     return how(reps, axis=-1), how(picked, axis=-1)
 
