@@ -801,9 +801,20 @@ def _max_expr(a: sp.Expr, b: sp.Expr) -> sp.Expr:
     return kept[0] if len(kept) == 1 else sp.Max(*kept, evaluate=False)
 
 
+#: the largest power whose sign the assumptions are asked about: ordering x**-476149643230
+#: against another term builds a polynomial of that degree (minutes, gigabytes)
+_ORDERED_POWER = 64
+
+
 def _at_least(a: sp.Expr, b: sp.Expr) -> bool:
-    """True where ``a >= b`` for every positive value of the parameters, as the assumptions show."""
-    return a == b or bool((a - b).is_nonnegative)
+    """True where ``a >= b`` for every positive value of the parameters, as the assumptions show;
+    False (both kept in the maximum) where a power beyond _ORDERED_POWER would have to be ordered."""
+    if a == b:
+        return True
+    difference = a - b
+    if any(p.exp.is_Number and abs(p.exp) > _ORDERED_POWER for p in difference.atoms(sp.Pow)):
+        return False
+    return bool(difference.is_nonnegative)
 
 
 def maximum(a: Model, b: Model, how: PipeRule = "asymptotic",

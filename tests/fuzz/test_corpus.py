@@ -214,3 +214,16 @@ def test_a_time_scale_that_makes_no_goal_integers_is_refused_and_writes_nothing(
     assert cli("loggp", "convert", FANIN, str(goal), "--time-scale", "1000").code == 0
     calc = [int(line.split("calc")[1]) for line in goal.read_text().splitlines() if "calc" in line]
     assert calc and all(0 <= c < 2 ** 63 for c in calc)
+
+
+def test_a_pipe_beside_a_power_of_a_huge_degree_is_composed_at_once():
+    """After these two compositions, ordering le*mr against -x**-476149643230/2 in the pipe's
+    maximum asked SymPy for the real roots of a polynomial of that degree (a hang)."""
+    from test_fuzz_readers import time_limit
+
+    cli("compose", "pipe(a, tpool_2(b))", "-c", "a=73*t", "-c", "b=lrtI96")
+    cli("compose", "pipe(a, tpool_2(b))", "-c", "a=lrtI96", "-c", "b=lrtI96")
+    with time_limit(20):
+        outcome = cli("compose", "pipe(a, tpool_2(b))", "-c", "a=le*mr", "-c", "b=-x**-476149643230")
+    assert outcome.code == 0 and outcome.clean, outcome.error or outcome.output
+    assert "le*mr" in outcome.output and "476149643230" in outcome.output  # both kept in the maximum

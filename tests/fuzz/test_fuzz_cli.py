@@ -35,21 +35,21 @@ def _check(*args: str) -> None:
 
 
 @seed(SEED)
-@settings(max_examples=CLI_EXAMPLES, deadline=None, database=None)
+@settings(settings.get_profile("fuzz"), max_examples=CLI_EXAMPLES, deadline=None, database=None)
 @given(expressions, expressions)
 def test_compose_with_any_component_expressions(a, b):
     _check("compose", "pipe(a, tpool_2(b))", "-c", f"a={a}", "-c", f"b={b}")
 
 
 @seed(SEED)
-@settings(max_examples=CLI_EXAMPLES, deadline=None, database=None)
+@settings(settings.get_profile("fuzz"), max_examples=CLI_EXAMPLES, deadline=None, database=None)
 @given(number_text)
 def test_predict_with_any_parameter_value(value):
     _check("predict", str(EXAMPLES / "designs" / "pipeline.toml"), "-p", f"n={value}")
 
 
 @seed(SEED)
-@settings(max_examples=CLI_EXAMPLES, deadline=None, database=None)
+@settings(settings.get_profile("fuzz"), max_examples=CLI_EXAMPLES, deadline=None, database=None)
 @given(numbers, numbers, numbers, numbers)
 def test_loggp_simulate_with_any_parameters(L, o, g, G):
     _check("loggp", "simulate", str(EXAMPLES / "loggp" / "fanin.json"),
@@ -57,14 +57,14 @@ def test_loggp_simulate_with_any_parameters(L, o, g, G):
 
 
 @seed(SEED)
-@settings(max_examples=CLI_EXAMPLES, deadline=None, database=None)
+@settings(settings.get_profile("fuzz"), max_examples=CLI_EXAMPLES, deadline=None, database=None)
 @given(number_text, number_text)
 def test_pamela_eval_with_any_parameters(n, p):
     _check("pamela", "eval", str(EXAMPLES / "pamela" / "owner_computes.pam"), f"N={n}", f"P={p}")
 
 
 @seed(SEED)
-@settings(max_examples=4, deadline=None, database=None)
+@settings(settings.get_profile("fuzz"), max_examples=4, deadline=None, database=None)
 @given(st.sampled_from([1e308, 1e300, 1.7976931348623157e308, 1e15, 5e-324, 0.0]),
        st.sampled_from(["L", "o", "g", "G"]))
 def test_extreme_loggp_parameters_in_a_real_process_end_without_a_signal(value, name):

@@ -79,7 +79,7 @@ def test_any_option_value(name, option, tmp_path):
     line = [a.replace("{tmp}", str(tmp_path)) for a in RUNS[name][0]]
 
     @seed(SEED)
-    @settings(max_examples=OPTION_EXAMPLES, deadline=None, database=None)
+    @settings(settings.get_profile("fuzz"), max_examples=OPTION_EXAMPLES, deadline=None, database=None)
     @given(values, st.booleans())
     def run(value: str, beside: bool) -> None:
         args = list(line)
