@@ -227,3 +227,12 @@ def test_a_pipe_beside_a_power_of_a_huge_degree_is_composed_at_once():
         outcome = cli("compose", "pipe(a, tpool_2(b))", "-c", "a=le*mr", "-c", "b=-x**-476149643230")
     assert outcome.code == 0 and outcome.clean, outcome.error or outcome.output
     assert "le*mr" in outcome.output and "476149643230" in outcome.output  # both kept in the maximum
+
+
+@pytest.mark.parametrize("p", ["-1e300", "-1e19"])
+def test_a_resource_index_beyond_int64_is_refused_not_wrapped(p):
+    """i mod P with P = -1e300 is -1e300 + i: it was cast to resource -9223372036854775808 and
+    T_main printed as 0."""
+    owner = str(EXAMPLES / "pamela" / "owner_computes.pam")
+    output = refused("pamela", "eval", owner, "N=3", f"P={p}", says="resource index")
+    assert "9223372036854775808" not in output

@@ -275,7 +275,12 @@ class Evaluator:
 
 
 def _per_resource(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Loads summed per resource index; keys must be whole numbers."""
+    """Loads summed per resource index; keys must be whole numbers below 2^62 in size."""
+    beyond = ~(np.abs(keys) < 2.0 ** 62)
+    if beyond.any():
+        raise PamelaError(f"a resource index evaluates to {keys[beyond][0]:g}, beyond the indices perfcompose "
+                          "counts (at most 2^62 in size)",
+                          hint="check the parameters that index a resource, e.g. P in cpu(i mod P)")
     if len(keys) and not np.all(np.abs(keys - np.round(keys)) < 1e-9):
         bad = keys[np.abs(keys - np.round(keys)) >= 1e-9][0]
         raise PamelaError(f"a resource index evaluates to {bad:g}, which is not a whole number",
