@@ -65,7 +65,9 @@ def metric_text(metric: MetricAnalysis, analysis: Analysis, top: int = TOP, tree
     unit = f" [{metric.unit}]" if metric.unit else ""
     nodes = list(metric.walk())
     whole = len(nodes) <= TREE_LIMIT if tree is None else tree
-    parts: list[Any] = [Text(f"{metric.metric}{unit} at {point_cell(analysis.target)}: {metric.note}", style="bold")]
+    stated = "" if metric.unit else " (the input states no unit)"
+    parts: list[Any] = [Text(f"{metric.metric}{unit} at {point_cell(analysis.target)}{stated}: {metric.note}",
+                             style="bold")]
     if whole:
         parts.extend(call_tree(r, metric.unit, analysis.level) for r in metric.roots)
     else:
