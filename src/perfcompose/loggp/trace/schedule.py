@@ -111,7 +111,7 @@ def _completed(start_key: np.ndarray, start_at: np.ndarray, done_key: np.ndarray
     before[1:] = lowest[:-1]
     before[first] = 0
     took = ~is_start & (lowest == before)  # a completion that finds an empty queue lowers the lowest level
-    starts_before = (np.cumsum(is_start) - is_start)[first][handle]
+    starts_before: np.ndarray = (np.cumsum(is_start) - is_start)[first][handle]
     took_before = (np.cumsum(took) - took)[first][handle]
     nth = np.cumsum(took) - 1 - took_before  # the n-th completion that took one takes the n-th start
     out = np.full(len(done_key), -1, np.int64)
@@ -258,8 +258,8 @@ def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapp
             if len(step) != 1:
                 coll.append((g, n, _LAST, CALC, 0.0, 0, 0, at, True))
     if coll:
-        c = list(zip(*coll))
-        place(*(np.array(v) for v in c[:8]), joins=np.array(c[8]))
+        g_c, n_, i_, kind_, nb_, to_, tag_, at_, joins_ = (np.array(v) for v in zip(*coll))
+        place(g_c, n_, i_, kind_, nb_, to_, tag_, at_, joins=joins_)
     g_, step_, pos_, kind, nbytes, to, tags, origin, joins, starts = (np.concatenate(c) for c in zip(*parts))
     order = np.lexsort((pos_, step_, g_))
     number = np.empty_like(order)
@@ -284,18 +284,18 @@ def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapp
     ireq = np.stack([ops[later][after_start], chain[after_start]], 1)
     # what the completions say: a cancelled or never completed receive is a calc 0, a receive from
     # any source or with any tag takes its status'
-    op, at = number[start_ops][took[done]], completions[done]
+    op, status = number[start_ops][took[done]], completions[done]
     recv = kind[op] == RECV
-    cancelled = comm[at] != 0
+    cancelled = comm[status] != 0
     fill = op[recv & ~cancelled]
-    at = at[recv & ~cancelled]
-    nbytes[fill] = ones[at]
-    tags[fill] = np.where(tags[fill] == -1, tag[at], tags[fill])
+    status = status[recv & ~cancelled]
+    nbytes[fill] = ones[status]
+    tags[fill] = np.where(tags[fill] == -1, tag[status], tags[fill])
     source = comm[k][took[done][recv & ~cancelled]]
     for cid in np.unique(source[to[fill] == -1]).tolist():
-        members = np.array(t.comms.get(cid, ()), np.int64)
-        mine = (source == cid) & (to[fill] == -1) & (peer[at] >= 0) & (peer[at] < len(members))
-        to[fill[mine]] = members[peer[at][mine]]
+        ranks = np.array(t.comms.get(cid, ()), np.int64)
+        mine = (source == cid) & (to[fill] == -1) & (peer[status] >= 0) & (peer[status] < len(ranks))
+        to[fill[mine]] = ranks[peer[status][mine]]
     never = np.ones(len(start_ops), bool)
     never[took[done]] = False
     dropped = np.concatenate([op[recv & cancelled], number[start_ops][never]])
