@@ -130,3 +130,16 @@ def test_growth_is_told_apart_by_parameter(tmp_path: Path) -> None:
     assert dict(a.growth_by_parameter)["p"] > 1 and dict(a.growth_by_parameter)["n"] == pytest.approx(1.0, rel=0.01)
     assert dict(b.growth_by_parameter)["p"] < 1
     assert dict(a.orders) == {"p": "p^(1)", "n": "1"} and dict(b.orders) == {"p": "1", "n": "n^(1)"}
+
+
+def test_a_value_at_the_target_has_no_interval_below_zero_nor_an_added_time_below_minus_the_value():
+    from perfcompose.analyze.analysis import _holding
+
+    # bootstrap members of a steep fit through few noisy points reach below 0 (MPI_Allreduce of
+    # LULESH's runs: 0.94 s at p=4096 with a 90 % interval from -0.24 s)
+    target = _holding(0.9404, -0.2422, 0.9832, floor=0.0)
+    assert (target.low, target.high) == (0.0, 0.9832)
+    added = _holding(0.9357, -0.241, 0.9784, floor=-0.0047)
+    assert added.low == -0.0047  # the call path cannot lose more than it had at the largest point
+    assert _holding(-0.5, -0.7, 0.1, floor=0.0).low == -0.7  # a negative value keeps its interval
+    assert _holding(2.0, 2.5, 3.0).low == 2.0  # the interval holds its value

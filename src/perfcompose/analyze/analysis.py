@@ -99,11 +99,13 @@ def _largest(coordinates: Sequence[tuple[float, ...]]) -> tuple[float, ...]:
     return max(coordinates, key=lambda c: (sum(math.log(v) for v in c), c))
 
 
-def _holding(value: float, low: float, high: float) -> Estimate:
-    """The estimate with an interval that holds its value (members of an exact fit scatter by rounding)."""
+def _holding(value: float, low: float, high: float, floor: float = -math.inf) -> Estimate:
+    """The estimate with an interval that holds its value (members of an exact fit scatter by rounding),
+    never below ``floor`` (0 for a value a call path has, which no member makes negative)."""
     if not np.isfinite([low, high]).all():
         return Estimate(value)
-    return Estimate(value, min(float(low), value), max(float(high), value))
+    low = min(float(low), value)
+    return Estimate(value, max(low, floor) if value >= floor else low, max(float(high), value))
 
 
 def _sig(v: float, digits: int = 3) -> float:
@@ -216,8 +218,8 @@ class _Where:
             target, added = Estimate(float(v[0])), Estimate(float(v[0] - v[1]))
             if k in bands:
                 low, high = bands[k]
-                target = _holding(target.value, low[0], high[0])
-                added = _holding(added.value, low[1], high[1])
+                target = _holding(target.value, low[0], high[0], floor=0.0)
+                added = _holding(added.value, low[1], high[1], floor=-max(float(v[1]), 0.0))
             out.append(_Evaluated(v, target, added))
         return out
 
@@ -435,7 +437,7 @@ def _picture(tree: _Tree, path: str, target: dict[str, float], largest: dict[str
     members = kept.member_values(G)
     if members is not None and np.isfinite(members).all():
         lo, hi = percentile_interval(members, tree.where.level)
-        low, high = tuple(lo.tolist()), tuple(hi.tolist())
+        low, high = tuple(np.maximum(lo, np.minimum(kept.values(G), 0.0)).tolist()), tuple(hi.tolist())
     else:
         low = high = ()
     fitted = tree.fitted.get(path)
