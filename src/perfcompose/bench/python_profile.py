@@ -25,18 +25,14 @@ already on the path) counts as the caller's own time.
 from __future__ import annotations
 
 import json
-import os
 import pstats
-import signal
-import subprocess
 import tempfile
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from perfcompose.bench.runner import BenchError, Failure, Target, _Failed
+from perfcompose.bench.runner import BenchError, Target, run_command
 from perfcompose.choices import PythonProfiler
 from perfcompose.data.experiment import Experiment, Point, Series
 
@@ -199,22 +195,7 @@ class ProfileTarget(Target):
     def measure(self, point: Mapping[str, float]) -> float:
         with tempfile.TemporaryDirectory(prefix="perfcompose-profile-") as tmp:
             out = Path(tmp) / "run.profile"
-            line = self.command(point, out)
-            t0 = time.perf_counter_ns()
-            try:
-                proc = subprocess.Popen(line, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, start_new_session=True)
-            except OSError as exc:
-                raise _Failed(Failure(None, f"cannot run {line[0]}: {exc.strerror}")) from None
-            try:
-                _, err = proc.communicate(timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.communicate()
-                raise _Failed(Failure(None, f"timed out after {self.timeout:g} s")) from None
-            wall = (time.perf_counter_ns() - t0) * 1e-9
-            if proc.returncode != 0 or not out.exists():
-                raise _Failed(Failure(proc.returncode, err[-4000:].decode("utf-8", "replace").strip()[-2000:]))
+            wall = run_command(self.command(point, out), self.timeout, produces=out)
             self._recorded.append(PROFILERS[self.profiler].read(out, self.min_share))
         return wall
 

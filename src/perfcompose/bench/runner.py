@@ -239,23 +239,29 @@ class CommandTarget(Target):
                              hint="write parameters as {x}; a literal brace as {{ or }}") from None
 
     def measure(self, point: Mapping[str, float]) -> float:
-        line = self.command(point)
-        t0 = time.perf_counter_ns()
-        try:
-            proc = subprocess.Popen(["/bin/sh", "-c", line], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.PIPE, start_new_session=True)
-        except OSError as exc:
-            raise _Failed(Failure(None, f"cannot run /bin/sh: {exc.strerror}")) from None
-        try:
-            _, err = proc.communicate(timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)  # the shell and everything it started
-            proc.communicate()
-            raise _Failed(Failure(None, f"timed out after {self.timeout:g} s")) from None
-        t1 = time.perf_counter_ns()
-        if proc.returncode != 0:
-            raise _Failed(Failure(proc.returncode, err[-4000:].decode("utf-8", "replace").strip()[-2000:]))
-        return (t1 - t0) * 1e-9
+        return run_command(["/bin/sh", "-c", self.command(point)], self.timeout)
+
+
+def run_command(argv: Sequence[str], timeout: float | None, produces: Path | None = None) -> float:
+    """The wall seconds of one run of ``argv`` in a session of its own (killed whole at the
+    timeout); a run that cannot start, times out, fails or leaves ``produces`` unwritten is a
+    failed run with the end of what it wrote to stderr."""
+    t0 = time.perf_counter_ns()
+    try:
+        proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as exc:
+        raise _Failed(Failure(None, f"cannot run {argv[0]}: {exc.strerror}")) from None
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the command and everything it started
+        proc.communicate()
+        raise _Failed(Failure(None, f"timed out after {timeout:g} s")) from None
+    t1 = time.perf_counter_ns()
+    if proc.returncode != 0 or (produces is not None and not produces.exists()):
+        raise _Failed(Failure(proc.returncode, err[-4000:].decode("utf-8", "replace").strip()[-2000:]))
+    return (t1 - t0) * 1e-9
 
 
 # ---------------------------------------------------------------------------------------------
