@@ -416,62 +416,32 @@ def _int_column(values: np.ndarray, what: str, scale: float) -> np.ndarray:
 def goal_text(schedule: GoalSchedule, *, time_scale: float = 1.0) -> str:
     """GOAL text of a schedule in the grammar LogGOPSim's txt2bin reads (computation times
     multiplied by ``time_scale``, as GOAL holds integers)."""
-    return "".join(_goal_lines(schedule, time_scale))
+    return b"".join(_goal_blocks(schedule, time_scale)).decode()
 
 
 def write_goal(schedule: GoalSchedule, path: Path, *, time_scale: float = 1.0) -> None:
     """Write a schedule as GOAL text (nothing written where the times cannot be GOAL's integers)."""
-    lines = _goal_lines(schedule, time_scale)
-    first = next(lines, "")  # the times are checked before the file is opened
-    with open(path, "w") as fh:
+    blocks = _goal_blocks(schedule, time_scale)
+    first = next(blocks, b"")  # the times are checked before the file is opened
+    with open(path, "wb") as fh:
         fh.write(first)
-        fh.writelines(lines)
+        fh.writelines(blocks)
 
 
-def _goal_lines(s: GoalSchedule, time_scale: float) -> Any:
-    kind = s.kind
-    is_calc = kind == CALC
-    size = np.where(is_calc, 0, 0).astype(np.int64)
+def _goal_blocks(s: GoalSchedule, time_scale: float) -> Any:
+    """The text of :func:`goal_text` in blocks of bytes (:mod:`.goal_text_writer`), its sizes
+    checked first."""
+    from perfcompose.loggp.goal.goal_text_writer import goal_blocks
+
+    is_calc = s.kind == CALC
+    size = np.zeros(s.num_ops, np.int64)
     if is_calc.any():
         size[is_calc] = _int_column(s.size[is_calc], "times", time_scale)
     if (~is_calc).any():
         size[~is_calc] = _int_column(s.size[~is_calc], "message sizes", 1.0)
     use = s.labels is not None and all(lb and lb not in KEYWORDS for lb in s.labels)
-    rank_of = s.rank_of
-    local = np.arange(s.num_ops, dtype=np.int64) - s.op_ptr[rank_of]
-    names = list(s.labels) if use and s.labels is not None else [f"l{i}" for i in local.tolist()]
-    size_l, peer_l, tag_l, cpu_l, nic_l = (size.tolist(), s.peer.tolist(), s.tag.tolist(), s.cpu.tolist(),
-                                           s.nic.tolist())
-    kind_l = kind.tolist()
-    # dependencies grouped by the rank of the dependent operation, requires before irequires
-    dep_rank = np.concatenate([rank_of[s.req_a], rank_of[s.ireq_a]])
-    dep_how = np.concatenate([np.zeros(s.req_a.shape[0], np.int8), np.ones(s.ireq_a.shape[0], np.int8)])
-    dep_a = np.concatenate([s.req_a, s.ireq_a])
-    dep_b = np.concatenate([s.req_b, s.ireq_b])
-    order = np.lexsort((dep_how, dep_rank))
-    dep_ptr = np.searchsorted(dep_rank[order], np.arange(s.num_ranks + 1))
-    dep_a_l, dep_b_l, dep_how_l = dep_a[order].tolist(), dep_b[order].tolist(), dep_how[order].tolist()
-    yield f"num_ranks {s.num_ranks}\n\n"
-    for r in range(s.num_ranks):
-        out = [f"rank {r} {{\n"]
-        for i in range(int(s.op_ptr[r]), int(s.op_ptr[r + 1])):
-            k = kind_l[i]
-            if k == CALC:
-                text = f"{names[i]}: calc {size_l[i]}"
-                if cpu_l[i]:
-                    text += f" cpu {cpu_l[i]}"
-            else:
-                text = (f"{names[i]}: {KIND_NAMES[k]} {size_l[i]}b {'to' if k == SEND else 'from'} {peer_l[i]} "
-                        f"tag {tag_l[i]}")
-                if cpu_l[i]:
-                    text += f" cpu {cpu_l[i]}"
-                if nic_l[i]:
-                    text += f" nic {nic_l[i]}"
-            out.append(text + "\n")
-        for j in range(int(dep_ptr[r]), int(dep_ptr[r + 1])):
-            out.append(f"{names[dep_a_l[j]]} {'irequires' if dep_how_l[j] else 'requires'} {names[dep_b_l[j]]}\n")
-        out.append("}\n\n")
-        yield "".join(out)
+    return goal_blocks(s.num_ranks, s.op_ptr, s.kind, size, s.peer, s.tag, s.cpu, s.nic,
+                       (s.req_a, s.req_b, s.ireq_a, s.ireq_b), s.labels if use else None)
 
 
 def _by_rank(ranks: np.ndarray, P: int) -> np.ndarray:
