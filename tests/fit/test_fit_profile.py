@@ -147,7 +147,7 @@ def test_a_large_profile_is_fitted_in_processes_by_default_and_a_small_one_here(
     import perfcompose.fit.profile as profile
 
     used: list[int] = []
-    monkeypatch.setattr(profile, "_in_processes", lambda fitter, params, series, source, workers, step:
+    monkeypatch.setattr(profile, "_in_processes", lambda fitter, params, series, source, workers, step, alternatives:
                         used.append(workers) or profile.fit_chunk(fitter, params, series, source))
     monkeypatch.setattr(profile, "usable_cores", lambda: 2)
     exp = _profile_1d()
@@ -164,3 +164,11 @@ def test_an_error_in_a_forked_process_names_the_series():
     exp = Experiment(("x",), _profile_1d().series[:3] + (bad,))
     with pytest.raises(FitError, match="flat/time"):
         fit_profile(exp, scheduler="processes", workers=2)
+
+
+def test_without_alternatives_the_models_are_the_same_and_list_no_runners_up():
+    exp = _profile_2d()
+    lean = fit_profile(exp, alternatives=False)
+    for a, b in zip(lean, fit_profile(exp)):
+        assert a.alternatives == () and b.alternatives
+        _same_candidate(a.chosen, b.chosen)

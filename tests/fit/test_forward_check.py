@@ -14,7 +14,7 @@ import numpy as np
 
 from perfcompose.data.experiment import Experiment, Point, Series
 from perfcompose.fit import PMNFFitter, SelectionPolicy
-from perfcompose.fit.holdout import extrapolation_error, forecast_shift, rechoose
+from perfcompose.fit.holdout import extrapolation_error, extrapolation_errors, forecast_shift, rechoose
 from perfcompose.fit.pmnf import Candidate, predict
 from perfcompose.fit.profile import fit_profile
 
@@ -105,3 +105,18 @@ def test_the_forecast_of_an_exact_law_does_not_move_without_its_largest_point():
     x = np.array([1024.0, 4096.0, 16384.0, 65536.0, 262144.0])
     law = Candidate(1.21814, ((8.31906e-18, ((0, (Fraction(3), Fraction(1))),)),), 0.0)
     assert forecast_shift(law, x[:, None], predict(law, x[:, None])) < 1e-9
+
+
+def test_the_errors_of_many_candidates_at_once_are_each_one_s_alone():
+    grid = np.array([(p, n) for p in (4.0, 8, 16, 32, 64) for n in (10.0, 20, 30, 40, 50)])
+    rng = np.random.default_rng(5)
+    Y = np.array([2.0 + 0.01 * grid[:, 0] ** 1.5 * (1 + 0.05 * rng.standard_normal(25)) for _ in range(4)])
+    Y[1, :3] = 0.0                      # points not positive are left out of the refit
+    shape = ((0, (Fraction(3, 2), Fraction(0))),)
+    both = ((0, (Fraction(1), Fraction(0))), (1, (Fraction(1), Fraction(1))))
+    candidates = [Candidate(2.0, ((0.01, shape),), 0.0), Candidate(2.0, ((0.01, shape),), 0.0),
+                  Candidate(3.0, (), 0.0), Candidate(1.0, ((0.1, shape), (1e-3, both)), 0.0)]
+    together = extrapolation_errors(candidates, grid, Y)
+    alone = [extrapolation_error(c, grid, y) for c, y in zip(candidates, Y)]
+    assert together.tolist() == alone
+    assert together[0] < 0.1 < together[2]

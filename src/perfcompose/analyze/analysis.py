@@ -147,7 +147,7 @@ def _fit(parameters: tuple[str, ...], metrics: Sequence[MetricValues], source: s
     if not series:
         return {}
     results = fit_profile(Experiment(parameters, tuple(series), source=source), fitter=fitter,
-                          scheduler=scheduler, progress=progress)
+                          scheduler=scheduler, progress=progress, alternatives=False)
     return {k: (r, s) for k, r, s in zip(keys, results, series)}
 
 

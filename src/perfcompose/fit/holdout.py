@@ -27,12 +27,12 @@ a supported one whose forecast stays within 1.5 and which predicts the largest p
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["extrapolation_error", "forecast_shift", "rechoose", "refit"]
+__all__ = ["extrapolation_error", "extrapolation_errors", "forecast_shift", "rechoose", "refit"]
 
 #: a fitted hypothesis (:class:`perfcompose.fit.pmnf.Candidate`): its ``constant`` and its
 #: ``terms``, (coefficient, shape) each, a shape ((parameter, (i, j)), ...) of x^i log2(x)^j factors
@@ -47,14 +47,19 @@ ACCEPTED = 0.4
 MARGIN = 0.5
 
 
-def _columns(candidate: Any, X: np.ndarray) -> np.ndarray:
-    """The constant's column and each term's values (coefficient 1) at ``X``, (n, 1 + terms)."""
+def _columns(candidate: Any, X: np.ndarray, cache: dict[tuple[int, Any], np.ndarray] | None = None) -> np.ndarray:
+    """The constant's column and each term's values (coefficient 1) at ``X``, (n, 1 + terms);
+    ``cache`` keeps the factors' values at ``X`` across candidates."""
+    cache = {} if cache is None else cache
     cols = [np.ones(len(X))]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for _, shape in candidate.terms:
             v = np.ones(len(X))
-            for k, (i, j) in shape:
-                v = v * X[:, k] ** float(i) * np.log2(X[:, k]) ** float(j)
+            for k, f in shape:
+                factor = cache.get((k, f))
+                if factor is None:
+                    factor = cache[(k, f)] = X[:, k] ** float(f[0]) * np.log2(X[:, k]) ** float(f[1])
+                v = v * factor
             cols.append(v)
     return np.column_stack(cols)
 
@@ -85,19 +90,47 @@ def extrapolation_error(candidate: Any, X: np.ndarray, y: np.ndarray) -> float:
     """The mean |log(predicted / measured)| at the largest value of each parameter with at
     least 4 distinct values, the hypothesis fitted to the points below it; inf where a
     prediction is not positive, nan where no parameter allows the check."""
-    misses = []
-    for k in range(X.shape[1]):
-        values = np.unique(X[:, k])
-        if len(values) < 4:
-            continue
-        out = (X[:, k] == values[-1]) & (y > 0)
-        fitted = refit(candidate, X[~out], y[~out]) if out.any() else None
-        if fitted is None:
-            continue
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            p = _predict(fitted, X[out])
-            misses.extend(np.where(p > 0, np.abs(np.log(np.where(p > 0, p, 1.0) / y[out])), np.inf).tolist())
-    return float(np.mean(misses)) if misses else float("nan")
+    return float(extrapolation_errors([candidate], X, y)[0])
+
+
+def extrapolation_errors(candidates: Sequence[Any], X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """:func:`extrapolation_error` of every candidate at coordinates ``X``, each fitted to its own
+    row of ``Y`` (S, n) (or all to one ``y``), the candidates with as many terms solved at once.
+
+    A point left out of a refit (held out, or not positive) is a zero row of its design, and the
+    least-squares solution is the pseudo-inverse's (what ``numpy.linalg.lstsq`` computes, at its
+    cut-off of small singular values), so a candidate's error does not depend on the others."""
+    S, n = len(candidates), len(X)
+    Y = np.broadcast_to(np.asarray(Y, dtype=float), (S, n))
+    cache: dict[tuple[int, Any], np.ndarray] = {}
+    designs = [_columns(c, X, cache) for c in candidates]
+    by_width: dict[int, list[int]] = {}
+    for s, A in enumerate(designs):
+        by_width.setdefault(A.shape[1], []).append(s)
+    total, count = np.zeros(S), np.zeros(S)
+    tops = [X[:, k] == values[-1] for k in range(X.shape[1]) if len(values := np.unique(X[:, k])) >= 4]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for width, rows in by_width.items():
+            A, y = np.stack([designs[s] for s in rows]), Y[rows]
+            positive = y > 0
+            finite = np.isfinite(A)
+            yd = np.where(positive, y, 1.0)[:, :, None]
+            for top in tops:
+                out, kept = top & positive, ~top & positive
+                ok = out.any(axis=1) & (kept.sum(axis=1) > width) & np.all(finite | ~kept[:, :, None], axis=(1, 2))
+                B = np.where(kept[:, :, None] & ok[:, None, None], A / yd, 0.0)
+                scale = np.max(np.abs(B), axis=1)
+                scale[scale == 0] = 1.0
+                cutoff = np.finfo(float).eps * np.maximum(kept.sum(axis=1), width)
+                coef = (np.linalg.pinv(B / scale[:, None, :], rcond=cutoff) @ kept[:, :, None].astype(float))[..., 0]
+                coef = coef / scale
+                ok &= np.all(np.isfinite(coef), axis=1)
+                p = (A @ coef[:, :, None])[..., 0]
+                miss = np.where(p > 0, np.abs(np.log(np.where(p > 0, p, 1.0) / np.where(positive, y, 1.0))), np.inf)
+                used = out & ok[:, None]
+                total[rows] += np.where(used, miss, 0.0).sum(axis=1)
+                count[rows] += used.sum(axis=1)
+    return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
 def constant_of(like: C, y: np.ndarray) -> C:
@@ -126,28 +159,36 @@ def forecast_shift(candidate: Any, X: np.ndarray, y: np.ndarray) -> float:
     return abs(float(np.log(a / b))) if a > 0 and b > 0 else float("inf")
 
 
-def rechoose(chosen: C, supported: Sequence[C], X: np.ndarray, y: np.ndarray, single_values: bool = False) -> C:
+def _listed(supported: Sequence[C] | Callable[[], Sequence[C]]) -> Sequence[C]:
+    return supported() if callable(supported) else supported
+
+
+def rechoose(chosen: C, supported: Sequence[C] | Callable[[], Sequence[C]], X: np.ndarray, y: np.ndarray,
+             single_values: bool = False, error: float | None = None) -> C:
     """``chosen``, or the hypothesis among ``supported`` and the constant that extrapolates the
     data's own largest points best, where ``chosen`` misses them by more than ``TOLERATED`` and
     that one by at most ``ACCEPTED`` and ``MARGIN`` of its miss; with ``single_values`` (no
     repetitions measure the noise), also where ``chosen``'s forecast moves by more than
     ``TOLERATED`` without the largest points (:func:`forecast_shift`) and a supported one's moves
-    and misses by at most ``ACCEPTED``."""
-    mine = extrapolation_error(chosen, X, y)
+    and misses by at most ``ACCEPTED``. ``supported`` may be a function that lists them, called
+    only where ``chosen`` is checked; ``error`` is ``chosen``'s :func:`extrapolation_error` where
+    it is known."""
+    mine = extrapolation_error(chosen, X, y) if error is None else error
     if not mine > TOLERATED:    # also nan: nothing to check
         if single_values and forecast_shift(chosen, X, y) > TOLERATED:
-            steady = [c for c in (*supported, constant_of(chosen, y))
-                      if forecast_shift(c, X, y) <= ACCEPTED and extrapolation_error(c, X, y) <= ACCEPTED]
+            others = [*_listed(supported), constant_of(chosen, y)]
+            steady = [(e, c) for c, e in zip(others, extrapolation_errors(others, X, y).tolist())
+                      if forecast_shift(c, X, y) <= ACCEPTED and e <= ACCEPTED]
             if steady:
-                return min(steady, key=lambda c: extrapolation_error(c, X, y))
+                return min(steady, key=lambda pair: pair[0])[1]
         return chosen
+    others, seen = [], {chosen.hypothesis}
+    for other in (*_listed(supported), constant_of(chosen, y)):
+        if other.hypothesis not in seen:
+            seen.add(other.hypothesis)
+            others.append(other)
     best, best_error = chosen, mine
-    seen = {chosen.hypothesis}
-    for other in (*supported, constant_of(chosen, y)):
-        if other.hypothesis in seen:
-            continue
-        seen.add(other.hypothesis)
-        error = extrapolation_error(other, X, y)
-        if error < best_error:
-            best, best_error = other, error
+    for other, e in zip(others, extrapolation_errors(others, X, y).tolist()):
+        if e < best_error:
+            best, best_error = other, e
     return best if best_error <= min(ACCEPTED, MARGIN * mine) else chosen

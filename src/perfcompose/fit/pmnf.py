@@ -22,7 +22,7 @@ import numpy as np
 from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
 from perfcompose.fit.base import Estimator
-from perfcompose.fit.holdout import rechoose
+from perfcompose.fit.holdout import extrapolation_errors, rechoose
 from perfcompose.fit.hypotheses import (
     DEFAULT_I,
     DEFAULT_J,
@@ -140,6 +140,17 @@ class _Group:
         scores = self.scores[hs].tolist()
         return [Candidate(c[0], tuple(zip(c[1:], self.hyps[int(h)])), cv, sc)
                 for h, c, cv, sc in zip(hs.tolist(), coefs, cvs, scores)]
+
+
+@dataclass(frozen=True)
+class _Pick:
+    """The hypothesis the scores choose for one series, the groups it was chosen from (none where
+    every value is 0), the notes of the search and the measured noise."""
+
+    chosen: Candidate
+    groups: list[_Group]
+    notes: tuple[str, ...]
+    measured: float
 
 
 @dataclass(frozen=True)
@@ -383,6 +394,12 @@ class PMNFFitter(SeriesFitter):
         """The fit of aggregated values ``y`` with relative noise ``sigma`` (0: unknown);
         ``search`` stands in for :meth:`_groups` where the hypotheses were fitted beforehand
         (many series at the same coordinates at once, see :mod:`perfcompose.fit.profile`)."""
+        pick = self._pick(X, y, sigma, params, progress, search)
+        return self._finish(params, X, y, pick, extrapolation_errors([pick.chosen], X, y)[0])
+
+    def _pick(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],
+              progress: Progress | None, search: Callable[..., Any] | None = None) -> _Pick:
+        """The hypothesis the scores choose (:meth:`_select`), before the forward check."""
         fitted = self._groups if search is None else search
         if X.shape != (len(y), len(params)):
             raise FitError(f"{len(y)} values for coordinates of shape {X.shape} and parameters {params}")
@@ -394,8 +411,7 @@ class PMNFFitter(SeriesFitter):
         if np.any(y < 0) or not np.all(np.isfinite(y)):
             raise FitError("values must be finite and non-negative")
         if np.all(y == 0):
-            c = Candidate(0.0, (), 0.0)
-            return self._result(params, X, y, c, [c])
+            return _Pick(Candidate(0.0, (), 0.0), [], (), 0.0)
         found, multi, notes = fitted(X, y, sigma, params, progress)
         measured = sigma
         if sigma <= 0 and self.policy.scatter_noise:
@@ -409,13 +425,29 @@ class PMNFFitter(SeriesFitter):
             # by its own standard error
             found, multi, notes = fitted(X, y, scatter, params, progress, scattered=True)
             groups, scatter = self._with_lack_of_fit(found, scatter, len(y))
-        sigma = scatter
-        chosen, ranked = self._select(groups, sigma, multi=multi)
+        return _Pick(self._select(groups, scatter, multi=multi), groups, notes, measured)
+
+    def _finish(self, params: Sequence[str], X: np.ndarray, y: np.ndarray, pick: _Pick, error: float,
+                alternatives: bool = True) -> FitResult:
+        """The result of a pick: the forward check (``error``: the extrapolation error of the
+        picked hypothesis, :func:`~perfcompose.fit.holdout.extrapolation_errors`) and the
+        statistics; the runners-up are listed where the check or ``alternatives`` asks for them."""
+        if not pick.groups:
+            return self._result(params, X, y, pick.chosen, [pick.chosen] if alternatives else [])
+        listed: list[list[Candidate]] = []
+
+        def ranked() -> list[Candidate]:
+            if not listed:
+                listed.append(_runners_up(pick.groups, self.keep))
+            return listed[0]
+
+        chosen = pick.chosen
         if self.policy.forward_check:
             # only hypotheses the score supports: a term the policy prices out stays out
-            chosen = rechoose(chosen, [c for c in ranked if c.score <= chosen.score + self.policy.plausible], X, y,
-                              single_values=measured <= 0)
-        return self._result(params, X, y, chosen, ranked, notes, measured)
+            limit = chosen.score + self.policy.plausible
+            chosen = rechoose(chosen, lambda: [c for c in ranked() if c.score <= limit], X, y,
+                              single_values=pick.measured <= 0, error=error)
+        return self._result(params, X, y, chosen, ranked() if alternatives else [], pick.notes, pick.measured)
 
     def _groups(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],
                 progress: Progress | None, scattered: bool = False) -> tuple[list[_Group], bool, tuple[str, ...]]:
@@ -620,7 +652,7 @@ class PMNFFitter(SeriesFitter):
             groups.append(self._scored(basis.two_term, two, 2, sigma, slack2))
         return groups
 
-    def _select(self, groups: list[_Group], sigma: float, multi: bool = False) -> tuple[Candidate, list[Candidate]]:
+    def _select(self, groups: list[_Group], sigma: float, multi: bool = False) -> Candidate:
         """The best-supported hypothesis whose extrapolation agrees with the consensus of the plausible ones.
 
         Hypotheses within ``plausible`` score units of the best are weighted exp(-delta/2)
@@ -675,8 +707,7 @@ class PMNFFitter(SeriesFitter):
                 factor = max(policy.overshoot_floor, policy.overshoot_factor + policy.overshoot_noise * sigma)
             pick = _consensus_pick(scores - best, np.maximum(np.abs(preds), 1e-300), policy.indistinct,
                                    policy.shrink, risk, factor, spread=spread, spread_risk=policy.overshoot_risk)
-        chosen = groups[int(gidx[pick])].candidate(int(hidx[pick]))
-        return chosen, _runners_up(groups, self.keep)
+        return groups[int(gidx[pick])].candidate(int(hidx[pick]))
 
     def _weights(self, y: np.ndarray, X: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Row weights of the fit (y^-weight_power) and the factors that turn weighted

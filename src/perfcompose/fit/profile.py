@@ -28,7 +28,8 @@ from perfcompose.data.experiment import Experiment, Series
 from perfcompose.errors import FitError
 from perfcompose.extras import require
 from perfcompose.fit import batched
-from perfcompose.fit.pmnf import FitResult, PMNFFitter, replicated
+from perfcompose.fit.holdout import extrapolation_errors
+from perfcompose.fit.pmnf import FitResult, PMNFFitter, _Pick, replicated
 from perfcompose.progress_callbacks import one_bar
 
 __all__ = ["fit_profile", "fit_chunk", "usable_cores"]
@@ -53,10 +54,10 @@ def _progress_callback(progress: Any) -> Progress | None:
 
 
 def fit_chunk(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[Series], source: str = "",
-              step: Callable[[Series], None] | None = None) -> list[FitResult]:
+              step: Callable[[Series], None] | None = None, alternatives: bool = True) -> list[FitResult]:
     """``fitter.fit_series(parameters, s, source)`` for every series ``s``, the series measured at
     the same points (and all with repetitions, or all without) fitted together; ``step(s)`` hears
-    of each series done."""
+    of each series done; without ``alternatives`` the results list no runners-up."""
     by_points: dict[bytes, list[int]] = {}
     coordinates: dict[bytes, np.ndarray] = {}
     fitters: dict[bytes, PMNFFitter] = {}
@@ -78,7 +79,7 @@ def fit_chunk(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[
                 members = same[b:b + CHUNK]
                 mine = [series[i] for i in members]
                 agg = batched.aggregate_many(fitter, mine)
-                for j, result in _fit_block(fitter, parameters, mine, X, agg, batch, source):
+                for j, result in _fit_block(fitter, parameters, mine, X, agg, batch, source, alternatives):
                     results[members[j]] = result
                     if step is not None:
                         step(mine[j])
@@ -98,14 +99,16 @@ class _Unfitted(Exception):
 
 
 def _fit_block(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[Series], X: np.ndarray, agg: Any,
-               batch: bool, source: str, rounds: int = 4) -> Iterator[tuple[int, FitResult]]:
+               batch: bool, source: str, alternatives: bool = True, rounds: int = 4
+               ) -> Iterator[tuple[int, FitResult]]:
     """(index, result) of every series of a block at coordinates ``X``, in some order.
 
     Where ``batch``, every series' search at its measured noise is fitted at once beforehand; a
     series whose fit asks for another search (at the noise its scatter gives without repetitions,
     at the noise its points scatter by beyond their repetitions) stops there, and those searches
     are fitted at once for all such series before they are fitted again, up to ``rounds`` times;
-    the last round fits what is still missing one series at a time."""
+    the last round fits what is still missing one series at a time. The hypotheses picked are
+    then checked against their own largest points (the forward check) all at once."""
     y, sigma = agg.y, agg.sigma
     fitted: dict[int, Fitted] = {}
 
@@ -117,6 +120,7 @@ def _fit_block(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence
             for (s, v), groups in zip(part, batched.multi_groups_many(fitter, X, y[rows], noise, scattered)):
                 fitted.setdefault(s, {})[(v, scattered)] = groups
 
+    picks: dict[int, tuple[_Pick, np.ndarray]] = {}
     pending = list(range(len(series)))
     if batch:
         fine = agg.done & np.all(np.isfinite(y) & (y >= 0), axis=1) & np.any(y != 0, axis=1)
@@ -127,25 +131,35 @@ def _fit_block(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence
         waiting = []
         for j in pending:
             try:
-                yield j, _fit_one(fitter, parameters, series[j], X, agg, j, fitted.get(j), source, strict)
+                picks[j] = _pick_one(fitter, parameters, series[j], X, agg, j, fitted.get(j), strict)
             except _Unfitted as missing:
                 asked.setdefault(missing.scattered, []).append((j, missing.sigma))
                 waiting.append(j)
                 continue
             fitted.pop(j, None)
         if not waiting:
-            return
+            break
         for scattered, which in asked.items():
             search(which, scattered)
         pending = waiting
+    order = list(picks)
+    errors = extrapolation_errors([picks[j][0].chosen for j in order], X, np.array([picks[j][1] for j in order]))
+    for j, error in zip(order, errors.tolist()):
+        pick, values = picks.pop(j)
+        try:
+            result = fitter._finish(parameters, X, values, pick, error, alternatives)
+        except FitError as exc:
+            raise FitError(f"{series[j].label}: {exc}") from None
+        yield j, dataclasses.replace(result, region=series[j].region, metric=series[j].metric,
+                                     unit=series[j].unit, source=source or "fit")
 
 
-def _fit_one(fitter: PMNFFitter, parameters: tuple[str, ...], series: Series, X: np.ndarray, agg: Any, j: int,
-             fitted: Fitted | None, source: str, strict: bool = False) -> FitResult:
-    """One series' result as ``fitter.fit_series`` gives it, from groups fitted beforehand where
-    there are some for the search asked for; where there are none, ``strict`` raises
-    :class:`_Unfitted` (a series fitted beforehand asks for another search) and otherwise the
-    fitter searches itself."""
+def _pick_one(fitter: PMNFFitter, parameters: tuple[str, ...], series: Series, X: np.ndarray, agg: Any, j: int,
+              fitted: Fitted | None, strict: bool = False) -> tuple[_Pick, np.ndarray]:
+    """One series' pick (:meth:`PMNFFitter._pick`) and its aggregated values, from groups fitted
+    beforehand where there are some for the search asked for; where there are none, ``strict``
+    raises :class:`_Unfitted` (a series fitted beforehand asks for another search) and otherwise
+    the fitter searches itself."""
     def groups(X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...], progress: Any,
                scattered: bool = False, **options: Any) -> Any:
         found = None if options or fitted is None else fitted.get((float(sigma), scattered))
@@ -159,13 +173,10 @@ def _fit_one(fitter: PMNFFitter, parameters: tuple[str, ...], series: Series, X:
         if agg.done[j]:
             y, sigma = agg.y[j], float(agg.sigma[j])
         else:
-            X = series.coordinates()
             y, sigma = fitter._aggregate([p.values for p in series.points])
-        result = fitter._fit_aggregated(X, y, sigma, parameters, None, search=groups)
+        return fitter._pick(X, y, sigma, parameters, None, search=groups), y
     except FitError as exc:
         raise FitError(f"{series.label}: {exc}") from None
-    return dataclasses.replace(result, region=series.region, metric=series.metric, unit=series.unit,
-                               source=source or "fit")
 
 
 def _chunks(series: Sequence[Series], size: int) -> Iterator[list[Series]]:
@@ -174,7 +185,7 @@ def _chunks(series: Sequence[Series], size: int) -> Iterator[list[Series]]:
 
 
 def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, scheduler: Any = None,
-                progress: Any = None, workers: int | None = None) -> list[FitResult]:
+                progress: Any = None, workers: int | None = None, alternatives: bool = True) -> list[FitResult]:
     """One :class:`FitResult` per series of ``experiment``, in order, the same as ``fitter.fit_series``
     gives for each (default fitter: ``PMNFFitter()``).
 
@@ -184,7 +195,8 @@ def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, sch
     LocalCluster of ``workers`` processes (default: one per core); any other text is the address of
     a Dask scheduler (``tcp://host:port``); a ``distributed.Client`` is used as it is.
     ``progress`` is a ``(label, done, total)`` callback or a rich ``Progress``: it hears of every
-    series done (in other processes, of every chunk).
+    series done (in other processes, of every chunk). Without ``alternatives`` the results list
+    no runners-up (``FitResult.alternatives`` empty), which spares listing them.
     """
     fitter = PMNFFitter() if fitter is None else fitter
     fitter._validate()
@@ -196,7 +208,8 @@ def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, sch
     if scheduler is None and total >= AUTO_PROCESSES and (workers or usable_cores()) > 1 and _can_fork():
         scheduler = "processes"
     if scheduler == "processes":
-        results = _in_processes(fitter, params, series, experiment.source, workers or usable_cores(), step)
+        results = _in_processes(fitter, params, series, experiment.source, workers or usable_cores(), step,
+                                alternatives)
     elif scheduler is None:
         done = [0]
 
@@ -207,9 +220,9 @@ def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, sch
 
         if step is not None:
             step("fitting", 0, total)
-        results = fit_chunk(fitter, params, series, experiment.source, tick)
+        results = fit_chunk(fitter, params, series, experiment.source, tick, alternatives)
     else:
-        results = _on_dask(fitter, params, series, experiment.source, scheduler, workers, step)
+        results = _on_dask(fitter, params, series, experiment.source, scheduler, workers, step, alternatives)
     if step is not None:
         step("fitted", total, total)
     return results
@@ -227,31 +240,31 @@ def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-# what the forked processes fit: (fitter, parameters, series, source), set while they run
-_SHARED: tuple[PMNFFitter, tuple[str, ...], Sequence[Series], str] | None = None
+# what the forked processes fit: (fitter, parameters, series, source, alternatives), set while they run
+_SHARED: tuple[PMNFFitter, tuple[str, ...], Sequence[Series], str, bool] | None = None
 
 
 def _fit_range(bounds: tuple[int, int]) -> list[FitResult]:
     """The results of the series ``bounds`` (a, b) of the profile being fitted (in a forked process)."""
     assert _SHARED is not None
-    fitter, params, series, source = _SHARED
-    return fit_chunk(fitter, params, series[bounds[0]:bounds[1]], source)
+    fitter, params, series, source, alternatives = _SHARED
+    return fit_chunk(fitter, params, series[bounds[0]:bounds[1]], source, alternatives=alternatives)
 
 
 def _in_processes(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[Series], source: str, workers: int,
-                  step: Progress | None) -> list[FitResult]:
+                  step: Progress | None, alternatives: bool = True) -> list[FitResult]:
     """The chunks of ``series`` fitted in ``workers`` processes forked from this one (which share
     the series with it, so only the results travel), results in order; in this process where
     processes cannot be forked."""
     global _SHARED
     if not _can_fork() or workers < 2:
-        return fit_chunk(fitter, params, series, source)
+        return fit_chunk(fitter, params, series, source, alternatives=alternatives)
     size = max(MIN_TASK, min(2 * CHUNK, -(-len(series) // (4 * workers))))
     bounds = [(a, min(a + size, len(series))) for a in range(0, len(series), size)]
     results: list[FitResult] = []
     if step is not None:
         step("fitting", 0, len(series))
-    _SHARED = (fitter, params, series, source)
+    _SHARED = (fitter, params, series, source, alternatives)
     try:
         with multiprocessing.get_context("fork").Pool(min(workers, len(bounds))) as pool:
             for part in pool.imap(_fit_range, bounds):
@@ -264,7 +277,7 @@ def _in_processes(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[
 
 
 def _on_dask(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[Series], source: str, scheduler: Any,
-             workers: int | None, step: Progress | None) -> list[FitResult]:
+             workers: int | None, step: Progress | None, alternatives: bool = True) -> list[FitResult]:
     """The chunks of ``series`` fitted on the workers of a Dask cluster, results in order."""
     require("dask", "fitting on Dask (--scheduler)")
     # the one place fitting loads Dask (a profile fitted without a scheduler needs none)
@@ -298,7 +311,7 @@ def _on_dask(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[Serie
             a, part = next(pending, (-1, []))
             if not part:
                 return None
-            future = client.submit(fit_chunk, remote, params, part, source, pure=False)
+            future = client.submit(fit_chunk, remote, params, part, source, None, alternatives, pure=False)
             starts[future] = a
             return future
 
