@@ -30,7 +30,7 @@ collectives is an error naming the rank and the call.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -151,35 +151,37 @@ def _comm_keys(traces: Sequence[RankTrace]) -> list[dict[int, int]]:
     return out
 
 
-def _collective_calls(t: RankTrace, mine: dict[int, int]) -> dict[int, list[int]]:
+def _collective_calls(t: RankTrace, mine: dict[int, int]) -> dict[int, np.ndarray]:
     """A rank's collective calls (record indices) per communicator (its number across the run)."""
     names = call_names()
     is_coll = np.array([n in ALGORITHMS for n in names])
-    out: dict[int, list[int]] = {}
-    for i in np.flatnonzero(is_coll[t.records["call"]]).tolist():
-        out.setdefault(mine[int(t.records["comm"][i])], []).append(i)
-    return out
+    at = np.flatnonzero(is_coll[t.records["call"]])
+    comm = t.records["comm"][at]
+    return {mine[cid]: at[comm == cid] for cid in np.unique(comm).tolist()}
 
 
 def _check_collectives(traces: Sequence[RankTrace], keys: list[dict[int, int]]) -> None:
     """Every member of a communicator makes the same collective calls on it, with the same root."""
     names = call_names()
+    rooted = np.array([n in ("bcast", "reduce", "gather", "scatter") for n in names])
     calls = [_collective_calls(t, k) for t, k in zip(traces, keys)]
     members = {key: t.comms[cid] for t, k in zip(traces, keys) for cid, key in k.items()}
+    none = np.zeros(0, np.int64)
     for key in sorted({key for c in calls for key in c}):
         ref = next(m for m in members[key] if key in calls[m])
         t0, first = traces[ref], calls[ref][key]
         for m in members[key]:
-            t, mine = traces[m], calls[m].get(key, [])
-            for i, j in zip(mine, first):
-                a, b = t.records[i], t0.records[j]
-                rooted = names[int(a["call"])] in ("bcast", "reduce", "gather", "scatter")
-                if a["call"] != b["call"] or (rooted and a["peer"] != b["peer"]):
-                    raise InputError(f"{describe(t, i)} does not match {describe(t0, j)} on the same communicator",
-                                     path=t.path, hint="collectives must be called in the same order on every rank")
+            t, mine = traces[m], calls[m].get(key, none)
+            k = min(len(mine), len(first))
+            a, b = t.records[mine[:k]], t0.records[first[:k]]
+            differ = np.flatnonzero((a["call"] != b["call"]) | (rooted[a["call"]] & (a["peer"] != b["peer"])))
+            if differ.size:
+                i, j = int(mine[differ[0]]), int(first[differ[0]])
+                raise InputError(f"{describe(t, i)} does not match {describe(t0, j)} on the same communicator",
+                                 path=t.path, hint="collectives must be called in the same order on every rank")
             if len(mine) != len(first):
-                longer, k, other = ((t, mine[len(first)], ref) if len(mine) > len(first)
-                                    else (t0, first[len(mine)], m))
+                longer, k, other = ((t, int(mine[len(first)]), ref) if len(mine) > len(first)
+                                    else (t0, int(first[len(mine)]), m))
                 raise InputError(f"{describe(longer, k)} has no counterpart on rank {other}", path=longer.path,
                                  hint="the traces are cut or of different runs; trace the program again")
 
@@ -245,21 +247,9 @@ def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapp
     done = took >= 0
     waits = np.flatnonzero(np.bincount(group_of[completions[done]], minlength=len(first)))
     wait_ops = place(waits, 1, _LAST, CALC, 0.0, 0, 0, rows[first[waits]], joins=True)
-    coll: list[tuple[int, int, int, int, float, int, int, int, bool]] = []  # a place, an operation, a join
-    for g in np.flatnonzero(rule == _COLL).tolist():
-        lo = int(first[g])
-        members = t.comms[int(comm[lo])]
-        name, key = call_names()[int(call[lo])], COLLECTIVE_TAG + keys[int(comm[lo])]
-        at = int(rows[lo])
-        for n, step in enumerate(_expand(name, algorithms[name], members.index(t.rank), len(members),
-                                          int(size[lo]), int(peer[lo])), start=1):
-            coll += [(g, n, i, SEND if what == "send" else RECV, max(float(nb), 1.0), members[to], key, at, False)
-                     for i, (what, to, nb) in enumerate(step)]
-            if len(step) != 1:
-                coll.append((g, n, _LAST, CALC, 0.0, 0, 0, at, True))
-    if coll:
-        g_c, n_, i_, kind_, nb_, to_, tag_, at_, joins_ = (np.array(v) for v in zip(*coll))
-        place(g_c, n_, i_, kind_, nb_, to_, tag_, at_, joins=joins_)
+    collective = np.flatnonzero(rule == _COLL)
+    if collective.size:
+        _place_collectives(place, t, collective, rows, first, (call, comm, size, peer), keys, algorithms)
     g_, step_, pos_, kind, nbytes, to, tags, origin, joins, starts = (np.concatenate(c) for c in zip(*parts))
     order = np.lexsort((pos_, step_, g_))
     number = np.empty_like(order)
@@ -304,6 +294,34 @@ def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapp
     return _Ops(kind, nbytes, to, tags, origin, np.concatenate(req).astype(np.int64), ireq.astype(np.int64))
 
 
+def _place_collectives(place: Callable[..., np.ndarray], t: RankTrace, groups: np.ndarray, rows: np.ndarray,
+                       first: np.ndarray, columns: tuple[np.ndarray, ...], keys: dict[int, int],
+                       algorithms: Mapping[str, str]) -> None:
+    """The operations of a rank's collective calls (the ``groups`` they start): each different
+    call (collective, communicator, bytes, root) expanded once, its operations repeated for every
+    group that makes it."""
+    call, comm, size, peer = (c[first[groups]] for c in columns)
+    calls, which = np.unique(np.stack([call, comm, size, peer], 1), axis=0, return_inverse=True)
+    which = which.reshape(-1)
+    for u, (c, cid, nbytes, root) in enumerate(calls.tolist()):
+        members = t.comms[cid]
+        name = call_names()[c]
+        ops: list[tuple[int, int, int, float, int, bool]] = []  # step, position, kind, bytes, peer, join
+        for n, step in enumerate(_expand(name, algorithms[name], members.index(t.rank), len(members), nbytes,
+                                         root), start=1):
+            ops += [(n, i, SEND if what == "send" else RECV, max(float(nb), 1.0), members[to], False)
+                    for i, (what, to, nb) in enumerate(step)]
+            if len(step) != 1:
+                ops.append((n, _LAST, CALC, 0.0, 0, True))
+        if not ops:
+            continue
+        mine = groups[which == u]
+        step, pos, kind, nb, to, joins = (np.tile(np.array(v), mine.shape[0]) for v in zip(*ops))
+        tag = np.where(kind == CALC, 0, COLLECTIVE_TAG + keys[cid])
+        place(np.repeat(mine, len(ops)), step, pos, kind, nb, to, tag, np.repeat(rows[first[mine]], len(ops)),
+              joins=joins)
+
+
 @lru_cache(maxsize=4096)
 def _expand(collective: str, algorithm: str, rank: int, n: int, nbytes: int, root: int) -> tuple[tuple, ...]:
     """:func:`expand`, kept for the next call of the same collective."""
@@ -321,7 +339,10 @@ def _check_messages(s: GoalSchedule, origin: np.ndarray, traces: Sequence[RankTr
     P = s.num_ranks
     pair, tags = src * P + dst, s.tag[exact].astype(np.int64)
     if P * P < 2 ** 31:  # (pair, tag) as one number (tags are below 2^32): sorted as the pairs are, and faster
-        chan, inv = np.unique(pair << 32 | tags, return_inverse=True)
+        key, sent = pair << 32 | tags, is_send[exact]
+        if np.array_equal(np.sort(key[sent]), np.sort(key[~sent])):
+            return  # the same channels as often: every message pairs up
+        chan, inv = np.unique(key, return_inverse=True)
         chan = np.stack([chan >> 32, chan & 0xFFFFFFFF], axis=1)
     else:
         chan, inv = np.unique(np.stack([pair, tags], axis=1), axis=0, return_inverse=True)
@@ -354,8 +375,10 @@ def trace_schedule(traces: Sequence[RankTrace], algorithms: Mapping[str, str] | 
 
     def pairs(which: str) -> tuple[np.ndarray, np.ndarray]:
         both = np.concatenate([getattr(r, which).reshape(-1, 2) + ptr[k] for k, r in enumerate(ranks)])
-        order = np.lexsort((both[:, 0], both[:, 1]))  # by the operation required, as the GOAL readers give them
-        return both[order, 0], both[order, 1]
+        a, b = both[:, 0], both[:, 1]
+        # by the operation required, then the dependent one, as the GOAL readers give them
+        order = np.argsort(b * max(int(ptr[-1]), 1) + a, kind="stable")
+        return a[order], b[order]
 
     req_a, req_b = pairs("req")
     ireq_a, ireq_b = pairs("ireq")
