@@ -8,6 +8,17 @@ Patterns of P ranks and M messages (one communication step unless said otherwise
 * ``allreduce``: recursive-doubling rounds (rank r exchanges 1,024 bytes with r XOR 2^k), one
   step per round, as many rounds as M messages fill.
 
+Schedules whose operations depend on each other as a tracer writes them (GOAL only; their size
+is given in operations, half of them sends, and each value of ``--messages`` is taken as one):
+
+* ``random-chain``, ``fanin-chain``, ``allreduce-chain``: the messages of ``random``, ``fanin``
+  and ``allreduce`` (tag 0), each rank's sends and receives in the order of the messages (in a
+  round of ``allreduce-chain`` its send before its receive), each one ``requires`` the one
+  before it on its rank;
+* ``traced``: the schedule perfcompose makes of a traced run (``benchmarks/trace_to_schedule.py``'s
+  synthetic trace on ``--traced-ranks`` ranks: halo exchanges with MPI_Isend, Irecv and
+  Waitall, blocking messages, an MPI_Allreduce every 10th step, computation between the calls).
+
 Each pattern is written once as a program JSON, its compact form (.npz) and a GOAL schedule,
 which LogGOPSim's ``txt2bin`` turns into its binary form (not timed; LogGOPSim reads the binary
 form). Then, alternately and ``--repeat`` times, for each parameter setting:
@@ -29,9 +40,10 @@ install gengetopt re2c libgraphviz-dev``) in its ``src/LogGOPSim`` folder with `
 CXXFLAGS="-std=c++11 -O2 -Wno-deprecated" CCFLAGS=-O2 LDFLAGS=-lcgraph`` (its Makefile's default
 is -O0) and name the folder with ``--loggopsim`` or ``LOGGOPSIM_DIR``.
 
-    python benchmarks/loggp_process.py [--patterns random,fanin,fanout,allreduce]
-        [--messages 100000,1000000] [--procs 4096] [--params "10,2,5,1;1000,500,600,1"]
-        [--formats json,npz,goal] [--repeat 3] [--loggopsim DIR] [--timeout 300]
+    python benchmarks/loggp_process.py [--patterns random,fanin,fanout,allreduce,random-chain,fanin-chain,
+        allreduce-chain,traced] [--messages 100000,1000000] [--procs 4096] [--traced-ranks 16]
+        [--params "10,2,5,1;1000,500,600,1"] [--formats json,npz,goal] [--repeat 3] [--loggopsim DIR]
+        [--timeout 300]
 """
 from __future__ import annotations
 
@@ -45,6 +57,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -81,6 +94,41 @@ def pattern(name: str, P: int, M: int, seed: int = 0) -> list[tuple[np.ndarray, 
             k += 1
         return steps
     raise SystemExit(f"unknown pattern {name!r}")
+
+
+def chained(P: int, steps: list[tuple[np.ndarray, np.ndarray, np.ndarray]], send_first: bool) -> Any:
+    """The GOAL schedule of the messages of ``steps`` (tag 0): each rank's operations in the order of
+    the messages (``send_first``: a step's sends before its receives), each requiring the one
+    before it on its rank."""
+    from perfcompose.loggp.goal.schedule import RECV, SEND, GoalSchedule
+
+    src, dst, nbytes = (np.concatenate(c) for c in zip(*steps))
+    step = np.repeat(np.arange(len(steps)), [s[0].shape[0] for s in steps])
+    M = src.shape[0]
+    i = np.arange(M)
+    rank = np.concatenate([src, dst])
+    key = np.concatenate([2 * M * step + i, 2 * M * step + M * send_first + i])  # the place in its rank's order
+    order = np.lexsort((key, rank))
+    rank = rank[order]
+    kind = np.concatenate([np.full(M, SEND, np.int8), np.full(M, RECV, np.int8)])[order]
+    op_ptr = np.zeros(P + 1, np.int64)
+    np.cumsum(np.bincount(rank, minlength=P), out=op_ptr[1:])
+    after = np.flatnonzero(rank[1:] == rank[:-1]) + 1  # each operation but a rank's first: it requires the one before
+    zeros, none = np.zeros(2 * M, np.int64), np.zeros(0, np.int64)
+    return GoalSchedule(P, op_ptr, kind, np.concatenate([nbytes, nbytes])[order], np.concatenate([dst, src])[order],
+                        zeros, zeros, zeros, after, after - 1, none, none)
+
+
+def traced(operations: int, P: int, folder: Path) -> Any:
+    """The schedule perfcompose makes of a synthetic traced run of about ``operations`` operations."""
+    from trace_to_schedule import write_run
+
+    from perfcompose.loggp.trace.records import read_traces
+    from perfcompose.loggp.trace.schedule import trace_schedule
+
+    folder.mkdir(exist_ok=True)
+    write_run(folder, int(operations / 1.43), P)  # (the synthetic run makes about 1.43 operations a call)
+    return trace_schedule(read_traces(folder)).schedule
 
 
 def write_json(P: int, steps: list[tuple[np.ndarray, np.ndarray, np.ndarray]], path: Path) -> None:
@@ -156,9 +204,11 @@ def same(ours: float | None, theirs: float | None) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--patterns", default="random,fanin,fanout,allreduce")
+    ap.add_argument("--patterns", default="random,fanin,fanout,allreduce,random-chain,fanin-chain,allreduce-chain,"
+                                          "traced")
     ap.add_argument("--procs", type=int, default=4096)
     ap.add_argument("--messages", default="100000,1000000")
+    ap.add_argument("--traced-ranks", type=int, default=16, help="ranks of the traced pattern")
     ap.add_argument("--params", default="10,2,5,1;1000,500,600,1", help="L,o,g,G settings separated by ';'")
     ap.add_argument("--formats", default="json,npz,goal")
     ap.add_argument("--repeat", type=int, default=3)
@@ -184,7 +234,7 @@ def main() -> None:
     print(f"P = {args.procs}; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the start; "
           f"median of {args.repeat}; LogGOPSim stopped after {args.timeout:g} s")
     print()
-    print("| pattern | messages | L,o,g,G | input | wall [s] | peak [MB] | time vs LogGOPSim | memory vs LogGOPSim "
+    print("| pattern | size | L,o,g,G | input | wall [s] | peak [MB] | time vs LogGOPSim | memory vs LogGOPSim "
           "| makespan = LogGOPSim's | load |")
     print("|---|---:|---|---|---:|---:|---:|---:|---|---:|")
     subprocess.run([*exe, "--help"], capture_output=True, env=env)  # compile the modules once
@@ -192,27 +242,37 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.patterns.split(","):
             for M in (int(float(x)) for x in args.messages.split(",")):
-                steps = pattern(name, args.procs, M)
-                prog = Program(args.procs, tuple(CommStep.from_arrays(args.procs, *s) for s in steps))
-                M_real = sum(s[0].shape[0] for s in steps)
                 files = {"json": Path(tmp, "p.json"), "npz": Path(tmp, "p.npz"), "goal": Path(tmp, "p.goal")}
                 binary = Path(tmp, "p.bin")
                 t = time.perf_counter()
-                write_program_npz(prog, files["npz"])
-                if "json" in formats:
-                    write_json(args.procs, steps, files["json"])
-                write_goal(program_to_goal(prog), files["goal"])
+                chain = name.endswith("-chain") or name == "traced"
+                if chain:
+                    base = name.removesuffix("-chain")
+                    sched = (traced(M, args.traced_ranks, Path(tmp, "trace")) if name == "traced"
+                             else chained(args.procs, pattern(base, args.procs, M // 2), base == "allreduce"))
+                    write_goal(sched, files["goal"])
+                    size = f"{sched.num_ops:,} operations"
+                    del sched
+                else:
+                    steps = pattern(name, args.procs, M)
+                    prog = Program(args.procs, tuple(CommStep.from_arrays(args.procs, *s) for s in steps))
+                    size = f"{sum(s[0].shape[0] for s in steps):,} messages"
+                    write_program_npz(prog, files["npz"])
+                    if "json" in formats:
+                        write_json(args.procs, steps, files["json"])
+                    write_goal(program_to_goal(prog), files["goal"])
+                    del prog, steps
                 t_bin = time.perf_counter()
                 subprocess.run([str(lgs / "txt2bin"), "-i", str(files["goal"]), "-o", str(binary)], check=True,
                                capture_output=True)
                 txt2bin = time.perf_counter() - t_bin
-                del prog, steps
                 setup = time.perf_counter() - t
                 for params in settings:
                     tag = ",".join(f"{v:g}" for v in params.values())
                     flags = [f"--{k}={v:g}" for k, v in params.items()]
                     cmds = {f: [*exe, "loggp", "simulate", str(files[f]), *flags,
-                                *(["--semantics", "loggopsim"] if f != "goal" else [])] for f in formats}
+                                *(["--semantics", "loggopsim"] if f != "goal" else [])] for f in formats
+                            if f == "goal" or not chain}
                     cmds["LogGOPSim"] = [str(lgs / "LogGOPSim"), "-f", str(binary), "-b",
                                          *(f"-{k}{v:g}" for k, v in params.items())]
                     rows: dict[str, list[tuple[float, float, str, bool]]] = {k: [] for k in cmds}
@@ -241,10 +301,10 @@ def main() -> None:
                         shown = f"{'' if done else '>'}{wall:.2f}"
                         if key == "LogGOPSim":
                             if skip:
-                                print(f"| {name} | {M_real:,} | {tag} | LogGOPSim -f X.bin | not run (stopped at a "
+                                print(f"| {name} | {size} | {tag} | LogGOPSim -f X.bin | not run (stopped at a "
                                       f"smaller size) | | | | | {load} |")
                                 continue
-                            print(f"| {name} | {M_real:,} | {tag} | LogGOPSim -f X.bin | {shown} | {_mb(peak)} | 1 "
+                            print(f"| {name} | {size} | {tag} | LogGOPSim -f X.bin | {shown} | {_mb(peak)} | 1 "
                                   f"| 1 | {'(stopped)' if not done else f'{theirs:.0f}'} | {load} |")
                             continue
                         check = same(makespan(runs[-1][2]), theirs) if done else "failed"
@@ -256,9 +316,9 @@ def main() -> None:
                             mem = f"{peak / a_peak:.2f}"
                         elif a_peak < 0:
                             mem = f"<= {abs(peak) / -a_peak:.2f}"
-                        print(f"| {name} | {M_real:,} | {tag} | {key} | {shown} | {_mb(peak)} | {vs} | {mem} "
+                        print(f"| {name} | {size} | {tag} | {key} | {shown} | {_mb(peak)} | {vs} | {mem} "
                               f"| {check} | {load} |", flush=True)
-                print(f"| {name} | {M_real:,} | | (inputs written in {setup:.0f} s, txt2bin {txt2bin:.1f} s) | | | | "
+                print(f"| {name} | {size} | | (inputs written in {setup:.0f} s, txt2bin {txt2bin:.1f} s) | | | | "
                       f"| | {os.getloadavg()[0]:.1f} |", flush=True)
     print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
 
