@@ -169,11 +169,24 @@ def _candidates(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndar
     return np.argsort(total[:, 1:], axis=1, kind="stable")[:, :count]
 
 
+def _beyond_reach(fitter: PMNFFitter, fitted: list[tuple[_Group, int]], sigma: np.ndarray) -> np.ndarray:
+    """Per series of a block, whether hypotheses of two or more terms may matter, given its
+    groups of fewer terms fitted (each with its hypotheses per series): where the noise is
+    measured, a hypothesis of r terms scores at least the price of r terms, so once the best
+    score so far lies more than ``plausible`` below the price of two terms, none of them can be
+    chosen, weigh in the choice, or take part in the forward check (a rescoring for lack of fit
+    lowers the other scores, never the price)."""
+    best = np.min(np.stack([g.scores.reshape(len(sigma), h).min(axis=1) for g, h in fitted]), axis=0)
+    return ~(sigma > 0) | ~(best + fitter.policy.plausible < fitter._penalty(2))
+
+
 def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray,
-                      scattered: bool = False) -> list[list[_Group]]:
+                      scattered: bool = False, prune: bool = False) -> list[list[_Group]]:
     """For every row of ``Y`` (S, points) with noise ``sigma`` (S,), the groups that
     ``fitter._multi_groups`` fits for it alone, with ``scattered`` as given (several parameters,
-    every one with lines; see :func:`batchable`)."""
+    every one with lines; see :func:`batchable`). With ``prune``, a series' hypotheses of two or
+    more terms are left out where they cannot matter (:func:`_beyond_reach`): the choice is the
+    same, its runners-up are not."""
     S, d = len(Y), X.shape[1]
     count = _candidates_within(fitter.candidates_per_parameter, d, MAX_COMBINATIONS)
     rows = np.vstack([X, (X.max(axis=0) * fitter.policy.horizon)[None, :]])
@@ -210,8 +223,11 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
     # per size: the scored rows of all series, series-major
     # a hypothesis of r terms is fitted on its own r + 1 columns: the same numbers as in the
     # fitter's batch of every size, where its absent columns are zero and change nothing
-    parts: dict[int, list[_Group]] = {r: [] for r in sizes}
-    for a in range(0, S, step):
+    # per size, per block: the scored rows of the series fitted, series-major, and where each
+    # series' rows start (-1: not fitted)
+    parts: dict[int, dict[int, _Group]] = {r: {} for r in sizes}
+    where: dict[int, dict[int, np.ndarray]] = {r: {} for r in sizes}
+    for part_no, a in enumerate(range(0, S, step)):
         b = min(a + step, S)
         cs = b - a
         columns = np.empty((cs, len(keys), R))
@@ -221,28 +237,41 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
             for k, ci in more:
                 v = v * tables[k][chosen[k][a:b, ci - 1]]
             columns[:, c] = v
+        fit = np.arange(cs)
         for r in sizes:
+            if prune and r == 2:
+                fit = np.flatnonzero(_beyond_reach(fitter, [(parts[q][part_no], len(by_size[q])) for q in (0, 1)],
+                                                   sigma[a:b]))
             hr = len(by_size[r])
-            stacked = [np.ones((1, R))] + [columns[:, by_size[r][:, t]].reshape(cs * hr, R) for t in range(r)]
-            rep = np.repeat(np.arange(a, b), hr)
+            where[r][part_no] = np.full(cs, -1)
+            where[r][part_no][fit] = np.arange(len(fit)) * hr
+            if not len(fit):
+                continue
+            series = a + fit
+            stacked = [np.ones((1, R))] + [columns[fit][:, by_size[r][:, t]].reshape(len(fit) * hr, R)
+                                           for t in range(r)]
+            rep = np.repeat(series, hr)
             batch = fit_batch(stacked, yy[rep], w[rep], sc[rep])
             if scattered and r:
-                slack_r = intercept_slack_many(columns[:, :, :n], Y[a:b], sigma[a:b], by_size[r]).reshape(-1)
+                slack_r = intercept_slack_many(columns[fit][:, :, :n], Y[series], sigma[series],
+                                               by_size[r]).reshape(-1)
             else:
-                slack_r = np.repeat(slack[a:b], hr)
-            parts[r].append(fitter._scored(None, batch, r, np.repeat(sigma[a:b], hr), slack_r))
-    cv_rows = {r: [g.batch.cv_of(np.arange(len(g.scores))) for g in parts[r]] for r in sizes}
+                slack_r = np.repeat(slack[series], hr)
+            parts[r][part_no] = fitter._scored(None, batch, r, np.repeat(sigma[series], hr), slack_r)
+    cv_rows = {r: {i: g.batch.cv_of(np.arange(len(g.scores))) for i, g in parts[r].items()} for r in sizes}
     out: list[list[_Group]] = [[] for _ in range(S)]
     layouts = {r: _template_layout((count + 1,) * d, r) for r in sizes}
     chosen_lists = [c.tolist() for c in chosen]
     for part_no, a in enumerate(range(0, S, step)):
+        starts = {r: where[r][part_no].tolist() for r in sizes}
         for s in range(a, min(a + step, S)):
             per_param = [[None, *(factor_lists[k][i] for i in chosen_lists[k][s])] for k in range(d)]
-            lo_s = s - a
             for r in sizes:
-                hr = len(by_size[r])
+                lo = starts[r][s - a]
+                if lo < 0:
+                    continue
+                hi = lo + len(by_size[r])
                 g = parts[r][part_no]
-                lo, hi = lo_s * hr, (lo_s + 1) * hr
                 hyps: Any = _TemplateHypotheses(keys, by_size[r], per_param, layouts[r])
                 part = split_batch(g.batch, lo, hi, r + 1)
                 # cv_of of any rows, computed for the block's rows at once (gathered, as cv_of gathers)

@@ -63,7 +63,8 @@ def fit_chunk(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[
     fitters: dict[bytes, PMNFFitter] = {}
     for i, s in enumerate(series):
         X = s.coordinates()
-        values = [p.values for p in s.points]
+        reps = s.repetitions()
+        values: Any = [p.values for p in s.points] if reps is None else reps
         key = X.tobytes() + repr(X.shape).encode() + (b"r" if replicated(values) else b"u")
         by_points.setdefault(key, []).append(i)
         coordinates.setdefault(key, X)
@@ -117,7 +118,8 @@ def _fit_block(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence
             part = asked[a:a + CHUNK]
             rows = np.array([s for s, _ in part])
             noise = np.array([v for _, v in part])
-            for (s, v), groups in zip(part, batched.multi_groups_many(fitter, X, y[rows], noise, scattered)):
+            found = batched.multi_groups_many(fitter, X, y[rows], noise, scattered, prune=not alternatives)
+            for (s, v), groups in zip(part, found):
                 fitted.setdefault(s, {})[(v, scattered)] = groups
 
     picks: dict[int, tuple[_Pick, np.ndarray]] = {}
