@@ -38,11 +38,13 @@ def _quads(words: Sequence[bytes], right: bool = False) -> np.ndarray:
     return out.view(np.uint32)
 
 
-#: the numbers below 10^4 right-aligned without leading zeros, then with them (the lower
-#: groups of a larger number), then nothing (a number not written)
-_GROUPS = _quads([str(i).encode() for i in range(10 ** 4)] + [f"{i:04d}".encode() for i in range(10 ** 4)] + [b""],
+#: the numbers below 10^4 right-aligned without leading zeros, then with them: a number's lowest
+#: group of four digits (with them where a higher group follows); in _UPPER, a higher group, 0 is
+#: nothing (a group that is 0 without leading zeros has only zeros above it)
+_GROUPS = _quads([str(i).encode() for i in range(10 ** 4)] + [f"{i:04d}".encode() for i in range(10 ** 4)],
                  right=True)[:, 0]
-_NONE = 2 * 10 ** 4
+_UPPER = _GROUPS.copy()
+_UPPER[0] = 0
 _MINUS = _quads([b"-"], right=True)[0, 0]
 # the word slots, in the order of a line; code 0 is no word
 _W0 = _quads([b"", b"l", b"rank ", b"}\n\n"])
@@ -97,14 +99,14 @@ class _Row:
             cols[:, 0] = _MINUS * neg
         ten4 = q.dtype.type(10 ** 4)
         for j in range(groups + signed - 1, signed - 1, -1):
-            rest = q
-            q, low = np.divmod(rest, ten4)
-            at = low + (q > 0).astype(q.dtype) * ten4  # with its leading zeros where a higher group follows
-            if j < groups + signed - 1:
-                at = np.where(rest > 0, at, _NONE)  # nothing where the groups above are all zero
-            elif present is not None:
-                at = np.where(present, at, _NONE)
-            cols[:, j] = _GROUPS[at]
+            if j == signed:  # the highest group: what is left
+                low, q = q, q[:0]
+            else:
+                q, low = np.divmod(q, ten4)
+                low += np.minimum(q, 1) * ten4  # with its leading zeros where a higher group follows
+            cols[:, j] = (_GROUPS if j == groups + signed - 1 else _UPPER)[low]
+        if present is not None:
+            cols[:, groups + signed - 1] *= present  # no 0 where there is no number
 
     def label(self, names: np.ndarray, present: np.ndarray) -> None:
         """A label slot: each line's label (32-bit columns, zero bytes after) where present."""
@@ -114,8 +116,7 @@ class _Row:
     def text(self) -> bytes:
         """The bytes of the rows, zero bytes left out."""
         rows = self.rows[:, :self.col] if self.col < self.rows.shape[1] else self.rows
-        flat = np.ascontiguousarray(rows).view(np.uint8).reshape(-1)
-        return np.compress(flat != 0, flat).tobytes()
+        return rows.tobytes().translate(None, b"\0")
 
 
 class _Lines:
