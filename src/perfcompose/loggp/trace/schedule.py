@@ -307,11 +307,11 @@ def _place_collectives(place: Callable[..., np.ndarray], t: RankTrace, groups: n
         members = t.comms[cid]
         name = call_names()[c]
         ops: list[tuple[int, int, int, float, int, bool]] = []  # step, position, kind, bytes, peer, join
-        for n, step in enumerate(_expand(name, algorithms[name], members.index(t.rank), len(members), nbytes,
-                                         root), start=1):
+        for n, messages in enumerate(_expand(name, algorithms[name], members.index(t.rank), len(members), nbytes,
+                                             root), start=1):
             ops += [(n, i, SEND if what == "send" else RECV, max(float(nb), 1.0), members[to], False)
-                    for i, (what, to, nb) in enumerate(step)]
-            if len(step) != 1:
+                    for i, (what, to, nb) in enumerate(messages)]
+            if len(messages) != 1:
                 ops.append((n, _LAST, CALC, 0.0, 0, True))
         if not ops:
             continue
