@@ -89,7 +89,8 @@ def _children_cpu() -> float:
 
 
 #: the development machine's parameters in whole ns, as LogGOPSim takes them
-PARAMS = LogGP(*(round(getattr(in_ns(DEV_MACHINE), k)) for k in ("L", "o", "g", "G")), "ns")
+_NS = in_ns(DEV_MACHINE)
+PARAMS = LogGP(round(_NS.L), round(_NS.o), round(_NS.g), round(_NS.G), "ns")
 
 
 def loggopsim(build: Path, goal: Path) -> tuple[dict[str, tuple[float, float]], float]:
