@@ -172,3 +172,12 @@ def test_without_alternatives_the_models_are_the_same_and_list_no_runners_up():
     for a, b in zip(lean, fit_profile(exp)):
         assert a.alternatives == () and b.alternatives
         _same_candidate(a.chosen, b.chosen)
+
+
+def test_counts_the_same_at_every_point_are_constants_without_a_search():
+    grid = [(p, n) for p in (4.0, 8, 16, 32, 64) for n in (10.0, 20, 30, 40, 50)]
+    exp = Experiment(("p", "n"), tuple(Series("visits", tuple(Point(c, (float(v),) * 5) for c in grid), f"r{v}")
+                                       for v in (1, 7, 4096)))
+    for lean, alone in zip(fit_profile(exp, alternatives=False), _per_series(exp, PMNFFitter())):
+        assert lean.chosen.hypothesis == () and lean.alternatives == ()
+        _same_candidate(lean.chosen, alone.chosen)

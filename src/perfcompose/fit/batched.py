@@ -169,24 +169,52 @@ def _candidates(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndar
     return np.argsort(total[:, 1:], axis=1, kind="stable")[:, :count]
 
 
-def _beyond_reach(fitter: PMNFFitter, fitted: list[tuple[_Group, int]], sigma: np.ndarray) -> np.ndarray:
-    """Per series of a block, whether hypotheses of two or more terms may matter, given its
+def _beyond_reach(fitter: PMNFFitter, fitted: list[tuple[_Group, int]], sigma: np.ndarray, terms: int) -> np.ndarray:
+    """Per series of a block, whether hypotheses of ``terms`` or more terms may matter, given its
     groups of fewer terms fitted (each with its hypotheses per series): where the noise is
     measured, a hypothesis of r terms scores at least the price of r terms, so once the best
-    score so far lies more than ``plausible`` below the price of two terms, none of them can be
-    chosen, weigh in the choice, or take part in the forward check (a rescoring for lack of fit
-    lowers the other scores, never the price)."""
+    score so far lies more than ``plausible`` below the price of ``terms`` terms, none of them
+    can be chosen, weigh in the choice, or take part in the forward check (a rescoring for lack
+    of fit lowers the other scores, never the price)."""
     best = np.min(np.stack([g.scores.reshape(len(sigma), h).min(axis=1) for g, h in fitted]), axis=0)
-    return ~(sigma > 0) | ~(best + fitter.policy.plausible < fitter._penalty(2))
+    return ~(sigma > 0) | ~(best + fitter.policy.plausible < fitter._penalty(terms))
 
 
 def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray,
                       scattered: bool = False, prune: bool = False) -> list[list[_Group]]:
     """For every row of ``Y`` (S, points) with noise ``sigma`` (S,), the groups that
     ``fitter._multi_groups`` fits for it alone, with ``scattered`` as given (several parameters,
-    every one with lines; see :func:`batchable`). With ``prune``, a series' hypotheses of two or
-    more terms are left out where they cannot matter (:func:`_beyond_reach`): the choice is the
-    same, its runners-up are not."""
+    every one with lines; see :func:`batchable`).
+
+    With ``prune``, hypotheses are left out where they cannot matter (:func:`_beyond_reach`):
+    a series whose constant fits it well within the noise (a count that is the same at every
+    point, say) is fitted as a constant alone, without voting on candidate factors, and one
+    whose best hypothesis of at most one term lies far below the price of two terms is fitted
+    without those of two or more. The choice is the same; its runners-up are not."""
+    if not prune or not len(Y):
+        return _search_many(fitter, X, Y, sigma, scattered, prune)
+    R = len(X) + 1
+    w, sc = fitter._weights(Y, X)
+    yy = np.hstack([Y, np.zeros((len(Y), 1))])
+    w, sc = np.hstack([w, np.zeros((len(Y), 1))]), np.hstack([sc, np.ones((len(Y), 1))])
+    # the constant as the search fits it (a row computed alone is the same in any batch)
+    constant = fitter._scored(None, fit_batch([np.ones((1, R))], yy, w, sc), 0, sigma)
+    live = np.flatnonzero(_beyond_reach(fitter, [(constant, 1)], sigma, 1))
+    out: list[list[_Group]] = [[] for _ in range(len(Y))]
+    found = _search_many(fitter, X, Y[live], sigma[live], scattered, prune) if len(live) else []
+    for s, groups in zip(live.tolist(), found):
+        out[s] = groups
+    cv = constant.batch.cv_of(np.arange(len(Y)))
+    for s in np.flatnonzero(~np.isin(np.arange(len(Y)), live)).tolist():
+        part = split_batch(constant.batch, s, s + 1, 1)
+        part.__dict__["cv_rows"] = cv[s:s + 1]
+        out[s] = [_Group([()], part, constant.ok[s:s + 1], constant.scores[s:s + 1])]
+    return out
+
+
+def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray, scattered: bool,
+                 prune: bool) -> list[list[_Group]]:
+    """:func:`multi_groups_many` of the series whose constant does not settle their choice."""
     S, d = len(Y), X.shape[1]
     count = _candidates_within(fitter.candidates_per_parameter, d, MAX_COMBINATIONS)
     rows = np.vstack([X, (X.max(axis=0) * fitter.policy.horizon)[None, :]])
@@ -241,7 +269,7 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
         for r in sizes:
             if prune and r == 2:
                 fit = np.flatnonzero(_beyond_reach(fitter, [(parts[q][part_no], len(by_size[q])) for q in (0, 1)],
-                                                   sigma[a:b]))
+                                                   sigma[a:b], 2))
             hr = len(by_size[r])
             where[r][part_no] = np.full(cs, -1)
             where[r][part_no][fit] = np.arange(len(fit)) * hr
