@@ -156,7 +156,8 @@ def _candidates(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndar
         YL = Y[:, index].reshape(S * L, rows)
         sig = np.repeat(sigma, L)
         W, Sc = fitter._weights(YL)
-        const, one = fit_one_term_lines(FT, YL, W, Sc)
+        # relative weights (power 1) leave every scale factor exactly 1: nothing to multiply by
+        const, one = fit_one_term_lines(FT, YL, W, None if fitter.weight_power == 1 else Sc)
         c0 = fitter._scored(None, const, 0, sig).scores
         c0 = np.where(np.isfinite(c0), c0, 0.0)
         if scattered:

@@ -38,6 +38,7 @@ from perfcompose.fit.hypotheses import (
     fit_one_term_lines,
     gram_fits,
     negative_factors,
+    rows_all,
     split_batch,
 )
 from perfcompose.fit.quality import fit_statistics, low_fit_warnings
@@ -600,7 +601,7 @@ class PMNFFitter(SeriesFitter):
         ``slack`` may hold one value per hypothesis (hypotheses of many series fitted at once)."""
         ok = batch.valid
         if self.nonnegative and k_terms:
-            ok = ok & np.all(batch.coef[:, 1:] > 0, axis=1) & (batch.coef[:, 0] >= -slack)
+            ok = ok & rows_all(batch.coef[:, 1:] > 0) & (batch.coef[:, 0] >= -slack)
         noisy = np.asarray(sigma) > 0
         # sigma * sigma, not sigma ** 2: a float's power (libm's pow) and an array's (a product)
         # may differ in the last digit, and one series must score alike alone and among many
