@@ -41,7 +41,7 @@ from perfcompose.fit.hypotheses import (
     rows_all,
     split_batch,
 )
-from perfcompose.fit.quality import fit_statistics, low_fit_warnings
+from perfcompose.fit.quality import fit_statistics_many, low_fit_warnings
 from perfcompose.fit.scaling import falls_along
 from perfcompose.fit.selection_policy import DEFAULT_POLICY, SelectionPolicy
 from perfcompose.fit_options import FitOptions
@@ -433,8 +433,16 @@ class PMNFFitter(SeriesFitter):
         """The result of a pick: the forward check (``error``: the extrapolation error of the
         picked hypothesis, :func:`~perfcompose.fit.holdout.extrapolation_errors`) and the
         statistics; the runners-up are listed where the check or ``alternatives`` asks for them."""
+        chosen, ranked = self._checked(X, y, pick, error, alternatives)
+        stats = fit_statistics_many(y[None, :], predict(chosen, X)[None, :], np.array([1 + chosen.n_terms]))
+        return self._result(params, chosen, ranked, pick, {k: float(v[0]) for k, v in stats.items()})
+
+    def _checked(self, X: np.ndarray, y: np.ndarray, pick: _Pick, error: float,
+                 alternatives: bool = True) -> tuple[Candidate, list[Candidate]]:
+        """The hypothesis of a pick after the forward check, and the runners-up (none without
+        ``alternatives``)."""
         if not pick.groups:
-            return self._result(params, X, y, pick.chosen, [pick.chosen] if alternatives else [])
+            return pick.chosen, [pick.chosen] if alternatives else []
         listed: list[list[Candidate]] = []
 
         def ranked() -> list[Candidate]:
@@ -448,7 +456,7 @@ class PMNFFitter(SeriesFitter):
             limit = chosen.score + self.policy.plausible
             chosen = rechoose(chosen, lambda: [c for c in ranked() if c.score <= limit], X, y,
                               single_values=pick.measured <= 0, error=error)
-        return self._result(params, X, y, chosen, ranked() if alternatives else [], pick.notes, pick.measured)
+        return chosen, ranked() if alternatives else []
 
     def _groups(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],
                 progress: Progress | None, scattered: bool = False) -> tuple[list[_Group], bool, tuple[str, ...]]:
@@ -842,13 +850,13 @@ class PMNFFitter(SeriesFitter):
 
     # -- statistics -------------------------------------------------------------------------
 
-    def _result(self, params: Sequence[str], X: np.ndarray, y: np.ndarray, chosen: Candidate,
-                ranked: list[Candidate], notes: tuple[str, ...] = (), noise: float = 0.0) -> FitResult:
-        stats = fit_statistics(y, predict(chosen, X), 1 + chosen.n_terms)
-        stats = {**{k: stats[k] for k in ("rss", "smape", "adj_r2")}, "cv_error": chosen.cv_error * 100,
+    def _result(self, params: Sequence[str], chosen: Candidate, ranked: list[Candidate], pick: _Pick,
+                stats: Mapping[str, float]) -> FitResult:
+        """The result of ``chosen`` with its statistics (:func:`~perfcompose.fit.quality.fit_statistics_many`)."""
+        shown = {**{k: stats[k] for k in ("rss", "smape", "adj_r2")}, "cv_error": chosen.cv_error * 100,
                  "points": stats["points"]}
-        warnings = notes + low_fit_warnings(stats, constant=chosen.n_terms == 0, noise=noise)
-        return FitResult(chosen, tuple(params), stats, alternatives=tuple(ranked[:self.keep]), warnings=warnings)
+        warnings = pick.notes + low_fit_warnings(shown, constant=chosen.n_terms == 0, noise=pick.measured)
+        return FitResult(chosen, tuple(params), shown, alternatives=tuple(ranked[:self.keep]), warnings=warnings)
 
 
 def replicated(values: Any) -> bool:

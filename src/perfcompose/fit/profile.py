@@ -29,7 +29,8 @@ from perfcompose.errors import FitError
 from perfcompose.extras import require
 from perfcompose.fit import batched
 from perfcompose.fit.holdout import extrapolation_errors
-from perfcompose.fit.pmnf import FitResult, PMNFFitter, _Pick, replicated
+from perfcompose.fit.pmnf import FitResult, PMNFFitter, _Pick, predict, replicated
+from perfcompose.fit.quality import fit_statistics_many
 from perfcompose.progress_callbacks import one_bar
 
 __all__ = ["fit_profile", "fit_chunk", "usable_cores"]
@@ -145,13 +146,14 @@ def _fit_block(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence
             search(which, scattered)
         pending = waiting
     order = list(picks)
-    errors = extrapolation_errors([picks[j][0].chosen for j in order], X, np.array([picks[j][1] for j in order]))
-    for j, error in zip(order, errors.tolist()):
-        pick, values = picks.pop(j)
-        try:
-            result = fitter._finish(parameters, X, values, pick, error, alternatives)
-        except FitError as exc:
-            raise FitError(f"{series[j].label}: {exc}") from None
+    Y = np.array([picks[j][1] for j in order]).reshape(len(order), len(X))
+    errors = extrapolation_errors([picks[j][0].chosen for j in order], X, Y)
+    checked = [fitter._checked(X, picks[j][1], picks[j][0], e, alternatives) for j, e in zip(order, errors.tolist())]
+    P = np.array([predict(c, X) for c, _ in checked]).reshape(Y.shape)
+    stats = {k: v.tolist() for k, v in
+             fit_statistics_many(Y, P, np.array([1 + c.n_terms for c, _ in checked], dtype=int)).items()}
+    for i, (j, (chosen, ranked)) in enumerate(zip(order, checked)):
+        result = fitter._result(parameters, chosen, ranked, picks[j][0], {k: v[i] for k, v in stats.items()})
         yield j, dataclasses.replace(result, region=series[j].region, metric=series[j].metric,
                                      unit=series[j].unit, source=source or "fit")
 

@@ -32,17 +32,24 @@ NOISE_SMAPE = 3.0      # ... nor one within this many noise widths (Gaussian sca
 def fit_statistics(y: np.ndarray, pred: np.ndarray, coefficients: int) -> dict[str, float]:
     """RSS, SMAPE (per cent), adjusted R² and the number of points of predictions ``pred`` of ``y``
     by a model with ``coefficients`` fitted coefficients."""
-    y, pred = np.asarray(y, dtype=float), np.asarray(pred, dtype=float)
-    n, k = len(y), coefficients
-    rss = float(np.sum((y - pred) ** 2))
-    tss = float(np.sum((y - y.mean()) ** 2))
-    denom = np.abs(y) + np.abs(pred)
-    smape = float(np.mean(np.where(denom > 0, 2 * np.abs(y - pred) / np.where(denom > 0, denom, 1), 0)) * 100)
-    if tss > 0 and n - k > 0:
+    many = fit_statistics_many(np.asarray(y, dtype=float)[None, :], np.asarray(pred, dtype=float)[None, :],
+                               np.array([coefficients]))
+    return {k: float(v[0]) for k, v in many.items()}
+
+
+def fit_statistics_many(Y: np.ndarray, P: np.ndarray, coefficients: np.ndarray) -> dict[str, np.ndarray]:
+    """:func:`fit_statistics` of every row of ``Y`` (series, points) predicted by the row of
+    ``P``, by a model of ``coefficients`` (series,) coefficients: arrays, one value per series."""
+    n, k = Y.shape[1], np.asarray(coefficients)
+    rss = np.sum((Y - P) ** 2, axis=1)
+    tss = np.sum((Y - Y.mean(axis=1, keepdims=True)) ** 2, axis=1)
+    denom = np.abs(Y) + np.abs(P)
+    smape = np.mean(np.where(denom > 0, 2 * np.abs(Y - P) / np.where(denom > 0, denom, 1), 0), axis=1) * 100
+    with np.errstate(divide="ignore", invalid="ignore"):
         ar2 = 1.0 - (rss / (n - k)) / (tss / (n - 1))
-    else:
-        ar2 = 1.0 if rss <= 1e-24 * max(1.0, float(np.sum(y ** 2))) else math.nan
-    return {"rss": rss, "smape": smape, "adj_r2": float(ar2), "points": float(n)}
+    exact = np.where(rss <= 1e-24 * np.maximum(1.0, np.sum(Y ** 2, axis=1)), 1.0, math.nan)
+    return {"rss": rss, "smape": smape, "adj_r2": np.where((tss > 0) & (n - k > 0), ar2, exact),
+            "points": np.full(len(Y), float(n))}
 
 
 def low_fit_warnings(stats: dict[str, float] | object, constant: bool, noise: float = 0.0) -> tuple[str, ...]:
