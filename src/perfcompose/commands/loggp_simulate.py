@@ -1,36 +1,258 @@
 """``perfcompose loggp simulate``: a LogGP program (JSON with expressions, or the compact .npz)
 simulated with the paper's algorithm, its worst case or LogGOPSim's rules; a GOAL schedule goes
-to :mod:`.loggp_goal`. Shown as a table of the processors, JSON, or a timeline."""
-from __future__ import annotations
+to :mod:`.loggp_goal`. Shown as a table of the processors, JSON, or a timeline.
 
-import json
-import math
+:func:`run` runs the command without typer, NumPy or SymPy where the command line and the input
+allow it: LogGOPSim's rules on a GOAL schedule, or on a program (.npz, or JSON of plain numbers)
+with ``--semantics loggopsim``, the compiled readers and kernels working on plain typed buffers.
+Such a process starts in a few hundredths of a second and a few megabytes, where typer, pydantic
+and NumPy alone take half a second and 40 MB. It returns None for anything else (an option it
+does not read, output that needs NumPy such as ``--json`` or ``--timeline``, the paper's
+semantics, a program small enough that its operations are listed, any input or limit problem),
+and :func:`simulate`, the typer command, runs it: it prints the same results and names every
+error. Only the standard library is imported here: the rest where it is used, so that the console
+script asks :func:`run` first at the cost of a scan of its arguments; :func:`simulate` is built on
+first use (its annotations evaluated there, with typer and the declared options imported).
+
+Results are written as plain text where Rich would print them without styles
+(:mod:`.loggp_plain_tables`: output not a terminal); else Rich (:mod:`.loggp_tables`) is
+imported once the simulation is done and the input's buffers are freed. A progress bar
+(:mod:`.loggp_phases`) is shown only for inputs that take seconds.
+"""
+import contextlib
+import importlib
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-import typer
+if TYPE_CHECKING:
+    from perfcompose.loggp.goal.goal_buffers import GoalBuffers
+    from perfcompose.loggp.options import GapOrigin, Semantics, Ties
+    from perfcompose.loggp.params import LogGP
+    from perfcompose.loggp.steps.program_buffers import ProgramBuffers
 
-from perfcompose.commands.common import console, err_console, json_option, user_errors, write_json
-from perfcompose.commands.loggp_inputs import at_point, is_goal, loggp_params, model_name
-from perfcompose.commands.loggp_tables import print_makespan, print_program_table
-from perfcompose.errors import InputError
-from perfcompose.loggp.options import (
-    LOGGOPSIM_S,
-    GapOrigin,
-    LogGOPSimOptions,
-    LogGPFiles,
-    LogGPOptions,
-    LogGPParameters,
-    Semantics,
-    SimulateOutputs,
-    Ties,
-)
-from perfcompose.option_fields import cli_option
+__all__ = ["run", "simulate"]
 
-__all__ = ["simulate"]
+simulate: Callable[..., None]  #: the typer command, built on first use (:func:`__getattr__`)
 
+#: the root options that :func:`run` reads
+ROOT = ("max_memory", "max_steps", "no_limits")
+#: options read but left to the typer command: their work or output needs NumPy or SymPy, or (on a
+#: GOAL schedule, or in LogGOPSim's semantics) they are refused or unused there
+_FULL = {"worst_case", "seed", "ties", "gap_origin", "timeline", "to_goal", "time_scale", "at", "model_json"}
+#: a program with at most this many operations has them listed, which takes the typer command
+_LISTED = 60
+#: inputs of at least this many bytes get the progress bar (about two seconds of work here)
+_BAR_INPUT = 128 * 2 ** 20
+#: without the compiled row splitter (_cmessage_rows) a JSON program of more bytes goes to the typer
+#: command: its rows are checked in Python, at about 2 us a message, which beyond a few hundred
+#: thousand messages costs more than NumPy's start
+_JSON_BYTES = 8 * 2 ** 20
 _MAX_FORCED, _MAX_MEMBERS = 20, 40  #: forced sends listed, and cycle members listed for each
+
+
+def _command(argv: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any], Path] | None:
+    """The root options, the command's options and the input of ``[root options] loggp simulate
+    INPUT [options]``, or None where the command line is anything else."""
+    for at in range(len(argv) - 1):
+        if argv[at] == "loggp" and argv[at + 1] == "simulate":
+            break
+    else:
+        return None
+    from perfcompose.commands.declared_args import options, read_args
+    from perfcompose.limits import LimitOptions
+    from perfcompose.loggp.options import LogGOPSimOptions, LogGPFiles, LogGPOptions, LogGPParameters, SimulateOutputs
+
+    root = read_args(argv[:at], options(*((LimitOptions, name) for name in ROOT)), 0)
+    command = read_args(argv[at + 2:], options(
+        *((LogGPParameters, name) for name in "LogG"), (LogGPFiles, "params"),
+        *((LogGPOptions, name) for name in ("worst_case", "seed", "ties", "gap_origin")),
+        *((LogGOPSimOptions, name) for name in ("semantics", "O", "S")),
+        *((SimulateOutputs, name) for name in ("timeline", "to_goal", "time_scale", "at", "model_json"))), 1)
+    if root is None or command is None:
+        return None
+    return root[0], command[0], Path(command[1][0])
+
+
+def _form(path: Path) -> str | None:
+    """goal, npz or json where the start of the file says so plainly, else None."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return None
+    if head.startswith(b"PK\x03\x04"):
+        return "npz"
+    text = head.lstrip()
+    if path.suffix == ".goal" or text.startswith(b"num_ranks"):
+        return "goal"
+    return "json" if text.startswith(b"{") else None
+
+
+def run(argv: Sequence[str]) -> int | None:
+    """Run ``argv`` (the arguments after the program's name) without typer and return the exit
+    status, or None where the command line is not ``loggp simulate`` or the typer command must run it."""
+    got = _command(argv)
+    if got is None:
+        return None
+    from perfcompose.errors import PerfcomposeError
+    from perfcompose.limits import LimitOptions, parse_bytes, set_limits
+    from perfcompose.loggp.kernels.backend import extension
+    from perfcompose.loggp.options import LOGGOPSIM_S, LogGOPSimOptions
+    from perfcompose.option_fields import default_of
+
+    root, given, path = got
+    form = _form(path)
+    if form is None or _FULL & given.keys() or (form != "goal" and given.get("semantics") != "loggopsim"):
+        return None
+    if form == "json" and path.stat().st_size > _JSON_BYTES and extension("_cmessage_rows") is None:
+        return None
+    if form == "goal" and given.get("semantics") == "paper":
+        return None
+    try:
+        set_limits(parse_bytes(root.get("max_memory", default_of(LimitOptions, "max_memory"))),
+                   root.get("max_steps", default_of(LimitOptions, "max_steps")), unlimited="no_limits" in root)
+        flags = {"params_file": given.get("params"), **{k: given.get(k) for k in "LogG"}}
+        O = given.get("O", default_of(LogGOPSimOptions, "O"))
+        S = given.get("S", LOGGOPSIM_S)
+        with _phases(path) as step:
+            if form == "goal":
+                return _goal(path, flags, O, S, step)
+            return _program(path, form, flags, O, S, step)
+    except (PerfcomposeError, OSError, ValueError):
+        return None  # the typer command says what is wrong
+
+
+@contextlib.contextmanager
+def _phases(path: Path) -> Iterator[Callable[[str | None], None]]:
+    """The progress bar over reading and simulating for an input that takes seconds, else nothing."""
+    if path.stat().st_size < _BAR_INPUT:
+        yield lambda name: None
+        return
+    with importlib.import_module("perfcompose.commands.loggp_phases").phases(path, ("reading", "simulating")) as step:
+        yield step
+
+
+def _tables() -> ModuleType:
+    """What prints the results (Rich, imported only now)."""
+    return importlib.import_module("perfcompose.commands.loggp_tables")
+
+
+def _write(text: str) -> None:
+    """Results printed as plain text (Rich would print the same without styles)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _params(flags: dict[str, Any], unit: str = "") -> "LogGP | None":
+    """The LogGP parameters, or None where they would be converted to the program's unit (the
+    typer command says so)."""
+    from perfcompose.loggp.params import given_params
+
+    base = given_params(flags["params_file"], {k: flags[k] for k in "LogG"})
+    return None if unit and base.unit and base.unit != unit else base
+
+
+def _goal(path: Path, flags: dict[str, Any], O: float, S: float, step: Any) -> int | None:
+    from perfcompose.commands import loggp_plain_tables as plain
+    from perfcompose.loggp.goal.goal_buffers import read_goal_buffers
+    from perfcompose.loggp.work_size import check_goal_simulation, check_reading
+
+    params = _params(flags)
+    check_reading(path, "goal_columns")
+    sched = read_goal_buffers(path) if params is not None else None
+    if sched is None or params is None:
+        return None
+    check_goal_simulation(sched.num_ranks, sched.num_ops, len(sched.req_a) + len(sched.ireq_a), sched.sends)
+    step("simulating")
+    finish = _goal_finish(sched, params, O, S)
+    step(None)
+    if finish is None:
+        return None
+    num_ranks = sched.num_ranks
+    del sched  # its buffers, before Rich is imported
+    text = plain.goal_result_text(str(path), num_ranks, params, O, S, finish)
+    if text is not None:
+        _write(text)
+    else:
+        _tables().print_goal_result(path, num_ranks, params, O, S, finish)
+    return 0
+
+
+def _goal_finish(s: "GoalBuffers", params: Any, O: float, S: float) -> Any:
+    """The ranks' finish times under LogGOPSim's rules (the compiled GOAL loop), or None where
+    the schedule deadlocks or the kernel is not built."""
+    from perfcompose.loggp.kernels.backend import extension
+    from perfcompose.loggp.kernels.typed_buffers import empty
+
+    kernel = extension("_cgoal")
+    if kernel is None:
+        return None
+    none = empty(0, "i")  # every operation on CPU / NIC 0
+    done, finish = bytearray(s.num_ops), empty(s.num_ranks, "d")
+    kernel.simulate(s.num_ranks, s.op_ptr, s.kind, s.size, s.peer, s.tag, s.cpu if s.n_cpu > 1 else none,
+                    s.nic if s.n_nic > 1 else none, s.req_a, s.req_b, s.ireq_a, s.ireq_b, s.n_cpu, s.n_nic,
+                    float(params.L), float(params.o), float(params.g), float(params.G), float(O), float(S),
+                    empty(1, "d"), empty(1, "d"), done, finish, -1, 1)  # the columns are not read again
+    return None if 0 in done else finish
+
+
+def _program(path: Path, form: str, flags: dict[str, Any], O: float, S: float, step: Any) -> int | None:
+    from perfcompose.commands import loggp_plain_tables as plain
+    from perfcompose.loggp.work_size import check_reading, check_simulation
+
+    check_reading(path, form)
+    # loaded by name, for a program only: the .npz reader's zipfile alone takes 2-3 MB of the
+    # few tens that a GOAL schedule's whole run may take
+    readers = importlib.import_module("perfcompose.loggp.steps.program_buffers")
+    prog = readers.read_npz_buffers(path) if form == "npz" else readers.read_json_buffers(path)
+    if prog is None:
+        return None
+    operations = prog.operations()
+    if sum(operations) <= _LISTED:
+        return None
+    params = _params(flags, prog.unit)
+    if params is None:
+        return None
+    check_simulation(prog.P, prog.M, prog.steps, semantics="loggopsim")
+    step("simulating")
+    finish = _program_finish(prog, params, O, S)
+    step(None)
+    if finish is None:
+        return None
+    unit = prog.unit or params.unit
+    computation = prog.computation()
+    communication = [f - c for f, c in zip(finish, computation)]
+    title = (f"{path}: {prog.P} processors, {prog.steps} steps; LogGOPSim semantics; L={params.L:g} o={params.o:g} "
+             f"g={params.g:g} G={params.G:g}")
+    del prog  # its buffers, before Rich is imported
+    text = plain.program_result_text(title, unit, finish, computation, communication, operations, max(finish),
+                                     plain.critical(finish, computation))
+    if text is not None:
+        _write(text)
+        return 0
+    tables = _tables()
+    tables.print_program_table(title, unit, finish, computation, communication, operations)
+    tables.print_makespan(max(finish), unit, tables.critical(finish, computation))
+    return 0
+
+
+def _program_finish(prog: "ProgramBuffers", params: Any, O: float, S: float) -> Any:
+    """The processors' finish times under LogGOPSim's rules (the compiled kernel on the program's
+    steps), or None where the kernel is not built or finds the steps inconsistent."""
+    from perfcompose.loggp.kernels.backend import extension
+    from perfcompose.loggp.kernels.typed_buffers import empty
+
+    kernel = getattr(extension("_cstep"), "loggopsim_steps", None)
+    if kernel is None:
+        return None
+    finish = empty(prog.P, "d")
+    left = kernel(prog.P, prog.kinds, prog.msg_ptr, prog.src, prog.dst, prog.nbytes, prog.order, prog.durations,
+                  float(params.L), float(params.o), float(params.g), float(params.G), float(O), float(S), finish)
+    return finish if left == 0 else None
 
 
 @dataclass
@@ -39,15 +261,17 @@ class _Options:
 
     worst_case: bool
     seed: int
-    ties: Ties
-    gap_origin: GapOrigin
-    semantics: Semantics
+    ties: "Ties"
+    gap_origin: "GapOrigin"
+    semantics: "Semantics"
     O: float
     S: float
 
 
 def _refuse_paper_flags_for_goal(program: Path, **given: bool) -> None:
     """A GOAL schedule runs with LogGOPSim's rules: the paper's options do not apply."""
+    from perfcompose.errors import InputError
+
     paper_only = [name for name, on in given.items() if on]
     if paper_only:
         raise InputError(f"{paper_only[0]} does not apply to a GOAL schedule", path=program,
@@ -74,6 +298,9 @@ def _read(program: Path, at: list[str] | None, model_json: Path | None, flags: d
           opts: _Options) -> tuple[Any, Any, Any, dict[str, float] | None]:
     """The program (None when only a model record is asked for), its parameters, its template
     (None for the compact form) and the point it is simulated at; writes ``--model-json``."""
+    from perfcompose.commands.consoles import err_console
+    from perfcompose.commands.loggp_inputs import at_point, loggp_params
+    from perfcompose.errors import InputError
     from perfcompose.loggp.steps.npzfile import is_npz, read_program_npz
     from perfcompose.loggp.work_size import check_reading
 
@@ -101,9 +328,15 @@ def _read(program: Path, at: list[str] | None, model_json: Path | None, flags: d
 
 def _write_model(template: Any, params: Any, program: Path, model_json: Path, opts: _Options,
                  flags: dict[str, Any]) -> None:
+    from perfcompose.errors import InputError
+
     if opts.semantics != "paper":
         raise InputError("a LogGP model record simulates with the paper's semantics",
                          hint="drop --semantics loggopsim, or --model-json")
+    import json
+
+    from perfcompose.commands.consoles import err_console
+    from perfcompose.commands.loggp_inputs import model_name
     from perfcompose.loggp.params import given_members
     from perfcompose.loggp.source import LogGPSource
 
@@ -125,6 +358,8 @@ def _how(opts: _Options, long: bool = False) -> str:
 
 
 def _write_json(path: Path, result: Any, unit: str, template: Any, point: dict[str, float], opts: _Options) -> None:
+    from perfcompose.commands.common import write_json
+
     record: dict[str, Any] = {"finish": result.finish.tolist(), "makespan": result.makespan,
                               "ops": result.ops,  # each Op (a named tuple) is written as [kind, message, start, end]
                               "computation": result.computation.tolist(),
@@ -139,22 +374,27 @@ def _write_json(path: Path, result: Any, unit: str, template: Any, point: dict[s
 
 def _print_table(program: Path, where: str, prog: Any, params: Any, result: Any, counts: Any, unit: str,
                  keep: bool, opts: _Options) -> None:
-    print_program_table(f"{program}{where}: {prog.P} processors, {len(prog.steps)} steps; {_how(opts, True)}; "
-                        f"L={params.L:g} o={params.o:g} g={params.g:g} G={params.G:g}", unit, result.finish,
-                        result.computation, result.communication, counts)
-    if keep and int(counts.sum()) <= 60:
+    tables = _tables()
+    tables.print_program_table(f"{program}{where}: {prog.P} processors, {len(prog.steps)} steps; "
+                               f"{_how(opts, True)}; L={params.L:g} o={params.o:g} g={params.g:g} G={params.G:g}",
+                               unit, result.finish, result.computation, result.communication, counts)
+    if keep and int(counts.sum()) <= _LISTED:
+        from perfcompose.commands.consoles import console
+
         for p, ops in enumerate(result.ops):
             text = ", ".join(f"{op.kind}{'' if op.message is None else ' m' + str(op.message)} "
                              f"[{op.start:.6g}, {op.end:.6g}]" for op in ops)
             label = f" \\[{unit}]" if unit else ""
             console.print(f"  P{p}{label}: {text or '-'}", highlight=False, soft_wrap=True)
-    print_makespan(result.makespan, unit, result.critical)
+    tables.print_makespan(result.makespan, unit, result.critical)
     _print_forced(result.forced, opts)
 
 
 def _print_forced(forced: Any, opts: _Options) -> None:
     """The worst case's forced sends: the first ones with their cycles' members (the first of a
     large cycle), then how many more; --json lists them all."""
+    from perfcompose.commands.consoles import console
+
     how = "--seed draws another" if opts.ties == "random" else "the lowest rank, by --ties rank"
     for f in forced[:_MAX_FORCED]:
         members = f.candidate_array[:_MAX_MEMBERS].tolist()
@@ -166,11 +406,14 @@ def _print_forced(forced: Any, opts: _Options) -> None:
                       "them with their cycles)", highlight=False)
 
 
-def _run(program: Path, prog: Any, params: Any, template: Any, point: dict[str, float], opts: _Options, *,
-         json_out: Path | None, timeline: Path | None, to_goal: Path | None, time_scale: float,
-         step: Any = lambda name: None) -> None:
+def _simulate_and_show(program: Path, prog: Any, params: Any, template: Any, point: dict[str, float],
+                       opts: _Options, *, json_out: Path | None, timeline: Path | None, to_goal: Path | None,
+                       time_scale: float, step: Any = lambda name: None) -> None:
     """Simulate the program and show the result."""
+    from perfcompose.commands.consoles import err_console
     from perfcompose.loggp.steps.execute import simulate_program
+    from perfcompose.loggp.steps.program import CommStep
+    from perfcompose.loggp.work_size import check_simulation
 
     where = " at " + ", ".join(f"{k}={v:g}" for k, v in point.items()) if point else ""
     unit = prog.unit or params.unit
@@ -181,10 +424,7 @@ def _run(program: Path, prog: Any, params: Any, template: Any, point: dict[str, 
         err_console.print(f"GOAL schedule written to {to_goal}")
     counts = _op_counts(prog)
     # every operation is kept only where it is shown: --json, --timeline, or a small program
-    keep = json_out is not None or timeline is not None or int(counts.sum()) <= 60
-    from perfcompose.loggp.steps.program import CommStep
-    from perfcompose.loggp.work_size import check_simulation
-
+    keep = json_out is not None or timeline is not None or int(counts.sum()) <= _LISTED
     check_simulation(prog.P, sum(s.M for s in prog.steps if isinstance(s, CommStep)), len(prog.steps),
                      semantics=opts.semantics, timelines=keep)
     step("simulating")
@@ -203,56 +443,88 @@ def _run(program: Path, prog: Any, params: Any, template: Any, point: dict[str, 
         _write_json(json_out, result, unit, template, point, opts)
 
 
-@user_errors
-def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), its compact .npz form (from "
-                                                      "'loggp convert'), or a LogGOPSim GOAL "
-                                                      "schedule (*.goal, or any file whose first word is "
-                                                      "num_ranks; simulated with LogGOPSim's rules)."),
-             L: float | None = cli_option(LogGPParameters, "L"),
-             o: float | None = cli_option(LogGPParameters, "o"),
-             g: float | None = cli_option(LogGPParameters, "g"),
-             G: float | None = cli_option(LogGPParameters, "G"),
-             params_file: Path | None = cli_option(LogGPFiles, "params"),
-             worst_case: bool = cli_option(LogGPOptions, "worst_case"),
-             seed: int | None = cli_option(LogGPOptions, "seed", default=None),
-             ties: Ties | None = cli_option(LogGPOptions, "ties", default=None),
-             gap_origin: GapOrigin | None = cli_option(LogGPOptions, "gap_origin", default=None),
-             semantics: Semantics | None = cli_option(LogGOPSimOptions, "semantics"),
-             O: float = cli_option(LogGOPSimOptions, "O"),
-             S: float | None = cli_option(LogGOPSimOptions, "S"),
-             json_out: Path | None = json_option("finish times, makespan and every processor's operations"),
-             timeline: Path | None = cli_option(SimulateOutputs, "timeline"),
-             to_goal: Path | None = cli_option(SimulateOutputs, "to_goal"),
-             time_scale: float = cli_option(SimulateOutputs, "time_scale"),
-             at: list[str] | None = cli_option(SimulateOutputs, "at"),
-             model_json: Path | None = cli_option(SimulateOutputs, "model_json"),
-             ) -> None:
-    """Durations and message sizes may be expressions such as "8*x"; --at x=1000 fixes them.
-    In LogGOPSim's semantics messages above S bytes (default 65535, as in LogGOPSim) use a
-    rendezvous: the send completes when the receiver matches it.
-    """
-    flags: dict[str, Any] = {"params_file": params_file, "L": L, "o": o, "g": g, "G": G}
-    if is_goal(program):
-        _refuse_paper_flags_for_goal(program, **{
-            "--worst-case": worst_case, "--seed": seed is not None, "--ties": ties is not None,
-            "--gap-origin": gap_origin is not None, "--semantics paper": semantics == "paper", "--at": bool(at),
-            "--model-json": model_json is not None, "--time-scale": time_scale != 1.0})
-        from perfcompose.commands.loggp_goal import simulate_goal_file
+def _typer_command() -> Callable[..., None]:
+    """``loggp simulate`` as typer reads it (typer imported only now)."""
+    import math
 
-        simulate_goal_file(program, loggp_params(**flags), O=O, S=S, json_out=json_out, timeline=timeline,
-                           to_goal=to_goal)
-        return
-    semantics = semantics or "paper"
-    rendezvous = math.inf
-    if semantics == "loggopsim":
-        rendezvous = LOGGOPSIM_S if S is None else S
-    given: dict[str, Any] = {"worst_case": worst_case, "seed": seed, "ties": ties, "gap_origin": gap_origin}
-    paper = LogGPOptions(**{k: v for k, v in given.items() if v is not None})
-    opts = _Options(paper.worst_case, paper.seed, paper.ties, paper.gap_origin, semantics, O, rendezvous)
-    from perfcompose.commands.loggp_phases import phases
+    import typer
 
-    with phases(program, ("reading", "simulating")) as step:
-        prog, params, template, point = _read(program, at, model_json, flags, opts)
-        if prog is not None and point is not None:
-            _run(program, prog, params, template, point, opts, json_out=json_out, timeline=timeline,
-                 to_goal=to_goal, time_scale=time_scale, step=step)
+    from perfcompose.commands.common import json_option, user_errors
+    from perfcompose.loggp.options import (
+        LOGGOPSIM_S,
+        GapOrigin,
+        LogGOPSimOptions,
+        LogGPFiles,
+        LogGPOptions,
+        LogGPParameters,
+        Semantics,
+        SimulateOutputs,
+        Ties,
+    )
+    from perfcompose.option_fields import cli_option
+
+    @user_errors
+    def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), its compact .npz form (from "
+                                                          "'loggp convert'), or a LogGOPSim GOAL "
+                                                          "schedule (*.goal, or any file whose first word is "
+                                                          "num_ranks; simulated with LogGOPSim's rules)."),
+                 L: float | None = cli_option(LogGPParameters, "L"),
+                 o: float | None = cli_option(LogGPParameters, "o"),
+                 g: float | None = cli_option(LogGPParameters, "g"),
+                 G: float | None = cli_option(LogGPParameters, "G"),
+                 params_file: Path | None = cli_option(LogGPFiles, "params"),
+                 worst_case: bool = cli_option(LogGPOptions, "worst_case"),
+                 seed: int | None = cli_option(LogGPOptions, "seed", default=None),
+                 ties: Ties | None = cli_option(LogGPOptions, "ties", default=None),
+                 gap_origin: GapOrigin | None = cli_option(LogGPOptions, "gap_origin", default=None),
+                 semantics: Semantics | None = cli_option(LogGOPSimOptions, "semantics"),
+                 O: float = cli_option(LogGOPSimOptions, "O"),
+                 S: float | None = cli_option(LogGOPSimOptions, "S"),
+                 json_out: Path | None = json_option("finish times, makespan and every processor's operations"),
+                 timeline: Path | None = cli_option(SimulateOutputs, "timeline"),
+                 to_goal: Path | None = cli_option(SimulateOutputs, "to_goal"),
+                 time_scale: float = cli_option(SimulateOutputs, "time_scale"),
+                 at: list[str] | None = cli_option(SimulateOutputs, "at"),
+                 model_json: Path | None = cli_option(SimulateOutputs, "model_json"),
+                 ) -> None:
+        """Durations and message sizes may be expressions such as "8*x"; --at x=1000 fixes them.
+        In LogGOPSim's semantics messages above S bytes (default 65535, as in LogGOPSim) use a
+        rendezvous: the send completes when the receiver matches it.
+        """
+        from perfcompose.commands.loggp_inputs import is_goal, loggp_params
+
+        flags: dict[str, Any] = {"params_file": params_file, "L": L, "o": o, "g": g, "G": G}
+        if is_goal(program):
+            _refuse_paper_flags_for_goal(program, **{
+                "--worst-case": worst_case, "--seed": seed is not None, "--ties": ties is not None,
+                "--gap-origin": gap_origin is not None, "--semantics paper": semantics == "paper", "--at": bool(at),
+                "--model-json": model_json is not None, "--time-scale": time_scale != 1.0})
+            from perfcompose.commands.loggp_goal import simulate_goal_file
+
+            simulate_goal_file(program, loggp_params(**flags), O=O, S=S, json_out=json_out, timeline=timeline,
+                               to_goal=to_goal)
+            return
+        semantics = semantics or "paper"
+        rendezvous = math.inf
+        if semantics == "loggopsim":
+            rendezvous = LOGGOPSIM_S if S is None else S
+        given: dict[str, Any] = {"worst_case": worst_case, "seed": seed, "ties": ties, "gap_origin": gap_origin}
+        paper = LogGPOptions(**{k: v for k, v in given.items() if v is not None})
+        opts = _Options(paper.worst_case, paper.seed, paper.ties, paper.gap_origin, semantics, O, rendezvous)
+        from perfcompose.commands.loggp_phases import phases
+
+        with phases(program, ("reading", "simulating")) as step:
+            prog, params, template, point = _read(program, at, model_json, flags, opts)
+            if prog is not None and point is not None:
+                _simulate_and_show(program, prog, params, template, point, opts, json_out=json_out,
+                                   timeline=timeline, to_goal=to_goal, time_scale=time_scale, step=step)
+
+    return simulate
+
+
+def __getattr__(name: str) -> Any:
+    """``simulate``, the typer command, built on first use so that :func:`run` starts without typer."""
+    if name != "simulate":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    command = globals()["simulate"] = _typer_command()
+    return command

@@ -1,7 +1,7 @@
-"""``loggp simulate`` without typer, NumPy or SymPy: the same output as the full command on the
-examples and on a generated allreduce program from every input form, nothing of NumPy, SymPy,
-typer or pydantic imported, and everything it does not take left to the full command (which
-prints the same results and names every error)."""
+"""``loggp simulate`` without typer, NumPy or SymPy (:func:`run`): the same output as the typer
+command on the examples and on a generated allreduce program from every input form, nothing of
+NumPy, SymPy, typer or pydantic imported, and everything it does not take left to the typer
+command (which prints the same results and names every error)."""
 from __future__ import annotations
 
 import json
@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import perfcompose.commands.loggp_simulate_lean as lean_command
+import perfcompose.commands.loggp_simulate as simulate_command
+import perfcompose.loggp.kernels.backend as backend
 from perfcompose.cli import app
-from perfcompose.commands.loggp_simulate_lean import run
+from perfcompose.commands.loggp_simulate import run
 from perfcompose.limits import limits, set_limits
 from perfcompose.loggp.goal.schedule import program_to_goal, write_goal
 from perfcompose.loggp.kernels.backend import extension
@@ -55,8 +56,8 @@ def forms(program: Program, where: Path) -> dict[str, Path]:
     return paths
 
 
-def lean(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str | None:
-    """What the lean command prints, or None where it leaves the command line to the full one."""
+def without_typer(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str | None:
+    """What run prints, or None where it leaves the command line to the typer command."""
     capsys.readouterr()
     status = run(argv)
     out = capsys.readouterr().out
@@ -67,7 +68,7 @@ def lean(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str | None:
     return out
 
 
-def full(argv: list[str]) -> str:
+def with_typer(argv: list[str]) -> str:
     result = CliRunner().invoke(app, argv)
     assert result.exit_code == 0, result.output
     return result.stdout
@@ -79,45 +80,46 @@ def _argv(path: Path, flags: list[str], form: str) -> list[str]:
 
 
 @pytest.mark.parametrize("flags", SETTINGS, ids=("small", "large"))
-def test_an_allreduce_prints_as_the_full_command_from_every_form(tmp_path, capsys, flags):
+def test_an_allreduce_prints_as_the_typer_command_from_every_form(tmp_path, capsys, flags):
     for form, path in forms(allreduce(), tmp_path).items():
         argv = _argv(path, flags, form)
-        out = lean(argv, capsys)
+        out = without_typer(argv, capsys)
         assert out is not None and "makespan" in out, form
-        assert out == full(argv), form
+        assert out == with_typer(argv), form
 
 
 @pytest.mark.parametrize("name", ["fanin.json", "worked.json"])
-def test_the_examples_print_as_the_full_command(tmp_path, capsys, name):
+def test_the_examples_print_as_the_typer_command(tmp_path, capsys, name):
     paths = forms(read_program(EXAMPLES / name), tmp_path)
     for form, path in paths.items():
         argv = _argv(path, list(SETTINGS[0]), form)
-        out = lean(argv, capsys)
+        out = without_typer(argv, capsys)
         if form == "goal":
-            assert out == full(argv)
-        else:  # so few operations that they are listed, which the full command does
+            assert out == with_typer(argv)
+        else:  # so few operations that they are listed, which the typer command does
             assert out is None
-    # the GOAL example has comments and labels of its own: the full command's reader reads it
-    assert lean(["loggp", "simulate", str(EXAMPLES / "pingpong.goal"), *SETTINGS[0]], capsys) is None
+    # the GOAL example has comments and labels of its own: the typer command's reader reads it
+    assert without_typer(["loggp", "simulate", str(EXAMPLES / "pingpong.goal"), *SETTINGS[0]], capsys) is None
 
 
 @pytest.mark.parametrize("extra", [["--json", "-"], ["--timeline", "t.png"], ["--help"], ["--L", "ten"],
                                    ["--semantics", "paper"], ["--worst-case"], ["--unknown"], ["--at", "x=1"]])
-def test_what_it_does_not_take_goes_to_the_full_command(tmp_path, capsys, extra):
+def test_what_it_does_not_take_goes_to_the_typer_command(tmp_path, capsys, extra):
     path = forms(allreduce(), tmp_path)["npz"]
-    assert lean(["loggp", "simulate", str(path), *SETTINGS[0], "--semantics=loggopsim", *extra], capsys) is None
+    argv = ["loggp", "simulate", str(path), *SETTINGS[0], "--semantics=loggopsim", *extra]
+    assert without_typer(argv, capsys) is None
 
 
-def test_a_large_json_goes_to_the_full_command_only_without_the_row_splitter(tmp_path, capsys, monkeypatch):
+def test_a_large_json_goes_to_the_typer_command_only_without_the_row_splitter(tmp_path, capsys, monkeypatch):
     """Without the compiled row splitter, beyond a few hundred thousand messages NumPy reads a JSON
-    faster than Python checks its rows; with it the lean command reads any size."""
+    faster than Python checks its rows; with it run reads any size."""
     path = forms(allreduce(), tmp_path)["json"]
     argv = _argv(path, list(SETTINGS[0]), "json")
-    assert lean(argv, capsys) is not None
-    monkeypatch.setattr(lean_command, "_JSON_BYTES", path.stat().st_size - 1)
-    assert (lean(argv, capsys) is not None) == (extension("_cmessage_rows") is not None)
-    monkeypatch.setattr(lean_command, "extension", lambda name: None if name == "_cmessage_rows" else extension(name))
-    assert lean(argv, capsys) is None
+    assert without_typer(argv, capsys) is not None
+    monkeypatch.setattr(simulate_command, "_JSON_BYTES", path.stat().st_size - 1)
+    assert (without_typer(argv, capsys) is not None) == (extension("_cmessage_rows") is not None)
+    monkeypatch.setattr(backend, "extension", lambda name: None if name == "_cmessage_rows" else extension(name))
+    assert without_typer(argv, capsys) is None
 
 
 def _subprocess(argv: list[str]) -> subprocess.CompletedProcess[str]:
@@ -135,7 +137,7 @@ def test_it_imports_neither_numpy_nor_sympy_nor_typer_nor_rich(tmp_path):
         assert "makespan" in out[-2] and out[-1] == "[] 0", (form, out[-3:])
 
 
-def test_a_bad_input_is_the_full_commands_located_error(tmp_path):
+def test_a_bad_input_is_the_typer_commands_located_error(tmp_path):
     program = allreduce(P=8, rounds=3)
     path = forms(program, tmp_path)["json"]
     doc = json.loads(path.read_text())
