@@ -692,17 +692,17 @@ class PMNFFitter(SeriesFitter):
         exact fit is plausible. Without a noise estimate the scores are cross-validation errors and
         the best one wins.
         """
-        best = min((float(g.scores.min()) for g in groups if len(g.scores)), default=np.inf)
+        groups = [g for g in groups if len(g.scores)]
+        every = np.concatenate([g.scores for g in groups]) if groups else np.zeros(0)
+        best = float(every.min()) if len(every) else np.inf
         if not np.isfinite(best):
             raise FitError("no hypothesis could be fitted; the data may be degenerate")
-        sc, pr, gi, hi = [], [], [], []
-        for k, g in enumerate(groups):
-            idx = np.flatnonzero(g.scores - best <= self.policy.plausible)
-            sc.append(g.scores[idx])
-            pr.append(g.batch.predicted[idx, -1])
-            gi.append(np.full(len(idx), k))
-            hi.append(idx)
-        scores, preds, gidx, hidx = (np.concatenate(a) for a in (sc, pr, gi, hi))
+        idx = np.flatnonzero(every - best <= self.policy.plausible)
+        starts = np.cumsum([0] + [len(g.scores) for g in groups])
+        gidx = np.searchsorted(starts, idx, side="right") - 1
+        hidx = idx - starts[gidx]
+        scores = every[idx]
+        preds = np.concatenate([g.batch.predicted[:, -1] for g in groups])[idx]
         policy = self.policy
         if len(scores) == 1 or policy.plausible <= 0 or sigma <= 0:
             pick = int(np.argmin(scores))
@@ -867,6 +867,7 @@ def replicated(values: Any) -> bool:
     return any(np.size(v) >= 2 for v in values)
 
 
+@lru_cache(maxsize=256)
 def _chi2_quantile(q: float, dof: int) -> float:
     """The ``q`` quantile of the chi-square distribution with ``dof`` degrees of freedom, by
     Wilson and Hilferty's cube-root normal approximation (within 1 % from 3 degrees of freedom
