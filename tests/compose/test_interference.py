@@ -13,8 +13,8 @@ def _at(text: str, m: InContext) -> float:
     return float(predict(in_context(parse_term(text)), m)[0])
 
 
-def test_a_chain_is_its_first_part_in_the_executor_plus_the_later_parts_hot_in_context():
-    m = InContext({"a": np.array([10.0]), "b@a": np.array([99.0])}, hot={"b@a": np.array([4.0])})
+def test_a_chain_is_the_sum_of_its_parts_in_the_executor_on_the_data_they_receive():
+    m = InContext({"a": np.array([10.0]), "b@a": np.array([4.0]), "b": np.array([99.0])})
     assert _at("seq(a, b)", m) == pytest.approx(14.0)
 
 

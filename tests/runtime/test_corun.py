@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from perfcompose.compose.interference import TURNS
-from perfcompose.runtime.corun import CoRunTarget, co_run
+from perfcompose.runtime.corun import CoRunTarget, co_run, pooled_period
 from perfcompose.runtime.executor import cpu_demand_ns
 
 
@@ -137,3 +137,12 @@ def test_a_chain_with_threads_of_its_own_counts_their_cores():
     # (a worker that sleeps as long keeps none busy)
     assert _copies(_own_threads, 20.0, min_time=0.1).measure({"term": 3, "x": 1}) > 0.4
     assert _copies(_sleep, 20.0, min_time=0.1).measure({"term": 3, "x": 1}) < 0.2
+
+
+def test_copies_of_a_chain_count_their_calls_together_as_a_pool_does():
+    # a lock handed over unfairly: one copy runs at its pace alone (1 s), the other gets a call
+    # in 11 s; per copy the pool takes 2 / (1 + 1/11) s, not the mean of the periods (6 s)
+    assert pooled_period([1.0, 11.0]) == pytest.approx(2 / (1 + 1 / 11))
+    # a copy with no call inside the window adds nothing: the pool runs at the other's pace
+    assert pooled_period([1.0, float("nan")]) == pytest.approx(2.0)
+    assert np.isnan(pooled_period([float("nan"), float("nan")]))

@@ -7,7 +7,7 @@ from perfcompose.validate.in_context import ContextPlan, context_effects
 
 
 def _effects(context: np.ndarray, fresh: np.ndarray):
-    plan = ContextPlan({}, ("pack@smooth",), (), (), (), ())
+    plan = ContextPlan({}, ("pack@smooth",), (), (), ())
     runs = {"pack@smooth": context, "pack": fresh}
     return context_effects(plan, runs.__getitem__, runs.__contains__, [1024.0, 4096.0],
                            lambda m: np.median(m, axis=1))

@@ -108,11 +108,11 @@ def test_resampled_rounds_take_the_same_rounds_for_every_size():
     np.testing.assert_allclose(resampled_rounds(values, picks), [[1.0, 10.0], over_rounds([[3, 3, 2], [30, 30, 20]])])
 
 
-def test_a_term_counts_its_second_fastest_of_five_rounds_so_that_slow_rounds_do_not_move_it():
-    # three of five rounds of a two-stage pipe ran 1.5x slow: the median follows them, the
-    # second fastest does not, nor does it take one lucky draw for the term's pace
+def test_a_term_counts_the_median_of_its_rounds():
+    # runs fall into a fast and a slow mode from round to round; the program and each of its
+    # parts meet both, so each counts its median, not a lucky draw
     runs = np.array([[5.7, 8.5, 8.6, 5.8, 8.4]])
-    assert over_rounds(runs)[0] == pytest.approx(5.8)
+    assert over_rounds(runs)[0] == pytest.approx(8.4)
     assert over_rounds(runs, axis=1, keepdims=True).shape == (1, 1)
 
 
@@ -237,8 +237,8 @@ def test_every_pipe_stage_is_measured_in_its_probes_and_predicts_the_pipe_by_tim
 
 def test_a_program_s_parts_are_measured_on_the_data_they_receive_in_it(small_study):
     result, _ = small_study
-    # seq(inc, nop): nop receives inc's output, and follows it in one worker (timed hot after it)
-    assert "nop@inc" in result.in_context.executor and "nop@inc" in result.in_context.hot
+    # seq(inc, nop): nop receives inc's output, and is timed in the executor on it
+    assert "nop@inc" in result.in_context.executor
     assert "qsort@inc" in result.in_context.executor
 
 

@@ -6,9 +6,8 @@ name, :mod:`perfcompose.compose.context`, timed on the data it receives there) a
 worker chains that run at once carries its measured co-run slowdown ``F[a|b]`` (chain a's call
 beside chain b over a's call alone, :mod:`perfcompose.runtime.corun`):
 
-* a chain ``seq(c1, ..., ck)`` in one worker: ``E[c1] + H[c2] + ... + H[ck]``, with ``E`` a part
-  as one worker in the executor (its hand-over included) and ``H`` a part timed right after
-  the parts before it ran on the same element (the data in cache, as in the chain);
+* a chain ``seq(c1, ..., ck)`` in one worker: ``E[c1] + ... + E[ck]``, with ``E`` a part as one
+  worker in the executor on the data it receives in the program;
 * ``tpool_n(S)`` of a chain: ``(C[S] F[S|S] + Q_n) / n``; a chain whose copies cannot run in
   parallel (a lock, the GIL) has ``F[S|S]`` near n and the pool runs no faster than one worker;
   ``Q_n = n T[tpool_n(nop)] - T[nop]`` is what n workers on one queue add to an element;
@@ -55,8 +54,6 @@ class InContext:
 
     #: a context part as one worker in the executor
     executor: Mapping[str, np.ndarray]
-    #: a context part right after the parts before it, on the same element, alone
-    hot: Mapping[str, np.ndarray] = field(default_factory=dict)
     #: F[a|b]: chain a's call beside chain b over its call alone
     slowdown: Mapping[tuple[Stage, Stage], np.ndarray] = field(default_factory=dict)
     #: the period of a pipe of the cheapest real stages
@@ -75,10 +72,7 @@ class InContext:
     #: chain on its worker's thread, more for one that brings threads of its own: BLAS, OpenMP)
     cores: Mapping[Stage, np.ndarray] = field(default_factory=dict)
 
-    def part(self, name: str, first: bool) -> np.ndarray:
-        table = self.executor if first else self.hot
-        if name in table:
-            return table[name]
+    def part(self, name: str) -> np.ndarray:
         if name in self.executor:
             return self.executor[name]
         raise ModelError(f"part '{name}' was not measured in its context")
@@ -110,10 +104,7 @@ def predict(term: Term, m: InContext) -> np.ndarray:
     """The time per element of a context-named term (:func:`~perfcompose.compose.context.in_context`)."""
     parts = chain(term)
     if parts is not None:
-        total = m.part(parts[0], True)
-        for p in parts[1:]:
-            total = total + m.part(p, False)
-        return np.asarray(total, dtype=float)
+        return np.asarray(sum(m.part(p) for p in parts), dtype=float)
     if isinstance(term, TPool):
         if not isinstance(term.threads, int):
             raise ModelError(f"{term} has no thread count")

@@ -155,6 +155,13 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
     return CoRun(durations, periods, window, min(lost, 1.0), float(sum(demand)) + own_threads)
 
 
+def pooled_period(periods: Sequence[float]) -> float:
+    """Per copy, the period of k copies' calls together: k over their summed rates (a copy
+    without a call in the window has rate 0)."""
+    rates = [1.0 / p for p in periods if np.isfinite(p) and p > 0]
+    return len(periods) / sum(rates) if rates else float("nan")
+
+
 @dataclass
 class CoRunTarget(Target):
     """Times chain ``sides[i][0]`` beside the others of ``sides[i]`` (alone when there are none)
@@ -229,10 +236,10 @@ class CoRunTarget(Target):
         if concurrency:
             return best.concurrency
         same = len(sides) > 1 and all(list(c) == list(self.sides[i][0]) for c in self.sides[i])
-        # copies of one chain: their mean period (which copy held a lock longer is chance; a copy
-        # that held it through the whole window has the window's period alone)
-        finite = [p for p in best.periods if np.isfinite(p)]
-        period = float(np.mean(finite)) if same else best.periods[0]
+        # copies of one chain: the period of their calls together, per copy (the harmonic mean of
+        # their periods: a pool's throughput is the copies' summed; which copy held a lock longer
+        # is chance, and a copy with no call inside the window adds nothing)
+        period = pooled_period(best.periods) if same else best.periods[0]
         if (i, x) not in self._count:
             # enough elements that every chain fills the window with its own inputs
             counts = list(counts)

@@ -1,9 +1,9 @@
 """The measurements a program is predicted from in context, and what they show.
 
 For the programs of a study this lists what to time besides the parts on fresh input: every
-part on the data it receives in a program (as one worker in the executor, and right after the
-parts before it in the same worker), every pair of worker chains that run at once side by side
-and each such chain alone in the same harness, and the pipe stages in their wake-up probe. The
+part on the data it receives in a program (as one worker in the executor), every pair of worker
+chains that run at once side by side and each such chain alone in the same harness, and the pipe
+stages in their wake-up probe. The
 rounds of the study time them interleaved with the programs; :func:`measured` turns the rounds
 into :class:`~perfcompose.compose.interference.InContext` values, one per bootstrap member too.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.bench.runner import CallableTarget, Target
+from perfcompose.bench.runner import Target
 from perfcompose.compose.context import (
     Stage,
     base_name,
@@ -36,10 +36,6 @@ from perfcompose.runtime.target import TermTarget
 #: a part's time in context differs from its time on fresh input when the ratio is beyond
 #: 1 + this, or its logarithm beyond three times the spread of its rounds, whichever is larger
 NOTABLE = 0.05
-
-
-def hot_name(part: str) -> str:
-    return f"hot:{part}"
 
 
 def corun_name(a: Stage, b: Stage | None) -> str:
@@ -82,8 +78,6 @@ class ContextPlan:
     programs: Mapping[str, Term]
     #: context parts that receive another part's output (run in the executor on that output)
     parts: tuple[str, ...]
-    #: context parts that follow another part in one worker's chain
-    hot: tuple[str, ...]
     pairs: tuple[tuple[Stage, Stage], ...]
     #: chains that are the first stage of a pipe (timed in :func:`feeding_probe`)
     feeding: tuple[Stage, ...]
@@ -105,22 +99,18 @@ class ContextPlan:
 def plan_context(terms: Sequence[Term]) -> ContextPlan:
     programs = {str(t): in_context(t) for t in terms}
     names = list(dict.fromkeys(c for t in programs.values() for c in t.components()))
-    hot: list[str] = []
     feeding: list[Stage] = []
     fed: list[Stage] = []
     for t in programs.values():
         for node in t.walk():
-            parts = chain(node)
-            if parts is not None and len(parts) > 1:
-                hot.extend(parts[1:])
             if isinstance(node, Pipe):
                 stages = [chain(s) for s in pipe_stages(node)]
                 if stages[0] is not None:
                     feeding.append(Stage(stages[0]))
                 fed.extend(Stage(s) for s in stages[1:] if s is not None)
     pairs = [p for t in programs.values() for p in side_by_side(t)]
-    return ContextPlan(programs, tuple(n for n in names if predecessors(n)), tuple(dict.fromkeys(hot)),
-                       tuple(dict.fromkeys(pairs)), tuple(dict.fromkeys(feeding)), tuple(dict.fromkeys(fed)))
+    return ContextPlan(programs, tuple(n for n in names if predecessors(n)), tuple(dict.fromkeys(pairs)),
+                       tuple(dict.fromkeys(feeding)), tuple(dict.fromkeys(fed)))
 
 
 def with_context_functions(functions: Mapping[str, Callable[[Any], Any]],
@@ -159,30 +149,24 @@ def makers(stream: Sequence[Term], functions: Mapping[str, Callable[[Any], Any]]
 
 
 class RoundTarget(Target):
-    """One target for a study's rounds: the point's ``term`` index picks a run in the executor,
-    a part timed right after its predecessors, or a co-run."""
+    """One target for a study's rounds: the point's ``term`` index picks a run in the executor
+    or a co-run."""
 
-    def __init__(self, executor: TermTarget, hot: Sequence[CallableTarget], corun: CoRunTarget) -> None:
-        self.executor, self.hot, self.corun = executor, list(hot), corun
+    def __init__(self, executor: TermTarget, corun: CoRunTarget) -> None:
+        self.executor, self.corun = executor, corun
         self.label = "validate"
 
     def measure(self, point: Mapping[str, float]) -> float:
-        k = int(point["term"])
-        n = len(self.executor.terms)
-        if k < n:
+        if int(point["term"]) < len(self.executor.terms):
             return self.executor.measure(point)
-        if k < n + len(self.hot):
-            return self.hot[k - n].measure({"x": point["x"]})
         return self.corun.measure(point)
 
 
 def round_entries(plan: ContextPlan, stream: Sequence[Term], functions: Mapping[str, Callable[[Any], Any]],
-                  make: Callable[[float], Any], retries: int) -> tuple[list[str], list[CallableTarget], CoRunTarget]:
-    """The names of the rounds' entries beyond the executor's ``stream``, the hot timings and the
-    co-run target (its sides indexed after both)."""
-    names = [hot_name(p) for p in plan.hot]
-    hot = [CallableTarget(functions[base_name(p)], _setup(prepared(make, functions, p)), label=p,
-                          retry_preempted=retries, cpu_when_preempted=True) for p in plan.hot]
+                  make: Callable[[float], Any], retries: int) -> tuple[list[str], CoRunTarget]:
+    """The names of the rounds' entries beyond the executor's ``stream`` and the co-run target
+    (its sides indexed after the stream's)."""
+    names: list[str] = []
     sides: list[list[list[Callable[[Any], Any]]]] = []
     feeds: list[list[Callable[[float], Any]]] = []
     runs: list[tuple[Stage, Stage | None]] = [*((a, b) for a, b in plan.pairs), *((s, None) for s in plan.solos)]
@@ -195,13 +179,9 @@ def round_entries(plan: ContextPlan, stream: Sequence[Term], functions: Mapping[
     concurrent = [(i, runs.index((a, None))) for i, (a, b) in enumerate(runs) if a == b]
     for i, _ in concurrent:
         names.extend([concurrency_name(runs[i][0], runs[i][0]), concurrency_name(runs[i][0], None)])
-    corun = CoRunTarget(sides, feeds, offset=len(stream) + len(hot),
+    corun = CoRunTarget(sides, feeds, offset=len(stream),
                         concurrent=[k for pair in concurrent for k in pair], retries=retries)
-    return names, hot, corun
-
-
-def _setup(element: Callable[[float], Any]) -> Callable[..., tuple]:
-    return lambda x: (element(x),)
+    return names, corun
 
 
 def measured(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callable[[str], bool],
@@ -214,7 +194,6 @@ def measured(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callab
 
     parts = {c for t in plan.programs.values() for c in t.components()}
     executor = {p: ns(p) for p in parts if has(p)}
-    hot = {p: ns(hot_name(p)) for p in plan.hot}
     slowdown = {}
     for a, b in plan.pairs:
         slowdown[(a, b)] = np.maximum(reduce(matrix(corun_name(a, b))) / reduce(matrix(corun_name(a, None))), 1.0)
@@ -227,7 +206,7 @@ def measured(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callab
     concurrency = {a: reduce(matrix(concurrency_name(a, a))) / np.maximum(reduce(matrix(concurrency_name(a, None))),
                                                                           1e-9) for a in copies}
     cores = {a: reduce(matrix(concurrency_name(a, None))) for a in copies}
-    return InContext(executor, hot, slowdown, floor, feeding, fed, queue, concurrency, cores)
+    return InContext(executor, slowdown, floor, feeding, fed, queue, concurrency, cores)
 
 
 @dataclass(frozen=True)

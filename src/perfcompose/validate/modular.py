@@ -188,14 +188,14 @@ def dense_grid(x: Sequence[float], per_octave: int = 4) -> tuple[float, ...]:
     return tuple(sorted({float(v) for v in x} | {float(round(2 ** s)) for s in steps}))
 
 
-#: the quantile of a term's runs over the rounds that stands for its time: near the fastest (of
-#: five rounds, the second fastest). What slows a run down on this kind of machine (another
-#: program, the host taking the core's sibling, a stage of a pipe waiting to be woken) only ever
-#: adds time, so the median would follow the slow runs; but a chain of k parts composed from
-#: each part's fastest run adds k lucky draws where its measurement has one: on random programs
-#: of 2-4 library stages (benchmarks/user_code.py, development seeds 1-4) the fastest round put
-#: the median program 7-23 % off, the second fastest 6-16 %
-ROUND_QUANTILE = 0.25
+#: the quantile of a term's runs over the rounds that stands for its time: the median. On a
+#: 2-core virtual machine the runs of one pure-Python or NumPy stage fall into a fast and a slow
+#: mode (up to 2x apart) from one round to the next; the program and its parts each meet both,
+#: and a chain of k parts composed from each part's fastest runs adds k lucky draws where its
+#: measurement has one. On random programs of 2-4 library stages (benchmarks/user_code.py,
+#: development seeds 1001-1005) the median program was 16.8 % off with each term's fastest
+#: round, 8.4 % with the second fastest of five and 5.5 % with the median
+ROUND_QUANTILE = 0.5
 
 
 def over_rounds(values: Any, axis: int = -1, keepdims: bool = False) -> np.ndarray:
@@ -630,7 +630,7 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     functions = with_context_functions(functions, context)
     stream = _stream(parts, kept, levels)
     stream += extra_terms(context, stream)
-    extra, hot_targets, corun = round_entries(context, stream, functions, make, RETRIES)
+    extra, corun = round_entries(context, stream, functions, make, RETRIES)
     labels = [str(t) for t in stream] + extra
     dense = dense_grid(xs, per_octave)
     identity = {"terms": labels, "x": list(xs), "count": count, "workers": workers,
@@ -642,7 +642,7 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
                                           restart, bar)
     target = TermTarget(stream, functions, make, count=count, workers=workers, retry_disturbed=RETRIES,
                         period=PERIOD, min_time=RUN_TIME, makers=makers(stream, functions, make))
-    runs = _run_rounds(RoundTarget(target, hot_targets, corun), target, labels, xs, rounds, identity, folder,
+    runs = _run_rounds(RoundTarget(target, corun), target, labels, xs, rounds, identity, folder,
                        restart, bar)
     index = {label: k for k, label in enumerate(labels)}
     width = min(len(runs[(k, v)]) for k in range(len(labels)) for v in xs)
