@@ -4,15 +4,13 @@ to :mod:`.loggp_goal`. Shown as a table of the processors, JSON, or a timeline.
 
 :func:`run` runs the command without typer, NumPy or SymPy where the command line and the input
 allow it: LogGOPSim's rules on a GOAL schedule, or on a program (.npz, or JSON of plain numbers)
-with ``--semantics loggopsim``, the compiled readers and kernels working on plain typed buffers.
-Such a process starts in a few hundredths of a second and a few megabytes, where typer, pydantic
-and NumPy alone take half a second and 40 MB. It returns None for anything else (an option it
-does not read, output that needs NumPy such as ``--json`` or ``--timeline``, the paper's
-semantics, a program small enough that its operations are listed, any input or limit problem),
-and :func:`simulate`, the typer command, runs it: it prints the same results and names every
-error. Only the standard library is imported here: the rest where it is used, so that the console
-script asks :func:`run` first at the cost of a scan of its arguments; :func:`simulate` is built on
-first use (its annotations evaluated there, with typer and the declared options imported).
+with ``--semantics loggopsim``, the compiled readers and kernels on plain typed buffers. It starts
+in a few hundredths of a second, where typer, pydantic and NumPy alone take half a second. For
+anything else (an option it does not read, ``--json``, ``--timeline``, the paper's semantics, a
+program small enough that its operations are listed, any input or limit problem) it returns None
+and :func:`simulate`, the typer command (built on first use), prints the same results and names
+every error. Only the standard library is imported here, the rest where it is used: the console
+script asks :func:`run` first.
 
 Results are written as plain text where Rich would print them without styles
 (:mod:`.loggp_plain_tables`: output not a terminal); else Rich (:mod:`.loggp_tables`) is
@@ -38,8 +36,6 @@ __all__ = ["run", "simulate"]
 
 simulate: Callable[..., None]  #: the typer command, built on first use (:func:`__getattr__`)
 
-#: the root options that :func:`run` reads
-ROOT = ("max_memory", "max_steps", "no_limits")
 #: options read but left to the typer command: their work or output needs NumPy or SymPy, or (on a
 #: GOAL schedule, or in LogGOPSim's semantics) they are refused or unused there
 _FULL = {"worst_case", "seed", "ties", "gap_origin", "timeline", "to_goal", "time_scale", "at", "model_json"}
@@ -64,14 +60,14 @@ def _command(argv: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any], Path]
         return None
     from perfcompose.commands.declared_args import options, read_args
     from perfcompose.limits import LimitOptions
-    from perfcompose.loggp.options import LogGOPSimOptions, LogGPFiles, LogGPOptions, LogGPParameters, SimulateOutputs
+    from perfcompose.loggp import options as declared
 
-    root = read_args(argv[:at], options(*((LimitOptions, name) for name in ROOT)), 0)
+    root = read_args(argv[:at], options(*((LimitOptions, n) for n in ("max_memory", "max_steps", "no_limits"))), 0)
     command = read_args(argv[at + 2:], options(
-        *((LogGPParameters, name) for name in "LogG"), (LogGPFiles, "params"),
-        *((LogGPOptions, name) for name in ("worst_case", "seed", "ties", "gap_origin")),
-        *((LogGOPSimOptions, name) for name in ("semantics", "O", "S")),
-        *((SimulateOutputs, name) for name in ("timeline", "to_goal", "time_scale", "at", "model_json"))), 1)
+        *((declared.LogGPParameters, n) for n in "LogG"), (declared.LogGPFiles, "params"),
+        *((declared.LogGPOptions, n) for n in ("worst_case", "seed", "ties", "gap_origin")),
+        *((declared.LogGOPSimOptions, n) for n in ("semantics", "O", "S")),
+        *((declared.SimulateOutputs, n) for n in ("timeline", "to_goal", "time_scale", "at", "model_json"))), 1)
     if root is None or command is None:
         return None
     return root[0], command[0], Path(command[1][0])
@@ -450,17 +446,7 @@ def _typer_command() -> Callable[..., None]:
     import typer
 
     from perfcompose.commands.common import json_option, user_errors
-    from perfcompose.loggp.options import (
-        LOGGOPSIM_S,
-        GapOrigin,
-        LogGOPSimOptions,
-        LogGPFiles,
-        LogGPOptions,
-        LogGPParameters,
-        Semantics,
-        SimulateOutputs,
-        Ties,
-    )
+    from perfcompose.loggp import options as declared
     from perfcompose.option_fields import cli_option
 
     @user_errors
@@ -468,24 +454,24 @@ def _typer_command() -> Callable[..., None]:
                                                           "'loggp convert'), or a LogGOPSim GOAL "
                                                           "schedule (*.goal, or any file whose first word is "
                                                           "num_ranks; simulated with LogGOPSim's rules)."),
-                 L: float | None = cli_option(LogGPParameters, "L"),
-                 o: float | None = cli_option(LogGPParameters, "o"),
-                 g: float | None = cli_option(LogGPParameters, "g"),
-                 G: float | None = cli_option(LogGPParameters, "G"),
-                 params_file: Path | None = cli_option(LogGPFiles, "params"),
-                 worst_case: bool = cli_option(LogGPOptions, "worst_case"),
-                 seed: int | None = cli_option(LogGPOptions, "seed", default=None),
-                 ties: Ties | None = cli_option(LogGPOptions, "ties", default=None),
-                 gap_origin: GapOrigin | None = cli_option(LogGPOptions, "gap_origin", default=None),
-                 semantics: Semantics | None = cli_option(LogGOPSimOptions, "semantics"),
-                 O: float = cli_option(LogGOPSimOptions, "O"),
-                 S: float | None = cli_option(LogGOPSimOptions, "S"),
+                 L: float | None = cli_option(declared.LogGPParameters, "L"),
+                 o: float | None = cli_option(declared.LogGPParameters, "o"),
+                 g: float | None = cli_option(declared.LogGPParameters, "g"),
+                 G: float | None = cli_option(declared.LogGPParameters, "G"),
+                 params_file: Path | None = cli_option(declared.LogGPFiles, "params"),
+                 worst_case: bool = cli_option(declared.LogGPOptions, "worst_case"),
+                 seed: int | None = cli_option(declared.LogGPOptions, "seed", default=None),
+                 ties: declared.Ties | None = cli_option(declared.LogGPOptions, "ties", default=None),
+                 gap_origin: declared.GapOrigin | None = cli_option(declared.LogGPOptions, "gap_origin", default=None),
+                 semantics: declared.Semantics | None = cli_option(declared.LogGOPSimOptions, "semantics"),
+                 O: float = cli_option(declared.LogGOPSimOptions, "O"),
+                 S: float | None = cli_option(declared.LogGOPSimOptions, "S"),
                  json_out: Path | None = json_option("finish times, makespan and every processor's operations"),
-                 timeline: Path | None = cli_option(SimulateOutputs, "timeline"),
-                 to_goal: Path | None = cli_option(SimulateOutputs, "to_goal"),
-                 time_scale: float = cli_option(SimulateOutputs, "time_scale"),
-                 at: list[str] | None = cli_option(SimulateOutputs, "at"),
-                 model_json: Path | None = cli_option(SimulateOutputs, "model_json"),
+                 timeline: Path | None = cli_option(declared.SimulateOutputs, "timeline"),
+                 to_goal: Path | None = cli_option(declared.SimulateOutputs, "to_goal"),
+                 time_scale: float = cli_option(declared.SimulateOutputs, "time_scale"),
+                 at: list[str] | None = cli_option(declared.SimulateOutputs, "at"),
+                 model_json: Path | None = cli_option(declared.SimulateOutputs, "model_json"),
                  ) -> None:
         """Durations and message sizes may be expressions such as "8*x"; --at x=1000 fixes them.
         In LogGOPSim's semantics messages above S bytes (default 65535, as in LogGOPSim) use a
@@ -505,11 +491,9 @@ def _typer_command() -> Callable[..., None]:
                                to_goal=to_goal)
             return
         semantics = semantics or "paper"
-        rendezvous = math.inf
-        if semantics == "loggopsim":
-            rendezvous = LOGGOPSIM_S if S is None else S
+        rendezvous = (declared.LOGGOPSIM_S if S is None else S) if semantics == "loggopsim" else math.inf
         given: dict[str, Any] = {"worst_case": worst_case, "seed": seed, "ties": ties, "gap_origin": gap_origin}
-        paper = LogGPOptions(**{k: v for k, v in given.items() if v is not None})
+        paper = declared.LogGPOptions(**{k: v for k, v in given.items() if v is not None})
         opts = _Options(paper.worst_case, paper.seed, paper.ties, paper.gap_origin, semantics, O, rendezvous)
         from perfcompose.commands.loggp_phases import phases
 
