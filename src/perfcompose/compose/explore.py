@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from perfcompose.compose.operators import Composer
-from perfcompose.compose.terms import Pipe, Seq, Term, TPool, _flatten, threads_used
+from perfcompose.compose.terms import Pipe, Seq, Term, TPool, flatten, threads_used
 from perfcompose.limits import check_steps
 
 
@@ -81,7 +81,7 @@ def _chain(kind: type, terms: Sequence[Term]) -> Term:
 
 def pipeline_stages(term: Term) -> tuple[Term, ...]:
     """The stages of a pipeline term, in order (a lone term is a one-stage pipeline)."""
-    return tuple(_flatten(term, Pipe)) if isinstance(term, Pipe) else (term,)
+    return tuple(flatten(term, Pipe)) if isinstance(term, Pipe) else (term,)
 
 
 def explore(term: Term | str, components: Mapping[str, object], threads: int,
@@ -159,7 +159,7 @@ def bottleneck(term: Term, composer: Composer, point: Mapping[str, float]) -> tu
         if isinstance(t, Pipe):
             parts = list(pipeline_stages(t))
         elif isinstance(t, Seq):
-            parts = _flatten(t, Seq)
+            parts = flatten(t, Seq)
         elif isinstance(t, TPool):
             parts = [t.body]
         else:

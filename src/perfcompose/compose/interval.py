@@ -67,15 +67,15 @@ def stacked_leaf(model: Model, count: int) -> Model:
     return leaf.with_meta(name=model.name, roles=model.roles)
 
 
-def _follow_choices(term: Term, kept: Mapping[Pipe, Term]) -> Term:
+def follow_choices(term: Term, kept: Mapping[Pipe, Term]) -> Term:
     """``term`` with every pipe the asymptotic rule decided replaced by the stage it kept."""
     if isinstance(term, Pipe) and term in kept:
-        return _follow_choices(kept[term], kept)
+        return follow_choices(kept[term], kept)
     changes = {}
     for f in dataclasses.fields(term):  # type: ignore[arg-type]
         value = getattr(term, f.name)
         if isinstance(value, Term):
-            changes[f.name] = _follow_choices(value, kept)
+            changes[f.name] = follow_choices(value, kept)
     return dataclasses.replace(term, **changes) if changes else term  # type: ignore[type-var]
 
 
@@ -101,7 +101,7 @@ class _SpreadCalibrated(CalibratedComposer):
         return self.central._touches(term)
 
 
-def _spread(composer: Composer, members: int) -> Composer:
+def spread(composer: Composer, members: int) -> Composer:
     """The composer with every leaf stacked, under the pointwise pipe rule."""
     leaves = {name: stacked_leaf(model, members) for name, model in composer.components.items()}
     if isinstance(composer, CalibratedComposer):
@@ -128,7 +128,7 @@ def with_interval(composer: Composer, term: Term | str, *, members: int = MEMBER
     followed = term
     if composer.pipe == "asymptotic":
         decided = {c.term: c.kept for c in composer.pipe_choices(term) if c.dropped is not None}
-        followed = _follow_choices(term, decided)
-    composed = _spread(composer, members).model(followed)
+        followed = follow_choices(term, decided)
+    composed = spread(composer, members).model(followed)
     return central.with_meta(ensemble=StackedEnsemble(composed, members))
 

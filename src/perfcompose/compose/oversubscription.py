@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from perfcompose.compose.interval import _spread
+from perfcompose.compose.interval import spread
 from perfcompose.compose.operators import Composer
 from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Term, TPool
 from perfcompose.ensemble import StackedEnsemble
@@ -114,7 +114,7 @@ def accounted(composer: Composer, term: Term, model: Model, cores: int | None = 
     ensemble = model.ensemble
     stacked = getattr(ensemble, "stacked", None)
     if stacked is not None:
-        total = work(_spread(composer, ensemble.size), term)
+        total = work(spread(composer, ensemble.size), term)
         if total is not None:
             members = maximum(stacked, total / over.cores, how="pointwise")
             adjusted = adjusted.with_meta(ensemble=StackedEnsemble(members, ensemble.size))

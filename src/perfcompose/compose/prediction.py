@@ -19,7 +19,7 @@ import numpy as np
 from perfcompose.compose import oversubscription
 from perfcompose.compose.design import load_design
 from perfcompose.compose.explore import bottleneck
-from perfcompose.compose.interval import _follow_choices, with_interval
+from perfcompose.compose.interval import follow_choices, with_interval
 from perfcompose.compose.operators import Composer
 from perfcompose.compose.oversubscription import accounted
 from perfcompose.compose.terms import Component, Pipe, Seq, Term, TPool
@@ -54,7 +54,7 @@ def _over_components(composer: Composer, term: Term, accounted_for_cores: bool) 
     kept = {c.term: c.kept for c in composer.pipe_choices(term) if c.dropped is not None}
     try:
         symbolic = Composer(leaves, pipe="pointwise", size=composer.size)
-        model = symbolic(_follow_choices(term, kept))
+        model = symbolic(follow_choices(term, kept))
         if accounted_for_cores:
             model, _ = accounted(symbolic, term, model)
     except (PerfcomposeError, KeyError):

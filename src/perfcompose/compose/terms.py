@@ -74,7 +74,7 @@ class _Binary(Term):
         return (self.first, self.second)
 
     def __str__(self) -> str:
-        return f"{self.keyword}({', '.join(str(t) for t in _flatten(self, type(self)))})"
+        return f"{self.keyword}({', '.join(str(t) for t in flatten(self, type(self)))})"
 
 
 @dataclass(frozen=True)
@@ -202,10 +202,10 @@ def symbolic_counts(term: Term) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def _flatten(term: Term, kind: type) -> list[Term]:
+def flatten(term: Term, kind: type) -> list[Term]:
     """The operands of a left-nested chain of one binary pattern, as the n-ary sugar writes it."""
     if isinstance(term, kind):
-        return _flatten(term.first, kind) + [term.second]  # type: ignore[attr-defined]
+        return flatten(term.first, kind) + [term.second]  # type: ignore[attr-defined]
     return [term]
 
 
