@@ -38,8 +38,8 @@ from perfcompose.loggp.steps.program import CommStep, CompStep, Program
 #: the declared defaults of the simulation options
 _DEFAULT = LogGPOptions()
 
-__all__ = ["BLOCK_SIZES", "LAYOUTS", "OPS", "OPS_IMPLEMENTATION", "time_operations", "owners", "gauss_program",
-           "Times", "StudyRow", "run_gauss_study", "best"]
+__all__ = ["BLOCK_SIZES", "LAYOUTS", "OPS", "OPS_IMPLEMENTATION", "time_operations", "owners", "active_blocks",
+           "gauss_program", "Times", "StudyRow", "run_gauss_study", "best"]
 
 #: the paper's block sizes for a 960 x 960 matrix
 BLOCK_SIZES = (10, 12, 16, 20, 24, 30, 40, 48, 60, 64, 80, 96, 120, 160)
@@ -212,7 +212,7 @@ def owners(nb: int, P: int, layout: str) -> np.ndarray:
     raise InputError(f"unknown layout {layout!r}", hint=f"layouts: {', '.join(LAYOUTS)}")
 
 
-def _active_blocks(nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def active_blocks(nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every (i, j, k) with i, j >= k, sorted by step t = i + j + k, then k, i, j."""
     parts = []
     for k in range(nb):
@@ -232,7 +232,7 @@ def gauss_program(n: int, block: int, P: int, layout: str, op_times: Mapping[str
         raise InputError(f"block size {block} does not divide n = {n}")
     nb = n // block
     owner = owners(nb, P, layout)
-    t, i, j, k = _active_blocks(nb)
+    t, i, j, k = active_blocks(nb)
     kind = np.where((i == k) & (j == k), 0, np.where(j == k, 1, np.where(i == k, 2, 3)))
     cost = np.array([op_times[op][block] for op in OPS])[kind]
     who = owner[i, j]

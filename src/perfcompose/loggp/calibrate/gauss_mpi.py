@@ -25,7 +25,7 @@ import time
 import numpy as np
 from mpi4py import MPI
 
-from perfcompose.loggp.gauss import _active_blocks, op1, op2, op3, op4, owners
+from perfcompose.loggp.gauss import active_blocks, op1, op2, op3, op4, owners
 
 
 def _run_once(comm, n: int, b: int, layout: str) -> tuple[float, float, bool]:  # noqa: ANN001
@@ -35,7 +35,7 @@ def _run_once(comm, n: int, b: int, layout: str) -> tuple[float, float, bool]:  
     rng = np.random.default_rng(1)
     mine = {(i, j): rng.random((b, b)) + (n * np.eye(b) if i == j else 0.0)
             for i in range(nb) for j in range(nb) if owner[i, j] == rank}
-    t_all, i_all, j_all, k_all = _active_blocks(nb)
+    t_all, i_all, j_all, k_all = active_blocks(nb)
     bounds = np.searchsorted(t_all, np.arange(t_all[-1] + 2))
     inbox: dict[tuple[int, int, int], np.ndarray] = {}  # (i, j, 0 from the left / 1 from above)
     tmp = np.empty((b, b))
