@@ -23,8 +23,8 @@ from perfcompose.loggp.options import GapOrigin, LogGPOptions, Ties
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.steps.execute import simulate_program
 from perfcompose.loggp.steps.json_arrays import plain
-from perfcompose.loggp.steps.program import _Problem
-from perfcompose.loggp.steps.template import ProgramTemplate, _error
+from perfcompose.loggp.steps.program import Problem
+from perfcompose.loggp.steps.template import ProgramTemplate, problem_error
 from perfcompose.model import Model
 
 __all__ = ["LogGPSource", "MODEL_RECORD_FORMAT", "read_source"]
@@ -161,8 +161,8 @@ class LogGPSource:
             params = _record_params(record["params"])
             options = _record_options(record["options"])
             calibration = _record_calibration(record.get("calibration", []))
-        except _Problem as p:
-            raise _error(p, path, text, ()) from None
+        except Problem as p:
+            raise problem_error(p, path, text, ()) from None
         template = ProgramTemplate.from_doc(record["program"], source=path, text=text, prefix=("program",))
         return cls(template, params, name=fields["name"], origin=fields["source"], calibration=calibration, **options)
 
@@ -180,68 +180,68 @@ _KEYS = ("format", "name", "program", "params", "options")
 def _record_fields(record: Any) -> dict[str, str]:
     """Check the record's keys, format, name and source; the name and source."""
     if not isinstance(record, dict):
-        raise _Problem("a LogGP model record is a JSON object", (),
+        raise Problem("a LogGP model record is a JSON object", (),
                        hint=f'it starts {{"format": "{MODEL_RECORD_FORMAT}", ...}}')
     for key in _KEYS:
         if key not in record:
-            raise _Problem(f"missing key {key!r}", (),
+            raise Problem(f"missing key {key!r}", (),
                            hint="a LogGP model record has " + ", ".join(_KEYS)
                            + " (and optionally source, calibration)")
     unknown = [k for k in record if k not in (*_KEYS, "source", "calibration")]
     if unknown:
-        raise _Problem(f"unknown key {unknown[0]!r}", (unknown[0],),
+        raise Problem(f"unknown key {unknown[0]!r}", (unknown[0],),
                        hint="a LogGP model record has " + ", ".join(_KEYS) + " (and optionally source, calibration)")
     if record["format"] != MODEL_RECORD_FORMAT:
-        raise _Problem(f"the format is {record['format']!r}, not {MODEL_RECORD_FORMAT!r}", ("format",),
+        raise Problem(f"the format is {record['format']!r}, not {MODEL_RECORD_FORMAT!r}", ("format",),
                        hint="write the record with 'perfcompose loggp simulate --model-json'")
     name, source = record["name"], record.get("source", "")
     if not isinstance(name, str) or not name.isidentifier():
-        raise _Problem(f"the name must be an identifier, got {name!r}", ("name",))
+        raise Problem(f"the name must be an identifier, got {name!r}", ("name",))
     if not isinstance(source, str):
-        raise _Problem(f"the source must be a string, got {source!r}", ("source",))
+        raise Problem(f"the source must be a string, got {source!r}", ("source",))
     return {"name": name, "source": source}
 
 
 def _record_calibration(members: Any) -> list[LogGP]:
     """The calibration's members: a list of parameter sets as 'params' holds them."""
     if not isinstance(members, list):
-        raise _Problem(f"must be a list of parameter sets, got {members!r}", ("calibration",))
+        raise Problem(f"must be a list of parameter sets, got {members!r}", ("calibration",))
     out = []
     for k, member in enumerate(members):
         try:
             out.append(_record_params(member))
-        except _Problem as p:
-            raise _Problem(p.message, ("calibration", k, *p.path[1:]), p.hint) from None
+        except Problem as p:
+            raise Problem(p.message, ("calibration", k, *p.path[1:]), p.hint) from None
     return out
 
 
 def _record_params(params: Any) -> LogGP:
     hint = "'params' holds L, o, g, G and unit"
     if not isinstance(params, dict):
-        raise _Problem(f"must be an object, got {params!r}", ("params",), hint)
+        raise Problem(f"must be an object, got {params!r}", ("params",), hint)
     for key in ("L", "o", "g", "G"):
         if key not in params:
-            raise _Problem(f"missing key {key!r}", ("params",), hint)
+            raise Problem(f"missing key {key!r}", ("params",), hint)
     unknown = [k for k in params if k not in ("L", "o", "g", "G", "unit")]
     if unknown:
-        raise _Problem(f"unknown key {unknown[0]!r}", ("params", unknown[0]), hint)
+        raise Problem(f"unknown key {unknown[0]!r}", ("params", unknown[0]), hint)
     unit = params.get("unit", "")
     if not isinstance(unit, str):
-        raise _Problem(f"unit must be a string, got {unit!r}", ("params", "unit"))
+        raise Problem(f"unit must be a string, got {unit!r}", ("params", "unit"))
     try:
         return LogGP(params["L"], params["o"], params["g"], params["G"], unit)
     except InputError as exc:
         bad = next((k for k in ("L", "o", "g", "G") if f" {k} " in f" {exc.reason} "), None)
-        raise _Problem(exc.reason, ("params",) + ((bad,) if bad else ()), exc.hint) from None
+        raise Problem(exc.reason, ("params",) + ((bad,) if bad else ()), exc.hint) from None
 
 
 def _record_options(options: Any) -> dict[str, Any]:
     if not isinstance(options, dict):
-        raise _Problem(f"must be an object, got {options!r}", ("options",),
+        raise Problem(f"must be an object, got {options!r}", ("options",),
                        hint="e.g. " + json.dumps(asdict(LogGPOptions())))
     unknown = [k for k in options if k not in _OPTIONS]
     if unknown:
-        raise _Problem(f"unknown key {unknown[0]!r}", ("options", unknown[0]),
+        raise Problem(f"unknown key {unknown[0]!r}", ("options", unknown[0]),
                        hint="options are " + ", ".join(_OPTIONS))
     checks = {"worst_case": (lambda v: isinstance(v, bool), "true or false"),
               "ties": (lambda v: v in get_args(Ties), " or ".join(map(repr, get_args(Ties)))),
@@ -249,5 +249,5 @@ def _record_options(options: Any) -> dict[str, Any]:
               "gap_origin": (lambda v: v in get_args(GapOrigin), " or ".join(map(repr, get_args(GapOrigin))))}
     for key, (ok, what) in checks.items():
         if key in options and not ok(options[key]):
-            raise _Problem(f"must be {what}, got {options[key]!r}", ("options", key))
+            raise Problem(f"must be {what}, got {options[key]!r}", ("options", key))
     return dict(options)

@@ -19,7 +19,7 @@ from perfcompose.loggp.steps.json_arrays import (
     load_json_arrays,
     plain,
 )
-from perfcompose.loggp.steps.program import _parse
+from perfcompose.loggp.steps.program import parse_program
 
 
 def _random_program(seed: int, P: int = 7, M: int = 60) -> Program:
@@ -37,7 +37,7 @@ def _random_program(seed: int, P: int = 7, M: int = 60) -> Program:
 @pytest.mark.parametrize("indent", [None, 1])
 def test_reads_the_same_program_as_json_loads(write_file, seed, indent):
     text = json.dumps(program_to_json(_random_program(seed)), indent=indent)
-    old = _parse(json.loads(text))
+    old = parse_program(json.loads(text))
     new = read_program(write_file("p.json", text))
     assert len(old.steps) == len(new.steps)
     for a, b in zip(old.steps, new.steps):

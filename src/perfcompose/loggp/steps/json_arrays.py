@@ -21,7 +21,7 @@ import numpy as np
 from perfcompose.loggp.kernels.backend import extension
 from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays
 
-__all__ = ["JsonNumbers", "JsonLists", "load_json_arrays", "plain", "token_offset"]
+__all__ = ["JsonNumbers", "JsonLists", "load_json_arrays", "plain", "token_offset", "readonly"]
 
 _CHUNK = 1 << 18  #: bytes tokenized at a time (a few arrays of this size live at once)
 
@@ -61,7 +61,8 @@ class JsonLists:
         return int(self.counts.shape[0])
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
+def readonly(a: np.ndarray) -> np.ndarray:
+    """``a``, made read-only (the arrays a program is read into are not written again)."""
     a.setflags(write=False)
     return a
 
@@ -210,11 +211,11 @@ def _read_array(buf: np.ndarray, key: bytes, open_at: int) -> tuple[JsonNumbers 
     width = ARRAY_KEYS[key]
     if width >= 0:
         rows = _rows(kind, values, width)
-        return None if rows is None else (JsonNumbers(_readonly(rows), open_at, end), end)
+        return None if rows is None else (JsonNumbers(readonly(rows), open_at, end), end)
     lists = _lists(kind, values)
     if lists is None:
         return None
-    return JsonLists(_readonly(lists[0]), _readonly(lists[1]), open_at, end), end
+    return JsonLists(readonly(lists[0]), readonly(lists[1]), open_at, end), end
 
 
 def load_json_arrays(data: bytes) -> Any:

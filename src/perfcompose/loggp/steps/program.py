@@ -19,15 +19,16 @@ from perfcompose.errors import InputError
 from perfcompose.finite import is_finite_number, is_number
 from perfcompose.loggp.jsonfile import JsonText, as_text, load_json_program
 from perfcompose.loggp.params import UNITS
-from perfcompose.loggp.steps.json_arrays import JsonLists, JsonNumbers, token_offset
+from perfcompose.loggp.steps.json_arrays import JsonLists, JsonNumbers, readonly, token_offset
 
-__all__ = ["CommStep", "CompStep", "Program", "read_program", "program_to_json", "stable_order"]
+__all__ = ["CommStep", "CompStep", "Program", "Problem", "read_program", "parse_program", "located_error",
+           "program_to_json", "stable_order"]
 
 _EXAMPLE = ('{"P": 2, "steps": [{"kind": "comp", "durations": [5, 3]}, '
             '{"kind": "comm", "messages": [[0, 1, 100]], "send_order": [[0], []]}]}')
 
 
-class _Problem(Exception):
+class Problem(Exception):
     """A validation failure at a JSON path, turned into a located InputError by the reader."""
 
     def __init__(self, message: str, path: tuple[str | int, ...] = (), hint: str | None = None,
@@ -37,19 +38,14 @@ class _Problem(Exception):
         #: the array read from the file that ``path`` leads into, and the index inside it
         self.node, self.index = node, index
 
-    def at(self, message: str, prefix: tuple[str | int, ...], step: dict[str, Any] | None = None) -> _Problem:
+    def at(self, message: str, prefix: tuple[str | int, ...], step: dict[str, Any] | None = None) -> Problem:
         """The same problem under ``prefix`` with another message; the array node of ``step``
         it points into is found where not known yet."""
         node, index = self.node, self.index
         key = str(self.path[0]) if self.path else ""
         if node is None and step is not None and isinstance(step.get(key), (JsonNumbers, JsonLists)):
             node, index = step[key], tuple(int(i) for i in self.path[1:])
-        return _Problem(message, prefix + self.path, self.hint, node, index)
-
-
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)
-    return a
+        return Problem(message, prefix + self.path, self.hint, node, index)
 
 
 def _is_int(v: Any) -> bool:
@@ -86,7 +82,7 @@ class CommStep:
         sends its messages in the order of their ids."""
         try:
             return cls._build(P, messages, send_order)
-        except _Problem as p:
+        except Problem as p:
             where = "".join(f"[{k!r}]" for k in p.path)
             raise InputError(f"{where + ': ' if where else ''}{p.message}", hint=p.hint) from None
 
@@ -111,8 +107,8 @@ class CommStep:
         counts = np.bincount(src, minlength=P)
         send_ptr = np.zeros(P + 1, dtype=np.int64)
         np.cumsum(counts, out=send_ptr[1:])
-        return cls(P, _readonly(src), _readonly(dst), _readonly(nbytes), _readonly(order.astype(np.int64, copy=False)),
-                   _readonly(send_ptr))
+        return cls(P, readonly(src), readonly(dst), readonly(nbytes), readonly(order.astype(np.int64, copy=False)),
+                   readonly(send_ptr))
 
     @classmethod
     def _build(cls, P: int, messages: Any, send_order: Any) -> CommStep:
@@ -122,7 +118,7 @@ class CommStep:
             bad = np.flatnonzero(~((col >= 0) & (col < P) & (col == np.floor(col))))
             if bad.size:
                 k = int(bad[0])
-                raise _Problem(f"message {k}: {name} {col[k]:g} is not a processor (P = {P})", ("messages", k, j),
+                raise Problem(f"message {k}: {name} {col[k]:g} is not a processor (P = {P})", ("messages", k, j),
                                hint=f"processors are numbered 0 to {P - 1}")
         src = msgs[:, 0].astype(np.int64)
         dst = msgs[:, 1].astype(np.int64)
@@ -158,10 +154,10 @@ def _message_array(messages: Any) -> np.ndarray:
         messages = messages.values
     if isinstance(messages, np.ndarray):
         if messages.ndim != 2 or (messages.size and messages.shape[1] != 3):
-            raise _Problem("messages must be a list of [src, dst, bytes]", ("messages",))
+            raise Problem("messages must be a list of [src, dst, bytes]", ("messages",))
         return messages.reshape(-1, 3).astype(np.float64)
     if not isinstance(messages, (list, tuple)):
-        raise _Problem("messages must be a list of [src, dst, bytes]", ("messages",))
+        raise Problem("messages must be a list of [src, dst, bytes]", ("messages",))
     try:
         arr = np.array(messages, dtype=np.float64)
         if arr.ndim == 2 and arr.shape[1] == 3 or arr.size == 0:
@@ -170,22 +166,22 @@ def _message_array(messages: Any) -> np.ndarray:
         pass
     for k, m in enumerate(messages):  # find the first malformed one, to point at it
         if not isinstance(m, (list, tuple)) or len(m) != 3:
-            raise _Problem(f"message {k} must be [src, dst, bytes]", ("messages", k),
+            raise Problem(f"message {k} must be [src, dst, bytes]", ("messages", k),
                            hint="e.g. [0, 1, 1024]: processor 0 sends 1024 bytes to processor 1")
         for j, v in enumerate(m):
             if not is_number(v):
-                raise _Problem(f"message {k}: {('src', 'dst', 'bytes')[j]} must be a number, got {v!r}",
+                raise Problem(f"message {k}: {('src', 'dst', 'bytes')[j]} must be a number, got {v!r}",
                                ("messages", k, j))
             if abs(v) > 1e300:
-                raise _Problem(f"message {k}: {('src', 'dst', 'bytes')[j]} is too large for a number of "
+                raise Problem(f"message {k}: {('src', 'dst', 'bytes')[j]} is too large for a number of "
                                "processors or bytes", ("messages", k, j))
-    raise _Problem("messages must be a list of [src, dst, bytes]", ("messages",))
+    raise Problem("messages must be a list of [src, dst, bytes]", ("messages",))
 
 
 def _check_arrays(P: int, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray, located: bool = False) -> None:
     def fail(k: int, j: int, message: str, hint: str | None = None) -> None:
         if located:
-            raise _Problem(message, ("messages", k, j), hint)
+            raise Problem(message, ("messages", k, j), hint)
         raise InputError(message, hint=hint)
 
     for j, (arr, name) in enumerate(((src, "src"), (dst, "dst"))):
@@ -209,7 +205,7 @@ def _order_lists(P: int, src: np.ndarray, send_order: JsonLists) -> np.ndarray:
     """The send order read as arrays, checked as :func:`_order_array` checks lists."""
     M = src.shape[0]
     if len(send_order) != P:
-        raise _Problem(f"send_order must be a list of {P} lists (one per processor)", ("send_order",),
+        raise Problem(f"send_order must be a list of {P} lists (one per processor)", ("send_order",),
                        hint="send_order[p] lists the ids of the messages processor p sends, in order")
     flat, counts = send_order.flat, send_order.counts
     owner = np.repeat(np.arange(P, dtype=np.int64), counts)
@@ -223,24 +219,24 @@ def _order_lists(P: int, src: np.ndarray, send_order: JsonLists) -> np.ndarray:
     bad = np.flatnonzero((flat < 0) | (flat >= M))
     if bad.size:
         i = int(bad[0])
-        raise _Problem(f"message id {int(flat[i])} is out of range (the step has {M} messages)", where(i),
+        raise Problem(f"message id {int(flat[i])} is out of range (the step has {M} messages)", where(i),
                        hint=f"ids index the step's messages, 0 to {M - 1}")
     bad = np.flatnonzero(src[flat] != owner)
     if bad.size:
         i = int(bad[0])
         m = int(flat[i])
-        raise _Problem(f"message {m} is sent by processor {src[m]}, not {int(owner[i])}", where(i),
+        raise Problem(f"message {m} is sent by processor {src[m]}, not {int(owner[i])}", where(i),
                        hint=f"list it in send_order[{src[m]}]")
     seen = np.bincount(flat, minlength=M)
     if (seen > 1).any():
         m = int(np.flatnonzero(seen > 1)[0])
         i = int(np.flatnonzero(flat == m)[1])
-        raise _Problem(f"message {m} appears twice in the send order", where(i),
+        raise Problem(f"message {m} appears twice in the send order", where(i),
                        hint="each message is sent exactly once")
     missing = np.flatnonzero(seen == 0)
     if missing.size:
         m = int(missing[0])
-        raise _Problem(f"message {m} (from processor {src[m]}) is missing from the send order",
+        raise Problem(f"message {m} (from processor {src[m]}) is missing from the send order",
                        ("send_order", int(src[m])), hint=f"add {m} to send_order[{src[m]}]")
     return flat
 
@@ -250,32 +246,32 @@ def _order_array(P: int, src: np.ndarray, send_order: Any) -> np.ndarray:
     if isinstance(send_order, JsonLists):
         return _order_lists(P, src, send_order)
     if not isinstance(send_order, (list, tuple)) or len(send_order) != P:
-        raise _Problem(f"send_order must be a list of {P} lists (one per processor)", ("send_order",),
+        raise Problem(f"send_order must be a list of {P} lists (one per processor)", ("send_order",),
                        hint="send_order[p] lists the ids of the messages processor p sends, in order")
     seen = np.full(M, -1, dtype=np.int64)
     flat: list[int] = []
     for p, ids in enumerate(send_order):
         if not isinstance(ids, (list, tuple)):
-            raise _Problem(f"send_order[{p}] must be a list of message ids", ("send_order", p))
+            raise Problem(f"send_order[{p}] must be a list of message ids", ("send_order", p))
         for j, m in enumerate(ids):
             if not _is_int(m):
-                raise _Problem(f"send_order[{p}][{j}] = {m!r} is not a message id", ("send_order", p, j))
+                raise Problem(f"send_order[{p}][{j}] = {m!r} is not a message id", ("send_order", p, j))
             m = int(m)
             if not 0 <= m < M:
-                raise _Problem(f"message id {m} is out of range (the step has {M} messages)",
+                raise Problem(f"message id {m} is out of range (the step has {M} messages)",
                                ("send_order", p, j), hint=f"ids index the step's messages, 0 to {M - 1}")
             if src[m] != p:
-                raise _Problem(f"message {m} is sent by processor {src[m]}, not {p}", ("send_order", p, j),
+                raise Problem(f"message {m} is sent by processor {src[m]}, not {p}", ("send_order", p, j),
                                hint=f"list it in send_order[{src[m]}]")
             if seen[m] >= 0:
-                raise _Problem(f"message {m} appears twice in the send order", ("send_order", p, j),
+                raise Problem(f"message {m} appears twice in the send order", ("send_order", p, j),
                                hint="each message is sent exactly once")
             seen[m] = p
             flat.append(m)
     missing = np.flatnonzero(seen < 0)
     if missing.size:
         m = int(missing[0])
-        raise _Problem(f"message {m} (from processor {src[m]}) is missing from the send order",
+        raise Problem(f"message {m} (from processor {src[m]}) is missing from the send order",
                        ("send_order", int(src[m])), hint=f"add {m} to send_order[{src[m]}]")
     return np.array(flat, dtype=np.int64)
 
@@ -291,7 +287,7 @@ class CompStep:
         d = np.array(list(durations), dtype=np.float64)
         if d.ndim != 1 or not np.all(np.isfinite(d)) or np.any(d < 0):
             raise InputError("computation durations must be finite non-negative numbers")
-        return cls(_readonly(d))
+        return cls(readonly(d))
 
 
 @dataclass(frozen=True, eq=False)
@@ -360,7 +356,7 @@ def _locate(text: str, path: Sequence[str | int]) -> int:
     return i
 
 
-def _located(text: str | JsonText, path: Path | str, problem: _Problem, shift: int = 0) -> InputError:
+def located_error(text: str | JsonText, path: Path | str, problem: Problem, shift: int = 0) -> InputError:
     """``problem`` as an InputError at its place in ``text``; ``shift`` moves the column right
     (to a character inside a string value, such as the error in an expression)."""
     where = "".join(f"[{k!r}]" for k in problem.path)
@@ -387,66 +383,66 @@ def _located(text: str | JsonText, path: Path | str, problem: _Problem, shift: i
                       source_line=source if len(source) <= 160 else None, hint=problem.hint)
 
 
-def _parse(data: Any) -> Program:
+def parse_program(data: Any) -> Program:
     if not isinstance(data, dict):
-        raise _Problem("a program is a JSON object with P and steps", (), hint=f"e.g. {_EXAMPLE}")
+        raise Problem("a program is a JSON object with P and steps", (), hint=f"e.g. {_EXAMPLE}")
     for key in data:
         if key not in ("P", "steps", "unit"):
-            raise _Problem(f"unknown key {key!r}", (key,), hint="a program has P, steps and optionally unit")
+            raise Problem(f"unknown key {key!r}", (key,), hint="a program has P, steps and optionally unit")
     if "P" not in data:
-        raise _Problem("missing P (the number of processors)", (), hint=f"e.g. {_EXAMPLE}")
+        raise Problem("missing P (the number of processors)", (), hint=f"e.g. {_EXAMPLE}")
     P = data["P"]
     if not _is_int(P) or P < 1:
-        raise _Problem(f"P must be a positive integer, got {P!r}", ("P",))
+        raise Problem(f"P must be a positive integer, got {P!r}", ("P",))
     P = int(P)
     unit = data.get("unit", "")
     if not isinstance(unit, str) or (unit and unit not in UNITS):
-        raise _Problem(f"unknown time unit {unit!r}", ("unit",), hint=f"use one of {', '.join(UNITS)}")
+        raise Problem(f"unknown time unit {unit!r}", ("unit",), hint=f"use one of {', '.join(UNITS)}")
     steps_raw = data.get("steps")
     if not isinstance(steps_raw, list):
-        raise _Problem("steps must be a list of computation and communication steps", ("steps",),
+        raise Problem("steps must be a list of computation and communication steps", ("steps",),
                        hint=f"e.g. {_EXAMPLE}")
     steps: list[CompStep | CommStep] = []
     for k, s in enumerate(steps_raw):
         at: tuple[str | int, ...] = ("steps", k)
         if not isinstance(s, dict):
-            raise _Problem(f"step {k} must be an object with a kind", at)
+            raise Problem(f"step {k} must be an object with a kind", at)
         kind = s.get("kind")
         if kind == "comp":
             extra = [key for key in s if key not in ("kind", "durations")]
             if extra:
-                raise _Problem(f"unknown key {extra[0]!r} in computation step {k}", at + (extra[0],))
+                raise Problem(f"unknown key {extra[0]!r} in computation step {k}", at + (extra[0],))
             d = s.get("durations")
             if isinstance(d, JsonNumbers) and d.values.shape == (P,):
                 bad = np.flatnonzero(~np.isfinite(d.values) | (d.values < 0))
                 if bad.size:
                     p = int(bad[0])
                     v = float(d.values[p])
-                    raise _Problem(f"step {k}: duration of processor {p} is {int(v) if v.is_integer() else v!r}; "
+                    raise Problem(f"step {k}: duration of processor {p} is {int(v) if v.is_integer() else v!r}; "
                                    "it must be a "
                                    "non-negative number", at + ("durations", p), node=d, index=(p,))
                 steps.append(CompStep(d.values))
                 continue
             if not isinstance(d, list) or len(d) != P:
-                raise _Problem(f"step {k}: durations must be a list of {P} numbers (one per processor)",
+                raise Problem(f"step {k}: durations must be a list of {P} numbers (one per processor)",
                                at + ("durations",) if "durations" in s else at)
             for p, v in enumerate(d):
                 if not is_finite_number(v) or v < 0:
-                    raise _Problem(f"step {k}: duration of processor {p} is {v!r}; it must be a "
+                    raise Problem(f"step {k}: duration of processor {p} is {v!r}; it must be a "
                                    "non-negative number", at + ("durations", p))
-            steps.append(CompStep(_readonly(np.array(d, dtype=np.float64))))
+            steps.append(CompStep(readonly(np.array(d, dtype=np.float64))))
         elif kind == "comm":
             extra = [key for key in s if key not in ("kind", "messages", "send_order")]
             if extra:
-                raise _Problem(f"unknown key {extra[0]!r} in communication step {k}", at + (extra[0],))
+                raise Problem(f"unknown key {extra[0]!r} in communication step {k}", at + (extra[0],))
             if "messages" not in s:
-                raise _Problem(f"step {k}: a communication step needs messages", at)
+                raise Problem(f"step {k}: a communication step needs messages", at)
             try:
                 steps.append(CommStep._build(P, s["messages"], s.get("send_order")))
-            except _Problem as p:
+            except Problem as p:
                 raise p.at(f"step {k}: {p.message}", at, s) from None
         else:
-            raise _Problem(f"step {k}: kind must be 'comp' or 'comm', got {kind!r}",
+            raise Problem(f"step {k}: kind must be 'comp' or 'comm', got {kind!r}",
                            at + ("kind",) if "kind" in s else at)
     return Program(P, tuple(steps), unit)
 
@@ -456,9 +452,9 @@ def read_program(path: Path | str, text: str | None = None) -> Program:
     path = Path(path)
     source, data = load_json_program(path, text, what="program", hint=f"a program looks like {_EXAMPLE}")
     try:
-        return _parse(data)
-    except _Problem as p:
-        raise _located(source, path, p) from None
+        return parse_program(data)
+    except Problem as p:
+        raise located_error(source, path, p) from None
 
 
 def program_to_json(program: Program) -> dict[str, Any]:

@@ -16,13 +16,13 @@ import numpy as np
 
 from perfcompose.errors import InputError, ModelSyntaxError
 from perfcompose.loggp.jsonfile import JsonText, load_json_program
-from perfcompose.loggp.steps.json_arrays import JsonLists, JsonNumbers
-from perfcompose.loggp.steps.program import CommStep, CompStep, Program, _located, _parse, _Problem, _readonly
+from perfcompose.loggp.steps.json_arrays import JsonLists, JsonNumbers, readonly
+from perfcompose.loggp.steps.program import CommStep, CompStep, Problem, Program, located_error, parse_program
 
 if TYPE_CHECKING:  # SymPy is loaded only for a program that has expressions
     import sympy as sp
 
-__all__ = ["ProgramTemplate", "read_template"]
+__all__ = ["ProgramTemplate", "read_template", "problem_error"]
 
 JsonPath = tuple[str | int, ...]
 
@@ -86,9 +86,9 @@ class ProgramTemplate:
             entries = _expression_entries(doc)
             exprs, slots = _parse_entries(doc, entries, source, text, prefix)
             trial = _with_trial_values(doc, entries)
-            base = _parse(trial)
-        except _Problem as p:
-            raise _error(p, source, text, prefix) from None
+            base = parse_program(trial)
+        except Problem as p:
+            raise problem_error(p, source, text, prefix) from None
         parameters = _parameters(exprs, slots)
         compiled = _lambdify(parameters, exprs) if exprs else None
         template = cls(P=base.P, unit=base.unit, parameters=parameters, doc=doc, source=source,
@@ -123,11 +123,11 @@ class ProgramTemplate:
             if isinstance(s, CompStep):
                 d = s.durations.copy()
                 d[fill.positions] = results[fill.exprs]
-                steps[fill.step] = CompStep(_readonly(d))
+                steps[fill.step] = CompStep(readonly(d))
             else:
                 b = s.nbytes.copy()
                 b[fill.positions] = results[fill.exprs]
-                steps[fill.step] = CommStep(s.P, s.src, s.dst, _readonly(b), s.order, s.send_ptr)
+                steps[fill.step] = CommStep(s.P, s.src, s.dst, readonly(b), s.order, s.send_ptr)
         return Program(self.P, tuple(steps), self.unit)
 
     def _bad_value(self, expr: int, value: float, point: tuple[float, ...]) -> InputError:
@@ -141,10 +141,10 @@ class ProgramTemplate:
                     f"{int(step.dst[slot.index])}), {text!r}, is {value:g} bytes")
         else:
             what = f"the duration of processor {slot.index}, {text!r}, is {value:g}"
-        problem = _Problem(f"step {slot.step}: {what} at {at}; it must be finite and non-negative",
+        problem = Problem(f"step {slot.step}: {what} at {at}; it must be finite and non-negative",
                            slot.path, hint="the expression must not be negative for any point the model is "
                                            "evaluated at")
-        return _error(problem, self.source, self._text, self._prefix)
+        return problem_error(problem, self.source, self._text, self._prefix)
 
 
 def read_template(path: Path | str, text: str | None = None) -> ProgramTemplate:
@@ -286,11 +286,11 @@ def _parse_entries(doc: Any, entries: list[tuple[int, int, JsonPath]], source: s
 def _syntax_error(exc: ModelSyntaxError, raw: str, path: JsonPath, source: str, text: str | JsonText | None,
                   prefix: JsonPath) -> InputError:
     where = _where(prefix + path)
-    problem = _Problem(f"{exc.reason} in {raw!r}", prefix + path, exc.hint)
+    problem = Problem(f"{exc.reason} in {raw!r}", prefix + path, exc.hint)
     if text is None:
         return InputError(f"{where}: {problem.message}", path=source or None, hint=exc.hint)
     shift = exc.column if exc.column is not None else 0  # the quote, then the expression's characters
-    return _located(text, source, problem, shift=shift)
+    return located_error(text, source, problem, shift=shift)
 
 
 def _with_trial_values(doc: Any, entries: list[tuple[int, int, JsonPath]]) -> Any:
@@ -339,11 +339,11 @@ def _where(path: JsonPath) -> str:
     return "".join(f"[{k!r}]" for k in path)
 
 
-def _error(problem: _Problem, source: str, text: str | JsonText | None, prefix: JsonPath) -> InputError:
+def problem_error(problem: Problem, source: str, text: str | JsonText | None, prefix: JsonPath) -> InputError:
     """A located InputError when the file's text is known, else one naming the JSON path."""
-    shifted = _Problem(problem.message, prefix + problem.path, problem.hint, problem.node, problem.index)
+    shifted = Problem(problem.message, prefix + problem.path, problem.hint, problem.node, problem.index)
     if text is not None:
-        return _located(text, source, shifted)
+        return located_error(text, source, shifted)
     where = _where(shifted.path)
     return InputError(f"{where + ': ' if where else ''}{problem.message}", path=source or None,
                       hint=problem.hint)
