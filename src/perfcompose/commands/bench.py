@@ -12,6 +12,7 @@ from perfcompose.commands.common import (
     Table,
     console,
     err_console,
+    file_to_write,
     fmt,
     progress,
     restart_option,
@@ -34,7 +35,8 @@ def bench(target: str | None = typer.Argument(None, help="Built-in task (nop, in
                                      "order; a point gets reps x rounds values. Several rounds spread bursts "
                                      "of other work on the machine over all points."),
           warmup: int = typer.Option(1, "--warmup", min=0, help="Untimed runs before each visit of a point."),
-          out: Path = typer.Option(..., "--out", "-o", help="Experiment file to write (format by extension)."),
+          out: Path = typer.Option(..., "--out", "-o", callback=file_to_write,
+                                   help="Experiment file to write (format by extension)."),
           timeout: float | None = typer.Option(None, "--timeout", help="Seconds before a command run is "
                                                   "stopped and its point reported as failed."),
           seed: int = seed_option(),

@@ -53,10 +53,18 @@ def user_errors(func: F) -> F:
 STDOUT = "-"
 
 
+def file_to_write(value: Path | None) -> Path | None:
+    """An option's file to write, or a usage error where the path names a folder (``""`` and ``.``
+    read as the working folder, ``..``, ``/``): a file is written under a name."""
+    if value is not None and value.name in ("", ".", ".."):
+        raise typer.BadParameter(f"{str(value)!r} names a folder, not a file: give a file name (folder/name)")
+    return value
+
+
 def _json_target(value: Path | None) -> Path | None:
     """With ``--json -`` standard output carries the JSON alone: what the command prints goes to stderr."""
     console.stderr = value is not None and str(value) == STDOUT
-    return value
+    return file_to_write(value)
 
 
 def json_option(what: str) -> Any:
@@ -69,7 +77,7 @@ def json_option(what: str) -> Any:
 
 def html_option() -> Any:
     """``--html PATH``, the same in every command that writes a report page."""
-    return typer.Option(None, "--html", help="Write a self-contained HTML report here.")
+    return typer.Option(None, "--html", callback=file_to_write, help="Write a self-contained HTML report here.")
 
 
 def restart_option() -> Any:
@@ -79,7 +87,7 @@ def restart_option() -> Any:
 
 def plot_option(default: Path) -> Any:
     """``--plot PATH`` of a command that draws its plot unless ``--no-plot`` (:func:`no_plot_option`)."""
-    return typer.Option(default, "--plot", help="Where to write the plot.")
+    return typer.Option(default, "--plot", callback=file_to_write, help="Where to write the plot.")
 
 
 def no_plot_option() -> Any:

@@ -5,7 +5,15 @@ from pathlib import Path
 
 import typer
 
-from perfcompose.commands.common import Table, console, per_task, plot_option, progress, user_errors
+from perfcompose.commands.common import (
+    Table,
+    console,
+    file_to_write,
+    per_task,
+    plot_option,
+    progress,
+    user_errors,
+)
 from perfcompose.commands.reports import demo_html
 from perfcompose.compose import Composer, oversubscription
 from perfcompose.compose import compose as compose_model
@@ -20,7 +28,8 @@ from perfcompose.validate.paper import table1, table2
 @user_errors
 def demo(plot: Path = plot_option(Path("demo.png")),
          quick: bool = typer.Option(True, "--quick/--full", help="Quick measurement (default) or the paper's sizes."),
-         html: Path = typer.Option(Path("demo.html"), "--html", help="Where to write the HTML report."),
+         html: Path = typer.Option(Path("demo.html"), "--html", callback=file_to_write,
+                                        help="Where to write the HTML report."),
          ) -> None:
     console.print("[bold]1. unit performance tests[/bold]: measuring nop, inc, qsort on this machine")
     with progress() as bar:

@@ -12,6 +12,7 @@ from perfcompose.choices import PythonProfiler
 from perfcompose.commands.common import (
     console,
     err_console,
+    file_to_write,
     progress,
     restart_option,
     seed_option,
@@ -28,8 +29,8 @@ def profile(command: list[str] = typer.Argument(..., help="The Python command af
                                             "between), n=1000:9000:2000 or n=1000,3000,10000. Repeatable."),
             reps: int = typer.Option(3, "--reps", min=1, help="Profiled runs per point."),
             warmup: int = typer.Option(0, "--warmup", min=0, help="Runs before each point that are not kept."),
-            out: Path = typer.Option(..., "--out", "-o", help="Profile to write (perfcompose JSON; .txt for "
-                                     "Extra-P text)."),
+            out: Path = typer.Option(..., "--out", "-o", callback=file_to_write,
+                                     help="Profile to write (perfcompose JSON; .txt for Extra-P text)."),
             profiler: PythonProfiler = typer.Option("cprofile", "--profiler", help="cprofile (every call timed by the "
                                          "wall clock; call paths apportioned from callers, as gprof does), "
                                          "cprofile-cpu (the same, timed by the process's CPU time: what other work "
