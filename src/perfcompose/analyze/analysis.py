@@ -102,10 +102,11 @@ def _largest(coordinates: Sequence[tuple[float, ...]]) -> tuple[float, ...]:
 def _holding(value: float, low: float, high: float, floor: float = -math.inf) -> Estimate:
     """The estimate with an interval that holds its value (members of an exact fit scatter by rounding),
     never below ``floor`` (0 for a value a call path has, which no member makes negative)."""
-    if not np.isfinite([low, high]).all():
+    low, high = float(low), float(high)
+    if not (math.isfinite(low) and math.isfinite(high)):
         return Estimate(value)
-    low = min(float(low), value)
-    return Estimate(value, max(low, floor) if value >= floor else low, max(float(high), value))
+    low = min(low, value)
+    return Estimate(value, max(low, floor) if value >= floor else low, max(high, value))
 
 
 def _sig(v: float, digits: int = 3) -> float:
@@ -137,11 +138,16 @@ def _fit(parameters: tuple[str, ...], metrics: Sequence[MetricValues], source: s
     """Each fitted series' result and the series, by (metric, kind, call path)."""
     series: list[Series] = []
     keys: list[Key] = []
+    can: dict[bytes, bool] = {}    # whether series at these coordinates are fittable
     for mv in metrics:
         for kind, path, s in _wanted(mv, keep is not None):
             if keep is not None:
                 s = restrict(s, keep)
-            if fittable(s, len(parameters)):
+            X = s.coordinates()
+            at = X.tobytes() + repr(X.shape).encode()
+            if at not in can:
+                can[at] = fittable(s, len(parameters))
+            if can[at]:
                 series.append(Series(f"{mv.metric} ({kind})", s.points, path, s.unit))
                 keys.append((mv.metric, kind, path))
     if not series:
@@ -212,14 +218,16 @@ class _Where:
             stacked = np.stack([members[k] for k in ks], axis=2)  # (members, 2, models)
             both = np.stack([stacked[:, 0], stacked[:, 0] - stacked[:, 1]], axis=1)  # (members, 2, models)
             low, high = percentile_interval(both, self.level)
-            bands.update({k: (low[:, i], high[:, i]) for i, k in enumerate(ks)})
+            lows, highs = low.T.tolist(), high.T.tolist()
+            bands.update({k: (lows[i], highs[i]) for i, k in enumerate(ks)})
         out = []
         for k, v in enumerate(values):
-            target, added = Estimate(float(v[0])), Estimate(float(v[0] - v[1]))
+            at, largest = float(v[0]), float(v[1])
+            target, added = Estimate(at), Estimate(float(v[0] - v[1]))
             if k in bands:
                 low, high = bands[k]
-                target = _holding(target.value, low[0], high[0], floor=0.0)
-                added = _holding(added.value, low[1], high[1], floor=-max(float(v[1]), 0.0))
+                target = _holding(at, low[0], high[0], floor=0.0)
+                added = _holding(added.value, low[1], high[1], floor=-max(largest, 0.0))
             out.append(_Evaluated(v, target, added))
         return out
 

@@ -146,6 +146,7 @@ class Columns:
         self.X = np.asarray(X, dtype=float)
         self.params = tuple(params)
         self._columns: dict[Key, np.ndarray] = {}
+        self._designs: dict[tuple[Key, ...], np.ndarray] = {}
 
     def column(self, key: Key) -> np.ndarray:
         out = self._columns.get(key)
@@ -162,8 +163,14 @@ class Columns:
         return out
 
     def design(self, keys: Sequence[Key]) -> np.ndarray:
-        """The columns ``1, key_1, key_2, ...`` (points, 1 + terms)."""
-        return np.stack([np.ones(self.X.shape[0]), *(self.column(k) for k in keys)], axis=1)
+        """The columns ``1, key_1, key_2, ...`` (points, 1 + terms), read-only: models of the same
+        terms share it."""
+        keys = tuple(keys)
+        out = self._designs.get(keys)
+        if out is None:
+            out = self._designs[keys] = np.stack([np.ones(self.X.shape[0]), *(self.column(k) for k in keys)], axis=1)
+            out.flags.writeable = False
+        return out
 
 
 def design(params: Sequence[str], keys: Sequence[Key], X: Any) -> np.ndarray:
