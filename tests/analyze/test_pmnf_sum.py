@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from perfcompose.analyze.pmnf_sum import PMNFSum
+from perfcompose.analyze.pmnf_sum import Columns, PMNFSum
 from perfcompose.model import Model
 
 TERMS = [(0.5, (("p", Fraction(1), Fraction(1)),)), (3.0, (("n", Fraction(1, 2), Fraction(0)),)),
@@ -33,3 +33,13 @@ def test_a_composition_merges_like_terms_and_adds_members_row_by_row() -> None:
     # each member of a plus b itself: 1 + p + (p + 5 log2 p), 1 + 3p + (p + 5 log2 p) at p = 8
     assert total.member_values([[8.0]])[:, 0].tolist() == [1 + 8 + 8 + 15, 1 + 24 + 8 + 15]
     assert PMNFSum.total([b, b]).members is None
+
+
+def test_models_of_the_same_terms_share_one_read_only_design():
+    X = np.array([[4.0, 8.0], [8.0, 16.0], [16.0, 64.0]])
+    a = PMNFSum.of_terms(("p", "n"), 1.0, [(2.0, (("p", 1, 0),)), (0.5, (("n", 1, 1),))])
+    b = PMNFSum.of_terms(("p", "n"), 3.0, [(1.0, (("p", 1, 0),)), (4.0, (("n", 1, 1),))])
+    columns = Columns(("p", "n"), X)
+    shared = columns.design(a.keys)
+    assert columns.design(b.keys) is shared and not shared.flags.writeable
+    np.testing.assert_allclose(shared @ b.coefficients, 3.0 + X[:, 0] + 4.0 * X[:, 1] * np.log2(X[:, 1]))
