@@ -78,7 +78,7 @@ def test_two_copies_of_a_chain_that_sleeps_without_the_gil_run_at_once():
 
 
 def test_a_failing_chain_is_reported_as_the_point_s_failure():
-    from perfcompose.bench.runner import _Failed
+    from perfcompose.bench.runner import TargetFailed
 
     def fail(_):
         raise ValueError("bad element")
@@ -86,7 +86,7 @@ def test_a_failing_chain_is_reported_as_the_point_s_failure():
     target = CoRunTarget([[[fail]]], [[lambda x: 1]], retries=0)
     try:
         target.measure({"term": 0, "x": 1})
-    except _Failed as exc:
+    except TargetFailed as exc:
         assert "bad element" in exc.failure.message
     else:
         raise AssertionError("the failure was not reported")

@@ -112,7 +112,7 @@ class Failure:
 
 
 class Target:
-    """Something to time at a coordinate; ``measure`` returns seconds or raises ``_Failed``."""
+    """Something to time at a coordinate; ``measure`` returns seconds or raises ``TargetFailed``."""
 
     label: str = ""
 
@@ -125,7 +125,9 @@ class Target:
         return []
 
 
-class _Failed(Exception):
+class TargetFailed(Exception):
+    """A target's run that gave no time: its :class:`Failure`."""
+
     def __init__(self, failure: Failure):
         super().__init__(failure.message)
         self.failure = failure
@@ -213,7 +215,7 @@ class CallableTarget(Target):
                     best = least_cpu
             return best * 1e-9 / batch
         except Exception as exc:  # the target's own failure, reported per point
-            raise _Failed(Failure(None, f"{type(exc).__name__}: {exc}")) from None
+            raise TargetFailed(Failure(None, f"{type(exc).__name__}: {exc}")) from None
 
 
 @dataclass
@@ -251,16 +253,16 @@ def run_command(argv: Sequence[str], timeout: float | None, produces: Path | Non
         proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
-        raise _Failed(Failure(None, f"cannot run {argv[0]}: {exc.strerror}")) from None
+        raise TargetFailed(Failure(None, f"cannot run {argv[0]}: {exc.strerror}")) from None
     try:
         _, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)  # the command and everything it started
         proc.communicate()
-        raise _Failed(Failure(None, f"timed out after {timeout:g} s")) from None
+        raise TargetFailed(Failure(None, f"timed out after {timeout:g} s")) from None
     t1 = time.perf_counter_ns()
     if proc.returncode != 0 or (produces is not None and not produces.exists()):
-        raise _Failed(Failure(proc.returncode, err[-4000:].decode("utf-8", "replace").strip()[-2000:]))
+        raise TargetFailed(Failure(proc.returncode, err[-4000:].decode("utf-8", "replace").strip()[-2000:]))
     return (t1 - t0) * 1e-9
 
 
@@ -395,7 +397,7 @@ def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int 
                 target.details()  # the warm-up runs' are not kept
                 values = [target.measure(point) for _ in range(reps)]
                 recorded = target.details()
-            except _Failed as exc:
+            except TargetFailed as exc:
                 target.details()
                 result.failures[coord] = exc.failure
                 result.values.pop(coord, None)

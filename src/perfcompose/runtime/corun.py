@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.bench.runner import Failure, Target, _Failed
+from perfcompose.bench.runner import Failure, Target, TargetFailed
 from perfcompose.runtime import others
-from perfcompose.runtime.executor import DISTURBED_SHARE, _pin, cpu_demand_ns, runqueue_wait_ns
+from perfcompose.runtime.executor import DISTURBED_SHARE, cpu_demand_ns, keep_on_cpu, runqueue_wait_ns
 
 Chain = Sequence[Callable[[Any], Any]]
 
@@ -95,7 +95,7 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
         collector_cpu[0] = time.thread_time_ns() - c0
 
     def worker(i: int) -> None:
-        _pin(cores[i] if k <= len(cores) else None)
+        keep_on_cpu(cores[i] if k <= len(cores) else None)
         perf, out, mine = time.perf_counter_ns, stamps[i], inputs[i]
         n, wanted = len(mine), (calls[i] if calls is not None else len(mine))
         try:
@@ -200,7 +200,7 @@ class CoRunTarget(Target):
                 periods = [co_run([chain], [[make(x) for _ in range(3)]]).periods[0]
                            for chain, make in zip(self.sides[i], self.makers[i])]
             except Exception as exc:
-                raise _Failed(Failure(None, f"{type(exc).__name__}: {exc}")) from None
+                raise TargetFailed(Failure(None, f"{type(exc).__name__}: {exc}")) from None
             self._apart[key] = len(periods) > 1 and max(periods) > APART * min(periods)
         return self._apart[key]
 
@@ -222,7 +222,7 @@ class CoRunTarget(Target):
                 self._apart[(i, x)], sides = True, [0]
                 run = self._run(i, x, counts, sides)
             if len(run.calls[0]) == 0:
-                raise _Failed(Failure(None, "no call ran while every chain was running"))
+                raise TargetFailed(Failure(None, "no call ran while every chain was running"))
             if best is None or not run.disturbed or run.lost < best.lost:
                 best = run
             if not run.disturbed:
@@ -256,4 +256,4 @@ class CoRunTarget(Target):
         try:
             return co_run([self.sides[i][j] for j in sides], inputs, calls=[counts[j] for j in sides])
         except Exception as exc:
-            raise _Failed(Failure(None, f"{type(exc).__name__}: {exc}")) from None
+            raise TargetFailed(Failure(None, f"{type(exc).__name__}: {exc}")) from None

@@ -197,7 +197,7 @@ def cpu_demand_ns() -> int | None:
     return None if wait is None else time.thread_time_ns() + wait
 
 
-def _pin(cpu: int | None) -> None:
+def keep_on_cpu(cpu: int | None) -> None:
     """Keep the calling thread (or process) on one core, where the system allows it."""
     if cpu is not None and hasattr(os, "sched_setaffinity"):
         try:
@@ -208,7 +208,7 @@ def _pin(cpu: int | None) -> None:
 
 def _stage_loop(chain: Chain, inq: Any, outq: Any, abort: Any, errors: Any, ready: Any,
                 waits: Any = None, cpu: int | None = None) -> None:
-    _pin(cpu)
+    keep_on_cpu(cpu)
     wait0 = runqueue_wait_ns()
     ready.put(1)
     perf = time.perf_counter_ns

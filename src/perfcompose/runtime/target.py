@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from perfcompose.bench.runner import Failure, Target, _Failed
+from perfcompose.bench.runner import Failure, Target, TargetFailed
 from perfcompose.compose.terms import Term
 from perfcompose.runtime import others
 from perfcompose.runtime.executor import (
@@ -132,7 +132,7 @@ class TermTarget(Target):
                 result = run_term(term, elements, self.functions, workers=self.workers, warmup=warm,
                                   keep_outputs=False)
             except TaskError as exc:
-                raise _Failed(Failure(None, str(exc))) from None
+                raise TargetFailed(Failure(None, str(exc))) from None
             # worker processes: every thread of this one (queue feeders included) is the program's own
             mine = time.process_time() - cpu0 if self.workers == "processes" else own_cpu_since(own)
             lost = lost_to_others(result, mine)
