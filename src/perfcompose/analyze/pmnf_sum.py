@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,8 @@ Key = tuple[tuple[str, Fraction, Fraction], ...]
 
 #: the growth ``x^i * log2(x)^j`` in one parameter, as ``(i, j)``, compared lexicographically
 Order = tuple[Fraction, Fraction]
+#: the growth of a constant
+_FLAT: Order = (Fraction(0), Fraction(0))
 
 
 def order_text(order: Order, name: str) -> str:
@@ -111,10 +113,16 @@ class PMNFSum:
 
     def order(self, param: str) -> Order:
         """The fastest growth in ``param`` among the terms with a coefficient."""
-        best: Order = (Fraction(0), Fraction(0))
-        for key, coef in zip(self.keys, self.coefficients[1:]):
+        return self._orders.get(param, _FLAT)
+
+    @cached_property
+    def _orders(self) -> dict[str, Order]:
+        best: dict[str, Order] = {}
+        for key, coef in zip(self.keys, self.coefficients[1:].tolist()):
             if coef != 0.0:
-                best = max(best, next(((i, j) for n, i, j in key if n == param), best))
+                for n, i, j in key:
+                    if (i, j) > best.get(n, _FLAT):
+                        best[n] = (i, j)
         return best
 
     @staticmethod
