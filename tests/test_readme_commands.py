@@ -17,10 +17,11 @@ each entry with its reason:
 
 Every entry of SKIPPED and SMALLER must match a command of the README, so none outlives its command.
 
-Each command's output (standard output and error together) is then read as a user reads it
-(tests/units_shown.py): every time carries its unit, no number is nan or inf, no time is
-negative. UNITS_OPEN lists the commands whose output is known to break this, each with what is
-wrong; the test expects the problem there, so an entry fails once its command is fixed.
+Each command's output (standard output and error together), and the text of each HTML page it
+writes (``--html PAGE``), is then read as a user reads it (tests/units_shown.py): every time
+carries its unit, no number is nan or inf, no time is negative. UNITS_OPEN lists the commands
+whose output is known to break this, each with what is wrong; the test expects the problem there,
+so an entry fails once its command is fixed.
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
-from units_shown import unit_problems
+from units_shown import page_text, unit_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -207,13 +208,15 @@ def test_readme_command(command: Command, tmp_path: Path, monkeypatch: pytest.Mo
         assert "Traceback" not in result.stderr, result.stderr
         output = result.stdout + result.stderr
     _check_units(command.text, output)
+    for page in re.findall(r"--html\s+(\S+)", text):
+        _check_units(command.text, page_text((work / page).read_text(encoding="utf-8")), f"the page {page}")
 
 
-def _check_units(text: str, output: str) -> None:
+def _check_units(text: str, output: str, where: str = "the output") -> None:
     """Every number of the output read right, or the problem UNITS_OPEN names for the command."""
     problems = unit_problems(output)
     known = next((why for pattern, why in UNITS_OPEN if re.search(pattern, text)), None)
     if known is None:
-        assert not problems, f"$ {text}\n" + "\n".join(problems[:20])
+        assert not problems, f"$ {text}: {where}\n" + "\n".join(problems[:20])
     else:
         assert problems, f"$ {text}: no longer {known}; remove its entry from UNITS_OPEN"

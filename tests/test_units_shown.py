@@ -54,3 +54,25 @@ def test_a_unit_in_the_title_holds_for_the_whole_table():
     text = table("model here", "312.559", "5422.97")
     assert unit_problems(text)
     assert unit_problems("fitted models of the parts [ns]\n" + text) == []
+
+
+PAGE = """<html><head><title>t 1.5</title><style>p {{ width: 1.5em }}</style></head><body>
+<h2>time{title}</h2><p>the run took <b>2.5</b>{after}</p>
+<table><caption>predictions</caption><thead><tr><th>x</th><th>{header}</th></tr></thead>
+<tbody><tr><td>1024</td><td>28.5</td></tr><tr><td>2048</td><td>61.5</td></tr></tbody></table>
+<svg><text>0.25</text></svg><p>perfcompose 0.1.0</p></body></html>"""
+
+
+def test_a_page_is_read_as_its_text_with_its_tables_drawn_as_the_terminals() -> None:
+    from units_shown import page_text
+
+    good = PAGE.format(title="", after=" ms", header="predicted [ms]")
+    assert page_text(good).splitlines() == ["time", "the run took 2.5 ms", "predictions", "┏━┓",
+                                            "┃ x ┃ predicted [ms] ┃", "┡━┩", "│ 1024 │ 28.5 │", "│ 2048 │ 61.5 │",
+                                            "└─┘", "perfcompose 0.1.0"]
+    assert unit_problems(page_text(good)) == []
+    bad = unit_problems(page_text(PAGE.format(title="", after="", header="predicted")))
+    assert bad == ["'28.5' under 'predicted' names no unit: │ 1024 │ 28.5 │",
+                   "'61.5' under 'predicted' names no unit: │ 2048 │ 61.5 │", "2.5 has no unit: the run took 2.5"]
+    stated = PAGE.format(title=" (the input states no unit)", after="", header="predicted")
+    assert unit_problems(page_text(stated)) == []

@@ -19,10 +19,15 @@ one line per number a user could not read right:
 
 An output that says its input states no unit ("states no unit", "[no unit]") may show times
 without one: that is the truth about such data.
+
+:func:`page_text` reads an HTML report as a reader sees it, in the same shape: its tables drawn as
+the terminal's (caption, ``┃`` header, ``│`` rows), every other block of text a line, scripts,
+styles and pictures left out; ``unit_problems(page_text(html))`` then reads the page.
 """
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 
 #: units a number may carry: times, sizes, rates, ratios
 UNIT = r"(?:s|ms|µs|us|ns|ps|B|KiB|MiB|GiB|TiB|kB|MB|GB|B/s|MB/s|GB/s|%|x|×|cycles|Hz|kHz|MHz|GHz)"
@@ -94,8 +99,8 @@ def _sentence_problems(lines: list[str]) -> list[str]:
         expression = False
         for m in _DECIMAL.finditer(line):
             number, before, after = m.group(1), line[:m.start()].rstrip(), line[m.end():]
-            if not re.search(r"[.eE]", number):
-                continue  # an integer: a count or a size
+            if not re.search(r"[.eE]", number) or re.match(r"\.\d", after):
+                continue  # an integer (a count or a size), or a version (0.1.0)
             prev = before.rstrip("-+").rstrip()[-1:]
             nxt = after.lstrip()[:1]
             if re.search(r"[*^]", line) and (prev and prev in "*/^+" or nxt and nxt in "*/^+"):
@@ -119,3 +124,109 @@ def unit_problems(output: str) -> list[str]:
     if _NO_UNIT.search(output):
         return problems  # the input states no unit: its times are shown without one, as they are
     return problems + _table_problems(lines) + _sentence_problems(lines)
+
+
+_HIDDEN = {"script", "style", "svg", "head", "template"}
+_BLOCK = {"p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "dd", "figcaption", "summary", "pre",
+          "section", "header", "footer", "main", "nav", "figure", "details", "br", "hr", "blockquote", "dl"}
+
+
+class _PageText(HTMLParser):
+    """The visible text of a page, one line per block, its tables drawn as the terminal's."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: list[str] = []
+        self.line = ""
+        self.hidden = 0
+        self.caption: str | None = None
+        self.head: list[list[str]] = []
+        self.body: list[list[str]] = []
+        self.row: list[str] | None = None
+        self.cell: str | None = None
+        self.in_head = self.in_caption = self.row_th = False
+
+    def _end_line(self) -> None:
+        if self.line.strip():
+            self.lines.append(" ".join(self.line.split()))
+        self.line = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _HIDDEN:
+            self.hidden += 1
+        elif tag == "table":
+            self._end_line()
+            self.caption, self.head, self.body = None, [], []
+        elif tag == "caption":
+            self.caption, self.in_caption = "", True
+        elif tag == "thead":
+            self.in_head = True
+        elif tag == "tr":
+            self.row, self.row_th = [], True
+        elif tag in ("td", "th") and self.row is not None:
+            self.cell, self.row_th = "", self.row_th and tag == "th"
+        elif tag in _BLOCK:
+            self._end_line()
+        else:
+            self._space()
+
+    def _space(self) -> None:
+        """Inline elements drawn apart (a tree's name and value) read as separate words."""
+        if self.cell is not None:
+            self.cell += " "
+        else:
+            self.line += " "
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _HIDDEN:
+            self.hidden = max(self.hidden - 1, 0)
+        elif tag == "thead":
+            self.in_head = False
+        elif tag == "caption":
+            self.in_caption = False
+        elif tag in ("td", "th") and self.row is not None and self.cell is not None:
+            self.row.append(" ".join(self.cell.split()))
+            self.cell = None
+        elif tag == "tr" and self.row is not None:
+            heading = self.in_head or (not self.head and not self.body and bool(self.row) and self.row_th)
+            (self.head if heading else self.body).append(self.row)
+            self.row = None
+        elif tag == "table":
+            self._draw_table()
+        elif tag == "dt":
+            self.line += ": "
+        elif tag in _BLOCK:
+            self._end_line()
+        elif tag in ("span", "b", "summary", "code"):
+            self._space()
+
+    def _draw_table(self) -> None:
+        if self.caption and self.caption.strip():
+            self.lines.append(" ".join(self.caption.split()))
+        self.lines.append("┏━┓")
+        self.lines += ["┃ " + " ┃ ".join(row) + " ┃" for row in self.head]
+        self.lines.append("┡━┩")
+        self.lines += ["│ " + " │ ".join(row) + " │" for row in self.body]
+        self.lines.append("└─┘")
+
+    def handle_data(self, data: str) -> None:
+        if self.hidden:
+            return
+        if self.cell is not None:
+            self.cell += data
+        elif self.in_caption and self.caption is not None:
+            self.caption += data
+        else:
+            self.line += data
+
+    def close(self) -> None:
+        super().close()
+        self._end_line()
+
+
+def page_text(html: str) -> str:
+    """The text of an HTML page as :func:`unit_problems` reads it (see the module)."""
+    reader = _PageText()
+    reader.feed(html)
+    reader.close()
+    return "\n".join(reader.lines)

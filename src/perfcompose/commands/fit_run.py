@@ -119,9 +119,11 @@ def run_fit(file: Path, metric: str | None, region: str | None, aggregate: Aggre
         console.print(f"not fitted ({len(skipped)} series):", highlight=False)
         for s in skipped:
             console.print(f"  {s.label}: {s.reason}", highlight=False, soft_wrap=True)
-    if any(not r.unit for r in results) and any(r.metric == "time" for r in results):
-        err_console.print(f"note: {file} states no unit for its times (Extra-P's formats have none): the models are "
-                          "shown without one; --unit ns (or s, ms, us) states it", highlight=False, soft_wrap=True)
+    unit_notes = (f"{file} states no unit for its times (Extra-P's formats have none): the models are shown "
+                  "without one; --unit ns (or s, ms, us) states it",
+                  ) if any(not r.unit for r in results) and any(r.metric == "time" for r in results) else ()
+    for note in unit_notes:
+        err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
     for r in results:
         for warning in r.warnings:
             err_console.print(f"[bold yellow]warning:[/bold yellow] {r.label}: {warning}", highlight=False)
@@ -133,6 +135,6 @@ def run_fit(file: Path, metric: str | None, region: str | None, aggregate: Aggre
         from perfcompose.commands.fit_symbolic import save_experiment_with_models, write_outputs  # SymPy's
 
         write_outputs(exp, results, [_text(r, segmented) for r in results], title, json_out, plot, html, saved,
-                      aggregate=aggregate, skipped=skipped)
+                      aggregate=aggregate, skipped=skipped, page_notes=unit_notes)
         if save_experiment:
             save_experiment_with_models(exp, results, aggregate, save_experiment)

@@ -24,10 +24,11 @@ def fit_segmented(exp: Any, pmnf: Any, metric: str | None, region: str | None, s
 
 def write_outputs(exp: Any, results: list[Any], texts: list[str], title: str, json_out: Path | None,
                   plot: Path | None, html: Path | None, saved: dict[str, Any], *, aggregate: Aggregate,
-                  skipped: Sequence[Any] = ()) -> None:
+                  skipped: Sequence[Any] = (), page_notes: Sequence[str] = ()) -> None:
     """The fitted models as JSON records, a plot and an HTML page, where each is asked for
     (``texts``: each result's model as the table printed it; ``aggregate``: what was modelled of
-    each point's repetitions; ``skipped``: the series left unfitted, with the reason)."""
+    each point's repetitions; ``skipped``: the series left unfitted, with the reason;
+    ``page_notes``: what the page says beside the notes of reading the measurements)."""
     notes = {(c.region, c.metric): (c.note(),) for c in exp.clipped}
     if json_out:
         records = [fit_to_json(r, aggregate, notes.get((r.region, r.metric), ())) for r in results]
@@ -38,7 +39,8 @@ def write_outputs(exp: Any, results: list[Any], texts: list[str], title: str, js
         console.print(f"plot written to {plot}")
     if html:
         fit_html(html, exp, [(r.region, r.metric, r.model, text, r.stats) for r, text in zip(results, texts)], title,
-                 saved, aggregate=aggregate, skipped=[(s.label, s.reason) for s in skipped], notes=exp.notes)
+                 saved, aggregate=aggregate, skipped=[(s.label, s.reason) for s in skipped],
+                 notes=(*exp.notes, *page_notes))
 
 
 def save_experiment_with_models(exp: Any, results: list[Any], aggregate: Aggregate, path: Path) -> None:

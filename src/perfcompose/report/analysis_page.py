@@ -48,7 +48,7 @@ def _tree(node: CallNode, unit: str, level: float, top: set[str]) -> Node:
 
 
 def metric_section(metric: MetricAnalysis, analysis: Analysis) -> Section:
-    unit = f" [{metric.unit}]" if metric.unit else ""
+    unit = f" [{metric.unit}]" if metric.unit else " (the input states no unit)"
     top = {r.path for r in metric.ranking if r.share_target >= NEGLIGIBLE and r.added.value > 0}
     blocks: list[Block] = [Text(metric.note)]
     if len(metric.roots) > 1 and not any(r.children for r in metric.roots):
