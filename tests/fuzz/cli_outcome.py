@@ -1,5 +1,6 @@
 """Run the CLI in-process and classify the outcome: exit 2 with a message, or success with
-finite output; anything else (a traceback, another exit status, NaN or inf printed) is a failure.
+finite output and no negative time; anything else (a traceback, another exit status, NaN, inf or a
+negative time printed) is a failure.
 
 TALLY counts every input the fuzz tests try, by test and class, for the campaign's summary."""
 from __future__ import annotations
@@ -13,10 +14,13 @@ from dataclasses import dataclass
 from typer.testing import CliRunner
 
 _NON_FINITE = re.compile(r"(?<![\w.])(nan|inf|-inf|zoo|oo)(?![\w(])|\d[ij]\b|\bI\b\*|[+-] I\b", re.IGNORECASE)
+#: a time below zero (``-0.5 ms``) other than one shown as why it was discarded (``-0.5 ms < 0``)
+_NEGATIVE_TIME = re.compile(r"(?<![\w.])-(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?\s?(?:s|ms|µs|us|ns)"
+                            r"(?![\w/])(?!\s*<\s*0)")
 
 
 #: (test, class) -> inputs: 'accepted' and 'refused' are clean; 'traceback', 'hang', 'garbage'
-#: (nan or inf printed), 'wrong exit' and 'crash' (a signal) are failures
+#: (nan, inf or a negative time printed), 'wrong exit' and 'crash' (a signal) are failures
 TALLY: Counter[tuple[str, str]] = Counter()
 
 
@@ -40,7 +44,7 @@ class Outcome:
         if self.code == 2:
             return "error" in self.output.lower() or "invalid" in self.output.lower() or "usage" in self.output.lower()
         if self.code == 0:
-            return not _NON_FINITE.search(self.output)
+            return not _NON_FINITE.search(self.output) and not _NEGATIVE_TIME.search(self.output)
         return False
 
     @property

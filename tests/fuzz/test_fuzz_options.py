@@ -3,9 +3,7 @@ every option listed with it then gets values a user could type (numbers of every
 inf, text, names, assignments) in place of or beside the valid ones. Every run exits 2 with a
 message, or 0 with finite output; never a traceback, another exit status or a hang.
 
-The commands left out measure for long whatever their options (``validate``, ``mapreduce``,
-``demo``, ``paper``, ``profile``, ``loggp calibrate/trace/check/gauss``, ``pamela simulate``); their
-numbers are read by the same option types as the ones fuzzed here.
+The commands that measure, trace or write reports are fuzzed in test_fuzz_more_options.py.
 """
 from __future__ import annotations
 
@@ -60,7 +58,8 @@ names = st.text(alphabet="abcdefghijklmnopqrstuvwxyzINPx_0123456789=,:.-()*^ ", 
 values = st.one_of(numbers.map(str), names, st.sampled_from(["nan", "inf", "-inf", "zoo", "E", "I", "", " ", "x="]),
                    st.builds(lambda k, v: f"{k}={v}", st.sampled_from(["x", "n", "p", "P", "N", "nan"]),
                              numbers.map(str)),
-                   st.builds(lambda a, b: f"{a}:{b}", numbers.map(str), numbers.map(str)))
+                   st.builds(lambda a, b: f"{a}:{b}", numbers.map(str), numbers.map(str)),
+                   st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=8))
 
 CASES = [(name, option) for name, (_, options) in RUNS.items() for option in options]
 
