@@ -28,6 +28,16 @@ def test_a_pool_of_a_locked_chain_runs_no_faster_than_one_worker():
     a = Stage(("a",))
     m = InContext({"a": np.array([10.0])}, slowdown={(a, a): np.array([2.0])})
     assert _at("tpool_2(a)", m) == pytest.approx(10.0)
+
+
+def test_a_pool_of_a_locked_chain_runs_one_copy_at_a_time_however_slow_copies_side_by_side_read():
+    # two copies pinned side by side handing a lock back and forth read 5x; the pool's workers
+    # take turns: one worker's time
+    a = Stage(("a",))
+    m = InContext({"a": np.array([10.0])}, slowdown={(a, a): np.array([5.0])},
+                  concurrency={a: np.array([1.0])}, cores={a: np.array([1.0])})
+    assert m.locked(a)
+    assert _at("tpool_2(a)", m) == pytest.approx(10.0)
     assert locked(2.0) and not locked(1.1)
 
 
