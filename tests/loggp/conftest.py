@@ -1,2 +1,2 @@
 """The LogGP tests, in folders that mirror the package; their shared helpers (random_programs,
-bad_goal) sit here, importable from every folder."""
+bad_goal, txt2bin_grammar) sit here, importable from every folder."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from txt2bin_grammar import accepted_by_txt2bin_grammar
 from typer.testing import CliRunner
 
 from perfcompose.cli import app
@@ -164,8 +165,6 @@ def test_goal_timeline_png(write_file, tmp_path):
 
 
 def test_to_goal_output_follows_the_txt2bin_grammar(write_file, tmp_path):
-    from test_goal import accepted_by_txt2bin_grammar
-
     goal = tmp_path / "p.goal"
     res = run("simulate", str(write_file("p.json", ONE)), *PARAMS, "--to-goal", str(goal))
     assert res.exit_code == 0, res.output
