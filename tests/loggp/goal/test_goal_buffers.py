@@ -29,6 +29,14 @@ def halves(request, monkeypatch):
     return request.param
 
 
+@pytest.fixture(params=["itertools", "numpy"])
+def split(request, monkeypatch):
+    """Requires and irequires told apart by itertools, and (as from 2^18 dependencies) by NumPy."""
+    if request.param == "numpy":
+        monkeypatch.setattr(goal_buffers, "_NUMPY_FROM", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("text", [
     goal_text(program_to_goal(random_program(1, P=7, M=60))),
     goal_text(program_to_goal(random_program(2, P=3, M=5, steps=1))),
@@ -42,7 +50,7 @@ def halves(request, monkeypatch):
     "num_ranks 2\nrank 0 {\n" + "l0: send 3b to 1\n" + "".join(f"l{i}: calc 1\n" for i in range(1, 40)) + "}\n"
     "rank 1 {\nl0: recv 33554433b from 0\n}\n",
 ])
-def test_the_columns_are_those_of_the_numpy_reader(tmp_path, text, halves):
+def test_the_columns_are_those_of_the_numpy_reader(tmp_path, text, halves, split):
     path = tmp_path / "s.goal"
     path.write_text(text)
     got, want = read_goal_buffers(path), read_goal(path)
