@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
+from functools import cache
 
 import pytest
 from typer.testing import CliRunner
 
 from perfcompose.cli import app
-from perfcompose.pamela import compile_file
+from perfcompose.pamela import CostModel, compile_file
 from perfcompose.pamela.dataparallel.machine_model import MachineParameters, machine_text
 from perfcompose.pamela.dataparallel.modeling_engine import generate, generate_text, pragmas
 from perfcompose.pamela.dataparallel.vangemund import PROGRAMS
@@ -38,6 +40,22 @@ def _model(tmp_path, program: str, machine: MachineParameters, name: str = "prog
 ADI_I = (PROGRAMS / "adi_i.py").read_text()
 
 
+@pytest.fixture(scope="module")
+def case_study(tmp_path_factory) -> Callable[[str], CostModel]:
+    """A case study's model on the ELEMENTS machine, compiled once for the tests of this module
+    (the Gauss eliminations take seconds each)."""
+    folder = tmp_path_factory.mktemp("case_studies")
+    (folder / "machine.pam").write_text(machine_text(ELEMENTS))
+
+    @cache
+    def compiled(name: str) -> CostModel:
+        path = folder / f"{name}.pam"
+        path.write_text(generate(PROGRAMS / f"{name}.py").text)
+        return compile_file(path)
+
+    return compiled
+
+
 def test_adi_counts_two_numpy_calls_and_three_subscripts_per_column(tmp_path):
     cm, _ = _model(tmp_path, ADI_I, CALLS)
     for N, P in ((10, 1), (64, 2), (100, 4)):
@@ -60,9 +78,8 @@ def test_matmul_broadcasts_a_row_per_step_and_multiplies_it_by_the_local_columns
     assert cm.evaluate({"N": N, "P": 1}).T == pytest.approx(N * 3 * N * N)
 
 
-def test_gauss_block_leaves_processors_idle_that_cyclic_keeps_busy(tmp_path):
-    block, _ = _model(tmp_path, (PROGRAMS / "gauss_block.py").read_text(), ELEMENTS, "block")
-    cyclic, _ = _model(tmp_path, (PROGRAMS / "gauss_cyclic.py").read_text(), ELEMENTS, "cyclic")
+def test_gauss_block_leaves_processors_idle_that_cyclic_keeps_busy(case_study):
+    block, cyclic = case_study("gauss_block"), case_study("gauss_cyclic")
     one = {"N": 32, "P": 1}
     assert block.evaluate(one).T == pytest.approx(cyclic.evaluate(one).T)
     two = {"N": 32, "P": 2}
@@ -82,13 +99,9 @@ def test_a_cyclic_broadcast_puts_a_message_latency_on_every_step_a_block_one_pip
     assert cyclic.evaluate({"N": N, "P": 1}).T == pytest.approx(0)
 
 
-def test_every_case_study_generates_and_compiles(tmp_path):
-    (tmp_path / "machine.pam").write_text(machine_text(ELEMENTS))
+def test_every_case_study_generates_and_compiles(case_study):
     for program in sorted(PROGRAMS.glob("[!_]*.py")):  # _*.py: code the programs share
-        g = generate(program)
-        path = tmp_path / (program.stem + ".pam")
-        path.write_text(g.text)
-        T = compile_file(path).evaluate({"N": 256, "P": 2}).T
+        T = case_study(program.stem).evaluate({"N": 256, "P": 2}).T
         assert T > 0, program.name
     assert generate(PROGRAMS / "psrs_improved.py").annotations == 2
 
@@ -247,7 +260,7 @@ def program(dp, N):
     assert g.annotations == 1
 
 
-def test_the_models_of_single_statements_add_up_to_the_programs_on_one_processor(tmp_path):
+def test_the_models_of_single_statements_add_up_to_the_programs_on_one_processor(tmp_path, case_study):
     (tmp_path / "machine.pam").write_text(machine_text(ELEMENTS))
     program = PROGRAMS / "gauss_cyclic.py"
     g = generate(program)
@@ -257,6 +270,5 @@ def test_the_models_of_single_statements_add_up_to_the_programs_on_one_processor
     for i, (file, line, _) in enumerate(g.statements):
         (tmp_path / f"s{i}.pam").write_text(generate(program, only=(file, line)).text)
         total += compile_file(tmp_path / f"s{i}.pam").evaluate({"N": 9, "P": 1}).T
-    (tmp_path / "all.pam").write_text(g.text)
-    assert total == pytest.approx(compile_file(tmp_path / "all.pam").evaluate({"N": 9, "P": 1}).T)
+    assert total == pytest.approx(case_study("gauss_cyclic").evaluate({"N": 9, "P": 1}).T)
     assert total > 0
