@@ -223,10 +223,18 @@ def test_predict_asks_for_symbolic_counts(tmp_path):
     assert r.returncode == 2 and "--param n=4" in r.stderr
 
 
-def test_demo_measures_fits_composes_and_plots(tmp_path):
+def test_demo_measures_fits_composes_and_plots(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from perfcompose.cli import app
+    from perfcompose.validate import paper
+
+    # the quick sweep's every size and repetition at each visit, in one round instead of eleven
+    monkeypatch.setattr(paper, "QUICK_ROUNDS_T1", 1)
+    monkeypatch.chdir(tmp_path)
     png = tmp_path / "demo.png"
-    r = run("demo", "--plot", str(png), cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
+    r = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["demo", "--plot", str(png)])
+    assert r.exit_code == 0, r.output
     out = " ".join(r.stdout.split())
     for config in ("seq(qsort, nop)", "tpool_24(qsort)", "pipe(inc, nop)", "1034.17*x*log2(x)", "1105.29*x*log2(x)"):
         assert config in out
