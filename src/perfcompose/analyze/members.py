@@ -69,15 +69,25 @@ def bootstrap_members(designs: Sequence[np.ndarray], coefficients: Sequence[np.n
     (points x columns), refitted to resamples of its ``repetitions`` (points x repetitions)."""
     out: list[np.ndarray | None] = [None] * len(designs)
     groups: dict[tuple[int, ...], list[int]] = {}
+    # models of the same terms share a design: each is checked once (the list holds them all,
+    # so no two are the same object by chance)
+    finite: dict[int, bool] = {}
     for k, reps in enumerate(repetitions):
-        if (reps is not None and reps.ndim == 2 and reps.shape[1] > 0 and np.isfinite(reps).all()
-                and np.isfinite(designs[k]).all()):
-            groups.setdefault((*reps.shape, designs[k].shape[1]), []).append(k)
+        if reps is None or reps.ndim != 2 or reps.shape[1] == 0:
+            continue
+        design = designs[k]
+        if id(design) not in finite:
+            finite[id(design)] = bool(np.isfinite(design).all())
+        if finite[id(design)]:
+            groups.setdefault((*reps.shape, design.shape[1]), []).append(k)
     for (points, reps_count, _), ks in groups.items():
         signs = _draws(points, reps_count, resamples, seed)[2]
+        every = np.stack([np.asarray(repetitions[k], dtype=float) for k in ks])
+        fine = np.isfinite(every).all(axis=(1, 2))
+        ks, every = [k for k, f in zip(ks, fine.tolist()) if f], every[fine]
         for start in range(0, len(ks), BATCH):
             chunk = ks[start:start + BATCH]
-            reps = np.stack([np.asarray(repetitions[k], dtype=float) for k in chunk])
+            reps = every[start:start + BATCH]
             center, y = _aggregated(reps, aggregate, resamples, seed)
             X = np.stack([designs[k] for k in chunk])
             coef = np.stack([np.asarray(coefficients[k], dtype=float) for k in chunk])
