@@ -23,7 +23,6 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -132,17 +131,6 @@ def _phases(path: Path) -> Iterator[Callable[[str | None], None]]:
         yield step
 
 
-def _tables() -> ModuleType:
-    """What prints the results (Rich, imported only now)."""
-    return importlib.import_module("perfcompose.commands.loggp_tables")
-
-
-def _write(text: str) -> None:
-    """Results printed as plain text (Rich would print the same without styles)."""
-    sys.stdout.write(text)
-    sys.stdout.flush()
-
-
 def _params(flags: dict[str, Any], unit: str = "") -> "LogGP | None":
     """The LogGP parameters, or None where they would be converted to the program's unit (the
     typer command says so)."""
@@ -171,10 +159,13 @@ def _goal(path: Path, flags: dict[str, Any], O: float, S: float, step: Any) -> i
     num_ranks = sched.num_ranks
     del sched  # its buffers, before Rich is imported
     text = plain.goal_result_text(str(path), num_ranks, params, O, S, finish)
-    if text is not None:
-        _write(text)
-    else:
-        _tables().print_goal_result(path, num_ranks, params, O, S, finish)
+    if text is not None:  # plain text where Rich would print the same without styles
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    from perfcompose.commands import loggp_tables as tables  # Rich, imported only now
+
+    tables.print_goal_result(path, num_ranks, params, O, S, finish)
     return 0
 
 
@@ -228,9 +219,11 @@ def _program(path: Path, form: str, flags: dict[str, Any], O: float, S: float, s
     text = plain.program_result_text(title, unit, finish, computation, communication, operations, max(finish),
                                      plain.critical(finish, computation))
     if text is not None:
-        _write(text)
+        sys.stdout.write(text)
+        sys.stdout.flush()
         return 0
-    tables = _tables()
+    from perfcompose.commands import loggp_tables as tables
+
     tables.print_program_table(title, unit, finish, computation, communication, operations)
     tables.print_makespan(max(finish), unit, tables.critical(finish, computation))
     return 0
@@ -370,7 +363,8 @@ def _write_json(path: Path, result: Any, unit: str, template: Any, point: dict[s
 
 def _print_table(program: Path, where: str, prog: Any, params: Any, result: Any, counts: Any, unit: str,
                  keep: bool, opts: _Options) -> None:
-    tables = _tables()
+    from perfcompose.commands import loggp_tables as tables
+
     tables.print_program_table(f"{program}{where}: {prog.P} processors, {len(prog.steps)} steps; "
                                f"{_how(opts, True)}; L={params.L:g} o={params.o:g} g={params.g:g} G={params.G:g}",
                                unit, result.finish, result.computation, result.communication, counts)
