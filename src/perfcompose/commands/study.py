@@ -14,6 +14,7 @@ from perfcompose.commands.components import x_values
 from perfcompose.commands.consoles import err_console
 from perfcompose.commands.reports import study_html
 from perfcompose.commands.validation import input_function, print_study, task_functions, write_study
+from perfcompose.limits import check_memory
 from perfcompose.validate.modular import study
 
 
@@ -47,6 +48,7 @@ def validate(terms: list[str] = typer.Argument(..., help="Programs to run, e.g. 
                                                   "of size x (default: x random 32-bit ints)."),
              ) -> None:
     xs = tuple(x_values(x))
+    check_memory(8.0 * max(xs) * count, f"{count} inputs of x = {max(xs):g} values (--x, --count)")
     functions = task_functions(task) if task else None
     make = input_function(input_) if input_ else None
     result = run_composition_study(terms, xs, rounds, count, workers, 2 * (os.cpu_count() or 1), restart,

@@ -380,6 +380,11 @@ def _time_parts_alone(parts: Sequence[str], functions: Mapping[str, Callable[[An
         res = run_sweep(alone, {"x": tuple(dense)}, reps=reps, rounds=rounds, warmup=1, restart=restart,
                         checkpoint=folder / f"isolated-{p}.jsonl" if folder else None,
                         identity={"target": p}, progress=bar.step(f"{p} alone"))
+        failed = next((v for v in dense if (v,) not in res.values), None)
+        if failed is not None:
+            why = res.failures.get((failed,))
+            raise InputError(f"{p} timed alone failed at x = {failed:g}" + (f": {why.message}" if why else ""),
+                             hint="choose sizes (--x) its input and its stage handle")
         isolated[p] = [res.values[(v,)] for v in dense]
         bar.done += len(dense) * rounds
         retaken += alone.preempted + alone.cpu_kept
