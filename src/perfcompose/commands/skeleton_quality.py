@@ -2,6 +2,7 @@
 table, per n and p (paper 001)."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import typer
@@ -27,4 +28,6 @@ def quality(table_file: Path = typer.Argument(..., metavar="TABLE.csv", help="Ru
                       fmt(r.serial_fraction, ".4g"))
         console.print(t)
     if json_out:
-        write_json(json_out, [r.__dict__ for r in rows], "rows")
+        # JSON has no NaN: the serial fraction at p = 1, undefined, is null (the table's n/a)
+        write_json(json_out, [{k: None if isinstance(v, float) and not math.isfinite(v) else v
+                               for k, v in r.__dict__.items()} for r in rows], "rows")
