@@ -22,6 +22,7 @@ from perfcompose.commands.common import (
     write_json,
 )
 from perfcompose.errors import PerfcomposeError
+from perfcompose.limits import check_steps
 from perfcompose.runtime.mapreduce import Engine, check_address, histogram_job, serial_histogram
 from perfcompose.runtime.mapreduce.ops import prepare_picture
 from perfcompose.validate import mapreduce as mr
@@ -55,13 +56,18 @@ def run_one(picture: Picture = typer.Option("large", "--picture", help="The pict
             timeout: float = typer.Option(15.0, "--timeout", help="Seconds to wait for a scheduler.")) -> None:
     if inputs < 1:
         raise PerfcomposeError("--inputs must be at least 1")
+    if not 0 < timeout < 1e6:
+        raise typer.BadParameter(f"{timeout:g}: seconds, more than 0 and less than 1e6", param_hint="--timeout")
     if scheduler is None:
         check_cluster(m, n)
     else:
         check_address(scheduler)
-    r = repeat or REPEAT[picture]
+    r = REPEAT[picture] if repeat is None else repeat
     if r < 1:
         raise PerfcomposeError("--repeat must be at least 1")
+    # a task's REPEAT[picture] repetitions are ~16 ms of work, about 8e4 of the limits' steps
+    check_steps(inputs * r * 8e4 / REPEAT[picture], f"{inputs:,} inputs x {r:,} map repetitions on the {picture} "
+                "picture (-x, -R)")
     with Engine(m, n, scheduler=scheduler, malloc_trim=malloc_trim, timeout=timeout) as engine:
         engine.run_on_workers(prepare_picture, picture)
         job = histogram_job(engine, picture, strategy, inputs, r)

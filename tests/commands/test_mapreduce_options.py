@@ -1,0 +1,24 @@
+"""mapreduce checks its numbers before it starts or reaches a cluster: --timeout is a positive
+finite number of seconds, -R 0 is refused (it had meant the default), and inputs x repetitions
+beyond the step limit are refused rather than run for days."""
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcompose.cli import app
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--timeout", "nan"], "Invalid value for --timeout"),
+    (["--timeout", "inf"], "Invalid value for --timeout"),
+    (["--timeout", "0"], "Invalid value for --timeout"),
+    (["-R", "0"], "--repeat must be at least 1"),
+    (["-x", "1000000000000"], "1,000,000,000,000 inputs x 320 map repetitions on the small picture (-x, -R) would "
+                              "take about 8e+16 steps"),
+])
+def test_a_number_out_of_range_is_refused_before_any_cluster(args: list[str], says: str) -> None:
+    result = CliRunner().invoke(app, ["mapreduce", "--picture", "small", *args, "--scheduler", "tcp://127.0.0.1:9"],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 2, result.output
+    assert says in result.output
