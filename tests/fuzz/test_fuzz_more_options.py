@@ -52,7 +52,8 @@ LOGGP = ["--L", "1", "--o", "1", "--g", "1", "--G", "0.01"]
 RUNS: dict[str, tuple[list[str], list[str]]] = {
     "loggp check": (["loggp", "check", "{trace}", *LOGGP], ["--L", "--o", "--g", "--G", "--S", "--algorithm",
                                                              "--params"]),
-    "loggp whatif": (["loggp", "whatif", "{trace}", *LOGGP, "--points", "3"],
+    # a lower step limit: a sweep the default allows may take minutes (a thousand points a second)
+    "loggp whatif": (["--max-steps", "1e7", "loggp", "whatif", "{trace}", *LOGGP, "--points", "3"],
                      ["--low", "--high", "--points", "--slowdown", "--L", "--G", "--S", "--network", "--plot",
                       "--json"]),
     "loggp gauss": (["loggp", "gauss", "--n", "60", "--p", "2", "--blocks", "10,20", "--reps", "1"],

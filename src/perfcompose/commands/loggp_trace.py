@@ -184,6 +184,7 @@ def whatif(folder: Path = typer.Argument(..., help="Folder of a traced run (from
     each factor; the factor at which the run slows by each --slowdown is then found to 0.1 %.
     Parameters given one by one are in us."""
     from perfcompose.errors import InputError
+    from perfcompose.limits import check_steps
     from perfcompose.loggp.options import LOGGOPSIM_S
     from perfcompose.loggp.params import read_params
     from perfcompose.loggp.trace.folder import schedule_folder
@@ -197,6 +198,10 @@ def whatif(folder: Path = typer.Argument(..., help="Folder of a traced run (from
     if any(not 0 < s < 100 for s in shares):
         raise InputError("--slowdown takes a share in % above 0", hint="e.g. --slowdown 5")
     traced = schedule_folder(folder, _algorithms(algorithm), write=False)
+    # a simulation (of at least a thousand steps) per sweep point and per step of each tolerance's search (about 20)
+    check_steps(4.0 * (points + 20 * len(shares)) * max(traced.schedule.num_ops, 1000),
+                f"{points:,} sweep points x 4 parameters of a schedule of {traced.schedule.num_ops:,} operations "
+                "(--points)")
     with bar_after(progress()) as report:
         w = what_if(traced, params, sweep_factors(low, high, points), shares, other=other,
                     S=LOGGOPSIM_S if S is None else S, progress=report)
