@@ -4,6 +4,7 @@ the machine has cores is flagged: in ``demo`` (text and page), ``predict`` (text
 from __future__ import annotations
 
 import json
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +29,7 @@ def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_demo_names_the_cores_and_flags_the_pools_wider_than_the_machine(two_cores, monkeypatch, part_rows,
                                                                           tmp_path):
-    from perfcompose.validate import paper
-
-    monkeypatch.setattr(paper, "table1", lambda **kw: part_rows)
+    monkeypatch.setattr(import_module("perfcompose.commands.demo"), "table1", lambda **kw: part_rows)
     page = tmp_path / "demo.html"
     r = run("demo", "--plot", tmp_path / "demo.png", "--html", page)
     assert r.exit_code == 0, r.output

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -137,9 +138,7 @@ def test_loggp_gauss_report(open_static_page: Any, tmp_path: Path) -> None:
 
 def test_paper_table1_report(open_static_page: Any, part_rows: list[Any], tmp_path: Path,
                              monkeypatch: pytest.MonkeyPatch) -> None:
-    from perfcompose.validate import paper
-
-    monkeypatch.setattr(paper, "table1", lambda **kw: part_rows)
+    monkeypatch.setattr(import_module("perfcompose.commands.paper_tables"), "table1", lambda **kw: part_rows)
     out = tmp_path / "table1.html"
     run("paper", "table1", "--quick", "--task", "nop", "--task", "inc", "--task", "qsort", "--html", str(out))
     page = open_page(open_static_page, out)

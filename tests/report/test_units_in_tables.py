@@ -4,6 +4,7 @@ may be left out only with a note that names it."""
 from __future__ import annotations
 
 import re
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +72,9 @@ def recorded(monkeypatch: pytest.MonkeyPatch, part_rows: list[Any], study: Any) 
     from perfcompose.commands import study as study_commands
     from perfcompose.validate import paper
 
-    monkeypatch.setattr(paper, "table1", lambda **kw: part_rows)
+    # the commands hold table1 under their own names
+    for module in (paper, paper_tables, import_module("perfcompose.commands.demo")):
+        monkeypatch.setattr(module, "table1", lambda **kw: part_rows)
     monkeypatch.setattr(study_commands, "run_composition_study", lambda *a, **kw: study)
     monkeypatch.setattr(paper_tables, "run_composition_study", lambda *a, **kw: study)
     return seen
