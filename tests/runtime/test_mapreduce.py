@@ -181,8 +181,9 @@ def external_cluster(tmp_path):
     try:
         address = _address_from(scheduler_file, procs[0])
         for _ in range(2):
+            # without a nanny: a worker is one process, not two (nothing here restarts one)
             procs.append(subprocess.Popen([*dask, "worker", address, "--nthreads", "1", "--host", "127.0.0.1",
-                                           "--no-dashboard"], env=env, stdout=subprocess.DEVNULL,
+                                           "--no-dashboard", "--no-nanny"], env=env, stdout=subprocess.DEVNULL,
                                           stderr=subprocess.DEVNULL))
         from distributed import Client
 
