@@ -9,7 +9,7 @@ import pytest
 
 from perfcompose.compose.interference import TURNS
 from perfcompose.runtime.corun import CoRunTarget, co_run, pooled_period
-from perfcompose.runtime.executor import cpu_demand_ns
+from perfcompose.runtime.worker import cpu_demand_ns
 
 
 def _python_loop(n: int) -> int:

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from perfcompose.compose.parser import parse_term
-from perfcompose.runtime.executor import runqueue_wait_ns
 from perfcompose.runtime.target import TermTarget
+from perfcompose.runtime.worker import runqueue_wait_ns
 
 
 def _spin(a):

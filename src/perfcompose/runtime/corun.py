@@ -22,7 +22,8 @@ import numpy as np
 
 from perfcompose.bench.runner import Failure, Target, TargetFailed
 from perfcompose.runtime import others
-from perfcompose.runtime.executor import DISTURBED_SHARE, cpu_demand_ns, keep_on_cpu, runqueue_wait_ns
+from perfcompose.runtime.executor import DISTURBED_SHARE
+from perfcompose.runtime.worker import cpu_demand_ns, keep_on_cpu, runqueue_wait_ns
 
 Chain = Sequence[Callable[[Any], Any]]
 

@@ -17,7 +17,6 @@ import pickle
 import queue
 import threading
 import time
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
@@ -41,6 +40,7 @@ from perfcompose.runtime.channels import (
     is_end,
     process_context,
 )
+from perfcompose.runtime.worker import Chain, stage_loop
 
 #: the kernel's own latency in waking a worker, allowed per element (1-3 us measured idle)
 WAKE_LATENCY = 3e-6
@@ -64,27 +64,6 @@ class TaskError(PerfcomposeError):
 
 # ---------------------------------------------------------------------------------------------
 # the plan: a term with its functions, in the shape the workers take
-
-
-class _Raised(Exception):
-    def __init__(self, name: str, exc: BaseException):
-        self.name, self.exc = name, exc
-
-
-@dataclass(frozen=True)
-class Chain:
-    """Functions applied one after the other in one worker; picklable when they are."""
-
-    names: tuple[str, ...]
-    functions: tuple[Callable[[Any], Any], ...]
-
-    def __call__(self, data: Any) -> Any:
-        for name, fn in zip(self.names, self.functions):
-            try:
-                data = fn(data)
-            except Exception as exc:
-                raise _Raised(name, exc) from exc
-        return data
 
 
 @dataclass(frozen=True)
@@ -170,73 +149,6 @@ def _readers(node: Node) -> int:
 # workers
 
 
-def _encode_error(name: str, exc: BaseException) -> tuple[str, str, str, bytes | None]:
-    try:
-        blob = pickle.dumps(exc)
-    except Exception:
-        blob = None
-    return (name, f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc)), blob)
-
-
-def runqueue_wait_ns() -> int | None:
-    """Nanoseconds the calling thread has been ready to run but waiting for a core (Linux
-    ``/proc/thread-self/schedstat``), or None where the kernel does not say. Work that loses
-    its core to other programs mid-run shows up here, whatever clock it is timed with."""
-    try:
-        with open("/proc/thread-self/schedstat", "rb") as f:
-            return int(f.read().split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def cpu_demand_ns() -> int | None:
-    """Nanoseconds the calling thread has run on a core (its CPU clock) or waited, ready, for one
-    (:func:`runqueue_wait_ns`), or None where the kernel does not say. What is left of the wall
-    time is time the thread could not run at all: blocked on a lock, a queue or I/O."""
-    wait = runqueue_wait_ns()
-    return None if wait is None else time.thread_time_ns() + wait
-
-
-def keep_on_cpu(cpu: int | None) -> None:
-    """Keep the calling thread (or process) on one core, where the system allows it."""
-    if cpu is not None and hasattr(os, "sched_setaffinity"):
-        try:
-            os.sched_setaffinity(0, {cpu})
-        except OSError:
-            pass
-
-
-def _stage_loop(chain: Chain, inq: Any, outq: Any, abort: Any, errors: Any, ready: Any,
-                waits: Any = None, cpu: int | None = None) -> None:
-    keep_on_cpu(cpu)
-    wait0 = runqueue_wait_ns()
-    ready.put(1)
-    perf = time.perf_counter_ns
-    try:
-        while True:
-            item = inq.get(abort)
-            if is_end(item):
-                inq.put(item, abort)
-                outq.put(item, abort)
-                return
-            idx, data, t_in = item
-            if not t_in:
-                t_in = perf()
-            outq.put((idx, chain(data), t_in), abort)
-    except Aborted:
-        return
-    except _Raised as exc:
-        errors.put(_encode_error(exc.name, exc.exc))
-        abort.set()
-    except BaseException as exc:  # the executor's own failure (e.g. an unpicklable element)
-        errors.put(_encode_error("+".join(chain.names), exc))
-        abort.set()
-    finally:
-        wait1 = runqueue_wait_ns()
-        if waits is not None:
-            waits.put(None if wait0 is None or wait1 is None else wait1 - wait0)
-
-
 def _cores(pin: bool, count: int) -> list[int] | None:
     """The cores the workers are pinned to, one each, or None (no pinning: asked not to, more
     workers than cores, or a system that cannot say)."""
@@ -267,7 +179,7 @@ class _Threads:
 
     def start(self, args: tuple) -> None:
         cpu = None if self.cores is None else self.cores[len(self.workers) % len(self.cores)]
-        t = threading.Thread(target=_stage_loop, args=(*args, cpu), daemon=True,
+        t = threading.Thread(target=stage_loop, args=(*args, cpu), daemon=True,
                              name=f"perfcompose-{'+'.join(args[0].names)}")
         t.start()
         self.workers.append(t)
@@ -306,7 +218,7 @@ class _Processes:
 
     def start(self, args: tuple) -> None:
         cpu = None if self.cores is None else self.cores[len(self.workers) % len(self.cores)]
-        p = self.ctx.Process(target=_stage_loop, args=(*args, cpu), daemon=True,
+        p = self.ctx.Process(target=stage_loop, args=(*args, cpu), daemon=True,
                              name=f"perfcompose-{'+'.join(args[0].names)}")
         p.start()
         self.workers.append(p)
