@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from perfcompose.fit import PMNFFitter
-from perfcompose.fit.pmnf import _constant_slack, _intercept_slack
+from perfcompose.fit.pmnf import _intercept_slack, constant_slack
 
 P = np.array([32.0, 45, 64, 90, 128, 181, 256])
 LOG_SQUARED = (((0, (Fraction(0), Fraction(2))),),)
@@ -38,7 +38,7 @@ def test_a_constant_read_off_far_from_the_points_has_the_wider_slack():
     far = _intercept_slack(np.log2(P)[None, :], y, 0.05, np.array([[0]]))[0]
     near = _intercept_slack((P / 32.0)[None, :], y, 0.05, np.array([[0]]))[0]
     assert far > 3 * near
-    assert far > _constant_slack(y, 0.05)
+    assert far > constant_slack(y, 0.05)
 
 
 def _scored_constants(law: np.ndarray, between: float, within: float, seed: int) -> tuple[list, np.ndarray, float]:
@@ -69,4 +69,4 @@ def test_without_lack_of_fit_a_constant_keeps_within_the_noise_of_the_smallest_v
     slower-growing forms that would need a negative constant stay out."""
     for seed in range(8):
         scored, y, sigma = _scored_constants(100.0 + 80.0 * np.sqrt(P), 0.0, 0.05, seed)
-        assert all(c.constant >= -_constant_slack(y, sigma) for c in scored if c.n_terms)
+        assert all(c.constant >= -constant_slack(y, sigma) for c in scored if c.n_terms)

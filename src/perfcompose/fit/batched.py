@@ -22,13 +22,13 @@ from perfcompose.fit.hypotheses import Factor, factor_values, fit_batch, fit_one
 from perfcompose.fit.pmnf import (
     MAX_COMBINATIONS,
     SCREEN_CELLS,
+    Group,
     PMNFFitter,
-    _candidates_within,
-    _combination_templates,
-    _constant_slack,
-    _Group,
-    _template_layout,
-    _TemplateHypotheses,
+    TemplateHypotheses,
+    candidates_within,
+    combination_templates,
+    constant_slack,
+    template_layout,
 )
 from perfcompose.fit.scaling import falls_rows
 
@@ -103,8 +103,8 @@ def batchable(fitter: PMNFFitter, X: np.ndarray) -> bool:
     d = X.shape[1]
     if d < 2 or not all(fitter._line_layout(X, k) for k in range(d)):
         return False
-    count = _candidates_within(fitter.candidates_per_parameter, d, MAX_COMBINATIONS)
-    _, by_size = _combination_templates((count + 1,) * d)
+    count = candidates_within(fitter.candidates_per_parameter, d, MAX_COMBINATIONS)
+    _, by_size = combination_templates((count + 1,) * d)
     return sum(len(v) for v in by_size.values()) * (len(X) + 1) <= SCREEN_CELLS
 
 
@@ -163,14 +163,14 @@ def _candidates(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndar
         if scattered:
             slack = intercept_slack_many(FT, YL, sig, np.arange(m)[:, None]).reshape(-1)
         else:
-            slack = np.repeat(_constant_slack(YL, sig), m)
+            slack = np.repeat(constant_slack(YL, sig), m)
         s1 = fitter._scored(None, one, 1, np.repeat(sig, m), slack).scores.reshape(S * L, m)
         total[:, 0] += c0.reshape(S, L).sum(axis=1)
         total[:, 1:] += np.where(np.isfinite(s1), s1, (c0 + fitter._penalty(1))[:, None]).reshape(S, L, m).sum(axis=1)
     return np.argsort(total[:, 1:], axis=1, kind="stable")[:, :count]
 
 
-def _beyond_reach(fitter: PMNFFitter, fitted: list[tuple[_Group, int]], sigma: np.ndarray, terms: int) -> np.ndarray:
+def _beyond_reach(fitter: PMNFFitter, fitted: list[tuple[Group, int]], sigma: np.ndarray, terms: int) -> np.ndarray:
     """Per series of a block, whether hypotheses of ``terms`` or more terms may matter, given its
     groups of fewer terms fitted (each with its hypotheses per series): where the noise is
     measured, a hypothesis of r terms scores at least the price of r terms, so once the best
@@ -182,7 +182,7 @@ def _beyond_reach(fitter: PMNFFitter, fitted: list[tuple[_Group, int]], sigma: n
 
 
 def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray,
-                      scattered: bool = False, prune: bool = False) -> list[list[_Group]]:
+                      scattered: bool = False, prune: bool = False) -> list[list[Group]]:
     """For every row of ``Y`` (S, points) with noise ``sigma`` (S,), the groups that
     ``fitter._multi_groups`` fits for it alone, with ``scattered`` as given (several parameters,
     every one with lines; see :func:`batchable`).
@@ -201,7 +201,7 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
     # the constant as the search fits it (a row computed alone is the same in any batch)
     constant = fitter._scored(None, fit_batch([np.ones((1, R))], yy, w, sc), 0, sigma)
     live = np.flatnonzero(_beyond_reach(fitter, [(constant, 1)], sigma, 1))
-    out: list[list[_Group]] = [[] for _ in range(len(Y))]
+    out: list[list[Group]] = [[] for _ in range(len(Y))]
     found = _search_many(fitter, X, Y[live], sigma[live], scattered, prune) if len(live) else []
     for s, groups in zip(live.tolist(), found):
         out[s] = groups
@@ -209,15 +209,15 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
     for s in np.flatnonzero(~np.isin(np.arange(len(Y)), live)).tolist():
         part = split_batch(constant.batch, s, s + 1, 1)
         part.__dict__["cv_rows"] = cv[s:s + 1]
-        out[s] = [_Group([()], part, constant.ok[s:s + 1], constant.scores[s:s + 1])]
+        out[s] = [Group([()], part, constant.ok[s:s + 1], constant.scores[s:s + 1])]
     return out
 
 
 def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray, scattered: bool,
-                 prune: bool) -> list[list[_Group]]:
+                 prune: bool) -> list[list[Group]]:
     """:func:`multi_groups_many` of the series whose constant does not settle their choice."""
     S, d = len(Y), X.shape[1]
-    count = _candidates_within(fitter.candidates_per_parameter, d, MAX_COMBINATIONS)
+    count = candidates_within(fitter.candidates_per_parameter, d, MAX_COMBINATIONS)
     rows = np.vstack([X, (X.max(axis=0) * fitter.policy.horizon)[None, :]])
     R = len(rows)
     # per parameter: each series' candidate factors, as rows of a table of factor values
@@ -240,11 +240,11 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
         tables.append(np.vstack(table))
         chosen.append(idx)
         factor_lists.append(names)
-    keys, by_size = _combination_templates((count + 1,) * d)
+    keys, by_size = combination_templates((count + 1,) * d)
     w, sc = fitter._weights(Y, X)
     yy = np.hstack([Y, np.zeros((S, 1))])
     w, sc = np.hstack([w, np.zeros((S, 1))]), np.hstack([sc, np.ones((S, 1))])
-    slack = np.full(S, np.inf) if scattered else _constant_slack(Y, sigma)
+    slack = np.full(S, np.inf) if scattered else constant_slack(Y, sigma)
     n = len(X)
     sizes = list(by_size)
     H = sum(len(by_size[r]) for r in sizes)
@@ -254,7 +254,7 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
     # fitter's batch of every size, where its absent columns are zero and change nothing
     # per size, per block: the scored rows of the series fitted, series-major, and where each
     # series' rows start (-1: not fitted)
-    parts: dict[int, dict[int, _Group]] = {r: {} for r in sizes}
+    parts: dict[int, dict[int, Group]] = {r: {} for r in sizes}
     where: dict[int, dict[int, np.ndarray]] = {r: {} for r in sizes}
     for part_no, a in enumerate(range(0, S, step)):
         b = min(a + step, S)
@@ -288,8 +288,8 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
                 slack_r = np.repeat(slack[series], hr)
             parts[r][part_no] = fitter._scored(None, batch, r, np.repeat(sigma[series], hr), slack_r)
     cv_rows = {r: {i: g.batch.cv_of(np.arange(len(g.scores))) for i, g in parts[r].items()} for r in sizes}
-    out: list[list[_Group]] = [[] for _ in range(S)]
-    layouts = {r: _template_layout((count + 1,) * d, r) for r in sizes}
+    out: list[list[Group]] = [[] for _ in range(S)]
+    layouts = {r: template_layout((count + 1,) * d, r) for r in sizes}
     chosen_lists = [c.tolist() for c in chosen]
     for part_no, a in enumerate(range(0, S, step)):
         starts = {r: where[r][part_no].tolist() for r in sizes}
@@ -301,9 +301,9 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
                     continue
                 hi = lo + len(by_size[r])
                 g = parts[r][part_no]
-                hyps: Any = _TemplateHypotheses(keys, by_size[r], per_param, layouts[r])
+                hyps: Any = TemplateHypotheses(keys, by_size[r], per_param, layouts[r])
                 part = split_batch(g.batch, lo, hi, r + 1)
                 # cv_of of any rows, computed for the block's rows at once (gathered, as cv_of gathers)
                 part.__dict__["cv_rows"] = cv_rows[r][part_no][lo:hi]
-                out[s].append(_Group(hyps, part, g.ok[lo:hi], g.scores[lo:hi]))
+                out[s].append(Group(hyps, part, g.ok[lo:hi], g.scores[lo:hi]))
     return out

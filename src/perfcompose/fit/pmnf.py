@@ -122,7 +122,7 @@ class Candidate:
 
 
 @dataclass(frozen=True)
-class _Group:
+class Group:
     """A batch of hypotheses with the same number of terms, fitted and scored."""
 
     hyps: list[Hypothesis]
@@ -144,12 +144,12 @@ class _Group:
 
 
 @dataclass(frozen=True)
-class _Pick:
+class Pick:
     """The hypothesis the scores choose for one series, the groups it was chosen from (none where
     every value is 0), the notes of the search and the measured noise."""
 
     chosen: Candidate
-    groups: list[_Group]
+    groups: list[Group]
     notes: tuple[str, ...]
     measured: float
 
@@ -399,7 +399,7 @@ class PMNFFitter(SeriesFitter):
         return self._finish(params, X, y, pick, extrapolation_errors([pick.chosen], X, y)[0])
 
     def _pick(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],
-              progress: Progress | None, search: Callable[..., Any] | None = None) -> _Pick:
+              progress: Progress | None, search: Callable[..., Any] | None = None) -> Pick:
         """The hypothesis the scores choose (:meth:`_select`), before the forward check."""
         fitted = self._groups if search is None else search
         if X.shape != (len(y), len(params)):
@@ -412,7 +412,7 @@ class PMNFFitter(SeriesFitter):
         if np.any(y < 0) or not np.all(np.isfinite(y)):
             raise FitError("values must be finite and non-negative")
         if np.all(y == 0):
-            return _Pick(Candidate(0.0, (), 0.0), [], (), 0.0)
+            return Pick(Candidate(0.0, (), 0.0), [], (), 0.0)
         found, multi, notes = fitted(X, y, sigma, params, progress)
         measured = sigma
         if sigma <= 0 and self.policy.scatter_noise:
@@ -426,9 +426,9 @@ class PMNFFitter(SeriesFitter):
             # by its own standard error
             found, multi, notes = fitted(X, y, scatter, params, progress, scattered=True)
             groups, scatter = self._with_lack_of_fit(found, scatter, len(y))
-        return _Pick(self._select(groups, scatter, multi=multi), groups, notes, measured)
+        return Pick(self._select(groups, scatter, multi=multi), groups, notes, measured)
 
-    def _finish(self, params: Sequence[str], X: np.ndarray, y: np.ndarray, pick: _Pick, error: float,
+    def _finish(self, params: Sequence[str], X: np.ndarray, y: np.ndarray, pick: Pick, error: float,
                 alternatives: bool = True) -> FitResult:
         """The result of a pick: the forward check (``error``: the extrapolation error of the
         picked hypothesis, :func:`~perfcompose.fit.holdout.extrapolation_errors`) and the
@@ -437,7 +437,7 @@ class PMNFFitter(SeriesFitter):
         stats = fit_statistics_many(y[None, :], predict(chosen, X)[None, :], np.array([1 + chosen.n_terms]))
         return self._result(params, chosen, ranked, pick, {k: float(v[0]) for k, v in stats.items()})
 
-    def _checked(self, X: np.ndarray, y: np.ndarray, pick: _Pick, error: float,
+    def _checked(self, X: np.ndarray, y: np.ndarray, pick: Pick, error: float,
                  alternatives: bool = True) -> tuple[Candidate, list[Candidate]]:
         """The hypothesis of a pick after the forward check, and the runners-up (none without
         ``alternatives``)."""
@@ -459,7 +459,7 @@ class PMNFFitter(SeriesFitter):
         return chosen, ranked() if alternatives else []
 
     def _groups(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],
-                progress: Progress | None, scattered: bool = False) -> tuple[list[_Group], bool, tuple[str, ...]]:
+                progress: Progress | None, scattered: bool = False) -> tuple[list[Group], bool, tuple[str, ...]]:
         """Every hypothesis fitted and scored: the groups, whether they span several parameters,
         and the notes on parameters that could not be separated.
 
@@ -469,7 +469,7 @@ class PMNFFitter(SeriesFitter):
         measured range (``c0 + c1 * log2(p)`` fitted on p = 32 ... 256 meets it at p = 1), and a
         negative one is a cancelling form only where it lies more than two of its own standard
         errors below zero (:func:`_intercept_slack`), not two noise widths of the smallest value
-        (:func:`_constant_slack`): that rule, meant for exact laws, leaves an approximation only
+        (:func:`constant_slack`): that rule, meant for exact laws, leaves an approximation only
         the forms that grow fastest beyond the data."""
         far = X.max(axis=0) * self.policy.horizon
         notes: tuple[str, ...] = ()
@@ -496,7 +496,7 @@ class PMNFFitter(SeriesFitter):
         return self._multi_groups(X, y, sigma, far, lined, progress, scattered), True, notes
 
     @staticmethod
-    def _scatter_noise(groups: list[_Group], n: int, multi: bool) -> float:
+    def _scatter_noise(groups: list[Group], n: int, multi: bool) -> float:
         """The relative noise of a point, estimated from the scatter of the points when no
         repetitions measure it: the residual of the best simple hypothesis per degree of freedom
         (one parameter: the constant and one-term fits, a term's chosen exponents counted as one
@@ -566,7 +566,7 @@ class PMNFFitter(SeriesFitter):
         steps += [steps[-1]] * max(0, k_terms - len(steps))
         return float(sum(steps[:k_terms]))
 
-    def _with_lack_of_fit(self, groups: list[_Group], sigma: float, n: int) -> tuple[list[_Group], float]:
+    def _with_lack_of_fit(self, groups: list[Group], sigma: float, n: int) -> tuple[list[Group], float]:
         """The groups rescored with the noise the points scatter by, where that exceeds the noise
         of the repetitions.
 
@@ -596,16 +596,16 @@ class PMNFFitter(SeriesFitter):
         return rescored, scatter
 
     def _group(self, hyps: Any, cols: list[np.ndarray], y: np.ndarray, w: np.ndarray, scale: np.ndarray,
-               sigma: float, slack: float = np.inf) -> _Group:
+               sigma: float, slack: float = np.inf) -> Group:
         """Fit one batch of hypotheses with the same number of terms and score them."""
         return self._scored(hyps, fit_batch(cols, y, w, scale), len(cols) - 1, sigma, slack)
 
     def _scored(self, hyps: Any, batch: BatchFit, k_terms: int, sigma: float | np.ndarray,
-                slack: float | np.ndarray = np.inf) -> _Group:
+                slack: float | np.ndarray = np.inf) -> Group:
         """Score a fitted batch: the chi-square against the measured noise plus a price per term
         or, without repetitions to measure the noise, the cross-validation error with a
         parsimony margin. With ``nonnegative``, terms must have positive coefficients and the
-        constant must not fall below -``slack`` (see :func:`_constant_slack`). ``sigma`` and
+        constant must not fall below -``slack`` (see :func:`constant_slack`). ``sigma`` and
         ``slack`` may hold one value per hypothesis (hypotheses of many series fitted at once)."""
         ok = batch.valid
         if self.nonnegative and k_terms:
@@ -620,10 +620,10 @@ class PMNFFitter(SeriesFitter):
             if np.any(noisy):
                 safe = np.where(noisy, sigma, 1.0)
                 scores = np.where(noisy, batch.rel_rss / (safe * safe) + self._penalty(k_terms), scores)
-        return _Group(hyps, batch, ok, np.where(ok, scores, np.inf))
+        return Group(hyps, batch, ok, np.where(ok, scores, np.inf))
 
     def _single_groups(self, x: np.ndarray, y: np.ndarray, sigma: float, far: float | None,
-                       max_terms: int, scattered: bool = False) -> list[_Group]:
+                       max_terms: int, scattered: bool = False) -> list[Group]:
         """Constant, one-term and two-term hypotheses in x; ``far`` is predicted, not fitted."""
         rows = np.append(x, far) if far is not None else x
         yy = np.append(y, 0.0) if far is not None else y
@@ -633,7 +633,7 @@ class PMNFFitter(SeriesFitter):
         basis = self._basis_for(x, [(x, y)])
         FT = factor_values(rows, basis.exponent_arrays).T
         pairs = max_terms >= 2 and _distinct(x) >= 4
-        slack: Any = _constant_slack(y, sigma)
+        slack: Any = constant_slack(y, sigma)
         slack2: Any = slack
         if scattered:
             F = FT[:, :len(x)]
@@ -641,7 +641,7 @@ class PMNFFitter(SeriesFitter):
             slack2 = _intercept_slack(F, y, sigma, np.stack(basis.pairs, axis=1)) if pairs else slack
         groups = [self._scored([()], fit_constant(yy, w, sc), 0, sigma)]
 
-        scored: list[_Group] = []
+        scored: list[Group] = []
 
         def need_pairs(one: BatchFit) -> bool:
             # With measured noise a two-term score is at least its price: if that is beyond the
@@ -661,7 +661,7 @@ class PMNFFitter(SeriesFitter):
             groups.append(self._scored(basis.two_term, two, 2, sigma, slack2))
         return groups
 
-    def _select(self, groups: list[_Group], sigma: float, multi: bool = False) -> Candidate:
+    def _select(self, groups: list[Group], sigma: float, multi: bool = False) -> Candidate:
         """The best-supported hypothesis whose extrapolation agrees with the consensus of the plausible ones.
 
         Hypotheses within ``plausible`` score units of the best are weighted exp(-delta/2)
@@ -778,7 +778,7 @@ class PMNFFitter(SeriesFitter):
                 one_term = np.arange(m)[:, None]
                 slack = np.concatenate([_intercept_slack(FT, line, sigma, one_term) for line in Y])
             else:
-                slack = np.repeat(_constant_slack(Y, sigma), m)
+                slack = np.repeat(constant_slack(Y, sigma), m)
             s1 = self._scored([()] * (len(Y) * m), one, 1, sigma, slack).scores.reshape(len(Y), m)
             # a factor rejected on a line (e.g. a negative coefficient) counts as absent there
             total[0] += c0.sum()
@@ -788,12 +788,12 @@ class PMNFFitter(SeriesFitter):
 
     def _multi_groups(self, X: np.ndarray, y: np.ndarray, sigma: float, far: np.ndarray,
                       lined: Sequence[bool] | None = None, progress: Progress | None = None,
-                      scattered: bool = False) -> list[_Group]:
+                      scattered: bool = False) -> list[Group]:
         """Additive and multiplicative combinations of every parameter's candidate factors
         (only absent for a parameter without lines, where ``lined`` says False)."""
         d = X.shape[1]
         lined = [True] * d if lined is None else list(lined)
-        count = _candidates_within(self.candidates_per_parameter, sum(lined), MAX_COMBINATIONS)
+        count = candidates_within(self.candidates_per_parameter, sum(lined), MAX_COMBINATIONS)
         per_param: list[list[Factor | None]] = [
             self._parameter_candidates(X, y, sigma, k, count, scattered) if ok else [None]
             for k, ok in enumerate(lined)]
@@ -802,7 +802,7 @@ class PMNFFitter(SeriesFitter):
         w, sc = self._weights(y, X)
         w, sc = np.append(w, 0.0), np.append(sc, 1.0)
         values = [factor_values(rows[:, k], [f for f in per_param[k] if f is not None]).T for k in range(d)]
-        keys, by_size = _combination_templates(tuple(len(c) for c in per_param))
+        keys, by_size = combination_templates(tuple(len(c) for c in per_param))
         columns = np.empty((len(keys), len(rows)))
         for c, key in enumerate(keys):
             (k, ci), *more = key
@@ -810,7 +810,7 @@ class PMNFFitter(SeriesFitter):
             for k, ci in more:
                 v = v * values[k][ci - 1]
             columns[c] = v
-        slack = np.inf if scattered else _constant_slack(y, sigma)
+        slack = np.inf if scattered else constant_slack(y, sigma)
         if sigma > 0 and sum(len(v) for v in by_size.values()) * len(rows) > SCREEN_CELLS:
             by_size = self._screened(columns, by_size, yy, w, sc, sigma, slack)
         slacks = {r: _intercept_slack(columns[:, :len(y)], y, sigma, index) if scattered and r else slack
@@ -830,7 +830,7 @@ class PMNFFitter(SeriesFitter):
                     present[a:b, t + 1] = False
             stacked.append(col)
         batch = fit_batch_chunked(stacked, yy, w, sc, present, progress=progress)
-        return [self._scored(_TemplateHypotheses(keys, by_size[r], per_param), split_batch(batch, a, b, r + 1), r,
+        return [self._scored(TemplateHypotheses(keys, by_size[r], per_param), split_batch(batch, a, b, r + 1), r,
                              sigma, slacks[r]) for r, a, b in zip(sizes, starts[:-1], starts[1:])]
 
     def _screened(self, columns: np.ndarray, by_size: dict[int, np.ndarray], y: np.ndarray, w: np.ndarray,
@@ -850,7 +850,7 @@ class PMNFFitter(SeriesFitter):
 
     # -- statistics -------------------------------------------------------------------------
 
-    def _result(self, params: Sequence[str], chosen: Candidate, ranked: list[Candidate], pick: _Pick,
+    def _result(self, params: Sequence[str], chosen: Candidate, ranked: list[Candidate], pick: Pick,
                 stats: Mapping[str, float]) -> FitResult:
         """The result of ``chosen`` with its statistics (:func:`~perfcompose.fit.quality.fit_statistics_many`)."""
         shown = {**{k: stats[k] for k in ("rss", "smape", "adj_r2")}, "cv_error": chosen.cv_error * 100,
@@ -876,7 +876,7 @@ def _chi2_quantile(q: float, dof: int) -> float:
     return float(dof * (1.0 - a + NormalDist().inv_cdf(q) * math.sqrt(a)) ** 3)
 
 
-def _candidates_within(count: int, d: int, limit: int) -> int:
+def candidates_within(count: int, d: int, limit: int) -> int:
     """The most candidates per parameter (at most ``count``, at least 1) whose combinations over
     ``d`` parameters, each also absent, stay within ``limit``."""
     while count > 1 and (count + 1) ** d > limit:
@@ -889,7 +889,7 @@ def _distinct(v: np.ndarray) -> int:
     return len(set(v.tolist()))
 
 
-def _runners_up(groups: list[_Group], keep: int) -> list[Candidate]:
+def _runners_up(groups: list[Group], keep: int) -> list[Candidate]:
     """The ``keep`` best-scored valid hypotheses of all groups, best first."""
     scores = np.concatenate([g.scores for g in groups])
     finite = np.flatnonzero(np.isfinite(scores))
@@ -920,13 +920,13 @@ def _diagonal_lead(X: np.ndarray) -> int | None:
     return None
 
 
-def _moved(groups: list[_Group], k: int) -> list[_Group]:
+def _moved(groups: list[Group], k: int) -> list[Group]:
     """Groups fitted in one parameter with their hypotheses moved to parameter ``k``."""
     return [dataclasses.replace(g, hyps=[tuple(tuple((k, f) for _, f in shape) for shape in h) for h in g.hyps])
             for g in groups]
 
 
-def _constant_slack(y: np.ndarray, sigma: float | np.ndarray) -> Any:
+def constant_slack(y: np.ndarray, sigma: float | np.ndarray) -> Any:
     """How far below zero a fitted constant may fall and still count as non-negative.
 
     A cost has no negative part, so with measured noise ``sigma`` (relative, of an aggregate) a
@@ -991,7 +991,7 @@ def _consensus_pick(delta: np.ndarray, preds: np.ndarray, indistinct: float, shr
 
 
 @lru_cache(maxsize=64)
-def _combination_templates(sizes: tuple[int, ...], max_terms: int = 3
+def combination_templates(sizes: tuple[int, ...], max_terms: int = 3
                            ) -> tuple[list[tuple[tuple[int, int], ...]], dict[int, np.ndarray]]:
     """Every additive/multiplicative hypothesis over per-parameter candidate lists of ``sizes``.
 
@@ -1017,9 +1017,9 @@ def _combination_templates(sizes: tuple[int, ...], max_terms: int = 3
     return keys, by_size
 
 
-class _TemplateHypotheses:
+class TemplateHypotheses:
     """The hypotheses of one template group, materialised on demand; ``layout`` (the column keys of
-    each row of ``index``, see :func:`_template_layout`) may be given where many groups share it."""
+    each row of ``index``, see :func:`template_layout`) may be given where many groups share it."""
 
     def __init__(self, keys: list, index: np.ndarray, per_param: list[list[Factor | None]],
                  layout: list[tuple[tuple[tuple[int, int], ...], ...]] | None = None):
@@ -1038,9 +1038,9 @@ class _TemplateHypotheses:
 
 
 @lru_cache(maxsize=64)
-def _template_layout(sizes: tuple[int, ...], r: int) -> list[tuple[tuple[tuple[int, int], ...], ...]]:
-    """Per hypothesis of ``r`` terms of :func:`_combination_templates` (``sizes``), the keys of its columns."""
-    keys, by_size = _combination_templates(sizes)
+def template_layout(sizes: tuple[int, ...], r: int) -> list[tuple[tuple[tuple[int, int], ...], ...]]:
+    """Per hypothesis of ``r`` terms of :func:`combination_templates` (``sizes``), the keys of its columns."""
+    keys, by_size = combination_templates(sizes)
     return [tuple(keys[c] for c in row) for row in by_size[r].tolist()]
 
 

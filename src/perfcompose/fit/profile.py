@@ -29,7 +29,7 @@ from perfcompose.errors import FitError
 from perfcompose.extras import require
 from perfcompose.fit import batched
 from perfcompose.fit.holdout import extrapolation_errors
-from perfcompose.fit.pmnf import FitResult, PMNFFitter, _Pick, predict, replicated
+from perfcompose.fit.pmnf import FitResult, Pick, PMNFFitter, predict, replicated
 from perfcompose.fit.quality import fit_statistics_many
 from perfcompose.progress_callbacks import one_bar
 
@@ -123,7 +123,7 @@ def _fit_block(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence
             for (s, v), groups in zip(part, found):
                 fitted.setdefault(s, {})[(v, scattered)] = groups
 
-    picks: dict[int, tuple[_Pick, np.ndarray]] = {}
+    picks: dict[int, tuple[Pick, np.ndarray]] = {}
     pending = list(range(len(series)))
     if batch:
         fine = agg.done & np.all(np.isfinite(y) & (y >= 0), axis=1) & np.any(y != 0, axis=1)
@@ -159,7 +159,7 @@ def _fit_block(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence
 
 
 def _pick_one(fitter: PMNFFitter, parameters: tuple[str, ...], series: Series, X: np.ndarray, agg: Any, j: int,
-              fitted: Fitted | None, strict: bool = False) -> tuple[_Pick, np.ndarray]:
+              fitted: Fitted | None, strict: bool = False) -> tuple[Pick, np.ndarray]:
     """One series' pick (:meth:`PMNFFitter._pick`) and its aggregated values, from groups fitted
     beforehand where there are some for the search asked for; where there are none, ``strict``
     raises :class:`_Unfitted` (a series fitted beforehand asks for another search) and otherwise
