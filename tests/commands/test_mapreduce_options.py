@@ -15,7 +15,7 @@ from perfcompose.cli import app
     (["--timeout", "0"], "Invalid value for --timeout"),
     (["-R", "0"], "--repeat must be at least 1"),
     (["-x", "1000000000000"], "1,000,000,000,000 inputs x 320 map repetitions on the small picture (-x, -R) would "
-                              "take about 8e+16 steps"),
+                              "take about 8.5e+16 steps"),
 ])
 def test_a_number_out_of_range_is_refused_before_any_cluster(args: list[str], says: str) -> None:
     result = CliRunner().invoke(app, ["mapreduce", "--picture", "small", *args, "--scheduler", "tcp://127.0.0.1:9"],

@@ -52,7 +52,7 @@ LOGGP = ["--L", "1", "--o", "1", "--g", "1", "--G", "0.01"]
 RUNS: dict[str, tuple[list[str], list[str]]] = {
     "loggp check": (["loggp", "check", "{trace}", *LOGGP], ["--L", "--o", "--g", "--G", "--S", "--algorithm",
                                                              "--params"]),
-    # a lower step limit: a sweep the default allows may take minutes (a thousand points a second)
+    # whatif and mapreduce run under a lower step limit: work the default allows may take minutes
     "loggp whatif": (["--max-steps", "1e7", "loggp", "whatif", "{trace}", *LOGGP, "--points", "3"],
                      ["--low", "--high", "--points", "--slowdown", "--L", "--G", "--S", "--network", "--plot",
                       "--json"]),
@@ -73,7 +73,8 @@ RUNS: dict[str, tuple[list[str], list[str]]] = {
     # the measuring commands: a fuzz campaign's (see the module)
     "validate": (["validate", "nop", "--x", "1024,2048,4096", "--rounds", "1", "--count", "2"],
                  ["--x", "--workers", "--task", "--input", "--json", "--html"]),
-    "mapreduce": (["mapreduce", "--picture", "small", "-x", "1", "-R", "1", "--scheduler", "{scheduler}"],
+    "mapreduce": (["--max-steps", "1e7", "mapreduce", "--picture", "small", "-x", "1", "-R", "1", "--scheduler",
+                   "{scheduler}"],
                   ["--picture", "--strategy", "-m", "-n", "-x", "-R", "--malloc-trim", "--timeout", "--scheduler"]),
     "demo": (["demo"], ["--plot", "--html"]),
     "paper table2": (["paper", "table2", "--quick"], ["--json", "--html"]),

@@ -65,9 +65,10 @@ def run_one(picture: Picture = typer.Option("large", "--picture", help="The pict
     r = REPEAT[picture] if repeat is None else repeat
     if r < 1:
         raise PerfcomposeError("--repeat must be at least 1")
-    # a task's REPEAT[picture] repetitions are ~16 ms of work, about 8e4 of the limits' steps
-    check_steps(inputs * r * 8e4 / REPEAT[picture], f"{inputs:,} inputs x {r:,} map repetitions on the {picture} "
-                "picture (-x, -R)")
+    # a task's REPEAT[picture] repetitions are ~16 ms of work, about 8e4 of the limits' steps, and a
+    # task costs Dask ~1 ms (5e3 steps) whatever its work
+    check_steps(inputs * (5e3 + r * 8e4 / REPEAT[picture]), f"{inputs:,} inputs x {r:,} map repetitions on the "
+                f"{picture} picture (-x, -R)")
     with Engine(m, n, scheduler=scheduler, malloc_trim=malloc_trim, timeout=timeout) as engine:
         engine.run_on_workers(prepare_picture, picture)
         job = histogram_job(engine, picture, strategy, inputs, r)
