@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from perfcompose.fit import PMNFFitter
-from perfcompose.fit.pmnf import _intercept_slack, constant_slack
+from perfcompose.fit.noise import aggregated
+from perfcompose.fit.slack import constant_slack, intercept_slack
 
 P = np.array([32.0, 45, 64, 90, 128, 181, 256])
 LOG_SQUARED = (((0, (Fraction(0), Fraction(2))),),)
@@ -26,7 +27,7 @@ def test_intercept_slack_is_two_standard_errors_of_the_constant(index):
     x = np.array([2.0, 4, 8, 16, 32, 64])
     F = np.vstack([np.log2(x), x ** 0.5, x * np.log2(x)])
     y = 5.0 + 3.0 * x * rng.lognormal(0.0, 0.1, len(x))
-    got = _intercept_slack(F, y, 0.07, np.array(index))
+    got = intercept_slack(F, y, 0.07, np.array(index))
     expected = [_direct(F, y, 0.07, cols) for cols in index]
     np.testing.assert_allclose(got, expected, rtol=1e-6)
 
@@ -35,8 +36,8 @@ def test_a_constant_read_off_far_from_the_points_has_the_wider_slack():
     """log2(p) on 32 ... 256 meets its constant at p = 1; a power term's constant near p = 0
     with points from p = 1 on is pinned by the smallest values."""
     y = np.linspace(100.0, 400.0, len(P))
-    far = _intercept_slack(np.log2(P)[None, :], y, 0.05, np.array([[0]]))[0]
-    near = _intercept_slack((P / 32.0)[None, :], y, 0.05, np.array([[0]]))[0]
+    far = intercept_slack(np.log2(P)[None, :], y, 0.05, np.array([[0]]))[0]
+    near = intercept_slack((P / 32.0)[None, :], y, 0.05, np.array([[0]]))[0]
     assert far > 3 * near
     assert far > constant_slack(y, 0.05)
 
@@ -48,7 +49,7 @@ def _scored_constants(law: np.ndarray, between: float, within: float, seed: int)
     values = law[:, None] * rng.lognormal(0.0, between, (len(P), 1)) * rng.lognormal(0.0, within, (len(P), 3))
     fitter = PMNFFitter(aggregate="mean")
     result = fitter.fit_arrays(P, values, ["p"])
-    y, sigma = fitter._aggregate(values)
+    y, sigma = aggregated(values, fitter.aggregate)
     return [result.chosen, *result.alternatives], y, sigma
 
 

@@ -134,32 +134,32 @@ def test_every_region_and_metric_modelled():
 
 
 def test_consensus_pick_prefers_the_supported_hypothesis_nearest_the_median():
-    from perfcompose.fit.pmnf import _consensus_pick
+    from perfcompose.fit.consensus import consensus_pick
     delta = np.array([0.0, 0.3, 0.4, 3.0])
     preds = np.array([10.0, 20.0, 12.0, 11.0])
     # the weighted median is 12 (weights exp(-delta/2)); 12 is among the indistinguishable ones
-    assert _consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.0, factor=2.0) == 2
+    assert consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.0, factor=2.0) == 2
 
 
 def test_consensus_pick_caps_the_risk_of_a_large_overshoot():
-    from perfcompose.fit.pmnf import _consensus_pick
+    from perfcompose.fit.consensus import consensus_pick
     delta = np.array([0.0, 0.1, 0.2, 0.3])
     preds = np.array([100.0, 1.0, 1.1, 120.0])
     # half the weight predicts ~1: anything above 2x the 30 % quantile is too risky
-    pick = _consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.3, factor=2.0)
+    pick = consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.3, factor=2.0)
     assert preds[pick] <= 2.2
     # without the cap the median (100) would be chosen
-    assert preds[_consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.0, factor=2.0)] == 100.0
+    assert preds[consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.0, factor=2.0)] == 100.0
 
 
 def test_consensus_pick_spread_keeps_the_cap_near_the_cautious_end():
-    from perfcompose.fit.pmnf import _consensus_pick
+    from perfcompose.fit.consensus import consensus_pick
     delta = np.array([0.0, 0.1, 0.2, 0.3, 0.4])
     preds = np.array([10.0, 30.0, 32.0, 34.0, 36.0])
     # the 40 % quantile alone caps at 30; within 1.5x the 5 % quantile (10) only 10 is left
-    loose = _consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.4, factor=1.0)
+    loose = consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.4, factor=1.0)
     assert preds[loose] == 30.0
-    tight = _consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.4, factor=1.0, spread=1.5,
+    tight = consensus_pick(delta, preds, indistinct=0.5, shrink=0.0, risk=0.4, factor=1.0, spread=1.5,
                             spread_risk=0.05)
     assert preds[tight] == 10.0
 
@@ -198,15 +198,15 @@ def test_tilt_leans_a_misspecified_fit_toward_the_largest_points():
 
 
 def test_overshoot_cap_grows_with_the_noise_for_one_parameter_only(monkeypatch):
-    import perfcompose.fit.pmnf as pmnf
+    import perfcompose.fit.consensus as consensus
     seen = []
-    original = pmnf._consensus_pick
+    original = consensus.consensus_pick
 
     def spy(delta, preds, indistinct, shrink, risk, factor, **cap):
         seen.append((risk, factor, cap.get("spread", np.inf)))
         return original(delta, preds, indistinct, shrink, risk, factor, **cap)
 
-    monkeypatch.setattr(pmnf, "_consensus_pick", spy)
+    monkeypatch.setattr(consensus, "consensus_pick", spy)
     rng = np.random.default_rng(3)
     x = X_SMALL[:5]
     values = (2.0 + x ** 1.5)[:, None] * (1 + 0.1 * rng.standard_normal((5, 5)))

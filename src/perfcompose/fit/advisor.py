@@ -22,7 +22,9 @@ import numpy as np
 
 from perfcompose.data.experiment import Series
 from perfcompose.errors import FitError
-from perfcompose.fit.pmnf import Candidate, FitResult, PMNFFitter, predict
+from perfcompose.fit.noise import aggregated
+from perfcompose.fit.pmnf import PMNFFitter
+from perfcompose.fit.result import Candidate, FitResult, predict
 from perfcompose.pmnf_text import pmnf_factors
 
 
@@ -82,7 +84,7 @@ def advise(X: Any, values: Any, params: Sequence[str], fitter: PMNFFitter | None
     X = np.asarray(X, dtype=float)
     X = X[:, None] if X.ndim == 1 else X
     result = fitter.fit_arrays(X, values, params)
-    y, sigma = fitter._aggregate(_as_values(values))
+    y, sigma = aggregated(_as_values(values), fitter.aggregate)
     return suggest(result, X, y, sigma, top=top, count=count, extend=extend, enough=enough,
                    candidates=candidates)
 

@@ -18,19 +18,21 @@ import numpy as np
 
 from perfcompose.choices import AGGREGATE_CHOICES
 from perfcompose.data.experiment import Series
-from perfcompose.fit.hypotheses import Factor, factor_values, fit_batch, fit_one_term_lines, split_batch
-from perfcompose.fit.pmnf import (
+from perfcompose.fit.combinations import (
     MAX_COMBINATIONS,
     SCREEN_CELLS,
-    Group,
-    PMNFFitter,
     TemplateHypotheses,
     candidates_within,
     combination_templates,
-    constant_slack,
     template_layout,
 )
+from perfcompose.fit.hypotheses import Factor, factor_values, fit_batch, fit_one_term_lines, split_batch
+from perfcompose.fit.lines import line_layout
+from perfcompose.fit.noise import aggregate_noise
+from perfcompose.fit.pmnf import PMNFFitter
+from perfcompose.fit.result import Group
 from perfcompose.fit.scaling import falls_rows
+from perfcompose.fit.slack import constant_slack
 
 __all__ = ["aggregate_many", "multi_groups_many", "batchable", "intercept_slack_many"]
 
@@ -53,7 +55,7 @@ class Aggregated:
 
 
 def aggregate_many(fitter: PMNFFitter, series: Sequence[Series]) -> Aggregated:
-    """What ``fitter._aggregate`` gives for each series' repetitions, for all series at once where
+    """What :func:`~perfcompose.fit.noise.aggregated` gives for each series' repetitions, for all series at once where
     every point has the same number of repetitions (the others are marked not done)."""
     S, n = len(series), len(series[0].points)
     y, sigma, done = np.zeros((S, n)), np.zeros(S), np.zeros(S, dtype=bool)
@@ -91,7 +93,7 @@ def aggregate_many(fitter: PMNFFitter, series: Sequence[Series]) -> Aggregated:
             if not ok[j]:
                 continue
             if reps >= 2 and good[j, 0]:
-                sigma[k] = fitter._noise(float(rel_mean[j]), float(reps))
+                sigma[k] = aggregate_noise(float(rel_mean[j]), float(reps), how)
             done[k] = True
     return Aggregated(y, sigma, done)
 
@@ -101,7 +103,7 @@ def batchable(fitter: PMNFFitter, X: np.ndarray) -> bool:
     parameters, each with lines of points, and few enough hypotheses times points that no
     screening runs."""
     d = X.shape[1]
-    if d < 2 or not all(fitter._line_layout(X, k) for k in range(d)):
+    if d < 2 or not all(line_layout(X, k) for k in range(d)):
         return False
     count = candidates_within(fitter.candidates_per_parameter, d, MAX_COMBINATIONS)
     _, by_size = combination_templates((count + 1,) * d)
@@ -114,7 +116,7 @@ def _negative(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, k: int) -> np.nd
     if allow is not None:
         return np.full(len(Y), bool(allow))
     votes, lines = np.zeros(len(Y), dtype=int), 0
-    for index, xs in fitter._line_layout(X, k):
+    for index, xs in line_layout(X, k):
         L, rows = index.shape
         votes += falls_rows(xs, Y[:, index].reshape(-1, rows)).reshape(len(Y), L).sum(axis=1)
         lines += L
@@ -122,7 +124,7 @@ def _negative(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, k: int) -> np.nd
 
 
 def intercept_slack_many(F: np.ndarray, Y: np.ndarray, sigma: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """``_intercept_slack(F[s], Y[s], sigma[s], index)`` for every series s at once (S, H); ``F``
+    """``intercept_slack(F[s], Y[s], sigma[s], index)`` for every series s at once (S, H); ``F``
     is (m, n), shared, or (S, m, n). Every step is the one-series step on a stack, which NumPy
     and LAPACK compute slice by slice alike."""
     S, n = Y.shape
@@ -150,7 +152,7 @@ def _candidates(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndar
     m = len(basis.factors)
     S = len(Y)
     total = np.zeros((S, m + 1))
-    for index, xs in fitter._line_layout(X, k):
+    for index, xs in line_layout(X, k):
         L, rows = index.shape
         FT = factor_values(xs, basis.exponent_arrays).T
         YL = Y[:, index].reshape(S * L, rows)
@@ -166,7 +168,8 @@ def _candidates(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndar
             slack = np.repeat(constant_slack(YL, sig), m)
         s1 = fitter._scored(None, one, 1, np.repeat(sig, m), slack).scores.reshape(S * L, m)
         total[:, 0] += c0.reshape(S, L).sum(axis=1)
-        total[:, 1:] += np.where(np.isfinite(s1), s1, (c0 + fitter._penalty(1))[:, None]).reshape(S, L, m).sum(axis=1)
+        absent = (c0 + fitter.policy.penalty(1))[:, None]
+        total[:, 1:] += np.where(np.isfinite(s1), s1, absent).reshape(S, L, m).sum(axis=1)
     return np.argsort(total[:, 1:], axis=1, kind="stable")[:, :count]
 
 
@@ -178,7 +181,7 @@ def _beyond_reach(fitter: PMNFFitter, fitted: list[tuple[Group, int]], sigma: np
     can be chosen, weigh in the choice, or take part in the forward check (a rescoring for lack
     of fit lowers the other scores, never the price)."""
     best = np.min(np.stack([g.scores.reshape(len(sigma), h).min(axis=1) for g, h in fitted]), axis=0)
-    return ~(sigma > 0) | ~(best + fitter.policy.plausible < fitter._penalty(terms))
+    return ~(sigma > 0) | ~(best + fitter.policy.plausible < fitter.policy.penalty(terms))
 
 
 def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray,

@@ -29,8 +29,10 @@ from perfcompose.errors import FitError
 from perfcompose.extras import require
 from perfcompose.fit import batched
 from perfcompose.fit.holdout import extrapolation_errors
-from perfcompose.fit.pmnf import FitResult, Pick, PMNFFitter, predict, replicated
+from perfcompose.fit.noise import aggregated, replicated
+from perfcompose.fit.pmnf import PMNFFitter
 from perfcompose.fit.quality import fit_statistics_many
+from perfcompose.fit.result import FitResult, Pick, predict
 from perfcompose.progress_callbacks import one_bar
 
 __all__ = ["fit_profile", "fit_chunk", "usable_cores"]
@@ -177,7 +179,7 @@ def _pick_one(fitter: PMNFFitter, parameters: tuple[str, ...], series: Series, X
         if agg.done[j]:
             y, sigma = agg.y[j], float(agg.sigma[j])
         else:
-            y, sigma = fitter._aggregate([p.values for p in series.points])
+            y, sigma = aggregated([p.values for p in series.points], fitter.aggregate)
         return fitter._pick(X, y, sigma, parameters, None, search=groups), y
     except FitError as exc:
         raise FitError(f"{series.label}: {exc}") from None

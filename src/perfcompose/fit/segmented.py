@@ -30,8 +30,11 @@ import sympy as sp
 
 from perfcompose.data.experiment import Series
 from perfcompose.errors import FitError
-from perfcompose.fit.pmnf import FitResult, PMNFFitter, SeriesFitter, predict
+from perfcompose.fit.noise import aggregated
+from perfcompose.fit.pmnf import PMNFFitter
 from perfcompose.fit.quality import fit_statistics, low_fit_warnings
+from perfcompose.fit.result import FitResult, predict
+from perfcompose.fit.series_fitter import SeriesFitter
 from perfcompose.model import Model, symbol
 
 
@@ -155,7 +158,7 @@ class SegmentedFitter(SeriesFitter):
                            f"({', '.join(params)})")
         rows = _rows(values, len(X))
         single = self._pieces.fit_arrays(X, _pack(rows), params)
-        y, sigma = self._pieces._aggregate(_pack(rows))
+        y, sigma = aggregated(_pack(rows), self._pieces.aggregate)
         single_ic = information_criterion(y, predict(single.chosen, X), sigma, 1 + single.chosen.n_terms)
         x = X[:, 0]
         distinct = np.unique(x)

@@ -26,7 +26,7 @@ class SelectionPolicy:
     the points around the best simple hypothesis and choose as with repetitions, rather than by
     cross-validation alone, which lets noise buy terms. ``plausible``, ``indistinct``,
     ``horizon``, ``shrink`` and the ``overshoot_*`` knobs govern the choice among hypotheses the
-    data cannot tell apart (see ``PMNFFitter._select``). ``forward_check``: where the chosen
+    data cannot tell apart (see :func:`perfcompose.fit.consensus.select`). ``forward_check``: where the chosen
     hypothesis, fitted without the points at a parameter's largest value, misses them by far more
     than another supported one, that one is chosen, and of single values a hypothesis whose
     forecast hinges on the largest point gives way to a steadier one (:mod:`perfcompose.fit.holdout`).
@@ -47,6 +47,14 @@ class SelectionPolicy:
     multi_overshoot_risk: float = 0.4
     multi_overshoot_spread: float = 1.5
     forward_check: bool = True
+
+    def penalty(self, k_terms: int) -> float:
+        """The chi-square price of ``k_terms`` terms."""
+        if isinstance(self.term_penalty, (int, float)):
+            return float(self.term_penalty) * k_terms
+        steps = list(self.term_penalty)
+        steps += [steps[-1]] * max(0, k_terms - len(steps))
+        return float(sum(steps[:k_terms]))
 
     def validate(self) -> None:
         """Raise :class:`FitError` naming the first setting outside its range."""

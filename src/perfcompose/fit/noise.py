@@ -1,0 +1,135 @@
+"""The relative noise a PMNF fit scores its hypotheses against: measured from the repetitions of
+the points, estimated from the scatter of the points where nothing was repeated, and raised to
+that scatter where the points scatter beyond the noise of their repetitions."""
+from __future__ import annotations
+
+import dataclasses
+import math
+from functools import lru_cache
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from perfcompose.data.experiment import AGGREGATES
+from perfcompose.errors import FitError
+from perfcompose.fit.result import Group
+from perfcompose.fit.selection_policy import SelectionPolicy
+
+__all__ = ["NOISE_FLOOR", "replicated", "aggregated", "aggregate_noise", "scatter_noise", "with_lack_of_fit"]
+
+#: the relative noise of exact data: rounding is not noise, and it keeps them on the chi-square path
+NOISE_FLOOR = 1e-9
+
+
+def replicated(values: Any) -> bool:
+    """Whether some point of these values (one value or a sequence of repetitions per point, or
+    an (n, r) array) holds at least two repetitions."""
+    if isinstance(values, np.ndarray):
+        return values.ndim == 2 and values.shape[1] >= 2
+    return any(np.size(v) >= 2 for v in values)
+
+
+def aggregated(values: Any, aggregate: str) -> tuple[np.ndarray, float]:
+    """The ``aggregate`` of each point's values and the relative noise of an aggregate (0 when unknown).
+
+    ``values`` holds one value per point, or the repetitions of every point (a list of sequences,
+    or an (n, r) array)."""
+    if isinstance(values, np.ndarray) and values.ndim == 1:
+        return values.astype(float), 0.0
+    if isinstance(values, np.ndarray) and values.ndim == 2 and values.shape[1] >= 1:
+        v = values.astype(float)
+        m = v.mean(axis=1)
+        y = getattr(np, aggregate)(v, axis=1)
+        if v.shape[1] < 2:
+            return y, 0.0
+        good = m > 0
+        if not good.any():
+            return y, 0.0
+        dev = v[good] - m[good, None]
+        rel = np.einsum("nr,nr->n", dev, dev) / (v.shape[1] - 1) / m[good] ** 2
+        return y, aggregate_noise(float(rel.mean()), v.shape[1], aggregate)
+    rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in values]
+    if any(len(r) == 0 for r in rows):
+        raise FitError("a point has no repetitions")
+    y = np.array([AGGREGATES[aggregate](r) for r in rows])
+    rel = [np.var(r, ddof=1) / np.mean(r) ** 2 for r in rows if len(r) >= 2 and np.mean(r) > 0]
+    if not rel:
+        return y, 0.0
+    return y, aggregate_noise(float(np.mean(rel)), float(np.mean([len(r) for r in rows])), aggregate)
+
+
+def aggregate_noise(relative_variance: float, reps: float, aggregate: str) -> float:
+    """Relative noise of an ``aggregate`` of ``reps`` repetitions with this relative variance.
+
+    The median's (the variance of a mean times pi/2) also stands for the mean: the noise
+    decides which hypotheses the data can tell apart, and that must not change with the
+    choice between two estimates of the same centre (on the same measurements the chosen
+    class would flip between ``median`` and ``mean``); the extremes ``min`` and ``max`` are
+    noisier. A floor keeps exact (noise-free) data on the chi-square path: rounding is not
+    noise.
+    """
+    efficiency = 2.0 if aggregate in ("min", "max") else np.pi / 2
+    return max(float(np.sqrt(relative_variance * efficiency / reps)), NOISE_FLOOR)
+
+
+def scatter_noise(groups: list[Group], n: int, multi: bool) -> float:
+    """The relative noise of a point, estimated from the scatter of the points when no
+    repetitions measure it: the residual of the best simple hypothesis per degree of freedom
+    (one parameter: the constant and one-term fits, a term's chosen exponents counted as one
+    more coefficient, since the best of 1,378 two-term fits on a handful of points would take
+    luck for precision; several parameters: the best of any, with their many points). Exact
+    data keep the floor, and so the exact law; 0 where too few points leave no degree of
+    freedom to spare (the cross-validated choice then)."""
+    if n < (6 if multi else 4):
+        return 0.0
+    if min(float(np.min(np.where(g.batch.valid, g.batch.rel_rss, np.inf), initial=np.inf))
+           for g in groups) <= 1e-20 * n:
+        return NOISE_FLOOR
+    simple = groups if multi else [g for g in groups if g.batch.coef.shape[1] <= 2]
+    # one parameter: a term's exponents were chosen to fit, and cost a degree of freedom too
+    lost = [g.batch.coef.shape[1] + (not multi and g.batch.coef.shape[1] > 1) for g in simple]
+    per_dof = [float(np.min(np.where(g.ok, g.batch.rel_rss, np.inf), initial=np.inf)) / (n - k)
+               for g, k in zip(simple, lost) if n > k]
+    best = min(per_dof, default=np.inf)
+    return max(float(np.sqrt(best)), NOISE_FLOOR) if np.isfinite(best) else 0.0
+
+
+@lru_cache(maxsize=256)
+def _chi2_quantile(q: float, dof: int) -> float:
+    """The ``q`` quantile of the chi-square distribution with ``dof`` degrees of freedom, by
+    Wilson and Hilferty's cube-root normal approximation (within 1 % from 3 degrees of freedom
+    on; SciPy's exact quantile costs its import, a third of a second, in every fit process)."""
+    a = 2.0 / (9.0 * dof)
+    return float(dof * (1.0 - a + NormalDist().inv_cdf(q) * math.sqrt(a)) ** 3)
+
+
+def with_lack_of_fit(groups: list[Group], sigma: float, n: int,
+                     policy: SelectionPolicy) -> tuple[list[Group], float]:
+    """The groups rescored with the noise the points scatter by, where that exceeds the noise
+    of the repetitions.
+
+    Repetitions measure how much one point varies, not how much the points scatter around the
+    law: timings at neighbouring sizes differ by cache, alignment or a busy minute while each
+    size's repetitions agree. Then every extra term buys a chi-square gain far above its price
+    and the fitter follows the scatter (a constant fitted as 80 + 2e-17*x^3). When the
+    best-scored hypothesis leaves a chi-square above the ``lack_of_fit`` quantile of its
+    degrees of freedom, the noise is scaled by the square root of its reduced chi-square (the
+    Birge ratio) and every hypothesis is scored again; with fewer than 3 degrees of freedom
+    the scatter cannot be told from the fit and nothing changes.
+    """
+    if sigma <= 0 or not policy.lack_of_fit:
+        return groups, sigma
+    best = min(groups, key=lambda g: float(g.scores.min()) if len(g.scores) else np.inf)
+    h = int(np.argmin(best.scores))
+    dof = n - best.batch.coef.shape[1]
+    if dof < 3:
+        return groups, sigma
+    chi2 = float(best.batch.rel_rss[h]) / sigma ** 2
+    if chi2 <= _chi2_quantile(policy.lack_of_fit, dof):
+        return groups, sigma
+    scatter = sigma * np.sqrt(chi2 / dof)
+    rescored = [dataclasses.replace(g, scores=np.where(np.isfinite(g.scores), g.batch.rel_rss / scatter ** 2
+                                                       + policy.penalty(g.batch.coef.shape[1] - 1), np.inf))
+                for g in groups]
+    return rescored, scatter

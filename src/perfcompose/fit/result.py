@@ -1,0 +1,140 @@
+"""What a PMNF fit yields: fitted hypotheses (:class:`Candidate`), batches of them fitted and scored
+(:class:`Group`), the one a search picks (:class:`Pick`) and the result of a series (:class:`FitResult`)."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from perfcompose.fit.hypotheses import BatchFit, Factor
+from perfcompose.pmnf_text import extrap_text
+
+if TYPE_CHECKING:
+    from perfcompose.model import Model
+
+__all__ = ["TermShape", "Hypothesis", "Progress", "Candidate", "Group", "Pick", "FitResult", "predict"]
+
+# A hypothesis: the constant plus terms; a term maps each parameter index to its factor.
+TermShape = tuple[tuple[int, Factor], ...]
+Hypothesis = tuple[TermShape, ...]
+# a progress callback: (what runs now, steps done, steps in all)
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One fitted hypothesis: its constant, its terms each with its coefficient, and the fit's quality."""
+
+    constant: float
+    #: (coefficient, shape) of each term beside the constant
+    terms: tuple[tuple[float, TermShape], ...]
+    cv_error: float
+    score: float = 0.0
+
+    @property
+    def hypothesis(self) -> Hypothesis:
+        """The terms' shapes: what was fitted, without the coefficients."""
+        return tuple(shape for _, shape in self.terms)
+
+    @property
+    def coefficients(self) -> tuple[float, ...]:
+        """The terms' coefficients, in the order of the terms."""
+        return tuple(coef for coef, _ in self.terms)
+
+    @property
+    def n_terms(self) -> int:
+        return len(self.terms)
+
+
+@dataclass(frozen=True)
+class Group:
+    """A batch of hypotheses with the same number of terms, fitted and scored."""
+
+    hyps: list[Hypothesis]
+    batch: BatchFit
+    ok: np.ndarray
+    scores: np.ndarray  # inf where the fit is invalid or rejected
+
+    def candidate(self, h: int) -> Candidate:
+        coef = self.batch.coef[h].tolist()
+        return Candidate(coef[0], tuple(zip(coef[1:], self.hyps[h])), float(self.batch.cv_of(h)), float(self.scores[h]))
+
+    def candidates(self, hs: np.ndarray) -> list[Candidate]:
+        """The hypotheses at indices ``hs`` (valid fits), with one NumPy call per quantity."""
+        coefs = self.batch.coef[hs].tolist()
+        cvs = np.atleast_1d(self.batch.cv_of(hs)).tolist()
+        scores = self.scores[hs].tolist()
+        return [Candidate(c[0], tuple(zip(c[1:], self.hyps[int(h)])), cv, sc)
+                for h, c, cv, sc in zip(hs.tolist(), coefs, cvs, scores)]
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The hypothesis the scores choose for one series, the groups it was chosen from (none where
+    every value is 0), the notes of the search and the measured noise."""
+
+    chosen: Candidate
+    groups: list[Group]
+    notes: tuple[str, ...]
+    measured: float
+
+
+@dataclass(frozen=True)
+class FitResult:
+    """The hypothesis chosen for one series, its statistics and the runners-up.
+
+    ``model`` is the chosen hypothesis as a :class:`~perfcompose.model.Model`, built on first use.
+    """
+
+    chosen: Candidate
+    params: tuple[str, ...]
+    stats: Mapping[str, float]
+    region: str = ""
+    metric: str = ""
+    unit: str = "s"
+    source: str = "fit"
+    alternatives: tuple[Candidate, ...] = field(default=(), repr=False)
+    #: what the user should know about this fit: a low adjusted R², a parameter left out
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.region}/{self.metric}" if self.region else self.metric
+
+    @cached_property
+    def model(self) -> Model:
+        return _shape_model(self.params, self.chosen, self.unit, self.source, self.stats)
+
+    def text(self, digits: int | None = None) -> str:
+        """The chosen model in Extra-P's syntax, as ``model.to_extrap`` writes it, without
+        building the symbolic model (SymPy is not loaded)."""
+        c = self.chosen
+        terms = [(coef, [(self.params[k], f[0], f[1]) for k, f in shape])
+                 for coef, shape in c.terms]
+        return extrap_text(c.constant, terms, self.params, digits)
+
+
+def _shape_model(params: Sequence[str], c: Candidate, unit: str, source: str,
+                 stats: Mapping[str, float]) -> Model:
+    from perfcompose.model import Model
+
+    terms = []
+    for coef, shape in c.terms:
+        terms.append((coef, {params[k]: f for k, f in shape}))
+    return Model.from_terms(c.constant, terms, params=params, unit=unit, source=source, stats=stats)
+
+
+def predict(candidate: Candidate, X: np.ndarray) -> np.ndarray:
+    """Values of a fitted hypothesis at coordinates ``X`` (n, d), without building a Model."""
+    X = np.asarray(X, dtype=float)
+    out = np.full(X.shape[0], candidate.constant)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for coef, shape in candidate.terms:
+            v = np.full(X.shape[0], coef)
+            for k, (i, j) in shape:
+                v = v * X[:, k] ** float(i) * np.log2(X[:, k]) ** float(j)
+            out += v
+    return out
