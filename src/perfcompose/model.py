@@ -7,293 +7,40 @@ Extra-P syntax or LaTeX, and round-trips through JSON exactly.
 """
 from __future__ import annotations
 
-import io
 import json
 import math
 import numbers
-import tokenize
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cache, cached_property, lru_cache
-from typing import Any, NamedTuple
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 import sympy as sp
-from sympy.printing.latex import LatexPrinter
-from sympy.printing.str import StrPrinter
 from sympy.utilities.lambdify import implemented_function
 
-from perfcompose.choices import PipeRule
-from perfcompose.ensemble import LinearEnsemble, percentile_interval
-from perfcompose.errors import ModelError, ModelSyntaxError
-from perfcompose.expression_reader import ExpressionRefused, nowhere_finite, read_srepr, read_text
-from perfcompose.pmnf_text import extrap_text, float_text
+from perfcompose.ensemble import percentile_interval
+from perfcompose.errors import ModelError
+from perfcompose.model_json import FIT_FORMAT, MODEL_FORMAT, model_from_record, model_record
+from perfcompose.model_maximum import compare_order, maximum
+from perfcompose.model_order import NotPMNF, Order, PMNFTerm, order_of, pmnf_terms
+from perfcompose.model_parsing import float64, names_in, parse_expression, symbol
+from perfcompose.model_printing import extrap_expression_text, latex_text, plain_text
+from perfcompose.pmnf_text import extrap_text
 from perfcompose.units import ROLES, conversion, merge_roles
 
-__all__ = ["Model", "PMNFTerm", "Order", "symbol", "maximum", "compare_order"]
-
-MODEL_FORMAT = "perfcompose-model/1"
-#: the records of ``perfcompose fit --json``: one fitted model of a region and metric each
-FIT_FORMAT = "perfcompose-fit/1"
-
-
-@cache
-def symbol(name: str) -> sp.Symbol:
-    """The SymPy symbol of parameter ``name``: parameters are positive reals, always."""
-    return sp.Symbol(name, positive=True)
-
-
-class _Log2(sp.Function):
-    """log2 for display only: models hold ``log(x, 2)``; printers show it as ``log2(x)``."""
-
-    nargs = 1
-
-    def _latex(self, printer: Any, exp: Any = None) -> str:
-        arg = printer._print(self.args[0])
-        if exp is not None:
-            return rf"\log_2^{{{exp}}}{{{arg}}}"
-        return rf"\log_2{{{arg}}}"
-
-
-_Log2.__name__ = "log2"  # prints as log2(...)
-
-
-@lru_cache(maxsize=1024)
-def _display_form(expr: sp.Expr) -> sp.Expr:
-    """Rewrite log(a)/log(2) as log2(a) so that PMNF terms read as they are written (kept for
-    the expressions printed last: a command prints a model's label many times, and rebuilding
-    a ``Max`` lets SymPy compare its arguments again)."""
-    return expr.replace(lambda e: isinstance(e, sp.log) and e.args[0] != 2,
-                        lambda e: sp.log(2) * _Log2(e.args[0]))
-
-
-def _from_display_form(expr: sp.Expr) -> sp.Expr:
-    return expr.replace(lambda e: isinstance(e, _Log2), lambda e: sp.log(e.args[0], 2))
-
-
-def _float64(expr: sp.Expr) -> sp.Expr:
-    """Coefficients are IEEE doubles: round every Float to 53 bits so equality is exact."""
-    floats = {f: sp.Float(float(f)) for f in expr.atoms(sp.Float) if f._prec != 53}
-    return expr.xreplace(floats) if floats else expr
-
-
-class _PlainPrinter(StrPrinter):
-    """SymPy's str printer with round-trip floats (shortest repr) and log2(x)."""
-
-    def _print_Float(self, expr: sp.Float) -> str:  # noqa: N802 (SymPy's naming)
-        return float_text(float(expr))
-
-
-class _ExtrapPrinter(_PlainPrinter):
-    """Plain printer with ``^`` for powers, as Extra-P writes them."""
-
-    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:  # noqa: N802
-        base, exp = expr.as_base_exp()
-        if exp == -1:
-            return f"1 / {self.parenthesize(base, 100)}"
-        return f"{self.parenthesize(base, 100)}^({self._print(exp)})"
-
-
-class _LatexPrinter(LatexPrinter):
-    def _print_Float(self, expr: sp.Float) -> str:  # noqa: N802
-        value = float(expr)
-        text = f"{value:.6g}"
-        if "e" in text:
-            mant, ex = text.split("e")
-            return rf"{mant} \cdot 10^{{{int(ex)}}}"
-        return text
-
-
-# ---------------------------------------------------------------------------------------------
-# Parsing
-
-_FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
-    "log2": lambda a: sp.log(a, 2),
-    "log10": lambda a: sp.log(a, 10),
-    "log": sp.log,
-    "ln": sp.log,
-    "sqrt": sp.sqrt,
-    "exp": sp.exp,
-    "max": sp.Max, "Max": sp.Max,
-    "min": sp.Min, "Min": sp.Min,
-}
-
+__all__ = ["Model", "PMNFTerm", "Order", "symbol", "maximum", "compare_order", "parse_expression",
+           "MODEL_FORMAT", "FIT_FORMAT"]
 
 #: the most terms of a sum compiled as one expression (see Model._compiled)
 LARGEST_COMPILED_SUM = 100
 
-_NOT_FINITE_NAMES = frozenset({"nan", "NaN", "oo", "zoo", "inf", "Infinity", "I"})
 
-
-def _names_in(text: str) -> list[tuple[str, int, bool]]:
-    """Identifier tokens of ``text``: name, 1-based column, and whether a call ``(`` follows."""
-    names: list[tuple[str, int, bool]] = []
-    try:
-        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
-                  if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER)]
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return names  # the parser reports the syntax error with its position
-    for k, tok in enumerate(tokens):
-        if tok.type == tokenize.NAME:
-            called = k + 1 < len(tokens) and tokens[k + 1].string == "("
-            names.append((tok.string, tok.start[1] + 1, called))
-    return names
-
-
-def parse_expression(text: str, *, source: str | None = None, line: int | None = None) -> sp.Expr:
-    """Parse model text (perfcompose or Extra-P syntax) into a SymPy expression.
-
-    ``^`` and ``**`` are powers, ``log2(x)`` is ``log(x, 2)``, ``·`` and ``×`` multiply; every
-    other name is a positive parameter. Errors point at the column with a caret.
-    """
-    original = text
-    cleaned = text.replace("·", "*").replace("×", "*").replace("−", "-").strip()
-    if not cleaned:
-        raise ModelSyntaxError("empty model expression", path=source, line=line,
-                               hint="write a model such as '5.2 + 0.51 * x^(3/2) * log2(x)'")
-    local: dict[str, Any] = {}
-    for name, col, called in _names_in(cleaned):
-        if name in _FUNCTIONS:
-            local[name] = _FUNCTIONS[name]
-        elif called:
-            raise ModelSyntaxError(f"unknown function {name!r}", path=source, line=line, column=col,
-                                   source_line=original,
-                                   hint="known functions: " + ", ".join(sorted(set(_FUNCTIONS))))
-        elif name in {"and", "or", "not", "if", "else", "lambda", "import", "for", "in", "is"}:
-            raise ModelSyntaxError(f"'{name}' is not allowed in a model expression", path=source,
-                                   line=line, column=col, source_line=original)
-        elif name.startswith("_"):
-            raise ModelSyntaxError(f"parameter names may not start with '_': {name!r}", path=source,
-                                   line=line, column=col, source_line=original)
-        elif name in _NOT_FINITE_NAMES:
-            raise ModelSyntaxError(f"'{name}' is not a finite real number", path=source, line=line,
-                                   column=col, source_line=original,
-                                   hint="a model is finite and real; these names cannot be parameters: "
-                                        + ", ".join(sorted(_NOT_FINITE_NAMES)))
-        else:
-            local[name] = symbol(name)
-    lead = len(text) - len(text.lstrip())
-    try:
-        expr = read_text(cleaned.replace("^", "**"), local)
-    except ExpressionRefused as exc:
-        at = (exc.column + lead) if exc.column else None
-        raise ModelSyntaxError(exc.message, path=source, line=line, column=at,
-                               source_line=original if len(original) < 200 else None,
-                               hint="use + - * / ^ ( ), numbers, parameter names and log2(...)") from None
-    if nowhere_finite(expr):
-        raise ModelSyntaxError("the model is not a finite real expression", path=source, line=line,
-                               source_line=original if len(original) < 200 else None,
-                               hint="a model's value must be a finite real number for positive parameters "
-                                    "(no log of a negative number, nan, oo, I or overflowing powers)")
-    return _float64(expr)
-
-
-# ---------------------------------------------------------------------------------------------
-# Asymptotic order
-
-
-class Order(NamedTuple):
-    """The growth ``x^i * log2(x)^j`` of a model in one parameter, compared lexicographically."""
-
-    i: Fraction
-    j: Fraction
-
-    def __str__(self) -> str:
-        parts = []
-        if self.i:
-            parts.append(f"x^({self.i})")
-        if self.j:
-            parts.append(f"log2(x)^({self.j})")
-        return " * ".join(parts) or "1"
-
-
-class _NotPMNF(Exception):
-    pass
-
-
-def _fraction(value: sp.Expr) -> Fraction:
-    if not value.is_Rational:
-        raise _NotPMNF
-    return Fraction(int(value.p), int(value.q))
-
-
-def _order(expr: sp.Expr, x: sp.Symbol) -> tuple[Fraction, Fraction]:
-    if not expr.has(x):
-        return (Fraction(0), Fraction(0))
-    if expr == x:
-        return (Fraction(1), Fraction(0))
-    if isinstance(expr, sp.Add):
-        return max(_order(a, x) for a in expr.args)
-    if isinstance(expr, sp.Mul):
-        orders = [_order(a, x) for a in expr.args]
-        return (sum((o[0] for o in orders), Fraction(0)), sum((o[1] for o in orders), Fraction(0)))
-    if isinstance(expr, sp.Pow):
-        base, exp = expr.args
-        if exp.has(x):
-            raise _NotPMNF
-        e = _fraction(exp)
-        i, j = _order(base, x)
-        return (i * e, j * e)
-    if isinstance(expr, sp.log):
-        i, j = _order(expr.args[0], x)
-        if i != 0:
-            return (Fraction(0), Fraction(1))
-        raise _NotPMNF  # log(log(x)) and the like
-    if isinstance(expr, sp.Max):
-        return max(_order(a, x) for a in expr.args)
-    if isinstance(expr, sp.Min):
-        return min(_order(a, x) for a in expr.args)
-    if isinstance(expr, sp.Piecewise):
-        # pieces bounded above in x (a two-piece model's x <= b) leave the last piece for large x
-        *bounded, (last, cond) = expr.args
-        if cond == sp.true and all(c.free_symbols == {x} and isinstance(c, (sp.LessThan, sp.StrictLessThan))
-                                   and c.lhs == x for _, c in bounded):
-            return _order(last, x)
-    raise _NotPMNF
-
-
-def compare_order(a: Model, b: Model, param: str | None = None) -> int | None:
-    """Compare the asymptotic order of two models: 1 if ``a`` grows faster, -1 if slower, 0 if equal.
-
-    With several parameters and no ``param``, ``a`` must be at least as fast in every parameter
-    (and faster in one) to win; ``None`` means the orders are incomparable (``a`` wins in one
-    parameter, ``b`` in another).
-    """
-    names = [param] if param else list(dict.fromkeys(a.params + b.params))
-    signs = set()
-    for name in names:
-        oa, ob = a.order(name), b.order(name)
-        if oa is None or ob is None:
-            raise ModelError(f"cannot compare asymptotic orders in {name}: "
-                             f"{'first' if oa is None else 'second'} model is not PMNF",)
-        signs.add((oa > ob) - (oa < ob))
-    signs.discard(0)
-    if not signs:
-        return 0
-    if len(signs) == 1:
-        return signs.pop()
-    return None
-
-
-# ---------------------------------------------------------------------------------------------
-# The model
-
-
-@dataclass(frozen=True)
-class PMNFTerm:
-    """One PMNF term ``coefficient * prod(p^i * log2(p)^j)``; ``exponents`` maps parameter -> (i, j)."""
-
-    coefficient: float
-    exponents: tuple[tuple[str, Fraction, Fraction], ...]
-
-    def exponent(self, param: str) -> tuple[Fraction, Fraction]:
-        for name, i, j in self.exponents:
-            if name == param:
-                return (i, j)
-        return (Fraction(0), Fraction(0))
-
-
+def _arithmetic(op: Callable[[Any, Any], Any], kind: str, reverse: bool = False) -> Callable[[Model, Any], Model]:
+    """The method of an arithmetic operator: ``op`` of the two models' expressions, units by ``kind``."""
+    return lambda self, other: self._combine(other, op, kind, reverse)
 
 
 @dataclass(frozen=True, eq=False)
@@ -322,7 +69,7 @@ class Model:
         if not isinstance(expr, sp.Expr):
             raise ModelError(f"a model needs a SymPy expression, got {type(expr).__name__}")
         renames = {s: symbol(s.name) for s in expr.free_symbols if not s.is_positive}
-        expr = _float64(expr.xreplace(renames) if renames else expr)
+        expr = float64(expr.xreplace(renames) if renames else expr)
         object.__setattr__(self, "expr", expr)
         names = list(self.params) + sorted(s.name for s in expr.free_symbols)
         object.__setattr__(self, "params", tuple(dict.fromkeys(names)))
@@ -340,7 +87,7 @@ class Model:
         """Parse plain or Extra-P model text: ``Model.parse("5.2 + 0.51 * x^(3/2) * log2(x)^(1)")``."""
         expr = parse_expression(text)
         present = {s.name for s in expr.free_symbols}
-        in_text = [n for n, _, _ in _names_in(text) if n in present]
+        in_text = [n for n, _, _ in names_in(text) if n in present]
         return cls(expr, params=tuple(dict.fromkeys([*params, *in_text])), unit=unit, source=source,
                    name=name)
 
@@ -472,14 +219,7 @@ class Model:
         # in parts: Python's compiler nests a + b + c ... one level per term and stops at its limit
         parts = [sp.lambdify(syms, sp.Add(*terms[k:k + LARGEST_COMPILED_SUM]), modules=[np], docstring_limit=0)
                  for k in range(0, len(terms), LARGEST_COMPILED_SUM)]
-
-        def summed(*values: Any) -> Any:
-            total = parts[0](*values)
-            for part in parts[1:]:
-                total = total + part(*values)
-            return total
-
-        return summed
+        return lambda *values: sum((part(*values) for part in parts[1:]), parts[0](*values))
 
     def __call__(self, **values: Any) -> Any:
         """Evaluate at the given parameter values (scalars or arrays, broadcast together)."""
@@ -523,45 +263,13 @@ class Model:
     def order(self, param: str) -> Order | None:
         """The dominant ``(i, j)`` of ``param^i * log2(param)^j``, or None if the model is not PMNF."""
         try:
-            i, j = _order(self.expr, symbol(param))
-        except _NotPMNF:
+            return order_of(self.expr, symbol(param))
+        except NotPMNF:
             return None
-        return Order(i, j)
 
     def terms(self) -> tuple[float, tuple[PMNFTerm, ...]] | None:
         """The PMNF decomposition ``(constant, terms)``, or None when the model is not PMNF."""
-        expanded = sp.expand(_display_form(self.expr))
-        constant = 0.0
-        collected: dict[tuple, float] = {}
-        names = set(self.params)
-        for term in sp.Add.make_args(expanded):
-            coef = 1.0
-            exps: dict[str, list[Fraction]] = {}
-            for base, exp in term.as_powers_dict().items():
-                if base.is_number and not exp.is_number:
-                    return None
-                if base.is_number:
-                    value = complex(sp.N(base ** exp))
-                    if value.imag:
-                        return None
-                    coef *= value.real
-                    continue
-                try:
-                    e = _fraction(exp)
-                except _NotPMNF:
-                    return None
-                if isinstance(base, sp.Symbol) and base.name in names:
-                    exps.setdefault(base.name, [Fraction(0), Fraction(0)])[0] += e
-                elif isinstance(base, _Log2) and isinstance(base.args[0], sp.Symbol):
-                    exps.setdefault(base.args[0].name, [Fraction(0), Fraction(0)])[1] += e
-                else:
-                    return None
-            key = tuple(sorted((n, v[0], v[1]) for n, v in exps.items() if v[0] or v[1]))
-            if not key:
-                constant += coef
-            else:
-                collected[key] = collected.get(key, 0.0) + coef
-        return constant, tuple(PMNFTerm(c, k) for k, c in collected.items() if c != 0.0)
+        return pmnf_terms(self.expr, set(self.params))
 
     # -- arithmetic -------------------------------------------------------------------------
 
@@ -594,31 +302,15 @@ class Model:
         left, right = (oexpr, self.expr) if reverse else (self.expr, oexpr)
         return Model(op(left, right), params=self.params + tuple(oparams), unit=unit, roles=roles)
 
-    def __add__(self, other: Any) -> Model:
-        return self._combine(other, lambda a, b: a + b, "add")
-
-    def __radd__(self, other: Any) -> Model:
-        return self._combine(other, lambda a, b: a + b, "add", reverse=True)
-
-    def __sub__(self, other: Any) -> Model:
-        return self._combine(other, lambda a, b: a - b, "add")
-
-    def __rsub__(self, other: Any) -> Model:
-        return self._combine(other, lambda a, b: a - b, "add", reverse=True)
-
-    def __mul__(self, other: Any) -> Model:
-        return self._combine(other, lambda a, b: a * b, "mul")
-
-    def __rmul__(self, other: Any) -> Model:
-        return self._combine(other, lambda a, b: a * b, "mul", reverse=True)
+    __add__, __radd__ = _arithmetic(operator.add, "add"), _arithmetic(operator.add, "add", reverse=True)
+    __sub__, __rsub__ = _arithmetic(operator.sub, "add"), _arithmetic(operator.sub, "add", reverse=True)
+    __mul__, __rmul__ = _arithmetic(operator.mul, "mul"), _arithmetic(operator.mul, "mul", reverse=True)
+    __rtruediv__ = _arithmetic(operator.truediv, "div", reverse=True)
 
     def __truediv__(self, other: Any) -> Model:
         if isinstance(other, (numbers.Real, np.number)) and float(other) == 0.0:
             raise ModelError("division of a model by zero")
-        return self._combine(other, lambda a, b: a / b, "div")
-
-    def __rtruediv__(self, other: Any) -> Model:
-        return self._combine(other, lambda a, b: a / b, "div", reverse=True)
+        return self._combine(other, operator.truediv, "div")
 
     def __neg__(self) -> Model:
         return Model(-self.expr, params=self.params, unit=self.unit, roles=self.roles)
@@ -643,7 +335,7 @@ class Model:
     # -- formatting -------------------------------------------------------------------------
 
     def __str__(self) -> str:
-        return _PlainPrinter({"order": "none"}).doprint(_display_form(self.expr))
+        return plain_text(self.expr)
 
     def __repr__(self) -> str:
         return f"Model({str(self)!r}, params={self.params!r}, unit={self.unit!r})"
@@ -666,14 +358,14 @@ class Model:
                 return f"{piece[0]}  if {cond.lhs} <= {float(cond.rhs):.6g};  {piece[1]}  otherwise"
         decomposed = self.terms()
         if decomposed is None:
-            return _ExtrapPrinter({"order": "none"}).doprint(_display_form(self.expr))
+            return extrap_expression_text(self.expr)
         constant, terms = decomposed
         return extrap_text(constant, [(t.coefficient, t.exponents) for t in terms], self.params, digits,
                            implicit_one=not self.expr.atoms(sp.Float))
 
     def to_latex(self) -> str:
         """LaTeX for papers and notebooks (coefficients to 6 significant digits)."""
-        return _LatexPrinter({"mul_symbol": "dot"}).doprint(_display_form(self.expr))
+        return latex_text(self.expr)
 
     def _repr_latex_(self) -> str:
         return f"${self.to_latex()}$"
@@ -688,29 +380,7 @@ class Model:
         runtime table); a model with such a function that has no record (a spline, an ensemble's
         members, a PAMELA sum without closed form) cannot be written.
         """
-        parts = self.numeric_parts()
-        unwritable = [name for name, rec in parts.items() if rec is None]
-        if unwritable:
-            raise ModelError(f"model {self} contains {', '.join(unwritable)}, known only by numbers that no record "
-                             "describes, and cannot be written to JSON; write the records of its parts instead "
-                             "(fit --json, pamela compile --json, loggp simulate --model-json, skeleton forecast "
-                             "--json) and compose them where they are read")
-        record: dict[str, Any] = {"format": MODEL_FORMAT, "text": str(self), "expr": sp.srepr(self.expr),
-                                  "parameters": list(self.params), "unit": self.unit}
-        if parts:
-            record["functions"] = {name: dict(rec()) for name, rec in parts.items() if rec is not None}
-        if self.source:
-            record["source"] = self.source
-        if self.name:
-            record["name"] = self.name
-        if self.stats:
-            record["stats"] = {k: _json_number(v) for k, v in self.stats.items()}
-        if self.roles:
-            record["roles"] = dict(self.roles)
-        ensemble = None if self.ensemble is None else self.ensemble.to_json()
-        if ensemble is not None:
-            record["ensemble"] = ensemble
-        return record
+        return model_record(self)
 
     def to_json_text(self) -> str:
         return json.dumps(self.to_json(), indent=2)
@@ -724,184 +394,4 @@ class Model:
         knows their sources: ``functions`` maps each name to the function (the ``func`` of a
         numeric model's expression; :mod:`perfcompose.compose.components` reads such files).
         """
-        if isinstance(record, str):
-            try:
-                record = json.loads(record)
-            except json.JSONDecodeError as exc:
-                raise ModelSyntaxError(f"not JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
-        if not isinstance(record, Mapping):
-            raise ModelSyntaxError("a model record must be a JSON object")
-        wanted = record.get("functions") or {}
-        if not isinstance(wanted, Mapping):
-            raise ModelSyntaxError("'functions' must map function names to their records")
-        missing = [name for name in wanted if name not in (functions or {})]
-        if missing:
-            raise ModelSyntaxError(f"the model holds {', '.join(missing)}, known only numerically; read it as a "
-                                   "component (-c NAME=FILE or a design's file = ...), which rebuilds "
-                                   f"{'them' if len(missing) > 1 else 'it'} from the records in the file")
-        if "expr" in record:
-            expr = _from_srepr(str(record["expr"]), {k: v for k, v in (functions or {}).items() if k in wanted})
-        elif "text" in record:
-            expr = parse_expression(str(record["text"]))
-        else:
-            raise ModelSyntaxError("a model record needs 'expr' or 'text'")
-        raw_stats = record.get("stats", {})
-        if not isinstance(raw_stats, Mapping) or not all(
-                v is None or isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw_stats.values()):
-            raise ModelSyntaxError("'stats' must map names to numbers (or null)", hint="e.g. \"stats\": {\"rss\": 0.5}")
-        stats = {str(k): float(v) if v is not None else math.nan for k, v in raw_stats.items()}
-        roles = record.get("roles", {})
-        if not isinstance(roles, Mapping) or not all(isinstance(v, str) for v in roles.values()):
-            raise ModelSyntaxError("'roles' must map parameter names to roles", hint="roles: " + ", ".join(ROLES))
-        ensemble = None
-        if "ensemble" in record:
-            ensemble = LinearEnsemble.from_json(record["ensemble"], lambda text, names: cls.parse(text, params=names))
-        params = record.get("parameters", ())
-        if not isinstance(params, (list, tuple)) or not all(isinstance(p, str) for p in params):
-            raise ModelSyntaxError("'parameters' must be a list of parameter names")
-        return cls(expr, params=tuple(params), unit=str(record.get("unit", "s")),
-                   source=str(record.get("source", "")), name=str(record.get("name", "")), stats=stats,
-                   roles=dict(roles), ensemble=ensemble)
-
-
-def _json_number(v: Any) -> Any:
-    if isinstance(v, (float, np.floating)):
-        return float(v) if math.isfinite(v) else None
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    return v
-
-
-def _from_srepr(text: str, functions: Mapping[str, Any] | None = None) -> sp.Expr:
-    """The expression of a model file's ``expr`` field, read as data (never evaluated as code);
-    ``functions`` are the numerically known functions it may apply, by name."""
-    try:
-        expr = read_srepr(text, functions)
-    except ExpressionRefused as exc:
-        raise ModelSyntaxError(f"invalid model expression in JSON: {exc.message}",
-                               hint="the 'expr' field must be SymPy srepr as written by perfcompose") from None
-    if nowhere_finite(expr):
-        raise ModelSyntaxError("invalid model expression in JSON: not a finite real expression",
-                               hint="a model's value must be a finite real number for positive parameters")
-    return expr
-
-
-def _max_expr(a: sp.Expr, b: sp.Expr) -> sp.Expr:
-    """``Max(a, b)`` (nested maxima flattened), an argument dropped where the assumptions prove
-    another at least as large. SymPy's own ``Max`` also searches factorings of every pair it
-    cannot order, most of the time a pipeline's model takes to build; the value is the same."""
-    args: list[sp.Expr] = []
-    for e in (a, b):
-        args.extend(e.args if isinstance(e, sp.Max) else (e,))
-    kept: list[sp.Expr] = []
-    for e in args:
-        if any(_at_least(k, e) for k in kept):
-            continue
-        kept = [k for k in kept if not _at_least(e, k)] + [e]
-    return kept[0] if len(kept) == 1 else sp.Max(*kept, evaluate=False)
-
-
-#: the largest power whose sign the assumptions are asked about: ordering x**-476149643230
-#: against another term builds a polynomial of that degree (minutes, gigabytes)
-_ORDERED_POWER = 64
-
-
-def _at_least(a: sp.Expr, b: sp.Expr) -> bool:
-    """True where ``a >= b`` for every positive value of the parameters, as the assumptions show;
-    False (both kept in the maximum) where a power beyond _ORDERED_POWER would have to be ordered."""
-    if a == b:
-        return True
-    difference = a - b
-    if any(p.exp.is_Number and abs(p.exp) > _ORDERED_POWER for p in difference.atoms(sp.Pow)):
-        return False
-    return bool(difference.is_nonnegative)
-
-
-def maximum(a: Model, b: Model, how: PipeRule = "asymptotic",
-            param: str | None = None, fixed: Iterable[str] | None = None) -> Model:
-    """The larger of two models.
-
-    ``asymptotic`` (eq. 3 of 003): the model of higher asymptotic order; ``param`` names the
-    parameter that grows (the input size x), the others being held fixed; without it the order
-    must be higher in every parameter. On a tie of orders the model larger at 2^40 wins, provided
-    it wins for every value of the other parameters tried (1, 2, 8, 64, 2^20); otherwise, and when
-    the orders are incomparable or not PMNF, the exact pointwise ``Max`` is returned.
-    Given ``fixed`` (the parameters held fixed, such as thread counts), a model that wins in
-    ``param`` but grows more slowly than the other in a parameter not listed there is no single
-    winner: the pointwise ``Max`` is returned, so no part is lost.
-    ``pointwise``: always the exact ``Max(a, b)``, right also where the asymptotic choice is
-    wrong at small parameter values.
-
-    >>> str(maximum(Model.parse("536.185*x"), Model.parse("1034.17*x*log2(x)")))
-    '1034.17*x*log2(x)'
-    """
-    if how == "pointwise":
-        if a.unit != b.unit:
-            b = b.in_unit(a.unit)
-        roles = merge_roles(a.roles, b.roles, first_name=a.label, second_name=b.label)
-        return Model(_max_expr(a.expr, b.expr), params=a.params + b.params, unit=a.unit, roles=roles)
-    if how != "asymptotic":
-        raise ModelError(f"maximum(how={how!r}): choose 'asymptotic' or 'pointwise'")
-    try:
-        cmp = compare_order(a, b, param)
-    except ModelError:
-        cmp = None
-    if cmp is None:
-        return maximum(a, b, how="pointwise")
-    if cmp != 0 and param and fixed is not None and \
-            _loses_elsewhere(a if cmp > 0 else b, b if cmp > 0 else a, param, set(fixed)):
-        return maximum(a, b, how="pointwise")
-    if cmp > 0:
-        return a
-    if cmp < 0:
-        return b
-    names = list(dict.fromkeys(a.params + b.params))
-    if param:
-        lead = _leading_sign(a.expr - b.expr, param)
-        if lead is not None:
-            return b if lead < 0 else a
-    grown = [param] if param else names
-    others = [p for p in names if p not in grown]
-    verdicts = set()
-    for other in ((1.0, 2.0, 8.0, 64.0, 2.0 ** 20) if others else (1.0,)):
-        point = {p: (2.0 ** 40 if p in grown else other) for p in names}
-        va = a(**{p: point[p] for p in a.params})
-        vb = b(**{p: point[p] for p in b.params})
-        verdicts.add(bool(vb > va))
-    if len(verdicts) > 1:
-        return maximum(a, b, how="pointwise")
-    return b if verdicts.pop() else a
-
-
-def _loses_elsewhere(winner: Model, loser: Model, param: str, fixed: set[str]) -> bool:
-    """True when ``winner`` grows more slowly than ``loser`` in a parameter besides ``param`` (or
-    the orders there cannot be compared): then neither model is larger everywhere."""
-    for name in dict.fromkeys(winner.params + loser.params):
-        if name == param or name in fixed:
-            continue
-        ow, ol = winner.order(name), loser.order(name)
-        if ow is None or ol is None or ow < ol:
-            return True
-    return False
-
-
-def _leading_sign(diff: sp.Expr, param: str) -> int | None:
-    """The sign of ``diff`` as ``param`` grows, from its leading PMNF terms (0 when it vanishes).
-
-    The other parameters are positive, so the leading terms decide when their coefficients share
-    a sign; None otherwise, or when ``diff`` is not PMNF.
-    """
-    decomposed = Model(sp.expand(diff)).terms()
-    if decomposed is None:
-        return None
-    constant, terms = decomposed
-    parts: list[tuple[tuple[Fraction, Fraction], float, tuple[tuple[str, Fraction, Fraction], ...]]] = \
-        [((Fraction(0), Fraction(0)), constant, ())] if constant else []
-    parts += [(t.exponent(param), t.coefficient, t.exponents) for t in terms]
-    if not parts:
-        return 0
-    top = max(p[0] for p in parts)
-    signs = {p[1] > 0 for p in parts if p[0] == top}
-    if len(signs) != 1:
-        return None  # the other (positive) parameters decide which term leads
-    return 1 if signs.pop() else -1
+        return model_from_record(cls, record, functions)
