@@ -8,8 +8,7 @@ semantics row includes laying the program's steps out as the arrays its kernel r
 (``loggopsim_steps.step_arrays``; finish times only, as with ``timelines=False``). The anchor is the standard
 kernel measured in the same run (ratios in the last column); LogGOPSim itself is timed beside
 whole processes by loggp_process.py. The kernels are the compiled C extension where it is built,
-else Numba (PERFCOMPOSE_KERNELS=numba picks Numba); the header says which ran, and with the
-extension a row times the Numba kernel of the standard algorithm on the same step for comparison.
+else the plain-Python references; the header says which ran.
 The worst case runs on the same pattern by default: on a random pattern every processor waits on
 others in one big cycle, and breaking it costs a forced send per processor (the waiting graph's
 components are kept from one forced send to the next; --worst-procs/--worst-messages give a
@@ -77,17 +76,6 @@ def timed_together(fns: list[Callable[[], object]], reps: int) -> list[float]:
     return [statistics.median(t) for t in times]
 
 
-def standard_args(step: CommStep, params: LogGP) -> tuple:
-    """The arguments of Figure 2's kernel for ``step`` entered at time 0 (random ties, seed 0)."""
-    from perfcompose.loggp.kernels.step_inputs import recv_pointers
-
-    P, M = step.P, step.M
-    out = (np.zeros(M), np.zeros(M), np.zeros(M, np.int64), np.zeros(M, np.int64), np.zeros(P), np.zeros(P),
-           np.zeros(P))
-    return (P, step.dst, step.nbytes, step.order, step.send_ptr, recv_pointers(step), np.zeros(P), params.L,
-            params.o, params.g, params.G, True, True, 0, *out)
-
-
 def goal_kernels() -> str:
     """Which implementation runs LogGOPSim's semantics."""
     from perfcompose.loggp.steps.loggopsim_steps import kernel_name
@@ -108,9 +96,6 @@ def rows_to_run(args: argparse.Namespace) -> list[tuple[str, str, int, Callable[
         ("standard", "standard (Figure 2), random ties, incl. building the step", M,
          lambda: simulate_step(CommStep.from_arrays(P, src, dst, nbytes), params), args.reps),
         ("rank", "standard (Figure 2), ties by rank", M, lambda: simulate_step(step, params, ties="rank"), args.reps)]
-    if backend.implementation() == "compiled":
-        rows.append(("numba", "standard (Figure 2), random ties, the Numba kernel alone", M,
-                     lambda: backend.standard_kernel("numba")(*standard_args(step, params)), args.reps))
     wp, wm = args.worst_procs or P, min(args.worst_messages or M, M)
     wstep = CommStep.from_arrays(wp, *pattern(wp, wm, seed=1))
     forced = len(worst_case_step(wstep, params, seed=1).forced) if args.only in (None, "worst") else 0
@@ -312,16 +297,12 @@ def main() -> None:
     print(f"| {'simulator':58} | {'instructions':>14} | {'per message':>11} | {'vs anchor':>9} | {'>= 0.8':>11} |")
     print(f"|{'-' * 60}|{'-' * 16}|{'-' * 13}|{'-' * 11}|{'-' * 13}|")
     per_anchor = None
-    # Numba's start (LLVM, its cached kernels) takes more than half an hour under valgrind: its row is
-    # timed above only
-    counted = [row for row in rows if row[0] != "numba"]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=len(counted)) as pool:  # a process each, side by side
-        counts = dict(zip((r[0] for r in counted), pool.map(lambda row: instructions(row[0], args), counted)))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(rows)) as pool:  # a process each, side by side
+        counts = dict(zip((r[0] for r in rows), pool.map(lambda row: instructions(row[0], args), rows)))
     for i, (key, name, m, _, _) in enumerate(rows):
         ir = counts.get(key)
         if ir is None:
-            why = "timed only" if key == "numba" else "not counted"
-            print(f"| {name:58} | {why:>14} | {'':>11} | {'':>9} | {'':>11} |")
+            print(f"| {name:58} | {'not counted':>14} | {'':>11} | {'':>9} | {'':>11} |")
             continue
         per = ir / m
         per_anchor = per if i == 0 else per_anchor

@@ -1,13 +1,12 @@
 """The commands without Numba (perfcompose's ``numba`` extra not installed): each runs in a
 process where ``import numba`` fails, and prints what it prints with Numba: ``loggp simulate``
-with the compiled kernels and with the Numba kernels run as plain Python (the C extensions made
+with the compiled kernels and with the plain-Python references (the C extensions made
 unimportable too), ``pamela simulate`` (its event kernel as plain Python), ``loggp gauss`` (the
-basic operations in NumPy) and ``demo``; ``PERFCOMPOSE_KERNELS=numba`` says which extra to install."""
+basic operations in NumPy) and ``demo``."""
 from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from perfcompose.loggp.gauss import run_gauss_study
+from perfcompose.loggp.kernels.backend import SLOW
 from perfcompose.loggp.params import LogGP
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -45,17 +45,15 @@ for argv in {argvs!r}:
         except SystemExit as exc:
             code = exc.code
     results.append([code, out.getvalue(), err.getvalue()])
-print(json.dumps([results, describe() if {describe!r} else ""]))
+print(json.dumps([results, describe()]))
 """
 
 
-def run(argvs: list[list[str]], blocked: tuple[str, ...] = (), *, prelude: str = "", cwd: Path | None = None,
-        env: dict[str, str] | None = None) -> tuple[list[tuple[int, str, str]], str]:
+def run(argvs: list[list[str]], blocked: tuple[str, ...] = (), *, prelude: str = "",
+        cwd: Path | None = None) -> tuple[list[tuple[int, str, str]], str]:
     """(exit status, output, errors) of each command line, and the LogGP kernels' implementation."""
-    code = SCRIPT.format(blocked=list(blocked), prelude=prelude, argvs=argvs, describe=env is None)
-    base = {k: v for k, v in os.environ.items() if k != "PERFCOMPOSE_KERNELS"}  # the choice is each test's
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd,
-                          env={**base, **(env or {})})
+    code = SCRIPT.format(blocked=list(blocked), prelude=prelude, argvs=argvs)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd)
     assert proc.returncode == 0, proc.stderr[-3000:]
     results, kernels = json.loads(proc.stdout.splitlines()[-1])
     return [tuple(r) for r in results], kernels
@@ -76,7 +74,7 @@ def test_loggp_simulate_prints_the_same_with_the_kernels_as_plain_python():
     reference, _ = run(SIMULATE)
     compiled, _ = run(SIMULATE, NUMBA)
     plain, kernels = run(SIMULATE, NUMBA + EXTENSIONS)
-    assert kernels == "Python (Numba not installed)"
+    assert kernels == SLOW
     for argv, want, got_compiled, got_plain in zip(SIMULATE, reference, compiled, plain):
         assert want[0] == 0 and "makespan" in want[1], (argv, want)
         assert got_compiled == want, argv
@@ -132,10 +130,3 @@ def test_demo_runs(tmp_path):
         assert f"│ {task} " in out, out[:2000]
     assert "tpool_4(qsort)" in out and (tmp_path / "demo.html").stat().st_size > 0
 
-
-def test_numba_kernels_asked_for_without_numba_name_the_extra():
-    argvs = [SIMULATE[0], SIMULATE[3], ["loggp", "gauss", "--n", "120", "--p", "4", "--blocks", "10", "--reps", "1"]]
-    for argv, (code, out, err) in zip(argvs, run(argvs, NUMBA, env={"PERFCOMPOSE_KERNELS": "numba"})[0]):
-        assert code == 2, (argv, out, err)
-        assert 'pip install "perfcompose[numba]"' in err and "PERFCOMPOSE_KERNELS=numba" in err, err
-        assert "Traceback" not in err

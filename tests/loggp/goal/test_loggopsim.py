@@ -185,18 +185,3 @@ def test_many_ranks_and_messages_match_the_plain_loop():
     assert simulate_goal(schedule, params).finish.tolist() == finish.tolist()
     assert simulate_program(prog, params, semantics="loggopsim", timelines=False).makespan == finish.max()
 
-
-def test_matching_keys_stay_distinct_when_their_product_passes_32_bits():
-    """Sends 0->1 and 1->0 with the same tag next to a tag near 2^31: with 32-bit columns the
-    combined key (destination, source, tag) would wrap and the two would share a queue."""
-    import numpy as np
-
-    from perfcompose.loggp.goal.loggopsim import _match_keys
-    from perfcompose.loggp.goal.schedule import SEND, GoalSchedule
-
-    i32 = np.int32
-    s = GoalSchedule(3, np.array([0, 2, 3, 3]), np.full(3, SEND, np.int8), np.ones(3), np.array([1, 2, 0], i32),
-                     np.array([5, 2 ** 31 - 1, 5], i32), np.zeros(3, np.int8), np.zeros(3, np.int8),
-                     np.zeros(0, i32), np.zeros(0, i32), np.zeros(0, i32), np.zeros(0, i32))
-    key, n_keys = _match_keys(s, s.rank_of)
-    assert n_keys == 3 and len(set(key.tolist())) == 3

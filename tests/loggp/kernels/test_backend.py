@@ -1,7 +1,7 @@
-"""The compiled extension and the Numba kernels give identical timelines on random steps: the
-standard algorithm with random ties (the same seeded stream), ties by rank, both gap origins,
-carried start times and gaps, and the worst case with its forced sends and the waiting graph's
-components; and a simulation with the extension loads neither Numba nor SciPy nor SymPy."""
+"""The compiled extension and the plain-Python references give identical timelines on random
+steps: the standard algorithm with random ties (the same seeded stream), ties by rank, both gap
+origins, carried start times and gaps, and the worst case with its forced sends and the waiting
+graph's components; and a simulation with the extension loads neither Numba nor SciPy nor SymPy."""
 from __future__ import annotations
 
 import json
@@ -20,7 +20,7 @@ from perfcompose.loggp.steps.worstcase import worst_case_step
 
 needs_extension = pytest.mark.skipif(backend.compiled_module() is None,
                                      reason="the C extension perfcompose.loggp.kernels._cstep is not built "
-                                            "(no C compiler at install time, or PERFCOMPOSE_KERNELS=numba)")
+                                            "(no C compiler at install time)")
 
 FIELDS = ("send_start", "recv_start", "send_seq", "recv_seq", "finish", "next_send", "next_recv")
 
@@ -42,9 +42,12 @@ def random_step(seed: int) -> tuple[CommStep, LogGP, np.ndarray, tuple[np.ndarra
     return step, LogGP(L, o, g, G), start, ready
 
 
-def run(which: backend.Implementation, fn, *args, monkeypatch, **kwargs):
-    monkeypatch.setattr(backend, "compiled_module",
-                        (lambda: None) if which == "numba" else backend.compiled_module)
+def run(which: str, fn, *args, monkeypatch, **kwargs):
+    """``fn`` with the extension, or with it hidden (the references run)."""
+    module = backend.compiled_module()
+    for name in ("perfcompose.loggp.steps.simulate", "perfcompose.loggp.steps.worstcase",
+                 "perfcompose.loggp.steps.components"):
+        monkeypatch.setattr(f"{name}.compiled_module", (lambda: None) if which == "reference" else (lambda: module))
     return fn(*args, **kwargs)
 
 
@@ -61,9 +64,9 @@ def test_standard_step_identical_in_both_implementations(seed, ties, monkeypatch
     step, params, start, ready = random_step(seed)
     origin = "end" if seed % 2 else "start"
     kwargs = dict(start=start, ready=ready if seed % 3 else None, gap_origin=origin, ties=ties, seed=seed * 7919)
-    numba = run("numba", simulate_step, step, params, monkeypatch=monkeypatch, **kwargs)
+    slow = run("reference", simulate_step, step, params, monkeypatch=monkeypatch, **kwargs)
     compiled = run("compiled", simulate_step, step, params, monkeypatch=monkeypatch, **kwargs)
-    assert_same(numba, compiled)
+    assert_same(slow, compiled)
 
 
 @needs_extension
@@ -72,24 +75,24 @@ def test_standard_step_identical_in_both_implementations(seed, ties, monkeypatch
 def test_worst_case_identical_in_both_implementations(seed, ties, monkeypatch):
     step, params, start, ready = random_step(1000 + seed)
     kwargs = dict(start=start, ready=ready, gap_origin="end" if seed % 2 else "start", ties=ties, seed=seed)
-    numba = run("numba", worst_case_step, step, params, monkeypatch=monkeypatch, **kwargs)
+    slow = run("reference", worst_case_step, step, params, monkeypatch=monkeypatch, **kwargs)
     compiled = run("compiled", worst_case_step, step, params, monkeypatch=monkeypatch, **kwargs)
-    assert_same(numba, compiled)
+    assert_same(slow, compiled)
 
 
 @needs_extension
 @pytest.mark.parametrize("P, M", [(300, 3000), (1000, 2500)])
 def test_worst_case_with_many_forced_sends_identical_in_both_implementations(P, M, monkeypatch):
     """A random pattern: one big cycle broken by hundreds of forced sends, each refreshing the
-    waiting graph's components (kept, searched and split by either implementation)."""
+    waiting graph's components (kept, searched and split by the extension; SciPy's in the reference)."""
     rng = np.random.default_rng(P)
     src = rng.integers(0, P, M)
     step = CommStep.from_arrays(P, src, (src + rng.integers(1, P, M)) % P, rng.integers(1, 100, M))
     params = LogGP(L=1.0, o=0.5, g=0.6, G=0.01)
-    numba = run("numba", worst_case_step, step, params, monkeypatch=monkeypatch, seed=3)
+    slow = run("reference", worst_case_step, step, params, monkeypatch=monkeypatch, seed=3)
     compiled = run("compiled", worst_case_step, step, params, monkeypatch=monkeypatch, seed=3)
     assert len(compiled.forced) > 50
-    assert_same(numba, compiled)
+    assert_same(slow, compiled)
 
 
 @needs_extension
@@ -102,11 +105,11 @@ def test_random_ties_follow_the_seed_in_both_implementations(monkeypatch):
     params = LogGP(L=1.0, o=1.0, g=1.0, G=0.0)
     orders = {}
     for seed in (1, 2):
-        for which in ("numba", "compiled"):
+        for which in ("reference", "compiled"):
             r = run(which, simulate_step, step, params, monkeypatch=monkeypatch, seed=seed)
             orders[seed, which] = tuple(np.argsort(r.send_seq))
-    assert orders[1, "numba"] == orders[1, "compiled"]
-    assert orders[2, "numba"] == orders[2, "compiled"]
+    assert orders[1, "reference"] == orders[1, "compiled"]
+    assert orders[2, "reference"] == orders[2, "compiled"]
     assert orders[1, "compiled"] != orders[2, "compiled"]
 
 
@@ -146,11 +149,10 @@ def test_worst_case_loop_in_the_extension_passes_on_a_bad_choice():
         call(broken)
 
 
-def test_compiled_asked_for_where_it_is_missing_says_how_to_build_it(monkeypatch):
+def test_without_the_extension_the_reference_runs_and_says_so(monkeypatch):
     monkeypatch.setattr(backend, "compiled_module", lambda: None)
-    with pytest.raises(ImportError, match="C compiler"):
-        backend.standard_kernel("compiled")
-    assert backend.implementation() == "numba" and backend.describe() == "Numba"
+    assert backend.describe() == backend.SLOW and "slower" in backend.SLOW
+    assert backend.describe(True) == "compiled extension (C)"
 
 
 @needs_extension

@@ -1,7 +1,7 @@
 """The LogGOPSim-semantics kernels: the order of equal times (LogGOPSim's queue is ordered by time,
 then by creation stamp; a re-queued event keeps its stamp), messages that wait for a busy
 receiver (queued per receiving CPU and NIC, received in the order they were sent), and the
-compiled extension against the Numba kernel on random GOAL schedules."""
+compiled extension against the plain-Python reference on random GOAL schedules."""
 from __future__ import annotations
 
 import numpy as np
@@ -40,11 +40,11 @@ s requires c
 
 
 def _impls() -> list[str]:
-    return ["numba", "compiled"] if lgs.compiled_goal() is not None else ["numba"]
+    return ["reference", "compiled"] if lgs.compiled_goal() is not None else ["reference"]
 
 
 def _simulate(schedule: GoalSchedule, impl: str, monkeypatch: pytest.MonkeyPatch, **kw):
-    if impl == "numba":
+    if impl == "reference":
         monkeypatch.setattr(lgs, "compiled_goal", lambda: None)
     try:
         return lgs.simulate_goal(schedule, kw.pop("params", P), **kw)
@@ -142,16 +142,13 @@ def _random_case(rng: np.random.Generator, seed: int, most_ranks: int,
 
 @compiled_only
 @pytest.mark.parametrize("seed", range(12))
-def test_compiled_extension_gives_the_numba_kernels_times(seed, monkeypatch):
+def test_compiled_extension_gives_the_reference_times(seed, monkeypatch):
     s, kw = _random_case(np.random.default_rng(100 + seed), seed, 30, 600)
     a = _simulate(s, "compiled", monkeypatch, **kw)
-    b = _simulate(s, "numba", monkeypatch, **kw)
+    b = _simulate(s, "reference", monkeypatch, **kw)
     assert a.finish.tolist() == b.finish.tolist()
     assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.start, b.start))
     assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.end, b.end))
-    if (s.kind == 0).sum() <= 400:  # (two steps of at most 200 messages) and as LogGOPSim's loop, written plainly
-        finish, _, _ = reference_goal(s, P, **kw)
-        assert a.finish.tolist() == finish.tolist()
 
 
 @pytest.mark.parametrize("impl", _impls())
@@ -174,7 +171,7 @@ def test_compiled_extensions_queue_keeps_the_order_over_times_of_many_scales(cpu
     # the extension queues events by slots of time: durations from 10^-6 to 10^6 and messages of
     # up to 10^6 bytes put events in the same slot, in slots far ahead and beyond its ring of slots
     rng = np.random.default_rng(7)
-    ranks, messages = 64, 3000
+    ranks, messages = 64, 1000
     steps = []
     for _ in range(3):
         src = rng.integers(0, ranks, messages)
@@ -187,7 +184,7 @@ def test_compiled_extensions_queue_keeps_the_order_over_times_of_many_scales(cpu
     s = GoalSchedule(**fields)
     params = LogGP(L=1.0, o=0.5, g=0.6, G=0.0002)
     a = _simulate(s, "compiled", monkeypatch, params=params)
-    b = _simulate(s, "numba", monkeypatch, params=params)
+    b = _simulate(s, "reference", monkeypatch, params=params)
     assert a.finish.tolist() == b.finish.tolist()
     assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.start, b.start))
     assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a.end, b.end))

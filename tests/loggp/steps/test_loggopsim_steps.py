@@ -1,8 +1,8 @@
 """LogGOPSim's semantics computed on a program's steps: the same finish times as the GOAL route
 (program_to_goal and the GOAL event loop) on random programs of every pattern, with computation
-steps, both parameter settings, with and without O and a low rendezvous threshold; the compiled
-function and the Numba kernel agree; the compiled function takes plain buffers; inconsistent
-arrays are refused."""
+steps, both parameter settings, with and without O and a low rendezvous threshold, and as the
+plain-Python reference's; the compiled function takes plain buffers; inconsistent arrays are
+refused."""
 from __future__ import annotations
 
 import array
@@ -17,7 +17,6 @@ from perfcompose.loggp import CommStep, CompStep, LogGP, Program
 from perfcompose.loggp.goal.loggopsim import simulate_goal
 from perfcompose.loggp.goal.loggopsim_reference import reference_goal
 from perfcompose.loggp.goal.schedule import program_to_goal
-from perfcompose.loggp.kernels._steps_loggopsim_numba import loggopsim_steps_kernel
 from perfcompose.loggp.kernels.backend import extension
 from perfcompose.loggp.steps.execute import simulate_program
 from perfcompose.loggp.steps.loggopsim_steps import loggopsim_finish, step_arrays
@@ -71,10 +70,7 @@ def test_finish_times_are_the_goal_routes(seed: int, P: int, steps: int, M: int,
     prog = _program(seed, P, steps, M, pattern)
     O, S = os_
     want = _goal_finish(prog, params, O, S)
-    numba = loggopsim_finish(prog, params, O=O, S=S, kernel=loggopsim_steps_kernel)
-    assert numba.tolist() == want.tolist()
-    if COMPILED is not None:
-        assert loggopsim_finish(prog, params, O=O, S=S, kernel=COMPILED).tolist() == want.tolist()
+    assert loggopsim_finish(prog, params, O=O, S=S).tolist() == want.tolist()
 
 
 @pytest.mark.parametrize("pattern", ["fanin", "fanout"])
@@ -83,10 +79,8 @@ def test_more_than_sixteen_operations_of_a_rank_keep_loggopsims_sort(pattern: st
     and that order decides which is issued first."""
     prog = _program(7, 9, 3, 70, pattern)
     for params in SETTINGS:
-        want = _goal_finish(prog, params, 0.0, 65535.0)
-        assert loggopsim_finish(prog, params, kernel=loggopsim_steps_kernel).tolist() == want.tolist()
-        if COMPILED is not None:
-            assert loggopsim_finish(prog, params, kernel=COMPILED).tolist() == want.tolist()
+        want, _, _ = reference_goal(program_to_goal(prog), params)
+        assert loggopsim_finish(prog, params).tolist() == want.tolist()
 
 
 def test_finish_times_are_the_reference_loops() -> None:
@@ -124,11 +118,9 @@ def test_compiled_function_takes_plain_buffers() -> None:
         COMPILED(prog.P, *plain[:2], array.array("q", src.tolist()), *plain[3:], 10.0, 2.0, 5.0, 1.0, 0.0, 1.0, finish)
 
 
-@pytest.mark.parametrize("impl", ["numba", "compiled"])
-def test_inconsistent_arrays_are_refused(impl: str) -> None:
-    if impl == "compiled" and COMPILED is None:
-        pytest.skip("the C extension is not built")
-    kernel = COMPILED if impl == "compiled" else loggopsim_steps_kernel
+@pytest.mark.skipif(COMPILED is None, reason="the C extension is not built")
+def test_inconsistent_arrays_are_refused() -> None:
+    kernel = COMPILED
     kinds, msg_ptr = np.array([1], np.int32), np.array([0, 2], np.int64)
     src, dst, nbytes = np.array([0, 1], np.int32), np.array([1, 0], np.int32), np.array([4.0, 4.0])
     finish = np.zeros(2)
@@ -140,7 +132,8 @@ def test_inconsistent_arrays_are_refused(impl: str) -> None:
                   0.0, 0.0, 9.0, finish) == 0
 
 
-def test_a_refused_program_is_an_input_error() -> None:
+def test_a_refused_program_is_an_input_error(monkeypatch) -> None:
     prog = _program(1, 3, 1, 4, "random")
+    monkeypatch.setattr("perfcompose.loggp.steps.loggopsim_steps._compiled", lambda: lambda *a: -1)
     with pytest.raises(InputError, match="send order"):
-        loggopsim_finish(prog, SETTINGS[0], kernel=lambda *a: -1)
+        loggopsim_finish(prog, SETTINGS[0])

@@ -4,8 +4,8 @@ a time, straight into the schedule's columns: the same columns as the NumPy read
 
 It reads the form perfcompose and Schedgen write (one operation or dependency a line, labels of
 one letter and a number); for anything else :func:`read_goal_compiled` returns None and the NumPy
-reader, then the line reader, read the text. Without the extension (no C compiler at install, or
-``PERFCOMPOSE_KERNELS=numba``) it returns None at once.
+reader, then the line reader, read the text. Without the extension (no C compiler at install) it
+returns None at once.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ _ROOM = {**dict.fromkeys(("kind", "size", "peer", "tag", "cpu", "nic", "line", "
 
 
 def compiled_reader() -> Any:
-    """The extension, or None where it is not built (or Numba is asked for)."""
+    """The extension, or None where it is not built."""
     return extension("_cgoal_text")
 
 

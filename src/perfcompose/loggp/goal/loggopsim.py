@@ -9,8 +9,8 @@ over sends. A message is injected at ``t + o`` and its first byte arrives at ``t
 ``O`` is the overhead per byte and messages above ``S`` bytes use a rendezvous: the send
 completes when the receiver matches it. ``S`` defaults to LogGOPSim's own default, 65,535 bytes.
 
-:func:`simulate_goal` checks a schedule, runs the event loop (the compiled kernel of
-:mod:`perfcompose.loggp.kernels._goal_numba`; :mod:`.loggopsim_reference` is its plain reading) and returns the times;
+:func:`simulate_goal` checks a schedule, runs the event loop (the compiled kernel ``_cgoal``, or
+where it is not built its plain reading, :mod:`.loggopsim_reference`) and returns the times;
 :func:`simulate_program_loggopsim` runs a program through its GOAL schedule, or, where only finish
 times are asked for, through the kernel on its steps of :mod:`perfcompose.loggp.steps.loggopsim_steps`.
 """
@@ -22,7 +22,7 @@ from types import ModuleType
 import numpy as np
 
 from perfcompose.errors import InputError
-from perfcompose.loggp.goal.schedule import ANY, CALC, RECV, SEND, GoalSchedule, program_to_goal
+from perfcompose.loggp.goal.schedule import CALC, GoalSchedule, program_to_goal
 from perfcompose.loggp.kernels.backend import extension
 from perfcompose.loggp.options import LOGGOPSIM_S
 from perfcompose.loggp.params import LogGP
@@ -39,8 +39,7 @@ LAYOUT = -1
 
 
 def compiled_goal() -> ModuleType | None:
-    """The compiled extension ``perfcompose.loggp.kernels._cgoal``, or None where it was not built (or
-    ``PERFCOMPOSE_KERNELS=numba`` asks for the Numba kernel of :mod:`perfcompose.loggp.kernels._goal_numba`)."""
+    """The compiled extension ``perfcompose.loggp.kernels._cgoal``, or None where it was not built."""
     return extension("_cgoal")
 
 
@@ -52,37 +51,6 @@ def _sizes(a: np.ndarray) -> np.ndarray:
     """The sizes as the compiled loop takes them: float64, or float32 as they are (a reader keeps
     them so where every one is exact there)."""
     return np.ascontiguousarray(a) if a.dtype in (np.float32, np.float64) else _as(a, np.float64)
-
-
-def _csr(a: np.ndarray, b: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Dependents of every operation (``a`` depends on ``b``) as CSR, and each one's count."""
-    if not a.size:  # zero pages, never written (a schedule without such dependencies costs no memory)
-        return np.zeros(n + 1, np.int32), np.zeros(0, np.int32), np.zeros(n, np.int32)
-    ptr = np.zeros(n + 1, np.int32)
-    np.cumsum(np.bincount(b, minlength=n), out=ptr[1:])
-    return ptr, a[np.argsort(b, kind="stable")].astype(np.int32), np.bincount(a, minlength=n).astype(np.int32)
-
-
-def _match_keys(s: GoalSchedule, rank_of: np.ndarray) -> tuple[np.ndarray, int]:
-    """A compact key per send (destination, source, tag) and per exact receive (rank, source,
-    tag): a message and a receive match exactly when their keys are equal; -1 for the rest."""
-    n, P = s.num_ops, s.num_ranks
-    is_send = s.kind == SEND
-    exact_recv = (s.kind == RECV) & (s.peer != ANY) & (s.tag != ANY)
-    use = is_send | exact_recv
-    dst = np.where(is_send, s.peer, rank_of)[use].astype(np.int64)
-    src = np.where(is_send, rank_of, s.peer)[use].astype(np.int64)
-    tag = s.tag[use].astype(np.int64)
-    key = np.full(n, -1, np.int32)
-    if not use.any():
-        return key, 0
-    span = int(tag.max()) + 1
-    if P * P * span < 2 ** 62:
-        _, inv = np.unique((dst * P + src) * span + tag, return_inverse=True)
-    else:
-        _, inv = np.unique(np.stack([dst, src, tag], axis=1), axis=0, return_inverse=True)
-    key[use] = inv.reshape(-1)
-    return key, int(inv.max()) + 1
 
 
 def _rank(s: GoalSchedule, i: int) -> int:
@@ -121,15 +89,11 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
                           _as(s.ireq_a, i32), _as(s.ireq_b, i32), n_cpu, n_nic, *times, start, end, done, finish,
                           LAYOUT)
     else:
-        from perfcompose.loggp.kernels._goal_numba import goal_kernel
+        from perfcompose.loggp.goal.loggopsim_reference import reference_times
 
-        rank_of = s.rank_of
-        key, n_keys = _match_keys(s, rank_of)
-        req_ptr, req_dep, need_req = _csr(s.req_a, s.req_b, n)
-        ireq_ptr, ireq_dep, need_ireq = _csr(s.ireq_a, s.ireq_b, n)
-        goal_kernel(P, s.op_ptr, rank_of, s.kind, _as(s.size, np.float64), s.peer, s.tag, s.cpu, s.nic, key,
-                    max(n_keys, 1), req_ptr, req_dep, ireq_ptr, ireq_dep, need_req, need_ireq, n_cpu, n_nic, *times,
-                    start, end, done, finish)
+        finish, ref_start, ref_end, done = reference_times(s, params, O, S)
+        if timelines:
+            start, end = ref_start, ref_end
     if not done.all():
         i = int(np.flatnonzero(~done)[0])
         raise InputError(f"the schedule deadlocks: rank {_rank(s, i)} never completes {s.describe(i)}",

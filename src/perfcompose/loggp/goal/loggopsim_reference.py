@@ -1,6 +1,6 @@
 """LogGOPSim's main loop written plainly in Python (LogGOPSim.cpp's, without a network model or
-OS noise): slow, obviously right, the reference the compiled kernel
-(:mod:`perfcompose.loggp.kernels._goal_numba`) is tested against."""
+OS noise): slow, obviously right, the reference the compiled kernel (``_cgoal.c``) is tested
+against, and what :func:`.loggopsim.simulate_goal` runs where it is not built."""
 from __future__ import annotations
 
 import heapq
@@ -16,7 +16,7 @@ from perfcompose.loggp.goal.schedule import ANY, GoalSchedule
 from perfcompose.loggp.kernels.cxx_sort import sort_like_cxx
 from perfcompose.loggp.params import LogGP
 
-__all__ = ["reference_goal"]
+__all__ = ["reference_goal", "reference_times"]
 
 
 class _MatchQueue:
@@ -219,6 +219,15 @@ class _Run:
                 self.message(t, its, h, payload, check)
             for host in sorted(check):
                 self.issue(host, False)
+
+
+def reference_times(schedule: GoalSchedule, params: LogGP, O: float, S: float) -> tuple[np.ndarray, ...]:
+    """LogGOPSim's main loop in plain Python: finish per rank; start, end and done per operation."""
+    run = _Run(schedule, params, O, S)
+    run.run()
+    finish = np.array([max(c) for c in run.nexto], dtype=np.float64)
+    flat = (np.concatenate(a) if a else np.zeros(0) for a in (run.start, run.end, run.done))
+    return (finish, *flat)
 
 
 def reference_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0,

@@ -1,17 +1,15 @@
 """libstdc++'s ``std::sort`` on operation indices keyed by their kind, reproduced exactly:
 LogGOPSim sorts newly executable operations with it, and as it is not stable beyond 16
-elements, the order it leaves among operations of one kind decides which one is issued first."""
+elements, the order it leaves among operations of one kind decides which one is issued first.
+Plain Python: the reference of the compiled loops' ``_cxx_sort.h``."""
 from __future__ import annotations
 
 import numpy as np
 
-from perfcompose._jit import njit
-
 __all__ = ["sort_like_cxx"]
 
 
-@njit(cache=True)
-def _linear_insert(a, kind, last):  # pragma: no cover - compiled
+def _linear_insert(a, kind, last):
     val = a[last]
     nxt = last - 1
     while kind[val] < kind[a[nxt]]:
@@ -21,8 +19,7 @@ def _linear_insert(a, kind, last):  # pragma: no cover - compiled
     a[last] = val
 
 
-@njit(cache=True)
-def _insertion_sort(a, kind, first, last):  # pragma: no cover - compiled
+def _insertion_sort(a, kind, first, last):
     if first == last:
         return
     for i in range(first + 1, last):
@@ -35,13 +32,11 @@ def _insertion_sort(a, kind, first, last):  # pragma: no cover - compiled
             _linear_insert(a, kind, i)
 
 
-@njit(cache=True)
-def _swap(a, i, j):  # pragma: no cover - compiled
+def _swap(a, i, j):
     a[i], a[j] = a[j], a[i]
 
 
-@njit(cache=True)
-def sort_like_cxx(a, kind, first, last):  # pragma: no cover - compiled
+def sort_like_cxx(a, kind, first, last):
     """Sort the operations a[first:last] by kind the way LogGOPSim's ``std::sort`` does with
     libstdc++ (introsort, median-of-three pivot, insertion sort below 17 elements): not stable,
     and the order it leaves among operations of one kind decides which is issued first."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfcompose.loggp.kernels.backend import components_refresh
+from perfcompose.loggp.kernels.backend import compiled_module
 from perfcompose.loggp.steps.program import CommStep, stable_order
 
 __all__ = ["WaitingComponents", "cycle_candidates"]
@@ -29,7 +29,8 @@ def _csr(keys: np.ndarray, values: np.ndarray, P: int) -> tuple[np.ndarray, np.n
 
 
 class WaitingComponents:
-    """The waiting graph's components, kept up to date from one forced send to the next."""
+    """The waiting graph's components, kept up to date from one forced send to the next (by the
+    compiled extension: an ImportError where it is not built)."""
 
     def __init__(self, step: CommStep) -> None:
         P = self.P = step.P
@@ -49,7 +50,10 @@ class WaitingComponents:
         self.affected, self.broken = np.zeros(4 * P + 2, np.bool_), np.zeros(4 * P + 2, np.bool_)
         self.head, self.size = np.full(4 * P + 2, -1, np.int64), np.zeros(4 * P + 2, np.int64)
         self.alist = np.empty(P + 1, np.int64)
-        self.refresh = components_refresh()
+        module = compiled_module()
+        if module is None:
+            raise ImportError("the compiled extension perfcompose.loggp.kernels._cstep is not built")
+        self.refresh = module.refresh
 
     def candidates(self, sent: np.ndarray) -> np.ndarray:
         """The processors that may be forced, ascending, given which ones have sent (a set that
@@ -67,11 +71,14 @@ def cycle_candidates(step: CommStep, sent: np.ndarray) -> list[int]:
     """The processors that may be forced to break a deadlock: members of the strongly connected
     components of the not-yet-sent processors that no other waiting component feeds (and that
     have an edge inside, so that they wait on each other)."""
+    if compiled_module() is None:
+        return reference_candidates(step, sent)
     return WaitingComponents(step).candidates(sent).tolist()
 
 
 def reference_candidates(step: CommStep, sent: np.ndarray) -> list[int]:
-    """The same set from SciPy's strongly connected components (the reference of the kernel)."""
+    """The same set from SciPy's strongly connected components (the reference of the kernel, and
+    what the worst case uses where it is not built)."""
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 

@@ -1,9 +1,9 @@
 """LogGOPSim's semantics on a program's steps without a GOAL schedule: the finish times that
 :func:`~perfcompose.loggp.goal.loggopsim.simulate_goal` gives on
 :func:`~perfcompose.loggp.goal.schedule.program_to_goal`'s schedule, computed by a kernel that reads the
-steps' arrays (``_cstep.loggopsim_steps`` in C, :mod:`perfcompose.loggp.kernels._steps_loggopsim_numba` in Numba where
-the extension is not built). No operation's times are kept: a timeline still goes through the
-GOAL schedule.
+steps' arrays (``_cstep.loggopsim_steps`` in C; where the extension is not built, the reference
+runs the program's GOAL schedule). No operation's times are kept: a timeline still goes through
+the GOAL schedule.
 
 :func:`step_arrays` lays a program out as the kernel takes it (plain buffers, so that a caller
 without NumPy can build them as ``array.array``): per step its kind (int32: 0 computation, 1
@@ -57,27 +57,21 @@ def _compiled() -> Any:
 
 
 def kernel_name() -> str:
-    """Which implementation computes the finish times here: "compiled extension (C)", "Numba", or
-    "Python (Numba not installed)"."""
-    return describe("compiled" if _compiled() is not None else "numba")
+    """Which implementation computes the finish times here, for people."""
+    return describe(_compiled() is not None)
 
 
-def _kernel() -> Any:
-    compiled = _compiled()
-    if compiled is not None:
-        return compiled
-    from perfcompose.loggp.kernels._steps_loggopsim_numba import loggopsim_steps_kernel
-
-    return loggopsim_steps_kernel
-
-
-def loggopsim_finish(program: Program, params: LogGP, *, O: float = 0.0, S: float = 65535.0,
-                     kernel: Any = None) -> np.ndarray:
+def loggopsim_finish(program: Program, params: LogGP, *, O: float = 0.0, S: float = 65535.0) -> np.ndarray:
     """Each processor's finish time under LogGOPSim's rules (``O`` per byte, rendezvous above
-    ``S`` bytes); ``kernel`` picks an implementation (default: the C extension where built)."""
+    ``S`` bytes): by the C extension where built, else through the program's GOAL schedule."""
+    run = _compiled()
+    if run is None:
+        from perfcompose.loggp.goal.loggopsim import simulate_goal
+        from perfcompose.loggp.goal.schedule import program_to_goal
+
+        return simulate_goal(program_to_goal(program), params, O=O, S=S, timelines=False).finish
     P = program.P
     finish = np.zeros(P)
-    run = kernel or _kernel()
     left = run(P, *step_arrays(program), float(params.L), float(params.o), float(params.g), float(params.G),
                float(O), float(S), finish)
     if left != 0:  # a program read by this package never gets here (its reader checks every message)

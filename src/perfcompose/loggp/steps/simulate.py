@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from perfcompose.loggp.kernels.backend import standard_kernel
+from perfcompose.loggp.kernels.backend import compiled_module
 from perfcompose.loggp.kernels.step_inputs import check_options, initial_gaps, recv_pointers, start_times
 from perfcompose.loggp.options import GapOrigin, LogGPOptions, Ties
 from perfcompose.loggp.params import LogGP
@@ -66,16 +66,15 @@ def recv_after_send(s: float, k: float, p: LogGP, origin: GapOrigin = "end") -> 
     """Earliest next receive after a k-byte send started at ``s`` (section 3: g later)."""
     k1G = max(k - 1.0, 0.0) * p.G
     if origin == "end":
-        return s + p.o + k1G + p.g
+        return s + (p.o + k1G + p.g)
     return s + max(p.o, p.g + k1G)
 
 
 def send_after_recv(r: float, p: LogGP, origin: GapOrigin = "end") -> float:
     """Earliest next send after a receive started at ``r`` (section 3: max(2o, g) - 2o later)."""
-    extra = max(2 * p.o, p.g) - 2 * p.o
     if origin == "end":
-        return r + p.o + extra
-    return r + max(p.o, extra)
+        return r + (p.o + max(2 * p.o, p.g) - 2 * p.o)
+    return r + max(p.o, max(2 * p.o, p.g) - 2 * p.o)
 
 
 def recv_after_recv(r: float, p: LogGP) -> float:
@@ -93,6 +92,9 @@ def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.
     between processors by a random choice seeded with ``seed`` (the paper's) or by rank.
     """
     check_options(gap_origin, ties)
+    module = compiled_module()
+    if module is None:
+        return reference_step(step, params, start=start, ready=ready, gap_origin=gap_origin, ties=ties, seed=seed)
     t0 = start_times(step, start)
     next_send, next_recv = initial_gaps(t0, ready)
     M = step.M
@@ -101,7 +103,7 @@ def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.
     send_seq = np.zeros(M, dtype=np.int64)
     recv_seq = np.zeros(M, dtype=np.int64)
     finish = np.zeros(step.P)
-    standard_kernel()(step.P, step.dst, step.nbytes, step.order, step.send_ptr, recv_pointers(step), t0,
+    module.standard(step.P, step.dst, step.nbytes, step.order, step.send_ptr, recv_pointers(step), t0,
                      params.L, params.o, params.g, params.G, gap_origin == "end", ties == "random",
                      int(seed) % (2 ** 32), send_start, recv_start, send_seq, recv_seq, finish, next_send,
                      next_recv)
@@ -109,14 +111,18 @@ def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.
 
 
 # ---------------------------------------------------------------------------------------------
-# a plain reading of Figure 2, kept as the reference the compiled kernel is tested against
+# a plain reading of Figure 2: the reference the compiled kernel is tested against, and what runs
+# where it is not built
 
 
-def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | None = None,
-                   ready: tuple[np.ndarray, np.ndarray] | None = None,
-                   gap_origin: GapOrigin = _DEFAULT.gap_origin) -> StepResult:
-    """Figure 2 written out with lists and linear scans (ties by rank): slow, obviously right."""
+def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.ndarray | None = None,
+                   ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = _DEFAULT.gap_origin,
+                   ties: Ties = "rank", seed: int = _DEFAULT.seed) -> StepResult:
+    """Figure 2 written out with lists and linear scans: slow, obviously right. Random ties draw
+    from NumPy's Mersenne Twister seeded with ``seed`` (mod 2^32), one number per processor that
+    has messages to send, then one after each action of a processor that still has some."""
     P, M = step.P, step.M
+    rng = np.random.RandomState(int(seed) % 2 ** 32)
     t0 = start_times(step, start)
     first_send, first_recv = initial_gaps(t0, ready)
     queue = [list(step.send_order(p)) for p in range(P)]
@@ -126,6 +132,14 @@ def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | No
     send_seq, recv_seq = np.zeros(M, dtype=np.int64), np.zeros(M, dtype=np.int64)
     finish = t0.copy()
     seq, arrivals = 0, 0
+    tie = [0.0] * P
+
+    def draw(p: int) -> None:
+        if queue[p]:
+            tie[p] = float(rng.random_sample()) if ties == "random" else float(p)
+
+    for q in range(P):
+        draw(q)
 
     def next_send(p: int) -> float:
         prev = last[p]
@@ -154,7 +168,7 @@ def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | No
 
     while any(queue):
         senders = [p for p in range(P) if queue[p]]
-        p = min(senders, key=lambda q: (next_send(q), q))
+        p = min(senders, key=lambda q: (next_send(q), tie[q]))
         start_send = next_send(p)
         start_recv = max(next_recv(p), min(pending[p])[0]) if pending[p] else math.inf
         if start_send < start_recv:
@@ -168,6 +182,7 @@ def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | No
             finish[p] = start_send + params.o
         else:
             receive(p)
+        draw(p)
     for p in range(P):
         while pending[p]:
             receive(p)
