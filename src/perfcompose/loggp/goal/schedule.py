@@ -12,11 +12,12 @@ gives the per-rank view of small schedules.
 """
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -321,21 +322,47 @@ def _estimate(nbytes: int, what: str) -> None:
     check_memory(nbytes * 3.0, f"{what} ({nbytes / 2 ** 20:,.0f} MiB of GOAL text)")
 
 
-def parse_goal(text: str, path: str | Path = "<goal>") -> GoalSchedule:
-    """Parse GOAL text (LogGOPSim's txt2bin input); errors name the file, line and column."""
-    import io
-
-    from perfcompose.loggp.goal.goal_arrays import read_goal_arrays
+def _read_compiled(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any] | None:
     from perfcompose.loggp.goal.goal_compiled import read_goal_compiled
+
+    with opener() as fh:
+        return read_goal_compiled(fh.read, size)
+
+
+def _read_arrays(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any] | None:
+    from perfcompose.loggp.goal.goal_arrays import read_goal_arrays
+
+    with opener() as fh:
+        return read_goal_arrays(fh.read)
+
+
+def _read_lean(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any] | None:
     from perfcompose.loggp.goal.goal_text_lean import read_goal_lean
 
+    return read_goal_lean(opener, size)
+
+
+#: the readers of GOAL text's columns, in the order they are tried: in C the form perfcompose writes
+#: (:mod:`.goal_text_lean`), in C the form Schedgen writes too (:mod:`.goal_compiled`), in NumPy
+#: (:mod:`.goal_arrays`); each gives None for a text it does not read, and the line reader takes it
+READERS: tuple[Callable[[Callable[[], IO[bytes]], int], dict[str, Any] | None], ...] = (
+    _read_lean, _read_compiled, _read_arrays)
+
+
+def _read_text(opener: Callable[[], IO[bytes]], size: int, what: str, lines: Callable[[], GoalSchedule]
+               ) -> GoalSchedule:
+    """The schedule from the first of :data:`READERS` that reads the text, else from ``lines``."""
+    _estimate(size, what)
+    cols = next((c for read in READERS if (c := read(opener, size)) is not None), None)
+    if cols is None:
+        return lines()
+    return _from_arrays(cols, lambda: lines().labels)
+
+
+def parse_goal(text: str, path: str | Path = "<goal>") -> GoalSchedule:
+    """Parse GOAL text (LogGOPSim's txt2bin input); errors name the file, line and column."""
     data = text.encode()
-    _estimate(len(data), "the schedule")
-    cols = (read_goal_lean(lambda: io.BytesIO(data), len(data)) or read_goal_compiled(io.BytesIO(data).read, len(data))
-            or read_goal_arrays(io.BytesIO(data).read))
-    if cols is not None:
-        return _from_arrays(cols, lambda: _parse_lines(text, path).labels)  # type: ignore[arg-type, return-value]
-    return _parse_lines(text, path)
+    return _read_text(lambda: io.BytesIO(data), len(data), "the schedule", lambda: _parse_lines(text, path))
 
 
 def _parse_lines(text: str, path: str | Path = "<goal>") -> GoalSchedule:
@@ -359,28 +386,12 @@ def _parse_lines(text: str, path: str | Path = "<goal>") -> GoalSchedule:
 
 
 def read_goal(path: Path | str) -> GoalSchedule:
-    """Read a GOAL file: by the compiled readers (:mod:`.goal_text_lean` for the form perfcompose
-    writes, else :mod:`.goal_compiled`), else by NumPy over its bytes (:mod:`.goal_arrays`), else
-    line by line."""
-    from perfcompose.loggp.goal.goal_arrays import read_goal_arrays
-    from perfcompose.loggp.goal.goal_compiled import read_goal_compiled
-    from perfcompose.loggp.goal.goal_text_lean import read_goal_lean
-
+    """Read a GOAL file by the first of :data:`READERS` that reads it, else line by line."""
     try:
         size = Path(path).stat().st_size
-        _estimate(size, f"the schedule {path}")
-        cols = read_goal_lean(lambda: open(path, "rb"), size)
-        if cols is None:
-            with open(path, "rb") as fh:
-                cols = read_goal_compiled(fh.read, size)
-        if cols is None:
-            with open(path, "rb") as fh:
-                cols = read_goal_arrays(fh.read)
+        return _read_text(lambda: open(path, "rb"), size, f"the schedule {path}", lambda: _read_lines(path))
     except OSError as exc:
         raise InputError(f"cannot read the schedule: {exc.strerror}", path=path) from None
-    if cols is not None:
-        return _from_arrays(cols, lambda: _read_lines(path).labels)  # type: ignore[arg-type, return-value]
-    return _read_lines(path)
 
 
 def _read_lines(path: Path | str) -> GoalSchedule:
