@@ -85,7 +85,7 @@ class _Run:
                 for a, b in pairs:
                     need[h][a] += 1
                     dep[h][b].append(a)
-        self.kinds = [np.array([_TYPE_ORDER[op.kind] for op in r.ops], dtype=np.int8) for r in ranks]
+        self.kinds = [[_TYPE_ORDER[op.kind] for op in r.ops] for r in ranks]
         self.issued = [[False] * len(r.ops) for r in ranks]
         self.started = [[False] * len(r.ops) for r in ranks]
         self.done = [[False] * len(r.ops) for r in ranks]
@@ -121,10 +121,10 @@ class _Run:
         heapq.heappush(self.aq, (t, its, kind, h, payload))
 
     def issue(self, h: int, initial: bool) -> None:
-        new = np.asarray(self.fresh[h], dtype=np.int64)
-        sort_like_cxx(new, self.kinds[h], 0, new.shape[0])
+        new = self.fresh[h]
+        sort_like_cxx(new, self.kinds[h], 0, len(new))
         self.fresh[h] = []
-        for i in new.tolist():
+        for i in new:
             op = self.ranks[h].ops[i]
             if initial:
                 t = 0.0

@@ -10,7 +10,7 @@ from types import ModuleType
 __all__ = ["extension", "compiled_module", "describe", "SLOW"]
 
 #: what running the references instead of the extensions costs, for people
-SLOW = "Python reference (the C extensions are not built: about 100 times slower)"
+SLOW = "Python reference (the C extensions are not built: 100 to 1,000 times slower)"
 
 
 @functools.cache

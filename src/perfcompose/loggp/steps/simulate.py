@@ -28,6 +28,7 @@ remaining receives in arrival order.
 """
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Sequence
 
@@ -118,14 +119,16 @@ def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.
 def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.ndarray | None = None,
                    ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = _DEFAULT.gap_origin,
                    ties: Ties = "rank", seed: int = _DEFAULT.seed) -> StepResult:
-    """Figure 2 written out with lists and linear scans: slow, obviously right. Random ties draw
-    from NumPy's Mersenne Twister seeded with ``seed`` (mod 2^32), one number per processor that
-    has messages to send, then one after each action of a processor that still has some."""
+    """Figure 2 written out with lists and Python's heaps: slow, obviously right. The processors
+    that still send wait in a heap by (next send, tie-break), their arrived messages in one each
+    by (arrival, arrival number). Random ties draw from NumPy's Mersenne Twister seeded with
+    ``seed`` (mod 2^32), one number per processor that has messages to send, then one after each
+    action of a processor that still has some."""
     P, M = step.P, step.M
     rng = np.random.RandomState(int(seed) % 2 ** 32)
     t0 = start_times(step, start)
     first_send, first_recv = initial_gaps(t0, ready)
-    queue = [list(step.send_order(p)) for p in range(P)]
+    queue = [list(reversed(step.send_order(p))) for p in range(P)]
     pending: list[list[tuple[float, int, int]]] = [[] for _ in range(P)]  # (arrival, order, message)
     last: list[tuple[str, float, float] | None] = [None] * P  # (kind, start, bytes)
     send_start, recv_start = np.zeros(M), np.zeros(M)
@@ -157,32 +160,34 @@ def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np
 
     def receive(p: int) -> None:
         nonlocal seq
-        first = min(pending[p])
-        pending[p].remove(first)
-        arrival, _, m = first
+        arrival, _, m = heapq.heappop(pending[p])
         r = max(next_recv(p), arrival)
         recv_start[m], recv_seq[m] = r, seq
         seq += 1
         last[p] = ("recv", r, 0.0)
         finish[p] = r + params.o
 
-    while any(queue):
-        senders = [p for p in range(P) if queue[p]]
-        p = min(senders, key=lambda q: (next_send(q), tie[q]))
-        start_send = next_send(p)
-        start_recv = max(next_recv(p), min(pending[p])[0]) if pending[p] else math.inf
+    senders = [(next_send(q), tie[q], q) for q in range(P) if queue[q]]
+    heapq.heapify(senders)
+    while senders:
+        start_send, _, p = senders[0]
+        start_recv = max(next_recv(p), pending[p][0][0]) if pending[p] else math.inf
         if start_send < start_recv:
-            m = queue[p].pop(0)
+            m = queue[p].pop()
             k = float(step.nbytes[m])
             send_start[m], send_seq[m] = start_send, seq
             seq += 1
-            pending[int(step.dst[m])].append((arrival_time(start_send, k, params), arrivals, m))
+            heapq.heappush(pending[int(step.dst[m])], (arrival_time(start_send, k, params), arrivals, m))
             arrivals += 1
             last[p] = ("send", start_send, k)
             finish[p] = start_send + params.o
         else:
             receive(p)
         draw(p)
+        if queue[p]:
+            heapq.heapreplace(senders, (next_send(p), tie[p], p))
+        else:
+            heapq.heappop(senders)
     for p in range(P):
         while pending[p]:
             receive(p)
