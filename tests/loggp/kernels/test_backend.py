@@ -149,10 +149,15 @@ def test_worst_case_loop_in_the_extension_passes_on_a_bad_choice():
         call(broken)
 
 
-def test_without_the_extension_the_reference_runs_and_says_so(monkeypatch):
+def test_without_the_extension_the_reference_runs_and_says_so_once(monkeypatch, capsys):
     monkeypatch.setattr(backend, "compiled_module", lambda: None)
     assert backend.describe() == backend.SLOW and "slower" in backend.SLOW
     assert backend.describe(True) == "compiled extension (C)"
+    backend.note_reference.cache_clear()
+    backend.note_reference()
+    backend.note_reference()
+    err = capsys.readouterr().err
+    assert err.count(backend.SLOW) == 1 and err.count("\n") == 1 and "gcc" in err
 
 
 @needs_extension

@@ -23,7 +23,7 @@ import numpy as np
 
 from perfcompose.errors import InputError
 from perfcompose.loggp.goal.schedule import CALC, GoalSchedule, program_to_goal
-from perfcompose.loggp.kernels.backend import extension
+from perfcompose.loggp.kernels.backend import extension, note_reference
 from perfcompose.loggp.options import LOGGOPSIM_S
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.results import GoalResult, Op, ProgramResult
@@ -91,6 +91,7 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
     else:
         from perfcompose.loggp.goal.loggopsim_reference import reference_times
 
+        note_reference()
         finish, ref_start, ref_end, done = reference_times(s, params, O, S)
         if timelines:
             start, end = ref_start, ref_end

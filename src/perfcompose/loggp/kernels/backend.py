@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import functools
 import importlib
+import sys
 from types import ModuleType
 
-__all__ = ["extension", "compiled_module", "describe", "SLOW"]
+__all__ = ["extension", "compiled_module", "describe", "note_reference", "SLOW"]
 
 #: what running the references instead of the extensions costs, for people
 SLOW = "Python reference (the C extensions are not built: 100 to 1,000 times slower)"
@@ -30,3 +31,10 @@ def compiled_module() -> ModuleType | None:
 def describe(built: bool | None = None) -> str:
     """Which implementation runs here, for people: the step simulators' (or the one ``built`` says)."""
     return "compiled extension (C)" if (compiled_module() is not None if built is None else built) else SLOW
+
+
+@functools.cache
+def note_reference() -> None:
+    """Say once per process, on standard error, that a reference runs where an extension would."""
+    print(f"perfcompose: {SLOW}; reinstall with a C compiler and the Python headers (gcc, python3-dev)",
+          file=sys.stderr)

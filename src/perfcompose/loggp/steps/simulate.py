@@ -34,7 +34,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from perfcompose.loggp.kernels.backend import compiled_module
+from perfcompose.loggp.kernels.backend import compiled_module, note_reference
 from perfcompose.loggp.kernels.step_inputs import check_options, initial_gaps, recv_pointers, start_times
 from perfcompose.loggp.options import GapOrigin, LogGPOptions, Ties
 from perfcompose.loggp.params import LogGP
@@ -95,6 +95,7 @@ def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.
     check_options(gap_origin, ties)
     module = compiled_module()
     if module is None:
+        note_reference()
         return reference_step(step, params, start=start, ready=ready, gap_origin=gap_origin, ties=ties, seed=seed)
     t0 = start_times(step, start)
     next_send, next_recv = initial_gaps(t0, ready)

@@ -14,7 +14,7 @@ import random
 
 import numpy as np
 
-from perfcompose.loggp.kernels.backend import compiled_module
+from perfcompose.loggp.kernels.backend import compiled_module, note_reference
 from perfcompose.loggp.kernels.step_inputs import check_options, initial_gaps, recv_pointers, start_times
 from perfcompose.loggp.options import GapOrigin, LogGPOptions, Ties
 from perfcompose.loggp.params import LogGP
@@ -40,6 +40,7 @@ def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None =
     rng = random.Random(seed)
     module = compiled_module()
     if module is None:
+        note_reference()
         return reference_worst_step(step, params, t0, (next_send, recv_ready), gap_origin, ties == "rank", rng,
                                     step_index)
     P, M = step.P, step.M
