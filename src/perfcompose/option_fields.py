@@ -14,13 +14,15 @@ module can build its options at import time without slowing down ``perfcompose -
 """
 from __future__ import annotations
 
+import inspect
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import Field, field, fields
 from typing import Any
 
-__all__ = ["option", "declared", "default_of", "help_of", "flag_of", "key_of", "design_keys", "cli_option",
-           "value_kind", "OPTION_HELP"]
+__all__ = ["option", "shared", "declared", "default_of", "help_of", "flag_of", "key_of", "design_keys", "cli_option",
+           "command", "value_kind", "OPTION_HELP"]
 
 #: the metadata key under which a field's help is kept; a field without it is no option
 OPTION_HELP = "help"
@@ -28,11 +30,21 @@ _SAME: Any = object()
 
 
 def option(default: Any, help: str, *, flag: str | None = None, key: str | None = None,
-           minimum: float | None = None) -> Any:
+           minimum: float | None = None, argument: bool = False, **cli: Any) -> Any:
     """A dataclass field declaring an option: its ``default`` and ``help``; its command-line
     ``flag`` (default ``--name`` with dashes) and design-file ``key`` (default the field's name);
-    ``minimum``, the least value the command line accepts."""
-    return field(default=default, metadata={OPTION_HELP: help, "flag": flag, "key": key, "min": minimum})
+    ``minimum``, the least value the command line accepts; ``argument``, a positional argument
+    rather than a flag; ``cli``, what else the command line's parameter takes (a short flag as
+    ``short``, a ``callback``, a ``metavar``)."""
+    return field(default=default, metadata={OPTION_HELP: help, "flag": flag, "key": key, "min": minimum,
+                                            "argument": argument, "cli": cli})
+
+
+def shared(parameter: Any) -> Any:
+    """A dataclass field whose command-line parameter is one that several commands share (built
+    in :mod:`perfcompose.commands.common`, where its default and help are written); the field's
+    default is that parameter's."""
+    return field(default=parameter.default, metadata={"parameter": parameter})
 
 
 def declared(cls: type, name: str) -> Field[Any]:
@@ -85,7 +97,8 @@ def value_kind(cls: type, name: str) -> type | tuple[type, ...]:
 
 
 def cli_option(cls: type, name: str, *, default: Any = _SAME, **extra: Any) -> Any:
-    """The ``typer.Option`` of a declared option: its flag, default, help and minimum.
+    """The ``typer.Option`` (or ``typer.Argument``) of a declared option: its flag, default, help
+    and minimum.
 
     ``default`` replaces the declared default on the command line (e.g. None, to tell a flag
     given from one left out); the help then still shows the declared default.
@@ -93,9 +106,36 @@ def cli_option(cls: type, name: str, *, default: Any = _SAME, **extra: Any) -> A
     import typer
 
     f = declared(cls, name)
-    kwargs: dict[str, Any] = {"help": f.metadata[OPTION_HELP], **extra}
+    cli = dict(f.metadata.get("cli") or {})
+    kwargs: dict[str, Any] = {"help": f.metadata[OPTION_HELP], **{k: v for k, v in cli.items() if k != "short"},
+                              **extra}
     if f.metadata["min"] is not None:
         kwargs["min"] = f.metadata["min"]
     if default is not _SAME:
         kwargs.setdefault("show_default", str(f.default))
-    return typer.Option(f.default if default is _SAME else default, flag_of(cls, name), **kwargs)
+    value = f.default if default is _SAME else default
+    if f.metadata.get("argument"):
+        return typer.Argument(value, **kwargs)
+    return typer.Option(value, flag_of(cls, name), *([cli["short"]] if "short" in cli else []), **kwargs)
+
+
+def command(cls: type) -> Callable[[Callable[[Any], Any]], Callable[..., Any]]:
+    """A decorator making ``run(options)`` a command whose parameters are the fields of ``cls``
+    (declared options, and shared ones): the command line's values build ``cls``, which ``run``
+    gets; the command keeps ``run``'s name and docstring."""
+    hints = typing.get_type_hints(cls)
+    parameters = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, annotation=hints[f.name],
+                                    default=f.metadata.get("parameter") or cli_option(cls, f.name))
+                  for f in fields(cls) if OPTION_HELP in f.metadata or "parameter" in f.metadata]
+
+    def decorate(run: Callable[[Any], Any]) -> Callable[..., Any]:
+        def main(**given: Any) -> Any:
+            return run(cls(**given))
+
+        main.__name__, main.__qualname__, main.__doc__ = run.__name__, run.__qualname__, run.__doc__
+        main.__module__ = run.__module__
+        main.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+        main.__annotations__ = {p.name: p.annotation for p in parameters}
+        return main
+
+    return decorate

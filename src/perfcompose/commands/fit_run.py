@@ -3,12 +3,11 @@
 :mod:`.fit_symbolic`, imported only when asked for."""
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from perfcompose.choices import NEGATIVE_EXPONENTS, Aggregate, NegativeExponents, Scaling
+from perfcompose.choices import NEGATIVE_EXPONENTS
 from perfcompose.commands.common import (
     Table,
     bar_after,
@@ -26,6 +25,9 @@ from perfcompose.fit import PMNFFitter, advise_series
 from perfcompose.fit.hypotheses import DEFAULT_I, DEFAULT_J
 from perfcompose.fit.profile import fit_profile
 from perfcompose.fit.usable import Skipped, fit_usable
+
+if TYPE_CHECKING:
+    from perfcompose.commands.fit import FitCommand
 
 
 def _fit_all(exp: Any, pmnf: Any, segmented: bool, metric: str | None, region: str | None,
@@ -92,27 +94,24 @@ def _advise(exp: Any, pmnf: Any, metric: str | None, region: str | None, extend:
             console.print(f"  {k}. {sug.reason()}")
 
 
-def run_fit(file: Path, metric: str | None, region: str | None, aggregate: Aggregate, max_terms: int,
-            negative_exponents: NegativeExponents, segmented: bool, advise: bool, extend: float,
-            json_out: Path | None, plot: Path | None, html: Path | None, poly_exponents: str | None,
-            log_exponents: str | None, save_experiment: Path | None, scaling: Scaling,
-            scheduler: str | None, unit: str | None = None) -> None:
+def run_fit(o: FitCommand) -> None:
     """Fit, print, advise and write what ``perfcompose fit`` was asked for."""
-    if extend < 1:
-        raise typer.BadParameter(f"{extend}; a factor of at least 1", param_hint="--extend")
-    exp = with_stated_unit(load(file, metric=metric, scaling=scaling), unit)
+    file, metric, region, aggregate, segmented = o.file, o.metric, o.region, o.aggregate, o.segmented
+    if o.extend < 1:
+        raise typer.BadParameter(f"{o.extend}; a factor of at least 1", param_hint="--extend")
+    exp = with_stated_unit(load(file, metric=metric, scaling=o.scaling), o.unit)
     for note in exp.notes:
         err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
     # a point saved as its statistics (an Extra-P saved experiment) is the one of the aggregate
     exp = exp.for_aggregate(aggregate)
-    pmnf = PMNFFitter(aggregate=aggregate, max_terms=max_terms,
-                      allow_negative_exponents=NEGATIVE_EXPONENTS[negative_exponents],
-                      exponents_i=DEFAULT_I if poly_exponents is None else poly_exponents,
-                      exponents_j=DEFAULT_J if log_exponents is None else log_exponents)
+    pmnf = PMNFFitter(aggregate=aggregate, max_terms=o.max_terms,
+                      allow_negative_exponents=NEGATIVE_EXPONENTS[o.negative_exponents],
+                      exponents_i=DEFAULT_I if o.poly_exponents is None else o.poly_exponents,
+                      exponents_j=DEFAULT_J if o.log_exponents is None else o.log_exponents)
     if segmented and len(exp.parameters) != 1:
         raise typer.BadParameter(f"{file} has {len(exp.parameters)} parameters ({', '.join(exp.parameters)}); "
                                  "a segmented model splits along one", param_hint="--segmented")
-    results, skipped = _fit_all(exp, pmnf, segmented, metric, region, scheduler)
+    results, skipped = _fit_all(exp, pmnf, segmented, metric, region, o.scheduler)
     title = f"PMNF models of {file} ({aggregate} of repetitions)"
     console.print(_table(results, title, segmented))
     if skipped:
@@ -129,12 +128,12 @@ def run_fit(file: Path, metric: str | None, region: str | None, aggregate: Aggre
             err_console.print(f"[bold yellow]warning:[/bold yellow] {r.label}: {warning}", highlight=False)
     saved = saved_models(file)   # an Extra-P saved experiment's own models, shown beside these
     print_saved_models(file, saved)
-    if advise:
-        _advise(exp, pmnf, metric, region, extend, skipped)
-    if json_out or plot or html or save_experiment:
+    if o.advise:
+        _advise(exp, pmnf, metric, region, o.extend, skipped)
+    if o.json_out or o.plot or o.html or o.save_experiment:
         from perfcompose.commands.fit_symbolic import save_experiment_with_models, write_outputs  # SymPy's
 
-        write_outputs(exp, results, [_text(r, segmented) for r in results], title, json_out, plot, html, saved,
+        write_outputs(exp, results, [_text(r, segmented) for r in results], title, o.json_out, o.plot, o.html, saved,
                       aggregate=aggregate, skipped=skipped, page_notes=unit_notes)
-        if save_experiment:
-            save_experiment_with_models(exp, results, aggregate, save_experiment)
+        if o.save_experiment:
+            save_experiment_with_models(exp, results, aggregate, o.save_experiment)

@@ -25,6 +25,7 @@ from perfcompose.errors import FitError
 from perfcompose.fit.noise import aggregated
 from perfcompose.fit.pmnf import PMNFFitter
 from perfcompose.fit.result import Candidate, FitResult, predict
+from perfcompose.fit_options import FitOptions
 from perfcompose.pmnf_text import pmnf_factors
 
 
@@ -62,7 +63,7 @@ class Suggestion:
 
 
 def advise(X: Any, values: Any, params: Sequence[str], fitter: PMNFFitter | None = None, *, top: int = 3,
-           count: int = 3, extend: float = 4.0, enough: float = 5.0, candidates: Any = None
+           count: int = 3, extend: float = FitOptions.extend, enough: float = 5.0, candidates: Any = None
            ) -> list[Suggestion]:
     """The ``count`` points that best separate the ``top`` hypotheses fitted to the measurements.
 
@@ -99,7 +100,7 @@ def advise_series(params: Sequence[str], series: Series, fitter: PMNFFitter | No
 
 
 def suggest(result: FitResult, X: np.ndarray, y: np.ndarray, sigma: float, *, top: int = 3, count: int = 3,
-            extend: float = 4.0, enough: float = 5.0, candidates: Any = None) -> list[Suggestion]:
+            extend: float = FitOptions.extend, enough: float = 5.0, candidates: Any = None) -> list[Suggestion]:
     """:func:`advise` for a fit already made: ``y`` the aggregated values at ``X``, ``sigma``
     their relative noise (0 when unknown: the fit's residuals stand in)."""
     noise = _noise(result.chosen, X, y, sigma)
@@ -124,7 +125,7 @@ def suggest(result: FitResult, X: np.ndarray, y: np.ndarray, sigma: float, *, to
             for i in order[:count]]
 
 
-def candidate_points(X: np.ndarray, extend: float = 4.0) -> np.ndarray:
+def candidate_points(X: np.ndarray, extend: float = FitOptions.extend) -> np.ndarray:
     """Unmeasured points of the grid spanned by every parameter's candidate values: the
     measured ones, the geometric means between neighbours and a geometric continuation (at the
     measured ratio) up to ``extend`` times the largest."""

@@ -25,6 +25,7 @@ from perfcompose.choices import STRATEGIES, SingleMethod, Strategy
 from perfcompose.errors import FitError
 from perfcompose.fit.base import Estimator
 from perfcompose.model import Model
+from perfcompose.skeleton_options import ForecastOptions
 
 __all__ = ["Forecaster", "Spline", "Loess", "LmPoly", "Lm", "MeanOf", "forecaster", "METHODS", "Choice",
            "ForecastError", "choose", "rounding_interval", "holdout_errors", "Strategy", "STRATEGIES"]
@@ -279,7 +280,7 @@ class LmPoly(Forecaster):
 
     name = "lm-poly"
 
-    def __init__(self, degree: int = 3):
+    def __init__(self, degree: int = ForecastOptions.poly_degree):
         if degree < 1:
             raise FitError(f"lm(poly) needs degree >= 1, got {degree}")
         self.degree = degree
@@ -451,8 +452,8 @@ def _summary(errs: list[float]) -> float:
 
 
 def choose(x: Values, y: Values, at: float, *,
-           methods: Sequence[Forecaster] | None = None, epsilon: float = 0.05,
-           strategy: Strategy | str = "known", training: int = 1) -> Choice:
+           methods: Sequence[Forecaster] | None = None, epsilon: float = ForecastOptions.epsilon,
+           strategy: Strategy | str = ForecastOptions.strategy, training: int = ForecastOptions.training) -> Choice:
     """Choose a method for the forecast at ``at`` and make it (001 section 3).
 
     ``strategy="known"``: hold out the known value nearest to ``at``; discard methods predicting

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from perfcompose.choices import NEGATIVE_EXPONENTS
 from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
 from perfcompose.fit.combinations import (
@@ -123,9 +124,10 @@ class PMNFFitter(SeriesFitter):
     keep = 10  # runners-up kept in FitResult.alternatives
 
     def __init__(self, *, exponents_i: Sequence[Any] = DEFAULT_I, exponents_j: Sequence[Any] = DEFAULT_J,
-                 max_terms: int = 2, aggregate: str = FitOptions().aggregate, nonnegative: bool = True,
-                 candidates_per_parameter: int = 5, weight_power: float = 1.0, tilt: float = 1.0,
-                 allow_negative_exponents: bool | None = None, policy: SelectionPolicy = DEFAULT_POLICY,
+                 max_terms: int = FitOptions.max_terms, aggregate: str = FitOptions.aggregate,
+                 nonnegative: bool = True, candidates_per_parameter: int = 5, weight_power: float = 1.0,
+                 tilt: float = 1.0, policy: SelectionPolicy = DEFAULT_POLICY,
+                 allow_negative_exponents: bool | None = NEGATIVE_EXPONENTS[FitOptions.negative_exponents],
                  unreplicated_weight_power: float | None = 0.0):
         self.exponents_i = exponents_i
         self.exponents_j = exponents_j

@@ -49,7 +49,7 @@ def _aggregate(values: np.ndarray, how: str) -> np.ndarray:
 
 
 def bootstrap(model: Model, data: Experiment | Series, *, resamples: int = RESAMPLES, seed: int = 0,
-              aggregate: str = FitOptions().aggregate, residuals: bool = True) -> LinearEnsemble | None:
+              aggregate: str = FitOptions.aggregate, residuals: bool = True) -> LinearEnsemble | None:
     """Members of ``model`` refitted to resamples of ``data`` (the series it was fitted to), or
     None where the model is not a sum of PMNF terms."""
     series = data.series[0] if isinstance(data, Experiment) else data
@@ -93,5 +93,5 @@ def with_uncertainty(model: Model, data: Experiment | Series, **options: Any) ->
 def fit_with_uncertainty(fitter: Any, experiment: Experiment, **options: Any) -> Model:
     """Fit with any fitter of the project (``fit(experiment).model_``) and attach the bootstrap."""
     model = fitter.fit(experiment).model_
-    aggregate = getattr(fitter, "aggregate", FitOptions().aggregate)
+    aggregate = getattr(fitter, "aggregate", FitOptions.aggregate)
     return with_uncertainty(model, experiment, aggregate=aggregate, **options)
