@@ -1,4 +1,7 @@
-"""The command line: the README's jobs work, and bad input exits 2 with one clear message."""
+"""The command line: the README's jobs work, and bad input exits 2 with one clear message.
+
+The commands run in this process (tests/run_cli.py); the tests that start a process of their own
+check what only a process shows: that it starts, the exit status and the streams the shell sees."""
 from __future__ import annotations
 
 import json
@@ -8,19 +11,23 @@ import sys
 from pathlib import Path
 
 import pytest
+from run_cli import perfcompose
 from validate_json import read_validate_json
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
+run = perfcompose
 
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+
+def spawn(*args: str) -> subprocess.CompletedProcess:
+    """``python -m perfcompose ARGS...`` in a process of its own."""
     env = {**os.environ, "COLUMNS": "200"}  # rich wraps table cells to the terminal width
     return subprocess.run([sys.executable, "-m", "perfcompose", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=600, env=env)
+                          timeout=600, env=env)
 
 
 def test_version():
-    r = run("--version")
+    r = spawn("--version")
     assert r.returncode == 0 and r.stdout.startswith("perfcompose ")
 
 
@@ -130,6 +137,14 @@ def test_missing_file_exits_2(tmp_path):
     assert r.returncode == 2 and "no such file" in r.stderr
 
 
+def test_a_process_given_bad_input_exits_2_with_one_message_on_stderr(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_text("PARAMETER x\nPOINTS 4 8\nREGION r\nDATA 1\nDATA abc\n")
+    r = spawn("fit", str(path))
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("error: ") and "line 5" in r.stderr and "Traceback" not in r.stderr
+
+
 def test_too_few_points_exits_2(tmp_path):
     path = tmp_path / "two.csv"
     path.write_text("x,value\n4,1\n8,2\n")
@@ -144,7 +159,8 @@ def test_compose_prints_the_model_on_its_first_line():
     r = run("compose", "tpool_4(qsort)", *PAPER)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[0] == "258.5425*x*log2(x)"
-    r = run("compose", "seq(inc, nop)", *PAPER, "--json", "-")  # the JSON alone on stdout, the model line on stderr
+    # the JSON alone on stdout, the model line on stderr, as a shell's pipe and terminal see them
+    r = spawn("compose", "seq(inc, nop)", *PAPER, "--json", "-")
     assert r.stderr.splitlines()[0] == "5422.97 + 536.185*x"
     assert json.loads(r.stdout)["unit"] == "ns"
 
@@ -242,20 +258,21 @@ def test_demo_measures_fits_composes_and_plots(tmp_path, monkeypatch):
     assert "<svg" in (tmp_path / "demo.html").read_text()  # the report, written by default
 
 
-def test_paper_table1_quick_one_task(tmp_path):
-    # run where its checkpoints may stay (.perfcompose/ in the working directory)
-    r = run("paper", "table1", "--quick", "--task", "map_small", "--out", str(tmp_path / "t1.json"), cwd=tmp_path)
+def test_paper_table1_quick_one_task(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # where its checkpoints may stay (.perfcompose/ in the working directory)
+    r = run("paper", "table1", "--quick", "--task", "map_small", "--out", str(tmp_path / "t1.json"))
     assert r.returncode == 0, r.stderr
     assert "map_small" in r.stdout and "(std)" in r.stdout
     assert (tmp_path / "t1_map_small.json").exists()
     assert (tmp_path / ".perfcompose" / "table1_map_small_quick.checkpoint.jsonl").exists()
 
 
-def test_validate_prints_the_table_and_writes_one_record_per_configuration(tmp_path):
+def test_validate_prints_the_table_and_writes_one_record_per_configuration(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     out = tmp_path / "v.json"
     # tpool_512 has more workers than a test machine has cores (tpool_8 would run where there are 8)
     r = run("validate", "seq(inc, nop)", "pipe(inc, qsort)", "tpool_512(qsort)", "--x", "1024,2048,4096",
-            "--reps", "1", "--count", "4", "--json", str(out), cwd=tmp_path)
+            "--reps", "1", "--count", "4", "--json", str(out))
     assert r.returncode == 0, r.stderr
     assert "pipe(inc, qsort)" in r.stdout and "calibrated" in r.stdout
     assert "skipped tpool_512(qsort): 512 workers" in r.stdout
@@ -272,8 +289,9 @@ def test_validate_prints_the_table_and_writes_one_record_per_configuration(tmp_p
     (["validate", "pipe(inc, qsort)", "--x", "1024,2048"], "at least 3 input sizes"),
     (["validate", "tpool_n(qsort)", "--x", "1024,2048,4096"], "no thread count"),
 ])
-def test_validate_bad_input_exits_2(tmp_path, args, message):
-    r = run(*args, cwd=tmp_path)
+def test_validate_bad_input_exits_2(tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    r = run(*args)
     assert r.returncode == 2
     assert message in r.stderr and "Traceback" not in r.stderr
 
