@@ -1,9 +1,8 @@
 /* The LogGP step simulators of paper 002 compiled as a C extension: the standard algorithm
- * (Figure 2), the worst case's inner loop (section 4.2) and the refresh of its waiting graph's
- * components. They are the Numba kernels of _steps_numba.py and _components_numba.py line for line
- * (the same heaps, the same order of operations, the same Mersenne Twister stream for random ties
- * as Numba's np.random after np.random.seed), so that both give identical results (Figure 2's keeps
- * each processor's state in one cache line where Numba's keeps arrays of it); the Python
+ * (Figure 2), the worst case (section 4.2) with its waiting graph's components, and LogGOPSim's
+ * loop on a program's steps. They give the timelines of the plain-Python references
+ * (simulate.py's reference_step, with the same Mersenne Twister stream for random ties as NumPy's
+ * RandomState; worstcase.py's reference_worst_step; loggopsim_reference.py) exactly; the Python
  * wrappers allocate and check every array and pass them here as buffers (_buffers.h). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -49,7 +48,7 @@ static inline int64_t heap_pop(Entry *h, int64_t n) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* MT19937 as Numba seeds and draws it (np.random.seed(s) with a 32-bit s; np.random.random()) */
+/* MT19937 as NumPy's RandomState seeds and draws it (RandomState(s) with a 32-bit s; random_sample()) */
 
 #define MT_N 624
 #define MT_M 397
@@ -101,7 +100,7 @@ static inline double mt_double(MT *s) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* the gaps of Figure 1 and the receives (_steps_numba.py) */
+/* the gaps of Figure 1 and the receives */
 
 typedef struct {
     Entry *heap; /* the arrival heaps, processor p's from recv_ptr[p] */
@@ -452,51 +451,8 @@ static int64_t worst_run(Worst *a, Receiver *r) {
     return P - a->n_sent;
 }
 
-static PyObject *worst(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_ssize_t P;
-    long long forced;
-    double L, o, g, G;
-    int end_origin;
-    PyObject *ob[18];
-    if (!PyArg_ParseTuple(args, "nOOOOOddddpLOOOOOOOOOOOOO:worst", &P, &ob[0], &ob[1], &ob[2], &ob[3], &ob[4], &L, &o,
-                          &g, &G, &end_origin, &forced, &ob[5], &ob[6], &ob[7], &ob[8], &ob[9], &ob[10], &ob[11],
-                          &ob[12], &ob[13], &ob[14], &ob[15], &ob[16], &ob[17])) {
-        return NULL;
-    }
-    /* dst nbytes order send_ptr recv_ptr | sent waiting heap rsize next_send recv_ready finish send_start
-       recv_start send_seq recv_seq counters stack */
-    const char *names[18] = {"dst", "nbytes", "order", "send_ptr", "recv_ptr", "sent", "waiting", "heap", "rsize",
-                             "next_send", "recv_ready", "finish", "send_start", "recv_start", "send_seq", "recv_seq",
-                             "counters", "stack"};
-    Buf b[18];
-    Py_ssize_t M;
-    if (get_step_bufs(ob, b, 18, "qdqqq?qdqdddddqqqq", "MMMppPP3PPPPMMMM2P", P, 5, names, &M) < 0) {
-        return NULL;
-    }
-    if (forced >= P) {
-        release(b, 18);
-        PyErr_SetString(PyExc_ValueError, "forced: not a processor");
-        return NULL;
-    }
-    Worst a = {P, I64(b[0]), I64(b[2]), I64(b[3]), F64(b[1]), L, o, g, G, end_origin, (int64_t)forced, BOOL(b[5]),
-               I64(b[6]), I64(b[16]), I64(b[17]), I64(b[14]), F64(b[12]), NULL, 0, 0};
-    for (Py_ssize_t p = 0; p < P; p++) { /* the processors that sent in earlier calls */
-        a.n_sent += a.sent[p] != 0;
-    }
-    Receiver r = {(Entry *)b[7].view.buf, I64(b[8]), I64(b[4]), F64(b[9]), F64(b[10]), F64(b[11]), F64(b[13]),
-                  I64(b[15]), o, 0.0, 0.0};
-    gaps_after_receive(o, g, end_origin, &r.send_gap_after_recv, &r.recv_gap_after_recv);
-    int64_t remaining;
-    Py_BEGIN_ALLOW_THREADS
-    remaining = worst_run(&a, &r);
-    Py_END_ALLOW_THREADS
-    release(b, 18);
-    return PyLong_FromLongLong(remaining);
-}
-
 /* ------------------------------------------------------------------------------------------ */
-/* the waiting graph's components (components.py, whose Numba functions these are line for line) */
+/* the waiting graph's components (components.py; SciPy's strongly connected components are the reference) */
 
 typedef struct {
     int64_t P;
@@ -504,9 +460,9 @@ typedef struct {
     const int64_t *ptr, *rptr;
     const int32_t *adj, *radj;
     int64_t *label, *fed, *state, *mark, *queue, *members, *nxt, *index, *low, *stack, *cs_node, *cs_edge, *root;
-    char *onstack, *inner, *ok, *affected, *broken;
-    int64_t *alist, *head, *size;
-    int64_t *csize; /* where not NULL: each label's count of members, kept from one refresh to the next */
+    char *onstack, *inner, *affected, *broken;
+    int64_t *alist, *head;
+    int64_t *csize; /* each label's count of members, kept from one refresh to the next */
 } Components;
 
 /* whether a search from start along (ptr, adj) inside component c reaches all its n members;
@@ -617,33 +573,8 @@ static void unfeed(Components *k, int64_t v, int64_t c) {
     }
 }
 
-/* take the processors that have sent since the last call out of their components */
-static int64_t forget_sent(Components *k) {
-    int64_t *label = k->label;
-    for (int64_t v = 0; v < k->P; v++) {
-        if (k->sent[v] && label[v] >= 0) {
-            unfeed(k, v, label[v]);
-        }
-    }
-    int64_t na = 0;
-    for (int64_t v = 0; v < k->P; v++) {
-        if (k->sent[v] && label[v] >= 0) {
-            int64_t c = label[v];
-            if (!k->affected[c]) {
-                k->affected[c] = 1;
-                k->alist[na++] = c;
-            }
-            if (k->inner[v] || k->root[c] == v || k->root[c] < 0) {
-                k->broken[c] = 1;
-            }
-            label[v] = -1;
-        }
-    }
-    return na;
-}
-
-/* forget_sent for the processors listed in vs (those that sent since the last call), keeping
- * csize: the same components without a pass over all processors */
+/* take the processors listed in vs (those that sent since the last call) out of their components,
+ * keeping csize */
 static int64_t forget_listed(Components *k, const int64_t *vs, int64_t nv) {
     int64_t *label = k->label;
     for (int64_t i = 0; i < nv; i++) {
@@ -695,10 +626,9 @@ static void resplit(Components *k, int64_t na) {
         if (n <= 1 || !k->broken[c]) {
             continue;
         }
-        /* the trees to search again: with csize kept (worst_step) only the direction whose tree
-         * lost a member through which it reached others (a tree that lost only leaves still
-         * reaches every member from the root); else both */
-        char again = k->csize && k->root[c] >= 0 && (k->broken[c] & 3) != 3 ? k->broken[c] : 3;
+        /* the trees to search again: only the direction whose tree lost a member through which it
+         * reached others (a tree that lost only leaves still reaches every member from the root) */
+        char again = k->root[c] >= 0 && (k->broken[c] & 3) != 3 ? k->broken[c] : 3;
         for (int64_t i = 0; i < n; i++) {
             k->inner[k->members[i]] &= (char)~again;
         }
@@ -723,11 +653,9 @@ static void resplit(Components *k, int64_t na) {
             k->fed[j] = 0;
             k->root[j] = -1;
         }
-        if (k->csize) {
-            k->csize[c] = 0;
-            for (int64_t i = 0; i < n; i++) {
-                k->csize[label[k->members[i]]] += 1;
-            }
+        k->csize[c] = 0;
+        for (int64_t i = 0; i < n; i++) {
+            k->csize[label[k->members[i]]] += 1;
         }
         for (int64_t i = 0; i < n; i++) {
             int64_t x = k->members[i];
@@ -741,23 +669,19 @@ static void resplit(Components *k, int64_t na) {
     }
 }
 
-/* the first refresh: every processor that has not sent in component 0 (counted in csize where
- * sizes is set), the one affected component, broken as `broken` says; returns 1, the affected count */
-static int64_t first_component(Components *k, int sizes, char broken) {
-    if (sizes) {
-        k->csize[0] = 0;
-    }
+/* the first refresh: every processor that has not sent in component 0 (counted in csize), the one
+ * affected component, both of its search trees to build; returns 1, the affected count */
+static int64_t first_component(Components *k) {
+    k->csize[0] = 0;
     for (int64_t v = 0; v < k->P; v++) {
         k->label[v] = k->sent[v] ? -1 : 0;
-        if (sizes) {
-            k->csize[0] += !k->sent[v];
-        }
+        k->csize[0] += !k->sent[v];
     }
     k->fed[0] = 0;
     k->affected[0] = 1;
     k->alist[0] = 0;
     k->state[0] = 1;
-    k->broken[0] = broken;
+    k->broken[0] = 3;
     return 1;
 }
 
@@ -772,86 +696,10 @@ static void settle(Components *k, int64_t na) {
     }
 }
 
-/* refresh_run for worst_step: the processors that sent since the last call listed in vs, the
- * members counted in csize; leaves ok alone (the caller reads the candidates off label, fed and
- * csize) */
+/* the components brought up to date: the processors that sent since the last call listed in vs,
+ * the members counted in csize (the caller reads the candidates off label, fed and csize) */
 static void refresh_listed(Components *k, int first, const int64_t *vs, int64_t nv) {
-    settle(k, first ? first_component(k, 1, 3) : forget_listed(k, vs, nv));
-}
-
-static int64_t refresh_run(Components *k, int first) {
-    settle(k, first ? first_component(k, 0, 1) : forget_sent(k));
-    for (int64_t v = 0; v < k->P; v++) {
-        if (k->label[v] >= 0) {
-            k->size[k->label[v]] += 1;
-        }
-    }
-    int64_t count = 0;
-    for (int64_t v = 0; v < k->P; v++) {
-        int64_t c = k->label[v];
-        k->ok[v] = c >= 0 && k->fed[c] == 0 && k->size[c] >= 2;
-        count += k->ok[v];
-    }
-    for (int64_t v = 0; v < k->P; v++) {
-        if (k->label[v] >= 0) {
-            k->size[k->label[v]] = 0;
-        }
-    }
-    return count;
-}
-
-static PyObject *refresh(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_ssize_t P;
-    int first;
-    PyObject *ob[26];
-    if (!PyArg_ParseTuple(args, "nOOOOOOOOpOOOOOOOOOOOOOOOOOO:refresh", &P, &ob[0], &ob[1], &ob[2], &ob[3], &ob[4],
-                          &ob[5], &ob[6], &ob[7], &first, &ob[8], &ob[9], &ob[10], &ob[11], &ob[12], &ob[13], &ob[14],
-                          &ob[15], &ob[16], &ob[17], &ob[18], &ob[19], &ob[20], &ob[21], &ob[22], &ob[23], &ob[24],
-                          &ob[25])) {
-        return NULL;
-    }
-    /* sent ptr adj rptr radj label fed state | mark queue members nxt index low onstack stack cs_node cs_edge
-       inner root ok affected broken alist head size */
-    Buf b[26];
-    memset(b, 0, sizeof(b));
-    const char *names[26] = {"sent", "ptr", "adj", "rptr", "radj", "label", "fed", "state", "mark", "queue",
-                             "members", "nxt", "index", "low", "onstack", "stack", "cs_node", "cs_edge", "inner",
-                             "root", "ok", "affected", "broken", "alist", "head", "size"};
-    const char kinds[26] = {'?', 'q', 'i', 'q', 'i', 'q', 'q', 'q', 'q', 'q', 'q', 'q', 'q', 'q', '?', 'q', 'q', 'q',
-                            '?', 'q', '?', '?', '?', 'q', 'q', 'q'};
-    if (get_bufs(ob, b, 0, 26, kinds, NULL, 5, names) < 0) {
-        return NULL;
-    }
-    /* the labels: 4P + 2 (splits make at most 4P); the edges: as many as ptr and rptr say */
-    Py_ssize_t L = 4 * P + 2;
-    const Py_ssize_t sizes[26] = {P, P + 1, 0, P + 1, 0, P, L, 2, P, P, P, P, P, P, P, P, P, P, P, L, P, L, L, P + 1,
-                                  L, L};
-    int bad = -1;
-    for (int i = 0; i < 26 && bad < 0; i++) {
-        Py_ssize_t n = b[i].view.len / b[i].view.itemsize;
-        if (n < sizes[i]) {
-            bad = i;
-        }
-    }
-    if (bad < 0 && (b[2].view.len / 4 < I64(b[1])[P] || b[4].view.len / 4 < I64(b[3])[P])) {
-        bad = 2;
-    }
-    if (bad >= 0) {
-        release(b, 26);
-        PyErr_Format(PyExc_ValueError, "%s: too short for %zd processors", names[bad], P);
-        return NULL;
-    }
-    Components k = {P, BOOL(b[0]), I64(b[1]), I64(b[3]), I32(b[2]), I32(b[4]), I64(b[5]), I64(b[6]), I64(b[7]),
-                    I64(b[8]), I64(b[9]), I64(b[10]), I64(b[11]), I64(b[12]), I64(b[13]), I64(b[15]), I64(b[16]),
-                    I64(b[17]), I64(b[19]), BOOL(b[14]), BOOL(b[18]), BOOL(b[20]), BOOL(b[21]), BOOL(b[22]),
-                    I64(b[23]), I64(b[24]), I64(b[25]), NULL};
-    int64_t count;
-    Py_BEGIN_ALLOW_THREADS
-    count = refresh_run(&k, first);
-    Py_END_ALLOW_THREADS
-    release(b, 26);
-    return PyLong_FromLongLong(count);
+    settle(k, first ? first_component(k) : forget_listed(k, vs, nv));
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -908,7 +756,7 @@ static void group_by(int64_t P, int64_t M, const int64_t *a, const int64_t *b, i
     }
 }
 
-/* every array of the components (components.py's WaitingComponents) for P processors and M
+/* every array of the components for P processors and M
  * messages, with its initial values; the edges from src to dst; 0, or -1 without memory */
 static int components_new(Components *k, int64_t P, int64_t M, const char *sent, const int64_t *src,
                           const int64_t *dst) {
@@ -927,20 +775,18 @@ static int components_new(Components *k, int64_t P, int64_t M, const char *sent,
     k->fed = calloc(nl, 8);
     k->root = malloc(nl * 8);
     k->head = malloc(nl * 8);
-    k->size = calloc(nl, 8);
     k->csize = calloc(nl, 8);
     k->state = calloc(2, 8);
     k->onstack = calloc(p1, 1);
     k->inner = calloc(p1, 1);
-    k->ok = calloc(p1, 1);
     k->affected = calloc(nl, 1);
     k->broken = calloc(nl, 1);
     k->ptr = ptr;
     k->rptr = rptr;
     k->adj = adj;
     k->radj = radj;
-    int ok = ptr && rptr && fill && adj && radj && k->label && k->fed && k->root && k->head && k->size && k->csize &&
-             k->state && k->onstack && k->inner && k->ok && k->affected && k->broken;
+    int ok = ptr && rptr && fill && adj && radj && k->label && k->fed && k->root && k->head && k->csize && k->state &&
+             k->onstack && k->inner && k->affected && k->broken;
     for (size_t i = 0; i < sizeof(p_arrays) / sizeof(p_arrays[0]); i++) {
         ok = ok && *p_arrays[i];
     }
@@ -962,7 +808,7 @@ static int components_new(Components *k, int64_t P, int64_t M, const char *sent,
 static void components_free(Components *k) {
     void *all[] = {(void *)k->ptr, (void *)k->rptr, (void *)k->adj, (void *)k->radj, k->label, k->fed, k->state,
                    k->mark, k->queue, k->members, k->nxt, k->index, k->low, k->stack, k->cs_node, k->cs_edge, k->root,
-                   k->onstack, k->inner, k->ok, k->affected, k->broken, k->alist, k->head, k->size, k->csize};
+                   k->onstack, k->inner, k->affected, k->broken, k->alist, k->head, k->csize};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
         free(all[i]);
     }
@@ -1851,23 +1697,12 @@ static PyMethodDef methods[] = {
      "standard(P, dst, nbytes, order, send_ptr, recv_ptr, t0, L, o, g, G, end_origin, random_ties, seed, "
      "send_start, recv_start, send_seq, recv_seq, finish, next_send, recv_ready) -> operations\n\n"
      "One communication step with Figure 2's algorithm; fills the output arrays."},
-    {"worst", worst, METH_VARARGS,
-     "worst(P, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_origin, forced, sent, waiting, heap, "
-     "rsize, next_send, recv_ready, finish, send_start, recv_start, send_seq, recv_seq, counters, stack) "
-     "-> processors that have not sent\n\n"
-     "Section 4.2's sends and receives until every processor has sent or all wait on each other; ``heap`` "
-     "(3M float64) holds the arrival heaps between calls (as the Numba kernel's rheap)."},
     {"worst_step", worst_step, METH_VARARGS,
      "worst_step(P, src, dst, nbytes, order, send_ptr, recv_ptr, L, o, g, G, end_origin, choose, send_start, "
      "recv_start, send_seq, recv_seq, finish, next_send, recv_ready) -> (forced, offsets, candidates)\n\n"
      "Section 4.2 on one step until every processor has sent: ``choose(n)`` picks the index of the "
      "processor to force among n candidates (None: the first). Returns the forced processors (int64 "
      "bytes), the offsets of each one's candidates (int64, one more) and the candidates (int32)."},
-    {"refresh", refresh, METH_VARARGS,
-     "refresh(P, sent, ptr, adj, rptr, radj, label, fed, state, first, mark, queue, members, nxt, index, low, "
-     "onstack, stack, cs_node, cs_edge, inner, root, ok, affected, broken, alist, head, size) -> candidates\n\n"
-     "The waiting graph's components brought up to date with ``sent``; marks the processors the worst case "
-     "may force in ``ok``."},
     {"loggopsim_steps", loggopsim_steps, METH_VARARGS,
      "loggopsim_steps(P, kinds, msg_ptr, src, dst, nbytes, order, durations, L, o, g, G, O, S, finish) -> "
      "ranks left unfinished (0), -1 (order does not list each message once under its sender), -2 (a rank "

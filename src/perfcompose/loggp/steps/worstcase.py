@@ -20,7 +20,7 @@ from perfcompose.loggp.options import GapOrigin, LogGPOptions, Ties
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.results import ForcedSend, StepResult
 from perfcompose.loggp.steps import simulate as rule
-from perfcompose.loggp.steps.components import cycle_candidates, reference_candidates
+from perfcompose.loggp.steps.components import cycle_candidates
 from perfcompose.loggp.steps.program import CommStep
 
 #: the declared defaults of the simulation options
@@ -66,7 +66,7 @@ def reference_worst_step(step: CommStep, params: LogGP, t0: np.ndarray, ready: t
     what runs where it is not built): processors whose messages have all been sent to them are
     taken last in, first out (ascending at the start); each receives what it has, in arrival
     order (ties by message id), then sends everything. Where all wait, one of the candidates of
-    :func:`reference_candidates` is forced: it receives what it has and sends, and receives the
+    :func:`cycle_candidates` is forced: it receives what it has and sends, and receives the
     rest once it has all been sent."""
     P, M = step.P, step.M
     next_send, next_recv = ready
@@ -105,6 +105,6 @@ def reference_worst_step(step: CommStep, params: LogGP, t0: np.ndarray, ready: t
         if sent.all():
             return StepResult(step, params, t0, send_start, recv_start, send_seq, recv_seq, finish, next_send,
                               next_recv, tuple(forced))
-        candidates = np.array(reference_candidates(step, sent), dtype=np.int32)
+        candidates = np.array(cycle_candidates(step, sent), dtype=np.int32)
         stack = [int(candidates[0] if by_rank else candidates[rng.choice(range(candidates.size))])]
         forced.append(ForcedSend(step_index, stack[0], candidates))
