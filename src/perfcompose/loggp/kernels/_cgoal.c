@@ -1,8 +1,19 @@
-/* LogGOPSim's main loop on a GOAL schedule, compiled as a C extension: the kernel of
- * _goal_numba.py line for line (the same event order, stamps, groups of new operations, queues
- * of waiting messages and emulation of libstdc++'s std::sort), so that both give identical
- * times; loggopsim.py passes the schedule's arrays as buffers (no NumPy headers are needed to
- * build this). Here the matching keys and the dependency lists are built too, in linear time. */
+/* LogGOPSim's main loop on a GOAL schedule, compiled as a C extension: the times of the plain
+ * loop of loggopsim_reference.py exactly (events in time order, ties in creation order, and the
+ * emulation of libstdc++'s std::sort of new operations); loggopsim.py passes the schedule's
+ * arrays as buffers (no NumPy headers are needed to build this). Here the matching keys and the
+ * dependency lists are built too, in linear time.
+ *
+ * A run of new operations of one kind is queued as one group, and a group blocked on its CPU or
+ * NIC moves as a whole when no other event comes between its members. Messages that wait for a
+ * busy receiver are queued per receiving (rank, NIC) in the order they were sent, and only the
+ * first of each queue is in the heap. With one CPU per rank this keeps LogGOPSim's order: no
+ * event is queued before the one being run, so a receiver's busy-until time F = max(nexto,
+ * nextgr) only grows; a waiting message re-queued at F changes nothing else and is received at
+ * its first turn T >= arrival with F <= T; messages for one receiver arrive in stamp order and a
+ * later-stamped one is never received first. So when a message is received, the next of its
+ * queue goes in the heap at max(its arrival, F). With several CPUs per rank each waiting message
+ * is re-queued by itself, as LogGOPSim does. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
