@@ -957,9 +957,9 @@ done:
 /* ------------------------------------------------------------------------------------------ */
 /* LogGOPSim's main loop on a program's steps: the events of _cgoal.c's loop on program_to_goal's
  * schedule (that schedule's structure used instead of stored) in the same order, so the same
- * finish times, with the data laid out for the cache: a rank's state in one struct, a message's in another, each rank's messages of its
- * current step copied to a pool in the order they are issued (and a group's next few into the
- * group), what the next events read fetched ahead, and the heap's first entry replaced in place
+ * finish times, with the data laid out for the cache: a rank's state in one struct, a message's
+ * in another, each rank's messages of its current step copied to a pool in the order they are
+ * issued (and a group's next few into the group), what the next events read fetched ahead, and the heap's first entry replaced in place
  * where an event pushes another. Memory is the cost per event here: the random accesses to
  * messages and ranks, not the arithmetic. Finish times only. */
 
