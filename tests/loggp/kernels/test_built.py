@@ -1,5 +1,5 @@
 """Every C extension of the LogGP kernels is built where a C compiler was there at install time.
-The build of each is optional (without a compiler the package runs the Numba kernels), so a
+The build of each is optional (without a compiler the package runs the Python references), so a
 source that no longer compiles would pass unnoticed: with ``PERFCOMPOSE_REQUIRE_KERNELS=1`` (as
 CI sets it) a missing extension fails here instead of being skipped."""
 from __future__ import annotations
