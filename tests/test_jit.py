@@ -1,5 +1,5 @@
 """perfcompose._jit: Numba's njit where Numba is installed, and where it is not, the functions
-left as they are (both ways of writing the decorator) with a prefetch hint that does nothing."""
+left as they are (both ways of writing the decorator)."""
 from __future__ import annotations
 
 import subprocess
@@ -22,7 +22,6 @@ def test_without_numba_the_decorator_returns_the_function_itself():
         "assert _jit.njit(twice) is twice\n"
         "assert _jit.njit(cache=True, inline='always')(twice) is twice\n"
         "assert _jit.njit(nogil=True)(twice)(21) == 42\n"
-        "assert _jit.prefetch(np.zeros(4), 3) is None\n"
         "print('ok')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -34,10 +33,8 @@ def test_with_numba_the_decorator_compiles():
     assert _jit.HAVE_NUMBA
 
     @_jit.njit(cache=False)
-    def add_prefetched(a, i):
-        _jit.prefetch(a, i)
+    def add_one(a, i):
         return a[i] + 1.0
 
-    assert add_prefetched(np.arange(4.0), 2) == 3.0
-    assert hasattr(add_prefetched, "py_func")  # a Numba dispatcher, not the function
-    assert _jit.prefetch is not _jit._no_prefetch
+    assert add_one(np.arange(4.0), 2) == 3.0
+    assert hasattr(add_one, "py_func")  # a Numba dispatcher, not the function
