@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from perfcompose.pamela.compile import ir
-from perfcompose.pamela.compile.symbolic import MaxOver, UnitVec, VMax, choose
+from perfcompose.pamela.compile.symbolic import MaxOver, UnitVec, VMax, choose, extremum, free_symbols
 
 __all__ = ["Costs", "compile_process"]
 
@@ -95,7 +95,7 @@ class _Compiler:
             a, b = self.costs(proc.left), self.costs(proc.right)
             delta = a.delta + b.delta
             omega = _omega(delta)
-            return Costs(sp.Max(a.phi, b.phi), delta, omega, sp.Max(a.T, b.T, omega))
+            return Costs(extremum(sp.Max, a.phi, b.phi), delta, omega, extremum(sp.Max, a.T, b.T, omega))
         if isinstance(proc, ir.Loop):
             body = self.costs(proc.body)
             limits = (proc.index, proc.lo, proc.hi)
@@ -104,7 +104,7 @@ class _Compiler:
             if proc.kind == "seq":
                 return Costs(sp.Sum(body.phi, limits), delta, omega, sp.Sum(body.T, limits))
             t_body = _max_over(body.T, limits)
-            return Costs(_max_over(body.phi, limits), delta, omega, sp.Max(t_body, omega))
+            return Costs(_max_over(body.phi, limits), delta, omega, extremum(sp.Max, t_body, omega))
         if isinstance(proc, ir.Cond):
             a, b = self.costs(proc.then), self.costs(proc.else_)
             c = proc.condition
@@ -117,7 +117,7 @@ def _max_over(body: sp.Expr, limits: tuple[sp.Symbol, sp.Expr, sp.Expr]) -> sp.E
     """``max (i = lo, hi) body``; a body free of the index is its own maximum over a non-empty range,
     so replicas as many as a billion cost nothing to compile."""
     index, lo, hi = limits
-    if index not in body.free_symbols:
+    if index not in free_symbols(body):
         nonempty = sp.Ge(hi, lo)
         if nonempty is sp.true:
             return body

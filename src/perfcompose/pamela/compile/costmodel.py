@@ -23,6 +23,7 @@ from perfcompose.model import Model
 from perfcompose.pamela.compile.compiler import Costs, compile_process
 from perfcompose.pamela.compile.evaluation_result import Evaluation, no_values
 from perfcompose.pamela.compile.simplification import simplify, simplify_vector
+from perfcompose.pamela.compile.symbolic import free_symbols
 from perfcompose.pamela.compile.symbolic_evaluation import (
     evaluate,
     evaluate_loads,
@@ -129,7 +130,7 @@ class CostModel:
         """
         expr = getattr(self.costs(name), quantity)
         label = f"{quantity}_{name}"
-        params = tuple(p for p in self.parameters if sp.Symbol(p, positive=True) in expr.free_symbols)
+        params = tuple(p for p in self.parameters if sp.Symbol(p, positive=True) in free_symbols(expr))
         return Model(with_residuals(decimal_form(expr, every=True), label), params=params, unit="",
                      source=f"pamela:{self.program.source_name}", name=label)
 
@@ -147,7 +148,7 @@ class CostModel:
              ) -> tuple[str, ...]:
         """The parameters the ``quantities`` of process ``name`` depend on, in declaration order."""
         c = self.costs(name)
-        used = set().union(*(getattr(c, q).free_symbols for q in quantities))
+        used = set().union(*(free_symbols(getattr(c, q)) for q in quantities))
         return tuple(p for p in self.parameters if sp.Symbol(p, positive=True) in used)
 
     def _bound(self, values: Mapping[str, float], name: str, quantities: tuple[str, ...]) -> dict[str, float]:
@@ -204,7 +205,7 @@ class CostModel:
     def _mentions(self, name: str, param: str) -> bool:
         raw = self.raw(name)
         sym = sp.Symbol(param, positive=True)
-        return any(sym in e.free_symbols for e in (raw.T, raw.delta, raw.phi))
+        return any(sym in free_symbols(e) for e in (raw.T, raw.delta, raw.phi))
 
     # -- text -------------------------------------------------------------------------------
 

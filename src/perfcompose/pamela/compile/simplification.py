@@ -33,6 +33,7 @@ from perfcompose.pamela.compile.symbolic import (
     index_symbol,
     is_vector,
     load_terms,
+    rebuilt,
 )
 
 __all__ = ["simplify", "simplify_vector", "omega", "count_where", "sum_over", "max_over"]
@@ -435,7 +436,7 @@ def neat(expr: sp.Basic) -> sp.Basic:
         if hit is not None:
             return hit
         args = [walk(a) for a in e.args]
-        out = e if all(a is b for a, b in zip(args, e.args)) else e.func(*args)
+        out = e if all(a is b for a, b in zip(args, e.args)) else rebuilt(e, args)
         if isinstance(out, (sp.Add, sp.Mul)) and not is_vector(out) and not _has_extrema_of_symbols(out):
             expanded = sp.expand(out)
             candidates = [out, expanded]
@@ -473,7 +474,4 @@ def _rewrite(e: sp.Basic, walk: Callable[[sp.Basic], sp.Basic]) -> sp.Basic:
     args = [walk(a) for a in e.args]
     if all(a is b for a, b in zip(args, e.args)):
         return e
-    out = e.func(*args)
-    if is_vector(out) and isinstance(out, sp.Add):
-        return out
-    return out
+    return rebuilt(e, args)

@@ -15,7 +15,7 @@ import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
 
 __all__ = ["UnitVec", "MaxOver", "MinOver", "VMax", "is_vector", "indicator", "LoadTerm", "load_terms",
-           "index_symbol", "choose"]
+           "index_symbol", "choose", "extremum", "rebuilt", "free_symbols"]
 
 
 class UnitVec(sp.Function):
@@ -26,7 +26,7 @@ class UnitVec(sp.Function):
 
 def _exact_evalf(expr: sp.Expr, prec: int) -> sp.Float | None:
     """A reduction without free symbols evaluated exactly (SymPy's Max asks when comparing)."""
-    if expr.free_symbols:
+    if free_symbols(expr):
         return None
     from perfcompose.pamela.compile.symbolic_evaluation import evaluate  # evaluate builds on this module
 
@@ -54,16 +54,53 @@ class VMax(_RealExact, sp.Function):
     nargs = 1
 
 
-class MaxOver(_RealExact, ExprWithLimits):
+class _Reduction(_RealExact, ExprWithLimits):
+    """A reduction over integer indices (plain symbols)."""
+
+    __slots__ = ()
+
+    @property
+    def free_symbols(self) -> set[sp.Basic]:
+        return free_symbols(self)
+
+
+class MaxOver(_Reduction):
     """``max (i = a, b) body``: the largest value of ``body`` over the integers ``a..b``."""
 
     __slots__ = ()
 
 
-class MinOver(_RealExact, ExprWithLimits):
+class MinOver(_Reduction):
     """``min (i = a, b) body``: the smallest value of ``body`` over the integers ``a..b``."""
 
     __slots__ = ()
+
+
+def free_symbols(expr: sp.Basic) -> set[sp.Basic]:
+    """The free symbols of ``expr``, the indices of its reductions bound. SymPy's own rebuild the body
+    of every ``Sum`` to find them, comparing every max in it again (seconds for a Gauss elimination's
+    model); indices here are plain symbols, which need no rebuilding."""
+    if isinstance(expr, ExprWithLimits):
+        symbols = free_symbols(expr.function)
+        for index, *bounds in expr.limits:
+            symbols.discard(index)
+            symbols.update(*(free_symbols(b) for b in bounds))
+        return symbols
+    return set(expr.free_symbols) if expr.is_Atom else set().union(*(free_symbols(a) for a in expr.args))
+
+
+def extremum(cls: type[sp.Max] | type[sp.Min], *args: sp.Expr) -> sp.Expr:
+    """``cls(*args)`` (``sp.Max`` or ``sp.Min``), nested ones flattened. Where an argument holds a
+    reduction, SymPy's comparison of every pair of arguments is skipped: it asks the reduction for
+    its free symbols, and SymPy rebuilds the reduction's body to find them, comparing every max in
+    it again (most of the time a Gauss elimination's model took to compile). The value is the same."""
+    flat = [b for a in args for b in (a.args if isinstance(a, cls) else (a,))]
+    return cls(*flat, evaluate=not any(a.has(sp.Sum, MaxOver, MinOver, VMax) for a in flat))
+
+
+def rebuilt(expr: sp.Basic, args: list[sp.Basic]) -> sp.Basic:
+    """``expr`` with new arguments, a max or min through :func:`extremum`."""
+    return extremum(expr.func, *args) if isinstance(expr, (sp.Max, sp.Min)) else expr.func(*args)
 
 
 def index_symbol(name: str) -> sp.Symbol:

@@ -22,7 +22,7 @@ from perfcompose.errors import InputError
 from perfcompose.limits import check_memory
 from perfcompose.model import symbol
 from perfcompose.pamela.compile.evaluation_result import load_list
-from perfcompose.pamela.compile.symbolic import MaxOver, MinOver, VMax, load_terms
+from perfcompose.pamela.compile.symbolic import MaxOver, MinOver, VMax, free_symbols, load_terms
 from perfcompose.pamela.language.syntax import PamelaError
 
 __all__ = [
@@ -61,7 +61,7 @@ def _top_reductions(expr: sp.Basic) -> list[sp.Basic]:
 
 
 def _sorted_symbols(expr: sp.Basic) -> list[sp.Symbol]:
-    return sorted(expr.free_symbols, key=lambda s: s.name)
+    return sorted(free_symbols(expr), key=lambda s: s.name)
 
 
 def _range(lo: float, hi: float) -> tuple[int, int]:
@@ -179,7 +179,7 @@ class Evaluator:
             if not isinstance(r, (sp.Sum, MaxOver, MinOver)) or len(r.limits) != 1 or not is_closed(r.function):
                 return None
             j, jlo, jhi = r.limits[0]
-            if idx in jlo.free_symbols or idx in jhi.free_symbols or not (is_closed(jlo) and is_closed(jhi)):
+            if idx in free_symbols(jlo) or idx in free_symbols(jhi) or not (is_closed(jlo) and is_closed(jhi)):
                 return None
             syms = [s for s in _sorted_symbols(r.function) if s not in (idx, j)]
             f = sp.lambdify([idx, j, *syms], r.function, modules=["numpy"])
@@ -302,7 +302,7 @@ def _env(values: Mapping[str, float]) -> Env:
 
 
 def _check_bound(expr: sp.Basic, values: Mapping[str, float]) -> None:
-    missing = sorted(s.name for s in expr.free_symbols if s.name not in values)
+    missing = sorted(s.name for s in free_symbols(expr) if s.name not in values)
     if missing:
         raise PamelaError(f"no value for parameter{'s' if len(missing) > 1 else ''} {', '.join(missing)}",
                           hint="give every parameter a value, e.g. " + " ".join(f"{m}=100" for m in missing))
