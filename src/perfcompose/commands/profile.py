@@ -2,6 +2,7 @@
 paths written as a profile that ``analyze`` reads."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
@@ -19,45 +20,52 @@ from perfcompose.commands.common import (
     user_errors,
 )
 from perfcompose.data import save
+from perfcompose.option_fields import command, option, shared
 from perfcompose.report.numbers import size
 
 
+@dataclass(frozen=True)
+class ProfileCommand:
+    """The options of ``perfcompose profile``."""
+
+    command: list[str] = option(..., "The Python command after --, its parameters in braces: -- python script.py "
+                                     "{n}", argument=True)
+    param: list[str] = option((), "Grid: n=1000:100000 (powers of two between), n=1000:9000:2000 or "
+                                  "n=1000,3000,10000. Repeatable.", short="-p")
+    reps: int = option(3, "Profiled runs per point.", minimum=1)
+    warmup: int = option(0, "Runs before each point that are not kept.", minimum=0)
+    out: Path = option(..., "Profile to write (perfcompose JSON; .txt for Extra-P text).", short="-o",
+                       callback=file_to_write)
+    profiler: PythonProfiler = option(
+        "cprofile", "cprofile (every call timed by the wall clock; call paths apportioned from callers, as gprof "
+                    "does), cprofile-cpu (the same, timed by the process's CPU time: what other work on the machine "
+                    "does not disturb) or pyinstrument (sampled; the real call paths; pip install pyinstrument).")
+    min_share: float = option(MIN_SHARE, "A call path below this fraction of a run counts as its caller's own time.")
+    timeout: float | None = option(None, "Seconds before a run is stopped and its point reported as failed.")
+    seed: int = shared(seed_option())
+    restart: bool = shared(restart_option())
+
+
 @user_errors
-def profile(command: list[str] = typer.Argument(..., help="The Python command after --, its parameters in "
-                                                "braces: -- python script.py {n}"),
-            param: list[str] = typer.Option([], "--param", "-p", help="Grid: n=1000:100000 (powers of two "
-                                            "between), n=1000:9000:2000 or n=1000,3000,10000. Repeatable."),
-            reps: int = typer.Option(3, "--reps", min=1, help="Profiled runs per point."),
-            warmup: int = typer.Option(0, "--warmup", min=0, help="Runs before each point that are not kept."),
-            out: Path = typer.Option(..., "--out", "-o", callback=file_to_write,
-                                     help="Profile to write (perfcompose JSON; .txt for Extra-P text)."),
-            profiler: PythonProfiler = typer.Option("cprofile", "--profiler", help="cprofile (every call timed by the "
-                                         "wall clock; call paths apportioned from callers, as gprof does), "
-                                         "cprofile-cpu (the same, timed by the process's CPU time: what other work "
-                                         "on the machine does not disturb) or pyinstrument (sampled; the real call "
-                                         "paths; pip install pyinstrument)."),
-            min_share: float = typer.Option(MIN_SHARE, "--min-share", help="A call path below this fraction of "
-                                            "a run counts as its caller's own time."),
-            timeout: float | None = typer.Option(None, "--timeout", help="Seconds before a run is stopped and "
-                                                 "its point reported as failed."),
-            seed: int = seed_option(),
-            restart: bool = restart_option(),
-            ) -> None:
+@command(ProfileCommand)
+def profile(o: ProfileCommand) -> None:
     """Resumes from OUT.checkpoint.jsonl; then: perfcompose analyze OUT --at n=VALUE."""
+    command, param, reps, warmup, out, profiler, min_share = (o.command, o.param, o.reps, o.warmup, o.out,
+                                                              o.profiler, o.min_share)
     if not 0 <= min_share < 1:
         raise typer.BadParameter(f"{min_share}; give a fraction of a run, 0 or more and below 1",
                                  param_hint="--min-share")
     grid = parse_grid(param)
     if not grid:
         raise BenchError("give the grid with --param NAME=VALUES", hint="e.g. --param n=1000:100000")
-    target = ProfileTarget(tuple(command), timeout=timeout, label=" ".join(command), min_share=min_share,
+    target = ProfileTarget(tuple(command), timeout=o.timeout, label=" ".join(command), min_share=min_share,
                            profiler=profiler)
     identity = {"target": target.label, "profiler": profiler, "min_share": min_share,
                 "grid": {k: list(v) for k, v in grid.items()}, "warmup": warmup}
     ckpt = checkpoint_for(out)
     with progress() as bar:
         job = bar.add_task(f"profile {target.label}", total=None)
-        result = run_sweep(target, grid, reps=reps, warmup=warmup, checkpoint=ckpt, seed=seed, restart=restart,
+        result = run_sweep(target, grid, reps=reps, warmup=warmup, checkpoint=ckpt, seed=o.seed, restart=o.restart,
                            progress=lambda k, n, _c: bar.update(job, completed=k, total=n), identity=identity)
     if result.resumed:
         console.print(f"resumed: {result.resumed} points from {ckpt}")
