@@ -1,8 +1,7 @@
-"""GOAL text read by NumPy over its bytes: the same schedule as the line reader, the line reader
-for what it does not read (comments, other labels, errors), and labels read only when asked for."""
+"""GOAL text read by the compiled readers, their columns assembled: the same schedule as the line
+reader, the line reader for what they do not read (comments, other labels, errors), and labels read
+only when asked for."""
 from __future__ import annotations
-
-import io
 
 import numpy as np
 import pytest
@@ -11,7 +10,8 @@ from random_programs import random_program
 
 from perfcompose.errors import InputError
 from perfcompose.loggp import LogGP
-from perfcompose.loggp.goal.goal_arrays import LazyLabels, read_goal_arrays
+from perfcompose.loggp.goal.goal_arrays import LazyLabels
+from perfcompose.loggp.goal.goal_compiled import compiled_reader
 from perfcompose.loggp.goal.loggopsim import simulate_goal
 from perfcompose.loggp.goal.schedule import _parse_lines, goal_text, parse_goal, program_to_goal, read_goal
 
@@ -19,7 +19,7 @@ FIELDS = ("op_ptr", "kind", "size", "peer", "tag", "cpu", "nic", "req_a", "req_b
 
 
 def _same(text: str) -> None:
-    assert read_goal_arrays(io.BytesIO(text.encode()).read) is not None, "read by the arrays"
+    assert compiled_reader() is None or isinstance(parse_goal(text).labels, LazyLabels), "read by the columns"
     old, new = _parse_lines(text), parse_goal(text)
     for f in FIELDS:
         assert np.array_equal(getattr(old, f), getattr(new, f)), f
@@ -47,9 +47,9 @@ def test_every_form_of_a_line_reads_as_the_line_reader_reads_it():
     "num_ranks 1\nrank 0 {\na1: calc 5\nb1: calc 1\nb1 requires a1\n}\n",                   # two letters
     "num_ranks 1\nrank 0 {\nl0: calc 5\nl01: calc 1\nl01 requires l0\n}\n",                 # leading zero
 ])
-def test_what_the_arrays_do_not_read_the_line_reader_reads(text):
-    assert read_goal_arrays(io.BytesIO(text.encode()).read) is None
+def test_what_the_columns_do_not_read_the_line_reader_reads(text):
     sched = parse_goal(text)
+    assert not isinstance(sched.labels, LazyLabels)
     assert sched.num_ops == text.count(": calc") and sched.req_a.size == (1 if "requires" in text else 0)
 
 
@@ -64,6 +64,7 @@ def test_errors_in_a_file_are_located_by_the_line_reader(write_file, text, line,
 def test_labels_are_read_from_the_file_only_when_asked(write_file):
     path = write_file("s.goal", "num_ranks 2\nrank 1 {\nl5: recv 8b from 0\n}\nrank 0 {\nl2: send 8b to 1\n}\n")
     sched = read_goal(path)
-    assert isinstance(sched.labels, LazyLabels) and sched.labels._items is None
+    assert isinstance(sched.labels, LazyLabels) == (compiled_reader() is not None)
+    assert not isinstance(sched.labels, LazyLabels) or sched.labels._items is None
     assert list(sched.labels) == ["l2", "l5"]
     assert sched.describe(0) == "send l2 (peer 1, tag 0)"

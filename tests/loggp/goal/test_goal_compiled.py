@@ -1,5 +1,5 @@
-"""GOAL text read by the compiled reader: the NumPy reader's columns wherever it reads a text,
-None (and the other readers) for the rest, block by block as at once."""
+"""GOAL text read by the compiled reader: the line reader's columns wherever it reads a text,
+None (and the line reader) for the rest, block by block as at once."""
 from __future__ import annotations
 
 import io
@@ -9,7 +9,6 @@ import pytest
 from random_programs import random_program
 
 from perfcompose.loggp.goal import goal_compiled
-from perfcompose.loggp.goal.goal_arrays import read_goal_arrays
 from perfcompose.loggp.goal.goal_compiled import compiled_reader, read_goal_compiled
 from perfcompose.loggp.goal.schedule import _parse_lines, goal_text, parse_goal, program_to_goal
 
@@ -21,33 +20,37 @@ FORMS = ("num_ranks 3\n\nrank 2 {\nl0: recv 8b from -1 tag -1\nl1: calc 5 cpu 1\
          "rank 1 {\nl0: recv 12345678b from 0 tag 99999999999\nrecv 1b from 2\n}")
 
 
-def _both(text: str) -> tuple[dict | None, dict | None]:
+COLUMNS = ("op_ptr", "kind", "size", "peer", "tag", "cpu", "nic", "req_a", "req_b", "ireq_a", "ireq_b", "lines")
+
+
+def _compiled(text: str) -> dict | None:
     data = text.encode()
-    return read_goal_compiled(io.BytesIO(data).read, len(data)), read_goal_arrays(io.BytesIO(data).read)
+    return read_goal_compiled(io.BytesIO(data).read, len(data))
 
 
-def _assert_same(c: dict, a: dict) -> None:
-    assert c.keys() == a.keys()
-    for k in a:
-        if isinstance(a[k], np.ndarray):
-            assert a[k].dtype == c[k].dtype and np.array_equal(a[k], c[k]), k
-        else:
-            assert a[k] == c[k], k
+def _assert_same(c: dict, text: str) -> None:
+    """The compiled reader's columns are the line reader's."""
+    want = _parse_lines(text)
+    assert c["num_ranks"] == want.num_ranks
+    for k in COLUMNS:
+        assert np.array_equal(c[k], getattr(want, k)), k
 
 
 @pytest.mark.parametrize("text", [goal_text(program_to_goal(random_program(s, P=7, M=60))) for s in range(2)] + [FORMS])
-def test_what_numpy_reads_the_compiled_reader_reads_alike(text):
-    c, a = _both(text)
-    assert c is not None and a is not None
-    _assert_same(c, a)
+def test_the_compiled_reader_reads_as_the_line_reader(text):
+    c = _compiled(text)
+    assert c is not None
+    _assert_same(c, text)
+    assert c["tag"].dtype == (np.int64 if "99999999999" in text else np.int32)
 
 
 def test_blocks_of_a_few_lines_read_as_the_whole(monkeypatch):
     text = goal_text(program_to_goal(random_program(5, P=7, M=60)))
-    whole = _both(text)[0]
+    whole = _compiled(text)
     monkeypatch.setattr(goal_compiled, "_BLOCK", 64)  # rank blocks and the state cross many blocks
-    assert whole is not None and (small := _both(text)[0]) is not None
-    _assert_same(small, whole)
+    assert whole is not None and (small := _compiled(text)) is not None
+    for k in COLUMNS:
+        assert small[k].dtype == whole[k].dtype and np.array_equal(small[k], whole[k]), k
 
 
 @pytest.mark.parametrize("text", [
@@ -57,8 +60,8 @@ def test_blocks_of_a_few_lines_read_as_the_whole(monkeypatch):
     "num_ranks 2\nrank 0 {\nl0: send 8b to 2\n}\n",                                # a peer out of range
     "num_ranks 2\nrank 0 {\nl0: calc 5\n",                                         # not closed
 ])
-def test_what_it_does_not_read_the_other_readers_read(text):
-    assert _both(text)[0] is None
+def test_what_it_does_not_read_the_line_reader_reads(text):
+    assert _compiled(text) is None
     try:
         expected = _parse_lines(text)
     except Exception as exc:  # the line reader's error, named as before
@@ -69,7 +72,7 @@ def test_what_it_does_not_read_the_other_readers_read(text):
     assert np.array_equal(got.kind, expected.kind) and np.array_equal(got.cpu, expected.cpu)
 
 
-def test_changed_texts_are_read_as_numpy_reads_them_or_left_to_it():
+def test_changed_texts_are_read_as_the_line_reader_reads_them_or_left_to_it():
     rng = np.random.default_rng(0)
     base = FORMS + "\n"
     alphabet = list("0123456789lbx-: {}\nsendrecvcalctofromtagcpunicrequires")
@@ -87,9 +90,8 @@ def test_changed_texts_are_read_as_numpy_reads_them_or_left_to_it():
                 del chars[i]
             elif how == 2:
                 chars.insert(i, str(rng.choice(alphabet)))
-        c, a = _both("".join(chars))
+        c = _compiled("".join(chars))
         if c is not None:
             read += 1
-            assert a is not None, "".join(chars)
-            _assert_same(c, a)
+            _assert_same(c, "".join(chars))
     assert read > 40  # many changed texts are still of the form it reads

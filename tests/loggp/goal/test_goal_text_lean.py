@@ -1,4 +1,4 @@
-"""GOAL text of the form perfcompose writes, read straight into the schedule's columns: the NumPy
+"""GOAL text of the form perfcompose writes, read straight into the schedule's columns: the line
 reader's columns (dependencies ordered by the operation required), lines read again only when
 asked for, and None (the reader of all columns) for every other form."""
 from __future__ import annotations
@@ -12,7 +12,6 @@ from random_programs import random_program
 
 from perfcompose.loggp import LogGP
 from perfcompose.loggp.goal import goal_buffers, goal_text_lean
-from perfcompose.loggp.goal.goal_arrays import read_goal_arrays
 from perfcompose.loggp.goal.goal_text_lean import read_goal_lean
 from perfcompose.loggp.goal.loggopsim import simulate_goal
 from perfcompose.loggp.goal.schedule import _parse_lines, goal_text, parse_goal, program_to_goal
@@ -28,21 +27,21 @@ def _lean(text: str) -> dict | None:
     return read_goal_lean(lambda: io.BytesIO(data), len(data))
 
 
-def _assert_numpy_reads_alike(text: str, got: dict) -> None:
-    want = read_goal_arrays(io.BytesIO(text.encode()).read)
-    assert want is not None and got["num_ranks"] == want["num_ranks"]
+def _assert_lines_read_alike(text: str, got: dict) -> None:
+    want = _parse_lines(text)
+    assert got["num_ranks"] == want.num_ranks
     for name in COLUMNS:
-        assert np.array_equal(got[name], want[name]), name
-    assert np.array_equal(np.asarray(got["lines"]), want["lines"])  # read again from the text
+        assert np.array_equal(got[name], getattr(want, name)), name
+    assert np.array_equal(np.asarray(got["lines"]), want.lines)  # read again from the text
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_a_written_program_is_read_as_numpy_reads_it(seed):
+def test_a_written_program_is_read_as_the_line_reader_reads_it(seed):
     text = goal_text(program_to_goal(random_program(seed, P=7, M=60)))
     got = _lean(text)
     assert got is not None
     assert (np.diff(got["req_b"]) >= 0).all()  # ordered by the operation required
-    _assert_numpy_reads_alike(text, got)
+    _assert_lines_read_alike(text, got)
 
 
 def test_irequires_cpus_nics_and_missing_ranks():
@@ -51,7 +50,7 @@ def test_irequires_cpus_nics_and_missing_ranks():
             "l1 requires l0\n}\n")
     got = _lean(text)
     assert got is not None and list(got["op_ptr"]) == [0, 3, 3, 3, 5]
-    _assert_numpy_reads_alike(text, got)
+    _assert_lines_read_alike(text, got)
 
 
 def test_blocks_of_a_few_lines_read_as_the_whole(monkeypatch):
@@ -109,8 +108,8 @@ def test_sizes_in_float32_where_each_is_exact_there_else_in_float64():
     got_small, got_large = _lean(small), _lean(large)
     assert got_small is not None and got_large is not None
     assert got_small["size"].dtype == np.float32 and got_large["size"].dtype == np.float64
-    _assert_numpy_reads_alike(small, got_small)
-    _assert_numpy_reads_alike(large, got_large)
+    _assert_lines_read_alike(small, got_small)
+    _assert_lines_read_alike(large, got_large)
     params = LogGP(10, 2, 5, 1)
     for text in (small, large):
         lean, lines = simulate_goal(parse_goal(text), params), simulate_goal(_parse_lines(text), params)

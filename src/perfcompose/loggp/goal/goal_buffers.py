@@ -2,8 +2,8 @@
 write (every rank's block once and in rank order, each operation labelled with its place in its
 block), read by the compiled ``_cgoal_text.read_lean`` straight into the schedule's columns, as
 :mod:`.goal_text_lean` reads it into NumPy arrays. For anything else, or where the extension is not
-built, :func:`read_goal_buffers` returns None and the NumPy readers, which name the line of any
-error, read the schedule."""
+built, :func:`read_goal_buffers` returns None and the readers of :mod:`.schedule`, whose line
+reader names the line of any error, read the schedule."""
 from __future__ import annotations
 
 import re

@@ -1,10 +1,10 @@
 """GOAL text read by the compiled extension ``perfcompose.loggp.kernels._cgoal_text``, a few megabytes at
-a time, straight into the schedule's columns: the same columns as the NumPy reader of
-:mod:`.goal_arrays`, about six times faster and in half its memory.
+a time, straight into the schedule's columns (assembled by :mod:`.goal_arrays`): the columns of
+the line reader of :mod:`.schedule`, the reference.
 
 It reads the form perfcompose and Schedgen write (one operation or dependency a line, labels of
-one letter and a number); for anything else :func:`read_goal_compiled` returns None and the NumPy
-reader, then the line reader, read the text. Without the extension (no C compiler at install) it
+one letter and a number); for anything else :func:`read_goal_compiled` returns None and the line
+reader reads the text. Without the extension (no C compiler at install) it
 returns None at once.
 """
 from __future__ import annotations
@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.loggp.goal.goal_arrays import assemble, line_blocks
+from perfcompose.loggp.goal.goal_arrays import assemble
+from perfcompose.loggp.goal.text_blocks import line_blocks
 from perfcompose.loggp.kernels.backend import extension
 
 __all__ = ["read_goal_compiled", "compiled_reader"]
@@ -37,7 +38,7 @@ def compiled_reader() -> Any:
 
 def read_goal_compiled(read: Callable[[int], bytes], size: int) -> dict[str, Any] | None:
     """The columns of a GOAL text of ``size`` bytes read through ``read(n)`` (as a file's read),
-    as :func:`.goal_arrays.read_goal_arrays` gives them, or None where the extension is missing or
+    as :func:`.goal_arrays.assemble` gives them, or None where the extension is missing or
     the text is not of the form it reads."""
     ext = compiled_reader()
     if ext is None:

@@ -329,13 +329,6 @@ def _read_compiled(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any]
         return read_goal_compiled(fh.read, size)
 
 
-def _read_arrays(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any] | None:
-    from perfcompose.loggp.goal.goal_arrays import read_goal_arrays
-
-    with opener() as fh:
-        return read_goal_arrays(fh.read)
-
-
 def _read_lean(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any] | None:
     from perfcompose.loggp.goal.goal_text_lean import read_goal_lean
 
@@ -343,10 +336,10 @@ def _read_lean(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any] | N
 
 
 #: the readers of GOAL text's columns, in the order they are tried: in C the form perfcompose writes
-#: (:mod:`.goal_text_lean`), in C the form Schedgen writes too (:mod:`.goal_compiled`), in NumPy
-#: (:mod:`.goal_arrays`); each gives None for a text it does not read, and the line reader takes it
-READERS: tuple[Callable[[Callable[[], IO[bytes]], int], dict[str, Any] | None], ...] = (
-    _read_lean, _read_compiled, _read_arrays)
+#: (:mod:`.goal_text_lean`), in C the form Schedgen writes too (:mod:`.goal_compiled`); each gives
+#: None for a text it does not read (or where the extension is not built), and the line reader,
+#: the reference, takes it
+READERS: tuple[Callable[[Callable[[], IO[bytes]], int], dict[str, Any] | None], ...] = (_read_lean, _read_compiled)
 
 
 def _read_text(opener: Callable[[], IO[bytes]], size: int, what: str, lines: Callable[[], GoalSchedule]
