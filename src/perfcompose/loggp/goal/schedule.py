@@ -349,7 +349,7 @@ def _read_text(opener: Callable[[], IO[bytes]], size: int, what: str, lines: Cal
     cols = next((c for read in READERS if (c := read(opener, size)) is not None), None)
     if cols is None:
         return lines()
-    return _from_arrays(cols, lambda: lines().labels)
+    return _from_arrays(cols, lambda: lines().labels)  # type: ignore[arg-type, return-value]
 
 
 def parse_goal(text: str, path: str | Path = "<goal>") -> GoalSchedule:
