@@ -105,8 +105,7 @@ class Model:
             factor: sp.Expr = sp.Float(float(coef))
             for pname, (i, j) in exps.items():
                 p = symbol(pname)
-                fi, fj = sp.Rational(Fraction(i)), sp.Rational(Fraction(j))
-                factor = factor * p ** fi * sp.log(p, 2) ** fj
+                factor = factor * p ** sp.Rational(Fraction(i)) * sp.log(p, 2) ** sp.Rational(Fraction(j))
             expr = expr + factor
         return cls(expr, params=tuple(params), unit=unit, **meta)
 

@@ -28,9 +28,7 @@ FIT_FORMAT = "perfcompose-fit/1"
 def _json_number(v: Any) -> Any:
     if isinstance(v, (float, np.floating)):
         return float(v) if math.isfinite(v) else None
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    return v
+    return int(v) if isinstance(v, (int, np.integer)) else v
 
 
 def model_record(model: Model) -> dict[str, Any]:

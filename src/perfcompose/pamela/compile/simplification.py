@@ -225,7 +225,7 @@ def max_over(body: sp.Expr, i: sp.Symbol, lo: sp.Expr, hi: sp.Expr, largest: boo
     cls = MaxOver if largest else MinOver
     if not body.has(i):
         return body
-    outer, inner = (sp.Max, sp.Min) if largest else (sp.Min, sp.Max)
+    outer = sp.Max if largest else sp.Min
     if isinstance(body, outer):
         return outer(*[max_over(a, i, lo, hi, largest) for a in body.args])
     if isinstance(body, sp.Add):
@@ -253,7 +253,6 @@ def max_over(body: sp.Expr, i: sp.Symbol, lo: sp.Expr, hi: sp.Expr, largest: boo
     end = _monotone_end(body, i, lo, hi, largest)
     if end is not None:
         return end
-    del inner
     return cls(body, (i, lo, hi))
 
 

@@ -205,12 +205,8 @@ class ExpressionReader:
                     return Array((size,) if size else inner.shape, True)
             return Scalar(self.sym(node))
         if isinstance(node, (ast.BinOp, ast.Compare, ast.BoolOp)):
-            if isinstance(node, ast.BinOp):
-                left, right = node.left, node.right
-            elif isinstance(node, ast.Compare):
-                left, right = node.left, node.comparators[0]
-            else:
-                left, right = node.values[0], node.values[1]
+            left, right = (node.values[:2] if isinstance(node, ast.BoolOp) else
+                           (node.left, node.right if isinstance(node, ast.BinOp) else node.comparators[0]))
             a, b = self.value(left, cost), self.value(right, cost)
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
                 return self.matmul(node, a, b, cost)

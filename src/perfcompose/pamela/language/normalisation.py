@@ -88,11 +88,6 @@ class NormalForm:
     formals: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-def _number(text: str) -> sp.Expr:
-    """A literal as an exact rational (``0.1`` is 1/10), so sums of times carry no rounding."""
-    return sp.Rational(text)
-
-
 class _Normaliser(NameChecker):
     """Substitutes and type-checks; one instance per program (it caches formal-free equations)."""
 
@@ -169,12 +164,9 @@ class _Normaliser(NameChecker):
     def fresh_index(self, name: str) -> sp.Symbol:
         """A new integer symbol per loop, so substitution never captures an index."""
         n = self.index_count.get(name, 0) + 1
-        self.index_count[name] = n
-        candidate = name if n == 1 else f"{name}{n}"
-        while candidate in self.used_names:
+        while (candidate := name if n == 1 else f"{name}{n}") in self.used_names:
             n += 1
-            self.index_count[name] = n
-            candidate = f"{name}{n}"
+        self.index_count[name] = n
         self.used_names.add(candidate)
         return index_symbol(candidate)
 
@@ -188,7 +180,7 @@ class _Normaliser(NameChecker):
 
     def numeric(self, node: Node, env: Env) -> sp.Expr:
         if isinstance(node, Number):
-            return _number(node.text)
+            return sp.Rational(node.text)  # exact (0.1 is 1/10): sums of times carry no rounding
         if isinstance(node, Name):
             b = env.get(node.name)
             if isinstance(b, _Value):
