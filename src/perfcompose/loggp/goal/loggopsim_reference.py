@@ -226,8 +226,8 @@ def reference_times(schedule: GoalSchedule, params: LogGP, O: float, S: float) -
     run = _Run(schedule, params, O, S)
     run.run()
     finish = np.array([max(c) for c in run.nexto], dtype=np.float64)
-    flat = (np.concatenate(a) if a else np.zeros(0) for a in (run.start, run.end, run.done))
-    return (finish, *flat)
+    start, end = (np.concatenate(a) if a else np.zeros(0) for a in (run.start, run.end))
+    return finish, start, end, np.array([d for r in run.done for d in r], dtype=np.bool_)
 
 
 def reference_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0,

@@ -2,8 +2,8 @@
 
 A program's ``messages`` (rows of three numbers), ``durations`` and ``send_order`` (lists of
 message ids) hold almost all of its bytes. :func:`load_json_arrays` finds each such array in the
-file's bytes, tokenizes it in one compiled pass (the extension ``_cjson_tokens``; else with NumPy a
-few hundred kilobytes at a time; no Python object per number either way) and
+file's bytes, tokenizes it in one compiled pass (the extension ``_cjson_tokens``; no Python object
+per number; where it is not built, :mod:`json` reads the whole document, the reference) and
 hands :mod:`json` only the rest of the document, with each array replaced by a placeholder that is
 then swapped for a :class:`JsonNumbers` or :class:`JsonLists`. An array that holds anything but
 plain numbers (an expression string, ``null``, a row of another length) is left to :mod:`json`,
@@ -23,8 +23,6 @@ from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_array
 
 __all__ = ["JsonNumbers", "JsonLists", "load_json_arrays", "plain", "token_offset", "readonly"]
 
-_CHUNK = 1 << 18  #: bytes tokenized at a time (a few arrays of this size live at once)
-
 # byte classes: whitespace, part of a number, '[', ']', ',', anything else
 _WS, _NUM, _OPEN, _CLOSE, _COMMA, _OTHER = range(6)
 _CLASS = np.full(256, _OTHER, np.uint8)
@@ -33,9 +31,6 @@ for _c in b" \t\r\n":
 for _c in b"0123456789-+.eE":
     _CLASS[_c] = _NUM
 _CLASS[ord("[")], _CLASS[ord("]")], _CLASS[ord(",")] = _OPEN, _CLOSE, _COMMA
-_DIGIT = np.zeros(256, np.bool_)
-_DIGIT[48:58] = True
-_TO_SPACE = bytes.maketrans(b"[],", b"   ")
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,89 +62,16 @@ def readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _chunk_end(buf: np.ndarray, stop: int) -> int:
-    """``stop`` moved forward past any number token it would split."""
-    n = buf.shape[0]
-    while stop < n and _CLASS[buf[stop]] == _NUM:
-        stop += 1
-    return stop
-
-
-def _numbers(chunk: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
-    """The values of the number tokens ``chunk[starts[i]:ends[i]]``; None where one is no number."""
-    n = starts.shape[0]
-    if not n:
-        return np.zeros(0)
-    lengths = ends - starts
-    if _DIGIT[chunk].sum() == lengths.sum() and int(lengths.max()) <= 15:  # plain integers: digit by digit
-        value = np.zeros(n, np.int64)
-        last = ends - 1
-        for k in range(int(lengths.max())):
-            digit = chunk[np.maximum(last - k, starts)].astype(np.int64) - 48
-            value += np.where(lengths > k, digit, 0) * 10 ** k
-        return value.astype(np.float64)
-    first = chunk[starts]
-    if (first == ord("+")).any() or (first == ord(".")).any():  # not JSON numbers
-        return None
-    try:
-        values = np.fromstring(chunk.tobytes().translate(_TO_SPACE), sep=" ")
-    except ValueError:
-        return None
-    # a count other than the tokens', or a number beyond a double's range: json tells what it is
-    return values if values.shape[0] == n and np.isfinite(values).all() else None
-
-
 def _tokenize(buf: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray, int] | None:
     """The token kinds (number, '[', ']' or ',') and the numbers of the array opening at
     ``buf[start]``, and the offset just past its closing bracket; None where it holds anything
-    but numbers, brackets, commas and whitespace. The compiled extension ``_cjson_tokens`` does
-    it in one pass where it is built; else NumPy, a few hundred kilobytes at a time."""
+    but numbers, brackets, commas and whitespace, or where the compiled extension
+    ``_cjson_tokens`` that does it in one pass is not built (:mod:`json` then reads it)."""
     compiled = extension("_cjson_tokens")
-    if compiled is not None:
-        got = compiled.tokenize(buf, start)
-        if got is None:
-            return None
-        return np.frombuffer(got[0], np.uint8), np.frombuffer(got[1], np.float64), int(got[2])
-    return _tokenize_numpy(buf, start)
-
-
-def _tokenize_numpy(buf: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray, int] | None:
-    """:func:`_tokenize` with NumPy over chunks of the bytes."""
-    kinds: list[np.ndarray] = []
-    values: list[np.ndarray] = []
-    depth = 0
-    pos = start
-    n = buf.shape[0]
-    while pos < n:
-        stop = _chunk_end(buf, min(pos + _CHUNK, n))
-        chunk = buf[pos:stop]
-        cls = _CLASS[chunk]
-        num = cls == _NUM
-        is_start = num.copy()
-        is_start[1:] &= ~num[:-1]
-        ev = np.flatnonzero(is_start | (cls >= _OPEN))
-        kind = cls[ev]
-        step = (kind == _OPEN).astype(np.int64) - (kind == _CLOSE)
-        level = depth + np.cumsum(step)
-        closed = np.flatnonzero(level == 0)
-        if closed.size:  # the array ends in this chunk
-            last = int(closed[0])
-            ev, kind = ev[:last + 1], kind[:last + 1]
-            stop = pos + int(ev[-1]) + 1
-            chunk, cls, num = chunk[:stop - pos], cls[:stop - pos], num[:stop - pos]
-        if (cls == _OTHER).any():
-            return None
-        ends = np.flatnonzero(num & ~np.concatenate((num[1:], [False])))
-        vals = _numbers(chunk, ev[kind == _NUM], ends + 1)
-        if vals is None:
-            return None
-        kinds.append(kind)
-        values.append(vals)
-        if closed.size:
-            return np.concatenate(kinds), np.concatenate(values), stop
-        depth = int(level[-1]) if level.size else depth
-        pos = stop
-    return None
+    got = compiled.tokenize(buf, start) if compiled is not None else None
+    if got is None:
+        return None
+    return np.frombuffer(got[0], np.uint8), np.frombuffer(got[1], np.float64), int(got[2])
 
 
 def _rows(kind: np.ndarray, values: np.ndarray, width: int) -> np.ndarray | None:
