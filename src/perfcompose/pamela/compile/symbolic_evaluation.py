@@ -92,7 +92,7 @@ class Evaluator:
         return hit
 
     def _compile_scalar(self, expr: sp.Basic) -> Fn:
-        if expr.is_number and is_closed(expr):
+        if is_closed(expr) and expr.is_number:
             value = float(expr)
             return lambda env: value
         if isinstance(expr, sp.Symbol):

@@ -66,7 +66,6 @@ class _Substitute(ast.NodeTransformer):
 class _Engine(ExpressionReader):
     """The statements of a program read into PAMELA steps, helpers of its own modules inlined."""
 
-
     def declare(self, node: ast.Call) -> Array:
         shape_node = node.args[0]
         dims = list(shape_node.elts) if isinstance(shape_node, ast.Tuple) else [shape_node]
@@ -88,9 +87,7 @@ class _Engine(ExpressionReader):
     def assign_target(self, target: ast.AST, value: object) -> None:
         if isinstance(target, ast.Name):
             self.env[target.id] = value
-        elif isinstance(target, (ast.Subscript, ast.Attribute)):
-            pass
-        else:
+        elif not isinstance(target, (ast.Subscript, ast.Attribute)):
             raise self.error(target, "assign to one name or one subscript")
 
     def statement(self, node: ast.stmt) -> list[Step]:
@@ -105,10 +102,8 @@ class _Engine(ExpressionReader):
             return self.loop(node)
         if isinstance(node, ast.If):
             return self.branch(node)
-        if isinstance(node, (ast.Expr,)) and isinstance(node.value, ast.Constant):
-            return []  # a docstring
-        if isinstance(node, ast.Pass):
-            return []
+        if isinstance(node, ast.Pass) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+            return []  # pass, or a docstring
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)):
             return self.kept(node, self.simple(node))
         raise self.error(node, f"the engine cannot model a '{type(node).__name__}' statement",

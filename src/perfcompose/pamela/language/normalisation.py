@@ -125,20 +125,13 @@ class _Normaliser(NameChecker):
         have = self.kind_of(node, env)
         if have == want:  # pragma: no cover - callers only ask on a mismatch
             have = "something else"
-        pos = node.pos
-        if isinstance(node, (Name, Call)):
-            what = f"'{node.name}' is {_NOUN.get(have, have)}"
-        elif isinstance(node, BinOp):
-            what = f"'{node.op}' makes {_NOUN.get(have, have)}"
-        elif isinstance(node, Loop):
-            what = f"a '{node.kind}' loop is {_NOUN.get(have, have)}"
-        else:
-            what = f"this is {_NOUN.get(have, have)}"
+        what = (f"'{node.name}' is" if isinstance(node, (Name, Call)) else f"'{node.op}' makes"
+                if isinstance(node, BinOp) else f"a '{node.kind}' loop is" if isinstance(node, Loop) else "this is")
         hints = {"numeric": "a number is needed here: a numeric equation, a parameter, an index or an expression",
                  "process": "a process is needed here: use(r, t), delay(t), a process equation, ';', '||', "
                             "seq, par or if",
                  "resource": "a resource is needed here: fcfs(index, multiplicity), rho or a resource equation"}
-        return self.error(f"{what}, used here as {_NOUN[want]}", pos, hints[want])
+        return self.error(f"{what} {_NOUN.get(have, have)}, used here as {_NOUN[want]}", node.pos, hints[want])
 
     # -- equations --------------------------------------------------------------------------
 
