@@ -108,11 +108,11 @@ def test_resampled_rounds_take_the_same_rounds_for_every_size():
     np.testing.assert_allclose(resampled_rounds(values, picks), [[1.0, 10.0], over_rounds([[3, 3, 2], [30, 30, 20]])])
 
 
-def test_a_term_counts_the_median_of_its_rounds():
-    # runs fall into a fast and a slow mode from round to round; the program and each of its
-    # parts meet both, so each counts its median, not a lucky draw
+def test_a_term_counts_its_slow_mode_not_a_lucky_round():
+    # runs fall into a slow mode and, in a minority of rounds, a fast one; the program and each
+    # of its parts meet both, so each counts a quantile above the median, not a lucky draw
     runs = np.array([[5.7, 8.5, 8.6, 5.8, 8.4]])
-    assert over_rounds(runs)[0] == pytest.approx(8.4)
+    assert 8.4 < over_rounds(runs)[0] < 8.5
     assert over_rounds(runs, axis=1, keepdims=True).shape == (1, 1)
 
 
@@ -149,6 +149,19 @@ def test_the_interval_is_the_predictors_error_on_the_other_programs(small_study)
     # ... and on a busy machine, where every program was disturbed, every other program counts
     busy = with_held_out_error([dataclasses.replace(c, disturbed=True) for c in copies], 0.9)
     assert busy[0].held_out_error == pytest.approx(first.held_out_error)
+
+
+def test_the_held_out_interval_is_set_size_by_size(small_study):
+    import dataclasses
+
+    # the others 20 % slow at the smallest size and 2 % at the others: wide where they missed, narrow elsewhere
+    copies, predicted = _copies(small_study, 1.0)
+    off = np.full(len(predicted), 1.02)
+    off[0] = 1.2
+    copies = [copies[0], *(dataclasses.replace(c, measured=tuple(np.array(c.measured) * off)) for c in copies[1:])]
+    first = with_held_out_error(copies, 0.9)[0]
+    np.testing.assert_allclose(first.high, predicted * off)
+    np.testing.assert_allclose(first.low, predicted / off)
 
 
 def test_a_held_out_interval_holds_its_prediction_and_stays_above_zero(small_study):

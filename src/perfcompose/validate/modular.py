@@ -81,7 +81,8 @@ class Comparison:
     #: the measurement lost its cores to other work: the interval is widened by ``wait_share``
     disturbed: bool = False
     #: the predictor's relative error on the study's other undisturbed programs (the ``level``
-    #: quantile, leave this one out) that the interval spans; 0 where too few others were measured
+    #: quantile at each size, leave this one out; the median over the sizes) that the interval
+    #: spans; 0 where too few others were measured
     held_out_error: float = 0.0
     #: why the prediction cannot be trusted (empty where it can): the parts it is composed from
     #: scattered over the rounds beyond :data:`UNTRUSTED_SPREAD`, or it is not finite
@@ -188,14 +189,15 @@ def dense_grid(x: Sequence[float], per_octave: int = 4) -> tuple[float, ...]:
     return tuple(sorted({float(v) for v in x} | {float(round(2 ** s)) for s in steps}))
 
 
-#: the quantile of a term's runs over the rounds that stands for its time: the median. On a
-#: 2-core virtual machine the runs of one pure-Python or NumPy stage fall into a fast and a slow
-#: mode (up to 2x apart) from one round to the next; the program and its parts each meet both,
-#: and a chain of k parts composed from each part's fastest runs adds k lucky draws where its
-#: measurement has one. On random programs of 2-4 library stages (benchmarks/user_code.py,
-#: development seeds 1001-1005) the median program was 16.8 % off with each term's fastest
-#: round, 8.4 % with the second fastest of five and 5.5 % with the median
-ROUND_QUANTILE = 0.5
+#: the quantile of a term's runs over the rounds that stands for its time: above the median. On a
+#: 2-core virtual machine the runs of one pure-Python or NumPy stage fall into a slow mode and, in
+#: a minority of rounds, a fast one up to 2x quicker; the program and its parts each meet both, and
+#: a chain of k parts composed from each part's quicker runs adds k lucky draws where its measurement
+#: has one. On random programs of 2-4 library stages (benchmarks/user_code.py, development seeds
+#: 2001-2005, 34 programs, 5 rounds) the median program was 7.9 % off with each term's median round
+#: and 5.4 % at 0.65 (between the third and fourth of five); 1001-1005 earlier gave 16.8 % with the
+#: fastest round and 8.4 % with the second fastest
+ROUND_QUANTILE = 0.65
 
 
 def over_rounds(values: Any, axis: int = -1, keepdims: bool = False) -> np.ndarray:
@@ -717,12 +719,14 @@ def conformal_quantile(scores: np.ndarray, level: float) -> float:
 
 def with_held_out_error(comparisons: Sequence[Comparison], level: float = 0.9) -> list[Comparison]:
     """Every comparison's interval set from the predictor's own errors on the *other* programs
-    of the study (leave one program out, split-conformal prediction on the log scale): q is the
-    ``level`` quantile of |ln(measured / predicted)| over every size of the other undisturbed,
-    trusted programs, and the interval ``[predicted e^-q, predicted e^q]``. A program's interval thus
-    never uses its own measurement, holds the prediction, and never reaches below zero; it is as
-    wide as the predictor was wrong on code it did not see. With fewer than ``MIN_OTHERS``
-    such programs every other one counts, and with fewer than that in all the
+    of the study (leave one program out, split-conformal prediction on the log scale), size by
+    size: at each x, q is the ``level`` quantile of |ln(measured / predicted)| over the other
+    undisturbed, trusted programs at that x, and the interval ``[predicted e^-q, predicted e^q]``.
+    The predictor's error shrinks as the runs grow with x (short runs scatter more), so one
+    quantile over every size would be too wide at large x and too narrow at small x. A program's
+    interval thus never uses its own measurement, holds the prediction, and never reaches below
+    zero; it is as wide as the predictor was wrong on code it did not see. With fewer than
+    ``MIN_OTHERS`` such programs every other one counts, and with fewer than that in all the
     interval is the bootstrap's (noise only: :attr:`Comparison.held_out_error` stays 0)."""
     scores = {c.configuration: held_out_scores(c) for c in comparisons}
     trusted = {c.configuration for c in comparisons if c.trusted}
@@ -732,19 +736,23 @@ def with_held_out_error(comparisons: Sequence[Comparison], level: float = 0.9) -
         # the other trusted programs measured undisturbed; on a busy machine the disturbed ones
         # too; with fewer still, every other program
         for pool in (quiet, trusted, set(scores)):
-            others = [e for name, e in scores.items() if name != c.configuration and name in pool]
+            others = [e for name, e in scores.items() if name != c.configuration and name in pool
+                      and e.shape == scores[c.configuration].shape]
             if len(others) >= MIN_OTHERS:
                 break
-        pooled = np.concatenate(others) if others else np.array([])
-        pooled = pooled[np.isfinite(pooled)]
-        if len(others) < MIN_OTHERS or not c.low or not len(pooled):
+        if len(others) < MIN_OTHERS or not c.low:
             out.append(c)
             continue
-        q = conformal_quantile(pooled, level)
+        stacked = np.array(others)
+        q = np.array([conformal_quantile(column[np.isfinite(column)], level) if np.isfinite(column).any()
+                      else np.inf for column in stacked.T])
+        if not np.all(np.isfinite(q)):
+            out.append(c)
+            continue
         predicted = np.asarray(c.calibrated(x=np.array(c.x)), dtype=float)
         out.append(dataclasses.replace(c, low=tuple(map(float, predicted * np.exp(-q))),
                                        high=tuple(map(float, predicted * np.exp(q))),
-                                       held_out_error=float(np.expm1(q))))
+                                       held_out_error=float(np.median(np.expm1(q)))))
     return out
 
 
