@@ -28,7 +28,7 @@ that k workers share) and add a hand-over measured once per machine:
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -107,19 +107,19 @@ class CalibratedComposer(Composer):
             return self.piped[term.name].in_unit(self.unit)
         return None
 
-    def _stage(self, term: Term) -> Model:
+    def _stage(self, term: Term, model: Model) -> Model:
         if isinstance(term, Component) and term.name in self.stages:
             return self.stages[term.name].in_unit(self.unit)
-        return self.model(term)
+        return model
 
-    def _pipe(self, term: Pipe) -> Model:
+    def _pipe(self, term: Pipe, parts: Sequence[Model]) -> Model:
         """``pipe(A, B)``. With A's piped model: the first stage hands every element to the
         second and wakes it when it is idle; ``T[pipe(A, touch)] - C[A]`` is that wake-up (the
         touch stage is idle nearly always) and B idles for the share ``1 - C[B] / max(C[A],
         C[B])`` of A's time. The last stage hands over to the collecting thread, which never
         waits on it, as in the executor alone: ``max(C[A] + wake * idle, C[B])``. Without a
         piped model: ``max(C[A], C[B], P)``."""
-        first, second = self._stage(term.first), self._stage(term.second)
+        first, second = self._stage(term.first, parts[0]), self._stage(term.second, parts[1])
         piped = self._piped(term.first)
         if piped is None:
             floor = self._overheads().pipe.in_unit(self.unit)
@@ -128,11 +128,11 @@ class CalibratedComposer(Composer):
         wake = piped - first
         return maximum(first + wake - wake * busy, second, how="pointwise")
 
-    def model(self, term: Term) -> Model:
+    def combine(self, term: Term, parts: Sequence[Model]) -> Model:
         if isinstance(term, Seq):
             chain = _chain(term)
             if chain is None:
-                return seq_model(self.model(term.first), self.model(term.second))
+                return seq_model(*parts)
             o = self._overheads().stream.in_unit(self.unit)
             total = self.leaf(chain[0])
             touched = self._touches(chain[0])
@@ -142,5 +142,30 @@ class CalibratedComposer(Composer):
                 touched = touched or self._touches(comp)
             return total
         if isinstance(term, Pipe):
-            return self._pipe(term)
-        return super().model(term)
+            return self._pipe(term, parts)
+        return super().combine(term, parts)
+
+    def uses(self, term: Term) -> list[Model]:
+        over = [] if self.overheads is None else [self.overheads.stream, self.overheads.pipe]
+        return [*super().uses(term), *self.hot.values(), *self.piped.values(), *self.stages.values(), *over]
+
+    def spread(self, leaf: Callable[[Model], Model]) -> Composer:
+        over = self.overheads
+        return _SpreadCalibrated({k: leaf(m) for k, m in self.components.items()}, "pointwise", self.size,
+                                 self.target_unit, hot={k: leaf(m) for k, m in self.hot.items()},
+                                 piped={k: leaf(m) for k, m in self.piped.items()},
+                                 stages={k: leaf(m) for k, m in self.stages.items()},
+                                 overheads=None if over is None else Overheads(leaf(over.stream), leaf(over.pipe)),
+                                 central=self)
+
+
+@dataclass(frozen=True)
+class _SpreadCalibrated(CalibratedComposer):
+    """The calibrated operators over stacked leaves; whether a part reads its data is decided on
+    the central models (a stacked leaf has no asymptotic order)."""
+
+    central: CalibratedComposer | None = None
+
+    def _touches(self, term: Component) -> bool:
+        assert self.central is not None
+        return self.central._touches(term)

@@ -144,28 +144,5 @@ def _even(k: int, budget: int) -> tuple[int, ...]:
 
 
 def bottleneck(term: Term, composer: Composer, point: Mapping[str, float]) -> tuple[tuple[Term, float], ...]:
-    """The path from ``term`` down to the part that limits it at ``point``: the slowest stage of
-    each pipeline, the largest part of each sequence, the body of each task pool.
-
-    Each step is ``(term, time per data element)``; the last is the bottleneck itself.
-    """
-    def time_of(t: Term) -> float:
-        model = composer.model(t)
-        return float(model(**{p: point[p] for p in model.params}))
-
-    path = [(term, time_of(term))]
-    t = term
-    while True:
-        if isinstance(t, Pipe):
-            parts = list(pipeline_stages(t))
-        elif isinstance(t, Seq):
-            parts = flatten(t, Seq)
-        elif isinstance(t, TPool):
-            parts = [t.body]
-        else:
-            break
-        times = [time_of(p) for p in parts]
-        k = int(np.argmax(times))
-        t = parts[k]
-        path.append((t, times[k]))
-    return tuple(path)
+    """:meth:`~perfcompose.compose.operators.Evaluated.bottleneck` of ``term`` at ``point``."""
+    return composer.evaluate(term).bottleneck(point)

@@ -17,22 +17,21 @@ the rule made on the central models are taken over: a pipe that kept one stage i
 """
 from __future__ import annotations
 
-import dataclasses
 import itertools
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from perfcompose.compose.calibrated import CalibratedComposer, Overheads
-from perfcompose.compose.operators import Composer
-from perfcompose.compose.terms import Component, Pipe, Term
+from perfcompose.compose.operators import Composer, Evaluated, Lane
+from perfcompose.compose.terms import Term
 from perfcompose.ensemble import StackedEnsemble
 from perfcompose.model import Model
 
 #: members of a composed prediction
 MEMBERS = 200
+#: the lane of the composition pass (:class:`~perfcompose.compose.operators.Lane`) with the members
+MEMBERS_LANE = "members"
 
 _serial = itertools.count()
 
@@ -67,53 +66,23 @@ def stacked_leaf(model: Model, count: int) -> Model:
     return leaf.with_meta(name=model.name, roles=model.roles)
 
 
-def follow_choices(term: Term, kept: Mapping[Pipe, Term]) -> Term:
-    """``term`` with every pipe the asymptotic rule decided replaced by the stage it kept."""
-    if isinstance(term, Pipe) and term in kept:
-        return follow_choices(kept[term], kept)
-    changes = {}
-    for f in dataclasses.fields(term):  # type: ignore[arg-type]
-        value = getattr(term, f.name)
-        if isinstance(value, Term):
-            changes[f.name] = follow_choices(value, kept)
-    return dataclasses.replace(term, **changes) if changes else term  # type: ignore[type-var]
-
-
-def has_uncertainty(composer: Composer, term: Term) -> bool:
-    """Whether any model the composer uses for ``term`` carries members."""
-    models = [composer.components[c] for c in term.components() if c in composer.components]
-    if isinstance(composer, CalibratedComposer):
-        models += [*composer.hot.values(), *composer.piped.values(), *composer.stages.values()]
-        if composer.overheads is not None:
-            models += [composer.overheads.stream, composer.overheads.pipe]
-    return any(m.ensemble is not None for m in models)
-
-
-@dataclass(frozen=True)
-class _SpreadCalibrated(CalibratedComposer):
-    """The calibrated operators over stacked leaves; whether a part reads its data is decided on
-    the central models (a stacked leaf has no asymptotic order)."""
-
-    central: CalibratedComposer | None = None
-
-    def _touches(self, term: Component) -> bool:
-        assert self.central is not None
-        return self.central._touches(term)
-
-
 def spread(composer: Composer, members: int) -> Composer:
     """The composer with every leaf stacked, under the pointwise pipe rule."""
-    leaves = {name: stacked_leaf(model, members) for name, model in composer.components.items()}
-    if isinstance(composer, CalibratedComposer):
-        over = composer.overheads
-        return _SpreadCalibrated(leaves, "pointwise", composer.size, composer.target_unit,
-                                 hot={k: stacked_leaf(m, members) for k, m in composer.hot.items()},
-                                 piped={k: stacked_leaf(m, members) for k, m in composer.piped.items()},
-                                 stages={k: stacked_leaf(m, members) for k, m in composer.stages.items()},
-                                 overheads=None if over is None else
-                                 Overheads(stacked_leaf(over.stream, members), stacked_leaf(over.pipe, members)),
-                                 central=composer)
-    return dataclasses.replace(composer, components=leaves, pipe="pointwise")
+    return composer.spread(lambda model: stacked_leaf(model, members))
+
+
+def members_lane(composer: Composer, term: Term, members: int = MEMBERS) -> Lane | None:
+    """The composed members of ``term`` to fold beside its model, following the choices of the
+    asymptotic rule (a stacked leaf has no order); None for a program of exact components."""
+    if not any(m.ensemble is not None for m in composer.uses(term)):
+        return None
+    return Lane(MEMBERS_LANE, spread(composer, members), follow=True)
+
+
+def interval_of(tree: Evaluated, model: Model, members: int = MEMBERS) -> Model:
+    """``model`` carrying the members the tree holds (``Model.ensemble``), if it holds any."""
+    stacked = tree.lanes.get(MEMBERS_LANE)
+    return model if stacked is None else model.with_meta(ensemble=StackedEnsemble(stacked, members))
 
 
 def with_interval(composer: Composer, term: Term | str, *, members: int = MEMBERS) -> Model:
@@ -122,13 +91,6 @@ def with_interval(composer: Composer, term: Term | str, *, members: int = MEMBER
     gets none."""
     if isinstance(term, str):
         term = composer.parse(term)
-    central = composer(term)
-    if not has_uncertainty(composer, term):
-        return central
-    followed = term
-    if composer.pipe == "asymptotic":
-        decided = {c.term: c.kept for c in composer.pipe_choices(term) if c.dropped is not None}
-        followed = follow_choices(term, decided)
-    composed = spread(composer, members).model(followed)
-    return central.with_meta(ensemble=StackedEnsemble(composed, members))
-
+    lane = members_lane(composer, term, members)
+    tree = composer.evaluate(term, () if lane is None else (lane,))
+    return interval_of(tree, tree.model.with_meta(name=str(term), source="composed"), members)

@@ -7,8 +7,10 @@ that would mean two things (an input size here, a thread count there) is refused
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -16,7 +18,7 @@ import sympy as sp
 from perfcompose.choices import PIPE_RULES, PipeRule
 from perfcompose.compose.parser import TermSyntaxError, known_components_hint, parse_term
 from perfcompose.compose.terms import Component, Count, MapReduce, Pipe, Seq, Shuffle, Term, TPool
-from perfcompose.errors import ModelError
+from perfcompose.errors import ModelError, PerfcomposeError
 from perfcompose.model import Model, maximum, symbol
 from perfcompose.units import merge_roles, seconds_per
 
@@ -26,7 +28,8 @@ DEFAULT_PIPE: PipeRule = "pointwise"
 #: roles of parameters that count resources: held fixed when the asymptotic max compares growth
 COUNT_ROLES = ("threads", "nodes", "processes")
 
-__all__ = ["PipeRule", "DEFAULT_PIPE", "Composer", "PipeChoice", "PipeWarning", "compose",
+__all__ = ["PipeRule", "DEFAULT_PIPE", "KINDS", "Composer", "Evaluated", "Kind", "Lane", "PipeChoice", "PipeWarning",
+           "compose",
            "seq_model", "tpool_model", "pipe_model", "shuffle_model", "mapreduce_model"]
 
 
@@ -135,6 +138,170 @@ class PipeWarning:
                 f"{self.kept_value:.4g} {self.unit}); the pointwise max keeps both (--pipe pointwise)")
 
 
+def _warning_at(choice: PipeChoice, kept: Model, dropped: Model, points: Sequence[Mapping[str, float]],
+                unit: str) -> PipeWarning | None:
+    for point in points:
+        kv, dv = _at(kept, point), _at(dropped, point)
+        if dv > kv * (1 + 1e-9):
+            shown = {k: v for k, v in point.items() if k in kept.params or k in dropped.params}
+            return PipeWarning(choice, shown or dict(point), kv, dv, unit)
+    return None
+
+
+def _at(model: Model, point: Mapping[str, float]) -> float:
+    missing = [p for p in model.params if p not in point]
+    if missing:
+        raise ModelError(f"give a value for {', '.join(missing)} to evaluate {model.label}")
+    return float(np.asarray(model(**{p: point[p] for p in model.params})))
+
+
+def _sum(parts: Sequence[Model | None]) -> Model | None:
+    return None if parts[0] is None or parts[1] is None else parts[0] + parts[1]
+
+
+def _counted(counts: Sequence[int | None], how: Callable[[list[int]], int]) -> int | None:
+    known = [n for n in counts if n is not None]
+    return how(known) if len(known) == len(counts) else None
+
+
+def _check_tpool(t: TPool) -> None:
+    if isinstance(t.threads, int) and t.threads < 1:
+        raise ModelError(f"a task pool needs at least one thread, got {t.threads}")
+    if any(isinstance(s, MapReduce) for s in t.body.walk()):
+        raise ModelError("a shuffle may not be wrapped inside a task pool")
+
+
+def _mapreduce(c: Composer, t: MapReduce, parts: Sequence[Model]) -> Model:
+    try:
+        shuffle = shuffle_model(t.shuffle, t.per_key, c._shuffle_components(t), c.unit, c.size)
+    except ModelError as exc:
+        pos = t.pos
+        raise TermSyntaxError(str(exc), line=pos.line if pos else None, column=pos.column if pos else None,
+                              hint="give shuffle=NAME (a component modelling the shuffle) or "
+                                   "bandwidth=BYTES_PER_S with bytes=BYTES_PER_PAIR (default 16)") from None
+    return mapreduce_model(t, parts[0], parts[1], shuffle, c.size)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What one kind of term means; a new pattern is a new entry of :data:`KINDS`."""
+
+    #: its label in the program's tree
+    label: Callable[[Any], str]
+    #: the terms it is composed from
+    operands: Callable[[Any], tuple[Term, ...]]
+    #: M[.]: its model from its operands' (the composer's rules at hand)
+    model: Callable[[Any, Any, Sequence[Model]], Model]
+    #: the workers the executor starts for it from its operands' (None: not counted)
+    workers: Callable[[Any, Sequence[int | None]], int | None]
+    #: the CPU time per element its workers spend together, from its model and its operands'
+    #: (None: not summed)
+    work: Callable[[Model | None, Sequence[Model | None]], Model | None]
+    #: refuses a term of this kind before its operands are composed
+    check: Callable[[Any], None] = lambda term: None
+    #: whether the path to the bottleneck goes on into its operands
+    limited: bool = True
+
+
+def _both(t: Any) -> tuple[Term, ...]:
+    return (t.first, t.second)
+
+
+KINDS: dict[type, Kind] = {
+    Component: Kind(lambda t: t.name, lambda t: (), lambda c, t, parts: c.leaf(t), lambda t, n: 1,
+                    lambda model, parts: model, limited=False),
+    Seq: Kind(lambda t: "seq", _both, lambda c, t, parts: seq_model(*parts),
+              lambda t, n: _counted(n, max), lambda model, parts: _sum(parts)),
+    Pipe: Kind(lambda t: "pipe", _both, lambda c, t, parts: pipe_model(parts[0], parts[1], c.pipe, c.size),
+               lambda t, n: _counted(n, sum), lambda model, parts: _sum(parts)),
+    TPool: Kind(lambda t: f"tpool_{t.threads}", lambda t: (t.body,),
+                lambda c, t, parts: tpool_model(t.threads, parts[0]),
+                lambda t, n: t.threads * n[0] if isinstance(t.threads, int) and n[0] is not None else None,
+                lambda model, parts: parts[0], check=_check_tpool),
+    MapReduce: Kind(lambda t: "mapreduce", lambda t: (t.map, t.reduce), _mapreduce, lambda t, n: None,
+                    lambda model, parts: None, limited=False),
+}
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """A term composed once: its label, its operands composed, its model, its model under each
+    other composer folded in the same pass (:class:`Lane`; None where that one cannot compose
+    it), what the pipe rule chose (a pipe) and the workers it starts (None: not counted)."""
+
+    term: Term
+    label: str
+    children: tuple[Evaluated, ...]
+    model: Model
+    lanes: Mapping[str, Model | None] = field(default_factory=dict)
+    choice: PipeChoice | None = None
+    workers: int | None = None
+
+    def walk(self) -> Iterator[Evaluated]:
+        """This node and every node below it, depth first, left to right."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def parts(self, nested: bool = True) -> list[Evaluated]:
+        """The operands, a seq's seqs and a pipe's pipes lifted to its level (``nested=False``:
+        only the first operand's, as the n-ary sugar nests them)."""
+        if type(self.term) not in (Seq, Pipe):
+            return list(self.children)
+        out: list[Evaluated] = []
+        for k, child in enumerate(self.children):
+            lift = type(child.term) is type(self.term) and (nested or k == 0)
+            out += child.parts(nested) if lift else [child]
+        return out
+
+    def work(self, lane: str | None = None) -> Model | None:
+        """The CPU time per element all the workers spend together (each component once per
+        element: a pool spreads its elements), by the operators or by ``lane``."""
+        own = self.model if lane is None else self.lanes[lane]
+        return KINDS[type(self.term)].work(own, [c.work(lane) for c in self.children])
+
+    def at(self, point: Mapping[str, float]) -> float:
+        """The model's value at ``point``."""
+        return float(np.asarray(self.model(**{p: point[p] for p in self.model.params})))
+
+    def bottleneck(self, point: Mapping[str, float]) -> tuple[tuple[Term, float], ...]:
+        """The path down to the part that limits the term at ``point``: the slowest stage of each
+        pipeline, the largest part of each sequence, the body of each task pool; each step with
+        its time per element."""
+        node, path = self, [(self.term, self.at(point))]
+        while KINDS[type(node.term)].limited:
+            parts = node.parts(nested=False)
+            times = [p.at(point) for p in parts]
+            k = int(np.argmax(times))
+            node = parts[k]
+            path.append((node.term, times[k]))
+        return tuple(path)
+
+    def pipe_warnings(self, points: Iterable[Mapping[str, float]], unit: str) -> list[PipeWarning]:
+        """Where the asymptotic max dropped a stage that is the larger one at a point (the first
+        such point per pipe)."""
+        out = []
+        for node in self.walk():
+            choice = node.choice
+            if choice is not None and choice.dropped is not None:
+                first, second = (c.model for c in node.children)
+                kept, dropped = (first, second) if choice.kept == choice.term.first else (second, first)
+                out.append(_warning_at(choice, kept, dropped, list(points), unit))
+        return [w for w in out if w is not None]
+
+
+@dataclass(frozen=True)
+class Lane:
+    """Another composer folded in the same pass as the operators: where ``follow``, a pipe the
+    asymptotic rule decided is the stage it kept; where ``tolerant``, a term it cannot compose
+    is None instead of an error."""
+
+    name: str
+    composer: Composer
+    follow: bool = False
+    tolerant: bool = False
+
+
 @dataclass(frozen=True)
 class Composer:
     """Applies M[.] to terms over a fixed set of component models.
@@ -193,66 +360,62 @@ class Composer:
         return self.model(term).with_meta(name=str(term), source="composed")
 
     def model(self, term: Term) -> Model:
-        if isinstance(term, Component):
-            return self.leaf(term)
-        if isinstance(term, Seq):
-            return seq_model(self.model(term.first), self.model(term.second))
-        if isinstance(term, Pipe):
-            return pipe_model(self.model(term.first), self.model(term.second), self.pipe, self.size)
-        if isinstance(term, TPool):
-            if isinstance(term.threads, int) and term.threads < 1:
-                raise ModelError(f"a task pool needs at least one thread, got {term.threads}")
-            if any(isinstance(t, MapReduce) for t in term.body.walk()):
-                raise ModelError("a shuffle may not be wrapped inside a task pool")
-            return tpool_model(term.threads, self.model(term.body))
-        if isinstance(term, MapReduce):
-            try:
-                shuffle = shuffle_model(term.shuffle, term.per_key, self._shuffle_components(term),
-                                        self.unit, self.size)
-            except ModelError as exc:
-                pos = term.pos
-                raise TermSyntaxError(str(exc), line=pos.line if pos else None,
-                                      column=pos.column if pos else None,
-                                      hint="give shuffle=NAME (a component modelling the shuffle) or "
-                                           "bandwidth=BYTES_PER_S with bytes=BYTES_PER_PAIR (default 16)"
-                                      ) from None
-            return mapreduce_model(term, self.model(term.map), self.model(term.reduce), shuffle, self.size)
-        raise ModelError(f"cannot compose {type(term).__name__}")
+        """M[term]: the composed model alone (:meth:`evaluate` keeps every subterm's)."""
+        return self.evaluate(term).model
+
+    def combine(self, term: Term, parts: Sequence[Model]) -> Model:
+        """M[term] from the models of its operands (:data:`KINDS`)."""
+        return KINDS[type(term)].model(self, term, parts)
+
+    def choice(self, term: Pipe, first: Model, second: Model) -> PipeChoice | None:
+        """What the asymptotic max made of ``pipe(first, second)``; None under the pointwise rule
+        or where it kept the stage that is the max."""
+        if self.pipe == "pointwise":
+            return None
+        result = pipe_model(first, second, self.pipe, self.size)
+        if result == first and first != second:
+            return PipeChoice(term, term.first, term.second)
+        if result == second and first != second:
+            return PipeChoice(term, term.second, term.first)
+        return None if result == first else PipeChoice(term, term, None, both=True)
+
+    def evaluate(self, term: Term, lanes: Sequence[Lane] = ()) -> Evaluated:
+        """The composition pass: ``term`` folded bottom up into a tree of its subterms, each with
+        its model by these operators and by every lane's composer."""
+        def fold(t: Term) -> Evaluated:
+            kind = KINDS.get(type(t))
+            if kind is None:
+                raise ModelError(f"cannot compose {type(t).__name__}")
+            kind.check(t)
+            children = tuple(fold(c) for c in kind.operands(t))
+            model = self.combine(t, [c.model for c in children])
+            choice = self.choice(t, children[0].model, children[1].model) if isinstance(t, Pipe) else None
+            models: dict[str, Model | None] = {}
+            for lane in lanes:
+                parts = [c.lanes[lane.name] for c in children]
+                if lane.follow and choice is not None and choice.dropped is not None:
+                    models[lane.name] = children[0 if choice.kept == choice.term.first else 1].lanes[lane.name]
+                elif any(p is None for p in parts):
+                    models[lane.name] = None
+                else:
+                    try:
+                        models[lane.name] = lane.composer.combine(t, parts)  # type: ignore[arg-type]
+                    except (PerfcomposeError, KeyError):
+                        if not lane.tolerant:
+                            raise
+                        models[lane.name] = None
+            return Evaluated(t, kind.label(t), children, model, models, choice,
+                             kind.workers(t, [c.workers for c in children]))
+
+        return fold(term)
 
     def pipe_choices(self, term: Term) -> list[PipeChoice]:
         """What the pipeline operator kept and dropped in every pipe of ``term``."""
-        out: list[PipeChoice] = []
-        for t in term.walk():
-            if not isinstance(t, Pipe):
-                continue
-            a, b = self.model(t.first), self.model(t.second)
-            result = pipe_model(a, b, self.pipe, self.size)
-            if self.pipe == "pointwise":
-                continue
-            if result == a and a != b:
-                out.append(PipeChoice(t, t.first, t.second))
-            elif result == b and a != b:
-                out.append(PipeChoice(t, t.second, t.first))
-            elif result != a:
-                out.append(PipeChoice(t, t, None, both=True))
-        return out
+        return [n.choice for n in self.evaluate(term).walk() if n.choice is not None]
 
     def pipe_warnings(self, term: Term, points: Iterable[Mapping[str, float]]) -> list[PipeWarning]:
-        """Where the asymptotic max dropped a stage that is the larger one at a point (the first
-        such point per pipe); empty under the pointwise rule."""
-        warnings = []
-        points = list(points)
-        for choice in self.pipe_choices(term):
-            if choice.dropped is None:
-                continue
-            kept, dropped = self.model(choice.kept), self.model(choice.dropped)
-            for point in points:
-                kv, dv = _at(kept, point), _at(dropped, point)
-                if dv > kv * (1 + 1e-9):
-                    shown = {k: v for k, v in point.items() if k in kept.params or k in dropped.params}
-                    warnings.append(PipeWarning(choice, shown or dict(point), kv, dv, self.unit))
-                    break
-        return warnings
+        """:meth:`Evaluated.pipe_warnings` of ``term``; empty under the pointwise rule."""
+        return self.evaluate(term).pipe_warnings(points, self.unit)
 
     def _shuffle_components(self, term: MapReduce) -> Mapping[str, Model]:
         name = term.shuffle.model
@@ -260,12 +423,14 @@ class Composer:
             self.leaf(Component(name, pos=term.pos))
         return self.components
 
+    def spread(self, leaf: Callable[[Model], Model]) -> Composer:
+        """These operators over ``leaf`` of every model they use, under the pointwise rule."""
+        return dataclasses.replace(self, components={k: leaf(m) for k, m in self.components.items()},
+                                   pipe="pointwise")
 
-def _at(model: Model, point: Mapping[str, float]) -> float:
-    missing = [p for p in model.params if p not in point]
-    if missing:
-        raise ModelError(f"give a value for {', '.join(missing)} to evaluate {model.label}")
-    return float(np.asarray(model(**{p: point[p] for p in model.params})))
+    def uses(self, term: Term) -> list[Model]:
+        """The models composing ``term`` reads."""
+        return [self.components[c] for c in term.components() if c in self.components]
 
 
 def compose(term: Term | str, components: Mapping[str, Model], *, pipe: PipeRule = DEFAULT_PIPE,

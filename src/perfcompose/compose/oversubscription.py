@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from perfcompose.compose.interval import spread
-from perfcompose.compose.operators import Composer
-from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Term, TPool
+from perfcompose.compose.interval import MEMBERS_LANE, members_lane
+from perfcompose.compose.operators import KINDS, Composer, Evaluated
+from perfcompose.compose.terms import Term
 from perfcompose.ensemble import StackedEnsemble
 from perfcompose.model import Model, maximum
 
@@ -23,32 +23,8 @@ def workers(term: Term) -> int | None:
     """Workers the executor starts for ``term`` (a seq runs in its parts' workers one after the
     other; a pipe's stages run side by side; a pool multiplies), or None when a count is symbolic
     or the term is a MapReduce."""
-    if isinstance(term, Component):
-        return 1
-    if isinstance(term, (Seq, Pipe)):
-        a, b = workers(term.first), workers(term.second)
-        if a is None or b is None:
-            return None
-        return max(a, b) if isinstance(term, Seq) else a + b
-    if isinstance(term, TPool):
-        inner = workers(term.body)
-        return term.threads * inner if isinstance(term.threads, int) and inner is not None else None
-    return None
-
-
-def work(composer: Composer, term: Term) -> Model | None:
-    """The CPU time per element the program spends in all its workers together: every component
-    once per element (a pool spreads its elements, it does not repeat them); None for a MapReduce."""
-    if isinstance(term, Component):
-        return composer.model(term)
-    if isinstance(term, (Seq, Pipe)):
-        a, b = work(composer, term.first), work(composer, term.second)
-        return None if a is None or b is None else a + b
-    if isinstance(term, TPool):
-        return work(composer, term.body)
-    if isinstance(term, MapReduce):
-        return None
-    return None
+    kind = KINDS[type(term)] if type(term) in KINDS else None
+    return None if kind is None else kind.workers(term, [workers(t) for t in kind.operands(term)])
 
 
 @dataclass(frozen=True)
@@ -87,35 +63,49 @@ def cores_note(term: Term, cores: int) -> str | None:
             "thread, so here it will run slower than predicted")
 
 
-def account(composer: Composer, term: Term, model: Model, cores: int | None = None) -> Oversubscription | None:
-    """None when ``term`` has no more workers than ``cores``; otherwise the warning and the
-    prediction ``max(model, work / cores)`` (pointwise)."""
+def oversubscribed(tree: Evaluated, model: Model, cores: int | None = None, lane: str | None = None
+                   ) -> Oversubscription | None:
+    """None when the evaluated term has no more workers than ``cores``; otherwise the warning and
+    the prediction ``max(model, work / cores)`` (pointwise), the work by the operators or ``lane``."""
     cores = cores or machine_cores()
-    n = workers(term)
+    n = tree.workers
     if n is None or n <= cores:
         return None
-    total = work(composer, term)
+    total = tree.work(lane)
     if total is None:
-        return Oversubscription(str(term), n, cores, None)
+        return Oversubscription(str(tree.term), n, cores, None)
     floor = (total / cores).in_unit(model.unit) if model.unit and total.unit else total / cores
-    return Oversubscription(str(term), n, cores, maximum(model, floor, how="pointwise").with_meta(
+    return Oversubscription(str(tree.term), n, cores, maximum(model, floor, how="pointwise").with_meta(
         name=model.name, source=model.source, ensemble=None))
 
 
-def accounted(composer: Composer, term: Term, model: Model, cores: int | None = None
-              ) -> tuple[Model, Oversubscription | None]:
-    """``model`` with the floor of :func:`account` applied where ``term`` oversubscribes the cores,
-    its members (``model.ensemble``, from :func:`perfcompose.compose.interval.with_interval`)
-    floored the same way; and the warning, or None."""
-    over = account(composer, term, model, cores)
+def shared(tree: Evaluated, model: Model, cores: int | None = None, lane: str | None = None
+           ) -> tuple[Model, Oversubscription | None]:
+    """``model`` with the floor of :func:`oversubscribed` applied where the evaluated term oversubscribes
+    the cores, its members (``model.ensemble``, from the tree's members lane) floored the same
+    way; and the warning, or None."""
+    over = oversubscribed(tree, model, cores, lane)
     if over is None or over.model is None:
         return model, over
     adjusted = over.model
     ensemble = model.ensemble
     stacked = getattr(ensemble, "stacked", None)
-    if stacked is not None:
-        total = work(spread(composer, ensemble.size), term)
-        if total is not None:
-            members = maximum(stacked, total / over.cores, how="pointwise")
-            adjusted = adjusted.with_meta(ensemble=StackedEnsemble(members, ensemble.size))
+    total = tree.work(MEMBERS_LANE) if MEMBERS_LANE in tree.lanes else None
+    if stacked is not None and total is not None:
+        members = maximum(stacked, total / over.cores, how="pointwise")
+        adjusted = adjusted.with_meta(ensemble=StackedEnsemble(members, ensemble.size))
     return adjusted, over
+
+
+def account(composer: Composer, term: Term, model: Model, cores: int | None = None) -> Oversubscription | None:
+    """:func:`oversubscribed` for ``term`` composed by ``composer``."""
+    return oversubscribed(composer.evaluate(term), model, cores)
+
+
+def accounted(composer: Composer, term: Term, model: Model, cores: int | None = None
+              ) -> tuple[Model, Oversubscription | None]:
+    """:func:`shared` for ``term`` composed by ``composer`` (``model`` with its members, as
+    :func:`perfcompose.compose.interval.with_interval` gives them)."""
+    ensemble = model.ensemble
+    lane = members_lane(composer, term, ensemble.size) if isinstance(ensemble, StackedEnsemble) else None
+    return shared(composer.evaluate(term, () if lane is None else (lane,)), model, cores)

@@ -18,11 +18,10 @@ import numpy as np
 
 from perfcompose.compose import oversubscription
 from perfcompose.compose.design import load_design
-from perfcompose.compose.explore import bottleneck
-from perfcompose.compose.interval import follow_choices, with_interval
-from perfcompose.compose.operators import Composer
-from perfcompose.compose.oversubscription import accounted
-from perfcompose.compose.terms import Component, Pipe, Seq, Term, TPool
+from perfcompose.compose.interval import interval_of, members_lane
+from perfcompose.compose.operators import Composer, Evaluated, Lane
+from perfcompose.compose.oversubscription import shared
+from perfcompose.compose.terms import Component, Term
 from perfcompose.data import load
 from perfcompose.ensemble import time_bounds
 from perfcompose.errors import InputError, PerfcomposeError
@@ -41,52 +40,51 @@ from perfcompose.units import conversion
 __all__ = ["ComponentValue", "PointPrediction", "Prediction", "predict", "predict_design", "term_times"]
 
 
-def _over_components(composer: Composer, term: Term, accounted_for_cores: bool) -> Model | None:
-    """The program composed from one symbol per component (named as the component), with the
-    choices the asymptotic rule made on the real models, and the floor of the cores where the
+#: the lanes of the prediction's composition pass beside its members
+EXACT, STRUCTURE = "exact", "structure"
+
+
+def _lanes(composer: Composer, program: Term) -> tuple[Lane, ...]:
+    """What predict folds beside the operators' model: the members of the interval; the pointwise
+    max where the rule is asymptotic; the program over one symbol per component (named as the
+    component), following the choices the asymptotic rule made on the real models."""
+    members = members_lane(composer, program)
+    exact = Composer(composer.components, pipe="pointwise", size=composer.size)
+    symbolic = Composer({n: Model(symbol(n), unit=composer.unit) for n in program.components()}, pipe="pointwise",
+                        size=composer.size)
+    return (*(() if members is None else (members,)),
+            *((Lane(EXACT, exact),) if composer.pipe == "asymptotic" else ()),
+            Lane(STRUCTURE, symbolic, follow=True, tolerant=True))
+
+
+def _over_components(tree: Evaluated, accounted_for_cores: bool) -> Model | None:
+    """The program over one symbol per component, with the floor of the cores where the
     prediction has one; None where the names cannot stand for the components (a component named
     like a parameter) or the program cannot be composed so (a MapReduce whose shuffle is a model)."""
-    names = term.components()
-    leaves = {name: Model(symbol(name), unit=composer.unit) for name in names}
-    taken = set(composer(term).params)
-    if taken & set(names):
+    model = tree.lanes[STRUCTURE]
+    if model is None or set(tree.model.params) & set(tree.term.components()):
         return None
-    kept = {c.term: c.kept for c in composer.pipe_choices(term) if c.dropped is not None}
+    model = model.with_meta(name=str(tree.term), source="composed")
     try:
-        symbolic = Composer(leaves, pipe="pointwise", size=composer.size)
-        model = symbolic(follow_choices(term, kept))
-        if accounted_for_cores:
-            model, _ = accounted(symbolic, term, model)
-    except (PerfcomposeError, KeyError):
+        return shared(tree, model, lane=STRUCTURE)[0] if accounted_for_cores else model
+    except PerfcomposeError:
         return None
-    return model
 
 
-def _flat(term: Term) -> list[Term]:
-    """The children of ``term``, nested pipes in a pipe and seqs in a seq lifted to its level."""
-    kind = type(term)
-    if kind not in (Pipe, Seq):
-        return list(term.children())
-    out: list[Term] = []
-    for c in term.children():
-        out += _flat(c) if type(c) is kind else [c]
-    return out
+def _times(node: Evaluated, at: Mapping[str, float]) -> TermNode:
+    """The evaluated term as a tree, every node with its time per element at ``at``."""
+    try:
+        time: float | None = node.at(at)
+    except Exception:  # a node that cannot be evaluated alone is drawn without its time
+        time = None
+    if not node.children:
+        return TermNode(node.label, str(node.term), time, node.model.source or "expression")
+    return TermNode(node.label, str(node.term), time, None, tuple(_times(c, at) for c in node.parts()))
 
 
 def term_times(term: Term, composer: Composer, at: Mapping[str, float]) -> TermNode:
     """``term`` as a tree, every node with its time per element at ``at`` by the operators."""
-    def time(t: Term) -> float | None:
-        try:
-            m = composer.model(t)
-            return float(np.asarray(m(**{p: at[p] for p in m.params})))
-        except Exception:  # a node that cannot be evaluated alone is drawn without its time
-            return None
-
-    if isinstance(term, Component):
-        return TermNode(term.name, str(term), time(term), composer.leaf(term).source or "expression")
-    names: dict[type, str] = {Pipe: "pipe", Seq: "seq"}
-    label = f"tpool_{term.threads}" if isinstance(term, TPool) else names.get(type(term), type(term).__name__.lower())
-    return TermNode(label, str(term), time(term), None, tuple(term_times(c, composer, at) for c in _flat(term)))
+    return _times(composer.evaluate(term), at)
 
 
 def _order(model: Model, size: str) -> str:
@@ -180,8 +178,9 @@ def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: 
     Every parameter the composed model keeps symbolic (``tpool_n``'s n) needs a value.
     """
     fixed = dict(parameters or {})
-    operators = composer(program)
-    model, over = accounted(composer, program, with_interval(composer, program))
+    tree = composer.evaluate(program, _lanes(composer, program))
+    operators = tree.model.with_meta(name=str(program), source="composed")
+    model, over = shared(tree, interval_of(tree, operators))
     size = composer.size
     missing = [p for p in model.params if p != size and p not in fixed]
     if missing:
@@ -189,8 +188,9 @@ def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: 
                          f"{'them values' if len(missing) > 1 else 'it a value'}",
                          hint=f"--param {missing[0]}=4, or {missing[0]} = 4 under [parameters] in the design")
     points = [{size: float(x), **fixed} for x in xs]
-    pipe_warnings = composer.pipe_warnings(program, points)
-    exact = Composer(composer.components, pipe="pointwise", size=size)(program) if pipe_warnings else None
+    pipe_warnings = tree.pipe_warnings(points, composer.unit)
+    exact_model = tree.lanes.get(EXACT)
+    exact = exact_model.with_meta(name=str(program), source="composed") if pipe_warnings and exact_model else None
     grid: dict[str, Any] = {size: np.asarray([float(x) for x in xs]), **fixed}
     count = len(points)
 
@@ -205,11 +205,11 @@ def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: 
         low, high = time_bounds(values, np.broadcast_to(np.asarray(bounds[0], dtype=float), (count,)),
                                 np.broadcast_to(np.asarray(bounds[1], dtype=float), (count,)))
     exact_values = None if exact is None else on_grid(exact)
-    leaves = {name: composer.leaf(Component(name)) for name in program.components()}
+    leaves = {n.label: n.model for n in tree.walk() if isinstance(n.term, Component)}
     leaf_values = {name: on_grid(leaf) for name, leaf in leaves.items()}
     out = []
     for k, point in enumerate(points):
-        path = bottleneck(program, composer, point)
+        path = tree.bottleneck(point)
         out.append(PointPrediction(
             point, float(values[k]), None if low is None else float(low[k]), None if high is None else float(high[k]),
             None if exact_values is None else float(exact_values[k]), tuple(str(t) for t, _ in path[1:]),
@@ -219,11 +219,11 @@ def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: 
                   for name, leaf in leaves.items())
     return Prediction(
         str(program), size, composer.pipe, model, operators, tuple(out), parts,
-        term_times(program, composer, out[-1].point) if out else TermNode(str(program), str(program), None),
-        order=_order(model, "x"), structure=_over_components(composer, program, over is not None),
+        _times(tree, out[-1].point) if out else TermNode(str(program), str(program), None),
+        order=_order(model, "x"), structure=_over_components(tree, over is not None),
         parameters=fixed, exact=exact, warnings=tuple(str(w) for w in pipe_warnings),
         shared_cores=None if over is None else SharedCores(over.workers, over.cores, str(over)),
         cores=over.cores if over is not None else oversubscription.machine_cores(),
-        workers=oversubscription.workers(program),
+        workers=tree.workers,
         notes=tuple(notes), measured=None if measured is None else _measured(measured, model, fixed),
         title=title, design=design)
