@@ -28,15 +28,8 @@ def float64(expr: sp.Expr) -> sp.Expr:
 
 
 _FUNCTIONS: dict[str, Callable[..., sp.Expr]] = {
-    "log2": lambda a: sp.log(a, 2),
-    "log10": lambda a: sp.log(a, 10),
-    "log": sp.log,
-    "ln": sp.log,
-    "sqrt": sp.sqrt,
-    "exp": sp.exp,
-    "max": sp.Max, "Max": sp.Max,
-    "min": sp.Min, "Min": sp.Min,
-}
+    "log2": lambda a: sp.log(a, 2), "log10": lambda a: sp.log(a, 10), "log": sp.log, "ln": sp.log, "sqrt": sp.sqrt,
+    "exp": sp.exp, "max": sp.Max, "Max": sp.Max, "min": sp.Min, "Min": sp.Min}
 _NOT_FINITE_NAMES = frozenset({"nan", "NaN", "oo", "zoo", "inf", "Infinity", "I"})
 _KEYWORDS = frozenset({"and", "or", "not", "if", "else", "lambda", "import", "for", "in", "is"})
 

@@ -23,21 +23,9 @@ __all__ = ["BUILTINS", "NameChecker"]
 
 # name -> (kind, allowed argument counts; None = any number >= 1)
 BUILTINS: dict[str, tuple[str, tuple[int, ...] | None]] = {
-    "use": ("process", (2,)),
-    "delay": ("process", (1,)),
-    "fcfs": ("resource", (1, 2)),
-    "rho": ("resource", (0,)),
-    "unitvec": ("numeric", (1,)),
-    "max": ("numeric", None),
-    "min": ("numeric", None),
-    "ceil": ("numeric", (1,)),
-    "floor": ("numeric", (1,)),
-    "sqrt": ("numeric", (1,)),
-    "log": ("numeric", (1,)),
-    "log2": ("numeric", (1,)),
-    "exp": ("numeric", (1,)),
-    "abs": ("numeric", (1,)),
-}
+    "use": ("process", (2,)), "delay": ("process", (1,)), "fcfs": ("resource", (1, 2)), "rho": ("resource", (0,)),
+    "max": ("numeric", None), "min": ("numeric", None),
+    **{name: ("numeric", (1,)) for name in ("unitvec", "ceil", "floor", "sqrt", "log", "log2", "exp", "abs")}}
 
 
 def _arity_text(counts: tuple[int, ...] | None) -> str:
