@@ -8,16 +8,9 @@ import pytest
 
 from perfcompose.errors import PerfcomposeError
 from perfcompose.model import Model
-from perfcompose.validate.modular import (
-    curve,
-    dense_grid,
-    lead_error,
-    measurement_interval,
-    over_rounds,
-    resampled_rounds,
-    study,
-    with_held_out_error,
-)
+from perfcompose.validate.held_out import measurement_interval, with_held_out_error
+from perfcompose.validate.modular import lead_error, study
+from perfcompose.validate.rounds import curve, dense_grid, over_rounds, resampled_rounds
 
 X = (1024, 2048, 4096)
 
@@ -256,7 +249,7 @@ def test_a_program_s_parts_are_measured_on_the_data_they_receive_in_it(small_stu
 
 
 def test_a_prediction_from_parts_whose_rounds_scatter_is_not_trusted():
-    from perfcompose.validate.modular import untrusted
+    from perfcompose.validate.held_out import untrusted
 
     predicted = np.array([100.0, 200.0])
     assert untrusted(predicted, predicted * 0.95, predicted * 1.05) == ""

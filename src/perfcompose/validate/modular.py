@@ -28,13 +28,13 @@ from perfcompose.compose.oversubscription import accounted
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.terms import Component, Pipe, Term
 from perfcompose.data.experiment import Experiment, Point, Series
-from perfcompose.ensemble import SampledEnsemble
 from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.fit import PMNFFitter
 from perfcompose.fit.uncertainty import with_uncertainty
 from perfcompose.model import Model
 from perfcompose.runtime.executor import DISTURBED_SHARE, plan, worker_count
 from perfcompose.runtime.target import Period, TermTarget
+from perfcompose.validate.held_out import measurement_interval, untrusted, with_held_out_error
 from perfcompose.validate.in_context import (
     ContextEffect,
     ContextPlan,
@@ -50,6 +50,15 @@ from perfcompose.validate.in_context import (
     round_entries,
     slowdowns,
     with_context_functions,
+)
+from perfcompose.validate.rounds import (
+    Rounds,
+    calibration,
+    curve_members,
+    dense_grid,
+    over_rounds,
+    piped_probe,
+    predicted_curve,
 )
 
 Progress = Callable[[str, int, int], None]
@@ -180,76 +189,6 @@ def _fit(name: str, x: Sequence[float], values: Sequence[Sequence[float]], max_t
     return with_uncertainty(model, experiment) if uncertainty else model
 
 
-def dense_grid(x: Sequence[float], per_octave: int = 4) -> tuple[float, ...]:
-    """The sizes of ``x`` and ``per_octave`` sizes per power of two between its ends (Table 1's
-    quick grid for 2^10 ... 2^18): the grid the parts are measured on, so the fitter sees enough
-    of each part's curve to tell x from x^(3/4) log2(x)^2."""
-    lo, hi = np.log2(min(x)), np.log2(max(x))
-    steps = np.arange(np.ceil(lo * per_octave), np.floor(hi * per_octave) + 1) / per_octave
-    return tuple(sorted({float(v) for v in x} | {float(round(2 ** s)) for s in steps}))
-
-
-#: the quantile of a term's runs over the rounds that stands for its time: above the median. On a
-#: 2-core virtual machine the runs of one pure-Python or NumPy stage fall into a slow mode and, in
-#: a minority of rounds, a fast one up to 2x quicker; the program and its parts each meet both, and
-#: a chain of k parts composed from each part's quicker runs adds k lucky draws where its measurement
-#: has one. On random programs of 2-4 library stages (benchmarks/user_code.py, development seeds
-#: 2001-2005, 34 programs, 5 rounds) the median program was 7.9 % off with each term's median round
-#: and 5.4 % at 0.65 (between the third and fourth of five); 1001-1005 earlier gave 16.8 % with the
-#: fastest round and 8.4 % with the second fastest
-ROUND_QUANTILE = 0.65
-
-
-def over_rounds(values: Any, axis: int = -1, keepdims: bool = False) -> np.ndarray:
-    """A term's time over its rounds' runs: the ``ROUND_QUANTILE`` quantile along ``axis``
-    (the same statistic for the programs, the parts and the probes)."""
-    return np.quantile(np.asarray(values, dtype=float), ROUND_QUANTILE, axis=axis, keepdims=keepdims)
-
-
-def resampled_rounds(values: np.ndarray, picks: np.ndarray) -> np.ndarray:
-    """:func:`over_rounds` of resampled rounds: ``values`` (sizes, rounds), ``picks`` (members,
-    rounds) of round indices -> (members, sizes)."""
-    return over_rounds(values[:, picks]).T
-
-
-def curve_members(name: str, x: Sequence[float], medians: np.ndarray, central: Model) -> Model:
-    """``central`` (a measured curve) carrying one member per row of ``medians`` [ns]: the same
-    log-log interpolation through each resample's medians."""
-    lx = np.log(np.asarray(x, dtype=float))
-    ly = np.log(np.maximum(np.asarray(medians, dtype=float), 1e-6))
-
-    def members(x: Any) -> np.ndarray:
-        lv = np.log(np.asarray(x, dtype=float))
-        return np.exp(np.stack([np.interp(lv, lx, row) for row in ly]))
-
-    return central.with_meta(ensemble=SampledEnsemble(members, len(ly), ("x",)))
-
-
-def curve(name: str, x: Sequence[float], values: Sequence[Sequence[float]]) -> Model:
-    """The measured times [ns] (:func:`over_rounds`) as a model: linear interpolation in log-log between the
-    measured sizes (constant beyond them), for predictions that show the operators' error
-    rather than a fit's."""
-    lx = np.log(np.asarray(x, dtype=float))
-    ly = np.log(np.maximum([float(over_rounds(v)) * 1e9 for v in values], 1e-6))
-
-    def f(xv: Any) -> Any:
-        return np.exp(np.interp(np.log(np.asarray(xv, dtype=float)), lx, ly))
-
-    return Model.numeric(name, f, ("x",), unit="ns", source="measured")
-
-
-def predicted_curve(name: str, x: Sequence[float], values: np.ndarray) -> Model:
-    """Predicted times [ns] at the sizes ``x`` as a model: log-log interpolation between them."""
-    lx = np.log(np.asarray(x, dtype=float))
-    ly = np.log(np.maximum(np.asarray(values, dtype=float), 1e-6))
-
-    def f(xv: Any) -> Any:
-        return np.exp(np.interp(np.log(np.asarray(xv, dtype=float)), lx, ly))
-
-    ident = "".join(c if c.isalnum() else "_" for c in name).strip("_") or "program"
-    return Model.numeric(f"in_context_{ident}", f, ("x",), unit="ns", source="composed in context")
-
-
 def leading_term(model: Model) -> tuple[tuple, float] | None:
     """The order ``(i, j)`` in x and the coefficient of the model's leading PMNF term."""
     decomposed = model.terms()
@@ -338,11 +277,6 @@ def pipe_stages(terms: Sequence[Term]) -> list[str]:
     names = {side.name for term in terms for node in term.walk() if isinstance(node, Pipe)
              for side in node.children() if isinstance(side, Component)}
     return sorted(names)
-
-
-def piped_probe(part: str) -> str:
-    """The program a pipe stage is timed in: the part with a one-pass ``touch`` stage after it."""
-    return f"pipe({part}, touch)"
 
 
 def _stream(parts: Sequence[str], kept: Sequence[tuple[Term, int]], levels: Sequence[int]) -> list[Term]:
@@ -450,80 +384,12 @@ def _run_rounds(target: Target, executor: TermTarget, labels: Sequence[str], xs:
 
 
 @dataclass(frozen=True)
-class _Rounds:
-    """The rounds' runs of every term [s], and the bootstrap's resamples of the rounds."""
-
-    runs: Mapping[tuple[int, float], list[float]]
-    index: Mapping[str, int]
-    xs: tuple[float, ...]
-    picks: np.ndarray
-
-    @property
-    def width(self) -> int:
-        return int(self.picks.shape[1])
-
-    def series(self, term: str) -> list[list[float]]:
-        return [self.runs[(self.index[term], v)] for v in self.xs]
-
-    def matrix(self, term: str) -> np.ndarray:
-        """The term's runs [s]: (sizes, rounds)."""
-        return np.array([self.runs[(self.index[term], v)][:self.width] for v in self.xs])
-
-    def contention(self, k: int) -> np.ndarray:
-        """What k workers at once add to a one-pass probe: k T[tpool_k(touch)] - T[touch] [s]."""
-        if k == 1:
-            return np.zeros((len(self.xs), self.width))
-        return k * self.matrix(f"tpool_{k}(touch)") - self.matrix("touch")
-
-    def at(self, k: int, p: str) -> list[list[float]]:
-        """Part p's time per element when k workers run at once: its own time in the executor
-        plus the contention k one-pass probes meet."""
-        if k == 1:
-            return self.series(p)
-        return (self.matrix(p) + over_rounds(self.contention(k), axis=1, keepdims=True)).tolist()
-
-    def piped(self, k: int, p: str) -> list[list[float]]:
-        """Pipe stage p's time per element when k workers run at once: its probe
-        (:func:`piped_probe`, two workers) plus what k workers add to a one-pass probe beyond
-        what two do."""
-        extra = over_rounds(self.contention(k) - self.contention(2), axis=1, keepdims=True)
-        return (self.matrix(piped_probe(p)) + extra).tolist()
-
-    def curve(self, name: str, values: np.ndarray, members: np.ndarray | None) -> Model:
-        """Measured times as a model [ns], with one member per resample when given."""
-        central = curve(name, self.xs, values.tolist())
-        return central if members is None else curve_members(name, self.xs, members * 1e9, central)
-
-    def resampled(self, values: np.ndarray) -> np.ndarray:
-        return resampled_rounds(values, self.picks)
-
-
-def _calibration(rounds: _Rounds, parts: Sequence[str], levels: Sequence[int],
-                 members: bool) -> tuple[dict[int, dict[str, Model]], Overheads, dict[int, dict[str, Model]]]:
-    """The parts in the executor at every concurrency, the executor's overheads and the pipe
-    stages in their probe (at two workers and more), as measured curves (with the bootstrap's
-    members when ``members``)."""
-    def measured(name: str, values: np.ndarray, *resampled: np.ndarray) -> Model:
-        return rounds.curve(name, values, np.sum([rounds.resampled(r) for r in resampled], axis=0)
-                            if members else None)
-
-    concurrent = {k: {p: measured(f"{p}_{k}", np.array(rounds.at(k, p)), rounds.matrix(p), rounds.contention(k))
-                      for p in parts} for k in levels}
-    nop, pipe = rounds.matrix("nop"), rounds.matrix("pipe(touch, touch)")
-    overheads = Overheads(stream=measured("o", nop, nop), pipe=measured("P", pipe, pipe))
-    piped = {k: {p: measured(f"{p}_piped_{k}", np.array(rounds.piped(k, p)), rounds.matrix(piped_probe(p)),
-                             rounds.contention(k) - rounds.contention(2))
-                 for p in parts if piped_probe(p) in rounds.index} for k in levels if k >= 2}
-    return concurrent, overheads, piped
-
-
-@dataclass(frozen=True)
 class _Judge:
     """What a comparison is judged with: the operators, the rounds and the runs' disturbance."""
 
     paper_ops: Composer
     calibrated_ops: Mapping[int, CalibratedComposer]
-    rounds: _Rounds
+    rounds: Rounds
     #: the runs' disturbance per (term index, x), as the target that ran them recorded it
     #: (:class:`~perfcompose.runtime.target.TermTarget`'s ``wait_share`` and ``disturbed_runs``)
     wait_share: Mapping[tuple[int, float], float]
@@ -654,10 +520,10 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     index = {label: k for k, label in enumerate(labels)}
     width = min(len(runs[(k, v)]) for k in range(len(labels)) for v in xs)
     picks = np.random.default_rng(seed).integers(0, width, size=(max(resamples, 1), width))
-    measured_rounds = _Rounds(runs, index, xs, picks)
+    measured_rounds = Rounds(runs, index, xs, picks)
     members = resamples > 1
     hot = {p: _fit(p, dense, isolated[p], uncertainty=members) for p in parts}
-    concurrent, overheads, piped = _calibration(measured_rounds, parts, levels, members)
+    concurrent, overheads, piped = calibration(measured_rounds, parts, levels, members)
 
     def has(name: str) -> bool:
         return name in index
@@ -679,89 +545,3 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
                  tuple(context_effects(context, measured_rounds.matrix, has, xs, lambda m: over_rounds(m, axis=1))),
                  tuple(slowdowns(central)),
                  tuple(process_options(context, central, predicted, functions, make, xs)), central)
-
-
-#: a prediction whose bootstrap interval's half width is beyond this share of it (the median over
-#: the sizes) is not trusted: the rounds of its parts disagree too much to compose from
-UNTRUSTED_SPREAD = 0.25
-
-
-def untrusted(predicted: np.ndarray, low: np.ndarray, high: np.ndarray) -> str:
-    """Why a prediction with this bootstrap interval cannot be trusted, or ''."""
-    if not np.all(np.isfinite(predicted)) or np.any(predicted <= 0):
-        return "the parts it is composed from give no finite, positive time"
-    spread = float(np.median((high - low) / 2 / predicted))
-    if spread > UNTRUSTED_SPREAD:
-        return (f"the rounds of the parts it is composed from scatter by +-{100 * spread:.0f} % "
-                "(other work on the machine, or a cost that depends on the data): measure more rounds "
-                "on a quieter machine")
-    return ""
-
-
-#: programs besides the one predicted that :func:`with_held_out_error` needs
-MIN_OTHERS = 4
-
-
-def held_out_scores(c: Comparison) -> np.ndarray:
-    """A program's errors as scores: |ln(measured / predicted)| at each size."""
-    predicted = np.asarray(c.calibrated(x=np.array(c.x)), dtype=float)
-    measured = np.array(c.measured) * 1e9
-    return np.abs(np.log(np.maximum(measured, 1e-9) / np.maximum(predicted, 1e-9)))
-
-
-def conformal_quantile(scores: np.ndarray, level: float) -> float:
-    """The split-conformal quantile of ``scores`` at ``level``: the ceil(level (n + 1))-th
-    smallest, the largest where there are too few."""
-    ordered = np.sort(np.asarray(scores, dtype=float))
-    rank = min(int(np.ceil(level * (len(ordered) + 1))), len(ordered)) - 1
-    return float(ordered[rank])
-
-
-def with_held_out_error(comparisons: Sequence[Comparison], level: float = 0.9) -> list[Comparison]:
-    """Every comparison's interval set from the predictor's own errors on the *other* programs
-    of the study (leave one program out, split-conformal prediction on the log scale), size by
-    size: at each x, q is the ``level`` quantile of |ln(measured / predicted)| over the other
-    undisturbed, trusted programs at that x, and the interval ``[predicted e^-q, predicted e^q]``.
-    The predictor's error shrinks as the runs grow with x (short runs scatter more), so one
-    quantile over every size would be too wide at large x and too narrow at small x. A program's
-    interval thus never uses its own measurement, holds the prediction, and never reaches below
-    zero; it is as wide as the predictor was wrong on code it did not see. With fewer than
-    ``MIN_OTHERS`` such programs every other one counts, and with fewer than that in all the
-    interval is the bootstrap's (noise only: :attr:`Comparison.held_out_error` stays 0)."""
-    scores = {c.configuration: held_out_scores(c) for c in comparisons}
-    trusted = {c.configuration for c in comparisons if c.trusted}
-    quiet = {c.configuration for c in comparisons if not c.disturbed} & trusted
-    out = []
-    for c in comparisons:
-        # the other trusted programs measured undisturbed; on a busy machine the disturbed ones
-        # too; with fewer still, every other program
-        for pool in (quiet, trusted, set(scores)):
-            others = [e for name, e in scores.items() if name != c.configuration and name in pool
-                      and e.shape == scores[c.configuration].shape]
-            if len(others) >= MIN_OTHERS:
-                break
-        if len(others) < MIN_OTHERS or not c.low:
-            out.append(c)
-            continue
-        stacked = np.array(others)
-        q = np.array([conformal_quantile(column[np.isfinite(column)], level) if np.isfinite(column).any()
-                      else np.inf for column in stacked.T])
-        if not np.all(np.isfinite(q)):
-            out.append(c)
-            continue
-        predicted = np.asarray(c.calibrated(x=np.array(c.x)), dtype=float)
-        out.append(dataclasses.replace(c, low=tuple(map(float, predicted * np.exp(-q))),
-                                       high=tuple(map(float, predicted * np.exp(q))),
-                                       held_out_error=float(np.median(np.expm1(q)))))
-    return out
-
-
-def measurement_interval(predicted: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where a measurement of the program should fall: the prediction's interval widened by
-    sqrt(2) about the prediction (the measured times have noise like the parts' times the
-    prediction is built from). A run that other work disturbed is taken again rather than
-    covered by a wider interval (:class:`~perfcompose.runtime.target.TermTarget`)."""
-    root2 = np.sqrt(2.0)
-    lo = np.maximum(predicted - root2 * (predicted - low), 0.0)  # no time is negative
-    hi = predicted + root2 * (high - predicted)
-    return lo, hi

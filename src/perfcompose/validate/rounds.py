@@ -1,0 +1,154 @@
+"""A study's rounds as measured curves: the statistic a term's runs over the rounds count
+(:data:`ROUND_QUANTILE`), the log-log curves through it with the bootstrap's members, and the
+parts, probes and overheads the calibrated composer is built from."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from perfcompose.compose.calibrated import Overheads
+from perfcompose.ensemble import SampledEnsemble
+from perfcompose.model import Model
+
+
+def dense_grid(x: Sequence[float], per_octave: int = 4) -> tuple[float, ...]:
+    """The sizes of ``x`` and ``per_octave`` sizes per power of two between its ends (Table 1's
+    quick grid for 2^10 ... 2^18): the grid the parts are measured on, so the fitter sees enough
+    of each part's curve to tell x from x^(3/4) log2(x)^2."""
+    lo, hi = np.log2(min(x)), np.log2(max(x))
+    steps = np.arange(np.ceil(lo * per_octave), np.floor(hi * per_octave) + 1) / per_octave
+    return tuple(sorted({float(v) for v in x} | {float(round(2 ** s)) for s in steps}))
+
+
+#: the quantile of a term's runs over the rounds that stands for its time: above the median. On a
+#: 2-core virtual machine the runs of one pure-Python or NumPy stage fall into a slow mode and, in
+#: a minority of rounds, a fast one up to 2x quicker; the program and its parts each meet both, and
+#: a chain of k parts composed from each part's quicker runs adds k lucky draws where its measurement
+#: has one. On random programs of 2-4 library stages (benchmarks/user_code.py, development seeds
+#: 2001-2005, 34 programs, 5 rounds) the median program was 7.9 % off with each term's median round
+#: and 5.4 % at 0.65 (between the third and fourth of five); 1001-1005 earlier gave 16.8 % with the
+#: fastest round and 8.4 % with the second fastest
+ROUND_QUANTILE = 0.65
+
+
+def over_rounds(values: Any, axis: int = -1, keepdims: bool = False) -> np.ndarray:
+    """A term's time over its rounds' runs: the ``ROUND_QUANTILE`` quantile along ``axis``
+    (the same statistic for the programs, the parts and the probes)."""
+    return np.quantile(np.asarray(values, dtype=float), ROUND_QUANTILE, axis=axis, keepdims=keepdims)
+
+
+def resampled_rounds(values: np.ndarray, picks: np.ndarray) -> np.ndarray:
+    """:func:`over_rounds` of resampled rounds: ``values`` (sizes, rounds), ``picks`` (members,
+    rounds) of round indices -> (members, sizes)."""
+    return over_rounds(values[:, picks]).T
+
+
+def loglog(x: Sequence[float], values: Any) -> Callable[[Any], Any]:
+    """Linear interpolation in log-log through (x, values), constant beyond the ends."""
+    lx = np.log(np.asarray(x, dtype=float))
+    ly = np.log(np.maximum(np.asarray(values, dtype=float), 1e-6))
+    return lambda xv: np.exp(np.interp(np.log(np.asarray(xv, dtype=float)), lx, ly))
+
+
+def curve_members(name: str, x: Sequence[float], medians: np.ndarray, central: Model) -> Model:
+    """``central`` (a measured curve) carrying one member per row of ``medians`` [ns]: the same
+    log-log interpolation through each resample's medians."""
+    lx = np.log(np.asarray(x, dtype=float))
+    ly = np.log(np.maximum(np.asarray(medians, dtype=float), 1e-6))
+
+    def members(x: Any) -> np.ndarray:
+        lv = np.log(np.asarray(x, dtype=float))
+        return np.exp(np.stack([np.interp(lv, lx, row) for row in ly]))
+
+    return central.with_meta(ensemble=SampledEnsemble(members, len(ly), ("x",)))
+
+
+def curve(name: str, x: Sequence[float], values: Sequence[Sequence[float]]) -> Model:
+    """The measured times [ns] (:func:`over_rounds`) as a model: linear interpolation in log-log between the
+    measured sizes (constant beyond them), for predictions that show the operators' error
+    rather than a fit's."""
+    f = loglog(x, [float(over_rounds(v)) * 1e9 for v in values])
+    return Model.numeric(name, f, ("x",), unit="ns", source="measured")
+
+
+def predicted_curve(name: str, x: Sequence[float], values: np.ndarray) -> Model:
+    """Predicted times [ns] at the sizes ``x`` as a model: log-log interpolation between them."""
+    f = loglog(x, values)
+    ident = "".join(c if c.isalnum() else "_" for c in name).strip("_") or "program"
+    return Model.numeric(f"in_context_{ident}", f, ("x",), unit="ns", source="composed in context")
+
+
+def piped_probe(part: str) -> str:
+    """The program a pipe stage is timed in: the part with a one-pass ``touch`` stage after it."""
+    return f"pipe({part}, touch)"
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """The rounds' runs of every term [s], and the bootstrap's resamples of the rounds."""
+
+    runs: Mapping[tuple[int, float], list[float]]
+    index: Mapping[str, int]
+    xs: tuple[float, ...]
+    picks: np.ndarray
+
+    @property
+    def width(self) -> int:
+        return int(self.picks.shape[1])
+
+    def series(self, term: str) -> list[list[float]]:
+        return [self.runs[(self.index[term], v)] for v in self.xs]
+
+    def matrix(self, term: str) -> np.ndarray:
+        """The term's runs [s]: (sizes, rounds)."""
+        return np.array([self.runs[(self.index[term], v)][:self.width] for v in self.xs])
+
+    def contention(self, k: int) -> np.ndarray:
+        """What k workers at once add to a one-pass probe: k T[tpool_k(touch)] - T[touch] [s]."""
+        if k == 1:
+            return np.zeros((len(self.xs), self.width))
+        return k * self.matrix(f"tpool_{k}(touch)") - self.matrix("touch")
+
+    def at(self, k: int, p: str) -> list[list[float]]:
+        """Part p's time per element when k workers run at once: its own time in the executor
+        plus the contention k one-pass probes meet."""
+        if k == 1:
+            return self.series(p)
+        return (self.matrix(p) + over_rounds(self.contention(k), axis=1, keepdims=True)).tolist()
+
+    def piped(self, k: int, p: str) -> list[list[float]]:
+        """Pipe stage p's time per element when k workers run at once: its probe
+        (:func:`piped_probe`, two workers) plus what k workers add to a one-pass probe beyond
+        what two do."""
+        extra = over_rounds(self.contention(k) - self.contention(2), axis=1, keepdims=True)
+        return (self.matrix(piped_probe(p)) + extra).tolist()
+
+    def curve(self, name: str, values: np.ndarray, members: np.ndarray | None) -> Model:
+        """Measured times as a model [ns], with one member per resample when given."""
+        central = curve(name, self.xs, values.tolist())
+        return central if members is None else curve_members(name, self.xs, members * 1e9, central)
+
+    def resampled(self, values: np.ndarray) -> np.ndarray:
+        return resampled_rounds(values, self.picks)
+
+
+def calibration(rounds: Rounds, parts: Sequence[str], levels: Sequence[int],
+                 members: bool) -> tuple[dict[int, dict[str, Model]], Overheads, dict[int, dict[str, Model]]]:
+    """The parts in the executor at every concurrency, the executor's overheads and the pipe
+    stages in their probe (at two workers and more), as measured curves (with the bootstrap's
+    members when ``members``)."""
+    def measured(name: str, values: np.ndarray, *resampled: np.ndarray) -> Model:
+        return rounds.curve(name, values, np.sum([rounds.resampled(r) for r in resampled], axis=0)
+                            if members else None)
+
+    concurrent = {k: {p: measured(f"{p}_{k}", np.array(rounds.at(k, p)), rounds.matrix(p), rounds.contention(k))
+                      for p in parts} for k in levels}
+    nop, pipe = rounds.matrix("nop"), rounds.matrix("pipe(touch, touch)")
+    overheads = Overheads(stream=measured("o", nop, nop), pipe=measured("P", pipe, pipe))
+    piped = {k: {p: measured(f"{p}_piped_{k}", np.array(rounds.piped(k, p)), rounds.matrix(piped_probe(p)),
+                             rounds.contention(k) - rounds.contention(2))
+                 for p in parts if piped_probe(p) in rounds.index} for k in levels if k >= 2}
+    return concurrent, overheads, piped
