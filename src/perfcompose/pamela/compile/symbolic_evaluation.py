@@ -85,11 +85,7 @@ class Evaluator:
     # -- scalars ----------------------------------------------------------------------------
 
     def scalar(self, expr: sp.Basic) -> Fn:
-        hit = self._scalar.get(expr)
-        if hit is None:
-            hit = self._compile_scalar(expr)
-            self._scalar[expr] = hit
-        return hit
+        return self._scalar.get(expr) or self._scalar.setdefault(expr, self._compile_scalar(expr))
 
     def _compile_scalar(self, expr: sp.Basic) -> Fn:
         if is_closed(expr) and expr.is_number:
@@ -218,25 +214,11 @@ class Evaluator:
 
     def vector(self, expr: sp.Basic) -> Callable[[Env], tuple[np.ndarray, np.ndarray]]:
         """A closure giving ``(keys, weights)`` arrays: resource index and load of every term."""
-        hit = self._vector.get(expr)
-        if hit is None:
-            hit = self._compile_vector(expr)
-            self._vector[expr] = hit
-        return hit
+        return self._vector.get(expr) or self._vector.setdefault(expr, self._compile_vector(expr))
 
     def _compile_vector(self, expr: sp.Basic) -> Callable[[Env], tuple[np.ndarray, np.ndarray]]:
         terms = [self._term(t.weight, t.key, list(t.limits)) for t in load_terms(expr)]
-
-        def loads(env: Env) -> tuple[np.ndarray, np.ndarray]:
-            keys, weights = [], []
-            for term in terms:
-                k, w = term(env)
-                keys.append(k)
-                weights.append(w)
-            if not keys:
-                return np.zeros(0), np.zeros(0)
-            return np.concatenate(keys), np.concatenate(weights)
-        return loads
+        return lambda env: _joined([term(env) for term in terms])
 
     def _term(self, weight: sp.Expr, key: sp.Expr, limits: list) -> Callable[[Env], tuple[np.ndarray, np.ndarray]]:
         """``(keys, weights)`` of one term; ``limits`` innermost first."""
@@ -264,14 +246,18 @@ class Evaluator:
         def looped(env: Env) -> tuple[np.ndarray, np.ndarray]:
             start, stop = _range(lo_f(env), hi_f(env))
             local = dict(env)
-            keys, weights = [np.zeros(0)], [np.zeros(0)]
+            parts = []
             for v in range(start, stop):
                 local[idx] = v
-                k, w = inner(local)
-                keys.append(k)
-                weights.append(w)
-            return np.concatenate(keys), np.concatenate(weights)
+                parts.append(inner(local))
+            return _joined(parts)
         return looped
+
+
+def _joined(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """The keys and the weights of several terms, each joined into one array."""
+    keys, weights = zip((np.zeros(0), np.zeros(0)), *parts)
+    return np.concatenate(keys), np.concatenate(weights)
 
 
 def _per_resource(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
