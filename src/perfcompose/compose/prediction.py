@@ -21,7 +21,7 @@ from perfcompose.compose.design import load_design
 from perfcompose.compose.interval import interval_of, members_lane
 from perfcompose.compose.operators import Composer, Evaluated, Lane
 from perfcompose.compose.oversubscription import shared
-from perfcompose.compose.terms import Component, Term
+from perfcompose.compose.terms import Component, MapReduce, Term
 from perfcompose.data import load
 from perfcompose.ensemble import time_bounds
 from perfcompose.errors import InputError, PerfcomposeError
@@ -79,7 +79,10 @@ def _times(node: Evaluated, at: Mapping[str, float]) -> TermNode:
         time = None
     if not node.children:
         return TermNode(node.label, str(node.term), time, node.model.source or "expression")
-    return TermNode(node.label, str(node.term), time, None, tuple(_times(c, at) for c in node.parts()))
+    children = tuple(_times(c, at) for c in node.parts())
+    if isinstance(node.term, MapReduce):  # its shuffle is drawn, without a model of its own
+        children = (children[0], TermNode("shuffle", str(node.term.shuffle), None), children[1])
+    return TermNode(node.label, str(node.term), time, None, children)
 
 
 def term_times(term: Term, composer: Composer, at: Mapping[str, float]) -> TermNode:
