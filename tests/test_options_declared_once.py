@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
+import importlib
 from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
@@ -17,9 +19,7 @@ import perfcompose.choices
 import perfcompose.loggp.options
 from perfcompose.choices import NEGATIVE_EXPONENTS
 from perfcompose.cli import COMMANDS, PAPER
-from perfcompose.commands.analyze import AnalyzeCommand
 from perfcompose.commands.fit import FitCommand
-from perfcompose.commands.profile import ProfileCommand
 from perfcompose.compose.components import SOURCES
 from perfcompose.fit_options import FitOptions
 from perfcompose.loggp.options import LogGPFiles, LogGPOptions, LogGPParameters
@@ -33,8 +33,11 @@ OPTION_OWNERS = ("loggp", "skeleton", "compose", "commands", "fit")
 #: the points a hold-out leaves out, not a skeleton's iterations; a LogGP measurement's repetitions,
 #: not a profile's
 OWN = {"calibration_members": {"seed"}, "bootstrap": {"seed"}, "holdout_errors": {"k"}, "measure": {"reps"}}
-DECLARED = (SkeletonShape, MethodChoice, ForecastOptions, LogGPOptions, LogGPParameters, LogGPFiles, FitOptions,
-            FitCommand, AnalyzeCommand, ProfileCommand)
+#: defaults a library function still writes again, each with why (the test fails once one is gone)
+REPEATED = {"check_laws(pipe='asymptotic')": "compose/laws.py writes the default of `compose laws --pipe` "
+                                             "again; it has no constant the command could read yet"}
+#: the command modules whose options are declared here (the loggp and pamela ones have their own)
+COMMAND_MODULES = [f for f in sorted((SRC / "commands").glob("*.py")) if not f.name.startswith(("loggp_", "pamela_"))]
 
 
 def option_table() -> list[tuple[str, str, object, tuple[str, ...], str]]:
@@ -48,6 +51,28 @@ def option_table() -> list[tuple[str, str, object, tuple[str, ...], str]]:
                 rows.append((" ".join(path), max(param.opts, key=len), param.default, tuple(map(str, choices)),
                              param.help or ""))
     return rows
+
+
+@functools.cache
+def _offered() -> tuple[tuple[tuple[str, ...], object, str], ...]:
+    """Every option of every command: (its flags, its default, its help)."""
+    return tuple((tuple(p.opts), p.default, p.help or "") for _, command in commands() for p in command.params
+                 if p.param_type_name == "option")
+
+
+def _command_options() -> tuple[type, ...]:
+    """The frozen dataclasses of options that the command modules (the loggp and pamela ones aside) declare."""
+    found: list[type] = []
+    for file in COMMAND_MODULES:
+        module = importlib.import_module(f"perfcompose.commands.{file.stem}")
+        found += [v for v in vars(module).values() if isinstance(v, type) and dataclasses.is_dataclass(v)
+                  and v.__module__ == module.__name__
+                  and any(OPTION_HELP in f.metadata for f in dataclasses.fields(v))]
+    return tuple(found)
+
+
+DECLARED = (SkeletonShape, MethodChoice, ForecastOptions, LogGPOptions, LogGPParameters, LogGPFiles, FitOptions,
+            *_command_options())
 
 
 def _source_strings() -> Counter[str]:
@@ -99,13 +124,13 @@ def test_each_listed_command_help_is_written_once() -> None:
 def test_command_line_options_are_the_declared_ones(cls: type) -> None:
     """Where a command offers a declared option, its flag, help and (unless it tells a flag left out
     by None) default are the declaration's."""
-    offered = [(flag, default, text) for _, flag, default, _, text in option_table()]
+    offered = _offered()
     for field in dataclasses.fields(cls):
         if OPTION_HELP in field.metadata and not field.metadata.get("argument"):
-            # a switch's pair (--tree/--no-tree) by its first flag, as the table names it
+            # a switch's pair (--tree/--no-tree) by its first flag
             flag, text = flag_of(cls, field.name).split("/")[0], help_of(cls, field.name)
-            assert {(f, t) for f, _, t in offered if f == flag and t == text}, (cls.__name__, flag)
-            defaults = [d for f, d, t in offered if f == flag and t == text and d is not None]
+            assert {t for f, _, t in offered if flag in f and t == text}, (cls.__name__, flag)
+            defaults = [d for f, d, t in offered if flag in f and t == text and d is not None]
             assert all(d == default_of(cls, field.name) for d in defaults), (cls.__name__, flag, defaults)
 
 
@@ -149,7 +174,9 @@ def test_no_declared_default_is_written_again() -> None:
                 if isinstance(key, str) and key in declared and type(value) is type(declared[key]) \
                         and value == declared[key]:
                     repeated.append(f"{file.name}:{node.lineno} .get({key!r}, ..., {value!r})")
-    assert not repeated, repeated
+    known = [r for r in repeated if r.split(" ", 1)[1] in REPEATED]
+    assert sorted(r.split(" ", 1)[1] for r in known) == sorted(REPEATED), known
+    assert not set(repeated) - set(known), sorted(set(repeated) - set(known))
 
 
 def test_no_choice_tuple_is_written_again() -> None:
@@ -192,17 +219,9 @@ SHARED_HOME = "commands/common.py"
 #: the command modules not yet reading their options from a declaration; each leaves the list
 #: once it does (the test below fails while a converted module is still listed)
 REMAINING = (
-    Remaining("commands/bench.py", "its flags are written in typer.Option literals; no declaration yet"),
-    Remaining("commands/compose.py", "19 options of the composition, not yet declared"),
-    Remaining("commands/demo.py", "its flags are written in typer.Option literals; no declaration yet"),
-    Remaining("commands/experiments.py", "its flags are written in typer.Option literals; no declaration yet"),
-    Remaining("commands/mapreduce.py", "16 options of the MapReduce study, not yet declared"),
-    Remaining("commands/paper.py", "its flags are written in typer.Option literals; no declaration yet"),
-    Remaining("commands/paper_tables.py", "its flags are written in typer.Option literals; no declaration yet"),
-    Remaining("commands/predict.py", "its flags are written in typer.Option literals; no declaration yet"),
-    Remaining("commands/skeleton_forecast.py", "reads ForecastOptions, but its file arguments are literals"),
-    Remaining("commands/skeleton_quality.py", "its file argument is a literal"),
-    Remaining("commands/study.py", "its flags are written in typer.Option literals; no declaration yet"),
+    Remaining("commands/skeleton_forecast.py", "reads SkeletonShape, MethodChoice and ForecastOptions field by field "
+                                               "(--method-t/--method-a left out fall back on --method); its table "
+                                               "argument, --at and --plot are still literals"),
 )
 
 
@@ -218,8 +237,7 @@ def test_every_command_reads_its_options_from_a_declaration() -> None:
     and ``commands/pamela_options.py`` declare) builds its command from a frozen dataclass of
     declared options (:func:`perfcompose.option_fields.command`): no default or help of its own
     in a ``typer.Option(...)`` literal. The modules not converted yet are listed, each with why."""
-    modules = [f for f in sorted((SRC / "commands").glob("*.py")) if not f.name.startswith(("loggp_", "pamela_"))]
-    literal = {str(f.relative_to(SRC)): lines for f in modules if (lines := _typer_parameters(f))}
+    literal = {str(f.relative_to(SRC)): lines for f in COMMAND_MODULES if (lines := _typer_parameters(f))}
     literal.pop(SHARED_HOME, None)
     assert len({r.path for r in REMAINING}) == len(REMAINING)
     assert sorted(literal) == sorted(r.path for r in REMAINING), {

@@ -34,8 +34,8 @@ def option(default: Any, help: str, *, flag: str | None = None, key: str | None 
     """A dataclass field declaring an option: its ``default`` and ``help``; its command-line
     ``flag`` (default ``--name`` with dashes) and design-file ``key`` (default the field's name);
     ``minimum``, the least value the command line accepts; ``argument``, a positional argument
-    rather than a flag; ``cli``, what else the command line's parameter takes (a short flag as
-    ``short``, a ``callback``, a ``metavar``)."""
+    rather than a flag; ``cli``, what else the command line's parameter takes (more flags, such
+    as a short one, as ``aliases``; a ``callback``; a ``metavar``)."""
     return field(default=default, metadata={OPTION_HELP: help, "flag": flag, "key": key, "min": minimum,
                                             "argument": argument, "cli": cli})
 
@@ -107,8 +107,8 @@ def cli_option(cls: type, name: str, *, default: Any = _SAME, **extra: Any) -> A
 
     f = declared(cls, name)
     cli = dict(f.metadata.get("cli") or {})
-    kwargs: dict[str, Any] = {"help": f.metadata[OPTION_HELP], **{k: v for k, v in cli.items() if k != "short"},
-                              **extra}
+    aliases = cli.pop("aliases", ())
+    kwargs: dict[str, Any] = {"help": f.metadata[OPTION_HELP], **cli, **extra}
     if f.metadata["min"] is not None:
         kwargs["min"] = f.metadata["min"]
     if default is not _SAME:
@@ -116,7 +116,7 @@ def cli_option(cls: type, name: str, *, default: Any = _SAME, **extra: Any) -> A
     value = f.default if default is _SAME else default
     if f.metadata.get("argument"):
         return typer.Argument(value, **kwargs)
-    return typer.Option(value, flag_of(cls, name), *([cli["short"]] if "short" in cli else []), **kwargs)
+    return typer.Option(value, flag_of(cls, name), *aliases, **kwargs)
 
 
 def command(cls: type) -> Callable[[Callable[[Any], Any]], Callable[..., Any]]:

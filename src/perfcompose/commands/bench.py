@@ -1,11 +1,11 @@
 """``bench``: time a target over a parameter grid, resumably, and summarise the spread of each point."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import typer
 
 from perfcompose.bench import TASKS, BenchError, checkpoint_for, parse_grid, resolve_target, run_sweep
 from perfcompose.commands.common import (
@@ -20,48 +20,53 @@ from perfcompose.commands.common import (
     user_errors,
 )
 from perfcompose.data import save
+from perfcompose.option_fields import command, option, shared
 from perfcompose.report.numbers import size
 from perfcompose.variation import coefficient_of_variation
 
 
+@dataclass(frozen=True)
+class BenchCommand:
+    """The options of ``perfcompose bench``."""
+
+    target: str | None = option(None, "Built-in task (nop, inc, qsort, map_small, ...) or module:function.",
+                                argument=True)
+    cmd: str | None = option(None, "Shell command template, e.g. \"./solver --n {x}\".")
+    param: list[str] = option((), "Grid: x=1024:262144:1024, x=1024:65536 (powers of two) or n=1,2,4. Repeatable.",
+                              aliases=("-p",))
+    reps: int = option(5, "Timed repetitions per point (per round).", minimum=1)
+    rounds: int = option(1, "Passes over the whole grid, each in a new order; a point gets reps x rounds values. "
+                            "Several rounds spread bursts of other work on the machine over all points.", minimum=1)
+    warmup: int = option(1, "Untimed runs before each visit of a point.", minimum=0)
+    out: Path = option(..., "Experiment file to write (format by extension).", aliases=("-o",), callback=file_to_write)
+    timeout: float | None = option(None, "Seconds before a command run is stopped and its point reported as failed.")
+    seed: int = shared(seed_option())
+    restart: bool = shared(restart_option())
+
+
 @user_errors
-def bench(target: str | None = typer.Argument(None, help="Built-in task (nop, inc, qsort, map_small, ...) "
-                                                 "or module:function."),
-          cmd: str | None = typer.Option(None, "--cmd", help='Shell command template, e.g. "./solver --n {x}".'),
-          param: list[str] = typer.Option([], "--param", "-p", help="Grid: x=1024:262144:1024, x=1024:65536 "
-                                          "(powers of two) or n=1,2,4. Repeatable."),
-          reps: int = typer.Option(5, "--reps", min=1, help="Timed repetitions per point (per round)."),
-          rounds: int = typer.Option(1, "--rounds", min=1, help="Passes over the whole grid, each in a new "
-                                     "order; a point gets reps x rounds values. Several rounds spread bursts "
-                                     "of other work on the machine over all points."),
-          warmup: int = typer.Option(1, "--warmup", min=0, help="Untimed runs before each visit of a point."),
-          out: Path = typer.Option(..., "--out", "-o", callback=file_to_write,
-                                   help="Experiment file to write (format by extension)."),
-          timeout: float | None = typer.Option(None, "--timeout", help="Seconds before a command run is "
-                                                  "stopped and its point reported as failed."),
-          seed: int = seed_option(),
-          restart: bool = restart_option(),
-          ) -> None:
-    grid = parse_grid(param)
-    tgt, identity = resolve_target(target, cmd, timeout)
-    if target is not None and not cmd:
-        if target in TASKS:
-            task = TASKS[target]
+@command(BenchCommand)
+def bench(o: BenchCommand) -> None:
+    grid = parse_grid(o.param)
+    tgt, identity = resolve_target(o.target, o.cmd, o.timeout)
+    if o.target is not None and not o.cmd:
+        if o.target in TASKS:
+            task = TASKS[o.target]
             missing = [p for p in task.params if p not in grid]
             if missing:
                 grid.update({p: task.quick_grid[p] for p in missing})
     if not grid:
         raise BenchError("give the grid with --param NAME=VALUES", hint="e.g. --param x=1024:65536")
-    identity.update(grid={k: list(v) for k, v in grid.items()}, warmup=warmup)
-    ckpt = checkpoint_for(out)
+    identity.update(grid={k: list(v) for k, v in grid.items()}, warmup=o.warmup)
+    ckpt = checkpoint_for(o.out)
     with progress() as bar:
         job = bar.add_task(f"bench {identity['target']}", total=None)
 
         def step(k: int, n: int, _coord: tuple[float, ...]) -> None:
             bar.update(job, completed=k, total=n)
 
-        result = run_sweep(tgt, grid, reps=reps, warmup=warmup, checkpoint=ckpt, seed=seed, restart=restart,
-                           progress=step, identity=identity, rounds=rounds)
+        result = run_sweep(tgt, grid, reps=o.reps, warmup=o.warmup, checkpoint=ckpt, seed=o.seed, restart=o.restart,
+                           progress=step, identity=identity, rounds=o.rounds)
     if result.resumed:
         console.print(f"resumed: {result.resumed} points from {ckpt}")
     for line in result.skipped_lines:
@@ -71,11 +76,11 @@ def bench(target: str | None = typer.Argument(None, help="Built-in task (nop, in
         where = ", ".join(f"{p}={size(v)}" for p, v in zip(result.parameters, coord))
         code = f"exit code {failure.exit_code}" if failure.exit_code is not None else "failed"
         err_console.print(f"[yellow]warning:[/yellow] {where}: {code}: {failure.message}", highlight=False)
-    region = target if target and ":" not in target else (target or "command").split(":")[-1]
+    region = o.target if o.target and ":" not in o.target else (o.target or "command").split(":")[-1]
     exp = result.experiment(region=region, source=f"perfcompose bench {identity['target']}")
-    save(exp, out)
+    save(exp, o.out)
     _summary(exp)
-    console.print(f"{len(result.values)} points measured, {len(result.failures)} failed; written to {out}")
+    console.print(f"{len(result.values)} points measured, {len(result.failures)} failed; written to {o.out}")
 
 
 def _summary(exp: Any, cv_warn: float = 10.0) -> None:

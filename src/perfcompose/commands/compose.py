@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
@@ -24,27 +25,41 @@ from perfcompose.compose import Composer, oversubscription
 from perfcompose.compose import explore as run_explore
 from perfcompose.compose.laws import LAWS, check_laws
 from perfcompose.compose.oversubscription import account, machine_cores
+from perfcompose.option_fields import command, option, shared
 from perfcompose.report.numbers import sig, size
 
 
+@dataclass(frozen=True)
+class Components:
+    """The components of ``compose``, ``laws`` and ``explore``: their models, bindings and unit."""
+
+    component: list[str] = option((), COMPONENT_HELP, aliases=("-c",))
+    bind: list[str] = option((), BIND_HELP, aliases=("-b",))
+    unit: str | None = option(None, UNIT_HELP)
+
+
+@dataclass(frozen=True)
+class ComposeCommand(Components):
+    """The options of ``perfcompose compose``."""
+
+    term: str = option(..., "Program term, e.g. 'pipe(tpool_4(qsort), inc)'.", argument=True)
+    pipe: PipeRule = option("pointwise", PIPE_HELP)
+    json_out: Path | None = shared(json_option("the model"))
+    at: list[str] = option((), "Also print the prediction with its 90 % interval at this point, e.g. --at x=65536 or "
+                               "--at x=65536,n=4 (repeatable).")
+
+
 @user_errors
-def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool_4(qsort), inc)'."),
-            component: list[str] = typer.Option([], "-c", "--component", help=COMPONENT_HELP),
-            bind: list[str] = typer.Option([], "--bind", "-b", help=BIND_HELP),
-            unit: str | None = typer.Option(None, "--unit", help=UNIT_HELP),
-            pipe: PipeRule = typer.Option("pointwise", "--pipe", help=PIPE_HELP),
-            json_out: Path | None = json_option("the model"),
-            at: list[str] = typer.Option([], "--at", help="Also print the prediction with its 90 % interval at "
-                                         "this point, e.g. --at x=65536 or --at x=65536,n=4 (repeatable)."),
-            ) -> None:
-    composer = Composer(components(component, unit, bind), pipe=pipe)
-    parsed = composer.parse(term, source="term")
-    points = _intervals.parse_points(at)
+@command(ComposeCommand)
+def compose(o: ComposeCommand) -> None:
+    composer = Composer(components(o.component, o.unit, o.bind), pipe=o.pipe)
+    parsed = composer.parse(o.term, source="term")
+    points = _intervals.parse_points(o.at)
     note_undeclared(composer.components, [parsed], [k for pt in points for k in pt])
     model = composer(parsed)
     console.out(str(model), highlight=False)
     console.out(f"order in x: {order_text(model)}; unit: {model.unit or 'none'}", highlight=False)
-    if at:
+    if o.at:
         machine = _intervals.prediction(composer, parsed)
         which = ""
         if str(machine) != str(model):
@@ -53,8 +68,8 @@ def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool
             which = f" (the workers sharing {cores} cores)"
         for line in _intervals.point_lines(machine, points, which):
             console.out(line, highlight=False)
-    if json_out is not None:
-        write_json(json_out, model.to_json_text(), "model")
+    if o.json_out is not None:
+        write_json(o.json_out, model.to_json_text(), "model")
     for choice in composer.pipe_choices(parsed):
         if choice.both:
             err_console.print(f"note: {choice.term}: no stage grows fastest in every parameter; both are kept "
@@ -65,23 +80,26 @@ def compose(term: str = typer.Argument(..., help="Program term, e.g. 'pipe(tpool
                               "--pipe pointwise keeps both", highlight=False)
 
 
+@dataclass(frozen=True)
+class LawsCommand(Components):
+    """The options of ``perfcompose compose laws``."""
+
+    stages: list[str] = option(None, "Stages to check the laws with (component names or terms); default: every "
+                                     "component.", argument=True)
+    pipe: PipeRule = option("asymptotic", "Pipeline max: asymptotic (the papers' algebra, default here) or pointwise.")
+    x_range: str = option("1024:262144", "Range LO:HI of x for numeric checks.", flag="--x")
+
+
 @user_errors
-def laws(stages: list[str] = typer.Argument(None, help="Stages to check the laws with (component names or "
-                                            "terms); default: every component."),
-         component: list[str] = typer.Option([], "-c", "--component", help=COMPONENT_HELP),
-         bind: list[str] = typer.Option([], "--bind", "-b", help=BIND_HELP),
-         unit: str | None = typer.Option(None, "--unit", help=UNIT_HELP),
-         pipe: PipeRule = typer.Option("asymptotic", "--pipe", help="Pipeline max: asymptotic (the papers' algebra, "
-                                  "default here) or pointwise."),
-         x_range: str = typer.Option("1024:262144", "--x", help="Range LO:HI of x for numeric checks."),
-         ) -> None:
-    comps = components(component, unit, bind)
+@command(LawsCommand)
+def laws(o: LawsCommand) -> None:
+    comps = components(o.component, o.unit, o.bind)
     if not comps:
         raise typer.BadParameter("give the components with -c NAME=MODEL", param_hint="-c")
-    xs = x_values([x_range])
-    results = check_laws(comps, stages or None, pipe=pipe, x_range=(min(xs), max(xs)))
+    xs = x_values([o.x_range])
+    results = check_laws(comps, o.stages or None, pipe=o.pipe, x_range=(min(xs), max(xs)))
     note_undeclared(comps, [r.left for r in results])
-    table = Table(title=f"relational laws, pipe = {pipe} max, x in [{size(min(xs))}, {size(max(xs))}], "
+    table = Table(title=f"relational laws, pipe = {o.pipe} max, x in [{size(min(xs))}, {size(max(xs))}], "
                         "n in 1..64", title_justify="left")
     for col in ("law", "instance", "decided", "result"):
         table.add_column(col)
@@ -112,26 +130,30 @@ def laws(stages: list[str] = typer.Argument(None, help="Stages to check the laws
                           "by numbers; check a smaller range with --x LO:HI", highlight=False)
 
 
+@dataclass(frozen=True)
+class ExploreCommand(Components):
+    """The options of ``perfcompose explore``."""
+
+    term: str = option(..., "A pipeline term, e.g. 'pipe(qsort, inc, nop)'.", argument=True)
+    threads: int = option(..., "Thread budget.", aliases=("-T",), minimum=1)
+    x: list[str] = option(("65536",), "Input sizes to compare at (or LO:HI).")
+    param: list[str] = option((), "Values for symbolic counts: n=4.", aliases=("-p",))
+
+
 @user_errors
-def explore(term: str = typer.Argument(..., help="A pipeline term, e.g. 'pipe(qsort, inc, nop)'."),
-            component: list[str] = typer.Option([], "-c", "--component", help=COMPONENT_HELP),
-            threads: int = typer.Option(..., "--threads", "-T", min=1, help="Thread budget."),
-            x: list[str] = typer.Option(["65536"], "--x", help="Input sizes to compare at (or LO:HI)."),
-            param: list[str] = typer.Option([], "--param", "-p", help="Values for symbolic counts: n=4."),
-            bind: list[str] = typer.Option([], "--bind", "-b", help=BIND_HELP),
-            unit: str | None = typer.Option(None, "--unit", help=UNIT_HELP),
-            ) -> None:
-    composer = Composer(components(component, unit, bind), pipe="pointwise")
-    parsed = composer.parse(term, source="term")
-    fixed = parameter_values(param)
+@command(ExploreCommand)
+def explore(options: ExploreCommand) -> None:
+    composer = Composer(components(options.component, options.unit, options.bind), pipe="pointwise")
+    parsed = composer.parse(options.term, source="term")
+    fixed = parameter_values(options.param)
     note_undeclared(composer.components, [parsed], list(fixed))
-    for xv in x_values(x):
+    for xv in x_values(options.x):
         try:
-            e = run_explore(parsed, composer.components, threads, {"x": xv, **fixed}, composer=composer)
+            e = run_explore(parsed, composer.components, options.threads, {"x": xv, **fixed}, composer=composer)
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from None
         unit_s = composer.unit
-        table = Table(title=f"x = {size(xv)}, {threads} threads: stage times "
+        table = Table(title=f"x = {size(xv)}, {options.threads} threads: stage times "
                       + ", ".join(f"{s} {sig(t)}" for s, t in zip(e.stages, e.stage_times))
                       + f" [{unit_s}]; bottleneck: {e.stages[e.bottleneck]}", title_justify="left")
         for col, just in (("design", "left"), ("term", "left"), ("threads", "right"),
@@ -152,5 +174,5 @@ def explore(term: str = typer.Argument(..., help="A pipeline term, e.g. 'pipe(qs
             err_console.print(f"[yellow]warning:[/yellow] {sum(1 for o in over.values() if o)} designs start more "
                               f"workers than this machine's {cores} cores: the operators assume a core per worker; "
                               f"'on {cores} cores' is at least their total work divided by the cores", highlight=False)
-        console.print(f"best split of {threads} threads over the stages: "
+        console.print(f"best split of {options.threads} threads over the stages: "
                       + ", ".join(f"{s}: {n}" for s, n in zip(e.stages, e.split)))

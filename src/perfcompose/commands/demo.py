@@ -1,9 +1,8 @@
 """``demo``: nop, inc and qsort measured and fitted, the paper's Table-2 programs composed, plotted and reported."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-
-import typer
 
 from perfcompose.commands.common import (
     Table,
@@ -20,20 +19,27 @@ from perfcompose.compose import compose as compose_model
 from perfcompose.compose.interval import with_interval
 from perfcompose.compose.parser import parse_term
 from perfcompose.fit.uncertainty import with_uncertainty
+from perfcompose.option_fields import command, option, shared
 from perfcompose.report import plot_models
 from perfcompose.report.numbers import sig
 from perfcompose.validate.paper import table1, table2
 
 
+@dataclass(frozen=True)
+class DemoCommand:
+    """The options of ``perfcompose demo``."""
+
+    plot: Path = shared(plot_option(Path("demo.png")))
+    quick: bool = option(True, "Quick measurement (default) or the paper's sizes.", flag="--quick/--full")
+    html: Path = option(Path("demo.html"), "Where to write the HTML report.", callback=file_to_write)
+
+
 @user_errors
-def demo(plot: Path = plot_option(Path("demo.png")),
-         quick: bool = typer.Option(True, "--quick/--full", help="Quick measurement (default) or the paper's sizes."),
-         html: Path = typer.Option(Path("demo.html"), "--html", callback=file_to_write,
-                                        help="Where to write the HTML report."),
-         ) -> None:
+@command(DemoCommand)
+def demo(o: DemoCommand) -> None:
     console.print("[bold]1. unit performance tests[/bold]: measuring nop, inc, qsort on this machine")
     with progress() as bar:
-        rows = table1(quick=quick, tasks=("nop", "inc", "qsort"), progress=per_task(bar))
+        rows = table1(quick=o.quick, tasks=("nop", "inc", "qsort"), progress=per_task(bar))
     parts = {r.task: with_uncertainty(r.model, r.experiment) for r in rows}
     t1 = Table(title="2. fitted models of the parts [ns]", title_justify="left")
     for col in ("task", "model here", "CV % median", "paper (000 Table 1)"):
@@ -78,9 +84,9 @@ def demo(plot: Path = plot_option(Path("demo.png")),
     curves = [(f"{r.configuration}", r.modular) for r in results
               if r.configuration in ("seq(qsort, inc)", "tpool_4(qsort)", "pipe(inc, qsort)", "seq(inc, nop)",
                                      "pipe(inc, nop)", "tpool_24(qsort)")]
-    plot_models(curves, (2.0 ** 10, 2.0 ** 20), plot,
+    plot_models(curves, (2.0 ** 10, 2.0 ** 20), o.plot,
                 title="programs composed from the parts measured on this machine",
                 points=[(f"measured {r.task}", r.experiment.series[0].coordinates()[:, 0],
                          r.experiment.series[0].aggregated("median")) for r in rows])
-    console.print(f"plot written to {plot}")
-    demo_html(html, rows, results, cores=cores)
+    console.print(f"plot written to {o.plot}")
+    demo_html(o.html, rows, results, cores=cores)

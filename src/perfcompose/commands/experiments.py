@@ -1,9 +1,8 @@
 """``show`` and ``convert``: an experiment file read, shown, or written in another format."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-
-import typer
 
 from perfcompose.choices import ExperimentFormat, OutputFormat, Scaling
 from perfcompose.commands.common import (
@@ -19,20 +18,27 @@ from perfcompose.commands.common import (
 )
 from perfcompose.data import load, save
 from perfcompose.data.experiment import describe
+from perfcompose.option_fields import command, option, shared
 from perfcompose.units import human
 
 
+@dataclass(frozen=True)
+class ShowCommand:
+    """The options of ``perfcompose experiments show``."""
+
+    file: Path = option(..., "Experiment file (perfcompose JSON, CSV, Extra-P text, JSON, JSON Lines, Talpas, "
+                             ".extra-p) or a directory of CUBE4 profiles.", argument=True)
+    fmt: ExperimentFormat | None = shared(input_format_option("--format"))
+    scaling: Scaling = shared(scaling_option())
+    unit: str | None = shared(unit_option())
+
+
 @user_errors
-def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSON, CSV, Extra-P text, JSON, "
-                                                   "JSON Lines, Talpas, .extra-p) or a directory of CUBE4 "
-                                                   "profiles."),
-         fmt: ExperimentFormat | None = input_format_option("--format"),
-         scaling: Scaling = scaling_option(),
-         unit: str | None = unit_option(),
-         ) -> None:
+@command(ShowCommand)
+def show(o: ShowCommand) -> None:
     """Of an Extra-P saved experiment (.extra-p), also the model sets saved with it."""
-    exp = with_stated_unit(load(file, fmt, scaling=scaling), unit)
-    console.print(f"[bold]{file}[/bold]: parameters {', '.join(exp.parameters)}; "
+    exp = with_stated_unit(load(o.file, o.fmt, scaling=o.scaling), o.unit)
+    console.print(f"[bold]{o.file}[/bold]: parameters {', '.join(exp.parameters)}; "
                   f"{len(exp.series)} series")
     for note in exp.notes:
         console.print(f"note: {note}", highlight=False, soft_wrap=True)
@@ -49,18 +55,25 @@ def show(file: Path = typer.Argument(..., help="Experiment file (perfcompose JSO
             table.add_row(describe(exp.parameters, p.coordinate), str(p.repetitions), human(p.median, s.unit),
                           f"[{style}]{cv:.2f}[/{style}]" if style else f"{cv:.2f}")
         console.print(table)
-    print_saved_models(file, saved_models(file))
+    print_saved_models(o.file, saved_models(o.file))
+
+
+@dataclass(frozen=True)
+class ConvertCommand:
+    """The options of ``perfcompose experiments convert``."""
+
+    source: Path = option(..., "Experiment file to read.", argument=True)
+    target: Path = option(..., "File to write; the extension picks the format.", argument=True)
+    to: OutputFormat | None = option(None, "Output format (default: from the extension).")
+    fmt: ExperimentFormat | None = shared(input_format_option("--from"))
+    scaling: Scaling = shared(scaling_option())
 
 
 @user_errors
-def convert(source: Path = typer.Argument(..., help="Experiment file to read."),
-            target: Path = typer.Argument(..., help="File to write; the extension picks the format."),
-            to: OutputFormat | None = typer.Option(None, "--to", help="Output format (default: from the extension)."),
-            fmt: ExperimentFormat | None = input_format_option("--from"),
-            scaling: Scaling = scaling_option(),
-            ) -> None:
+@command(ConvertCommand)
+def convert(o: ConvertCommand) -> None:
     """A .extra-p archive is an Extra-P saved experiment, which Extra-P's GUI opens."""
-    exp = load(source, fmt, scaling=scaling)
-    written = save(exp, target, to)
+    exp = load(o.source, o.fmt, scaling=o.scaling)
+    written = save(exp, o.target, o.to)
     n = sum(len(s.points) for s in exp.series)
-    console.print(f"wrote {target} ({written}): {len(exp.series)} series, {n} points")
+    console.print(f"wrote {o.target} ({written}): {len(exp.series)} series, {n} points")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,16 +24,22 @@ from perfcompose.commands.common import (
 )
 from perfcompose.errors import PerfcomposeError
 from perfcompose.limits import check_steps
+from perfcompose.option_fields import command, option, shared
 from perfcompose.runtime.mapreduce import Engine, check_address, histogram_job, serial_histogram
 from perfcompose.runtime.mapreduce.ops import prepare_picture
 from perfcompose.validate import mapreduce as mr
 from perfcompose.validate.mapreduce import REPEAT, check_cluster, summary, table3
 from perfcompose.validate.mapreduce_paper import PAPER_TABLE3, PAPER_TABLE5
 
-_SCHEDULER = typer.Option(None, "--scheduler", help="Use the Dask cluster at this scheduler address "
-                          "(tcp://HOST:PORT) instead of starting one on this machine.")
-_MALLOC = typer.Option(None, "--malloc-trim", help="MALLOC_TRIM_THRESHOLD_ for the workers started here "
-                       "(default: unset; Dask's own launcher sets 65536).")
+
+@dataclass(frozen=True)
+class DaskCluster:
+    """Where the MapReduce jobs run: options of ``mapreduce`` and ``paper table5``."""
+
+    scheduler: str | None = option(None, "Use the Dask cluster at this scheduler address (tcp://HOST:PORT) instead "
+                                         "of starting one on this machine.")
+    malloc_trim: int | None = option(None, "MALLOC_TRIM_THRESHOLD_ for the workers started here (default: unset; "
+                                           "Dask's own launcher sets 65536).")
 
 
 def _ms(v: float) -> str:
@@ -43,38 +50,44 @@ def _pct(v: float) -> str:
     return f"{v * 100:+.1f}"
 
 
+@dataclass(frozen=True)
+class MapReduceRunCommand(DaskCluster):
+    """The options of ``perfcompose mapreduce run``."""
+
+    picture: Picture = option("large", "The picture to histogram.")
+    strategy: MapReduceStrategy = option("shuffle", "How the job reduces.")
+    m: int = option(1, "Workers (nodes).", flag="-m")
+    n: int = option(2, "Threads per worker.", flag="-n")
+    inputs: int = option(16, "Input pictures (map tasks).", aliases=("-x",))
+    repeat: int | None = option(None, "Map repetitions per task (default: per picture, ~16 ms of work).",
+                                aliases=("-R",))
+    timeout: float = option(15.0, "Seconds to wait for a scheduler.")
+
+
 @user_errors
-def run_one(picture: Picture = typer.Option("large", "--picture", help="The picture to histogram."),
-            strategy: MapReduceStrategy = typer.Option("shuffle", "--strategy", help="How the job reduces."),
-            m: int = typer.Option(1, "-m", help="Workers (nodes)."),
-            n: int = typer.Option(2, "-n", help="Threads per worker."),
-            inputs: int = typer.Option(16, "--inputs", "-x", help="Input pictures (map tasks)."),
-            repeat: int | None = typer.Option(None, "--repeat", "-R", help="Map repetitions per task "
-                                                 "(default: per picture, ~16 ms of work)."),
-            scheduler: str | None = _SCHEDULER,
-            malloc_trim: int | None = _MALLOC,
-            timeout: float = typer.Option(15.0, "--timeout", help="Seconds to wait for a scheduler.")) -> None:
-    if inputs < 1:
+@command(MapReduceRunCommand)
+def run_one(o: MapReduceRunCommand) -> None:
+    if o.inputs < 1:
         raise PerfcomposeError("--inputs must be at least 1")
-    if not 0 < timeout < 1e6:
-        raise typer.BadParameter(f"{timeout:g}: seconds, more than 0 and less than 1e6", param_hint="--timeout")
-    if scheduler is None:
-        check_cluster(m, n)
+    if not 0 < o.timeout < 1e6:
+        raise typer.BadParameter(f"{o.timeout:g}: seconds, more than 0 and less than 1e6", param_hint="--timeout")
+    if o.scheduler is None:
+        check_cluster(o.m, o.n)
     else:
-        check_address(scheduler)
-    r = REPEAT[picture] if repeat is None else repeat
+        check_address(o.scheduler)
+    r = REPEAT[o.picture] if o.repeat is None else o.repeat
     if r < 1:
         raise PerfcomposeError("--repeat must be at least 1")
     # a task's REPEAT[picture] repetitions are ~16 ms of work, about 8e4 of the limits' steps, and a
     # task costs Dask ~1 ms (5e3 steps) whatever its work
-    check_steps(inputs * (5e3 + r * 8e4 / REPEAT[picture]), f"{inputs:,} inputs x {r:,} map repetitions on the "
-                f"{picture} picture (-x, -R)")
-    with Engine(m, n, scheduler=scheduler, malloc_trim=malloc_trim, timeout=timeout) as engine:
-        engine.run_on_workers(prepare_picture, picture)
-        job = histogram_job(engine, picture, strategy, inputs, r)
+    check_steps(o.inputs * (5e3 + r * 8e4 / REPEAT[o.picture]), f"{o.inputs:,} inputs x {r:,} map repetitions on the "
+                f"{o.picture} picture (-x, -R)")
+    with Engine(o.m, o.n, scheduler=o.scheduler, malloc_trim=o.malloc_trim, timeout=o.timeout) as engine:
+        engine.run_on_workers(prepare_picture, o.picture)
+        job = histogram_job(engine, o.picture, o.strategy, o.inputs, r)
         info = engine.info
-    ok = bool((job.result == serial_histogram(picture, inputs)).all())
-    console.print(f"{strategy} on {job.m} worker(s) x {job.n} thread(s), {inputs} x {picture} picture, R = {r}: "
+    ok = bool((job.result == serial_histogram(o.picture, o.inputs)).all())
+    console.print(f"{o.strategy} on {job.m} worker(s) x {job.n} thread(s), {o.inputs} x {o.picture} picture, R = {r}: "
                   f"{_ms(job.wall)} ms; histogram {'equals' if ok else '[red]differs from[/red]'} the serial one")
     p = job.phases
     console.print(f"phases: map {_ms(p.map)} ms, shuffle {_ms(p.shuffle)} ms, reduce {_ms(p.reduce)} ms "
@@ -118,20 +131,25 @@ def _print_clusters(result: Any) -> None:
         console.print(f"skipped m={m} n={n}: {why}")
 
 
+@dataclass(frozen=True)
+class Table5Command(DaskCluster):
+    """The options of ``perfcompose paper table5``."""
+
+    quick: bool = option(False, "x = 16 inputs, 5 rounds (about a minute per cluster on 2 cores).")
+    json_out: Path | None = shared(records_json())
+    picture: list[str] = option((), "Only these pictures.")
+    strategy: list[str] = option((), "Only these strategies.")
+    rounds: int | None = option(None, "Interleaved rounds.", minimum=1)
+    x: list[int] = option((), "Input pictures per job (default 16 quick, 32 full).")
+    repeat: int | None = option(None, "Map repetitions per task, all pictures (default: per picture, ~16 ms of work).",
+                                aliases=("-R",))
+    restart: bool = shared(restart_option())
+
+
 @user_errors
-def paper_table5(quick: bool = typer.Option(False, "--quick", help="x = 16 inputs, 5 rounds (about a "
-                                            "minute per cluster on 2 cores)."),
-                 json_out: Path | None = records_json(),
-                 scheduler: str | None = _SCHEDULER,
-                 picture: list[str] = typer.Option([], "--picture", help="Only these pictures."),
-                 strategy: list[str] = typer.Option([], "--strategy", help="Only these strategies."),
-                 rounds: int | None = typer.Option(None, "--rounds", min=1, help="Interleaved rounds."),
-                 x: list[int] = typer.Option([], "--x", help="Input pictures per job (default 16 quick, 32 full)."),
-                 repeat: int | None = typer.Option(None, "--repeat", "-R", help="Map repetitions per task, "
-                                                      "all pictures (default: per picture, ~16 ms of work)."),
-                 malloc_trim: int | None = _MALLOC,
-                 restart: bool = restart_option()) -> None:
-    result = _study(quick, picture, strategy, rounds, x, repeat, scheduler, malloc_trim, restart)
+@command(Table5Command)
+def paper_table5(o: Table5Command) -> None:
+    result = _study(o.quick, o.picture, o.strategy, o.rounds, o.x, o.repeat, o.scheduler, o.malloc_trim, o.restart)
     table = Table(title="Table 5: pixel histogram on Dask, measured vs modular [ms per job]", title_justify="left")
     for col in ("picture", "strategy", "n", "m", "x", "R", "measured", "papers' op.", "err %", "calibrated",
                 "err %", "err % range", "map / shuffle / reduce"):
@@ -165,18 +183,26 @@ def paper_table5(quick: bool = typer.Option(False, "--quick", help="x = 16 input
                   "it; shown: the round with the median error of the calibrated prediction, the range of the "
                   "rounds' errors, median phases; papers' op. = eq. 5-7 over the map timed alone")
     _print_clusters(result)
-    if json_out:
-        write_json(json_out, result.to_json(), "records")
+    if o.json_out:
+        write_json(o.json_out, result.to_json(), "records")
+
+
+@dataclass(frozen=True)
+class Table3Command:
+    """The options of ``perfcompose paper table3``."""
+
+    quick: bool = option(False, "x = 8 and 16 inputs, 5 rounds.")
+    json_out: Path | None = shared(json_option("one record per thread count"))
+    restart: bool = shared(restart_option())
 
 
 @user_errors
-def paper_table3(quick: bool = typer.Option(False, "--quick", help="x = 8 and 16 inputs, 5 rounds."),
-                 json_out: Path | None = json_option("one record per thread count"),
-                 restart: bool = restart_option()) -> None:
+@command(Table3Command)
+def paper_table3(o: Table3Command) -> None:
     cores = os.cpu_count() or 1
     fits = [(1, n) for n in PAPER_TABLE3 if n <= cores]
-    xs = [8, 16] if quick else [8, 16, 32]
-    result = _study(quick, ["large"], ["pairwise"], None, xs, None, None, None, restart, clusters=fits)
+    xs = [8, 16] if o.quick else [8, 16, 32]
+    result = _study(o.quick, ["large"], ["pairwise"], None, xs, None, None, None, o.restart, clusters=fits)
     rows = table3(result)
     table = Table(title="Table 3: MapReduce as GrPPi (m = 1, pairwise), per input [ms]", title_justify="left")
     for col in ("threads", "paper: monolithic", "paper: modular", "composed here from paper's Table 1",
@@ -192,7 +218,7 @@ def paper_table3(quick: bool = typer.Option(False, "--quick", help="x = 8 and 16
     console.print(table)
     console.print(f"here: slope of the job time over x = {', '.join(map(str, xs))} inputs (large picture, R = "
                   "4); threads beyond this machine's cores are not measured")
-    if json_out:
-        write_json(json_out, [r.__dict__ for r in rows], "records")
+    if o.json_out:
+        write_json(o.json_out, [r.__dict__ for r in rows], "records")
     if not fits:
         err_console.print("no thread count fits this machine")

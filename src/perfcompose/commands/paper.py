@@ -3,11 +3,11 @@ models recomposed (000 Table 1 rows 9-13 and Figure 4; 003 Tables I-IV)."""
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import typer
 from rich.markup import escape
 
 from perfcompose.commands.common import (
@@ -24,6 +24,7 @@ from perfcompose.commands.common import (
     write_json,
 )
 from perfcompose.commands.reports import tables_html
+from perfcompose.option_fields import command, option, shared
 from perfcompose.report.hadoop import plot_fig4
 from perfcompose.validate.latency import CAPACITY, COUNT, FULL_ROUNDS, FULL_X, QUICK_ROUNDS, QUICK_X, study
 from perfcompose.validate.lobachev import CASES, reproduce
@@ -63,11 +64,18 @@ def print_table1_rest() -> list[Any]:
     return rows
 
 
+@dataclass(frozen=True)
+class Fig4Command:
+    """The options of ``perfcompose paper fig4``."""
+
+    plot: Path | None = shared(plot_option(Path("fig4.png")))
+    no_plot: bool = shared(no_plot_option())
+    json_out: Path | None = shared(records_json())
+
+
 @user_errors
-def fig4(plot: Path | None = plot_option(Path("fig4.png")),
-         no_plot: bool = no_plot_option(),
-         json_out: Path | None = records_json()
-         ) -> None:
+@command(Fig4Command)
+def fig4(o: Fig4Command) -> None:
     grid = hadoop_grid()
     by = {(p.m, p.n): p for p in grid}
     t = Table(title="Figure 4: Hadoop, modular prediction \\[ms per job] (x = m·n inputs; row 13 as printed, "
@@ -85,11 +93,11 @@ def fig4(plot: Path | None = plot_option(Path("fig4.png")),
                   "(8 ns per byte)")
     console.print("the paper prints Figure 4 only as an image: its measured times and errors are not in the text "
                   "(it says all but one error lie below 20 %), so no error against them can be computed here")
-    if plot and not no_plot:
-        plot_fig4(grid, plot)
-        console.print(f"plot written to {plot}")
-    if json_out:
-        write_json(json_out, [p.to_json() for p in grid], "records")
+    if o.plot and not o.no_plot:
+        plot_fig4(grid, o.plot)
+        console.print(f"plot written to {o.plot}")
+    if o.json_out:
+        write_json(o.json_out, [p.to_json() for p in grid], "records")
 
 
 @user_errors
@@ -148,14 +156,22 @@ def calotoiu(json_out: Path | None = records_json()
         write_json(json_out, [r.to_json() for r in rows], "records")
 
 
+@dataclass(frozen=True)
+class LatencyCommand:
+    """The options of ``perfcompose paper latency``."""
+
+    quick: bool = option(False, "x = 4096 and 16384, 3 rounds (seconds).")
+    json_out: Path | None = shared(json_option("one record per program and size"))
+    config: list[str] = option((), "Only these programs (default: the reference programs that fit this machine's "
+                                   "cores).")
+
+
 @user_errors
-def latency(quick: bool = typer.Option(False, "--quick", help="x = 4096 and 16384, 3 rounds (seconds)."),
-            json_out: Path | None = json_option("one record per program and size"),
-            config: list[str] = typer.Option([], "--config", help="Only these programs (default: the reference "
-                                             "programs that fit this machine's cores).")) -> None:
-    xs, rounds = (QUICK_X, QUICK_ROUNDS) if quick else (FULL_X, FULL_ROUNDS)
+@command(LatencyCommand)
+def latency(o: LatencyCommand) -> None:
+    xs, rounds = (QUICK_X, QUICK_ROUNDS) if o.quick else (FULL_X, FULL_ROUNDS)
     with progress() as bar:
-        rows = study(tuple(config) or None, xs, rounds, progress=_count_bar(one_bar(bar)))
+        rows = study(tuple(o.config) or None, xs, rounds, progress=_count_bar(one_bar(bar)))
     t = Table(title=f"latency of one element, saturated stream, queues of {CAPACITY} per reader \\[ms]; "
               "err = (predicted - measured) / measured, median over rounds", title_justify="left")
     for col in ("program", "x", "measured", "predicted", "err %", "err % range", "alone (Fig. 2)", "err %",
@@ -173,8 +189,8 @@ def latency(quick: bool = typer.Option(False, "--quick", help="x = 4096 and 1638
     console.print(f"{rounds} rounds of {COUNT} elements; {os.cpu_count()} cores, load average {load:.2f}; "
                   "inside = latency / time between completions (Little's law): where it matches, the operator's "
                   "queueing is right and the error is the throughput model's")
-    if json_out:
-        write_json(json_out, [r.to_json() for r in rows], "records")
+    if o.json_out:
+        write_json(o.json_out, [r.to_json() for r in rows], "records")
 
 
 def _count_bar(step: Any) -> Any:
@@ -193,10 +209,17 @@ _CASE_TITLES = {
 }
 
 
+@dataclass(frozen=True)
+class LobachevCommand:
+    """The options of ``perfcompose paper lobachev``."""
+
+    json_out: Path | None = shared(records_json())
+    html: Path | None = shared(html_option())
+
+
 @user_errors
-def lobachev(json_out: Path | None = records_json(),
-             html: Path | None = html_option(),
-             ) -> None:
+@command(LobachevCommand)
+def lobachev(o: LobachevCommand) -> None:
     """The range is what the estimate spans when each printed input moves by half a unit of its
     last digit; a paper figure inside it (widened by the figure's own rounding) is reproduced."""
     rows = reproduce()
@@ -217,9 +240,9 @@ def lobachev(json_out: Path | None = records_json(),
     checked = [r for r in rows if r.reproduced is not None]
     console.print(f"{sum(bool(r.reproduced) for r in checked)} of {len(checked)} comparable paper figures lie "
                   "within the rounding of the printed inputs")
-    if json_out:
-        write_json(json_out, [r.to_json() for r in rows], "records")
-    if html:
-        tables_html(html, "001 (Lobachev, Loogen): the case studies' estimates, the paper's beside perfcompose's",
+    if o.json_out:
+        write_json(o.json_out, [r.to_json() for r in rows], "records")
+    if o.html:
+        tables_html(o.html, "001 (Lobachev, Loogen): the case studies' estimates, the paper's beside perfcompose's",
                     "paper table", shown, summary=[("paper figures within the rounding of the printed inputs",
                                                     f"{sum(bool(r.reproduced) for r in checked)} of {len(checked)}")])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from perfcompose.commands.reports import study_html, table1_html
 from perfcompose.commands.study import run_composition_study
 from perfcompose.commands.validation import print_study, write_study
 from perfcompose.data import save
+from perfcompose.option_fields import command, option, shared
 from perfcompose.validate.paper import (
     FULL_REPS,
     FULL_ROUNDS,
@@ -41,33 +43,38 @@ from perfcompose.validate.paper import (
 from perfcompose.validate.paper_relations import LAYERING_GROUPS, coefficient_spreads, core_limit, relation_iv
 
 
+@dataclass(frozen=True)
+class Table1Command:
+    """The options of ``perfcompose paper table1``."""
+
+    quick: bool = option(False, "33 sizes x 33 repetitions in 11 interleaved rounds (seconds on 2 cores).")
+    task: list[str] = option((), "Only these tasks.")
+    rest_only: bool = option(False, "Only rows 9-13 (GrPPi, Hadoop, transfer): the paper's models recomposed, "
+                                    "nothing measured.", flag="--printed-rows")
+    out: Path | None = option(None, "Also write the measurements here (one experiment per task: OUT-stem_TASK.json).")
+    html: Path | None = shared(html_option())
+    restart: bool = option(False, "Discard the checkpoints of an interrupted run (.perfcompose/table1_*) and measure "
+                                  "afresh.")
+
+
 @user_errors
-def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 33 repetitions in 11 "
-                                            "interleaved rounds (seconds on 2 cores)."),
-                 task: list[str] = typer.Option([], "--task", help="Only these tasks."),
-                 rest_only: bool = typer.Option(False, "--printed-rows", help="Only rows 9-13 (GrPPi, Hadoop, "
-                                                "transfer): the paper's models recomposed, nothing measured."),
-                 out: Path | None = typer.Option(None, "--out", help="Also write the measurements here "
-                                                    "(one experiment per task: OUT-stem_TASK.json)."),
-                 html: Path | None = html_option(),
-                 restart: bool = typer.Option(False, "--restart", help="Discard the checkpoints of an "
-                                              "interrupted run (.perfcompose/table1_*) and measure afresh."),
-                 ) -> None:
-    if rest_only:
+@command(Table1Command)
+def paper_table1(o: Table1Command) -> None:
+    if o.rest_only:
         print_table1_rest()
         return
-    unknown = [t for t in task if t not in PAPER_TABLE1]
+    unknown = [t for t in o.task if t not in PAPER_TABLE1]
     if unknown:
         raise typer.BadParameter(f"unknown task {unknown[0]!r}; tasks: {', '.join(PAPER_TABLE1)}", param_hint="--task")
-    if not quick:
+    if not o.quick:
         console.print(f"the paper's 256 sizes 1,024 ... 262,144; {FULL_REPS} repetitions ({FULL_ROUNDS_T1} "
                       "rounds over all sizes) instead of its 256 (use --quick for 33 sizes)")
     else:
         console.print(f"quick: x = 2^10 ... 2^18 (33 sizes), {QUICK_REPS} repetitions in {QUICK_ROUNDS_T1} "
                       f"rounds over all sizes ({4 * QUICK_REPS} for single-size tasks)")
     with progress() as bar:
-        rows = table1(quick=quick, tasks=tuple(task) or None, progress=per_task(bar),
-                      checkpoints=Path(".perfcompose"), restart=restart)
+        rows = table1(quick=o.quick, tasks=tuple(o.task) or None, progress=per_task(bar),
+                      checkpoints=Path(".perfcompose"), restart=o.restart)
     table = Table(title="Table 1: models of the sequential task blocks, measured here [ns]", title_justify="left")
     for col in ("row", "task", "model [ns]", "CV % (min, .25, med, .75, max) / std %", "paper's model [ns]"):
         table.add_column(col)
@@ -85,16 +92,16 @@ def paper_table1(quick: bool = typer.Option(False, "--quick", help="33 sizes x 3
     if busy:
         err_console.print(f"[yellow]warning:[/yellow] other work kept taking the core away ({', '.join(busy)}): "
                           "those models may be distorted; measure again on a quieter machine")
-    if out:
+    if o.out:
         for r in rows:
-            path = out.with_name(f"{out.stem}_{r.task}{out.suffix or '.json'}")
+            path = o.out.with_name(f"{o.out.stem}_{r.task}{o.out.suffix or '.json'}")
             save(r.experiment, path)
-        console.print(f"measurements written next to {out}")
-    if html:
+        console.print(f"measurements written next to {o.out}")
+    if o.html:
         gil = {True: "releases", False: "holds"}
-        table1_html(html, table, rows, ["GIL: " + ", ".join(f"{r.task} {gil[TASKS[r.task].releases_gil]} it"
+        table1_html(o.html, table, rows, ["GIL: " + ", ".join(f"{r.task} {gil[TASKS[r.task].releases_gil]} it"
                                                            for r in rows)])
-    if not task:
+    if not o.task:
         print_table1_rest()
 
 
@@ -116,18 +123,26 @@ def _paper_validation(table: str, quick: bool, json_out: Path | None, restart: b
     return result
 
 
+@dataclass(frozen=True)
+class ValidationTableCommand:
+    """The options of ``perfcompose paper table2``, ``table4``, ``table6`` and ``table7``."""
+
+    quick: bool = option(False, "9 sizes x 5 rounds (minutes on 2 cores).")
+    json_out: Path | None = shared(records_json())
+    restart: bool = shared(restart_option())
+    html: Path | None = shared(html_option())
+
+
 def _validation_table(table: str, then: Callable[[Any], None] = lambda result: None) -> Callable[..., None]:
     """The command of one validation table (2, 4, 6 or 7): every one takes the same options,
     measures and prints its table, then prints what ``then`` finds in the result."""
 
     @user_errors
-    def command(quick: bool = typer.Option(False, "--quick", help="9 sizes x 5 rounds (minutes on 2 cores)."),
-                json_out: Path | None = records_json(),
-                restart: bool = restart_option(),
-                html: Path | None = html_option()) -> None:
-        then(_paper_validation(table, quick, json_out, restart, html))
+    @command(ValidationTableCommand)
+    def run(o: ValidationTableCommand) -> None:
+        then(_paper_validation(table, o.quick, o.json_out, o.restart, o.html))
 
-    return command
+    return run
 
 
 def _print_relation_iv(result: Any) -> None:

@@ -31,10 +31,10 @@ class ProfileCommand:
     command: list[str] = option(..., "The Python command after --, its parameters in braces: -- python script.py "
                                      "{n}", argument=True)
     param: list[str] = option((), "Grid: n=1000:100000 (powers of two between), n=1000:9000:2000 or "
-                                  "n=1000,3000,10000. Repeatable.", short="-p")
+                                  "n=1000,3000,10000. Repeatable.", aliases=("-p",))
     reps: int = option(3, "Profiled runs per point.", minimum=1)
     warmup: int = option(0, "Runs before each point that are not kept.", minimum=0)
-    out: Path = option(..., "Profile to write (perfcompose JSON; .txt for Extra-P text).", short="-o",
+    out: Path = option(..., "Profile to write (perfcompose JSON; .txt for Extra-P text).", aliases=("-o",),
                        callback=file_to_write)
     profiler: PythonProfiler = option(
         "cprofile", "cprofile (every call timed by the wall clock; call paths apportioned from callers, as gprof "

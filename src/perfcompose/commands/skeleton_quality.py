@@ -3,20 +3,27 @@ table, per n and p (paper 001)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
-import typer
-
 from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
+from perfcompose.option_fields import command, option, shared
 from perfcompose.skeleton import quality as quality_rows
 from perfcompose.skeleton import read_table
 
 
+@dataclass(frozen=True)
+class QualityCommand:
+    """The options of ``perfcompose skeleton quality``."""
+
+    table_file: Path = option(..., "Runtimes (see forecast).", argument=True, metavar="TABLE.csv")
+    json_out: Path | None = shared(json_option("the rows"))
+
+
 @user_errors
-def quality(table_file: Path = typer.Argument(..., metavar="TABLE.csv", help="Runtimes (see forecast)."),
-            json_out: Path | None = json_option("the rows"),
-            ) -> None:
-    table = read_table(table_file)
+@command(QualityCommand)
+def quality(o: QualityCommand) -> None:
+    table = read_table(o.table_file)
     rows = quality_rows(table)
     ref = "T(n)" if table.absolute else "T(n, 1)"
     for n in sorted({r.n for r in rows}):
@@ -27,7 +34,7 @@ def quality(table_file: Path = typer.Argument(..., metavar="TABLE.csv", help="Ru
             t.add_row(str(r.p), fmt(r.time, ".6g"), fmt(r.speedup, ".3f"), fmt(r.penalty, ".4g"),
                       fmt(r.serial_fraction, ".4g"))
         console.print(t)
-    if json_out:
+    if o.json_out:
         # JSON has no NaN: the serial fraction at p = 1, undefined, is null (the table's n/a)
-        write_json(json_out, [{k: None if isinstance(v, float) and not math.isfinite(v) else v
-                               for k, v in r.__dict__.items()} for r in rows], "rows")
+        write_json(o.json_out, [{k: None if isinstance(v, float) and not math.isfinite(v) else v
+                                 for k, v in r.__dict__.items()} for r in rows], "rows")

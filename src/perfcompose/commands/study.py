@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import typer
 
 from perfcompose.choices import Workers
 from perfcompose.commands.common import html_option, one_bar, progress, records_json, restart_option, user_errors
@@ -15,6 +14,7 @@ from perfcompose.commands.consoles import err_console
 from perfcompose.commands.reports import study_html
 from perfcompose.commands.validation import input_function, print_study, task_functions, write_study
 from perfcompose.limits import check_memory
+from perfcompose.option_fields import command, option, shared
 from perfcompose.validate.modular import study
 
 
@@ -31,30 +31,35 @@ def run_composition_study(configurations: list[str], xs: tuple[float, ...], roun
     return result
 
 
+@dataclass(frozen=True)
+class ValidateCommand:
+    """The options of ``perfcompose validate``."""
+
+    terms: list[str] = option(..., "Programs to run, e.g. 'pipe(inc, qsort)' 'tpool_2(qsort)'.", argument=True)
+    x: list[str] = option(("1024:262144",), "Input sizes (LO:HI = powers of two, or a list).")
+    rounds: int = option(5, "Interleaved rounds (repetitions).", flag="--reps", minimum=1, aliases=("--rounds",))
+    count: int = option(32, "Elements per run, at least (more where short).", minimum=2)
+    workers: Workers = option("threads", "What runs the stages.")
+    json_out: Path | None = shared(records_json())
+    restart: bool = shared(restart_option())
+    html: Path | None = shared(html_option())
+    task: list[str] = option((), "A stage of your own, NAME=module:function (a function of one data element), e.g. "
+                                 "--task smooth=user_stages:smooth; repeatable. Built-in: nop, inc, qsort.")
+    input_: str | None = option(None, "module:function making one data element of size x (default: x random 32-bit "
+                                      "ints).", flag="--input")
+
+
 @user_errors
-def validate(terms: list[str] = typer.Argument(..., help="Programs to run, e.g. 'pipe(inc, qsort)' 'tpool_2(qsort)'."),
-             x: list[str] = typer.Option(["1024:262144"], "--x",
-                                         help="Input sizes (LO:HI = powers of two, or a list)."),
-             rounds: int = typer.Option(5, "--reps", "--rounds", min=1, help="Interleaved rounds (repetitions)."),
-             count: int = typer.Option(32, "--count", min=2, help="Elements per run, at least (more where short)."),
-             workers: Workers = typer.Option("threads", "--workers", help="What runs the stages."),
-             json_out: Path | None = records_json(),
-             restart: bool = restart_option(),
-             html: Path | None = html_option(),
-             task: list[str] = typer.Option([], "--task", help="A stage of your own, NAME=module:function (a "
-                                            "function of one data element), e.g. --task smooth=user_stages:smooth; "
-                                            "repeatable. Built-in: nop, inc, qsort."),
-             input_: str | None = typer.Option(None, "--input", help="module:function making one data element "
-                                                  "of size x (default: x random 32-bit ints)."),
-             ) -> None:
-    xs = tuple(x_values(x))
-    check_memory(8.0 * max(xs) * count, f"{count} inputs of x = {max(xs):g} values (--x, --count)")
-    functions = task_functions(task) if task else None
-    make = input_function(input_) if input_ else None
-    result = run_composition_study(terms, xs, rounds, count, workers, 2 * (os.cpu_count() or 1), restart,
+@command(ValidateCommand)
+def validate(o: ValidateCommand) -> None:
+    xs = tuple(x_values(o.x))
+    check_memory(8.0 * max(xs) * o.count, f"{o.count} inputs of x = {max(xs):g} values (--x, --count)")
+    functions = task_functions(o.task) if o.task else None
+    make = input_function(o.input_) if o.input_ else None
+    result = run_composition_study(o.terms, xs, o.rounds, o.count, o.workers, 2 * (os.cpu_count() or 1), o.restart,
                                    functions, make)
     print_study(result, "modular vs monolithic vs measured (000 section 4)")
-    if json_out:
-        write_study(result, json_out)
-    if html:
-        study_html(html, result, "modular vs monolithic vs measured (000 section 4)")
+    if o.json_out:
+        write_study(result, o.json_out)
+    if o.html:
+        study_html(o.html, result, "modular vs monolithic vs measured (000 section 4)")
