@@ -71,7 +71,7 @@ def _over_components(tree: Evaluated, accounted_for_cores: bool) -> Model | None
         return None
 
 
-def _times(node: Evaluated, at: Mapping[str, float]) -> TermNode:
+def term_times(node: Evaluated, at: Mapping[str, float]) -> TermNode:
     """The evaluated term as a tree, every node with its time per element at ``at``."""
     try:
         time: float | None = node.at(at)
@@ -79,15 +79,10 @@ def _times(node: Evaluated, at: Mapping[str, float]) -> TermNode:
         time = None
     if not node.children:
         return TermNode(node.label, str(node.term), time, node.model.source or "expression")
-    children = tuple(_times(c, at) for c in node.parts())
+    children = tuple(term_times(c, at) for c in node.parts())
     if isinstance(node.term, MapReduce):  # its shuffle is drawn, without a model of its own
         children = (children[0], TermNode("shuffle", str(node.term.shuffle), None), children[1])
     return TermNode(node.label, str(node.term), time, None, children)
-
-
-def term_times(term: Term, composer: Composer, at: Mapping[str, float]) -> TermNode:
-    """``term`` as a tree, every node with its time per element at ``at`` by the operators."""
-    return _times(composer.evaluate(term), at)
 
 
 def _order(model: Model, size: str) -> str:
@@ -222,7 +217,7 @@ def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: 
                   for name, leaf in leaves.items())
     return Prediction(
         str(program), size, composer.pipe, model, operators, tuple(out), parts,
-        _times(tree, out[-1].point) if out else TermNode(str(program), str(program), None),
+        term_times(tree, out[-1].point) if out else TermNode(str(program), str(program), None),
         order=_order(model, "x"), structure=_over_components(tree, over is not None),
         parameters=fixed, exact=exact, warnings=tuple(str(w) for w in pipe_warnings),
         shared_cores=None if over is None else SharedCores(over.workers, over.cores, str(over)),

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.compose import Composer, bottleneck, oversubscription
+from perfcompose.compose import Composer, oversubscription
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.prediction import term_times
 from perfcompose.report.design import interval_at, model_text, quality, term_tree
@@ -56,10 +56,11 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
         if oversubscription.cores_note(term, cores) is not None:
             over.append(res.configuration)
         point = {"x": at}
-        path = bottleneck(term, composer, point)
+        evaluated = composer.evaluate(term)
+        path = evaluated.bottleneck(point)
         hot = (str(term), *(str(t) for t, _ in path[1:]))
-        trees.append(Tree(f"{res.configuration}", term_tree(term_times(term, composer, point), hot, "ns")))
-        exact = composer(term)
+        trees.append(Tree(f"{res.configuration}", term_tree(term_times(evaluated, point), hot, "ns")))
+        exact = evaluated.model.with_meta(name=str(term), source="composed")
         values = [float(np.asarray(exact(x=v))) for v in DEMO_X]
         band = interval_at(exact, {"x": at})
         has_band = has_band or band is not None

@@ -62,9 +62,10 @@ def _trees(comps: Sequence[Any], composer: Any) -> list[Tree]:
         term = parse_term(c.configuration)
         at = {"x": float(max(c.x))} if c.x else {"x": 1.0}
         try:
-            hot = (str(term), *(str(t) for t, _ in bottleneck(term, composer, at)[1:]))
+            tree = composer.evaluate(term)
+            hot = (str(term), *(str(t) for t, _ in tree.bottleneck(at)[1:]))
             trees.append(Tree(f"{c.configuration}: times per element from the parts at x = {size(at['x'])} "
-                              "(exact max), bottleneck marked", term_tree(term_times(term, composer, at), hot, "ns")))
+                              "(exact max), bottleneck marked", term_tree(term_times(tree, at), hot, "ns")))
         except Exception:  # a program the parts cannot evaluate is drawn by its text
             pass
     return trees
