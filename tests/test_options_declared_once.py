@@ -9,7 +9,6 @@ import functools
 import importlib
 from collections import Counter
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
 from command_tree import commands
@@ -207,22 +206,8 @@ def test_the_documented_source_table_lists_the_declared_keys() -> None:
     assert documented == {source: set(keys) for source, keys in SOURCES.items()}
 
 
-class Remaining(NamedTuple):
-    """A command module whose options are still written in ``typer.Option(...)`` literals, and why."""
-
-    path: str
-    reason: str
-
-
 #: where the options several commands share are written, once each (``json_option`` and the like)
 SHARED_HOME = "commands/common.py"
-#: the command modules not yet reading their options from a declaration; each leaves the list
-#: once it does (the test below fails while a converted module is still listed)
-REMAINING = (
-    Remaining("commands/skeleton_forecast.py", "reads SkeletonShape, MethodChoice and ForecastOptions field by field "
-                                               "(--method-t/--method-a left out fall back on --method); its table "
-                                               "argument, --at and --plot are still literals"),
-)
 
 
 def _typer_parameters(file: Path) -> list[int]:
@@ -236,13 +221,10 @@ def test_every_command_reads_its_options_from_a_declaration() -> None:
     """Every command module but the loggp and pamela ones (whose options :mod:`perfcompose.loggp.options`
     and ``commands/pamela_options.py`` declare) builds its command from a frozen dataclass of
     declared options (:func:`perfcompose.option_fields.command`): no default or help of its own
-    in a ``typer.Option(...)`` literal. The modules not converted yet are listed, each with why."""
+    in a ``typer.Option(...)`` or ``typer.Argument(...)`` literal."""
     literal = {str(f.relative_to(SRC)): lines for f in COMMAND_MODULES if (lines := _typer_parameters(f))}
     literal.pop(SHARED_HOME, None)
-    assert len({r.path for r in REMAINING}) == len(REMAINING)
-    assert sorted(literal) == sorted(r.path for r in REMAINING), {
-        "converted, still listed": sorted({r.path for r in REMAINING} - set(literal)),
-        "writes typer.Option literals, not listed": {p: literal[p] for p in set(literal) - {r.path for r in REMAINING}}}
+    assert not literal, f"typer.Option literals (file: lines): {literal}"
 
 
 def test_an_estimators_default_is_the_command_lines() -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import typer
 
 from perfcompose.assignments import parse_point
 from perfcompose.choices import Direction, ForecastMethod, SkeletonKind, Strategy
@@ -25,7 +24,7 @@ from perfcompose.commands.common import (
 from perfcompose.commands.reports import tables_html
 from perfcompose.ensemble import percentile_interval, time_bounds
 from perfcompose.errors import InputError, PerfcomposeError
-from perfcompose.option_fields import cli_option
+from perfcompose.option_fields import cli_option, command, option, shared
 from perfcompose.report.forecast import plot_estimate
 from perfcompose.skeleton import Estimate, Skeleton, SkeletonSource, estimate, read_table
 from perfcompose.skeleton.window import Window
@@ -45,37 +44,45 @@ def _skeleton(kind: str, r: int, d: int, k: int) -> Skeleton:
     return Skeleton(kind, r=r, d=d, k=k)
 
 
+@dataclass(frozen=True)
+class ForecastCommand:
+    """The options of ``perfcompose skeleton forecast``: the skeleton's and the forecast's are
+    :mod:`perfcompose.skeleton_options`' (--method-t and --method-a left out take --method's)."""
+
+    table_file: Path = option(..., "Runtimes: n,p,time rows, or n,seq,1,2,... columns.", argument=True,
+                              metavar="TABLE.csv")
+    at: str = option(..., "Where to forecast, e.g. n=120,p=7.")
+    skeleton: SkeletonKind = shared(cli_option(SkeletonShape, "kind"))
+    method: ForecastMethod = shared(cli_option(MethodChoice, "method"))
+    method_t: ForecastMethod | None = shared(cli_option(ForecastOptions, "method_t", default=None,
+                                                        show_default="--method"))
+    method_a: ForecastMethod | None = shared(cli_option(ForecastOptions, "method_a", default=None,
+                                                        show_default="--method"))
+    direction: Direction = shared(cli_option(ForecastOptions, "direction"))
+    epsilon: float = shared(cli_option(ForecastOptions, "epsilon"))
+    degree: int = shared(cli_option(ForecastOptions, "poly_degree"))
+    strategy: Strategy = shared(cli_option(ForecastOptions, "strategy"))
+    training: int = shared(cli_option(ForecastOptions, "training"))
+    train: str | None = shared(cli_option(ForecastOptions, "train"))
+    r: int = shared(cli_option(SkeletonShape, "r"))
+    d: int = shared(cli_option(SkeletonShape, "d"))
+    k: int = shared(cli_option(SkeletonShape, "k"))
+    plot: Path | None = option(Path("forecast.png"), "Plot of T(n) and Ā with the forecast marked.")
+    no_plot: bool = shared(no_plot_option())
+    json_out: Path | None = shared(json_option("the forecast and the model record that recomputes it"))
+    html: Path | None = shared(html_option())
+
+
 @user_errors
-def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
-                                               help="Runtimes: n,p,time rows, or n,seq,1,2,... columns."),
-             at: str = typer.Option(..., "--at", help="Where to forecast, e.g. n=120,p=7."),
-             skeleton: SkeletonKind = cli_option(SkeletonShape, "kind"),
-             method: ForecastMethod = cli_option(MethodChoice, "method"),
-             method_t: ForecastMethod | None = cli_option(ForecastOptions, "method_t", default=None,
-                                                          show_default="--method"),
-             method_a: ForecastMethod | None = cli_option(ForecastOptions, "method_a", default=None,
-                                                          show_default="--method"),
-             direction: Direction = cli_option(ForecastOptions, "direction"),
-             epsilon: float = cli_option(ForecastOptions, "epsilon"),
-             degree: int = cli_option(ForecastOptions, "poly_degree"),
-             strategy: Strategy = cli_option(ForecastOptions, "strategy"),
-             training: int = cli_option(ForecastOptions, "training"),
-             train: str | None = cli_option(ForecastOptions, "train"),
-             r: int = cli_option(SkeletonShape, "r"),
-             d: int = cli_option(SkeletonShape, "d"),
-             k: int = cli_option(SkeletonShape, "k"),
-             plot: Path | None = typer.Option(Path("forecast.png"), "--plot", help="Plot of T(n) and Ā with "
-                                                 "the forecast marked."),
-             no_plot: bool = no_plot_option(),
-             json_out: Path | None = json_option("the forecast and the model record that recomputes it"),
-             html: Path | None = html_option(),
-             ) -> None:
-    n, p = _parse_at(at)
-    table = read_table(table_file)
-    window = Window.parse(train) if train is not None else None
-    options: dict[str, Any] = dict(method_t=method_t or method, method_a=method_a or method, direction=direction,
-                                   epsilon=epsilon, poly_degree=degree, strategy=strategy, training=training)
-    est = estimate(table, n, p, skeleton=_skeleton(skeleton, r, d, k), train=window, **options)
+@command(ForecastCommand)
+def forecast(o: ForecastCommand) -> None:
+    n, p = _parse_at(o.at)
+    table = read_table(o.table_file)
+    window = Window.parse(o.train) if o.train is not None else None
+    options: dict[str, Any] = dict(method_t=o.method_t or o.method, method_a=o.method_a or o.method,
+                                   direction=o.direction, epsilon=o.epsilon, poly_degree=o.degree,
+                                   strategy=o.strategy, training=o.training)
+    est = estimate(table, n, p, skeleton=_skeleton(o.skeleton, o.r, o.d, o.k), train=window, **options)
     source = SkeletonSource(table, est.skeleton, train=str(window) if window else None, **options)
     ref = "absolute (sequential T(n))" if est.absolute else "relative (T(n, 1))"
     # a measured target is left out of the interval's columns too, as it is of every fit
@@ -91,15 +98,15 @@ def forecast(table_file: Path = typer.Argument(..., metavar="TABLE.csv",
     if est.measured is not None:
         console.print(f"measured T({n:g}, {p}) = {est.measured:.6g} s (left out of every fit): relative error "
                       f"{100 * (est.error or 0):+.3g} %")
-    if json_out:
-        write_json(json_out, {**source.forecast_record(est), "interval": bounds,
-                              "interval_trusted": None if band is None else band.doubt is None,
-                              "interval_doubt": None if band is None else band.doubt}, "forecast")
-    if plot and not no_plot:
-        plot_estimate(table, est, plot, bounds)
-        console.print(f"plot written to {plot}")
-    if html:
-        _forecast_html(html, f"skeleton forecast T({n:g}, {p}) from {table_file}", table, est, shown, ref,
+    if o.json_out:
+        write_json(o.json_out, {**source.forecast_record(est), "interval": bounds,
+                                "interval_trusted": None if band is None else band.doubt is None,
+                                "interval_doubt": None if band is None else band.doubt}, "forecast")
+    if o.plot and not o.no_plot:
+        plot_estimate(table, est, o.plot, bounds)
+        console.print(f"plot written to {o.plot}")
+    if o.html:
+        _forecast_html(o.html, f"skeleton forecast T({n:g}, {p}) from {o.table_file}", table, est, shown, ref,
                        band)
 
 
