@@ -6,6 +6,7 @@ test with that traceback. Tests of what only a new process shows (start-up, the 
 shell sees) start one instead."""
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 
@@ -33,12 +34,14 @@ def _status(code: object) -> tuple[int, str]:
 
 
 def perfcompose(*args: str, columns: int = 200) -> Ran:
-    """``perfcompose ARGS...`` run through :func:`perfcompose.launch.main` with COLUMNS=columns; the
-    limits the root options set are put back afterwards."""
+    """``perfcompose ARGS...`` run through :func:`perfcompose.launch.main` with COLUMNS=columns. What
+    the command changes for the rest of the process is put back afterwards: the limits the root
+    options set, and ``sys.path`` with the modules imported from the working directory (the user's
+    own stages)."""
     from perfcompose.launch import main
     from perfcompose.limits import limits, set_limits
 
-    before, argv = limits(), sys.argv
+    before, argv, path, here, known = limits(), sys.argv, list(sys.path), os.getcwd(), set(sys.modules)
     status, message = 0, ""
     with CliRunner().isolation(env={"COLUMNS": str(columns)}) as (out, err, _):
         sys.argv = ["perfcompose", *args]
@@ -47,7 +50,18 @@ def perfcompose(*args: str, columns: int = 200) -> Ran:
         except SystemExit as exit_:
             status, message = _status(exit_.code)
         finally:
-            sys.argv = argv
+            sys.argv, sys.path[:] = argv, path
             set_limits(before.memory, before.steps)
+            _forget_new_modules_under(here, known)
         stdout, stderr = out.getvalue().decode(), err.getvalue().decode() + message
     return Ran(status, stdout, stderr)
+
+
+def _forget_new_modules_under(folder: str, known: set[str]) -> None:
+    """Drop the modules, not among ``known``, imported from files under ``folder`` (not from the
+    installed libraries or this project's source)."""
+    root = os.path.join(folder, "")
+    for name in set(sys.modules) - known:
+        file = getattr(sys.modules[name], "__file__", None) or ""
+        if file.startswith(root) and "site-packages" not in file and "/src/perfcompose/" not in file:
+            del sys.modules[name]

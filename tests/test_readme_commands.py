@@ -1,17 +1,22 @@
 """Every shell command in the README's ```bash blocks runs and exits as the README says.
 
 The commands are found in the README when the test is collected, so a command added there is
-tried without a change here. Each runs through ``bash -e`` in a scratch folder holding a copy of
-``examples/`` (and the source tree, which ``pamela generate`` reads), after the variable
-assignments and ``cd`` lines that precede it in its block. The tables below adjust what runs,
-each entry with its reason:
+tried without a change here. Each runs in a scratch folder holding a copy of ``examples/`` (and
+the source tree, which ``pamela generate`` reads), after the variable assignments and ``cd`` lines
+that precede it in its block. ``bash`` expands a plain ``perfcompose ...`` line (no pipe,
+redirection, ``&&`` or command substitution) into its words, and the console script's entry point
+runs them in this process (tests/run_cli.py), which saves a python start and its imports per
+command; every other line runs through ``bash -e``. The tables below adjust what runs, each entry
+with its reason:
 
 - INSTALL: the parts of a line that set up an environment (``python3 -m venv``, ``. .venv/bin/
   activate``, ``pip install``) are left out; the rest of the line runs in this environment.
 - SKIPPED: commands this test cannot run here, each with the reason pytest shows.
 - SMALLER: commands that measure for long run with smaller sizes (the option text replaced).
 - SMALL_QUICK: commands that measure for long and have no option for smaller sizes (``demo``,
-  ``paper table1/2/4/6/7 --quick``) run in this process with smaller quick sizes.
+  ``paper table1/2/4/6/7 --quick``) run with smaller quick sizes.
+- IN_A_SHELL: plain commands that still run through ``bash -e``: the installed console script,
+  started as the user starts it.
 - INPUTS: files the README's commands name as the user's own, made in the scratch folder from
   the project's data for the commands that name them.
 
@@ -27,7 +32,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -36,6 +40,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
+from run_cli import perfcompose
 from units_shown import page_text, unit_problems
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,12 +64,20 @@ SMALLER: tuple[tuple[str, str, str], ...] = (
 )
 
 #: sizes of the quick measurements of the reference tasks and the paper's tables, for the commands
-#: that have no option for smaller ones (``demo``, ``paper table1/2/4/6/7 --quick``): each runs in
-#: this process (typer's CliRunner) with these values in place of 33 sizes x 33 repetitions (Table 1)
-#: and 9 sizes x 5 rounds (the validation tables)
+#: that have no option for smaller ones (``demo``, ``paper table1/2/4/6/7 --quick``): each runs
+#: with these values in place of 33 sizes x 33 repetitions (Table 1) and 9 sizes x 5 rounds (the
+#: validation tables)
 SMALL_QUICK = {"QUICK_ROUNDS_T1": 2, "QUICK_REPS_T1": 1, "QUICK_X": (1024.0, 2048.0, 4096.0), "QUICK_ROUNDS": 1}
 SMALL_TASK_GRID = (1024.0, 4096.0, 16384.0, 65536.0)
-IN_PROCESS = re.compile(r"^perfcompose (demo|paper table[12467] --quick)\b")
+QUICK = re.compile(r"^perfcompose (demo|paper table[12467] --quick)\b")
+
+#: a command line the console script's entry point can run in this process, once bash has expanded it
+PLAIN = re.compile(r"^perfcompose\s(?!.*([|;&<>`]|\$\())")
+
+#: (pattern, reason): plain commands that run through bash all the same
+IN_A_SHELL: tuple[tuple[str, str], ...] = (
+    (r"^perfcompose show examples/tasks\.csv$", "the installed console script, on PATH, started by a shell"),
+)
 
 
 #: (pattern, what is wrong): commands whose output still shows times without their unit
@@ -158,29 +171,39 @@ def test_the_readme_has_commands_to_run():
 
 def test_every_skip_and_smaller_size_matches_a_readme_command():
     texts = [c.text for c in COMMANDS]
-    for pattern in [p for p, _ in SKIPPED] + [p for p, _, _ in SMALLER] + [p for p, _ in UNITS_OPEN]:
+    for pattern in [p for p, _ in (*SKIPPED, *UNITS_OPEN, *IN_A_SHELL)] + [p for p, _, _ in SMALLER]:
         assert any(re.search(pattern, text) for text in texts), f"no README command matches {pattern!r}"
 
 
-def _in_process(text: str, work: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
-    """Run a ``perfcompose`` command line in this process with the small quick sizes."""
-    from typer.testing import CliRunner
-
+def _small_quick_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The quick measurements of the reference tasks and the paper's tables at SMALL_QUICK's sizes."""
     import perfcompose.validate.paper as paper
     from perfcompose.bench import TASKS
-    from perfcompose.cli import app
 
     for name, value in SMALL_QUICK.items():
         monkeypatch.setattr(paper, name, value)
     for name, task in TASKS.items():
         if "x" in task.quick_grid:
             monkeypatch.setitem(TASKS, name, replace(task, quick_grid={**task.quick_grid, "x": SMALL_TASK_GRID}))
-    monkeypatch.chdir(work)
-    assert "$" not in text, "a command run in this process gets no shell variables"
-    result = CliRunner().invoke(app, shlex.split(text)[1:])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return result.exit_code, result.output
+
+
+def _expanded(script: str, cwd: Path) -> tuple[Path, list[str]]:
+    """The folder a plain command runs in and its words, as bash expands them after its block's
+    assignments and ``cd`` lines (``script`` ends with the command)."""
+    *setup, line = script.split("\n")
+    probe = "\n".join((*setup, f'printf "%s\\0" "$PWD" {line}'))
+    out = subprocess.run(["bash", "-e", "-c", probe], cwd=cwd, capture_output=True, text=True, check=True).stdout
+    here, *words = out.split("\0")[:-1]
+    return Path(here), words
+
+
+def _in_process(script: str, work: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
+    """Run a plain ``perfcompose`` command line in this process, as bash would have run it."""
+    here, words = _expanded(script, work)
+    assert words[0] == "perfcompose", words
+    monkeypatch.chdir(here)
+    ran = perfcompose(*words[1:], columns=120)
+    return ran.returncode, ran.stdout + ran.stderr
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c.id)
@@ -199,9 +222,11 @@ def test_readme_command(command: Command, tmp_path: Path, monkeypatch: pytest.Mo
             make(work / name)
     expected = next((code for pattern, code in EXIT_STATUS.items() if re.search(pattern, command.text)), 0)
     script = "\n".join((*command.setup, text))
-    if IN_PROCESS.match(text) and not command.setup:
-        status, output = _in_process(text, work, monkeypatch)
-        assert status == expected, f"$ {text}\n{output[-3000:]}"
+    if QUICK.match(text):
+        _small_quick_sizes(monkeypatch)
+    if PLAIN.match(text) and not any(re.search(pattern, text) for pattern, _ in IN_A_SHELL):
+        status, output = _in_process(script, work, monkeypatch)
+        assert status == expected, f"$ {script}\n{output[-3000:]}"
     else:
         result = _run(script, work)
         assert result.returncode == expected, f"$ {script}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
