@@ -100,7 +100,7 @@ def paper_table1(o: Table1Command) -> None:
     if o.html:
         gil = {True: "releases", False: "holds"}
         table1_html(o.html, table, rows, ["GIL: " + ", ".join(f"{r.task} {gil[TASKS[r.task].releases_gil]} it"
-                                                           for r in rows)])
+                                                             for r in rows)])
     if not o.task:
         print_table1_rest()
 

@@ -50,23 +50,22 @@ class ProfileCommand:
 @command(ProfileCommand)
 def profile(o: ProfileCommand) -> None:
     """Resumes from OUT.checkpoint.jsonl; then: perfcompose analyze OUT --at n=VALUE."""
-    command, param, reps, warmup, out, profiler, min_share = (o.command, o.param, o.reps, o.warmup, o.out,
-                                                              o.profiler, o.min_share)
-    if not 0 <= min_share < 1:
-        raise typer.BadParameter(f"{min_share}; give a fraction of a run, 0 or more and below 1",
+    if not 0 <= o.min_share < 1:
+        raise typer.BadParameter(f"{o.min_share}; give a fraction of a run, 0 or more and below 1",
                                  param_hint="--min-share")
-    grid = parse_grid(param)
+    grid = parse_grid(o.param)
     if not grid:
         raise BenchError("give the grid with --param NAME=VALUES", hint="e.g. --param n=1000:100000")
-    target = ProfileTarget(tuple(command), timeout=o.timeout, label=" ".join(command), min_share=min_share,
-                           profiler=profiler)
-    identity = {"target": target.label, "profiler": profiler, "min_share": min_share,
-                "grid": {k: list(v) for k, v in grid.items()}, "warmup": warmup}
-    ckpt = checkpoint_for(out)
+    target = ProfileTarget(tuple(o.command), timeout=o.timeout, label=" ".join(o.command), min_share=o.min_share,
+                           profiler=o.profiler)
+    identity = {"target": target.label, "profiler": o.profiler, "min_share": o.min_share,
+                "grid": {k: list(v) for k, v in grid.items()}, "warmup": o.warmup}
+    ckpt = checkpoint_for(o.out)
     with progress() as bar:
         job = bar.add_task(f"profile {target.label}", total=None)
-        result = run_sweep(target, grid, reps=reps, warmup=warmup, checkpoint=ckpt, seed=o.seed, restart=o.restart,
-                           progress=lambda k, n, _c: bar.update(job, completed=k, total=n), identity=identity)
+        result = run_sweep(target, grid, reps=o.reps, warmup=o.warmup, checkpoint=ckpt, seed=o.seed,
+                           restart=o.restart, progress=lambda k, n, _c: bar.update(job, completed=k, total=n),
+                           identity=identity)
     if result.resumed:
         console.print(f"resumed: {result.resumed} points from {ckpt}")
     for coord, failure in sorted(result.failures.items()):
@@ -74,9 +73,9 @@ def profile(o: ProfileCommand) -> None:
         code = f"exit code {failure.exit_code}" if failure.exit_code is not None else "failed"
         err_console.print(f"[yellow]warning:[/yellow] {where}: {code}: {failure.message}", highlight=False)
     profiled = experiment(result.parameters, result.details, source=f"perfcompose profile {target.label}")
-    save(profiled, out)
+    save(profiled, o.out)
     largest = max(result.details)
     at = ",".join(f"{p}={size(10 * v)}" for p, v in zip(result.parameters, largest))
     console.print(f"{len(profiled.series)} call paths from {sum(len(v) for v in result.details.values())} runs at "
-                  f"{len(result.details)} points ({len(result.failures)} failed), in seconds; written to {out}\n"
-                  f"next: perfcompose analyze {out} --at {at}", highlight=False)
+                  f"{len(result.details)} points ({len(result.failures)} failed), in seconds; written to {o.out}\n"
+                  f"next: perfcompose analyze {o.out} --at {at}", highlight=False)
