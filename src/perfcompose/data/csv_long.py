@@ -40,32 +40,38 @@ def read(path: Path, text: str | None = None) -> Experiment:
     groups: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
     units: dict[tuple[str, str], str] = {}
     negative: dict[tuple[str, str], list[tuple[int, list[str], float]]] = {}  # rows with a value below 0
+    param_cols, value_col = [col[p] for p in params], col["value"]
+
+    def number(name: str, row: list[str], line: int) -> float:
+        cell = row[col[name]].strip()
+        try:
+            v = float(cell)
+        except ValueError:
+            raise DataFormatError(f"column {name}: {cell!r} is not a number", path=path, line=line,
+                                  source_line=",".join(row)) from None
+        if not math.isfinite(v):
+            raise DataFormatError(f"column {name}: {cell!r} is not finite", path=path, line=line,
+                                  source_line=",".join(row))
+        return v
+
     for row in reader:
         line = reader.line_num
-        if not row or all(not c.strip() for c in row):
+        if not row or (not row[0].strip() and all(not c.strip() for c in row)):
             continue
         if len(row) != len(header):
             raise DataFormatError(f"{len(row)} fields where the header has {len(header)}", path=path,
                                   line=line, source_line=",".join(row))
-
-        def number(name: str, row: list[str] = row, line: int = line) -> float:
-            cell = row[col[name]].strip()
-            try:
-                v = float(cell)
-            except ValueError:
-                raise DataFormatError(f"column {name}: {cell!r} is not a number", path=path, line=line,
-                                      source_line=",".join(row)) from None
-            if not math.isfinite(v):
-                raise DataFormatError(f"column {name}: {cell!r} is not finite", path=path, line=line,
-                                      source_line=",".join(row))
-            return v
-
-        coord = tuple(number(p) for p in params)
-        value = number("value")
-        for p, c in zip(params, coord):
-            if c <= 0:
-                raise DataFormatError(f"parameter {p} = {c!r} is not positive", path=path, line=line,
-                                      source_line=",".join(row))
+        try:  # a row of finite numbers and positive parameters, read at once (float() strips blanks)
+            coord, value = tuple([float(row[k]) for k in param_cols]), float(row[value_col])
+            valid = math.isfinite(value) and all(map(math.isfinite, coord)) and min(coord) > 0
+        except ValueError:
+            valid = False
+        if not valid:  # the first bad cell, located
+            coord, value = tuple(number(p, row, line) for p in params), number("value", row, line)
+            for p, c in zip(params, coord):
+                if c <= 0:
+                    raise DataFormatError(f"parameter {p} = {c!r} is not positive", path=path, line=line,
+                                          source_line=",".join(row))
         key = (row[region_col].strip() if region_col is not None else "",
                row[col["metric"]].strip() if "metric" in col else "time")
         units.setdefault(key, row[col["unit"]].strip() if "unit" in col else "")
