@@ -1,17 +1,11 @@
 """000 Tables 3 and 5 on Dask: the composed Table 3 column, the grouping, checkpoints that resume."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from run_cli import perfcompose
 
 from perfcompose.errors import PerfcomposeError
 from perfcompose.validate import mapreduce as mr
-
-SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 def test_table3_modular_column_is_recomposed_from_the_papers_table1():
@@ -76,10 +70,9 @@ def test_study_resumes_from_its_checkpoint_without_starting_a_cluster(tmp_path, 
     (["mapreduce", "-m", "64", "-n", "64"], "cores"),
     (["mapreduce", "--picture", "huge"], "'huge' is not one of"),
 ])
-def test_bad_input_exits_2_with_one_message(args, message, tmp_path):
-    env = {**os.environ, "COLUMNS": "200", "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
-    r = subprocess.run([sys.executable, "-m", "perfcompose", *args], capture_output=True, text=True, cwd=tmp_path,
-                       env=env, timeout=60)
+def test_bad_input_exits_2_with_one_message(args, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = perfcompose(*args)  # in this process: an exception that escaped would fail the test with its traceback
     assert r.returncode == 2
     assert message in r.stderr and "Traceback" not in r.stderr
 
