@@ -28,39 +28,38 @@ has finished the whole stream, which has no per-element latency and is refused, 
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import sympy as sp
 
-from perfcompose.compose.operators import Composer
+from perfcompose.compose.operators import Composer, Evaluated
 from perfcompose.compose.terms import Component, Pipe, Seq, Term, TPool
 from perfcompose.errors import ModelError
 from perfcompose.model import Model
 
 
-def _threads(term: TPool) -> sp.Expr:
-    if isinstance(term.threads, int):
-        if term.threads < 1:
-            raise ModelError(f"a task pool needs at least one thread, got {term.threads}")
-        return sp.Integer(term.threads)
-    return sp.Symbol(term.threads, positive=True)
+@dataclass(frozen=True)
+class _Counts:
+    """A term's latency alone (L) and in a saturated stream (S, where asked for), the workers that
+    read its input queue (R) and the elements it holds while its output is blocked (K)."""
+
+    alone: sp.Expr
+    saturated: sp.Expr | None
+    readers: sp.Expr
+    held: sp.Expr
 
 
-def _count(term: Term, of: Callable[[Term], sp.Expr], pipe: Callable[[Pipe], sp.Expr]) -> sp.Expr:
-    """A count of workers or elements: 1 for a component or a seq, ``threads`` times the body's
-    for a task pool, ``pipe(term)`` for a pipe."""
-    if isinstance(term, (Component, Seq)):
-        return sp.Integer(1)
-    if isinstance(term, TPool):
-        return _threads(term) * of(term.body)
-    if isinstance(term, Pipe):
-        return pipe(term)
-    raise ModelError(f"no latency operator for {type(term).__name__}")
-
-
-def _sequential(term: Term) -> bool:
-    return all(isinstance(t, (Component, Seq)) for t in term.walk())
+def _refuse(term: Term) -> None:
+    """Refuse, first one first, a term without a per-element latency."""
+    for t in term.walk():
+        if not isinstance(t, (Component, Seq, Pipe, TPool)):
+            raise ModelError(f"no latency operator for {type(t).__name__}: latency is defined for seq, pipe "
+                             "and tpool programs over a stream")
+        if isinstance(t, Seq) and not all(isinstance(s, (Component, Seq)) for s in t.walk()):
+            raise ModelError(f"{t}: a seq of parallel parts runs its second part after the first has "
+                             "finished the whole stream, so its elements have no latency of their own; "
+                             "write the parallel parts as stages of a pipe")
 
 
 @dataclass(frozen=True)
@@ -88,73 +87,50 @@ class LatencyComposer:
         composer = self._throughput
         if isinstance(term, str):
             term = composer.parse(term)
-        expr = self._alone(term) if self.capacity is None else self._saturated(term)
-        params = tuple(dict.fromkeys(p for m in (composer.leaf(c) for c in self._leaves(term)) for p in m.params))
+        tree = self._tree(term)
+        counts = self._fold(tree)
+        expr = counts.alone if counts.saturated is None else counts.saturated
+        params = tuple(dict.fromkeys(p for n in tree.walk() if isinstance(n.term, Component) for p in n.model.params))
         extra = tuple(sorted(s.name for s in expr.free_symbols if s.name not in params))
         how = "alone" if self.capacity is None else f"saturated, queues of {self.capacity} per reader"
-        return Model(expr, params=params + extra, unit=composer.unit, name=str(term),
-                     source=f"latency ({how})")
+        return Model(expr, params=params + extra, unit=composer.unit, name=str(term), source=f"latency ({how})")
 
-    # -- the parts --------------------------------------------------------------------------
+    def _tree(self, term: Term) -> Evaluated:
+        _refuse(term)
+        return self._throughput.evaluate(term)
 
-    def _leaves(self, term: Term) -> list[Component]:
-        return [t for t in term.walk() if isinstance(t, Component)]
-
-    def _m(self, term: Term) -> sp.Expr:
-        return self._throughput.model(term).expr
-
-    def _alone(self, term: Term) -> sp.Expr:
-        if isinstance(term, Component):
-            return self._throughput.leaf(term).expr
-        if isinstance(term, Seq):
-            self._check_seq(term)
-            return self._alone(term.first) + self._alone(term.second)
-        if isinstance(term, Pipe):
-            return self._alone(term.first) + self._alone(term.second)
-        if isinstance(term, TPool):
-            _threads(term)
-            return self._alone(term.body)
-        raise ModelError(f"no latency operator for {type(term).__name__}: latency is defined for seq, pipe "
-                         "and tpool programs over a stream")
-
-    def _saturated(self, term: Term) -> sp.Expr:
-        if isinstance(term, (Component, Seq)):
-            return self._alone(term)
-        if isinstance(term, TPool):
-            _threads(term)
-            return self._saturated(term.body)
-        if isinstance(term, Pipe):
-            a, b = term.first, term.second
-            ma, mb = self._m(a), self._m(b)
-            queued = (self.held(a) + self._c * self.readers(b)) * mb + self._saturated(b)
-            flowing = self._saturated(a) + self._alone(b)
-            diff = sp.simplify(mb - ma)
-            if diff.is_positive:
-                return queued
-            if diff.is_nonpositive:
-                return flowing
-            return sp.Piecewise((queued, sp.StrictGreaterThan(mb, ma)), (flowing, True))
-        raise ModelError(f"no latency operator for {type(term).__name__}: latency is defined for seq, pipe "
-                         "and tpool programs over a stream")
-
-    @property
-    def _c(self) -> sp.Expr:
-        return sp.Integer(self.capacity or 0)
-
-    def _check_seq(self, term: Seq) -> None:
-        if not _sequential(term):
-            raise ModelError(f"{term}: a seq of parallel parts runs its second part after the first has "
-                             "finished the whole stream, so its elements have no latency of their own; "
-                             "write the parallel parts as stages of a pipe")
+    def _fold(self, node: Evaluated) -> _Counts:
+        """The counts of an evaluated term from its operands' (M[·]: the throughput model with the
+        exact pointwise max)."""
+        t, one, c = node.term, sp.Integer(1), sp.Integer(self.capacity or 0)
+        parts = [self._fold(child) for child in node.children]
+        if isinstance(t, Component):
+            return _Counts(node.model.expr, None if self.capacity is None else node.model.expr, one, one)
+        if isinstance(t, Seq):
+            alone = parts[0].alone + parts[1].alone
+            return _Counts(alone, None if self.capacity is None else alone, one, one)
+        if isinstance(t, TPool):
+            n = sp.Integer(t.threads) if isinstance(t.threads, int) else sp.Symbol(t.threads, positive=True)
+            return _Counts(parts[0].alone, parts[0].saturated, n * parts[0].readers, n * parts[0].held)
+        a, b = parts
+        held = a.held + c * b.readers + b.held
+        if a.saturated is None or b.saturated is None:
+            return _Counts(a.alone + b.alone, None, a.readers, held)
+        ma, mb = (child.model.expr for child in node.children)
+        queued = (a.held + c * b.readers) * mb + b.saturated
+        flowing = a.saturated + b.alone
+        diff = sp.simplify(mb - ma)
+        saturated = queued if diff.is_positive else flowing if diff.is_nonpositive else \
+            sp.Piecewise((queued, sp.StrictGreaterThan(mb, ma)), (flowing, True))
+        return _Counts(a.alone + b.alone, saturated, a.readers, held)
 
     def readers(self, term: Term) -> sp.Expr:
         """R: the workers that read the term's input queue."""
-        return _count(term, self.readers, lambda pipe: self.readers(pipe.first))
+        return self._fold(self._tree(term)).readers
 
     def held(self, term: Term) -> sp.Expr:
         """K: the elements the term holds while its output is blocked."""
-        return _count(term, self.held, lambda pipe: self.held(pipe.first) + self._c * self.readers(pipe.second)
-                      + self.held(pipe.second))
+        return self._fold(self._tree(term)).held
 
 
 def latency(term: Term | str, components: Mapping[str, Model], *, capacity: int | None = None,
