@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from run_cli import perfcompose
 from typer.testing import CliRunner
 
 from perfcompose.cli import app
@@ -201,14 +202,12 @@ def external_cluster(tmp_path):
                 p.wait()
 
 
-def test_table5_runs_on_a_separately_started_scheduler_and_two_workers(external_cluster, tmp_path):
+def test_table5_runs_on_a_separately_started_scheduler_and_two_workers(external_cluster, tmp_path, monkeypatch):
     out = tmp_path / "t5.json"
-    env = {**os.environ, "COLUMNS": "200",
-           "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
-    r = subprocess.run([sys.executable, "-m", "perfcompose", "paper", "table5", "--quick", "--scheduler",
-                        external_cluster, "--picture", "small", "--strategy", "shuffle", "--rounds", "1",
-                        "--x", "4", "--repeat", "20", "--json", str(out)],
-                       capture_output=True, text=True, cwd=tmp_path, env=env, timeout=180)
+    monkeypatch.chdir(tmp_path)
+    # the command in this process, the scheduler and workers in processes of their own
+    r = perfcompose("paper", "table5", "--quick", "--scheduler", external_cluster, "--picture", "small", "--strategy",
+                    "shuffle", "--rounds", "1", "--x", "4", "--repeat", "20", "--json", str(out))
     assert r.returncode == 0, r.stderr
     records = json.loads(out.read_text())["configurations"]
     assert len(records) == 1
