@@ -22,7 +22,7 @@ from perfcompose.compose.interval import interval_of, members_lane
 from perfcompose.compose.operators import Composer, Evaluated, Lane
 from perfcompose.compose.oversubscription import shared
 from perfcompose.compose.terms import Component, MapReduce, Term
-from perfcompose.data import load
+from perfcompose.data import Experiment, Series, load
 from perfcompose.ensemble import time_bounds
 from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.model import Model, symbol
@@ -96,18 +96,23 @@ def _order(model: Model, size: str) -> str:
     return "O(1)" if (order.i, order.j) == (0, 0) else f"O({order})"
 
 
+def _series(spec: str) -> tuple[Experiment, tuple[Series, ...], str, str]:
+    """``FILE[:REGION]`` read: the experiment, its series (of the region, if named), the file and the region."""
+    path, _, region = spec.partition(":")
+    if not Path(path).is_file() and ":" in spec:
+        path, region = spec, ""
+    exp = load(Path(path))
+    return exp, exp.select(region=region).series if region else exp.series, path, region
+
+
 def _fitted_medians(leaf: Model) -> tuple[tuple[float, float], ...]:
     """The medians a component was fitted to (its source says 'fit of FILE[:REGION]'), in the
     component's unit, where the file has one series of one parameter; none for other sources."""
     src = leaf.source or ""
     if not src.startswith("fit of "):
         return ()
-    path, _, region = src[len("fit of "):].partition(":")
-    if not Path(path).is_file() and ":" in src[len("fit of "):]:
-        path, region = src[len("fit of "):], ""
     try:
-        exp = load(Path(path))
-        series = exp.select(region=region or None).series if region else exp.series
+        exp, series, _, _ = _series(src[len("fit of "):])
         if len(series) != 1 or len(exp.parameters) != 1:
             return ()
         s = series[0]
@@ -120,11 +125,7 @@ def _fitted_medians(leaf: Model) -> tuple[tuple[float, float], ...]:
 
 def measured_series(spec: str, unit: str) -> tuple[list[tuple[float, float]], str]:
     """``FILE[:REGION]``: the medians per x of one series, in ``unit``, and a label."""
-    path, _, region = spec.partition(":")
-    if not Path(path).is_file() and ":" in spec:
-        path, region = spec, ""
-    exp = load(Path(path))
-    chosen = exp.select(region=region).series if region else exp.series
+    exp, chosen, path, region = _series(spec)
     if len(chosen) != 1:
         raise InputError(f"{len(chosen)} series in {path}" + (f" for region '{region}'" if region else ""),
                          path=Path(path), hint="name one region: --measured FILE:REGION (regions: "
