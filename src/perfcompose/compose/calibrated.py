@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from perfcompose.compose.context import chain
 from perfcompose.compose.operators import Composer, pipe_model, seq_model
 from perfcompose.compose.terms import Component, Pipe, Seq, Term
 from perfcompose.errors import ModelError
@@ -53,17 +54,6 @@ class Overheads:
     @classmethod
     def from_json(cls, record: Mapping) -> Overheads:
         return cls(Model.from_json(record["stream"]), Model.from_json(record["pipe"]))
-
-
-def _chain(term: Term) -> list[Component] | None:
-    """The components of a ``seq`` that runs in one worker, or None if a part is parallel."""
-    if isinstance(term, Component):
-        return [term]
-    if isinstance(term, Seq):
-        first, second = _chain(term.first), _chain(term.second)
-        if first is not None and second is not None:
-            return first + second
-    return None
 
 
 def _touches(model: Model, size: str) -> bool:
@@ -130,13 +120,13 @@ class CalibratedComposer(Composer):
 
     def combine(self, term: Term, parts: Sequence[Model]) -> Model:
         if isinstance(term, Seq):
-            chain = _chain(term)
-            if chain is None:
+            names = chain(term)
+            if names is None:
                 return seq_model(*parts)
             o = self._overheads().stream.in_unit(self.unit)
-            total = self.leaf(chain[0])
-            touched = self._touches(chain[0])
-            for comp in chain[1:]:
+            total = self.leaf(Component(names[0]))
+            touched = self._touches(Component(names[0]))
+            for comp in map(Component, names[1:]):
                 cold, hot = self.leaf(comp), self._hot(comp)
                 total = total + (hot if touched and hot is not None else cold - o)
                 touched = touched or self._touches(comp)
