@@ -2,9 +2,10 @@
 
 Each component with an ensemble (a fitted model's bootstrap members, ``Model.ensemble``) is
 replaced by a *stacked* leaf: a numeric function that, given values with a leading member axis,
-returns member ``b`` of the component on row ``b``. The program is composed once from the stacked
+returns member ``b`` of the component on row ``b``. The program is composed from the stacked
 leaves by the same operators (seq, pipe, tpool, mapreduce, the calibrated operators, any
-:class:`~perfcompose.compose.operators.Composer`), so one evaluation of the composed expression
+:class:`~perfcompose.compose.operators.Composer`), in the same pass as its model (a lane of
+:meth:`~perfcompose.compose.operators.Composer.evaluate`), so one evaluation of the composed expression
 yields every member of the composition, and the interval is read off them by percentiles. A
 component without an ensemble (a PAMELA bound, a LogGP simulation, a typed expression) is exact:
 it is the same on every row and adds no width.

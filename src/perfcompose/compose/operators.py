@@ -4,6 +4,12 @@
 bottom up; every result is a :class:`~perfcompose.model.Model`, symbolic in x and in any thread
 or node count left symbolic. Components are converted to one time unit, and a parameter name
 that would mean two things (an input size here, a thread count there) is refused.
+
+What each kind of term means (its operands, M[.], the workers it starts, the work they do, where
+its bottleneck lies) is one entry of :data:`KINDS`. :meth:`Composer.evaluate` is the composition
+pass: one fold of a term into a frozen :class:`Evaluated` tree, a node per subterm with its model
+and what the pipe rule chose there, and beside it the models of other composers folded in the
+same pass (:class:`Lane`: a prediction's interval members, its pointwise max).
 """
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """A prediction of a designed program: computed once, shown by every renderer.
 
-:func:`predict_design` reads a design file and predicts it; :func:`predict` composes a program,
-accounts for more workers than cores, and evaluates at every point the prediction (with its
+:func:`predict_design` reads a design file and predicts it; :func:`predict` composes a program
+once (:meth:`~perfcompose.compose.operators.Composer.evaluate`: its model, its interval's members,
+the pointwise max and the model over the components' names in one pass, read from the evaluated
+tree), accounts for more workers than cores, and evaluates at every point the prediction (with its
 interval where a component carries one), the bottleneck path and each component's time. The
 result, a frozen :class:`perfcompose.prediction_result.Prediction`, also holds the per-part
 models, the term as a tree with each node's time, the composed model over the components' names
