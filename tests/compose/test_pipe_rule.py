@@ -36,11 +36,11 @@ def test_asymptotic_max_warns_where_the_dropped_stage_is_the_larger():
     composer = Composer(comps, pipe="asymptotic")
     term = parse_term("pipe(inc, nop)")
     assert str(composer(term)) == "536.185*x"
-    [warning] = composer.pipe_warnings(term, [{"x": 4.0}, {"x": 1024.0}])
+    [warning] = composer.evaluate(term).pipe_warnings([{"x": 4.0}, {"x": 1024.0}], "ns")
     assert warning.point == {"x": 4.0} and warning.dropped_value == 5422.97
     assert "keeps inc" in str(warning) and "nop is larger" in str(warning) and "x=4" in str(warning)
-    assert composer.pipe_warnings(term, [{"x": 1024.0}]) == []
-    assert Composer(comps).pipe_warnings(term, [{"x": 4.0}]) == []  # the pointwise max drops nothing
+    assert composer.evaluate(term).pipe_warnings([{"x": 1024.0}], "ns") == []
+    assert Composer(comps).evaluate(term).pipe_warnings([{"x": 4.0}], "ns") == []  # the pointwise max drops nothing
 
 
 # The slower stage alone costs 4.4e-4 s; the asymptotic max keeps the other, 1.3e-4 s at x = 65536.

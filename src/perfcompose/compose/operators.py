@@ -419,10 +419,6 @@ class Composer:
         """What the pipeline operator kept and dropped in every pipe of ``term``."""
         return [n.choice for n in self.evaluate(term).walk() if n.choice is not None]
 
-    def pipe_warnings(self, term: Term, points: Iterable[Mapping[str, float]]) -> list[PipeWarning]:
-        """:meth:`Evaluated.pipe_warnings` of ``term``; empty under the pointwise rule."""
-        return self.evaluate(term).pipe_warnings(points, self.unit)
-
     def _shuffle_components(self, term: MapReduce) -> Mapping[str, Model]:
         name = term.shuffle.model
         if name is not None:
