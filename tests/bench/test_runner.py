@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from run_cli import Ran, perfcompose
 
 from perfcompose.bench import (
     BenchError,
@@ -146,9 +147,14 @@ def test_a_command_that_times_out_is_reported_and_the_sweep_goes_on():
     assert "timed out" in result.failures[(60.0,)].message
 
 
-def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "perfcompose", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
+def run_cli(*args: str, cwd: Path) -> Ran:
+    """``perfcompose ARGS...`` run in this process (tests/run_cli.py) from the folder ``cwd``."""
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        return perfcompose(*args)
+    finally:
+        os.chdir(here)
 
 
 def test_cli_bench_writes_an_experiment_and_reports_failures(tmp_path):
