@@ -7,17 +7,20 @@ import json
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
 
+from perfcompose.choices import Scaling
 from perfcompose.commands.consoles import console as console
 from perfcompose.commands.consoles import err_console as err_console
 from perfcompose.commands.consoles import fmt as fmt
 from perfcompose.commands.consoles import print_error
 from perfcompose.commands.consoles import progress as progress
 from perfcompose.errors import from_exception
+from perfcompose.option_fields import cli_option, option
 from perfcompose.progress_callbacks import one_bar
 from perfcompose.progress_callbacks import per_task as per_task
 from perfcompose.report.tables import ResultTable as Table
@@ -75,14 +78,32 @@ def json_option(what: str) -> Any:
                              "nothing else).")
 
 
+@dataclass(frozen=True)
+class SharedOptions:
+    """The options several commands share, declared once; a command takes each with its helper below."""
+
+    html: Path | None = option(None, "Write a self-contained HTML report here.", callback=file_to_write)
+    restart: bool = option(False, "Discard finished measurements.")
+    no_plot: bool = option(False, "Do not write the plot.")
+    scaling: Scaling = option("weak", "CUBE profiles and folders of runs: weak keeps each process's (thread's) value "
+                                      "as a repetition, weak-threaded the non-zero ones, strong sums them.")
+    seed: int = option(0, "Seed of the shuffled order of points.")
+    unit: str | None = option(None, "The unit of the values where the file states none (Extra-P's formats): s, ms, "
+                                    "us or ns. Without it such values have no unit.")
+    scheduler: str | None = option(None, "Fit the series on a Dask cluster: 'local' (a worker per core) or a "
+                                         "scheduler's address tcp://HOST:PORT (needs the 'dask' extra). Default: "
+                                         "in this process, or for a large profile in a process per core forked "
+                                         "from it.")
+
+
 def html_option() -> Any:
     """``--html PATH``, the same in every command that writes a report page."""
-    return typer.Option(None, "--html", callback=file_to_write, help="Write a self-contained HTML report here.")
+    return cli_option(SharedOptions, "html")
 
 
 def restart_option() -> Any:
     """``--restart``, the same in every command that resumes finished measurements."""
-    return typer.Option(False, "--restart", help="Discard finished measurements.")
+    return cli_option(SharedOptions, "restart")
 
 
 def plot_option(default: Path) -> Any:
@@ -92,7 +113,7 @@ def plot_option(default: Path) -> Any:
 
 def no_plot_option() -> Any:
     """``--no-plot``: leave out the plot :func:`plot_option` names."""
-    return typer.Option(False, "--no-plot", help="Do not write the plot.")
+    return cli_option(SharedOptions, "no_plot")
 
 
 def input_format_option(*flags: str) -> Any:
@@ -142,20 +163,17 @@ def bar_after(bar: Any, delay: float = 1.0) -> Iterator[Callable[[str, int, int]
 
 def scaling_option() -> Any:
     """``--scaling``: how the processes' and threads' values of a CUBE profile combine (Extra-P's option)."""
-    return typer.Option("weak", "--scaling", help="CUBE profiles and folders of runs: weak keeps each process's "
-                                                  "(thread's) value as a repetition, weak-threaded the non-zero "
-                                                  "ones, strong sums them.")
+    return cli_option(SharedOptions, "scaling")
 
 
 def seed_option() -> Any:
     """``--seed``: the seed of a sweep's shuffled order of points (bench, profile)."""
-    return typer.Option(0, "--seed", help="Seed of the shuffled order of points.")
+    return cli_option(SharedOptions, "seed")
 
 
 def unit_option() -> Any:
     """``--unit``: the unit of the values of a file that states none (Extra-P's formats have none)."""
-    return typer.Option(None, "--unit", help="The unit of the values where the file states none (Extra-P's "
-                                             "formats): s, ms, us or ns. Without it such values have no unit.")
+    return cli_option(SharedOptions, "unit")
 
 
 def with_stated_unit(experiment: Any, unit: str | None) -> Any:
@@ -182,10 +200,7 @@ def with_stated_unit(experiment: Any, unit: str | None) -> Any:
 
 def scheduler_option() -> Any:
     """``--scheduler``: where the series of a profile are fitted (:func:`perfcompose.fit.fit_profile`)."""
-    return typer.Option(None, "--scheduler", help="Fit the series on a Dask cluster: 'local' (a worker per core) "
-                                                  "or a scheduler's address tcp://HOST:PORT (needs the 'dask' "
-                                                  "extra). Default: in this process, or for a large profile "
-                                                  "in a process per core forked from it.")
+    return cli_option(SharedOptions, "scheduler")
 
 
 def saved_models(file: Path) -> dict[str, dict[tuple[str, str], Any]]:
