@@ -46,6 +46,11 @@ UNITLESS = {"pamela eval", "paper lobachev"}
 #: commands whose tables show each time with its own unit, scaled (28.48 ms), not one unit in a header
 SCALED = {"predict", "predict one size"}
 
+#: commands whose figures and HTML page are not drawn here (module, its drawing functions): they take
+#: most of the command's time and are the same at every width; tests/report/test_cores_named.py and
+#: tests/test_cli.py check demo's page and plot
+DRAWS = {"demo": ("perfcompose.commands.demo", "plot_models", "demo_html")}
+
 UNIT = re.compile(r"\[([^\[\]]+)\]")
 
 
@@ -93,6 +98,9 @@ def test_no_unit_is_lost(name: str, columns: int, recorded: list[str], tmp_path:
     monkeypatch.chdir(tmp_path)
     for console in (common.console, common.err_console):
         monkeypatch.setattr(console, "_width", columns)
+    if name in DRAWS:  # the tables are read here; the figures and page alike at any width, and tested elsewhere
+        for attribute in DRAWS[name][1:]:
+            monkeypatch.setattr(import_module(DRAWS[name][0]), attribute, lambda *a, **k: None)
     args = [a.replace("{tmp}", str(tmp_path)) for a in COMMANDS[name]]
     r = CliRunner().invoke(app, args, env={"COLUMNS": str(columns)})
     assert r.exit_code == 0, r.output
