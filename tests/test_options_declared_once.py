@@ -74,11 +74,18 @@ DECLARED = (SkeletonShape, MethodChoice, ForecastOptions, LogGPOptions, LogGPPar
             *_command_options())
 
 
+@functools.cache
+def _tree(file: Path) -> ast.Module:
+    """The syntax tree of a source file, parsed once for every test."""
+    return ast.parse(file.read_text(encoding="utf-8"))
+
+
+@functools.cache
 def _source_strings() -> Counter[str]:
     """Every string literal in the source (adjacent literals joined, as Python joins them), by count."""
     found: Counter[str] = Counter()
     for file in SRC.rglob("*.py"):
-        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(file)):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 found[node.value] += 1
     return found
@@ -157,7 +164,7 @@ def test_no_declared_default_is_written_again() -> None:
                 declared[field.metadata["key"] or field.name] = field.default
     repeated = []
     for file in (f for part in OPTION_OWNERS for f in sorted((SRC / part).rglob("*.py"))):
-        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(file)):
             if isinstance(node, ast.FunctionDef):
                 args = node.args
                 pairs = [*zip(args.args[len(args.args) - len(args.defaults):], args.defaults),
@@ -184,7 +191,7 @@ def test_no_choice_tuple_is_written_again() -> None:
     choices = [c for c in declared_choices() if len(c) > 1]
     again = []
     for file in SRC.rglob("*.py"):
-        tree = ast.parse(file.read_text(encoding="utf-8"))
+        tree = _tree(file)
         inside_literal = {id(n) for s in ast.walk(tree) if isinstance(s, ast.Subscript) for n in ast.walk(s.slice)}
         for node in ast.walk(tree):
             if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and id(node) not in inside_literal:
@@ -213,7 +220,7 @@ BUILT_FROM_ARGUMENTS = {"json_option", "plot_option", "input_format_option"}
 
 def _typer_parameters(file: Path) -> list[int]:
     """The lines of ``file`` that build a ``typer.Option`` or ``typer.Argument`` themselves."""
-    return [node.lineno for node in ast.walk(ast.parse(file.read_text(encoding="utf-8")))
+    return [node.lineno for node in ast.walk(_tree(file))
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
             and node.func.attr in ("Option", "Argument") and getattr(node.func.value, "id", "") == "typer"]
 
@@ -224,7 +231,7 @@ def test_every_command_reads_its_options_from_a_declaration() -> None:
     declared options (:func:`perfcompose.option_fields.command`): no default or help of its own
     in a ``typer.Option(...)`` or ``typer.Argument(...)`` literal."""
     literal = {str(f.relative_to(SRC)): lines for f in COMMAND_MODULES if (lines := _typer_parameters(f))}
-    common = ast.parse((SRC / "commands" / "common.py").read_text(encoding="utf-8"))
+    common = _tree(SRC / "commands" / "common.py")
     built = {line for node in common.body if isinstance(node, ast.FunctionDef) and node.name in BUILT_FROM_ARGUMENTS
              for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)}
     literal["commands/common.py"] = [line for line in literal.get("commands/common.py", []) if line not in built]
