@@ -3,6 +3,7 @@ model, its pipe choice and its workers, that the interval, the warnings, the bot
 and the term tree read."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -10,8 +11,10 @@ import numpy as np
 from perfcompose import Model
 from perfcompose.compose import Composer, parse_term
 from perfcompose.compose.interval import MEMBERS_LANE, with_interval
-from perfcompose.compose.operators import Lane
+from perfcompose.compose.operators import KINDS, Kind, Lane, tpool_model
+from perfcompose.compose.oversubscription import workers
 from perfcompose.compose.prediction import predict
+from perfcompose.compose.terms import Component, Pipe, Position, Term
 from perfcompose.ensemble import LinearEnsemble
 
 PARTS = {"nop": Model.parse("5422.97", unit="ns"), "inc": Model.parse("536.185*x", unit="ns"),
@@ -60,3 +63,29 @@ def test_a_following_lane_takes_the_stage_the_asymptotic_rule_kept() -> None:
 def test_the_interval_is_folded_beside_the_model() -> None:
     tree = Composer(PARTS).evaluate(parse_term("qsort"))
     assert MEMBERS_LANE not in tree.lanes and with_interval(Composer(PARTS), "qsort").ensemble is None
+
+
+@dataclass(frozen=True)
+class Farm(Term):
+    """A pattern the language does not have: two workers on one body."""
+
+    body: Term
+    pos: Position | None = None
+
+    def children(self) -> tuple[Term, ...]:
+        return (self.body,)
+
+    def __str__(self) -> str:
+        return f"farm({self.body})"
+
+
+def test_a_new_pattern_is_one_entry_of_the_kinds(monkeypatch: Any) -> None:
+    monkeypatch.setitem(KINDS, Farm, Kind(lambda t: "farm", lambda t: (t.body,),
+                                          lambda c, t, parts: tpool_model(2, parts[0]),
+                                          lambda t, n: None if n[0] is None else 2 * n[0],
+                                          lambda model, parts: parts[0]))
+    term = Pipe(Farm(Component("qsort")), Component("inc"))
+    tree = Composer(PARTS).evaluate(term)
+    assert tree.model(x=1024.0) == max(PARTS["qsort"](x=1024.0) / 2, PARTS["inc"](x=1024.0))
+    assert [str(t) for t, _ in tree.bottleneck({"x": 1024.0})] == ["pipe(farm(qsort), inc)", "farm(qsort)", "qsort"]
+    assert tree.workers == workers(term) == 3 and str(tree.work()) == str(PARTS["qsort"] + PARTS["inc"])
