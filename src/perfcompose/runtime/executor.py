@@ -12,6 +12,7 @@ steady-state time between completions (:attr:`RunResult.per_element`).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import queue
@@ -128,21 +129,14 @@ def plan(term: Term, functions: Mapping[str, Callable[[Any], Any]]) -> Node:
     raise RuntimeTermError(f"cannot run {term}")
 
 
-def worker_count(node: Node) -> int:
-    """How many workers (threads or processes) the plan starts."""
+def worker_count(node: Node, readers: bool = False) -> int:
+    """How many workers (threads or processes) the plan starts; with ``readers``, how many of them
+    read its input."""
     if isinstance(node, Stage):
         return 1
     if isinstance(node, PoolNode):
-        return node.threads * worker_count(node.body)
-    return sum(worker_count(p) for p in node.parts)
-
-
-def _readers(node: Node) -> int:
-    if isinstance(node, Stage):
-        return 1
-    if isinstance(node, PoolNode):
-        return node.threads * _readers(node.body)
-    return _readers(node.parts[0])
+        return node.threads * worker_count(node.body, readers)
+    return worker_count(node.parts[0], True) if readers else sum(worker_count(p) for p in node.parts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -162,7 +156,7 @@ class _Threads:
     kind = "threads"
 
     def __init__(self, cores: list[int] | None = None) -> None:
-        self.workers: list[threading.Thread] = []
+        self.workers: list[Any] = []
         self.cores = cores
 
     def channel(self, capacity: int | None) -> Channel:
@@ -177,32 +171,30 @@ class _Threads:
     def queue(self) -> queue.SimpleQueue:
         return queue.SimpleQueue()
 
-    def start(self, args: tuple) -> None:
+    def start(self, args: tuple, kind: Any = threading.Thread) -> None:
         cpu = None if self.cores is None else self.cores[len(self.workers) % len(self.cores)]
-        t = threading.Thread(target=stage_loop, args=(*args, cpu), daemon=True,
-                             name=f"perfcompose-{'+'.join(args[0].names)}")
-        t.start()
-        self.workers.append(t)
+        worker = kind(target=stage_loop, args=(*args, cpu), daemon=True, name=f"perfcompose-{'+'.join(args[0].names)}")
+        worker.start()
+        self.workers.append(worker)
 
     def stop(self, grace: float) -> None:
         for t in self.workers:
             t.join(grace)
 
     def alive(self) -> int:
-        return sum(t.is_alive() for t in self.workers)
+        return sum(w.is_alive() for w in self.workers)
 
 
-class _Processes:
+class _Processes(_Threads):
     kind = "processes"
 
     def __init__(self, start_method: str | None = None, cores: list[int] | None = None) -> None:
+        super().__init__(cores)
         self.ctx = process_context(start_method)
-        self.cores = cores
-        self.workers: list[Any] = []
         self.channels: list[ProcessChannel] = []
         self.keep: list[tuple] = []
 
-    def channel(self, capacity: int | None) -> ProcessChannel:
+    def channel(self, capacity: int | None) -> ProcessChannel:  # type: ignore[override]
         ch = ProcessChannel(self.ctx, capacity)
         self.channels.append(ch)
         return ch
@@ -210,18 +202,14 @@ class _Processes:
     def event(self) -> Any:
         return self.ctx.Event()
 
-    def counter(self, n: int) -> ProcessCounter:
+    def counter(self, n: int) -> ProcessCounter:  # type: ignore[override]
         return ProcessCounter(self.ctx, n)
 
     def queue(self) -> Any:
         return self.ctx.Queue()
 
-    def start(self, args: tuple) -> None:
-        cpu = None if self.cores is None else self.cores[len(self.workers) % len(self.cores)]
-        p = self.ctx.Process(target=stage_loop, args=(*args, cpu), daemon=True,
-                             name=f"perfcompose-{'+'.join(args[0].names)}")
-        p.start()
-        self.workers.append(p)
+    def start(self, args: tuple, kind: Any = None) -> None:
+        super().start(args, self.ctx.Process)
         # Process.start drops its arguments; the parent must keep their semaphores alive until
         # the child has opened them
         self.keep.append(args)
@@ -237,9 +225,6 @@ class _Processes:
         for ch in self.channels:
             ch.close()
 
-    def alive(self) -> int:
-        return sum(p.is_alive() for p in self.workers)
-
     def crashed(self) -> int:
         """Workers that ended abnormally (killed, or exited with an error); a stage of a
         ``seq`` that has handed on its whole stream ends normally before the run does."""
@@ -253,7 +238,7 @@ def _launch(node: Node, inq: Any, outq: Any, backend: Any, capacity: int, common
         src = inq
         for k, part in enumerate(node.parts):
             last = k == len(node.parts) - 1
-            dst = outq if last else backend.channel(capacity * _readers(node.parts[k + 1]))
+            dst = outq if last else backend.channel(capacity * worker_count(node.parts[k + 1], True))
             _launch(part, src, dst, backend, capacity, common)
             src = dst
     elif isinstance(node, PoolNode):
@@ -263,10 +248,7 @@ def _launch(node: Node, inq: Any, outq: Any, backend: Any, capacity: int, common
     else:
         src = inq
         for k, part in enumerate(node.parts):
-            if k == len(node.parts) - 1:
-                dst = outq
-            else:
-                dst = Gate(backend.channel(None), backend.event())
+            dst = outq if k == len(node.parts) - 1 else Gate(backend.channel(None), backend.event())
             _launch(part, src, dst, backend, capacity, common)
             src = dst
 
@@ -460,11 +442,8 @@ def _raise_failure(term: Term, failure: tuple) -> NoReturn:
     """Raise what stopped the run: the task's error, with the worker's exception as its cause."""
     name, message, tb, blob = failure
     cause = None
-    if blob is not None:
-        try:
-            cause = pickle.loads(blob)
-        except Exception:
-            cause = None
+    with contextlib.suppress(Exception):
+        cause = None if blob is None else pickle.loads(blob)
     if not name:
         raise RuntimeTermError(f"the run of {term} stopped: {message}")
     raise TaskError(name, message, tb) from cause

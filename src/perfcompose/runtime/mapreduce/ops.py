@@ -83,11 +83,6 @@ def concatenate(slices: Sequence[np.ndarray]) -> np.ndarray:
     return np.concatenate(list(slices))
 
 
-def noop(*_: object) -> int:
-    """A task that does nothing: the engine's own cost per task."""
-    return 0
-
-
 def payload(nbytes: int) -> np.ndarray:
     """An array of ``nbytes`` bytes, to time a transfer between workers."""
     return np.ones(nbytes // 8, dtype=np.int64)
