@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from perfcompose.bench.runner import BenchError, Target, run_command
+from perfcompose.bench.runner import BenchError, Target, fill, run_command
 from perfcompose.choices import PythonProfiler
 from perfcompose.data.experiment import Experiment, Point, Series
 
@@ -185,12 +185,7 @@ class ProfileTarget(Target):
     _recorded: list[dict[str, float]] = field(default_factory=list, repr=False)
 
     def command(self, point: Mapping[str, float], out: Path) -> list[str]:
-        values = {k: (int(v) if float(v).is_integer() else v) for k, v in point.items()}
-        try:
-            return profiled_command([a.format(**values) for a in self.argv], out, self.profiler)
-        except KeyError as exc:
-            raise BenchError(f"the command uses {{{exc.args[0]}}} but there is no such parameter",
-                             hint="give it with --param NAME=VALUES") from None
+        return profiled_command([fill(a, point) for a in self.argv], out, self.profiler)
 
     def measure(self, point: Mapping[str, float]) -> float:
         with tempfile.TemporaryDirectory(prefix="perfcompose-profile-") as tmp:

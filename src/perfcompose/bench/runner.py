@@ -61,13 +61,7 @@ def parse_values(text: str) -> tuple[float, ...]:
                 lo, hi = parts
                 if not 0 < lo <= hi < math.inf:
                     raise ValueError
-                vals = {lo, hi}
-                k = 0
-                while 2.0 ** k <= hi:
-                    if 2.0 ** k >= lo:
-                        vals.add(2.0 ** k)
-                    k += 1
-                return tuple(sorted(vals))
+                return tuple(sorted({lo, hi} | {2.0 ** k for k in range(int(hi).bit_length()) if 2.0 ** k >= lo}))
             raise ValueError
         values = tuple(float(v) for v in text.split(","))
         if not values or not all(math.isfinite(v) for v in values):
@@ -92,11 +86,6 @@ def parse_grid(specs: Iterable[str]) -> dict[str, tuple[float, ...]]:
     points = math.prod(len(v) for v in grid.values())
     check_memory(points * _BYTES_PER_VALUE * (len(grid) + 2), f"a grid of {points:.3g} points")
     return grid
-
-
-def grid_points(grid: Mapping[str, Sequence[float]]) -> list[tuple[float, ...]]:
-    """Every coordinate of the grid, in the order of ``grid``'s parameters."""
-    return [tuple(p) for p in itertools.product(*grid.values())]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,6 +207,15 @@ class CallableTarget(Target):
             raise TargetFailed(Failure(None, f"{type(exc).__name__}: {exc}")) from None
 
 
+def fill(template: str, point: Mapping[str, float]) -> str:
+    """``template`` with ``{name}`` replaced by the point's value (a whole number without ``.0``)."""
+    try:
+        return template.format(**{k: (int(v) if float(v).is_integer() else v) for k, v in point.items()})
+    except KeyError as exc:
+        raise BenchError(f"the command uses {{{exc.args[0]}}} but there is no such parameter",
+                         hint="give it with --param NAME=VALUES") from None
+
+
 @dataclass
 class CommandTarget(Target):
     """A shell command template such as ``./solver --n {x}``, run by ``/bin/sh -c`` (pipes and
@@ -230,12 +228,8 @@ class CommandTarget(Target):
     label: str = ""
 
     def command(self, point: Mapping[str, float]) -> str:
-        values = {k: (int(v) if float(v).is_integer() else v) for k, v in point.items()}
         try:
-            return self.template.format(**values)
-        except KeyError as exc:
-            raise BenchError(f"the command uses {{{exc.args[0]}}} but there is no such parameter",
-                             hint="give it with --param NAME=VALUES") from None
+            return fill(self.template, point)
         except (ValueError, IndexError) as exc:
             raise BenchError(f"cannot fill in the command template: {exc}",
                              hint="write parameters as {x}; a literal brace as {{ or }}") from None
@@ -336,13 +330,6 @@ def _read_checkpoint(store: Checkpoint, header: Mapping[str, Any], details: dict
     return done, visits, skipped
 
 
-def _open_checkpoint(path: Path, restart: bool) -> Checkpoint:
-    """The sweep's checkpoint, locked: a second sweep on it is refused, not interleaved."""
-    return Checkpoint.open(path, restart=restart, busy=lambda: BenchError(
-        "another perfcompose bench is measuring into this checkpoint", path=path,
-        hint="wait for it to finish (then run again to resume), or use another --out"))
-
-
 def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int = 5, warmup: int = 1,
               checkpoint: Path | None = None, seed: int = 0, restart: bool = False,
               progress: Callable[[int, int, tuple[float, ...]], None] | None = None,
@@ -357,9 +344,9 @@ def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int 
     if reps < 1 or warmup < 0 or rounds < 1:
         raise BenchError("need reps >= 1, rounds >= 1 and warmup >= 0")
     params = tuple(grid)
-    coords = grid_points(grid)
+    coords = list(itertools.product(*grid.values()))
     header = {"format": CHECKPOINT_FORMAT, "parameters": list(params), "reps": reps,
-              **({"rounds": rounds} if rounds > 1 else {}), **{k: v for k, v in (identity or {}).items()}}
+              **({"rounds": rounds} if rounds > 1 else {}), **(identity or {})}
     check_steps(float(len(coords)) * rounds * (reps + warmup), f"{len(coords)} points x {rounds} rounds x "
                 f"{reps + warmup} runs")
     done: dict[tuple[float, ...], list[float]] = {}
@@ -368,7 +355,10 @@ def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int 
     details: dict[tuple[float, ...], list[Any]] = {}
     store = None
     if checkpoint is not None:
-        store = _open_checkpoint(Path(checkpoint), restart)
+        # locked: a second sweep on it is refused, not interleaved
+        store = Checkpoint.open(Path(checkpoint), restart=restart, busy=lambda: BenchError(
+            "another perfcompose bench is measuring into this checkpoint", path=Path(checkpoint),
+            hint="wait for it to finish (then run again to resume), or use another --out"))
         try:
             if not store.empty:
                 done, visits, skipped = _read_checkpoint(store, header, details)
