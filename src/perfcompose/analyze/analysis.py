@@ -109,10 +109,6 @@ def _holding(value: float, low: float, high: float, floor: float = -math.inf) ->
     return Estimate(value, max(low, floor) if value >= floor else low, max(high, value))
 
 
-def _sig(v: float, digits: int = 3) -> float:
-    return float(f"{v:.{digits}g}")
-
-
 def fittable(series: Series, parameters: int) -> bool:
     """Whether a PMNF model can be fitted: at least 3 distinct values of every parameter."""
     coords = series.coordinates()
@@ -413,8 +409,8 @@ def _ranking(tree: _Tree, nodes: Sequence[CallNode], run: str) -> tuple[Ranked, 
             up = wraps.get(up)
         out.append(Ranked(node.path, base, share_target, tree.evaluate(node.path).added, growth, by_param,
                           node.orders, faster, tuple(chain)))
-    return tuple(sorted(out, key=lambda r: (r.share_target < NEGLIGIBLE, -_sig(r.added.value), -r.share_target,
-                                            r.path)))
+    return tuple(sorted(out, key=lambda r: (r.share_target < NEGLIGIBLE, -float(f"{r.added.value:.3g}"),
+                                            -r.share_target, r.path)))
 
 
 def _picture(tree: _Tree, path: str, target: dict[str, float], largest: dict[str, float],

@@ -176,9 +176,8 @@ class Analysis:
 
 
 _PAIRS = {"target", "largest", "quality", "orders", "growth_by_parameter", "fixed"}
-_NESTED: dict[str, Any] = {}
-
-
+_NESTED: dict[str, Any] = dict(at_target=Estimate, added=Estimate, composition=Composition, children=CallNode,
+                               roots=CallNode, ranking=Ranked, pictures=Picture, metrics=MetricAnalysis)
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -213,7 +212,3 @@ def _from_json(cls: Any, record: Mapping[str, Any]) -> Any:
         else:
             values[f.name] = raw
     return cls(**values)
-
-
-_NESTED.update(at_target=Estimate, added=Estimate, composition=Composition, children=CallNode, roots=CallNode,
-               ranking=Ranked, pictures=Picture, metrics=MetricAnalysis)

@@ -21,16 +21,11 @@ from perfcompose.choices import AGGREGATE_CHOICES, Aggregate
 from perfcompose.errors import DataFormatError
 from perfcompose.variation import coefficient_of_variation, mean, median
 
-
-def _numpy_reduction(name: str) -> Callable[[np.ndarray], float]:
-    reduce = getattr(np, name)
-    return lambda values: float(reduce(values))
-
-
 #: each way of combining repetitions is the NumPy reduction of the same name; mean and median are
 #: computed so that they stay finite for values near the largest double
 AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {
-    name: {"mean": mean, "median": median}.get(name) or _numpy_reduction(name) for name in AGGREGATE_CHOICES}
+    name: {"mean": mean, "median": median}.get(name) or (lambda values, reduce=getattr(np, name): float(reduce(values)))
+    for name in AGGREGATE_CHOICES}
 
 
 #: a negative value is floating-point noise around zero, and read as 0, where it lies within this
@@ -89,15 +84,12 @@ class Point:
 
     def aggregate(self, how: str) -> float | None:
         """The stored statistic of ``how`` where the point holds a summary with it, else None."""
-        if self.summary is None:
-            return None
-        return self.summary.get(how)
+        return None if self.summary is None else self.summary.get(how)
 
     def numbers(self) -> tuple[float, ...]:
         """The values and the stored statistics of the aggregates (what must not be negative)."""
-        if self.summary is None:
-            return self.values
-        return (*self.values, *(self.summary[k] for k in SUMMARY_AGGREGATES if k in self.summary))
+        return self.values if self.summary is None else (
+            *self.values, *(self.summary[k] for k in SUMMARY_AGGREGATES if k in self.summary))
 
 
 class PointArrays(Sequence[Point]):
@@ -435,15 +427,11 @@ def arrays_valid(points: PointArrays, d: int, distinct: set[bytes]) -> bool:
     """Whether points held as arrays pass every check of ``validate`` (checked at once; where one
     fails, ``validate`` finds and names it point by point). ``distinct`` holds the coordinate
     arrays found valid before: the series of a profile share them."""
-    if points.valid_for == d:
-        return True
     C, V = points.coordinates, points.values
-    if C.shape[1] != d or V.shape[1] == 0 or not np.all((V >= 0) & (V < np.inf)):
-        return False
-    if not _distinct_coordinates(C, distinct):
-        return False
-    points.valid_for = d
-    return True
+    if (points.valid_for != d and C.shape[1] == d and V.shape[1] > 0 and np.all((V >= 0) & (V < np.inf))
+            and _distinct_coordinates(C, distinct)):
+        points.valid_for = d
+    return points.valid_for == d
 
 
 def _distinct_coordinates(C: np.ndarray, distinct: set[bytes]) -> bool:

@@ -107,14 +107,10 @@ READERS: tuple[Reader, ...] = (
 )
 
 
-def reader_of(path: Path) -> Reader | None:
-    """The format of one run (a file or a database folder), or None where Hatchet reads none."""
-    return next((r for r in READERS if r.matches(path)), None)
-
-
 def runs(directory: Path) -> list[tuple[Path, Reader]]:
     """The runs of a folder: its entries in a format Hatchet reads, by name."""
-    found = [(p, reader_of(p)) for p in sorted(directory.iterdir()) if not p.name.startswith(".")]
+    found = [(p, next((r for r in READERS if r.matches(p)), None))
+             for p in sorted(directory.iterdir()) if not p.name.startswith(".")]
     return [(p, r) for p, r in found if r is not None]
 
 
