@@ -11,7 +11,8 @@ import numpy as np
 from perfcompose import Model
 from perfcompose.compose import Composer, parse_term
 from perfcompose.compose.interval import MEMBERS_LANE, with_interval
-from perfcompose.compose.operators import KINDS, Kind, Lane, tpool_model
+from perfcompose.compose.kinds import KINDS, Kind, tpool_model
+from perfcompose.compose.operators import Lane
 from perfcompose.compose.oversubscription import workers
 from perfcompose.compose.prediction import predict
 from perfcompose.compose.terms import Component, Pipe, Position, Term

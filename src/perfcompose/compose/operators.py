@@ -1,12 +1,13 @@
-"""The composition operators M[.] of 000 (eqs. 2-7) and 003 (eqs. 1-3).
+"""Composition: a term and the models of its components made into the model of the program.
 
 ``compose(term, components)`` decomposes a term down to its components and applies the operators
 bottom up; every result is a :class:`~perfcompose.model.Model`, symbolic in x and in any thread
 or node count left symbolic. Components are converted to one time unit, and a parameter name
 that would mean two things (an input size here, a thread count there) is refused.
 
-What each kind of term means (its operands, M[.], the workers it starts, the work they do, where
-its bottleneck lies) is one entry of :data:`KINDS`. :meth:`Composer.evaluate` is the composition
+What each kind of term means (its operands, M[.] by the operators of 000 and 003, the workers it
+starts, the work they do, where its bottleneck lies) is one entry of
+:data:`perfcompose.compose.kinds.KINDS`. :meth:`Composer.evaluate` is the composition
 pass: one fold of a term into a frozen :class:`Evaluated` tree, a node per subterm with its model
 and what the pipe rule chose there, and beside it the models of other composers folded in the
 same pass (:class:`Lane`: a prediction's interval members, its pointwise max).
@@ -16,104 +17,32 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
-import sympy as sp
 
 from perfcompose.choices import PIPE_RULES, PipeRule
+from perfcompose.compose.kinds import (
+    COUNT_ROLES,
+    KINDS,
+    Kind,
+    mapreduce_model,
+    pipe_model,
+    seq_model,
+    shuffle_model,
+    tpool_model,
+)
 from perfcompose.compose.parser import TermSyntaxError, known_components_hint, parse_term
-from perfcompose.compose.terms import Component, Count, MapReduce, Pipe, Seq, Shuffle, Term, TPool
+from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Term
 from perfcompose.errors import ModelError, PerfcomposeError
-from perfcompose.model import Model, maximum, symbol
+from perfcompose.model import Model
 from perfcompose.units import merge_roles, seconds_per
 
 #: the pipeline rule of every user-facing prediction: the exact max never loses a stage
 DEFAULT_PIPE: PipeRule = "pointwise"
 
-#: roles of parameters that count resources: held fixed when the asymptotic max compares growth
-COUNT_ROLES = ("threads", "nodes", "processes")
-
-__all__ = ["PipeRule", "DEFAULT_PIPE", "KINDS", "Composer", "Evaluated", "Kind", "Lane", "PipeChoice", "PipeWarning",
-           "compose",
+__all__ = ["PipeRule", "DEFAULT_PIPE", "COUNT_ROLES", "KINDS", "Composer", "Evaluated", "Kind", "Lane", "PipeChoice",
+           "PipeWarning", "compose",
            "seq_model", "tpool_model", "pipe_model", "shuffle_model", "mapreduce_model"]
-
-
-def _count(c: Count) -> sp.Expr:
-    return sp.Integer(c) if isinstance(c, int) else symbol(c)
-
-
-def seq_model(first: Model, second: Model) -> Model:
-    """Eq. 2 of 000: ``M[seq(f1, f2)] = M[f1] + M[f2]``."""
-    return first + second
-
-
-def tpool_model(threads: Count, body: Model) -> Model:
-    """Eq. 3 of 000: ``M[tpool_n(task)] = M[task] / n``; a symbolic ``n`` is a thread count."""
-    n = _count(threads)
-    roles = dict(body.roles)
-    if isinstance(threads, str):
-        roles = merge_roles(body.roles, {threads: "threads"}, first_name=body.label,
-                            second_name=f"tpool_{threads}")
-    return Model(body.expr / n, params=body.params + (() if isinstance(threads, int) else (threads,)),
-                 unit=body.unit, roles=roles)
-
-
-def pipe_model(first: Model, second: Model, how: PipeRule = "asymptotic", size: str = "x") -> Model:
-    """Eq. 4 of 000 / eq. 3 of 003: the slower stage, by asymptotic order in ``size``.
-
-    Thread, node and process counts are held fixed; a stage that loses in ``size`` but grows
-    faster in another parameter keeps both stages (the exact max). ``how="pointwise"`` always
-    gives the exact ``Max`` of the two stages.
-    """
-    fixed = [p for p, r in {**first.roles, **second.roles}.items() if r in COUNT_ROLES]
-    return maximum(first, second, how=how, param=size, fixed=fixed)
-
-
-def shuffle_model(shuffle: Shuffle, per_key: sp.Expr, components: Mapping[str, Model], unit: str,
-                  size: str = "x") -> Model:
-    """``M[shuffle^o_{m,n}](d(x))``.
-
-    A named shuffle component is evaluated at d(x) (its symbols o, m, n, if any, take the term's
-    values). Otherwise eq. 7 of 000: ``(m n - 1)/(m n) * o * bytes * d(x) / bandwidth``, the bytes
-    that must cross between the m x n workers. On one node (m = 1) with neither given the
-    shuffle is free, as in GrPPi's shared-memory MapReduce (eq. 6).
-    """
-    x = symbol(size)
-    m, n = _count(shuffle.m), _count(shuffle.n)
-    if shuffle.model is not None:
-        comp = components[shuffle.model]
-        mapping = {x: per_key, symbol("o"): shuffle.keys, symbol("m"): m, symbol("n"): n}
-        expr = comp.expr.xreplace({k: v for k, v in mapping.items() if k in comp.expr.free_symbols})
-        return Model(expr, unit=comp.unit).in_unit(unit)
-    if shuffle.bandwidth is not None:
-        per_unit = seconds_per(unit)
-        if per_unit is None:
-            raise ModelError("a shuffle from bandwidth needs components with a time unit (s, ms, us, ns)")
-        seconds = (m * n - 1) / (m * n) * shuffle.keys * sp.Float(shuffle.pair_bytes) * per_key / \
-            sp.Float(shuffle.bandwidth)
-        return Model(seconds / sp.Float(per_unit), unit=unit)
-    if shuffle.m == 1:
-        return Model(sp.Integer(0), unit=unit)
-    raise ModelError(f"a mapreduce on m={shuffle.m} nodes needs a shuffle model",)
-
-
-def mapreduce_model(term: MapReduce, map_model: Model, reduce_model: Model, shuffle: Model,
-                    size: str = "x") -> Model:
-    """Eq. 5 of 000: ``x M[map](1)/(m n) + M[shuffle^{k(x)}_{m,n}](d(x)) + k(x) M[reduce](d(x))/(m n)``."""
-    x = symbol(size)
-    mn = _count(term.m) * _count(term.n)
-    map_one = map_model.expr.xreplace({x: sp.Integer(1)})
-    reduce_d = reduce_model.expr.xreplace({x: term.per_key})
-    expr = x * map_one / mn + shuffle.expr + term.keys * reduce_d / mn
-    counts = tuple(c for c in (term.m, term.n) if isinstance(c, str))
-    roles = merge_roles(map_model.roles, reduce_model.roles, first_name=map_model.label,
-                        second_name=reduce_model.label)
-    for count, role in ((term.m, "nodes"), (term.n, "threads")):
-        if isinstance(count, str):
-            roles = merge_roles(roles, {count: role}, first_name="the map and reduce models",
-                                second_name=str(term))
-    return Model(expr, params=(size, *counts), unit=map_model.unit, roles=roles)
 
 
 @dataclass(frozen=True)
@@ -159,74 +88,6 @@ def _at(model: Model, point: Mapping[str, float]) -> float:
     if missing:
         raise ModelError(f"give a value for {', '.join(missing)} to evaluate {model.label}")
     return float(np.asarray(model(**{p: point[p] for p in model.params})))
-
-
-def _sum(parts: Sequence[Model | None]) -> Model | None:
-    return None if parts[0] is None or parts[1] is None else parts[0] + parts[1]
-
-
-def _counted(counts: Sequence[int | None], how: Callable[[list[int]], int]) -> int | None:
-    known = [n for n in counts if n is not None]
-    return how(known) if len(known) == len(counts) else None
-
-
-def _check_tpool(t: TPool) -> None:
-    if isinstance(t.threads, int) and t.threads < 1:
-        raise ModelError(f"a task pool needs at least one thread, got {t.threads}")
-    if any(isinstance(s, MapReduce) for s in t.body.walk()):
-        raise ModelError("a shuffle may not be wrapped inside a task pool")
-
-
-def _mapreduce(c: Composer, t: MapReduce, parts: Sequence[Model]) -> Model:
-    try:
-        shuffle = shuffle_model(t.shuffle, t.per_key, c._shuffle_components(t), c.unit, c.size)
-    except ModelError as exc:
-        pos = t.pos
-        raise TermSyntaxError(str(exc), line=pos.line if pos else None, column=pos.column if pos else None,
-                              hint="give shuffle=NAME (a component modelling the shuffle) or "
-                                   "bandwidth=BYTES_PER_S with bytes=BYTES_PER_PAIR (default 16)") from None
-    return mapreduce_model(t, parts[0], parts[1], shuffle, c.size)
-
-
-@dataclass(frozen=True)
-class Kind:
-    """What one kind of term means; a new pattern is a new entry of :data:`KINDS`."""
-
-    #: its label in the program's tree
-    label: Callable[[Any], str]
-    #: the terms it is composed from
-    operands: Callable[[Any], tuple[Term, ...]]
-    #: M[.]: its model from its operands' (the composer's rules at hand)
-    model: Callable[[Any, Any, Sequence[Model]], Model]
-    #: the workers the executor starts for it from its operands' (None: not counted)
-    workers: Callable[[Any, Sequence[int | None]], int | None]
-    #: the CPU time per element its workers spend together, from its model and its operands'
-    #: (None: not summed)
-    work: Callable[[Model | None, Sequence[Model | None]], Model | None]
-    #: refuses a term of this kind before its operands are composed
-    check: Callable[[Any], None] = lambda term: None
-    #: whether the path to the bottleneck goes on into its operands
-    limited: bool = True
-
-
-def _both(t: Any) -> tuple[Term, ...]:
-    return (t.first, t.second)
-
-
-KINDS: dict[type, Kind] = {
-    Component: Kind(lambda t: t.name, lambda t: (), lambda c, t, parts: c.leaf(t), lambda t, n: 1,
-                    lambda model, parts: model, limited=False),
-    Seq: Kind(lambda t: "seq", _both, lambda c, t, parts: seq_model(*parts),
-              lambda t, n: _counted(n, max), lambda model, parts: _sum(parts)),
-    Pipe: Kind(lambda t: "pipe", _both, lambda c, t, parts: pipe_model(parts[0], parts[1], c.pipe, c.size),
-               lambda t, n: _counted(n, sum), lambda model, parts: _sum(parts)),
-    TPool: Kind(lambda t: f"tpool_{t.threads}", lambda t: (t.body,),
-                lambda c, t, parts: tpool_model(t.threads, parts[0]),
-                lambda t, n: t.threads * n[0] if isinstance(t.threads, int) and n[0] is not None else None,
-                lambda model, parts: parts[0], check=_check_tpool),
-    MapReduce: Kind(lambda t: "mapreduce", lambda t: (t.map, t.reduce), _mapreduce, lambda t, n: None,
-                    lambda model, parts: None, limited=False),
-}
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ import os
 from dataclasses import dataclass
 
 from perfcompose.compose.interval import MEMBERS_LANE, members_lane
-from perfcompose.compose.operators import KINDS, Composer, Evaluated
+from perfcompose.compose.kinds import KINDS
+from perfcompose.compose.operators import Composer, Evaluated
 from perfcompose.compose.terms import Term
 from perfcompose.ensemble import StackedEnsemble
 from perfcompose.model import Model, maximum
