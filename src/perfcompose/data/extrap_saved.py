@@ -17,12 +17,13 @@ opens it.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import struct
 import zipfile
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -114,12 +115,9 @@ def split_tags(name: str) -> tuple[str, dict[str, Any]]:
     """A call path's name without the tags Extra-P may append to it (``name\x03{"gpu": true}``),
     and the tags (empty where there are none, or where they are not a JSON object)."""
     bare, sep, text = name.partition(TAG_SEPARATOR)
-    if not sep:
-        return name, {}
-    try:
-        tags = json.loads(text)
-    except ValueError:
-        tags = None
+    tags = None
+    with contextlib.suppress(ValueError):
+        tags = json.loads(text) if sep else None
     return bare, tags if isinstance(tags, dict) else {}
 
 
@@ -150,23 +148,23 @@ def _tags(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
             if isinstance(entry, dict) and isinstance(entry.get("tags"), dict)}
 
 
-def document(path: Path) -> Any:
-    """The parsed ``experiment.json`` of a saved experiment (its model sets are under ``modelers``)."""
-    data = path.read_bytes()
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            return _document(path, archive)
-    except _ARCHIVE_ERRORS as exc:
-        raise DataFormatError(f"a damaged Extra-P saved experiment ({exc})", path=path) from None
-
-
-def read(path: Path, data: bytes | None = None) -> Experiment:
+def _in_archive(path: Path, data: bytes | None, use: Callable[[zipfile.ZipFile], Any]) -> Any:
     data = path.read_bytes() if data is None else data
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            return _experiment(path, _document(path, archive), _ValueStore(archive, path))
+            return use(archive)
     except _ARCHIVE_ERRORS as exc:
         raise DataFormatError(f"a damaged Extra-P saved experiment ({exc})", path=path) from None
+
+
+def document(path: Path) -> Any:
+    """The parsed ``experiment.json`` of a saved experiment (its model sets are under ``modelers``)."""
+    return _in_archive(path, None, lambda archive: _document(path, archive))
+
+
+def read(path: Path, data: bytes | None = None) -> Experiment:
+    return _in_archive(path, data, lambda archive: _experiment(path, _document(path, archive),
+                                                               _ValueStore(archive, path)))
 
 
 def _experiment(path: Path, doc: Any, store: _ValueStore) -> Experiment:

@@ -165,7 +165,3 @@ def dumps(experiment: Experiment) -> str:
         lines.append(f"METRIC {s.metric}")
         lines.extend("DATA " + " ".join(repr(float(v)) for v in by_coord[c]) for c in coords)
     return "\n".join(lines) + "\n"
-
-
-def write(experiment: Experiment, path: Path) -> None:
-    path.write_text(dumps(experiment))

@@ -123,7 +123,3 @@ def _compact_dump(doc: Any) -> str:
     return re.sub(r'\{\s+"coordinate": \{([^}]*)\},\s+"values": \[([^\]]*)\]\s+\}',
                   lambda m: '{"coordinate": {' + " ".join(m.group(1).split()) + '}, "values": ['
                   + " ".join(m.group(2).split()) + ']}', text)
-
-
-def write(experiment: Experiment, path: Path) -> None:
-    path.write_text(dumps(experiment))
