@@ -63,6 +63,4 @@ def relative_error(predicted: np.ndarray, measured: np.ndarray) -> float:
     """
     predicted, measured = np.asarray(predicted, dtype=float), np.asarray(measured, dtype=float)
     ok = measured > 0
-    if not ok.any():
-        return float("nan")
-    return float(np.mean(np.abs(predicted[ok] - measured[ok]) / measured[ok]) * 100)
+    return float("nan") if not ok.any() else float(np.mean(np.abs(predicted[ok] - measured[ok]) / measured[ok]) * 100)

@@ -192,9 +192,7 @@ def _to_json(value: Any, name: str = "") -> Any:
         return {n: _to_json(getattr(value, n), n) for n in names}
     if name in _PAIRS:
         return {k: v for k, v in value}
-    if isinstance(value, tuple):
-        return [_to_json(v) for v in value]
-    return value
+    return [_to_json(v) for v in value] if isinstance(value, tuple) else value
 
 
 def _from_json(cls: Any, record: Mapping[str, Any]) -> Any:

@@ -104,9 +104,7 @@ def call_path_times(stats: Mapping[Function, tuple[Any, ...]], min_share: float 
 
 def _extend(path: str, function: Function) -> str:
     """The call path ``path`` extended by ``function`` (not by the code that starts the program)."""
-    if function[0] in STARTERS:
-        return path
-    return f"{path}{SEPARATOR}{label(function)}" if path else label(function)
+    return path if function[0] in STARTERS else (f"{path}{SEPARATOR}{label(function)}" if path else label(function))
 
 
 def sampled_path_times(doc: Mapping[str, Any], min_share: float = MIN_SHARE) -> dict[str, float]:

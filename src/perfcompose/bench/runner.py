@@ -293,9 +293,7 @@ def _visit(rec: Mapping[str, Any]) -> tuple[tuple[float, ...], list[float]] | No
         times = [float(v) for v in values]
     except (TypeError, ValueError):
         return None
-    if not all(math.isfinite(v) for v in (*point, *times)):
-        return None
-    return point, times
+    return None if not all(math.isfinite(v) for v in (*point, *times)) else (point, times)
 
 
 def _read_checkpoint(store: Checkpoint, header: Mapping[str, Any], details: dict[tuple[float, ...], list[Any]]

@@ -62,9 +62,7 @@ class Point:
 
     @property
     def median(self) -> float:
-        if self.summary is not None and "median" in self.summary:
-            return self.summary["median"]
-        return median(self.values)
+        return self.summary["median"] if self.summary is not None and "median" in self.summary else median(self.values)
 
     @property
     def repetitions(self) -> int:
@@ -144,9 +142,7 @@ class PointArrays(Sequence[Point]):
         if isinstance(other, PointArrays):
             return bool(np.array_equal(self.coordinates, other.coordinates)
                         and np.array_equal(self.values, other.values))
-        if isinstance(other, tuple):
-            return self._tuple() == other
-        return NotImplemented
+        return self._tuple() == other if isinstance(other, tuple) else NotImplemented
 
     def __hash__(self) -> int:
         return hash(self._tuple())
@@ -310,9 +306,7 @@ def _lowest(points: Sequence[Point] | PointArrays) -> tuple[float, float]:
     """The lowest value of a series' points and the largest magnitude (NaN where a value is NaN)."""
     if isinstance(points, PointArrays):
         V = points.values
-        if not V.size:
-            return 0.0, 0.0
-        return float(V.min()), float(np.abs(V).max())
+        return (0.0, 0.0) if not V.size else (float(V.min()), float(np.abs(V).max()))
     low, high = math.inf, 0.0
     for p in points:
         numbers = p.numbers()

@@ -84,9 +84,7 @@ def _detect(path: Path, text: str) -> tuple[str, Any]:
     if first_line.lstrip().startswith("{"):
         if json_lines.sniff(first_line):
             return "jsonl", None
-        if talpas.sniff(first_line):
-            return "talpas", None
-        return _detect_json(path, text)
+        return ("talpas", None) if talpas.sniff(first_line) else _detect_json(path, text)
     return _detect_text(path, text), None
 
 

@@ -45,9 +45,7 @@ def mark() -> Mark | None:
 def others_since(before: Mark | None) -> float | None:
     """Seconds that other programs ran on the machine since ``before`` (:func:`mark`)."""
     now = mark()
-    if before is None or now is None:
-        return None
-    return max((now[0] - before[0]) - (now[1] - before[1]), 0.0)
+    return None if before is None or now is None else max((now[0] - before[0]) - (now[1] - before[1]), 0.0)
 
 
 def others_present(before: Mark | None, share: float, span: float) -> bool:

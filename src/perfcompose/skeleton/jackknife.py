@@ -69,6 +69,4 @@ def jackknife_ensemble(source: SkeletonSource, central: Model, name: str) -> Reb
             model = model or rest.model(f"{name}_without_{k}")
             basis.append(model)
             spread.append(abs(math.log(table.times[(n, p)] / forecast)))
-    if len(basis) < 2:
-        return None
-    return RebuiltEnsemble(central, tuple(basis), np.array(spread))
+    return None if len(basis) < 2 else RebuiltEnsemble(central, tuple(basis), np.array(spread))

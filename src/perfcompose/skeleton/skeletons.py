@@ -55,9 +55,7 @@ class Skeleton(SkeletonShape):
     def name(self) -> str:
         if self.kind == "dc":
             return f"dc(r={self.r}, d={self.d})"
-        if self.kind == "iteration":
-            return f"iteration(k={self.k})"
-        return self.kind
+        return f"iteration(k={self.k})" if self.kind == "iteration" else self.kind
 
     def share(self, T: Callable[[np.ndarray], np.ndarray], n: float | np.ndarray,
               p: float | np.ndarray) -> np.ndarray:
