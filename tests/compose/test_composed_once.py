@@ -7,16 +7,19 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pytest
 
 from perfcompose import Model
 from perfcompose.compose import Composer, parse_term
 from perfcompose.compose.interval import MEMBERS_LANE, with_interval
 from perfcompose.compose.kinds import KINDS, Kind, tpool_model
+from perfcompose.compose.latency import latency
 from perfcompose.compose.operators import Lane
 from perfcompose.compose.oversubscription import workers
 from perfcompose.compose.prediction import predict
 from perfcompose.compose.terms import Component, Pipe, Position, Term
 from perfcompose.ensemble import LinearEnsemble
+from perfcompose.errors import ModelError
 
 PARTS = {"nop": Model.parse("5422.97", unit="ns"), "inc": Model.parse("536.185*x", unit="ns"),
          "qsort": Model.parse("1034.17*x*log2(x)", unit="ns")}
@@ -90,3 +93,5 @@ def test_a_new_pattern_is_one_entry_of_the_kinds(monkeypatch: Any) -> None:
     assert tree.model(x=1024.0) == max(PARTS["qsort"](x=1024.0) / 2, PARTS["inc"](x=1024.0))
     assert [str(t) for t, _ in tree.bottleneck({"x": 1024.0})] == ["pipe(farm(qsort), inc)", "farm(qsort)", "qsort"]
     assert tree.workers == workers(term) == 3 and str(tree.work()) == str(PARTS["qsort"] + PARTS["inc"])
+    with pytest.raises(ModelError, match="no latency operator for Farm"):  # its entry gives none
+        latency(term, PARTS)

@@ -1,6 +1,7 @@
 """What each kind of term means, in one place: the operators M[.] of 000 (eqs. 2-7) and 003
 (eqs. 1-3) and, per kind of term (:data:`KINDS`), the terms it is composed from, the rule that
-composes it, the workers it starts, the work they do and whether its bottleneck lies inside it.
+composes it, the workers it starts, the work they do, whether its bottleneck lies inside it and
+the latency of one element through it.
 A new pattern is a new entry; :meth:`perfcompose.compose.operators.Composer.evaluate` folds
 every term by this table.
 """
@@ -128,6 +129,47 @@ def _mapreduce(c: Any, t: MapReduce, parts: Sequence[Model]) -> Model:
 
 
 @dataclass(frozen=True)
+class Latency:
+    """The time one element spends in a term alone (L) and in a saturated stream through queues
+    of c elements per reading worker (S; None where only L is asked for), the workers that read
+    the term's input queue (R) and the elements it holds while its output is blocked (K); derived
+    in docs/latency.md."""
+
+    alone: sp.Expr
+    saturated: sp.Expr | None
+    readers: sp.Expr
+    held: sp.Expr
+
+
+def _one_worker(node: Any, parts: Sequence[Latency], c: int | None) -> Latency:
+    """A component, or a seq that one worker runs part after part."""
+    alone = node.model.expr if not parts else parts[0].alone + parts[1].alone
+    return Latency(alone, None if c is None else alone, sp.Integer(1), sp.Integer(1))
+
+
+def _pool_latency(node: Any, parts: Sequence[Latency], c: int | None) -> Latency:
+    threads, body = node.term.threads, parts[0]
+    n = sp.Integer(threads) if isinstance(threads, int) else sp.Symbol(threads, positive=True)
+    return Latency(body.alone, body.saturated, n * body.readers, n * body.held)
+
+
+def _pipe_latency(node: Any, parts: Sequence[Latency], c: int | None) -> Latency:
+    """Where the second stage is the slower, an element waits in a full queue for the first
+    stage's held elements and c per reader of the second (Little's law); elsewhere it flows."""
+    a, b = parts
+    held = a.held + sp.Integer(c or 0) * b.readers + b.held
+    if a.saturated is None or b.saturated is None:
+        return Latency(a.alone + b.alone, None, a.readers, held)
+    ma, mb = (child.model.expr for child in node.children)
+    queued = (a.held + sp.Integer(c or 0) * b.readers) * mb + b.saturated
+    flowing = a.saturated + b.alone
+    diff = sp.simplify(mb - ma)
+    saturated = queued if diff.is_positive else flowing if diff.is_nonpositive else \
+        sp.Piecewise((queued, sp.StrictGreaterThan(mb, ma)), (flowing, True))
+    return Latency(a.alone + b.alone, saturated, a.readers, held)
+
+
+@dataclass(frozen=True)
 class Kind:
     """What one kind of term means; a new pattern is a new entry of :data:`KINDS`."""
 
@@ -146,6 +188,9 @@ class Kind:
     check: Callable[[Any], None] = lambda term: None
     #: whether the path to the bottleneck goes on into its operands
     limited: bool = True
+    #: its :class:`Latency` from its evaluated node, its operands' and the queue capacity (None:
+    #: it has no per-element latency)
+    latency: Callable[[Any, Sequence[Latency], int | None], Latency] | None = None
 
 
 def _both(t: Any) -> tuple[Term, ...]:
@@ -154,15 +199,15 @@ def _both(t: Any) -> tuple[Term, ...]:
 
 KINDS: dict[type, Kind] = {
     Component: Kind(lambda t: t.name, lambda t: (), lambda c, t, parts: c.leaf(t), lambda t, n: 1,
-                    lambda model, parts: model, limited=False),
+                    lambda model, parts: model, limited=False, latency=_one_worker),
     Seq: Kind(lambda t: "seq", _both, lambda c, t, parts: seq_model(*parts),
-              lambda t, n: _counted(n, max), lambda model, parts: _sum(parts)),
+              lambda t, n: _counted(n, max), lambda model, parts: _sum(parts), latency=_one_worker),
     Pipe: Kind(lambda t: "pipe", _both, lambda c, t, parts: pipe_model(parts[0], parts[1], c.pipe, c.size),
-               lambda t, n: _counted(n, sum), lambda model, parts: _sum(parts)),
+               lambda t, n: _counted(n, sum), lambda model, parts: _sum(parts), latency=_pipe_latency),
     TPool: Kind(lambda t: f"tpool_{t.threads}", lambda t: (t.body,),
                 lambda c, t, parts: tpool_model(t.threads, parts[0]),
                 lambda t, n: t.threads * n[0] if isinstance(t.threads, int) and n[0] is not None else None,
-                lambda model, parts: parts[0], check=_check_tpool),
+                lambda model, parts: parts[0], check=_check_tpool, latency=_pool_latency),
     MapReduce: Kind(lambda t: "mapreduce", lambda t: (t.map, t.reduce), _mapreduce, lambda t, n: None,
                     lambda model, parts: None, limited=False),
 }

@@ -33,27 +33,17 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from perfcompose.compose.kinds import KINDS, Latency
 from perfcompose.compose.operators import Composer, Evaluated
-from perfcompose.compose.terms import Component, Pipe, Seq, Term, TPool
+from perfcompose.compose.terms import Component, Seq, Term
 from perfcompose.errors import ModelError
 from perfcompose.model import Model
-
-
-@dataclass(frozen=True)
-class _Counts:
-    """A term's latency alone (L) and in a saturated stream (S, where asked for), the workers that
-    read its input queue (R) and the elements it holds while its output is blocked (K)."""
-
-    alone: sp.Expr
-    saturated: sp.Expr | None
-    readers: sp.Expr
-    held: sp.Expr
 
 
 def _refuse(term: Term) -> None:
     """Refuse, first one first, a term without a per-element latency."""
     for t in term.walk():
-        if not isinstance(t, (Component, Seq, Pipe, TPool)):
+        if type(t) not in KINDS or KINDS[type(t)].latency is None:
             raise ModelError(f"no latency operator for {type(t).__name__}: latency is defined for seq, pipe "
                              "and tpool programs over a stream")
         if isinstance(t, Seq) and not all(isinstance(s, (Component, Seq)) for s in t.walk()):
@@ -99,30 +89,12 @@ class LatencyComposer:
         _refuse(term)
         return self._throughput.evaluate(term)
 
-    def _fold(self, node: Evaluated) -> _Counts:
-        """The counts of an evaluated term from its operands' (M[·]: the throughput model with the
+    def _fold(self, node: Evaluated) -> Latency:
+        """The latency of an evaluated term from its operands' (M[·]: the throughput model with the
         exact pointwise max)."""
-        t, one, c = node.term, sp.Integer(1), sp.Integer(self.capacity or 0)
-        parts = [self._fold(child) for child in node.children]
-        if isinstance(t, Component):
-            return _Counts(node.model.expr, None if self.capacity is None else node.model.expr, one, one)
-        if isinstance(t, Seq):
-            alone = parts[0].alone + parts[1].alone
-            return _Counts(alone, None if self.capacity is None else alone, one, one)
-        if isinstance(t, TPool):
-            n = sp.Integer(t.threads) if isinstance(t.threads, int) else sp.Symbol(t.threads, positive=True)
-            return _Counts(parts[0].alone, parts[0].saturated, n * parts[0].readers, n * parts[0].held)
-        a, b = parts
-        held = a.held + c * b.readers + b.held
-        if a.saturated is None or b.saturated is None:
-            return _Counts(a.alone + b.alone, None, a.readers, held)
-        ma, mb = (child.model.expr for child in node.children)
-        queued = (a.held + c * b.readers) * mb + b.saturated
-        flowing = a.saturated + b.alone
-        diff = sp.simplify(mb - ma)
-        saturated = queued if diff.is_positive else flowing if diff.is_nonpositive else \
-            sp.Piecewise((queued, sp.StrictGreaterThan(mb, ma)), (flowing, True))
-        return _Counts(a.alone + b.alone, saturated, a.readers, held)
+        rule = KINDS[type(node.term)].latency
+        assert rule is not None  # refused before
+        return rule(node, [self._fold(child) for child in node.children], self.capacity)
 
     def readers(self, term: Term) -> sp.Expr:
         """R: the workers that read the term's input queue."""
