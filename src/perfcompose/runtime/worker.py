@@ -3,6 +3,7 @@ and the clocks it reads. A process worker imports only this module (and the chan
 not the term language and SymPy behind the executor's planning."""
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import time
@@ -36,10 +37,9 @@ class Chain:
 
 
 def _encode_error(name: str, exc: BaseException) -> tuple[str, str, str, bytes | None]:
-    try:
+    blob = None
+    with contextlib.suppress(Exception):
         blob = pickle.dumps(exc)
-    except Exception:
-        blob = None
     return (name, f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc)), blob)
 
 
@@ -65,10 +65,8 @@ def cpu_demand_ns() -> int | None:
 def keep_on_cpu(cpu: int | None) -> None:
     """Keep the calling thread (or process) on one core, where the system allows it."""
     if cpu is not None and hasattr(os, "sched_setaffinity"):
-        try:
+        with contextlib.suppress(OSError):
             os.sched_setaffinity(0, {cpu})
-        except OSError:
-            pass
 
 
 def stage_loop(chain: Chain, inq: Any, outq: Any, abort: Any, errors: Any, ready: Any,

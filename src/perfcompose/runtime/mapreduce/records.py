@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 
@@ -26,8 +26,7 @@ class PhaseTimes:
     transfer_busy: float
 
     def to_json(self) -> dict[str, float]:
-        return {"map": self.map, "shuffle": self.shuffle, "reduce": self.reduce, "map_busy": self.map_busy,
-                "reduce_busy": self.reduce_busy, "transfer_busy": self.transfer_busy}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
