@@ -205,12 +205,6 @@ _ARRAY_GRID = {"x": tuple(float(v) for v in range(1024, 262144 + 1, 1024))}  # 0
 _ARRAY_QUICK = {"x": tuple(float(round(2 ** (k / 4))) for k in range(40, 73))}  # 2^10 ... 2^18
 
 
-def _pixels(resolution: str) -> Callable[..., tuple]:
-    def setup(**_: float) -> tuple:
-        return (image(resolution).reshape(-1, 3),)
-    return setup
-
-
 def _two_histograms(**_: float) -> tuple:
     pixels = image("small").reshape(-1, 3)
     return (_HISTOGRAM(pixels), _HISTOGRAM(pixels[::-1].copy()))
@@ -226,8 +220,9 @@ TASKS: dict[str, Task] = {
              doc=f"add 1 to each of x ints, ten times ({_BY})"),
         Task("qsort", qsort, lambda x: (random_ints(x),), grid=_ARRAY_GRID, quick_grid=_ARRAY_QUICK,
              doc="sort x random ints (" + ("quicksort, Numba, nogil" if HAVE_NUMBA else "NumPy's sort") + ")"),
-        *[Task(f"map_{r}", histogram_map, _pixels(r), params=(), doc=f"768-bin channel histogram of the "
-               f"{RESOLUTIONS[r][0]}x{RESOLUTIONS[r][1]} image ({_BY})") for r in RESOLUTIONS],
+        *[Task(f"map_{r}", histogram_map, lambda r=r, **_: (image(r).reshape(-1, 3),), params=(),
+               doc=f"768-bin channel histogram of the {RESOLUTIONS[r][0]}x{RESOLUTIONS[r][1]} image ({_BY})")
+          for r in RESOLUTIONS],
         Task("reduce_p", reduce_p, _two_histograms, params=(), releases_gil=False,
              doc="add two 768-bin histograms (pairwise reduction, as GrPPi)"),
         Task("reduce_v", reduce_v, lambda x: (random_ints(x) % 1000,), grid=_ARRAY_GRID,

@@ -44,11 +44,9 @@ def profile_values(path: Path, metric: str, inclusive: bool) -> tuple[str, list[
                 values = profile.get_metric_values(chosen, cache=False)
             except MissingMetricError:
                 raise DataFormatError(f"the profile has no data for metric {metric!r}", path=path) from None
-            out = []
-            for cnode, callpath in _callpaths(profile.get_root_cnodes()):
-                if cnode.id in values.cnode_indices:
-                    out.append((callpath, values.cnode_values(cnode, convert_to_exclusive=not inclusive,
-                                                              convert_to_inclusive=inclusive)))
+            out = [(callpath, values.cnode_values(cnode, convert_to_exclusive=not inclusive,
+                                                  convert_to_inclusive=inclusive))
+                   for cnode, callpath in _callpaths(profile.get_root_cnodes()) if cnode.id in values.cnode_indices]
     except DataFormatError:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure of the parser means a file it cannot read

@@ -150,7 +150,14 @@ class ProcessCounter:
                     raise Aborted
 
 
-class Merge:
+class _Onward:
+    target: Any
+
+    def flush(self) -> None:
+        self.target.flush()
+
+
+class Merge(_Onward):
     """The output side of a task pool: passes items on, and the end only from the last worker."""
 
     def __init__(self, target: Any, counter: Any):
@@ -165,11 +172,8 @@ class Merge:
             self.counter.wait_flushed(abort)  # the end goes after every worker's elements
         self.target.put(item, abort)
 
-    def flush(self) -> None:
-        self.target.flush()
 
-
-class Gate:
+class Gate(_Onward):
     """The middle of a ``seq`` of parallel parts: the second part reads only once the first
     has finished the whole stream."""
 
@@ -187,11 +191,8 @@ class Gate:
                 raise Aborted
         return self.target.get(abort)
 
-    def flush(self) -> None:
-        self.target.flush()
 
-
-class Sink:
+class Sink(_Onward):
     """Where finished elements go: stamps the completion time in the worker that finished it."""
 
     def __init__(self, target: Any, done: Event):
@@ -204,9 +205,6 @@ class Sink:
             return
         idx, data, t_in = item
         self.target.put((idx, data, t_in, time.perf_counter_ns()), abort)
-
-    def flush(self) -> None:
-        self.target.flush()
 
 
 def process_context(method: str | None = None) -> Any:
