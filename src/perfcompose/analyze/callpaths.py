@@ -86,10 +86,6 @@ class CallTree:
         return out
 
 
-def _on_device(tags: Mapping[str, Any]) -> bool:
-    return any(bool(tags.get(t)) for t in DEVICE_TAGS)
-
-
 def beside_callers(tags: Mapping[str, Mapping[str, Any]]) -> frozenset[str]:
     """The call paths (of those tagged, by path) that run beside their caller: on a device where
     the caller is not, or on another thread (see the module).
@@ -107,7 +103,7 @@ def beside_callers(tags: Mapping[str, Mapping[str, Any]]) -> frozenset[str]:
 
     def device(path: str | None) -> bool:
         while path is not None:
-            if _on_device(tags.get(path, {})):
+            if any(tags.get(path, {}).get(t) for t in DEVICE_TAGS):
                 return True
             path = caller(path)
         return False
