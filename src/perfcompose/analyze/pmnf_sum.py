@@ -90,7 +90,7 @@ class PMNFSum:
 
     def design(self, X: Any) -> np.ndarray:
         """The constant and every term at the coordinates ``X`` (points x parameters): (points, 1 + terms)."""
-        return design(self.params, self.keys, X)
+        return Columns(self.params, X).design(self.keys)
 
     def values(self, X: Any) -> np.ndarray:
         return self.design(X) @ self.coefficients
@@ -181,9 +181,4 @@ class Columns:
         return out
 
 
-def design(params: Sequence[str], keys: Sequence[Key], X: Any) -> np.ndarray:
-    """The columns ``1, key_1(X), key_2(X), ...`` (see :class:`PMNFSum`)."""
-    return Columns(params, X).design(keys)
-
-
-__all__ = ["Columns", "Key", "Order", "PMNFSum", "design", "key", "order_text"]
+__all__ = ["Columns", "Key", "Order", "PMNFSum", "key", "order_text"]
