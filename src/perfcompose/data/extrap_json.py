@@ -25,6 +25,7 @@ from perfcompose.data.experiment import (
     point_arrays,
 )
 from perfcompose.data.key_lines import KeyLines
+from perfcompose.data.perfcompose_json import plain
 from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number
 
@@ -153,10 +154,6 @@ def _read_legacy(path: Path, lines: KeyLines, doc: dict) -> Experiment:
     return Experiment(tuple(params), series, source=str(path))
 
 
-def _plain(v: float) -> int | float:
-    return int(v) if float(v).is_integer() and abs(v) < 2 ** 53 else v
-
-
 def _number_text(v: float) -> str:
     """A number as ``json.dumps`` writes it (a float's shortest repr)."""
     kind = type(v)
@@ -177,7 +174,7 @@ def _point_lines(series: Series) -> list[str]:
 @lru_cache(maxsize=4096)
 def _point_text(coord: tuple[float, ...]) -> str:
     """The start of a point's line up to its values (the points of a profile repeat from series to series)."""
-    return '{"point": [' + ", ".join(_number_text(_plain(c)) for c in coord) + '], "values": ['
+    return '{"point": [' + ", ".join(_number_text(plain(c)) for c in coord) + '], "values": ['
 
 
 def _point_set(series: Series) -> Any:

@@ -43,12 +43,9 @@ def read(path: Path, text: str | None = None) -> Experiment:
     if not isinstance(params, list) or not params or not all(isinstance(p, str) for p in params):
         raise DataFormatError("missing or invalid field 'parameters' (a list of names)", path=path,
                               line=lines.line("parameters", 0), hint='e.g. "parameters": ["x"]')
-    if "series" in doc:
-        if not isinstance(doc["series"], list):
-            raise DataFormatError("field 'series' must be a list", path=path, line=lines.line("series", 0))
-        raw_series = doc["series"]
-    else:
-        raw_series = [doc]
+    raw_series = doc.get("series", [doc])
+    if not isinstance(raw_series, list):
+        raise DataFormatError("field 'series' must be a list", path=path, line=lines.line("series", 0))
     series = []
     point_index = 0
     for sk, raw in enumerate(raw_series):
@@ -94,26 +91,23 @@ def read(path: Path, text: str | None = None) -> Experiment:
 
 
 def _series_json(s: Series, params: tuple[str, ...]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if s.region:
-        out["region"] = s.region
+    out: dict[str, Any] = {"region": s.region} if s.region else {}
     out.update(metric=s.metric, unit=s.unit,
-               points=[{"coordinate": {p: _plain(c) for p, c in zip(params, pt.coordinate)},
+               points=[{"coordinate": {p: plain(c) for p, c in zip(params, pt.coordinate)},
                         "values": list(pt.values)} for pt in s.points])
     return out
 
 
-def _plain(v: float) -> int | float:
+def plain(v: float) -> int | float:
+    """A whole number as an int (written without ``.0``), any other as it is."""
     return int(v) if float(v).is_integer() and abs(v) < 2 ** 53 else v
 
 
 def dumps(experiment: Experiment) -> str:
     params = experiment.parameters
-    if len(experiment.series) == 1:
-        doc = {"format": FORMAT, "parameters": list(params), **_series_json(experiment.series[0], params)}
-    else:
-        doc = {"format": FORMAT, "parameters": list(params),
-               "series": [_series_json(s, params) for s in experiment.series]}
+    doc = {"format": FORMAT, "parameters": list(params),
+           **(_series_json(experiment.series[0], params) if len(experiment.series) == 1
+              else {"series": [_series_json(s, params) for s in experiment.series]})}
     return _compact_dump(doc) + "\n"
 
 
