@@ -6,6 +6,7 @@ cannot write this format; perfcompose can, so measurements taken here open in Ex
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from pathlib import Path
@@ -19,15 +20,12 @@ KEYWORDS = ("PARAMETER", "POINTS", "REGION", "METRIC", "DATA")
 def _floats(text: str, what: str, path: Path, line: int, src: str) -> list[float]:
     out = []
     for tok in text.split():
-        try:
+        v: float | None = None
+        with contextlib.suppress(ValueError):
             v = float(tok)
-        except ValueError:
-            col = src.find(tok) + 1 or None
-            raise DataFormatError(f"{what}: {tok!r} is not a number", path=path, line=line, column=col,
-                                  source_line=src) from None
-        if not math.isfinite(v):
-            raise DataFormatError(f"{what}: {tok!r} is not finite", path=path, line=line,
-                                  column=src.find(tok) + 1 or None, source_line=src)
+        if v is None or not math.isfinite(v):
+            raise DataFormatError(f"{what}: {tok!r} is not {'a number' if v is None else 'finite'}", path=path,
+                                  line=line, column=src.find(tok) + 1 or None, source_line=src)
         out.append(v)
     return out
 
@@ -160,8 +158,6 @@ def dumps(experiment: Experiment) -> str:
         lines.append("POINTS " + " ".join("( " + " ".join(map(_num, c)) + " )" for c in coords))
     for s in experiment.series:
         by_coord = {p.coordinate: p.values for p in s.points}
-        lines.append("")
-        lines.append(f"REGION {s.region or 'main'}")
-        lines.append(f"METRIC {s.metric}")
+        lines += ["", f"REGION {s.region or 'main'}", f"METRIC {s.metric}"]
         lines.extend("DATA " + " ".join(repr(float(v)) for v in by_coord[c]) for c in coords)
     return "\n".join(lines) + "\n"
