@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from perfcompose.analyze.callpaths import DEVICE_TAGS, THREAD_TAG, region
-from perfcompose.analyze.holdout import Split, held_points, relative_error, restrict, split
+from perfcompose.analyze.holdout import Split, relative_error, restrict, split
 from perfcompose.analyze.members import bootstrap_members
 from perfcompose.analyze.pmnf_sum import Columns, PMNFSum, order_text
 from perfcompose.analyze.result import (
@@ -314,7 +314,7 @@ class _Tree:
         series = self.mv.inclusive.get(path)
         if series is None or not self.held.held_out:
             return None, None, 0
-        points = held_points(series, self.held.held_out)
+        points = [p for p in series.points if p.coordinate in self.held.held_out]
         if not points:
             return None, None, 0
         index = {tuple(c): k for k, c in enumerate(self.held_coords.tolist())}

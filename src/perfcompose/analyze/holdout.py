@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perfcompose.data.experiment import Point, Series
+from perfcompose.data.experiment import Series
 
 #: distinct values per parameter a fit on the remaining points needs
 MIN_VALUES = 3
@@ -49,10 +49,6 @@ def split(coordinates: Sequence[tuple[float, ...]], parameters: Sequence[str]) -
 def restrict(series: Series, keep: frozenset[tuple[float, ...]]) -> Series:
     """The series with only the points at ``keep``."""
     return Series(series.metric, tuple(p for p in series.points if p.coordinate in keep), series.region, series.unit)
-
-
-def held_points(series: Series, held_out: frozenset[tuple[float, ...]]) -> tuple[Point, ...]:
-    return tuple(p for p in series.points if p.coordinate in held_out)
 
 
 def relative_error(predicted: np.ndarray, measured: np.ndarray) -> float:

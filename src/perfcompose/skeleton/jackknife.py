@@ -33,9 +33,7 @@ MAX_SCORED = 6
 
 def _spread_out(items: list, count: int) -> list:
     """At most ``count`` of ``items``, evenly spaced, the first and the last included."""
-    if len(items) <= count:
-        return items
-    return [items[i] for i in np.linspace(0, len(items) - 1, count).round().astype(int)]
+    return items if len(items) <= count else [items[int(i)] for i in np.linspace(0, len(items) - 1, count).round()]
 
 
 def column_groups(table: RuntimeTable) -> list[list[tuple[float, int]]]:
