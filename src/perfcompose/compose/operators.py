@@ -129,7 +129,7 @@ class Evaluated:
 
     def at(self, point: Mapping[str, float]) -> float:
         """The model's value at ``point``."""
-        return float(np.asarray(self.model(**{p: point[p] for p in self.model.params})))
+        return _at(self.model, point)
 
     def bottleneck(self, point: Mapping[str, float]) -> tuple[tuple[Term, float], ...]:
         """The path down to the part that limits the term at ``point``: the slowest stage of each
@@ -147,13 +147,13 @@ class Evaluated:
     def pipe_warnings(self, points: Iterable[Mapping[str, float]], unit: str) -> list[PipeWarning]:
         """Where the asymptotic max dropped a stage that is the larger one at a point (the first
         such point per pipe)."""
-        out = []
+        out, points = [], list(points)
         for node in self.walk():
             choice = node.choice
             if choice is not None and choice.dropped is not None:
                 first, second = (c.model for c in node.children)
                 kept, dropped = (first, second) if choice.kept == choice.term.first else (second, first)
-                out.append(_warning_at(choice, kept, dropped, list(points), unit))
+                out.append(_warning_at(choice, kept, dropped, points, unit))
         return [w for w in out if w is not None]
 
 
