@@ -5,10 +5,9 @@ A line is ``{"params": {"x": 4, "y": 10}, "callpath": "main", "metric": "time", 
 """
 from __future__ import annotations
 
-from pathlib import Path
+from functools import partial
 
 from perfcompose.data import measurement_lines
-from perfcompose.data.experiment import Experiment
 
 LAYOUT = measurement_lines.Layout(
     name="JSON Lines", params_key="params", required=(), decode=lambda line: line,
@@ -21,6 +20,5 @@ def sniff(line: str) -> bool:
     return record is not None and "params" in record
 
 
-def read(path: Path, text: str | None = None) -> Experiment:
-    text = path.read_text() if text is None else text
-    return measurement_lines.read(path, text, LAYOUT)
+#: ``read(path, text=None)``: the experiment in the file
+read = partial(measurement_lines.read, LAYOUT)

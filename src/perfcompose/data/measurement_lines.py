@@ -50,8 +50,9 @@ def parse_object(text: str, layout: Layout) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) else None
 
 
-def read(path: Path, text: str, layout: Layout) -> Experiment:
+def read(layout: Layout, path: Path, text: str | None = None) -> Experiment:
     """Read every line into repetitions per (call path, metric, coordinate); linear in the file size."""
+    text = path.read_text() if text is None else text
     params: tuple[str, ...] | None = None
     groups: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
     negative: dict[tuple[str, str], list[tuple[_Where, list[float]]]] = {}  # lines with a value below 0

@@ -5,10 +5,9 @@ JSON once each ``;`` is read as ``,``. Every line names its call path and metric
 """
 from __future__ import annotations
 
-from pathlib import Path
+from functools import partial
 
 from perfcompose.data import measurement_lines
-from perfcompose.data.experiment import Experiment
 
 LAYOUT = measurement_lines.Layout(
     name="Talpas", params_key="parameters", required=("callpath", "metric"),
@@ -23,6 +22,5 @@ def sniff(line: str) -> bool:
             and ("callpath" in record or "metric" in record))
 
 
-def read(path: Path, text: str | None = None) -> Experiment:
-    text = path.read_text() if text is None else text
-    return measurement_lines.read(path, text, LAYOUT)
+#: ``read(path, text=None)``: the experiment in the file
+read = partial(measurement_lines.read, LAYOUT)
