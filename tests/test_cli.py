@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -241,11 +242,17 @@ def test_predict_asks_for_symbolic_counts(tmp_path):
 def test_demo_measures_fits_composes_and_plots(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
+    from perfcompose.bench import TASKS
     from perfcompose.cli import app
     from perfcompose.validate import paper
 
-    # the quick sweep's every size and repetition at each visit, in one round instead of eleven
-    monkeypatch.setattr(paper, "QUICK_ROUNDS_T1", 1)
+    # the quick sweep at 4 sizes of x in 2 rounds of one repetition, instead of 33 sizes in 11 rounds of 3
+    monkeypatch.setattr(paper, "QUICK_ROUNDS_T1", 2)
+    monkeypatch.setattr(paper, "QUICK_REPS_T1", 1)
+    for name in ("nop", "inc", "qsort"):
+        task = TASKS[name]
+        monkeypatch.setitem(TASKS, name, replace(task, quick_grid={**task.quick_grid,
+                                                                   "x": (1024.0, 4096.0, 16384.0, 65536.0)}))
     monkeypatch.chdir(tmp_path)
     png = tmp_path / "demo.png"
     r = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["demo", "--plot", str(png)])
