@@ -125,14 +125,10 @@ def format_for_output(path: Path, fmt: str | None = None) -> str:
             raise UnknownFormatError(f"unknown format {fmt!r}; choose one of {', '.join(WRITABLE)}")
         return fmt
     suffix = path.suffix.lower()
-    if suffix == ".extra-p":
-        return "extrap-saved"
-    if suffix == ".csv":
-        return "csv"
-    if suffix in (".txt", ".extrap"):
-        return "extrap-text"
-    if suffix == ".json":
-        return "extrap-json" if path.name.endswith((".extrap.json", "_extrap.json")) else "perfcompose"
+    by_suffix = {".extra-p": "extrap-saved", ".csv": "csv", ".txt": "extrap-text", ".extrap": "extrap-text",
+                 ".json": "extrap-json" if path.name.endswith((".extrap.json", "_extrap.json")) else "perfcompose"}
+    if suffix in by_suffix:
+        return by_suffix[suffix]
     raise UnknownFormatError(f"{path}: cannot tell which format to write from the extension '{suffix}'; "
                              f"name one of {', '.join(WRITABLE)} explicitly")
 
