@@ -208,8 +208,7 @@ def estimate(table: RuntimeTable, n: float, p: int, *, skeleton: Skeleton = Skel
     share = float(np.ravel(skeleton.share(T, n, p))[0])
     if p == 1 and not work.absolute:
         a = Part("Ā(n, p)", "measured", (), (), 1.0, 0.0, "zero at the relative reference point")
-        value = share
-        return Estimate(n, p, skeleton, seq, a, share, value, measured, work.absolute)
+        return Estimate(n, p, skeleton, seq, a, share, share, measured, work.absolute)
     pen = penalties(work, skeleton, T)
     along_n = sorted((k[0], v) for k, v in pen.items() if k[1] == p)
     along_p = sorted((k[1], v) for k, v in pen.items() if k[0] == n)

@@ -53,9 +53,7 @@ class Skeleton(SkeletonShape):
 
     @property
     def name(self) -> str:
-        if self.kind == "dc":
-            return f"dc(r={self.r}, d={self.d})"
-        return f"iteration(k={self.k})" if self.kind == "iteration" else self.kind
+        return {"dc": f"dc(r={self.r}, d={self.d})", "iteration": f"iteration(k={self.k})"}.get(self.kind, self.kind)
 
     def share(self, T: Callable[[np.ndarray], np.ndarray], n: float | np.ndarray,
               p: float | np.ndarray) -> np.ndarray:
