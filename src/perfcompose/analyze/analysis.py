@@ -357,10 +357,8 @@ class _Tree:
         evaluated = self.evaluate(path)
         est, at_largest = evaluated.target, float(evaluated.values[1])
         result = self.results.get((self.mv.metric, "inclusive", path))
-        quality: tuple[tuple[str, Any], ...] = ()
-        if result is not None:
-            quality = tuple((k, _finite(float(result.stats[k]))) for k in ("smape", "adj_r2", "cv_error")
-                            if k in result.stats)
+        quality = () if result is None else tuple((k, _finite(float(result.stats[k])))
+                                                  for k in ("smape", "adj_r2", "cv_error") if k in result.stats)
         children = tuple(self.node(c, est.value, run) for c in self.mv.tree.callees.get(path, ()))
         text = model.text(DIGITS)
         fitted = None if result is None else text if model is self.fitted.get(path) else result.text(digits=DIGITS)
@@ -515,11 +513,8 @@ def analyze(path: str | Path | Experiment, at: Mapping[str, float], *, metrics: 
         out.append(MetricAnalysis(mv.metric, mv.unit, note, nodes, run, ranking, pictures))
     if progress is not None:
         progress("composed", total, total)
-    if held.held_out:
-        holdout = (f"{len(held.held_out)} point(s) at the largest value of a parameter held out, "
-                   f"fitted on the other {len(held.kept)}")
-    else:
-        holdout = f"no points held out: {held.why}"
+    holdout = (f"{len(held.held_out)} point(s) at the largest value of a parameter held out, fitted on the other "
+               f"{len(held.kept)}" if held.held_out else f"no points held out: {held.why}")
     return Analysis(source, parameters, tuple(target.items()), tuple(largest.items()), level, threshold, holdout,
                     tuple(out))
 
