@@ -94,11 +94,6 @@ def _share(part: float, whole: float) -> float:
     return part / whole if whole else 0.0
 
 
-def _largest(coordinates: Sequence[tuple[float, ...]]) -> tuple[float, ...]:
-    """The measured coordinate farthest out (largest sum of logarithms; ties: the larger values)."""
-    return max(coordinates, key=lambda c: (sum(math.log(v) for v in c), c))
-
-
 def _holding(value: float, low: float, high: float, floor: float = -math.inf) -> Estimate:
     """The estimate with an interval that holds its value (members of an exact fit scatter by rounding),
     never below ``floor`` (0 for a value a call path has, which no member makes negative)."""
@@ -470,7 +465,8 @@ def analyze(path: str | Path | Experiment, at: Mapping[str, float], *, metrics: 
     grids = {X.tobytes() + repr(X.shape).encode(): X
              for mv in chosen for X in (s.coordinates() for s in mv.inclusive.values())}
     coords = sorted({tuple(c) for X in grids.values() for c in X.tolist()})
-    largest = dict(zip(parameters, _largest(coords)))
+    # the measured coordinate farthest out (largest sum of logarithms; ties: the larger values)
+    largest = dict(zip(parameters, max(coords, key=lambda c: (sum(math.log(v) for v in c), c))))
     held = split(coords, parameters)
     full = _fit(parameters, chosen, source, fitter, scheduler, progress)
     if progress is not None:

@@ -108,12 +108,7 @@ def dumps(experiment: Experiment) -> str:
     doc = {"format": FORMAT, "parameters": list(params),
            **(_series_json(experiment.series[0], params) if len(experiment.series) == 1
               else {"series": [_series_json(s, params) for s in experiment.series]})}
-    return _compact_dump(doc) + "\n"
-
-
-def _compact_dump(doc: Any) -> str:
-    """Indented JSON with each point on one line, so files stay readable and diffable."""
-    text = json.dumps(doc, indent=2)
+    # indented JSON with each point on one line, so files stay readable and diffable
     return re.sub(r'\{\s+"coordinate": \{([^}]*)\},\s+"values": \[([^\]]*)\]\s+\}',
                   lambda m: '{"coordinate": {' + " ".join(m.group(1).split()) + '}, "values": ['
-                  + " ".join(m.group(2).split()) + ']}', text)
+                  + " ".join(m.group(2).split()) + ']}', json.dumps(doc, indent=2)) + "\n"

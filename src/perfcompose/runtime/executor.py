@@ -325,7 +325,12 @@ def run_term(term: Term | str, elements: Sequence[Any],
         functions = {name: TASKS[name].run for name in ("nop", "inc", "qsort")}
     if isinstance(term, str):
         term = parse_term(term, components=functions)
-    _check_run_options(workers, len(elements), capacity)
+    if workers not in WORKERS:
+        raise RuntimeTermError(f"unknown kind of worker '{workers}'", hint="use " + " or ".join(WORKERS))
+    if len(elements) < 2:
+        raise RuntimeTermError("a stream needs at least two elements")
+    if capacity < 1:
+        raise RuntimeTermError("queue capacity must be at least 1")
     node = plan(term, functions)
     count = worker_count(node)
     cores = _cores(pin, count)
@@ -362,15 +367,6 @@ def run_term(term: Term | str, elements: Sequence[Any],
     return RunResult(str(term), workers, count, started, finished,
                      count if warmup is None else warmup, tuple(outputs) if keep_outputs else None,
                      _total_wait(waits, count))
-
-
-def _check_run_options(workers: str, elements: int, capacity: int) -> None:
-    if workers not in WORKERS:
-        raise RuntimeTermError(f"unknown kind of worker '{workers}'", hint="use " + " or ".join(WORKERS))
-    if elements < 2:
-        raise RuntimeTermError("a stream needs at least two elements")
-    if capacity < 1:
-        raise RuntimeTermError("queue capacity must be at least 1")
 
 
 class _Watch:
