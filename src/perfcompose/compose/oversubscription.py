@@ -64,43 +64,31 @@ def cores_note(term: Term, cores: int) -> str | None:
             "thread, so here it will run slower than predicted")
 
 
-def oversubscribed(tree: Evaluated, model: Model, cores: int | None = None, lane: str | None = None
-                   ) -> Oversubscription | None:
-    """None when the evaluated term has no more workers than ``cores``; otherwise the warning and
-    the prediction ``max(model, work / cores)`` (pointwise), the work by the operators or ``lane``."""
+def shared(tree: Evaluated, model: Model, cores: int | None = None, lane: str | None = None
+           ) -> tuple[Model, Oversubscription | None]:
+    """``model`` floored at ``work / cores`` (pointwise; the work by the operators or ``lane``)
+    where the evaluated term has more workers than ``cores``, its members (``model.ensemble``,
+    from the tree's members lane) floored the same way; and the warning, or None."""
     cores = cores or machine_cores()
     n = tree.workers
     if n is None or n <= cores:
-        return None
+        return model, None
     total = tree.work(lane)
     if total is None:
-        return Oversubscription(str(tree.term), n, cores, None)
+        return model, Oversubscription(str(tree.term), n, cores, None)
     floor = (total / cores).in_unit(model.unit) if model.unit and total.unit else total / cores
-    return Oversubscription(str(tree.term), n, cores, maximum(model, floor, how="pointwise").with_meta(
-        name=model.name, source=model.source, ensemble=None))
-
-
-def shared(tree: Evaluated, model: Model, cores: int | None = None, lane: str | None = None
-           ) -> tuple[Model, Oversubscription | None]:
-    """``model`` with the floor of :func:`oversubscribed` applied where the evaluated term oversubscribes
-    the cores, its members (``model.ensemble``, from the tree's members lane) floored the same
-    way; and the warning, or None."""
-    over = oversubscribed(tree, model, cores, lane)
-    if over is None or over.model is None:
-        return model, over
-    adjusted = over.model
-    ensemble = model.ensemble
-    stacked = getattr(ensemble, "stacked", None)
-    total = tree.work(MEMBERS_LANE) if MEMBERS_LANE in tree.lanes else None
-    if stacked is not None and total is not None:
-        members = maximum(stacked, total / over.cores, how="pointwise")
-        adjusted = adjusted.with_meta(ensemble=StackedEnsemble(members, ensemble.size))
-    return adjusted, over
+    floored = maximum(model, floor, how="pointwise").with_meta(name=model.name, source=model.source, ensemble=None)
+    over = Oversubscription(str(tree.term), n, cores, floored)
+    stacked = getattr(model.ensemble, "stacked", None)
+    if stacked is not None and MEMBERS_LANE in tree.lanes and (members := tree.work(MEMBERS_LANE)) is not None:
+        floored = floored.with_meta(ensemble=StackedEnsemble(maximum(stacked, members / cores, how="pointwise"),
+                                                             model.ensemble.size))
+    return floored, over
 
 
 def account(composer: Composer, term: Term, model: Model, cores: int | None = None) -> Oversubscription | None:
-    """:func:`oversubscribed` for ``term`` composed by ``composer``."""
-    return oversubscribed(composer.evaluate(term), model, cores)
+    """The warning of :func:`shared` for ``term`` composed by ``composer``."""
+    return shared(composer.evaluate(term), model, cores)[1]
 
 
 def accounted(composer: Composer, term: Term, model: Model, cores: int | None = None
