@@ -326,24 +326,18 @@ def _options_from(doc: Mapping[str, Any], path: str | Path | None) -> ForecastOp
     """Options as written; a key left out takes :func:`estimate`'s default."""
     defaults = ForecastOptions()
     values = {**defaults.as_dict(), **{k: v for k, v in doc.items() if k in defaults.as_dict()}}
-    for key in ("method_t", "method_a"):
-        if values[key] not in METHODS:
-            raise InputError(f"'options.{key}' = {values[key]!r} is not a method", path=path,
-                             hint=f"choose one of {', '.join(CHOICES)}")
-    if values["direction"] not in DIRECTIONS:
-        raise InputError(f"'options.direction' = {values['direction']!r}: choose auto, n or p", path=path)
-    if not (is_finite_number(values["epsilon"]) and values["epsilon"] >= 0):
-        raise InputError(f"'options.epsilon' = {values['epsilon']!r} is not a fraction >= 0", path=path)
-    if not (_is_whole(values["poly_degree"]) and values["poly_degree"] >= 1):
-        raise InputError(f"'options.poly_degree' = {values['poly_degree']!r} is not a whole number >= 1",
-                         path=path)
-    if values["strategy"] not in STRATEGIES:
-        raise InputError(f"'options.strategy' = {values['strategy']!r} is not a strategy", path=path,
-                         hint=f"choose one of {', '.join(STRATEGIES)}")
-    if not (_is_whole(values["training"]) and values["training"] >= 1):
-        raise InputError(f"'options.training' = {values['training']!r} is not a whole number >= 1", path=path)
-    if values["train"] is not None and not isinstance(values["train"], str):
-        raise InputError(f"'options.train' = {values['train']!r} is not a window such as 'n<=9689'", path=path)
+    methods = f"choose one of {', '.join(CHOICES)}"
+    for key, ok, text, hint in (
+            ("method_t", lambda v: v in METHODS, " is not a method", methods),
+            ("method_a", lambda v: v in METHODS, " is not a method", methods),
+            ("direction", lambda v: v in DIRECTIONS, ": choose auto, n or p", None),
+            ("epsilon", lambda v: is_finite_number(v) and v >= 0, " is not a fraction >= 0", None),
+            ("poly_degree", lambda v: _is_whole(v) and v >= 1, " is not a whole number >= 1", None),
+            ("strategy", lambda v: v in STRATEGIES, " is not a strategy", f"choose one of {', '.join(STRATEGIES)}"),
+            ("training", lambda v: _is_whole(v) and v >= 1, " is not a whole number >= 1", None),
+            ("train", lambda v: v is None or isinstance(v, str), " is not a window such as 'n<=9689'", None)):
+        if not ok(values[key]):
+            raise InputError(f"'options.{key}' = {values[key]!r}{text}", path=path, hint=hint)
     try:
         return ForecastOptions(**values)
     except InputError as exc:
