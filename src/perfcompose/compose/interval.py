@@ -67,17 +67,12 @@ def stacked_leaf(model: Model, count: int) -> Model:
     return leaf.with_meta(name=model.name, roles=model.roles)
 
 
-def spread(composer: Composer, members: int) -> Composer:
-    """The composer with every leaf stacked, under the pointwise pipe rule."""
-    return composer.spread(lambda model: stacked_leaf(model, members))
-
-
 def members_lane(composer: Composer, term: Term, members: int = MEMBERS) -> Lane | None:
     """The composed members of ``term`` to fold beside its model, following the choices of the
     asymptotic rule (a stacked leaf has no order); None for a program of exact components."""
     if not any(m.ensemble is not None for m in composer.uses(term)):
         return None
-    return Lane(MEMBERS_LANE, spread(composer, members), follow=True)
+    return Lane(MEMBERS_LANE, composer.spread(lambda model: stacked_leaf(model, members)), follow=True)
 
 
 def interval_of(tree: Evaluated, model: Model, members: int = MEMBERS) -> Model:

@@ -148,8 +148,7 @@ def _one_worker(node: Any, parts: Sequence[Latency], c: int | None) -> Latency:
 
 
 def _pool_latency(node: Any, parts: Sequence[Latency], c: int | None) -> Latency:
-    threads, body = node.term.threads, parts[0]
-    n = sp.Integer(threads) if isinstance(threads, int) else sp.Symbol(threads, positive=True)
+    n, body = _count(node.term.threads), parts[0]
     return Latency(body.alone, body.saturated, n * body.readers, n * body.held)
 
 
