@@ -135,13 +135,18 @@ def from_exception(exc: BaseException, path: str | Path | None = None) -> Perfco
 
 
 def finite_result(values: dict[str, float], where: str) -> None:
-    """Refuse a computed result that is not a finite number (a model undefined or overflowing at
-    the parameter values given), naming the quantity and the values."""
+    """Refuse a computed time that is not a finite number (a model undefined or overflowing at
+    the parameter values given) or that is below zero (values outside the model's domain, such as
+    a negative count), naming the quantity and the values."""
     for name, value in values.items():
         if not isinstance(value, (int, float)) or not math.isfinite(value):
             raise InputError(f"{name} is not a finite number at {where} (got {value})",
                              hint="the model is undefined or overflows there (division by zero, a huge "
                                   "power); choose other values")
+        if value < 0:
+            raise InputError(f"{name} is a negative time at {where} (got {value:g})",
+                             hint="the values lie outside the model's domain (a negative count or size); "
+                                  "choose values for which the program's counts are positive")
 
 
 class evaluating:  # noqa: N801 - used as a context manager, like contextlib's

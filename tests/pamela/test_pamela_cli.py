@@ -115,6 +115,12 @@ def test_bad_assignments_exit_2(mrm, assignment, words):
     assert r.exit_code == 2 and words in r.output
 
 
+def test_values_that_make_a_time_negative_exit_2():
+    # a negative processor count gives T below zero: outside the model's domain, refused, not printed
+    r = run("eval", str(EXAMPLES / "owner_computes.pam"), "N=1", "P=-1")
+    assert r.exit_code == 2 and "T_main is a negative time at N=1, P=-1" in r.output, r.output
+
+
 def test_missing_file_and_missing_values_exit_2(mrm, tmp_path):
     r = run("compile", str(tmp_path / "none.pam"))
     assert r.exit_code == 2 and "no such file" in r.output
