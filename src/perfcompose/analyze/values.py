@@ -72,22 +72,21 @@ def _combine(parts: Sequence[Series], signs: Sequence[float], metric: str, regio
     return Series(metric, tuple(points), region, unit)
 
 
+def _medians(caller: Series, callees: Sequence[Series]) -> list[tuple[float, float]]:
+    """(the caller's median, its callees' summed median) at each coordinate both hold."""
+    total = _combine(list(callees), [1.0] * len(callees), "", "", "")
+    own = {p.coordinate: p.median for p in caller.points}
+    return [] if total is None else [(own[p.coordinate], p.median) for p in total.points if p.coordinate in own]
+
+
 def _holds_callees(tree: CallTree, series: Mapping[str, Series]) -> tuple[int, int]:
     """(pairs where a caller's median is at least its callees' summed medians, pairs checked)."""
-    held = checked = 0
+    pairs: list[tuple[float, float]] = []
     for path in tree.callees:
-        kids = tuple(k for k in tree.summed(path) if k in series)
-        if path not in series or not kids:
-            continue
-        total = _combine([series[k] for k in kids], [1.0] * len(kids), "", "", "")
-        if total is None:
-            continue
-        own = {p.coordinate: p.median for p in series[path].points}
-        for p in total.points:
-            if p.coordinate in own:
-                checked += 1
-                held += own[p.coordinate] >= p.median * (1 - SLACK)
-    return held, checked
+        kids = [series[k] for k in tree.summed(path) if k in series]
+        if path in series and kids:
+            pairs += _medians(series[path], kids)
+    return sum(own >= total * (1 - SLACK) for own, total in pairs), len(pairs)
 
 
 def from_one_kind(experiment: Experiment, metric: str, kind: ValueKind) -> MetricValues:
@@ -124,7 +123,7 @@ def from_one_kind(experiment: Experiment, metric: str, kind: ValueKind) -> Metri
                 own = _combine([series[path], *measured_kids], [1.0] + [-1.0] * len(measured_kids), metric, path,
                                unit)
                 if own is not None:
-                    clipped += _clipped(series[path], measured_kids)
+                    clipped += sum(own < total for own, total in _medians(series[path], measured_kids))
                     exclusive[path] = own
             else:
                 exclusive[path] = series[path]
@@ -147,14 +146,6 @@ def from_one_kind(experiment: Experiment, metric: str, kind: ValueKind) -> Metri
     if tree.beside:
         derived += f"; {len(tree.beside)} call path(s) on a device or another thread not summed into their callers"
     return MetricValues(metric, unit, tree, inclusive, exclusive, f"{assumed}; {derived}")
-
-
-def _clipped(caller: Series, callees: Sequence[Series]) -> int:
-    total = _combine(list(callees), [1.0] * len(callees), "", "", "")
-    if total is None:
-        return 0
-    own = {p.coordinate: p.median for p in caller.points}
-    return sum(1 for p in total.points if p.coordinate in own and own[p.coordinate] < p.median)
 
 
 def from_both_kinds(inclusive: Experiment, exclusive: Experiment, metric: str) -> MetricValues:
