@@ -261,8 +261,7 @@ class Experiment:
 
     def get(self, metric: str | None = None, region: str | None = None) -> Series:
         """The one series with this metric and region (either may be omitted when unambiguous)."""
-        found = [s for s in self.series if (metric is None or s.metric == metric)
-                 and (region is None or s.region == region)]
+        found = [s for s in self.series if metric in (None, s.metric) and region in (None, s.region)]
         if len(found) == 1:
             return found[0]
         have = ", ".join(s.label for s in self.series)
@@ -276,8 +275,7 @@ class Experiment:
 
     def select(self, metric: str | None = None, region: str | None = None) -> Experiment:
         """The experiment restricted to the series of a metric and/or region."""
-        chosen = tuple(s for s in self.series if (metric is None or s.metric == metric)
-                       and (region is None or s.region == region))
+        chosen = tuple(s for s in self.series if metric in (None, s.metric) and region in (None, s.region))
         if not chosen:
             self.get(metric, region)  # raises with the list of what exists
         keys = {(s.region, s.metric) for s in chosen}
