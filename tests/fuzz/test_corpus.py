@@ -200,6 +200,12 @@ def test_a_design_whose_sizes_are_beyond_a_double(write_file):
     refused("predict", str(design), says="x must be a list of positive numbers")
 
 
+def test_a_size_at_which_a_component_overflows_is_refused():
+    # qsort's 1034.17 x log2(x) ns is beyond a double at x = 1.7e302: refused, not printed as inf
+    refused("predict", str(EXAMPLES / "designs" / "pipeline.toml"), "--x", "1.7313456447237183e+302",
+            says="qsort is inf ns at x=1.73135e+302, not a finite time")
+
+
 @pytest.mark.parametrize("command", [
     ["compose", "pipe(a, tpool_2(b))", "--at", "x=1024"], ["laws", "a", "b"],
     ["explore", "pipe(a, b)", "--x", "1024", "-T", "4"],

@@ -208,6 +208,12 @@ def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: 
     exact_values = None if exact is None else on_grid(exact)
     leaves = {n.label: n.model for n in tree.walk() if isinstance(n.term, Component)}
     leaf_values = {name: on_grid(leaf) for name, leaf in leaves.items()}
+    for name, v in [(str(program), values), *leaf_values.items()]:
+        if not np.all(np.isfinite(v)) or np.any(v < 0):
+            k = int(np.argmin(np.isfinite(v) & (v >= 0)))
+            raise InputError(f"{name} is {v[k]:g} {composer.unit} at {size}={float(xs[k]):g}, not a finite time "
+                             "at or above zero", hint="the model overflows a double there or leaves its domain; "
+                                                      "give smaller sizes (--x)")
     out = []
     for k, point in enumerate(points):
         path = tree.bottleneck(point)
