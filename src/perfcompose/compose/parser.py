@@ -108,25 +108,15 @@ class _Reader:
                                source_line=(" " * pad + src) if src is not None else None, hint=hint)
 
     def at(self, node: Any, message: str, hint: str | None = None) -> TermSyntaxError:
-        meta = getattr(node, "meta", None)
-        if isinstance(node, lark.Token):
-            return self.error(message, node.line, node.column, hint)
-        if meta is not None and not getattr(meta, "empty", True):
-            return self.error(message, meta.line, meta.column, hint)
-        return self.error(message, None, None, hint)
+        meta = node if isinstance(node, lark.Token) else getattr(node, "meta", None)
+        if meta is None or getattr(meta, "empty", False):
+            return self.error(message, None, None, hint)
+        return self.error(message, meta.line, meta.column, hint)
 
     def token_position(self, tok: lark.Token) -> Position:
         """Where a token stands in the term (the lexer gives every token a line and a column)."""
         assert tok.line is not None and tok.column is not None
         return self.position(tok.line, tok.column)
-
-    def pos_of(self, node: Any) -> Position | None:
-        if isinstance(node, lark.Token):
-            return self.token_position(node)
-        meta = getattr(node, "meta", None)
-        if meta is not None and not getattr(meta, "empty", True):
-            return self.position(meta.line, meta.column)
-        return None
 
     def slice(self, node: Any) -> str:
         if isinstance(node, lark.Token):
@@ -136,11 +126,12 @@ class _Reader:
     # -- terms ------------------------------------------------------------------------------
 
     def term(self, node: Any) -> Term:
-        if isinstance(node, lark.Tree) and node.data == "name":
+        kind = node.data if isinstance(node, lark.Tree) else None
+        if kind == "name":
             return self.component(cast(lark.Token, node.children[0]))
-        if isinstance(node, lark.Tree) and node.data == "call":
+        if kind == "call":
             return self.call(node)
-        if isinstance(node, lark.Tree) and node.data == "number":
+        if kind == "number":
             raise self.at(node, f"expected a term, found the number {self.slice(node)}", _HINT)
         raise self.at(node, f"expected a term, found the expression '{self.slice(node)}'", _HINT)
 
@@ -353,12 +344,9 @@ def parse_term(text: str, *, components: Iterable[str] | None = None, source: st
     except lark.UnexpectedCharacters as exc:
         raise reader.error(f"unexpected character {exc.char!r}", exc.line, exc.column,
                            _HINT) from None
-    except lark.UnexpectedEOF:
-        raise reader.error("the term ends too early", len(reader.lines), len(reader.lines[-1]) + 1,
-                           _HINT) from None
-    except lark.UnexpectedToken as exc:
-        tok = exc.token
-        if tok.type == "$END":
+    except (lark.UnexpectedEOF, lark.UnexpectedToken) as exc:
+        tok = exc.token if isinstance(exc, lark.UnexpectedToken) and exc.token.type != "$END" else None
+        if tok is None:
             raise reader.error("the term ends too early", len(reader.lines), len(reader.lines[-1]) + 1,
                                _HINT) from None
         raise reader.error(f"unexpected '{tok}'", tok.line, tok.column, _HINT) from None
