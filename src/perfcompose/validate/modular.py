@@ -22,9 +22,9 @@ from perfcompose.bench.runner import CallableTarget, Target, run_sweep
 from perfcompose.bench.tasks import TASKS, random_ints, touch, warm_touch
 from perfcompose.compose.calibrated import CalibratedComposer, Overheads
 from perfcompose.compose.interference import InContext, predict
-from perfcompose.compose.interval import with_interval
+from perfcompose.compose.interval import interval_of, members_lane
 from perfcompose.compose.operators import Composer
-from perfcompose.compose.oversubscription import accounted
+from perfcompose.compose.oversubscription import shared
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.terms import Component, Pipe, Term
 from perfcompose.data.experiment import Experiment, Point, Series
@@ -436,16 +436,17 @@ class _Judge:
         values = self.rounds.series(str(term))
         measured = tuple(float(over_rounds(v)) for v in values)
         level_k = min(n, self.cores)
-        modular = self.paper_ops(term)
-        ops = self.calibrated_ops[level_k]
-        in_context = self.predicted_in_context(term) if n <= self.cores else None
-        if in_context is not None:
-            calibrated = in_context
-        else:
-            calibrated = with_interval(ops, term) if self.members else ops(term)
-        if n > self.cores:  # the workers share the cores: no faster than the total work over the cores
-            modular = accounted(self.paper_ops, term, modular, self.cores)[0]
-            calibrated = accounted(ops, term, calibrated, self.cores)[0]
+        # each set of operators composes the program once: the model, its members and, where the
+        # workers share the cores, the floor of the total work over the cores read the same tree
+        paper = self.paper_ops.evaluate(term)
+        modular = shared(paper, paper.model.with_meta(name=str(term), source="composed"), self.cores)[0]
+        calibrated = self.predicted_in_context(term) if n <= self.cores else None
+        if calibrated is None:
+            ops = self.calibrated_ops[level_k]
+            lane = members_lane(ops, term) if self.members else None
+            tree = ops.evaluate(term, () if lane is None else (lane,))
+            calibrated = shared(tree, interval_of(tree, tree.model.with_meta(name=str(term), source="composed")),
+                                self.cores)[0]
         xv = np.array(xs)
         meas = np.array(measured) * 1e9
         predicted = np.asarray(calibrated(x=xv), dtype=float)
