@@ -17,8 +17,7 @@ from perfcompose.commands.common import (
     console,
     json_option,
     progress,
-    scaling_option,
-    scheduler_option,
+    shared_option,
     user_errors,
     write_json,
 )
@@ -58,8 +57,8 @@ class AnalyzeCommand:
     table: Path | None = option(None, "Write the call paths' models, fit quality, values and intervals at the "
                                       "target and ranks here as CSV.")
     json_out: Path | None = shared(json_option("the whole analysis"))
-    scheduler: str | None = shared(scheduler_option())
-    scaling: Scaling = shared(scaling_option())
+    scheduler: str | None = shared_option("scheduler")
+    scaling: Scaling = shared_option("scaling")
 
 
 @user_errors

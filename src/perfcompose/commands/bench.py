@@ -15,12 +15,11 @@ from perfcompose.commands.common import (
     file_to_write,
     fmt,
     progress,
-    restart_option,
-    seed_option,
+    shared_option,
     user_errors,
 )
 from perfcompose.data import save
-from perfcompose.option_fields import command, option, shared
+from perfcompose.option_fields import command, option
 from perfcompose.report.numbers import size
 from perfcompose.variation import coefficient_of_variation
 
@@ -40,8 +39,8 @@ class BenchCommand:
     warmup: int = option(1, "Untimed runs before each visit of a point.", minimum=0)
     out: Path = option(..., "Experiment file to write (format by extension).", aliases=("-o",), callback=file_to_write)
     timeout: float | None = option(None, "Seconds before a command run is stopped and its point reported as failed.")
-    seed: int = shared(seed_option())
-    restart: bool = shared(restart_option())
+    seed: int = shared_option("seed")
+    restart: bool = shared_option("restart")
 
 
 @user_errors

@@ -20,7 +20,7 @@ from perfcompose.commands.consoles import fmt as fmt
 from perfcompose.commands.consoles import print_error
 from perfcompose.commands.consoles import progress as progress
 from perfcompose.errors import from_exception
-from perfcompose.option_fields import cli_option, option
+from perfcompose.option_fields import cli_option, option, shared
 from perfcompose.progress_callbacks import one_bar
 from perfcompose.progress_callbacks import per_task as per_task
 from perfcompose.report.tables import ResultTable as Table
@@ -80,7 +80,7 @@ def json_option(what: str) -> Any:
 
 @dataclass(frozen=True)
 class SharedOptions:
-    """The options several commands share, declared once; a command takes each with its helper below."""
+    """The options several commands share, declared once; a command takes each with :func:`shared_option`."""
 
     html: Path | None = option(None, "Write a self-contained HTML report here.", callback=file_to_write)
     restart: bool = option(False, "Discard finished measurements.")
@@ -96,24 +96,19 @@ class SharedOptions:
                                          "from it.")
 
 
+def shared_option(name: str) -> Any:
+    """A command's field whose option is the one :class:`SharedOptions` declares as ``name``."""
+    return shared(cli_option(SharedOptions, name))
+
+
 def html_option() -> Any:
-    """``--html PATH``, the same in every command that writes a report page."""
+    """``--html PATH`` as a typer parameter, for a command that declares no options dataclass."""
     return cli_option(SharedOptions, "html")
 
 
-def restart_option() -> Any:
-    """``--restart``, the same in every command that resumes finished measurements."""
-    return cli_option(SharedOptions, "restart")
-
-
 def plot_option(default: Path) -> Any:
-    """``--plot PATH`` of a command that draws its plot unless ``--no-plot`` (:func:`no_plot_option`)."""
+    """``--plot PATH`` of a command that draws its plot unless ``--no-plot``."""
     return typer.Option(default, "--plot", callback=file_to_write, help="Where to write the plot.")
-
-
-def no_plot_option() -> Any:
-    """``--no-plot``: leave out the plot :func:`plot_option` names."""
-    return cli_option(SharedOptions, "no_plot")
 
 
 def input_format_option(*flags: str) -> Any:
@@ -161,21 +156,6 @@ def bar_after(bar: Any, delay: float = 1.0) -> Iterator[Callable[[str, int, int]
             bar.stop()
 
 
-def scaling_option() -> Any:
-    """``--scaling``: how the processes' and threads' values of a CUBE profile combine (Extra-P's option)."""
-    return cli_option(SharedOptions, "scaling")
-
-
-def seed_option() -> Any:
-    """``--seed``: the seed of a sweep's shuffled order of points (bench, profile)."""
-    return cli_option(SharedOptions, "seed")
-
-
-def unit_option() -> Any:
-    """``--unit``: the unit of the values of a file that states none (Extra-P's formats have none)."""
-    return cli_option(SharedOptions, "unit")
-
-
 def with_stated_unit(experiment: Any, unit: str | None) -> Any:
     """``experiment`` with ``unit`` given to every series whose file states no unit; a unit that
     contradicts a file's own is an error."""
@@ -196,11 +176,6 @@ def with_stated_unit(experiment: Any, unit: str | None) -> Any:
                              "as the file states", hint="leave out --unit (it is for files that state no unit)")
     series = tuple(s if s.unit else dataclasses.replace(s, unit=unit) for s in experiment.series)
     return dataclasses.replace(experiment, series=series)
-
-
-def scheduler_option() -> Any:
-    """``--scheduler``: where the series of a profile are fitted (:func:`perfcompose.fit.fit_profile`)."""
-    return cli_option(SharedOptions, "scheduler")
 
 
 def saved_models(file: Path) -> dict[str, dict[tuple[str, str], Any]]:

@@ -11,8 +11,7 @@ from perfcompose.commands.common import (
     input_format_option,
     print_saved_models,
     saved_models,
-    scaling_option,
-    unit_option,
+    shared_option,
     user_errors,
     with_stated_unit,
 )
@@ -29,8 +28,8 @@ class ShowCommand:
     file: Path = option(..., "Experiment file (perfcompose JSON, CSV, Extra-P text, JSON, JSON Lines, Talpas, "
                              ".extra-p) or a directory of CUBE4 profiles.", argument=True)
     fmt: ExperimentFormat | None = shared(input_format_option("--format"))
-    scaling: Scaling = shared(scaling_option())
-    unit: str | None = shared(unit_option())
+    scaling: Scaling = shared_option("scaling")
+    unit: str | None = shared_option("unit")
 
 
 @user_errors
@@ -66,7 +65,7 @@ class ConvertCommand:
     target: Path = option(..., "File to write; the extension picks the format.", argument=True)
     to: OutputFormat | None = option(None, "Output format (default: from the extension).")
     fmt: ExperimentFormat | None = shared(input_format_option("--from"))
-    scaling: Scaling = shared(scaling_option())
+    scaling: Scaling = shared_option("scaling")
 
 
 @user_errors

@@ -8,14 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcompose.choices import Scaling
-from perfcompose.commands.common import (
-    html_option,
-    json_option,
-    scaling_option,
-    scheduler_option,
-    unit_option,
-    user_errors,
-)
+from perfcompose.commands.common import json_option, shared_option, user_errors
 from perfcompose.fit_options import FitOptions
 from perfcompose.option_fields import command, option, shared
 
@@ -33,13 +26,13 @@ class FitCommand(FitOptions):
                                  "in noise widths.")
     json_out: Path | None = shared(json_option("the models"))
     plot: Path | None = option(None, "Plot measurements and models to this PNG.")
-    html: Path | None = shared(html_option())
+    html: Path | None = shared_option("html")
     save_experiment: Path | None = option(
         None, "Write the measurements and these models as an Extra-P saved experiment (.extra-p) here; Extra-P's "
               "GUI shows the models as the model set 'perfcompose PMNF'.")
-    scaling: Scaling = shared(scaling_option())
-    scheduler: str | None = shared(scheduler_option())
-    unit: str | None = shared(unit_option())
+    scaling: Scaling = shared_option("scaling")
+    scheduler: str | None = shared_option("scheduler")
+    unit: str | None = shared_option("unit")
 
 
 @user_errors

@@ -18,7 +18,7 @@ from perfcompose.commands.common import (
     one_bar,
     progress,
     records_json,
-    restart_option,
+    shared_option,
     user_errors,
     write_json,
 )
@@ -143,7 +143,7 @@ class Table5Command(DaskCluster):
     x: list[int] = option((), "Input pictures per job (default 16 quick, 32 full).")
     repeat: int | None = option(None, "Map repetitions per task, all pictures (default: per picture, ~16 ms of work).",
                                 aliases=("-R",))
-    restart: bool = shared(restart_option())
+    restart: bool = shared_option("restart")
 
 
 @user_errors
@@ -193,7 +193,7 @@ class Table3Command:
 
     quick: bool = option(False, "x = 8 and 16 inputs, 5 rounds.")
     json_out: Path | None = shared(json_option("one record per thread count"))
-    restart: bool = shared(restart_option())
+    restart: bool = shared_option("restart")
 
 
 @user_errors

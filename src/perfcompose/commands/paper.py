@@ -13,13 +13,12 @@ from rich.markup import escape
 from perfcompose.commands.common import (
     Table,
     console,
-    html_option,
     json_option,
-    no_plot_option,
     one_bar,
     plot_option,
     progress,
     records_json,
+    shared_option,
     user_errors,
     write_json,
 )
@@ -69,7 +68,7 @@ class Fig4Command:
     """The options of ``perfcompose paper fig4``."""
 
     plot: Path | None = shared(plot_option(Path("fig4.png")))
-    no_plot: bool = shared(no_plot_option())
+    no_plot: bool = shared_option("no_plot")
     json_out: Path | None = shared(records_json())
 
 
@@ -214,7 +213,7 @@ class LobachevCommand:
     """The options of ``perfcompose paper lobachev``."""
 
     json_out: Path | None = shared(records_json())
-    html: Path | None = shared(html_option())
+    html: Path | None = shared_option("html")
 
 
 @user_errors

@@ -13,11 +13,10 @@ from perfcompose.commands.common import (
     Table,
     console,
     err_console,
-    html_option,
     per_task,
     progress,
     records_json,
-    restart_option,
+    shared_option,
     user_errors,
 )
 from perfcompose.commands.paper import print_table1_rest
@@ -52,7 +51,7 @@ class Table1Command:
     rest_only: bool = option(False, "Only rows 9-13 (GrPPi, Hadoop, transfer): the paper's models recomposed, "
                                     "nothing measured.", flag="--printed-rows")
     out: Path | None = option(None, "Also write the measurements here (one experiment per task: OUT-stem_TASK.json).")
-    html: Path | None = shared(html_option())
+    html: Path | None = shared_option("html")
     restart: bool = option(False, "Discard the checkpoints of an interrupted run (.perfcompose/table1_*) and measure "
                                   "afresh.")
 
@@ -129,8 +128,8 @@ class ValidationTableCommand:
 
     quick: bool = option(False, "9 sizes x 5 rounds (minutes on 2 cores).")
     json_out: Path | None = shared(records_json())
-    restart: bool = shared(restart_option())
-    html: Path | None = shared(html_option())
+    restart: bool = shared_option("restart")
+    html: Path | None = shared_option("html")
 
 
 def _validation_table(table: str, then: Callable[[Any], None] = lambda result: None) -> Callable[..., None]:

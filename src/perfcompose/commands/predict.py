@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcompose.choices import PipeRule
-from perfcompose.commands.common import console, err_console, html_option, json_option, user_errors, write_json
+from perfcompose.commands.common import console, err_console, json_option, shared_option, user_errors, write_json
 from perfcompose.commands.components import PIPE_HELP, parameter_values, x_values
 from perfcompose.commands.reports import predict_html
 from perfcompose.compose.prediction import predict_design
@@ -34,7 +34,7 @@ class PredictCommand:
                                                "record)"))
     measured: str | None = option(None, "Measurements of the program (FILE[:REGION], over x) to set against the "
                                         "prediction.")
-    html: Path | None = shared(html_option())
+    html: Path | None = shared_option("html")
 
 
 @user_errors

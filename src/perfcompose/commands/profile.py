@@ -10,17 +10,9 @@ import typer
 from perfcompose.bench import BenchError, checkpoint_for, parse_grid, run_sweep
 from perfcompose.bench.python_profile import MIN_SHARE, ProfileTarget, experiment
 from perfcompose.choices import PythonProfiler
-from perfcompose.commands.common import (
-    console,
-    err_console,
-    file_to_write,
-    progress,
-    restart_option,
-    seed_option,
-    user_errors,
-)
+from perfcompose.commands.common import console, err_console, file_to_write, progress, shared_option, user_errors
 from perfcompose.data import save
-from perfcompose.option_fields import command, option, shared
+from perfcompose.option_fields import command, option
 from perfcompose.report.numbers import size
 
 
@@ -42,8 +34,8 @@ class ProfileCommand:
                     "does not disturb) or pyinstrument (sampled; the real call paths; pip install pyinstrument).")
     min_share: float = option(MIN_SHARE, "A call path below this fraction of a run counts as its caller's own time.")
     timeout: float | None = option(None, "Seconds before a run is stopped and its point reported as failed.")
-    seed: int = shared(seed_option())
-    restart: bool = shared(restart_option())
+    seed: int = shared_option("seed")
+    restart: bool = shared_option("restart")
 
 
 @user_errors

@@ -11,16 +11,7 @@ import numpy as np
 
 from perfcompose.assignments import parse_point
 from perfcompose.choices import Direction, ForecastMethod, SkeletonKind, Strategy
-from perfcompose.commands.common import (
-    Table,
-    console,
-    fmt,
-    html_option,
-    json_option,
-    no_plot_option,
-    user_errors,
-    write_json,
-)
+from perfcompose.commands.common import Table, console, fmt, json_option, shared_option, user_errors, write_json
 from perfcompose.commands.reports import tables_html
 from perfcompose.ensemble import percentile_interval, time_bounds
 from perfcompose.errors import InputError, PerfcomposeError
@@ -68,9 +59,9 @@ class ForecastCommand:
     d: int = shared(cli_option(SkeletonShape, "d"))
     k: int = shared(cli_option(SkeletonShape, "k"))
     plot: Path | None = option(Path("forecast.png"), "Plot of T(n) and Ā with the forecast marked.")
-    no_plot: bool = shared(no_plot_option())
+    no_plot: bool = shared_option("no_plot")
     json_out: Path | None = shared(json_option("the forecast and the model record that recomputes it"))
-    html: Path | None = shared(html_option())
+    html: Path | None = shared_option("html")
 
 
 @user_errors

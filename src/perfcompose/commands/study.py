@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcompose.choices import Workers
-from perfcompose.commands.common import html_option, one_bar, progress, records_json, restart_option, user_errors
+from perfcompose.commands.common import one_bar, progress, records_json, shared_option, user_errors
 from perfcompose.commands.components import x_values
 from perfcompose.commands.consoles import err_console
 from perfcompose.commands.reports import study_html
@@ -41,8 +41,8 @@ class ValidateCommand:
     count: int = option(32, "Elements per run, at least (more where short).", minimum=2)
     workers: Workers = option("threads", "What runs the stages.")
     json_out: Path | None = shared(records_json())
-    restart: bool = shared(restart_option())
-    html: Path | None = shared(html_option())
+    restart: bool = shared_option("restart")
+    html: Path | None = shared_option("html")
     task: list[str] = option((), "A stage of your own, NAME=module:function (a function of one data element), e.g. "
                                  "--task smooth=user_stages:smooth; repeatable. Built-in: nop, inc, qsort.")
     input_: str | None = option(None, "module:function making one data element of size x (default: x random 32-bit "
