@@ -31,6 +31,9 @@ from perfcompose.validate.paper import PAPER_TABLE1
 from perfcompose.validate.paper_calotoiu import CALOTOIU_TABLE1, CALOTOIU_TABLE3, calotoiu_tables, spread
 from perfcompose.validate.paper_hadoop import FIG4_M, FIG4_N, hadoop_grid, table1_rest, table3_check
 
+#: whether a paper's figure is reproduced, as a table shows it
+_MARK = {True: "[green]ok[/green]", False: "[red]no[/red]", None: ""}
+
 
 def _pct(v: float | None, spec: str = "+.3g") -> str:
     return "" if v is None else f"{100 * v:{spec}}"
@@ -100,8 +103,7 @@ def fig4(o: Fig4Command) -> None:
 
 
 @user_errors
-def calotoiu(json_out: Path | None = records_json()
-             ) -> None:
+def calotoiu(json_out: Path | None = records_json()) -> None:
     t1 = Table(title="003 Table I: models of the sequential task blocks \\[us]", title_justify="left")
     for col in ("task", "model \\[us]", "000 Table 1 \\[ns]"):
         t1.add_column(col)
@@ -130,8 +132,7 @@ def calotoiu(json_out: Path | None = records_json()
                 cells += [(r.modular_printed or "").replace("x", "n"), _pct(r.modular_vs_printed)]
             cells += [f"{100 * r.error:.3f}", f"{100 * r.low:.3f} .. {100 * r.high:.3f}"]
             if table == "II":
-                cells += [r.error_printed or "", {True: "[green]ok[/green]", False: "[red]no[/red]",
-                                                  None: ""}[r.reproduced]]
+                cells += [r.error_printed or "", _MARK[r.reproduced]]
             cells += [r.paper000 or "-"]
             t.add_row(*cells)
         console.print(t)
@@ -170,7 +171,8 @@ class LatencyCommand:
 def latency(o: LatencyCommand) -> None:
     xs, rounds = (QUICK_X, QUICK_ROUNDS) if o.quick else (FULL_X, FULL_ROUNDS)
     with progress() as bar:
-        rows = study(tuple(o.config) or None, xs, rounds, progress=_count_bar(one_bar(bar)))
+        step = one_bar(bar)
+        rows = study(tuple(o.config) or None, xs, rounds, progress=lambda done, total: step("latency", done, total))
     t = Table(title=f"latency of one element, saturated stream, queues of {CAPACITY} per reader \\[ms]; "
               "err = (predicted - measured) / measured, median over rounds", title_justify="left")
     for col in ("program", "x", "measured", "predicted", "err %", "err % range", "alone (Fig. 2)", "err %",
@@ -190,12 +192,6 @@ def latency(o: LatencyCommand) -> None:
                   "queueing is right and the error is the throughput model's")
     if o.json_out:
         write_json(o.json_out, [r.to_json() for r in rows], "records")
-
-
-def _count_bar(step: Any) -> Any:
-    def report(done: int, total: int) -> None:
-        step("latency", done, total)
-    return report
 
 
 _CASE_TITLES = {
@@ -231,9 +227,9 @@ def lobachev(o: LobachevCommand) -> None:
             t.add_column(col, justify=just)
         for r in (r for r in rows if r.case == case):
             rng = "" if r.low is None or r.high is None else f"{r.low:.4g} .. {r.high:.4g}"
-            mark = {True: "[green]ok[/green]", False: "[red]no[/red]", None: ""}[r.reproduced]
             t.add_row(r.quantity, r.method, r.paper or "", "" if r.ours is None else f"{r.ours:.5g}", rng,
-                      r.paper_error or "", "" if r.error is None else f"{100 * r.error:+.3g}", mark, r.note)
+                      r.paper_error or "", "" if r.error is None else f"{100 * r.error:+.3g}", _MARK[r.reproduced],
+                      r.note)
         console.print(t)
         shown.append(t)
     checked = [r for r in rows if r.reproduced is not None]

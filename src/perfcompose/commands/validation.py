@@ -167,12 +167,9 @@ def print_context(result: Any) -> None:
 
 
 def write_study(result: Any, out: Path, paper: Mapping[str, str] | None = None) -> None:
-    records = []
-    for c in result.comparisons:
-        rec = c.to_json()
-        if paper and c.configuration in paper:
-            rec["paper_monolithic"] = paper[c.configuration]
-        records.append(rec)
+    paper = paper or {}
+    records = [{**c.to_json(), **({"paper_monolithic": paper[c.configuration]} if c.configuration in paper else {})}
+               for c in result.comparisons]
     doc = {"x": list(result.x), "rounds": result.rounds, "workers": result.workers, "configurations": records,
            "skipped": [{"configuration": c, "why": w} for c, w in result.skipped],
            "retaken": result.retaken, "disturbed": result.disturbed, "summary": summary(result),
@@ -201,11 +198,8 @@ def task_functions(specs: list[str]) -> dict[str, Callable[[Any], Any]]:
         if name in given:
             raise BenchError(f"the task {name!r} is given twice")
         given.add(name)
-        if target in TASKS:
-            functions[name] = TASKS[target].run
-            continue
-        resolved, _ = resolve_target(target, None, None)
-        functions[name] = resolved.run  # type: ignore[attr-defined]
+        functions[name] = (TASKS[target].run if target in TASKS
+                           else resolve_target(target, None, None)[0].run)  # type: ignore[attr-defined]
     return functions
 
 

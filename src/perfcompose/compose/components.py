@@ -76,13 +76,9 @@ def undeclared_names(components: Mapping[str, Model], known: Iterable[str]) -> d
     for a parameter the design leaves symbolic and a silent mistake for a misspelt one (``xx``,
     ``é``). Components of other sources bring their own parameters and are left out."""
     known = set(known)
-    out: dict[str, tuple[str, ...]] = {}
-    for name, model in components.items():
-        if model.source == "expression":
-            unknown = tuple(p for p in model.params if p not in known)
-            if unknown:
-                out[name] = unknown
-    return out
+    unknown = {name: tuple(p for p in model.params if p not in known)
+               for name, model in components.items() if model.source == "expression"}
+    return {name: names for name, names in unknown.items() if names}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,16 +271,14 @@ def from_file(name: str, path: Path, *, region: str | None = None, unit: str | N
     if not path.is_file():
         what = "a folder, not a file" if path.is_dir() else "no such file"
         raise ComponentError(f"component '{name}': {what}", path=path)
-    if path.suffix.lower() == ".pam":
-        model = pamela_model(path, region or "main", name=name)
-    else:
-        saved = None
-        if path.suffix.lower() == ".json":
-            try:
-                saved = _record_model(_read_json(path, name), name, region, path)
-            except ModelSyntaxError as exc:
-                raise ComponentError(f"component '{name}': {exc}", path=path) from None
-        model = saved if saved is not None else _fitted(name, path, region, fit_options)
+    saved = None
+    if path.suffix.lower() == ".json":
+        try:
+            saved = _record_model(_read_json(path, name), name, region, path)
+        except ModelSyntaxError as exc:
+            raise ComponentError(f"component '{name}': {exc}", path=path) from None
+    model = (pamela_model(path, region or "main", name=name) if path.suffix.lower() == ".pam"
+             else saved if saved is not None else _fitted(name, path, region, fit_options))
     return _fill_unit(model.with_meta(name=name, source=model.source or str(path)), unit, name)
 
 
