@@ -81,8 +81,8 @@ def paper_table1(o: Table1Command) -> None:
         var = (", ".join(f"{v:.2f}" for v in r.cv) if r.cv else f"{r.std:.2f} (std)")
         table.add_row(str(k), r.task, str(r.model.rounded(6)), var, r.paper)
     console.print(table)
-    console.print("GIL: " + ", ".join(f"{t} {'releases' if TASKS[t].releases_gil else 'holds'} it"
-                                       for t in (r.task for r in rows)))
+    gil = "GIL: " + ", ".join(f"{r.task} {'releases' if TASKS[r.task].releases_gil else 'holds'} it" for r in rows)
+    console.print(gil)
     retaken = [f"{r.task} {r.preempted}" for r in rows if r.preempted]
     if retaken:
         console.print("timings taken again because the core was taken away mid-call: " + ", ".join(retaken))
@@ -93,13 +93,10 @@ def paper_table1(o: Table1Command) -> None:
                           "those models may be distorted; measure again on a quieter machine")
     if o.out:
         for r in rows:
-            path = o.out.with_name(f"{o.out.stem}_{r.task}{o.out.suffix or '.json'}")
-            save(r.experiment, path)
+            save(r.experiment, o.out.with_name(f"{o.out.stem}_{r.task}{o.out.suffix or '.json'}"))
         console.print(f"measurements written next to {o.out}")
     if o.html:
-        gil = {True: "releases", False: "holds"}
-        table1_html(o.html, table, rows, ["GIL: " + ", ".join(f"{r.task} {gil[TASKS[r.task].releases_gil]} it"
-                                                             for r in rows)])
+        table1_html(o.html, table, rows, [gil])
     if not o.task:
         print_table1_rest()
 
