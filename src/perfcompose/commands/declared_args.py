@@ -65,22 +65,18 @@ def _declared(cls: type, name: str) -> Declared:
 
 def options(*fields: tuple[type, str]) -> dict[str, Declared]:
     """The declared options ``(class, field name)`` by flag."""
-    found = [_declared(cls, name) for cls, name in fields]
-    return {d.flag: d for d in found}
+    return {d.flag: d for d in (_declared(cls, name) for cls, name in fields)}
 
 
 def _value(option: Declared, text: str) -> Any:
     """The value of ``text`` for ``option``, or None where it might be read otherwise by typer."""
     if option.choices:
         return text if text in option.choices else None
-    if option.kind is float:
-        return float(text) if _FLOAT.fullmatch(text) else None
-    if option.kind is int:
-        return int(text) if _INT.fullmatch(text) else None
-    if option.kind is Path:
-        return Path(text) if text and not text.startswith("-") else None
-    if option.kind is str:
-        return text if text and not text.startswith("-") else None
+    pattern = {float: _FLOAT, int: _INT}.get(option.kind)
+    if pattern is not None:
+        return option.kind(text) if pattern.fullmatch(text) else None
+    if option.kind in (Path, str):
+        return option.kind(text) if text and not text.startswith("-") else None
     return None
 
 

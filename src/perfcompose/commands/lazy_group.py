@@ -74,11 +74,8 @@ class LazyGroup(TyperGroup):
             self.commands.setdefault(entry.name, TyperCommand(name=entry.name, help=entry.help))
 
     def get_command(self, ctx: _click.Context, cmd_name: str) -> _click.Command | None:
-        entry = self._entries.pop(cmd_name, None)
-        if entry is not None and not self._listing:
-            self.commands[cmd_name] = _load(entry)
-        elif entry is not None:
-            self._entries[cmd_name] = entry
+        if cmd_name in self._entries and not self._listing:
+            self.commands[cmd_name] = _load(self._entries.pop(cmd_name))
         return super().get_command(ctx, cmd_name)
 
     def format_help(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
