@@ -53,9 +53,7 @@ def simulate_cmd(model: Path = MODEL, assignments: list[str] | None = VALUES,
                              else (sim.time - mva) / sim.time,
                              "distribution": distribution, "seed": seed, "uses": sim.uses,
                              "wall_s": sim.wall}, "result", indent=2)
-    console.print(f"{model.name}: {process} at " + (", ".join(f"{k}={v:g}" for k, v in values.items()) or
-                                                     "no parameters") + f" ({distribution}, seed {seed})",
-                  highlight=False)
+    console.print(f"{model.name}: {process} at {where} ({distribution}, seed {seed})", highlight=False)
     table = Table()
     cols = ["bound T", "simulated", "error"] + (["MVA", "MVA error"] if mva is not None else []) + \
         ["services", "simulation s"]

@@ -29,10 +29,8 @@ def parse_grid(items: list[str] | None) -> dict[str, tuple[float, ...]]:
         name, eq, text = item.partition("=")
         m = _RANGE.fullmatch(text) if eq else None
         if m is None and eq and "," in text:
-            values: list[float] = []
-            for part in text.split(","):
-                values.extend(parse_assignments([f"{name}={part}"]).values())
-            grid[name.strip()] = tuple(values)
+            grid[name.strip()] = tuple(v for part in text.split(",")
+                                       for v in parse_assignments([f"{name}={part}"]).values())
             continue
         if m is None:
             plain.append(item)
