@@ -48,24 +48,18 @@ class BenchCommand:
 def bench(o: BenchCommand) -> None:
     grid = parse_grid(o.param)
     tgt, identity = resolve_target(o.target, o.cmd, o.timeout)
-    if o.target is not None and not o.cmd:
-        if o.target in TASKS:
-            task = TASKS[o.target]
-            missing = [p for p in task.params if p not in grid]
-            if missing:
-                grid.update({p: task.quick_grid[p] for p in missing})
+    task = None if o.cmd else TASKS.get(o.target or "")
+    if task is not None:  # a built-in task's parameters left out take its quick grid
+        grid.update({p: task.quick_grid[p] for p in task.params if p not in grid})
     if not grid:
         raise BenchError("give the grid with --param NAME=VALUES", hint="e.g. --param x=1024:65536")
     identity.update(grid={k: list(v) for k, v in grid.items()}, warmup=o.warmup)
     ckpt = checkpoint_for(o.out)
     with progress() as bar:
         job = bar.add_task(f"bench {identity['target']}", total=None)
-
-        def step(k: int, n: int, _coord: tuple[float, ...]) -> None:
-            bar.update(job, completed=k, total=n)
-
         result = run_sweep(tgt, grid, reps=o.reps, warmup=o.warmup, checkpoint=ckpt, seed=o.seed, restart=o.restart,
-                           progress=step, identity=identity, rounds=o.rounds)
+                           progress=lambda k, n, _c: bar.update(job, completed=k, total=n), identity=identity,
+                           rounds=o.rounds)
     if result.resumed:
         console.print(f"resumed: {result.resumed} points from {ckpt}")
     for line in result.skipped_lines:
@@ -87,11 +81,9 @@ def _summary(exp: Any, cv_warn: float = 10.0) -> None:
     table = Table(title=f"{series.label}: median and coefficient of variation per point", title_justify="left")
     for col in (*exp.parameters, "reps", "median [s]", "CV %"):
         table.add_column(col, justify="right")
-    cvs = []
     points = series.points
     shown = points if len(points) <= 24 else [points[k] for k in np.linspace(0, len(points) - 1, 24).astype(int)]
-    for p in points:
-        cvs.append(coefficient_of_variation(p.values) * 100)
+    cvs = [coefficient_of_variation(p.values) * 100 for p in points]
     for p in shown:
         k = points.index(p)
         table.add_row(*(size(c) for c in p.coordinate), str(len(p.values)), f"{np.median(p.values):.4g}",
