@@ -4,15 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfcompose.commands.common import (
-    Table,
-    console,
-    file_to_write,
-    per_task,
-    plot_option,
-    progress,
-    user_errors,
-)
+from perfcompose.commands.common import Table, console, file_to_write, per_task, plot_option, progress, user_errors
 from perfcompose.commands.reports import demo_html
 from perfcompose.compose import Composer, oversubscription
 from perfcompose.compose import compose as compose_model
