@@ -45,14 +45,12 @@ def show(o: ShowCommand) -> None:
         table = Table(title=f"{s.label} [{s.unit}]" if s.unit else f"{s.label} (no unit stated)",
                       title_justify="left")
         table.add_column("point")
-        table.add_column("reps", justify="right")
-        table.add_column("median", justify="right")
-        table.add_column("CV %", justify="right")
+        for col in ("reps", "median", "CV %"):
+            table.add_column(col, justify="right")
         for p in s.points:
-            cv = p.cv * 100
-            style = "yellow" if cv > 10 else None
+            cv = f"{p.cv * 100:.2f}"
             table.add_row(describe(exp.parameters, p.coordinate), str(p.repetitions), human(p.median, s.unit),
-                          f"[{style}]{cv:.2f}[/{style}]" if style else f"{cv:.2f}")
+                          f"[yellow]{cv}[/yellow]" if p.cv * 100 > 10 else cv)
         console.print(table)
     print_saved_models(o.file, saved_models(o.file))
 

@@ -44,10 +44,8 @@ def vangemund(quick: bool = typer.Option(False, "--quick", help="Tiny sizes, one
         table.add_column(col, justify=just)
     for r in result.rows:
         c = best[(r.study, r.N, r.P)]
-        mark = ""
-        if r.alternative == c.predicted_best:
-            mark = ("same program at this P" if not c.distinct else
-                    "yes" if c.agrees else f"no (measured: {c.measured_best})")
+        mark = ("" if r.alternative != c.predicted_best else "same program at this P" if not c.distinct else
+                "yes" if c.agrees else f"no (measured: {c.measured_best})")
         table.add_row(r.study, r.alternative, f"{r.N:,}", str(r.P), f"{r.predicted:.4g}", f"{r.measured:.4g}",
                       f"{r.spread * 100:.0f} %", f"{r.error * 100:+.1f} %", mark)
     console.print(table)

@@ -31,10 +31,6 @@ def _parse_at(text: str) -> tuple[float, int]:
     return values["n"], int(values["p"])
 
 
-def _skeleton(kind: str, r: int, d: int, k: int) -> Skeleton:
-    return Skeleton(kind, r=r, d=d, k=k)
-
-
 @dataclass(frozen=True)
 class ForecastCommand:
     """The options of ``perfcompose skeleton forecast``: the skeleton's and the forecast's are
@@ -73,7 +69,7 @@ def forecast(o: ForecastCommand) -> None:
     options: dict[str, Any] = dict(method_t=o.method_t or o.method, method_a=o.method_a or o.method,
                                    direction=o.direction, epsilon=o.epsilon, poly_degree=o.degree,
                                    strategy=o.strategy, training=o.training)
-    est = estimate(table, n, p, skeleton=_skeleton(o.skeleton, o.r, o.d, o.k), train=window, **options)
+    est = estimate(table, n, p, skeleton=Skeleton(o.skeleton, r=o.r, d=o.d, k=o.k), train=window, **options)
     source = SkeletonSource(table, est.skeleton, train=str(window) if window else None, **options)
     ref = "absolute (sequential T(n))" if est.absolute else "relative (T(n, 1))"
     # a measured target is left out of the interval's columns too, as it is of every fit
