@@ -11,11 +11,11 @@ import numpy as np
 from perfcompose.compose import Composer, oversubscription
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.prediction import term_times
-from perfcompose.report.design import interval_at, model_text, quality, term_tree
+from perfcompose.report.design import interval_at, quality, term_tree
 from perfcompose.report.document import Report, Section, Text, Tree, table
 from perfcompose.report.figures import plt
 from perfcompose.report.html import figure
-from perfcompose.report.numbers import sig, size
+from perfcompose.report.numbers import short_model, sig, size
 from perfcompose.report.plots import log_axes, models_figure
 
 #: the sizes the demo's predictions are listed at
@@ -32,7 +32,7 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
     composer = Composer(parts, pipe="pointwise")
     parts_table = table("fitted models of the parts (time per data element)",
                         ("task", "model here [ns]", "fit quality", "CV % median", "paper (000 Table 1) [ns]"),
-                        [(r.task, model_text(r.model, 5), quality(r.model), f"{r.cv[2]:.2f}" if r.cv else "-",
+                        [(r.task, short_model(r.model, 5), quality(r.model), f"{r.cv[2]:.2f}" if r.cv else "-",
                           r.paper) for r in rows], numeric=(False, False, False, True, False))
     meas_rows = []
     for r in rows:
@@ -66,7 +66,7 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
         has_band = has_band or band is not None
         prog_rows.append([res.configuration,
                           "-" if threads is None else f"{threads}" + (f" (> {cores} cores)" if threads > cores else ""),
-                          model_text(res.modular, 4), str(res.paper_modular),
+                          short_model(res.modular, 4), str(res.paper_modular),
                           *(sig(v / 1e6, 4) for v in values),
                           f"{sig(band[0] / 1e6)} .. {sig(band[1] / 1e6)}" if band is not None else "-",
                           " > ".join(str(t) for t, _ in path[1:]) or "-"])
@@ -97,7 +97,7 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
     def at_x(r: Any) -> float:
         return float(np.asarray(composer(parse_term(r.configuration))(x=at)))
     top = max(results, key=at_x) if results else None
-    summary = (("parts measured here", ", ".join(f"{r.task}: {model_text(r.model, 4)}" for r in rows) + " [ns]"),
+    summary = (("parts measured here", ", ".join(f"{r.task}: {short_model(r.model, 4)}" for r in rows) + " [ns]"),
                ("programs", str(len(results))),
                ("cores", f"{cores} on this machine; the predictions assume a core per thread"
                 + (f" ({len(over)} programs start more threads)" if over else "")),
@@ -131,7 +131,7 @@ def parts_figure(rows: Sequence[Any]) -> Any:
         log_axes(ax)
         ax.set_xlabel("x")
         ax.set_ylabel(f"time per element [{s.unit}]" if s.unit else "time per element")
-        ax.set_title(f"{r.task}: {model_text(r.model, 4)}", fontsize=9)
+        ax.set_title(f"{r.task}: {short_model(r.model, 4)}", fontsize=9)
         ax.grid(True, alpha=0.3)
     fig.tight_layout()
     return fig

@@ -20,22 +20,14 @@ from perfcompose.report.numbers import short_model, sig, size
 from perfcompose.report.plots import models_figure, plot_models
 from perfcompose.units import human, human_interval
 
+_QUALITY = (("smape", "SMAPE {} %"), ("adj_r2", "adj. R² {}"), ("cv_error", "leave-one-out {} %"))
+
 
 def quality(model: Any) -> str:
     """A fitted model's fit quality in words; '-' where the source is not a fit."""
     stats = getattr(model, "stats", None) or {}
-    parts = []
-    if stats.get("smape") is not None and stats["smape"] == stats["smape"]:
-        parts.append(f"SMAPE {sig(stats['smape'], 3)} %")
-    if stats.get("adj_r2") is not None and stats["adj_r2"] == stats["adj_r2"]:
-        parts.append(f"adj. R² {stats['adj_r2']:.4f}")
-    if stats.get("cv_error") is not None and stats["cv_error"] == stats["cv_error"]:
-        parts.append(f"leave-one-out {sig(stats['cv_error'], 3)} %")
-    return ", ".join(parts) or "-"
-
-
-def model_text(model: Any, digits: int = 4) -> str:
-    return short_model(model, digits)
+    return ", ".join(text.format(f"{v:.4f}" if key == "adj_r2" else sig(v, 3)) for key, text in _QUALITY
+                     if (v := stats.get(key)) is not None and v == v) or "-"
 
 
 def interval_at(model: Any, values: Mapping[str, Any]) -> tuple[Any, Any] | None:
@@ -61,7 +53,7 @@ def components_table(parts: Sequence[PartPrediction], unit: str) -> TableBlock:
     rows = []
     for part in parts:
         raw = part.own
-        rows.append((part.name, part.source or "expression", model_text(part.model, 4), raw.unit or "-",
+        rows.append((part.name, part.source or "expression", short_model(part.model, 4), raw.unit or "-",
                      quality(raw), "yes" if getattr(raw, "ensemble", None) is not None else "-"))
     return table("components", ("component", "source", f"model [{unit or 'no unit'}] (in the design's unit)",
                                 "own unit", "fit quality", "interval"), rows,
@@ -141,7 +133,7 @@ def design_report(prediction: Prediction, *, commands: Sequence[str] = ()) -> Re
     blocks_pred: list[Any] = [predictions_table(preds, unit), fig]
     if prediction.measured is not None and prediction.measured.x:
         blocks_pred.insert(1, measured_table(prediction.measured, unit))
-    summary = (("program", program), ("model", f"{model_text(model, 5)}  [{unit or 'no unit'}]"),
+    summary = (("program", program), ("model", f"{short_model(model, 5)}  [{unit or 'no unit'}]"),
                ("pipeline max", prediction.pipe),
                *((("parameters", point_text(dict(fixed))),) if fixed else ()),
                ("largest x", f"{size(last.point['x'])}: {human(last.value, unit, 5)}"

@@ -12,11 +12,11 @@ import numpy as np
 from perfcompose.compose import Composer, bottleneck
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.prediction import term_times
-from perfcompose.report.design import model_text, quality, term_tree
+from perfcompose.report.design import quality, term_tree
 from perfcompose.report.document import Report, Section, Tree, table
 from perfcompose.report.figures import plt
 from perfcompose.report.html import figure
-from perfcompose.report.numbers import sig, size
+from perfcompose.report.numbers import short_model, sig, size
 from perfcompose.report.plots import log_axes
 
 
@@ -81,8 +81,8 @@ def _models_table(comps: Sequence[Any], paper: Mapping[str, str] | None, has_ban
         cols.append("measured inside interval")
     rows = []
     for c in comps:
-        row = [c.configuration + (" !" if getattr(c, "disturbed", False) else ""), model_text(c.monolithic),
-               model_text(c.modular), model_text(c.calibrated),
+        row = [c.configuration + (" !" if getattr(c, "disturbed", False) else ""), short_model(c.monolithic),
+               short_model(c.modular), short_model(c.calibrated),
                _pct(c.lead_error), f"{_pct(c.error_paper)} / {_pct(max(c.errors_paper))}",
                f"{_pct(c.error_calibrated)} / {_pct(max(c.errors_calibrated))}"]
         if paper:
@@ -148,7 +148,7 @@ def study_report(study: Any, title: str, *, paper: Mapping[str, str] | None = No
     comps = list(study.comparisons)
     has_band = any(getattr(c, "low", ()) for c in comps)
     parts_table = table("the parts, measured alone", ("part", "model [ns]", "source", "fit quality"),
-                        [(k, model_text(m, 4), m.source or "-", quality(m)) for k, m in parts.items()],
+                        [(k, short_model(m, 4), m.source or "-", quality(m)) for k, m in parts.items()],
                         numeric=(False,) * 4)
     sections = [Section("Programs", tuple(_trees(comps, composer))),
                 Section("Parts", (parts_table,)),

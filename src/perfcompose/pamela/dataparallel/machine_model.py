@@ -4,9 +4,9 @@ models ``include``. :mod:`perfcompose.pamela.dataparallel.calibration` measures 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 
-__all__ = ["MachineParameters", "contended", "machine_text", "parameters_from"]
+__all__ = ["MachineParameters", "contended", "machine_text"]
 
 
 @dataclass(frozen=True)
@@ -31,15 +31,6 @@ class MachineParameters:
 
     def as_dict(self) -> dict[str, float]:
         return asdict(self)
-
-
-def parameters_from(values: Mapping[str, float]) -> MachineParameters:
-    """The parameters from a mapping (e.g. read back from JSON)."""
-    names = [f.name for f in fields(MachineParameters)]
-    missing = [n for n in names if n not in values]
-    if missing:
-        raise ValueError(f"machine parameters lack {', '.join(missing)}")
-    return MachineParameters(**{n: float(values[n]) for n in names})
 
 
 _PROCESSES = """\
