@@ -7,6 +7,7 @@ numbers and as sums of ``w * unitvec(k)`` otherwise.
 """
 from __future__ import annotations
 
+from functools import partialmethod
 from typing import Any
 
 import sympy as sp
@@ -66,8 +67,7 @@ class _PamelaPrinter(StrPrinter):
         return f"{self.parenthesize(base, PRECEDENCE['Pow'])}^{self.parenthesize(exp, PRECEDENCE['Pow'])}"
 
     def _print_Relational(self, expr: Any) -> str:  # noqa: N802
-        op = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}[expr.rel_op]
-        return f"({self._print(expr.lhs)} {op} {self._print(expr.rhs)})"
+        return f"({self._print(expr.lhs)} {expr.rel_op} {self._print(expr.rhs)})"
 
     def _print_And(self, expr: Any) -> str:  # noqa: N802
         return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
@@ -99,14 +99,9 @@ class _PamelaPrinter(StrPrinter):
             text = f"{word} ({self._print(idx)} = {self._print(lo)}, {self._print(hi)}) {{ {text} }}"
         return text
 
-    def _print_Sum(self, expr: Any) -> str:  # noqa: N802
-        return self._limits(expr, "sum")
-
-    def _print_MaxOver(self, expr: Any) -> str:  # noqa: N802
-        return self._limits(expr, "max")
-
-    def _print_MinOver(self, expr: Any) -> str:  # noqa: N802
-        return self._limits(expr, "min")
+    _print_Sum = partialmethod(_limits, word="sum")
+    _print_MaxOver = partialmethod(_limits, word="max")
+    _print_MinOver = partialmethod(_limits, word="min")
 
     def _print_VMax(self, expr: Any) -> str:  # noqa: N802
         return f"max({vector_text(expr.args[0])})"
