@@ -171,8 +171,7 @@ class _Reader:
         pos = self.token_position(head)
         if name in ("seq", "pipe"):
             if keywords:
-                key = next(iter(keywords.values()))[0]
-                raise self.at(key, f"{name} takes terms, not keyword arguments",
+                raise self.at(next(iter(keywords.values()))[0], f"{name} takes terms, not keyword arguments",
                               f"write {name}(a, b, ...)")
             if len(positional) < 2:
                 raise self.at(head, f"{name} needs at least two terms, got {len(positional)}",
@@ -185,8 +184,8 @@ class _Reader:
         m = re.fullmatch(r"tpool_(\w+)", name)
         if m or name == "tpool":
             if keywords:
-                key = next(iter(keywords.values()))[0]
-                raise self.at(key, "tpool takes no keyword arguments", "write tpool_4(a) or tpool(4, a)")
+                raise self.at(next(iter(keywords.values()))[0], "tpool takes no keyword arguments",
+                              "write tpool_4(a) or tpool(4, a)")
             if m:
                 threads = self.count_text(m.group(1), head, "thread count", offset=len("tpool_"))
             else:
