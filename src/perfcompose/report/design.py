@@ -50,11 +50,8 @@ def term_tree(node: TermNode, hot: Sequence[str] = (), unit: str = "") -> Node:
 
 
 def components_table(parts: Sequence[PartPrediction], unit: str) -> TableBlock:
-    rows = []
-    for part in parts:
-        raw = part.own
-        rows.append((part.name, part.source or "expression", short_model(part.model, 4), raw.unit or "-",
-                     quality(raw), "yes" if getattr(raw, "ensemble", None) is not None else "-"))
+    rows = [(part.name, part.source or "expression", short_model(part.model, 4), part.own.unit or "-",
+             quality(part.own), "yes" if getattr(part.own, "ensemble", None) is not None else "-") for part in parts]
     return table("components", ("component", "source", f"model [{unit or 'no unit'}] (in the design's unit)",
                                 "own unit", "fit quality", "interval"), rows,
                  note="Fit quality of fitted components: symmetric mean absolute percentage error, "
@@ -84,9 +81,8 @@ def predictions_table(preds: Sequence[Any], unit: str, size_name: str = "x") -> 
 
 
 def measured_table(measured: MeasuredSeries, unit: str) -> TableBlock:
-    rows = []
-    for xv, mv, pv in zip(measured.x, measured.measured, measured.predicted):
-        rows.append((size(xv), human(mv, unit, 5), human(pv, unit, 5), f"{100 * (pv - mv) / mv:+.1f}" if mv else "n/a"))
+    rows = [(size(xv), human(mv, unit, 5), human(pv, unit, 5), f"{100 * (pv - mv) / mv:+.1f}" if mv else "n/a")
+            for xv, mv, pv in zip(measured.x, measured.measured, measured.predicted)]
     return table(f"measured ({measured.label}) against predicted", ("x", "measured", "predicted", "error %"), rows,
                  note="error = (predicted - measured) / measured")
 

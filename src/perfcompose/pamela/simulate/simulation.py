@@ -221,19 +221,16 @@ class _Flattener:
             p.code[fork][2] = len(p.code)
             return
         if isinstance(proc, ir.Loop):
+            slot = self.slot(proc.index, 2 if proc.kind == "seq" else 1)
+            lo = self.expression(proc.lo, proc.pos, "the lower loop bound")
+            hi = self.expression(proc.hi, proc.pos, "the upper loop bound")
             if proc.kind == "seq":
-                slot = self.slot(proc.index, 2)
-                lo = self.expression(proc.lo, proc.pos, "the lower loop bound")
-                hi = self.expression(proc.hi, proc.pos, "the upper loop bound")
                 p.emit(event_kernel.OP_LOOP_INIT, slot, lo, hi, pos=proc.pos)
                 test = p.emit(event_kernel.OP_LOOP_TEST, slot, pos=proc.pos)
                 self.process(proc.body)
                 p.emit(event_kernel.OP_LOOP_NEXT, slot, test)
                 p.code[test][2] = len(p.code)
             else:
-                slot = self.slot(proc.index, 1)
-                lo = self.expression(proc.lo, proc.pos, "the lower loop bound")
-                hi = self.expression(proc.hi, proc.pos, "the upper loop bound")
                 fork = p.emit(event_kernel.OP_FORK_LOOP, slot, lo, hi, pos=proc.pos)
                 self.process(proc.body)
                 p.emit(event_kernel.OP_END)
