@@ -11,12 +11,12 @@ import numpy as np
 from perfcompose.compose import Composer, oversubscription
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.prediction import term_times
-from perfcompose.report.design import interval_at, quality, term_tree
+from perfcompose.report.design import quality, term_tree
 from perfcompose.report.document import Report, Section, Text, Tree, table
 from perfcompose.report.figures import plt
 from perfcompose.report.html import figure
 from perfcompose.report.numbers import short_model, sig, size
-from perfcompose.report.plots import log_axes, models_figure
+from perfcompose.report.plots import interval_at, log_axes, models_figure
 
 #: the sizes the demo's predictions are listed at
 DEMO_X = (2.0 ** 10, 2.0 ** 14, 2.0 ** 18, 2.0 ** 20)

@@ -5,7 +5,7 @@ the program's and its components' models. Both read a
 :class:`perfcompose.prediction_result.Prediction` and compute nothing more than the models' values."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,17 +28,6 @@ def quality(model: Any) -> str:
     stats = getattr(model, "stats", None) or {}
     return ", ".join(text.format(f"{v:.4f}" if key == "adj_r2" else sig(v, 3)) for key, text in _QUALITY
                      if (v := stats.get(key)) is not None and v == v) or "-"
-
-
-def interval_at(model: Any, values: Mapping[str, Any]) -> tuple[Any, Any] | None:
-    """The model's interval at ``values``; None for a model without one."""
-    interval = getattr(model, "interval", None)
-    if interval is None:
-        return None
-    try:
-        return interval(**{p: values[p] for p in model.params})
-    except Exception:  # an interval is an extra; a model that cannot give one is shown without
-        return None
 
 
 def term_tree(node: TermNode, hot: Sequence[str] = (), unit: str = "") -> Node:

@@ -8,11 +8,10 @@ from typing import Any
 import numpy as np
 
 from perfcompose.data.experiment import describe
-from perfcompose.report.design import interval_at
 from perfcompose.report.document import Report, Section, Text, table
 from perfcompose.report.html import figure
 from perfcompose.report.numbers import sig
-from perfcompose.report.plots import fits_figure
+from perfcompose.report.plots import fits_figure, interval_at
 
 
 def fit_report(experiment: Any, fitted: Sequence[tuple[str, str, Any, str, Mapping[str, float]]], title: str,

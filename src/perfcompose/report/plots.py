@@ -137,7 +137,7 @@ def models_figure(curves: Sequence[tuple[str, Model]], x_range: tuple[float, flo
         line, = ax.plot(grid, y, lw=2.6 if k == 0 else 1.3, ls="-" if k == 0 else "--", label=label)
         unit = unit or model.unit
         if k == 0:
-            band = _interval(model, args)
+            band = interval_at(model, args)
             if band is not None:
                 ax.fill_between(grid, band[0] * np.ones_like(grid), band[1] * np.ones_like(grid),
                                 color=line.get_color(), alpha=0.18, lw=0, label="90 % interval")
@@ -164,14 +164,14 @@ def models_figure(curves: Sequence[tuple[str, Model]], x_range: tuple[float, flo
     return fig
 
 
-def _interval(model: Model, args: dict[str, Any]) -> tuple[Any, Any] | None:
-    """The model's interval at ``args`` where it has one (models without one give None)."""
+def interval_at(model: Any, values: Mapping[str, Any]) -> tuple[Any, Any] | None:
+    """The model's interval at ``values``; None for a model without one."""
     interval = getattr(model, "interval", None)
     if interval is None:
         return None
     try:
-        return interval(**args)
-    except Exception:  # an interval is an extra: a model that cannot give one is drawn without
+        return interval(**{p: values[p] for p in model.params})
+    except Exception:  # an interval is an extra; a model that cannot give one is shown without
         return None
 
 
