@@ -268,12 +268,7 @@ class _Normaliser(NameChecker):
 
     def numeric_call(self, node: Call, env: Env) -> sp.Expr:
         name = node.name
-        if name in env:
-            raise self.error(f"'{name}' is a formal parameter or loop index and takes no arguments", node.pos)
-        kind = self.lookup(name, node.pos)
-        if kind != "numeric":
-            raise self.mismatch(node, env, "numeric")
-        self.arity(name, len(node.args), node.pos)
+        self._called(node, env, "numeric")
         eq = self.eqs.get(name)
         if eq is not None:
             return self.expand(eq, node.pos, "numeric", node.args, env)
