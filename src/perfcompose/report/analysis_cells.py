@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from perfcompose.analyze.result import CallNode, Composition, Estimate, Ranked
-from perfcompose.report.numbers import point, sig
+from perfcompose.report.numbers import fit_quality, point, sig
 
 
 def value_cell(est: Estimate | float | None) -> str:
@@ -42,19 +42,6 @@ def percent_cell(v: float | None) -> str:
 
 def difference_cell(v: float | None) -> str:
     return "-" if v is None else f"{100 * v:+.1f} %"
-
-
-def quality_cell(node: CallNode) -> str:
-    """SMAPE, adjusted R² and leave-one-out error of the fit, where the node was fitted."""
-    q = dict(node.quality)
-    parts = []
-    if q.get("smape") is not None:
-        parts.append(f"SMAPE {sig(q['smape'], 3)} %")
-    if q.get("adj_r2") is not None:
-        parts.append(f"adj. R² {q['adj_r2']:.4f}")
-    if q.get("cv_error") is not None:
-        parts.append(f"leave-one-out {sig(q['cv_error'], 3)} %")
-    return ", ".join(parts) or "-"
 
 
 def pairs_cell(pairs: Sequence[tuple[str, Any]], cell: Any = str) -> str:
@@ -113,7 +100,7 @@ def node_cell(node: CallNode, unit: str, level: float) -> str:
     if node.beside:
         parts.append(f"{node.beside}, not summed into its caller")
     if node.fitted is not None:
-        parts.append(f"fit quality {quality_cell(node)}")
+        parts.append(f"fit quality {fit_quality(dict(node.quality))}")
     if not node.measured:
         parts.append("not measured")
     return " · ".join(parts)

@@ -15,7 +15,6 @@ from perfcompose.report.analysis_cells import (
     interval_cell,
     node_cell,
     point_cell,
-    quality_cell,
     ranking_columns,
     ranking_row,
     share_cell,
@@ -23,6 +22,7 @@ from perfcompose.report.analysis_cells import (
 )
 from perfcompose.report.analysis_plots import scaling_svg
 from perfcompose.report.document import Block, Figure, Node, Report, Section, Text, Tree, table
+from perfcompose.report.numbers import fit_quality
 
 #: rows of the ranking, and regions of a flat profile, the page lists (--json holds all)
 PAGE_ROWS = 100
@@ -36,7 +36,7 @@ def _regions(metric: MetricAnalysis, level: float) -> Block:
                  ("region", f"at target{u}", f"{round(100 * level)} % interval{u}", "share of the run", "model",
                   "fit quality"),
                  [(n.region, value_cell(n.at_target), interval_cell(n.at_target), share_cell(n.share_of_root),
-                   f"{n.source}: {n.model}", quality_cell(n)) for n in largest],
+                   f"{n.source}: {n.model}", fit_quality(dict(n.quality))) for n in largest],
                  note=f"{len(largest)} of {len(metric.roots)} regions; the profile names no callers, so their "
                       "nesting is unknown and none is summed (--json holds every region)",
                  numeric=(False, True, True, True, False, False))

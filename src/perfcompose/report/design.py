@@ -15,19 +15,15 @@ from perfcompose.model import Model
 from perfcompose.prediction_result import MeasuredSeries, PartPrediction, Prediction, TermNode
 from perfcompose.report.document import Node, Report, Section, TableBlock, Text, Tree, table
 from perfcompose.report.html import figure
+from perfcompose.report.numbers import fit_quality, short_model, size
 from perfcompose.report.numbers import point as point_text
-from perfcompose.report.numbers import short_model, sig, size
 from perfcompose.report.plots import models_figure, plot_models
 from perfcompose.units import human, human_interval
-
-_QUALITY = (("smape", "SMAPE {} %"), ("adj_r2", "adj. R² {}"), ("cv_error", "leave-one-out {} %"))
 
 
 def quality(model: Any) -> str:
     """A fitted model's fit quality in words; '-' where the source is not a fit."""
-    stats = getattr(model, "stats", None) or {}
-    return ", ".join(text.format(f"{v:.4f}" if key == "adj_r2" else sig(v, 3)) for key, text in _QUALITY
-                     if (v := stats.get(key)) is not None and v == v) or "-"
+    return fit_quality(getattr(model, "stats", None) or {}, nan=False)
 
 
 def term_tree(node: TermNode, hot: Sequence[str] = (), unit: str = "") -> Node:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import sympy as sp
@@ -32,6 +33,16 @@ def sig(v: float | None, digits: int = 4) -> str:
         return str(int(round(v, decimals)))
     text = f"{round(v, decimals):.{decimals}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+_QUALITY = (("smape", "SMAPE {} %"), ("adj_r2", "adj. R² {}"), ("cv_error", "leave-one-out {} %"))
+
+
+def fit_quality(stats: Mapping[str, Any], nan: bool = True) -> str:
+    """SMAPE, adjusted R² and leave-one-out error of a fit in words, '-' where it has none;
+    ``nan=False`` leaves out statistics that are NaN too."""
+    return ", ".join(text.format(f"{v:.4f}" if key == "adj_r2" else sig(v, 3)) for key, text in _QUALITY
+                     if (v := stats.get(key)) is not None and (nan or v == v)) or "-"
 
 
 def size(v: float) -> str:
