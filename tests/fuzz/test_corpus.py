@@ -200,6 +200,17 @@ def test_a_design_whose_sizes_are_beyond_a_double(write_file):
     refused("predict", str(design), says="x must be a list of positive numbers")
 
 
+def test_a_point_where_the_model_is_undefined_is_refused():
+    # log2(0): 0 x -inf is nan at x = 0, refused with the point, not printed
+    refused("compose", "pipe(a, tpool_2(b))", "-c", "a=536.185*x", "-c", "b=1034.17*x*log2(x)", "--at", "x=0",
+            says="--at x=0")
+
+
+def test_a_parameter_the_program_does_not_have_is_refused():
+    refused("predict", str(EXAMPLES / "designs" / "pipeline.toml"), "--param", "NaN=1",
+            says="the program has no parameter 'NaN' (its parameters: x)")
+
+
 def test_a_size_at_which_a_component_overflows_is_refused():
     # qsort's 1034.17 x log2(x) ns is beyond a double at x = 1.7e302: refused, not printed as inf
     refused("predict", str(EXAMPLES / "designs" / "pipeline.toml"), "--x", "1.7313456447237183e+302",

@@ -9,8 +9,8 @@ import numpy as np
 
 from perfcompose.assignments import parse_point
 from perfcompose.commands.common import err_console
-from perfcompose.compose.interval import with_interval
-from perfcompose.compose.oversubscription import accounted
+from perfcompose.compose.interval import interval_of, members_lane
+from perfcompose.compose.oversubscription import shared
 from perfcompose.ensemble import DEFAULT_LEVEL, time_bounds
 from perfcompose.errors import InputError
 
@@ -20,7 +20,11 @@ LEVEL_TEXT = f"{100 * DEFAULT_LEVEL:g} % interval"
 def prediction(composer: Any, term: Any, *, warn: bool = True) -> Any:
     """The composed model of ``term`` with its interval (where a component has one), accounting
     for more workers than cores (max with the total work over the cores) and warning about it."""
-    model, over = accounted(composer, term, with_interval(composer, term))
+    if isinstance(term, str):
+        term = composer.parse(term)
+    lane = members_lane(composer, term)  # composed once: the model, its members and the cores' floor
+    tree = composer.evaluate(term, () if lane is None else (lane,))
+    model, over = shared(tree, interval_of(tree, tree.model.with_meta(name=str(term), source="composed")))
     if over is not None and warn:
         err_console.print(f"[yellow]warning:[/yellow] {over}", highlight=False)
     return model
@@ -39,6 +43,10 @@ def point_lines(model: Any, points: Sequence[Mapping[str, float]], which: str = 
         values = {p: point[p] for p in model.params}
         value = float(np.asarray(model(**values)))
         where = ", ".join(f"{k}={v:g}" for k, v in point.items()) + which
+        if not np.isfinite(value) or value < 0:
+            raise InputError(f"--at {where}: the program's time is {value:g} {model.unit} there, not a finite "
+                             "time at or above zero", hint="the model is undefined there (log2(0), a division by "
+                                                           "zero) or overflows a double: choose another point")
         bounds = model.interval(**values)
         if bounds is None:
             lines.append(f"at {where}: {value:.6g} {model.unit} (no interval: no component carries one; "

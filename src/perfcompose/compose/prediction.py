@@ -183,6 +183,11 @@ def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: 
     operators = tree.model.with_meta(name=str(program), source="composed")
     model, over = shared(tree, interval_of(tree, operators))
     size = composer.size
+    unknown = [p for p in fixed if p not in model.params and p != size]
+    if unknown:
+        raise InputError(f"the program has no parameter {', '.join(map(repr, unknown))} (its parameters: "
+                         f"{', '.join(sorted({*model.params, size}))})",
+                         hint="remove it from --param or the design's [parameters]")
     missing = [p for p in model.params if p != size and p not in fixed]
     if missing:
         raise InputError(f"the model keeps {', '.join(missing)} symbolic: give "
