@@ -88,3 +88,9 @@ def test_nowhere_finite_tells_complex_and_overflowing_models():
     x = sp.Symbol("x", positive=True)
     assert nowhere_finite(sp.log(-x)) and nowhere_finite(x ** sp.Float(1e9)) and nowhere_finite(sp.nan + x)
     assert not nowhere_finite(x / (x - 3)) and not nowhere_finite(sp.exp(x) + sp.log(x, 2))
+
+
+def test_a_maximum_of_a_value_that_is_not_real_is_a_located_error():
+    # SymPy's Max refuses log2(-x) (not comparable): a located error, not a ValueError traceback
+    with pytest.raises(ModelSyntaxError, match="max\\(\\): .* not comparable"):
+        Model.parse("5.2 + 0.51*x^(3/2)*log2(x) + max(x,log2(-x))/3")

@@ -193,7 +193,7 @@ def read_text(text: str, names: Mapping[str, Any]) -> sp.Expr:
         if isinstance(node, ast.Call):
             try:
                 return _check_number(names[node.func.id](*args), node)  # type: ignore[attr-defined]
-            except TypeError as exc:
+            except (TypeError, ValueError) as exc:  # SymPy's Max/Min refuse an argument that is not real
                 raise ExpressionRefused(f"{node.func.id}(): {exc}", _column(node)) from None  # type: ignore[attr-defined]
         raise AssertionError(type(node))  # children() admitted only the kinds above
 

@@ -211,6 +211,15 @@ def test_a_parameter_the_program_does_not_have_is_refused():
             says="the program has no parameter 'NaN' (its parameters: x)")
 
 
+def test_explore_at_a_size_where_the_stages_overflow_is_refused():
+    refused("explore", "pipe(a, b)", "-c", "a=536.185*x", "-c", "b=1034.17*x*log2(x)", "--x", "1e308", "-T", "4",
+            says="the time of a, b is not a finite time")
+
+
+def test_a_threshold_beyond_what_a_percentage_can_show_is_refused():
+    refused("analyze", str(EXAMPLES / "callpaths.txt"), "--at", "p=4096", "--threshold", "1e308", says="--threshold")
+
+
 def test_a_size_at_which_a_component_overflows_is_refused():
     # qsort's 1034.17 x log2(x) ns is beyond a double at x = 1.7e302: refused, not printed as inf
     refused("predict", str(EXAMPLES / "designs" / "pipeline.toml"), "--x", "1.7313456447237183e+302",

@@ -46,7 +46,7 @@ class AnalyzeCommand:
                                        "(callees included), exclusive (own only), or auto (decided from the data; "
                                        "CUBE4 holds both).")
     threshold: float = option(THRESHOLD, "A caller's composed and fitted models disagree where they differ by more "
-                                         "than this fraction at the target.")
+                                         "than this fraction at the target.", minimum=0, max=1e6)
     top: int = option(10, "Ranked call paths printed (all are in --json and --html).", minimum=0)
     tree: bool | None = option(None, "Print the call tree and every caller's composition (default: for a profile "
                                      "of at most 50 call paths; a larger one prints a summary).",
