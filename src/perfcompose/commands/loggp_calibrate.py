@@ -6,7 +6,25 @@ from pathlib import Path
 import typer
 
 from perfcompose.commands.common import Table, console, progress, user_errors
+from perfcompose.loggp.calibrate.parameters import MIN_G_SIZE
 from perfcompose.loggp.calibrate.parameters import calibrate as run_calibration
+
+#: the largest message size the probe sends (each size is one buffer on each rank)
+MAX_SIZE = 1 << 30
+
+
+def _check_sizes(sizes: str | None) -> None:
+    """Refuse a --sizes that is not at least three whole byte counts from 1 B to 1 GiB, two of them long
+    enough to measure G from."""
+    try:
+        values = [int(s) for s in sizes.split(",")] if sizes else []
+    except ValueError:
+        values = []
+    if sizes and (len(set(values)) < 3 or not all(1 <= v <= MAX_SIZE for v in values)
+                  or len({v for v in values if v >= MIN_G_SIZE}) < 2):
+        raise typer.BadParameter(f"{sizes!r}: give at least three message sizes in bytes from 1 to {MAX_SIZE}, "
+                                 f"two of them at least {MIN_G_SIZE} (G is measured there), comma separated, "
+                                 "like 1,4096,65536", param_hint="--sizes")
 
 
 @user_errors
@@ -19,6 +37,7 @@ def calibrate(out: Path = typer.Option(Path("loggp_params.json"), "--out", help=
               mpiexec: str | None = typer.Option(None, "--mpiexec", help="mpiexec to use (default: the one "
                                                     "next to this Python, else on PATH)."),
               ) -> None:
+    _check_sizes(sizes)
     with progress() as bar:
         task = bar.add_task("MPI probe on 2 ranks", total=reps)
         cal = run_calibration(out, reps=reps, train=train, sizes=sizes, mpiexec=mpiexec, raw_out=raw,

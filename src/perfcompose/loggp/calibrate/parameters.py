@@ -42,7 +42,7 @@ from perfcompose.loggp.params import LogGP, write_params
 __all__ = ["CalibrationError", "Calibration", "derive_parameters", "find_mpiexec", "run_probe", "calibrate"]
 
 _NAMES = ("L", "o", "g", "G")
-_MIN_G_SIZE = 4096
+MIN_G_SIZE = 4096
 
 
 class CalibrationError(PerfcomposeError):
@@ -77,7 +77,7 @@ def _rep_parameters(rep: Mapping[str, Any], sizes: list[int], train: int, delay:
     t1 = {int(k): v * us for k, v in rep["train1"].items()}
     tn = {int(k): v * us for k, v in rep["trainN"].items()}
     gap = {s: (tn[s] - t1[s]) / (train - 1) for s in sizes}
-    big = [s for s in sizes if s >= _MIN_G_SIZE]
+    big = [s for s in sizes if s >= MIN_G_SIZE]
     G = _theil_sen(np.array(big, float), np.array([gap[s] for s in big])) if len(big) >= 2 else math.nan
     spins = rep.get("delayed_dry", (train - 1) * delay) * us
     o = (rep["delayed"] * us - t1[min(sizes)] - spins) / (train - 1)
