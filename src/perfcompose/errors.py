@@ -6,9 +6,10 @@ with status 2, so no traceback reaches the user.
 from __future__ import annotations
 
 import errno
-import math
 import traceback
 from pathlib import Path
+
+from perfcompose.finite import is_finite_number
 
 
 class PerfcomposeError(Exception):
@@ -139,7 +140,7 @@ def finite_result(values: dict[str, float], where: str) -> None:
     the parameter values given) or that is below zero (values outside the model's domain, such as
     a negative count), naming the quantity and the values."""
     for name, value in values.items():
-        if not isinstance(value, (int, float)) or not math.isfinite(value):
+        if not is_finite_number(value):
             raise InputError(f"{name} is not a finite number at {where} (got {value})",
                              hint="the model is undefined or overflows there (division by zero, a huge "
                                   "power); choose other values")

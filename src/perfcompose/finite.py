@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, TypeGuard
 
-__all__ = ["is_number", "is_finite_number"]
+__all__ = ["is_number", "is_finite_number", "is_time"]
 
 
 def is_number(value: Any) -> TypeGuard[int | float]:
@@ -23,3 +23,8 @@ def is_number(value: Any) -> TypeGuard[int | float]:
 def is_finite_number(value: Any) -> TypeGuard[int | float]:
     """A number (see :func:`is_number`) that is neither NaN nor infinite."""
     return is_number(value) and math.isfinite(value)
+
+
+def is_time(value: Any) -> bool:
+    """A finite number at or above zero: what a model's time must be (NumPy's floats included)."""
+    return is_finite_number(value) and value >= 0

@@ -26,6 +26,7 @@ from perfcompose.compose import explore as run_explore
 from perfcompose.compose.laws import LAWS, check_laws
 from perfcompose.compose.oversubscription import account, machine_cores
 from perfcompose.errors import InputError
+from perfcompose.finite import is_time
 from perfcompose.option_fields import command, option, shared
 from perfcompose.report.numbers import sig, size
 
@@ -153,7 +154,7 @@ def explore(options: ExploreCommand) -> None:
             e = run_explore(parsed, composer.components, options.threads, {"x": xv, **fixed}, composer=composer)
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from None
-        bad = [str(s) for s, t in zip(e.stages, e.stage_times) if not math.isfinite(t) or t < 0]
+        bad = [str(s) for s, t in zip(e.stages, e.stage_times) if not is_time(t)]
         if bad:
             raise InputError(f"--x {xv:g}: the time of {', '.join(bad)} is not a finite time at or above zero there",
                              hint="the model overflows a double or leaves its domain at that size: give a smaller x")

@@ -13,6 +13,7 @@ from perfcompose.compose.interval import interval_of, members_lane
 from perfcompose.compose.oversubscription import shared
 from perfcompose.ensemble import DEFAULT_LEVEL, time_bounds
 from perfcompose.errors import InputError
+from perfcompose.finite import is_time
 
 LEVEL_TEXT = f"{100 * DEFAULT_LEVEL:g} % interval"
 
@@ -43,7 +44,7 @@ def point_lines(model: Any, points: Sequence[Mapping[str, float]], which: str = 
         values = {p: point[p] for p in model.params}
         value = float(np.asarray(model(**values)))
         where = ", ".join(f"{k}={v:g}" for k, v in point.items()) + which
-        if not np.isfinite(value) or value < 0:
+        if not is_time(value):
             raise InputError(f"--at {where}: the program's time is {value:g} {model.unit} there, not a finite "
                              "time at or above zero", hint="the model is undefined there (log2(0), a division by "
                                                            "zero) or overflows a double: choose another point")

@@ -27,6 +27,7 @@ from perfcompose.compose.terms import Component, MapReduce, Term
 from perfcompose.data import Experiment, Series, load
 from perfcompose.ensemble import time_bounds
 from perfcompose.errors import InputError, PerfcomposeError
+from perfcompose.finite import is_time
 from perfcompose.model import Model, symbol
 from perfcompose.prediction_result import (
     ComponentValue,
@@ -214,8 +215,8 @@ def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: 
     leaves = {n.label: n.model for n in tree.walk() if isinstance(n.term, Component)}
     leaf_values = {name: on_grid(leaf) for name, leaf in leaves.items()}
     for name, v in [(str(program), values), *leaf_values.items()]:
-        if not np.all(np.isfinite(v)) or np.any(v < 0):
-            k = int(np.argmin(np.isfinite(v) & (v >= 0)))
+        if bad := [k for k, t in enumerate(v) if not is_time(t)]:
+            k = bad[0]
             raise InputError(f"{name} is {v[k]:g} {composer.unit} at {size}={float(xs[k]):g}, not a finite time "
                              "at or above zero", hint="the model overflows a double there or leaves its domain; "
                                                       "give smaller sizes (--x)")
