@@ -36,9 +36,7 @@ static inline int buf_kind_ok(char kind, char f, Py_ssize_t itemsize) {
  * float32, 'Q' int64 or int32 (the caller tells them apart by view.itemsize); at least n items */
 static inline int get_buf(PyObject *obj, Buf *b, char kind, Py_ssize_t n, int writable, const char *name) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, &b->view, flags) < 0) {
-        return -1;
-    }
+    if (PyObject_GetBuffer(obj, &b->view, flags) < 0) return -1;
     b->held = 1;
     const char *f = b->view.format ? b->view.format : "B";
     if (*f == '<' || *f == '=' || *f == '@') {
@@ -82,16 +80,25 @@ static inline int get_bufs(PyObject *const *objs, Buf *bufs, int from, int n, co
     return 0;
 }
 
-/* The module `mod` (PyInit_<mod>) whose one function is the C function `func` (taking a tuple of
- * arguments), called by the same name in Python and documented by the string `func`_doc; `doc`
- * is the module's docstring. */
-#define ONE_FUNCTION_MODULE(mod, func, doc)                                                                    \
-    static PyMethodDef methods[] = {                                                                           \
-        {#func, func, METH_VARARGS, func##_doc},                                                               \
-        {NULL, NULL, 0, NULL},                                                                                 \
-    };                                                                                                         \
+/* {"f", f, METH_VARARGS, f_doc}: a function of a module, documented by the string f_doc */
+#define METHOD(f) {#f, f, METH_VARARGS, f##_doc}
+
+/* The module `mod` (PyInit_<mod>) of the functions in the array `methods`, with the docstring `doc` */
+#define MODULE(mod, doc)                                                                                       \
     static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, #mod, doc, -1, methods, NULL, NULL, NULL, NULL}; \
     PyMODINIT_FUNC PyInit_##mod(void) { return PyModule_Create(&module); }
+
+/* The module `mod` whose one function is the C function `func` (taking a tuple of arguments) */
+#define ONE_FUNCTION_MODULE(mod, func, doc)                     \
+    static PyMethodDef methods[] = {METHOD(func), {NULL, NULL, 0, NULL}}; \
+    MODULE(mod, doc)
+
+/* what the loops share: the larger of two numbers, a cache line fetched ahead for reading (R) or
+ * writing (W), and a function inlined wherever it is called (gcc -O2 keeps some as calls) */
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+#define PREFETCH_R(p) __builtin_prefetch((p), 0)
+#define PREFETCH_W(p) __builtin_prefetch((p), 1)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 #define F64(b) ((double *)(b).view.buf)
 #define I64(b) ((int64_t *)(b).view.buf)

@@ -29,13 +29,9 @@
  * reads its tables at places far apart, and a table in 4 KiB pages costs a page walk nearly
  * every read (about a quarter of the loop's time at 3 x 10^6 operations) */
 static void *big_alloc(size_t bytes) {
-    if (bytes < ((size_t)4 << 20)) {
-        return malloc(bytes);
-    }
+    if (bytes < ((size_t)4 << 20)) return malloc(bytes);
     void *p = NULL;
-    if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0) {
-        return NULL;
-    }
+    if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0) return NULL;
 #ifdef MADV_HUGEPAGE
     madvise(p, bytes, MADV_HUGEPAGE);
 #endif
@@ -256,19 +252,13 @@ typedef struct {
 #define UK_HEAD(s, k) (s)->kq[4 * (int64_t)(k)]
 #define RK_HEAD(s, k) (s)->kq[4 * (int64_t)(k) + 2]
 
-static inline double dmax(double a, double b) { return a > b ? a : b; }
-
 /* the matching key of a send or an exact receive, -1 for the rest: where every send has a tag of
  * its own, the tag, or for a receive that no send matches the one key no message has (dead_key);
  * else from the keys array */
 static inline int32_t key_of(const Sim *s, int64_t i) {
-    if (s->keys) {
-        return s->keys[i];
-    }
+    if (s->keys) return s->keys[i];
     uint8_t f = s->flag[i];
-    if (f & (KEY_NONE | KEY_DEAD)) {
-        return f & KEY_NONE ? -1 : s->dead_key;
-    }
+    if (f & (KEY_NONE | KEY_DEAD)) return f & KEY_NONE ? -1 : s->dead_key;
     return (int32_t)TAG(s, i);
 }
 
@@ -285,13 +275,9 @@ static inline int32_t at_of(const Sim *s, int32_t i, int64_t *hint) {
 
 /* room for one more event (and the entry after the last) in a heap of n entries */
 static int heap_room(Ev **h, int64_t n, int64_t *cap) {
-    if (n + 2 < *cap) {
-        return 0;
-    }
+    if (n + 2 < *cap) return 0;
     Ev *a = realloc(*h, (size_t)(2 * *cap) * sizeof(Ev));
-    if (!a) {
-        return -1;
-    }
+    if (!a) return -1;
     *h = a;
     *cap *= 2;
     return 0;
@@ -300,12 +286,8 @@ static int heap_room(Ev **h, int64_t n, int64_t *cap) {
 /* the slot of time t: floor(t / w) within +-10^18, never in another order than the times */
 static inline int64_t slot_of(const Sim *s, double t) {
     double x = t * s->inv_w;
-    if (!(x < 1e18)) {
-        return (int64_t)1e18;
-    }
-    if (x < -1e18) {
-        return -(int64_t)1e18;
-    }
+    if (!(x < 1e18)) return (int64_t)1e18;
+    if (x < -1e18) return -(int64_t)1e18;
     int64_t i = (int64_t)x;
     return i - (x < (double)i);
 }
@@ -440,9 +422,7 @@ static void next_slot(Sim *s) {
 static inline Ev qpop(Sim *s) {
     if (s->hn == 0 && s->rh == s->rn && s->fh == s->ft) {
         next_slot(s);
-        if (s->nomem) {
-            return EV_LAST;
-        }
+        if (s->nomem) return EV_LAST;
     }
     const Ev *best = NULL;
     int from = 0; /* 0 the slot's array, 1 the array of events queued in order, 2 the heap */
@@ -456,9 +436,7 @@ static inline Ev qpop(Sim *s) {
     if (s->hn > 0 && (!best || ev_less(s->heap[0].key, s->heap[0].ts, best->key, best->ts))) {
         from = 2;
     }
-    if (from == 0) {
-        return s->run[s->rh++];
-    }
+    if (from == 0) return s->run[s->rh++];
     if (from == 1) {
         Ev e = s->fq[s->fh++];
         if (s->fh == s->ft) {
@@ -480,9 +458,7 @@ static inline int queue_after(const Sim *s, double t, int32_t ts) {
 }
 
 static inline int32_t new_group(Sim *s) {
-    if (s->nfree > 0) {
-        return s->gfree[--s->nfree];
-    }
+    if (s->nfree > 0) return s->gfree[--s->nfree];
     if (s->gmax == s->gcap) {
         int32_t *a = realloc(s->g_lo, (size_t)(2 * s->gcap) * sizeof(int32_t));
         int32_t *b = a ? realloc(s->g_hi, (size_t)(2 * s->gcap) * sizeof(int32_t)) : NULL;
@@ -815,9 +791,7 @@ static int after_group(Sim *s, int32_t grp, int ok, double t, double t_wait, int
         s->g_ts[grp]++;
         if (s->g_hi[grp] > 0) {
             int32_t tsn = s->g_ts[grp];
-            if (queue_after(s, t, tsn)) {
-                return 1;
-            }
+            if (queue_after(s, t, tsn)) return 1;
             qpush(s, t, tsn, grp, nxt, (int32_t)h);
         } else {
             s->gfree[s->nfree++] = grp;
@@ -852,9 +826,7 @@ static void issue_fresh(Sim *s, int64_t h1, int64_t h2) {
     }
     int64_t nf = s->nf, hs[2] = {h1, h2};
     for (int k = 0; k < 2; k++) {
-        if (hs[k] < 0) {
-            continue;
-        }
+        if (hs[k] < 0) continue;
         int64_t m = nf;
         for (int64_t j = 0; j < nf; j++) { /* gather this rank's new operations after the used part */
             if (s->fresh_h[j] == hs[k]) {
@@ -898,9 +870,7 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
         } else {
             (*pops)++;
             Ev e = qpop(s);
-            if (s->nomem) {
-                break;
-            }
+            if (s->nomem) break;
             t = e.key;
             its = e.ts;
             grp = e.id;
@@ -1009,9 +979,7 @@ static int64_t keys_by_tag(Sim *s, const int32_t *rank) {
      * the send's index would take three far apart); NO_SEND where no send has the tag */
     const int32_t NO_SEND = (int32_t)0xfefefefe;
     int32_t *sender = malloc((size_t)(n > 0 ? 2 * n : 2) * sizeof(int32_t));
-    if (!sender) {
-        return -1;
-    }
+    if (!sender) return -1;
     memset(sender, 0xfe, (size_t)(n > 0 ? 2 * n : 2) * sizeof(int32_t));
     int64_t n_keys = 0; /* the key of the receives that match no send follows the tags */
     int dead = 0;
@@ -1028,9 +996,7 @@ static int64_t keys_by_tag(Sim *s, const int32_t *rank) {
         }
     }
     for (int64_t i = 0; i < n; i++) {
-        if (s->kind[i] == SEND) {
-            continue;
-        }
+        if (s->kind[i] == SEND) continue;
         int64_t tg = TAG(s, i);
         s->flag[i] |= KEY_NONE;
         if (s->kind[i] == RECV && s->peer[i] != -1 && tg != -1) {
@@ -1054,9 +1020,7 @@ static int64_t keys_by_tag(Sim *s, const int32_t *rank) {
  * rest. Returns the number of keys, or -1 without memory. */
 static int64_t match_keys(Sim *s, const int32_t *rank) {
     int64_t by_tag = keys_by_tag(s, rank);
-    if (by_tag != -2) {
-        return by_tag;
-    }
+    if (by_tag != -2) return by_tag;
     int64_t cnt = 0;
     for (int64_t i = 0; i < s->n; i++) {
         cnt += s->kind[i] != CALC;
@@ -1108,9 +1072,7 @@ static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int
                       int count_need) {
     const int64_t n = s->n;
     *dep = big_alloc((size_t)(m > 0 ? m : 1) * sizeof(int32_t));
-    if (!*dep) {
-        return -1;
-    }
+    if (!*dep) return -1;
     memset(ptr, 0, (size_t)(n + 1) * sizeof(int32_t));
     int64_t ha = 0, hb = 0;
     for (int64_t j = 0; j < m; j++) {
@@ -1143,9 +1105,7 @@ static int requirements_by_place(Sim *s, const int32_t *a, const int32_t *b, int
     const int64_t n = s->n;
     const Layout *l = s->lay;
     int32_t *t = big_alloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
-    if (!t) {
-        return -1;
-    }
+    if (!t) return -1;
     memset(t, 0, (size_t)n * sizeof(int32_t));
     for (int64_t j = 0; j < m; j++) {
         t[a[j]]++;
@@ -1217,9 +1177,7 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, c
     for (int64_t j = 1; j < m && s->dep_sorted; j++) {
         s->dep_sorted = b[j] >= b[j - 1];
     }
-    if (s->lay && s->dep_sorted) {
-        return requirements_by_place(s, a, b, m, ia, mi);
-    }
+    if (s->lay && s->dep_sorted) return requirements_by_place(s, a, b, m, ia, mi);
     int64_t ha = 0, hb = 0;
     if (s->dep_sorted) { /* a run of equal b[j] names one operation's dependents */
         for (int64_t i = 0; i < n; i++) {
@@ -1246,13 +1204,9 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, c
         s->op[i].dep = c == 0 ? -1 : c == 1 ? INT32_MIN : (int32_t)(-2 - total);
         total += c >= 2 ? 1 + (int64_t)c : 0;
     }
-    if (total >= INT32_MAX - 2) {
-        return -1;
-    }
+    if (total >= INT32_MAX - 2) return -1;
     s->extra = big_alloc((size_t)(total > 0 ? total : 1) * sizeof(int32_t));
-    if (!s->extra) {
-        return -1;
-    }
+    if (!s->extra) return -1;
     for (int64_t i = 0; i < n; i++) {
         if (s->op[i].dep <= -2 && s->op[i].dep != INT32_MIN) {
             s->extra[-2 - (int64_t)s->op[i].dep] = 0;
@@ -1297,9 +1251,7 @@ static void free_sim(Sim *s) {
  * whether any receive takes any source or tag */
 static int32_t *setup_ranks(Sim *s, int64_t *most) {
     int32_t *rank = malloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(int32_t));
-    if (!rank) {
-        return NULL;
-    }
+    if (!rank) return NULL;
     *most = 0;
     s->wild = 0;
     for (int64_t h = 0; h < s->P; h++) {
@@ -1327,9 +1279,7 @@ static int crosses(const Sim *s, const int32_t *rank, const int32_t *a, const in
         if (s->lay) { /* the ranks found on the way */
             at_of(s, a[j], &ha);
             at_of(s, b[j], &hb);
-            if (ha != hb) {
-                return 1;
-            }
+            if (ha != hb) return 1;
         } else if (rank[a[j]] != rank[b[j]]) {
             return 1;
         }
@@ -1344,20 +1294,14 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
     int64_t most;
     NEW_FILL(s->op, n + 1, Op, 0);
     int32_t *rank = setup_ranks(s, &most);
-    if (!rank) {
-        return -1;
-    }
+    if (!rank) return -1;
     int64_t n_keys = match_keys(s, rank);
     s->cross = crosses(s, rank, req_a, req_b, n_req) || crosses(s, rank, ireq_a, ireq_b, n_ireq);
     free(rank);
-    if (n_keys < 0 || requirements(s, req_a, req_b, n_req, ireq_a, n_ireq) < 0) {
-        return -1;
-    }
+    if (n_keys < 0 || requirements(s, req_a, req_b, n_req, ireq_a, n_ireq) < 0) return -1;
     if (n_ireq > 0) {
         NEW(s->ireq_ptr, n + 1, int32_t);
-        if (dependents(s, ireq_a, ireq_b, n_ireq, s->ireq_ptr, &s->ireq_dep, s->init == NULL) < 0) {
-            return -1;
-        }
+        if (dependents(s, ireq_a, ireq_b, n_ireq, s->ireq_ptr, &s->ireq_dep, s->init == NULL) < 0) return -1;
     }
     NEW_FILL(s->nexto, P * s->n_cpu, double, 0);
     NEW_FILL(s->nextgs, P * s->n_nic, double, 0);
@@ -1460,9 +1404,7 @@ static int get_inputs(PyObject **ob, Buf *b, int64_t P, int64_t *n) {
     static const char *names[] = {"op_ptr", "kind",  "size",   "peer",   "tag",   "cpu",  "nic",   "req_a",
                                   "req_b",  "ireq_a", "ireq_b", "start", "end",  "done", "finish"};
     Py_ssize_t sizes[15] = {P + 1};
-    if (get_bufs(ob, b, 0, 1, kinds, sizes, 11, names) < 0) {
-        return -1;
-    }
+    if (get_bufs(ob, b, 0, 1, kinds, sizes, 11, names) < 0) return -1;
     *n = I64(b[B_PTR])[P];
     Py_ssize_t one = *n > 0; /* start and end: n items, or one to keep no times */
     for (int k = B_KIND; k <= B_TAG; k++) {
@@ -1472,9 +1414,7 @@ static int get_inputs(PyObject **ob, Buf *b, int64_t P, int64_t *n) {
     sizes[B_END] = one;
     sizes[B_DONE] = *n;
     sizes[B_FIN] = P;
-    if (get_bufs(ob, b, 1, B_START, kinds, sizes, B_START, names) < 0) {
-        return -1;
-    }
+    if (get_bufs(ob, b, 1, B_START, kinds, sizes, B_START, names) < 0) return -1;
     if (b[B_RA].view.len != b[B_RB].view.len || b[B_IA].view.len != b[B_IB].view.len) {
         PyErr_SetString(PyExc_ValueError, "the two sides of a dependency list differ in length");
         return -1;
@@ -1498,9 +1438,7 @@ static int get_inputs(PyObject **ob, Buf *b, int64_t P, int64_t *n) {
 /* how many of n operations wait for nothing (a[j] requires or irequires b[j]); -1 without memory */
 static int64_t count_ready(int64_t n, const int32_t *a, int64_t m, const int32_t *ia, int64_t mi) {
     uint8_t *waits = calloc((size_t)(n > 0 ? n : 1), 1);
-    if (!waits) {
-        return -1;
-    }
+    if (!waits) return -1;
     for (int64_t j = 0; j < m; j++) {
         waits[a[j]] = 1;
     }
@@ -1513,18 +1451,6 @@ static int64_t count_ready(int64_t n, const int32_t *a, int64_t m, const int32_t
     }
     free(waits);
     return ready;
-}
-
-/* the columns the layout moves, and the bytes of their items (0 for one not used) */
-static int layout_columns(const Buf *b, int64_t n_cpu, int64_t n_nic, size_t *w) {
-    int k = 0;
-    w[k++] = 1;                          /* kind */
-    w[k++] = (size_t)b[B_SIZE].view.itemsize;
-    w[k++] = 4;                          /* peer */
-    w[k++] = (size_t)b[B_TAG].view.itemsize;
-    w[k++] = n_cpu > 1 ? 4 : 0;
-    w[k++] = n_nic > 1 ? 4 : 0;
-    return k;
 }
 
 /* writable views of the columns (kind .. nic) into wb, or 0 where one is read-only */
@@ -1543,9 +1469,7 @@ static int writable_columns(PyObject **ob, Buf *wb, const size_t *w) {
 /* the first `count` columns into the layout's order (back: into the caller's); how many moved */
 static int move_columns(const Layout *lay, Buf *b, const size_t *w, int count, int back) {
     for (int k = 0; k < count; k++) {
-        if (w[k] && layout_permute(lay, b[B_KIND + k].view.buf, w[k], back) < 0) {
-            return k;
-        }
+        if (w[k] && layout_permute(lay, b[B_KIND + k].view.buf, w[k], back) < 0) return k;
     }
     return count;
 }
@@ -1556,9 +1480,7 @@ static int run_all(Sim *s, Buf *b, int64_t *pops, int64_t *waits) {
     int timelines = b[B_START].view.len / 8 >= n && b[B_END].view.len / 8 >= n && n > 0;
     if (s->lay) { /* the flags in the columns' order, the done array in the caller's */
         s->own_flag = big_alloc((size_t)(n > 0 ? n : 1));
-        if (!s->own_flag) {
-            return -1;
-        }
+        if (!s->own_flag) return -1;
         s->flag = s->own_flag;
     } else {
         s->flag = (uint8_t *)b[B_DONE].view.buf;
@@ -1593,9 +1515,7 @@ static int run_all(Sim *s, Buf *b, int64_t *pops, int64_t *waits) {
         issue(s, 0, s->nf, 1, h);
     }
     run_loop(s, pops, waits);
-    if (s->nomem) {
-        return -1;
-    }
+    if (s->nomem) return -1;
     char *dn = (char *)b[B_DONE].view.buf;
     double *fin = (double *)b[B_FIN].view.buf;
     if (s->lay) {
@@ -1635,12 +1555,9 @@ static PyObject *simulate(PyObject *self, PyObject *args) {
     memset(wb, 0, sizeof(wb));
     Layout lay;
     memset(&lay, 0, sizeof(lay));
-    size_t w[6];
     PyObject *result = NULL;
     int64_t n = 0, pops = 0, waits = 0;
-    if (get_inputs(ob, b, P, &n) < 0) {
-        goto done;
-    }
+    if (get_inputs(ob, b, P, &n) < 0) goto done;
     if ((n_cpu > 1 && b[B_CPU].view.len / 4 < n) || (n_nic > 1 && b[B_NIC].view.len / 4 < n)) {
         PyErr_SetString(PyExc_ValueError, "cpu and nic need an entry per operation where there are several");
         goto done;
@@ -1660,7 +1577,9 @@ static PyObject *simulate(PyObject *self, PyObject *args) {
     s.n_nic = n_nic;
     s.start = (double *)b[B_START].view.buf;
     s.end = (double *)b[B_END].view.buf;
-    layout_columns(b, n_cpu, n_nic, w);
+    /* the columns the layout moves (kind, size, peer, tag, cpu, nic), and the bytes of their items (0: not used) */
+    size_t w[6] = {1, (size_t)b[B_SIZE].view.itemsize, 4, (size_t)b[B_TAG].view.itemsize, n_cpu > 1 ? 4 : 0,
+                   n_nic > 1 ? 4 : 0};
     int use = want_layout == 1;
     if (want_layout == -1 && n >= LAYOUT_MIN_OPS && P > 1) {
         int64_t ready;

@@ -37,21 +37,13 @@ static int is(const Token *t, const char *word) {
 
 /* digits only (1 to 16 of them): their value, else -2; "-1" where allowed: -1 */
 static int64_t number(const Token *t, int minus_one) {
-    if (t->type != T_WORD) {
-        return -2;
-    }
-    if (minus_one && t->len == 2 && t->s[0] == '-' && t->s[1] == '1') {
-        return -1;
-    }
-    if (t->len < 1 || t->len > 16) {
-        return -2;
-    }
+    if (t->type != T_WORD) return -2;
+    if (minus_one && t->len == 2 && t->s[0] == '-' && t->s[1] == '1') return -1;
+    if (t->len < 1 || t->len > 16) return -2;
     int64_t v = 0;
     for (int i = 0; i < t->len; i++) {
         unsigned char c = (unsigned char)t->s[i];
-        if (c < '0' || c > '9') {
-            return -2;
-        }
+        if (c < '0' || c > '9') return -2;
         v = v * 10 + (c - '0');
     }
     return v;
@@ -59,9 +51,7 @@ static int64_t number(const Token *t, int minus_one) {
 
 /* a size: 1 to 15 digits and a final 'b' */
 static int64_t size_bytes(const Token *t) {
-    if (t->type != T_WORD || t->len < 2 || t->s[t->len - 1] != 'b') {
-        return -2;
-    }
+    if (t->type != T_WORD || t->len < 2 || t->s[t->len - 1] != 'b') return -2;
     Token digits = *t;
     digits.len -= 1;
     return number(&digits, 0);
@@ -69,21 +59,13 @@ static int64_t size_bytes(const Token *t) {
 
 /* a label: one letter (the same in every label) and a number without leading zeros below 2^31 */
 static int64_t label(const Token *t, State *st) {
-    if (t->type != T_WORD || t->len < 2) {
-        return -2;
-    }
+    if (t->type != T_WORD || t->len < 2) return -2;
     unsigned char c = (unsigned char)t->s[0];
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) {
-        return -2;
-    }
-    if (t->len > 2 && t->s[1] == '0') {
-        return -2;
-    }
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return -2;
+    if (t->len > 2 && t->s[1] == '0') return -2;
     Token digits = {T_WORD, t->s + 1, t->len - 1};
     int64_t v = number(&digits, 0);
-    if (v < 0 || v >= ((int64_t)1 << 31)) {
-        return -2;
-    }
+    if (v < 0 || v >= ((int64_t)1 << 31)) return -2;
     if (st->letter < 0) {
         st->letter = c;
     } else if (st->letter != c) {
@@ -113,24 +95,18 @@ static int tokens(const char *p, const char *end, Token *tok) {
             p++;
             continue;
         }
-        if (n == MAX_TOKENS) {
-            return -1;
-        }
+        if (n == MAX_TOKENS) return -1;
         if (word_char(c)) {
             const char *s = p;
             while (p < end && word_char((unsigned char)*p)) {
                 p++;
             }
-            if (p - s > 16) {
-                return -1;
-            }
+            if (p - s > 16) return -1;
             tok[n++] = (Token){T_WORD, s, (int)(p - s)};
             continue;
         }
         int type = c == ':' ? T_COLON : c == '{' ? T_OPEN : c == '}' ? T_CLOSE : -1;
-        if (type < 0) {
-            return -1;
-        }
+        if (type < 0) return -1;
         tok[n++] = (Token){type, p, 1};
         p++;
     }
@@ -147,35 +123,25 @@ typedef struct {
  * read here */
 static int parse_operation(const Token *t, int n, const State *st, Fields *f) {
     int kind = is(&t[0], "send") ? 0 : is(&t[0], "recv") ? 1 : is(&t[0], "calc") ? 2 : -1;
-    if (kind < 0 || n < 2) {
-        return -1;
-    }
+    if (kind < 0 || n < 2) return -1;
     int64_t size, peer = 0, tag = 0, cpu = 0, nic = 0;
     int k;
     if (kind == 2) {
         size = number(&t[1], 0);
         k = 2;
     } else {
-        if (n < 4 || !is(&t[2], kind == 0 ? "to" : "from")) {
-            return -1;
-        }
+        if (n < 4 || !is(&t[2], kind == 0 ? "to" : "from")) return -1;
         size = size_bytes(&t[1]);
         peer = number(&t[3], kind == 1);
-        if (peer < -1 || peer >= st->num_ranks) {
-            return -1;
-        }
+        if (peer < -1 || peer >= st->num_ranks) return -1;
         k = 4;
         if (k + 1 < n && is(&t[k], "tag")) {
             tag = number(&t[k + 1], kind == 1);
-            if (tag < -1) {
-                return -1;
-            }
+            if (tag < -1) return -1;
             k += 2;
         }
     }
-    if (size < 0) {
-        return -1;
-    }
+    if (size < 0) return -1;
     if (k + 1 < n && is(&t[k], "cpu")) {
         cpu = number(&t[k + 1], 0);
         k += 2;
@@ -184,9 +150,7 @@ static int parse_operation(const Token *t, int n, const State *st, Fields *f) {
         nic = number(&t[k + 1], 0);
         k += 2;
     }
-    if (k != n || cpu < 0 || nic < 0 || cpu >= ((int64_t)1 << 31) || nic >= ((int64_t)1 << 31)) {
-        return -1;
-    }
+    if (k != n || cpu < 0 || nic < 0 || cpu >= ((int64_t)1 << 31) || nic >= ((int64_t)1 << 31)) return -1;
     *f = (Fields){kind, size, peer, tag, cpu, nic};
     return 0;
 }
@@ -194,9 +158,7 @@ static int parse_operation(const Token *t, int n, const State *st, Fields *f) {
 /* an operation line (its label, if any, read): 0, or -1 where it is not of the form read here */
 static int operation(const Token *t, int n, int64_t lab, int32_t line, State *st, Out *o) {
     Fields f;
-    if (parse_operation(t, n, st, &f) < 0) {
-        return -1;
-    }
+    if (parse_operation(t, n, st, &f) < 0) return -1;
     Py_ssize_t i = o->n_ops++;
     o->kind[i] = (int8_t)f.kind;
     o->size[i] = (double)f.size;
@@ -215,17 +177,13 @@ static int read_line(const Token *t, int n, int32_t line, State *st, Out *o) {
     if (st->depth == 0) {
         if (n == 2 && is(&t[0], "num_ranks")) {
             int64_t v = number(&t[1], 0);
-            if (st->num_ranks >= 0 || st->blocks > 0 || v < 1 || v >= ((int64_t)1 << 31)) {
-                return -1;
-            }
+            if (st->num_ranks >= 0 || st->blocks > 0 || v < 1 || v >= ((int64_t)1 << 31)) return -1;
             st->num_ranks = v;
             return 0;
         }
         if (n == 3 && is(&t[0], "rank") && t[2].type == T_OPEN) {
             int64_t r = number(&t[1], 0);
-            if (st->num_ranks < 0 || r < 0 || r >= st->num_ranks || o->n_ranks >= o->cap_ranks) {
-                return -1;
-            }
+            if (st->num_ranks < 0 || r < 0 || r >= st->num_ranks || o->n_ranks >= o->cap_ranks) return -1;
             o->rank[o->n_ranks++] = r;
             st->blocks++;
             st->depth = 1;
@@ -237,14 +195,10 @@ static int read_line(const Token *t, int n, int32_t line, State *st, Out *o) {
         st->depth = 0;
         return 0;
     }
-    if (o->n_ops >= o->cap_ops || o->n_deps >= o->cap_deps) {
-        return -1;
-    }
+    if (o->n_ops >= o->cap_ops || o->n_deps >= o->cap_deps) return -1;
     if (n == 3 && (is(&t[1], "requires") || is(&t[1], "irequires"))) {
         int64_t a = label(&t[0], st), b = label(&t[2], st);
-        if (a < 0 || b < 0) {
-            return -1;
-        }
+        if (a < 0 || b < 0) return -1;
         Py_ssize_t j = o->n_deps++;
         o->dep_a[j] = (int32_t)a;
         o->dep_b[j] = (int32_t)b;
@@ -272,9 +226,7 @@ static inline const char *line_end(const char *p, const char *end, const char **
 static int get_columns(PyObject *const *ob, Buf *b, int n, const char *kinds, const char *const *names, int end0,
                        int end1, int64_t room[3]) {
     memset(b, 0, (size_t)n * sizeof(Buf));
-    if (get_bufs(ob, b, 0, n, kinds, NULL, 0, names) < 0) {
-        return -1;
-    }
+    if (get_bufs(ob, b, 0, n, kinds, NULL, 0, names) < 0) return -1;
     room[0] = room[1] = room[2] = INT64_MAX;
     for (int i = 0; i < n; i++) {
         int group = i < end0 ? 0 : i < end1 ? 1 : 2;
@@ -309,9 +261,7 @@ static PyObject *read_block(PyObject *self, PyObject *args) {
     Buf b[14];
     PyObject *result = NULL;
     int64_t room[3];
-    if (get_columns(ob, b, 14, "bdiqiiiiiiibiq", names, 9, 13, room) < 0) {
-        goto done;
-    }
+    if (get_columns(ob, b, 14, "bdiqiiiiiiibiq", names, 9, 13, room) < 0) goto done;
     Out o = {(int8_t *)b[0].view.buf, F64(b[1]), I32(b[2]), I64(b[3]), I32(b[4]), I32(b[5]), I32(b[6]),
              I32(b[7]), I32(b[8]), I32(b[9]), I32(b[10]), I32(b[12]), (int8_t *)b[11].view.buf, I64(b[13]),
              room[0], room[1], room[2], 0, 0, 0};
@@ -369,9 +319,7 @@ enum { NOT_LEAN = -3, WIDE = -4 };
 static int lean_close(Lean *o) {
     int64_t nops = o->n_ops - o->block_first, d0 = o->dep_first, nd = o->n_deps - d0;
     o->block_ops[o->blocks - 1] = nops;
-    if (nd == 0) {
-        return 0;
-    }
+    if (nd == 0) return 0;
     int32_t *cnt = calloc((size_t)nops + 1, sizeof(int32_t));
     int32_t *ta = malloc((size_t)nd * sizeof(int32_t)), *tb = malloc((size_t)nd * sizeof(int32_t));
     int8_t *th = malloc((size_t)nd);
@@ -414,9 +362,7 @@ static int lean_line(const Token *t, int n, State *st, Lean *o) {
     if (st->depth == 0) {
         if (n == 2 && is(&t[0], "num_ranks")) {
             int64_t v = number(&t[1], 0);
-            if (st->num_ranks >= 0 || o->blocks > 0 || v < 1 || v >= ((int64_t)1 << 31)) {
-                return NOT_LEAN;
-            }
+            if (st->num_ranks >= 0 || o->blocks > 0 || v < 1 || v >= ((int64_t)1 << 31)) return NOT_LEAN;
             st->num_ranks = v;
             return 0;
         }
@@ -438,14 +384,10 @@ static int lean_line(const Token *t, int n, State *st, Lean *o) {
         st->depth = 0;
         return lean_close(o);
     }
-    if (o->n_ops >= o->cap_ops || o->n_deps >= o->cap_deps || o->n_ops >= INT32_MAX - 1) {
-        return NOT_LEAN;
-    }
+    if (o->n_ops >= o->cap_ops || o->n_deps >= o->cap_deps || o->n_ops >= INT32_MAX - 1) return NOT_LEAN;
     if (n == 3 && (is(&t[1], "requires") || is(&t[1], "irequires"))) {
         int64_t a = label(&t[0], st), b = label(&t[2], st);
-        if (a < 0 || b < 0) {
-            return NOT_LEAN;
-        }
+        if (a < 0 || b < 0) return NOT_LEAN;
         int64_t j = o->n_deps++;
         o->dep_a[j] = (int32_t)a;
         o->dep_b[j] = (int32_t)b;
@@ -463,9 +405,7 @@ static int lean_line(const Token *t, int n, State *st, Lean *o) {
 /* an operation's fields into the columns: 0, or WIDE */
 static int lean_write(Lean *o, const Fields *f0) {
     Fields f = *f0;
-    if (o->size32 && f.size >= ((int64_t)1 << 24)) {
-        return WIDE;
-    }
+    if (o->size32 && f.size >= ((int64_t)1 << 24)) return WIDE;
     int64_t i = o->n_ops++;
     o->kind[i] = (int8_t)f.kind;
     if (o->size32) {
@@ -502,9 +442,7 @@ static inline __attribute__((always_inline)) int64_t fast_number(const char **pp
         p++;
     }
     int64_t k = p - *pp;
-    if (k == 0 || k > max_digits || (label && k > 1 && **pp == '0')) {
-        return -2;
-    }
+    if (k == 0 || k > max_digits || (label && k > 1 && **pp == '0')) return -2;
     *pp = p;
     return (int64_t)v;
 }
@@ -519,9 +457,7 @@ static inline __attribute__((always_inline)) int fast_word(const char **pp, cons
 
 /* a number, or -1 where minus_one allows it; else -2 */
 static inline __attribute__((always_inline)) int64_t fast_value(const char **pp, const char *end, int max_digits, int minus_one) {
-    if (minus_one && fast_word(pp, end, "-1", 2)) {
-        return -1;
-    }
+    if (minus_one && fast_word(pp, end, "-1", 2)) return -1;
     return fast_number(pp, end, max_digits, 0);
 }
 
@@ -533,27 +469,19 @@ static int fast_line(const char *p, const char *end, State *st, Lean *o) {
     }
     p++;
     int64_t a = fast_number(&p, end, 10, 1);
-    if (a < 0 || a >= ((int64_t)1 << 31)) {
-        return 0;
-    }
+    if (a < 0 || a >= ((int64_t)1 << 31)) return 0;
     if (fast_word(&p, end, " requires ", 10)) {
-        if (p >= end || (unsigned char)*p != st->letter) {
-            return 0;
-        }
+        if (p >= end || (unsigned char)*p != st->letter) return 0;
         p++;
         int64_t b = fast_number(&p, end, 10, 1);
-        if (b < 0 || b >= ((int64_t)1 << 31) || p != end) {
-            return 0;
-        }
+        if (b < 0 || b >= ((int64_t)1 << 31) || p != end) return 0;
         int64_t j = o->n_deps++;
         o->dep_a[j] = (int32_t)a;
         o->dep_b[j] = (int32_t)b;
         o->dep_how[j] = 0;
         return 1;
     }
-    if (a != o->n_ops - o->block_first || !fast_word(&p, end, ": ", 2)) {
-        return 0;
-    }
+    if (a != o->n_ops - o->block_first || !fast_word(&p, end, ": ", 2)) return 0;
     Fields f = {2, 0, 0, 0, 0, 0};
     if (fast_word(&p, end, "calc ", 5)) {
         f.size = fast_number(&p, end, 16, 0);
@@ -571,17 +499,11 @@ static int fast_line(const char *p, const char *end, State *st, Lean *o) {
             return 0;
         }
         f.peer = fast_value(&p, end, 16, f.kind == 1);
-        if (f.peer < -1 || f.peer >= st->num_ranks || !fast_word(&p, end, " tag ", 5)) {
-            return 0;
-        }
+        if (f.peer < -1 || f.peer >= st->num_ranks || !fast_word(&p, end, " tag ", 5)) return 0;
         f.tag = fast_value(&p, end, 16, f.kind == 1);
-        if (f.tag < -1 || f.tag >= ((int64_t)1 << 31)) {
-            return 0;
-        }
+        if (f.tag < -1 || f.tag >= ((int64_t)1 << 31)) return 0;
     }
-    if (f.size < 0 || p != end || (o->size32 && f.size >= ((int64_t)1 << 24))) {
-        return 0;
-    }
+    if (f.size < 0 || p != end || (o->size32 && f.size >= ((int64_t)1 << 24))) return 0;
     lean_write(o, &f);
     return 1;
 }
@@ -669,9 +591,7 @@ static PyObject *add_into(PyObject *self, PyObject *args) {
     PyObject *ob[2];
     Py_ssize_t at, n;
     long long add;
-    if (!PyArg_ParseTuple(args, "OnOnL:add_into", &ob[0], &at, &ob[1], &n, &add)) {
-        return NULL;
-    }
+    if (!PyArg_ParseTuple(args, "OnOnL:add_into", &ob[0], &at, &ob[1], &n, &add)) return NULL;
     Buf b[2];
     memset(b, 0, sizeof(b));
     if (at < 0 || n < 0 || get_buf(ob[0], &b[0], 'i', at + n, 1, "dst") < 0 ||
@@ -691,16 +611,6 @@ static PyObject *add_into(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static PyMethodDef methods[] = {
-    {"read_block", read_block, METH_VARARGS, read_block_doc},
-    {"read_lean", read_lean, METH_VARARGS, read_lean_doc},
-    {"add_into", add_into, METH_VARARGS, add_into_doc},
-    {NULL, NULL, 0, NULL},
-};
+static PyMethodDef methods[] = {METHOD(read_block), METHOD(read_lean), METHOD(add_into), {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_cgoal_text", "GOAL text read in C, a block of lines at a time (see goal_compiled.py).",
-    -1, methods, NULL, NULL, NULL, NULL,
-};
-
-PyMODINIT_FUNC PyInit__cgoal_text(void) { return PyModule_Create(&module); }
+MODULE(_cgoal_text, "GOAL text read in C, a block of lines at a time (see goal_compiled.py).")

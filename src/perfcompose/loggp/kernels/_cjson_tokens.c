@@ -55,9 +55,7 @@ typedef struct {
 static int grow(void **p, Py_ssize_t *cap, size_t item) {
     Py_ssize_t cap2 = *cap ? 2 * *cap : 4096;
     void *q = realloc(*p, (size_t)cap2 * item);
-    if (q == NULL) {
-        return -1;
-    }
+    if (q == NULL) return -1;
     *p = q;
     *cap = cap2;
     return 0;
@@ -72,9 +70,7 @@ static int scan(const char *buf, Py_ssize_t n, Py_ssize_t start, Tokens *t, Py_s
             i++;
             continue;
         }
-        if (t->n_kind == t->cap_kind && grow((void **)&t->kind, &t->cap_kind, 1) < 0) {
-            return -1;
-        }
+        if (t->n_kind == t->cap_kind && grow((void **)&t->kind, &t->cap_kind, 1) < 0) return -1;
         if (num_char(c)) {
             Py_ssize_t s = i;
             while (i < n && num_char((unsigned char)buf[i])) {
@@ -82,12 +78,8 @@ static int scan(const char *buf, Py_ssize_t n, Py_ssize_t start, Tokens *t, Py_s
             }
             int ok;
             double v = value(buf + s, i - s, &ok);
-            if (!ok) {
-                return 0;
-            }
-            if (t->n_value == t->cap_value && grow((void **)&t->value, &t->cap_value, sizeof(double)) < 0) {
-                return -1;
-            }
+            if (!ok) return 0;
+            if (t->n_value == t->cap_value && grow((void **)&t->value, &t->cap_value, sizeof(double)) < 0) return -1;
             t->value[t->n_value++] = v;
             t->kind[t->n_kind++] = K_NUM;
             continue;
@@ -122,9 +114,7 @@ static PyObject *tokenize(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer data;
     Py_ssize_t start;
-    if (!PyArg_ParseTuple(args, "y*n:tokenize", &data, &start)) {
-        return NULL;
-    }
+    if (!PyArg_ParseTuple(args, "y*n:tokenize", &data, &start)) return NULL;
     Tokens t = {NULL, NULL, 0, 0, 0, 0};
     Py_ssize_t stop = 0;
     int got;

@@ -20,9 +20,7 @@ PyDoc_STRVAR(split_rows_doc,
 static PyObject *split_rows(PyObject *self, PyObject *args) {
     PyObject *objs[6];
     Py_ssize_t P;
-    if (!PyArg_ParseTuple(args, "OnOOOO", &objs[0], &P, &objs[2], &objs[3], &objs[4], &objs[5])) {
-        return NULL;
-    }
+    if (!PyArg_ParseTuple(args, "OnOOOO", &objs[0], &P, &objs[2], &objs[3], &objs[4], &objs[5])) return NULL;
     static const char *const names[] = {"rows", "", "src", "dst", "nbytes", "order"};
     Buf bufs[6] = {{0}};
     if (get_buf(objs[0], &bufs[0], 'd', 0, 0, names[0]) < 0) {
@@ -35,9 +33,7 @@ static PyObject *split_rows(PyObject *self, PyObject *args) {
         Py_RETURN_FALSE;
     }
     const Py_ssize_t sizes[] = {0, 0, M, M, M, M};
-    if (get_bufs(objs, bufs, 2, 6, "  iidi", sizes, 2, names) < 0) {
-        return NULL;
-    }
+    if (get_bufs(objs, bufs, 2, 6, "  iidi", sizes, 2, names) < 0) return NULL;
     const double *rows = F64(bufs[0]);
     int32_t *src = (int32_t *)bufs[2].view.buf, *dst = (int32_t *)bufs[3].view.buf;
     double *nbytes = F64(bufs[4]);
@@ -82,15 +78,11 @@ PyDoc_STRVAR(count_operations_doc,
 static PyObject *count_operations(PyObject *self, PyObject *args) {
     PyObject *objs[4];
     Py_ssize_t P;
-    if (!PyArg_ParseTuple(args, "OOOnO", &objs[0], &objs[1], &objs[2], &P, &objs[3])) {
-        return NULL;
-    }
+    if (!PyArg_ParseTuple(args, "OOOnO", &objs[0], &objs[1], &objs[2], &P, &objs[3])) return NULL;
     static const char *const names[] = {"src", "dst", "durations", "counts"};
     Buf bufs[4] = {{0}};
     const Py_ssize_t sizes[] = {0, 0, 0, P};
-    if (get_bufs(objs, bufs, 0, 4, "iidq", sizes, 3, names) < 0) {
-        return NULL;
-    }
+    if (get_bufs(objs, bufs, 0, 4, "iidq", sizes, 3, names) < 0) return NULL;
     Py_ssize_t M = bufs[0].view.len / 4, Md = bufs[1].view.len / 4, D = bufs[2].view.len / 8;
     const int32_t *src = (const int32_t *)bufs[0].view.buf, *dst = (const int32_t *)bufs[1].view.buf;
     const double *dur = F64(bufs[2]);
@@ -119,14 +111,6 @@ static PyObject *count_operations(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static PyMethodDef methods[] = {
-    {"split_rows", split_rows, METH_VARARGS, split_rows_doc},
-    {"count_operations", count_operations, METH_VARARGS, count_operations_doc},
-    {NULL, NULL, 0, NULL},
-};
+static PyMethodDef methods[] = {METHOD(split_rows), METHOD(count_operations), {NULL, NULL, 0, NULL}};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cmessage_rows",
-                                    "Message rows checked and split into the step kernels' columns.",
-                                    -1, methods, NULL, NULL, NULL, NULL};
-
-PyMODINIT_FUNC PyInit__cmessage_rows(void) { return PyModule_Create(&module); }
+MODULE(_cmessage_rows, "Message rows checked and split into the step kernels' columns.")

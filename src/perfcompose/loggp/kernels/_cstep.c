@@ -40,9 +40,7 @@ static inline int64_t heap_push(Entry *h, int64_t n, double key, double tb, int6
 
 static inline int64_t heap_pop(Entry *h, int64_t n) {
     n -= 1;
-    if (n <= 0) {
-        return n;
-    }
+    if (n <= 0) return n;
     entry_sift_down(h, n, h[n]);
     return n;
 }
@@ -67,18 +65,11 @@ static void mt_seed(MT *s, uint32_t seed) {
 }
 
 static void mt_shuffle(MT *s) {
-    uint32_t *mt = s->mt, y;
-    int i;
-    for (i = 0; i < MT_N - MT_M; i++) {
-        y = (mt[i] & 0x80000000U) | (mt[i + 1] & 0x7fffffffU);
-        mt[i] = mt[i + MT_M] ^ (y >> 1) ^ (-(int32_t)(y & 1) & 0x9908b0dfU);
+    uint32_t *mt = s->mt;
+    for (int i = 0; i < MT_N; i++) {
+        uint32_t y = (mt[i] & 0x80000000U) | (mt[(i + 1) % MT_N] & 0x7fffffffU);
+        mt[i] = mt[(i + MT_M) % MT_N] ^ (y >> 1) ^ (-(int32_t)(y & 1) & 0x9908b0dfU);
     }
-    for (; i < MT_N - 1; i++) {
-        y = (mt[i] & 0x80000000U) | (mt[i + 1] & 0x7fffffffU);
-        mt[i] = mt[i + (MT_M - MT_N)] ^ (y >> 1) ^ (-(int32_t)(y & 1) & 0x9908b0dfU);
-    }
-    y = (mt[MT_N - 1] & 0x80000000U) | (mt[0] & 0x7fffffffU);
-    mt[MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ (-(int32_t)(y & 1) & 0x9908b0dfU);
     s->index = 0;
 }
 
@@ -136,14 +127,6 @@ static inline int64_t receive_first(Receiver *r, int64_t p, double tr, int64_t s
     r->finish[p] = tr + r->o;
     return seq + 1;
 }
-
-#if defined(__GNUC__)
-#define PREFETCH_R(p) __builtin_prefetch((p), 0)
-#define PREFETCH_W(p) __builtin_prefetch((p), 1)
-#else
-#define PREFETCH_R(p) ((void)(p))
-#define PREFETCH_W(p) ((void)(p))
-#endif
 
 /* processor p receives every message of its arrival heap in arrival order; the heap, filled long
  * before, is fetched first as a whole, and the messages that may come next (the root's children)
@@ -296,9 +279,7 @@ static int get_step_bufs(PyObject *const *objs, Buf *b, int n, const char *kinds
                          int writable, const char *const *names, Py_ssize_t *M) {
     Py_ssize_t sizes[32];
     memset(b, 0, (size_t)n * sizeof(Buf));
-    if (get_bufs(objs, b, 0, 1, kinds, NULL, writable, names) < 0) {
-        return -1;
-    }
+    if (get_bufs(objs, b, 0, 1, kinds, NULL, writable, names) < 0) return -1;
     *M = b[0].view.len / b[0].view.itemsize;
     for (int i = 0; i < n; i++) {
         char c = lengths[i];
@@ -331,24 +312,19 @@ static int get_step_io(PyObject *const *objs, Buf *b, const char *const *in_name
 static PyObject *standard(PyObject *self, PyObject *args) {
     (void)self;
     Py_ssize_t P;
-    PyObject *o_dst, *o_nbytes, *o_order, *o_send_ptr, *o_recv_ptr, *o_t0, *o_send_start, *o_recv_start;
-    PyObject *o_send_seq, *o_recv_seq, *o_finish, *o_next_send, *o_recv_ready;
+    PyObject *objs[13];
     double L, o, g, G;
     int end_origin, random_ties;
     unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "nOOOOOOddddppKOOOOOOO:standard", &P, &o_dst, &o_nbytes, &o_order, &o_send_ptr,
-                          &o_recv_ptr, &o_t0, &L, &o, &g, &G, &end_origin, &random_ties, &seed, &o_send_start,
-                          &o_recv_start, &o_send_seq, &o_recv_seq, &o_finish, &o_next_send, &o_recv_ready)) {
+    if (!PyArg_ParseTuple(args, "nOOOOOOddddppKOOOOOOO:standard", &P, &objs[0], &objs[1], &objs[2], &objs[3],
+                          &objs[4], &objs[5], &L, &o, &g, &G, &end_origin, &random_ties, &seed, &objs[6], &objs[7],
+                          &objs[8], &objs[9], &objs[10], &objs[11], &objs[12])) {
         return NULL;
     }
-    PyObject *objs[13] = {o_dst, o_nbytes, o_order, o_send_ptr, o_recv_ptr, o_t0, o_send_start, o_recv_start,
-                          o_send_seq, o_recv_seq, o_finish, o_next_send, o_recv_ready};
     static const char *const names[STEP_IN] = {"dst", "nbytes", "order", "send_ptr", "recv_ptr", "t0"};
     Buf b[13];
     Py_ssize_t M;
-    if (get_step_io(objs, b, names, "qdqqqd", "MMMppP", P, &M) < 0) {
-        return NULL;
-    }
+    if (get_step_io(objs, b, names, "qdqqqd", "MMMppP", P, &M) < 0) return NULL;
     Standard a = {P, M, I64(b[0]), I64(b[2]), I64(b[3]), F64(b[1]), F64(b[5]), L, o, g, G, end_origin,
                   random_ties, (uint32_t)(seed & 0xffffffffULL), F64(b[6]), I64(b[8])};
     Receiver r = {NULL, NULL, I64(b[4]), F64(b[11]), F64(b[12]), F64(b[10]), F64(b[7]), I64(b[9]), o, 0.0, 0.0};
@@ -365,9 +341,7 @@ static PyObject *standard(PyObject *self, PyObject *args) {
     free(r.heap);
     free(senders);
     release(b, 13);
-    if (seq < 0) {
-        return PyErr_NoMemory();
-    }
+    if (seq < 0) return PyErr_NoMemory();
     return PyLong_FromLongLong(seq);
 }
 
@@ -481,9 +455,7 @@ static int reaches_all(Components *k, int64_t start, int64_t n, int64_t c, const
                 k->mark[w] = stamp;
                 k->queue[tail++] = w;
                 seen += 1;
-                if (seen == n) {
-                    break;
-                }
+                if (seen == n) break;
             }
         }
     }
@@ -508,9 +480,7 @@ static int64_t split(Components *k, int64_t n, int64_t c, int64_t next_id) {
     int64_t sp = 0, idx = 0;
     for (int64_t r = 0; r < n; r++) {
         int64_t root = members[r];
-        if (index[root] >= 0) {
-            continue;
-        }
+        if (index[root] >= 0) continue;
         int64_t top = 0;
         k->cs_node[0] = root;
         k->cs_edge[0] = ptr[root];
@@ -520,9 +490,7 @@ static int64_t split(Components *k, int64_t n, int64_t c, int64_t next_id) {
             if (e < ptr[v + 1]) {
                 k->cs_edge[top] = e + 1;
                 int64_t w = k->adj[e];
-                if (label[w] != c) {
-                    continue;
-                }
+                if (label[w] != c) continue;
                 if (index[w] < 0) {
                     sp = tarjan_enter(k, w, idx++, sp);
                     top += 1;
@@ -538,9 +506,7 @@ static int64_t split(Components *k, int64_t n, int64_t c, int64_t next_id) {
                     int64_t x = k->stack[--sp];
                     k->onstack[x] = 0;
                     label[x] = -2 - next_id; /* relabelled below, once c's search is over */
-                    if (x == v) {
-                        break;
-                    }
+                    if (x == v) break;
                 }
                 next_id += 1;
             }
@@ -586,9 +552,7 @@ static int64_t forget_listed(Components *k, const int64_t *vs, int64_t nv) {
     int64_t na = 0;
     for (int64_t i = 0; i < nv; i++) {
         int64_t v = vs[i], c = label[v];
-        if (c < 0) {
-            continue;
-        }
+        if (c < 0) continue;
         if (!k->affected[c]) {
             k->affected[c] = 1;
             k->alist[na++] = c;
@@ -623,9 +587,7 @@ static void resplit(Components *k, int64_t na) {
         for (int64_t v = k->head[c]; v >= 0; v = k->nxt[v]) {
             k->members[n++] = v;
         }
-        if (n <= 1 || !k->broken[c]) {
-            continue;
-        }
+        if (n <= 1 || !k->broken[c]) continue;
         /* the trees to search again: only the direction whose tree lost a member through which it
          * reached others (a tree that lost only leaves still reaches every member from the root) */
         char again = k->root[c] >= 0 && (k->broken[c] & 3) != 3 ? k->broken[c] : 3;
@@ -644,9 +606,7 @@ static void resplit(Components *k, int64_t na) {
             k->state[1] += 1;
             whole = reaches_all(k, k->root[c], n, c, k->rptr, k->radj, k->state[1], 2);
         }
-        if (whole) {
-            continue;
-        }
+        if (whole) continue;
         int64_t lo = k->state[0];
         k->state[0] = split(k, n, c, lo);
         for (int64_t j = lo; j < k->state[0]; j++) {
@@ -714,26 +674,20 @@ typedef struct { /* a growable array of n items of size sz */
 
 /* room for ``more`` items after the n there are; 0, or -1 without memory */
 static int vec_reserve(Vec *v, int64_t more) {
-    if (v->n + more <= v->cap) {
-        return 0;
-    }
+    if (v->n + more <= v->cap) return 0;
     int64_t cap = v->cap ? v->cap : 1024;
     while (cap < v->n + more) {
         cap *= 2;
     }
     char *d = realloc(v->data, (size_t)(cap * v->sz));
-    if (!d) {
-        return -1;
-    }
+    if (!d) return -1;
     v->data = d;
     v->cap = cap;
     return 0;
 }
 
 static int vec_add(Vec *v, const void *item) {
-    if (vec_reserve(v, 1) < 0) {
-        return -1;
-    }
+    if (vec_reserve(v, 1) < 0) return -1;
     memcpy(v->data + v->n * v->sz, item, (size_t)v->sz);
     v->n += 1;
     return 0;
@@ -832,9 +786,7 @@ static PyObject *worst_step(PyObject *self, PyObject *args) {
     static const char *const names[STEP_IN] = {"src", "dst", "nbytes", "order", "send_ptr", "recv_ptr"};
     Buf b[13];
     Py_ssize_t M;
-    if (get_step_io(ob, b, names, "qqdqqq", "MMMMpp", P, &M) < 0) {
-        return NULL;
-    }
+    if (get_step_io(ob, b, names, "qqdqqq", "MMMMpp", P, &M) < 0) return NULL;
     const int64_t *src = I64(b[0]), *dst = I64(b[1]);
     size_t p1 = (size_t)(P + 1), m1 = (size_t)(M > 0 ? M : 1);
     char *sent = calloc(p1, 1);
@@ -865,9 +817,7 @@ static PyObject *worst_step(PyObject *self, PyObject *args) {
     PyThreadState *ts = PyEval_SaveThread();
     for (;;) {
         int64_t remaining = worst_run(&a, &r);
-        if (remaining == 0) {
-            break;
-        }
+        if (remaining == 0) break;
         int first = !have_components;
         if (first) {
             if (components_new(&k, P, M, sent, src, dst) < 0) {
@@ -890,9 +840,7 @@ static PyObject *worst_step(PyObject *self, PyObject *args) {
         for (int64_t i = 0; i < n_alive; i++) {
             int32_t v = alive[i];
             int64_t c = k.label[v];
-            if (sent[v]) {
-                continue;
-            }
+            if (sent[v]) continue;
             alive[kept++] = v;
             out[count] = v;
             count += c >= 0 && k.fed[c] == 0 && k.csize[c] >= 2;
@@ -918,9 +866,7 @@ static PyObject *worst_step(PyObject *self, PyObject *args) {
             }
             failed = PyErr_Occurred() ? 2 : 0;
             ts = PyEval_SaveThread();
-            if (failed) {
-                break;
-            }
+            if (failed) break;
         }
         a.forced = ((int32_t *)cands.data)[lo + pick];
         if (vec_add(&forced, &a.forced) < 0 || vec_add(&offsets, &cands.n) < 0) {
@@ -972,20 +918,7 @@ done:
 
 enum { LGS_SEND, LGS_RECV, LGS_CALC, LGS_BARRIER };
 
-#if defined(__GNUC__)
-#define LGS_PREFETCH(p) __builtin_prefetch(p)
-#else
-#define LGS_PREFETCH(p) ((void)(p))
-#endif
-
 enum { LGS_POSTED = 1, LGS_ARRIVED = 2 };
-
-/* the heap's pushes, at every event: inlined wherever they are called (gcc -O2 kept them as calls) */
-#if defined(__GNUC__)
-#define LGS_INLINE static inline __attribute__((always_inline))
-#else
-#define LGS_INLINE static inline
-#endif
 
 #define LGS_AHEAD 9
 
@@ -1091,7 +1024,7 @@ static const LgsEntry LGS_LAST = {UINT64_MAX, UINT64_MAX, 0, -1};
 
 /* the heap's pushes and its first entry, with the event being run still at the root (stale):
  * (key, stamp) pairs are unique, so the order of events does not depend on the heap's shape */
-LGS_INLINE void lgs_push_aux(Lgs *s, double key, double tb, int64_t ident, int64_t aux) {
+ALWAYS_INLINE void lgs_push_aux(Lgs *s, double key, double tb, int64_t ident, int64_t aux) {
     LgsEntry e = {lgs_key_bits(key), (uint64_t)tb, ident, aux};
     if (s->stale) {
         lgs_sift_down(s->heap, s->hn, e);
@@ -1112,12 +1045,8 @@ static inline void lgs_pop(Lgs *s) {
 }
 
 static inline const LgsEntry *lgs_first(const Lgs *s) {
-    if (!s->stale) {
-        return s->hn > 0 ? &s->heap[0] : NULL;
-    }
-    if (s->hn < 2) {
-        return NULL;
-    }
+    if (!s->stale) return s->hn > 0 ? &s->heap[0] : NULL;
+    if (s->hn < 2) return NULL;
     const LgsEntry *a = &s->heap[1];
     if (s->hn > 2 && lgs_less_nb(&s->heap[2], a)) {
         a = &s->heap[2];
@@ -1127,13 +1056,9 @@ static inline const LgsEntry *lgs_first(const Lgs *s) {
 
 static int64_t lgs_next_step(const Lgs *s, int64_t h, int64_t k) {
     while (k < s->nsteps) {
-        if (s->kinds[k] == 0) {
-            return k;
-        }
+        if (s->kinds[k] == 0) return k;
         int64_t b = s->step_of[k] * (s->P + 1) + h;
-        if (s->send_ptr[b + 1] > s->send_ptr[b] || s->recv_ptr[b + 1] > s->recv_ptr[b]) {
-            return k;
-        }
+        if (s->send_ptr[b + 1] > s->send_ptr[b] || s->recv_ptr[b + 1] > s->recv_ptr[b]) return k;
         k++;
     }
     return k;
@@ -1144,9 +1069,7 @@ static int64_t lgs_next_step(const Lgs *s, int64_t h, int64_t k) {
  * first `keep` bytes copied from `old` (then freed through old_raw) */
 static void *lgs_lines(size_t n, void **raw, const void *old, void *old_raw, size_t keep) {
     void *r = malloc(n + 64);
-    if (!r) {
-        return NULL;
-    }
+    if (!r) return NULL;
     void *a = (void *)(((uintptr_t)r + 63) & ~(uintptr_t)63);
     if (keep) {
         memcpy(a, old, keep);
@@ -1157,26 +1080,18 @@ static void *lgs_lines(size_t n, void **raw, const void *old, void *old_raw, siz
 }
 
 static int lgs_room(Lgs *s, int64_t need) {
-    if (s->nfree >= need) {
-        return 0;
-    }
+    if (s->nfree >= need) return 0;
     int64_t old = s->cap, cap = 2 * old;
     LgsGroup *gt = (LgsGroup *)lgs_lines((size_t)cap * sizeof(LgsGroup), &s->gt_raw, s->gt, s->gt_raw,
                                          (size_t)old * sizeof(LgsGroup));
-    if (!gt) {
-        return -1;
-    }
+    if (!gt) return -1;
     s->gt = gt;
     int64_t *gfree = (int64_t *)realloc(s->gfree, (size_t)cap * sizeof(int64_t));
-    if (!gfree) {
-        return -1;
-    }
+    if (!gfree) return -1;
     s->gfree = gfree;
     LgsEntry *heap = (LgsEntry *)lgs_lines((size_t)(cap + s->P + 1) * sizeof(LgsEntry), &s->heap_raw, s->heap,
                                            s->heap_raw, (size_t)(s->hn + 1) * sizeof(LgsEntry));
-    if (!heap) {
-        return -1;
-    }
+    if (!heap) return -1;
     s->heap = heap;
     for (int64_t j = 0; j < old; j++) {
         s->gfree[s->nfree + j] = cap - 1 - j;
@@ -1210,7 +1125,7 @@ static inline int64_t lgs_member(Lgs *s, LgsGroup *q) {
         }
         if (q->kind == LGS_RECV) { /* receives are posted one after the other: fetch the window's messages */
             for (int32_t j = 1; j < n; j++) {
-                LGS_PREFETCH(&s->msg[q->ahead[j]]);
+                PREFETCH_R(&s->msg[q->ahead[j]]);
             }
         }
         q->win = q->lo;
@@ -1219,10 +1134,10 @@ static inline int64_t lgs_member(Lgs *s, LgsGroup *q) {
     return q->ahead[d];
 }
 
-LGS_INLINE void lgs_push(Lgs *s, double key, double tb, int64_t ident) { lgs_push_aux(s, key, tb, ident, -1); }
+ALWAYS_INLINE void lgs_push(Lgs *s, double key, double tb, int64_t ident) { lgs_push_aux(s, key, tb, ident, -1); }
 
 /* a group's entry: its next member's message goes with it */
-LGS_INLINE void lgs_push_group(Lgs *s, double key, double tb, int64_t ident) {
+ALWAYS_INLINE void lgs_push_group(Lgs *s, double key, double tb, int64_t ident) {
     LgsGroup *q = &s->gt[ident & LGS_MASK];
     lgs_push_aux(s, key, tb, ident, q->kind == LGS_SEND || q->kind == LGS_RECV ? lgs_member(s, q) : -1);
 }
@@ -1232,7 +1147,7 @@ LGS_INLINE void lgs_push_group(Lgs *s, double key, double tb, int64_t ident) {
 static inline void lgs_advance(Lgs *s, LgsGroup *q) {
     q->lo++;
     if (q->lo < q->hi && (q->kind == LGS_SEND || q->kind == LGS_RECV)) {
-        LGS_PREFETCH(&s->msg[lgs_member(s, q)]);
+        PREFETCH_R(&s->msg[lgs_member(s, q)]);
     }
 }
 
@@ -1283,8 +1198,6 @@ static void lgs_issue_step(Lgs *s, int64_t h, int initial, int64_t k) {
     }
 }
 
-static inline double dmax(double a, double b) { return a > b ? a : b; }
-
 
 /* the message m's receive and send are matched at t: a rendezvous send completes (its sender is
  * busy until then at least); the receive completes */
@@ -1313,9 +1226,7 @@ static int64_t lgs_run(Lgs *s) {
         s->rk[h].cur = k;
         if (k < nsteps) {
             unfinished++;
-            if (lgs_room(s, 2) < 0) {
-                return -3;
-            }
+            if (lgs_room(s, 2) < 0) return -3;
             lgs_issue_step(s, h, 1, k);
         }
     }
@@ -1336,14 +1247,14 @@ static int64_t lgs_run(Lgs *s) {
             h = v >> 31;
             for (int64_t c = 1; c < 3 && c < s->hn; c++) { /* one of them runs next: fetch what it reads */
                 int64_t id = s->heap[c].id, w = id >= 0 ? id : -1 - id;
-                LGS_PREFETCH(&s->rk[w >> 31]);
+                PREFETCH_R(&s->rk[w >> 31]);
                 if (id >= 0) {
-                    LGS_PREFETCH(&s->gt[w & LGS_MASK]);
+                    PREFETCH_R(&s->gt[w & LGS_MASK]);
                     if (s->heap[c].aux >= 0) {
-                        LGS_PREFETCH(&s->msg[s->heap[c].aux]);
+                        PREFETCH_R(&s->msg[s->heap[c].aux]);
                     }
                 } else {
-                    LGS_PREFETCH(&s->msg[w & LGS_MASK]);
+                    PREFETCH_R(&s->msg[w & LGS_MASK]);
                 }
             }
         }
@@ -1414,7 +1325,7 @@ static int64_t lgs_run(Lgs *s) {
             int64_t m = grp;
             LgsMsg *x = &s->msg[m];
             if (x->w_next >= 0) { /* the next message queued for h: pushed at the end of this event */
-                LGS_PREFETCH(&s->msg[x->w_next]);
+                PREFETCH_R(&s->msg[x->w_next]);
             }
             double busy = dmax(s->rk[h].nexto, s->rk[h].nextgr);
             if (busy <= t) {
@@ -1467,9 +1378,7 @@ static int64_t lgs_run(Lgs *s) {
                 if (q->hi - q->lo == 1 || e == NULL || lgs_after(e, t, (double)(q->base + q->hi - 1))) {
                     lgs_push_group(s, t_wait, its, ident); /* the group moves as a whole */
                 } else { /* another event comes between the members: the first one waits alone */
-                    if (lgs_room(s, 1) < 0) {
-                        return -3;
-                    }
+                    if (lgs_room(s, 1) < 0) return -3;
                     q = &s->gt[grp];
                     int64_t g1 = lgs_new_group(s, q->rank, q->kind, q->lo, q->lo + 1, q->base);
                     lgs_push_group(s, t_wait, its, g1);
@@ -1489,12 +1398,8 @@ static int64_t lgs_run(Lgs *s) {
             int64_t hs[2] = {h1, h2};
             for (int i = 0; i < 2; i++) {
                 int64_t hh = hs[i];
-                if (hh < 0 || s->rk[hh].pend == 0) {
-                    continue;
-                }
-                if (lgs_room(s, 2) < 0) {
-                    return -3;
-                }
+                if (hh < 0 || s->rk[hh].pend == 0) continue;
+                if (lgs_room(s, 2) < 0) return -3;
                 if (s->rk[hh].pend == 1) { /* the step's closing calc */
                     int64_t gr = lgs_new_group(s, hh, LGS_BARRIER, 0, 1, s->ts);
                     lgs_push_group(s, s->rk[hh].nexto, (double)s->ts, gr);
@@ -1521,15 +1426,11 @@ static int64_t lgs_run(Lgs *s) {
 static int64_t lgs_prepare(Lgs *s, int64_t *need, int32_t *fill, char *mark) {
     const int64_t P = s->P;
     for (int64_t k = 0; k < s->nsteps; k++) {
-        if (s->kinds[k] != 1) {
-            continue;
-        }
+        if (s->kinds[k] != 1) continue;
         int64_t b = s->step_of[k] * (P + 1), lo = s->msg_ptr[k], hi = s->msg_ptr[k + 1];
         int32_t *sp = s->send_ptr + b, *rp = s->recv_ptr + b;
         for (int64_t m = lo; m < hi; m++) {
-            if (s->src[m] < 0 || s->src[m] >= P || s->dst[m] < 0 || s->dst[m] >= P) {
-                return -2;
-            }
+            if (s->src[m] < 0 || s->src[m] >= P || s->dst[m] < 0 || s->dst[m] >= P) return -2;
             sp[s->src[m] + 1]++;
             rp[s->dst[m] + 1]++;
         }
@@ -1545,9 +1446,7 @@ static int64_t lgs_prepare(Lgs *s, int64_t *need, int32_t *fill, char *mark) {
         for (int64_t h = 0; h < P; h++) {
             for (int64_t j = sp[h]; j < sp[h + 1]; j++) {
                 int64_t e = s->order[lo + j];
-                if (e < 0 || e >= hi - lo || s->src[lo + e] != h || mark[lo + e] != 0) {
-                    return -1;
-                }
+                if (e < 0 || e >= hi - lo || s->src[lo + e] != h || mark[lo + e] != 0) return -1;
                 mark[lo + e] = 1;
             }
             int64_t cnt = sp[h + 1] - sp[h] + rp[h + 1] - rp[h];
@@ -1586,9 +1485,7 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
     Py_ssize_t sizes[8] = {0};
     Buf b[8];
     memset(b, 0, sizeof(b));
-    if (get_bufs(objs, b, 0, 1, kinds, sizes, 7, names) < 0) {
-        return NULL;
-    }
+    if (get_bufs(objs, b, 0, 1, kinds, sizes, 7, names) < 0) return NULL;
     s.P = P;
     s.nsteps = b[0].view.len / 4;
     s.kinds = I32(b[0]);
@@ -1598,9 +1495,7 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
         ncomp += s.kinds[k] != 1;
     }
     sizes[1] = s.nsteps + 1;
-    if (get_bufs(objs, b, 1, 2, kinds, sizes, 7, names) < 0) {
-        return NULL;
-    }
+    if (get_bufs(objs, b, 1, 2, kinds, sizes, 7, names) < 0) return NULL;
     s.msg_ptr = I64(b[1]);
     s.M = s.msg_ptr[s.nsteps];
     int bad = s.msg_ptr[0] != 0 || s.M >= INT32_MAX;
@@ -1618,9 +1513,7 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
     }
     sizes[6] = ncomp * P;
     sizes[7] = P;
-    if (get_bufs(objs, b, 2, 8, kinds, sizes, 7, names) < 0) {
-        return NULL;
-    }
+    if (get_bufs(objs, b, 2, 8, kinds, sizes, 7, names) < 0) return NULL;
     s.src = I32(b[2]);
     s.dst = I32(b[3]);
     s.nbytes = F64(b[4]);
@@ -1685,9 +1578,7 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
         free(blocks[i]);
     }
     release(b, 8);
-    if (result == -3) {
-        return PyErr_NoMemory();
-    }
+    if (result == -3) return PyErr_NoMemory();
     return PyLong_FromLongLong(result);
 }
 
@@ -1713,8 +1604,4 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cstep",
-                                    "LogGP step simulators (paper 002, Figure 2 and section 4.2), compiled.", -1,
-                                    methods};
-
-PyMODINIT_FUNC PyInit__cstep(void) { return PyModule_Create(&module); }
+MODULE(_cstep, "LogGP step simulators (paper 002, Figure 2 and section 4.2), compiled.")

@@ -26,9 +26,7 @@ static void CXX_SORT_FN(linear_insert)(int32_t *a, int64_t last, CXX_SORT_CTX ct
 }
 
 static void CXX_SORT_FN(insertion_sort)(int32_t *a, int64_t first, int64_t last, CXX_SORT_CTX ctx) {
-    if (first == last) {
-        return;
-    }
+    if (first == last) return;
     for (int64_t i = first + 1; i < last; i++) {
         if (CXX_SORT_KEY(ctx, a[i]) < CXX_SORT_KEY(ctx, a[first])) {
             int32_t val = a[i];
@@ -42,9 +40,7 @@ static void CXX_SORT_FN(insertion_sort)(int32_t *a, int64_t first, int64_t last,
 
 static void CXX_SORT_NAME(int32_t *a, int64_t first, int64_t last, CXX_SORT_CTX ctx, int32_t *tmp) {
     int64_t n = last - first;
-    if (n < 2) {
-        return;
-    }
+    if (n < 2) return;
     if (n <= 16) {
         CXX_SORT_FN(insertion_sort)(a, first, last, ctx);
         return;
@@ -96,9 +92,7 @@ static void CXX_SORT_NAME(int32_t *a, int64_t first, int64_t last, CXX_SORT_CTX 
                 while (pivot < CXX_SORT_KEY(ctx, a[l])) {
                     l--;
                 }
-                if (!(f < l)) {
-                    break;
-                }
+                if (!(f < l)) break;
                 sw = a[f];
                 a[f] = a[l];
                 a[l] = sw;

@@ -138,9 +138,7 @@ static inline int64_t layout_of(const Layout *l, int64_t i, int64_t *hint) {
 static int layout_permute(const Layout *l, void *col, size_t w, int back) {
     const int64_t n = l->n;
     char *tmp = malloc((size_t)(n > 0 ? n : 1) * w);
-    if (!tmp) {
-        return -1;
-    }
+    if (!tmp) return -1;
     char *c = col;
 #define LAYOUT_MOVE(T)                                                                                 \
     if (back) {                                                                                        \

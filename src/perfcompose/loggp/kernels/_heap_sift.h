@@ -18,9 +18,7 @@ static inline void HEAP_CAT(HEAP_NAME, sift_up)(HEAP_ENTRY *h, int64_t n, HEAP_E
     int64_t i = n;
     while (i > 0) {
         int64_t parent = (i - 1) >> 1;
-        if (!HEAP_LESS(e, h[parent])) {
-            break;
-        }
+        if (!HEAP_LESS(e, h[parent])) break;
         h[i] = h[parent];
         i = parent;
     }
@@ -31,9 +29,7 @@ static inline void HEAP_CAT(HEAP_NAME, sift_down)(HEAP_ENTRY *h, int64_t n, HEAP
     int64_t i = 0;
     for (;;) {
         int64_t c = 2 * i + 1;
-        if (c >= n) {
-            break;
-        }
+        if (c >= n) break;
 #ifdef HEAP_LESS_NB
         c += HEAP_LESS_NB(&h[c + 1], &h[c]);
 #else
@@ -41,9 +37,7 @@ static inline void HEAP_CAT(HEAP_NAME, sift_down)(HEAP_ENTRY *h, int64_t n, HEAP
             c += 1;
         }
 #endif
-        if (!HEAP_LESS(h[c], e)) {
-            break;
-        }
+        if (!HEAP_LESS(h[c], e)) break;
         h[i] = h[c];
         i = c;
     }
