@@ -100,6 +100,19 @@ static inline double dmax(double a, double b) { return a > b ? a : b; }
 #define PREFETCH_W(p) __builtin_prefetch((p), 1)
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
+/* room for `need` items of `size` bytes at *p (p: the address of the pointer), its capacity *cap
+ * doubled (from 4096 items) until they fit; 0, or -1 without memory (*p kept) */
+static inline int grow_to(void *p, int64_t *cap, int64_t need, size_t size) {
+    if (need <= *cap) return 0;
+    int64_t c = *cap ? *cap : 4096;
+    while (c < need) c *= 2;
+    void *q = realloc(*(void **)p, (size_t)c * size);
+    if (!q) return -1;
+    *(void **)p = q;
+    *cap = c;
+    return 0;
+}
+
 #define F64(b) ((double *)(b).view.buf)
 #define I64(b) ((int64_t *)(b).view.buf)
 #define I32(b) ((int32_t *)(b).view.buf)

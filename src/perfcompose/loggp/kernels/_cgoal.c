@@ -273,16 +273,6 @@ static inline int32_t at_of(const Sim *s, int32_t i, int64_t *hint) {
     return s->lay ? (int32_t)layout_of(s->lay, i, hint) : i;
 }
 
-/* room for one more event (and the entry after the last) in a heap of n entries */
-static int heap_room(Ev **h, int64_t n, int64_t *cap) {
-    if (n + 2 < *cap) return 0;
-    Ev *a = realloc(*h, (size_t)(2 * *cap) * sizeof(Ev));
-    if (!a) return -1;
-    *h = a;
-    *cap *= 2;
-    return 0;
-}
-
 /* the slot of time t: floor(t / w) within +-10^18, never in another order than the times */
 static inline int64_t slot_of(const Sim *s, double t) {
     double x = t * s->inv_w;
@@ -296,7 +286,7 @@ static inline int64_t slot_of(const Sim *s, double t) {
  * the ring, onto the far heap */
 static void later_put(Sim *s, const Ev *e, int64_t sl) {
     if (sl - s->cur >= RING) {
-        if (heap_room(&s->far, s->fn, &s->fcap) < 0) {
+        if (grow_to(&s->far, &s->fcap, s->fn + 3, sizeof(Ev)) < 0) { /* and the entry after the last */
             s->nomem = 1;
             return;
         }
@@ -304,15 +294,9 @@ static void later_put(Sim *s, const Ev *e, int64_t sl) {
         return;
     }
     if (s->node_free < 0) {
-        if (s->node_used == s->node_cap) {
-            int64_t cap = s->node_cap ? 2 * s->node_cap : 4096;
-            QNode *a = realloc(s->node, (size_t)cap * sizeof(QNode));
-            if (!a) {
-                s->nomem = 1;
-                return;
-            }
-            s->node = a;
-            s->node_cap = cap;
+        if (grow_to(&s->node, &s->node_cap, s->node_used + 1, sizeof(QNode)) < 0) {
+            s->nomem = 1;
+            return;
         }
         s->node_free = (int32_t)s->node_used++;
         s->node[s->node_free].next = -1;
@@ -335,20 +319,15 @@ static inline void qpush(Sim *s, double key, int32_t ts, int32_t id, int32_t op,
         return;
     }
     if (s->fh == s->ft || !ev_less(key, ts, s->fq[s->ft - 1].key, s->fq[s->ft - 1].ts)) {
-        if (s->ft == s->fqcap) {
-            Ev *a = realloc(s->fq, (size_t)(2 * s->fqcap) * sizeof(Ev));
-            if (!a) {
-                s->nomem = 1;
-                return;
-            }
-            s->fq = a;
-            s->fqcap *= 2;
+        if (grow_to(&s->fq, &s->fqcap, s->ft + 1, sizeof(Ev)) < 0) {
+            s->nomem = 1;
+            return;
         }
         Ev e = {key, ts, id, op, aux};
         s->fq[s->ft++] = e;
         return;
     }
-    if (heap_room(&s->heap, s->hn, &s->hcap) < 0) {
+    if (grow_to(&s->heap, &s->hcap, s->hn + 3, sizeof(Ev)) < 0) {
         s->nomem = 1;
         return;
     }
@@ -385,24 +364,10 @@ static void next_slot(Sim *s) {
     for (int32_t x = k; x >= 0; x = s->node[x].next) {
         count++;
     }
-    if (count > s->rcap) {
-        int64_t cap = s->rcap;
-        while (cap < count) {
-            cap *= 2;
-        }
-        Ev *a = realloc(s->run, (size_t)cap * sizeof(Ev));
-        if (a) {
-            s->run = a;
-        }
-        Ev *b2 = a ? realloc(s->run_tmp, (size_t)cap * sizeof(Ev)) : NULL;
-        if (b2) {
-            s->run_tmp = b2;
-        }
-        if (!b2) {
-            s->nomem = 1;
-            return;
-        }
-        s->rcap = cap;
+    int64_t tmp_cap = s->rcap; /* run_tmp: as many as run */
+    if (grow_to(&s->run, &s->rcap, count, sizeof(Ev)) < 0 || grow_to(&s->run_tmp, &tmp_cap, count, sizeof(Ev)) < 0) {
+        s->nomem = 1;
+        return;
     }
     int64_t at = count; /* the list holds the slot's events last queued first: filled from the end */
     while (k >= 0) {
@@ -459,21 +424,13 @@ static inline int queue_after(const Sim *s, double t, int32_t ts) {
 
 static inline int32_t new_group(Sim *s) {
     if (s->nfree > 0) return s->gfree[--s->nfree];
-    if (s->gmax == s->gcap) {
-        int32_t *a = realloc(s->g_lo, (size_t)(2 * s->gcap) * sizeof(int32_t));
-        int32_t *b = a ? realloc(s->g_hi, (size_t)(2 * s->gcap) * sizeof(int32_t)) : NULL;
-        int32_t *c = b ? realloc(s->gfree, (size_t)(2 * s->gcap) * sizeof(int32_t)) : NULL;
-        int32_t *d = c ? realloc(s->g_ts, (size_t)(2 * s->gcap) * sizeof(int32_t)) : NULL;
-        if (a) s->g_lo = a;
-        if (b) s->g_hi = b;
-        if (c) s->gfree = c;
-        if (d) s->g_ts = d;
-        if (!d) {
-            s->nomem = 1;
-            return 0;
-        }
-        s->gcap *= 2;
+    int64_t c[4] = {s->gcap, s->gcap, s->gcap, s->gcap}, need = s->gmax + 1;
+    if (need > s->gcap && (grow_to(&s->g_lo, &c[0], need, 4) < 0 || grow_to(&s->g_hi, &c[1], need, 4) < 0 ||
+                           grow_to(&s->gfree, &c[2], need, 4) < 0 || grow_to(&s->g_ts, &c[3], need, 4) < 0)) {
+        s->nomem = 1;
+        return 0;
     }
+    s->gcap = c[0];
     return (int32_t)s->gmax++;
 }
 

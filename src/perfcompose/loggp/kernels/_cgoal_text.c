@@ -172,24 +172,33 @@ static int operation(const Token *t, int n, int64_t lab, int32_t line, State *st
     return 0;
 }
 
+/* a line outside a rank block (`blocks` of them begun before): 'num_ranks N' read into st (0), or
+ * 'rank R {' (1, R in *r, st in the block), else -1 */
+static int outer_line(const Token *t, int n, State *st, int64_t blocks, int64_t *r) {
+    if (n == 2 && is(&t[0], "num_ranks")) {
+        int64_t v = number(&t[1], 0);
+        if (st->num_ranks >= 0 || blocks > 0 || v < 1 || v >= ((int64_t)1 << 31)) return -1;
+        st->num_ranks = v;
+        return 0;
+    }
+    if (n != 3 || !is(&t[0], "rank") || t[2].type != T_OPEN) return -1;
+    *r = number(&t[1], 0);
+    if (st->num_ranks < 0 || *r < 0 || *r >= st->num_ranks) return -1;
+    st->depth = 1;
+    return 1;
+}
+
 /* one non-blank line: 0, or -1 where it is not of the form read here */
 static int read_line(const Token *t, int n, int32_t line, State *st, Out *o) {
     if (st->depth == 0) {
-        if (n == 2 && is(&t[0], "num_ranks")) {
-            int64_t v = number(&t[1], 0);
-            if (st->num_ranks >= 0 || st->blocks > 0 || v < 1 || v >= ((int64_t)1 << 31)) return -1;
-            st->num_ranks = v;
-            return 0;
-        }
-        if (n == 3 && is(&t[0], "rank") && t[2].type == T_OPEN) {
-            int64_t r = number(&t[1], 0);
-            if (st->num_ranks < 0 || r < 0 || r >= st->num_ranks || o->n_ranks >= o->cap_ranks) return -1;
+        int64_t r;
+        int got = outer_line(t, n, st, st->blocks, &r);
+        if (got < 0 || (got == 1 && o->n_ranks >= o->cap_ranks)) return -1;
+        if (got == 1) {
             o->rank[o->n_ranks++] = r;
             st->blocks++;
-            st->depth = 1;
-            return 0;
         }
-        return -1;
+        return 0;
     }
     if (n == 1 && t[0].type == T_CLOSE) {
         st->depth = 0;
@@ -355,53 +364,6 @@ static int lean_close(Lean *o) {
     return rc;
 }
 
-static int lean_write(Lean *o, const Fields *f0);
-
-/* one non-blank line: 0, or NOT_LEAN (or WIDE) */
-static int lean_line(const Token *t, int n, State *st, Lean *o) {
-    if (st->depth == 0) {
-        if (n == 2 && is(&t[0], "num_ranks")) {
-            int64_t v = number(&t[1], 0);
-            if (st->num_ranks >= 0 || o->blocks > 0 || v < 1 || v >= ((int64_t)1 << 31)) return NOT_LEAN;
-            st->num_ranks = v;
-            return 0;
-        }
-        if (n == 3 && is(&t[0], "rank") && t[2].type == T_OPEN) {
-            int64_t r = number(&t[1], 0);
-            if (st->num_ranks < 0 || r < 0 || r >= st->num_ranks || r <= o->last_rank || o->blocks >= o->cap_ranks) {
-                return NOT_LEAN;
-            }
-            o->rank[o->blocks++] = r;
-            o->last_rank = r;
-            o->block_first = o->n_ops;
-            o->dep_first = o->n_deps;
-            st->depth = 1;
-            return 0;
-        }
-        return NOT_LEAN;
-    }
-    if (n == 1 && t[0].type == T_CLOSE) {
-        st->depth = 0;
-        return lean_close(o);
-    }
-    if (o->n_ops >= o->cap_ops || o->n_deps >= o->cap_deps || o->n_ops >= INT32_MAX - 1) return NOT_LEAN;
-    if (n == 3 && (is(&t[1], "requires") || is(&t[1], "irequires"))) {
-        int64_t a = label(&t[0], st), b = label(&t[2], st);
-        if (a < 0 || b < 0) return NOT_LEAN;
-        int64_t j = o->n_deps++;
-        o->dep_a[j] = (int32_t)a;
-        o->dep_b[j] = (int32_t)b;
-        o->dep_how[j] = t[1].len == 9;
-        return 0;
-    }
-    Fields f;
-    if (n < 3 || t[1].type != T_COLON || label(&t[0], st) != o->n_ops - o->block_first ||
-        parse_operation(t + 2, n - 2, st, &f) < 0 || f.tag >= ((int64_t)1 << 31)) {
-        return NOT_LEAN;
-    }
-    return lean_write(o, &f);
-}
-
 /* an operation's fields into the columns: 0, or WIDE */
 static int lean_write(Lean *o, const Fields *f0) {
     Fields f = *f0;
@@ -426,6 +388,42 @@ static int lean_write(Lean *o, const Fields *f0) {
     return 0;
 }
 
+/* one non-blank line: 0, or NOT_LEAN (or WIDE) */
+static int lean_line(const Token *t, int n, State *st, Lean *o) {
+    if (st->depth == 0) {
+        int64_t r;
+        int got = outer_line(t, n, st, o->blocks, &r);
+        if (got < 0 || (got == 1 && (r <= o->last_rank || o->blocks >= o->cap_ranks))) return NOT_LEAN;
+        if (got == 1) {
+            o->rank[o->blocks++] = r;
+            o->last_rank = r;
+            o->block_first = o->n_ops;
+            o->dep_first = o->n_deps;
+        }
+        return 0;
+    }
+    if (n == 1 && t[0].type == T_CLOSE) {
+        st->depth = 0;
+        return lean_close(o);
+    }
+    if (o->n_ops >= o->cap_ops || o->n_deps >= o->cap_deps || o->n_ops >= INT32_MAX - 1) return NOT_LEAN;
+    if (n == 3 && (is(&t[1], "requires") || is(&t[1], "irequires"))) {
+        int64_t a = label(&t[0], st), b = label(&t[2], st);
+        if (a < 0 || b < 0) return NOT_LEAN;
+        int64_t j = o->n_deps++;
+        o->dep_a[j] = (int32_t)a;
+        o->dep_b[j] = (int32_t)b;
+        o->dep_how[j] = t[1].len == 9;
+        return 0;
+    }
+    Fields f;
+    if (n < 3 || t[1].type != T_COLON || label(&t[0], st) != o->n_ops - o->block_first ||
+        parse_operation(t + 2, n - 2, st, &f) < 0 || f.tag >= ((int64_t)1 << 31)) {
+        return NOT_LEAN;
+    }
+    return lean_write(o, &f);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* the lines perfcompose writes most, read without tokens: 'lN: send Sb to P tag T', 'lN: recv Sb
  * from P tag T', 'lN: calc S' and 'lA requires lB', spelt just so (one space between words, the
@@ -434,7 +432,7 @@ static int lean_write(Lean *o, const Fields *f0) {
 
 /* 1 to max_digits decimal digits from *pp (without a leading zero unless alone where label): their
  * value, *pp moved past them; else -2 */
-static inline __attribute__((always_inline)) int64_t fast_number(const char **pp, const char *end, int max_digits, int label) {
+ALWAYS_INLINE int64_t fast_number(const char **pp, const char *end, int max_digits, int label) {
     const char *p = *pp;
     uint64_t v = 0;
     while (p < end && (unsigned char)(*p - '0') < 10 && p - *pp <= max_digits) {
@@ -447,7 +445,7 @@ static inline __attribute__((always_inline)) int64_t fast_number(const char **pp
     return (int64_t)v;
 }
 
-static inline __attribute__((always_inline)) int fast_word(const char **pp, const char *end, const char *word, int n) {
+ALWAYS_INLINE int fast_word(const char **pp, const char *end, const char *word, int n) {
     if (end - *pp >= n && memcmp(*pp, word, (size_t)n) == 0) {
         *pp += n;
         return 1;
@@ -456,7 +454,7 @@ static inline __attribute__((always_inline)) int fast_word(const char **pp, cons
 }
 
 /* a number, or -1 where minus_one allows it; else -2 */
-static inline __attribute__((always_inline)) int64_t fast_value(const char **pp, const char *end, int max_digits, int minus_one) {
+ALWAYS_INLINE int64_t fast_value(const char **pp, const char *end, int max_digits, int minus_one) {
     if (minus_one && fast_word(pp, end, "-1", 2)) return -1;
     return fast_number(pp, end, max_digits, 0);
 }

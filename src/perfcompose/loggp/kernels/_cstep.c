@@ -152,6 +152,17 @@ static int64_t drain(Receiver *r, int64_t p, int64_t seq) {
 /* ------------------------------------------------------------------------------------------ */
 /* Figure 2 */
 
+/* *p replaced by n bytes aligned to a cache line (a record never spans two), its first `keep`
+ * bytes kept; 0, or -1 without memory (*p kept) */
+static int lines(void *p, size_t n, size_t keep) {
+    void *a = NULL;
+    if (posix_memalign(&a, 64, n > 0 ? n : 64) != 0) return -1;
+    if (keep) memcpy(a, *(void **)p, keep);
+    free(*(void **)p);
+    *(void **)p = a;
+    return 0;
+}
+
 typedef struct {
     int64_t P, M;
     const int64_t *dst, *order, *send_ptr;
@@ -188,20 +199,14 @@ static inline int64_t proc_receive(Proc *q, Entry *heap, double *recv_start, int
 
 static int64_t standard_run(Standard *a, Receiver *r, Entry *senders) {
     int64_t P = a->P, hn = 0, seq = 0, arrivals = 0;
-    MT *rng = NULL;
-    char *raw = (char *)malloc((size_t)(P > 0 ? P : 1) * sizeof(Proc) + 64);
-    if (a->random_ties) {
-        rng = (MT *)malloc(sizeof(MT));
-    }
-    if (!raw || (a->random_ties && !rng)) {
-        free(raw);
+    MT *rng = a->random_ties ? (MT *)malloc(sizeof(MT)) : NULL;
+    Proc *proc = NULL;
+    if (lines(&proc, (size_t)(P > 0 ? P : 1) * sizeof(Proc), 0) < 0 || (a->random_ties && !rng)) {
+        free(proc);
         free(rng);
         return -1;
     }
-    if (rng) {
-        mt_seed(rng, a->seed);
-    }
-    Proc *proc = (Proc *)(raw + (64 - (uintptr_t)raw % 64) % 64);
+    if (rng) mt_seed(rng, a->seed);
     const double o = a->o, L = a->L, G = a->G;
     const double send_gap_r = r->send_gap_after_recv, recv_gap_r = r->recv_gap_after_recv;
     Entry *heap = r->heap;
@@ -268,7 +273,7 @@ static int64_t standard_run(Standard *a, Receiver *r, Entry *senders) {
         r->finish[p] = q->finish;
     }
     free(rng);
-    free(raw);
+    free(proc);
     return seq;
 }
 
@@ -673,18 +678,7 @@ typedef struct { /* a growable array of n items of size sz */
 } Vec;
 
 /* room for ``more`` items after the n there are; 0, or -1 without memory */
-static int vec_reserve(Vec *v, int64_t more) {
-    if (v->n + more <= v->cap) return 0;
-    int64_t cap = v->cap ? v->cap : 1024;
-    while (cap < v->n + more) {
-        cap *= 2;
-    }
-    char *d = realloc(v->data, (size_t)(cap * v->sz));
-    if (!d) return -1;
-    v->data = d;
-    v->cap = cap;
-    return 0;
-}
+static int vec_reserve(Vec *v, int64_t more) { return grow_to(&v->data, &v->cap, v->n + more, (size_t)v->sz); }
 
 static int vec_add(Vec *v, const void *item) {
     if (vec_reserve(v, 1) < 0) return -1;
@@ -883,19 +877,11 @@ done:
                                offsets.data, (Py_ssize_t)(offsets.n * 8), cands.data ? cands.data : "",
                                (Py_ssize_t)(cands.n * 4));
     }
-    if (have_components) {
-        components_free(&k);
+    if (have_components) components_free(&k);
+    void *blocks[] = {sent, waiting, stack, rsize, newly, alive, heap, forced.data, offsets.data, cands.data};
+    for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
+        free(blocks[i]);
     }
-    free(sent);
-    free(waiting);
-    free(stack);
-    free(rsize);
-    free(newly);
-    free(alive);
-    free(heap);
-    free(forced.data);
-    free(offsets.data);
-    free(cands.data);
     release(b, 13);
     return result;
 }
@@ -1000,7 +986,6 @@ typedef struct {
     LgsMsg *msg;
     LgsRank *rk;
     LgsGroup *gt;
-    void *rk_raw, *gt_raw, *heap_raw, *msg_raw; /* the allocations of rk, gt, heap and msg (aligned to 64 bytes) */
     int64_t *gfree, nfree, cap;
     LgsEntry *heap;
     int64_t hn, ts;
@@ -1065,34 +1050,14 @@ static int64_t lgs_next_step(const Lgs *s, int64_t h, int64_t k) {
 }
 
 /* room for `need` more groups (and their heap entries): 0, or -1 without memory */
-/* n bytes aligned to a cache line (a record never spans two), and the pointer to free; the
- * first `keep` bytes copied from `old` (then freed through old_raw) */
-static void *lgs_lines(size_t n, void **raw, const void *old, void *old_raw, size_t keep) {
-    void *r = malloc(n + 64);
-    if (!r) return NULL;
-    void *a = (void *)(((uintptr_t)r + 63) & ~(uintptr_t)63);
-    if (keep) {
-        memcpy(a, old, keep);
-    }
-    free(old_raw);
-    *raw = r;
-    return a;
-}
-
 static int lgs_room(Lgs *s, int64_t need) {
     if (s->nfree >= need) return 0;
-    int64_t old = s->cap, cap = 2 * old;
-    LgsGroup *gt = (LgsGroup *)lgs_lines((size_t)cap * sizeof(LgsGroup), &s->gt_raw, s->gt, s->gt_raw,
-                                         (size_t)old * sizeof(LgsGroup));
-    if (!gt) return -1;
-    s->gt = gt;
-    int64_t *gfree = (int64_t *)realloc(s->gfree, (size_t)cap * sizeof(int64_t));
-    if (!gfree) return -1;
-    s->gfree = gfree;
-    LgsEntry *heap = (LgsEntry *)lgs_lines((size_t)(cap + s->P + 1) * sizeof(LgsEntry), &s->heap_raw, s->heap,
-                                           s->heap_raw, (size_t)(s->hn + 1) * sizeof(LgsEntry));
-    if (!heap) return -1;
-    s->heap = heap;
+    int64_t old = s->cap, cap = 2 * old, gcap = old;
+    if (lines(&s->gt, (size_t)cap * sizeof(LgsGroup), (size_t)old * sizeof(LgsGroup)) < 0 ||
+        grow_to(&s->gfree, &gcap, cap, sizeof(int64_t)) < 0 ||
+        lines(&s->heap, (size_t)(cap + s->P + 1) * sizeof(LgsEntry), (size_t)(s->hn + 1) * sizeof(LgsEntry)) < 0) {
+        return -1;
+    }
     for (int64_t j = 0; j < old; j++) {
         s->gfree[s->nfree + j] = cap - 1 - j;
     }
@@ -1525,8 +1490,8 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
     s.send_ptr = (int32_t *)calloc(ptrs > 0 ? ptrs : 1, sizeof(int32_t));
     s.recv_ptr = (int32_t *)calloc(ptrs > 0 ? ptrs : 1, sizeof(int32_t));
     s.recv_list = (int32_t *)malloc(m1 * sizeof(int32_t));
-    s.msg = (LgsMsg *)lgs_lines(m1 * sizeof(LgsMsg), &s.msg_raw, NULL, NULL, 0);
-    s.rk = (LgsRank *)lgs_lines(p1 * sizeof(LgsRank), &s.rk_raw, NULL, NULL, 0);
+    lines(&s.msg, m1 * sizeof(LgsMsg), 0); /* NULL without memory */
+    lines(&s.rk, p1 * sizeof(LgsRank), 0);
     if (s.rk) {
         memset(s.rk, 0, p1 * sizeof(LgsRank));
     }
@@ -1558,9 +1523,9 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
         s.pool = (int32_t *)malloc((size_t)(off > 0 ? off : 1) * sizeof(int32_t));
         s.perm = (int32_t *)malloc((size_t)most * sizeof(int32_t));
         s.sort_tmp = (int32_t *)malloc((size_t)most * sizeof(int32_t));
-        s.gt = (LgsGroup *)lgs_lines((size_t)s.cap * sizeof(LgsGroup), &s.gt_raw, NULL, NULL, 0);
+        lines(&s.gt, (size_t)s.cap * sizeof(LgsGroup), 0);
         s.gfree = (int64_t *)malloc((size_t)s.cap * sizeof(int64_t));
-        s.heap = (LgsEntry *)lgs_lines((size_t)(s.cap + P + 1) * sizeof(LgsEntry), &s.heap_raw, NULL, NULL, 0);
+        lines(&s.heap, (size_t)(s.cap + P + 1) * sizeof(LgsEntry), 0);
         result = -3;
         if (s.pool && s.perm && s.sort_tmp && s.gt && s.gfree && s.heap) {
             for (int64_t j = 0; j < s.cap; j++) {
@@ -1572,8 +1537,8 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
             Py_END_ALLOW_THREADS
         }
     }
-    void *blocks[] = {s.step_of, s.send_ptr, s.recv_ptr, s.recv_list, s.msg_raw, s.rk_raw, need, s.pool, s.perm,
-                      s.sort_tmp, s.gt_raw, s.gfree, s.heap_raw};
+    void *blocks[] = {s.step_of, s.send_ptr, s.recv_ptr, s.recv_list, s.msg, s.rk, need, s.pool, s.perm,
+                      s.sort_tmp, s.gt, s.gfree, s.heap};
     for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
         free(blocks[i]);
     }
