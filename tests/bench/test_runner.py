@@ -126,9 +126,9 @@ def test_a_sweep_of_several_rounds_killed_resumes_with_each_round_of_each_point_
 
 def test_a_checkpoint_of_another_sweep_is_refused(tmp_path):
     ckpt = tmp_path / "c.jsonl"
-    run_sweep(CallableTarget(lambda x: None), {"x": (1,)}, reps=1, checkpoint=ckpt)
+    run_sweep(CallableTarget(lambda x: None), {"x": (1,)}, reps=1, warmup=1, checkpoint=ckpt)
     with pytest.raises(BenchError, match="different sweep"):
-        run_sweep(CallableTarget(lambda x: None), {"x": (1,)}, reps=2, checkpoint=ckpt)
+        run_sweep(CallableTarget(lambda x: None), {"x": (1,)}, reps=2, warmup=1, checkpoint=ckpt)
 
 
 def test_a_failing_command_is_reported_and_the_sweep_goes_on():

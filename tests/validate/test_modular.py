@@ -56,7 +56,7 @@ def test_a_rerun_resumes_from_the_checkpoints_and_measures_nothing_again(small_s
 
 def test_fewer_than_three_sizes_are_refused():
     with pytest.raises(PerfcomposeError, match="at least 3 input sizes"):
-        study(["seq(inc, nop)"], [1024, 2048], rounds=1)
+        study(["seq(inc, nop)"], [1024, 2048], rounds=1, count=4)
 
 
 def test_the_measured_curve_interpolates_in_log_log():

@@ -328,7 +328,7 @@ def _read_checkpoint(store: Checkpoint, header: Mapping[str, Any], details: dict
     return done, visits, skipped
 
 
-def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int = 5, warmup: int = 1,
+def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int, warmup: int,
               checkpoint: Path | None = None, seed: int = 0, restart: bool = False,
               progress: Callable[[int, int, tuple[float, ...]], None] | None = None,
               identity: Mapping[str, Any] | None = None, rounds: int = 1) -> SweepResult:

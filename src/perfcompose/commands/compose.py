@@ -24,6 +24,7 @@ from perfcompose.commands.components import (
 from perfcompose.compose import Composer, oversubscription
 from perfcompose.compose import explore as run_explore
 from perfcompose.compose.laws import LAWS, check_laws
+from perfcompose.compose.laws import PIPE as LAWS_PIPE
 from perfcompose.compose.oversubscription import account, machine_cores
 from perfcompose.errors import InputError
 from perfcompose.finite import is_time
@@ -88,7 +89,7 @@ class LawsCommand(Components):
 
     stages: list[str] = option(None, "Stages to check the laws with (component names or terms); default: every "
                                      "component.", argument=True)
-    pipe: PipeRule = option("asymptotic", "Pipeline max: asymptotic (the papers' algebra, default here) or pointwise.")
+    pipe: PipeRule = option(LAWS_PIPE, "Pipeline max: asymptotic (the papers' algebra, default here) or pointwise.")
     x_range: str = option("1024:262144", "Range LO:HI of x for numeric checks.", flag="--x")
 
 

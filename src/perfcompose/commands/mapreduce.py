@@ -26,6 +26,7 @@ from perfcompose.errors import PerfcomposeError
 from perfcompose.limits import check_steps
 from perfcompose.option_fields import command, option, shared
 from perfcompose.runtime.mapreduce import Engine, check_address, histogram_job, serial_histogram
+from perfcompose.runtime.mapreduce.engine import TIMEOUT
 from perfcompose.runtime.mapreduce.ops import prepare_picture
 from perfcompose.validate import mapreduce as mr
 from perfcompose.validate.mapreduce import REPEAT, check_cluster, summary, table3
@@ -61,7 +62,7 @@ class MapReduceRunCommand(DaskCluster):
     inputs: int = option(16, "Input pictures (map tasks).", aliases=("-x",))
     repeat: int | None = option(None, "Map repetitions per task (default: per picture, ~16 ms of work).",
                                 aliases=("-R",))
-    timeout: float = option(15.0, "Seconds to wait for a scheduler.")
+    timeout: float = option(TIMEOUT, "Seconds to wait for a scheduler.")
 
 
 @user_errors

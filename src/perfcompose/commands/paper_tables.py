@@ -21,10 +21,10 @@ from perfcompose.commands.common import (
 )
 from perfcompose.commands.paper import print_table1_rest
 from perfcompose.commands.reports import study_html, table1_html
-from perfcompose.commands.study import run_composition_study
+from perfcompose.commands.study import ValidateCommand, run_composition_study
 from perfcompose.commands.validation import print_study, write_study
 from perfcompose.data import save
-from perfcompose.option_fields import command, option, shared
+from perfcompose.option_fields import command, default_of, option, shared
 from perfcompose.validate.paper import (
     FULL_REPS,
     FULL_ROUNDS,
@@ -106,7 +106,8 @@ def _paper_validation(table: str, quick: bool, json_out: Path | None, restart: b
     configs = paper_configurations(table)
     paper = dict(configs)
     xs, rounds = (QUICK_X, QUICK_ROUNDS) if quick else (FULL_X, FULL_ROUNDS)
-    result = run_composition_study([c for c, _ in configs], xs, rounds, 32, "threads", core_limit(table), restart)
+    result = run_composition_study([c for c, _ in configs], xs, rounds, default_of(ValidateCommand, "count"),
+                                   default_of(ValidateCommand, "workers"), core_limit(table), restart)
     titles = {"table2": "Table 2: composition operators, modular vs monolithic vs measured",
               "table4": "Table 4: pipeline associativity and commutativity",
               "table6": "Table 6: layering neutrality, pipe(tpool_n(qsort), tpool_n(inc)) vs tpool_n(pipe(qsort, inc))",

@@ -37,6 +37,8 @@ LAWS: dict[str, str] = {
 
 #: thread and node counts tried for parameters other than the size
 COUNTS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64)
+#: the pipeline max the laws are checked with by default (``compose laws --pipe``): the papers' algebra
+PIPE: PipeRule = "asymptotic"
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,7 @@ def check(law: str, left: Term, right: Term, relation: Relation, composer: Compo
 
 
 def check_laws(components: Mapping[str, Model], stages: Sequence[str | Term] | None = None, *,
-               pipe: PipeRule = "asymptotic", size: str = "x",
+               pipe: PipeRule = PIPE, size: str = "x",
                x_range: tuple[float, float] = (2.0 ** 10, 2.0 ** 18), threads: str = "n"
                ) -> list[LawCheck]:
     """Check laws (i)-(iv) with the given stages (terms or their text; all components by default).

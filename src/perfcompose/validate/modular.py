@@ -463,7 +463,7 @@ class _Judge:
                           tuple(map(float, high)), self.level, float(share_x.max()), disturbed, warning=warning)
 
 
-def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: int = 5, count: int = 32,
+def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: int, count: int,
           workers: str = "threads", functions: Mapping[str, Callable[[Any], Any]] | None = None,
           make: Callable[[float], Any] | None = None, max_workers: int | None = None,
           checkpoints: Path | None = None, restart: bool = False, progress: Progress | None = None,

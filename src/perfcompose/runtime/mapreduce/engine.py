@@ -25,6 +25,8 @@ from perfcompose.errors import PerfcomposeError
 #: ``scheme://host:port`` of a Dask scheduler
 _ADDRESS = re.compile(r"^(tcp|tls|ucx|ws|wss)://(\[[0-9a-fA-F:]+\]|[A-Za-z0-9_.\-]+):(\d{1,5})$")
 _TRIM = "MALLOC_TRIM_THRESHOLD_"
+#: seconds to wait for a scheduler (``mapreduce run --timeout``)
+TIMEOUT = 15.0
 
 
 class EngineError(PerfcomposeError):
@@ -68,7 +70,7 @@ class Engine:
     """
 
     def __init__(self, m: int = 1, n: int = 1, *, scheduler: str | None = None,
-                 malloc_trim: int | None = None, timeout: float = 15.0):
+                 malloc_trim: int | None = None, timeout: float = TIMEOUT):
         if scheduler is None and (m < 1 or n < 1):
             raise EngineError(f"a cluster needs at least one worker of one thread, got m={m}, n={n}")
         self._stack = ExitStack()
