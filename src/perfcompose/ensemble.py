@@ -235,5 +235,3 @@ class RebuiltEnsemble:
     def to_json(self) -> None:
         return None
 
-
-Ensemble = LinearEnsemble | StackedEnsemble | SampledEnsemble | RebuiltEnsemble

@@ -50,7 +50,6 @@ COMMENT: /#[^\n]*/
 %ignore COMMENT
 """
 
-PATTERNS = ("seq", "pipe", "tpool_N", "tpool", "mapreduce")
 #: the largest count a term may name (threads, nodes): beyond it no arithmetic on counts is exact
 MAX_COUNT = 10 ** 12
 #: names SymPy reads as numbers (not-a-number, infinities, the imaginary unit, constants): a count

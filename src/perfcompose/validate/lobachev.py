@@ -8,7 +8,6 @@ not print the inputs of an estimate, the row says so instead of inventing them.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from importlib import resources
@@ -284,7 +283,3 @@ def reproduce(cases: Sequence[str] = CASES) -> list[LobachevRow]:
     for c in cases:
         rows += funcs[c]()
     return rows
-
-
-def relative_error_text(value: float | None) -> str:
-    return "" if value is None or not math.isfinite(value) else f"{100 * value:+.3g}"

@@ -15,7 +15,7 @@ with them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from perfcompose.compose.operators import compose
 from perfcompose.model import Model
@@ -40,7 +40,6 @@ ENTRY_BYTES = 16
 
 #: how row 13 is read: as printed (0.125 ns per byte) or as the text derives it (8 ns per byte)
 TransferReading = Literal["printed", "text"]
-TRANSFER_READINGS: tuple[str, ...] = get_args(TransferReading)
 
 
 def _model(text: str) -> Model:

@@ -30,8 +30,6 @@ STRATEGIES: dict[str, str] = dict(zip(MAPREDUCE_STRATEGIES, (
     "key-partitioned shuffle, then a per-key reduction on each key's node (Hadoop, reduce_v global)",
 ), strict=True))
 
-PHASES = ("map", "shuffle", "reduce")
-
 
 class StrategyError(PerfcomposeError):
     """An unknown reduction strategy."""
