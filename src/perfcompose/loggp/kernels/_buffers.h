@@ -39,9 +39,7 @@ static inline int get_buf(PyObject *obj, Buf *b, char kind, Py_ssize_t n, int wr
     if (PyObject_GetBuffer(obj, &b->view, flags) < 0) return -1;
     b->held = 1;
     const char *f = b->view.format ? b->view.format : "B";
-    if (*f == '<' || *f == '=' || *f == '@') {
-        f++;
-    }
+    if (*f == '<' || *f == '=' || *f == '@') f++;
     if (!buf_kind_ok(kind, f[0], b->view.itemsize) || b->view.len / b->view.itemsize < n) {
         PyErr_Format(PyExc_ValueError, "%s: expected at least %zd items of %s", name, n,
                      kind == 'd'   ? "float64"

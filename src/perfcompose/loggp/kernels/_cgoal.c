@@ -83,9 +83,7 @@ static inline void push(Ev *h, int64_t *n, double key, int32_t ts, int32_t id, i
 
 static inline void pop(Ev *h, int64_t *n) {
     int64_t m = --(*n);
-    if (m > 0) {
-        ev_sift_down(h, m, h[m]);
-    }
+    if (m > 0) ev_sift_down(h, m, h[m]);
     h[m] = EV_LAST;
 }
 
@@ -93,9 +91,7 @@ static inline void pop(Ev *h, int64_t *n) {
  * for n) */
 static void ev_sort(Ev *a, Ev *tmp, int64_t n) {
     int64_t j = 1;
-    while (j < n && !ev_less(a[j].key, a[j].ts, a[j - 1].key, a[j - 1].ts)) {
-        j++;
-    }
+    while (j < n && !ev_less(a[j].key, a[j].ts, a[j - 1].key, a[j - 1].ts)) j++;
     if (j >= n) {
         return; /* in order already */
     }
@@ -119,20 +115,14 @@ static void ev_sort(Ev *a, Ev *tmp, int64_t n) {
             while (x < mid && y < hi) {
                 dst[o++] = ev_less(src[y].key, src[y].ts, src[x].key, src[x].ts) ? src[y++] : src[x++];
             }
-            while (x < mid) {
-                dst[o++] = src[x++];
-            }
-            while (y < hi) {
-                dst[o++] = src[y++];
-            }
+            while (x < mid) dst[o++] = src[x++];
+            while (y < hi) dst[o++] = src[y++];
         }
         Ev *t = src;
         src = dst;
         dst = t;
     }
-    if (src != a) {
-        memcpy(a, src, (size_t)n * sizeof(Ev));
-    }
+    if (src != a) memcpy(a, src, (size_t)n * sizeof(Ev));
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -339,9 +329,7 @@ static inline void qpush(Sim *s, double key, int32_t ts, int32_t id, int32_t op,
  * now move into it first) */
 static void next_slot(Sim *s) {
     if (s->fn > 0) {
-        if (s->ring_n == 0) {
-            s->cur = slot_of(s, s->far[0].key) - 1;
-        }
+        if (s->ring_n == 0) s->cur = slot_of(s, s->far[0].key) - 1;
         while (s->fn > 0 && slot_of(s, s->far[0].key) - s->cur < RING && !s->nomem) {
             Ev e = s->far[0];
             pop(s->far, &s->fn);
@@ -361,9 +349,7 @@ static void next_slot(Sim *s) {
     int32_t k = s->ring[r2];
     s->ring[r2] = -1;
     int64_t count = 0;
-    for (int32_t x = k; x >= 0; x = s->node[x].next) {
-        count++;
-    }
+    for (int32_t x = k; x >= 0; x = s->node[x].next) count++;
     int64_t tmp_cap = s->rcap; /* run_tmp: as many as run */
     if (grow_to(&s->run, &s->rcap, count, sizeof(Ev)) < 0 || grow_to(&s->run_tmp, &tmp_cap, count, sizeof(Ev)) < 0) {
         s->nomem = 1;
@@ -391,22 +377,16 @@ static inline Ev qpop(Sim *s) {
     }
     const Ev *best = NULL;
     int from = 0; /* 0 the slot's array, 1 the array of events queued in order, 2 the heap */
-    if (s->rh < s->rn) {
-        best = &s->run[s->rh];
-    }
+    if (s->rh < s->rn) best = &s->run[s->rh];
     if (s->fh < s->ft && (!best || ev_less(s->fq[s->fh].key, s->fq[s->fh].ts, best->key, best->ts))) {
         best = &s->fq[s->fh];
         from = 1;
     }
-    if (s->hn > 0 && (!best || ev_less(s->heap[0].key, s->heap[0].ts, best->key, best->ts))) {
-        from = 2;
-    }
+    if (s->hn > 0 && (!best || ev_less(s->heap[0].key, s->heap[0].ts, best->key, best->ts))) from = 2;
     if (from == 0) return s->run[s->rh++];
     if (from == 1) {
         Ev e = s->fq[s->fh++];
-        if (s->fh == s->ft) {
-            s->fh = s->ft = 0;
-        }
+        if (s->fh == s->ft) s->fh = s->ft = 0;
         return e;
     }
     Ev e = s->heap[0];
@@ -510,9 +490,7 @@ static inline void key_remove(Sim *s, int32_t i, int64_t k, int q) {
     } else {
         *head = s->op[i].next;
     }
-    if (*tail == i) {
-        *tail = prev;
-    }
+    if (*tail == i) *tail = prev;
 }
 
 /* the per-rank lists (only with wildcard receives) */
@@ -564,9 +542,7 @@ static void issue(Sim *s, int64_t lo, int64_t hi, int initial, int64_t h) {
         s->g_ts[grp] = s->ts;
         int32_t count = 0, last = -1;
         while (j < hi && s->kind[fresh[j]] == kind && CPU(s, fresh[j]) == cpu && NIC(s, fresh[j]) == nic) {
-            if (last >= 0) {
-                s->op[last].next = fresh[j];
-            }
+            if (last >= 0) s->op[last].next = fresh[j];
             last = fresh[j];
             count++;
             s->ts++;
@@ -613,16 +589,12 @@ static int run_send(Sim *s, int32_t i, int64_t h, double t, double *t_wait) {
         e->arrive = t + s->o + s->L;
         e->m = i;
         e->ts = s->ts;
-        if (s->w_head[r] == s->w_tail[r]++) {
-            qpush(s, e->arrive, s->ts, id, i, key_of(s, i));
-        }
+        if (s->w_head[r] == s->w_tail[r]++) qpush(s, e->arrive, s->ts, id, i, key_of(s, i));
     } else {
         qpush(s, t + s->o + s->L, s->ts, id, i, key_of(s, i));
     }
     s->ts++;
-    if (SIZE(s, i) <= s->S) {
-        mark_done(s, i, h);
-    }
+    if (SIZE(s, i) <= s->S) mark_done(s, i, h);
     return 1;
 }
 
@@ -643,9 +615,7 @@ static int64_t run_recv(Sim *s, int32_t i, int64_t h, double t) {
         }
     }
     if (found < 0) {
-        if (s->wild) {
-            rank_append(s, i, s->rq_head, s->rq_tail, h);
-        }
+        if (s->wild) rank_append(s, i, s->rq_head, s->rq_tail, h);
         if (key >= 0) {
             key_append(s, i, key, 2);
         } else {
@@ -653,9 +623,7 @@ static int64_t run_recv(Sim *s, int32_t i, int64_t h, double t) {
         }
         return -1;
     }
-    if (s->wild) {
-        rank_unlink(s, found, s->uq_head, s->uq_tail, h);
-    }
+    if (s->wild) rank_unlink(s, found, s->uq_head, s->uq_tail, h);
     key_remove(s, found, key_of(s, found), 0);
     int64_t h2 = -1;
     if (SIZE(s, i) > s->S) { /* rendezvous: the sender's request completes now */
@@ -685,9 +653,7 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
     const Waiting *w = NULL;
     if (s->fifo) { /* the next message waiting for this CPU and NIC */
         int64_t r = h * s->n_nic + nic;
-        if (++s->w_head[r] < s->w_tail[r]) {
-            w = &s->wq[s->w_base[r] + s->w_head[r]];
-        }
+        if (++s->w_head[r] < s->w_tail[r]) w = &s->wq[s->w_base[r] + s->w_head[r]];
     }
     int32_t found = -1;
     int64_t src = -1;
@@ -705,9 +671,7 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
         }
     }
     if (found >= 0) {
-        if (s->wild) {
-            rank_unlink(s, found, s->rq_head, s->rq_tail, h);
-        }
+        if (s->wild) rank_unlink(s, found, s->rq_head, s->rq_tail, h);
         int32_t fk = key_of(s, found);
         if (fk >= 0) {
             key_remove(s, found, fk, 2);
@@ -723,9 +687,7 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
         s->end[found * s->kp] = s->nexto[c];
         mark_done(s, found, h);
     } else {
-        if (s->wild) {
-            rank_append(s, m, s->uq_head, s->uq_tail, h);
-        }
+        if (s->wild) rank_append(s, m, s->uq_head, s->uq_tail, h);
         key_append(s, m, key, 0);
         s->u_t0[m * s->kp] = t;
         s->u_t1[m * s->kp] = s->nexto[c];
@@ -778,17 +740,13 @@ static void issue_fresh(Sim *s, int64_t h1, int64_t h2) {
         h1 = h2;
         h2 = x;
     }
-    if (h1 == h2) {
-        h2 = -1;
-    }
+    if (h1 == h2) h2 = -1;
     int64_t nf = s->nf, hs[2] = {h1, h2};
     for (int k = 0; k < 2; k++) {
         if (hs[k] < 0) continue;
         int64_t m = nf;
         for (int64_t j = 0; j < nf; j++) { /* gather this rank's new operations after the used part */
-            if (s->fresh_h[j] == hs[k]) {
-                s->fresh[m++] = s->fresh[j];
-            }
+            if (s->fresh_h[j] == hs[k]) s->fresh[m++] = s->fresh[j];
         }
         issue(s, nf, m, 0, hs[k]);
     }
@@ -807,9 +765,7 @@ static inline void prefetch_event(const Sim *s, const Ev *e, int queues) {
     __builtin_prefetch(&s->peer[o]);
     __builtin_prefetch(&s->kind[o]);
     __builtin_prefetch(s->tag + (s->tag_wide ? 8 : 4) * (int64_t)o);
-    if (queues && e->id > s->n) {
-        __builtin_prefetch(&s->kq[4 * (int64_t)e->aux]);
-    }
+    if (queues && e->id > s->n) __builtin_prefetch(&s->kq[4 * (int64_t)e->aux]);
 }
 
 static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
@@ -832,26 +788,18 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
             its = e.ts;
             grp = e.id;
             i = e.op;
-            if (grp <= n) {
-                h = e.aux;
-            }
+            if (grp <= n) h = e.aux;
             /* read the operations of the next events ahead: of the slot's array, some further on */
-            for (int64_t k = 0; k < 2 && k < s->hn; k++) {
-                prefetch_event(s, &s->heap[k], 0);
-            }
+            for (int64_t k = 0; k < 2 && k < s->hn; k++) prefetch_event(s, &s->heap[k], 0);
             if (s->fh + RUN_AHEAD < s->ft) {
                 prefetch_event(s, &s->fq[s->fh + RUN_AHEAD], 1);
             } else {
-                for (int64_t k = s->fh; k < s->fh + 2 && k < s->ft; k++) {
-                    prefetch_event(s, &s->fq[k], 1);
-                }
+                for (int64_t k = s->fh; k < s->fh + 2 && k < s->ft; k++) prefetch_event(s, &s->fq[k], 1);
             }
             if (s->rh + RUN_AHEAD < s->rn) {
                 prefetch_event(s, &s->run[s->rh + RUN_AHEAD], 1);
             } else {
-                for (int64_t k = s->rh; k < s->rh + 2 && k < s->rn; k++) {
-                    prefetch_event(s, &s->run[k], 1);
-                }
+                for (int64_t k = s->rh; k < s->rh + 2 && k < s->rn; k++) prefetch_event(s, &s->run[k], 1);
             }
             if (s->rh + 1 < s->rn && s->run[s->rh + 1].id > n) { /* the receive a message soon matches */
                 int32_t r = RK_HEAD(s, s->run[s->rh + 1].aux);
@@ -883,14 +831,10 @@ static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
             } else {
                 h2 = run_recv(s, i, h, t);
             }
-            if (ok) {
-                h1 = h;
-            }
+            if (ok) h1 = h;
             carry = after_group(s, grp, ok, t, t_wait, its, nxt, h);
         }
-        if (s->nf > 0) {
-            issue_fresh(s, h1, h2);
-        }
+        if (s->nf > 0) issue_fresh(s, h1, h2);
     }
 }
 
@@ -967,9 +911,7 @@ static int64_t keys_by_tag(Sim *s, const int32_t *rank) {
         }
     }
     free(sender);
-    if (dead) {
-        s->dead_key = (int32_t)n_keys++;
-    }
+    if (dead) s->dead_key = (int32_t)n_keys++;
     return n_keys;
 }
 
@@ -979,13 +921,9 @@ static int64_t match_keys(Sim *s, const int32_t *rank) {
     int64_t by_tag = keys_by_tag(s, rank);
     if (by_tag != -2) return by_tag;
     int64_t cnt = 0;
-    for (int64_t i = 0; i < s->n; i++) {
-        cnt += s->kind[i] != CALC;
-    }
+    for (int64_t i = 0; i < s->n; i++) cnt += s->kind[i] != CALC;
     int64_t cap = 16;
-    while (cap < 2 * cnt) {
-        cap <<= 1;
-    }
+    while (cap < 2 * cnt) cap <<= 1;
     int32_t *slot = malloc((size_t)cap * sizeof(int32_t));
     s->keys = big_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(int32_t));
     if (!slot || !s->keys) {
@@ -1034,13 +972,9 @@ static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int
     int64_t ha = 0, hb = 0;
     for (int64_t j = 0; j < m; j++) {
         ptr[at_of(s, b[j], &hb) + 1]++;
-        if (count_need) {
-            s->op[at_of(s, a[j], &ha)].need++;
-        }
+        if (count_need) s->op[at_of(s, a[j], &ha)].need++;
     }
-    for (int64_t i = 0; i < n; i++) {
-        ptr[i + 1] += ptr[i];
-    }
+    for (int64_t i = 0; i < n; i++) ptr[i + 1] += ptr[i];
     for (int64_t j = 0; j < m; j++) { /* ptr[i] runs ahead to the start of i + 1 ... */
         (*dep)[ptr[at_of(s, b[j], &hb)]++] = at_of(s, a[j], &ha);
     }
@@ -1064,38 +998,26 @@ static int requirements_by_place(Sim *s, const int32_t *a, const int32_t *b, int
     int32_t *t = big_alloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
     if (!t) return -1;
     memset(t, 0, (size_t)n * sizeof(int32_t));
-    for (int64_t j = 0; j < m; j++) {
-        t[a[j]]++;
-    }
-    for (int64_t j = 0; j < mi; j++) {
-        t[ia[j]]++;
-    }
+    for (int64_t j = 0; j < m; j++) t[a[j]]++;
+    for (int64_t j = 0; j < mi; j++) t[ia[j]]++;
     s->n_init = 0;
-    for (int64_t i = 0; i < n; i++) {
-        s->n_init += t[i] == 0;
-    }
+    for (int64_t i = 0; i < n; i++) s->n_init += t[i] == 0;
     s->init = malloc((size_t)(s->n_init > 0 ? s->n_init : 1) * sizeof(int32_t));
     if (!s->init) {
         free(t);
         return -1;
     }
     for (int64_t i = 0, q = 0; i < n; i++) {
-        if (t[i] == 0) {
-            s->init[q++] = (int32_t)i;
-        }
+        if (t[i] == 0) s->init[q++] = (int32_t)i;
     }
     LAYOUT_EACH(l, h, f, k, s->op[k].need = t[f];)
-    for (int64_t i = 0; i < n; i++) {
-        t[i] = -1;
-    }
+    for (int64_t i = 0; i < n; i++) t[i] = -1;
     /* a run of equal b[j] is one operation's dependents: the one, or where the run starts; the
      * lists of those with several are laid out in extra in the order of the layout, so that the
      * loop reads them as it reads the operations */
     int64_t ha = 0, total = 0;
     for (int64_t j = 0, e; j < m; j = e) {
-        for (e = j + 1; e < m && b[e] == b[j];) {
-            e++;
-        }
+        for (e = j + 1; e < m && b[e] == b[j];) e++;
         t[b[j]] = e - j == 1 ? at_of(s, a[j], &ha) : (int32_t)(-2 - j);
         total += e - j == 1 ? 0 : 1 + e - j;
     }
@@ -1108,13 +1030,9 @@ static int requirements_by_place(Sim *s, const int32_t *a, const int32_t *b, int
         int32_t v = t[f];
         if (v <= -2) {
             int64_t j0 = -2 - (int64_t)v, e = j0 + 1, hint = h;
-            while (e < m && b[e] == b[j0]) {
-                e++;
-            }
+            while (e < m && b[e] == b[j0]) e++;
             s->extra[at] = (int32_t)(e - j0);
-            for (int64_t j = j0; j < e; j++) {
-                s->extra[at + 1 + j - j0] = at_of(s, a[j], &hint);
-            }
+            for (int64_t j = j0; j < e; j++) s->extra[at + 1 + j - j0] = at_of(s, a[j], &hint);
             v = (int32_t)(-2 - at);
             at += 1 + e - j0;
         }
@@ -1131,22 +1049,14 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, c
     s->req_b = b;
     s->n_req = m;
     s->dep_sorted = 1;
-    for (int64_t j = 1; j < m && s->dep_sorted; j++) {
-        s->dep_sorted = b[j] >= b[j - 1];
-    }
+    for (int64_t j = 1; j < m && s->dep_sorted; j++) s->dep_sorted = b[j] >= b[j - 1];
     if (s->lay && s->dep_sorted) return requirements_by_place(s, a, b, m, ia, mi);
     int64_t ha = 0, hb = 0;
     if (s->dep_sorted) { /* a run of equal b[j] names one operation's dependents */
-        for (int64_t i = 0; i < n; i++) {
-            s->op[i].dep = -1;
-        }
-        for (int64_t j = 0; j < m; j++) {
-            s->op[a[j]].need++;
-        }
+        for (int64_t i = 0; i < n; i++) s->op[i].dep = -1;
+        for (int64_t j = 0; j < m; j++) s->op[a[j]].need++;
         for (int64_t j = 0, e; j < m; j = e) {
-            for (e = j + 1; e < m && b[e] == b[j];) {
-                e++;
-            }
+            for (e = j + 1; e < m && b[e] == b[j];) e++;
             s->op[b[j]].dep = e - j == 1 ? a[j] : (int32_t)(-2 - j);
         }
         return 0;
@@ -1165,9 +1075,7 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, c
     s->extra = big_alloc((size_t)(total > 0 ? total : 1) * sizeof(int32_t));
     if (!s->extra) return -1;
     for (int64_t i = 0; i < n; i++) {
-        if (s->op[i].dep <= -2 && s->op[i].dep != INT32_MIN) {
-            s->extra[-2 - (int64_t)s->op[i].dep] = 0;
-        }
+        if (s->op[i].dep <= -2 && s->op[i].dep != INT32_MIN) s->extra[-2 - (int64_t)s->op[i].dep] = 0;
     }
     for (int64_t j = 0; j < m; j++) {
         Op *p = &s->op[at_of(s, b[j], &hb)];
@@ -1199,9 +1107,7 @@ static void free_sim(Sim *s) {
                    s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_base,
                    s->w_head, s->w_tail, s->wq, s->ring, s->ring_bits, s->node, s->far,
                    s->run, s->run_tmp, s->fq};
-    for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) {
-        free(all[k]);
-    }
+    for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) free(all[k]);
 }
 
 /* every operation's rank (a temporary of the setting up), the most operations of one rank, and
@@ -1214,18 +1120,12 @@ static int32_t *setup_ranks(Sim *s, int64_t *most) {
     for (int64_t h = 0; h < s->P; h++) {
         int64_t k = s->op_first[h + 1] - s->op_first[h];
         *most = k > *most ? k : *most;
-        for (int64_t i = s->op_first[h]; !s->lay && i < s->op_first[h + 1]; i++) {
-            rank[i] = (int32_t)h;
-        }
+        for (int64_t i = s->op_first[h]; !s->lay && i < s->op_first[h + 1]; i++) rank[i] = (int32_t)h;
     }
     for (int64_t j = 0; s->lay && j < s->lay->most; j++) { /* the columns' order */
-        for (int64_t k = s->lay->start[j]; k < s->lay->start[j + 1]; k++) {
-            rank[k] = s->lay->order[k - s->lay->start[j]];
-        }
+        for (int64_t k = s->lay->start[j]; k < s->lay->start[j + 1]; k++) rank[k] = s->lay->order[k - s->lay->start[j]];
     }
-    for (int64_t i = 0; i < s->n; i++) {
-        s->wild |= s->kind[i] == RECV && (s->peer[i] == -1 || TAG(s, i) == -1);
-    }
+    for (int64_t i = 0; i < s->n; i++) s->wild |= s->kind[i] == RECV && (s->peer[i] == -1 || TAG(s, i) == -1);
     return rank;
 }
 
@@ -1266,15 +1166,12 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
     NEW(s->fresh, 4 * most + 2, int32_t);
     NEW(s->fresh_h, 4 * most + 2, int32_t);
     NEW(s->sort_tmp, 2 * most + 2, int32_t);
-    s->hcap = 1024;
-    NEW(s->heap, s->hcap, Ev);
-    s->rcap = 1024;
-    NEW(s->run, s->rcap, Ev);
-    s->fqcap = 1024;
-    NEW(s->fq, s->fqcap, Ev);
-    NEW(s->run_tmp, s->rcap, Ev);
-    s->fcap = 1024;
-    NEW(s->far, s->fcap, Ev);
+    s->hcap = s->rcap = s->fqcap = s->fcap = s->gcap = 1024;
+    NEW(s->heap, 1024, Ev);
+    NEW(s->run, 1024, Ev);
+    NEW(s->fq, 1024, Ev);
+    NEW(s->run_tmp, 1024, Ev);
+    NEW(s->far, 1024, Ev);
     NEW_FILL(s->ring, RING, int32_t, 0xff);
     NEW_FILL(s->ring_bits, RING / 64, uint64_t, 0);
     s->node_free = -1;
@@ -1296,13 +1193,10 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
     double scale = dmax(s->L, dmax(s->o, s->g)), per_byte = dmax(s->G, s->O);
     scale = scale > 0 && isfinite(scale) ? scale : 1.0;
     double width = SLOT_EVENTS * scale / (double)P, busy = scale;
-    if (sends > 0 && per_byte > 0 && isfinite(per_byte * bytes)) {
-        busy += per_byte * bytes / (double)sends;
-    }
+    if (sends > 0 && per_byte > 0 && isfinite(per_byte * bytes)) busy += per_byte * bytes / (double)sends;
     width = dmax(width, 2.0 * busy / RING);
     s->inv_w = 1.0 / width;
     s->cur = slot_of(s, 0.0) - 1;
-    s->gcap = 1024;
     NEW(s->g_lo, s->gcap, int32_t);
     NEW(s->g_hi, s->gcap, int32_t);
     NEW(s->gfree, s->gcap, int32_t);
@@ -1331,9 +1225,7 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
             n_send++;
         }
     }
-    for (int64_t r = 0; r < n_res; r++) {
-        s->w_base[r + 1] += s->w_base[r];
-    }
+    for (int64_t r = 0; r < n_res; r++) s->w_base[r + 1] += s->w_base[r];
     NEW(s->wq, n_send, Waiting);
     return 0;
 }
@@ -1364,9 +1256,7 @@ static int get_inputs(PyObject **ob, Buf *b, int64_t P, int64_t *n) {
     if (get_bufs(ob, b, 0, 1, kinds, sizes, 11, names) < 0) return -1;
     *n = I64(b[B_PTR])[P];
     Py_ssize_t one = *n > 0; /* start and end: n items, or one to keep no times */
-    for (int k = B_KIND; k <= B_TAG; k++) {
-        sizes[k] = *n;
-    }
+    for (int k = B_KIND; k <= B_TAG; k++) sizes[k] = *n;
     sizes[B_START] = one;
     sizes[B_END] = one;
     sizes[B_DONE] = *n;
@@ -1396,16 +1286,10 @@ static int get_inputs(PyObject **ob, Buf *b, int64_t P, int64_t *n) {
 static int64_t count_ready(int64_t n, const int32_t *a, int64_t m, const int32_t *ia, int64_t mi) {
     uint8_t *waits = calloc((size_t)(n > 0 ? n : 1), 1);
     if (!waits) return -1;
-    for (int64_t j = 0; j < m; j++) {
-        waits[a[j]] = 1;
-    }
-    for (int64_t j = 0; j < mi; j++) {
-        waits[ia[j]] = 1;
-    }
+    for (int64_t j = 0; j < m; j++) waits[a[j]] = 1;
+    for (int64_t j = 0; j < mi; j++) waits[ia[j]] = 1;
     int64_t ready = 0;
-    for (int64_t i = 0; i < n; i++) {
-        ready += !waits[i];
-    }
+    for (int64_t i = 0; i < n; i++) ready += !waits[i];
     free(waits);
     return ready;
 }
@@ -1460,9 +1344,7 @@ static int run_all(Sim *s, Buf *b, int64_t *pops, int64_t *waits) {
             at = h;
             ready(s, (int32_t)k, h);
         }
-        if (at >= 0) {
-            issue(s, 0, s->nf, 1, at);
-        }
+        if (at >= 0) issue(s, 0, s->nf, 1, at);
     }
     for (int64_t h = 0; h < P && !s->init; h++) { /* every rank's first operations, at time 0 */
         s->nf = 0;
@@ -1481,15 +1363,11 @@ static int run_all(Sim *s, Buf *b, int64_t *pops, int64_t *waits) {
             return -1;
         }
     } else {
-        for (int64_t i = 0; i < n; i++) {
-            dn[i] = (s->flag[i] & DONE) != 0;
-        }
+        for (int64_t i = 0; i < n; i++) dn[i] = (s->flag[i] & DONE) != 0;
     }
     for (int64_t h = 0; h < P; h++) {
         double f = 0.0;
-        for (int64_t c = 0; c < s->n_cpu; c++) {
-            f = dmax(f, s->nexto[h * s->n_cpu + c]);
-        }
+        for (int64_t c = 0; c < s->n_cpu; c++) f = dmax(f, s->nexto[h * s->n_cpu + c]);
         fin[h] = f;
     }
     return 0;

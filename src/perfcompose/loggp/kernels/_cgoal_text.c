@@ -98,9 +98,7 @@ static int tokens(const char *p, const char *end, Token *tok) {
         if (n == MAX_TOKENS) return -1;
         if (word_char(c)) {
             const char *s = p;
-            while (p < end && word_char((unsigned char)*p)) {
-                p++;
-            }
+            while (p < end && word_char((unsigned char)*p)) p++;
             if (p - s > 16) return -1;
             tok[n++] = (Token){T_WORD, s, (int)(p - s)};
             continue;
@@ -341,9 +339,7 @@ static int lean_close(Lean *o) {
         }
     }
     if (rc == 0) {
-        for (int64_t i = 0; i < nops; i++) {
-            cnt[i + 1] += cnt[i];
-        }
+        for (int64_t i = 0; i < nops; i++) cnt[i + 1] += cnt[i];
         for (int64_t j = d0; j < o->n_deps; j++) {
             int32_t k = cnt[o->dep_b[j]]++;
             ta[k] = o->dep_a[j];
@@ -594,17 +590,13 @@ static PyObject *add_into(PyObject *self, PyObject *args) {
     memset(b, 0, sizeof(b));
     if (at < 0 || n < 0 || get_buf(ob[0], &b[0], 'i', at + n, 1, "dst") < 0 ||
         get_buf(ob[1], &b[1], 'i', n, 0, "src") < 0) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_ValueError, "at and n must not be negative");
-        }
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "at and n must not be negative");
         release(b, 2);
         return NULL;
     }
     int32_t *d = I32(b[0]) + at;
     const int32_t *src = I32(b[1]);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        d[i] = (int32_t)(src[i] + add);
-    }
+    for (Py_ssize_t i = 0; i < n; i++) d[i] = (int32_t)(src[i] + add);
     release(b, 2);
     Py_RETURN_NONE;
 }

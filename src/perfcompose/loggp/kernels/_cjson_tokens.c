@@ -22,14 +22,10 @@ static int num_char(unsigned char c) {
 /* the value of the token s[0..len), or 0 with *ok = 0 where it is no number read here */
 static double value(const char *s, Py_ssize_t len, int *ok) {
     int digits = len <= 15;
-    for (Py_ssize_t i = 0; i < len && digits; i++) {
-        digits = s[i] >= '0' && s[i] <= '9';
-    }
+    for (Py_ssize_t i = 0; i < len && digits; i++) digits = s[i] >= '0' && s[i] <= '9';
     if (digits) {  /* exact, as the NumPy tokenizer reads plain integers digit by digit */
         int64_t v = 0;
-        for (Py_ssize_t i = 0; i < len; i++) {
-            v = v * 10 + (s[i] - '0');
-        }
+        for (Py_ssize_t i = 0; i < len; i++) v = v * 10 + (s[i] - '0');
         *ok = 1;
         return (double)v;
     }
@@ -73,9 +69,7 @@ static int scan(const char *buf, Py_ssize_t n, Py_ssize_t start, Tokens *t, Py_s
         if (t->n_kind == t->cap_kind && grow((void **)&t->kind, &t->cap_kind, 1) < 0) return -1;
         if (num_char(c)) {
             Py_ssize_t s = i;
-            while (i < n && num_char((unsigned char)buf[i])) {
-                i++;
-            }
+            while (i < n && num_char((unsigned char)buf[i])) i++;
             int ok;
             double v = value(buf + s, i - s, &ok);
             if (!ok) return 0;

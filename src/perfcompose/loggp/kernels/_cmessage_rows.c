@@ -53,15 +53,9 @@ static PyObject *split_rows(PyObject *self, PyObject *args) {
         ok = first != NULL;
     }
     if (ok) {  /* counting sort by sender, stable */
-        for (Py_ssize_t k = 0; k < M; k++) {
-            first[src[k] + 1]++;
-        }
-        for (Py_ssize_t p = 0; p < P; p++) {
-            first[p + 1] += first[p];
-        }
-        for (Py_ssize_t k = 0; k < M; k++) {
-            order[first[src[k]]++] = (int32_t)k;
-        }
+        for (Py_ssize_t k = 0; k < M; k++) first[src[k] + 1]++;
+        for (Py_ssize_t p = 0; p < P; p++) first[p + 1] += first[p];
+        for (Py_ssize_t k = 0; k < M; k++) order[first[src[k]]++] = (int32_t)k;
     }
     free(first);
     Py_END_ALLOW_THREADS
@@ -90,19 +84,13 @@ static PyObject *count_operations(PyObject *self, PyObject *args) {
     int ok = 1;
     for (Py_ssize_t k = 0; k < M && ok; k++) {
         ok = src[k] >= 0 && src[k] < P;
-        if (ok) {
-            counts[src[k]]++;
-        }
+        if (ok) counts[src[k]]++;
     }
     for (Py_ssize_t k = 0; k < Md && ok; k++) {
         ok = dst[k] >= 0 && dst[k] < P;
-        if (ok) {
-            counts[dst[k]]++;
-        }
+        if (ok) counts[dst[k]]++;
     }
-    for (Py_ssize_t k = 0; k < D && ok; k++) {
-        counts[k % P] += dur[k] > 0.0;
-    }
+    for (Py_ssize_t k = 0; k < D && ok; k++) counts[k % P] += dur[k] > 0.0;
     release(bufs, 4);
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "count_operations: a processor out of range");

@@ -74,9 +74,7 @@ static void mt_shuffle(MT *s) {
 }
 
 static inline uint32_t mt_next(MT *s) {
-    if (s->index >= MT_N) {
-        mt_shuffle(s);
-    }
+    if (s->index >= MT_N) mt_shuffle(s);
     uint32_t y = s->mt[s->index++];
     y ^= (y >> 11);
     y ^= (y << 7) & 0x9d2c5680U;
@@ -134,9 +132,7 @@ static inline int64_t receive_first(Receiver *r, int64_t p, double tr, int64_t s
 static int64_t drain(Receiver *r, int64_t p, int64_t seq) {
     Entry *h = r->heap + r->recv_ptr[p];
     const char *end = (const char *)(h + r->rsize[p]);
-    for (const char *x = (const char *)h; x < end; x += 64) {
-        PREFETCH_R(x);
-    }
+    for (const char *x = (const char *)h; x < end; x += 64) PREFETCH_R(x);
     while (r->rsize[p] > 0) {
         if (r->rsize[p] > 2) {
             PREFETCH_W(&r->recv_start[h[1].id]);
@@ -231,9 +227,7 @@ static int64_t standard_run(Standard *a, Receiver *r, Entry *senders) {
         double ts = senders[0].key;
         Proc *q = &proc[p];
         double tr = INFINITY;
-        if (q->rsize > 0) {
-            tr = fmax(q->recv_ready, heap[q->rptr].key);
-        }
+        if (q->rsize > 0) tr = fmax(q->recv_ready, heap[q->rptr].key);
         if (ts < tr) { /* SEND (a receive that could start as early wins) */
             int64_t m = a->order[q->pos];
             q->pos += 1;
@@ -277,41 +271,27 @@ static int64_t standard_run(Standard *a, Receiver *r, Entry *senders) {
     return seq;
 }
 
-/* the n buffers of a step's arguments (get_bufs, writable from index `writable` on) into b: the
- * first is of the messages, and its length is M (*M); lengths[i] tells how many items the i-th
- * needs: 'M' M, '3' 3M, 'P' P, 'p' P + 1, '2' two. -1 with the error set and every one released. */
-static int get_step_bufs(PyObject *const *objs, Buf *b, int n, const char *kinds, const char *lengths, Py_ssize_t P,
-                         int writable, const char *const *names, Py_ssize_t *M) {
-    Py_ssize_t sizes[32];
-    memset(b, 0, (size_t)n * sizeof(Buf));
-    if (get_bufs(objs, b, 0, 1, kinds, NULL, writable, names) < 0) return -1;
-    *M = b[0].view.len / b[0].view.itemsize;
-    for (int i = 0; i < n; i++) {
-        char c = lengths[i];
-        sizes[i] = c == 'M' ? *M : c == '3' ? 3 * *M : c == 'P' ? P : c == 'p' ? P + 1 : 2;
-    }
-    return get_bufs(objs, b, 1, n, kinds, sizes, writable, names);
-}
-
-/* the outputs of a step that Figure 2's kernel and the worst case fill alike, after their STEP_IN
- * inputs: per message (M) its send and receive start and operation numbers, per processor (P)
- * its finish and its next send and receive */
+/* The 13 buffers of a step's arguments into b: the STEP_IN inputs named in_names, of in_kinds,
+ * then the outputs that Figure 2's kernel and the worst case fill alike: per message (M) its send
+ * and receive start and operation numbers, per processor (P) its finish and its next send and
+ * receive. The first is of the messages, and its length is M (*M); lengths[i] tells how many
+ * items the i-th input needs: 'M' M, 'P' P, 'p' P + 1. -1 with the error set and every one released. */
 #define STEP_IN 6
 #define STEP_OUT 7
-static const char *const STEP_OUT_NAMES[STEP_OUT] = {"send_start", "recv_start", "send_seq", "recv_seq", "finish",
-                                                     "next_send", "recv_ready"};
-
-/* get_step_bufs for the STEP_IN inputs named in_names (their kinds and lengths as there) and
- * then the outputs */
 static int get_step_io(PyObject *const *objs, Buf *b, const char *const *in_names, const char *in_kinds,
                        const char *in_lengths, Py_ssize_t P, Py_ssize_t *M) {
-    const char *names[STEP_IN + STEP_OUT];
+    const char *names[STEP_IN + STEP_OUT] = {0, 0, 0, 0, 0, 0, "send_start", "recv_start", "send_seq", "recv_seq",
+                                             "finish", "next_send", "recv_ready"};
     char kinds[STEP_IN + STEP_OUT + 1], lengths[STEP_IN + STEP_OUT + 1];
     memcpy(names, in_names, STEP_IN * sizeof(char *));
-    memcpy(names + STEP_IN, STEP_OUT_NAMES, STEP_OUT * sizeof(char *));
     snprintf(kinds, sizeof(kinds), "%sddqqddd", in_kinds);
     snprintf(lengths, sizeof(lengths), "%sMMMMPPP", in_lengths);
-    return get_step_bufs(objs, b, STEP_IN + STEP_OUT, kinds, lengths, P, STEP_IN, names, M);
+    Py_ssize_t sizes[STEP_IN + STEP_OUT];
+    memset(b, 0, (STEP_IN + STEP_OUT) * sizeof(Buf));
+    if (get_bufs(objs, b, 0, 1, kinds, NULL, STEP_IN, names) < 0) return -1;
+    *M = b[0].view.len / b[0].view.itemsize;
+    for (int i = 0; i < STEP_IN + STEP_OUT; i++) sizes[i] = lengths[i] == 'M' ? *M : lengths[i] == 'P' ? P : P + 1;
+    return get_bufs(objs, b, 1, STEP_IN + STEP_OUT, kinds, sizes, STEP_IN, names);
 }
 
 static PyObject *standard(PyObject *self, PyObject *args) {
@@ -375,9 +355,7 @@ static int64_t worst_run(Worst *a, Receiver *r) {
         a->stack[sp++] = a->forced;
     } else {
         for (int64_t p = 0; p < P; p++) {
-            if (!a->sent[p] && a->waiting[p] == 0) {
-                a->stack[sp++] = p;
-            }
+            if (!a->sent[p] && a->waiting[p] == 0) a->stack[sp++] = p;
         }
     }
     while (sp > 0) {
@@ -388,9 +366,7 @@ static int64_t worst_run(Worst *a, Receiver *r) {
         }
         a->sent[p] = 1;
         a->n_sent += 1;
-        if (a->newly) {
-            a->newly[a->n_newly++] = p;
-        }
+        if (a->newly) a->newly[a->n_newly++] = p;
         const int64_t end = a->send_ptr[p + 1];
         for (int64_t i = a->send_ptr[p]; i < end; i++) {
             /* the burst's messages lie far apart: what a send reads and writes is fetched
@@ -422,9 +398,7 @@ static int64_t worst_run(Worst *a, Receiver *r) {
             r->recv_ready[p] = ts + recv_gap;
             r->finish[p] = ts + a->o;
             a->waiting[d] -= 1;
-            if (a->waiting[d] == 0) {
-                a->stack[sp++] = d;
-            }
+            if (a->waiting[d] == 0) a->stack[sp++] = d;
         }
     }
     return P - a->n_sent;
@@ -479,9 +453,7 @@ static inline int64_t tarjan_enter(Components *k, int64_t v, int64_t idx, int64_
 static int64_t split(Components *k, int64_t n, int64_t c, int64_t next_id) {
     int64_t *members = k->members, *label = k->label, *index = k->index, *low = k->low;
     const int64_t *ptr = k->ptr;
-    for (int64_t i = 0; i < n; i++) {
-        index[members[i]] = -1;
-    }
+    for (int64_t i = 0; i < n; i++) index[members[i]] = -1;
     int64_t sp = 0, idx = 0;
     for (int64_t r = 0; r < n; r++) {
         int64_t root = members[r];
@@ -516,14 +488,10 @@ static int64_t split(Components *k, int64_t n, int64_t c, int64_t next_id) {
                 next_id += 1;
             }
             top -= 1;
-            if (top >= 0 && low[v] < low[k->cs_node[top]]) {
-                low[k->cs_node[top]] = low[v];
-            }
+            if (top >= 0 && low[v] < low[k->cs_node[top]]) low[k->cs_node[top]] = low[v];
         }
     }
-    for (int64_t i = 0; i < n; i++) {
-        label[members[i]] = -2 - label[members[i]];
-    }
+    for (int64_t i = 0; i < n; i++) label[members[i]] = -2 - label[members[i]];
     return next_id;
 }
 
@@ -532,15 +500,11 @@ static void unfeed(Components *k, int64_t v, int64_t c) {
     int64_t *label = k->label, *fed = k->fed;
     for (int64_t e = k->ptr[v]; e < k->ptr[v + 1]; e++) {
         int64_t w = k->adj[e];
-        if (label[w] >= 0 && label[w] != c) {
-            fed[label[w]] -= 1;
-        }
+        if (label[w] >= 0 && label[w] != c) fed[label[w]] -= 1;
     }
     for (int64_t e = k->rptr[v]; e < k->rptr[v + 1]; e++) {
         int64_t u = k->radj[e];
-        if (!k->sent[u] && label[u] >= 0 && label[u] != c) {
-            fed[c] -= 1;
-        }
+        if (!k->sent[u] && label[u] >= 0 && label[u] != c) fed[c] -= 1;
     }
 }
 
@@ -550,9 +514,7 @@ static int64_t forget_listed(Components *k, const int64_t *vs, int64_t nv) {
     int64_t *label = k->label;
     for (int64_t i = 0; i < nv; i++) {
         int64_t v = vs[i];
-        if (label[v] >= 0) {
-            unfeed(k, v, label[v]);
-        }
+        if (label[v] >= 0) unfeed(k, v, label[v]);
     }
     int64_t na = 0;
     for (int64_t i = 0; i < nv; i++) {
@@ -577,9 +539,7 @@ static int64_t forget_listed(Components *k, const int64_t *vs, int64_t nv) {
 static void resplit(Components *k, int64_t na) {
     int64_t *label = k->label;
     int any_broken = 0; /* the members are listed only where a component is to be searched */
-    for (int64_t a = 0; a < na; a++) {
-        any_broken |= k->broken[k->alist[a]];
-    }
+    for (int64_t a = 0; a < na; a++) any_broken |= k->broken[k->alist[a]];
     for (int64_t v = 0; any_broken && v < k->P; v++) {
         int64_t c = label[v];
         if (c >= 0 && k->affected[c]) {
@@ -589,19 +549,13 @@ static void resplit(Components *k, int64_t na) {
     }
     for (int64_t a = 0; a < na; a++) {
         int64_t c = k->alist[a], n = 0;
-        for (int64_t v = k->head[c]; v >= 0; v = k->nxt[v]) {
-            k->members[n++] = v;
-        }
+        for (int64_t v = k->head[c]; v >= 0; v = k->nxt[v]) k->members[n++] = v;
         if (n <= 1 || !k->broken[c]) continue;
         /* the trees to search again: only the direction whose tree lost a member through which it
          * reached others (a tree that lost only leaves still reaches every member from the root) */
         char again = k->root[c] >= 0 && (k->broken[c] & 3) != 3 ? k->broken[c] : 3;
-        for (int64_t i = 0; i < n; i++) {
-            k->inner[k->members[i]] &= (char)~again;
-        }
-        if (again == 3) {
-            k->root[c] = k->members[0];
-        }
+        for (int64_t i = 0; i < n; i++) k->inner[k->members[i]] &= (char)~again;
+        if (again == 3) k->root[c] = k->members[0];
         int whole = 1;
         if (again & 1) {
             k->state[1] += 1;
@@ -619,16 +573,12 @@ static void resplit(Components *k, int64_t na) {
             k->root[j] = -1;
         }
         k->csize[c] = 0;
-        for (int64_t i = 0; i < n; i++) {
-            k->csize[label[k->members[i]]] += 1;
-        }
+        for (int64_t i = 0; i < n; i++) k->csize[label[k->members[i]]] += 1;
         for (int64_t i = 0; i < n; i++) {
             int64_t x = k->members[i];
             for (int64_t e = k->rptr[x]; e < k->rptr[x + 1]; e++) {
                 int64_t u = k->radj[e];
-                if (label[u] >= 0 && label[u] != label[x]) {
-                    k->fed[label[x]] += 1;
-                }
+                if (label[u] >= 0 && label[u] != label[x]) k->fed[label[x]] += 1;
             }
         }
     }
@@ -661,12 +611,6 @@ static void settle(Components *k, int64_t na) {
     }
 }
 
-/* the components brought up to date: the processors that sent since the last call listed in vs,
- * the members counted in csize (the caller reads the candidates off label, fed and csize) */
-static void refresh_listed(Components *k, int first, const int64_t *vs, int64_t nv) {
-    settle(k, first ? first_component(k) : forget_listed(k, vs, nv));
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* section 4.2 as one call: the sends and receives, and each time all wait on each other the
  * components' refresh, the forced processor's choice and the next round (worstcase.py's loop,
@@ -692,16 +636,10 @@ static int vec_add(Vec *v, const void *item) {
 static void group_by(int64_t P, int64_t M, const int64_t *a, const int64_t *b, int64_t *ptr, int32_t *out,
                      int64_t *fill) {
     memset(ptr, 0, (size_t)(P + 1) * sizeof(int64_t));
-    for (int64_t m = 0; m < M; m++) {
-        ptr[a[m] + 1] += 1;
-    }
-    for (int64_t p = 0; p < P; p++) {
-        ptr[p + 1] += ptr[p];
-    }
+    for (int64_t m = 0; m < M; m++) ptr[a[m] + 1] += 1;
+    for (int64_t p = 0; p < P; p++) ptr[p + 1] += ptr[p];
     memcpy(fill, ptr, (size_t)P * sizeof(int64_t));
-    for (int64_t m = 0; m < M; m++) {
-        out[fill[a[m]]++] = (int32_t)b[m];
-    }
+    for (int64_t m = 0; m < M; m++) out[fill[a[m]]++] = (int32_t)b[m];
 }
 
 /* every array of the components for P processors and M
@@ -716,9 +654,7 @@ static int components_new(Components *k, int64_t P, int64_t M, const char *sent,
     int32_t *adj = malloc(m1 * 4), *radj = malloc(m1 * 4);
     int64_t **p_arrays[] = {&k->mark, &k->queue, &k->members, &k->nxt, &k->index, &k->low, &k->stack, &k->cs_node,
                             &k->cs_edge, &k->alist};
-    for (size_t i = 0; i < sizeof(p_arrays) / sizeof(p_arrays[0]); i++) {
-        *p_arrays[i] = calloc(p1, 8);
-    }
+    for (size_t i = 0; i < sizeof(p_arrays) / sizeof(p_arrays[0]); i++) *p_arrays[i] = calloc(p1, 8);
     k->label = malloc(p1 * 8);
     k->fed = calloc(nl, 8);
     k->root = malloc(nl * 8);
@@ -735,9 +671,7 @@ static int components_new(Components *k, int64_t P, int64_t M, const char *sent,
     k->radj = radj;
     int ok = ptr && rptr && fill && adj && radj && k->label && k->fed && k->root && k->head && k->csize && k->state &&
              k->onstack && k->inner && k->affected && k->broken;
-    for (size_t i = 0; i < sizeof(p_arrays) / sizeof(p_arrays[0]); i++) {
-        ok = ok && *p_arrays[i];
-    }
+    for (size_t i = 0; i < sizeof(p_arrays) / sizeof(p_arrays[0]); i++) ok = ok && *p_arrays[i];
     if (ok) {
         group_by(P, M, src, dst, ptr, adj, fill);
         group_by(P, M, dst, src, rptr, radj, fill);
@@ -745,9 +679,7 @@ static int components_new(Components *k, int64_t P, int64_t M, const char *sent,
             k->root[i] = -1;
             k->head[i] = -1;
         }
-        for (int64_t v = 0; v < P; v++) {
-            k->label[v] = -1;
-        }
+        for (int64_t v = 0; v < P; v++) k->label[v] = -1;
     }
     free(fill);
     return ok ? 0 : -1;
@@ -757,9 +689,7 @@ static void components_free(Components *k) {
     void *all[] = {(void *)k->ptr, (void *)k->rptr, (void *)k->adj, (void *)k->radj, k->label, k->fed, k->state,
                    k->mark, k->queue, k->members, k->nxt, k->index, k->low, k->stack, k->cs_node, k->cs_edge, k->root,
                    k->onstack, k->inner, k->affected, k->broken, k->alist, k->head, k->csize};
-    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-        free(all[i]);
-    }
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) free(all[i]);
 }
 
 static PyObject *worst_step(PyObject *self, PyObject *args) {
@@ -798,12 +728,8 @@ static PyObject *worst_step(PyObject *self, PyObject *args) {
         failed = 1;
         goto done;
     }
-    for (Py_ssize_t p = 0; p < P; p++) {
-        alive[p] = (int32_t)p;
-    }
-    for (Py_ssize_t m = 0; m < M; m++) {
-        waiting[dst[m]] += 1;
-    }
+    for (Py_ssize_t p = 0; p < P; p++) alive[p] = (int32_t)p;
+    for (Py_ssize_t m = 0; m < M; m++) waiting[dst[m]] += 1;
     Worst a = {P, dst, I64(b[3]), I64(b[4]), F64(b[2]), L, o, g, G, end_origin, -1, sent, waiting, counters,
                stack, I64(b[8]), F64(b[6]), newly, 0, 0};
     Receiver r = {heap, rsize, I64(b[5]), F64(b[11]), F64(b[12]), F64(b[10]), F64(b[7]), I64(b[9]), o, 0.0, 0.0};
@@ -821,7 +747,8 @@ static PyObject *worst_step(PyObject *self, PyObject *args) {
             }
             have_components = 1;
         }
-        refresh_listed(&k, first, newly, a.n_newly);
+        /* the components brought up to date (the members counted in csize): those that sent since */
+        settle(&k, first ? first_component(&k) : forget_listed(&k, newly, a.n_newly));
         a.n_newly = 0;
         /* the candidates: the members of the components that nothing else feeds, with an edge inside */
         int64_t lo = cands.n, kept = 0;
@@ -879,9 +806,7 @@ done:
     }
     if (have_components) components_free(&k);
     void *blocks[] = {sent, waiting, stack, rsize, newly, alive, heap, forced.data, offsets.data, cands.data};
-    for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
-        free(blocks[i]);
-    }
+    for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) free(blocks[i]);
     release(b, 13);
     return result;
 }
@@ -1023,9 +948,7 @@ ALWAYS_INLINE void lgs_push_aux(Lgs *s, double key, double tb, int64_t ident, in
 
 static inline void lgs_pop(Lgs *s) {
     s->hn--;
-    if (s->hn > 0) {
-        lgs_sift_down(s->heap, s->hn, s->heap[s->hn]);
-    }
+    if (s->hn > 0) lgs_sift_down(s->heap, s->hn, s->heap[s->hn]);
     s->heap[s->hn] = LGS_LAST;
 }
 
@@ -1033,9 +956,7 @@ static inline const LgsEntry *lgs_first(const Lgs *s) {
     if (!s->stale) return s->hn > 0 ? &s->heap[0] : NULL;
     if (s->hn < 2) return NULL;
     const LgsEntry *a = &s->heap[1];
-    if (s->hn > 2 && lgs_less_nb(&s->heap[2], a)) {
-        a = &s->heap[2];
-    }
+    if (s->hn > 2 && lgs_less_nb(&s->heap[2], a)) a = &s->heap[2];
     return a;
 }
 
@@ -1058,9 +979,7 @@ static int lgs_room(Lgs *s, int64_t need) {
         lines(&s->heap, (size_t)(cap + s->P + 1) * sizeof(LgsEntry), (size_t)(s->hn + 1) * sizeof(LgsEntry)) < 0) {
         return -1;
     }
-    for (int64_t j = 0; j < old; j++) {
-        s->gfree[s->nfree + j] = cap - 1 - j;
-    }
+    for (int64_t j = 0; j < old; j++) s->gfree[s->nfree + j] = cap - 1 - j;
     s->nfree += old;
     s->cap = cap;
     return 0;
@@ -1089,9 +1008,7 @@ static inline int64_t lgs_member(Lgs *s, LgsGroup *q) {
             q->ahead[j] = from[j];
         }
         if (q->kind == LGS_RECV) { /* receives are posted one after the other: fetch the window's messages */
-            for (int32_t j = 1; j < n; j++) {
-                PREFETCH_R(&s->msg[q->ahead[j]]);
-            }
+            for (int32_t j = 1; j < n; j++) PREFETCH_R(&s->msg[q->ahead[j]]);
         }
         q->win = q->lo;
         d = 0;
@@ -1111,9 +1028,7 @@ ALWAYS_INLINE void lgs_push_group(Lgs *s, double key, double tb, int64_t ident) 
  * its turn */
 static inline void lgs_advance(Lgs *s, LgsGroup *q) {
     q->lo++;
-    if (q->lo < q->hi && (q->kind == LGS_SEND || q->kind == LGS_RECV)) {
-        PREFETCH_R(&s->msg[lgs_member(s, q)]);
-    }
+    if (q->lo < q->hi && (q->kind == LGS_SEND || q->kind == LGS_RECV)) PREFETCH_R(&s->msg[lgs_member(s, q)]);
 }
 
 /* queue rank h's operations of step k (room for two groups made by the caller): its messages,
@@ -1134,21 +1049,15 @@ static void lgs_issue_step(Lgs *s, int64_t h, int initial, int64_t k) {
     s->rk[h].left = cnt;
     if (cnt > 16) {
         int32_t *a = s->perm;
-        for (int64_t j = 0; j < cnt; j++) {
-            a[j] = (int32_t)j;
-        }
+        for (int64_t j = 0; j < cnt; j++) a[j] = (int32_t)j;
         lgs_sort(a, 0, cnt, ns, s->sort_tmp);
         for (int64_t j = 0; j < cnt; j++) {
             int64_t x = a[j];
             pool[j] = (int32_t)(lo + (x < ns ? s->order[lo + sp + x] : s->recv_list[lo + rp + x - ns]));
         }
     } else {
-        for (int64_t j = 0; j < ns; j++) {
-            pool[j] = (int32_t)(lo + s->order[lo + sp + j]);
-        }
-        for (int64_t j = 0; j < nr; j++) {
-            pool[ns + j] = (int32_t)(lo + s->recv_list[lo + rp + j]);
-        }
+        for (int64_t j = 0; j < ns; j++) pool[j] = (int32_t)(lo + s->order[lo + sp + j]);
+        for (int64_t j = 0; j < nr; j++) pool[ns + j] = (int32_t)(lo + s->recv_list[lo + rp + j]);
     }
     if (ns > 0) {
         int64_t gr = lgs_new_group(s, h, LGS_SEND, 0, ns, s->ts);
@@ -1169,16 +1078,12 @@ static void lgs_issue_step(Lgs *s, int64_t h, int initial, int64_t k) {
 static inline void lgs_matched(Lgs *s, int64_t m, double nbytes, int64_t h, double t, int64_t *h2) {
     if (nbytes > s->S) {
         int64_t q = s->src[m];
-        if (--s->rk[q].left == 0) {
-            s->rk[q].pend = 1;
-        }
+        if (--s->rk[q].left == 0) s->rk[q].pend = 1;
         s->rk[q].nexto = dmax(s->rk[q].nexto, t);
         s->rk[q].nextgs = dmax(s->rk[q].nextgs, t);
         *h2 = q;
     }
-    if (--s->rk[h].left == 0) {
-        s->rk[h].pend = 1;
-    }
+    if (--s->rk[h].left == 0) s->rk[h].pend = 1;
 }
 
 /* the run: the number of ranks left unfinished (0), or -3 without memory */
@@ -1215,9 +1120,7 @@ static int64_t lgs_run(Lgs *s) {
                 PREFETCH_R(&s->rk[w >> 31]);
                 if (id >= 0) {
                     PREFETCH_R(&s->gt[w & LGS_MASK]);
-                    if (s->heap[c].aux >= 0) {
-                        PREFETCH_R(&s->msg[s->heap[c].aux]);
-                    }
+                    if (s->heap[c].aux >= 0) PREFETCH_R(&s->msg[s->heap[c].aux]);
                 } else {
                     PREFETCH_R(&s->msg[w & LGS_MASK]);
                 }
@@ -1269,9 +1172,7 @@ static int64_t lgs_run(Lgs *s) {
                     }
                     s->rk[r].w_tail = (int32_t)m;
                     s->ts++;
-                    if (x->nbytes <= S && --s->rk[h].left == 0) {
-                        s->rk[h].pend = 1;
-                    }
+                    if (x->nbytes <= S && --s->rk[h].left == 0) s->rk[h].pend = 1;
                 } else {
                     ok = 0;
                     t_wait = busy;
@@ -1380,9 +1281,7 @@ static int64_t lgs_run(Lgs *s) {
             s->stale = 0;
         }
     }
-    for (int64_t h = 0; h < P; h++) {
-        s->finish[h] = s->rk[h].nexto;
-    }
+    for (int64_t h = 0; h < P; h++) s->finish[h] = s->rk[h].nexto;
     return unfinished;
 }
 
@@ -1415,19 +1314,10 @@ static int64_t lgs_prepare(Lgs *s, int64_t *need, int32_t *fill, char *mark) {
                 mark[lo + e] = 1;
             }
             int64_t cnt = sp[h + 1] - sp[h] + rp[h + 1] - rp[h];
-            if (cnt > need[h]) {
-                need[h] = cnt;
-            }
+            if (cnt > need[h]) need[h] = cnt;
         }
     }
-    for (int64_t m = 0; m < s->M; m++) {
-        LgsMsg *x = &s->msg[m];
-        x->nbytes = s->nbytes[m];
-        x->arrive = 0.0;
-        x->stamp_state = 0;
-        x->dst = s->dst[m];
-        x->w_next = -1;
-    }
+    for (int64_t m = 0; m < s->M; m++) s->msg[m] = (LgsMsg){s->nbytes[m], 0.0, 0, s->dst[m], -1};
     return 0;
 }
 
@@ -1473,9 +1363,7 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
                                           "fewer than 2^31 in all");
         return NULL;
     }
-    for (int i = 2; i < 6; i++) {
-        sizes[i] = s.M;
-    }
+    for (int i = 2; i < 6; i++) sizes[i] = s.M;
     sizes[6] = ncomp * P;
     sizes[7] = P;
     if (get_bufs(objs, b, 2, 8, kinds, sizes, 7, names) < 0) return NULL;
@@ -1492,18 +1380,14 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
     s.recv_list = (int32_t *)malloc(m1 * sizeof(int32_t));
     lines(&s.msg, m1 * sizeof(LgsMsg), 0); /* NULL without memory */
     lines(&s.rk, p1 * sizeof(LgsRank), 0);
-    if (s.rk) {
-        memset(s.rk, 0, p1 * sizeof(LgsRank));
-    }
+    if (s.rk) memset(s.rk, 0, p1 * sizeof(LgsRank));
     char *mark = (char *)calloc(m1, 1);
     int64_t *need = (int64_t *)calloc(p1, sizeof(int64_t));
     int32_t *fill = (int32_t *)malloc(p1 * sizeof(int32_t));
     int64_t result = -3;
     if (s.step_of && s.send_ptr && s.recv_ptr && s.recv_list && s.msg && s.rk && mark && need && fill) {
         int64_t ic = 0, ip = 0;
-        for (int64_t k = 0; k < s.nsteps; k++) {
-            s.step_of[k] = s.kinds[k] == 1 ? ic++ : ip++;
-        }
+        for (int64_t k = 0; k < s.nsteps; k++) s.step_of[k] = s.kinds[k] == 1 ? ic++ : ip++;
         Py_BEGIN_ALLOW_THREADS
         result = lgs_prepare(&s, need, fill, mark);
         Py_END_ALLOW_THREADS
@@ -1528,9 +1412,7 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
         lines(&s.heap, (size_t)(s.cap + P + 1) * sizeof(LgsEntry), 0);
         result = -3;
         if (s.pool && s.perm && s.sort_tmp && s.gt && s.gfree && s.heap) {
-            for (int64_t j = 0; j < s.cap; j++) {
-                s.gfree[j] = s.cap - 1 - j;
-            }
+            for (int64_t j = 0; j < s.cap; j++) s.gfree[j] = s.cap - 1 - j;
             s.heap[0] = LGS_LAST;
             Py_BEGIN_ALLOW_THREADS
             result = lgs_run(&s);
@@ -1539,9 +1421,7 @@ static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
     }
     void *blocks[] = {s.step_of, s.send_ptr, s.recv_ptr, s.recv_list, s.msg, s.rk, need, s.pool, s.perm,
                       s.sort_tmp, s.gt, s.gfree, s.heap};
-    for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
-        free(blocks[i]);
-    }
+    for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) free(blocks[i]);
     release(b, 8);
     if (result == -3) return PyErr_NoMemory();
     return PyLong_FromLongLong(result);

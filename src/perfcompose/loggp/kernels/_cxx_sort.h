@@ -46,15 +46,12 @@ static void CXX_SORT_NAME(int32_t *a, int64_t first, int64_t last, CXX_SORT_CTX 
         return;
     }
     int64_t depth = 0;
-    while (((int64_t)1 << (depth + 1)) <= n) {
-        depth++;
-    }
+    while (((int64_t)1 << (depth + 1)) <= n) depth++;
     int64_t stack[130][3];
-    int sp = 0;
     stack[0][0] = first;
     stack[0][1] = last;
     stack[0][2] = 2 * depth;
-    sp = 1;
+    int sp = 1;
     while (sp > 0) {
         sp--;
         int64_t lo = stack[sp][0], hi = stack[sp][1], lim = stack[sp][2];
@@ -63,9 +60,7 @@ static void CXX_SORT_NAME(int32_t *a, int64_t first, int64_t last, CXX_SORT_CTX 
                 int64_t m = 0;
                 for (int k = 0; k < CXX_SORT_KEYS; k++) {
                     for (int64_t j = lo; j < hi; j++) {
-                        if (CXX_SORT_KEY(ctx, a[j]) == k) {
-                            tmp[m++] = a[j];
-                        }
+                        if (CXX_SORT_KEY(ctx, a[j]) == k) tmp[m++] = a[j];
                     }
                 }
                 memcpy(a + lo, tmp, (size_t)m * sizeof(int32_t));
@@ -85,13 +80,9 @@ static void CXX_SORT_NAME(int32_t *a, int64_t first, int64_t last, CXX_SORT_CTX 
             int pivot = CXX_SORT_KEY(ctx, a[lo]);
             int64_t f = lo + 1, l = hi;
             for (;;) {
-                while (CXX_SORT_KEY(ctx, a[f]) < pivot) {
-                    f++;
-                }
+                while (CXX_SORT_KEY(ctx, a[f]) < pivot) f++;
                 l--;
-                while (pivot < CXX_SORT_KEY(ctx, a[l])) {
-                    l--;
-                }
+                while (pivot < CXX_SORT_KEY(ctx, a[l])) l--;
                 if (!(f < l)) break;
                 sw = a[f];
                 a[f] = a[l];
@@ -106,9 +97,7 @@ static void CXX_SORT_NAME(int32_t *a, int64_t first, int64_t last, CXX_SORT_CTX 
         }
     }
     CXX_SORT_FN(insertion_sort)(a, first, first + 16, ctx);
-    for (int64_t i = first + 16; i < last; i++) {
-        CXX_SORT_FN(linear_insert)(a, i, ctx);
-    }
+    for (int64_t i = first + 16; i < last; i++) CXX_SORT_FN(linear_insert)(a, i, ctx);
 }
 
 #undef CXX_SORT_FN

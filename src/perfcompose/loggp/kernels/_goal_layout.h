@@ -48,9 +48,7 @@ static int layout_make(Layout *l, const int64_t *first, int64_t P) {
         layout_free(l);
         return -1;
     }
-    for (int64_t h = 0; h < P; h++) {
-        count[first[h + 1] - first[h]]++;
-    }
+    for (int64_t h = 0; h < P; h++) count[first[h + 1] - first[h]]++;
     /* the start of place j: the ranks with more than j' operations, summed over j' < j */
     int64_t more = P, at = 0;
     for (int64_t j = 0; j <= most; j++) {
@@ -100,9 +98,7 @@ static inline int64_t layout_rank(const Layout *l, int64_t k) {
 /* where the caller's operation i goes; *hint is a rank to try first (the last one found) */
 static inline int64_t layout_of(const Layout *l, int64_t i, int64_t *hint) {
     int64_t h = *hint;
-    if (!(l->first[h] <= i && i < l->first[h + 1])) {
-        h = *hint = last_at_most(l->first, l->P, i);
-    }
+    if (!(l->first[h] <= i && i < l->first[h + 1])) h = *hint = last_at_most(l->first, l->P, i);
     return layout_index(l, h, i - l->first[h]);
 }
 

@@ -33,9 +33,7 @@ static inline void HEAP_CAT(HEAP_NAME, sift_down)(HEAP_ENTRY *h, int64_t n, HEAP
 #ifdef HEAP_LESS_NB
         c += HEAP_LESS_NB(&h[c + 1], &h[c]);
 #else
-        if (c + 1 < n && HEAP_LESS(h[c + 1], h[c])) {
-            c += 1;
-        }
+        if (c + 1 < n && HEAP_LESS(h[c + 1], h[c])) c += 1;
 #endif
         if (!HEAP_LESS(h[c], e)) break;
         h[i] = h[c];
