@@ -22,3 +22,15 @@ def test_a_number_out_of_range_is_refused_before_any_cluster(args: list[str], sa
                                 env={"COLUMNS": "200"})
     assert result.exit_code == 2, result.output
     assert says in result.output
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--rounds", "99999999999"], "99,999,999,999 rounds of jobs of 1 inputs (--rounds, --x, -R) would take about"),
+    (["-R", "99999999999"], "5 rounds of jobs of 1 inputs (--rounds, --x, -R) would take about"),
+    (["--x", "0"], "input pictures per job are at least 1"),
+])
+def test_table5_refuses_work_beyond_the_limit_before_any_cluster(args: list[str], says: str) -> None:
+    result = CliRunner().invoke(app, ["paper", "table5", "--quick", "--picture", "small", "--x", "1", *args,
+                                      "--scheduler", "tcp://127.0.0.1:9"], env={"COLUMNS": "200"})
+    assert result.exit_code == 2, result.output
+    assert says in " ".join(result.output.split())

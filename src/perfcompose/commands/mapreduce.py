@@ -79,9 +79,7 @@ def run_one(o: MapReduceRunCommand) -> None:
     r = REPEAT[o.picture] if o.repeat is None else o.repeat
     if r < 1:
         raise PerfcomposeError("--repeat must be at least 1")
-    # a task's REPEAT[picture] repetitions are ~16 ms of work, about 8e4 of the limits' steps, and a
-    # task costs Dask ~1 ms (5e3 steps) whatever its work
-    check_steps(o.inputs * (5e3 + r * 8e4 / REPEAT[o.picture]), f"{o.inputs:,} inputs x {r:,} map repetitions on the "
+    check_steps(_job_steps(o.picture, o.inputs, r), f"{o.inputs:,} inputs x {r:,} map repetitions on the "
                 f"{o.picture} picture (-x, -R)")
     with Engine(o.m, o.n, scheduler=o.scheduler, malloc_trim=o.malloc_trim, timeout=o.timeout) as engine:
         engine.run_on_workers(prepare_picture, o.picture)
@@ -101,6 +99,12 @@ def run_one(o: MapReduceRunCommand) -> None:
         raise typer.Exit(1)
 
 
+def _job_steps(picture: str, inputs: int, repeat: int) -> float:
+    """The limits' steps of one job: a task's REPEAT[picture] repetitions are ~16 ms of work, about 8e4
+    steps, and a task costs Dask ~1 ms (5e3 steps) whatever its work."""
+    return inputs * (5e3 + repeat * 8e4 / REPEAT[picture])
+
+
 def _repeat(value: int | None) -> dict[str, int] | None:
     if value is None:
         return None
@@ -112,10 +116,16 @@ def _repeat(value: int | None) -> dict[str, int] | None:
 def _study(quick: bool, pictures: list[str], strategies: list[str], rounds: int | None, x: list[int],
            repeat: int | None, scheduler: str | None, malloc_trim: int | None, restart: bool,
            clusters: list[tuple[int, int]] | None = None) -> Any:
+    xs = tuple(x) or (mr.QUICK_X if quick else mr.FULL_X)
+    rounds = rounds or (mr.QUICK_ROUNDS if quick else mr.FULL_ROUNDS)
+    if min(xs) < 1:
+        raise typer.BadParameter(f"{min(xs)}: input pictures per job are at least 1", param_hint="--x")
+    check_steps(rounds * len(strategies or mr.STRATEGY_NAMES) * sum(
+        _job_steps(p, x, repeat or REPEAT[p]) for p in pictures or PICTURES if p in REPEAT for x in xs),
+        f"{rounds:,} rounds of jobs of {', '.join(map(str, xs))} inputs (--rounds, --x, -R)")
     with progress() as bar:
         return mr.study(pictures=tuple(pictures) or mr.PICTURES, strategies=tuple(strategies) or mr.STRATEGY_NAMES,
-                        clusters=clusters, xs=tuple(x) or (mr.QUICK_X if quick else mr.FULL_X),
-                        rounds=rounds or (mr.QUICK_ROUNDS if quick else mr.FULL_ROUNDS), repeat=_repeat(repeat),
+                        clusters=clusters, xs=xs, rounds=rounds, repeat=_repeat(repeat),
                         scheduler=scheduler, malloc_trim=malloc_trim, checkpoints=Path(".perfcompose"),
                         restart=restart, progress=one_bar(bar))
 
