@@ -8,6 +8,7 @@ import typer
 
 from perfcompose.choices import Clock
 from perfcompose.commands.common import Table, console, json_option, user_errors, write_json
+from perfcompose.limits import check_steps
 from perfcompose.pamela.dataparallel.vangemund import run_vangemund_study
 
 
@@ -23,6 +24,8 @@ def vangemund(quick: bool = typer.Option(False, "--quick", help="Tiny sizes, one
                                           "processor time of the busiest worker (not inflated by other work "
                                           "on shared cores, but without waiting for messages)."),
               as_json: Path | None = json_option("the rows and cases")) -> None:
+    # the four studies' configurations run for about a minute per repetition: 1e8 of the limits' steps
+    check_steps((1 if quick else reps) * 1e8, f"{reps:,} timed runs of every configuration (--reps)")
     with console.status("") as status:
         result = run_vangemund_study(out, quick=quick, reps=reps, machine=machine, clock=clock,
                            progress=lambda text: status.update(text))
