@@ -11,7 +11,8 @@ import io
 import math
 from pathlib import Path
 
-from perfcompose.data.experiment import NEGATIVE_HINT, Experiment, Point, Series, noise_tolerance
+from perfcompose.data.experiment import NEGATIVE_HINT, Experiment, Line, Point, Series, noise_tolerance
+from perfcompose.data.perfcompose_json import plain_text
 from perfcompose.errors import DataFormatError
 
 RESERVED = ("region", "callpath", "metric", "unit", "value", "repetition")
@@ -39,19 +40,20 @@ def read(path: Path, text: str | None = None) -> Experiment:
     region_col = col.get("region", col.get("callpath"))
     groups: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
     units: dict[tuple[str, str], str] = {}
-    negative: dict[tuple[str, str], list[tuple[int, list[str], float]]] = {}  # rows with a value below 0
+    negative: dict[tuple[str, str], list[tuple[Line, float]]] = {}  # rows with a value below 0
     param_cols, value_col = [col[p] for p in params], col["value"]
+
+    def at(row: list[str], line: int) -> Line:
+        return Line(path, line, ",".join(row))
 
     def number(name: str, row: list[str], line: int) -> float:
         cell = row[col[name]].strip()
         try:
             v = float(cell)
         except ValueError:
-            raise DataFormatError(f"column {name}: {cell!r} is not a number", path=path, line=line,
-                                  source_line=",".join(row)) from None
+            raise at(row, line).error(f"column {name}: {cell!r} is not a number") from None
         if not math.isfinite(v):
-            raise DataFormatError(f"column {name}: {cell!r} is not finite", path=path, line=line,
-                                  source_line=",".join(row))
+            raise at(row, line).error(f"column {name}: {cell!r} is not finite")
         return v
 
     for row in reader:
@@ -59,8 +61,7 @@ def read(path: Path, text: str | None = None) -> Experiment:
         if not row or (not row[0].strip() and all(not c.strip() for c in row)):
             continue
         if len(row) != len(header):
-            raise DataFormatError(f"{len(row)} fields where the header has {len(header)}", path=path,
-                                  line=line, source_line=",".join(row))
+            raise at(row, line).error(f"{len(row)} fields where the header has {len(header)}")
         try:  # a row of finite numbers and positive parameters, read at once (float() strips blanks)
             coord, value = tuple([float(row[k]) for k in param_cols]), float(row[value_col])
             valid = math.isfinite(value) and all(map(math.isfinite, coord)) and min(coord) > 0
@@ -70,29 +71,23 @@ def read(path: Path, text: str | None = None) -> Experiment:
             coord, value = tuple(number(p, row, line) for p in params), number("value", row, line)
             for p, c in zip(params, coord):
                 if c <= 0:
-                    raise DataFormatError(f"parameter {p} = {c!r} is not positive", path=path, line=line,
-                                          source_line=",".join(row))
+                    raise at(row, line).error(f"parameter {p} = {c!r} is not positive")
         key = (row[region_col].strip() if region_col is not None else "",
                row[col["metric"]].strip() if "metric" in col else "time")
         units.setdefault(key, row[col["unit"]].strip() if "unit" in col else "")
         groups.setdefault(key, {}).setdefault(coord, []).append(value)
         if value < 0:
-            negative.setdefault(key, []).append((line, row, value))
+            negative.setdefault(key, []).append((at(row, line), value))
     if not groups:
         raise DataFormatError("no data rows", path=path, line=2)
     for key, rows in negative.items():
         floor = -noise_tolerance(max(abs(v) for values in groups[key].values() for v in values))
-        for line, row, value in rows:
+        for where, value in rows:
             if value < floor:
-                raise DataFormatError(f"negative value {value!r}", path=path, line=line, source_line=",".join(row),
-                                      hint=NEGATIVE_HINT)
+                raise where.error(f"negative value {value!r}", hint=NEGATIVE_HINT)
     series = tuple(Series(metric, tuple(Point(c, tuple(v)) for c, v in pts.items()), region, units[(region, metric)])
                    for (region, metric), pts in groups.items())
     return Experiment(tuple(params), series, source=str(path))
-
-
-def _cell(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() and abs(v) < 2 ** 53 else repr(float(v))
 
 
 def dumps(experiment: Experiment) -> str:
@@ -103,10 +98,6 @@ def dumps(experiment: Experiment) -> str:
     for s in experiment.series:
         for p in s.points:
             for k, v in enumerate(p.values):
-                w.writerow(([s.region] if named else []) + [s.metric, s.unit, *map(_cell, p.coordinate),
+                w.writerow(([s.region] if named else []) + [s.metric, s.unit, *map(plain_text, p.coordinate),
                                                              k + 1, repr(float(v))])
     return out.getvalue()
-
-
-def write(experiment: Experiment, path: Path) -> None:
-    path.write_text(dumps(experiment))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, overload
 
 import numpy as np
@@ -470,6 +471,19 @@ def point_arrays(coordinates: np.ndarray, values: np.ndarray, counts: Sequence[i
         out.append(points)
         start += count
     return out
+
+
+@dataclass  # not frozen: a reader may make one per line, and a frozen one takes three times as long
+class Line:
+    """A line being read, so every error names file, line and the line itself."""
+
+    path: str | Path | None
+    line: int | None
+    source: str | None = None
+
+    def error(self, message: str, column: int | None = None, hint: str | None = None) -> DataFormatError:
+        return DataFormatError(message, path=self.path, line=self.line, column=column, source_line=self.source,
+                               hint=hint)
 
 
 def check_point(params: Sequence[str], point: Point, seen: dict[tuple[float, ...], int], where: str,

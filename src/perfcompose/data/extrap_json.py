@@ -206,7 +206,3 @@ def dumps(experiment: Experiment) -> str:
         out.append("\n    }")
     out.append("\n  }\n}\n")
     return "".join(out)
-
-
-def write(experiment: Experiment, path: Path) -> None:
-    path.write_text(dumps(experiment))

@@ -9,44 +9,46 @@ from __future__ import annotations
 import contextlib
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
 
-from perfcompose.data.experiment import NEGATIVE_HINT, Experiment, Point, Series, beyond_noise
+from perfcompose.data.experiment import NEGATIVE_HINT, Experiment, Line, Point, Series, beyond_noise
+from perfcompose.data.perfcompose_json import plain_text
 from perfcompose.errors import DataFormatError
 
 KEYWORDS = ("PARAMETER", "POINTS", "REGION", "METRIC", "DATA")
 
 
-def _floats(text: str, what: str, path: Path, line: int, src: str) -> list[float]:
+def _floats(text: str, what: str, at: Callable[[], Line]) -> list[float]:
     out = []
     for tok in text.split():
         v: float | None = None
         with contextlib.suppress(ValueError):
             v = float(tok)
         if v is None or not math.isfinite(v):
-            raise DataFormatError(f"{what}: {tok!r} is not {'a number' if v is None else 'finite'}", path=path,
-                                  line=line, column=src.find(tok) + 1 or None, source_line=src)
+            where = at()
+            raise where.error(f"{what}: {tok!r} is not {'a number' if v is None else 'finite'}",
+                              column=(where.source or "").find(tok) + 1 or None)
         out.append(v)
     return out
 
 
-def _points(value: str, nparams: int, path: Path, line: int, src: str) -> list[tuple[float, ...]]:
+def _points(value: str, nparams: int, at: Callable[[], Line]) -> list[tuple[float, ...]]:
     if "(" in value:
         groups = re.findall(r"\(([^()]*)\)", value)
         rest = re.sub(r"\([^()]*\)", "", value).strip()
         if rest:
-            raise DataFormatError(f"unexpected text {rest!r} between point groups", path=path, line=line,
-                                  source_line=src, hint="write points as ( 4 10 ) ( 8 10 ) ...")
-        coords = [tuple(_floats(g, "POINTS", path, line, src)) for g in groups]
+            raise at().error(f"unexpected text {rest!r} between point groups",
+                             hint="write points as ( 4 10 ) ( 8 10 ) ...")
+        coords = [tuple(_floats(g, "POINTS", at)) for g in groups]
     else:
         if nparams != 1:
-            raise DataFormatError(f"with {nparams} parameters, points must be grouped in parentheses",
-                                  path=path, line=line, source_line=src, hint="POINTS ( 4 10 ) ( 8 10 ) ...")
-        coords = [(v,) for v in _floats(value, "POINTS", path, line, src)]
+            raise at().error(f"with {nparams} parameters, points must be grouped in parentheses",
+                             hint="POINTS ( 4 10 ) ( 8 10 ) ...")
+        coords = [(v,) for v in _floats(value, "POINTS", at)]
     for c in coords:
         if len(c) != nparams:
-            raise DataFormatError(f"point {c} has {len(c)} values for {nparams} parameters", path=path,
-                                  line=line, source_line=src)
+            raise at().error(f"point {c} has {len(c)} values for {nparams} parameters")
     return coords
 
 
@@ -56,9 +58,14 @@ def read(path: Path, text: str | None = None) -> Experiment:
     coords: list[tuple[float, ...]] = []
     points_line: dict[tuple[float, ...], int] = {}
     data: dict[tuple[str, str], list[tuple[int, list[float]]]] = {}
-    negative: dict[tuple[str, str], list[tuple[int, list[float], str]]] = {}  # lines with a value below 0
+    negative: dict[tuple[str, str], list[tuple[Line, list[float]]]] = {}  # lines with a value below 0
     region: str | None = None
     metric = "time"
+    lineno, src = 0, ""
+
+    def at() -> Line:  # the line being read, for its errors
+        return Line(path, lineno, src)
+
     for lineno, raw in enumerate(text.splitlines(), start=1):
         src = raw.rstrip("\r\n")
         stripped = src.strip()
@@ -67,51 +74,44 @@ def read(path: Path, text: str | None = None) -> Experiment:
         keyword, _, value = " ".join(stripped.split()).partition(" ")
         value = value.strip()
         if keyword not in KEYWORDS:
-            raise DataFormatError(f"unknown keyword {keyword!r}", path=path, line=lineno,
-                                  column=src.find(keyword) + 1, source_line=src,
-                                  hint="Extra-P text files use " + ", ".join(KEYWORDS))
+            raise at().error(f"unknown keyword {keyword!r}", column=src.find(keyword) + 1,
+                             hint="Extra-P text files use " + ", ".join(KEYWORDS))
         if keyword == "PARAMETER":
             if coords:
-                raise DataFormatError("PARAMETER after POINTS", path=path, line=lineno, source_line=src,
-                                      hint="name all parameters before the points")
-            names = value.split()
-            if not names:
-                raise DataFormatError("PARAMETER without a name", path=path, line=lineno, source_line=src)
-            params.extend(names)
+                raise at().error("PARAMETER after POINTS", hint="name all parameters before the points")
+            if not value.split():
+                raise at().error("PARAMETER without a name")
+            params.extend(value.split())
         elif keyword == "POINTS":
             if not params:
-                raise DataFormatError("POINTS before any PARAMETER", path=path, line=lineno, source_line=src)
-            for c in _points(value, len(params), path, lineno, src):
+                raise at().error("POINTS before any PARAMETER")
+            for c in _points(value, len(params), at):
                 if c in points_line:
-                    raise DataFormatError(f"duplicate point {c}, first given on line {points_line[c]}",
-                                          path=path, line=lineno, source_line=src)
+                    raise at().error(f"duplicate point {c}, first given on line {points_line[c]}")
                 points_line[c] = lineno
                 coords.append(c)
-        elif keyword == "REGION":
+        elif keyword in ("REGION", "METRIC"):
             if not value:
-                raise DataFormatError("REGION without a name", path=path, line=lineno, source_line=src)
-            region = " ".join(value.split())
-        elif keyword == "METRIC":
-            if not value:
-                raise DataFormatError("METRIC without a name", path=path, line=lineno, source_line=src)
-            metric = " ".join(value.split())
+                raise at().error(f"{keyword} without a name")
+            if keyword == "REGION":
+                region = " ".join(value.split())
+            else:
+                metric = " ".join(value.split())
         else:  # DATA
             if not coords:
-                raise DataFormatError("DATA before POINTS", path=path, line=lineno, source_line=src)
-            values = _floats(value, "DATA", path, lineno, src)
+                raise at().error("DATA before POINTS")
+            values = _floats(value, "DATA", at)
             if not values:
-                raise DataFormatError("DATA line without values", path=path, line=lineno, source_line=src,
-                                      hint="give the repetitions measured at this point")
+                raise at().error("DATA line without values", hint="give the repetitions measured at this point")
             key = (region if region is not None else "", metric)
             rows = data.setdefault(key, [])
             if len(rows) >= len(coords):
-                raise DataFormatError(f"more DATA lines than the {len(coords)} points for "
-                                      f"{key[0] or '(no region)'}/{metric}", path=path, line=lineno,
-                                      source_line=src, hint="one DATA line per point, in POINTS order; "
-                                      "a second block of the same region and metric is not allowed")
+                raise at().error(f"more DATA lines than the {len(coords)} points for "
+                                 f"{key[0] or '(no region)'}/{metric}", hint="one DATA line per point, in POINTS "
+                                 "order; a second block of the same region and metric is not allowed")
             rows.append((lineno, values))
             if min(values) < 0:
-                negative.setdefault(key, []).append((lineno, values, src))
+                negative.setdefault(key, []).append((at(), values))
     if not params:
         raise DataFormatError("no PARAMETER line", path=path, hint="start with e.g. 'PARAMETER x'")
     if not coords:
@@ -120,11 +120,10 @@ def read(path: Path, text: str | None = None) -> Experiment:
         raise DataFormatError("no DATA lines", path=path)
     for key, lines in negative.items():
         scale = max(abs(v) for _, values in data[key] for v in values)
-        for lineno, values, src in lines:
+        for where, values in lines:
             bad = beyond_noise(values, scale)
             if bad is not None:
-                raise DataFormatError(f"negative value {bad!r}", path=path, line=lineno, source_line=src,
-                                      hint=NEGATIVE_HINT)
+                raise where.error(f"negative value {bad!r}", hint=NEGATIVE_HINT)
     series = []
     for (reg, met), rows in data.items():
         if len(rows) != len(coords):
@@ -133,10 +132,6 @@ def read(path: Path, text: str | None = None) -> Experiment:
                                   hint="every region and metric needs one DATA line per point")
         series.append(Series(met, tuple(Point(c, tuple(v)) for c, (_, v) in zip(coords, rows)), reg))
     return Experiment(tuple(params), tuple(series), source=str(path))
-
-
-def _num(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() and abs(v) < 2 ** 53 else repr(float(v))
 
 
 def dumps(experiment: Experiment) -> str:
@@ -153,9 +148,9 @@ def dumps(experiment: Experiment) -> str:
                                   hint="write perfcompose JSON instead")
     lines = [f"PARAMETER {p}" for p in params]
     if len(params) == 1:
-        lines.append("POINTS " + " ".join(_num(c[0]) for c in coords))
+        lines.append("POINTS " + " ".join(plain_text(c[0]) for c in coords))
     else:
-        lines.append("POINTS " + " ".join("( " + " ".join(map(_num, c)) + " )" for c in coords))
+        lines.append("POINTS " + " ".join("( " + " ".join(map(plain_text, c)) + " )" for c in coords))
     for s in experiment.series:
         by_coord = {p.coordinate: p.values for p in s.points}
         lines += ["", f"REGION {s.region or 'main'}", f"METRIC {s.metric}"]

@@ -16,12 +16,11 @@ from perfcompose.data import (
     extrap_saved,
     extrap_text,
     hatchet_runs,
-    json_lines,
     json_text,
     perfcompose_json,
-    talpas,
 )
 from perfcompose.data.experiment import Experiment
+from perfcompose.data.measurement_lines import JSON_LINES, TALPAS
 from perfcompose.errors import DataFormatError, UnknownFormatError
 from perfcompose.limits import check_memory
 
@@ -33,9 +32,9 @@ FORMATS: dict[str, ModuleType] = {
 }
 
 # formats perfcompose reads but does not write
-READ_ONLY: dict[str, ModuleType] = {
-    "jsonl": json_lines,
-    "talpas": talpas,
+READ_ONLY: dict[str, Any] = {
+    "jsonl": JSON_LINES,
+    "talpas": TALPAS,
     "cube": cube,
 }
 
@@ -82,9 +81,9 @@ def _detect(path: Path, text: str) -> tuple[str, Any]:
         return "jsonl", None
     first_line = next((ln for ln in _lines(text) if ln.strip()), "")
     if first_line.lstrip().startswith("{"):
-        if json_lines.sniff(first_line):
+        if JSON_LINES.sniff(first_line):
             return "jsonl", None
-        return ("talpas", None) if talpas.sniff(first_line) else _detect_json(path, text)
+        return ("talpas", None) if TALPAS.sniff(first_line) else _detect_json(path, text)
     return _detect_text(path, text), None
 
 

@@ -1,8 +1,10 @@
-"""Experiments from files of one measurement per line, the shape of Extra-P's JSON Lines and Talpas.
+"""Extra-P's inputs of one measurement per line: JSON Lines (``extrap --json`` on a ``.jsonl`` file)
+and Talpas (``extrap --talpas``, JSON once each ``;`` is read as ``,``).
 
 Each non-blank line is a JSON object with the parameter values, optionally a call path and a
-metric, and a value (or a list of values). Lines of the same call path, metric and coordinate are
-repetitions of one point, in file order. The first line fixes the parameters and their order.
+metric (Talpas: both required), and a value (or a list of values). Lines of the same call path,
+metric and coordinate are repetitions of one point, in file order. The first line fixes the
+parameters and their order.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfcompose.data.experiment import NEGATIVE_HINT, Experiment, Point, Series, beyond_noise
+from perfcompose.data.experiment import NEGATIVE_HINT, Experiment, Line, Point, Series, beyond_noise
 from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number
 
@@ -26,19 +28,27 @@ class Layout:
     required: tuple[str, ...]  # keys every line must have besides params_key and "value"
     decode: Callable[[str], str]  # the line as standard JSON, character positions kept
     example: str  # one well-formed line, for hints
+    looks: Callable[[dict[str, Any]], bool]  # whether a first line's object is in this format
+
+    def sniff(self, line: str) -> bool:
+        """Whether a file whose first non-blank line is ``line`` is in this format."""
+        record = parse_object(line, self)
+        return record is not None and self.looks(record)
+
+    def read(self, path: Path, text: str | None = None) -> Experiment:
+        return read(self, path, text)
 
 
-@dataclass
-class _Where:
-    """A line being read, so every error names file, line and the line itself."""
-
-    path: Path
-    line: int
-    source: str
-
-    def error(self, message: str, column: int | None = None, hint: str | None = None) -> DataFormatError:
-        return DataFormatError(message, path=self.path, line=self.line, column=column,
-                               source_line=self.source, hint=hint)
+JSON_LINES = Layout(
+    name="JSON Lines", params_key="params", required=(), decode=lambda line: line,
+    example='{"params": {"x": 4}, "callpath": "main", "metric": "time", "value": 1.5}',
+    looks=lambda record: "params" in record)
+TALPAS = Layout(
+    name="Talpas", params_key="parameters", required=("callpath", "metric"),
+    decode=lambda line: line.replace(";", ","),
+    example='{"parameters": {"x": 20}; "metric": "time"; "callpath": "compute"; "value": 82.0}',
+    looks=lambda record: (isinstance(record.get("parameters"), dict) and "value" in record
+                          and ("callpath" in record or "metric" in record)))
 
 
 def parse_object(text: str, layout: Layout) -> dict[str, Any] | None:
@@ -55,11 +65,11 @@ def read(layout: Layout, path: Path, text: str | None = None) -> Experiment:
     text = path.read_text() if text is None else text
     params: tuple[str, ...] | None = None
     groups: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
-    negative: dict[tuple[str, str], list[tuple[_Where, list[float]]]] = {}  # lines with a value below 0
+    negative: dict[tuple[str, str], list[tuple[Line, list[float]]]] = {}  # lines with a value below 0
     for lineno, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
-        where = _Where(path, lineno, raw)
+        where = Line(path, lineno, raw)
         record = _record(raw, layout, where)
         if params is None:
             params = _parameters(record[layout.params_key], layout, where)
@@ -83,7 +93,7 @@ def read(layout: Layout, path: Path, text: str | None = None) -> Experiment:
     return Experiment(params, series, source=str(path))
 
 
-def _record(raw: str, layout: Layout, where: _Where) -> dict[str, Any]:
+def _record(raw: str, layout: Layout, where: Line) -> dict[str, Any]:
     try:
         record = json.loads(layout.decode(raw), parse_constant=float)
     except json.JSONDecodeError as exc:
@@ -98,7 +108,7 @@ def _record(raw: str, layout: Layout, where: _Where) -> dict[str, Any]:
     return record
 
 
-def _parameters(values: Any, layout: Layout, where: _Where) -> tuple[str, ...]:
+def _parameters(values: Any, layout: Layout, where: Line) -> tuple[str, ...]:
     if not isinstance(values, dict) or not values:
         raise where.error(f"'{layout.params_key}' must map parameter names to values",
                           hint=f"e.g. {layout.example}")
@@ -109,7 +119,7 @@ def _parameters(values: Any, layout: Layout, where: _Where) -> tuple[str, ...]:
     return tuple(values)
 
 
-def _coordinate(values: Any, params: tuple[str, ...], layout: Layout, where: _Where) -> tuple[float, ...]:
+def _coordinate(values: Any, params: tuple[str, ...], layout: Layout, where: Line) -> tuple[float, ...]:
     if not isinstance(values, dict) or set(values) != set(params):
         got = sorted(values) if isinstance(values, dict) else values
         raise where.error(f"'{layout.params_key}' names {got}, the first line {list(params)}",
@@ -122,21 +132,21 @@ def _coordinate(values: Any, params: tuple[str, ...], layout: Layout, where: _Wh
     return coordinate
 
 
-def _name(record: dict[str, Any], key: str, where: _Where) -> str:
+def _name(record: dict[str, Any], key: str, where: Line) -> str:
     value = record.get(key, "")
     if not isinstance(value, str):
         raise where.error(f"'{key}' must be a string, got {json.dumps(value)}")
     return value
 
 
-def _values(value: Any, where: _Where) -> list[float]:
+def _values(value: Any, where: Line) -> list[float]:
     values = value if isinstance(value, list) else [value]
     if not values:
         raise where.error("'value' is an empty list", hint="give at least one measured value")
     return [_number(v, "value", where) for v in values]
 
 
-def _number(value: Any, what: str, where: _Where) -> float:
+def _number(value: Any, what: str, where: Line) -> float:
     if not is_finite_number(value):
         raise where.error(f"{what}: {json.dumps(value)} is not a finite number")
     return float(value)

@@ -103,6 +103,11 @@ def plain(v: float) -> int | float:
     return int(v) if float(v).is_integer() and abs(v) < 2 ** 53 else v
 
 
+def plain_text(v: float) -> str:
+    """``v`` as :func:`plain` writes it (``4``, ``2.5``)."""
+    return str(plain(float(v)))
+
+
 def dumps(experiment: Experiment) -> str:
     params = experiment.parameters
     doc = {"format": FORMAT, "parameters": list(params),
