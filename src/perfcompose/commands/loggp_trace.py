@@ -37,12 +37,21 @@ def _algorithms(items: list[str] | None) -> dict[str, str]:
     return out
 
 
-def _params(params_file: Path | None, L: float | None, o: float | None, g: float | None, G: float | None) -> Any:
+def _params(params_file: Path | None, L: float | None, o: float | None, g: float | None, G: float | None,
+            high: float = 1.0) -> Any:
+    """The parameters given, each checked where it was given (its option, or the file) against
+    what a simulation in ns can take, also once scaled by ``high`` (whatif's largest factor)."""
     from perfcompose.loggp.params import given_params
+    from perfcompose.loggp.trace.whatif import check_range
 
-    return given_params(params_file, {"L": L, "o": o, "g": g, "G": G},
-                        spell=lambda names: " ".join(f"--{k}" for k in names),
-                        hint="give --params FILE (from 'perfcompose loggp calibrate') or --L --o --g --G [us]")
+    given = {"L": L, "o": o, "g": g, "G": G}
+    params = given_params(params_file, {k: check_range(k, v, "us", high, f"--{k}") for k, v in given.items()},
+                          spell=lambda names: " ".join(f"--{k}" for k in names),
+                          hint="give --params FILE (from 'perfcompose loggp calibrate') or --L --o --g --G [us]")
+    for k, v in given.items():
+        if v is None:
+            check_range(k, getattr(params, k), params.unit or "us", high, f"{params_file}: {k}")
+    return params
 
 
 def _show_check(traced: Any, params: Any, S: float | None) -> None:
@@ -188,12 +197,14 @@ def whatif(folder: Path = typer.Argument(..., help="Folder of a traced run (from
     from perfcompose.loggp.options import LOGGOPSIM_S
     from perfcompose.loggp.params import read_params
     from perfcompose.loggp.trace.folder import schedule_folder
-    from perfcompose.loggp.trace.whatif import sweep_factors, what_if
+    from perfcompose.loggp.trace.whatif import check_range, sweep_factors, what_if
 
-    params = _params(params_file, L, o, g, G)
-    other = read_params(network) if network is not None else None
     if high <= low:
         raise InputError(f"--high {high:g} must be above --low {low:g}")
+    params = _params(params_file, L, o, g, G, high)
+    other = read_params(network) if network is not None else None
+    for k in ("L", "o", "g", "G") if other is not None else ():
+        check_range(k, getattr(other, k), other.unit or "us", 1.0, f"--network {network}: {k}")
     shares = [s / 100 for s in (slowdown or [1.0, 5.0, 10.0])]
     if any(not 0 < s < 100 for s in shares):
         raise InputError("--slowdown takes a share in % above 0", hint="e.g. --slowdown 5")

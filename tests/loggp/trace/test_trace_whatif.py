@@ -86,3 +86,40 @@ def test_a_bad_network_file_is_a_located_error(tmp_path):
                               "--network", str(bad)])
     assert res.exit_code == 2
     assert str(bad) in res.output and "g = -1" in res.output and "Traceback" not in res.output
+
+
+@pytest.fixture
+def ring_folder(tmp_path):
+    for t in RING:
+        write_trace(tmp_path, t)
+    return tmp_path
+
+
+GIVEN = ["--L", "1", "--o", "1", "--g", "1", "--G", "0.001"]
+
+
+def _whatif(folder, *extra: str):
+    return runner.invoke(app, ["--max-steps", "1e7", "loggp", "whatif", str(folder), *GIVEN, "--points", "3",
+                               "--slowdown", "5", *extra])
+
+
+@pytest.mark.parametrize("option", ["--L", "--o", "--g", "--G"])
+def test_a_parameter_no_simulation_takes_is_an_error_naming_its_option(ring_folder, option):
+    # 1e11 us is 1e14 ns, 1e16 ns at --high 100: past what sums of such durations keep finite
+    for value in ["nan", "inf", "-inf", "-1", "1e308", "1e15", "1e11"]:
+        res = _whatif(ring_folder, f"{option}={value}")
+        assert res.exit_code == 2, (value, res.output)
+        assert f"error: {option} " in res.output and "hint: give" in res.output and "Traceback" not in res.output
+    assert "a lower --high" in _whatif(ring_folder, f"{option}=1e11").output
+    ok = _whatif(ring_folder, f"{option}=1e11", "--high", "2", "--json", str(ring_folder / "w.json"))
+    assert ok.exit_code == 0, ok.output  # 2e14 ns at most: finite times
+    doc = json.loads((ring_folder / "w.json").read_text())
+    spans = [doc["makespan_s"], *(m for s in doc["sweeps"] for m in s["makespans_s"])]
+    assert all(np.isfinite(spans)) and min(spans) > 0
+
+
+def test_a_parameter_file_out_of_range_is_located_at_the_file(ring_folder):
+    net = ring_folder / "net.json"
+    write_params(net, LogGP(1e14, 1.0, 1.0, 0.001, "us"))
+    res = runner.invoke(app, ["loggp", "whatif", str(ring_folder), "--params", str(net), "--points", "3"])
+    assert res.exit_code == 2 and f"{net}: L 1e+14 us" in res.output, res.output

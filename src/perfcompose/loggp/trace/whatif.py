@@ -8,13 +8,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from perfcompose.errors import InputError
+from perfcompose.finite import is_finite_number
 from perfcompose.loggp.goal.loggopsim import simulate_goal
 from perfcompose.loggp.options import LOGGOPSIM_S
-from perfcompose.loggp.params import LogGP
+from perfcompose.loggp.params import MAX_PARAMETER, UNITS, LogGP, convert_time
 from perfcompose.loggp.trace.check import in_ns
 from perfcompose.loggp.trace.schedule import NS, TracedSchedule
 
-__all__ = ["PARAMETERS", "Sweep", "Tolerance", "WhatIf", "what_if", "makespan", "sweep_factors"]
+__all__ = ["PARAMETERS", "Sweep", "Tolerance", "WhatIf", "what_if", "makespan", "sweep_factors", "check_range"]
 
 PARAMETERS = ("L", "o", "g", "G")
 #: how close (relative) the factor where a slowdown is reached is found between two sweep points
@@ -66,6 +68,25 @@ def sweep_factors(low: float, high: float, points: int) -> tuple[float, ...]:
 def makespan(traced: TracedSchedule, params: LogGP, *, S: float = LOGGOPSIM_S) -> float:
     """The simulated makespan of ``traced`` with ``params`` (LogGOPSim's rules), in seconds."""
     return float(simulate_goal(traced.schedule, in_ns(params), S=S, timelines=False).makespan) / NS
+
+
+def check_range(name: str, value: float | None, unit: str, high: float, where: str) -> float | None:
+    """``value`` (parameter ``name`` in ``unit``, given at ``where``: an option or a file) if it is
+    a finite duration of at least 0 that a simulation in ns still takes once scaled by ``high``;
+    else an InputError naming ``where`` and the largest value it takes."""
+    if value is None:
+        return None
+    per = f"{unit}/B" if name == "G" else unit
+    largest = convert_time(MAX_PARAMETER, "ns", unit if unit in UNITS else "us") / high
+    if not is_finite_number(value) or value < 0:
+        raise InputError(f"{where} {value!r}: the LogGP parameter {name} is a duration, finite and at least 0",
+                         hint=f"give {name} in {per}, a number from 0 to {largest:g}")
+    if value > largest:
+        scaled = f" scaled by up to --high {high:g}" if high != 1.0 else ""
+        raise InputError(f"{where} {value:g} {per}{scaled} is more than a simulation in ns takes "
+                         f"({MAX_PARAMETER:g} ns)", hint=f"give {name} of at most {largest:g} {per}"
+                         + (", or a lower --high" if high != 1.0 else ""))
+    return value + 0.0  # -0 as 0
 
 
 def _scaled(params: LogGP, name: str, factor: float) -> LogGP:
