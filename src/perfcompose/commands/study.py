@@ -13,7 +13,7 @@ from perfcompose.commands.components import x_values
 from perfcompose.commands.consoles import err_console
 from perfcompose.commands.reports import study_html
 from perfcompose.commands.validation import input_function, print_study, task_functions, write_study
-from perfcompose.limits import check_memory
+from perfcompose.limits import check_memory, check_steps
 from perfcompose.option_fields import command, option, shared
 from perfcompose.validate.modular import study
 
@@ -54,6 +54,9 @@ class ValidateCommand:
 def validate(o: ValidateCommand) -> None:
     xs = tuple(x_values(o.x))
     check_memory(8.0 * max(xs) * o.count, f"{o.count} inputs of x = {max(xs):g} values (--x, --count)")
+    # each program and its parts see every element of every input once a round: a quarter step each
+    check_steps(0.25 * o.rounds * len(o.terms) * o.count * sum(xs), f"{o.rounds:,} rounds of {len(o.terms)} "
+                f"program(s) on {o.count} inputs of each x (--reps, --count, --x)")
     functions = task_functions(o.task) if o.task else None
     make = input_function(o.input_) if o.input_ else None
     result = run_composition_study(o.terms, xs, o.rounds, o.count, o.workers, 2 * (os.cpu_count() or 1), o.restart,
