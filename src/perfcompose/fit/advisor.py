@@ -1,15 +1,9 @@
 """Which point to measure next: the one where the best hypotheses disagree most, in noise widths.
 
-After a fit, several hypotheses usually explain the measurements about equally well (x^(4/3) and
-x*log2(x) over one decade, say) and part ways only outside the measured points. :func:`advise`
-takes the best ``top`` hypotheses of the fitter's ranking, predicts every candidate point with
-each of them — the measured values of every parameter, the points between them and a geometric
-continuation up to ``extend`` times the largest — and scores a point by how far the hypotheses
-disagree there relative to the measurement noise: for every pair, the gap between their
-predictions in noise widths (relative noise of an aggregated value, from the repetitions), capped
-at ``enough`` widths because a pair set that far apart is told apart for certain, summed over the
-pairs. The best points come first, the cheaper one (lower predicted value) first on a tie.
-"""
+:func:`advise` predicts every candidate point (the measured values, the points between them and
+a geometric continuation up to ``extend`` times the largest) with the ``top`` hypotheses and
+scores it by the sum over pairs of their gap in noise widths, each capped at ``enough``. The
+best points come first, the cheaper one on a tie."""
 from __future__ import annotations
 
 import itertools
@@ -31,13 +25,9 @@ from perfcompose.pmnf_text import pmnf_factors
 
 @dataclass(frozen=True)
 class Suggestion:
-    """A point to measure next and why.
-
-    ``separation``: the capped sum over pairs of hypotheses of their disagreement at ``point``,
-    in noise widths; ``widest``: the largest single pairwise gap there, in noise widths;
-    ``predictions``: each hypothesis (Extra-P text) with its prediction; ``cost``: the chosen
-    model's prediction (what the measurement is expected to cost, for a time metric).
-    """
+    """A point to measure next and why: ``separation``, the capped sum of the pairwise gaps there, and
+    ``widest``, the largest gap, in noise widths; ``predictions``, each hypothesis (Extra-P text)
+    with its prediction; ``cost``, the chosen model's prediction."""
 
     point: tuple[float, ...]
     params: tuple[str, ...]
@@ -65,11 +55,9 @@ class Suggestion:
 def advise(X: Any, values: Any, params: Sequence[str], fitter: PMNFFitter | None = None, *, top: int = 3,
            count: int = 3, extend: float = FitOptions.extend, enough: float = 5.0, candidates: Any = None
            ) -> list[Suggestion]:
-    """The ``count`` points that best separate the ``top`` hypotheses fitted to the measurements.
-
-    An empty list means the measurements already single out one hypothesis. ``X`` (n, d) and
-    ``values`` as for :meth:`PMNFFitter.fit_arrays`; ``candidates`` (m, d)
-    replaces the generated candidate points.
+    """The ``count`` points that best separate the ``top`` hypotheses fitted to the measurements
+    (empty: the measurements already single one out); ``X`` and ``values`` as for
+    :meth:`PMNFFitter.fit_arrays`; ``candidates`` (m, d) replaces the generated points.
 
     >>> import numpy as np
     >>> x = np.array([4.0, 8, 16, 32, 64])

@@ -1,12 +1,7 @@
-"""The estimator convention every fitter and forecaster follows, as scikit-learn's ``BaseEstimator``.
-
-* Options come only from ``__init__`` and are stored unchanged under the same names, so
-  :meth:`Estimator.get_params` can read them back from the ``__init__`` signature.
-* :func:`clone` builds a fresh, unfitted estimator from those parameters (estimators among them
-  are cloned too); no class writes its own copy.
-* What ``fit`` learns lives in attributes with a trailing underscore (``x_``, ``results_``,
-  ``warning_``); they are set only by ``fit``, and :meth:`Estimator._reset` removes every one of
-  them at the start of a fit, so nothing from an earlier fit survives a refit.
+"""The estimator convention of every fitter and forecaster, as scikit-learn's ``BaseEstimator``:
+options only from ``__init__``, stored under the same names (:meth:`Estimator.get_params`);
+:func:`clone` builds a fresh, unfitted copy; what ``fit`` learns ends in ``_`` and
+:meth:`Estimator._reset` removes it at the start of every fit.
 
 >>> from perfcompose.fit.forecast import Loess
 >>> Loess(span=0.5).get_params()

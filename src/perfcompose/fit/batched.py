@@ -1,13 +1,8 @@
-"""The PMNF search of many series measured at the same points, done once for all of them.
-
-The call paths of a profile share their measurement points, so the line layouts, the factor
-values and the hypothesis templates are the same for every series; only the values, their
-weights and the noise differ. Here the repetitions of all series are aggregated in one NumPy call,
-every parameter's candidate factors are voted on the lines of all series at once, and the
-hypotheses of many series are fitted in one batch (a row per series and hypothesis). Every row is
-computed exactly as :class:`~perfcompose.fit.pmnf.PMNFFitter` computes it for one series, so the
-groups handed to its selection, and thus the models, are the ones it finds alone.
-"""
+"""The PMNF search of many series measured at the same points, done once for all of them: their
+repetitions aggregated in one NumPy call, candidate factors voted on the lines of all series at
+once, hypotheses fitted in one batch. Every row is computed exactly as
+:class:`~perfcompose.fit.pmnf.PMNFFitter` computes it for one series, so the models are the ones
+it finds alone."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -174,27 +169,18 @@ def _candidates(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndar
 
 
 def _beyond_reach(fitter: PMNFFitter, fitted: list[tuple[Group, int]], sigma: np.ndarray, terms: int) -> np.ndarray:
-    """Per series of a block, whether hypotheses of ``terms`` or more terms may matter, given its
-    groups of fewer terms fitted (each with its hypotheses per series): where the noise is
-    measured, a hypothesis of r terms scores at least the price of r terms, so once the best
-    score so far lies more than ``plausible`` below the price of ``terms`` terms, none of them
-    can be chosen, weigh in the choice, or take part in the forward check (a rescoring for lack
-    of fit lowers the other scores, never the price)."""
+    """Per series, whether hypotheses of ``terms`` or more terms may matter: with measured noise one
+    scores at least the price of its terms, so once the best score so far lies more than
+    ``plausible`` below that price, none of them can."""
     best = np.min(np.stack([g.scores.reshape(len(sigma), h).min(axis=1) for g, h in fitted]), axis=0)
     return ~(sigma > 0) | ~(best + fitter.policy.plausible < fitter.policy.penalty(terms))
 
 
 def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray,
                       scattered: bool = False, prune: bool = False) -> list[list[Group]]:
-    """For every row of ``Y`` (S, points) with noise ``sigma`` (S,), the groups that
-    ``fitter._multi_groups`` fits for it alone, with ``scattered`` as given (several parameters,
-    every one with lines; see :func:`batchable`).
-
-    With ``prune``, hypotheses are left out where they cannot matter (:func:`_beyond_reach`):
-    a series whose constant fits it well within the noise (a count that is the same at every
-    point, say) is fitted as a constant alone, without voting on candidate factors, and one
-    whose best hypothesis of at most one term lies far below the price of two terms is fitted
-    without those of two or more. The choice is the same; its runners-up are not."""
+    """For every row of ``Y`` (S, points) with noise ``sigma`` (S,), the groups ``fitter._multi_groups``
+    fits for it alone (see :func:`batchable`). With ``prune``, hypotheses that cannot matter
+    (:func:`_beyond_reach`) are left out: the choice is the same, its runners-up are not."""
     if not prune or not len(Y):
         return _search_many(fitter, X, Y, sigma, scattered, prune)
     R = len(X) + 1

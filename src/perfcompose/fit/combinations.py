@@ -36,13 +36,9 @@ def candidates_within(count: int, d: int, limit: int) -> int:
 @lru_cache(maxsize=64)
 def combination_templates(sizes: tuple[int, ...], max_terms: int = 3
                            ) -> tuple[list[tuple[tuple[int, int], ...]], dict[int, np.ndarray]]:
-    """Every additive/multiplicative hypothesis over per-parameter candidate lists of ``sizes``.
-
-    Candidate 0 of each parameter means "absent". A column is a product of one candidate per
-    parameter of a subset; a hypothesis is a set of columns that together use exactly the
-    parameters whose chosen candidate is not absent. Returns the column keys and, per number of
-    terms, the hypotheses as rows of column indices.
-    """
+    """Every additive/multiplicative hypothesis over per-parameter candidate lists of ``sizes``
+    (candidate 0: absent): the column keys (products of one candidate per parameter of a subset)
+    and, per number of terms, the hypotheses as rows of column indices."""
     d = len(sizes)
     subsets = [s for r in range(1, d + 1) for s in itertools.combinations(range(d), r)]
     key_index: dict[tuple[tuple[int, int], ...], int] = {}

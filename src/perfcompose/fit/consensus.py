@@ -14,34 +14,17 @@ __all__ = ["select", "consensus_pick", "runners_up"]
 def select(groups: list[Group], sigma: float, policy: SelectionPolicy, multi: bool = False) -> Candidate:
     """The best-supported hypothesis whose extrapolation agrees with the consensus of the plausible ones.
 
-    Hypotheses within ``plausible`` score units of the best are weighted exp(-delta/2)
-    (Akaike weights); their predictions at ``horizon`` times the largest measured
-    coordinates form the consensus: the weighted median (weights divided by the prediction
-    to the power ``shrink``), capped at a factor times a cautious weighted quantile of the
-    predictions, so that the chance of over-predicting by more than that factor stays below
-    that quantile's risk. With one parameter the spread of the plausible predictions comes
-    mostly from the noise, so the tolerated factor grows with it: ``overshoot_factor`` +
-    ``overshoot_noise`` times the measured relative noise of an aggregate, over the
-    ``overshoot_risk`` quantile (1.7 at 5 % noise per repetition and 5 repetitions, 2.4 at
-    10 %), and never below ``overshoot_floor``: at 1 % noise the plausible forms differ at the
-    horizon by more than the noise alone explains (the exponents of a short range are
-    uncertain), and a tighter cap would exclude the best-supported form for its runner-up.
-    The weights are divided by the prediction (``shrink`` 1): of two forms the data support
-    alike, the one predicting less counts more, since an over-prediction is unbounded and an
-    under-prediction is not. With several parameters the spread comes from the choice between additive and
-    multiplicative combinations, which differ at the horizon by factors no noise level
-    explains; there the cap is ``overshoot_factor`` times the ``multi_overshoot_risk``
-    quantile (0.4; a cap at the lower fifth left the median two-parameter extrapolation at
-    16x 8 to 40 % below the truth, by class of law, at 5 and 10 % noise), and at most
-    ``multi_overshoot_spread`` times their ``overshoot_risk`` quantile, so that where the
-    plausible combinations disagree widely the cap stays near the cautious end. Among the
-    hypotheses within ``indistinct`` score units of the best (the data cannot tell them apart) the
-    one predicting closest to the consensus is chosen; if none lies under the cap, the best-scored
-    one that does. On noisy data this keeps one lucky steep hypothesis from deciding the
-    extrapolation while the chosen form stays one the data support best; on exact data only the
-    exact fit is plausible. Without a noise estimate the scores are cross-validation errors and
-    the best one wins.
-    """
+    Hypotheses within ``plausible`` score units of the best get Akaike weights exp(-delta/2); their
+    predictions at ``horizon`` times the largest coordinates form the consensus, the weighted median
+    (weights divided by prediction^``shrink``: an over-prediction is unbounded, an under-prediction
+    is not), capped at a factor times a cautious weighted quantile. One parameter: the factor is
+    ``overshoot_factor`` + ``overshoot_noise`` x the relative noise (1.7 at 5 % noise and 5
+    repetitions), at least ``overshoot_floor``, over the ``overshoot_risk`` quantile. Several
+    parameters (additive and multiplicative combinations differ beyond any noise): ``overshoot_factor``
+    over the ``multi_overshoot_risk`` quantile, at most ``multi_overshoot_spread`` times the
+    ``overshoot_risk`` one. Among those within ``indistinct`` of the best, the one closest to the
+    consensus wins; if none lies under the cap, the best-scored one that does. Without a noise
+    estimate the scores are cross-validation errors and the best one wins (docs/fit.md)."""
     groups = [g for g in groups if len(g.scores)]
     every = np.concatenate([g.scores for g in groups]) if groups else np.zeros(0)
     best = float(every.min()) if len(every) else np.inf

@@ -1,10 +1,6 @@
-"""Extra-P model sets: perfcompose's fitted models written as one, so that Extra-P's GUI shows
-them beside its own, and the model sets of a saved experiment read back as Models.
-
-A model set is one entry of a saved experiment's ``modelers`` (see
-:mod:`perfcompose.data.extrap_saved`): a name, the modeler's settings and, per call path and
-metric, a hypothesis (Extra-P's function types, with the fit statistics Extra-P shows). A
-two-piece model becomes Extra-P's segmented function, and back.
+"""Extra-P model sets (one entry of a saved experiment's ``modelers``, :mod:`perfcompose.data.extrap_saved`):
+perfcompose's models written as one for Extra-P's GUI, and a saved experiment's read back as
+Models; a two-piece model is Extra-P's segmented function, and back.
 
 >>> from perfcompose.data import Experiment
 >>> from perfcompose.fit import PMNFFitter

@@ -1,20 +1,11 @@
-"""Choosing a hypothesis by how well it extrapolates its own data.
+"""Choosing a hypothesis by how well it extrapolates its own data (the forward check, docs/fit.md).
 
-The fitter's score says how well a hypothesis explains the points; a model is wanted for the
-points beyond them. Each hypothesis the data support is therefore also fitted again without the
-points at the largest value of a parameter and asked to predict them (a forward check, the cut a
-user makes when extrapolating). Where the chosen hypothesis misses its own largest points by far
-more than another supported one (more than a factor of 2, where the other misses by less than
-1.5), that one is taken instead: a constant chosen for a matrix product whose first size took 10x
-its runs' median on a busy machine (100 % off at the next size) gives way to the growing form the
-other points support (10 % off), and a steep term that the points below the largest do not
-support gives way to the constant. A term that follows an uptick at the largest point itself is
-not caught that way (fitted without that point it is flat, and predicts that point well); so
-where a few single values cannot tell an uptick from noise, a hypothesis whose forecast one step
-beyond the data moves by more than a factor of 2 when the largest point is left out gives way to
-a supported one whose forecast stays within 1.5 and which predicts the largest point as well: a
-65 ns allocator call 3 % higher at the largest of four sizes is then a constant, not
-``7.6e-7 + 2.3e-17 * s^2`` (3x at the next size, where it measured flat).
+Each supported hypothesis is fitted again without the points at the largest value of a parameter
+and asked to predict them. Where the chosen one misses them by more than a factor of 2 and
+another supported one (or the constant) by less than 1.5, that one is taken instead. Of single
+values, a hypothesis whose forecast one step beyond the data moves by more than a factor of 2
+when the largest point is left out gives way to one whose forecast stays within 1.5 and which
+predicts that point as well (an uptick of 3 % at the largest point is then noise, not x^2).
 
 >>> from fractions import Fraction
 >>> from perfcompose.fit.pmnf import Candidate
@@ -94,12 +85,9 @@ def extrapolation_error(candidate: Any, X: np.ndarray, y: np.ndarray) -> float:
 
 
 def extrapolation_errors(candidates: Sequence[Any], X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """:func:`extrapolation_error` of every candidate at coordinates ``X``, each fitted to its own
-    row of ``Y`` (S, n) (or all to one ``y``), the candidates with as many terms solved at once.
-
-    A point left out of a refit (held out, or not positive) is a zero row of its design, and the
-    least-squares solution is the pseudo-inverse's (what ``numpy.linalg.lstsq`` computes, at its
-    cut-off of small singular values), so a candidate's error does not depend on the others."""
+    """:func:`extrapolation_error` of every candidate, each fitted to its own row of ``Y`` (S, n) (or
+    all to one ``y``); a point left out of a refit is a zero row of its design, solved by the
+    pseudo-inverse (as ``lstsq``), so a candidate's error does not depend on the others."""
     S, n = len(candidates), len(X)
     Y = np.broadcast_to(np.asarray(Y, dtype=float), (S, n))
     cache: dict[tuple[int, Any], np.ndarray] = {}
@@ -165,14 +153,10 @@ def _listed(supported: Sequence[C] | Callable[[], Sequence[C]]) -> Sequence[C]:
 
 def rechoose(chosen: C, supported: Sequence[C] | Callable[[], Sequence[C]], X: np.ndarray, y: np.ndarray,
              single_values: bool = False, error: float | None = None) -> C:
-    """``chosen``, or the hypothesis among ``supported`` and the constant that extrapolates the
-    data's own largest points best, where ``chosen`` misses them by more than ``TOLERATED`` and
-    that one by at most ``ACCEPTED`` and ``MARGIN`` of its miss; with ``single_values`` (no
-    repetitions measure the noise), also where ``chosen``'s forecast moves by more than
-    ``TOLERATED`` without the largest points (:func:`forecast_shift`) and a supported one's moves
-    and misses by at most ``ACCEPTED``. ``supported`` may be a function that lists them, called
-    only where ``chosen`` is checked; ``error`` is ``chosen``'s :func:`extrapolation_error` where
-    it is known."""
+    """``chosen``, or the hypothesis among ``supported`` and the constant that extrapolates the data's
+    largest points best (see the module for the thresholds); ``supported`` may be a function that
+    lists them, called only where ``chosen`` is checked; ``error`` is ``chosen``'s
+    :func:`extrapolation_error` where known."""
     mine = extrapolation_error(chosen, X, y) if error is None else error
     if not mine > TOLERATED:    # also nan: nothing to check
         if single_values and forecast_shift(chosen, X, y) > TOLERATED:

@@ -104,20 +104,12 @@ def fit_batch(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.ndarray,
               scale: np.ndarray | None = None, present: np.ndarray | None = None) -> BatchFit:
     """Fit ``y ~ sum_c coef[:, c] * cols[c]`` for H hypotheses at once by weighted least squares.
 
-    ``cols`` are k arrays of shape (H, rows) or (1, rows) (shared columns such as the constant);
-    ``weights`` (rows,) multiply the rows: 1/y fits relative errors, which is what multiplicative
-    measurement noise calls for, and a zero weight marks a row that is only predicted (an
-    extrapolation point). The QR factorisation is modified Gram-Schmidt vectorised over the
-    hypotheses and orthogonalised twice: k is small and H large, so this beats a loop of LAPACK
-    calls by far, and unit-norm columns keep it accurate where Extra-P's unscaled normal
-    equations lose steep terms. ``scale`` (rows,) turns weighted residuals into the relative
-    residuals that ``cv`` and ``rel_rss`` report (default: they are the weighted residuals).
-    ``present`` (H, k) marks the columns each hypothesis has: an absent column gets coefficient
-    0, so hypotheses with fewer terms share one batch with the others (fewer NumPy calls).
-    ``y``, ``weights`` and ``scale`` may instead hold a row per hypothesis (H, rows), with zero
-    weights in the same columns: hypotheses of many series at the same points fitted at once,
-    each row computed as alone.
-    """
+    ``cols``: k arrays (H, rows) or (1, rows); ``weights`` (rows,): 1/y fits relative errors, 0 marks
+    a row only predicted. Modified Gram-Schmidt vectorised over the hypotheses, orthogonalised
+    twice, on unit-norm columns (which keep steep terms that Extra-P's normal equations lose).
+    ``scale`` (rows,) turns weighted residuals into the relative ones ``cv`` and ``rel_rss`` report;
+    ``present`` (H, k) marks each hypothesis' columns (an absent one gets coefficient 0). ``y``,
+    ``weights`` and ``scale`` may hold a row per hypothesis (many series at the same points)."""
     k = len(cols)
     H = max(max(c.shape[0] for c in cols), 1 if weights.ndim == 1 else weights.shape[0])
     fit_rows = weights > 0 if weights.ndim == 1 else weights[0] > 0

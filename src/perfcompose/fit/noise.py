@@ -60,27 +60,18 @@ def aggregated(values: Any, aggregate: str) -> tuple[np.ndarray, float]:
 
 
 def aggregate_noise(relative_variance: float, reps: float, aggregate: str) -> float:
-    """Relative noise of an ``aggregate`` of ``reps`` repetitions with this relative variance.
-
-    The median's (the variance of a mean times pi/2) also stands for the mean: the noise
-    decides which hypotheses the data can tell apart, and that must not change with the
-    choice between two estimates of the same centre (on the same measurements the chosen
-    class would flip between ``median`` and ``mean``); the extremes ``min`` and ``max`` are
-    noisier. A floor keeps exact (noise-free) data on the chi-square path: rounding is not
-    noise.
-    """
+    """Relative noise of an ``aggregate`` of ``reps`` repetitions: the median's (the mean's variance
+    times pi/2) stands for the mean too, so the choice does not flip between them; ``min`` and
+    ``max`` are noisier. A floor keeps exact data on the chi-square path."""
     efficiency = 2.0 if aggregate in ("min", "max") else np.pi / 2
     return max(float(np.sqrt(relative_variance * efficiency / reps)), NOISE_FLOOR)
 
 
 def scatter_noise(groups: list[Group], n: int, multi: bool) -> float:
-    """The relative noise of a point, estimated from the scatter of the points when no
-    repetitions measure it: the residual of the best simple hypothesis per degree of freedom
-    (one parameter: the constant and one-term fits, a term's chosen exponents counted as one
-    more coefficient, since the best of 1,378 two-term fits on a handful of points would take
-    luck for precision; several parameters: the best of any, with their many points). Exact
-    data keep the floor, and so the exact law; 0 where too few points leave no degree of
-    freedom to spare (the cross-validated choice then)."""
+    """The relative noise of a point from the scatter of the points, without repetitions: the residual
+    of the best simple hypothesis per degree of freedom (one parameter: constant and one-term fits, a
+    chosen exponent counted as a coefficient; several: the best of any). Exact data keep the floor;
+    0 where no degree of freedom is to spare (the cross-validated choice then)."""
     if n < (6 if multi else 4):
         return 0.0
     if min(float(np.min(np.where(g.batch.valid, g.batch.rel_rss, np.inf), initial=np.inf))
@@ -106,18 +97,9 @@ def _chi2_quantile(q: float, dof: int) -> float:
 
 def with_lack_of_fit(groups: list[Group], sigma: float, n: int,
                      policy: SelectionPolicy) -> tuple[list[Group], float]:
-    """The groups rescored with the noise the points scatter by, where that exceeds the noise
-    of the repetitions.
-
-    Repetitions measure how much one point varies, not how much the points scatter around the
-    law: timings at neighbouring sizes differ by cache, alignment or a busy minute while each
-    size's repetitions agree. Then every extra term buys a chi-square gain far above its price
-    and the fitter follows the scatter (a constant fitted as 80 + 2e-17*x^3). When the
-    best-scored hypothesis leaves a chi-square above the ``lack_of_fit`` quantile of its
-    degrees of freedom, the noise is scaled by the square root of its reduced chi-square (the
-    Birge ratio) and every hypothesis is scored again; with fewer than 3 degrees of freedom
-    the scatter cannot be told from the fit and nothing changes.
-    """
+    """The groups rescored with the noise the points scatter by, where that exceeds the repetitions'.
+    When the best hypothesis' chi-square exceeds the ``lack_of_fit`` quantile of its degrees of
+    freedom (at least 3), the noise is scaled by the Birge ratio and every hypothesis scored again."""
     if sigma <= 0 or not policy.lack_of_fit:
         return groups, sigma
     best = min(groups, key=lambda g: float(g.scores.min()) if len(g.scores) else np.inf)

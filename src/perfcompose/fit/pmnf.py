@@ -99,27 +99,16 @@ class PMNFFitter(SeriesFitter):
     >>> PMNFFitter().fit(e).model_.to_extrap(digits=6)
     '3 + 2 * x^(1)'
 
-    Options: exponent sets ``exponents_i`` / ``exponents_j``; ``max_terms`` (1 or 2 for one
-    parameter); ``aggregate`` of repetitions (median, mean, min, max); ``nonnegative`` rejects
-    hypotheses whose terms have negative coefficients (run times do not shrink as inputs grow);
-    ``policy``: the selection heuristics, a frozen
-    :class:`perfcompose.fit.selection_policy.SelectionPolicy` (the price of a term, the noise
-    rules of :mod:`perfcompose.fit.noise`, and the choice among hypotheses the data cannot
-    tell apart, :func:`perfcompose.fit.consensus.select`);
-    ``candidates_per_parameter``: factors per parameter that the multi-parameter search
-    combines; ``weight_power``: rows are weighted by y^-power (1 fits relative errors);
-    ``tilt``: rows are further weighted by exp(tilt * (u - 1)), u the point's position between
-    the smallest (0) and largest (1) coordinates on a log scale, so that the fit leans toward
-    the largest measurements, which decide the extrapolation; ``unreplicated_weight_power``: the
-    power for a series of at most ``FEW_POINTS`` points measured once each (None:
-    ``weight_power``). There neither repetitions nor enough points say how much a point may be
-    off, and 0 (least squares of the values themselves, as Extra-P fits) lets the largest values,
-    which decide the extrapolation, weigh most: on Extra-P's LULESH profile (868 call paths, one
-    value at each of 4 sizes) the median error at the next size falls from 16 % to 9 %. With more
-    points the scatter shows the noise to be relative, and relative least squares keeps the
-    class (``tests/fit/test_scatter_noise.py``). ``__init__`` only stores the
-    options; a fit checks them (:class:`FitError` naming the one out of range).
-    """
+    Options: ``exponents_i`` / ``exponents_j``; ``max_terms`` (1 or 2 for one parameter);
+    ``aggregate`` of repetitions; ``nonnegative`` rejects negative term coefficients; ``policy``, a
+    :class:`~perfcompose.fit.selection_policy.SelectionPolicy`; ``candidates_per_parameter`` factors
+    per parameter for the multi-parameter search; ``weight_power``: rows weighted by y^-power (1
+    fits relative errors); ``tilt``: rows further weighted by exp(tilt * (u - 1)), u the point's
+    log-scale position between the smallest (0) and largest (1) coordinates, leaning toward the
+    points that decide the extrapolation; ``unreplicated_weight_power``: the power for at most
+    ``FEW_POINTS`` points measured once each (None: ``weight_power``; 0, least squares as Extra-P
+    fits, takes LULESH's median error at the next size from 16 % to 9 %). ``__init__`` only stores
+    the options; a fit checks them."""
 
     keep = 10  # runners-up kept in FitResult.alternatives
 
@@ -204,17 +193,10 @@ class PMNFFitter(SeriesFitter):
 
     def fit_arrays(self, X: np.ndarray, values: Any, params: Sequence[str],
                    progress: Progress | None = None) -> FitResult:
-        """Fit measurements at coordinates ``X`` (n, d).
-
-        ``values`` holds one value per point, or the repetitions of every point (a list of
-        sequences, or an (n, r) array); repetitions are aggregated and also tell the fitter how
-        noisy the data are, which decides how many terms the data can support. A parameter
-        along which no line of 3 points with the others fixed was measured is left out of the
-        model, with a warning; points on a diagonal (every parameter a function of one) are
-        fitted along that one. ``progress(label, done, total)`` hears of the batches of a
-        search over several parameters. A hypothesis whose values overflow at these coordinates
-        is an invalid fit, left out without a floating-point warning.
-        """
+        """Fit measurements at coordinates ``X`` (n, d); ``values`` holds one value per point or each
+        point's repetitions (which also measure the noise). A parameter without a line of 3 points with
+        the others fixed is left out, with a warning; points on a diagonal are fitted along one
+        parameter. ``progress(label, done, total)`` hears of the batches of a multi-parameter search."""
         self._validate()
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             return self._fit_arrays(X, values, params, progress)
@@ -310,17 +292,11 @@ class PMNFFitter(SeriesFitter):
 
     def _groups(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],
                 progress: Progress | None, scattered: bool = False) -> tuple[list[Group], bool, tuple[str, ...]]:
-        """Every hypothesis fitted and scored: the groups, whether they span several parameters,
-        and the notes on parameters that could not be separated.
-
-        ``scattered``: the points scatter beyond the noise of their repetitions
-        (:func:`~perfcompose.fit.noise.with_lack_of_fit`), so no hypothesis is the law and each is an
-        approximation. Its constant is then read off where its terms vanish, which may lie far from
-        the measured range (``c0 + c1 * log2(p)`` fitted on p = 32 ... 256 meets it at p = 1), and a
-        negative one is a cancelling form only where it lies more than two of its own standard
-        errors below zero (:func:`~perfcompose.fit.slack.intercept_slack`), not two noise widths of
-        the smallest value (:func:`~perfcompose.fit.slack.constant_slack`): that rule, meant for
-        exact laws, leaves an approximation only the forms that grow fastest beyond the data."""
+        """Every hypothesis fitted and scored: the groups, whether they span several parameters, and
+        the notes on parameters that could not be separated. ``scattered`` (the points scatter beyond
+        their repetitions' noise): a negative constant is a cancelling form only beyond two of its own
+        standard errors (:func:`~perfcompose.fit.slack.intercept_slack`), not two noise widths of the
+        smallest value (:func:`~perfcompose.fit.slack.constant_slack`)."""
         far = X.max(axis=0) * self.policy.horizon
         notes: tuple[str, ...] = ()
         multi = len(params) > 1

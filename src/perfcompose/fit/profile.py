@@ -1,12 +1,9 @@
-"""Fitting a whole application profile: a PMNF model for every call path and metric of an experiment.
+"""Fitting a whole application profile: a PMNF model for every call path and metric.
 
-The series of a profile share their measurement points, so they are fitted in chunks: the
-repetitions of a chunk are aggregated at once and the hypotheses of all its series fitted in one
-batch (:mod:`perfcompose.fit.batched`); each series' model is then chosen by the fitter's own
-rules, so the results are those of ``fitter.fit_series`` on each series. A large profile is
-fitted in as many processes as there are cores, forked from this one (they share the measurements
-and send back their results); given a Dask scheduler (or ``"local"``), the chunks are spread over
-its workers.
+The series share their points, so chunks of them are aggregated and their hypotheses fitted in
+one batch (:mod:`perfcompose.fit.batched`); each model is then chosen by the fitter's own rules,
+as ``fitter.fit_series`` would. A large profile is fitted in forked processes, one per core, or
+over a Dask scheduler's workers.
 
 >>> from perfcompose.data import Experiment
 >>> e = Experiment.single(["x"], [((x,), (3 + 2 * x,)) for x in (4, 8, 16, 32, 64)])
@@ -105,14 +102,9 @@ class _Unfitted(Exception):
 def _fit_block(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[Series], X: np.ndarray, agg: Any,
                batch: bool, source: str, alternatives: bool = True, rounds: int = 4
                ) -> Iterator[tuple[int, FitResult]]:
-    """(index, result) of every series of a block at coordinates ``X``, in some order.
-
-    Where ``batch``, every series' search at its measured noise is fitted at once beforehand; a
-    series whose fit asks for another search (at the noise its scatter gives without repetitions,
-    at the noise its points scatter by beyond their repetitions) stops there, and those searches
-    are fitted at once for all such series before they are fitted again, up to ``rounds`` times;
-    the last round fits what is still missing one series at a time. The hypotheses picked are
-    then checked against their own largest points (the forward check) all at once."""
+    """(index, result) of every series of a block at coordinates ``X``, in some order: with ``batch``,
+    the searches of all series (and the repeated searches some ask for, up to ``rounds`` times) are
+    fitted at once; the forward checks too."""
     y, sigma = agg.y, agg.sigma
     fitted: dict[int, Fitted] = {}
 
@@ -192,18 +184,13 @@ def _chunks(series: Sequence[Series], size: int) -> Iterator[list[Series]]:
 
 def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, scheduler: Any = None,
                 progress: Any = None, workers: int | None = None, alternatives: bool = True) -> list[FitResult]:
-    """One :class:`FitResult` per series of ``experiment``, in order, the same as ``fitter.fit_series``
-    gives for each (default fitter: ``PMNFFitter()``).
+    """One :class:`FitResult` per series of ``experiment``, in order, as ``fitter.fit_series`` gives each.
 
-    ``scheduler``: None fits in this process, or, for a profile of :data:`AUTO_PROCESSES` series
-    or more, in ``workers`` processes forked from this one (default: one per usable core; 1 keeps
-    it in this process); ``"processes"`` does that whatever the size; ``"local"`` starts a Dask
-    LocalCluster of ``workers`` processes (default: one per core); any other text is the address of
-    a Dask scheduler (``tcp://host:port``); a ``distributed.Client`` is used as it is.
-    ``progress`` is a ``(label, done, total)`` callback or a rich ``Progress``: it hears of every
-    series done (in other processes, of every chunk). Without ``alternatives`` the results list
-    no runners-up (``FitResult.alternatives`` empty), which spares listing them.
-    """
+    ``scheduler``: None fits here, or, from :data:`AUTO_PROCESSES` series, in ``workers`` forked
+    processes (default one per core); ``"processes"`` forks whatever the size; ``"local"`` starts a
+    Dask LocalCluster; other text is a Dask scheduler's address; a ``distributed.Client`` is used as
+    it is. ``progress``: a ``(label, done, total)`` callback or a rich ``Progress``. Without
+    ``alternatives`` the results list no runners-up."""
     fitter = PMNFFitter() if fitter is None else fitter
     fitter._validate()
     step = _progress_callback(progress)

@@ -1,14 +1,7 @@
-"""How well a fitted model reproduces its measurements, and when to warn that it does not.
-
-The statistics are those Extra-P reports: the residual sum of squares, the symmetric mean
-absolute percentage error (SMAPE) and the adjusted coefficient of determination R². A fit whose
-adjusted R² lies below :data:`ADJ_R2_WARNING` explains less than half of the variation of the
-data beyond what its number of coefficients buys: its form is likely wrong (a constant fitted to
-values that fall steeply, for instance) and it gets a warning. A constant fitted to values that
-do not vary beyond :data:`FLAT_SMAPE` per cent explains nothing because there is nothing to
-explain; it gets no warning, nor does a constant whose points scatter no more than their
-repetitions say they do (SMAPE within :data:`NOISE_SMAPE` times the relative noise of a point,
-in per cent): there, too, the variation is noise, not a missed trend.
+"""How well a fitted model reproduces its measurements (Extra-P's RSS, SMAPE and adjusted R²), and
+when to warn: an adjusted R² below :data:`ADJ_R2_WARNING` flags a likely wrong form, except for a
+constant fitted to values that vary by at most :data:`FLAT_SMAPE` % or by no more than their
+repetitions' noise (:data:`NOISE_SMAPE` widths).
 
 >>> import numpy as np
 >>> y = np.array([256.0, 64, 16, 4, 1])

@@ -1,11 +1,7 @@
-"""The JSON record of a fit, as ``perfcompose fit --json`` writes it and compose.components reads it.
-
-One record per region and metric, tagged ``"format": "perfcompose-fit/1"``: region, metric, unit,
-the model (:meth:`Model.to_json`), its text, the fit statistics (NaN written as null), for a
-segmented fit whether and where the model is split, the warnings, and where given, the aggregate
-of repetitions modelled and the notes on reading the series. A series that could not be fitted
-has a record too: ``"model": null`` and the reason under ``"skipped"``.
-"""
+"""The JSON record of a fit (``perfcompose fit --json``, read by compose.components): one per
+region and metric, ``"format": "perfcompose-fit/1"``, with the model, its text, statistics (NaN
+as null), the split of a segmented fit, warnings, aggregate and notes; an unfitted series has
+``"model": null`` and the reason under ``"skipped"``."""
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -1,10 +1,6 @@
-"""Whether measurements fall as a parameter grows: strong scaling, where PMNF needs negative exponents.
-
-A run time that shrinks as processes are added (T = c + a*p^-1) has no PMNF model with only
-non-negative exponents and positive coefficients but the constant. The test here decides when the
-fitter adds the negative exponents on its own: along the parameter the values fall, clearly
-(the value at the largest coordinate is at most ``ratio`` times the value at the smallest) and
-mostly monotonically (Spearman's rank correlation at most ``-rho``).
+"""Whether measurements fall as a parameter grows (strong scaling, T = c + a*p^-1), where PMNF
+needs negative exponents: the value at the largest coordinate is at most ``ratio`` times the
+one at the smallest, and Spearman's rank correlation is at most ``-rho``.
 
 >>> import numpy as np
 >>> p = np.array([1000.0, 2000, 4000, 8000, 16000])

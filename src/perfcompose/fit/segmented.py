@@ -1,14 +1,9 @@
-"""Two-piece (segmented) PMNF models for behaviour that changes at a threshold.
-
-A cache that stops holding the working set, a switch from an eager to a rendezvous protocol, an
-algorithm that changes strategy above a size: below some x the cost follows one law, above it
-another. :class:`SegmentedFitter` fits a PMNF model on each side of every admissible breakpoint
-between measured points (each side keeps at least ``min_points`` points), and keeps the best
-two-piece model only when it beats the single model clearly by an information criterion: the
-chi-square against the measured noise (or, without repetitions, ``n log(RSS/n)``) plus
-``log(n)`` per coefficient, with the breakpoint counted as one more, must be lower by ``margin``.
-The result is a :class:`~perfcompose.model.Model` holding a SymPy ``Piecewise``: it evaluates,
-composes, has the order of its last piece, and round-trips through JSON.
+"""Two-piece (segmented) PMNF models for behaviour that changes at a threshold (a cache that stops
+holding the working set, a protocol switch): :class:`SegmentedFitter` fits a PMNF model on each
+side of every admissible breakpoint (``min_points`` each) and keeps the best two-piece model only
+where its information criterion (chi-square against the measured noise, or ``n log(RSS/n)``,
+plus ``log(n)`` per coefficient, the breakpoint counted) is lower by ``margin``. The result is a
+:class:`~perfcompose.model.Model` holding a SymPy ``Piecewise``.
 
 >>> import numpy as np
 >>> x = np.array([2.0, 4, 8, 16, 32, 64, 128, 256, 512, 1024])
@@ -42,14 +37,10 @@ from perfcompose.model import Model, symbol
 class SegmentedFit:
     """A single model and, where it is clearly better, a two-piece model of the same series.
 
-    ``segmented`` tells which one ``model`` is. ``breakpoint`` is the parameter value where the
-    pieces meet (``x <= breakpoint`` uses ``left``); ``criterion`` and ``single_criterion`` are
-    the information criteria of the best two-piece and of the single model (lower is better).
-    ``stats`` are the statistics of ``model`` as fitted (for a two-piece model: both pieces,
-    each on its side of the breakpoint, counting the breakpoint as a coefficient; its CV error
-    is the points-weighted mean of the pieces' leave-one-out errors) and ``warnings`` what the
-    user should know about it.
-    """
+    ``segmented`` tells which one ``model`` is; ``x <= breakpoint`` uses ``left``; ``criterion`` and
+    ``single_criterion`` are the information criteria of both (lower is better); ``stats`` those of
+    ``model`` (of a two-piece model: both pieces, the breakpoint a coefficient, the CV error the
+    points-weighted mean of the pieces')."""
 
     single: FitResult
     parameter: str
@@ -116,13 +107,9 @@ def information_criterion(y: np.ndarray, pred: np.ndarray, sigma: float, coeffic
 
 
 class SegmentedFitter(SeriesFitter):
-    """Fits a single and a two-piece PMNF model per series and keeps the two-piece one only
-    when it is clearly better (scikit-learn style; see the module docstring).
-
-    ``fitter`` fits each piece and the single model (default: a :class:`PMNFFitter`);
-    ``min_points``: distinct parameter values each piece needs (at least 3); ``margin``: how
-    much lower the two-piece criterion must be.
-    """
+    """Fits a single and a two-piece PMNF model per series and keeps the two-piece one only where it
+    is clearly better (see the module): ``fitter`` fits the pieces (default :class:`PMNFFitter`),
+    ``min_points`` distinct values per piece (at least 3), ``margin`` on the criterion."""
 
     def __init__(self, fitter: PMNFFitter | None = None, *, min_points: int = 4, margin: float = 10.0):
         if min_points < 3:

@@ -18,19 +18,12 @@ __all__ = ["DEFAULT_POLICY", "SelectionPolicy"]
 class SelectionPolicy:
     """The selection heuristics of :class:`perfcompose.fit.PMNFFitter` (its ``policy``).
 
-    ``term_penalty``: the chi-square price of the first, second, ... term when repetitions
-    measure the noise (a number: that price per term); ``tolerance``: the CV margin a term must
-    earn where nothing measures the noise; ``lack_of_fit``: the chi-square quantile beyond which
-    the scatter of the points around the best hypothesis, not the repetitions, sets the noise (0
-    turns it off); ``scatter_noise``: without repetitions, estimate the noise from the scatter of
-    the points around the best simple hypothesis and choose as with repetitions, rather than by
-    cross-validation alone, which lets noise buy terms. ``plausible``, ``indistinct``,
-    ``horizon``, ``shrink`` and the ``overshoot_*`` knobs govern the choice among hypotheses the
-    data cannot tell apart (see :func:`perfcompose.fit.consensus.select`). ``forward_check``: where the chosen
-    hypothesis, fitted without the points at a parameter's largest value, misses them by far more
-    than another supported one, that one is chosen, and of single values a hypothesis whose
-    forecast hinges on the largest point gives way to a steadier one (:mod:`perfcompose.fit.holdout`).
-    """
+    ``term_penalty``: the chi-square price of the first, second, ... term where repetitions measure
+    the noise; ``tolerance``: the CV margin a term must earn where nothing does; ``lack_of_fit``:
+    the chi-square quantile beyond which the points' scatter sets the noise (0: off);
+    ``scatter_noise``: without repetitions, the noise from the scatter around the best simple
+    hypothesis. ``plausible``, ``indistinct``, ``horizon``, ``shrink`` and ``overshoot_*``: see
+    :func:`perfcompose.fit.consensus.select`; ``forward_check``: see :mod:`perfcompose.fit.holdout`."""
 
     term_penalty: float | Sequence[float] = (8.0, 30.0)
     tolerance: float = 0.1

@@ -12,15 +12,9 @@ __all__ = ["constant_slack", "intercept_slack"]
 
 
 def constant_slack(y: np.ndarray, sigma: float | np.ndarray) -> Any:
-    """How far below zero a fitted constant may fall and still count as non-negative.
-
-    A cost has no negative part, so with measured noise ``sigma`` (relative, of an aggregate) a
-    constant more than two noise widths of the smallest value below zero marks a form that
-    fits only by cancelling its own growth. Without a noise estimate there is no such scale, and
-    exact data (the noise at its floor) have no noise to cancel: there the constant is not
-    restricted (``p - 1`` messages is a law). ``y`` may hold one series per row (one slack each),
-    and ``sigma`` then one noise per row.
-    """
+    """How far below zero a fitted constant may fall and still count as non-negative: two noise widths
+    (``sigma``, relative) of the smallest value; unrestricted without a noise estimate or for exact
+    data (``p - 1`` messages is a law). ``y`` may hold one series per row, ``sigma`` one per row."""
     if np.ndim(sigma) == 0 and sigma <= NOISE_FLOOR:
         return np.full(y.shape[:-1], np.inf) if y.ndim > 1 else np.inf
     slack = 2.0 * sigma * np.min(y, axis=-1) + 1e-9 * np.max(y, axis=-1)
@@ -28,16 +22,9 @@ def constant_slack(y: np.ndarray, sigma: float | np.ndarray) -> Any:
 
 
 def intercept_slack(F: np.ndarray, y: np.ndarray, sigma: float, index: np.ndarray) -> np.ndarray:
-    """Two standard errors of the fitted constant of each hypothesis, at relative noise ``sigma``.
-
-    ``F`` (m, n) holds term columns at the n measured points, ``index`` (H, k) the columns of each
-    hypothesis besides the constant. The fit weighs relative residuals, so the design is each
-    column divided by ``y``; the variance of the constant is sigma^2 times the first diagonal
-    element of the inverse of that design's Gram matrix (columns scaled to unit length first,
-    which steep terms need). A constant read off far from the measured points (a log term
-    fitted on 32 ... 256) has a large standard error; one pinned by small measured values has
-    a small one. Non-finite columns give no slack.
-    """
+    """Two standard errors of the fitted constant of each hypothesis at relative noise ``sigma``:
+    ``F`` (m, n) term columns, ``index`` (H, k) each hypothesis' columns besides the constant; the
+    design is each column over ``y``, scaled to unit length. Non-finite columns give no slack."""
     yf = np.where(y > 0, y, np.min(y[y > 0], initial=1.0))
     B = np.vstack([np.ones((1, F.shape[1])), F]) / yf
     norm = np.linalg.norm(B, axis=1)

@@ -1,19 +1,10 @@
 """How sure a fitted model is: a bootstrap over the repetitions of its measurements.
 
-The fitter chooses the model's terms once; the bootstrap keeps them and refits the coefficients
-to ``resamples`` resampled data sets, all in one batched least-squares solve:
-
-* at every point its repetitions are drawn again with replacement and aggregated as the fitter
-  aggregates them (median by default): the noise of the measurement;
-* each resample also gets the central fit's relative residual at each point, with a random sign
-  (a wild bootstrap): where the chosen terms do not follow the data exactly, that lack of fit
-  widens the interval instead of being hidden by many repetitions.
-
-The residuals are relative and the least squares weighted by 1/y, as timings' noise grows with
-the time. The members are returned as a :class:`~perfcompose.ensemble.LinearEnsemble` and
-carried by the model (``Model.ensemble``); ``Model.interval`` reads a percentile interval off
-them. docs/uncertainty.md gives the coverage measured with this method.
-"""
+The model's terms are kept and its coefficients refitted, in one batched solve, to ``resamples``
+data sets: each point's repetitions drawn again with replacement and aggregated as the fitter
+does, plus the central fit's relative residual with a random sign (a wild bootstrap, so lack of
+fit widens the interval). The members are a :class:`~perfcompose.ensemble.LinearEnsemble`
+carried by the model; docs/uncertainty.md gives the coverage measured."""
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -1,7 +1,5 @@
-"""Which series of an experiment a PMNF model can be fitted to, and why the others cannot.
-
-A profile's call paths are not all measured alike: one may have run at two sizes only. Such a
-series is skipped, with the reason, and the others are fitted (:func:`fit_usable`).
+"""Which series of an experiment a PMNF model can be fitted to (one measured at two sizes only is
+skipped, with the reason; :func:`fit_usable` fits the others).
 
 >>> from perfcompose.data import Experiment, Series, Point
 >>> e = Experiment(("x",), (Series("time", tuple(Point((x,), (2.0 * x,)) for x in (4.0, 8.0, 16.0)), "a"),
