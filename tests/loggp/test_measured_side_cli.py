@@ -63,11 +63,13 @@ def test_calibrate_then_gauss_measure_on_two_mpi_ranks(tmp_path):
     res, refused = _calibrate(params)
     if res.returncode == 0:
         p = read_params(params)
-        # positive and plausible for two ranks of one machine: latency, overhead and gap below a
-        # millisecond, a bandwidth between 10 MB/s and 10 TB/s
+        # plausible for two ranks of one machine: latency, overhead and gap below a millisecond
+        # (the latency 0 where the overheads fill the one-way time), a bandwidth between 10 MB/s
+        # and 10 TB/s
         for name in ("L", "o", "g"):
             value = getattr(p, name)
-            assert math.isfinite(value) and 0 < value < 1000, (name, value, res.stdout)
+            assert math.isfinite(value) and (0 <= value if name == "L" else 0 < value) and value < 1000, \
+                (name, value, res.stdout)
         assert 1e-7 < p.G < 0.1, (p.G, res.stdout)
         record = json.loads(params.read_text())
         assert record["raw"]["library"].startswith("MPICH") and len(record["per_repetition"]["L"]) == 5

@@ -34,15 +34,23 @@ def calibrate(out: Path = typer.Option(Path("loggp_params.json"), "--out", help=
               sizes: str | None = typer.Option(None, "--sizes", help="Message sizes in bytes, comma separated "
                                                   "(default 1 B to 1 MiB)."),
               raw: Path | None = typer.Option(None, "--raw", help="Also keep the raw figures (JSON) here."),
-              mpiexec: str | None = typer.Option(None, "--mpiexec", help="mpiexec to use (default: the one "
-                                                    "next to this Python, else on PATH)."),
+              mpiexec: str | None = typer.Option(None, "--mpiexec", help="mpiexec to use (default: with --mpicc "
+                                                    "the one of that MPI, else the one next to this Python, "
+                                                    "else on PATH)."),
+              mpicc: str | None = typer.Option(None, "--mpicc", help="Measure with a C probe built by this MPI "
+                                                "compiler wrapper (the MPI the traced programs use, e.g. "
+                                                "mpicc.openmpi) instead of mpi4py."),
               ) -> None:
+    """Two local ranks measure ping-pong round trips, message trains and a delayed train; each
+    parameter is the median over repetitions. Calibrate on the MPI the program runs on: --mpicc
+    names its compiler wrapper (its mpiexec is found beside it)."""
     _check_sizes(sizes)
     with progress() as bar:
         task = bar.add_task("MPI probe on 2 ranks", total=reps)
-        cal = run_calibration(out, reps=reps, train=train, sizes=sizes, mpiexec=mpiexec, raw_out=raw,
+        cal = run_calibration(out, reps=reps, train=train, sizes=sizes, mpiexec=mpiexec, mpicc=mpicc, raw_out=raw,
                               progress=lambda k, n: bar.update(task, completed=k, total=n))
-    table = Table(title=f"LogGP parameters of {cal.raw_summary['library']} via mpi4py, 2 local ranks, "
+    via = "a C probe" if cal.raw_summary["probe"] == "C" else "mpi4py"
+    table = Table(title=f"LogGP parameters of {cal.raw_summary['library']} via {via}, 2 local ranks, "
                         f"{cal.raw_summary['repetitions']} repetitions [us]", title_justify="left")
     for col in ("parameter", "median", "quartiles", "min .. max"):
         table.add_column(col, justify="right")
@@ -51,6 +59,6 @@ def calibrate(out: Path = typer.Option(Path("loggp_params.json"), "--out", help=
         table.add_row(k + (" (per byte)" if k == "G" else ""), f"{s['median']:.4g}", f"{s['q1']:.4g} .. {s['q3']:.4g}",
                       f"{s['min']:.4g} .. {s['max']:.4g}")
     console.print(table)
-    for line in cal.raw_summary["table"]:
+    for line in [*cal.raw_summary["table"], *cal.raw_summary["notes"]]:
         console.print(line, highlight=False)
     console.print(f"bandwidth 1/G = {1 / cal.params.G / 1e3:.3g} GB/s; parameters written to {out}")

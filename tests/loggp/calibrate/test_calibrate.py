@@ -74,3 +74,16 @@ def test_implausible_bandwidth_is_an_error():
 def test_too_little_data_is_an_error():
     with pytest.raises(CalibrationError, match="too little"):
         derive_parameters({**synthetic(0.4, 0.5, 1.2, 1e-4), "reps": []})
+
+
+def test_overheads_above_the_one_way_time_keep_the_round_trip():
+    # shared memory: the sender's o (0.8 us) exceeds RTT/4 (0.7 us), the receiver's polling hides
+    # its part; o := RTT/4, L := 0, so that the model's ping-pong is the measured one, and said so
+    raw = synthetic(L=0.4, o=0.5, g=1.2, G=0.0001)
+    for rep in raw["reps"]:
+        rep["delayed"] += 15 * 0.3e-6
+    cal = derive_parameters(raw)
+    assert (cal.params.L, cal.params.o) == pytest.approx((0.0, 0.7), abs=1e-9)
+    assert cal.params.message_time(1) == pytest.approx(raw["reps"][0]["rtt"]["1"] / 2 * 1e6)
+    assert "in 5 of 5 repetitions" in cal.raw_summary["notes"][0]
+    assert derive_parameters(synthetic(L=0.4, o=0.5, g=1.2, G=0.0001)).raw_summary["notes"] == []

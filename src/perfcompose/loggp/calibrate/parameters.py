@@ -14,10 +14,16 @@ Python loop really runs them (each overshoots d by a clock read and the loop's o
 would otherwise count as overhead); figures without it take D = (N - 1) d.
 * L = RTT(1)/2 - 2o                                   (one way: o + L + o)
 
+On shared memory a sender's overhead can exceed a quarter of the round trip (the receiver polls,
+so its part of the one-way time is short): there o is taken as RTT(1)/4 and L as 0, so that the
+model's ping-pong keeps the measured round trip, and the calibration says so in its notes.
+
 Each parameter is the median over repetitions, with its quartiles and extremes as the spread. A
 parameter that is not finite, not positive, or implausible (a latency or overhead above a
 second, a bandwidth below 1 MB/s) is an error that shows the raw figures, never a silent value.
-The parameters describe MPI as a Python program sees it: mpi4py's call overhead is part of o.
+The figures come from :mod:`.mpi_probe` (mpi4py: MPI as a Python program sees it, its call
+overhead part of o) or from ``probe.c`` built with an MPI's own compiler wrapper and run by its
+mpiexec (:mod:`.c_probe`: MPI as a C or Fortran program on that MPI sees it).
 """
 from __future__ import annotations
 
@@ -39,10 +45,14 @@ import numpy as np
 from perfcompose.errors import PerfcomposeError
 from perfcompose.loggp.params import LogGP, write_params
 
-__all__ = ["CalibrationError", "Calibration", "derive_parameters", "find_mpiexec", "run_probe", "calibrate"]
+__all__ = ["CalibrationError", "Calibration", "derive_parameters", "find_mpiexec", "run_probe", "run_ranks",
+           "calibrate"]
 
 _NAMES = ("L", "o", "g", "G")
 MIN_G_SIZE = 4096
+#: the largest 2o / (RTT/2) taken as an overhead that the receiver's polling hides (o := RTT/4);
+#: beyond it the figures contradict each other and calibration fails
+_MAX_OVERHEAD_SHARE = 3.0
 
 
 class CalibrationError(PerfcomposeError):
@@ -81,8 +91,10 @@ def _rep_parameters(rep: Mapping[str, Any], sizes: list[int], train: int, delay:
     G = _theil_sen(np.array(big, float), np.array([gap[s] for s in big])) if len(big) >= 2 else math.nan
     spins = rep.get("delayed_dry", (train - 1) * delay) * us
     o = (rep["delayed"] * us - t1[min(sizes)] - spins) / (train - 1)
-    L = rep["rtt"][str(min(sizes))] * us / 2 - 2 * o
-    return {"L": L, "o": o, "g": gap[min(sizes)], "G": G}
+    half = rep["rtt"][str(min(sizes))] * us / 2
+    if 0 < half < 2 * o <= _MAX_OVERHEAD_SHARE * half:  # the overheads alone exceed the one-way time
+        o = half / 2
+    return {"L": half - 2 * o, "o": o, "g": gap[min(sizes)], "G": G}
 
 
 def _raw_table(raw: Mapping[str, Any]) -> str:
@@ -122,7 +134,7 @@ def derive_parameters(raw: Mapping[str, Any]) -> Calibration:
     for k in _NAMES:
         if not math.isfinite(med[k]):
             problems.append(f"{k} = {med[k]} is not finite")
-        elif med[k] <= 0:
+        elif med[k] < 0 or (med[k] == 0 and k != "L"):
             problems.append(f"{k} = {med[k]:.4g} us is not positive")
     limits = {"L": 1e6, "o": 1e6, "g": 1e6, "G": 1.0}  # a second; 1 us per byte = 1 MB/s
     for k, limit in limits.items():
@@ -134,8 +146,12 @@ def derive_parameters(raw: Mapping[str, Any]) -> Calibration:
                                "\n  per repetition: " + "; ".join(
                                    f"{k} " + ", ".join(f"{v:.3g}" for v in per_rep[k]) for k in _NAMES) +
                                "\n  hint: run again on an idle machine, or with more --reps")
-    summary = {"library": raw.get("library", ""), "sizes": sizes, "train": train, "delay_s": delay,
-               "repetitions": len(reps), "table": _raw_table(raw).splitlines()}
+    capped = sum(v == 0.0 for v in per_rep["L"])
+    notes = [f"in {capped} of {len(reps)} repetitions the overheads measured exceed the one-way time "
+             "(RTT/2 < 2o, the receiver's polling hides its part): o taken as RTT/4 and L as 0"] if capped else []
+    summary = {"library": raw.get("library", ""), "probe": raw.get("probe", "mpi4py"), "sizes": sizes,
+               "train": train, "delay_s": delay, "repetitions": len(reps), "table": _raw_table(raw).splitlines(),
+               "notes": notes}
     return Calibration(LogGP(med["L"], med["o"], med["g"], med["G"], "us"), spread, per_rep, summary)
 
 
@@ -159,15 +175,27 @@ def run_mpi(module: str, args: list[str], out: Path, *, ranks: int = 2, mpiexec:
     if importlib.util.find_spec("mpi4py") is None:
         raise CalibrationError("mpi4py is not installed; install it with pip install 'perfcompose[mpi]' "
                                "(mpi4py and the MPICH wheel)")
-    cmd = [mpiexec or find_mpiexec(), "-n", str(ranks), sys.executable, "-m", module, *args]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ))
+    return run_ranks([mpiexec or find_mpiexec(), "-n", str(ranks), sys.executable, "-m", module, *args], out,
+                     timeout=timeout, progress=progress, what=what)
+
+
+def run_ranks(cmd: list[str], out: Path, *, timeout: float = 600,
+              progress: Callable[[int, int], None] | None = None, what: str = "MPI run") -> dict[str, Any]:
+    """Run the MPI command ``cmd`` and return the JSON it writes to ``out``; its standard output
+    may carry ``{"progress": k, "of": n}`` and ``{"error": ...}`` lines."""
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=dict(os.environ))
+    except OSError as exc:
+        raise CalibrationError(f"cannot run {cmd[0]}: {exc.strerror}") from None
     assert proc.stdout is not None
     try:
         for line in proc.stdout:
             try:
                 msg = json.loads(line)
             except json.JSONDecodeError:
+                continue
+            if not isinstance(msg, dict):
                 continue
             if "error" in msg:
                 raise CalibrationError(f"the {what} failed: {msg['error']}")
@@ -197,11 +225,20 @@ def run_probe(out: Path, *, reps: int = 15, sizes: str | None = None, train: int
 
 
 def calibrate(out: Path, *, reps: int = 15, train: int = 16, sizes: str | None = None, mpiexec: str | None = None,
-              raw_out: Path | None = None, progress: Callable[[int, int], None] | None = None) -> Calibration:
-    """Measure, derive, check and write the parameter file ``out`` (microseconds)."""
+              mpicc: str | None = None, raw_out: Path | None = None,
+              progress: Callable[[int, int], None] | None = None) -> Calibration:
+    """Measure, derive, check and write the parameter file ``out`` (microseconds). With ``mpicc``
+    the probe is ``probe.c`` built by that compiler wrapper and run by its MPI's mpiexec (or
+    ``mpiexec``); else :mod:`.mpi_probe` on mpi4py."""
     with tempfile.TemporaryDirectory() as tmp:
-        raw = run_probe(Path(tmp) / "raw.json", reps=reps, sizes=sizes, train=train, mpiexec=mpiexec,
-                        progress=progress)
+        if mpicc is not None:
+            from perfcompose.loggp.calibrate.c_probe import run_c_probe
+
+            raw = run_c_probe(Path(tmp) / "raw.json", mpicc, reps=reps, sizes=sizes, train=train, mpiexec=mpiexec,
+                              progress=progress)
+        else:
+            raw = run_probe(Path(tmp) / "raw.json", reps=reps, sizes=sizes, train=train, mpiexec=mpiexec,
+                            progress=progress)
     if raw_out is not None:
         Path(raw_out).write_text(json.dumps(raw))
     cal = derive_parameters(raw)
