@@ -10,11 +10,10 @@ measure for seconds even at their smallest (validate, demo, paper table2 and lat
 the sizes of SMALL_QUICK; mapreduce on a Dask cluster started once for the module): they run in a
 fuzz campaign (PERFCOMPOSE_FUZZ_EXAMPLES set), not in the suite's small sample.
 
-Left out: ``paper vangemund --quick`` (minutes), ``paper table3/table5`` (a Dask cluster of their
-own per configuration), ``paper table4/6/7`` (table2's options and code), ``loggp calibrate``
-(seconds of MPI measurement per input, and too little to calibrate from below 15 repetitions),
-and the options that ask for work in proportion to their value (``--reps``, ``--rounds``,
-``--count``, ``--warmup``).
+The options that ask for work in proportion to their value (``--reps``, ``--rounds``, ``--count``,
+``--warmup``, ``--train``, ``-R``, ``--x``) run under a low step limit (``--max-steps``): a value
+that asks for more must be refused up front, before anything is measured. Left out: ``paper
+table4/6/7`` (table2's options and code).
 """
 from __future__ import annotations
 
@@ -44,6 +43,8 @@ MPI = importlib.util.find_spec("mpi4py") is not None and Path(MPIEXEC).exists() 
 CAMPAIGN = "PERFCOMPOSE_FUZZ_EXAMPLES" in os.environ
 SMALL_QUICK = {"QUICK_ROUNDS_T1": 2, "QUICK_REPS_T1": 1, "QUICK_X": (1024.0, 2048.0, 4096.0), "QUICK_ROUNDS": 1}
 SMALL_TASK_GRID = (1024.0, 4096.0, 16384.0, 65536.0)
+PROGRAM = Path(__file__).resolve().parents[2] / "src" / "perfcompose" / "pamela" / "dataparallel" / "cases" / \
+    "matmul_bcast.py"
 SCRIPT = "import sys\nsum(range(int(float(sys.argv[1]))))\n"
 LOGGP = ["--L", "1", "--o", "1", "--g", "1", "--G", "0.01"]
 
@@ -70,9 +71,28 @@ RUNS: dict[str, tuple[list[str], list[str]]] = {
     "paper fig4": (["paper", "fig4", "--no-plot"], ["--plot", "--json"]),
     "paper lobachev": (["paper", "lobachev"], ["--json", "--html"]),
     "paper table1": (["paper", "table1", "--printed-rows"], ["--task", "--out", "--html"]),
+    "pamela generate": (["pamela", "generate", "{program}", "-o", "model.pam"], ["-o", "--machine"]),
+    # the work-size options, under a step limit a few seconds of work stay within
+    "bench work": (["--max-steps", "1e5", "bench", "nop", "--param", "x=1,2", "--reps", "1", "--warmup", "0",
+                    "--out", "b.json"], ["--reps", "--warmup", "--rounds"]),
+    "profile work": (["--max-steps", "1e4", "profile", "--param", "n=1,2", "--reps", "1", "-o", "p.json", "--", PY,
+                      "{script}", "{n}"], ["--reps"]),
+    "loggp gauss work": (["--max-steps", "1e5", "loggp", "gauss", "--n", "60", "--p", "2", "--blocks", "10,20",
+                          "--reps", "1"], ["--reps"]),
     # the measuring commands: a fuzz campaign's (see the module)
     "validate": (["validate", "nop", "--x", "1024,2048,4096", "--rounds", "1", "--count", "2"],
                  ["--x", "--workers", "--task", "--input", "--json", "--html"]),
+    "validate work": (["--max-steps", "2e4", "validate", "nop", "--x", "1024,2048,4096", "--rounds", "1", "--count",
+                       "2"], ["--rounds", "--count"]),
+    "loggp calibrate": (["--max-steps", "3e6", "loggp", "calibrate", "--reps", "3", "--train", "2", "--sizes",
+                         "1,4096,8192", "--out", "p.json"],
+                        ["--sizes", "--out", "--raw", "--mpiexec", "--reps", "--train"]),
+    "paper table5": (["--max-steps", "1e5", "paper", "table5", "--quick", "--picture", "small", "--x", "1", "-R", "1",
+                      "--rounds", "1", "--scheduler", "{scheduler}"],
+                     ["--picture", "--strategy", "--rounds", "--x", "-R", "--json"]),
+    "paper table3": (["paper", "table3", "--quick"], ["--json"]),
+    "paper vangemund": (["paper", "vangemund", "--quick", "--machine", "{machine}", "-o", "vg"],
+                        ["--reps", "--clock", "--json", "--machine"]),
     "mapreduce": (["--max-steps", "1e7", "mapreduce", "--picture", "small", "-x", "1", "-R", "1", "--scheduler",
                    "{scheduler}"],
                   ["--picture", "--strategy", "-m", "-n", "-x", "-R", "--malloc-trim", "--timeout", "--scheduler"]),
@@ -80,14 +100,16 @@ RUNS: dict[str, tuple[list[str], list[str]]] = {
     "paper table2": (["paper", "table2", "--quick"], ["--json", "--html"]),
     "paper latency": (["paper", "latency", "--quick"], ["--config", "--json"]),
 }
-CAMPAIGN_ONLY = {"validate", "mapreduce", "demo", "paper table2", "paper latency"}
-#: inputs per option for the commands that measure longest (demo: about 10 s each)
-FEWER = {"demo": max(1, OPTION_EXAMPLES // 4)}
+CAMPAIGN_ONLY = {"validate", "validate work", "mapreduce", "demo", "paper table2", "paper latency", "loggp calibrate",
+                 "paper table5", "paper table3", "paper vangemund"}
+#: inputs per option for the commands that measure longest (demo: about 10 s each; vangemund a minute)
+FEWER = {"demo": max(1, OPTION_EXAMPLES // 4), "paper table5": max(1, OPTION_EXAMPLES // 4),
+         "paper table3": max(1, OPTION_EXAMPLES // 4), "paper vangemund": max(1, OPTION_EXAMPLES // 8)}
 
 paths = st.one_of(st.sampled_from(["", ".", "..", "/", "-", "/proc/x.json", "/dev/null", "a/b/c.html", "é ü.html",
                                    "x" * 300, "sub/", "nul\x01.json", "~/x.json", "p.json"]),
                   st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=12))
-PATH_OPTIONS = {"--json", "--html", "--plot", "--out", "-o", "--params", "--network"}
+PATH_OPTIONS = {"--json", "--html", "--plot", "--out", "-o", "--params", "--network", "--raw", "--machine", "--mpiexec"}
 
 CASES = [(name, option) for name, (_, options) in RUNS.items() for option in options]
 
@@ -103,6 +125,14 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
         write_trace(folder / "trace", rank_trace(r, 2, calls))
     (folder / "script.py").write_text(SCRIPT)
     return folder
+
+
+@pytest.fixture(scope="module")
+def vangemund_machine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A machine model of this computer, calibrated once for the module by a quick run."""
+    folder = tmp_path_factory.mktemp("vangemund")
+    assert cli("paper", "vangemund", "--quick", "-o", str(folder)).code == 0
+    return folder / "machine.pam"
 
 
 @pytest.fixture(scope="module")
@@ -145,12 +175,14 @@ def test_any_option_value(name: str, option: str, work: Path, small_quick: None,
                           monkeypatch: pytest.MonkeyPatch) -> None:
     if name in CAMPAIGN_ONLY and not CAMPAIGN:
         pytest.skip("measures for seconds per input: part of a fuzz campaign, not of the suite's small sample")
-    if name == "loggp trace" and not MPI:
+    if name in ("loggp trace", "loggp calibrate") and not MPI:
         pytest.skip("needs mpi4py, mpicc and mpiexec beside this Python (pip install -e '.[mpi]')")
     address = request.getfixturevalue("scheduler") if name == "mapreduce" else ""
     monkeypatch.chdir(work)
+    machine = str(request.getfixturevalue("vangemund_machine")) if name == "paper vangemund" else ""
     line = [a.replace("{trace}", str(work / "trace")).replace("{script}", str(work / "script.py"))
-            .replace("{scheduler}", address) for a in RUNS[name][0]]
+            .replace("{program}", str(PROGRAM)).replace("{scheduler}", address).replace("{machine}", machine)
+            for a in RUNS[name][0]]
 
     @seed(SEED)
     @settings(settings.get_profile("fuzz"), max_examples=FEWER.get(name, OPTION_EXAMPLES), deadline=None,

@@ -266,3 +266,19 @@ def test_bench_grids(data):
     grid = outcome_is_clean(lambda: parse_grid([data.decode("utf-8", "replace")]))
     if grid is not None:
         assert all(math.isfinite(v) for values in grid.values() for v in values)
+
+
+@pytest.mark.parametrize("case", ["matmul_bcast.py", "psrs_original.py"])
+def test_data_parallel_programs(folder, case):
+    from perfcompose.pamela.dataparallel.modeling_engine import generate
+
+    source = (Path(__file__).resolve().parents[2] / "src" / "perfcompose" / "pamela" / "dataparallel" / "cases" /
+              case).read_bytes()
+
+    @seed(SEED)
+    @settings(settings.get_profile("fuzz"), max_examples=max(1, EXAMPLES_PER_READER // 2))
+    @given(mutated(source))
+    def read(data: bytes) -> None:
+        outcome_is_clean(lambda: generate(_write(folder, "program.py", data)))
+
+    read()
