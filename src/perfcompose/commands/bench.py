@@ -9,11 +9,11 @@ import numpy as np
 
 from perfcompose.bench import TASKS, BenchError, checkpoint_for, parse_grid, resolve_target, run_sweep
 from perfcompose.commands.common import (
-    Table,
     console,
     err_console,
     file_to_write,
     fmt,
+    numbers_table,
     progress,
     shared_option,
     user_errors,
@@ -78,9 +78,8 @@ def bench(o: BenchCommand) -> None:
 
 def _summary(exp: Any, cv_warn: float = 10.0) -> None:
     series = exp.series[0]
-    table = Table(title=f"{series.label}: median and coefficient of variation per point", title_justify="left")
-    for col in (*exp.parameters, "reps", "median [s]", "CV %"):
-        table.add_column(col, justify="right")
+    table = numbers_table(f"{series.label}: median and coefficient of variation per point", *exp.parameters, "reps",
+                          "median [s]", "CV %")
     points = series.points
     shown = points if len(points) <= 24 else [points[k] for k in np.linspace(0, len(points) - 1, 24).astype(int)]
     cvs = [coefficient_of_variation(p.values) * 100 for p in points]

@@ -28,6 +28,14 @@ from perfcompose.report.tables import ResultTable as Table
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def numbers_table(title: str, *columns: str, left: int = 0) -> Table:
+    """A table of numbers titled ``title``: its ``columns`` right-aligned but the first ``left``."""
+    t = Table(title=title)
+    for k, col in enumerate(columns):
+        t.add_column(col, justify="left" if k < left else "right")
+    return t
+
+
 def user_errors(func: F) -> F:
     """Print a PerfcomposeError, or a failure :func:`perfcompose.errors.from_exception` knows (a
     file that cannot be read or written, text that is not UTF-8, nesting too deep), as one message
@@ -195,9 +203,7 @@ def saved_models(file: Path) -> dict[str, dict[tuple[str, str], Any]]:
 def print_saved_models(file: Path, sets: dict[str, dict[tuple[str, str], Any]]) -> None:
     """Print model sets saved in ``file``, in Extra-P's syntax."""
     for name, models in sets.items():
-        table = Table(title=f"model set {name!r} saved in {file.name}", title_justify="left")
-        table.add_column("call path / metric")
-        table.add_column("model")
+        table = Table("call path / metric", "model", title=f"model set {name!r} saved in {file.name}")
         for (callpath, metric), model in models.items():
             table.add_row(f"{callpath}/{metric}", model.to_extrap(digits=6))
         console.print(table)

@@ -102,10 +102,8 @@ def laws(o: LawsCommand) -> None:
     xs = x_values([o.x_range])
     results = check_laws(comps, o.stages or None, pipe=o.pipe, x_range=(min(xs), max(xs)))
     note_undeclared(comps, [r.left for r in results])
-    table = Table(title=f"relational laws, pipe = {o.pipe} max, x in [{size(min(xs))}, {size(max(xs))}], "
-                        "n in 1..64", title_justify="left")
-    for col in ("law", "instance", "decided", "result"):
-        table.add_column(col)
+    table = Table("law", "instance", "decided", "result", title=f"relational laws, pipe = {o.pipe} max, x in "
+                  f"[{size(min(xs))}, {size(max(xs))}], n in 1..64")
     for r in results:
         if r.held:
             verdict = "[green]holds[/green]" + (" (equal)" if r.relation == "=" else " (inequality)")

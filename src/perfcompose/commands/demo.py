@@ -33,9 +33,7 @@ def demo(o: DemoCommand) -> None:
     with progress() as bar:
         rows = table1(quick=o.quick, tasks=("nop", "inc", "qsort"), progress=per_task(bar))
     parts = {r.task: with_uncertainty(r.model, r.experiment) for r in rows}
-    t1 = Table(title="2. fitted models of the parts [ns]", title_justify="left")
-    for col in ("task", "model here", "CV % median", "paper (000 Table 1)"):
-        t1.add_column(col)
+    t1 = Table("task", "model here", "CV % median", "paper (000 Table 1)", title="2. fitted models of the parts [ns]")
     for r in rows:
         t1.add_row(r.task, str(r.model.rounded(6)), f"{r.cv[2]:.2f}" if r.cv else "-", r.paper)
     console.print(t1)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from perfcompose.choices import ExperimentFormat, OutputFormat, Scaling
 from perfcompose.commands.common import (
-    Table,
     console,
     input_format_option,
+    numbers_table,
     print_saved_models,
     saved_models,
     shared_option,
@@ -42,11 +42,8 @@ def show(o: ShowCommand) -> None:
     for note in exp.notes:
         console.print(f"note: {note}", highlight=False, soft_wrap=True)
     for s in exp.series:
-        table = Table(title=f"{s.label} [{s.unit}]" if s.unit else f"{s.label} (no unit stated)",
-                      title_justify="left")
-        table.add_column("point")
-        for col in ("reps", "median", "CV %"):
-            table.add_column(col, justify="right")
+        table = numbers_table(f"{s.label} [{s.unit}]" if s.unit else f"{s.label} (no unit stated)", "point", "reps",
+                              "median", "CV %", left=1)
         for p in s.points:
             cv = f"{p.cv * 100:.2f}"
             table.add_row(describe(exp.parameters, p.coordinate), str(p.repetitions), human(p.median, s.unit),

@@ -11,10 +11,10 @@ import typer
 
 from perfcompose.choices import PICTURES, MapReduceStrategy, Picture
 from perfcompose.commands.common import (
-    Table,
     console,
     err_console,
     json_option,
+    numbers_table,
     one_bar,
     progress,
     records_json,
@@ -161,10 +161,9 @@ class Table5Command(DaskCluster):
 @command(Table5Command)
 def paper_table5(o: Table5Command) -> None:
     result = _study(o.quick, o.picture, o.strategy, o.rounds, o.x, o.repeat, o.scheduler, o.malloc_trim, o.restart)
-    table = Table(title="Table 5: pixel histogram on Dask, measured vs modular [ms per job]", title_justify="left")
-    for col in ("picture", "strategy", "n", "m", "x", "R", "measured", "papers' op.", "err %", "calibrated",
-                "err %", "err % range", "map / shuffle / reduce"):
-        table.add_column(col, justify="left" if col in ("picture", "strategy") else "right")
+    table = numbers_table("Table 5: pixel histogram on Dask, measured vs modular [ms per job]", "picture", "strategy",
+                          "n", "m", "x", "R", "measured", "papers' op.", "err %", "calibrated", "err %", "err % range",
+                          "map / shuffle / reduce", left=2)
     order = {"small": 0, "medium": 1, "large": 2}
     for r in sorted(result.rows, key=lambda r: (order[r.picture], r.strategy, r.n, r.m, r.x)):
         ph = r.phases
@@ -174,10 +173,9 @@ def paper_table5(o: Table5Command) -> None:
                       f"{_ms(ph['map'])} / {_ms(ph['shuffle'])} / {_ms(ph['reduce'])}"
                       + (f" ({r.disturbed} disturbed)" if r.disturbed else ""))
     console.print(table)
-    groups = Table(title="relative error |predicted - measured| / measured in %, grouped as 000 Table 5",
-                   title_justify="left")
-    for col in ("group", "min", "max", "median", "mean", "std", "papers' op. median", "paper: median (min-max)"):
-        groups.add_column(col, justify="left" if col == "group" else "right")
+    groups = numbers_table("relative error |predicted - measured| / measured in %, grouped as 000 Table 5", "group",
+                           "min", "max", "median", "mean", "std", "papers' op. median", "paper: median (min-max)",
+                           left=1)
     naive = dict(summary(result.rows, calibrated=False))
     for name, s in summary(result.rows):
         paper = PAPER_TABLE5.get(name)
@@ -215,10 +213,9 @@ def paper_table3(o: Table3Command) -> None:
     xs = [8, 16] if o.quick else [8, 16, 32]
     result = _study(o.quick, ["large"], ["pairwise"], None, xs, None, None, None, o.restart, clusters=fits)
     rows = table3(result)
-    table = Table(title="Table 3: MapReduce as GrPPi (m = 1, pairwise), per input [ms]", title_justify="left")
-    for col in ("threads", "paper: monolithic", "paper: modular", "composed here from paper's Table 1",
-                "paper err %", "measured here", "papers' op.", "err %", "calibrated", "err %"):
-        table.add_column(col, justify="right")
+    table = numbers_table("Table 3: MapReduce as GrPPi (m = 1, pairwise), per input [ms]", "threads",
+                          "paper: monolithic", "paper: modular", "composed here from paper's Table 1", "paper err %",
+                          "measured here", "papers' op.", "err %", "calibrated", "err %")
     for r in rows:
         measured, naive, calibrated = r.measured, r.naive, r.calibrated
         here = ["-"] * 5 if measured is None or naive is None or calibrated is None else [

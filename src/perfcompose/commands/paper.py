@@ -14,6 +14,7 @@ from perfcompose.commands.common import (
     Table,
     console,
     json_option,
+    numbers_table,
     one_bar,
     plot_option,
     progress,
@@ -53,11 +54,9 @@ def print_table1_rest() -> list[Any]:
                   "" if r.composed is None else f"{r.composed:.5g}", "" if r.printed is None else f"{r.printed:.4g}",
                   _pct(r.error))
     console.print(t)
-    t3 = Table(title="Table 3's modular column from rows 9-10 (eq. 6), and its error column from the printed "
-               "models \\[ns per input]", title_justify="left")
-    for col in ("threads", "composed", "paper: modular", "err %", "paper: monolithic",
-                "|mod - mono| / mono %", "paper's err %"):
-        t3.add_column(col, justify="right")
+    t3 = numbers_table("Table 3's modular column from rows 9-10 (eq. 6), and its error column from the printed models "
+                       "\\[ns per input]", "threads", "composed", "paper: modular", "err %", "paper: monolithic",
+                       "|mod - mono| / mono %", "paper's err %")
     for c in table3_check():
         t3.add_row(f"n = {c.n}", f"{c.composed:.5g}", f"{c.printed_modular:.4g}", _pct(c.modular_error),
                    f"{c.printed_monolithic:.4g}", f"{c.error:.2f}", f"{c.printed_error:.2f}")
@@ -104,9 +103,8 @@ def fig4(o: Fig4Command) -> None:
 
 @user_errors
 def calotoiu(json_out: Path | None = records_json()) -> None:
-    t1 = Table(title="003 Table I: models of the sequential task blocks \\[us]", title_justify="left")
-    for col in ("task", "model \\[us]", "000 Table 1 \\[ns]"):
-        t1.add_column(col)
+    t1 = Table("task", "model \\[us]", "000 Table 1 \\[ns]",
+               title="003 Table I: models of the sequential task blocks \\[us]")
     for task, model in CALOTOIU_TABLE1.items():
         t1.add_row(task, model.replace("x", "n"), PAPER_TABLE1[task])
     console.print(t1)
@@ -115,7 +113,7 @@ def calotoiu(json_out: Path | None = records_json()) -> None:
               "III": "003 Table III: pipeline associativity and commutativity \\[us]",
               "IV": "003 Table IV: layering, pipe of task pools vs task pool of pipes \\[us]"}
     for table, title in titles.items():
-        t = Table(title=title, title_justify="left")
+        t = Table(title=title)
         cols = ["configuration", "monolithic (paper)", "modular composed here"]
         if table == "II":
             cols += ["modular (paper)", "vs paper %"]
@@ -173,11 +171,10 @@ def latency(o: LatencyCommand) -> None:
     with progress() as bar:
         step = one_bar(bar)
         rows = study(tuple(o.config) or None, xs, rounds, progress=lambda done, total: step("latency", done, total))
-    t = Table(title=f"latency of one element, saturated stream, queues of {CAPACITY} per reader \\[ms]; "
-              "err = (predicted - measured) / measured, median over rounds", title_justify="left")
-    for col in ("program", "x", "measured", "predicted", "err %", "err % range", "alone (Fig. 2)", "err %",
-                "inside: measured / predicted", "disturbed"):
-        t.add_column(col, justify="left" if col == "program" else "right")
+    t = numbers_table(f"latency of one element, saturated stream, queues of {CAPACITY} per reader \\[ms]; "
+                      "err = (predicted - measured) / measured, median over rounds", "program", "x", "measured",
+                      "predicted", "err %", "err % range", "alone (Fig. 2)", "err %", "inside: measured / predicted",
+                      "disturbed", left=1)
     for r in rows:
         ins = r.inside
         t.add_row(r.configuration, f"{r.x:.0f}", f"{np.median(r.measured) * 1e3:.3f}",

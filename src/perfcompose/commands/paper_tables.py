@@ -74,9 +74,8 @@ def paper_table1(o: Table1Command) -> None:
     with progress() as bar:
         rows = table1(quick=o.quick, tasks=tuple(o.task) or None, progress=per_task(bar),
                       checkpoints=Path(".perfcompose"), restart=o.restart)
-    table = Table(title="Table 1: models of the sequential task blocks, measured here [ns]", title_justify="left")
-    for col in ("row", "task", "model [ns]", "CV % (min, .25, med, .75, max) / std %", "paper's model [ns]"):
-        table.add_column(col)
+    table = Table("row", "task", "model [ns]", "CV % (min, .25, med, .75, max) / std %", "paper's model [ns]",
+                  title="Table 1: models of the sequential task blocks, measured here [ns]")
     for k, r in enumerate(rows, start=1):
         var = (", ".join(f"{v:.2f}" for v in r.cv) if r.cv else f"{r.std:.2f} (std)")
         table.add_row(str(k), r.task, str(r.model.rounded(6)), var, r.paper)

@@ -145,9 +145,7 @@ def _interval(source: Any, n: float, p: int, value: float) -> Band | None:
 
 def _parts_table(est: Estimate) -> Table:
     """The forecast's share and its two parts, each with the method that forecast it."""
-    parts = Table(title="the two parts", title_justify="left")
-    for col in ("part", "value [s]", "method", "w.r.t.", "from points", "why"):
-        parts.add_column(col)
+    parts = Table("part", "value [s]", "method", "w.r.t.", "from points", "why", title="the two parts")
     parts.add_row("T(n)/p share" if est.skeleton.kind != "farm" else "T(n/p) share", fmt(est.share, ".6g"),
                   "", "", "", "")
     for part in (est.sequential, est.penalty):

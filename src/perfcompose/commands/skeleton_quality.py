@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
+from perfcompose.commands.common import console, fmt, json_option, numbers_table, user_errors, write_json
 from perfcompose.option_fields import command, option, shared
 from perfcompose.skeleton import quality as quality_rows
 from perfcompose.skeleton import read_table
@@ -27,9 +27,8 @@ def quality(o: QualityCommand) -> None:
     rows = quality_rows(table)
     ref = "T(n)" if table.absolute else "T(n, 1)"
     for n in sorted({r.n for r in rows}):
-        t = Table(title=f"n = {n:g} (reference {ref} = {table.sequential(n):.6g} s)", title_justify="left")
-        for col in ("p", "T(n,p) [s]", "speedup", "Ā(n,p) [s]", "f(n,p)"):
-            t.add_column(col, justify="right")
+        t = numbers_table(f"n = {n:g} (reference {ref} = {table.sequential(n):.6g} s)", "p", "T(n,p) [s]", "speedup",
+                          "Ā(n,p) [s]", "f(n,p)")
         for r in (r for r in rows if r.n == n):
             t.add_row(str(r.p), fmt(r.time, ".6g"), fmt(r.speedup, ".3f"), fmt(r.penalty, ".4g"),
                       fmt(r.serial_fraction, ".4g"))
