@@ -6,6 +6,7 @@ from pathlib import Path
 import typer
 
 from perfcompose.commands.common import Table, console, progress, user_errors
+from perfcompose.limits import check_steps
 from perfcompose.loggp.calibrate.parameters import MIN_G_SIZE
 from perfcompose.loggp.calibrate.parameters import calibrate as run_calibration
 
@@ -13,7 +14,7 @@ from perfcompose.loggp.calibrate.parameters import calibrate as run_calibration
 MAX_SIZE = 1 << 30
 
 
-def _check_sizes(sizes: str | None) -> None:
+def _check_sizes(sizes: str | None) -> list[int]:
     """Refuse a --sizes that is not at least three whole byte counts from 1 B to 1 GiB, two of them long
     enough to measure G from."""
     try:
@@ -25,6 +26,7 @@ def _check_sizes(sizes: str | None) -> None:
         raise typer.BadParameter(f"{sizes!r}: give at least three message sizes in bytes from 1 to {MAX_SIZE}, "
                                  f"two of them at least {MIN_G_SIZE} (G is measured there), comma separated, "
                                  "like 1,4096,65536", param_hint="--sizes")
+    return values
 
 
 @user_errors
@@ -44,7 +46,10 @@ def calibrate(out: Path = typer.Option(Path("loggp_params.json"), "--out", help=
     """Two local ranks measure ping-pong round trips, message trains and a delayed train; each
     parameter is the median over repetitions. Calibrate on the MPI the program runs on: --mpicc
     names its compiler wrapper (its mpiexec is found beside it)."""
-    _check_sizes(sizes)
+    count = len(_check_sizes(sizes)) or 8  # the probes' default: 8 sizes from 1 B to 1 MiB
+    # each size's figures take about 2 ms per message of a train or round trip: 1e4 of the limits' steps
+    check_steps(reps * count * (3.0 + train) * 1e4, f"{reps:,} repetitions of trains of {train:,} messages at "
+                f"{count} sizes (--reps, --train, --sizes)")
     with progress() as bar:
         task = bar.add_task("MPI probe on 2 ranks", total=reps)
         cal = run_calibration(out, reps=reps, train=train, sizes=sizes, mpiexec=mpiexec, mpicc=mpicc, raw_out=raw,
