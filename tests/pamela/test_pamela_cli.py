@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from pamela_models import EXAMPLES, MRM
@@ -115,10 +118,38 @@ def test_bad_assignments_exit_2(mrm, assignment, words):
     assert r.exit_code == 2 and words in r.output
 
 
-def test_values_that_make_a_time_negative_exit_2():
-    # a negative processor count gives T below zero: outside the model's domain, refused, not printed
-    r = run("eval", str(EXAMPLES / "owner_computes.pam"), "N=1", "P=-1")
-    assert r.exit_code == 2 and "T_main is a negative time at N=1, P=-1" in r.output, r.output
+def test_values_below_zero_and_times_below_zero_exit_2(tmp_path):
+    # the compiler takes parameters to be positive: ceil(N/P) at N=P=-1 would print 3e-09 for a loop of no turns
+    for values in (["N=-1", "P=-1"], ["N=1", "P=-1:3"]):
+        r = run("eval", str(EXAMPLES / "owner_computes.pam"), *values)
+        assert r.exit_code == 2 and "below zero" in r.output and "owner_computes.pam" in r.output, r.output
+    # a load below zero where T is not: refused, not printed as a load of -1 us
+    path = tmp_path / "neg.pam"
+    path.write_text("numeric parameter N\nresource cpu(p) = fcfs(p, 1)\n"
+                    "process main = par (i = 0, 1) use(cpu(i), 3 - 2 * i - N)\n")
+    r = run("eval", str(path), "N=2")
+    assert r.exit_code == 2 and "delta_main of resource 1 is a negative time at N=2 in" in r.output, r.output
+    r = run("eval", str(EXAMPLES / "owner_computes.pam"), "N=0", "P=0")
+    assert r.exit_code == 2 and "cannot be evaluated at N=0, P=0 in" in r.output and "owner_computes" in r.output
+
+
+def test_a_load_vector_over_a_huge_index_range_is_refused_at_once():
+    # delta_main sums a term per value of 1 .. N and loads P resources: at N=63528085 it ran for
+    # more than 30 s before the steps of evaluation were counted
+    done = subprocess.run([sys.executable, "-m", "perfcompose", "pamela", "eval", str(EXAMPLES / "owner_computes.pam"),
+                           "N=63528085", "P=13237641"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "owner_computes.pam: delta_main: the index range _k0 = 1 .. N of 6.35e+07 values" in done.stderr
+    assert "make N smaller" in done.stderr and "--max-steps" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("values, words", [
+    (["N=100", "P=1e18"], "_k0 = 1 .. P of 1e+18 values"), (["N=100", "P=3e6"], "3,000,001 resources"),
+])
+def test_huge_ranges_and_resource_counts_name_the_parameter(values, words):
+    r = run("eval", str(EXAMPLES / "matvec.pam"), *values)
+    assert r.exit_code == 2 and words in r.output and "P smaller" in r.output, r.output
 
 
 def test_missing_file_and_missing_values_exit_2(mrm, tmp_path):

@@ -53,6 +53,14 @@ def parse_grid(items: list[str] | None) -> dict[str, tuple[float, ...]]:
     return grid
 
 
+def refuse_negative(model: Path, grid: dict[str, tuple[float, ...]]) -> None:
+    """Refuse a value below zero: the compiler takes parameters (counts, sizes) to be positive."""
+    for name, values in grid.items():
+        if min(values, default=0.0) < 0:
+            raise InputError(f"{name}={min(values):g} is below zero; the cost model of {model} takes its parameters "
+                             "(counts, sizes, times) to be positive", hint=f"give {name} a value of 0 or more")
+
+
 @user_errors
 def eval_cmd(model: Path = MODEL, assignments: list[str] | None = VALUES,
              as_json: Path | None = json_option("{T_, phi_, omega_, delta_} (on a grid: the points and T_ at each)"),
@@ -62,14 +70,18 @@ def eval_cmd(model: Path = MODEL, assignments: list[str] | None = VALUES,
     except PerfcomposeError as exc:
         raise InputError(str(exc), hint="--unit us (PAMELA's examples), ms, s or ns") from None
     grid = parse_grid(assignments)
+    refuse_negative(model, grid)
     if any(len(v) > 1 for v in grid.values()):
         _eval_grid(model, grid, process, paper_phi, as_json, unit)
         return
     values = {k: v[0] for k, v in grid.items()}
     where = ", ".join(f"{k}={v:g}" for k, v in values.items()) or "no parameters"
-    with evaluating(where):
+    with evaluating(f"{where} in {model}"):
         result = evaluate_point(model, values, process, paper_phi)
-    finite_result({f"T_{process}": result.T, f"phi_{process}": result.phi, f"omega_{process}": result.omega}, where)
+    worst = min(result.delta, key=lambda k: (math.isfinite(result.delta[k]), result.delta[k]), default=None)
+    finite_result({f"T_{process}": result.T, f"phi_{process}": result.phi, f"omega_{process}": result.omega,
+                   **({} if worst is None else {f"delta_{process} of resource {worst}": result.delta[worst]})},
+                  f"{where} in {model}")
     if as_json is not None:
         write_json(as_json, {**result.as_json(), "unit": unit}, "result", indent=2)
     console.print(f"{model.name}: {process} at {where}" + (f" (times in {unit})" if unit else ""), highlight=False)
@@ -106,11 +118,11 @@ def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, pa
     names = [p for p in parameters if p in grid]
     points = list(itertools.product(*(grid[n] for n in names)))
     slots = [names.index(p) if p in grid else None for p in parameters]
-    with evaluating("a point of the grid"):
+    with evaluating(f"a point of the grid in {model}"):
         # a parameter T does not use needs no value: it is NaN in the plain function
         results = [float(fn(*(math.nan if k is None else pt[k] for k in slots))) for pt in points]
     for pt, value in zip(points, results):
-        finite_result({f"T_{process}": value}, ", ".join(f"{n}={v:g}" for n, v in zip(names, pt)))
+        finite_result({f"T_{process}": value}, ", ".join(f"{n}={v:g}" for n, v in zip(names, pt)) + f" in {model}")
     if as_json is not None:
         write_json(as_json, {"parameters": names, "points": [list(pt) for pt in points], f"T_{process}": results,
                              "unit": unit}, "grid", indent=2)

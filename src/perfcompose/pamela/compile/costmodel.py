@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import sympy as sp
 
+from perfcompose.errors import InputError
 from perfcompose.model import Model
 from perfcompose.pamela.compile.compiler import Costs, compile_process
 from perfcompose.pamela.compile.evaluation_result import Evaluation, no_values
@@ -165,8 +166,15 @@ class CostModel:
         each parameter the process uses; others may be left out)."""
         vals = self._bound(values, name, ("T", "phi", "omega", "delta"))
         c = self.costs(name)
-        return Evaluation(name, T=evaluate(c.T, vals), phi=evaluate(c.phi, vals), omega=evaluate(c.omega, vals),
-                          delta=evaluate_loads(c.delta, vals))
+        out: dict[str, Any] = {}
+        for q in ("T", "phi", "omega", "delta"):
+            try:
+                out[q] = (evaluate_loads if q == "delta" else evaluate)(getattr(c, q), vals)
+            except InputError as exc:  # the evaluator knows no file: name it, and the equation
+                if exc.path is not None:
+                    raise
+                raise type(exc)(f"{q}_{name}: {exc.reason}", path=self.program.path, hint=exc.hint) from None
+        return Evaluation(name, **out)
 
     def function(self, name: str = "main", quantity: Quantity = "T") -> Callable[..., float]:
         """A plain scalar function of the parameters (in :attr:`parameters` order) for tight loops."""

@@ -19,7 +19,7 @@ import sympy as sp
 from sympy.utilities.lambdify import implemented_function
 
 from perfcompose.errors import InputError
-from perfcompose.limits import check_memory
+from perfcompose.limits import WorkTooLarge, check_memory, limits
 from perfcompose.model import symbol
 from perfcompose.pamela.compile.evaluation_result import load_list
 from perfcompose.pamela.compile.symbolic import MaxOver, MinOver, VMax, free_symbols, load_terms
@@ -64,14 +64,36 @@ def _sorted_symbols(expr: sp.Basic) -> list[sp.Symbol]:
     return sorted(free_symbols(expr), key=lambda s: s.name)
 
 
-def _range(lo: float, hi: float) -> tuple[int, int]:
-    """The integers in ``[lo, hi]`` as a half-open ``(start, stop)``."""
+#: steps (as ``--max-steps`` counts them) of one index value: summed by NumPy, one term of a load
+#: vector, one turn of a loop in Python; and of one resource a load vector loads
+VALUE_STEPS, TERM_STEPS, TURN_STEPS, RESOURCE_STEPS = 1.0, 100.0, 1000.0, 1000.0
+_spent = [0.0]  # steps taken by the evaluation under way
+
+
+def _charge(steps: float, what: str, names: set[sp.Basic]) -> None:
+    """Count ``steps`` towards the evaluation under way; refuse, naming ``names``' parameters,
+    beyond the step limit."""
+    _spent[0] += steps
+    if _spent[0] > limits().steps:
+        params = ", ".join(sorted(s.name for s in names if s.is_positive)) or "the parameters"
+        raise WorkTooLarge(f"{what} makes about {_spent[0]:.3g} steps of evaluation; the limit is "
+                           f"{limits().steps:.3g}", hint=f"make {params} smaller, or raise the limit: "
+                           "perfcompose --max-steps 1e11 pamela ... (or --no-limits)")
+
+
+def _range(lo: float, hi: float, bounds: tuple[sp.Basic, sp.Basic, sp.Basic], cost: float) -> tuple[int, int]:
+    """The integers in ``[lo, hi]`` as a half-open ``(start, stop)``, charged ``cost`` steps each;
+    ``bounds``: the index and its bounds as written."""
+    idx, lo_e, hi_e = bounds
+    names = free_symbols(sp.Tuple(lo_e, hi_e))
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise InputError(f"an index range from {lo:g} to {hi:g} is not finite",
+        raise InputError(f"the index range {idx} = {lo_e} .. {hi_e} runs from {lo:g} to {hi:g}, which is not finite",
                          hint="give the parameters finite values")
     start, stop = math.ceil(lo - 1e-9), math.floor(hi + 1e-9) + 1
+    n = max(0, stop - start)
+    _charge(n * cost, f"the index range {idx} = {lo_e} .. {hi_e} of {n:.3g} values", names)
     # each index of a range becomes a few float64 arrays (indices, values, keys, weights)
-    check_memory(max(0, stop - start) * 8.0 * 4, f"an index range of {max(0, stop - start):.3g} values")
+    check_memory(n * 8.0 * 4, f"the index range {idx} = {lo_e} .. {hi_e} of {n:.3g} values")
     return start, max(start, stop)
 
 
@@ -136,20 +158,20 @@ class Evaluator:
             reduce = _REDUCE[kind]
 
             def vectorised(env: Env) -> float:
-                start, stop = _range(lo_f(env), hi_f(env))
+                start, stop = _range(lo_f(env), hi_f(env), (idx, lo, hi), VALUE_STEPS)
                 if stop <= start:
                     return 0.0
                 values = f(np.arange(start, stop, dtype=np.int64), *[env[s] for s in syms])
                 values = np.broadcast_to(np.asarray(values, dtype=float), (stop - start,))
                 return float(reduce(values))
             return vectorised
-        grid = self._grid(inner, idx, kind, lo_f, hi_f) if len(limits) == 1 else None
+        grid = self._grid(inner, (idx, lo, hi), kind, lo_f, hi_f) if len(limits) == 1 else None
         if grid is not None:
             return grid
         body_f = self.scalar(inner)
 
         def looped(env: Env) -> float:
-            start, stop = _range(lo_f(env), hi_f(env))
+            start, stop = _range(lo_f(env), hi_f(env), (idx, lo, hi), TURN_STEPS)
             if stop <= start:
                 return 0.0
             local = dict(env)
@@ -165,10 +187,12 @@ class Evaluator:
             return float(acc)
         return looped
 
-    def _grid(self, body: sp.Basic, idx: sp.Symbol, kind: str, lo_f: Fn, hi_f: Fn) -> Fn | None:
+    def _grid(self, body: sp.Basic, bounds: tuple[sp.Symbol, sp.Basic, sp.Basic], kind: str, lo_f: Fn,
+              hi_f: Fn) -> Fn | None:
         """A reduction over ``idx`` of a body whose own reductions run over closed bodies with
         bounds free of ``idx`` (``sum (k) max(a(k), max (p) b(k, p))``): every inner reduction
         evaluated at once on the (k, p) grid, so no Python loop runs over k. None otherwise."""
+        idx = bounds[0]
         holes = _top_reductions(body)
         parts = []
         for r in holes:
@@ -180,7 +204,7 @@ class Evaluator:
             syms = [s for s in _sorted_symbols(r.function) if s not in (idx, j)]
             f = sp.lambdify([idx, j, *syms], r.function, modules=["numpy"])
             red = np.sum if isinstance(r, sp.Sum) else (np.max if isinstance(r, MaxOver) else np.min)
-            parts.append((f, syms, self.scalar(jlo), self.scalar(jhi), red))
+            parts.append((f, syms, self.scalar(jlo), self.scalar(jhi), red, (j, jlo, jhi)))
         if not parts:
             return None
         dummies = [sp.Dummy("g") for _ in holes]
@@ -190,13 +214,13 @@ class Evaluator:
         reduce = _REDUCE[kind]
 
         def grid(env: Env) -> float:
-            start, stop = _range(lo_f(env), hi_f(env))
+            start, stop = _range(lo_f(env), hi_f(env), bounds, VALUE_STEPS)
             if stop <= start:
                 return 0.0
             ks = np.arange(start, stop, dtype=np.int64)
             values = []
-            for f, syms, jlo_f, jhi_f, red in parts:
-                j0, j1 = _range(jlo_f(env), jhi_f(env))
+            for f, syms, jlo_f, jhi_f, red, inner in parts:
+                j0, j1 = _range(jlo_f(env), jhi_f(env), inner, VALUE_STEPS * len(ks))
                 if j1 <= j0:
                     values.append(np.zeros(len(ks)))
                     continue
@@ -233,7 +257,7 @@ class Evaluator:
             kf = sp.lambdify([idx, *syms], key, modules=["numpy"])
 
             def vectorised(env: Env) -> tuple[np.ndarray, np.ndarray]:
-                start, stop = _range(lo_f(env), hi_f(env))
+                start, stop = _range(lo_f(env), hi_f(env), (idx, lo, hi), TERM_STEPS)
                 n = max(0, stop - start)
                 i = np.arange(start, start + n, dtype=np.int64)
                 args = [env[s] for s in syms]
@@ -244,7 +268,7 @@ class Evaluator:
         inner = self._term(weight, key, limits[:-1])
 
         def looped(env: Env) -> tuple[np.ndarray, np.ndarray]:
-            start, stop = _range(lo_f(env), hi_f(env))
+            start, stop = _range(lo_f(env), hi_f(env), (idx, lo, hi), TURN_STEPS)
             local = dict(env)
             parts = []
             for v in range(start, stop):
@@ -272,6 +296,10 @@ def _per_resource(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np
         raise PamelaError(f"a resource index evaluates to {bad:g}, which is not a whole number",
                           hint="resource indices (the first argument of fcfs) must be integers")
     ints = np.round(keys).astype(np.int64)
+    low = int(ints.min())
+    if int(ints.max()) - low < 4 * len(ints) + 1024:  # indices close together: counted, not sorted
+        used = np.bincount(ints - low) > 0
+        return np.flatnonzero(used) + low, np.bincount(ints - low, weights=weights)[used]
     uniq, inverse = np.unique(ints, return_inverse=True)
     return uniq, np.bincount(inverse, weights=weights, minlength=len(uniq))
 
@@ -280,6 +308,8 @@ _DEFAULT = Evaluator()
 
 
 def _env(values: Mapping[str, float]) -> Env:
+    """The symbols' values for an evaluation, whose count of steps starts here."""
+    _spent[0] = 0.0
     env: Env = {}
     for name, v in values.items():
         fv = float(v)
@@ -310,6 +340,7 @@ def evaluate_loads(vector: sp.Expr, values: Mapping[str, float],
     if len(keys) == 0:
         return {}
     uniq, loads = _per_resource(keys, weights)
+    _charge(len(uniq) * RESOURCE_STEPS, f"a load vector of {len(uniq):,} resources", free_symbols(vector))
     return {int(k): float(v) for k, v in zip(uniq, loads)}
 
 
