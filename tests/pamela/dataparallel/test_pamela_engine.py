@@ -137,6 +137,10 @@ def program(dp, N):
     ("    for i in items:\n        X += 1\n", "lower = FIRST"),
     ("    if X[0] > 1:\n        X += 1\n", "probability"),
     ("    dp.array((N,))\n", "assign it to a name"),
+    ("    Y = dp.array((N, N), block(2))\n", "whole number from 0 to 1"),
+    ("    if N > 3:  # pamela: cond = 1.5\n        X += 1\n", "a probability, from 0 to 1"),
+    ("    X += 1  # pamela: cost = -1\n", "cost = -1 is below zero"),
+    ("    X += 1  # pamela: cost = 1e999\n", "not finite"),
 ])
 def test_what_the_engine_cannot_read_is_a_located_error(body, words):
     program = "def program(dp, N):\n    X = dp.array((N,))\n" + body

@@ -3,7 +3,9 @@ expression yields (array, scalar or runs) with the machine calls it costs, commu
 from __future__ import annotations
 
 import ast
+import math
 import os
+import re
 
 from perfcompose.pamela.dataparallel.engine_values import Array, Cost, Runs, Scalar, elementwise, mul, paren
 from perfcompose.pamela.dataparallel.machine_model import MachineParameters
@@ -58,13 +60,19 @@ class ExpressionReader:
                 raise self.error(node, f"the annotation {key} = {found} is not an expression") from None
             self.machine_names = key == "cost"  # a cost may be stated in the machine model's parameters
             try:
-                return self.sym(expr)
+                value = self.sym(expr)
             except PamelaError as exc:
                 raise self.error(node, f"in the annotation {key} = {found}: {exc.reason}",
                                  "annotations use the program's parameters, loop indices, P and p "
                                  "(a cost also the machine model's t_... parameters)") from None
             finally:
                 self.machine_names = False
+            number = float(value) if re.fullmatch(r"-?[0-9.]+(e[-+]?[0-9]+)?", value) else None
+            if number is not None and (key == "cond" and not 0 <= number <= 1
+                                       or key in ("cost", "size") and number < 0):
+                raise self.error(node, f"the annotation {key} = {found} is "
+                                 + ("a probability, from 0 to 1" if key == "cond" else "below zero"))
+            return value
         return None
 
     # -- numbers --------------------------------------------------------------------------------
@@ -73,6 +81,8 @@ class ExpressionReader:
         """A Python scalar expression as PAMELA numeric text."""
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
                 and not isinstance(node.value, bool):
+            if not math.isfinite(node.value):
+                raise self.error(node, "a number beyond 1.8e308 is not finite", "write a smaller number")
             return repr(node.value)
         if isinstance(node, ast.Name):
             v = self.env.get(node.id)

@@ -78,7 +78,11 @@ class _Engine(ExpressionReader):
                 raise self.error(lay, "a layout is block(axis), cyclic(axis) or replicated()")
             layout = lay.func.id
             if layout != "replicated":
-                axis = int(ast.literal_eval(lay.args[0])) if lay.args else 0
+                first = lay.args[0] if lay.args else ast.Constant(0)
+                axis = first.value if isinstance(first, ast.Constant) else None
+                if not (type(axis) is int and 0 <= axis < len(gshape)):
+                    raise self.error(lay, f"the axis of {layout}() is a whole number from 0 to {len(gshape) - 1} "
+                                     "(the array's last axis)")
         local = list(gshape)
         if axis is not None:
             local[axis] = f"ceil({paren(gshape[axis])} / P)"
