@@ -1,20 +1,13 @@
 """The whole-profile analysis: every call path x metric fitted, composed along the call tree and
-evaluated at a target point.
+evaluated at a target point (docs/analyze.md).
 
-For every metric the call tree is walked bottom up. Each call path gets the model fitted to its
-inclusive values; a caller also gets the model composed from its own (exclusive) model and the
-callees summed into it by ``seq`` (a sum). Where both exist, the one that predicts the held-out
-points better (see :mod:`perfcompose.analyze.holdout`) is kept and passed up to its own caller.
-Models are sums of PMNF terms held as numbers (:mod:`perfcompose.analyze.pmnf_sum`), their
-intervals read off bootstrap members (:mod:`perfcompose.analyze.members`).
-
-Shares are of *the run*: the root of the call tree, or in a flat profile (no nesting known) the
-region largest at the target. Call paths are ranked as a list of scaling bugs is read: those at
-1 % of the run or more at the target first, by the time they add between the largest measured
-point and the target (to 3 significant digits; ties by their share at the target), the
-negligible ones after them in the same order. A chain of callers that merely wrap a single callee
-(the same values) is one entry.
-"""
+Bottom up, each call path gets the model fitted to its inclusive values and, for a caller, the
+model composed from its own and its callees' (``seq``); where both exist, the one predicting the
+held-out points better (:mod:`perfcompose.analyze.holdout`) is kept and passed up. Shares are of
+the run (the root, or in a flat profile the region largest at the target). Call paths at 1 % of
+the run or more come first, ranked by the time they add between the largest measured point and
+the target (3 significant digits, ties by share); a chain of callers that merely wrap a single
+callee is one entry."""
 from __future__ import annotations
 
 import math

@@ -1,19 +1,12 @@
-"""The call tree of a profile, built from its call paths (``main->solve->MPI_Allreduce``).
+"""The call tree of a profile, built from its call paths (``main->solve->MPI_Allreduce``, as Score-P
+and Extra-P name them).
 
-A call path names its callers, outermost first, joined by ``->`` (the way Score-P's CUBE files and
-Extra-P name them). A path whose caller was not measured still hangs under that caller, which the
-tree holds as an unmeasured node. Several outermost regions of a call tree hang under one root
-that stands for the program and sums them: they ran one after another. A *flat* profile, whose
-regions name no callers, is left flat: its nesting is unknown (``main()`` may hold every other
-region), so nothing is summed and every region is a root of its own.
-
-Some call paths run *beside* their caller rather than inside its time: a node a file tags as
-running on a GPU (tag ``gpu`` or ``device``, as Extra-P's call-path tags ``{"gpu": true}``), and
-one on another thread than its caller (tag ``thread``; a path without it runs on its caller's
-thread, an outermost one on the main thread: ``thread`` 0 or ``"main"``). Such a path is shown
-under its caller but not summed into it, and an outermost one on a helper thread is a root of its
-own, not added to the program.
-"""
+A path whose caller was not measured hangs under it as an unmeasured node; several outermost
+regions hang under one root that sums them. A *flat* profile (no path names a caller) stays flat:
+every region is a root of its own. A path tagged as running on a GPU (``gpu``, ``device``) or on
+another thread than its caller (``thread``; untagged: its caller's, an outermost one the main
+thread, 0 or ``"main"``) runs *beside* its caller: shown under it, not summed into it, and an
+outermost one on a helper thread is a root of its own."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping

@@ -1,13 +1,7 @@
-"""The bootstrap members of many fitted call paths at once.
-
-The method is :func:`perfcompose.fit.uncertainty.bootstrap`'s: the chosen terms are kept and
-their coefficients refitted (least squares weighted by 1/y) to resamples that draw every point's
-repetitions again with replacement and add the central fit's residual with a random sign. Here
-the draws are made once per shape (points x repetitions) and shared by every series of that
-shape, and the series are refitted in batches, so that the members of ten thousand call paths
-take seconds, not minutes. A series whose points hold different numbers of repetitions, or
-none, is exact (no members).
-"""
+"""The bootstrap members of many fitted call paths at once, by
+:func:`perfcompose.fit.uncertainty.bootstrap`'s method: the draws are made once per shape (points
+x repetitions) and shared by every series of it, and the series refitted in batches. A series
+whose points hold different numbers of repetitions, or none, is exact (no members)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence

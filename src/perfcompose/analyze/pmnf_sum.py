@@ -1,12 +1,9 @@
 """A sum of PMNF terms held as numbers: what the analysis fits, composes and evaluates.
 
-A fitted call path is ``c0 + c1 * t1 + c2 * t2`` (terms ``x^i * log2(x)^j`` per parameter); a
-caller composed as ``seq(own, callees)`` is the sum of its parts, terms with the same exponents
-merged. Each sum may carry *members*: rows of coefficients, one per bootstrap resample
-(:mod:`perfcompose.analyze.members`); the members of a sum are the sums of its parts' members,
-row by row, as :func:`perfcompose.compose.interval.with_interval` composes them. Values,
-intervals, texts and orders come from the numbers alone, without building symbolic models, so
-that analysing ten thousand call paths costs little beside fitting them.
+A fitted call path is ``c0 + c1 * t1 + c2 * t2``; a caller's ``seq(own, callees)`` is the sum of
+its parts, like terms merged, and its bootstrap members (:mod:`perfcompose.analyze.members`) the
+row-wise sums of theirs. Values, intervals, texts and orders come from the numbers alone, without
+symbolic models, so analysing ten thousand call paths costs little beside fitting them.
 
 >>> a = PMNFSum.of_terms(("p",), 1.0, [(2.0, (("p", 1, 0),))])
 >>> b = PMNFSum.of_terms(("p",), 0.5, [(3.0, (("p", 1, 0),)), (1.0, (("p", 0, 1),))])

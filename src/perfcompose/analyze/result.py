@@ -1,11 +1,7 @@
-"""What ``perfcompose analyze`` computes, as plain frozen values that every output renders.
-
-An :class:`Analysis` holds, per metric, the call tree (:class:`CallNode`: model, fit quality,
-value and interval at the target, shares of caller and run, and for callers the
-:class:`Composition` of their callees), the call paths ranked by the time they add between the
-largest measured point and the target (:class:`Ranked`), and the scaling of the first of them
-(:class:`Picture`). ``to_json`` and ``from_json`` write and read it back unchanged.
-"""
+"""What ``perfcompose analyze`` computes, as plain frozen values that every output renders: per
+metric the call tree (:class:`CallNode`, callers with the :class:`Composition` of their callees),
+the call paths ranked by the time they add up to the target (:class:`Ranked`) and the scaling of
+the first (:class:`Picture`); ``to_json`` and ``from_json`` round-trip it."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
@@ -78,14 +74,10 @@ class CallNode:
 
 @dataclass(frozen=True)
 class Ranked:
-    """A call path's share of the run at the largest measured point and at the target, and the
-    time it adds between the two (``added``, with its interval).
-
-    ``growth`` is the ratio of the shares; ``growth_by_parameter`` that ratio when only that
-    parameter moves to its target value; ``faster_than_root`` the parameters in which its
-    asymptotic order exceeds the run's; ``collapsed`` the callers above it that merely wrap it
-    (a single callee, the same numbers), folded into this entry.
-    """
+    """A call path's share of the run at the largest measured point and at the target, and the time
+    it adds between them (``added``, with its interval); ``growth``: the ratio of the shares (per
+    parameter moved alone: ``growth_by_parameter``); ``faster_than_root``: the parameters where its
+    order exceeds the run's; ``collapsed``: the callers folded into it (they merely wrap it)."""
 
     path: str
     share_measured: float

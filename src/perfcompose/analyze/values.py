@@ -1,13 +1,10 @@
 """Each call path's inclusive and exclusive values of a metric, measured or derived.
 
-A caller's inclusive value is its own (exclusive) value plus its callees' inclusive values. A
-CUBE4 profile holds both kinds (read with ``pycubexr``); Extra-P's text, JSON and saved formats
-hold one value per call path without saying which kind. There ``values="auto"`` decides from the
-data: where callers are at least the sum of their callees at nearly every point the values are
-inclusive, else exclusive. The other kind is derived point by point (repetition by repetition
-where the counts agree, else from the medians), and :attr:`MetricValues.note` says what was
-assumed, for the output to state.
-"""
+A caller's inclusive value is its own plus its callees' inclusive values. CUBE4 profiles hold
+both kinds; Extra-P's formats hold one without saying which: ``values="auto"`` calls them
+inclusive where callers are at least the sum of their callees at nearly every point. The other
+kind is derived point by point (by repetition where the counts agree, else from the medians), and
+:attr:`MetricValues.note` says what was assumed."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

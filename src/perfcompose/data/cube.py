@@ -1,13 +1,9 @@
-"""Score-P CUBE4 profiles (``extrap --cube``): a directory of experiment folders, one run each.
-
-Each folder holds one or more ``.cubex`` profiles and is named by its parameter values (see
-:mod:`perfcompose.data.cube_folders`); folders with the same values, and profiles in one folder,
-are repetitions. One metric is read (``time`` unless another is chosen), per call path, as
-exclusive values by default. The values of all locations (processes, threads) of a run are
-combined the way Extra-P does: ``weak`` scaling keeps each location's value as a repetition,
-``weak-threaded`` drops the locations that measured zero, ``strong`` sums them.
-The files are read with ``pycubexr`` (perfcompose's ``cube`` extra, :mod:`perfcompose.data.cubex`).
-"""
+"""Score-P CUBE4 profiles (``extrap --cube``): a directory of experiment folders, one run each,
+named by its parameter values (:mod:`perfcompose.data.cube_folders`); folders with the same values
+and profiles in one folder are repetitions. One metric is read per call path (exclusive by
+default) with ``pycubexr`` (the ``cube`` extra), and a run's locations combine as Extra-P's do:
+``weak`` keeps each as a repetition, ``weak-threaded`` drops those that measured zero, ``strong``
+sums them."""
 from __future__ import annotations
 
 from pathlib import Path

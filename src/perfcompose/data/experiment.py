@@ -53,14 +53,9 @@ def noise_tolerance(scale: float) -> float:
 
 @dataclass(frozen=True)
 class Point:
-    """One measured point: its coordinate (one value per parameter, in order) and repetitions.
-
-    ``summary``: where a file stores a point's statistics instead of its repetitions (Extra-P's
-    saved experiments without kept values, Extra-P 3 files), those statistics by name (``mean``,
-    ``median``, ``min``, ``max``, and ``std`` and ``repetitions`` where stored); ``values`` then
-    holds one of them, and :meth:`Series.aggregated` and :meth:`Series.for_aggregate` read the
-    stored statistic of each aggregate.
-    """
+    """One measured point: its coordinate (a value per parameter) and repetitions; ``summary``: the
+    statistics a file stores instead of repetitions (``mean``, ``median``, ``min``, ``max``, ``std``,
+    ``repetitions``), ``values`` then holding one of them, read by :meth:`Series.aggregated`."""
 
     coordinate: tuple[float, ...]
     values: tuple[float, ...]
@@ -98,14 +93,12 @@ class Point:
 
 class PointArrays(Sequence[Point]):
     """The points of a series held as two arrays, coordinates (points, parameters) and repetitions
-    (points, repetitions), as a large profile is read: no Python number per measurement until a
-    :class:`Point` is asked for (they are then built once). It compares, hashes and iterates as
-    the tuple of its points.
+    (points, repetitions), as a large profile is read: :class:`Point` objects are built once, when
+    first asked for; it compares, hashes and iterates as the tuple of its points.
 
     >>> pts = PointArrays(np.array([[4.0], [8.0]]), np.array([[1.0, 1.5], [2.0, 2.5]]))
     >>> pts[1], pts == (Point((4.0,), (1.0, 1.5)), Point((8.0,), (2.0, 2.5)))
-    (Point(coordinate=(8.0,), values=(2.0, 2.5)), True)
-    """
+    (Point(coordinate=(8.0,), values=(2.0, 2.5)), True)"""
 
     __slots__ = ("coordinates", "values", "_points", "valid_for")
 

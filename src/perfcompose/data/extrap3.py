@@ -1,14 +1,11 @@
 """Extra-P 3's binary experiment files (``extrap --extra-p-3``), read only.
 
-The file is a stream of objects after a two-byte byte-order mark (1 in the writer's order), the
-string ``EXTRAP_EXPERIMENT`` and a version string. Strings are a 32-bit length and UTF-8 bytes,
-ids and counts 64-bit integers, values doubles. Each object starts with its type's name:
+After a byte-order mark, ``EXTRAP_EXPERIMENT`` and a version, a stream of objects (strings a
+32-bit length and UTF-8, ids and counts 64-bit, values doubles), each led by its type's name:
 ``Parameter``, ``Metric``, ``Region``, ``Callpath``, ``Coordinate`` and ``ExperimentPoint`` hold
-the measurements; model generators, models and model comments are read past. A point stores
-statistics, not repetitions: it holds them as its summary, and its value is the mean (the median
-where no mean was stored); a fit models the stored statistic of its aggregate, as Extra-P does.
-A newer generator record adds point-selection strategies, and then every model an error value.
-"""
+the measurements, models and generators are read past (newer generators add point-selection
+strategies, and every model an error). A point holds its statistics as its summary and its mean
+(else median) as its value."""
 from __future__ import annotations
 
 import math

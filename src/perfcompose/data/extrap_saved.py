@@ -1,20 +1,14 @@
-"""Extra-P's saved experiments (``.extra-p``, written by its GUI and ``extrap --save-experiment``).
+"""Extra-P's saved experiments (``.extra-p``, from its GUI and ``extrap --save-experiment``).
 
 A zip archive holding ``experiment.json``: ``{"parameters": [...], "measurements": {callpath:
 {metric: [{"coordinate": [...], "median": m, "mean": a, "minimum": ..., "maximum": ..., "std": s,
-"repetitions": n, "values": [chunk, index] or null}, ...]}}, "modelers": [...]}``. Where the
-repetitions were kept (``extrap --keep-values``), ``values`` points into the archive: the
-``index``-th NumPy array of ``values/<chunk>.vals``, found at the offset that
-``values/<chunk>.indx`` lists. Otherwise the point holds the saved statistics (a
-:attr:`~perfcompose.data.experiment.Point.summary`), and its one value is its mean (its median
-where no mean was saved): a fit models the saved statistic of its aggregate, as Extra-P models
-such a file. Call-path names may end in Extra-P's tags (``\x03{"gpu": true}``, or the ``callpaths``
-map of newer files): the name is read without them and the tags kept with the series
-(:attr:`~perfcompose.data.experiment.Series.tags`). The model sets (``modelers``) are
-read by :func:`perfcompose.fit.extrap_models.saved_model_sets`. :func:`dumps` writes the same
-archive, every point with its repetitions kept, and model sets given by the caller; Extra-P 4.2
-opens it.
-"""
+"repetitions": n, "values": [chunk, index] or null}, ...]}}, "modelers": [...]}``. Kept
+repetitions are the ``index``-th NumPy array of ``values/<chunk>.vals`` (offsets in
+``values/<chunk>.indx``); otherwise the point holds the saved statistics as its summary and its
+mean (else median) as its value. Call-path names may end in Extra-P's tags (``\x03{"gpu": true}``,
+or the newer ``callpaths`` map), kept as :attr:`~perfcompose.data.experiment.Series.tags`.
+:func:`dumps` writes the same archive (repetitions kept, model sets given by the caller), which
+Extra-P 4.2 opens."""
 from __future__ import annotations
 
 import contextlib

@@ -1,17 +1,11 @@
-"""Call-tree profiles read through LLNL's Hatchet and Thicket (perfcompose's ``profiles`` extra):
-a folder of runs, one profile per configuration, or a Thicket already read in Python.
+"""Call-tree profiles read through LLNL's Hatchet and Thicket (the ``profiles`` extra): a folder of
+runs, one profile per configuration (:data:`READERS`), or a Thicket read in Python.
 
-Hatchet parses the files (:data:`READERS` lists the formats: Caliper ``.cali`` and JSON,
-HPCToolkit databases, TAU profiles, cProfile ``.pstats``, pyinstrument JSON); this module maps
-its frames to an :class:`~perfcompose.data.experiment.Experiment`: one series per metric and call
-path (``main->solve->MPI_Allreduce``, the names of a node's callers joined as Extra-P joins them),
-one point per run. A run's coordinate comes from its metadata (``p=mpi.world.size``: parameter
-``p`` is the run's ``mpi.world.size``) or from its file name (``n=file``: the number after ``n``
-in the name, or its only number: ``64_cores.cali`` is ``p=64``). Runs at the same coordinate are
-repetitions; the values of a run's ranks and threads combine as CUBE4's do (``scaling``, see
-:mod:`perfcompose.data.cube`). A node found twice on one call path (a region entered from two
-places that Hatchet keeps apart) counts once, with the values summed.
-"""
+One series per metric and call path (``main->solve->MPI_Allreduce``), one point per run. A run's
+coordinate comes from its metadata (``p=mpi.world.size``) or its file name (``n=file``: the
+number after ``n``, or the only number: ``64_cores.cali`` is ``p=64``). Runs at one coordinate
+are repetitions; ranks and threads combine as CUBE4's do (``scaling``, :mod:`perfcompose.data.cube`);
+a node found twice on one call path counts once, its values summed."""
 from __future__ import annotations
 
 import json

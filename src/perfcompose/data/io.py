@@ -134,16 +134,10 @@ def format_for_output(path: Path, fmt: str | None = None) -> str:
 
 def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None,
          scaling: Scaling = "weak", parameters: Mapping[str, str] | None = None) -> Experiment:
-    """Read an experiment file, or a directory of CUBE profiles or of runs Hatchet reads; the
-    format is detected unless given.
-
-    ``metric`` keeps only that metric's series; of CUBE profiles, where every metric is a separate
-    read, it names the one to read (``time`` by default), and ``scaling`` how the values of a
-    run's processes and threads combine (see :mod:`perfcompose.data.cube`). ``parameters`` says
-    where a folder of runs holds each parameter (see :mod:`perfcompose.data.hatchet_runs`).
-
-    >>> e = load("examples/qsort.json")  # doctest: +SKIP
-    """
+    """Read an experiment file, or a directory of CUBE profiles or of runs Hatchet reads (format
+    detected unless given); ``metric`` keeps that metric's series (of CUBE profiles: the one read,
+    ``time`` by default); ``scaling`` combines a run's locations (:mod:`perfcompose.data.cube`);
+    ``parameters`` locates each parameter in a folder of runs (:mod:`perfcompose.data.hatchet_runs`)."""
     path = Path(path)
     if fmt is not None and fmt not in FORMATS and fmt not in READ_ONLY and fmt not in BINARY:
         raise UnknownFormatError(f"unknown format {fmt!r}; choose one of "

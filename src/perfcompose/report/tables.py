@@ -47,12 +47,9 @@ class Column:
 
 
 class ResultTable:
-    """A table of results, filled once (``add_column``, ``add_row``) and then printed by Rich
-    (``console.print(t)``) or turned into the report's :class:`TableBlock` (:meth:`block`).
-
-    Units in the title and headers are printed (not read as markup), long cells wrap instead of
-    being cut, and columns added with ``optional=True`` are left out, with a note, when the
-    terminal is too narrow for all columns.
+    """A table of results, filled once (``add_column``, ``add_row``), printed by Rich or turned into
+    the report's :class:`TableBlock` (:meth:`block`); units in titles are not markup, long cells
+    wrap, and ``optional=True`` columns are left out, with a note, on a narrow terminal.
 
     >>> t = ResultTable(title="time [ms]"); t.add_column("x", justify="right"); t.add_row("1")
     >>> t.block().title, t.block().rows

@@ -165,13 +165,9 @@ def estimate(table: RuntimeTable, n: float, p: int, *, skeleton: Skeleton = Skel
              diagnostics: bool = True) -> Estimate:
     """Forecast T(n, p) = share + Ā(n, p); a measured T(n, p) is left out and compared.
 
-    ``strategy`` is how a part whose method is ``auto`` picks its method (:func:`choose`): the
-    known value nearest to the target, or the "real life" ``best-two`` / ``best-three`` trained
-    on the ``training`` known values nearest to it. ``train`` restricts the points learnt from
-    (e.g. ``Window.parse("n<=9689")``); the measured target, if any, is still compared.
-    Without ``diagnostics`` a part whose method the user chose skips the hold-out errors it would
-    only report (the value is the same), which is what evaluating the model at many points needs.
-    """
+    ``strategy``: how a part whose method is ``auto`` picks one (:func:`choose`); ``train``
+    restricts the points learnt from (``Window.parse("n<=9689")``); without ``diagnostics`` a part
+    whose method the user chose skips the hold-out errors it would only report."""
     for m in (method_t, method_a):
         if m not in CHOICES and m != "lm(poly)":
             raise InputError(f"unknown method {m!r}", hint=f"choose one of {', '.join(CHOICES)}")

@@ -1,14 +1,10 @@
 """How sure a skeleton forecast is: jackknife+ members from the runtime table's hold-out errors.
 
-A runtime table holds one time per (n, p) and no repetitions, so there is no noise to resample.
-Whole columns are left out in turn instead: every time at one n (the sequential one included),
-then every time at one p. The forecaster rebuilt on the rest forecasts the times left out, as it
-would forecast a size or a PE count never measured; each such forecast's error, on a log scale,
-is laid around the rebuilt forecaster's prediction (:class:`~perfcompose.ensemble.RebuiltEnsemble`).
-Leaving out a column at the edge of the table makes the rest extrapolate one step, so the
-members see how the methods extrapolate, not only how they interpolate; far beyond the measured
-range the interval still reflects errors one step out.
-"""
+A runtime table has no repetitions to resample, so whole columns are left out in turn (every time
+at one n, then at one p); the forecaster rebuilt on the rest forecasts them, and each error, on a
+log scale, is laid around the rebuilt forecaster's prediction
+(:class:`~perfcompose.ensemble.RebuiltEnsemble`). Columns at the table's edge make the members
+see extrapolation one step out."""
 from __future__ import annotations
 
 import math

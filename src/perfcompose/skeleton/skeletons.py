@@ -1,21 +1,14 @@
 """The skeletons of 001 section 2 and their time and work formulas.
 
-Every skeleton splits T(n, p) into distributed sequential work and the penalty per PE, Ā(n, p):
-the general law (*) T(n, p) = T(n)/p + Ā(n, p); parMap with T(n) = n·T(1); farm with
-T(n/p) + Ā(n, p); flat divide and conquer with branching r and depth d; iteration with k steps of
-s(n) = T(n)/k. :meth:`Skeleton.share` is the distributed work, so Ā = T(n, p) − share.
+Every skeleton splits T(n, p) into distributed sequential work (:meth:`Skeleton.share`) and the
+penalty per PE, Ā(n, p) = T(n, p) − share: the general law T(n)/p + Ā; parMap with
+T(n) = n·T(1); farm with T(n/p) + Ā; iteration with k steps of T(n)/k; flat divide and conquer
+(section 2.2) with branching r and depth d:
 
-Flat divide and conquer (section 2.2): the parent splits the input sequentially down to depth d,
-r^d processes solve the leaves of size n/r^d, and the parent merges, so
-
-    T(n)    = r^d·T(n/r^d) + O(n, n/r^d, 1)
     T(n, p) = Σ_{i<d} r^i·Ā(n/r^i, p) + r^d/p·T(n/r^d) + O(n, n/r^d, p),
 
-with T(n/r^d) the sequential time of a leaf (not T(n)/r^d: T need not be linear). The divide and
-merge work O runs in the parent, so O(n, k, p) = O(n, k, 1) = T(n) − r^d·T(n/r^d) (what the
-processes add by communicating is in the penalty). The per-level penalty sum is the paper's
-Ā(n, p) of the skeleton: what a measured T(n, p) leaves after the share is that sum, and
-:meth:`Skeleton.time` builds it from a per-level penalty model.
+T(n/r^d) the sequential time of a leaf and the divide and merge work O = T(n) − r^d·T(n/r^d), run
+in the parent; the per-level penalty sum is the skeleton's Ā, built by :meth:`Skeleton.time`.
 """
 from __future__ import annotations
 

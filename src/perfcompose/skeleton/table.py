@@ -1,12 +1,8 @@
-"""A table of measured runtimes T(n, p), and its CSV forms.
-
-Long form: columns ``n,p,time``, one row per measurement. Wide form, as the papers print it: a
-column ``n`` and one column per PE count (``1``, ``7``, ``8``, ...), empty where not measured.
-In both, ``p = seq`` (a column ``seq`` in the wide form) marks the sequential program's time T(n),
-the absolute reference point; without it, T(n, 1) is the (relative) reference. Lines starting
-with ``#`` are comments. Every time is kept with the text it was written in, so estimates can be
-bounded over the rounding of the printed digits.
-"""
+"""A table of measured runtimes T(n, p), and its CSV forms: long (``n,p,time``, a row per
+measurement) or wide, as the papers print it (a column ``n`` and one per PE count, empty where
+not measured). ``p = seq`` (a column ``seq``) marks the sequential time T(n), the absolute
+reference; without it T(n, 1) is the relative one. ``#`` starts a comment. Every time keeps the
+text it was written in, so estimates can be bounded over the rounding of the printed digits."""
 from __future__ import annotations
 
 import csv

@@ -1,10 +1,7 @@
 """Which measured points a forecast may learn from: a training window such as ``n<=100`` or
-``p<=196608``, as the case studies of 001 forecast "from n ≤ 9689" or from fewer PEs.
-
-A window is a conjunction of conditions ``VAR OP NUMBER`` (``VAR`` is ``n`` or ``p``; ``OP`` one
-of ``<= < >= > == !=``), separated by commas or ``and``. A condition on ``p`` concerns runs on
-PEs; the sequential program's time T(n) (``p = seq``) has no PE count and is kept by it, so
-``p<=196608`` keeps the reference times. A condition on ``n`` applies to every row.
+``p<=196608`` (001 forecasts "from n ≤ 9689"): conditions ``VAR OP NUMBER`` (``n`` or ``p``;
+``<= < >= > == !=``) joined by commas or ``and``. A condition on ``p`` keeps the sequential
+times (``p = seq``), which have no PE count.
 
 >>> w = Window.parse("n<=100, p!=7")
 >>> w.admits(100, 8), w.admits(120, 8), w.admits(50, 7)
