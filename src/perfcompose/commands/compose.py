@@ -160,7 +160,7 @@ def explore(options: ExploreCommand) -> None:
         unit_s = composer.unit
         table = Table(title=f"x = {size(xv)}, {options.threads} threads: stage times "
                       + ", ".join(f"{s} {sig(t)}" for s, t in zip(e.stages, e.stage_times))
-                      + f" [{unit_s}]; bottleneck: {e.stages[e.bottleneck]}", title_justify="left")
+                      + f" [{unit_s}]; bottleneck: {e.stages[e.bottleneck]}")
         for col, just in (("design", "left"), ("term", "left"), ("threads", "right"),
                           (f"time per element [{unit_s}]", "right"), ("vs best", "right")):
             table.add_column(col, justify=just, optional=col == "design")

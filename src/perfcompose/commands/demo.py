@@ -40,7 +40,7 @@ def demo(o: DemoCommand) -> None:
     x = 2.0 ** 18
     cores = oversubscription.machine_cores()
     t2 = Table(title="3. composed programs (000 Table 2) and predicted time per element at x = 2^18, the "
-                     f"operators assuming a core per thread (this machine has {cores})", title_justify="left")
+                     f"operators assuming a core per thread (this machine has {cores})")
     for col, just in (("program", "left"), ("modular model, parts measured here [ns]", "left"),
                       ("paper: modular", "left"), ("paper: monolithic", "left"),
                       ("predicted at 2^18 [ms] (90 % interval)", "right")):

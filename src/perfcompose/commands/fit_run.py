@@ -58,7 +58,7 @@ def _text(result: Any, segmented: bool) -> str:
 
 
 def _table(results: list[Any], title: str, segmented: bool) -> Table:
-    table = Table(title=title + (", two-piece where clearly better" if segmented else ""), title_justify="left")
+    table = Table(title=title + (", two-piece where clearly better" if segmented else ""))
     units = sorted({r.unit for r in results})
     mixed = len(units) > 1
     # one unit heads the model column; models of several units each say theirs; no unit, none

@@ -43,8 +43,7 @@ def _pct(v: float | None, spec: str = "+.3g") -> str:
 def print_table1_rest() -> list[Any]:
     """000 Table 1 rows 9-13 with the figure each gives when recomposed."""
     rows = table1_rest()
-    t = Table(title="Table 1 rows 9-13: the paper's models (GrPPi, Hadoop, transfer), recomposed \\[ns]",
-              title_justify="left")
+    t = Table(title="Table 1 rows 9-13: the paper's models (GrPPi, Hadoop, transfer), recomposed \\[ns]")
     for col, just in (("row", "right"), ("task", "left"), ("paper's model \\[ns]", "left"),
                       ("CV % / std %", "left"), ("enters", "left"), ("composed", "right"), ("paper", "right"),
                       ("err %", "right")):
@@ -80,7 +79,7 @@ def fig4(o: Fig4Command) -> None:
     grid = hadoop_grid()
     by = {(p.m, p.n): p for p in grid}
     t = Table(title="Figure 4: Hadoop, modular prediction \\[ms per job] (x = m·n inputs; row 13 as printed, "
-              "and at 1 Gb/s in brackets)", title_justify="left")
+              "and at 1 Gb/s in brackets)")
     t.add_column("m \\ n", justify="right")
     for n in FIG4_N:
         t.add_column(str(n), justify="right")
@@ -217,7 +216,7 @@ def lobachev(o: LobachevCommand) -> None:
     rows = reproduce()
     shown = []
     for case in CASES:
-        t = Table(title=_CASE_TITLES[case], title_justify="left", show_lines=False)
+        t = Table(title=_CASE_TITLES[case], show_lines=False)
         for col, just in (("quantity", "left"), ("method", "left"), ("paper", "right"), ("perfcompose", "right"),
                           ("range over input rounding", "right"), ("paper err %", "right"),
                           ("err %", "right"), ("", "center"), ("note", "left")):

@@ -161,7 +161,7 @@ def _holdout_tables(est: Estimate) -> list[Table]:
         if part.errors or part.discarded:
             t = Table(title=f"hold-out errors for {part.what}: the known point nearest to the target "
                             f"({part.what[0]} at {part.direction} = "
-                            f"{_nearest(part):g}) predicted from the others", title_justify="left")
+                            f"{_nearest(part):g}) predicted from the others")
             t.add_column("method")
             t.add_column("relative error %", justify="right")
             for name, e in sorted(part.errors.items(), key=lambda kv: abs(kv[1])):

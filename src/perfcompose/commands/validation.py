@@ -68,7 +68,7 @@ def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None)
     cores = os.cpu_count() or 1
     level = result.comparisons[0].level if result.comparisons else 0.9
     xmax = max(result.x)
-    table = Table(title=title, title_justify="left")
+    table = Table(title=title)
     cols = ["configuration", "monolithic \\[ns]", "modular \\[ns]", "lead coef. err %",
             "err % papers' ops (med / max)", "err % calibrated (med / max)",
             f"calibrated at x={xmax:g} \\[ns] ({100 * level:g} % interval)", f"measured at x={xmax:g} \\[ns]",
