@@ -7,7 +7,7 @@ import typer
 
 from perfcompose.commands.common import Table, console, progress, user_errors
 from perfcompose.limits import check_steps
-from perfcompose.loggp.calibrate.parameters import MIN_G_SIZE
+from perfcompose.loggp.calibrate.parameters import BANDWIDTH, MIN_G_SIZE
 from perfcompose.loggp.calibrate.parameters import calibrate as run_calibration
 
 #: the largest message size the probe sends (each size is one buffer on each rank)
@@ -42,17 +42,23 @@ def calibrate(out: Path = typer.Option(Path("loggp_params.json"), "--out", help=
               mpicc: str | None = typer.Option(None, "--mpicc", help="Measure with a C probe built by this MPI "
                                                 "compiler wrapper (the MPI the traced programs use, e.g. "
                                                 "mpicc.openmpi) instead of mpi4py."),
+              bandwidth: str = typer.Option("train", "--bandwidth", help="Measure G from the gap per byte of "
+                                            "message trains (train), or from the one-way time per byte of "
+                                            "ping-pongs (ping-pong: messages that wait on each other)."),
               ) -> None:
     """Two local ranks measure ping-pong round trips, message trains and a delayed train; each
     parameter is the median over repetitions. Calibrate on the MPI the program runs on: --mpicc
     names its compiler wrapper (its mpiexec is found beside it)."""
+    if bandwidth not in BANDWIDTH:
+        raise typer.BadParameter(f"{bandwidth!r}: give one of {', '.join(BANDWIDTH)}", param_hint="--bandwidth")
     count = len(_check_sizes(sizes)) or 8  # the probes' default: 8 sizes from 1 B to 1 MiB
     # each size's figures take about 2 ms per message of a train or round trip: 1e4 of the limits' steps
     check_steps(reps * count * (3.0 + train) * 1e4, f"{reps:,} repetitions of trains of {train:,} messages at "
                 f"{count} sizes (--reps, --train, --sizes)")
     with progress() as bar:
         task = bar.add_task("MPI probe on 2 ranks", total=reps)
-        cal = run_calibration(out, reps=reps, train=train, sizes=sizes, mpiexec=mpiexec, mpicc=mpicc, raw_out=raw,
+        cal = run_calibration(out, reps=reps, train=train, sizes=sizes, mpiexec=mpiexec, mpicc=mpicc,
+                              bandwidth=bandwidth, raw_out=raw,
                               progress=lambda k, n: bar.update(task, completed=k, total=n))
     via = "a C probe" if cal.raw_summary["probe"] == "C" else "mpi4py"
     table = Table(title=f"LogGP parameters of {cal.raw_summary['library']} via {via}, 2 local ranks, "
@@ -66,4 +72,5 @@ def calibrate(out: Path = typer.Option(Path("loggp_params.json"), "--out", help=
     console.print(table)
     for line in [*cal.raw_summary["table"], *cal.raw_summary["notes"]]:
         console.print(line, highlight=False)
-    console.print(f"bandwidth 1/G = {1 / cal.params.G / 1e3:.3g} GB/s; parameters written to {out}")
+    console.print(f"bandwidth 1/G = {1 / cal.params.G / 1e3:.3g} GB/s (G from the {cal.raw_summary['G_from']}s); "
+                  f"parameters written to {out}")

@@ -87,3 +87,17 @@ def test_overheads_above_the_one_way_time_keep_the_round_trip():
     assert cal.params.message_time(1) == pytest.approx(raw["reps"][0]["rtt"]["1"] / 2 * 1e6)
     assert "in 5 of 5 repetitions" in cal.raw_summary["notes"][0]
     assert derive_parameters(synthetic(L=0.4, o=0.5, g=1.2, G=0.0001)).raw_summary["notes"] == []
+
+
+def test_g_from_the_ping_pongs_is_the_one_way_time_per_byte():
+    # shared memory copies in and out in series for one message but overlaps them in a train:
+    # the round trips grow by 2 x 0.0002 us per byte, the trains' gaps by 0.0001
+    raw = synthetic(L=0.4, o=0.5, g=1.2, G=0.0001)
+    for rep in raw["reps"]:
+        rep["rtt"] = {str(s): 2 * (2 * 0.5 + 0.4 + (s - 1) * 0.0002) * 1e-6 for s in SIZES}
+    assert derive_parameters(raw).params.G == pytest.approx(0.0001, rel=1e-6)
+    cal = derive_parameters(raw, "ping-pong")
+    assert cal.params.G == pytest.approx(0.0002, rel=1e-6) and cal.raw_summary["G_from"] == "ping-pong"
+    assert (cal.params.L, cal.params.o, cal.params.g) == pytest.approx((0.4, 0.5, 1.2), rel=1e-6)
+    with pytest.raises(CalibrationError, match="bandwidth 'rtt'"):
+        derive_parameters(raw, "rtt")

@@ -6,7 +6,10 @@ spaced by a delay d, PRTT(N, d, 1). Per repetition (times then in microseconds):
 
 * gap(s) = (TN(s) - T1(s)) / (N - 1)                  (Netgauge: g + (s-1)G)
 * g = gap(1 byte)
-* G = the Theil-Sen slope of gap(s) over the sizes >= 4 KiB (the long-message regime)
+* G = the Theil-Sen slope of gap(s) over the sizes >= 4 KiB (the long-message regime); with
+  ``bandwidth="ping-pong"`` the slope of RTT(s)/2 there instead: the one-way time per byte,
+  o + (s-1)G + L + o, which on shared memory (a copy in and a copy out, in series for one
+  message, overlapped in a train) can be twice the train's
 * o = (PRTT(N, d, 1) - T1(1) - D) / (N - 1)          (Netgauge's overhead, (N - 1)(d + o) = PRTT - T1)
 
 where D is the time of the delayed train's loop without its sends: the N - 1 spins of d as the
@@ -45,11 +48,13 @@ import numpy as np
 from perfcompose.errors import PerfcomposeError
 from perfcompose.loggp.params import LogGP, write_params
 
-__all__ = ["CalibrationError", "Calibration", "derive_parameters", "find_mpiexec", "run_probe", "run_ranks",
-           "calibrate"]
+__all__ = ["BANDWIDTH", "CalibrationError", "Calibration", "derive_parameters", "find_mpiexec", "run_probe",
+           "run_ranks", "calibrate"]
 
 _NAMES = ("L", "o", "g", "G")
 MIN_G_SIZE = 4096
+#: where G is measured: the gap per byte of message trains, or the one-way time per byte of ping-pongs
+BANDWIDTH = ("train", "ping-pong")
 #: the largest 2o / (RTT/2) taken as an overhead that the receiver's polling hides (o := RTT/4);
 #: beyond it the figures contradict each other and calibration fails
 _MAX_OVERHEAD_SHARE = 3.0
@@ -82,13 +87,15 @@ def _theil_sen(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.median((y[j] - y[i]) / (x[j] - x[i])))
 
 
-def _rep_parameters(rep: Mapping[str, Any], sizes: list[int], train: int, delay: float) -> dict[str, float]:
+def _rep_parameters(rep: Mapping[str, Any], sizes: list[int], train: int, delay: float,
+                    bandwidth: str = "train") -> dict[str, float]:
     us = 1e6
     t1 = {int(k): v * us for k, v in rep["train1"].items()}
     tn = {int(k): v * us for k, v in rep["trainN"].items()}
     gap = {s: (tn[s] - t1[s]) / (train - 1) for s in sizes}
+    per_byte = gap if bandwidth == "train" else {s: rep["rtt"][str(s)] * us / 2 for s in sizes}
     big = [s for s in sizes if s >= MIN_G_SIZE]
-    G = _theil_sen(np.array(big, float), np.array([gap[s] for s in big])) if len(big) >= 2 else math.nan
+    G = _theil_sen(np.array(big, float), np.array([per_byte[s] for s in big])) if len(big) >= 2 else math.nan
     spins = rep.get("delayed_dry", (train - 1) * delay) * us
     o = (rep["delayed"] * us - t1[min(sizes)] - spins) / (train - 1)
     half = rep["rtt"][str(min(sizes))] * us / 2
@@ -116,8 +123,11 @@ def _raw_table(raw: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def derive_parameters(raw: Mapping[str, Any]) -> Calibration:
-    """LogGP parameters (microseconds) from the probe's raw figures; sanity-checked."""
+def derive_parameters(raw: Mapping[str, Any], bandwidth: str = "train") -> Calibration:
+    """LogGP parameters (microseconds) from the probe's raw figures, G from the trains' gaps or
+    (``bandwidth="ping-pong"``) from the round trips; sanity-checked."""
+    if bandwidth not in BANDWIDTH:
+        raise CalibrationError(f"bandwidth {bandwidth!r}: measure G from one of {', '.join(BANDWIDTH)}")
     sizes, train, delay = list(raw["sizes"]), int(raw["train"]), float(raw["delay"])
     reps = raw["reps"]
     if not reps or train < 2 or len(sizes) < 3:
@@ -125,7 +135,7 @@ def derive_parameters(raw: Mapping[str, Any]) -> Calibration:
                                f"({len(reps)} repetitions, train of {train}, {len(sizes)} sizes)")
     per_rep = {k: [] for k in _NAMES}  # type: dict[str, list[float]]
     for rep in reps:
-        for k, v in _rep_parameters(rep, sizes, train, delay).items():
+        for k, v in _rep_parameters(rep, sizes, train, delay, bandwidth).items():
             per_rep[k].append(v)
     med = {k: float(np.median(v)) for k, v in per_rep.items()}
     spread = {k: {"median": med[k], "q1": float(np.quantile(v, 0.25)), "q3": float(np.quantile(v, 0.75)),
@@ -151,7 +161,7 @@ def derive_parameters(raw: Mapping[str, Any]) -> Calibration:
              "(RTT/2 < 2o, the receiver's polling hides its part): o taken as RTT/4 and L as 0"] if capped else []
     summary = {"library": raw.get("library", ""), "probe": raw.get("probe", "mpi4py"), "sizes": sizes,
                "train": train, "delay_s": delay, "repetitions": len(reps), "table": _raw_table(raw).splitlines(),
-               "notes": notes}
+               "notes": notes, "G_from": bandwidth}
     return Calibration(LogGP(med["L"], med["o"], med["g"], med["G"], "us"), spread, per_rep, summary)
 
 
@@ -225,7 +235,7 @@ def run_probe(out: Path, *, reps: int = 15, sizes: str | None = None, train: int
 
 
 def calibrate(out: Path, *, reps: int = 15, train: int = 16, sizes: str | None = None, mpiexec: str | None = None,
-              mpicc: str | None = None, raw_out: Path | None = None,
+              mpicc: str | None = None, bandwidth: str = "train", raw_out: Path | None = None,
               progress: Callable[[int, int], None] | None = None) -> Calibration:
     """Measure, derive, check and write the parameter file ``out`` (microseconds). With ``mpicc``
     the probe is ``probe.c`` built by that compiler wrapper and run by its MPI's mpiexec (or
@@ -241,6 +251,6 @@ def calibrate(out: Path, *, reps: int = 15, train: int = 16, sizes: str | None =
                             progress=progress)
     if raw_out is not None:
         Path(raw_out).write_text(json.dumps(raw))
-    cal = derive_parameters(raw)
+    cal = derive_parameters(raw, bandwidth)
     write_params(out, cal.params, cal.record())
     return cal
