@@ -1,8 +1,5 @@
-"""Which points to hold out to test extrapolation, and how far a prediction is off on them.
-
-The held-out points are those at the largest measured value of any parameter: a model fitted to
-the rest has to extrapolate to them in every parameter direction, as it will to the target.
-"""
+"""Which points to hold out to test extrapolation (those at the largest value of any parameter, so
+a model fitted to the rest extrapolates in every direction), and how far a prediction is off."""
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -22,12 +22,9 @@ class Estimate:
 
 @dataclass(frozen=True)
 class Composition:
-    """A caller's inclusive model composed from its own (exclusive) model and its callees'.
-
-    ``difference`` is (composed - fitted) / fitted at the target; the held-out errors are the
-    mean relative errors (per cent) at the points left out of both fits; ``kept`` says which of
-    the two models the node keeps and ``reason`` why.
-    """
+    """A caller's inclusive model composed from its own and its callees': ``difference`` is
+    (composed - fitted) / fitted at the target, the held-out errors mean relative errors (per cent);
+    ``kept`` says which model the node keeps and ``reason`` why."""
 
     term: str
     model: str

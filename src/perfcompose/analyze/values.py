@@ -30,11 +30,8 @@ SLACK = 0.01
 
 @dataclass(frozen=True)
 class MetricValues:
-    """One metric of a profile: inclusive and exclusive series per call path, and the call tree.
-
-    ``exclusive`` holds the callers' own values (a callee without callees is its own inclusive
-    series); ``note`` says which kind was measured and how the other was obtained.
-    """
+    """One metric: inclusive and exclusive series per call path (``exclusive`` holds the callers' own)
+    and the call tree; ``note`` says which kind was measured and how the other was obtained."""
 
     metric: str
     unit: str

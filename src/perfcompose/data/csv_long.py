@@ -1,9 +1,5 @@
-"""CSV in long form: one row per repetition, a column per parameter and a ``value`` column.
-
-Optional columns ``region``, ``metric``, ``unit`` (and ``repetition``, ignored on reading) name
-the series; every other column is a parameter. Rows of the same series and coordinate are the
-repetitions of one point, in file order.
-"""
+"""CSV in long form: a row per repetition, a column per parameter, a ``value`` column, and optional
+``region``, ``metric``, ``unit`` (and ``repetition``, ignored) naming the series."""
 from __future__ import annotations
 
 import csv

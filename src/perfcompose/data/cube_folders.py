@@ -1,11 +1,7 @@
-"""Parameter values from the names of Score-P experiment folders, the way Extra-P reads them.
-
-A folder ``mm.x25y10z1.r2`` holds the profile of a run with x=25, y=10, z=1 (repetition 2): the
-text before the first ``.`` is a prefix, a trailing ``.r<k>`` numbers the repetition, and the rest
-alternates names and numbers. A comma may be the decimal mark (``x20,5`` is 20.5) and a ``.`` or
-``,`` after a number separates it from the next name. Parameters with one value in every folder
-are dropped: they do not vary, so nothing can be fitted in them.
-"""
+"""Parameter values from the names of Score-P experiment folders, as Extra-P reads them:
+``mm.x25y10z1.r2`` is x=25, y=10, z=1 (a prefix before the first ``.``, ``.r<k>`` the
+repetition, then names and numbers; a comma may be the decimal mark). Parameters with one value
+in every folder are dropped: nothing can be fitted in them."""
 from __future__ import annotations
 
 import re

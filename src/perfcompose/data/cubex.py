@@ -1,8 +1,5 @@
-"""One Score-P CUBE4 profile (``.cubex``) read with pycubexr, perfcompose's ``cube`` extra: a
-metric's values per call path and location, and the metrics that hold data.
-
-Imported only by :mod:`perfcompose.data.cube`, after it has checked that the extra is installed.
-"""
+"""One CUBE4 profile (``.cubex``) read with pycubexr (the ``cube`` extra, imported only by
+:mod:`perfcompose.data.cube` once it is known to be installed)."""
 from __future__ import annotations
 
 from collections.abc import Iterator

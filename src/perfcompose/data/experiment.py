@@ -1,13 +1,9 @@
-"""Measurements as perfcompose holds them: an :class:`Experiment` of series of repeated points.
+"""Measurements as perfcompose holds them: an :class:`Experiment` of named parameters and series (a
+metric in a region), each of points with a coordinate and repeated values.
 
-An experiment has named parameters and one or more series, each the measurements of one metric
-in one region (call path): points with a coordinate per parameter and the repeated values.
-
-Values below zero within floating-point noise of it (an exclusive time computed as the difference
-of two inclusive ones comes out as -2.8e-14) are read as 0: a value ``v < 0`` is noise where
-``|v| <= max(NOISE_ABSOLUTE, NOISE_RELATIVE * m)``, ``m`` the largest magnitude in its series. The
-experiment lists what it clipped (:attr:`Experiment.notes`); any other negative value is refused.
-"""
+A value below zero within floating-point noise (``|v| <= max(NOISE_ABSOLUTE, NOISE_RELATIVE * m)``,
+``m`` the series' largest magnitude: an exclusive time of -2.8e-14) is read as 0 and listed in
+:attr:`Experiment.notes`; any other negative value is refused."""
 from __future__ import annotations
 
 import math

@@ -1,10 +1,6 @@
-"""Extra-P's JSON input formats (``extrap --json``).
-
-The current format: ``{"parameters": [...], "measurements": {callpath: {metric: [{"point": [...],
-"values": [...]}, ...]}}}``. The legacy format (top-level ``"callpaths"``) lists parameters,
-callpaths, metrics and coordinates with ids and one measurement per entry; it is read, and
-written as the current format.
-"""
+"""Extra-P's JSON input formats (``extrap --json``): ``{"parameters": [...], "measurements":
+{callpath: {metric: [{"point": [...], "values": [...]}, ...]}}}``, and the legacy one (top-level
+``"callpaths"``, entries by id), which is read and written as the current one."""
 from __future__ import annotations
 
 import json

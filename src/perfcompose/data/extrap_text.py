@@ -1,9 +1,6 @@
-"""Extra-P's text input format (``extrap --text``): PARAMETER, POINTS, REGION, METRIC, DATA.
-
-All regions and metrics share one POINTS list; the k-th DATA line after a REGION or METRIC line
-holds the repetitions at the k-th point. Lines starting with ``#`` are comments. Extra-P itself
-cannot write this format; perfcompose can, so measurements taken here open in Extra-P unchanged.
-"""
+"""Extra-P's text input format (``extrap --text``): PARAMETER, POINTS, REGION, METRIC, DATA, ``#``
+comments; the k-th DATA line after a REGION or METRIC holds the repetitions at the k-th of the
+shared POINTS. Extra-P cannot write it; perfcompose can."""
 from __future__ import annotations
 
 import contextlib

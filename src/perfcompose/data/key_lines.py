@@ -1,7 +1,5 @@
-"""Line numbers of keys in a JSON text, for error messages (the json module keeps no positions).
-
-Each key is scanned once, on first use, so locating every point of a file stays linear in its size.
-"""
+"""Line numbers of keys in a JSON text, for error messages (json keeps no positions); each key is
+scanned once, so locating every point stays linear in the file size."""
 from __future__ import annotations
 
 import re

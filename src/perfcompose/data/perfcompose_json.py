@@ -1,9 +1,6 @@
-"""perfcompose's own experiment file: JSON with parameters, metric, unit and points.
-
-One series: ``{"parameters": [...], "metric": ..., "unit": ..., "points": [{"coordinate": {...},
-"values": [...]}, ...]}`` (optionally ``"region"``). Several series: the same keys per series in
-a ``"series"`` list, with ``"parameters"`` once at the top.
-"""
+"""perfcompose's own experiment file: JSON ``{"parameters": [...], "metric": ..., "unit": ...,
+"points": [{"coordinate": {...}, "values": [...]}, ...]}`` (optionally ``"region"``), or these
+keys per series in a ``"series"`` list."""
 from __future__ import annotations
 
 import json

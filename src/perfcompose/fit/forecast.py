@@ -1,15 +1,9 @@
 """Forecasting a runtime series beyond its measurements, as Lobachev and Loogen do (001 section 3).
 
-Five methods behind one interface, each a scikit-learn-style estimator (construct with options,
-``fit(x, y)``, then ``predict``): ``spline`` (R's ``spline()``: interpolating cubic spline with
-the Forsythe-Malcolm-Moler end conditions), ``loess`` (R's ``loess()``: local quadratic
-regression, span 0.75, through scikit-misc, which wraps the same netlib code R uses), ``lm-poly``
-(R's ``lm(y ~ poly(x, 3))``), ``lm`` (a straight line) and ``mean`` (the mean of two methods).
-:func:`choose` is the paper's automatic method choice: predict known values from the others,
-discard nonsense, take the best method if it is within epsilon, else the mean of the two nearest,
-else fail and ask for measurements. Every method is linear in ``y``, which
-:func:`rounding_interval` uses to bound an estimate over inputs known only to printed digits.
-"""
+Five scikit-learn-style methods: ``spline`` (R's ``spline()``, Forsythe-Malcolm-Moler ends),
+``loess`` (R's ``loess()`` through scikit-misc: span 0.75, quadratic), ``lm-poly`` (R's
+``lm(y ~ poly(x, 3))``), ``lm`` and ``mean`` (of two methods). :func:`choose` is the paper's
+automatic choice; every method is linear in ``y``, which :func:`rounding_interval` uses."""
 from __future__ import annotations
 
 import math
@@ -58,10 +52,7 @@ def _points(x: Values, y: Values, minimum: int, method: str) -> tuple[np.ndarray
 
 
 class Forecaster(Estimator):
-    """A forecasting method: ``fit(x, y)`` on known points, then ``predict(x)`` anywhere.
-
-    An :class:`~perfcompose.fit.base.Estimator`: ``clone()`` gives an unfitted copy with the
-    same options, and a refit forgets everything the previous fit learned."""
+    """A forecasting method (an :class:`~perfcompose.fit.base.Estimator`): ``fit(x, y)``, then ``predict(x)``."""
 
     #: the method's name as the paper writes it (``lm(poly)`` is ``lm-poly`` on a command line)
     name: str = ""
@@ -102,12 +93,9 @@ class Forecaster(Estimator):
 
 
 class Spline(Forecaster):
-    """R's ``spline(x, y, method = "fmm")``: cubic spline through every point.
-
-    The end conditions of Forsythe, Malcolm and Moler match the third derivative at each end to
-    that of the cubic through the four outermost points; outside the data the end cubics go on,
-    as in R. ``end="natural"`` gives R's natural spline, which continues linearly.
-    """
+    """R's ``spline(x, y, method = "fmm")``: cubic spline through every point, the end cubics (matching
+    the cubic through the four outermost points) continued outside; ``end="natural"``: R's natural
+    spline, linear outside."""
 
     name = "spline"
 
@@ -191,11 +179,8 @@ def _natural_coefficients(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.
 
 
 class Loess(Forecaster):
-    """R's ``loess(y ~ x)``: local polynomial regression (Cleveland), span 0.75, degree 2.
-
-    Computed exactly at every point (R's ``surface = "direct"``): R's default kd-tree
-    interpolation returns NA outside the data, where forecasts live.
-    """
+    """R's ``loess(y ~ x)`` (Cleveland), span 0.75, degree 2, computed exactly at every point (R's
+    ``surface = "direct"``: its kd-tree returns NA outside the data, where forecasts live)."""
 
     name = "loess"
 
@@ -358,12 +343,9 @@ def forecaster(name: str, *, degree: int | None = None, span: float | None = Non
 
 @dataclass(frozen=True)
 class Choice:
-    """The method chosen for a forecast at ``at``, with the evidence for the choice.
-
-    ``errors`` holds each method's signed relative error ``(predicted - known) / known`` on the
-    held-out known points (the mean absolute error when several were held out); ``discarded``
-    says why a method was not considered.
-    """
+    """The method chosen for a forecast at ``at`` and the evidence: ``errors``, each method's signed
+    relative hold-out error (of several held out, the mean absolute one); ``discarded``, why a method
+    was not considered."""
 
     at: float
     value: float
@@ -415,11 +397,9 @@ def _denominator(y: np.ndarray, known: float) -> float:
 def holdout_errors(methods: Sequence[Forecaster], x: Values, y: Values, at: float,
                    k: int = 1) -> tuple[dict[str, list[float]], dict[str, list[float]], dict[str, str],
                                         tuple[float, ...]]:
-    """Predict the ``k`` known points nearest to ``at`` from the others with every method.
-
-    Returns the signed relative errors and predictions per method, the methods discarded (too
-    few points, a failed fit, or a negative time: nonsense) with the reason, and the held-out x.
-    """
+    """Predict the ``k`` known points nearest to ``at`` from the others with every method: the signed
+    relative errors and predictions per method, the methods discarded (a failed fit, a negative
+    time) with the reason, and the held-out x."""
     xa, ya = _points(x, y, 2, "forecast")
     errors: dict[str, list[float]] = {m.label: [] for m in methods}
     preds: dict[str, list[float]] = {m.label: [] for m in methods}
@@ -456,13 +436,10 @@ def choose(x: Values, y: Values, at: float, *,
            strategy: Strategy | str = ForecastOptions.strategy, training: int = ForecastOptions.training) -> Choice:
     """Choose a method for the forecast at ``at`` and make it (001 section 3).
 
-    ``strategy="known"``: hold out the known value nearest to ``at``; discard methods predicting
-    a negative time; take the method of smallest relative error if below ``epsilon``, else the
-    mean of the two nearest methods if that is below ``epsilon``, else raise ForecastError.
-    The "real life" strategies train on the ``training`` known points nearest to ``at``:
-    ``"best-two"`` takes the mean of the two methods best in training; ``"best-three"`` keeps the three
-    best and, at ``at``, drops the forecast farthest from the other two and averages the rest.
-    """
+    ``"known"``: hold out the known value nearest to ``at``; take the method of smallest relative
+    error below ``epsilon``, else the mean of the two nearest below it, else raise ForecastError.
+    ``"best-two"`` / ``"best-three"`` train on the ``training`` nearest known points: the mean of
+    the two best, or of the three best less the forecast farthest from the other two."""
     if strategy == "three":  # the name it had before best-three
         strategy = "best-three"
     if strategy not in STRATEGIES:
@@ -526,11 +503,8 @@ def choose(x: Values, y: Values, at: float, *,
 
 def rounding_interval(method: Forecaster, x: Values, y: Values, at: float,
                       half_units: Values) -> tuple[float, float]:
-    """The range of the forecast at ``at`` when each ``y_i`` is only known to ``± half_units[i]``.
-
-    Every method here is linear in y (a spline, a local or global least-squares fit), so the
-    forecast is ``sum w_i y_i`` and its range is ``± sum |w_i| h_i`` around the estimate.
-    """
+    """The range of the forecast at ``at`` when each ``y_i`` is known to ``± half_units[i]``: every
+    method is linear in y, so the forecast is ``sum w_i y_i`` and its range ``± sum |w_i| h_i``."""
     xa = np.asarray(x, dtype=float)
     ya = np.asarray(y, dtype=float)
     h = np.asarray(half_units, dtype=float)

@@ -1,9 +1,6 @@
-"""Batched weighted least squares with leave-one-out cross-validation over many hypotheses.
-
-Every hypothesis is a design matrix over the same points; stacking them lets NumPy fit thousands
-at once. Columns are scaled to unit norm so that steep terms (x^3 on x up to 2^18) keep their
-digits, and the leave-one-out residuals come from the hat matrix without refitting.
-"""
+"""Batched weighted least squares with leave-one-out cross-validation over many hypotheses: their
+design matrices over the same points stacked, columns scaled to unit norm (steep terms keep
+their digits), leave-one-out residuals from the hat matrix."""
 from __future__ import annotations
 
 import functools
@@ -187,12 +184,9 @@ def fit_batch_chunked(cols: Sequence[np.ndarray], y: np.ndarray, weights: np.nda
 
 def gram_fits(cols: np.ndarray, index: np.ndarray, y: np.ndarray, weights: np.ndarray,
               scale: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Coefficients (H, 1 + r) and relative residual sums of squares (H,) of
-    ``y ~ c0 + sum_t c_t * cols[index[:, t]]`` for every row of ``index`` (H, r), the same
-    weighted least squares as :func:`fit_batch` but from the Gram matrix of all columns, solved
-    per hypothesis on r + 1 unknowns: its cost does not grow with the number of points. Squaring
-    the condition number costs digits, so this screens (which hypotheses to fit exactly), it
-    does not decide."""
+    """Coefficients (H, 1 + r) and relative RSS (H,) of ``y ~ c0 + sum_t c_t * cols[index[:, t]]`` per
+    row of ``index`` (H, r), from the Gram matrix of all columns (cost independent of the number of
+    points, but squaring the condition number costs digits: it screens, it does not decide)."""
     fit = weights > 0
     A = np.vstack([np.ones(int(fit.sum())), cols[:, fit]]) * weights[fit]
     norms = np.sqrt(np.einsum("cr,cr->c", A, A))
@@ -231,14 +225,9 @@ def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa:
                           pb: np.ndarray | None, scale: np.ndarray | None = None,
                           need_pairs: Callable[[BatchFit], bool] | None = None
                           ) -> tuple[BatchFit, BatchFit | None]:
-    """``c0 + c1*F[a]`` for every factor a and ``c0 + c1*F[a] + c2*F[b]`` for every pair (a, b).
-
-    The same weighted least squares as :func:`fit_batch`, but the constant is projected out of
-    each factor once and each factor is orthonormalised once, then shared by all pairs that
-    use it; only the last Gram-Schmidt step runs per pair. ``F`` is (factors, rows); without
-    pairs, or when ``need_pairs`` (given the one-term fits) says they cannot matter, only the
-    one-term fits are made.
-    """
+    """``c0 + c1*F[a]`` for every factor a and ``c0 + c1*F[a] + c2*F[b]`` for every pair (a, b), as
+    :func:`fit_batch` fits them, each factor orthonormalised once and shared by its pairs. ``F`` is
+    (factors, rows); the pairs are skipped where ``need_pairs`` (given the one-term fits) says so."""
     fit_rows = weights > 0
     far = ~fit_rows
     n = int(fit_rows.sum())
@@ -321,11 +310,8 @@ def split_batch(b: BatchFit, start: int, stop: int, k: int) -> BatchFit:
 
 def fit_one_term_lines(F: np.ndarray, Y: np.ndarray, W: np.ndarray, S: np.ndarray | None = None
                        ) -> tuple[BatchFit, BatchFit]:
-    """The constant and every ``c0 + c1*F[a]`` on L lines at once (same x, own values and weights).
-
-    ``F`` is (factors, rows), ``Y`` and ``W`` are (L, rows). Returns the constant fits (L, 1
-    coefficient) and the one-term fits flattened line-major to (L * factors, 2 coefficients).
-    """
+    """The constant and every ``c0 + c1*F[a]`` on L lines at once: ``F`` (factors, rows), ``Y`` and
+    ``W`` (L, rows); the constant fits (L, 1) and the one-term fits line-major (L * factors, 2)."""
     L, rows = Y.shape
     m = F.shape[0]
     n = int((W[0] > 0).sum())

@@ -1,10 +1,6 @@
-"""Fitting PMNF models ``c0 + sum c_k * prod x^i * log2(x)^j`` to measurements, as Extra-P does.
-
-One parameter: the constant, every one-term and every two-term hypothesis over the exponent sets
-are fitted at once (batched, column-scaled weighted least squares) and ranked by leave-one-out
-cross-validation. Several parameters: per-parameter candidate terms are found on the lines of
-the point set, then combined additively and multiplicatively and ranked the same way.
-"""
+"""Fitting PMNF models ``c0 + sum c_k * prod x^i * log2(x)^j`` to measurements, as Extra-P does: of
+one parameter every one- and two-term hypothesis at once; of several, per-parameter candidates
+found on the lines of the point set, combined additively and multiplicatively."""
 from __future__ import annotations
 
 import copy
@@ -87,8 +83,6 @@ class _Basis:
     def two_term(self) -> list[Hypothesis]:
         pa, pb = self.pairs
         return [(((0, self.factors[a]),), ((0, self.factors[b]),)) for a, b in zip(pa, pb)]
-
-
 
 
 class PMNFFitter(SeriesFitter):

@@ -84,10 +84,7 @@ class Pick:
 
 @dataclass(frozen=True)
 class FitResult:
-    """The hypothesis chosen for one series, its statistics and the runners-up.
-
-    ``model`` is the chosen hypothesis as a :class:`~perfcompose.model.Model`, built on first use.
-    """
+    """The hypothesis chosen for one series, its statistics and the runners-up (``model`` built on first use)."""
 
     chosen: Candidate
     params: tuple[str, ...]

@@ -1,10 +1,5 @@
-"""The scaling of a ranked call path, drawn as inline SVG: its measured medians, the kept model
-with its interval out to the target, and for a caller the composed model beside the fitted one.
-
-A page may hold thirty of these; each is a few lines of SVG written directly (log-log axes,
-polylines, a band, markers and a legend), a millisecond each, where a Matplotlib figure takes
-about a second.
-"""
+"""The scaling of a ranked call path as inline SVG (medians, the kept model with its interval, a
+caller's composed model), written directly: a millisecond each, where Matplotlib takes a second."""
 from __future__ import annotations
 
 import math

@@ -1,7 +1,5 @@
-"""The text output of ``perfcompose analyze``: per metric the call paths that add most time toward
-the target, and the callers whose composition disagrees with their fit; the call tree with each
-call path's value, interval, shares and model, and every caller's composition, for a small
-profile or on request (a large profile's would run to thousands of lines)."""
+"""The text output of ``perfcompose analyze``: per metric the ranking and the disagreeing callers,
+and for a small profile or on request the call tree and every composition."""
 from __future__ import annotations
 
 from typing import Any

@@ -1,12 +1,8 @@
-"""An analysis as a table of call paths, joined back to the call tree it came from.
-
-One row per metric and call path: the kept model, where it came from (fit, composed, constant),
-its fit quality, its value and interval at the target, its share of the program there, and its
-place in the ranking (1 = grows fastest; empty for the program itself). As a CSV file (``analyze
---table``), keyed by metric and call path; in Python as a pandas frame indexed by the nodes of a
-Hatchet GraphFrame or Thicket, one column per metric and field (``Avg time/rank_perfcompose-model``,
-named as Thicket names its own model columns), joined into the Thicket's statsframe.
-"""
+"""An analysis as a table of call paths: per metric and call path the kept model, its source, fit
+quality, value and interval at the target, share and rank. As CSV (``analyze --table``), or as a
+pandas frame indexed by the nodes of a Hatchet GraphFrame or Thicket, a column per metric and
+field (``Avg time/rank_perfcompose-model``, as Thicket names model columns), joined into its
+statsframe."""
 from __future__ import annotations
 
 import csv

@@ -1,8 +1,5 @@
-"""The report of a designed program: its term as a tree, each component with source and fit
-quality, the composed model, predictions over x (with intervals where the model has them), the
-bottleneck per x, and measured against predicted where there are measurements; and the plot of
-the program's and its components' models. Both read a
-:class:`perfcompose.prediction_result.Prediction` and compute nothing more than the models' values."""
+"""The report and plot of a designed program (term tree, components, composed model, predictions,
+bottleneck, measured against predicted), from a :class:`perfcompose.prediction_result.Prediction`."""
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -1,8 +1,4 @@
-"""What an HTML report holds: sections of trees, tables, figures and notes, as plain values.
-
-Builders (:mod:`perfcompose.report.design`, :mod:`perfcompose.report.study`, ...) fill these;
-:func:`perfcompose.report.html.render` turns them into one self-contained page.
-"""
+"""What an HTML report holds, as plain values: builders fill them, :func:`perfcompose.report.html.render` draws them."""
 from __future__ import annotations
 
 from collections.abc import Sequence

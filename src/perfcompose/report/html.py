@@ -1,8 +1,5 @@
-"""One self-contained HTML page from a :class:`~perfcompose.report.document.Report`.
-
-The page is rendered from a Jinja2 template with autoescaping; figures are matplotlib SVG
-(glyphs drawn as paths, so no font is needed); it loads nothing from anywhere.
-"""
+"""One self-contained HTML page from a :class:`~perfcompose.report.document.Report` (Jinja2,
+autoescaped; matplotlib SVG with glyphs as paths): it loads nothing from anywhere."""
 from __future__ import annotations
 
 import datetime as _dt

@@ -19,13 +19,9 @@ from perfcompose.report.numbers import sig
 def plot_fits(experiment: Experiment, models: Sequence[tuple[str, str, Model]], out: str | Path,
               extend: float = 4.0, saved: Mapping[str, Mapping[tuple[str, str], Model]] | None = None,
               aggregate: str = "median") -> Path:
-    """One panel per series: the ``aggregate`` (median by default) of each point with min-max
-    error bars and the model, extended ``extend``x.
-
-    With several parameters the first is on the x axis and one line is drawn per value of the
-    others (at most five). ``saved`` model sets (by name, per (region, metric): the models an
-    Extra-P saved experiment holds) are drawn dashed beside them, for comparison.
-    """
+    """One panel per series: the ``aggregate`` of each point with min-max bars and the model, extended
+    ``extend``x; of several parameters, a line per value of the others (at most five); ``saved``
+    model sets drawn dashed beside them."""
     return save(fits_figure(experiment, models, extend, saved, aggregate), out)
 
 
@@ -179,10 +175,7 @@ def plot_models(curves: Sequence[tuple[str, Model]], x_range: tuple[float, float
                 fixed: dict[str, float] | None = None, size: str = "x", title: str = "",
                 points: Sequence[tuple[str, Sequence[float] | np.ndarray, Sequence[float] | np.ndarray]] = (),
                 marks: Sequence[float] = ()) -> Path:
-    """Models against the size parameter on log-log axes; the first curve is drawn bold.
-
-    ``fixed`` gives values for the other parameters (named in the title); ``points`` adds
-    measured (label, x, y) sets; ``marks`` are sizes to mark on the first curve.
-    """
+    """Models against the size parameter on log-log axes, the first bold; ``fixed`` values the other
+    parameters, ``points`` adds measured (label, x, y) sets, ``marks`` sizes to mark."""
     fig = models_figure(curves, x_range, fixed=fixed, size=size, title=title, points=points, marks=marks)
     return save(fig, out, bbox_inches="tight")

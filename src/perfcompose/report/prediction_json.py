@@ -1,11 +1,6 @@
-"""``predict --json``: a prediction as a JSON-ready record.
-
-The record says what was predicted, not how to simulate it: the composed model as text, as an
-expression over the named components, and as a model record where every part of it has one (a
-LogGP program's or a skeleton table's record rides along with the function it defines), each
-component with its source, unit and record, and per point the time, interval, bottleneck and
-each component's time.
-"""
+"""``predict --json``: what was predicted, as a JSON-ready record: the composed model (text,
+expression over the components, record), each component, and per point the time, interval,
+bottleneck and each component's time."""
 from __future__ import annotations
 
 from typing import Any

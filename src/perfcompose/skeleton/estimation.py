@@ -1,10 +1,6 @@
-"""Forecasting T(n, p) from a runtime table by its two parts (001 sections 3-5).
-
-T(n) is forecast w.r.t. n from the reference times; the penalty Ā(n, p) = T(n, p) − share is
-computed at every measured point and forecast w.r.t. n (p fixed) or w.r.t. p (n fixed), each part
-with its own method; the skeleton's formula puts them back together. A measured target is left out
-of every fit, so the forecast of a known value is honest and its error is reported.
-"""
+"""Forecasting T(n, p) from a runtime table by its two parts (001 sections 3-5): T(n) w.r.t. n, and
+the penalty Ā(n, p) = T(n, p) − share w.r.t. n or p, each by its own method, joined by the
+skeleton's formula; a measured target is left out of every fit and its error reported."""
 from __future__ import annotations
 
 import math

@@ -50,13 +50,9 @@ class Skeleton(SkeletonShape):
 
     def share(self, T: Callable[[np.ndarray], np.ndarray], n: float | np.ndarray,
               p: float | np.ndarray) -> np.ndarray:
-        """The sequential work each PE does, from the sequential time ``T(n)``.
-
-        farm: T(n/p), one block of n/p elements; dc: r^d/p·T(n/r^d) + O(n, n/r^d, p), the leaves
-        shared out and the parent's divide and merge work O = T(n) − r^d·T(n/r^d), with T at
-        the leaf size measured or forecast (at the relative reference point T is T(n, 1), so O
-        also holds the one-PE overhead and Ā(n, 1) = 0 still); the others: T(n)/p.
-        """
+        """The sequential work each PE does, from ``T(n)``: farm T(n/p); dc r^d/p·T(n/r^d) +
+        O(n, n/r^d, p) (see the module; at the relative reference O also holds the one-PE overhead);
+        the others T(n)/p."""
         n, p = np.asarray(n, dtype=float), np.asarray(p, dtype=float)
         if self.kind == "farm":
             return np.asarray(T(n / p), dtype=float)
@@ -86,11 +82,8 @@ class Skeleton(SkeletonShape):
         return Model(expr, params=A.params, unit=A.unit, source=f"{self.name}: Σ r^i·Ā(n/r^i, p)")
 
     def time(self, T: Model, A: Model, O: Model | None = None) -> Model:
-        """T(n, p) as a model from models of T(n) (in n) and Ā(n, p) (in n and/or p).
-
-        dc: Ā is the penalty of one level of the parallel descent, summed over the levels
-        (:meth:`penalty_sum`); ``O`` (default :meth:`overhead`) is the divide and merge work.
-        """
+        """T(n, p) as a model from models of T(n) and Ā(n, p); dc sums Ā over the levels
+        (:meth:`penalty_sum`), ``O`` (default :meth:`overhead`) the divide and merge work."""
         n, p = symbol("n"), symbol("p")
         if self.kind == "dc":
             leaves = sp.Integer(self.r) ** self.d

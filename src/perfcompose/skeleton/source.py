@@ -1,10 +1,5 @@
-"""A skeleton forecast T(n, p) as a :class:`~perfcompose.model.Model`, so a composed design can use it.
-
-:class:`SkeletonSource` holds a runtime table, a skeleton and the forecast options; its model
-evaluates :func:`~perfcompose.skeleton.estimation.estimate` at every distinct (n, p) it is asked
-for, once, and caches the result. Its JSON record carries the table inline, so the model stands
-alone; ``perfcompose skeleton forecast --json`` writes the same record next to the forecast.
-"""
+"""A skeleton forecast T(n, p) as a :class:`~perfcompose.model.Model`, each distinct (n, p)
+estimated once; its JSON record (also ``skeleton forecast --json``'s) carries the table inline."""
 from __future__ import annotations
 
 import json
@@ -58,12 +53,8 @@ def _check_name(name: str) -> str:
 
 @dataclass(frozen=True, eq=False)
 class SkeletonSource:
-    """T(n, p) forecast from a runtime table by a skeleton, evaluated point by point and cached.
-
-    At every (n, p) the value is exactly ``estimate(table, n, p, skeleton=..., **options)``, which
-    is what ``perfcompose skeleton forecast TABLE --at n=..,p=..`` prints with the same options; a
-    measured point is left out of its own fit there, and so it is here.
-    """
+    """T(n, p) forecast from a runtime table by a skeleton: at every (n, p) exactly
+    ``estimate(table, n, p, skeleton=..., **options)``, as ``skeleton forecast`` prints it."""
 
     #: the measured runtimes the forecasts come from
     table: RuntimeTable
@@ -149,11 +140,8 @@ class SkeletonSource:
             raise ModelError(f"{self.name}(n, p): n = {n[bad_n].flat[0]:g} is not a positive input size")
 
     def model(self, name: str | None = None, *, interval: bool = False) -> Model:
-        """T(n, p) as a numeric Model over ``("n", "p")``; the same name gives the same Model.
-
-        With ``interval`` the model carries jackknife+ members (see
-        :mod:`perfcompose.skeleton.jackknife`), so that a prediction composed from it has a width.
-        """
+        """T(n, p) as a numeric Model over ``("n", "p")``, one per name; with ``interval`` it carries
+        jackknife+ members."""
         name = _check_name(name or self.name)
         if name not in self._models:
             self._models[name] = Model.numeric(name, self.evaluate, ("n", "p"), unit=self.unit,
@@ -183,11 +171,8 @@ class SkeletonSource:
                 "options": self.options.as_dict()}
 
     def forecast_record(self, est: Estimate) -> dict[str, Any]:
-        """The forecast at one point with this source's record, which recomputes it anywhere
-        (``skeleton forecast --json``; :meth:`from_record` reads it back).
-
-        ``skeleton`` is the record's object; its ``name`` is the text the forecast alone used to carry.
-        """
+        """The forecast at one point with this source's record (``skeleton forecast --json``;
+        :meth:`from_record` reads it)."""
         record = self.to_record()
         doc = {"format": record.pop("format"), "n": est.n, "p": est.p, "absolute": est.absolute,
                "forecast": est.value, "share": est.share, "measured": est.measured, "error": est.error,
@@ -198,10 +183,7 @@ class SkeletonSource:
 
     @classmethod
     def from_record(cls, record: Any, path: str | Path | None = None) -> SkeletonSource:
-        """Rebuild from :meth:`to_record` output (or a ``skeleton forecast --json`` file's content).
-
-        ``path`` names the file in errors; every missing or malformed key is an InputError naming it.
-        """
+        """Rebuild from :meth:`to_record` output; ``path`` names the file in errors (InputError per bad key)."""
         if not isinstance(record, Mapping):
             raise InputError("a skeleton model record must be a JSON object", path=path)
         fmt = _required(record, "format", path)

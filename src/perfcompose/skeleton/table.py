@@ -28,10 +28,7 @@ def half_unit(text: str) -> float:
 
 @dataclass(frozen=True)
 class RuntimeTable:
-    """Measured T(n, p) in seconds: ``times[(n, p)]``, with ``p = SEQ`` for the sequential T(n).
-
-    ``texts`` keeps each time as written (for :func:`half_unit`); ``source`` names the file.
-    """
+    """Measured T(n, p) in seconds (``p = SEQ``: the sequential T(n)), each with its ``texts`` as written."""
 
     times: Mapping[tuple[float, int], float]
     texts: Mapping[tuple[float, int], str]
@@ -146,10 +143,7 @@ def _parse_number(text: str, what: str, path: Path, line: int, source: str) -> f
 
 
 def read_table(path: str | Path, text: str | None = None, *, reference: bool = True) -> RuntimeTable:
-    """Read a runtime table in long (``n,p,time``) or wide (``n,seq,1,2,...``) CSV form.
-
-    ``reference=False`` accepts a table without T(n) or T(n, 1), for forecasting one series directly.
-    """
+    """A runtime table in long or wide CSV form; ``reference=False`` accepts one without T(n) or T(n, 1)."""
     path = Path(path)
     if text is None:
         try:
