@@ -21,8 +21,13 @@ def generate_cmd(program: Path = typer.Argument(..., help="Data-parallel Python 
                                              "model includes (a path relative to the model)."),
                  calibrate: bool = typer.Option(False, "--calibrate", help="Also calibrate the machine model "
                                                 "on this computer and write it where the model includes it.")) -> None:
-    g = generate(program, machine=machine)
     target = out or program.with_suffix(".pam")
+    if not machine.strip() or any(c == '"' or not c.isprintable() for c in machine) or \
+            (target.parent / machine).is_dir() or machine.endswith(("/", "\\")):
+        raise typer.BadParameter(f"{machine!r}: name the machine model's file (the model writes it in an include "
+                                 'between double quotes: no quote, newline or other control character), '
+                                 "e.g. machine.pam", param_hint="--machine")
+    g = generate(program, machine=machine)
     target.write_text(g.text)
     console.print(f"wrote {target} (parameters {', '.join(g.parameters)}; {g.annotations} annotation"
                   f"{'s' if g.annotations != 1 else ''} used)", highlight=False)
