@@ -10,18 +10,30 @@ libopenmpi-dev``; the tracer is built with ``mpicc.openmpi``):
 * ``lammps``: LAMMPS on its bundled Lennard-Jones melt (``examples/melt/in.melt``: 4,000 atoms),
   100 steps instead of its 250.
 
+The LogGP parameters are calibrated first, once, on the MPI the programs run on: ``loggp
+calibrate --mpicc mpicc.openmpi`` (``probe.c`` built with Open MPI's wrapper and run by its
+``mpiexec`` on 2 ranks; ``--reps`` repetitions, sizes 1 B to 1 MiB; G from the ping-pongs' one-way
+time per byte, as the model's 2o + L + (s - 1)G has it, or with ``--bandwidth train`` from the
+trains' gap per byte), written to ``--params-out``;
+``--params FILE`` uses a parameter file instead. Nothing is fitted to the programs' own times.
+Before the programs, a table sets the model's one-way ping-pong time, 2o + L + (s - 1)G, beside
+the probe's measured RTT(s)/2 and, when NetPIPE runs, NetPIPE's own untraced one-way time per size.
+
 Per program and rank count: the median wall time of ``--repeat`` untraced runs (launch
 included); one traced run (``perfcompose.loggp.trace.folder.trace_program``): its wall time, hence
 the tracing overhead, and the span measured from its traces (first MPI_Init end to last
-MPI_Finalize start); the schedule simulated with the parameters of ``--params`` (LogGOPSim's rules)
-and the ratio of simulated to measured span; the seconds from traces to prediction (reading,
-converting, writing the GOAL file, simulating) and, with ``--loggopsim DIR`` (a LogGOPSim build:
-``txt2bin`` and ``LogGOPSim``), LogGOPSim's seconds on the same GOAL file (``txt2bin`` and the
-simulation, the parameters rounded to whole ns as LogGOPSim takes them). More ranks than cores
-share them; the table says how many cores there are and the load average beside every row.
+MPI_Finalize start); the schedule simulated with the parameters (LogGOPSim's rules) and the ratio
+of simulated to measured span; the seconds from traces to prediction (reading, converting,
+writing the GOAL file, simulating) and, with ``--loggopsim DIR`` (a LogGOPSim build: ``txt2bin``
+and ``LogGOPSim``; /tmp/lgs/src/LogGOPSim when it holds them), LogGOPSim's seconds on the same GOAL file
+(``txt2bin`` and the simulation, the parameters rounded to whole ns as LogGOPSim takes them). More
+ranks than cores share them; the table says how many cores there are and the load average
+beside every row. Last, the median of |simulated - measured| / measured over the programs at
+2 ranks.
 
-    python benchmarks/mpi_traces.py [--programs hpcc,netpipe,lammps] [--ranks 2,4] [--repeat 3]
-        [--params examples/loggp/params_local.json] [--loggopsim DIR]
+    nice -n 19 python benchmarks/mpi_traces.py [--programs hpcc,netpipe,lammps] [--ranks 2,4]
+        [--repeat 3] [--reps 15] [--bandwidth ping-pong|train] [--params FILE | --params-out FILE]
+        [--loggopsim DIR]
 """
 from __future__ import annotations
 
@@ -30,17 +42,24 @@ import os
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from perfcompose.loggp.calibrate.parameters import BANDWIDTH, calibrate
 from perfcompose.loggp.params import LogGP, read_params
 from perfcompose.loggp.trace.check import check_schedule
 from perfcompose.loggp.trace.folder import schedule_folder, trace_program
 
 ROOT = Path(__file__).resolve().parent.parent
 MPIEXEC = ["mpiexec.openmpi", "--oversubscribe"]
+MPICC = "mpicc.openmpi"
+LOGGOPSIM = Path("/tmp/lgs/src/LogGOPSim")
+#: the sizes of NetPIPE's (bytes) shown in the ping-pong table
+NETPIPE_SIZES = frozenset({1, 64, 512, 1024, 2048, 3072, 4096, 8192, 16384, 32768, 65536})
 HPCC_INPUT = Path("/usr/share/doc/hpcc/examples/_hpccinf.txt")
 LAMMPS_MELT = Path("/usr/share/lammps/examples/melt/in.melt")
 
@@ -89,28 +108,90 @@ def _wall(cmd: list[str], folder: Path) -> float:
     return time.perf_counter() - t0
 
 
+@contextmanager
+def _output_to(path: Path) -> Iterator[None]:
+    """The traced program's own output (NetPIPE prints every size) written to ``path`` rather than
+    between this table's lines; its last lines are shown if the run fails."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    with path.open("w") as out:
+        os.dup2(out.fileno(), 1)
+        os.dup2(out.fileno(), 2)
+        try:
+            yield
+        except Exception:
+            os.dup2(saved[1], 2)
+            print(*path.read_text().splitlines()[-20:], sep="\n", file=sys.stderr)
+            raise
+        finally:
+            for fd, copy in enumerate(saved, 1):
+                os.dup2(copy, fd)
+                os.close(copy)
+
+
+def _parameters(args: argparse.Namespace) -> tuple[LogGP, dict[int, float]]:
+    """The parameters (from --params, or calibrated now on Open MPI) and the probe's one-way
+    ping-pong time per size (us; empty for a parameter file without raw figures)."""
+    if args.params is not None:
+        print(f"LogGP from {args.params}")
+        return read_params(args.params), {}
+    cal = calibrate(args.params_out, reps=args.reps, mpicc=MPICC, mpiexec=MPIEXEC[0], bandwidth=args.bandwidth)
+    print(f"LogGP calibrated by loggp calibrate --mpicc {MPICC} --bandwidth {args.bandwidth} ({args.reps} "
+          f"repetitions, C probe, 2 ranks) on {cal.raw_summary['library'].split(',')[0]}; written to "
+          f"{args.params_out}")
+    for note in cal.raw_summary["notes"]:
+        print(f"  {note}")
+    rows = (line.split() for line in cal.raw_summary["table"])  # bytes, RTT, ... (medians, us)
+    return cal.params, {int(r[0]): float(r[1]) / 2 for r in rows if r and r[0].isdigit()}
+
+
+def _netpipe_one_way(out: Path) -> dict[int, float]:
+    """NetPIPE's one-way time per size (us) from its output file (bytes, Mbps, seconds)."""
+    rows = (line.split() for line in out.read_text().splitlines())
+    return {int(r[0]): float(r[2]) * 1e6 for r in rows if len(r) >= 3}
+
+
+def _ping_pong_table(params: LogGP, probe: dict[int, float], netpipe: dict[int, float]) -> None:
+    us = params.to("us")
+    print("one-way ping-pong time [us]: the model's 2o + L + (s-1)G beside the measured")
+    print(f"{'bytes':>9} {'model':>8} {'probe':>8} {'ratio':>6} {'NetPIPE':>8} {'ratio':>6}")
+    for size in sorted({*probe, *(k for k in netpipe if k in NETPIPE_SIZES)}):
+        model = us.message_time(size)
+        cells = [f"{m:8.2f} {model / m:6.2f}" if (m := table.get(size)) else f"{'-':>8} {'-':>6}"
+                 for table in (probe, netpipe)]
+        print(f"{size:>9} {model:8.2f} {cells[0]} {cells[1]}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--programs", default="hpcc,netpipe,lammps")
     ap.add_argument("--ranks", default="2,4")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--params", type=Path, default=ROOT / "examples/loggp/params_local.json")
-    ap.add_argument("--loggopsim", type=Path, default=None, help="folder of txt2bin and LogGOPSim")
+    ap.add_argument("--reps", type=int, default=15, help="calibration repetitions")
+    ap.add_argument("--params", type=Path, default=None, help="parameter file instead of calibrating")
+    ap.add_argument("--bandwidth", choices=BANDWIDTH, default="ping-pong",
+                    help="calibrate G from the ping-pongs' one-way time per byte or the trains' gap per byte")
+    ap.add_argument("--params-out", type=Path, default=ROOT / "benchmarks/data/params_openmpi.json")
+    ap.add_argument("--loggopsim", type=Path, default=LOGGOPSIM if (LOGGOPSIM / "txt2bin").exists() else None,
+                    help="folder of txt2bin and LogGOPSim")
     args = ap.parse_args()
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    params = read_params(args.params)
     cores = os.cpu_count() or 1
-    print(f"{cores} cores; LogGP from {args.params.name}: L={params.L:.3g} o={params.o:.3g} g={params.g:.3g} "
+    params, probe = _parameters(args)
+    print(f"{cores} cores, load {os.getloadavg()[0]:.1f}; L={params.L:.3g} o={params.o:.3g} g={params.g:.3g} "
           f"{params.unit}, G={params.G:.3g} {params.unit}/B; LogGOPSim rules")
+    if "netpipe" not in args.programs.split(","):
+        _ping_pong_table(params, probe, {})
     head = (f"{'program':8} {'ranks':>9} {'untraced s':>10} {'traced s':>9} {'overhead':>8} {'measured s':>10} "
             f"{'simulated s':>11} {'ratio':>6} {'to prediction s':>15} {'LogGOPSim s':>11} {'operations':>11} "
             f"{'load':>5}")
-    print(head)
+    rows, errors = [], []
     for name in args.programs.split(","):
         make, exe, allowed = PROGRAMS[name]
         if shutil.which(exe) is None:
-            print(f"{name:8} not installed ({exe} not on PATH)")
+            rows.append(f"{name:8} not installed ({exe} not on PATH)")
             continue
         for n in (int(v) for v in args.ranks.split(",")):
             if allowed and n not in allowed:
@@ -119,10 +200,13 @@ def main() -> None:
                 folder = Path(tmp)
                 cmd = [*MPIEXEC, "-n", str(n), *make(folder, n)]
                 untraced = statistics.median(_wall(cmd, folder) for _ in range(args.repeat))
+                if name == "netpipe":
+                    _ping_pong_table(params, probe, _netpipe_one_way(folder / "np.out"))
                 cwd = os.getcwd()
                 os.chdir(folder)
                 try:
-                    run, _ = trace_program(cmd, folder / "trace", mpicc="mpicc.openmpi")
+                    with _output_to(folder / "program.out"):
+                        run, _ = trace_program(cmd, folder / "trace", mpicc=MPICC)
                 finally:
                     os.chdir(cwd)
                 t0 = time.perf_counter()
@@ -132,9 +216,15 @@ def main() -> None:
                 theirs = (f"{_loggopsim(args.loggopsim, folder / 'trace' / 'schedule.goal', params):11.2f}"
                           if args.loggopsim else f"{'-':>11}")
             ranks = f"{n}" + (f" on {cores}" if n > cores else "")
-            print(f"{name:8} {ranks:>9} {untraced:10.3f} {run.wall:9.3f} {run.wall / untraced - 1:8.1%} "
-                  f"{c.measured:10.3f} {c.simulated:11.3f} {c.ratio:6.3f} {to_prediction:15.2f} {theirs} "
-                  f"{traced.schedule.num_ops:11,} {os.getloadavg()[0]:5.1f}", flush=True)
+            if n == 2:
+                errors.append(abs(c.ratio - 1))
+            rows.append(f"{name:8} {ranks:>9} {untraced:10.3f} {run.wall:9.3f} {run.wall / untraced - 1:8.1%} "
+                        f"{c.measured:10.3f} {c.simulated:11.3f} {c.ratio:6.3f} {to_prediction:15.2f} {theirs} "
+                        f"{traced.schedule.num_ops:11,} {os.getloadavg()[0]:5.1f}")
+    print(head, *rows, sep="\n", flush=True)
+    if errors:
+        print(f"median |simulated - measured| / measured at 2 ranks over {len(errors)} programs: "
+              f"{statistics.median(errors):.1%}")
 
 
 if __name__ == "__main__":
