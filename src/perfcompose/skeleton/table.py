@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfcompose.data.experiment import Line
 from perfcompose.errors import DataFormatError
 
 #: the key of the sequential program's time T(n) (absolute reference point) in :attr:`RuntimeTable.times`
@@ -115,30 +116,27 @@ def _p_text(p: int) -> str:
     return "seq" if p == SEQ else str(p)
 
 
-def _parse_p(text: str, path: Path, line: int, source: str) -> int:
+def _parse_p(text: str, at: Line) -> int:
     t = text.strip().lower()
     if t in ("seq", "t(n)", "sequential"):
         return SEQ
     try:
         p = int(t)
     except ValueError:
-        raise DataFormatError(f"PE count {text!r} is not a whole number or 'seq'", path=path, line=line,
-                              source_line=source) from None
+        raise at.error(f"PE count {text!r} is not a whole number or 'seq'") from None
     if p < 1:
-        raise DataFormatError(f"PE count {p} must be at least 1 (or 'seq' for the sequential time)",
-                              path=path, line=line, source_line=source)
+        raise at.error(f"PE count {p} must be at least 1 (or 'seq' for the sequential time)")
     return p
 
 
-def _parse_number(text: str, what: str, path: Path, line: int, source: str) -> float:
+def _parse_number(text: str, what: str, at: Line) -> float:
     try:
         v = float(text)
     except ValueError:
-        raise DataFormatError(f"{what} {text!r} is not a number", path=path, line=line,
-                              source_line=source) from None
+        raise at.error(f"{what} {text!r} is not a number") from None
     if not math.isfinite(v) or v <= 0:
-        raise DataFormatError(f"{what} {text.strip()} must be a positive number", path=path, line=line,
-                              source_line=source, hint="runtimes are positive seconds; n is a positive size")
+        raise at.error(f"{what} {text.strip()} must be a positive number",
+                       hint="runtimes are positive seconds; n is a positive size")
     return v
 
 
@@ -155,35 +153,30 @@ def read_table(path: str | Path, text: str | None = None, *, reference: bool = T
         raise DataFormatError("empty table", path=path, hint="first line: n,p,time (or n,seq,1,2,... wide)")
     rows = list(csv.reader(io.StringIO("\n".join(ln for _, ln in lines))))
     header = [h.strip().lower() for h in rows[0]]
-    head_line, head_src = lines[0]
+    head = Line(path, *lines[0])
     if not header or header[0] != "n":
-        raise DataFormatError("the first column must be n", path=path, line=head_line, source_line=head_src,
-                              hint="long form: n,p,time; wide form: n,seq,1,2,4,... (one column per PE count)")
+        raise head.error("the first column must be n",
+                         hint="long form: n,p,time; wide form: n,seq,1,2,4,... (one column per PE count)")
     if len(set(header)) != len(header):
-        raise DataFormatError("a column name repeats", path=path, line=head_line, source_line=head_src)
+        raise head.error("a column name repeats")
     long_form = header == ["n", "p", "time"]
     if not long_form:
-        cols = [_parse_p(h, path, head_line, head_src) for h in header[1:]]
+        cols = [_parse_p(h, head) for h in header[1:]]
     entries: list[tuple[float, int, str]] = []
     seen: dict[tuple[float, int], int] = {}
     for (line, src), row in zip(lines[1:], rows[1:]):
+        at = Line(path, line, src)
         cells = [c.strip() for c in row]
         if len(cells) != len(header):
-            raise DataFormatError(f"{len(cells)} cells, the header has {len(header)}", path=path, line=line,
-                                  source_line=src)
-        n = _parse_number(cells[0], "n", path, line, src)
-        if long_form:
-            pairs = [(_parse_p(cells[1], path, line, src), cells[2])]
-        else:
-            pairs = [(p, c) for p, c in zip(cols, cells[1:]) if c]
+            raise at.error(f"{len(cells)} cells, the header has {len(header)}")
+        n = _parse_number(cells[0], "n", at)
+        pairs = [(_parse_p(cells[1], at), cells[2])] if long_form else [(p, c) for p, c in zip(cols, cells[1:]) if c]
         for p, cell in pairs:
-            _parse_number(cell, "time", path, line, src)
-            key = (n, p)
-            if key in seen:
-                raise DataFormatError(f"duplicate measurement for n = {n:g}, p = {_p_text(p)} "
-                                      f"(first on line {seen[key]})", path=path, line=line, source_line=src,
-                                      hint="one row per (n, p): average repetitions first")
-            seen[key] = line
+            _parse_number(cell, "time", at)
+            if (n, p) in seen:
+                raise at.error(f"duplicate measurement for n = {n:g}, p = {_p_text(p)} (first on line {seen[n, p]})",
+                               hint="one row per (n, p): average repetitions first")
+            seen[n, p] = line
             entries.append((n, p, cell))
     table = RuntimeTable({(n, p): float(t) for n, p, t in entries}, {(n, p): t for n, p, t in entries}, str(path))
     table.check(reference)
