@@ -33,8 +33,6 @@ from perfcompose.report.html import this_command, write
 
 @dataclass(frozen=True)
 class AnalyzeCommand:
-    """The options of ``perfcompose analyze``."""
-
     profile: Path = option(..., "Profile: an Extra-P text, JSON, JSON Lines or .extra-p file, a directory of CUBE4 "
                                 "experiment folders, or a folder of runs Hatchet reads (Caliper .cali or JSON, "
                                 "HPCToolkit databases, TAU, cProfile, pyinstrument), one per configuration.",

@@ -26,8 +26,6 @@ from perfcompose.variation import coefficient_of_variation
 
 @dataclass(frozen=True)
 class BenchCommand:
-    """The options of ``perfcompose bench``."""
-
     target: str | None = option(None, "Built-in task (nop, inc, qsort, map_small, ...) or module:function.",
                                 argument=True)
     cmd: str | None = option(None, "Shell command template, e.g. \"./solver --n {x}\".")

@@ -43,8 +43,6 @@ class Components:
 
 @dataclass(frozen=True)
 class ComposeCommand(Components):
-    """The options of ``perfcompose compose``."""
-
     term: str = option(..., "Program term, e.g. 'pipe(tpool_4(qsort), inc)'.", argument=True)
     pipe: PipeRule = option("pointwise", PIPE_HELP)
     json_out: Path | None = shared(json_option("the model"))
@@ -85,8 +83,6 @@ def compose(o: ComposeCommand) -> None:
 
 @dataclass(frozen=True)
 class LawsCommand(Components):
-    """The options of ``perfcompose compose laws``."""
-
     stages: list[str] = option(None, "Stages to check the laws with (component names or terms); default: every "
                                      "component.", argument=True)
     pipe: PipeRule = option(LAWS_PIPE, "Pipeline max: asymptotic (the papers' algebra, default here) or pointwise.")
@@ -133,8 +129,6 @@ def laws(o: LawsCommand) -> None:
 
 @dataclass(frozen=True)
 class ExploreCommand(Components):
-    """The options of ``perfcompose explore``."""
-
     term: str = option(..., "A pipeline term, e.g. 'pipe(qsort, inc, nop)'.", argument=True)
     threads: int = option(..., "Thread budget.", aliases=("-T",), minimum=1)
     x: list[str] = option(("65536",), "Input sizes to compare at (or LO:HI).")

@@ -19,8 +19,6 @@ from perfcompose.validate.paper import table1, table2
 
 @dataclass(frozen=True)
 class DemoCommand:
-    """The options of ``perfcompose demo``."""
-
     plot: Path = shared(plot_option(Path("demo.png")))
     quick: bool = option(True, "Quick measurement (default) or the paper's sizes.", flag="--quick/--full")
     html: Path = option(Path("demo.html"), "Where to write the HTML report.", callback=file_to_write)

@@ -23,8 +23,6 @@ from perfcompose.units import human
 
 @dataclass(frozen=True)
 class ShowCommand:
-    """The options of ``perfcompose experiments show``."""
-
     file: Path = option(..., "Experiment file (perfcompose JSON, CSV, Extra-P text, JSON, JSON Lines, Talpas, "
                              ".extra-p) or a directory of CUBE4 profiles.", argument=True)
     fmt: ExperimentFormat | None = shared(input_format_option("--format"))
@@ -54,8 +52,6 @@ def show(o: ShowCommand) -> None:
 
 @dataclass(frozen=True)
 class ConvertCommand:
-    """The options of ``perfcompose experiments convert``."""
-
     source: Path = option(..., "Experiment file to read.", argument=True)
     target: Path = option(..., "File to write; the extension picks the format.", argument=True)
     to: OutputFormat | None = option(None, "Output format (default: from the extension).")

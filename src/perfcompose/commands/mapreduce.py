@@ -53,8 +53,6 @@ def _pct(v: float) -> str:
 
 @dataclass(frozen=True)
 class MapReduceRunCommand(DaskCluster):
-    """The options of ``perfcompose mapreduce run``."""
-
     picture: Picture = option("large", "The picture to histogram.")
     strategy: MapReduceStrategy = option("shuffle", "How the job reduces.")
     m: int = option(1, "Workers (nodes).", flag="-m")
@@ -144,8 +142,6 @@ def _print_clusters(result: Any) -> None:
 
 @dataclass(frozen=True)
 class Table5Command(DaskCluster):
-    """The options of ``perfcompose paper table5``."""
-
     quick: bool = option(False, "x = 16 inputs, 5 rounds (about a minute per cluster on 2 cores).")
     json_out: Path | None = shared(records_json())
     picture: list[str] = option((), "Only these pictures.")
@@ -198,8 +194,6 @@ def paper_table5(o: Table5Command) -> None:
 
 @dataclass(frozen=True)
 class Table3Command:
-    """The options of ``perfcompose paper table3``."""
-
     quick: bool = option(False, "x = 8 and 16 inputs, 5 rounds.")
     json_out: Path | None = shared(json_option("one record per thread count"))
     restart: bool = shared_option("restart")

@@ -66,8 +66,6 @@ def print_table1_rest() -> list[Any]:
 
 @dataclass(frozen=True)
 class Fig4Command:
-    """The options of ``perfcompose paper fig4``."""
-
     plot: Path | None = shared(plot_option(Path("fig4.png")))
     no_plot: bool = shared_option("no_plot")
     json_out: Path | None = shared(records_json())
@@ -155,8 +153,6 @@ def calotoiu(json_out: Path | None = records_json()) -> None:
 
 @dataclass(frozen=True)
 class LatencyCommand:
-    """The options of ``perfcompose paper latency``."""
-
     quick: bool = option(False, "x = 4096 and 16384, 3 rounds (seconds).")
     json_out: Path | None = shared(json_option("one record per program and size"))
     config: list[str] = option((), "Only these programs (default: the reference programs that fit this machine's "
@@ -202,8 +198,6 @@ _CASE_TITLES = {
 
 @dataclass(frozen=True)
 class LobachevCommand:
-    """The options of ``perfcompose paper lobachev``."""
-
     json_out: Path | None = shared(records_json())
     html: Path | None = shared_option("html")
 

@@ -44,8 +44,6 @@ from perfcompose.validate.paper_relations import LAYERING_GROUPS, coefficient_sp
 
 @dataclass(frozen=True)
 class Table1Command:
-    """The options of ``perfcompose paper table1``."""
-
     quick: bool = option(False, "33 sizes x 33 repetitions in 11 interleaved rounds (seconds on 2 cores).")
     task: list[str] = option((), "Only these tasks.")
     rest_only: bool = option(False, "Only rows 9-13 (GrPPi, Hadoop, transfer): the paper's models recomposed, "

@@ -22,8 +22,6 @@ from perfcompose.report.prediction_text import print_prediction, print_predictio
 
 @dataclass(frozen=True)
 class PredictCommand:
-    """The options of ``perfcompose predict``."""
-
     design: Path = option(..., "Design file (TOML): program term and components.", argument=True)
     x: list[str] = option((), "Input sizes (or LO:HI); default: the design's.")
     param: list[str] = option((), "Values for symbolic parameters: n=4.", aliases=("-p",))

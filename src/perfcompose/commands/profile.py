@@ -18,8 +18,6 @@ from perfcompose.report.numbers import size
 
 @dataclass(frozen=True)
 class ProfileCommand:
-    """The options of ``perfcompose profile``."""
-
     command: list[str] = option(..., "The Python command after --, its parameters in braces: -- python script.py "
                                      "{n}", argument=True)
     param: list[str] = option((), "Grid: n=1000:100000 (powers of two between), n=1000:9000:2000 or "

@@ -14,8 +14,6 @@ from perfcompose.skeleton import read_table
 
 @dataclass(frozen=True)
 class QualityCommand:
-    """The options of ``perfcompose skeleton quality``."""
-
     table_file: Path = option(..., "Runtimes (see forecast).", argument=True, metavar="TABLE.csv")
     json_out: Path | None = shared(json_option("the rows"))
 

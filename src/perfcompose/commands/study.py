@@ -33,8 +33,6 @@ def run_composition_study(configurations: list[str], xs: tuple[float, ...], roun
 
 @dataclass(frozen=True)
 class ValidateCommand:
-    """The options of ``perfcompose validate``."""
-
     terms: list[str] = option(..., "Programs to run, e.g. 'pipe(inc, qsort)' 'tpool_2(qsort)'.", argument=True)
     x: list[str] = option(("1024:262144",), "Input sizes (LO:HI = powers of two, or a list).")
     rounds: int = option(5, "Interleaved rounds (repetitions).", flag="--reps", minimum=1, aliases=("--rounds",))

@@ -9,22 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import sympy as sp
 
 from perfcompose.bench.runner import BenchError, resolve_target
 from perfcompose.bench.tasks import TASKS
 from perfcompose.commands.common import Table, console, err_console, write_json
-from perfcompose.model import Model
 
 
 def _pct(v: float | None) -> str:
     return "-" if v is None else f"{100 * v:.1f}"
-
-
-def _short(model: Any, digits: int = 4) -> str:
-    """The model with its coefficients rounded to ``digits`` significant digits, for tables."""
-    floats = {f: sp.Float(float(f"{float(f):.{digits}g}")) for f in model.expr.atoms(sp.Float)}
-    return str(Model(model.expr.xreplace(floats)))
 
 
 def _say(text: str) -> None:
@@ -86,7 +78,7 @@ def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None)
                 + (" ?" if c.warning else ""))
         k = c.x.index(xmax)
         predicted = float(c.calibrated(x=xmax))
-        row = [name, _short(c.monolithic), _short(c.modular), _pct(c.lead_error),
+        row = [name, str(c.monolithic.rounded()), str(c.modular.rounded()), _pct(c.lead_error),
                f"{_pct(c.error_paper)} / {_pct(max(c.errors_paper))}",
                f"{_pct(c.error_calibrated)} / {_pct(max(c.errors_calibrated))}",
                "not trusted (?)" if c.warning else
@@ -119,7 +111,7 @@ def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None)
          f"per run, {result.workers}; errors are |predicted - measured| / measured per x")
     if result.part_x:
         _say(f"parts timed alone at {len(result.part_x)} sizes from {min(result.part_x):g} to "
-             f"{max(result.part_x):g}: " + ", ".join(f"{p} = {_short(m)} \\[{m.unit or 'no unit'}]"
+             f"{max(result.part_x):g}: " + ", ".join(f"{p} = {m.rounded()} \\[{m.unit or 'no unit'}]"
                                           for p, m in result.parts.items()))
     if any(c.workers > cores for c in result.comparisons):
         _warn(f"+ more workers than this machine's {cores} cores: the workers "
