@@ -203,8 +203,9 @@ def whatif(folder: Path = typer.Argument(..., help="Folder of a traced run (from
         raise InputError(f"--high {high:g} must be above --low {low:g}")
     params = _params(params_file, L, o, g, G, high)
     other = read_params(network) if network is not None else None
-    for k in ("L", "o", "g", "G") if other is not None else ():
-        check_range(k, getattr(other, k), other.unit or "us", 1.0, f"--network {network}: {k}")
+    if other is not None:
+        for k in ("L", "o", "g", "G"):
+            check_range(k, getattr(other, k), other.unit or "us", 1.0, f"--network {network}: {k}")
     shares = [s / 100 for s in (slowdown or [1.0, 5.0, 10.0])]
     if any(not 0 < s < 100 for s in shares):
         raise InputError("--slowdown takes a share in % above 0", hint="e.g. --slowdown 5")
