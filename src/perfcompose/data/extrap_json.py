@@ -13,6 +13,7 @@ import numpy as np
 from perfcompose.data import json_text
 from perfcompose.data.experiment import (
     Experiment,
+    Line,
     Point,
     PointArrays,
     Series,
@@ -26,9 +27,9 @@ from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number
 
 
-def _number(value: Any, what: str, path: Path, line: int | None) -> float:
+def _number(value: Any, what: str, at: Line) -> float:
     if not is_finite_number(value):
-        raise DataFormatError(f"{what}: {json.dumps(value)} is not a finite number", path=path, line=line)
+        raise at.error(f"{what}: {json.dumps(value)} is not a finite number")
     return float(value)
 
 
@@ -72,18 +73,16 @@ def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
                 has_point = isinstance(entry, dict) and "point" in entry
                 line = lines.line("point", index) if has_point else None
                 index += has_point
-                where = f"{callpath}/{metric}, point {k + 1}"
+                where, at = f"{callpath}/{metric}, point {k + 1}", Line(path, line)
                 if not isinstance(entry, dict) or "point" not in entry or "values" not in entry:
-                    raise DataFormatError(f"{where}: needs 'point' and 'values'", path=path, line=line)
+                    raise at.error(f"{where}: needs 'point' and 'values'")
                 coord = entry["point"] if isinstance(entry["point"], list) else [entry["point"]]
                 if len(coord) != len(params):
-                    raise DataFormatError(f"{where}: {len(coord)} coordinates for {len(params)} parameters",
-                                          path=path, line=line)
-                values = entry["values"]
-                if not isinstance(values, list):
-                    raise DataFormatError(f"{where}: 'values' must be a list", path=path, line=line)
-                points.append(Point(tuple(_number(c, f"{where}: coordinate", path, line) for c in coord),
-                                    tuple(_number(v, f"{where}: value", path, line) for v in values)))
+                    raise at.error(f"{where}: {len(coord)} coordinates for {len(params)} parameters")
+                if not isinstance(entry["values"], list):
+                    raise at.error(f"{where}: 'values' must be a list")
+                points.append(Point(tuple(_number(c, f"{where}: coordinate", at) for c in coord),
+                                    tuple(_number(v, f"{where}: value", at) for v in entry["values"])))
                 check_point(params, points[-1], seen, where, path, line)
                 point_lines.append(line)
             check_negatives(points, f"{callpath}/{metric}, point {{}}".format, path, point_lines)
@@ -134,13 +133,13 @@ def _read_legacy(path: Path, lines: KeyLines, doc: dict) -> Experiment:
         coords = []
         for c in by_id["coordinates"]:
             pairs = sorted(c["parameter_value_pairs"], key=lambda q: q["parameter_id"])
-            coords.append(tuple(_number(q["parameter_value"], "coordinate", path, None) for q in pairs))
+            coords.append(tuple(_number(q["parameter_value"], "coordinate", Line(path, None)) for q in pairs))
         groups: dict[tuple[int, int], dict[int, list[float]]] = {}
         for k, m in enumerate(doc["measurements"]):
             # Extra-P uses the ids as 1-based positions in the id-sorted lists
             key = (m["callpath_id"] - 1, m["metric_id"] - 1)
             groups.setdefault(key, {}).setdefault(m["coordinate_id"] - 1, []).append(
-                _number(m["value"], f"measurement {k + 1}", path, lines.line("coordinate_id", k)))
+                _number(m["value"], f"measurement {k + 1}", Line(path, lines.line("coordinate_id", k))))
         series = tuple(Series(metrics[mi], tuple(Point(coords[ci], tuple(v)) for ci, v in sorted(pts.items())),
                               callpaths[cp]) for (cp, mi), pts in groups.items())
     except (KeyError, TypeError, IndexError) as exc:

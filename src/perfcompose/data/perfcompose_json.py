@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from perfcompose.data.experiment import Experiment, Point, Series, check_negatives, check_point
+from perfcompose.data.experiment import Experiment, Line, Point, Series, check_negatives, check_point
 from perfcompose.data.key_lines import KeyLines
 from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number, is_number
@@ -16,11 +16,11 @@ from perfcompose.finite import is_finite_number, is_number
 FORMAT = "perfcompose-experiment/1"
 
 
-def _number(value: Any, what: str, path: Path, line: int | None) -> float:
+def _number(value: Any, what: str, at: Line) -> float:
     if not is_number(value):
-        raise DataFormatError(f"{what} must be a number, got {json.dumps(value)}", path=path, line=line)
+        raise at.error(f"{what} must be a number, got {json.dumps(value)}")
     if not is_finite_number(value):
-        raise DataFormatError(f"{what} is not finite", path=path, line=line)
+        raise at.error(f"{what} is not finite")
     return float(value)
 
 
@@ -62,23 +62,19 @@ def read(path: Path, text: str | None = None) -> Experiment:
             has_coord = isinstance(rp, dict) and "coordinate" in rp
             line = lines.line("coordinate", point_index) if has_coord else None
             point_index += has_coord
-            where = f"point {pk + 1}"
+            where, at = f"point {pk + 1}", Line(path, line)
             if not has_coord or "values" not in rp:
-                raise DataFormatError(f"{where}: needs 'coordinate' and 'values'", path=path, line=line)
-            coord = rp["coordinate"]
+                raise at.error(f"{where}: needs 'coordinate' and 'values'")
+            coord, values = rp["coordinate"], rp["values"]
             if not isinstance(coord, dict):
-                raise DataFormatError(f"{where}: 'coordinate' must map parameter names to values", path=path,
-                                      line=line)
+                raise at.error(f"{where}: 'coordinate' must map parameter names to values")
             if set(coord) != set(params):
-                raise DataFormatError(f"{where}: coordinate names {sorted(coord)} differ from the parameters "
-                                      f"{params}", path=path, line=line,
-                                      hint="every point needs a value for each parameter and no others")
-            values = rp["values"]
+                raise at.error(f"{where}: coordinate names {sorted(coord)} differ from the parameters {params}",
+                               hint="every point needs a value for each parameter and no others")
             if not isinstance(values, list):
-                raise DataFormatError(f"{where}: 'values' must be a list of repetitions", path=path, line=line)
-            points.append(Point(tuple(_number(coord[p], f"{where}: parameter {p}", path, line) for p in params),
-                                tuple(_number(v, f"{where}: value {k + 1}", path, line)
-                                      for k, v in enumerate(values))))
+                raise at.error(f"{where}: 'values' must be a list of repetitions")
+            points.append(Point(tuple(_number(coord[p], f"{where}: parameter {p}", at) for p in params),
+                                tuple(_number(v, f"{where}: value {k + 1}", at) for k, v in enumerate(values))))
             check_point(params, points[-1], seen, where, path, line)
             point_lines.append(line)
         check_negatives(points, "point {}".format, path, point_lines)
