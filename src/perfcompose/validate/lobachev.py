@@ -151,20 +151,23 @@ def lbm() -> list[LobachevRow]:
     n = t.ns[0]
     ps = [32768, 65536, 98304, 131072, 196608]
     target = 262144
-    times, half = _series_p(t, n, ps)
+    times, half = np.array([t.times[(n, q)] for q in ps]), np.array([t.half_unit(n, q) for q in ps])
     measured = t.times[(n, target)]
     rows: list[LobachevRow] = []
 
     def pen(v: np.ndarray) -> np.ndarray:  # T(n) = T(n, 32768) * 32768, the paper's convention
         return v - v[0] * ps[0] / np.array(ps, float)
 
+    def times_at(v: np.ndarray) -> float:  # T(n)/p + Ā(n, p) at the target, Ā by lm(poly, 3) w.r.t. p
+        return v[0] * ps[0] / target + _predict(LmPoly(3), ps, pen(v), target)
+
     paper_pen = ["0", "1.85", "1.39", "2.73", "2.57"]
     for i, q in enumerate(ps):
         c, lo, hi = _span(lambda v, i=i: float(pen(v)[i]), times, half)
         rows.append(LobachevRow("lbm", f"Ā(n, {q})", "computed", paper_pen[i], c, lo, hi))
-    c, lo, hi = _span(lambda v: times_at(v, target, pen) - v[0] * ps[0] / target, times, half)
+    c, lo, hi = _span(lambda v: times_at(v) - v[0] * ps[0] / target, times, half)
     rows.append(LobachevRow("lbm", "Ā(n, 262144)", "lm(poly, 3)", "3.16", c, lo, hi))
-    c, lo, hi = _span(lambda v: times_at(v, target, pen), times, half)
+    c, lo, hi = _span(times_at, times, half)
     rows.append(LobachevRow("lbm", "T(n, 262144)", "T(n)/p + lm(poly, 3)", "5.196", c, lo, hi, "-1.47",
                     (c - measured) / measured, measured=measured))
     best: LobachevRow | None = None
@@ -179,17 +182,6 @@ def lbm() -> list[LobachevRow]:
     rows.append(LobachevRow("lbm", "T(n, 262144) direct, all-best error", best.method, None, best.ours, best.low,
                     best.high, "-31", best.error, "the best of the direct forecasts", measured))
     return rows
-
-
-def _series_p(t: RuntimeTable, n: float, ps: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    return (np.array([t.times[(n, q)] for q in ps]), np.array([t.half_unit(n, q) for q in ps]))
-
-
-def times_at(v: np.ndarray, target: int, pen: Callable[[np.ndarray], np.ndarray]) -> float:
-    """LBM: T(n)/p + Ā(n, p) at ``target`` with Ā forecast by lm(poly, 3) w.r.t. p."""
-    ps = [32768, 65536, 98304, 131072, 196608]
-    a = _predict(LmPoly(3), ps, pen(v), target)
-    return v[0] * ps[0] / target + a
 
 
 def karatsuba_nonuniform() -> list[LobachevRow]:
@@ -279,7 +271,4 @@ def reproduce(cases: Sequence[str] = CASES) -> list[LobachevRow]:
     """Every case study's rows, in the paper's order."""
     funcs = {"rabin_miller": rabin_miller, "lbm": lbm, "karatsuba_nonuniform": karatsuba_nonuniform,
              "karatsuba_uniform": karatsuba_uniform, "gauss": gauss, "serial_fraction": serial_fractions}
-    rows: list[LobachevRow] = []
-    for c in cases:
-        rows += funcs[c]()
-    return rows
+    return [row for c in cases for row in funcs[c]()]
