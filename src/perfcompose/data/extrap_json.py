@@ -21,7 +21,6 @@ from perfcompose.data.experiment import (
     check_point,
     point_arrays,
 )
-from perfcompose.data.key_lines import KeyLines
 from perfcompose.data.perfcompose_json import plain
 from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number
@@ -42,7 +41,7 @@ def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
             raise DataFormatError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
     if not isinstance(doc, dict):
         raise DataFormatError("an Extra-P JSON file holds one object", path=path, line=1)
-    lines = KeyLines(text)
+    lines = json_text.KeyLines(text)
     if "callpaths" in doc:
         return _read_legacy(path, lines, doc)
     params = doc.get("parameters")
@@ -123,7 +122,7 @@ def _as_arrays(params: list[str], meas: dict, text: str) -> tuple[Series, ...] |
     return tuple(Series(metric, points, callpath) for (callpath, metric), points in zip(names, found))
 
 
-def _read_legacy(path: Path, lines: KeyLines, doc: dict) -> Experiment:
+def _read_legacy(path: Path, lines: json_text.KeyLines, doc: dict) -> Experiment:
     try:
         by_id = {key: sorted(doc[key], key=lambda e: e["id"])
                  for key in ("parameters", "callpaths", "metrics", "coordinates")}

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcompose.data.experiment import Experiment, Line, Point, Series, check_negatives, check_point
-from perfcompose.data.key_lines import KeyLines
+from perfcompose.data.json_text import KeyLines
 from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number, is_number
 
