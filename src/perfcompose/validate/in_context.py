@@ -3,9 +3,9 @@
 For the programs of a study this lists what to time besides the parts on fresh input: every
 part on the data it receives in a program (as one worker in the executor), every pair of worker
 chains that run at once side by side and each such chain alone in the same harness, and the pipe
-stages in their wake-up probe. The
-rounds of the study time them interleaved with the programs; :func:`measured` turns the rounds
-into :class:`~perfcompose.compose.interference.InContext` values, one per bootstrap member too.
+stages in their wake-up probe. The rounds of the study time them interleaved with the programs;
+:func:`measured` turns the rounds into :class:`~perfcompose.compose.interference.InContext`
+values, one per bootstrap member too.
 """
 from __future__ import annotations
 
@@ -194,9 +194,8 @@ def measured(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callab
 
     parts = {c for t in plan.programs.values() for c in t.components()}
     executor = {p: ns(p) for p in parts if has(p)}
-    slowdown = {}
-    for a, b in plan.pairs:
-        slowdown[(a, b)] = np.maximum(reduce(matrix(corun_name(a, b))) / reduce(matrix(corun_name(a, None))), 1.0)
+    slowdown = {(a, b): np.maximum(reduce(matrix(corun_name(a, b))) / reduce(matrix(corun_name(a, None))), 1.0)
+                for a, b in plan.pairs}
     feeding = {s: ns(str(feeding_probe(s))) for s in plan.feeding if has(str(feeding_probe(s)))}
     fed = {s: ns(str(fed_probe(s))) for s in plan.fed if has(str(fed_probe(s)))}
     floor = ns("pipe(touch, touch)") if has("pipe(touch, touch)") else None
