@@ -38,6 +38,7 @@ beside every row. Last, the median of |simulated - measured| / measured over the
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -132,18 +133,20 @@ def _output_to(path: Path) -> Iterator[None]:
 
 def _parameters(args: argparse.Namespace) -> tuple[LogGP, dict[int, float]]:
     """The parameters (from --params, or calibrated now on Open MPI) and the probe's one-way
-    ping-pong time per size (us; empty for a parameter file without raw figures)."""
+    ping-pong time per size (us, from the calibration's raw table; empty for a file without one)."""
     if args.params is not None:
         print(f"LogGP from {args.params}")
-        return read_params(args.params), {}
-    cal = calibrate(args.params_out, reps=args.reps, mpicc=MPICC, mpiexec=MPIEXEC[0], bandwidth=args.bandwidth)
-    print(f"LogGP calibrated by loggp calibrate --mpicc {MPICC} --bandwidth {args.bandwidth} ({args.reps} "
-          f"repetitions, C probe, 2 ranks) on {cal.raw_summary['library'].split(',')[0]}; written to "
-          f"{args.params_out}")
-    for note in cal.raw_summary["notes"]:
-        print(f"  {note}")
-    rows = (line.split() for line in cal.raw_summary["table"])  # bytes, RTT, ... (medians, us)
-    return cal.params, {int(r[0]): float(r[1]) / 2 for r in rows if r and r[0].isdigit()}
+        params, table = read_params(args.params), json.loads(args.params.read_text()).get("raw", {}).get("table", [])
+    else:
+        cal = calibrate(args.params_out, reps=args.reps, mpicc=MPICC, mpiexec=MPIEXEC[0], bandwidth=args.bandwidth)
+        print(f"LogGP calibrated by loggp calibrate --mpicc {MPICC} --bandwidth {args.bandwidth} ({args.reps} "
+              f"repetitions, C probe, 2 ranks) on {cal.raw_summary['library'].split(',')[0]}; written to "
+              f"{args.params_out}")
+        for note in cal.raw_summary["notes"]:
+            print(f"  {note}")
+        params, table = cal.params, cal.raw_summary["table"]
+    rows = (line.split() for line in table)  # bytes, RTT, ... (medians, us)
+    return params, {int(r[0]): float(r[1]) / 2 for r in rows if r and r[0].isdigit()}
 
 
 def _netpipe_one_way(out: Path) -> dict[int, float]:
@@ -153,6 +156,8 @@ def _netpipe_one_way(out: Path) -> dict[int, float]:
 
 
 def _ping_pong_table(params: LogGP, probe: dict[int, float], netpipe: dict[int, float]) -> None:
+    if not probe and not netpipe:
+        return
     us = params.to("us")
     print("one-way ping-pong time [us]: the model's 2o + L + (s-1)G beside the measured")
     print(f"{'bytes':>9} {'model':>8} {'probe':>8} {'ratio':>6} {'NetPIPE':>8} {'ratio':>6}")
