@@ -48,12 +48,8 @@ class DesignError(InputError):
 def _locate(raw: str, key: str, after: str | None = None) -> tuple[int | None, int | None, str | None]:
     """Line, column and text of the first ``key = ...`` (after a ``[after]`` header, if given)."""
     lines = raw.splitlines()
-    start = 0
-    if after is not None:
-        for i, ln in enumerate(lines):
-            if re.match(rf"\s*\[\s*{re.escape(after)}\s*\]", ln):
-                start = i
-                break
+    start = 0 if after is None else next(
+        (i for i, ln in enumerate(lines) if re.match(rf"\s*\[\s*{re.escape(after)}\s*\]", ln)), 0)
     pattern = re.compile(rf"^(\s*)({re.escape(key)})\s*=|[{{,]\s*({re.escape(key)})\s*=")
     for i in range(start, len(lines)):
         m = pattern.search(lines[i])
@@ -137,9 +133,7 @@ def load_design(path: Path | str) -> Design:
                      "components", hint='e.g. [components]\\nqsort = "1034.17*x*log2(x)"')
     if unit is not None and not isinstance(unit, str):
         raise _error(path, raw, "unit must be a string such as \"ns\"", "unit")
-    components: dict[str, Model] = {}
-    for name, spec in comps_doc.items():
-        components[name] = _component(path, raw, name, spec, unit)
+    components = {name: _component(path, raw, name, spec, unit) for name, spec in comps_doc.items()}
     line, col, text = _locate(raw, "program")
     quote = text.find(doc["program"][:1], (col or 1) + len("program")) if text else -1
     program = parse_term(doc["program"], components=components, source=str(path),
