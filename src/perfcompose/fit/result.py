@@ -2,7 +2,7 @@
 (:class:`Group`), the one a search picks (:class:`Pick`) and the result of a series (:class:`FitResult`)."""
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -103,7 +103,11 @@ class FitResult:
 
     @cached_property
     def model(self) -> Model:
-        return _shape_model(self.params, self.chosen, self.unit, self.source, self.stats)
+        from perfcompose.model import Model
+
+        terms = [(coef, {self.params[k]: f for k, f in shape}) for coef, shape in self.chosen.terms]
+        return Model.from_terms(self.chosen.constant, terms, params=self.params, unit=self.unit, source=self.source,
+                                stats=self.stats)
 
     def text(self, digits: int | None = None) -> str:
         """The chosen model in Extra-P's syntax, as ``model.to_extrap`` writes it, without
@@ -112,16 +116,6 @@ class FitResult:
         terms = [(coef, [(self.params[k], f[0], f[1]) for k, f in shape])
                  for coef, shape in c.terms]
         return extrap_text(c.constant, terms, self.params, digits)
-
-
-def _shape_model(params: Sequence[str], c: Candidate, unit: str, source: str,
-                 stats: Mapping[str, float]) -> Model:
-    from perfcompose.model import Model
-
-    terms = []
-    for coef, shape in c.terms:
-        terms.append((coef, {params[k]: f for k, f in shape}))
-    return Model.from_terms(c.constant, terms, params=params, unit=unit, source=source, stats=stats)
 
 
 def predict(candidate: Candidate, X: np.ndarray) -> np.ndarray:

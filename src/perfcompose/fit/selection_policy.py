@@ -7,7 +7,7 @@ window of plausible hypotheses, and the cap on the extrapolation of their consen
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from perfcompose.errors import FitError
 
@@ -59,13 +59,11 @@ class SelectionPolicy:
                   "overshoot_risk": (0.0, 1.0), "overshoot_factor": (0.0, None), "overshoot_noise": (0.0, None),
                   "overshoot_floor": (0.0, None), "multi_overshoot_risk": (0.0, 1.0),
                   "multi_overshoot_spread": (0.0, None)}
-        for f in fields(self):
-            if f.name not in ranges:
-                continue
-            value, (low, high) = getattr(self, f.name), ranges[f.name]
+        for name, (low, high) in ranges.items():
+            value = getattr(self, name)
             if not isinstance(value, (int, float)) or not low <= value or (high is not None and not value < high):
                 within = f"at least {low:g}" + ("" if high is None else f" and below {high:g}")
-                raise FitError(f"{f.name} {value!r}: a number {within}")
+                raise FitError(f"{name} {value!r}: a number {within}")
 
 
 #: the policy the fitter uses unless given another
