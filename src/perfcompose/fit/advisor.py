@@ -16,7 +16,7 @@ import numpy as np
 
 from perfcompose.data.experiment import Series
 from perfcompose.errors import FitError
-from perfcompose.fit.noise import aggregated
+from perfcompose.fit.noise import aggregated, packed
 from perfcompose.fit.pmnf import PMNFFitter
 from perfcompose.fit.result import Candidate, FitResult, predict
 from perfcompose.fit_options import FitOptions
@@ -73,7 +73,7 @@ def advise(X: Any, values: Any, params: Sequence[str], fitter: PMNFFitter | None
     X = np.asarray(X, dtype=float)
     X = X[:, None] if X.ndim == 1 else X
     result = fitter.fit_arrays(X, values, params)
-    y, sigma = aggregated(_as_values(values), fitter.aggregate)
+    y, sigma = aggregated(packed(values), fitter.aggregate)
     return suggest(result, X, y, sigma, top=top, count=count, extend=extend, enough=enough,
                    candidates=candidates)
 
@@ -175,12 +175,3 @@ def _text(params: Sequence[str], c: Candidate) -> str:
             factors += pmnf_factors(params[k], i, j)
         pieces.append(" * ".join(factors))
     return " + ".join(pieces)
-
-
-def _as_values(values: Any) -> Any:
-    if isinstance(values, np.ndarray):
-        return values
-    rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in values]
-    lengths = {len(r) for r in rows}
-    return np.stack(rows) if len(lengths) == 1 and lengths != {1} else (
-        np.array([r[0] for r in rows]) if lengths == {1} else rows)

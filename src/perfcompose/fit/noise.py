@@ -16,7 +16,7 @@ from perfcompose.errors import FitError
 from perfcompose.fit.result import Group
 from perfcompose.fit.selection_policy import SelectionPolicy
 
-__all__ = ["NOISE_FLOOR", "replicated", "aggregated", "aggregate_noise", "scatter_noise", "with_lack_of_fit"]
+__all__ = ["NOISE_FLOOR", "replicated", "packed", "aggregated", "aggregate_noise", "scatter_noise", "with_lack_of_fit"]
 
 #: the relative noise of exact data: rounding is not noise, and it keeps them on the chi-square path
 NOISE_FLOOR = 1e-9
@@ -28,6 +28,18 @@ def replicated(values: Any) -> bool:
     if isinstance(values, np.ndarray):
         return values.ndim == 2 and values.shape[1] >= 2
     return any(np.size(v) >= 2 for v in values)
+
+
+def packed(values: Any) -> Any:
+    """Repetitions as the fitter takes them: an array, (n,) or (n, r), where every point has as many
+    (an array as it is), else a list of 1-d arrays."""
+    if isinstance(values, np.ndarray):
+        return values
+    rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in values]
+    lengths = {len(r) for r in rows}
+    if lengths == {1}:
+        return np.array([r[0] for r in rows])
+    return np.stack(rows) if len(lengths) == 1 else rows
 
 
 def aggregated(values: Any, aggregate: str) -> tuple[np.ndarray, float]:

@@ -25,7 +25,7 @@ import sympy as sp
 
 from perfcompose.data.experiment import Series
 from perfcompose.errors import FitError
-from perfcompose.fit.noise import aggregated
+from perfcompose.fit.noise import aggregated, packed
 from perfcompose.fit.pmnf import PMNFFitter
 from perfcompose.fit.quality import fit_statistics, low_fit_warnings
 from perfcompose.fit.result import FitResult, predict
@@ -144,8 +144,8 @@ class SegmentedFitter(SeriesFitter):
             raise FitError(f"segmented models split along one parameter; this data has {len(params)} "
                            f"({', '.join(params)})")
         rows = _rows(values, len(X))
-        single = self._pieces.fit_arrays(X, _pack(rows), params)
-        y, sigma = aggregated(_pack(rows), self._pieces.aggregate)
+        single = self._pieces.fit_arrays(X, packed(rows), params)
+        y, sigma = aggregated(packed(rows), self._pieces.aggregate)
         single_ic = information_criterion(y, predict(single.chosen, X), sigma, 1 + single.chosen.n_terms)
         x = X[:, 0]
         distinct = np.unique(x)
@@ -154,8 +154,8 @@ class SegmentedFitter(SeriesFitter):
             lo, hi = distinct[k - 1], distinct[k]
             left_rows, right_rows = x <= lo, x >= hi
             try:
-                left = self._pieces.fit_arrays(X[left_rows], _pack([r for r, m in zip(rows, left_rows) if m]), params)
-                right = self._pieces.fit_arrays(X[right_rows], _pack([r for r, m in zip(rows, right_rows) if m]),
+                left = self._pieces.fit_arrays(X[left_rows], packed([r for r, m in zip(rows, left_rows) if m]), params)
+                right = self._pieces.fit_arrays(X[right_rows], packed([r for r, m in zip(rows, right_rows) if m]),
                                                params)
             except FitError:
                 continue
@@ -185,16 +185,6 @@ def _rows(values: Any, n: int) -> list[np.ndarray]:
         rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in values]
     if len(rows) != n:
         raise FitError(f"{len(rows)} values for {n} points")
-    return rows
-
-
-def _pack(rows: list[np.ndarray]) -> Any:
-    """Repetitions as the fitter takes them: an (n, r) array when all points have r of them."""
-    lengths = {len(r) for r in rows}
-    if lengths == {1}:
-        return np.array([r[0] for r in rows])
-    if len(lengths) == 1:
-        return np.stack(rows)
     return rows
 
 
