@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from perfcompose.data import AGGREGATES, Experiment, Point, Series
-from perfcompose.data.experiment import coordinate_from_mapping, describe
+from perfcompose.data.experiment import describe
 from perfcompose.errors import DataFormatError
 
 
@@ -170,6 +170,5 @@ def test_zero_values_are_allowed():
     assert Experiment.single(["x"], [((1,), (0.0,))]).series[0].points[0].values == (0.0,)
 
 
-def test_describe_and_coordinate_from_mapping():
+def test_describe():
     assert describe(("x", "n"), (1024.0, 2.5)) == "x=1024, n=2.5"
-    assert coordinate_from_mapping(("p", "n"), {"n": 10, "p": 4}) == (4.0, 10.0)

@@ -507,7 +507,3 @@ def describe(params: Sequence[str], coordinate: Sequence[float]) -> str:
 
 def _num(v: float) -> str:
     return str(int(v)) if float(v).is_integer() and abs(v) < 1e15 else repr(float(v))
-
-
-def coordinate_from_mapping(params: Sequence[str], mapping: Mapping[str, float]) -> tuple[float, ...]:
-    return tuple(float(mapping[p]) for p in params)
