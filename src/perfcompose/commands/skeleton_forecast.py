@@ -159,10 +159,8 @@ def _holdout_tables(est: Estimate) -> list[Table]:
     tables = []
     for part in (est.sequential, est.penalty):
         if part.errors or part.discarded:
-            t = Table(title=f"hold-out errors for {part.what}: the known point nearest to the target "
-                            f"({part.what[0]} at {part.direction} = "
-                            f"{_nearest(part):g}) predicted from the others")
-            t.add_column("method")
+            t = Table("method", title=f"hold-out errors for {part.what}: the known point nearest to the target "
+                      f"({part.what[0]} at {part.direction} = {_nearest(part):g}) predicted from the others")
             t.add_column("relative error %", justify="right")
             for name, e in sorted(part.errors.items(), key=lambda kv: abs(kv[1])):
                 t.add_row(name, f"{100 * e:+.3g}")
@@ -186,5 +184,4 @@ def _forecast_html(html: Path, title: str, table: Any, est: Estimate, shown: lis
 
 
 def _nearest(part: Any) -> float:
-    x = sorted(part.x, key=lambda v: abs(v - part.at))
-    return x[0] if x else math.nan
+    return min(part.x, key=lambda v: abs(v - part.at), default=math.nan)
