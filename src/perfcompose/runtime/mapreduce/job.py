@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from distributed import get_task_stream
 
-from perfcompose.bench.tasks import reduce_p, reduce_v
+from perfcompose.bench.tasks import KEYS, reduce_p, reduce_v
 from perfcompose.runtime.mapreduce import ops
 from perfcompose.runtime.mapreduce.engine import Engine, EngineError
 from perfcompose.runtime.mapreduce.records import PhaseTimes, activities, phase_times, recomputed
@@ -41,7 +41,7 @@ class JobResult:
 
 
 def run_job(engine: Engine, inputs: Sequence[Any], map: Callable[[Any], Any], reduce: Callable[..., Any],
-            strategy: str = "pairwise", keys: int = 768) -> JobResult:
+            strategy: str = "pairwise", keys: int = KEYS) -> JobResult:
     """Run ``mapreduce(map, reduce)`` over ``inputs`` on the engine's workers."""
     check_strategy(strategy)
     info = engine.refresh()
@@ -70,7 +70,7 @@ def run_job(engine: Engine, inputs: Sequence[Any], map: Callable[[Any], Any], re
 
 
 def run_mapreduce(inputs: Sequence[Any], map: Callable[[Any], Any], reduce: Callable[..., Any], *,
-              strategy: str = "pairwise", keys: int = 768, engine: Engine | None = None, m: int = 1, n: int = 1,
+              strategy: str = "pairwise", keys: int = KEYS, engine: Engine | None = None, m: int = 1, n: int = 1,
               scheduler: str | None = None) -> JobResult:
     """``mapreduce(map, reduce)`` over ``inputs`` on Dask: on ``engine``, or on a cluster started
     for this job (m workers x n threads on this machine, or the cluster at ``scheduler``).
@@ -94,7 +94,7 @@ def reducer(strategy: str) -> Callable[..., Any]:
 def histogram_job(engine: Engine, picture: str, strategy: str, inputs: int, repeat: int = 1) -> JobResult:
     """The pixel-channel histogram of ``inputs`` copies of a picture, each map repeated ``repeat`` times."""
     pics = [ops.Picture(picture, repeat)] * inputs
-    return run_job(engine, pics, ops.picture_histogram, reducer(strategy), strategy, keys=768)
+    return run_job(engine, pics, ops.picture_histogram, reducer(strategy), strategy, keys=KEYS)
 
 
 def serial_histogram(picture: str, inputs: int) -> np.ndarray:
