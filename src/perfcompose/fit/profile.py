@@ -46,13 +46,6 @@ MIN_TASK = 64
 AUTO_PROCESSES = 2048
 
 
-def _progress_callback(progress: Any) -> Progress | None:
-    """A ``(label, done, total)`` callback from a callable or from a rich ``Progress`` (one task)."""
-    if progress is None or not hasattr(progress, "add_task"):
-        return progress
-    return one_bar(progress)
-
-
 def fit_chunk(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[Series], source: str = "",
               step: Callable[[Series], None] | None = None, alternatives: bool = True) -> list[FitResult]:
     """``fitter.fit_series(parameters, s, source)`` for every series ``s``, the series measured at
@@ -177,11 +170,6 @@ def _pick_one(fitter: PMNFFitter, parameters: tuple[str, ...], series: Series, X
         raise FitError(f"{series.label}: {exc}") from None
 
 
-def _chunks(series: Sequence[Series], size: int) -> Iterator[list[Series]]:
-    for a in range(0, len(series), size):
-        yield list(series[a:a + size])
-
-
 def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, scheduler: Any = None,
                 progress: Any = None, workers: int | None = None, alternatives: bool = True) -> list[FitResult]:
     """One :class:`FitResult` per series of ``experiment``, in order, as ``fitter.fit_series`` gives each.
@@ -193,7 +181,7 @@ def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, sch
     ``alternatives`` the results list no runners-up."""
     fitter = PMNFFitter() if fitter is None else fitter
     fitter._validate()
-    step = _progress_callback(progress)
+    step: Progress | None = one_bar(progress) if hasattr(progress, "add_task") else progress   # a rich Progress
     # points that hold stored statistics (Extra-P's saved experiments) give the one of the aggregate
     series = experiment.for_aggregate(fitter.aggregate).series
     total = len(series)
@@ -297,7 +285,7 @@ def _on_dask(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[Serie
         remote = client.scatter(fitter, broadcast=True)
         # two chunks per worker in flight: the next is there when one ends, and the series
         # waiting on the workers stay few (each chunk's series travel with its task)
-        pending = iter(zip(range(0, len(series), size), _chunks(series, size)))
+        pending = iter((a, list(series[a:a + size])) for a in range(0, len(series), size))
         starts: dict[Any, int] = {}
 
         def submit() -> Any:
