@@ -359,21 +359,13 @@ class Choice:
     discarded: Mapping[str, str] = field(default_factory=dict)
 
 
-def _holdout_order(x: np.ndarray, at: float) -> np.ndarray:
-    """Indices of known points, nearest to the forecast first, in the forecast's direction."""
-    if at > x.max():
-        return np.argsort(-x, kind="stable")
-    if at < x.min():
-        return np.argsort(x, kind="stable")
-    return np.argsort(np.abs(x - at), kind="stable")
-
-
 def _training_sets(x: np.ndarray, at: float, k: int) -> list[tuple[np.ndarray, int]]:
     """(fit mask, held-out index) pairs: each of the k known points nearest to ``at`` is predicted
     from the points farther from ``at`` than it (a rolling origin), or from all others when ``at``
     lies inside the data."""
-    order = _holdout_order(x, at)
     inside = x.min() <= at <= x.max()
+    # nearest to the forecast first, in the forecast's direction
+    order = np.argsort(np.abs(x - at) if inside else -x if at > x.max() else x, kind="stable")
     sets = []
     for rank, idx in enumerate(order[:k]):
         mask = np.ones(x.size, bool)

@@ -306,8 +306,9 @@ class PMNFFitter(SeriesFitter):
             notes = (f"the points lie on a diagonal: {', '.join(others)} change(s) with {params[lead]}, so "
                      f"the model is in {params[lead]} alone and their own effect is not separated; measure "
                      f"a line along {others[0]} with {params[lead]} fixed",)
-            return _moved(self._single_groups(X[:, lead], y, sigma, far[lead], self.max_terms, scattered),
-                          lead), False, notes
+            groups = self._single_groups(X[:, lead], y, sigma, far[lead], self.max_terms, scattered)
+            return [dataclasses.replace(g, hyps=[tuple(tuple((lead, f) for _, f in shape) for shape in h)
+                                                 for h in g.hyps]) for g in groups], False, notes
         missing = [p for p, ok in zip(params, lined) if not ok]
         if missing:
             notes = (f"no line of at least 3 points along {', '.join(missing)} with the others fixed "
@@ -490,12 +491,6 @@ class PMNFFitter(SeriesFitter):
                  "points": stats["points"]}
         warnings = pick.notes + low_fit_warnings(shown, constant=chosen.n_terms == 0, noise=pick.measured)
         return FitResult(chosen, tuple(params), shown, alternatives=tuple(ranked[:self.keep]), warnings=warnings)
-
-
-def _moved(groups: list[Group], k: int) -> list[Group]:
-    """Groups fitted in one parameter with their hypotheses moved to parameter ``k``."""
-    return [dataclasses.replace(g, hyps=[tuple(tuple((k, f) for _, f in shape) for shape in h) for h in g.hyps])
-            for g in groups]
 
 
 def fit(experiment: Experiment, **options: Any) -> list[FitResult]:
