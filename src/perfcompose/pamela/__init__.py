@@ -1,18 +1,6 @@
-"""PAMELA (paper 004): process models of parallel programs compiled into symbolic cost models.
-
-A model is written as a small process algebra (``use(resource, t)``, ``delay(t)``, ``;``,
-``||``, ``seq``/``par`` loops, ``if``); :func:`compile_text` / :func:`compile_file` normalise it
-by substitution, derive phi, delta, omega and T for every process (section 2.2), and simplify
-them to closed forms. :meth:`CostModel.model` gives ``T_main`` as a :class:`perfcompose.Model`,
-:meth:`CostModel.evaluate` evaluates at a point, and :meth:`CostModel.simulate` runs a
-discrete-event simulation of the same model to measure how tight the bound is.
-
-The public names are imported on first use, so that reading a compiled model back as numbers
-(:mod:`perfcompose.pamela.compile.numeric_form`) does not import SymPy.
-
->>> from perfcompose.pamela import compile_text
->>> compile_text("process main = delay(2) ; delay(3)").evaluate({}).T
-5.0
+"""PAMELA (paper 004): process models compiled to symbolic cost models, evaluated and simulated
+(docs/pamela.md). The public names are imported on first use, so that reading a compiled model back
+as numbers (:mod:`perfcompose.pamela.compile.numeric_form`) does not import SymPy.
 """
 from typing import TYPE_CHECKING
 

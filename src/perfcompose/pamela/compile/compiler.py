@@ -1,30 +1,7 @@
-"""The PAMELA compiler (paper 004, section 2.2): a process becomes four numeric equations.
-
-For a process ``L`` it derives ``phi_L`` (condition-synchronisation delay: the critical path),
-``delta_L`` (the work each resource must serve, a vector over resource indices), ``omega_L =
-max(delta_L)`` (the mutual-exclusion delay) and ``T_L``, the lower bound on the execution time
-that combines both:
-
-=====================  ==========================  =============================  ============================
-L                      phi_L                       delta_L                        T_L
-=====================  ==========================  =============================  ============================
-a ; b                  phi_a + phi_b               delta_a + delta_b              T_a + T_b
-a || b                 max(phi_a, phi_b)           delta_a + delta_b  (*)         max(max(T_a, T_b), omega_L)
-seq (i = l, u) a       sum (i = l, u) phi_a        sum (i = l, u) delta_a         sum (i = l, u) T_a
-par (i = l, u) a       max (i = l, u) phi_a        sum (i = l, u) delta_a         max(max (i) T_a, omega_L)
-use(fcfs(a, b), t)     t  (**)                     unitvec(a) * t / b             phi_L
-delay(t)               t                           0                              t
-if (c) a else b        c X_a + (1 - c) X_b for every X in phi, delta, omega, T
-=====================  ==========================  =============================  ============================
-
-(*) The paper prints ``max(delta_a, delta_b)``, but its own MRM result, ``max(10.1 N, 0.1 P N)``,
-needs the element-wise sum: the P clients' loads on the one server add up (with max it would
-compile to ``max(10.1 N, 0.1 N)``). Work on a resource adds whether it comes in sequence or in
-parallel. (**) The paper prints ``t / b``; one job takes ``t`` however many servers the resource
-has, and ``t / b`` would make the bound of a single use on a 4-server resource ``t / 4``, which
-no execution reaches. The literal rule is kept as ``paper_phi=True``.
-
-Compilation is purely structural; :mod:`perfcompose.pamela.compile.simplification` then finds closed forms.
+"""The PAMELA compiler (paper 004, section 2.2): a process becomes phi, delta, omega and T by the
+rules of docs/pamela.md, "The compiler" (delta of ``a || b`` the element-wise sum and phi of a
+``use`` its time t, as the paper's own example needs; ``paper_phi=True`` keeps the printed t / b).
+Compilation is structural; :mod:`perfcompose.pamela.compile.simplification` finds closed forms.
 """
 from __future__ import annotations
 

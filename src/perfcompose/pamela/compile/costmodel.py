@@ -1,16 +1,4 @@
-"""A compiled PAMELA model: parse, normalise, compile and simplify once; evaluate and simulate often.
-
->>> m = compile_text('''
-... numeric parameter P
-... numeric parameter N
-... resource s = fcfs(0, 1)
-... process main = par (p = 1, P) seq (i = 1, N) { delay(10) ; use(s, 0.1) }
-... ''')
->>> m.text("main").splitlines()[-1]
-'numeric T_main = max(10.1*N, 0.1*N*P)'
->>> m.evaluate({"P": 1000, "N": 1e6}).T
-100000000.0
-"""
+"""A compiled PAMELA model: parse, normalise, compile and simplify once; evaluate and simulate often."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping

@@ -1,7 +1,5 @@
-"""The value of a cost model at one point: phi, delta, omega and T of a process.
-
-Kept apart from the compiler so that a compiled model read back as numbers
-(:mod:`perfcompose.pamela.compile.numeric_form`) reports its values without importing SymPy.
+"""The value of a cost model at one point (phi, delta, omega and T of a process), apart from the
+compiler so that a numeric form reports its values without importing SymPy.
 """
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Normal-form PAMELA processes: every name substituted, numbers as SymPy expressions.
-
-This is the paper's "normal form" (section 2.1): after substitution a process is built only from
-``use``, ``;``, ``||``, ``seq``/``par`` loops and ``if``, with numeric expressions over the
-``parameter`` symbols and loop indices. The compiler and the simulator both read it.
+"""Normal-form PAMELA processes (paper 004, section 2.1): every name substituted, only ``use``, ``;``,
+``||``, ``seq``/``par`` loops and ``if`` left, numbers as SymPy expressions; read by the compiler and
+the simulator.
 """
 from __future__ import annotations
 

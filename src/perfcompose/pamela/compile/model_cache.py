@@ -1,17 +1,9 @@
 """Compiled PAMELA models kept on disk, as Python keeps compiled modules in ``__pycache__``.
 
-Compiling a model imports SymPy and simplifies (a few hundred milliseconds in a fresh process);
-its result, the numeric form (:mod:`perfcompose.pamela.compile.numeric_form`), evaluates in
-microseconds. :func:`numeric_form` gives a model's numeric form without compiling where it can:
-the file itself when it is numeric equations (the output of ``pamela compile``), else an entry
-this module stored when the same source was compiled before. An entry is keyed by the model's
-path, text, process and rule (``paper_phi``) and records a hash of every included file; a change
-to any of them makes it stale, and the model is compiled again.
-
-Entries live in the user's cache folder (``platformdirs.user_cache_dir("perfcompose")``, for
-instance ``~/.cache/perfcompose/pamela``); ``PERFCOMPOSE_CACHE_DIR`` names another folder, and
-``PERFCOMPOSE_CACHE_DIR=off`` turns the cache off. A folder that cannot be written only costs
-the compilation.
+An entry (the numeric form, which evaluates without SymPy) is keyed by the model's path, text,
+process and ``paper_phi`` and records a hash of every included file; a change makes it stale.
+Entries live in ``platformdirs.user_cache_dir("perfcompose")/pamela``; ``PERFCOMPOSE_CACHE_DIR``
+names another folder, ``PERFCOMPOSE_CACHE_DIR=off`` turns the cache off.
 """
 from __future__ import annotations
 

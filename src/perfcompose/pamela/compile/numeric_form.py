@@ -1,17 +1,9 @@
-"""A compiled cost model read back and evaluated without SymPy.
+"""A compiled cost model (the output of ``pamela compile``) read back and evaluated without SymPy.
 
-``pamela compile`` writes a model as numeric equations (``numeric parameter N``, ``numeric
-T_main = max(10.1*N, 0.1*N*P)``). Such a file needs no compiler to evaluate: every right-hand side
-is arithmetic on numbers, parameters and other equations. :func:`read_numeric_form` reads it with
-Python's :mod:`ast` against a whitelist (numbers, names, ``+ - * / ^ mod div``, ``max``, ``min``,
-``ceil``, ``floor``, ``sqrt``, ``log``, ``log2``, ``exp``, ``abs``, and ``[a, b, ...]`` load
-vectors), inlines the equations an equation refers to, and compiles each into a plain function
-of the parameters on floats. Whatever falls outside that subset (processes, ``include``,
-reductions over an index, conditionals) makes it return ``None``, and the caller compiles the
-file as a PAMELA program instead; nothing of the text reaches ``eval`` unchecked.
-
-Evaluation is in floating point, where the PAMELA compiler works on exact rationals: results
-agree to rounding.
+Each right-hand side is read with Python's :mod:`ast` against a whitelist (numbers, names,
+``+ - * / ^ mod div``, a few functions, ``[a, b, ...]`` load vectors), the equations it uses are
+written into it, and it is compiled into a plain function on floats. Anything else makes
+:func:`read_numeric_form` return None, and the file is compiled as a PAMELA program.
 """
 from __future__ import annotations
 

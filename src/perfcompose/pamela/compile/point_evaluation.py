@@ -1,9 +1,5 @@
-"""A model file evaluated at parameter points, compiling only where it must.
-
-``pamela eval`` evaluates a model at one point (T, phi, omega, delta) or on a grid (T). Where the
-file is a numeric form (the output of ``pamela compile``) or was compiled before and kept
-(:mod:`perfcompose.pamela.compile.model_cache`), the values come from plain float functions and SymPy is
-never imported; otherwise the model is compiled, and its numeric form kept for the next time.
+"""A model file evaluated at a point or on a grid (``pamela eval``): from its numeric form where the
+file is one or was compiled before (no SymPy), else compiled and its numeric form kept.
 """
 from __future__ import annotations
 

@@ -1,22 +1,7 @@
-"""The simplifier: closed forms for compiled PAMELA models (paper 004, section 2.2).
-
-Compiled models are reductions (``sum``, ``max`` over an index) of expressions, and resource
-loads are vectors built from ``unitvec``; evaluated as written they cost as much as a
-simulation. The rules here remove the reductions wherever the regularity of the model allows:
-
-* a sum of a loop-invariant body is a product: ``sum (i = 1, N) 10.1 -> 10.1 N``; sums are
-  linear; polynomial bodies are summed by SymPy (``sum (i = 1, N) i -> N (N + 1) / 2``);
-  conditional bodies count the indices where the condition holds (``i mod m == r``, ``i < c``);
-* a max over an index of an invariant body disappears; max distributes over ``max``, ``+`` and
-  non-negative factors; a body monotone in the index takes its value at an end of the range;
-* a load vector is summed per resource: terms on a fixed resource add up, and the largest
-  element (omega) is taken over resources that are provably distinct; a loop that maps index
-  ``i`` to resource ``i + c`` loads each resource once (omega is the max over ``i``), and the
-  owner-computes mapping ``i mod P`` loads each of the P resources ``ceil(L / P)`` times.
-
-Loop ranges are taken to hold integers and to be non-empty or exactly empty (``hi >= lo - 1``),
-as in any model of a program. Whatever no rule closes stays as a reduction, which
-:mod:`perfcompose.pamela.compile.symbolic_evaluation` evaluates exactly once the parameters are bound.
+"""The simplifier (paper 004, section 2.2): closed forms for compiled models by the rules of
+docs/pamela.md, "The simplifier". Loop ranges are taken to be non-empty or exactly empty
+(``hi >= lo - 1``); what no rule closes stays a reduction, evaluated exactly by
+:mod:`perfcompose.pamela.compile.symbolic_evaluation`.
 """
 from __future__ import annotations
 

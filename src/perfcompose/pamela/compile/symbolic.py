@@ -1,10 +1,7 @@
-"""The SymPy vocabulary of compiled PAMELA models: vectors, reductions over an index, vector max.
-
-A resource-load vector (delta in paper 004) is a linear combination of :class:`UnitVec` atoms:
-``[4, 8, 12]`` is ``4*UnitVec(0) + 8*UnitVec(1) + 12*UnitVec(2)`` and ``10 * unitvec(3)`` is
-``10*UnitVec(3)``, so a vector of symbolic length (``sum (p = 1, P) unitvec(p mod P) * t``) is an
-ordinary SymPy ``Sum``. :class:`MaxOver` is the max-reduction ``max (i = a, b) body`` that SymPy
-lacks, and :class:`VMax` the largest element of a vector (omega = max(delta)).
+"""The SymPy vocabulary of compiled PAMELA models: a load vector (delta) is a linear combination of
+:class:`UnitVec` atoms (``[4, 8]`` is ``4*UnitVec(0) + 8*UnitVec(1)``), so a vector of symbolic
+length is an ordinary ``Sum``; :class:`MaxOver`/:class:`MinOver` reduce over an index, and
+:class:`VMax` is the largest element of a vector (omega).
 """
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Exact numeric evaluation of compiled PAMELA expressions, closed or not.
-
-A closed form (``max(10.1*N, 0.1*N*P)``) evaluates through SymPy's ``lambdify`` in well under a
-microsecond per call. What the simplifier could not close (a ``sum`` or ``max`` over an index,
-the largest element of a load vector) is compiled here into Python closures that loop over the
-integers of each range, with the innermost loop vectorised by NumPy, so the result is exact and
-still fast enough for ranges of millions. Load vectors evaluate per resource: the loads of all
-terms are accumulated by resource index and the largest taken.
+"""Exact evaluation of compiled PAMELA expressions: closed forms through ``lambdify``; what the
+simplifier left (a sum or max over an index, a vector's largest element) as loops over the
+integers of each range, the innermost vectorised by NumPy, loads accumulated per resource.
 """
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Data-parallel Python programs (paper 004, section 3): the runtime that runs them on worker
-processes, the Modeling Engine that writes their PAMELA models, the machine model those include
-and its calibration, and the experiments of the paper's case studies.
-
-A program takes the runtime's layouts from here::
-
-    from perfcompose.pamela.dataparallel import block
+"""Data-parallel Python programs (paper 004, section 3): the runtime that runs them, the Modeling
+Engine that writes their PAMELA models, the machine model and its calibration, and the case
+studies. A program takes its layouts from here (``from perfcompose.pamela.dataparallel import block``).
 """
 from typing import TYPE_CHECKING
 

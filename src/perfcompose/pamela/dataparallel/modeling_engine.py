@@ -1,28 +1,6 @@
-"""The Modeling Engine (paper 004, section 3): a data-parallel Python program becomes a PAMELA model.
-
-The program is the ``program(dp, ...)`` function of a file written for
-:mod:`perfcompose.pamela.dataparallel`: SPMD over ``dp.P`` processors, NumPy on each
-processor's part of the arrays declared with ``dp.array`` (owner computes), communication
-through ``dp.bcast / allgather / alltoall / redistribute``. The engine reads its source (it
-never runs it) and writes one PAMELA process:
-
-* every NumPy operation becomes a call of the machine model on the processor that runs it,
-  ``ew(p, n)``, ``ews(p, n)`` (along a column), ``ewm(p, n)`` (on a block of matrix rows),
-  ``mxv``, ``mxm``, ``sort``, ``merge``, ``copy``,
-  with ``n`` the number of elements it touches, worked out from the declared shapes, the
-  layouts (a block or cyclic axis has ``ceil(n / P)`` elements here) and the slices;
-* consecutive computation runs in ``par (p = 0, P - 1) { ... }`` (every processor on its own
-  part); an exchange (``allgather``, ``alltoall``, ``redistribute``, ``barrier``) is a step of
-  its own (every processor takes part), so a loop without one runs inside the ``par``, a loop
-  with one outside; a broadcast synchronises nobody (its root sends and goes on, a receiver
-  waits for the root alone), so it is a delay of every processor inside the ``par``;
-* ``for i in range(a, b)`` becomes ``seq (i = a, b - 1)``, ``if`` a conditional.
-
-What cannot be read off the source is given by a comment on the line of the statement, in the
-paper's pragmas: ``# pamela: size = N / P`` (the elements of a value whose length depends on
-the data), ``# pamela: lower = 0, upper = N - 1`` (loop bounds), ``# pamela: cond = 0.5`` (the
-probability of a branch), ``# pamela: cost = EXPR`` (seconds for the statement, replacing what
-the engine would derive). A construct the engine cannot model is an error naming its line.
+"""The Modeling Engine (paper 004, section 3): a data-parallel Python program's source read (never
+run) into one PAMELA process, as docs/pamela.md, "The Modeling Engine", describes; what cannot be
+read off the source comes from ``# pamela:`` annotations, and anything else is a located error.
 """
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Cost per statement of a data-parallel program: what its generated model predicts for each
-statement alone, against what each statement took when the program ran, line by line.
-
-The model of one statement is the program's model with every other statement costing nothing
-(:func:`perfcompose.pamela.dataparallel.modeling_engine.generate` with ``only``); the measurement times every line of
-the program and of the helpers beside it in one run after a warm-up
-(:func:`perfcompose.pamela.dataparallel.runtime.run_lines`), the busiest processor's time per line.
-Lines the model gives no cost (a loop's header, ``dp.after``) are listed with a prediction of 0.
+"""Cost per statement of a data-parallel program: its model with every other statement costing
+nothing (``generate(only=...)``) against the busiest processor's time on that line in a traced run
+(:func:`perfcompose.pamela.dataparallel.runtime.run_lines`); lines without a cost predict 0.
 """
 from __future__ import annotations
 

@@ -1,22 +1,7 @@
-"""The data-parallel programs the Modeling Engine reads, and the runtime that runs them for real.
-
-A program is a Python file with a function ``program(dp, N, ...)``. It is written SPMD over
-``dp.P`` processors with NumPy on each processor's part of the distributed arrays (owner
-computes), and communicates through the few calls of :class:`Machine`::
-
-    from perfcompose.pamela.dataparallel import block
-
-    def program(dp, N):
-        A = dp.array((N, N), block(0))      # rows of A in blocks over the processors
-        B = dp.array((N, N), block(1))      # columns of B and C in blocks
-        C = dp.array((N, N), block(1))
-        for i in range(N):
-            row = dp.bcast(A, i)            # row i, from its owner to every processor
-            C[i, :] = row @ B
-
-:func:`run` starts ``P`` worker processes (BLAS on one thread each), runs the program in all of
-them ``reps`` times and returns the time of each run: from a barrier before the program to the
-last worker's end, less the time spent filling the arrays ``dp.array`` declares.
+"""The runtime that runs the data-parallel programs the Modeling Engine reads (``program(dp, N, ...)``,
+SPMD over ``dp.P`` processors, see docs/pamela.md): :func:`run` starts ``P`` worker processes (BLAS
+on one thread each) and times each run from a barrier to the last worker's end, less the time
+spent filling the arrays ``dp.array`` declares.
 """
 from __future__ import annotations
 

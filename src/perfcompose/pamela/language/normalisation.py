@@ -1,13 +1,7 @@
-"""Normalisation by substitution (paper 004, section 2.1), with PAMELA's strong typing.
-
-Every name is replaced by its right-hand side, recursively, until only ``parameter``\\ s, loop
-indices and predefined operators remain: the MRM's ``use(s, t_s)`` becomes
-``use(fcfs(0, 1), 0.1)``. On the way each expression is checked to be of the kind its place
-needs (a number, a process or a resource), calls are checked for arity, and recursion is
-refused (PAMELA models are series-parallel). Numbers become SymPy expressions over positive
-parameter symbols and integer loop indices; processes become :mod:`perfcompose.pamela.compile.ir`.
-Formal parameters are substituted by name (the actual argument is read where it is used, in
-the caller's scope), as in ordinary mathematics.
+"""Normalisation by substitution (paper 004, section 2.1), with PAMELA's strong typing: every name
+replaced by its right-hand side until only parameters, loop indices and predefined operators remain,
+each expression checked to be of the kind its place needs, calls for arity, recursion refused.
+Numbers become SymPy expressions, processes :mod:`perfcompose.pamela.compile.ir`.
 """
 from __future__ import annotations
 

@@ -1,16 +1,7 @@
-"""Read PAMELA text (paper 004, section 2.1) into :mod:`.syntax` with a lark grammar.
-
-::
-
-    numeric parameter P           % # clients
-    numeric t_l = 10              % local think time
-    resource s = fcfs(0, 1)       % index, multiplicity
-    process main = par (p = 1, P) seq (i = 1, N) { delay(t_l) ; use(s, 0.1) }
-
-Precedence, loosest first: ``||``, ``;``, comparisons, ``+ -``, ``* / mod div``, unary ``-``,
-``^``. ``seq``, ``par``, ``sum``, ``max``, ``min`` (with an index) and ``if`` are prefix
-operators whose body is one term: write ``{ ... }`` around a compound body. ``%`` starts a
-comment. Every syntax error names the line and column and shows the line with a caret.
+"""Read PAMELA text (paper 004, section 2.1) into :mod:`.syntax` with a lark grammar. Precedence,
+loosest first: ``||``, ``;``, comparisons, ``+ -``, ``* / mod div``, unary ``-``, ``^``; ``seq``,
+``par``, ``sum``, ``max``, ``min`` and ``if`` are prefix operators whose body is one term; ``%``
+starts a comment. Every syntax error names the line and column.
 """
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Compiled models printed back as PAMELA text, as the paper does (the cost model is again a model).
-
-``max(10.1*N, 0.1*N*P)`` reads as PAMELA and recompiles: reductions print as
-``sum (i = a, b) { ... }``, conditions as ``==``/``<`` (which are 0 or 1), ``floor(a/b)`` as
-``a div b``, ``Mod`` as ``mod``, load vectors as ``[l0, l1, ...]`` where their indices are fixed
-numbers and as sums of ``w * unitvec(k)`` otherwise.
+"""Compiled models printed back as PAMELA text that parses and recompiles: reductions as
+``sum (i = a, b) { ... }``, ``floor(a/b)`` as ``a div b``, load vectors as ``[l0, l1, ...]`` where
+their indices are numbers and as sums of ``w * unitvec(k)`` otherwise.
 """
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The abstract syntax of a PAMELA model (paper 004, section 2.1), as the parser builds it.
-
-Every node knows where it was written (line and column, 1-based), so later passes can point at
-the offending text. Nodes are untyped: whether an expression is a number, a vector, a process or
-a resource is decided by :mod:`perfcompose.pamela.language.normalisation`, which knows the equations.
+"""The abstract syntax of a PAMELA model (paper 004, section 2.1): untyped nodes, each with the line
+and column it was written at.
 """
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
-"""The discrete-event kernel of the PAMELA simulator, compiled with Numba (run as plain Python, with
-the same results, where perfcompose's ``numba`` extra is not installed: :mod:`perfcompose._jit`).
-
-It runs a flat program (see :mod:`perfcompose.pamela.simulate.simulation`) of threads with local clocks.
-A thread runs ahead on its own through delays, loops and branches; only a ``use`` of an FCFS
-resource needs the global order, so a thread arriving at one waits in a heap keyed by its arrival
-time. Arrivals are served in time order, each taking the server that is free first
-(``start = max(arrival, earliest free)``), which is exactly FCFS with ``m`` servers. ``||`` and
-``par`` fork child threads; the parent resumes at the latest child's finish.
+"""The discrete-event kernel of the PAMELA simulator (docs/pamela.md, "The simulator"), compiled with
+Numba where the ``numba`` extra is installed (:mod:`perfcompose._jit`): threads with local clocks
+run ahead through delays, loops and branches; a ``use`` waits in a heap keyed by arrival time and
+takes the server free first, which is FCFS with ``m`` servers.
 """
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
-"""Mean value analysis (MVA) of the closed networks PAMELA describes, beside the bound.
+"""Mean value analysis (Reiser and Lavenberg) of the closed networks PAMELA describes, beside the bound.
 
-A process of the form ``par (p = a, b) seq (i = 1, N) body`` -- K identical clients each
-cycling N times through a body that is a sequence of ``delay`` (an infinite server: think
-time) and ``use`` of FCFS resources whose keys do not depend on the client -- is a closed
-queueing network with K customers. Exact single-class MVA (Reiser and Lavenberg) gives its
-cycle time R(K) = Z + sum_k R_k(K), with R_k(n) = D_k (1 + Q_k(n - 1)) at a single server
-and Seidmann's approximation for an m-server station (D_k / m queued, D_k (m - 1) / m
-delayed); the N cycles then take about N R(K). Where the bound max(phi, omega) is a lower
-bound that misses the queueing near saturation, MVA is the mean for exponential service: it is
-exact in the steady state of that network, whatever the distribution of the think time.
+``par (p = a, b) seq (i = 1, N) body`` with a body of ``delay`` (think time) and ``use`` of FCFS
+resources that do not depend on the client is a closed network of K customers: its cycle time is
+R(K) = Z + sum_k R_k(K), R_k(n) = D_k (1 + Q_k(n - 1)) at one server (Seidmann's approximation at
+m servers), and N cycles take about N R(K), exact in the steady state for exponential service.
 """
 from __future__ import annotations
 

@@ -1,15 +1,7 @@
 """A discrete-event simulator of normal-form PAMELA processes: the time the bound approximates.
-
-The compiled ``T_L`` is a lower bound; simulating the same model gives the actual completion
-time, so a user sees how far the bound is off. Resources are FCFS with their multiplicity;
-``delay`` is the infinite server. Times are deterministic, or drawn from exponential
-distributions with the given means (``distribution="exponential"``, reproducible by ``seed``).
-A condition strictly between 0 and 1 is a probability: each execution of the ``if`` draws.
-
-The process is flattened into a small instruction set (delay, use, jump, branch, loops, fork,
-end) with numeric expressions in postfix form, and run by a Numba kernel
-(:mod:`perfcompose.pamela.simulate.event_kernel`): the paper's MRM with P = 1000 clients and N = 10^4 cycles
-(2 * 10^7 events) takes about a second.
+FCFS resources with their multiplicity, ``delay`` the infinite server; deterministic or exponential
+times (reproducible by ``seed``); a condition strictly between 0 and 1 drawn each time. The process
+is flattened into a small instruction set run by :mod:`perfcompose.pamela.simulate.event_kernel`.
 """
 from __future__ import annotations
 
