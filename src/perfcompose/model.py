@@ -266,6 +266,14 @@ class Model:
         except NotPMNF:
             return None
 
+    def order_text(self, param: str = "x") -> str:
+        """The order in ``param`` as the tables print it: O(1), O(x log2(x)), or not PMNF (nor a numeric model)."""
+        try:
+            order = self.order(param)
+        except Exception:  # numeric models have no closed order
+            return "not PMNF"
+        return "not PMNF" if order is None else "O(1)" if (order.i, order.j) == (0, 0) else f"O({order})"
+
     def terms(self) -> tuple[float, tuple[PMNFTerm, ...]] | None:
         """The PMNF decomposition ``(constant, terms)``, or None when the model is not PMNF."""
         return pmnf_terms(self.expr, set(self.params))

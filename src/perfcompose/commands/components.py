@@ -84,11 +84,3 @@ def x_values(values: list[str]) -> list[float]:
 def parameter_values(values: list[str]) -> dict[str, float]:
     """``--param n=4``: values of a model's symbolic parameters (positive finite numbers)."""
     return parse_assignments(values, option="--param", positive=True)
-
-
-def order_text(model: Any, size: str = "x") -> str:
-    """The model's order in ``size`` as the tables print it: O(1), O(x log2(x)) or not PMNF."""
-    order = model.order(size)
-    if order is None:
-        return "not PMNF"
-    return "O(1)" if (order.i, order.j) == (0, 0) else f"O({order})"

@@ -17,7 +17,6 @@ from perfcompose.commands.components import (
     UNIT_HELP,
     components,
     note_undeclared,
-    order_text,
     parameter_values,
     x_values,
 )
@@ -59,7 +58,7 @@ def compose(o: ComposeCommand) -> None:
     note_undeclared(composer.components, [parsed], [k for pt in points for k in pt])
     model = composer(parsed)
     console.out(str(model), highlight=False)
-    console.out(f"order in x: {order_text(model)}; unit: {model.unit or 'none'}", highlight=False)
+    console.out(f"order in x: {model.order_text()}; unit: {model.unit or 'none'}", highlight=False)
     if o.at:
         machine = _intervals.prediction(composer, parsed)
         which = ""

@@ -88,17 +88,6 @@ def term_times(node: Evaluated, at: Mapping[str, float]) -> TermNode:
     return TermNode(node.label, str(node.term), time, None, children)
 
 
-def _order(model: Model, size: str) -> str:
-    """The model's order in ``size`` as the tables print it: O(1), O(x log2(x)) or not PMNF."""
-    try:
-        order = model.order(size)
-    except Exception:  # numeric models have no closed order
-        order = None
-    if order is None:
-        return "not PMNF"
-    return "O(1)" if (order.i, order.j) == (0, 0) else f"O({order})"
-
-
 def _series(spec: str) -> tuple[Experiment, tuple[Series, ...], str, str]:
     """``FILE[:REGION]`` read: the experiment, its series (of the region, if named), the file and the region."""
     path, _, region = spec.partition(":")
@@ -233,7 +222,7 @@ def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: 
     return Prediction(
         str(program), size, composer.pipe, model, operators, tuple(out), parts,
         term_times(tree, out[-1].point) if out else TermNode(str(program), str(program), None),
-        order=_order(model, "x"), structure=_over_components(tree, over is not None),
+        order=model.order_text(), structure=_over_components(tree, over is not None),
         parameters=fixed, exact=exact, warnings=tuple(str(w) for w in pipe_warnings),
         shared_cores=None if over is None else SharedCores(over.workers, over.cores, str(over)),
         cores=over.cores if over is not None else oversubscription.machine_cores(),
