@@ -13,16 +13,9 @@ from perfcompose.compose.calibrated import CalibratedComposer, Overheads
 from perfcompose.compose.components import ComponentError, parse_component
 from perfcompose.compose.design import Design, DesignError, load_design
 from perfcompose.compose.explore import Alternative, Exploration, bottleneck, explore, split_threads
+from perfcompose.compose.kinds import mapreduce_model, pipe_model, seq_model, shuffle_model, tpool_model
 from perfcompose.compose.laws import LawCheck, check_laws
-from perfcompose.compose.operators import (
-    Composer,
-    compose,
-    mapreduce_model,
-    pipe_model,
-    seq_model,
-    shuffle_model,
-    tpool_model,
-)
+from perfcompose.compose.operators import Composer, compose
 from perfcompose.compose.parser import TermSyntaxError, parse_term
 from perfcompose.compose.prediction import Prediction, predict_design
 from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Shuffle, Term, TPool, pipe, seq, tpool

@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from perfcompose.compose.context import chain
-from perfcompose.compose.operators import Composer, pipe_model, seq_model
+from perfcompose.compose.kinds import pipe_model, seq_model
+from perfcompose.compose.operators import Composer
 from perfcompose.compose.terms import Component, Pipe, Seq, Term
 from perfcompose.errors import ModelError
 from perfcompose.model import Model, Order, maximum

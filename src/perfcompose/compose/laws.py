@@ -21,7 +21,8 @@ from typing import Literal
 import numpy as np
 import sympy as sp
 
-from perfcompose.compose.operators import Composer, PipeRule
+from perfcompose.choices import PipeRule
+from perfcompose.compose.operators import Composer
 from perfcompose.compose.terms import Pipe, Seq, Term, TPool
 from perfcompose.errors import InputError
 from perfcompose.model import Model

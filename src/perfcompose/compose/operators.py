@@ -21,16 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from perfcompose.choices import PIPE_RULES, PipeRule
-from perfcompose.compose.kinds import (
-    COUNT_ROLES,
-    KINDS,
-    Kind,
-    mapreduce_model,
-    pipe_model,
-    seq_model,
-    shuffle_model,
-    tpool_model,
-)
+from perfcompose.compose.kinds import KINDS, pipe_model
 from perfcompose.compose.parser import TermSyntaxError, known_components_hint, parse_term
 from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Term
 from perfcompose.errors import ModelError, PerfcomposeError
@@ -40,9 +31,7 @@ from perfcompose.units import merge_roles, seconds_per
 #: the pipeline rule of every user-facing prediction: the exact max never loses a stage
 DEFAULT_PIPE: PipeRule = "pointwise"
 
-__all__ = ["PipeRule", "DEFAULT_PIPE", "COUNT_ROLES", "KINDS", "Composer", "Evaluated", "Kind", "Lane", "PipeChoice",
-           "PipeWarning", "compose",
-           "seq_model", "tpool_model", "pipe_model", "shuffle_model", "mapreduce_model"]
+__all__ = ["DEFAULT_PIPE", "Composer", "Evaluated", "Lane", "PipeChoice", "PipeWarning", "compose"]
 
 
 @dataclass(frozen=True)
