@@ -238,7 +238,6 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
     sizes = list(by_size)
     H = sum(len(by_size[r]) for r in sizes)
     step = max(1, BATCH_ROWS // H)
-    # per size: the scored rows of all series, series-major
     # a hypothesis of r terms is fitted on its own r + 1 columns: the same numbers as in the
     # fitter's batch of every size, where its absent columns are zero and change nothing
     # per size, per block: the scored rows of the series fitted, series-major, and where each
