@@ -134,33 +134,26 @@ def study(configurations: Sequence[str] | None = None, xs: Sequence[float] = QUI
     for name in funcs:
         TASKS[name].warm()
     rng = np.random.default_rng(2026)
-    measured: dict[tuple[str, float], list[float]] = {(c, x): [] for c in configs for x in xs}
-    sat: dict[tuple[str, float], list[float]] = {k: [] for k in measured}
-    alone: dict[tuple[str, float], list[float]] = {k: [] for k in measured}
-    disturbed: dict[tuple[str, float], int] = {k: 0 for k in measured}
-    period: dict[tuple[str, float], list[float]] = {k: [] for k in measured}
-    period_pred: dict[tuple[str, float], list[float]] = {k: [] for k in measured}
+    # per program and size, a round's (measured, saturated, alone, disturbed, period, predicted period)
+    runs: dict[tuple[str, float], list[tuple[float, float, float, bool, float, float]]] = {
+        (c, x): [] for c in configs for x in xs}
     total, done = rounds * len(xs) * (len(funcs) + len(configs)), 0
     for _ in range(rounds):
         for x in xs:
             parts = {}
-            for name in funcs:
-                r = _run(name, x, count, rng, funcs)
-                parts[name] = Model.constant(r.latency, params=("x",), unit="s")
+            for k, term in enumerate((*funcs, *configs)):
+                r = _run(term, x, count, rng, funcs)
+                if k < len(funcs):
+                    parts[term] = Model.constant(r.latency, params=("x",), unit="s")
+                else:
+                    runs[(term, x)].append((r.latency, float(latency(term, parts, capacity=CAPACITY)(x=x)),
+                                            float(latency(term, parts)(x=x)), r.disturbed, r.per_element,
+                                            float(compose(term, parts, pipe="pointwise")(x=x))))
                 done += 1
                 if progress:
                     progress(done, total)
-            for c in configs:
-                r = _run(c, x, count, rng, funcs)
-                measured[(c, x)].append(r.latency)
-                period[(c, x)].append(r.per_element)
-                period_pred[(c, x)].append(float(compose(c, parts, pipe="pointwise")(x=x)))
-                disturbed[(c, x)] += int(r.disturbed)
-                sat[(c, x)].append(float(latency(c, parts, capacity=CAPACITY)(x=x)))
-                alone[(c, x)].append(float(latency(c, parts)(x=x)))
-                done += 1
-                if progress:
-                    progress(done, total)
-    return [LatencyRow(c, x, tuple(measured[(c, x)]), tuple(sat[(c, x)]), tuple(alone[(c, x)]), disturbed[(c, x)],
-                       tuple(period[(c, x)]), tuple(period_pred[(c, x)]))
-            for c in configs for x in xs]
+    out = []
+    for (c, x), rows in runs.items():
+        m, s, a, d, p, pp = zip(*rows) if rows else [()] * 6
+        out.append(LatencyRow(c, x, m, s, a, sum(d), p, pp))
+    return out
