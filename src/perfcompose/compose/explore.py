@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from perfcompose.compose.operators import Composer
-from perfcompose.compose.terms import Pipe, Seq, Term, TPool, flatten, threads_used
+from perfcompose.compose.terms import Pipe, Term, TPool, flatten, pipe, seq, threads_used
 from perfcompose.limits import check_steps
 
 
@@ -72,13 +72,6 @@ def _pooled(stage: Term, threads: int) -> Term:
     return stage if threads == 1 else TPool(threads, stage)
 
 
-def _chain(kind: type, terms: Sequence[Term]) -> Term:
-    out = terms[0]
-    for t in terms[1:]:
-        out = kind(out, t)
-    return out
-
-
 def pipeline_stages(term: Term) -> tuple[Term, ...]:
     """The stages of a pipeline term, in order (a lone term is a one-stage pipeline)."""
     return tuple(flatten(term, Pipe)) if isinstance(term, Pipe) else (term,)
@@ -109,23 +102,23 @@ def explore(term: Term | str, components: Mapping[str, object], threads: int,
         return float(model(**{p: point[p] for p in model.params}))
 
     stage_times = tuple(time_of(s) for s in stages)
-    counts = {k: v for k, v in point.items()}
+    counts = dict(point)
     widths = [threads_used(st, counts) for st in stages]
     split = split_threads(stage_times, threads, widths)
-    fused = stages[0] if len(stages) == 1 else _chain(Seq, stages)
+    fused = stages[0] if len(stages) == 1 else seq(*stages)
     pool = max(1, threads // threads_used(fused, counts))
     candidates: list[tuple[str, Term]] = [
         ("serial: the stages one after another", fused),
         ("task pool of the fused stages", TPool(pool, fused) if pool > 1 else fused),
     ]
     if len(stages) > 1:
-        candidates.insert(1, ("pipeline, one thread per stage", _chain(Pipe, stages)))
+        candidates.insert(1, ("pipeline, one thread per stage", pipe(*stages)))
         candidates.append(("pipeline, threads split over the stages",
-                           _chain(Pipe, [_pooled(s, n) for s, n in zip(stages, split)])))
+                           pipe(*(_pooled(s, n) for s, n in zip(stages, split)))))
         even = _even(len(stages), threads)
         if all(n >= 1 for n in even):
             candidates.append(("pipeline, threads shared evenly",
-                               _chain(Pipe, [_pooled(s, max(1, n // w)) for s, n, w in zip(stages, even, widths)])))
+                               pipe(*(_pooled(s, max(1, n // w)) for s, n, w in zip(stages, even, widths)))))
     seen: set[str] = set()
     alternatives = []
     for label, t in candidates:
