@@ -29,7 +29,7 @@ from perfcompose.compose.context import (
     side_by_side,
 )
 from perfcompose.compose.interference import InContext, predict
-from perfcompose.compose.terms import Component, Pipe, Seq, Term, TPool
+from perfcompose.compose.terms import Component, Pipe, Term, TPool, seq
 from perfcompose.runtime.corun import CoRunTarget
 from perfcompose.runtime.target import TermTarget
 
@@ -48,10 +48,7 @@ def concurrency_name(a: Stage, b: Stage | None) -> str:
 
 def chain_term(stage: Stage) -> Term:
     """A chain of context parts as a term: the part, or a ``seq`` of them."""
-    term: Term = Component(stage.parts[0])
-    for p in stage.parts[1:]:
-        term = Seq(term, Component(p))
-    return term
+    return Component(stage.parts[0]) if len(stage.parts) == 1 else seq(*stage.parts)
 
 
 def feeding_probe(stage: Stage) -> Term:
