@@ -72,10 +72,7 @@ def chain(term: Term) -> tuple[str, ...] | None:
 
 def pipe_stages(term: Pipe) -> list[Term]:
     """The stages of a pipe, ``pipe(a, pipe(b, c))`` and ``pipe(pipe(a, b), c)`` alike."""
-    out: list[Term] = []
-    for side in (term.first, term.second):
-        out.extend(pipe_stages(side) if isinstance(side, Pipe) else [side])
-    return out
+    return [s for side in (term.first, term.second) for s in (pipe_stages(side) if isinstance(side, Pipe) else [side])]
 
 
 @dataclass(frozen=True)
