@@ -99,8 +99,9 @@ static inline double dmax(double a, double b) { return a > b ? a : b; }
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 /* room for `need` items of `size` bytes at *p (p: the address of the pointer), its capacity *cap
- * doubled (from 4096 items) until they fit; 0, or -1 without memory (*p kept) */
-static inline int grow_to(void *p, int64_t *cap, int64_t need, size_t size) {
+ * doubled (from 4096 items) until they fit; 0, or -1 without memory (*p kept). Not inlined: the
+ * loops call it rarely, and inlined it costs them registers */
+static __attribute__((noinline, unused)) int grow_to(void *p, int64_t *cap, int64_t need, size_t size) {
     if (need <= *cap) return 0;
     int64_t c = *cap ? *cap : 4096;
     while (c < need) c *= 2;

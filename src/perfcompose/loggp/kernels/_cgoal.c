@@ -276,7 +276,7 @@ static inline int64_t slot_of(const Sim *s, double t) {
  * the ring, onto the far heap */
 static void later_put(Sim *s, const Ev *e, int64_t sl) {
     if (sl - s->cur >= RING) {
-        if (grow_to(&s->far, &s->fcap, s->fn + 3, sizeof(Ev)) < 0) { /* and the entry after the last */
+        if (s->fn + 2 >= s->fcap && grow_to(&s->far, &s->fcap, s->fn + 3, sizeof(Ev)) < 0) { /* and h[n] */
             s->nomem = 1;
             return;
         }
@@ -284,7 +284,7 @@ static void later_put(Sim *s, const Ev *e, int64_t sl) {
         return;
     }
     if (s->node_free < 0) {
-        if (grow_to(&s->node, &s->node_cap, s->node_used + 1, sizeof(QNode)) < 0) {
+        if (s->node_used == s->node_cap && grow_to(&s->node, &s->node_cap, s->node_used + 1, sizeof(QNode)) < 0) {
             s->nomem = 1;
             return;
         }
@@ -309,7 +309,7 @@ static inline void qpush(Sim *s, double key, int32_t ts, int32_t id, int32_t op,
         return;
     }
     if (s->fh == s->ft || !ev_less(key, ts, s->fq[s->ft - 1].key, s->fq[s->ft - 1].ts)) {
-        if (grow_to(&s->fq, &s->fqcap, s->ft + 1, sizeof(Ev)) < 0) {
+        if (s->ft == s->fqcap && grow_to(&s->fq, &s->fqcap, s->ft + 1, sizeof(Ev)) < 0) {
             s->nomem = 1;
             return;
         }
@@ -317,7 +317,7 @@ static inline void qpush(Sim *s, double key, int32_t ts, int32_t id, int32_t op,
         s->fq[s->ft++] = e;
         return;
     }
-    if (grow_to(&s->heap, &s->hcap, s->hn + 3, sizeof(Ev)) < 0) {
+    if (s->hn + 2 >= s->hcap && grow_to(&s->heap, &s->hcap, s->hn + 3, sizeof(Ev)) < 0) {
         s->nomem = 1;
         return;
     }
@@ -351,7 +351,8 @@ static void next_slot(Sim *s) {
     int64_t count = 0;
     for (int32_t x = k; x >= 0; x = s->node[x].next) count++;
     int64_t tmp_cap = s->rcap; /* run_tmp: as many as run */
-    if (grow_to(&s->run, &s->rcap, count, sizeof(Ev)) < 0 || grow_to(&s->run_tmp, &tmp_cap, count, sizeof(Ev)) < 0) {
+    if (count > s->rcap && (grow_to(&s->run, &s->rcap, count, sizeof(Ev)) < 0 ||
+                            grow_to(&s->run_tmp, &tmp_cap, count, sizeof(Ev)) < 0)) {
         s->nomem = 1;
         return;
     }
@@ -404,13 +405,15 @@ static inline int queue_after(const Sim *s, double t, int32_t ts) {
 
 static inline int32_t new_group(Sim *s) {
     if (s->nfree > 0) return s->gfree[--s->nfree];
-    int64_t c[4] = {s->gcap, s->gcap, s->gcap, s->gcap}, need = s->gmax + 1;
-    if (need > s->gcap && (grow_to(&s->g_lo, &c[0], need, 4) < 0 || grow_to(&s->g_hi, &c[1], need, 4) < 0 ||
-                           grow_to(&s->gfree, &c[2], need, 4) < 0 || grow_to(&s->g_ts, &c[3], need, 4) < 0)) {
-        s->nomem = 1;
-        return 0;
+    if (s->gmax == s->gcap) {
+        int64_t c[4] = {s->gcap, s->gcap, s->gcap, s->gcap}, need = s->gmax + 1;
+        if (grow_to(&s->g_lo, &c[0], need, 4) < 0 || grow_to(&s->g_hi, &c[1], need, 4) < 0 ||
+            grow_to(&s->gfree, &c[2], need, 4) < 0 || grow_to(&s->g_ts, &c[3], need, 4) < 0) {
+            s->nomem = 1;
+            return 0;
+        }
+        s->gcap = c[0];
     }
-    s->gcap = c[0];
     return (int32_t)s->gmax++;
 }
 
@@ -1102,8 +1105,8 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, c
     } while (0)
 
 static void free_sim(Sim *s) {
-    void *all[] = {s->own_flag, s->init, s->op, s->keys, s->extra, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh, s->fresh_h,
-                   s->sort_tmp, s->heap, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail,
+    void *all[] = {s->own_flag, s->init, s->op, s->keys, s->extra, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs,
+                   s->nextgr, s->fresh, s->fresh_h, s->sort_tmp, s->heap, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail,
                    s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_base,
                    s->w_head, s->w_tail, s->wq, s->ring, s->ring_bits, s->node, s->far,
                    s->run, s->run_tmp, s->fq};

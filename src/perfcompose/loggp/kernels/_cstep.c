@@ -65,11 +65,18 @@ static void mt_seed(MT *s, uint32_t seed) {
 }
 
 static void mt_shuffle(MT *s) {
-    uint32_t *mt = s->mt;
-    for (int i = 0; i < MT_N; i++) {
-        uint32_t y = (mt[i] & 0x80000000U) | (mt[(i + 1) % MT_N] & 0x7fffffffU);
-        mt[i] = mt[(i + MT_M) % MT_N] ^ (y >> 1) ^ (-(int32_t)(y & 1) & 0x9908b0dfU);
+    uint32_t *mt = s->mt, y;
+    int i;
+    for (i = 0; i < MT_N - MT_M; i++) {
+        y = (mt[i] & 0x80000000U) | (mt[i + 1] & 0x7fffffffU);
+        mt[i] = mt[i + MT_M] ^ (y >> 1) ^ (-(int32_t)(y & 1) & 0x9908b0dfU);
     }
+    for (; i < MT_N - 1; i++) {
+        y = (mt[i] & 0x80000000U) | (mt[i + 1] & 0x7fffffffU);
+        mt[i] = mt[i + (MT_M - MT_N)] ^ (y >> 1) ^ (-(int32_t)(y & 1) & 0x9908b0dfU);
+    }
+    y = (mt[MT_N - 1] & 0x80000000U) | (mt[0] & 0x7fffffffU);
+    mt[MT_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ (-(int32_t)(y & 1) & 0x9908b0dfU);
     s->index = 0;
 }
 
@@ -195,14 +202,16 @@ static inline int64_t proc_receive(Proc *q, Entry *heap, double *recv_start, int
 
 static int64_t standard_run(Standard *a, Receiver *r, Entry *senders) {
     int64_t P = a->P, hn = 0, seq = 0, arrivals = 0;
-    MT *rng = a->random_ties ? (MT *)malloc(sizeof(MT)) : NULL;
-    Proc *proc = NULL;
-    if (lines(&proc, (size_t)(P > 0 ? P : 1) * sizeof(Proc), 0) < 0 || (a->random_ties && !rng)) {
-        free(proc);
+    MT *rng = NULL;
+    char *raw = (char *)malloc((size_t)(P > 0 ? P : 1) * sizeof(Proc) + 64);
+    if (a->random_ties) rng = (MT *)malloc(sizeof(MT));
+    if (!raw || (a->random_ties && !rng)) {
+        free(raw);
         free(rng);
         return -1;
     }
     if (rng) mt_seed(rng, a->seed);
+    Proc *proc = (Proc *)(raw + (64 - (uintptr_t)raw % 64) % 64);
     const double o = a->o, L = a->L, G = a->G;
     const double send_gap_r = r->send_gap_after_recv, recv_gap_r = r->recv_gap_after_recv;
     Entry *heap = r->heap;
@@ -267,7 +276,7 @@ static int64_t standard_run(Standard *a, Receiver *r, Entry *senders) {
         r->finish[p] = q->finish;
     }
     free(rng);
-    free(proc);
+    free(raw);
     return seq;
 }
 
