@@ -34,9 +34,7 @@ def compare_order(a: Model, b: Model, param: str | None = None) -> int | None:
                              f"{'first' if oa is None else 'second'} model is not PMNF",)
         signs.add((oa > ob) - (oa < ob))
     signs.discard(0)
-    if len(signs) > 1:
-        return None
-    return signs.pop() if signs else 0
+    return None if len(signs) > 1 else (signs.pop() if signs else 0)
 
 
 def max_expression(a: sp.Expr, b: sp.Expr) -> sp.Expr:
@@ -115,9 +113,7 @@ def maximum(a: Model, b: Model, how: PipeRule = "asymptotic",
         va = a(**{p: point[p] for p in a.params})
         vb = b(**{p: point[p] for p in b.params})
         verdicts.add(bool(vb > va))
-    if len(verdicts) > 1:
-        return maximum(a, b, how="pointwise")
-    return b if verdicts.pop() else a
+    return maximum(a, b, how="pointwise") if len(verdicts) > 1 else (b if verdicts.pop() else a)
 
 
 def _loses_elsewhere(winner: Model, loser: Model, param: str, fixed: set[str]) -> bool:

@@ -20,9 +20,7 @@ class Log2(sp.Function):
 
     def _latex(self, printer: Any, exp: Any = None) -> str:
         arg = printer._print(self.args[0])
-        if exp is not None:
-            return rf"\log_2^{{{exp}}}{{{arg}}}"
-        return rf"\log_2{{{arg}}}"
+        return rf"\log_2^{{{exp}}}{{{arg}}}" if exp is not None else rf"\log_2{{{arg}}}"
 
 
 Log2.__name__ = "log2"  # prints as log2(...)

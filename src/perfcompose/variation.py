@@ -51,6 +51,4 @@ def coefficient_of_variation(values: Sequence[float] | np.ndarray) -> float:
         return math.nan
     v = v / _scale(v)  # the ratio does not change with the scale; the squares stay finite
     average = float(np.mean(v))
-    if average == 0:
-        return math.nan
-    return float(np.std(v, ddof=1) / average)
+    return math.nan if average == 0 else float(np.std(v, ddof=1) / average)

@@ -116,6 +116,4 @@ def read_args(args: Sequence[str], known: dict[str, Declared], positional: int
             return None  # given twice: typer keeps the last, but say nothing about it here
         else:
             given[option.name] = value
-    if len(rest) != positional:
-        return None
-    return given, rest
+    return None if len(rest) != positional else (given, rest)

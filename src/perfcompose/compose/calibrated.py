@@ -132,9 +132,7 @@ class CalibratedComposer(Composer):
                 total = total + (hot if touched and hot is not None else cold - o)
                 touched = touched or self._touches(comp)
             return total
-        if isinstance(term, Pipe):
-            return self._pipe(term, parts)
-        return super().combine(term, parts)
+        return self._pipe(term, parts) if isinstance(term, Pipe) else super().combine(term, parts)
 
     def uses(self, term: Term) -> list[Model]:
         over = [] if self.overheads is None else [self.overheads.stream, self.overheads.pipe]

@@ -110,9 +110,7 @@ def side_by_side(term: Term) -> list[tuple[Stage, Stage]]:
 
 
 def _stage_chain(term: Term) -> tuple[str, ...] | None:
-    if isinstance(term, TPool):
-        return chain(term.body)
-    return chain(term)
+    return chain(term.body) if isinstance(term, TPool) else chain(term)
 
 
 def prepared(make: Callable[[float], Any], functions: Mapping[str, Callable[[Any], Any]],

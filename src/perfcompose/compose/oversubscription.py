@@ -49,9 +49,7 @@ class Oversubscription:
 
 def machine_cores() -> int:
     """The cores this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def cores_note(term: Term, cores: int) -> str | None:

@@ -118,9 +118,7 @@ class _Reader:
         return self.position(tok.line, tok.column)
 
     def slice(self, node: Any) -> str:
-        if isinstance(node, lark.Token):
-            return str(node)
-        return self.text[node.meta.start_pos:node.meta.end_pos]
+        return str(node) if isinstance(node, lark.Token) else self.text[node.meta.start_pos:node.meta.end_pos]
 
     # -- terms ------------------------------------------------------------------------------
 

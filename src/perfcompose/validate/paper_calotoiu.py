@@ -115,9 +115,7 @@ def _error_range(base: str, factor: float, mono: str) -> tuple[float, float]:
     hc, hm = half_unit(base), half_unit(_coefficient_text(mono))
     signed = [(factor * (c + a) - (m + b)) / (m + b) for a, b in itertools.product((-hc, hc), (-hm, hm))]
     lo, hi = min(signed), max(signed)
-    if lo <= 0.0 <= hi:
-        return 0.0, max(-lo, hi)
-    return min(abs(lo), abs(hi)), max(abs(lo), abs(hi))
+    return (0.0, max(-lo, hi)) if lo <= 0.0 <= hi else (min(abs(lo), abs(hi)), max(abs(lo), abs(hi)))
 
 
 def _paper000() -> dict[str, str]:
