@@ -409,6 +409,4 @@ def nowhere_finite(expr: sp.Expr) -> bool:
     """True when ``expr`` is not a finite real number at any of the probe points (every
     parameter 3, then every parameter 7): complex (``log2(-x)``), overflowing (``x**1e9``) or
     undefined everywhere. A model undefined at one point only (``1/(x-3)``) is kept."""
-    if expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I):
-        return True
-    return all(_value(expr, at) is None for at in _PROBES)
+    return bool(expr.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.I)) or all(_value(expr, at) is None for at in _PROBES)

@@ -112,9 +112,7 @@ def crossing_bytes(strategy: str, m: int) -> sp.Expr:
     _shape(strategy)
     x = symbol("x")
     collection = KEYS * PAIR_BYTES
-    if strategy == "shuffle":
-        return sp.Rational(m - 1, m) * collection * (x + 1)
-    return sp.Integer((m - 1) * collection)
+    return sp.Rational(m - 1, m) * collection * (x + 1) if strategy == "shuffle" else sp.Integer((m - 1) * collection)
 
 
 def calibrated_model(strategy: str, m: int, n: int, parts: Mapping[str, Model], costs: EngineCosts) -> Model:

@@ -204,9 +204,7 @@ def leading_term(model: Model) -> tuple[tuple, float] | None:
 def lead_error(modular: Model, monolithic: Model) -> float | None:
     """|c_modular - c_monolithic| / c_monolithic of the leading terms, when their orders agree."""
     a, b = leading_term(modular), leading_term(monolithic)
-    if a is None or b is None or a[0] != b[0] or b[1] == 0:
-        return None
-    return abs(a[1] - b[1]) / abs(b[1])
+    return None if a is None or b is None or a[0] != b[0] or b[1] == 0 else abs(a[1] - b[1]) / abs(b[1])
 
 
 #: a timing or run that lost its cores to other work is taken again up to this many times

@@ -66,9 +66,7 @@ class RestRow:
     @property
     def error(self) -> float | None:
         """(composed − printed) / printed."""
-        if self.composed is None or self.printed is None:
-            return None
-        return (self.composed - self.printed) / self.printed
+        return None if self.composed is None or self.printed is None else (self.composed - self.printed) / self.printed
 
 
 def grppi_term(n: int) -> str:
