@@ -57,8 +57,8 @@ class _Engine(ExpressionReader):
             layout = lay.func.id
             if layout != "replicated":
                 first = lay.args[0] if lay.args else ast.Constant(0)
-                axis = first.value if isinstance(first, ast.Constant) else None
-                if not (type(axis) is int and 0 <= axis < len(gshape)):
+                axis = int(first.value) if isinstance(first, ast.Constant) and type(first.value) is int else -1
+                if not 0 <= axis < len(gshape):
                     raise self.error(lay, f"the axis of {layout}() is a whole number from 0 to {len(gshape) - 1} "
                                      "(the array's last axis)")
         local = list(gshape)
