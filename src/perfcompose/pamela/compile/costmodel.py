@@ -29,16 +29,8 @@ from perfcompose.pamela.simulate.mva import mva_estimate
 if TYPE_CHECKING:  # the simulator compiles with Numba: loaded when a model is simulated
     from perfcompose.pamela.simulate.simulation import Distribution, Simulation
 
-__all__ = [
-    "RECORD_FORMAT",
-    "CostModel",
-    "Evaluation",
-    "compile_file",
-    "compile_program",
-    "compile_text",
-    "model_from_record",
-    "model_record",
-]
+__all__ = ["RECORD_FORMAT", "CostModel", "Evaluation", "compile_file", "compile_program", "compile_text",
+           "model_from_record", "model_record"]
 
 #: the format of a PAMELA model record whose T has no closed form: the source, compiled on reading
 RECORD_FORMAT = "perfcompose-pamela-model/1"
@@ -112,11 +104,8 @@ class CostModel:
         return is_closed(self.costs(name).T)
 
     def model(self, name: str = "main", quantity: Quantity = "T") -> Model:
-        """``T_name`` (or ``phi_name``, ``omega_name``) as a :class:`perfcompose.model.Model`.
-
-        What has no closed form is a numerically implemented part of the model: it evaluates
-        exactly and composes, and prints as ``T_name_k(parameters)``.
-        """
+        """``T_name`` (or ``phi_name``, ``omega_name``) as a :class:`perfcompose.model.Model`; a part
+        without a closed form is a numerically implemented function ``T_name_k(parameters)``."""
         expr = getattr(self.costs(name), quantity)
         label = f"{quantity}_{name}"
         params = tuple(p for p in self.parameters if sp.Symbol(p, positive=True) in free_symbols(expr))

@@ -339,10 +339,7 @@ def _cyclic(term: LoadTerm) -> tuple[sp.Expr, sp.Expr] | None:
 
 
 def omega(vector: sp.Expr) -> sp.Expr:
-    """The largest element of a load vector (omega), in closed form where the rules allow.
-
-    Falls back to ``VMax(vector)`` (evaluated exactly, per resource, once parameters are bound).
-    """
+    """The largest element of a load vector (omega), in closed form where the rules allow, else ``VMax(vector)``."""
     if vector == 0:
         return sp.Integer(0)
     try:

@@ -87,10 +87,8 @@ def free_symbols(expr: sp.Basic) -> set[sp.Basic]:
 
 
 def extremum(cls: type[sp.Max] | type[sp.Min], *args: sp.Expr) -> sp.Expr:
-    """``cls(*args)`` (``sp.Max`` or ``sp.Min``), nested ones flattened. Where an argument holds a
-    reduction, SymPy's comparison of every pair of arguments is skipped: it asks the reduction for
-    its free symbols, and SymPy rebuilds the reduction's body to find them, comparing every max in
-    it again (most of the time a Gauss elimination's model took to compile). The value is the same."""
+    """``cls(*args)`` (``sp.Max`` or ``sp.Min``), nested ones flattened; SymPy's comparison of every pair
+    is skipped where an argument holds a reduction (it rebuilds the reduction's body: slow, same value)."""
     flat = [b for a in args for b in (a.args if isinstance(a, cls) else (a,))]
     return cls(*flat, evaluate=not any(a.has(sp.Sum, MaxOver, MinOver, VMax) for a in flat))
 
@@ -124,10 +122,7 @@ def indicator(condition: sp.Basic) -> sp.Expr:
 
 
 def choose(cond: sp.Expr, then: sp.Expr, other: sp.Expr) -> sp.Expr:
-    """``if (cond) then else other`` as a number: ``cond*then + (1-cond)*other`` (paper 004).
-
-    A condition that is exactly a 0/1 indicator becomes a Piecewise, which is the same value.
-    """
+    """``if (cond) then else other`` as ``cond*then + (1-cond)*other`` (a 0/1 indicator: a Piecewise)."""
     if cond == 1:
         return then
     if cond == 0:
@@ -141,11 +136,8 @@ def choose(cond: sp.Expr, then: sp.Expr, other: sp.Expr) -> sp.Expr:
 
 @dataclass(frozen=True)
 class LoadTerm:
-    """One term of a load vector: ``sum over limits of weight * unitvec(key)``.
-
-    ``limits`` are ``(index, lo, hi)`` triples, innermost first (SymPy's order); ``weight`` and
-    ``key`` may depend on their indices.
-    """
+    """One term of a load vector: ``sum over limits of weight * unitvec(key)``; ``limits``:
+    ``(index, lo, hi)``, innermost first (SymPy's order)."""
 
     weight: sp.Expr
     key: sp.Expr

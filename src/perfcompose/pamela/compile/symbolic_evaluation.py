@@ -20,21 +20,13 @@ from perfcompose.pamela.compile.evaluation_result import load_list
 from perfcompose.pamela.compile.symbolic import MaxOver, MinOver, VMax, free_symbols, load_terms
 from perfcompose.pamela.language.syntax import PamelaError
 
-__all__ = [
-    "Evaluator",
-    "evaluate",
-    "evaluate_loads",
-    "fast_function",
-    "is_closed",
-    "load_list",
-    "with_residuals",
-]
+__all__ = ["Evaluator", "evaluate", "evaluate_loads", "fast_function", "is_closed", "load_list", "with_residuals"]
 
 _REDUCTIONS = (sp.Sum, MaxOver, MinOver, VMax)
 Env = dict[sp.Symbol, Any]
 Fn = Callable[[Env], Any]
-# the NumPy reduction of each reduction kind
-_REDUCE: dict[str, Callable[[np.ndarray], Any]] = {"sum": np.sum, "max": np.max, "min": np.min}
+# the NumPy reduction of each kind of reduction
+_REDUCE: dict[type, Callable[..., Any]] = {sp.Sum: np.sum, MaxOver: np.max, MinOver: np.min}
 _RESIDUAL_IDS = itertools.count(1)
 
 
@@ -145,12 +137,11 @@ class Evaluator:
         for idx, lo, hi in limits[:-1]:
             inner = type(expr)(inner, (idx, lo, hi))
         idx, lo, hi = limits[-1]
-        kind = "sum" if isinstance(expr, sp.Sum) else ("max" if isinstance(expr, MaxOver) else "min")
+        kind, reduce = type(expr), _REDUCE[type(expr)]
         lo_f, hi_f = self.scalar(lo), self.scalar(hi)
         if is_closed(inner):
             syms = [s for s in _sorted_symbols(inner) if s != idx]
             f = sp.lambdify([idx, *syms], inner, modules=[np])
-            reduce = _REDUCE[kind]
 
             def vectorised(env: Env) -> float:
                 start, stop = _range(lo_f(env), hi_f(env), (idx, lo, hi), VALUE_STEPS)
@@ -160,7 +151,7 @@ class Evaluator:
                 values = np.broadcast_to(np.asarray(values, dtype=float), (stop - start,))
                 return float(reduce(values))
             return vectorised
-        grid = self._grid(inner, (idx, lo, hi), kind, lo_f, hi_f) if len(limits) == 1 else None
+        grid = self._grid(inner, (idx, lo, hi), reduce, lo_f, hi_f) if len(limits) == 1 else None
         if grid is not None:
             return grid
         body_f = self.scalar(inner)
@@ -170,20 +161,20 @@ class Evaluator:
             if stop <= start:
                 return 0.0
             local = dict(env)
-            acc = 0.0 if kind == "sum" else None
+            acc = 0.0 if kind is sp.Sum else None
             for k in range(start, stop):
                 local[idx] = k
                 v = body_f(local)
-                if kind == "sum":
+                if kind is sp.Sum:
                     acc += v
-                elif acc is None or (v > acc if kind == "max" else v < acc):
+                elif acc is None or (v > acc if kind is MaxOver else v < acc):
                     acc = v
             assert acc is not None  # the range is not empty
             return float(acc)
         return looped
 
-    def _grid(self, body: sp.Basic, bounds: tuple[sp.Symbol, sp.Basic, sp.Basic], kind: str, lo_f: Fn,
-              hi_f: Fn) -> Fn | None:
+    def _grid(self, body: sp.Basic, bounds: tuple[sp.Symbol, sp.Basic, sp.Basic], reduce: Callable[..., Any],
+              lo_f: Fn, hi_f: Fn) -> Fn | None:
         """A reduction over ``idx`` of a body whose own reductions run over closed bodies with
         bounds free of ``idx`` (``sum (k) max(a(k), max (p) b(k, p))``): every inner reduction
         evaluated at once on the (k, p) grid, so no Python loop runs over k. None otherwise."""
@@ -198,15 +189,13 @@ class Evaluator:
                 return None
             syms = [s for s in _sorted_symbols(r.function) if s not in (idx, j)]
             f = sp.lambdify([idx, j, *syms], r.function, modules=["numpy"])
-            red = np.sum if isinstance(r, sp.Sum) else (np.max if isinstance(r, MaxOver) else np.min)
-            parts.append((f, syms, self.scalar(jlo), self.scalar(jhi), red, (j, jlo, jhi)))
+            parts.append((f, syms, self.scalar(jlo), self.scalar(jhi), _REDUCE[type(r)], (j, jlo, jhi)))
         if not parts:
             return None
         dummies = [sp.Dummy("g") for _ in holes]
         skeleton = body.xreplace(dict(zip(holes, dummies)))
         outer = [s for s in _sorted_symbols(skeleton) if s != idx and s not in dummies]
         g = sp.lambdify([idx, *dummies, *outer], skeleton, modules=["numpy"])
-        reduce = _REDUCE[kind]
 
         def grid(env: Env) -> float:
             start, stop = _range(lo_f(env), hi_f(env), bounds, VALUE_STEPS)
@@ -319,19 +308,18 @@ def _check_bound(expr: sp.Basic, values: Mapping[str, float]) -> None:
                           hint="give every parameter a value, e.g. " + " ".join(f"{m}=100" for m in missing))
 
 
-def evaluate(expr: sp.Expr, values: Mapping[str, float], evaluator: Evaluator | None = None) -> float:
+def evaluate(expr: sp.Expr, values: Mapping[str, float]) -> float:
     """The exact value of a compiled expression at the given parameter values."""
     _check_bound(expr, values)
-    return float((evaluator or _DEFAULT).scalar(expr)(_env(values)))
+    return float(_DEFAULT.scalar(expr)(_env(values)))
 
 
-def evaluate_loads(vector: sp.Expr, values: Mapping[str, float],
-                   evaluator: Evaluator | None = None) -> dict[int, float]:
+def evaluate_loads(vector: sp.Expr, values: Mapping[str, float]) -> dict[int, float]:
     """The load of every resource index in a load vector (delta) at the given values."""
     if vector == 0:
         return {}
     _check_bound(vector, values)
-    keys, weights = (evaluator or _DEFAULT).vector(vector)(_env(values))
+    keys, weights = _DEFAULT.vector(vector)(_env(values))
     if len(keys) == 0:
         return {}
     uniq, loads = _per_resource(keys, weights)
@@ -340,11 +328,8 @@ def evaluate_loads(vector: sp.Expr, values: Mapping[str, float],
 
 
 def with_residuals(expr: sp.Expr, name: str) -> sp.Expr:
-    """``expr`` with every reduction left in it replaced by a numerically implemented function.
-
-    The result lambdifies, so it can be the expression of a :class:`perfcompose.model.Model`;
-    each residual prints as ``name_k(parameters)``.
-    """
+    """``expr`` with every reduction left in it a numerically implemented function ``name_k(parameters)``:
+    it lambdifies, so it can be the expression of a :class:`perfcompose.model.Model`."""
     if is_closed(expr):
         return expr
     replacements = {}
@@ -361,10 +346,7 @@ def with_residuals(expr: sp.Expr, name: str) -> sp.Expr:
 
 
 def fast_function(expr: sp.Expr, params: tuple[str, ...]) -> Callable[..., float]:
-    """A scalar function of the parameters (positional, in ``params`` order) for tight loops.
-
-    Closed forms compile with ``lambdify(modules="math")``: a plain Python expression.
-    """
+    """A scalar function of the parameters (positional, in ``params`` order) for tight loops."""
     syms = [symbol(p) for p in params]
     if is_closed(expr):
         return sp.lambdify(syms, expr, modules=["math"])

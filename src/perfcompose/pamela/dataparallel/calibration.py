@@ -263,13 +263,9 @@ def _concurrent_kernels(workers: int, sizes: Sequence[int], sides: Sequence[int]
 def calibrate(sizes: Sequence[int] = FULL_SIZES, reps: int = 7, clock: str = "wall",
               sides: Sequence[int] = FULL_SIDES, column_sides: Sequence[int] = FULL_COLUMN_SIDES,
               workers: Sequence[int] = (1, 2)) -> dict[int, MachineParameters]:
-    """Measure every parameter of the machine model on this computer: vector kernels at ``sizes``
-    (elements), matrix kernels on matrices of ``sides``, column sweeps on ``column_sides``, once
-    for every number of ``workers`` running them at the same time (the keys of the result);
-    ``clock``: ``wall`` (elapsed time) or ``cpu`` (processor time, for programs measured by the
-    processor time they use). Messages are timed between two workers, the same for every key:
-    the exchanges' at the vectors' ``sizes``, the broadcasts' at the rows' lengths (``sides``: a
-    row that fits the pipe's buffer costs the sender a copy, a large vector the pipe's pace)."""
+    """Measure every parameter of the machine model here: kernels at ``sizes`` (vectors), ``sides``
+    (matrices) and ``column_sides`` for every number of ``workers`` at once (the result's keys), on the
+    ``clock``; messages between two workers at the vectors' ``sizes`` and the rows' lengths (``sides``)."""
     a, b = mp.get_context("spawn").Pipe(duplex=True)
     rows = tuple(sorted(set(sides) | set(column_sides)))
     msg_sizes = (1,) + rows + tuple(sizes)

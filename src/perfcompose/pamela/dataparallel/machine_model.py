@@ -79,10 +79,8 @@ _NOTES = {
 
 
 def contended(name: str, workers: Sequence[int]) -> str:
-    """A parameter measured with ``w`` workers at once (``name_w``) for every ``w`` of ``workers``,
-    as a PAMELA expression in the number of processors ``P``: the value at each ``w``, straight lines between
-    them, the last one beyond (``P`` processors running a program contend for the memory as
-    ``P`` workers running the micro-benchmark did)."""
+    """A parameter measured with ``w`` workers at once (``name_w``) for each ``w`` of ``workers`` as an
+    expression in ``P``: the values joined by straight lines, the last one beyond."""
     w0, *rest = sorted(workers)
     if not rest:
         return f"{name}_{w0}"

@@ -345,11 +345,8 @@ class RunError(RuntimeError):
 
 
 def run(path: str | Path, params: Mapping[str, int], P: int, reps: int = 5, clock: Clock = "wall") -> list[float]:
-    """Run ``program(dp, **params)`` of ``path`` on ``P`` processes, each pinned to its own core,
-    ``reps`` timed runs after one warm-up; each run's time is that of its slowest processor.
-    ``clock``: ``wall`` (elapsed time between barriers) or ``cpu`` (the processor time each worker
-    used, which other work sharing the cores does not inflate, but which leaves out the time a
-    worker waits for a message)."""
+    """Run ``program(dp, **params)`` of ``path`` on ``P`` pinned processes, ``reps`` timed runs after a
+    warm-up, each the time of its slowest processor on the ``clock`` (``cpu`` leaves out waiting)."""
     return run_alternatives([path], params, P, reps, clock)[0]
 
 

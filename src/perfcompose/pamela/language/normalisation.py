@@ -68,12 +68,8 @@ Env = Mapping[str, Binding]
 
 @dataclass(frozen=True)
 class NormalForm:
-    """A model after substitution: its parameters, and every equation without formals, normalised.
-
-    ``processes`` holds the normal-form process of each process equation (those with formal
-    parameters are included with their formals as numeric parameters, when that is how they
-    are used); ``numerics`` the value of each numeric equation (a scalar or a load vector).
-    """
+    """A model after substitution: its parameters, the normal form of each process (one with formals
+    that are used as numbers, with them as parameters) and the value of each numeric equation."""
 
     program: PamelaProgram
     parameters: tuple[str, ...]
@@ -365,12 +361,8 @@ def check_names(program: PamelaProgram) -> None:
 
 
 def normalise(program: PamelaProgram) -> NormalForm:
-    """Substitute every equation of ``program`` down to parameters (paper 004, section 2.1).
-
-    Errors (undefined names, a process used as a number, wrong arity, recursion) name the line
-    and column. Process equations with formal parameters are normalised with those formals as
-    numeric parameters when they are used as numbers, and left out otherwise.
-    """
+    """Substitute every equation of ``program`` down to parameters (paper 004, section 2.1); errors name
+    the line and column."""
     n = _Normaliser(program)
     n.check_names()
     processes: dict[str, ir.Proc] = {}

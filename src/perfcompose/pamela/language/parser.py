@@ -220,11 +220,8 @@ def _describe(tok: lark.Token) -> str:
 
 
 def parse(text: str, path: str | Path | None = None) -> PamelaProgram:
-    """Parse PAMELA text into a :class:`PamelaProgram`; errors name file, line and column.
-
-    ``include "FILE.pam"`` puts the equations of that file (found beside the including file)
-    in its place; an error in an included equation names the included file.
-    """
+    """Parse PAMELA text into a :class:`PamelaProgram`, ``include "FILE.pam"`` read in place (found beside
+    the including file); errors name file, line and column."""
     equations, sources = _parse(text, None if path is None else str(path), None, ())
     return PamelaProgram(equations, text, None if path is None else str(path), tuple(sources.items()))
 

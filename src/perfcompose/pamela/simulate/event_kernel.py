@@ -145,11 +145,8 @@ def _grow2(a, n):
 
 @njit(cache=True)
 def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed):
-    """Simulate; returns (status, pc, value, keys, mults, busy, counts, uses, max_threads).
-
-    ``value`` is the completion time when status is OK, else the offending value at ``pc``.
-    ``randomness``: 0 deterministic, 1 exponential service times, 2 exponential service and delays.
-    """
+    """Simulate; returns (status, pc, value, keys, mults, busy, counts, uses, max_threads): ``value``
+    the completion time, or the offending value at ``pc``; ``randomness`` 0, 1 or 2 (exponential use, and delays)."""
     np.random.seed(seed)
     stack = np.zeros(max_stack + 1)
     cap = 1024
