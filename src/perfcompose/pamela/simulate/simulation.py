@@ -97,11 +97,8 @@ class _Flattener:
         if unbound:
             raise self.source.error(f"{what} needs a value for {', '.join(unbound)}", pos,
                                     "give every parameter a value, e.g. " + " ".join(f"{u}=10" for u in unbound))
-        start = len(self.p.ecode)
-        depth = self._emit(expr, pos, what)
-        self.p.max_stack = max(self.p.max_stack, depth)
+        self.p.max_stack = max(self.p.max_stack, self._emit(expr, pos, what))
         self.p.estart.append(len(self.p.ecode))
-        del start
         return len(self.p.estart) - 2
 
     def _const(self, value: float) -> int:
