@@ -141,6 +141,8 @@ def program(dp, N):
     ("    if N > 3:  # pamela: cond = 1.5\n        X += 1\n", "a probability, from 0 to 1"),
     ("    X += 1  # pamela: cost = -1\n", "cost = -1 is below zero"),
     ("    X += 1  # pamela: cost = 1e999\n", "not finite"),
+    ("    Y = dp.bcast(X)\n", "a call short of arguments"),
+    ("    Y = dp.redistribute(X, k)\n", "not a whole number"),
 ])
 def test_what_the_engine_cannot_read_is_a_located_error(body, words):
     program = "def program(dp, N):\n    X = dp.array((N,))\n" + body

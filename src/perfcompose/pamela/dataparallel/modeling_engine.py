@@ -92,8 +92,17 @@ class _Engine(ExpressionReader):
                          "write the program with for, if, assignments and dp calls (no while, break, return)")
 
     def block(self, statements: list[ast.stmt]) -> list[Step]:
-        """The steps of statements in sequence."""
-        return [step for stmt in statements for step in self.statement(stmt)]
+        """The steps of statements in sequence; a call short of arguments or with an axis that is no
+        number (``dp.bcast(A)``, ``dp.redistribute(A, k)``) is an error at its statement."""
+        steps = []
+        for stmt in statements:
+            try:
+                steps += self.statement(stmt)
+            except (IndexError, ValueError):
+                raise self.error(stmt, "the engine cannot read this statement: a call short of arguments, or "
+                                 "an axis that is not a whole number of the array", "give every call its arguments, "
+                                 "axes as whole numbers written out") from None
+        return steps
 
     def simple(self, node: ast.Assign | ast.AugAssign | ast.Expr) -> list[Step]:
         size = self.pragma(node, "size")
