@@ -110,26 +110,16 @@ def calotoiu(json_out: Path | None = records_json()) -> None:
               "III": "003 Table III: pipeline associativity and commutativity \\[us]",
               "IV": "003 Table IV: layering, pipe of task pools vs task pool of pipes \\[us]"}
     for table, title in titles.items():
-        t = Table(title=title)
-        cols = ["configuration", "monolithic (paper)", "modular composed here"]
-        if table == "II":
-            cols += ["modular (paper)", "vs paper %"]
-        cols += ["err %", "range over rounding"]
-        if table == "II":
-            cols += ["paper's err %", ""]
-        cols += ["000: monolithic \\[ns]"]
-        for col in cols:
-            t.add_column(col, justify="left" if col in ("configuration", "monolithic (paper)",
-                                                        "modular composed here", "modular (paper)") else "right")
+        ii = table == "II"  # Table II also has the paper's modular models and errors
+        t = Table("configuration", "monolithic (paper)", "modular composed here", title=title)
+        for col in (*(("modular (paper)", "vs paper %") if ii else ()), "err %", "range over rounding",
+                    *(("paper's err %", "") if ii else ()), "000: monolithic \\[ns]"):
+            t.add_column(col, justify="left" if col == "modular (paper)" else "right")
         for r in (r for r in rows if r.table == table):
-            cells = [r.configuration, r.monolithic.replace("x", "n"), str(r.modular).replace("x", "n")]
-            if table == "II":
-                cells += [(r.modular_printed or "").replace("x", "n"), _pct(r.modular_vs_printed)]
-            cells += [f"{100 * r.error:.3f}", f"{100 * r.low:.3f} .. {100 * r.high:.3f}"]
-            if table == "II":
-                cells += [r.error_printed or "", _MARK[r.reproduced]]
-            cells += [r.paper000 or "-"]
-            t.add_row(*cells)
+            t.add_row(r.configuration, r.monolithic.replace("x", "n"), str(r.modular).replace("x", "n"),
+                      *(((r.modular_printed or "").replace("x", "n"), _pct(r.modular_vs_printed)) if ii else ()),
+                      f"{100 * r.error:.3f}", f"{100 * r.low:.3f} .. {100 * r.high:.3f}",
+                      *((r.error_printed or "", _MARK[r.reproduced]) if ii else ()), r.paper000 or "-")
         console.print(t)
     s3 = spread([m for _, m in CALOTOIU_TABLE3])
     console.print(f"Table III: the monolithic coefficients vary by {100 * s3:.2f} % (the paper: less than 10 %)")
