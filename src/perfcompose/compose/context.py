@@ -101,7 +101,7 @@ def side_by_side(term: Term) -> list[tuple[Stage, Stage]]:
             if body is not None:
                 add(Stage(body), Stage(body))
         elif isinstance(node, Pipe):
-            stages = [_stage_chain(s) for s in pipe_stages(node)]
+            stages = [stage_chain(s) for s in pipe_stages(node)]
             for i, a in enumerate(stages):
                 for j, b in enumerate(stages):
                     if i != j and a is not None and b is not None:
@@ -109,7 +109,8 @@ def side_by_side(term: Term) -> list[tuple[Stage, Stage]]:
     return pairs
 
 
-def _stage_chain(term: Term) -> tuple[str, ...] | None:
+def stage_chain(term: Term) -> tuple[str, ...] | None:
+    """The chain of a pipe's stage, or of the body of a stage that is a task pool (None: no chain)."""
     return chain(term.body) if isinstance(term, TPool) else chain(term)
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from perfcompose.compose.context import Stage, chain, pipe_stages
+from perfcompose.compose.context import Stage, chain, pipe_stages, stage_chain
 from perfcompose.compose.terms import Pipe, Seq, Term, TPool
 from perfcompose.errors import ModelError
 
@@ -125,14 +125,9 @@ def predict(term: Term, m: InContext) -> np.ndarray:
     raise ModelError(f"cannot compose {term} from parts measured in context")
 
 
-def _chain_of(stage: Term) -> Stage | None:
-    body = chain(stage.body) if isinstance(stage, TPool) else chain(stage)
-    return None if body is None else Stage(body)
-
-
 def _pipe(term: Pipe, m: InContext) -> np.ndarray:
     stages = pipe_stages(term)
-    chains = [_chain_of(s) for s in stages]
+    chains = [None if body is None else Stage(body) for body in map(stage_chain, stages)]
     times = [predict(s, m) for s in stages]
     alone = list(times)
     for i in range(1, len(stages)):
