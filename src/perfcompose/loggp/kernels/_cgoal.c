@@ -1377,7 +1377,6 @@ static int run_all(Sim *s, Buf *b, int64_t *pops, int64_t *waits) {
 }
 
 static PyObject *simulate(PyObject *self, PyObject *args) {
-    (void)self;
     Py_ssize_t P, n_cpu, n_nic;
     PyObject *ob[15];
     int want_layout = -1, scratch = 0;

@@ -52,8 +52,7 @@ static int64_t number(const Token *t, int minus_one) {
 /* a size: 1 to 15 digits and a final 'b' */
 static int64_t size_bytes(const Token *t) {
     if (t->type != T_WORD || t->len < 2 || t->s[t->len - 1] != 'b') return -2;
-    Token digits = *t;
-    digits.len -= 1;
+    Token digits = {T_WORD, t->s, t->len - 1};
     return number(&digits, 0);
 }
 
@@ -252,7 +251,6 @@ static const char read_block_doc[] =
     "have no room for it.";
 
 static PyObject *read_block(PyObject *self, PyObject *args) {
-    (void)self;
     Py_buffer data;
     Py_ssize_t first_line;
     long long depth, num_ranks, blocks, letter;
@@ -353,10 +351,8 @@ static int lean_close(Lean *o) {
             o->dep_how[d0 + k] = th[k];
         }
     }
-    free(cnt);
-    free(ta);
-    free(tb);
-    free(th);
+    void *blocks[] = {cnt, ta, tb, th};
+    for (int k = 0; k < 4; k++) free(blocks[k]);
     return rc;
 }
 
@@ -513,7 +509,6 @@ static const char read_lean_doc[] =
     "2^24 or more needs float64 sizes (read the text again from its start).";
 
 static PyObject *read_lean(PyObject *self, PyObject *args) {
-    (void)self;
     Py_buffer data;
     long long v[11];
     PyObject *ob[11];
@@ -581,7 +576,6 @@ static const char add_into_doc[] =
     "their own with operations counted from 0, joined to those of the part before.";
 
 static PyObject *add_into(PyObject *self, PyObject *args) {
-    (void)self;
     PyObject *ob[2];
     Py_ssize_t at, n;
     long long add;

@@ -105,7 +105,6 @@ static const char tokenize_doc[] =
     "anything but numbers, brackets, commas and whitespace.";
 
 static PyObject *tokenize(PyObject *self, PyObject *args) {
-    (void)self;
     Py_buffer data;
     Py_ssize_t start;
     if (!PyArg_ParseTuple(args, "y*n:tokenize", &data, &start)) return NULL;

@@ -304,7 +304,6 @@ static int get_step_io(PyObject *const *objs, Buf *b, const char *const *in_name
 }
 
 static PyObject *standard(PyObject *self, PyObject *args) {
-    (void)self;
     Py_ssize_t P;
     PyObject *objs[13];
     double L, o, g, G;
@@ -655,12 +654,10 @@ static void group_by(int64_t P, int64_t M, const int64_t *a, const int64_t *b, i
  * messages, with its initial values; the edges from src to dst; 0, or -1 without memory */
 static int components_new(Components *k, int64_t P, int64_t M, const char *sent, const int64_t *src,
                           const int64_t *dst) {
-    memset(k, 0, sizeof(*k));
-    k->P = P;
-    k->sent = sent;
     size_t p1 = (size_t)(P + 1), nl = (size_t)(4 * P + 2), m1 = (size_t)(M > 0 ? M : 1);
     int64_t *ptr = calloc(p1, 8), *rptr = calloc(p1, 8), *fill = calloc(p1, 8);
     int32_t *adj = malloc(m1 * 4), *radj = malloc(m1 * 4);
+    *k = (Components){.P = P, .sent = sent, .ptr = ptr, .rptr = rptr, .adj = adj, .radj = radj};
     int64_t **p_arrays[] = {&k->mark, &k->queue, &k->members, &k->nxt, &k->index, &k->low, &k->stack, &k->cs_node,
                             &k->cs_edge, &k->alist};
     for (size_t i = 0; i < sizeof(p_arrays) / sizeof(p_arrays[0]); i++) *p_arrays[i] = calloc(p1, 8);
@@ -674,21 +671,15 @@ static int components_new(Components *k, int64_t P, int64_t M, const char *sent,
     k->inner = calloc(p1, 1);
     k->affected = calloc(nl, 1);
     k->broken = calloc(nl, 1);
-    k->ptr = ptr;
-    k->rptr = rptr;
-    k->adj = adj;
-    k->radj = radj;
     int ok = ptr && rptr && fill && adj && radj && k->label && k->fed && k->root && k->head && k->csize && k->state &&
              k->onstack && k->inner && k->affected && k->broken;
     for (size_t i = 0; i < sizeof(p_arrays) / sizeof(p_arrays[0]); i++) ok = ok && *p_arrays[i];
     if (ok) {
         group_by(P, M, src, dst, ptr, adj, fill);
         group_by(P, M, dst, src, rptr, radj, fill);
-        for (size_t i = 0; i < nl; i++) {
-            k->root[i] = -1;
-            k->head[i] = -1;
-        }
-        for (int64_t v = 0; v < P; v++) k->label[v] = -1;
+        memset(k->root, 0xff, nl * 8); /* -1 */
+        memset(k->head, 0xff, nl * 8);
+        memset(k->label, 0xff, (size_t)P * 8);
     }
     free(fill);
     return ok ? 0 : -1;
@@ -702,7 +693,6 @@ static void components_free(Components *k) {
 }
 
 static PyObject *worst_step(PyObject *self, PyObject *args) {
-    (void)self;
     Py_ssize_t P;
     double L, o, g, G;
     int end_origin;
@@ -1331,7 +1321,6 @@ static int64_t lgs_prepare(Lgs *s, int64_t *need, int32_t *fill, char *mark) {
 }
 
 static PyObject *loggopsim_steps(PyObject *self, PyObject *args) {
-    (void)self;
     Py_ssize_t P;
     PyObject *objs[8];
     Lgs s;
