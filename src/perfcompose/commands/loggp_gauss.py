@@ -1,6 +1,5 @@
-"""``perfcompose loggp gauss``: section 5's blocked Gaussian elimination, predicted per block size
-and layout with the standard and the worst-case algorithm, and with ``--measure`` run for real on
-local MPI ranks (Figures 6-9)."""
+"""``perfcompose loggp gauss``: section 5's blocked Gaussian elimination, predicted per block size and layout with the
+standard and the worst-case algorithm, and with ``--measure`` run for real on local MPI ranks (Figures 6-9)."""
 from __future__ import annotations
 
 import os

@@ -1,6 +1,5 @@
-"""What the ``perfcompose loggp`` commands read from their options: the LogGP parameters (a file
-and/or flags), the point of a program with expressions (``--at``), whether a file is a GOAL
-schedule, and a model's name."""
+"""What the ``perfcompose loggp`` commands read from their options: the LogGP parameters (a file and/or flags), the
+point of a program with expressions (``--at``), whether a file is a GOAL schedule, and a model's name."""
 from __future__ import annotations
 
 from pathlib import Path

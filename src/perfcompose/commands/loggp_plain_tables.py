@@ -1,12 +1,11 @@
-"""What ``loggp simulate`` prints (:mod:`.loggp_tables`), written as plain text without importing
-Rich, for output that Rich would print without styles: standard output not a terminal, no
-setting that makes Rich style it, UTF-8, and text that Rich prints as it is (no markup, no emoji
-codes, ASCII, no word wider than the table, the table as wide as its widest cells). Importing and
-running Rich takes about a tenth of a second, as long as a whole small simulation.
+"""What ``loggp simulate`` prints (:mod:`.loggp_tables`), written as plain text without importing Rich, for output that
+Rich would print without styles: standard output not a terminal, no setting that makes Rich style it, UTF-8, and text
+that Rich prints as it is (no markup, no emoji codes, ASCII, no word wider than the table, the table as wide as its
+widest cells). Importing and running Rich takes about a tenth of a second, as long as a whole small simulation.
 
-Each function returns the text, byte for byte what Rich prints (its heavy-head box, the title
-wrapped to the table's width and set left, the caption wrapped and centred), or None where any
-of those conditions fails, and Rich prints it."""
+Each function returns the text, byte for byte what Rich prints (its heavy-head box, the title wrapped to the table's
+width and set left, the caption wrapped and centred), or None where any of those conditions fails, and Rich prints
+it."""
 from __future__ import annotations
 
 import heapq
@@ -66,9 +65,8 @@ def _printable(*texts: str) -> bool:
 
 
 def _wrapped(text: str, width: int, justify: str = "") -> list[str] | None:
-    """``text`` wrapped at ``width`` as Rich wraps it, and set ``left`` (padded, a table's title)
-    or ``center`` (a caption) or neither (a line printed); None where a word is wider than
-    ``width`` (Rich folds it)."""
+    """``text`` wrapped at ``width`` as Rich wraps it, and set ``left`` (padded, a table's title) or ``center`` (a
+    caption) or neither (a line printed); None where a word is wider than ``width`` (Rich folds it)."""
     lines, line, used = [], "", 0
     for word in _WORD.findall(text):
         size = len(word.rstrip())

@@ -1,21 +1,18 @@
-"""``perfcompose loggp simulate``: a LogGP program (JSON with expressions, or the compact .npz)
-simulated with the paper's algorithm, its worst case or LogGOPSim's rules; a GOAL schedule goes
-to :mod:`.loggp_goal`. Shown as a table of the processors, JSON, or a timeline.
+"""``perfcompose loggp simulate``: a LogGP program (JSON with expressions, or the compact .npz) simulated with the
+paper's algorithm, its worst case or LogGOPSim's rules; a GOAL schedule goes to :mod:`.loggp_goal`. Shown as a table of
+the processors, JSON, or a timeline.
 
-:func:`run` runs the command without typer, NumPy or SymPy where the command line and the input
-allow it: LogGOPSim's rules on a GOAL schedule, or on a program (.npz, or JSON of plain numbers)
-with ``--semantics loggopsim``, the compiled readers and kernels on plain typed buffers. It starts
-in a few hundredths of a second, where typer, pydantic and NumPy alone take half a second. For
-anything else (an option it does not read, ``--json``, ``--timeline``, the paper's semantics, a
-program small enough that its operations are listed, any input or limit problem) it returns None
-and :func:`simulate`, the typer command (built on first use), prints the same results and names
-every error. Only the standard library is imported here, the rest where it is used: the console
-script asks :func:`run` first.
+:func:`run` runs the command without typer, NumPy or SymPy where the command line and the input allow it: LogGOPSim's
+rules on a GOAL schedule, or on a program (.npz, or JSON of plain numbers) with ``--semantics loggopsim``, the compiled
+readers and kernels on plain typed buffers. It starts in a few hundredths of a second, where typer, pydantic and NumPy
+alone take half a second. For anything else (an option it does not read, ``--json``, ``--timeline``, the paper's
+semantics, a program small enough that its operations are listed, any input or limit problem) it returns None and
+:func:`simulate`, the typer command (built on first use), prints the same results and names every error. Only the
+standard library is imported here, the rest where it is used: the console script asks :func:`run` first.
 
-Results are written as plain text where Rich would print them without styles
-(:mod:`.loggp_plain_tables`: output not a terminal); else Rich (:mod:`.loggp_tables`) is
-imported once the simulation is done and the input's buffers are freed. A progress bar
-(:mod:`.loggp_phases`) is shown only for inputs that take seconds.
+Results are written as plain text where Rich would print them without styles (:mod:`.loggp_plain_tables`: output not a
+terminal); else Rich (:mod:`.loggp_tables`) is imported once the simulation is done and the input's buffers are freed. A
+progress bar (:mod:`.loggp_phases`) is shown only for inputs that take seconds.
 """
 import contextlib
 import importlib
@@ -132,8 +129,7 @@ def _phases(path: Path) -> Iterator[Callable[[str | None], None]]:
 
 
 def _params(flags: dict[str, Any], unit: str = "") -> "LogGP | None":
-    """The LogGP parameters, or None where they would be converted to the program's unit (the
-    typer command says so)."""
+    """The LogGP parameters, or None where they would be converted to the program's unit (the typer command says so)."""
     from perfcompose.loggp.params import given_params
 
     base = given_params(flags["params_file"], {k: flags[k] for k in "LogG"})

@@ -1,13 +1,12 @@
 """LogGP simulation of parallel programs (paper 002, Rugina & Schauser).
 
-Communication steps are simulated with the paper's algorithm (Figure 2) or its overestimation
-(section 4.2); programs alternate computation and communication steps, and a program whose
-durations and sizes are expressions is a performance model of their parameters (``LogGPSource``);
-LogGOPSim's semantics and GOAL schedules are available for comparison; the blocked Gaussian
-elimination study of section 5 and a calibration of L, o, g, G from a real MPI complete it.
+Communication steps are simulated with the paper's algorithm (Figure 2) or its overestimation (section 4.2); programs
+alternate computation and communication steps, and a program whose durations and sizes are expressions is a performance
+model of their parameters (``LogGPSource``); LogGOPSim's semantics and GOAL schedules are available for comparison; the
+blocked Gaussian elimination study of section 5 and a calibration of L, o, g, G from a real MPI complete it.
 
-The names below are imported on first use, so that importing one submodule (the options, the
-GOAL format) does not load the compiled simulators or SymPy.
+The names below are imported on first use, so that importing one submodule (the options, the GOAL format) does not load
+the compiled simulators or SymPy.
 """
 from __future__ import annotations
 

@@ -1,23 +1,21 @@
 """The blocked Gaussian elimination study of paper 002, section 5.
 
-An N x N matrix in b x b blocks (nb = N/b per side) is eliminated without pivoting as diagonal
-waves: wave k (pivot block (k, k)) reaches block (i, j), i, j >= k, at step t = i + j + k, so
-several waves are active at once. At its step a block applies one basic operation and passes
-one block on to its right and one to its lower neighbour (the multipliers L_ik travel along the
-row, the pivot row U_kj down the column; the pivot block sends L_kk^-1 right and U_kk^-1 down):
+An N x N matrix in b x b blocks (nb = N/b per side) is eliminated without pivoting as diagonal waves: wave k (pivot
+block (k, k)) reaches block (i, j), i, j >= k, at step t = i + j + k, so several waves are active at once. At its step a
+block applies one basic operation and passes one block on to its right and one to its lower neighbour (the multipliers
+L_ik travel along the row, the pivot row U_kj down the column; the pivot block sends L_kk^-1 right and U_kk^-1 down):
 
 * Op1 (pivot block):  factor B = LU without pivoting; form L^-1 and U^-1
 * Op2 (column below): multiplier B U^-1; the block becomes 0
 * Op3 (row right):    L^-1 B
 * Op4 (the rest):     B - L_ik U_kj
 
-A step is a computation step (each processor runs the operations of its active blocks) followed
-by a communication step (every 8 b^2-byte block sent to a neighbour on another processor; local
-transfers are not messages, as in the paper). Layouts: row-striped cyclic (block row i on
-processor i mod P) and diagonal (block (i, j) on processor (j - i) mod P). The basic operations
-are timed on this machine with the project's bench runner (compiled, single-threaded loops; where
-Numba, perfcompose's ``numba`` extra, is not installed, the same operations in NumPy, whose matrix
-products are BLAS's: the loops as plain Python would time the interpreter).
+A step is a computation step (each processor runs the operations of its active blocks) followed by a communication step
+(every 8 b^2-byte block sent to a neighbour on another processor; local transfers are not messages, as in the paper).
+Layouts: row-striped cyclic (block row i on processor i mod P) and diagonal (block (i, j) on processor (j - i) mod P).
+The basic operations are timed on this machine with the project's bench runner (compiled, single-threaded loops; where
+Numba, perfcompose's ``numba`` extra, is not installed, the same operations in NumPy, whose matrix products are BLAS's:
+the loops as plain Python would time the interpreter).
 """
 from __future__ import annotations
 

@@ -56,9 +56,8 @@ def load_json(path: Path, text: str | None = None, *, what: str, hint: str | Non
 
 def load_json_program(path: Path, text: str | None = None, *, what: str,
                       hint: str | None = None) -> tuple[JsonText, Any]:
-    """Like :func:`load_json`, with the large number arrays of a program (its messages,
-    durations and send orders) read as NumPy arrays (:mod:`.steps.json_arrays`); the text is read
-    again only to locate an error."""
+    """Like :func:`load_json`, with the large number arrays of a program (its messages, durations and send orders) read
+    as NumPy arrays (:mod:`.steps.json_arrays`); the text is read again only to locate an error."""
     from perfcompose.loggp.steps.json_arrays import load_json_arrays
 
     if text is None:

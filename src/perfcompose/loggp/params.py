@@ -123,10 +123,9 @@ def read_params(path: Path) -> LogGP:
 
 
 def calibration_members(path: Path, count: int = 20, seed: int = 0) -> list[LogGP]:
-    """Parameters that the calibration in ``path`` could as well have given: the medians of
-    ``count`` bootstrap resamples of its repetitions (``per_repetition``, written by ``loggp
-    calibrate``), each median that falls below zero taken as zero. Empty for a file without
-    repetitions (parameters typed in are exact)."""
+    """Parameters that the calibration in ``path`` could as well have given: the medians of ``count`` bootstrap
+    resamples of its repetitions (``per_repetition``, written by ``loggp calibrate``), each median that falls below zero
+    taken as zero. Empty for a file without repetitions (parameters typed in are exact)."""
     import numpy as np
 
     _, data = load_json(Path(path), what="parameter file")
@@ -153,10 +152,9 @@ def calibration_members(path: Path, count: int = 20, seed: int = 0) -> list[LogG
 
 def given_params(path: Path | None, given: Mapping[str, float | None], *,
                  spell: Callable[[list[str]], str] = ", ".join, hint: str = "") -> LogGP:
-    """The LogGP parameters from a parameter file and/or given one by one (``given``: L, o, g, G,
-    None where not given): a parameter given replaces the file's value. Without a file, all four
-    must be given, else an InputError names the missing ones (``spell`` writes their names, e.g.
-    as flags) with ``hint``."""
+    """The LogGP parameters from a parameter file and/or given one by one (``given``: L, o, g, G, None where not given):
+    a parameter given replaces the file's value. Without a file, all four must be given, else an InputError names the
+    missing ones (``spell`` writes their names, e.g. as flags) with ``hint``."""
     if path is not None:
         return read_params(path).replace(**given)
     missing = [k for k, v in given.items() if v is None]

@@ -1,7 +1,6 @@
-"""The value types the LogGP simulators return: one operation of a timeline (``Op``), a send the
-worst case forced (``ForcedSend``), a simulated communication step (``StepResult``), a simulated
-program (``ProgramResult``) and a simulated GOAL schedule (``GoalResult``); each one's makespan is
-:func:`makespan` of its finish times."""
+"""The value types the LogGP simulators return: one operation of a timeline (``Op``), a send the worst case forced
+(``ForcedSend``), a simulated communication step (``StepResult``), a simulated program (``ProgramResult``) and a
+simulated GOAL schedule (``GoalResult``); each one's makespan is :func:`makespan` of its finish times."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

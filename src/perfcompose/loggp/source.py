@@ -1,10 +1,9 @@
 """A LogGP program as a performance :class:`~perfcompose.model.Model` of its parameters.
 
-The model's value at a point is the makespan of the program instantiated there and simulated
-with fixed LogGP parameters and options. Each distinct point is simulated once: evaluations
-deduplicate their points and keep every makespan in a cache, so a composed design can evaluate
-the model over large grids with repeated points at the cost of the distinct ones. A source
-writes itself as a JSON record (program, parameters, options) that reads back to the same model.
+The model's value at a point is the makespan of the program instantiated there and simulated with fixed LogGP parameters
+and options. Each distinct point is simulated once: evaluations deduplicate their points and keep every makespan in a
+cache, so a composed design can evaluate the model over large grids with repeated points at the cost of the distinct
+ones. A source writes itself as a JSON record (program, parameters, options) that reads back to the same model.
 """
 from __future__ import annotations
 
@@ -37,9 +36,8 @@ _OPTIONS = tuple(f.name for f in fields(LogGPOptions))
 class LogGPSource:
     """A program template simulated under fixed LogGP parameters; :meth:`model` is its Model.
 
-    The parameters are converted to the program's time unit when both name one. ``origin`` names
-    the program file (default: the template's source). ``simulations`` counts the simulations run
-    so far (one per distinct point).
+    The parameters are converted to the program's time unit when both name one. ``origin`` names the program file
+    (default: the template's source). ``simulations`` counts the simulations run so far (one per distinct point).
     """
 
     def __init__(self, template: ProgramTemplate, params: LogGP, *, name: str = "loggp",
@@ -111,10 +109,9 @@ class LogGPSource:
     def model(self, name: str | None = None, *, unit: str | None = None, interval: bool = False) -> Model:
         """The program's makespan as a Model of the template's parameters.
 
-        Numeric (simulated point by point, cached); without parameters, the constant makespan of
-        one simulation. ``unit`` overrides the unit (the program's, else the parameters'). With
-        ``interval`` and a :attr:`calibration`, the model carries one member per calibrated parameter
-        set, each simulated the same way.
+        Numeric (simulated point by point, cached); without parameters, the constant makespan of one simulation.
+        ``unit`` overrides the unit (the program's, else the parameters'). With ``interval`` and a :attr:`calibration`,
+        the model carries one member per calibrated parameter set, each simulated the same way.
         """
         name = name or self.name
         unit = self.unit if unit is None else unit

@@ -44,11 +44,10 @@ def simulation_bytes(P: int, M: int, steps: int, *, semantics: str = "paper", ti
 
 
 def goal_simulation_bytes(P: int, ops: int, deps: int, sends: int) -> float:
-    """Peak memory of the compiled GOAL loop on a schedule read into columns: the columns (13 bytes
-    an operation, 9 a dependency), the loop's entries and flags (14 an operation), a matching queue
-    and a waiting place per send (32), the ranks' state, and 16 MiB of buffers and tables of fixed
-    size, with a tenth more (1.49 GB measured for the allreduce rounds of 10^7 messages, this
-    estimating 1.66)."""
+    """Peak memory of the compiled GOAL loop on a schedule read into columns: the columns (13 bytes an operation, 9 a
+    dependency), the loop's entries and flags (14 an operation), a matching queue and a waiting place per send (32), the
+    ranks' state, and 16 MiB of buffers and tables of fixed size, with a tenth more (1.49 GB measured for the allreduce
+    rounds of 10^7 messages, this estimating 1.66)."""
     return 1.1 * (27.0 * ops + 9.0 * deps + 32.0 * sends + _PER_PROCESSOR["loggopsim"] * P + 2.0 ** 24)
 
 

@@ -1,8 +1,7 @@
-"""The columns of a GOAL schedule assembled from those the compiled reader (:mod:`.goal_compiled`)
-gives block by block: operations in rank order, and dependencies resolved from the numbers of
-their labels (``l17``, as perfcompose and Schedgen write them) within each rank block. Where a
-rank, peer or label is out of place :func:`assemble` gives None, and :mod:`.schedule`'s line
-reader reads the text and names the line of the error; labels are read back only where asked
+"""The columns of a GOAL schedule assembled from those the compiled reader (:mod:`.goal_compiled`) gives block by block:
+operations in rank order, and dependencies resolved from the numbers of their labels (``l17``, as perfcompose and
+Schedgen write them) within each rank block. Where a rank, peer or label is out of place :func:`assemble` gives None,
+and :mod:`.schedule`'s line reader reads the text and names the line of the error; labels are read back only where asked
 for (error messages, writing the schedule).
 """
 from __future__ import annotations
@@ -71,9 +70,8 @@ def _by_required(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None:
-    """The schedule's columns from those read block by block: operations in rank order and
-    dependencies as operation indices; None where a rank, peer or label is out of place (the
-    line reader names it)."""
+    """The schedule's columns from those read block by block: operations in rank order and dependencies as operation
+    indices; None where a rank, peer or label is out of place (the line reader names it)."""
     ranks = c["rank"].astype(np.int64)
     nb = ranks.shape[0]
     if nb and (ranks.max() >= num_ranks or np.bincount(ranks, minlength=num_ranks).max() > 1):

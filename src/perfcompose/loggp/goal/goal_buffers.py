@@ -1,9 +1,8 @@
-"""A GOAL schedule read into plain typed buffers, without NumPy: the form perfcompose and Schedgen
-write (every rank's block once and in rank order, each operation labelled with its place in its
-block), read by the compiled ``_cgoal_text.read_lean`` straight into the schedule's columns, as
-:mod:`.goal_text_lean` reads it into NumPy arrays. For anything else, or where the extension is not
-built, :func:`read_goal_buffers` returns None and the readers of :mod:`.schedule`, whose line
-reader names the line of any error, read the schedule."""
+"""A GOAL schedule read into plain typed buffers, without NumPy: the form perfcompose and Schedgen write (every rank's
+block once and in rank order, each operation labelled with its place in its block), read by the compiled
+``_cgoal_text.read_lean`` straight into the schedule's columns, as :mod:`.goal_text_lean` reads it into NumPy arrays.
+For anything else, or where the extension is not built, :func:`read_goal_buffers` returns None and the readers of
+:mod:`.schedule`, whose line reader names the line of any error, read the schedule."""
 from __future__ import annotations
 
 import re
@@ -31,11 +30,10 @@ _NUMPY_FROM = 1 << 18  #: dependencies from which a schedule with irequires spli
 
 @dataclass(frozen=True, eq=False)
 class GoalBuffers:
-    """A schedule's columns as :class:`.schedule.GoalSchedule` holds them (operations in rank order,
-    ``op_ptr`` their offsets by rank, dependencies as operation indices) in typed buffers (kind
-    int8, size float32 where every size is exact there else float64, peer/tag/cpu/nic/req int32,
-    op_ptr int64), with how many CPUs and NICs its ranks use, how many operations and how many
-    sends it has."""
+    """A schedule's columns as :class:`.schedule.GoalSchedule` holds them (operations in rank order, ``op_ptr`` their
+    offsets by rank, dependencies as operation indices) in typed buffers (kind int8, size float32 where every size is
+    exact there else float64, peer/tag/cpu/nic/req int32, op_ptr int64), with how many CPUs and NICs its ranks use, how
+    many operations and how many sends it has."""
 
     num_ranks: int
     op_ptr: Any
@@ -85,11 +83,10 @@ def read_goal_buffers(path: Path | str) -> GoalBuffers | None:
 
 def read_lean_columns(ext: Any, opener: Callable[[], IO[bytes]], size: int,
                       alloc: Callable[[int, str], Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
-    """The columns ``_cgoal_text.read_lean`` fills from a GOAL text of ``size`` bytes (kind, size,
-    peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank, block_ops, each made by ``alloc(n, code)``
-    zeroed, with a struct code) and its final state; None where the text is not of its form or
-    not whole. Sizes are float32 where every one is exact there (below 2^24), else the text is
-    read again in float64. A large text is read in two halves at once, on two threads (the
+    """The columns ``_cgoal_text.read_lean`` fills from a GOAL text of ``size`` bytes (kind, size, peer, tag, cpu, nic,
+    dep_a, dep_b, dep_how, rank, block_ops, each made by ``alloc(n, code)`` zeroed, with a struct code) and its final
+    state; None where the text is not of its form or not whole. Sizes are float32 where every one is exact there (below
+    2^24), else the text is read again in float64. A large text is read in two halves at once, on two threads (the
     second from a rank block's start), and the halves joined."""
     split = _split(opener, size) if size >= _TWO_THREADS else None
     for code in "fd":
@@ -107,9 +104,8 @@ def read_lean_columns(ext: Any, opener: Callable[[], IO[bytes]], size: int,
 
 
 def _room(size: int, alloc: Callable[[int, str], Any], code: str) -> tuple[Any, ...]:
-    """Columns with room for as many operations, dependencies and rank blocks as ``size`` bytes of
-    text can hold (a line of each takes at least 7, 15 and 9 bytes); room never written costs
-    address space only."""
+    """Columns with room for as many operations, dependencies and rank blocks as ``size`` bytes of text can hold (a line
+    of each takes at least 7, 15 and 9 bytes); room never written costs address space only."""
     ops, deps, blocks = size // 7 + 2, size // 15 + 2, size // 9 + 2
     return (*(alloc(ops, c) for c in ("b", code, "i", "i", "i", "i")), *(alloc(deps, c) for c in "iib"),
             alloc(blocks, "q"), alloc(blocks, "q"))
@@ -179,10 +175,9 @@ def _read_halves(ext: Any, opener: Callable[[], IO[bytes]], size: int, alloc: Ca
 
 
 def _split_dependencies(dep_a: Any, dep_b: Any, how: bytes) -> tuple[Any, Any, Any, Any]:
-    """The pairs (``dep_a``, ``dep_b``) that are requires (``how`` 0) and those that are irequires
-    (1), each in their order, as int32 buffers: selected by itertools, or from
-    :data:`_NUMPY_FROM` pairs on by NumPy, which so many are worth importing it for (a second of
-    Python's selection at 1.8 million, against a tenth for the import)."""
+    """The pairs (``dep_a``, ``dep_b``) that are requires (``how`` 0) and those that are irequires (1), each in their
+    order, as int32 buffers: selected by itertools, or from :data:`_NUMPY_FROM` pairs on by NumPy, which so many are
+    worth importing it for (a second of Python's selection at 1.8 million, against a tenth for the import)."""
     if len(how) < _NUMPY_FROM:
         plain = how.translate(_FLIP)  # 1 where a dependency is a requires
         req_a, req_b, ireq_a, ireq_b = (array("i", compress(c, w)) for w in (plain, how) for c in (dep_a, dep_b))

@@ -1,11 +1,10 @@
-"""GOAL text read by the compiled extension ``perfcompose.loggp.kernels._cgoal_text``, a few megabytes at
-a time, straight into the schedule's columns (assembled by :mod:`.goal_arrays`): the columns of
-the line reader of :mod:`.schedule`, the reference.
+"""GOAL text read by the compiled extension ``perfcompose.loggp.kernels._cgoal_text``, a few megabytes at a time,
+straight into the schedule's columns (assembled by :mod:`.goal_arrays`): the columns of the line reader of
+:mod:`.schedule`, the reference.
 
-It reads the form perfcompose and Schedgen write (one operation or dependency a line, labels of
-one letter and a number); for anything else :func:`read_goal_compiled` returns None and the line
-reader reads the text. Without the extension (no C compiler at install) it
-returns None at once.
+It reads the form perfcompose and Schedgen write (one operation or dependency a line, labels of one letter and a
+number); for anything else :func:`read_goal_compiled` returns None and the line reader reads the text. Without the
+extension (no C compiler at install) it returns None at once.
 """
 from __future__ import annotations
 

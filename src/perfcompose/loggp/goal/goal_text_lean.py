@@ -1,13 +1,12 @@
-"""GOAL text of the form perfcompose writes, read by the compiled extension ``_cgoal_text`` straight
-into the schedule's own columns: no columns of lines, blocks or labels, no second pass over the
-operations, so that reading takes little more memory than the schedule it gives; sizes are kept
-in float32 where every one is exact there (below 2^24 bytes or time units).
+"""GOAL text of the form perfcompose writes, read by the compiled extension ``_cgoal_text`` straight into the schedule's
+own columns: no columns of lines, blocks or labels, no second pass over the operations, so that reading takes little
+more memory than the schedule it gives; sizes are kept in float32 where every one is exact there (below 2^24 bytes or
+time units).
 
-The form: every rank's block once and in rank order, every operation labelled with its place in
-its block (``l0``, ``l1``, ...), tags below 2^31. The dependencies come out ordered by the
-operation required (as every reader gives them, see :class:`.schedule.GoalSchedule`); an operation's
-line, asked for only by an error message, is read again from the text when first asked for. For
-anything else :func:`read_goal_lean` returns None, and the reader of all columns
+The form: every rank's block once and in rank order, every operation labelled with its place in its block (``l0``,
+``l1``, ...), tags below 2^31. The dependencies come out ordered by the operation required (as every reader gives them,
+see :class:`.schedule.GoalSchedule`); an operation's line, asked for only by an error message, is read again from the
+text when first asked for. For anything else :func:`read_goal_lean` returns None, and the reader of all columns
 (:mod:`.goal_compiled`) reads the text.
 """
 from __future__ import annotations
@@ -43,9 +42,8 @@ class LazyLines(LazySequence[int]):
 
 
 def read_goal_lean(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any] | None:
-    """The columns of a GOAL text of ``size`` bytes (``opener()`` opens it for reading) as
-    :func:`.goal_arrays.assemble` gives them, or None where the extension is missing or the text is
-    not of the form read here."""
+    """The columns of a GOAL text of ``size`` bytes (``opener()`` opens it for reading) as :func:`.goal_arrays.assemble`
+    gives them, or None where the extension is missing or the text is not of the form read here."""
     ext = extension("_cgoal_text")
     if ext is None:
         return None

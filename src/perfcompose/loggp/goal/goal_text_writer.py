@@ -1,19 +1,16 @@
-"""GOAL text of a schedule made by NumPy a block of lines at a time, without a Python object per
-line: each line is a row of bytes in a matrix, written four bytes (one 32-bit column of every
-line) at a time, with zero bytes where a line is shorter; the rows, zero bytes left out, are the
-text. A number is written four digits at a time, looked up in a table of the numbers below
-10,000.
+"""GOAL text of a schedule made by NumPy a block of lines at a time, without a Python object per line: each line is a
+row of bytes in a matrix, written four bytes (one 32-bit column of every line) at a time, with zero bytes where a line
+is shorter; the rows, zero bytes left out, are the text. A number is written four digits at a time, looked up in a table
+of the numbers below 10,000.
 
-Every line, whatever it says, is made of the same slots in the same order: words (each slot's
-words in a table, a code per line choosing one, or none), numbers (in decimal, or none) and
-labels (where the schedule's own are written): ``l3: send 8b to 1 tag 0`` fills the slots
-``l``, 3, ``: send ``, 8, ``b to ``, 1, `` tag ``, 0 and a newline; ``l3 requires l1``, ``rank 2 {``
-and ``}`` fill a few of them. So a block of lines of any mix of kinds takes the same few
-column operations.
+Every line, whatever it says, is made of the same slots in the same order: words (each slot's words in a table, a code
+per line choosing one, or none), numbers (in decimal, or none) and labels (where the schedule's own are written): ``l3:
+send 8b to 1 tag 0`` fills the slots ``l``, 3, ``: send ``, 8, ``b to ``, 1, `` tag ``, 0 and a newline; ``l3 requires
+l1``, ``rank 2 {`` and ``}`` fill a few of them. So a block of lines of any mix of kinds takes the same few column
+operations.
 
-The lines, in order: per rank a ``rank R {`` line, its operations, its dependencies (requires
-before irequires, each in the schedule's order) and ``}`` with a blank line; the text is that of
-the grammar described in :mod:`.schedule`.
+The lines, in order: per rank a ``rank R {`` line, its operations, its dependencies (requires before irequires, each in
+the schedule's order) and ``}`` with a blank line; the text is that of the grammar described in :mod:`.schedule`.
 """
 from __future__ import annotations
 
@@ -56,8 +53,7 @@ _LEAD = np.array([2, 1, 1, 3])  #: _W0's code of a head, an operation, a depende
 
 
 class _Row:
-    """The rows of a block of lines being written, a slot at a time from the left, in 32-bit
-    columns."""
+    """The rows of a block of lines being written, a slot at a time from the left, in 32-bit columns."""
 
     def __init__(self, n: int, width: int) -> None:
         self.rows = np.zeros((n, width), np.uint32)
@@ -191,9 +187,8 @@ class _Lines:
 def goal_blocks(num_ranks: int, op_ptr: np.ndarray, kind: np.ndarray, size: np.ndarray, peer: np.ndarray,
                 tag: np.ndarray, cpu: np.ndarray, nic: np.ndarray, deps: tuple[np.ndarray, ...],
                 labels: Sequence[str] | None) -> Iterator[bytes]:
-    """The GOAL text of a schedule's columns (``size`` integers, ``deps`` its ``req_a, req_b,
-    ireq_a, ireq_b``; ``labels`` where each operation has one to write), a block of lines at a
-    time."""
+    """The GOAL text of a schedule's columns (``size`` integers, ``deps`` its ``req_a, req_b, ireq_a, ireq_b``;
+    ``labels`` where each operation has one to write), a block of lines at a time."""
     req_a, req_b, ireq_a, ireq_b = deps
     rank_of = np.repeat(np.arange(num_ranks, dtype=np.int64), np.diff(op_ptr))
     dep_a, dep_b = np.concatenate([req_a, ireq_a]), np.concatenate([req_b, ireq_b])

@@ -1,6 +1,5 @@
-"""A sequence whose items are read only when first asked for: the columns of a schedule that only
-an error message or a report reads (its operations' labels and lines), kept out of memory and
-off the reading time until then."""
+"""A sequence whose items are read only when first asked for: the columns of a schedule that only an error message or a
+report reads (its operations' labels and lines), kept out of memory and off the reading time until then."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence

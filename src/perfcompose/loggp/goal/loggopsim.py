@@ -1,18 +1,17 @@
 """LogGOPSim's simulation semantics, compiled, on GOAL schedules (:mod:`.schedule`).
 
-LogGOPSim (Hoefler, Schneider, Lumsdaine, 2010) differs from paper 002's algorithm in three ways
-that change predicted times: a host has separate send and receive gaps (``nextgs``, ``nextgr``)
-next to its CPU overhead clock (``nexto``); a message's receive overhead is charged when the
-message arrives (``o + (k-1)G`` from then on, whether or not the receive was posted); and events
-are processed in time order with ties in creation order, so there is no priority of receives
-over sends. A message is injected at ``t + o`` and its first byte arrives at ``t + o + L``.
-``O`` is the overhead per byte and messages above ``S`` bytes use a rendezvous: the send
-completes when the receiver matches it. ``S`` defaults to LogGOPSim's own default, 65,535 bytes.
+LogGOPSim (Hoefler, Schneider, Lumsdaine, 2010) differs from paper 002's algorithm in three ways that change predicted
+times: a host has separate send and receive gaps (``nextgs``, ``nextgr``) next to its CPU overhead clock (``nexto``); a
+message's receive overhead is charged when the message arrives (``o + (k-1)G`` from then on, whether or not the receive
+was posted); and events are processed in time order with ties in creation order, so there is no priority of receives
+over sends. A message is injected at ``t + o`` and its first byte arrives at ``t + o + L``. ``O`` is the overhead per
+byte and messages above ``S`` bytes use a rendezvous: the send completes when the receiver matches it. ``S`` defaults to
+LogGOPSim's own default, 65,535 bytes.
 
-:func:`simulate_goal` checks a schedule, runs the event loop (the compiled kernel ``_cgoal``, or
-where it is not built its plain reading, :mod:`.loggopsim_reference`) and returns the times;
-:func:`simulate_program_loggopsim` runs a program through its GOAL schedule, or, where only finish
-times are asked for, through the kernel on its steps of :mod:`perfcompose.loggp.steps.loggopsim_steps`.
+:func:`simulate_goal` checks a schedule, runs the event loop (the compiled kernel ``_cgoal``, or where it is not built
+its plain reading, :mod:`.loggopsim_reference`) and returns the times; :func:`simulate_program_loggopsim` runs a program
+through its GOAL schedule, or, where only finish times are asked for, through the kernel on its steps of
+:mod:`perfcompose.loggp.steps.loggopsim_steps`.
 """
 from __future__ import annotations
 

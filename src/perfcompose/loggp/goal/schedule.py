@@ -1,14 +1,13 @@
-"""LogGOPSim's textual GOAL schedules: a columnar schedule, its reader and writer, and the
-schedule of a :class:`~perfcompose.loggp.steps.program.Program`.
+"""LogGOPSim's textual GOAL schedules: a columnar schedule, its reader and writer, and the schedule of a
+:class:`~perfcompose.loggp.steps.program.Program`.
 
-The writer follows the grammar of LogGOPSim's ``txt2bin`` scanner: one item per line, nothing
-before a label (``txt2bin`` rejects an indented line), ranks in order from 0 and every rank
-written, ``tag``, ``cpu`` and ``nic`` in that order, and labels that are not keywords. The
-reader accepts that grammar and, more leniently, indentation and comments anywhere.
+The writer follows the grammar of LogGOPSim's ``txt2bin`` scanner: one item per line, nothing before a label
+(``txt2bin`` rejects an indented line), ranks in order from 0 and every rank written, ``tag``, ``cpu`` and ``nic`` in
+that order, and labels that are not keywords. The reader accepts that grammar and, more leniently, indentation and
+comments anywhere.
 
-A schedule is held as arrays over all operations (``op_ptr`` splits them by rank) so that one
-with millions of messages costs a few arrays, not millions of objects; :attr:`GoalSchedule.ranks`
-gives the per-rank view of small schedules.
+A schedule is held as arrays over all operations (``op_ptr`` splits them by rank) so that one with millions of messages
+costs a few arrays, not millions of objects; :attr:`GoalSchedule.ranks` gives the per-rank view of small schedules.
 """
 from __future__ import annotations
 
@@ -70,15 +69,13 @@ def _i64(a: Any) -> np.ndarray:
 class GoalSchedule:
     """A GOAL schedule as arrays over all operations, rank by rank.
 
-    Operation ``i`` belongs to the rank ``r`` with ``op_ptr[r] <= i < op_ptr[r+1]``; ``kind`` is
-    SEND, RECV or CALC; ``peer`` the destination or source (ANY for any); dependencies are global
-    operation indices: ``req_a[j]`` requires (waits for the completion of) ``req_b[j]``,
-    ``ireq_a[j]`` irequires (waits for the start of) ``ireq_b[j]``. The readers of GOAL text give
-    the pairs ordered by the operation required (``req_b``, ``ireq_b`` ascending; pairs that
-    require the same one in the order of the text), which the simulation then uses as they are.
-    ``message`` is the program's
-    message id of a send or receive made by :func:`program_to_goal` (else -1); ``labels`` and
-    ``lines`` are kept for schedules read from text.
+    Operation ``i`` belongs to the rank ``r`` with ``op_ptr[r] <= i < op_ptr[r+1]``; ``kind`` is SEND, RECV or CALC;
+    ``peer`` the destination or source (ANY for any); dependencies are global operation indices: ``req_a[j]`` requires
+    (waits for the completion of) ``req_b[j]``, ``ireq_a[j]`` irequires (waits for the start of) ``ireq_b[j]``. The
+    readers of GOAL text give the pairs ordered by the operation required (``req_b``, ``ireq_b`` ascending; pairs that
+    require the same one in the order of the text), which the simulation then uses as they are. ``message`` is the
+    program's message id of a send or receive made by :func:`program_to_goal` (else -1); ``labels`` and ``lines`` are
+    kept for schedules read from text.
     """
 
     num_ranks: int
@@ -433,8 +430,7 @@ def write_goal(schedule: GoalSchedule, path: Path, *, time_scale: float = 1.0) -
 
 
 def _goal_blocks(s: GoalSchedule, time_scale: float) -> Any:
-    """The text of :func:`goal_text` in blocks of bytes (:mod:`.goal_text_writer`), its sizes
-    checked first."""
+    """The text of :func:`goal_text` in blocks of bytes (:mod:`.goal_text_writer`), its sizes checked first."""
     from perfcompose.loggp.goal.goal_text_writer import goal_blocks
 
     is_calc = s.kind == CALC
@@ -457,9 +453,8 @@ _Part = tuple[np.ndarray, np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]
 
 
 def _schedule_parts(program: Program) -> list[_Part]:
-    """Per step, its parts in the order a rank issues them: (ranks, operations per rank, kind,
-    sizes, peers, tags), each sorted by rank (stably); a step's zero-length barrier calc has the
-    tag -2."""
+    """Per step, its parts in the order a rank issues them: (ranks, operations per rank, kind, sizes, peers, tags), each
+    sorted by rank (stably); a step's zero-length barrier calc has the tag -2."""
     P = program.P
     all_p = np.arange(P, dtype=np.int32)
     parts: list[_Part] = []
@@ -489,11 +484,10 @@ def _schedule_parts(program: Program) -> list[_Part]:
 
 
 def program_to_goal(program: Program) -> GoalSchedule:
-    """The GOAL schedule of a program: per rank, each step's operations depend on a zero-length
-    ``calc 0`` that completes the previous step; a communication step posts all its receives and
-    issues its sends in send order (as a sequence of MPI_Isend/MPI_Irecv and a wait). The tag of
-    a message is its id in the program. Built without sorting: each part's operations are placed
-    at their rank's next free positions."""
+    """The GOAL schedule of a program: per rank, each step's operations depend on a zero-length ``calc 0`` that
+    completes the previous step; a communication step posts all its receives and issues its sends in send order (as a
+    sequence of MPI_Isend/MPI_Irecv and a wait). The tag of a message is its id in the program. Built without sorting:
+    each part's operations are placed at their rank's next free positions."""
     P = program.P
     parts = _schedule_parts(program)
     total = np.sum([cnt for _, cnt, *_ in parts], axis=0) if parts else np.zeros(P, np.int64)

@@ -29,10 +29,9 @@ def line_blocks(read: Callable[[int], bytes], size: int = 1 << 18) -> Iterator[t
 
 
 def reused_line_blocks(fh: IO[bytes], size: int = 1 << 22, limit: int = -1) -> Iterator[bytes | memoryview]:
-    """Whole lines of the file (its next ``limit`` bytes, where not -1), about ``size`` bytes at a
-    time, read into one buffer again and again (no new memory per block, no copy of it): a line
-    cut at a block's end comes alone, put together with its start. Each block is valid until the
-    next is asked for."""
+    """Whole lines of the file (its next ``limit`` bytes, where not -1), about ``size`` bytes at a time, read into one
+    buffer again and again (no new memory per block, no copy of it): a line cut at a block's end comes alone, put
+    together with its start. Each block is valid until the next is asked for."""
     buf = bytearray(size)
     view = memoryview(buf)
     carry = b""  # the start of a line cut at the end of the block before

@@ -1,7 +1,6 @@
-"""libstdc++'s ``std::sort`` on operation indices keyed by their kind, reproduced exactly:
-LogGOPSim sorts newly executable operations with it, and as it is not stable beyond 16
-elements, the order it leaves among operations of one kind decides which one is issued first.
-Plain Python: the reference of the compiled loops' ``_cxx_sort.h``."""
+"""libstdc++'s ``std::sort`` on operation indices keyed by their kind, reproduced exactly: LogGOPSim sorts newly
+executable operations with it, and as it is not stable beyond 16 elements, the order it leaves among operations of one
+kind decides which one is issued first. Plain Python: the reference of the compiled loops' ``_cxx_sort.h``."""
 from __future__ import annotations
 
 import numpy as np

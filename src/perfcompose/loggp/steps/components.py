@@ -1,14 +1,12 @@
-"""Which processors the worst case (section 4.2) may force to send: the members of the strongly
-connected components of the waiting graph (an edge p -> q for every message from a processor p
-that has not sent yet to one q that has not sent yet) that no other waiting component feeds and
-that have an edge inside (a cycle of processors waiting on each other).
+"""Which processors the worst case (section 4.2) may force to send: the members of the strongly connected components of
+the waiting graph (an edge p -> q for every message from a processor p that has not sent yet to one q that has not sent
+yet) that no other waiting component feeds and that have an edge inside (a cycle of processors waiting on each other).
 
-:func:`cycle_candidates` finds them afresh with SciPy: the reference. The compiled worst case
-(``worst_step`` in ``_cstep.c``) keeps the components from one forced send to the next instead:
-when processors have sent, only the components that lost members can split; a search forward and
-backward from one remaining member, each stopped once it has reached them all, shows that most
-stay whole, and only a component that did split is taken apart (Tarjan's algorithm, on it alone).
-Each component counts the edges that feed it from other waiting components.
+:func:`cycle_candidates` finds them afresh with SciPy: the reference. The compiled worst case (``worst_step`` in
+``_cstep.c``) keeps the components from one forced send to the next instead: when processors have sent, only the
+components that lost members can split; a search forward and backward from one remaining member, each stopped once it
+has reached them all, shows that most stay whole, and only a component that did split is taken apart (Tarjan's
+algorithm, on it alone). Each component counts the edges that feed it from other waiting components.
 """
 from __future__ import annotations
 

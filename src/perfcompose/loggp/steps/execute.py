@@ -1,10 +1,9 @@
-"""Simulating a whole program: computation steps and communication steps alternate per processor
-(paper 002, section 2), each processor entering a step when it has finished the previous one.
-The gaps of section 3 hold across steps too: a processor's first send of a step keeps its gap
-to its last receive of the step before, whatever it computed in between.
+"""Simulating a whole program: computation steps and communication steps alternate per processor (paper 002, section 2),
+each processor entering a step when it has finished the previous one. The gaps of section 3 hold across steps too: a
+processor's first send of a step keeps its gap to its last receive of the step before, whatever it computed in between.
 
-``computation[p]`` is the sum of p's computation times, ``communication[p]`` the rest of its
-finish time (its communication, including waiting for messages).
+``computation[p]`` is the sum of p's computation times, ``communication[p]`` the rest of its finish time (its
+communication, including waiting for messages).
 """
 from __future__ import annotations
 

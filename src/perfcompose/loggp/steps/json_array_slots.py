@@ -1,8 +1,7 @@
-"""The large number arrays of a JSON program found in its bytes and read apart, the rest of the
-document handed to :mod:`json`: each array that a reader takes is replaced by a placeholder, and
-the placeholder in the parsed document by what the reader made of it. No NumPy here: the NumPy
-reader (:mod:`.json_arrays`) and the typed-buffer reader (:mod:`.program_buffers`) bring their own
-array readers."""
+"""The large number arrays of a JSON program found in its bytes and read apart, the rest of the document handed to
+:mod:`json`: each array that a reader takes is replaced by a placeholder, and the placeholder in the parsed document by
+what the reader made of it. No NumPy here: the NumPy reader (:mod:`.json_arrays`) and the typed-buffer reader
+(:mod:`.program_buffers`) bring their own array readers."""
 from __future__ import annotations
 
 import json

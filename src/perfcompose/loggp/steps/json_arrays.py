@@ -1,13 +1,12 @@
 """JSON programs read with their large number arrays as NumPy arrays, in linear time and memory.
 
-A program's ``messages`` (rows of three numbers), ``durations`` and ``send_order`` (lists of
-message ids) hold almost all of its bytes. :func:`load_json_arrays` finds each such array in the
-file's bytes, tokenizes it in one compiled pass (the extension ``_cjson_tokens``; no Python object
-per number; where it is not built, :mod:`json` reads the whole document, the reference) and
-hands :mod:`json` only the rest of the document, with each array replaced by a placeholder that is
-then swapped for a :class:`JsonNumbers` or :class:`JsonLists`. An array that holds anything but
-plain numbers (an expression string, ``null``, a row of another length) is left to :mod:`json`,
-so every document reads to the same values as ``json.loads`` gives, only lighter.
+A program's ``messages`` (rows of three numbers), ``durations`` and ``send_order`` (lists of message ids) hold almost
+all of its bytes. :func:`load_json_arrays` finds each such array in the file's bytes, tokenizes it in one compiled pass
+(the extension ``_cjson_tokens``; no Python object per number; where it is not built, :mod:`json` reads the whole
+document, the reference) and hands :mod:`json` only the rest of the document, with each array replaced by a placeholder
+that is then swapped for a :class:`JsonNumbers` or :class:`JsonLists`. An array that holds anything but plain numbers
+(an expression string, ``null``, a row of another length) is left to :mod:`json`, so every document reads to the same
+values as ``json.loads`` gives, only lighter.
 """
 from __future__ import annotations
 
@@ -63,10 +62,9 @@ def readonly(a: np.ndarray) -> np.ndarray:
 
 
 def _tokenize(buf: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray, int] | None:
-    """The token kinds (number, '[', ']' or ',') and the numbers of the array opening at
-    ``buf[start]``, and the offset just past its closing bracket; None where it holds anything
-    but numbers, brackets, commas and whitespace, or where the compiled extension
-    ``_cjson_tokens`` that does it in one pass is not built (:mod:`json` then reads it)."""
+    """The token kinds (number, '[', ']' or ',') and the numbers of the array opening at ``buf[start]``, and the offset
+    just past its closing bracket; None where it holds anything but numbers, brackets, commas and whitespace, or where
+    the compiled extension ``_cjson_tokens`` that does it in one pass is not built (:mod:`json` then reads it)."""
     compiled = extension("_cjson_tokens")
     got = compiled.tokenize(buf, start) if compiled is not None else None
     if got is None:
@@ -141,11 +139,10 @@ def _read_array(buf: np.ndarray, key: bytes, open_at: int) -> tuple[JsonNumbers 
 
 
 def load_json_arrays(data: bytes) -> Any:
-    """The value of the JSON document ``data`` with its number arrays under the keys
-    ``messages``, ``durations`` and ``send_order`` as :class:`JsonNumbers`/:class:`JsonLists`.
-    Raises :class:`json.JSONDecodeError` (or UnicodeDecodeError) as ``json.loads`` would, but
-    with offsets that may not be the file's: a caller locating the error reads it again with
-    ``json.loads``."""
+    """The value of the JSON document ``data`` with its number arrays under the keys ``messages``, ``durations`` and
+    ``send_order`` as :class:`JsonNumbers`/:class:`JsonLists`. Raises :class:`json.JSONDecodeError` (or
+    UnicodeDecodeError) as ``json.loads`` would, but with offsets that may not be the file's: a caller locating the
+    error reads it again with ``json.loads``."""
     buf = np.frombuffer(data, np.uint8)
     return load_with_arrays(data, lambda key, open_at: _read_array(buf, key, open_at))
 

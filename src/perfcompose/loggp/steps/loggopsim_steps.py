@@ -1,15 +1,14 @@
 """LogGOPSim's semantics on a program's steps without a GOAL schedule: the finish times that
 :func:`~perfcompose.loggp.goal.loggopsim.simulate_goal` gives on
-:func:`~perfcompose.loggp.goal.schedule.program_to_goal`'s schedule, computed by a kernel that reads the
-steps' arrays (``_cstep.loggopsim_steps`` in C; where the extension is not built, the reference
-runs the program's GOAL schedule). No operation's times are kept: a timeline still goes through
-the GOAL schedule.
+:func:`~perfcompose.loggp.goal.schedule.program_to_goal`'s schedule, computed by a kernel that reads the steps' arrays
+(``_cstep.loggopsim_steps`` in C; where the extension is not built, the reference runs the program's GOAL schedule). No
+operation's times are kept: a timeline still goes through the GOAL schedule.
 
-:func:`step_arrays` lays a program out as the kernel takes it (plain buffers, so that a caller
-without NumPy can build them as ``array.array``): per step its kind (int32: 0 computation, 1
-communication) and its messages' range (``msg_ptr``, int64), the messages' ``src`` and ``dst``
-(int32), ``nbytes`` (float64) and ``order`` (int32: each sender's messages by their index
-within the step, in send order), and the computation steps' durations (float64, P per step).
+:func:`step_arrays` lays a program out as the kernel takes it (plain buffers, so that a caller without NumPy can build
+them as ``array.array``): per step its kind (int32: 0 computation, 1 communication) and its messages' range
+(``msg_ptr``, int64), the messages' ``src`` and ``dst`` (int32), ``nbytes`` (float64) and ``order`` (int32: each
+sender's messages by their index within the step, in send order), and the computation steps' durations (float64, P per
+step).
 """
 from __future__ import annotations
 

@@ -1,15 +1,13 @@
 """LogGP programs in a compact binary form: a NumPy ``.npz`` archive of plain arrays.
 
-A program with millions of messages is read here at the speed of the disk (no text to parse, no
-Python object per message), as LogGOPSim reads its binary schedules. The archive holds
-``format`` (``perfcompose-loggp-program/1``), ``P``, ``unit``, ``kinds`` (per step: 0
-computation, 1 communication), and per step ``k`` either ``durations_k`` or ``src_k``,
-``dst_k``, ``nbytes_k`` and ``order_k`` (every message id once, each sender's in its send order).
-Every array is checked as the JSON reader checks a program; a bad one is an InputError naming
-the file, the step and the array. Programs whose durations and sizes are expressions stay JSON.
-The arrays of an uncompressed archive are read straight from their place in the file (a program
-of many small steps holds thousands of them, and NumPy's reader spends a third of a millisecond
-on each one's header); a compressed one is read by NumPy.
+A program with millions of messages is read here at the speed of the disk (no text to parse, no Python object per
+message), as LogGOPSim reads its binary schedules. The archive holds ``format`` (``perfcompose-loggp-program/1``),
+``P``, ``unit``, ``kinds`` (per step: 0 computation, 1 communication), and per step ``k`` either ``durations_k`` or
+``src_k``, ``dst_k``, ``nbytes_k`` and ``order_k`` (every message id once, each sender's in its send order). Every array
+is checked as the JSON reader checks a program; a bad one is an InputError naming the file, the step and the array.
+Programs whose durations and sizes are expressions stay JSON. The arrays of an uncompressed archive are read straight
+from their place in the file (a program of many small steps holds thousands of them, and NumPy's reader spends a third
+of a millisecond on each one's header); a compressed one is read by NumPy.
 """
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
-"""Programs of alternating computation and communication steps (paper 002, section 2), and their
-JSON reader.
+"""Programs of alternating computation and communication steps (paper 002, section 2), and their JSON reader.
 
-A communication step is a directed graph of messages ``(src, dst, bytes)`` plus each processor's
-send order; a computation step gives every processor a duration. The reader reports a malformed
-program with the file, line and column of the offending value.
+A communication step is a directed graph of messages ``(src, dst, bytes)`` plus each processor's send order; a
+computation step gives every processor a duration. The reader reports a malformed program with the file, line and column
+of the offending value.
 """
 from __future__ import annotations
 

@@ -1,16 +1,14 @@
-"""A LogGP program read into the flat typed buffers the step kernels take, without NumPy: per step
-its kind (int32: 0 computation, 1 communication) and its messages' range (``msg_ptr``, int64),
-the messages' ``src`` and ``dst`` (int32), ``nbytes`` (float64) and ``order`` (int32, each
-sender's messages in send order by their index within the step), and the computation steps'
-durations (float64, P per step): the layout of :func:`.loggopsim_steps.step_arrays`.
+"""A LogGP program read into the flat typed buffers the step kernels take, without NumPy: per step its kind (int32: 0
+computation, 1 communication) and its messages' range (``msg_ptr``, int64), the messages' ``src`` and ``dst`` (int32),
+``nbytes`` (float64) and ``order`` (int32, each sender's messages in send order by their index within the step), and the
+computation steps' durations (float64, P per step): the layout of :func:`.loggopsim_steps.step_arrays`.
 
-:func:`read_npz_buffers` reads the compact form (:mod:`.npzfile`) with the standard library's
-zip reader and parses each array's header itself. It takes what :func:`.npzfile.read_program_npz`
-takes and checks what it checks, except what the kernels check themselves (processors in range,
-each message once in its sender's order). :func:`read_json_buffers` reads a program JSON of plain
-numbers, its number arrays tokenized by the compiled ``_cjson_tokens`` (:mod:`.json_array_slots`).
-For anything else (expressions, anything the NumPy readers would refuse) both return None, and
-the NumPy reader reads the file and names what is wrong.
+:func:`read_npz_buffers` reads the compact form (:mod:`.npzfile`) with the standard library's zip reader and parses each
+array's header itself. It takes what :func:`.npzfile.read_program_npz` takes and checks what it checks, except what the
+kernels check themselves (processors in range, each message once in its sender's order). :func:`read_json_buffers` reads
+a program JSON of plain numbers, its number arrays tokenized by the compiled ``_cjson_tokens``
+(:mod:`.json_array_slots`). For anything else (expressions, anything the NumPy readers would refuse) both return None,
+and the NumPy reader reads the file and names what is wrong.
 """
 from __future__ import annotations
 
@@ -37,8 +35,7 @@ __all__ = ["ProgramBuffers", "read_npz_buffers", "read_json_buffers"]
 
 @dataclass(frozen=True, eq=False)
 class ProgramBuffers:
-    """A program as the step kernels take it (see the module's docstring), its unit and its
-    number of steps."""
+    """A program as the step kernels take it (see the module's docstring), its unit and its number of steps."""
 
     P: int
     unit: str
@@ -60,8 +57,7 @@ class ProgramBuffers:
         return int(self.msg_ptr[-1])
 
     def computation(self) -> list[float]:
-        """Each processor's computation time: its durations added step by step (as the
-        simulators add them)."""
+        """Each processor's computation time: its durations added step by step (as the simulators add them)."""
         P, d = self.P, self.durations
         total = [0.0] * P
         for at in range(0, len(d), P):
@@ -122,8 +118,8 @@ def _numbers(got: tuple[str, tuple[int, ...], memoryview] | None, length: int) -
 
 
 def _as(view: memoryview, code: str) -> Any:
-    """``view`` as items of type ``code``: itself where it is, else a converted copy (None where
-    an item does not fit)."""
+    """``view`` as items of type ``code``: itself where it is, else a converted copy (None where an item does not
+    fit)."""
     try:
         return view if view.format == code else array(code, view)
     except OverflowError:
@@ -335,9 +331,8 @@ def _rows_in_python(values: Any, P: int, src: Any, dst: Any, nbytes: Any) -> boo
 
 
 def _send_order(lists: Any, P: int, M: int, order: Any) -> bool:
-    """Append a step's ``send_order`` (P lists of message ids, each sender's in the order sent) to
-    ``order``; False where it is not such lists (whether each lists its sender's messages once,
-    the kernel checks)."""
+    """Append a step's ``send_order`` (P lists of message ids, each sender's in the order sent) to ``order``; False
+    where it is not such lists (whether each lists its sender's messages once, the kernel checks)."""
     if not isinstance(lists, _Numbers) or lists.width != -1 or len(lists.counts or ()) != P:
         return False
     ids = _processors(lists.values.tolist(), M)  # whole numbers from 0 to M - 1

@@ -1,8 +1,8 @@
 """The communication-step simulation of paper 002 (section 4, Figure 2) under LogGP.
 
-Rules, for a k-byte message sent at time s: the sender is busy for ``o``; the last byte leaves
-``(k-1)G`` after that and arrives ``L`` later, at ``s + o + (k-1)G + L``; the receiver spends
-``o`` on it. Between consecutive operations of one processor the gap of section 3 holds:
+Rules, for a k-byte message sent at time s: the sender is busy for ``o``; the last byte leaves ``(k-1)G`` after that and
+arrives ``L`` later, at ``s + o + (k-1)G + L``; the receiver spends ``o`` on it. Between consecutive operations of one
+processor the gap of section 3 holds:
 
 =================  =========================================================  =====================
 previous -> next   earliest start of next (``gap_origin="end"``, default)      ``gap_origin="start"``
@@ -14,17 +14,15 @@ receive -> send    ``r + o + max(2o, g) - 2o`` (section 3, from the receive's   
 receive -> receive ``r + max(o, g)``                                            same
 =================  =========================================================  =====================
 
-The "end" reading counts section 3's "g later" from the end of the previous operation; it makes
-both of its sentences one rule: the network interface sees a gap g between the departure of a
-send's last byte and the next arrival it takes in, and between an arrival and the first byte of
-the next send (``r + g = s' + o``, hence ``s' = r + o + g - 2o``). The "start" reading counts
-every gap from the start of the previous operation. docs/loggp.md works one timeline both ways.
+The "end" reading counts section 3's "g later" from the end of the previous operation; it makes both of its sentences
+one rule: the network interface sees a gap g between the departure of a send's last byte and the next arrival it takes
+in, and between an arrival and the first byte of the next send (``r + g = s' + o``, hence ``s' = r + o + g - 2o``). The
+"start" reading counts every gap from the start of the previous operation. docs/loggp.md works one timeline both ways.
 
-The algorithm (Figure 2): among the processors that still want to send, the one whose next send
-could start earliest acts; it receives its earliest-arrived pending message if that receive could
-start no later than its next send (receives win ties), else it sends. Ties between processors are
-broken by a seeded random choice (the paper's) or by rank. At the end every processor drains its
-remaining receives in arrival order.
+The algorithm (Figure 2): among the processors that still want to send, the one whose next send could start earliest
+acts; it receives its earliest-arrived pending message if that receive could start no later than its next send (receives
+win ties), else it sends. Ties between processors are broken by a seeded random choice (the paper's) or by rank. At the
+end every processor drains its remaining receives in arrival order.
 """
 from __future__ import annotations
 
@@ -120,11 +118,10 @@ def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.
 def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.ndarray | None = None,
                    ready: tuple[np.ndarray, np.ndarray] | None = None, gap_origin: GapOrigin = _DEFAULT.gap_origin,
                    ties: Ties = "rank", seed: int = _DEFAULT.seed) -> StepResult:
-    """Figure 2 written out with lists and Python's heaps: slow, obviously right. The processors
-    that still send wait in a heap by (next send, tie-break), their arrived messages in one each
-    by (arrival, arrival number). Random ties draw from NumPy's Mersenne Twister seeded with
-    ``seed`` (mod 2^32), one number per processor that has messages to send, then one after each
-    action of a processor that still has some."""
+    """Figure 2 written out with lists and Python's heaps: slow, obviously right. The processors that still send wait in
+    a heap by (next send, tie-break), their arrived messages in one each by (arrival, arrival number). Random ties draw
+    from NumPy's Mersenne Twister seeded with ``seed`` (mod 2^32), one number per processor that has messages to send,
+    then one after each action of a processor that still has some."""
     P, M = step.P, step.M
     rng = np.random.RandomState(int(seed) % 2 ** 32)
     t0 = start_times(step, start)

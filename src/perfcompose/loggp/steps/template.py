@@ -53,9 +53,8 @@ class _StepFill:
 class ProgramTemplate:
     """A program with expressions for durations and sizes; :meth:`instantiate` fixes a point.
 
-    ``doc`` is the JSON document as read (for writing back), ``source`` names where it came from,
-    ``parameters`` are the expressions' free symbols in order of first appearance (the names of
-    one expression sorted).
+    ``doc`` is the JSON document as read (for writing back), ``source`` names where it came from, ``parameters`` are the
+    expressions' free symbols in order of first appearance (the names of one expression sorted).
     """
 
     P: int
@@ -194,9 +193,8 @@ _ARRAYS = ("messages", "durations", "send_order")
 
 
 def _own(doc: Any) -> Any:
-    """A copy of a program document that later changes to ``doc`` do not reach: objects and lists
-    copied, the number arrays of its steps (messages, durations, send orders) as read-only
-    arrays, which need no copy."""
+    """A copy of a program document that later changes to ``doc`` do not reach: objects and lists copied, the number
+    arrays of its steps (messages, durations, send orders) as read-only arrays, which need no copy."""
     if not isinstance(doc, dict):
         return doc
     out = dict(doc)

@@ -1,12 +1,11 @@
 """The overestimation ("worst case") algorithm of paper 002, section 4.2.
 
-Every processor first receives all the messages it expects (in arrival order), then sends all of
-its own (in its send order), with the same LogGP rules and gaps as :mod:`.simulate`. A cycle of
-processors waiting on one another is broken by forcing one of them to send early: it receives
-what has already been sent to it, sends everything, then receives the rest. The forced processor
-is drawn (seeded) from the cycles that nothing else still waits on; with a feeder edge into the
-cycle the choice changes the result, so every forced send is reported. Messages that arrive at
-the same time are received in the order of their ids.
+Every processor first receives all the messages it expects (in arrival order), then sends all of its own (in its send
+order), with the same LogGP rules and gaps as :mod:`.simulate`. A cycle of processors waiting on one another is broken
+by forcing one of them to send early: it receives what has already been sent to it, sends everything, then receives the
+rest. The forced processor is drawn (seeded) from the cycles that nothing else still waits on; with a feeder edge into
+the cycle the choice changes the result, so every forced send is reported. Messages that arrive at the same time are
+received in the order of their ids.
 """
 from __future__ import annotations
 
@@ -62,12 +61,11 @@ def worst_case_step(step: CommStep, params: LogGP, *, start: np.ndarray | None =
 
 def reference_worst_step(step: CommStep, params: LogGP, t0: np.ndarray, ready: tuple[np.ndarray, np.ndarray],
                          gap_origin: GapOrigin, by_rank: bool, rng: random.Random, step_index: int) -> StepResult:
-    """Section 4.2 written out with lists (the reference the compiled kernel is tested against, and
-    what runs where it is not built): processors whose messages have all been sent to them are
-    taken last in, first out (ascending at the start); each receives what it has, in arrival
-    order (ties by message id), then sends everything. Where all wait, one of the candidates of
-    :func:`cycle_candidates` is forced: it receives what it has and sends, and receives the
-    rest once it has all been sent."""
+    """Section 4.2 written out with lists (the reference the compiled kernel is tested against, and what runs where it
+    is not built): processors whose messages have all been sent to them are taken last in, first out (ascending at the
+    start); each receives what it has, in arrival order (ties by message id), then sends everything. Where all wait, one
+    of the candidates of :func:`cycle_candidates` is forced: it receives what it has and sends, and receives the rest
+    once it has all been sent."""
     P, M = step.P, step.M
     next_send, next_recv = ready
     finish = t0.copy()
