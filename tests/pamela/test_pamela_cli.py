@@ -144,6 +144,17 @@ def test_a_load_vector_over_a_huge_index_range_is_refused_at_once():
     assert "make N smaller" in done.stderr and "--max-steps" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_the_points_of_a_grid_count_their_steps_together(tmp_path):
+    # T has no closed form (two cyclic maps shifted): each point sums 2 N load terms; 100 points
+    # of 2e6 steps each are refused under a limit of 1e7, where each point alone is under it
+    path = tmp_path / "shift.pam"
+    path.write_text("numeric parameter N\nnumeric parameter P\nresource cpu(p) = fcfs(p, 1)\n"
+                    "process main = par (i = 1, N) { use(cpu(i mod P), 1) ; use(cpu((i + 1) mod P), 1) }\n")
+    r = runner.invoke(app, ["--max-steps", "1e7", "pamela", "eval", str(path), "N=1e4", "P=1:100"], env=ENV)
+    assert r.exit_code == 2 and "shift.pam: T_main on 100 points: the index range _k0 = 1 .. N" in r.output, r.output
+    assert run("eval", str(path), "N=1e4", "P=1:3").exit_code == 0
+
+
 @pytest.mark.parametrize("values, words", [
     (["N=100", "P=1e18"], "_k0 = 1 .. P of 1e+18 values"), (["N=100", "P=3e6"], "3,000,001 resources"),
 ])

@@ -118,9 +118,13 @@ def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, pa
     names = [p for p in parameters if p in grid]
     points = list(itertools.product(*(grid[n] for n in names)))
     slots = [names.index(p) if p in grid else None for p in parameters]
-    with evaluating(f"a point of the grid in {model}"):
-        # a parameter T does not use needs no value: it is NaN in the plain function
-        results = [float(fn(*(math.nan if k is None else pt[k] for k in slots))) for pt in points]
+    try:
+        with evaluating(f"a point of the grid in {model}"):
+            # a parameter T does not use needs no value: it is NaN in the plain function
+            results = [float(fn(*(math.nan if k is None else pt[k] for k in slots))) for pt in points]
+    except InputError as exc:  # the evaluator knows no file (nor that the points add up)
+        raise type(exc)(f"T_{process} on {len(points):,} points: {exc.reason}", path=exc.path or str(model),
+                        hint=exc.hint) from None
     for pt, value in zip(points, results):
         finite_result({f"T_{process}": value}, ", ".join(f"{n}={v:g}" for n, v in zip(names, pt)) + f" in {model}")
     if as_json is not None:

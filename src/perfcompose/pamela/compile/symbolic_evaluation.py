@@ -291,9 +291,10 @@ def _per_resource(keys: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np
 _DEFAULT = Evaluator()
 
 
-def _env(values: Mapping[str, float]) -> Env:
-    """The symbols' values for an evaluation, whose count of steps starts here."""
-    _spent[0] = 0.0
+def _env(values: Mapping[str, float], fresh: bool = True) -> Env:
+    """The symbols' values for an evaluation, whose count of steps starts here where ``fresh``."""
+    if fresh:
+        _spent[0] = 0.0
     env: Env = {}
     for name, v in values.items():
         fv = float(v)
@@ -351,5 +352,6 @@ def fast_function(expr: sp.Expr, params: tuple[str, ...]) -> Callable[..., float
     if is_closed(expr):
         return sp.lambdify(syms, expr, modules=["math"])
     fn = _DEFAULT.scalar(expr)
-    return lambda *args: float(fn(_env(dict(zip(params, args)))))
+    _spent[0] = 0.0  # the function's calls count together: the points of a grid are one evaluation
+    return lambda *args: float(fn(_env(dict(zip(params, args)), fresh=False)))
 
