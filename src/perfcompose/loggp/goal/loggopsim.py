@@ -109,30 +109,23 @@ def simulate_program_loggopsim(program: Program, params: LogGP, *, O: float = 0.
     """Simulate a program with LogGOPSim's rules. Without ``timelines`` a kernel on the program's
     steps computes the finish times (:mod:`perfcompose.loggp.steps.loggopsim_steps`); with them the program runs through
     its GOAL schedule, whose loop keeps every operation's times (the same finish times)."""
-    if not timelines:
-        P = program.P
-        finish = loggopsim_finish(program, params, O=O, S=S)
-        comp = np.zeros(P)
-        for st in program.steps:
-            if isinstance(st, CompStep):
-                comp += st.durations
-        return ProgramResult(P, finish, comp, finish - comp, [[] for _ in range(P)])
-    schedule = program_to_goal(program)
-    res = simulate_goal(schedule, params, O=O, S=S, timelines=timelines)
     P = program.P
     comp = np.zeros(P)
     for st in program.steps:
         if isinstance(st, CompStep):
             comp += st.durations
     ops: list[list[Op]] = [[] for _ in range(P)]
-    if timelines:
-        msg = schedule.message if schedule.message is not None else np.full(schedule.num_ops, -1)
-        keep = (schedule.kind != CALC) | (schedule.size > 0)
-        rank_of = schedule.rank_of
-        idx = np.flatnonzero(keep)
-        idx = idx[np.lexsort((idx, res.op_start[idx], rank_of[idx]))]
-        names = ("send", "recv", "comp")
-        for h, k, m, a, b in zip(rank_of[idx].tolist(), schedule.kind[idx].tolist(), msg[idx].tolist(),
-                                 res.op_start[idx].tolist(), res.op_end[idx].tolist()):
-            ops[h].append(Op(names[k], None if k == CALC else m, a, b))
+    if not timelines:
+        finish = loggopsim_finish(program, params, O=O, S=S)
+        return ProgramResult(P, finish, comp, finish - comp, ops)
+    schedule = program_to_goal(program)
+    res = simulate_goal(schedule, params, O=O, S=S, timelines=True)
+    msg = schedule.message if schedule.message is not None else np.full(schedule.num_ops, -1)
+    rank_of = schedule.rank_of
+    idx = np.flatnonzero((schedule.kind != CALC) | (schedule.size > 0))
+    idx = idx[np.lexsort((idx, res.op_start[idx], rank_of[idx]))]
+    names = ("send", "recv", "comp")
+    for h, k, m, a, b in zip(rank_of[idx].tolist(), schedule.kind[idx].tolist(), msg[idx].tolist(),
+                             res.op_start[idx].tolist(), res.op_end[idx].tolist()):
+        ops[h].append(Op(names[k], None if k == CALC else m, a, b))
     return ProgramResult(P, res.finish, comp, res.finish - comp, ops)

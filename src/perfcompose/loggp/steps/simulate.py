@@ -111,8 +111,7 @@ def simulate_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.
 
 
 # ---------------------------------------------------------------------------------------------
-# a plain reading of Figure 2: the reference the compiled kernel is tested against, and what runs
-# where it is not built
+# a plain reading of Figure 2: the reference the compiled kernel is tested against, and what runs where it is not built
 
 
 def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np.ndarray | None = None,
