@@ -303,10 +303,6 @@ def simplify_vector(vector: sp.Expr) -> sp.Expr:
         return vector
 
 
-def _decided(value: bool | None) -> bool:
-    return value is True
-
-
 def _distinct(a: sp.Expr, b: sp.Expr) -> bool | None:
     """True when resource keys ``a`` and ``b`` are provably different, False when provably equal."""
     diff = sp.simplify(a - b)
@@ -352,7 +348,7 @@ def omega(vector: sp.Expr) -> sp.Expr:
     spread = [t for t in terms if t.limits]
     for a_idx in range(len(fixed)):
         for b_idx in range(a_idx + 1, len(fixed)):
-            if not _decided(_distinct(fixed[a_idx].key, fixed[b_idx].key)):
+            if _distinct(fixed[a_idx].key, fixed[b_idx].key) is not True:
                 return VMax(_as_vector(terms))
     if not spread:
         return sp.Max(*[t.weight for t in fixed])
@@ -379,7 +375,7 @@ def omega(vector: sp.Expr) -> sp.Expr:
         m, length = cyc
         loads = [term.weight * sp.ceiling(length / m)]
         for f in fixed:
-            if _decided(f.key.is_negative) or _decided((f.key - m).is_nonnegative):
+            if f.key.is_negative is True or (f.key - m).is_nonnegative is True:
                 loads.append(f.weight)
             else:
                 return VMax(_as_vector(terms))

@@ -36,11 +36,10 @@ class _PamelaPrinter(StrPrinter):
                 return repr(value)
         return f"{expr.p}/{expr.q}"
 
-    def _print_Max(self, expr: Any) -> str:  # noqa: N802
-        return "max(" + ", ".join(self._print(a) for a in _by_size(expr.args)) + ")"
+    def _print_Max(self, expr: Any) -> str:  # noqa: N802 - and Min
+        return f"{type(expr).__name__.lower()}(" + ", ".join(self._print(a) for a in _by_size(expr.args)) + ")"
 
-    def _print_Min(self, expr: Any) -> str:  # noqa: N802
-        return "min(" + ", ".join(self._print(a) for a in _by_size(expr.args)) + ")"
+    _print_Min = _print_Max
 
     def _print_ceiling(self, expr: Any) -> str:  # noqa: N802
         return f"ceil({self._print(expr.args[0])})"
