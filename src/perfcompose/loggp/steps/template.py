@@ -207,10 +207,8 @@ def _own(doc: Any) -> Any:
 def _own_step(step: Any) -> Any:
     if not isinstance(step, dict):
         return _copy(step)
-    out = {}
-    for key, value in step.items():
-        out[key] = _as_array(key, value) if key in _ARRAYS and isinstance(value, list) else _copy(value)
-    return out
+    return {key: _as_array(key, value) if key in _ARRAYS and isinstance(value, list) else _copy(value)
+            for key, value in step.items()}
 
 
 def _as_array(key: str, value: list[Any]) -> Any:
@@ -223,10 +221,7 @@ def _as_array(key: str, value: list[Any]) -> Any:
             flat = np.array([m for ids in value for m in ids], dtype=np.float64)
             if not (flat == np.floor(flat)).all():
                 return _copy(value)
-            arrays = [flat.astype(np.int64), counts]
-            for a in arrays:
-                a.setflags(write=False)
-            return JsonLists(arrays[0], arrays[1])
+            return JsonLists(readonly(flat.astype(np.int64)), readonly(counts))
         if any(isinstance(v, (bool, str)) or (isinstance(v, list) and any(isinstance(x, (bool, str)) for x in v))
                for v in value):
             return _copy(value)
@@ -235,8 +230,7 @@ def _as_array(key: str, value: list[Any]) -> Any:
         return _copy(value)
     if values.ndim != (2 if key == "messages" else 1) or (key == "messages" and values.shape[1] != 3):
         return _copy(value)
-    values.setflags(write=False)
-    return JsonNumbers(values)
+    return JsonNumbers(readonly(values))
 
 
 def _copy(value: Any) -> Any:
