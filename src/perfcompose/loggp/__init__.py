@@ -25,10 +25,7 @@ _WHERE = {
     "program_to_goal": "goal.schedule", "read_goal": "goal.schedule", "simulate_goal": "goal.loggopsim",
 }
 
-__all__ = ["LogGP", "MEIKO_CS2", "read_params", "write_params", "CommStep", "CompStep", "Program", "read_program",
-           "program_to_json", "simulate_step", "worst_case_step", "StepResult", "Op", "ForcedSend",
-           "simulate_program", "ProgramResult", "GoalSchedule", "parse_goal", "read_goal", "goal_text",
-           "program_to_goal", "simulate_goal", "ProgramTemplate", "read_template", "LogGPSource", "read_source"]
+__all__ = list(_WHERE)
 
 
 def __getattr__(name: str) -> Any:
