@@ -15,18 +15,11 @@ def _goal_timeline(res: Any) -> Any:
     """A GOAL run as a program result for the timeline plot (operations, no message arrows)."""
     import numpy as np
 
-    from perfcompose.loggp.goal.schedule import CALC
-    from perfcompose.loggp.results import Op, ProgramResult
+    from perfcompose.loggp.goal.loggopsim import timeline_ops
+    from perfcompose.loggp.results import ProgramResult
 
-    s = res.schedule
-    names = ("send", "recv", "comp")
-    ops = [[Op(names[int(s.kind[i])], None, float(res.op_start[i]), float(res.op_end[i]))
-            for i in range(int(s.op_ptr[h]), int(s.op_ptr[h + 1])) if s.kind[i] != CALC or s.size[i] > 0]
-           for h in range(s.num_ranks)]
-    for row in ops:
-        row.sort(key=lambda op: op.start)
-    zero = np.zeros(s.num_ranks)
-    return ProgramResult(s.num_ranks, res.finish, zero, res.finish.copy(), ops)
+    n = res.schedule.num_ranks
+    return ProgramResult(n, res.finish, np.zeros(n), res.finish.copy(), timeline_ops(res, messages=False))
 
 
 def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None, json_out: Path | None,

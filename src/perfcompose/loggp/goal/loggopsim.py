@@ -29,7 +29,7 @@ from perfcompose.loggp.results import GoalResult, Op, ProgramResult
 from perfcompose.loggp.steps.loggopsim_steps import loggopsim_finish
 from perfcompose.loggp.steps.program import CompStep, Program
 
-__all__ = ["LOGGOPSIM_S", "GoalResult", "simulate_goal", "simulate_program_loggopsim"]
+__all__ = ["LOGGOPSIM_S", "GoalResult", "simulate_goal", "simulate_program_loggopsim", "timeline_ops"]
 
 
 #: the order the compiled loop keeps the operations in while it runs: by their place in their rank
@@ -114,18 +114,23 @@ def simulate_program_loggopsim(program: Program, params: LogGP, *, O: float = 0.
     for st in program.steps:
         if isinstance(st, CompStep):
             comp += st.durations
-    ops: list[list[Op]] = [[] for _ in range(P)]
     if not timelines:
         finish = loggopsim_finish(program, params, O=O, S=S)
-        return ProgramResult(P, finish, comp, finish - comp, ops)
-    schedule = program_to_goal(program)
-    res = simulate_goal(schedule, params, O=O, S=S, timelines=True)
-    msg = schedule.message if schedule.message is not None else np.full(schedule.num_ops, -1)
-    rank_of = schedule.rank_of
-    idx = np.flatnonzero((schedule.kind != CALC) | (schedule.size > 0))
+        return ProgramResult(P, finish, comp, finish - comp, [[] for _ in range(P)])
+    res = simulate_goal(program_to_goal(program), params, O=O, S=S, timelines=True)
+    return ProgramResult(P, res.finish, comp, res.finish - comp, timeline_ops(res))
+
+
+def timeline_ops(res: GoalResult, messages: bool = True) -> list[list[Op]]:
+    """Each rank's operations in the order they start (computations of no time left out), with the program's message
+    ids (``messages``, where the schedule has them) or none."""
+    s = res.schedule
+    msg = s.message if messages and s.message is not None else np.full(s.num_ops, -1)
+    rank_of = s.rank_of
+    idx = np.flatnonzero((s.kind != CALC) | (s.size > 0))
     idx = idx[np.lexsort((idx, res.op_start[idx], rank_of[idx]))]
-    names = ("send", "recv", "comp")
-    for h, k, m, a, b in zip(rank_of[idx].tolist(), schedule.kind[idx].tolist(), msg[idx].tolist(),
+    ops: list[list[Op]] = [[] for _ in range(s.num_ranks)]
+    for h, k, m, a, b in zip(rank_of[idx].tolist(), s.kind[idx].tolist(), msg[idx].tolist(),
                              res.op_start[idx].tolist(), res.op_end[idx].tolist()):
-        ops[h].append(Op(names[k], None if k == CALC else m, a, b))
-    return ProgramResult(P, res.finish, comp, res.finish - comp, ops)
+        ops[h].append(Op(("send", "recv", "comp")[k], None if k == CALC or not messages else m, a, b))
+    return ops
