@@ -29,12 +29,7 @@ def loggp_params(params_file: Path | None, L: float | None, o: float | None, g: 
 
 def at_point(template: Any, items: list[str] | None, program: Path) -> dict[str, float]:
     """The ``--at NAME=VALUE`` values of the program's parameters: every parameter, nothing else."""
-    return _point(template, parse_assignments(items, option="--at"), program)
-
-
-def _point(template: Any, values: dict[str, float], program: Path) -> dict[str, float]:
-    """The values of the program's parameters from ``--at``: every parameter, nothing else."""
-    names = template.parameters
+    values, names = parse_assignments(items, option="--at"), template.parameters
     unknown = [n for n in values if n not in names]
     if unknown:
         raise InputError(f"--at {unknown[0]}: the program has no parameter {unknown[0]!r}", path=program,
