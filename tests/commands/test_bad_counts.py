@@ -1,7 +1,9 @@
 """Counts and tags out of range are located input errors (exit 2), never an OverflowError: a
 thread count of 23 digits in ``explore``, a thread count named by a number (``nan``, ``E``) in
-``compose``, a GOAL tag of 32 digits in ``loggp simulate``."""
+``compose``, a GOAL tag of 32 digits in ``loggp simulate``; more sizes in ``explore --x`` than it shows."""
 from __future__ import annotations
+
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -37,3 +39,18 @@ def test_loggp_simulate_of_a_goal_tag_of_32_digits_names_file_and_line(tmp_path)
     assert r.exit_code == 2, r.output
     assert f"{goal}, line 4" in r.output and f"tag {tag} is too large" in r.output
     assert "OverflowError" not in r.output
+
+
+def test_explore_refuses_more_sizes_than_it_can_show_and_warns_once():
+    r = run("explore", "pipe(qsort, qsort)", "-T", "4", "--x", "6e16:2e45", *QSORT)
+    assert r.exit_code == 2 and "97 sizes (6e16:2e45)" in r.output and "give at most 64" in r.output
+    r = run("explore", "pipe(qsort, qsort)", "-T", "4", "--x", "1024:8192", *QSORT)
+    assert r.exit_code == 0 and r.output.count("best split") == 4
+    assert r.output.count("designs start more workers than this machine's") <= 1
+
+
+def test_pamela_simulate_refuses_a_seed_beyond_32_bits():
+    mrm = str(Path(__file__).resolve().parents[2] / "examples" / "pamela" / "mrm.pam")
+    r = run("pamela", "simulate", mrm, "P=4", "N=100", "--seed", "9223372036854775808")
+    assert r.exit_code == 2 and "--seed" in r.output and "OverflowError" not in r.output
+    assert run("pamela", "simulate", mrm, "P=4", "N=100", "--seed", str(2 ** 32 - 1)).exit_code == 0

@@ -73,11 +73,18 @@ def note_undeclared(comps: Mapping[str, Any], terms: Sequence[Any], given: Seque
                           "check the spelling", highlight=False)
 
 
+#: the most sizes one --x gives (each is a row, a table or a measurement of its own)
+MAX_SIZES = 64
+
+
 def x_values(values: list[str]) -> list[float]:
     """``--x 1024 --x 65536``, ``--x 1024:262144`` (powers of two between, ends included) or lists."""
     out = [v for text in values for v in parse_values(text)]
     if any(not v > 0 for v in out):
         raise typer.BadParameter("sizes must be positive", param_hint="--x")
+    if len(out) > MAX_SIZES:
+        raise typer.BadParameter(f"{len(out)} sizes ({', '.join(values)}): give at most {MAX_SIZES}, e.g. a "
+                                 "narrower range LO:HI (the powers of two between) or a list", param_hint="--x")
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -141,6 +142,8 @@ def explore(options: ExploreCommand) -> None:
     parsed = composer.parse(options.term, source="term")
     fixed = parameter_values(options.param)
     note_undeclared(composer.components, [parsed], list(fixed))
+    crowded = 0  # designs that start more workers than there are cores (the same at every size)
+    accounts: dict[str, Any] = {}  # each design's account of its workers, made once for every size
     for xv in x_values(options.x):
         try:
             e = run_explore(parsed, composer.components, options.threads, {"x": xv, **fixed}, composer=composer)
@@ -158,7 +161,9 @@ def explore(options: ExploreCommand) -> None:
                           (f"time per element [{unit_s}]", "right"), ("vs best", "right")):
             table.add_column(col, justify=just, optional=col == "design")
         cores = machine_cores()
-        over = {str(a.term): account(composer, a.term, composer(a.term), cores) for a in e.alternatives}
+        over = {str(a.term): accounts[str(a.term)] if str(a.term) in accounts else
+                accounts.setdefault(str(a.term), account(composer, a.term, composer(a.term), cores))
+                for a in e.alternatives}
         if any(over.values()):
             table.add_column(f"on {cores} cores [{unit_s}]", justify="right")
         for a in e.alternatives:
@@ -168,9 +173,11 @@ def explore(options: ExploreCommand) -> None:
                  f"{float(o.model(**{p: {'x': xv, **fixed}[p] for p in o.model.params})):.5g}"]
             table.add_row(a.label, str(a.term), str(a.threads), f"{a.time:.5g}", f"{a.time / e.best.time:.2f}x", *extra)
         console.print(table)
-        if any(over.values()):
-            err_console.print(f"[yellow]warning:[/yellow] {sum(1 for o in over.values() if o)} designs start more "
-                              f"workers than this machine's {cores} cores: the operators assume a core per worker; "
-                              f"'on {cores} cores' is at least their total work divided by the cores", highlight=False)
+        crowded = max(crowded, sum(1 for o in over.values() if o))
         console.print(f"best split of {options.threads} threads over the stages: "
                       + ", ".join(f"{s}: {n}" for s, n in zip(e.stages, e.split)))
+    if crowded:
+        cores = machine_cores()
+        err_console.print(f"[yellow]warning:[/yellow] {crowded} designs start more workers than this machine's "
+                          f"{cores} cores: the operators assume a core per worker; 'on {cores} cores' is at least "
+                          "their total work divided by the cores", highlight=False)

@@ -35,7 +35,7 @@ def simulate_cmd(model: Path = MODEL, assignments: list[str] | None = VALUES,
                  distribution: Distribution = typer.Option("deterministic", "--distribution", "-d",
                                                   help="deterministic, exponential-service (use() times "
                                                        "exponential) or exponential (delays too)."),
-                 seed: int = typer.Option(0, "--seed", help="Seed of the random times."),
+                 seed: int = typer.Option(0, "--seed", min=0, max=2 ** 32 - 1, help="Seed of the random times."),
                  as_json: Path | None = json_option("the bound, the simulated time and the MVA"),
                  process: str = PROCESS, paper_phi: bool = PAPER_PHI) -> None:
     values = parse_assignments(assignments)
