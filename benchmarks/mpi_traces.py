@@ -22,10 +22,8 @@ the probe's measured RTT(s)/2 and, when NetPIPE runs, NetPIPE's own untraced one
 Per program and rank count: the median wall time of ``--repeat`` untraced runs (launch
 included); one traced run (``perfcompose.loggp.trace.folder.trace_program``): its wall time, hence
 the tracing overhead, and the span measured from its traces (first MPI_Init end to last
-MPI_Finalize start); the schedule simulated with the parameters (LogGOPSim's rules), each send of
-4 KiB or more after a calc of the calibration's R (its rendezvous; ``--no-rendezvous``: without),
-and the ratio of simulated to measured span, beside the plain LogGP ratio (without R); the
-seconds from traces to prediction (reading, converting,
+MPI_Finalize start); the schedule simulated with the parameters (LogGOPSim's rules) and the ratio
+of simulated to measured span; the seconds from traces to prediction (reading, converting,
 writing the GOAL file, simulating) and, with ``--loggopsim DIR`` (a LogGOPSim build: ``txt2bin``
 and ``LogGOPSim``; /tmp/lgs/src/LogGOPSim when it holds them), LogGOPSim's seconds on the same GOAL file
 (``txt2bin`` and the simulation, the parameters rounded to whole ns as LogGOPSim takes them). More
@@ -35,7 +33,7 @@ beside every row. Last, the median of |simulated - measured| / measured over the
 
     nice -n 19 python benchmarks/mpi_traces.py [--programs hpcc,netpipe,lammps] [--ranks 2,4]
         [--repeat 3] [--reps 15] [--bandwidth ping-pong|train] [--params FILE | --params-out FILE]
-        [--loggopsim DIR] [--no-rendezvous]
+        [--loggopsim DIR]
 """
 from __future__ import annotations
 
@@ -199,10 +197,9 @@ def main() -> None:
     if "netpipe" not in args.programs.split(","):
         _ping_pong_table(params, probe, {})
     head = (f"{'program':8} {'ranks':>9} {'untraced s':>10} {'traced s':>9} {'overhead':>8} {'measured s':>10} "
-            f"{'simulated s':>11} {'ratio':>6} {'plain LogGP':>11} {'to prediction s':>15} {'LogGOPSim s':>11} "
-            f"{'operations':>11} "
+            f"{'simulated s':>11} {'ratio':>6} {'to prediction s':>15} {'LogGOPSim s':>11} {'operations':>11} "
             f"{'load':>5}")
-    rows, errors, plain_errors = [], [], []
+    rows, errors = [], []
     for name in args.programs.split(","):
         make, exe, allowed = PROGRAMS[name]
         if shutil.which(exe) is None:
@@ -228,21 +225,18 @@ def main() -> None:
                 traced = schedule_folder(folder / "trace")
                 c = check_schedule(traced, params, handshake=handshake if args.rendezvous else None)
                 to_prediction = time.perf_counter() - t0
-                plain = check_schedule(traced, params)
                 theirs = (f"{_loggopsim(args.loggopsim, folder / 'trace' / 'schedule.goal', params):11.2f}"
                           if args.loggopsim else f"{'-':>11}")
             ranks = f"{n}" + (f" on {cores}" if n > cores else "")
             if n == 2:
                 errors.append(abs(c.ratio - 1))
-                plain_errors.append(abs(plain.ratio - 1))
             rows.append(f"{name:8} {ranks:>9} {untraced:10.3f} {run.wall:9.3f} {run.wall / untraced - 1:8.1%} "
-                        f"{c.measured:10.3f} {c.simulated:11.3f} {c.ratio:6.3f} {plain.ratio:11.3f} "
-                        f"{to_prediction:15.2f} {theirs} "
+                        f"{c.measured:10.3f} {c.simulated:11.3f} {c.ratio:6.3f} {to_prediction:15.2f} {theirs} "
                         f"{traced.schedule.num_ops:11,} {os.getloadavg()[0]:5.1f}")
     print(head, *rows, sep="\n", flush=True)
     if errors:
         print(f"median |simulated - measured| / measured at 2 ranks over {len(errors)} programs: "
-              f"{statistics.median(errors):.1%} (plain LogGP, without R: {statistics.median(plain_errors):.1%})")
+              f"{statistics.median(errors):.1%}")
 
 
 if __name__ == "__main__":
