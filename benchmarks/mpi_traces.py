@@ -54,7 +54,6 @@ from perfcompose.loggp.calibrate.parameters import BANDWIDTH, calibrate
 from perfcompose.loggp.params import LogGP, read_params
 from perfcompose.loggp.trace.check import check_schedule
 from perfcompose.loggp.trace.folder import schedule_folder, trace_program
-from perfcompose.loggp.trace.handshake import read_handshake
 
 ROOT = Path(__file__).resolve().parent.parent
 MPIEXEC = ["mpiexec.openmpi", "--oversubscribe"]
@@ -178,8 +177,6 @@ def main() -> None:
     ap.add_argument("--params", type=Path, default=None, help="parameter file instead of calibrating")
     ap.add_argument("--bandwidth", choices=BANDWIDTH, default="ping-pong",
                     help="calibrate G from the ping-pongs' one-way time per byte or the trains' gap per byte")
-    ap.add_argument("--rendezvous", action=argparse.BooleanOptionalAction, default=True,
-                    help="add the calibration's R to each message from 4 KiB on (--no-rendezvous: plain LogGP)")
     ap.add_argument("--params-out", type=Path, default=ROOT / "benchmarks/data/params_openmpi.json")
     ap.add_argument("--loggopsim", type=Path, default=LOGGOPSIM if (LOGGOPSIM / "txt2bin").exists() else None,
                     help="folder of txt2bin and LogGOPSim")
@@ -188,10 +185,6 @@ def main() -> None:
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     cores = os.cpu_count() or 1
     params, probe = _parameters(args)
-    handshake = read_handshake(args.params or args.params_out)
-    if args.rendezvous:
-        print(f"messages of {handshake.from_bytes} B or more: R = {handshake.cost:.3g} {handshake.unit} more each "
-              "(their rendezvous, from the calibration's ping-pongs)" if handshake else "no rendezvous cost measured")
     print(f"{cores} cores, load {os.getloadavg()[0]:.1f}; L={params.L:.3g} o={params.o:.3g} g={params.g:.3g} "
           f"{params.unit}, G={params.G:.3g} {params.unit}/B; LogGOPSim rules")
     if "netpipe" not in args.programs.split(","):
@@ -223,7 +216,7 @@ def main() -> None:
                     os.chdir(cwd)
                 t0 = time.perf_counter()
                 traced = schedule_folder(folder / "trace")
-                c = check_schedule(traced, params, handshake=handshake if args.rendezvous else None)
+                c = check_schedule(traced, params)
                 to_prediction = time.perf_counter() - t0
                 theirs = (f"{_loggopsim(args.loggopsim, folder / 'trace' / 'schedule.goal', params):11.2f}"
                           if args.loggopsim else f"{'-':>11}")

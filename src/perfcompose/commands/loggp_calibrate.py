@@ -72,9 +72,5 @@ def calibrate(out: Path = typer.Option(Path("loggp_params.json"), "--out", help=
     console.print(table)
     for line in [*cal.raw_summary["table"], *cal.raw_summary["notes"]]:
         console.print(line, highlight=False)
-    if cal.rendezvous > 0:
-        console.print(f"messages of {MIN_G_SIZE} B or more take R = {cal.rendezvous:.4g} us more one way than "
-                      "o + L + (s-1)G + o (a rendezvous): loggp check and trace --check with this file add it",
-                      highlight=False)
     console.print(f"bandwidth 1/G = {1 / cal.params.G / 1e3:.3g} GB/s (G from the {cal.raw_summary['G_from']}s); "
                   f"parameters written to {out}")

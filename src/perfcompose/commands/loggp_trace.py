@@ -54,19 +54,14 @@ def _params(params_file: Path | None, L: float | None, o: float | None, g: float
     return params
 
 
-def _show_check(traced: Any, params: Any, S: float | None, params_file: Path | None) -> None:
+def _show_check(traced: Any, params: Any, S: float | None) -> None:
     from perfcompose.loggp.options import LOGGOPSIM_S
     from perfcompose.loggp.trace.check import check_schedule
-    from perfcompose.loggp.trace.handshake import read_handshake
 
-    handshake = read_handshake(params_file) if params_file is not None else None
-    c = check_schedule(traced, params, S=LOGGOPSIM_S if S is None else S, handshake=handshake)
+    c = check_schedule(traced, params, S=LOGGOPSIM_S if S is None else S)
     unit = params.unit or "us"
     console.print(f"LogGP L={params.L:.4g} {unit}, o={params.o:.4g} {unit}, g={params.g:.4g} {unit}, "
                   f"G={params.G:.4g} {unit}/B; LogGOPSim rules, {c.ranks} ranks", highlight=False)
-    if handshake is not None:
-        console.print(f"messages of {handshake.from_bytes} B or more: R = {handshake.cost:.4g} {handshake.unit} "
-                      f"more each (their rendezvous, measured by the calibration in {params_file})", highlight=False)
     console.print(f"measured  {c.measured * 1e3:10.3f} ms  (first MPI_Init end to last MPI_Finalize start)",
                   highlight=False)
     console.print(f"simulated {c.simulated * 1e3:10.3f} ms  (ratio {c.ratio:.3f})", highlight=False)
@@ -102,7 +97,7 @@ def trace(command: list[str] = typer.Argument(..., help="The MPI command, after 
     err_console.print(f"{s.num_ranks} ranks traced in {run.wall:.3f} s (wall, launch included); "
                       f"{s.num_ops:,} operations written to {out / 'schedule.goal'}")
     if params is not None:
-        _show_check(traced, params, S, params_file)
+        _show_check(traced, params, S)
 
 
 @user_errors
@@ -120,7 +115,7 @@ def check(folder: Path = typer.Argument(..., help="Folder of a traced run (from 
     from perfcompose.loggp.trace.folder import schedule_folder
 
     params = _params(params_file, L, o, g, G)
-    _show_check(schedule_folder(folder, _algorithms(algorithm)), params, S, params_file)
+    _show_check(schedule_folder(folder, _algorithms(algorithm)), params, S)
 
 
 def _per_byte(unit: str, name: str) -> str:

@@ -74,16 +74,9 @@ class Calibration:
     per_rep: dict[str, list[float]]
     raw_summary: dict[str, Any]
 
-    @property
-    def rendezvous(self) -> float:
-        """R: the one-way time (us) the model misses per message of at least MIN_G_SIZE bytes (0 if none)."""
-        R = self.spread.get("R", {}).get("median", math.nan)
-        return R if math.isfinite(R) and R > 0 else 0.0
-
     def record(self) -> dict[str, Any]:
         """What goes into the parameter file besides L, o, g, G."""
-        return {"R": self.rendezvous, "R_from_bytes": MIN_G_SIZE, "spread": self.spread,
-                "per_repetition": self.per_rep, "raw": self.raw_summary,
+        return {"spread": self.spread, "per_repetition": self.per_rep, "raw": self.raw_summary,
                 "method": "Netgauge-style: ping-pong RTT, message trains, delayed train; medians over "
                           "repetitions (perfcompose.loggp.calibrate.parameters)"}
 
@@ -108,9 +101,7 @@ def _rep_parameters(rep: Mapping[str, Any], sizes: list[int], train: int, delay:
     half = rep["rtt"][str(min(sizes))] * us / 2
     if 0 < half < 2 * o <= _MAX_OVERHEAD_SHARE * half:  # the overheads alone exceed the one-way time
         o = half / 2
-    # R: what the model's one-way time o + L + (s-1)G + o misses at the long sizes (a rendezvous)
-    R = float(np.median([rep["rtt"][str(s)] * us / 2 - half - (s - min(sizes)) * G for s in big])) if big else math.nan
-    return {"L": half - 2 * o, "o": o, "g": gap[min(sizes)], "G": G, "R": R}
+    return {"L": half - 2 * o, "o": o, "g": gap[min(sizes)], "G": G}
 
 
 def _raw_table(raw: Mapping[str, Any]) -> str:
@@ -142,7 +133,7 @@ def derive_parameters(raw: Mapping[str, Any], bandwidth: str = "train") -> Calib
     if not reps or train < 2 or len(sizes) < 3:
         raise CalibrationError("the raw figures hold too little to calibrate from "
                                f"({len(reps)} repetitions, train of {train}, {len(sizes)} sizes)")
-    per_rep = {k: [] for k in (*_NAMES, "R")}  # type: dict[str, list[float]]
+    per_rep = {k: [] for k in _NAMES}  # type: dict[str, list[float]]
     for rep in reps:
         for k, v in _rep_parameters(rep, sizes, train, delay, bandwidth).items():
             per_rep[k].append(v)

@@ -9,7 +9,6 @@ import numpy as np
 from perfcompose.loggp.goal.loggopsim import simulate_goal
 from perfcompose.loggp.options import LOGGOPSIM_S
 from perfcompose.loggp.params import LogGP
-from perfcompose.loggp.trace.handshake import Handshake, with_handshakes
 from perfcompose.loggp.trace.schedule import NS, TracedSchedule
 
 __all__ = ["Check", "check_schedule", "in_ns"]
@@ -39,12 +38,9 @@ def in_ns(params: LogGP) -> LogGP:
     return (params if params.unit else LogGP(params.L, params.o, params.g, params.G, "us")).to("ns")
 
 
-def check_schedule(traced: TracedSchedule, params: LogGP, *, S: float = LOGGOPSIM_S,
-                   handshake: Handshake | None = None) -> Check:
-    """Simulate ``traced`` with ``params`` (:func:`in_ns`), long messages with ``handshake``'s R."""
-    schedule = traced.schedule if handshake is None else with_handshakes(traced.schedule, handshake.from_bytes,
-                                                                         handshake.ns())
-    res = simulate_goal(schedule, in_ns(params), S=S, timelines=False)
+def check_schedule(traced: TracedSchedule, params: LogGP, *, S: float = LOGGOPSIM_S) -> Check:
+    """Simulate ``traced`` with ``params`` (:func:`in_ns`)."""
+    res = simulate_goal(traced.schedule, in_ns(params), S=S, timelines=False)
     finish = np.asarray(res.finish) / NS
     last = int(np.argmax(finish))
     span = float(finish[last])
