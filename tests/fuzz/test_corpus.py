@@ -144,7 +144,7 @@ def test_loggp_message_from_rank_one_half_is_refused(write_file):
     (["bench", "nop", "-p", "x=1:10000:1", "-p", "y=1:10000:1", "--out", "{tmp}/b.json"], "1e+08 points"),
     (["show", "/dev/zero"], "not a regular file"),
     (["loggp", "gauss", "--n", "100000", "--blocks", "1"], "would need about"),
-    (["pamela", "eval", str(EXAMPLES / "pamela" / "owner_computes.pam"), "N=1e9", "P=4"], "of 1e+09 values makes about"),
+    (["pamela", "eval", str(EXAMPLES / "pamela" / "owner_computes.pam"), "N=1e9", "P=4"], "of 1e+09 values makes"),
     (["explore", "pipe(a, b)", "-c", "a=x", "-c", "b=x*log2(x)", "-T", "1000000000"], "steps"),
     (["compose", "seq(a, b)", "-c", "a=10**10**10", "-c", "b=x"], "outside the range of a double"),
 ])
