@@ -54,3 +54,8 @@ def test_pamela_simulate_refuses_a_seed_beyond_32_bits():
     r = run("pamela", "simulate", mrm, "P=4", "N=100", "--seed", "9223372036854775808")
     assert r.exit_code == 2 and "--seed" in r.output and "OverflowError" not in r.output
     assert run("pamela", "simulate", mrm, "P=4", "N=100", "--seed", str(2 ** 32 - 1)).exit_code == 0
+
+
+def test_a_loggp_parameter_of_minus_zero_is_shown_as_zero():
+    r = run("loggp", "gauss", "--n", "60", "--p", "2", "--blocks", "10,20", "--reps", "1", "--L", "-0.0")
+    assert r.exit_code == 0 and "L=0 " in r.output and "L=-0" not in r.output

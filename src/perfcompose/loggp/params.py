@@ -57,7 +57,7 @@ class LogGP:
                 raise InputError(f"LogGP parameter {name} = {value!r} is larger than {MAX_PARAMETER:g}",
                                  hint="sums of such durations would leave the range of a double; "
                                       "give the parameters in a larger time unit")
-            object.__setattr__(self, name, float(value))
+            object.__setattr__(self, name, float(value) + 0.0)  # -0.0 is 0
         if self.unit and self.unit not in UNITS:
             raise InputError(f"unknown time unit {self.unit!r}", hint=f"use one of {', '.join(UNITS)}")
 
