@@ -59,3 +59,8 @@ def test_pamela_simulate_refuses_a_seed_beyond_32_bits():
 def test_a_loggp_parameter_of_minus_zero_is_shown_as_zero():
     r = run("loggp", "gauss", "--n", "60", "--p", "2", "--blocks", "10,20", "--reps", "1", "--L", "-0.0")
     assert r.exit_code == 0 and "L=0 " in r.output and "L=-0" not in r.output
+
+
+def test_loggp_gauss_refuses_more_processors_than_memory_holds():
+    r = run("loggp", "gauss", "--n", "60", "--p", "100000000", "--blocks", "10,20", "--reps", "1")
+    assert r.exit_code == 2 and "simulating 100,000,000 processors (--p) would need about 95.4 GiB" in r.output

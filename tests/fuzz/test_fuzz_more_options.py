@@ -53,11 +53,12 @@ LOGGP = ["--L", "1", "--o", "1", "--g", "1", "--G", "0.01"]
 RUNS: dict[str, tuple[list[str], list[str]]] = {
     "loggp check": (["loggp", "check", "{trace}", *LOGGP], ["--L", "--o", "--g", "--G", "--S", "--algorithm",
                                                              "--params"]),
-    # whatif and mapreduce run under a lower step limit: work the default allows may take minutes
+    # whatif, gauss and mapreduce run under a lower step limit: work the default allows may take minutes
     "loggp whatif": (["--max-steps", "1e7", "loggp", "whatif", "{trace}", *LOGGP, "--points", "3"],
                      ["--low", "--high", "--points", "--slowdown", "--L", "--G", "--S", "--network", "--plot",
                       "--json"]),
-    "loggp gauss": (["loggp", "gauss", "--n", "60", "--p", "2", "--blocks", "10,20", "--reps", "1"],
+    "loggp gauss": (["--max-steps", "1e7", "loggp", "gauss", "--n", "60", "--p", "2", "--blocks", "10,20", "--reps",
+                     "1"],
                     ["--n", "--p", "--blocks", "--L", "--o", "--g", "--G", "--seed", "--json"]),
     "loggp trace": (["loggp", "trace", "-o", "run", "--check", *LOGGP, "--", MPIEXEC, "-n", "2", PY, "-c",
                      "from mpi4py import MPI; MPI.COMM_WORLD.barrier()"],

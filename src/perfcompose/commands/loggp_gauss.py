@@ -248,6 +248,10 @@ def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
           ) -> None:
     p = _processors(p, measure, ranks)
     sizes = _block_sizes(blocks, n)
+    # each simulation keeps about 1 KiB and takes about 25 steps per processor
+    runs = len(sizes) * len(LAYOUTS)
+    check_memory(1024.0 * p, f"simulating {p:,} processors (--p)")
+    check_steps(25.0 * p * runs, f"{runs} simulations of {p:,} processors (--p, --blocks)")
     params, source = _network(params_file, paper_network, {"L": L, "o": o, "g": g, "G": G})
     ops, rows, timed, simulated = _predict(n, p, sizes, params, reps, seed)
     measured, library = _measure(n, p, sizes, reps, mpiexec) if measure else ({}, "")
