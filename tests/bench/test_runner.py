@@ -280,3 +280,11 @@ def test_a_second_sweep_on_a_held_checkpoint_is_refused(tmp_path):
     resumed = run_sweep(CallableTarget(lambda x: None), {"x": tuple(range(1, 200))}, reps=1, warmup=0,
                         checkpoint=ckpt)  # the lock went with the killed process
     assert all(len(v) == 1 for v in resumed.values.values()) and len(resumed.values) == 199
+
+
+def test_a_step_so_small_the_count_is_infinite_is_refused():
+    from perfcompose.bench import parse_grid
+    from perfcompose.bench.runner import BenchError
+
+    with pytest.raises(BenchError, match="more than 1e15 values"):
+        parse_grid(["x=1024:262144:1e-320"])

@@ -54,6 +54,8 @@ def parse_values(text: str) -> tuple[float, ...]:
                 start, stop, step = parts
                 if not all(math.isfinite(p) for p in parts) or step <= 0 or stop < start:
                     raise ValueError
+                if (stop - start) / step > 1e15:  # (a step of 1e-320 makes the count infinite)
+                    raise BenchError(f"the grid values {text!r} are more than 1e15 values", hint="give a larger step")
                 count = int(round((stop - start) / step)) + 1
                 check_memory(count * _BYTES_PER_VALUE, f"the grid values {text!r} ({count:.3g} values)")
                 return tuple(start + k * step for k in range(count) if start + k * step <= stop + 1e-9 * step)
