@@ -35,7 +35,8 @@ OWN = {"calibration_members": {"seed"}, "bootstrap": {"seed"}, "holdout_errors":
 #: defaults a library function still writes again, each with why (the test fails once one is gone)
 REPEATED: dict[str, str] = {}
 #: the command modules whose options are declared here (the loggp and pamela ones have their own)
-COMMAND_MODULES = [f for f in sorted((SRC / "commands").glob("*.py")) if not f.name.startswith(("loggp_", "pamela_"))]
+COMMAND_MODULES = [f for f in sorted((SRC / "commands").rglob("*.py"))
+                   if f.parent.name not in ("loggp", "pamela") and f.name != "__init__.py"]
 
 
 def option_table() -> list[tuple[str, str, object, tuple[str, ...], str]]:
@@ -62,7 +63,7 @@ def _command_options() -> tuple[type, ...]:
     """The frozen dataclasses of options that the command modules (the loggp and pamela ones aside) declare."""
     found: list[type] = []
     for file in COMMAND_MODULES:
-        module = importlib.import_module(f"perfcompose.commands.{file.stem}")
+        module = importlib.import_module(".".join(file.relative_to(SRC.parent).with_suffix("").parts))
         found += [v for v in vars(module).values() if isinstance(v, type) and dataclasses.is_dataclass(v)
                   and v.__module__ == module.__name__
                   and any(OPTION_HELP in f.metadata for f in dataclasses.fields(v))]
@@ -226,7 +227,7 @@ def _typer_parameters(file: Path) -> list[int]:
 
 def test_every_command_reads_its_options_from_a_declaration() -> None:
     """Every command module but the loggp and pamela ones (whose options :mod:`perfcompose.loggp.options`
-    and ``commands/pamela_options.py`` declare) builds its command from a frozen dataclass of
+    and ``commands/pamela/options.py`` declare) builds its command from a frozen dataclass of
     declared options (:func:`perfcompose.option_fields.command`): no default or help of its own
     in a ``typer.Option(...)`` or ``typer.Argument(...)`` literal."""
     literal = {str(f.relative_to(SRC)): lines for f in COMMAND_MODULES if (lines := _typer_parameters(f))}

@@ -28,7 +28,7 @@ PAPER = (
     Entry("calotoiu", "003 (SC19 workshop) Tables I-IV [us], modular models composed again from its Table I, "
           "beside 000's.", _C + "paper:calotoiu"),
     Entry("vangemund", "Paper 004's case studies: MATMUL, ADI, GAUSS and PSRS in their design alternatives, run "
-          "here\non 1 and 2 processes, predicted by their generated PAMELA models.", _C + "pamela_vangemund:vangemund"),
+          "here\non 1 and 2 processes, predicted by their generated PAMELA models.", _C + "pamela.vangemund:vangemund"),
     Entry("latency", "The latency operators of seq, pipe and tpool against the executor's per-element stamps, "
           "on\nthe reference tasks: predicted from the tasks measured alone in the same round.",
           _C + "paper:latency"),
@@ -48,39 +48,39 @@ PAPER = (
 
 LOGGP = (
     Entry("convert", "Write a LogGP program in another form: the compact .npz that large programs read fast,\n"
-          "JSON, or a GOAL schedule.", _C + "loggp_convert:convert"),
+          "JSON, or a GOAL schedule.", _C + "loggp.convert:convert"),
     Entry("calibrate", "Measure L, o, g, G on two local MPI ranks (mpi4py), Netgauge-style; write a parameter file.",
-          _C + "loggp_calibrate:calibrate"),
+          _C + "loggp.calibrate:calibrate"),
     Entry("simulate", "Simulate a program of computation and communication steps under LogGP (paper 002).",
-          _C + "loggp_simulate:simulate"),
+          _C + "loggp.simulate:simulate"),
     Entry("trace", "Run an MPI program under perfcompose's tracer and write its traces and its GOAL schedule;\n"
-          "with --check, simulate the schedule beside the measured time.", _C + "loggp_trace:trace"),
+          "with --check, simulate the schedule beside the measured time.", _C + "loggp.trace:trace"),
     Entry("check", "Simulate a traced run's schedule with LogGP parameters beside its measured time.",
-          _C + "loggp_trace:check"),
+          _C + "loggp.trace:check"),
     Entry("whatif", "Simulate a traced run's schedule over a sweep of L, o, g and G and on another network:\n"
           "how much latency or bandwidth the run tolerates before it slows by 1, 5, 10 %.",
-          _C + "loggp_trace:whatif"),
+          _C + "loggp.trace:whatif"),
     Entry("gauss", "Section 5: blocked Gaussian elimination, predicted per block size and layout (and, with\n"
-          "--measure, measured).", _C + "loggp_gauss:gauss"),
+          "--measure, measured).", _C + "loggp.gauss:gauss"),
 )
 
 PAMELA = (
     Entry("compile", "Print the simplified cost model T_<process> (as PAMELA text).",
-          _C + "pamela_compile:compile_cmd"),
+          _C + "pamela.compile:compile_cmd"),
     Entry("eval", "Evaluate T, phi, omega and delta of a process at the given parameter values; a range\n"
           "(P=1:1000, N=1e3:1e6:1e3) or list (P=1,2,4) evaluates T on the whole grid of points.",
-          _C + "pamela_eval:eval_cmd"),
+          _C + "pamela.eval:eval_cmd"),
     Entry("simulate", "Simulate the model and print the symbolic bound next to the simulated time.",
-          _C + "pamela_compile:simulate_cmd"),
+          _C + "pamela.compile:simulate_cmd"),
     Entry("generate", "Generate the PAMELA model of a data-parallel program (the Modeling Engine).",
-          _C + "pamela_generate:generate_cmd"),
+          _C + "pamela.generate:generate_cmd"),
 )
 
 SKELETON = (
     Entry("forecast", "Forecast T(n,p) = T(n)/p + Ā(n,p): each part by its own method, a measured target left out.",
-          _C + "skeleton_forecast:forecast"),
+          _C + "skeleton.forecast:forecast"),
     Entry("quality", "Penalty Ā(n,p) and Karp-Flatt serial fraction f(n,p) per p: constant is good, growing is not.",
-          _C + "skeleton_quality:quality"),
+          _C + "skeleton.quality:quality"),
 )
 
 COMMANDS = (

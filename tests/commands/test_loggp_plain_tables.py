@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from perfcompose.commands import loggp_plain_tables as plain
-from perfcompose.commands import loggp_tables
+from perfcompose.commands.loggp import plain_tables as plain
+from perfcompose.commands.loggp import tables as loggp_tables
 
 PATHS = st.text(alphabet="abcxyz019/._-: ", min_size=1, max_size=90)
 TIMES = st.lists(st.one_of(st.integers(0, 10 ** 9).map(float), st.floats(0, 1e12, allow_nan=False),

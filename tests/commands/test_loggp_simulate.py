@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import perfcompose.commands.loggp_simulate as simulate_command
+import perfcompose.commands.loggp.simulate as simulate_command
 import perfcompose.loggp.kernels.backend as backend
 from perfcompose.cli import app
-from perfcompose.commands.loggp_simulate import run
+from perfcompose.commands.loggp.simulate import run
 from perfcompose.limits import limits, set_limits
 from perfcompose.loggp.goal.schedule import program_to_goal, write_goal
 from perfcompose.loggp.kernels.backend import extension

@@ -99,7 +99,7 @@ def test_the_goal_estimates_bound_what_reading_and_the_loop_take(tmp_path):
     path = tmp_path / "rounds.goal"
     write_goal(program_to_goal(Program(P, steps)), path)
     code = f"""
-from perfcompose.commands.loggp_simulate import _goal_finish
+from perfcompose.commands.loggp.simulate import _goal_finish
 from perfcompose.loggp.goal.goal_buffers import read_goal_buffers
 from perfcompose.loggp.params import LogGP
 def status(key):

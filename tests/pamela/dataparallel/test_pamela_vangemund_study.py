@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from perfcompose.cli import app
-from perfcompose.commands import pamela_vangemund
+from perfcompose.commands.pamela import vangemund as pamela_vangemund
 from perfcompose.pamela.dataparallel.machine_model import MachineParameters, machine_text
 from perfcompose.pamela.dataparallel.vangemund import STUDIES, Case, StudyResult, VanGemundRow, run_vangemund_study
 

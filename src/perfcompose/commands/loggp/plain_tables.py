@@ -1,4 +1,4 @@
-"""What ``loggp simulate`` prints (:mod:`.loggp_tables`), written as plain text without importing Rich, for output that
+"""What ``loggp simulate`` prints (:mod:`.tables`), written as plain text without importing Rich, for output that
 Rich would print without styles: standard output not a terminal, no setting that makes Rich style it, UTF-8, and text
 that Rich prints as it is (no markup, no emoji codes, ASCII, no word wider than the table, the table as wide as its
 widest cells). Importing and running Rich takes about a tenth of a second, as long as a whole small simulation.
@@ -203,13 +203,13 @@ def _text(layout: ResultLayout) -> str | None:
 
 
 def goal_result_text(program: str, num_ranks: int, params: Any, O: float, S: float, finish: Any) -> str | None:
-    """What :func:`.loggp_tables.print_goal_result` prints, or None (see the module)."""
+    """What :func:`.tables.print_goal_result` prints, or None (see the module)."""
     return _text(goal_layout(program, num_ranks, params, O, S, finish))
 
 
 def program_result_text(title: str, unit: str, finish: Any, computation: Any, communication: Any, operations: Any,
                  makespan: float, processor: int) -> str | None:
-    """What :func:`.loggp_tables.print_program_table` and :func:`.loggp_tables.print_makespan`
+    """What :func:`.tables.print_program_table` and :func:`.tables.print_makespan`
     print, or None (see the module)."""
     if unit and not (unit.isascii() and unit.isalnum()):  # a unit is letters: its brackets print
         return None

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from perfcompose.assignments import parse_assignments
 from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
-from perfcompose.commands.pamela_options import MODEL, PAPER_PHI, PROCESS, UNIT, VALUES
+from perfcompose.commands.pamela.options import MODEL, PAPER_PHI, PROCESS, UNIT, VALUES
 from perfcompose.errors import InputError, PerfcomposeError, evaluating, finite_result
 from perfcompose.pamela.compile.point_evaluation import check_names, evaluate_point, grid_function
 from perfcompose.units import check_unit, human

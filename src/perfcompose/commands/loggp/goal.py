@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcompose.commands.common import err_console, write_json
-from perfcompose.commands.loggp_tables import print_goal_result
+from perfcompose.commands.loggp.tables import print_goal_result
 
 __all__ = ["simulate_goal_file"]
 
@@ -25,7 +25,7 @@ def _goal_timeline(res: Any) -> Any:
 def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None, json_out: Path | None,
                         timeline: Path | None, to_goal: Path | None) -> None:
     """``loggp simulate`` of a GOAL schedule: LogGOPSim's rules."""
-    from perfcompose.commands.loggp_phases import phases
+    from perfcompose.commands.loggp.phases import phases
     from perfcompose.loggp.goal.loggopsim import LOGGOPSIM_S, simulate_goal
     from perfcompose.loggp.goal.schedule import SEND, read_goal, write_goal
     from perfcompose.loggp.work_size import check_simulation

@@ -1,5 +1,5 @@
 """``perfcompose loggp simulate``: a LogGP program (JSON with expressions, or the compact .npz) simulated with the
-paper's algorithm, its worst case or LogGOPSim's rules; a GOAL schedule goes to :mod:`.loggp_goal`. Shown as a table of
+paper's algorithm, its worst case or LogGOPSim's rules; a GOAL schedule goes to :mod:`.goal`. Shown as a table of
 the processors, JSON, or a timeline.
 
 :func:`run` runs the command without typer, NumPy or SymPy where the command line and the input allow it: LogGOPSim's
@@ -10,9 +10,9 @@ semantics, a program small enough that its operations are listed, any input or l
 :func:`simulate`, the typer command (built on first use), prints the same results and names every error. Only the
 standard library is imported here, the rest where it is used: the console script asks :func:`run` first.
 
-Results are written as plain text where Rich would print them without styles (:mod:`.loggp_plain_tables`: output not a
-terminal); else Rich (:mod:`.loggp_tables`) is imported once the simulation is done and the input's buffers are freed. A
-progress bar (:mod:`.loggp_phases`) is shown only for inputs that take seconds.
+Results are written as plain text where Rich would print them without styles (:mod:`.plain_tables`: output not a
+terminal); else Rich (:mod:`.tables`) is imported once the simulation is done and the input's buffers are freed. A
+progress bar (:mod:`.phases`) is shown only for inputs that take seconds.
 """
 import contextlib
 import importlib
@@ -124,7 +124,7 @@ def _phases(path: Path) -> Iterator[Callable[[str | None], None]]:
     if path.stat().st_size < _BAR_INPUT:
         yield lambda name: None
         return
-    with importlib.import_module("perfcompose.commands.loggp_phases").phases(path, ("reading", "simulating")) as step:
+    with importlib.import_module("perfcompose.commands.loggp.phases").phases(path, ("reading", "simulating")) as step:
         yield step
 
 
@@ -137,7 +137,7 @@ def _params(flags: dict[str, Any], unit: str = "") -> "LogGP | None":
 
 
 def _goal(path: Path, flags: dict[str, Any], O: float, S: float, step: Any) -> int | None:
-    from perfcompose.commands import loggp_plain_tables as plain
+    from perfcompose.commands.loggp import plain_tables as plain
     from perfcompose.loggp.goal.goal_buffers import read_goal_buffers
     from perfcompose.loggp.work_size import check_goal_simulation, check_reading
 
@@ -159,7 +159,7 @@ def _goal(path: Path, flags: dict[str, Any], O: float, S: float, step: Any) -> i
         sys.stdout.write(text)
         sys.stdout.flush()
         return 0
-    from perfcompose.commands import loggp_tables as tables  # Rich, imported only now
+    from perfcompose.commands.loggp import tables  # Rich, imported only now
 
     tables.print_goal_result(path, num_ranks, params, O, S, finish)
     return 0
@@ -184,7 +184,7 @@ def _goal_finish(s: "GoalBuffers", params: Any, O: float, S: float) -> Any:
 
 
 def _program(path: Path, form: str, flags: dict[str, Any], O: float, S: float, step: Any) -> int | None:
-    from perfcompose.commands import loggp_plain_tables as plain
+    from perfcompose.commands.loggp import plain_tables as plain
     from perfcompose.loggp.work_size import check_reading, check_simulation
 
     check_reading(path, form)
@@ -218,7 +218,7 @@ def _program(path: Path, form: str, flags: dict[str, Any], O: float, S: float, s
         sys.stdout.write(text)
         sys.stdout.flush()
         return 0
-    from perfcompose.commands import loggp_tables as tables
+    from perfcompose.commands.loggp import tables
 
     tables.print_program_table(title, unit, finish, computation, communication, operations)
     tables.print_makespan(max(finish), unit, tables.critical(finish, computation))
@@ -284,7 +284,7 @@ def _read(program: Path, at: list[str] | None, model_json: Path | None, flags: d
     """The program (None when only a model record is asked for), its parameters, its template
     (None for the compact form) and the point it is simulated at; writes ``--model-json``."""
     from perfcompose.commands.consoles import err_console
-    from perfcompose.commands.loggp_inputs import at_point, loggp_params
+    from perfcompose.commands.loggp.inputs import at_point, loggp_params
     from perfcompose.errors import InputError
     from perfcompose.loggp.steps.npzfile import is_npz, read_program_npz
     from perfcompose.loggp.work_size import check_reading
@@ -321,7 +321,7 @@ def _write_model(template: Any, params: Any, program: Path, model_json: Path, op
     import json
 
     from perfcompose.commands.consoles import err_console
-    from perfcompose.commands.loggp_inputs import model_name
+    from perfcompose.commands.loggp.inputs import model_name
     from perfcompose.loggp.params import given_members
     from perfcompose.loggp.source import LogGPSource
 
@@ -359,7 +359,7 @@ def _write_json(path: Path, result: Any, unit: str, template: Any, point: dict[s
 
 def _print_table(program: Path, where: str, prog: Any, params: Any, result: Any, counts: Any, unit: str,
                  keep: bool, opts: _Options) -> None:
-    from perfcompose.commands import loggp_tables as tables
+    from perfcompose.commands.loggp import tables
 
     tables.print_program_table(f"{program}{where}: {prog.P} processors, {len(prog.steps)} steps; "
                                f"{_how(opts, True)}; L={params.L:g} o={params.o:g} g={params.g:g} G={params.G:g}",
@@ -467,7 +467,7 @@ def _typer_command() -> Callable[..., None]:
         In LogGOPSim's semantics messages above S bytes (default 65535, as in LogGOPSim) use a
         rendezvous: the send completes when the receiver matches it.
         """
-        from perfcompose.commands.loggp_inputs import is_goal, loggp_params
+        from perfcompose.commands.loggp.inputs import is_goal, loggp_params
 
         flags: dict[str, Any] = {"params_file": params_file, "L": L, "o": o, "g": g, "G": G}
         if is_goal(program):
@@ -475,7 +475,7 @@ def _typer_command() -> Callable[..., None]:
                 "--worst-case": worst_case, "--seed": seed is not None, "--ties": ties is not None,
                 "--gap-origin": gap_origin is not None, "--semantics paper": semantics == "paper", "--at": bool(at),
                 "--model-json": model_json is not None, "--time-scale": time_scale != 1.0})
-            from perfcompose.commands.loggp_goal import simulate_goal_file
+            from perfcompose.commands.loggp.goal import simulate_goal_file
 
             simulate_goal_file(program, loggp_params(**flags), O=O, S=S, json_out=json_out, timeline=timeline,
                                to_goal=to_goal)
@@ -485,7 +485,7 @@ def _typer_command() -> Callable[..., None]:
         given: dict[str, Any] = {"worst_case": worst_case, "seed": seed, "ties": ties, "gap_origin": gap_origin}
         paper = declared.LogGPOptions(**{k: v for k, v in given.items() if v is not None})
         opts = _Options(paper.worst_case, paper.seed, paper.ties, paper.gap_origin, semantics, O, rendezvous)
-        from perfcompose.commands.loggp_phases import phases
+        from perfcompose.commands.loggp.phases import phases
 
         with phases(program, ("reading", "simulating")) as step:
             prog, params, template, point = _read(program, at, model_json, flags, opts)

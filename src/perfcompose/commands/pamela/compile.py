@@ -9,7 +9,7 @@ import typer
 from perfcompose.assignments import parse_assignments
 from perfcompose.choices import Distribution
 from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
-from perfcompose.commands.pamela_options import MODEL, PAPER_PHI, PROCESS, VALUES
+from perfcompose.commands.pamela.options import MODEL, PAPER_PHI, PROCESS, VALUES
 from perfcompose.errors import evaluating, finite_result
 from perfcompose.pamela.compile.costmodel import compile_file, model_record
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from perfcompose.commands.common import err_console, user_errors
-from perfcompose.commands.loggp_inputs import at_point
+from perfcompose.commands.loggp.inputs import at_point
 from perfcompose.errors import InputError
 from perfcompose.loggp.goal.schedule import program_to_goal, write_goal
 from perfcompose.loggp.steps.npzfile import is_npz, read_program_npz, write_program_npz

@@ -10,7 +10,7 @@ from typing import Any
 from rich.markup import escape
 
 from perfcompose.commands.consoles import console
-from perfcompose.commands.loggp_plain_tables import (
+from perfcompose.commands.loggp.plain_tables import (
     MAX_ROWS,
     ResultLayout,
     critical,
@@ -36,7 +36,7 @@ def _print_table(layout: ResultLayout) -> None:
 
 
 def print_goal_result(program: Path, num_ranks: int, params: Any, O: float, S: float, finish: Any) -> None:
-    """The result of a GOAL schedule (:func:`.loggp_plain_tables.goal_layout`); the finish times are
+    """The result of a GOAL schedule (:func:`.plain_tables.goal_layout`); the finish times are
     any sequence of floats: a typed buffer or a NumPy array."""
     layout = goal_layout(str(program), num_ranks, params, O, S, finish)
     for line in layout.head:
@@ -48,7 +48,7 @@ def print_goal_result(program: Path, num_ranks: int, params: Any, O: float, S: f
 
 def print_program_table(title: str, unit: str, finish: Any, computation: Any, communication: Any,
                         operations: Any) -> None:
-    """The table of a program's processors (:func:`.loggp_plain_tables.program_layout`)."""
+    """The table of a program's processors (:func:`.plain_tables.program_layout`)."""
     _print_table(program_layout(title, unit, finish, computation, communication, operations))
 
 

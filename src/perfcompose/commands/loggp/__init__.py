@@ -1,0 +1,1 @@
+"""``perfcompose loggp``: its commands, a module each."""

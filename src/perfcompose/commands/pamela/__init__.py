@@ -1,0 +1,1 @@
+"""``perfcompose pamela`` (and ``paper vangemund``): its commands, a module each."""

@@ -1,0 +1,1 @@
+"""``perfcompose skeleton``: its commands, a module each."""
