@@ -25,7 +25,7 @@ the tracing overhead, and the span measured from its traces (first MPI_Init end 
 MPI_Finalize start); the schedule simulated with the parameters (LogGOPSim's rules) and the ratio
 of simulated to measured span; the seconds from traces to prediction (reading, converting,
 writing the GOAL file, simulating) and, with ``--loggopsim DIR`` (a LogGOPSim build: ``txt2bin``
-and ``LogGOPSim``; /tmp/lgs/src/LogGOPSim when it holds them), LogGOPSim's seconds on the same GOAL file
+and ``LogGOPSim``; or ``LOGGOPSIM_DIR``), LogGOPSim's seconds on the same GOAL file
 (``txt2bin`` and the simulation, the parameters rounded to whole ns as LogGOPSim takes them). More
 ranks than cores share them; the table says how many cores there are and the load average
 beside every row. Last, the median of |simulated - measured| / measured over the programs at
@@ -58,7 +58,6 @@ from perfcompose.loggp.trace.folder import schedule_folder, trace_program
 ROOT = Path(__file__).resolve().parent.parent
 MPIEXEC = ["mpiexec.openmpi", "--oversubscribe"]
 MPICC = "mpicc.openmpi"
-LOGGOPSIM = Path("/tmp/lgs/src/LogGOPSim")
 #: the sizes of NetPIPE's (bytes) shown in the ping-pong table
 NETPIPE_SIZES = frozenset({1, 64, 512, 1024, 2048, 3072, 4096, 8192, 16384, 32768, 65536})
 HPCC_INPUT = Path("/usr/share/doc/hpcc/examples/_hpccinf.txt")
@@ -178,7 +177,7 @@ def main() -> None:
     ap.add_argument("--bandwidth", choices=BANDWIDTH, default="ping-pong",
                     help="calibrate G from the ping-pongs' one-way time per byte or the trains' gap per byte")
     ap.add_argument("--params-out", type=Path, default=ROOT / "benchmarks/data/params_openmpi.json")
-    ap.add_argument("--loggopsim", type=Path, default=LOGGOPSIM if (LOGGOPSIM / "txt2bin").exists() else None,
+    ap.add_argument("--loggopsim", type=Path, default=os.environ.get("LOGGOPSIM_DIR") or None,
                     help="folder of txt2bin and LogGOPSim")
     args = ap.parse_args()
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
