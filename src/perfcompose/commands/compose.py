@@ -161,9 +161,10 @@ def explore(options: ExploreCommand) -> None:
                           (f"time per element [{unit_s}]", "right"), ("vs best", "right")):
             table.add_column(col, justify=just, optional=col == "design")
         cores = machine_cores()
-        over = {str(a.term): accounts[str(a.term)] if str(a.term) in accounts else
-                accounts.setdefault(str(a.term), account(composer, a.term, composer(a.term), cores))
-                for a in e.alternatives}
+        for a in e.alternatives:
+            if str(a.term) not in accounts:
+                accounts[str(a.term)] = account(composer, a.term, composer(a.term), cores)
+        over = {str(a.term): accounts[str(a.term)] for a in e.alternatives}
         if any(over.values()):
             table.add_column(f"on {cores} cores [{unit_s}]", justify="right")
         for a in e.alternatives:
