@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from perfcompose.compose import Composer
-from perfcompose.compose.interval import with_interval
-from perfcompose.compose.oversubscription import account, accounted, workers
+from perfcompose.compose.interval import interval_of, members_lane
+from perfcompose.compose.oversubscription import account, shared, workers
 from perfcompose.compose.parser import parse_term
 from perfcompose.model import Model
 
@@ -41,7 +41,8 @@ def test_the_interval_is_floored_with_the_prediction():
     a = PARTS["a"].with_meta(ensemble=LinearEnsemble(basis, 100 * (1 + 0.05 * rng.standard_normal((200, 1)))))
     composer = Composer({"a": a, "b": PARTS["b"]})
     term = parse_term("pipe(tpool_2(a), b)")
-    model, over = accounted(composer, term, with_interval(composer, term), cores=2)
+    tree = composer.evaluate(term, (members_lane(composer, term),))
+    model, over = shared(tree, interval_of(tree, tree.model), cores=2)
     lo, hi = model.interval(x=10.0)
     assert over is not None and lo < model(x=10.0) < hi and lo > 600.0
 

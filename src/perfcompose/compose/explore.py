@@ -115,25 +115,16 @@ def explore(term: Term | str, components: Mapping[str, object], threads: int,
         candidates.insert(1, ("pipeline, one thread per stage", pipe(*stages)))
         candidates.append(("pipeline, threads split over the stages",
                            pipe(*(_pooled(s, n) for s, n in zip(stages, split)))))
-        even = _even(len(stages), threads)
+        even = [threads // len(stages) + (i < threads % len(stages)) for i in range(len(stages))]
         if all(n >= 1 for n in even):
             candidates.append(("pipeline, threads shared evenly",
                                pipe(*(_pooled(s, max(1, n // w)) for s, n, w in zip(stages, even, widths)))))
-    seen: set[str] = set()
-    alternatives = []
+    unique: dict[str, tuple[str, Term]] = {}
     for label, t in candidates:
-        if str(t) in seen:
-            continue
-        seen.add(str(t))
-        alternatives.append(Alternative(label, t, threads_used(t, counts), time_of(t)))
-    alternatives.sort(key=lambda a: (a.time, a.threads))
-    return Exploration(dict(point), stages, stage_times, int(np.argmax(stage_times)), split,
-                       tuple(alternatives))
-
-
-def _even(k: int, budget: int) -> tuple[int, ...]:
-    base, extra = divmod(budget, k)
-    return tuple(base + (1 if i < extra else 0) for i in range(k))
+        unique.setdefault(str(t), (label, t))
+    alternatives = sorted((Alternative(label, t, threads_used(t, counts), time_of(t)) for label, t in unique.values()),
+                          key=lambda a: (a.time, a.threads))
+    return Exploration(dict(point), stages, stage_times, int(np.argmax(stage_times)), split, tuple(alternatives))
 
 
 def bottleneck(term: Term, composer: Composer, point: Mapping[str, float]) -> tuple[tuple[Term, float], ...]:

@@ -96,10 +96,6 @@ class LatencyComposer:
         assert rule is not None  # refused before
         return rule(node, [self._fold(child) for child in node.children], self.capacity)
 
-    def readers(self, term: Term) -> sp.Expr:
-        """R: the workers that read the term's input queue."""
-        return self._fold(self._tree(term)).readers
-
     def held(self, term: Term) -> sp.Expr:
         """K: the elements the term holds while its output is blocked."""
         return self._fold(self._tree(term)).held

@@ -89,19 +89,14 @@ def instances(stages: Sequence[Term], threads: str = "n") -> list[tuple[str, Ter
     (ii)-(iv) (ordered for (iii), unordered for (ii) and (iv)); a stage may repeat when there are
     fewer stages than a law has places."""
     c = list(stages)
-    out: list[tuple[str, Term, Term, Relation]] = []
     triples = list(itertools.permutations(c, 3)) if len(c) >= 3 else \
         [(a, b, a) for a, b in itertools.permutations(c, 2)] or [(c[0], c[0], c[0])]
-    for a, b, d in triples:
-        out.append(("i", Pipe(a, Pipe(b, d)), Pipe(Pipe(a, b), d), "="))
     pairs = list(itertools.combinations(c, 2)) or [(c[0], c[0])]
-    for a, b in pairs:
-        out.append(("ii", Pipe(a, b), Pipe(b, a), "="))
-    for a, b in (list(itertools.permutations(c, 2)) or [(c[0], c[0])]):
-        out.append(("iii", Pipe(TPool(threads, a), TPool(threads, b)), TPool(threads, Pipe(a, b)), "="))
-    for a, b in pairs:
-        out.append(("iv", Pipe(a, b), TPool(2, Seq(a, b)), ">="))
-    return out
+    return [*(("i", Pipe(a, Pipe(b, d)), Pipe(Pipe(a, b), d), "=") for a, b, d in triples),
+            *(("ii", Pipe(a, b), Pipe(b, a), "=") for a, b in pairs),
+            *(("iii", Pipe(TPool(threads, a), TPool(threads, b)), TPool(threads, Pipe(a, b)), "=")
+              for a, b in (list(itertools.permutations(c, 2)) or [(c[0], c[0])])),
+            *(("iv", Pipe(a, b), TPool(2, Seq(a, b)), ">=") for a, b in pairs)]
 
 
 def _symbolic(diff: sp.Expr, relation: Relation) -> bool | None:

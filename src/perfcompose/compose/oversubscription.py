@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from perfcompose.compose.interval import MEMBERS_LANE, members_lane
+from perfcompose.compose.interval import MEMBERS_LANE
 from perfcompose.compose.kinds import KINDS
 from perfcompose.compose.operators import Composer, Evaluated
 from perfcompose.compose.terms import Term
@@ -87,12 +87,3 @@ def shared(tree: Evaluated, model: Model, cores: int | None = None, lane: str | 
 def account(composer: Composer, term: Term, model: Model, cores: int | None = None) -> Oversubscription | None:
     """The warning of :func:`shared` for ``term`` composed by ``composer``."""
     return shared(composer.evaluate(term), model, cores)[1]
-
-
-def accounted(composer: Composer, term: Term, model: Model, cores: int | None = None
-              ) -> tuple[Model, Oversubscription | None]:
-    """:func:`shared` for ``term`` composed by ``composer`` (``model`` with its members, as
-    :func:`perfcompose.compose.interval.with_interval` gives them)."""
-    ensemble = model.ensemble
-    lane = members_lane(composer, term, ensemble.size) if isinstance(ensemble, StackedEnsemble) else None
-    return shared(composer.evaluate(term, () if lane is None else (lane,)), model, cores)
