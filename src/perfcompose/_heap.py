@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from perfcompose._jit import njit
 
-__all__ = ["heap_push", "heap_pop", "heap_replace_root"]
+__all__ = ["heap_push", "heap_replace_root"]
 
 
 @njit(cache=True, inline="always")
@@ -59,12 +59,3 @@ def heap_replace_root(keys, tbs, ids, base, n, key, tb, ident):  # pragma: no co
         _move(keys, tbs, ids, base, i, c)
         i = c
     _put(keys, tbs, ids, base, i, key, tb, ident)
-
-
-@njit(cache=True)
-def heap_pop(keys, tbs, ids, base, n):  # pragma: no cover - compiled
-    """Remove the root of a heap of ``n`` entries (read it first); returns the new size."""
-    n -= 1
-    if n > 0:
-        heap_replace_root(keys, tbs, ids, base, n, keys[base + n], tbs[base + n], ids[base + n])
-    return n

@@ -24,18 +24,9 @@ class Costs:
     omega: sp.Expr
     T: sp.Expr
 
-    def map(self, func) -> Costs:
-        """Apply ``func`` to each of the four expressions."""
-        return Costs(func(self.phi), func(self.delta), func(self.omega), func(self.T))
-
 
 def _omega(delta: sp.Expr) -> sp.Expr:
     return sp.Integer(0) if delta == 0 else VMax(delta)
-
-
-def _mix(c: sp.Expr, a: sp.Expr, b: sp.Expr) -> sp.Expr:
-    """``if (c) a else b`` in the time domain: ``c*a + (1 - c)*b``."""
-    return choose(c, a, b)
 
 
 class _Compiler:
@@ -85,8 +76,8 @@ class _Compiler:
         if isinstance(proc, ir.Cond):
             a, b = self.costs(proc.then), self.costs(proc.else_)
             c = proc.condition
-            delta = _mix(c, a.delta, b.delta)
-            return Costs(_mix(c, a.phi, b.phi), delta, _mix(c, a.omega, b.omega), _mix(c, a.T, b.T))
+            # ``if (c) a else b`` in the time domain: ``c*a + (1 - c)*b``
+            return Costs(*(choose(c, getattr(a, q), getattr(b, q)) for q in ("phi", "delta", "omega", "T")))
         raise TypeError(f"not a normal-form process: {proc!r}")  # pragma: no cover
 
 

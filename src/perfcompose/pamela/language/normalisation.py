@@ -40,7 +40,7 @@ from perfcompose.pamela.language.syntax import (
     Vector,
 )
 
-__all__ = ["NormalForm", "normalise", "check_names", "BUILTINS"]
+__all__ = ["NormalForm", "normalise", "BUILTINS"]
 
 _NOUN = {"numeric": "a number", "process": "a process", "resource": "a resource"}
 _COMPARE = {"==", "!=", "<", "<=", ">", ">="}
@@ -353,11 +353,6 @@ class _Normaliser(NameChecker):
             other = self.process(node.else_, env) if node.else_ is not None else ir.NIL
             return ir.Cond(cond, then, other, node.pos)
         raise self.mismatch(node, env, "process")
-
-
-def check_names(program: PamelaProgram) -> None:
-    """Raise a located error for the first undefined name or wrong argument count."""
-    _Normaliser(program).check_names()
 
 
 def normalise(program: PamelaProgram) -> NormalForm:

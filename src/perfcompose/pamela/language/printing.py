@@ -25,24 +25,20 @@ class _PamelaPrinter(StrPrinter):
 
     def _print_Rational(self, expr: sp.Rational) -> str:  # noqa: N802
         """A terminating fraction as a decimal (``101/10`` -> ``10.1``), others as ``p/q``."""
-        q = int(expr.q)
-        while q % 2 == 0:
-            q //= 2
-        while q % 5 == 0:
-            q //= 5
-        if q == 1:
-            value = float(expr)
-            if sp.Rational(repr(value)) == expr:
-                return repr(value)
-        return f"{expr.p}/{expr.q}"
+        return repr(float(expr)) if _terminates(expr) else f"{expr.p}/{expr.q}"
 
-    def _print_Max(self, expr: Any) -> str:  # noqa: N802 - and Min
-        return f"{type(expr).__name__.lower()}(" + ", ".join(self._print(a) for a in _by_size(expr.args)) + ")"
+    def _applied(self, expr: Any, word: str, by_size: bool = False) -> str:
+        """``word(a, b, ...)``; ``by_size``: the arguments (of max and min) in a stable, readable
+        order, fewer operations first."""
+        args = sorted(expr.args, key=lambda a: (sp.count_ops(a), sp.default_sort_key(a))) if by_size else expr.args
+        return f"{word}(" + ", ".join(self._print(a) for a in args) + ")"
 
-    _print_Min = _print_Max
-
-    def _print_ceiling(self, expr: Any) -> str:  # noqa: N802
-        return f"ceil({self._print(expr.args[0])})"
+    _print_Max = partialmethod(_applied, word="max", by_size=True)
+    _print_Min = partialmethod(_applied, word="min", by_size=True)
+    _print_And = partialmethod(_applied, word="min")
+    _print_Or = partialmethod(_applied, word="max")
+    _print_ceiling = partialmethod(_applied, word="ceil")
+    _print_UnitVec = partialmethod(_applied, word="unitvec")
 
     def _print_floor(self, expr: Any) -> str:  # noqa: N802
         num, den = sp.fraction(expr.args[0])
@@ -64,12 +60,6 @@ class _PamelaPrinter(StrPrinter):
 
     def _print_Relational(self, expr: Any) -> str:  # noqa: N802
         return f"({self._print(expr.lhs)} {expr.rel_op} {self._print(expr.rhs)})"
-
-    def _print_And(self, expr: Any) -> str:  # noqa: N802
-        return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
-
-    def _print_Or(self, expr: Any) -> str:  # noqa: N802
-        return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
 
     def _print_Not(self, expr: Any) -> str:  # noqa: N802
         return f"(1 - {self._print(expr.args[0])})"
@@ -102,16 +92,8 @@ class _PamelaPrinter(StrPrinter):
     def _print_VMax(self, expr: Any) -> str:  # noqa: N802
         return f"max({vector_text(expr.args[0])})"
 
-    def _print_UnitVec(self, expr: Any) -> str:  # noqa: N802
-        return f"unitvec({self._print(expr.args[0])})"
-
     def _print_Symbol(self, expr: Any) -> str:  # noqa: N802
         return expr.name
-
-
-def _by_size(args: tuple) -> list:
-    """Arguments of max/min in a stable, readable order: fewer operations first."""
-    return sorted(args, key=lambda a: (sp.count_ops(a), sp.default_sort_key(a)))
 
 
 _PRINTER = _PamelaPrinter({"order": "none"})

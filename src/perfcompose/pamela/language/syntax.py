@@ -10,10 +10,7 @@ from typing import Literal
 from perfcompose.errors import InputError
 
 __all__ = ["Pos", "Number", "Name", "Call", "BinOp", "Neg", "Loop", "If", "Vector", "Node",
-           "Equation", "PamelaProgram", "PamelaError", "KINDS", "LOOP_KINDS"]
-
-KINDS = ("numeric", "process", "resource")
-LOOP_KINDS = ("seq", "par", "sum", "max", "min")
+           "Equation", "PamelaProgram", "PamelaError"]
 
 
 class PamelaError(InputError):

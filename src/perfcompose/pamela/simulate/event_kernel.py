@@ -15,8 +15,8 @@ OP_DELAY, OP_USE, OP_JUMP, OP_BRANCH, OP_LOOP_INIT, OP_LOOP_TEST, OP_LOOP_NEXT, 
     1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 
 # expression code: [op, arg]
-(E_CONST, E_VAR, E_ADD, E_SUB, E_MUL, E_DIV, E_POW, E_MOD, E_FLOOR, E_CEIL, E_MAX, E_MIN, E_NEG, E_EQ, E_NE,
- E_LT, E_LE, E_GT, E_GE, E_AND, E_OR, E_NOT, E_SELECT, E_ABS, E_SQRT, E_LOG, E_EXP) = range(27)
+(E_CONST, E_VAR, E_ADD, E_MUL, E_DIV, E_POW, E_MOD, E_FLOOR, E_CEIL, E_MAX, E_MIN, E_EQ, E_NE,
+ E_LT, E_LE, E_GT, E_GE, E_AND, E_OR, E_NOT, E_SELECT, E_ABS, E_SQRT, E_LOG, E_EXP) = range(25)
 
 # status codes
 OK, ERR_KEY, ERR_MULT, ERR_MULT_CHANGED, ERR_TIME, ERR_PROB, ERR_THREADS, ERR_BOUND = range(8)
@@ -46,8 +46,6 @@ def _eval(e, ecode, econst, estart, env, tid, stack):
         elif op == E_VAR:
             stack[sp] = env[tid, arg]
             sp += 1
-        elif op == E_NEG:
-            stack[sp - 1] = -stack[sp - 1]
         elif op == E_FLOOR:
             stack[sp - 1] = np.floor(stack[sp - 1])
         elif op == E_CEIL:
@@ -74,8 +72,6 @@ def _eval(e, ecode, econst, estart, env, tid, stack):
             sp -= 1
             if op == E_ADD:
                 r = x + y
-            elif op == E_SUB:
-                r = x - y
             elif op == E_MUL:
                 r = x * y
             elif op == E_DIV:

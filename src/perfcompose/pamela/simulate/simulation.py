@@ -62,11 +62,12 @@ class _Program:
         return len(self.code) - 1
 
 
+#: operations of two or more arguments, applied left to right
 _BINARY = {sp.Add: event_kernel.E_ADD, sp.Mul: event_kernel.E_MUL, sp.Max: event_kernel.E_MAX,
-           sp.Min: event_kernel.E_MIN, sp.And: event_kernel.E_AND, sp.Or: event_kernel.E_OR}
-_RELATIONS = {sp.Eq: event_kernel.E_EQ, sp.Ne: event_kernel.E_NE, sp.StrictLessThan: event_kernel.E_LT,
-              sp.LessThan: event_kernel.E_LE, sp.StrictGreaterThan: event_kernel.E_GT,
-              sp.GreaterThan: event_kernel.E_GE}
+           sp.Min: event_kernel.E_MIN, sp.And: event_kernel.E_AND, sp.Or: event_kernel.E_OR,
+           sp.Eq: event_kernel.E_EQ, sp.Ne: event_kernel.E_NE, sp.StrictLessThan: event_kernel.E_LT,
+           sp.LessThan: event_kernel.E_LE, sp.StrictGreaterThan: event_kernel.E_GT,
+           sp.GreaterThan: event_kernel.E_GE, sp.Mod: event_kernel.E_MOD, sp.Pow: event_kernel.E_POW}
 _UNARY = {sp.floor: event_kernel.E_FLOOR, sp.ceiling: event_kernel.E_CEIL, sp.Abs: event_kernel.E_ABS,
           sp.log: event_kernel.E_LOG, sp.exp: event_kernel.E_EXP, sp.Not: event_kernel.E_NOT}
 
@@ -124,6 +125,14 @@ class _Flattener:
             return 1
         if e.is_number:
             return self._const(float(e))
+        if isinstance(e, sp.Pow) and e.exp == -1:
+            d = max(self._const(1.0), 1 + self._emit(e.base, pos, what))
+            code.append((event_kernel.E_DIV, 0))
+            return d
+        if isinstance(e, sp.Pow) and e.exp == sp.Rational(1, 2):
+            d = self._emit(e.base, pos, what)
+            code.append((event_kernel.E_SQRT, 0))
+            return d
         for cls, op in _BINARY.items():
             if isinstance(e, cls):
                 depth = self._emit(e.args[0], pos, what)
@@ -131,28 +140,6 @@ class _Flattener:
                     depth = max(depth, 1 + self._emit(arg, pos, what))
                     code.append((op, 0))
                 return depth
-        for cls, op in _RELATIONS.items():
-            if isinstance(e, cls):
-                d = max(self._emit(e.lhs, pos, what), 1 + self._emit(e.rhs, pos, what))
-                code.append((op, 0))
-                return d
-        if isinstance(e, sp.Pow):
-            base, ex = e.args
-            if ex == -1:
-                d = max(self._const(1.0), 1 + self._emit(base, pos, what))
-                code.append((event_kernel.E_DIV, 0))
-                return d
-            if ex == sp.Rational(1, 2):
-                d = self._emit(base, pos, what)
-                code.append((event_kernel.E_SQRT, 0))
-                return d
-            d = max(self._emit(base, pos, what), 1 + self._emit(ex, pos, what))
-            code.append((event_kernel.E_POW, 0))
-            return d
-        if isinstance(e, sp.Mod):
-            d = max(self._emit(e.args[0], pos, what), 1 + self._emit(e.args[1], pos, what))
-            code.append((event_kernel.E_MOD, 0))
-            return d
         for cls, op in _UNARY.items():
             if isinstance(e, cls):
                 if cls is sp.log and len(e.args) > 1:
