@@ -1,14 +1,17 @@
 """Real MPI programs traced, turned into GOAL schedules and simulated, beside their measured time.
 
 Programs (Debian packages built on Open MPI: ``apt-get install hpcc netpipe-openmpi lammps
-libopenmpi-dev``; the tracer is built with ``mpicc.openmpi``):
+libopenmpi-dev meep-openmpi``; the tracer is built with ``mpicc.openmpi``):
 
 * ``hpcc``: the HPC Challenge suite on a small input (HPL N = 500, block 80; PTRANS, FFT,
   RandomAccess, STREAM, DGEMM and the latency/bandwidth tests at their sizes for it);
 * ``netpipe``: NetPIPE's ping-pong (``NPopenmpi``), 1 B to 64 KiB, 50 round trips a size, no
   perturbations (2 ranks only);
 * ``lammps``: LAMMPS on its bundled Lennard-Jones melt (``examples/melt/in.melt``: 4,000 atoms),
-  100 steps instead of its 250.
+  100 steps instead of its 250;
+* ``meep``: MIT's finite-difference time-domain solver (``apt-get install meep-openmpi``) on a 2-D
+  dielectric waveguide lit by a continuous source: 32 x 16 units at 10 cells a unit, 2,000 time
+  steps, the ranks exchanging the fields at their chunks' borders every step.
 
 The LogGP parameters are calibrated first, once, on the MPI the programs run on: ``loggp
 calibrate --mpicc mpicc.openmpi`` (``probe.c`` built with Open MPI's wrapper and run by its
@@ -31,7 +34,7 @@ ranks than cores share them; the table says how many cores there are and the loa
 beside every row. Last, the median of |simulated - measured| / measured over the programs at
 2 ranks.
 
-    nice -n 19 python benchmarks/mpi_traces.py [--programs hpcc,netpipe,lammps] [--ranks 2,4]
+    nice -n 19 python benchmarks/mpi_traces.py [--programs hpcc,netpipe,lammps,meep] [--ranks 2,4]
         [--repeat 3] [--reps 15] [--bandwidth ping-pong|train] [--params FILE | --params-out FILE]
         [--loggopsim DIR]
 """
@@ -54,6 +57,7 @@ from perfcompose.loggp.calibrate.parameters import BANDWIDTH, calibrate
 from perfcompose.loggp.params import LogGP, read_params
 from perfcompose.loggp.trace.check import check_schedule
 from perfcompose.loggp.trace.folder import schedule_folder, trace_program
+from perfcompose.runtime.others import system_busy
 
 ROOT = Path(__file__).resolve().parent.parent
 MPIEXEC = ["mpiexec.openmpi", "--oversubscribe"]
@@ -82,11 +86,27 @@ def _lammps(folder: Path, n: int) -> list[str]:
     return ["lmp", "-in", "in.melt", "-log", "none", "-screen", "none"]
 
 
+#: meep's input: a waveguide of epsilon 12 along x, a continuous Ez source near its left end, PML borders
+MEEP_INPUT = """(set! geometry-lattice (make lattice (size 32 16 no-size)))
+(set! geometry (list (make block (center 0 0) (size infinity 1 infinity) (material (make dielectric (epsilon 12))))))
+(set! sources (list (make source (src (make continuous-src (frequency 0.15))) (component Ez) (center -14 0))))
+(set! pml-layers (list (make pml (thickness 1.0))))
+(set! resolution 10)
+(run-until 100)
+"""
+
+
+def _meep(folder: Path, n: int) -> list[str]:
+    (folder / "waveguide.ctl").write_text(MEEP_INPUT)
+    return ["meep", "waveguide.ctl"]
+
+
 #: name -> (command for n ranks in a folder, the executable it needs, the rank counts it takes)
 PROGRAMS: dict[str, tuple[Callable[[Path, int], list[str]], str, tuple[int, ...] | None]] = {
     "hpcc": (_hpcc, "hpcc", None),
     "netpipe": (_netpipe, "NPopenmpi", (2,)),
     "lammps": (_lammps, "lmp", None),
+    "meep": (_meep, "meep", None),
 }
 
 
@@ -167,9 +187,24 @@ def _ping_pong_table(params: LogGP, probe: dict[int, float], netpipe: dict[int, 
         print(f"{size:>9} {model:8.2f} {cells[0]} {cells[1]}")
 
 
+def _cpu_mark() -> tuple[float, float, float] | None:
+    """The machine's busy seconds, this process's and its children's CPU seconds, and the time now."""
+    busy, t = system_busy(), os.times()
+    return None if busy is None else (busy, t.user + t.system + t.children_user + t.children_system, t.elapsed)
+
+
+def _others_share(before: tuple[float, float, float] | None, cores: int) -> str:
+    """The share of the machine's CPU time (all cores) that other programs took since ``before``."""
+    now = _cpu_mark()
+    if before is None or now is None or now[2] <= before[2]:
+        return f"{'-':>7}"
+    others = max((now[0] - before[0]) - (now[1] - before[1]), 0.0)
+    return f"{others / ((now[2] - before[2]) * cores):7.1%}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--programs", default="hpcc,netpipe,lammps")
+    ap.add_argument("--programs", default=",".join(PROGRAMS))
     ap.add_argument("--ranks", default="2,4")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--reps", type=int, default=15, help="calibration repetitions")
@@ -184,13 +219,13 @@ def main() -> None:
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     cores = os.cpu_count() or 1
     params, probe = _parameters(args)
-    print(f"{cores} cores, load {os.getloadavg()[0]:.1f}; L={params.L:.3g} o={params.o:.3g} g={params.g:.3g} "
+    print(f"{cores} cores; L={params.L:.3g} o={params.o:.3g} g={params.g:.3g} "
           f"{params.unit}, G={params.G:.3g} {params.unit}/B; LogGOPSim rules")
     if "netpipe" not in args.programs.split(","):
         _ping_pong_table(params, probe, {})
     head = (f"{'program':8} {'ranks':>9} {'untraced s':>10} {'traced s':>9} {'overhead':>8} {'measured s':>10} "
             f"{'simulated s':>11} {'ratio':>6} {'to prediction s':>15} {'LogGOPSim s':>11} {'operations':>11} "
-            f"{'load':>5}")
+            f"{'others':>7}")
     rows, errors = [], []
     for name in args.programs.split(","):
         make, exe, allowed = PROGRAMS[name]
@@ -201,7 +236,7 @@ def main() -> None:
             if allowed and n not in allowed:
                 continue
             with tempfile.TemporaryDirectory() as tmp:
-                folder = Path(tmp)
+                folder, before = Path(tmp), _cpu_mark()
                 cmd = [*MPIEXEC, "-n", str(n), *make(folder, n)]
                 untraced = statistics.median(_wall(cmd, folder) for _ in range(args.repeat))
                 if name == "netpipe":
@@ -224,7 +259,7 @@ def main() -> None:
                 errors.append(abs(c.ratio - 1))
             rows.append(f"{name:8} {ranks:>9} {untraced:10.3f} {run.wall:9.3f} {run.wall / untraced - 1:8.1%} "
                         f"{c.measured:10.3f} {c.simulated:11.3f} {c.ratio:6.3f} {to_prediction:15.2f} {theirs} "
-                        f"{traced.schedule.num_ops:11,} {os.getloadavg()[0]:5.1f}")
+                        f"{traced.schedule.num_ops:11,} {_others_share(before, cores)}")
     print(head, *rows, sep="\n", flush=True)
     if errors:
         print(f"median |simulated - measured| / measured at 2 ranks over {len(errors)} programs: "
