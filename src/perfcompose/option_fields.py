@@ -98,7 +98,7 @@ def value_kind(cls: type, name: str) -> type | tuple[type, ...]:
 
 def cli_option(cls: type, name: str, *, default: Any = _SAME, **extra: Any) -> Any:
     """The ``typer.Option`` (or ``typer.Argument``) of a declared option: its flag, default, help
-    and minimum.
+    and minimum, and ``extra`` settings of the parameter (more flags as ``aliases``).
 
     ``default`` replaces the declared default on the command line (e.g. None, to tell a flag
     given from one left out); the help then still shows the declared default.
@@ -106,9 +106,9 @@ def cli_option(cls: type, name: str, *, default: Any = _SAME, **extra: Any) -> A
     import typer
 
     f = declared(cls, name)
-    cli = dict(f.metadata.get("cli") or {})
+    cli = {**(f.metadata.get("cli") or {}), **extra}
     aliases = cli.pop("aliases", ())
-    kwargs: dict[str, Any] = {"help": f.metadata[OPTION_HELP], **cli, **extra}
+    kwargs: dict[str, Any] = {"help": f.metadata[OPTION_HELP], **cli}
     if f.metadata["min"] is not None:
         kwargs["min"] = f.metadata["min"]
     if default is not _SAME:

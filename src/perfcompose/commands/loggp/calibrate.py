@@ -1,6 +1,7 @@
 """``perfcompose loggp calibrate``: the LogGP parameters measured on two local MPI ranks."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
@@ -9,6 +10,7 @@ from perfcompose.commands.common import Table, console, progress, user_errors
 from perfcompose.limits import check_steps
 from perfcompose.loggp.calibrate.parameters import BANDWIDTH, MIN_G_SIZE
 from perfcompose.loggp.calibrate.parameters import calibrate as run_calibration
+from perfcompose.option_fields import command, option
 
 #: the largest message size the probe sends (each size is one buffer on each rank)
 MAX_SIZE = 1 << 30
@@ -29,36 +31,37 @@ def _check_sizes(sizes: str | None) -> list[int]:
     return values
 
 
+@dataclass(frozen=True)
+class CalibrateCommand:
+    out: Path = option(Path("loggp_params.json"), "Parameter file to write.")
+    reps: int = option(15, "Repetitions (each parameter is their median).", minimum=3)
+    train: int = option(16, "Messages per train.", minimum=2)
+    sizes: str | None = option(None, "Message sizes in bytes, comma separated (default 1 B to 1 MiB).")
+    raw: Path | None = option(None, "Also keep the raw figures (JSON) here.")
+    mpiexec: str | None = option(None, "mpiexec to use (default: with --mpicc the one of that MPI, else the one next "
+                                       "to this Python, else on PATH).")
+    mpicc: str | None = option(None, "Measure with a C probe built by this MPI compiler wrapper (the MPI the traced "
+                                     "programs use, e.g. mpicc.openmpi) instead of mpi4py.")
+    bandwidth: str = option("train", "Measure G from the gap per byte of message trains (train), or from the one-way "
+                                     "time per byte of ping-pongs (ping-pong: messages that wait on each other).")
+
+
 @user_errors
-def calibrate(out: Path = typer.Option(Path("loggp_params.json"), "--out", help="Parameter file to write."),
-              reps: int = typer.Option(15, "--reps", min=3, help="Repetitions (each parameter is their median)."),
-              train: int = typer.Option(16, "--train", min=2, help="Messages per train."),
-              sizes: str | None = typer.Option(None, "--sizes", help="Message sizes in bytes, comma separated "
-                                                  "(default 1 B to 1 MiB)."),
-              raw: Path | None = typer.Option(None, "--raw", help="Also keep the raw figures (JSON) here."),
-              mpiexec: str | None = typer.Option(None, "--mpiexec", help="mpiexec to use (default: with --mpicc "
-                                                    "the one of that MPI, else the one next to this Python, "
-                                                    "else on PATH)."),
-              mpicc: str | None = typer.Option(None, "--mpicc", help="Measure with a C probe built by this MPI "
-                                                "compiler wrapper (the MPI the traced programs use, e.g. "
-                                                "mpicc.openmpi) instead of mpi4py."),
-              bandwidth: str = typer.Option("train", "--bandwidth", help="Measure G from the gap per byte of "
-                                            "message trains (train), or from the one-way time per byte of "
-                                            "ping-pongs (ping-pong: messages that wait on each other)."),
-              ) -> None:
+@command(CalibrateCommand)
+def calibrate(o: CalibrateCommand) -> None:
     """Two local ranks measure ping-pong round trips, message trains and a delayed train; each
     parameter is the median over repetitions. Calibrate on the MPI the program runs on: --mpicc
     names its compiler wrapper (its mpiexec is found beside it)."""
-    if bandwidth not in BANDWIDTH:
-        raise typer.BadParameter(f"{bandwidth!r}: give one of {', '.join(BANDWIDTH)}", param_hint="--bandwidth")
-    count = len(_check_sizes(sizes)) or 8  # the probes' default: 8 sizes from 1 B to 1 MiB
+    if o.bandwidth not in BANDWIDTH:
+        raise typer.BadParameter(f"{o.bandwidth!r}: give one of {', '.join(BANDWIDTH)}", param_hint="--bandwidth")
+    count = len(_check_sizes(o.sizes)) or 8  # the probes' default: 8 sizes from 1 B to 1 MiB
     # each size's figures take about 2 ms per message of a train or round trip: 1e4 of the limits' steps
-    check_steps(reps * count * (3.0 + train) * 1e4, f"{reps:,} repetitions of trains of {train:,} messages at "
-                f"{count} sizes (--reps, --train, --sizes)")
+    check_steps(o.reps * count * (3.0 + o.train) * 1e4, f"{o.reps:,} repetitions of trains of {o.train:,} messages "
+                f"at {count} sizes (--reps, --train, --sizes)")
     with progress() as bar:
-        task = bar.add_task("MPI probe on 2 ranks", total=reps)
-        cal = run_calibration(out, reps=reps, train=train, sizes=sizes, mpiexec=mpiexec, mpicc=mpicc,
-                              bandwidth=bandwidth, raw_out=raw,
+        task = bar.add_task("MPI probe on 2 ranks", total=o.reps)
+        cal = run_calibration(o.out, reps=o.reps, train=o.train, sizes=o.sizes, mpiexec=o.mpiexec, mpicc=o.mpicc,
+                              bandwidth=o.bandwidth, raw_out=o.raw,
                               progress=lambda k, n: bar.update(task, completed=k, total=n))
     via = "a C probe" if cal.raw_summary["probe"] == "C" else "mpi4py"
     table = Table(title=f"LogGP parameters of {cal.raw_summary['library']} via {via}, 2 local ranks, "
@@ -73,4 +76,4 @@ def calibrate(out: Path = typer.Option(Path("loggp_params.json"), "--out", help=
     for line in [*cal.raw_summary["table"], *cal.raw_summary["notes"]]:
         console.print(line, highlight=False)
     console.print(f"bandwidth 1/G = {1 / cal.params.G / 1e3:.3g} GB/s (G from the {cal.raw_summary['G_from']}s); "
-                  f"parameters written to {out}")
+                  f"parameters written to {o.out}")

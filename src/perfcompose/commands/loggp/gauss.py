@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from perfcompose.commands.common import Table, console, html_option, json_option, progress, user_errors, write_json
+from perfcompose.commands.common import Table, console, json_option, progress, shared_option, user_errors, write_json
 from perfcompose.commands.reports import tables_html
 from perfcompose.errors import InputError
 from perfcompose.limits import check_memory, check_steps
@@ -25,7 +26,7 @@ from perfcompose.loggp.gauss import (
 )
 from perfcompose.loggp.options import LogGPOptions
 from perfcompose.loggp.params import DEV_MACHINE, MEIKO_CS2, read_params
-from perfcompose.option_fields import cli_option
+from perfcompose.option_fields import cli_option, command, option, shared
 from perfcompose.report.loggp import plot_gauss, plot_operations
 
 __all__ = ["gauss"]
@@ -218,50 +219,51 @@ def _predict(n: int, p: int, sizes: list[int], params: Any, reps: int, seed: int
     return ops, rows, timed, time.perf_counter() - start - timed
 
 
+@dataclass(frozen=True)
+class GaussCommand:
+    n: int = option(960, "Matrix order N.", minimum=1)
+    p: int | None = option(None, "Processors (default 8; with --measure, the ranks measured).", minimum=1)
+    blocks: str | None = option(None, "Block sizes, comma separated (default: the paper's 14 sizes that divide N).")
+    params_file: Path | None = option(None, "Network parameters (from calibrate); default: those measured on the "
+                                            "development machine.", flag="--params")
+    paper_network: bool = option(False, "Use the paper's Meiko CS-2 values (L=9, o=2, g=14 us, G=0.03 us/byte).")
+    L: float | None = option(None, "Override the latency [us].")
+    o: float | None = option(None, "Override the overhead [us].")
+    g: float | None = option(None, "Override the gap [us].")
+    G: float | None = option(None, "Override the gap per byte [us].")
+    reps: int = option(5, "Timed repetitions of each basic operation.", minimum=1)
+    seed: int = shared(cli_option(LogGPOptions, "seed"))
+    plot: Path | None = option(None, "Plot total, communication and computation time per block size (Figures 7-9) "
+                                     "to this PNG.")
+    json_out: Path | None = shared(json_option("the operation times and predictions"))
+    html: Path | None = shared_option("html")
+    measure: bool = option(False, "Also run the elimination for real on local MPI ranks (mpi4py + MPICH) and compare "
+                                  "with both predictions (Figures 7-9).")
+    ranks: int | None = option(None, "With --measure: MPI ranks (default: one per core).", minimum=1)
+    mpiexec: str | None = option(None, "With --measure: mpiexec to use.")
+    plot_ops: Path | None = option(None, "Plot the basic operations' times per block size (Figure 6) to this PNG.")
+
+
 @user_errors
-def gauss(n: int = typer.Option(960, "--n", min=1, help="Matrix order N."),
-          p: int | None = typer.Option(None, "--p", min=1, help="Processors (default 8; with --measure, "
-                                          "the ranks measured)."),
-          blocks: str | None = typer.Option(None, "--blocks", help="Block sizes, comma separated (default: the "
-                                               "paper's 14 sizes that divide N)."),
-          params_file: Path | None = typer.Option(None, "--params", help="Network parameters (from calibrate); "
-                                                     "default: those measured on the development machine."),
-          paper_network: bool = typer.Option(False, "--paper-network", help="Use the paper's Meiko CS-2 values "
-                                             "(L=9, o=2, g=14 us, G=0.03 us/byte)."),
-          L: float | None = typer.Option(None, "--L", help="Override the latency [us]."),
-          o: float | None = typer.Option(None, "--o", help="Override the overhead [us]."),
-          g: float | None = typer.Option(None, "--g", help="Override the gap [us]."),
-          G: float | None = typer.Option(None, "--G", help="Override the gap per byte [us]."),
-          reps: int = typer.Option(5, "--reps", min=1, help="Timed repetitions of each basic operation."),
-          seed: int = cli_option(LogGPOptions, "seed"),
-          plot: Path | None = typer.Option(None, "--plot", help="Plot total, communication and computation "
-                                              "time per block size (Figures 7-9) to this PNG."),
-          json_out: Path | None = json_option("the operation times and predictions"),
-          html: Path | None = html_option(),
-          measure: bool = typer.Option(False, "--measure", help="Also run the elimination for real on local MPI "
-                                       "ranks (mpi4py + MPICH) and compare with both predictions (Figures 7-9)."),
-          ranks: int | None = typer.Option(None, "--ranks", min=1, help="With --measure: MPI ranks (default: "
-                                              "one per core)."),
-          mpiexec: str | None = typer.Option(None, "--mpiexec", help="With --measure: mpiexec to use."),
-          plot_ops: Path | None = typer.Option(None, "--plot-ops", help="Plot the basic operations' times "
-                                                  "per block size (Figure 6) to this PNG."),
-          ) -> None:
-    p = _processors(p, measure, ranks)
-    sizes = _block_sizes(blocks, n)
+@command(GaussCommand)
+def gauss(opts: GaussCommand) -> None:
+    n = opts.n
+    p = _processors(opts.p, opts.measure, opts.ranks)
+    sizes = _block_sizes(opts.blocks, n)
     # each simulation keeps about 1 KiB and takes about 25 steps per processor
     runs = len(sizes) * len(LAYOUTS)
     check_memory(1024.0 * p, f"simulating {p:,} processors (--p)")
     check_steps(25.0 * p * runs, f"{runs} simulations of {p:,} processors (--p, --blocks)")
-    params, source = _network(params_file, paper_network, {"L": L, "o": o, "g": g, "G": G})
-    ops, rows, timed, simulated = _predict(n, p, sizes, params, reps, seed)
-    measured, library = _measure(n, p, sizes, reps, mpiexec) if measure else ({}, "")
+    params, source = _network(opts.params_file, opts.paper_network, {k: getattr(opts, k) for k in "LogG"})
+    ops, rows, timed, simulated = _predict(n, p, sizes, params, opts.reps, opts.seed)
+    measured, library = _measure(n, p, sizes, opts.reps, opts.mpiexec) if opts.measure else ({}, "")
     t6, table, winners = _tables(ops, rows, sizes, n, p, params, source)
     _print_best(rows)
     console.print(f"timing the operations took {timed:.1f} s, the {len(rows)} x 2 simulations {simulated:.1f} s")
     if measured:
-        _print_measured(rows, measured, p, library, reps)
-    _plots(rows, ops, measured, n, p, plot, plot_ops)
-    if json_out is not None:
-        _write_json(json_out, n, p, params, source, ops, rows, measured)
-    if html is not None:
-        _write_html(html, n, p, params, source, rows, [t6, table], winners)
+        _print_measured(rows, measured, p, library, opts.reps)
+    _plots(rows, ops, measured, n, p, opts.plot, opts.plot_ops)
+    if opts.json_out is not None:
+        _write_json(opts.json_out, n, p, params, source, ops, rows, measured)
+    if opts.html is not None:
+        _write_html(opts.html, n, p, params, source, rows, [t6, table], winners)

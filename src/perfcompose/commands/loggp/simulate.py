@@ -433,17 +433,18 @@ def _typer_command() -> Callable[..., None]:
     """``loggp simulate`` as typer reads it (typer imported only now)."""
     import math
 
-    import typer
-
     from perfcompose.commands.common import json_option, user_errors
     from perfcompose.loggp import options as declared
-    from perfcompose.option_fields import cli_option
+    from perfcompose.option_fields import cli_option, option
+
+    @dataclass(frozen=True)
+    class Input:
+        program: Path = option(..., "Program JSON (P, steps), its compact .npz form (from 'loggp convert'), or a "
+                                    "LogGOPSim GOAL schedule (*.goal, or any file whose first word is num_ranks; "
+                                    "simulated with LogGOPSim's rules).", argument=True)
 
     @user_errors
-    def simulate(program: Path = typer.Argument(..., help="Program JSON (P, steps), its compact .npz form (from "
-                                                          "'loggp convert'), or a LogGOPSim GOAL "
-                                                          "schedule (*.goal, or any file whose first word is "
-                                                          "num_ranks; simulated with LogGOPSim's rules)."),
+    def simulate(program: Path = cli_option(Input, "program"),
                  L: float | None = cli_option(declared.LogGPParameters, "L"),
                  o: float | None = cli_option(declared.LogGPParameters, "o"),
                  g: float | None = cli_option(declared.LogGPParameters, "g"),

@@ -3,10 +3,9 @@
 ``perfcompose loggp whatif`` (the same schedule over a sweep of L, o, g and G, and on another network)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import typer
 
 from perfcompose.commands.common import (
     Table,
@@ -20,7 +19,7 @@ from perfcompose.commands.common import (
 )
 from perfcompose.loggp.options import LogGOPSimOptions, LogGPFiles, LogGPParameters
 from perfcompose.loggp.trace.options import TraceOptions, WhatIfOptions
-from perfcompose.option_fields import cli_option, default_of, help_of
+from perfcompose.option_fields import cli_option, command, option, shared
 
 __all__ = ["trace", "check", "whatif"]
 
@@ -37,20 +36,39 @@ def _algorithms(items: list[str] | None) -> dict[str, str]:
     return out
 
 
-def _params(params_file: Path | None, L: float | None, o: float | None, g: float | None, G: float | None,
-            high: float = 1.0) -> Any:
+@dataclass(frozen=True)
+class ScheduleCommand(LogGPParameters, LogGPFiles):
+    """The options of every command that simulates a traced run's schedule: how its collectives are
+    expanded, the LogGP parameters and LogGOPSim's rendezvous threshold."""
+
+    algorithm: list[str] | None = shared(cli_option(TraceOptions, "algorithm"))
+    S: float | None = shared(cli_option(LogGOPSimOptions, "S"))
+
+
+@dataclass(frozen=True)
+class TraceCommand(ScheduleCommand, TraceOptions):
+    command: list[str] = option(..., "The MPI command, after --: mpiexec -n 4 PROGRAM ARGS.", argument=True)
+    out: Path = shared(cli_option(TraceOptions, "out", aliases=("-o",)))
+
+
+@dataclass(frozen=True)
+class CheckCommand(ScheduleCommand):
+    folder: Path = option(..., "Folder of a traced run (from 'perfcompose loggp trace').", argument=True)
+
+
+def _params(opts: ScheduleCommand, high: float = 1.0) -> Any:
     """The parameters given, each checked where it was given (its option, or the file) against
     what a simulation in ns can take, also once scaled by ``high`` (whatif's largest factor)."""
     from perfcompose.loggp.params import given_params
     from perfcompose.loggp.trace.whatif import check_range
 
-    given = {"L": L, "o": o, "g": g, "G": G}
-    params = given_params(params_file, {k: check_range(k, v, "us", high, f"--{k}") for k, v in given.items()},
+    given = {k: getattr(opts, k) for k in "LogG"}
+    params = given_params(opts.params, {k: check_range(k, v, "us", high, f"--{k}") for k, v in given.items()},
                           spell=lambda names: " ".join(f"--{k}" for k in names),
                           hint="give --params FILE (from 'perfcompose loggp calibrate') or --L --o --g --G [us]")
     for k, v in given.items():
         if v is None:
-            check_range(k, getattr(params, k), params.unit or "us", high, f"{params_file}: {k}")
+            check_range(k, getattr(params, k), params.unit or "us", high, f"{opts.params}: {k}")
     return params
 
 
@@ -70,19 +88,8 @@ def _show_check(traced: Any, params: Any, S: float | None) -> None:
 
 
 @user_errors
-def trace(command: list[str] = typer.Argument(..., help="The MPI command, after --: mpiexec -n 4 PROGRAM ARGS."),
-          out: Path = typer.Option(default_of(TraceOptions, "out"), "--out", "-o", help=help_of(TraceOptions, "out")),
-          check: bool = cli_option(TraceOptions, "check"),
-          algorithm: list[str] | None = cli_option(TraceOptions, "algorithm"),
-          mpicc: str | None = cli_option(TraceOptions, "mpicc"),
-          buffer: int = cli_option(TraceOptions, "buffer"),
-          params_file: Path | None = cli_option(LogGPFiles, "params"),
-          L: float | None = cli_option(LogGPParameters, "L"),
-          o: float | None = cli_option(LogGPParameters, "o"),
-          g: float | None = cli_option(LogGPParameters, "g"),
-          G: float | None = cli_option(LogGPParameters, "G"),
-          S: float | None = cli_option(LogGOPSimOptions, "S"),
-          ) -> None:
+@command(TraceCommand)
+def trace(opts: TraceCommand) -> None:
     """The tracer is built once per MPI with its compiler wrapper and preloaded into every rank.
     OUT receives each rank's trace, run.json (the command's wall time and the span measured from
     the traces) and schedule.goal (the run as GOAL text, times in ns: computation between calls as
@@ -90,32 +97,25 @@ def trace(command: list[str] = typer.Argument(..., help="The MPI command, after 
     """
     from perfcompose.loggp.trace.folder import trace_program
 
-    algorithms = _algorithms(algorithm)
-    params = _params(params_file, L, o, g, G) if check else None
-    run, traced = trace_program(command, out, algorithms=algorithms, mpicc=mpicc, buffer=buffer)
+    algorithms = _algorithms(opts.algorithm)
+    params = _params(opts) if opts.check else None
+    run, traced = trace_program(opts.command, opts.out, algorithms=algorithms, mpicc=opts.mpicc, buffer=opts.buffer)
     s = traced.schedule
     err_console.print(f"{s.num_ranks} ranks traced in {run.wall:.3f} s (wall, launch included); "
-                      f"{s.num_ops:,} operations written to {out / 'schedule.goal'}")
+                      f"{s.num_ops:,} operations written to {opts.out / 'schedule.goal'}")
     if params is not None:
-        _show_check(traced, params, S)
+        _show_check(traced, params, opts.S)
 
 
 @user_errors
-def check(folder: Path = typer.Argument(..., help="Folder of a traced run (from 'perfcompose loggp trace')."),
-          algorithm: list[str] | None = cli_option(TraceOptions, "algorithm"),
-          params_file: Path | None = cli_option(LogGPFiles, "params"),
-          L: float | None = cli_option(LogGPParameters, "L"),
-          o: float | None = cli_option(LogGPParameters, "o"),
-          g: float | None = cli_option(LogGPParameters, "g"),
-          G: float | None = cli_option(LogGPParameters, "G"),
-          S: float | None = cli_option(LogGOPSimOptions, "S"),
-          ) -> None:
+@command(CheckCommand)
+def check(opts: CheckCommand) -> None:
     """The schedule is built again from the traces (so --algorithm may choose other collectives)
     and written to FOLDER/schedule.goal. Parameters given one by one are in us."""
     from perfcompose.loggp.trace.folder import schedule_folder
 
-    params = _params(params_file, L, o, g, G)
-    _show_check(schedule_folder(folder, _algorithms(algorithm)), params, S)
+    params = _params(opts)
+    _show_check(schedule_folder(opts.folder, _algorithms(opts.algorithm)), params, opts.S)
 
 
 def _per_byte(unit: str, name: str) -> str:
@@ -171,24 +171,15 @@ def _whatif_json(w: Any, ranks: int) -> dict[str, Any]:
             "other": None if w.other is None else {"params": asdict(w.other), "makespan_s": w.other_makespan}}
 
 
+@dataclass(frozen=True)
+class WhatIfCommand(CheckCommand, WhatIfOptions):
+    json_out: Path | None = shared(json_option("the makespan of every sweep point, the tolerances and the other "
+                                               "network's makespan"))
+
+
 @user_errors
-def whatif(folder: Path = typer.Argument(..., help="Folder of a traced run (from 'perfcompose loggp trace')."),
-           low: float = cli_option(WhatIfOptions, "low"),
-           high: float = cli_option(WhatIfOptions, "high"),
-           points: int = cli_option(WhatIfOptions, "points"),
-           slowdown: list[float] | None = cli_option(WhatIfOptions, "slowdown"),
-           network: Path | None = cli_option(WhatIfOptions, "network"),
-           plot: Path | None = cli_option(WhatIfOptions, "plot"),
-           json_out: Path | None = json_option("the makespan of every sweep point, the tolerances and the other "
-                                               "network's makespan"),
-           algorithm: list[str] | None = cli_option(TraceOptions, "algorithm"),
-           params_file: Path | None = cli_option(LogGPFiles, "params"),
-           L: float | None = cli_option(LogGPParameters, "L"),
-           o: float | None = cli_option(LogGPParameters, "o"),
-           g: float | None = cli_option(LogGPParameters, "g"),
-           G: float | None = cli_option(LogGPParameters, "G"),
-           S: float | None = cli_option(LogGOPSimOptions, "S"),
-           ) -> None:
+@command(WhatIfCommand)
+def whatif(opts: WhatIfCommand) -> None:
     """The schedule is built once from the traces and simulated with each parameter scaled by
     each factor; the factor at which the run slows by each --slowdown is then found to 0.1 %.
     Parameters given one by one are in us."""
@@ -199,30 +190,30 @@ def whatif(folder: Path = typer.Argument(..., help="Folder of a traced run (from
     from perfcompose.loggp.trace.folder import schedule_folder
     from perfcompose.loggp.trace.whatif import check_range, sweep_factors, what_if
 
-    if high <= low:
-        raise InputError(f"--high {high:g} must be above --low {low:g}")
-    params = _params(params_file, L, o, g, G, high)
-    other = read_params(network) if network is not None else None
+    if opts.high <= opts.low:
+        raise InputError(f"--high {opts.high:g} must be above --low {opts.low:g}")
+    params = _params(opts, opts.high)
+    other = read_params(opts.network) if opts.network is not None else None
     if other is not None:
         for k in ("L", "o", "g", "G"):
-            check_range(k, getattr(other, k), other.unit or "us", 1.0, f"--network {network}: {k}")
-    shares = [s / 100 for s in (slowdown or [1.0, 5.0, 10.0])]
+            check_range(k, getattr(other, k), other.unit or "us", 1.0, f"--network {opts.network}: {k}")
+    shares = [s / 100 for s in (opts.slowdown or [1.0, 5.0, 10.0])]
     if any(not 0 < s < 100 for s in shares):
         raise InputError("--slowdown takes a share in % above 0", hint="e.g. --slowdown 5")
-    traced = schedule_folder(folder, _algorithms(algorithm), write=False)
+    traced = schedule_folder(opts.folder, _algorithms(opts.algorithm), write=False)
     # a simulation (of at least a thousand steps) per sweep point and per step of each tolerance's search (about 20)
-    check_steps(4.0 * (points + 20 * len(shares)) * max(traced.schedule.num_ops, 1000),
-                f"{points:,} sweep points x 4 parameters of a schedule of {traced.schedule.num_ops:,} operations "
+    check_steps(4.0 * (opts.points + 20 * len(shares)) * max(traced.schedule.num_ops, 1000),
+                f"{opts.points:,} sweep points x 4 parameters of a schedule of {traced.schedule.num_ops:,} operations "
                 "(--points)")
     with bar_after(progress()) as report:
-        w = what_if(traced, params, sweep_factors(low, high, points), shares, other=other,
-                    S=LOGGOPSIM_S if S is None else S, progress=report)
-    _show_whatif(w, high, network)
-    if plot is not None:
+        w = what_if(traced, params, sweep_factors(opts.low, opts.high, opts.points), shares, other=other,
+                    S=LOGGOPSIM_S if opts.S is None else opts.S, progress=report)
+    _show_whatif(w, opts.high, opts.network)
+    if opts.plot is not None:
         from perfcompose.report.loggp import plot_whatif
 
-        plot_whatif(w, plot, title=f"{folder.name}: {traced.schedule.num_ranks} ranks, base makespan "
-                                   f"{w.base * 1e3:.4g} ms", other=network.name if network else "")
-        console.print(f"plot written to {plot}", highlight=False)
-    if json_out is not None:
-        write_json(json_out, _whatif_json(w, traced.schedule.num_ranks), "what-if")
+        plot_whatif(w, opts.plot, title=f"{opts.folder.name}: {traced.schedule.num_ranks} ranks, base makespan "
+                                   f"{w.base * 1e3:.4g} ms", other=opts.network.name if opts.network else "")
+        console.print(f"plot written to {opts.plot}", highlight=False)
+    if opts.json_out is not None:
+        write_json(opts.json_out, _whatif_json(w, traced.schedule.num_ranks), "what-if")

@@ -2,44 +2,52 @@
 model, printed, or evaluated beside a simulation of the model."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-
-import typer
 
 from perfcompose.assignments import parse_assignments
 from perfcompose.choices import Distribution
 from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
-from perfcompose.commands.pamela.options import MODEL, PAPER_PHI, PROCESS, VALUES
+from perfcompose.commands.pamela.options import ModelOptions, PointOptions
 from perfcompose.errors import evaluating, finite_result
+from perfcompose.option_fields import command, option, shared
 from perfcompose.pamela.compile.costmodel import compile_file, model_record
 
 
+@dataclass(frozen=True)
+class CompileCommand(ModelOptions):
+    everything: bool = option(False, "Print phi, delta and omega as well as T.", flag="--all")
+    json_out: Path | None = shared(json_option("T_<process> as a model record (a component: -c NAME=FILE.json)"))
+
+
 @user_errors
-def compile_cmd(model: Path = MODEL,
-                everything: bool = typer.Option(False, "--all", help="Print phi, delta and omega as well as T."),
-                process: str = PROCESS, paper_phi: bool = PAPER_PHI,
-                json_out: Path | None = json_option("T_<process> as a model record (a component: -c "
-                                                    "NAME=FILE.json)")) -> None:
+@command(CompileCommand)
+def compile_cmd(o: CompileCommand) -> None:
+    model, process, paper_phi = o.model, o.process, o.paper_phi
     cm = compile_file(model, paper_phi=paper_phi)
-    if json_out is not None:
+    if o.json_out is not None:
         record = model_record(model.read_text(), model, process, paper_phi=paper_phi)
-        write_json(json_out, record, "model record", indent=2)
-    console.print(cm.text(process, everything), highlight=False, soft_wrap=True)
+        write_json(o.json_out, record, "model record", indent=2)
+    console.print(cm.text(process, o.everything), highlight=False, soft_wrap=True)
     if not cm.closed(process):
         console.print("% no closed form for every part: the sums and maxima left evaluate exactly "
                       "once the parameters are bound", style="dim", highlight=False)
 
 
+@dataclass(frozen=True)
+class SimulateCommand(PointOptions):
+    distribution: Distribution = option("deterministic", "deterministic, exponential-service (use() times "
+                                                         "exponential) or exponential (delays too).", aliases=("-d",))
+    seed: int = option(0, "Seed of the random times.", minimum=0, max=2 ** 32 - 1)
+    as_json: Path | None = shared(json_option("the bound, the simulated time and the MVA"))
+
+
 @user_errors
-def simulate_cmd(model: Path = MODEL, assignments: list[str] | None = VALUES,
-                 distribution: Distribution = typer.Option("deterministic", "--distribution", "-d",
-                                                  help="deterministic, exponential-service (use() times "
-                                                       "exponential) or exponential (delays too)."),
-                 seed: int = typer.Option(0, "--seed", min=0, max=2 ** 32 - 1, help="Seed of the random times."),
-                 as_json: Path | None = json_option("the bound, the simulated time and the MVA"),
-                 process: str = PROCESS, paper_phi: bool = PAPER_PHI) -> None:
-    values = parse_assignments(assignments)
-    cm = compile_file(model, paper_phi=paper_phi)
+@command(SimulateCommand)
+def simulate_cmd(o: SimulateCommand) -> None:
+    model, process, distribution, seed = o.model, o.process, o.distribution, o.seed
+    values = parse_assignments(o.assignments)
+    cm = compile_file(model, paper_phi=o.paper_phi)
     where = ", ".join(f"{k}={v:g}" for k, v in values.items()) or "no parameters"
     with evaluating(where):
         bound = cm.evaluate(values, process).T
@@ -47,12 +55,12 @@ def simulate_cmd(model: Path = MODEL, assignments: list[str] | None = VALUES,
     sim = cm.simulate(values, process, distribution=distribution, seed=seed)
     error = (sim.time - bound) / sim.time if sim.time else 0.0
     mva = cm.mva(values, process)
-    if as_json is not None:
-        write_json(as_json, {f"T_{process}": bound, "simulated": sim.time, "relative_error": error,
-                             "mva": mva, "mva_error": None if mva is None or not sim.time
-                             else (sim.time - mva) / sim.time,
-                             "distribution": distribution, "seed": seed, "uses": sim.uses,
-                             "wall_s": sim.wall}, "result", indent=2)
+    if o.as_json is not None:
+        write_json(o.as_json, {f"T_{process}": bound, "simulated": sim.time, "relative_error": error,
+                               "mva": mva, "mva_error": None if mva is None or not sim.time
+                               else (sim.time - mva) / sim.time,
+                               "distribution": distribution, "seed": seed, "uses": sim.uses,
+                               "wall_s": sim.wall}, "result", indent=2)
     console.print(f"{model.name}: {process} at {where} ({distribution}, seed {seed})", highlight=False)
     table = Table()
     cols = ["bound T", "simulated", "error"] + (["MVA", "MVA error"] if mva is not None else []) + \

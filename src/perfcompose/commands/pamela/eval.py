@@ -5,12 +5,14 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from perfcompose.assignments import parse_assignments
 from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
-from perfcompose.commands.pamela.options import MODEL, PAPER_PHI, PROCESS, UNIT, VALUES
+from perfcompose.commands.pamela.options import PointOptions
 from perfcompose.errors import InputError, PerfcomposeError, evaluating, finite_result
+from perfcompose.option_fields import command, option, shared
 from perfcompose.pamela.compile.point_evaluation import check_names, evaluate_point, grid_function
 from perfcompose.units import check_unit, human
 
@@ -61,15 +63,22 @@ def refuse_negative(model: Path, grid: dict[str, tuple[float, ...]]) -> None:
                              "(counts, sizes, times) to be positive", hint=f"give {name} a value of 0 or more")
 
 
+@dataclass(frozen=True)
+class EvalCommand(PointOptions):
+    as_json: Path | None = shared(json_option("{T_, phi_, omega_, delta_} (on a grid: the points and T_ at each)"))
+    unit: str = option("us", "The time unit of the model's numbers (PAMELA's examples are in microseconds): us, ms, "
+                             "s or ns.")
+
+
 @user_errors
-def eval_cmd(model: Path = MODEL, assignments: list[str] | None = VALUES,
-             as_json: Path | None = json_option("{T_, phi_, omega_, delta_} (on a grid: the points and T_ at each)"),
-             process: str = PROCESS, paper_phi: bool = PAPER_PHI, unit: str = UNIT) -> None:
+@command(EvalCommand)
+def eval_cmd(o: EvalCommand) -> None:
+    model, process, paper_phi, unit, as_json = o.model, o.process, o.paper_phi, o.unit, o.as_json
     try:
         check_unit(unit)
     except PerfcomposeError as exc:
         raise InputError(str(exc), hint="--unit us (PAMELA's examples), ms, s or ns") from None
-    grid = parse_grid(assignments)
+    grid = parse_grid(o.assignments)
     refuse_negative(model, grid)
     if any(len(v) > 1 for v in grid.values()):
         _eval_grid(model, grid, process, paper_phi, as_json, unit)

@@ -2,12 +2,23 @@
 the paper's phi rule and parameter values."""
 from __future__ import annotations
 
-import typer
+from dataclasses import dataclass
+from pathlib import Path
 
-MODEL = typer.Argument(..., help="PAMELA model file (.pam).")
-PROCESS = typer.Option("main", "--process", "-p", help="The process to compile (default main).")
-PAPER_PHI = typer.Option(False, "--paper-phi", help="Use the paper's printed rule phi = t/b for use(fcfs(a, b), t) "
-                                                     "instead of t.")
-VALUES = typer.Argument(None, help="Parameter values, e.g. P=1000 N=1e6.")
-UNIT = typer.Option("us", "--unit", help="The time unit of the model's numbers (PAMELA's examples are in "
-                                         "microseconds): us, ms, s or ns.")
+from perfcompose.option_fields import option
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """Which model is read, and how: the file, the process and the rule for phi."""
+
+    model: Path = option(..., "PAMELA model file (.pam).", argument=True)
+    process: str = option("main", "The process to compile (default main).", aliases=("-p",))
+    paper_phi: bool = option(False, "Use the paper's printed rule phi = t/b for use(fcfs(a, b), t) instead of t.")
+
+
+@dataclass(frozen=True)
+class PointOptions(ModelOptions):
+    """A model evaluated at the parameter values given."""
+
+    assignments: list[str] | None = option(None, "Parameter values, e.g. P=1000 N=1e6.", argument=True)

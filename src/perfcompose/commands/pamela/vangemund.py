@@ -2,35 +2,39 @@
 generated PAMELA models."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-
-import typer
 
 from perfcompose.choices import Clock
 from perfcompose.commands.common import Table, console, json_option, user_errors, write_json
 from perfcompose.limits import check_steps
+from perfcompose.option_fields import command, option, shared
 from perfcompose.pamela.dataparallel.vangemund import run_vangemund_study
 
 
+@dataclass(frozen=True)
+class VanGemundCommand:
+    quick: bool = option(False, "Tiny sizes, one run each, a short calibration: checks that everything runs, not the "
+                                "figures.")
+    out: Path = option(Path("vangemund"), "Folder for the machine model and the generated models.", aliases=("-o",))
+    machine: Path | None = option(None, "Use this machine model instead of calibrating one.", aliases=("-m",))
+    reps: int = option(5, "Timed runs per configuration (the least counts).", minimum=1)
+    clock: Clock = option("wall", "wall: elapsed time between barriers; cpu: processor time of the busiest worker "
+                                  "(not inflated by other work on shared cores, but without waiting for messages).")
+    as_json: Path | None = shared(json_option("the rows and cases"))
+
+
 @user_errors
-def vangemund(quick: bool = typer.Option(False, "--quick", help="Tiny sizes, one run each, a short "
-                                         "calibration: checks that everything runs, not the figures."),
-              out: Path = typer.Option(Path("vangemund"), "--out", "-o", help="Folder for the machine model "
-                                       "and the generated models."),
-              machine: Path | None = typer.Option(None, "--machine", "-m", help="Use this machine model "
-                                                     "instead of calibrating one."),
-              reps: int = typer.Option(5, "--reps", min=1, help="Timed runs per configuration (the least counts)."),
-              clock: Clock = typer.Option("wall", "--clock", help="wall: elapsed time between barriers; cpu: "
-                                          "processor time of the busiest worker (not inflated by other work "
-                                          "on shared cores, but without waiting for messages)."),
-              as_json: Path | None = json_option("the rows and cases")) -> None:
+@command(VanGemundCommand)
+def vangemund(o: VanGemundCommand) -> None:
+    quick, reps, clock = o.quick, o.reps, o.clock
     # the four studies' configurations run for about a minute per repetition: 1e8 of the limits' steps
     check_steps((1 if quick else reps) * 1e8, f"{reps:,} timed runs of every configuration (--reps)")
     with console.status("") as status:
-        result = run_vangemund_study(out, quick=quick, reps=reps, machine=machine, clock=clock,
+        result = run_vangemund_study(o.out, quick=quick, reps=reps, machine=o.machine, clock=clock,
                            progress=lambda text: status.update(text))
-    if as_json is not None:
-        write_json(as_json, {
+    if o.as_json is not None:
+        write_json(o.as_json, {
             "rows": [{"study": r.study, "alternative": r.alternative, "N": r.N, "P": r.P,
                       "predicted_s": r.predicted, "measured_s": r.measured, "error": r.error,
                       "spread": r.spread, "annotations": r.annotations, "eval_us": r.eval_us}
