@@ -60,13 +60,13 @@ def build_probe(mpicc: str) -> Path:
     return exe
 
 
-def run_c_probe(out: Path, mpicc: str, *, reps: int = 15, sizes: str | None = None, train: int = 16,
+def run_c_probe(out: Path, mpicc: str, *, sizes: str, reps: int = 15, train: int = 16,
                 mpiexec: str | None = None, timeout: float = 600,
                 progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Build and run ``probe.c`` on two local ranks and return its raw figures (as
     :mod:`.mpi_probe` writes them, with ``"probe": "C"``)."""
     exe = build_probe(mpicc)
     launcher = mpiexec or mpiexec_for(mpicc)
-    args = ["--out", str(out), "--reps", str(reps), "--train", str(train), *(["--sizes", sizes] if sizes else [])]
+    args = ["--out", str(out), "--reps", str(reps), "--train", str(train), "--sizes", sizes]
     return run_ranks([launcher, "-n", "2", str(exe), *args], out, timeout=timeout, progress=progress,
                      what=f"C probe ({Path(mpicc).name}, {Path(launcher).name})")

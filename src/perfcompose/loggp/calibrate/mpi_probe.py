@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--reps", type=int, default=15)
-    ap.add_argument("--sizes", default="1,64,1024,4096,16384,65536,262144,1048576")
+    ap.add_argument("--sizes", required=True)
     ap.add_argument("--train", type=int, default=16)
     ap.add_argument("--samples", type=int, default=200)
     ap.add_argument("--delay", type=float, default=10e-6)

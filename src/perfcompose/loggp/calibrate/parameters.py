@@ -6,7 +6,9 @@ spaced by a delay d, PRTT(N, d, 1). Per repetition (times then in microseconds):
 
 * gap(s) = (TN(s) - T1(s)) / (N - 1)                  (Netgauge: g + (s-1)G)
 * g = gap(1 byte)
-* G = the Theil-Sen slope of gap(s) over the sizes >= 4 KiB (the long-message regime); with
+* G = the Theil-Sen slope of gap(s) over the sizes >= 4 KiB (the long-message regime, up to
+  16 MiB by default: past the caches, as an application's buffers are, not only a buffer the
+  probe sends again and again from its cache); with
   ``bandwidth="ping-pong"`` the slope of RTT(s)/2 there instead: the one-way time per byte,
   o + (s-1)G + L + o, which on shared memory (a copy in and a copy out, in series for one
   message, overlapped in a train) can be twice the train's
@@ -48,11 +50,13 @@ import numpy as np
 from perfcompose.errors import PerfcomposeError
 from perfcompose.loggp.params import LogGP, write_params
 
-__all__ = ["BANDWIDTH", "CalibrationError", "Calibration", "derive_parameters", "find_mpiexec", "run_probe",
+__all__ = ["SIZES", "BANDWIDTH", "CalibrationError", "Calibration", "derive_parameters", "find_mpiexec", "run_probe",
            "run_ranks", "calibrate"]
 
 _NAMES = ("L", "o", "g", "G")
 MIN_G_SIZE = 4096
+#: the probes' message sizes [bytes] unless the caller names others: 1 B to 16 MiB
+SIZES = "1,64,1024,4096,16384,65536,262144,1048576,4194304,16777216"
 #: where G is measured: the gap per byte of message trains, or the one-way time per byte of ping-pongs
 BANDWIDTH = ("train", "ping-pong")
 #: the largest 2o / (RTT/2) taken as an overhead that the receiver's polling hides (o := RTT/4);
@@ -224,12 +228,10 @@ def run_ranks(cmd: list[str], out: Path, *, timeout: float = 600,
     return json.loads(out.read_text())
 
 
-def run_probe(out: Path, *, reps: int = 15, sizes: str | None = None, train: int = 16, mpiexec: str | None = None,
+def run_probe(out: Path, *, sizes: str, reps: int = 15, train: int = 16, mpiexec: str | None = None,
               timeout: float = 600, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Run :mod:`.mpi_probe` on two local ranks and return its raw figures."""
-    args = ["--out", str(out), "--reps", str(reps), "--train", str(train)]
-    if sizes:
-        args += ["--sizes", sizes]
+    args = ["--out", str(out), "--reps", str(reps), "--train", str(train), "--sizes", sizes]
     return run_mpi("perfcompose.loggp.calibrate.mpi_probe", args, out, mpiexec=mpiexec, timeout=timeout,
                    progress=progress, what="MPI probe")
 
@@ -244,10 +246,10 @@ def calibrate(out: Path, *, reps: int = 15, train: int = 16, sizes: str | None =
         if mpicc is not None:
             from perfcompose.loggp.calibrate.c_probe import run_c_probe
 
-            raw = run_c_probe(Path(tmp) / "raw.json", mpicc, reps=reps, sizes=sizes, train=train, mpiexec=mpiexec,
-                              progress=progress)
+            raw = run_c_probe(Path(tmp) / "raw.json", mpicc, reps=reps, sizes=sizes or SIZES, train=train,
+                              mpiexec=mpiexec, progress=progress)
         else:
-            raw = run_probe(Path(tmp) / "raw.json", reps=reps, sizes=sizes, train=train, mpiexec=mpiexec,
+            raw = run_probe(Path(tmp) / "raw.json", reps=reps, sizes=sizes or SIZES, train=train, mpiexec=mpiexec,
                             progress=progress)
     if raw_out is not None:
         Path(raw_out).write_text(json.dumps(raw))

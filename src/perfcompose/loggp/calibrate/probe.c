@@ -98,7 +98,7 @@ static void write_list(FILE *f, const double *v, int n) {
 }
 
 int main(int argc, char **argv) {
-    const char *out = NULL, *sizes_text = "1,64,1024,4096,16384,65536,262144,1048576";
+    const char *out = NULL, *sizes_text = "";
     int reps = 15, n = 16, samples = 200, size, nsizes = 0;
     double delay = 10e-6;
     long sizes[MAX_SIZES], largest = 1;
@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
     }
     if (size != 2 || !out || nsizes < 1 || reps < 1 || n < 2 || samples < 1) {
         if (rank == 0)
-            printf("{\"error\": \"needs exactly 2 ranks (got %d), --out, sizes of at least 1 byte, "
+            printf("{\"error\": \"needs exactly 2 ranks (got %d), --out, --sizes of at least 1 byte, "
                    "--reps >= 1, --train >= 2 and --samples >= 1\"}\n", size);
         MPI_Finalize();
         return 2;
