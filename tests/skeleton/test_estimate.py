@@ -68,7 +68,6 @@ def test_skeleton_formulas_as_models():
     assert Skeleton("farm").time(T, A)(n=40, p=4) == pytest.approx(1 + 0.4 + 0.2)
     # W(n, p) = T(n) + p·Ā
     assert Skeleton("parmap").work(T, A)(n=40, p=4) == pytest.approx(16 + 4 * 0.6)
-    assert Skeleton("iteration", k=20).unit_work(T)(n=40) == pytest.approx(16 / 20)
     assert Skeleton("dc", r=3, d=2).name == "dc(r=3, d=2)"
     with pytest.raises(InputError):
         Skeleton("dc", r=1)

@@ -208,11 +208,9 @@ def experiment(parameters: Sequence[str], details: Mapping[tuple[float, ...], Se
     for coordinate, runs in sorted(details.items()):
         followed = {path: None for times in runs for path in times}
         for times in runs:
-            for path, seconds in exclusive(times).items():
-                paths.setdefault(path, {}).setdefault(coordinate, []).append(seconds)
-            for path in followed:
-                if path not in times:
-                    paths.setdefault(path, {}).setdefault(coordinate, []).append(0.0)
+            own = exclusive(times)
+            for path in [*own, *(p for p in followed if p not in own)]:
+                paths.setdefault(path, {}).setdefault(coordinate, []).append(own.get(path, 0.0))
     if not paths:
         raise BenchError("no run was profiled successfully")
     series = tuple(Series("time", tuple(Point(c, tuple(v)) for c, v in points.items()), path, "s")

@@ -28,6 +28,7 @@ composes the prediction and every member of its interval.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -144,9 +145,7 @@ def _pipe(term: Pipe, m: InContext) -> np.ndarray:
         wake = np.maximum(m.feeding[first] - alone[0], 0.0)
         idle = 1.0 - times[1] / np.maximum(times[0], times[1])
         woken[0] = times[0] + wake * idle
-    out = np.asarray(woken[0], dtype=float)
-    for w in woken[1:]:
-        out = np.maximum(out, w)  # where no stage can be the bottleneck (noise): the slowest alone
+    out = np.asarray(functools.reduce(np.maximum, woken), dtype=float)  # where no stage can be the bottleneck
     best = np.full(np.shape(out), -np.inf)
     for b in range(len(stages)):
         period = np.asarray(woken[b], dtype=float)

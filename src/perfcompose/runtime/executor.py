@@ -234,21 +234,16 @@ class _Processes(_Threads):
 def _launch(node: Node, inq: Any, outq: Any, backend: Any, capacity: int, common: tuple) -> None:
     if isinstance(node, Stage):
         backend.start((node.chain, inq, outq, *common))
-    elif isinstance(node, PipeNode):
-        src = inq
-        for k, part in enumerate(node.parts):
-            last = k == len(node.parts) - 1
-            dst = outq if last else backend.channel(capacity * worker_count(node.parts[k + 1], True))
-            _launch(part, src, dst, backend, capacity, common)
-            src = dst
     elif isinstance(node, PoolNode):
         merge = Merge(outq, backend.counter(node.threads))
         for _ in range(node.threads):
             _launch(node.body, inq, merge, backend, capacity, common)
-    else:
+    else:  # a pipe's stages joined by bounded queues, a seq's parts by gates
         src = inq
         for k, part in enumerate(node.parts):
-            dst = outq if k == len(node.parts) - 1 else Gate(backend.channel(None), backend.event())
+            dst = outq if k == len(node.parts) - 1 else (
+                backend.channel(capacity * worker_count(node.parts[k + 1], True)) if isinstance(node, PipeNode)
+                else Gate(backend.channel(None), backend.event()))
             _launch(part, src, dst, backend, capacity, common)
             src = dst
 

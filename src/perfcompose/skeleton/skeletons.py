@@ -107,14 +107,6 @@ class Skeleton(SkeletonShape):
             expr = T.expr + p * A.expr
         return Model(expr, params=("n", "p"), unit=T.unit, source=f"{self.name}: W(n, p)")
 
-    def unit_work(self, T: Model) -> Model | None:
-        """T(1) of parMap (T(n) = n·T(1)) or s(n) of iteration (T(n) = k·s(n)); None otherwise."""
-        if self.kind == "parmap":
-            return Model(T.expr / symbol("n"), params=T.params, unit=T.unit, source="parMap: T(1) = T(n)/n")
-        if self.kind == "iteration":
-            return Model(T.expr / self.k, params=T.params, unit=T.unit, source=f"iteration: s(n) = T(n)/{self.k}")
-        return None
-
 
 def penalty(t_np: float | np.ndarray, t_seq: float | np.ndarray, p: float | np.ndarray) -> np.ndarray:
     """Ā(n, p) = T(n, p) − T(n)/p: the parallel overhead per PE of equation (*)."""

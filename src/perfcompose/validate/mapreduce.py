@@ -381,8 +381,8 @@ def study(*, pictures: Sequence[str] = PICTURES, strategies: Sequence[str] = STR
                 "repeat": {p: reps[p] for p in pictures}, "scheduler": scheduler, "malloc_trim": malloc_trim}
     folder = None
     if checkpoints is not None:
-        folder = checkpoint_dir(checkpoints, identity).with_name(
-            checkpoint_dir(checkpoints, identity).name.replace("validate-", "mapreduce-"))
+        folder = checkpoint_dir(checkpoints, identity)
+        folder = folder.with_name(folder.name.replace("validate-", "mapreduce-"))
         folder.mkdir(parents=True, exist_ok=True)
     run = _Run(pictures, strategies, xs, rounds, reps, scheduler, malloc_trim, progress,
                total=len(plan) * rounds * len(pictures))

@@ -523,10 +523,7 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     members = resamples > 1
     hot = {p: _fit(p, dense, isolated[p], uncertainty=members) for p in parts}
     concurrent, overheads, piped = calibration(measured_rounds, parts, levels, members)
-
-    def has(name: str) -> bool:
-        return name in index
-
+    has = index.__contains__
     central = measured(context, measured_rounds.matrix, has, lambda m: over_rounds(m, axis=1))
     spread = measured(context, measured_rounds.matrix, has, measured_rounds.resampled) if members else None
     judge = _Judge(Composer(hot, pipe="asymptotic"),

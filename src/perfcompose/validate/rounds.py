@@ -56,14 +56,9 @@ def loglog(x: Sequence[float], values: Any) -> Callable[[Any], Any]:
 def curve_members(name: str, x: Sequence[float], medians: np.ndarray, central: Model) -> Model:
     """``central`` (a measured curve) carrying one member per row of ``medians`` [ns]: the same
     log-log interpolation through each resample's medians."""
-    lx = np.log(np.asarray(x, dtype=float))
-    ly = np.log(np.maximum(np.asarray(medians, dtype=float), 1e-6))
-
-    def members(x: Any) -> np.ndarray:
-        lv = np.log(np.asarray(x, dtype=float))
-        return np.exp(np.stack([np.interp(lv, lx, row) for row in ly]))
-
-    return central.with_meta(ensemble=SampledEnsemble(members, len(ly), ("x",)))
+    curves = [loglog(x, row) for row in np.asarray(medians, dtype=float)]
+    return central.with_meta(ensemble=SampledEnsemble(lambda x: np.stack([f(x) for f in curves]), len(curves),
+                                                      ("x",)))
 
 
 def curve(name: str, x: Sequence[float], values: Sequence[Sequence[float]]) -> Model:
