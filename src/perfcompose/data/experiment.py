@@ -316,19 +316,6 @@ def beyond_noise(values: Iterable[float], scale: float) -> float | None:
     return next((v for v in values if v < floor), None)
 
 
-def negative_beyond_noise(points: Sequence[Point]) -> tuple[int, float] | None:
-    """(index, value) of the first point holding a value below zero by more than floating-point
-    noise (see :func:`noise_tolerance`), else None: for readers that locate the point in the file."""
-    low, scale = _lowest(points)
-    if not low < 0:
-        return None
-    for k, p in enumerate(points):
-        bad = beyond_noise(p.numbers(), scale)
-        if bad is not None:
-            return k, bad
-    return None
-
-
 def _clip_noise(series: tuple[Series, ...]) -> tuple[tuple[Series, ...], tuple[Clipped, ...]]:
     """The series with the values within floating-point noise below zero read as 0, and what was
     clipped; a series with a negative value beyond the noise is left for ``validate`` to refuse."""
@@ -493,17 +480,15 @@ def check_negatives(points: Sequence[Point], where: Callable[[int], str], path: 
                     lines: Sequence[int | None] = ()) -> None:
     """Refuse a value below zero by more than floating-point noise, naming its point (``where(n)``,
     ``n`` its number from 1) and, where ``lines`` gives the line of every point, its line."""
-    found = negative_beyond_noise(points)
-    if found is not None:
-        k, v = found
-        raise DataFormatError(f"{where(k + 1)}: negative value {v!r}", path=path,  # type: ignore[arg-type]
-                              line=lines[k] if k < len(lines) else None, hint=NEGATIVE_HINT)
+    low, scale = _lowest(points)
+    for k, p in enumerate(points if low < 0 else ()):
+        bad = beyond_noise(p.numbers(), scale)
+        if bad is not None:
+            raise DataFormatError(f"{where(k + 1)}: negative value {bad!r}", path=path,  # type: ignore[arg-type]
+                                  line=lines[k] if k < len(lines) else None, hint=NEGATIVE_HINT)
 
 
 def describe(params: Sequence[str], coordinate: Sequence[float]) -> str:
     """``x=1024, n=4`` for messages and tables."""
-    return ", ".join(f"{n}={_num(c)}" for n, c in zip(params, coordinate))
-
-
-def _num(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() and abs(v) < 1e15 else repr(float(v))
+    return ", ".join(f"{n}={int(c) if float(c).is_integer() and abs(c) < 1e15 else repr(float(c))}"
+                     for n, c in zip(params, coordinate))

@@ -133,15 +133,6 @@ def _point(coordinate: tuple[float, ...], entry: Any, where: str, store: _ValueS
     raise DataFormatError(f"{where}: a point has neither values nor a finite mean or median", path=store.path)
 
 
-def _tags(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The tags of the call paths that newer files list apart (``"callpaths": {name: {"tags": ...}}``)."""
-    listed = doc.get("callpaths")
-    if not isinstance(listed, dict):
-        return {}
-    return {str(name): dict(entry["tags"]) for name, entry in listed.items()
-            if isinstance(entry, dict) and isinstance(entry.get("tags"), dict)}
-
-
 def _in_archive(path: Path, data: bytes | None, use: Callable[[zipfile.ZipFile], Any]) -> Any:
     data = path.read_bytes() if data is None else data
     try:
@@ -168,7 +159,10 @@ def _experiment(path: Path, doc: Any, store: _ValueStore) -> Experiment:
     meas = doc.get("measurements")
     if not isinstance(meas, dict) or not meas or not all(isinstance(m, dict) for m in meas.values()):
         raise DataFormatError(f"{MEMBER}: missing or empty 'measurements' (callpath -> metric -> points)", path=path)
-    listed_tags = _tags(doc)
+    # the tags of the call paths that newer files list apart ("callpaths": {name: {"tags": ...}})
+    listed = doc.get("callpaths") if isinstance(doc.get("callpaths"), dict) else {}
+    listed_tags = {str(name): dict(entry["tags"]) for name, entry in listed.items()
+                   if isinstance(entry, dict) and isinstance(entry.get("tags"), dict)}
     series = []
     for callpath, metrics in meas.items():
         name, tags = split_tags(str(callpath))
@@ -211,17 +205,6 @@ def _point_entry(point: Point, reference: list[int] | None) -> dict[str, Any]:
     return entry
 
 
-def _value_members(arrays: list[np.ndarray]) -> tuple[bytes, bytes]:
-    """``values/0.vals`` (the arrays one after the other) and ``values/0.indx`` (their offsets)."""
-    vals, offsets = io.BytesIO(), []
-    vals.write(VALUES_MAGIC)
-    for array in arrays:
-        offsets.append(vals.tell())
-        np.lib.format.write_array(vals, array, allow_pickle=False)
-    index = INDEX_MAGIC + struct.pack(f"<Q{len(offsets)}Q", len(offsets), *offsets)
-    return vals.getvalue(), index
-
-
 def dumps(experiment: Experiment, model_sets: Sequence[Mapping[str, Any]] = ()) -> bytes:
     """The experiment as an Extra-P saved experiment (a zip archive), every point with its
     repetitions, and ``model_sets`` as its ``modelers`` (see
@@ -243,10 +226,15 @@ def dumps(experiment: Experiment, model_sets: Sequence[Mapping[str, Any]] = ()) 
     doc = {"Extra-P": FORMAT_VERSION, "parameters": list(experiment.parameters),
            **({"callpaths": callpaths} if callpaths else {}), "measurements": measurements,
            "modelers": [dict(m) for m in model_sets]}
-    vals, index = _value_members(arrays)
+    vals, offsets = io.BytesIO(), []   # values/0.vals: the arrays one after the other; .indx: their offsets
+    vals.write(VALUES_MAGIC)
+    for array in arrays:
+        offsets.append(vals.tell())
+        np.lib.format.write_array(vals, array, allow_pickle=False)
+    index = INDEX_MAGIC + struct.pack(f"<Q{len(offsets)}Q", len(offsets), *offsets)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
-        archive.writestr(zipfile.ZipInfo("values/0.vals"), vals, compress_type=zipfile.ZIP_STORED)
+        archive.writestr(zipfile.ZipInfo("values/0.vals"), vals.getvalue(), compress_type=zipfile.ZIP_STORED)
         archive.writestr(zipfile.ZipInfo("values/0.indx"), index, compress_type=zipfile.ZIP_STORED)
         archive.writestr(MEMBER, json.dumps(doc))
     return buf.getvalue()

@@ -76,45 +76,33 @@ def _lines(text: str) -> Iterator[str]:
 
 
 def _detect(path: Path, text: str) -> tuple[str, Any]:
-    """The format of a file and, for a JSON document, its parsed value (else None)."""
+    """The format of a file and, for an Extra-P JSON document, its parsed value (read once, handed to
+    its reader; else None); several JSON values in a row are no format of ours."""
     if path.suffix.lower() == ".jsonl":
         return "jsonl", None
     first_line = next((ln for ln in _lines(text) if ln.strip()), "")
     if first_line.lstrip().startswith("{"):
-        if JSON_LINES.sniff(first_line):
-            return "jsonl", None
-        return ("talpas", None) if TALPAS.sniff(first_line) else _detect_json(path, text)
-    return _detect_text(path, text), None
-
-
-def _detect_text(path: Path, text: str) -> str:
-    """The format of a file that does not start with ``{``."""
+        if JSON_LINES.sniff(first_line) or TALPAS.sniff(first_line):
+            return "jsonl" if JSON_LINES.sniff(first_line) else "talpas", None
+        try:
+            doc = json_text.loads(text)
+        except json.JSONDecodeError as exc:
+            if exc.msg == "Extra data":
+                raise unsupported(path, f"line {exc.lineno} starts a second JSON value, and its lines are not "
+                                        "Extra-P JSON Lines or Talpas measurements") from None
+            return "perfcompose", None  # its reader reports the JSON error with line and column
+        if isinstance(doc, dict) and ("measurements" in doc or "callpaths" in doc):
+            return "extrap-json", doc
+        return "perfcompose", None
     first = next((ln.strip() for ln in _lines(text) if ln.strip() and not ln.strip().startswith("#")), "")
-    if (first.split() or [""])[0] in extrap_text.KEYWORDS:
-        return "extrap-text"
     suffix = path.suffix.lower()
+    if (first.split() or [""])[0] in extrap_text.KEYWORDS:
+        return "extrap-text", None
     if suffix == ".csv" or ("," in first and "value" in [c.strip() for c in first.split(",")]):
-        return "csv"
-    if suffix in (".txt", ".extrap"):
-        return "extrap-text"
-    if suffix == ".json":
-        return "perfcompose"
+        return "csv", None
+    if suffix in (".txt", ".extrap", ".json"):
+        return "perfcompose" if suffix == ".json" else "extrap-text", None
     raise unsupported(path, "cannot tell the format of this file")
-
-
-def _detect_json(path: Path, text: str) -> tuple[str, Any]:
-    """Which JSON document a file starting with ``{`` is, and its value (read once, handed to its
-    reader); several values in a row are no format of ours."""
-    try:
-        doc = json_text.loads(text)
-    except json.JSONDecodeError as exc:
-        if exc.msg == "Extra data":
-            raise unsupported(path, f"line {exc.lineno} starts a second JSON value, and its lines are not "
-                                    "Extra-P JSON Lines or Talpas measurements") from None
-        return "perfcompose", None  # its reader reports the JSON error with line and column
-    if isinstance(doc, dict) and ("measurements" in doc or "callpaths" in doc):
-        return "extrap-json", doc
-    return "perfcompose", None
 
 
 def format_for_output(path: Path, fmt: str | None = None) -> str:
@@ -160,7 +148,11 @@ def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None,
                               hint="copy the data into a file")
     # reading holds the text, its parsed rows and the points: about 10 bytes per byte of file
     check_memory(path.stat().st_size * 10.0, f"reading {path.name} ({path.stat().st_size:,} bytes)")
-    binary = _binary_format(path) if fmt is None else (fmt if fmt in BINARY else None)
+    binary = fmt if fmt in BINARY else None
+    if fmt is None:
+        with path.open("rb") as f:
+            head = f.read(64)
+        binary = next((name for name, module in BINARY.items() if module.sniff(head)), None)
     if binary is not None:
         experiment = BINARY[binary].read(path)
         return experiment.select(metric=metric) if metric is not None else experiment
@@ -178,13 +170,6 @@ def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None,
             experiment = {**FORMATS, **READ_ONLY}[name].read(path, text)
         del doc
     return experiment.select(metric=metric) if metric is not None else experiment
-
-
-def _binary_format(path: Path) -> str | None:
-    """The binary format a file's first bytes show, or None (a text format)."""
-    with path.open("rb") as f:
-        head = f.read(64)
-    return next((name for name, module in BINARY.items() if module.sniff(head)), None)
 
 
 def _load_directory(path: Path, fmt: str | None, metric: str | None, scaling: Scaling,
