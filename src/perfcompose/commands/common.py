@@ -28,9 +28,10 @@ from perfcompose.report.tables import ResultTable as Table
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def numbers_table(title: str, *columns: str, left: int = 0) -> Table:
-    """A table of numbers titled ``title``: its ``columns`` right-aligned but the first ``left``."""
-    t = Table(title=title)
+def numbers_table(title: str | None, *columns: str, left: int = 0, **settings: Any) -> Table:
+    """A table of numbers titled ``title``: its ``columns`` right-aligned but the first ``left``;
+    ``settings``, the table's other settings (``title_justify``, ``caption``)."""
+    t = Table(title=title, **settings)
     for k, col in enumerate(columns):
         t.add_column(col, justify="left" if k < left else "right")
     return t
@@ -107,11 +108,6 @@ class SharedOptions:
 def shared_option(name: str) -> Any:
     """A command's field whose option is the one :class:`SharedOptions` declares as ``name``."""
     return shared(cli_option(SharedOptions, name))
-
-
-def html_option() -> Any:
-    """``--html PATH`` as a typer parameter, for a command that declares no options dataclass."""
-    return cli_option(SharedOptions, "html")
 
 
 def plot_option(default: Path) -> Any:

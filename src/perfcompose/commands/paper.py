@@ -76,11 +76,8 @@ class Fig4Command:
 def fig4(o: Fig4Command) -> None:
     grid = hadoop_grid()
     by = {(p.m, p.n): p for p in grid}
-    t = Table(title="Figure 4: Hadoop, modular prediction \\[ms per job] (x = m·n inputs; row 13 as printed, "
-              "and at 1 Gb/s in brackets)")
-    t.add_column("m \\ n", justify="right")
-    for n in FIG4_N:
-        t.add_column(str(n), justify="right")
+    t = numbers_table("Figure 4: Hadoop, modular prediction \\[ms per job] (x = m·n inputs; row 13 as printed, "
+                      "and at 1 Gb/s in brackets)", "m \\ n", *map(str, FIG4_N))
     for m in FIG4_M:
         t.add_row(str(m), *(f"{by[(m, n)].total / 1e6:.2f} ({by[(m, n)].total_text / 1e6:.1f})" for n in FIG4_N))
     console.print(t)

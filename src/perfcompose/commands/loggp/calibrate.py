@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from perfcompose.commands.common import Table, console, progress, user_errors
+from perfcompose.commands.common import console, numbers_table, progress, user_errors
 from perfcompose.limits import check_steps
 from perfcompose.loggp.calibrate.parameters import BANDWIDTH, MIN_G_SIZE
 from perfcompose.loggp.calibrate.parameters import calibrate as run_calibration
@@ -64,10 +64,9 @@ def calibrate(o: CalibrateCommand) -> None:
                               bandwidth=o.bandwidth, raw_out=o.raw,
                               progress=lambda k, n: bar.update(task, completed=k, total=n))
     via = "a C probe" if cal.raw_summary["probe"] == "C" else "mpi4py"
-    table = Table(title=f"LogGP parameters of {cal.raw_summary['library']} via {via}, 2 local ranks, "
-                        f"{cal.raw_summary['repetitions']} repetitions [us]", title_justify="left")
-    for col in ("parameter", "median", "quartiles", "min .. max"):
-        table.add_column(col, justify="right")
+    table = numbers_table(f"LogGP parameters of {cal.raw_summary['library']} via {via}, 2 local ranks, "
+                          f"{cal.raw_summary['repetitions']} repetitions [us]", "parameter", "median", "quartiles",
+                          "min .. max", title_justify="left")
     for k in ("L", "o", "g", "G"):
         s = cal.spread[k]
         table.add_row(k + (" (per byte)" if k == "G" else ""), f"{s['median']:.4g}", f"{s['q1']:.4g} .. {s['q3']:.4g}",

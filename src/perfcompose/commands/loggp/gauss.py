@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from perfcompose.commands.common import Table, console, json_option, progress, shared_option, user_errors, write_json
+from perfcompose.commands.common import console, json_option, numbers_table, progress, shared_option, user_errors
 from perfcompose.commands.reports import tables_html
 from perfcompose.errors import InputError
 from perfcompose.limits import check_memory, check_steps
@@ -90,19 +91,15 @@ def _measure(n: int, p: int, sizes: list[int], reps: int, mpiexec: str | None) -
 def _tables(ops: Any, rows: Any, sizes: list[int], n: int, p: int, params: Any,
             source: str) -> tuple[Any, Any, list[str]]:
     """Figure 6's operation times and the predictions, printed; and the faster layout per block."""
-    t6 = Table(title=f"Basic operations measured here (Figure 6; {OPS_IMPLEMENTATION}) [us]", title_justify="left")
-    t6.add_column("block", justify="right")
-    for op in OPS:
-        t6.add_column(op, justify="right")
+    t6 = numbers_table(f"Basic operations measured here (Figure 6; {OPS_IMPLEMENTATION}) [us]", "block", *OPS,
+                       title_justify="left")
     for b in sizes:
         t6.add_row(str(b), *(f"{ops[op][b]:.4g}" for op in OPS))
     console.print(t6)
-    table = Table(title=f"Gaussian elimination, N = {n}, P = {p}; network L={params.L:.3g} o={params.o:.3g} "
-                        f"g={params.g:.3g} us, G={params.G:.3g} us/byte ({source}); predicted times [ms]",
-                  title_justify="left")
-    for col in ("block", "layout", "total", "comp.", "comm.", "worst: total", "comp.", "comm.", "messages",
-                "forced"):
-        table.add_column(col, justify="right")
+    table = numbers_table(f"Gaussian elimination, N = {n}, P = {p}; network L={params.L:.3g} o={params.o:.3g} "
+                          f"g={params.g:.3g} us, G={params.G:.3g} us/byte ({source}); predicted times [ms]", "block",
+                          "layout", "total", "comp.", "comm.", "worst: total", "comp.", "comm.", "messages", "forced",
+                          title_justify="left")
     for r in rows:
         table.add_row(str(r.block), r.layout, *(f"{x / 1e3:.4g}" for x in (
             r.standard.total, r.standard.computation, r.standard.communication, r.worst.total,
@@ -143,18 +140,16 @@ def _print_measured(rows: Any, measured: dict[Any, Any], p: int, library: str, r
     where the measurement falls (Figure 8: between the two for communication). The measured
     communication time is the critical rank's time outside Op1-Op4 (its total less its
     computation), as the predictions' is the last processor's total less its computation."""
-    counts: dict[str, dict[str, int]] = {}
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
     for part, title in _FIGURES:
-        mtable = Table(title=f"{title}, measured on {p} MPI ranks ({library}, median of {reps}) against the "
-                             "predictions [ms]", title_justify="left")
-        for col in ("block", "layout", "standard", "measured", "worst case", "where"):
-            mtable.add_column(col, justify="right")
+        mtable = numbers_table(f"{title}, measured on {p} MPI ranks ({library}, median of {reps}) against the "
+                               "predictions [ms]", "block", "layout", "standard", "measured", "worst case", "where",
+                               title_justify="left")
         for r in rows:
             m = measured[(r.block, r.layout)]
             value = m["total"] - m["computation"] if part == "communication" else m[part]
             std, worst = getattr(r.standard, part), getattr(r.worst, part)
             where = _where(value, std, worst)
-            counts.setdefault(part, {}).setdefault(where, 0)
             counts[part][where] += 1
             mtable.add_row(str(r.block), r.layout, f"{std / 1e3:.4g}", f"{value / 1e3:.4g}", f"{worst / 1e3:.4g}",
                            where)
@@ -183,6 +178,8 @@ def _plots(rows: Any, ops: Any, measured: dict[Any, Any], n: int, p: int, plot: 
 
 def _write_json(path: Path, n: int, p: int, params: Any, source: str, ops: Any, rows: Any,
                 measured: dict[Any, Any]) -> None:
+    from perfcompose.commands.common import write_json
+
     record = {"n": n, "p": p, "params": {"L": params.L, "o": params.o, "g": params.g, "G": params.G,
                                          "unit": "us", "source": source},
               "op_times_us": {op: {str(b): v for b, v in ops[op].items()} for op in OPS},

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from perfcompose.assignments import parse_assignments
 from perfcompose.choices import Distribution
-from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
+from perfcompose.commands.common import console, fmt, json_option, numbers_table, user_errors, write_json
 from perfcompose.commands.pamela.options import ModelOptions, PointOptions
 from perfcompose.errors import evaluating, finite_result
 from perfcompose.option_fields import command, option, shared
@@ -62,11 +62,8 @@ def simulate_cmd(o: SimulateCommand) -> None:
                                "distribution": distribution, "seed": seed, "uses": sim.uses,
                                "wall_s": sim.wall}, "result", indent=2)
     console.print(f"{model.name}: {process} at {where} ({distribution}, seed {seed})", highlight=False)
-    table = Table()
-    cols = ["bound T", "simulated", "error"] + (["MVA", "MVA error"] if mva is not None else []) + \
-        ["services", "simulation s"]
-    for col in cols:
-        table.add_column(col, justify="right")
+    table = numbers_table(None, "bound T", "simulated", "error", *(["MVA", "MVA error"] if mva is not None else []),
+                          "services", "simulation s")
     extra = [fmt(mva, ".10g"), f"{(sim.time - mva) / sim.time * 100:.3f} %"] if mva is not None else []
     table.add_row(fmt(bound, ".10g"), fmt(sim.time, ".10g"), f"{error * 100:.3f} %", *extra, f"{sim.uses:,}",
                   f"{sim.wall:.3f}")

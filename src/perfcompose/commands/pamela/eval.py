@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcompose.assignments import parse_assignments
-from perfcompose.commands.common import Table, console, fmt, json_option, user_errors, write_json
+from perfcompose.commands.common import Table, console, fmt, json_option, numbers_table, user_errors, write_json
 from perfcompose.commands.pamela.options import PointOptions
 from perfcompose.errors import InputError, PerfcomposeError, evaluating, finite_result
 from perfcompose.option_fields import command, option, shared
@@ -149,9 +149,7 @@ def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, pa
                                                     for r in [header, *rows]) + "\n")
         return
     console.print(title)  # above the table, not its title: a title wraps to the table's width
-    table = Table()
-    for col in header:
-        table.add_column(col, justify="right")
+    table = numbers_table(None, *header)
     for row in rows:
         table.add_row(*row)
     console.print(table)
