@@ -38,10 +38,6 @@ REPEATED: dict[str, str] = {
                      "calibrate(bandwidth='train')", "_rep_parameters(bandwidth='train')",
                      "derive_parameters(bandwidth='train')"),
                     "the MPI probes' defaults for a caller without the command line (loggp calibrate's options)"),
-    **dict.fromkeys(("trace_program(buffer=65536)", "run_traced(buffer=65536)"),
-                    "the tracer's default for a caller without the command line (TraceOptions.buffer)"),
-    **dict.fromkeys(("goal_text(time_scale=1.0)", "write_goal(time_scale=1.0)"),
-                    "a GOAL schedule's writer, its times unscaled unless loggp convert or simulate says"),
     **dict.fromkeys(("pamela_model(process='main')", ".get('process', ..., 'main')"),
                     "a design's PAMELA component, FILE.pam with no :PROCESS (the pamela commands' --process)"),
 }

@@ -22,6 +22,7 @@ import numpy as np
 
 from perfcompose.errors import InputError
 from perfcompose.limits import check_memory
+from perfcompose.loggp.options import SimulateOutputs
 from perfcompose.loggp.steps.program import CommStep, CompStep, Program
 
 __all__ = ["ANY", "SEND", "RECV", "CALC", "KIND_NAMES", "GoalOp", "GoalRank", "GoalSchedule", "parse_goal",
@@ -414,13 +415,13 @@ def _int_column(values: np.ndarray, what: str, scale: float) -> np.ndarray:
     return r.astype(np.int64)
 
 
-def goal_text(schedule: GoalSchedule, *, time_scale: float = 1.0) -> str:
+def goal_text(schedule: GoalSchedule, *, time_scale: float = SimulateOutputs.time_scale) -> str:
     """GOAL text of a schedule in the grammar LogGOPSim's txt2bin reads (computation times
     multiplied by ``time_scale``, as GOAL holds integers)."""
     return b"".join(_goal_blocks(schedule, time_scale)).decode()
 
 
-def write_goal(schedule: GoalSchedule, path: Path, *, time_scale: float = 1.0) -> None:
+def write_goal(schedule: GoalSchedule, path: Path, *, time_scale: float = SimulateOutputs.time_scale) -> None:
     """Write a schedule as GOAL text (nothing written where the times cannot be GOAL's integers)."""
     blocks = _goal_blocks(schedule, time_scale)
     first = next(blocks, b"")  # the times are checked before the file is opened

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from perfcompose.errors import InputError
 from perfcompose.loggp.goal.schedule import write_goal
+from perfcompose.loggp.trace.options import TraceOptions
 from perfcompose.loggp.trace.records import read_traces
 from perfcompose.loggp.trace.schedule import TracedSchedule, trace_schedule
 from perfcompose.loggp.trace.tracer import TracedRun, TracerError, run_traced
@@ -27,7 +28,7 @@ def schedule_folder(folder: Path, algorithms: Mapping[str, str] | None = None, *
 
 
 def trace_program(command: Sequence[str], out: Path, *, algorithms: Mapping[str, str] | None = None,
-                  mpicc: str | None = None, buffer: int = 65536) -> tuple[TracedRun, TracedSchedule]:
+                  mpicc: str | None = None, buffer: int = TraceOptions.buffer) -> tuple[TracedRun, TracedSchedule]:
     """Run ``command`` under the tracer into ``out`` and write its run record and schedule there."""
     run = run_traced(command, out, mpicc=mpicc, buffer=buffer)
     if run.returncode != 0:

@@ -21,6 +21,7 @@ from pathlib import Path
 from platformdirs import user_cache_dir
 
 from perfcompose.errors import InputError, PerfcomposeError
+from perfcompose.loggp.trace.options import TraceOptions
 
 __all__ = ["TracedRun", "find_mpicc", "build_tracer", "run_traced", "SOURCES"]
 
@@ -104,7 +105,8 @@ def build_tracer(mpicc: str) -> Path:
     return lib
 
 
-def run_traced(command: Sequence[str], out: Path, *, mpicc: str | None = None, buffer: int = 65536) -> TracedRun:
+def run_traced(command: Sequence[str], out: Path, *, mpicc: str | None = None,
+               buffer: int = TraceOptions.buffer) -> TracedRun:
     """Run ``command`` (an ``mpiexec ...`` line) with the tracer preloaded, traces into ``out``."""
     if not command:
         raise InputError("no command to trace", hint="perfcompose loggp trace -o DIR -- mpiexec -n 4 PROGRAM ARGS")
