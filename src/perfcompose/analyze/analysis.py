@@ -103,19 +103,6 @@ def fittable(series: Series, parameters: int) -> bool:
     return len(coords) >= 3 and all(len(set(coords[:, k].tolist())) >= 3 for k in range(parameters))
 
 
-def _wanted(mv: MetricValues, train: bool) -> list[tuple[str, str, Series]]:
-    """The series of one metric to fit: every inclusive one and the callers' own; for the fits
-    without the held-out points only those the choice between composition and fit compares."""
-    tree = mv.tree
-    callers = [p for p in tree.callees if tree.summed(p)]
-    if not train:
-        return ([("inclusive", p, s) for p, s in mv.inclusive.items()]
-                + [("exclusive", p, mv.exclusive[p]) for p in callers if p in mv.exclusive])
-    inclusive = dict.fromkeys(q for p in callers for q in (p, *tree.summed(p)))
-    return ([("inclusive", p, mv.inclusive[p]) for p in inclusive if p in mv.inclusive]
-            + [("exclusive", p, mv.exclusive[p]) for p in callers if p in mv.exclusive])
-
-
 def _fit(parameters: tuple[str, ...], metrics: Sequence[MetricValues], source: str, fitter: Any,
          scheduler: str | None, progress: Progress | None,
          keep: frozenset[tuple[float, ...]] | None = None) -> dict[Key, tuple[FitResult, Series]]:
@@ -124,7 +111,14 @@ def _fit(parameters: tuple[str, ...], metrics: Sequence[MetricValues], source: s
     keys: list[Key] = []
     can: dict[bytes, bool] = {}    # whether series at these coordinates are fittable
     for mv in metrics:
-        for kind, path, s in _wanted(mv, keep is not None):
+        # every inclusive series and the callers' own; for the fits without the held-out points only
+        # those the choice between composition and fit compares
+        callers = [p for p in mv.tree.callees if mv.tree.summed(p)]
+        inclusive = (mv.inclusive if keep is None
+                     else dict.fromkeys(q for p in callers for q in (p, *mv.tree.summed(p)) if q in mv.inclusive))
+        wanted = ([("inclusive", p, mv.inclusive[p]) for p in inclusive]
+                  + [("exclusive", p, mv.exclusive[p]) for p in callers if p in mv.exclusive])
+        for kind, path, s in wanted:
             if keep is not None:
                 s = restrict(s, keep)
             X = s.coordinates()
@@ -358,24 +352,19 @@ class _Tree:
                         children, _beside(self.mv, path))
 
 
-def _wrappers(tree: _Tree, values: Mapping[str, np.ndarray]) -> dict[str, str]:
-    """Each caller that merely wraps its only callee (the same values at every evaluated point), by callee."""
-    out = {}
-    for path, callees in tree.mv.tree.callees.items():
-        if len(callees) == 1 and callees[0] in values and path in values and callees[0] not in tree.mv.tree.beside:
-            a, b = values[path], values[callees[0]]
-            if np.all(np.abs(a - b) <= SAME * np.maximum(np.abs(a), np.abs(b))):
-                out[callees[0]] = path
-    return out
-
-
 def _ranking(tree: _Tree, nodes: Sequence[CallNode], run: str) -> tuple[Ranked, ...]:
     parameters = tree.parameters
     values = {n.path: tree.evaluate(n.path).values for n in nodes}
     run_values = values[run]
     run_model = tree.kept[run]
     run_orders = {p: run_model.order(p) for p in parameters}
-    wraps = _wrappers(tree, values)
+    # each caller that merely wraps its only callee (the same values at every evaluated point), by callee
+    wraps: dict[str, str] = {}
+    for path, callees in tree.mv.tree.callees.items():
+        if len(callees) == 1 and callees[0] in values and path in values and callees[0] not in tree.mv.tree.beside:
+            a, b = values[path], values[callees[0]]
+            if np.all(np.abs(a - b) <= SAME * np.maximum(np.abs(a), np.abs(b))):
+                wraps[callees[0]] = path
     wrappers = set(wraps.values())
     out = []
     for node in nodes:

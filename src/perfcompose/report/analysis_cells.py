@@ -40,10 +40,6 @@ def percent_cell(v: float | None) -> str:
     return "-" if v is None else f"{sig(v, 3)} %"
 
 
-def difference_cell(v: float | None) -> str:
-    return "-" if v is None else f"{100 * v:+.1f} %"
-
-
 def pairs_cell(pairs: Sequence[tuple[str, Any]], cell: Any = str) -> str:
     """``p: x, n: y`` for one value per parameter."""
     return ", ".join(f"{k}: {cell(v)}" for k, v in pairs)
@@ -63,13 +59,10 @@ def ranking_columns(unit: str, level: float) -> tuple[str, ...]:
 RANKING_NUMERIC = (True, False, True, True, True, True, True, False, False, False)
 
 
-def path_cell(r: Ranked) -> str:
-    """The call path, and how many callers that merely wrap it were folded into its entry."""
-    return r.path + (f" (wrapped by {len(r.collapsed)} caller(s) with the same values)" if r.collapsed else "")
-
-
 def ranking_row(k: int, r: Ranked) -> tuple[str, ...]:
-    return (str(k), path_cell(r), share_cell(r.share_measured), share_cell(r.share_target), value_cell(r.added),
+    # the call path, and how many callers that merely wrap it were folded into its entry
+    path = r.path + (f" (wrapped by {len(r.collapsed)} caller(s) with the same values)" if r.collapsed else "")
+    return (str(k), path, share_cell(r.share_measured), share_cell(r.share_target), value_cell(r.added),
             interval_cell(r.added), growth_cell(r.growth), pairs_cell(r.growth_by_parameter, growth_cell),
             pairs_cell(r.orders), ", ".join(r.faster_than_root) or "-")
 
@@ -85,7 +78,8 @@ COMPOSITION_NUMERIC = (False, False, True, True, True, True, True, False, False)
 
 def composition_row(node: CallNode, c: Composition) -> tuple[str, ...]:
     return (node.path + (" (disagree)" if c.disagrees else ""), c.term, value_cell(c.at_target),
-            value_cell(c.fitted_at_target), difference_cell(c.difference), percent_cell(c.heldout_fitted),
+            value_cell(c.fitted_at_target), "-" if c.difference is None else f"{100 * c.difference:+.1f} %",
+            percent_cell(c.heldout_fitted),
             percent_cell(c.heldout_composed), c.kept, c.reason)
 
 

@@ -94,9 +94,8 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
                           "lines: programs composed from the parts' models; rings: the parts' measured medians")
     parts_fig = figure(parts_figure(rows), "each part: measurements and fitted model",
                        "dots: medians with min-max bars; line: the fitted model; grey: beyond the measurements")
-    def at_x(r: Any) -> float:
-        return float(np.asarray(composer(parse_term(r.configuration))(x=at)))
-    top = max(results, key=at_x) if results else None
+    top = (max(results, key=lambda r: float(np.asarray(composer(parse_term(r.configuration))(x=at))))
+           if results else None)
     summary = (("parts measured here", ", ".join(f"{r.task}: {short_model(r.model, 4)}" for r in rows) + " [ns]"),
                ("programs", str(len(results))),
                ("cores", f"{cores} on this machine; the predictions assume a core per thread"
