@@ -290,18 +290,11 @@ def _exists(path: Path) -> bool:
         return False
 
 
-def _split_spec(text: str) -> tuple[str, str]:
-    """``FILE:SUFFIX`` split at the last colon, unless the whole text names an existing file."""
-    if ":" not in text or _exists(Path(text)):
-        return text, ""
-    head, _, tail = text.rpartition(":")
-    return head, tail
-
-
 def component_model(name: str, text: str, *, unit: str | None = None, base: Path | None = None,
                     fit_options: Mapping[str, Any] | None = None) -> Model:
     """The model a component spec text stands for (see :func:`parse_component`)."""
-    file_part, region = _split_spec(text)
+    # FILE:SUFFIX split at the last colon, unless the whole text names an existing file
+    file_part, _, region = text.rpartition(":") if ":" in text and not _exists(Path(text)) else (text, "", "")
     path = Path(file_part)
     if base is not None and not path.is_absolute():
         path = base / path

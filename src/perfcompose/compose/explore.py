@@ -72,11 +72,6 @@ def _pooled(stage: Term, threads: int) -> Term:
     return stage if threads == 1 else TPool(threads, stage)
 
 
-def pipeline_stages(term: Term) -> tuple[Term, ...]:
-    """The stages of a pipeline term, in order (a lone term is a one-stage pipeline)."""
-    return tuple(flatten(term, Pipe)) if isinstance(term, Pipe) else (term,)
-
-
 def explore(term: Term | str, components: Mapping[str, object], threads: int,
             point: Mapping[str, float], *, composer: Composer | None = None) -> Exploration:
     """Compare the ways to run the stages of ``term`` (a pipeline) with ``threads`` threads at
@@ -92,7 +87,7 @@ def explore(term: Term | str, components: Mapping[str, object], threads: int,
     comp = composer or Composer(components, pipe="pointwise")  # type: ignore[arg-type]
     if isinstance(term, str):
         term = comp.parse(term)
-    stages = pipeline_stages(term)
+    stages = tuple(flatten(term, Pipe))  # a lone term is a one-stage pipeline
 
     def time_of(t: Term) -> float:
         model = comp.model(t)

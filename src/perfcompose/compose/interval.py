@@ -59,20 +59,18 @@ def stacked(name: str, params: tuple[str, ...], members: Callable[..., np.ndarra
     return Model.numeric(f"{ident}_members_{next(_serial)}", f, params, unit=unit, source="ensemble")
 
 
-def stacked_leaf(model: Model, count: int) -> Model:
-    """``model`` as a stacked leaf (itself when it is exact)."""
-    if model.ensemble is None:
-        return model
-    leaf = stacked(model.name or "part", model.params, model.ensemble.members, count, model.unit)
-    return leaf.with_meta(name=model.name, roles=model.roles)
-
-
 def members_lane(composer: Composer, term: Term, members: int = MEMBERS) -> Lane | None:
     """The composed members of ``term`` to fold beside its model, following the choices of the
     asymptotic rule (a stacked leaf has no order); None for a program of exact components."""
     if not any(m.ensemble is not None for m in composer.uses(term)):
         return None
-    return Lane(MEMBERS_LANE, composer.spread(lambda model: stacked_leaf(model, members)), follow=True)
+    def leaf(model: Model) -> Model:  # a stacked leaf; itself when it is exact
+        if model.ensemble is None:
+            return model
+        return stacked(model.name or "part", model.params, model.ensemble.members, members, model.unit).with_meta(
+            name=model.name, roles=model.roles)
+
+    return Lane(MEMBERS_LANE, composer.spread(leaf), follow=True)
 
 
 def interval_of(tree: Evaluated, model: Model, members: int = MEMBERS) -> Model:

@@ -62,16 +62,6 @@ class PipeWarning:
                 f"{self.kept_value:.4g} {self.unit}); the pointwise max keeps both (--pipe pointwise)")
 
 
-def _warning_at(choice: PipeChoice, kept: Model, dropped: Model, points: Sequence[Mapping[str, float]],
-                unit: str) -> PipeWarning | None:
-    for point in points:
-        kv, dv = _at(kept, point), _at(dropped, point)
-        if dv > kv * (1 + 1e-9):
-            shown = {k: v for k, v in point.items() if k in kept.params or k in dropped.params}
-            return PipeWarning(choice, shown or dict(point), kv, dv, unit)
-    return None
-
-
 def _at(model: Model, point: Mapping[str, float]) -> float:
     missing = [p for p in model.params if p not in point]
     if missing:
@@ -142,8 +132,13 @@ class Evaluated:
             if choice is not None and choice.dropped is not None:
                 first, second = (c.model for c in node.children)
                 kept, dropped = (first, second) if choice.kept == choice.term.first else (second, first)
-                out.append(_warning_at(choice, kept, dropped, points, unit))
-        return [w for w in out if w is not None]
+                for point in points:
+                    kv, dv = _at(kept, point), _at(dropped, point)
+                    if dv > kv * (1 + 1e-9):
+                        shown = {k: v for k, v in point.items() if k in kept.params or k in dropped.params}
+                        out.append(PipeWarning(choice, shown or dict(point), kv, dv, unit))
+                        break
+        return out
 
 
 @dataclass(frozen=True)

@@ -175,13 +175,6 @@ def _reduce_parts(reps: int = 51) -> dict[str, Model]:
             "reduce_v": Model.parse(f"{max(float(intercept), 0.0)!r} + {max(float(slope), 1e-15)!r}*x")}
 
 
-def _measure_cluster(engine: Any) -> dict[str, Any]:
-    hops = probe_hops(engine)
-    parts = _reduce_parts()
-    return {"hop_local": hops.local, "hop_remote": hops.remote, "bandwidth": probe_bandwidth(engine),
-            "reduce_p": str(parts["reduce_p"]), "reduce_v": str(parts["reduce_v"])}
-
-
 def _measure_round(engine: Any, picture: str, repeat: int, strategies: Sequence[str], xs: Sequence[int],
                    seed: int) -> dict[str, Any]:
     """The jobs of one picture in a shuffled order, each between two calibrations (the map task
@@ -332,8 +325,11 @@ def _measure_missing(run: _Run, spec: tuple[int, int] | None, head: dict[str, An
         for p in run.pictures:
             engine.run_on_workers(prepare_picture, p)
         if head is None:
+            hops, parts = probe_hops(engine), _reduce_parts()
             head = {"kind": "cluster", "m": m, "n": n, "address": info.address,
-                    "malloc_trim": list(info.malloc_trim), **_measure_cluster(engine)}
+                    "malloc_trim": list(info.malloc_trim), "hop_local": hops.local, "hop_remote": hops.remote,
+                    "bandwidth": probe_bandwidth(engine), "reduce_p": str(parts["reduce_p"]),
+                    "reduce_v": str(parts["reduce_v"])}
             if store is not None:
                 store.append(head)
         for r, p in todo:

@@ -77,12 +77,6 @@ class Table1Row:
     preempted: int = 0
 
 
-def _cv_quartiles(exp: Experiment) -> tuple[float, ...]:
-    cvs = np.array([coefficient_of_variation(p.values) * 100 for p in exp.series[0].points
-                    if len(p.values) > 1])
-    return tuple(float(q) for q in np.quantile(cvs, [0, 0.25, 0.5, 0.75, 1.0]))
-
-
 def _for_task(progress: Callable[[str, int, int], None], name: str) -> Callable[[int, int, tuple[float, ...]], None]:
     """A sweep's progress callback that reports to ``progress`` under the task's name."""
     return lambda k, n, _coordinate: progress(name, k, n)
@@ -122,7 +116,8 @@ def table1(quick: bool = True, tasks: tuple[str, ...] | None = None,
         exp = result.experiment(region=name, unit="ns", source=f"perfcompose bench {name}")
         if task.params:
             model = PMNFFitter(max_terms=1).fit(exp).model_
-            cv, std = _cv_quartiles(exp), None
+            cvs = [coefficient_of_variation(p.values) * 100 for p in exp.series[0].points if len(p.values) > 1]
+            cv, std = tuple(float(q) for q in np.quantile(cvs, [0, 0.25, 0.5, 0.75, 1.0])), None
         else:
             vals = np.array(exp.series[0].points[0].values)
             model = Model.constant(float(np.median(vals)), params=("x",), unit="ns")

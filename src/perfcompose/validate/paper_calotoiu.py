@@ -97,14 +97,6 @@ def _coefficient(model: Model) -> float:
     return float(lead[1])
 
 
-def _parts() -> dict[str, Model]:
-    return {k: Model.parse(v, params=("x",), unit="us") for k, v in CALOTOIU_TABLE1.items()}
-
-
-def _rel(a: float, b: float) -> float:
-    return abs(a - b) / abs(b)
-
-
 def _coefficient_text(model: str) -> str:
     return model.split("*")[0].strip()
 
@@ -118,16 +110,12 @@ def _error_range(base: str, factor: float, mono: str) -> tuple[float, float]:
     return (0.0, max(-lo, hi)) if lo <= 0.0 <= hi else (min(abs(lo), abs(hi)), max(abs(lo), abs(hi)))
 
 
-def _paper000() -> dict[str, str]:
-    """000's monolithic models by configuration (Tables 2, 4 and 6)."""
-    out = {str(parse_term(cfg)): mono for cfg, mono, _ in PAPER_TABLE2}
-    out.update({str(parse_term(cfg)): mono for cfg, mono in [*PAPER_TABLE4, *PAPER_TABLE6]})
-    return out
-
-
 def calotoiu_tables() -> list[CalotoiuRow]:
     """Tables II, III and IV of 003, every modular model composed again from Table I."""
-    parts, in000 = _parts(), _paper000()
+    parts = {k: Model.parse(v, params=("x",), unit="us") for k, v in CALOTOIU_TABLE1.items()}
+    # 000's monolithic models by configuration (Tables 2, 4 and 6)
+    in000 = {str(parse_term(cfg)): mono for cfg, mono in [*((c, m) for c, m, _ in PAPER_TABLE2), *PAPER_TABLE4,
+                                                            *PAPER_TABLE6]}
     rows: list[CalotoiuRow] = []
 
     def row(table: str, cfg: str, mono: str, printed: str | None = None, err: str | None = None) -> CalotoiuRow:
@@ -140,7 +128,7 @@ def calotoiu_tables() -> list[CalotoiuRow]:
                     and leading_term(m)[0] == order[0])  # type: ignore[index]
         text = _coefficient_text(CALOTOIU_TABLE1[base])
         low, high = _error_range(text, c_mod / float(text), mono)
-        return CalotoiuRow(table, cfg, mono, printed, modular, _rel(c_mod, c_mono), err, vs,
+        return CalotoiuRow(table, cfg, mono, printed, modular, abs(c_mod - c_mono) / abs(c_mono), err, vs,
                            in000.get(str(parse_term(cfg))), low, high)
 
     rows += [row("II", cfg, mono, mod, err) for cfg, mod, mono, err in CALOTOIU_TABLE2]
