@@ -53,7 +53,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from perfcompose.loggp.calibrate.parameters import BANDWIDTH, calibrate
+from perfcompose.loggp.calibrate.parameters import BANDWIDTH, CalibrationOptions, calibrate
 from perfcompose.loggp.params import LogGP, read_params
 from perfcompose.loggp.trace.check import check_schedule
 from perfcompose.loggp.trace.folder import schedule_folder, trace_program
@@ -157,7 +157,8 @@ def _parameters(args: argparse.Namespace) -> tuple[LogGP, dict[int, float]]:
         print(f"LogGP from {args.params}")
         params, table = read_params(args.params), json.loads(args.params.read_text()).get("raw", {}).get("table", [])
     else:
-        cal = calibrate(args.params_out, reps=args.reps, mpicc=MPICC, mpiexec=MPIEXEC[0], bandwidth=args.bandwidth)
+        cal = calibrate(args.params_out, CalibrationOptions(reps=args.reps, mpicc=MPICC, mpiexec=MPIEXEC[0],
+                                                            bandwidth=args.bandwidth))
         print(f"LogGP calibrated by loggp calibrate --mpicc {MPICC} --bandwidth {args.bandwidth} ({args.reps} "
               f"repetitions, C probe, 2 ranks) on {cal.raw_summary['library'].split(',')[0]}; written to "
               f"{args.params_out}")

@@ -34,10 +34,6 @@ OPTION_OWNERS = ("loggp", "skeleton", "compose", "commands", "fit")
 OWN = {"calibration_members": {"seed"}, "bootstrap": {"seed"}, "holdout_errors": {"k"}, "measure": {"reps"}}
 #: defaults a library function still writes again, each with why (the test fails once one is gone)
 REPEATED: dict[str, str] = {
-    **dict.fromkeys(("run_c_probe(train=16)", "run_probe(train=16)", "calibrate(train=16)",
-                     "calibrate(bandwidth='train')", "_rep_parameters(bandwidth='train')",
-                     "derive_parameters(bandwidth='train')"),
-                    "the MPI probes' defaults for a caller without the command line (loggp calibrate's options)"),
     **dict.fromkeys(("pamela_model(process='main')", ".get('process', ..., 'main')"),
                     "a design's PAMELA component, FILE.pam with no :PROCESS (the pamela commands' --process)"),
 }

@@ -22,4 +22,4 @@ def test_repetitions_or_trains_beyond_the_step_limit_are_refused_before_the_prob
     result = perfcompose("loggp", "calibrate", option, "99999999999", "--out", str(tmp_path / "p.json"),
                          "--mpiexec", "/nonexistent")
     assert result.returncode == 2
-    assert "at 8 sizes (--reps, --train, --sizes) would take about" in " ".join(result.stderr.split())
+    assert "at 10 sizes (--reps, --train, --sizes) would take about" in " ".join(result.stderr.split())

@@ -8,7 +8,7 @@ import typer
 
 from perfcompose.commands.common import console, numbers_table, progress, user_errors
 from perfcompose.limits import check_steps
-from perfcompose.loggp.calibrate.parameters import BANDWIDTH, MIN_G_SIZE
+from perfcompose.loggp.calibrate.parameters import BANDWIDTH, MIN_G_SIZE, CalibrationOptions
 from perfcompose.loggp.calibrate.parameters import calibrate as run_calibration
 from perfcompose.option_fields import command, option
 
@@ -16,15 +16,15 @@ from perfcompose.option_fields import command, option
 MAX_SIZE = 1 << 30
 
 
-def _check_sizes(sizes: str | None) -> list[int]:
+def _check_sizes(sizes: str) -> list[int]:
     """Refuse a --sizes that is not at least three whole byte counts from 1 B to 1 GiB, two of them long
     enough to measure G from."""
     try:
-        values = [int(s) for s in sizes.split(",")] if sizes else []
+        values = [int(s) for s in sizes.split(",")]
     except ValueError:
         values = []
-    if sizes and (len(set(values)) < 3 or not all(1 <= v <= MAX_SIZE for v in values)
-                  or len({v for v in values if v >= MIN_G_SIZE}) < 2):
+    if (len(set(values)) < 3 or not all(1 <= v <= MAX_SIZE for v in values)
+            or len({v for v in values if v >= MIN_G_SIZE}) < 2):
         raise typer.BadParameter(f"{sizes!r}: give at least three message sizes in bytes from 1 to {MAX_SIZE}, "
                                  f"two of them at least {MIN_G_SIZE} (G is measured there), comma separated, "
                                  "like 1,4096,65536", param_hint="--sizes")
@@ -32,18 +32,9 @@ def _check_sizes(sizes: str | None) -> list[int]:
 
 
 @dataclass(frozen=True)
-class CalibrateCommand:
+class CalibrateCommand(CalibrationOptions):
     out: Path = option(Path("loggp_params.json"), "Parameter file to write.")
-    reps: int = option(15, "Repetitions (each parameter is their median).", minimum=3)
-    train: int = option(16, "Messages per train.", minimum=2)
-    sizes: str | None = option(None, "Message sizes in bytes, comma separated (default 1 B to 1 MiB).")
     raw: Path | None = option(None, "Also keep the raw figures (JSON) here.")
-    mpiexec: str | None = option(None, "mpiexec to use (default: with --mpicc the one of that MPI, else the one next "
-                                       "to this Python, else on PATH).")
-    mpicc: str | None = option(None, "Measure with a C probe built by this MPI compiler wrapper (the MPI the traced "
-                                     "programs use, e.g. mpicc.openmpi) instead of mpi4py.")
-    bandwidth: str = option("train", "Measure G from the gap per byte of message trains (train), or from the one-way "
-                                     "time per byte of ping-pongs (ping-pong: messages that wait on each other).")
 
 
 @user_errors
@@ -54,15 +45,13 @@ def calibrate(o: CalibrateCommand) -> None:
     names its compiler wrapper (its mpiexec is found beside it)."""
     if o.bandwidth not in BANDWIDTH:
         raise typer.BadParameter(f"{o.bandwidth!r}: give one of {', '.join(BANDWIDTH)}", param_hint="--bandwidth")
-    count = len(_check_sizes(o.sizes)) or 8  # the probes' default: 8 sizes from 1 B to 1 MiB
+    count = len(_check_sizes(o.sizes))
     # each size's figures take about 2 ms per message of a train or round trip: 1e4 of the limits' steps
     check_steps(o.reps * count * (3.0 + o.train) * 1e4, f"{o.reps:,} repetitions of trains of {o.train:,} messages "
                 f"at {count} sizes (--reps, --train, --sizes)")
     with progress() as bar:
         task = bar.add_task("MPI probe on 2 ranks", total=o.reps)
-        cal = run_calibration(o.out, reps=o.reps, train=o.train, sizes=o.sizes, mpiexec=o.mpiexec, mpicc=o.mpicc,
-                              bandwidth=o.bandwidth, raw_out=o.raw,
-                              progress=lambda k, n: bar.update(task, completed=k, total=n))
+        cal = run_calibration(o.out, o, raw_out=o.raw, progress=lambda k, n: bar.update(task, completed=k, total=n))
     via = "a C probe" if cal.raw_summary["probe"] == "C" else "mpi4py"
     table = numbers_table(f"LogGP parameters of {cal.raw_summary['library']} via {via}, 2 local ranks, "
                           f"{cal.raw_summary['repetitions']} repetitions [us]", "parameter", "median", "quartiles",

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcompose.errors import InputError
-from perfcompose.loggp.calibrate.parameters import CalibrationError, run_ranks
+from perfcompose.loggp.calibrate.parameters import CalibrationError, CalibrationOptions, run_ranks
 from perfcompose.loggp.trace.tracer import cache_folder
 
 __all__ = ["build_probe", "mpiexec_for", "run_c_probe"]
@@ -60,13 +60,13 @@ def build_probe(mpicc: str) -> Path:
     return exe
 
 
-def run_c_probe(out: Path, mpicc: str, *, sizes: str, reps: int = 15, train: int = 16,
-                mpiexec: str | None = None, timeout: float = 600,
+def run_c_probe(out: Path, o: CalibrationOptions, *, timeout: float = 600,
                 progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Build and run ``probe.c`` on two local ranks and return its raw figures (as
+    """Build ``probe.c`` with ``o.mpicc``, run it on two local ranks and return its raw figures (as
     :mod:`.mpi_probe` writes them, with ``"probe": "C"``)."""
-    exe = build_probe(mpicc)
-    launcher = mpiexec or mpiexec_for(mpicc)
-    args = ["--out", str(out), "--reps", str(reps), "--train", str(train), "--sizes", sizes]
+    assert o.mpicc is not None, "the C probe is built by an MPI compiler wrapper"
+    exe = build_probe(o.mpicc)
+    launcher = o.mpiexec or mpiexec_for(o.mpicc)
+    args = ["--out", str(out), "--reps", str(o.reps), "--train", str(o.train), "--sizes", o.sizes]
     return run_ranks([launcher, "-n", "2", str(exe), *args], out, timeout=timeout, progress=progress,
-                     what=f"C probe ({Path(mpicc).name}, {Path(launcher).name})")
+                     what=f"C probe ({Path(o.mpicc).name}, {Path(launcher).name})")

@@ -49,9 +49,10 @@ import numpy as np
 
 from perfcompose.errors import PerfcomposeError
 from perfcompose.loggp.params import LogGP, write_params
+from perfcompose.option_fields import option
 
-__all__ = ["SIZES", "BANDWIDTH", "CalibrationError", "Calibration", "derive_parameters", "find_mpiexec", "run_probe",
-           "run_ranks", "calibrate"]
+__all__ = ["SIZES", "BANDWIDTH", "CalibrationOptions", "CalibrationError", "Calibration", "derive_parameters",
+           "find_mpiexec", "run_probe", "run_ranks", "calibrate"]
 
 _NAMES = ("L", "o", "g", "G")
 MIN_G_SIZE = 4096
@@ -62,6 +63,21 @@ BANDWIDTH = ("train", "ping-pong")
 #: the largest 2o / (RTT/2) taken as an overhead that the receiver's polling hides (o := RTT/4);
 #: beyond it the figures contradict each other and calibration fails
 _MAX_OVERHEAD_SHARE = 3.0
+
+
+@dataclass(frozen=True)
+class CalibrationOptions:
+    """How the probe measures, declared once for ``loggp calibrate`` and every caller of :func:`calibrate`."""
+
+    reps: int = option(15, "Repetitions (each parameter is their median).", minimum=3)
+    train: int = option(16, "Messages per train.", minimum=2)
+    sizes: str = option(SIZES, "Message sizes in bytes, comma separated.")
+    mpiexec: str | None = option(None, "mpiexec to use (default: with --mpicc the one of that MPI, else the one next "
+                                       "to this Python, else on PATH).")
+    mpicc: str | None = option(None, "Measure with a C probe built by this MPI compiler wrapper (the MPI the traced "
+                                     "programs use, e.g. mpicc.openmpi) instead of mpi4py.")
+    bandwidth: str = option("train", "Measure G from the gap per byte of message trains (train), or from the one-way "
+                                     "time per byte of ping-pongs (ping-pong: messages that wait on each other).")
 
 
 class CalibrationError(PerfcomposeError):
@@ -92,7 +108,7 @@ def _theil_sen(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def _rep_parameters(rep: Mapping[str, Any], sizes: list[int], train: int, delay: float,
-                    bandwidth: str = "train") -> dict[str, float]:
+                    bandwidth: str) -> dict[str, float]:
     us = 1e6
     t1 = {int(k): v * us for k, v in rep["train1"].items()}
     tn = {int(k): v * us for k, v in rep["trainN"].items()}
@@ -127,7 +143,7 @@ def _raw_table(raw: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def derive_parameters(raw: Mapping[str, Any], bandwidth: str = "train") -> Calibration:
+def derive_parameters(raw: Mapping[str, Any], bandwidth: str = CalibrationOptions.bandwidth) -> Calibration:
     """LogGP parameters (microseconds) from the probe's raw figures, G from the trains' gaps or
     (``bandwidth="ping-pong"``) from the round trips; sanity-checked."""
     if bandwidth not in BANDWIDTH:
@@ -228,31 +244,28 @@ def run_ranks(cmd: list[str], out: Path, *, timeout: float = 600,
     return json.loads(out.read_text())
 
 
-def run_probe(out: Path, *, sizes: str, reps: int = 15, train: int = 16, mpiexec: str | None = None,
-              timeout: float = 600, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+def run_probe(out: Path, o: CalibrationOptions, *, timeout: float = 600,
+              progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Run :mod:`.mpi_probe` on two local ranks and return its raw figures."""
-    args = ["--out", str(out), "--reps", str(reps), "--train", str(train), "--sizes", sizes]
-    return run_mpi("perfcompose.loggp.calibrate.mpi_probe", args, out, mpiexec=mpiexec, timeout=timeout,
+    args = ["--out", str(out), "--reps", str(o.reps), "--train", str(o.train), "--sizes", o.sizes]
+    return run_mpi("perfcompose.loggp.calibrate.mpi_probe", args, out, mpiexec=o.mpiexec, timeout=timeout,
                    progress=progress, what="MPI probe")
 
 
-def calibrate(out: Path, *, reps: int = 15, train: int = 16, sizes: str | None = None, mpiexec: str | None = None,
-              mpicc: str | None = None, bandwidth: str = "train", raw_out: Path | None = None,
+def calibrate(out: Path, o: CalibrationOptions = CalibrationOptions(), *, raw_out: Path | None = None,
               progress: Callable[[int, int], None] | None = None) -> Calibration:
-    """Measure, derive, check and write the parameter file ``out`` (microseconds). With ``mpicc``
+    """Measure, derive, check and write the parameter file ``out`` (microseconds). With ``o.mpicc``
     the probe is ``probe.c`` built by that compiler wrapper and run by its MPI's mpiexec (or
-    ``mpiexec``); else :mod:`.mpi_probe` on mpi4py."""
+    ``o.mpiexec``); else :mod:`.mpi_probe` on mpi4py."""
     with tempfile.TemporaryDirectory() as tmp:
-        if mpicc is not None:
+        if o.mpicc is not None:
             from perfcompose.loggp.calibrate.c_probe import run_c_probe
 
-            raw = run_c_probe(Path(tmp) / "raw.json", mpicc, reps=reps, sizes=sizes or SIZES, train=train,
-                              mpiexec=mpiexec, progress=progress)
+            raw = run_c_probe(Path(tmp) / "raw.json", o, progress=progress)
         else:
-            raw = run_probe(Path(tmp) / "raw.json", reps=reps, sizes=sizes or SIZES, train=train, mpiexec=mpiexec,
-                            progress=progress)
+            raw = run_probe(Path(tmp) / "raw.json", o, progress=progress)
     if raw_out is not None:
         Path(raw_out).write_text(json.dumps(raw))
-    cal = derive_parameters(raw, bandwidth)
+    cal = derive_parameters(raw, o.bandwidth)
     write_params(out, cal.params, cal.record())
     return cal
