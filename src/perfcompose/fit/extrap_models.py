@@ -71,12 +71,6 @@ def _statistics(y: np.ndarray, pred: np.ndarray, coefficients: int) -> dict[str,
     return {k: v for k, v in stats.items() if np.isfinite(v)}
 
 
-def _hypothesis(function: dict[str, Any], stats: dict[str, float], measure: str) -> dict[str, Any]:
-    kind = {"ConstantFunction": "ConstantHypothesis", "MultiParameterFunction": "MultiParameterHypothesis"}
-    return {"function": function, **stats, "_use_median": measure == "MEDIAN", "_use_measure": measure,
-            "_costs_are_calculated": True, "$type": kind.get(function["$type"], "SingleParameterHypothesis")}
-
-
 def _entry(result: Any, series: Series, n_params: int, aggregate: Aggregate) -> dict[str, Any]:
     X, y = series.coordinates(), series.aggregated(aggregate)
     measure = _MEASURES[aggregate]
@@ -89,7 +83,10 @@ def _entry(result: Any, series: Series, n_params: int, aggregate: Aggregate) -> 
     else:
         chosen = (result.single if hasattr(result, "single") else result).chosen
         pred, function, coefficients = predict(chosen, X), _function(chosen, n_params), 1 + chosen.n_terms
-    return {"hypothesis": _hypothesis(function, _statistics(y, pred, coefficients), measure), "annotations": []}
+    kind = {"ConstantFunction": "ConstantHypothesis", "MultiParameterFunction": "MultiParameterHypothesis"}
+    return {"hypothesis": {"function": function, **_statistics(y, pred, coefficients),
+                           "_use_median": measure == "MEDIAN", "_use_measure": measure, "_costs_are_calculated": True,
+                           "$type": kind.get(function["$type"], "SingleParameterHypothesis")}, "annotations": []}
 
 
 def model_set(experiment: Experiment, results: Sequence[FitResult | Any], aggregate: Aggregate = "median",

@@ -281,12 +281,6 @@ def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa:
     return one, two
 
 
-def rows_max(a: np.ndarray) -> np.ndarray:
-    """``np.max(a, axis=1)`` of a 2-D array of a few columns, a column at a time (a reduction
-    over a short last axis is several times slower)."""
-    return functools.reduce(np.maximum, a.T)
-
-
 def rows_all(a: np.ndarray) -> np.ndarray:
     """``np.all(a, axis=1)`` of a 2-D array of a few columns, a column at a time."""
     return functools.reduce(np.logical_and, a.T, np.ones(len(a), dtype=bool))
@@ -297,7 +291,8 @@ def _finish(coef: np.ndarray, predicted: np.ndarray, resid_w: np.ndarray, lev: n
     if scale is not None:
         resid_w = resid_w * scale
     rel_rss = np.einsum("hr,hr->h", resid_w, resid_w)
-    valid = (rank_ok & rows_all(np.isfinite(coef)) & (rows_max(lev) < 1 - 1e-9)
+    # the largest leverage of each row a column at a time (np.max over a short last axis is several times slower)
+    valid = (rank_ok & rows_all(np.isfinite(coef)) & (functools.reduce(np.maximum, lev.T) < 1 - 1e-9)
              & np.isfinite(rel_rss) & (k + 1 <= n))
     return BatchFit(coef, predicted, resid_w, lev, rel_rss, valid)
 

@@ -48,16 +48,6 @@ def unusable(parameters: Sequence[str], series: Series) -> str | None:
     return f"measured at too few points: {taken}; a model needs at least 3"
 
 
-def _skipped(series: Series, reason: str) -> Skipped:
-    return Skipped(series.region, series.metric, series.unit, reason)
-
-
-def _reason(error: FitError, series: Series) -> str:
-    """The fitter's message without the series' label it starts with."""
-    text = str(error)
-    return text[len(series.label) + 2:] if text.startswith(series.label + ": ") else text
-
-
 def fit_usable(experiment: Experiment, fit: Callable[[Experiment], list[R]]) -> tuple[list[R], list[Skipped]]:
     """``fit`` (the results of every series of an experiment, in order) of the series of
     ``experiment`` that can be fitted, and the others, each with its reason. A series whose fit
@@ -70,7 +60,7 @@ def fit_usable(experiment: Experiment, fit: Callable[[Experiment], list[R]]) -> 
         if why is None:
             keep.append(s)
         else:
-            skipped.append(_skipped(s, why))
+            skipped.append(Skipped(s.region, s.metric, s.unit, why))
     if not keep:
         return [], skipped
     try:
@@ -82,7 +72,8 @@ def fit_usable(experiment: Experiment, fit: Callable[[Experiment], list[R]]) -> 
         try:
             results.extend(fit(_part(experiment, [s])))
         except FitError as exc:
-            skipped.append(_skipped(s, _reason(exc, s)))
+            # the fitter's message without the series' label it starts with
+            skipped.append(Skipped(s.region, s.metric, s.unit, str(exc).removeprefix(s.label + ": ")))
     return results, skipped
 
 
