@@ -154,17 +154,6 @@ def _number_text(v: float) -> str:
     return float.__repr__(v) if kind is float else int.__repr__(v) if kind is int else json.dumps(v)
 
 
-def _point_lines(series: Series) -> list[str]:
-    """Each point of a series on one line: ``{"point": [4, 1024], "values": [1.5, 1.25]}``."""
-    if isinstance(series.points, PointArrays):
-        coords, values = series.points.coordinates.tolist(), series.points.values.tolist()
-        texts = [", ".join(map(float.__repr__, vals)) for vals in values]   # floats all
-    else:
-        coords, values = [p.coordinate for p in series.points], [p.values for p in series.points]
-        texts = [", ".join(map(_number_text, vals)) for vals in values]
-    return [_point_text(tuple(coord)) + text + "]}" for coord, text in zip(coords, texts)]
-
-
 @lru_cache(maxsize=4096)
 def _point_text(coord: tuple[float, ...]) -> str:
     """The start of a point's line up to its values (the points of a profile repeat from series to series)."""
@@ -194,7 +183,14 @@ def dumps(experiment: Experiment) -> str:
     for k, (callpath, metrics) in enumerate(meas.items()):
         out.append(("," if k else "") + f"\n    {json.dumps(callpath)}: {{")
         for m, (metric, series) in enumerate(metrics.items()):
-            lines = _point_lines(series)
+            # each point on one line: {"point": [4, 1024], "values": [1.5, 1.25]}
+            if isinstance(series.points, PointArrays):
+                coords, values = series.points.coordinates.tolist(), series.points.values.tolist()
+                texts = [", ".join(map(float.__repr__, vals)) for vals in values]   # floats all
+            else:
+                coords, values = [p.coordinate for p in series.points], [p.values for p in series.points]
+                texts = [", ".join(map(_number_text, vals)) for vals in values]
+            lines = [_point_text(tuple(coord)) + text + "]}" for coord, text in zip(coords, texts)]
             body = "[\n        " + ",\n        ".join(lines) + "\n      ]" if lines else "[]"
             out.append(("," if m else "") + f"\n      {json.dumps(metric)}: {body}")
         out.append("\n    }")

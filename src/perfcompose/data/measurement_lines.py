@@ -31,9 +31,12 @@ class Layout:
     looks: Callable[[dict[str, Any]], bool]  # whether a first line's object is in this format
 
     def sniff(self, line: str) -> bool:
-        """Whether a file whose first non-blank line is ``line`` is in this format."""
-        record = parse_object(line, self)
-        return record is not None and self.looks(record)
+        """Whether a file whose first non-blank line is ``line`` (a JSON object) is in this format."""
+        try:
+            record = json.loads(self.decode(line))
+        except ValueError:
+            return False
+        return isinstance(record, dict) and self.looks(record)
 
     def read(self, path: Path, text: str | None = None) -> Experiment:
         return read(self, path, text)
@@ -49,15 +52,6 @@ TALPAS = Layout(
     example='{"parameters": {"x": 20}; "metric": "time"; "callpath": "compute"; "value": 82.0}',
     looks=lambda record: (isinstance(record.get("parameters"), dict) and "value" in record
                           and ("callpath" in record or "metric" in record)))
-
-
-def parse_object(text: str, layout: Layout) -> dict[str, Any] | None:
-    """The line as a JSON object, or None where it is not one (for format detection)."""
-    try:
-        doc = json.loads(layout.decode(text))
-    except ValueError:
-        return None
-    return doc if isinstance(doc, dict) else None
 
 
 def read(layout: Layout, path: Path, text: str | None = None) -> Experiment:
