@@ -156,11 +156,6 @@ def load_design(path: Path | str) -> Design:
                   notes=_undeclared_notes(path, raw, components, ("x", *params, *symbolic_counts(program))))
 
 
-def _toml_key(name: str) -> str:
-    """``name`` as a TOML key: bare where TOML allows it (ASCII letters, digits, _ and -), else quoted."""
-    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else f'"{name}"'
-
-
 def _undeclared_notes(path: Path, raw: str, components: Mapping[str, Model], declared: tuple[str, ...]
                       ) -> tuple[str, ...]:
     """A located note per expression component that uses a name the design does not declare."""
@@ -174,11 +169,13 @@ def _undeclared_notes(path: Path, raw: str, components: Mapping[str, Model], dec
         some = len(unknown) > 1
         names = ", ".join(f"'{u}'" for u in unknown)
         declared_text = ", ".join(dict.fromkeys(declared))
+        # the name as a TOML key: bare where TOML allows it (ASCII letters, digits, _ and -), else quoted
+        key = unknown[0] if re.fullmatch(r"[A-Za-z0-9_-]+", unknown[0]) else f'"{unknown[0]}"'
         notes.append(str(DesignError(
             f"component '{name}': {names} {'are' if some else 'is'} not {'parameters' if some else 'a parameter'} "
             f"of the design ({declared_text}); the expression keeps {'them' if some else 'it'} as "
             f"{'symbols' if some else 'a symbol'}", path=path, line=line, column=col, source_line=text,
-            hint=f"give {'each' if some else 'it'} a value under [parameters] ({_toml_key(unknown[0])} = 4), "
+            hint=f"give {'each' if some else 'it'} a value under [parameters] ({key} = 4), "
                  "or correct the name if it is a misspelling of one")))
     return tuple(notes)
 

@@ -244,10 +244,8 @@ def _rows(m: int, n: int, cluster: Mapping[str, Any], units: Iterable[Mapping[st
         mine = [u for u in units if u["picture"] == picture]
         for s in strategies:
             for x in xs:
-                samples = []
-                for u in mine:
-                    job = u["jobs"][f"{s}@{x}"]
-                    samples.append((job, *_predictions(s, m, n, x, cluster, _around(u, job))))
+                samples = [(job, *_predictions(s, m, n, x, cluster, _around(u, job)))
+                           for u in mine for job in [u["jobs"][f"{s}@{x}"]]]
                 clean = [t for t in samples if not t[0]["disturbed"]] or samples
                 if not clean:
                     continue

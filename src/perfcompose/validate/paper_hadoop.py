@@ -147,18 +147,13 @@ class HadoopPoint:
         return {**self.__dict__, "total": self.total, "total_text": self.total_text, "unit": "ns"}
 
 
-def hadoop_parts() -> dict[str, Model]:
-    """Rows 11-12: Hadoop's map (one input) and reduce (x values of one key) [ns]."""
-    return {"map": _model("3.529e7"), "reduce": _model("9376*x")}
-
-
 def hadoop_point(m: int, n: int) -> HadoopPoint:
     """Eq. 5 for Hadoop at m x n with x = m·n: map, shuffle (eq. 7 through row 13), reduce."""
     mn = m * n
     x = float(mn)
-    parts = hadoop_parts()
-    map_phase = x * float(parts["map"](x=1.0)) / mn
-    reduce_phase = KEYS * float(parts["reduce"](x=x)) / mn
+    # rows 11-12: Hadoop's map (one input) and reduce (x values of one key) [ns]
+    map_phase = x * float(_model("3.529e7")(x=1.0)) / mn
+    reduce_phase = KEYS * float(_model("9376*x")(x=x)) / mn
     sent = (mn - 1) / mn * KEYS * ENTRY_BYTES * x
     return HadoopPoint(m, n, map_phase, float(transfer_model("printed")(x=sent)), reduce_phase,
                        float(transfer_model("text")(x=sent)))

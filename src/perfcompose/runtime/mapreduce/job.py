@@ -58,13 +58,9 @@ def run_job(engine: Engine, inputs: Sequence[Any], map: Callable[[Any], Any], re
     except EngineError:                     # every worker lost, none back yet
         now = ()
     acts = activities(stream.data, graph.phases, engine.clock_offsets())
-    why = []
-    lost = sorted(set(info.workers) - set(now))
-    if lost:
-        why.append(f"worker{'s' if len(lost) > 1 else ''} lost: {', '.join(lost)}")
-    again = recomputed(acts)
-    if again:
-        why.append(f"{len(again)} task(s) computed twice")
+    lost, again = sorted(set(info.workers) - set(now)), recomputed(acts)
+    why = [*([f"worker{'s' if len(lost) > 1 else ''} lost: {', '.join(lost)}"] if lost else []),
+           *([f"{len(again)} task(s) computed twice"] if again else [])]
     return JobResult(result, strategy, info.m, info.n, len(inputs), wall, phase_times(acts), len(graph.phases),
                      bool(why), "; ".join(why))
 
