@@ -38,10 +38,7 @@ def plot_estimate(table: RuntimeTable, est: Estimate, out: str | Path,
         a1.plot(ns, [table.sequential(v) for v in ns], "o", color="0.2", label="known")
         a1.legend(fontsize=8)
     a1.set_title(f"sequential time T(n) ({'absolute' if est.absolute else 'relative: T(n, 1)'})")
-    measured_pen = None
-    if est.measured is not None:
-        measured_pen = est.measured - est.share
-    _panel(a2, est.penalty, "Ā(n, p)", measured_pen)
+    _panel(a2, est.penalty, "Ā(n, p)", None if est.measured is None else est.measured - est.share)
     fixed = f"p = {est.p}" if est.penalty.direction == "n" else f"n = {est.n:g}"
     a2.set_title(f"penalty Ā(n, p) w.r.t. {est.penalty.direction} ({fixed})")
     fig.suptitle(f"{est.skeleton.name}: T({est.n:g}, {est.p}) = {est.value:.4g} s"

@@ -38,7 +38,7 @@ def _number(value: float) -> float | None:
 def prediction_record(prediction: Prediction) -> dict[str, Any]:
     """The prediction as a JSON-ready record (``format``: :data:`PREDICTION_FORMAT`)."""
     p, structure, shared = prediction, prediction.structure, prediction.shared_cores
-    record: dict[str, Any] = {
+    return {
         "format": PREDICTION_FORMAT,
         "title": p.title,
         "design": None if p.design is None else str(p.design),
@@ -53,21 +53,16 @@ def prediction_record(prediction: Prediction) -> dict[str, Any]:
         "workers": None if shared is None else {"workers": shared.workers, "cores": shared.cores,
                                                  "note": shared.note},
         "cores": {"machine": p.cores, "workers": p.workers, "note": p.cores_text},
-        "components": {},
-        "points": [],
-        "warnings": list(p.warnings),
-    }
-    for part in p.parts:
-        record["components"][part.name] = {"source": part.source or "expression", "unit": part.model.unit,
-                                           "own_unit": part.own.unit, "model": str(part.model),
-                                           **model_record(part.model)}
-    for point in p.points:
-        record["points"].append({
+        "components": {part.name: {"source": part.source or "expression", "unit": part.model.unit,
+                                   "own_unit": part.own.unit, "model": str(part.model), **model_record(part.model)}
+                       for part in p.parts},
+        "points": [{
             "point": dict(point.point), "value": _number(point.value),
             "interval": None if point.low is None or point.high is None else [_number(point.low),
                                                                               _number(point.high)],
             "pointwise_max": None if point.exact is None else _number(point.exact),
             "bottleneck": list(point.bottleneck),
             "components": {c.name: {"value": _number(c.value), "unit": c.unit, "source": c.source}
-                           for c in point.components}})
-    return record
+                           for c in point.components}} for point in p.points],
+        "warnings": list(p.warnings),
+    }
