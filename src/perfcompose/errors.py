@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import errno
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from perfcompose.finite import is_finite_number
@@ -150,17 +152,12 @@ def finite_result(values: dict[str, float], where: str) -> None:
                                   "choose values for which the program's counts are positive")
 
 
-class evaluating:  # noqa: N801 - used as a context manager, like contextlib's
+@contextmanager
+def evaluating(where: str) -> Iterator[None]:
     """``with evaluating(where):`` turns a division by zero or an overflow while evaluating a
     user's model at user's values into a located error naming those values."""
-
-    def __init__(self, where: str):
-        self.where = where
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type | None, exc: BaseException | None, tb: object) -> None:
-        if isinstance(exc, (ZeroDivisionError, OverflowError)):
-            raise InputError(f"the model cannot be evaluated at {self.where}: {exc}",
-                             hint="the model is undefined or overflows there; choose other values") from None
+    try:
+        yield
+    except (ZeroDivisionError, OverflowError) as exc:
+        raise InputError(f"the model cannot be evaluated at {where}: {exc}",
+                         hint="the model is undefined or overflows there; choose other values") from None

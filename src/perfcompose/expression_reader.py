@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import math
+import operator
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -99,11 +100,8 @@ def _power(base: Any, exponent: Any, node: ast.AST) -> Any:
     return _check_number(sp.Pow(base, exponent), node)
 
 
-_TEXT_BINARY: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-}
+_TEXT_BINARY: dict[type, Callable[[Any, Any], Any]] = {ast.Add: operator.add, ast.Sub: operator.sub,
+                                                      ast.Mult: operator.mul}
 
 
 def _walk(root: ast.AST, children: Callable[[ast.AST], list[ast.AST]],
@@ -355,8 +353,11 @@ def read_srepr(text: str, functions: Mapping[str, Any] | None = None) -> sp.Expr
 # finite values
 
 _PROBES = (3.0, 7.0)
-#: the SymPy operations evaluated here besides the functions of one argument
-_KNOWN_OPERATIONS = (sp.Add, sp.Mul, sp.Pow, sp.log, sp.Max, sp.Min)
+#: the SymPy operations evaluated here, each on doubles
+_OPERATIONS: dict[type, Callable[..., Any]] = {
+    sp.Add: lambda *a: math.fsum(a) if all(isinstance(x, float) for x in a) else sum(a),
+    sp.Mul: lambda *a: math.prod(a), sp.Pow: pow, sp.log: math.log, sp.Max: max, sp.Min: min,
+    sp.exp: math.exp, sp.Abs: abs, sp.floor: math.floor, sp.ceiling: math.ceil}
 
 
 def _value(expr: sp.Expr, at: float) -> float | None:
@@ -364,8 +365,6 @@ def _value(expr: sp.Expr, at: float) -> float | None:
     where it is not a finite real number, NaN where a node kind is not known here."""
     stack: list[tuple[Any, bool]] = [(expr, False)]  # SymPy nodes
     values: list[Any] = []
-    unary: dict[type, Callable[[float], float]] = {sp.exp: math.exp, sp.Abs: abs, sp.floor: math.floor,
-                                                   sp.ceiling: math.ceil}
     try:
         while stack:
             node, ready = stack.pop()
@@ -374,7 +373,7 @@ def _value(expr: sp.Expr, at: float) -> float | None:
                     values.append(at)
                 elif node.is_Number or node in (sp.pi, sp.E):
                     values.append(complex(node) if node.has(sp.I) else float(node))
-                elif isinstance(node, _KNOWN_OPERATIONS) or type(node) in unary:
+                elif isinstance(node, tuple(_OPERATIONS)):
                     stack.append((node, True))
                     stack.extend((a, False) for a in reversed(node.args))
                 else:
@@ -383,20 +382,7 @@ def _value(expr: sp.Expr, at: float) -> float | None:
             n = len(node.args)
             args = values[len(values) - n:]
             del values[len(values) - n:]
-            if isinstance(node, sp.Add):
-                v = math.fsum(args) if all(isinstance(a, float) for a in args) else sum(args)
-            elif isinstance(node, sp.Mul):
-                v = math.prod(args)
-            elif isinstance(node, sp.Pow):
-                v = args[0] ** args[1]
-            elif isinstance(node, sp.log):
-                v = math.log(args[0]) if n == 1 else math.log(args[0], args[1])
-            elif isinstance(node, sp.Max):
-                v = max(args)
-            elif isinstance(node, sp.Min):
-                v = min(args)
-            else:
-                v = unary[type(node)](args[0])
+            v = next(f for kind, f in _OPERATIONS.items() if isinstance(node, kind))(*args)
             if isinstance(v, complex) or not math.isfinite(v):
                 return None
             values.append(float(v))

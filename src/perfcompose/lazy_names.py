@@ -8,27 +8,9 @@ which module holds each name.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from importlib import import_module
 from typing import Any
-
-
-def lazy_names(package: str, public: Mapping[str, str], namespace: dict[str, Any],
-               listed: Sequence[str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """The package's ``__getattr__`` and ``__dir__``: a name in ``public`` (name -> module) is
-    imported from its module on first use and kept in the package's ``namespace``."""
-    def getattr_(name: str) -> Any:
-        module = public.get(name)
-        if module is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(import_module(module), name)
-        namespace[name] = value
-        return value
-
-    def dir_() -> list[str]:
-        return sorted(listed)
-
-    return getattr_, dir_
 
 
 def type_checking_imports(source: str) -> dict[str, str]:
@@ -56,5 +38,15 @@ def lazy_exports(namespace: dict[str, Any], *also: str
     package = namespace["__name__"]
     public = type_checking_imports(namespace["__loader__"].get_source(package))
     listed = [*public, *also]
-    getattr_, dir_ = lazy_names(package, public, namespace, listed)
+
+    def getattr_(name: str) -> Any:  # a public name imported from its module on first use, then kept
+        module = public.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = namespace[name] = getattr(import_module(module), name)
+        return value
+
+    def dir_() -> list[str]:
+        return sorted(listed)
+
     return getattr_, dir_, listed

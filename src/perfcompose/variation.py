@@ -11,7 +11,8 @@ nan
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -28,19 +29,21 @@ def _scale(v: np.ndarray) -> float:
     return top if math.isfinite(top) and top > _LARGE else 1.0
 
 
-def mean(values: Sequence[float] | np.ndarray) -> float:
-    """The mean; of values near the largest double computed on the values scaled down, so that it
-    is finite where they are (``np.mean([1e308, 1e308])`` overflows to inf)."""
+def _scaled(statistic: Callable[[np.ndarray], Any], values: Sequence[float] | np.ndarray) -> float:
+    """``statistic`` of the values, of values near the largest double computed on them scaled down."""
     v = np.asarray(values, dtype=float)
     scale = _scale(v)
-    return float(np.mean(v / scale) * scale) if scale != 1.0 else float(np.mean(v))
+    return float(statistic(v / scale) * scale) if scale != 1.0 else float(statistic(v))
+
+
+def mean(values: Sequence[float] | np.ndarray) -> float:
+    """The mean, finite where the values are (``np.mean([1e308, 1e308])`` overflows to inf)."""
+    return _scaled(np.mean, values)
 
 
 def median(values: Sequence[float] | np.ndarray) -> float:
     """The median, finite where the values are (of an even count it is the mean of the middle two)."""
-    v = np.asarray(values, dtype=float)
-    scale = _scale(v)
-    return float(np.median(v / scale) * scale) if scale != 1.0 else float(np.median(v))
+    return _scaled(np.median, values)
 
 
 def coefficient_of_variation(values: Sequence[float] | np.ndarray) -> float:

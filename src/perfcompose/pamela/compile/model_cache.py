@@ -49,13 +49,10 @@ def _entry(path: Path, text: str, process: str, paper_phi: bool) -> Path | None:
 
 def _fresh(sources: Mapping[str, str]) -> bool:
     """True when every included file still has the text it had when the entry was made."""
-    for name, digest in sources.items():
-        try:
-            if _digest(Path(name).read_text(encoding="utf-8")) != digest:
-                return False
-        except (OSError, UnicodeDecodeError):
-            return False
-    return True
+    try:
+        return all(_digest(Path(name).read_text(encoding="utf-8")) == digest for name, digest in sources.items())
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def numeric_form(path: Path, process: str = "main", paper_phi: bool = False,

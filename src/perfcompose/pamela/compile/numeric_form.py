@@ -76,10 +76,9 @@ def _check(root: ast.expr, top: bool) -> None:
         elif isinstance(node, ast.List) and at_top:
             stack += [(e, False) for e in node.elts]
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS
-              and not node.keywords and node.args and _ARITY[node.func.id] in (None, len(node.args))):
-            stack += [(a, False) for a in node.args if not isinstance(a, ast.Starred)]
-            if any(isinstance(a, ast.Starred) for a in node.args):
-                raise _NotNumeric
+              and not node.keywords and node.args and _ARITY[node.func.id] in (None, len(node.args))
+              and not any(isinstance(a, ast.Starred) for a in node.args)):
+            stack += [(a, False) for a in node.args]
         else:
             raise _NotNumeric
 

@@ -5,6 +5,7 @@ docs/pamela.md, "The simplifier". Loop ranges are taken to be non-empty or exact
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import sympy as sp
@@ -80,11 +81,9 @@ def count_where(cond: sp.Basic, i: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> sp.Ex
         return sp.Integer(0)
     if not cond.has(i):
         return sp.Piecewise((length, cond), (0, True))
-    if isinstance(cond, sp.Not):
-        inner = count_where(cond.args[0], i, lo, hi)
-        return None if inner is None else length - inner
-    if isinstance(cond, sp.Ne):
-        inner = count_where(sp.Eq(cond.lhs, cond.rhs, evaluate=False), i, lo, hi)
+    if isinstance(cond, (sp.Not, sp.Ne)):  # the indices where the opposite does not hold
+        opposite = cond.args[0] if isinstance(cond, sp.Not) else sp.Eq(cond.lhs, cond.rhs, evaluate=False)
+        inner = count_where(opposite, i, lo, hi)
         return None if inner is None else length - inner
     if isinstance(cond, sp.Eq):
         for side, other in ((cond.lhs, cond.rhs), (cond.rhs, cond.lhs)):
@@ -346,10 +345,8 @@ def omega(vector: sp.Expr) -> sp.Expr:
         return sp.Integer(0)
     fixed = [t for t in terms if not t.limits]
     spread = [t for t in terms if t.limits]
-    for a_idx in range(len(fixed)):
-        for b_idx in range(a_idx + 1, len(fixed)):
-            if _distinct(fixed[a_idx].key, fixed[b_idx].key) is not True:
-                return VMax(_as_vector(terms))
+    if any(_distinct(a.key, b.key) is not True for a, b in itertools.combinations(fixed, 2)):
+        return VMax(_as_vector(terms))
     if not spread:
         return sp.Max(*[t.weight for t in fixed])
     if len(spread) > 1:

@@ -2,6 +2,7 @@
 it writes of them: the machine calls of element-wise work, products, and steps put in sequence."""
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -68,15 +69,7 @@ def mul(*factors: str) -> str:
 def render(steps: list[Step]) -> str:
     """Steps in sequence, every run of computation inside one ``par (p = 0, P - 1)``."""
     out: list[str] = []
-    run: list[str] = []
-    for s in steps:
-        if s.compute:
-            run.append(s.text)
-            continue
-        if run:
-            out.append(f"par (p = 0, P - 1) {{ {' ; '.join(run)} }}")
-            run = []
-        out.append(s.text)
-    if run:
-        out.append(f"par (p = 0, P - 1) {{ {' ; '.join(run)} }}")
+    for compute, group in itertools.groupby(steps, key=lambda s: s.compute):
+        texts = [s.text for s in group]
+        out += [f"par (p = 0, P - 1) {{ {' ; '.join(texts)} }}"] if compute else texts
     return " ;\n    ".join(out)

@@ -195,11 +195,7 @@ class _Engine(ExpressionReader):
         if not then and not other:
             return []
         compute = all(s.compute for s in then + other)
-        if compute:
-            a = " ; ".join(s.text for s in then) or "delay(0)"
-            b = " ; ".join(s.text for s in other) or "delay(0)"
-        else:
-            a, b = render(then) or "delay(0)", render(other) or "delay(0)"
+        a, b = ((" ; ".join(s.text for s in part) if compute else render(part)) or "delay(0)" for part in (then, other))
         return [Step(f"if ({cond}) {{ {a} }} else {{ {b} }}", compute)]
 
     # -- helpers: functions of other modules the program calls, read as if written in place ------

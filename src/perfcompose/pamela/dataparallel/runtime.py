@@ -103,12 +103,12 @@ def local(i: int, n: int, layout: Layout, P: int) -> int:
     return i % math.ceil(n / P)
 
 
+@dataclass
 class _Dist:
     """What the runtime remembers of a distributed array: its global shape and layout."""
 
-    def __init__(self, shape: tuple[int, ...], layout: Layout):
-        self.shape = shape
-        self.layout = layout
+    shape: tuple[int, ...]
+    layout: Layout
 
 
 class Machine:

@@ -189,10 +189,7 @@ class _Normaliser(NameChecker):
         if isinstance(node, Loop):
             if node.kind in ("seq", "par"):
                 raise self.mismatch(node, env, "numeric")
-            lo = self.scalar(node.lo, env, "a loop bound")
-            hi = self.scalar(node.hi, env, "a loop bound")
-            index = self.fresh_index(node.index)
-            body = self.numeric(node.body, {**env, node.index: _Value(index)})
+            index, lo, hi, body = self.loop(node, env, self.numeric)
             if node.kind == "sum":
                 return sp.Sum(body, (index, lo, hi))
             if is_vector(body):
@@ -201,10 +198,7 @@ class _Normaliser(NameChecker):
             cls = MaxOver if node.kind == "max" else MinOver
             return cls(body, (index, lo, hi))
         if isinstance(node, If):
-            cond = self.scalar(node.cond, env, "a condition")
-            then = self.numeric(node.then, env)
-            other = self.numeric(node.else_, env) if node.else_ is not None else sp.Integer(0)
-            return choose(cond, then, other)
+            return choose(*self.branches(node, env, self.numeric, sp.Integer(0)))
         if isinstance(node, Vector):
             items = [self.scalar(item, env, "a vector element") for item in node.items]
             return sp.Add(*[v * UnitVec(k) for k, v in enumerate(items)])
@@ -342,17 +336,23 @@ class _Normaliser(NameChecker):
             right = self.process(node.right, env)
             return (ir.Seq if node.op == ";" else ir.Par)(left, right, node.pos)
         if isinstance(node, Loop) and node.kind in ("seq", "par"):
-            lo = self.scalar(node.lo, env, "a loop bound")
-            hi = self.scalar(node.hi, env, "a loop bound")
-            index = self.fresh_index(node.index)
-            body = self.process(node.body, {**env, node.index: _Value(index)})
-            return ir.Loop(node.kind, index, lo, hi, body, node.pos)
+            return ir.Loop(node.kind, *self.loop(node, env, self.process), node.pos)
         if isinstance(node, If):
-            cond = self.scalar(node.cond, env, "a condition")
-            then = self.process(node.then, env)
-            other = self.process(node.else_, env) if node.else_ is not None else ir.NIL
-            return ir.Cond(cond, then, other, node.pos)
+            return ir.Cond(*self.branches(node, env, self.process, ir.NIL), node.pos)
         raise self.mismatch(node, env, "process")
+
+    def loop(self, node: Loop, env: Env, read: Any) -> tuple[sp.Symbol, sp.Expr, sp.Expr, Any]:
+        """``(index, lo, hi, body)`` of a loop, its body read by ``read`` with a fresh index."""
+        lo = self.scalar(node.lo, env, "a loop bound")
+        hi = self.scalar(node.hi, env, "a loop bound")
+        index = self.fresh_index(node.index)
+        return index, lo, hi, read(node.body, {**env, node.index: _Value(index)})
+
+    def branches(self, node: If, env: Env, read: Any, nothing: Any) -> tuple[sp.Expr, Any, Any]:
+        """``(condition, then, else)`` of an ``if``, its branches read by ``read`` (``nothing``
+        where there is no ``else``)."""
+        cond = self.scalar(node.cond, env, "a condition")
+        return cond, read(node.then, env), read(node.else_, env) if node.else_ is not None else nothing
 
 
 def normalise(program: PamelaProgram) -> NormalForm:

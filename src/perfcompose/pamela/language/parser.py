@@ -107,12 +107,6 @@ def _tok(item: lark.Token | lark.Tree) -> lark.Token:
     return tok
 
 
-def _pos(item: lark.Token | lark.Tree) -> Pos:
-    if isinstance(item, lark.Token):
-        return Pos(item.line or 1, item.column or 1)
-    return Pos(item.meta.line, item.meta.column)
-
-
 def _check_brackets(program: PamelaProgram) -> None:
     """Report the first unbalanced bracket where it is, not where the parser gives up."""
     stack: list[tuple[str, Pos]] = []
@@ -144,26 +138,22 @@ class _Builder:
         self.file = file
 
     def pos(self, item: lark.Token | lark.Tree) -> Pos:
-        p = _pos(item)
-        return Pos(p.line, p.column, self.file) if self.file else p
+        if isinstance(item, lark.Token):
+            return Pos(item.line or 1, item.column or 1, self.file)
+        return Pos(item.meta.line, item.meta.column, self.file)
 
     def equation(self, tree: lark.Tree) -> Equation:
         kind_tree, param, name, formals, body = tree.children
         kind = _tok(kind_tree)
         if str(name) in RESERVED:
             raise self.program.error(f"'{name}' is a reserved word and cannot name an equation", self.pos(name))
-        names: tuple[str, ...] = ()
-        if formals is not None:
-            names = tuple(str(t) for t in formals.children if t is not None)
-            seen: set[str] = set()
-            for tok in formals.children:
-                if tok is None:
-                    continue
-                if str(tok) in seen:
-                    raise self.program.error(f"formal parameter '{tok}' appears twice", self.pos(tok))
-                if str(tok) in RESERVED:
-                    raise self.program.error(f"'{tok}' is a reserved word", self.pos(tok))
-                seen.add(str(tok))
+        toks = [t for t in formals.children if t is not None] if formals is not None else []
+        names = tuple(str(t) for t in toks)
+        for k, tok in enumerate(toks):
+            if str(tok) in names[:k]:
+                raise self.program.error(f"formal parameter '{tok}' appears twice", self.pos(tok))
+            if str(tok) in RESERVED:
+                raise self.program.error(f"'{tok}' is a reserved word", self.pos(tok))
         # the grammar's TYPE token is one of the three kinds
         return Equation(kind=cast(EquationKind, str(kind)), name=str(name), formals=names, parameter=param is not None,
                         body=None if body is None else self.node(body), pos=self.pos(kind),
@@ -213,12 +203,6 @@ class _Builder:
         raise self.program.error(f"unsupported construct '{kind}'", self.pos(item))  # pragma: no cover
 
 
-def _describe(tok: lark.Token) -> str:
-    if tok.type == "$END":
-        return "the end of the file"
-    return f"'{tok}'"
-
-
 def parse(text: str, path: str | Path | None = None) -> PamelaProgram:
     """Parse PAMELA text into a :class:`PamelaProgram`, ``include "FILE.pam"`` read in place (found beside
     the including file); errors name file, line and column."""
@@ -249,10 +233,7 @@ def _parse(text: str, path: str | None, file: str | None,
             hint = "the previous equation is incomplete; " + _HINT
         elif "EQUAL" in expected and tok.type not in ("EQUAL",):
             hint = "write '=' before the right-hand side; " + _HINT
-        raise program.error(f"unexpected {_describe(tok)}", Pos(tok.line, tok.column), hint) from None
-    except lark.UnexpectedEOF:  # pragma: no cover - LALR reports $END as UnexpectedToken
-        lines = text.splitlines() or [""]
-        raise program.error("the model ends too early", Pos(len(lines), len(lines[-1]) + 1), _HINT) from None
+        raise program.error(f"unexpected '{tok}'", Pos(tok.line, tok.column), hint) from None
     builder = _Builder(program, file)
     equations: list[Equation] = []
     sources: dict[str, str] = {}

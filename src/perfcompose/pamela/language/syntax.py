@@ -131,10 +131,7 @@ class PamelaProgram:
 
     def equation(self, name: str) -> Equation | None:
         """The equation defining ``name``, or None."""
-        for eq in self.equations:
-            if eq.name == name:
-                return eq
-        return None
+        return next((eq for eq in self.equations if eq.name == name), None)
 
     def line(self, number: int, file: str | None = None) -> str | None:
         """Source line ``number`` (1-based) of the program or of an included ``file``, for carets."""

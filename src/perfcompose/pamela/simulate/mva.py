@@ -72,9 +72,7 @@ def mva_cycle_time(net: ClosedNetwork) -> float:
     queues = [0.0] * len(net.demands)
     cycle = net.think + sum(d for d, _ in net.demands)
     for n in range(1, K + 1):
-        times = []
-        for (d, m), q in zip(net.demands, queues):
-            times.append(d / m * (1 + q) + d * (m - 1) / m)
+        times = [d / m * (1 + q) + d * (m - 1) / m for (d, m), q in zip(net.demands, queues)]
         cycle = net.think + sum(times)
         throughput = n / cycle
         queues = [throughput * (r - d * (m - 1) / m) for r, (d, m) in zip(times, net.demands)]
