@@ -89,24 +89,19 @@ def side_by_side(term: Term) -> list[tuple[Stage, Stage]]:
     """The ordered pairs of worker chains of a context-named term that run at the same time:
     the copies of a pooled chain beside each other, and the stages of a pipe beside each other
     (a stage that is a pool of a chain counts as that chain). Each pair once, both orders."""
-    pairs: list[tuple[Stage, Stage]] = []
-
-    def add(a: Stage, b: Stage) -> None:
-        if (a, b) not in pairs:
-            pairs.append((a, b))
-
+    pairs: dict[tuple[Stage, Stage], None] = {}  # each pair once, in order of first appearance
     for node in term.walk():
         if isinstance(node, TPool) and node.threads != 1:
             body = chain(node.body)
             if body is not None:
-                add(Stage(body), Stage(body))
+                pairs[(Stage(body), Stage(body))] = None
         elif isinstance(node, Pipe):
             stages = [stage_chain(s) for s in pipe_stages(node)]
             for i, a in enumerate(stages):
                 for j, b in enumerate(stages):
                     if i != j and a is not None and b is not None:
-                        add(Stage(a), Stage(b))
-    return pairs
+                        pairs[(Stage(a), Stage(b))] = None
+    return list(pairs)
 
 
 def stage_chain(term: Term) -> tuple[str, ...] | None:
