@@ -19,13 +19,9 @@ class PerfcomposeError(Exception):
 
 
 def _location(path: str | Path | None, line: int | None, column: int | None) -> str:
-    parts = []
-    if path is not None:
-        parts.append(str(path))
+    parts = [str(path)] if path is not None else []
     if line is not None:
-        parts.append(f"line {line}")
-        if column is not None:
-            parts.append(f"column {column}")
+        parts += [f"line {line}"] + ([f"column {column}"] if column is not None else [])
     return ", ".join(parts)
 
 

@@ -199,9 +199,7 @@ class CostModel:
         c = self.costs(name)
         lines = [f"numeric parameter {p}" for p in self.parameters]
         if everything:
-            lines += [f"numeric phi_{name} = {pamela_text(c.phi)}",
-                      f"numeric delta_{name} = {pamela_text(c.delta)}",
-                      f"numeric omega_{name} = {pamela_text(c.omega)}"]
+            lines += [f"numeric {q}_{name} = {pamela_text(getattr(c, q))}" for q in ("phi", "delta", "omega")]
         lines.append(f"numeric T_{name} = {pamela_text(c.T)}")
         return "\n".join(lines)
 

@@ -178,10 +178,9 @@ class _Engine(ExpressionReader):
         body = self.block(node.body)
         if not body:
             return []
-        head = f"seq ({index} = {lower}, {upper})"
-        if all(s.compute for s in body):
-            return [Step(f"{head} {{ {' ; '.join(s.text for s in body)} }}", True)]
-        return [Step(f"{head} {{ {render(body)} }}", False)]
+        compute = all(s.compute for s in body)
+        inner = " ; ".join(s.text for s in body) if compute else render(body)
+        return [Step(f"seq ({index} = {lower}, {upper}) {{ {inner} }}", compute)]
 
     def branch(self, node: ast.If) -> list[Step]:
         cond = self.pragma(node, "cond")
