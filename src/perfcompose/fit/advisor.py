@@ -91,7 +91,10 @@ def suggest(result: FitResult, X: np.ndarray, y: np.ndarray, sigma: float, *, to
             extend: float = FitOptions.extend, enough: float = 5.0, candidates: Any = None) -> list[Suggestion]:
     """:func:`advise` for a fit already made: ``y`` the aggregated values at ``X``, ``sigma``
     their relative noise (0 when unknown: the fit's residuals stand in)."""
-    noise = _noise(result.chosen, X, y, sigma)
+    noise = float(sigma)
+    if not sigma > 1e-6:   # unmeasured: the fit's RMS relative residual, never below 0.1 %
+        rel = (y - predict(result.chosen, X)) / np.where(y != 0, np.abs(y), 1.0)
+        noise = max(float(math.sqrt(np.mean(rel * rel))), 1e-3)
     cand = candidate_points(X, extend) if candidates is None else np.atleast_2d(np.asarray(candidates, float))
     if cand.shape[1] != X.shape[1]:
         raise FitError(f"candidate points have {cand.shape[1]} coordinates; the data have {X.shape[1]}")
@@ -156,15 +159,6 @@ def _rivals(result: FitResult, points: np.ndarray, top: int, told_apart: float =
             hyps.append(c)
             seen.append(p)
     return hyps
-
-
-def _noise(chosen: Candidate, X: np.ndarray, y: np.ndarray, sigma: float) -> float:
-    """Relative noise of an aggregated value: measured, else the fit's RMS relative residual,
-    never below 0.1 %."""
-    if sigma > 1e-6:
-        return float(sigma)
-    rel = (y - predict(chosen, X)) / np.where(y != 0, np.abs(y), 1.0)
-    return max(float(math.sqrt(np.mean(rel * rel))), 1e-3)
 
 
 def _text(params: Sequence[str], c: Candidate) -> str:

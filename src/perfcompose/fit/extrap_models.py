@@ -77,8 +77,8 @@ def _entry(result: Any, series: Series, n_params: int, aggregate: Aggregate) -> 
     if getattr(result, "segmented", False) and result.left is not None and result.right is not None:
         b, x = result.breakpoint, X[:, 0]
         pred = np.where(x <= b, predict(result.left.chosen, X), predict(result.right.chosen, X))
-        function = {"segments": [_function(result.left.chosen, 1), _function(result.right.chosen, 1)],
-                    "intervals": [["-inf", float(b)], [float(b), "inf"]], "$type": "SegmentedFunction"}
+        function: dict[str, Any] = {"segments": [_function(result.left.chosen, 1), _function(result.right.chosen, 1)],
+                                    "intervals": [["-inf", float(b)], [float(b), "inf"]], "$type": "SegmentedFunction"}
         coefficients = 3 + result.left.chosen.n_terms + result.right.chosen.n_terms
     else:
         chosen = (result.single if hasattr(result, "single") else result).chosen
