@@ -107,15 +107,12 @@ def _functions() -> dict[str, Callable]:
     return {name: TASKS[name].run for name in ("nop", "inc", "qsort")}
 
 
-def _elements(x: float, count: int, rng: np.random.Generator) -> list[np.ndarray]:
-    return [rng.integers(0, 2 ** 31 - 1, size=int(x), dtype=np.int32) for _ in range(count)]
-
-
 def _run(term: str, x: float, count: int, rng: np.random.Generator, funcs: dict[str, Callable]) -> Any:
     """One run; taken again while other work took the cores away, the least disturbed kept."""
     best = None
     for _ in range(1 + RETRIES):
-        r = run_term(term, _elements(x, count, rng), funcs, capacity=CAPACITY, keep_outputs=False)
+        elements = [rng.integers(0, 2 ** 31 - 1, size=int(x), dtype=np.int32) for _ in range(count)]
+        r = run_term(term, elements, funcs, capacity=CAPACITY, keep_outputs=False)
         share = (r.runqueue_wait or 0.0) / max(r.makespan, 1e-12)
         if best is None or share < best[0]:
             best = (share, r)

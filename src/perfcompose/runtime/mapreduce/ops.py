@@ -6,6 +6,7 @@ on the wire. Every function here is a module-level function: workers import it b
 """
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -47,10 +48,7 @@ def prepare_picture(resolution: str) -> int:
 
 def fold_pairwise(reduce: PairReduce, collections: Sequence[np.ndarray]) -> np.ndarray:
     """Reduce collections pairwise, one after the other, until one is left (GrPPi)."""
-    out = collections[0]
-    for c in collections[1:]:
-        out = reduce(out, c)
-    return out
+    return functools.reduce(reduce, collections)
 
 
 def per_key_rows(reduce: KeyReduce, rows: np.ndarray) -> np.ndarray:
