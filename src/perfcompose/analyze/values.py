@@ -73,23 +73,16 @@ def _medians(caller: Series, callees: Sequence[Series]) -> list[tuple[float, flo
     return [] if total is None else [(own[p.coordinate], p.median) for p in total.points if p.coordinate in own]
 
 
-def _holds_callees(tree: CallTree, series: Mapping[str, Series]) -> tuple[int, int]:
-    """(pairs where a caller's median is at least its callees' summed medians, pairs checked)."""
-    pairs: list[tuple[float, float]] = []
-    for path in tree.callees:
-        kids = [series[k] for k in tree.summed(path) if k in series]
-        if path in series and kids:
-            pairs += _medians(series[path], kids)
-    return sum(own >= total * (1 - SLACK) for own, total in pairs), len(pairs)
-
-
 def from_one_kind(experiment: Experiment, metric: str, kind: ValueKind) -> MetricValues:
     """The values of ``metric`` in a file holding one value per call path (see the module)."""
     chosen = [s for s in experiment.series if s.metric == metric]
     series = {s.region or metric: s for s in chosen}
     unit = chosen[0].unit
     tree = call_tree(series, beside_callers({p: s.tags for p, s in series.items() if s.tags}))
-    held, checked = _holds_callees(tree, series)
+    # (a caller's median, its callees' summed median) at each coordinate both hold
+    pairs = [pair for path in tree.callees if path in series and any(k in series for k in tree.summed(path))
+             for pair in _medians(series[path], [series[k] for k in tree.summed(path) if k in series])]
+    held, checked = sum(own >= total * (1 - SLACK) for own, total in pairs), len(pairs)
     if kind == "auto":
         kind = "inclusive" if checked and held >= INCLUSIVE_SHARE * checked else "exclusive"
         why = (f"callers hold their callees at {held} of {checked} points" if checked else
