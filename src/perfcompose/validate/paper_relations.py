@@ -75,13 +75,7 @@ class RelationIV:
 def relation_iv(comparisons: Sequence[Comparison]) -> list[RelationIV]:
     """Relation (iv) for every tpool_2(seq(a, b)) in ``comparisons`` whose pipe(a, b) was measured too."""
     by = {c.configuration: c for c in comparisons}
-    out = []
-    for c in comparisons:
-        if not c.configuration.startswith(_POOLED):
-            continue
-        pipe = f"pipe({c.configuration[len(_POOLED):-2]})"
-        other = by.get(pipe)
-        if other is not None:
-            ratio = float(np.median(np.array(c.measured) / np.array(other.measured)))
-            out.append(RelationIV(c.configuration, pipe, ratio))
-    return out
+    pairs = [(c, f"pipe({c.configuration[len(_POOLED):-2]})") for c in comparisons
+             if c.configuration.startswith(_POOLED)]
+    return [RelationIV(c.configuration, pipe, float(np.median(np.array(c.measured) / np.array(by[pipe].measured))))
+            for c, pipe in pairs if pipe in by]
