@@ -373,7 +373,7 @@ def _value(expr: sp.Expr, at: float) -> float | None:
                     values.append(at)
                 elif node.is_Number or node in (sp.pi, sp.E):
                     values.append(complex(node) if node.has(sp.I) else float(node))
-                elif isinstance(node, tuple(_OPERATIONS)):
+                elif any(isinstance(node, kind) for kind in _OPERATIONS):
                     stack.append((node, True))
                     stack.extend((a, False) for a in reversed(node.args))
                 else:
