@@ -168,13 +168,11 @@ class CostModel:
             raise PamelaError(f"{self.program.source_name} states T_{name} as numbers only: there is no process "
                               "to simulate", path=self.program.path, hint="simulate the process model it came from")
         vals = self._values(values, name)
-        missing = [p for p in self.parameters if p not in vals]
-        if missing:
-            needed = [p for p in missing if self._mentions(name, p)]
-            if needed:
-                raise PamelaError(f"no value for parameter{'s' if len(needed) > 1 else ''} {', '.join(needed)}",
-                                  path=self.program.path,
-                                  hint="give every parameter a value, e.g. " + " ".join(f"{m}=100" for m in needed))
+        needed = [p for p in self.parameters if p not in vals and self._mentions(name, p)]
+        if needed:
+            raise PamelaError(f"no value for parameter{'s' if len(needed) > 1 else ''} {', '.join(needed)}",
+                              path=self.program.path,
+                              hint="give every parameter a value, e.g. " + " ".join(f"{m}=100" for m in needed))
         from perfcompose.pamela.simulate.simulation import simulate_process
 
         return simulate_process(self.normal, vals, process=name, distribution=distribution, seed=seed)

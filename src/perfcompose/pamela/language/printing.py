@@ -144,9 +144,9 @@ def vector_text(vector: sp.Expr, limit: int = 64) -> str:
         return "[" + ", ".join(_PRINTER.doprint(slots.get(k, sp.Integer(0))) for k in range(max(slots) + 1)) + "]"
     parts = []
     for t in terms:
-        text = f"{_PRINTER.parenthesize(t.weight, PRECEDENCE['Mul'])} * unitvec({_PRINTER.doprint(t.key)})"
-        if t.weight == 1:
-            text = f"unitvec({_PRINTER.doprint(t.key)})"
+        text = f"unitvec({_PRINTER.doprint(t.key)})"
+        if t.weight != 1:
+            text = f"{_PRINTER.parenthesize(t.weight, PRECEDENCE['Mul'])} * {text}"
         for idx, lo, hi in t.limits:
             text = f"sum ({idx.name} = {_PRINTER.doprint(lo)}, {_PRINTER.doprint(hi)}) {{ {text} }}"
         parts.append(text)
