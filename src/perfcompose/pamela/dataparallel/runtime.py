@@ -200,11 +200,7 @@ class Machine:
 
     def allgather(self, x, axis: int = 0):
         """Every processor's ``x``, joined along ``axis`` in processor order, on every processor."""
-        parts: list[Any] = [None] * self.P
-        parts[self.p] = x
-        for q in self._pairs():
-            parts[q] = self._exchange(q, x)
-        return np.concatenate(parts, axis=axis) if self.P > 1 else np.array(x, copy=True)
+        return np.concatenate(self.alltoall([x] * self.P), axis=axis) if self.P > 1 else np.array(x, copy=True)
 
     def alltoall(self, parts: Sequence[Any]):
         """``parts[q]`` goes to processor ``q``; returns what every processor sent here, in order."""

@@ -189,12 +189,10 @@ class _Flattener:
             return
         if isinstance(proc, ir.Par):
             fork = p.emit(event_kernel.OP_FORK2, pos=proc.pos)
-            self.process(proc.left)
-            p.emit(event_kernel.OP_END)
-            p.code[fork][1] = len(p.code)
-            self.process(proc.right)
-            p.emit(event_kernel.OP_END)
-            p.code[fork][2] = len(p.code)
+            for field_, side in ((1, proc.left), (2, proc.right)):  # each side ends; the fork notes where
+                self.process(side)
+                p.emit(event_kernel.OP_END)
+                p.code[fork][field_] = len(p.code)
             return
         if isinstance(proc, ir.Loop):
             slot = self.slot(proc.index, 2 if proc.kind == "seq" else 1)
