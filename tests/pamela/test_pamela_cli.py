@@ -86,11 +86,12 @@ def test_simulate_prints_bound_simulated_and_error(mrm):
     assert r.exit_code == 0, r.output
     # bound max(1010, 1010) = 1010; simulated 10.1 * 100 + 0.1 * 100 = 1020
     assert "1010" in r.output and "1020" in r.output and "0.980 %" in r.output
+    assert "bound T [us]" in r.output and "simulated [us]" in r.output  # the unit of every time shown
     r = run("simulate", str(mrm), "P=50", "N=100", "--distribution", "exponential-service", "--seed", "3",
-            "--json", "-")
+            "--unit", "ms", "--json", "-")
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
-    assert data["T_main"] == 1010 and data["simulated"] >= 1010 and data["uses"] == 5000
+    assert data["T_main"] == 1010 and data["simulated"] >= 1010 and data["uses"] == 5000 and data["unit"] == "ms"
 
 
 @pytest.mark.parametrize("text,where", [

@@ -8,7 +8,7 @@ from pathlib import Path
 from perfcompose.assignments import parse_assignments
 from perfcompose.choices import Distribution
 from perfcompose.commands.common import console, fmt, json_option, numbers_table, user_errors, write_json
-from perfcompose.commands.pamela.options import ModelOptions, PointOptions
+from perfcompose.commands.pamela.options import ModelOptions, PointOptions, time_unit
 from perfcompose.errors import evaluating, finite_result
 from perfcompose.option_fields import command, option, shared
 from perfcompose.pamela.compile.costmodel import compile_file, model_record
@@ -45,7 +45,7 @@ class SimulateCommand(PointOptions):
 @user_errors
 @command(SimulateCommand)
 def simulate_cmd(o: SimulateCommand) -> None:
-    model, process, distribution, seed = o.model, o.process, o.distribution, o.seed
+    model, process, distribution, seed, unit = o.model, o.process, o.distribution, o.seed, time_unit(o.unit)
     values = parse_assignments(o.assignments)
     cm = compile_file(model, paper_phi=o.paper_phi)
     where = ", ".join(f"{k}={v:g}" for k, v in values.items()) or "no parameters"
@@ -59,10 +59,11 @@ def simulate_cmd(o: SimulateCommand) -> None:
         write_json(o.as_json, {f"T_{process}": bound, "simulated": sim.time, "relative_error": error,
                                "mva": mva, "mva_error": None if mva is None or not sim.time
                                else (sim.time - mva) / sim.time,
-                               "distribution": distribution, "seed": seed, "uses": sim.uses,
+                               "distribution": distribution, "seed": seed, "unit": unit, "uses": sim.uses,
                                "wall_s": sim.wall}, "result", indent=2)
     console.print(f"{model.name}: {process} at {where} ({distribution}, seed {seed})", highlight=False)
-    table = numbers_table(None, "bound T", "simulated", "error", *(["MVA", "MVA error"] if mva is not None else []),
+    table = numbers_table(None, f"bound T [{unit}]", f"simulated [{unit}]", "error",
+                          *([f"MVA [{unit}]", "MVA error"] if mva is not None else []),
                           "services", "simulation s")
     extra = [fmt(mva, ".10g"), f"{(sim.time - mva) / sim.time * 100:.3f} %"] if mva is not None else []
     table.add_row(fmt(bound, ".10g"), fmt(sim.time, ".10g"), f"{error * 100:.3f} %", *extra, f"{sim.uses:,}",

@@ -10,11 +10,11 @@ from pathlib import Path
 
 from perfcompose.assignments import parse_assignments
 from perfcompose.commands.common import Table, console, fmt, json_option, numbers_table, user_errors, write_json
-from perfcompose.commands.pamela.options import PointOptions
-from perfcompose.errors import InputError, PerfcomposeError, evaluating, finite_result
-from perfcompose.option_fields import command, option, shared
+from perfcompose.commands.pamela.options import PointOptions, time_unit
+from perfcompose.errors import InputError, evaluating, finite_result
+from perfcompose.option_fields import command, shared
 from perfcompose.pamela.compile.point_evaluation import check_names, evaluate_point, grid_function
-from perfcompose.units import check_unit, human
+from perfcompose.units import human
 
 #: resources whose loads ``pamela eval`` lists one per row; more are summed up in one row
 SHOWN_RESOURCES = 8
@@ -66,18 +66,12 @@ def refuse_negative(model: Path, grid: dict[str, tuple[float, ...]]) -> None:
 @dataclass(frozen=True)
 class EvalCommand(PointOptions):
     as_json: Path | None = shared(json_option("{T_, phi_, omega_, delta_} (on a grid: the points and T_ at each)"))
-    unit: str = option("us", "The time unit of the model's numbers (PAMELA's examples are in microseconds): us, ms, "
-                             "s or ns.")
 
 
 @user_errors
 @command(EvalCommand)
 def eval_cmd(o: EvalCommand) -> None:
-    model, process, paper_phi, unit, as_json = o.model, o.process, o.paper_phi, o.unit, o.as_json
-    try:
-        check_unit(unit)
-    except PerfcomposeError as exc:
-        raise InputError(str(exc), hint="--unit us (PAMELA's examples), ms, s or ns") from None
+    model, process, paper_phi, unit, as_json = o.model, o.process, o.paper_phi, time_unit(o.unit), o.as_json
     grid = parse_grid(o.assignments)
     refuse_negative(model, grid)
     if any(len(v) > 1 for v in grid.values()):
