@@ -33,10 +33,7 @@ OPTION_OWNERS = ("loggp", "skeleton", "compose", "commands", "fit")
 #: not a profile's
 OWN = {"calibration_members": {"seed"}, "bootstrap": {"seed"}, "holdout_errors": {"k"}, "measure": {"reps"}}
 #: defaults a library function still writes again, each with why (the test fails once one is gone)
-REPEATED: dict[str, str] = {
-    **dict.fromkeys(("pamela_model(process='main')", ".get('process', ..., 'main')"),
-                    "a design's PAMELA component, FILE.pam with no :PROCESS (the pamela commands' --process)"),
-}
+REPEATED: dict[str, str] = {}
 #: every command module
 COMMAND_MODULES = [f for f in sorted((SRC / "commands").rglob("*.py")) if f.name != "__init__.py"]
 

@@ -31,6 +31,7 @@ from perfcompose.model import FIT_FORMAT, MODEL_FORMAT, Model
 from perfcompose.option_fields import default_of, design_keys, key_of, value_kind
 from perfcompose.pamela import compile_file
 from perfcompose.pamela.compile.costmodel import model_from_record
+from perfcompose.pamela.options import ModelOptions
 from perfcompose.prediction_result import PREDICTION_FORMAT
 from perfcompose.skeleton_options import ForecastOptions, MethodChoice, SkeletonShape
 from perfcompose.units import ROLES, check_unit
@@ -249,7 +250,7 @@ def _fitted(name: str, path: Path, region: str | None, fit_options: Mapping[str,
     return model.with_meta(name=name, source=f"fit of {path}" + (f":{want}" if want else ""))
 
 
-def pamela_model(path: Path, process: str = "main", *, name: str = "") -> Model:
+def pamela_model(path: Path, process: str = ModelOptions.process, *, name: str = "") -> Model:
     """The compiled T of a PAMELA process as a Model in the PAMELA model's own parameters."""
     cost = compile_file(path)
     if process not in cost.processes:
@@ -449,7 +450,7 @@ _LOADERS: dict[str, Callable[[_Table], Model]] = {
     "model": lambda t: component_model(t.name, t.get("model", str), unit=t.get("unit", str) or t.unit),
     "file": _file,
     "target": _measured,
-    "pamela": lambda t: pamela_model(t.path("pamela"), t.get("process", str, "main"), name=t.name),
+    "pamela": lambda t: pamela_model(t.path("pamela"), t.get("process", str, ModelOptions.process), name=t.name),
     "loggp": _loggp,
     "skeleton": _skeleton,
 }

@@ -8,10 +8,11 @@ from pathlib import Path
 from perfcompose.assignments import parse_assignments
 from perfcompose.choices import Distribution
 from perfcompose.commands.common import console, fmt, json_option, numbers_table, user_errors, write_json
-from perfcompose.commands.pamela.options import ModelOptions, PointOptions, time_unit
+from perfcompose.commands.pamela.options import PointOptions, time_unit
 from perfcompose.errors import evaluating, finite_result
 from perfcompose.option_fields import command, option, shared
 from perfcompose.pamela.compile.costmodel import compile_file, model_record
+from perfcompose.pamela.options import ModelOptions
 
 
 @dataclass(frozen=True)

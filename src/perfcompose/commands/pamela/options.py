@@ -1,22 +1,13 @@
-"""The arguments and options the ``perfcompose pamela`` commands share: the model file, the process,
-the paper's phi rule and parameter values."""
+"""The arguments and options the ``perfcompose pamela`` commands share: the model (:class:`ModelOptions`,
+declared beside the models), parameter values and their unit."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.option_fields import option
+from perfcompose.pamela.options import ModelOptions
 from perfcompose.units import check_unit
-
-
-@dataclass(frozen=True)
-class ModelOptions:
-    """Which model is read, and how: the file, the process and the rule for phi."""
-
-    model: Path = option(..., "PAMELA model file (.pam).", argument=True)
-    process: str = option("main", "The process to compile (default main).", aliases=("-p",))
-    paper_phi: bool = option(False, "Use the paper's printed rule phi = t/b for use(fcfs(a, b), t) instead of t.")
 
 
 @dataclass(frozen=True)
