@@ -51,6 +51,7 @@ import library_stages  # noqa: E402
 import stage_pool  # noqa: E402
 
 from perfcompose.bench.runner import parse_values  # noqa: E402
+from perfcompose.commands.study import ValidateCommand  # noqa: E402
 from perfcompose.compose.parser import parse_term  # noqa: E402
 from perfcompose.validate.modular import Study, study  # noqa: E402
 
@@ -163,8 +164,9 @@ def run_one(programs: Sequence[str], functions: dict[str, Callable[[Any], Any]],
             last[0] = now
             print(f"  {label} {step}: {done}/{total}", file=sys.stderr, flush=True)
 
-    result = study(programs, parse_values(args.x), rounds=args.rounds, functions=functions, make=make,
-                   checkpoints=ROOT / ".perfcompose", restart=args.restart, progress=progress)
+    result = study(programs, parse_values(args.x), rounds=args.rounds, count=ValidateCommand.count,
+                   functions=functions, make=make, checkpoints=ROOT / ".perfcompose", restart=args.restart,
+                   progress=progress)
     rows = _rows(result)
     print(f"\n{label}: {time.perf_counter() - t0:.0f} s, load average {os.getloadavg()[0]:.2f}")
     _print_study(result, rows)
