@@ -57,7 +57,7 @@ from perfcompose.loggp.calibrate.parameters import BANDWIDTH, CalibrationOptions
 from perfcompose.loggp.params import LogGP, read_params
 from perfcompose.loggp.trace.check import check_schedule
 from perfcompose.loggp.trace.folder import schedule_folder, trace_program
-from perfcompose.runtime.others import system_busy
+from perfcompose.runtime.others import Mark, mark, others_since
 
 ROOT = Path(__file__).resolve().parent.parent
 MPIEXEC = ["mpiexec.openmpi", "--oversubscribe"]
@@ -188,19 +188,11 @@ def _ping_pong_table(params: LogGP, probe: dict[int, float], netpipe: dict[int, 
         print(f"{size:>9} {model:8.2f} {cells[0]} {cells[1]}")
 
 
-def _cpu_mark() -> tuple[float, float, float] | None:
-    """The machine's busy seconds, this process's and its children's CPU seconds, and the time now."""
-    busy, t = system_busy(), os.times()
-    return None if busy is None else (busy, t.user + t.system + t.children_user + t.children_system, t.elapsed)
-
-
-def _others_share(before: tuple[float, float, float] | None, cores: int) -> str:
-    """The share of the machine's CPU time (all cores) that other programs took since ``before``."""
-    now = _cpu_mark()
-    if before is None or now is None or now[2] <= before[2]:
-        return f"{'-':>7}"
-    others = max((now[0] - before[0]) - (now[1] - before[1]), 0.0)
-    return f"{others / ((now[2] - before[2]) * cores):7.1%}"
+def _others_share(before: tuple[Mark | None, float], cores: int) -> str:
+    """The share of the machine's CPU time (all cores) that other programs took since ``before``
+    (:func:`others.mark` with children, and the time then)."""
+    others_s, span = others_since(before[0], children=True), time.perf_counter() - before[1]
+    return f"{'-':>7}" if others_s is None or span <= 0 else f"{others_s / (span * cores):7.1%}"
 
 
 def main() -> None:
@@ -237,7 +229,7 @@ def main() -> None:
             if allowed and n not in allowed:
                 continue
             with tempfile.TemporaryDirectory() as tmp:
-                folder, before = Path(tmp), _cpu_mark()
+                folder, before = Path(tmp), (mark(children=True), time.perf_counter())
                 cmd = [*MPIEXEC, "-n", str(n), *make(folder, n)]
                 untraced = statistics.median(_wall(cmd, folder) for _ in range(args.repeat))
                 if name == "netpipe":

@@ -23,7 +23,7 @@ def test_a_busy_program_beside_is_other_work():
 def test_this_process_s_own_work_is_not_other_work(monkeypatch):
     # the machine busy for 1.0 s, of which this process ran 0.9 s: 0.1 s was other programs'
     readings = iter([(100.0, 5.0), (101.0, 5.9)])
-    monkeypatch.setattr(others, "mark", lambda: next(readings))
+    monkeypatch.setattr(others, "mark", lambda children=False: next(readings))
     before = others.mark()
     assert others.others_since(before) == pytest.approx(0.1)
     readings = iter([(100.0, 5.0), (101.0, 5.99)])

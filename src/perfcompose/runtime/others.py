@@ -36,15 +36,24 @@ def system_busy() -> float | None:
         return None
 
 
-def mark() -> Mark | None:
-    """The machine's busy time and this process's CPU time now, or None where not known."""
+def _own_cpu(children: bool) -> float:
+    if not children:
+        return time.process_time()
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def mark(children: bool = False) -> Mark | None:
+    """The machine's busy time and this process's CPU time now (with ``children``, also that of its
+    children waited for: a program it ran), or None where not known."""
     busy = system_busy()
-    return None if busy is None else (busy, time.process_time())
+    return None if busy is None else (busy, _own_cpu(children))
 
 
-def others_since(before: Mark | None) -> float | None:
-    """Seconds that other programs ran on the machine since ``before`` (:func:`mark`)."""
-    now = mark()
+def others_since(before: Mark | None, children: bool = False) -> float | None:
+    """Seconds that other programs ran on the machine since ``before`` (:func:`mark`, with the same
+    ``children``)."""
+    now = mark(children)
     return None if before is None or now is None else max((now[0] - before[0]) - (now[1] - before[1]), 0.0)
 
 
