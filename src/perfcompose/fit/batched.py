@@ -23,7 +23,7 @@ from perfcompose.fit.combinations import (
 )
 from perfcompose.fit.hypotheses import Factor, factor_values, fit_batch, fit_one_term_lines, split_batch
 from perfcompose.fit.lines import line_layout
-from perfcompose.fit.noise import aggregate_noise
+from perfcompose.fit.noise import aggregate_noise, relative_variances
 from perfcompose.fit.pmnf import PMNFFitter
 from perfcompose.fit.result import Group
 from perfcompose.fit.scaling import falls_rows
@@ -74,14 +74,9 @@ def aggregate_many(fitter: PMNFFitter, series: Sequence[Series]) -> Aggregated:
         with np.errstate(invalid="ignore", divide="ignore"):
             agg = getattr(np, how)(V, axis=-1)   # median, mean, min or max, as perfcompose.variation
             if reps >= 2:
-                m = np.mean(V, axis=-1)
-                # squared as the one-series code squares a NumPy scalar (libm's pow, which an
-                # array's square, a product, differs from in the last digit now and then)
-                m2 = np.array([v ** 2 for v in m.ravel().tolist()]).reshape(m.shape)
-                rel = np.var(V, ddof=1, axis=-1) / m2
-                good = m > 0
+                good = np.mean(V, axis=-1) > 0
                 ok &= np.all(good, axis=1) | ~np.any(good, axis=1)
-                rel_mean = np.mean(rel, axis=1)
+                rel_mean = np.mean(relative_variances(V), axis=1)
         idx = np.asarray(same)
         y[idx] = agg
         for j, k in enumerate(same):

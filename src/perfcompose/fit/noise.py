@@ -1,10 +1,11 @@
 """The relative noise a PMNF fit scores its hypotheses against: measured from the repetitions of
-the points, estimated from the scatter of the points where nothing was repeated, and raised to
-that scatter where the points scatter beyond the noise of their repetitions."""
+the points (without their outliers), estimated from the scatter of the points where nothing was
+repeated, and raised to that scatter where the points scatter beyond the noise of their repetitions."""
 from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from functools import lru_cache
 from statistics import NormalDist
 from typing import Any
@@ -16,10 +17,16 @@ from perfcompose.errors import FitError
 from perfcompose.fit.result import Group
 from perfcompose.fit.selection_policy import SelectionPolicy
 
-__all__ = ["NOISE_FLOOR", "replicated", "packed", "aggregated", "aggregate_noise", "scatter_noise", "with_lack_of_fit"]
+__all__ = ["NOISE_FLOOR", "OUTLIER_MADS", "relative_variances", "replicated", "packed", "aggregated",
+           "aggregate_noise", "scatter_noise", "with_lack_of_fit"]
 
 #: the relative noise of exact data: rounding is not noise, and it keeps them on the chi-square path
 NOISE_FLOOR = 1e-9
+#: a repetition further than this many robust standard deviations (1.4826 x the median absolute
+#: deviation) from its point's median is an outlier, left out of the noise (not of the aggregate):
+#: Leys et al.'s moderately conservative threshold. One run at 20x its point's others would
+#: otherwise set the noise of every point, and any hypothesis, a constant too, would fit within it.
+OUTLIER_MADS = 5.0
 
 
 def replicated(values: Any) -> bool:
@@ -49,26 +56,45 @@ def aggregated(values: Any, aggregate: str) -> tuple[np.ndarray, float]:
     or an (n, r) array)."""
     if isinstance(values, np.ndarray) and values.ndim == 1:
         return values.astype(float), 0.0
-    if isinstance(values, np.ndarray) and values.ndim == 2 and values.shape[1] >= 1:
-        v = values.astype(float)
-        m = v.mean(axis=1)
-        y = getattr(np, aggregate)(v, axis=1)
-        if v.shape[1] < 2:
-            return y, 0.0
-        good = m > 0
-        if not good.any():
-            return y, 0.0
-        dev = v[good] - m[good, None]
-        rel = np.einsum("nr,nr->n", dev, dev) / (v.shape[1] - 1) / m[good] ** 2
-        return y, aggregate_noise(float(rel.mean()), v.shape[1], aggregate)
     rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in values]
     if any(len(r) == 0 for r in rows):
         raise FitError("a point has no repetitions")
-    y = np.array([AGGREGATES[aggregate](r) for r in rows])
-    rel = [np.var(r, ddof=1) / np.mean(r) ** 2 for r in rows if len(r) >= 2 and np.mean(r) > 0]
-    if not rel:
+    if isinstance(values, np.ndarray):
+        y, V = getattr(np, aggregate)(values, axis=1).astype(float), values.astype(float)
+    else:
+        y, V = np.array([AGGREGATES[aggregate](r) for r in rows]), np.full((len(rows), max(map(len, rows))), np.nan)
+        for i, r in enumerate(rows):
+            V[i, :len(r)] = r
+    rel = relative_variances(V) if V.shape[1] >= 2 else np.array([])
+    rel = rel[np.isfinite(rel)]
+    if not len(rel):
         return y, 0.0
-    return y, aggregate_noise(float(np.mean(rel)), float(np.mean([len(r) for r in rows])), aggregate)
+    return y, aggregate_noise(float(rel.mean()), float(np.mean([len(r) for r in rows])), aggregate)
+
+
+def relative_variances(V: np.ndarray) -> np.ndarray:
+    """Each point's relative variance (variance over the squared mean) of its repetitions, without
+    their outliers. ``V`` holds a series' points (the last axis but one) and their repetitions (the
+    last axis, NaN where a point has fewer), and may stack several series. A repetition further
+    than :data:`OUTLIER_MADS` robust standard deviations from its point's median is left out; that
+    deviation is relative and pooled over the series' points (1.4826 x the median over the points
+    of each point's median absolute deviation over its median), so that a point of few repetitions
+    neither hides its outlier nor loses its fair values. All are kept where a point has fewer than
+    3, or fewer than 2 would remain. NaN where the mean is not positive or a point has one value."""
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)   # all-NaN slices: points of one value
+        med = np.nanmedian(V, axis=-1, keepdims=True)
+        dev = np.abs(V - med)
+        relative = np.where(med > 0, dev / med, np.nan)
+        scale = OUTLIER_MADS * 1.4826 * np.nanmedian(relative, axis=(-2, -1), keepdims=True)
+        kept = np.where(dev > scale * med, np.nan, V)
+        count = np.sum(~np.isnan(kept), axis=-1, keepdims=True)
+        few = (count < 2) | (np.sum(~np.isnan(V), axis=-1, keepdims=True) < 3)
+        kept = np.where(few, V, kept)
+        count = np.sum(~np.isnan(kept), axis=-1)
+        m = np.nansum(kept, axis=-1) / count
+        var = np.nansum((kept - m[..., None]) ** 2, axis=-1) / (count - 1)
+        return np.where((m > 0) & (count >= 2), var / (m * m), np.nan)
 
 
 def aggregate_noise(relative_variance: float, reps: float, aggregate: str) -> float:

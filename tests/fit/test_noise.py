@@ -1,0 +1,52 @@
+"""The noise of the repetitions, without their outliers: one run far from its point's others
+measures a disturbance, not the scatter every hypothesis is judged against."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from perfcompose.fit import PMNFFitter
+from perfcompose.fit.noise import aggregated, relative_variances
+
+X = 2.0 ** np.arange(10, 17)
+
+
+def _with_outliers(rng: np.random.Generator) -> np.ndarray:
+    """A linear law measured 4 times a size at 5 % noise, where a third of the sizes lost one run
+    to other work (10 to 20 times its size's others)."""
+    V = (3e-7 * X)[:, None] * (1 + 0.05 * rng.standard_normal((len(X), 4)))
+    V[::3, 2] *= rng.uniform(10, 20, len(V[::3]))
+    return V
+
+
+def test_an_outlying_run_is_left_out_of_the_noise_but_not_of_the_mean():
+    V = _with_outliers(np.random.default_rng(1))
+    y, sigma = aggregated(V, "mean")
+    assert np.allclose(y, V.mean(axis=1))
+    clean = np.delete(V, 2, axis=1)
+    assert sigma == pytest.approx(np.sqrt(np.mean(clean.var(axis=1, ddof=1) / clean.mean(axis=1) ** 2)
+                                          * (np.pi / 2) / 4), rel=0.35)
+    assert sigma < 0.1
+
+
+def test_a_growing_law_with_outlying_runs_is_not_fitted_as_a_constant():
+    result = PMNFFitter(aggregate="mean").fit_arrays(X, _with_outliers(np.random.default_rng(2)), ["n"])
+    assert result.chosen.n_terms >= 1
+    assert result.chosen.hypothesis[0][0][1][0] == pytest.approx(1.0, abs=0.35)
+
+
+@pytest.mark.parametrize("reps", [4, 5, 10])
+def test_gaussian_repetitions_keep_nearly_all_their_variance(reps):
+    V = 1 + 0.1 * np.random.default_rng(reps).standard_normal((500, 8, reps))
+    plain = V.var(axis=-1, ddof=1) / V.mean(axis=-1) ** 2
+    assert np.mean(relative_variances(V)) / np.mean(plain) > 0.95
+
+
+def test_ragged_repetitions_and_single_values():
+    rows = [[1.0, 1.1, 0.9], [2.0], [4.0, 4.4, 3.6, 40.0]]
+    y, sigma = aggregated(rows, "median")
+    assert list(y) == [1.0, 2.0, 4.2]
+    assert 0 < sigma < 0.1
+    V = np.array([[1.0, 1.1, 0.9, np.nan], [2.0, np.nan, np.nan, np.nan], [4.0, 4.4, 3.6, 40.0]])
+    rel = relative_variances(V)
+    assert np.isnan(rel[1]) and rel[2] == pytest.approx(rel[0])
