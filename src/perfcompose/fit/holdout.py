@@ -152,22 +152,22 @@ def _listed(supported: Sequence[C] | Callable[[], Sequence[C]]) -> Sequence[C]:
 
 
 def rechoose(chosen: C, supported: Sequence[C] | Callable[[], Sequence[C]], X: np.ndarray, y: np.ndarray,
-             single_values: bool = False, error: float | None = None) -> C:
-    """``chosen``, or the hypothesis among ``supported`` and the constant that extrapolates the data's
-    largest points best (see the module for the thresholds); ``supported`` may be a function that
-    lists them, called only where ``chosen`` is checked; ``error`` is ``chosen``'s
-    :func:`extrapolation_error` where known."""
+             single_values: bool = False, error: float | None = None, constant: bool = True) -> C:
+    """``chosen``, or the hypothesis among ``supported`` and (with ``constant``) the constant that
+    extrapolates the data's largest points best (see the module for the thresholds); ``supported``
+    may be a function that lists them, called only where ``chosen`` is checked; ``error`` is
+    ``chosen``'s :func:`extrapolation_error` where known."""
     mine = extrapolation_error(chosen, X, y) if error is None else error
     if not mine > TOLERATED:    # also nan: nothing to check
         if single_values and forecast_shift(chosen, X, y) > TOLERATED:
-            others = [*_listed(supported), constant_of(chosen, y)]
+            others = [*_listed(supported), *([constant_of(chosen, y)] if constant else [])]
             steady = [(e, c) for c, e in zip(others, extrapolation_errors(others, X, y).tolist())
                       if forecast_shift(c, X, y) <= ACCEPTED and e <= ACCEPTED]
             if steady:
                 return min(steady, key=lambda pair: pair[0])[1]
         return chosen
     others, seen = [], {chosen.hypothesis}
-    for other in (*_listed(supported), constant_of(chosen, y)):
+    for other in (*_listed(supported), *([constant_of(chosen, y)] if constant else [])):
         if other.hypothesis not in seen:
             seen.add(other.hypothesis)
             others.append(other)

@@ -50,6 +50,7 @@ from perfcompose.fit.scaling import falls_along
 from perfcompose.fit.selection_policy import DEFAULT_POLICY, SelectionPolicy
 from perfcompose.fit.series_fitter import SeriesFitter
 from perfcompose.fit.slack import constant_slack, intercept_slack
+from perfcompose.fit.trend import monotone
 from perfcompose.fit_options import FitOptions
 
 # the names this module has always offered, besides its own
@@ -277,11 +278,17 @@ class PMNFFitter(SeriesFitter):
             return listed[0]
 
         chosen = pick.chosen
+        # points of one parameter that rise or fall with it are not a constant: the best other
+        # the score supports
+        trend = X.shape[1] == 1 and monotone(X[:, 0], y, self.policy.trend)
+        if trend and chosen.n_terms == 0:
+            chosen = next((c for c in ranked() if c.n_terms and c.score <= chosen.score + self.policy.plausible),
+                          chosen)
         if self.policy.forward_check:
             # only hypotheses the score supports: a term the policy prices out stays out
             limit = chosen.score + self.policy.plausible
             chosen = rechoose(chosen, lambda: [c for c in ranked() if c.score <= limit], X, y,
-                              single_values=pick.measured <= 0, error=error)
+                              single_values=pick.measured <= 0, error=error, constant=not trend)
         return chosen, ranked() if alternatives else []
 
     def _groups(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],

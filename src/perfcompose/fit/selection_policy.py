@@ -23,7 +23,9 @@ class SelectionPolicy:
     the chi-square quantile beyond which the points' scatter sets the noise (0: off);
     ``scatter_noise``: without repetitions, the noise from the scatter around the best simple
     hypothesis. ``plausible``, ``indistinct``, ``horizon``, ``shrink`` and ``overshoot_*``: see
-    :func:`perfcompose.fit.consensus.select`; ``forward_check``: see :mod:`perfcompose.fit.holdout`."""
+    :func:`perfcompose.fit.consensus.select`; ``forward_check``: see :mod:`perfcompose.fit.holdout`;
+    ``trend``: a constant is no hypothesis for points of one parameter that rise or fall with it at
+    this two-sided level of :func:`perfcompose.fit.trend.monotone` (0: off)."""
 
     term_penalty: float | Sequence[float] = (8.0, 30.0)
     tolerance: float = 0.1
@@ -40,6 +42,7 @@ class SelectionPolicy:
     multi_overshoot_risk: float = 0.4
     multi_overshoot_spread: float = 1.5
     forward_check: bool = True
+    trend: float = 0.01
 
     def penalty(self, k_terms: int) -> float:
         """The chi-square price of ``k_terms`` terms."""
@@ -58,7 +61,7 @@ class SelectionPolicy:
                   "indistinct": (0.0, None), "horizon": (1.0, None), "shrink": (0.0, None),
                   "overshoot_risk": (0.0, 1.0), "overshoot_factor": (0.0, None), "overshoot_noise": (0.0, None),
                   "overshoot_floor": (0.0, None), "multi_overshoot_risk": (0.0, 1.0),
-                  "multi_overshoot_spread": (0.0, None)}
+                  "multi_overshoot_spread": (0.0, None), "trend": (0.0, 1.0)}
         for name, (low, high) in ranges.items():
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not low <= value or (high is not None and not value < high):
