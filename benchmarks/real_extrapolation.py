@@ -37,7 +37,9 @@ interval (series resampled), perfcompose's against it, the share of predictions 
 50 % and how often each is the closer; then the development sets (the fitter was tuned on them),
 the held-out sets and all sets pooled with every set weighing alike (the headline), and all
 predictions pooled. Extra-P's predictions are kept in the checkpoint, so an interrupted run
-resumes, and perfcompose is fitted afresh every run.
+resumes, and perfcompose is fitted afresh every run, as a user runs it: ``perfcompose fit
+TRAIN.txt --aggregate mean --json -``, one process per training file, its models evaluated at the
+held-out points.
 """
 from __future__ import annotations
 
@@ -64,9 +66,7 @@ from rich.table import Table
 from perfcompose.checkpoint import Checkpoint
 from perfcompose.data import Experiment, load, save
 from perfcompose.data.experiment import Point, Series
-from perfcompose.errors import PerfcomposeError
-from perfcompose.fit import PMNFFitter
-from perfcompose.fit.pmnf import predict
+from perfcompose.model import Model
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from extrap_inputs import EXTRAP_PYTHON, require_extrap  # noqa: E402
@@ -273,15 +273,27 @@ def cuts(name: str, e: Experiment) -> list[Cut]:
 # -- the fitters ----------------------------------------------------------------------------------
 
 def perfcompose_predictions(cut: Cut) -> list[tuple[np.ndarray, str]]:
-    """perfcompose's prediction at the held-out points of every series, and its model."""
-    fitter = PMNFFitter(aggregate=AGGREGATE)
+    """perfcompose's prediction at the held-out points of every series, and its model: the whole
+    ``perfcompose fit TRAIN.txt --aggregate mean --json -`` process a user runs, on the training
+    file Extra-P reads, its models evaluated at the held-out points."""
+    with tempfile.TemporaryDirectory() as tmp:
+        train = Path(tmp) / "train.txt"
+        train.write_text(cut.extrap_text())
+        proc = subprocess.run([sys.executable, "-m", "perfcompose", "fit", str(train), "--aggregate", AGGREGATE,
+                               "--json", "-"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        why = f"failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else proc.returncode}"
+        return [(np.full(len(X), np.nan), why) for X in cut.test_x]
+    fitted = {r["region"]: (Model.from_json(r["model"]), r["text"]) for r in json.loads(proc.stdout)}
     out = []
-    for s, X in zip(cut.train.series, cut.test_x):
-        try:
-            r = fitter.fit_series(cut.train.parameters, s)
-            out.append((predict(r.chosen, X), r.text(digits=4)))
-        except PerfcomposeError as exc:
-            out.append((np.full(len(X), np.nan), f"failed: {exc}"))
+    for j, X in enumerate(cut.test_x):
+        if f"r{j}" not in fitted:
+            out.append((np.full(len(X), np.nan), "failed: no model"))
+            continue
+        model, text = fitted[f"r{j}"]
+        at = {p: X[:, k] for k, p in enumerate(cut.train.parameters)}
+        out.append((np.broadcast_to(np.asarray(model(**{p: at[p] for p in model.params}), dtype=float),
+                                    (len(X),)).copy(), text))
     return out
 
 
