@@ -34,15 +34,21 @@ ranks than cores share them; the table says how many cores there are and the loa
 beside every row. Last, the median of |simulated - measured| / measured over the programs at
 2 ranks.
 
+Messages above the MPI library's eager limit are written into the schedules as a rendezvous (a
+1-byte request to send and clear to send before the data; ``--eager``, by default Open MPI's
+``btl_vader_eager_limit`` as ``ompi_info`` gives it, 4,096 bytes; ``--eager none``: every message
+at once, as Schedgen writes them).
+
     nice -n 19 python benchmarks/mpi_traces.py [--programs hpcc,netpipe,lammps,meep] [--ranks 2,4]
         [--repeat 3] [--reps 15] [--bandwidth ping-pong|train] [--params FILE | --params-out FILE]
-        [--loggopsim DIR]
+        [--eager ompi|none|BYTES] [--loggopsim DIR]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -175,14 +181,28 @@ def _netpipe_one_way(out: Path) -> dict[int, float]:
     return {int(r[0]): float(r[2]) * 1e6 for r in rows if len(r) >= 3}
 
 
-def _ping_pong_table(params: LogGP, probe: dict[int, float], netpipe: dict[int, float]) -> None:
+def eager_limit(choice: str) -> float | None:
+    """The eager limit the schedules are built with: a number of bytes, ``none`` (every message at
+    once), or ``ompi`` (Open MPI's shared-memory transport's ``btl_vader_eager_limit``, from
+    ``ompi_info``; none where it is not found)."""
+    if choice != "ompi":
+        return None if choice == "none" else float(choice)
+    out = subprocess.run(["ompi_info", "--param", "btl", "vader", "--level", "9"], capture_output=True,
+                         text=True).stdout if shutil.which("ompi_info") else ""
+    found = re.search(r'btl_vader_eager_limit" \(current value: "(\d+)"', out)
+    return float(found.group(1)) if found else None
+
+
+def _ping_pong_table(params: LogGP, probe: dict[int, float], netpipe: dict[int, float],
+                     eager: float | None) -> None:
     if not probe and not netpipe:
         return
     us = params.to("us")
-    print("one-way ping-pong time [us]: the model's 2o + L + (s-1)G beside the measured")
+    print("one-way ping-pong time [us]: the model's 2o + L + (s-1)G (above the eager limit two 1-byte "
+          "trips more) beside the measured")
     print(f"{'bytes':>9} {'model':>8} {'probe':>8} {'ratio':>6} {'NetPIPE':>8} {'ratio':>6}")
     for size in sorted({*probe, *(k for k in netpipe if k in NETPIPE_SIZES)}):
-        model = us.message_time(size)
+        model = us.message_time(size) + (2 * us.message_time(1) if eager is not None and size > eager else 0.0)
         cells = [f"{m:8.2f} {model / m:6.2f}" if (m := table.get(size)) else f"{'-':>8} {'-':>6}"
                  for table in (probe, netpipe)]
         print(f"{size:>9} {model:8.2f} {cells[0]} {cells[1]}")
@@ -205,6 +225,9 @@ def main() -> None:
     ap.add_argument("--bandwidth", choices=BANDWIDTH, default="ping-pong",
                     help="calibrate G from the ping-pongs' one-way time per byte or the trains' gap per byte")
     ap.add_argument("--params-out", type=Path, default=ROOT / "benchmarks/data/params_openmpi.json")
+    ap.add_argument("--eager", default="ompi",
+                    help="messages above this many bytes go by rendezvous in the schedules: a number, none, or "
+                         "ompi (Open MPI's btl_vader_eager_limit from ompi_info)")
     ap.add_argument("--loggopsim", type=Path, default=os.environ.get("LOGGOPSIM_DIR") or None,
                     help="folder of txt2bin and LogGOPSim")
     args = ap.parse_args()
@@ -212,10 +235,12 @@ def main() -> None:
     os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     cores = os.cpu_count() or 1
     params, probe = _parameters(args)
+    eager = eager_limit(args.eager)
     print(f"{cores} cores; L={params.L:.3g} o={params.o:.3g} g={params.g:.3g} "
-          f"{params.unit}, G={params.G:.3g} {params.unit}/B; LogGOPSim rules")
+          f"{params.unit}, G={params.G:.3g} {params.unit}/B; LogGOPSim rules; "
+          + ("every message at once" if eager is None else f"rendezvous above {eager:g} B"))
     if "netpipe" not in args.programs.split(","):
-        _ping_pong_table(params, probe, {})
+        _ping_pong_table(params, probe, {}, eager)
     head = (f"{'program':8} {'ranks':>9} {'untraced s':>10} {'traced s':>9} {'overhead':>8} {'measured s':>10} "
             f"{'simulated s':>11} {'ratio':>6} {'to prediction s':>15} {'LogGOPSim s':>11} {'operations':>11} "
             f"{'others':>7}")
@@ -233,7 +258,7 @@ def main() -> None:
                 cmd = [*MPIEXEC, "-n", str(n), *make(folder, n)]
                 untraced = statistics.median(_wall(cmd, folder) for _ in range(args.repeat))
                 if name == "netpipe":
-                    _ping_pong_table(params, probe, _netpipe_one_way(folder / "np.out"))
+                    _ping_pong_table(params, probe, _netpipe_one_way(folder / "np.out"), eager)
                 cwd = os.getcwd()
                 os.chdir(folder)
                 try:
@@ -242,7 +267,7 @@ def main() -> None:
                 finally:
                     os.chdir(cwd)
                 t0 = time.perf_counter()
-                traced = schedule_folder(folder / "trace")
+                traced = schedule_folder(folder / "trace", eager=eager)
                 c = check_schedule(traced, params)
                 to_prediction = time.perf_counter() - t0
                 theirs = (f"{_loggopsim(args.loggopsim, folder / 'trace' / 'schedule.goal', params):11.2f}"

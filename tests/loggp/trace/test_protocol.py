@@ -9,10 +9,10 @@ from perfcompose.errors import InputError
 from perfcompose.loggp.goal.loggopsim import simulate_goal
 from perfcompose.loggp.goal.schedule import goal_text, parse_goal
 from perfcompose.loggp.params import LogGP
-from perfcompose.loggp.trace.protocol import PROTOCOL_TAG, rendezvous
+from perfcompose.loggp.trace.protocol import CLEAR_TAG, PROTOCOL_TAG, rendezvous
 
 PARAMS = LogGP(1000.0, 300.0, 400.0, 0.5, "ns")
-T = PROTOCOL_TAG
+T, C = PROTOCOL_TAG, PROTOCOL_TAG + CLEAR_TAG
 
 PING_PONG = """num_ranks 2
 
@@ -35,7 +35,7 @@ BY_HAND = f"""num_ranks 2
 
 rank 0 {{
 l0: send 1b to 1 tag {7 + T}
-l1: recv 1b from 1 tag {7 + T}
+l1: recv 1b from 1 tag {7 + C}
 l2: send 10000b to 1 tag 7
 l3: recv 100b from 1 tag 7
 l4: calc 500
@@ -47,7 +47,7 @@ l4 requires l3
 
 rank 1 {{
 l0: recv 1b from 0 tag {7 + T}
-l1: send 1b to 0 tag {7 + T}
+l1: send 1b to 0 tag {7 + C}
 l2: recv 65536b from 0 tag 7
 l3: send 100b to 0 tag 7
 l1 requires l0
@@ -87,3 +87,23 @@ def test_dependencies_stay_ordered_by_the_operation_required():
     expanded, _ = rendezvous(parse_goal(PING_PONG), 4096)
     for b in (expanded.req_b, expanded.ireq_b):
         assert np.all(np.diff(b) >= 0)
+
+
+EXCHANGE = """num_ranks 2
+
+rank 0 {
+l0: send 8000b to 1 tag 2
+l1: recv 8000b from 1 tag 2
+}
+
+rank 1 {
+l0: send 8000b to 0 tag 2
+l1: recv 8000b from 0 tag 2
+}
+"""
+
+
+def test_two_ranks_that_send_each_other_large_messages_at_once_do_not_take_one_for_the_other():
+    expanded, _ = rendezvous(parse_goal(EXCHANGE), 4096)
+    eager = makespan(parse_goal(EXCHANGE))
+    assert makespan(expanded) == eager + 2 * (PARAMS.L + 2 * PARAMS.o)

@@ -42,6 +42,7 @@ class ScheduleCommand(LogGPParameters, LogGPFiles):
     expanded, the LogGP parameters and LogGOPSim's rendezvous threshold."""
 
     algorithm: list[str] | None = shared(cli_option(TraceOptions, "algorithm"))
+    eager: float | None = shared(cli_option(TraceOptions, "eager"))
     S: float | None = shared(cli_option(LogGOPSimOptions, "S"))
 
 
@@ -99,7 +100,8 @@ def trace(opts: TraceCommand) -> None:
 
     algorithms = _algorithms(opts.algorithm)
     params = _params(opts) if opts.check else None
-    run, traced = trace_program(opts.command, opts.out, algorithms=algorithms, mpicc=opts.mpicc, buffer=opts.buffer)
+    run, traced = trace_program(opts.command, opts.out, algorithms=algorithms, mpicc=opts.mpicc, buffer=opts.buffer,
+                                eager=opts.eager)
     s = traced.schedule
     err_console.print(f"{s.num_ranks} ranks traced in {run.wall:.3f} s (wall, launch included); "
                       f"{s.num_ops:,} operations written to {opts.out / 'schedule.goal'}")
@@ -115,7 +117,7 @@ def check(opts: CheckCommand) -> None:
     from perfcompose.loggp.trace.folder import schedule_folder
 
     params = _params(opts)
-    _show_check(schedule_folder(opts.folder, _algorithms(opts.algorithm)), params, opts.S)
+    _show_check(schedule_folder(opts.folder, _algorithms(opts.algorithm), eager=opts.eager), params, opts.S)
 
 
 def _per_byte(unit: str, name: str) -> str:
@@ -200,7 +202,7 @@ def whatif(opts: WhatIfCommand) -> None:
     shares = [s / 100 for s in (opts.slowdown or [1.0, 5.0, 10.0])]
     if any(not 0 < s < 100 for s in shares):
         raise InputError("--slowdown takes a share in % above 0", hint="e.g. --slowdown 5")
-    traced = schedule_folder(opts.folder, _algorithms(opts.algorithm), write=False)
+    traced = schedule_folder(opts.folder, _algorithms(opts.algorithm), write=False, eager=opts.eager)
     # a simulation (of at least a thousand steps) per sweep point and per step of each tolerance's search (about 20)
     check_steps(4.0 * (opts.points + 20 * len(shares)) * max(traced.schedule.num_ops, 1000),
                 f"{opts.points:,} sweep points x 4 parameters of a schedule of {traced.schedule.num_ops:,} operations "

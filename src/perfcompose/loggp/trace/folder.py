@@ -9,6 +9,7 @@ from pathlib import Path
 from perfcompose.errors import InputError
 from perfcompose.loggp.goal.schedule import write_goal
 from perfcompose.loggp.trace.options import TraceOptions
+from perfcompose.loggp.trace.protocol import with_rendezvous
 from perfcompose.loggp.trace.records import read_traces
 from perfcompose.loggp.trace.schedule import TracedSchedule, trace_schedule
 from perfcompose.loggp.trace.tracer import TracedRun, TracerError, run_traced
@@ -18,22 +19,24 @@ __all__ = ["RUN_FILE", "SCHEDULE_FILE", "trace_program", "schedule_folder", "rea
 RUN_FILE, SCHEDULE_FILE = "run.json", "schedule.goal"
 
 
-def schedule_folder(folder: Path, algorithms: Mapping[str, str] | None = None, *,
-                    write: bool = True) -> TracedSchedule:
-    """The schedule of the traces in ``folder``, also written there as GOAL text (with ``write``)."""
-    traced = trace_schedule(read_traces(folder), algorithms)
+def schedule_folder(folder: Path, algorithms: Mapping[str, str] | None = None, *, write: bool = True,
+                    eager: float | None = TraceOptions.eager) -> TracedSchedule:
+    """The schedule of the traces in ``folder`` (messages above ``eager`` bytes by rendezvous),
+    also written there as GOAL text (with ``write``)."""
+    traced = with_rendezvous(trace_schedule(read_traces(folder), algorithms), eager)
     if write:
         write_goal(traced.schedule, folder / SCHEDULE_FILE)
     return traced
 
 
 def trace_program(command: Sequence[str], out: Path, *, algorithms: Mapping[str, str] | None = None,
-                  mpicc: str | None = None, buffer: int = TraceOptions.buffer) -> tuple[TracedRun, TracedSchedule]:
+                  mpicc: str | None = None, buffer: int = TraceOptions.buffer,
+                  eager: float | None = TraceOptions.eager) -> tuple[TracedRun, TracedSchedule]:
     """Run ``command`` under the tracer into ``out`` and write its run record and schedule there."""
     run = run_traced(command, out, mpicc=mpicc, buffer=buffer)
     if run.returncode != 0:
         raise TracerError(f"the traced command exited with status {run.returncode}: {' '.join(command)}")
-    traced = schedule_folder(out, algorithms)
+    traced = schedule_folder(out, algorithms, eager=eager)
     record = {"command": list(run.command), "wall_s": run.wall, "measured_s": traced.measured,
               "ranks": traced.schedule.num_ranks, "mpicc": run.mpicc, "operations": traced.schedule.num_ops}
     (out / RUN_FILE).write_text(json.dumps(record, indent=1) + "\n")

@@ -23,6 +23,12 @@ class TraceOptions:
                                                "scan: recursive-doubling.")
     mpicc: str | None = option(None, "MPI compiler wrapper that builds the tracer (default: the one of the "
                                      "command's mpiexec, else beside this Python, else on PATH).")
+    eager: float | None = option(None, "Write messages above this many bytes into the schedule as a rendezvous (a "
+                                       "1-byte request to send and clear to send before the data), as the MPI "
+                                       "library sends them above its eager limit (Open MPI over shared memory: "
+                                       "4096; ompi_info --param btl vader --level 9); unlike --S, LogGOPSim then "
+                                       "simulates the same handshake. Default: every message at once, as Schedgen "
+                                       "writes them.", minimum=0)
     buffer: int = option(65536, "Records each rank keeps in memory before it appends them to its trace.",
                          minimum=16)
 

@@ -17,8 +17,11 @@ recv of s > eager   recv 1 byte, send 1 byte (to the sender),      the data rece
                     recv s bytes, each requiring the one before    first receive (irequires)
 ==================  =============================================  ====================================
 
-The two 1-byte messages carry the message's tag plus :data:`PROTOCOL_TAG`, so they pair as the
-data do and never with the program's own messages.
+The request to send carries the message's tag plus :data:`PROTOCOL_TAG`, the clear to send that
+tag plus :data:`PROTOCOL_TAG` and :data:`CLEAR_TAG`, so that each pairs as the data do, never with
+the other (two ranks that send each other large messages at once would otherwise take one's clear
+to send for the other's request) nor with the program's own messages (tags below
+:data:`CLEAR_TAG`).
 """
 from __future__ import annotations
 
@@ -30,9 +33,10 @@ from perfcompose.errors import InputError
 from perfcompose.loggp.goal.schedule import ANY, CALC, RECV, SEND, GoalSchedule
 from perfcompose.loggp.trace.schedule import COLLECTIVE_TAG, TracedSchedule
 
-__all__ = ["PROTOCOL_TAG", "rendezvous", "with_rendezvous"]
+__all__ = ["PROTOCOL_TAG", "CLEAR_TAG", "rendezvous", "with_rendezvous"]
 
 PROTOCOL_TAG = 2 ** 29  #: added to a message's tag for its request to send and clear to send
+CLEAR_TAG = 2 ** 28  #: added again for the clear to send
 
 
 def rendezvous(schedule: GoalSchedule, eager: float) -> tuple[GoalSchedule, np.ndarray]:
@@ -43,10 +47,10 @@ def rendezvous(schedule: GoalSchedule, eager: float) -> tuple[GoalSchedule, np.n
     if not big.any():
         return s, np.arange(s.num_ops)
     wild = np.flatnonzero(big & ((s.peer == ANY) | (s.tag == ANY)))
-    clash = np.flatnonzero(big & (s.tag >= PROTOCOL_TAG) & (s.tag < COLLECTIVE_TAG))
+    clash = np.flatnonzero(big & (s.tag >= CLEAR_TAG) & (s.tag < COLLECTIVE_TAG))
     if wild.size or clash.size:
         i = int(wild[0] if wild.size else clash[0])
-        why = "takes any source or tag" if wild.size else f"has a tag of {PROTOCOL_TAG} or more"
+        why = "takes any source or tag" if wild.size else f"has a tag of {CLEAR_TAG} or more"
         raise InputError(f"{s.describe(i)} {why}, so its rendezvous cannot be paired",
                          hint=f"leave out the eager limit, or raise it above {int(s.size[i])} bytes")
     k = np.where(big, 3, 1)
@@ -58,7 +62,8 @@ def rendezvous(schedule: GoalSchedule, eager: float) -> tuple[GoalSchedule, np.n
     handshake = big[src] & (step < 2)
     kind = np.where(big[src] & (step == 1), np.where(s.kind[src] == SEND, RECV, SEND), s.kind[src]).astype(s.kind.dtype)
     size = np.where(handshake, 1, s.size[src]).astype(s.size.dtype)
-    tag = np.where(handshake, s.tag[src] + PROTOCOL_TAG, s.tag[src]).astype(s.tag.dtype)
+    clear = handshake & (step == 1)   # the receiver's reply, sent or awaited
+    tag = (s.tag[src] + np.where(handshake, PROTOCOL_TAG, 0) + np.where(clear, CLEAR_TAG, 0)).astype(s.tag.dtype)
     chained = np.flatnonzero(big[src] & (step > 0))   # each step requires the one before
     req_a = np.concatenate([first[s.req_a], chained])
     req_b = np.concatenate([last[s.req_b], chained - 1])
