@@ -9,6 +9,7 @@ from pathlib import Path
 from perfcompose.errors import InputError
 from perfcompose.loggp.goal.schedule import write_goal
 from perfcompose.loggp.trace.options import TraceOptions
+from perfcompose.loggp.trace.otf2_reader import read_otf2
 from perfcompose.loggp.trace.protocol import with_rendezvous
 from perfcompose.loggp.trace.records import read_traces
 from perfcompose.loggp.trace.schedule import TracedSchedule, trace_schedule
@@ -22,10 +23,13 @@ RUN_FILE, SCHEDULE_FILE = "run.json", "schedule.goal"
 def schedule_folder(folder: Path, algorithms: Mapping[str, str] | None = None, *, write: bool = True,
                     eager: float | None = TraceOptions.eager) -> TracedSchedule:
     """The schedule of the traces in ``folder`` (messages above ``eager`` bytes by rendezvous),
-    also written there as GOAL text (with ``write``)."""
-    traced = with_rendezvous(trace_schedule(read_traces(folder), algorithms), eager)
+    also written there as GOAL text (with ``write``); ``folder`` may instead be the anchor file of
+    a Score-P OTF2 trace (``*.otf2``), the schedule then written beside it."""
+    otf2 = folder.suffix == ".otf2"
+    traces = read_otf2(folder) if otf2 else read_traces(folder)
+    traced = with_rendezvous(trace_schedule(traces, algorithms), eager)
     if write:
-        write_goal(traced.schedule, folder / SCHEDULE_FILE)
+        write_goal(traced.schedule, folder.with_name(SCHEDULE_FILE) if otf2 else folder / SCHEDULE_FILE)
     return traced
 
 
