@@ -54,7 +54,8 @@ class TraceCommand(ScheduleCommand, TraceOptions):
 
 @dataclass(frozen=True)
 class CheckCommand(ScheduleCommand):
-    folder: Path = option(..., "Folder of a traced run (from 'perfcompose loggp trace').", argument=True)
+    folder: Path = option(..., "Folder of a traced run (from 'perfcompose loggp trace'), or the "
+                               "anchor file of a Score-P trace (traces.otf2).", argument=True)
 
 
 def _params(opts: ScheduleCommand, high: float = 1.0) -> Any:
