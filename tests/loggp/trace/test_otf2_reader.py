@@ -11,9 +11,11 @@ import pytest
 otf2 = pytest.importorskip("otf2")
 
 from hand_traces import rank_trace  # noqa: E402
+from run_cli import perfcompose  # noqa: E402
 
 from perfcompose.errors import InputError  # noqa: E402
 from perfcompose.loggp.goal.schedule import goal_text  # noqa: E402
+from perfcompose.loggp.params import LogGP, write_params  # noqa: E402
 from perfcompose.loggp.trace.otf2_reader import read_otf2  # noqa: E402
 from perfcompose.loggp.trace.schedule import trace_schedule  # noqa: E402
 
@@ -171,3 +173,29 @@ def test_a_thread_without_mpi_calls_is_left_out(tmp_path):
 def test_a_missing_file_is_an_error(tmp_path):
     with pytest.raises(InputError, match="no OTF2 anchor file"):
         read_otf2(tmp_path / "traces.otf2")
+def test_check_prints_the_simulated_and_measured_time_and_writes_the_schedule_beside(tmp_path):
+    anchor = write_otf2(tmp_path / "scorep-run", PING)
+    write_params(tmp_path / "params.json", LogGP(1.0, 0.5, 0.0, 0.0, "us"))
+    ran = perfcompose("loggp", "check", str(anchor), "--params", str(tmp_path / "params.json"))
+    assert ran.returncode == 0, ran.stderr
+    assert "measured       0.011 ms" in ran.stdout and "simulated      0.011 ms" in ran.stdout
+    assert (tmp_path / "scorep-run" / "schedule.goal").read_text() == goal_text(trace_schedule(HAND_PING).schedule)
+
+
+def test_a_receive_without_its_send_exits_2_naming_the_file_rank_and_call(tmp_path):
+    bad = [PING[0], [*PING[1][:3], ("MPI_Recv", 8, 9, ("recv", 0, 7, 4)), PING[1][3]]]
+    anchor = write_otf2(tmp_path, bad)
+    ran = perfcompose("loggp", "check", str(anchor), "--L", "1", "--o", "1", "--g", "1", "--G", "0", columns=1000)
+    assert ran.returncode == 2
+    assert str(anchor) in ran.stderr
+    assert "rank 1, call 3 (MPI_Recv, peer 0, tag 7, 4 B): no send from rank 0 matches it" in ran.stderr
+    assert "Traceback" not in ran.stderr
+
+
+def test_a_cut_archive_exits_2(tmp_path):
+    anchor = write_otf2(tmp_path, PING)
+    events = tmp_path / "traces" / "1.evt"
+    events.write_bytes(events.read_bytes()[:-20])
+    ran = perfcompose("loggp", "whatif", str(anchor), "--L", "1", "--o", "1", "--g", "1", "--G", "0", columns=1000)
+    assert ran.returncode == 2
+    assert f"{anchor}: the OTF2 library cannot read this archive" in ran.stderr and "Traceback" not in ran.stderr
