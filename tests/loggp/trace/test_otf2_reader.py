@@ -60,8 +60,8 @@ def _event(out, kind: str, t: int, world, args: list) -> None:
         op, root, sent, received = args
         out.mpi_collective_begin(t)
         out.mpi_collective_end(t, getattr(otf2.enums.CollectiveOp, op), world, root, sent, received)
-    elif kind in ("isend_complete", "irecv_request", "cancelled", "nbc_request"):
-        {"isend_complete": out.mpi_isend_complete, "irecv_request": out.mpi_irecv_request,
+    elif kind in ("isend_complete", "irecv_request", "cancelled", "nbc_request", "mrecv"):
+        {"isend_complete": out.mpi_isend_complete, "irecv_request": out.mpi_irecv_request, "mrecv": out.mpi_mrecv,
          "cancelled": out.mpi_request_cancelled, "nbc_request": out.non_blocking_collective_request}[kind](t, *args)
     else:
         getattr(out, f"mpi_{kind}")(t, args[0], world, *args[1:])
@@ -112,6 +112,16 @@ def test_nonblocking_calls_take_peer_tag_and_size_from_their_completion(tmp_path
     assert (int(irecv["peer"]), int(irecv["tag"]), int(irecv["request"])) == (1, 2, 11)
     _same_records(traces[1:], hand[1:])
     assert goal_text(trace_schedule(traces).schedule) == goal_text(trace_schedule(hand).schedule)
+
+
+def test_a_matched_probe_and_its_receive_read_as_the_tracers_probe_and_mrecv(tmp_path):
+    ranks = [PING[0], [("MPI_Init", 0.5, 1), ("MPI_Mprobe", 1, 2, ("probe", 0, 5, 77)),
+                       ("MPI_Mrecv", 2, 5, ("mrecv", 77, 8)), *PING[1][2:]]]
+    hand = [HAND_PING[0], rank_trace(1, 2, [("probe", 1, 2, -2, 0, 1000, 1), ("mrecv", 2, 5, 0, 5, 8),
+                                            ("send", 7, 8, 0, 6, 8), ("finalize", 10, 11)])]
+    traces = read_otf2(write_otf2(tmp_path, ranks))
+    _same_records(traces, hand)
+    assert goal_text(trace_schedule(traces).schedule) == goal_text(trace_schedule(HAND_PING).schedule)
 
 
 def test_collectives_take_kind_root_and_the_tracers_bytes_from_scorep_sizes(tmp_path):

@@ -16,6 +16,7 @@ MpiIsend, MpiIrecvRequest             ``isend``, ``irecv`` (the receive's peer, 
                                       communicator are those of its completion)
 MpiIsendComplete, MpiIrecv,           ``done`` of the request (cancelled: ``comm`` 1)
 MpiRequestCancelled
+MpiProbe, then MpiMrecv               ``mrecv`` (from the probe's peer, tag and communicator)
 MpiCollectiveEnd                      the collective its kind names, with its root and the bytes
                                       :mod:`.records` counts, from the bytes sent and received
 MPI_Probe, Iprobe, Test*, Wait*       ``probe``, ``test``, ``wait_none``: a call that polls
@@ -58,7 +59,7 @@ _POLLS = {"MPI_Probe": "probe", "MPI_Iprobe": "probe", "MPI_Mprobe": "probe", "M
           "MPI_Wait": "wait_none", "MPI_Waitall": "wait_none", "MPI_Waitany": "wait_none",
           "MPI_Waitsome": "wait_none"}
 #: events of the MPI paradigm that make no record of their own (the region around them does)
-_QUIET = frozenset({"MpiCollectiveBegin", "MpiRequestTest", "MpiProbe"})
+_QUIET = frozenset({"MpiCollectiveBegin", "MpiRequestTest"})
 _UNDEFINED = 2 ** 32 - 1  #: OTF2's undefined uint32 (a collective without a root)
 
 
@@ -78,13 +79,14 @@ class _Call:
 
 @dataclass
 class _Rank:
-    """One rank's records as they are read: rows of the RECORD fields, the open calls, and the
-    open nonblocking receives by request (their rows)."""
+    """One rank's records as they are read: rows of the RECORD fields, the open calls, the open
+    nonblocking receives by request (their rows) and the probed messages by id (their MpiProbe)."""
 
     rank: int
     rows: list[list[Any]] = field(default_factory=list)
     open: list[_Call] = field(default_factory=list)
     irecv: dict[int, list[int]] = field(default_factory=dict)
+    probed: dict[int, Any] = field(default_factory=dict)
 
     def put(self, call: str, t: float, peer: int = -2, tag: int = 0, comm: int = 0, nbytes: int = 0,
             request: int = 0) -> int:
@@ -243,9 +245,16 @@ def _event(a: _Archive, r: _Rank, event: Any) -> None:
         _completed(a, r, event, kind, t)
     elif kind == "MpiCollectiveEnd":
         _collective(a, r, event)
+    elif kind == "MpiProbe":
+        r.probed[int(event.message_id)] = event
+    elif kind == "MpiMrecv" and int(event.message_id) in r.probed:
+        probe = r.probed.pop(int(event.message_id))
+        r.put("mrecv", t, a.world(r.rank, probe, probe.communicator, probe.sender), probe.tag,
+              a.comm(r.rank, probe, probe.communicator), int(event.msg_length))
     elif kind.startswith(("Mpi", "Rma", "NonBlockingCollective")) and kind not in _QUIET:
         raise InputError(f"{a.where(r.rank, event)}: a {kind} event has no place in the schedule", path=a.path,
-                         hint="one-sided and nonblocking collective MPI calls are not read")
+                         hint="point-to-point messages and blocking collectives are read; one-sided and "
+                              "nonblocking collective MPI calls are not")
 
 
 def _is_mpi(event: Any) -> bool:
