@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 otf2 = pytest.importorskip("otf2")
@@ -122,6 +123,42 @@ def test_a_matched_probe_and_its_receive_read_as_the_tracers_probe_and_mrecv(tmp
     traces = read_otf2(write_otf2(tmp_path, ranks))
     _same_records(traces, hand)
     assert goal_text(trace_schedule(traces).schedule) == goal_text(trace_schedule(HAND_PING).schedule)
+
+
+def _exchanges(seed: int) -> tuple[list[list[Call]], list]:
+    """A random run in both forms (OTF2 calls, the tracer's records): steps of a shift exchange by
+    Irecv, Isend and a Waitall completing both in either order, then an Allreduce; request ids
+    new in OTF2, reused by the tracer."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 6))
+    calls: list[list[Call]] = [[("MPI_Init", 0, 1)] for _ in range(n)]
+    records: list[list[tuple]] = [[] for _ in range(n)]
+    for step in range(4):
+        shift, size, t = int(rng.integers(1, n)), int(rng.integers(1, 10 ** 5)), 10.0 * step + 2
+        for r in range(n):
+            to, source, gap = (r + shift) % n, (r - shift) % n, float(rng.integers(0, 3))
+            done = [("isend_complete", 2 * step + 1), ("irecv", source, step, size, 2 * step)]
+            hand_done = [("done", t + 3 + gap, t + 4 + gap, -2, 0, 0, 8), ("done", t + 3 + gap, t + 4 + gap, source,
+                                                                            step, size, 7)]
+            order = rng.permutation(2).tolist()
+            calls[r] += [("MPI_Irecv", t, t + 1, ("irecv_request", 2 * step)),
+                         ("MPI_Isend", t + 1, t + 2, ("isend", to, step, size, 2 * step + 1)),
+                         ("MPI_Waitall", t + 3 + gap, t + 4 + gap, *(done[k] for k in order)),
+                         ("MPI_Allreduce", t + 6, t + 7, ("coll", "ALLREDUCE", 2 ** 32 - 1, 8 * n, 8 * n))]
+            records[r] += [("irecv", t, t + 1, -1, -1, size, 7), ("isend", t + 1, t + 2, to, step, size, 8),
+                           *(hand_done[k] for k in order), ("allreduce", t + 6, t + 7, 0, 0, 8)]
+    for r in range(n):
+        calls[r].append(("MPI_Finalize", 50, 51))
+        records[r].append(("finalize", 50, 51))
+    return calls, [rank_trace(r, n, records[r]) for r in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_exchanges_give_the_tracers_schedule(tmp_path, seed):
+    calls, hand = _exchanges(seed)
+    traced = trace_schedule(read_otf2(write_otf2(tmp_path, calls)))
+    assert goal_text(traced.schedule) == goal_text(trace_schedule(hand).schedule)
+    assert traced.measured == pytest.approx(49e-6, abs=1e-12)
 
 
 def test_collectives_take_kind_root_and_the_tracers_bytes_from_scorep_sizes(tmp_path):
