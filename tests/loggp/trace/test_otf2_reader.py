@@ -28,8 +28,10 @@ Call = tuple  #: (region, enter us, leave us, *events): each event a tuple (kind
 
 def write_otf2(folder: Path, ranks: list[list[Call]], *, threads: dict[int, list[Call]] | None = None) -> Path:
     """An archive of ``ranks`` (each rank's calls, MPI_Init first) as Score-P lays one out: a location
-    group per rank, its master thread in the MPI locations, MPI_COMM_WORLD and MPI_COMM_SELF;
-    ``threads`` adds a second thread to a rank with calls of its own. Events sit at their call's enter."""
+    group per rank, its master thread in the MPI locations and in the measurement system's (whose
+    communicator comes first), MPI_COMM_WORLD and MPI_COMM_SELF, the program's begin and main
+    around the calls; ``threads`` adds a second thread to a rank with calls of its own. Events sit
+    at their call's enter."""
     E = otf2.enums
     with otf2.writer.open(str(folder), timer_resolution=TICKS) as w:
         d = w.definitions
@@ -37,14 +39,23 @@ def write_otf2(folder: Path, ranks: list[list[Call]], *, threads: dict[int, list
         groups = [d.location_group(f"MPI Rank {r}", system_tree_parent=node) for r in range(len(ranks))]
         masters = [d.location("Master thread", group=g) for g in groups]
         d.group("MPI", group_type=E.GroupType.COMM_LOCATIONS, paradigm=E.Paradigm.MPI, members=masters)
+        system = E.Paradigm.MEASUREMENT_SYSTEM
+        d.group("PROCESSXTHREADS_GROUP_LOCATIONS", group_type=E.GroupType.COMM_LOCATIONS, paradigm=system,
+                members=masters)
+        d.comm("Process x Threads CPU Locations", group=d.group(
+            "PROCESSXTHREADS_GROUP", group_type=E.GroupType.COMM_GROUP, paradigm=system, members=masters))
         world = d.comm("MPI_COMM_WORLD", group=d.group("world", group_type=E.GroupType.COMM_GROUP,
                                                         paradigm=E.Paradigm.MPI, members=list(range(len(ranks)))))
         d.comm("MPI_COMM_SELF", group=d.group("self", group_type=E.GroupType.COMM_SELF, paradigm=E.Paradigm.MPI,
                                                members=[]))
         where = [(masters[r], calls) for r, calls in enumerate(ranks)]
         where += [(d.location("OpenMP thread 1", group=groups[r]), calls) for r, calls in (threads or {}).items()]
+        main = d.region("int main(int, char**)", paradigm=E.Paradigm.COMPILER)
         for location, calls in where:
             out = w.event_writer_from_location(location)
+            first, last = (START + round(t * TICKS * 1e-6) for t in (calls[0][1], calls[-1][2] or calls[-1][1]))
+            out.program_begin(first, "app", [])
+            out.enter(first, main)
             for region, enter, leave, *events in calls:
                 reg = d.region(region, paradigm=E.Paradigm.MPI)
                 t = START + round(enter * TICKS * 1e-6)
@@ -53,6 +64,8 @@ def write_otf2(folder: Path, ranks: list[list[Call]], *, threads: dict[int, list
                     _event(out, kind, t, world, args)
                 if leave is not None:
                     out.leave(START + round(leave * TICKS * 1e-6), reg)
+            out.leave(last, main)
+            out.program_end(last, -1)
     return folder / "traces.otf2"
 
 
