@@ -4,6 +4,7 @@ place is an error naming the file, the rank and the event."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -259,3 +260,18 @@ def test_a_cut_archive_exits_2(tmp_path):
     ran = perfcompose("loggp", "whatif", str(anchor), "--L", "1", "--o", "1", "--g", "1", "--G", "0", columns=1000)
     assert ran.returncode == 2
     assert f"{anchor}: the OTF2 library cannot read this archive" in ran.stderr and "Traceback" not in ran.stderr
+
+
+def test_a_trace_without_mpi_ranks_says_so(tmp_path):
+    with otf2.writer.open(str(tmp_path), timer_resolution=TICKS) as w:
+        d = w.definitions
+        group = d.location_group("process", system_tree_parent=d.system_tree_node("node"))
+        w.event_writer("thread", group=group).enter(START, d.region("main"))
+    with pytest.raises(InputError, match="no MPI ranks"):
+        read_otf2(tmp_path / "traces.otf2")
+
+
+def test_without_the_otf2_package_the_error_names_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "otf2", None)
+    with pytest.raises(InputError, match=r"perfcompose\[otf2\]"):
+        read_otf2(tmp_path / "traces.otf2")
