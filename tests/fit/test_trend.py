@@ -39,3 +39,12 @@ def test_a_linear_solve_disturbed_at_its_first_sizes_is_not_fitted_as_a_constant
         e.parameters, below).chosen.n_terms == 0
     chosen = PMNFFitter(aggregate="mean").fit_series(e.parameters, below).chosen
     assert chosen.n_terms >= 1 and chosen.hypothesis[0][0][1][0] >= 2
+
+
+def test_many_points_are_judged_by_the_normal_approximation_and_a_selection():
+    rng = np.random.default_rng(5)
+    x = np.arange(100.0)
+    assert monotone(x, x + 30 * rng.standard_normal(100), 0.01)
+    flat = [monotone(x, rng.standard_normal(100), 0.01) for _ in range(200)]
+    assert sum(flat) <= 8        # about 1 % of flat series, never most
+    assert monotone(np.arange(50_000.0), np.arange(50_000.0), 0.01)

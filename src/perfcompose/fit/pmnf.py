@@ -278,12 +278,14 @@ class PMNFFitter(SeriesFitter):
             return listed[0]
 
         chosen = pick.chosen
-        # points of one parameter that rise or fall with it are not a constant: the best other
-        # the score supports
+        # points of one parameter that rise or fall with it are not a constant: of the hypotheses
+        # with terms the score supports, the one that predicts the largest points best
         trend = X.shape[1] == 1 and monotone(X[:, 0], y, self.policy.trend)
-        if trend and chosen.n_terms == 0:
-            chosen = next((c for c in ranked() if c.n_terms and c.score <= chosen.score + self.policy.plausible),
-                          chosen)
+        termed = [c for c in ranked() if c.n_terms and c.score <= chosen.score + self.policy.plausible] \
+            if trend and chosen.n_terms == 0 else []
+        if termed:
+            errors = extrapolation_errors(termed, X, y)
+            chosen, error = termed[int(np.argmin(errors))], float(np.min(errors))
         if self.policy.forward_check:
             # only hypotheses the score supports: a term the policy prices out stays out
             limit = chosen.score + self.policy.plausible
