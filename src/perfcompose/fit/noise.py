@@ -81,12 +81,22 @@ def relative_variances(V: np.ndarray) -> np.ndarray:
     of each point's median absolute deviation over its median), so that a point of few repetitions
     neither hides its outlier nor loses its fair values. All are kept where a point has fewer than
     3, or fewer than 2 would remain. NaN where the mean is not positive or a point has one value."""
+    if V.shape[-1] >= 2 and not np.isnan(V).any() and np.all(V > 0):   # the common case, at NumPy's speed
+        med = np.median(V, axis=-1, keepdims=True)
+        dev = np.abs(V - med)
+        outlying = dev > OUTLIER_MADS * 1.4826 * np.median(dev / med, axis=(-2, -1), keepdims=True) * med
+        if V.shape[-1] < 3 or not outlying.any():
+            m = V.mean(axis=-1)
+            return V.var(axis=-1, ddof=1) / (m * m)
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)   # all-NaN slices: points of one value
-        med = np.nanmedian(V, axis=-1, keepdims=True)
+
+        def median(a: np.ndarray, axis: Any) -> np.ndarray:   # NaN-aware only where needed: 20x slower
+            return (np.nanmedian if np.isnan(a).any() else np.median)(a, axis=axis, keepdims=True)
+
+        med = median(V, -1)
         dev = np.abs(V - med)
-        relative = np.where(med > 0, dev / med, np.nan)
-        scale = OUTLIER_MADS * 1.4826 * np.nanmedian(relative, axis=(-2, -1), keepdims=True)
+        scale = OUTLIER_MADS * 1.4826 * median(np.where(med > 0, dev / med, np.nan), (-2, -1))
         kept = np.where(dev > scale * med, np.nan, V)
         count = np.sum(~np.isnan(kept), axis=-1, keepdims=True)
         few = (count < 2) | (np.sum(~np.isnan(V), axis=-1, keepdims=True) < 3)
