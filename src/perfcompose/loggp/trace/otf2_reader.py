@@ -60,6 +60,8 @@ _POLLS = {"MPI_Probe": "probe", "MPI_Iprobe": "probe", "MPI_Mprobe": "probe", "M
           "MPI_Waitsome": "wait_none"}
 #: events of the MPI paradigm that make no record of their own (the region around them does)
 _QUIET = frozenset({"MpiCollectiveBegin", "MpiRequestTest"})
+#: the prefixes of the MPI paradigm's events (point-to-point and collective, one-sided, nonblocking collective)
+_MPI_EVENTS = ("Mpi", "Rma", "NonBlockingCollective")
 _UNDEFINED = 2 ** 32 - 1  #: OTF2's undefined uint32 (a collective without a root)
 
 
@@ -251,7 +253,7 @@ def _event(a: _Archive, r: _Rank, event: Any) -> None:
         probe = r.probed.pop(int(event.message_id))
         r.put("mrecv", t, a.world(r.rank, probe, probe.communicator, probe.sender), probe.tag,
               a.comm(r.rank, probe, probe.communicator), int(event.msg_length))
-    elif kind.startswith(("Mpi", "Rma", "NonBlockingCollective")) and kind not in _QUIET:
+    elif kind.startswith(_MPI_EVENTS) and kind not in _QUIET:
         raise InputError(f"{a.where(r.rank, event)}: a {kind} event has no place in the schedule", path=a.path,
                          hint="point-to-point messages and blocking collectives are read; one-sided and "
                               "nonblocking collective MPI calls are not")
@@ -261,7 +263,7 @@ def _is_mpi(event: Any) -> bool:
     kind = type(event).__name__
     if kind in ("Enter", "Leave"):
         return str(event.region.name).startswith("MPI_")
-    return kind.startswith(("Mpi", "Rma", "NonBlockingCollective"))
+    return kind.startswith(_MPI_EVENTS)
 
 
 def _finish(a: _Archive, r: _Rank, size: int) -> RankTrace:
