@@ -52,26 +52,34 @@ def bench(o: BenchCommand) -> None:
     if not grid:
         raise BenchError("give the grid with --param NAME=VALUES", hint="e.g. --param x=1024:65536")
     identity.update(grid={k: list(v) for k, v in grid.items()}, warmup=o.warmup)
+    result = sweep(tgt, grid, o, identity, f"bench {identity['target']}", o.rounds, skipped=True)
+    region = o.target if o.target and ":" not in o.target else (o.target or "command").split(":")[-1]
+    exp = result.experiment(region=region, source=f"perfcompose bench {identity['target']}")
+    save(exp, o.out)
+    _summary(exp)
+    console.print(f"{len(result.values)} points measured, {len(result.failures)} failed; written to {o.out}")
+
+
+def sweep(target: Any, grid: dict[str, tuple[float, ...]], o: Any, identity: dict[str, Any], label: str,
+          rounds: int = 1, skipped: bool = False) -> Any:
+    """:func:`run_sweep` of ``bench`` or ``profile`` (options ``o``) resumed from OUT's checkpoint; what was
+    resumed and failed (and with ``skipped`` the corrupt checkpoint lines) said."""
     ckpt = checkpoint_for(o.out)
     with progress() as bar:
-        job = bar.add_task(f"bench {identity['target']}", total=None)
-        result = run_sweep(tgt, grid, reps=o.reps, warmup=o.warmup, checkpoint=ckpt, seed=o.seed, restart=o.restart,
+        job = bar.add_task(label, total=None)
+        result = run_sweep(target, grid, reps=o.reps, warmup=o.warmup, checkpoint=ckpt, seed=o.seed, restart=o.restart,
                            progress=lambda k, n, _c: bar.update(job, completed=k, total=n), identity=identity,
-                           rounds=o.rounds)
+                           rounds=rounds)
     if result.resumed:
         console.print(f"resumed: {result.resumed} points from {ckpt}")
-    for line in result.skipped_lines:
+    for line in result.skipped_lines if skipped else ():
         err_console.print(f"[yellow]warning:[/yellow] {ckpt}, line {line}: corrupt checkpoint line skipped "
                           "(its point is measured again)", highlight=False)
     for coord, failure in sorted(result.failures.items()):
         where = ", ".join(f"{p}={size(v)}" for p, v in zip(result.parameters, coord))
         code = f"exit code {failure.exit_code}" if failure.exit_code is not None else "failed"
         err_console.print(f"[yellow]warning:[/yellow] {where}: {code}: {failure.message}", highlight=False)
-    region = o.target if o.target and ":" not in o.target else (o.target or "command").split(":")[-1]
-    exp = result.experiment(region=region, source=f"perfcompose bench {identity['target']}")
-    save(exp, o.out)
-    _summary(exp)
-    console.print(f"{len(result.values)} points measured, {len(result.failures)} failed; written to {o.out}")
+    return result
 
 
 def _summary(exp: Any, cv_warn: float = 10.0) -> None:

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import typer
 
-from perfcompose.bench import BenchError, checkpoint_for, parse_grid, run_sweep
+from perfcompose.bench import BenchError, parse_grid
 from perfcompose.bench.python_profile import MIN_SHARE, ProfileTarget, experiment
 from perfcompose.choices import PythonProfiler
-from perfcompose.commands.common import console, err_console, file_to_write, progress, shared_option, user_errors
+from perfcompose.commands.bench import sweep
+from perfcompose.commands.common import console, file_to_write, shared_option, user_errors
 from perfcompose.data import save
 from perfcompose.option_fields import command, option
 from perfcompose.report.numbers import size
@@ -50,18 +51,7 @@ def profile(o: ProfileCommand) -> None:
                            profiler=o.profiler)
     identity = {"target": target.label, "profiler": o.profiler, "min_share": o.min_share,
                 "grid": {k: list(v) for k, v in grid.items()}, "warmup": o.warmup}
-    ckpt = checkpoint_for(o.out)
-    with progress() as bar:
-        job = bar.add_task(f"profile {target.label}", total=None)
-        result = run_sweep(target, grid, reps=o.reps, warmup=o.warmup, checkpoint=ckpt, seed=o.seed,
-                           restart=o.restart, progress=lambda k, n, _c: bar.update(job, completed=k, total=n),
-                           identity=identity)
-    if result.resumed:
-        console.print(f"resumed: {result.resumed} points from {ckpt}")
-    for coord, failure in sorted(result.failures.items()):
-        where = ", ".join(f"{p}={size(v)}" for p, v in zip(result.parameters, coord))
-        code = f"exit code {failure.exit_code}" if failure.exit_code is not None else "failed"
-        err_console.print(f"[yellow]warning:[/yellow] {where}: {code}: {failure.message}", highlight=False)
+    result = sweep(target, grid, o, identity, f"profile {target.label}")
     profiled = experiment(result.parameters, result.details, source=f"perfcompose profile {target.label}")
     save(profiled, o.out)
     largest = max(result.details)
