@@ -431,14 +431,19 @@ def resolve_target(spec: str | None, command: str | None, timeout: float | None)
     if ":" not in spec:
         raise BenchError(f"unknown target '{spec}'",
                          hint=f"built-in tasks: {', '.join(TASKS)}; or module:function, or --cmd")
+    module, func = function_of(spec)
+    setup = getattr(func, "setup", None) or getattr(module, f"setup_{spec.partition(':')[2]}", None)
+    return CallableTarget(func, setup, label=spec), {"target": spec}
 
+
+def function_of(spec: str, hint: str | None = None) -> tuple[Any, Callable[..., Any]]:
+    """The module and the function ``module:function`` names (``hint``: what to do where it cannot be imported)."""
     module_name, _, func_name = spec.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise BenchError(f"cannot import '{module_name}': {exc}") from None
+        raise BenchError(f"cannot import '{module_name}': {exc}", hint=hint) from None
     func = getattr(module, func_name, None)
     if not callable(func):
         raise BenchError(f"'{module_name}' has no function '{func_name}'")
-    setup = getattr(func, "setup", None) or getattr(module, f"setup_{func_name}", None)
-    return CallableTarget(func, setup, label=spec), {"target": spec}
+    return module, func

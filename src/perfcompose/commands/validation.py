@@ -1,7 +1,6 @@
 """Rendering of a validation study (validate, paper table2/4/6/7): errors, intervals, disturbance."""
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -10,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.bench.runner import BenchError, resolve_target
+from perfcompose.bench.runner import BenchError, function_of, resolve_target
 from perfcompose.bench.tasks import TASKS
 from perfcompose.commands.common import Table, console, err_console, write_json
 
@@ -203,12 +202,4 @@ def input_function(spec: str) -> Callable[[float], Any]:
     if not sep or not module_name or not func_name:
         raise BenchError(f"cannot read the input {spec!r}", hint="write module:function, e.g. "
                          "--input user_stages:signal")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise BenchError(f"cannot import '{module_name}': {exc}",
-                         hint="run from the folder that holds it, or add that folder to PYTHONPATH") from None
-    func = getattr(module, func_name, None)
-    if not callable(func):
-        raise BenchError(f"'{module_name}' has no function '{func_name}'")
-    return func
+    return function_of(spec, hint="run from the folder that holds it, or add that folder to PYTHONPATH")[1]
