@@ -138,8 +138,6 @@ class Study:
     comparisons: tuple[Comparison, ...]
     #: the parts timed in isolation (the papers' atomic models) [ns]
     parts: Mapping[str, Model]
-    #: the parts timed inside the executor, by the number of workers running at once [ns]
-    parts_in_executor: Mapping[int, Mapping[str, Model]]
     overheads: Overheads
     skipped: tuple[tuple[str, str], ...] = ()
     x: tuple[float, ...] = ()
@@ -151,9 +149,8 @@ class Study:
     #: retake was disturbed too (in this invocation; resumed runs are not counted)
     retaken: int = 0
     disturbed: int = 0
-    #: the sizes the parts were measured at alone (denser than ``x``) and their measurements
+    #: the sizes the parts were measured at alone (denser than ``x``)
     part_x: tuple[float, ...] = ()
-    part_experiments: Mapping[str, Experiment] = field(default_factory=dict)
     #: parts that cost something else on the data they receive in a program than on fresh input
     context_effects: tuple[ContextEffect, ...] = ()
     #: co-run slowdowns of the worker chains that run at once (a chain beside itself: a pool)
@@ -177,15 +174,10 @@ class Study:
         return float(np.mean(inside)) if inside else None
 
 
-def _experiment(name: str, x: Sequence[float], values: Sequence[Sequence[float]]) -> Experiment:
+def _fit(name: str, x: Sequence[float], values: Sequence[Sequence[float]], uncertainty: bool = False) -> Model:
     points = tuple(Point((float(v),), tuple(float(s) * 1e9 for s in vals)) for v, vals in zip(x, values))
-    return Experiment(("x",), (Series("time", points, name, "ns"),), source="perfcompose validate")
-
-
-def _fit(name: str, x: Sequence[float], values: Sequence[Sequence[float]], max_terms: int = 1,
-         uncertainty: bool = False) -> Model:
-    experiment = _experiment(name, x, values)
-    model = PMNFFitter(max_terms=max_terms).fit(experiment).model_.with_meta(name=name, unit="ns")
+    experiment = Experiment(("x",), (Series("time", points, name, "ns"),), source="perfcompose validate")
+    model = PMNFFitter(max_terms=1).fit(experiment).model_.with_meta(name=name, unit="ns")
     return with_uncertainty(model, experiment) if uncertainty else model
 
 
@@ -455,7 +447,7 @@ class _Judge:
         low, high = (predicted, predicted) if interval is None else interval
         warning = untrusted(predicted, np.asarray(low), np.asarray(high))
         low, high = measurement_interval(predicted, np.asarray(low), np.asarray(high))
-        monolithic = _fit(str(term), xs, values, max_terms=1)
+        monolithic = _fit(str(term), xs, values)
         return Comparison(str(term), n, xs, measured, monolithic, modular, calibrated, lead_error(modular, monolithic),
                           tuple(map(float, err_p)), tuple(map(float, err_c)), tuple(map(float, low)),
                           tuple(map(float, high)), self.level, float(share_x.max()), disturbed, warning=warning)
@@ -534,10 +526,9 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
                    central, spread)
     comparisons = with_held_out_error([judge.compare(term, n) for term, n in kept], level)
     predicted = {c.configuration: np.asarray(c.calibrated(x=np.array(xs)), dtype=float) for c in comparisons}
-    return Study(tuple(comparisons), hot, concurrent, overheads, tuple(skipped), xs, rounds, count, workers,
+    return Study(tuple(comparisons), hot, overheads, tuple(skipped), xs, rounds, count, workers,
                  {label: tuple(float(over_rounds(v)) for v in measured_rounds.series(label)) for label in labels},
                  retaken + target.retaken + corun.retaken, target.kept_disturbed + corun.kept_disturbed, dense,
-                 {p: _experiment(p, dense, isolated[p]) for p in parts},
                  tuple(context_effects(context, measured_rounds.matrix, has, xs, lambda m: over_rounds(m, axis=1))),
                  tuple(slowdowns(central)),
                  tuple(process_options(context, central, predicted, functions, make, xs)), central)
