@@ -44,4 +44,4 @@ def study(part_rows: list[Any]) -> Any:
         errors = tuple(abs(predicted - np.array(measured) * 1e9) / (np.array(measured) * 1e9))
         band = {"low": tuple(predicted * 0.9), "high": tuple(predicted * 1.1)} if k == 0 else {}
         comps.append(Comparison(cfg, 2, x, measured, model, model, model, 0.01, errors, errors, **band))
-    return Study(tuple(comps), parts, {}, None, x=x, rounds=3, count=32)  # type: ignore[arg-type]
+    return Study(tuple(comps), parts, None, x=x, rounds=3, count=32)  # type: ignore[arg-type]
