@@ -102,11 +102,6 @@ def plot_gauss(rows: Sequence[StudyRow], path: Path, *, title: str = "", unit: s
     save(fig, path)
 
 
-def plot_whatif(result: WhatIf, path: Path, *, title: str = "", other: str = "other network") -> None:
-    """Write :func:`whatif_figure` to ``path``."""
-    save(whatif_figure(result, title=title, other=other), path)
-
-
 def whatif_figure(result: WhatIf, *, title: str = "", other: str = "other network") -> Any:
     """The simulated makespan against the factor each of L, o, g and G is scaled by (the others
     held), the slowdowns looked for as dotted lines and another network's makespan dashed."""

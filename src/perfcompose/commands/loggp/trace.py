@@ -213,10 +213,11 @@ def whatif(opts: WhatIfCommand) -> None:
                     S=LOGGOPSIM_S if opts.S is None else opts.S, progress=report)
     _show_whatif(w, opts.high, opts.network)
     if opts.plot is not None:
-        from perfcompose.report.loggp import plot_whatif
+        from perfcompose.report.figures import save
+        from perfcompose.report.loggp import whatif_figure
 
-        plot_whatif(w, opts.plot, title=f"{opts.folder.name}: {traced.schedule.num_ranks} ranks, base makespan "
-                                   f"{w.base * 1e3:.4g} ms", other=opts.network.name if opts.network else "")
+        title = f"{opts.folder.name}: {traced.schedule.num_ranks} ranks, base makespan {w.base * 1e3:.4g} ms"
+        save(whatif_figure(w, title=title, other=opts.network.name if opts.network else ""), opts.plot)
         console.print(f"plot written to {opts.plot}", highlight=False)
     if opts.json_out is not None:
         write_json(opts.json_out, _whatif_json(w, traced.schedule.num_ranks), "what-if")
