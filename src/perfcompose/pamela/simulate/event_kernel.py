@@ -105,27 +105,6 @@ def _eval(e, ecode, econst, estart, env, tid, stack):
 
 
 @njit(cache=True)
-def _servers_take(pool, off, m, start_time):
-    """Replace the earliest free time of a server heap pool[off:off+m] and restore the heap."""
-    pool[off] = start_time
-    k = 0
-    while True:
-        left = 2 * k + 1
-        if left >= m:
-            break
-        child = left
-        if left + 1 < m and pool[off + left + 1] < pool[off + left]:
-            child = left + 1
-        if pool[off + child] < pool[off + k]:
-            tmp = pool[off + k]
-            pool[off + k] = pool[off + child]
-            pool[off + child] = tmp
-            k = child
-        else:
-            break
-
-
-@njit(cache=True)
 def _grow1(a, n):
     b = np.empty(n, a.dtype)
     b[:a.shape[0]] = a
@@ -259,7 +238,8 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
             if mult == 1:
                 pool[off] = clock
             else:
-                _servers_take(pool, off, mult, clock)
+                # the servers' free times as a heap of keys alone: the same array holds its tie-breaks and ids
+                heap_replace_root(pool, pool, pool, off, mult, clock, clock, clock)
             r_busy[rid] += t
             r_count[rid] += 1
             uses += 1
