@@ -117,7 +117,7 @@ def _eval_grid(model: Path, grid: dict[str, tuple[float, ...]], process: str, pa
     """T of the process at every point of the grid, with one compilation (none where the model
     is a numeric form, or compiled before and kept)."""
     parameters, needed, fn = grid_function(model, process, paper_phi)
-    check_names(model, parameters, grid, needed)
+    check_names(model.name, str(model), parameters, grid, needed)
     names = [p for p in parameters if p in grid]
     points = list(itertools.product(*(grid[n] for n in names)))
     slots = [names.index(p) if p in grid else None for p in parameters]

@@ -1,7 +1,7 @@
 """A compiled PAMELA model: parse, normalise, compile and simplify once; evaluate and simulate often."""
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -11,6 +11,7 @@ from perfcompose.errors import InputError
 from perfcompose.model import Model
 from perfcompose.pamela.compile.compiler import Costs, compile_process
 from perfcompose.pamela.compile.evaluation_result import Evaluation, no_values
+from perfcompose.pamela.compile.point_evaluation import check_names
 from perfcompose.pamela.compile.simplification import simplify, simplify_vector
 from perfcompose.pamela.compile.symbolic import free_symbols
 from perfcompose.pamela.compile.symbolic_evaluation import (
@@ -114,12 +115,10 @@ class CostModel:
 
     # -- evaluation -------------------------------------------------------------------------
 
-    def _values(self, values: Mapping[str, float], name: str) -> dict[str, float]:
-        unknown = [k for k in values if k not in self.parameters]
-        if unknown:
-            raise PamelaError(f"'{unknown[0]}' is not a parameter of {self.program.source_name}",
-                              path=self.program.path,
-                              hint="parameters: " + (", ".join(self.parameters) or "none"))
+    def _values(self, values: Mapping[str, float], needed: Sequence[str] = ()) -> dict[str, float]:
+        """The values, checked: none for a name that is no parameter, one for every parameter ``needed``
+        (all that are missing named at once)."""
+        check_names(self.program.source_name, self.program.path, self.parameters, values, needed)
         return {k: float(v) for k, v in values.items()}
 
     def uses(self, name: str = "main", quantities: tuple[str, ...] = ("T", "phi", "omega", "delta")
@@ -129,19 +128,10 @@ class CostModel:
         used = set().union(*(free_symbols(getattr(c, q)) for q in quantities))
         return tuple(p for p in self.parameters if sp.Symbol(p, positive=True) in used)
 
-    def _bound(self, values: Mapping[str, float], name: str, quantities: tuple[str, ...]) -> dict[str, float]:
-        """The values, checked: none for a name that is no parameter, one for every parameter the
-        quantities of the process use (all that are missing named at once)."""
-        vals = self._values(values, name)
-        missing = [p for p in self.uses(name, quantities) if p not in vals]
-        if missing:
-            raise no_values(missing, self.program.path)
-        return vals
-
     def evaluate(self, values: Mapping[str, float], name: str = "main") -> Evaluation:
         """phi, delta, omega and T of process ``name`` at the given parameter values (a value for
         each parameter the process uses; others may be left out)."""
-        vals = self._bound(values, name, ("T", "phi", "omega", "delta"))
+        vals = self._values(values, self.uses(name))
         c = self.costs(name)
         out: dict[str, Any] = {}
         for q in ("T", "phi", "omega", "delta"):
@@ -167,12 +157,10 @@ class CostModel:
         if self._numeric_only(name):
             raise PamelaError(f"{self.program.source_name} states T_{name} as numbers only: there is no process "
                               "to simulate", path=self.program.path, hint="simulate the process model it came from")
-        vals = self._values(values, name)
+        vals = self._values(values)
         needed = [p for p in self.parameters if p not in vals and self._mentions(name, p)]
         if needed:
-            raise PamelaError(f"no value for parameter{'s' if len(needed) > 1 else ''} {', '.join(needed)}",
-                              path=self.program.path,
-                              hint="give every parameter a value, e.g. " + " ".join(f"{m}=100" for m in needed))
+            raise no_values(needed, self.program.path, "every parameter a value")
         from perfcompose.pamela.simulate.simulation import simulate_process
 
         return simulate_process(self.normal, vals, process=name, distribution=distribution, seed=seed)
@@ -183,7 +171,7 @@ class CostModel:
         self._check(name)
         if self._numeric_only(name):
             return None
-        return mva_estimate(self.normal.processes[name], self._values(values, name))
+        return mva_estimate(self.normal.processes[name], self._values(values))
 
     def _mentions(self, name: str, param: str) -> bool:
         raw = self.raw(name)

@@ -33,10 +33,10 @@ def load_vector(loads: Any) -> dict[int, float]:
     return {k: float(v) for k, v in enumerate(loads) if v}
 
 
-def no_values(missing: Sequence[str], path: str | None) -> PamelaError:
+def no_values(missing: Sequence[str], path: str | None, ask: str = "each a value or a range") -> PamelaError:
     """The error for parameters a process uses and that were given no value (all of them named)."""
     return PamelaError(f"no value for parameter{'s' if len(missing) > 1 else ''} {', '.join(missing)}", path=path,
-                       hint="give each a value or a range, e.g. " + " ".join(f"{m}=100" for m in missing))
+                       hint=f"give {ask}, e.g. " + " ".join(f"{m}=100" for m in missing))
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ file is one or was compiled before (no SymPy), else compiled and its numeric for
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from perfcompose.pamela.compile.evaluation_result import Evaluation, load_vector, no_values
@@ -13,17 +13,17 @@ from perfcompose.pamela.language.syntax import PamelaError
 __all__ = ["check_names", "evaluate_point", "grid_function"]
 
 
-def check_names(model: Path, parameters: tuple[str, ...], given: Mapping[str, object],
-                needed: tuple[str, ...] | None = None) -> None:
-    """Refuse a value for a name that is no parameter, and a parameter the process uses
-    (``needed``, default: every parameter) without a value, naming all of them."""
+def check_names(name: str, path: str | None, parameters: tuple[str, ...], given: Mapping[str, object],
+                needed: Sequence[str] | None = None) -> None:
+    """Refuse a value for a name that is no parameter of the model ``name`` (in the file ``path``), and a
+    parameter the process uses (``needed``, default: every parameter) without a value, naming all of them."""
     unknown = [k for k in given if k not in parameters]
     if unknown:
-        raise PamelaError(f"'{unknown[0]}' is not a parameter of {model.name}", path=str(model),
+        raise PamelaError(f"'{unknown[0]}' is not a parameter of {name}", path=path,
                           hint="parameters: " + (", ".join(parameters) or "none"))
     missing = [p for p in (parameters if needed is None else needed) if p not in given]
     if missing:
-        raise no_values(missing, str(model))
+        raise no_values(missing, path)
 
 
 def evaluate_point(model: Path, values: dict[str, float], process: str = "main",
@@ -32,7 +32,7 @@ def evaluate_point(model: Path, values: dict[str, float], process: str = "main",
     form = numeric_form(model, process, paper_phi, ("T", "phi", "omega", "delta"))
     if form is None:
         return compile_cached(model, process, paper_phi).evaluate(values, process)
-    check_names(model, form.parameters, values, form.needs(process, ("T", "phi", "omega", "delta")))
+    check_names(model.name, str(model), form.parameters, values, form.needs(process, ("T", "phi", "omega", "delta")))
     T = form.quantity(process, "T", values)
     loads = form.quantity(process, "delta", values, default=[])
     return Evaluation(process, T, form.quantity(process, "phi", values, T), form.quantity(process, "omega", values, T),

@@ -16,7 +16,7 @@ from sympy.utilities.lambdify import implemented_function
 from perfcompose.errors import InputError
 from perfcompose.limits import WorkTooLarge, check_memory, limits
 from perfcompose.model import symbol
-from perfcompose.pamela.compile.evaluation_result import load_list
+from perfcompose.pamela.compile.evaluation_result import load_list, no_values
 from perfcompose.pamela.compile.symbolic import MaxOver, MinOver, VMax, free_symbols, load_terms
 from perfcompose.pamela.language.syntax import PamelaError
 
@@ -305,8 +305,7 @@ def _env(values: Mapping[str, float], fresh: bool = True) -> Env:
 def _check_bound(expr: sp.Basic, values: Mapping[str, float]) -> None:
     missing = sorted(s.name for s in free_symbols(expr) if s.name not in values)
     if missing:
-        raise PamelaError(f"no value for parameter{'s' if len(missing) > 1 else ''} {', '.join(missing)}",
-                          hint="give every parameter a value, e.g. " + " ".join(f"{m}=100" for m in missing))
+        raise no_values(missing, None, "every parameter a value")
 
 
 def evaluate(expr: sp.Expr, values: Mapping[str, float]) -> float:
