@@ -22,7 +22,6 @@ from perfcompose.fit.forecast import (
     forecaster,
     holdout_errors,
 )
-from perfcompose.model import Model
 from perfcompose.skeleton.skeletons import Skeleton, penalty, serial_fraction
 from perfcompose.skeleton.table import SEQ, RuntimeTable
 from perfcompose.skeleton.window import Window
@@ -247,13 +246,3 @@ def quality(table: RuntimeTable) -> list[QualityRow]:
                          path=table.source or None, hint="measure T(n, p) at an n whose T(n) or T(n, 1) is known")
     return rows
 
-
-def models(est: Estimate, unit: str = "s") -> tuple[Model, Model]:
-    """The forecast parts as Models: T(n), and Ā along the direction it was forecast (n or p)."""
-    def as_model(part: Part, param: str) -> Model:
-        if part.forecaster is not None:
-            return part.forecaster.to_model(param, unit=unit)
-        return Model.constant(part.value, params=(param,), unit=unit)
-
-    return as_model(est.sequential, "n"), as_model(est.penalty, est.penalty.direction
-                                                    if est.penalty.direction in ("n", "p") else "n")
