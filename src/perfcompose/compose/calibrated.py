@@ -84,24 +84,14 @@ class CalibratedComposer(Composer):
                              "perfcompose validate")
         return self.overheads
 
-    def _hot(self, term: Component) -> Model | None:
-        model = self.hot.get(term.name)
-        return None if model is None else model.in_unit(self.unit)
+    def _own(self, models: Mapping[str, Model], term: Term) -> Model | None:
+        """The model ``models`` (hot, piped or stages) hold for a component, in this unit; else None."""
+        return models[term.name].in_unit(self.unit) if isinstance(term, Component) and term.name in models else None
 
     def _touches(self, term: Component) -> bool:
         """Whether the component reads its data: its model grows with x (the isolated model is
         asked first, as the one that is PMNF)."""
-        return _touches(self._hot(term) or self.leaf(term), self.size)
-
-    def _piped(self, term: Term) -> Model | None:
-        if isinstance(term, Component) and term.name in self.piped:
-            return self.piped[term.name].in_unit(self.unit)
-        return None
-
-    def _stage(self, term: Term, model: Model) -> Model:
-        if isinstance(term, Component) and term.name in self.stages:
-            return self.stages[term.name].in_unit(self.unit)
-        return model
+        return _touches(self._own(self.hot, term) or self.leaf(term), self.size)
 
     def _pipe(self, term: Pipe, parts: Sequence[Model]) -> Model:
         """``pipe(A, B)``. With A's piped model: the first stage hands every element to the
@@ -110,8 +100,8 @@ class CalibratedComposer(Composer):
         C[B])`` of A's time. The last stage hands over to the collecting thread, which never
         waits on it, as in the executor alone: ``max(C[A] + wake * idle, C[B])``. Without a
         piped model: ``max(C[A], C[B], P)``."""
-        first, second = self._stage(term.first, parts[0]), self._stage(term.second, parts[1])
-        piped = self._piped(term.first)
+        first, second = (self._own(self.stages, t) or p for t, p in zip((term.first, term.second), parts))
+        piped = self._own(self.piped, term.first)
         if piped is None:
             floor = self._overheads().pipe.in_unit(self.unit)
             return maximum(pipe_model(first, second, self.pipe, self.size), floor, how="pointwise")
@@ -128,7 +118,7 @@ class CalibratedComposer(Composer):
             total = self.leaf(Component(names[0]))
             touched = self._touches(Component(names[0]))
             for comp in map(Component, names[1:]):
-                cold, hot = self.leaf(comp), self._hot(comp)
+                cold, hot = self.leaf(comp), self._own(self.hot, comp)
                 total = total + (hot if touched and hot is not None else cold - o)
                 touched = touched or self._touches(comp)
             return total
@@ -139,11 +129,12 @@ class CalibratedComposer(Composer):
         return [*super().uses(term), *self.hot.values(), *self.piped.values(), *self.stages.values(), *over]
 
     def spread(self, leaf: Callable[[Model], Model]) -> Composer:
+        def each(models: Mapping[str, Model]) -> dict[str, Model]:
+            return {k: leaf(m) for k, m in models.items()}
+
         over = self.overheads
-        return _SpreadCalibrated({k: leaf(m) for k, m in self.components.items()}, "pointwise", self.size,
-                                 self.target_unit, hot={k: leaf(m) for k, m in self.hot.items()},
-                                 piped={k: leaf(m) for k, m in self.piped.items()},
-                                 stages={k: leaf(m) for k, m in self.stages.items()},
+        return _SpreadCalibrated(each(self.components), "pointwise", self.size, self.target_unit, hot=each(self.hot),
+                                 piped=each(self.piped), stages=each(self.stages),
                                  overheads=None if over is None else Overheads(leaf(over.stream), leaf(over.pipe)),
                                  central=self)
 

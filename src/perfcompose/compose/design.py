@@ -75,13 +75,9 @@ class Design:
     #: parameter of the design), each located in the file
     notes: tuple[str, ...] = ()
 
-    @property
-    def composer(self) -> Composer:
-        return Composer(self.components, pipe=self.pipe)  # type: ignore[arg-type]
-
     def model(self) -> Model:
         """The composed model of the program."""
-        return self.composer(self.program)
+        return Composer(self.components, pipe=self.pipe)(self.program)  # type: ignore[arg-type]
 
 
 def _error(path: Path, raw: str, message: str, key: str | None = None, after: str | None = None,

@@ -97,6 +97,12 @@ def _series(spec: str) -> tuple[Experiment, tuple[Series, ...], str, str]:
     return exp, exp.select(region=region).series if region else exp.series, path, region
 
 
+def _medians(s: Series, k: int, unit: str) -> list[tuple[float, float]]:
+    """The median of each point of ``s`` in ``unit`` (where both have one), beside its ``k``-th coordinate."""
+    factor = conversion(s.unit, unit) if s.unit and unit else 1.0
+    return [(float(x), float(y)) for x, y in zip(s.coordinates()[:, k], s.aggregated("median") * factor)]
+
+
 def _fitted_medians(leaf: Model) -> tuple[tuple[float, float], ...]:
     """The medians a component was fitted to (its source says 'fit of FILE[:REGION]'), in the
     component's unit, where the file has one series of one parameter; none for other sources."""
@@ -105,12 +111,7 @@ def _fitted_medians(leaf: Model) -> tuple[tuple[float, float], ...]:
         return ()
     try:
         exp, series, _, _ = _series(src[len("fit of "):])
-        if len(series) != 1 or len(exp.parameters) != 1:
-            return ()
-        s = series[0]
-        factor = conversion(s.unit, leaf.unit) if s.unit and leaf.unit else 1.0
-        xs, med = s.coordinates()[:, 0], s.aggregated("median") * factor
-        return tuple((float(x), float(y)) for x, y in zip(xs, med))
+        return tuple(_medians(series[0], 0, leaf.unit)) if len(series) == 1 and len(exp.parameters) == 1 else ()
     except Exception:  # measurements are shown where they can be read back, the prediction stands without
         return ()
 
@@ -125,12 +126,7 @@ def measured_series(spec: str, unit: str) -> tuple[list[tuple[float, float]], st
     if "x" not in exp.parameters:
         raise InputError(f"the measurements in {path} have no parameter x (parameters: "
                          f"{', '.join(exp.parameters)})", path=Path(path), hint="measure the program over x")
-    s = chosen[0]
-    k = exp.parameters.index("x")
-    factor = conversion(s.unit, unit) if s.unit and unit else 1.0
-    xs = s.coordinates()[:, k]
-    med = s.aggregated("median") * factor
-    return sorted(zip((float(v) for v in xs), (float(v) for v in med))), f"{path}" + (f":{region}" if region else "")
+    return sorted(_medians(chosen[0], exp.parameters.index("x"), unit)), path + (f":{region}" if region else "")
 
 
 def _measured(spec: str, model: Model, fixed: Mapping[str, float]) -> MeasuredSeries:
@@ -196,10 +192,8 @@ def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: 
     values = on_grid(model)
     bounds = model.interval(**{p: grid[p] for p in model.params})
     low = high = None
-    if bounds is not None:
-        # a time's interval is never below zero and holds the prediction
-        low, high = time_bounds(values, np.broadcast_to(np.asarray(bounds[0], dtype=float), (count,)),
-                                np.broadcast_to(np.asarray(bounds[1], dtype=float), (count,)))
+    if bounds is not None:  # a time's interval is never below zero and holds the prediction
+        low, high = time_bounds(values, *(np.broadcast_to(np.asarray(b, dtype=float), (count,)) for b in bounds))
     exact_values = None if exact is None else on_grid(exact)
     leaves = {n.label: n.model for n in tree.walk() if isinstance(n.term, Component)}
     leaf_values = {name: on_grid(leaf) for name, leaf in leaves.items()}

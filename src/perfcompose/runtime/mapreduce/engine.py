@@ -49,7 +49,6 @@ class ClusterInfo:
     address: str
     workers: tuple[str, ...]
     threads: tuple[int, ...]
-    embedded: bool
     #: MALLOC_TRIM_THRESHOLD_ in each worker's environment (None: unset)
     malloc_trim: tuple[str | None, ...]
 
@@ -141,7 +140,7 @@ class Engine:
         if not order:
             raise EngineError(f"the cluster at {address} has no workers")
         trim = self.client.run(_environ, _TRIM, workers=order)
-        self.info = ClusterInfo(address, tuple(order), tuple(workers[a][1] for a in order), self.cluster is not None,
+        self.info = ClusterInfo(address, tuple(order), tuple(workers[a][1] for a in order),
                                 tuple(trim.get(a) for a in order))
         return self.info
 
