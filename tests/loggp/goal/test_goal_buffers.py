@@ -29,14 +29,6 @@ def halves(request, monkeypatch):
     return request.param
 
 
-@pytest.fixture(params=["itertools", "numpy"])
-def split(request, monkeypatch):
-    """Requires and irequires told apart by itertools, and (as from 2^18 dependencies) by NumPy."""
-    if request.param == "numpy":
-        monkeypatch.setattr(goal_buffers, "_NUMPY_FROM", 0)
-    return request.param
-
-
 @pytest.mark.parametrize("text", [
     goal_text(program_to_goal(random_program(1, P=7, M=60))),
     goal_text(program_to_goal(random_program(2, P=3, M=5, steps=1))),
@@ -44,13 +36,16 @@ def split(request, monkeypatch):
     "num_ranks 4\nrank 0 {\nl0: send 8b to 2 tag 7 cpu 1 nic 2\nl1: calc 5 cpu 1\nl1 irequires l0\n}\n"
     "rank 2 {\nl0: recv 8b from -1 tag -1\nl1: send 3b to 3\nl1 requires l0\n}\n"
     "rank 3 {\nl0: recv 3b from 2\n}\n",
+    # requires and irequires interleaved: each kept in its order
+    "num_ranks 1\nrank 0 {\nl0: calc 1\nl1: calc 2\nl2: calc 3\nl3: calc 4\nl3 irequires l1\nl2 requires l0\n"
+    "l2 irequires l0\nl3 requires l2\nl1 requires l0\n}\n",
     # a size float32 does not hold (2^25 + 1): the sizes are read again in float64
     "num_ranks 2\nrank 0 {\nl0: send 33554433b to 1\n}\nrank 1 {\nl0: recv 33554433b from 0\n}\n",
     # ... found only in the second half
     "num_ranks 2\nrank 0 {\n" + "l0: send 3b to 1\n" + "".join(f"l{i}: calc 1\n" for i in range(1, 40)) + "}\n"
     "rank 1 {\nl0: recv 33554433b from 0\n}\n",
 ])
-def test_the_columns_are_those_of_the_numpy_reader(tmp_path, text, halves, split):
+def test_the_columns_are_those_of_the_numpy_reader(tmp_path, text, halves):
     path = tmp_path / "s.goal"
     path.write_text(text)
     got, want = read_goal_buffers(path), read_goal(path)

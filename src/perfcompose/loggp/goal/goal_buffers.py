@@ -10,7 +10,7 @@ import threading
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import accumulate, compress
+from itertools import accumulate
 from pathlib import Path
 from typing import IO, Any
 
@@ -24,8 +24,6 @@ _BLOCK = 1 << 20  #: bytes of text read at a time, into one buffer
 _TWO_THREADS = 32 << 20  #: texts of at least so many bytes are read in two halves at once
 _LOOK = 1 << 16  #: bytes looked through for a rank block's start from the middle of the text
 _START = (0, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0)  #: the reader's state before the first line
-_FLIP = bytes.maketrans(b"\x00\x01", b"\x01\x00")  #: requires (0) and irequires (1) swapped
-_NUMPY_FROM = 1 << 18  #: dependencies from which a schedule with irequires splits them by NumPy
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,11 +67,9 @@ def read_goal_buffers(path: Path | str) -> GoalBuffers | None:
     for r, k in zip(rank[:nb], block_ops[:nb]):
         per_rank[r] = k
     op_ptr = array("q", accumulate(per_rank, initial=0))
-    how = bytes(dep_how[:m])
-    if how.count(0) != m:  # (counted in C: any() takes a tenth of a second at 10^6 operations)
-        req_a, req_b, ireq_a, ireq_b = _split_dependencies(dep_a[:m], dep_b[:m], how)
-    else:  # requires only (as perfcompose writes): the pairs as they are
-        req_a, req_b, ireq_a, ireq_b = dep_a[:m], dep_b[:m], dep_a[:0], dep_b[:0]
+    ireq_a, ireq_b = empty(m, "i"), empty(m, "i")  # (room never written costs address space only)
+    r = ext.split_requires(dep_a, dep_b, dep_how, m, ireq_a, ireq_b)
+    req_a, req_b, ireq_a, ireq_b = dep_a[:r], dep_b[:r], ireq_a[:m - r], ireq_b[:m - r]
     n_cpu = 1 + max(cpu[:n]) if any_cpu else 1
     n_nic = 1 + max(nic[:n]) if any_nic else 1
     kinds = kind[:n]
@@ -141,7 +137,7 @@ def _read_halves(ext: Any, opener: Callable[[], IO[bytes]], size: int, alloc: Ca
     """The text read as two halves on two threads (``read_lean`` leaves Python's lock while it
     reads), the second half's columns then copied after the first's and its dependencies moved
     by the first half's operations; None where a half does not end where a rank block does."""
-    first, second = _room(size, alloc, code), _room(size - split, alloc, code)
+    first, second = _room(size, alloc, code), list(_room(size - split, alloc, code))
     states: list[Any] = [None, None]
 
     def read(k: int, start: int, length: int, state: Any, columns: tuple[Any, ...]) -> None:
@@ -160,35 +156,18 @@ def _read_halves(ext: Any, opener: Callable[[], IO[bytes]], size: int, alloc: Ca
     if b[5] and nb and second[9][0] <= a[8]:  # the ranks' blocks in order across the halves
         return None
     # the operations' six columns, dep_how, and the blocks' two after the first half's; then the
-    # dependencies, moved by the first half's operations
-    for k in (0, 1, 2, 3, 4, 5, 8, 9, 10):
-        at, count = (n, b[3]) if k < 6 else (m, b[4]) if k == 8 else (nb, b[5])
-        width = memoryview(first[k]).itemsize
-        memoryview(first[k]).cast("B")[at * width:(at + count) * width] = \
-            memoryview(second[k]).cast("B")[:count * width]
-    for k in (6, 7):
-        ext.add_into(first[k], m, second[k], b[4], n)
-    del second
+    # dependencies, moved by the first half's operations; each column of the second half freed once
+    # copied, so that the two together take little more memory than the whole
+    for k in (0, 1, 2, 3, 4, 5, 8, 9, 10, 6, 7):
+        at, count = (n, b[3]) if k < 6 else (m, b[4]) if k in (6, 7, 8) else (nb, b[5])
+        if k in (6, 7):
+            ext.add_into(first[k], m, second[k], count, n)
+        else:
+            width = memoryview(first[k]).itemsize
+            memoryview(first[k]).cast("B")[at * width:(at + count) * width] = \
+                memoryview(second[k]).cast("B")[:count * width]
+        second[k] = None
     letter = a[2] if a[2] >= 0 else b[2]
     return (0, num_ranks, letter, n + b[3], m + b[4], nb + b[5], n + b[6], m + b[7], b[8],
             a[9] | b[9], a[10] | b[10]), first
 
-
-def _split_dependencies(dep_a: Any, dep_b: Any, how: bytes) -> tuple[Any, Any, Any, Any]:
-    """The pairs (``dep_a``, ``dep_b``) that are requires (``how`` 0) and those that are irequires (1), each in their
-    order, as int32 buffers: selected by itertools, or from :data:`_NUMPY_FROM` pairs on by NumPy, which so many are
-    worth importing it for (a second of Python's selection at 1.8 million, against a tenth for the import)."""
-    if len(how) < _NUMPY_FROM:
-        plain = how.translate(_FLIP)  # 1 where a dependency is a requires
-        req_a, req_b, ireq_a, ireq_b = (array("i", compress(c, w)) for w in (plain, how) for c in (dep_a, dep_b))
-        return req_a, req_b, ireq_a, ireq_b
-    import numpy as np
-
-    ireq = np.frombuffer(how, np.int8) != 0
-
-    def picked(column: Any, where: np.ndarray) -> Any:
-        out = array("i")
-        out.frombytes(np.frombuffer(column, np.int32)[where].tobytes())
-        return out
-
-    return picked(dep_a, ~ireq), picked(dep_b, ~ireq), picked(dep_a, ireq), picked(dep_b, ireq)

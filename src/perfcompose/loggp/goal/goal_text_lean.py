@@ -57,12 +57,9 @@ def read_goal_lean(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any]
     op_ptr = np.zeros(num_ranks + 1, np.int64)
     np.cumsum(per_rank, out=op_ptr[1:])
     del per_rank, rank, block_ops
-    how = dep_how[:m]
-    if how.any():
-        req_a, req_b, ireq_a, ireq_b = dep_a[:m][how == 0], dep_b[:m][how == 0], dep_a[:m][how == 1], dep_b[:m][
-            how == 1]
-    else:  # requires only (as perfcompose writes): the pairs as they are
-        req_a, req_b, ireq_a, ireq_b = dep_a[:m], dep_b[:m], dep_a[:0], dep_b[:0]
+    ireq_a, ireq_b = np.zeros(m, np.int32), np.zeros(m, np.int32)
+    r = ext.split_requires(dep_a, dep_b, dep_how, m, ireq_a, ireq_b)
+    req_a, req_b, ireq_a, ireq_b = dep_a[:r], dep_b[:r], ireq_a[:m - r], ireq_b[:m - r]
 
     def lines() -> np.ndarray:
         from perfcompose.loggp.goal.goal_compiled import read_goal_compiled

@@ -595,6 +595,37 @@ static PyObject *add_into(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static PyMethodDef methods[] = {METHOD(read_block), METHOD(read_lean), METHOD(add_into), {NULL, NULL, 0, NULL}};
+static const char split_requires_doc[] =
+    "split_requires(dep_a, dep_b, dep_how, m, ireq_a, ireq_b) -> requires\n\n"
+    "The first m pairs (dep_a, dep_b; int32) told apart by dep_how (int8, 0 requires, 1 irequires), each in "
+    "their order: the requires moved to the front of dep_a and dep_b, the irequires written to ireq_a and "
+    "ireq_b (room for m). Returns the number of requires.";
+
+static PyObject *split_requires(PyObject *self, PyObject *args) {
+    PyObject *ob[5];
+    Py_ssize_t m;
+    if (!PyArg_ParseTuple(args, "OOOnOO:split_requires", &ob[0], &ob[1], &ob[2], &m, &ob[3], &ob[4])) return NULL;
+    static const char *names[5] = {"dep_a", "dep_b", "dep_how", "ireq_a", "ireq_b"};
+    Py_ssize_t sizes[5] = {m, m, m, m, m};
+    Buf b[5];
+    memset(b, 0, sizeof(b));
+    if (m < 0 || get_bufs(ob, b, 0, 5, "iibii", sizes, 0, names) < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "m must not be negative");
+        return NULL;
+    }
+    int32_t *a = I32(b[0]), *bb = I32(b[1]), *ia = I32(b[3]), *ib = I32(b[4]);
+    const int8_t *how = (const int8_t *)b[2].view.buf;
+    Py_ssize_t r = 0, k = 0;
+    for (Py_ssize_t j = 0; j < m; j++) {
+        int32_t *to_a = how[j] ? ia + k++ : a + r, *to_b = how[j] ? ib + k - 1 : bb + r++;
+        *to_a = a[j];
+        *to_b = bb[j];
+    }
+    release(b, 5);
+    return PyLong_FromSsize_t(r);
+}
+
+static PyMethodDef methods[] = {METHOD(read_block), METHOD(read_lean), METHOD(add_into), METHOD(split_requires),
+                                {NULL, NULL, 0, NULL}};
 
 MODULE(_cgoal_text, "GOAL text read in C, a block of lines at a time (see goal_compiled.py).")
