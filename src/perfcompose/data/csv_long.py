@@ -7,7 +7,7 @@ import io
 import math
 from pathlib import Path
 
-from perfcompose.data.experiment import NEGATIVE_HINT, Experiment, Line, Point, Series, noise_tolerance
+from perfcompose.data.experiment import Experiment, Line, Point, Series, check_negative_lines
 from perfcompose.data.perfcompose_json import plain_text
 from perfcompose.errors import DataFormatError
 
@@ -36,7 +36,7 @@ def read(path: Path, text: str | None = None) -> Experiment:
     region_col = col.get("region", col.get("callpath"))
     groups: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
     units: dict[tuple[str, str], str] = {}
-    negative: dict[tuple[str, str], list[tuple[Line, float]]] = {}  # rows with a value below 0
+    negative: dict[tuple[str, str], list[tuple[Line, list[float]]]] = {}  # rows with a value below 0
     param_cols, value_col = [col[p] for p in params], col["value"]
 
     def at(row: list[str], line: int) -> Line:
@@ -73,14 +73,10 @@ def read(path: Path, text: str | None = None) -> Experiment:
         units.setdefault(key, row[col["unit"]].strip() if "unit" in col else "")
         groups.setdefault(key, {}).setdefault(coord, []).append(value)
         if value < 0:
-            negative.setdefault(key, []).append((at(row, line), value))
+            negative.setdefault(key, []).append((at(row, line), [value]))
     if not groups:
         raise DataFormatError("no data rows", path=path, line=2)
-    for key, rows in negative.items():
-        floor = -noise_tolerance(max(abs(v) for values in groups[key].values() for v in values))
-        for where, value in rows:
-            if value < floor:
-                raise where.error(f"negative value {value!r}", hint=NEGATIVE_HINT)
+    check_negative_lines(negative, lambda key: groups[key].values())
     series = tuple(Series(metric, tuple(Point(c, tuple(v)) for c, v in pts.items()), region, units[(region, metric)])
                    for (region, metric), pts in groups.items())
     return Experiment(tuple(params), series, source=str(path))

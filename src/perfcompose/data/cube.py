@@ -6,6 +6,7 @@ default) with ``pycubexr`` (the ``cube`` extra), and a run's locations combine a
 sums them."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -28,9 +29,6 @@ def profiles(directory: Path) -> list[Path]:
 def read(directory: Path, metric: str = "time", *, scaling: Scaling = "weak",
          inclusive: bool = False) -> Experiment:
     """One series per call path of ``metric`` over the experiment folders in ``directory``."""
-    if scaling not in SCALINGS:
-        raise DataFormatError(f"unknown scaling {scaling!r}", path=directory,
-                              hint="choose one of " + ", ".join(SCALINGS))
     files = profiles(directory)
     if not files:
         raise DataFormatError("no CUBE profiles (*.cubex) in the folders of this directory", path=directory,
@@ -39,16 +37,30 @@ def read(directory: Path, metric: str = "time", *, scaling: Scaling = "weak",
     from perfcompose.data.cubex import profile_values  # the one place that loads pycubexr
 
     params, coordinates = cube_folders.parameters([f.parent for f in files])
-    groups: dict[str, dict[tuple[float, ...], list[float]]] = {}
-    unit = ""
+    values: list[tuple[str, str, tuple[float, ...], np.ndarray]] = []
+    units: dict[str, str] = {}
     for path, coordinate in zip(files, coordinates):
         unit, per_callpath = profile_values(path, metric, inclusive)
-        for callpath, values in per_callpath:
-            groups.setdefault(callpath, {}).setdefault(coordinate, []).extend(combine_locations(values, scaling))
-    series = tuple(Series(metric, tuple(Point(c, tuple(v)) for c, v in sorted(points.items())), callpath,
-                          _UNITS.get(unit, unit))
-                   for callpath, points in groups.items())
-    return Experiment(params, series, source=str(directory))
+        units[metric] = _UNITS.get(unit, unit)
+        values += [(metric, callpath, coordinate, v) for callpath, v in per_callpath]
+    return located_runs(params, values, units, scaling, str(directory))
+
+
+def located_runs(parameters: tuple[str, ...], values: Iterable[tuple[str, str, tuple[float, ...], np.ndarray]],
+                 units: Mapping[str, str], scaling: Scaling, source: str) -> Experiment:
+    """The experiment of runs' per-location values ``(metric, call path, coordinate, values)``:
+    one series per metric and call path, a run's locations combined by ``scaling``."""
+    if scaling not in SCALINGS:
+        raise DataFormatError(f"unknown scaling {scaling!r}", path=source, hint="choose one of " + ", ".join(SCALINGS))
+    groups: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
+    for metric, path, point, vals in values:
+        groups.setdefault((metric, path), {}).setdefault(point, []).extend(combine_locations(vals, scaling))
+    series = tuple(Series(metric, tuple(Point(c, tuple(v)) for c, v in sorted(points.items())), path,
+                          units.get(metric, ""))
+                   for (metric, path), points in groups.items())
+    if not series:
+        raise DataFormatError("the profiles hold no numeric metric", path=source)
+    return Experiment(parameters, series, source=source)
 
 
 def combine_locations(values: np.ndarray, scaling: str) -> list[float]:

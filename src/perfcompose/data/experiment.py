@@ -316,6 +316,19 @@ def beyond_noise(values: Iterable[float], scale: float) -> float | None:
     return next((v for v in values if v < floor), None)
 
 
+def check_negative_lines(negative: Mapping[Any, Sequence[tuple[Line, Sequence[float]]]],
+                         series_values: Callable[[Any], Iterable[Sequence[float]]]) -> None:
+    """Refuse a value below zero by more than floating-point noise: ``negative`` holds, per series
+    key, the lines read with a value below zero and their values; ``series_values(key)`` all the
+    series' values (their largest magnitude sets the noise)."""
+    for key, lines in negative.items():
+        scale = max(abs(v) for values in series_values(key) for v in values)
+        for where, values in lines:
+            bad = beyond_noise(values, scale)
+            if bad is not None:
+                raise where.error(f"negative value {bad!r}", hint=NEGATIVE_HINT)
+
+
 def _clip_noise(series: tuple[Series, ...]) -> tuple[tuple[Series, ...], tuple[Clipped, ...]]:
     """The series with the values within floating-point noise below zero read as 0, and what was
     clipped; a series with a negative value beyond the noise is left for ``validate`` to refuse."""

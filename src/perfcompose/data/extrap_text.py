@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from perfcompose.data.experiment import NEGATIVE_HINT, Experiment, Line, Point, Series, beyond_noise
+from perfcompose.data.experiment import Experiment, Line, Point, Series, check_negative_lines
 from perfcompose.data.perfcompose_json import plain_text
 from perfcompose.errors import DataFormatError
 
@@ -115,12 +115,7 @@ def read(path: Path, text: str | None = None) -> Experiment:
         raise DataFormatError("no POINTS line", path=path, hint="e.g. 'POINTS 4 8 16 32 64'")
     if not data:
         raise DataFormatError("no DATA lines", path=path)
-    for key, lines in negative.items():
-        scale = max(abs(v) for _, values in data[key] for v in values)
-        for where, values in lines:
-            bad = beyond_noise(values, scale)
-            if bad is not None:
-                raise where.error(f"negative value {bad!r}", hint=NEGATIVE_HINT)
+    check_negative_lines(negative, lambda key: (values for _, values in data[key]))
     series = []
     for (reg, met), rows in data.items():
         if len(rows) != len(coords):

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.choices import SCALINGS, Scaling
-from perfcompose.data.cube import combine_locations
-from perfcompose.data.experiment import Experiment, Point, Series
+from perfcompose.choices import Scaling
+from perfcompose.data.cube import located_runs
+from perfcompose.data.experiment import Experiment
 from perfcompose.errors import DataFormatError
 from perfcompose.extras import require
 
@@ -205,21 +205,6 @@ def _run_values(frame: Any, paths: Mapping[Any, str], metrics: Sequence[str], ru
                 yield metric, path, which, values
 
 
-def _experiment(parameters: tuple[str, ...], values: Iterable[tuple[str, str, tuple[float, ...], np.ndarray]],
-                units: Mapping[str, str], scaling: Scaling, source: str) -> Experiment:
-    if scaling not in SCALINGS:
-        raise DataFormatError(f"unknown scaling {scaling!r}", path=source, hint="choose one of " + ", ".join(SCALINGS))
-    groups: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
-    for metric, path, point, vals in values:
-        groups.setdefault((metric, path), {}).setdefault(point, []).extend(combine_locations(vals, scaling))
-    series = tuple(Series(metric, tuple(Point(c, tuple(v)) for c, v in sorted(points.items())), path,
-                          units.get(metric, ""))
-                   for (metric, path), points in groups.items())
-    if not series:
-        raise DataFormatError("the profiles hold no numeric metric", path=source)
-    return Experiment(parameters, series, source=source)
-
-
 def read(directory: Path, parameters: Mapping[str, str] | None = None, *, scaling: Scaling = "weak") -> Experiment:
     """The runs of ``directory`` as one experiment (see the module); ``parameters`` maps each
     parameter to its source (default :data:`DEFAULT_PARAMETERS`)."""
@@ -249,7 +234,7 @@ def read(directory: Path, parameters: Mapping[str, str] | None = None, *, scalin
         values.extend((m, p, point, v) for m, p, _, v in _run_values(frame.dataframe, call_paths(frame.graph),
                                                                      metrics, ""))
     _check_varies(chosen, coordinates, len(found), directory)
-    return _experiment(tuple(chosen), values, units, scaling, str(directory))
+    return located_runs(tuple(chosen), values, units, scaling, str(directory))
 
 
 def _check_varies(parameters: Mapping[str, str], coordinates: set[tuple[float, ...]], count: int,
@@ -280,4 +265,4 @@ def from_thicket(thicket: Any, parameters: Mapping[str, str] | None = None, *, u
     metrics = metric_columns(thicket.dataframe, thicket.exc_metrics, thicket.inc_metrics)
     values = ((m, p, points[run], v) for m, p, run, v in _run_values(thicket.dataframe, call_paths(thicket.graph),
                                                                      metrics, "profile"))
-    return _experiment(tuple(chosen), values, dict(units or {}), scaling, "Thicket")
+    return located_runs(tuple(chosen), values, dict(units or {}), scaling, "Thicket")

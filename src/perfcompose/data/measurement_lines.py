@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfcompose.data.experiment import NEGATIVE_HINT, Experiment, Line, Point, Series, beyond_noise
+from perfcompose.data.experiment import Experiment, Line, Point, Series, check_negative_lines
 from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number
 
@@ -76,12 +76,7 @@ def read(layout: Layout, path: Path, text: str | None = None) -> Experiment:
     if params is None:
         raise DataFormatError("no measurement lines", path=path,
                               hint=f"one object per line, e.g. {layout.example}")
-    for key, lines in negative.items():
-        scale = max(abs(v) for values in groups[key].values() for v in values)
-        for where, values in lines:
-            bad = beyond_noise(values, scale)
-            if bad is not None:
-                raise where.error(f"negative value {bad!r}", hint=NEGATIVE_HINT)
+    check_negative_lines(negative, lambda key: groups[key].values())
     series = tuple(Series(metric, tuple(Point(c, tuple(v)) for c, v in points.items()), region)
                    for (region, metric), points in groups.items())
     return Experiment(params, series, source=str(path))
