@@ -12,7 +12,8 @@ from perfcompose.compose.interval import with_interval
 from perfcompose.compose.parser import parse_term
 from perfcompose.fit.uncertainty import with_uncertainty
 from perfcompose.option_fields import command, option, shared
-from perfcompose.report import plot_models
+from perfcompose.report.demo import programs_figure
+from perfcompose.report.figures import save
 from perfcompose.report.numbers import sig
 from perfcompose.validate.paper import table1, table2
 
@@ -69,12 +70,6 @@ def demo(o: DemoCommand) -> None:
                       "the prediction assumes a core per thread, so here these programs run slower than predicted "
                       "(perfcompose compose TERM --at x=... accounts for the sharing)", highlight=False,
                       soft_wrap=True)
-    curves = [(f"{r.configuration}", r.modular) for r in results
-              if r.configuration in ("seq(qsort, inc)", "tpool_4(qsort)", "pipe(inc, qsort)", "seq(inc, nop)",
-                                     "pipe(inc, nop)", "tpool_24(qsort)")]
-    plot_models(curves, (2.0 ** 10, 2.0 ** 20), o.plot,
-                title="programs composed from the parts measured on this machine",
-                points=[(f"measured {r.task}", r.experiment.series[0].coordinates()[:, 0],
-                         r.experiment.series[0].aggregated("median")) for r in rows])
+    save(programs_figure(rows, results), o.plot, bbox_inches="tight")
     console.print(f"plot written to {o.plot}")
     demo_html(o.html, rows, results, cores=cores)

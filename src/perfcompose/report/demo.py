@@ -83,14 +83,7 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
                           + (f", so {', '.join(over)} will run slower here than predicted" if over else ""),
                      numeric=(False, True, False, False, *(True,) * len(DEMO_X), *((False,) if has_band else ()),
                               False))
-    curves = [(r.configuration, r.modular) for r in results
-              if r.configuration in ("seq(qsort, inc)", "tpool_4(qsort)", "pipe(inc, qsort)", "seq(inc, nop)",
-                                     "pipe(inc, nop)", "tpool_24(qsort)")]
-    pts = [(f"measured {r.task}", r.experiment.series[0].coordinates()[:, 0],
-            r.experiment.series[0].aggregated("median")) for r in rows]
-    composed_fig = figure(models_figure(curves, (2.0 ** 10, 2.0 ** 20), title="programs composed from the parts "
-                                        "measured on this machine", points=pts),
-                          "composed programs and measured parts",
+    composed_fig = figure(programs_figure(rows, results), "composed programs and measured parts",
                           "lines: programs composed from the parts' models; rings: the parts' measured medians")
     parts_fig = figure(parts_figure(rows), "each part: measurements and fitted model",
                        "dots: medians with min-max bars; line: the fitted model; grey: beyond the measurements")
@@ -110,6 +103,16 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
                                              "this times the number of elements."))))
     return Report("perfcompose demo: the paper's programs composed from parts measured here", "demo", sections,
                   summary, tuple(commands))
+
+
+def programs_figure(rows: Sequence[Any], results: Sequence[Any]) -> Any:
+    """Six of the programs composed from the parts' models, and the parts' measured medians."""
+    curves = [(r.configuration, r.modular) for r in results
+              if r.configuration in ("seq(qsort, inc)", "tpool_4(qsort)", "pipe(inc, qsort)", "seq(inc, nop)",
+                                     "pipe(inc, nop)", "tpool_24(qsort)")]
+    return models_figure(curves, (2.0 ** 10, 2.0 ** 20), title="programs composed from the parts measured on this "
+                         "machine", points=[(f"measured {r.task}", r.experiment.series[0].coordinates()[:, 0],
+                                             r.experiment.series[0].aggregated("median")) for r in rows])
 
 
 def parts_figure(rows: Sequence[Any]) -> Any:
