@@ -46,6 +46,12 @@ class Problem(Exception):
             node, index = step[key], tuple(int(i) for i in self.path[1:])
         return Problem(message, prefix + self.path, self.hint, node, index)
 
+    @property
+    def described(self) -> str:
+        """The message after the JSON path it is at (``['steps'][0]: ...``)."""
+        where = "".join(f"[{k!r}]" for k in self.path)
+        return f"{where}: {self.message}" if where else self.message
+
 
 def _is_int(v: Any) -> bool:
     return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
@@ -82,8 +88,7 @@ class CommStep:
         try:
             return cls._build(P, messages, send_order)
         except Problem as p:
-            where = "".join(f"[{k!r}]" for k in p.path)
-            raise InputError(f"{where + ': ' if where else ''}{p.message}", hint=p.hint) from None
+            raise InputError(p.described, hint=p.hint) from None
 
     @classmethod
     def from_arrays(cls, P: int, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray,
@@ -200,12 +205,25 @@ def _check_arrays(P: int, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray, 
         fail(k, 2, f"message {k}: bytes = {nbytes[k]} must be a finite non-negative number")
 
 
-def _order_lists(P: int, src: np.ndarray, send_order: JsonLists) -> np.ndarray:
-    """The send order read as arrays, checked as :func:`_order_array` checks lists."""
+def _order_array(P: int, src: np.ndarray, send_order: Any) -> np.ndarray:
+    """The send order (lists, or read as arrays) as one array of message ids, each sender's in the order it sends
+    them; every id must be listed once, by its sender."""
     M = src.shape[0]
-    if len(send_order) != P:
+    if not isinstance(send_order, (list, tuple, JsonLists)) or len(send_order) != P:
         raise Problem(f"send_order must be a list of {P} lists (one per processor)", ("send_order",),
                        hint="send_order[p] lists the ids of the messages processor p sends, in order")
+    if not isinstance(send_order, JsonLists):
+        for p, ids in enumerate(send_order):
+            if not isinstance(ids, (list, tuple)):
+                raise Problem(f"send_order[{p}] must be a list of message ids", ("send_order", p))
+            for j, m in enumerate(ids):
+                if not _is_int(m):
+                    raise Problem(f"send_order[{p}][{j}] = {m!r} is not a message id", ("send_order", p, j))
+                if not 0 <= m < M:  # before the ids become 64-bit integers
+                    raise Problem(f"message id {int(m)} is out of range (the step has {M} messages)",
+                                   ("send_order", p, j), hint=f"ids index the step's messages, 0 to {M - 1}")
+        send_order = JsonLists(np.array([int(m) for ids in send_order for m in ids], dtype=np.int64),
+                               np.array([len(ids) for ids in send_order], dtype=np.int64))
     flat, counts = send_order.flat, send_order.counts
     owner = np.repeat(np.arange(P, dtype=np.int64), counts)
     first = np.zeros(P + 1, np.int64)
@@ -238,41 +256,6 @@ def _order_lists(P: int, src: np.ndarray, send_order: JsonLists) -> np.ndarray:
         raise Problem(f"message {m} (from processor {src[m]}) is missing from the send order",
                        ("send_order", int(src[m])), hint=f"add {m} to send_order[{src[m]}]")
     return flat
-
-
-def _order_array(P: int, src: np.ndarray, send_order: Any) -> np.ndarray:
-    M = src.shape[0]
-    if isinstance(send_order, JsonLists):
-        return _order_lists(P, src, send_order)
-    if not isinstance(send_order, (list, tuple)) or len(send_order) != P:
-        raise Problem(f"send_order must be a list of {P} lists (one per processor)", ("send_order",),
-                       hint="send_order[p] lists the ids of the messages processor p sends, in order")
-    seen = np.full(M, -1, dtype=np.int64)
-    flat: list[int] = []
-    for p, ids in enumerate(send_order):
-        if not isinstance(ids, (list, tuple)):
-            raise Problem(f"send_order[{p}] must be a list of message ids", ("send_order", p))
-        for j, m in enumerate(ids):
-            if not _is_int(m):
-                raise Problem(f"send_order[{p}][{j}] = {m!r} is not a message id", ("send_order", p, j))
-            m = int(m)
-            if not 0 <= m < M:
-                raise Problem(f"message id {m} is out of range (the step has {M} messages)",
-                               ("send_order", p, j), hint=f"ids index the step's messages, 0 to {M - 1}")
-            if src[m] != p:
-                raise Problem(f"message {m} is sent by processor {src[m]}, not {p}", ("send_order", p, j),
-                               hint=f"list it in send_order[{src[m]}]")
-            if seen[m] >= 0:
-                raise Problem(f"message {m} appears twice in the send order", ("send_order", p, j),
-                               hint="each message is sent exactly once")
-            seen[m] = p
-            flat.append(m)
-    missing = np.flatnonzero(seen < 0)
-    if missing.size:
-        m = int(missing[0])
-        raise Problem(f"message {m} (from processor {src[m]}) is missing from the send order",
-                       ("send_order", int(src[m])), hint=f"add {m} to send_order[{src[m]}]")
-    return np.array(flat, dtype=np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -358,28 +341,19 @@ def _locate(text: str, path: Sequence[str | int]) -> int:
 def located_error(text: str | JsonText, path: Path | str, problem: Problem, shift: int = 0) -> InputError:
     """``problem`` as an InputError at its place in ``text``; ``shift`` moves the column right
     (to a character inside a string value, such as the error in an expression)."""
-    where = "".join(f"[{k!r}]" for k in problem.path)
+    data, at = b"", -1
     if problem.node is not None and isinstance(text, JsonText):  # inside an array read by NumPy
         data = text.data()
         at = token_offset(lambda: data, problem.node, problem.index)
-        if at >= 0:
-            line_start = data.rfind(b"\n", 0, at) + 1
-            line_end = data.find(b"\n", at)
-            shown = data[line_start:line_end if line_end >= 0 else len(data)].decode("utf-8", errors="replace")
-            return InputError(f"{where + ': ' if where else ''}{problem.message}", path=path,
-                              line=data.count(b"\n", 0, at) + 1,
-                              column=len(data[line_start:at].decode("utf-8", errors="replace")) + 1,
-                              source_line=shown if len(shown) <= 160 else None,
-                              hint=problem.hint)
-    text = as_text(text) or ""
-    offset = _locate(text, problem.path) + shift
-    line = text.count("\n", 0, offset) + 1
-    line_start = text.rfind("\n", 0, offset) + 1
-    column = offset - line_start + 1
-    line_end = text.find("\n", offset)
-    source = text[line_start:line_end if line_end >= 0 else len(text)]
-    return InputError(f"{where + ': ' if where else ''}{problem.message}", path=path, line=line, column=column,
-                      source_line=source if len(source) <= 160 else None, hint=problem.hint)
+    if at < 0:
+        chars = as_text(text) or ""
+        offset = _locate(chars, problem.path) + shift
+        data, at = chars.encode(), len(chars[:offset].encode())
+    start, end = data.rfind(b"\n", 0, at) + 1, data.find(b"\n", at)
+    shown = data[start:end if end >= 0 else len(data)].decode("utf-8", errors="replace")
+    return InputError(problem.described, path=path, line=data.count(b"\n", 0, at) + 1,
+                      column=len(data[start:at].decode("utf-8", errors="replace")) + 1,
+                      source_line=shown if len(shown) <= 160 else None, hint=problem.hint)
 
 
 def parse_program(data: Any) -> Program:

@@ -277,10 +277,9 @@ def _parse_entries(doc: Any, entries: list[tuple[int, int, JsonPath]], source: s
 
 def _syntax_error(exc: ModelSyntaxError, raw: str, path: JsonPath, source: str, text: str | JsonText | None,
                   prefix: JsonPath) -> InputError:
-    where = _where(prefix + path)
     problem = Problem(f"{exc.reason} in {raw!r}", prefix + path, exc.hint)
     if text is None:
-        return InputError(f"{where}: {problem.message}", path=source or None, hint=exc.hint)
+        return InputError(problem.described, path=source or None, hint=exc.hint)
     shift = exc.column if exc.column is not None else 0  # the quote, then the expression's characters
     return located_error(text, source, problem, shift=shift)
 
@@ -327,15 +326,9 @@ def _entry(doc: Any, path: JsonPath) -> Any:
     return doc
 
 
-def _where(path: JsonPath) -> str:
-    return "".join(f"[{k!r}]" for k in path)
-
-
 def problem_error(problem: Problem, source: str, text: str | JsonText | None, prefix: JsonPath) -> InputError:
     """A located InputError when the file's text is known, else one naming the JSON path."""
     shifted = Problem(problem.message, prefix + problem.path, problem.hint, problem.node, problem.index)
     if text is not None:
         return located_error(text, source, shifted)
-    where = _where(shifted.path)
-    return InputError(f"{where + ': ' if where else ''}{problem.message}", path=source or None,
-                      hint=problem.hint)
+    return InputError(shifted.described, path=source or None, hint=problem.hint)
