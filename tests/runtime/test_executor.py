@@ -24,15 +24,38 @@ def _elements(k: int = 24, x: int = 500) -> list[np.ndarray]:
     return [rng.integers(0, 1000, size=x, dtype=np.int32) for _ in range(k)]
 
 
-def _sequential(term: str, elements: list[np.ndarray]) -> list[np.ndarray]:
+def _sequential(term: str, elements: list[np.ndarray], functions: dict = FUNCTIONS) -> list[np.ndarray]:
     names = [t.name for t in parse_term(term).walk() if isinstance(t, Component)]
     out = []
     for e in elements:
         e = e.copy()
         for name in names:
-            e = FUNCTIONS[name](e)
+            e = functions[name](e)
         out.append(e)
     return out
+
+
+def _plus_ten(a: np.ndarray) -> np.ndarray:
+    return a + 10
+
+
+def _sorted(a: np.ndarray) -> np.ndarray:
+    return np.sort(a)
+
+
+#: the tasks of the process-worker tests in NumPy: a worker process that calls a Numba task
+#: first loads its compiled code (about 1 s of CPU), which these tests are not about
+IN_NUMPY = {"nop": nop, "inc": _plus_ten, "qsort": _sorted}
+
+
+@pytest.fixture(scope="module")
+def forkserver() -> str:
+    """The start method of the process-worker tests that are not about the start method: a fork
+    server that imports NumPy, SymPy, pytest and perfcompose once, so that each worker is forked
+    from it instead of importing them again as a spawned worker does (about 2 s of CPU each)."""
+    multiprocessing.get_context("forkserver").set_forkserver_preload(
+        ["pytest", "perfcompose.runtime", "perfcompose.bench.tasks", "perfcompose.compose.parser"])
+    return "forkserver"
 
 
 def _executor_threads() -> list[threading.Thread]:
@@ -67,10 +90,10 @@ def test_nested_patterns_compute_what_a_sequential_run_computes(term):
                                            # the first pool's workers end while the second's still run
                                            ("seq(tpool_2(inc), tpool_2(qsort))", 4),
                                            ("tpool_2(seq(pipe(inc, nop), qsort))", 6)])
-def test_process_workers_compute_the_same(term, workers):
+def test_process_workers_compute_the_same(term, workers, forkserver):
     elements = _elements(k=8)
-    expected = _sequential(term, elements)
-    result = run_term(term, [e.copy() for e in elements], FUNCTIONS, workers="processes")
+    expected = _sequential(term, elements, IN_NUMPY)
+    result = run_term(term, [e.copy() for e in elements], IN_NUMPY, workers="processes", start_method=forkserver)
     for got, want in zip(result.outputs, expected):
         np.testing.assert_array_equal(got, want)
     assert result.worker_count == workers
@@ -124,6 +147,7 @@ def test_a_failure_upstream_of_a_full_queue_does_not_hang():
 
 
 def test_a_failing_task_in_a_process_worker_reports_its_error():
+    # the default start method (spawn)
     functions = {**FUNCTIONS, "boom": boom_at_five}
     with pytest.raises(TaskError, match="Boom: element five is bad") as info:
         run_term("pipe(nop, boom)", _numbered(50), functions, workers="processes")
@@ -138,9 +162,10 @@ def die(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def test_a_process_worker_that_dies_stops_the_run():
+def test_a_process_worker_that_dies_stops_the_run(forkserver):
     with pytest.raises(RuntimeTermError, match="worker process died"):
-        run_term("pipe(nop, die)", _numbered(50), {"nop": nop, "die": die}, workers="processes")
+        run_term("pipe(nop, die)", _numbered(50), {"nop": nop, "die": die}, workers="processes",
+                 start_method=forkserver)
     assert not multiprocessing.active_children()
 
 
