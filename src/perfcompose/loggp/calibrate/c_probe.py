@@ -4,10 +4,7 @@ the mpiexec that belongs to the wrapper (``mpicc.openmpi`` -> ``mpiexec.openmpi`
 the ``mpiexec`` beside it), so that L, o, g and G describe the MPI the program itself uses."""
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
-import subprocess
 from collections.abc import Callable
 from importlib.resources import files
 from pathlib import Path
@@ -15,7 +12,7 @@ from typing import Any
 
 from perfcompose.errors import InputError
 from perfcompose.loggp.calibrate.parameters import CalibrationError, CalibrationOptions, run_ranks
-from perfcompose.loggp.trace.tracer import cache_folder
+from perfcompose.loggp.trace.tracer import build_cached
 
 __all__ = ["build_probe", "mpiexec_for", "run_c_probe"]
 
@@ -39,25 +36,9 @@ def mpiexec_for(mpicc: str) -> str:
 
 def build_probe(mpicc: str) -> Path:
     """``probe.c`` built by ``mpicc`` (once per wrapper, MPI and source)."""
-    source = files("perfcompose.loggp.calibrate").joinpath(_SOURCE)
-    try:
-        show = subprocess.run([mpicc, "-show"], capture_output=True, text=True, timeout=60).stdout
-    except OSError as exc:
-        raise InputError(f"--mpicc {mpicc}: cannot run it ({exc.strerror})", hint=_INSTALL) from None
-    key = hashlib.sha256("\0".join([str(Path(shutil.which(mpicc) or mpicc).resolve()), show,
-                                    source.read_text()]).encode()).hexdigest()
-    exe = cache_folder() / f"probe-{key[:20]}"
-    if exe.exists():
-        return exe
-    exe.parent.mkdir(parents=True, exist_ok=True)
-    partial = exe.with_name(f"{exe.name}.{os.getpid()}.tmp")
-    res = subprocess.run([mpicc, "-O2", "-o", str(partial), str(source)], capture_output=True, text=True,
-                         timeout=300)
-    if res.returncode != 0:
-        partial.unlink(missing_ok=True)
-        raise CalibrationError(f"{mpicc} could not build the calibration probe:\n{res.stderr.strip()[-2000:]}")
-    partial.replace(exe)
-    return exe
+    return build_cached(mpicc, [files("perfcompose.loggp.calibrate").joinpath(_SOURCE)], "probe-{key}", ["-O2"],
+                        "the calibration probe", CalibrationError, f"--mpicc {mpicc}: cannot run it ({{reason}})",
+                        _INSTALL)
 
 
 def run_c_probe(out: Path, o: CalibrationOptions, *, timeout: float = 600,

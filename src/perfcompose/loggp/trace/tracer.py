@@ -16,6 +16,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from platformdirs import user_cache_dir
@@ -81,28 +82,37 @@ def cache_folder() -> Path:
             Path(user_cache_dir("perfcompose"))) / "tracer"
 
 
-def build_tracer(mpicc: str) -> Path:
-    """The tracer library built by ``mpicc`` (built once per wrapper, MPI and source)."""
-    source = files("perfcompose.loggp.trace")
+def build_cached(mpicc: str, sources: Sequence[Traversable], name: str, flags: Sequence[str], what: str,
+                 failed: type[PerfcomposeError], cannot_run: str, hint: str) -> Path:
+    """``sources[0]`` (which includes the others) built by ``mpicc`` with ``flags`` into the cache folder as ``name``
+    (its ``{key}`` a hash of the wrapper, its MPI and the sources), once per wrapper, MPI and source; ``what`` names the
+    result where the build fails (a ``failed``), ``cannot_run`` (formatted with the OS's ``reason``) and ``hint`` where
+    the wrapper does not run."""
     try:
         show = subprocess.run([mpicc, "-show"], capture_output=True, text=True, timeout=60).stdout
     except OSError as exc:
-        raise InputError(f"cannot run the MPI compiler wrapper {mpicc}: {exc.strerror}", hint=_INSTALL) from None
-    key = hashlib.sha256("\0".join([str(Path(mpicc).resolve()), show,
-                                    *(source.joinpath(n).read_text() for n in SOURCES)]).encode()).hexdigest()
-    lib = cache_folder() / f"libpctrace-{key[:20]}.so"
-    if lib.exists():
-        return lib
-    lib.parent.mkdir(parents=True, exist_ok=True)
-    with_dir = Path(str(source.joinpath(SOURCES[0])))
-    partial = lib.with_suffix(f".{os.getpid()}.tmp")
-    res = subprocess.run([mpicc, "-shared", "-fPIC", "-O2", "-o", str(partial), str(with_dir)],
-                         capture_output=True, text=True, timeout=300)
+        raise InputError(cannot_run.format(reason=exc.strerror), hint=hint) from None
+    key = hashlib.sha256("\0".join([str(Path(shutil.which(mpicc) or mpicc).resolve()), show,
+                                    *(s.read_text() for s in sources)]).encode()).hexdigest()
+    built = cache_folder() / name.format(key=key[:20])
+    if built.exists():
+        return built
+    built.parent.mkdir(parents=True, exist_ok=True)
+    partial = built.with_name(f"{built.name}.{os.getpid()}.tmp")
+    res = subprocess.run([mpicc, *flags, "-o", str(partial), str(sources[0])], capture_output=True, text=True,
+                         timeout=300)
     if res.returncode != 0:
         partial.unlink(missing_ok=True)
-        raise TracerError(f"{mpicc} could not build the tracer:\n{res.stderr.strip()[-2000:]}")
-    partial.replace(lib)
-    return lib
+        raise failed(f"{mpicc} could not build {what}:\n{res.stderr.strip()[-2000:]}")
+    partial.replace(built)
+    return built
+
+
+def build_tracer(mpicc: str) -> Path:
+    """The tracer library built by ``mpicc`` (built once per wrapper, MPI and source)."""
+    return build_cached(mpicc, [files("perfcompose.loggp.trace").joinpath(n) for n in SOURCES], "libpctrace-{key}.so",
+                        ["-shared", "-fPIC", "-O2"], "the tracer", TracerError,
+                        f"cannot run the MPI compiler wrapper {mpicc}: {{reason}}", _INSTALL)
 
 
 def run_traced(command: Sequence[str], out: Path, *, mpicc: str | None = None,
