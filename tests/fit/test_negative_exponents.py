@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from perfcompose.fit import PMNFFitter
-from perfcompose.fit.scaling import falls
+from perfcompose.fit.scaling import falls_rows
 
 P = np.array([1000.0, 2000, 4000, 8000, 16000])
 P_SMALL = np.array([2.0, 4, 8, 16, 32])
@@ -79,7 +79,7 @@ def test_falling_along_one_of_two_parameters():
 
 
 def test_falls_needs_a_clear_monotone_drop():
-    assert falls(P, 1 / P)
-    assert not falls(P, np.array([4.1, 3.9, 4.0, 4.0, 4.1]))           # flat within noise
-    assert not falls(P, np.array([10.0, 1, 10, 1, 8]))                   # drops, but not monotonically
-    assert not falls(P, 1 + P)
+    rows = [1 / P, [4.1, 3.9, 4.0, 4.0, 4.1],  # flat within noise
+            [10.0, 1, 10, 1, 8],                 # drops, but not monotonically
+            1 + P]
+    assert falls_rows(P, np.array(rows)).tolist() == [True, False, False, False]

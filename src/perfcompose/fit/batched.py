@@ -19,17 +19,17 @@ from perfcompose.fit.combinations import (
     TemplateHypotheses,
     candidates_within,
     combination_templates,
+    key_columns,
     template_layout,
 )
-from perfcompose.fit.hypotheses import Factor, factor_values, fit_batch, fit_one_term_lines, split_batch
+from perfcompose.fit.hypotheses import Factor, factor_values, fit_batch, split_batch
 from perfcompose.fit.lines import line_layout
 from perfcompose.fit.noise import aggregate_noise, relative_variances
 from perfcompose.fit.pmnf import PMNFFitter
 from perfcompose.fit.result import Group
-from perfcompose.fit.scaling import falls_rows
-from perfcompose.fit.slack import constant_slack
+from perfcompose.fit.slack import constant_slack, intercept_slack
 
-__all__ = ["aggregate_many", "multi_groups_many", "batchable", "intercept_slack_many"]
+__all__ = ["aggregate_many", "multi_groups_many", "batchable"]
 
 # rows (series x hypotheses) fitted in one NumPy batch: large enough to amortise the calls,
 # small enough to stay in the caches
@@ -100,69 +100,6 @@ def batchable(fitter: PMNFFitter, X: np.ndarray) -> bool:
     return sum(len(v) for v in by_size.values()) * (len(X) + 1) <= SCREEN_CELLS
 
 
-def _negative(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, k: int) -> np.ndarray:
-    """Per series, whether parameter ``k`` takes the negative exponents too (``_basis_for``)."""
-    allow = fitter.allow_negative_exponents
-    if allow is not None:
-        return np.full(len(Y), bool(allow))
-    votes, lines = np.zeros(len(Y), dtype=int), 0
-    for index, xs in line_layout(X, k):
-        L, rows = index.shape
-        votes += falls_rows(xs, Y[:, index].reshape(-1, rows)).reshape(len(Y), L).sum(axis=1)
-        lines += L
-    return (votes * 2 > lines) if lines else np.zeros(len(Y), dtype=bool)
-
-
-def intercept_slack_many(F: np.ndarray, Y: np.ndarray, sigma: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """``intercept_slack(F[s], Y[s], sigma[s], index)`` for every series s at once (S, H); ``F``
-    is (m, n), shared, or (S, m, n). Every step is the one-series step on a stack, which NumPy
-    and LAPACK compute slice by slice alike."""
-    S, n = Y.shape
-    smallest = np.min(np.where(Y > 0, Y, np.inf), axis=1, initial=1.0)
-    yf = np.where(Y > 0, Y, smallest[:, None])
-    F3 = np.broadcast_to(F, (S, *F.shape[-2:])) if F.ndim == 2 else F
-    B = np.concatenate([np.ones((S, 1, n)), F3], axis=1) / yf[:, None, :]
-    norm = np.linalg.norm(B, axis=2)
-    ok = np.isfinite(norm) & (norm > 0)
-    B = np.where(ok[:, :, None], B / np.where(ok, norm, 1.0)[:, :, None], 0.0)
-    gram = B @ B.transpose(0, 2, 1)
-    cols = np.concatenate([np.zeros((len(index), 1), dtype=int), np.asarray(index, dtype=int) + 1], axis=1)
-    # the one-series code squares a NumPy scalar (libm's pow); an array's square may differ in the last digit
-    first = np.array([v ** 2 for v in norm[:, 0]])
-    inv00 = np.linalg.pinv(gram[:, cols[:, :, None], cols[:, None, :]])[:, :, 0, 0] / first[:, None]
-    usable = np.all(ok[:, cols], axis=2) & np.isfinite(inv00)
-    return np.where(usable, (2.0 * sigma)[:, None] * np.sqrt(np.maximum(np.where(usable, inv00, 0.0), 0.0)), 0.0)
-
-
-def _candidates(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray, k: int,
-                count: int, negative: bool, scattered: bool = False) -> np.ndarray:
-    """The indices (S, count) into the basis of parameter ``k`` of each series' ``count`` most
-    likely factors, voted on every line (``_parameter_candidates``)."""
-    basis = fitter._basis_with(X[:, k], negative)
-    m = len(basis.factors)
-    S = len(Y)
-    total = np.zeros((S, m + 1))
-    for index, xs in line_layout(X, k):
-        L, rows = index.shape
-        FT = factor_values(xs, basis.exponent_arrays).T
-        YL = Y[:, index].reshape(S * L, rows)
-        sig = np.repeat(sigma, L)
-        W, Sc = fitter._weights(YL)
-        # relative weights (power 1) leave every scale factor exactly 1: nothing to multiply by
-        const, one = fit_one_term_lines(FT, YL, W, None if fitter.weight_power == 1 else Sc)
-        c0 = fitter._scored(None, const, 0, sig).scores
-        c0 = np.where(np.isfinite(c0), c0, 0.0)
-        if scattered:
-            slack = intercept_slack_many(FT, YL, sig, np.arange(m)[:, None]).reshape(-1)
-        else:
-            slack = np.repeat(constant_slack(YL, sig), m)
-        s1 = fitter._scored(None, one, 1, np.repeat(sig, m), slack).scores.reshape(S * L, m)
-        total[:, 0] += c0.reshape(S, L).sum(axis=1)
-        absent = (c0 + fitter.policy.penalty(1))[:, None]
-        total[:, 1:] += np.where(np.isfinite(s1), s1, absent).reshape(S, L, m).sum(axis=1)
-    return np.argsort(total[:, 1:], axis=1, kind="stable")[:, :count]
-
-
 def _beyond_reach(fitter: PMNFFitter, fitted: list[tuple[Group, int]], sigma: np.ndarray, terms: int) -> np.ndarray:
     """Per series, whether hypotheses of ``terms`` or more terms may matter: with measured noise one
     scores at least the price of its terms, so once the best score so far lies more than
@@ -207,7 +144,7 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
     # per parameter: each series' candidate factors, as rows of a table of factor values
     tables, chosen, factor_lists = [], [], []
     for k in range(d):
-        neg = _negative(fitter, X, Y, k)
+        neg = fitter._negative(X, Y, k)
         idx = np.zeros((S, count), dtype=int)
         table: list[np.ndarray] = []
         names: list[Factor] = []
@@ -218,7 +155,7 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
             basis = fitter._basis_with(X[:, k], flag)
             if len(basis.factors) < count:
                 raise ValueError("fewer factors than candidates")
-            idx[mask] = _candidates(fitter, X, Y[mask], sigma[mask], k, count, flag, scattered) + len(names)
+            idx[mask] = fitter._candidates(X, Y[mask], sigma[mask], k, count, flag, scattered) + len(names)
             table.append(factor_values(rows[:, k], basis.exponent_arrays).T)
             names.extend(basis.factors)
         tables.append(np.vstack(table))
@@ -242,13 +179,7 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
     for part_no, a in enumerate(range(0, S, step)):
         b = min(a + step, S)
         cs = b - a
-        columns = np.empty((cs, len(keys), R))
-        for c, key in enumerate(keys):
-            (k, ci), *more = key
-            v = tables[k][chosen[k][a:b, ci - 1]]
-            for k, ci in more:
-                v = v * tables[k][chosen[k][a:b, ci - 1]]
-            columns[:, c] = v
+        columns = key_columns(keys, [tables[k][chosen[k][a:b]] for k in range(d)])
         fit = np.arange(cs)
         for r in sizes:
             if prune and r == 2:
@@ -265,8 +196,7 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
             rep = np.repeat(series, hr)
             batch = fit_batch(stacked, yy[rep], w[rep], sc[rep])
             if scattered and r:
-                slack_r = intercept_slack_many(columns[fit][:, :, :n], Y[series], sigma[series],
-                                               by_size[r]).reshape(-1)
+                slack_r = intercept_slack(columns[fit][:, :, :n], Y[series], sigma[series], by_size[r]).reshape(-1)
             else:
                 slack_r = np.repeat(slack[series], hr)
             parts[r][part_no] = fitter._scored(None, batch, r, np.repeat(sigma[series], hr), slack_r)

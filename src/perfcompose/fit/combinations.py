@@ -2,6 +2,7 @@
 parameter's candidate factors, as templates of column indices shared by every series."""
 from __future__ import annotations
 
+import functools
 import itertools
 from functools import lru_cache
 from typing import cast
@@ -12,7 +13,7 @@ from perfcompose.fit.hypotheses import Factor
 from perfcompose.fit.result import Hypothesis
 
 __all__ = ["MAX_COMBINATIONS", "SCREEN_CELLS", "SCREEN_KEEP", "candidates_within", "combination_templates",
-           "TemplateHypotheses", "template_layout"]
+           "key_columns", "TemplateHypotheses", "template_layout"]
 
 # Several parameters: the product of the per-parameter candidate list lengths (absent included)
 # that the additive/multiplicative search may combine; beyond it fewer candidates per parameter
@@ -54,6 +55,13 @@ def combination_templates(sizes: tuple[int, ...], max_terms: int = 3
     keys = sorted(key_index, key=key_index.__getitem__)
     by_size = {r: np.array(sorted(h), dtype=int).reshape(len(h), r) for r, h in sorted(found.items())}
     return keys, by_size
+
+
+def key_columns(keys: list[tuple[tuple[int, int], ...]], values: list[np.ndarray]) -> np.ndarray:
+    """The values of every column key: the product over its (parameter k, candidate ci) of
+    ``values[k][..., ci - 1, :]`` (each parameter's candidates on the last axis but one, as the keys are)."""
+    return np.stack([functools.reduce(np.multiply, [values[k][..., ci - 1, :] for k, ci in key]) for key in keys],
+                    axis=-2)
 
 
 class TemplateHypotheses:

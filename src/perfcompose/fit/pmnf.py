@@ -22,6 +22,7 @@ from perfcompose.fit.combinations import (
     TemplateHypotheses,
     candidates_within,
     combination_templates,
+    key_columns,
 )
 from perfcompose.fit.consensus import runners_up, select
 from perfcompose.fit.holdout import extrapolation_errors, rechoose
@@ -44,9 +45,9 @@ from perfcompose.fit.hypotheses import (
 )
 from perfcompose.fit.lines import diagonal_lead, distinct, line_layout
 from perfcompose.fit.noise import aggregated, replicated, scatter_noise, with_lack_of_fit
-from perfcompose.fit.quality import fit_statistics_many, low_fit_warnings
+from perfcompose.fit.quality import fit_statistics, low_fit_warnings
 from perfcompose.fit.result import Candidate, FitResult, Group, Hypothesis, Pick, Progress, predict
-from perfcompose.fit.scaling import falls_along
+from perfcompose.fit.scaling import falls_rows
 from perfcompose.fit.selection_policy import DEFAULT_POLICY, SelectionPolicy
 from perfcompose.fit.series_fitter import SeriesFitter
 from perfcompose.fit.slack import constant_slack, intercept_slack
@@ -141,10 +142,6 @@ class PMNFFitter(SeriesFitter):
         return _Basis(tuple(self.factors))
 
     @cached_property
-    def _negative_bases(self) -> dict[bool, _Basis]:
-        return {}
-
-    @cached_property
     def factors(self) -> list[Factor]:
         """The PMNF factors (i, j) the exponent sets allow (exponents may be given as text, e.g. "1/3",
         or as one comma-separated text)."""
@@ -153,23 +150,30 @@ class PMNFFitter(SeriesFitter):
             raise FitError("the exponent sets allow no term besides the constant; give a non-zero exponent")
         return found
 
-    def _basis_for(self, x: np.ndarray, y_lines: Sequence[tuple[np.ndarray, np.ndarray]]) -> _Basis:
-        """The factors for a parameter with coordinates ``x``: with the negative exponents too
-        when allowed, or (``allow_negative_exponents`` None) when the values fall along it on
-        ``y_lines`` ((x, y) per line). Negative powers of log2 need every coordinate above 1."""
-        allow = self.allow_negative_exponents
-        return self._basis_with(x, allow is True or (allow is None and falls_along(y_lines)))
-
-    def _basis_with(self, x: np.ndarray, negative: bool) -> _Basis:
-        """The factors for a parameter with coordinates ``x``, with the negative exponents or without."""
+    def _basis_with(self, x: np.ndarray, negative: Any) -> _Basis:
+        """The factors for a parameter with coordinates ``x``, with the negative exponents or without
+        (negative powers of log2 need every coordinate above 1)."""
         if not negative:
             return self._basis
         logs = bool(np.min(x) > 1)
-        basis = self._negative_bases.get(logs)
-        if basis is None:
-            basis = _Basis(tuple(sorted(set(self.factors) | set(negative_factors(self.factors, logs)))))
-            self._negative_bases[logs] = basis
-        return basis
+        bases = self.__dict__.setdefault("_negative_bases", {})
+        if logs not in bases:
+            bases[logs] = _Basis(tuple(sorted(set(self.factors) | set(negative_factors(self.factors, logs)))))
+        return bases[logs]
+
+    def _negative(self, X: np.ndarray, Y: np.ndarray, k: int) -> np.ndarray:
+        """Per series (a row of ``Y``), whether parameter ``k`` takes the negative exponents too:
+        where allowed, or (``allow_negative_exponents`` None) where the values fall along it on most
+        of its lines."""
+        allow = self.allow_negative_exponents
+        if allow is not None:
+            return np.full(len(Y), bool(allow))
+        votes, lines = np.zeros(len(Y), dtype=int), 0
+        for index, xs in line_layout(X, k):
+            L, rows = index.shape
+            votes += falls_rows(xs, Y[:, index].reshape(-1, rows)).reshape(len(Y), L).sum(axis=1)
+            lines += L
+        return (votes * 2 > lines) if lines else np.zeros(len(Y), dtype=bool)
 
     # -- public API -------------------------------------------------------------------------
 
@@ -193,16 +197,16 @@ class PMNFFitter(SeriesFitter):
         the others fixed is left out, with a warning; points on a diagonal are fitted along one
         parameter. ``progress(label, done, total)`` hears of the batches of a multi-parameter search."""
         self._validate()
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            return self._fit_arrays(X, values, params, progress)
-
-    def _fit_arrays(self, X: Any, values: Any, params: Sequence[str], progress: Progress | None) -> FitResult:
         X = np.asarray(X, dtype=float)
-        if X.ndim == 1:
-            X = X[:, None]
+        X = X[:, None] if X.ndim == 1 else X
         fitter = self.for_values(values)
-        y, sigma = aggregated(values, fitter.aggregate)
-        return fitter._fit_aggregated(X, y, sigma, tuple(params), progress)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            y, sigma = aggregated(values, fitter.aggregate)
+            pick = fitter._pick(X, y, sigma, tuple(params), progress)
+            # the forward check, then the statistics of the hypothesis it leaves
+            chosen, ranked = fitter._checked(X, y, pick, extrapolation_errors([pick.chosen], X, y)[0])
+            stats = fit_statistics(y, predict(chosen, X), 1 + chosen.n_terms)
+        return fitter._result(params, chosen, ranked, pick, stats)
 
     def for_values(self, values: Any) -> PMNFFitter:
         """The fitter that models these values: itself, or where at most ``FEW_POINTS`` points
@@ -217,17 +221,11 @@ class PMNFFitter(SeriesFitter):
             self.__dict__["_unreplicated"] = twin
         return twin
 
-    def _fit_aggregated(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],
-                        progress: Progress | None, search: Callable[..., Any] | None = None) -> FitResult:
-        """The fit of aggregated values ``y`` with relative noise ``sigma`` (0: unknown);
-        ``search`` stands in for :meth:`_groups` where the hypotheses were fitted beforehand
-        (many series at the same coordinates at once, see :mod:`perfcompose.fit.profile`)."""
-        pick = self._pick(X, y, sigma, params, progress, search)
-        return self._finish(params, X, y, pick, extrapolation_errors([pick.chosen], X, y)[0])
-
     def _pick(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],
               progress: Progress | None, search: Callable[..., Any] | None = None) -> Pick:
-        """The hypothesis the scores choose (:func:`~perfcompose.fit.consensus.select`), before the forward check."""
+        """The hypothesis the scores choose (:func:`~perfcompose.fit.consensus.select`), before the forward
+        check, of aggregated values ``y`` with relative noise ``sigma`` (0: unknown); ``search`` stands in
+        for :meth:`_groups` where the hypotheses were fitted beforehand (:mod:`perfcompose.fit.profile`)."""
         fitted = self._groups if search is None else search
         if X.shape != (len(y), len(params)):
             raise FitError(f"{len(y)} values for coordinates of shape {X.shape} and parameters {params}")
@@ -255,18 +253,10 @@ class PMNFFitter(SeriesFitter):
             groups, scatter = with_lack_of_fit(found, scatter, len(y), self.policy)
         return Pick(select(groups, scatter, self.policy, multi=multi), groups, notes, measured)
 
-    def _finish(self, params: Sequence[str], X: np.ndarray, y: np.ndarray, pick: Pick, error: float,
-                alternatives: bool = True) -> FitResult:
-        """The result of a pick: the forward check (``error``: the extrapolation error of the
-        picked hypothesis, :func:`~perfcompose.fit.holdout.extrapolation_errors`) and the
-        statistics; the runners-up are listed where the check or ``alternatives`` asks for them."""
-        chosen, ranked = self._checked(X, y, pick, error, alternatives)
-        stats = fit_statistics_many(y[None, :], predict(chosen, X)[None, :], np.array([1 + chosen.n_terms]))
-        return self._result(params, chosen, ranked, pick, {k: float(v[0]) for k, v in stats.items()})
-
     def _checked(self, X: np.ndarray, y: np.ndarray, pick: Pick, error: float,
                  alternatives: bool = True) -> tuple[Candidate, list[Candidate]]:
-        """The hypothesis of a pick after the forward check, and the runners-up (none without
+        """The hypothesis of a pick after the forward check (``error``: the picked one's
+        :func:`~perfcompose.fit.holdout.extrapolation_errors`), and the runners-up (none without
         ``alternatives``)."""
         if not pick.groups:
             return pick.chosen, [pick.chosen] if alternatives else []
@@ -347,15 +337,14 @@ class PMNFFitter(SeriesFitter):
                 scores = np.where(noisy, batch.rel_rss / (safe * safe) + self.policy.penalty(k_terms), scores)
         return Group(hyps, batch, ok, np.where(ok, scores, np.inf))
 
-    def _single_groups(self, x: np.ndarray, y: np.ndarray, sigma: float, far: float | None,
+    def _single_groups(self, x: np.ndarray, y: np.ndarray, sigma: float, far: float,
                        max_terms: int, scattered: bool = False) -> list[Group]:
         """Constant, one-term and two-term hypotheses in x; ``far`` is predicted, not fitted."""
-        rows = np.append(x, far) if far is not None else x
-        yy = np.append(y, 0.0) if far is not None else y
+        rows, yy = np.append(x, far), np.append(y, 0.0)
         w, sc = self._weights(y, x[:, None])
-        if far is not None:
-            w, sc = np.append(w, 0.0), np.append(sc, 1.0)
-        basis = self._basis_for(x, [(x, y)])
+        w, sc = np.append(w, 0.0), np.append(sc, 1.0)
+        allow = self.allow_negative_exponents
+        basis = self._basis_with(x, falls_rows(x, y[None, :])[0] if allow is None else allow)
         FT = factor_values(rows, basis.exponent_arrays).T
         pairs = max_terms >= 2 and distinct(x) >= 4
         slack: Any = constant_slack(y, sigma)
@@ -406,28 +395,34 @@ class PMNFFitter(SeriesFitter):
     def _parameter_candidates(self, X: np.ndarray, y: np.ndarray, sigma: float, k: int,
                               count: int, scattered: bool = False) -> list[Factor | None]:
         """The ``count`` most likely factors of parameter ``k``, voted on every line through the points."""
-        layout = line_layout(X, k)
-        basis = self._basis_for(X[:, k], [(xs, y[i]) for index, xs in layout for i in index])
-        m = len(basis.factors)
-        total = np.zeros(m + 1)
-        for index, xs in layout:
+        negative = self._negative(X, y[None, :], k)[0]
+        best = self._candidates(X, y[None, :], np.array([sigma]), k, count, negative, scattered)[0]
+        return [None, *(self._basis_with(X[:, k], negative).factors[i] for i in best)]
+
+    def _candidates(self, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray, k: int, count: int, negative: Any,
+                    scattered: bool = False) -> np.ndarray:
+        """The indices (S, count) into the basis of parameter ``k`` of the ``count`` most likely factors
+        of each series (a row of ``Y``, its noise in ``sigma``), voted on every line: the constant and
+        each one-term fit scored on each line, a factor rejected there (e.g. a negative coefficient)
+        counted as absent."""
+        basis = self._basis_with(X[:, k], negative)
+        m, S = len(basis.factors), len(Y)
+        total = np.zeros((S, m))
+        for index, xs in line_layout(X, k):
+            L, rows = index.shape
             FT = factor_values(xs, basis.exponent_arrays).T
-            Y = y[index]
-            W, S = self._weights(Y)
-            const, one = fit_one_term_lines(FT, Y, W, S)
-            c0 = self._scored([()] * len(Y), const, 0, sigma).scores
+            YL = Y[:, index].reshape(S * L, rows)
+            sig = np.repeat(sigma, L)
+            W, Sc = self._weights(YL)
+            # relative weights (power 1) leave every scale factor exactly 1: nothing to multiply by
+            const, one = fit_one_term_lines(FT, YL, W, None if self.weight_power == 1 else Sc)
+            c0 = self._scored(None, const, 0, sig).scores
             c0 = np.where(np.isfinite(c0), c0, 0.0)
-            if scattered:
-                one_term = np.arange(m)[:, None]
-                slack = np.concatenate([intercept_slack(FT, line, sigma, one_term) for line in Y])
-            else:
-                slack = np.repeat(constant_slack(Y, sigma), m)
-            s1 = self._scored([()] * (len(Y) * m), one, 1, sigma, slack).scores.reshape(len(Y), m)
-            # a factor rejected on a line (e.g. a negative coefficient) counts as absent there
-            total[0] += c0.sum()
-            total[1:] += np.where(np.isfinite(s1), s1, (c0 + self.policy.penalty(1))[:, None]).sum(axis=0)
-        best = np.argsort(total[1:], kind="stable")[:count]
-        return [None, *(basis.factors[i] for i in best)]
+            slack = intercept_slack(FT, YL, sig, np.arange(m)[:, None]).reshape(-1) if scattered \
+                else np.repeat(constant_slack(YL, sig), m)
+            s1 = self._scored(None, one, 1, np.repeat(sig, m), slack).scores.reshape(S * L, m)
+            total += np.where(np.isfinite(s1), s1, (c0 + self.policy.penalty(1))[:, None]).reshape(S, L, m).sum(axis=1)
+        return np.argsort(total, axis=1, kind="stable")[:, :count]
 
     def _multi_groups(self, X: np.ndarray, y: np.ndarray, sigma: float, far: np.ndarray,
                       lined: Sequence[bool] | None = None, progress: Progress | None = None,
@@ -446,13 +441,7 @@ class PMNFFitter(SeriesFitter):
         w, sc = np.append(w, 0.0), np.append(sc, 1.0)
         values = [factor_values(rows[:, k], [f for f in per_param[k] if f is not None]).T for k in range(d)]
         keys, by_size = combination_templates(tuple(len(c) for c in per_param))
-        columns = np.empty((len(keys), len(rows)))
-        for c, key in enumerate(keys):
-            (k, ci), *more = key
-            v = values[k][ci - 1]
-            for k, ci in more:
-                v = v * values[k][ci - 1]
-            columns[c] = v
+        columns = key_columns(keys, values)
         slack = np.inf if scattered else constant_slack(y, sigma)
         if sigma > 0 and sum(len(v) for v in by_size.values()) * len(rows) > SCREEN_CELLS:
             by_size = self._screened(columns, by_size, yy, w, sc, sigma, slack)
@@ -495,7 +484,7 @@ class PMNFFitter(SeriesFitter):
 
     def _result(self, params: Sequence[str], chosen: Candidate, ranked: list[Candidate], pick: Pick,
                 stats: Mapping[str, float]) -> FitResult:
-        """The result of ``chosen`` with its statistics (:func:`~perfcompose.fit.quality.fit_statistics_many`)."""
+        """The result of ``chosen`` with its statistics (:func:`~perfcompose.fit.quality.fit_statistics`)."""
         shown = {**{k: stats[k] for k in ("rss", "smape", "adj_r2")}, "cv_error": chosen.cv_error * 100,
                  "points": stats["points"]}
         warnings = pick.notes + low_fit_warnings(shown, constant=chosen.n_terms == 0, noise=pick.measured)

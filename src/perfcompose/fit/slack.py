@@ -21,17 +21,26 @@ def constant_slack(y: np.ndarray, sigma: float | np.ndarray) -> Any:
     return slack if np.ndim(sigma) == 0 else np.where(sigma <= NOISE_FLOOR, np.inf, slack)
 
 
-def intercept_slack(F: np.ndarray, y: np.ndarray, sigma: float, index: np.ndarray) -> np.ndarray:
+def intercept_slack(F: np.ndarray, y: np.ndarray, sigma: Any, index: np.ndarray) -> np.ndarray:
     """Two standard errors of the fitted constant of each hypothesis at relative noise ``sigma``:
     ``F`` (m, n) term columns, ``index`` (H, k) each hypothesis' columns besides the constant; the
-    design is each column over ``y``, scaled to unit length. Non-finite columns give no slack."""
-    yf = np.where(y > 0, y, np.min(y[y > 0], initial=1.0))
-    B = np.vstack([np.ones((1, F.shape[1])), F]) / yf
-    norm = np.linalg.norm(B, axis=1)
+    design is each column over ``y``, scaled to unit length. Non-finite columns give no slack.
+    ``y`` (S, n) and ``sigma`` (S,) may stack S series (then (S, H), and ``F`` may be (S, m, n)):
+    NumPy and LAPACK compute a stack slice by slice, as one series alone."""
+    if y.ndim == 1:
+        return intercept_slack(F, y[None, :], np.array([sigma]), index)[0]
+    S, n = y.shape
+    smallest = np.min(np.where(y > 0, y, np.inf), axis=1, initial=1.0)
+    yf = np.where(y > 0, y, smallest[:, None])
+    F3 = np.broadcast_to(F, (S, *F.shape[-2:])) if F.ndim == 2 else F
+    B = np.concatenate([np.ones((S, 1, n)), F3], axis=1) / yf[:, None, :]
+    norm = np.linalg.norm(B, axis=2)
     ok = np.isfinite(norm) & (norm > 0)
-    B = np.where(ok[:, None], B / np.where(ok, norm, 1.0)[:, None], 0.0)
-    gram = B @ B.T
+    B = np.where(ok[:, :, None], B / np.where(ok, norm, 1.0)[:, :, None], 0.0)
+    gram = B @ B.transpose(0, 2, 1)
     cols = np.concatenate([np.zeros((len(index), 1), dtype=int), np.asarray(index, dtype=int) + 1], axis=1)
-    inv00 = np.linalg.pinv(gram[cols[:, :, None], cols[:, None, :]])[:, 0, 0] / norm[0] ** 2
-    usable = np.all(ok[cols], axis=1) & np.isfinite(inv00)
-    return np.where(usable, 2.0 * sigma * np.sqrt(np.maximum(np.where(usable, inv00, 0.0), 0.0)), 0.0)
+    # each squared as a NumPy scalar (libm's pow): an array's square may differ in the last digit
+    first = np.array([v ** 2 for v in norm[:, 0]])
+    inv00 = np.linalg.pinv(gram[:, cols[:, :, None], cols[:, None, :]])[:, :, 0, 0] / first[:, None]
+    usable = np.all(ok[:, cols], axis=2) & np.isfinite(inv00)
+    return np.where(usable, (2.0 * sigma)[:, None] * np.sqrt(np.maximum(np.where(usable, inv00, 0.0), 0.0)), 0.0)
