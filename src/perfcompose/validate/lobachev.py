@@ -83,6 +83,15 @@ def _span(func: Callable[..., float], values: Values, half: Values) -> tuple[flo
     return centre, min(lo, hi), max(lo, hi)
 
 
+def _row(case: str, quantity: str, method: str, paper: str | None, func: Callable[..., float], values: Values,
+         half: Values, paper_error: str | None = None, measured: float | None = None, **rest: object) -> LobachevRow:
+    """The row of the estimate ``func`` of the printed inputs ``values ± half`` (:func:`_span`), with
+    its error against ``measured`` where given."""
+    c, lo, hi = _span(func, values, half)
+    return LobachevRow(case, quantity, method, paper, c, lo, hi, paper_error,
+                       None if measured is None else (c - measured) / measured, measured=measured, **rest)  # type: ignore[arg-type]
+
+
 def _predict(method: Forecaster, x: Values, y: Values, at: float) -> float:
     return float(method.clone().fit(x, y).predict(at))
 
@@ -124,24 +133,20 @@ def rabin_miller() -> list[LobachevRow]:
         return lambda v: _predict(method, ns, v[k:] - v[:k] / p, target)
 
     for name, m in tm.items():
-        c, lo, hi = _span(t_seq(m), raw, half)
-        rows.append(LobachevRow("rabin_miller", "T(11213)", name, paper_t[name], c, lo, hi))
-    c, lo, hi = _span(t_seq(Spline("natural")), raw, half)
-    rows.append(LobachevRow("rabin_miller", "T(11213)", "spline(natural)", paper_t["spline"], c, lo, hi,
-                    note="R's spline(method = 'natural'), not the default: the paper's spline figure "
-                         "lies in its range, not in the default fmm spline's"))
+        rows.append(_row("rabin_miller", "T(11213)", name, paper_t[name], t_seq(m), raw, half))
+    rows.append(_row("rabin_miller", "T(11213)", "spline(natural)", paper_t["spline"], t_seq(Spline("natural")), raw,
+                     half, note="R's spline(method = 'natural'), not the default: the paper's spline figure "
+                                "lies in its range, not in the default fmm spline's"))
     for name, m in am.items():
-        c, lo, hi = _span(a_np(m), raw, half)
-        rows.append(LobachevRow("rabin_miller", "Ā(11213, 8)", name, paper_a[name], c, lo, hi,
-                        note="mean of loess and lm(poly), as the paper" if name == "mean" else ""))
+        rows.append(_row("rabin_miller", "Ā(11213, 8)", name, paper_a[name], a_np(m), raw, half,
+                         note="mean of loess and lm(poly), as the paper" if name == "mean" else ""))
     for i, (tn, tmeth) in enumerate(tm.items()):
         for j, (an, ameth) in enumerate(am.items()):
             def total(v: np.ndarray, tmeth: Forecaster = tmeth, ameth: Forecaster = ameth) -> float:
                 return t_seq(tmeth)(v) / p + a_np(ameth)(v)
-            c, lo, hi = _span(total, raw, half)
             note = "printed as 'spline + lm(poly)' a second time in the paper" if (i, j) == (0, 3) else ""
-            rows.append(LobachevRow("rabin_miller", "T(11213, 8)", f"{tn} + {an}", paper_tp[i][j], c, lo, hi,
-                            paper_err[i][j], (c - measured) / measured, note, measured))
+            rows.append(_row("rabin_miller", "T(11213, 8)", f"{tn} + {an}", paper_tp[i][j], total, raw, half,
+                             paper_err[i][j], measured, note=note))
     return rows
 
 
@@ -163,18 +168,14 @@ def lbm() -> list[LobachevRow]:
 
     paper_pen = ["0", "1.85", "1.39", "2.73", "2.57"]
     for i, q in enumerate(ps):
-        c, lo, hi = _span(lambda v, i=i: float(pen(v)[i]), times, half)
-        rows.append(LobachevRow("lbm", f"Ā(n, {q})", "computed", paper_pen[i], c, lo, hi))
-    c, lo, hi = _span(lambda v: times_at(v) - v[0] * ps[0] / target, times, half)
-    rows.append(LobachevRow("lbm", "Ā(n, 262144)", "lm(poly, 3)", "3.16", c, lo, hi))
-    c, lo, hi = _span(times_at, times, half)
-    rows.append(LobachevRow("lbm", "T(n, 262144)", "T(n)/p + lm(poly, 3)", "5.196", c, lo, hi, "-1.47",
-                    (c - measured) / measured, measured=measured))
+        rows.append(_row("lbm", f"Ā(n, {q})", "computed", paper_pen[i], lambda v, i=i: float(pen(v)[i]), times, half))
+    rows.append(_row("lbm", "Ā(n, 262144)", "lm(poly, 3)", "3.16", lambda v: times_at(v) - v[0] * ps[0] / target,
+                     times, half))
+    rows.append(_row("lbm", "T(n, 262144)", "T(n)/p + lm(poly, 3)", "5.196", times_at, times, half, "-1.47", measured))
     best: LobachevRow | None = None
     for name, m in {**_methods(), "lm": Lm()}.items():
-        c, lo, hi = _span(lambda v, m=m: _predict(m, ps, v, target), times, half)
-        row = LobachevRow("lbm", "T(n, 262144) direct", name, None, c, lo, hi, None, (c - measured) / measured,
-                  "without equation (*)", measured)
+        row = _row("lbm", "T(n, 262144) direct", name, None, lambda v, m=m: _predict(m, ps, v, target), times, half,
+                   None, measured, note="without equation (*)")
         rows.append(row)
         if best is None or abs(row.error or 0) < abs(best.error or 0):
             best = row
@@ -193,11 +194,9 @@ def karatsuba_nonuniform() -> list[LobachevRow]:
     paper = {"spline": (None, "8.984"), "lm(poly)": ("36.67", "0.021")}
     rows = []
     for name, m in {**_methods(), "lm": Lm()}.items():
-        c, lo, hi = _span(lambda v, m=m: _predict(m, ns, v, 128000.0), y, h)
         pv, pe = paper.get(name, (None, None))
-        rows.append(LobachevRow("karatsuba_nonuniform", "T(128000, 8)", name, pv, c, lo, hi, pe,
-                                (c - measured) / measured,
-                                "the paper prints the error only" if name == "spline" else "", measured))
+        rows.append(_row("karatsuba_nonuniform", "T(128000, 8)", name, pv, lambda v, m=m: _predict(m, ns, v, 128000.0),
+                         y, h, pe, measured, note="the paper prints the error only" if name == "spline" else ""))
     return rows
 
 
@@ -213,11 +212,10 @@ def karatsuba_uniform() -> list[LobachevRow]:
     for target in (60000.0, 64000.0):
         measured = t.times[(target, 8)]
         for name, m in _methods().items():
-            c, lo, hi = _span(lambda v, m=m, target=target: _predict(m, ns, v, target), y, h)
-            rows.append(LobachevRow("karatsuba_uniform", f"T({target:.0f}, 8) direct", name, None, c, lo, hi, None,
-                            (c - measured) / measured,
-                            f"the paper's estimate via T(n) and loess Ā: {paper[target][0]} "
-                            f"({paper[target][1]} %)", measured))
+            rows.append(_row("karatsuba_uniform", f"T({target:.0f}, 8) direct", name, None,
+                             lambda v, m=m, target=target: _predict(m, ns, v, target), y, h, None, measured,
+                             note=f"the paper's estimate via T(n) and loess Ā: {paper[target][0]} "
+                                  f"({paper[target][1]} %)"))
     return rows
 
 
@@ -240,12 +238,10 @@ def gauss() -> list[LobachevRow]:
             tn = _predict(LmPoly(3), ns, v[:k], target)
             a = _predict(MeanOf(Spline(), Loess()), ns, v[k:] - v[:k] / 7, target)
             return tn / 7 + a
-        c, lo, hi = _span(total, raw, half)
         pv, pe = paper[target]
-        rows.append(LobachevRow("gauss", f"T({target:.0f}, 7)", "lm(poly) + mean(spline, loess)", pv, c, lo, hi, pe,
-                        (c - measured) / measured,
-                        "relative reference point T(n, 1); the paper's sequential T(n) is not printed",
-                        measured, comparable=False))
+        rows.append(_row("gauss", f"T({target:.0f}, 7)", "lm(poly) + mean(spline, loess)", pv, total, raw, half, pe,
+                         measured, comparable=False,
+                         note="relative reference point T(n, 1); the paper's sequential T(n) is not printed"))
     rows.append(LobachevRow("gauss", "T(100, 7) w.r.t. p", "mean", "3.564", None, paper_error="-1.1",
                     note="not reproducible: T(100, p) for p = 2..6 is not printed"))
     return rows
@@ -260,10 +256,10 @@ def serial_fractions() -> list[LobachevRow]:
     for p in (7, 8):
         vals = np.array([t.times[(n, 1)], t.times[(n, p)]])
         half = np.array([t.half_unit(n, 1), t.half_unit(n, p)])
-        c, lo, hi = _span(lambda v, p=p: float(v[1] - v[0] / p), vals, half)
-        rows.append(LobachevRow("serial_fraction", f"Ā(9689, {p})", "T(n, p) - T(n)/p", paper[p][0], c, lo, hi))
-        c, lo, hi = _span(lambda v, p=p: float(serial_fraction(v[1], v[0], p)), vals, half)
-        rows.append(LobachevRow("serial_fraction", f"f(9689, {p})", "Karp-Flatt", paper[p][1], c, lo, hi))
+        rows.append(_row("serial_fraction", f"Ā(9689, {p})", "T(n, p) - T(n)/p", paper[p][0],
+                         lambda v, p=p: float(v[1] - v[0] / p), vals, half))
+        rows.append(_row("serial_fraction", f"f(9689, {p})", "Karp-Flatt", paper[p][1],
+                         lambda v, p=p: float(serial_fraction(v[1], v[0], p)), vals, half))
     return rows
 
 

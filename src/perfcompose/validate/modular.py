@@ -403,7 +403,7 @@ class _Judge:
         model = predicted_curve(str(term), self.rounds.xs, central)
         if self.in_context_members is None:
             return model
-        return curve_members(str(term), self.rounds.xs, predict(named, self.in_context_members), model)
+        return curve_members(self.rounds.xs, predict(named, self.in_context_members), model)
 
     def share(self, term: Term, n: int, level_k: int) -> tuple[np.ndarray, bool]:
         """Per x, the largest share of a run that other work took, over the program (unless it

@@ -53,7 +53,7 @@ def loglog(x: Sequence[float], values: Any) -> Callable[[Any], Any]:
     return lambda xv: np.exp(np.interp(np.log(np.asarray(xv, dtype=float)), lx, ly))
 
 
-def curve_members(name: str, x: Sequence[float], medians: np.ndarray, central: Model) -> Model:
+def curve_members(x: Sequence[float], medians: np.ndarray, central: Model) -> Model:
     """``central`` (a measured curve) carrying one member per row of ``medians`` [ns]: the same
     log-log interpolation through each resample's medians."""
     curves = [loglog(x, row) for row in np.asarray(medians, dtype=float)]
@@ -124,7 +124,7 @@ class Rounds:
     def curve(self, name: str, values: np.ndarray, members: np.ndarray | None) -> Model:
         """Measured times as a model [ns], with one member per resample when given."""
         central = curve(name, self.xs, values.tolist())
-        return central if members is None else curve_members(name, self.xs, members * 1e9, central)
+        return central if members is None else curve_members(self.xs, members * 1e9, central)
 
     def resampled(self, values: np.ndarray) -> np.ndarray:
         return resampled_rounds(values, self.picks)
