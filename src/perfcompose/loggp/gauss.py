@@ -81,7 +81,8 @@ def op1(a, lu, l_inv, u_inv):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _matmul(x, y, out):  # pragma: no cover - compiled
+def op3(x, y, out):  # pragma: no cover - compiled
+    """The pivot row block ``L^-1 a`` (``x y`` into ``out``: the product the other operations use too)."""
     b = x.shape[0]
     out[:, :] = 0.0
     for i in range(b):
@@ -94,20 +95,14 @@ def _matmul(x, y, out):  # pragma: no cover - compiled
 @njit(cache=True)
 def op2(a, u_inv, out):  # pragma: no cover - compiled
     """The multiplier ``a U^-1``; the eliminated block becomes zero."""
-    _matmul(a, u_inv, out)
+    op3(a, u_inv, out)
     a[:, :] = 0.0
-
-
-@njit(cache=True)
-def op3(l_inv, a, out):  # pragma: no cover - compiled
-    """The pivot row block ``L^-1 a``."""
-    _matmul(l_inv, a, out)
 
 
 @njit(cache=True)
 def op4(a, l, u, tmp):  # pragma: no cover - compiled
     """The update ``a - l u`` (in place)."""
-    _matmul(l, u, tmp)
+    op3(l, u, tmp)
     b = a.shape[0]
     for i in range(b):
         for j in range(b):

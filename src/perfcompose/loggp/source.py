@@ -135,17 +135,16 @@ class LogGPSource:
 
     def to_record(self) -> dict[str, Any]:
         """A JSON-ready record of the program, parameters and options (read by :meth:`from_record`)."""
-        p = self.params
         record: dict[str, Any] = {
             "format": MODEL_RECORD_FORMAT,
             "program": plain(self.template.doc),
-            "params": {"L": p.L, "o": p.o, "g": p.g, "G": p.G, "unit": p.unit},
+            "params": asdict(self.params),
             "options": asdict(self.options),
             "name": self.name}
         if self.origin:
             record["source"] = self.origin
         if self.calibration:  # the parameters the calibration could as well have given: the interval
-            record["calibration"] = [{"L": c.L, "o": c.o, "g": c.g, "G": c.G, "unit": c.unit} for c in self.calibration]
+            record["calibration"] = [asdict(c) for c in self.calibration]
         return record
 
     @classmethod
@@ -179,15 +178,13 @@ def _record_fields(record: Any) -> dict[str, str]:
     if not isinstance(record, dict):
         raise Problem("a LogGP model record is a JSON object", (),
                        hint=f'it starts {{"format": "{MODEL_RECORD_FORMAT}", ...}}')
-    for key in _KEYS:
-        if key not in record:
-            raise Problem(f"missing key {key!r}", (),
-                           hint="a LogGP model record has " + ", ".join(_KEYS)
-                           + " (and optionally source, calibration)")
+    keys = "a LogGP model record has " + ", ".join(_KEYS) + " (and optionally source, calibration)"
+    missing = [k for k in _KEYS if k not in record]
+    if missing:
+        raise Problem(f"missing key {missing[0]!r}", (), hint=keys)
     unknown = [k for k in record if k not in (*_KEYS, "source", "calibration")]
     if unknown:
-        raise Problem(f"unknown key {unknown[0]!r}", (unknown[0],),
-                       hint="a LogGP model record has " + ", ".join(_KEYS) + " (and optionally source, calibration)")
+        raise Problem(f"unknown key {unknown[0]!r}", (unknown[0],), hint=keys)
     if record["format"] != MODEL_RECORD_FORMAT:
         raise Problem(f"the format is {record['format']!r}, not {MODEL_RECORD_FORMAT!r}", ("format",),
                        hint="write the record with 'perfcompose loggp simulate --model-json'")

@@ -12,7 +12,7 @@ from typing import Any
 
 from perfcompose.errors import InputError
 from perfcompose.loggp.calibrate.parameters import CalibrationError, CalibrationOptions, run_ranks
-from perfcompose.loggp.trace.tracer import build_cached
+from perfcompose.loggp.trace.tracer import build_cached, sibling
 
 __all__ = ["build_probe", "mpiexec_for", "run_c_probe"]
 
@@ -26,12 +26,10 @@ def mpiexec_for(mpicc: str) -> str:
     if found is None:
         raise InputError(f"--mpicc {mpicc}: no such compiler wrapper", hint=_INSTALL)
     path = Path(found)
-    names = [path.name.replace("mpicc", "mpiexec", 1), path.name.replace("mpicc", "mpirun", 1)]
-    for folder in dict.fromkeys((path.parent, path.resolve().parent)):
-        for name in names:
-            if name != path.name and (folder / name).exists():
-                return str(folder / name)
-    raise InputError(f"no mpiexec beside the compiler wrapper {found}", hint="name it with --mpiexec")
+    near = sibling(path, [path.name.replace("mpicc", "mpiexec", 1), path.name.replace("mpicc", "mpirun", 1)])
+    if near is None:
+        raise InputError(f"no mpiexec beside the compiler wrapper {found}", hint="name it with --mpiexec")
+    return near
 
 
 def build_probe(mpicc: str) -> Path:

@@ -153,10 +153,8 @@ def derive_parameters(raw: Mapping[str, Any], bandwidth: str = CalibrationOption
     if not reps or train < 2 or len(sizes) < 3:
         raise CalibrationError("the raw figures hold too little to calibrate from "
                                f"({len(reps)} repetitions, train of {train}, {len(sizes)} sizes)")
-    per_rep = {k: [] for k in _NAMES}  # type: dict[str, list[float]]
-    for rep in reps:
-        for k, v in _rep_parameters(rep, sizes, train, delay, bandwidth).items():
-            per_rep[k].append(v)
+    found = [_rep_parameters(rep, sizes, train, delay, bandwidth) for rep in reps]
+    per_rep = {k: [f[k] for f in found] for k in _NAMES}
     med = {k: float(np.median(v)) for k, v in per_rep.items()}
     spread = {k: {"median": med[k], "q1": float(np.quantile(v, 0.25)), "q3": float(np.quantile(v, 0.75)),
                   "min": float(np.min(v)), "max": float(np.max(v))} for k, v in per_rep.items()}

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["Message", "Step", "ALGORITHMS", "DEFAULTS", "expand"]
+__all__ = ["Message", "Step", "ALGORITHMS", "DEFAULTS", "ROOTED", "expand"]
 
 Message = tuple[str, int, int]  #: (``"send"`` or ``"recv"``, peer rank in the communicator, bytes)
 Step = tuple[Message, ...]
@@ -149,12 +149,12 @@ ALGORITHMS: dict[str, dict[str, Algorithm]] = {
 }
 DEFAULTS: dict[str, str] = {name: next(iter(algs)) for name, algs in ALGORITHMS.items()}
 #: the collectives whose tree hangs from a root (the others' ranks are taken as they are)
-_ROOTED = frozenset({"bcast", "reduce", "gather", "scatter"})
+ROOTED = frozenset({"bcast", "reduce", "gather", "scatter"})
 
 
 def expand(collective: str, algorithm: str, rank: int, n: int, nbytes: int, root: int = 0) -> list[Step]:
     """The steps of ``rank`` (of ``n``) in ``collective`` by ``algorithm``; peers are ranks of the
     communicator, rooted trees turned so that ``root`` is their top."""
-    shift = root if collective in _ROOTED else 0
+    shift = root if collective in ROOTED else 0
     steps = ALGORITHMS[collective][algorithm]((rank - shift) % n, n, nbytes)
     return [tuple((kind, (peer + shift) % n, size) for kind, peer, size in step) for step in steps]

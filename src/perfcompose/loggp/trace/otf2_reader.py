@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from perfcompose.errors import InputError
+from perfcompose.loggp.trace.collectives import ROOTED
 from perfcompose.loggp.trace.records import RECORD, RankTrace, call_number, describe
 
 __all__ = ["read_otf2"]
@@ -51,7 +52,6 @@ _COLLECTIVES = {"BARRIER": "barrier", "BCAST": "bcast", "GATHER": "gather", "GAT
 #: CollectiveOp names of making and freeing communicators and windows: not a call of the records
 _HANDLES = frozenset({"CREATE_HANDLE", "DESTROY_HANDLE", "ALLOCATE", "DEALLOCATE", "CREATE_HANDLE_AND_ALLOCATE",
                       "DESTROY_HANDLE_AND_DEALLOCATE"})
-_ROOTED = frozenset({"bcast", "reduce", "gather", "scatter"})
 _INIT = frozenset({"MPI_Init", "MPI_Init_thread"})
 #: regions whose calls poll: the record they make where no request completes in them
 _POLLS = {"MPI_Probe": "probe", "MPI_Iprobe": "probe", "MPI_Mprobe": "probe", "MPI_Improbe": "probe",
@@ -183,7 +183,7 @@ def _collective(a: _Archive, r: _Rank, event: Any) -> None:
     cid = a.comm(r.rank, event, event.communicator)
     members = a.members[cid] or (r.rank,)
     me, n = members.index(r.rank), len(members)
-    root = int(event.root) if name in _ROOTED and event.root != _UNDEFINED else 0
+    root = int(event.root) if name in ROOTED and event.root != _UNDEFINED else 0
     nbytes = _bytes(name, int(event.size_sent), int(event.size_received), me, n, root)
     r.put(name, a.seconds(event.time), root, 0, cid, nbytes)
 

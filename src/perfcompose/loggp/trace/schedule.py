@@ -38,7 +38,7 @@ import numpy as np
 
 from perfcompose.errors import InputError
 from perfcompose.loggp.goal.schedule import CALC, RECV, SEND, GoalSchedule
-from perfcompose.loggp.trace.collectives import ALGORITHMS, DEFAULTS, expand
+from perfcompose.loggp.trace.collectives import ALGORITHMS, DEFAULTS, ROOTED, expand
 from perfcompose.loggp.trace.records import RankTrace, call_names, describe
 
 __all__ = ["TracedSchedule", "COLLECTIVE_TAG", "NS", "trace_schedule", "measured_span", "choose_algorithms"]
@@ -163,7 +163,7 @@ def _collective_calls(t: RankTrace, mine: dict[int, int]) -> dict[int, np.ndarra
 def _check_collectives(traces: Sequence[RankTrace], keys: list[dict[int, int]]) -> None:
     """Every member of a communicator makes the same collective calls on it, with the same root."""
     names = call_names()
-    rooted = np.array([n in ("bcast", "reduce", "gather", "scatter") for n in names])
+    rooted = np.array([n in ROOTED for n in names])
     calls = [_collective_calls(t, k) for t, k in zip(traces, keys)]
     members = {key: t.comms[cid] for t, k in zip(traces, keys) for cid, key in k.items()}
     none = np.zeros(0, np.int64)

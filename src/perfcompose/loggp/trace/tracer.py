@@ -54,11 +54,14 @@ def _beside(launcher: str) -> list[str]:
     path = Path(found)
     suffix = path.name.partition(".")[2]  # mpiexec.openmpi -> openmpi
     names = ([f"mpicc.{suffix}"] if suffix and suffix not in ("hydra", "gforker") else []) + ["mpicc"]
-    for folder in dict.fromkeys((path.parent, path.resolve().parent)):
-        for name in names:
-            if (folder / name).exists():
-                return [str(folder / name)]
-    return [found for n in names[:1] if (found := shutil.which(n))]
+    near = sibling(path, names)
+    return [near] if near else [found for n in names[:1] if (found := shutil.which(n))]
+
+
+def sibling(path: Path, names: Sequence[str]) -> str | None:
+    """The first of ``names`` (other than ``path``'s own) beside ``path`` or beside the file it links to."""
+    folders = dict.fromkeys((path.parent, path.resolve().parent))
+    return next((str(f / n) for f in folders for n in names if n != path.name and (f / n).exists()), None)
 
 
 def find_mpicc(command: Sequence[str], given: str | None = None) -> str:
