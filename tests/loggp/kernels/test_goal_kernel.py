@@ -10,7 +10,7 @@ import pytest
 from perfcompose.errors import InputError
 from perfcompose.loggp import CommStep, CompStep, LogGP, Program
 from perfcompose.loggp.goal import loggopsim as lgs
-from perfcompose.loggp.goal.loggopsim_reference import reference_goal
+from perfcompose.loggp.goal.loggopsim_reference import reference_goal, reference_times
 from perfcompose.loggp.goal.schedule import RECV, GoalSchedule, parse_goal, program_to_goal
 
 P = LogGP(L=10, o=2, g=5, G=1)
@@ -265,3 +265,25 @@ def test_a_large_schedule_picks_its_order_and_keeps_the_times(monkeypatch):
             monkeypatch.setattr(lgs, "LAYOUT", layout)
             got[layout] = lgs.simulate_goal(s, P, timelines=False).finish
         assert got[-1].tolist() == got[0].tolist()
+
+
+@compiled_only
+@pytest.mark.parametrize("seed", range(8))
+def test_inputs_not_read_again_give_the_same_times(seed):
+    # scratch: the caller reads no input again, so the loop writes the matching keys over the tags
+    # and gives back the pages of the dependency lists; tags repeated (keys found by hashing), and
+    # (from _random_case) receives from any source, irequires, several CPUs and NICs; by place or not
+    rng = np.random.default_rng(500 + seed)
+    s, kw = _random_case(rng, seed, 30, 400)
+    s = GoalSchedule(**{**{f: getattr(s, f) for f in s.__dataclass_fields__}, "tag": s.tag % 3})
+    want_finish, _, _, want_done = reference_times(s, P, kw["O"], kw["S"])
+    n_cpu, n_nic = 1 + int(s.cpu.max()), 1 + int(s.nic.max())
+    i32, none = np.int32, np.zeros(0, np.int32)
+    done, finish = np.zeros(s.num_ops, np.bool_), np.zeros(s.num_ranks)
+    lgs.compiled_goal().simulate(
+        s.num_ranks, s.op_ptr.astype(np.int64), s.kind.astype(np.int8), s.size.astype(float), s.peer.astype(i32),
+        s.tag.astype(i32), s.cpu.astype(i32) if n_cpu > 1 else none, s.nic.astype(i32) if n_nic > 1 else none,
+        *(c.astype(i32) for c in (s.req_a, s.req_b, s.ireq_a, s.ireq_b)), n_cpu, n_nic, P.L, P.o, P.g, P.G,
+        kw["O"], kw["S"], np.zeros(1), np.zeros(1), done, finish, seed % 2, 1)
+    assert done.tolist() == want_done.tolist()
+    assert finish.tolist() == want_finish.tolist()

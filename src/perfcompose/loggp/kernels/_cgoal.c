@@ -148,10 +148,10 @@ typedef struct {
     int32_t dep;  /* its one dependent (requires it), -1 for none, <= -2 for several (see mark_done) */
 } Op;
 
-/* a message waiting for its receiver's CPU and NIC */
+/* a message waiting for its receiver's CPU and NIC, and the next one waiting for them (-1: none) */
 typedef struct {
     double arrive;
-    int32_t m, ts;
+    int32_t m, ts, next;
 } Waiting;
 
 #ifndef RING_BITS
@@ -186,6 +186,8 @@ typedef struct {
     int32_t *init;      /* with a layout: the operations (caller's order) that wait for nothing */
     int64_t n_init;
     int32_t *keys; /* every operation's matching key, or NULL where keys are the tags (key_of) */
+    int32_t *tag_w; /* the tag column, writable, where the caller reads none of its inputs again (scratch) */
+    int scratch;
     int32_t dead_key;
     /* the operations that require another: with req_b in ascending order (dep_sorted) those of
      * operation i are req_a[j] from j = -2 - op[i].dep while req_b[j] == i, else extra[k + 1 ..
@@ -210,8 +212,10 @@ typedef struct {
      * through op.next */
     int32_t *g_lo, *g_hi, *g_ts, *gfree; /* g_ts: the stamp of the first member (consecutive) */
     int64_t nfree, gmax, gcap;
-    /* matching: per key [unexpected head, tail, posted head, tail]; with receives from any source
-     * or of any tag (wild), also per rank in insertion order */
+    /* matching: per key [head, tail] of one queue, of unexpected messages (sends) or of posted
+     * receives: a message is never left unexpected where a receive of its key is posted, nor a
+     * receive posted where a message of its key is unexpected; with receives from any source or of
+     * any tag (wild), also per rank in insertion order */
     int32_t *kq;
     int wild;
     int32_t *uq_head, *uq_tail, *rq_head, *rq_tail, *rq_wild, *h_next, *h_prev;
@@ -219,9 +223,10 @@ typedef struct {
     int64_t kp;
     /* messages waiting for their receiver's CPU and NIC, per (rank, nic) with one CPU per rank */
     int fifo;
-    int64_t *w_base; /* the queue of (rank, nic) r is wq[w_base[r] + w_head[r] : w_base[r] + w_tail[r]] */
-    int32_t *w_head, *w_tail;
-    Waiting *wq;
+    int32_t *w_head, *w_tail; /* the queue of (rank, nic) r: from wq[w_head[r]] to wq[w_tail[r]] (-1: empty) */
+    Waiting *wq; /* the queues' entries, those free linked from w_free (room for the messages waiting at once) */
+    int64_t w_used, w_cap;
+    int32_t w_free;
     int nomem; /* a queue could not grow: the run stops */
     /* events of later slots than the current one (slot: floor(time / w)): in the ring of lists
      * of the next RING slots, and beyond it in the far heap; the heap holds those up to the
@@ -239,8 +244,15 @@ typedef struct {
 #define SIZE(s, i) ((s)->size32 ? (double)(s)->size32[i] : (s)->size64[i])
 #define SIZE_AT(s, i) ((s)->size32 ? (const void *)&(s)->size32[i] : (const void *)&(s)->size64[i])
 #define TAG(s, i) ((s)->tag_wide ? ((const int64_t *)(s)->tag)[i] : (int64_t)((const int32_t *)(s)->tag)[i])
-#define UK_HEAD(s, k) (s)->kq[4 * (int64_t)(k)]
-#define RK_HEAD(s, k) (s)->kq[4 * (int64_t)(k) + 2]
+#define UK_HEAD(s, k) key_head(s, k, SEND)
+#define RK_HEAD(s, k) key_head(s, k, RECV)
+
+/* the first of key k's queue where it holds operations of kind kd (unexpected messages: SEND,
+ * posted receives: RECV), else -1 */
+static inline int32_t key_head(const Sim *s, int64_t k, int kd) {
+    int32_t i = s->kq[2 * k];
+    return i >= 0 && s->kind[i] == kd ? i : -1;
+}
 
 /* the matching key of a send or an exact receive, -1 for the rest: where every send has a tag of
  * its own, the tag, or for a receive that no send matches the one key no message has (dead_key);
@@ -255,6 +267,14 @@ static inline int32_t key_of(const Sim *s, int64_t i) {
 /* the rank of operation i: the last h with op_first[h] <= i */
 static inline int64_t rank_of(const Sim *s, int64_t i) {
     return s->lay ? layout_rank(s->lay, i) : last_at_most(s->op_first, s->P, i);
+}
+
+/* the rank of operation i, found near *hint (a rank, or with a layout a place), which it updates: for
+ * operations read in order */
+static inline int64_t rank_at(const Sim *s, int64_t i, int64_t *hint) {
+    const int64_t *first = s->lay ? s->lay->start : s->op_first;
+    if (!(first[*hint] <= i && i < first[*hint + 1])) *hint = last_at_most(first, s->lay ? s->lay->most : s->P, i);
+    return s->lay ? s->lay->order[i - first[*hint]] : *hint;
 }
 
 /* where the caller's operation i stands in the columns (moved by the layout, where there is one);
@@ -470,10 +490,9 @@ static void rendezvous_done(Sim *s, int32_t snd, int64_t c, int64_t q, double t,
     s->nextgs[q] = dmax(s->nextgs[q], t);
 }
 
-/* the matching queues of one key (q: 0 unexpected messages, 2 posted receives), singly linked
- * through op.next */
-static inline void key_append(Sim *s, int32_t i, int64_t k, int q) {
-    int32_t *head = &s->kq[4 * k + q], *tail = head + 1;
+/* the matching queue of one key, singly linked through op.next */
+static inline void key_append(Sim *s, int32_t i, int64_t k) {
+    int32_t *head = &s->kq[2 * k], *tail = head + 1;
     s->op[i].next = -1;
     if (*tail >= 0) {
         s->op[*tail].next = i;
@@ -483,8 +502,8 @@ static inline void key_append(Sim *s, int32_t i, int64_t k, int q) {
     *tail = i;
 }
 
-static inline void key_remove(Sim *s, int32_t i, int64_t k, int q) {
-    int32_t *head = &s->kq[4 * k + q], *tail = head + 1;
+static inline void key_remove(Sim *s, int32_t i, int64_t k) {
+    int32_t *head = &s->kq[2 * k], *tail = head + 1;
     int32_t prev = -1;
     if (*head != i) { /* found by a wildcard search: look for its predecessor */
         for (prev = *head; s->op[prev].next != i; prev = s->op[prev].next) {
@@ -588,11 +607,20 @@ static int run_send(Sim *s, int32_t i, int64_t h, double t, double *t_wait) {
     int32_t id = (int32_t)(s->n + 1 + i);
     if (s->fifo) { /* the message joins its receiver's queue; only the queue's head is in the heap */
         int64_t r = (int64_t)s->peer[i] * s->n_nic + NIC(s, i);
-        Waiting *e = &s->wq[s->w_base[r] + s->w_tail[r]];
-        e->arrive = t + s->o + s->L;
-        e->m = i;
-        e->ts = s->ts;
-        if (s->w_head[r] == s->w_tail[r]++) qpush(s, e->arrive, s->ts, id, i, key_of(s, i));
+        if (s->w_free < 0 && s->w_used == s->w_cap && grow_to(&s->wq, &s->w_cap, s->w_used + 1, sizeof(Waiting)) < 0) {
+            s->nomem = 1;
+            return 1;
+        }
+        int32_t k = s->w_free >= 0 ? s->w_free : (int32_t)s->w_used++;
+        s->w_free = k == s->w_free ? s->wq[k].next : s->w_free;
+        s->wq[k] = (Waiting){t + s->o + s->L, i, s->ts, -1};
+        if (s->w_tail[r] >= 0) {
+            s->wq[s->w_tail[r]].next = k;
+        } else {
+            s->w_head[r] = k;
+            qpush(s, t + s->o + s->L, s->ts, id, i, key_of(s, i));
+        }
+        s->w_tail[r] = k;
     } else {
         qpush(s, t + s->o + s->L, s->ts, id, i, key_of(s, i));
     }
@@ -620,14 +648,14 @@ static int64_t run_recv(Sim *s, int32_t i, int64_t h, double t) {
     if (found < 0) {
         if (s->wild) rank_append(s, i, s->rq_head, s->rq_tail, h);
         if (key >= 0) {
-            key_append(s, i, key, 2);
+            key_append(s, i, key);
         } else {
             s->rq_wild[h]++;
         }
         return -1;
     }
     if (s->wild) rank_unlink(s, found, s->uq_head, s->uq_tail, h);
-    key_remove(s, found, key_of(s, found), 0);
+    key_remove(s, found, key_of(s, found));
     int64_t h2 = -1;
     if (SIZE(s, i) > s->S) { /* rendezvous: the sender's request completes now */
         int64_t src = rank_of(s, found);
@@ -656,7 +684,15 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
     const Waiting *w = NULL;
     if (s->fifo) { /* the next message waiting for this CPU and NIC */
         int64_t r = h * s->n_nic + nic;
-        if (++s->w_head[r] < s->w_tail[r]) w = &s->wq[s->w_base[r] + s->w_head[r]];
+        int32_t k = s->w_head[r];
+        s->w_head[r] = s->wq[k].next;
+        s->wq[k].next = s->w_free;
+        s->w_free = k;
+        if (s->w_head[r] >= 0) {
+            w = &s->wq[s->w_head[r]];
+        } else {
+            s->w_tail[r] = -1;
+        }
     }
     int32_t found = -1;
     int64_t src = -1;
@@ -677,7 +713,7 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
         if (s->wild) rank_unlink(s, found, s->rq_head, s->rq_tail, h);
         int32_t fk = key_of(s, found);
         if (fk >= 0) {
-            key_remove(s, found, fk, 2);
+            key_remove(s, found, fk);
         } else {
             s->rq_wild[h]--;
         }
@@ -691,7 +727,7 @@ static int run_message(Sim *s, int32_t m, double t, double *t_wait, int64_t *h2)
         mark_done(s, found, h);
     } else {
         if (s->wild) rank_append(s, m, s->uq_head, s->uq_tail, h);
-        key_append(s, m, key, 0);
+        key_append(s, m, key);
         s->u_t0[m * s->kp] = t;
         s->u_t1[m * s->kp] = s->nexto[c];
     }
@@ -768,7 +804,7 @@ static inline void prefetch_event(const Sim *s, const Ev *e, int queues) {
     __builtin_prefetch(&s->peer[o]);
     __builtin_prefetch(&s->kind[o]);
     __builtin_prefetch(s->tag + (s->tag_wide ? 8 : 4) * (int64_t)o);
-    if (queues && e->id > s->n) __builtin_prefetch(&s->kq[4 * (int64_t)e->aux]);
+    if (queues && e->id > s->n) __builtin_prefetch(&s->kq[2 * (int64_t)e->aux]);
 }
 
 static void run_loop(Sim *s, int64_t *pops, int64_t *waits) {
@@ -857,14 +893,14 @@ static inline uint64_t key_hash(int64_t d, int64_t src, int64_t tg) {
     return mix(mix((uint64_t)d * 0x9e3779b97f4a7c15ULL + (uint64_t)src) ^ (uint64_t)tg);
 }
 
-/* the (destination, source, tag) of a send or an exact receive, else 0 (rank: every operation's) */
-static inline int triple(const Sim *s, const int32_t *rank, int64_t i, int64_t *d, int64_t *src, int64_t *tg) {
+/* the (destination, source, tag) of a send or an exact receive of rank h, else 0 */
+static inline int triple(const Sim *s, int64_t h, int64_t i, int64_t *d, int64_t *src, int64_t *tg) {
     int64_t tag = TAG(s, i);
     if (s->kind[i] == SEND) {
         *d = s->peer[i];
-        *src = rank[i];
+        *src = h;
     } else if (s->kind[i] == RECV && s->peer[i] != -1 && tag != -1) {
-        *d = rank[i];
+        *d = h;
         *src = s->peer[i];
     } else {
         return 0;
@@ -877,35 +913,35 @@ static inline int triple(const Sim *s, const int32_t *rank, int64_t i, int64_t *
  * send's key is its tag, an exact receive's the tag of the send it matches, else the one key that
  * no message has (dead_key), kept as flags (key_of). Returns the number of keys, -1 without
  * memory, -2 where tags repeat. */
-static int64_t keys_by_tag(Sim *s, const int32_t *rank) {
+static int64_t keys_by_tag(Sim *s) {
     const int64_t n = s->n;
     /* the send of each tag, as its receiver and its rank side by side (one read a receive, where
-     * the send's index would take three far apart); NO_SEND where no send has the tag */
-    const int32_t NO_SEND = (int32_t)0xfefefefe;
-    int32_t *sender = malloc((size_t)(n > 0 ? 2 * n : 2) * sizeof(int32_t));
+     * the send's index would take three far apart), the receiver + 1, 0 where no send has the tag
+     * (pages never written cost nothing: a repeated tag is found at little cost) */
+    int32_t *sender = calloc((size_t)(n > 0 ? 2 * n : 2), sizeof(int32_t));
     if (!sender) return -1;
-    memset(sender, 0xfe, (size_t)(n > 0 ? 2 * n : 2) * sizeof(int32_t));
-    int64_t n_keys = 0; /* the key of the receives that match no send follows the tags */
+    int64_t n_keys = 0, h = 0; /* the key of the receives that match no send follows the tags */
     int dead = 0;
     for (int64_t i = 0; i < n; i++) {
         if (s->kind[i] == SEND) {
             int64_t tg = TAG(s, i);
-            if (tg < 0 || tg >= n || sender[2 * tg] != NO_SEND || s->peer[i] == NO_SEND) {
+            if (tg < 0 || tg >= n || sender[2 * tg] != 0 || s->peer[i] < 0) {
                 free(sender);
                 return -2;
             }
-            sender[2 * tg] = s->peer[i];
-            sender[2 * tg + 1] = rank[i];
+            sender[2 * tg] = s->peer[i] + 1;
+            sender[2 * tg + 1] = (int32_t)rank_at(s, i, &h);
             n_keys = tg >= n_keys ? tg + 1 : n_keys;
         }
     }
     for (int64_t i = 0; i < n; i++) {
+        int64_t r = rank_at(s, i, &h);
         if (s->kind[i] == SEND) continue;
         int64_t tg = TAG(s, i);
         s->flag[i] |= KEY_NONE;
         if (s->kind[i] == RECV && s->peer[i] != -1 && tg != -1) {
             const int32_t *m = tg >= 0 && tg < n ? &sender[2 * tg] : NULL;
-            int match = m && m[0] != NO_SEND && m[0] == rank[i] && m[1] == s->peer[i];
+            int match = m && m[0] == r + 1 && m[1] == s->peer[i];
             s->flag[i] &= (uint8_t)~KEY_NONE;
             if (!match) { /* no message has its key: all such share one */
                 s->flag[i] |= KEY_DEAD;
@@ -918,46 +954,46 @@ static int64_t keys_by_tag(Sim *s, const int32_t *rank) {
     return n_keys;
 }
 
-/* a compact key per send and exact receive (key_of): equal exactly when they match; -1 for the
- * rest. Returns the number of keys, or -1 without memory. */
-static int64_t match_keys(Sim *s, const int32_t *rank) {
-    int64_t by_tag = keys_by_tag(s, rank);
+/* a compact key per send and exact receive (key_of): equal exactly when they match (the sends'
+ * keys first, then the receives' found among them, or the one key of no message); -1 for the rest.
+ * Returns the number of keys, or -1 without memory. */
+static int64_t match_keys(Sim *s) {
+    int64_t by_tag = keys_by_tag(s);
     if (by_tag != -2) return by_tag;
-    int64_t cnt = 0;
-    for (int64_t i = 0; i < s->n; i++) cnt += s->kind[i] != CALC;
-    int64_t cap = 16;
-    while (cap < 2 * cnt) cap <<= 1;
-    int32_t *slot = malloc((size_t)cap * sizeof(int32_t));
+    int64_t sends = 0, cap = 16, n_keys = 0, dead = -1;
+    for (int64_t i = 0; i < s->n; i++) sends += s->kind[i] == SEND;
+    while (cap < 2 * sends) cap <<= 1;
+    int32_t *slot = malloc((size_t)cap * sizeof(int32_t)); /* the sends of the keys, by hash */
     s->keys = big_alloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(int32_t));
     if (!slot || !s->keys) {
         free(slot);
         return -1;
     }
     memset(slot, 0xff, (size_t)cap * sizeof(int32_t));
-    int64_t n_keys = 0;
-    for (int64_t i = 0; i < s->n; i++) {
-        int64_t d, src, tg, d2 = 0, src2 = 0, tg2 = 0;
-        if (i + 16 < s->n && triple(s, rank, i + 16, &d, &src, &tg)) { /* read the slot 16 operations on ahead */
-            __builtin_prefetch(&slot[(int64_t)(key_hash(d, src, tg) & (uint64_t)(cap - 1))]);
-        }
-        if (!triple(s, rank, i, &d, &src, &tg)) {
-            s->keys[i] = -1;
-            continue;
-        }
-        int64_t at = (int64_t)(key_hash(d, src, tg) & (uint64_t)(cap - 1));
-        while (1) {
-            int32_t r = slot[at];
-            if (r < 0) {
+    for (int pass = 0; pass < 2; pass++) {
+        for (int64_t i = 0, h = 0, ahead = 0; i < s->n; i++) {
+            int64_t d, src, tg, r = rank_at(s, i, &h);
+            if (i + 16 < s->n && triple(s, rank_at(s, i + 16, &ahead), i + 16, &d, &src, &tg)) { /* read ahead */
+                __builtin_prefetch(&slot[(int64_t)(key_hash(d, src, tg) & (uint64_t)(cap - 1))]);
+            }
+            if ((s->kind[i] == SEND) == pass) continue; /* the sends in the first pass, the rest in the second */
+            if (!triple(s, r, i, &d, &src, &tg)) {
+                s->keys[i] = -1;
+                continue;
+            }
+            int64_t at = (int64_t)(key_hash(d, src, tg) & (uint64_t)(cap - 1));
+            for (int32_t k; (k = slot[at]) >= 0; at = (at + 1) & (cap - 1)) {
+                if (s->peer[k] == d && TAG(s, k) == tg && rank_of(s, k) == src) break;
+            }
+            if (slot[at] >= 0) {
+                s->keys[i] = s->keys[slot[at]];
+            } else if (pass == 0) {
                 slot[at] = (int32_t)i;
                 s->keys[i] = (int32_t)n_keys++;
-                break;
+            } else {
+                dead = dead < 0 ? n_keys++ : dead;
+                s->keys[i] = (int32_t)dead;
             }
-            triple(s, rank, r, &d2, &src2, &tg2);
-            if (d == d2 && src == src2 && tg == tg2) {
-                s->keys[i] = s->keys[r];
-                break;
-            }
-            at = (at + 1) & (cap - 1);
         }
     }
     free(slot);
@@ -1055,7 +1091,7 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, c
     for (int64_t j = 1; j < m && s->dep_sorted; j++) s->dep_sorted = b[j] >= b[j - 1];
     if (s->lay && s->dep_sorted) return requirements_by_place(s, a, b, m, ia, mi);
     int64_t ha = 0, hb = 0;
-    if (s->dep_sorted) { /* a run of equal b[j] names one operation's dependents */
+    if (s->dep_sorted && !s->scratch) { /* a run of equal b[j] names one operation's dependents */
         for (int64_t i = 0; i < n; i++) s->op[i].dep = -1;
         for (int64_t j = 0; j < m; j++) s->op[a[j]].need++;
         for (int64_t j = 0, e; j < m; j = e) {
@@ -1064,6 +1100,7 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, c
         }
         return 0;
     }
+    s->dep_sorted = 0;
     for (int64_t j = 0; j < m; j++) { /* op.dep counts the dependents first */
         s->op[at_of(s, b[j], &hb)].dep++;
         s->op[at_of(s, a[j], &ha)].need++;
@@ -1105,63 +1142,68 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, c
     } while (0)
 
 static void free_sim(Sim *s) {
-    void *all[] = {s->own_flag, s->init, s->op, s->keys, s->extra, s->ireq_ptr, s->ireq_dep, s->nexto, s->nextgs,
-                   s->nextgr, s->fresh, s->fresh_h, s->sort_tmp, s->heap, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail,
-                   s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_base,
-                   s->w_head, s->w_tail, s->wq, s->ring, s->ring_bits, s->node, s->far,
-                   s->run, s->run_tmp, s->fq};
+    void *all[] = {s->own_flag, s->init, s->op, s->keys == s->tag_w ? NULL : s->keys, s->extra, s->ireq_ptr,
+                   s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh, s->fresh_h, s->sort_tmp, s->heap, s->g_lo,
+                   s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail, s->rq_head, s->rq_tail, s->rq_wild,
+                   s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_head, s->w_tail, s->wq, s->ring, s->ring_bits,
+                   s->node, s->far, s->run, s->run_tmp, s->fq};
     for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) free(all[k]);
 }
 
-/* every operation's rank (a temporary of the setting up), the most operations of one rank, and
- * whether any receive takes any source or tag */
-static int32_t *setup_ranks(Sim *s, int64_t *most) {
-    int32_t *rank = malloc((size_t)(s->n > 0 ? s->n : 1) * sizeof(int32_t));
-    if (!rank) return NULL;
-    *most = 0;
+/* the most operations of one rank, and whether any receive takes any source or tag (s->wild) */
+static int64_t setup_ranks(Sim *s) {
+    int64_t most = 0;
     s->wild = 0;
     for (int64_t h = 0; h < s->P; h++) {
-        int64_t k = s->op_first[h + 1] - s->op_first[h];
-        *most = k > *most ? k : *most;
-        for (int64_t i = s->op_first[h]; !s->lay && i < s->op_first[h + 1]; i++) rank[i] = (int32_t)h;
-    }
-    for (int64_t j = 0; s->lay && j < s->lay->most; j++) { /* the columns' order */
-        for (int64_t k = s->lay->start[j]; k < s->lay->start[j + 1]; k++) rank[k] = s->lay->order[k - s->lay->start[j]];
+        most = s->op_first[h + 1] - s->op_first[h] > most ? s->op_first[h + 1] - s->op_first[h] : most;
     }
     for (int64_t i = 0; i < s->n; i++) s->wild |= s->kind[i] == RECV && (s->peer[i] == -1 || TAG(s, i) == -1);
-    return rank;
+    return most;
 }
 
-/* whether a dependency joins operations of two ranks */
-static int crosses(const Sim *s, const int32_t *rank, const int32_t *a, const int32_t *b, int64_t m) {
+/* whether a dependency joins operations of two ranks (the ranks found on the way) */
+static int crosses(const Sim *s, const int32_t *a, const int32_t *b, int64_t m) {
     int64_t ha = 0, hb = 0;
     for (int64_t j = 0; j < m; j++) {
-        if (s->lay) { /* the ranks found on the way */
+        if (s->lay) {
             at_of(s, a[j], &ha);
             at_of(s, b[j], &hb);
-            if (ha != hb) return 1;
-        } else if (rank[a[j]] != rank[b[j]]) {
-            return 1;
+        } else {
+            rank_at(s, a[j], &ha);
+            rank_at(s, b[j], &hb);
         }
+        if (ha != hb) return 1;
     }
     return 0;
+}
+
+/* the whole pages of a buffer of `bytes` at p given back to the system (not read again: they read as zeros) */
+static void give_back(const void *p, int64_t bytes) {
+    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + (uintptr_t)bytes) & ~(uintptr_t)4095;
+    if (e > a) madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
 /* everything but the inputs; 0, or -1 without memory */
 static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_req, const int32_t *ireq_a,
                  const int32_t *ireq_b, int64_t n_ireq, int timelines) {
     const int64_t n = s->n, P = s->P;
-    int64_t most;
+    int64_t most = setup_ranks(s), n_keys = match_keys(s);
+    if (n_keys < 0) return -1;
+    s->cross = crosses(s, req_a, req_b, n_req) || crosses(s, ireq_a, ireq_b, n_ireq);
+    if (s->tag_w && s->keys && !s->wild) { /* the tags are not read again: the keys take their place */
+        memcpy(s->tag_w, s->keys, (size_t)n * sizeof(int32_t));
+        free(s->keys);
+        s->keys = s->tag_w;
+    }
     NEW_FILL(s->op, n + 1, Op, 0);
-    int32_t *rank = setup_ranks(s, &most);
-    if (!rank) return -1;
-    int64_t n_keys = match_keys(s, rank);
-    s->cross = crosses(s, rank, req_a, req_b, n_req) || crosses(s, rank, ireq_a, ireq_b, n_ireq);
-    free(rank);
-    if (n_keys < 0 || requirements(s, req_a, req_b, n_req, ireq_a, n_ireq) < 0) return -1;
+    if (requirements(s, req_a, req_b, n_req, ireq_a, n_ireq) < 0) return -1;
     if (n_ireq > 0) {
         NEW(s->ireq_ptr, n + 1, int32_t);
         if (dependents(s, ireq_a, ireq_b, n_ireq, s->ireq_ptr, &s->ireq_dep, s->init == NULL) < 0) return -1;
+    }
+    if (s->scratch) { /* the dependencies are in op, extra and ireq_dep now */
+        const void *lists[] = {req_a, req_b, ireq_a, ireq_b};
+        for (int k = 0; k < 4; k++) give_back(lists[k], (k < 2 ? n_req : n_ireq) * (int64_t)sizeof(int32_t));
     }
     NEW_FILL(s->nexto, P * s->n_cpu, double, 0);
     NEW_FILL(s->nextgs, P * s->n_nic, double, 0);
@@ -1204,7 +1246,7 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
     NEW(s->g_hi, s->gcap, int32_t);
     NEW(s->gfree, s->gcap, int32_t);
     NEW(s->g_ts, s->gcap, int32_t);
-    NEW_FILL(s->kq, 4 * n_keys, int32_t, 0xff);
+    NEW_FILL(s->kq, 2 * n_keys, int32_t, 0xff);
     NEW_FILL(s->rq_wild, P, int32_t, 0);
     if (s->wild) {
         NEW_FILL(s->uq_head, P, int32_t, 0xff);
@@ -1218,18 +1260,10 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
     NEW_FILL(s->u_t0, timelines ? n : 1, double, 0);
     NEW_FILL(s->u_t1, timelines ? n : 1, double, 0);
     s->fifo = s->n_cpu == 1;
-    int64_t n_res = s->fifo ? P * s->n_nic : 1, n_send = 0;
-    NEW_FILL(s->w_base, n_res + 1, int64_t, 0);
-    NEW_FILL(s->w_head, n_res, int32_t, 0);
-    NEW_FILL(s->w_tail, n_res, int32_t, 0);
-    for (int64_t i = 0; s->fifo && i < n; i++) { /* room for every message a receiving (rank, nic) gets */
-        if (s->kind[i] == SEND) {
-            s->w_base[(int64_t)s->peer[i] * s->n_nic + NIC(s, i) + 1]++;
-            n_send++;
-        }
-    }
-    for (int64_t r = 0; r < n_res; r++) s->w_base[r + 1] += s->w_base[r];
-    NEW(s->wq, n_send, Waiting);
+    int64_t n_res = s->fifo ? P * s->n_nic : 1;
+    NEW_FILL(s->w_head, n_res, int32_t, 0xff);
+    NEW_FILL(s->w_tail, n_res, int32_t, 0xff);
+    s->w_free = -1;
     return 0;
 }
 
@@ -1246,7 +1280,8 @@ static const char simulate_doc[] =
     "finish (float64, P) are written. layout: 1 to order the operations by their place in their rank while "
     "the loop runs (the columns must be writable; they are put back afterwards unless scratch is 1), 0 not to, "
     "-1 to do so for large schedules of writable columns whose ranks start with few operations ready; the "
-    "results are the same.";
+    "results are the same. scratch 1: the caller reads none of the inputs again; a writable int32 tag column "
+    "may be overwritten and the pages of the dependency lists are given back once read (they read as zeros).";
 
 
 enum { B_PTR, B_KIND, B_SIZE, B_PEER, B_TAG, B_CPU, B_NIC, B_RA, B_RB, B_IA, B_IB, B_START, B_END, B_DONE, B_FIN };
@@ -1387,9 +1422,10 @@ static PyObject *simulate(PyObject *self, PyObject *args) {
                           &s.G, &s.O, &s.S, &ob[11], &ob[12], &ob[13], &ob[14], &want_layout, &scratch)) {
         return NULL;
     }
-    Buf b[15], wb[6];
+    Buf b[15], wb[6], tw;
     memset(b, 0, sizeof(b));
     memset(wb, 0, sizeof(wb));
+    memset(&tw, 0, sizeof(tw));
     Layout lay;
     memset(&lay, 0, sizeof(lay));
     PyObject *result = NULL;
@@ -1414,6 +1450,13 @@ static PyObject *simulate(PyObject *self, PyObject *args) {
     s.n_nic = n_nic;
     s.start = (double *)b[B_START].view.buf;
     s.end = (double *)b[B_END].view.buf;
+    s.scratch = scratch;
+    if (scratch && !s.tag_wide && n > 0 &&
+        PyObject_GetBuffer(ob[B_TAG], &tw.view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) == 0) {
+        tw.held = 1;
+        s.tag_w = (int32_t *)tw.view.buf;
+    }
+    PyErr_Clear(); /* (a read-only tag column is only read) */
     /* the columns the layout moves (kind, size, peer, tag, cpu, nic), and the bytes of their items (0: not used) */
     size_t w[6] = {1, (size_t)b[B_SIZE].view.itemsize, 4, (size_t)b[B_TAG].view.itemsize, n_cpu > 1 ? 4 : 0,
                    n_nic > 1 ? 4 : 0};
@@ -1450,6 +1493,7 @@ done:
     free_sim(&s);
     layout_free(&lay);
     release(wb, 6);
+    release(&tw, 1);
     release(b, 15);
     return result;
 }
