@@ -48,9 +48,10 @@ def predict(o: PredictCommand) -> None:
     if o.json_out:
         write_json(o.json_out, prediction_record(result), "prediction", indent=2)
     if o.plot:
-        from perfcompose.report.design import plot_prediction  # Matplotlib only for a plot
+        from perfcompose.report.design import prediction_figure  # Matplotlib only for a plot
+        from perfcompose.report.figures import save
 
-        plot_prediction(result, o.plot)
+        save(prediction_figure(result), o.plot, bbox_inches="tight")
         console.print(f"plot written to {o.plot}")
     if o.html:
         predict_html(o.html, result)

@@ -3,7 +3,6 @@ bottleneck, measured against predicted), from a :class:`perfcompose.prediction_r
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -14,7 +13,7 @@ from perfcompose.report.document import Node, Report, Section, TableBlock, Text,
 from perfcompose.report.html import figure
 from perfcompose.report.numbers import fit_quality, short_model, size
 from perfcompose.report.numbers import point as point_text
-from perfcompose.report.plots import models_figure, plot_models
+from perfcompose.report.plots import models_figure
 from perfcompose.units import human, human_interval
 
 
@@ -83,15 +82,11 @@ def _points(prediction: Prediction) -> list[tuple[str, list[float], list[float]]
                   for part in prediction.parts if part.measured]
 
 
-def _xs(prediction: Prediction) -> list[float]:
-    return [p.point[prediction.size] for p in prediction.points]
-
-
-def plot_prediction(prediction: Prediction, out: str | Path) -> Path:
-    """``predict --plot``: the program's and its components' models over the sizes predicted."""
-    xs = _xs(prediction)
-    return plot_models(_curves(prediction), (min(xs), max(xs)), out, fixed=dict(prediction.parameters),
-                       title=prediction.title or prediction.program, points=_points(prediction), marks=xs)
+def prediction_figure(prediction: Prediction) -> Any:
+    """The program's and its components' models over the sizes predicted (``predict --plot`` and the page)."""
+    xs = [p.point[prediction.size] for p in prediction.points]
+    return models_figure(_curves(prediction), (min(xs), max(xs)), fixed=dict(prediction.parameters),
+                         title=prediction.title or prediction.program, points=_points(prediction), marks=xs)
 
 
 def design_report(prediction: Prediction, *, commands: Sequence[str] = ()) -> Report:
@@ -100,12 +95,9 @@ def design_report(prediction: Prediction, *, commands: Sequence[str] = ()) -> Re
     program, title, warnings = prediction.program, prediction.title, prediction.warnings
     unit = model.unit
     preds = list(prediction.points)
-    xs = _xs(prediction)
     last = preds[-1]
     tree = term_tree(prediction.tree, hot=(program, *last.bottleneck), unit=unit)
-    fig = figure(models_figure(_curves(prediction), (min(xs), max(xs)), fixed=dict(fixed), title=title or program,
-                               points=_points(prediction), marks=xs),
-                 "program and components per data element",
+    fig = figure(prediction_figure(prediction), "program and components per data element",
                  "bold: the composed program (shaded: its 90 % interval where the model has one); dashed: "
                  "each component; dots: the sizes asked for; rings: measurements")
     blocks_pred: list[Any] = [predictions_table(preds, unit), fig]
