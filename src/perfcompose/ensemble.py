@@ -14,7 +14,7 @@ An interval is read off the members by percentiles (:func:`percentile_interval`)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -115,10 +115,6 @@ class StackedEnsemble:
 
     stacked: Model
     count: int
-    method: str = "bootstrap, composed"
-    #: relative widening per point, applied around the median member (1 = none); see :meth:`widened`
-    widen: float = 1.0
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -134,18 +130,14 @@ class StackedEnsemble:
         rows = {p: np.broadcast_to(a.reshape(1, -1) if a.size else a.reshape(1, 0), (self.count, flat))
                 for p, a in arrays.items()}
         out = np.asarray(self.stacked(**rows), dtype=float)
-        out = np.broadcast_to(out, (self.count, flat)).reshape((self.count, *shape))
-        if self.widen != 1.0:
-            mid = np.median(out, axis=0, keepdims=True)
-            out = mid + (out - mid) * self.widen
-        return out
+        return np.broadcast_to(out, (self.count, flat)).reshape((self.count, *shape))
 
     def scaled(self, factor: float) -> StackedEnsemble:
-        return StackedEnsemble(self.stacked * factor, self.count, self.method, self.widen)
+        return StackedEnsemble(self.stacked * factor, self.count)
 
     def bind(self, mapping: Mapping[str, Any]) -> StackedEnsemble:
         return StackedEnsemble(self.stacked.bind({k: v for k, v in mapping.items() if k in self.stacked.params}),
-                               self.count, self.method, self.widen)
+                               self.count)
 
     def to_json(self) -> None:
         return None
@@ -159,7 +151,6 @@ class SampledEnsemble:
     function: Callable[..., np.ndarray]
     count: int
     params: tuple[str, ...] = ()
-    method: str = "bootstrap over rounds"
 
     @property
     def size(self) -> int:
@@ -171,7 +162,7 @@ class SampledEnsemble:
 
     def scaled(self, factor: float) -> SampledEnsemble:
         function = self.function
-        return SampledEnsemble(lambda **v: function(**v) * factor, self.count, self.params, self.method)
+        return SampledEnsemble(lambda **v: function(**v) * factor, self.count, self.params)
 
     def bind(self, mapping: Mapping[str, Any]) -> SampledEnsemble:
         if any(k in self.params for k in mapping):

@@ -10,6 +10,7 @@ side by side.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -114,13 +115,4 @@ def prepared(make: Callable[[float], Any], functions: Mapping[str, Callable[[Any
     """An element as the part behind context name ``name`` receives it: ``make(x)`` passed
     through the parts before it (untimed, right before it is used)."""
     steps = [functions[p] for p in predecessors(name)]
-    if not steps:
-        return make
-
-    def element(x: float) -> Any:
-        data = make(x)
-        for step in steps:
-            data = step(data)
-        return data
-
-    return element
+    return make if not steps else lambda x: functools.reduce(lambda data, step: step(data), steps, make(x))
