@@ -8,6 +8,7 @@ import pytest
 from perfcompose.analyze.members import RESAMPLES, bootstrap_members
 from perfcompose.analyze.pmnf_sum import PMNFSum
 from perfcompose.data.experiment import Point, Series
+from perfcompose.ensemble import percentile_interval
 from perfcompose.fit import uncertainty
 from perfcompose.model import Model
 
@@ -26,6 +27,6 @@ def test_the_batched_bootstrap_gives_the_one_series_interval(aggregate: str) -> 
                              aggregate=aggregate)
     assert many[2] is None and np.array_equal(many[0], many[1]) and many[0].shape == (RESAMPLES, 2)
     assert RESAMPLES == uncertainty.RESAMPLES
-    batched = model.with_members(many[0]).interval({"p": 1024.0}, 0.9)
+    batched = percentile_interval(model.with_members(many[0]).member_values([[1024.0]])[:, 0], 0.9)
     width = high - low
     assert batched[0] == pytest.approx(low, abs=0.2 * width) and batched[1] == pytest.approx(high, abs=0.2 * width)

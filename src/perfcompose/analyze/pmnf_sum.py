@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.ensemble import percentile_interval
 from perfcompose.pmnf_text import extrap_text
 
 #: one term's exponents: (parameter, i, j) per parameter it holds, in the parameters' order
@@ -95,13 +94,6 @@ class PMNFSum:
     def member_values(self, X: Any) -> np.ndarray | None:
         """Every member at ``X``: (members, points), or None for an exact sum."""
         return None if self.members is None else self.members @ self.design(X).T
-
-    def interval(self, point: dict[str, float], level: float) -> tuple[float, float] | None:
-        members = self.member_values([[point[p] for p in self.params]])
-        if members is None:
-            return None
-        low, high = percentile_interval(members[:, 0], level)
-        return float(low), float(high)
 
     def text(self, digits: int | None = None) -> str:
         """The sum in Extra-P's syntax, as :meth:`perfcompose.model.Model.to_extrap` writes it."""
