@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ARRAY_KEYS", "load_with_arrays"]
+__all__ = ["ARRAY_KEYS", "load_with_arrays", "tokens_match"]
 
 #: arrays read apart, by key: rows of this many numbers (0: a flat list; -1: lists of ids)
 ARRAY_KEYS = {b"messages": 3, b"durations": 0, b"send_order": -1}
@@ -53,3 +53,16 @@ def load_with_arrays(data: bytes, read_array: Callable[[bytes, int], tuple[Any, 
         return json.loads(data)
     pieces.append(data[done:])
     return _substitute(json.loads(b"".join(pieces)), arrays)
+
+
+def _listed(item: bytes, count: int) -> bytes:
+    """The token kinds of a JSON array of ``count`` items whose kinds are ``item``."""
+    return b"\x02" + (item + b"\x04") * (count - 1) + item + b"\x03" if count else b"\x02\x03"
+
+
+def tokens_match(kinds: bytes, count: int, width: int) -> bool:
+    """Whether the token kinds of the compiled tokenizer (1 number, 2 '[', 3 ']', 4 ',') are those of
+    ``count`` numbers in a flat array (``width`` 0) or in rows of ``width``."""
+    if width == 0:
+        return kinds == _listed(b"\x01", count)
+    return count % width == 0 and kinds == _listed(_listed(b"\x01", width), count // width)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from perfcompose.loggp.kernels.backend import extension
-from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays
+from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays, tokens_match
 
 __all__ = ["JsonNumbers", "JsonLists", "load_json_arrays", "plain", "token_offset", "readonly"]
 
@@ -72,30 +72,6 @@ def _tokenize(buf: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray, int]
     return np.frombuffer(got[0], np.uint8), np.frombuffer(got[1], np.float64), int(got[2])
 
 
-def _rows(kind: np.ndarray, values: np.ndarray, width: int) -> np.ndarray | None:
-    """``values`` as rows of ``width`` where the tokens read ``[[n, n, n], [n, n, n]]`` (or
-    ``[n, n, n]`` for width 0), else None."""
-    if width == 0:
-        m = values.shape[0]
-        if m == 0:
-            return values if np.array_equal(kind, [_OPEN, _CLOSE]) else None
-        expected = np.empty(2 * m + 1, np.uint8)
-        expected[0], expected[1::2], expected[2::2] = _OPEN, _NUM, _COMMA
-        expected[-1] = _CLOSE
-        return values if np.array_equal(kind, expected) else None
-    m, extra = divmod(values.shape[0], width)
-    if extra:
-        return None
-    if m == 0:
-        return values.reshape(0, width) if np.array_equal(kind, [_OPEN, _CLOSE]) else None
-    row = [_OPEN] + [_NUM, _COMMA] * (width - 1) + [_NUM, _CLOSE, _COMMA]
-    expected = np.empty(1 + len(row) * m, np.uint8)
-    expected[0] = _OPEN
-    expected[1:] = np.tile(np.asarray(row, np.uint8), m)
-    expected[-1] = _CLOSE
-    return values.reshape(m, width) if np.array_equal(kind, expected) else None
-
-
 # allowed (previous token, next token) pairs inside the lists (depth 1) and between them (depth 0)
 _PAIR_OK = np.zeros((2, 6, 6), np.bool_)
 for _a, _b in ((_OPEN, _NUM), (_OPEN, _CLOSE), (_NUM, _COMMA), (_NUM, _CLOSE), (_COMMA, _NUM)):
@@ -130,8 +106,9 @@ def _read_array(buf: np.ndarray, key: bytes, open_at: int) -> tuple[JsonNumbers 
     kind, values, end = tokens
     width = ARRAY_KEYS[key]
     if width >= 0:
-        rows = _rows(kind, values, width)
-        return None if rows is None else (JsonNumbers(readonly(rows), open_at, end), end)
+        if not tokens_match(kind.tobytes(), values.shape[0], width):
+            return None
+        return JsonNumbers(readonly(values if width == 0 else values.reshape(-1, width)), open_at, end), end
     lists = _lists(kind, values)
     if lists is None:
         return None

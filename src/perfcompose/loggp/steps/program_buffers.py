@@ -27,7 +27,7 @@ from typing import Any
 from perfcompose.loggp.kernels.backend import extension
 from perfcompose.loggp.kernels.typed_buffers import as_items
 from perfcompose.loggp.params import UNITS
-from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays
+from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays, tokens_match
 from perfcompose.loggp.steps.npz_format import NPZ_FORMAT
 
 __all__ = ["ProgramBuffers", "read_npz_buffers", "read_json_buffers"]
@@ -208,15 +208,6 @@ class _Numbers:
     counts: list[int] | None = None
 
 
-def _tokens(kinds: bytes, count: int, width: int) -> bool:
-    """Whether the token kinds (1 number, 2 '[', 3 ']', 4 ',') are those of ``count`` numbers
-    in a flat array (``width`` 0) or in rows of ``width``."""
-    if width == 0:
-        return kinds == b"\x02" + b"\x04".join([b"\x01"] * count) + b"\x03"
-    row = b"\x02" + b"\x04".join([b"\x01"] * width) + b"\x03"
-    return count % width == 0 and kinds == b"\x02" + b"\x04".join([row] * (count // width)) + b"\x03"
-
-
 _ROWS = 3 * 8192  #: numbers of a step's messages read into Python at a time
 
 #: the token kinds of a JSON array of lists of numbers
@@ -236,7 +227,7 @@ def _json_array(key: bytes, data: bytes, open_at: int) -> tuple[_Numbers, int] |
             return None
         lists = kinds[2:-2].split(b"\x03\x04\x02") if len(kinds) > 2 else []
         return _Numbers(view, -1, [(len(one) + 1) // 2 for one in lists]), end
-    return (_Numbers(view, width), end) if _tokens(kinds, len(view), width) else None
+    return (_Numbers(view, width), end) if tokens_match(kinds, len(view), width) else None
 
 
 def _processors(values: list[float], P: int) -> Any:
