@@ -22,15 +22,7 @@ from perfcompose.analyze.callpaths import DEVICE_TAGS, THREAD_TAG, region
 from perfcompose.analyze.holdout import Split, relative_error, restrict, split
 from perfcompose.analyze.members import bootstrap_members
 from perfcompose.analyze.pmnf_sum import Columns, PMNFSum, order_text
-from perfcompose.analyze.result import (
-    Analysis,
-    CallNode,
-    Composition,
-    Estimate,
-    MetricAnalysis,
-    Picture,
-    Ranked,
-)
+from perfcompose.analyze.result import Analysis, CallNode, Composition, Estimate, MetricAnalysis, Picture, Ranked
 from perfcompose.analyze.values import MetricValues, ValueKind, read_values
 from perfcompose.choices import Scaling
 from perfcompose.data.experiment import Experiment, Series
