@@ -45,11 +45,6 @@ def test_without_overheads_the_calibrated_operators_refuse():
         CalibratedComposer(COLD, hot=HOT)("pipe(inc, nop)")
 
 
-def test_overheads_round_trip_through_json():
-    again = Overheads.from_json(OVERHEADS.to_json())
-    assert again.pipe(x=1.0) == pytest.approx(20000)
-
-
 def test_a_pipe_stage_with_a_piped_model_pays_the_wake_up_of_an_idle_next_stage():
     piped = {"inc": Model.parse("1500 + 0.7*x", unit="ns")}
     c = CalibratedComposer(COLD, pipe="pointwise", hot=HOT, overheads=OVERHEADS, piped=piped)

@@ -49,13 +49,6 @@ class Overheads:
     #: P(x): the period of a pipeline of the cheapest real stages
     pipe: Model
 
-    def to_json(self) -> dict:
-        return {"stream": self.stream.to_json(), "pipe": self.pipe.to_json()}
-
-    @classmethod
-    def from_json(cls, record: Mapping) -> Overheads:
-        return cls(Model.from_json(record["stream"]), Model.from_json(record["pipe"]))
-
 
 def _touches(model: Model, size: str) -> bool:
     order = model.order(size)

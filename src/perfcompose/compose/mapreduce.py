@@ -20,7 +20,7 @@ really cross between worker processes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import sympy as sp
 
@@ -93,9 +93,6 @@ class EngineCosts:
     hop_remote: float | None = None
     #: bytes per second between workers (None on one worker)
     bandwidth: float | None = None
-
-    def to_json(self) -> dict[str, float | None]:
-        return asdict(self)
 
 
 def critical_hops(strategy: str, m: int, n: int) -> tuple[int, int]:

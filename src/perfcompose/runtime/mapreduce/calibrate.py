@@ -42,9 +42,6 @@ class Hops:
     local: float
     remote: float | None
 
-    def to_json(self) -> dict[str, float | None]:
-        return asdict(self)
-
 
 def _run(engine: Engine, submit: Callable[[Any], list[Any]]) -> tuple[float, list[Any], dict[str, str]]:
     with get_task_stream(engine.client) as stream:
