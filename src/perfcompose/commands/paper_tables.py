@@ -25,20 +25,8 @@ from perfcompose.commands.study import ValidateCommand, run_composition_study
 from perfcompose.commands.validation import print_study, write_study
 from perfcompose.data import save
 from perfcompose.option_fields import command, default_of, option, shared
-from perfcompose.validate.paper import (
-    FULL_REPS,
-    FULL_ROUNDS,
-    FULL_ROUNDS_T1,
-    FULL_X,
-    PAPER_TABLE1,
-    PAPER_TABLE4,
-    QUICK_REPS,
-    QUICK_ROUNDS,
-    QUICK_ROUNDS_T1,
-    QUICK_X,
-    paper_configurations,
-    table1,
-)
+from perfcompose.validate import paper
+from perfcompose.validate.paper import table1
 from perfcompose.validate.paper_relations import LAYERING_GROUPS, coefficient_spreads, core_limit, relation_iv
 
 
@@ -60,15 +48,16 @@ def paper_table1(o: Table1Command) -> None:
     if o.rest_only:
         print_table1_rest()
         return
-    unknown = [t for t in o.task if t not in PAPER_TABLE1]
+    unknown = [t for t in o.task if t not in paper.PAPER_TABLE1]
     if unknown:
-        raise typer.BadParameter(f"unknown task {unknown[0]!r}; tasks: {', '.join(PAPER_TABLE1)}", param_hint="--task")
+        raise typer.BadParameter(f"unknown task {unknown[0]!r}; tasks: {', '.join(paper.PAPER_TABLE1)}",
+                                 param_hint="--task")
     if not o.quick:
-        console.print(f"the paper's 256 sizes 1,024 ... 262,144; {FULL_REPS} repetitions ({FULL_ROUNDS_T1} "
+        console.print(f"the paper's 256 sizes 1,024 ... 262,144; {paper.FULL_REPS} repetitions ({paper.FULL_ROUNDS_T1} "
                       "rounds over all sizes) instead of its 256 (use --quick for 33 sizes)")
     else:
-        console.print(f"quick: x = 2^10 ... 2^18 (33 sizes), {QUICK_REPS} repetitions in {QUICK_ROUNDS_T1} "
-                      f"rounds over all sizes ({4 * QUICK_REPS} for single-size tasks)")
+        console.print(f"quick: x = 2^10 ... 2^18 (33 sizes), {paper.QUICK_REPS} repetitions in {paper.QUICK_ROUNDS_T1} "
+                      f"rounds over all sizes ({4 * paper.QUICK_REPS} for single-size tasks)")
     with progress() as bar:
         rows = table1(quick=o.quick, tasks=tuple(o.task) or None, progress=per_task(bar),
                       checkpoints=Path(".perfcompose"), restart=o.restart)
@@ -100,20 +89,20 @@ def paper_table1(o: Table1Command) -> None:
 
 def _paper_validation(table: str, quick: bool, json_out: Path | None, restart: bool,
                       html: Path | None = None) -> Any:
-    configs = paper_configurations(table)
-    paper = dict(configs)
-    xs, rounds = (QUICK_X, QUICK_ROUNDS) if quick else (FULL_X, FULL_ROUNDS)
+    configs = paper.paper_configurations(table)
+    printed = dict(configs)
+    xs, rounds = (paper.QUICK_X, paper.QUICK_ROUNDS) if quick else (paper.FULL_X, paper.FULL_ROUNDS)
     result = run_composition_study([c for c, _ in configs], xs, rounds, default_of(ValidateCommand, "count"),
                                    default_of(ValidateCommand, "workers"), core_limit(table), restart)
     titles = {"table2": "Table 2: composition operators, modular vs monolithic vs measured",
               "table4": "Table 4: pipeline associativity and commutativity",
               "table6": "Table 6: layering neutrality, pipe(tpool_n(qsort), tpool_n(inc)) vs tpool_n(pipe(qsort, inc))",
               "table7": "Table 7: tpool_2(seq(a, b)) against pipe(a, b)"}
-    print_study(result, titles[table] + " [ns per element]", paper)
+    print_study(result, titles[table] + " [ns per element]", printed)
     if json_out:
-        write_study(result, json_out, paper)
+        write_study(result, json_out, printed)
     if html:
-        study_html(html, result, titles[table] + " [ns per element]", paper)
+        study_html(html, result, titles[table] + " [ns per element]", printed)
     return result
 
 
@@ -155,5 +144,5 @@ def _print_spreads(result: Any, groups: Iterable[Sequence[str]]) -> None:
 
 paper_table2 = _validation_table("table2")
 paper_table7 = _validation_table("table7", _print_relation_iv)
-paper_table4 = _validation_table("table4", lambda result: _print_spreads(result, [[c for c, _ in PAPER_TABLE4]]))
+paper_table4 = _validation_table("table4", lambda result: _print_spreads(result, [[c for c, _ in paper.PAPER_TABLE4]]))
 paper_table6 = _validation_table("table6", lambda result: _print_spreads(result, LAYERING_GROUPS))
