@@ -11,7 +11,6 @@ of a millisecond on each one's header); a compressed one is read by NumPy.
 """
 from __future__ import annotations
 
-import re
 import struct
 import zipfile
 import zlib
@@ -21,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from perfcompose.errors import InputError
-from perfcompose.loggp.steps.npz_format import NPZ_FORMAT, is_npz
+from perfcompose.loggp.steps.npz_format import NPZ_FORMAT, is_npz, npy_header
 from perfcompose.loggp.steps.program import CommStep, CompStep, Program
 
 __all__ = ["NPZ_FORMAT", "write_program_npz", "read_program_npz", "is_npz"]
@@ -49,11 +48,6 @@ def write_program_npz(program: Program, path: Path) -> None:
     arrays["kinds"] = np.asarray(kinds, dtype=np.int8)
     with open(path, "wb") as fh:
         np.savez(fh, **arrays)  # type: ignore[arg-type]
-
-
-#: the header NumPy writes for a C-ordered array of plain numbers or text
-_NPY_HEADER = re.compile(rb"\{'descr': '([<>|=]?[a-zA-Z]\d*)', 'fortran_order': False, "
-                         rb"'shape': \(((?:\d+, ?)*\d*)\), \}\s*")
 
 
 class _Archive:
@@ -98,14 +92,10 @@ class _Archive:
             more = fh.read(2)
             size, head = struct.unpack("<I", magic[8:10] + more)[0], magic + more
         header = fh.read(size)
-        m = _NPY_HEADER.fullmatch(header)
-        if m is None:
+        parsed = npy_header(header)
+        if parsed is None or np.dtype(parsed[0]).hasobject:
             return None
-        dtype = np.dtype(m[1].decode())
-        if dtype.hasobject:
-            return None
-        shape = tuple(int(v) for v in m[2].split(b",") if v.strip())
-        array = np.empty(shape, dtype)
+        array = np.empty(parsed[1], np.dtype(parsed[0]))
         data = memoryview(array.reshape(-1).view(np.uint8))  # type: ignore[arg-type]
         if fh.readinto(data) != data.nbytes or len(head) + size + data.nbytes != info.file_size:
             raise EOFError(f"{info.filename} is cut short")

@@ -12,7 +12,6 @@ and the NumPy reader reads the file and names what is wrong.
 """
 from __future__ import annotations
 
-import ast
 import math
 import re
 import struct
@@ -28,7 +27,7 @@ from perfcompose.loggp.kernels.backend import extension
 from perfcompose.loggp.kernels.typed_buffers import as_items
 from perfcompose.loggp.params import UNITS
 from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays, tokens_match
-from perfcompose.loggp.steps.npz_format import NPZ_FORMAT
+from perfcompose.loggp.steps.npz_format import NPZ_FORMAT, npy_header
 
 __all__ = ["ProgramBuffers", "read_npz_buffers", "read_json_buffers"]
 
@@ -94,16 +93,8 @@ def _npy(data: bytes) -> tuple[str, tuple[int, ...], memoryview] | None:
         return None
     at = 10 if data[6] == 1 else 12
     size = struct.unpack("<H" if data[6] == 1 else "<I", data[8:at])[0]
-    try:
-        head = ast.literal_eval(data[at:at + size].decode("latin-1"))
-    except (ValueError, SyntaxError):
-        return None
-    if not isinstance(head, dict) or head.get("fortran_order") is not False or not isinstance(head.get("descr"), str):
-        return None
-    shape = head.get("shape")
-    if not isinstance(shape, tuple) or not all(isinstance(n, int) and n >= 0 for n in shape):
-        return None
-    return head["descr"], shape, memoryview(data)[at + size:]
+    parsed = npy_header(data[at:at + size])
+    return None if parsed is None else (*parsed, memoryview(data)[at + size:])
 
 
 def _numbers(got: tuple[str, tuple[int, ...], memoryview] | None, length: int) -> Any:
