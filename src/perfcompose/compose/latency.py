@@ -31,8 +31,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import sympy as sp
-
 from perfcompose.compose.kinds import KINDS, Latency
 from perfcompose.compose.operators import Composer, Evaluated
 from perfcompose.compose.terms import Component, Seq, Term
@@ -77,7 +75,8 @@ class LatencyComposer:
         composer = self._throughput
         if isinstance(term, str):
             term = composer.parse(term)
-        tree = self._tree(term)
+        _refuse(term)
+        tree = composer.evaluate(term)
         counts = self._fold(tree)
         expr = counts.alone if counts.saturated is None else counts.saturated
         params = tuple(dict.fromkeys(p for n in tree.walk() if isinstance(n.term, Component) for p in n.model.params))
@@ -85,20 +84,12 @@ class LatencyComposer:
         how = "alone" if self.capacity is None else f"saturated, queues of {self.capacity} per reader"
         return Model(expr, params=params + extra, unit=composer.unit, name=str(term), source=f"latency ({how})")
 
-    def _tree(self, term: Term) -> Evaluated:
-        _refuse(term)
-        return self._throughput.evaluate(term)
-
     def _fold(self, node: Evaluated) -> Latency:
         """The latency of an evaluated term from its operands' (M[·]: the throughput model with the
         exact pointwise max)."""
         rule = KINDS[type(node.term)].latency
         assert rule is not None  # refused before
         return rule(node, [self._fold(child) for child in node.children], self.capacity)
-
-    def held(self, term: Term) -> sp.Expr:
-        """K: the elements the term holds while its output is blocked."""
-        return self._fold(self._tree(term)).held
 
 
 def latency(term: Term | str, components: Mapping[str, Model], *, capacity: int | None = None,
