@@ -17,7 +17,10 @@ from perfcompose.commands.common import (
     user_errors,
     write_json,
 )
-from perfcompose.loggp.options import LogGOPSimOptions, LogGPFiles, LogGPParameters
+from perfcompose.errors import InputError
+from perfcompose.limits import check_steps
+from perfcompose.loggp.options import LOGGOPSIM_S, LogGOPSimOptions, LogGPFiles, LogGPParameters
+from perfcompose.loggp.params import convert_time, given_params, read_params
 from perfcompose.loggp.trace.options import TraceOptions, WhatIfOptions
 from perfcompose.option_fields import cli_option, command, option, shared
 
@@ -25,8 +28,6 @@ __all__ = ["trace", "check", "whatif"]
 
 
 def _algorithms(items: list[str] | None) -> dict[str, str]:
-    from perfcompose.errors import InputError
-
     out = {}
     for item in items or []:
         name, eq, alg = item.partition("=")
@@ -61,7 +62,6 @@ class CheckCommand(ScheduleCommand):
 def _params(opts: ScheduleCommand, high: float = 1.0) -> Any:
     """The parameters given, each checked where it was given (its option, or the file) against
     what a simulation in ns can take, also once scaled by ``high`` (whatif's largest factor)."""
-    from perfcompose.loggp.params import given_params
     from perfcompose.loggp.trace.whatif import check_range
 
     given = {k: getattr(opts, k) for k in "LogG"}
@@ -75,7 +75,6 @@ def _params(opts: ScheduleCommand, high: float = 1.0) -> Any:
 
 
 def _show_check(traced: Any, params: Any, S: float | None) -> None:
-    from perfcompose.loggp.options import LOGGOPSIM_S
     from perfcompose.loggp.trace.check import check_schedule
 
     c = check_schedule(traced, params, S=LOGGOPSIM_S if S is None else S)
@@ -127,8 +126,6 @@ def _per_byte(unit: str, name: str) -> str:
 
 def _tolerated(t: Any, unit: str) -> str:
     """A tolerance as text: the factor and the parameter's value then (for G, also the bandwidth)."""
-    from perfcompose.loggp.params import convert_time
-
     if t.factor is None:
         return "-"
     text = f"{t.factor:.3g}x ({t.value:.4g} {_per_byte(unit, t.parameter)}"
@@ -186,10 +183,6 @@ def whatif(opts: WhatIfCommand) -> None:
     """The schedule is built once from the traces and simulated with each parameter scaled by
     each factor; the factor at which the run slows by each --slowdown is then found to 0.1 %.
     Parameters given one by one are in us."""
-    from perfcompose.errors import InputError
-    from perfcompose.limits import check_steps
-    from perfcompose.loggp.options import LOGGOPSIM_S
-    from perfcompose.loggp.params import read_params
     from perfcompose.loggp.trace.folder import schedule_folder
     from perfcompose.loggp.trace.whatif import check_range, sweep_factors, what_if
 
