@@ -34,7 +34,6 @@ from perfcompose.fit.forecast import (
     forecaster,
     rounding_interval,
 )
-from perfcompose.model import Model
 
 RM_X = [2203, 2281, 3217, 4253, 4423, 9689]
 RM_Y = [1.882, 2.094, 5.284, 10.77, 12.16, 96.95]
@@ -91,13 +90,6 @@ def test_mean_is_the_mean_of_its_methods():
     m = MeanOf(Loess(), LmPoly(3)).fit(RM_X, RM_Y)
     assert float(m.predict(11213.0)) == pytest.approx((136.5744332 + 144.5761549) / 2, rel=1e-9)
     assert m.label == "mean(loess, lm(poly))"
-
-
-def test_a_forecast_is_a_model():
-    model = forecaster("lm-poly").fit(RM_X, RM_Y).to_model("n")
-    assert isinstance(model, Model) and model.params == ("n",)
-    assert model(n=11213.0) == pytest.approx(144.5761549, rel=1e-9)
-    assert (model * 2)(n=11213.0) == pytest.approx(2 * 144.5761549, rel=1e-9)
 
 
 def test_bad_points_are_refused():

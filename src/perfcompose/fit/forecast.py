@@ -18,7 +18,6 @@ from scipy.interpolate import CubicSpline
 from perfcompose.choices import STRATEGIES, SingleMethod, Strategy
 from perfcompose.errors import FitError
 from perfcompose.fit.base import Estimator
-from perfcompose.model import Model
 from perfcompose.skeleton_options import ForecastOptions
 
 __all__ = ["Forecaster", "Spline", "Loess", "LmPoly", "Lm", "MeanOf", "forecaster", "METHODS", "Choice",
@@ -81,12 +80,6 @@ class Forecaster(Estimator):
     @property
     def label(self) -> str:
         return self.name
-
-    def to_model(self, param: str = "n", *, unit: str = "s", name: str | None = None) -> Model:
-        """The fitted forecast as a numeric :class:`Model` of ``param``, composable like any other."""
-        ident = name or "forecast_" + "".join(c if c.isalnum() else "_" for c in self.label)
-        return Model.numeric(ident, self.predict, [param], unit=unit,
-                             source=f"{self.label} through {self.x_.size} points")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.label})"

@@ -85,11 +85,7 @@ Fitted = dict[tuple[float, bool], list[Any]]
 
 
 class _Unfitted(Exception):
-    """A series asks for a search not fitted beforehand: its noise and whether scattered."""
-
-    def __init__(self, sigma: float, scattered: bool):
-        super().__init__(sigma, scattered)
-        self.sigma, self.scattered = sigma, scattered
+    """A series asks for a search not fitted beforehand: its noise and whether scattered (the args)."""
 
 
 def _fit_block(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[Series], X: np.ndarray, agg: Any,
@@ -123,7 +119,8 @@ def _fit_block(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence
             try:
                 picks[j] = _pick_one(fitter, parameters, series[j], X, agg, j, fitted.get(j), strict)
             except _Unfitted as missing:
-                asked.setdefault(missing.scattered, []).append((j, missing.sigma))
+                sigma_j, scattered = missing.args
+                asked.setdefault(scattered, []).append((j, sigma_j))
                 waiting.append(j)
                 continue
             fitted.pop(j, None)

@@ -143,7 +143,9 @@ class SegmentedFitter(SeriesFitter):
         if X.shape[1] != 1 or len(params) != 1:
             raise FitError(f"segmented models split along one parameter; this data has {len(params)} "
                            f"({', '.join(params)})")
-        rows = _rows(values, len(X))
+        rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in values]   # the repetitions of every point
+        if len(rows) != len(X):
+            raise FitError(f"{len(rows)} values for {len(X)} points")
         single = self._pieces.fit_arrays(X, packed(rows), params)
         y, sigma = aggregated(packed(rows), self._pieces.aggregate)
         single_ic = information_criterion(y, predict(single.chosen, X), sigma, 1 + single.chosen.n_terms)
@@ -173,19 +175,6 @@ class SegmentedFitter(SeriesFitter):
         n_left = int(on_left.sum())
         stats["cv_error"] = (n_left * left.stats["cv_error"] + (len(x) - n_left) * right.stats["cv_error"]) / len(x)
         return SegmentedFit(single, params[0], True, at, left, right, ic, single_ic, stats=stats)
-
-
-def _rows(values: Any, n: int) -> list[np.ndarray]:
-    """The repetitions of every point as a list of 1-d arrays."""
-    if isinstance(values, np.ndarray) and values.ndim == 1:
-        rows = [values[i:i + 1].astype(float) for i in range(len(values))]
-    elif isinstance(values, np.ndarray) and values.ndim == 2:
-        rows = [r.astype(float) for r in values]
-    else:
-        rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in values]
-    if len(rows) != n:
-        raise FitError(f"{len(rows)} values for {n} points")
-    return rows
 
 
 def _meeting_point(left: FitResult, right: FitResult, lo: float, hi: float) -> float:

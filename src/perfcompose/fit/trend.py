@@ -26,14 +26,10 @@ MOST = 2000  #: of more points, so many evenly spaced ones are counted
 @lru_cache(maxsize=64)
 def inversions(n: int) -> tuple[int, ...]:
     """How many permutations of ``n`` points have 0, 1, ..., n(n-1)/2 pairs out of order."""
-    counts = [1]
+    counts = np.ones(1, dtype=np.int64)
     for k in range(2, n + 1):      # the k-th point adds 0 to k-1 inversions
-        wider = [0] * (len(counts) + k - 1)
-        for i, c in enumerate(counts):
-            for j in range(k):
-                wider[i + j] += c
-        counts = wider
-    return tuple(counts)
+        counts = np.convolve(counts, np.ones(k, dtype=np.int64))
+    return tuple(counts.tolist())
 
 
 def monotone(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, level: float) -> bool:

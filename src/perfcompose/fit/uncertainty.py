@@ -7,7 +7,6 @@ fit widens the interval). The members are a :class:`~perfcompose.ensemble.Linear
 carried by the model; docs/uncertainty.md gives the coverage measured."""
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -33,12 +32,6 @@ def basis(model: Model) -> tuple[Model, ...] | None:
                    for t in terms))
 
 
-def _aggregate(values: np.ndarray, how: str) -> np.ndarray:
-    reductions: dict[str, Callable[..., np.ndarray]] = {"median": np.median, "mean": np.mean, "min": np.min,
-                                                        "max": np.max}
-    return reductions[how](values, axis=-1)
-
-
 def bootstrap(model: Model, data: Experiment | Series, *, resamples: int = RESAMPLES, seed: int = 0,
               aggregate: str = FitOptions.aggregate, residuals: bool = True) -> LinearEnsemble | None:
     """Members of ``model`` refitted to resamples of ``data`` (the series it was fitted to), or
@@ -57,11 +50,12 @@ def bootstrap(model: Model, data: Experiment | Series, *, resamples: int = RESAM
     rng = np.random.default_rng(seed)
     y = np.empty((resamples, len(coords)))
     center = np.empty(len(coords))
+    reduce = getattr(np, aggregate)   # median, mean, min or max of each point's repetitions
     for k, point in enumerate(series.points):
         reps = np.asarray(point.values, dtype=float)
-        center[k] = _aggregate(reps, aggregate)
+        center[k] = reduce(reps, axis=-1)
         draws = reps[rng.integers(0, len(reps), size=(resamples, len(reps)))]
-        y[:, k] = _aggregate(draws, aggregate)
+        y[:, k] = reduce(draws, axis=-1)
     scale = np.where(center > 0, center, np.maximum(np.abs(center).max(), 1e-300))
     if residuals:
         fitted = np.asarray(model(**{p: values[p] for p in model.params}), dtype=float) \
