@@ -13,7 +13,7 @@ import numpy as np
 
 from perfcompose.bench.runner import CallableTarget, run_sweep
 from perfcompose.pamela.dataparallel.machine_model import MachineParameters
-from perfcompose.pamela.dataparallel.runtime import Machine, pairwise_links, pin_to_core, restore_env, single_thread_env
+from perfcompose.pamela.dataparallel.runtime import Machine, RunError, pairwise_links, pin_to_core, spawn_workers
 
 __all__ = ["FULL_COLUMN_SIDES", "FULL_SIDES", "FULL_SIZES", "QUICK_SIDES", "QUICK_SIZES", "calibrate"]
 
@@ -232,20 +232,7 @@ def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, clock: str, 
 
 
 def _spawn(target, args_per_process: Sequence[tuple]) -> list:
-    saved = single_thread_env()
-    ctx = mp.get_context("spawn")
-    try:
-        pipes = [ctx.Pipe(duplex=False) for _ in args_per_process]
-        procs = [ctx.Process(target=target, args=(*args, pipes[i][1]), daemon=True)
-                 for i, args in enumerate(args_per_process)]
-        for pr in procs:
-            pr.start()
-        out = [pipes[i][0].recv() for i in range(len(procs))]
-        for pr in procs:
-            pr.join()
-        return out
-    finally:
-        restore_env(saved)
+    return spawn_workers(target, args_per_process, lambda p, why: RunError(f"calibration worker {p}: {why}"))
 
 
 def _concurrent_kernels(workers: int, sizes: Sequence[int], sides: Sequence[int], column_sides: Sequence[int],

@@ -22,8 +22,8 @@ import numpy as np
 from perfcompose.choices import Clock
 
 __all__ = ["Clock", "RunError", "Layout", "block", "cyclic", "replicated", "local", "Machine", "run",
-           "run_alternatives", "run_lines", "load_program", "pairwise_links", "pin_to_core", "SINGLE_THREAD_ENV",
-           "STEADY_MEMORY_ENV"]
+           "run_alternatives", "run_lines", "load_program", "pairwise_links", "pin_to_core", "spawn_workers",
+           "SINGLE_THREAD_ENV", "STEADY_MEMORY_ENV"]
 
 #: environment that keeps NumPy's BLAS on one thread per worker (set before NumPy is imported)
 SINGLE_THREAD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -32,25 +32,6 @@ SINGLE_THREAD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_N
 #: what it costs in a long-running program and in the micro-benchmarks' loops, not the page faults
 #: of fresh memory (on this virtual machine about 1.5 ms per 2 MB)
 STEADY_MEMORY_ENV = {"MALLOC_MMAP_THRESHOLD_": str(32 * 2 ** 20), "MALLOC_TRIM_THRESHOLD_": str(2 ** 40)}
-
-
-def single_thread_env() -> dict[str, str | None]:
-    """Set the BLAS libraries of processes started from here to one thread each (a worker is one
-    processor), and their allocator to keep its memory (:data:`STEADY_MEMORY_ENV`); returns the
-    values it replaced, for :func:`restore_env`."""
-    env = {**SINGLE_THREAD_ENV, **STEADY_MEMORY_ENV}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    return saved
-
-
-def restore_env(saved: Mapping[str, str | None]) -> None:
-    """Put back the environment variables :func:`single_thread_env` replaced."""
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
 
 
 @dataclass(frozen=True)
@@ -366,28 +347,43 @@ def run_lines(path: str | Path, params: Mapping[str, int], P: int, clock: Clock 
 def _run_workers(paths: Sequence[str | Path], params: Mapping[str, int], P: int, reps: int, clock: str,
                  lines: bool) -> list[Any]:
     """What every worker sent back, in processor order."""
-    saved = single_thread_env()
+    links = pairwise_links(mp.get_context("spawn"), P)
+    names = ", ".join(Path(x).name for x in paths)
+    args = [([str(x) for x in paths], p, P, links[p], dict(params), reps, clock, lines) for p in range(P)]
+    return spawn_workers(_worker, args, lambda p, why: RunError(f"{names} on processor {p} of {P}: {why}"))
+
+
+def spawn_workers(target: Callable[..., None], args: Sequence[tuple], failed: Callable[[int, str], Exception]
+                  ) -> list[Any]:
+    """What ``target(*args[p], conn)`` sends on ``conn`` in each of ``len(args)`` spawned processes, in order. Their
+    BLAS libraries run on one thread each (a worker is one processor) and their allocator keeps its memory
+    (:data:`STEADY_MEMORY_ENV`); a worker that sends a string (its error) or dies stops them all: ``failed(p, why)``."""
+    env = {**SINGLE_THREAD_ENV, **STEADY_MEMORY_ENV}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
     ctx = mp.get_context("spawn")
     try:
-        links = pairwise_links(ctx, P)
-        outs = [ctx.Pipe(duplex=False) for _ in range(P)]
-        procs = [ctx.Process(target=_worker, args=([str(x) for x in paths], p, P, links[p], dict(params), reps,
-                                                   clock, lines, outs[p][1]), daemon=True) for p in range(P)]
+        outs = [ctx.Pipe(duplex=False) for _ in args]
+        procs = [ctx.Process(target=target, args=(*a, out[1]), daemon=True) for a, out in zip(args, outs)]
         for pr in procs:
             pr.start()
         results = []
-        for p in range(P):
-            while not outs[p][0].poll(0.2):
+        for p, (conn, _) in enumerate(outs):
+            while not conn.poll(0.2):
                 if any(pr.exitcode not in (None, 0) for pr in procs):
                     break
-            got = outs[p][0].recv() if outs[p][0].poll(0) else "the worker died"
+            got = conn.recv() if conn.poll(0) else "the worker died"
             if isinstance(got, str):
                 for pr in procs:
                     pr.terminate()
-                raise RunError(f"{', '.join(Path(x).name for x in paths)} on processor {p} of {P}: {got}")
+                raise failed(p, got)
             results.append(got)
         for pr in procs:
             pr.join()
     finally:
-        restore_env(saved)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     return results
