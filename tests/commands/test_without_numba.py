@@ -5,13 +5,10 @@ unimportable too; a line on standard error says so), ``pamela simulate`` (its ev
 plain Python), ``loggp gauss`` (the basic operations in NumPy) and ``demo``."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 from perfcompose.loggp.gauss import run_gauss_study
 from perfcompose.loggp.kernels.backend import SLOW
@@ -21,8 +18,6 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 NUMBA = ("numba", "llvmlite")
 EXTENSIONS = tuple(f"perfcompose.loggp.kernels.{name}"
                    for name in ("_cstep", "_cgoal", "_cgoal_text", "_cjson_tokens", "_cmessage_rows"))
-needs_numba = pytest.mark.skipif(importlib.util.find_spec("numba") is None,
-                                 reason="the results with Numba need Numba (perfcompose[numba])")
 
 #: runs each command line in one process with the modules ``blocked`` unimportable (the
 #: ``prelude`` first), and prints each one's exit status, output and errors as JSON, then the
@@ -70,9 +65,19 @@ SIMULATE = [["loggp", "simulate", f"{LOGGP}/fanin.json", "--L", "10", "--o", "2"
              "--at", "x=1000", "--ties", "random", "--seed", "3"]]
 
 
-def test_loggp_simulate_prints_the_same_with_the_kernels_as_plain_python():
-    reference, _ = run(SIMULATE)
-    compiled, _ = run(SIMULATE, NUMBA)
+PAMELA = str(EXAMPLES / "pamela")
+PAMELA_SIMULATE = [["pamela", "simulate", f"{PAMELA}/bus.pam", "N=2000", "P=8", "--json", "-"],
+                   ["pamela", "simulate", f"{PAMELA}/mrm.pam", "P=20", "N=100", "-d", "exponential-service",
+                    "--json", "-"],
+                   ["pamela", "simulate", f"{PAMELA}/disk_farm.pam", "C=6", "R=50", "-d", "exponential", "--seed",
+                    "4", "--json", "-"]]
+
+
+def test_the_simulators_print_the_same_with_their_kernels_as_plain_python():
+    """``loggp simulate`` with the compiled kernels, without Numba and without the C extensions
+    too; ``pamela simulate`` with Numba and without (one process per set of modules blocked)."""
+    reference, _ = run(SIMULATE + PAMELA_SIMULATE)
+    compiled, _ = run(SIMULATE + PAMELA_SIMULATE, NUMBA)
     plain, kernels = run(SIMULATE, NUMBA + EXTENSIONS)
     assert kernels == SLOW
     assert SLOW in plain[0][2]  # said once, on standard error
@@ -80,18 +85,7 @@ def test_loggp_simulate_prints_the_same_with_the_kernels_as_plain_python():
         assert want[0] == 0 and "makespan" in want[1], (argv, want)
         assert got_compiled == want, argv
         assert got_plain[:2] == want[:2] and got_plain[2].replace(plain[0][2], "") == want[2], argv
-
-
-@needs_numba
-def test_pamela_simulate_gives_the_numba_result():
-    pamela = str(EXAMPLES / "pamela")
-    argvs = [["pamela", "simulate", f"{pamela}/bus.pam", "N=2000", "P=8", "--json", "-"],
-             ["pamela", "simulate", f"{pamela}/mrm.pam", "P=20", "N=100", "-d", "exponential-service", "--json", "-"],
-             ["pamela", "simulate", f"{pamela}/disk_farm.pam", "C=6", "R=50", "-d", "exponential", "--seed", "4",
-              "--json", "-"]]
-    with_numba, _ = run(argvs)
-    without, _ = run(argvs, NUMBA)
-    for argv, want, got in zip(argvs, with_numba, without):
+    for argv, want, got in zip(PAMELA_SIMULATE, reference[len(SIMULATE):], compiled[len(SIMULATE):]):
         assert want[0] == got[0] == 0, (argv, want[2][-2000:], got[2][-2000:])
         want_json, got_json = json.loads(want[1]), json.loads(got[1])
         assert want_json.pop("wall_s") > 0 and got_json.pop("wall_s") > 0
@@ -99,10 +93,21 @@ def test_pamela_simulate_gives_the_numba_result():
         assert want_json["uses"] > 0
 
 
-def test_loggp_gauss_times_the_operations_in_numpy_and_predicts_from_them(tmp_path):
-    """Its predictions are those of this process's kernels from the same operation times."""
-    argv = ["loggp", "gauss", "--n", "120", "--p", "4", "--blocks", "10,20", "--reps", "1", "--json"]
-    (code, out, err), = run([argv + [str(tmp_path / "study.json")]], NUMBA)[0]
+def test_gauss_times_the_operations_in_numpy_and_demo_runs(tmp_path):
+    """``loggp gauss``'s predictions are those of this process's kernels from the same operation
+    times; ``demo``, the README's first command, runs at the small sizes its test uses (both in
+    one process)."""
+    prelude = ("from dataclasses import replace\n"
+               "import perfcompose.validate.paper as paper\n"
+               "from perfcompose.bench import TASKS\n"
+               "paper.QUICK_ROUNDS_T1, paper.QUICK_REPS_T1, paper.QUICK_ROUNDS = 2, 1, 1\n"
+               "paper.QUICK_X = (1024.0, 2048.0)\n"
+               "for name, task in list(TASKS.items()):\n"
+               "    if 'x' in task.quick_grid:\n"
+               "        TASKS[name] = replace(task, quick_grid={**task.quick_grid, 'x': (1024.0, 4096.0, 16384.0)})\n")
+    gauss = ["loggp", "gauss", "--n", "120", "--p", "4", "--blocks", "10,20", "--reps", "1", "--json", "study.json"]
+    ((code, out, err), (demo_code, demo_out, demo_err)), _ = run([gauss, ["demo", "--html", "demo.html"]], NUMBA,
+                                                                  prelude=prelude, cwd=tmp_path)
     assert code == 0, err
     assert "NumPy, Numba not installed" in out
     study = json.loads((tmp_path / "study.json").read_text())
@@ -113,21 +118,7 @@ def test_loggp_gauss_times_the_operations_in_numpy_and_predicts_from_them(tmp_pa
     assert [(r.block, r.layout, r.steps, r.messages, r.forced, vars(r.standard), vars(r.worst)) for r in rows] == \
         [(r["block"], r["layout"], r["steps"], r["messages"], r["forced"], r["standard"], r["worst"])
          for r in study["rows"]]
-
-
-def test_demo_runs(tmp_path):
-    """The README's first command, at the small sizes its test uses."""
-    prelude = ("from dataclasses import replace\n"
-               "import perfcompose.validate.paper as paper\n"
-               "from perfcompose.bench import TASKS\n"
-               "paper.QUICK_ROUNDS_T1, paper.QUICK_REPS_T1, paper.QUICK_ROUNDS = 2, 1, 1\n"
-               "paper.QUICK_X = (1024.0, 2048.0)\n"
-               "for name, task in list(TASKS.items()):\n"
-               "    if 'x' in task.quick_grid:\n"
-               "        TASKS[name] = replace(task, quick_grid={**task.quick_grid, 'x': (1024.0, 4096.0, 16384.0)})\n")
-    (code, out, err), = run([["demo", "--html", "demo.html"]], NUMBA, prelude=prelude, cwd=tmp_path)[0]
-    assert code == 0, err[-3000:]
+    assert demo_code == 0, demo_err[-3000:]
     for task in ("nop", "inc", "qsort"):
-        assert f"│ {task} " in out, out[:2000]
-    assert "tpool_4(qsort)" in out and (tmp_path / "demo.html").stat().st_size > 0
-
+        assert f"│ {task} " in demo_out, demo_out[:2000]
+    assert "tpool_4(qsort)" in demo_out and (tmp_path / "demo.html").stat().st_size > 0
