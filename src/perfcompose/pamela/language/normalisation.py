@@ -165,21 +165,7 @@ class _Normaliser(NameChecker):
         if isinstance(node, Number):
             return sp.Rational(node.text)  # exact (0.1 is 1/10): sums of times carry no rounding
         if isinstance(node, Name):
-            b = env.get(node.name)
-            if isinstance(b, _Value):
-                return b.value
-            if isinstance(b, _Arg):
-                if self.kind_of(b.node, b.env) != "numeric":
-                    raise self.mismatch(node, env, "numeric")
-                return self.numeric(b.node, b.env)
-            kind = self.lookup(node.name, node.pos)
-            if kind != "numeric":
-                raise self.mismatch(node, env, "numeric")
-            eq = self.eqs[node.name]
-            if eq.parameter:
-                return symbol(eq.name)
-            self.arity(node.name, 0, node.pos, bare=True)
-            return self.expand(eq, node.pos, "numeric", (), env)
+            return self._named(node, env, "numeric", self.numeric)
         if isinstance(node, Call):
             return self.numeric_call(node, env)
         if isinstance(node, Neg):
@@ -276,9 +262,11 @@ class _Normaliser(NameChecker):
     # -- resources --------------------------------------------------------------------------
 
     def _named(self, node: Name, env: Env, kind: str, again: Any) -> Any:
-        """A bare name where a ``kind`` (resource or process) is needed: the argument a formal
-        stands for (``again`` reads it), ``rho``, or the equation of that name expanded."""
+        """A bare name where a ``kind`` is needed: a loop index (a number), the argument a formal stands for
+        (``again`` reads it), ``rho``, a numeric parameter, or the equation of that name expanded."""
         b = env.get(node.name)
+        if isinstance(b, _Value) and kind == "numeric":
+            return b.value
         if isinstance(b, _Arg):
             if self.kind_of(b.node, b.env) != kind:
                 raise self.mismatch(node, env, kind)
@@ -287,6 +275,8 @@ class _Normaliser(NameChecker):
             raise self.mismatch(node, env, kind)
         if node.name == "rho":
             return ir.RHO
+        if kind == "numeric" and self.eqs[node.name].parameter:
+            return symbol(node.name)
         self.arity(node.name, 0, node.pos, bare=True)
         return self.expand(self.eqs[node.name], node.pos, kind, (), env)
 
