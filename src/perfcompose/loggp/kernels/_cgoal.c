@@ -16,6 +16,7 @@
  * is re-queued by itself, as LogGOPSim does. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,13 +29,18 @@
 /* memory for a large table (4 MiB or more) in huge pages where the system gives them: the loop
  * reads its tables at places far apart, and a table in 4 KiB pages costs a page walk nearly
  * every read (about a quarter of the loop's time at 3 x 10^6 operations) */
+static void huge_pages(void *p, int64_t bytes) {
+#ifdef MADV_HUGEPAGE
+    uintptr_t a = ((uintptr_t)p + ((2 << 20) - 1)) & ~(uintptr_t)((2 << 20) - 1), e = (uintptr_t)p + (uintptr_t)bytes;
+    if (bytes >= (4 << 20) && e > a) madvise((void *)a, e - a, MADV_HUGEPAGE);
+#endif
+}
+
 static void *big_alloc(size_t bytes) {
     if (bytes < ((size_t)4 << 20)) return malloc(bytes);
     void *p = NULL;
     if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0) return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE);
-#endif
+    huge_pages(p, (int64_t)bytes);
     return p;
 }
 
@@ -145,7 +151,7 @@ enum { ISSUED = 1, STARTED = 2, DONE = 4, KEY_NONE = 8, KEY_DEAD = 16 };
 typedef struct {
     int32_t need; /* requires and irequires not yet satisfied */
     int32_t next; /* the next member of its group until it runs, then of the matching queue it is in */
-    int32_t dep;  /* its one dependent (requires it), -1 for none, <= -2 for several (see mark_done) */
+    int32_t dep;  /* its one dependent (requires it) + 1, 0 for none, < 0 for several (see Sim.req_a) */
 } Op;
 
 /* a message waiting for its receiver's CPU and NIC, and the next one waiting for them (-1: none) */
@@ -189,9 +195,9 @@ typedef struct {
     int32_t *tag_w; /* the tag column, writable, where the caller reads none of its inputs again (scratch) */
     int scratch;
     int32_t dead_key;
-    /* the operations that require another: with req_b in ascending order (dep_sorted) those of
-     * operation i are req_a[j] from j = -2 - op[i].dep while req_b[j] == i, else extra[k + 1 ..
-     * k + extra[k]] with k = -2 - op[i].dep */
+    /* the operations that require another (op.dep: 0 none, d > 0 the one d - 1, else several): with
+     * req_b in ascending order (dep_sorted) those of operation i are req_a[j] from j = -1 - op[i].dep
+     * while req_b[j] == i, else extra[k + 1 .. k + extra[k]] with k = -1 - op[i].dep */
     const int32_t *req_a, *req_b;
     int64_t n_req;
     int dep_sorted;
@@ -462,13 +468,13 @@ static inline void mark_done(Sim *s, int32_t i, int64_t h) {
     mark_started(s, i, h);
     if (!(s->flag[i] & DONE)) {
         s->flag[i] |= DONE;
-        int32_t d = s->op[i].dep;
+        int32_t d = s->op[i].dep - 1;
         if (d >= 0) {
             s->op[d].need--;
             ready(s, d, h);
         } else if (d <= -2) {
             int64_t j = -2 - (int64_t)d;
-            if (s->dep_sorted) { /* (never with a layout: requirements_by_place lists them in extra) */
+            if (s->dep_sorted) { /* (never with a layout or scratch: requirements_sorted lists them in extra) */
                 for (; j < s->n_req && s->req_b[j] == i; j++) {
                     s->op[s->req_a[j]].need--;
                     ready(s, s->req_a[j], h);
@@ -1024,64 +1030,61 @@ static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int
     return 0;
 }
 
-/* what requires each operation (a[j] requires b[j]), in the order of j (see Sim.req_a): where b
- * is in ascending order the pairs themselves, else a list per operation with several; 0, or -1
- * without memory */
-/* requirements() in a layout's order with b ascending: what each operation waits for (ia: the
- * irequires too) and its dependents, counted and found in the caller's order, then moved into op
- * tile by tile (see LAYOUT_EACH); the operations that wait for nothing are listed in init */
-static int requirements_by_place(Sim *s, const int32_t *a, const int32_t *b, int64_t m, const int32_t *ia,
-                                 int64_t mi) {
+/* the whole pages of a buffer of `bytes` at p given back to the system (not read again: they read as zeros) */
+static void give_back(const void *p, int64_t bytes) {
+    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + (uintptr_t)bytes) & ~(uintptr_t)4095;
+    if (e > a) madvise((void *)a, e - a, MADV_DONTNEED);
+}
+
+/* requirements() with b ascending, in one pass over the pairs: each operation's count of what it
+ * waits for and its dependents, the one or a list in extra; with scratch the pairs' pages are given
+ * back behind it. With a layout the irequires are counted too, and the operations that wait for
+ * nothing listed in init (in the caller's order) */
+static int requirements_sorted(Sim *s, const int32_t *a, const int32_t *b, int64_t m, const int32_t *ia,
+                               int64_t mi) {
     const int64_t n = s->n;
-    const Layout *l = s->lay;
-    int32_t *t = big_alloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
-    if (!t) return -1;
-    memset(t, 0, (size_t)n * sizeof(int32_t));
-    for (int64_t j = 0; j < m; j++) t[a[j]]++;
-    for (int64_t j = 0; j < mi; j++) t[ia[j]]++;
-    s->n_init = 0;
-    for (int64_t i = 0; i < n; i++) s->n_init += t[i] == 0;
-    s->init = malloc((size_t)(s->n_init > 0 ? s->n_init : 1) * sizeof(int32_t));
-    if (!s->init) {
-        free(t);
-        return -1;
-    }
-    for (int64_t i = 0, q = 0; i < n; i++) {
-        if (t[i] == 0) s->init[q++] = (int32_t)i;
-    }
-    LAYOUT_EACH(l, h, f, k, s->op[k].need = t[f];)
-    for (int64_t i = 0; i < n; i++) t[i] = -1;
-    /* a run of equal b[j] is one operation's dependents: the one, or where the run starts; the
-     * lists of those with several are laid out in extra in the order of the layout, so that the
-     * loop reads them as it reads the operations */
-    int64_t ha = 0, total = 0;
+    int64_t ha = 0, hb = 0, total = 0, at = 0, given = 0;
     for (int64_t j = 0, e; j < m; j = e) {
         for (e = j + 1; e < m && b[e] == b[j];) e++;
-        t[b[j]] = e - j == 1 ? at_of(s, a[j], &ha) : (int32_t)(-2 - j);
         total += e - j == 1 ? 0 : 1 + e - j;
     }
     if (total >= INT32_MAX - 2 || !(s->extra = big_alloc((size_t)(total > 0 ? total : 1) * sizeof(int32_t)))) {
-        free(t);
         return -1;
     }
-    int64_t at = 0;
-    LAYOUT_EACH(l, h, f, k, {
-        int32_t v = t[f];
-        if (v <= -2) {
-            int64_t j0 = -2 - (int64_t)v, e = j0 + 1, hint = h;
-            while (e < m && b[e] == b[j0]) e++;
-            s->extra[at] = (int32_t)(e - j0);
-            for (int64_t j = j0; j < e; j++) s->extra[at + 1 + j - j0] = at_of(s, a[j], &hint);
-            v = (int32_t)(-2 - at);
-            at += 1 + e - j0;
+    for (int64_t j = 0, e; j < m; j = e) {
+        for (e = j + 1; e < m && b[e] == b[j];) e++;
+        int32_t *dep = &s->op[at_of(s, b[j], &hb)].dep;
+        *dep = e - j == 1 ? at_of(s, a[j], &ha) + 1 : (int32_t)(-1 - at);
+        for (int64_t i = j; i < e; i++) {
+            if (e - j > 1) s->extra[at + 1 + i - j] = at_of(s, a[i], &ha);
+            s->op[at_of(s, a[i], &ha)].need++;
         }
-        s->op[k].dep = v;
-    })
+        if (e - j > 1) {
+            s->extra[at] = (int32_t)(e - j);
+            at += 1 + e - j;
+        }
+        if (s->scratch && e - given >= (1 << 16)) { /* whole pages of both columns where they begin on one */
+            give_back(a + given, (e - given) * 4);
+            give_back(b + given, (e - given) * 4);
+            given = e & ~(int64_t)1023;
+        }
+    }
     s->dep_sorted = 0;
-    free(t);
+    if (!s->lay) return 0;
+    for (int64_t j = 0; j < mi; j++) s->op[at_of(s, ia[j], &ha)].need++;
+    s->n_init = 0;
+    for (int64_t k = 0; k < n; k++) s->n_init += s->op[k].need == 0;
+    s->init = malloc((size_t)(s->n_init > 0 ? s->n_init : 1) * sizeof(int32_t));
+    if (!s->init) return -1;
+    for (int64_t i = 0, q = 0; i < n; i++) {
+        if (s->op[at_of(s, (int32_t)i, &ha)].need == 0) s->init[q++] = (int32_t)i;
+    }
     return 0;
 }
 
+/* what requires each operation (a[j] requires b[j]), in the order of j (see Sim.req_a): where b
+ * is in ascending order the pairs themselves, else a list per operation with several; 0, or -1
+ * without memory */
 static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, const int32_t *ia, int64_t mi) {
     const int64_t n = s->n;
     s->req_a = a;
@@ -1089,14 +1092,13 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, c
     s->n_req = m;
     s->dep_sorted = 1;
     for (int64_t j = 1; j < m && s->dep_sorted; j++) s->dep_sorted = b[j] >= b[j - 1];
-    if (s->lay && s->dep_sorted) return requirements_by_place(s, a, b, m, ia, mi);
+    if (s->dep_sorted && (s->lay || s->scratch)) return requirements_sorted(s, a, b, m, ia, mi);
     int64_t ha = 0, hb = 0;
-    if (s->dep_sorted && !s->scratch) { /* a run of equal b[j] names one operation's dependents */
-        for (int64_t i = 0; i < n; i++) s->op[i].dep = -1;
+    if (s->dep_sorted) { /* a run of equal b[j] names one operation's dependents */
         for (int64_t j = 0; j < m; j++) s->op[a[j]].need++;
         for (int64_t j = 0, e; j < m; j = e) {
             for (e = j + 1; e < m && b[e] == b[j];) e++;
-            s->op[b[j]].dep = e - j == 1 ? a[j] : (int32_t)(-2 - j);
+            s->op[b[j]].dep = e - j == 1 ? a[j] + 1 : (int32_t)(-1 - j);
         }
         return 0;
     }
@@ -1108,22 +1110,22 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, c
     int64_t total = 0;
     for (int64_t i = 0; i < n; i++) {
         int32_t c = s->op[i].dep;
-        s->op[i].dep = c == 0 ? -1 : c == 1 ? INT32_MIN : (int32_t)(-2 - total);
+        s->op[i].dep = c == 0 ? 0 : c == 1 ? INT32_MIN : (int32_t)(-1 - total);
         total += c >= 2 ? 1 + (int64_t)c : 0;
     }
     if (total >= INT32_MAX - 2) return -1;
     s->extra = big_alloc((size_t)(total > 0 ? total : 1) * sizeof(int32_t));
     if (!s->extra) return -1;
     for (int64_t i = 0; i < n; i++) {
-        if (s->op[i].dep <= -2 && s->op[i].dep != INT32_MIN) s->extra[-2 - (int64_t)s->op[i].dep] = 0;
+        if (s->op[i].dep < 0 && s->op[i].dep != INT32_MIN) s->extra[-1 - (int64_t)s->op[i].dep] = 0;
     }
     for (int64_t j = 0; j < m; j++) {
         Op *p = &s->op[at_of(s, b[j], &hb)];
         int32_t aj = at_of(s, a[j], &ha);
         if (p->dep == INT32_MIN) {
-            p->dep = aj;
+            p->dep = aj + 1;
         } else {
-            int32_t *e = s->extra + (-2 - (int64_t)p->dep);
+            int32_t *e = s->extra + (-1 - (int64_t)p->dep);
             e[1 + e[0]++] = aj;
         }
     }
@@ -1177,12 +1179,6 @@ static int crosses(const Sim *s, const int32_t *a, const int32_t *b, int64_t m) 
     return 0;
 }
 
-/* the whole pages of a buffer of `bytes` at p given back to the system (not read again: they read as zeros) */
-static void give_back(const void *p, int64_t bytes) {
-    uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + (uintptr_t)bytes) & ~(uintptr_t)4095;
-    if (e > a) madvise((void *)a, e - a, MADV_DONTNEED);
-}
-
 /* everything but the inputs; 0, or -1 without memory */
 static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_req, const int32_t *ireq_a,
                  const int32_t *ireq_b, int64_t n_ireq, int timelines) {
@@ -1195,16 +1191,16 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
         free(s->keys);
         s->keys = s->tag_w;
     }
-    NEW_FILL(s->op, n + 1, Op, 0);
+    /* zero pages, taken as the operations are first written (while the dependency lists are given back) */
+    if (!(s->op = calloc((size_t)n + 1, sizeof(Op)))) return -1;
+    huge_pages(s->op, (int64_t)(n + 1) * (int64_t)sizeof(Op));
     if (requirements(s, req_a, req_b, n_req, ireq_a, n_ireq) < 0) return -1;
+    for (int k = 0; k < 2 && s->scratch; k++) give_back(k ? req_b : req_a, n_req * 4); /* in op and extra now */
     if (n_ireq > 0) {
         NEW(s->ireq_ptr, n + 1, int32_t);
         if (dependents(s, ireq_a, ireq_b, n_ireq, s->ireq_ptr, &s->ireq_dep, s->init == NULL) < 0) return -1;
     }
-    if (s->scratch) { /* the dependencies are in op, extra and ireq_dep now */
-        const void *lists[] = {req_a, req_b, ireq_a, ireq_b};
-        for (int k = 0; k < 4; k++) give_back(lists[k], (k < 2 ? n_req : n_ireq) * (int64_t)sizeof(int32_t));
-    }
+    for (int k = 0; k < 2 && s->scratch; k++) give_back(k ? ireq_b : ireq_a, n_ireq * 4); /* in ireq_dep now */
     NEW_FILL(s->nexto, P * s->n_cpu, double, 0);
     NEW_FILL(s->nextgs, P * s->n_nic, double, 0);
     NEW_FILL(s->nextgr, P * s->n_nic, double, 0);
@@ -1281,7 +1277,8 @@ static const char simulate_doc[] =
     "the loop runs (the columns must be writable; they are put back afterwards unless scratch is 1), 0 not to, "
     "-1 to do so for large schedules of writable columns whose ranks start with few operations ready; the "
     "results are the same. scratch 1: the caller reads none of the inputs again; a writable int32 tag column "
-    "may be overwritten and the pages of the dependency lists are given back once read (they read as zeros).";
+    "may be overwritten, the pages of the dependency lists are given back once read (they read as zeros), and "
+    "the process's large blocks are mapped on their own from then on (glibc's M_MMAP_THRESHOLD fixed).";
 
 
 enum { B_PTR, B_KIND, B_SIZE, B_PEER, B_TAG, B_CPU, B_NIC, B_RA, B_RB, B_IA, B_IB, B_START, B_END, B_DONE, B_FIN };
@@ -1451,6 +1448,11 @@ static PyObject *simulate(PyObject *self, PyObject *args) {
     s.start = (double *)b[B_START].view.buf;
     s.end = (double *)b[B_END].view.buf;
     s.scratch = scratch;
+#ifdef M_MMAP_THRESHOLD
+    /* the process is the caller's: large blocks from their own pages (glibc's default), given back when
+     * freed, rather than from a heap that keeps them once a large block was freed */
+    if (scratch) mallopt(M_MMAP_THRESHOLD, 128 << 10);
+#endif
     if (scratch && !s.tag_wide && n > 0 &&
         PyObject_GetBuffer(ob[B_TAG], &tw.view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) == 0) {
         tw.held = 1;
