@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcompose.assignments import parse_assignments
-from perfcompose.commands.common import Table, console, fmt, json_option, numbers_table, user_errors, write_json
+from perfcompose.commands.common import console, fmt, json_option, numbers_table, user_errors, write_json
 from perfcompose.commands.pamela.options import PointOptions, time_unit
 from perfcompose.errors import InputError, evaluating, finite_result
 from perfcompose.option_fields import command, shared
@@ -88,10 +88,7 @@ def eval_cmd(o: EvalCommand) -> None:
     if as_json is not None:
         write_json(as_json, {**result.as_json(), "unit": unit}, "result", indent=2)
     console.print(f"{model.name}: {process} at {where}" + (f" (times in {unit})" if unit else ""), highlight=False)
-    table = Table()
-    table.add_column("equation")
-    table.add_column(f"value [{unit}]" if unit else "value", justify="right")
-    table.add_column("", justify="right")
+    table = numbers_table(None, "equation", f"value [{unit}]" if unit else "value", "", left=1)
     meaning = {"T": "time", "phi": "critical path", "omega": "busiest resource"}
     for quantity in ("T", "phi", "omega"):
         value = getattr(result, quantity)
