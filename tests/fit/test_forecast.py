@@ -32,7 +32,6 @@ from perfcompose.fit.forecast import (
     Spline,
     choose,
     forecaster,
-    rounding_interval,
 )
 
 RM_X = [2203, 2281, 3217, 4253, 4423, 9689]
@@ -99,15 +98,6 @@ def test_bad_points_are_refused():
         LmPoly(3).fit([1, 2, 3], [1, 2, 3])
     with pytest.raises(FitError, match="unknown forecast method"):
         forecaster("cubic")
-
-
-def test_rounding_interval_is_the_exact_range_of_a_linear_method():
-    # lm: the forecast is linear in y, so moving each y by +-h in the worst direction hits the bounds
-    x, y, h = np.array([1.0, 2, 3, 4]), np.array([1.0, 2.1, 2.9, 4.2]), np.full(4, 0.05)
-    lo, hi = rounding_interval(Lm(), x, y, 10.0, h)
-    signs = np.array(np.meshgrid(*[[-1, 1]] * 4)).T.reshape(-1, 4)
-    corners = [float(Lm().fit(x, y + h * s).predict(10.0)) for s in signs]
-    assert lo == pytest.approx(min(corners), rel=1e-12) and hi == pytest.approx(max(corners), rel=1e-12)
 
 
 def test_choice_takes_the_method_with_the_smallest_holdout_error():

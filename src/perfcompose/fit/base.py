@@ -66,8 +66,6 @@ def clone(estimator: E) -> E:
         value = _copy(getattr(estimator, p.name))
         if p.kind is inspect.Parameter.VAR_POSITIONAL:
             args.extend(value)
-        elif p.kind is inspect.Parameter.POSITIONAL_ONLY:
-            args.append(value)
         else:
             kwargs[p.name] = value
     return type(estimator)(*args, **kwargs)

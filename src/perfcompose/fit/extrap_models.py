@@ -47,15 +47,11 @@ def _function(c: Candidate, n_params: int) -> dict[str, Any]:
     """A fitted hypothesis as Extra-P's function: constant, single-parameter or multi-parameter."""
     if not c.terms:
         return {"constant_coefficient": c.constant, "$type": "ConstantFunction"}
-    if n_params == 1:
-        terms = [{"coefficient": coef, "simple_terms": _simple_terms(shape[0][1])}
-                 for coef, shape in c.terms]
-        return {"constant_coefficient": c.constant, "compound_terms": terms, "$type": "SingleParameterFunction"}
-    terms = [{"coefficient": coef,
-              "parameter_term_pairs": {str(k): {"coefficient": 1.0, "simple_terms": _simple_terms(f)}
-                                       for k, f in shape}}
-             for coef, shape in c.terms]
-    return {"constant_coefficient": c.constant, "compound_terms": terms, "$type": "MultiParameterFunction"}
+    pairs = [{str(k): {"coefficient": 1.0, "simple_terms": _simple_terms(f)} for k, f in shape} for _, shape in c.terms]
+    terms = [{"coefficient": coef, "simple_terms": _simple_terms(shape[0][1])} if n_params == 1 else
+             {"coefficient": coef, "parameter_term_pairs": pair} for (coef, shape), pair in zip(c.terms, pairs)]
+    kind = "SingleParameterFunction" if n_params == 1 else "MultiParameterFunction"
+    return {"constant_coefficient": c.constant, "compound_terms": terms, "$type": kind}
 
 
 def _statistics(y: np.ndarray, pred: np.ndarray, coefficients: int) -> dict[str, float]:

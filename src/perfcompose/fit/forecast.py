@@ -3,7 +3,7 @@
 Five scikit-learn-style methods: ``spline`` (R's ``spline()``, Forsythe-Malcolm-Moler ends),
 ``loess`` (R's ``loess()`` through scikit-misc: span 0.75, quadratic), ``lm-poly`` (R's
 ``lm(y ~ poly(x, 3))``), ``lm`` and ``mean`` (of two methods). :func:`choose` is the paper's
-automatic choice; every method is linear in ``y``, which :func:`rounding_interval` uses."""
+automatic choice."""
 from __future__ import annotations
 
 import math
@@ -21,7 +21,7 @@ from perfcompose.fit.base import Estimator
 from perfcompose.skeleton_options import ForecastOptions
 
 __all__ = ["Forecaster", "Spline", "Loess", "LmPoly", "Lm", "MeanOf", "forecaster", "METHODS", "Choice",
-           "ForecastError", "choose", "rounding_interval", "holdout_errors", "Strategy", "STRATEGIES"]
+           "ForecastError", "choose", "holdout_errors", "Strategy", "STRATEGIES"]
 
 #: x or y values of known points: a sequence of numbers or a NumPy array
 Values = Sequence[float] | np.ndarray
@@ -102,10 +102,8 @@ class Spline(Forecaster):
         return "spline" if self.end == "fmm" else "spline(natural)"
 
     def _fit(self) -> None:
-        if self.end == "fmm":
-            self.b_, self.c_, self.d_ = _fmm_coefficients(self.x_, self.y_)
-        else:
-            self.b_, self.c_, self.d_ = _natural_coefficients(self.x_, self.y_)
+        coefficients = _fmm_coefficients if self.end == "fmm" else _natural_coefficients
+        self.b_, self.c_, self.d_ = coefficients(self.x_, self.y_)
 
     def _predict(self, u: np.ndarray) -> np.ndarray:
         x, y = self.x_, self.y_
@@ -485,15 +483,3 @@ def choose(x: Values, y: Values, at: float, *,
     raise ForecastError(f"no method predicts the known value at x = {held[0]:g} within "
                         f"{100 * epsilon:.3g} % ({detail}); measure more points near {at:g} or raise epsilon")
 
-
-def rounding_interval(method: Forecaster, x: Values, y: Values, at: float,
-                      half_units: Values) -> tuple[float, float]:
-    """The range of the forecast at ``at`` when each ``y_i`` is known to ``± half_units[i]``: every
-    method is linear in y, so the forecast is ``sum w_i y_i`` and its range ``± sum |w_i| h_i``."""
-    xa = np.asarray(x, dtype=float)
-    ya = np.asarray(y, dtype=float)
-    h = np.asarray(half_units, dtype=float)
-    centre = float(method.clone().fit(xa, ya).predict(at))
-    weights = np.array([float(method.clone().fit(xa, e).predict(at)) for e in np.eye(xa.size)])
-    spread = float(np.abs(weights) @ h)
-    return centre - spread, centre + spread

@@ -51,21 +51,17 @@ def fit_chunk(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence[
     """``fitter.fit_series(parameters, s, source)`` for every series ``s``, the series measured at
     the same points (and all with repetitions, or all without) fitted together; ``step(s)`` hears
     of each series done; without ``alternatives`` the results list no runners-up."""
-    by_points: dict[bytes, list[int]] = {}
-    coordinates: dict[bytes, np.ndarray] = {}
-    fitters: dict[bytes, PMNFFitter] = {}
+    # per set of points (and repetitions or none): the coordinates, the fitter and the series
+    by_points: dict[bytes, tuple[np.ndarray, PMNFFitter, list[int]]] = {}
     for i, s in enumerate(series):
         X = s.coordinates()
         reps = s.repetitions()
         values: Any = [p.values for p in s.points] if reps is None else reps
         key = X.tobytes() + repr(X.shape).encode() + (b"r" if replicated(values) else b"u")
-        by_points.setdefault(key, []).append(i)
-        coordinates.setdefault(key, X)
-        fitters.setdefault(key, fitter.for_values(values))
+        by_points.setdefault(key, (X, fitter.for_values(values), []))[2].append(i)
     results: list[Any] = [None] * len(series)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        for key, same in by_points.items():
-            X, fitter = coordinates[key], fitters[key]
+        for X, fitter, same in by_points.values():
             shared = X.ndim == 2 and X.shape[1] == len(parameters) and len(X) > 0
             batch = shared and batched.batchable(fitter, X)
             # a block at a time: the fitted hypotheses of a series take tens of kB until it is chosen
