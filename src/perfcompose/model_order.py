@@ -9,6 +9,7 @@ from typing import NamedTuple
 import sympy as sp
 
 from perfcompose.model_printing import Log2, display_form
+from perfcompose.pmnf_text import pmnf_factors
 
 __all__ = ["Order", "PMNFTerm", "NotPMNF", "order_of", "pmnf_terms"]
 
@@ -20,12 +21,7 @@ class Order(NamedTuple):
     j: Fraction
 
     def __str__(self) -> str:
-        parts = []
-        if self.i:
-            parts.append(f"x^({self.i})")
-        if self.j:
-            parts.append(f"log2(x)^({self.j})")
-        return " * ".join(parts) or "1"
+        return " * ".join(pmnf_factors("x", self.i, self.j)) or "1"
 
 
 @dataclass(frozen=True)

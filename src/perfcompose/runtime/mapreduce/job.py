@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -35,9 +35,8 @@ class JobResult:
     why: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"strategy": self.strategy, "m": self.m, "n": self.n, "inputs": self.inputs, "wall": self.wall,
-                "phases": self.phases.to_json(), "tasks": self.tasks, "disturbed": self.disturbed,
-                "why": self.why}
+        """Every field but the result, the phases as a record of their own."""
+        return {**{f.name: getattr(self, f.name) for f in fields(self)[1:]}, "phases": asdict(self.phases)}
 
 
 def run_job(engine: Engine, inputs: Sequence[Any], map: Callable[[Any], Any], reduce: Callable[..., Any],

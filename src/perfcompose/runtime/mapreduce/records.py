@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -24,9 +24,6 @@ class PhaseTimes:
     reduce_busy: float
     #: seconds spent fetching inputs from other workers (summed)
     transfer_busy: float
-
-    def to_json(self) -> dict[str, float]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
