@@ -107,10 +107,9 @@ class CostModel:
     def model(self, name: str = "main", quantity: Quantity = "T") -> Model:
         """``T_name`` (or ``phi_name``, ``omega_name``) as a :class:`perfcompose.model.Model`; a part
         without a closed form is a numerically implemented function ``T_name_k(parameters)``."""
-        expr = getattr(self.costs(name), quantity)
         label = f"{quantity}_{name}"
-        params = tuple(p for p in self.parameters if sp.Symbol(p, positive=True) in free_symbols(expr))
-        return Model(with_residuals(decimal_form(expr, every=True), label), params=params, unit="",
+        return Model(with_residuals(decimal_form(getattr(self.costs(name), quantity), every=True), label),
+                     params=self.uses(name, (quantity,)), unit="",
                      source=f"pamela:{self.program.source_name}", name=label)
 
     # -- evaluation -------------------------------------------------------------------------
