@@ -143,7 +143,7 @@ static void ev_sort(Ev *a, Ev *tmp, int64_t n) {
 /* the state of one run */
 
 enum { SEND = 0, RECV = 1, CALC = 2 };
-enum { ISSUED = 1, STARTED = 2, DONE = 4, KEY_NONE = 8, KEY_DEAD = 16 };
+enum { ISSUED = 1, STARTED = 2, DONE = 4 };
 
 /* what an event reads and writes of an operation, in 12 bytes; its rank, peer and kind are read
  * from the schedule's columns (or found from op_first), its flags are kept in the caller's done
@@ -151,7 +151,7 @@ enum { ISSUED = 1, STARTED = 2, DONE = 4, KEY_NONE = 8, KEY_DEAD = 16 };
 typedef struct {
     int32_t need; /* requires and irequires not yet satisfied */
     int32_t next; /* the next member of its group until it runs, then of the matching queue it is in */
-    int32_t dep;  /* its one dependent (requires it) + 1, 0 for none, < 0 for several (see Sim.req_a) */
+    int32_t dep;  /* its one dependent (requires it) + 1, 0 for none, < 0 for several (see Sim.extra) */
 } Op;
 
 /* a message waiting for its receiver's CPU and NIC, and the next one waiting for them (-1: none) */
@@ -187,20 +187,15 @@ typedef struct {
     int tag_wide;
     double L, o, g, G, O, S;
     Op *op;
-    uint8_t *flag; /* ISSUED, STARTED, DONE of every operation, and KEY_NONE, KEY_DEAD (see key_of) */
+    uint8_t *flag; /* ISSUED, STARTED, DONE of every operation */
     uint8_t *own_flag; /* flag where it is not the caller's done array (with a layout) */
     int32_t *init;      /* with a layout: the operations (caller's order) that wait for nothing */
     int64_t n_init;
-    int32_t *keys; /* every operation's matching key, or NULL where keys are the tags (key_of) */
+    int32_t *keys; /* every operation's matching key (key_of) */
     int32_t *tag_w; /* the tag column, writable, where the caller reads none of its inputs again (scratch) */
     int scratch;
-    int32_t dead_key;
-    /* the operations that require another (op.dep: 0 none, d > 0 the one d - 1, else several): with
-     * req_b in ascending order (dep_sorted) those of operation i are req_a[j] from j = -1 - op[i].dep
-     * while req_b[j] == i, else extra[k + 1 .. k + extra[k]] with k = -1 - op[i].dep */
-    const int32_t *req_a, *req_b;
-    int64_t n_req;
-    int dep_sorted;
+    /* the operations that require another (op.dep: 0 none, d > 0 the one d - 1, else several): those
+     * of operation i with several are extra[k + 1 .. k + extra[k]], k = -1 - op[i].dep */
     int32_t *extra;
     int32_t *ireq_ptr, *ireq_dep; /* ireq_ptr NULL without irequires */
     int cross; /* some dependency joins two ranks: a new operation's rank is looked up */
@@ -260,15 +255,8 @@ static inline int32_t key_head(const Sim *s, int64_t k, int kd) {
     return i >= 0 && s->kind[i] == kd ? i : -1;
 }
 
-/* the matching key of a send or an exact receive, -1 for the rest: where every send has a tag of
- * its own, the tag, or for a receive that no send matches the one key no message has (dead_key);
- * else from the keys array */
-static inline int32_t key_of(const Sim *s, int64_t i) {
-    if (s->keys) return s->keys[i];
-    uint8_t f = s->flag[i];
-    if (f & (KEY_NONE | KEY_DEAD)) return f & KEY_NONE ? -1 : s->dead_key;
-    return (int32_t)TAG(s, i);
-}
+/* the matching key of a send or an exact receive (match_keys), -1 for the rest */
+static inline int32_t key_of(const Sim *s, int64_t i) { return s->keys[i]; }
 
 /* the rank of operation i: the last h with op_first[h] <= i */
 static inline int64_t rank_of(const Sim *s, int64_t i) {
@@ -473,18 +461,10 @@ static inline void mark_done(Sim *s, int32_t i, int64_t h) {
             s->op[d].need--;
             ready(s, d, h);
         } else if (d <= -2) {
-            int64_t j = -2 - (int64_t)d;
-            if (s->dep_sorted) { /* (never with a layout or scratch: requirements_sorted lists them in extra) */
-                for (; j < s->n_req && s->req_b[j] == i; j++) {
-                    s->op[s->req_a[j]].need--;
-                    ready(s, s->req_a[j], h);
-                }
-            } else {
-                const int32_t *e = s->extra + j;
-                for (int32_t k = 1; k <= e[0]; k++) {
-                    s->op[e[k]].need--;
-                    ready(s, e[k], h);
-                }
+            const int32_t *e = s->extra + (-2 - (int64_t)d);
+            for (int32_t k = 1; k <= e[0]; k++) {
+                s->op[e[k]].need--;
+                ready(s, e[k], h);
             }
         }
     }
@@ -915,57 +895,10 @@ static inline int triple(const Sim *s, int64_t h, int64_t i, int64_t *d, int64_t
     return 1;
 }
 
-/* match_keys where every send has a tag of its own in [0, n) (as program_to_goal writes them): a
- * send's key is its tag, an exact receive's the tag of the send it matches, else the one key that
- * no message has (dead_key), kept as flags (key_of). Returns the number of keys, -1 without
- * memory, -2 where tags repeat. */
-static int64_t keys_by_tag(Sim *s) {
-    const int64_t n = s->n;
-    /* the send of each tag, as its receiver and its rank side by side (one read a receive, where
-     * the send's index would take three far apart), the receiver + 1, 0 where no send has the tag
-     * (pages never written cost nothing: a repeated tag is found at little cost) */
-    int32_t *sender = calloc((size_t)(n > 0 ? 2 * n : 2), sizeof(int32_t));
-    if (!sender) return -1;
-    int64_t n_keys = 0, h = 0; /* the key of the receives that match no send follows the tags */
-    int dead = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (s->kind[i] == SEND) {
-            int64_t tg = TAG(s, i);
-            if (tg < 0 || tg >= n || sender[2 * tg] != 0 || s->peer[i] < 0) {
-                free(sender);
-                return -2;
-            }
-            sender[2 * tg] = s->peer[i] + 1;
-            sender[2 * tg + 1] = (int32_t)rank_at(s, i, &h);
-            n_keys = tg >= n_keys ? tg + 1 : n_keys;
-        }
-    }
-    for (int64_t i = 0; i < n; i++) {
-        int64_t r = rank_at(s, i, &h);
-        if (s->kind[i] == SEND) continue;
-        int64_t tg = TAG(s, i);
-        s->flag[i] |= KEY_NONE;
-        if (s->kind[i] == RECV && s->peer[i] != -1 && tg != -1) {
-            const int32_t *m = tg >= 0 && tg < n ? &sender[2 * tg] : NULL;
-            int match = m && m[0] == r + 1 && m[1] == s->peer[i];
-            s->flag[i] &= (uint8_t)~KEY_NONE;
-            if (!match) { /* no message has its key: all such share one */
-                s->flag[i] |= KEY_DEAD;
-                dead = 1;
-            }
-        }
-    }
-    free(sender);
-    if (dead) s->dead_key = (int32_t)n_keys++;
-    return n_keys;
-}
-
 /* a compact key per send and exact receive (key_of): equal exactly when they match (the sends'
  * keys first, then the receives' found among them, or the one key of no message); -1 for the rest.
  * Returns the number of keys, or -1 without memory. */
 static int64_t match_keys(Sim *s) {
-    int64_t by_tag = keys_by_tag(s);
-    if (by_tag != -2) return by_tag;
     int64_t sends = 0, cap = 16, n_keys = 0, dead = -1;
     for (int64_t i = 0; i < s->n; i++) sends += s->kind[i] == SEND;
     while (cap < 2 * sends) cap <<= 1;
@@ -1069,7 +1002,6 @@ static int requirements_sorted(Sim *s, const int32_t *a, const int32_t *b, int64
             given = e & ~(int64_t)1023;
         }
     }
-    s->dep_sorted = 0;
     if (!s->lay) return 0;
     for (int64_t j = 0; j < mi; j++) s->op[at_of(s, ia[j], &ha)].need++;
     s->n_init = 0;
@@ -1082,54 +1014,26 @@ static int requirements_sorted(Sim *s, const int32_t *a, const int32_t *b, int64
     return 0;
 }
 
-/* what requires each operation (a[j] requires b[j]), in the order of j (see Sim.req_a): where b
- * is in ascending order the pairs themselves, else a list per operation with several; 0, or -1
- * without memory */
+/* what requires each operation (a[j] requires b[j]), in the order of j (requirements_sorted): where
+ * b is not in ascending order, the pairs sorted by it first (stably, by counts); 0, or -1 without
+ * memory */
 static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, const int32_t *ia, int64_t mi) {
-    const int64_t n = s->n;
-    s->req_a = a;
-    s->req_b = b;
-    s->n_req = m;
-    s->dep_sorted = 1;
-    for (int64_t j = 1; j < m && s->dep_sorted; j++) s->dep_sorted = b[j] >= b[j - 1];
-    if (s->dep_sorted && (s->lay || s->scratch)) return requirements_sorted(s, a, b, m, ia, mi);
-    int64_t ha = 0, hb = 0;
-    if (s->dep_sorted) { /* a run of equal b[j] names one operation's dependents */
-        for (int64_t j = 0; j < m; j++) s->op[a[j]].need++;
-        for (int64_t j = 0, e; j < m; j = e) {
-            for (e = j + 1; e < m && b[e] == b[j];) e++;
-            s->op[b[j]].dep = e - j == 1 ? a[j] + 1 : (int32_t)(-1 - j);
-        }
-        return 0;
+    int64_t j = 1;
+    while (j < m && b[j] >= b[j - 1]) j++;
+    if (j >= m) return requirements_sorted(s, a, b, m, ia, mi);
+    int32_t *at = calloc((size_t)s->n + 1, sizeof(int32_t)), *sa = malloc((size_t)m * sizeof(int32_t));
+    int32_t *sb = malloc((size_t)m * sizeof(int32_t));
+    int rc = at && sa && sb ? 0 : -1;
+    for (j = 0; j < m && rc == 0; j++) at[b[j] + 1]++;
+    for (int64_t i = 0; i < s->n && rc == 0; i++) at[i + 1] += at[i];
+    for (j = 0; j < m && rc == 0; j++) {
+        sa[at[b[j]]] = a[j];
+        sb[at[b[j]]++] = b[j];
     }
-    s->dep_sorted = 0;
-    for (int64_t j = 0; j < m; j++) { /* op.dep counts the dependents first */
-        s->op[at_of(s, b[j], &hb)].dep++;
-        s->op[at_of(s, a[j], &ha)].need++;
-    }
-    int64_t total = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int32_t c = s->op[i].dep;
-        s->op[i].dep = c == 0 ? 0 : c == 1 ? INT32_MIN : (int32_t)(-1 - total);
-        total += c >= 2 ? 1 + (int64_t)c : 0;
-    }
-    if (total >= INT32_MAX - 2) return -1;
-    s->extra = big_alloc((size_t)(total > 0 ? total : 1) * sizeof(int32_t));
-    if (!s->extra) return -1;
-    for (int64_t i = 0; i < n; i++) {
-        if (s->op[i].dep < 0 && s->op[i].dep != INT32_MIN) s->extra[-1 - (int64_t)s->op[i].dep] = 0;
-    }
-    for (int64_t j = 0; j < m; j++) {
-        Op *p = &s->op[at_of(s, b[j], &hb)];
-        int32_t aj = at_of(s, a[j], &ha);
-        if (p->dep == INT32_MIN) {
-            p->dep = aj + 1;
-        } else {
-            int32_t *e = s->extra + (-1 - (int64_t)p->dep);
-            e[1 + e[0]++] = aj;
-        }
-    }
-    return 0;
+    rc = rc == 0 ? requirements_sorted(s, sa, sb, m, ia, mi) : -1;
+    void *temporaries[] = {at, sa, sb};
+    for (int k = 0; k < 3; k++) free(temporaries[k]);
+    return rc;
 }
 
 #define NEW(ptr, count, type)                                                        \
@@ -1186,7 +1090,7 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
     int64_t most = setup_ranks(s), n_keys = match_keys(s);
     if (n_keys < 0) return -1;
     s->cross = crosses(s, req_a, req_b, n_req) || crosses(s, ireq_a, ireq_b, n_ireq);
-    if (s->tag_w && s->keys && !s->wild) { /* the tags are not read again: the keys take their place */
+    if (s->tag_w && !s->wild) { /* the tags are not read again: the keys take their place */
         memcpy(s->tag_w, s->keys, (size_t)n * sizeof(int32_t));
         free(s->keys);
         s->keys = s->tag_w;
