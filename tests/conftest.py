@@ -39,10 +39,10 @@ def write_file(tmp_path: Path) -> Callable[[str, str | bytes], Path]:
     return write
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """Headless Chromium, driven through playwright, for the tests that open the HTML pages; they
-    are skipped where Chromium or playwright is missing."""
+    are skipped where Chromium or playwright is missing. Started once (about 3 s) for them all."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         pytest.skip("no chromium on PATH (Debian: apt-get install chromium)")
@@ -58,12 +58,14 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def open_static_page(browser: Any) -> Callable[[Path], Any]:
+def open_static_page(browser: Any) -> Iterator[Callable[[Path], Any]]:
     """Open a page of the project in the browser, failing on console or page errors and on any
-    request but the page's own file: the pages are self-contained."""
+    request but the page's own file: the pages are self-contained. The pages close after the test."""
+    pages: list[Any] = []
 
     def open_page(path: Path) -> Any:
         page = browser.new_page()
+        pages.append(page)
         errors: list[str] = []
         requests: list[str] = []
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -74,4 +76,6 @@ def open_static_page(browser: Any) -> Callable[[Path], Any]:
         assert errors == [] and requests == [path.resolve().as_uri()]
         return page
 
-    return open_page
+    yield open_page
+    for page in pages:
+        page.close()
