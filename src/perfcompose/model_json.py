@@ -51,8 +51,7 @@ def model_record(model: Model) -> dict[str, Any]:
         record["stats"] = {k: _json_number(v) for k, v in model.stats.items()}
     if model.roles:
         record["roles"] = dict(model.roles)
-    ensemble = None if model.ensemble is None else model.ensemble.to_json()
-    if ensemble is not None:
+    if model.ensemble is not None and (ensemble := model.ensemble.to_json()) is not None:
         record["ensemble"] = ensemble
     return record
 
@@ -103,9 +102,8 @@ def model_from_record(cls: type[Model], record: Mapping[str, Any] | str,
     roles = record.get("roles", {})
     if not isinstance(roles, Mapping) or not all(isinstance(v, str) for v in roles.values()):
         raise ModelSyntaxError("'roles' must map parameter names to roles", hint="roles: " + ", ".join(ROLES))
-    ensemble = None
-    if "ensemble" in record:
-        ensemble = LinearEnsemble.from_json(record["ensemble"], lambda text, names: cls.parse(text, params=names))
+    ensemble = (LinearEnsemble.from_json(record["ensemble"], lambda text, names: cls.parse(text, params=names))
+                if "ensemble" in record else None)
     params = record.get("parameters", ())
     if not isinstance(params, (list, tuple)) or not all(isinstance(p, str) for p in params):
         raise ModelSyntaxError("'parameters' must be a list of parameter names")

@@ -107,17 +107,12 @@ def plan(term: Term, functions: Mapping[str, Callable[[Any], Any]]) -> Node:
             raise RuntimeTermError(f"no function for component '{term.name}'",
                                    hint=f"known: {', '.join(sorted(functions)) or 'none'}")
         return Stage(Chain((term.name,), (functions[term.name],)))
-    if isinstance(term, Seq):
+    if isinstance(term, (Seq, Pipe)):
         first, second = plan(term.first, functions), plan(term.second, functions)
-        if isinstance(first, Stage) and isinstance(second, Stage):
-            return Stage(Chain(first.chain.names + second.chain.names,
-                               first.chain.functions + second.chain.functions))
-        parts = [p for node in (first, second) for p in (node.parts if isinstance(node, SeqNode) else (node,))]
-        return SeqNode(tuple(parts))
-    if isinstance(term, Pipe):
-        first, second = plan(term.first, functions), plan(term.second, functions)
-        parts = [p for node in (first, second) for p in (node.parts if isinstance(node, PipeNode) else (node,))]
-        return PipeNode(tuple(parts))
+        if isinstance(term, Seq) and isinstance(first, Stage) and isinstance(second, Stage):
+            return Stage(Chain(first.chain.names + second.chain.names, first.chain.functions + second.chain.functions))
+        kind = SeqNode if isinstance(term, Seq) else PipeNode
+        return kind(tuple(p for node in (first, second) for p in (node.parts if isinstance(node, kind) else (node,))))
     if isinstance(term, TPool):
         if not isinstance(term.threads, int):
             raise RuntimeTermError(f"tpool_{term.threads} has no thread count to run with",
