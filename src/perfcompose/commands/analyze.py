@@ -14,16 +14,16 @@ from perfcompose.assignments import parse_point
 from perfcompose.choices import Scaling
 from perfcompose.commands.common import (
     bar_after,
+    cli_command,
     console,
     json_option,
     progress,
     shared_option,
-    user_errors,
     write_json,
 )
 from perfcompose.data import load
 from perfcompose.data.hatchet_runs import parse_parameters
-from perfcompose.option_fields import command, option, shared
+from perfcompose.option_fields import option, shared
 from perfcompose.report.analysis_json import analysis_json
 from perfcompose.report.analysis_page import analysis_report
 from perfcompose.report.analysis_text import analysis_text
@@ -59,8 +59,7 @@ class AnalyzeCommand:
     scaling: Scaling = shared_option("scaling")
 
 
-@user_errors
-@command(AnalyzeCommand)
+@cli_command(AnalyzeCommand)
 def analyze(o: AnalyzeCommand) -> None:
     """The target point (--at) needs a value for every parameter; docs/analyze.md tells how to read the output."""
     target: dict[str, float] = {}

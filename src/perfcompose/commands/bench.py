@@ -9,6 +9,7 @@ import numpy as np
 
 from perfcompose.bench import TASKS, BenchError, checkpoint_for, parse_grid, resolve_target, run_sweep
 from perfcompose.commands.common import (
+    cli_command,
     console,
     err_console,
     file_to_write,
@@ -16,10 +17,9 @@ from perfcompose.commands.common import (
     numbers_table,
     progress,
     shared_option,
-    user_errors,
 )
 from perfcompose.data import save
-from perfcompose.option_fields import command, option
+from perfcompose.option_fields import option
 from perfcompose.report.numbers import size
 from perfcompose.variation import coefficient_of_variation
 
@@ -41,8 +41,7 @@ class BenchCommand:
     restart: bool = shared_option("restart")
 
 
-@user_errors
-@command(BenchCommand)
+@cli_command(BenchCommand)
 def bench(o: BenchCommand) -> None:
     grid = parse_grid(o.param)
     tgt, identity = resolve_target(o.target, o.cmd, o.timeout)

@@ -20,7 +20,7 @@ from perfcompose.commands.consoles import fmt as fmt
 from perfcompose.commands.consoles import print_error
 from perfcompose.commands.consoles import progress as progress
 from perfcompose.errors import from_exception
-from perfcompose.option_fields import cli_option, option, shared
+from perfcompose.option_fields import cli_option, command, option, shared
 from perfcompose.progress_callbacks import one_bar
 from perfcompose.progress_callbacks import per_task as per_task
 from perfcompose.report.tables import ResultTable as Table
@@ -59,6 +59,12 @@ def user_errors(func: F) -> F:
             console.stderr = False  # --json - sent the printed output to stderr for this command only
 
     return wrapper  # type: ignore[return-value]
+
+
+def cli_command(cls: type) -> Callable[[Callable[[Any], Any]], Any]:
+    """A command taking the options ``cls`` declares (:func:`perfcompose.option_fields.command`), its
+    foreseeable failures printed as one message (:func:`user_errors`)."""
+    return lambda run: user_errors(command(cls)(run))
 
 
 #: the value of ``--json`` that writes the JSON to standard output

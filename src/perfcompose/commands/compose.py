@@ -10,7 +10,7 @@ import typer
 
 from perfcompose.choices import PipeRule
 from perfcompose.commands import intervals as _intervals
-from perfcompose.commands.common import Table, console, err_console, json_option, user_errors, write_json
+from perfcompose.commands.common import Table, cli_command, console, err_console, json_option, write_json
 from perfcompose.commands.components import (
     BIND_HELP,
     COMPONENT_HELP,
@@ -28,7 +28,7 @@ from perfcompose.compose.laws import PIPE as LAWS_PIPE
 from perfcompose.compose.oversubscription import account, machine_cores
 from perfcompose.errors import InputError
 from perfcompose.finite import is_time
-from perfcompose.option_fields import command, option, shared
+from perfcompose.option_fields import option, shared
 from perfcompose.report.numbers import sig, size
 
 
@@ -50,8 +50,7 @@ class ComposeCommand(Components):
                                "--at x=65536,n=4 (repeatable).")
 
 
-@user_errors
-@command(ComposeCommand)
+@cli_command(ComposeCommand)
 def compose(o: ComposeCommand) -> None:
     composer = Composer(components(o.component, o.unit, o.bind), pipe=o.pipe)
     parsed = composer.parse(o.term, source="term")
@@ -89,8 +88,7 @@ class LawsCommand(Components):
     x_range: str = option("1024:262144", "Range LO:HI of x for numeric checks.", flag="--x")
 
 
-@user_errors
-@command(LawsCommand)
+@cli_command(LawsCommand)
 def laws(o: LawsCommand) -> None:
     comps = components(o.component, o.unit, o.bind)
     if not comps:
@@ -135,8 +133,7 @@ class ExploreCommand(Components):
     param: list[str] = option((), "Values for symbolic counts: n=4.", aliases=("-p",))
 
 
-@user_errors
-@command(ExploreCommand)
+@cli_command(ExploreCommand)
 def explore(options: ExploreCommand) -> None:
     composer = Composer(components(options.component, options.unit, options.bind), pipe="pointwise")
     parsed = composer.parse(options.term, source="term")

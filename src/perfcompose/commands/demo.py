@@ -4,14 +4,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfcompose.commands.common import Table, console, file_to_write, per_task, plot_option, progress, user_errors
+from perfcompose.commands.common import Table, cli_command, console, file_to_write, per_task, plot_option, progress
 from perfcompose.commands.reports import demo_html
 from perfcompose.compose import Composer, oversubscription
 from perfcompose.compose import compose as compose_model
 from perfcompose.compose.interval import with_interval
 from perfcompose.compose.parser import parse_term
 from perfcompose.fit.uncertainty import with_uncertainty
-from perfcompose.option_fields import command, option, shared
+from perfcompose.option_fields import option, shared
 from perfcompose.report.demo import programs_figure
 from perfcompose.report.figures import save
 from perfcompose.report.numbers import sig
@@ -25,8 +25,7 @@ class DemoCommand:
     html: Path = option(Path("demo.html"), "Where to write the HTML report.", callback=file_to_write)
 
 
-@user_errors
-@command(DemoCommand)
+@cli_command(DemoCommand)
 def demo(o: DemoCommand) -> None:
     console.print("[bold]1. unit performance tests[/bold]: measuring nop, inc, qsort on this machine")
     with progress() as bar:

@@ -6,18 +6,18 @@ from pathlib import Path
 
 from perfcompose.choices import ExperimentFormat, OutputFormat, Scaling
 from perfcompose.commands.common import (
+    cli_command,
     console,
     input_format_option,
     numbers_table,
     print_saved_models,
     saved_models,
     shared_option,
-    user_errors,
     with_stated_unit,
 )
 from perfcompose.data import load, save
 from perfcompose.data.experiment import describe
-from perfcompose.option_fields import command, option, shared
+from perfcompose.option_fields import option, shared
 from perfcompose.units import human
 
 
@@ -30,8 +30,7 @@ class ShowCommand:
     unit: str | None = shared_option("unit")
 
 
-@user_errors
-@command(ShowCommand)
+@cli_command(ShowCommand)
 def show(o: ShowCommand) -> None:
     """Of an Extra-P saved experiment (.extra-p), also the model sets saved with it."""
     exp = with_stated_unit(load(o.file, o.fmt, scaling=o.scaling), o.unit)
@@ -59,8 +58,7 @@ class ConvertCommand:
     scaling: Scaling = shared_option("scaling")
 
 
-@user_errors
-@command(ConvertCommand)
+@cli_command(ConvertCommand)
 def convert(o: ConvertCommand) -> None:
     """A .extra-p archive is an Extra-P saved experiment, which Extra-P's GUI opens."""
     exp = load(o.source, o.fmt, scaling=o.scaling)

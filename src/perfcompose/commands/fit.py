@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcompose.choices import Scaling
-from perfcompose.commands.common import json_option, shared_option, user_errors
+from perfcompose.commands.common import cli_command, json_option, shared_option
 from perfcompose.fit_options import FitOptions
-from perfcompose.option_fields import command, option, shared
+from perfcompose.option_fields import option, shared
 
 
 @dataclass(frozen=True)
@@ -35,8 +35,7 @@ class FitCommand(FitOptions):
     unit: str | None = shared_option("unit")
 
 
-@user_errors
-@command(FitCommand)
+@cli_command(FitCommand)
 def fit(options: FitCommand) -> None:
     from perfcompose.commands.fit_run import run_fit  # NumPy's, once the command runs
 

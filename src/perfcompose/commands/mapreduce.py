@@ -11,6 +11,7 @@ import typer
 
 from perfcompose.choices import PICTURES, MapReduceStrategy, Picture
 from perfcompose.commands.common import (
+    cli_command,
     console,
     err_console,
     json_option,
@@ -19,12 +20,11 @@ from perfcompose.commands.common import (
     progress,
     records_json,
     shared_option,
-    user_errors,
     write_json,
 )
 from perfcompose.errors import PerfcomposeError
 from perfcompose.limits import check_steps
-from perfcompose.option_fields import command, option, shared
+from perfcompose.option_fields import option, shared
 from perfcompose.runtime.mapreduce import Engine, check_address, histogram_job, serial_histogram
 from perfcompose.runtime.mapreduce.engine import TIMEOUT
 from perfcompose.runtime.mapreduce.ops import prepare_picture
@@ -63,8 +63,7 @@ class MapReduceRunCommand(DaskCluster):
     timeout: float = option(TIMEOUT, "Seconds to wait for a scheduler.")
 
 
-@user_errors
-@command(MapReduceRunCommand)
+@cli_command(MapReduceRunCommand)
 def run_one(o: MapReduceRunCommand) -> None:
     if o.inputs < 1:
         raise PerfcomposeError("--inputs must be at least 1")
@@ -153,8 +152,7 @@ class Table5Command(DaskCluster):
     restart: bool = shared_option("restart")
 
 
-@user_errors
-@command(Table5Command)
+@cli_command(Table5Command)
 def paper_table5(o: Table5Command) -> None:
     result = _study(o.quick, o.picture, o.strategy, o.rounds, o.x, o.repeat, o.scheduler, o.malloc_trim, o.restart)
     table = numbers_table("Table 5: pixel histogram on Dask, measured vs modular [ms per job]", "picture", "strategy",
@@ -199,8 +197,7 @@ class Table3Command:
     restart: bool = shared_option("restart")
 
 
-@user_errors
-@command(Table3Command)
+@cli_command(Table3Command)
 def paper_table3(o: Table3Command) -> None:
     cores = os.cpu_count() or 1
     fits = [(1, n) for n in PAPER_TABLE3 if n <= cores]

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from perfcompose.commands.common import (
     Table,
+    cli_command,
     console,
     json_option,
     numbers_table,
@@ -24,7 +25,7 @@ from perfcompose.commands.common import (
     write_json,
 )
 from perfcompose.commands.reports import tables_html
-from perfcompose.option_fields import command, option, shared
+from perfcompose.option_fields import option, shared
 from perfcompose.report.hadoop import plot_fig4
 from perfcompose.validate.latency import CAPACITY, COUNT, FULL_ROUNDS, FULL_X, QUICK_ROUNDS, QUICK_X, study
 from perfcompose.validate.lobachev import CASES, reproduce
@@ -71,8 +72,7 @@ class Fig4Command:
     json_out: Path | None = shared(records_json())
 
 
-@user_errors
-@command(Fig4Command)
+@cli_command(Fig4Command)
 def fig4(o: Fig4Command) -> None:
     grid = hadoop_grid()
     by = {(p.m, p.n): p for p in grid}
@@ -146,8 +146,7 @@ class LatencyCommand:
                                    "cores).")
 
 
-@user_errors
-@command(LatencyCommand)
+@cli_command(LatencyCommand)
 def latency(o: LatencyCommand) -> None:
     xs, rounds = (QUICK_X, QUICK_ROUNDS) if o.quick else (FULL_X, FULL_ROUNDS)
     with progress() as bar:
@@ -189,8 +188,7 @@ class LobachevCommand:
     html: Path | None = shared_option("html")
 
 
-@user_errors
-@command(LobachevCommand)
+@cli_command(LobachevCommand)
 def lobachev(o: LobachevCommand) -> None:
     """The range is what the estimate spans when each printed input moves by half a unit of its
     last digit; a paper figure inside it (widened by the figure's own rounding) is reproduced."""

@@ -11,20 +11,20 @@ import typer
 from perfcompose.bench import TASKS
 from perfcompose.commands.common import (
     Table,
+    cli_command,
     console,
     err_console,
     per_task,
     progress,
     records_json,
     shared_option,
-    user_errors,
 )
 from perfcompose.commands.paper import print_table1_rest
 from perfcompose.commands.reports import study_html, table1_html
 from perfcompose.commands.study import ValidateCommand, run_composition_study
 from perfcompose.commands.validation import print_study, write_study
 from perfcompose.data import save
-from perfcompose.option_fields import command, default_of, option, shared
+from perfcompose.option_fields import default_of, option, shared
 from perfcompose.validate import paper
 from perfcompose.validate.paper import table1
 from perfcompose.validate.paper_relations import LAYERING_GROUPS, coefficient_spreads, core_limit, relation_iv
@@ -42,8 +42,7 @@ class Table1Command:
                                   "afresh.")
 
 
-@user_errors
-@command(Table1Command)
+@cli_command(Table1Command)
 def paper_table1(o: Table1Command) -> None:
     if o.rest_only:
         print_table1_rest()
@@ -120,8 +119,7 @@ def _validation_table(table: str, then: Callable[[Any], None] = lambda result: N
     """The command of one validation table (2, 4, 6 or 7): every one takes the same options,
     measures and prints its table, then prints what ``then`` finds in the result."""
 
-    @user_errors
-    @command(ValidationTableCommand)
+    @cli_command(ValidationTableCommand)
     def run(o: ValidationTableCommand) -> None:
         then(_paper_validation(table, o.quick, o.json_out, o.restart, o.html))
 

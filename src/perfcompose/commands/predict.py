@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcompose.choices import PipeRule
-from perfcompose.commands.common import console, err_console, json_option, shared_option, user_errors, write_json
+from perfcompose.commands.common import cli_command, console, err_console, json_option, shared_option, write_json
 from perfcompose.commands.components import PIPE_HELP, parameter_values, x_values
 from perfcompose.commands.reports import predict_html
 from perfcompose.compose.prediction import predict_design
 from perfcompose.errors import PerfcomposeError
-from perfcompose.option_fields import command, option, shared
+from perfcompose.option_fields import option, shared
 from perfcompose.report.prediction_json import prediction_record
 from perfcompose.report.prediction_text import print_prediction, print_prediction_notes
 
@@ -35,8 +35,7 @@ class PredictCommand:
     html: Path | None = shared_option("html")
 
 
-@user_errors
-@command(PredictCommand)
+@cli_command(PredictCommand)
 def predict(o: PredictCommand) -> None:
     try:
         result = predict_design(o.design, x=x_values(o.x), parameters=parameter_values(o.param), pipe=o.pipe,

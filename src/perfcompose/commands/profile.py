@@ -11,9 +11,9 @@ from perfcompose.bench import BenchError, parse_grid
 from perfcompose.bench.python_profile import MIN_SHARE, ProfileTarget, experiment
 from perfcompose.choices import PythonProfiler
 from perfcompose.commands.bench import sweep
-from perfcompose.commands.common import console, file_to_write, shared_option, user_errors
+from perfcompose.commands.common import cli_command, console, file_to_write, shared_option
 from perfcompose.data import save
-from perfcompose.option_fields import command, option
+from perfcompose.option_fields import option
 from perfcompose.report.numbers import size
 
 
@@ -37,8 +37,7 @@ class ProfileCommand:
     restart: bool = shared_option("restart")
 
 
-@user_errors
-@command(ProfileCommand)
+@cli_command(ProfileCommand)
 def profile(o: ProfileCommand) -> None:
     """Resumes from OUT.checkpoint.jsonl; then: perfcompose analyze OUT --at n=VALUE."""
     if not 0 <= o.min_share < 1:

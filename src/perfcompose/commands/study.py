@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from perfcompose.choices import Workers
-from perfcompose.commands.common import one_bar, progress, records_json, shared_option, user_errors
+from perfcompose.commands.common import cli_command, one_bar, progress, records_json, shared_option
 from perfcompose.commands.components import x_values
 from perfcompose.commands.consoles import err_console
 from perfcompose.commands.reports import study_html
 from perfcompose.commands.validation import input_function, print_study, task_functions, write_study
 from perfcompose.limits import check_memory, check_steps
-from perfcompose.option_fields import command, option, shared
+from perfcompose.option_fields import option, shared
 from perfcompose.validate.modular import study
 
 
@@ -47,8 +47,7 @@ class ValidateCommand:
                                       "ints).", flag="--input")
 
 
-@user_errors
-@command(ValidateCommand)
+@cli_command(ValidateCommand)
 def validate(o: ValidateCommand) -> None:
     xs = tuple(x_values(o.x))
     check_memory(8.0 * max(xs) * o.count, f"{o.count} inputs of x = {max(xs):g} values (--x, --count)")

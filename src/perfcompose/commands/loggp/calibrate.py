@@ -6,11 +6,11 @@ from pathlib import Path
 
 import typer
 
-from perfcompose.commands.common import console, numbers_table, progress, user_errors
+from perfcompose.commands.common import cli_command, console, numbers_table, progress
 from perfcompose.limits import check_steps
 from perfcompose.loggp.calibrate.parameters import BANDWIDTH, MIN_G_SIZE, CalibrationOptions
 from perfcompose.loggp.calibrate.parameters import calibrate as run_calibration
-from perfcompose.option_fields import command, option
+from perfcompose.option_fields import option
 
 #: the largest message size the probe sends (each size is one buffer on each rank)
 MAX_SIZE = 1 << 30
@@ -37,8 +37,7 @@ class CalibrateCommand(CalibrationOptions):
     raw: Path | None = option(None, "Also keep the raw figures (JSON) here.")
 
 
-@user_errors
-@command(CalibrateCommand)
+@cli_command(CalibrateCommand)
 def calibrate(o: CalibrateCommand) -> None:
     """Two local ranks measure ping-pong round trips, message trains and a delayed train; each
     parameter is the median over repetitions. Calibrate on the MPI the program runs on: --mpicc

@@ -5,14 +5,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfcompose.commands.common import err_console, user_errors
+from perfcompose.commands.common import cli_command, err_console
 from perfcompose.commands.loggp.inputs import at_point
 from perfcompose.errors import InputError
 from perfcompose.loggp.goal.schedule import program_to_goal, write_goal
 from perfcompose.loggp.steps.npzfile import is_npz, read_program_npz, write_program_npz
 from perfcompose.loggp.steps.program import program_to_json
 from perfcompose.loggp.steps.template import read_template
-from perfcompose.option_fields import command, option
+from perfcompose.option_fields import option
 
 
 @dataclass(frozen=True)
@@ -24,8 +24,7 @@ class ConvertCommand:
     time_scale: float = option(1.0, "For .goal: multiply times by this (GOAL holds integers).")
 
 
-@user_errors
-@command(ConvertCommand)
+@cli_command(ConvertCommand)
 def convert(o: ConvertCommand) -> None:
     source, target = o.source, o.target
     if target.suffix not in (".npz", ".json", ".goal"):

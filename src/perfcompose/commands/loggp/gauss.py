@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from perfcompose.commands.common import console, json_option, numbers_table, progress, shared_option, user_errors
+from perfcompose.commands.common import cli_command, console, json_option, numbers_table, progress, shared_option
 from perfcompose.commands.reports import tables_html
 from perfcompose.errors import InputError
 from perfcompose.limits import check_memory, check_steps
@@ -27,7 +27,7 @@ from perfcompose.loggp.gauss import (
 )
 from perfcompose.loggp.options import LogGPOptions
 from perfcompose.loggp.params import DEV_MACHINE, MEIKO_CS2, read_params
-from perfcompose.option_fields import cli_option, command, option, shared
+from perfcompose.option_fields import cli_option, option, shared
 from perfcompose.report.loggp import plot_gauss, plot_operations
 
 __all__ = ["gauss"]
@@ -241,8 +241,7 @@ class GaussCommand:
     plot_ops: Path | None = option(None, "Plot the basic operations' times per block size (Figure 6) to this PNG.")
 
 
-@user_errors
-@command(GaussCommand)
+@cli_command(GaussCommand)
 def gauss(opts: GaussCommand) -> None:
     n = opts.n
     p = _processors(opts.p, opts.measure, opts.ranks)

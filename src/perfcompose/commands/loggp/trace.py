@@ -10,11 +10,11 @@ from typing import Any
 from perfcompose.commands.common import (
     Table,
     bar_after,
+    cli_command,
     console,
     err_console,
     json_option,
     progress,
-    user_errors,
     write_json,
 )
 from perfcompose.errors import InputError
@@ -22,7 +22,7 @@ from perfcompose.limits import check_steps
 from perfcompose.loggp.options import LOGGOPSIM_S, LogGOPSimOptions, LogGPFiles, LogGPParameters
 from perfcompose.loggp.params import convert_time, given_params, read_params
 from perfcompose.loggp.trace.options import TraceOptions, WhatIfOptions
-from perfcompose.option_fields import cli_option, command, option, shared
+from perfcompose.option_fields import cli_option, option, shared
 
 __all__ = ["trace", "check", "whatif"]
 
@@ -88,8 +88,7 @@ def _show_check(traced: Any, params: Any, S: float | None) -> None:
                   "communication and waiting", highlight=False)
 
 
-@user_errors
-@command(TraceCommand)
+@cli_command(TraceCommand)
 def trace(opts: TraceCommand) -> None:
     """The tracer is built once per MPI with its compiler wrapper and preloaded into every rank.
     OUT receives each rank's trace, run.json (the command's wall time and the span measured from
@@ -109,8 +108,7 @@ def trace(opts: TraceCommand) -> None:
         _show_check(traced, params, opts.S)
 
 
-@user_errors
-@command(CheckCommand)
+@cli_command(CheckCommand)
 def check(opts: CheckCommand) -> None:
     """The schedule is built again from the traces (so --algorithm may choose other collectives)
     and written to FOLDER/schedule.goal. Parameters given one by one are in us."""
@@ -177,8 +175,7 @@ class WhatIfCommand(CheckCommand, WhatIfOptions):
                                                "network's makespan"))
 
 
-@user_errors
-@command(WhatIfCommand)
+@cli_command(WhatIfCommand)
 def whatif(opts: WhatIfCommand) -> None:
     """The schedule is built once from the traces and simulated with each parameter scaled by
     each factor; the factor at which the run slows by each --slowdown is then found to 0.1 %.

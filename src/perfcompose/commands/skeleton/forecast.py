@@ -11,11 +11,11 @@ import numpy as np
 
 from perfcompose.assignments import parse_point
 from perfcompose.choices import Direction, ForecastMethod, SkeletonKind, Strategy
-from perfcompose.commands.common import Table, console, fmt, json_option, shared_option, user_errors, write_json
+from perfcompose.commands.common import Table, cli_command, console, fmt, json_option, shared_option, write_json
 from perfcompose.commands.reports import tables_html
 from perfcompose.ensemble import percentile_interval, time_bounds
 from perfcompose.errors import InputError, PerfcomposeError
-from perfcompose.option_fields import cli_option, command, option, shared
+from perfcompose.option_fields import cli_option, option, shared
 from perfcompose.report.forecast import plot_estimate
 from perfcompose.skeleton import Estimate, Skeleton, SkeletonSource, estimate, read_table
 from perfcompose.skeleton.window import Window
@@ -60,8 +60,7 @@ class ForecastCommand:
     html: Path | None = shared_option("html")
 
 
-@user_errors
-@command(ForecastCommand)
+@cli_command(ForecastCommand)
 def forecast(o: ForecastCommand) -> None:
     n, p = _parse_at(o.at)
     table = read_table(o.table_file)

@@ -6,8 +6,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfcompose.commands.common import console, fmt, json_option, numbers_table, user_errors, write_json
-from perfcompose.option_fields import command, option, shared
+from perfcompose.commands.common import cli_command, console, fmt, json_option, numbers_table, write_json
+from perfcompose.option_fields import option, shared
 from perfcompose.skeleton import quality as quality_rows
 from perfcompose.skeleton import read_table
 
@@ -18,8 +18,7 @@ class QualityCommand:
     json_out: Path | None = shared(json_option("the rows"))
 
 
-@user_errors
-@command(QualityCommand)
+@cli_command(QualityCommand)
 def quality(o: QualityCommand) -> None:
     table = read_table(o.table_file)
     rows = quality_rows(table)
