@@ -1,6 +1,6 @@
 """The value types the LogGP simulators return: one operation of a timeline (``Op``), a send the worst case forced
 (``ForcedSend``), a simulated communication step (``StepResult``), a simulated program (``ProgramResult``) and a
-simulated GOAL schedule (``GoalResult``); each one's makespan is :func:`makespan` of its finish times."""
+simulated GOAL schedule (``GoalResult``); each one's makespan is the latest of its finish times."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -14,12 +14,18 @@ from perfcompose.loggp.steps.program import CommStep
 if TYPE_CHECKING:
     from perfcompose.loggp.goal.schedule import GoalSchedule
 
-__all__ = ["makespan", "Op", "ForcedSend", "StepResult", "ProgramResult", "GoalResult"]
+__all__ = ["Op", "ForcedSend", "StepResult", "ProgramResult", "GoalResult"]
 
 
-def makespan(finish: np.ndarray) -> float:
-    """When the last processor finishes (0 without processors)."""
-    return float(finish.max()) if finish.size else 0.0
+class _Finished:
+    """A result with each processor's (rank's) finish time."""
+
+    finish: np.ndarray
+
+    @property
+    def makespan(self) -> float:
+        """When the last processor finishes (0 without processors)."""
+        return float(self.finish.max()) if self.finish.size else 0.0
 
 
 class Op(NamedTuple):
@@ -56,7 +62,7 @@ class ForcedSend:
 
 
 @dataclass(frozen=True, eq=False)
-class StepResult:
+class StepResult(_Finished):
     """The simulated timeline of one communication step.
 
     ``send_start[m]``/``recv_start[m]`` are when message m's send and receive began (each takes
@@ -77,11 +83,6 @@ class StepResult:
     next_recv: np.ndarray
     forced: tuple[ForcedSend, ...] = field(default=())
 
-    @property
-    def makespan(self) -> float:
-        """When the last processor finishes the step."""
-        return makespan(self.finish)
-
     def ops(self, offset: int = 0) -> list[list[Op]]:
         """Each processor's operations in the order it performs them; messages are numbered from
         ``offset`` (their ids in the step plus ``offset``)."""
@@ -100,7 +101,7 @@ class StepResult:
 
 
 @dataclass(frozen=True, eq=False)
-class ProgramResult:
+class ProgramResult(_Finished):
     """Per-processor finish, computation and communication times of a simulated program, and
     every processor's timeline (``ops``: kind, message, start, end; messages are numbered over the
     whole program in step order, computations have message None)."""
@@ -111,10 +112,6 @@ class ProgramResult:
     communication: np.ndarray
     ops: list[list[Op]]
     forced: tuple[ForcedSend, ...] = field(default=())
-
-    @property
-    def makespan(self) -> float:
-        return makespan(self.finish)
 
     @property
     def critical(self) -> int:
@@ -130,7 +127,7 @@ class ProgramResult:
 
 
 @dataclass(frozen=True, eq=False)
-class GoalResult:
+class GoalResult(_Finished):
     """Per-rank finish time (LogGOPSim's: the latest ``nexto``) and every operation's CPU interval
     (a receive's is when its overhead was charged, on arrival), over all operations
     (``op_start``/``op_end``) and per rank (``start``/``end``)."""
@@ -139,10 +136,6 @@ class GoalResult:
     op_start: np.ndarray
     op_end: np.ndarray
     schedule: GoalSchedule = field(repr=False)
-
-    @property
-    def makespan(self) -> float:
-        return makespan(self.finish)
 
     @property
     def start(self) -> list[np.ndarray]:
