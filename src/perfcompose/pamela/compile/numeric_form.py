@@ -39,24 +39,17 @@ class _NotNumeric(Exception):
     """The text is not a plain numeric form."""
 
 
-def _expression(text: str) -> ast.expr:
-    """One right-hand side as a checked Python expression tree (numbers as floats)."""
+def _readable(text: str) -> ast.expr | None:
+    """One right-hand side as a checked Python expression tree (numbers as floats), or None where the text is
+    beyond the subset."""
     for pattern, python in _KEYWORDS:
         text = pattern.sub(python, text)
     try:
         tree = ast.parse(text.strip(), mode="eval").body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        raise _NotNumeric from None
-    _check(tree, top=True)
-    return tree
-
-
-def _readable(text: str) -> ast.expr | None:
-    """:func:`_expression`, or None where the text is beyond the subset."""
-    try:
-        return _expression(text)
-    except _NotNumeric:
+        _check(tree, top=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, _NotNumeric):
         return None
+    return tree
 
 
 def _check(root: ast.expr, top: bool) -> None:
