@@ -7,7 +7,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,11 +19,12 @@ from perfcompose.commands.consoles import err_console as err_console
 from perfcompose.commands.consoles import fmt as fmt
 from perfcompose.commands.consoles import print_error
 from perfcompose.commands.consoles import progress as progress
-from perfcompose.errors import from_exception
+from perfcompose.errors import InputError, from_exception
 from perfcompose.option_fields import cli_option, command, option, shared
 from perfcompose.progress_callbacks import one_bar
 from perfcompose.progress_callbacks import per_task as per_task
 from perfcompose.report.tables import ResultTable as Table
+from perfcompose.units import check_unit
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -171,11 +172,6 @@ def with_stated_unit(experiment: Any, unit: str | None) -> Any:
     contradicts a file's own is an error."""
     if not unit:
         return experiment
-    import dataclasses
-
-    from perfcompose.errors import InputError
-    from perfcompose.units import check_unit
-
     try:
         check_unit(unit)
     except Exception as exc:
@@ -184,8 +180,8 @@ def with_stated_unit(experiment: Any, unit: str | None) -> Any:
         if s.unit and s.unit != unit:
             raise InputError(f"--unit {unit}: {s.label} in {experiment.source or 'the file'} is in {s.unit}, "
                              "as the file states", hint="leave out --unit (it is for files that state no unit)")
-    series = tuple(s if s.unit else dataclasses.replace(s, unit=unit) for s in experiment.series)
-    return dataclasses.replace(experiment, series=series)
+    series = tuple(s if s.unit else replace(s, unit=unit) for s in experiment.series)
+    return replace(experiment, series=series)
 
 
 def saved_models(file: Path) -> dict[str, dict[tuple[str, str], Any]]:
