@@ -189,11 +189,8 @@ class Series:
         except KeyError:
             raise DataFormatError(f"unknown aggregation {how!r}",
                                   hint="choose one of " + ", ".join(AGGREGATES)) from None
-        out = []
-        for p in self.points:
-            stored = p.aggregate(how)
-            out.append(f(np.asarray(p.values, dtype=float)) if stored is None else stored)
-        return np.array(out)
+        return np.array([f(np.asarray(p.values, dtype=float)) if (stored := p.aggregate(how)) is None else stored
+                         for p in self.points])
 
     def for_aggregate(self, how: str) -> Series:
         """The series whose points holding stored statistics hold the one of ``how`` as their value

@@ -149,8 +149,5 @@ def study(configurations: Sequence[str] | None = None, xs: Sequence[float] = QUI
                 done += 1
                 if progress:
                     progress(done, total)
-    out = []
-    for (c, x), rows in runs.items():
-        m, s, a, d, p, pp = zip(*rows) if rows else [()] * 6
-        out.append(LatencyRow(c, x, m, s, a, sum(d), p, pp))
-    return out
+    return [LatencyRow(c, x, m, s, a, sum(d), p, pp) for (c, x), rows in runs.items()
+            for m, s, a, d, p, pp in [zip(*rows) if rows else [()] * 6]]

@@ -192,12 +192,9 @@ def karatsuba_nonuniform() -> list[LobachevRow]:
     y, h = _series(t, 8, ns)
     measured = t.times[(128000.0, 8)]
     paper = {"spline": (None, "8.984"), "lm(poly)": ("36.67", "0.021")}
-    rows = []
-    for name, m in {**_methods(), "lm": Lm()}.items():
-        pv, pe = paper.get(name, (None, None))
-        rows.append(_row("karatsuba_nonuniform", "T(128000, 8)", name, pv, lambda v, m=m: _predict(m, ns, v, 128000.0),
-                         y, h, pe, measured, note="the paper prints the error only" if name == "spline" else ""))
-    return rows
+    return [_row("karatsuba_nonuniform", "T(128000, 8)", name, pv, lambda v, m=m: _predict(m, ns, v, 128000.0), y, h,
+                 pe, measured, note="the paper prints the error only" if name == "spline" else "")
+            for name, m in {**_methods(), "lm": Lm()}.items() for pv, pe in [paper.get(name, (None, None))]]
 
 
 def karatsuba_uniform() -> list[LobachevRow]:
