@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -168,7 +167,3 @@ def token_offset(read: Callable[[], bytes], node: JsonNumbers | JsonLists, index
     k = first + index[1]
     return node.start + int(numbers[k]) if k < numbers.size else node.start + row_at
 
-
-def read_bytes(path: Path) -> bytes:
-    """The bytes of ``path`` (for :func:`token_offset`)."""
-    return path.read_bytes()

@@ -29,9 +29,6 @@ class MachineParameters:
     t_smsg: float    #: one message of a stream (sent without waiting for an answer): start-up
     t_sword: float   #: per 8-byte word of a message of a stream
 
-    def as_dict(self) -> dict[str, float]:
-        return asdict(self)
-
 
 _PROCESSES = """\
 resource cpu(p) = fcfs(p, 1)              % processor p
@@ -100,9 +97,9 @@ def machine_text(params: MachineParameters | Mapping[int, MachineParameters], or
              + (f": {origin}" if origin else "") + ".", "numeric parameter P                       % processors"]
     if len(levels) > 1:
         lines.append("% compute costs measured with W workers at once (name_W), taken at W = P")
-    first = levels[min(levels)].as_dict()
+    first = asdict(levels[min(levels)])
     for name in first:
-        values = [(w, p.as_dict()[name]) for w, p in sorted(levels.items())]
+        values = [(w, getattr(p, name)) for w, p in sorted(levels.items())]
         if len(levels) == 1 or len({v for _, v in values}) == 1:
             lines.append(f"numeric {name} = {first[name]:.6g}".ljust(42) + f"% {_NOTES[name]}")
             continue
