@@ -73,9 +73,7 @@ def run_one(o: MapReduceRunCommand) -> None:
         check_cluster(o.m, o.n)
     else:
         check_address(o.scheduler)
-    r = REPEAT[o.picture] if o.repeat is None else o.repeat
-    if r < 1:
-        raise PerfcomposeError("--repeat must be at least 1")
+    r = (_repeat(o.repeat) or REPEAT)[o.picture]
     check_steps(_job_steps(o.picture, o.inputs, r), f"{o.inputs:,} inputs x {r:,} map repetitions on the "
                 f"{o.picture} picture (-x, -R)")
     with Engine(o.m, o.n, scheduler=o.scheduler, malloc_trim=o.malloc_trim, timeout=o.timeout) as engine:
