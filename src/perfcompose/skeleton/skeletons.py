@@ -95,18 +95,8 @@ class Skeleton(SkeletonShape):
 
     def work(self, T: Model, A: Model, O: Model | None = None) -> Model:
         """W(n, p): the total work on p PEs (section 2), p·T(n, p) by definition."""
-        p = symbol("p")
-        expr: sp.Expr
-        if self.kind == "dc":
-            n, leaves = symbol("n"), sp.Integer(self.r) ** self.d
-            O = O or self.overhead(T)
-            expr = p * self.penalty_sum(A).expr + leaves * T.expr.xreplace({n: n / leaves}) + p * O.expr
-        elif self.kind == "farm":
-            expr = p * T.expr.xreplace({symbol("n"): symbol("n") / p}) + p * A.expr
-        else:
-            expr = T.expr + p * A.expr
-        return Model(expr, params=("n", "p"), unit=T.unit, source=f"{self.name}: W(n, p)")
-
+        return Model(symbol("p") * self.time(T, A, O).expr, params=("n", "p"), unit=T.unit,
+                     source=f"{self.name}: W(n, p)")
 
 def penalty(t_np: float | np.ndarray, t_seq: float | np.ndarray, p: float | np.ndarray) -> np.ndarray:
     """Ā(n, p) = T(n, p) − T(n)/p: the parallel overhead per PE of equation (*)."""
