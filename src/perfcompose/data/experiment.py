@@ -6,6 +6,7 @@ A value below zero within floating-point noise (``|v| <= max(NOISE_ABSOLUTE, NOI
 :attr:`Experiment.notes`; any other negative value is refused."""
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -16,6 +17,7 @@ import numpy as np
 
 from perfcompose.choices import AGGREGATE_CHOICES, Aggregate
 from perfcompose.errors import DataFormatError
+from perfcompose.finite import is_finite_number
 from perfcompose.variation import coefficient_of_variation, mean, median
 
 
@@ -470,6 +472,12 @@ class Line:
     def error(self, message: str, column: int | None = None, hint: str | None = None) -> DataFormatError:
         return DataFormatError(message, path=self.path, line=self.line, column=column, source_line=self.source,
                                hint=hint)
+
+    def number(self, value: Any, what: str) -> float:
+        """``value`` as a float where it is a finite number, else the error naming ``what`` on this line."""
+        if not is_finite_number(value):
+            raise self.error(f"{what}: {json.dumps(value)} is not a finite number")
+        return float(value)
 
 
 def check_point(params: Sequence[str], point: Point, seen: dict[tuple[float, ...], int], where: str,

@@ -23,13 +23,6 @@ from perfcompose.data.experiment import (
 )
 from perfcompose.data.perfcompose_json import plain
 from perfcompose.errors import DataFormatError
-from perfcompose.finite import is_finite_number
-
-
-def _number(value: Any, what: str, at: Line) -> float:
-    if not is_finite_number(value):
-        raise at.error(f"{what}: {json.dumps(value)} is not a finite number")
-    return float(value)
 
 
 def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
@@ -80,8 +73,8 @@ def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
                     raise at.error(f"{where}: {len(coord)} coordinates for {len(params)} parameters")
                 if not isinstance(entry["values"], list):
                     raise at.error(f"{where}: 'values' must be a list")
-                points.append(Point(tuple(_number(c, f"{where}: coordinate", at) for c in coord),
-                                    tuple(_number(v, f"{where}: value", at) for v in entry["values"])))
+                points.append(Point(tuple(at.number(c, f"{where}: coordinate") for c in coord),
+                                    tuple(at.number(v, f"{where}: value") for v in entry["values"])))
                 check_point(params, points[-1], seen, where, path, line)
                 point_lines.append(line)
             check_negatives(points, f"{callpath}/{metric}, point {{}}".format, path, point_lines)
@@ -132,13 +125,13 @@ def _read_legacy(path: Path, lines: json_text.KeyLines, doc: dict) -> Experiment
         coords = []
         for c in by_id["coordinates"]:
             pairs = sorted(c["parameter_value_pairs"], key=lambda q: q["parameter_id"])
-            coords.append(tuple(_number(q["parameter_value"], "coordinate", Line(path, None)) for q in pairs))
+            coords.append(tuple(Line(path, None).number(q["parameter_value"], "coordinate") for q in pairs))
         groups: dict[tuple[int, int], dict[int, list[float]]] = {}
         for k, m in enumerate(doc["measurements"]):
             # Extra-P uses the ids as 1-based positions in the id-sorted lists
             key = (m["callpath_id"] - 1, m["metric_id"] - 1)
             groups.setdefault(key, {}).setdefault(m["coordinate_id"] - 1, []).append(
-                _number(m["value"], f"measurement {k + 1}", Line(path, lines.line("coordinate_id", k))))
+                Line(path, lines.line("coordinate_id", k)).number(m["value"], f"measurement {k + 1}"))
         series = tuple(Series(metrics[mi], tuple(Point(coords[ci], tuple(v)) for ci, v in sorted(pts.items())),
                               callpaths[cp]) for (cp, mi), pts in groups.items())
     except (KeyError, TypeError, IndexError) as exc:

@@ -16,7 +16,6 @@ from typing import Any
 
 from perfcompose.data.experiment import Experiment, Line, Point, Series, check_negative_lines
 from perfcompose.errors import DataFormatError
-from perfcompose.finite import is_finite_number
 
 
 @dataclass(frozen=True)
@@ -113,7 +112,7 @@ def _coordinate(values: Any, params: tuple[str, ...], layout: Layout, where: Lin
         got = sorted(values) if isinstance(values, dict) else values
         raise where.error(f"'{layout.params_key}' names {got}, the first line {list(params)}",
                           hint="every line needs a value for each parameter and no others")
-    coordinate = tuple(_number(values[p], f"parameter {p}", where) for p in params)
+    coordinate = tuple(where.number(values[p], f"parameter {p}") for p in params)
     for name, c in zip(params, coordinate):
         if c <= 0:
             raise where.error(f"parameter {name} = {c!r} is not positive",
@@ -132,10 +131,4 @@ def _values(value: Any, where: Line) -> list[float]:
     values = value if isinstance(value, list) else [value]
     if not values:
         raise where.error("'value' is an empty list", hint="give at least one measured value")
-    return [_number(v, "value", where) for v in values]
-
-
-def _number(value: Any, what: str, where: Line) -> float:
-    if not is_finite_number(value):
-        raise where.error(f"{what}: {json.dumps(value)} is not a finite number")
-    return float(value)
+    return [where.number(v, "value") for v in values]
