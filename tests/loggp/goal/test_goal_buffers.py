@@ -21,11 +21,11 @@ pytestmark = pytest.mark.skipif(not hasattr(extension("_cgoal_text"), "read_lean
 COLUMNS = ("op_ptr", "kind", "size", "peer", "tag", "cpu", "nic", "req_a", "req_b", "ireq_a", "ireq_b")
 
 
-@pytest.fixture(params=["whole", "halves"])
-def halves(request, monkeypatch):
-    """Each text read at once, and (as large texts are) in two halves on two threads."""
-    if request.param == "halves":
-        monkeypatch.setattr(goal_buffers, "_TWO_THREADS", 0)
+@pytest.fixture(params=["whole", "blocks"])
+def blocks(request, monkeypatch):
+    """Each text read at once, and (as large texts are) a block at a time, lines cut at the blocks' ends."""
+    if request.param == "blocks":
+        monkeypatch.setattr(goal_buffers, "_BLOCK", 37)
     return request.param
 
 
@@ -41,11 +41,11 @@ def halves(request, monkeypatch):
     "l2 irequires l0\nl3 requires l2\nl1 requires l0\n}\n",
     # a size float32 does not hold (2^25 + 1): the sizes are read again in float64
     "num_ranks 2\nrank 0 {\nl0: send 33554433b to 1\n}\nrank 1 {\nl0: recv 33554433b from 0\n}\n",
-    # ... found only in the second half
+    # ... found only far into the text
     "num_ranks 2\nrank 0 {\n" + "l0: send 3b to 1\n" + "".join(f"l{i}: calc 1\n" for i in range(1, 40)) + "}\n"
     "rank 1 {\nl0: recv 33554433b from 0\n}\n",
 ])
-def test_the_columns_are_those_of_the_numpy_reader(tmp_path, text, halves):
+def test_the_columns_are_those_of_the_numpy_reader(tmp_path, text, blocks):
     path = tmp_path / "s.goal"
     path.write_text(text)
     got, want = read_goal_buffers(path), read_goal(path)
@@ -65,9 +65,9 @@ def test_the_columns_are_those_of_the_numpy_reader(tmp_path, text, halves):
     "num_ranks 2\nrank 0 {\nl0: send 8b to 2\n}\n",                                       # a peer out of range
     "num_ranks 2\nrank 0 {\nl0: calc 5\nl0 requires l3\n}\n",                             # an undefined label
     "num_ranks 2\nrank 0 {\nl0: calc 5\n",                                                # not closed
-    "num_ranks 3\nrank 2 {\nl0: calc 5\nl1: calc 5\n}\nrank 1 {\nl0: calc 1\n}\n",           # ... across the halves
+    "num_ranks 3\nrank 2 {\nl0: calc 5\nl1: calc 5\n}\nrank 1 {\nl0: calc 1\n}\n",           # ... further on
 ])
-def test_what_it_does_not_take_it_leaves_to_the_numpy_readers(tmp_path, text, halves):
+def test_what_it_does_not_take_it_leaves_to_the_numpy_readers(tmp_path, text, blocks):
     path = tmp_path / "s.goal"
     path.write_text(text)
     assert read_goal_buffers(path) is None

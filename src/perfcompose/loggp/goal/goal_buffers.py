@@ -5,8 +5,6 @@ For anything else, or where the extension is not built, :func:`read_goal_buffers
 :mod:`.schedule`, whose line reader names the line of any error, read the schedule."""
 from __future__ import annotations
 
-import re
-import threading
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,8 +19,6 @@ from perfcompose.loggp.kernels.typed_buffers import empty
 __all__ = ["GoalBuffers", "read_goal_buffers", "read_lean_columns"]
 
 _BLOCK = 1 << 20  #: bytes of text read at a time, into one buffer
-_TWO_THREADS = 32 << 20  #: texts of at least so many bytes are read in two halves at once
-_LOOK = 1 << 16  #: bytes looked through for a rank block's start from the middle of the text
 _START = (0, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0)  #: the reader's state before the first line
 
 
@@ -82,15 +78,15 @@ def read_lean_columns(ext: Any, opener: Callable[[], IO[bytes]], size: int,
     """The columns ``_cgoal_text.read_lean`` fills from a GOAL text of ``size`` bytes (kind, size, peer, tag, cpu, nic,
     dep_a, dep_b, dep_how, rank, block_ops, each made by ``alloc(n, code)`` zeroed, with a struct code) and its final
     state; None where the text is not of its form or not whole. Sizes are float32 where every one is exact there (below
-    2^24), else the text is read again in float64. A large text is read in two halves at once, on two threads (the
-    second from a rank block's start), and the halves joined."""
-    split = _split(opener, size) if size >= _TWO_THREADS else None
+    2^24), else the text is read again in float64."""
     for code in "fd":
-        got = _read_halves(ext, opener, size, alloc, code, *split) if split else None
-        if got is None:
-            columns = _room(size, alloc, code)
-            got = _read_range(ext, opener, 0, -1, _START, columns), columns
-        state, columns = got
+        columns = _room(size, alloc, code)
+        with opener() as fh:
+            state: Any = _START
+            for data in reused_line_blocks(fh, _BLOCK):
+                state = ext.read_lean(data, state, *columns)
+                if state is False or state == 1:
+                    break
         if state is False:
             return None
         if state != 1:  # (1: a size float32 does not hold exactly: read again in float64)
@@ -105,69 +101,3 @@ def _room(size: int, alloc: Callable[[int, str], Any], code: str) -> tuple[Any, 
     ops, deps, blocks = size // 7 + 2, size // 15 + 2, size // 9 + 2
     return (*(alloc(ops, c) for c in ("b", code, "i", "i", "i", "i")), *(alloc(deps, c) for c in "iib"),
             alloc(blocks, "q"), alloc(blocks, "q"))
-
-
-def _read_range(ext: Any, opener: Callable[[], IO[bytes]], start: int, length: int, state: Any,
-                columns: tuple[Any, ...]) -> Any:
-    """``read_lean``'s state after the text's ``length`` bytes from ``start`` (-1: to its end)."""
-    with opener() as fh:
-        fh.seek(start)
-        for data in reused_line_blocks(fh, _BLOCK, length):
-            state = ext.read_lean(data, state, *columns)
-            if state is False or state == 1:
-                break
-    return state
-
-
-def _split(opener: Callable[[], IO[bytes]], size: int) -> tuple[int, int] | None:
-    """Where the second half of the text begins (the start of a rank block's line near its middle)
-    and its number of ranks, read from the first line; None where either is not found."""
-    with opener() as fh:
-        head = re.match(rb"num_ranks (\d+)\n", fh.readline(64))
-        fh.seek(size // 2)
-        near = fh.read(_LOOK)
-    at = near.find(b"\nrank ")
-    if head is None or at < 0:
-        return None
-    return size // 2 + at + 1, int(head.group(1))
-
-
-def _read_halves(ext: Any, opener: Callable[[], IO[bytes]], size: int, alloc: Callable[[int, str], Any],
-                 code: str, split: int, num_ranks: int) -> tuple[Any, tuple[Any, ...]] | None:
-    """The text read as two halves on two threads (``read_lean`` leaves Python's lock while it
-    reads), the second half's columns then copied after the first's and its dependencies moved
-    by the first half's operations; None where a half does not end where a rank block does."""
-    first, second = _room(size, alloc, code), list(_room(size - split, alloc, code))
-    states: list[Any] = [None, None]
-
-    def read(k: int, start: int, length: int, state: Any, columns: tuple[Any, ...]) -> None:
-        states[k] = _read_range(ext, opener, start, length, state, columns)
-
-    later = threading.Thread(target=read, args=(1, split, -1, (0, num_ranks, -1, 0, 0, 0, 0, 0, -1, 0, 0), second))
-    later.start()
-    read(0, 0, split, _START, first)
-    later.join()
-    a, b = states
-    if a is False or b is False or a == 1 or b == 1:
-        return (False if False in (a, b) else 1), first
-    if a[0] != 0 or b[0] != 0 or a[1] != num_ranks or (a[2] != b[2] and a[2] >= 0 and b[2] >= 0):
-        return None
-    n, m, nb = a[3], a[4], a[5]
-    if b[5] and nb and second[9][0] <= a[8]:  # the ranks' blocks in order across the halves
-        return None
-    # the operations' six columns, dep_how, and the blocks' two after the first half's; then the
-    # dependencies, moved by the first half's operations; each column of the second half freed once
-    # copied, so that the two together take little more memory than the whole
-    for k in (0, 1, 2, 3, 4, 5, 8, 9, 10, 6, 7):
-        at, count = (n, b[3]) if k < 6 else (m, b[4]) if k in (6, 7, 8) else (nb, b[5])
-        if k in (6, 7):
-            ext.add_into(first[k], m, second[k], count, n)
-        else:
-            width = memoryview(first[k]).itemsize
-            memoryview(first[k]).cast("B")[at * width:(at + count) * width] = \
-                memoryview(second[k]).cast("B")[:count * width]
-        second[k] = None
-    letter = a[2] if a[2] >= 0 else b[2]
-    return (0, num_ranks, letter, n + b[3], m + b[4], nb + b[5], n + b[6], m + b[7], b[8],
-            a[9] | b[9], a[10] | b[10]), first
-

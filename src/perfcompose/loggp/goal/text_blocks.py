@@ -28,17 +28,15 @@ def line_blocks(read: Callable[[int], bytes], size: int = 1 << 18) -> Iterator[t
         line += block.count(b"\n")
 
 
-def reused_line_blocks(fh: IO[bytes], size: int = 1 << 22, limit: int = -1) -> Iterator[bytes | memoryview]:
-    """Whole lines of the file (its next ``limit`` bytes, where not -1), about ``size`` bytes at a time, read into one
-    buffer again and again (no new memory per block, no copy of it): a line cut at a block's end comes alone, put
-    together with its start. Each block is valid until the next is asked for."""
+def reused_line_blocks(fh: IO[bytes], size: int = 1 << 22) -> Iterator[bytes | memoryview]:
+    """Whole lines of the file, about ``size`` bytes at a time, read into one buffer again and again (no new memory per
+    block, no copy of it): a line cut at a block's end comes alone, put together with its start. Each block is valid
+    until the next is asked for."""
     buf = bytearray(size)
     view = memoryview(buf)
     carry = b""  # the start of a line cut at the end of the block before
     while True:
-        room = size if limit < 0 else min(size, limit)
-        got = fh.readinto(view[:room]) if room else 0  # type: ignore[attr-defined]
-        limit -= got if limit >= 0 else 0
+        got = fh.readinto(view)  # type: ignore[attr-defined]
         if not got:
             if carry:
                 yield carry + b"\n"

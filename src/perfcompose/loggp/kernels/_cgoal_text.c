@@ -570,31 +570,6 @@ done:
     return result;
 }
 
-static const char add_into_doc[] =
-    "add_into(dst, at, src, n, add)\n\n"
-    "dst[at + i] = src[i] + add for i < n (int32 buffers): the dependencies of a text's later part, read on "
-    "their own with operations counted from 0, joined to those of the part before.";
-
-static PyObject *add_into(PyObject *self, PyObject *args) {
-    PyObject *ob[2];
-    Py_ssize_t at, n;
-    long long add;
-    if (!PyArg_ParseTuple(args, "OnOnL:add_into", &ob[0], &at, &ob[1], &n, &add)) return NULL;
-    Buf b[2];
-    memset(b, 0, sizeof(b));
-    if (at < 0 || n < 0 || get_buf(ob[0], &b[0], 'i', at + n, 1, "dst") < 0 ||
-        get_buf(ob[1], &b[1], 'i', n, 0, "src") < 0) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "at and n must not be negative");
-        release(b, 2);
-        return NULL;
-    }
-    int32_t *d = I32(b[0]) + at;
-    const int32_t *src = I32(b[1]);
-    for (Py_ssize_t i = 0; i < n; i++) d[i] = (int32_t)(src[i] + add);
-    release(b, 2);
-    Py_RETURN_NONE;
-}
-
 static const char split_requires_doc[] =
     "split_requires(dep_a, dep_b, dep_how, m, ireq_a, ireq_b) -> requires\n\n"
     "The first m pairs (dep_a, dep_b; int32) told apart by dep_how (int8, 0 requires, 1 irequires), each in "
@@ -625,7 +600,6 @@ static PyObject *split_requires(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(r);
 }
 
-static PyMethodDef methods[] = {METHOD(read_block), METHOD(read_lean), METHOD(add_into), METHOD(split_requires),
-                                {NULL, NULL, 0, NULL}};
+static PyMethodDef methods[] = {METHOD(read_block), METHOD(read_lean), METHOD(split_requires), {NULL, NULL, 0, NULL}};
 
 MODULE(_cgoal_text, "GOAL text read in C, a block of lines at a time (see goal_compiled.py).")
