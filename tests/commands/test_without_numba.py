@@ -70,7 +70,7 @@ PAMELA_SIMULATE = [["pamela", "simulate", f"{PAMELA}/bus.pam", "N=2000", "P=8", 
                    ["pamela", "simulate", f"{PAMELA}/mrm.pam", "P=20", "N=100", "-d", "exponential-service",
                     "--json", "-"],
                    ["pamela", "simulate", f"{PAMELA}/disk_farm.pam", "C=6", "R=50", "-d", "exponential", "--seed",
-                    "4", "--json", "-"]]
+                    str(2 ** 32 - 1), "--json", "-"]]  # the largest seed pamela simulate takes
 
 
 def test_the_simulators_print_the_same_with_their_kernels_as_plain_python():
