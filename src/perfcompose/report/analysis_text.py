@@ -35,16 +35,13 @@ def node_label(node: CallNode, unit: str, level: float) -> str:
     return f"{node.region} · {node_cell(node, unit, level)}"
 
 
-def call_tree(root: CallNode, unit: str, level: float) -> Tree:
-    def add(parent: Any, node: CallNode) -> None:
-        branch = parent.add(Text(node_label(node, unit, level)))
-        for child in node.children:
-            add(branch, child)
-
-    tree = Tree(Text(node_label(root, unit, level)), guide_style="dim")
-    for child in root.children:
-        add(tree, child)
-    return tree
+def call_tree(node: CallNode, unit: str, level: float, parent: Tree | None = None) -> Tree:
+    """``node`` and the call paths below it as a Rich tree (added to ``parent`` where given)."""
+    label = Text(node_label(node, unit, level))
+    branch = Tree(label, guide_style="dim") if parent is None else parent.add(label)
+    for child in node.children:
+        call_tree(child, unit, level, branch)
+    return branch
 
 
 def _table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]], numeric: tuple[bool, ...]) -> Any:
