@@ -213,8 +213,7 @@ def _around(unit: Mapping[str, Any], job: Mapping[str, Any]) -> dict[str, Any]:
 def _predictions(strategy: str, m: int, n: int, x: int, cluster: Mapping[str, Any],
                  unit: Mapping[str, Any]) -> tuple[float, float]:
     """The papers' prediction (atomic models timed alone) and the calibrated one [s]."""
-    reduce_parts = {"reduce_p": Model.parse(cluster["reduce_p"], params=("x",)),
-                    "reduce_v": Model.parse(cluster["reduce_v"], params=("x",))}
+    reduce_parts = {k: Model.parse(cluster[k], params=("x",)) for k in ("reduce_p", "reduce_v")}
     naive_parts = {"map": Model.constant(unit["isolated"], params=("x",)), **reduce_parts}
     engine_parts = {"map": Model.constant(unit["probe"]["compute"], params=("x",)), **reduce_parts}
     costs = EngineCosts(job=unit["probe"]["job"], dispatch=unit["probe"]["dispatch"],
@@ -375,8 +374,7 @@ def study(*, pictures: Sequence[str] = PICTURES, strategies: Sequence[str] = STR
                 "repeat": {p: reps[p] for p in pictures}, "scheduler": scheduler, "malloc_trim": malloc_trim}
     folder = None
     if checkpoints is not None:
-        folder = checkpoint_dir(checkpoints, identity)
-        folder = folder.with_name(folder.name.replace("validate-", "mapreduce-"))
+        folder = checkpoint_dir(checkpoints, identity, "mapreduce")
         folder.mkdir(parents=True, exist_ok=True)
     run = _Run(pictures, strategies, xs, rounds, reps, scheduler, malloc_trim, progress,
                total=len(plan) * rounds * len(pictures))

@@ -209,11 +209,11 @@ PERIOD: Period = "median"
 RUN_TIME = 0.05
 
 
-def checkpoint_dir(base: Path, identity: Mapping[str, Any]) -> Path:
-    """A folder of checkpoints named by what is measured, so a rerun resumes and another study
-    never mixes with it."""
+def checkpoint_dir(base: Path, identity: Mapping[str, Any], study: str = "validate") -> Path:
+    """A folder of checkpoints named by the study and what it measures, so a rerun resumes and
+    another study never mixes with it."""
     digest = hashlib.sha1(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:12]
-    return base / f"validate-{digest}"
+    return base / f"{study}-{digest}"
 
 
 class _Progress:
