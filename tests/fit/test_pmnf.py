@@ -236,9 +236,8 @@ def test_skipping_two_term_fits_that_cannot_matter_changes_nothing(monkeypatch):
     original = pmnf.fit_one_and_two_terms
     asked = []
 
-    def full(F, y, w, pa, pb, sc=None, need_pairs=None):
-        asked.append(need_pairs is not None and pa is not None and not need_pairs(original(F, y, w, None, None, sc)[0]))
-        return original(F, y, w, pa, pb, sc)
+    def full(F, y, w, pa, pb, sc, need_pairs):   # every pair fitted; whether the fitter would have skipped them
+        return original(F, y, w, pa, pb, sc, lambda *fits: asked.append(not need_pairs(*fits) and pa is not None) or 1)
 
     monkeypatch.setattr(pmnf, "fit_one_and_two_terms", full)
     slow = [PMNFFitter(aggregate="mean").fit_arrays(x, v, ["x"]) for v in data]

@@ -206,28 +206,12 @@ def gram_fits(cols: np.ndarray, index: np.ndarray, y: np.ndarray, weights: np.nd
     return c / norms[idx], np.maximum(rss, 0.0)
 
 
-def fit_constant(y: np.ndarray, weights: np.ndarray, scale: np.ndarray | None = None) -> BatchFit:
-    """The constant hypothesis ``y ~ c0`` by weighted least squares: :func:`fit_batch` with the
-    single column of ones, in closed form."""
-    fit_rows = weights > 0
-    n = int(fit_rows.sum())
-    yw = np.where(fit_rows, y, 0.0) * weights
-    q0 = weights / float(np.sqrt(weights @ weights))
-    t0 = float(q0 @ yw)
-    c0 = t0 / float(np.sqrt(weights @ weights))
-    predicted = np.full((1, int((~fit_rows).sum())), c0)
-    resid = (yw - t0 * q0)[None, fit_rows]
-    return _finish(np.array([[c0]]), predicted, resid, (q0 * q0)[None, fit_rows], np.ones(1, dtype=bool), n, 1,
-                   None if scale is None else scale[fit_rows])
-
-
-def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa: np.ndarray | None,
-                          pb: np.ndarray | None, scale: np.ndarray | None = None,
-                          need_pairs: Callable[[BatchFit], bool] | None = None
-                          ) -> tuple[BatchFit, BatchFit | None]:
-    """``c0 + c1*F[a]`` for every factor a and ``c0 + c1*F[a] + c2*F[b]`` for every pair (a, b), as
-    :func:`fit_batch` fits them, each factor orthonormalised once and shared by its pairs. ``F`` is
-    (factors, rows); the pairs are skipped where ``need_pairs`` (given the one-term fits) says so."""
+def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa: Any, pb: Any, scale: np.ndarray | None,
+                          need_pairs: Callable[[BatchFit, BatchFit], bool]) -> tuple[BatchFit, BatchFit, Any]:
+    """The constant, ``c0 + c1*F[a]`` for every factor a and ``c0 + c1*F[a] + c2*F[b]`` for every pair
+    (a, b), as :func:`fit_batch` fits them, each factor orthonormalised once and shared by its pairs.
+    ``F`` is (factors, rows); ``need_pairs`` hears of the constant and the one-term fits, and the
+    pairs (none without ``pa`` and ``pb``) are skipped where it says so."""
     fit_rows = weights > 0
     far = ~fit_rows
     n = int(fit_rows.sum())
@@ -246,17 +230,20 @@ def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa:
     na_safe = np.where(ok1, na, 1.0)
     Qa = P / na_safe[:, None]
     t0 = float(q0 @ yw)
+    sc = None if scale is None else scale[fit_rows]
+    res0 = yw - t0 * q0
+    const = _finish(np.array([[t0 / n0]]), np.full((1, int(far.sum())), t0 / n0), res0[None, fit_rows],
+                    (q0 * q0)[None, fit_rows], np.ones(1, dtype=bool), n, 1, sc)
     ya = Qa @ yw
-    res1 = yw - t0 * q0 - ya[:, None] * Qa
+    res1 = res0 - ya[:, None] * Qa
     lev1 = q0 * q0 + Qa * Qa
     c1 = ya / na_safe
     c0_1 = (t0 - r0 * c1) / n0
     coef1 = np.stack([c0_1, c1], axis=1)
     pred1 = c0_1[:, None] + c1[:, None] * F[:, far]
-    sc = None if scale is None else scale[fit_rows]
     one = _finish(coef1, pred1, res1[:, fit_rows], lev1[:, fit_rows], ok1, n, 2, sc)
-    if pa is None or pb is None or (need_pairs is not None and not need_pairs(one)):
-        return one, None
+    if not need_pairs(const, one) or pa is None or pb is None:
+        return const, one, None
 
     Qa_a = Qa[pa]
     g = (Qa @ P.T)[pa, pb]
@@ -278,7 +265,7 @@ def fit_one_and_two_terms(F: np.ndarray, y: np.ndarray, weights: np.ndarray, pa:
     Ff = F[:, far]
     pred2 = c0_2[:, None] + ca[:, None] * Ff[pa] + cb[:, None] * Ff[pb]
     two = _finish(coef2, pred2, res2[:, fit_rows], lev2[:, fit_rows], ok2, n, 3, sc)
-    return one, two
+    return const, one, two
 
 
 def rows_all(a: np.ndarray) -> np.ndarray:

@@ -35,7 +35,6 @@ from perfcompose.fit.hypotheses import (
     factor_values,
     factors,
     fit_batch_chunked,
-    fit_constant,
     fit_one_and_two_terms,
     fit_one_term_lines,
     gram_fits,
@@ -353,24 +352,19 @@ class PMNFFitter(SeriesFitter):
             F = FT[:, :len(x)]
             slack = intercept_slack(F, y, sigma, np.arange(len(F))[:, None])
             slack2 = intercept_slack(F, y, sigma, np.stack(basis.pairs, axis=1)) if pairs else slack
-        groups = [self._scored([()], fit_constant(yy, w, sc), 0, sigma)]
+        groups: list[Group] = []
 
-        scored: list[Group] = []
-
-        def need_pairs(one: BatchFit) -> bool:
+        def need_pairs(const: BatchFit, one: BatchFit) -> bool:
             # With measured noise a two-term score is at least its price: if that is beyond the
             # plausible window of the best, no two-term hypothesis can be chosen or weigh in (a
             # rescoring for lack of fit lowers the other scores, never the price); skip them, and
             # the runners-up are the constant and one-term fits.
-            scored.append(self._scored(basis.one_term, one, 1, sigma, slack))
-            if sigma <= 0:
-                return True
-            scores = np.concatenate([groups[0].scores, scored[0].scores])
-            return bool(scores.min() + self.policy.plausible >= self.policy.penalty(2))
+            groups.extend([self._scored([()], const, 0, sigma), self._scored(basis.one_term, one, 1, sigma, slack)])
+            scores = np.concatenate([g.scores for g in groups])
+            return sigma <= 0 or bool(scores.min() + self.policy.plausible >= self.policy.penalty(2))
 
         pa, pb = basis.pairs if pairs else (None, None)
-        one, two = fit_one_and_two_terms(FT, yy, w, pa, pb, sc, need_pairs)
-        groups.append(scored[-1] if scored else self._scored(basis.one_term, one, 1, sigma, slack))
+        _, _, two = fit_one_and_two_terms(FT, yy, w, pa, pb, sc, need_pairs)
         if two is not None:
             groups.append(self._scored(basis.two_term, two, 2, sigma, slack2))
         return groups
