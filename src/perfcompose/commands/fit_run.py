@@ -14,6 +14,7 @@ from perfcompose.commands.common import (
     console,
     err_console,
     fmt,
+    numbers_table,
     print_saved_models,
     progress,
     saved_models,
@@ -58,17 +59,12 @@ def _text(result: Any, segmented: bool) -> str:
 
 
 def _table(results: list[Any], title: str, segmented: bool) -> Table:
-    table = Table(title=title + (", two-piece where clearly better" if segmented else ""))
     units = sorted({r.unit for r in results})
     mixed = len(units) > 1
     # one unit heads the model column; models of several units each say theirs; no unit, none
-    columns = [("region", "left"), ("metric", "left"), (f"model [{units[0]}]" if units[0] and not mixed else "model",
-                                                        "left")]
-    columns += [("unit", "left")] if mixed else []
-    columns += [("breakpoint", "right")] if segmented else []
-    columns += [("SMAPE %", "right"), ("adj. R²", "right"), ("CV error %", "right")]
-    for col, just in columns:
-        table.add_column(col, justify=just)
+    left = ["region", "metric", f"model [{units[0]}]" if units[0] and not mixed else "model"] + ["unit"] * mixed
+    table = numbers_table(title + (", two-piece where clearly better" if segmented else ""), *left,
+                          *(["breakpoint"] if segmented else []), "SMAPE %", "adj. R²", "CV error %", left=len(left))
     for r in results:
         cells = [r.region or "-", r.metric, _text(r, segmented)] + ([r.unit or "-"] if mixed else [])
         if segmented:
