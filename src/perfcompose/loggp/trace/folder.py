@@ -6,7 +6,6 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from perfcompose.errors import InputError
 from perfcompose.loggp.goal.schedule import write_goal
 from perfcompose.loggp.trace.options import TraceOptions
 from perfcompose.loggp.trace.otf2_reader import read_otf2
@@ -15,7 +14,7 @@ from perfcompose.loggp.trace.records import read_traces
 from perfcompose.loggp.trace.schedule import TracedSchedule, trace_schedule
 from perfcompose.loggp.trace.tracer import TracedRun, TracerError, run_traced
 
-__all__ = ["RUN_FILE", "SCHEDULE_FILE", "trace_program", "schedule_folder", "read_run"]
+__all__ = ["RUN_FILE", "SCHEDULE_FILE", "trace_program", "schedule_folder"]
 
 RUN_FILE, SCHEDULE_FILE = "run.json", "schedule.goal"
 
@@ -46,14 +45,3 @@ def trace_program(command: Sequence[str], out: Path, *, algorithms: Mapping[str,
     (out / RUN_FILE).write_text(json.dumps(record, indent=1) + "\n")
     return run, traced
 
-
-def read_run(folder: Path) -> dict[str, object]:
-    """The run record of a traced folder (empty where there is none)."""
-    path = folder / RUN_FILE
-    if not path.exists():
-        return {}
-    try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not JSON: {exc.msg}", path=path, line=exc.lineno) from None
-    return data if isinstance(data, dict) else {}
