@@ -151,7 +151,7 @@ enum { ISSUED = 1, STARTED = 2, DONE = 4 };
 typedef struct {
     int32_t need; /* requires and irequires not yet satisfied */
     int32_t next; /* the next member of its group until it runs, then of the matching queue it is in */
-    int32_t dep;  /* its one dependent (requires it) + 1, 0 for none, < 0 for several (see Sim.extra) */
+    int32_t dep;  /* its one dependent (requires it) + 1, 0 for none, < 0 for a list (see Sim.extra) */
 } Op;
 
 /* a message waiting for its receiver's CPU and NIC, and the next one waiting for them (-1: none) */
@@ -194,10 +194,10 @@ typedef struct {
     int32_t *keys; /* every operation's matching key (key_of) */
     int32_t *tag_w; /* the tag column, writable, where the caller reads none of its inputs again (scratch) */
     int scratch;
-    /* the operations that require another (op.dep: 0 none, d > 0 the one d - 1, else several): those
-     * of operation i with several are extra[k + 1 .. k + extra[k]], k = -1 - op[i].dep */
+    /* the operations that require (d) or irequire (-1 - d) another (op.dep: 0 none, d > 0 the one that
+     * requires it d - 1, else a list): those of operation i are extra[k + 1 .. k + extra[k]],
+     * k = -1 - op[i].dep, each kind in the order of its pairs */
     int32_t *extra;
-    int32_t *ireq_ptr, *ireq_dep; /* ireq_ptr NULL without irequires */
     int cross; /* some dependency joins two ranks: a new operation's rank is looked up */
     double *nexto, *nextgs, *nextgr;
     int32_t *fresh, *fresh_h, *sort_tmp; /* new operations and their ranks */
@@ -440,15 +440,29 @@ static inline void ready(Sim *s, int32_t i, int64_t h) {
 }
 
 /* operation i of rank h starts: what irequires it may be issued */
+/* the operations that irequire (irequires) or require operation i: need one less, and may be issued */
+static inline void release_dependents(Sim *s, int32_t i, int64_t h, int irequires) {
+    int32_t d = s->op[i].dep - 1;
+    if (d >= 0 && !irequires) {
+        s->op[d].need--;
+        ready(s, d, h);
+    } else if (d <= -2) {
+        const int32_t *e = s->extra + (-2 - (int64_t)d);
+        for (int32_t k = 1; k <= e[0]; k++) {
+            int32_t x = irequires ? -1 - e[k] : e[k];
+            if (x >= 0) {
+                s->op[x].need--;
+                ready(s, x, h);
+            }
+        }
+    }
+}
+
+/* operation i of rank h starts: what irequires it may be issued */
 static inline void mark_started(Sim *s, int32_t i, int64_t h) {
     if (!(s->flag[i] & STARTED)) {
         s->flag[i] |= STARTED;
-        if (s->ireq_ptr) {
-            for (int32_t j = s->ireq_ptr[i]; j < s->ireq_ptr[i + 1]; j++) {
-                s->op[s->ireq_dep[j]].need--;
-                ready(s, s->ireq_dep[j], h);
-            }
-        }
+        release_dependents(s, i, h, 1);
     }
 }
 
@@ -456,17 +470,7 @@ static inline void mark_done(Sim *s, int32_t i, int64_t h) {
     mark_started(s, i, h);
     if (!(s->flag[i] & DONE)) {
         s->flag[i] |= DONE;
-        int32_t d = s->op[i].dep - 1;
-        if (d >= 0) {
-            s->op[d].need--;
-            ready(s, d, h);
-        } else if (d <= -2) {
-            const int32_t *e = s->extra + (-2 - (int64_t)d);
-            for (int32_t k = 1; k <= e[0]; k++) {
-                s->op[e[k]].need--;
-                ready(s, e[k], h);
-            }
-        }
+        release_dependents(s, i, h, 0);
     }
 }
 
@@ -939,29 +943,6 @@ static int64_t match_keys(Sim *s) {
     return n_keys;
 }
 
-/* the dependents of every operation (a[j] depends on b[j]) in the order of j, as a CSR (ptr of
- * n + 1, counted in place), and each one's count of what it waits for */
-static int dependents(Sim *s, const int32_t *a, const int32_t *b, int64_t m, int32_t *ptr, int32_t **dep,
-                      int count_need) {
-    const int64_t n = s->n;
-    *dep = big_alloc((size_t)(m > 0 ? m : 1) * sizeof(int32_t));
-    if (!*dep) return -1;
-    memset(ptr, 0, (size_t)(n + 1) * sizeof(int32_t));
-    int64_t ha = 0, hb = 0;
-    for (int64_t j = 0; j < m; j++) {
-        ptr[at_of(s, b[j], &hb) + 1]++;
-        if (count_need) s->op[at_of(s, a[j], &ha)].need++;
-    }
-    for (int64_t i = 0; i < n; i++) ptr[i + 1] += ptr[i];
-    for (int64_t j = 0; j < m; j++) { /* ptr[i] runs ahead to the start of i + 1 ... */
-        (*dep)[ptr[at_of(s, b[j], &hb)]++] = at_of(s, a[j], &ha);
-    }
-    for (int64_t i = n; i > 0; i--) { /* ... and is moved back */
-        ptr[i] = ptr[i - 1];
-    }
-    ptr[0] = 0;
-    return 0;
-}
 
 /* the whole pages of a buffer of `bytes` at p given back to the system (not read again: they read as zeros) */
 static void give_back(const void *p, int64_t bytes) {
@@ -969,70 +950,89 @@ static void give_back(const void *p, int64_t bytes) {
     if (e > a) madvise((void *)a, e - a, MADV_DONTNEED);
 }
 
-/* requirements() with b ascending, in one pass over the pairs: each operation's count of what it
- * waits for and its dependents, the one or a list in extra; with scratch the pairs' pages are given
- * back behind it. With a layout the irequires are counted too, and the operations that wait for
- * nothing listed in init (in the caller's order) */
+/* requirements() with both lists of pairs in ascending order of the operation required, in one pass
+ * over them: each operation's count of what it waits for, and its dependents (the one that requires
+ * it in op.dep, else a list in extra); with scratch the pairs' pages are given back behind it. With
+ * a layout the operations that wait for nothing are listed in init (in the caller's order) */
 static int requirements_sorted(Sim *s, const int32_t *a, const int32_t *b, int64_t m, const int32_t *ia,
-                               int64_t mi) {
+                               const int32_t *ib, int64_t mi) {
     const int64_t n = s->n;
-    int64_t ha = 0, hb = 0, total = 0, at = 0, given = 0;
-    for (int64_t j = 0, e; j < m; j = e) {
-        for (e = j + 1; e < m && b[e] == b[j];) e++;
-        total += e - j == 1 ? 0 : 1 + e - j;
+    int64_t ha = 0, hb = 0, at = 0, j = 0, q = 0, given = 0, igiven = 0;
+    if (2 * (m + mi) >= INT32_MAX - 2 || !(s->extra = big_alloc((size_t)(2 * (m + mi) + 1) * sizeof(int32_t)))) {
+        return -1; /* (room for a list of every pair, written only where an operation has one) */
     }
-    if (total >= INT32_MAX - 2 || !(s->extra = big_alloc((size_t)(total > 0 ? total : 1) * sizeof(int32_t)))) {
-        return -1;
-    }
-    for (int64_t j = 0, e; j < m; j = e) {
-        for (e = j + 1; e < m && b[e] == b[j];) e++;
-        int32_t *dep = &s->op[at_of(s, b[j], &hb)].dep;
-        *dep = e - j == 1 ? at_of(s, a[j], &ha) + 1 : (int32_t)(-1 - at);
+    while (j < m || q < mi) {
+        int32_t r = j < m && (q >= mi || b[j] <= ib[q]) ? b[j] : ib[q];
+        int64_t e = j, f = q;
+        while (e < m && b[e] == r) e++;
+        while (f < mi && ib[f] == r) f++;
+        int32_t *dep = &s->op[at_of(s, r, &hb)].dep;
+        *dep = e - j == 1 && f == q ? at_of(s, a[j], &ha) + 1 : (int32_t)(-1 - at);
+        if (*dep < 0) s->extra[at++] = (int32_t)(e - j + f - q);
         for (int64_t i = j; i < e; i++) {
-            if (e - j > 1) s->extra[at + 1 + i - j] = at_of(s, a[i], &ha);
-            s->op[at_of(s, a[i], &ha)].need++;
+            int32_t x = at_of(s, a[i], &ha);
+            s->op[x].need++;
+            if (*dep < 0) s->extra[at++] = x;
         }
-        if (e - j > 1) {
-            s->extra[at] = (int32_t)(e - j);
-            at += 1 + e - j;
+        for (int64_t i = q; i < f; i++) {
+            int32_t x = at_of(s, ia[i], &ha);
+            s->op[x].need++;
+            if (*dep < 0) s->extra[at++] = -1 - x;
         }
-        if (s->scratch && e - given >= (1 << 16)) { /* whole pages of both columns where they begin on one */
-            give_back(a + given, (e - given) * 4);
-            give_back(b + given, (e - given) * 4);
-            given = e & ~(int64_t)1023;
+        j = e;
+        q = f;
+        if (s->scratch && j + q - given - igiven >= (1 << 16)) { /* whole pages where the columns begin on one */
+            const int32_t *cols[] = {a + given, b + given, ia + igiven, ib + igiven};
+            for (int k = 0; k < 4; k++) give_back(cols[k], (k < 2 ? j - given : q - igiven) * 4);
+            given = j & ~(int64_t)1023;
+            igiven = q & ~(int64_t)1023;
         }
     }
     if (!s->lay) return 0;
-    for (int64_t j = 0; j < mi; j++) s->op[at_of(s, ia[j], &ha)].need++;
     s->n_init = 0;
     for (int64_t k = 0; k < n; k++) s->n_init += s->op[k].need == 0;
     s->init = malloc((size_t)(s->n_init > 0 ? s->n_init : 1) * sizeof(int32_t));
     if (!s->init) return -1;
-    for (int64_t i = 0, q = 0; i < n; i++) {
-        if (s->op[at_of(s, (int32_t)i, &ha)].need == 0) s->init[q++] = (int32_t)i;
+    for (int64_t i = 0, k = 0; i < n; i++) {
+        if (s->op[at_of(s, (int32_t)i, &ha)].need == 0) s->init[k++] = (int32_t)i;
     }
     return 0;
 }
 
-/* what requires each operation (a[j] requires b[j]), in the order of j (requirements_sorted): where
- * b is not in ascending order, the pairs sorted by it first (stably, by counts); 0, or -1 without
- * memory */
-static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, const int32_t *ia, int64_t mi) {
+/* the pairs (*a, *b) where *b is not in ascending order: a copy sorted by it, stably (by counts), in
+ * *own (freed by the caller); 0, or -1 without memory */
+static int by_required(int64_t n, const int32_t **a, const int32_t **b, int64_t m, int32_t **own) {
     int64_t j = 1;
-    while (j < m && b[j] >= b[j - 1]) j++;
-    if (j >= m) return requirements_sorted(s, a, b, m, ia, mi);
-    int32_t *at = calloc((size_t)s->n + 1, sizeof(int32_t)), *sa = malloc((size_t)m * sizeof(int32_t));
-    int32_t *sb = malloc((size_t)m * sizeof(int32_t));
-    int rc = at && sa && sb ? 0 : -1;
-    for (j = 0; j < m && rc == 0; j++) at[b[j] + 1]++;
-    for (int64_t i = 0; i < s->n && rc == 0; i++) at[i + 1] += at[i];
-    for (j = 0; j < m && rc == 0; j++) {
-        sa[at[b[j]]] = a[j];
-        sb[at[b[j]]++] = b[j];
+    while (j < m && (*b)[j] >= (*b)[j - 1]) j++;
+    if (j >= m) return 0;
+    int32_t *at = calloc((size_t)n + 1, sizeof(int32_t)), *sa = *own = malloc((size_t)m * 2 * sizeof(int32_t));
+    if (!at || !sa) {
+        free(at);
+        return -1;
     }
-    rc = rc == 0 ? requirements_sorted(s, sa, sb, m, ia, mi) : -1;
-    void *temporaries[] = {at, sa, sb};
-    for (int k = 0; k < 3; k++) free(temporaries[k]);
+    int32_t *sb = sa + m;
+    for (j = 0; j < m; j++) at[(*b)[j] + 1]++;
+    for (int64_t i = 0; i < n; i++) at[i + 1] += at[i];
+    for (j = 0; j < m; j++) {
+        sa[at[(*b)[j]]] = (*a)[j];
+        sb[at[(*b)[j]]++] = (*b)[j];
+    }
+    free(at);
+    *a = sa;
+    *b = sb;
+    return 0;
+}
+
+/* what requires and irequires each operation (a[j] requires b[j], ia[j] irequires ib[j]), each in
+ * the order of j (requirements_sorted); 0, or -1 without memory */
+static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, const int32_t *ia, const int32_t *ib,
+                        int64_t mi) {
+    int32_t *own[2] = {NULL, NULL};
+    int rc = by_required(s->n, &a, &b, m, &own[0]) < 0 || by_required(s->n, &ia, &ib, mi, &own[1]) < 0
+                 ? -1
+                 : requirements_sorted(s, a, b, m, ia, ib, mi);
+    free(own[0]);
+    free(own[1]);
     return rc;
 }
 
@@ -1048,11 +1048,10 @@ static int requirements(Sim *s, const int32_t *a, const int32_t *b, int64_t m, c
     } while (0)
 
 static void free_sim(Sim *s) {
-    void *all[] = {s->own_flag, s->init, s->op, s->keys == s->tag_w ? NULL : s->keys, s->extra, s->ireq_ptr,
-                   s->ireq_dep, s->nexto, s->nextgs, s->nextgr, s->fresh, s->fresh_h, s->sort_tmp, s->heap, s->g_lo,
-                   s->g_hi, s->g_ts, s->gfree, s->kq, s->uq_head, s->uq_tail, s->rq_head, s->rq_tail, s->rq_wild,
-                   s->h_next, s->h_prev, s->u_t0, s->u_t1, s->w_head, s->w_tail, s->wq, s->ring, s->ring_bits,
-                   s->node, s->far, s->run, s->run_tmp, s->fq};
+    void *all[] = {s->own_flag, s->init, s->op, s->keys == s->tag_w ? NULL : s->keys, s->extra, s->nexto, s->nextgs,
+                   s->nextgr, s->fresh, s->fresh_h, s->sort_tmp, s->heap, s->g_lo, s->g_hi, s->g_ts, s->gfree, s->kq,
+                   s->uq_head, s->uq_tail, s->rq_head, s->rq_tail, s->rq_wild, s->h_next, s->h_prev, s->u_t0, s->u_t1,
+                   s->w_head, s->w_tail, s->wq, s->ring, s->ring_bits, s->node, s->far, s->run, s->run_tmp, s->fq};
     for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) free(all[k]);
 }
 
@@ -1098,13 +1097,9 @@ static int setup(Sim *s, const int32_t *req_a, const int32_t *req_b, int64_t n_r
     /* zero pages, taken as the operations are first written (while the dependency lists are given back) */
     if (!(s->op = calloc((size_t)n + 1, sizeof(Op)))) return -1;
     huge_pages(s->op, (int64_t)(n + 1) * (int64_t)sizeof(Op));
-    if (requirements(s, req_a, req_b, n_req, ireq_a, n_ireq) < 0) return -1;
-    for (int k = 0; k < 2 && s->scratch; k++) give_back(k ? req_b : req_a, n_req * 4); /* in op and extra now */
-    if (n_ireq > 0) {
-        NEW(s->ireq_ptr, n + 1, int32_t);
-        if (dependents(s, ireq_a, ireq_b, n_ireq, s->ireq_ptr, &s->ireq_dep, s->init == NULL) < 0) return -1;
-    }
-    for (int k = 0; k < 2 && s->scratch; k++) give_back(k ? ireq_b : ireq_a, n_ireq * 4); /* in ireq_dep now */
+    if (requirements(s, req_a, req_b, n_req, ireq_a, ireq_b, n_ireq) < 0) return -1;
+    const int32_t *cols[] = {req_a, req_b, ireq_a, ireq_b};
+    for (int k = 0; k < 4 && s->scratch; k++) give_back(cols[k], (k < 2 ? n_req : n_ireq) * 4); /* in op and extra */
     NEW_FILL(s->nexto, P * s->n_cpu, double, 0);
     NEW_FILL(s->nextgs, P * s->n_nic, double, 0);
     NEW_FILL(s->nextgr, P * s->n_nic, double, 0);
