@@ -22,8 +22,7 @@ def _panel(ax, part: Part, label: str, measured: float | None = None) -> None:
     ax.plot([part.at], [part.value], "*", ms=14, color="tab:red", label=f"{kind} {part.value:.4g}")
     if measured is not None:
         ax.plot([part.at], [measured], "x", ms=10, color="tab:green", label=f"measured {measured:.4g}")
-    ax.set_xlabel(part.direction if part.direction in ("n", "p") else "n")
-    ax.set_ylabel(f"{label} [s]")
+    ax.set(xlabel=part.direction if part.direction in ("n", "p") else "n", ylabel=f"{label} [s]")
     ax.legend(fontsize=8)
 
 

@@ -20,8 +20,7 @@ def plot_fig4(grid: Sequence[Any], out: Path) -> Path:
             ax.plot([p.n for p in pts], [getattr(p, attr) / 1e6 for p in pts], style, marker="o", markersize=3,
                     label=f"m = {m}, {reading}" if m in (1, 24) else None)
     ax.set_xscale("log", base=2)
-    ax.set_xlabel("threads per node n")
-    ax.set_ylabel("predicted time per job [ms]")
-    ax.set_title("000 Figure 4: Hadoop, eq. 5 + eq. 7 from Table 1 rows 11-13")
+    ax.set(xlabel="threads per node n", ylabel="predicted time per job [ms]",
+           title="000 Figure 4: Hadoop, eq. 5 + eq. 7 from Table 1 rows 11-13")
     ax.legend(fontsize=7)
     return save(fig, out, bbox_inches="tight")

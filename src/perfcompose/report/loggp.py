@@ -40,11 +40,9 @@ def plot_timeline(result: ProgramResult, path: Path, *, title: str = "", unit: s
             (x0, p0), (x1, p1) = sends[m], recvs[m]
             ax.annotate("", xy=(x1, p1), xytext=(x0, p0),
                         arrowprops={"arrowstyle": "->", "color": "0.4", "lw": 0.6})
-    ax.set_yticks(range(P))
-    ax.set_yticklabels([f"P{p}" for p in range(P)])
+    ax.set(yticks=range(P), yticklabels=[f"P{p}" for p in range(P)], xlabel=f"time [{unit}]" if unit else "time",
+           title=title or f"LogGP timeline, makespan {result.makespan:.6g}")
     ax.invert_yaxis()
-    ax.set_xlabel(f"time [{unit}]" if unit else "time")
-    ax.set_title(title or f"LogGP timeline, makespan {result.makespan:.6g}")
     ax.legend(handles=[Patch(color=c, label=k) for k, c in _COLORS.items()], loc="lower right", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
@@ -58,11 +56,7 @@ def plot_operations(op_times: Mapping[str, Mapping[int, float]], path: Path, *, 
     for op, times in op_times.items():
         b = sorted(times)
         ax.plot(b, [times[x] for x in b], "o-", label=op)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("block size")
-    ax.set_ylabel(f"time [{unit}]")
-    ax.set_title(title or "Basic operations")
+    ax.set(xscale="log", yscale="log", xlabel="block size", ylabel=f"time [{unit}]", title=title or "Basic operations")
     ax.grid(alpha=0.3, which="both")
     ax.legend()
     fig.tight_layout()
@@ -91,8 +85,7 @@ def plot_gauss(rows: Sequence[StudyRow], path: Path, *, title: str = "", unit: s
                 ax.set_yscale("log")
             ax.set_xticks(b)
             ax.set_xticklabels([str(x) for x in b], fontsize=7)
-            ax.set_xlabel("block size")
-            ax.set_ylabel(f"{label} [{unit}]")
+            ax.set(xlabel="block size", ylabel=f"{label} [{unit}]")
             ax.set_title(f"{layout}: {label}", fontsize=10)
             ax.grid(alpha=0.3)
             ax.legend(fontsize=7)
@@ -108,17 +101,15 @@ def whatif_figure(result: WhatIf, *, title: str = "", other: str = "other networ
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for sweep in result.sweeps:
         ax.plot(sweep.factors, [m * 1e3 for m in sweep.makespans], "o-", ms=3, label=sweep.parameter)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    ax.set(xscale="log", yscale="log")
     for s in sorted({t.slowdown for t in result.tolerances}):
         ax.axhline(result.base * (1 + s) * 1e3, color="0.6", ls=":", lw=0.8)
         ax.annotate(f"+{s * 100:g} %", (ax.get_xlim()[0], result.base * (1 + s) * 1e3), fontsize=7, color="0.4",
                     va="bottom")
     if result.other_makespan is not None:
         ax.axhline(result.other_makespan * 1e3, color="k", ls="--", lw=1.0, label=other)
-    ax.set_xlabel("factor on the parameter (the others held)")
-    ax.set_ylabel("simulated makespan [ms]")
-    ax.set_title(title or f"What if: base makespan {result.base * 1e3:.4g} ms")
+    ax.set(xlabel="factor on the parameter (the others held)", ylabel="simulated makespan [ms]",
+           title=title or f"What if: base makespan {result.base * 1e3:.4g} ms")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -61,8 +61,7 @@ def fits_figure(experiment: Experiment, models: Sequence[tuple[str, str, Model]]
                         lw=1.2, ls=style, label=f"saved: {name}" if c == 0 else None)
             ax.axvspan(xs.max(), grid.max(), color="0.93", zorder=0)
         log_axes(ax)
-        ax.set_xlabel(params[0])
-        ax.set_ylabel(f"{metric} [{series.unit}]" if series.unit else metric)
+        ax.set(xlabel=params[0], ylabel=f"{metric} [{series.unit}]" if series.unit else metric)
         title = series.label
         text = model.to_extrap(digits=6)
         ax.set_title(f"{title}\n{text if len(text) < 70 else text[:67] + '...'}", fontsize=9)
@@ -148,8 +147,7 @@ def models_figure(curves: Sequence[tuple[str, Model]], x_range: tuple[float, flo
     for label, xs, ys in points:
         ax.plot(xs, ys, "o", ms=4, mfc="none", label=label)
     log_axes(ax)
-    ax.set_xlabel(size)
-    ax.set_ylabel(f"{ylabel} [{unit}]" if unit else ylabel)
+    ax.set(xlabel=size, ylabel=f"{ylabel} [{unit}]" if unit else ylabel)
     shown = {k: v for k, v in fixed.items() if k != size}
     full = title + (f" ({point_text(shown)})" if shown else "")
     if full:

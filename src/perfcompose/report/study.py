@@ -42,8 +42,7 @@ def _figure(study: Any) -> Any:
                             label=f"{100 * getattr(c, 'level', 0.9):.0f} % interval")
         log_axes(ax)
         ax.set_title(c.configuration, fontsize=9)
-        ax.set_xlabel("x")
-        ax.set_ylabel("time per element [ns]")
+        ax.set(xlabel="x", ylabel="time per element [ns]")
         ax.grid(True, alpha=0.3)
     for ax in list(axes.flat)[len(comps):]:
         ax.set_visible(False)
