@@ -83,8 +83,7 @@ def plot_gauss(rows: Sequence[StudyRow], path: Path, *, title: str = "", unit: s
             ax.set_xscale("log")
             if what != "computation":
                 ax.set_yscale("log")
-            ax.set_xticks(b)
-            ax.set_xticklabels([str(x) for x in b], fontsize=7)
+            ax.set_xticks(b, [str(x) for x in b], fontsize=7)
             ax.set(xlabel="block size", ylabel=f"{label} [{unit}]")
             ax.set_title(f"{layout}: {label}", fontsize=10)
             ax.grid(alpha=0.3)
