@@ -349,24 +349,19 @@ def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int,
               **({"rounds": rounds} if rounds > 1 else {}), **(identity or {})}
     check_steps(float(len(coords)) * rounds * (reps + warmup), f"{len(coords)} points x {rounds} rounds x "
                 f"{reps + warmup} runs")
-    done: dict[tuple[float, ...], list[float]] = {}
-    visits: dict[tuple[float, ...], int] = {}
-    skipped: list[int] = []
     details: dict[tuple[float, ...], list[Any]] = {}
-    store = None
-    if checkpoint is not None:
-        # locked: a second sweep on it is refused, not interleaved
-        store = Checkpoint.open(Path(checkpoint), restart=restart, busy=lambda: BenchError(
-            "another perfcompose bench is measuring into this checkpoint", path=Path(checkpoint),
-            hint="wait for it to finish (then run again to resume), or use another --out"))
-        try:
-            if not store.empty:
-                done, visits, skipped = _read_checkpoint(store, header, details)
-            if store.empty:
-                store.append(header)
-        except BaseException:
+    # locked: a second sweep on it is refused, not interleaved
+    store = None if checkpoint is None else Checkpoint.open(Path(checkpoint), restart=restart, busy=lambda: BenchError(
+        "another perfcompose bench is measuring into this checkpoint", path=Path(checkpoint),
+        hint="wait for it to finish (then run again to resume), or use another --out"))
+    try:
+        done, visits, skipped = ({}, {}, []) if store is None else _read_checkpoint(store, header, details)
+        if store is not None and store.empty:
+            store.append(header)
+    except BaseException:
+        if store is not None:
             store.close()
-            raise
+        raise
     wanted = set(coords)
     result = SweepResult(params, {c: v for c, v in done.items() if c in wanted},
                          resumed=sum(1 for c in done if c in wanted and visits[c] >= rounds),
