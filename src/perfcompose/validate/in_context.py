@@ -9,6 +9,7 @@ values, one per bootstrap member too.
 """
 from __future__ import annotations
 
+import functools
 import pickle
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -322,12 +323,9 @@ def process_options(plan: ContextPlan, m: InContext, predicted: Mapping[str, np.
         body = chain(term.body)
         if body is None or not m.locked(Stage(body)):
             continue
-        trips = []
-        for x in xs:
-            output = prepared(make, functions, body[0])(x)
-            for p in body:
-                output = functions[base_name(p)](output)
-            trips.append(round_trip(prepared(make, functions, body[0])(x), output) * 1e9)
+        element = prepared(make, functions, body[0])
+        trips = [round_trip(element(x), functools.reduce(lambda data, p: functions[base_name(p)](data), body,
+                                                         element(x))) * 1e9 for x in xs]
         alone = predict(term.body, m)
         out.append(ProcessOption(name, predicted[name], alone / term.threads + np.array(trips)))
     return out

@@ -121,8 +121,7 @@ def calotoiu_tables() -> list[CalotoiuRow]:
     def row(table: str, cfg: str, mono: str, printed: str | None = None, err: str | None = None) -> CalotoiuRow:
         modular = compose(cfg, parts, pipe="asymptotic")
         c_mod, c_mono = _coefficient(modular), _coefficient(Model.parse(mono, params=("x",)))
-        vs = None if printed is None else (c_mod - _coefficient(Model.parse(printed))) / _coefficient(
-            Model.parse(printed))
+        vs = None if printed is None else (c_mod - (c_p := _coefficient(Model.parse(printed)))) / c_p
         order = leading_term(modular)
         base = next(k for k, m in parts.items() if leading_term(m) is not None and order is not None
                     and leading_term(m)[0] == order[0])  # type: ignore[index]
