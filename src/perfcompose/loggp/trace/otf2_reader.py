@@ -39,7 +39,7 @@ import numpy as np
 
 from perfcompose.errors import InputError
 from perfcompose.loggp.trace.collectives import ROOTED
-from perfcompose.loggp.trace.records import RECORD, RankTrace, call_number, describe
+from perfcompose.loggp.trace.records import RECORD, RankTrace, call_number, check_span
 
 __all__ = ["read_otf2"]
 
@@ -271,11 +271,7 @@ def _finish(a: _Archive, r: _Rank, size: int) -> RankTrace:
     records = np.array([tuple(row) for row in r.rows], RECORD) if r.rows else np.zeros(0, RECORD)
     comms = {cid: m if m is not None else (r.rank,) for cid, m in enumerate(a.members)}
     trace = RankTrace(r.rank, size, records, comms, a.path)
-    if not len(records) or int(records[0]["call"]) != call_number("init"):
-        raise InputError(f"rank {r.rank}'s trace does not start with MPI_Init", path=a.path, hint=_RERUN)
-    if int(records[-1]["call"]) != call_number("finalize"):
-        raise InputError(f"rank {r.rank}'s trace ends at {describe(trace, len(records) - 1)}, before MPI_Finalize",
-                         path=a.path, hint="the rank stopped early or its trace was cut; " + _RERUN)
+    check_span(trace, _RERUN)
     if any(c.region != "MPI_Finalize" for c in r.open):
         inside = next(c.region for c in r.open if c.region != "MPI_Finalize")
         raise InputError(f"rank {r.rank}'s trace is cut off inside {inside}", path=a.path, hint=_RERUN)

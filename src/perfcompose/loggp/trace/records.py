@@ -19,7 +19,8 @@ import numpy as np
 
 from perfcompose.errors import InputError
 
-__all__ = ["RECORD", "MAGIC", "HEADER", "RankTrace", "call_names", "call_number", "describe", "read_traces"]
+__all__ = ["RECORD", "MAGIC", "HEADER", "RankTrace", "call_names", "call_number", "check_span", "describe",
+           "read_traces"]
 
 MAGIC = b"PCTRACE2"
 HEADER = 24  #: the magic, then int32 rank, size, record size, reserved
@@ -100,12 +101,18 @@ def _read_one(path: Path) -> RankTrace:
     if body % RECORD.itemsize:
         last = f" after {describe(trace, whole - 1)}" if whole else ""
         raise InputError(f"rank {rank}'s trace is cut off{last}", path=path, hint=_RERUN)
-    if not whole or int(records[0]["call"]) != call_number("init"):
-        raise InputError(f"rank {rank}'s trace does not start with MPI_Init", path=path, hint=_RERUN)
-    if int(records[-1]["call"]) != call_number("finalize"):
-        raise InputError(f"rank {rank}'s trace ends at {describe(trace, whole - 1)}, before MPI_Finalize",
-                         path=path, hint="the rank stopped early or its trace was cut; " + _RERUN)
+    check_span(trace, _RERUN)
     return RankTrace(rank, size, records, _comms(path.with_name(f"comms.{rank}.txt"), rank), path)
+
+
+def check_span(trace: RankTrace, rerun: str) -> None:
+    """Refuse a rank's trace that does not run from MPI_Init to MPI_Finalize (``rerun``: how to trace again)."""
+    records, rank = trace.records, trace.rank
+    if not len(records) or int(records[0]["call"]) != call_number("init"):
+        raise InputError(f"rank {rank}'s trace does not start with MPI_Init", path=trace.path, hint=rerun)
+    if int(records[-1]["call"]) != call_number("finalize"):
+        raise InputError(f"rank {rank}'s trace ends at {describe(trace, len(records) - 1)}, before MPI_Finalize",
+                         path=trace.path, hint="the rank stopped early or its trace was cut; " + rerun)
 
 
 def read_traces(folder: Path) -> tuple[RankTrace, ...]:
