@@ -13,6 +13,7 @@ steady-state time between completions (:attr:`RunResult.per_element`).
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pickle
 import queue
@@ -153,18 +154,13 @@ class _Threads:
     def __init__(self, cores: list[int] | None = None) -> None:
         self.workers: list[Any] = []
         self.cores = cores
+        #: what makes the run's events, end counters of a pool's workers and message queues
+        self.event: Callable[[], Any] = threading.Event
+        self.counter: Callable[[int], Any] = ThreadCounter
+        self.queue: Callable[[], Any] = queue.SimpleQueue
 
     def channel(self, capacity: int | None) -> Channel:
         return Channel(capacity)
-
-    def event(self) -> threading.Event:
-        return threading.Event()
-
-    def counter(self, n: int) -> ThreadCounter:
-        return ThreadCounter(n)
-
-    def queue(self) -> queue.SimpleQueue:
-        return queue.SimpleQueue()
 
     def start(self, args: tuple, kind: Any = threading.Thread) -> None:
         cpu = None if self.cores is None else self.cores[len(self.workers) % len(self.cores)]
@@ -186,6 +182,8 @@ class _Processes(_Threads):
     def __init__(self, start_method: str | None = None, cores: list[int] | None = None) -> None:
         super().__init__(cores)
         self.ctx = process_context(start_method)
+        self.event, self.queue = self.ctx.Event, self.ctx.Queue
+        self.counter = functools.partial(ProcessCounter, self.ctx)
         self.channels: list[ProcessChannel] = []
         self.keep: list[tuple] = []
 
@@ -193,15 +191,6 @@ class _Processes(_Threads):
         ch = ProcessChannel(self.ctx, capacity)
         self.channels.append(ch)
         return ch
-
-    def event(self) -> Any:
-        return self.ctx.Event()
-
-    def counter(self, n: int) -> ProcessCounter:  # type: ignore[override]
-        return ProcessCounter(self.ctx, n)
-
-    def queue(self) -> Any:
-        return self.ctx.Queue()
 
     def start(self, args: tuple, kind: Any = None) -> None:
         super().start(args, self.ctx.Process)
