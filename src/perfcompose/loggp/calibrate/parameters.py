@@ -129,9 +129,7 @@ def _raw_table(raw: Mapping[str, Any]) -> str:
     lines = ["raw figures (medians over repetitions, microseconds):",
              f"  {'bytes':>9} {'RTT':>10} {'train 1':>10} {'train N':>10} {'gap':>10}"]
     for s in sizes:
-        rtt = np.median([r["rtt"][str(s)] for r in raw["reps"]]) * 1e6
-        a = np.median([r["train1"][str(s)] for r in raw["reps"]]) * 1e6
-        b = np.median([r["trainN"][str(s)] for r in raw["reps"]]) * 1e6
+        rtt, a, b = (np.median([r[key][str(s)] for r in raw["reps"]]) * 1e6 for key in ("rtt", "train1", "trainN"))
         lines.append(f"  {s:>9} {rtt:>10.3f} {a:>10.3f} {b:>10.3f} {(b - a) / (train - 1):>10.4f}")
     delayed = np.median([r["delayed"] for r in raw["reps"]]) * 1e6
     send = np.median([np.median(r["send_overhead"]) for r in raw["reps"]]) * 1e6
