@@ -53,6 +53,12 @@ class Problem(Exception):
         return f"{where}: {self.message}" if where else self.message
 
 
+def _first(mask: np.ndarray) -> int | None:
+    """The first index where ``mask`` holds, or None."""
+    found = np.flatnonzero(mask)
+    return int(found[0]) if found.size else None
+
+
 def _is_int(v: Any) -> bool:
     return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer())
 
@@ -119,9 +125,7 @@ class CommStep:
         msgs = _message_array(messages)
         for j, name in enumerate(("src", "dst")):   # whole processor numbers, before the cast to integers
             col = msgs[:, j]
-            bad = np.flatnonzero(~((col >= 0) & (col < P) & (col == np.floor(col))))
-            if bad.size:
-                k = int(bad[0])
+            if (k := _first(~((col >= 0) & (col < P) & (col == np.floor(col))))) is not None:
                 raise Problem(f"message {k}: {name} {col[k]:g} is not a processor (P = {P})", ("messages", k, j),
                                hint=f"processors are numbered 0 to {P - 1}")
         src = msgs[:, 0].astype(np.int64)
@@ -189,19 +193,13 @@ def _check_arrays(P: int, src: np.ndarray, dst: np.ndarray, nbytes: np.ndarray, 
         raise InputError(message, hint=hint)
 
     for j, (arr, name) in enumerate(((src, "src"), (dst, "dst"))):
-        bad = np.flatnonzero((arr < 0) | (arr >= P))
-        if bad.size:
-            k = int(bad[0])
+        if (k := _first((arr < 0) | (arr >= P))) is not None:
             fail(k, j, f"message {k}: {name} {arr[k]} is not a processor (P = {P})",
                  f"processors are numbered 0 to {P - 1}")
-    bad = np.flatnonzero(src == dst)
-    if bad.size:
-        k = int(bad[0])
+    if (k := _first(src == dst)) is not None:
         fail(k, 1, f"message {k}: processor {src[k]} sends to itself",
              "a local transfer is not a message; leave it out of the step")
-    bad = np.flatnonzero(~np.isfinite(nbytes) | (nbytes < 0))
-    if bad.size:
-        k = int(bad[0])
+    if (k := _first(~np.isfinite(nbytes) | (nbytes < 0))) is not None:
         fail(k, 2, f"message {k}: bytes = {nbytes[k]} must be a finite non-negative number")
 
 
@@ -233,26 +231,19 @@ def _order_array(P: int, src: np.ndarray, send_order: Any) -> np.ndarray:
         p = int(owner[i])
         return ("send_order", p, i - int(first[p]))
 
-    bad = np.flatnonzero((flat < 0) | (flat >= M))
-    if bad.size:
-        i = int(bad[0])
+    if (i := _first((flat < 0) | (flat >= M))) is not None:
         raise Problem(f"message id {int(flat[i])} is out of range (the step has {M} messages)", where(i),
                        hint=f"ids index the step's messages, 0 to {M - 1}")
-    bad = np.flatnonzero(src[flat] != owner)
-    if bad.size:
-        i = int(bad[0])
+    if (i := _first(src[flat] != owner)) is not None:
         m = int(flat[i])
         raise Problem(f"message {m} is sent by processor {src[m]}, not {int(owner[i])}", where(i),
                        hint=f"list it in send_order[{src[m]}]")
     seen = np.bincount(flat, minlength=M)
-    if (seen > 1).any():
-        m = int(np.flatnonzero(seen > 1)[0])
+    if (m := _first(seen > 1)) is not None:
         i = int(np.flatnonzero(flat == m)[1])
         raise Problem(f"message {m} appears twice in the send order", where(i),
                        hint="each message is sent exactly once")
-    missing = np.flatnonzero(seen == 0)
-    if missing.size:
-        m = int(missing[0])
+    if (m := _first(seen == 0)) is not None:
         raise Problem(f"message {m} (from processor {src[m]}) is missing from the send order",
                        ("send_order", int(src[m])), hint=f"add {m} to send_order[{src[m]}]")
     return flat
@@ -387,9 +378,7 @@ def parse_program(data: Any) -> Program:
                 raise Problem(f"unknown key {extra[0]!r} in computation step {k}", at + (extra[0],))
             d = s.get("durations")
             if isinstance(d, JsonNumbers) and d.values.shape == (P,):
-                bad = np.flatnonzero(~np.isfinite(d.values) | (d.values < 0))
-                if bad.size:
-                    p = int(bad[0])
+                if (p := _first(~np.isfinite(d.values) | (d.values < 0))) is not None:
                     v = float(d.values[p])
                     raise Problem(f"step {k}: duration of processor {p} is {int(v) if v.is_integer() else v!r}; "
                                    "it must be a "
