@@ -39,12 +39,10 @@ def select(groups: list[Group], sigma: float, policy: SelectionPolicy, multi: bo
     if len(scores) == 1 or policy.plausible <= 0 or sigma <= 0:
         pick = int(np.argmin(scores))
     else:
-        spread = np.inf
         if multi:
-            risk, factor = policy.multi_overshoot_risk, policy.overshoot_factor
-            spread = policy.multi_overshoot_spread
+            risk, factor, spread = policy.multi_overshoot_risk, policy.overshoot_factor, policy.multi_overshoot_spread
         else:
-            risk = policy.overshoot_risk
+            risk, spread = policy.overshoot_risk, np.inf
             factor = max(policy.overshoot_floor, policy.overshoot_factor + policy.overshoot_noise * sigma)
         pick = consensus_pick(scores - best, np.maximum(np.abs(preds), 1e-300), policy.indistinct,
                               policy.shrink, risk, factor, spread=spread, spread_risk=policy.overshoot_risk)

@@ -147,10 +147,6 @@ def forecast_shift(candidate: Any, X: np.ndarray, y: np.ndarray) -> float:
     return abs(float(np.log(a / b))) if a > 0 and b > 0 else float("inf")
 
 
-def _listed(supported: Sequence[C] | Callable[[], Sequence[C]]) -> Sequence[C]:
-    return supported() if callable(supported) else supported
-
-
 def rechoose(chosen: C, supported: Sequence[C] | Callable[[], Sequence[C]], X: np.ndarray, y: np.ndarray,
              single_values: bool = False, error: float | None = None, constant: bool = True) -> C:
     """``chosen``, or the hypothesis among ``supported`` and (with ``constant``) the constant that
@@ -158,21 +154,18 @@ def rechoose(chosen: C, supported: Sequence[C] | Callable[[], Sequence[C]], X: n
     may be a function that lists them, called only where ``chosen`` is checked; ``error`` is
     ``chosen``'s :func:`extrapolation_error` where known."""
     mine = extrapolation_error(chosen, X, y) if error is None else error
-    if not mine > TOLERATED:    # also nan: nothing to check
-        if single_values and forecast_shift(chosen, X, y) > TOLERATED:
-            others = [*_listed(supported), *([constant_of(chosen, y)] if constant else [])]
-            steady = [(e, c) for c, e in zip(others, extrapolation_errors(others, X, y).tolist())
-                      if forecast_shift(c, X, y) <= ACCEPTED and e <= ACCEPTED]
-            if steady:
-                return min(steady, key=lambda pair: pair[0])[1]
+    # a nan error leaves nothing to check; of single values, the forecast's shift may still
+    shift = not mine > TOLERATED and single_values and forecast_shift(chosen, X, y) > TOLERATED
+    if not (mine > TOLERATED or shift):
         return chosen
-    others, seen = [], {chosen.hypothesis}
-    for other in (*_listed(supported), *([constant_of(chosen, y)] if constant else [])):
-        if other.hypothesis not in seen:
-            seen.add(other.hypothesis)
-            others.append(other)
+    others = [*(supported() if callable(supported) else supported), *([constant_of(chosen, y)] if constant else [])]
+    errors = extrapolation_errors(others, X, y).tolist()
+    if shift:
+        steady = [(e, c) for c, e in zip(others, errors) if forecast_shift(c, X, y) <= ACCEPTED and e <= ACCEPTED]
+        return min(steady, key=lambda pair: pair[0])[1] if steady else chosen
+    # a hypothesis' error depends on its terms alone: a repeated one (the chosen one's too) never wins
     best, best_error = chosen, mine
-    for other, e in zip(others, extrapolation_errors(others, X, y).tolist()):
+    for other, e in zip(others, errors):
         if e < best_error:
             best, best_error = other, e
     return best if best_error <= min(ACCEPTED, MARGIN * mine) else chosen

@@ -60,11 +60,8 @@ def negative_factors(positive: Sequence[Factor], logs: bool = True) -> list[Fact
 def factor_values(x: np.ndarray, fs: Sequence[Factor] | tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """Matrix (len(x), len(fs)) of ``x^i * log2(x)^j``; ``fs`` may be the exponent arrays (i, j)."""
     x = np.asarray(x, dtype=float)[:, None]
-    if isinstance(fs, tuple) and len(fs) == 2 and isinstance(fs[0], np.ndarray):
-        i, j = fs[0][None, :], fs[1][None, :]
-    else:
-        i = np.array([float(f[0]) for f in fs])[None, :]
-        j = np.array([float(f[1]) for f in fs])[None, :]
+    arrays = isinstance(fs, tuple) and len(fs) == 2 and isinstance(fs[0], np.ndarray)
+    i, j = fs if arrays else np.array(fs, dtype=float).reshape(-1, 2).T
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # inf: a fit marked invalid
         return x ** i * np.log2(x) ** j
 

@@ -444,17 +444,11 @@ class PMNFFitter(SeriesFitter):
         # one batch for every size: a smaller hypothesis leaves its last columns absent
         sizes = list(by_size)
         width = max(sizes)
-        stacked = [np.ones((1, len(rows)))]
-        present = np.ones((sum(len(by_size[r]) for r in sizes), width + 1), dtype=bool)
+        index = np.vstack([np.pad(by_size[r], ((0, 0), (0, width - r)), constant_values=-1) for r in sizes])
+        present = np.hstack([np.ones((len(index), 1), dtype=bool), index >= 0])
+        stacked = [np.ones((1, len(rows)))] + [np.where(present[:, t + 1, None], columns[index[:, t]], 0.0)
+                                               for t in range(width)]
         starts = np.cumsum([0] + [len(by_size[r]) for r in sizes])
-        for t in range(width):
-            col = np.zeros((len(present), len(rows)))
-            for r, a, b in zip(sizes, starts[:-1], starts[1:]):
-                if t < r:
-                    col[a:b] = columns[by_size[r][:, t]]
-                else:
-                    present[a:b, t + 1] = False
-            stacked.append(col)
         batch = fit_batch_chunked(stacked, yy, w, sc, present, progress=progress)
         return [self._scored(TemplateHypotheses(keys, by_size[r], per_param), split_batch(batch, a, b, r + 1), r,
                              sigma, slacks[r]) for r, a, b in zip(sizes, starts[:-1], starts[1:])]

@@ -13,6 +13,7 @@ over a Dask scheduler's workers.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -174,7 +175,8 @@ def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, sch
     ``alternatives`` the results list no runners-up."""
     fitter = PMNFFitter() if fitter is None else fitter
     fitter._validate()
-    step: Progress | None = one_bar(progress) if hasattr(progress, "add_task") else progress   # a rich Progress
+    # a rich Progress, a callback, or none
+    step: Progress = one_bar(progress) if hasattr(progress, "add_task") else progress or (lambda *_: None)
     # points that hold stored statistics (Extra-P's saved experiments) give the one of the aggregate
     series = experiment.for_aggregate(fitter.aggregate).series
     total = len(series)
@@ -185,20 +187,13 @@ def fit_profile(experiment: Experiment, *, fitter: PMNFFitter | None = None, sch
         results = _in_processes(fitter, params, series, experiment.source, workers or usable_cores(), step,
                                 alternatives)
     elif scheduler is None:
-        done = [0]
-
-        def tick(s: Series) -> None:
-            done[0] += 1
-            if step is not None:
-                step(f"fitting {s.label}", done[0], total)
-
-        if step is not None:
-            step("fitting", 0, total)
-        results = fit_chunk(fitter, params, series, experiment.source, tick, alternatives)
+        done = itertools.count(1)
+        step("fitting", 0, total)
+        results = fit_chunk(fitter, params, series, experiment.source,
+                            lambda s: step(f"fitting {s.label}", next(done), total), alternatives)
     else:
         results = _on_dask(fitter, params, series, experiment.source, scheduler, workers, step, alternatives)
-    if step is not None:
-        step("fitted", total, total)
+    step("fitted", total, total)
     return results
 
 
@@ -226,7 +221,7 @@ def _fit_range(bounds: tuple[int, int]) -> list[FitResult]:
 
 
 def _in_processes(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[Series], source: str, workers: int,
-                  step: Progress | None, alternatives: bool = True) -> list[FitResult]:
+                  step: Progress, alternatives: bool = True) -> list[FitResult]:
     """The chunks of ``series`` fitted in ``workers`` processes forked from this one (which share
     the series with it, so only the results travel), results in order; in this process where
     processes cannot be forked."""
@@ -236,22 +231,20 @@ def _in_processes(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[
     size = max(MIN_TASK, min(2 * CHUNK, -(-len(series) // (4 * workers))))
     bounds = [(a, min(a + size, len(series))) for a in range(0, len(series), size)]
     results: list[FitResult] = []
-    if step is not None:
-        step("fitting", 0, len(series))
+    step("fitting", 0, len(series))
     _SHARED = (fitter, params, series, source, alternatives)
     try:
         with multiprocessing.get_context("fork").Pool(min(workers, len(bounds))) as pool:
             for part in pool.imap(_fit_range, bounds):
                 results.extend(part)
-                if step is not None:
-                    step(f"fitted {len(results)} series", len(results), len(series))
+                step(f"fitted {len(results)} series", len(results), len(series))
     finally:
         _SHARED = None
     return results
 
 
 def _on_dask(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[Series], source: str, scheduler: Any,
-             workers: int | None, step: Progress | None, alternatives: bool = True) -> list[FitResult]:
+             workers: int | None, step: Progress, alternatives: bool = True) -> list[FitResult]:
     """The chunks of ``series`` fitted on the workers of a Dask cluster, results in order."""
     require("dask", "fitting on Dask (--scheduler)")
     # the one place fitting loads Dask (a profile fitted without a scheduler needs none)
@@ -292,16 +285,14 @@ def _on_dask(fitter: PMNFFitter, params: tuple[str, ...], series: Sequence[Serie
         flight = as_completed([f for f in (submit() for _ in range(2 * n)) if f is not None])
         results: list[Any] = [None] * len(series)
         done = 0
-        if step is not None:
-            step("fitting", 0, len(series))
+        step("fitting", 0, len(series))
         for future in flight:
             part = future.result()
             a = starts.pop(future)
             future.release()
             results[a:a + len(part)] = part
             done += len(part)
-            if step is not None:
-                step(f"fitted {done} series", done, len(series))
+            step(f"fitted {done} series", done, len(series))
             following = submit()
             if following is not None:
                 flight.add(following)

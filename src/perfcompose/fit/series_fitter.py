@@ -34,16 +34,14 @@ class SeriesFitter(Estimator):
         series = chosen.series
         self._reset()
         self.results_ = []
-        if len(series) == 1:
-            self.results_.append(self.fit_series(chosen.parameters, series[0], source=experiment.source,
-                                                 progress=progress))
-            return self
+        each = progress if len(series) > 1 else None   # hears of each series; of one, the fit's steps
         for k, s in enumerate(series):
-            if progress is not None:
-                progress(f"fitting {s.label}", k, len(series))
-            self.results_.append(self.fit_series(chosen.parameters, s, source=experiment.source))
-        if progress is not None:
-            progress("fitted", len(series), len(series))
+            if each is not None:
+                each(f"fitting {s.label}", k, len(series))
+            self.results_.append(self.fit_series(chosen.parameters, s, source=experiment.source,
+                                                 progress=None if each else progress))
+        if each is not None:
+            each("fitted", len(series), len(series))
         return self
 
     @property
