@@ -49,7 +49,7 @@ SCALED = {"predict", "predict one size"}
 #: commands whose figures and HTML page are not drawn here (module, its drawing functions): they take
 #: most of the command's time and are the same at every width; tests/report/test_cores_named.py and
 #: tests/test_cli.py check demo's page and plot
-DRAWS = {"demo": ("perfcompose.commands.demo", "programs_figure", "save", "demo_html")}
+DRAWS = {"demo": ("perfcompose.commands.demo", "programs_figure", "save", "page")}
 
 UNIT = re.compile(r"\[([^\[\]]+)\]")
 

@@ -5,14 +5,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcompose.commands.common import Table, cli_command, console, file_to_write, per_task, plot_option, progress
-from perfcompose.commands.reports import demo_html
+from perfcompose.commands.reports import page
 from perfcompose.compose import Composer, oversubscription
 from perfcompose.compose import compose as compose_model
 from perfcompose.compose.interval import with_interval
 from perfcompose.compose.parser import parse_term
 from perfcompose.fit.uncertainty import with_uncertainty
 from perfcompose.option_fields import option, shared
-from perfcompose.report.demo import programs_figure
+from perfcompose.report.demo import demo_report, programs_figure
 from perfcompose.report.figures import save
 from perfcompose.report.numbers import sig
 from perfcompose.validate.paper import table1, table2
@@ -71,4 +71,4 @@ def demo(o: DemoCommand) -> None:
                       soft_wrap=True)
     save(programs_figure(rows, results), o.plot, bbox_inches="tight")
     console.print(f"plot written to {o.plot}")
-    demo_html(o.html, rows, results, cores=cores)
+    page(o.html, demo_report, rows, results, cores=cores)

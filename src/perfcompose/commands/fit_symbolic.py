@@ -9,12 +9,13 @@ from typing import Any
 
 from perfcompose.choices import Aggregate
 from perfcompose.commands.common import console, write_json
-from perfcompose.commands.reports import fit_html
+from perfcompose.commands.reports import page
 from perfcompose.data.extrap_saved import write
 from perfcompose.fit import SegmentedFitter
 from perfcompose.fit.extrap_models import model_set
 from perfcompose.fit.record import fit_to_json, skipped_to_json
 from perfcompose.report import plot_fits
+from perfcompose.report.fit import fit_report
 
 
 def fit_segmented(exp: Any, pmnf: Any, metric: str | None, region: str | None, step: Any) -> list[Any]:
@@ -38,9 +39,9 @@ def write_outputs(exp: Any, results: list[Any], texts: list[str], title: str, js
         plot_fits(exp, [(r.region, r.metric, r.model) for r in results], plot, saved=saved, aggregate=aggregate)
         console.print(f"plot written to {plot}")
     if html:
-        fit_html(html, exp, [(r.region, r.metric, r.model, text, r.stats) for r, text in zip(results, texts)], title,
-                 saved, aggregate=aggregate, skipped=[(s.label, s.reason) for s in skipped],
-                 notes=(*exp.notes, *page_notes))
+        page(html, fit_report, exp, [(r.region, r.metric, r.model, text, r.stats) for r, text in zip(results, texts)],
+             title, saved=saved, aggregate=aggregate, skipped=[(s.label, s.reason) for s in skipped],
+             notes=(*exp.notes, *page_notes))
 
 
 def save_experiment_with_models(exp: Any, results: list[Any], aggregate: Aggregate, path: Path) -> None:

@@ -20,11 +20,12 @@ from perfcompose.commands.common import (
     shared_option,
 )
 from perfcompose.commands.paper import print_table1_rest
-from perfcompose.commands.reports import study_html, table1_html
+from perfcompose.commands.reports import page, table1_html
 from perfcompose.commands.study import ValidateCommand, run_composition_study
 from perfcompose.commands.validation import print_study, write_study
 from perfcompose.data import save
 from perfcompose.option_fields import default_of, option, shared
+from perfcompose.report.study import study_report
 from perfcompose.validate import paper
 from perfcompose.validate.paper import table1
 from perfcompose.validate.paper_relations import LAYERING_GROUPS, coefficient_spreads, core_limit, relation_iv
@@ -101,7 +102,7 @@ def _paper_validation(table: str, quick: bool, json_out: Path | None, restart: b
     if json_out:
         write_study(result, json_out, printed)
     if html:
-        study_html(html, result, titles[table] + " [ns per element]", printed)
+        page(html, study_report, result, titles[table] + " [ns per element]", paper=printed)
     return result
 
 

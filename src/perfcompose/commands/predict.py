@@ -12,10 +12,11 @@ from pathlib import Path
 from perfcompose.choices import PipeRule
 from perfcompose.commands.common import cli_command, console, err_console, json_option, shared_option, write_json
 from perfcompose.commands.components import PIPE_HELP, parameter_values, x_values
-from perfcompose.commands.reports import predict_html
+from perfcompose.commands.reports import page
 from perfcompose.compose.prediction import predict_design
 from perfcompose.errors import PerfcomposeError
 from perfcompose.option_fields import option, shared
+from perfcompose.report.design import design_report
 from perfcompose.report.prediction_json import prediction_record
 from perfcompose.report.prediction_text import print_prediction, print_prediction_notes
 
@@ -53,4 +54,4 @@ def predict(o: PredictCommand) -> None:
         save(prediction_figure(result), o.plot, bbox_inches="tight")
         console.print(f"plot written to {o.plot}")
     if o.html:
-        predict_html(o.html, result)
+        page(o.html, design_report, result)

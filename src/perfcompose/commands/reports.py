@@ -6,35 +6,21 @@ command that regenerates it.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from perfcompose.commands.common import console
-from perfcompose.prediction_result import Prediction
-from perfcompose.report.demo import demo_report, parts_figure
-from perfcompose.report.design import design_report
-from perfcompose.report.fit import fit_report
+from perfcompose.report.demo import parts_figure
 from perfcompose.report.html import figure, this_command, write
-from perfcompose.report.study import study_report
 from perfcompose.report.tables import svg_of, tables_report
 
 
-def _done(out: Path) -> None:
-    console.print(f"report written to {out}", highlight=False)
-
-
-def predict_html(out: Path, prediction: Prediction) -> None:
-    """``predict --html``: the page of the prediction."""
-    _done(write(design_report(prediction, commands=(this_command(),)), out))
-
-
-def demo_html(out: Path, rows: Sequence[Any], results: Sequence[Any], *, cores: int | None = None) -> None:
-    _done(write(demo_report(rows, results, commands=(this_command(),), cores=cores), out))
-
-
-def study_html(out: Path, study: Any, title: str, paper: Mapping[str, str] | None = None) -> None:
-    _done(write(study_report(study, title, paper=paper, commands=(this_command(),)), out))
+def page(out: Path, build: Callable[..., Any], *args: Any, **options: Any) -> None:
+    """The page ``build(*args, **options)`` makes (a :mod:`perfcompose.report` builder), listing the
+    command that ran, written to ``out``."""
+    written = write(build(*args, commands=(this_command(),), **options), out)
+    console.print(f"report written to {written}", highlight=False)
 
 
 def tables_html(out: Path, title: str, kind: str, tables: Sequence[Any], *, lines: Sequence[str] = (),
@@ -42,16 +28,8 @@ def tables_html(out: Path, title: str, kind: str, tables: Sequence[Any], *, line
                 figures: Sequence[Any] = ()) -> None:
     """A page of a command's tables; ``plots`` are (title, function writing the plot to a path),
     ``figures`` figures already drawn (:func:`perfcompose.report.html.figure`)."""
-    figures = [*figures, *(svg_of(draw, name) for name, draw in plots)]
-    _done(write(tables_report(title, kind, tables, lines=lines, figures=figures, summary=summary,
-                              commands=(this_command(),)), out))
-
-
-def fit_html(out: Path, experiment: Any, fitted: Sequence[tuple[str, str, Any, str, Mapping[str, float]]],
-             title: str, saved: Mapping[str, Any] | None = None, *, aggregate: str = "median",
-             skipped: Sequence[tuple[str, str]] = (), notes: Sequence[str] = ()) -> None:
-    _done(write(fit_report(experiment, fitted, title, commands=(this_command(),), saved=saved, aggregate=aggregate,
-                           skipped=skipped, notes=notes), out))
+    page(out, tables_report, title, kind, tables, lines=lines, summary=summary,
+         figures=[*figures, *(svg_of(draw, name) for name, draw in plots)])
 
 
 def table1_html(out: Path, table: Any, rows: Sequence[Any], lines: Sequence[str]) -> None:

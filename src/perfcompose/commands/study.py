@@ -11,10 +11,11 @@ from perfcompose.choices import Workers
 from perfcompose.commands.common import cli_command, one_bar, progress, records_json, shared_option
 from perfcompose.commands.components import x_values
 from perfcompose.commands.consoles import err_console
-from perfcompose.commands.reports import study_html
+from perfcompose.commands.reports import page
 from perfcompose.commands.validation import input_function, print_study, task_functions, write_study
 from perfcompose.limits import check_memory, check_steps
 from perfcompose.option_fields import option, shared
+from perfcompose.report.study import study_report
 from perfcompose.validate.modular import study
 
 
@@ -62,4 +63,4 @@ def validate(o: ValidateCommand) -> None:
     if o.json_out:
         write_study(result, o.json_out)
     if o.html:
-        study_html(o.html, result, "modular vs monolithic vs measured (000 section 4)")
+        page(o.html, study_report, result, "modular vs monolithic vs measured (000 section 4)")
