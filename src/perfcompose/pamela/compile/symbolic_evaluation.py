@@ -27,6 +27,8 @@ Env = dict[sp.Symbol, Any]
 Fn = Callable[[Env], Any]
 # the NumPy reduction of each kind of reduction
 _REDUCE: dict[type, Callable[..., Any]] = {sp.Sum: np.sum, MaxOver: np.max, MinOver: np.min}
+#: the same in Python, for values computed one at a time (a sum from 0.0, left to right)
+_FOLD: dict[type, Callable[..., Any]] = {sp.Sum: lambda values: sum(values, 0.0), MaxOver: max, MinOver: min}
 _RESIDUAL_IDS = itertools.count(1)
 
 
@@ -137,7 +139,7 @@ class Evaluator:
         for idx, lo, hi in limits[:-1]:
             inner = type(expr)(inner, (idx, lo, hi))
         idx, lo, hi = limits[-1]
-        kind, reduce = type(expr), _REDUCE[type(expr)]
+        reduce = _REDUCE[type(expr)]
         lo_f, hi_f = self.scalar(lo), self.scalar(hi)
         if is_closed(inner):
             syms = [s for s in _sorted_symbols(inner) if s != idx]
@@ -155,22 +157,11 @@ class Evaluator:
         if grid is not None:
             return grid
         body_f = self.scalar(inner)
+        fold = _FOLD[type(expr)]
 
         def looped(env: Env) -> float:
             start, stop = _range(lo_f(env), hi_f(env), (idx, lo, hi), TURN_STEPS)
-            if stop <= start:
-                return 0.0
-            local = dict(env)
-            acc = 0.0 if kind is sp.Sum else None
-            for k in range(start, stop):
-                local[idx] = k
-                v = body_f(local)
-                if kind is sp.Sum:
-                    acc += v
-                elif acc is None or (v > acc if kind is MaxOver else v < acc):
-                    acc = v
-            assert acc is not None  # the range is not empty
-            return float(acc)
+            return float(fold(body_f({**env, idx: k}) for k in range(start, stop))) if stop > start else 0.0
         return looped
 
     def _grid(self, body: sp.Basic, bounds: tuple[sp.Symbol, sp.Basic, sp.Basic], reduce: Callable[..., Any],
