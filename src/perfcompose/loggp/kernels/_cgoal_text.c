@@ -418,9 +418,9 @@ static int lean_line(const Token *t, int n, State *st, Lean *o) {
 
 /* ------------------------------------------------------------------------------------------ */
 /* the lines perfcompose writes most, read without tokens: 'lN: send Sb to P tag T', 'lN: recv Sb
- * from P tag T', 'lN: calc S' and 'lA requires lB', spelt just so (one space between words, the
- * label's letter the one seen before). Where such a line is read here it is read as lean_line
- * reads it; any other line (or one that lean_line would refuse) is left to lean_line. */
+ * from P tag T', 'lN: calc S', 'lA requires lB' and 'lA irequires lB', spelt just so (one space
+ * between words, the label's letter the one seen before). Where such a line is read here it is read
+ * as lean_line reads it; any other line (or one that lean_line would refuse) is left to lean_line. */
 
 /* 1 to max_digits decimal digits from *pp (without a leading zero unless alone where label): their
  * value, *pp moved past them; else -2 */
@@ -460,7 +460,8 @@ static int fast_line(const char *p, const char *end, State *st, Lean *o) {
     p++;
     int64_t a = fast_number(&p, end, 10, 1);
     if (a < 0 || a >= ((int64_t)1 << 31)) return 0;
-    if (fast_word(&p, end, " requires ", 10)) {
+    int irequires = fast_word(&p, end, " irequires ", 11);
+    if (irequires || fast_word(&p, end, " requires ", 10)) {
         if (p >= end || (unsigned char)*p != st->letter) return 0;
         p++;
         int64_t b = fast_number(&p, end, 10, 1);
@@ -468,7 +469,7 @@ static int fast_line(const char *p, const char *end, State *st, Lean *o) {
         int64_t j = o->n_deps++;
         o->dep_a[j] = (int32_t)a;
         o->dep_b[j] = (int32_t)b;
-        o->dep_how[j] = 0;
+        o->dep_how[j] = (int8_t)irequires;
         return 1;
     }
     if (a != o->n_ops - o->block_first || !fast_word(&p, end, ": ", 2)) return 0;
