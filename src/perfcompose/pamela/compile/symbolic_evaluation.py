@@ -244,12 +244,7 @@ class Evaluator:
 
         def looped(env: Env) -> tuple[np.ndarray, np.ndarray]:
             start, stop = _range(lo_f(env), hi_f(env), (idx, lo, hi), TURN_STEPS)
-            local = dict(env)
-            parts = []
-            for v in range(start, stop):
-                local[idx] = v
-                parts.append(inner(local))
-            return _joined(parts)
+            return _joined([inner({**env, idx: v}) for v in range(start, stop)])
         return looped
 
 
