@@ -217,12 +217,10 @@ def dumps(experiment: Experiment, model_sets: Sequence[Mapping[str, Any]] = ()) 
         entries = measurements.setdefault(s.region or "main", {}).setdefault(s.metric, [])
         if s.tags:
             callpaths[s.region or "main"] = {"tags": dict(s.tags)}
-        for p in s.points:
-            if p.summary is not None:
-                entries.append(_point_entry(p, None))
-                continue
-            entries.append(_point_entry(p, [0, len(arrays)]))
-            arrays.append(np.asarray(p.values, dtype=float))
+        for p in s.points:  # a point read as saved statistics keeps no repetitions
+            entries.append(_point_entry(p, None if p.summary is not None else [0, len(arrays)]))
+            if p.summary is None:
+                arrays.append(np.asarray(p.values, dtype=float))
     doc = {"Extra-P": FORMAT_VERSION, "parameters": list(experiment.parameters),
            **({"callpaths": callpaths} if callpaths else {}), "measurements": measurements,
            "modelers": [dict(m) for m in model_sets]}

@@ -72,13 +72,9 @@ def with_held_out_error(comparisons: Sequence[Comparison], level: float = 0.9) -
                       and e.shape == scores[c.configuration].shape]
             if len(others) >= MIN_OTHERS:
                 break
-        if len(others) < MIN_OTHERS or not c.low:
-            out.append(c)
-            continue
-        stacked = np.array(others)
         q = np.array([conformal_quantile(column[np.isfinite(column)], level) if np.isfinite(column).any()
-                      else np.inf for column in stacked.T])
-        if not np.all(np.isfinite(q)):
+                      else np.inf for column in np.array(others).T]) if len(others) >= MIN_OTHERS and c.low else None
+        if q is None or not np.all(np.isfinite(q)):
             out.append(c)
             continue
         predicted = np.asarray(c.calibrated(x=np.array(c.x)), dtype=float)

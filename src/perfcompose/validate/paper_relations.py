@@ -51,11 +51,8 @@ def coefficient_spreads(comparisons: Sequence[Comparison], groups: Iterable[Sequ
                  if (lead := leading_term(c.monolithic)) is not None]
         if len(leads) < 2:
             continue
-        if len({order for order, _ in leads}) > 1:
-            spreads.append(Spread(tuple(group), None))
-            continue
-        cs = [coefficient for _, coefficient in leads]
-        spreads.append(Spread(tuple(group), 100 * (max(cs) - min(cs)) / min(cs)))
+        cs, same_order = [coefficient for _, coefficient in leads], len({order for order, _ in leads}) == 1
+        spreads.append(Spread(tuple(group), 100 * (max(cs) - min(cs)) / min(cs) if same_order else None))
     return spreads
 
 
