@@ -101,11 +101,10 @@ def write_params(path: Path, params: LogGP, extra: Mapping[str, Any] | None = No
 def read_params(path: Path) -> LogGP:
     """Read a parameter file written by :func:`write_params` (or by hand: an object with L, o, g, G
     and optionally ``unit``)."""
-    path = Path(path)
-    text, data = load_json(path, what="parameter file", hint='write {"unit": "us", "L": 9, "o": 2, "g": 14, "G": 0.03}')
+    path, example = Path(path), 'write {"unit": "us", "L": 9, "o": 2, "g": 14, "G": 0.03}'
+    text, data = load_json(path, what="parameter file", hint=example)
     if not isinstance(data, dict):
-        raise InputError("a parameter file holds one JSON object", path=path,
-                         hint='write {"unit": "us", "L": 9, "o": 2, "g": 14, "G": 0.03}')
+        raise InputError("a parameter file holds one JSON object", path=path, hint=example)
     fmt = data.get("format", PARAMS_FORMAT)
     if fmt != PARAMS_FORMAT:
         raise InputError(f"unknown parameter file format {fmt!r}", path=path, hint=f"expected {PARAMS_FORMAT}")
