@@ -296,24 +296,15 @@ class _Reader:
 def _bracket_check(reader: _Reader, text: str) -> None:
     """Unbalanced parentheses get their own message, pointing at the bracket at fault."""
     stack: list[tuple[int, int]] = []
-    line, col = 1, 0
-    in_comment = False
-    for ch in text:
-        col += 1
-        if ch == "\n":
-            line, col, in_comment = line + 1, 0, False
-            continue
-        if in_comment:
-            continue
-        if ch == "#":
-            in_comment = True
-        elif ch == "(":
-            stack.append((line, col))
-        elif ch == ")":
-            if not stack:
-                raise reader.error("unbalanced parentheses: this ')' closes nothing", line, col,
-                                   "remove it or add the matching '('")
-            stack.pop()
+    for line, row in enumerate(text.split("\n"), start=1):
+        for col, ch in enumerate(row.split("#", 1)[0], start=1):  # a comment runs to the end of its line
+            if ch == "(":
+                stack.append((line, col))
+            elif ch == ")":
+                if not stack:
+                    raise reader.error("unbalanced parentheses: this ')' closes nothing", line, col,
+                                       "remove it or add the matching '('")
+                stack.pop()
     if stack:
         line, col = stack[-1]
         raise reader.error("unbalanced parentheses: this '(' is never closed", line, col,

@@ -19,11 +19,7 @@ def folder_parameters(folder: Path) -> list[tuple[str, float]]:
     """The ``(name, value)`` pairs a folder's name encodes, in order."""
     name = _REPETITION.sub("", folder.name)
     body = name.split(".", 1)[1] if "." in name else name
-    parts = _NUMBER.split(body)
-    if parts and parts[0] == "":
-        parts = parts[1:]
-    if parts and parts[-1] == "":
-        parts = parts[:-1]
+    parts = [p for p in _NUMBER.split(body) if p]  # only the ends can be empty: a number's run is maximal
     if len(parts) < 2 or len(parts) % 2:
         raise DataFormatError(f"cannot read parameter values from the folder name {folder.name!r}",
                               path=folder, hint=_HINT)
