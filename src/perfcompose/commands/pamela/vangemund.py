@@ -2,7 +2,7 @@
 generated PAMELA models."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from perfcompose.choices import Clock
@@ -39,9 +39,7 @@ def vangemund(o: VanGemundCommand) -> None:
                       "predicted_s": r.predicted, "measured_s": r.measured, "error": r.error,
                       "spread": r.spread, "annotations": r.annotations, "eval_us": r.eval_us}
                      for r in result.rows],
-            "cases": [{"study": c.study, "N": c.N, "P": c.P, "predicted_best": c.predicted_best,
-                       "measured_best": c.measured_best, "distinct": c.distinct, "agrees": c.agrees}
-                      for c in result.cases],
+            "cases": [{**asdict(c), "agrees": c.agrees} for c in result.cases],
             "mean_abs_error": result.mean_abs_error}, "rows and cases", indent=2)
     best = {(c.study, c.N, c.P): c for c in result.cases}
     table = Table(title="van Gemund, Symbolic Cost Estimation of Parallel Applications: the four test codes here")
