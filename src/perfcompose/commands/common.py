@@ -32,10 +32,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def numbers_table(title: str | None, *columns: str, left: int = 0, **settings: Any) -> Table:
     """A table of numbers titled ``title``: its ``columns`` right-aligned but the first ``left``;
     ``settings``, the table's other settings (``title_justify``, ``caption``)."""
-    t = Table(title=title, **settings)
-    for k, col in enumerate(columns):
-        t.add_column(col, justify="left" if k < left else "right")
-    return t
+    return Table(*columns, title=title, right=range(left, len(columns)), **settings)
 
 
 def user_errors(func: F) -> F:

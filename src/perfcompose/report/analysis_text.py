@@ -45,9 +45,7 @@ def call_tree(node: CallNode, unit: str, level: float, parent: Tree | None = Non
 
 
 def _table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]], numeric: tuple[bool, ...]) -> Any:
-    table = Table(title=title)
-    for c, right in zip(columns, numeric):
-        table.add_column(c, justify="right" if right else "left")
+    table = Table(*columns, title=title, right=[k for k, right in enumerate(numeric) if right])
     for r in rows:
         table.add_row(*(escape(c) for c in r))
     return table

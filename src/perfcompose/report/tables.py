@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,15 +56,17 @@ class ResultTable:
     ('time [ms]', (('1',),))
     """
 
-    def __init__(self, *headers: str, title: str | None = None, caption: str | None = None, **options: Any) -> None:
+    def __init__(self, *headers: str, title: str | None = None, caption: str | None = None,
+                 right: Container[int] = (), **options: Any) -> None:
+        """``headers``: the columns, left-aligned but those numbered in ``right``."""
         options.setdefault("title_justify", "left")
         self.title = literal(title) if isinstance(title, str) else title
         self.caption = caption
         self.options = options
         self.columns: list[Column] = []
         self.rows: list[tuple[Any, ...]] = []
-        for header in headers:
-            self.add_column(header)
+        for k, header in enumerate(headers):
+            self.add_column(header, justify="right" if k in right else "left")
 
     def add_column(self, header: str = "", *, justify: str = "left", optional: bool | int = False,
                    **options: Any) -> None:

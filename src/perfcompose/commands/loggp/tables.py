@@ -26,10 +26,8 @@ __all__ = ["MAX_ROWS", "last_to_finish", "critical", "print_goal_result", "print
 
 def _print_table(layout: ResultLayout) -> None:
     """The layout's table, in Rich (headers escaped: a unit's brackets print)."""
-    table = Table(title=layout.title, title_justify="left")
-    for header in layout.headers:
-        table.add_column(escape(header), justify="right")
-    table.caption = layout.caption
+    table = Table(*map(escape, layout.headers), title=layout.title, caption=layout.caption,
+                  right=range(len(layout.headers)))
     for row in layout.rows:
         table.add_row(*row)
     console.print(table)
