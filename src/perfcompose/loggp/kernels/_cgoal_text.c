@@ -425,9 +425,9 @@ static int lean_line(const Token *t, int n, State *st, Lean *o) {
 /* 1 to max_digits decimal digits from *pp (without a leading zero unless alone where label): their
  * value, *pp moved past them; else -2 */
 ALWAYS_INLINE int64_t fast_number(const char **pp, const char *end, int max_digits, int label) {
-    const char *p = *pp;
+    const char *p = *pp, *stop = end - p > max_digits ? p + max_digits + 1 : end; /* (one digit too many seen) */
     uint64_t v = 0;
-    while (p < end && (unsigned char)(*p - '0') < 10 && p - *pp <= max_digits) {
+    while (p < stop && (unsigned char)(*p - '0') < 10) {
         v = v * 10 + (uint64_t)(*p - '0');
         p++;
     }
