@@ -44,11 +44,9 @@ def _pct(v: float | None, spec: str = "+.3g") -> str:
 def print_table1_rest() -> list[Any]:
     """000 Table 1 rows 9-13 with the figure each gives when recomposed."""
     rows = table1_rest()
-    t = Table(title="Table 1 rows 9-13: the paper's models (GrPPi, Hadoop, transfer), recomposed \\[ns]")
-    for col, just in (("row", "right"), ("task", "left"), ("paper's model \\[ns]", "left"),
-                      ("CV % / std %", "left"), ("enters", "left"), ("composed", "right"), ("paper", "right"),
-                      ("err %", "right")):
-        t.add_column(col, justify=just)
+    t = Table("row", "task", "paper's model \\[ns]", "CV % / std %", "enters", "composed", "paper", "err %",
+              right=(0, 5, 6, 7),
+              title="Table 1 rows 9-13: the paper's models (GrPPi, Hadoop, transfer), recomposed \\[ns]")
     for r in rows:
         t.add_row(str(r.row), r.task, r.model, r.variability, escape(r.used_in),
                   "" if r.composed is None else f"{r.composed:.5g}", "" if r.printed is None else f"{r.printed:.4g}",

@@ -45,15 +45,10 @@ def prediction_table(prediction: Prediction) -> Table:
     unit = prediction.unit
     fixed = prediction.parameters
     at = f" at {', '.join(f'{k}={size(v)}' for k, v in fixed.items())}" if fixed else ""
-    table = Table(title="predicted time per data element" + at, title_justify="left")
-    table.add_column("x", justify="right")
-    table.add_column("time" if unit else "time \\[no unit]", justify="right")
     banded = any(p.low is not None for p in prediction.points)
-    if banded:
-        table.add_column(f"{100 * prediction.level:g} % interval", justify="right")
-    if prediction.exact is not None:
-        table.add_column("pointwise max", justify="right")
-    table.add_column("bottleneck")
+    numbers = ["x", "time" if unit else "time \\[no unit]", *([f"{100 * prediction.level:g} % interval"] * banded),
+               *(["pointwise max"] if prediction.exact is not None else [])]
+    table = Table(*numbers, "bottleneck", title="predicted time per data element" + at, right=range(len(numbers)))
     for p in prediction.points:
         row = [size(p.point[prediction.size]), human(p.value, unit, 5)]
         if banded:
