@@ -27,10 +27,7 @@ class ConvertCommand:
 @cli_command(ConvertCommand)
 def convert(o: ConvertCommand) -> None:
     source, target = o.source, o.target
-    writers = {".npz": lambda: write_program_npz(prog, target),
-               ".json": lambda: target.write_text(json.dumps(program_to_json(prog)) + "\n"),
-               ".goal": lambda: write_goal(program_to_goal(prog), target, time_scale=o.time_scale)}
-    if target.suffix not in writers:
+    if target.suffix not in (".npz", ".json", ".goal"):
         raise InputError(f"cannot tell the form of {target.name} from its suffix",
                          hint="name the target .npz, .json or .goal")
     if is_npz(source):
@@ -38,5 +35,10 @@ def convert(o: ConvertCommand) -> None:
     else:
         template = read_template(source)
         prog = template.instantiate(at_point(template, o.at, source))
-    writers[target.suffix]()
+    if target.suffix == ".npz":
+        write_program_npz(prog, target)
+    elif target.suffix == ".json":
+        target.write_text(json.dumps(program_to_json(prog)) + "\n")
+    else:
+        write_goal(program_to_goal(prog), target, time_scale=o.time_scale)
     err_console.print(f"{prog.P} processors, {len(prog.steps)} steps written to {target}")
