@@ -15,13 +15,13 @@ def test_mrm_equations_as_printed_in_section_2_1():
     assert kinds == [("numeric", True, "P", ()), ("numeric", True, "N", ()), ("numeric", False, "t_l", ()),
                      ("numeric", False, "t_s", ()), ("resource", True, "fcfs", ("i",)),
                      ("resource", False, "s", ()), ("process", False, "main", ())]
-    main = prog.equation("main").body
+    main = prog.equations[6].body
     assert isinstance(main, Loop) and main.kind == "par" and main.index == "p"
     inner = main.body
     assert isinstance(inner, Loop) and inner.kind == "seq" and inner.index == "i"
     assert isinstance(inner.body, BinOp) and inner.body.op == ";"
     assert isinstance(inner.body.right, Call) and inner.body.right.name == "use"
-    assert prog.equation("t_s").body == Number("0.1", Pos(4, 15))
+    assert prog.equations[3].body == Number("0.1", Pos(4, 15))
 
 
 def test_parallel_binds_looser_than_sequential():

@@ -128,11 +128,6 @@ class PamelaProgram:
     path: str | None = None
     sources: tuple[tuple[str, str], ...] = ()  #: (path, text) of every included file
 
-
-    def equation(self, name: str) -> Equation | None:
-        """The equation defining ``name``, or None."""
-        return next((eq for eq in self.equations if eq.name == name), None)
-
     def line(self, number: int, file: str | None = None) -> str | None:
         """Source line ``number`` (1-based) of the program or of an included ``file``, for carets."""
         text = self.text if file is None or file == self.path else dict(self.sources).get(file, "")
