@@ -116,7 +116,7 @@ class ExpressionReader:
             if name in ("log2", "math.log2", "np.log2", "ceil", "math.ceil") and len(node.args) == 1:
                 return f"{name.rpartition('.')[2]}({self.sym(node.args[0])})"
             if name == "len" and len(node.args) == 1:
-                info = self.value(node.args[0], Cost())
+                info = self.value(node.args[0], [])
                 if isinstance(info, Array):
                     return info.shape[0]
             if name == "dp.after":
@@ -151,7 +151,7 @@ class ExpressionReader:
 
     def subscript(self, node: ast.Subscript, cost: Cost) -> Array:
         arr = self.array_of(node.value)
-        cost.add("index(p)")
+        cost.append("index(p)")
         items = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
         if len(items) > len(arr.shape):
             raise self.error(node, f"{len(items)} subscripts on an array of {len(arr.shape)} axes")
@@ -204,14 +204,14 @@ class ExpressionReader:
                     raise self.error(node, "the length of a masked selection depends on the data",
                                      "give it: '# pamela: size = EXPRESSION'")
                 n = self.elements(mask)
-                cost.add(f"copy(p, {n})")
+                cost.append(f"copy(p, {n})")
                 return Array((size,))
             if isinstance(base, Array):
                 return self.subscript(node, cost)
             if isinstance(node.value, ast.Subscript) or isinstance(node.value, ast.Call):
                 inner = self.value(node.value, cost)
                 if isinstance(inner, Array):
-                    cost.add("index(p)")
+                    cost.append("index(p)")
                     return Array((size,) if size else inner.shape, True)
             return Scalar(self.sym(node))
         if isinstance(node, (ast.BinOp, ast.Compare, ast.BoolOp)):
@@ -224,13 +224,13 @@ class ExpressionReader:
                 arrays = [x for x in (a, b) if isinstance(x, Array)]
                 out = max(arrays, key=lambda x: len(x.shape))
                 strided = any(x.strided for x in arrays)
-                cost.add(elementwise(out, strided, self.elements(out)))
+                cost.append(elementwise(out, strided, self.elements(out)))
                 return Array(out.shape)
             return Scalar(self.sym(node))
         if isinstance(node, ast.UnaryOp):
             a = self.value(node.operand, cost)
             if isinstance(a, Array):
-                cost.add(elementwise(a, a.strided, self.elements(a)))
+                cost.append(elementwise(a, a.strided, self.elements(a)))
                 return Array(a.shape)
             return Scalar(f"-{paren(a.expr)}" if isinstance(a, Scalar) else "0")
         if isinstance(node, ast.IfExp):
@@ -269,15 +269,15 @@ class ExpressionReader:
         if not (isinstance(a, Array) and isinstance(b, Array)):
             raise self.error(node, "'@' needs two arrays")
         if len(a.shape) == 1 and len(b.shape) == 2:
-            cost.add(f"mxv(p, {mul(b.shape[0], b.shape[1])})")
+            cost.append(f"mxv(p, {mul(b.shape[0], b.shape[1])})")
             return Array((b.shape[1],))
         if len(a.shape) == 2 and len(b.shape) == 1:
-            cost.add(f"mxv(p, {mul(a.shape[0], a.shape[1])})")
+            cost.append(f"mxv(p, {mul(a.shape[0], a.shape[1])})")
             return Array((a.shape[0],))
         if len(a.shape) == 2 and len(b.shape) == 2:
-            cost.add(f"mxm(p, {mul(a.shape[0], a.shape[1], b.shape[1])})")
+            cost.append(f"mxm(p, {mul(a.shape[0], a.shape[1], b.shape[1])})")
             return Array((a.shape[0], b.shape[1]))
-        cost.add(f"ew(p, {self.elements(a)})")
+        cost.append(f"ew(p, {self.elements(a)})")
         return Array(())
 
     def call(self, node: ast.Call, cost: Cost, size: str | None) -> object:
@@ -286,29 +286,29 @@ class ExpressionReader:
         if name in ("np.sort",):
             x = self.value(args[0], cost)
             n = size or self.elements(x)
-            cost.add(f"sort(p, {n})")
+            cost.append(f"sort(p, {n})")
             return Array((n,))
         if name == "np.outer":
             a, b = self.value(args[0], cost), self.value(args[1], cost)
             shape = (self.elements(a), self.elements(b))
             # the rows are parts of b's rows where b is part of a row: they fill the memory alike
             width = b.width if isinstance(b, Array) and len(b.shape) == 1 else None
-            cost.add(elementwise(Array(shape, width=width), False, mul(*shape)))
+            cost.append(elementwise(Array(shape, width=width), False, mul(*shape)))
             return Array(shape)
         if name == "np.searchsorted":
             self.value(args[0], cost)
             v = self.value(args[1], cost)
-            cost.add("call(p)")
+            cost.append("call(p)")
             return Array((self.elements(v),))
         if name == "np.split":
             x = self.value(args[0], cost)
             cuts = self.value(args[1], cost)
-            cost.add("call(p)")
+            cost.append("call(p)")
             return Runs(self.elements(x), f"{paren(self.elements(cuts))} + 1")
         if name == "np.concatenate":
             x = self.value(args[0], cost)
             n = size or self.elements(x)
-            cost.add(f"copy(p, {n})")
+            cost.append(f"copy(p, {n})")
             return Array((n,))
         if name in ("max", "min", "len") or name == "dp.after":
             return Scalar(self.sym(node))
@@ -334,12 +334,12 @@ class ExpressionReader:
             kind = "bcastc" if arr.layout == "cyclic" else "bcast"
             return f"{kind}({n}, {column})", Array(rest)
         if name == "dp.allgather":
-            x = self.value(node.args[0], Cost())
+            x = self.value(node.args[0], [])
             n = self.elements(x)
             shape = (mul("P", x.shape[0]),) + tuple(x.shape[1:]) if isinstance(x, Array) and x.shape else ("P",)
             return f"allgather({n})", Array(shape)
         if name == "dp.alltoall":
-            x = self.value(node.args[0], Cost())
+            x = self.value(node.args[0], [])
             n = self.elements(x)
             return f"alltoall({n})", Runs(size or n, "P")
         if name == "dp.redistribute":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 __all__ = ["Array", "Scalar", "Runs", "Step", "Cost", "elementwise", "paren", "mul", "render"]
 
@@ -38,12 +38,8 @@ class Step:
     compute: bool  # runs on processor p (inside par); else a step every processor takes part in
 
 
-@dataclass
-class Cost:
-    steps: list[str] = field(default_factory=list)
-
-    def add(self, text: str) -> None:
-        self.steps.append(text)
+#: the machine calls an expression costs, in the order they run
+Cost = list[str]
 
 
 def elementwise(out: Array, strided: bool, elements: str) -> str:

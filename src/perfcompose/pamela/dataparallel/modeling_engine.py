@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcompose.pamela.dataparallel.engine_expressions import ExpressionReader
-from perfcompose.pamela.dataparallel.engine_values import Array, Cost, Runs, Step, elementwise, paren, render
+from perfcompose.pamela.dataparallel.engine_values import Array, Runs, Step, elementwise, paren, render
 from perfcompose.pamela.dataparallel.pragmas import pragmas
 from perfcompose.pamela.language.syntax import PamelaError
 
@@ -125,29 +125,29 @@ class _Engine(ExpressionReader):
                 # all processors together, each goes on with its own work (a pipeline over a loop)
                 return [Step(text, name == "dp.bcast")]
             if name == "dp.merge":
-                runs = self.value(value_node.args[0], Cost())
+                runs = self.value(value_node.args[0], [])
                 n = size or self.elements(runs)
                 k = runs.count if isinstance(runs, Runs) else "1"
                 if isinstance(node, ast.Assign):
                     self.assign_target(node.targets[0], Array((n,)))
                 return [Step(f"merge(p, {n}, {k})", True)]
-        cost = Cost()
+        cost: list[str] = []
         value = self.value(value_node, cost, size)
         if isinstance(node, ast.AugAssign):
             target = self.value(node.target, cost)
             if isinstance(target, Array):
-                cost.add(elementwise(target, target.strided, self.elements(target)))
+                cost.append(elementwise(target, target.strided, self.elements(target)))
         elif isinstance(node, ast.Assign):
             target = node.targets[0]
             if isinstance(target, ast.Subscript):
                 t = self.value(target, cost)
                 if isinstance(value, Array):  # the value is written into the target
-                    cost.add(f"copy(p, {self.elements(t)})")
+                    cost.append(f"copy(p, {self.elements(t)})")
             else:
                 if size is not None and isinstance(value, Array):
                     value = Array((size,), value.strided)
                 self.assign_target(target, value)
-        return [Step(s, True) for s in cost.steps]
+        return [Step(s, True) for s in cost]
 
     def kept(self, node: ast.stmt, steps: list[Step]) -> list[Step]:
         """A statement's steps, noted; none where the model is of another statement alone."""
