@@ -113,30 +113,29 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
     """For every row of ``Y`` (S, points) with noise ``sigma`` (S,), the groups ``fitter._multi_groups``
     fits for it alone (see :func:`batchable`). With ``prune``, hypotheses that cannot matter
     (:func:`_beyond_reach`) are left out: the choice is the same, its runners-up are not."""
-    if not prune or not len(Y):
-        return _search_many(fitter, X, Y, sigma, scattered, prune)
-    R = len(X) + 1
     w, sc = fitter._weights(Y, X)
-    yy = np.hstack([Y, np.zeros((len(Y), 1))])
-    w, sc = np.hstack([w, np.zeros((len(Y), 1))]), np.hstack([sc, np.ones((len(Y), 1))])
+    pad = np.zeros((len(Y), 1))
+    fits = np.hstack([Y, pad]), np.hstack([w, pad]), np.hstack([sc, pad + 1.0])   # and the far row, only predicted
+    if not prune or not len(Y):
+        return _search_many(fitter, X, Y, sigma, fits, scattered, prune)
     # the constant as the search fits it (a row computed alone is the same in any batch)
-    constant = fitter._scored(None, fit_batch([np.ones((1, R))], yy, w, sc), 0, sigma)
+    constant = fitter._scored(None, fit_batch([np.ones((1, len(X) + 1))], *fits), 0, sigma)
     live = np.flatnonzero(_beyond_reach(fitter, [(constant, 1)], sigma, 1))
-    out: list[list[Group]] = [[] for _ in range(len(Y))]
-    found = _search_many(fitter, X, Y[live], sigma[live], scattered, prune) if len(live) else []
-    for s, groups in zip(live.tolist(), found):
-        out[s] = groups
+    found = _search_many(fitter, X, Y[live], sigma[live], tuple(f[live] for f in fits), scattered, prune) \
+        if len(live) else []
+    out = dict(zip(live.tolist(), found))
     cv = constant.batch.cv_of(np.arange(len(Y)))
     for s in np.flatnonzero(~np.isin(np.arange(len(Y)), live)).tolist():
         part = split_batch(constant.batch, s, s + 1, 1)
         part.__dict__["cv_rows"] = cv[s:s + 1]
         out[s] = [Group([()], part, constant.ok[s:s + 1], constant.scores[s:s + 1])]
-    return out
+    return [out[s] for s in range(len(Y))]
 
 
-def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray, scattered: bool,
-                 prune: bool) -> list[list[Group]]:
-    """:func:`multi_groups_many` of the series whose constant does not settle their choice."""
+def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray, fits: tuple[np.ndarray, ...],
+                 scattered: bool, prune: bool) -> list[list[Group]]:
+    """:func:`multi_groups_many` of the series whose constant does not settle their choice; ``fits``: their
+    values, row weights and scale factors, with the far row."""
     S, d = len(Y), X.shape[1]
     count = candidates_within(fitter.candidates_per_parameter, d, MAX_COMBINATIONS)
     rows = np.vstack([X, (X.max(axis=0) * fitter.policy.horizon)[None, :]])
@@ -162,9 +161,7 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
         chosen.append(idx)
         factor_lists.append(names)
     keys, by_size = combination_templates((count + 1,) * d)
-    w, sc = fitter._weights(Y, X)
-    yy = np.hstack([Y, np.zeros((S, 1))])
-    w, sc = np.hstack([w, np.zeros((S, 1))]), np.hstack([sc, np.ones((S, 1))])
+    yy, w, sc = fits
     slack = np.full(S, np.inf) if scattered else constant_slack(Y, sigma)
     n = len(X)
     sizes = list(by_size)

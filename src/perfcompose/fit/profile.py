@@ -146,13 +146,13 @@ def _pick_one(fitter: PMNFFitter, parameters: tuple[str, ...], series: Series, X
     raises :class:`_Unfitted` (a series fitted beforehand asks for another search) and otherwise
     the fitter searches itself."""
     def groups(X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...], progress: Any,
-               scattered: bool = False, **options: Any) -> Any:
-        found = None if options or fitted is None else fitted.get((float(sigma), scattered))
+               scattered: bool = False) -> Any:
+        found = None if fitted is None else fitted.get((float(sigma), scattered))
         if found is not None:
             return found, True, ()
-        if strict and fitted is not None and not options:
+        if strict and fitted is not None:
             raise _Unfitted(float(sigma), scattered)
-        return fitter._groups(X, y, sigma, params, progress, scattered=scattered, **options)
+        return fitter._groups(X, y, sigma, params, progress, scattered=scattered)
 
     try:
         if agg.done[j]:

@@ -45,9 +45,8 @@ def monotone(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, l
     n = len(v)
     if n < 3 or not level > 0:
         return False
-    later = v[None, :] - v[:, None]
-    upper = np.triu(np.ones((n, n), dtype=bool), 1)
-    out = float(np.sum(later[upper] < 0) + 0.5 * np.sum(later[upper] == 0))
+    later = (v[None, :] - v[:, None])[np.triu_indices(n, 1)]    # each pair, the later point minus the earlier
+    out = float(np.sum(later < 0) + 0.5 * np.sum(later == 0))
     pairs = n * (n - 1) / 2
     if n > EXACT:
         spread = math.sqrt(n * (n - 1) * (2 * n + 5) / 72)   # of the count of pairs out of order
