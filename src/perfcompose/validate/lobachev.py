@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from importlib import resources
+from typing import Any
 
 import numpy as np
 
@@ -84,12 +85,12 @@ def _span(func: Callable[..., float], values: Values, half: Values) -> tuple[flo
 
 
 def _row(case: str, quantity: str, method: str, paper: str | None, func: Callable[..., float], values: Values,
-         half: Values, paper_error: str | None = None, measured: float | None = None, **rest: object) -> LobachevRow:
+         half: Values, paper_error: str | None = None, measured: float | None = None, **rest: Any) -> LobachevRow:
     """The row of the estimate ``func`` of the printed inputs ``values ± half`` (:func:`_span`), with
     its error against ``measured`` where given."""
     c, lo, hi = _span(func, values, half)
     return LobachevRow(case, quantity, method, paper, c, lo, hi, paper_error,
-                       None if measured is None else (c - measured) / measured, measured=measured, **rest)  # type: ignore[arg-type]
+                       None if measured is None else (c - measured) / measured, measured=measured, **rest)
 
 
 def _predict(method: Forecaster, x: Values, y: Values, at: float) -> float:
