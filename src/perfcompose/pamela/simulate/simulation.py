@@ -303,9 +303,8 @@ def simulate_process(normal: NormalForm, values: Mapping[str, float], *, process
     econst = np.asarray(flat.econst, dtype=float)
     estart = np.asarray(flat.estart, dtype=np.int64)
     fixed = np.full(len(estart) - 1, np.nan)  # the value of each constant expression, NaN otherwise
-    for e in range(len(fixed)):
-        if estart[e + 1] == estart[e] + 1 and ecode[estart[e], 0] == event_kernel.E_CONST:
-            fixed[e] = econst[ecode[estart[e], 1]]
+    const = np.flatnonzero((np.diff(estart) == 1) & (ecode[estart[:-1], 0] == event_kernel.E_CONST))
+    fixed[const] = econst[ecode[estart[const], 1]]
     started = time.perf_counter()
     status, pc, value, keys, mults, busy, counts, uses, max_live = event_kernel.run(
         code, fixed, ecode, econst, estart, flat.nslots, flat.max_stack, _RANDOMNESS[distribution], int(seed))
