@@ -244,8 +244,10 @@ def test_demo_measures_fits_composes_and_plots(tmp_path, monkeypatch):
 
     from perfcompose.bench import TASKS
     from perfcompose.cli import app
+    from perfcompose.compose import oversubscription
     from perfcompose.validate import paper
 
+    monkeypatch.setattr(oversubscription, "machine_cores", lambda: 2)
     # the quick sweep at 4 sizes of x in 2 rounds of one repetition, instead of 33 sizes in 11 rounds of 3
     monkeypatch.setattr(paper, "QUICK_ROUNDS_T1", 2)
     monkeypatch.setattr(paper, "QUICK_REPS_T1", 1)
@@ -261,7 +263,15 @@ def test_demo_measures_fits_composes_and_plots(tmp_path, monkeypatch):
     for config in ("seq(qsort, nop)", "tpool_24(qsort)", "pipe(inc, nop)", "1034.17*x*log2(x)", "1105.29*x*log2(x)"):
         assert config in out
     assert png.stat().st_size > 10_000
-    assert "<svg" in (tmp_path / "demo.html").read_text()  # the report, written by default
+    html = (tmp_path / "demo.html").read_text()  # the report, written by default
+    assert "<svg" in html
+    # the core count each prediction assumes, and the pools wider than the machine flagged
+    assert "a core per thread (this machine has 2)" in r.output
+    flagged = [line for line in r.output.splitlines() if line.startswith("│") and " !" in line]
+    assert any("tpool_24(qsort)" in line for line in flagged) and any("tpool_4(qsort)" in line for line in flagged)
+    assert not any(line.split("│")[1].strip() in ("qsort", "seq(qsort, inc)") for line in flagged)
+    assert "more threads than this machine's 2 cores" in r.output and "tpool_24(qsort)" in r.output
+    assert "this machine has 2 cores" in html and "24 (&gt; 2 cores)" in html
 
 
 def test_paper_table1_quick_one_task(tmp_path, monkeypatch):

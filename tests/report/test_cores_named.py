@@ -1,10 +1,9 @@
 """Every prediction names the core count it assumes, and a program that starts more threads than
-the machine has cores is flagged: in ``demo`` (text and page), ``predict`` (text, JSON, page) and
-``compose --at``."""
+the machine has cores is flagged: in ``predict`` (text, JSON, page) and ``compose --at``; ``demo``'s
+(text and page) are checked in its run in test_cli.py."""
 from __future__ import annotations
 
 import json
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -25,21 +24,6 @@ def run(*args: Any):
 @pytest.fixture
 def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(oversubscription, "machine_cores", lambda: 2)
-
-
-def test_demo_names_the_cores_and_flags_the_pools_wider_than_the_machine(two_cores, monkeypatch, part_rows,
-                                                                          tmp_path):
-    monkeypatch.setattr(import_module("perfcompose.commands.demo"), "table1", lambda **kw: part_rows)
-    page = tmp_path / "demo.html"
-    r = run("demo", "--plot", tmp_path / "demo.png", "--html", page)
-    assert r.exit_code == 0, r.output
-    assert "a core per thread (this machine has 2)" in r.output
-    flagged = [line for line in r.output.splitlines() if line.startswith("│") and " !" in line]
-    assert any("tpool_24(qsort)" in line for line in flagged) and any("tpool_4(qsort)" in line for line in flagged)
-    assert not any(line.split("│")[1].strip() in ("qsort", "seq(qsort, inc)") for line in flagged)
-    assert "more threads than this machine's 2 cores" in r.output and "tpool_24(qsort)" in r.output
-    html = page.read_text()
-    assert "this machine has 2 cores" in html and "24 (&gt; 2 cores)" in html
 
 
 def test_predict_names_the_cores_in_text_json_and_page(two_cores, tmp_path):
