@@ -14,8 +14,9 @@ from perfcompose.data.extrap_saved import write
 from perfcompose.fit import SegmentedFitter
 from perfcompose.fit.extrap_models import model_set
 from perfcompose.fit.record import fit_to_json, skipped_to_json
-from perfcompose.report import plot_fits
+from perfcompose.report.figures import save
 from perfcompose.report.fit import fit_report
+from perfcompose.report.plots import fits_figure
 
 
 def fit_segmented(exp: Any, pmnf: Any, metric: str | None, region: str | None, step: Any) -> list[Any]:
@@ -36,7 +37,7 @@ def write_outputs(exp: Any, results: list[Any], texts: list[str], title: str, js
         records += [skipped_to_json(s, aggregate, notes.get((s.region, s.metric), ())) for s in skipped]
         write_json(json_out, records, "models", indent=2)
     if plot:
-        plot_fits(exp, [(r.region, r.metric, r.model) for r in results], plot, saved=saved, aggregate=aggregate)
+        save(fits_figure(exp, [(r.region, r.metric, r.model) for r in results], saved=saved, aggregate=aggregate), plot)
         console.print(f"plot written to {plot}")
     if html:
         page(html, fit_report, exp, [(r.region, r.metric, r.model, text, r.stats) for r, text in zip(results, texts)],

@@ -11,6 +11,6 @@ from typing import TYPE_CHECKING
 from perfcompose.lazy_names import lazy_exports
 
 if TYPE_CHECKING:
-    from perfcompose.report.plots import plot_fits, plot_models
+    from perfcompose.report.plots import plot_models
 
 __getattr__, __dir__, __all__ = lazy_exports(globals())

@@ -16,18 +16,11 @@ from perfcompose.report.numbers import point as point_text
 from perfcompose.report.numbers import sig
 
 
-def plot_fits(experiment: Experiment, models: Sequence[tuple[str, str, Model]], out: str | Path,
-              extend: float = 4.0, saved: Mapping[str, Mapping[tuple[str, str], Model]] | None = None,
-              aggregate: str = "median") -> Path:
-    """One panel per series: the ``aggregate`` of each point with min-max bars and the model, extended
-    ``extend``x; of several parameters, a line per value of the others (at most five); ``saved``
-    model sets drawn dashed beside them."""
-    return save(fits_figure(experiment, models, extend, saved, aggregate), out)
-
-
 def fits_figure(experiment: Experiment, models: Sequence[tuple[str, str, Model]], extend: float = 4.0,
                 saved: Mapping[str, Mapping[tuple[str, str], Model]] | None = None, aggregate: str = "median") -> Any:
-    """The figure of :func:`plot_fits`."""
+    """One panel per series: the ``aggregate`` of each point with min-max bars and the model, extended
+    ``extend``x; of several parameters, a line per value of the others (at most five); ``saved``
+    model sets drawn dashed beside them (``fit --plot`` and its page)."""
     n = len(models)
     cols = min(3, n)
     rows = math.ceil(n / cols)
