@@ -87,23 +87,11 @@ def paper_table1(o: Table1Command) -> None:
         print_table1_rest()
 
 
-def _paper_validation(table: str, quick: bool, json_out: Path | None, restart: bool,
-                      html: Path | None = None) -> Any:
-    configs = paper.paper_configurations(table)
-    printed = dict(configs)
-    xs, rounds = (paper.QUICK_X, paper.QUICK_ROUNDS) if quick else (paper.FULL_X, paper.FULL_ROUNDS)
-    result = run_composition_study([c for c, _ in configs], xs, rounds, default_of(ValidateCommand, "count"),
-                                   default_of(ValidateCommand, "workers"), core_limit(table), restart)
-    titles = {"table2": "Table 2: composition operators, modular vs monolithic vs measured",
-              "table4": "Table 4: pipeline associativity and commutativity",
-              "table6": "Table 6: layering neutrality, pipe(tpool_n(qsort), tpool_n(inc)) vs tpool_n(pipe(qsort, inc))",
-              "table7": "Table 7: tpool_2(seq(a, b)) against pipe(a, b)"}
-    print_study(result, titles[table] + " [ns per element]", printed)
-    if json_out:
-        write_study(result, json_out, printed)
-    if html:
-        page(html, study_report, result, titles[table] + " [ns per element]", paper=printed)
-    return result
+#: the titles of the validation tables
+_TITLES = {"table2": "Table 2: composition operators, modular vs monolithic vs measured",
+           "table4": "Table 4: pipeline associativity and commutativity",
+           "table6": "Table 6: layering neutrality, pipe(tpool_n(qsort), tpool_n(inc)) vs tpool_n(pipe(qsort, inc))",
+           "table7": "Table 7: tpool_2(seq(a, b)) against pipe(a, b)"}
 
 
 @dataclass(frozen=True)
@@ -122,7 +110,17 @@ def _validation_table(table: str, then: Callable[[Any], None] = lambda result: N
 
     @cli_command(ValidationTableCommand)
     def run(o: ValidationTableCommand) -> None:
-        then(_paper_validation(table, o.quick, o.json_out, o.restart, o.html))
+        configs = paper.paper_configurations(table)
+        printed, title = dict(configs), _TITLES[table] + " [ns per element]"
+        xs, rounds = (paper.QUICK_X, paper.QUICK_ROUNDS) if o.quick else (paper.FULL_X, paper.FULL_ROUNDS)
+        result = run_composition_study([c for c, _ in configs], xs, rounds, default_of(ValidateCommand, "count"),
+                                       default_of(ValidateCommand, "workers"), core_limit(table), o.restart)
+        print_study(result, title, printed)
+        if o.json_out:
+            write_study(result, o.json_out, printed)
+        if o.html:
+            page(o.html, study_report, result, title, paper=printed)
+        then(result)
 
     return run
 
