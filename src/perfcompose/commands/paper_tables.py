@@ -20,11 +20,13 @@ from perfcompose.commands.common import (
     shared_option,
 )
 from perfcompose.commands.paper import print_table1_rest
-from perfcompose.commands.reports import page, table1_html
+from perfcompose.commands.reports import page, tables_html
 from perfcompose.commands.study import ValidateCommand, run_composition_study
 from perfcompose.commands.validation import print_study, write_study
 from perfcompose.data import save
 from perfcompose.option_fields import default_of, option, shared
+from perfcompose.report.demo import parts_figure
+from perfcompose.report.html import figure
 from perfcompose.report.study import study_report
 from perfcompose.validate import paper
 from perfcompose.validate.paper import table1
@@ -82,7 +84,10 @@ def paper_table1(o: Table1Command) -> None:
             save(r.experiment, o.out.with_name(f"{o.out.stem}_{r.task}{o.out.suffix or '.json'}"))
         console.print(f"measurements written next to {o.out}")
     if o.html:
-        table1_html(o.html, table, rows, [gil])
+        fig = figure(parts_figure(rows), "each task: measurements and fitted model",
+                     "dots: medians with min-max bars; line: the fitted model; grey: beyond the measurements")
+        tables_html(o.html, "000 Table 1: models of the sequential task blocks, measured here", "paper table", [table],
+                    lines=[gil], figures=[fig])
     if not o.task:
         print_table1_rest()
 

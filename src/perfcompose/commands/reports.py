@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcompose.commands.common import console
-from perfcompose.report.demo import parts_figure
-from perfcompose.report.html import figure, this_command, write
+from perfcompose.report.html import this_command, write
 from perfcompose.report.tables import svg_of, tables_report
 
 
@@ -30,11 +29,3 @@ def tables_html(out: Path, title: str, kind: str, tables: Sequence[Any], *, line
     ``figures`` figures already drawn (:func:`perfcompose.report.html.figure`)."""
     page(out, tables_report, title, kind, tables, lines=lines, summary=summary,
          figures=[*figures, *(svg_of(draw, name) for name, draw in plots)])
-
-
-def table1_html(out: Path, table: Any, rows: Sequence[Any], lines: Sequence[str]) -> None:
-    """``paper table1``: the table, and each task's measurements with its model."""
-    fig = figure(parts_figure(rows), "each task: measurements and fitted model",
-                 "dots: medians with min-max bars; line: the fitted model; grey: beyond the measurements")
-    tables_html(out, "000 Table 1: models of the sequential task blocks, measured here", "paper table", [table],
-                lines=lines, figures=[fig])
