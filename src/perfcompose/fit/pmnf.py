@@ -293,7 +293,7 @@ class PMNFFitter(SeriesFitter):
         notes: tuple[str, ...] = ()
         multi = len(params) > 1
         if not multi:
-            return self._single_groups(X[:, 0], y, sigma, far[0], self.max_terms, scattered), False, notes
+            return self._single_groups(X[:, 0], y, sigma, far[0], scattered), False, notes
         lined = [bool(line_layout(X, k)) for k in range(len(params))]
         if not any(lined):
             lead = diagonal_lead(X)
@@ -304,7 +304,7 @@ class PMNFFitter(SeriesFitter):
             notes = (f"the points lie on a diagonal: {', '.join(others)} change(s) with {params[lead]}, so "
                      f"the model is in {params[lead]} alone and their own effect is not separated; measure "
                      f"a line along {others[0]} with {params[lead]} fixed",)
-            groups = self._single_groups(X[:, lead], y, sigma, far[lead], self.max_terms, scattered)
+            groups = self._single_groups(X[:, lead], y, sigma, far[lead], scattered)
             return [dataclasses.replace(g, hyps=[tuple(tuple((lead, f) for _, f in shape) for shape in h)
                                                  for h in g.hyps]) for g in groups], False, notes
         missing = [p for p, ok in zip(params, lined) if not ok]
@@ -336,8 +336,7 @@ class PMNFFitter(SeriesFitter):
                 scores = np.where(noisy, batch.rel_rss / (safe * safe) + self.policy.penalty(k_terms), scores)
         return Group(hyps, batch, ok, np.where(ok, scores, np.inf))
 
-    def _single_groups(self, x: np.ndarray, y: np.ndarray, sigma: float, far: float,
-                       max_terms: int, scattered: bool = False) -> list[Group]:
+    def _single_groups(self, x: np.ndarray, y: np.ndarray, sigma: float, far: float, scattered: bool) -> list[Group]:
         """Constant, one-term and two-term hypotheses in x; ``far`` is predicted, not fitted."""
         rows, yy = np.append(x, far), np.append(y, 0.0)
         w, sc = self._weights(y, x[:, None])
@@ -345,7 +344,7 @@ class PMNFFitter(SeriesFitter):
         allow = self.allow_negative_exponents
         basis = self._basis_with(x, falls_rows(x, y[None, :])[0] if allow is None else allow)
         FT = factor_values(rows, basis.exponent_arrays).T
-        pairs = max_terms >= 2 and distinct(x) >= 4
+        pairs = self.max_terms >= 2 and distinct(x) >= 4
         slack: Any = constant_slack(y, sigma)
         slack2: Any = slack
         if scattered:
@@ -418,13 +417,11 @@ class PMNFFitter(SeriesFitter):
             total += np.where(np.isfinite(s1), s1, (c0 + self.policy.penalty(1))[:, None]).reshape(S, L, m).sum(axis=1)
         return np.argsort(total, axis=1, kind="stable")[:, :count]
 
-    def _multi_groups(self, X: np.ndarray, y: np.ndarray, sigma: float, far: np.ndarray,
-                      lined: Sequence[bool] | None = None, progress: Progress | None = None,
-                      scattered: bool = False) -> list[Group]:
+    def _multi_groups(self, X: np.ndarray, y: np.ndarray, sigma: float, far: np.ndarray, lined: Sequence[bool],
+                      progress: Progress | None, scattered: bool) -> list[Group]:
         """Additive and multiplicative combinations of every parameter's candidate factors
         (only absent for a parameter without lines, where ``lined`` says False)."""
         d = X.shape[1]
-        lined = [True] * d if lined is None else list(lined)
         count = candidates_within(self.candidates_per_parameter, sum(lined), MAX_COMBINATIONS)
         per_param: list[list[Factor | None]] = [
             self._parameter_candidates(X, y, sigma, k, count, scattered) if ok else [None]
