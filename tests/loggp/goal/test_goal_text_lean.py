@@ -116,3 +116,23 @@ def test_sizes_in_float32_where_each_is_exact_there_else_in_float64():
         assert np.array_equal(lean.finish, lines.finish) and np.array_equal(lean.op_end, lines.op_end)
     # the calc starts when the send's overhead ends (o = 2) and takes 2^24 + 1
     assert simulate_goal(parse_goal(large), params).makespan == 2 + 16777217
+
+
+@pytest.mark.parametrize("block", [64, 1 << 20])
+def test_numbers_of_every_length_at_every_place_of_a_block(monkeypatch, block):
+    # numbers of 1 to 16 digits (read 8 at a time) anywhere in a line, up to the end of a text without a final newline
+    calcs = [f"{d * (10 ** k - 1) // 9}" for k in range(1, 17) for d in (1, 9)] + ["10000000", "100000000"]
+    body = "".join(f"l{i}: calc {c}\n" for i, c in enumerate(calcs))
+    text = (f"num_ranks 12345678\nrank 12345677 {{\n{body}l{len(calcs)}: send 123456789b to 9876543 tag 87654321\n"
+            f"l{len(calcs)} requires l10\nl34 irequires l9\n}}")
+    monkeypatch.setattr(goal_buffers, "_BLOCK", block)
+    got = _lean(text)
+    assert got is not None and got["size"].dtype == np.float64
+    assert list(got["size"][:4]) == [1, 9, 11, 99] and got["size"][31] == 10 ** 16 - 1
+    _assert_lines_read_alike(text, got)
+
+
+@pytest.mark.parametrize("line", ["l0: calc 12345678901234567", "l00: calc 5", "l0: send 1234567890123456b to 1 tag 0",
+                                  "l0 requires l01", "l0: calc 5x"])
+def test_numbers_too_long_or_with_leading_zeros_are_left_to_the_other_readers(line):
+    assert _lean(f"num_ranks 2\nrank 0 {{\n{line}\n}}\n") is None

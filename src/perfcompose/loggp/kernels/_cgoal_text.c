@@ -35,25 +35,54 @@ static int is(const Token *t, const char *word) {
     return t->type == T_WORD && (size_t)t->len == n && memcmp(t->s, word, n) == 0;
 }
 
+/* the leading decimal digits of the (up to) 8 bytes from p before end: their value, their count in *n; where 8 are
+ * there, read at once (one digit a byte, shifted to the top, then paired, and the pairs paired twice) */
+ALWAYS_INLINE uint64_t digits8(const char *p, const char *end, int *n) {
+    uint64_t x, v = 0;
+    if (end - p < 8) {
+        for (*n = 0; p + *n < end && (unsigned char)(p[*n] - '0') < 10; ++*n) v = v * 10 + (uint64_t)(p[*n] - '0');
+        return v;
+    }
+    memcpy(&x, p, 8);
+    x = (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? x : __builtin_bswap64(x)) ^ 0x3030303030303030u;
+    uint64_t other = ((x + 0x7676767676767676u) | x) & 0x8080808080808080u; /* the top bit of bytes 10 or more */
+    *n = other ? __builtin_ctzll(other) >> 3 : 8;
+    if (*n == 0) return 0;
+    v = x << (64 - 8 * *n);
+    v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFu;
+    v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFu;
+    return (v * 10000 + (v >> 32)) & 0xFFFFFFFFu;
+}
+
+/* 1 to max_digits decimal digits from *pp (without a leading zero unless alone where label): their
+ * value, *pp moved past them; else -2 */
+ALWAYS_INLINE int64_t fast_number(const char **pp, const char *end, int max_digits, int label) {
+    const char *p = *pp;
+    int n, k;
+    uint64_t v = digits8(p, end, &k);
+    for (n = k; n == 8 && k <= max_digits; k += n) { /* (until one digit too many is seen) */
+        uint64_t d = digits8(p + k, end, &n);
+        for (int i = 0; i < n; i++) v *= 10;
+        v += d;
+    }
+    if (k == 0 || k > max_digits || (label && k > 1 && *p == '0')) return -2;
+    *pp = p + k;
+    return (int64_t)v;
+}
+
 /* digits only (1 to 16 of them): their value, else -2; "-1" where allowed: -1 */
 static int64_t number(const Token *t, int minus_one) {
     if (t->type != T_WORD) return -2;
     if (minus_one && t->len == 2 && t->s[0] == '-' && t->s[1] == '1') return -1;
-    if (t->len < 1 || t->len > 16) return -2;
-    int64_t v = 0;
-    for (int i = 0; i < t->len; i++) {
-        unsigned char c = (unsigned char)t->s[i];
-        if (c < '0' || c > '9') return -2;
-        v = v * 10 + (c - '0');
-    }
-    return v;
+    const char *p = t->s;
+    int64_t v = fast_number(&p, t->s + t->len, 16, 0);
+    return p == t->s + t->len ? v : -2;
 }
 
 /* a size: 1 to 15 digits and a final 'b' */
 static int64_t size_bytes(const Token *t) {
     if (t->type != T_WORD || t->len < 2 || t->s[t->len - 1] != 'b') return -2;
-    Token digits = {T_WORD, t->s, t->len - 1};
-    return number(&digits, 0);
+    return number(&(Token){T_WORD, t->s, t->len - 1}, 0);
 }
 
 /* a label: one letter (the same in every label) and a number without leading zeros below 2^31 */
@@ -61,10 +90,9 @@ static int64_t label(const Token *t, State *st) {
     if (t->type != T_WORD || t->len < 2) return -2;
     unsigned char c = (unsigned char)t->s[0];
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return -2;
-    if (t->len > 2 && t->s[1] == '0') return -2;
-    Token digits = {T_WORD, t->s + 1, t->len - 1};
-    int64_t v = number(&digits, 0);
-    if (v < 0 || v >= ((int64_t)1 << 31)) return -2;
+    const char *p = t->s + 1;
+    int64_t v = fast_number(&p, t->s + t->len, 10, 1);
+    if (p != t->s + t->len || v < 0 || v >= ((int64_t)1 << 31)) return -2;
     if (st->letter < 0) {
         st->letter = c;
     } else if (st->letter != c) {
@@ -191,10 +219,7 @@ static int read_line(const Token *t, int n, int32_t line, State *st, Out *o) {
         int64_t r;
         int got = outer_line(t, n, st, st->blocks, &r);
         if (got < 0 || (got == 1 && o->n_ranks >= o->cap_ranks)) return -1;
-        if (got == 1) {
-            o->rank[o->n_ranks++] = r;
-            st->blocks++;
-        }
+        if (got == 1) o->rank[o->n_ranks++] = r, st->blocks++;
         return 0;
     }
     if (n == 1 && t[0].type == T_CLOSE) {
@@ -286,13 +311,9 @@ static PyObject *read_block(PyObject *self, PyObject *args) {
         p = next;
     }
     Py_END_ALLOW_THREADS
-    if (bad) {
-        Py_INCREF(Py_None);
-        result = Py_None;
-    } else {
-        result = Py_BuildValue("nnnLLLL", o.n_ops, o.n_deps, o.n_ranks, (long long)st.depth,
-                               (long long)st.num_ranks, (long long)st.blocks, (long long)st.letter);
-    }
+    result = bad ? Py_NewRef(Py_None)
+                 : Py_BuildValue("nnnLLLL", o.n_ops, o.n_deps, o.n_ranks, (long long)st.depth,
+                                 (long long)st.num_ranks, (long long)st.blocks, (long long)st.letter);
 done:
     release(b, 14);
     PyBuffer_Release(&data);
@@ -351,14 +372,12 @@ static int lean_close(Lean *o) {
             o->dep_how[d0 + k] = th[k];
         }
     }
-    void *blocks[] = {cnt, ta, tb, th};
-    for (int k = 0; k < 4; k++) free(blocks[k]);
+    free(cnt), free(ta), free(tb), free(th);
     return rc;
 }
 
 /* an operation's fields into the columns: 0, or WIDE */
-static int lean_write(Lean *o, const Fields *f0) {
-    Fields f = *f0;
+ALWAYS_INLINE int lean_write(Lean *o, Fields f) {
     if (o->size32 && f.size >= ((int64_t)1 << 24)) return WIDE;
     int64_t i = o->n_ops++;
     o->kind[i] = (int8_t)f.kind;
@@ -413,7 +432,7 @@ static int lean_line(const Token *t, int n, State *st, Lean *o) {
         parse_operation(t + 2, n - 2, st, &f) < 0 || f.tag >= ((int64_t)1 << 31)) {
         return NOT_LEAN;
     }
-    return lean_write(o, &f);
+    return lean_write(o, f);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -421,21 +440,6 @@ static int lean_line(const Token *t, int n, State *st, Lean *o) {
  * from P tag T', 'lN: calc S', 'lA requires lB' and 'lA irequires lB', spelt just so (one space
  * between words, the label's letter the one seen before). Where such a line is read here it is read
  * as lean_line reads it; any other line (or one that lean_line would refuse) is left to lean_line. */
-
-/* 1 to max_digits decimal digits from *pp (without a leading zero unless alone where label): their
- * value, *pp moved past them; else -2 */
-ALWAYS_INLINE int64_t fast_number(const char **pp, const char *end, int max_digits, int label) {
-    const char *p = *pp, *stop = end - p > max_digits ? p + max_digits + 1 : end; /* (one digit too many seen) */
-    uint64_t v = 0;
-    while (p < stop && (unsigned char)(*p - '0') < 10) {
-        v = v * 10 + (uint64_t)(*p - '0');
-        p++;
-    }
-    int64_t k = p - *pp;
-    if (k == 0 || k > max_digits || (label && k > 1 && **pp == '0')) return -2;
-    *pp = p;
-    return (int64_t)v;
-}
 
 ALWAYS_INLINE int fast_word(const char **pp, const char *end, const char *word, int n) {
     if (end - *pp >= n && memcmp(*pp, word, (size_t)n) == 0) {
@@ -445,34 +449,28 @@ ALWAYS_INLINE int fast_word(const char **pp, const char *end, const char *word, 
     return 0;
 }
 
-/* a number, or -1 where minus_one allows it; else -2 */
-ALWAYS_INLINE int64_t fast_value(const char **pp, const char *end, int max_digits, int minus_one) {
-    if (minus_one && fast_word(pp, end, "-1", 2)) return -1;
-    return fast_number(pp, end, max_digits, 0);
-}
-
-/* a line [p, end) read here: 1, else 0 (nothing written) */
-static int fast_line(const char *p, const char *end, State *st, Lean *o) {
+/* the line at p (in the block that ends at end) read here: where the next line begins, else NULL (nothing written) */
+static const char *fast_line(const char *p, const char *end, State *st, Lean *o) {
     if (st->depth != 1 || st->letter < 0 || p >= end || (unsigned char)*p != st->letter ||
         o->n_ops >= o->cap_ops || o->n_deps >= o->cap_deps || o->n_ops >= INT32_MAX - 1) {
-        return 0;
+        return NULL;
     }
     p++;
     int64_t a = fast_number(&p, end, 10, 1);
-    if (a < 0 || a >= ((int64_t)1 << 31)) return 0;
+    if (a < 0 || a >= ((int64_t)1 << 31)) return NULL;
     int irequires = fast_word(&p, end, " irequires ", 11);
     if (irequires || fast_word(&p, end, " requires ", 10)) {
-        if (p >= end || (unsigned char)*p != st->letter) return 0;
+        if (p >= end || (unsigned char)*p != st->letter) return NULL;
         p++;
         int64_t b = fast_number(&p, end, 10, 1);
-        if (b < 0 || b >= ((int64_t)1 << 31) || p != end) return 0;
+        if (b < 0 || b >= ((int64_t)1 << 31) || (p < end && *p != '\n')) return NULL;
         int64_t j = o->n_deps++;
         o->dep_a[j] = (int32_t)a;
         o->dep_b[j] = (int32_t)b;
         o->dep_how[j] = (int8_t)irequires;
-        return 1;
+        return p + (p < end);
     }
-    if (a != o->n_ops - o->block_first || !fast_word(&p, end, ": ", 2)) return 0;
+    if (a != o->n_ops - o->block_first || !fast_word(&p, end, ": ", 2)) return NULL;
     Fields f = {2, 0, 0, 0, 0, 0};
     if (fast_word(&p, end, "calc ", 5)) {
         f.size = fast_number(&p, end, 16, 0);
@@ -482,21 +480,21 @@ static int fast_line(const char *p, const char *end, State *st, Lean *o) {
         } else if (fast_word(&p, end, "recv ", 5)) {
             f.kind = 1;
         } else {
-            return 0;
+            return NULL;
         }
         f.size = fast_number(&p, end, 15, 0);
         if (f.size < 0 || !fast_word(&p, end, "b", 1) ||
-            !fast_word(&p, end, f.kind == 0 ? " to " : " from ", f.kind == 0 ? 4 : 6)) {
-            return 0;
+            !(f.kind == 0 ? fast_word(&p, end, " to ", 4) : fast_word(&p, end, " from ", 6))) {
+            return NULL;
         }
-        f.peer = fast_value(&p, end, 16, f.kind == 1);
-        if (f.peer < -1 || f.peer >= st->num_ranks || !fast_word(&p, end, " tag ", 5)) return 0;
-        f.tag = fast_value(&p, end, 16, f.kind == 1);
-        if (f.tag < -1 || f.tag >= ((int64_t)1 << 31)) return 0;
+        f.peer = f.kind == 1 && fast_word(&p, end, "-1", 2) ? -1 : fast_number(&p, end, 16, 0); /* (-1: any) */
+        if (f.peer < -1 || f.peer >= st->num_ranks || !fast_word(&p, end, " tag ", 5)) return NULL;
+        f.tag = f.kind == 1 && fast_word(&p, end, "-1", 2) ? -1 : fast_number(&p, end, 16, 0);
+        if (f.tag < -1 || f.tag >= ((int64_t)1 << 31)) return NULL;
     }
-    if (f.size < 0 || p != end || (o->size32 && f.size >= ((int64_t)1 << 24))) return 0;
-    lean_write(o, &f);
-    return 1;
+    if (f.size < 0 || (p < end && *p != '\n') || (o->size32 && f.size >= ((int64_t)1 << 24))) return NULL;
+    lean_write(o, f);
+    return p + (p < end);
 }
 
 static const char read_lean_doc[] =
@@ -540,11 +538,12 @@ static PyObject *read_lean(PyObject *self, PyObject *args) {
     Token tok[MAX_TOKENS];
     Py_BEGIN_ALLOW_THREADS
     while (p < end) {
-        const char *next, *stop = line_end(p, end, &next);
-        if (fast_line(p, stop, &st, &o)) {
+        const char *next = fast_line(p, end, &st, &o), *stop;
+        if (next) {
             p = next;
             continue;
         }
+        stop = line_end(p, end, &next);
         int n = tokens(p, stop, tok);
         int rc = n < 0 ? NOT_LEAN : n > 0 ? lean_line(tok, n, &st, &o) : 0;
         if (rc < 0) {
@@ -557,8 +556,7 @@ static PyObject *read_lean(PyObject *self, PyObject *args) {
     if (bad == WIDE) {
         result = PyLong_FromLong(1);
     } else if (bad) {
-        Py_INCREF(Py_False);
-        result = Py_False;
+        result = Py_NewRef(Py_False);
     } else {
         result = Py_BuildValue("(LLLLLLLLLLL)", (long long)st.depth, (long long)st.num_ranks, (long long)st.letter,
                                (long long)o.n_ops, (long long)o.n_deps, (long long)o.blocks, (long long)o.block_first,
