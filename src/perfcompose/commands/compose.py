@@ -8,6 +8,7 @@ from typing import Any
 
 import typer
 
+from perfcompose.assignments import parse_point
 from perfcompose.choices import PipeRule
 from perfcompose.commands import intervals as _intervals
 from perfcompose.commands.common import Table, cli_command, console, err_console, json_option, write_json
@@ -54,7 +55,7 @@ class ComposeCommand(Components):
 def compose(o: ComposeCommand) -> None:
     composer = Composer(components(o.component, o.unit, o.bind), pipe=o.pipe)
     parsed = composer.parse(o.term, source="term")
-    points = _intervals.parse_points(o.at)
+    points = [parse_point(spec, option="--at") for spec in o.at]
     note_undeclared(composer.components, [parsed], [k for pt in points for k in pt])
     model = composer(parsed)
     console.out(str(model), highlight=False)

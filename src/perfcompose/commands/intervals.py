@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.assignments import parse_point
 from perfcompose.commands.common import err_console
 from perfcompose.compose.interval import interval_of, members_lane
 from perfcompose.compose.oversubscription import shared
@@ -56,8 +55,3 @@ def point_lines(model: Any, points: Sequence[Mapping[str, float]], which: str = 
             low, high = time_bounds(value, float(np.asarray(bounds[0])), float(np.asarray(bounds[1])))
             lines.append(f"at {where}: {value:.6g} [{low:.6g}, {high:.6g}] {model.unit} ({LEVEL_TEXT})")
     return lines
-
-
-def parse_points(specs: Sequence[str]) -> list[dict[str, float]]:
-    """``["x=65536,n=4", "x=1024"]`` -> one point per spec."""
-    return [parse_point(spec, option="--at") for spec in specs]
