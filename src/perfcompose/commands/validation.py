@@ -32,11 +32,6 @@ def _value(v: float) -> str:
     return f"{v:.4g}"
 
 
-def interval_text(value: float, low: float, high: float) -> str:
-    """``value [low, high]`` as printed next to every prediction."""
-    return f"{_value(value)} [{_value(low)}, {_value(high)}]"
-
-
 def summary(result: Any) -> dict[str, Any]:
     """The study's headline figures: median and worst calibrated error over all configurations and
     over the undisturbed ones, how many were disturbed, and the intervals' coverage."""
@@ -81,7 +76,7 @@ def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None)
                f"{_pct(c.error_paper)} / {_pct(max(c.errors_paper))}",
                f"{_pct(c.error_calibrated)} / {_pct(max(c.errors_calibrated))}",
                "not trusted (?)" if c.warning else
-               interval_text(predicted, c.low[k], c.high[k]) if c.low else _value(predicted),
+               f"{_value(predicted)} [{_value(c.low[k])}, {_value(c.high[k])}]" if c.low else _value(predicted),
                _value(c.measured[k] * 1e9), f"{sum(c.inside)}/{len(c.inside)}" if c.inside else "-"]
         if paper:
             row.insert(2, paper.get(c.configuration, "-"))
