@@ -345,31 +345,30 @@ enum { NOT_LEAN = -3, WIDE = -4 };
 static int lean_close(Lean *o) {
     int64_t nops = o->n_ops - o->block_first, d0 = o->dep_first, nd = o->n_deps - d0;
     o->block_ops[o->blocks - 1] = nops;
-    if (nd == 0) return 0;
+    if (nd <= 0) return 0;
     int32_t *cnt = calloc((size_t)nops + 1, sizeof(int32_t));
     int32_t *ta = malloc((size_t)nd * sizeof(int32_t)), *tb = malloc((size_t)nd * sizeof(int32_t));
     int8_t *th = malloc((size_t)nd);
     int rc = cnt && ta && tb && th ? 0 : NOT_LEAN;
-    for (int64_t j = d0; j < o->n_deps && rc == 0; j++) {
-        if (o->dep_a[j] >= nops || o->dep_b[j] >= nops) {
+    int32_t *da = o->dep_a + d0, *db = o->dep_b + d0, first = (int32_t)o->block_first;
+    int8_t *dh = o->dep_how + d0;
+    for (int64_t j = 0; j < nd && rc == 0; j++) {
+        if (da[j] >= nops || db[j] >= nops) {
             rc = NOT_LEAN;
         } else {
-            cnt[o->dep_b[j] + 1]++;
+            cnt[db[j] + 1]++;
         }
     }
-    if (rc == 0) {
+    if (rc == 0) { /* the block's pairs copied aside, then put back in place */
+        memcpy(ta, da, (size_t)nd * sizeof(int32_t));
+        memcpy(tb, db, (size_t)nd * sizeof(int32_t));
+        memcpy(th, dh, (size_t)nd);
         for (int64_t i = 0; i < nops; i++) cnt[i + 1] += cnt[i];
-        for (int64_t j = d0; j < o->n_deps; j++) {
-            int32_t k = cnt[o->dep_b[j]]++;
-            ta[k] = o->dep_a[j];
-            tb[k] = o->dep_b[j];
-            th[k] = o->dep_how[j];
-        }
-        int32_t first = (int32_t)o->block_first;
-        for (int64_t k = 0; k < nd; k++) {
-            o->dep_a[d0 + k] = first + ta[k];
-            o->dep_b[d0 + k] = first + tb[k];
-            o->dep_how[d0 + k] = th[k];
+        for (int64_t j = 0; j < nd; j++) {
+            int32_t k = cnt[tb[j]]++;
+            da[k] = first + ta[j];
+            db[k] = first + tb[j];
+            dh[k] = th[j];
         }
     }
     free(cnt), free(ta), free(tb), free(th);
