@@ -7,10 +7,10 @@ from pathlib import Path
 
 from perfcompose.assignments import parse_assignments
 from perfcompose.choices import Distribution
-from perfcompose.commands.common import console, fmt, json_option, numbers_table, user_errors, write_json
+from perfcompose.commands.common import cli_command, console, fmt, json_option, numbers_table, write_json
 from perfcompose.commands.pamela.options import PointOptions, time_unit
 from perfcompose.errors import evaluating, finite_result
-from perfcompose.option_fields import command, option, shared
+from perfcompose.option_fields import option, shared
 from perfcompose.pamela.compile.costmodel import compile_file, model_record
 from perfcompose.pamela.options import ModelOptions
 
@@ -21,8 +21,7 @@ class CompileCommand(ModelOptions):
     json_out: Path | None = shared(json_option("T_<process> as a model record (a component: -c NAME=FILE.json)"))
 
 
-@user_errors
-@command(CompileCommand)
+@cli_command(CompileCommand)
 def compile_cmd(o: CompileCommand) -> None:
     model, process, paper_phi = o.model, o.process, o.paper_phi
     cm = compile_file(model, paper_phi=paper_phi)
@@ -43,8 +42,7 @@ class SimulateCommand(PointOptions):
     as_json: Path | None = shared(json_option("the bound, the simulated time and the MVA"))
 
 
-@user_errors
-@command(SimulateCommand)
+@cli_command(SimulateCommand)
 def simulate_cmd(o: SimulateCommand) -> None:
     model, process, distribution, seed, unit = o.model, o.process, o.distribution, o.seed, time_unit(o.unit)
     values = parse_assignments(o.assignments)

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcompose.assignments import parse_assignments
-from perfcompose.commands.common import console, fmt, json_option, numbers_table, user_errors, write_json
+from perfcompose.commands.common import cli_command, console, fmt, json_option, numbers_table, write_json
 from perfcompose.commands.pamela.options import PointOptions, time_unit
 from perfcompose.errors import InputError, evaluating, finite_result
-from perfcompose.option_fields import command, shared
+from perfcompose.option_fields import shared
 from perfcompose.pamela.compile.point_evaluation import check_names, evaluate_point, grid_function
 from perfcompose.units import human
 
@@ -68,8 +68,7 @@ class EvalCommand(PointOptions):
     as_json: Path | None = shared(json_option("{T_, phi_, omega_, delta_} (on a grid: the points and T_ at each)"))
 
 
-@user_errors
-@command(EvalCommand)
+@cli_command(EvalCommand)
 def eval_cmd(o: EvalCommand) -> None:
     model, process, paper_phi, unit, as_json = o.model, o.process, o.paper_phi, time_unit(o.unit), o.as_json
     grid = parse_grid(o.assignments)

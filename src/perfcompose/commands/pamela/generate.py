@@ -7,8 +7,8 @@ from pathlib import Path
 
 import typer
 
-from perfcompose.commands.common import console, user_errors
-from perfcompose.option_fields import command, option
+from perfcompose.commands.common import cli_command, console
+from perfcompose.option_fields import option
 from perfcompose.pamela.dataparallel.calibration import calibrate as run_calibration
 from perfcompose.pamela.dataparallel.machine_model import machine_text
 from perfcompose.pamela.dataparallel.modeling_engine import generate
@@ -25,8 +25,7 @@ class GenerateCommand:
                                     "includes it.")
 
 
-@user_errors
-@command(GenerateCommand)
+@cli_command(GenerateCommand)
 def generate_cmd(o: GenerateCommand) -> None:
     program, machine = o.program, o.machine
     target = o.out or program.with_suffix(".pam")

@@ -6,9 +6,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from perfcompose.choices import Clock
-from perfcompose.commands.common import Table, console, json_option, user_errors, write_json
+from perfcompose.commands.common import Table, cli_command, console, json_option, write_json
 from perfcompose.limits import check_steps
-from perfcompose.option_fields import command, option, shared
+from perfcompose.option_fields import option, shared
 from perfcompose.pamela.dataparallel.vangemund import run_vangemund_study
 
 
@@ -24,8 +24,7 @@ class VanGemundCommand:
     as_json: Path | None = shared(json_option("the rows and cases"))
 
 
-@user_errors
-@command(VanGemundCommand)
+@cli_command(VanGemundCommand)
 def vangemund(o: VanGemundCommand) -> None:
     quick, reps, clock = o.quick, o.reps, o.clock
     # the four studies' configurations run for about a minute per repetition: 1e8 of the limits' steps
