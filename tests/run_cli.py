@@ -38,19 +38,25 @@ def perfcompose(*args: str, columns: int = 200) -> Ran:
     the command changes for the rest of the process is put back afterwards: the limits the root
     options set, and ``sys.path`` with the modules imported from the working directory (the user's
     own stages)."""
+    from perfcompose.commands.consoles import console, err_console
     from perfcompose.launch import main
     from perfcompose.limits import limits, set_limits
 
     before, argv, path, here, known = limits(), sys.argv, list(sys.path), os.getcwd(), set(sys.modules)
+    # the consoles take their width when first imported (imported above, outside this run's COLUMNS):
+    # this run's width for this run only, so that later tests see the width they ask for
+    widths = console.width, err_console.width
     status, message = 0, ""
     with CliRunner().isolation(env={"COLUMNS": str(columns)}) as (out, err, _):
         sys.argv = ["perfcompose", *args]
+        console.width = err_console.width = columns
         try:
             main()
         except SystemExit as exit_:
             status, message = _status(exit_.code)
         finally:
             sys.argv, sys.path[:] = argv, path
+            console.width, err_console.width = widths
             set_limits(before.memory, before.steps)
             _forget_new_modules_under(here, known)
         stdout, stderr = out.getvalue().decode(), err.getvalue().decode() + message
