@@ -24,6 +24,7 @@ scan       recursive doubling: round k sends to v + 2^k and receives from v - 2^
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 __all__ = ["Message", "Step", "ALGORITHMS", "DEFAULTS", "ROOTED", "expand"]
 
@@ -54,20 +55,6 @@ def _binomial_down(v: int, n: int, nbytes: int, *, blocks: bool = False) -> list
     return steps
 
 
-def _binomial_up(v: int, n: int, nbytes: int, *, blocks: bool = False) -> list[Step]:
-    """Receive from each child, nearest first, then send to the parent (reduce; gather with blocks)."""
-    steps: list[Step] = []
-    mask = 1
-    while mask < n:
-        if v & mask:
-            steps.append((("send", v - mask, nbytes * (_subtree(v, mask, n) if blocks else 1)),))
-            break
-        if v + mask < n:
-            steps.append((("recv", v + mask, nbytes * (_subtree(v + mask, mask, n) if blocks else 1)),))
-        mask <<= 1
-    return steps
-
-
 def _linear_down(v: int, n: int, nbytes: int) -> list[Step]:
     return [(("send", u, nbytes),) for u in range(1, n)] if v == 0 else [(("recv", 0, nbytes),)]
 
@@ -76,74 +63,62 @@ def _linear_up(v: int, n: int, nbytes: int) -> list[Step]:
     return [(("recv", u, nbytes),) for u in range(1, n)] if v == 0 else [(("send", 0, nbytes),)]
 
 
-def _exchange(peer: int, nbytes: int) -> Step:
-    return (("send", peer, nbytes), ("recv", peer, nbytes))
+def _up(down: Algorithm) -> Algorithm:
+    """The tree of ``down`` walked the other way (reduce, gather): its steps in reverse, each send a receive and
+    each receive a send, so that a rank hears from its children, nearest first, then sends to its parent."""
+    return lambda v, n, nbytes: [tuple(("recv" if kind == "send" else "send", peer, size) for kind, peer, size in step)
+                                 for step in reversed(down(v, n, nbytes))]
+
+
+def _shift(v: int, n: int, k: int, nbytes: int) -> Step:
+    """Send to the rank ``k`` to the right, receive from the rank ``k`` to the left (around the ring)."""
+    return (("send", (v + k) % n, nbytes), ("recv", (v - k) % n, nbytes))
 
 
 def _recursive_doubling(v: int, n: int, nbytes: int) -> list[Step]:
     """Allreduce: the first 2 * (n - 2^k) ranks pair up so that 2^k take part, then log2(2^k) exchanges."""
     pof2 = 1 << (n.bit_length() - 1)
     rem = n - pof2
-    steps: list[Step] = []
     if v < 2 * rem and v % 2 == 0:  # folded in: hand the data over, get the result back
         return [(("send", v + 1, nbytes),), (("recv", v + 1, nbytes),)]
-    if v < 2 * rem:
-        steps.append((("recv", v - 1, nbytes),))
     new = v // 2 if v < 2 * rem else v - rem
-    mask = 1
-    while mask < pof2:
-        partner = new ^ mask
-        steps.append(_exchange(partner * 2 + 1 if partner < rem else partner + rem, nbytes))
-        mask <<= 1
+    partners = (new ^ (1 << k) for k in range(pof2.bit_length() - 1))
+    steps = [(("send", p, nbytes), ("recv", p, nbytes)) for p in (q * 2 + 1 if q < rem else q + rem for q in partners)]
     if v < 2 * rem:
-        steps.append((("send", v - 1, nbytes),))
+        return [(("recv", v - 1, nbytes),), *steps, (("send", v - 1, nbytes),)]
     return steps
-
-
-def _reduce_bcast(v: int, n: int, nbytes: int) -> list[Step]:
-    return _binomial_up(v, n, nbytes) + _binomial_down(v, n, nbytes)
-
-
-def _dissemination(v: int, n: int, nbytes: int) -> list[Step]:
-    steps: list[Step] = []
-    k = 1
-    while k < n:
-        steps.append((("send", (v + k) % n, 1), ("recv", (v - k) % n, 1)))
-        k <<= 1
-    return steps
-
-
-def _ring(v: int, n: int, nbytes: int) -> list[Step]:
-    return [(("send", (v + 1) % n, nbytes), ("recv", (v - 1) % n, nbytes)) for _ in range(n - 1)]
 
 
 def _pairwise(v: int, n: int, nbytes: int) -> list[Step]:
     if n & (n - 1) == 0:
-        return [_exchange(v ^ i, nbytes) for i in range(1, n)]
-    return [(("send", (v + i) % n, nbytes), ("recv", (v - i) % n, nbytes)) for i in range(1, n)]
+        return [(("send", v ^ i, nbytes), ("recv", v ^ i, nbytes)) for i in range(1, n)]
+    return [_shift(v, n, i, nbytes) for i in range(1, n)]
 
 
 def _scan(v: int, n: int, nbytes: int) -> list[Step]:
-    steps: list[Step] = []
-    k = 1
-    while k < n:
-        step = ((("send", v + k, nbytes),) if v + k < n else ()) + ((("recv", v - k, nbytes),) if v >= k else ())
-        if step:
-            steps.append(step)
-        k <<= 1
-    return steps
+    steps = [((("send", v + k, nbytes),) if v + k < n else ()) + ((("recv", v - k, nbytes),) if v >= k else ())
+             for k in (1 << i for i in range(max(n - 1, 0).bit_length()))]
+    return [step for step in steps if step]
+
+
+def _binomial_blocks(v: int, n: int, nbytes: int) -> list[Step]:
+    return _binomial_down(v, n, nbytes, blocks=True)
+
+
+_binomial_up = _up(_binomial_down)
 
 
 #: per collective, its algorithms by name; the first is the default
 ALGORITHMS: dict[str, dict[str, Algorithm]] = {
     "bcast": {"binomial": _binomial_down, "linear": _linear_down},
     "reduce": {"binomial": _binomial_up, "linear": _linear_up},
-    "allreduce": {"recursive-doubling": _recursive_doubling, "reduce-bcast": _reduce_bcast},
-    "barrier": {"dissemination": _dissemination},
-    "allgather": {"ring": _ring},
+    "allreduce": {"recursive-doubling": _recursive_doubling,
+                  "reduce-bcast": lambda v, n, b: _binomial_up(v, n, b) + _binomial_down(v, n, b)},
+    "barrier": {"dissemination": lambda v, n, b: [_shift(v, n, 1 << i, 1) for i in range(max(n - 1, 0).bit_length())]},
+    "allgather": {"ring": lambda v, n, b: [_shift(v, n, 1, b)] * (n - 1)},
     "alltoall": {"pairwise": _pairwise},
-    "gather": {"binomial": lambda v, n, b: _binomial_up(v, n, b, blocks=True), "linear": _linear_up},
-    "scatter": {"binomial": lambda v, n, b: _binomial_down(v, n, b, blocks=True), "linear": _linear_down},
+    "gather": {"binomial": _up(_binomial_blocks), "linear": _linear_up},
+    "scatter": {"binomial": _binomial_blocks, "linear": _linear_down},
     "reduce_scatter": {"pairwise": lambda v, n, b: _pairwise(v, n, b // n)},
     "scan": {"recursive-doubling": _scan},
 }
@@ -152,9 +127,10 @@ DEFAULTS: dict[str, str] = {name: next(iter(algs)) for name, algs in ALGORITHMS.
 ROOTED = frozenset({"bcast", "reduce", "gather", "scatter"})
 
 
-def expand(collective: str, algorithm: str, rank: int, n: int, nbytes: int, root: int = 0) -> list[Step]:
+@lru_cache(maxsize=4096)
+def expand(collective: str, algorithm: str, rank: int, n: int, nbytes: int, root: int = 0) -> tuple[Step, ...]:
     """The steps of ``rank`` (of ``n``) in ``collective`` by ``algorithm``; peers are ranks of the
-    communicator, rooted trees turned so that ``root`` is their top."""
+    communicator, rooted trees turned so that ``root`` is their top (kept for the next call of the same one)."""
     shift = root if collective in ROOTED else 0
     steps = ALGORITHMS[collective][algorithm]((rank - shift) % n, n, nbytes)
-    return [tuple((kind, (peer + shift) % n, size) for kind, peer, size in step) for step in steps]
+    return tuple(tuple((kind, (peer + shift) % n, size) for kind, peer, size in step) for step in steps)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -311,7 +311,7 @@ def _place_collectives(place: Callable[..., np.ndarray], t: RankTrace, groups: n
         members = t.comms[cid]
         name = call_names()[c]
         ops: list[tuple[int, int, int, float, int, bool]] = []  # step, position, kind, bytes, peer, join
-        for n, messages in enumerate(_expand(name, algorithms[name], members.index(t.rank), len(members), nbytes,
+        for n, messages in enumerate(expand(name, algorithms[name], members.index(t.rank), len(members), nbytes,
                                              root), start=1):
             ops += [(n, i, SEND if what == "send" else RECV, max(float(nb), 1.0), members[to], False)
                     for i, (what, to, nb) in enumerate(messages)]
@@ -324,12 +324,6 @@ def _place_collectives(place: Callable[..., np.ndarray], t: RankTrace, groups: n
         tag = np.where(kind == CALC, 0, COLLECTIVE_TAG + keys[cid])
         place(np.repeat(mine, len(ops)), step, pos, kind, nb, to, tag, np.repeat(rows[first[mine]], len(ops)),
               joins=joins)
-
-
-@lru_cache(maxsize=4096)
-def _expand(collective: str, algorithm: str, rank: int, n: int, nbytes: int, root: int) -> tuple[tuple, ...]:
-    """:func:`expand`, kept for the next call of the same collective."""
-    return tuple(tuple(step) for step in expand(collective, algorithm, rank, n, nbytes, root))
 
 
 def _check_messages(s: GoalSchedule, origin: np.ndarray, traces: Sequence[RankTrace]) -> None:
