@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from perfcompose.cli import app
 from perfcompose.data import cube, detect, load
-from perfcompose.data.cube_folders import folder_parameters, parameters
+from perfcompose.data.cube import folder_parameters, parameters
 from perfcompose.errors import DataFormatError, UnknownFormatError
 from perfcompose.extras import MissingExtraError
 
@@ -237,7 +237,7 @@ def test_show_and_fit_take_extraps_scaling_option(tmp_path):
 
 
 def test_without_the_cube_extra_reading_names_the_extra_to_install(experiment_dir, monkeypatch):
-    for name in [m for m in sys.modules if m == "pycubexr" or m.startswith(("pycubexr.", "perfcompose.data.cubex"))]:
+    for name in [m for m in sys.modules if m == "pycubexr" or m.startswith("pycubexr.")]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "pycubexr", None)  # what an environment without the extra imports
     with pytest.raises(MissingExtraError, match=r'pip install "perfcompose\[cube\]"'):
