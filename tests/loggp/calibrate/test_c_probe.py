@@ -8,8 +8,13 @@ import shutil
 import pytest
 
 from perfcompose.errors import InputError
-from perfcompose.loggp.calibrate.c_probe import mpiexec_for, run_c_probe
-from perfcompose.loggp.calibrate.parameters import CalibrationError, CalibrationOptions, derive_parameters
+from perfcompose.loggp.calibrate.parameters import (
+    CalibrationError,
+    CalibrationOptions,
+    derive_parameters,
+    mpiexec_for,
+    run_probe,
+)
 
 MPICC = shutil.which("mpicc.openmpi") or shutil.which("mpicc")
 
@@ -19,8 +24,8 @@ def test_the_c_probe_measures_with_the_wrappers_mpi(tmp_path, monkeypatch):
     monkeypatch.setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
     monkeypatch.setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     seen = []
-    raw = run_c_probe(tmp_path / "raw.json", CalibrationOptions(reps=2, sizes="1,4096,8192", train=4, mpicc=MPICC),
-                      progress=lambda k, n: seen.append((k, n)))
+    raw = run_probe(tmp_path / "raw.json", CalibrationOptions(reps=2, sizes="1,4096,8192", train=4, mpicc=MPICC),
+                    progress=lambda k, n: seen.append((k, n)))
     assert seen == [(1, 2), (2, 2)]
     assert raw["probe"] == "C" and raw["sizes"] == [1, 4096, 8192] and len(raw["reps"]) == 2
     rep = raw["reps"][0]

@@ -28,7 +28,7 @@ parameter that is not finite, not positive, or implausible (a latency or overhea
 second, a bandwidth below 1 MB/s) is an error that shows the raw figures, never a silent value.
 The figures come from :mod:`.mpi_probe` (mpi4py: MPI as a Python program sees it, its call
 overhead part of o) or from ``probe.c`` built with an MPI's own compiler wrapper and run by its
-mpiexec (:mod:`.c_probe`: MPI as a C or Fortran program on that MPI sees it).
+mpiexec (:func:`run_probe`: MPI as a C or Fortran program on that MPI sees it).
 """
 from __future__ import annotations
 
@@ -42,17 +42,18 @@ import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from perfcompose.errors import PerfcomposeError
+from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.loggp.params import LogGP, write_params
 from perfcompose.option_fields import option
 
 __all__ = ["SIZES", "BANDWIDTH", "CalibrationOptions", "CalibrationError", "Calibration", "derive_parameters",
-           "find_mpiexec", "run_probe", "run_ranks", "calibrate"]
+           "find_mpiexec", "mpiexec_for", "run_probe", "run_ranks", "calibrate"]
 
 _NAMES = ("L", "o", "g", "G")
 MIN_G_SIZE = 4096
@@ -63,6 +64,7 @@ BANDWIDTH = ("train", "ping-pong")
 #: the largest 2o / (RTT/2) taken as an overhead that the receiver's polling hides (o := RTT/4);
 #: beyond it the figures contradict each other and calibration fails
 _MAX_OVERHEAD_SHARE = 3.0
+_INSTALL = "install an MPI with its compiler wrapper (apt-get install libopenmpi-dev), or name it with --mpicc"
 
 
 @dataclass(frozen=True)
@@ -183,14 +185,28 @@ def derive_parameters(raw: Mapping[str, Any], bandwidth: str = CalibrationOption
 
 def find_mpiexec() -> str:
     """The mpiexec next to this Python (the MPICH wheel installs one there), else on PATH."""
-    beside = Path(sys.executable).parent / "mpiexec"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("mpiexec")
+    from perfcompose.loggp.trace.tracer import beside_python
+
+    found = beside_python("mpiexec")
     if found is None:
         raise CalibrationError("no mpiexec found next to this Python or on PATH; install MPI with "
                                "pip install 'perfcompose[mpi]' (mpi4py and the MPICH wheel)")
     return found
+
+
+def mpiexec_for(mpicc: str) -> str:
+    """The launcher of the MPI whose compiler wrapper is ``mpicc`` (``mpicc.openmpi`` -> ``mpiexec.openmpi``,
+    ``mpicc`` -> the ``mpiexec`` beside it)."""
+    from perfcompose.loggp.trace.tracer import sibling
+
+    found = shutil.which(mpicc)
+    if found is None:
+        raise InputError(f"--mpicc {mpicc}: no such compiler wrapper", hint=_INSTALL)
+    path = Path(found)
+    near = sibling(path, [path.name.replace("mpicc", "mpiexec", 1), path.name.replace("mpicc", "mpirun", 1)])
+    if near is None:
+        raise InputError(f"no mpiexec beside the compiler wrapper {found}", hint="name it with --mpiexec")
+    return near
 
 
 def run_mpi(module: str, args: list[str], out: Path, *, ranks: int = 2, mpiexec: str | None = None,
@@ -242,24 +258,29 @@ def run_ranks(cmd: list[str], out: Path, *, timeout: float = 600,
 
 def run_probe(out: Path, o: CalibrationOptions, *, timeout: float = 600,
               progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Run :mod:`.mpi_probe` on two local ranks and return its raw figures."""
+    """Run the probe on two local ranks and return its raw figures: with ``o.mpicc``, ``probe.c`` built by that
+    wrapper (once per wrapper, MPI and source, kept beside the tracer in the cache folder) and run by its MPI's
+    mpiexec (or ``o.mpiexec``), its figures marked ``"probe": "C"``; else :mod:`.mpi_probe` on mpi4py."""
     args = ["--out", str(out), "--reps", str(o.reps), "--train", str(o.train), "--sizes", o.sizes]
-    return run_mpi("perfcompose.loggp.calibrate.mpi_probe", args, out, mpiexec=o.mpiexec, timeout=timeout,
-                   progress=progress, what="MPI probe")
+    if o.mpicc is None:
+        return run_mpi("perfcompose.loggp.calibrate.mpi_probe", args, out, mpiexec=o.mpiexec, timeout=timeout,
+                       progress=progress, what="MPI probe")
+    from perfcompose.loggp.trace.tracer import build_cached
+
+    exe = build_cached(o.mpicc, [files("perfcompose.loggp.calibrate").joinpath("probe.c")], "probe-{key}", ["-O2"],
+                       "the calibration probe", CalibrationError, f"--mpicc {o.mpicc}: cannot run it ({{reason}})",
+                       _INSTALL)
+    launcher = o.mpiexec or mpiexec_for(o.mpicc)
+    return run_ranks([launcher, "-n", "2", str(exe), *args], out, timeout=timeout, progress=progress,
+                     what=f"C probe ({Path(o.mpicc).name}, {Path(launcher).name})")
 
 
 def calibrate(out: Path, o: CalibrationOptions = CalibrationOptions(), *, raw_out: Path | None = None,
               progress: Callable[[int, int], None] | None = None) -> Calibration:
     """Measure, derive, check and write the parameter file ``out`` (microseconds). With ``o.mpicc``
-    the probe is ``probe.c`` built by that compiler wrapper and run by its MPI's mpiexec (or
-    ``o.mpiexec``); else :mod:`.mpi_probe` on mpi4py."""
+    the probe is ``probe.c`` (:func:`run_probe`); else :mod:`.mpi_probe` on mpi4py."""
     with tempfile.TemporaryDirectory() as tmp:
-        if o.mpicc is not None:
-            from perfcompose.loggp.calibrate.c_probe import run_c_probe
-
-            raw = run_c_probe(Path(tmp) / "raw.json", o, progress=progress)
-        else:
-            raw = run_probe(Path(tmp) / "raw.json", o, progress=progress)
+        raw = run_probe(Path(tmp) / "raw.json", o, progress=progress)
     if raw_out is not None:
         Path(raw_out).write_text(json.dumps(raw))
     cal = derive_parameters(raw, o.bandwidth)

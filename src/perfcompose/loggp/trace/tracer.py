@@ -64,16 +64,21 @@ def sibling(path: Path, names: Sequence[str]) -> str | None:
     return next((str(f / n) for f in folders for n in names if n != path.name and (f / n).exists()), None)
 
 
+def beside_python(name: str) -> str | None:
+    """The program ``name`` beside this Python (the MPICH wheel of the ``mpi`` extra puts its own there), else on
+    PATH; None where neither has it."""
+    beside = Path(sys.executable).parent / name
+    return str(beside) if beside.exists() else shutil.which(name)
+
+
 def find_mpicc(command: Sequence[str], given: str | None = None) -> str:
     """The MPI C compiler wrapper for ``command`` (see the module's docstring)."""
     if given:
         return given
     launcher = command[0] if command else ""
-    options = [*(_beside(launcher) if "mpi" in Path(launcher).name else []),
-               str(Path(sys.executable).parent / "mpicc"), shutil.which("mpicc") or ""]
-    for option in options:
-        if option and Path(option).exists():
-            return option
+    found = next(iter(_beside(launcher) if "mpi" in Path(launcher).name else []), None) or beside_python("mpicc")
+    if found is not None:
+        return found
     raise InputError("no MPI compiler wrapper (mpicc) beside the command's mpiexec, this Python or on PATH",
                      hint=_INSTALL + "; or name one with --mpicc")
 
