@@ -1,6 +1,6 @@
 """The width output is laid out at where it does not go to a terminal (a file, a pipe): wide
 enough that no number, model or message is broken across lines. Kept free of Rich, so that
-the plain tables of :mod:`.loggp.plain_tables` lay out as Rich does without importing it."""
+the plain tables of :mod:`.loggp.tables` lay out as Rich does without importing it."""
 from __future__ import annotations
 
 import os

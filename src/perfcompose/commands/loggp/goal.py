@@ -2,11 +2,10 @@
 rules, shown as a table, JSON or a timeline."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from perfcompose.commands.common import err_console, write_json
-from perfcompose.commands.loggp.tables import print_goal_result
+from perfcompose.commands.loggp.tables import goal_layout, print_layout
 
 __all__ = ["simulate_goal_file"]
 
@@ -22,17 +21,17 @@ def _goal_timeline(res: Any) -> Any:
     return ProgramResult(n, res.finish, np.zeros(n), res.finish.copy(), timeline_ops(res, messages=False))
 
 
-def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None, json_out: Path | None,
-                        timeline: Path | None, to_goal: Path | None) -> None:
-    """``loggp simulate`` of a GOAL schedule: LogGOPSim's rules."""
+def simulate_goal_file(opts: Any, params: Any) -> None:
+    """``loggp simulate`` of a GOAL schedule (the command's options ``opts``): LogGOPSim's rules."""
     from perfcompose.commands.loggp.phases import phases
     from perfcompose.loggp.goal.loggopsim import LOGGOPSIM_S, simulate_goal
     from perfcompose.loggp.goal.schedule import SEND, read_goal, write_goal
     from perfcompose.loggp.work_size import check_simulation
 
+    program, O, json_out, timeline, to_goal = opts.program, opts.O, opts.json_out, opts.timeline, opts.to_goal
     with phases(program, ("reading", "simulating")) as step:
         sched = read_goal(program)
-        rendezvous = LOGGOPSIM_S if S is None else S
+        rendezvous = LOGGOPSIM_S if opts.S is None else opts.S
         check_simulation(sched.num_ranks, int((sched.kind == SEND).sum()), 1, semantics="loggopsim",
                          timelines=json_out is not None or timeline is not None)
         step("simulating")
@@ -49,7 +48,7 @@ def simulate_goal_file(program: Path, params: Any, *, O: float, S: float | None,
         plot_timeline(_goal_timeline(res), timeline, unit=params.unit,
                       title=f"{program.name}: LogGOPSim semantics, makespan {res.makespan:.6g}")
         err_console.print(f"timeline written to {timeline}")
-    print_goal_result(program, sched.num_ranks, params, O, rendezvous, res.finish)
+    print_layout(goal_layout(str(program), sched.num_ranks, params, O, rendezvous, res.finish))
     if json_out is not None:
         names = ("send", "recv", "calc")
         labels = sched.labels or ("",) * sched.num_ops

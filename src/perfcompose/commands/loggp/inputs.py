@@ -13,11 +13,10 @@ from perfcompose.loggp.params import given_params
 __all__ = ["loggp_params", "at_point", "is_goal", "model_name"]
 
 
-def loggp_params(params_file: Path | None, L: float | None, o: float | None, g: float | None,
-                 G: float | None, unit: str = "") -> Any:
-    """The LogGP parameters from --params and/or --L --o --g --G (flags override the file),
+def loggp_params(given: Any, unit: str = "") -> Any:
+    """The LogGP parameters from --params and/or --L --o --g --G (the options ``given``: flags override the file),
     converted to the program's unit when both name one."""
-    base = given_params(params_file, {"L": L, "o": o, "g": g, "G": G},
+    base = given_params(given.params, {k: getattr(given, k) for k in "LogG"},
                         spell=lambda names: " ".join(f"--{k}" for k in names),
                         hint="give --L --o --g --G, or --params FILE (from 'perfcompose loggp calibrate')")
     if unit and base.unit and base.unit != unit:

@@ -10,13 +10,12 @@ semantics, a program small enough that its operations are listed, any input or l
 :func:`simulate`, the typer command (built on first use), prints the same results and names every error. Only the
 standard library is imported here, the rest where it is used: the console script asks :func:`run` first.
 
-Results are written as plain text where Rich would print them without styles (:mod:`.plain_tables`: output not a
-terminal); else Rich (:mod:`.tables`) is imported once the simulation is done and the input's buffers are freed. A
-progress bar (:mod:`.phases`) is shown only for inputs that take seconds.
+Results are written as plain text where Rich would print them without styles (:func:`.tables.show`: output not a
+terminal); else Rich is imported once the simulation is done and the input's buffers are freed. A progress bar
+(:mod:`.phases`) is shown only for inputs that take seconds.
 """
 import contextlib
 import importlib
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from perfcompose.loggp.goal.goal_buffers import GoalBuffers
-    from perfcompose.loggp.options import GapOrigin, Semantics, Ties
     from perfcompose.loggp.params import LogGP
     from perfcompose.loggp.steps.program_buffers import ProgramBuffers
 
@@ -137,7 +135,7 @@ def _params(flags: dict[str, Any], unit: str = "") -> "LogGP | None":
 
 
 def _goal(path: Path, flags: dict[str, Any], O: float, S: float, step: Any) -> int | None:
-    from perfcompose.commands.loggp import plain_tables as plain
+    from perfcompose.commands.loggp.tables import goal_layout, show
     from perfcompose.loggp.goal.goal_buffers import read_goal_buffers
     from perfcompose.loggp.work_size import check_goal_simulation, check_reading
 
@@ -154,14 +152,7 @@ def _goal(path: Path, flags: dict[str, Any], O: float, S: float, step: Any) -> i
         return None
     num_ranks = sched.num_ranks
     del sched  # its buffers, before Rich is imported
-    text = plain.goal_result_text(str(path), num_ranks, params, O, S, finish)
-    if text is not None:  # plain text where Rich would print the same without styles
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return 0
-    from perfcompose.commands.loggp import tables  # Rich, imported only now
-
-    tables.print_goal_result(path, num_ranks, params, O, S, finish)
+    show(goal_layout(str(path), num_ranks, params, O, S, finish))
     return 0
 
 
@@ -184,7 +175,7 @@ def _goal_finish(s: "GoalBuffers", params: Any, O: float, S: float) -> Any:
 
 
 def _program(path: Path, form: str, flags: dict[str, Any], O: float, S: float, step: Any) -> int | None:
-    from perfcompose.commands.loggp import plain_tables as plain
+    from perfcompose.commands.loggp.tables import critical, makespan_line, program_layout, show
     from perfcompose.loggp.work_size import check_reading, check_simulation
 
     check_reading(path, form)
@@ -212,16 +203,8 @@ def _program(path: Path, form: str, flags: dict[str, Any], O: float, S: float, s
     title = (f"{path}: {prog.P} processors, {prog.steps} steps; LogGOPSim semantics; L={params.L:g} o={params.o:g} "
              f"g={params.g:g} G={params.G:g}")
     del prog  # its buffers, before Rich is imported
-    text = plain.program_result_text(title, unit, finish, computation, communication, operations, max(finish),
-                                     plain.critical(finish, computation))
-    if text is not None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return 0
-    from perfcompose.commands.loggp import tables
-
-    tables.print_program_table(title, unit, finish, computation, communication, operations)
-    tables.print_makespan(max(finish), unit, tables.critical(finish, computation))
+    show(program_layout(title, unit, finish, computation, communication, operations,
+                        (makespan_line(max(finish), unit, critical(finish, computation)),)))
     return 0
 
 
@@ -240,30 +223,6 @@ def _program_finish(prog: "ProgramBuffers", params: Any, O: float, S: float) -> 
     return finish if left == 0 else None
 
 
-@dataclass
-class _Options:
-    """The simulation's choices, with their defaults filled in."""
-
-    worst_case: bool
-    seed: int
-    ties: "Ties"
-    gap_origin: "GapOrigin"
-    semantics: "Semantics"
-    O: float
-    S: float
-
-
-def _refuse_paper_flags_for_goal(program: Path, **given: bool) -> None:
-    """A GOAL schedule runs with LogGOPSim's rules: the paper's options do not apply."""
-    from perfcompose.errors import InputError
-
-    paper_only = [name for name, on in given.items() if on]
-    if paper_only:
-        raise InputError(f"{paper_only[0]} does not apply to a GOAL schedule", path=program,
-                         hint="a GOAL schedule is simulated with LogGOPSim's rules, which have no random "
-                              "choices; give a program JSON for the paper's semantics")
-
-
 def _op_counts(prog: Any) -> Any:
     """Operations per processor: sends, receives and computations of non-zero length."""
     import numpy as np
@@ -279,8 +238,7 @@ def _op_counts(prog: Any) -> Any:
     return counts
 
 
-def _read(program: Path, at: list[str] | None, model_json: Path | None, flags: dict[str, Any],
-          opts: _Options) -> tuple[Any, Any, Any, dict[str, float] | None]:
+def _read(opts: Any) -> tuple[Any, Any, Any, dict[str, float] | None]:
     """The program (None when only a model record is asked for), its parameters, its template
     (None for the compact form) and the point it is simulated at; writes ``--model-json``."""
     from perfcompose.commands.consoles import err_console
@@ -289,30 +247,30 @@ def _read(program: Path, at: list[str] | None, model_json: Path | None, flags: d
     from perfcompose.loggp.steps.npzfile import is_npz, read_program_npz
     from perfcompose.loggp.work_size import check_reading
 
+    program, at, model_json = opts.program, opts.at, opts.model_json
     if is_npz(program):  # the compact form: plain numbers, no expressions
         if at or model_json is not None:
             raise InputError(f"{'--at' if at else '--model-json'} needs a program JSON with expressions", path=program)
         check_reading(program, "npz")
         prog = read_program_npz(program)
-        return prog, loggp_params(**flags, unit=prog.unit), None, {}
+        return prog, loggp_params(opts, prog.unit), None, {}
     from perfcompose.loggp.steps.template import read_template
 
     check_reading(program, "json")
     template = read_template(program)
-    params = loggp_params(**flags, unit=template.unit)
+    params = loggp_params(opts, template.unit)
     # --model-json alone writes the model of a program with parameters; --at also simulates a point
     simulate_point = model_json is None or bool(at) or not template.parameters
     point = at_point(template, at, program) if simulate_point else None
     if model_json is not None:
-        _write_model(template, params, program, model_json, opts, flags)
+        _write_model(template, params, opts)
         if point is None:
             err_console.print(f"give --at for {', '.join(template.parameters)} to simulate a point")
             return None, params, template, None
     return template.instantiate(point or {}), params, template, point or {}
 
 
-def _write_model(template: Any, params: Any, program: Path, model_json: Path, opts: _Options,
-                 flags: dict[str, Any]) -> None:
+def _write_model(template: Any, params: Any, opts: Any) -> None:
     from perfcompose.errors import InputError
 
     if opts.semantics != "paper":
@@ -326,15 +284,15 @@ def _write_model(template: Any, params: Any, program: Path, model_json: Path, op
     from perfcompose.loggp.source import LogGPSource
 
     # a calibrated parameter file's repetitions give the record its interval, as in a design
-    calibration = given_members(flags["params_file"], {k: flags[k] for k in ("L", "o", "g", "G")})
+    calibration = given_members(opts.params, {k: getattr(opts, k) for k in "LogG"})
     source = LogGPSource(template, params, worst_case=opts.worst_case, ties=opts.ties, seed=opts.seed,
-                         gap_origin=opts.gap_origin, name=model_name(program), origin=str(program),
+                         gap_origin=opts.gap_origin, name=model_name(opts.program), origin=str(opts.program),
                          calibration=calibration)
-    model_json.write_text(json.dumps(source.to_record(), indent=2) + "\n")
-    err_console.print(f"model record written to {model_json}")
+    opts.model_json.write_text(json.dumps(source.to_record(), indent=2) + "\n")
+    err_console.print(f"model record written to {opts.model_json}")
 
 
-def _how(opts: _Options, long: bool = False) -> str:
+def _how(opts: Any, long: bool = False) -> str:
     if opts.worst_case:
         return "worst case (section 4.2)" if long else "worst case"
     if opts.semantics == "loggopsim":
@@ -342,7 +300,7 @@ def _how(opts: _Options, long: bool = False) -> str:
     return f"standard (Figure 2), gaps from the {opts.gap_origin}" if long else "standard"
 
 
-def _write_json(path: Path, result: Any, unit: str, template: Any, point: dict[str, float], opts: _Options) -> None:
+def _write_json(result: Any, unit: str, template: Any, point: dict[str, float], opts: Any) -> None:
     from perfcompose.commands.common import write_json
 
     record: dict[str, Any] = {"finish": result.finish.tolist(), "makespan": result.makespan,
@@ -354,29 +312,28 @@ def _write_json(path: Path, result: Any, unit: str, template: Any, point: dict[s
     if opts.worst_case:
         record["forced"] = [{"step": f.step, "processor": f.processor, "candidates": f.candidate_array.tolist()}
                             for f in result.forced]
-    write_json(path, record, "simulation", indent=None)
+    write_json(opts.json_out, record, "simulation", indent=None)
 
 
-def _print_table(program: Path, where: str, prog: Any, params: Any, result: Any, counts: Any, unit: str,
-                 keep: bool, opts: _Options) -> None:
-    from perfcompose.commands.loggp import tables
+def _print_table(where: str, prog: Any, params: Any, result: Any, counts: Any, unit: str, keep: bool,
+                 opts: Any) -> None:
+    from perfcompose.commands.consoles import console
+    from perfcompose.commands.loggp.tables import makespan_line, print_layout, program_layout
 
-    tables.print_program_table(f"{program}{where}: {prog.P} processors, {len(prog.steps)} steps; "
-                               f"{_how(opts, True)}; L={params.L:g} o={params.o:g} g={params.g:g} G={params.G:g}",
-                               unit, result.finish, result.computation, result.communication, counts)
+    print_layout(program_layout(f"{opts.program}{where}: {prog.P} processors, {len(prog.steps)} steps; "
+                                f"{_how(opts, True)}; L={params.L:g} o={params.o:g} g={params.g:g} G={params.G:g}",
+                                unit, result.finish, result.computation, result.communication, counts))
     if keep and int(counts.sum()) <= _LISTED:
-        from perfcompose.commands.consoles import console
-
         for p, ops in enumerate(result.ops):
             text = ", ".join(f"{op.kind}{'' if op.message is None else ' m' + str(op.message)} "
                              f"[{op.start:.6g}, {op.end:.6g}]" for op in ops)
             label = f" \\[{unit}]" if unit else ""
             console.print(f"  P{p}{label}: {text or '-'}", highlight=False, soft_wrap=True)
-    tables.print_makespan(result.makespan, unit, result.critical)
+    console.print(makespan_line(result.makespan, unit, result.critical))
     _print_forced(result.forced, opts)
 
 
-def _print_forced(forced: Any, opts: _Options) -> None:
+def _print_forced(forced: Any, opts: Any) -> None:
     """The worst case's forced sends: the first ones with their cycles' members (the first of a
     large cycle), then how many more; --json lists them all."""
     from perfcompose.commands.consoles import console
@@ -392,9 +349,7 @@ def _print_forced(forced: Any, opts: _Options) -> None:
                       "them with their cycles)", highlight=False)
 
 
-def _simulate_and_show(program: Path, prog: Any, params: Any, template: Any, point: dict[str, float],
-                       opts: _Options, *, json_out: Path | None, timeline: Path | None, to_goal: Path | None,
-                       time_scale: float, step: Any = lambda name: None) -> None:
+def _simulate_and_show(prog: Any, params: Any, template: Any, point: dict[str, float], opts: Any, step: Any) -> None:
     """Simulate the program and show the result."""
     from perfcompose.commands.consoles import err_console
     from perfcompose.loggp.steps.execute import simulate_program
@@ -403,14 +358,14 @@ def _simulate_and_show(program: Path, prog: Any, params: Any, template: Any, poi
 
     where = " at " + ", ".join(f"{k}={v:g}" for k, v in point.items()) if point else ""
     unit = prog.unit or params.unit
-    if to_goal is not None:
+    if opts.to_goal is not None:
         from perfcompose.loggp.goal.schedule import program_to_goal, write_goal
 
-        write_goal(program_to_goal(prog), to_goal, time_scale=time_scale)
-        err_console.print(f"GOAL schedule written to {to_goal}")
+        write_goal(program_to_goal(prog), opts.to_goal, time_scale=opts.time_scale)
+        err_console.print(f"GOAL schedule written to {opts.to_goal}")
     counts = _op_counts(prog)
     # every operation is kept only where it is shown: --json, --timeline, or a small program
-    keep = json_out is not None or timeline is not None or int(counts.sum()) <= _LISTED
+    keep = opts.json_out is not None or opts.timeline is not None or int(counts.sum()) <= _LISTED
     check_simulation(prog.P, sum(s.M for s in prog.steps if isinstance(s, CommStep)), len(prog.steps),
                      semantics=opts.semantics, timelines=keep)
     step("simulating")
@@ -418,81 +373,79 @@ def _simulate_and_show(program: Path, prog: Any, params: Any, template: Any, poi
                               gap_origin=opts.gap_origin, ties=opts.ties, seed=opts.seed, O=opts.O, S=opts.S,
                               timelines=keep)
     step(None)
-    if timeline is not None:
+    if opts.timeline is not None:
         from perfcompose.report.loggp import plot_timeline
 
-        plot_timeline(result, timeline, unit=unit, title=f"{program.name}{where}: {_how(opts)}, makespan "
-                                                         f"{result.makespan:.6g}{' ' + unit if unit else ''}")
-        err_console.print(f"timeline written to {timeline}")
-    _print_table(program, where, prog, params, result, counts, unit, keep, opts)
-    if json_out is not None:
-        _write_json(json_out, result, unit, template, point, opts)
+        plot_timeline(result, opts.timeline, unit=unit, title=f"{opts.program.name}{where}: {_how(opts)}, makespan "
+                                                              f"{result.makespan:.6g}{' ' + unit if unit else ''}")
+        err_console.print(f"timeline written to {opts.timeline}")
+    _print_table(where, prog, params, result, counts, unit, keep, opts)
+    if opts.json_out is not None:
+        _write_json(result, unit, template, point, opts)
 
 
 def _typer_command() -> Callable[..., None]:
     """``loggp simulate`` as typer reads it (typer imported only now)."""
     import math
+    from dataclasses import replace
 
-    from perfcompose.commands.common import json_option, user_errors
+    from perfcompose.commands.common import cli_command, json_option
+    from perfcompose.errors import InputError
     from perfcompose.loggp import options as declared
-    from perfcompose.option_fields import cli_option, option
+    from perfcompose.option_fields import cli_option, default_of, option, shared
+
+    paper = declared.LogGPOptions  # its options left out are None here, to tell them from those given
 
     @dataclass(frozen=True)
-    class Input:
+    class Network(declared.LogGPFiles, declared.LogGPParameters):
         program: Path = option(..., "Program JSON (P, steps), its compact .npz form (from 'loggp convert'), or a "
                                     "LogGOPSim GOAL schedule (*.goal, or any file whose first word is num_ranks; "
                                     "simulated with LogGOPSim's rules).", argument=True)
+        worst_case: bool = shared(cli_option(paper, "worst_case"))
+        seed: int | None = shared(cli_option(paper, "seed", default=None))
+        ties: declared.Ties | None = shared(cli_option(paper, "ties", default=None))
+        gap_origin: declared.GapOrigin | None = shared(cli_option(paper, "gap_origin", default=None))
 
-    @user_errors
-    def simulate(program: Path = cli_option(Input, "program"),
-                 L: float | None = cli_option(declared.LogGPParameters, "L"),
-                 o: float | None = cli_option(declared.LogGPParameters, "o"),
-                 g: float | None = cli_option(declared.LogGPParameters, "g"),
-                 G: float | None = cli_option(declared.LogGPParameters, "G"),
-                 params_file: Path | None = cli_option(declared.LogGPFiles, "params"),
-                 worst_case: bool = cli_option(declared.LogGPOptions, "worst_case"),
-                 seed: int | None = cli_option(declared.LogGPOptions, "seed", default=None),
-                 ties: declared.Ties | None = cli_option(declared.LogGPOptions, "ties", default=None),
-                 gap_origin: declared.GapOrigin | None = cli_option(declared.LogGPOptions, "gap_origin", default=None),
-                 semantics: declared.Semantics | None = cli_option(declared.LogGOPSimOptions, "semantics"),
-                 O: float = cli_option(declared.LogGOPSimOptions, "O"),
-                 S: float | None = cli_option(declared.LogGOPSimOptions, "S"),
-                 json_out: Path | None = json_option("finish times, makespan and every processor's operations"),
-                 timeline: Path | None = cli_option(declared.SimulateOutputs, "timeline"),
-                 to_goal: Path | None = cli_option(declared.SimulateOutputs, "to_goal"),
-                 time_scale: float = cli_option(declared.SimulateOutputs, "time_scale"),
-                 at: list[str] | None = cli_option(declared.SimulateOutputs, "at"),
-                 model_json: Path | None = cli_option(declared.SimulateOutputs, "model_json"),
-                 ) -> None:
+    @dataclass(frozen=True)
+    class Rules(declared.LogGOPSimOptions, Network):
+        json_out: Path | None = shared(json_option("finish times, makespan and every processor's operations"))
+
+    @dataclass(frozen=True)
+    class SimulateCommand(declared.SimulateOutputs, Rules):
+        """The options of ``loggp simulate``, in the order its help lists them."""
+
+    @cli_command(SimulateCommand)
+    def simulate(opts: SimulateCommand) -> None:
         """Durations and message sizes may be expressions such as "8*x"; --at x=1000 fixes them.
         In LogGOPSim's semantics messages above S bytes (default 65535, as in LogGOPSim) use a
         rendezvous: the send completes when the receiver matches it.
         """
         from perfcompose.commands.loggp.inputs import is_goal, loggp_params
 
-        flags: dict[str, Any] = {"params_file": params_file, "L": L, "o": o, "g": g, "G": G}
-        if is_goal(program):
-            _refuse_paper_flags_for_goal(program, **{
-                "--worst-case": worst_case, "--seed": seed is not None, "--ties": ties is not None,
-                "--gap-origin": gap_origin is not None, "--semantics paper": semantics == "paper", "--at": bool(at),
-                "--model-json": model_json is not None, "--time-scale": time_scale != 1.0})
+        if is_goal(opts.program):
+            paper_only = [name for name, on in {
+                "--worst-case": opts.worst_case, "--seed": opts.seed is not None, "--ties": opts.ties is not None,
+                "--gap-origin": opts.gap_origin is not None, "--semantics paper": opts.semantics == "paper",
+                "--at": bool(opts.at), "--model-json": opts.model_json is not None,
+                "--time-scale": opts.time_scale != 1.0}.items() if on]
+            if paper_only:  # a GOAL schedule runs with LogGOPSim's rules: the paper's options do not apply
+                raise InputError(f"{paper_only[0]} does not apply to a GOAL schedule", path=opts.program,
+                                 hint="a GOAL schedule is simulated with LogGOPSim's rules, which have no random "
+                                      "choices; give a program JSON for the paper's semantics")
             from perfcompose.commands.loggp.goal import simulate_goal_file
 
-            simulate_goal_file(program, loggp_params(**flags), O=O, S=S, json_out=json_out, timeline=timeline,
-                               to_goal=to_goal)
+            simulate_goal_file(opts, loggp_params(opts))
             return
-        semantics = semantics or "paper"
-        rendezvous = (declared.LOGGOPSIM_S if S is None else S) if semantics == "loggopsim" else math.inf
-        given: dict[str, Any] = {"worst_case": worst_case, "seed": seed, "ties": ties, "gap_origin": gap_origin}
-        paper = declared.LogGPOptions(**{k: v for k, v in given.items() if v is not None})
-        opts = _Options(paper.worst_case, paper.seed, paper.ties, paper.gap_origin, semantics, O, rendezvous)
+        semantics = opts.semantics or "paper"
+        rendezvous = (declared.LOGGOPSIM_S if opts.S is None else opts.S) if semantics == "loggopsim" else math.inf
+        opts = replace(opts, semantics=semantics, S=rendezvous, **{k: default_of(paper, k) for k in (
+            "seed", "ties", "gap_origin") if getattr(opts, k) is None})
         from perfcompose.commands.loggp.phases import phases
 
-        with phases(program, ("reading", "simulating")) as step:
-            prog, params, template, point = _read(program, at, model_json, flags, opts)
+        with phases(opts.program, ("reading", "simulating")) as step:
+            prog, params, template, point = _read(opts)
             if prog is not None and point is not None:
-                _simulate_and_show(program, prog, params, template, point, opts, json_out=json_out,
-                                   timeline=timeline, to_goal=to_goal, time_scale=time_scale, step=step)
+                _simulate_and_show(prog, params, template, point, opts, step)
 
     return simulate
 

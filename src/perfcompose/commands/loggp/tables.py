@@ -1,55 +1,235 @@
-"""What ``loggp simulate`` prints: for a program, the table of its processors (the last to finish of
-a large one) and the makespan; for a GOAL schedule, its parameters, the ranks that finish last and
-the makespan. No typer and no NumPy (times are any sequences of floats), so that the command
-prints alike whether it runs through the full command line or without it."""
+"""What ``loggp simulate`` prints: for a program, the table of its processors (the last to finish of a large one) and
+the makespan; for a GOAL schedule, its parameters, the ranks that finish last and the makespan. No typer and no NumPy
+(times are any sequences of floats), and Rich imported only where it prints.
+
+:func:`show` writes a result as plain text, without importing Rich, where Rich would print it without styles: standard
+output not a terminal, no setting that makes Rich style it, UTF-8, and text that Rich prints as it is (no markup, no
+emoji codes, ASCII, no word wider than the table, the table as wide as its widest cells). That text is byte for byte
+what Rich prints (its heavy-head box, the title wrapped to the table's width and set left, the caption wrapped and
+centred); where any of those conditions fails, Rich prints it (:func:`print_layout`). Importing and running Rich takes
+about a tenth of a second, as long as a whole small simulation."""
 from __future__ import annotations
 
-from pathlib import Path
+import heapq
+import os
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from rich.markup import escape
+from perfcompose.commands.widths import WIDE
 
-from perfcompose.commands.consoles import console
-from perfcompose.commands.loggp.plain_tables import (
-    MAX_ROWS,
-    ResultLayout,
-    critical,
-    goal_layout,
-    last_to_finish,
-    makespan_line,
-    program_layout,
-)
-from perfcompose.report.tables import ResultTable as Table
+__all__ = ["MAX_ROWS", "last_to_finish", "critical", "console_width", "ResultLayout", "goal_layout", "program_layout",
+           "makespan_line", "result_text", "show", "print_layout"]
 
-__all__ = ["MAX_ROWS", "last_to_finish", "critical", "print_goal_result", "print_program_table", "print_makespan"]
+MAX_ROWS = 40  #: ranks (processors) listed in the table of a large schedule (program)
+
+_PLAIN = re.compile(r"[ -~]*\Z")  #: printable ASCII
+_SPECIAL = re.compile(r"[\[\]\\]|:\S*?:")  #: what Rich reads as markup or emoji codes
+_WORD = re.compile(r"\s*\S+\s*")  #: a word and the spaces around it, as Rich divides lines
+_HEADER = re.compile(r"[a-z]+( \[[A-Za-z0-9]+\])?")  #: a column's name and unit, which Rich prints as it is
 
 
-def _print_table(layout: ResultLayout) -> None:
-    """The layout's table, in Rich (headers escaped: a unit's brackets print)."""
+def last_to_finish(finish: Sequence[float], count: int = MAX_ROWS) -> list[int]:
+    """The ``count`` ranks that finish last (the lower rank first among equal times), in rank order."""
+    return sorted(heapq.nsmallest(count, range(len(finish)), key=lambda h: (-finish[h], h)))
+
+
+def critical(finish: Sequence[float], computation: Sequence[float]) -> int:
+    """The processor that finishes last (the most computation among equals, then the lowest)."""
+    last = max(finish)
+    return max((p for p in range(len(finish)) if finish[p] == last), key=lambda p: (computation[p], -p))
+
+
+def console_width(environ: Any = None) -> int | None:
+    """The width Rich's console gives standard output, or None where Rich might print it with
+    styles or otherwise than as plain text (a terminal, forced colour, Jupyter, a narrow encoding)."""
+    env = os.environ if environ is None else environ
+    out = sys.stdout
+    if (out is None or sys.platform == "win32" or env.get("TTY_COMPATIBLE", "") == "1"
+            or env.get("FORCE_COLOR") is not None or "get_ipython" in dir(__builtins__)):
+        return None
+    try:
+        if out.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    if not (getattr(out, "encoding", None) or "utf-8").lower().startswith("utf"):
+        return None
+    columns = env.get("COLUMNS")
+    if columns is not None and columns.isdigit():
+        return int(columns)
+    return WIDE  # no terminal: the console lays standard output out wide (see .widths)
+
+
+def _printable(*texts: str) -> bool:
+    return all(_PLAIN.match(t) and not _SPECIAL.search(t) for t in texts)
+
+
+def _wrapped(text: str, width: int, justify: str = "") -> list[str] | None:
+    """``text`` wrapped at ``width`` as Rich wraps it, and set ``left`` (padded, a table's title) or ``center`` (a
+    caption) or neither (a line printed); None where a word is wider than ``width`` (Rich folds it)."""
+    lines, line, used = [], "", 0
+    for word in _WORD.findall(text):
+        size = len(word.rstrip())
+        if size > width:
+            return None
+        if width - used >= size:
+            line += word
+            used += len(word)
+        elif used:
+            lines.append(line)
+            line, used = word, len(word)
+        else:
+            line += word
+            used += len(word)
+    lines.append(line)
+    out = []
+    for ln in lines:
+        if len(ln) > width:  # spaces beyond the width go
+            trail = len(ln) - len(ln.rstrip())
+            ln = ln[:len(ln) - min(trail, len(ln) - width)]
+        if justify == "center":
+            ln = ln.rstrip()[:width]
+            left = (width - len(ln)) // 2
+            ln = " " * left + ln
+            ln += " " * (width - len(ln))
+        elif justify == "left":
+            ln = ln[:width].ljust(width)
+        out.append(ln)
+    return out
+
+
+def _table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str]], caption: str | None,
+           width: int) -> str | None:
+    """A table of right-aligned columns in Rich's heavy-head box, or None where Rich would lay it
+    out otherwise (narrower than its cells, a word of the title or caption wider than it)."""
+    widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(headers)]
+    total = sum(widths) + 3 * len(widths) + 1
+    if total > width or not _printable(*(c for r in rows for c in r)):
+        return None
+    lines = []
+    if title:
+        got = _wrapped(title, total, "left")
+        if got is None:
+            return None
+        lines += got
+    lines.append("┏" + "┳".join("━" * (w + 2) for w in widths) + "┓")
+    lines.append("┃" + "┃".join(f" {h:>{w}} " for h, w in zip(headers, widths)) + "┃")
+    lines.append("┡" + "╇".join("━" * (w + 2) for w in widths) + "┩")
+    lines += ["│" + "│".join(f" {c:>{w}} " for c, w in zip(r, widths)) + "│" for r in rows]
+    lines.append("└" + "┴".join("─" * (w + 2) for w in widths) + "┘")
+    if caption:
+        got = _wrapped(caption, total, "center")
+        if got is None:
+            return None
+        lines += got
+    return "".join(ln + "\n" for ln in lines)
+
+
+def _number(v: float) -> str:
+    return format(v, ".6g") if v == v else "n/a"
+
+
+@dataclass(frozen=True)
+class ResultLayout:
+    """What a result prints, whichever writer prints it: lines before the table, the table's
+    title, right-aligned columns and caption, and lines after it."""
+
+    head: tuple[str, ...]
+    title: str | None
+    headers: tuple[str, ...]
+    rows: Sequence[tuple[str, ...]]
+    caption: str | None
+    tail: tuple[str, ...] = ()
+
+
+def _shown(finish: Any, what: str) -> tuple[Any, str | None]:
+    """The ranks (processors) a table lists, and its caption where they are not all."""
+    n = len(finish)
+    if n <= MAX_ROWS:
+        return range(n), None
+    return last_to_finish(finish), f"the {MAX_ROWS} of {n} {what} that finish last (--json lists all)"
+
+
+def goal_layout(program: str, num_ranks: int, params: Any, O: float, S: float, finish: Any) -> ResultLayout:
+    """A GOAL schedule's result: its parameters, the ranks' finish times (the last :data:`MAX_ROWS`
+    of a large schedule) and the makespan."""
+    shown, caption = _shown(finish, "ranks")
+    head = (f"{program}: LogGOPSim semantics, {num_ranks} ranks; L={params.L:g} o={params.o:g} g={params.g:g} "
+            f"G={params.G:g} O={O:g} S={S:g}",)
+    return ResultLayout(head, None, ("rank", "finish"), [(str(h), _number(float(finish[h]))) for h in shown],
+                        caption, (f"makespan {max(finish, default=0.0):.6g}",))
+
+
+def program_layout(title: str, unit: str, finish: Any, computation: Any, communication: Any, operations: Any,
+                   tail: tuple[str, ...] = ()) -> ResultLayout:
+    """A program's table: finish, computation, communication and operations per processor (the
+    last :data:`MAX_ROWS` to finish of a large program), times in ``unit``; ``tail``, the lines after it."""
+    shown, caption = _shown(finish, "processors")
+    u = f" [{unit}]" if unit else ""
+    rows = [(str(p), _number(float(finish[p])), _number(float(computation[p])), _number(float(communication[p])),
+             str(int(operations[p]))) for p in shown]
+    return ResultLayout((), title, ("processor", f"finish{u}", f"computation{u}", f"communication{u}", "operations"),
+                        rows, caption, tail)
+
+
+def makespan_line(makespan: float, unit: str, processor: int) -> str:
+    """The makespan line of a program's result."""
+    return f"makespan {makespan:.6g}{' ' + unit if unit else ''} (processor {processor})"
+
+
+def _lines(width: int, *texts: str) -> str | None:
+    """Lines of text as Rich prints them on a console ``width`` wide, or None (see the module)."""
+    if not _printable(*texts):
+        return None
+    out = []
+    for t in texts:
+        got = _wrapped(t, width)
+        if got is None:
+            return None
+        out.append("".join(ln + "\n" for ln in got))
+    return "".join(out)
+
+
+def result_text(layout: ResultLayout) -> str | None:
+    """The layout as Rich prints it on standard output, or None (see the module)."""
+    width = console_width()
+    if (width is None or (layout.title is not None and not _printable(layout.title))
+            or not all(_HEADER.fullmatch(h) for h in layout.headers)):
+        return None
+    head, tail = _lines(width, *layout.head), _lines(width, *layout.tail)
+    table = _table(layout.title, layout.headers, layout.rows, layout.caption, width)
+    if head is None or tail is None or table is None:
+        return None
+    return head + table + tail
+
+
+def show(layout: ResultLayout) -> None:
+    """The layout on standard output: as plain text where Rich would print the same without styles, else with Rich."""
+    text = result_text(layout)
+    if text is None:
+        print_layout(layout)
+        return
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def print_layout(layout: ResultLayout) -> None:
+    """The layout printed with Rich (imported only now), on the command's console; the headers
+    escaped, so that a unit's brackets print."""
+    from rich.markup import escape
+
+    from perfcompose.commands.consoles import console
+    from perfcompose.report.tables import ResultTable as Table
+
+    for line in layout.head:
+        console.print(line, highlight=False)
     table = Table(*map(escape, layout.headers), title=layout.title, caption=layout.caption,
                   right=range(len(layout.headers)))
     for row in layout.rows:
         table.add_row(*row)
     console.print(table)
-
-
-def print_goal_result(program: Path, num_ranks: int, params: Any, O: float, S: float, finish: Any) -> None:
-    """The result of a GOAL schedule (:func:`.plain_tables.goal_layout`); the finish times are
-    any sequence of floats: a typed buffer or a NumPy array."""
-    layout = goal_layout(str(program), num_ranks, params, O, S, finish)
-    for line in layout.head:
-        console.print(line, highlight=False)
-    _print_table(layout)
     for line in layout.tail:
         console.print(line)
-
-
-def print_program_table(title: str, unit: str, finish: Any, computation: Any, communication: Any,
-                        operations: Any) -> None:
-    """The table of a program's processors (:func:`.plain_tables.program_layout`)."""
-    _print_table(program_layout(title, unit, finish, computation, communication, operations))
-
-
-def print_makespan(makespan: float, unit: str, processor: int) -> None:
-    """The makespan line of a program's result."""
-    console.print(makespan_line(makespan, unit, processor))
