@@ -106,8 +106,8 @@ def test_measured_elimination_on_two_mpi_ranks():
     # the real run reduces the matrix (eliminated blocks zero) for both layouts and reports a
     # positive time per block size; its computation time is part of its total
     pytest.importorskip("mpi4py")
-    from perfcompose.loggp.calibrate.gauss_measure import measure
     from perfcompose.loggp.calibrate.parameters import CalibrationError
+    from perfcompose.loggp.gauss import measure
 
     try:
         record = measure(60, [10, 20], reps=1, ranks=2)

@@ -20,8 +20,11 @@ the loops as plain Python would time the interpreter).
 from __future__ import annotations
 
 import math
+import os
+import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -37,7 +40,7 @@ from perfcompose.loggp.steps.program import CommStep, CompStep, Program
 _DEFAULT = LogGPOptions()
 
 __all__ = ["BLOCK_SIZES", "LAYOUTS", "OPS", "OPS_IMPLEMENTATION", "time_operations", "owners", "active_blocks",
-           "gauss_program", "Times", "StudyRow", "run_gauss_study", "best"]
+           "gauss_program", "Times", "StudyRow", "run_gauss_study", "best", "measure"]
 
 #: the paper's block sizes for a 960 x 960 matrix
 BLOCK_SIZES = (10, 12, 16, 20, 24, 30, 40, 48, 60, 64, 80, 96, 120, 160)
@@ -296,3 +299,19 @@ def run_gauss_study(n: int, P: int, params: LogGP, op_times: Mapping[str, Mappin
 def best(rows: Sequence[StudyRow], which: str = "standard") -> StudyRow:
     """The row with the least predicted total time."""
     return min(rows, key=lambda r: getattr(r, which).total if math.isfinite(getattr(r, which).total) else math.inf)
+
+
+def measure(n: int, block_sizes: list[int], *, layouts: tuple[str, ...] = LAYOUTS, reps: int = 3,
+            ranks: int | None = None, mpiexec: str | None = None, timeout: float = 1800,
+            progress: Callable[[int, int], None] | None = None) -> dict:
+    """Run :func:`.calibrate.gauss_mpi.main` on ``ranks`` local MPI ranks (default: one per core; this process
+    imports no MPI itself) and return its record: per block size and layout the measured total and computation
+    time [us]."""
+    from perfcompose.loggp.calibrate.parameters import run_mpi
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "gauss.json"
+        args = ["--n", str(n), "--blocks", ",".join(map(str, block_sizes)), "--layouts", ",".join(layouts),
+                "--reps", str(reps), "--out", str(out)]
+        return run_mpi("perfcompose.loggp.calibrate.gauss_mpi", args, out, ranks=ranks or os.cpu_count() or 2,
+                       mpiexec=mpiexec, timeout=timeout, progress=progress)
