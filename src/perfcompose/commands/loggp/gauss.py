@@ -15,7 +15,6 @@ from perfcompose.commands.common import cli_command, console, json_option, numbe
 from perfcompose.commands.reports import tables_html
 from perfcompose.errors import InputError
 from perfcompose.limits import check_memory, check_steps
-from perfcompose.loggp.calibrate.gauss_measure import measure as run_measure
 from perfcompose.loggp.gauss import (
     BLOCK_SIZES,
     LAYOUTS,
@@ -25,6 +24,7 @@ from perfcompose.loggp.gauss import (
     run_gauss_study,
     time_operations,
 )
+from perfcompose.loggp.gauss import measure as run_measure
 from perfcompose.loggp.options import LogGPOptions
 from perfcompose.loggp.params import DEV_MACHINE, MEIKO_CS2, read_params
 from perfcompose.option_fields import cli_option, option, shared
