@@ -9,27 +9,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from perfcompose.choices import DIRECTIONS, FORECAST_METHODS
 from perfcompose.errors import InputError
-from perfcompose.fit.forecast import (
-    STRATEGIES,
-    Choice,
-    Forecaster,
-    ForecastError,
-    MeanOf,
-    Strategy,
-    choose,
-    forecaster,
-    holdout_errors,
-)
+from perfcompose.fit.forecast import Forecaster, ForecastError, MeanOf, Strategy, choose, forecaster, holdout_errors
 from perfcompose.skeleton.skeletons import Skeleton, penalty, serial_fraction
 from perfcompose.skeleton.table import SEQ, RuntimeTable
 from perfcompose.skeleton.window import Window
 from perfcompose.skeleton_options import ForecastOptions
-
-#: method names the forecast accepts: one of the methods, ``mean`` (the mean of the two best on
-#: the hold-out) or ``auto`` (the choice rule of section 3)
-CHOICES = FORECAST_METHODS
 
 #: the declared defaults of the forecast's options
 _DEFAULT = ForecastOptions()
@@ -83,7 +68,7 @@ def _estimate_part(what: str, direction: str, x: Sequence[float], y: Sequence[fl
     methods = [forecaster("spline"), forecaster("loess"), forecaster("lm-poly", degree=poly_degree),
                forecaster("lm")]
     if method == "auto":
-        c: Choice = choose(xa, ya, at, methods=methods, epsilon=epsilon, strategy=strategy, training=training)
+        c = choose(xa, ya, at, methods=methods, epsilon=epsilon, strategy=strategy, training=training)
         return Part(what, direction, tuple(xa), tuple(ya), at, c.value, c.method, c.rule, dict(c.errors),
                     dict(c.discarded), c.forecaster)
     errors: dict[str, float] = {}
@@ -163,17 +148,9 @@ def estimate(table: RuntimeTable, n: float, p: int, *, skeleton: Skeleton = Skel
     ``strategy``: how a part whose method is ``auto`` picks one (:func:`choose`); ``train``
     restricts the points learnt from (``Window.parse("n<=9689")``); without ``diagnostics`` a part
     whose method the user chose skips the hold-out errors it would only report."""
-    for m in (method_t, method_a):
-        if m not in CHOICES and m != "lm(poly)":
-            raise InputError(f"unknown method {m!r}", hint=f"choose one of {', '.join(CHOICES)}")
+    ForecastOptions(method_t, method_a, direction, epsilon, poly_degree, strategy, training)  # refuses bad ones
     if p < 1:
         raise InputError(f"p = {p}: the number of PEs must be at least 1")
-    if direction not in DIRECTIONS:
-        raise InputError(f"direction {direction!r}: choose {', '.join(DIRECTIONS)}")
-    if strategy not in STRATEGIES:
-        raise InputError(f"unknown strategy {strategy!r}", hint=f"choose one of {', '.join(STRATEGIES)}")
-    if training < 1:
-        raise InputError(f"training = {training}: the real-life strategies train on at least 1 known value")
     n, p = float(n), int(p)
     measured = table.get(n, p)
     work = table.without(n, p) if measured is not None else table

@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.choices import DIRECTIONS, STRATEGIES
+from perfcompose.choices import DIRECTIONS, FORECAST_METHODS, STRATEGIES
 from perfcompose.errors import DataFormatError, InputError, ModelError
 from perfcompose.finite import is_finite_number
 from perfcompose.model import Model
 from perfcompose.option_fields import default_of
-from perfcompose.skeleton.estimation import CHOICES, Estimate, estimate
+from perfcompose.skeleton.estimation import Estimate, estimate
 from perfcompose.skeleton.jackknife import jackknife_ensemble
 from perfcompose.skeleton.skeletons import KINDS, Skeleton
 from perfcompose.skeleton.table import SEQ, RuntimeTable, read_table
@@ -308,7 +308,7 @@ def _options_from(doc: Mapping[str, Any], path: str | Path | None) -> ForecastOp
     """Options as written; a key left out takes :func:`estimate`'s default."""
     defaults = ForecastOptions()
     values = {**defaults.as_dict(), **{k: v for k, v in doc.items() if k in defaults.as_dict()}}
-    methods = f"choose one of {', '.join(CHOICES)}"
+    methods = f"choose one of {', '.join(FORECAST_METHODS)}"
     for key, ok, text, hint in (
             ("method_t", lambda v: v in METHODS, " is not a method", methods),
             ("method_a", lambda v: v in METHODS, " is not a method", methods),

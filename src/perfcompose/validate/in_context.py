@@ -121,16 +121,10 @@ def with_context_functions(functions: Mapping[str, Callable[[Any], Any]],
     return out
 
 
-def extra_terms(plan: ContextPlan, stream: Sequence[Term]) -> list[Term]:
+def extra_terms(plan: ContextPlan) -> list[Term]:
     """The executor runs the plan adds to a study's stream: context parts and their probes."""
-    have = {str(s) for s in stream}
-    out: list[Term] = []
-    for term in [*(Component(p) for p in plan.parts), *(feeding_probe(s) for s in plan.feeding),
-                 *(fed_probe(s) for s in plan.fed), *(queue_probe(n) for n in plan.widths)]:
-        if str(term) not in have:
-            have.add(str(term))
-            out.append(term)
-    return out
+    return [*(Component(p) for p in plan.parts), *(feeding_probe(s) for s in plan.feeding),
+            *(fed_probe(s) for s in plan.fed), *(queue_probe(n) for n in plan.widths)]
 
 
 def makers(stream: Sequence[Term], functions: Mapping[str, Callable[[Any], Any]],

@@ -109,17 +109,13 @@ def _functions() -> dict[str, Callable]:
 
 def _run(term: str, x: float, count: int, rng: np.random.Generator, funcs: dict[str, Callable]) -> Any:
     """One run; taken again while other work took the cores away, the least disturbed kept."""
-    best = None
+    runs = []
     for _ in range(1 + RETRIES):
         elements = [rng.integers(0, 2 ** 31 - 1, size=int(x), dtype=np.int32) for _ in range(count)]
-        r = run_term(term, elements, funcs, capacity=CAPACITY, keep_outputs=False)
-        share = (r.runqueue_wait or 0.0) / max(r.makespan, 1e-12)
-        if best is None or share < best[0]:
-            best = (share, r)
-        if not r.disturbed:
+        runs.append(run_term(term, elements, funcs, capacity=CAPACITY, keep_outputs=False))
+        if not runs[-1].disturbed:
             break
-    assert best is not None
-    return best[1]
+    return min(runs, key=lambda r: (r.runqueue_wait or 0.0) / max(r.makespan, 1e-12))
 
 
 def study(configurations: Sequence[str] | None = None, xs: Sequence[float] = QUICK_X, rounds: int = QUICK_ROUNDS,

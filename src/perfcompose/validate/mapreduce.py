@@ -18,7 +18,7 @@ import random
 import statistics
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +28,7 @@ from perfcompose.bench.tasks import reduce_p, reduce_v
 from perfcompose.checkpoint import Checkpoint, read_records
 from perfcompose.choices import MAPREDUCE_STRATEGIES as STRATEGY_NAMES
 from perfcompose.choices import PICTURES
-from perfcompose.compose.mapreduce import EngineCosts, calibrated_model, paper_model, paper_term
-from perfcompose.compose.operators import compose
+from perfcompose.compose.mapreduce import EngineCosts, calibrated_model, paper_model
 from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.model import Model
 from perfcompose.runtime.mapreduce import ops
@@ -38,8 +37,8 @@ from perfcompose.runtime.mapreduce.engine import Engine, check_address
 from perfcompose.runtime.mapreduce.job import histogram_job, serial_histogram
 from perfcompose.runtime.mapreduce.ops import Picture, picture_histogram, prepare_picture
 from perfcompose.runtime.mapreduce.strategies import check_strategy
-from perfcompose.validate.mapreduce_paper import PAPER_GRPPI, PAPER_TABLE3
 from perfcompose.validate.modular import checkpoint_dir
+from perfcompose.validate.paper_hadoop import table3_check
 
 Progress = Callable[[str, int, int], None]
 
@@ -112,7 +111,6 @@ class MapReduceStudy:
     rounds: int = 0
     xs: tuple[int, ...] = ()
     folder: Path | None = None
-    notes: tuple[str, ...] = field(default_factory=tuple)
 
     def to_json(self) -> dict[str, Any]:
         return {"configurations": [r.to_json() for r in self.rows],
@@ -246,8 +244,6 @@ def _rows(m: int, n: int, cluster: Mapping[str, Any], units: Iterable[Mapping[st
                 samples = [(job, *_predictions(s, m, n, x, cluster, _around(u, job)))
                            for u in mine for job in [u["jobs"][f"{s}@{x}"]]]
                 clean = [t for t in samples if not t[0]["disturbed"]] or samples
-                if not clean:
-                    continue
                 phases = {p: statistics.median(t[0]["phases"][p] for t in clean) for p in ("map", "shuffle", "reduce")}
                 job, naive, calibrated = median_pair(clean)
                 errors = [(t[2] - t[0]["wall"]) / t[0]["wall"] for t in clean]
@@ -437,16 +433,11 @@ def table3(study_result: MapReduceStudy | None) -> list[Table3Row]:
     """000 Table 3: the modular column recomposed from the paper's Table 1 (eq. 6), and, for the
     thread counts measured here (m = 1, pairwise, large picture), the per-input slope of the
     measured time next to the slopes of the two predictions."""
-    parts = {k: Model.parse(v, params=("x",), unit="ns") for k, v in PAPER_GRPPI.items()}
     out = []
-    for n, (mono, mod, err) in PAPER_TABLE3.items():
-        term = paper_term("pairwise", 1, n)
-        composed = float(compose(term, parts)(x=1.0))
-        row = Table3Row(n, mono, mod, err, composed)
-        mine = [r for r in (study_result.rows if study_result else ()) if r.n == n and r.m == 1]
-        if len({r.x for r in mine}) >= 2:
-            xs = [r.x for r in mine]
-            row = Table3Row(n, mono, mod, err, composed, _slope(xs, [r.measured for r in mine]),
-                            _slope(xs, [r.naive for r in mine]), _slope(xs, [r.calibrated for r in mine]))
-        out.append(row)
+    for c in table3_check():
+        mine = [r for r in (study_result.rows if study_result else ()) if r.n == c.n and r.m == 1]
+        xs = [r.x for r in mine]
+        slopes = ([_slope(xs, [getattr(r, k) for r in mine]) for k in ("measured", "naive", "calibrated")]
+                  if len(set(xs)) >= 2 else [])
+        out.append(Table3Row(c.n, c.printed_monolithic, c.printed_modular, c.printed_error, c.composed, *slopes))
     return out

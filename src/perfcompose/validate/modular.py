@@ -269,19 +269,19 @@ def pipe_stages(terms: Sequence[Term]) -> list[str]:
     return sorted(names)
 
 
-def _stream(parts: Sequence[str], kept: Sequence[tuple[Term, int]], levels: Sequence[int]) -> list[Term]:
+def _stream(parts: Sequence[str], kept: Sequence[tuple[Term, int]], levels: Sequence[int],
+            context: ContextPlan) -> list[Term]:
     """Everything run in the rounds, once each: the parts in the executor, the probes (nop,
     touch, a pipe of touches, touch pools at every concurrency, every pipe stage in front of a
-    touch stage) and the programs."""
+    touch stage), the programs and what the programs need measured in context."""
     staged = pipe_stages([t for t, _ in kept])
     calibration = [Component("nop"), Component("touch"), parse_term("pipe(touch, touch)"),
                    *(parse_term(f"tpool_{k}(touch)") for k in levels if k > 1),
                    *(parse_term(piped_probe(p)) for p in staged)]
-    stream: list[Term] = []
-    for term in [*(Component(p) for p in parts), *calibration, *(t for t, _ in kept)]:
-        if str(term) not in {str(s) for s in stream}:
-            stream.append(term)
-    return stream
+    stream: dict[str, Term] = {}
+    for term in [*(Component(p) for p in parts), *calibration, *(t for t, _ in kept), *extra_terms(context)]:
+        stream.setdefault(str(term), term)
+    return list(stream.values())
 
 
 def _setup(name: str, function: Callable[[Any], Any], make: Callable[[float], Any]) -> Callable[[float], tuple]:
@@ -492,8 +492,7 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     if workers == "processes":  # the co-run harness runs threads: its locks are not the processes'
         context = dataclasses.replace(context, pairs=())
     functions = with_context_functions(functions, context)
-    stream = _stream(parts, kept, levels)
-    stream += extra_terms(context, stream)
+    stream = _stream(parts, kept, levels, context)
     extra, corun = round_entries(context, stream, functions, make, RETRIES)
     labels = [str(t) for t in stream] + extra
     dense = dense_grid(xs, per_octave)
