@@ -14,9 +14,8 @@ Results are written as plain text where Rich would print them without styles (:f
 terminal); else Rich is imported once the simulation is done and the input's buffers are freed. A progress bar
 (:mod:`.phases`) is shown only for inputs that take seconds.
 """
-import contextlib
 import importlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,6 +87,7 @@ def run(argv: Sequence[str]) -> int | None:
     got = _command(argv)
     if got is None:
         return None
+    from perfcompose.commands.loggp.phases import phases
     from perfcompose.errors import PerfcomposeError
     from perfcompose.limits import LimitOptions, parse_bytes, set_limits
     from perfcompose.loggp.kernels.backend import extension
@@ -105,41 +105,30 @@ def run(argv: Sequence[str]) -> int | None:
     try:
         set_limits(parse_bytes(root.get("max_memory", default_of(LimitOptions, "max_memory"))),
                    root.get("max_steps", default_of(LimitOptions, "max_steps")), unlimited="no_limits" in root)
-        flags = {"params_file": given.get("params"), **{k: given.get(k) for k in "LogG"}}
         O = given.get("O", default_of(LogGOPSimOptions, "O"))
         S = given.get("S", LOGGOPSIM_S)
-        with _phases(path) as step:
+        with phases(path, ("reading", "simulating"), _BAR_INPUT) as step:
             if form == "goal":
-                return _goal(path, flags, O, S, step)
-            return _program(path, form, flags, O, S, step)
+                return _goal(path, given, O, S, step)
+            return _program(path, form, given, O, S, step)
     except (PerfcomposeError, OSError, ValueError):
         return None  # the typer command says what is wrong
 
 
-@contextlib.contextmanager
-def _phases(path: Path) -> Iterator[Callable[[str | None], None]]:
-    """The progress bar over reading and simulating for an input that takes seconds, else nothing."""
-    if path.stat().st_size < _BAR_INPUT:
-        yield lambda name: None
-        return
-    with importlib.import_module("perfcompose.commands.loggp.phases").phases(path, ("reading", "simulating")) as step:
-        yield step
-
-
-def _params(flags: dict[str, Any], unit: str = "") -> "LogGP | None":
+def _params(given: dict[str, Any], unit: str = "") -> "LogGP | None":
     """The LogGP parameters, or None where they would be converted to the program's unit (the typer command says so)."""
     from perfcompose.loggp.params import given_params
 
-    base = given_params(flags["params_file"], {k: flags[k] for k in "LogG"})
+    base = given_params(given.get("params"), {k: given.get(k) for k in "LogG"})
     return None if unit and base.unit and base.unit != unit else base
 
 
-def _goal(path: Path, flags: dict[str, Any], O: float, S: float, step: Any) -> int | None:
+def _goal(path: Path, given: dict[str, Any], O: float, S: float, step: Any) -> int | None:
     from perfcompose.commands.loggp.tables import goal_layout, show
     from perfcompose.loggp.goal.goal_buffers import read_goal_buffers
     from perfcompose.loggp.work_size import check_goal_simulation, check_reading
 
-    params = _params(flags)
+    params = _params(given)
     check_reading(path, "goal_columns")
     sched = read_goal_buffers(path) if params is not None else None
     if sched is None or params is None:
@@ -174,7 +163,7 @@ def _goal_finish(s: "GoalBuffers", params: Any, O: float, S: float) -> Any:
     return None if 0 in done else finish
 
 
-def _program(path: Path, form: str, flags: dict[str, Any], O: float, S: float, step: Any) -> int | None:
+def _program(path: Path, form: str, given: dict[str, Any], O: float, S: float, step: Any) -> int | None:
     from perfcompose.commands.loggp.tables import critical, makespan_line, program_layout, show
     from perfcompose.loggp.work_size import check_reading, check_simulation
 
@@ -188,7 +177,7 @@ def _program(path: Path, form: str, flags: dict[str, Any], O: float, S: float, s
     operations = prog.operations()
     if sum(operations) <= _LISTED:
         return None
-    params = _params(flags, prog.unit)
+    params = _params(given, prog.unit)
     if params is None:
         return None
     check_simulation(prog.P, prog.M, prog.steps, semantics="loggopsim")
