@@ -300,14 +300,14 @@ def test_the_chosen_class_does_not_change_between_median_and_mean():
 
 
 def test_screening_large_searches_keeps_the_exact_choice(monkeypatch):
-    import perfcompose.fit.pmnf as pmnf
+    import perfcompose.fit.batched as batched
     axes = [np.array([2.0, 4, 8, 16, 32])] * 4
     grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 4)
     rng = np.random.default_rng(5)
     y = 3 + 0.5 * grid[:, 0] * np.log2(grid[:, 0]) + 0.1 * grid[:, 1] ** 1.5 * grid[:, 2]
     values = y[:, None] * (1 + 0.02 * rng.standard_normal((len(y), 5)))
     screened = PMNFFitter().fit_arrays(grid, values, ["x", "y", "z", "t"])
-    monkeypatch.setattr(pmnf, "SCREEN_CELLS", 1 << 62)
+    monkeypatch.setattr(batched, "SCREEN_CELLS", 1 << 62)
     exact = PMNFFitter().fit_arrays(grid, values, ["x", "y", "z", "t"])
     assert screened.chosen == exact.chosen
     assert [c.hypothesis for c in screened.alternatives[:5]] == [c.hypothesis for c in exact.alternatives[:5]]

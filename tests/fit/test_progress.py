@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import perfcompose.fit.pmnf as pmnf
+import perfcompose.fit.batched as batched
 from perfcompose.data import Experiment
 from perfcompose.fit import PMNFFitter
 
@@ -22,8 +22,8 @@ def test_every_series_reported_then_the_end():
 
 
 def test_one_large_series_reports_its_batches(monkeypatch):
-    chunked = pmnf.fit_batch_chunked
-    monkeypatch.setattr(pmnf, "fit_batch_chunked", lambda *a, **k: chunked(*a, cells=1 << 14, **k))
+    chunked = batched.fit_batch_chunked
+    monkeypatch.setattr(batched, "fit_batch_chunked", lambda *a, **k: chunked(*a, cells=1 << 14, **k))
     axes = [np.array([2.0, 4, 8, 16, 32])] * 3
     grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3)
     e = Experiment.single(["x", "y", "z"], [(tuple(p), (1 + p[0] * p[1],)) for p in grid])

@@ -1,13 +1,13 @@
-"""The PMNF search of many series measured at the same points, done once for all of them: their
-repetitions aggregated in one NumPy call, candidate factors voted on the lines of all series at
-once, hypotheses fitted in one batch. Every row is computed exactly as
-:class:`~perfcompose.fit.pmnf.PMNFFitter` computes it for one series, so the models are the ones
-it finds alone."""
+"""The multi-parameter PMNF search, of one series or of many measured at the same points, done once
+for all of them: their repetitions aggregated in one NumPy call, candidate factors voted on the
+lines of all series at once, hypotheses fitted in one batch. Every row is computed as it is for
+the series alone, so the models are the ones :class:`~perfcompose.fit.pmnf.PMNFFitter` finds for
+each series alone."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -16,18 +16,21 @@ from perfcompose.data.experiment import Series
 from perfcompose.fit.combinations import (
     MAX_COMBINATIONS,
     SCREEN_CELLS,
+    SCREEN_KEEP,
     TemplateHypotheses,
     candidates_within,
     combination_templates,
     key_columns,
     template_layout,
 )
-from perfcompose.fit.hypotheses import Factor, factor_values, fit_batch, split_batch
+from perfcompose.fit.hypotheses import Factor, factor_values, fit_batch, fit_batch_chunked, gram_fits, split_batch
 from perfcompose.fit.lines import line_layout
 from perfcompose.fit.noise import aggregate_noise, relative_variances
-from perfcompose.fit.pmnf import PMNFFitter
-from perfcompose.fit.result import Group
+from perfcompose.fit.result import Group, Progress
 from perfcompose.fit.slack import constant_slack, intercept_slack
+
+if TYPE_CHECKING:
+    from perfcompose.fit.pmnf import PMNFFitter
 
 __all__ = ["aggregate_many", "multi_groups_many", "batchable"]
 
@@ -109,20 +112,25 @@ def _beyond_reach(fitter: PMNFFitter, fitted: list[tuple[Group, int]], sigma: np
 
 
 def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray,
-                      scattered: bool = False, prune: bool = False) -> list[list[Group]]:
-    """For every row of ``Y`` (S, points) with noise ``sigma`` (S,), the groups ``fitter._multi_groups``
-    fits for it alone (see :func:`batchable`). With ``prune``, hypotheses that cannot matter
-    (:func:`_beyond_reach`) are left out: the choice is the same, its runners-up are not."""
+                      scattered: bool = False, prune: bool = False, lined: Sequence[bool] | None = None,
+                      progress: Progress | None = None) -> list[list[Group]]:
+    """For every row of ``Y`` (S, points) with noise ``sigma`` (S,), the additive and multiplicative
+    combinations of every parameter's candidate factors, fitted and scored: the groups of the
+    multi-parameter search. ``lined`` says which parameters have lines of points (the others are
+    left out; default all). With ``prune``, hypotheses that cannot matter (:func:`_beyond_reach`)
+    are left out: the choice is the same, its runners-up are not. One series (S = 1) of many points
+    is screened first (:func:`_screened`), and ``progress`` hears of its batches."""
     w, sc = fitter._weights(Y, X)
     pad = np.zeros((len(Y), 1))
     fits = np.hstack([Y, pad]), np.hstack([w, pad]), np.hstack([sc, pad + 1.0])   # and the far row, only predicted
+    lined = [True] * X.shape[1] if lined is None else lined
     if not prune or not len(Y):
-        return _search_many(fitter, X, Y, sigma, fits, scattered, prune)
+        return _search_many(fitter, X, Y, sigma, fits, scattered, prune, lined, progress)
     # the constant as the search fits it (a row computed alone is the same in any batch)
     constant = fitter._scored(None, fit_batch([np.ones((1, len(X) + 1))], *fits), 0, sigma)
     live = np.flatnonzero(_beyond_reach(fitter, [(constant, 1)], sigma, 1))
-    found = _search_many(fitter, X, Y[live], sigma[live], tuple(f[live] for f in fits), scattered, prune) \
-        if len(live) else []
+    found = _search_many(fitter, X, Y[live], sigma[live], tuple(f[live] for f in fits), scattered, prune, lined,
+                         progress) if len(live) else []
     out = dict(zip(live.tolist(), found))
     cv = constant.batch.cv_of(np.arange(len(Y)))
     for s in np.flatnonzero(~np.isin(np.arange(len(Y)), live)).tolist():
@@ -133,42 +141,43 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
 
 
 def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray, fits: tuple[np.ndarray, ...],
-                 scattered: bool, prune: bool) -> list[list[Group]]:
+                 scattered: bool, prune: bool, lined: Sequence[bool], progress: Progress | None) -> list[list[Group]]:
     """:func:`multi_groups_many` of the series whose constant does not settle their choice; ``fits``: their
     values, row weights and scale factors, with the far row."""
     S, d = len(Y), X.shape[1]
-    count = candidates_within(fitter.candidates_per_parameter, d, MAX_COMBINATIONS)
+    count = candidates_within(fitter.candidates_per_parameter, sum(lined), MAX_COMBINATIONS)
     rows = np.vstack([X, (X.max(axis=0) * fitter.policy.horizon)[None, :]])
     R = len(rows)
     # per parameter: each series' candidate factors, as rows of a table of factor values
     tables, chosen, factor_lists = [], [], []
     for k in range(d):
-        neg = fitter._negative(X, Y, k)
-        idx = np.zeros((S, count), dtype=int)
-        table: list[np.ndarray] = []
+        neg = fitter._negative(X, Y, k) if lined[k] else np.zeros(S, dtype=bool)
+        flags = [flag for flag in (False, True) if lined[k] and np.any(neg == flag)]
+        # fewer candidates where the exponent sets allow fewer factors
+        per = min([count] + [len(fitter._basis_with(X[:, k], flag).factors) for flag in flags]) if lined[k] else 0
+        idx = np.zeros((S, per), dtype=int)
+        table: list[np.ndarray] = [np.zeros((0, R))]
         names: list[Factor] = []
-        for flag in (False, True):
+        for flag in flags:
             mask = neg == flag
-            if not mask.any():
-                continue
             basis = fitter._basis_with(X[:, k], flag)
-            if len(basis.factors) < count:
-                raise ValueError("fewer factors than candidates")
-            idx[mask] = fitter._candidates(X, Y[mask], sigma[mask], k, count, flag, scattered) + len(names)
+            idx[mask] = fitter._candidates(X, Y[mask], sigma[mask], k, per, flag, scattered) + len(names)
             table.append(factor_values(rows[:, k], basis.exponent_arrays).T)
             names.extend(basis.factors)
         tables.append(np.vstack(table))
         chosen.append(idx)
         factor_lists.append(names)
-    keys, by_size = combination_templates((count + 1,) * d)
+    shape = tuple(c.shape[1] + 1 for c in chosen)
+    keys, by_size = combination_templates(shape)
     yy, w, sc = fits
     slack = np.full(S, np.inf) if scattered else constant_slack(Y, sigma)
     n = len(X)
     sizes = list(by_size)
     H = sum(len(by_size[r]) for r in sizes)
     step = max(1, BATCH_ROWS // H)
-    # a hypothesis of r terms is fitted on its own r + 1 columns: the same numbers as in the
-    # fitter's batch of every size, where its absent columns are zero and change nothing
+    screen = S == 1 and sigma[0] > 0 and H * R > SCREEN_CELLS
+    # a hypothesis of r terms is fitted on its own r + 1 columns: the same numbers as in a batch of
+    # every size, where its absent columns are zero and change nothing
     # per size, per block: the scored rows of the series fitted, series-major, and where each
     # series' rows start (-1: not fitted)
     parts: dict[int, dict[int, Group]] = {r: {} for r in sizes}
@@ -177,7 +186,10 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
         b = min(a + step, S)
         cs = b - a
         columns = key_columns(keys, [tables[k][chosen[k][a:b]] for k in range(d)])
+        if screen:
+            by_size = _screened(fitter, columns[0], by_size, yy[0], w[0], sc[0], float(sigma[0]), float(slack[0]))
         fit = np.arange(cs)
+        done = 0
         for r in sizes:
             if prune and r == 2:
                 fit = np.flatnonzero(_beyond_reach(fitter, [(parts[q][part_no], len(by_size[q])) for q in (0, 1)],
@@ -185,13 +197,19 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
             hr = len(by_size[r])
             where[r][part_no] = np.full(cs, -1)
             where[r][part_no][fit] = np.arange(len(fit)) * hr
-            if not len(fit):
+            if not len(fit) or not hr:
                 continue
             series = a + fit
             stacked = [np.ones((1, R))] + [columns[fit][:, by_size[r][:, t]].reshape(len(fit) * hr, R)
                                            for t in range(r)]
-            rep = np.repeat(series, hr)
-            batch = fit_batch(stacked, yy[rep], w[rep], sc[rep])
+            if S == 1:   # one series: its hypotheses in chunks, heard of as one sweep over all sizes
+                told = None if progress is None else \
+                    lambda _, k, m, done=done, hr=hr: progress(f"fitting {H} hypotheses", done + k * hr // m, H)
+                batch = fit_batch_chunked(stacked, yy[0], w[0], sc[0], progress=told)
+            else:
+                rep = np.repeat(series, hr)
+                batch = fit_batch(stacked, yy[rep], w[rep], sc[rep])
+            done += hr
             if scattered and r:
                 slack_r = intercept_slack(columns[fit][:, :, :n], Y[series], sigma[series], by_size[r]).reshape(-1)
             else:
@@ -199,7 +217,7 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
             parts[r][part_no] = fitter._scored(None, batch, r, np.repeat(sigma[series], hr), slack_r)
     cv_rows = {r: {i: g.batch.cv_of(np.arange(len(g.scores))) for i, g in parts[r].items()} for r in sizes}
     out: list[list[Group]] = [[] for _ in range(S)]
-    layouts = {r: template_layout((count + 1,) * d, r) for r in sizes}
+    layouts = {r: None if screen else template_layout(shape, r) for r in sizes}
     chosen_lists = [c.tolist() for c in chosen]
     for part_no, a in enumerate(range(0, S, step)):
         starts = {r: where[r][part_no].tolist() for r in sizes}
@@ -207,7 +225,7 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
             per_param = [[None, *(factor_lists[k][i] for i in chosen_lists[k][s])] for k in range(d)]
             for r in sizes:
                 lo = starts[r][s - a]
-                if lo < 0:
+                if lo < 0 or part_no not in parts[r]:
                     continue
                 hi = lo + len(by_size[r])
                 g = parts[r][part_no]
@@ -217,3 +235,19 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
                 part.__dict__["cv_rows"] = cv_rows[r][part_no][lo:hi]
                 out[s].append(Group(hyps, part, g.ok[lo:hi], g.scores[lo:hi]))
     return out
+
+
+def _screened(fitter: PMNFFitter, columns: np.ndarray, by_size: dict[int, np.ndarray], y: np.ndarray,
+              w: np.ndarray, sc: np.ndarray, sigma: float, slack: float) -> dict[int, np.ndarray]:
+    """The hypotheses of every size among the SCREEN_KEEP best by their Gram-matrix scores
+    (the same chi-square, price per term and sign rules as the fitter's scores)."""
+    scores = {}
+    for r, index in by_size.items():
+        coef, rss = gram_fits(columns, index, y, w, sc)
+        ok = np.all(np.isfinite(coef), axis=1)
+        if fitter.nonnegative and r:
+            ok &= np.all(coef[:, 1:] > 0, axis=1) & (coef[:, 0] >= -slack)
+        scores[r] = np.where(ok, rss / sigma ** 2 + fitter.policy.penalty(r), np.inf)
+    every = np.concatenate(list(scores.values()))
+    limit = np.partition(every, SCREEN_KEEP - 1)[SCREEN_KEEP - 1] if len(every) > SCREEN_KEEP else np.inf
+    return {r: index[(scores[r] <= limit) | (r == 0)] for r, index in by_size.items()}

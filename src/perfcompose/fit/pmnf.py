@@ -15,15 +15,7 @@ import numpy as np
 from perfcompose.choices import NEGATIVE_EXPONENTS
 from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
-from perfcompose.fit.combinations import (
-    MAX_COMBINATIONS,
-    SCREEN_CELLS,
-    SCREEN_KEEP,
-    TemplateHypotheses,
-    candidates_within,
-    combination_templates,
-    key_columns,
-)
+from perfcompose.fit.batched import multi_groups_many
 from perfcompose.fit.consensus import runners_up, select
 from perfcompose.fit.holdout import extrapolation_errors, rechoose
 from perfcompose.fit.hypotheses import (
@@ -34,13 +26,10 @@ from perfcompose.fit.hypotheses import (
     exponent_set,
     factor_values,
     factors,
-    fit_batch_chunked,
     fit_one_and_two_terms,
     fit_one_term_lines,
-    gram_fits,
     negative_factors,
     rows_all,
-    split_batch,
 )
 from perfcompose.fit.lines import diagonal_lead, distinct, line_layout
 from perfcompose.fit.noise import aggregated, replicated, scatter_noise, with_lack_of_fit
@@ -312,7 +301,8 @@ class PMNFFitter(SeriesFitter):
             notes = (f"no line of at least 3 points along {', '.join(missing)} with the others fixed "
                      f"(at least 3 distinct values each): {', '.join(missing)} left out of the model; "
                      f"measure such a line to model {'it' if len(missing) == 1 else 'them'}",)
-        return self._multi_groups(X, y, sigma, far, lined, progress, scattered), True, notes
+        return multi_groups_many(self, X, y[None], np.array([sigma]), scattered, lined=lined, progress=progress)[0], \
+            True, notes
 
     def _scored(self, hyps: Any, batch: BatchFit, k_terms: int, sigma: float | np.ndarray,
                 slack: float | np.ndarray = np.inf) -> Group:
@@ -385,13 +375,6 @@ class PMNFFitter(SeriesFitter):
             w, sc = w * g, sc / g
         return w, sc
 
-    def _parameter_candidates(self, X: np.ndarray, y: np.ndarray, sigma: float, k: int,
-                              count: int, scattered: bool = False) -> list[Factor | None]:
-        """The ``count`` most likely factors of parameter ``k``, voted on every line through the points."""
-        negative = self._negative(X, y[None, :], k)[0]
-        best = self._candidates(X, y[None, :], np.array([sigma]), k, count, negative, scattered)[0]
-        return [None, *(self._basis_with(X[:, k], negative).factors[i] for i in best)]
-
     def _candidates(self, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray, k: int, count: int, negative: Any,
                     scattered: bool = False) -> np.ndarray:
         """The indices (S, count) into the basis of parameter ``k`` of the ``count`` most likely factors
@@ -416,54 +399,6 @@ class PMNFFitter(SeriesFitter):
             s1 = self._scored(None, one, 1, np.repeat(sig, m), slack).scores.reshape(S * L, m)
             total += np.where(np.isfinite(s1), s1, (c0 + self.policy.penalty(1))[:, None]).reshape(S, L, m).sum(axis=1)
         return np.argsort(total, axis=1, kind="stable")[:, :count]
-
-    def _multi_groups(self, X: np.ndarray, y: np.ndarray, sigma: float, far: np.ndarray, lined: Sequence[bool],
-                      progress: Progress | None, scattered: bool) -> list[Group]:
-        """Additive and multiplicative combinations of every parameter's candidate factors
-        (only absent for a parameter without lines, where ``lined`` says False)."""
-        d = X.shape[1]
-        count = candidates_within(self.candidates_per_parameter, sum(lined), MAX_COMBINATIONS)
-        per_param: list[list[Factor | None]] = [
-            self._parameter_candidates(X, y, sigma, k, count, scattered) if ok else [None]
-            for k, ok in enumerate(lined)]
-        rows = np.vstack([X, far[None, :]])
-        yy = np.append(y, 0.0)
-        w, sc = self._weights(y, X)
-        w, sc = np.append(w, 0.0), np.append(sc, 1.0)
-        values = [factor_values(rows[:, k], [f for f in per_param[k] if f is not None]).T for k in range(d)]
-        keys, by_size = combination_templates(tuple(len(c) for c in per_param))
-        columns = key_columns(keys, values)
-        slack = np.inf if scattered else constant_slack(y, sigma)
-        if sigma > 0 and sum(len(v) for v in by_size.values()) * len(rows) > SCREEN_CELLS:
-            by_size = self._screened(columns, by_size, yy, w, sc, sigma, slack)
-        slacks = {r: intercept_slack(columns[:, :len(y)], y, sigma, index) if scattered and r else slack
-                  for r, index in by_size.items()}
-        # one batch for every size: a smaller hypothesis leaves its last columns absent
-        sizes = list(by_size)
-        width = max(sizes)
-        index = np.vstack([np.pad(by_size[r], ((0, 0), (0, width - r)), constant_values=-1) for r in sizes])
-        present = np.hstack([np.ones((len(index), 1), dtype=bool), index >= 0])
-        stacked = [np.ones((1, len(rows)))] + [np.where(present[:, t + 1, None], columns[index[:, t]], 0.0)
-                                               for t in range(width)]
-        starts = np.cumsum([0] + [len(by_size[r]) for r in sizes])
-        batch = fit_batch_chunked(stacked, yy, w, sc, present, progress=progress)
-        return [self._scored(TemplateHypotheses(keys, by_size[r], per_param), split_batch(batch, a, b, r + 1), r,
-                             sigma, slacks[r]) for r, a, b in zip(sizes, starts[:-1], starts[1:])]
-
-    def _screened(self, columns: np.ndarray, by_size: dict[int, np.ndarray], y: np.ndarray, w: np.ndarray,
-                  sc: np.ndarray, sigma: float, slack: float) -> dict[int, np.ndarray]:
-        """The hypotheses of every size among the SCREEN_KEEP best by their Gram-matrix scores
-        (the same chi-square, price per term and sign rules as :meth:`_scored`)."""
-        scores = {}
-        for r, index in by_size.items():
-            coef, rss = gram_fits(columns, index, y, w, sc)
-            ok = np.all(np.isfinite(coef), axis=1)
-            if self.nonnegative and r:
-                ok &= np.all(coef[:, 1:] > 0, axis=1) & (coef[:, 0] >= -slack)
-            scores[r] = np.where(ok, rss / sigma ** 2 + self.policy.penalty(r), np.inf)
-        every = np.concatenate(list(scores.values()))
-        limit = np.partition(every, SCREEN_KEEP - 1)[SCREEN_KEEP - 1] if len(every) > SCREEN_KEEP else np.inf
-        return {r: index[(scores[r] <= limit) | (r == 0)] for r, index in by_size.items()}
 
     # -- statistics -------------------------------------------------------------------------
 
