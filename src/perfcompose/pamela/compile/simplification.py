@@ -109,18 +109,10 @@ def count_where(cond: sp.Basic, i: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> sp.Ex
             return None
         alpha, beta = lin
         c = -beta / alpha  # cond is  alpha * (i - c)  op  0
-        op = cond.rel_op
-        if alpha < 0:
-            op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
-        if op == "<":
-            top, bottom = sp.Min(hi, sp.ceiling(c) - 1), lo
-        elif op == "<=":
-            top, bottom = sp.Min(hi, sp.floor(c)), lo
-        elif op == ">":
-            top, bottom = hi, sp.Max(lo, sp.floor(c) + 1)
-        else:
-            top, bottom = hi, sp.Max(lo, sp.ceiling(c))
-        return sp.Max(0, top - bottom + 1)
+        op = cond.rel_op if alpha > 0 else {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[cond.rel_op]
+        if op in ("<", "<="):
+            return sp.Max(0, sp.Min(hi, sp.ceiling(c) - 1 if op == "<" else sp.floor(c)) - lo + 1)
+        return sp.Max(0, hi - sp.Max(lo, sp.floor(c) + 1 if op == ">" else sp.ceiling(c)) + 1)
     return None
 
 
@@ -165,7 +157,8 @@ def sum_over(body: sp.Expr, i: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> sp.Expr:
 def _vector_sum(body: sp.Expr, i: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> sp.Expr:
     """Sum a load vector per resource: unit vectors whose index does not depend on ``i`` factor out."""
     out = []
-    for term in _additive_vector_terms(body):
+    body = sp.expand(body, deep=False, mul=True, multinomial=False, power_exp=False, power_base=False, log=False)
+    for term in sp.Add.make_args(body):  # scalar factors distributed over inner sums of vectors
         key_free = [u for u in term.atoms(UnitVec) if not u.args[0].has(i)]
         if isinstance(term, sp.Mul) and len(key_free) == 1 and key_free[0] in term.args:
             unit = key_free[0]
@@ -176,13 +169,6 @@ def _vector_sum(body: sp.Expr, i: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> sp.Exp
         else:
             out.append(sp.Sum(term, (i, lo, hi)))
     return sp.Add(*out)
-
-
-def _additive_vector_terms(vector: sp.Expr) -> list[sp.Expr]:
-    """The summands of a vector, with scalar factors distributed over inner sums of vectors."""
-    vector = sp.expand(vector, deep=False, mul=True, multinomial=False, power_exp=False, power_base=False,
-                       log=False)
-    return list(sp.Add.make_args(vector))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -247,20 +233,13 @@ def max_over(body: sp.Expr, i: sp.Symbol, lo: sp.Expr, hi: sp.Expr, largest: boo
 def _fold(term: LoadTerm) -> LoadTerm:
     """Sum out every index the resource key does not depend on (loads on one resource add up)."""
     weight, limits = term.weight, list(term.limits)
-    changed = True
-    while changed:
-        changed = False
-        for k, (idx, lo, hi) in enumerate(limits):
-            if term.key.has(idx):
-                continue
-            if any(other_lo.has(idx) or other_hi.has(idx) for j, (_, other_lo, other_hi) in enumerate(limits)
-                   if j != k):
-                continue
-            weight = sum_over(weight, idx, lo, hi)
-            del limits[k]
-            changed = True
-            break
-    return LoadTerm(weight, term.key, tuple(limits))
+    while True:  # an index no other bound depends on
+        k = next((k for k, (idx, _, _) in enumerate(limits) if not term.key.has(idx) and not any(
+            lo.has(idx) or hi.has(idx) for _, lo, hi in limits[:k] + limits[k + 1:])), None)
+        if k is None:
+            return LoadTerm(weight, term.key, tuple(limits))
+        idx, lo, hi = limits.pop(k)
+        weight = sum_over(weight, idx, lo, hi)
 
 
 def _canonical(term: LoadTerm) -> LoadTerm:
@@ -302,37 +281,6 @@ def simplify_vector(vector: sp.Expr) -> sp.Expr:
         return vector
 
 
-def _distinct(a: sp.Expr, b: sp.Expr) -> bool | None:
-    """True when resource keys ``a`` and ``b`` are provably different, False when provably equal."""
-    diff = sp.simplify(a - b)
-    if diff == 0:
-        return False
-    if diff.is_zero is False:
-        return True
-    return None
-
-
-def _injective(term: LoadTerm) -> tuple[sp.Expr, sp.Expr] | None:
-    """``(alpha, beta)`` when the term maps its only index ``i`` to resource ``alpha * i + beta``."""
-    if len(term.limits) != 1:
-        return None
-    return _linear(term.key, term.limits[0][0])
-
-
-def _cyclic(term: LoadTerm) -> tuple[sp.Expr, sp.Expr] | None:
-    """``(m, L)`` when the term maps ``L`` consecutive indices to resource ``(i + c) mod m``, same weight."""
-    if len(term.limits) != 1:
-        return None
-    i, lo, hi = term.limits[0]
-    if term.weight.has(i) or not isinstance(term.key, sp.Mod):
-        return None
-    u, m = term.key.args
-    lin = _linear(u, i)
-    if m.has(i) or lin is None or abs(lin[0]) != 1:
-        return None
-    return m, _length(lo, hi)
-
-
 def omega(vector: sp.Expr) -> sp.Expr:
     """The largest element of a load vector (omega), in closed form where the rules allow, else ``VMax(vector)``."""
     if vector == 0:
@@ -345,15 +293,16 @@ def omega(vector: sp.Expr) -> sp.Expr:
         return sp.Integer(0)
     fixed = [t for t in terms if not t.limits]
     spread = [t for t in terms if t.limits]
-    if any(_distinct(a.key, b.key) is not True for a, b in itertools.combinations(fixed, 2)):
+    # resources provably distinct: their difference is not zero
+    if any(sp.simplify(a.key - b.key).is_zero is not False for a, b in itertools.combinations(fixed, 2)):
         return VMax(_as_vector(terms))
     if not spread:
         return sp.Max(*[t.weight for t in fixed])
-    if len(spread) > 1:
+    if len(spread) > 1 or len(spread[0].limits) != 1:
         return VMax(_as_vector(terms))
     term = spread[0]
-    i, lo, hi = term.limits[0] if len(term.limits) == 1 else (None, None, None)
-    inj = _injective(term)
+    i, lo, hi = term.limits[0]
+    inj = _linear(term.key, i)  # the term maps index i to resource alpha * i + beta
     if inj is not None:
         alpha, beta = inj
         loads = [max_over(term.weight, i, lo, hi)]
@@ -367,10 +316,12 @@ def omega(vector: sp.Expr) -> sp.Expr:
             else:
                 return VMax(_as_vector(terms))
         return sp.Max(*loads)
-    cyc = _cyclic(term)
-    if cyc is not None:
-        m, length = cyc
-        loads = [term.weight * sp.ceiling(length / m)]
+    # the term maps consecutive indices, each with the same weight, to resource (i + c) mod m
+    key = term.key
+    lin = _linear(key.args[0], i) if isinstance(key, sp.Mod) and not key.args[1].has(i) else None
+    if lin is not None and abs(lin[0]) == 1 and not term.weight.has(i):
+        m = key.args[1]
+        loads = [term.weight * sp.ceiling(_length(lo, hi) / m)]
         for f in fixed:
             if f.key.is_negative is True or (f.key - m).is_nonnegative is True:
                 loads.append(f.weight)
@@ -384,44 +335,41 @@ def omega(vector: sp.Expr) -> sp.Expr:
 # The whole expression
 
 
-def simplify(expr: sp.Expr) -> sp.Expr:
-    """Rewrite a compiled expression bottom-up with the rules above, then tidy the arithmetic."""
+def _bottom_up(expr: sp.Basic, rewrite: Callable[[sp.Basic, Callable], sp.Basic]) -> sp.Basic:
+    """``rewrite(e, walk)`` of every node, once per distinct node; ``walk`` rewrites the node's parts."""
     memo: dict[sp.Basic, sp.Basic] = {}
 
     def walk(e: sp.Basic) -> sp.Basic:
-        hit = memo.get(e)
-        if hit is not None:
-            return hit
-        out = _rewrite(e, walk)
-        memo[e] = out
-        return out
+        if e not in memo:
+            memo[e] = rewrite(e, walk)
+        return memo[e]
 
-    return neat(walk(expr))
+    return walk(expr)
+
+
+def simplify(expr: sp.Expr) -> sp.Expr:
+    """Rewrite a compiled expression bottom-up with the rules above, then tidy the arithmetic."""
+    return neat(_bottom_up(expr, _rewrite))
 
 
 def neat(expr: sp.Basic) -> sp.Basic:
     """Each sum and product in its shortest form among as-is, expanded and factored."""
-    memo: dict[sp.Basic, sp.Basic] = {}
+    return _bottom_up(expr, _neat)
 
-    def walk(e: sp.Basic) -> sp.Basic:
-        if e.is_Atom or isinstance(e, (sp.Sum, MaxOver, MinOver, VMax)):
-            return e
-        hit = memo.get(e)
-        if hit is not None:
-            return hit
-        args = [walk(a) for a in e.args]
-        out = e if all(a is b for a, b in zip(args, e.args)) else rebuilt(e, args)
-        if isinstance(out, (sp.Add, sp.Mul)) and not is_vector(out) and not _has_extrema_of_symbols(out):
-            expanded = sp.expand(out)
-            candidates = [out, expanded]
-            if expanded.is_polynomial() and not expanded.has(sp.Piecewise, sp.Max, sp.Min, sp.floor,
-                                                             sp.ceiling, sp.Mod):
-                candidates.append(_tidy(expanded))
-            out = min(candidates, key=sp.count_ops)
-        memo[e] = out
-        return out
 
-    return walk(expr)
+def _neat(e: sp.Basic, walk: Callable[[sp.Basic], sp.Basic]) -> sp.Basic:
+    if e.is_Atom or isinstance(e, (sp.Sum, MaxOver, MinOver, VMax)):
+        return e
+    args = [walk(a) for a in e.args]
+    out = e if all(a is b for a, b in zip(args, e.args)) else rebuilt(e, args)
+    if isinstance(out, (sp.Add, sp.Mul)) and not is_vector(out) and not _has_extrema_of_symbols(out):
+        expanded = sp.expand(out)
+        candidates = [out, expanded]
+        if expanded.is_polynomial() and not expanded.has(sp.Piecewise, sp.Max, sp.Min, sp.floor,
+                                                         sp.ceiling, sp.Mod):
+            candidates.append(_tidy(expanded))
+        out = min(candidates, key=sp.count_ops)
+    return out
 
 
 def _has_extrema_of_symbols(e: sp.Basic) -> bool:
