@@ -31,7 +31,7 @@ import numpy as np
 
 from perfcompose.errors import InputError
 from perfcompose.loggp.goal.schedule import ANY, CALC, RECV, SEND, GoalSchedule
-from perfcompose.loggp.trace.schedule import COLLECTIVE_TAG, TracedSchedule
+from perfcompose.loggp.trace.schedule import COLLECTIVE_TAG, TracedSchedule, by_required
 
 __all__ = ["PROTOCOL_TAG", "CLEAR_TAG", "rendezvous", "with_rendezvous"]
 
@@ -67,13 +67,7 @@ def rendezvous(schedule: GoalSchedule, eager: float) -> tuple[GoalSchedule, np.n
     chained = np.flatnonzero(big[src] & (step > 0))   # each step requires the one before
     req_a = np.concatenate([first[s.req_a], chained])
     req_b = np.concatenate([last[s.req_b], chained - 1])
-    ireq_a, ireq_b = first[s.ireq_a], first[s.ireq_b]
-
-    def ordered(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        order = np.lexsort((a, b))   # by the operation required, then the dependent one
-        return a[order], b[order]
-
-    (req_a, req_b), (ireq_a, ireq_b) = ordered(req_a, req_b), ordered(ireq_a, ireq_b)
+    (req_a, req_b), (ireq_a, ireq_b) = by_required(req_a, req_b), by_required(first[s.ireq_a], first[s.ireq_b])
     op_ptr = np.append(first, n)[s.op_ptr]
     message = None if s.message is None else np.where(handshake, -1, s.message[src])
     return GoalSchedule(s.num_ranks, op_ptr, kind, size, s.peer[src], tag, s.cpu[src], s.nic[src], req_a, req_b,

@@ -41,7 +41,7 @@ from perfcompose.loggp.goal.schedule import CALC, RECV, SEND, GoalSchedule
 from perfcompose.loggp.trace.collectives import ALGORITHMS, DEFAULTS, ROOTED, expand
 from perfcompose.loggp.trace.records import RankTrace, call_names, describe
 
-__all__ = ["TracedSchedule", "COLLECTIVE_TAG", "NS", "trace_schedule", "measured_span", "choose_algorithms"]
+__all__ = ["TracedSchedule", "COLLECTIVE_TAG", "NS", "trace_schedule", "choose_algorithms", "by_required"]
 
 NS = 1e9  #: schedule time units per second
 COLLECTIVE_TAG = 2 ** 30
@@ -61,20 +61,6 @@ class TracedSchedule:
     origin: np.ndarray
     measured: float
     calc: np.ndarray
-
-
-@dataclass(frozen=True)
-class _Ops:
-    """One rank's operations in order (kind, size, peer, tag and origin each a column) and its
-    dependencies as (operation, operation it requires) rows, numbered within the rank."""
-
-    kind: np.ndarray
-    size: np.ndarray
-    peer: np.ndarray
-    tag: np.ndarray
-    origin: np.ndarray
-    req: np.ndarray
-    ireq: np.ndarray
 
 
 _SKIP, _BLOCK, _START, _DONE, _COLL, _NO_RULE = range(6)
@@ -127,11 +113,6 @@ def choose_algorithms(chosen: Mapping[str, str]) -> dict[str, str]:
         if alg not in ALGORITHMS[name]:
             raise InputError(f"no algorithm {alg!r} for {name}", hint=f"{name}: " + ", ".join(ALGORITHMS[name]))
     return {**DEFAULTS, **chosen}
-
-
-def measured_span(traces: Sequence[RankTrace]) -> float:
-    """Seconds from the first rank's end of MPI_Init to the last rank's start of MPI_Finalize."""
-    return max(float(t.records["t0"][-1]) for t in traces) - min(float(t.records["t1"][0]) for t in traces)
 
 
 def _comm_keys(traces: Sequence[RankTrace]) -> list[dict[int, int]]:
@@ -210,8 +191,11 @@ def _groups(rec: np.ndarray, start: float) -> tuple[np.ndarray, np.ndarray, np.n
     return rows, first[:-1], first[1:], ns
 
 
-def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapping[str, str]) -> _Ops:
-    """One rank's operations from its trace; its time 0 is ``start`` (seconds). Each operation has
+def _rank_ops(t: RankTrace, start: float, keys: dict[int, int],
+              algorithms: Mapping[str, str]) -> tuple[np.ndarray, ...]:
+    """One rank's operations from its trace, in order: their kind, size, peer, tag and origin (each a column),
+    then their dependencies and those on a start as (operation, operation it requires) rows, numbered within
+    the rank; its time 0 is ``start`` (seconds). Each operation has
     a place (group, step, position): a group's computation is step 0, its calls' operations step 1
     (a collective's steps 1, 2, ...) and the ``calc 0`` that joins a step comes last in it."""
     rules, kinds = _rules()
@@ -294,8 +278,7 @@ def _rank_ops(t: RankTrace, start: float, keys: dict[int, int], algorithms: Mapp
     dropped = np.concatenate([op[recv & cancelled], number[start_ops][never]])
     dropped = dropped[kind[dropped] == RECV]
     kind[dropped], nbytes[dropped], to[dropped], tags[dropped] = CALC, 0.0, 0, 0
-    return _Ops(kind, nbytes, to, tags, origin, np.concatenate(req).astype(np.int64, copy=False),
-                ireq.astype(np.int64, copy=False))
+    return kind, nbytes, to, tags, origin, np.concatenate(req).astype(np.int64, copy=False), ireq.astype(np.int64)
 
 
 def _place_collectives(place: Callable[..., np.ndarray], t: RankTrace, groups: np.ndarray, rows: np.ndarray,
@@ -367,23 +350,21 @@ def trace_schedule(traces: Sequence[RankTrace], algorithms: Mapping[str, str] | 
     keys = _comm_keys(traces)
     _check_collectives(traces, keys)
     start = min(float(t.records["t1"][0]) for t in traces)
-    ranks = [_rank_ops(t, start, k, algs) for t, k in zip(traces, keys)]
-    ptr = np.zeros(len(ranks) + 1, np.int64)
-    np.cumsum([len(r.kind) for r in ranks], out=ptr[1:])
-
-    def pairs(which: str) -> tuple[np.ndarray, np.ndarray]:
-        both = np.concatenate([getattr(r, which).reshape(-1, 2) + ptr[k] for k, r in enumerate(ranks)])
-        a, b = both[:, 0], both[:, 1]
-        # by the operation required, then the dependent one, as the GOAL readers give them
-        order = np.argsort(b * max(int(ptr[-1]), 1) + a, kind="stable")
-        return a[order], b[order]
-
-    req_a, req_b = pairs("req")
-    ireq_a, ireq_b = pairs("ireq")
-    kind, size = np.concatenate([r.kind for r in ranks]), np.concatenate([r.size for r in ranks])
-    peer, tag, origin = (np.concatenate([getattr(r, f) for r in ranks]) for f in ("peer", "tag", "origin"))
+    kinds, *columns, reqs, ireqs = zip(*(_rank_ops(t, start, k, algs) for t, k in zip(traces, keys)))
+    ptr = np.zeros(len(traces) + 1, np.int64)
+    np.cumsum([len(k) for k in kinds], out=ptr[1:])
+    (req_a, req_b), (ireq_a, ireq_b) = (by_required(*np.concatenate([r + ptr[k] for k, r in enumerate(rows)]).T)
+                                        for rows in (reqs, ireqs))
+    kind, size, peer, tag, origin = (np.concatenate(c) for c in (kinds, *columns))
     zeros = np.zeros(kind.shape[0], np.int64)
-    sched = GoalSchedule(len(ranks), ptr, kind, size, peer, tag, zeros, zeros.copy(), req_a, req_b, ireq_a, ireq_b)
+    sched = GoalSchedule(len(traces), ptr, kind, size, peer, tag, zeros, zeros.copy(), req_a, req_b, ireq_a, ireq_b)
     _check_messages(sched, origin, traces)
-    calc = np.bincount(sched.rank_of, np.where(kind == CALC, size, 0.0), minlength=len(ranks)) / NS
-    return TracedSchedule(sched, origin, measured_span(traces), calc)
+    calc = np.bincount(sched.rank_of, np.where(kind == CALC, size, 0.0), minlength=len(traces)) / NS
+    return TracedSchedule(sched, origin, max(float(t.records["t0"][-1]) for t in traces) - start, calc)
+
+
+def by_required(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dependencies (``a`` requires ``b``) ordered by the operation required, then the dependent one, as the GOAL
+    readers give them."""
+    order = np.argsort(b * (int(a.max(initial=0)) + 1) + a, kind="stable")
+    return a[order], b[order]
