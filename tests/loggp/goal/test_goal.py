@@ -12,16 +12,20 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from bad_goal import BAD_GOAL
 from random_programs import random_program
 from txt2bin_grammar import accepted_by_txt2bin_grammar
 
+from perfcompose.errors import InputError
 from perfcompose.loggp import LogGP
 from perfcompose.loggp.goal.loggopsim import simulate_goal
 from perfcompose.loggp.goal.schedule import (
+    LazySequence,
     goal_text,
     looks_like_goal,
     parse_goal,
     program_to_goal,
+    read_goal,
     write_goal,
 )
 
@@ -79,3 +83,24 @@ def test_loggopsim_reads_the_written_file_and_agrees(tmp_path, seed, P, M, max_b
                           "-g", "1000", "-G", "6", "-b"], check=True, capture_output=True, text=True).stdout
     theirs = float(re.search(r"Maximum finishing time at host \d+: (\d+)", out).group(1))  # type: ignore[union-attr]
     assert simulate_goal(schedule, LogGP(2500, 1500, 1000, 6)).makespan == theirs
+
+
+@pytest.mark.parametrize("text, line, needle", BAD_GOAL)
+def test_errors_in_a_file_are_located_by_the_line_reader(write_file, text, line, needle):
+    path = write_file("bad.goal", text)
+    with pytest.raises(InputError) as info:
+        read_goal(path)
+    assert info.value.line == line and needle in str(info.value) and str(path) in str(info.value)
+
+
+def test_lazy_items_are_read_once_and_only_when_first_asked_for() -> None:
+    calls = []
+
+    def read() -> tuple[int, ...]:
+        calls.append(1)
+        return (5, 6, 7)
+
+    seq: LazySequence[int] = LazySequence(read, 3)
+    assert len(seq) == 3 and calls == []
+    assert seq[1] == 6 and list(seq[1:]) == [6, 7] and list(seq) == [5, 6, 7]
+    assert calls == [1]

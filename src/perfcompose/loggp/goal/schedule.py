@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar, overload
 
 import numpy as np
 
@@ -35,6 +35,7 @@ SEND, RECV, CALC = 0, 1, 2  #: operation kinds, in the order LogGOPSim issues ne
 KIND_NAMES = ("send", "recv", "calc")
 #: words txt2bin reads as keywords where a label stands (a label spelt so is a syntax error there)
 KEYWORDS = frozenset({"send", "recv", "calc", "rank", "num_ranks"})
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -305,13 +306,36 @@ class _GoalParser:
                             ireq_b, None, tuple(b.labels[i] for i in perm), _i64(b.lines)[p])
 
 
-def _from_arrays(cols: dict[str, Any], labels: Callable[[], tuple[str, ...] | None]) -> GoalSchedule:
-    from perfcompose.loggp.goal.goal_arrays import LazyLabels
+class LazySequence(Sequence[T]):
+    """``n`` items, given by ``read()`` when first asked for: the columns of a schedule that only an error message or a
+    report reads (its operations' labels and lines), kept out of memory and off the reading time until then."""
 
-    n = int(cols["kind"].shape[0])
-    return GoalSchedule(cols["num_ranks"], cols["op_ptr"], cols["kind"], cols["size"], cols["peer"], cols["tag"],
-                        cols["cpu"], cols["nic"], cols["req_a"], cols["req_b"], cols["ireq_a"], cols["ireq_b"], None,
-                        LazyLabels(labels, n), cols["lines"])
+    def __init__(self, read: Callable[[], Any], n: int) -> None:
+        self._read, self._n = read, n
+        self._items: Any = None
+
+    def _all(self) -> Any:
+        if self._items is None:
+            self._items = self._read()
+        return self._items
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[T]: ...
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._all()[i]
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self._all())
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.asarray(self._all(), dtype=dtype)
 
 
 def _estimate(nbytes: int, what: str) -> None:
@@ -324,30 +348,47 @@ def _read_compiled(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any]
     from perfcompose.loggp.goal.goal_compiled import read_goal_compiled
 
     with opener() as fh:
-        return read_goal_compiled(fh.read, size)
+        return read_goal_compiled(fh, size)
 
 
 def _read_lean(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any] | None:
-    from perfcompose.loggp.goal.goal_text_lean import read_goal_lean
+    """The columns of the typed buffers :func:`.goal_buffers.lean_buffers` reads, as arrays; an operation's line, asked
+    for only by an error message, is read again from the text (:mod:`.goal_compiled`) when first asked for."""
+    from perfcompose.loggp.goal.goal_buffers import COLUMNS, lean_buffers
 
-    return read_goal_lean(opener, size)
+    def offsets(num_ranks: int, ranks: Any, counts: Any) -> np.ndarray:
+        per_rank = np.zeros(num_ranks + 1, np.int64)
+        per_rank[np.asarray(ranks) + 1] = counts
+        return np.cumsum(per_rank)
+
+    got = lean_buffers(opener, size, offsets)
+    if got is None:
+        return None
+
+    def lines() -> np.ndarray:
+        again = _read_compiled(opener, size)
+        assert again is not None  # the same text, read with all its columns
+        return np.asarray(again["lines"])
+
+    columns = {c: np.asarray(getattr(got, c)) for c in COLUMNS}
+    return {"num_ranks": got.num_ranks, **columns, "lines": LazySequence[int](lines, got.num_ops)}
 
 
-#: the readers of GOAL text's columns, in the order they are tried: in C the form perfcompose writes
-#: (:mod:`.goal_text_lean`), in C the form Schedgen writes too (:mod:`.goal_compiled`); each gives
-#: None for a text it does not read (or where the extension is not built), and the line reader,
-#: the reference, takes it
+#: the readers of GOAL text's columns, in the order they are tried: in C the form perfcompose writes, into typed
+#: buffers (:mod:`.goal_buffers`), in C the form Schedgen writes too (:mod:`.goal_compiled`); each gives None for a
+#: text it does not read (or where the extension is not built), and the line reader, the reference, takes it
 READERS: tuple[Callable[[Callable[[], IO[bytes]], int], dict[str, Any] | None], ...] = (_read_lean, _read_compiled)
 
 
 def _read_text(opener: Callable[[], IO[bytes]], size: int, what: str, lines: Callable[[], GoalSchedule]
                ) -> GoalSchedule:
-    """The schedule from the first of :data:`READERS` that reads the text, else from ``lines``."""
+    """The schedule from the first of :data:`READERS` that reads the text (its labels read by ``lines`` when first
+    asked for), else from ``lines``."""
     _estimate(size, what)
     cols = next((c for read in READERS if (c := read(opener, size)) is not None), None)
     if cols is None:
         return lines()
-    return _from_arrays(cols, lambda: lines().labels)  # type: ignore[arg-type, return-value]
+    return GoalSchedule(**cols, labels=LazySequence(lambda: lines().labels, int(cols["kind"].shape[0])))
 
 
 def parse_goal(text: str, path: str | Path = "<goal>") -> GoalSchedule:
