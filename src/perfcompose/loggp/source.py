@@ -55,8 +55,6 @@ class LogGPSource:
         self.template, self.params, self.name = template, params, name
         self.origin = template.source if origin is None else origin
         self.options = replace(opts, worst_case=bool(opts.worst_case), seed=int(opts.seed))
-        self.worst_case, self.ties, self.seed = self.options.worst_case, self.options.ties, self.options.seed
-        self.gap_origin = self.options.gap_origin
         self.simulations = 0
         self._cache: dict[tuple[float, ...], float] = {}
         #: parameters the calibration could as well have given (see params.calibration_members)
@@ -88,9 +86,7 @@ class LogGPSource:
         cached = self._cache.get(key)
         if cached is None:
             program = self.template.instantiate(dict(zip(self.parameters, key)))
-            result = simulate_program(program, self.params, worst_case=self.worst_case,
-                                      gap_origin=self.gap_origin, ties=self.ties,
-                                      seed=self.seed, timelines=False)
+            result = simulate_program(program, self.params, **asdict(self.options), timelines=False)
             cached = self._cache[key] = result.makespan
             self.simulations += 1
         return cached

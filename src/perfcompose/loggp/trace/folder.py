@@ -2,6 +2,7 @@
 measured from the traces) and ``schedule.goal`` (the run as a GOAL schedule, times in ns)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 from perfcompose.loggp.goal.schedule import write_goal
 from perfcompose.loggp.trace.options import TraceOptions
 from perfcompose.loggp.trace.otf2_reader import read_otf2
-from perfcompose.loggp.trace.protocol import with_rendezvous
+from perfcompose.loggp.trace.protocol import rendezvous
 from perfcompose.loggp.trace.records import read_traces
 from perfcompose.loggp.trace.schedule import TracedSchedule, trace_schedule
 from perfcompose.loggp.trace.tracer import TracedRun, TracerError, run_traced
@@ -26,7 +27,10 @@ def schedule_folder(folder: Path, algorithms: Mapping[str, str] | None = None, *
     a Score-P OTF2 trace (``*.otf2``), the schedule then written beside it."""
     otf2 = folder.suffix == ".otf2"
     traces = read_otf2(folder) if otf2 else read_traces(folder)
-    traced = with_rendezvous(trace_schedule(traces, algorithms), eager)
+    traced = trace_schedule(traces, algorithms)
+    if eager is not None:
+        schedule, src = rendezvous(traced.schedule, eager)
+        traced = dataclasses.replace(traced, schedule=schedule, origin=traced.origin[src])
     if write:
         write_goal(traced.schedule, folder.with_name(SCHEDULE_FILE) if otf2 else folder / SCHEDULE_FILE)
     return traced

@@ -25,15 +25,13 @@ to send for the other's request) nor with the program's own messages (tags below
 """
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from perfcompose.errors import InputError
 from perfcompose.loggp.goal.schedule import ANY, CALC, RECV, SEND, GoalSchedule
-from perfcompose.loggp.trace.schedule import COLLECTIVE_TAG, TracedSchedule, by_required
+from perfcompose.loggp.trace.schedule import COLLECTIVE_TAG, by_required
 
-__all__ = ["PROTOCOL_TAG", "CLEAR_TAG", "rendezvous", "with_rendezvous"]
+__all__ = ["PROTOCOL_TAG", "CLEAR_TAG", "rendezvous"]
 
 PROTOCOL_TAG = 2 ** 29  #: added to a message's tag for its request to send and clear to send
 CLEAR_TAG = 2 ** 28  #: added again for the clear to send
@@ -88,12 +86,3 @@ def _paired(big: np.ndarray, s: GoalSchedule) -> np.ndarray:
         big = big.copy()
         big[ri] = big[si]
     return big
-
-
-def with_rendezvous(traced: TracedSchedule, eager: float | None) -> TracedSchedule:
-    """A traced run's schedule with its messages above ``eager`` bytes sent by rendezvous (None:
-    every message at once, as the trace gives it)."""
-    if eager is None:
-        return traced
-    schedule, src = rendezvous(traced.schedule, eager)
-    return dataclasses.replace(traced, schedule=schedule, origin=traced.origin[src])

@@ -43,7 +43,6 @@ class TracedRun:
     returncode: int
     wall: float
     mpicc: str
-    library: Path
 
 
 def _beside(launcher: str) -> list[str]:
@@ -129,11 +128,11 @@ def run_traced(command: Sequence[str], out: Path, *, mpicc: str | None = None,
     if not command:
         raise InputError("no command to trace", hint="perfcompose loggp trace -o DIR -- mpiexec -n 4 PROGRAM ARGS")
     wrapper = find_mpicc(command, mpicc)
-    lib = build_tracer(wrapper)
+    lib = str(build_tracer(wrapper))
     out.mkdir(parents=True, exist_ok=True)
     for old in (*out.glob("trace.*.bin"), *out.glob("comms.*.txt")):
         old.unlink()
-    preload = " ".join(p for p in (str(lib), os.environ.get("LD_PRELOAD", "")) if p)
+    preload = " ".join(p for p in (lib, os.environ.get("LD_PRELOAD", "")) if p)
     env = {**os.environ, "LD_PRELOAD": preload, "PERFCOMPOSE_TRACE_DIR": str(out.resolve()),
            "PERFCOMPOSE_TRACE_BUFFER": str(buffer)}
     t0 = time.perf_counter()
@@ -142,4 +141,4 @@ def run_traced(command: Sequence[str], out: Path, *, mpicc: str | None = None,
     except OSError as exc:
         raise InputError(f"cannot run {command[0]}: {exc.strerror}", hint="give the command after --, "
                          "e.g. -- mpiexec -n 4 ./program") from None
-    return TracedRun(tuple(command), res.returncode, time.perf_counter() - t0, wrapper, lib)
+    return TracedRun(tuple(command), res.returncode, time.perf_counter() - t0, wrapper)

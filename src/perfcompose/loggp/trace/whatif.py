@@ -89,10 +89,6 @@ def check_range(name: str, value: float | None, unit: str, high: float, where: s
     return value + 0.0  # -0 as 0
 
 
-def _scaled(params: LogGP, name: str, factor: float) -> LogGP:
-    return params.replace(**{name: getattr(params, name) * factor})
-
-
 def _tolerance(run: Callable[[float], float], sweep: Sweep, base: float, slowdown: float,
                value: float) -> Tolerance:
     """The least factor at which ``run`` (makespan by factor) exceeds ``base`` by ``slowdown``:
@@ -124,7 +120,7 @@ def what_if(traced: TracedSchedule, params: LogGP, factors: Sequence[float], slo
     sweeps, tolerances = [], []
     for name in PARAMETERS:
         def run(f: float, name: str = name) -> float:
-            return base if f == 1.0 else makespan(traced, _scaled(params, name, f), S=S)
+            return base if f == 1.0 else makespan(traced, params.replace(**{name: getattr(params, name) * f}), S=S)
 
         spans = []
         for f in factors:
