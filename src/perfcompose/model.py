@@ -11,23 +11,23 @@ import json
 import math
 import numbers
 import operator
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property
-from typing import Any
+from functools import cached_property, lru_cache
+from typing import Any, NamedTuple
 
 import numpy as np
 import sympy as sp
+from sympy.printing.latex import LatexPrinter
+from sympy.printing.str import StrPrinter
 from sympy.utilities.lambdify import implemented_function
 
 from perfcompose.choices import PipeRule
 from perfcompose.ensemble import LinearEnsemble, percentile_interval
 from perfcompose.errors import ModelError, ModelSyntaxError
 from perfcompose.expression_reader import float64, names_in, parse_expression, parse_srepr, symbol
-from perfcompose.model_order import NotPMNF, Order, PMNFTerm, order_of, pmnf_terms
-from perfcompose.model_printing import extrap_expression_text, latex_text, plain_text
-from perfcompose.pmnf_text import extrap_text
+from perfcompose.pmnf_text import extrap_text, float_text, pmnf_factors
 from perfcompose.units import ROLES, conversion, merge_roles
 
 __all__ = ["Model", "PMNFTerm", "Order", "symbol", "maximum", "compare_order", "parse_expression",
@@ -39,6 +39,174 @@ LARGEST_COMPILED_SUM = 100
 MODEL_FORMAT = "perfcompose-model/1"
 #: the records of ``perfcompose fit --json``: one fitted model of a region and metric each
 FIT_FORMAT = "perfcompose-fit/1"
+
+
+# -- printing ------------------------------------------------------------------------------
+
+
+class Log2(sp.Function):
+    """log2 for display only: models hold ``log(x, 2)``; printers show it as ``log2(x)``."""
+
+    nargs = 1
+
+    def _latex(self, printer: Any, exp: Any = None) -> str:
+        arg = printer._print(self.args[0])
+        return rf"\log_2^{{{exp}}}{{{arg}}}" if exp is not None else rf"\log_2{{{arg}}}"
+
+
+Log2.__name__ = "log2"  # prints as log2(...)
+
+
+@lru_cache(maxsize=1024)
+def display_form(expr: sp.Expr) -> sp.Expr:
+    """Rewrite log(a)/log(2) as log2(a) so that PMNF terms read as they are written (kept for
+    the expressions printed last: a command prints a model's label many times, and rebuilding
+    a ``Max`` lets SymPy compare its arguments again)."""
+    return expr.replace(lambda e: isinstance(e, sp.log) and e.args[0] != 2,
+                        lambda e: sp.log(2) * Log2(e.args[0]))
+
+
+class _PlainPrinter(StrPrinter):
+    """SymPy's str printer with round-trip floats (shortest repr) and log2(x)."""
+
+    def _print_Float(self, expr: sp.Float) -> str:  # noqa: N802 (SymPy's naming)
+        return float_text(float(expr))
+
+
+class _ExtrapPrinter(_PlainPrinter):
+    """Plain printer with ``^`` for powers, as Extra-P writes them."""
+
+    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:  # noqa: N802
+        base, exp = expr.as_base_exp()
+        if exp == -1:
+            return f"1 / {self.parenthesize(base, 100)}"
+        return f"{self.parenthesize(base, 100)}^({self._print(exp)})"
+
+
+class _LatexPrinter(LatexPrinter):
+    def _print_Float(self, expr: sp.Float) -> str:  # noqa: N802
+        text = f"{float(expr):.6g}"
+        if "e" in text:
+            mant, ex = text.split("e")
+            return rf"{mant} \cdot 10^{{{int(ex)}}}"
+        return text
+
+
+def plain_text(expr: sp.Expr) -> str:
+    """The expression as perfcompose reads it back: ``1034.17*x*log2(x)``."""
+    return _PlainPrinter({"order": "none"}).doprint(display_form(expr))
+
+
+def extrap_expression_text(expr: sp.Expr) -> str:
+    """The expression with Extra-P's ``^`` for powers."""
+    return _ExtrapPrinter({"order": "none"}).doprint(display_form(expr))
+
+
+def latex_text(expr: sp.Expr) -> str:
+    """LaTeX for papers and notebooks (coefficients to 6 significant digits)."""
+    return _LatexPrinter({"mul_symbol": "dot"}).doprint(display_form(expr))
+
+
+# -- PMNF structure: terms c * prod(p^i * log2(p)^j) and the asymptotic order per parameter ----
+
+
+class Order(NamedTuple):
+    """The growth ``x^i * log2(x)^j`` of a model in one parameter, compared lexicographically."""
+
+    i: Fraction
+    j: Fraction
+
+    def __str__(self) -> str:
+        return " * ".join(pmnf_factors("x", self.i, self.j)) or "1"
+
+
+@dataclass(frozen=True)
+class PMNFTerm:
+    """One PMNF term ``coefficient * prod(p^i * log2(p)^j)``; ``exponents`` maps parameter -> (i, j)."""
+
+    coefficient: float
+    exponents: tuple[tuple[str, Fraction, Fraction], ...]
+
+    def exponent(self, param: str) -> tuple[Fraction, Fraction]:
+        return next(((i, j) for name, i, j in self.exponents if name == param), (Fraction(0), Fraction(0)))
+
+
+class NotPMNF(Exception):
+    """The expression is not of the performance model normal form."""
+
+
+def _fraction(value: sp.Expr) -> Fraction:
+    if not value.is_Rational:
+        raise NotPMNF
+    return Fraction(int(value.p), int(value.q))
+
+
+def order_of(expr: sp.Expr, x: sp.Symbol) -> Order:
+    """The dominant ``(i, j)`` of ``x^i * log2(x)^j`` in ``expr``; NotPMNF where it has none."""
+    if not expr.has(x):
+        return Order(Fraction(0), Fraction(0))
+    if expr == x:
+        return Order(Fraction(1), Fraction(0))
+    if isinstance(expr, (sp.Add, sp.Max)):
+        return max(order_of(a, x) for a in expr.args)
+    if isinstance(expr, sp.Min):
+        return min(order_of(a, x) for a in expr.args)
+    if isinstance(expr, sp.Mul):
+        orders = [order_of(a, x) for a in expr.args]
+        return Order(sum((o.i for o in orders), Fraction(0)), sum((o.j for o in orders), Fraction(0)))
+    if isinstance(expr, sp.Pow):
+        base, exp = expr.args
+        if exp.has(x):
+            raise NotPMNF
+        e = _fraction(exp)
+        i, j = order_of(base, x)
+        return Order(i * e, j * e)
+    if isinstance(expr, sp.log):
+        if order_of(expr.args[0], x).i != 0:
+            return Order(Fraction(0), Fraction(1))
+        raise NotPMNF  # log(log(x)) and the like
+    if isinstance(expr, sp.Piecewise):
+        # pieces bounded above in x (a two-piece model's x <= b) leave the last piece for large x
+        *bounded, (last, cond) = expr.args
+        if cond == sp.true and all(c.free_symbols == {x} and isinstance(c, (sp.LessThan, sp.StrictLessThan))
+                                   and c.lhs == x for _, c in bounded):
+            return order_of(last, x)
+    raise NotPMNF
+
+
+def pmnf_terms(expr: sp.Expr, names: Set[str]) -> tuple[float, tuple[PMNFTerm, ...]] | None:
+    """The PMNF decomposition ``(constant, terms)`` of ``expr`` in the parameters ``names``, or
+    None when it is not PMNF."""
+    constant = 0.0
+    collected: dict[tuple, float] = {}
+    for term in sp.Add.make_args(sp.expand(display_form(expr))):
+        coef = 1.0
+        exps: dict[str, list[Fraction]] = {}
+        for base, exp in term.as_powers_dict().items():
+            if base.is_number and not exp.is_number:
+                return None
+            if base.is_number:
+                value = complex(sp.N(base ** exp))
+                if value.imag:
+                    return None
+                coef *= value.real
+                continue
+            try:
+                e = _fraction(exp)
+            except NotPMNF:
+                return None
+            if isinstance(base, sp.Symbol) and base.name in names:
+                exps.setdefault(base.name, [Fraction(0), Fraction(0)])[0] += e
+            elif isinstance(base, Log2) and isinstance(base.args[0], sp.Symbol):
+                exps.setdefault(base.args[0].name, [Fraction(0), Fraction(0)])[1] += e
+            else:
+                return None
+        key = tuple(sorted((n, v[0], v[1]) for n, v in exps.items() if v[0] or v[1]))
+        if not key:
+            constant += coef
+        else:
+            collected[key] = collected.get(key, 0.0) + coef
+    return constant, tuple(PMNFTerm(c, k) for k, c in collected.items() if c != 0.0)
 
 
 def _json_number(v: Any) -> Any:
