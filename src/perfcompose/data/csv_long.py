@@ -14,8 +14,7 @@ from perfcompose.errors import DataFormatError
 RESERVED = ("region", "callpath", "metric", "unit", "value", "repetition")
 
 
-def read(path: Path, text: str | None = None) -> Experiment:
-    text = path.read_text() if text is None else text
+def read(path: Path, text: str) -> Experiment:
     reader = csv.reader(io.StringIO(text))
     try:
         header = [h.strip() for h in next(reader)]

@@ -86,8 +86,8 @@ class _State:
     sparse: bool = False
 
 
-def read(path: Path, data: bytes | None = None) -> Experiment:
-    data = path.read_bytes() if data is None else data
+def read(path: Path) -> Experiment:
+    data = path.read_bytes()
     s = _Stream(data, path)
     if len(data) < 2 or s.mark() != "EXTRAP_EXPERIMENT":
         raise s.fail("no EXTRAP_EXPERIMENT mark")

@@ -25,8 +25,7 @@ from perfcompose.data.perfcompose_json import plain
 from perfcompose.errors import DataFormatError
 
 
-def read(path: Path, text: str | None = None, doc: Any = None) -> Experiment:
-    text = path.read_text() if text is None else text
+def read(path: Path, text: str, doc: Any = None) -> Experiment:
     if doc is None:
         try:
             doc = json_text.loads(text)

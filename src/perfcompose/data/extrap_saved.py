@@ -133,8 +133,8 @@ def _point(coordinate: tuple[float, ...], entry: Any, where: str, store: _ValueS
     raise DataFormatError(f"{where}: a point has neither values nor a finite mean or median", path=store.path)
 
 
-def _in_archive(path: Path, data: bytes | None, use: Callable[[zipfile.ZipFile], Any]) -> Any:
-    data = path.read_bytes() if data is None else data
+def _in_archive(path: Path, use: Callable[[zipfile.ZipFile], Any]) -> Any:
+    data = path.read_bytes()
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             return use(archive)
@@ -144,11 +144,11 @@ def _in_archive(path: Path, data: bytes | None, use: Callable[[zipfile.ZipFile],
 
 def document(path: Path) -> Any:
     """The parsed ``experiment.json`` of a saved experiment (its model sets are under ``modelers``)."""
-    return _in_archive(path, None, lambda archive: _document(path, archive))
+    return _in_archive(path, lambda archive: _document(path, archive))
 
 
-def read(path: Path, data: bytes | None = None) -> Experiment:
-    return _in_archive(path, data, lambda archive: _experiment(path, _document(path, archive),
+def read(path: Path) -> Experiment:
+    return _in_archive(path, lambda archive: _experiment(path, _document(path, archive),
                                                                _ValueStore(archive, path)))
 
 

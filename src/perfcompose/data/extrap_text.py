@@ -49,8 +49,7 @@ def _points(value: str, nparams: int, at: Callable[[], Line]) -> list[tuple[floa
     return coords
 
 
-def read(path: Path, text: str | None = None) -> Experiment:
-    text = path.read_text() if text is None else text
+def read(path: Path, text: str) -> Experiment:
     params: list[str] = []
     coords: list[tuple[float, ...]] = []
     points_line: dict[tuple[float, ...], int] = {}

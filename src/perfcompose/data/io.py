@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -24,27 +25,14 @@ from perfcompose.data.measurement_lines import JSON_LINES, TALPAS
 from perfcompose.errors import DataFormatError, UnknownFormatError
 from perfcompose.limits import check_memory
 
-FORMATS: dict[str, ModuleType] = {
-    "perfcompose": perfcompose_json,
-    "csv": csv_long,
-    "extrap-text": extrap_text,
-    "extrap-json": extrap_json,
-}
-
-# formats perfcompose reads but does not write
-READ_ONLY: dict[str, Any] = {
-    "jsonl": JSON_LINES,
-    "talpas": TALPAS,
-    "cube": cube,
-}
-
-# binary formats, detected by their first bytes before the file is read as text
-BINARY: dict[str, ModuleType] = {
-    "extrap-saved": extrap_saved,
-    "extrap3": extrap3,
-}
-
-# every format perfcompose writes: the text formats and Extra-P's saved experiments
+#: the text formats perfcompose reads and writes, by name
+FORMATS: dict[str, ModuleType] = {"perfcompose": perfcompose_json, "csv": csv_long, "extrap-text": extrap_text,
+                                  "extrap-json": extrap_json}
+#: the text formats perfcompose reads and does not write (a directory of CUBE profiles: ``cube``)
+READ_ONLY: dict[str, Any] = {"jsonl": JSON_LINES, "talpas": TALPAS, "cube": cube}
+#: binary formats, detected by their first bytes before the file is read as text
+BINARY: dict[str, ModuleType] = {"extrap-saved": extrap_saved, "extrap3": extrap3}
+#: every format perfcompose writes: the text formats and Extra-P's saved experiments
 WRITABLE: tuple[str, ...] = (*FORMATS, "extrap-saved")
 
 _HELP = ("perfcompose reads perfcompose JSON (.json with 'points' or 'series'), CSV in long form (.csv), "
@@ -65,14 +53,7 @@ def detect(path: Path, text: str) -> str:
     return _detect(path, text)[0]
 
 
-def _lines(text: str) -> Iterator[str]:
-    """The lines of ``text`` one at a time (a large file's first lines, without splitting it all)."""
-    start = 0
-    while start < len(text):
-        end = text.find("\n", start)
-        end = len(text) if end < 0 else end
-        yield text[start:end]
-        start = end + 1
+_NOTHING = re.match("()", "")
 
 
 def _detect(path: Path, text: str) -> tuple[str, Any]:
@@ -80,8 +61,8 @@ def _detect(path: Path, text: str) -> tuple[str, Any]:
     its reader; else None); several JSON values in a row are no format of ours."""
     if path.suffix.lower() == ".jsonl":
         return "jsonl", None
-    first_line = next((ln for ln in _lines(text) if ln.strip()), "")
-    if first_line.lstrip().startswith("{"):
+    first_line = (re.search(r"\S[^\n]*", text) or _NOTHING).group()
+    if first_line.startswith("{"):
         if JSON_LINES.sniff(first_line) or TALPAS.sniff(first_line):
             return "jsonl" if JSON_LINES.sniff(first_line) else "talpas", None
         try:
@@ -94,7 +75,7 @@ def _detect(path: Path, text: str) -> tuple[str, Any]:
         if isinstance(doc, dict) and ("measurements" in doc or "callpaths" in doc):
             return "extrap-json", doc
         return "perfcompose", None
-    first = next((ln.strip() for ln in _lines(text) if ln.strip() and not ln.strip().startswith("#")), "")
+    first = (re.search(r"^[^\S\n]*([^#\s][^\n]*)", text, re.MULTILINE) or _NOTHING).group(1).strip()
     suffix = path.suffix.lower()
     if (first.split() or [""])[0] in extrap_text.KEYWORDS:
         return "extrap-text", None
@@ -164,10 +145,8 @@ def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None,
         raise DataFormatError("the file is empty", path=path)
     with json_text.paused_gc():
         name, doc = (fmt, None) if fmt else _detect(path, text)
-        if name == "extrap-json" and doc is not None:
-            experiment = extrap_json.read(path, text, doc=doc)
-        else:
-            experiment = {**FORMATS, **READ_ONLY}[name].read(path, text)
+        reader = {**FORMATS, **READ_ONLY}[name]
+        experiment = extrap_json.read(path, text, doc) if name == "extrap-json" else reader.read(path, text)
         del doc
     return experiment.select(metric=metric) if metric is not None else experiment
 

@@ -37,8 +37,31 @@ class Layout:
             return False
         return isinstance(record, dict) and self.looks(record)
 
-    def read(self, path: Path, text: str | None = None) -> Experiment:
-        return read(self, path, text)
+    def read(self, path: Path, text: str) -> Experiment:
+        """Read every line into repetitions per (call path, metric, coordinate); linear in the file size."""
+        params: tuple[str, ...] | None = None
+        groups: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
+        negative: dict[tuple[str, str], list[tuple[Line, list[float]]]] = {}  # lines with a value below 0
+        for lineno, raw in enumerate(text.splitlines(), start=1):
+            if not raw.strip():
+                continue
+            where = Line(path, lineno, raw)
+            record = _record(raw, self, where)
+            if params is None:
+                params = _parameters(record[self.params_key], self, where)
+            coordinate = _coordinate(record[self.params_key], params, self, where)
+            key = (_name(record, "callpath", where), _name(record, "metric", where) or "time")
+            values = _values(record["value"], where)
+            groups.setdefault(key, {}).setdefault(coordinate, []).extend(values)
+            if min(values) < 0:
+                negative.setdefault(key, []).append((where, values))
+        if params is None:
+            raise DataFormatError("no measurement lines", path=path,
+                                  hint=f"one object per line, e.g. {self.example}")
+        check_negative_lines(negative, lambda key: groups[key].values())
+        series = tuple(Series(metric, tuple(Point(c, tuple(v)) for c, v in points.items()), region)
+                       for (region, metric), points in groups.items())
+        return Experiment(params, series, source=str(path))
 
 
 JSON_LINES = Layout(
@@ -51,34 +74,6 @@ TALPAS = Layout(
     example='{"parameters": {"x": 20}; "metric": "time"; "callpath": "compute"; "value": 82.0}',
     looks=lambda record: (isinstance(record.get("parameters"), dict) and "value" in record
                           and ("callpath" in record or "metric" in record)))
-
-
-def read(layout: Layout, path: Path, text: str | None = None) -> Experiment:
-    """Read every line into repetitions per (call path, metric, coordinate); linear in the file size."""
-    text = path.read_text() if text is None else text
-    params: tuple[str, ...] | None = None
-    groups: dict[tuple[str, str], dict[tuple[float, ...], list[float]]] = {}
-    negative: dict[tuple[str, str], list[tuple[Line, list[float]]]] = {}  # lines with a value below 0
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        where = Line(path, lineno, raw)
-        record = _record(raw, layout, where)
-        if params is None:
-            params = _parameters(record[layout.params_key], layout, where)
-        coordinate = _coordinate(record[layout.params_key], params, layout, where)
-        key = (_name(record, "callpath", where), _name(record, "metric", where) or "time")
-        values = _values(record["value"], where)
-        groups.setdefault(key, {}).setdefault(coordinate, []).extend(values)
-        if min(values) < 0:
-            negative.setdefault(key, []).append((where, values))
-    if params is None:
-        raise DataFormatError("no measurement lines", path=path,
-                              hint=f"one object per line, e.g. {layout.example}")
-    check_negative_lines(negative, lambda key: groups[key].values())
-    series = tuple(Series(metric, tuple(Point(c, tuple(v)) for c, v in points.items()), region)
-                   for (region, metric), points in groups.items())
-    return Experiment(params, series, source=str(path))
 
 
 def _record(raw: str, layout: Layout, where: Line) -> dict[str, Any]:

@@ -24,8 +24,7 @@ def _number(value: Any, what: str, at: Line) -> float:
     return float(value)
 
 
-def read(path: Path, text: str | None = None) -> Experiment:
-    text = path.read_text() if text is None else text
+def read(path: Path, text: str) -> Experiment:
     try:
         doc = json.loads(text, parse_constant=lambda c: float(c))
     except json.JSONDecodeError as exc:
