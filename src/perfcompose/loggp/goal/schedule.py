@@ -163,22 +163,6 @@ def looks_like_goal(head: str) -> bool:
     return _strip_comments(head).lstrip().startswith("num_ranks")
 
 
-class _Builder:
-    """Columns of the operations being parsed."""
-
-    def __init__(self) -> None:
-        self.kind: list[int] = []
-        self.size: list[float] = []
-        self.peer: list[int] = []
-        self.tag: list[int] = []
-        self.cpu: list[int] = []
-        self.nic: list[int] = []
-        self.labels: list[str] = []
-        self.lines: list[int] = []
-        self.req: list[tuple[int, int]] = []
-        self.ireq: list[tuple[int, int]] = []
-
-
 class _GoalParser:
     """The state of parsing one GOAL text: the rank block open, its labels and dependencies."""
 
@@ -188,7 +172,10 @@ class _GoalParser:
         self.path = path
         self.num_ranks: int | None = None
         self.blocks: dict[int, tuple[int, int]] = {}  # rank -> (first op, end) in parse order
-        self.b = _Builder()
+        #: per operation (kind, size, peer, tag, cpu, nic, label, line), and the dependencies as pairs of operations
+        self.ops: list[tuple[int, float, int, int, int, int, str, int]] = []
+        self.req: list[tuple[int, int]] = []
+        self.ireq: list[tuple[int, int]] = []
         self.current: int | None = None
         self.first = 0
         self.labels: dict[str, int] = {}
@@ -216,7 +203,7 @@ class _GoalParser:
                 raise self.error(k, f"rank {current} is not below num_ranks = {self.num_ranks}")
             if current in self.blocks:
                 raise self.error(k, f"rank {current} defined twice")
-            self.current, self.first, self.labels, self.deps = current, len(self.b.kind), {}, []
+            self.current, self.first, self.labels, self.deps = current, len(self.ops), {}, []
         else:
             raise self.error(k, "expected 'num_ranks N' or 'rank R {'")
 
@@ -227,9 +214,9 @@ class _GoalParser:
                 if name not in self.labels:
                     raise self.error(line_no, f"undefined label {name!r}", column=c,
                                      hint=f"label an operation of rank {self.current} '{name}: ...' first")
-            (self.b.req if how == "requires" else self.b.ireq).append((self.labels[a], self.labels[lb]))
+            (self.req if how == "requires" else self.ireq).append((self.labels[a], self.labels[lb]))
         assert self.current is not None
-        self.blocks[self.current] = (self.first, len(self.b.kind))
+        self.blocks[self.current] = (self.first, len(self.ops))
         self.current = None
 
     def operation(self, k: int, full: str, m: re.Match[str]) -> None:
@@ -242,7 +229,7 @@ class _GoalParser:
         num_ranks = self.num_ranks
         assert num_ranks is not None
         if label:
-            self.labels[label] = len(self.b.kind)
+            self.labels[label] = len(self.ops)
         if m["calc"]:
             kind, size, peer, tag, cpu, nic = CALC, float(m["csize"]), 0, 0, int(m["ccpu"] or 0), 0
         else:
@@ -265,15 +252,7 @@ class _GoalParser:
                 raise self.error(k, f"{what} {text} is too large: at most 2^63 - 1", column=full.find(text) + 1,
                                  hint=f"number the {what}s from 0 upwards" if what != "tag" else
                                  "use tags from 0 upwards (-1 in a recv matches any tag)")
-        b = self.b
-        b.kind.append(kind)
-        b.size.append(size)
-        b.peer.append(peer)
-        b.tag.append(tag)
-        b.cpu.append(cpu)
-        b.nic.append(nic)
-        b.labels.append(label)
-        b.lines.append(k + 1)
+        self.ops.append((kind, size, peer, tag, cpu, nic, label, k + 1))
 
     def schedule(self) -> GoalSchedule:
         """The operations in rank order (a missing rank has none)."""
@@ -282,16 +261,16 @@ class _GoalParser:
                              hint="end every rank block with a line '}'")
         if self.num_ranks is None:
             raise InputError("no 'num_ranks N' line", path=self.path, hint=_GOAL_HINT)
-        b = self.b
         perm: list[int] = []
         ptr = [0]
         for r in range(self.num_ranks):
             lo, hi = self.blocks.get(r, (0, 0))
             perm.extend(range(lo, hi))
             ptr.append(len(perm))
-        where = np.empty(len(b.kind), dtype=np.int64)
+        ops = [self.ops[i] for i in perm]
+        kind, size, peer, tag, cpu, nic, labels, lines = zip(*ops) if ops else ((),) * 8
+        where = np.empty(len(self.ops), dtype=np.int64)
         where[np.asarray(perm, dtype=np.int64)] = np.arange(len(perm), dtype=np.int64)
-        p = np.asarray(perm, dtype=np.int64)
 
         def deps_of(pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
             arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
@@ -299,11 +278,11 @@ class _GoalParser:
             order = np.argsort(b, kind="stable")  # by the operation required, as every reader gives them
             return a[order], b[order]
 
-        req_a, req_b = deps_of(b.req)
-        ireq_a, ireq_b = deps_of(b.ireq)
-        return GoalSchedule(self.num_ranks, _i64(ptr), np.asarray(b.kind, dtype=np.int8)[p], np.asarray(b.size)[p],
-                            _i64(b.peer)[p], _i64(b.tag)[p], _i64(b.cpu)[p], _i64(b.nic)[p], req_a, req_b, ireq_a,
-                            ireq_b, None, tuple(b.labels[i] for i in perm), _i64(b.lines)[p])
+        req_a, req_b = deps_of(self.req)
+        ireq_a, ireq_b = deps_of(self.ireq)
+        return GoalSchedule(self.num_ranks, _i64(ptr), np.asarray(kind, dtype=np.int8), np.asarray(size, dtype=float),
+                            _i64(peer), _i64(tag), _i64(cpu), _i64(nic), req_a, req_b, ireq_a, ireq_b, None, labels,
+                            _i64(lines))
 
 
 class LazySequence(Sequence[T]):
