@@ -120,7 +120,7 @@ def _grow2(a, n):
 
 @njit(cache=True)
 def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed):
-    """Simulate; returns (status, pc, value, keys, mults, busy, counts, uses, max_threads): ``value``
+    """Simulate; returns (status, pc, value, keys, mults, busy, uses, max_threads): ``value``
     the completion time, or the offending value at ``pc``; ``randomness`` 0, 1 or 2 (exponential use, and delays)."""
     np.random.seed(seed)
     stack = np.zeros(max_stack + 1)
@@ -151,7 +151,6 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
     r_mult = np.zeros(16, np.int64)
     r_off = np.zeros(16, np.int64)
     r_busy = np.zeros(16)
-    r_count = np.zeros(16, np.int64)
     pool = np.zeros(64)
     npool = 0
     uses = 0
@@ -174,11 +173,11 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
             mult_f = _value(code[pc, 2], fixed, ecode, econst, estart, env, tid, stack)
             t = _value(code[pc, 3], fixed, ecode, econst, estart, env, tid, stack)
             if not (abs(key_f) < 1e15) or key_f != np.floor(key_f):
-                return ERR_KEY, pc, key_f, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live
+                return ERR_KEY, pc, key_f, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
             if not (mult_f >= 1.0 and mult_f <= MAX_MULTIPLICITY) or mult_f != np.floor(mult_f):
-                return ERR_MULT, pc, mult_f, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live
+                return ERR_MULT, pc, mult_f, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
             if not (t >= 0.0):
-                return ERR_TIME, pc, t, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live
+                return ERR_TIME, pc, t, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
             key = np.int64(key_f)
             mult = np.int64(mult_f)
             mask = tcap - 1
@@ -197,11 +196,9 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                     r_mult = _grow1(r_mult, 2 * r_mult.shape[0])
                     r_off = _grow1(r_off, 2 * r_off.shape[0])
                     r_busy = _grow1(r_busy, 2 * r_busy.shape[0])
-                    r_count = _grow1(r_count, 2 * r_count.shape[0])
                 r_key[rid] = key
                 r_mult[rid] = mult
                 r_busy[rid] = 0.0
-                r_count[rid] = 0
                 if npool + mult > pool.shape[0]:
                     newcap = 2 * pool.shape[0]
                     while newcap < npool + mult:
@@ -227,8 +224,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                     tvals = nv
                     tcap = newt
             elif r_mult[rid] != mult:
-                return (ERR_MULT_CHANGED, pc, mult_f, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres],
-                        uses, max_live)
+                return ERR_MULT_CHANGED, pc, mult_f, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
             if randomness >= 1 and t > 0.0:  # exponential service times
                 t = np.random.exponential(t)
             off = r_off[rid]
@@ -241,7 +237,6 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                 # the servers' free times as a heap of keys alone: the same array holds its tie-breaks and ids
                 heap_replace_root(pool, pool, pool, off, mult, clock, clock, clock)
             r_busy[rid] += t
-            r_count[rid] += 1
             uses += 1
             pc += 1
         else:
@@ -252,7 +247,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
             if op == OP_DELAY:
                 t = _value(code[pc, 1], fixed, ecode, econst, estart, env, tid, stack)
                 if not (t >= 0.0):
-                    return ERR_TIME, pc, t, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live
+                    return ERR_TIME, pc, t, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
                 if randomness == 2 and t > 0.0:  # exponential delays too
                     t = np.random.exponential(t)
                 clock += t
@@ -285,12 +280,12 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                     else:
                         pc = code[pc, 2]
                 else:
-                    return ERR_PROB, pc, c, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live
+                    return ERR_PROB, pc, c, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
             elif op == OP_LOOP_INIT:
                 lo = _value(code[pc, 2], fixed, ecode, econst, estart, env, tid, stack)
                 hi_ = _value(code[pc, 3], fixed, ecode, econst, estart, env, tid, stack)
                 if not (abs(lo) < 1e15 and abs(hi_) < 1e15):
-                    return ERR_BOUND, pc, lo, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live
+                    return ERR_BOUND, pc, lo, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
                 env[tid, code[pc, 1]] = np.ceil(lo - 1e-9)
                 env[tid, code[pc, 1] + 1] = np.floor(hi_ + 1e-9)
                 pc += 1
@@ -314,8 +309,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                     lo = _value(code[pc, 2], fixed, ecode, econst, estart, env, tid, stack)
                     hi_ = _value(code[pc, 3], fixed, ecode, econst, estart, env, tid, stack)
                     if not (abs(lo) < 1e15 and abs(hi_) < 1e15):
-                        return (ERR_BOUND, pc, lo, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses,
-                                max_live)
+                        return ERR_BOUND, pc, lo, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
                     first = np.ceil(lo - 1e-9)
                     n = int(np.floor(hi_ + 1e-9) - first + 1)
                     cont = code[pc, 4]
@@ -323,8 +317,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                         pc = cont
                         continue
                 if live + n > MAX_THREADS:
-                    return (ERR_THREADS, pc, float(live + n), r_key[:nres], r_mult[:nres], r_busy[:nres],
-                            r_count[:nres], uses, max_live)
+                    return ERR_THREADS, pc, float(live + n), r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
                 t_pending[tid] = n
                 t_maxend[tid] = clock
                 t_pc[tid] = cont
@@ -387,4 +380,4 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
             nheap -= 1
             if nheap > 0:
                 heap_replace_root(ht, htb, hi, 0, nheap, ht[nheap], htb[nheap], hi[nheap])
-    return OK, -1, finish, r_key[:nres], r_mult[:nres], r_busy[:nres], r_count[:nres], uses, max_live
+    return OK, -1, finish, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live

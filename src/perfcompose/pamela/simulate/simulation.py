@@ -306,7 +306,7 @@ def simulate_process(normal: NormalForm, values: Mapping[str, float], *, process
     const = np.flatnonzero((np.diff(estart) == 1) & (ecode[estart[:-1], 0] == event_kernel.E_CONST))
     fixed[const] = econst[ecode[estart[const], 1]]
     started = time.perf_counter()
-    status, pc, value, keys, mults, busy, counts, uses, max_live = event_kernel.run(
+    status, pc, value, keys, mults, busy, uses, max_live = event_kernel.run(
         code, fixed, ecode, econst, estart, flat.nslots, flat.max_stack, _RANDOMNESS[distribution], int(seed))
     wall = time.perf_counter() - started
     if status != event_kernel.OK:
