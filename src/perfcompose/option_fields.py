@@ -22,7 +22,7 @@ from dataclasses import Field, field, fields
 from typing import Any
 
 __all__ = ["option", "shared", "declared", "default_of", "help_of", "flag_of", "key_of", "design_keys", "cli_option",
-           "command", "value_kind", "OPTION_HELP"]
+           "command", "value_hint", "value_kind", "OPTION_HELP"]
 
 #: the metadata key under which a field's help is kept; a field without it is no option
 OPTION_HELP = "help"
@@ -80,13 +80,17 @@ def design_keys(cls: type) -> tuple[str, ...]:
     return tuple(key_of(cls, f.name) for f in fields(cls) if OPTION_HELP in f.metadata)
 
 
+def value_hint(cls: type, name: str) -> Any:
+    """The type hint of the option's value: that of an optional value without its None."""
+    hint = typing.get_type_hints(cls)[name]
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    return args[0] if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(args) == 1 else hint
+
+
 def value_kind(cls: type, name: str) -> type | tuple[type, ...]:
     """The Python type(s) a design file's value of the option must have: a Literal's values'
     type, the type of an optional value, and ints as well as floats for a float."""
-    hint = typing.get_type_hints(cls)[name]
-    args = [a for a in typing.get_args(hint) if a is not type(None)]
-    if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(args) == 1:
-        hint = args[0]
+    hint = value_hint(cls, name)
     if typing.get_origin(hint) is typing.Literal:
         hint = type(typing.get_args(hint)[0])
     if hint is float:

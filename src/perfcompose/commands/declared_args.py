@@ -19,14 +19,13 @@ None, and the caller hands the whole command line to typer, which reads or refus
 from __future__ import annotations
 
 import re
-import types
 import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfcompose.option_fields import declared, flag_of
+from perfcompose.option_fields import declared, flag_of, value_hint
 
 __all__ = ["Declared", "options", "read_args"]
 
@@ -49,10 +48,7 @@ class Declared:
 
 def _declared(cls: type, name: str) -> Declared:
     declared(cls, name)  # a KeyError for an option that is not declared
-    hint = typing.get_type_hints(cls)[name]
-    args = [a for a in typing.get_args(hint) if a is not type(None)]
-    if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(args) == 1:
-        hint = args[0]
+    hint = value_hint(cls, name)
     many = typing.get_origin(hint) is list
     if many:
         hint = typing.get_args(hint)[0]

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from perfcompose.commands.widths import WIDE
+from perfcompose.commands.widths import WIDE, piped_width
 
 __all__ = ["MAX_ROWS", "last_to_finish", "critical", "console_width", "ResultLayout", "goal_layout", "program_layout",
            "makespan_line", "result_text", "show", "print_layout"]
@@ -42,25 +42,16 @@ def critical(finish: Sequence[float], computation: Sequence[float]) -> int:
     return max((p for p in range(len(finish)) if finish[p] == last), key=lambda p: (computation[p], -p))
 
 
-def console_width(environ: Any = None) -> int | None:
+def console_width() -> int | None:
     """The width Rich's console gives standard output, or None where Rich might print it with
     styles or otherwise than as plain text (a terminal, forced colour, Jupyter, a narrow encoding)."""
-    env = os.environ if environ is None else environ
-    out = sys.stdout
-    if (out is None or sys.platform == "win32" or env.get("TTY_COMPATIBLE", "") == "1"
-            or env.get("FORCE_COLOR") is not None or "get_ipython" in dir(__builtins__)):
+    out, env = sys.stdout, os.environ
+    if (piped_width(out, {}) is None or sys.platform == "win32" or env.get("TTY_COMPATIBLE", "") == "1"
+            or env.get("FORCE_COLOR") is not None or "get_ipython" in dir(__builtins__)
+            or not (getattr(out, "encoding", None) or "utf-8").lower().startswith("utf")):
         return None
-    try:
-        if out.isatty():
-            return None
-    except (AttributeError, ValueError):
-        return None
-    if not (getattr(out, "encoding", None) or "utf-8").lower().startswith("utf"):
-        return None
-    columns = env.get("COLUMNS")
-    if columns is not None and columns.isdigit():
-        return int(columns)
-    return WIDE  # no terminal: the console lays standard output out wide (see .widths)
+    columns = env.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() else WIDE  # no terminal: laid out wide (see .widths)
 
 
 def _printable(*texts: str) -> bool:
