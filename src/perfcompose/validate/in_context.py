@@ -89,23 +89,14 @@ class ContextPlan:
                              if isinstance(t, TPool) and isinstance(t.threads, int) and t.threads > 1
                              and chain(t.body) is not None}))
 
-    @property
-    def solos(self) -> tuple[Stage, ...]:
-        return tuple(dict.fromkeys(a for a, _ in self.pairs))
-
 
 def plan_context(terms: Sequence[Term]) -> ContextPlan:
     programs = {str(t): in_context(t) for t in terms}
     names = list(dict.fromkeys(c for t in programs.values() for c in t.components()))
-    feeding: list[Stage] = []
-    fed: list[Stage] = []
-    for t in programs.values():
-        for node in t.walk():
-            if isinstance(node, Pipe):
-                stages = [chain(s) for s in pipe_stages(node)]
-                if stages[0] is not None:
-                    feeding.append(Stage(stages[0]))
-                fed.extend(Stage(s) for s in stages[1:] if s is not None)
+    pipes = [[chain(s) for s in pipe_stages(node)] for t in programs.values() for node in t.walk()
+             if isinstance(node, Pipe)]
+    feeding = [Stage(stages[0]) for stages in pipes if stages[0] is not None]
+    fed = [Stage(s) for stages in pipes for s in stages[1:] if s is not None]
     pairs = [p for t in programs.values() for p in side_by_side(t)]
     return ContextPlan(programs, tuple(n for n in names if predecessors(n)), tuple(dict.fromkeys(pairs)),
                        tuple(dict.fromkeys(feeding)), tuple(dict.fromkeys(fed)))
@@ -158,15 +149,12 @@ def round_entries(plan: ContextPlan, stream: Sequence[Term], functions: Mapping[
                   make: Callable[[float], Any], retries: int) -> tuple[list[str], CoRunTarget]:
     """The names of the rounds' entries beyond the executor's ``stream`` and the co-run target
     (its sides indexed after the stream's)."""
-    names: list[str] = []
-    sides: list[list[list[Callable[[Any], Any]]]] = []
-    feeds: list[list[Callable[[float], Any]]] = []
-    runs: list[tuple[Stage, Stage | None]] = [*((a, b) for a, b in plan.pairs), *((s, None) for s in plan.solos)]
-    for a, b in runs:
-        stages = [a] if b is None else [a, b]
-        sides.append([[functions[base_name(p)] for p in s.parts] for s in stages])
-        feeds.append([prepared(make, functions, s.parts[0]) for s in stages])
-        names.append(corun_name(a, b))
+    solos = dict.fromkeys(a for a, _ in plan.pairs)
+    runs: list[tuple[Stage, Stage | None]] = [*plan.pairs, *((s, None) for s in solos)]
+    stages = [[a] if b is None else [a, b] for a, b in runs]
+    sides = [[[functions[base_name(p)] for p in s.parts] for s in run] for run in stages]
+    feeds = [[prepared(make, functions, s.parts[0]) for s in run] for run in stages]
+    names = [corun_name(a, b) for a, b in runs]
     # the cores two copies of a chain keep busy, and the chain alone: a lock is where they are the same
     concurrent = [(i, runs.index((a, None))) for i, (a, b) in enumerate(runs) if a == b]
     for i, _ in concurrent:

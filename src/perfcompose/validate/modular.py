@@ -34,32 +34,9 @@ from perfcompose.fit.uncertainty import with_uncertainty
 from perfcompose.model import Model
 from perfcompose.runtime.executor import DISTURBED_SHARE, plan, worker_count
 from perfcompose.runtime.target import Period, TermTarget
+from perfcompose.validate import in_context as ctx
 from perfcompose.validate.held_out import measurement_interval, untrusted, with_held_out_error
-from perfcompose.validate.in_context import (
-    ContextEffect,
-    ContextPlan,
-    ProcessOption,
-    RoundTarget,
-    Slowdown,
-    context_effects,
-    extra_terms,
-    makers,
-    measured,
-    plan_context,
-    process_options,
-    round_entries,
-    slowdowns,
-    with_context_functions,
-)
-from perfcompose.validate.rounds import (
-    Rounds,
-    calibration,
-    curve_members,
-    dense_grid,
-    over_rounds,
-    piped_probe,
-    predicted_curve,
-)
+from perfcompose.validate.rounds import Rounds, calibration, dense_grid, over_rounds, piped_probe
 
 Progress = Callable[[str, int, int], None]
 
@@ -152,11 +129,11 @@ class Study:
     #: the sizes the parts were measured at alone (denser than ``x``)
     part_x: tuple[float, ...] = ()
     #: parts that cost something else on the data they receive in a program than on fresh input
-    context_effects: tuple[ContextEffect, ...] = ()
+    context_effects: tuple[ctx.ContextEffect, ...] = ()
     #: co-run slowdowns of the worker chains that run at once (a chain beside itself: a pool)
-    slowdowns: tuple[Slowdown, ...] = ()
+    slowdowns: tuple[ctx.Slowdown, ...] = ()
     #: pools whose threads run one at a time, predicted with processes as workers
-    process_options: tuple[ProcessOption, ...] = ()
+    process_options: tuple[ctx.ProcessOption, ...] = ()
     #: what the programs were composed from in context [ns], per size
     in_context: InContext | None = None
 
@@ -270,7 +247,7 @@ def pipe_stages(terms: Sequence[Term]) -> list[str]:
 
 
 def _stream(parts: Sequence[str], kept: Sequence[tuple[Term, int]], levels: Sequence[int],
-            context: ContextPlan) -> list[Term]:
+            context: ctx.ContextPlan) -> list[Term]:
     """Everything run in the rounds, once each: the parts in the executor, the probes (nop,
     touch, a pipe of touches, touch pools at every concurrency, every pipe stage in front of a
     touch stage), the programs and what the programs need measured in context."""
@@ -279,7 +256,7 @@ def _stream(parts: Sequence[str], kept: Sequence[tuple[Term, int]], levels: Sequ
                    *(parse_term(f"tpool_{k}(touch)") for k in levels if k > 1),
                    *(parse_term(piped_probe(p)) for p in staged)]
     stream: dict[str, Term] = {}
-    for term in [*(Component(p) for p in parts), *calibration, *(t for t, _ in kept), *extra_terms(context)]:
+    for term in [*(Component(p) for p in parts), *calibration, *(t for t, _ in kept), *ctx.extra_terms(context)]:
         stream.setdefault(str(term), term)
     return list(stream.values())
 
@@ -388,7 +365,7 @@ class _Judge:
     level: float
     members: bool
     #: the programs in context, and what they are composed from (central, and per member)
-    context: ContextPlan | None = None
+    context: ctx.ContextPlan | None = None
     in_context: InContext | None = None
     in_context_members: InContext | None = None
 
@@ -399,11 +376,8 @@ class _Judge:
         if self.context is None or self.in_context is None or str(term) not in self.context.programs:
             return None
         named = self.context.programs[str(term)]
-        central = predict(named, self.in_context)
-        model = predicted_curve(str(term), self.rounds.xs, central)
-        if self.in_context_members is None:
-            return model
-        return curve_members(self.rounds.xs, predict(named, self.in_context_members), model)
+        members = None if self.in_context_members is None else predict(named, self.in_context_members)
+        return self.rounds.predicted(str(term), predict(named, self.in_context), members)
 
     def share(self, term: Term, n: int, level_k: int) -> tuple[np.ndarray, bool]:
         """Per x, the largest share of a run that other work took, over the program (unless it
@@ -488,12 +462,12 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     parts = sorted({c for term, _ in kept for c in term.components()})
     cores = os.cpu_count() or 1
     levels = sorted({min(n, cores) for _, n in kept} | {1})
-    context = plan_context([t for t, n in kept if n <= cores])
+    context = ctx.plan_context([t for t, n in kept if n <= cores])
     if workers == "processes":  # the co-run harness runs threads: its locks are not the processes'
         context = dataclasses.replace(context, pairs=())
-    functions = with_context_functions(functions, context)
+    functions = ctx.with_context_functions(functions, context)
     stream = _stream(parts, kept, levels, context)
-    extra, corun = round_entries(context, stream, functions, make, RETRIES)
+    extra, corun = ctx.round_entries(context, stream, functions, make, RETRIES)
     labels = [str(t) for t in stream] + extra
     dense = dense_grid(xs, per_octave)
     identity = {"terms": labels, "x": list(xs), "count": count, "workers": workers,
@@ -504,8 +478,8 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     isolated, retaken = _time_parts_alone(parts, functions, make, dense, part_rounds, part_reps, folder,
                                           restart, bar)
     target = TermTarget(stream, functions, make, count=count, workers=workers, retry_disturbed=RETRIES,
-                        period=PERIOD, min_time=RUN_TIME, makers=makers(stream, functions, make))
-    runs = _run_rounds(RoundTarget(target, corun), target, labels, xs, rounds, identity, folder,
+                        period=PERIOD, min_time=RUN_TIME, makers=ctx.makers(stream, functions, make))
+    runs = _run_rounds(ctx.RoundTarget(target, corun), target, labels, xs, rounds, identity, folder,
                        restart, bar)
     index = {label: k for k, label in enumerate(labels)}
     width = min(len(runs[(k, v)]) for k in range(len(labels)) for v in xs)
@@ -515,8 +489,8 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     hot = {p: _fit(p, dense, isolated[p], uncertainty=members) for p in parts}
     concurrent, overheads, piped = calibration(measured_rounds, parts, levels, members)
     has = index.__contains__
-    central = measured(context, measured_rounds.matrix, has, lambda m: over_rounds(m, axis=1))
-    spread = measured(context, measured_rounds.matrix, has, measured_rounds.resampled) if members else None
+    central = ctx.measured(context, measured_rounds.matrix, has, lambda m: over_rounds(m, axis=1))
+    spread = ctx.measured(context, measured_rounds.matrix, has, measured_rounds.resampled) if members else None
     judge = _Judge(Composer(hot, pipe="asymptotic"),
                    {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads,
                                           piped=piped.get(k, {}), stages=concurrent[1])
@@ -528,6 +502,6 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     return Study(tuple(comparisons), hot, overheads, tuple(skipped), xs, rounds, count, workers,
                  {label: tuple(float(over_rounds(v)) for v in measured_rounds.series(label)) for label in labels},
                  retaken + target.retaken + corun.retaken, target.kept_disturbed + corun.kept_disturbed, dense,
-                 tuple(context_effects(context, measured_rounds.matrix, has, xs, lambda m: over_rounds(m, axis=1))),
-                 tuple(slowdowns(central)),
-                 tuple(process_options(context, central, predicted, functions, make, xs)), central)
+                 tuple(ctx.context_effects(context, measured_rounds.matrix, has, xs, lambda m: over_rounds(m, axis=1))),
+                 tuple(ctx.slowdowns(central)),
+                 tuple(ctx.process_options(context, central, predicted, functions, make, xs)), central)

@@ -69,13 +69,6 @@ def curve(name: str, x: Sequence[float], values: Sequence[Sequence[float]]) -> M
     return Model.numeric(name, f, ("x",), unit="ns", source="measured")
 
 
-def predicted_curve(name: str, x: Sequence[float], values: np.ndarray) -> Model:
-    """Predicted times [ns] at the sizes ``x`` as a model: log-log interpolation between them."""
-    f = loglog(x, values)
-    ident = "".join(c if c.isalnum() else "_" for c in name).strip("_") or "program"
-    return Model.numeric(f"in_context_{ident}", f, ("x",), unit="ns", source="composed in context")
-
-
 def piped_probe(part: str) -> str:
     """The program a pipe stage is timed in: the part with a one-pass ``touch`` stage after it."""
     return f"pipe({part}, touch)"
@@ -125,6 +118,14 @@ class Rounds:
         """Measured times as a model [ns], with one member per resample when given."""
         central = curve(name, self.xs, values.tolist())
         return central if members is None else curve_members(self.xs, members * 1e9, central)
+
+    def predicted(self, name: str, values: np.ndarray, members: np.ndarray | None) -> Model:
+        """Predicted times [ns] at the sizes as a model (log-log interpolation between them), with
+        one member per row of ``members`` [ns] when given."""
+        ident = "".join(c if c.isalnum() else "_" for c in name).strip("_") or "program"
+        model = Model.numeric(f"in_context_{ident}", loglog(self.xs, values), ("x",), unit="ns",
+                              source="composed in context")
+        return model if members is None else curve_members(self.xs, members, model)
 
     def resampled(self, values: np.ndarray) -> np.ndarray:
         return resampled_rounds(values, self.picks)
