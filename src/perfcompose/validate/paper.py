@@ -77,6 +77,11 @@ class Table1Row:
     preempted: int = 0
 
 
+def _for_task(progress: Callable[[str, int, int], None], name: str) -> Callable[[int, int, tuple[float, ...]], None]:
+    """A sweep's progress callback that reports to ``progress`` under the task's name."""
+    return lambda k, n, _coordinate: progress(name, k, n)
+
+
 def table1(quick: bool = True, tasks: tuple[str, ...] | None = None,
            progress: Callable[[str, int, int], None] | None = None, checkpoints: Path | None = None,
            restart: bool = False) -> list[Table1Row]:
@@ -106,7 +111,7 @@ def table1(quick: bool = True, tasks: tuple[str, ...] | None = None,
             Path(checkpoints) / f"table1_{name}_{'quick' if quick else 'full'}.checkpoint.jsonl"
         result = run_sweep(target, grid, reps=reps, warmup=1, rounds=rounds, checkpoint=checkpoint, restart=restart,
                            identity={"target": name, "table": "000 Table 1"},
-                           progress=None if progress is None else lambda k, n, _c, name=name: progress(name, k, n))
+                           progress=None if progress is None else _for_task(progress, name))
         result.values = {c: [v * 1e9 for v in vs] for c, vs in result.values.items()}
         exp = result.experiment(region=name, unit="ns", source=f"perfcompose bench {name}")
         if task.params:
