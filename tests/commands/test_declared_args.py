@@ -9,8 +9,7 @@ import pytest
 from perfcompose.commands.declared_args import options, read_args
 from perfcompose.loggp.options import LogGOPSimOptions, LogGPFiles, LogGPParameters, SimulateOutputs
 
-KNOWN = options(*((LogGPParameters, n) for n in "LogG"), (LogGPFiles, "params"), (LogGOPSimOptions, "semantics"),
-                (SimulateOutputs, "at"))
+KNOWN = options(LogGPParameters, LogGPFiles, LogGOPSimOptions, SimulateOutputs)
 
 
 def test_values_flags_and_repeated_options():

@@ -7,13 +7,13 @@ It reads only what it can read exactly as the full command line does: ``--flag V
 flag it does not know, ``--help``, a value it would read differently, a missing value) it returns
 None, and the caller hands the whole command line to typer, which reads or refuses it.
 
->>> from dataclasses import dataclass
+>>> from dataclasses import dataclass, fields
 >>> from perfcompose.option_fields import option
 >>> @dataclass(frozen=True)
 ... class Knobs:
 ...     size: float = option(1.0, "Size.")
 ...     quiet: bool = option(False, "Say less.")
->>> read_args(["in.txt", "--size=2e3", "--quiet"], options((Knobs, "size"), (Knobs, "quiet")), 1)
+>>> read_args(["in.txt", "--size=2e3", "--quiet"], options(Knobs), 1)
 ({'size': 2000.0, 'quiet': True}, ['in.txt'])
 """
 from __future__ import annotations
@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 import typing
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from perfcompose.option_fields import declared, flag_of, value_hint
+from perfcompose.option_fields import OPTION_HELP, declared, flag_of, value_hint
 
 __all__ = ["Declared", "options", "read_args"]
 
@@ -59,9 +59,10 @@ def _declared(cls: type, name: str) -> Declared:
     return Declared(name, flag_of(cls, name), hint, choices, many)
 
 
-def options(*fields: tuple[type, str]) -> dict[str, Declared]:
-    """The declared options ``(class, field name)`` by flag."""
-    return {d.flag: d for d in (_declared(cls, name) for cls, name in fields)}
+def options(*classes: type) -> dict[str, Declared]:
+    """Every option the classes declare, by flag."""
+    return {d.flag: d for d in (_declared(cls, f.name) for cls in classes for f in fields(cls)
+                                if OPTION_HELP in f.metadata)}
 
 
 def _value(option: Declared, text: str) -> Any:

@@ -55,12 +55,9 @@ def _command(argv: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any], Path]
     from perfcompose.limits import LimitOptions
     from perfcompose.loggp import options as declared
 
-    root = read_args(argv[:at], options(*((LimitOptions, n) for n in ("max_memory", "max_steps", "no_limits"))), 0)
-    command = read_args(argv[at + 2:], options(
-        *((declared.LogGPParameters, n) for n in "LogG"), (declared.LogGPFiles, "params"),
-        *((declared.LogGPOptions, n) for n in ("worst_case", "seed", "ties", "gap_origin")),
-        *((declared.LogGOPSimOptions, n) for n in ("semantics", "O", "S")),
-        *((declared.SimulateOutputs, n) for n in ("timeline", "to_goal", "time_scale", "at", "model_json"))), 1)
+    root = read_args(argv[:at], options(LimitOptions), 0)
+    command = read_args(argv[at + 2:], options(declared.LogGPParameters, declared.LogGPFiles, declared.LogGPOptions,
+                                               declared.LogGOPSimOptions, declared.SimulateOutputs), 1)
     if root is None or command is None:
         return None
     return root[0], command[0], Path(command[1][0])
