@@ -103,7 +103,7 @@ def test_process_workers_compute_the_same(term, workers, forkserver):
 def test_plan_fuses_sequential_components_into_one_worker():
     node = plan(parse_term("pipe(seq(inc, nop), tpool_3(seq(qsort, inc)))"), FUNCTIONS)
     assert worker_count(node) == 4
-    assert node.parts[0].chain.names == ("inc", "nop")
+    assert node.parts[0].names == ("inc", "nop")
 
 
 class Boom(ValueError):

@@ -69,17 +69,13 @@ class TaskError(PerfcomposeError):
 
 
 @dataclass(frozen=True)
-class Stage:
-    """One worker running a chain of components on each element in turn."""
-
-    chain: Chain
-
-
-@dataclass(frozen=True)
-class PipeNode:
-    """Stages connected by queues, each feeding the next (``pipe``)."""
+class Parts:
+    """Parts run one after the other: a ``pipe``'s stages connected by queues, each feeding the
+    next; or, ``gated``, a ``seq`` of parallel parts, each reading only once the one before it has
+    finished the whole stream (a gate between them)."""
 
     parts: tuple[Any, ...]
+    gated: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,15 +86,8 @@ class PoolNode:
     body: Any  #: the plan each copy runs
 
 
-@dataclass(frozen=True)
-class SeqNode:
-    """A ``seq`` of parallel parts: each part reads only once the one before it has finished the
-    whole stream (a gate between them)."""
-
-    parts: tuple[Any, ...]
-
-
-Node = Stage | PipeNode | PoolNode | SeqNode
+#: a plan; a :class:`Chain` is one worker running its components on each element in turn
+Node = Chain | Parts | PoolNode
 
 
 def plan(term: Term, functions: Mapping[str, Callable[[Any], Any]]) -> Node:
@@ -107,13 +96,14 @@ def plan(term: Term, functions: Mapping[str, Callable[[Any], Any]]) -> Node:
         if term.name not in functions:
             raise RuntimeTermError(f"no function for component '{term.name}'",
                                    hint=f"known: {', '.join(sorted(functions)) or 'none'}")
-        return Stage(Chain((term.name,), (functions[term.name],)))
+        return Chain((term.name,), (functions[term.name],))
     if isinstance(term, (Seq, Pipe)):
         first, second = plan(term.first, functions), plan(term.second, functions)
-        if isinstance(term, Seq) and isinstance(first, Stage) and isinstance(second, Stage):
-            return Stage(Chain(first.chain.names + second.chain.names, first.chain.functions + second.chain.functions))
-        kind = SeqNode if isinstance(term, Seq) else PipeNode
-        return kind(tuple(p for node in (first, second) for p in (node.parts if isinstance(node, kind) else (node,))))
+        gated = isinstance(term, Seq)
+        if gated and isinstance(first, Chain) and isinstance(second, Chain):
+            return Chain(first.names + second.names, first.functions + second.functions)
+        flat = (node.parts if isinstance(node, Parts) and node.gated == gated else (node,) for node in (first, second))
+        return Parts(tuple(p for parts in flat for p in parts), gated)
     if isinstance(term, TPool):
         if not isinstance(term.threads, int):
             raise RuntimeTermError(f"tpool_{term.threads} has no thread count to run with",
@@ -128,7 +118,7 @@ def plan(term: Term, functions: Mapping[str, Callable[[Any], Any]]) -> Node:
 def worker_count(node: Node, readers: bool = False) -> int:
     """How many workers (threads or processes) the plan starts; with ``readers``, how many of them
     read its input."""
-    if isinstance(node, Stage):
+    if isinstance(node, Chain):
         return 1
     if isinstance(node, PoolNode):
         return node.threads * worker_count(node.body, readers)
@@ -216,8 +206,8 @@ class _Processes(_Threads):
 
 
 def _launch(node: Node, inq: Any, outq: Any, backend: Any, capacity: int, common: tuple) -> None:
-    if isinstance(node, Stage):
-        backend.start((node.chain, inq, outq, *common))
+    if isinstance(node, Chain):
+        backend.start((node, inq, outq, *common))
     elif isinstance(node, PoolNode):
         merge = Merge(outq, backend.counter(node.threads))
         for _ in range(node.threads):
@@ -226,7 +216,7 @@ def _launch(node: Node, inq: Any, outq: Any, backend: Any, capacity: int, common
         src = inq
         for k, part in enumerate(node.parts):
             dst = outq if k == len(node.parts) - 1 else (
-                backend.channel(capacity * worker_count(node.parts[k + 1], True)) if isinstance(node, PipeNode)
+                backend.channel(capacity * worker_count(node.parts[k + 1], True)) if not node.gated
                 else Gate(backend.channel(None), backend.event()))
             _launch(part, src, dst, backend, capacity, common)
             src = dst
