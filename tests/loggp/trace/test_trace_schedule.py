@@ -16,9 +16,9 @@ from perfcompose.errors import InputError
 from perfcompose.loggp.goal.loggopsim import simulate_goal
 from perfcompose.loggp.goal.schedule import goal_text, parse_goal, write_goal
 from perfcompose.loggp.params import LogGP
-from perfcompose.loggp.trace.check import check_schedule
 from perfcompose.loggp.trace.collectives import ALGORITHMS
 from perfcompose.loggp.trace.schedule import COLLECTIVE_TAG, trace_schedule
+from perfcompose.loggp.trace.whatif import check_schedule
 
 PING = [rank_trace(0, 2, [("send", 3, 4, 1, 5, 8), ("recv", 4, 9, 1, 6, 8), ("finalize", 12, 13)]),
         rank_trace(1, 2, [("recv", 1, 5, 0, 5, 8), ("send", 7, 8, 0, 6, 8), ("finalize", 10, 11)])]

@@ -1,6 +1,7 @@
-"""What if the network were different: a traced run's schedule simulated with each of L, o, g and
-G scaled over a range of factors (the others held), how far each may grow before the run slows by
-a given share, and the same schedule on another network."""
+"""A traced run's schedule simulated with LogGOPSim's rules: checked (the simulated makespan set beside
+the measured span of the same run), and what if the network were different: each of L, o, g and G
+scaled over a range of factors (the others held), how far each may grow before the run slows by a
+given share, and the same schedule on another network."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -13,14 +14,32 @@ from perfcompose.finite import is_finite_number
 from perfcompose.loggp.goal.loggopsim import simulate_goal
 from perfcompose.loggp.options import LOGGOPSIM_S
 from perfcompose.loggp.params import MAX_PARAMETER, UNITS, LogGP, convert_time
-from perfcompose.loggp.trace.check import in_ns
 from perfcompose.loggp.trace.schedule import NS, TracedSchedule
 
-__all__ = ["PARAMETERS", "Sweep", "Tolerance", "WhatIf", "what_if", "makespan", "sweep_factors", "check_range"]
+__all__ = ["Check", "check_schedule", "in_ns", "PARAMETERS", "Sweep", "Tolerance", "WhatIf", "what_if", "makespan",
+           "sweep_factors", "check_range"]
 
 PARAMETERS = ("L", "o", "g", "G")
 #: how close (relative) the factor where a slowdown is reached is found between two sweep points
 _PRECISION = 1e-3
+
+
+@dataclass(frozen=True)
+class Check:
+    """Measured and simulated time of a run (seconds); ``last`` is the rank that finishes last in
+    the simulation and ``outside_calc`` the share of its time not spent computing (sending,
+    receiving and waiting: the communication on the path that ends the run)."""
+
+    ranks: int
+    measured: float
+    simulated: float
+    last: int
+    outside_calc: float
+
+    @property
+    def ratio(self) -> float:
+        """Simulated over measured."""
+        return self.simulated / self.measured if self.measured > 0 else float("nan")
 
 
 @dataclass(frozen=True)
@@ -63,6 +82,22 @@ def sweep_factors(low: float, high: float, points: int) -> tuple[float, ...]:
     """``points`` factors spaced evenly on a log scale from ``low`` to ``high``, and 1."""
     grid = np.geomspace(low, high, points)
     return tuple(sorted({*grid[~np.isclose(grid, 1.0, rtol=1e-9)].tolist(), 1.0}))
+
+
+def in_ns(params: LogGP) -> LogGP:
+    """``params`` in ns, the schedule's unit (parameters without a unit taken as microseconds,
+    the unit of ``loggp calibrate``)."""
+    return (params if params.unit else LogGP(params.L, params.o, params.g, params.G, "us")).to("ns")
+
+
+def check_schedule(traced: TracedSchedule, params: LogGP, *, S: float = LOGGOPSIM_S) -> Check:
+    """Simulate ``traced`` with ``params`` (:func:`in_ns`)."""
+    res = simulate_goal(traced.schedule, in_ns(params), S=S, timelines=False)
+    finish = np.asarray(res.finish) / NS
+    last = int(np.argmax(finish))
+    span = float(finish[last])
+    share = 1.0 - float(traced.calc[last]) / span if span > 0 else 0.0
+    return Check(traced.schedule.num_ranks, traced.measured, span, last, max(share, 0.0))
 
 
 def makespan(traced: TracedSchedule, params: LogGP, *, S: float = LOGGOPSIM_S) -> float:
