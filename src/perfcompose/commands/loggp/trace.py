@@ -75,7 +75,7 @@ def _params(opts: ScheduleCommand, high: float = 1.0) -> Any:
 
 
 def _show_check(traced: Any, params: Any, S: float | None) -> None:
-    from perfcompose.loggp.trace.check import check_schedule
+    from perfcompose.loggp.trace.whatif import check_schedule
 
     c = check_schedule(traced, params, S=LOGGOPSIM_S if S is None else S)
     unit = params.unit or "us"
