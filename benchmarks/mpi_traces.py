@@ -61,8 +61,8 @@ from pathlib import Path
 
 from perfcompose.loggp.calibrate.parameters import BANDWIDTH, CalibrationOptions, calibrate
 from perfcompose.loggp.params import LogGP, read_params
-from perfcompose.loggp.trace.check import check_schedule
 from perfcompose.loggp.trace.folder import schedule_folder, trace_program
+from perfcompose.loggp.trace.whatif import check_schedule
 from perfcompose.runtime.others import Mark, mark, others_since
 
 ROOT = Path(__file__).resolve().parent.parent
