@@ -31,9 +31,9 @@ import numpy as np
 
 from perfcompose.loggp.goal.schedule import write_goal
 from perfcompose.loggp.params import DEV_MACHINE, LogGP
-from perfcompose.loggp.trace.check import check_schedule, in_ns
 from perfcompose.loggp.trace.records import HEADER, MAGIC, RECORD, call_number, read_traces
 from perfcompose.loggp.trace.schedule import trace_schedule
+from perfcompose.loggp.trace.whatif import check_schedule, in_ns
 
 
 def rank_records(rank: int, P: int, steps: int) -> np.ndarray:
