@@ -9,7 +9,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["ARRAY_KEYS", "load_with_arrays", "tokens_match"]
+from perfcompose.loggp.kernels.backend import extension
+
+__all__ = ["ARRAY_KEYS", "load_with_arrays", "read_numbers"]
 
 #: arrays read apart, by key: rows of this many numbers (0: a flat list; -1: lists of ids)
 ARRAY_KEYS = {b"messages": 3, b"durations": 0, b"send_order": -1}
@@ -60,9 +62,28 @@ def _listed(item: bytes, count: int) -> bytes:
     return b"\x02" + (item + b"\x04") * (count - 1) + item + b"\x03" if count else b"\x02\x03"
 
 
-def tokens_match(kinds: bytes, count: int, width: int) -> bool:
-    """Whether the token kinds of the compiled tokenizer (1 number, 2 '[', 3 ']', 4 ',') are those of
-    ``count`` numbers in a flat array (``width`` 0) or in rows of ``width``."""
+#: the token kinds of the compiled tokenizer (1 number, 2 '[', 3 ']', 4 ',') of a JSON array of lists of numbers
+_LISTS = re.compile(rb"\x02(?:\x02(?:\x01(?:\x04\x01)*)?\x03(?:\x04\x02(?:\x01(?:\x04\x01)*)?\x03)*)?\x03")
+
+
+def read_numbers(key: bytes, data: bytes, open_at: int) -> tuple[bytes, list[int] | None, int] | None:
+    """The numbers (float64 bytes) of the array under ``key`` that opens at ``data[open_at]``, tokenized in one pass by
+    the compiled ``_cjson_tokens``, the length of each of its lists where :data:`ARRAY_KEYS` says it holds lists (else
+    None), and the offset past its ']'; None where it holds anything but numbers in the shape the key's arrays have, or
+    where the extension is not built (:mod:`json` then reads it)."""
+    tokens = extension("_cjson_tokens")
+    got = None if tokens is None else tokens.tokenize(data, open_at)
+    if got is None:
+        return None
+    kinds, values, end = got
+    width = ARRAY_KEYS[key]
+    if width < 0:  # lists of message ids: how many in each list
+        if not _LISTS.fullmatch(kinds):
+            return None
+        lists = kinds[2:-2].split(b"\x03\x04\x02") if len(kinds) > 2 else []
+        return values, [(len(one) + 1) // 2 for one in lists], end
+    count = len(values) // 8
     if width == 0:
-        return kinds == _listed(b"\x01", count)
-    return count % width == 0 and kinds == _listed(_listed(b"\x01", width), count // width)
+        return (values, None, end) if kinds == _listed(b"\x01", count) else None
+    ok = count % width == 0 and kinds == _listed(_listed(b"\x01", width), count // width)
+    return (values, None, end) if ok else None

@@ -16,8 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.loggp.kernels.backend import extension
-from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays, tokens_match
+from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays, read_numbers
 
 __all__ = ["JsonNumbers", "JsonLists", "load_json_arrays", "plain", "token_offset", "readonly"]
 
@@ -60,58 +59,18 @@ def readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _tokenize(buf: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray, int] | None:
-    """The token kinds (number, '[', ']' or ',') and the numbers of the array opening at ``buf[start]``, and the offset
-    just past its closing bracket; None where it holds anything but numbers, brackets, commas and whitespace, or where
-    the compiled extension ``_cjson_tokens`` that does it in one pass is not built (:mod:`json` then reads it)."""
-    compiled = extension("_cjson_tokens")
-    got = compiled.tokenize(buf, start) if compiled is not None else None
+def _read_array(key: bytes, data: bytes, open_at: int) -> tuple[JsonNumbers | JsonLists, int] | None:
+    got = read_numbers(key, data, open_at)
     if got is None:
         return None
-    return np.frombuffer(got[0], np.uint8), np.frombuffer(got[1], np.float64), int(got[2])
-
-
-# allowed (previous token, next token) pairs inside the lists (depth 1) and between them (depth 0)
-_PAIR_OK = np.zeros((2, 6, 6), np.bool_)
-for _a, _b in ((_OPEN, _NUM), (_OPEN, _CLOSE), (_NUM, _COMMA), (_NUM, _CLOSE), (_COMMA, _NUM)):
-    _PAIR_OK[1, _a, _b] = True
-for _a, _b in ((_CLOSE, _COMMA), (_COMMA, _OPEN)):
-    _PAIR_OK[0, _a, _b] = True
-
-
-def _lists(kind: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """All numbers and the count of each list where the tokens read ``[[n, n], [], [n]]``."""
-    inner = kind[1:-1]
-    if inner.size == 0:
-        return values.astype(np.int64), np.zeros(0, np.int64)
-    if inner[0] != _OPEN or inner[-1] != _CLOSE:
-        return None
-    level = np.cumsum((inner == _OPEN).astype(np.int64) - (inner == _CLOSE))
-    if level.min() < 0 or level.max() > 1:
-        return None
-    if not _PAIR_OK[level[:-1], inner[:-1], inner[1:]].all():
-        return None
+    raw, counts, end = got
+    values = np.frombuffer(raw, np.float64)
+    if counts is None:
+        width = ARRAY_KEYS[key]
+        return JsonNumbers(readonly(values if width == 0 else values.reshape(-1, width)), open_at, end), end
     if not (values == np.floor(values)).all():
         return None
-    which = np.cumsum(inner == _OPEN)[inner == _NUM] - 1
-    counts = np.bincount(which, minlength=int((inner == _OPEN).sum()))
-    return values.astype(np.int64), counts
-
-
-def _read_array(buf: np.ndarray, key: bytes, open_at: int) -> tuple[JsonNumbers | JsonLists, int] | None:
-    tokens = _tokenize(buf, open_at)
-    if tokens is None:
-        return None
-    kind, values, end = tokens
-    width = ARRAY_KEYS[key]
-    if width >= 0:
-        if not tokens_match(kind.tobytes(), values.shape[0], width):
-            return None
-        return JsonNumbers(readonly(values if width == 0 else values.reshape(-1, width)), open_at, end), end
-    lists = _lists(kind, values)
-    if lists is None:
-        return None
-    return JsonLists(readonly(lists[0]), readonly(lists[1]), open_at, end), end
+    return JsonLists(readonly(values.astype(np.int64)), readonly(np.array(counts, np.int64)), open_at, end), end
 
 
 def load_json_arrays(data: bytes) -> Any:
@@ -119,8 +78,7 @@ def load_json_arrays(data: bytes) -> Any:
     ``send_order`` as :class:`JsonNumbers`/:class:`JsonLists`. Raises :class:`json.JSONDecodeError` (or
     UnicodeDecodeError) as ``json.loads`` would, but with offsets that may not be the file's: a caller locating the
     error reads it again with ``json.loads``."""
-    buf = np.frombuffer(data, np.uint8)
-    return load_with_arrays(data, lambda key, open_at: _read_array(buf, key, open_at))
+    return load_with_arrays(data, lambda key, open_at: _read_array(key, data, open_at))
 
 
 def plain(node: Any) -> Any:

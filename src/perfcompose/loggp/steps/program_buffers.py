@@ -13,7 +13,6 @@ and the NumPy reader reads the file and names what is wrong.
 from __future__ import annotations
 
 import math
-import re
 import struct
 import zipfile
 from array import array
@@ -26,7 +25,7 @@ from typing import Any
 from perfcompose.loggp.kernels.backend import extension
 from perfcompose.loggp.kernels.typed_buffers import as_items
 from perfcompose.loggp.params import UNITS
-from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays, tokens_match
+from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays, read_numbers
 from perfcompose.loggp.steps.npz_format import NPZ_FORMAT, npy_header
 
 __all__ = ["ProgramBuffers", "read_npz_buffers", "read_json_buffers"]
@@ -201,24 +200,10 @@ class _Numbers:
 
 _ROWS = 3 * 8192  #: numbers of a step's messages read into Python at a time
 
-#: the token kinds of a JSON array of lists of numbers
-_LISTS = re.compile(rb"\x02(?:\x02(?:\x01(?:\x04\x01)*)?\x03(?:\x04\x02(?:\x01(?:\x04\x01)*)?\x03)*)?\x03")
-
 
 def _json_array(key: bytes, data: bytes, open_at: int) -> tuple[_Numbers, int] | None:
-    width = ARRAY_KEYS[key]
-    tokens = extension("_cjson_tokens")
-    got = None if tokens is None else tokens.tokenize(data, open_at)
-    if got is None:
-        return None
-    kinds, values, end = got
-    view = as_items(values, "d")
-    if width < 0:  # lists of message ids: how many in each list
-        if not _LISTS.fullmatch(kinds):
-            return None
-        lists = kinds[2:-2].split(b"\x03\x04\x02") if len(kinds) > 2 else []
-        return _Numbers(view, -1, [(len(one) + 1) // 2 for one in lists]), end
-    return (_Numbers(view, width), end) if tokens_match(kinds, len(view), width) else None
+    got = read_numbers(key, data, open_at)
+    return None if got is None else (_Numbers(as_items(got[0], "d"), ARRAY_KEYS[key], got[1]), got[2])
 
 
 def _processors(values: list[float], P: int) -> Any:
