@@ -120,7 +120,7 @@ def _grow2(a, n):
 
 @njit(cache=True)
 def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed):
-    """Simulate; returns (status, pc, value, keys, mults, busy, uses, max_threads): ``value``
+    """Simulate; returns (status, pc, value, keys, mults, busy, uses): ``value``
     the completion time, or the offending value at ``pc``; ``randomness`` 0, 1 or 2 (exponential use, and delays)."""
     np.random.seed(seed)
     stack = np.zeros(max_stack + 1)
@@ -135,7 +135,6 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
     nfree = 0
     nthreads = 1
     live = 1
-    max_live = 1
     ready = np.zeros(cap, np.int64)
     nready = 1
     ht = np.zeros(cap)
@@ -173,11 +172,11 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
             mult_f = _value(code[pc, 2], fixed, ecode, econst, estart, env, tid, stack)
             t = _value(code[pc, 3], fixed, ecode, econst, estart, env, tid, stack)
             if not (abs(key_f) < 1e15) or key_f != np.floor(key_f):
-                return ERR_KEY, pc, key_f, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
+                return ERR_KEY, pc, key_f, r_key[:nres], r_mult[:nres], r_busy[:nres], uses
             if not (mult_f >= 1.0 and mult_f <= MAX_MULTIPLICITY) or mult_f != np.floor(mult_f):
-                return ERR_MULT, pc, mult_f, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
+                return ERR_MULT, pc, mult_f, r_key[:nres], r_mult[:nres], r_busy[:nres], uses
             if not (t >= 0.0):
-                return ERR_TIME, pc, t, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
+                return ERR_TIME, pc, t, r_key[:nres], r_mult[:nres], r_busy[:nres], uses
             key = np.int64(key_f)
             mult = np.int64(mult_f)
             mask = tcap - 1
@@ -224,7 +223,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                     tvals = nv
                     tcap = newt
             elif r_mult[rid] != mult:
-                return ERR_MULT_CHANGED, pc, mult_f, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
+                return ERR_MULT_CHANGED, pc, mult_f, r_key[:nres], r_mult[:nres], r_busy[:nres], uses
             if randomness >= 1 and t > 0.0:  # exponential service times
                 t = np.random.exponential(t)
             off = r_off[rid]
@@ -247,7 +246,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
             if op == OP_DELAY:
                 t = _value(code[pc, 1], fixed, ecode, econst, estart, env, tid, stack)
                 if not (t >= 0.0):
-                    return ERR_TIME, pc, t, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
+                    return ERR_TIME, pc, t, r_key[:nres], r_mult[:nres], r_busy[:nres], uses
                 if randomness == 2 and t > 0.0:  # exponential delays too
                     t = np.random.exponential(t)
                 clock += t
@@ -280,12 +279,12 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                     else:
                         pc = code[pc, 2]
                 else:
-                    return ERR_PROB, pc, c, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
+                    return ERR_PROB, pc, c, r_key[:nres], r_mult[:nres], r_busy[:nres], uses
             elif op == OP_LOOP_INIT:
                 lo = _value(code[pc, 2], fixed, ecode, econst, estart, env, tid, stack)
                 hi_ = _value(code[pc, 3], fixed, ecode, econst, estart, env, tid, stack)
                 if not (abs(lo) < 1e15 and abs(hi_) < 1e15):
-                    return ERR_BOUND, pc, lo, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
+                    return ERR_BOUND, pc, lo, r_key[:nres], r_mult[:nres], r_busy[:nres], uses
                 env[tid, code[pc, 1]] = np.ceil(lo - 1e-9)
                 env[tid, code[pc, 1] + 1] = np.floor(hi_ + 1e-9)
                 pc += 1
@@ -309,7 +308,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                     lo = _value(code[pc, 2], fixed, ecode, econst, estart, env, tid, stack)
                     hi_ = _value(code[pc, 3], fixed, ecode, econst, estart, env, tid, stack)
                     if not (abs(lo) < 1e15 and abs(hi_) < 1e15):
-                        return ERR_BOUND, pc, lo, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
+                        return ERR_BOUND, pc, lo, r_key[:nres], r_mult[:nres], r_busy[:nres], uses
                     first = np.ceil(lo - 1e-9)
                     n = int(np.floor(hi_ + 1e-9) - first + 1)
                     cont = code[pc, 4]
@@ -317,7 +316,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                         pc = cont
                         continue
                 if live + n > MAX_THREADS:
-                    return ERR_THREADS, pc, float(live + n), r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
+                    return ERR_THREADS, pc, float(live + n), r_key[:nres], r_mult[:nres], r_busy[:nres], uses
                 t_pending[tid] = n
                 t_maxend[tid] = clock
                 t_pc[tid] = cont
@@ -351,8 +350,6 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                     ready[nready + n - 1 - j] = child
                 nready += n
                 live += n
-                if live > max_live:
-                    max_live = live
                 break
             elif op == OP_END:
                 parent = t_parent[tid]
@@ -380,4 +377,4 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
             nheap -= 1
             if nheap > 0:
                 heap_replace_root(ht, htb, hi, 0, nheap, ht[nheap], htb[nheap], hi[nheap])
-    return OK, -1, finish, r_key[:nres], r_mult[:nres], r_busy[:nres], uses, max_live
+    return OK, -1, finish, r_key[:nres], r_mult[:nres], r_busy[:nres], uses

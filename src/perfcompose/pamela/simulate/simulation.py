@@ -23,7 +23,7 @@ from perfcompose.pamela.language.normalisation import NormalForm
 from perfcompose.pamela.language.syntax import PamelaError, PamelaProgram, Pos
 from perfcompose.pamela.simulate import event_kernel
 
-__all__ = ["Simulation", "simulate_process", "flatten"]
+__all__ = ["Simulation", "simulate_process"]
 
 
 @dataclass(frozen=True)
@@ -35,9 +35,6 @@ class Simulation:
     uses: int                                 # number of use() services performed
     multiplicity: Mapping[int, int] = field(default_factory=dict)
     wall: float = 0.0                         # seconds the simulation took
-    max_threads: int = 0                      # most processes alive at once
-    distribution: str = "deterministic"
-    seed: int = 0
 
     @property
     def loads(self) -> dict[int, float]:
@@ -110,10 +107,8 @@ class _Flattener:
     def _emit(self, e: sp.Basic, pos: Pos | None, what: str) -> int:
         """Emit postfix code for ``e``; returns the stack depth it needs."""
         code = self.p.ecode
-        if e is sp.true:
-            return self._const(1.0)
-        if e is sp.false:
-            return self._const(0.0)
+        if e in (sp.true, sp.false):
+            return self._const(float(e is sp.true))
         if e.is_Number:
             if not e.is_finite:
                 raise self.source.error(f"{what} is not finite", pos)
@@ -172,8 +167,6 @@ class _Flattener:
 
     def process(self, proc: ir.Proc) -> None:
         p = self.p
-        if isinstance(proc, ir.Nil):
-            return
         if isinstance(proc, ir.Use):
             t = self.expression(proc.time, proc.pos, "the time")
             if proc.resource.infinite:
@@ -182,19 +175,16 @@ class _Flattener:
                 key = self.expression(proc.resource.key, proc.pos, "the resource index")
                 mult = self.expression(proc.resource.multiplicity, proc.pos, "the multiplicity")
                 p.emit(event_kernel.OP_USE, key, mult, t, pos=proc.pos)
-            return
-        if isinstance(proc, ir.Seq):
+        elif isinstance(proc, ir.Seq):
             self.process(proc.left)
             self.process(proc.right)
-            return
-        if isinstance(proc, ir.Par):
+        elif isinstance(proc, ir.Par):
             fork = p.emit(event_kernel.OP_FORK2, pos=proc.pos)
             for field_, side in ((1, proc.left), (2, proc.right)):  # each side ends; the fork notes where
                 self.process(side)
                 p.emit(event_kernel.OP_END)
                 p.code[fork][field_] = len(p.code)
-            return
-        if isinstance(proc, ir.Loop):
+        elif isinstance(proc, ir.Loop):
             slot = self.slot(proc.index, 2 if proc.kind == "seq" else 1)
             lo = self.expression(proc.lo, proc.pos, "the lower loop bound")
             hi = self.expression(proc.hi, proc.pos, "the upper loop bound")
@@ -209,28 +199,15 @@ class _Flattener:
                 self.process(proc.body)
                 p.emit(event_kernel.OP_END)
                 p.code[fork][4] = len(p.code)
-            return
-        if isinstance(proc, ir.Cond):
+        elif isinstance(proc, ir.Cond):
             cond = self.expression(proc.condition, proc.pos, "the condition")
             branch = p.emit(event_kernel.OP_BRANCH, cond, pos=proc.pos)
             self.process(proc.then)
-            if isinstance(proc.else_, ir.Nil):
-                p.code[branch][2] = len(p.code)
-                return
-            jump = p.emit(event_kernel.OP_JUMP)
+            jump = None if isinstance(proc.else_, ir.Nil) else p.emit(event_kernel.OP_JUMP)
             p.code[branch][2] = len(p.code)
-            self.process(proc.else_)
-            p.code[jump][1] = len(p.code)
-            return
-        raise TypeError(f"not a normal-form process: {proc!r}")  # pragma: no cover
-
-
-def flatten(proc: ir.Proc, program: PamelaProgram, values: Mapping[str, float]) -> _Program:
-    """The kernel program of ``proc`` with the parameters bound to ``values``."""
-    f = _Flattener(program, values)
-    f.process(proc)
-    f.p.emit(event_kernel.OP_END)
-    return f.p
+            if jump is not None:
+                self.process(proc.else_)
+                p.code[jump][1] = len(p.code)
 
 
 _MESSAGES = {
@@ -297,7 +274,10 @@ def simulate_process(normal: NormalForm, values: Mapping[str, float], *, process
                           hint="choose " + ", ".join(_RANDOMNESS))
     check_steps(operation_count(normal.processes[process], values),
                 f"simulating {process} of {program.source_name}")
-    flat = flatten(normal.processes[process], program, values)
+    flattener = _Flattener(program, values)  # the kernel program, the parameters bound to values
+    flattener.process(normal.processes[process])
+    flat = flattener.p
+    flat.emit(event_kernel.OP_END)
     code = np.asarray(flat.code, dtype=np.int64).reshape(-1, 5)
     ecode = np.asarray(flat.ecode, dtype=np.int64).reshape(-1, 2)
     econst = np.asarray(flat.econst, dtype=float)
@@ -306,7 +286,7 @@ def simulate_process(normal: NormalForm, values: Mapping[str, float], *, process
     const = np.flatnonzero((np.diff(estart) == 1) & (ecode[estart[:-1], 0] == event_kernel.E_CONST))
     fixed[const] = econst[ecode[estart[const], 1]]
     started = time.perf_counter()
-    status, pc, value, keys, mults, busy, uses, max_live = event_kernel.run(
+    status, pc, value, keys, mults, busy, uses = event_kernel.run(
         code, fixed, ecode, econst, estart, flat.nslots, flat.max_stack, _RANDOMNESS[distribution], int(seed))
     wall = time.perf_counter() - started
     if status != event_kernel.OK:
@@ -315,5 +295,4 @@ def simulate_process(normal: NormalForm, values: Mapping[str, float], *, process
                             hint)
     order = np.argsort(keys)
     return Simulation(time=float(value), busy={int(keys[k]): float(busy[k]) for k in order},
-                      uses=int(uses), multiplicity={int(keys[k]): int(mults[k]) for k in order}, wall=wall,
-                      max_threads=int(max_live), distribution=distribution, seed=int(seed))
+                      uses=int(uses), multiplicity={int(keys[k]): int(mults[k]) for k in order}, wall=wall)
