@@ -67,6 +67,11 @@ class _Stream:
         self.pos = 2
         return self.string()
 
+    def skip(self, kinds: str) -> None:
+        """Read past values of the kinds named in turn: ``i`` an integer, ``s`` a string, ``d`` a double."""
+        for kind in kinds:
+            {"i": self.integer, "s": self.string, "d": self.value}[kind]()
+
     def count(self) -> int:
         n = self.integer()
         if n < 0 or n > len(self.data):
@@ -119,8 +124,7 @@ def _metric(s: _Stream, st: _State) -> None:
 
 def _region(s: _Stream, st: _State) -> None:
     rid, name = s.integer(), s.string()
-    s.string()  # source file
-    s.integer()     # its first line
+    s.skip("si")  # its source file and first line
     if rid not in st.regions and name in st.region_names:
         st.region_names[name] += 1
         name = f"{name} #{st.region_names[name]}"
@@ -165,19 +169,13 @@ def _point(s: _Stream, st: _State) -> None:
         Point(st.coordinates[coord], (value,), summary))
 
 
-def _comment(s: _Stream, st: _State) -> None:
-    s.integer()
-    s.string()
-
-
 def _strategies(s: _Stream, st: _State) -> None:
     """The point-selection record of newer files, if it is there (else the stream is rewound)."""
     start = s.pos
     try:
-        s.integer()
+        s.skip("i")
         single = s.string()
-        s.integer()
-        s.integer()
+        s.skip("ii")
         multi = s.string()
     except DataFormatError:
         single = multi = ""
@@ -188,10 +186,7 @@ def _strategies(s: _Stream, st: _State) -> None:
 
 
 def _single_generator(s: _Stream, st: _State) -> None:
-    s.string()  # user name
-    s.string()  # cross-validation method
-    s.value()   # epsilon
-    s.string()  # mean or median
+    s.skip("ssds")  # user name, cross-validation method, epsilon, mean or median
     _strategies(s, st)
 
 
@@ -204,8 +199,7 @@ def _single_simple_generator(s: _Stream, st: _State) -> None:
 
 
 def _multi_generator(s: _Stream, st: _State) -> None:
-    s.string()  # user name
-    s.string()  # mean or median
+    s.skip("ss")  # user name, mean or median
     _strategies(s, st)
 
 
@@ -219,8 +213,7 @@ def _compound_term(s: _Stream) -> None:
     s.value()
     for _ in range(s.count()):
         _expect(s, "SimpleTerm")
-        s.string()
-        s.value()
+        s.skip("sd")
 
 
 def _function(s: _Stream, prefix: str) -> None:
@@ -238,8 +231,7 @@ def _function(s: _Stream, prefix: str) -> None:
                 _expect(s, "CompoundTerm")
                 _compound_term(s)
     elif prefix == "SimpleTerm":
-        s.string()
-        s.value()
+        s.skip("sd")
     elif prefix == "CompoundTerm":
         _compound_term(s)
     elif prefix != "Function":
@@ -247,23 +239,22 @@ def _function(s: _Stream, prefix: str) -> None:
 
 
 def _model(s: _Stream, st: _State) -> None:
-    s.integer(), s.integer(), s.integer()  # metric, call path, generator
+    s.skip("iii")  # metric, call path, generator
     _function(s, s.string())
     for _ in range(3 * 2):     # confidence, error-cone and noise intervals: upper and lower functions
         _function(s, s.string())
-    for _ in range(4 if st.sparse else 3):  # RSS, adjusted R², SMAPE (and the relative error)
-        s.value()
+    s.skip("dddd" if st.sparse else "ddd")  # RSS, adjusted R², SMAPE (and the relative error)
     for _ in range(s.count()):
         s.integer()
     for _ in range(s.count()):
         s.string()
         for _ in range(s.count()):
-            s.value(), s.value()
+            s.skip("dd")
 
 
 _HANDLERS = {
     "Parameter": _parameter, "Metric": _metric, "Region": _region, "Callpath": _callpath,
-    "Coordinate": _coordinate, "ExperimentPoint": _point, "ModelComment": _comment, "Model": _model,
+    "Coordinate": _coordinate, "ExperimentPoint": _point, "ModelComment": lambda s, st: s.skip("is"), "Model": _model,
     "SingleParameterSimpleModelGenerator": _single_simple_generator,
     "SingleParameterRefiningModelGenerator": _single_generator,
     "MultiParameterSimpleModelGenerator": _multi_generator,

@@ -158,15 +158,20 @@ def _point_set(series: Series) -> Any:
     return C[np.lexsort(C.T[::-1])].tobytes() if C.ndim == 2 else sorted(p.coordinate for p in series.points)
 
 
-def dumps(experiment: Experiment) -> str:
-    """The experiment as Extra-P JSON; every series must have the same points (Extra-P's rule).
-    The layout is JSON indented by two, each point on a line of its own."""
+def one_point_set(experiment: Experiment, needs: str = "Extra-P") -> None:
+    """Refuse an experiment whose series are measured at different points (Extra-P's rule)."""
     coords = _point_set(experiment.series[0])
     for s in experiment.series[1:]:
         if _point_set(s) != coords:
             raise DataFormatError(f"series {s.label} is measured at other points than "
-                                  f"{experiment.series[0].label}; Extra-P needs one point set",
+                                  f"{experiment.series[0].label}; {needs} needs one point set",
                                   hint="write perfcompose JSON instead")
+
+
+def dumps(experiment: Experiment) -> str:
+    """The experiment as Extra-P JSON; every series must have the same points (Extra-P's rule).
+    The layout is JSON indented by two, each point on a line of its own."""
+    one_point_set(experiment)
     meas: dict[str, dict[str, Series]] = {}
     for s in experiment.series:
         meas.setdefault(s.region or "main", {})[s.metric] = s

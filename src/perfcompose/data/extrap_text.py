@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from perfcompose.data.experiment import Experiment, Line, Point, Series, check_negative_lines
+from perfcompose.data.extrap_json import one_point_set
 from perfcompose.data.perfcompose_json import plain_text
 from perfcompose.errors import DataFormatError
 
@@ -131,12 +132,8 @@ def dumps(experiment: Experiment) -> str:
     if len(params) > 4:
         raise DataFormatError(f"Extra-P's text format allows at most 4 parameters, this has {len(params)}",
                               hint="write perfcompose JSON or Extra-P JSON instead")
+    one_point_set(experiment, "Extra-P's text format")
     coords = [p.coordinate for p in experiment.series[0].points]
-    for s in experiment.series[1:]:
-        if sorted(p.coordinate for p in s.points) != sorted(coords):
-            raise DataFormatError(f"series {s.label} is measured at other points than "
-                                  f"{experiment.series[0].label}; Extra-P's text format needs one point set",
-                                  hint="write perfcompose JSON instead")
     lines = [f"PARAMETER {p}" for p in params]
     if len(params) == 1:
         lines.append("POINTS " + " ".join(plain_text(c[0]) for c in coords))
