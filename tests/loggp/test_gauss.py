@@ -9,7 +9,7 @@ from perfcompose.errors import InputError
 from perfcompose.loggp import CommStep, CompStep, LogGP, simulate_program
 from perfcompose.loggp.gauss import (
     OPS,
-    _blocks,
+    _setup,
     best,
     gauss_program,
     op1,
@@ -60,7 +60,7 @@ def test_two_by_two_blocks_predicted_by_hand():
 
 
 def test_basic_operations_compute_what_they_say():
-    a, lu, l_inv, u_inv = _blocks(6)
+    a, lu, l_inv, u_inv = _setup("Op1")(6)  # a diagonally dominant block, three to fill
     op1(a, lu, l_inv, u_inv)
     L, U = np.tril(lu, -1) + np.eye(6), np.triu(lu)
     assert np.allclose(L @ U, a) and np.allclose(l_inv @ L, np.eye(6)) and np.allclose(u_inv @ U, np.eye(6))

@@ -148,22 +148,16 @@ if not HAVE_NUMBA:  # the same operations in NumPy (the loops above would run as
 OPS_IMPLEMENTATION = "compiled loops" if HAVE_NUMBA else "NumPy, Numba not installed"
 
 
-def _blocks(b: int) -> tuple[np.ndarray, ...]:
-    rng = np.random.default_rng(b)
-    a = rng.random((b, b)) + b * np.eye(b)  # diagonally dominant: no pivoting needed
-    return a, *(np.empty((b, b)) for _ in range(3))
+#: each operation's arguments from a b x b block ``a`` and three blocks to write into
+_ARGS: dict[str, Callable[..., tuple]] = {
+    "Op1": lambda a, x, y, z: (a, x, y, z), "Op2": lambda a, x, y, z: (a.copy(), np.triu(a), x),
+    "Op3": lambda a, x, y, z: (np.tril(a), a, x), "Op4": lambda a, x, y, z: (a, np.tril(a), np.triu(a), x)}
 
 
-def _setup(op: str) -> Callable[..., tuple]:
+def _setup(op: str) -> Callable[[int], tuple]:
     def setup(b: int) -> tuple:
-        a, x, y, z = _blocks(b)
-        if op == "Op1":
-            return (a, x, y, z)
-        if op == "Op2":
-            return (a.copy(), np.triu(a), x)
-        if op == "Op3":
-            return (np.tril(a), a, x)
-        return (a, np.tril(a), np.triu(a), x)
+        a = np.random.default_rng(b).random((b, b)) + b * np.eye(b)  # diagonally dominant: no pivoting needed
+        return _ARGS[op](a, *(np.empty((b, b)) for _ in range(3)))
     return setup
 
 
