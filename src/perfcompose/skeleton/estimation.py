@@ -4,7 +4,7 @@ skeleton's formula; a measured target is left out of every fit and its error rep
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -96,11 +96,11 @@ def _estimate_part(what: str, direction: str, x: Sequence[float], y: Sequence[fl
 
 
 def sequential_model(table: RuntimeTable, method: str = "lm-poly", poly_degree: int = _DEFAULT.poly_degree,
-                     exclude: float | None = None) -> Callable[[np.ndarray], np.ndarray]:
-    """T(n) where measured, else forecast from the reference times (for the farm's T(n/p))."""
-    ns = [n for n in table.reference_ns if n != exclude]
+                     given: Mapping[float, float] | None = None) -> Callable[[np.ndarray], np.ndarray]:
+    """T(n) where measured or ``given``, else forecast from the reference times (for the farm's T(n/p))."""
+    ns = table.reference_ns
     ts = table.reference_times(ns)
-    known = dict(zip(ns, ts))
+    known = {**dict(zip(ns, ts)), **(given or {})}
     fit = None
     if len(ns) >= 2:
         name = "lm-poly" if method in ("auto", "mean") else method
@@ -163,15 +163,7 @@ def estimate(table: RuntimeTable, n: float, p: int, *, skeleton: Skeleton = Skel
     else:
         seq = _estimate_part("T(n)", "n", ref_n, work.reference_times(ref_n), n, method_t, epsilon,
                              poly_degree, strategy, training, diagnostics)
-    T_known = sequential_model(work, method_t, poly_degree)
-
-    def T(v: np.ndarray) -> np.ndarray:
-        v = np.atleast_1d(np.asarray(v, dtype=float))
-        out = np.array([seq.value if x == n else math.nan for x in v])
-        rest = np.isnan(out)
-        if rest.any():
-            out[rest] = T_known(v[rest])
-        return out
+    T = sequential_model(work, method_t, poly_degree, {n: seq.value})
 
     share = float(np.ravel(skeleton.share(T, n, p))[0])
     if p == 1 and not work.absolute:

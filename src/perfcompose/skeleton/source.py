@@ -97,26 +97,20 @@ class SkeletonSource:
     def estimate(self, n: float, p: int) -> Estimate:
         """The full estimate at one point (parts, methods, hold-out errors), computed once."""
         key = (float(n), int(p))
-        cached = self._estimates.get(key)
-        if cached is None:
-            cached = estimate(self.table, key[0], key[1], skeleton=self.skeleton,
-                              **self.options.estimate_options())
-            self._estimates[key] = cached
-        return cached
+        if key not in self._estimates:
+            self._estimates[key] = estimate(self.table, *key, skeleton=self.skeleton, **self.options.estimate_options())
+        return self._estimates[key]
 
     def _value(self, n: float, p: int) -> float:
         """T(n, p) alone: the full estimate's value where it was made, else one made without the
         hold-out errors that only the report shows."""
-        key = (n, p)
-        full = self._estimates.get(key)
+        full = self._estimates.get((n, p))
         if full is not None:
             return full.value
-        value = self._values.get(key)
-        if value is None:
-            value = estimate(self.table, n, p, skeleton=self.skeleton, diagnostics=False,
-                             **self.options.estimate_options()).value
-            self._values[key] = value
-        return value
+        if (n, p) not in self._values:
+            self._values[(n, p)] = estimate(self.table, n, p, skeleton=self.skeleton, diagnostics=False,
+                                            **self.options.estimate_options()).value
+        return self._values[(n, p)]
 
     def evaluate(self, n: Any, p: Any) -> Any:
         """T(n, p) for arrays broadcast together; every distinct point is estimated once."""

@@ -13,6 +13,7 @@ without losing a finished measurement.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import statistics
@@ -368,20 +369,14 @@ def study(*, pictures: Sequence[str] = PICTURES, strategies: Sequence[str] = STR
     plan, skipped = _cluster_plan(clusters, scheduler)
     identity = {"pictures": list(pictures), "strategies": list(strategies), "x": [int(v) for v in xs],
                 "repeat": {p: reps[p] for p in pictures}, "scheduler": scheduler, "malloc_trim": malloc_trim}
-    folder = None
-    if checkpoints is not None:
-        folder = checkpoint_dir(checkpoints, identity, "mapreduce")
-        folder.mkdir(parents=True, exist_ok=True)
+    folder = checkpoint_dir(checkpoints, identity, "mapreduce") if checkpoints is not None else None
     run = _Run(pictures, strategies, xs, rounds, reps, scheduler, malloc_trim, progress,
                total=len(plan) * rounds * len(pictures))
     rows: list[MapReduceRow] = []
     found: list[Cluster] = []
     for spec in plan:
-        if folder is None:
-            cluster, more = _study_cluster(run, spec, None)
-        else:
-            with _cluster_checkpoint(folder, spec, restart) as store:
-                cluster, more = _study_cluster(run, spec, store)
+        with _cluster_checkpoint(folder, spec, restart) if folder else contextlib.nullcontext() as store:
+            cluster, more = _study_cluster(run, spec, store)
         found.append(cluster)
         rows += more
     if progress:
