@@ -30,7 +30,7 @@ from perfcompose.runtime.mapreduce.engine import TIMEOUT
 from perfcompose.runtime.mapreduce.ops import prepare_picture
 from perfcompose.validate import mapreduce as mr
 from perfcompose.validate.mapreduce import REPEAT, check_cluster, summary, table3
-from perfcompose.validate.mapreduce_paper import PAPER_TABLE3, PAPER_TABLE5
+from perfcompose.validate.paper_hadoop import PAPER_TABLE3, PAPER_TABLE5
 
 
 @dataclass(frozen=True)
