@@ -15,105 +15,95 @@ from perfcompose.commands.lazy_group import Entry, lazy_group
 from perfcompose.limits import LimitOptions
 from perfcompose.option_fields import cli_option
 
-_C = "perfcompose.commands."
-
 PAPER = (
     Entry("table3", "000 Table 3: GrPPi-like MapReduce (one node, pairwise reduction) for n threads; the paper's\n"
-          "models recomposed, and the per-input slope measured here on Dask where n fits.",
-          _C + "mapreduce:paper_table3"),
+          "models recomposed, and the per-input slope measured here on Dask where n fits.", "mapreduce:paper_table3"),
     Entry("table5", "000 Table 5: MapReduce on Dask, measured vs predicted, by picture, strategy, n and m.",
-          _C + "mapreduce:paper_table5"),
-    Entry("fig4", "000 Figure 4: Hadoop on 1-24 nodes x 1-24 threads, predicted by eq. 5 and 7 from Table 1\n"
-          "rows 11-13 (weak scaling, one input per thread).", _C + "paper:fig4"),
-    Entry("calotoiu", "003 (SC19 workshop) Tables I-IV [us], modular models composed again from its Table I, "
-          "beside 000's.", _C + "paper:calotoiu"),
-    Entry("vangemund", "Paper 004's case studies: MATMUL, ADI, GAUSS and PSRS in their design alternatives, run "
-          "here\non 1 and 2 processes, predicted by their generated PAMELA models.", _C + "pamela.vangemund:vangemund"),
-    Entry("latency", "The latency operators of seq, pipe and tpool against the executor's per-element stamps, "
-          "on\nthe reference tasks: predicted from the tasks measured alone in the same round.",
-          _C + "paper:latency"),
-    Entry("table1", "000 Table 1: model and variability of every reference task, measured here (ns); an "
-          "interrupted\nrun resumes from its checkpoints in .perfcompose/.", _C + "paper_tables:paper_table1"),
+          "mapreduce:paper_table5"),
+    Entry("fig4", "000 Figure 4: Hadoop on 1-24 nodes x 1-24 threads, predicted by eq. 5 and 7 from Table 1\nrows "
+          "11-13 (weak scaling, one input per thread).", "paper:fig4"),
+    Entry("calotoiu", "003 (SC19 workshop) Tables I-IV [us], modular models composed again from its Table I, beside "
+          "000's.", "paper:calotoiu"),
+    Entry("vangemund", "Paper 004's case studies: MATMUL, ADI, GAUSS and PSRS in their design alternatives, run here\n"
+          "on 1 and 2 processes, predicted by their generated PAMELA models.", "pamela.vangemund:vangemund"),
+    Entry("latency", "The latency operators of seq, pipe and tpool against the executor's per-element stamps, on\nthe "
+          "reference tasks: predicted from the tasks measured alone in the same round.", "paper:latency"),
+    Entry("table1", "000 Table 1: model and variability of every reference task, measured here (ns); an interrupted\n"
+          "run resumes from its checkpoints in .perfcompose/.", "paper_tables:paper_table1"),
     Entry("table2", "000 Table 2: seq, tpool and pipe programs run here; modular vs monolithic vs measured.",
-          _C + "paper_tables:paper_table2"),
+          "paper_tables:paper_table2"),
     Entry("table7", "000 Table 7: relation (iv), tpool_2(seq(a, b)) <= pipe(a, b), measured here.",
-          _C + "paper_tables:paper_table7"),
+          "paper_tables:paper_table7"),
     Entry("table4", "000 Table 4: pipeline associativity and commutativity, measured here.",
-          _C + "paper_tables:paper_table4"),
+          "paper_tables:paper_table4"),
     Entry("table6", "000 Table 6: layering neutrality, pipe of task pools vs task pool of pipes, measured here.",
-          _C + "paper_tables:paper_table6"),
+          "paper_tables:paper_table6"),
     Entry("lobachev", "001 (Lobachev, Loogen): every case study's estimates, the paper's beside perfcompose's.",
-          _C + "paper:lobachev"),
+          "paper:lobachev"),
 )
 
 LOGGP = (
-    Entry("convert", "Write a LogGP program in another form: the compact .npz that large programs read fast,\n"
-          "JSON, or a GOAL schedule.", _C + "loggp.convert:convert"),
+    Entry("convert", "Write a LogGP program in another form: the compact .npz that large programs read fast,\nJSON, or "
+          "a GOAL schedule.", "loggp.convert:convert"),
     Entry("calibrate", "Measure L, o, g, G on two local MPI ranks (mpi4py), Netgauge-style; write a parameter file.",
-          _C + "loggp.calibrate:calibrate"),
+          "loggp.calibrate:calibrate"),
     Entry("simulate", "Simulate a program of computation and communication steps under LogGP (paper 002).",
-          _C + "loggp.simulate:simulate"),
-    Entry("trace", "Run an MPI program under perfcompose's tracer and write its traces and its GOAL schedule;\n"
-          "with --check, simulate the schedule beside the measured time.", _C + "loggp.trace:trace"),
+          "loggp.simulate:simulate"),
+    Entry("trace", "Run an MPI program under perfcompose's tracer and write its traces and its GOAL schedule;\nwith "
+          "--check, simulate the schedule beside the measured time.", "loggp.trace:trace"),
     Entry("check", "Simulate a traced run's schedule with LogGP parameters beside its measured time.",
-          _C + "loggp.trace:check"),
-    Entry("whatif", "Simulate a traced run's schedule over a sweep of L, o, g and G and on another network:\n"
-          "how much latency or bandwidth the run tolerates before it slows by 1, 5, 10 %.",
-          _C + "loggp.trace:whatif"),
+          "loggp.trace:check"),
+    Entry("whatif", "Simulate a traced run's schedule over a sweep of L, o, g and G and on another network:\nhow much "
+          "latency or bandwidth the run tolerates before it slows by 1, 5, 10 %.", "loggp.trace:whatif"),
     Entry("gauss", "Section 5: blocked Gaussian elimination, predicted per block size and layout (and, with\n"
-          "--measure, measured).", _C + "loggp.gauss:gauss"),
+          "--measure, measured).", "loggp.gauss:gauss"),
 )
 
 PAMELA = (
-    Entry("compile", "Print the simplified cost model T_<process> (as PAMELA text).",
-          _C + "pamela.compile:compile_cmd"),
-    Entry("eval", "Evaluate T, phi, omega and delta of a process at the given parameter values; a range\n"
-          "(P=1:1000, N=1e3:1e6:1e3) or list (P=1,2,4) evaluates T on the whole grid of points.",
-          _C + "pamela.eval:eval_cmd"),
+    Entry("compile", "Print the simplified cost model T_<process> (as PAMELA text).", "pamela.compile:compile_cmd"),
+    Entry("eval", "Evaluate T, phi, omega and delta of a process at the given parameter values; a range\n(P=1:1000, "
+          "N=1e3:1e6:1e3) or list (P=1,2,4) evaluates T on the whole grid of points.", "pamela.eval:eval_cmd"),
     Entry("simulate", "Simulate the model and print the symbolic bound next to the simulated time.",
-          _C + "pamela.compile:simulate_cmd"),
+          "pamela.compile:simulate_cmd"),
     Entry("generate", "Generate the PAMELA model of a data-parallel program (the Modeling Engine).",
-          _C + "pamela.generate:generate_cmd"),
+          "pamela.generate:generate_cmd"),
 )
 
 SKELETON = (
     Entry("forecast", "Forecast T(n,p) = T(n)/p + Ā(n,p): each part by its own method, a measured target left out.",
-          _C + "skeleton.forecast:forecast"),
+          "skeleton.forecast:forecast"),
     Entry("quality", "Penalty Ā(n,p) and Karp-Flatt serial fraction f(n,p) per p: constant is good, growing is not.",
-          _C + "skeleton.quality:quality"),
+          "skeleton.quality:quality"),
 )
 
 COMMANDS = (
     Entry("show", "Show an experiment: parameters, points, repetitions, median and coefficient of variation.",
-          _C + "experiments:show"),
+          "experiments:show"),
     Entry("convert", "Convert an experiment to perfcompose JSON, CSV, Extra-P text or JSON, or a .extra-p archive.",
-          _C + "experiments:convert"),
-    Entry("fit", "Fit a PMNF model c0 + sum c*x^i*log2(x)^j to every region x metric of an experiment.",
-          _C + "fit:fit"),
+          "experiments:convert"),
+    Entry("fit", "Fit a PMNF model c0 + sum c*x^i*log2(x)^j to every region x metric of an experiment.", "fit:fit"),
     Entry("analyze", "Fit every call path x metric of a profile, compose callers from callees, rank call paths by "
-          "growth.", _C + "analyze:analyze"),
+          "growth.", "analyze:analyze"),
     Entry("compose", "Compose the model of a program from models of its components; the first line is the model.",
-          _C + "compose:compose"),
-    Entry("laws", "Check the relational laws (i)-(iv) of 000 section 5.1 for the given stages.", _C + "compose:laws"),
+          "compose:compose"),
+    Entry("laws", "Check the relational laws (i)-(iv) of 000 section 5.1 for the given stages.", "compose:laws"),
     Entry("explore", "Best use of a thread budget: split over pipeline stages, or a task pool of the fused stages.",
-          _C + "compose:explore"),
+          "compose:explore"),
     Entry("predict", "Predict a designed program: composed model, each component's share, and the bottleneck.",
-          _C + "predict:predict"),
+          "predict:predict"),
     Entry("bench", "Time a target over a parameter grid; resumable from its checkpoint (OUT.checkpoint.jsonl).",
-          _C + "bench:bench"),
+          "bench:bench"),
     Entry("profile", "Profile a Python program under cProfile over a parameter grid into call paths that analyze "
-          "reads;\nresumable from its checkpoint (OUT.checkpoint.jsonl).", _C + "profile:profile"),
-    Entry("validate", "Run programs of nop, inc, qsort and your own stages (--task) for real, fit them "
-          "(monolithic),\ncompose them from their parts (modular) and report the error of the prediction, with "
-          "its 90 %\ninterval, against the measurement.", _C + "study:validate"),
+          "reads;\nresumable from its checkpoint (OUT.checkpoint.jsonl).", "profile:profile"),
+    Entry("validate", "Run programs of nop, inc, qsort and your own stages (--task) for real, fit them (monolithic),\n"
+          "compose them from their parts (modular) and report the error of the prediction, with its 90 %\ninterval, "
+          "against the measurement.", "study:validate"),
     Entry("mapreduce", "Run one pixel-histogram MapReduce job on Dask and print its per-phase times.",
-          _C + "mapreduce:run_one"),
-    Entry("demo", "Measure nop, inc and qsort, fit them, compose the paper's Table-2 programs, plot, and write "
-          "the report.", _C + "demo:demo"),
-    Entry("pamela", "PAMELA process models compiled to symbolic cost models, evaluated and simulated.",
-          entries=PAMELA),
-    Entry("loggp", "LogGP simulation of communication steps and programs; calibration from MPI.",
-          entries=LOGGP),
+          "mapreduce:run_one"),
+    Entry("demo", "Measure nop, inc and qsort, fit them, compose the paper's Table-2 programs, plot, and write the "
+          "report.", "demo:demo"),
+    Entry("pamela", "PAMELA process models compiled to symbolic cost models, evaluated and simulated.", entries=PAMELA),
+    Entry("loggp", "LogGP simulation of communication steps and programs; calibration from MPI.", entries=LOGGP),
     Entry("skeleton", "Skeleton-based estimation: forecast T(n,p) in n and p, penalty and serial fraction.",
           entries=SKELETON),
     Entry("paper", "Reproduce the papers' tables on this machine.", entries=PAPER),

@@ -26,8 +26,8 @@ class Entry:
     """One command of a lazy group.
 
     ``help`` is the first paragraph of the command's help, printed in the group's listing and
-    written only here: the command's docstring holds what follows it. ``target`` is
-    ``"module:attribute"``: a ``typer.Typer`` (a group of its own) or a command function annotated
+    written only here: the command's docstring holds what follows it. ``target`` is ``"module:attribute"``, the
+    module named under ``perfcompose.commands``: a ``typer.Typer`` (a group of its own) or a command function annotated
     for typer. A group whose commands live in several modules gives ``entries`` instead of a target.
     """
 
@@ -44,7 +44,7 @@ def _load(entry: Entry) -> _click.Command:
         return lazy_group(entry.entries)(name=entry.name, help=entry.help, no_args_is_help=True)
     module, _, attribute = entry.target.partition(":")
     try:
-        obj = getattr(import_module(module), attribute)
+        obj = getattr(import_module("perfcompose.commands." + module), attribute)
     except MissingExtraError as exc:  # the command's module needs an optional extra not installed here
         print_error(exc)
         raise typer.Exit(2) from None
