@@ -44,8 +44,7 @@ class _Compiler:
 
     def _costs(self, proc: ir.Proc) -> Costs:
         if isinstance(proc, ir.Nil):
-            zero = sp.Integer(0)
-            return Costs(zero, zero, zero, zero)
+            return Costs(*[sp.Integer(0)] * 4)
         if isinstance(proc, ir.Use):
             t = proc.time
             res = proc.resource
@@ -55,14 +54,12 @@ class _Compiler:
             phi = t / b if self.paper_phi else t
             delta = UnitVec(res.key) * t / b
             return Costs(phi, delta, _omega(delta), phi)
-        if isinstance(proc, ir.Seq):
-            a, b = self.costs(proc.left), self.costs(proc.right)
-            delta = a.delta + b.delta
-            return Costs(a.phi + b.phi, delta, _omega(delta), a.T + b.T)
-        if isinstance(proc, ir.Par):
+        if isinstance(proc, (ir.Seq, ir.Par)):
             a, b = self.costs(proc.left), self.costs(proc.right)
             delta = a.delta + b.delta
             omega = _omega(delta)
+            if isinstance(proc, ir.Seq):
+                return Costs(a.phi + b.phi, delta, omega, a.T + b.T)
             return Costs(extremum(sp.Max, a.phi, b.phi), delta, omega, extremum(sp.Max, a.T, b.T, omega))
         if isinstance(proc, ir.Loop):
             body = self.costs(proc.body)
@@ -71,14 +68,10 @@ class _Compiler:
             omega = _omega(delta)
             if proc.kind == "seq":
                 return Costs(sp.Sum(body.phi, limits), delta, omega, sp.Sum(body.T, limits))
-            t_body = _max_over(body.T, limits)
-            return Costs(_max_over(body.phi, limits), delta, omega, extremum(sp.Max, t_body, omega))
-        if isinstance(proc, ir.Cond):
-            a, b = self.costs(proc.then), self.costs(proc.else_)
-            c = proc.condition
-            # ``if (c) a else b`` in the time domain: ``c*a + (1 - c)*b``
-            return Costs(*(choose(c, getattr(a, q), getattr(b, q)) for q in ("phi", "delta", "omega", "T")))
-        raise TypeError(f"not a normal-form process: {proc!r}")  # pragma: no cover
+            return Costs(_max_over(body.phi, limits), delta, omega, extremum(sp.Max, _max_over(body.T, limits), omega))
+        a, b = self.costs(proc.then), self.costs(proc.else_)  # ir.Cond
+        # ``if (c) a else b`` in the time domain: ``c*a + (1 - c)*b``
+        return Costs(*(choose(proc.condition, getattr(a, q), getattr(b, q)) for q in ("phi", "delta", "omega", "T")))
 
 
 def _max_over(body: sp.Expr, limits: tuple[sp.Symbol, sp.Expr, sp.Expr]) -> sp.Expr:

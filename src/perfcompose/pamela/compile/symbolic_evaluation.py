@@ -146,12 +146,8 @@ class Evaluator:
             f = sp.lambdify([idx, *syms], inner, modules=[np])
 
             def vectorised(env: Env) -> float:
-                start, stop = _range(lo_f(env), hi_f(env), (idx, lo, hi), VALUE_STEPS)
-                if stop <= start:
-                    return 0.0
-                values = f(np.arange(start, stop, dtype=np.int64), *[env[s] for s in syms])
-                values = np.broadcast_to(np.asarray(values, dtype=float), (stop - start,))
-                return float(reduce(values))
+                i = np.arange(*_range(lo_f(env), hi_f(env), (idx, lo, hi), VALUE_STEPS), dtype=np.int64)
+                return float(reduce(_filled(f(i, *[env[s] for s in syms]), i.shape))) if len(i) else 0.0
             return vectorised
         grid = self._grid(inner, (idx, lo, hi), reduce, lo_f, hi_f) if len(limits) == 1 else None
         if grid is not None:
@@ -203,10 +199,8 @@ class Evaluator:
                              f"a nested index range of {len(ks)} x {j1 - j0} values")
                 js = np.arange(j0, j1, dtype=np.int64)
                 kk, jj = np.meshgrid(ks, js, indexing="ij")
-                v = np.broadcast_to(np.asarray(f(kk, jj, *[env[s] for s in syms]), dtype=float), kk.shape)
-                values.append(red(v, axis=1))
-            out = np.broadcast_to(np.asarray(g(ks, *values, *[env[s] for s in outer]), dtype=float), ks.shape)
-            return float(reduce(out))
+                values.append(red(_filled(f(kk, jj, *[env[s] for s in syms]), kk.shape), axis=1))
+            return float(reduce(_filled(g(ks, *values, *[env[s] for s in outer]), ks.shape)))
         return grid
 
     # -- load vectors -----------------------------------------------------------------------
@@ -232,13 +226,9 @@ class Evaluator:
             kf = sp.lambdify([idx, *syms], key, modules=["numpy"])
 
             def vectorised(env: Env) -> tuple[np.ndarray, np.ndarray]:
-                start, stop = _range(lo_f(env), hi_f(env), (idx, lo, hi), TERM_STEPS)
-                n = max(0, stop - start)
-                i = np.arange(start, start + n, dtype=np.int64)
+                i = np.arange(*_range(lo_f(env), hi_f(env), (idx, lo, hi), TERM_STEPS), dtype=np.int64)
                 args = [env[s] for s in syms]
-                w = np.broadcast_to(np.asarray(wf(i, *args), dtype=float), (n,))
-                k = np.broadcast_to(np.asarray(kf(i, *args), dtype=float), (n,))
-                return k, w
+                return _filled(kf(i, *args), i.shape), _filled(wf(i, *args), i.shape)
             return vectorised
         inner = self._term(weight, key, limits[:-1])
 
@@ -246,6 +236,11 @@ class Evaluator:
             start, stop = _range(lo_f(env), hi_f(env), (idx, lo, hi), TURN_STEPS)
             return _joined([inner({**env, idx: v}) for v in range(start, stop)])
         return looped
+
+
+def _filled(values: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """Values a lambdified expression gives on an index array (a constant one as a scalar) as floats of ``shape``."""
+    return np.broadcast_to(np.asarray(values, dtype=float), shape)
 
 
 def _joined(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
