@@ -61,33 +61,23 @@ def _printable(*texts: str) -> bool:
 def _wrapped(text: str, width: int, justify: str = "") -> list[str] | None:
     """``text`` wrapped at ``width`` as Rich wraps it, and set ``left`` (padded, a table's title) or ``center`` (a
     caption) or neither (a line printed); None where a word is wider than ``width`` (Rich folds it)."""
-    lines, line, used = [], "", 0
+    lines, line = [], ""
     for word in _WORD.findall(text):
-        size = len(word.rstrip())
-        if size > width:
+        if len(word.rstrip()) > width:
             return None
-        if width - used >= size:
-            line += word
-            used += len(word)
-        elif used:
+        if line and width - len(line) < len(word.rstrip()):
             lines.append(line)
-            line, used = word, len(word)
-        else:
-            line += word
-            used += len(word)
+            line = ""
+        line += word
     lines.append(line)
     out = []
     for ln in lines:
-        if len(ln) > width:  # spaces beyond the width go
-            trail = len(ln) - len(ln.rstrip())
-            ln = ln[:len(ln) - min(trail, len(ln) - width)]
+        ln = ln[:width]  # every word fits: only spaces lie beyond the width, and they go
         if justify == "center":
-            ln = ln.rstrip()[:width]
-            left = (width - len(ln)) // 2
-            ln = " " * left + ln
-            ln += " " * (width - len(ln))
+            ln = ln.rstrip()
+            ln = (" " * ((width - len(ln)) // 2) + ln).ljust(width)
         elif justify == "left":
-            ln = ln[:width].ljust(width)
+            ln = ln.ljust(width)
         out.append(ln)
     return out
 
