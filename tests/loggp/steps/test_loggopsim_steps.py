@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from perfcompose.errors import InputError
 from perfcompose.loggp import CommStep, CompStep, LogGP, Program
 from perfcompose.loggp.goal.loggopsim import simulate_goal
-from perfcompose.loggp.goal.loggopsim_reference import reference_goal
+from perfcompose.loggp.goal.loggopsim_reference import reference_times
 from perfcompose.loggp.goal.schedule import program_to_goal
 from perfcompose.loggp.kernels.backend import extension
 from perfcompose.loggp.steps.execute import simulate_program
@@ -79,14 +79,14 @@ def test_more_than_sixteen_operations_of_a_rank_keep_loggopsims_sort(pattern: st
     and that order decides which is issued first."""
     prog = _program(7, 9, 3, 70, pattern)
     for params in SETTINGS:
-        want, _, _ = reference_goal(program_to_goal(prog), params)
+        want, _, _, _ = reference_times(program_to_goal(prog), params)
         assert loggopsim_finish(prog, params).tolist() == want.tolist()
 
 
 def test_finish_times_are_the_reference_loops() -> None:
     prog = _program(3, 5, 3, 12, "mixed")
     for params in SETTINGS:
-        finish, _, _ = reference_goal(program_to_goal(prog), params, O=0.5, S=300.0)
+        finish, _, _, _ = reference_times(program_to_goal(prog), params, O=0.5, S=300.0)
         assert loggopsim_finish(prog, params, O=0.5, S=300.0).tolist() == finish.tolist()
 
 

@@ -91,7 +91,7 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
         from perfcompose.loggp.goal.loggopsim_reference import reference_times
 
         note_reference()
-        finish, ref_start, ref_end, done = reference_times(s, params, O, S)
+        finish, ref_start, ref_end, done = reference_times(s, params, O=O, S=S)
         if timelines:
             start, end = ref_start, ref_end
     if not done.all():

@@ -10,13 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.errors import InputError
 from perfcompose.loggp.goal.loggopsim import LOGGOPSIM_S
-from perfcompose.loggp.goal.schedule import ANY, GoalSchedule
+from perfcompose.loggp.goal.schedule import ANY, KIND_NAMES, SEND, GoalSchedule
 from perfcompose.loggp.kernels.cxx_sort import sort_like_cxx
 from perfcompose.loggp.params import LogGP
 
-__all__ = ["reference_goal", "reference_times"]
+__all__ = ["reference_times"]
 
 
 class _MatchQueue:
@@ -60,127 +59,120 @@ class _MatchQueue:
         return self._entries.values()
 
 
-_TYPE_ORDER = {"send": 1, "recv": 2, "calc": 3}
-
-
 class _Run:
-    """The state of one run: per rank the clocks, dependency counts, queues and times."""
+    """The state of one run: per rank the clocks and queues, per operation (by its index in the schedule) its
+    dependency counts and times."""
 
-    def __init__(self, schedule: GoalSchedule, params: LogGP, O: float, S: float) -> None:
+    def __init__(self, s: GoalSchedule, params: LogGP, O: float, S: float) -> None:
         self.p, self.O, self.S = params, O, S
-        ranks = self.ranks = schedule.ranks
-        P = len(ranks)
-        n_cpu = 1 + max((op.cpu for r in ranks for op in r.ops), default=0)
-        n_nic = 1 + max((op.nic for r in ranks for op in r.ops), default=0)
+        n, P = s.num_ops, s.num_ranks
+        self.op_ptr, self.rank = s.op_ptr.tolist(), s.rank_of.tolist()
+        self.kind, self.size, self.peer, self.tag, self.cpu, self.nic = (
+            c.tolist() for c in (s.kind, s.size, s.peer, s.tag, s.cpu, s.nic))
+        n_cpu, n_nic = 1 + max(self.cpu, default=0), 1 + max(self.nic, default=0)
         self.nexto = [[0.0] * n_cpu for _ in range(P)]
         self.nextgr = [[0.0] * n_nic for _ in range(P)]
         self.nextgs = [[0.0] * n_nic for _ in range(P)]
-        self.need_req = [[0] * len(r.ops) for r in ranks]
-        self.need_ireq = [[0] * len(r.ops) for r in ranks]
-        self.dep_req: list[list[list[int]]] = [[[] for _ in r.ops] for r in ranks]
-        self.dep_ireq: list[list[list[int]]] = [[[] for _ in r.ops] for r in ranks]
-        for h, r in enumerate(ranks):
-            for need, dep, pairs in ((self.need_req, self.dep_req, r.requires),
-                                     (self.need_ireq, self.dep_ireq, r.irequires)):
-                for a, b in pairs:
-                    need[h][a] += 1
-                    dep[h][b].append(a)
-        self.kinds = [[_TYPE_ORDER[op.kind] for op in r.ops] for r in ranks]
-        self.issued = [[False] * len(r.ops) for r in ranks]
-        self.started = [[False] * len(r.ops) for r in ranks]
-        self.done = [[False] * len(r.ops) for r in ranks]
-        self.start = [np.full(len(r.ops), np.nan) for r in ranks]
-        self.end = [np.full(len(r.ops), np.nan) for r in ranks]
+        self.need_req, self.need_ireq = [0] * n, [0] * n
+        self.dep_req: list[list[int]] = [[] for _ in range(n)]
+        self.dep_ireq: list[list[int]] = [[] for _ in range(n)]
+        for need, dep, a_col, b_col in ((self.need_req, self.dep_req, s.req_a, s.req_b),
+                                        (self.need_ireq, self.dep_ireq, s.ireq_a, s.ireq_b)):
+            for a, b in zip(a_col.tolist(), b_col.tolist()):
+                need[a] += 1
+                dep[b].append(a)
+        self.issued, self.started, self.done = [False] * n, [False] * n, [False] * n
+        self.start, self.end = np.full(n, np.nan), np.full(n, np.nan)
         self.rq = [_MatchQueue() for _ in range(P)]
         self.uq = [_MatchQueue() for _ in range(P)]
         self.fresh: list[list[int]] = [[] for _ in range(P)]
         self.aq: list[tuple[float, int, str, int, Any]] = []
         self.ts = 0
 
-    def ready(self, h: int, i: int) -> None:
-        if self.need_req[h][i] == 0 and self.need_ireq[h][i] == 0 and not self.issued[h][i]:
-            self.issued[h][i] = True
-            self.fresh[h].append(i)
+    def ready(self, i: int) -> None:
+        if self.need_req[i] == 0 and self.need_ireq[i] == 0 and not self.issued[i]:
+            self.issued[i] = True
+            self.fresh[self.rank[i]].append(i)
 
-    def mark_started(self, h: int, i: int) -> None:
-        if not self.started[h][i]:
-            self.started[h][i] = True
-            for j in self.dep_ireq[h][i]:
-                self.need_ireq[h][j] -= 1
-                self.ready(h, j)
+    def mark_started(self, i: int) -> None:
+        if not self.started[i]:
+            self.started[i] = True
+            for j in self.dep_ireq[i]:
+                self.need_ireq[j] -= 1
+                self.ready(j)
 
-    def mark_done(self, h: int, i: int) -> None:
-        self.mark_started(h, i)
-        if not self.done[h][i]:
-            self.done[h][i] = True
-            for j in self.dep_req[h][i]:
-                self.need_req[h][j] -= 1
-                self.ready(h, j)
+    def mark_done(self, i: int) -> None:
+        self.mark_started(i)
+        if not self.done[i]:
+            self.done[i] = True
+            for j in self.dep_req[i]:
+                self.need_req[j] -= 1
+                self.ready(j)
 
     def push(self, t: float, its: int, kind: str, h: int, payload: Any) -> None:
         heapq.heappush(self.aq, (t, its, kind, h, payload))
 
     def issue(self, h: int, initial: bool) -> None:
         new = self.fresh[h]
-        sort_like_cxx(new, self.kinds[h], 0, len(new))
+        sort_like_cxx(new, self.kind, 0, len(new))  # (SEND < RECV < CALC, as LogGOPSim's types)
         self.fresh[h] = []
         for i in new:
-            op = self.ranks[h].ops[i]
+            kind, cpu = self.kind[i], self.cpu[i]
             if initial:
                 t = 0.0
-            elif op.kind == "send":
-                t = max(self.nexto[h][op.cpu], self.nextgs[h][op.nic])
+            elif kind == SEND:
+                t = max(self.nexto[h][cpu], self.nextgs[h][self.nic[i]])
             else:
-                t = self.nexto[h][op.cpu]
-            self.push(t, self.ts, op.kind, h, i)
+                t = self.nexto[h][cpu]
+            self.push(t, self.ts, KIND_NAMES[kind], h, i)
             self.ts += 1
 
     def rendezvous(self, src: int, send_idx: int, cpu: int, nic: int, t: float, check: set[int]) -> None:
         """A rendezvous send's request completes when its receive matches it."""
-        self.mark_done(src, send_idx)
+        self.mark_done(send_idx)
         check.add(src)
         self.nexto[src][cpu] = max(self.nexto[src][cpu], t)
         self.nextgs[src][nic] = max(self.nextgs[src][nic], t)
 
     def calc(self, t: float, its: int, h: int, i: int, check: set[int]) -> None:
-        op = self.ranks[h].ops[i]
-        if self.nexto[h][op.cpu] <= t:
-            self.nexto[h][op.cpu] = t + op.size
-            self.start[h][i], self.end[h][i] = t, t + op.size
-            self.mark_done(h, i)
+        cpu, size = self.cpu[i], self.size[i]
+        if self.nexto[h][cpu] <= t:
+            self.nexto[h][cpu] = t + size
+            self.start[i], self.end[i] = t, t + size
+            self.mark_done(i)
             check.add(h)
         else:
-            self.push(self.nexto[h][op.cpu], its, "calc", h, i)
+            self.push(self.nexto[h][cpu], its, "calc", h, i)
 
     def send(self, t: float, its: int, h: int, i: int, check: set[int]) -> None:
-        op, p = self.ranks[h].ops[i], self.p
-        if max(self.nexto[h][op.cpu], self.nextgs[h][op.nic]) > t:
-            self.push(max(self.nexto[h][op.cpu], self.nextgs[h][op.nic]), its, "send", h, i)
+        cpu, nic, size, p = self.cpu[i], self.nic[i], self.size[i], self.p
+        if max(self.nexto[h][cpu], self.nextgs[h][nic]) > t:
+            self.push(max(self.nexto[h][cpu], self.nextgs[h][nic]), its, "send", h, i)
             return
-        self.mark_started(h, i)
+        self.mark_started(i)
         check.add(h)
-        k1 = max(op.size - 1.0, 0.0)
-        self.nexto[h][op.cpu] = t + p.o + k1 * self.O
-        self.nextgs[h][op.nic] = t + p.g + k1 * p.G
-        self.start[h][i], self.end[h][i] = t, t + p.o + k1 * self.O
-        self.push(t + p.o + p.L, self.ts, "msg", op.peer, (h, op.peer, op.size, op.tag, i, op.cpu, op.nic))
+        k1 = max(size - 1.0, 0.0)
+        self.nexto[h][cpu] = t + p.o + k1 * self.O
+        self.nextgs[h][nic] = t + p.g + k1 * p.G
+        self.start[i], self.end[i] = t, t + p.o + k1 * self.O
+        peer = self.peer[i]
+        self.push(t + p.o + p.L, self.ts, "msg", peer, (h, peer, size, self.tag[i], i, cpu, nic))
         self.ts += 1
-        if op.size <= self.S:
-            self.mark_done(h, i)
+        if size <= self.S:
+            self.mark_done(i)
 
     def recv(self, t: float, h: int, i: int, check: set[int]) -> None:
-        op = self.ranks[h].ops[i]
-        self.mark_started(h, i)
+        self.mark_started(i)
         check.add(h)
-        found = self.uq[h].match(op.peer, op.tag)
+        found = self.uq[h].match(self.peer[i], self.tag[i])
         if found is None:
-            self.rq[h].push(op.peer, op.tag, i)
+            self.rq[h].push(self.peer[i], self.tag[i], i)
             return
         src, send_idx, t_start, t_end = found
-        if op.size > self.S:
-            self.rendezvous(src, send_idx, op.cpu, op.nic, t, check)
-        self.start[h][i], self.end[h][i] = t_start, t_end
-        self.mark_done(h, i)
+        if self.size[i] > self.S:
+            self.rendezvous(src, send_idx, self.cpu[i], self.nic[i], t, check)
+        self.start[i], self.end[i] = t_start, t_end
+        self.mark_done(i)
 
     def message(self, t: float, its: int, h: int, payload: Any, check: set[int]) -> None:
         src, _, size, tag, send_idx, cpu, nic = payload
@@ -197,14 +189,14 @@ class _Run:
             return
         if size > self.S:
             self.rendezvous(src, send_idx, cpu, nic, t, check)
-        self.start[h][found], self.end[h][found] = t, self.nexto[h][cpu]
-        self.mark_done(h, found)
+        self.start[found], self.end[found] = t, self.nexto[h][cpu]
+        self.mark_done(found)
         check.add(h)
 
     def run(self) -> None:
-        for h in range(len(self.ranks)):
-            for i in range(len(self.ranks[h].ops)):
-                self.ready(h, i)
+        for h in range(len(self.nexto)):
+            for i in range(self.op_ptr[h], self.op_ptr[h + 1]):
+                self.ready(i)
             self.issue(h, True)
         while self.aq:
             t, its, kind, h, payload = heapq.heappop(self.aq)
@@ -221,21 +213,10 @@ class _Run:
                 self.issue(host, False)
 
 
-def reference_times(schedule: GoalSchedule, params: LogGP, O: float, S: float) -> tuple[np.ndarray, ...]:
-    """LogGOPSim's main loop in plain Python: finish per rank; start, end and done per operation."""
+def reference_times(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: float = LOGGOPSIM_S
+                    ) -> tuple[np.ndarray, ...]:
+    """LogGOPSim's main loop in plain Python (slow, obviously right): finish per rank; start, end and done per
+    operation. New operations are ordered by the same emulation of its ``std::sort`` as the kernel's."""
     run = _Run(schedule, params, O, S)
     run.run()
-    finish = np.array([max(c) for c in run.nexto], dtype=np.float64)
-    start, end = (np.concatenate(a) if a else np.zeros(0) for a in (run.start, run.end))
-    return finish, start, end, np.array([d for r in run.done for d in r], dtype=np.bool_)
-
-
-def reference_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0,
-                   S: float = LOGGOPSIM_S) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
-    """LogGOPSim's main loop in plain Python (slow, obviously right): finish, start, end per rank.
-    New operations are ordered by the same emulation of its ``std::sort`` as the kernel's."""
-    run = _Run(schedule, params, O, S)
-    run.run()
-    if not all(all(d) for d in run.done):
-        raise InputError("the schedule deadlocks")
-    return np.array([max(c) for c in run.nexto], dtype=np.float64), run.start, run.end
+    return np.array([max(c) for c in run.nexto], dtype=np.float64), run.start, run.end, np.array(run.done, np.bool_)
