@@ -83,10 +83,8 @@ def read_args(args: Sequence[str], known: dict[str, Declared], positional: int
     command line holds anything not read here exactly as typer reads it."""
     given: dict[str, Any] = {}
     rest: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
+    words = iter(args)
+    for arg in words:
         if not arg.startswith("-") or arg == "-":
             rest.append(arg)
             continue
@@ -95,16 +93,9 @@ def read_args(args: Sequence[str], known: dict[str, Declared], positional: int
         if option is None:
             return None
         if option.kind is bool:
-            if eq or option.name in given:
-                return None
-            given[option.name] = True
-            continue
-        if not eq:
-            if i >= len(args):
-                return None
-            text = args[i]
-            i += 1
-        value = _value(option, text)
+            value = None if eq else True
+        else:  # a missing value reads as "", which no option takes
+            value = _value(option, text if eq else next(words, ""))
         if value is None:
             return None
         if option.many:
