@@ -31,13 +31,6 @@ def as_text(text: str | JsonText | None) -> str | None:
     return text.text() if isinstance(text, JsonText) else text
 
 
-def _decode_error(path: Path, text: str, exc: json.JSONDecodeError, hint: str | None) -> InputError:
-    lines = text.splitlines()
-    src = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else None
-    return InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno,
-                      source_line=src if src is not None and len(src) <= 160 else None, hint=hint)
-
-
 def load_json(path: Path, text: str | None = None, *, what: str, hint: str | None = None) -> tuple[str, Any]:
     """The text of a JSON file (read unless given) and its value; an unreadable file, one that is
     not UTF-8 and invalid JSON are InputErrors naming ``what`` it is and where."""
@@ -51,7 +44,10 @@ def load_json(path: Path, text: str | None = None, *, what: str, hint: str | Non
     try:
         return text, json.loads(text)
     except json.JSONDecodeError as exc:
-        raise _decode_error(path, text, exc, hint) from None
+        lines = text.splitlines()
+        src = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else None
+        raise InputError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno,
+                         source_line=src if src is not None and len(src) <= 160 else None, hint=hint) from None
 
 
 def load_json_program(path: Path, text: str | None = None, *, what: str,

@@ -259,13 +259,6 @@ def _event(a: _Archive, r: _Rank, event: Any) -> None:
                               "nonblocking collective MPI calls are not")
 
 
-def _is_mpi(event: Any) -> bool:
-    kind = type(event).__name__
-    if kind in ("Enter", "Leave"):
-        return str(event.region.name).startswith("MPI_")
-    return kind.startswith(_MPI_EVENTS)
-
-
 def _finish(a: _Archive, r: _Rank, size: int) -> RankTrace:
     """Rank ``r``'s trace, checked to run from MPI_Init to MPI_Finalize."""
     records = np.array([tuple(row) for row in r.rows], RECORD) if r.rows else np.zeros(0, RECORD)
@@ -284,7 +277,8 @@ def _read(a: _Archive, events: Iterable[tuple[Any, Any]]) -> tuple[RankTrace, ..
         rank = a.ranks.get(location)
         if rank is not None:
             _event(a, ranks[rank], event)
-        elif _is_mpi(event):
+        elif (str(event.region.name).startswith("MPI_") if type(event).__name__ in ("Enter", "Leave")
+              else type(event).__name__.startswith(_MPI_EVENTS)):  # an MPI call or event
             raise InputError(f"location {location.name!r} ({location.group.name}) is not an MPI rank, yet holds "
                              f"a {type(event).__name__} event", path=a.path,
                              hint="MPI calls are read on the ranks' own threads only")

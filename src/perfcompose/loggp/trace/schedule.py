@@ -134,9 +134,7 @@ def _comm_keys(traces: Sequence[RankTrace]) -> list[dict[int, int]]:
 
 def _collective_calls(t: RankTrace, mine: dict[int, int]) -> dict[int, np.ndarray]:
     """A rank's collective calls (record indices) per communicator (its number across the run)."""
-    names = call_names()
-    is_coll = np.array([n in ALGORITHMS for n in names])
-    at = np.flatnonzero(is_coll[t.records["call"]])
+    at = np.flatnonzero(_rules()[0][t.records["call"]] == _COLL)
     comm = t.records["comm"][at]
     return {mine[cid]: at[comm == cid] for cid in np.unique(comm).tolist()}
 

@@ -24,9 +24,8 @@ from platformdirs import user_cache_dir
 from perfcompose.errors import InputError, PerfcomposeError
 from perfcompose.loggp.trace.options import TraceOptions
 
-__all__ = ["TracedRun", "find_mpicc", "build_tracer", "run_traced", "SOURCES"]
+__all__ = ["TracedRun", "find_mpicc", "run_traced"]
 
-SOURCES = ("pctrace.c", "pctrace_calls.h")
 _INSTALL = ("install an MPI with its compiler wrapper (pip install 'perfcompose[mpi]', "
             "or apt-get install libopenmpi-dev)")
 
@@ -45,16 +44,15 @@ class TracedRun:
     mpicc: str
 
 
-def _beside(launcher: str) -> list[str]:
-    """The compiler wrappers that belong to the launcher ``launcher`` (first word of the command)."""
+def _beside(launcher: str) -> str | None:
+    """The compiler wrapper that belongs to the launcher ``launcher`` (first word of the command)."""
     found = shutil.which(launcher)
     if found is None:
-        return []
+        return None
     path = Path(found)
     suffix = path.name.partition(".")[2]  # mpiexec.openmpi -> openmpi
     names = ([f"mpicc.{suffix}"] if suffix and suffix not in ("hydra", "gforker") else []) + ["mpicc"]
-    near = sibling(path, names)
-    return [near] if near else [found for n in names[:1] if (found := shutil.which(n))]
+    return sibling(path, names) or shutil.which(names[0])
 
 
 def sibling(path: Path, names: Sequence[str]) -> str | None:
@@ -75,7 +73,7 @@ def find_mpicc(command: Sequence[str], given: str | None = None) -> str:
     if given:
         return given
     launcher = command[0] if command else ""
-    found = next(iter(_beside(launcher) if "mpi" in Path(launcher).name else []), None) or beside_python("mpicc")
+    found = (_beside(launcher) if "mpi" in Path(launcher).name else None) or beside_python("mpicc")
     if found is not None:
         return found
     raise InputError("no MPI compiler wrapper (mpicc) beside the command's mpiexec, this Python or on PATH",
@@ -115,20 +113,17 @@ def build_cached(mpicc: str, sources: Sequence[Traversable], name: str, flags: S
     return built
 
 
-def build_tracer(mpicc: str) -> Path:
-    """The tracer library built by ``mpicc`` (built once per wrapper, MPI and source)."""
-    return build_cached(mpicc, [files("perfcompose.loggp.trace").joinpath(n) for n in SOURCES], "libpctrace-{key}.so",
-                        ["-shared", "-fPIC", "-O2"], "the tracer", TracerError,
-                        f"cannot run the MPI compiler wrapper {mpicc}: {{reason}}", _INSTALL)
-
-
 def run_traced(command: Sequence[str], out: Path, *, mpicc: str | None = None,
                buffer: int = TraceOptions.buffer) -> TracedRun:
-    """Run ``command`` (an ``mpiexec ...`` line) with the tracer preloaded, traces into ``out``."""
+    """Run ``command`` (an ``mpiexec ...`` line) with the tracer preloaded (built once per compiler wrapper, MPI
+    and source), traces into ``out``."""
     if not command:
         raise InputError("no command to trace", hint="perfcompose loggp trace -o DIR -- mpiexec -n 4 PROGRAM ARGS")
     wrapper = find_mpicc(command, mpicc)
-    lib = str(build_tracer(wrapper))
+    here = files("perfcompose.loggp.trace")
+    lib = str(build_cached(wrapper, [here / "pctrace.c", here / "pctrace_calls.h"], "libpctrace-{key}.so",
+                           ["-shared", "-fPIC", "-O2"], "the tracer", TracerError,
+                           f"cannot run the MPI compiler wrapper {wrapper}: {{reason}}", _INSTALL))
     out.mkdir(parents=True, exist_ok=True)
     for old in (*out.glob("trace.*.bin"), *out.glob("comms.*.txt")):
         old.unlink()
