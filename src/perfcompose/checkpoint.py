@@ -20,8 +20,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Self
 
 __all__ = ["Checkpoint", "read_records"]
@@ -36,7 +36,7 @@ def _record(line: bytes) -> dict[str, Any] | None:
     return rec if isinstance(rec, dict) else None
 
 
-class Checkpoint:
+class Checkpoint(AbstractContextManager["Checkpoint"]):
     """An open, locked JSONL checkpoint; use :meth:`open` (a context manager that closes it)."""
 
     def __init__(self, path: Path, fd: int):
@@ -85,11 +85,7 @@ class Checkpoint:
     def close(self) -> None:
         os.close(self.fd)
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, *_: object) -> None:
         self.close()
 
 

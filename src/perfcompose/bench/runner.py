@@ -358,20 +358,15 @@ def run_sweep(target: Target, grid: Mapping[str, Sequence[float]], *, reps: int,
         done, visits, skipped = ({}, {}, []) if store is None else _read_checkpoint(store, header, details)
         if store is not None and store.empty:
             store.append(header)
-    except BaseException:
-        if store is not None:
-            store.close()
-        raise
-    wanted = set(coords)
-    result = SweepResult(params, {c: v for c, v in done.items() if c in wanted},
-                         resumed=sum(1 for c in done if c in wanted and visits[c] >= rounds),
-                         skipped_lines=tuple(skipped), details={c: v for c, v in details.items() if c in wanted})
-    plan = []  # (round, coordinate) still to measure, round by round, each round shuffled
-    for r in range(rounds):
-        todo = [c for c in coords if visits.get(c, 0) <= r]
-        random.Random(seed + r).shuffle(todo)
-        plan += [(r, c) for c in todo]
-    try:
+        wanted = set(coords)
+        result = SweepResult(params, {c: v for c, v in done.items() if c in wanted},
+                             resumed=sum(1 for c in done if c in wanted and visits[c] >= rounds),
+                             skipped_lines=tuple(skipped), details={c: v for c, v in details.items() if c in wanted})
+        plan = []  # (round, coordinate) still to measure, round by round, each round shuffled
+        for r in range(rounds):
+            todo = [c for c in coords if visits.get(c, 0) <= r]
+            random.Random(seed + r).shuffle(todo)
+            plan += [(r, c) for c in todo]
         for k, (_r, coord) in enumerate(plan):
             if coord in result.failures:
                 continue

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 
@@ -20,16 +20,11 @@ from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number
 from perfcompose.variation import coefficient_of_variation, mean, median
 
-
-def _numpy_reduction(name: str) -> Callable[[np.ndarray], float]:
-    reduce = getattr(np, name)
-    return lambda values: float(reduce(values))
-
-
 #: each way of combining repetitions is the NumPy reduction of the same name; mean and median are
 #: computed so that they stay finite for values near the largest double
 AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {
-    name: {"mean": mean, "median": median}.get(name) or _numpy_reduction(name) for name in AGGREGATE_CHOICES}
+    name: {"mean": mean, "median": median}.get(name) or (lambda values, f=getattr(np, name): float(f(values)))
+    for name in AGGREGATE_CHOICES}
 
 
 #: a negative value is floating-point noise around zero, and read as 0, where it lies within this
@@ -39,8 +34,6 @@ NOISE_ABSOLUTE = 1e-12
 NOISE_RELATIVE = 1e-9
 NEGATIVE_HINT = ("times and counts cannot be negative (values below zero by at most 1e-12, or by at most 1e-9 "
                  "of the series' largest value, are floating-point noise and read as 0)")
-#: the statistics a point may hold in place of its repetitions, by the aggregate they stand for
-SUMMARY_AGGREGATES = AGGREGATE_CHOICES
 
 
 def noise_tolerance(scale: float) -> float:
@@ -86,7 +79,7 @@ class Point:
     def numbers(self) -> tuple[float, ...]:
         """The values and the stored statistics of the aggregates (what must not be negative)."""
         return self.values if self.summary is None else (
-            *self.values, *(self.summary[k] for k in SUMMARY_AGGREGATES if k in self.summary))
+            *self.values, *(self.summary[k] for k in AGGREGATE_CHOICES if k in self.summary))
 
 
 class PointArrays(Sequence[Point]):
@@ -123,13 +116,7 @@ class PointArrays(Sequence[Point]):
     def __len__(self) -> int:
         return len(self.coordinates)
 
-    @overload
-    def __getitem__(self, index: int) -> Point: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Point, ...]: ...
-
-    def __getitem__(self, index: int | slice) -> Point | tuple[Point, ...]:
+    def __getitem__(self, index: int | slice) -> Any:
         return self._tuple()[index]
 
     def __iter__(self) -> Iterator[Point]:
@@ -354,7 +341,7 @@ def _clip_noise(series: tuple[Series, ...]) -> tuple[tuple[Series, ...], tuple[C
 def _clip_point(p: Point) -> Point:
     if min(p.numbers(), default=0.0) >= 0:
         return p
-    summary = None if p.summary is None else {k: max(v, 0.0) if k in SUMMARY_AGGREGATES else v
+    summary = None if p.summary is None else {k: max(v, 0.0) if k in AGGREGATE_CHOICES else v
                                               for k, v in p.summary.items()}
     return Point(p.coordinate, tuple(max(v, 0.0) for v in p.values), summary)
 

@@ -15,12 +15,9 @@ from perfcompose.extras import require
 require("dask", "MapReduce on Dask")
 
 # the package's modules import Dask at their top: they are imported after the check
-from perfcompose.runtime.mapreduce.engine import ClusterInfo, Engine, EngineError, check_address  # noqa: E402
-from perfcompose.runtime.mapreduce.job import JobResult, histogram_job, run_job, run_mapreduce, serial_histogram  # noqa: E402
-from perfcompose.runtime.mapreduce.ops import Picture, picture_histogram  # noqa: E402
-from perfcompose.runtime.mapreduce.records import PhaseTimes  # noqa: E402
-from perfcompose.runtime.mapreduce.strategies import STRATEGIES, StrategyError  # noqa: E402
+from perfcompose.runtime.mapreduce.engine import Engine, EngineError, check_address  # noqa: E402
+from perfcompose.runtime.mapreduce.job import JobResult, histogram_job, run_mapreduce, serial_histogram  # noqa: E402
+from perfcompose.runtime.mapreduce.strategies import StrategyError  # noqa: E402
 
-__all__ = ["ClusterInfo", "Engine", "EngineError", "JobResult", "PhaseTimes", "Picture", "STRATEGIES",
-           "StrategyError", "check_address", "histogram_job", "picture_histogram", "run_job", "run_mapreduce",
+__all__ = ["Engine", "EngineError", "JobResult", "StrategyError", "check_address", "histogram_job", "run_mapreduce",
            "serial_histogram"]
