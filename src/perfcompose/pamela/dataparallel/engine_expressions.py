@@ -1,18 +1,20 @@
 """The Modeling Engine's reading of expressions: Python scalars as PAMELA numbers, and what an
-expression yields (array, scalar or runs) with the machine calls it costs, communication included."""
+expression yields (array, scalar or runs) with the machine calls it costs, communication included;
+the ``# pamela: key = expression, ...`` annotations of a program's lines."""
 from __future__ import annotations
 
 import ast
+import io
 import math
 import os
 import re
+import tokenize
 
 from perfcompose.pamela.dataparallel.engine_values import Array, Cost, Runs, Scalar, elementwise, mul, paren
 from perfcompose.pamela.dataparallel.machine_model import MachineParameters
-from perfcompose.pamela.dataparallel.pragmas import pragmas
 from perfcompose.pamela.language.syntax import PamelaError
 
-__all__ = ["ExpressionReader"]
+__all__ = ["ExpressionReader", "pragmas", "PRAGMA_KEYS"]
 
 #: the machine model's numeric parameters (t_call, t_ew, ...), which a cost annotation may use
 _MACHINE_PARAMETERS = frozenset(MachineParameters.__dataclass_fields__)
@@ -22,6 +24,49 @@ _OPERATORS: dict[type[ast.AST], str] = {
     ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 
 
+_PRAGMA = re.compile(r"#\s*pamela\s*:(.*)$")
+PRAGMA_KEYS = ("size", "lower", "upper", "cond", "cost")
+
+
+def pragmas(source: str, path: str | None = None) -> dict[int, dict[str, str]]:
+    """``{line: {key: expression}}`` of the ``# pamela: key = expr, ...`` comments."""
+    out: dict[int, dict[str, str]] = {}
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return out
+    for tok in tokens:
+        m = _PRAGMA.search(tok.string) if tok.type == tokenize.COMMENT else None
+        if not m:
+            continue
+        items: dict[str, str] = {}
+        for part in _split_top(m.group(1)):
+            key, eq, value = part.partition("=")
+            key = key.strip()
+            if not eq or key not in PRAGMA_KEYS or not value.strip():
+                raise PamelaError(f"'{part.strip()}' is not a pamela annotation", path=path, line=tok.start[0],
+                                  column=tok.start[1] + 1, source_line=tok.line.rstrip("\n"),
+                                  hint="write '# pamela: KEY = EXPRESSION' with KEY one of " + ", ".join(PRAGMA_KEYS))
+            items[key] = value.strip()
+        out[tok.start[0]] = items
+    return out
+
+
+def _split_top(text: str) -> list[str]:
+    """Split at commas outside brackets."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += (ch in "([{") - (ch in ")]}")
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return parts
+
+
 class ExpressionReader:
     """The expressions of one program's source (``path``); ``only``: the (file, line) of the one
     statement to model."""
@@ -29,9 +74,7 @@ class ExpressionReader:
     def __init__(self, source: str, path: str | None, only: tuple[str, int] | None = None):
         self.only = None if only is None else (os.path.realpath(only[0]), only[1])
         self.statements: list[tuple[str, int, str]] = []
-        self.path = path
-        self.lines = source.splitlines()
-        self.pragmas = pragmas(source, path)
+        self.path, self.lines, self.pragmas = path, source.splitlines(), pragmas(source, path)
         self.used_pragmas = 0
         self.machine_names = False
         self.helpers: dict[str, tuple[str, str]] = {}
@@ -208,7 +251,7 @@ class ExpressionReader:
                 return Array((size,))
             if isinstance(base, Array):
                 return self.subscript(node, cost)
-            if isinstance(node.value, ast.Subscript) or isinstance(node.value, ast.Call):
+            if isinstance(node.value, (ast.Subscript, ast.Call)):
                 inner = self.value(node.value, cost)
                 if isinstance(inner, Array):
                     cost.append("index(p)")
@@ -283,10 +326,9 @@ class ExpressionReader:
     def call(self, node: ast.Call, cost: Cost, size: str | None) -> object:
         name = self.call_name(node)
         args = node.args
-        if name in ("np.sort",):
-            x = self.value(args[0], cost)
-            n = size or self.elements(x)
-            cost.append(f"sort(p, {n})")
+        if name in ("np.sort", "np.concatenate"):  # a sort, or runs copied into one vector
+            n = size or self.elements(self.value(args[0], cost))
+            cost.append(f"{'sort' if name == 'np.sort' else 'copy'}(p, {n})")
             return Array((n,))
         if name == "np.outer":
             a, b = self.value(args[0], cost), self.value(args[1], cost)
@@ -305,11 +347,6 @@ class ExpressionReader:
             cuts = self.value(args[1], cost)
             cost.append("call(p)")
             return Runs(self.elements(x), f"{paren(self.elements(cuts))} + 1")
-        if name == "np.concatenate":
-            x = self.value(args[0], cost)
-            n = size or self.elements(x)
-            cost.append(f"copy(p, {n})")
-            return Array((n,))
         if name in ("max", "min", "len") or name == "dp.after":
             return Scalar(self.sym(node))
         raise self.error(node, f"the engine does not know the cost of '{name}(...)'",

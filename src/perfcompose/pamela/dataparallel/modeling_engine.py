@@ -11,9 +11,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfcompose.pamela.dataparallel.engine_expressions import ExpressionReader
+from perfcompose.pamela.dataparallel.engine_expressions import ExpressionReader, pragmas
 from perfcompose.pamela.dataparallel.engine_values import Array, Runs, Step, elementwise, paren, render
-from perfcompose.pamela.dataparallel.pragmas import pragmas
 from perfcompose.pamela.language.syntax import PamelaError
 
 __all__ = ["generate", "generate_text", "pragmas", "Generated"]
