@@ -173,17 +173,12 @@ def lbm() -> list[LobachevRow]:
     rows.append(_row("lbm", "Ā(n, 262144)", "lm(poly, 3)", "3.16", lambda v: times_at(v) - v[0] * ps[0] / target,
                      times, half))
     rows.append(_row("lbm", "T(n, 262144)", "T(n)/p + lm(poly, 3)", "5.196", times_at, times, half, "-1.47", measured))
-    best: LobachevRow | None = None
-    for name, m in {**_methods(), "lm": Lm()}.items():
-        row = _row("lbm", "T(n, 262144) direct", name, None, lambda v, m=m: _predict(m, ps, v, target), times, half,
-                   None, measured, note="without equation (*)")
-        rows.append(row)
-        if best is None or abs(row.error or 0) < abs(best.error or 0):
-            best = row
-    assert best is not None
-    rows.append(LobachevRow("lbm", "T(n, 262144) direct, all-best error", best.method, None, best.ours, best.low,
-                    best.high, "-31", best.error, "the best of the direct forecasts", measured))
-    return rows
+    direct = [_row("lbm", "T(n, 262144) direct", name, None, lambda v, m=m: _predict(m, ps, v, target), times, half,
+                   None, measured, note="without equation (*)") for name, m in {**_methods(), "lm": Lm()}.items()]
+    best = min(direct, key=lambda row: abs(row.error or 0))
+    return rows + direct + [LobachevRow("lbm", "T(n, 262144) direct, all-best error", best.method, None, best.ours,
+                                        best.low, best.high, "-31", best.error, "the best of the direct forecasts",
+                                        measured)]
 
 
 def karatsuba_nonuniform() -> list[LobachevRow]:
@@ -207,14 +202,10 @@ def karatsuba_uniform() -> list[LobachevRow]:
     ns = [n for n in t.ns if n < 60000]
     y, h = _series(t, 8, ns)
     paper = {60000.0: ("11.01", "0.14"), 64000.0: ("12.09", "1.78")}
-    for target in (60000.0, 64000.0):
-        measured = t.times[(target, 8)]
-        for name, m in _methods().items():
-            rows.append(_row("karatsuba_uniform", f"T({target:.0f}, 8) direct", name, None,
-                             lambda v, m=m, target=target: _predict(m, ns, v, target), y, h, None, measured,
-                             note=f"the paper's estimate via T(n) and loess Ā: {paper[target][0]} "
-                                  f"({paper[target][1]} %)"))
-    return rows
+    return rows + [_row("karatsuba_uniform", f"T({target:.0f}, 8) direct", name, None,
+                        lambda v, m=m, target=target: _predict(m, ns, v, target), y, h, None, t.times[(target, 8)],
+                        note=f"the paper's estimate via T(n) and loess Ā: {paper[target][0]} ({paper[target][1]} %)")
+                   for target in (60000.0, 64000.0) for name, m in _methods().items()]
 
 
 def gauss() -> list[LobachevRow]:

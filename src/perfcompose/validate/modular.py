@@ -224,15 +224,10 @@ def _fitting(configurations: Sequence[str | Term], functions: Mapping[str, Calla
              limit: int) -> tuple[list[tuple[Term, int]], list[tuple[str, str]]]:
     """The configurations with their worker counts that fit ``limit`` workers, and the others
     with why they are skipped."""
-    kept: list[tuple[Term, int]] = []
-    skipped: list[tuple[str, str]] = []
-    for cfg in configurations:
-        term = parse_term(cfg, components=functions) if isinstance(cfg, str) else cfg
-        n = worker_count(plan(term, functions))
-        if n > limit:
-            skipped.append((str(term), f"{n} workers, {limit} cores"))
-        else:
-            kept.append((term, n))
+    terms = [parse_term(c, components=functions) if isinstance(c, str) else c for c in configurations]
+    counted = [(term, worker_count(plan(term, functions))) for term in terms]
+    kept = [(term, n) for term, n in counted if n <= limit]
+    skipped = [(str(term), f"{n} workers, {limit} cores") for term, n in counted if n > limit]
     if not kept:
         raise PerfcomposeError("no configuration fits this machine: "
                                + "; ".join(f"{c}: {why}" for c, why in skipped))
@@ -357,10 +352,9 @@ class _Judge:
     paper_ops: Composer
     calibrated_ops: Mapping[int, CalibratedComposer]
     rounds: Rounds
-    #: the runs' disturbance per (term index, x), as the target that ran them recorded it
-    #: (:class:`~perfcompose.runtime.target.TermTarget`'s ``wait_share`` and ``disturbed_runs``)
-    wait_share: Mapping[tuple[int, float], float]
-    disturbed_runs: Mapping[tuple[int, float], int]
+    #: the target that ran them, with the runs' disturbance per (term index, x) (``wait_share``
+    #: and ``disturbed_runs``)
+    target: TermTarget
     cores: int
     level: float
     members: bool
@@ -387,7 +381,7 @@ class _Judge:
                   *(piped_probe(p) for p in pipe_stages([term]))]
         involved = [t for t in [*([str(term)] if n <= self.cores else []), *term.components(), *probes]
                     if t in self.rounds.index]
-        shares, runs = self.wait_share, self.disturbed_runs
+        shares, runs = self.target.wait_share, self.target.disturbed_runs
         share_x = np.array([max((shares.get((self.rounds.index[t], v), 0.0) for t in involved), default=0.0)
                             for v in self.rounds.xs])
         disturbed = float(share_x.max()) > DISTURBED_SHARE or any(
@@ -495,8 +489,7 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
                    {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads,
                                           piped=piped.get(k, {}), stages=concurrent[1])
                     for k in levels},
-                   measured_rounds, target.wait_share, target.disturbed_runs, cores, level, members, context,
-                   central, spread)
+                   measured_rounds, target, cores, level, members, context, central, spread)
     comparisons = with_held_out_error([judge.compare(term, n) for term, n in kept], level)
     predicted = {c.configuration: np.asarray(c.calibrated(x=np.array(xs)), dtype=float) for c in comparisons}
     return Study(tuple(comparisons), hot, overheads, tuple(skipped), xs, rounds, count, workers,
