@@ -6,11 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import typer
 
 from perfcompose.assignments import parse_point
 from perfcompose.choices import PipeRule
-from perfcompose.commands import intervals as _intervals
 from perfcompose.commands.common import Table, cli_command, console, err_console, json_option, write_json
 from perfcompose.commands.components import (
     BIND_HELP,
@@ -24,9 +24,11 @@ from perfcompose.commands.components import (
 )
 from perfcompose.compose import Composer, oversubscription
 from perfcompose.compose import explore as run_explore
+from perfcompose.compose.interval import interval_of, members_lane
 from perfcompose.compose.laws import LAWS, check_laws
 from perfcompose.compose.laws import PIPE as LAWS_PIPE
 from perfcompose.compose.oversubscription import account, machine_cores
+from perfcompose.ensemble import DEFAULT_LEVEL, time_bounds
 from perfcompose.errors import InputError
 from perfcompose.finite import is_time
 from perfcompose.option_fields import option, shared
@@ -61,13 +63,13 @@ def compose(o: ComposeCommand) -> None:
     console.out(str(model), highlight=False)
     console.out(f"order in x: {model.order_text()}; unit: {model.unit or 'none'}", highlight=False)
     if o.at:
-        machine = _intervals.prediction(composer, parsed)
+        machine = _prediction(composer, parsed)
         which = ""
         if str(machine) != str(model):
             cores = oversubscription.machine_cores()
             console.out(f"with the workers sharing this machine's {cores} cores: {machine}", highlight=False)
             which = f" (the workers sharing {cores} cores)"
-        for line in _intervals.point_lines(machine, points, which):
+        for line in _point_lines(machine, points, which):
             console.out(line, highlight=False)
     if o.json_out is not None:
         write_json(o.json_out, model.to_json_text(), "model")
@@ -79,6 +81,46 @@ def compose(o: ComposeCommand) -> None:
             err_console.print(f"note: {choice.term}: the asymptotic max keeps {choice.kept} and drops "
                               f"{choice.dropped}, which may be the larger stage at the sizes that matter; "
                               "--pipe pointwise keeps both", highlight=False)
+
+
+def _prediction(composer: Any, term: Any) -> Any:
+    """The composed model of ``term`` with its interval (where a component has one), accounting
+    for more workers than cores (max with the total work over the cores) and warning about it."""
+    lane = members_lane(composer, term)  # composed once: the model, its members and the cores' floor
+    tree = composer.evaluate(term, () if lane is None else (lane,))
+    model, over = oversubscription.shared(tree, interval_of(tree, tree.model.with_meta(name=str(term),
+                                                                                        source="composed")))
+    if over is not None:
+        err_console.print(f"[yellow]warning:[/yellow] {over}", highlight=False)
+    return model
+
+
+def _point_lines(model: Any, points: list[dict[str, float]], which: str) -> list[str]:
+    """``at x=65536: 1.23e+06 [1.2e+06, 1.27e+06] ns (90 % interval)`` per point; ``which`` names
+    the model the values are of (`` (workers sharing 2 cores)``)."""
+    lines = []
+    for point in points:
+        missing = [p for p in model.params if p not in point]
+        if missing:
+            given = ",".join(f"{k}={v:g}" for k, v in point.items())
+            example = ",".join([given, *(f"{m}={65536 if m == 'x' else 4}" for m in missing)])
+            raise InputError(f"--at {given}: give a value for {', '.join(missing)} too", hint=f"e.g. --at {example}")
+        values = {p: point[p] for p in model.params}
+        value = float(np.asarray(model(**values)))
+        where = ", ".join(f"{k}={v:g}" for k, v in point.items()) + which
+        if not is_time(value):
+            raise InputError(f"--at {where}: the program's time is {value:g} {model.unit} there, not a finite "
+                             "time at or above zero", hint="the model is undefined there (log2(0), a division by "
+                                                           "zero) or overflows a double: choose another point")
+        bounds = model.interval(**values)
+        if bounds is None:
+            lines.append(f"at {where}: {value:.6g} {model.unit} (no interval: no component carries one; "
+                         "exact sources and saved records have none)")
+        else:
+            low, high = time_bounds(value, float(np.asarray(bounds[0])), float(np.asarray(bounds[1])))
+            lines.append(f"at {where}: {value:.6g} [{low:.6g}, {high:.6g}] {model.unit} "
+                         f"({100 * DEFAULT_LEVEL:g} % interval)")
+    return lines
 
 
 @dataclass(frozen=True)
