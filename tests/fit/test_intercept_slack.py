@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from perfcompose.fit import PMNFFitter
-from perfcompose.fit.noise import aggregated
-from perfcompose.fit.slack import constant_slack, intercept_slack
+from perfcompose.fit.noise import aggregated, constant_slack, intercept_slack
 
 P = np.array([32.0, 45, 64, 90, 128, 181, 256])
 LOG_SQUARED = (((0, (Fraction(0), Fraction(2))),),)

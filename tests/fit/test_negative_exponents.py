@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from perfcompose.fit import PMNFFitter
-from perfcompose.fit.scaling import falls_rows
+from perfcompose.fit.trend import falls_rows
 
 P = np.array([1000.0, 2000, 4000, 8000, 16000])
 P_SMALL = np.array([2.0, 4, 8, 16, 32])

@@ -134,7 +134,7 @@ def test_every_region_and_metric_modelled():
 
 
 def test_consensus_pick_prefers_the_supported_hypothesis_nearest_the_median():
-    from perfcompose.fit.consensus import consensus_pick
+    from perfcompose.fit.selection_policy import consensus_pick
     delta = np.array([0.0, 0.3, 0.4, 3.0])
     preds = np.array([10.0, 20.0, 12.0, 11.0])
     # the weighted median is 12 (weights exp(-delta/2)); 12 is among the indistinguishable ones
@@ -142,7 +142,7 @@ def test_consensus_pick_prefers_the_supported_hypothesis_nearest_the_median():
 
 
 def test_consensus_pick_caps_the_risk_of_a_large_overshoot():
-    from perfcompose.fit.consensus import consensus_pick
+    from perfcompose.fit.selection_policy import consensus_pick
     delta = np.array([0.0, 0.1, 0.2, 0.3])
     preds = np.array([100.0, 1.0, 1.1, 120.0])
     # half the weight predicts ~1: anything above 2x the 30 % quantile is too risky
@@ -153,7 +153,7 @@ def test_consensus_pick_caps_the_risk_of_a_large_overshoot():
 
 
 def test_consensus_pick_spread_keeps_the_cap_near_the_cautious_end():
-    from perfcompose.fit.consensus import consensus_pick
+    from perfcompose.fit.selection_policy import consensus_pick
     delta = np.array([0.0, 0.1, 0.2, 0.3, 0.4])
     preds = np.array([10.0, 30.0, 32.0, 34.0, 36.0])
     # the 40 % quantile alone caps at 30; within 1.5x the 5 % quantile (10) only 10 is left
@@ -198,7 +198,7 @@ def test_tilt_leans_a_misspecified_fit_toward_the_largest_points():
 
 
 def test_overshoot_cap_grows_with_the_noise_for_one_parameter_only(monkeypatch):
-    import perfcompose.fit.consensus as consensus
+    import perfcompose.fit.selection_policy as consensus
     seen = []
     original = consensus.consensus_pick
 

@@ -15,8 +15,8 @@ import numpy as np
 from perfcompose.choices import NEGATIVE_EXPONENTS
 from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
+from perfcompose.fit.base import SeriesFitter
 from perfcompose.fit.batched import multi_groups_many
-from perfcompose.fit.consensus import runners_up, select
 from perfcompose.fit.holdout import extrapolation_errors, rechoose
 from perfcompose.fit.hypotheses import (
     DEFAULT_I,
@@ -32,14 +32,18 @@ from perfcompose.fit.hypotheses import (
     rows_all,
 )
 from perfcompose.fit.lines import diagonal_lead, distinct, line_layout
-from perfcompose.fit.noise import aggregated, replicated, scatter_noise, with_lack_of_fit
+from perfcompose.fit.noise import (
+    aggregated,
+    constant_slack,
+    intercept_slack,
+    replicated,
+    scatter_noise,
+    with_lack_of_fit,
+)
 from perfcompose.fit.quality import fit_statistics, low_fit_warnings
 from perfcompose.fit.result import Candidate, FitResult, Group, Hypothesis, Pick, Progress, predict
-from perfcompose.fit.scaling import falls_rows
-from perfcompose.fit.selection_policy import DEFAULT_POLICY, SelectionPolicy
-from perfcompose.fit.series_fitter import SeriesFitter
-from perfcompose.fit.slack import constant_slack, intercept_slack
-from perfcompose.fit.trend import monotone
+from perfcompose.fit.selection_policy import DEFAULT_POLICY, SelectionPolicy, runners_up, select
+from perfcompose.fit.trend import falls_rows, monotone
 from perfcompose.fit_options import FitOptions
 
 # the names this module has always offered, besides its own
@@ -211,7 +215,7 @@ class PMNFFitter(SeriesFitter):
 
     def _pick(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],
               progress: Progress | None, search: Callable[..., Any] | None = None) -> Pick:
-        """The hypothesis the scores choose (:func:`~perfcompose.fit.consensus.select`), before the forward
+        """The hypothesis the scores choose (:func:`~perfcompose.fit.selection_policy.select`), before the forward
         check, of aggregated values ``y`` with relative noise ``sigma`` (0: unknown); ``search`` stands in
         for :meth:`_groups` where the hypotheses were fitted beforehand (:mod:`perfcompose.fit.profile`)."""
         fitted = self._groups if search is None else search
@@ -276,8 +280,8 @@ class PMNFFitter(SeriesFitter):
         """Every hypothesis fitted and scored: the groups, whether they span several parameters, and
         the notes on parameters that could not be separated. ``scattered`` (the points scatter beyond
         their repetitions' noise): a negative constant is a cancelling form only beyond two of its own
-        standard errors (:func:`~perfcompose.fit.slack.intercept_slack`), not two noise widths of the
-        smallest value (:func:`~perfcompose.fit.slack.constant_slack`)."""
+        standard errors (:func:`~perfcompose.fit.noise.intercept_slack`), not two noise widths of the
+        smallest value (:func:`~perfcompose.fit.noise.constant_slack`)."""
         far = X.max(axis=0) * self.policy.horizon
         notes: tuple[str, ...] = ()
         multi = len(params) > 1

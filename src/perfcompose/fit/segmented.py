@@ -25,11 +25,11 @@ import sympy as sp
 
 from perfcompose.data.experiment import Series
 from perfcompose.errors import FitError
+from perfcompose.fit.base import SeriesFitter
 from perfcompose.fit.noise import aggregated, packed
 from perfcompose.fit.pmnf import PMNFFitter
 from perfcompose.fit.quality import fit_statistics, low_fit_warnings
 from perfcompose.fit.result import FitResult, predict
-from perfcompose.fit.series_fitter import SeriesFitter
 from perfcompose.model import Model, symbol
 
 
