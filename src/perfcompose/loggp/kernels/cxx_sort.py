@@ -3,8 +3,6 @@ executable operations with it, and as it is not stable beyond 16 elements, the o
 kind decides which one is issued first. Plain Python: the reference of the compiled loops' ``_cxx_sort.h``."""
 from __future__ import annotations
 
-import numpy as np
-
 __all__ = ["sort_like_cxx"]
 
 
@@ -23,16 +21,9 @@ def _insertion_sort(a, kind, first, last):
         return
     for i in range(first + 1, last):
         if kind[a[i]] < kind[a[first]]:
-            val = a[i]
-            for j in range(i, first, -1):
-                a[j] = a[j - 1]
-            a[first] = val
+            a[first:i + 1] = [a[i], *a[first:i]]
         else:
             _linear_insert(a, kind, i)
-
-
-def _swap(a, i, j):
-    a[i], a[j] = a[j], a[i]
 
 
 def sort_like_cxx(a, kind, first, last):
@@ -45,25 +36,12 @@ def sort_like_cxx(a, kind, first, last):
     if n <= 16:
         _insertion_sort(a, kind, first, last)
         return
-    depth = 0
-    while (1 << (depth + 1)) <= n:
-        depth += 1
-    stack = np.empty((2 * 64 + 2, 3), np.int64)
-    sp = 0
-    stack[0, 0], stack[0, 1], stack[0, 2] = first, last, 2 * depth
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        lo, hi, lim = stack[sp, 0], stack[sp, 1], stack[sp, 2]
+    stack = [(first, last, 2 * (n.bit_length() - 1))]
+    while stack:
+        lo, hi, lim = stack.pop()
         while hi - lo > 16:
             if lim == 0:  # libstdc++ switches to heap sort here; a stable sort stands in for it
-                keys = np.empty(hi - lo, np.int64)
-                for j in range(lo, hi):
-                    keys[j - lo] = np.int64(kind[a[j]]) * (1 << 40) + (j - lo)
-                order = np.argsort(keys)
-                tmp = a[lo:hi].copy()
-                for j in range(hi - lo):
-                    a[lo + j] = tmp[order[j]]
+                a[lo:hi] = sorted(a[lo:hi], key=kind.__getitem__)
                 break
             lim -= 1
             mid = lo + (hi - lo) // 2
@@ -73,7 +51,7 @@ def sort_like_cxx(a, kind, first, last):
                 m = y if ky < kz else (z if kx < kz else x)
             else:
                 m = x if kx < kz else (z if ky < kz else y)
-            _swap(a, lo, m)
+            a[lo], a[m] = a[m], a[lo]
             pivot = kind[a[lo]]
             f, l_ = lo + 1, hi
             while True:
@@ -84,14 +62,10 @@ def sort_like_cxx(a, kind, first, last):
                     l_ -= 1
                 if not f < l_:
                     break
-                _swap(a, f, l_)
+                a[f], a[l_] = a[l_], a[f]
                 f += 1
-            stack[sp, 0], stack[sp, 1], stack[sp, 2] = f, hi, lim
-            sp += 1
+            stack.append((f, hi, lim))
             hi = f
-    if n > 16:
-        _insertion_sort(a, kind, first, first + 16)
-        for i in range(first + 16, last):
-            _linear_insert(a, kind, i)
-    else:
-        _insertion_sort(a, kind, first, last)
+    _insertion_sort(a, kind, first, first + 16)
+    for i in range(first + 16, last):
+        _linear_insert(a, kind, i)
