@@ -18,8 +18,7 @@ import pytest
 
 from perfcompose.errors import PerfcomposeError
 from perfcompose.loggp.goal.schedule import read_goal
-from perfcompose.loggp.trace.folder import trace_program
-from perfcompose.loggp.trace.tracer import find_mpicc
+from perfcompose.loggp.trace.tracer import find_mpicc, trace_program
 
 PROGRAM = """
 from array import array

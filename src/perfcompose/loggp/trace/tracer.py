@@ -1,5 +1,7 @@
 """The MPI tracer built and run: ``pctrace.c`` compiled with the MPI's compiler wrapper, once per
-MPI (kept in the cache folder), and preloaded into the ranks of a command.
+MPI (kept in the cache folder), and preloaded into the ranks of a command. A traced run's folder
+holds the ranks' traces, ``run.json`` (the command, its wall time, the span measured from the
+traces) and ``schedule.goal`` (the run as a GOAL schedule, times in ns).
 
 The wrapper is the one that belongs to the command's ``mpiexec``: beside it (``mpicc``), or named
 like it (``mpiexec.openmpi`` -> ``mpicc.openmpi``); else the one beside this Python (the MPICH
@@ -7,13 +9,15 @@ wheel of the ``mpi`` extra puts one there), else ``mpicc`` on PATH.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import os
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -22,9 +26,14 @@ from pathlib import Path
 from platformdirs import user_cache_dir
 
 from perfcompose.errors import InputError, PerfcomposeError
+from perfcompose.loggp.goal.schedule import write_goal
 from perfcompose.loggp.trace.options import TraceOptions
+from perfcompose.loggp.trace.otf2_reader import read_otf2
+from perfcompose.loggp.trace.protocol import rendezvous
+from perfcompose.loggp.trace.records import read_traces
+from perfcompose.loggp.trace.schedule import TracedSchedule, trace_schedule
 
-__all__ = ["TracedRun", "find_mpicc", "run_traced"]
+__all__ = ["TracedRun", "find_mpicc", "run_traced", "RUN_FILE", "SCHEDULE_FILE", "trace_program", "schedule_folder"]
 
 _INSTALL = ("install an MPI with its compiler wrapper (pip install 'perfcompose[mpi]', "
             "or apt-get install libopenmpi-dev)")
@@ -137,3 +146,37 @@ def run_traced(command: Sequence[str], out: Path, *, mpicc: str | None = None,
         raise InputError(f"cannot run {command[0]}: {exc.strerror}", hint="give the command after --, "
                          "e.g. -- mpiexec -n 4 ./program") from None
     return TracedRun(tuple(command), res.returncode, time.perf_counter() - t0, wrapper)
+
+
+RUN_FILE, SCHEDULE_FILE = "run.json", "schedule.goal"
+
+
+def schedule_folder(folder: Path, algorithms: Mapping[str, str] | None = None, *, write: bool = True,
+                    eager: float | None = TraceOptions.eager) -> TracedSchedule:
+    """The schedule of the traces in ``folder`` (messages above ``eager`` bytes by rendezvous),
+    also written there as GOAL text (with ``write``); ``folder`` may instead be the anchor file of
+    a Score-P OTF2 trace (``*.otf2``), the schedule then written beside it."""
+    otf2 = folder.suffix == ".otf2"
+    traces = read_otf2(folder) if otf2 else read_traces(folder)
+    traced = trace_schedule(traces, algorithms)
+    if eager is not None:
+        schedule, src = rendezvous(traced.schedule, eager)
+        traced = dataclasses.replace(traced, schedule=schedule, origin=traced.origin[src])
+    if write:
+        write_goal(traced.schedule, folder.with_name(SCHEDULE_FILE) if otf2 else folder / SCHEDULE_FILE)
+    return traced
+
+
+def trace_program(command: Sequence[str], out: Path, *, algorithms: Mapping[str, str] | None = None,
+                  mpicc: str | None = None, buffer: int = TraceOptions.buffer,
+                  eager: float | None = TraceOptions.eager) -> tuple[TracedRun, TracedSchedule]:
+    """Run ``command`` under the tracer into ``out`` and write its run record and schedule there."""
+    run = run_traced(command, out, mpicc=mpicc, buffer=buffer)
+    if run.returncode != 0:
+        raise TracerError(f"the traced command exited with status {run.returncode}: {' '.join(command)}")
+    traced = schedule_folder(out, algorithms, eager=eager)
+    record = {"command": list(run.command), "wall_s": run.wall, "measured_s": traced.measured,
+              "ranks": traced.schedule.num_ranks, "mpicc": run.mpicc, "operations": traced.schedule.num_ops}
+    (out / RUN_FILE).write_text(json.dumps(record, indent=1) + "\n")
+    return run, traced
+
