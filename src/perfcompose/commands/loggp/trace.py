@@ -95,7 +95,7 @@ def trace(opts: TraceCommand) -> None:
     the traces) and schedule.goal (the run as GOAL text, times in ns: computation between calls as
     calc, collectives as point-to-point algorithms). Parameters given one by one are in us.
     """
-    from perfcompose.loggp.trace.folder import trace_program
+    from perfcompose.loggp.trace.tracer import trace_program
 
     algorithms = _algorithms(opts.algorithm)
     params = _params(opts) if opts.check else None
@@ -112,7 +112,7 @@ def trace(opts: TraceCommand) -> None:
 def check(opts: CheckCommand) -> None:
     """The schedule is built again from the traces (so --algorithm may choose other collectives)
     and written to FOLDER/schedule.goal. Parameters given one by one are in us."""
-    from perfcompose.loggp.trace.folder import schedule_folder
+    from perfcompose.loggp.trace.tracer import schedule_folder
 
     params = _params(opts)
     _show_check(schedule_folder(opts.folder, _algorithms(opts.algorithm), eager=opts.eager), params, opts.S)
@@ -180,7 +180,7 @@ def whatif(opts: WhatIfCommand) -> None:
     """The schedule is built once from the traces and simulated with each parameter scaled by
     each factor; the factor at which the run slows by each --slowdown is then found to 0.1 %.
     Parameters given one by one are in us."""
-    from perfcompose.loggp.trace.folder import schedule_folder
+    from perfcompose.loggp.trace.tracer import schedule_folder
     from perfcompose.loggp.trace.whatif import check_range, sweep_factors, what_if
 
     if opts.high <= opts.low:
