@@ -23,7 +23,7 @@ Before the programs, a table sets the model's one-way ping-pong time, 2o + L + (
 the probe's measured RTT(s)/2 and, when NetPIPE runs, NetPIPE's own untraced one-way time per size.
 
 Per program and rank count: the median wall time of ``--repeat`` untraced runs (launch
-included); one traced run (``perfcompose.loggp.trace.folder.trace_program``): its wall time, hence
+included); one traced run (``perfcompose.loggp.trace.tracer.trace_program``): its wall time, hence
 the tracing overhead, and the span measured from its traces (first MPI_Init end to last
 MPI_Finalize start); the schedule simulated with the parameters (LogGOPSim's rules) and the ratio
 of simulated to measured span; the seconds from traces to prediction (reading, converting,
@@ -61,7 +61,7 @@ from pathlib import Path
 
 from perfcompose.loggp.calibrate.parameters import BANDWIDTH, CalibrationOptions, calibrate
 from perfcompose.loggp.params import LogGP, read_params
-from perfcompose.loggp.trace.folder import schedule_folder, trace_program
+from perfcompose.loggp.trace.tracer import schedule_folder, trace_program
 from perfcompose.loggp.trace.whatif import check_schedule
 from perfcompose.runtime.others import Mark, mark, others_since
 
