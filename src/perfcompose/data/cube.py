@@ -11,7 +11,7 @@ can be fitted in them."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +129,9 @@ def _profile_values(path: Path, metric: str, inclusive: bool) -> tuple[str, list
                 raise DataFormatError(f"the profile has no data for metric {metric!r}", path=path) from None
             out = [(callpath, values.cnode_values(cnode, convert_to_exclusive=not inclusive,
                                                   convert_to_inclusive=inclusive))
-                   for cnode, callpath in _callpaths(profile.get_root_cnodes()) if cnode.id in values.cnode_indices]
+                   for cnode, callpath in call_paths(profile.get_root_cnodes(), lambda n: n.region.name,
+                                                      lambda n: n.get_children()).items()
+                   if cnode.id in values.cnode_indices]
     except DataFormatError:
         raise
     except Exception as exc:  # noqa: BLE001 - any failure of the parser means a file it cannot read
@@ -137,13 +139,19 @@ def _profile_values(path: Path, metric: str, inclusive: bool) -> tuple[str, list
     return str(chosen.units or ""), out
 
 
-def _callpaths(roots: list[Any]) -> Iterator[tuple[Any, str]]:
-    """Every call-tree node with its call path, ``main->solve->mpi_send`` as Extra-P names them."""
-    stack = [(root, root.region.name) for root in reversed(roots)]
+def call_paths(roots: Iterable[Any], name: Callable[[Any], str], children: Callable[[Any], Iterable[Any]]
+               ) -> dict[Any, str]:
+    """Each node of a call tree and its call path, the names from its root down (``main->solve->mpi_send``
+    as Extra-P names them), walked from the roots through the children; a node reached on several
+    paths (a call graph, not a tree) keeps the first."""
+    out: dict[Any, str] = {}
+    stack = [(root, name(root)) for root in reversed(list(roots))]
     while stack:
-        cnode, name = stack.pop()
-        yield cnode, name
-        stack.extend((child, f"{name}->{child.region.name}") for child in reversed(cnode.get_children()))
+        node, path = stack.pop()
+        if node not in out:
+            out[node] = path
+            stack.extend((c, f"{path}->{name(c)}") for c in reversed(list(children(node))))
+    return out
 
 
 def folder_parameters(folder: Path) -> list[tuple[str, float]]:

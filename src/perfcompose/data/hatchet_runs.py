@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from perfcompose.choices import Scaling
-from perfcompose.data.cube import located_runs
+from perfcompose.data import cube
 from perfcompose.data.experiment import Experiment
 from perfcompose.errors import DataFormatError
 from perfcompose.extras import require
@@ -29,7 +29,6 @@ from perfcompose.extras import require
 DEFAULT_PARAMETERS: dict[str, str] = {"p": "mpi.world.size"}
 #: the source of a parameter that is read from each run's file name
 FILE = "file"
-SEPARATOR = "->"
 #: the extensions of profile files, left out of the name a parameter is read from
 _EXTENSIONS = (".cali", ".json", ".pstats", ".prof")
 #: the extensions of files that are a run of a folder of runs and nothing else
@@ -174,17 +173,9 @@ def metric_columns(frame: Any, exclusive: Sequence[str], inclusive: Sequence[str
 
 
 def call_paths(graph: Any) -> dict[Any, str]:
-    """Each node of a Hatchet graph and its call path, the names from its root down (walked from
-    the roots through the children: some of Hatchet's readers link no parents); a node reached on
-    several paths (a call graph, not a tree) keeps the first."""
-    out: dict[Any, str] = {}
-    stack = [(root, str(root.frame.get("name"))) for root in reversed(graph.roots)]
-    while stack:
-        node, path = stack.pop()
-        if node not in out:
-            out[node] = path
-            stack.extend((c, f"{path}{SEPARATOR}{c.frame.get('name')}") for c in reversed(node.children))
-    return out
+    """Each node of a Hatchet graph and its call path (:func:`~perfcompose.data.cube.call_paths`; some
+    of Hatchet's readers link no parents)."""
+    return cube.call_paths(graph.roots, lambda node: str(node.frame.get("name")), lambda node: node.children)
 
 
 def _run_values(frame: Any, paths: Mapping[Any, str], metrics: Sequence[str], run: str
@@ -234,7 +225,7 @@ def read(directory: Path, parameters: Mapping[str, str] | None = None, *, scalin
         values.extend((m, p, point, v) for m, p, _, v in _run_values(frame.dataframe, call_paths(frame.graph),
                                                                      metrics, ""))
     _check_varies(chosen, coordinates, len(found), directory)
-    return located_runs(tuple(chosen), values, units, scaling, str(directory))
+    return cube.located_runs(tuple(chosen), values, units, scaling, str(directory))
 
 
 def _check_varies(parameters: Mapping[str, str], coordinates: set[tuple[float, ...]], count: int,
@@ -265,4 +256,4 @@ def from_thicket(thicket: Any, parameters: Mapping[str, str] | None = None, *, u
     metrics = metric_columns(thicket.dataframe, thicket.exc_metrics, thicket.inc_metrics)
     values = ((m, p, points[run], v) for m, p, run, v in _run_values(thicket.dataframe, call_paths(thicket.graph),
                                                                      metrics, "profile"))
-    return located_runs(tuple(chosen), values, dict(units or {}), scaling, "Thicket")
+    return cube.located_runs(tuple(chosen), values, dict(units or {}), scaling, "Thicket")
