@@ -10,8 +10,7 @@ import sympy as sp
 from perfcompose.errors import InputError
 from perfcompose.model import Model
 from perfcompose.pamela.compile.compiler import Costs, compile_process
-from perfcompose.pamela.compile.evaluation_result import Evaluation, no_values
-from perfcompose.pamela.compile.point_evaluation import check_names
+from perfcompose.pamela.compile.point_evaluation import Evaluation, check_names, no_values
 from perfcompose.pamela.compile.simplification import simplify, simplify_vector
 from perfcompose.pamela.compile.symbolic import free_symbols
 from perfcompose.pamela.compile.symbolic_evaluation import (

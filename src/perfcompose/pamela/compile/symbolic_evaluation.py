@@ -16,7 +16,7 @@ from sympy.utilities.lambdify import implemented_function
 from perfcompose.errors import InputError
 from perfcompose.limits import WorkTooLarge, check_memory, limits
 from perfcompose.model import symbol
-from perfcompose.pamela.compile.evaluation_result import load_list, no_values
+from perfcompose.pamela.compile.point_evaluation import load_list, no_values
 from perfcompose.pamela.compile.symbolic import MaxOver, MinOver, VMax, free_symbols, load_terms
 from perfcompose.pamela.language.syntax import PamelaError
 
