@@ -21,6 +21,7 @@ from perfcompose.commands.common import (
     shared_option,
     write_json,
 )
+from perfcompose.commands.reports import page
 from perfcompose.data import load
 from perfcompose.data.hatchet_runs import parse_parameters
 from perfcompose.option_fields import option, shared
@@ -28,7 +29,6 @@ from perfcompose.report.analysis_json import analysis_json
 from perfcompose.report.analysis_page import analysis_report
 from perfcompose.report.analysis_text import analysis_text
 from perfcompose.report.call_tree_table import write_csv
-from perfcompose.report.html import this_command, write
 
 
 @dataclass(frozen=True)
@@ -78,5 +78,4 @@ def analyze(o: AnalyzeCommand) -> None:
     if o.table:
         console.print(f"table written to {write_csv(analysis, o.table)}", highlight=False)
     if o.html:
-        out = write(analysis_report(analysis, (this_command(),)), o.html)
-        console.print(f"report written to {out}", highlight=False)
+        page(o.html, analysis_report, analysis)

@@ -181,8 +181,9 @@ def with_stated_unit(experiment: Any, unit: str | None) -> Any:
     return replace(experiment, series=series)
 
 
-def saved_models(file: Path) -> dict[str, dict[tuple[str, str], Any]]:
-    """The model sets an Extra-P saved experiment holds (none for other files)."""
+def print_saved_models(file: Path) -> dict[str, dict[tuple[str, str], Any]]:
+    """Print the model sets an Extra-P saved experiment holds, in Extra-P's syntax, and return them
+    (none for other files)."""
     from perfcompose.data.extrap_saved import sniff
 
     if not file.is_file():
@@ -192,13 +193,10 @@ def saved_models(file: Path) -> dict[str, dict[tuple[str, str], Any]]:
             return {}
     from perfcompose.fit.extrap_models import saved_model_sets
 
-    return saved_model_sets(file)
-
-
-def print_saved_models(file: Path, sets: dict[str, dict[tuple[str, str], Any]]) -> None:
-    """Print model sets saved in ``file``, in Extra-P's syntax."""
+    sets = saved_model_sets(file)
     for name, models in sets.items():
         table = Table("call path / metric", "model", title=f"model set {name!r} saved in {file.name}")
         for (callpath, metric), model in models.items():
             table.add_row(f"{callpath}/{metric}", model.to_extrap(digits=6))
         console.print(table)
+    return sets

@@ -11,7 +11,6 @@ from perfcompose.commands.common import (
     input_format_option,
     numbers_table,
     print_saved_models,
-    saved_models,
     shared_option,
     with_stated_unit,
 )
@@ -46,7 +45,7 @@ def show(o: ShowCommand) -> None:
             table.add_row(describe(exp.parameters, p.coordinate), str(p.repetitions), human(p.median, s.unit),
                           f"[yellow]{cv}[/yellow]" if p.cv * 100 > 10 else cv)
         console.print(table)
-    print_saved_models(o.file, saved_models(o.file))
+    print_saved_models(o.file)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ from perfcompose.commands.common import (
     numbers_table,
     print_saved_models,
     progress,
-    saved_models,
     with_stated_unit,
 )
 from perfcompose.data import load
@@ -122,8 +121,7 @@ def run_fit(o: FitCommand) -> None:
     for r in results:
         for warning in r.warnings:
             err_console.print(f"[bold yellow]warning:[/bold yellow] {r.label}: {warning}", highlight=False)
-    saved = saved_models(file)   # an Extra-P saved experiment's own models, shown beside these
-    print_saved_models(file, saved)
+    saved = print_saved_models(file)  # an Extra-P saved experiment's own models, shown beside these
     if o.advise:
         _advise(exp, pmnf, metric, region, o.extend, skipped)
     if o.json_out or o.plot or o.html or o.save_experiment:
