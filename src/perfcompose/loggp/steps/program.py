@@ -294,36 +294,30 @@ def _skip_ws(text: str, i: int) -> int:
 def _locate(text: str, path: Sequence[str | int]) -> int:
     """The offset in ``text`` of the JSON value at ``path`` (as far as it exists)."""
     decoder = json.JSONDecoder()
+
+    def past(i: int) -> int:
+        """Past the value at ``i`` and the comma after it."""
+        i = _skip_ws(text, decoder.raw_decode(text, i)[1])
+        return _skip_ws(text, i + 1) if text[i:i + 1] == "," else i
+
     i = _skip_ws(text, 0)
     for key in path:
-        if i >= len(text):
-            break
-        if text[i] == "{" and isinstance(key, str):
+        if text[i:i + 1] == "{" and isinstance(key, str):
             i = _skip_ws(text, i + 1)
-            found = False
-            while i < len(text) and text[i] == '"':
+            while text[i:i + 1] == '"':
                 name, i = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
-                i = _skip_ws(text, i)
-                i = _skip_ws(text, i + 1)  # the colon
+                i = _skip_ws(text, _skip_ws(text, i) + 1)  # past the colon
                 if name == key:
-                    found = True
                     break
-                _, i = decoder.raw_decode(text, i)
-                i = _skip_ws(text, i)
-                if i < len(text) and text[i] == ",":
-                    i = _skip_ws(text, i + 1)
-            if not found:
+                i = past(i)
+            else:  # no such key
                 break
-        elif text[i] == "[" and isinstance(key, int):
-            start = i
-            i = _skip_ws(text, i + 1)
+        elif text[i:i + 1] == "[" and isinstance(key, int):
+            start, i = i, _skip_ws(text, i + 1)
             for _ in range(key):
-                if i >= len(text) or text[i] == "]":
+                if text[i:i + 1] in ("]", ""):
                     return start
-                _, i = decoder.raw_decode(text, i)
-                i = _skip_ws(text, i)
-                if i < len(text) and text[i] == ",":
-                    i = _skip_ws(text, i + 1)
+                i = past(i)
         else:
             break
     return i
