@@ -20,11 +20,16 @@ from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number
 from perfcompose.variation import coefficient_of_variation, mean, median
 
+
+def _numpy_reduction(name: str) -> Callable[[np.ndarray], float]:
+    reduce = getattr(np, name)
+    return lambda values: float(reduce(values))
+
+
 #: each way of combining repetitions is the NumPy reduction of the same name; mean and median are
 #: computed so that they stay finite for values near the largest double
 AGGREGATES: dict[str, Callable[[np.ndarray], float]] = {
-    name: {"mean": mean, "median": median}.get(name) or (lambda values, f=getattr(np, name): float(f(values)))
-    for name in AGGREGATE_CHOICES}
+    name: {"mean": mean, "median": median}.get(name) or _numpy_reduction(name) for name in AGGREGATE_CHOICES}
 
 
 #: a negative value is floating-point noise around zero, and read as 0, where it lies within this

@@ -53,15 +53,13 @@ def detect(path: Path, text: str) -> str:
     return _detect(path, text)[0]
 
 
-_NOTHING = re.match("()", "")
-
-
 def _detect(path: Path, text: str) -> tuple[str, Any]:
     """The format of a file and, for an Extra-P JSON document, its parsed value (read once, handed to
     its reader; else None); several JSON values in a row are no format of ours."""
     if path.suffix.lower() == ".jsonl":
         return "jsonl", None
-    first_line = (re.search(r"\S[^\n]*", text) or _NOTHING).group()
+    found = re.search(r"\S[^\n]*", text)  # the first line that is not blank, from its first character
+    first_line = found.group() if found else ""
     if first_line.startswith("{"):
         if JSON_LINES.sniff(first_line) or TALPAS.sniff(first_line):
             return "jsonl" if JSON_LINES.sniff(first_line) else "talpas", None
@@ -75,7 +73,8 @@ def _detect(path: Path, text: str) -> tuple[str, Any]:
         if isinstance(doc, dict) and ("measurements" in doc or "callpaths" in doc):
             return "extrap-json", doc
         return "perfcompose", None
-    first = (re.search(r"^[^\S\n]*([^#\s][^\n]*)", text, re.MULTILINE) or _NOTHING).group(1).strip()
+    found = re.search(r"^[^\S\n]*([^#\s][^\n]*)", text, re.MULTILINE)  # ... that is no comment either
+    first = found.group(1).strip() if found else ""
     suffix = path.suffix.lower()
     if (first.split() or [""])[0] in extrap_text.KEYWORDS:
         return "extrap-text", None
