@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from perfcompose.fit import PMNFFitter
-from perfcompose.fit.quality import ADJ_R2_WARNING, FLAT_SMAPE, fit_statistics, low_fit_warnings
+from perfcompose.fit.result import ADJ_R2_WARNING, FLAT_SMAPE, fit_statistics, low_fit_warnings
 
 P = np.array([1000.0, 2000, 4000, 8000, 16000])
 

@@ -1,8 +1,9 @@
 """The multi-parameter PMNF search, of one series or of many measured at the same points, done once
 for all of them: their repetitions aggregated in one NumPy call, candidate factors voted on the
-lines of all series at once, hypotheses fitted in one batch. Every row is computed as it is for
-the series alone, so the models are the ones :class:`~perfcompose.fit.pmnf.PMNFFitter` finds for
-each series alone."""
+lines of all series at once (lines of points along one parameter, the others fixed, where a
+parameter's candidate factors are voted on and which decide whether it can be modelled at all),
+hypotheses fitted in one batch. Every row is computed as it is for the series alone, so the models
+are the ones :class:`~perfcompose.fit.pmnf.PMNFFitter` finds for each series alone."""
 from __future__ import annotations
 
 import functools
@@ -16,14 +17,57 @@ import numpy as np
 from perfcompose.choices import AGGREGATE_CHOICES
 from perfcompose.data.experiment import Series
 from perfcompose.fit.hypotheses import Factor, factor_values, fit_batch, fit_batch_chunked, gram_fits, split_batch
-from perfcompose.fit.lines import line_layout
 from perfcompose.fit.noise import aggregate_noise, constant_slack, intercept_slack, relative_variances
 from perfcompose.fit.result import Group, Hypothesis, Progress
 
 if TYPE_CHECKING:
     from perfcompose.fit.pmnf import PMNFFitter
 
-__all__ = ["aggregate_many", "multi_groups_many", "batchable", "combination_templates", "TemplateHypotheses"]
+__all__ = ["aggregate_many", "multi_groups_many", "batchable", "combination_templates", "TemplateHypotheses",
+           "distinct", "line_layout", "diagonal_lead"]
+
+Layout = list[tuple[np.ndarray, np.ndarray]]
+
+
+def distinct(v: np.ndarray) -> int:
+    """The number of distinct values of a few coordinates (a set is faster than np.unique there)."""
+    return len(set(v.tolist()))
+
+
+def line_layout(X: np.ndarray, k: int) -> Layout:
+    """The lines along parameter ``k`` (every other parameter fixed, at least 3 distinct values of
+    ``k``) grouped by their coordinates: per group the (L, rows) point indices in increasing order
+    of ``k`` and the coordinates of ``k`` there (rows). It depends only on the coordinates, which
+    repeat from series to series, so it is cached."""
+    return _layout(X.shape, X.dtype.str, X.tobytes(), k)
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(shape: tuple[int, ...], dtype: str, data: bytes, k: int) -> Layout:
+    X = np.frombuffer(data, dtype=dtype).reshape(shape)
+    _, inverse = np.unique(np.delete(X, k, axis=1), axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    by_x: dict[bytes, list[np.ndarray]] = {}
+    for g in range(inverse.max() + 1):
+        idx = np.flatnonzero(inverse == g)
+        if len(np.unique(X[idx, k])) >= 3:
+            order = idx[np.argsort(X[idx, k], kind="stable")]
+            by_x.setdefault(X[order, k].tobytes(), []).append(order)
+    return [(np.stack(same), X[same[0], k]) for same in by_x.values()]
+
+
+def diagonal_lead(X: np.ndarray) -> int | None:
+    """The first parameter with at least 3 distinct values that determines every other one
+    (points on a diagonal), or None."""
+    for k in range(X.shape[1]):
+        keys, inverse = np.unique(X[:, k], return_inverse=True)
+        if len(keys) < 3:
+            continue
+        inverse = inverse.ravel()
+        if all(len(np.unique(X[inverse == g], axis=0)) == 1 for g in range(len(keys))):
+            return k
+    return None
+
 
 # Several parameters: the product of the per-parameter candidate list lengths (absent included)
 # that the additive/multiplicative search may combine; beyond it fewer candidates per parameter

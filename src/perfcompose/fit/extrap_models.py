@@ -24,8 +24,7 @@ from perfcompose.data.extrap_saved import document, split_tags
 from perfcompose.errors import DataFormatError
 from perfcompose.finite import is_finite_number
 from perfcompose.fit.hypotheses import Factor
-from perfcompose.fit.quality import fit_statistics
-from perfcompose.fit.result import Candidate, FitResult, predict
+from perfcompose.fit.result import Candidate, FitResult, fit_statistics, predict
 from perfcompose.fit.segmented import piecewise_model
 from perfcompose.model import Model
 

@@ -16,7 +16,7 @@ from perfcompose.choices import NEGATIVE_EXPONENTS
 from perfcompose.data.experiment import AGGREGATES, Experiment, Series
 from perfcompose.errors import FitError
 from perfcompose.fit.base import SeriesFitter
-from perfcompose.fit.batched import multi_groups_many
+from perfcompose.fit.batched import diagonal_lead, distinct, line_layout, multi_groups_many
 from perfcompose.fit.holdout import extrapolation_errors, rechoose
 from perfcompose.fit.hypotheses import (
     DEFAULT_I,
@@ -31,7 +31,6 @@ from perfcompose.fit.hypotheses import (
     negative_factors,
     rows_all,
 )
-from perfcompose.fit.lines import diagonal_lead, distinct, line_layout
 from perfcompose.fit.noise import (
     aggregated,
     constant_slack,
@@ -40,8 +39,17 @@ from perfcompose.fit.noise import (
     scatter_noise,
     with_lack_of_fit,
 )
-from perfcompose.fit.quality import fit_statistics, low_fit_warnings
-from perfcompose.fit.result import Candidate, FitResult, Group, Hypothesis, Pick, Progress, predict
+from perfcompose.fit.result import (
+    Candidate,
+    FitResult,
+    Group,
+    Hypothesis,
+    Pick,
+    Progress,
+    fit_statistics,
+    low_fit_warnings,
+    predict,
+)
 from perfcompose.fit.selection_policy import DEFAULT_POLICY, SelectionPolicy, runners_up, select
 from perfcompose.fit.trend import falls_rows, monotone
 from perfcompose.fit_options import FitOptions

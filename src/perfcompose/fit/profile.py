@@ -29,8 +29,7 @@ from perfcompose.fit import batched
 from perfcompose.fit.holdout import extrapolation_errors
 from perfcompose.fit.noise import aggregated, replicated
 from perfcompose.fit.pmnf import PMNFFitter
-from perfcompose.fit.quality import fit_statistics_many
-from perfcompose.fit.result import FitResult, Pick, predict
+from perfcompose.fit.result import FitResult, Pick, fit_statistics_many, predict
 from perfcompose.progress_callbacks import one_bar
 
 __all__ = ["fit_profile", "fit_chunk", "usable_cores"]

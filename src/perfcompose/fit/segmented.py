@@ -28,8 +28,7 @@ from perfcompose.errors import FitError
 from perfcompose.fit.base import SeriesFitter
 from perfcompose.fit.noise import aggregated, packed
 from perfcompose.fit.pmnf import PMNFFitter
-from perfcompose.fit.quality import fit_statistics, low_fit_warnings
-from perfcompose.fit.result import FitResult, predict
+from perfcompose.fit.result import FitResult, fit_statistics, low_fit_warnings, predict
 from perfcompose.model import Model, symbol
 
 
