@@ -14,13 +14,13 @@ import random
 import numpy as np
 
 from perfcompose.loggp.kernels.backend import compiled_module, note_reference
-from perfcompose.loggp.kernels.step_inputs import check_options, initial_gaps, recv_pointers, start_times
 from perfcompose.loggp.options import GapOrigin, LogGPOptions, Ties
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.results import ForcedSend, StepResult
 from perfcompose.loggp.steps import simulate as rule
 from perfcompose.loggp.steps.components import cycle_candidates
 from perfcompose.loggp.steps.program import CommStep
+from perfcompose.loggp.steps.simulate import check_options, initial_gaps, recv_pointers, start_times
 
 #: the declared defaults of the simulation options
 _DEFAULT = LogGPOptions()
