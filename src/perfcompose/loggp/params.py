@@ -159,8 +159,7 @@ def given_params(path: Path | None, given: Mapping[str, float | None], *,
     missing = [k for k, v in given.items() if v is None]
     if missing:
         raise InputError(f"missing LogGP parameter(s) {spell(missing)}", hint=hint or None)
-    L, o, g, G = (float(given[k] or 0.0) for k in ("L", "o", "g", "G"))  # all given: none is None here
-    return LogGP(L, o, g, G)
+    return LogGP(*(float(given[k] or 0.0) for k in ("L", "o", "g", "G")))  # all given: none is None here
 
 
 def given_members(path: Path | None, given: Mapping[str, float | None]) -> list[LogGP]:

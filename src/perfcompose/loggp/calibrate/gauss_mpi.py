@@ -53,23 +53,18 @@ def _run_once(comm, n: int, b: int, layout: str) -> tuple[float, float, bool]:  
             if i == k and j == k:  # Op1
                 lu, l_inv, u_inv = np.empty((b, b)), np.empty((b, b)), np.empty((b, b))
                 op1(a, lu, l_inv, u_inv)
-                mine[(i, j)] = lu
-                right, down = l_inv, u_inv
+                mine[(i, j)], right, down = lu, l_inv, u_inv
             elif j == k:  # Op2: the multiplier
-                u_inv = inbox.pop((i, j, 1))
-                mult = np.empty((b, b))
+                u_inv, mult = inbox.pop((i, j, 1)), np.empty((b, b))
                 op2(a, u_inv, mult)
                 right, down = mult, u_inv
             elif i == k:  # Op3: the pivot row block
-                l_inv = inbox.pop((i, j, 0))
-                u_kj = np.empty((b, b))
+                l_inv, u_kj = inbox.pop((i, j, 0)), np.empty((b, b))
                 op3(l_inv, a, u_kj)
-                mine[(i, j)] = u_kj
-                right, down = l_inv, u_kj
-            else:  # Op4: the update
-                left, above = inbox.pop((i, j, 0)), inbox.pop((i, j, 1))
-                op4(a, left, above, tmp)
-                right, down = left, above
+                mine[(i, j)], right, down = u_kj, l_inv, u_kj
+            else:  # Op4: the update, passing on the multiplier (left) and the pivot row block (above)
+                right, down = inbox.pop((i, j, 0)), inbox.pop((i, j, 1))
+                op4(a, right, down, tmp)
             if j + 1 < nb:
                 out.append((i, j + 1, 0, right))
             if i + 1 < nb:

@@ -134,8 +134,7 @@ def _raw_table(raw: Mapping[str, Any]) -> str:
         rtt, a, b = (np.median([r[key][str(s)] for r in raw["reps"]]) * 1e6 for key in ("rtt", "train1", "trainN"))
         lines.append(f"  {s:>9} {rtt:>10.3f} {a:>10.3f} {b:>10.3f} {(b - a) / (train - 1):>10.4f}")
     delayed = np.median([r["delayed"] for r in raw["reps"]]) * 1e6
-    send = np.median([np.median(r["send_overhead"]) for r in raw["reps"]]) * 1e6
-    recv = np.median([np.median(r["recv_overhead"]) for r in raw["reps"]]) * 1e6
+    send, recv = (np.median([np.median(r[k]) for r in raw["reps"]]) * 1e6 for k in ("send_overhead", "recv_overhead"))
     dry = [r["delayed_dry"] for r in raw["reps"] if "delayed_dry" in r]
     spins = f" (its spins alone {np.median(dry) * 1e6:.3f})" if dry else ""
     lines.append(f"  delayed train of {train} (d = {raw['delay'] * 1e6:g} us): {delayed:.3f}{spins}; "

@@ -33,24 +33,20 @@ Step = tuple[Message, ...]
 Algorithm = Callable[[int, int, int], list[Step]]  #: (rank relative to the root, n, bytes) -> steps
 
 
-def _subtree(v: int, mask: int, n: int) -> int:
-    """Ranks in the binomial subtree of relative rank ``v`` below level ``mask``."""
-    return min(mask, n - v)
-
-
 def _binomial_down(v: int, n: int, nbytes: int, *, blocks: bool = False) -> list[Step]:
-    """Receive from the parent, then send to each child, farthest first (bcast; scatter with blocks)."""
+    """Receive from the parent, then send to each child, farthest first (bcast; scatter with blocks: a
+    message to relative rank u at level ``mask`` carries its subtree's min(mask, n - u) blocks)."""
     steps: list[Step] = []
     mask = 1
     while mask < n:
         if v & mask:
-            steps.append((("recv", v - mask, nbytes * (_subtree(v, mask, n) if blocks else 1)),))
+            steps.append((("recv", v - mask, nbytes * (min(mask, n - v) if blocks else 1)),))
             break
         mask <<= 1
     mask >>= 1
     while mask > 0:
         if v + mask < n:
-            steps.append((("send", v + mask, nbytes * (_subtree(v + mask, mask, n) if blocks else 1)),))
+            steps.append((("send", v + mask, nbytes * (min(mask, n - v - mask) if blocks else 1)),))
         mask >>= 1
     return steps
 

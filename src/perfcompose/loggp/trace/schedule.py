@@ -132,18 +132,13 @@ def _comm_keys(traces: Sequence[RankTrace]) -> list[dict[int, int]]:
     return out
 
 
-def _collective_calls(t: RankTrace, mine: dict[int, int]) -> dict[int, np.ndarray]:
-    """A rank's collective calls (record indices) per communicator (its number across the run)."""
-    at = np.flatnonzero(_rules()[0][t.records["call"]] == _COLL)
-    comm = t.records["comm"][at]
-    return {mine[cid]: at[comm == cid] for cid in np.unique(comm).tolist()}
-
-
 def _check_collectives(traces: Sequence[RankTrace], keys: list[dict[int, int]]) -> None:
     """Every member of a communicator makes the same collective calls on it, with the same root."""
-    names = call_names()
-    rooted = np.array([n in ROOTED for n in names])
-    calls = [_collective_calls(t, k) for t, k in zip(traces, keys)]
+    rooted = np.array([n in ROOTED for n in call_names()])
+    calls = []  # per rank, its collective calls (record indices) per communicator (its number across the run)
+    for t, mine in zip(traces, keys):
+        at = np.flatnonzero(_rules()[0][t.records["call"]] == _COLL)
+        calls.append({mine[cid]: at[t.records["comm"][at] == cid] for cid in np.unique(t.records["comm"][at]).tolist()})
     members = {key: t.comms[cid] for t, k in zip(traces, keys) for cid, key in k.items()}
     none = np.zeros(0, np.int64)
     for key in sorted({key for c in calls for key in c}):
