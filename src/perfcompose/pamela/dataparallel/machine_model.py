@@ -4,30 +4,31 @@ models ``include``. :mod:`perfcompose.pamela.dataparallel.calibration` measures 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
 
 __all__ = ["MachineParameters", "contended", "machine_text"]
 
 
 @dataclass(frozen=True)
 class MachineParameters:
-    """Seconds: per NumPy call, per view, per element of each kind of work, per message and word."""
+    """Seconds: per NumPy call, per view, per element of each kind of work, per message and word; each
+    field's note is the comment the machine model file gives it."""
 
-    t_call: float    #: one NumPy operation on a tiny array (the interpreter's share included)
-    t_index: float   #: one subscript (a view) of an array
-    t_ew: float      #: per element of an element-wise operation on contiguous data
-    t_ews: float     #: per element of an element-wise operation along a column (strided)
-    t_ewm: float     #: per element of an element-wise operation on a block of parts of matrix rows
-    t_ewc: float     #: per element of an element-wise operation on a block of whole rows (contiguous)
-    t_copy: float    #: per element copied
-    t_mxv: float     #: per multiply-add of a vector-matrix product
-    t_mxm: float     #: per multiply-add of a matrix-matrix product
-    t_sort: float    #: per n log2 n of sorting n numbers
-    t_merge: float   #: per n log2(k + 1) of merging k sorted runs of n numbers in all
-    t_msg: float     #: one message between two processes (start-up), answered before the next
-    t_word: float    #: per 8-byte word of a message
-    t_smsg: float    #: one message of a stream (sent without waiting for an answer): start-up
-    t_sword: float   #: per 8-byte word of a message of a stream
+    t_call: float = field(metadata={"note": "one NumPy operation on a tiny array"})  # the interpreter's share included
+    t_index: float = field(metadata={"note": "one subscript (a view)"})
+    t_ew: float = field(metadata={"note": "per element, element-wise, contiguous"})
+    t_ews: float = field(metadata={"note": "per element, element-wise, along a column"})  # strided
+    t_ewm: float = field(metadata={"note": "per element, element-wise, on a block of parts of matrix rows"})
+    t_ewc: float = field(metadata={"note": "per element, element-wise, on a block of whole matrix rows"})  # contiguous
+    t_copy: float = field(metadata={"note": "per element copied"})
+    t_mxv: float = field(metadata={"note": "per multiply-add, vector-matrix"})
+    t_mxm: float = field(metadata={"note": "per multiply-add, matrix-matrix"})
+    t_sort: float = field(metadata={"note": "per n log2 n, sort"})
+    t_merge: float = field(metadata={"note": "per n log2(k + 1), merge of k sorted runs"})
+    t_msg: float = field(metadata={"note": "one message (start-up)"})  # answered before the next
+    t_word: float = field(metadata={"note": "per 8-byte word of a message"})
+    t_smsg: float = field(metadata={"note": "one message of a stream (start-up)"})  # sent without waiting for an answer
+    t_sword: float = field(metadata={"note": "per 8-byte word of a message of a stream"})
 
 
 _PROCESSES = """\
@@ -63,18 +64,6 @@ process alltoall(n) = if (P > 1) delay((P - 1) * 2 * msg(n / P) + t_call + n * t
 process redistribute(n) = if (P > 1) delay((P - 1) * 2 * msg(n / P) + 2 * (t_call + n * t_copy))
 """
 
-_NOTES = {
-    "t_call": "one NumPy operation on a tiny array", "t_index": "one subscript (a view)",
-    "t_ew": "per element, element-wise, contiguous", "t_ews": "per element, element-wise, along a column",
-    "t_ewm": "per element, element-wise, on a block of parts of matrix rows",
-    "t_ewc": "per element, element-wise, on a block of whole matrix rows",
-    "t_copy": "per element copied", "t_mxv": "per multiply-add, vector-matrix",
-    "t_mxm": "per multiply-add, matrix-matrix", "t_sort": "per n log2 n, sort",
-    "t_merge": "per n log2(k + 1), merge of k sorted runs", "t_msg": "one message (start-up)",
-    "t_word": "per 8-byte word of a message",
-    "t_smsg": "one message of a stream (start-up)", "t_sword": "per 8-byte word of a message of a stream"}
-
-
 def contended(name: str, workers: Sequence[int]) -> str:
     """A parameter measured with ``w`` workers at once (``name_w``) for each ``w`` of ``workers`` as an
     expression in ``P``: the values joined by straight lines, the last one beyond."""
@@ -98,12 +87,13 @@ def machine_text(params: MachineParameters | Mapping[int, MachineParameters], or
     if len(levels) > 1:
         lines.append("% compute costs measured with W workers at once (name_W), taken at W = P")
     first = asdict(levels[min(levels)])
+    notes = {f.name: f.metadata["note"] for f in fields(MachineParameters)}
     for name in first:
         values = [(w, getattr(p, name)) for w, p in sorted(levels.items())]
         if len(levels) == 1 or len({v for _, v in values}) == 1:
-            lines.append(f"numeric {name} = {first[name]:.6g}".ljust(42) + f"% {_NOTES[name]}")
+            lines.append(f"numeric {name} = {first[name]:.6g}".ljust(42) + f"% {notes[name]}")
             continue
         for w, v in values:
-            lines.append(f"numeric {name}_{w} = {v:.6g}".ljust(42) + f"% {_NOTES[name]}, {w} at once")
+            lines.append(f"numeric {name}_{w} = {v:.6g}".ljust(42) + f"% {notes[name]}, {w} at once")
         lines.append(f"numeric {name} = {contended(name, sorted(levels))}")
     return "\n".join(lines) + "\n\n" + _PROCESSES
