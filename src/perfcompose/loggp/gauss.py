@@ -169,13 +169,13 @@ def time_operations(block_sizes: Sequence[int] = BLOCK_SIZES, *, reps: int = 5, 
     """Median time in microseconds of each basic operation per block size, measured here with
     :func:`perfcompose.bench.runner.run_sweep` (one warm-up, ``reps`` timed batches)."""
     out: dict[str, dict[int, float]] = {}
-    total, done = len(OPS) * len(block_sizes), 0
-    for op in OPS:
+    total = len(OPS) * len(block_sizes)
+    for n_op, op in enumerate(OPS):
         setup = _setup(op)
         _RUN[op](*setup(4))  # compile outside the timed region
         target = CallableTarget(_RUN[op], setup, label=op, min_time=min_time)
 
-        def tick(k: int, n: int, coord: tuple[float, ...], before: int = done) -> None:
+        def tick(k: int, n: int, coord: tuple[float, ...], before: int = n_op * len(block_sizes)) -> None:
             if progress is not None:
                 progress(before + k, total)
 
@@ -184,7 +184,6 @@ def time_operations(block_sizes: Sequence[int] = BLOCK_SIZES, *, reps: int = 5, 
             coord, fail = next(iter(res.failures.items()))
             raise InputError(f"timing {op} failed at b = {coord[0]:g}: {fail.message}")
         out[op] = {int(c[0]): float(np.median(v)) * 1e6 for c, v in res.values.items()}
-        done += len(block_sizes)
     return out
 
 
@@ -234,14 +233,11 @@ def gauss_program(n: int, block: int, P: int, layout: str, op_times: Mapping[str
         bi, bj, bw = i[lo:hi], j[lo:hi], who[lo:hi]
         steps.append(CompStep(np.bincount(bw, weights=cost[lo:hi], minlength=P)))
         # each block sends right, then down, in the order of the blocks (older waves first)
-        right = bj + 1 < nb
-        down = bi + 1 < nb
         src = np.stack([bw, bw], axis=1)
         dst = np.stack([owner[bi, np.minimum(bj + 1, nb - 1)], owner[np.minimum(bi + 1, nb - 1), bj]], axis=1)
-        keep = np.stack([right, down], axis=1) & (src != dst)
+        keep = np.stack([bj + 1 < nb, bi + 1 < nb], axis=1) & (src != dst)  # a right and a lower neighbour
         if keep.any():
-            s_src, s_dst = src[keep], dst[keep]
-            steps.append(CommStep.from_arrays(P, s_src, s_dst, np.full(s_src.shape[0], nbytes)))
+            steps.append(CommStep.from_arrays(P, src[keep], dst[keep], np.full(int(keep.sum()), nbytes)))
     return Program(P, tuple(steps), "us")
 
 
