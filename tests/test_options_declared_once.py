@@ -22,7 +22,7 @@ from perfcompose.commands.fit import FitCommand
 from perfcompose.compose.components import SOURCES
 from perfcompose.fit_options import FitOptions
 from perfcompose.loggp.options import LogGPFiles, LogGPOptions, LogGPParameters
-from perfcompose.option_fields import OPTION_HELP, default_of, design_keys, flag_of, help_of
+from perfcompose.option_fields import OPTION_HELP, default_of, design_keys, flag_of
 from perfcompose.skeleton_options import ForecastOptions, MethodChoice, SkeletonShape
 
 SRC = Path(perfcompose.choices.__file__).resolve().parent
@@ -135,7 +135,7 @@ def test_command_line_options_are_the_declared_ones(cls: type) -> None:
     for field in dataclasses.fields(cls):
         if OPTION_HELP in field.metadata and not field.metadata.get("argument"):
             # a switch's pair (--tree/--no-tree) by its first flag
-            flag, text = flag_of(cls, field.name).split("/")[0], help_of(cls, field.name)
+            flag, text = flag_of(cls, field.name).split("/")[0], field.metadata[OPTION_HELP]
             assert {t for f, _, t in offered if flag in f and t == text}, (cls.__name__, flag)
             defaults = [d for f, d, t in offered if flag in f and t == text and d is not None]
             assert all(d == default_of(cls, field.name) for d in defaults), (cls.__name__, flag, defaults)

@@ -13,18 +13,6 @@ from importlib import import_module
 from typing import Any
 
 
-def type_checking_imports(source: str) -> dict[str, str]:
-    """Name -> module of every ``from MODULE import NAME`` in the top-level ``if TYPE_CHECKING:``
-    blocks of a module's source."""
-    public: dict[str, str] = {}
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
-            for imp in node.body:
-                if isinstance(imp, ast.ImportFrom) and imp.module and not imp.level:
-                    public.update((a.asname or a.name, imp.module) for a in imp.names)
-    return public
-
-
 def lazy_exports(namespace: dict[str, Any], *also: str
                  ) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
     """The package's ``__getattr__``, ``__dir__`` and ``__all__``, from the imports of its
@@ -36,7 +24,12 @@ def lazy_exports(namespace: dict[str, Any], *also: str
     >>> # __getattr__, __dir__, __all__ = lazy_exports(globals())
     """
     package = namespace["__name__"]
-    public = type_checking_imports(namespace["__loader__"].get_source(package))
+    public: dict[str, str] = {}  # name -> module of each `from MODULE import NAME` of the `if TYPE_CHECKING:` blocks
+    for node in ast.parse(namespace["__loader__"].get_source(package)).body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            for imp in node.body:
+                if isinstance(imp, ast.ImportFrom) and imp.module and not imp.level:
+                    public.update((a.asname or a.name, imp.module) for a in imp.names)
     listed = [*public, *also]
 
     def getattr_(name: str) -> Any:  # a public name imported from its module on first use, then kept
@@ -46,7 +39,4 @@ def lazy_exports(namespace: dict[str, Any], *also: str
         value = namespace[name] = getattr(import_module(module), name)
         return value
 
-    def dir_() -> list[str]:
-        return sorted(listed)
-
-    return getattr_, dir_, listed
+    return getattr_, lambda: sorted(listed), listed

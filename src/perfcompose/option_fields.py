@@ -6,8 +6,8 @@ design file's keys and the library's defaults are all read from it.
 >>> @dataclass(frozen=True)
 ... class Fit:
 ...     degree: int = option(3, "Degree of the polynomial.", minimum=1)
->>> flag_of(Fit, "degree"), default_of(Fit, "degree"), help_of(Fit, "degree")
-('--degree', 3, 'Degree of the polynomial.')
+>>> flag_of(Fit, "degree"), default_of(Fit, "degree")
+('--degree', 3)
 
 This module imports only the standard library (typer when an option is built), so that a command
 module can build its options at import time without slowing down ``perfcompose --help``.
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import Field, field, fields
 from typing import Any
 
-__all__ = ["option", "shared", "declared", "default_of", "help_of", "flag_of", "key_of", "design_keys", "cli_option",
+__all__ = ["option", "shared", "declared", "default_of", "flag_of", "key_of", "design_keys", "cli_option",
            "command", "value_hint", "value_kind", "OPTION_HELP"]
 
 #: the metadata key under which a field's help is kept; a field without it is no option
@@ -58,11 +58,6 @@ def declared(cls: type, name: str) -> Field[Any]:
 def default_of(cls: type, name: str) -> Any:
     """The option's default, as declared."""
     return declared(cls, name).default
-
-
-def help_of(cls: type, name: str) -> str:
-    """The option's help text, as declared."""
-    return str(declared(cls, name).metadata[OPTION_HELP])
 
 
 def flag_of(cls: type, name: str) -> str:
