@@ -139,9 +139,6 @@ class StackedEnsemble:
         return StackedEnsemble(self.stacked.bind({k: v for k, v in mapping.items() if k in self.stacked.params}),
                                self.count)
 
-    def to_json(self) -> None:
-        return None
-
 
 @dataclass(frozen=True, eq=False)
 class SampledEnsemble:
@@ -168,9 +165,6 @@ class SampledEnsemble:
         if any(k in self.params for k in mapping):
             raise ModelError("the members of a measured curve cannot be rebound to other parameters")
         return self
-
-    def to_json(self) -> None:
-        return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -222,7 +216,3 @@ class RebuiltEnsemble:
     def bind(self, mapping: Mapping[str, Any]) -> RebuiltEnsemble:
         return RebuiltEnsemble(self.central.bind(mapping), tuple(b.bind(mapping) for b in self.basis),
                                  self.spread, self.factor, self.method)
-
-    def to_json(self) -> None:
-        return None
-

@@ -582,8 +582,8 @@ class Model:
             record["stats"] = {k: _json_number(v) for k, v in self.stats.items()}
         if self.roles:
             record["roles"] = dict(self.roles)
-        if self.ensemble is not None and (ensemble := self.ensemble.to_json()) is not None:
-            record["ensemble"] = ensemble
+        if isinstance(self.ensemble, LinearEnsemble):   # the other kinds are rebuilt by the sources' readers
+            record["ensemble"] = self.ensemble.to_json()
         return record
 
     def to_json_text(self) -> str:

@@ -180,11 +180,7 @@ class Loess(Forecaster):
             raise FitError(f"loess span must be positive, got {span}")
         if degree not in (0, 1, 2):
             raise FitError(f"loess degree must be 0, 1 or 2, got {degree}")
-        self.span, self.degree = span, degree
-
-    @property
-    def minimum(self) -> int:  # type: ignore[override]
-        return self.degree + 2
+        self.span, self.degree, self.minimum = span, degree, degree + 2
 
     @property
     def label(self) -> str:
@@ -259,11 +255,7 @@ class LmPoly(Forecaster):
     def __init__(self, degree: int = ForecastOptions.poly_degree):
         if degree < 1:
             raise FitError(f"lm(poly) needs degree >= 1, got {degree}")
-        self.degree = degree
-
-    @property
-    def minimum(self) -> int:  # type: ignore[override]
-        return self.degree + 1
+        self.degree, self.minimum = degree, degree + 1
 
     @property
     def label(self) -> str:
@@ -293,11 +285,7 @@ class MeanOf(Forecaster):
     def __init__(self, *methods: Forecaster):
         if len(methods) < 2:
             raise FitError("mean needs at least two methods")
-        self.methods = methods
-
-    @property
-    def minimum(self) -> int:  # type: ignore[override]
-        return max(m.minimum for m in self.methods)
+        self.methods, self.minimum = methods, max(m.minimum for m in methods)
 
     @property
     def label(self) -> str:
