@@ -18,13 +18,6 @@ class PerfcomposeError(Exception):
     """Base class of every error a user can act on."""
 
 
-def _location(path: str | Path | None, line: int | None, column: int | None) -> str:
-    parts = [str(path)] if path is not None else []
-    if line is not None:
-        parts += [f"line {line}"] + ([f"column {column}"] if column is not None else [])
-    return ", ".join(parts)
-
-
 class InputError(PerfcomposeError):
     """A problem in something the user wrote, located by file, line and column where known.
 
@@ -35,7 +28,10 @@ class InputError(PerfcomposeError):
                  column: int | None = None, source_line: str | None = None, hint: str | None = None):
         self.path, self.line, self.column = path, line, column
         self.reason, self.hint = message, hint
-        where = _location(path, line, column)
+        parts = [str(path)] if path is not None else []
+        if line is not None:
+            parts += [f"line {line}"] + ([f"column {column}"] if column is not None else [])
+        where = ", ".join(parts)
         text = f"{where}: {message}" if where else message
         if source_line is not None:
             text += "\n    " + source_line.rstrip("\n")

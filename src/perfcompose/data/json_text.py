@@ -56,17 +56,11 @@ class KeyLines:
 
     def line(self, key: str, index: int) -> int | None:
         """Line (1-based) of the ``index``-th occurrence of ``key``, or None where there is none."""
-        lines = self._lines.get(key)
-        if lines is None:
-            lines = self._lines[key] = self._scan(key)
+        if key not in self._lines:  # one pass over the text, counting newlines between occurrences
+            self._lines[key], line, pos = [], 1, 0
+            for match in re.finditer(rf'"{re.escape(key)}"\s*:', self._text):
+                line += self._text.count("\n", pos, match.start())
+                pos = match.start()
+                self._lines[key].append(line)
+        lines = self._lines[key]
         return lines[index] if 0 <= index < len(lines) else None
-
-    def _scan(self, key: str) -> list[int]:
-        """One pass over the text: the line of each occurrence, counting newlines between them."""
-        out: list[int] = []
-        line, pos = 1, 0
-        for match in re.finditer(rf'"{re.escape(key)}"\s*:', self._text):
-            line += self._text.count("\n", pos, match.start())
-            pos = match.start()
-            out.append(line)
-        return out

@@ -139,8 +139,6 @@ def _cores(pin: bool, count: int) -> list[int] | None:
 
 
 class _Threads:
-    kind = "threads"
-
     def __init__(self, cores: list[int] | None = None) -> None:
         self.workers: list[Any] = []
         self.cores = cores
@@ -167,8 +165,6 @@ class _Threads:
 
 
 class _Processes(_Threads):
-    kind = "processes"
-
     def __init__(self, start_method: str | None = None, cores: list[int] | None = None) -> None:
         super().__init__(cores)
         self.ctx = process_context(start_method)

@@ -36,18 +36,12 @@ def system_busy() -> float | None:
         return None
 
 
-def _own_cpu(children: bool) -> float:
-    if not children:
-        return time.process_time()
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
-
-
 def mark(children: bool = False) -> Mark | None:
     """The machine's busy time and this process's CPU time now (with ``children``, also that of its
     children waited for: a program it ran), or None where not known."""
-    busy = system_busy()
-    return None if busy is None else (busy, _own_cpu(children))
+    busy, t = system_busy(), os.times()
+    own = t.user + t.system + t.children_user + t.children_system if children else time.process_time()
+    return None if busy is None else (busy, own)
 
 
 def others_since(before: Mark | None, children: bool = False) -> float | None:
