@@ -193,11 +193,10 @@ def lobachev(o: LobachevCommand) -> None:
     rows = reproduce()
     shown = []
     for case in CASES:
-        t = Table(title=_CASE_TITLES[case], show_lines=False)
-        for col, just in (("quantity", "left"), ("method", "left"), ("paper", "right"), ("perfcompose", "right"),
-                          ("range over input rounding", "right"), ("paper err %", "right"),
-                          ("err %", "right"), ("", "center"), ("note", "left")):
-            t.add_column(col, justify=just)
+        t = Table("quantity", "method", "paper", "perfcompose", "range over input rounding", "paper err %", "err %",
+                  right=range(2, 7), title=_CASE_TITLES[case], show_lines=False)
+        t.add_column("", justify="center")
+        t.add_column("note")
         for r in (r for r in rows if r.case == case):
             rng = "" if r.low is None or r.high is None else f"{r.low:.4g} .. {r.high:.4g}"
             t.add_row(r.quantity, r.method, r.paper or "", "" if r.ours is None else f"{r.ours:.5g}", rng,

@@ -41,11 +41,9 @@ def vangemund(o: VanGemundCommand) -> None:
             "cases": [{**asdict(c), "agrees": c.agrees} for c in result.cases],
             "mean_abs_error": result.mean_abs_error}, "rows and cases", indent=2)
     best = {(c.study, c.N, c.P): c for c in result.cases}
-    table = Table(title="van Gemund, Symbolic Cost Estimation of Parallel Applications: the four test codes here")
-    for col, just in (("program", "left"), ("design alternative", "left"), ("N", "right"), ("P", "right"),
-                      ("predicted \\[s]", "right"), ("measured \\[s]", "right"), ("spread", "right"),
-                      ("error", "right"), ("best: predicted = measured", "left")):
-        table.add_column(col, justify=just)
+    table = Table("program", "design alternative", "N", "P", "predicted \\[s]", "measured \\[s]", "spread", "error",
+                  "best: predicted = measured", right=range(2, 8),
+                  title="van Gemund, Symbolic Cost Estimation of Parallel Applications: the four test codes here")
     for r in result.rows:
         c = best[(r.study, r.N, r.P)]
         mark = ("" if r.alternative != c.predicted_best else "same program at this P" if not c.distinct else
