@@ -11,7 +11,7 @@ from typing import Any
 
 from perfcompose.loggp.kernels.backend import extension
 
-__all__ = ["ARRAY_KEYS", "load_with_arrays", "read_numbers"]
+__all__ = ["ARRAY_KEYS", "load_with_arrays", "read_numbers", "mapped"]
 
 #: arrays read apart, by key: rows of this many numbers (0: a flat list; -1: lists of ids)
 ARRAY_KEYS = {b"messages": 3, b"durations": 0, b"send_order": -1}
@@ -19,14 +19,13 @@ _KEY = re.compile(rb'"(messages|durations|send_order)"[ \t\r\n]*:[ \t\r\n]*\[')
 _PLACEHOLDER = "\x00perfcompose array {}"
 
 
-def _substitute(node: Any, arrays: dict[str, Any]) -> Any:
+def mapped(node: Any, leaf: Callable[[Any], Any]) -> Any:
+    """``node`` with its objects and lists copied and every other value ``v`` in it replaced by ``leaf(v)``."""
     if isinstance(node, dict):
-        return {k: _substitute(v, arrays) for k, v in node.items()}
+        return {k: mapped(v, leaf) for k, v in node.items()}
     if isinstance(node, list):
-        return [_substitute(v, arrays) for v in node]
-    if isinstance(node, str) and node in arrays:
-        return arrays[node]
-    return node
+        return [mapped(v, leaf) for v in node]
+    return leaf(node)
 
 
 def load_with_arrays(data: bytes, read_array: Callable[[bytes, int], tuple[Any, int] | None]) -> Any:
@@ -54,7 +53,7 @@ def load_with_arrays(data: bytes, read_array: Callable[[bytes, int], tuple[Any, 
     if not arrays:
         return json.loads(data)
     pieces.append(data[done:])
-    return _substitute(json.loads(b"".join(pieces)), arrays)
+    return mapped(json.loads(b"".join(pieces)), lambda v: arrays.get(v, v) if isinstance(v, str) else v)
 
 
 def _listed(item: bytes, count: int) -> bytes:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays, read_numbers
+from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays, mapped, read_numbers
 
 __all__ = ["JsonNumbers", "JsonLists", "load_json_arrays", "plain", "token_offset", "readonly"]
 
@@ -83,10 +83,8 @@ def load_json_arrays(data: bytes) -> Any:
 
 def plain(node: Any) -> Any:
     """``node`` with every array of this module as JSON lists (for writing back)."""
-    if isinstance(node, dict):
-        return {k: plain(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [plain(v) for v in node]
+    if isinstance(node, (dict, list)):
+        return mapped(node, plain)
     if isinstance(node, JsonNumbers):
         values = node.values
         ints = values == np.floor(values)

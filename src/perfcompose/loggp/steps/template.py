@@ -16,6 +16,7 @@ import numpy as np
 
 from perfcompose.errors import InputError, ModelSyntaxError
 from perfcompose.loggp.jsonfile import JsonText, load_json_program
+from perfcompose.loggp.steps.json_array_slots import mapped
 from perfcompose.loggp.steps.json_arrays import JsonLists, JsonNumbers, readonly
 from perfcompose.loggp.steps.program import CommStep, CompStep, Problem, Program, located_error, parse_program
 
@@ -234,11 +235,7 @@ def _as_array(key: str, value: list[Any]) -> Any:
 
 
 def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
+    return mapped(value, lambda v: v)
 
 
 def _all_numbers(messages: list[Any]) -> bool:
