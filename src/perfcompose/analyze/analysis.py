@@ -487,6 +487,3 @@ def analyze(path: str | Path | Experiment, at: Mapping[str, float], *, metrics: 
                f"{len(held.kept)}" if held.held_out else f"no points held out: {held.why}")
     return Analysis(source, parameters, tuple(target.items()), tuple(largest.items()), level, threshold, holdout,
                     tuple(out))
-
-
-__all__ = ["analyze", "check_target", "order_text"]

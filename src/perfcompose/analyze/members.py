@@ -94,6 +94,3 @@ def bootstrap_members(designs: Sequence[np.ndarray], coefficients: Sequence[np.n
             for s, k in enumerate(chunk):
                 out[k] = members[s] if finite[s] else None
     return out
-
-
-__all__ = ["bootstrap_members", "BATCH", "RESAMPLES"]

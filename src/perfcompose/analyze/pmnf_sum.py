@@ -168,6 +168,3 @@ class Columns:
             out = self._designs[keys] = np.stack([np.ones(self.X.shape[0]), *(self.column(k) for k in keys)], axis=1)
             out.flags.writeable = False
         return out
-
-
-__all__ = ["Columns", "Key", "Order", "PMNFSum", "key", "order_text"]

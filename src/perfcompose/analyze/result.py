@@ -185,17 +185,13 @@ def _to_json(value: Any, name: str = "") -> Any:
 
 
 def _from_json(cls: Any, record: Mapping[str, Any]) -> Any:
-    values = {}
-    for f in fields(cls):
-        raw = record[f.name]
-        kind = _NESTED.get(f.name)
-        if f.name in _PAIRS:
-            values[f.name] = tuple((k, v) for k, v in raw.items())
-        elif kind is not None and raw is not None:
-            values[f.name] = (tuple(_from_json(kind, r) for r in raw) if isinstance(raw, list)
-                              else _from_json(kind, raw))
-        elif isinstance(raw, list):
-            values[f.name] = tuple(raw)
-        else:
-            values[f.name] = raw
-    return cls(**values)
+    return cls(**{f.name: _field_from_json(f.name, record[f.name]) for f in fields(cls)})
+
+
+def _field_from_json(name: str, raw: Any) -> Any:
+    kind = _NESTED.get(name)
+    if name in _PAIRS:
+        return tuple(raw.items())
+    if kind is not None and raw is not None:
+        return tuple(_from_json(kind, r) for r in raw) if isinstance(raw, list) else _from_json(kind, raw)
+    return tuple(raw) if isinstance(raw, list) else raw

@@ -22,8 +22,6 @@ from perfcompose.skeleton.skeletons import KINDS, Skeleton
 from perfcompose.skeleton.table import SEQ, RuntimeTable, read_table
 from perfcompose.skeleton_options import METHODS, ForecastOptions, SkeletonShape
 
-__all__ = ["SkeletonSource", "ForecastOptions", "SKELETON_MODEL_FORMAT"]
-
 #: the ``format`` of a skeleton model record (and of ``skeleton forecast --json`` output)
 SKELETON_MODEL_FORMAT = "perfcompose-skeleton-model/1"
 

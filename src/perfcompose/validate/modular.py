@@ -8,6 +8,7 @@ instead of biasing one. Each round is checkpointed; an interrupted study resumes
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -199,8 +200,11 @@ class _Progress:
     def __init__(self, progress: Progress | None, total: int) -> None:
         self.progress, self.total, self.done = progress, total, 0
 
-    def step(self, label: str) -> Callable[[int, int, tuple[float, ...]], None]:
+    def step(self, label: str, first: Callable[[], None] | None = None) -> Callable[..., None]:
+        """A sweep's progress callback under ``label`` (calling ``first`` before each report)."""
         def report(k: int, _n: int, _c: tuple[float, ...]) -> None:
+            if first is not None:
+                first()
             if self.progress is not None:
                 self.progress(label, self.done + k, self.total)
         return report
@@ -324,18 +328,12 @@ def _run_rounds(target: Target, executor: TermTarget, labels: Sequence[str], xs:
     flags = folder / "disturbance.json" if folder else None
     if flags is not None and not restart:
         load_disturbance(executor, flags)
+    save = None if flags is None else functools.partial(save_disturbance, executor, flags)
     for r in range(rounds):
-        shown = bar.step(f"round {r + 1}/{rounds}")
-
-        def report(k: int, n: int, c: tuple[float, ...], shown: Callable[..., None] = shown) -> None:
-            if flags is not None:
-                save_disturbance(executor, flags)
-            shown(k, n, c)
-
         res = run_sweep(target, {"term": tuple(float(k) for k in range(len(labels))), "x": tuple(xs)}, reps=1,
                         warmup=0, seed=r, restart=restart,
                         checkpoint=folder / f"round-{r}.jsonl" if folder else None,
-                        identity={**identity, "round": r}, progress=report)
+                        identity={**identity, "round": r}, progress=bar.step(f"round {r + 1}/{rounds}", save))
         if res.failures:
             coord, failure = next(iter(res.failures.items()))
             raise PerfcomposeError(f"{labels[int(coord[0])]} failed at x={coord[1]:g}: {failure.message}")

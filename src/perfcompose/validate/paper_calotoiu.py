@@ -116,7 +116,6 @@ def calotoiu_tables() -> list[CalotoiuRow]:
     # 000's monolithic models by configuration (Tables 2, 4 and 6)
     in000 = {str(parse_term(cfg)): mono for cfg, mono in [*((c, m) for c, m, _ in PAPER_TABLE2), *PAPER_TABLE4,
                                                             *PAPER_TABLE6]}
-    rows: list[CalotoiuRow] = []
 
     def row(table: str, cfg: str, mono: str, printed: str | None = None, err: str | None = None) -> CalotoiuRow:
         modular = compose(cfg, parts, pipe="asymptotic")
@@ -130,12 +129,10 @@ def calotoiu_tables() -> list[CalotoiuRow]:
         return CalotoiuRow(table, cfg, mono, printed, modular, abs(c_mod - c_mono) / abs(c_mono), err, vs,
                            in000.get(str(parse_term(cfg))), low, high)
 
-    rows += [row("II", cfg, mono, mod, err) for cfg, mod, mono, err in CALOTOIU_TABLE2]
-    rows += [row("III", cfg, mono) for cfg, mono in CALOTOIU_TABLE3]
-    for t, (a, b) in CALOTOIU_TABLE4.items():
-        rows.append(row("IV", f"pipe(tpool_{t}(qsort), tpool_{t}(inc))", a))
-        rows.append(row("IV", f"tpool_{t}(pipe(qsort, inc))", b))
-    return rows
+    layering = [(cfg, mono) for t, (a, b) in CALOTOIU_TABLE4.items()
+                for cfg, mono in ((f"pipe(tpool_{t}(qsort), tpool_{t}(inc))", a), (f"tpool_{t}(pipe(qsort, inc))", b))]
+    return ([row("II", cfg, mono, mod, err) for cfg, mod, mono, err in CALOTOIU_TABLE2]
+            + [row("III", cfg, mono) for cfg, mono in CALOTOIU_TABLE3] + [row("IV", *pair) for pair in layering])
 
 
 def spread(models: list[str]) -> float:
