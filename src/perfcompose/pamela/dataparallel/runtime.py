@@ -75,13 +75,9 @@ def owner(i: int, n: int, layout: Layout, P: int) -> int:
 
 
 def local(i: int, n: int, layout: Layout, P: int) -> int:
-    """The position of global index ``i`` among those its owner holds (``owned(...).index(i)`` on
-    :func:`owner`'s processor, without building the range)."""
-    if layout.kind == "replicated":
-        return i
-    if layout.kind == "cyclic":
-        return i // P
-    return i % math.ceil(n / P)
+    """The position of global index ``i`` among those its owner holds (a range's index is computed,
+    not searched)."""
+    return owned(n, layout, owner(i, n, layout, P), P).index(i)
 
 
 @dataclass

@@ -181,12 +181,9 @@ class _Builder:
             left, op_tree, right = ch
             op = _tok(op_tree)
             return BinOp(str(op), self.node(left), self.node(right), self.pos(op))
-        if kind == "power":
-            left, right = ch
-            return BinOp("^", self.node(left), self.node(right), self.pos(item))
-        if kind in ("sequential", "parallel"):
-            left, right = ch
-            return BinOp(";" if kind == "sequential" else "||", self.node(left), self.node(right), self.pos(item))
+        if kind in ("power", "sequential", "parallel"):
+            op = {"power": "^", "sequential": ";", "parallel": "||"}[kind]
+            return BinOp(op, self.node(ch[0]), self.node(ch[1]), self.pos(item))
         if kind == "neg":
             return Neg(self.node(ch[0]), self.pos(item))
         if kind == "loop":
@@ -197,10 +194,8 @@ class _Builder:
             # the grammar's loop keywords are the five kinds
             return Loop(cast(LoopKind, str(head)), str(index), self.node(lo), self.node(hi), self.node(body),
                         self.pos(head))
-        if kind == "cond":
-            if_tok, cond, _then, body, _else, other = ch
-            return If(self.node(cond), self.node(body), None if other is None else self.node(other), self.pos(if_tok))
-        raise self.program.error(f"unsupported construct '{kind}'", self.pos(item))  # pragma: no cover
+        if_tok, cond, _then, body, _else, other = ch  # the last construct of the grammar: cond
+        return If(self.node(cond), self.node(body), None if other is None else self.node(other), self.pos(if_tok))
 
 
 def parse(text: str, path: str | Path | None = None) -> PamelaProgram:

@@ -65,10 +65,9 @@ class _PamelaPrinter(StrPrinter):
         return f"(1 - {self._print(expr.args[0])})"
 
     def _print_BooleanTrue(self, expr: Any) -> str:  # noqa: N802
-        return "1"
+        return "1" if expr else "0"
 
-    def _print_BooleanFalse(self, expr: Any) -> str:  # noqa: N802
-        return "0"
+    _print_BooleanFalse = _print_BooleanTrue
 
     def _print_Piecewise(self, expr: Any) -> str:  # noqa: N802
         first, rest = expr.args[0], expr.args[1:]
