@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from perfcompose._jit import njit
 
-__all__ = ["heap_push", "heap_replace_root"]
-
 
 @njit(cache=True, inline="always")
 def _less(k1: float, t1: float, k2: float, t2: float) -> bool:

@@ -22,8 +22,6 @@ try:
 except ImportError:  # the numba extra is not installed: the kernels run as Python
     HAVE_NUMBA = False
 
-__all__ = ["HAVE_NUMBA", "njit"]
-
 
 def _same(function: Callable[..., Any]) -> Callable[..., Any]:
     return function

@@ -24,8 +24,6 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Self
 
-__all__ = ["Checkpoint", "read_records"]
-
 
 def _record(line: bytes) -> dict[str, Any] | None:
     """One record (a JSON object), or None where the line is not one (a corrupt line)."""

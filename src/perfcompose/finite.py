@@ -12,8 +12,6 @@ from __future__ import annotations
 import math
 from typing import Any, TypeGuard
 
-__all__ = ["is_number", "is_finite_number", "is_time"]
-
 
 def is_number(value: Any) -> TypeGuard[int | float]:
     """An ``int`` or ``float`` that is not a ``bool``."""

@@ -15,9 +15,6 @@ from dataclasses import dataclass
 from perfcompose.errors import InputError
 from perfcompose.option_fields import option
 
-__all__ = ["Limits", "LimitOptions", "WorkTooLarge", "limits", "set_limits", "check_memory", "check_steps",
-           "parse_bytes", "DEFAULT_MEMORY", "DEFAULT_STEPS"]
-
 DEFAULT_MEMORY = 2 * 2 ** 30
 """2 GiB."""
 

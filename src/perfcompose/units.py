@@ -18,9 +18,6 @@ from typing import Literal
 
 from perfcompose.errors import ModelError
 
-__all__ = ["TIME_UNITS", "ROLES", "Role", "seconds_per", "conversion", "check_unit", "merge_roles", "is_time_unit",
-           "human", "human_interval"]
-
 #: seconds per unit, for the time units composition converts between
 TIME_UNITS: dict[str, float] = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 

@@ -16,8 +16,6 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["coefficient_of_variation", "mean", "median"]
-
 #: values up to this size are summed and squared as they are; larger ones are scaled first, so
 #: that a sum of them (or of their squares) does not overflow a double
 _LARGE = 1e150

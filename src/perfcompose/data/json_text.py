@@ -19,8 +19,6 @@ from typing import Any
 
 import orjson
 
-__all__ = ["loads", "paused_gc", "KeyLines"]
-
 
 def loads(text: str) -> Any:
     """The JSON value of ``text``; raises :class:`json.JSONDecodeError` (with its line) where the
