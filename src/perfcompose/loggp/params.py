@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -76,9 +76,7 @@ class LogGP:
 
     def replace(self, **changes: float | None) -> LogGP:
         """A copy with the given parameters changed (``None`` keeps the old value)."""
-        values = asdict(self)
-        values.update({k: v for k, v in changes.items() if v is not None})
-        return LogGP(**values)
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 
 #: the Meiko CS-2 values of the paper's section 4.1 example, in microseconds

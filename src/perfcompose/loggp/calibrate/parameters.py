@@ -96,12 +96,6 @@ class Calibration:
     per_rep: dict[str, list[float]]
     raw_summary: dict[str, Any]
 
-    def record(self) -> dict[str, Any]:
-        """What goes into the parameter file besides L, o, g, G."""
-        return {"spread": self.spread, "per_repetition": self.per_rep, "raw": self.raw_summary,
-                "method": "Netgauge-style: ping-pong RTT, message trains, delayed train; medians over "
-                          "repetitions (perfcompose.loggp.calibrate.parameters)"}
-
 
 def _theil_sen(x: np.ndarray, y: np.ndarray) -> float:
     """The median of the pairwise slopes: a line fit that a few outliers do not move."""
@@ -283,5 +277,7 @@ def calibrate(out: Path, o: CalibrationOptions = CalibrationOptions(), *, raw_ou
     if raw_out is not None:
         Path(raw_out).write_text(json.dumps(raw))
     cal = derive_parameters(raw, o.bandwidth)
-    write_params(out, cal.params, cal.record())
+    write_params(out, cal.params, {"spread": cal.spread, "per_repetition": cal.per_rep, "raw": cal.raw_summary,
+                                   "method": "Netgauge-style: ping-pong RTT, message trains, delayed train; medians "
+                                             "over repetitions (perfcompose.loggp.calibrate.parameters)"})
     return cal
