@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["main"]
-
 
 def main() -> None:
     """Entry point of the console script and of ``python -m perfcompose``."""

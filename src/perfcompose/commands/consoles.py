@@ -10,8 +10,6 @@ from rich.markup import escape
 
 from perfcompose.commands.widths import piped_width
 
-__all__ = ["console", "err_console", "print_error", "fmt", "progress"]
-
 # output to a file or a pipe is laid out wide, so that no number is broken across lines
 console = Console(width=piped_width(sys.stdout))
 err_console = Console(stderr=True, width=piped_width(sys.stderr))

@@ -27,8 +27,6 @@ from typing import Any
 
 from perfcompose.option_fields import OPTION_HELP, declared, flag_of, value_hint
 
-__all__ = ["Declared", "options", "read_args"]
-
 #: numbers as typer reads them, and nothing it might read otherwise (no '1_000', 'inf', ' 2')
 _FLOAT = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?")
 _INT = re.compile(r"[-+]?\d+")

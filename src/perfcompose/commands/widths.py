@@ -7,8 +7,6 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["WIDE", "piped_width"]
-
 #: the width of output to a file or a pipe
 WIDE = 1000
 

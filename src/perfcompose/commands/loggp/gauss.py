@@ -30,8 +30,6 @@ from perfcompose.loggp.params import DEV_MACHINE, MEIKO_CS2, read_params
 from perfcompose.option_fields import cli_option, option, shared
 from perfcompose.report.loggp import plot_gauss, plot_operations
 
-__all__ = ["gauss"]
-
 
 def _block_sizes(blocks: str | None, n: int) -> list[int]:
     """The block sizes asked for (each dividing n), or the paper's that divide n."""

@@ -7,8 +7,6 @@ from typing import Any
 from perfcompose.commands.common import err_console, write_json
 from perfcompose.commands.loggp.tables import goal_layout, print_layout
 
-__all__ = ["simulate_goal_file"]
-
 
 def _goal_timeline(res: Any) -> Any:
     """A GOAL run as a program result for the timeline plot (operations, no message arrows)."""

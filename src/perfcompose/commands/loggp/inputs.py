@@ -10,8 +10,6 @@ from perfcompose.commands.consoles import err_console
 from perfcompose.errors import InputError
 from perfcompose.loggp.params import given_params
 
-__all__ = ["loggp_params", "at_point", "is_goal", "model_name"]
-
 
 def loggp_params(given: Any, unit: str = "") -> Any:
     """The LogGP parameters from --params and/or --L --o --g --G (the options ``given``: flags override the file),

@@ -7,8 +7,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["phases", "LARGE_INPUT"]
-
 LARGE_INPUT = 8 * 2 ** 20  #: inputs of at least this many bytes get the bar
 
 

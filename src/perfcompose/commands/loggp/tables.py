@@ -20,9 +20,6 @@ from typing import Any
 
 from perfcompose.commands.widths import WIDE, piped_width
 
-__all__ = ["MAX_ROWS", "last_to_finish", "critical", "console_width", "ResultLayout", "goal_layout", "program_layout",
-           "makespan_line", "result_text", "show", "print_layout"]
-
 MAX_ROWS = 40  #: ranks (processors) listed in the table of a large schedule (program)
 
 _PLAIN = re.compile(r"[ -~]*\Z")  #: printable ASCII

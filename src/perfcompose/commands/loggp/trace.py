@@ -24,8 +24,6 @@ from perfcompose.loggp.params import convert_time, given_params, read_params
 from perfcompose.loggp.trace.options import TraceOptions, WhatIfOptions
 from perfcompose.option_fields import cli_option, option, shared
 
-__all__ = ["trace", "check", "whatif"]
-
 
 def _algorithms(items: list[str] | None) -> dict[str, str]:
     out = {}
