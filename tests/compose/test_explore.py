@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfcompose import Model
-from perfcompose.compose import Composer, bottleneck, explore, parse_term, split_threads
+from perfcompose.compose import Composer, explore, parse_term, split_threads
 
 TASKS = {
     "nop": Model.parse("5422.97", unit="ns", params=["x"]),
@@ -47,7 +47,7 @@ def test_the_slowest_stage_gets_the_spare_threads():
 
 def test_bottleneck_descends_through_pipes_and_pools():
     composer = Composer(TASKS, pipe="pointwise")
-    path = bottleneck(parse_term("pipe(tpool_4(qsort), seq(inc, nop))"), composer, {"x": 2.0 ** 16})
+    path = composer.evaluate(parse_term("pipe(tpool_4(qsort), seq(inc, nop))")).bottleneck({"x": 2.0 ** 16})
     assert [str(t) for t, _ in path] == ["pipe(tpool_4(qsort), seq(inc, nop))", "tpool_4(qsort)", "qsort"]
-    small = bottleneck(parse_term("pipe(tpool_4(qsort), seq(inc, nop))"), composer, {"x": 2.0})
+    small = composer.evaluate(parse_term("pipe(tpool_4(qsort), seq(inc, nop))")).bottleneck({"x": 2.0})
     assert [str(t) for t, _ in small][1:] == ["seq(inc, nop)", "nop"]

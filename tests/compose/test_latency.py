@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from perfcompose.compose.latency import LatencyComposer, latency
+from perfcompose.compose.latency import latency
 from perfcompose.errors import ModelError
 from perfcompose.model import Model
 
@@ -45,7 +45,10 @@ def test_saturated_pipe_matches_a_simulation_of_the_queue(a, b, q):
 
 def test_nested_patterns_count_readers_and_held_elements():
     p = parts(inc=1.0, qsort=8.0)
-    lc = LatencyComposer(p, capacity=2)
+
+    def lc(term):
+        return latency(term, p, capacity=2)
+
     # qsort pool (period 4) slower than inc: 1 element in inc + 2 queued per qsort reader, then qsort
     assert lc("pipe(inc, tpool_2(qsort))")(x=1) == pytest.approx((1 + 2 * 2) * 4.0 + 8.0)
     # the pool of qsort is upstream and slower: no queue in front of inc
@@ -66,4 +69,4 @@ def test_refused_where_no_per_element_latency_exists():
     with pytest.raises(ModelError, match="seq of parallel parts"):
         latency("seq(tpool_2(qsort), inc)", p)
     with pytest.raises(ModelError, match="capacity"):
-        LatencyComposer(p, capacity=0)
+        latency("inc", p, capacity=0)

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from perfcompose import Model
 from perfcompose.cli import app
-from perfcompose.compose import ComponentError, Composer, DesignError, load_design, parse_component
+from perfcompose.compose import ComponentError, Composer, DesignError, compose, load_design, parse_component
 from perfcompose.compose.components import from_table
 from perfcompose.errors import ModelError
 
@@ -163,7 +163,8 @@ def test_measurement_file_without_region_is_fitted():
 def test_design_component_file_without_region_is_fitted(tmp_path):
     design = tmp_path / "d.toml"
     design.write_text(f'program = "tpool_2(q)"\n[components]\nq = {{ file = "{EXAMPLES / "qsort.json"}" }}\n')
-    assert load_design(design).model().order("x") == (1, 1)
+    d = load_design(design)
+    assert compose(d.program, d.components, pipe=d.pipe).order("x") == (1, 1)
 
 
 def test_component_cli_errors_exit_2_without_traceback(tmp_path):
@@ -320,7 +321,8 @@ def test_an_extrap_saved_model_is_a_design_component(tmp_path):
     inc = d.components["inc"]
     assert inc(x=4096.0) == pytest.approx(100.0 + 535.0 * 4096) and inc.unit == "ns"
     assert "model set 'Extra-P'" in inc.source
-    assert d.model()(x=4096.0) == pytest.approx(max(inc(x=4096.0), d.components["nop"](x=4096.0)))
+    composed = compose(d.program, d.components, pipe=d.pipe)
+    assert composed(x=4096.0) == pytest.approx(max(inc(x=4096.0), d.components["nop"](x=4096.0)))
 
 
 @pytest.mark.parametrize("spec, message, key", [

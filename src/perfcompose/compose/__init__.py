@@ -12,7 +12,7 @@ A design file predicted once, for every renderer of :mod:`perfcompose.report`::
 from perfcompose.compose.calibrated import CalibratedComposer, Overheads
 from perfcompose.compose.components import ComponentError, parse_component
 from perfcompose.compose.design import Design, DesignError, load_design
-from perfcompose.compose.explore import Alternative, Exploration, bottleneck, explore, split_threads
+from perfcompose.compose.explore import Alternative, Exploration, explore, split_threads
 from perfcompose.compose.kinds import mapreduce_model, pipe_model, seq_model, shuffle_model, tpool_model
 from perfcompose.compose.laws import LawCheck, check_laws
 from perfcompose.compose.operators import Composer, compose
@@ -23,8 +23,7 @@ from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Shuffle, 
 __all__ = [
     "Alternative", "CalibratedComposer", "Component", "ComponentError", "Composer", "Design", "DesignError",
     "Exploration", "LawCheck", "MapReduce", "Overheads", "Pipe", "Prediction", "Seq", "Shuffle", "TPool", "Term",
-    "TermSyntaxError", "bottleneck",
-    "check_laws", "compose", "explore", "load_design", "mapreduce_model", "parse_component", "parse_term",
-    "pipe", "pipe_model", "predict_design", "seq", "seq_model", "shuffle_model", "split_threads", "tpool",
-    "tpool_model",
+    "TermSyntaxError", "check_laws", "compose", "explore", "load_design", "mapreduce_model", "parse_component",
+    "parse_term", "pipe", "pipe_model", "predict_design", "seq", "seq_model", "shuffle_model", "split_threads",
+    "tpool", "tpool_model",
 ]

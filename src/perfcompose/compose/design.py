@@ -31,7 +31,7 @@ from typing import Any
 
 from perfcompose.choices import PIPE_RULES
 from perfcompose.compose.components import SOURCES, ComponentError, component_model, from_table, undeclared_names
-from perfcompose.compose.operators import DEFAULT_PIPE, Composer
+from perfcompose.compose.operators import DEFAULT_PIPE
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.terms import Term, symbolic_counts
 from perfcompose.errors import InputError
@@ -74,10 +74,6 @@ class Design:
     #: what the reader noticed without refusing the design (a name in an expression that is no
     #: parameter of the design), each located in the file
     notes: tuple[str, ...] = ()
-
-    def model(self) -> Model:
-        """The composed model of the program."""
-        return Composer(self.components, pipe=self.pipe)(self.program)  # type: ignore[arg-type]
 
 
 def _error(path: Path, raw: str, message: str, key: str | None = None, after: str | None = None,

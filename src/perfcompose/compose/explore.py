@@ -121,7 +121,3 @@ def explore(term: Term | str, components: Mapping[str, object], threads: int,
                           key=lambda a: (a.time, a.threads))
     return Exploration(dict(point), stages, stage_times, int(np.argmax(stage_times)), split, tuple(alternatives))
 
-
-def bottleneck(term: Term, composer: Composer, point: Mapping[str, float]) -> tuple[tuple[Term, float], ...]:
-    """:meth:`~perfcompose.compose.operators.Evaluated.bottleneck` of ``term`` at ``point``."""
-    return composer.evaluate(term).bottleneck(point)

@@ -29,7 +29,6 @@ has finished the whole stream, which has no per-element latency and is refused, 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from perfcompose.compose.kinds import KINDS, Latency
 from perfcompose.compose.operators import Composer, Evaluated
@@ -50,52 +49,11 @@ def _refuse(term: Term) -> None:
                              "write the parallel parts as stages of a pipe")
 
 
-@dataclass(frozen=True)
-class LatencyComposer:
-    """L[·] of terms over a fixed set of component models (their units as in :class:`Composer`).
-
-    ``capacity``: None for an element alone; c for a saturated stream through queues of c
-    elements per reading worker (the executor's ``capacity``, 2 by default).
-    """
-
-    components: Mapping[str, Model]
-    capacity: int | None = None
-    size: str = "x"
-
-    def __post_init__(self) -> None:
-        if self.capacity is not None and self.capacity < 1:
-            raise ModelError(f"queue capacity must be at least 1, got {self.capacity}")
-
-    @property
-    def _throughput(self) -> Composer:
-        return Composer(self.components, pipe="pointwise", size=self.size)
-
-    def __call__(self, term: Term | str) -> Model:
-        """The latency model of ``term`` (a Term or its text)."""
-        composer = self._throughput
-        if isinstance(term, str):
-            term = composer.parse(term)
-        _refuse(term)
-        tree = composer.evaluate(term)
-        counts = self._fold(tree)
-        expr = counts.alone if counts.saturated is None else counts.saturated
-        params = tuple(dict.fromkeys(p for n in tree.walk() if isinstance(n.term, Component) for p in n.model.params))
-        extra = tuple(sorted(s.name for s in expr.free_symbols if s.name not in params))
-        how = "alone" if self.capacity is None else f"saturated, queues of {self.capacity} per reader"
-        return Model(expr, params=params + extra, unit=composer.unit, name=str(term), source=f"latency ({how})")
-
-    def _fold(self, node: Evaluated) -> Latency:
-        """The latency of an evaluated term from its operands' (M[·]: the throughput model with the
-        exact pointwise max)."""
-        rule = KINDS[type(node.term)].latency
-        assert rule is not None  # refused before
-        return rule(node, [self._fold(child) for child in node.children], self.capacity)
-
-
 def latency(term: Term | str, components: Mapping[str, Model], *, capacity: int | None = None,
             size: str = "x") -> Model:
-    """The latency of ``term``: alone (``capacity=None``) or in a saturated stream through queues
-    of ``capacity`` elements per reading worker.
+    """The latency of ``term`` (a Term or its text) over the component models ``components`` (their
+    units as in :class:`Composer`): alone (``capacity=None``) or in a saturated stream through
+    queues of ``capacity`` elements per reading worker (the executor's ``capacity``, 2 by default).
 
     >>> inc, qsort = Model.parse("536.185*x", unit="ns"), Model.parse("1034.17*x*log2(x)", unit="ns")
     >>> parts = {"inc": inc, "qsort": qsort}
@@ -105,4 +63,24 @@ def latency(term: Term | str, components: Mapping[str, Model], *, capacity: int 
     >>> round(latency("pipe(inc, qsort)", parts, capacity=2)(x=1024) / qsort(x=1024), 6)
     4.0
     """
-    return LatencyComposer(components, capacity, size)(term)
+    if capacity is not None and capacity < 1:
+        raise ModelError(f"queue capacity must be at least 1, got {capacity}")
+    composer = Composer(components, pipe="pointwise", size=size)
+    if isinstance(term, str):
+        term = composer.parse(term)
+    _refuse(term)
+    tree = composer.evaluate(term)
+
+    def fold(node: Evaluated) -> Latency:
+        """The latency of an evaluated term from its operands' (M[·]: the throughput model with the
+        exact pointwise max)."""
+        rule = KINDS[type(node.term)].latency
+        assert rule is not None  # refused before
+        return rule(node, [fold(child) for child in node.children], capacity)
+
+    counts = fold(tree)
+    expr = counts.alone if counts.saturated is None else counts.saturated
+    params = tuple(dict.fromkeys(p for n in tree.walk() if isinstance(n.term, Component) for p in n.model.params))
+    extra = tuple(sorted(s.name for s in expr.free_symbols if s.name not in params))
+    how = "alone" if capacity is None else f"saturated, queues of {capacity} per reader"
+    return Model(expr, params=params + extra, unit=composer.unit, name=str(term), source=f"latency ({how})")

@@ -14,6 +14,7 @@ from perfcompose.report.html import figure
 from perfcompose.report.numbers import fit_quality, short_model, size
 from perfcompose.report.numbers import point as point_text
 from perfcompose.report.plots import models_figure
+from perfcompose.report.prediction_text import prediction_table
 from perfcompose.units import human, human_interval
 
 
@@ -38,27 +39,6 @@ def components_table(parts: Sequence[PartPrediction], unit: str) -> TableBlock:
                  note="Fit quality of fitted components: symmetric mean absolute percentage error, "
                       "adjusted R² and leave-one-out error of the fit; '-' for sources that are not fits.",
                  numeric=(False,) * 6)
-
-
-def predictions_table(preds: Sequence[Any], unit: str, size_name: str = "x") -> TableBlock:
-    """The predicted points (:class:`perfcompose.compose.prediction.PointPrediction`) as a table."""
-    has_band = any(p.low is not None for p in preds)
-    has_exact = any(p.exact is not None for p in preds)
-    cols = [size_name, "predicted" if unit else "predicted [no unit]"]
-    cols += ["90 % interval low", "high"] if has_band else []
-    cols += ["pointwise max"] if has_exact else []
-    cols += ["bottleneck"]
-    rows = []
-    for p in preds:
-        row = [size(p.point[size_name]), human(p.value, unit, 5)]
-        if has_band:
-            row += [human(p.low, unit), human(p.high, unit)]
-        if has_exact:
-            row.append(human(p.exact, unit, 5))
-        row.append(" > ".join(p.bottleneck) or "-")
-        rows.append(row)
-    return table("predicted time per data element", cols, rows,
-                 numeric=(True,) * (len(cols) - 1) + (False,))
 
 
 def measured_table(measured: MeasuredSeries, unit: str) -> TableBlock:
@@ -100,7 +80,7 @@ def design_report(prediction: Prediction, *, commands: Sequence[str] = ()) -> Re
     fig = figure(prediction_figure(prediction), "program and components per data element",
                  "bold: the composed program (shaded: its 90 % interval where the model has one); dashed: "
                  "each component; dots: the sizes asked for; rings: measurements")
-    blocks_pred: list[Any] = [predictions_table(preds, unit), fig]
+    blocks_pred: list[Any] = [prediction_table(prediction, page=True).block(), fig]
     if prediction.measured is not None and prediction.measured.x:
         blocks_pred.insert(1, measured_table(prediction.measured, unit))
     summary = (("program", program), ("model", f"{short_model(model, 5)}  [{unit or 'no unit'}]"),

@@ -40,18 +40,22 @@ def components_table(prediction: Prediction) -> Table:
     return parts
 
 
-def prediction_table(prediction: Prediction) -> Table:
-    """Per size the predicted time, its interval where known, the pointwise max and the bottleneck."""
-    unit = prediction.unit
-    fixed = prediction.parameters
-    at = f" at {', '.join(f'{k}={size(v)}' for k, v in fixed.items())}" if fixed else ""
+def prediction_table(prediction: Prediction, page: bool = False) -> Table:
+    """Per size the predicted time, its interval where known, the pointwise max and the bottleneck;
+    on the report's page (``page``) the interval's ends in columns of their own."""
+    unit, fixed = prediction.unit, prediction.parameters
+    at = f" at {', '.join(f'{k}={size(v)}' for k, v in fixed.items())}" if fixed and not page else ""
     banded = any(p.low is not None for p in prediction.points)
-    numbers = ["x", "time" if unit else "time \\[no unit]", *([f"{100 * prediction.level:g} % interval"] * banded),
+    interval = f"{100 * prediction.level:g} % interval"
+    numbers = ["x", ("predicted" if page else "time") + ("" if unit else " \\[no unit]"),
+               *(([f"{interval} low", "high"] if page else [interval]) * banded),
                *(["pointwise max"] if prediction.exact is not None else [])]
     table = Table(*numbers, "bottleneck", title="predicted time per data element" + at, right=range(len(numbers)))
     for p in prediction.points:
         row = [size(p.point[prediction.size]), human(p.value, unit, 5)]
-        if banded:
+        if banded and page:
+            row += [human(p.low, unit), human(p.high, unit)]
+        elif banded:
             row.append(human_interval(p.low, p.high, unit) if p.low is not None and p.high is not None else "-")
         if prediction.exact is not None:
             row.append(human(p.exact, unit, 5))

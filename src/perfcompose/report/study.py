@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from perfcompose.compose import Composer, bottleneck
+from perfcompose.compose import Composer
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.prediction import term_times
 from perfcompose.report.design import quality, term_tree
@@ -99,8 +99,8 @@ def _where(configuration: str, composer: Any, xv: float) -> str:
     if composer is None:
         return "-"
     try:
-        return " > ".join(str(t) for t, _ in bottleneck(parse_term(configuration), composer,
-                                                         {"x": float(xv)})[1:]) or "-"
+        path = composer.evaluate(parse_term(configuration)).bottleneck({"x": float(xv)})
+        return " > ".join(str(t) for t, _ in path[1:]) or "-"
     except Exception:  # a program the parts cannot evaluate has no bottleneck to show
         return "-"
 
