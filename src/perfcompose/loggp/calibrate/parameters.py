@@ -53,7 +53,7 @@ from perfcompose.loggp.params import LogGP, write_params
 from perfcompose.option_fields import option
 
 __all__ = ["SIZES", "BANDWIDTH", "CalibrationOptions", "CalibrationError", "Calibration", "derive_parameters",
-           "find_mpiexec", "mpiexec_for", "run_probe", "run_ranks", "calibrate"]
+           "mpiexec_for", "run_probe", "run_ranks", "calibrate"]
 
 _NAMES = ("L", "o", "g", "G")
 MIN_G_SIZE = 4096
@@ -176,17 +176,6 @@ def derive_parameters(raw: Mapping[str, Any], bandwidth: str = CalibrationOption
     return Calibration(LogGP(med["L"], med["o"], med["g"], med["G"], "us"), spread, per_rep, summary)
 
 
-def find_mpiexec() -> str:
-    """The mpiexec next to this Python (the MPICH wheel installs one there), else on PATH."""
-    from perfcompose.loggp.trace.tracer import beside_python
-
-    found = beside_python("mpiexec")
-    if found is None:
-        raise CalibrationError("no mpiexec found next to this Python or on PATH; install MPI with "
-                               "pip install 'perfcompose[mpi]' (mpi4py and the MPICH wheel)")
-    return found
-
-
 def mpiexec_for(mpicc: str) -> str:
     """The launcher of the MPI whose compiler wrapper is ``mpicc`` (``mpicc.openmpi`` -> ``mpiexec.openmpi``,
     ``mpicc`` -> the ``mpiexec`` beside it)."""
@@ -206,12 +195,19 @@ def run_mpi(module: str, args: list[str], out: Path, *, ranks: int = 2, mpiexec:
             timeout: float = 600, progress: Callable[[int, int], None] | None = None,
             what: str = "MPI run") -> dict[str, Any]:
     """Run ``python -m module args`` on ``ranks`` local MPI ranks and return the JSON it writes to
-    ``out``; its standard output may carry ``{"progress": k, "of": n}`` and ``{"error": ...}`` lines."""
+    ``out`` (``mpiexec``: by default the one next to this Python, where the MPICH wheel installs one, else on PATH);
+    its standard output may carry ``{"progress": k, "of": n}`` and ``{"error": ...}`` lines."""
+    from perfcompose.loggp.trace.tracer import beside_python
+
     if importlib.util.find_spec("mpi4py") is None:
         raise CalibrationError("mpi4py is not installed; install it with pip install 'perfcompose[mpi]' "
                                "(mpi4py and the MPICH wheel)")
-    return run_ranks([mpiexec or find_mpiexec(), "-n", str(ranks), sys.executable, "-m", module, *args], out,
-                     timeout=timeout, progress=progress, what=what)
+    launcher = mpiexec or beside_python("mpiexec")
+    if launcher is None:
+        raise CalibrationError("no mpiexec found next to this Python or on PATH; install MPI with "
+                               "pip install 'perfcompose[mpi]' (mpi4py and the MPICH wheel)")
+    return run_ranks([launcher, "-n", str(ranks), sys.executable, "-m", module, *args], out, timeout=timeout,
+                     progress=progress, what=what)
 
 
 def run_ranks(cmd: list[str], out: Path, *, timeout: float = 600,

@@ -24,7 +24,7 @@ scan       recursive doubling: round k sends to v + 2^k and receives from v - 2^
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
 
 __all__ = ["Message", "Step", "ALGORITHMS", "DEFAULTS", "ROOTED", "expand"]
 
@@ -97,10 +97,7 @@ def _scan(v: int, n: int, nbytes: int) -> list[Step]:
     return [step for step in steps if step]
 
 
-def _binomial_blocks(v: int, n: int, nbytes: int) -> list[Step]:
-    return _binomial_down(v, n, nbytes, blocks=True)
-
-
+_binomial_blocks: Algorithm = partial(_binomial_down, blocks=True)
 _binomial_up = _up(_binomial_down)
 
 

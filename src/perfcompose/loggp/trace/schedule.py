@@ -280,8 +280,7 @@ def _place_collectives(place: Callable[..., np.ndarray], t: RankTrace, groups: n
     """The operations of a rank's collective calls (the ``groups`` they start): each different
     call (collective, communicator, bytes, root) expanded once, its operations repeated for every
     group that makes it."""
-    call, comm, size, peer = (c[first[groups]] for c in columns)
-    calls, which = np.unique(np.stack([call, comm, size, peer], 1), axis=0, return_inverse=True)
+    calls, which = np.unique(np.stack([c[first[groups]] for c in columns], 1), axis=0, return_inverse=True)
     which = which.reshape(-1)
     for u, (c, cid, nbytes, root) in enumerate(calls.tolist()):
         members = t.comms[cid]

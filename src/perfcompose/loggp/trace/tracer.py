@@ -89,13 +89,6 @@ def find_mpicc(command: Sequence[str], given: str | None = None) -> str:
                      hint=_INSTALL + "; or name one with --mpicc")
 
 
-def cache_folder() -> Path:
-    """Where built tracers are kept (``PERFCOMPOSE_CACHE_DIR`` names another folder)."""
-    chosen = os.environ.get("PERFCOMPOSE_CACHE_DIR", "").strip()
-    return (Path(chosen) if chosen and chosen.lower() not in ("off", "0", "no") else
-            Path(user_cache_dir("perfcompose"))) / "tracer"
-
-
 def build_cached(mpicc: str, sources: Sequence[Traversable], name: str, flags: Sequence[str], what: str,
                  failed: type[PerfcomposeError], cannot_run: str, hint: str) -> Path:
     """``sources[0]`` (which includes the others) built by ``mpicc`` with ``flags`` into the cache folder as ``name``
@@ -108,7 +101,9 @@ def build_cached(mpicc: str, sources: Sequence[Traversable], name: str, flags: S
         raise InputError(cannot_run.format(reason=exc.strerror), hint=hint) from None
     key = hashlib.sha256("\0".join([str(Path(shutil.which(mpicc) or mpicc).resolve()), show,
                                     *(s.read_text() for s in sources)]).encode()).hexdigest()
-    built = cache_folder() / name.format(key=key[:20])
+    chosen = os.environ.get("PERFCOMPOSE_CACHE_DIR", "").strip()  # the cache folder: this one, else the user's
+    folder = chosen if chosen and chosen.lower() not in ("off", "0", "no") else user_cache_dir("perfcompose")
+    built = Path(folder) / "tracer" / name.format(key=key[:20])
     if built.exists():
         return built
     built.parent.mkdir(parents=True, exist_ok=True)

@@ -151,18 +151,17 @@ def what_if(traced: TracedSchedule, params: LogGP, factors: Sequence[float], slo
     ``params``) and find how far each may grow before the run is ``slowdowns`` (shares) slower;
     ``other``, another network, is simulated too. The schedule is built once and reused."""
     base = makespan(traced, params, S=S)
-    total, done = len(PARAMETERS) * len(factors), 0
+    total = len(PARAMETERS) * len(factors)
     sweeps, tolerances = [], []
-    for name in PARAMETERS:
+    for n_parameter, name in enumerate(PARAMETERS):
         def run(f: float, name: str = name) -> float:
             return base if f == 1.0 else makespan(traced, params.replace(**{name: getattr(params, name) * f}), S=S)
 
         spans = []
-        for f in factors:
+        for k, f in enumerate(factors, start=1):
             spans.append(run(f))
-            done += 1
             if progress is not None:
-                progress(f"{name} x{f:.3g}", done, total)
+                progress(f"{name} x{f:.3g}", n_parameter * len(factors) + k, total)
         sweep = Sweep(name, tuple(float(f) for f in factors), tuple(spans))
         sweeps.append(sweep)
         tolerances += [_tolerance(run, sweep, base, s, getattr(params, name)) for s in slowdowns]
