@@ -14,6 +14,7 @@ from typing import IO, Any
 import numpy as np
 
 from perfcompose.loggp.goal.goal_buffers import reused_line_blocks
+from perfcompose.loggp.goal.schedule import by_required
 from perfcompose.loggp.kernels.backend import extension
 
 __all__ = ["read_goal_compiled"]
@@ -96,15 +97,6 @@ def _labelled_in_order(lab: np.ndarray, block: np.ndarray, block_start: np.ndarr
     return True
 
 
-def _by_required(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Dependency pairs ordered by the operation required (``b``), those that require the same
-    one in their order: the schedule's order of dependencies."""
-    if b.size < 2 or (b[1:] >= b[:-1]).all():
-        return a, b
-    order = np.argsort(b, kind="stable")
-    return a[order], b[order]
-
-
 def assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None:
     """The schedule's columns from those read block by block: operations in rank order and dependencies as operation
     indices; None where a rank, peer or label is out of place (the line reader names it)."""
@@ -166,7 +158,7 @@ def assemble(c: dict[str, np.ndarray], num_ranks: int) -> dict[str, Any] | None:
         req_a, req_b, ireq_a, ireq_b = a_op[how == 0], b_op[how == 0], a_op[how == 1], b_op[how == 1]
     else:  # requires only (as perfcompose writes): the pairs as they are
         req_a, req_b, ireq_a, ireq_b = a_op, b_op, a_op[:0], b_op[:0]
-    (req_a, req_b), (ireq_a, ireq_b) = _by_required(req_a, req_b), _by_required(ireq_a, ireq_b)
+    (req_a, req_b), (ireq_a, ireq_b) = by_required(req_a, req_b), by_required(ireq_a, ireq_b)
     return {"num_ranks": num_ranks, "op_ptr": op_ptr, "kind": placed(kind), "size": placed(c["size"]),
             "peer": placed(peer).astype(np.int32, copy=False), "tag": placed(tag),
             "cpu": placed(c["cpu"]).astype(np.int32, copy=False), "nic": placed(c["nic"]).astype(np.int32, copy=False),

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, TypeVar, overload
+from typing import IO, Any, NamedTuple, TypeVar, overload
 
 import numpy as np
 
@@ -38,8 +38,7 @@ KEYWORDS = frozenset({"send", "recv", "calc", "rank", "num_ranks"})
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class GoalOp:
+class GoalOp(NamedTuple):
     """One GOAL operation: a send (``peer`` = destination), a receive (``peer`` = source, or ANY)
     or a local computation (``size`` = its duration)."""
 
@@ -47,20 +46,24 @@ class GoalOp:
     size: float
     peer: int = 0
     tag: int = 0
-    cpu: int = 0
-    nic: int = 0
-    label: str = ""
-    line: int = 0
 
 
-@dataclass(frozen=True)
-class GoalRank:
+class GoalRank(NamedTuple):
     """The operations of one rank and its dependencies as (op, op it depends on) index pairs,
     local to the rank: ``requires`` waits for completion, ``irequires`` for the start."""
 
     ops: tuple[GoalOp, ...] = ()
     requires: tuple[tuple[int, int], ...] = ()
     irequires: tuple[tuple[int, int], ...] = ()
+
+
+def by_required(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Dependency pairs (``a`` requires ``b``) ordered by the operation required, those that require the same one in
+    their order: as every reader of GOAL text gives them (:class:`GoalSchedule`)."""
+    if b.size < 2 or (b[1:] >= b[:-1]).all():
+        return a, b
+    order = np.argsort(b, kind="stable")
+    return a[order], b[order]
 
 
 def _i64(a: Any) -> np.ndarray:
@@ -121,11 +124,8 @@ class GoalSchedule:
         rank_of = self.rank_of
         for r in range(self.num_ranks):
             lo, hi = int(self.op_ptr[r]), int(self.op_ptr[r + 1])
-            ops = tuple(GoalOp(KIND_NAMES[int(self.kind[i])], float(self.size[i]),
-                               int(self.peer[i]) if self.kind[i] != CALC else 0,
-                               int(self.tag[i]) if self.kind[i] != CALC else 0, int(self.cpu[i]), int(self.nic[i]),
-                               self.labels[i] if self.labels else "",
-                               int(self.lines[i]) if self.lines is not None else 0) for i in range(lo, hi))
+            ops = tuple(GoalOp(KIND_NAMES[int(self.kind[i])], float(self.size[i]), *(
+                (int(self.peer[i]), int(self.tag[i])) if self.kind[i] != CALC else ())) for i in range(lo, hi))
             mine = rank_of[self.req_a] == r
             ireq = rank_of[self.ireq_a] == r
             out.append(GoalRank(ops, tuple(zip((self.req_a[mine] - lo).tolist(), (self.req_b[mine] - lo).tolist())),
@@ -274,9 +274,7 @@ class _GoalParser:
 
         def deps_of(pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
             arr = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-            a, b = where[arr[:, 0]], where[arr[:, 1]]
-            order = np.argsort(b, kind="stable")  # by the operation required, as every reader gives them
-            return a[order], b[order]
+            return by_required(where[arr[:, 0]], where[arr[:, 1]])
 
         req_a, req_b = deps_of(self.req)
         ireq_a, ireq_b = deps_of(self.ireq)
