@@ -106,8 +106,7 @@ def _theil_sen(x: np.ndarray, y: np.ndarray) -> float:
 def _rep_parameters(rep: Mapping[str, Any], sizes: list[int], train: int, delay: float,
                     bandwidth: str) -> dict[str, float]:
     us = 1e6
-    t1 = {int(k): v * us for k, v in rep["train1"].items()}
-    tn = {int(k): v * us for k, v in rep["trainN"].items()}
+    t1, tn = ({int(k): v * us for k, v in rep[key].items()} for key in ("train1", "trainN"))
     gap = {s: (tn[s] - t1[s]) / (train - 1) for s in sizes}
     per_byte = gap if bandwidth == "train" else {s: rep["rtt"][str(s)] * us / 2 for s in sizes}
     big = [s for s in sizes if s >= MIN_G_SIZE]

@@ -41,7 +41,7 @@ from perfcompose.loggp.goal.schedule import CALC, RECV, SEND, GoalSchedule
 from perfcompose.loggp.trace.collectives import ALGORITHMS, DEFAULTS, ROOTED, expand
 from perfcompose.loggp.trace.records import RankTrace, call_names, describe
 
-__all__ = ["TracedSchedule", "COLLECTIVE_TAG", "NS", "trace_schedule", "choose_algorithms", "by_required"]
+__all__ = ["TracedSchedule", "COLLECTIVE_TAG", "NS", "trace_schedule", "by_required"]
 
 NS = 1e9  #: schedule time units per second
 COLLECTIVE_TAG = 2 ** 30
@@ -103,16 +103,6 @@ def _completed(start_key: np.ndarray, start_at: np.ndarray, done_key: np.ndarray
     out = np.full(len(done_key), -1, np.int64)
     out[order[took] - n_start] = order[is_start][(starts_before + nth)[took]]
     return out
-
-
-def choose_algorithms(chosen: Mapping[str, str]) -> dict[str, str]:
-    """The algorithm of every collective: the defaults, replaced by ``chosen`` (checked)."""
-    for name, alg in chosen.items():
-        if name not in ALGORITHMS:
-            raise InputError(f"no collective {name!r}", hint="collectives: " + ", ".join(ALGORITHMS))
-        if alg not in ALGORITHMS[name]:
-            raise InputError(f"no algorithm {alg!r} for {name}", hint=f"{name}: " + ", ".join(ALGORITHMS[name]))
-    return {**DEFAULTS, **chosen}
 
 
 def _comm_keys(traces: Sequence[RankTrace]) -> list[dict[int, int]]:
@@ -337,8 +327,14 @@ def _check_messages(s: GoalSchedule, origin: np.ndarray, traces: Sequence[RankTr
 
 
 def trace_schedule(traces: Sequence[RankTrace], algorithms: Mapping[str, str] | None = None) -> TracedSchedule:
-    """The GOAL schedule of a traced run (times in ns), collectives by ``algorithms``."""
-    algs = choose_algorithms(algorithms or {})
+    """The GOAL schedule of a traced run (times in ns), collectives by ``algorithms`` (checked; the defaults for the
+    collectives it leaves out)."""
+    for name, alg in (algorithms or {}).items():
+        if name not in ALGORITHMS:
+            raise InputError(f"no collective {name!r}", hint="collectives: " + ", ".join(ALGORITHMS))
+        if alg not in ALGORITHMS[name]:
+            raise InputError(f"no algorithm {alg!r} for {name}", hint=f"{name}: " + ", ".join(ALGORITHMS[name]))
+    algs = {**DEFAULTS, **(algorithms or {})}
     keys = _comm_keys(traces)
     _check_collectives(traces, keys)
     start = min(float(t.records["t1"][0]) for t in traces)
