@@ -13,17 +13,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_WHERE = {
-    "LogGP": "params", "MEIKO_CS2": "params", "read_params": "params", "write_params": "params",
-    "ForcedSend": "results", "Op": "results", "ProgramResult": "results", "StepResult": "results",
-    "LogGPSource": "source", "read_source": "source",
-    "CommStep": "steps.program", "CompStep": "steps.program", "Program": "steps.program",
-    "program_to_json": "steps.program", "read_program": "steps.program",
-    "ProgramTemplate": "steps.template", "read_template": "steps.template",
-    "simulate_step": "steps.simulate", "worst_case_step": "steps.worstcase", "simulate_program": "steps.execute",
-    "GoalSchedule": "goal.schedule", "goal_text": "goal.schedule", "parse_goal": "goal.schedule",
-    "program_to_goal": "goal.schedule", "read_goal": "goal.schedule", "simulate_goal": "goal.loggopsim",
-}
+_WHERE = {name: module for module, names in {
+    "params": "LogGP MEIKO_CS2 read_params write_params", "results": "ForcedSend Op ProgramResult StepResult",
+    "source": "LogGPSource read_source", "steps.program": "CommStep CompStep Program program_to_json read_program",
+    "steps.template": "ProgramTemplate read_template", "steps.simulate": "simulate_step",
+    "steps.worstcase": "worst_case_step", "steps.execute": "simulate_program",
+    "goal.schedule": "GoalSchedule goal_text parse_goal program_to_goal read_goal", "goal.loggopsim": "simulate_goal",
+}.items() for name in names.split()}
 
 __all__ = list(_WHERE)
 
