@@ -20,14 +20,13 @@ from perfcompose.commands.common import (
     shared_option,
 )
 from perfcompose.commands.paper import print_table1_rest
-from perfcompose.commands.reports import page, tables_html
+from perfcompose.commands.reports import tables_html
 from perfcompose.commands.study import ValidateCommand, run_composition_study
-from perfcompose.commands.validation import print_study, write_study
+from perfcompose.commands.validation import report_study
 from perfcompose.data import save
 from perfcompose.option_fields import default_of, option, shared
 from perfcompose.report.demo import parts_figure
 from perfcompose.report.html import figure
-from perfcompose.report.study import study_report
 from perfcompose.validate import paper
 from perfcompose.validate.paper import table1
 from perfcompose.validate.paper_relations import LAYERING_GROUPS, coefficient_spreads, core_limit, relation_iv
@@ -120,11 +119,7 @@ def _validation_table(table: str, then: Callable[[Any], None] = lambda result: N
         xs, rounds = (paper.QUICK_X, paper.QUICK_ROUNDS) if o.quick else (paper.FULL_X, paper.FULL_ROUNDS)
         result = run_composition_study([c for c, _ in configs], xs, rounds, default_of(ValidateCommand, "count"),
                                        default_of(ValidateCommand, "workers"), core_limit(table), o.restart)
-        print_study(result, title, printed)
-        if o.json_out:
-            write_study(result, o.json_out, printed)
-        if o.html:
-            page(o.html, study_report, result, title, paper=printed)
+        report_study(result, title, o.json_out, o.html, printed)
         then(result)
 
     return run

@@ -11,11 +11,9 @@ from perfcompose.choices import Workers
 from perfcompose.commands.common import cli_command, one_bar, progress, records_json, shared_option
 from perfcompose.commands.components import x_values
 from perfcompose.commands.consoles import err_console
-from perfcompose.commands.reports import page
-from perfcompose.commands.validation import input_function, print_study, task_functions, write_study
+from perfcompose.commands.validation import input_function, report_study, task_functions
 from perfcompose.limits import check_memory, check_steps
 from perfcompose.option_fields import option, shared
-from perfcompose.report.study import study_report
 from perfcompose.validate.modular import study
 
 
@@ -59,8 +57,4 @@ def validate(o: ValidateCommand) -> None:
     make = input_function(o.input_) if o.input_ else None
     result = run_composition_study(o.terms, xs, o.rounds, o.count, o.workers, 2 * (os.cpu_count() or 1), o.restart,
                                    functions, make)
-    print_study(result, "modular vs monolithic vs measured (000 section 4)")
-    if o.json_out:
-        write_study(result, o.json_out)
-    if o.html:
-        page(o.html, study_report, result, "modular vs monolithic vs measured (000 section 4)")
+    report_study(result, "modular vs monolithic vs measured (000 section 4)", o.json_out, o.html)

@@ -12,6 +12,8 @@ import numpy as np
 from perfcompose.bench.runner import BenchError, function_of, resolve_target
 from perfcompose.bench.tasks import TASKS
 from perfcompose.commands.common import Table, console, err_console, write_json
+from perfcompose.commands.reports import page
+from perfcompose.report.study import study_report
 
 
 def _pct(v: float | None) -> str:
@@ -152,8 +154,17 @@ def print_context(result: Any) -> None:
              "pickled there and back)")
 
 
-def write_study(result: Any, out: Path, paper: Mapping[str, str] | None = None) -> None:
-    paper = paper or {}
+def report_study(result: Any, title: str, json_out: Path | None, html: Path | None,
+                 paper: Mapping[str, str] | None = None) -> None:
+    """The study printed (:func:`print_study`), and written as JSON and as a page where asked."""
+    print_study(result, title, paper)
+    if json_out:
+        _write_study(result, json_out, paper or {})
+    if html:
+        page(html, study_report, result, title, paper=paper)
+
+
+def _write_study(result: Any, out: Path, paper: Mapping[str, str]) -> None:
     records = [{**c.to_json(), **({"paper_monolithic": paper[c.configuration]} if c.configuration in paper else {})}
                for c in result.comparisons]
     doc = {"x": list(result.x), "rounds": result.rounds, "workers": result.workers, "configurations": records,

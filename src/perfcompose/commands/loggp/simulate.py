@@ -25,8 +25,6 @@ if TYPE_CHECKING:
     from perfcompose.loggp.params import LogGP
     from perfcompose.loggp.steps.program_buffers import ProgramBuffers
 
-__all__ = ["run", "simulate"]
-
 simulate: Callable[..., None]  #: the typer command, built on first use (:func:`__getattr__`)
 
 #: options read but left to the typer command: their work or output needs NumPy or SymPy, or (on a
