@@ -18,8 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from perfcompose.pamela.dataparallel.phases import phases
-from perfcompose.pamela.dataparallel.vangemund import PROGRAMS, STUDIES
+from perfcompose.pamela.dataparallel.vangemund import PROGRAMS, STUDIES, phases
 
 
 def main() -> None:
