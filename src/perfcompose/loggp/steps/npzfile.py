@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from perfcompose.errors import InputError
-from perfcompose.loggp.steps.npz_format import NPZ_FORMAT, is_npz, npy_header
 from perfcompose.loggp.steps.program import CommStep, CompStep, Program
+from perfcompose.loggp.steps.program_buffers import NPZ_FORMAT, is_npz, npy_header
 
 __all__ = ["NPZ_FORMAT", "write_program_npz", "read_program_npz", "is_npz"]
 

@@ -3,16 +3,17 @@ computation, 1 communication) and its messages' range (``msg_ptr``, int64), the 
 ``nbytes`` (float64) and ``order`` (int32, each sender's messages in send order by their index within the step), and the
 computation steps' durations (float64, P per step): the layout of :func:`.loggopsim_steps.step_arrays`.
 
-:func:`read_npz_buffers` reads the compact form (:mod:`.npzfile`) with the standard library's zip reader and parses each
-array's header itself. It takes what :func:`.npzfile.read_program_npz` takes and checks what it checks, except what the
-kernels check themselves (processors in range, each message once in its sender's order). :func:`read_json_buffers` reads
-a program JSON of plain numbers, its number arrays tokenized by the compiled ``_cjson_tokens``
-(:mod:`.json_array_slots`). For anything else (expressions, anything the NumPy readers would refuse) both return None,
-and the NumPy reader reads the file and names what is wrong.
+:func:`read_npz_buffers` reads the compact form (:mod:`.npzfile`; its format name and how to tell such a file are here,
+for both) with the standard library's zip reader and parses each array's header itself. It takes what
+:func:`.npzfile.read_program_npz` takes and checks what it checks, except what the kernels check themselves (processors
+in range, each message once in its sender's order). :func:`read_json_buffers` reads a program JSON of plain numbers, its
+number arrays tokenized by the compiled ``_cjson_tokens`` (:mod:`.json_array_slots`). For anything else (expressions,
+anything the NumPy readers would refuse) both return None, and the NumPy reader reads the file and names what is wrong.
 """
 from __future__ import annotations
 
 import math
+import re
 import struct
 import zipfile
 from array import array
@@ -26,9 +27,31 @@ from perfcompose.loggp.kernels.backend import extension
 from perfcompose.loggp.kernels.typed_buffers import as_items
 from perfcompose.loggp.params import UNITS
 from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays, read_numbers
-from perfcompose.loggp.steps.npz_format import NPZ_FORMAT, npy_header
 
-__all__ = ["ProgramBuffers", "read_npz_buffers", "read_json_buffers"]
+__all__ = ["ProgramBuffers", "read_npz_buffers", "read_json_buffers", "NPZ_FORMAT", "is_npz", "npy_header"]
+
+#: the format name of the compact form of a program (:mod:`.npzfile`)
+NPZ_FORMAT = "perfcompose-loggp-program/1"
+
+#: the header NumPy writes for a C-ordered array of plain numbers or text
+_NPY_HEADER = re.compile(rb"\{'descr': '([<>|=]?[a-zA-Z]\d*)', 'fortran_order': False, "
+                         rb"'shape': \(((?:\d+, ?)*\d*)\), \}\s*")
+
+
+def is_npz(path: Path) -> bool:
+    """Whether ``path`` starts like a zip archive (an .npz file), whatever its name."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4) == b"PK\x03\x04"
+    except OSError:
+        return False
+
+
+def npy_header(header: bytes) -> tuple[str, tuple[int, ...]] | None:
+    """The description and shape in the header of an array in NumPy's .npy form, or None where it is not the plain
+    C-ordered form of a number or text array."""
+    m = _NPY_HEADER.fullmatch(header)
+    return None if m is None else (m[1].decode(), tuple(int(v) for v in m[2].split(b",") if v.strip()))
 
 
 @dataclass(frozen=True, eq=False)
