@@ -16,6 +16,7 @@ import re
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
+from unittest.mock import patch
 
 import dask
 from distributed import Client, LocalCluster
@@ -73,7 +74,6 @@ class Engine:
         if scheduler is None and (m < 1 or n < 1):
             raise EngineError(f"a cluster needs at least one worker of one thread, got m={m}, n={n}")
         self._stack = ExitStack()
-        self._saved_env: dict[str, str | None] = {}
         self.cluster: Any = None
         try:
             if scheduler is None:
@@ -105,11 +105,9 @@ class Engine:
 
     def _local(self, m: int, n: int, malloc_trim: int | None) -> Any:
         # the nanny copies its environment into this process before it spawns a worker; keep
-        # this process's own value and put it back on close
-        for key in (_TRIM, "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-            self._saved_env[key] = os.environ.get(key)
+        # this process's own and put it back on close
+        self._stack.enter_context(patch.dict(os.environ))
         os.environ.pop(_TRIM, None)
-        self._stack.callback(self._restore_env)
         config = {"distributed.nanny.pre-spawn-environ": {
                       _TRIM: None if malloc_trim is None else str(malloc_trim),
                       "OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1},
@@ -122,13 +120,6 @@ class Engine:
                 raise EngineError(f"cannot start a local Dask cluster of {m} x {n}: {exc}") from None
         self._stack.callback(cluster.close)
         return cluster
-
-    def _restore_env(self) -> None:
-        for key, value in self._saved_env.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
     def refresh(self) -> ClusterInfo:
         """The cluster's running workers now (a worker that died and came back has a new address).
