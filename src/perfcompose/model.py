@@ -92,21 +92,6 @@ class _LatexPrinter(LatexPrinter):
         return text
 
 
-def plain_text(expr: sp.Expr) -> str:
-    """The expression as perfcompose reads it back: ``1034.17*x*log2(x)``."""
-    return _PlainPrinter({"order": "none"}).doprint(display_form(expr))
-
-
-def extrap_expression_text(expr: sp.Expr) -> str:
-    """The expression with Extra-P's ``^`` for powers."""
-    return _ExtrapPrinter({"order": "none"}).doprint(display_form(expr))
-
-
-def latex_text(expr: sp.Expr) -> str:
-    """LaTeX for papers and notebooks (coefficients to 6 significant digits)."""
-    return _LatexPrinter({"mul_symbol": "dot"}).doprint(display_form(expr))
-
-
 # -- PMNF structure: terms c * prod(p^i * log2(p)^j) and the asymptotic order per parameter ----
 
 
@@ -519,7 +504,7 @@ class Model:
     # -- formatting -------------------------------------------------------------------------
 
     def __str__(self) -> str:
-        return plain_text(self.expr)
+        return _PlainPrinter({"order": "none"}).doprint(display_form(self.expr))
 
     def __repr__(self) -> str:
         return f"Model({str(self)!r}, params={self.params!r}, unit={self.unit!r})"
@@ -542,14 +527,14 @@ class Model:
                 return f"{piece[0]}  if {cond.lhs} <= {float(cond.rhs):.6g};  {piece[1]}  otherwise"
         decomposed = self.terms()
         if decomposed is None:
-            return extrap_expression_text(self.expr)
+            return _ExtrapPrinter({"order": "none"}).doprint(display_form(self.expr))
         constant, terms = decomposed
         return extrap_text(constant, [(t.coefficient, t.exponents) for t in terms], self.params, digits,
                            implicit_one=not self.expr.atoms(sp.Float))
 
     def to_latex(self) -> str:
         """LaTeX for papers and notebooks (coefficients to 6 significant digits)."""
-        return latex_text(self.expr)
+        return _LatexPrinter({"mul_symbol": "dot"}).doprint(display_form(self.expr))
 
     def _repr_latex_(self) -> str:
         return f"${self.to_latex()}$"
