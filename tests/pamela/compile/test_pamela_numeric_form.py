@@ -1,5 +1,5 @@
-"""A compiled cost model read back as numbers (perfcompose.pamela.compile.numeric_form) and kept in the
-model cache (perfcompose.pamela.compile.model_cache): the same values as the compiler, no SymPy, and
+"""A compiled cost model read back as numbers and kept in the model cache (both
+perfcompose.pamela.compile.numeric_form): the same values as the compiler, no SymPy, and
 anything beyond numeric equations left to the compiler."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from perfcompose.cli import app
 from perfcompose.pamela import compile_file
-from perfcompose.pamela.compile import model_cache
+from perfcompose.pamela.compile import numeric_form as model_cache
 from perfcompose.pamela.compile.numeric_form import read_numeric_form
 
 runner = CliRunner()

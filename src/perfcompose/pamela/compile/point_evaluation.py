@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfcompose.pamela.compile.model_cache import compile_cached, numeric_form
+from perfcompose.pamela.compile.numeric_form import compile_cached, numeric_form
 from perfcompose.pamela.language.syntax import PamelaError
 
 __all__ = ["Evaluation", "check_names", "evaluate_point", "grid_function", "load_list", "load_vector", "no_values"]
