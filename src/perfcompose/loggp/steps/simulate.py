@@ -181,34 +181,30 @@ def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np
     for q in range(P):
         draw(q)
 
-    def next_send(p: int) -> float:
+    def gaps(p: int) -> tuple[float, float]:
+        """The earliest next send and receive of ``p``, after its last operation."""
         prev = last[p]
         if prev is None:
-            return float(first_send[p])
+            return float(first_send[p]), float(first_recv[p])
         kind, s, k = prev
-        return send_after_send(s, k, params) if kind == "send" else send_after_recv(s, params, gap_origin)
-
-    def next_recv(p: int) -> float:
-        prev = last[p]
-        if prev is None:
-            return float(first_recv[p])
-        kind, s, k = prev
-        return recv_after_send(s, k, params, gap_origin) if kind == "send" else recv_after_recv(s, params)
+        if kind == "send":
+            return send_after_send(s, k, params), recv_after_send(s, k, params, gap_origin)
+        return send_after_recv(s, params, gap_origin), recv_after_recv(s, params)
 
     def receive(p: int) -> None:
         nonlocal seq
         arrival, _, m = heapq.heappop(pending[p])
-        r = max(next_recv(p), arrival)
+        r = max(gaps(p)[1], arrival)
         recv_start[m], recv_seq[m] = r, seq
         seq += 1
         last[p] = ("recv", r, 0.0)
         finish[p] = r + params.o
 
-    senders = [(next_send(q), tie[q], q) for q in range(P) if queue[q]]
+    senders = [(gaps(q)[0], tie[q], q) for q in range(P) if queue[q]]
     heapq.heapify(senders)
     while senders:
         start_send, _, p = senders[0]
-        start_recv = max(next_recv(p), pending[p][0][0]) if pending[p] else math.inf
+        start_recv = max(gaps(p)[1], pending[p][0][0]) if pending[p] else math.inf
         if start_send < start_recv:
             m = queue[p].pop()
             k = float(step.nbytes[m])
@@ -222,12 +218,11 @@ def reference_step(step: CommStep, params: LogGP, *, start: Sequence[float] | np
             receive(p)
         draw(p)
         if queue[p]:
-            heapq.heapreplace(senders, (next_send(p), tie[p], p))
+            heapq.heapreplace(senders, (gaps(p)[0], tie[p], p))
         else:
             heapq.heappop(senders)
     for p in range(P):
         while pending[p]:
             receive(p)
-    ns = np.array([next_send(p) for p in range(P)])
-    nr = np.array([next_recv(p) for p in range(P)])
+    ns, nr = (np.array([gaps(p)[j] for p in range(P)]) for j in (0, 1))
     return StepResult(step, params, t0, send_start, recv_start, send_seq, recv_seq, finish, ns, nr)

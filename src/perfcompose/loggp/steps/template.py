@@ -264,21 +264,13 @@ def _parse_entries(doc: Any, entries: list[tuple[int, int, JsonPath]], source: s
             try:
                 expr = parse_expression(raw)
             except ModelSyntaxError as exc:
-                raise _syntax_error(exc, raw, path, source, text, prefix) from None
+                problem = Problem(f"{exc.reason} in {raw!r}", path, exc.hint)  # the column: inside the string
+                raise problem_error(problem, source, text, prefix, shift=exc.column or 0) from None
             by_text[raw] = ids.setdefault(expr, len(ids))
             if by_text[raw] == len(exprs):
                 exprs.append(expr)
         slots.append(_Slot(step, index, by_text[raw], path))
     return tuple(exprs), tuple(slots)
-
-
-def _syntax_error(exc: ModelSyntaxError, raw: str, path: JsonPath, source: str, text: str | JsonText | None,
-                  prefix: JsonPath) -> InputError:
-    problem = Problem(f"{exc.reason} in {raw!r}", prefix + path, exc.hint)
-    if text is None:
-        return InputError(problem.described, path=source or None, hint=exc.hint)
-    shift = exc.column if exc.column is not None else 0  # the quote, then the expression's characters
-    return located_error(text, source, problem, shift=shift)
 
 
 def _with_trial_values(doc: Any, entries: list[tuple[int, int, JsonPath]]) -> Any:
@@ -323,9 +315,11 @@ def _entry(doc: Any, path: JsonPath) -> Any:
     return doc
 
 
-def problem_error(problem: Problem, source: str, text: str | JsonText | None, prefix: JsonPath) -> InputError:
-    """A located InputError when the file's text is known, else one naming the JSON path."""
+def problem_error(problem: Problem, source: str, text: str | JsonText | None, prefix: JsonPath,
+                  shift: int = 0) -> InputError:
+    """A located InputError when the file's text is known (``shift`` characters right of its value), else one naming
+    the JSON path."""
     shifted = Problem(problem.message, prefix + problem.path, problem.hint, problem.node, problem.index)
     if text is not None:
-        return located_error(text, source, shifted)
+        return located_error(text, source, shifted, shift=shift)
     return InputError(shifted.described, path=source or None, hint=problem.hint)
