@@ -52,8 +52,8 @@ def _block_sizes(blocks: str | None, n: int) -> list[int]:
 
 
 def _network(params_file: Path | None, paper_network: bool,
-             overrides: dict[str, float | None]) -> tuple[Any, str]:
-    """The network's parameters in us, and where they come from."""
+             overrides: dict[str, float | None]) -> tuple[Any, str, str]:
+    """The network's parameters in us, where they come from, and both as the tables say them."""
     if params_file is not None and paper_network:
         raise InputError("give --params or --paper-network, not both")
     base = read_params(params_file) if params_file else (MEIKO_CS2 if paper_network else DEV_MACHINE)
@@ -61,7 +61,9 @@ def _network(params_file: Path | None, paper_network: bool,
         base = base.to("us")
     source = str(params_file) if params_file else ("the paper's Meiko CS-2" if paper_network
                                                    else "measured on the development machine")
-    return base.replace(**overrides), source
+    params = base.replace(**overrides)
+    return params, source, (f"L={params.L:.3g} o={params.o:.3g} g={params.g:.3g} us, G={params.G:.3g} us/byte "
+                            f"({source})")
 
 
 def _processors(p: int | None, measure: bool, ranks: int | None) -> int:
@@ -86,16 +88,14 @@ def _measure(n: int, p: int, sizes: list[int], reps: int, mpiexec: str | None) -
     return {(r["block"], r["layout"]): r for r in record["rows"]}, str(record["library"])
 
 
-def _tables(ops: Any, rows: Any, sizes: list[int], n: int, p: int, params: Any,
-            source: str) -> tuple[Any, Any, list[str]]:
+def _tables(ops: Any, rows: Any, sizes: list[int], n: int, p: int, network: str) -> tuple[Any, Any, list[str]]:
     """Figure 6's operation times and the predictions, printed; and the faster layout per block."""
     t6 = numbers_table(f"Basic operations measured here (Figure 6; {OPS_IMPLEMENTATION}) [us]", "block", *OPS,
                        title_justify="left")
     for b in sizes:
         t6.add_row(str(b), *(f"{ops[op][b]:.4g}" for op in OPS))
     console.print(t6)
-    table = numbers_table(f"Gaussian elimination, N = {n}, P = {p}; network L={params.L:.3g} o={params.o:.3g} "
-                          f"g={params.g:.3g} us, G={params.G:.3g} us/byte ({source}); predicted times [ms]", "block",
+    table = numbers_table(f"Gaussian elimination, N = {n}, P = {p}; network {network}; predicted times [ms]", "block",
                           "layout", "total", "comp.", "comm.", "worst: total", "comp.", "comm.", "messages", "forced",
                           title_justify="left")
     for r in rows:
@@ -187,16 +187,14 @@ def _write_json(path: Path, n: int, p: int, params: Any, source: str, ops: Any, 
     write_json(path, record, "results", indent=2)
 
 
-def _write_html(path: Path, n: int, p: int, params: Any, source: str, rows: Any, tables: list[Any],
-                winners: list[str]) -> None:
+def _write_html(path: Path, n: int, p: int, network: str, rows: Any, tables: list[Any], winners: list[str]) -> None:
     top = {which: best(rows, which) for which in ("standard", "worst")}
     title = f"Blocked Gaussian elimination, N = {n}, P = {p} (predicted)"
     tables_html(path, title, "LogGP study", tables,
                 lines=["faster layout per block size (standard): " + ", ".join(winners)],
                 plots=[("total, communication and computation time per block size",
                         lambda out: plot_gauss(rows, out, title=title))],
-                summary=[("network", f"L={params.L:.3g} o={params.o:.3g} g={params.g:.3g} us, "
-                                     f"G={params.G:.3g} us/byte ({source})"),
+                summary=[("network", network),
                          *((f"best choice ({which})", f"block {b.block}, {b.layout} layout "
                             f"({getattr(b, which).total / 1e3:.4g} ms)") for which, b in top.items())])
 
@@ -248,10 +246,10 @@ def gauss(opts: GaussCommand) -> None:
     runs = len(sizes) * len(LAYOUTS)
     check_memory(1024.0 * p, f"simulating {p:,} processors (--p)")
     check_steps(25.0 * p * runs, f"{runs} simulations of {p:,} processors (--p, --blocks)")
-    params, source = _network(opts.params_file, opts.paper_network, {k: getattr(opts, k) for k in "LogG"})
+    params, source, network = _network(opts.params_file, opts.paper_network, {k: getattr(opts, k) for k in "LogG"})
     ops, rows, timed, simulated = _predict(n, p, sizes, params, opts.reps, opts.seed)
     measured, library = _measure(n, p, sizes, opts.reps, opts.mpiexec) if opts.measure else ({}, "")
-    t6, table, winners = _tables(ops, rows, sizes, n, p, params, source)
+    t6, table, winners = _tables(ops, rows, sizes, n, p, network)
     _print_best(rows)
     console.print(f"timing the operations took {timed:.1f} s, the {len(rows)} x 2 simulations {simulated:.1f} s")
     if measured:
@@ -260,4 +258,4 @@ def gauss(opts: GaussCommand) -> None:
     if opts.json_out is not None:
         _write_json(opts.json_out, n, p, params, source, ops, rows, measured)
     if opts.html is not None:
-        _write_html(opts.html, n, p, params, source, rows, [t6, table], winners)
+        _write_html(opts.html, n, p, network, rows, [t6, table], winners)

@@ -28,11 +28,6 @@ _WORD = re.compile(r"\s*\S+\s*")  #: a word and the spaces around it, as Rich di
 _HEADER = re.compile(r"[a-z]+( \[[A-Za-z0-9]+\])?")  #: a column's name and unit, which Rich prints as it is
 
 
-def last_to_finish(finish: Sequence[float], count: int = MAX_ROWS) -> list[int]:
-    """The ``count`` ranks that finish last (the lower rank first among equal times), in rank order."""
-    return sorted(heapq.nsmallest(count, range(len(finish)), key=lambda h: (-finish[h], h)))
-
-
 def critical(finish: Sequence[float], computation: Sequence[float]) -> int:
     """The processor that finishes last (the most computation among equals, then the lowest)."""
     last = max(finish)
@@ -124,11 +119,13 @@ class ResultLayout:
 
 
 def _shown(finish: Any, what: str) -> tuple[Any, str | None]:
-    """The ranks (processors) a table lists, and its caption where they are not all."""
+    """The ranks (processors) a table lists, in rank order: all, or those that finish last (the lower rank first
+    among equal times) with a caption that says so."""
     n = len(finish)
     if n <= MAX_ROWS:
         return range(n), None
-    return last_to_finish(finish), f"the {MAX_ROWS} of {n} {what} that finish last (--json lists all)"
+    return (sorted(heapq.nsmallest(MAX_ROWS, range(n), key=lambda h: (-finish[h], h))),
+            f"the {MAX_ROWS} of {n} {what} that finish last (--json lists all)")
 
 
 def goal_layout(program: str, num_ranks: int, params: Any, O: float, S: float, finish: Any) -> ResultLayout:
