@@ -76,7 +76,8 @@ class LogGP:
 
     def replace(self, **changes: float | None) -> LogGP:
         """A copy with the given parameters changed (``None`` keeps the old value)."""
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        changed: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
+        return replace(self, **changed)
 
 
 #: the Meiko CS-2 values of the paper's section 4.1 example, in microseconds
@@ -157,7 +158,8 @@ def given_params(path: Path | None, given: Mapping[str, float | None], *,
     missing = [k for k, v in given.items() if v is None]
     if missing:
         raise InputError(f"missing LogGP parameter(s) {spell(missing)}", hint=hint or None)
-    return LogGP(*(float(given[k] or 0.0) for k in ("L", "o", "g", "G")))  # all given: none is None here
+    L, o, g, G = (float(given[k] or 0.0) for k in ("L", "o", "g", "G"))  # all given: none is None here
+    return LogGP(L, o, g, G)
 
 
 def given_members(path: Path | None, given: Mapping[str, float | None]) -> list[LogGP]:

@@ -79,7 +79,8 @@ def _recursive_doubling(v: int, n: int, nbytes: int) -> list[Step]:
         return [(("send", v + 1, nbytes),), (("recv", v + 1, nbytes),)]
     new = v // 2 if v < 2 * rem else v - rem
     partners = (new ^ (1 << k) for k in range(pof2.bit_length() - 1))
-    steps = [(("send", p, nbytes), ("recv", p, nbytes)) for p in (q * 2 + 1 if q < rem else q + rem for q in partners)]
+    steps: list[Step] = [(("send", p, nbytes), ("recv", p, nbytes))
+                         for p in (q * 2 + 1 if q < rem else q + rem for q in partners)]
     if v < 2 * rem:
         return [(("recv", v - 1, nbytes),), *steps, (("send", v - 1, nbytes),)]
     return steps
