@@ -156,7 +156,9 @@ class CostModel:
             raise PamelaError(f"{self.program.source_name} states T_{name} as numbers only: there is no process "
                               "to simulate", path=self.program.path, hint="simulate the process model it came from")
         vals = self._values(values)
-        needed = [p for p in self.parameters if p not in vals and self._mentions(name, p)]
+        raw = self.raw(name)
+        mentioned = set().union(*(free_symbols(e) for e in (raw.T, raw.delta, raw.phi)))
+        needed = [p for p in self.parameters if p not in vals and sp.Symbol(p, positive=True) in mentioned]
         if needed:
             raise no_values(needed, self.program.path, "every parameter a value")
         from perfcompose.pamela.simulate.simulation import simulate_process
@@ -170,11 +172,6 @@ class CostModel:
         if self._numeric_only(name):
             return None
         return mva_estimate(self.normal.processes[name], self._values(values))
-
-    def _mentions(self, name: str, param: str) -> bool:
-        raw = self.raw(name)
-        sym = sp.Symbol(param, positive=True)
-        return any(sym in free_symbols(e) for e in (raw.T, raw.delta, raw.phi))
 
     # -- text -------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ folder, ``PERFCOMPOSE_CACHE_DIR=off`` turns the cache off.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import json
 import math
@@ -256,16 +257,15 @@ def numeric_form(path: Path, process: str = "main", paper_phi: bool = False,
     except (OSError, UnicodeDecodeError):
         return None  # the compiler reports it, with its place
     form = read_numeric_form(text)
-    if form is not None:
-        return form if form.reads(process, quantities) else None
-    entry = _entry(path, text, process, paper_phi)
-    try:
-        record = json.loads(entry.read_text(encoding="utf-8")) if entry is not None else None
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or record.get("format") != _FORMAT or not _fresh(record.get("sources", {})):
-        return None
-    form = read_numeric_form(str(record.get("numeric", "")))
+    if form is None:  # a fresh cache entry, if any
+        entry = _entry(path, text, process, paper_phi)
+        try:
+            record = json.loads(entry.read_text(encoding="utf-8")) if entry is not None else None
+        except (OSError, ValueError):
+            return None
+        if not isinstance(record, dict) or record.get("format") != _FORMAT or not _fresh(record.get("sources", {})):
+            return None
+        form = read_numeric_form(str(record.get("numeric", "")))
     return form if form is not None and form.reads(process, quantities) else None
 
 
@@ -274,8 +274,7 @@ def compile_cached(path: Path, process: str = "main", paper_phi: bool = False) -
     from perfcompose.pamela.compile.costmodel import compile_file
 
     cm = compile_file(path, paper_phi=paper_phi)
-    text = cm.program.text
-    entry = _entry(path, text, process, paper_phi)
+    entry = _entry(path, cm.program.text, process, paper_phi)
     if entry is None or process not in cm.processes:
         return cm
     numeric = cm.text(process, everything=True)
@@ -284,11 +283,9 @@ def compile_cached(path: Path, process: str = "main", paper_phi: bool = False) -
         return cm  # no closed form: the compiler's exact evaluator is needed every time
     record = {"format": _FORMAT, "model": str(path), "process": process,
               "sources": {name: _digest(src) for name, src in cm.program.sources}, "numeric": numeric}
-    try:
+    with contextlib.suppress(OSError):  # an entry that cannot be written is compiled again next time
         entry.parent.mkdir(parents=True, exist_ok=True)
         partial = entry.with_suffix(f".{os.getpid()}.tmp")
         partial.write_text(json.dumps(record), encoding="utf-8")
         partial.replace(entry)  # whole entries only, whoever reads at the same time
-    except OSError:
-        pass
     return cm
