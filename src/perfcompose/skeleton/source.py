@@ -146,7 +146,7 @@ class SkeletonSource:
 
     def on(self, table: RuntimeTable) -> SkeletonSource:
         """The same forecaster (skeleton, options, name, unit) on another table."""
-        return SkeletonSource(table, self.skeleton, name=self.name, unit=self.unit, **self.options.as_dict())
+        return SkeletonSource(table, self.skeleton, name=self.name, unit=self.unit, **asdict(self.options))
 
     # -- the record -----------------------------------------------------------------------------
 
@@ -160,7 +160,7 @@ class SkeletonSource:
                 "table": {"source": table.source, "unit": self.unit,
                           "reference": "absolute" if table.absolute else "relative", "rows": rows},
                 "skeleton": {"kind": sk.kind, "r": sk.r, "d": sk.d, "k": sk.k, "name": sk.name},
-                "options": self.options.as_dict()}
+                "options": asdict(self.options)}
 
     def forecast_record(self, est: Estimate) -> dict[str, Any]:
         """The forecast at one point with this source's record (``skeleton forecast --json``;
@@ -299,7 +299,7 @@ def _skeleton_from(doc: Mapping[str, Any], path: str | Path | None) -> Skeleton:
 def _options_from(doc: Mapping[str, Any], path: str | Path | None) -> ForecastOptions:
     """Options as written; a key left out takes :func:`estimate`'s default."""
     defaults = ForecastOptions()
-    values = {**defaults.as_dict(), **{k: v for k, v in doc.items() if k in defaults.as_dict()}}
+    values = {**asdict(defaults), **{k: v for k, v in doc.items() if k in asdict(defaults)}}
     methods = f"choose one of {', '.join(FORECAST_METHODS)}"
     for key, ok, text, hint in (
             ("method_t", lambda v: v in METHODS, " is not a method", methods),
