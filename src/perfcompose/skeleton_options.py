@@ -80,11 +80,5 @@ class ForecastOptions:
 
     def estimate_options(self) -> dict[str, Any]:
         """The keyword arguments of :func:`estimate`, the window parsed."""
-        out = self.as_dict()
-        out["train"] = Window.parse(self.train) if self.train is not None else None
-        return out
-
-    def as_dict(self) -> dict[str, Any]:
-        """The options by name, as :func:`estimate` and a model record take them."""
-        return asdict(self)
+        return {**asdict(self), "train": Window.parse(self.train) if self.train is not None else None}
 
