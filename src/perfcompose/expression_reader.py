@@ -234,8 +234,16 @@ def _srepr_literal(node: ast.AST) -> Any:
     raise ExpressionRefused("a number or a name in quotes was expected here", _column(node))
 
 
-def _srepr_children(node: ast.AST) -> list[ast.AST]:
-    """The sub-expressions of an srepr node, refusing every node kind a model file does not hold."""
+def _srepr_children(node: ast.AST, known: Mapping[str, Any]) -> list[ast.AST]:
+    """The sub-expressions of an srepr node, refusing every node kind a model file does not hold
+    and every applied function not ``known``."""
+    applied = _applied_function(node)
+    if applied is not None:
+        if applied not in known:
+            raise ExpressionRefused(f"the function '{applied}' is not known here", _column(node))
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):  # type: ignore[attr-defined]
+            raise ExpressionRefused(f"{applied}() takes plain arguments", _column(node))
+        return list(node.args)  # type: ignore[attr-defined]
     if isinstance(node, ast.Expression):
         return [node.body]
     if isinstance(node, ast.Name):
@@ -258,8 +266,14 @@ def _srepr_children(node: ast.AST) -> list[ast.AST]:
     return list(node.args)
 
 
-def _srepr_build(node: ast.AST, args: list[Any]) -> Any:
+def _srepr_build(node: ast.AST, args: list[Any], known: Mapping[str, Any]) -> Any:
     """The SymPy value of a node from the values of its sub-expressions."""
+    applied = _applied_function(node)
+    if applied is not None:
+        try:
+            return known[applied](*args)
+        except (TypeError, ValueError) as exc:
+            raise ExpressionRefused(f"{applied}(): {exc}", _column(node)) from None
     if isinstance(node, ast.Expression):
         return args[0]
     if isinstance(node, ast.Name):
@@ -327,29 +341,9 @@ def read_srepr(text: str, functions: Mapping[str, Any] | None = None) -> sp.Expr
     ``functions`` names the functions known only numerically that the text may apply
     (``Function('halo')(Symbol('x'))``): each name to the function; any other is refused.
     """
-    tree = _parse(text, "expression")
     known = functions or {}
-
-    def children(node: ast.AST) -> list[ast.AST]:
-        name = _applied_function(node)
-        if name is None:
-            return _srepr_children(node)
-        if name not in known:
-            raise ExpressionRefused(f"the function '{name}' is not known here", _column(node))
-        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):  # type: ignore[attr-defined]
-            raise ExpressionRefused(f"{name}() takes plain arguments", _column(node))
-        return list(node.args)  # type: ignore[attr-defined]
-
-    def build(node: ast.AST, args: list[Any]) -> Any:
-        name = _applied_function(node)
-        if name is None:
-            return _srepr_build(node, args)
-        try:
-            return known[name](*args)
-        except (TypeError, ValueError) as exc:
-            raise ExpressionRefused(f"{name}(): {exc}", _column(node)) from None
-
-    result = _walk(tree, children, build)
+    result = _walk(_parse(text, "expression"), lambda node: _srepr_children(node, known),
+                   lambda node, args: _srepr_build(node, args, known))
     if not isinstance(result, sp.Expr):
         raise ExpressionRefused("not an expression")
     return result

@@ -14,7 +14,7 @@ import numpy as np
 
 from perfcompose.data.experiment import Experiment, Point, Series
 from perfcompose.fit import PMNFFitter, SelectionPolicy
-from perfcompose.fit.holdout import extrapolation_error, extrapolation_errors, forecast_shift, rechoose
+from perfcompose.fit.holdout import extrapolation_errors, forecast_shift, rechoose
 from perfcompose.fit.pmnf import Candidate, predict
 from perfcompose.fit.profile import fit_profile
 
@@ -44,7 +44,7 @@ def test_a_form_that_extrapolates_its_own_points_within_the_tolerance_is_kept():
     y = 2e-9 * S ** 1.5 * (1 + 0.02 * np.array([1, -1, 1, -1]))
     kept = Candidate(0.0, ((2e-9, ((0, (Fraction(3, 2), Fraction(0))),)),), 0.0)
     other = Candidate(0.0, ((4e-10, ((0, (Fraction(3, 2), Fraction(1, 1))),)),), 0.0)
-    assert extrapolation_error(kept, S[:, None], y) < 0.1
+    assert extrapolation_errors([kept], S[:, None], y)[0] < 0.1
     assert rechoose(kept, [other], S[:, None], y) is kept
 
 
@@ -117,6 +117,6 @@ def test_the_errors_of_many_candidates_at_once_are_each_one_s_alone():
     candidates = [Candidate(2.0, ((0.01, shape),), 0.0), Candidate(2.0, ((0.01, shape),), 0.0),
                   Candidate(3.0, (), 0.0), Candidate(1.0, ((0.1, shape), (1e-3, both)), 0.0)]
     together = extrapolation_errors(candidates, grid, Y)
-    alone = [extrapolation_error(c, grid, y) for c, y in zip(candidates, Y)]
+    alone = [float(extrapolation_errors([c], grid, y)[0]) for c, y in zip(candidates, Y)]
     assert together.tolist() == alone
     assert together[0] < 0.1 < together[2]

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         choose,
         forecaster,
     )
-    from perfcompose.fit.pmnf import PMNFFitter, fit
+    from perfcompose.fit.pmnf import PMNFFitter
     from perfcompose.fit.profile import fit_profile
     from perfcompose.fit.result import Candidate, FitResult
     from perfcompose.fit.segmented import SegmentedFit, SegmentedFitter, piecewise_model

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["extrapolation_error", "extrapolation_errors", "forecast_shift", "rechoose", "refit"]
+__all__ = ["extrapolation_errors", "forecast_shift", "rechoose", "refit"]
 
 #: a fitted hypothesis (:class:`perfcompose.fit.pmnf.Candidate`): its ``constant`` and its
 #: ``terms``, (coefficient, shape) each, a shape ((parameter, (i, j)), ...) of x^i log2(x)^j factors
@@ -77,17 +77,12 @@ def refit(candidate: C, X: np.ndarray, y: np.ndarray) -> C | None:
                                terms=tuple((float(c), shape) for c, (_, shape) in zip(coef[1:], candidate.terms)))
 
 
-def extrapolation_error(candidate: Any, X: np.ndarray, y: np.ndarray) -> float:
-    """The mean |log(predicted / measured)| at the largest value of each parameter with at
-    least 4 distinct values, the hypothesis fitted to the points below it; inf where a
-    prediction is not positive, nan where no parameter allows the check."""
-    return float(extrapolation_errors([candidate], X, y)[0])
-
-
 def extrapolation_errors(candidates: Sequence[Any], X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """:func:`extrapolation_error` of every candidate, each fitted to its own row of ``Y`` (S, n) (or
-    all to one ``y``); a point left out of a refit is a zero row of its design, solved by the
-    pseudo-inverse (as ``lstsq``), so a candidate's error does not depend on the others."""
+    """Per candidate, the mean |log(predicted / measured)| at the largest value of each parameter with
+    at least 4 distinct values, the hypothesis fitted to the points below it (inf where a prediction
+    is not positive, nan where no parameter allows the check); each is fitted to its own row of ``Y``
+    (S, n) (or all to one ``y``); a point left out of a refit is a zero row of its design, solved by
+    the pseudo-inverse (as ``lstsq``), so a candidate's error does not depend on the others."""
     S, n = len(candidates), len(X)
     Y = np.broadcast_to(np.asarray(Y, dtype=float), (S, n))
     cache: dict[tuple[int, Any], np.ndarray] = {}
@@ -152,8 +147,8 @@ def rechoose(chosen: C, supported: Sequence[C] | Callable[[], Sequence[C]], X: n
     """``chosen``, or the hypothesis among ``supported`` and (with ``constant``) the constant that
     extrapolates the data's largest points best (see the module for the thresholds); ``supported``
     may be a function that lists them, called only where ``chosen`` is checked; ``error`` is
-    ``chosen``'s :func:`extrapolation_error` where known."""
-    mine = extrapolation_error(chosen, X, y) if error is None else error
+    ``chosen``'s :func:`extrapolation_errors` where known."""
+    mine = float(extrapolation_errors([chosen], X, y)[0]) if error is None else error
     # a nan error leaves nothing to check; of single values, the forecast's shift may still
     shift = not mine > TOLERATED and single_values and forecast_shift(chosen, X, y) > TOLERATED
     if not (mine > TOLERATED or shift):

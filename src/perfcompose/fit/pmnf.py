@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from perfcompose.choices import NEGATIVE_EXPONENTS
-from perfcompose.data.experiment import AGGREGATES, Experiment, Series
+from perfcompose.data.experiment import AGGREGATES, Series
 from perfcompose.errors import FitError
 from perfcompose.fit.base import SeriesFitter
 from perfcompose.fit.batched import diagonal_lead, distinct, line_layout, multi_groups_many
@@ -55,7 +55,7 @@ from perfcompose.fit.trend import falls_rows, monotone
 from perfcompose.fit_options import FitOptions
 
 # the names this module has always offered, besides its own
-__all__ = ["PMNFFitter", "fit", "FEW_POINTS", "Candidate", "FitResult", "Group", "Pick", "SeriesFitter", "predict",
+__all__ = ["PMNFFitter", "FEW_POINTS", "Candidate", "FitResult", "Group", "Pick", "SeriesFitter", "predict",
            "replicated", "constant_slack"]
 
 #: the most points of a series without repetitions that ``unreplicated_weight_power`` applies to
@@ -421,8 +421,3 @@ class PMNFFitter(SeriesFitter):
                  "points": stats["points"]}
         warnings = pick.notes + low_fit_warnings(shown, constant=chosen.n_terms == 0, noise=pick.measured)
         return FitResult(chosen, tuple(params), shown, alternatives=tuple(ranked[:self.keep]), warnings=warnings)
-
-
-def fit(experiment: Experiment, **options: Any) -> list[FitResult]:
-    """Fit every series of ``experiment`` with a :class:`PMNFFitter` built from ``options``."""
-    return PMNFFitter(**options).fit(experiment).results_
