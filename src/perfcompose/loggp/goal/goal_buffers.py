@@ -12,8 +12,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import IO, Any
 
-from perfcompose.loggp.kernels.backend import extension
-from perfcompose.loggp.kernels.typed_buffers import empty
+from perfcompose.loggp.kernels.backend import empty, extension
 
 __all__ = ["GoalBuffers", "COLUMNS", "read_goal_buffers", "lean_buffers", "reused_line_blocks"]
 

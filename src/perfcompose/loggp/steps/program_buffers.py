@@ -23,8 +23,7 @@ from operator import add, eq
 from pathlib import Path
 from typing import Any
 
-from perfcompose.loggp.kernels.backend import extension
-from perfcompose.loggp.kernels.typed_buffers import as_items
+from perfcompose.loggp.kernels.backend import as_items, extension
 from perfcompose.loggp.params import UNITS
 from perfcompose.loggp.steps.json_array_slots import ARRAY_KEYS, load_with_arrays, read_numbers
 
