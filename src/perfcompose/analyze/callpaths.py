@@ -9,7 +9,7 @@ thread, 0 or ``"main"``) runs *beside* its caller: shown under it, not summed in
 outermost one on a helper thread is a root of its own."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,20 +86,18 @@ def beside_callers(tags: Mapping[str, Mapping[str, Any]]) -> frozenset[str]:
     >>> sorted(beside_callers({"main->k": {"gpu": True}, "main->k->x": {"gpu": True}, "io": {"thread": 1}}))
     ['io', 'main->k']
     """
-    def thread(path: str | None) -> Any:
+    def up(path: str | None) -> Iterator[Mapping[str, Any]]:
+        """The tags of ``path`` and of its callers, innermost first."""
         while path is not None:
-            if THREAD_TAG in tags.get(path, {}):
-                value = tags[path][THREAD_TAG]
-                return None if value in MAIN_THREAD else value
+            yield tags.get(path, {})
             path = caller(path)
-        return None
+
+    def thread(path: str | None) -> Any:
+        value = next((t[THREAD_TAG] for t in up(path) if THREAD_TAG in t), None)
+        return None if value in MAIN_THREAD else value
 
     def device(path: str | None) -> bool:
-        while path is not None:
-            if any(tags.get(path, {}).get(t) for t in DEVICE_TAGS):
-                return True
-            path = caller(path)
-        return False
+        return any(t.get(d) for t in up(path) for d in DEVICE_TAGS)
 
     return frozenset(p for p in tags if (device(p) and not device(caller(p))) or thread(p) != thread(caller(p)))
 

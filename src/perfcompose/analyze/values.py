@@ -177,8 +177,6 @@ def _cube_values(path: Path, metrics: Sequence[str], values: ValueKind, scaling:
         incl = cube.read(path, name, scaling=scaling, inclusive=True)
         excl = cube.read(path, name, scaling=scaling, inclusive=False)
         params = incl.parameters
-        if values == "auto":
-            out.append(from_both_kinds(incl, excl, name))
-        else:
-            out.append(from_one_kind(incl if values == "inclusive" else excl, name, values))
+        out.append(from_both_kinds(incl, excl, name) if values == "auto"
+                   else from_one_kind(incl if values == "inclusive" else excl, name, values))
     return params, out

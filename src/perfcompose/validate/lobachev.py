@@ -104,8 +104,10 @@ def _methods(mean_of: tuple[str, str] | None = None) -> dict[str, Forecaster]:
     return ms
 
 
-def _series(table: RuntimeTable, p: int, ns: Sequence[float]) -> tuple[list[float], list[float]]:
-    return [table.times[(n, p)] for n in ns], [table.half_unit(n, p) for n in ns]
+def _series(table: RuntimeTable, ps: Sequence[int], ns: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """The times at ``ns`` on each PE count of ``ps`` in turn, and half a unit of their last digits."""
+    keys = [(n, p) for p in ps for n in ns]
+    return np.array([table.times[key] for key in keys]), np.array([table.half_unit(*key) for key in keys])
 
 
 def rabin_miller() -> list[LobachevRow]:
@@ -113,8 +115,7 @@ def rabin_miller() -> list[LobachevRow]:
     t = case_table("rabin_miller")
     target, p = 11213.0, 8
     ns = [n for n in t.ns if n < target]
-    t1, h1 = _series(t, 1, ns)
-    t8, h8 = _series(t, p, ns)
+    raw, half = _series(t, (1, p), ns)
     measured = t.times[(target, p)]
     k = len(ns)
     paper_t = {"spline": "127.25", "loess": "136.73", "lm(poly)": "144.59"}
@@ -124,8 +125,6 @@ def rabin_miller() -> list[LobachevRow]:
     paper_err = [["-11.70", "-10.56", "-9.42", "-9.94"], ["-6.26", "-5.02", "-3.98", "-4.50"],
                  ["-1.75", "-0.50", "0.53", "0.01"]]
     tm, am = _methods(), _methods(mean_of=("loess", "lm(poly)"))
-    raw, half = np.array(t1 + t8), np.array(h1 + h8)
-    rows: list[LobachevRow] = []
 
     def t_seq(method: Forecaster) -> Callable[[np.ndarray], float]:
         return lambda v: _predict(method, ns, v[:k], target)
@@ -133,8 +132,7 @@ def rabin_miller() -> list[LobachevRow]:
     def a_np(method: Forecaster) -> Callable[[np.ndarray], float]:
         return lambda v: _predict(method, ns, v[k:] - v[:k] / p, target)
 
-    for name, m in tm.items():
-        rows.append(_row("rabin_miller", "T(11213)", name, paper_t[name], t_seq(m), raw, half))
+    rows = [_row("rabin_miller", "T(11213)", name, paper_t[name], t_seq(m), raw, half) for name, m in tm.items()]
     rows.append(_row("rabin_miller", "T(11213)", "spline(natural)", paper_t["spline"], t_seq(Spline("natural")), raw,
                      half, note="R's spline(method = 'natural'), not the default: the paper's spline figure "
                                 "lies in its range, not in the default fmm spline's"))
@@ -185,7 +183,7 @@ def karatsuba_nonuniform() -> list[LobachevRow]:
     """Section 4.3: T(128000, 8) forecast directly from the first eight sizes."""
     t = case_table("karatsuba_nonuniform")
     ns = [n for n in t.ns if n < 128000]
-    y, h = _series(t, 8, ns)
+    y, h = _series(t, (8,), ns)
     measured = t.times[(128000.0, 8)]
     paper = {"spline": (None, "8.984"), "lm(poly)": ("36.67", "0.021")}
     return [_row("karatsuba_nonuniform", "T(128000, 8)", name, pv, lambda v, m=m: _predict(m, ns, v, 128000.0), y, h,
@@ -200,7 +198,7 @@ def karatsuba_uniform() -> list[LobachevRow]:
     rows = [LobachevRow("karatsuba_uniform", "T(60000), T(64000)", "spline, lm(poly)", None, None,
                 note="not reproducible: the paper's sequential T(n) for these inputs is not printed")]
     ns = [n for n in t.ns if n < 60000]
-    y, h = _series(t, 8, ns)
+    y, h = _series(t, (8,), ns)
     paper = {60000.0: ("11.01", "0.14"), 64000.0: ("12.09", "1.78")}
     return rows + [_row("karatsuba_uniform", f"T({target:.0f}, 8) direct", name, None,
                         lambda v, m=m, target=target: _predict(m, ns, v, target), y, h, None, t.times[(target, 8)],
@@ -214,9 +212,7 @@ def gauss() -> list[LobachevRow]:
     here T(n, 1) stands in (relative reference point), so the figures are comparable, not equal."""
     t = case_table("gauss")
     ns = [n for n in t.ns if n <= 100]
-    t1, h1 = _series(t, 1, ns)
-    t7, h7 = _series(t, 7, ns)
-    raw, half = np.array(t1 + t7), np.array(h1 + h7)
+    raw, half = _series(t, (1, 7), ns)
     k = len(ns)
     rows = []
     paper = {120.0: ("6.10", "-1.69"), 150.0: (None, None)}

@@ -14,11 +14,12 @@ without losing a finished measurement.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import random
 import statistics
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -233,26 +234,20 @@ def median_pair(samples: Sequence[tuple[Mapping[str, Any], float, float]]
     return ranked[(len(ranked) - 1) // 2]
 
 
-def _rows(m: int, n: int, cluster: Mapping[str, Any], units: Iterable[Mapping[str, Any]],
-          pictures: Sequence[str], strategies: Sequence[str], xs: Sequence[int],
-          repeat: Mapping[str, int]) -> list[MapReduceRow]:
-    units = list(units)
+def _rows(m: int, n: int, cluster: Mapping[str, Any], units: Sequence[Mapping[str, Any]], run: _Run
+          ) -> list[MapReduceRow]:
     rows = []
-    for picture in pictures:
-        mine = [u for u in units if u["picture"] == picture]
-        for s in strategies:
-            for x in xs:
-                samples = [(job, *_predictions(s, m, n, x, cluster, _around(u, job)))
-                           for u in mine for job in [u["jobs"][f"{s}@{x}"]]]
-                clean = [t for t in samples if not t[0]["disturbed"]] or samples
-                phases = {p: statistics.median(t[0]["phases"][p] for t in clean) for p in ("map", "shuffle", "reduce")}
-                job, naive, calibrated = median_pair(clean)
-                errors = [(t[2] - t[0]["wall"]) / t[0]["wall"] for t in clean]
-                rows.append(MapReduceRow(picture, s, m, n, x, repeat[picture], measured=job["wall"], naive=naive,
-                                calibrated=calibrated, phases=phases, rounds=len(clean),
-                                disturbed=len(samples) - len(clean),
-                                median_wall=statistics.median(t[0]["wall"] for t in clean),
-                                error_range=(min(errors), max(errors))))
+    for picture, s, x in itertools.product(run.pictures, run.strategies, map(int, run.xs)):
+        samples = [(job, *_predictions(s, m, n, x, cluster, _around(u, job)))
+                   for u in units if u["picture"] == picture for job in [u["jobs"][f"{s}@{x}"]]]
+        clean = [t for t in samples if not t[0]["disturbed"]] or samples
+        phases = {p: statistics.median(t[0]["phases"][p] for t in clean) for p in ("map", "shuffle", "reduce")}
+        job, naive, calibrated = median_pair(clean)
+        errors = [(t[2] - t[0]["wall"]) / t[0]["wall"] for t in clean]
+        rows.append(MapReduceRow(picture, s, m, n, x, run.repeat[picture], measured=job["wall"], naive=naive,
+                                 calibrated=calibrated, phases=phases, rounds=len(clean),
+                                 disturbed=len(samples) - len(clean), error_range=(min(errors), max(errors)),
+                                 median_wall=statistics.median(t[0]["wall"] for t in clean)))
     return rows
 
 
@@ -350,8 +345,7 @@ def _study_cluster(run: _Run, spec: tuple[int, int] | None, store: Checkpoint | 
     m, n = head["m"], head["n"]
     cluster = Cluster(m, n, {k: head[k] for k in ("hop_local", "hop_remote", "bandwidth", "reduce_p", "reduce_v")},
                       tuple(head["malloc_trim"]), head.get("address", ""))
-    rows = _rows(m, n, head, [units[(r, p)] for r in range(run.rounds) for p in run.pictures], run.pictures,
-                 run.strategies, [int(v) for v in run.xs], run.repeat)
+    rows = _rows(m, n, head, [units[(r, p)] for r in range(run.rounds) for p in run.pictures], run)
     return cluster, rows
 
 
