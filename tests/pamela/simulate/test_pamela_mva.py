@@ -8,7 +8,7 @@ import pytest
 from pamela_models import EXAMPLES
 
 from perfcompose.pamela import compile_file, compile_text
-from perfcompose.pamela.simulate.mva import ClosedNetwork, mva_cycle_time
+from perfcompose.pamela.simulate.simulation import ClosedNetwork, mva_cycle_time
 
 
 def test_mva_of_the_mrm_at_saturation_is_within_2_percent_of_simulation():

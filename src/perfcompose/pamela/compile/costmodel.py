@@ -24,7 +24,6 @@ from perfcompose.pamela.language.normalisation import NormalForm, normalise
 from perfcompose.pamela.language.parser import load, parse
 from perfcompose.pamela.language.printing import decimal_form, pamela_text
 from perfcompose.pamela.language.syntax import PamelaError, PamelaProgram
-from perfcompose.pamela.simulate.mva import mva_estimate
 
 if TYPE_CHECKING:  # the simulator compiles with Numba: loaded when a model is simulated
     from perfcompose.pamela.simulate.simulation import Distribution, Simulation
@@ -167,10 +166,12 @@ class CostModel:
 
     def mva(self, values: Mapping[str, float], name: str = "main") -> float | None:
         """Mean value analysis's completion time where process ``name`` is a closed network of
-        identical cycling clients (see :mod:`perfcompose.pamela.simulate.mva`), else None."""
+        identical cycling clients (see :mod:`perfcompose.pamela.simulate.simulation`), else None."""
         self._check(name)
         if self._numeric_only(name):
             return None
+        from perfcompose.pamela.simulate.simulation import mva_estimate
+
         return mva_estimate(self.normal.processes[name], self._values(values))
 
     # -- text -------------------------------------------------------------------------------
