@@ -143,8 +143,7 @@ def _goal(path: Path, given: dict[str, Any], O: float, S: float, step: Any) -> i
 def _goal_finish(s: "GoalBuffers", params: Any, O: float, S: float) -> Any:
     """The ranks' finish times under LogGOPSim's rules (the compiled GOAL loop), or None where
     the schedule deadlocks or the kernel is not built."""
-    from perfcompose.loggp.kernels.backend import extension
-    from perfcompose.loggp.kernels.typed_buffers import empty
+    from perfcompose.loggp.kernels.backend import empty, extension
 
     kernel = extension("_cgoal")
     if kernel is None:
@@ -195,8 +194,7 @@ def _program(path: Path, form: str, given: dict[str, Any], O: float, S: float, s
 def _program_finish(prog: "ProgramBuffers", params: Any, O: float, S: float) -> Any:
     """The processors' finish times under LogGOPSim's rules (the compiled kernel on the program's
     steps), or None where the kernel is not built or finds the steps inconsistent."""
-    from perfcompose.loggp.kernels.backend import extension
-    from perfcompose.loggp.kernels.typed_buffers import empty
+    from perfcompose.loggp.kernels.backend import empty, extension
 
     kernel = getattr(extension("_cstep"), "loggopsim_steps", None)
     if kernel is None:
