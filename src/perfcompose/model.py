@@ -7,6 +7,7 @@ Extra-P syntax or LaTeX, and round-trips through JSON exactly.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import numbers
@@ -294,12 +295,9 @@ class Model:
 
     def with_meta(self, **changes: Any) -> Model:
         """A copy with some metadata (unit, source, name, stats) replaced."""
-        values = dict(expr=self.expr, params=self.params, unit=self.unit, source=self.source,
-                      name=self.name, stats=self.stats, roles=self.roles, ensemble=self.ensemble)
         if ("expr" in changes or "params" in changes) and "ensemble" not in changes:
-            values["ensemble"] = None  # the members described the old expression
-        values.update(changes)
-        return Model(**values)
+            changes["ensemble"] = None  # the members described the old expression
+        return dataclasses.replace(self, **changes)
 
     def interval(self, points: Mapping[str, Any] | None = None, level: float = 0.9,
                  **values: Any) -> tuple[np.ndarray, np.ndarray] | tuple[float, float] | None:

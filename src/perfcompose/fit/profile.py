@@ -29,13 +29,10 @@ from perfcompose.fit import batched
 from perfcompose.fit.holdout import extrapolation_errors
 from perfcompose.fit.noise import aggregated, replicated
 from perfcompose.fit.pmnf import PMNFFitter
-from perfcompose.fit.result import FitResult, Pick, fit_statistics_many, predict
+from perfcompose.fit.result import FitResult, Pick, Progress, fit_statistics_many, predict
 from perfcompose.progress_callbacks import one_bar
 
 __all__ = ["fit_profile", "fit_chunk", "usable_cores"]
-
-# a progress callback: (what runs now, series done, series in all)
-Progress = Callable[[str, int, int], None]
 
 #: series per chunk: a batch of their hypotheses fills about 10^5 rows (a few tens of MB)
 CHUNK = 512
