@@ -72,7 +72,7 @@ def forecast(o: ForecastCommand) -> None:
     source = SkeletonSource(table, est.skeleton, train=str(window) if window else None, **options)
     ref = "absolute (sequential T(n))" if est.absolute else "relative (T(n, 1))"
     # a measured target is left out of the interval's columns too, as it is of every fit
-    band = _interval(source.on(table.without(n, p)) if est.measured is not None else source, n, p, est.value)
+    band = _interval(source.on(table.without_all([(n, p)])) if est.measured is not None else source, n, p, est.value)
     bounds = None if band is None else (band.low, band.high)
     interval = "" if band is None else f" [{band.low:.4g}, {band.high:.4g}] ({band.describe()})"
     console.print(f"[bold]T({n:g}, {p}) = {est.value:.6g} {source.unit}[/bold]{interval}  "
