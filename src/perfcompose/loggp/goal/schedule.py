@@ -315,12 +315,6 @@ class LazySequence(Sequence[T]):
         return np.asarray(self._all(), dtype=dtype)
 
 
-def _estimate(nbytes: int, what: str) -> None:
-    """Refuse a GOAL text whose schedule would need more memory than the limit: about 40 bytes
-    per line of text (columns of its operations and dependencies) and the simulation's arrays."""
-    check_memory(nbytes * 3.0, f"{what} ({nbytes / 2 ** 20:,.0f} MiB of GOAL text)")
-
-
 def _read_compiled(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any] | None:
     from perfcompose.loggp.goal.goal_compiled import read_goal_compiled
 
@@ -361,7 +355,9 @@ def _read_text(opener: Callable[[], IO[bytes]], size: int, what: str, lines: Cal
                ) -> GoalSchedule:
     """The schedule from the first of :data:`READERS` that reads the text (its labels read by ``lines`` when first
     asked for), else from ``lines``."""
-    _estimate(size, what)
+    # refused where the schedule would need more memory than the limit: about 40 bytes per line of text (columns of
+    # its operations and dependencies) and the simulation's arrays
+    check_memory(size * 3.0, f"{what} ({size / 2 ** 20:,.0f} MiB of GOAL text)")
     cols = next((c for read in READERS if (c := read(opener, size)) is not None), None)
     if cols is None:
         return lines()

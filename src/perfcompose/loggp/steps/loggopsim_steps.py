@@ -21,14 +21,12 @@ from perfcompose.loggp.kernels.backend import describe, extension
 from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.steps.program import CommStep, CompStep, Program
 
-__all__ = ["StepArrays", "step_arrays", "loggopsim_finish", "kernel_name"]
-
-#: kinds, msg_ptr, src, dst, nbytes, order, durations
-StepArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+__all__ = ["step_arrays", "loggopsim_finish", "kernel_name"]
 
 
-def step_arrays(program: Program) -> StepArrays:
-    """The program's steps as the kernel's flat arrays (see the module's docstring)."""
+def step_arrays(program: Program) -> tuple[np.ndarray, ...]:
+    """The program's steps as the kernel's flat arrays: kinds, msg_ptr, src, dst, nbytes, order, durations (see the
+    module's docstring)."""
     steps = program.steps
     kinds = np.array([1 if isinstance(s, CommStep) else 0 for s in steps], dtype=np.int32)
     comm = [s for s in steps if isinstance(s, CommStep)]
