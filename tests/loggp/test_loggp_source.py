@@ -84,7 +84,7 @@ def test_repeated_points_in_one_array_simulate_once_each():
     assert src.simulations == 3
     assert out.shape == (2, 3)
     assert out[0, 0] == out[0, 2] == out[1, 2] and out[0, 1] == out[1, 1]
-    assert out[1, 0] == src.makespan({"x": 3000.0})
+    assert out[1, 0] == src.evaluate(3000.0)
     assert src.simulations == 3
 
 
@@ -101,7 +101,7 @@ def test_the_model_composes_with_analytic_models():
     src = exchange_source()
     total = src.model("exchange") + Model.parse("0.5*x", unit="us")
     assert total.unit == "us"
-    assert total(x=2000.0) == pytest.approx(src.makespan({"x": 2000.0}) + 1000.0)
+    assert total(x=2000.0) == pytest.approx(src.evaluate(2000.0) + 1000.0)
 
 
 def test_the_models_unit_and_source():

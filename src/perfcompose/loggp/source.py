@@ -8,7 +8,7 @@ ones. A source writes itself as a JSON record (program, parameters, options) tha
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any, get_args
@@ -73,14 +73,6 @@ class LogGPSource:
     def source(self) -> str:
         """The model's provenance: ``loggp program FILE``."""
         return f"loggp program {self.origin}".rstrip()
-
-    def makespan(self, values: Mapping[str, float]) -> float:
-        """The simulated makespan at one point (from the cache when simulated before)."""
-        missing = [p for p in self.parameters if p not in values]
-        if missing:
-            raise InputError(f"the program needs a value for {', '.join(missing)}",
-                             hint="its parameters: " + ", ".join(self.parameters))
-        return self._simulated(tuple(float(values[p]) for p in self.parameters))
 
     def _simulated(self, key: tuple[float, ...]) -> float:
         cached = self._cache.get(key)
