@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 from run_cli import Ran, perfcompose
 
-from perfcompose.bench import (
+from perfcompose.bench.runner import (
     BenchError,
     CallableTarget,
     CommandTarget,
+    Target,
     checkpoint_for,
     parse_grid,
     parse_values,
     run_sweep,
 )
-from perfcompose.bench.runner import Target
 from perfcompose.data import load
 
 
@@ -54,7 +54,7 @@ def test_every_point_measured_once_with_repetitions(tmp_path):
 SWEEP = """
 import sys, time
 from pathlib import Path
-from perfcompose.bench import CallableTarget, run_sweep
+from perfcompose.bench.runner import CallableTarget, run_sweep
 target = CallableTarget(lambda x: time.sleep(0.05), min_time=0)
 run_sweep(target, {"x": tuple(range(1, 41))}, reps=1, warmup=0, checkpoint=Path(sys.argv[1]))
 """
@@ -264,7 +264,7 @@ def test_a_corrupt_middle_line_is_skipped_and_every_good_line_kept(tmp_path):
 def test_a_second_sweep_on_a_held_checkpoint_is_refused(tmp_path):
     ckpt = tmp_path / "c.jsonl"
     script = ("import sys, time\n"
-              "from perfcompose.bench import CallableTarget, run_sweep\n"
+              "from perfcompose.bench.runner import CallableTarget, run_sweep\n"
               "run_sweep(CallableTarget(lambda x: time.sleep(0.05)), {'x': tuple(range(1, 200))}, reps=1, warmup=0,"
               f" checkpoint={str(ckpt)!r})\n")
     holder = subprocess.Popen([sys.executable, "-c", script])

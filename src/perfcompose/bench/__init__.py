@@ -5,18 +5,7 @@ from perfcompose.lazy_names import lazy_exports
 
 # the reference tasks compile with Numba: loaded only where a task runs, not to read a grid
 if TYPE_CHECKING:
-    from perfcompose.bench.runner import (
-        BenchError,
-        CallableTarget,
-        CommandTarget,
-        Failure,
-        SweepResult,
-        checkpoint_for,
-        parse_grid,
-        parse_values,
-        resolve_target,
-        run_sweep,
-    )
-    from perfcompose.bench.tasks import TASKS, Task
+    from perfcompose.bench.runner import BenchError, checkpoint_for, parse_grid, parse_values, resolve_target, run_sweep
+    from perfcompose.bench.tasks import TASKS
 
 __getattr__, __dir__, __all__ = lazy_exports(globals())
