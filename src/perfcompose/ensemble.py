@@ -114,11 +114,7 @@ class StackedEnsemble:
     """Members of a composition: ``stacked`` evaluated with a leading member axis on every value."""
 
     stacked: Model
-    count: int
-
-    @property
-    def size(self) -> int:
-        return self.count
+    size: int
 
     @property
     def params(self) -> tuple[str, ...]:
@@ -127,39 +123,35 @@ class StackedEnsemble:
     def members(self, **values: Any) -> np.ndarray:
         arrays, shape = _broadcast(values, self.params)
         flat = max(int(np.prod(shape)), 1)
-        rows = {p: np.broadcast_to(a.reshape(1, -1) if a.size else a.reshape(1, 0), (self.count, flat))
+        rows = {p: np.broadcast_to(a.reshape(1, -1) if a.size else a.reshape(1, 0), (self.size, flat))
                 for p, a in arrays.items()}
         out = np.asarray(self.stacked(**rows), dtype=float)
-        return np.broadcast_to(out, (self.count, flat)).reshape((self.count, *shape))
+        return np.broadcast_to(out, (self.size, flat)).reshape((self.size, *shape))
 
     def scaled(self, factor: float) -> StackedEnsemble:
-        return StackedEnsemble(self.stacked * factor, self.count)
+        return StackedEnsemble(self.stacked * factor, self.size)
 
     def bind(self, mapping: Mapping[str, Any]) -> StackedEnsemble:
         return StackedEnsemble(self.stacked.bind({k: v for k, v in mapping.items() if k in self.stacked.params}),
-                               self.count)
+                               self.size)
 
 
 @dataclass(frozen=True, eq=False)
 class SampledEnsemble:
-    """Members given by a function: ``function(**values)`` returns ``(count, *shape)`` (for a
+    """Members given by a function: ``function(**values)`` returns ``(size, *shape)`` (for a
     model known only by its measurements, such as medians over resampled rounds)."""
 
     function: Callable[..., np.ndarray]
-    count: int
+    size: int
     params: tuple[str, ...] = ()
-
-    @property
-    def size(self) -> int:
-        return self.count
 
     def members(self, **values: Any) -> np.ndarray:
         arrays, shape = _broadcast(values, self.params)
-        return np.broadcast_to(np.asarray(self.function(**arrays), dtype=float), (self.count, *shape))
+        return np.broadcast_to(np.asarray(self.function(**arrays), dtype=float), (self.size, *shape))
 
     def scaled(self, factor: float) -> SampledEnsemble:
         function = self.function
-        return SampledEnsemble(lambda **v: function(**v) * factor, self.count, self.params)
+        return SampledEnsemble(lambda **v: function(**v) * factor, self.size, self.params)
 
     def bind(self, mapping: Mapping[str, Any]) -> SampledEnsemble:
         if any(k in self.params for k in mapping):
