@@ -7,14 +7,8 @@ from typing import TYPE_CHECKING
 from perfcompose.lazy_names import lazy_exports
 
 if TYPE_CHECKING:
-    from perfcompose.pamela.compile.costmodel import (
-        CostModel,
-        Costs,
-        compile_file,
-        compile_process,
-        compile_program,
-        compile_text,
-    )
+    from perfcompose.pamela.compile.compiler import Costs, compile_process
+    from perfcompose.pamela.compile.costmodel import CostModel, compile_file, compile_program, compile_text
     from perfcompose.pamela.compile.point_evaluation import Evaluation
     from perfcompose.pamela.compile.simplification import simplify
     from perfcompose.pamela.language.normalisation import NormalForm, normalise
