@@ -97,7 +97,7 @@ COMMANDS = (
           "reads;\nresumable from its checkpoint (OUT.checkpoint.jsonl).", "profile:profile"),
     Entry("validate", "Run programs of nop, inc, qsort and your own stages (--task) for real, fit them (monolithic),\n"
           "compose them from their parts (modular) and report the error of the prediction, with its 90 %\ninterval, "
-          "against the measurement.", "study:validate"),
+          "against the measurement.", "validation:validate"),
     Entry("mapreduce", "Run one pixel-histogram MapReduce job on Dask and print its per-phase times.",
           "mapreduce:run_one"),
     Entry("demo", "Measure nop, inc and qsort, fit them, compose the paper's Table-2 programs, plot, and write the "

@@ -60,7 +60,7 @@ def test_output_to_a_pipe_is_laid_out_wide():
 
 
 def test_validate_says_where_it_keeps_its_measurements(tmp_path, monkeypatch):
-    from perfcompose.commands import study as command
+    from perfcompose.commands import validation as command
 
     seen = {}
 

@@ -21,8 +21,7 @@ from perfcompose.commands.common import (
 )
 from perfcompose.commands.paper import print_table1_rest
 from perfcompose.commands.reports import tables_html
-from perfcompose.commands.study import ValidateCommand, run_composition_study
-from perfcompose.commands.validation import report_study
+from perfcompose.commands.validation import ValidateCommand, report_study, run_composition_study
 from perfcompose.data import save
 from perfcompose.option_fields import default_of, option, shared
 from perfcompose.report.demo import parts_figure
