@@ -74,7 +74,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch, part_rows: list[Any], study: Any) 
     monkeypatch.setattr(common.Table, "__init__", record_init)
     monkeypatch.setattr(common.Table, "add_column", record_add)
     from perfcompose.commands import paper_tables
-    from perfcompose.commands import study as study_commands
+    from perfcompose.commands import validation as study_commands
     from perfcompose.validate import paper
 
     # the commands hold table1 under their own names
