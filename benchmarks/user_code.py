@@ -51,7 +51,7 @@ import library_stages  # noqa: E402
 import stage_pool  # noqa: E402
 
 from perfcompose.bench.runner import parse_values  # noqa: E402
-from perfcompose.commands.study import ValidateCommand  # noqa: E402
+from perfcompose.commands.validation import ValidateCommand  # noqa: E402
 from perfcompose.compose.parser import parse_term  # noqa: E402
 from perfcompose.validate.modular import Study, study  # noqa: E402
 
