@@ -42,7 +42,7 @@ def test_forecast_wrt_p_when_the_target_p_was_never_measured():
 def test_a_measured_target_is_left_out_and_its_error_reported():
     table = synthetic()
     est = estimate(table, 60, 8, method_t="lm-poly", method_a="lm")
-    assert est.measured == table.get(60, 8)
+    assert est.measured == table.times[(60.0, 8)]
     assert est.penalty.direction == "n" and 60.0 not in est.penalty.x and 50.0 in est.penalty.x
     assert est.error == pytest.approx((est.value - est.measured) / est.measured)
     assert abs(est.error) < 1e-9

@@ -152,8 +152,8 @@ def estimate(table: RuntimeTable, n: float, p: int, *, skeleton: Skeleton = Skel
     if p < 1:
         raise InputError(f"p = {p}: the number of PEs must be at least 1")
     n, p = float(n), int(p)
-    measured = table.get(n, p)
-    work = table.without(n, p) if measured is not None else table
+    measured = table.times.get((n, p))
+    work = table.without_all([(n, p)]) if measured is not None else table
     if train is not None:
         work = train.restrict(work)
     ref_n = work.reference_ns

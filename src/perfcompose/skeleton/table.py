@@ -95,18 +95,12 @@ class RuntimeTable:
         """The sequential times at ``ns``, every one of them among :attr:`reference_ns`."""
         return [self.times[(float(n), self.reference_p)] for n in ns]
 
-    def get(self, n: float, p: int) -> float | None:
-        return self.times.get((float(n), int(p)))
-
     def half_unit(self, n: float, p: int) -> float:
         return half_unit(self.texts[(float(n), int(p))])
 
-    def without(self, n: float, p: int) -> RuntimeTable:
-        """The same table without the measurement at (n, p): to forecast a known value honestly."""
-        return self.without_all([(n, p)])
-
     def without_all(self, keys: Iterable[tuple[float, int]]) -> RuntimeTable:
-        """The same table without the measurements at ``keys`` ((n, p) pairs)."""
+        """The same table without the measurements at ``keys`` ((n, p) pairs): to forecast known
+        values honestly."""
         drop = {(float(n), int(p)) for n, p in keys}
         return RuntimeTable({k: v for k, v in self.times.items() if k not in drop},
                             {k: v for k, v in self.texts.items() if k not in drop}, self.source)
