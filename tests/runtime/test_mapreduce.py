@@ -30,8 +30,8 @@ from perfcompose.runtime.mapreduce import (
     run_mapreduce,
     serial_histogram,
 )
+from perfcompose.runtime.mapreduce.job import activities, phase_times, recomputed, thread_gaps
 from perfcompose.runtime.mapreduce.ops import prepare_picture
-from perfcompose.runtime.mapreduce.records import activities, phase_times, recomputed, thread_gaps
 from perfcompose.runtime.mapreduce.strategies import split
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")

@@ -15,7 +15,7 @@ from distributed import get_task_stream, wait
 
 from perfcompose.runtime.mapreduce import ops
 from perfcompose.runtime.mapreduce.engine import Engine
-from perfcompose.runtime.mapreduce.records import activities, thread_gaps
+from perfcompose.runtime.mapreduce.job import activities, thread_gaps
 from perfcompose.runtime.mapreduce.strategies import split
 
 
