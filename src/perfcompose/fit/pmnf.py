@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -260,13 +261,7 @@ class PMNFFitter(SeriesFitter):
         ``alternatives``)."""
         if not pick.groups:
             return pick.chosen, [pick.chosen] if alternatives else []
-        listed: list[list[Candidate]] = []
-
-        def ranked() -> list[Candidate]:
-            if not listed:
-                listed.append(runners_up(pick.groups, self.keep))
-            return listed[0]
-
+        ranked = functools.cache(lambda: runners_up(pick.groups, self.keep))   # listed where first needed
         chosen = pick.chosen
         # points of one parameter that rise or fall with it are not a constant: of the hypotheses
         # with terms the score supports, the one that predicts the largest points best
