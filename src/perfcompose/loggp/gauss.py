@@ -36,9 +36,6 @@ from perfcompose.loggp.params import LogGP
 from perfcompose.loggp.steps.execute import simulate_program
 from perfcompose.loggp.steps.program import CommStep, CompStep, Program
 
-#: the declared defaults of the simulation options
-_DEFAULT = LogGPOptions()
-
 __all__ = ["BLOCK_SIZES", "LAYOUTS", "OPS", "OPS_IMPLEMENTATION", "time_operations", "owners", "active_blocks",
            "gauss_program", "Times", "StudyRow", "run_gauss_study", "best", "measure"]
 
@@ -269,7 +266,7 @@ class StudyRow:
 
 
 def run_gauss_study(n: int, P: int, params: LogGP, op_times: Mapping[str, Mapping[int, float]], *,
-              block_sizes: Iterable[int] = BLOCK_SIZES, layouts: Iterable[str] = LAYOUTS, seed: int = _DEFAULT.seed,
+              block_sizes: Iterable[int] = BLOCK_SIZES, layouts: Iterable[str] = LAYOUTS, seed: int = LogGPOptions.seed,
               progress: Callable[[int, int], None] | None = None) -> list[StudyRow]:
     """Predict every block size and layout with both algorithms."""
     jobs = [(b, lay) for b in block_sizes for lay in layouts]

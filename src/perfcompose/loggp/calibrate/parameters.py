@@ -35,7 +35,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
-import os
 import shutil
 import subprocess
 import sys
@@ -214,8 +213,7 @@ def run_ranks(cmd: list[str], out: Path, *, timeout: float = 600,
     """Run the MPI command ``cmd`` and return the JSON it writes to ``out``; its standard output
     may carry ``{"progress": k, "of": n}`` and ``{"error": ...}`` lines."""
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=dict(os.environ))
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     except OSError as exc:
         raise CalibrationError(f"cannot run {cmd[0]}: {exc.strerror}") from None
     assert proc.stdout is not None
