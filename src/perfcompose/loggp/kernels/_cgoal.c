@@ -132,7 +132,7 @@ static void ev_sort(Ev *a, Ev *tmp, int64_t n) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* libstdc++'s std::sort of operation ids by kind (cxx_sort.py) */
+/* libstdc++'s std::sort of operation ids by kind (sort_like_cxx) */
 #define CXX_SORT_NAME sort_like_cxx
 #define CXX_SORT_CTX const int8_t *
 #define CXX_SORT_KEY(kind, x) ((kind)[x])

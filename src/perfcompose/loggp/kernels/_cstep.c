@@ -819,7 +819,7 @@ done:
  * where an event pushes another. Memory is the cost per event here: the random accesses to
  * messages and ranks, not the arithmetic. Finish times only. */
 
-/* libstdc++'s std::sort of a[first, last) by key(x) = x >= ns, as cxx_sort.py reproduces it */
+/* libstdc++'s std::sort of a[first, last) by key(x) = x >= ns, as sort_like_cxx reproduces it */
 #define CXX_SORT_NAME lgs_sort
 #define CXX_SORT_CTX int64_t
 #define CXX_SORT_KEY(ns, x) ((x) >= (ns))

@@ -1,4 +1,4 @@
-/* libstdc++'s std::sort of int32 ids by a small integer key, as cxx_sort.py reproduces it
+/* libstdc++'s std::sort of int32 ids by a small integer key, as sort_like_cxx reproduces it
  * (median-of-three introsort, insertion sort below 17 elements, and where the depth runs out a
  * stable sort by key standing in for libstdc++'s heap sort), so that ids of equal keys end in
  * std::sort's order. A template, included once per key; define before including it:
