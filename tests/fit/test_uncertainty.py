@@ -65,7 +65,7 @@ def test_a_model_without_ensemble_has_no_interval():
 
 def test_bootstrap_resamples_repetitions():
     exp = Experiment.single(["x"], [((x,), (x, x)) for x in XS], metric="time")
-    ens = bootstrap(Model.parse("x"), exp, residuals=False)
+    ens = bootstrap(Model.parse("x"), exp)
     # identical repetitions and an exact law leave nothing to resample: zero width
     lo, hi = Model.parse("x").with_meta(ensemble=ens).interval(x=1024.0)
     assert hi - lo == pytest.approx(0, abs=1e-6)

@@ -33,7 +33,7 @@ def basis(model: Model) -> tuple[Model, ...] | None:
 
 
 def bootstrap(model: Model, data: Experiment | Series, *, resamples: int = RESAMPLES, seed: int = 0,
-              aggregate: str = FitOptions.aggregate, residuals: bool = True) -> LinearEnsemble | None:
+              aggregate: str = FitOptions.aggregate) -> LinearEnsemble | None:
     """Members of ``model`` refitted to resamples of ``data`` (the series it was fitted to), or
     None where the model is not a sum of PMNF terms."""
     series = data.series[0] if isinstance(data, Experiment) else data
@@ -57,16 +57,13 @@ def bootstrap(model: Model, data: Experiment | Series, *, resamples: int = RESAM
         draws = reps[rng.integers(0, len(reps), size=(resamples, len(reps)))]
         y[:, k] = reduce(draws, axis=-1)
     scale = np.where(center > 0, center, np.maximum(np.abs(center).max(), 1e-300))
-    if residuals:
-        fitted = np.asarray(model(**{p: values[p] for p in model.params}), dtype=float) \
-            if model.params else np.full(len(coords), float(model()))
-        fitted = np.broadcast_to(fitted, center.shape)
-        relative = (center - fitted) / scale
-        signs = rng.choice((-1.0, 1.0), size=(resamples, len(coords)))
-        y = y + signs * relative * scale
+    fitted = np.asarray(model(**{p: values[p] for p in model.params}), dtype=float) \
+        if model.params else np.full(len(coords), float(model()))
+    relative = (center - np.broadcast_to(fitted, center.shape)) / scale
+    y = y + rng.choice((-1.0, 1.0), size=(resamples, len(coords))) * relative * scale
     weighted = design / scale[:, None]
     coef, *_ = np.linalg.lstsq(weighted, (y / scale).T, rcond=None)
-    return LinearEnsemble(terms, coef.T, "bootstrap over repetitions" + (" + wild residuals" if residuals else ""))
+    return LinearEnsemble(terms, coef.T, "bootstrap over repetitions + wild residuals")
 
 
 def with_uncertainty(model: Model, data: Experiment | Series, **options: Any) -> Model:
