@@ -41,12 +41,7 @@ def _top_reductions(expr: sp.Basic) -> list[sp.Basic]:
     """The reductions in ``expr`` that are not inside another reduction."""
     if isinstance(expr, _REDUCTIONS):
         return [expr]
-    out: list[sp.Basic] = []
-    for arg in expr.args:
-        for r in _top_reductions(arg):
-            if r not in out:
-                out.append(r)
-    return out
+    return list(dict.fromkeys(r for arg in expr.args for r in _top_reductions(arg)))
 
 
 def _sorted_symbols(expr: sp.Basic) -> list[sp.Symbol]:

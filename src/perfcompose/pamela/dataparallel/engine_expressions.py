@@ -150,8 +150,7 @@ class ExpressionReader:
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
                 and node.value.attr == "shape" and isinstance(node.slice, ast.Constant) \
                 and isinstance(node.slice.value, int):
-            arr = self.array_of(node.value.value)
-            return arr.shape[node.slice.value]
+            return self.array_of(node.value.value).shape[node.slice.value]
         if isinstance(node, ast.Call):
             name = self.call_name(node)
             if name in ("max", "min") and len(node.args) >= 2:
@@ -171,8 +170,7 @@ class ExpressionReader:
         if isinstance(f, ast.Name):
             return f.id
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
-            base = "dp" if f.value.id == self.dp else f.value.id
-            return f"{base}.{f.attr}"
+            return f"{'dp' if f.value.id == self.dp else f.value.id}.{f.attr}"
         return ast.unparse(f)
 
     def after(self, node: ast.Call) -> str:
@@ -214,8 +212,7 @@ class ExpressionReader:
                 else:
                     length = extent if lo == "0" else f"{paren(extent)} - {paren(lo)}"
                 if item.step is not None:
-                    step = self.sym(item.step)
-                    length = f"ceil(({length}) / {paren(step)})"
+                    length = f"ceil(({length}) / {paren(self.sym(item.step))})"
                     strided = True
                 shape.append(length)
                 kept.append(axis)
@@ -234,9 +231,7 @@ class ExpressionReader:
         """What an expression yields (array, scalar or runs), with its cost added to ``cost``."""
         if isinstance(node, ast.Name):
             v = self.env.get(node.id)
-            if v is not None and not isinstance(v, Scalar):
-                return v
-            return Scalar(self.sym(node))
+            return v if v is not None and not isinstance(v, Scalar) else Scalar(self.sym(node))
         if isinstance(node, ast.Constant):
             return Scalar(self.sym(node)) if isinstance(node.value, (int, float)) else Scalar("0")
         if isinstance(node, ast.Subscript):
@@ -246,8 +241,7 @@ class ExpressionReader:
                 if size is None:
                     raise self.error(node, "the length of a masked selection depends on the data",
                                      "give it: '# pamela: size = EXPRESSION'")
-                n = self.elements(mask)
-                cost.append(f"copy(p, {n})")
+                cost.append(f"copy(p, {self.elements(mask)})")
                 return Array((size,))
             if isinstance(base, Array):
                 return self.subscript(node, cost)
@@ -266,8 +260,7 @@ class ExpressionReader:
             if isinstance(a, Array) or isinstance(b, Array):
                 arrays = [x for x in (a, b) if isinstance(x, Array)]
                 out = max(arrays, key=lambda x: len(x.shape))
-                strided = any(x.strided for x in arrays)
-                cost.append(elementwise(out, strided, self.elements(out)))
+                cost.append(elementwise(out, any(x.strided for x in arrays), self.elements(out)))
                 return Array(out.shape)
             return Scalar(self.sym(node))
         if isinstance(node, ast.UnaryOp):
@@ -278,17 +271,14 @@ class ExpressionReader:
             return Scalar(f"-{paren(a.expr)}" if isinstance(a, Scalar) else "0")
         if isinstance(node, ast.IfExp):
             return self._ifexp(node, cost)
-        if isinstance(node, ast.Attribute):
-            if isinstance(node.value, ast.Name) and node.value.id == self.dp:
-                return Scalar(self.sym(node))
-            return Scalar("0")  # a constant such as np.inf
+        if isinstance(node, ast.Attribute):  # dp.P, dp.p; else a constant such as np.inf
+            return Scalar(self.sym(node) if isinstance(node.value, ast.Name) and node.value.id == self.dp else "0")
         if isinstance(node, ast.Call):
             return self.call(node, cost, size)
         raise self.error(node, f"the engine cannot model '{ast.unparse(node)}'")
 
     def _ifexp(self, node: ast.IfExp, cost: Cost) -> object:
-        a = self.value(node.body, cost)
-        b = self.value(node.orelse, cost)
+        a, b = self.value(node.body, cost), self.value(node.orelse, cost)
         if isinstance(a, Scalar) and isinstance(b, Scalar):
             try:
                 return Scalar(f"if ({self.sym(node.test)}) {paren(a.expr)} else {paren(b.expr)}")
