@@ -14,7 +14,7 @@ from typing import IO, Any
 
 from perfcompose.loggp.kernels.backend import empty, extension
 
-__all__ = ["GoalBuffers", "COLUMNS", "read_goal_buffers", "lean_buffers", "reused_line_blocks"]
+__all__ = ["GoalBuffers", "COLUMNS", "read_goal_buffers", "lean_buffers", "reused_line_blocks", "room_for"]
 
 _BLOCK = 1 << 20  #: bytes of text read at a time, into one buffer
 _START = (0, -1, -1, 0, 0, 0, 0, 0, -1, 0, 0)  #: the reader's state before the first line
@@ -103,10 +103,14 @@ def _read_lean_columns(ext: Any, opener: Callable[[], IO[bytes]], size: int
     raise AssertionError("float64 holds every size read")
 
 
+def room_for(size: int) -> tuple[int, int, int]:
+    """Room for as many operations, dependencies and rank blocks as ``size`` bytes of GOAL text can hold (a line of each
+    takes at least 7, 15 and 9 bytes); room never written costs address space only."""
+    return size // 7 + 2, size // 15 + 2, size // 9 + 2
+
+
 def _room(size: int, code: str) -> tuple[Any, ...]:
-    """Columns with room for as many operations, dependencies and rank blocks as ``size`` bytes of text can hold (a line
-    of each takes at least 7, 15 and 9 bytes); room never written costs address space only."""
-    ops, deps, blocks = size // 7 + 2, size // 15 + 2, size // 9 + 2
+    ops, deps, blocks = room_for(size)
     return (*(empty(ops, c) for c in ("b", code, "i", "i", "i", "i")), *(empty(deps, c) for c in "iib"),
             empty(blocks, "q"), empty(blocks, "q"))
 

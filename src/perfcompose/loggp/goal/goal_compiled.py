@@ -13,7 +13,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from perfcompose.loggp.goal.goal_buffers import reused_line_blocks
+from perfcompose.loggp.goal.goal_buffers import reused_line_blocks, room_for
 from perfcompose.loggp.goal.schedule import by_required
 from perfcompose.loggp.kernels.backend import extension
 
@@ -36,10 +36,7 @@ def read_goal_compiled(fh: IO[bytes], size: int) -> dict[str, Any] | None:
     ext = extension("_cgoal_text")
     if ext is None:
         return None
-    # room for as many operations, dependencies and ranks as so many bytes can hold (a line of
-    # each takes at least 7, 15 and 9 bytes); NumPy takes the memory from the system as it is
-    # written, so what stays unused costs address space only
-    room = {"op": size // 7 + 2, "dep": size // 15 + 2, "rank": size // 9 + 2}
+    room = dict(zip(("op", "dep", "rank"), room_for(size)))  # (NumPy takes the memory from the system as written)
     cols = {name: np.empty(room[_ROOM[name]], dtype) for name, dtype in _COLUMNS}
     used = {"op": 0, "dep": 0, "rank": 0}
     depth, num_ranks, blocks, letter, line = 0, -1, 0, -1, 1
