@@ -29,9 +29,10 @@ from perfcompose.choices import WORKERS
 from perfcompose.compose.parser import parse_term
 from perfcompose.compose.terms import Component, MapReduce, Pipe, Seq, Shuffle, Term, TPool
 from perfcompose.errors import InputError, PerfcomposeError
-from perfcompose.runtime.channels import (
+from perfcompose.runtime.worker import (
     END,
     Aborted,
+    Chain,
     Channel,
     Gate,
     Merge,
@@ -41,8 +42,8 @@ from perfcompose.runtime.channels import (
     ThreadCounter,
     is_end,
     process_context,
+    stage_loop,
 )
-from perfcompose.runtime.worker import Chain, stage_loop
 
 #: the kernel's own latency in waking a worker, allowed per element (1-3 us measured idle)
 WAKE_LATENCY = 3e-6
