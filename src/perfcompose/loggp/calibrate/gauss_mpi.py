@@ -113,8 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     for done, (b, layout) in enumerate(jobs):
         totals, comps, good = [], [], True
         for _ in range(args.reps):
-            wall, comp, ok = _run_once(comm, args.n, b, layout)
-            walls = comm.gather((wall, comp, ok), root=0)
+            walls = comm.gather(_run_once(comm, args.n, b, layout), root=0)  # (wall, computation, ok) per rank
             if rank == 0:
                 assert walls is not None
                 crit = max(range(len(walls)), key=lambda r: walls[r][0])

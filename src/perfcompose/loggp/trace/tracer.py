@@ -39,10 +39,6 @@ _INSTALL = ("install an MPI with its compiler wrapper (pip install 'perfcompose[
             "or apt-get install libopenmpi-dev)")
 
 
-class TracerError(PerfcomposeError):
-    """The tracer could not be built or the traced command failed."""
-
-
 @dataclass(frozen=True)
 class TracedRun:
     """A command run under the tracer: its exit status and wall time (seconds, launch included)."""
@@ -126,7 +122,7 @@ def run_traced(command: Sequence[str], out: Path, *, mpicc: str | None = None,
     wrapper = find_mpicc(command, mpicc)
     here = files("perfcompose.loggp.trace")
     lib = str(build_cached(wrapper, [here / "pctrace.c", here / "pctrace_calls.h"], "libpctrace-{key}.so",
-                           ["-shared", "-fPIC", "-O2"], "the tracer", TracerError,
+                           ["-shared", "-fPIC", "-O2"], "the tracer", PerfcomposeError,
                            f"cannot run the MPI compiler wrapper {wrapper}: {{reason}}", _INSTALL))
     out.mkdir(parents=True, exist_ok=True)
     for old in (*out.glob("trace.*.bin"), *out.glob("comms.*.txt")):
@@ -168,7 +164,7 @@ def trace_program(command: Sequence[str], out: Path, *, algorithms: Mapping[str,
     """Run ``command`` under the tracer into ``out`` and write its run record and schedule there."""
     run = run_traced(command, out, mpicc=mpicc, buffer=buffer)
     if run.returncode != 0:
-        raise TracerError(f"the traced command exited with status {run.returncode}: {' '.join(command)}")
+        raise PerfcomposeError(f"the traced command exited with status {run.returncode}: {' '.join(command)}")
     traced = schedule_folder(out, algorithms, eager=eager)
     record = {"command": list(run.command), "wall_s": run.wall, "measured_s": traced.measured,
               "ranks": traced.schedule.num_ranks, "mpicc": run.mpicc, "operations": traced.schedule.num_ops}
