@@ -353,8 +353,7 @@ class Model:
                     raise ModelError(f"bind {name} = {value!r}: parameters are positive numbers")
                 expr = sp.Float(float(value)) if isinstance(value, float) else sp.Integer(value)
             subs[symbol(name)] = expr
-            names = sorted(s.name for s in expr.free_symbols)
-            new_params += names
+            new_params += sorted(s.name for s in expr.free_symbols)
             if isinstance(expr, sp.Symbol) and name in self.roles:
                 roles = merge_roles(roles, {expr.name: self.roles[name]}, first_name=self.label,
                                     second_name=f"the binding {name} = {expr.name}")

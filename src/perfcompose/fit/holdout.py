@@ -23,6 +23,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from perfcompose.fit.result import predict
+
 __all__ = ["extrapolation_errors", "forecast_shift", "rechoose", "refit"]
 
 #: a fitted hypothesis (:class:`perfcompose.fit.pmnf.Candidate`): its ``constant`` and its
@@ -53,10 +55,6 @@ def _columns(candidate: Any, X: np.ndarray, cache: dict[tuple[int, Any], np.ndar
                 v = v * factor
             cols.append(v)
     return np.column_stack(cols)
-
-
-def _predict(candidate: Any, X: np.ndarray) -> np.ndarray:
-    return _columns(candidate, X) @ np.array([candidate.constant, *(c for c, _ in candidate.terms)])
 
 
 def refit(candidate: C, X: np.ndarray, y: np.ndarray) -> C | None:
@@ -138,7 +136,7 @@ def forecast_shift(candidate: Any, X: np.ndarray, y: np.ndarray) -> float:
         return 0.0
     step = np.array([[values[-1] ** 2 / values[-2]]])
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        a, b = float(_predict(candidate, step)[0]), float(_predict(fitted, step)[0])
+        a, b = float(predict(candidate, step)[0]), float(predict(fitted, step)[0])
     return abs(float(np.log(a / b))) if a > 0 and b > 0 else float("inf")
 
 
