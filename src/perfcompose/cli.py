@@ -21,13 +21,13 @@ PAPER = (
     Entry("table5", "000 Table 5: MapReduce on Dask, measured vs predicted, by picture, strategy, n and m.",
           "mapreduce:paper_table5"),
     Entry("fig4", "000 Figure 4: Hadoop on 1-24 nodes x 1-24 threads, predicted by eq. 5 and 7 from Table 1\nrows "
-          "11-13 (weak scaling, one input per thread).", "paper:fig4"),
+          "11-13 (weak scaling, one input per thread).", "paper_tables:fig4"),
     Entry("calotoiu", "003 (SC19 workshop) Tables I-IV [us], modular models composed again from its Table I, beside "
-          "000's.", "paper:calotoiu"),
+          "000's.", "paper_tables:calotoiu"),
     Entry("vangemund", "Paper 004's case studies: MATMUL, ADI, GAUSS and PSRS in their design alternatives, run here\n"
           "on 1 and 2 processes, predicted by their generated PAMELA models.", "pamela.vangemund:vangemund"),
     Entry("latency", "The latency operators of seq, pipe and tpool against the executor's per-element stamps, on\nthe "
-          "reference tasks: predicted from the tasks measured alone in the same round.", "paper:latency"),
+          "reference tasks: predicted from the tasks measured alone in the same round.", "paper_tables:latency"),
     Entry("table1", "000 Table 1: model and variability of every reference task, measured here (ns); an interrupted\n"
           "run resumes from its checkpoints in .perfcompose/.", "paper_tables:paper_table1"),
     Entry("table2", "000 Table 2: seq, tpool and pipe programs run here; modular vs monolithic vs measured.",
@@ -39,7 +39,7 @@ PAPER = (
     Entry("table6", "000 Table 6: layering neutrality, pipe of task pools vs task pool of pipes, measured here.",
           "paper_tables:paper_table6"),
     Entry("lobachev", "001 (Lobachev, Loogen): every case study's estimates, the paper's beside perfcompose's.",
-          "paper:lobachev"),
+          "paper_tables:lobachev"),
 )
 
 LOGGP = (
