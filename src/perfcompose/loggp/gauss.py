@@ -129,17 +129,13 @@ def _op2_numpy(a, u_inv, out):
     a[:, :] = 0.0
 
 
-def _op3_numpy(l_inv, a, out):
-    np.matmul(l_inv, a, out=out)
-
-
 def _op4_numpy(a, l, u, tmp):
     np.matmul(l, u, out=tmp)
     a -= tmp
 
 
 if not HAVE_NUMBA:  # the same operations in NumPy (the loops above would run as Python)
-    op1, op2, op3, op4 = _op1_numpy, _op2_numpy, _op3_numpy, _op4_numpy
+    op1, op2, op3, op4 = _op1_numpy, _op2_numpy, np.matmul, _op4_numpy  # op3 is the product itself
 
 #: what runs the basic operations here, for the tables' titles
 OPS_IMPLEMENTATION = "compiled loops" if HAVE_NUMBA else "NumPy, Numba not installed"

@@ -129,10 +129,9 @@ def _tolerance(run: Callable[[float], float], sweep: Sweep, base: float, slowdow
     """The least factor at which ``run`` (makespan by factor) exceeds ``base`` by ``slowdown``:
     the first sweep point that does, then bisection (on a log scale) down to the point before it."""
     target = base * (1.0 + slowdown)
-    above = [k for k, (f, m) in enumerate(zip(sweep.factors, sweep.makespans)) if f > 1.0 and m >= target]
-    if value == 0 or not above:
+    k = next((k for k, (f, m) in enumerate(zip(sweep.factors, sweep.makespans)) if f > 1.0 and m >= target), None)
+    if value == 0 or k is None:
         return Tolerance(sweep.parameter, slowdown, None, None, None)
-    k = above[0]
     lo, hi, at = max(sweep.factors[k - 1], 1.0), sweep.factors[k], sweep.makespans[k]
     while hi / lo > 1.0 + _PRECISION:
         mid = float(np.sqrt(lo * hi))
