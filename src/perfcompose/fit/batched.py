@@ -289,11 +289,10 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
     screen = S == 1 and sigma[0] > 0 and H * R > SCREEN_CELLS
     # a hypothesis of r terms is fitted on its own r + 1 columns: the same numbers as in a batch of
     # every size, where its absent columns are zero and change nothing
-    # per size, per block: the scored rows of the series fitted, series-major, and where each
-    # series' rows start (-1: not fitted)
-    parts: dict[int, dict[int, Group]] = {r: {} for r in sizes}
-    where: dict[int, dict[int, np.ndarray]] = {r: {} for r in sizes}
-    for part_no, a in enumerate(range(0, S, step)):
+    out: list[list[Group]] = [[] for _ in range(S)]
+    layouts = {r: None if screen else template_layout(shape, r) for r in sizes}
+    chosen_lists = [c.tolist() for c in chosen]
+    for a in range(0, S, step):
         b = min(a + step, S)
         cs = b - a
         columns = key_columns(keys, [tables[k][chosen[k][a:b]] for k in range(d)])
@@ -301,13 +300,18 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
             by_size = _screened(fitter, columns[0], by_size, yy[0], w[0], sc[0], float(sigma[0]), float(slack[0]))
         fit = np.arange(cs)
         done = 0
+        # per size: the scored rows of the block's series fitted, series-major, and where each
+        # series' rows start (-1: not fitted)
+        block: dict[int, Group] = {}
+        starts: dict[int, list[int]] = {}
         for r in sizes:
             if prune and r == 2:
-                fit = np.flatnonzero(_beyond_reach(fitter, [(parts[q][part_no], len(by_size[q])) for q in (0, 1)],
-                                                   sigma[a:b], 2))
+                reach = _beyond_reach(fitter, [(block[q], len(by_size[q])) for q in (0, 1)], sigma[a:b], 2)
+                fit = np.flatnonzero(reach)
             hr = len(by_size[r])
-            where[r][part_no] = np.full(cs, -1)
-            where[r][part_no][fit] = np.arange(len(fit)) * hr
+            where = np.full(cs, -1)
+            where[fit] = np.arange(len(fit)) * hr
+            starts[r] = where.tolist()
             if not len(fit) or not hr:
                 continue
             series = a + fit
@@ -325,25 +329,19 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
                 slack_r = intercept_slack(columns[fit][:, :, :n], Y[series], sigma[series], by_size[r]).reshape(-1)
             else:
                 slack_r = np.repeat(slack[series], hr)
-            parts[r][part_no] = fitter._scored(None, batch, r, np.repeat(sigma[series], hr), slack_r)
-    cv_rows = {r: {i: g.batch.cv_of(np.arange(len(g.scores))) for i, g in parts[r].items()} for r in sizes}
-    out: list[list[Group]] = [[] for _ in range(S)]
-    layouts = {r: None if screen else template_layout(shape, r) for r in sizes}
-    chosen_lists = [c.tolist() for c in chosen]
-    for part_no, a in enumerate(range(0, S, step)):
-        starts = {r: where[r][part_no].tolist() for r in sizes}
-        for s in range(a, min(a + step, S)):
+            block[r] = fitter._scored(None, batch, r, np.repeat(sigma[series], hr), slack_r)
+        # cv_of of any rows, computed for the block's rows at once (gathered, as cv_of gathers)
+        cv_rows = {r: g.batch.cv_of(np.arange(len(g.scores))) for r, g in block.items()}
+        for s in range(a, b):
             per_param = [[None, *(factor_lists[k][i] for i in chosen_lists[k][s])] for k in range(d)]
-            for r in sizes:
+            for r, g in block.items():
                 lo = starts[r][s - a]
-                if lo < 0 or part_no not in parts[r]:
+                if lo < 0:
                     continue
                 hi = lo + len(by_size[r])
-                g = parts[r][part_no]
-                hyps: Any = TemplateHypotheses(keys, by_size[r], per_param, layouts[r])
                 part = split_batch(g.batch, lo, hi, r + 1)
-                # cv_of of any rows, computed for the block's rows at once (gathered, as cv_of gathers)
-                part.__dict__["cv_rows"] = cv_rows[r][part_no][lo:hi]
+                part.__dict__["cv_rows"] = cv_rows[r][lo:hi]
+                hyps: Any = TemplateHypotheses(keys, by_size[r], per_param, layouts[r])
                 out[s].append(Group(hyps, part, g.ok[lo:hi], g.scores[lo:hi]))
     return out
 
