@@ -8,7 +8,7 @@ from pathlib import Path
 from perfcompose.assignments import parse_assignments
 from perfcompose.choices import Distribution
 from perfcompose.commands.common import cli_command, console, fmt, json_option, numbers_table, write_json
-from perfcompose.commands.pamela.options import PointOptions, time_unit
+from perfcompose.commands.pamela.eval import PointOptions, time_unit
 from perfcompose.errors import evaluating, finite_result
 from perfcompose.option_fields import option, shared
 from perfcompose.pamela.compile.costmodel import compile_file, model_record

@@ -1,5 +1,6 @@
 """``perfcompose pamela eval``: a PAMELA model evaluated at a point or on a grid of points; a grid
-needs no symbolic algebra where the model is a numeric form or compiled before."""
+needs no symbolic algebra where the model is a numeric form or compiled before. Also the options that
+``pamela simulate`` shares: the model, parameter values and their unit."""
 from __future__ import annotations
 
 import itertools
@@ -10,11 +11,30 @@ from pathlib import Path
 
 from perfcompose.assignments import parse_assignments
 from perfcompose.commands.common import cli_command, console, fmt, json_option, numbers_table, write_json
-from perfcompose.commands.pamela.options import PointOptions, time_unit
-from perfcompose.errors import InputError, evaluating, finite_result
-from perfcompose.option_fields import shared
+from perfcompose.errors import InputError, PerfcomposeError, evaluating, finite_result
+from perfcompose.option_fields import option, shared
 from perfcompose.pamela.compile.point_evaluation import check_names, evaluate_point, grid_function
-from perfcompose.units import human
+from perfcompose.pamela.options import ModelOptions
+from perfcompose.units import check_unit, human
+
+
+@dataclass(frozen=True)
+class PointOptions(ModelOptions):
+    """A model evaluated at the parameter values given."""
+
+    assignments: list[str] | None = option(None, "Parameter values, e.g. P=1000 N=1e6.", argument=True)
+    unit: str = option("us", "The time unit of the model's numbers (PAMELA's examples are in microseconds): us, ms, "
+                             "s or ns.")
+
+
+def time_unit(unit: str) -> str:
+    """``--unit`` checked; a unit it cannot read is refused with the ones it can."""
+    try:
+        check_unit(unit)
+    except PerfcomposeError as exc:
+        raise InputError(str(exc), hint="--unit us (PAMELA's examples), ms, s or ns") from None
+    return unit
+
 
 #: resources whose loads ``pamela eval`` lists one per row; more are summed up in one row
 SHOWN_RESOURCES = 8
