@@ -1,6 +1,6 @@
 """``perfcompose fit`` run: the experiment read, fitted and printed; the outputs that need SymPy
-(JSON records, plots, HTML, an Extra-P saved experiment) and two-piece models are in
-:mod:`.fit_symbolic`, imported only when asked for."""
+(JSON records, plots, HTML, an Extra-P saved experiment) are in :mod:`.fit_symbolic`, and two-piece
+models in :mod:`perfcompose.fit.segmented`, each imported only when asked for."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -38,10 +38,10 @@ def _fit_all(exp: Any, pmnf: Any, segmented: bool, metric: str | None, region: s
     chosen = exp.select(metric, region) if (metric or region) else exp
     with bar_after(progress()) as step:
         def fit(part: Any) -> list[Any]:
-            if segmented:
-                from perfcompose.commands.fit_symbolic import fit_segmented  # two-piece models are SymPy's
+            if segmented:  # each series split in two at a breakpoint where clearly better
+                from perfcompose.fit import SegmentedFitter  # two-piece models are SymPy's
 
-                return fit_segmented(part, pmnf, None, None, step)
+                return list(SegmentedFitter(pmnf).fit(part, progress=step).results_)
             if len(part.series) > 1 or scheduler:
                 return fit_profile(part, fitter=pmnf, scheduler=scheduler, progress=step)
             return list(pmnf.fit(part, progress=step).results_)

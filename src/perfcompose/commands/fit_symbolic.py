@@ -1,4 +1,4 @@
-"""The parts of ``perfcompose fit`` that need SymPy: two-piece models, the models as JSON records,
+"""The parts of ``perfcompose fit`` that need SymPy: the models as JSON records,
 plots, the HTML page and an Extra-P saved experiment. :mod:`.fit_run` imports this module only
 where one of them is asked for, so that a plain fit loads no symbolic algebra."""
 from __future__ import annotations
@@ -11,17 +11,11 @@ from perfcompose.choices import Aggregate
 from perfcompose.commands.common import console, write_json
 from perfcompose.commands.reports import page
 from perfcompose.data.extrap_saved import write
-from perfcompose.fit import SegmentedFitter
 from perfcompose.fit.extrap_models import model_set
 from perfcompose.fit.record import fit_to_json, skipped_to_json
 from perfcompose.report.figures import save
 from perfcompose.report.fit import fit_report
 from perfcompose.report.plots import fits_figure
-
-
-def fit_segmented(exp: Any, pmnf: Any, metric: str | None, region: str | None, step: Any) -> list[Any]:
-    """The chosen series fitted by ``pmnf``, each split in two at a breakpoint where clearly better."""
-    return list(SegmentedFitter(pmnf).fit(exp, metric=metric, region=region, progress=step).results_)
 
 
 def write_outputs(exp: Any, results: list[Any], texts: list[str], title: str, json_out: Path | None,
