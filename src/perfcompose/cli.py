@@ -136,9 +136,5 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
 
 
 def main() -> None:
-    """Entry point of the console script."""
+    """The typer application, as the console script runs it where :mod:`perfcompose.launch` hands it the command."""
     app(prog_name="perfcompose")
-
-
-if __name__ == "__main__":
-    main()
