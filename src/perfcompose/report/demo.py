@@ -48,7 +48,6 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
                      ("task", "x", "measured median [ns]", "model [ns]", "error %"), meas_rows)
     trees = []
     prog_rows = []
-    has_band = False
     over = []
     for res in results:
         term = parse_term(res.configuration)
@@ -63,26 +62,20 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
         exact = evaluated.model.with_meta(name=str(term), source="composed")
         values = [float(np.asarray(exact(x=v))) for v in DEMO_X]
         band = interval_at(exact, {"x": at})
-        has_band = has_band or band is not None
         prog_rows.append([res.configuration,
                           "-" if threads is None else f"{threads}" + (f" (> {cores} cores)" if threads > cores else ""),
                           short_model(res.modular, 4), str(res.paper_modular),
                           *(sig(v / 1e6, 4) for v in values),
-                          f"{sig(band[0] / 1e6)} .. {sig(band[1] / 1e6)}" if band is not None else "-",
+                          f"{sig(band[0] / 1e6)} .. {sig(band[1] / 1e6)}" if band is not None else None,
                           " > ".join(str(t) for t, _ in path[1:]) or "-"])
     cols = ["program", "threads", "modular model, parts measured here [ns]", "paper: modular",
             *(f"x = {size(v)} [ms]" for v in DEMO_X), f"90 % interval at x = {size(at)} [ms]",
             f"bottleneck at x = {size(at)}"]
-    if not has_band:
-        cols.pop(-2)
-        for row in prog_rows:
-            row.pop(-2)
     programs = table("composed programs (000 Table 2): predicted time per element", cols, prog_rows,
                      note=f"predictions use the exact pointwise max of pipeline stages and assume a core per thread; "
                           f"this machine has {cores} cores"
                           + (f", so {', '.join(over)} will run slower here than predicted" if over else ""),
-                     numeric=(False, True, False, False, *(True,) * len(DEMO_X), *((False,) if has_band else ()),
-                              False))
+                     numeric=(False, True, False, False, *(True,) * len(DEMO_X), False, False))
     composed_fig = figure(programs_figure(rows, results), "composed programs and measured parts",
                           "lines: programs composed from the parts' models; rings: the parts' measured medians")
     parts_fig = figure(parts_figure(rows), "each part: measurements and fitted model",

@@ -81,8 +81,12 @@ class Report:
 def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], note: str = "",
           numeric: Sequence[bool] | None = None) -> TableBlock:
     """A :class:`TableBlock` with every cell as text; columns whose cells all read as numbers
-    are right-aligned unless ``numeric`` says otherwise."""
-    cells = tuple(tuple(str(c) for c in r) for r in rows)
+    are right-aligned unless ``numeric`` says otherwise. A column whose every cell is None is left
+    out; elsewhere None reads '-'."""
+    drop = {k for k in range(len(columns)) if rows and all(k < len(r) and r[k] is None for r in rows)}
+    columns = [c for k, c in enumerate(columns) if k not in drop]
+    numeric = None if numeric is None else [v for k, v in enumerate(numeric) if k not in drop]
+    cells = tuple(tuple("-" if c is None else str(c) for k, c in enumerate(r) if k not in drop) for r in rows)
     if numeric is None:
         def number(s: str) -> bool:
             try:

@@ -43,23 +43,17 @@ def fit_report(experiment: Any, fitted: Sequence[tuple[str, str, Any, str, Mappi
         coords = series.coordinates()
         med = series.aggregated(aggregate)
         rows = []
-        has_band = False
         for k, c in enumerate(coords):
             values = dict(zip(params, (float(v) for v in c)))
             pv = float(np.asarray(model(**{p: values[p] for p in model.params})))
             band = interval_at(model, values)
-            has_band = has_band or band is not None
             rows.append([describe(params, tuple(c)), str(len(series.points[k].values)), sig(med[k], 5), sig(pv, 5),
                          f"{100 * (pv - med[k]) / med[k]:+.2f}" if med[k] else "n/a",
-                         f"{sig(band[0])} .. {sig(band[1])}" if band is not None else "-"])
+                         f"{sig(band[0])} .. {sig(band[1])}" if band is not None else None])
         unit = f" [{series.unit}]" if series.unit else ""
         cols = ["point", "reps", f"measured {aggregate}{unit}", f"model{unit}", "error %", f"90 % interval{unit}"]
-        if not has_band:
-            cols.pop()
-            for r in rows:
-                r.pop()
         blocks.append(table(f"{series.label}: measured against the model", cols, rows,
-                            numeric=(False, True, True, True, True, False)[:len(cols)]))
+                            numeric=(False, True, True, True, True, False)))
     fig = figure(fits_figure(experiment, [(reg, met, model) for reg, met, model, _t, _s in fitted], saved=saved,
                              aggregate=aggregate),
                  "measurements and models", f"dots: the {aggregate} of each point with min-max bars; line: the "
