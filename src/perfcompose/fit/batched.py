@@ -235,26 +235,21 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
     pad = np.zeros((len(Y), 1))
     fits = np.hstack([Y, pad]), np.hstack([w, pad]), np.hstack([sc, pad + 1.0])   # and the far row, only predicted
     lined = [True] * X.shape[1] if lined is None else lined
-    if not prune or not len(Y):
-        return _search_many(fitter, X, Y, sigma, fits, scattered, prune, lined, progress)
-    # the constant as the search fits it (a row computed alone is the same in any batch)
-    constant = fitter._scored(None, fit_batch([np.ones((1, len(X) + 1))], *fits), 0, sigma)
-    live = np.flatnonzero(_beyond_reach(fitter, [(constant, 1)], sigma, 1))
-    found = _search_many(fitter, X, Y[live], sigma[live], tuple(f[live] for f in fits), scattered, prune, lined,
-                         progress) if len(live) else []
-    out = dict(zip(live.tolist(), found))
-    cv = constant.batch.cv_of(np.arange(len(Y)))
-    for s in np.flatnonzero(~np.isin(np.arange(len(Y)), live)).tolist():
-        part = split_batch(constant.batch, s, s + 1, 1)
-        part.__dict__["cv_rows"] = cv[s:s + 1]
-        out[s] = [Group([()], part, constant.ok[s:s + 1], constant.scores[s:s + 1])]
-    return [out[s] for s in range(len(Y))]
-
-
-def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray, fits: tuple[np.ndarray, ...],
-                 scattered: bool, prune: bool, lined: Sequence[bool], progress: Progress | None) -> list[list[Group]]:
-    """:func:`multi_groups_many` of the series whose constant does not settle their choice; ``fits``: their
-    values, row weights and scale factors, with the far row."""
+    out: list[list[Group]] = [[] for _ in range(len(Y))]
+    live = np.arange(len(Y))   # the series whose constant does not settle their choice
+    if prune and len(Y):
+        # the constant as the search fits it (a row computed alone is the same in any batch)
+        constant = fitter._scored(None, fit_batch([np.ones((1, len(X) + 1))], *fits), 0, sigma)
+        live = np.flatnonzero(_beyond_reach(fitter, [(constant, 1)], sigma, 1))
+        cv = constant.batch.cv_of(np.arange(len(Y)))
+        for s in np.flatnonzero(~np.isin(np.arange(len(Y)), live)).tolist():
+            part = split_batch(constant.batch, s, s + 1, 1)
+            part.__dict__["cv_rows"] = cv[s:s + 1]
+            out[s] = [Group([()], part, constant.ok[s:s + 1], constant.scores[s:s + 1])]
+        if not len(live):
+            return out
+    Y, sigma, at = Y[live], sigma[live], live.tolist()
+    yy, w, sc = (f[live] for f in fits)
     S, d = len(Y), X.shape[1]
     count = candidates_within(fitter.candidates_per_parameter, sum(lined), MAX_COMBINATIONS)
     rows = np.vstack([X, (X.max(axis=0) * fitter.policy.horizon)[None, :]])
@@ -280,7 +275,6 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
         factor_lists.append(names)
     shape = tuple(c.shape[1] + 1 for c in chosen)
     keys, by_size = combination_templates(shape)
-    yy, w, sc = fits
     slack = np.full(S, np.inf) if scattered else constant_slack(Y, sigma)
     n = len(X)
     sizes = list(by_size)
@@ -289,7 +283,6 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
     screen = S == 1 and sigma[0] > 0 and H * R > SCREEN_CELLS
     # a hypothesis of r terms is fitted on its own r + 1 columns: the same numbers as in a batch of
     # every size, where its absent columns are zero and change nothing
-    out: list[list[Group]] = [[] for _ in range(S)]
     layouts = {r: None if screen else template_layout(shape, r) for r in sizes}
     chosen_lists = [c.tolist() for c in chosen]
     for a in range(0, S, step):
@@ -342,7 +335,7 @@ def _search_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.nda
                 part = split_batch(g.batch, lo, hi, r + 1)
                 part.__dict__["cv_rows"] = cv_rows[r][lo:hi]
                 hyps: Any = TemplateHypotheses(keys, by_size[r], per_param, layouts[r])
-                out[s].append(Group(hyps, part, g.ok[lo:hi], g.scores[lo:hi]))
+                out[at[s]].append(Group(hyps, part, g.ok[lo:hi], g.scores[lo:hi]))
     return out
 
 
