@@ -62,9 +62,6 @@ class FitError(PerfcomposeError):
     """Data that cannot support the requested fit (too few points, no variation in a parameter)."""
 
 
-# ---------------------------------------------------------------------------------------------
-# foreseeable failures of reading and writing, as located errors
-
 MAX_DEPTH = 200
 """The deepest nesting read in JSON, TOML and terms (brackets inside brackets)."""
 

@@ -40,10 +40,6 @@ class BenchError(InputError):
     """A sweep that cannot run as asked."""
 
 
-# ---------------------------------------------------------------------------------------------
-# the grid
-
-
 def parse_values(text: str) -> tuple[float, ...]:
     """``1024:262144:1024`` (start:stop:step, stop included), ``1024:262144`` (powers of two in
     between), ``1,2,4`` (a list) or a single number."""
@@ -88,10 +84,6 @@ def parse_grid(specs: Iterable[str]) -> dict[str, tuple[float, ...]]:
     points = math.prod(len(v) for v in grid.values())
     check_memory(points * _BYTES_PER_VALUE * (len(grid) + 2), f"a grid of {points:.3g} points")
     return grid
-
-
-# ---------------------------------------------------------------------------------------------
-# targets
 
 
 @dataclass(frozen=True)
@@ -260,10 +252,6 @@ def run_command(argv: Sequence[str], timeout: float | None, produces: Path | Non
     if proc.returncode != 0 or (produces is not None and not produces.exists()):
         raise TargetFailed(Failure(proc.returncode, err[-4000:].decode("utf-8", "replace").strip()[-2000:]))
     return (t1 - t0) * 1e-9
-
-
-# ---------------------------------------------------------------------------------------------
-# the sweep
 
 
 @dataclass

@@ -65,10 +65,6 @@ class TaskError(PerfcomposeError):
         self.remote_traceback = remote_traceback
 
 
-# ---------------------------------------------------------------------------------------------
-# the plan: a term with its functions, in the shape the workers take
-
-
 @dataclass(frozen=True)
 class Parts:
     """Parts run one after the other: a ``pipe``'s stages connected by queues, each feeding the
@@ -124,10 +120,6 @@ def worker_count(node: Node, readers: bool = False) -> int:
     if isinstance(node, PoolNode):
         return node.threads * worker_count(node.body, readers)
     return worker_count(node.parts[0], True) if readers else sum(worker_count(p) for p in node.parts)
-
-
-# ---------------------------------------------------------------------------------------------
-# workers
 
 
 def _cores(pin: bool, count: int) -> list[int] | None:
@@ -219,10 +211,6 @@ def _launch(node: Node, inq: Any, outq: Any, backend: Any, capacity: int, common
             src = dst
 
 
-# ---------------------------------------------------------------------------------------------
-# a run
-
-
 @dataclass(frozen=True)
 class RunResult:
     """What one run of a program over a stream measured. Stamps are ``perf_counter_ns``."""
@@ -267,8 +255,7 @@ class RunResult:
 
 def run_term(term: Term | str, elements: Sequence[Any],
              functions: Mapping[str, Callable[[Any], Any]] | None = None, *,
-             workers: str = "threads", warmup: int | None = None, capacity: int = 2,
-             timeout: float | None = None, keep_outputs: bool = True,
+             workers: str = "threads", warmup: int | None = None, capacity: int = 2, keep_outputs: bool = True,
              start_method: str | None = None, pin: bool = True) -> RunResult:
     """Run ``term`` over ``elements`` and time every element.
 
@@ -308,7 +295,7 @@ def run_term(term: Term | str, elements: Sequence[Any],
     started = np.zeros(n, dtype=np.int64)
     finished = np.zeros(n, dtype=np.int64)
     outputs: list[Any] = [None] * n if keep_outputs else []
-    watch = _Watch(errors, abort, workers == "threads", timeout)
+    watch = _Watch(errors, abort, workers == "threads")
     try:
         _launch(node, source, Sink(sink_q, done), backend, capacity, (abort, errors, ready, waits))
         _wait_ready(ready, count, watch, backend)
@@ -336,13 +323,12 @@ def run_term(term: Term | str, elements: Sequence[Any],
 
 
 class _Watch:
-    """What stops a run: a worker's failure, an abort, or the deadline. :meth:`check` records
+    """What stops a run: a worker's failure or an abort. :meth:`check` records
     the first of them in ``failure`` (task name, message, traceback, pickled exception; an empty
     name for the run's own failures) and raises :class:`Aborted`."""
 
-    def __init__(self, errors: Any, abort: Any, threads: bool, timeout: float | None):
-        self.errors, self.abort, self.threads, self.timeout = errors, abort, threads, timeout
-        self.deadline = None if timeout is None else time.monotonic() + timeout
+    def __init__(self, errors: Any, abort: Any, threads: bool):
+        self.errors, self.abort, self.threads = errors, abort, threads
         self.failure: tuple | None = None
 
     def check(self) -> None:
@@ -353,8 +339,6 @@ class _Watch:
                 self.failure = ("", "stopped", "", None)
         if self.failure is not None:
             raise Aborted
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            self.fail(f"timed out after {self.timeout:g} s")
 
     def fail(self, message: str) -> NoReturn:
         self.failure = ("", message, "", None)

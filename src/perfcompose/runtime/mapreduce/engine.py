@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from typing import Any
 from unittest.mock import patch
@@ -62,7 +62,7 @@ class ClusterInfo:
         return min(self.threads) if self.threads else 0
 
 
-class Engine:
+class Engine(AbstractContextManager["Engine"]):
     """A Dask cluster and a client; a context manager that closes what it started.
 
     >>> with Engine(m=2, n=1) as engine:                      # doctest: +SKIP
@@ -130,7 +130,7 @@ class Engine:
         order = sorted(workers, key=lambda a: (workers[a][0], a))
         if not order:
             raise EngineError(f"the cluster at {address} has no workers")
-        trim = self.client.run(_environ, _TRIM, workers=order)
+        trim = self.client.run(lambda key: os.environ.get(key), _TRIM, workers=order)
         self.info = ClusterInfo(address, tuple(order), tuple(workers[a][1] for a in order),
                                 tuple(trim.get(a) for a in order))
         return self.info
@@ -138,7 +138,7 @@ class Engine:
     def clock_offsets(self) -> dict[str, float]:
         """What Dask adds to each worker's times to put them on the scheduler's clock, for the
         workers on this machine's loopback (one clock: the estimate is noise); 0 elsewhere."""
-        delays = self.client.run(_scheduler_delay)
+        delays = self.client.run(lambda dask_worker: dask_worker.scheduler_delay)
         return {w: float(d) if _loopback(w) else 0.0 for w, d in delays.items()}
 
     def run_on_workers(self, func: Any, *args: Any) -> dict[str, Any]:
@@ -149,19 +149,8 @@ class Engine:
         """Close the client, and the cluster if this engine started it."""
         self._stack.close()
 
-    def __enter__(self) -> Engine:
-        return self
-
     def __exit__(self, *_: Any) -> None:
         self.close()
-
-
-def _environ(key: str) -> str | None:
-    return os.environ.get(key)
-
-
-def _scheduler_delay(dask_worker: Any) -> float:
-    return float(dask_worker.scheduler_delay)
 
 
 def _loopback(address: str) -> bool:
