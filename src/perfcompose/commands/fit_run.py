@@ -30,12 +30,10 @@ if TYPE_CHECKING:
     from perfcompose.commands.fit import FitCommand
 
 
-def _fit_all(exp: Any, pmnf: Any, segmented: bool, metric: str | None, region: str | None,
-             scheduler: str | None = None) -> tuple[list[Any], list[Skipped]]:
+def _fit_all(chosen: Any, pmnf: Any, segmented: bool, scheduler: str | None) -> tuple[list[Any], list[Skipped]]:
     """The fit results of the chosen series: single models, or two-piece ones where clearly better,
     and the series that could not be fitted, each with the reason. Several series (a profile's
     call paths) are fitted together, on Dask where ``scheduler`` says."""
-    chosen = exp.select(metric, region) if (metric or region) else exp
     with bar_after(progress()) as step:
         def fit(part: Any) -> list[Any]:
             if segmented:  # each series split in two at a breakpoint where clearly better
@@ -48,7 +46,7 @@ def _fit_all(exp: Any, pmnf: Any, segmented: bool, metric: str | None, region: s
 
         results, skipped = fit_usable(chosen, fit)
     if not results:
-        raise FitError(f"{exp.source or 'the file'}: no series can be fitted (measure at least 3 values of a "
+        raise FitError(f"{chosen.source or 'the file'}: no series can be fitted (measure at least 3 values of a "
                        "parameter):\n  " + "\n  ".join(f"{s.label}: {s.reason}" for s in skipped))
     return results, skipped
 
@@ -73,14 +71,12 @@ def _table(results: list[Any], title: str, segmented: bool) -> Table:
     return table
 
 
-def _advise(exp: Any, pmnf: Any, metric: str | None, region: str | None, extend: float,
-            skipped: list[Skipped]) -> None:
-    chosen = exp.select(metric, region) if (metric or region) else exp
+def _advise(chosen: Any, pmnf: Any, extend: float, skipped: list[Skipped]) -> None:
     left_out = {(s.region, s.metric) for s in skipped}
     for series in chosen.series:
         if (series.region, series.metric) in left_out:
             continue
-        suggestions = advise_series(exp.parameters, series, pmnf, extend=extend)
+        suggestions = advise_series(chosen.parameters, series, pmnf, extend=extend)
         console.print(f"[bold]next measurements for {series.label}[/bold]")
         if not suggestions:
             console.print("  the measurements already single out one hypothesis; no point would separate "
@@ -106,7 +102,8 @@ def run_fit(o: FitCommand) -> None:
     if segmented and len(exp.parameters) != 1:
         raise typer.BadParameter(f"{file} has {len(exp.parameters)} parameters ({', '.join(exp.parameters)}); "
                                  "a segmented model splits along one", param_hint="--segmented")
-    results, skipped = _fit_all(exp, pmnf, segmented, metric, region, o.scheduler)
+    chosen = exp.select(metric, region) if (metric or region) else exp
+    results, skipped = _fit_all(chosen, pmnf, segmented, o.scheduler)
     title = f"PMNF models of {file} ({aggregate} of repetitions)"
     console.print(_table(results, title, segmented))
     if skipped:
@@ -123,7 +120,7 @@ def run_fit(o: FitCommand) -> None:
             err_console.print(f"[bold yellow]warning:[/bold yellow] {r.label}: {warning}", highlight=False)
     saved = print_saved_models(file)  # an Extra-P saved experiment's own models, shown beside these
     if o.advise:
-        _advise(exp, pmnf, metric, region, o.extend, skipped)
+        _advise(chosen, pmnf, o.extend, skipped)
     if o.json_out or o.plot or o.html or o.save_experiment:
         from perfcompose.commands.fit_symbolic import save_experiment_with_models, write_outputs  # SymPy's
 
