@@ -9,8 +9,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
@@ -153,8 +152,7 @@ BATCH_ROWS = 1 << 14
 _LARGE = 1e150
 
 
-@dataclass(frozen=True)
-class Aggregated:
+class Aggregated(NamedTuple):
     """The aggregated values (S, points) and the relative noise (S,) of S series; ``done`` marks
     the series aggregated here (the others need the fitter's own per-series path)."""
 

@@ -283,8 +283,7 @@ def _finish(coef: np.ndarray, predicted: np.ndarray, resid_w: np.ndarray, lev: n
 
 def split_batch(b: BatchFit, start: int, stop: int, k: int) -> BatchFit:
     """Hypotheses ``start:stop`` of a batch, keeping their first ``k`` coefficients."""
-    return BatchFit(b.coef[start:stop, :k], b.predicted[start:stop], b.resid[start:stop], b.lev[start:stop],
-                    b.rel_rss[start:stop], b.valid[start:stop])
+    return BatchFit(b.coef[start:stop, :k], *(a[start:stop] for a in (b.predicted, b.resid, b.lev, b.rel_rss, b.valid)))
 
 
 def fit_one_term_lines(F: np.ndarray, Y: np.ndarray, W: np.ndarray, S: np.ndarray | None = None
