@@ -89,12 +89,6 @@ def _holding(value: float, low: float, high: float, floor: float = -math.inf) ->
     return Estimate(value, max(low, floor) if value >= floor else low, max(high, value))
 
 
-def fittable(series: Series, parameters: int) -> bool:
-    """Whether a PMNF model can be fitted: at least 3 distinct values of every parameter."""
-    coords = series.coordinates()
-    return len(coords) >= 3 and all(len(set(coords[:, k].tolist())) >= 3 for k in range(parameters))
-
-
 def _fit(parameters: tuple[str, ...], metrics: Sequence[MetricValues], source: str, fitter: Any,
          scheduler: str | None, progress: Progress | None,
          keep: frozenset[tuple[float, ...]] | None = None) -> dict[Key, tuple[FitResult, Series]]:
@@ -115,8 +109,8 @@ def _fit(parameters: tuple[str, ...], metrics: Sequence[MetricValues], source: s
                 s = restrict(s, keep)
             X = s.coordinates()
             at = X.tobytes() + repr(X.shape).encode()
-            if at not in can:
-                can[at] = fittable(s, len(parameters))
+            if at not in can:  # a PMNF model is fitted to at least 3 distinct values of every parameter
+                can[at] = len(X) >= 3 and all(len(set(X[:, k].tolist())) >= 3 for k in range(len(parameters)))
             if can[at]:
                 series.append(Series(f"{mv.metric} ({kind})", s.points, path, s.unit))
                 keys.append((mv.metric, kind, path))

@@ -34,13 +34,6 @@ def untrusted(predicted: np.ndarray, low: np.ndarray, high: np.ndarray) -> str:
 MIN_OTHERS = 4
 
 
-def held_out_scores(c: Comparison) -> np.ndarray:
-    """A program's errors as scores: |ln(measured / predicted)| at each size."""
-    predicted = np.asarray(c.calibrated(x=np.array(c.x)), dtype=float)
-    measured = np.array(c.measured) * 1e9
-    return np.abs(np.log(np.maximum(measured, 1e-9) / np.maximum(predicted, 1e-9)))
-
-
 def conformal_quantile(scores: np.ndarray, level: float) -> float:
     """The split-conformal quantile of ``scores`` at ``level``: the ceil(level (n + 1))-th
     smallest, the largest where there are too few."""
@@ -60,7 +53,10 @@ def with_held_out_error(comparisons: Sequence[Comparison], level: float = 0.9) -
     zero; it is as wide as the predictor was wrong on code it did not see. With fewer than
     ``MIN_OTHERS`` such programs every other one counts, and with fewer than that in all the
     interval is the bootstrap's (noise only: :attr:`Comparison.held_out_error` stays 0)."""
-    scores = {c.configuration: held_out_scores(c) for c in comparisons}
+    predicted = {c.configuration: np.asarray(c.calibrated(x=np.array(c.x)), dtype=float) for c in comparisons}
+    # a program's errors as scores: |ln(measured / predicted)| at each size
+    scores = {c.configuration: np.abs(np.log(np.maximum(np.array(c.measured) * 1e9, 1e-9)
+                                             / np.maximum(predicted[c.configuration], 1e-9))) for c in comparisons}
     trusted = {c.configuration for c in comparisons if c.trusted}
     quiet = {c.configuration for c in comparisons if not c.disturbed} & trusted
     out = []
@@ -77,9 +73,8 @@ def with_held_out_error(comparisons: Sequence[Comparison], level: float = 0.9) -
         if q is None or not np.all(np.isfinite(q)):
             out.append(c)
             continue
-        predicted = np.asarray(c.calibrated(x=np.array(c.x)), dtype=float)
-        out.append(dataclasses.replace(c, low=tuple(map(float, predicted * np.exp(-q))),
-                                       high=tuple(map(float, predicted * np.exp(q))),
+        out.append(dataclasses.replace(c, low=tuple(map(float, predicted[c.configuration] * np.exp(-q))),
+                                       high=tuple(map(float, predicted[c.configuration] * np.exp(q))),
                                        held_out_error=float(np.median(np.expm1(q)))))
     return out
 

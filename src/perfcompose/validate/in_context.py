@@ -112,12 +112,6 @@ def with_context_functions(functions: Mapping[str, Callable[[Any], Any]],
     return out
 
 
-def extra_terms(plan: ContextPlan) -> list[Term]:
-    """The executor runs the plan adds to a study's stream: context parts and their probes."""
-    return [*(Component(p) for p in plan.parts), *(feeding_probe(s) for s in plan.feeding),
-            *(fed_probe(s) for s in plan.fed), *(queue_probe(n) for n in plan.widths)]
-
-
 def makers(stream: Sequence[Term], functions: Mapping[str, Callable[[Any], Any]],
            make: Callable[[float], Any]) -> dict[int, Callable[[float], Any]]:
     """Per stream index, how a run of a context part (or its probe) gets its elements."""

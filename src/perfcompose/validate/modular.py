@@ -255,7 +255,9 @@ def _stream(parts: Sequence[str], kept: Sequence[tuple[Term, int]], levels: Sequ
                    *(parse_term(f"tpool_{k}(touch)") for k in levels if k > 1),
                    *(parse_term(piped_probe(p)) for p in staged)]
     stream: dict[str, Term] = {}
-    for term in [*(Component(p) for p in parts), *calibration, *(t for t, _ in kept), *ctx.extra_terms(context)]:
+    in_context = [*(Component(p) for p in context.parts), *(ctx.feeding_probe(s) for s in context.feeding),
+                  *(ctx.fed_probe(s) for s in context.fed), *(ctx.queue_probe(n) for n in context.widths)]
+    for term in [*(Component(p) for p in parts), *calibration, *(t for t, _ in kept), *in_context]:
         stream.setdefault(str(term), term)
     return list(stream.values())
 

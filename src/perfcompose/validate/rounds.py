@@ -100,20 +100,6 @@ class Rounds:
             return np.zeros((len(self.xs), self.width))
         return k * self.matrix(f"tpool_{k}(touch)") - self.matrix("touch")
 
-    def at(self, k: int, p: str) -> list[list[float]]:
-        """Part p's time per element when k workers run at once: its own time in the executor
-        plus the contention k one-pass probes meet."""
-        if k == 1:
-            return self.series(p)
-        return (self.matrix(p) + over_rounds(self.contention(k), axis=1, keepdims=True)).tolist()
-
-    def piped(self, k: int, p: str) -> list[list[float]]:
-        """Pipe stage p's time per element when k workers run at once: its probe
-        (:func:`piped_probe`, two workers) plus what k workers add to a one-pass probe beyond
-        what two do."""
-        extra = over_rounds(self.contention(k) - self.contention(2), axis=1, keepdims=True)
-        return (self.matrix(piped_probe(p)) + extra).tolist()
-
     def curve(self, name: str, values: np.ndarray, members: np.ndarray | None) -> Model:
         """Measured times as a model [ns], with one member per resample when given."""
         central = curve(name, self.xs, values.tolist())
@@ -135,16 +121,19 @@ def calibration(rounds: Rounds, parts: Sequence[str], levels: Sequence[int],
                  members: bool) -> tuple[dict[int, dict[str, Model]], Overheads, dict[int, dict[str, Model]]]:
     """The parts in the executor at every concurrency, the executor's overheads and the pipe
     stages in their probe (at two workers and more), as measured curves (with the bootstrap's
-    members when ``members``)."""
-    def measured(name: str, values: np.ndarray, *resampled: np.ndarray) -> Model:
-        return rounds.curve(name, values, np.sum([rounds.resampled(r) for r in resampled], axis=0)
-                            if members else None)
+    members when ``members``). A part's time per element when k workers run at once is its own
+    time in the executor plus the contention k one-pass probes meet; a pipe stage's is its probe
+    (:func:`piped_probe`, two workers) plus what k workers add to a one-pass probe beyond what
+    two do."""
+    def measured(name: str, base: np.ndarray, extra: np.ndarray) -> Model:
+        """``base`` plus ``extra``'s statistic over the rounds [s], as a curve."""
+        values = base + over_rounds(extra, axis=1, keepdims=True)
+        return rounds.curve(name, values, rounds.resampled(base) + rounds.resampled(extra) if members else None)
 
-    concurrent = {k: {p: measured(f"{p}_{k}", np.array(rounds.at(k, p)), rounds.matrix(p), rounds.contention(k))
-                      for p in parts} for k in levels}
-    nop, pipe = rounds.matrix("nop"), rounds.matrix("pipe(touch, touch)")
-    overheads = Overheads(stream=measured("o", nop, nop), pipe=measured("P", pipe, pipe))
-    piped = {k: {p: measured(f"{p}_piped_{k}", np.array(rounds.piped(k, p)), rounds.matrix(piped_probe(p)),
+    concurrent = {k: {p: measured(f"{p}_{k}", rounds.matrix(p), rounds.contention(k)) for p in parts} for k in levels}
+    nop, pipe, zero = rounds.matrix("nop"), rounds.matrix("pipe(touch, touch)"), rounds.contention(1)
+    overheads = Overheads(stream=measured("o", nop, zero), pipe=measured("P", pipe, zero))
+    piped = {k: {p: measured(f"{p}_piped_{k}", rounds.matrix(piped_probe(p)),
                              rounds.contention(k) - rounds.contention(2))
                  for p in parts if piped_probe(p) in rounds.index} for k in levels if k >= 2}
     return concurrent, overheads, piped
