@@ -89,11 +89,5 @@ class Checkpoint(AbstractContextManager["Checkpoint"]):
 
 def read_records(checkpoint: Checkpoint) -> tuple[list[dict[str, Any]], list[int]]:
     """The good records of a checkpoint in order, and the numbers of the corrupt lines skipped."""
-    records: list[dict[str, Any]] = []
-    skipped: list[int] = []
-    for line, rec in checkpoint.lines():
-        if rec is None:
-            skipped.append(line)
-        else:
-            records.append(rec)
-    return records, skipped
+    lines = list(checkpoint.lines())
+    return [rec for _, rec in lines if rec is not None], [line for line, rec in lines if rec is None]

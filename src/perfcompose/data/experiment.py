@@ -64,9 +64,8 @@ class Point:
     @property
     def repetitions(self) -> int:
         """How many repetitions the point was measured with (stored with a summary)."""
-        if self.summary is not None and "repetitions" in self.summary:
-            return int(self.summary["repetitions"])
-        return len(self.values)
+        stored = self.aggregate("repetitions")
+        return len(self.values) if stored is None else int(stored)
 
     @property
     def cv(self) -> float:

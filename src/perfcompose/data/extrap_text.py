@@ -68,8 +68,7 @@ def read(path: Path, text: str) -> Experiment:
         stripped = src.strip()
         if not stripped or stripped.startswith("#"):
             continue
-        keyword, _, value = " ".join(stripped.split()).partition(" ")
-        value = value.strip()
+        keyword, _, value = " ".join(stripped.split()).partition(" ")  # value: its words one space apart
         if keyword not in KEYWORDS:
             raise at().error(f"unknown keyword {keyword!r}", column=src.find(keyword) + 1,
                              hint="Extra-P text files use " + ", ".join(KEYWORDS))
@@ -91,9 +90,9 @@ def read(path: Path, text: str) -> Experiment:
             if not value:
                 raise at().error(f"{keyword} without a name")
             if keyword == "REGION":
-                region = " ".join(value.split())
+                region = value
             else:
-                metric = " ".join(value.split())
+                metric = value
         else:  # DATA
             if not coords:
                 raise at().error("DATA before POINTS")

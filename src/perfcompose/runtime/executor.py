@@ -292,8 +292,7 @@ def run_term(term: Term | str, elements: Sequence[Any],
     errors, ready, waits = backend.queue(), backend.queue(), backend.queue()
     source, sink_q = backend.channel(None), backend.channel(None)
     n = len(elements)
-    started = np.zeros(n, dtype=np.int64)
-    finished = np.zeros(n, dtype=np.int64)
+    started, finished = np.zeros((2, n), dtype=np.int64)
     outputs: list[Any] = [None] * n if keep_outputs else []
     watch = _Watch(errors, abort, workers == "threads")
     try:
