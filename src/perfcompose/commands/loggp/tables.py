@@ -75,30 +75,22 @@ def _wrapped(text: str, width: int, justify: str = "") -> list[str] | None:
 
 
 def _table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str]], caption: str | None,
-           width: int) -> str | None:
+           width: int) -> list[str] | None:
     """A table of right-aligned columns in Rich's heavy-head box, or None where Rich would lay it
     out otherwise (narrower than its cells, a word of the title or caption wider than it)."""
     widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(headers)]
     total = sum(widths) + 3 * len(widths) + 1
     if total > width or not _printable(*(c for r in rows for c in r)):
         return None
-    lines = []
-    if title:
-        got = _wrapped(title, total, "left")
-        if got is None:
-            return None
-        lines += got
-    lines.append("┏" + "┳".join("━" * (w + 2) for w in widths) + "┓")
-    lines.append("┃" + "┃".join(f" {h:>{w}} " for h, w in zip(headers, widths)) + "┃")
-    lines.append("┡" + "╇".join("━" * (w + 2) for w in widths) + "┩")
-    lines += ["│" + "│".join(f" {c:>{w}} " for c, w in zip(r, widths)) + "│" for r in rows]
-    lines.append("└" + "┴".join("─" * (w + 2) for w in widths) + "┘")
-    if caption:
-        got = _wrapped(caption, total, "center")
-        if got is None:
-            return None
-        lines += got
-    return "".join(ln + "\n" for ln in lines)
+    top = _wrapped(title, total, "left") if title else []
+    bottom = _wrapped(caption, total, "center") if caption else []
+    if top is None or bottom is None:
+        return None
+    return [*top, "┏" + "┳".join("━" * (w + 2) for w in widths) + "┓",
+            "┃" + "┃".join(f" {h:>{w}} " for h, w in zip(headers, widths)) + "┃",
+            "┡" + "╇".join("━" * (w + 2) for w in widths) + "┩",
+            *("│" + "│".join(f" {c:>{w}} " for c, w in zip(r, widths)) + "│" for r in rows),
+            "└" + "┴".join("─" * (w + 2) for w in widths) + "┘", *bottom]
 
 
 def _number(v: float) -> str:
@@ -155,17 +147,10 @@ def makespan_line(makespan: float, unit: str, processor: int) -> str:
     return f"makespan {makespan:.6g}{' ' + unit if unit else ''} (processor {processor})"
 
 
-def _lines(width: int, *texts: str) -> str | None:
+def _lines(width: int, *texts: str) -> list[str] | None:
     """Lines of text as Rich prints them on a console ``width`` wide, or None (see the module)."""
-    if not _printable(*texts):
-        return None
-    out = []
-    for t in texts:
-        got = _wrapped(t, width)
-        if got is None:
-            return None
-        out.append("".join(ln + "\n" for ln in got))
-    return "".join(out)
+    wrapped = [_wrapped(t, width) for t in texts] if _printable(*texts) else [None]
+    return None if None in wrapped else [ln for got in wrapped for ln in got or ()]
 
 
 def result_text(layout: ResultLayout) -> str | None:
@@ -178,7 +163,7 @@ def result_text(layout: ResultLayout) -> str | None:
     table = _table(layout.title, layout.headers, layout.rows, layout.caption, width)
     if head is None or tail is None or table is None:
         return None
-    return head + table + tail
+    return "".join(ln + "\n" for ln in [*head, *table, *tail])
 
 
 def show(layout: ResultLayout) -> None:
