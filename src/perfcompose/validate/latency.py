@@ -37,6 +37,8 @@ CONFIGURATIONS: tuple[str, ...] = (
 QUICK_X = (4096.0, 16384.0)
 FULL_X = (4096.0, 16384.0, 65536.0)
 QUICK_ROUNDS, FULL_ROUNDS = 3, 5
+#: the reference tasks the programs are made of
+FUNCTIONS: dict[str, Callable] = {name: TASKS[name].run for name in ("nop", "inc", "qsort")}
 #: elements per run: long enough that the queues' filling is a small part of the stream
 COUNT = 48
 #: the executor's queue capacity per reading worker
@@ -99,20 +101,15 @@ class LatencyRow:
 
 
 def workers(configuration: str) -> int:
-    funcs = _functions()
-    return worker_count(plan(parse_term(configuration, components=funcs), funcs))
+    return worker_count(plan(parse_term(configuration, components=FUNCTIONS), FUNCTIONS))
 
 
-def _functions() -> dict[str, Callable]:
-    return {name: TASKS[name].run for name in ("nop", "inc", "qsort")}
-
-
-def _run(term: str, x: float, count: int, rng: np.random.Generator, funcs: dict[str, Callable]) -> Any:
+def _run(term: str, x: float, count: int, rng: np.random.Generator) -> Any:
     """One run; taken again while other work took the cores away, the least disturbed kept."""
     runs = []
     for _ in range(1 + RETRIES):
         elements = [rng.integers(0, 2 ** 31 - 1, size=int(x), dtype=np.int32) for _ in range(count)]
-        runs.append(run_term(term, elements, funcs, capacity=CAPACITY, keep_outputs=False))
+        runs.append(run_term(term, elements, FUNCTIONS, capacity=CAPACITY, keep_outputs=False))
         if not runs[-1].disturbed:
             break
     return min(runs, key=lambda r: (r.runqueue_wait or 0.0) / max(r.makespan, 1e-12))
@@ -123,20 +120,19 @@ def study(configurations: Sequence[str] | None = None, xs: Sequence[float] = QUI
     """Measure every program that fits the cores at every size, ``rounds`` times, interleaved."""
     cores = cores or os.cpu_count() or 1
     configs = [c for c in (configurations or CONFIGURATIONS) if workers(c) <= cores]
-    funcs = _functions()
-    for name in funcs:
+    for name in FUNCTIONS:
         TASKS[name].warm()
     rng = np.random.default_rng(2026)
     # per program and size, a round's (measured, saturated, alone, disturbed, period, predicted period)
     runs: dict[tuple[str, float], list[tuple[float, float, float, bool, float, float]]] = {
         (c, x): [] for c in configs for x in xs}
-    total, done = rounds * len(xs) * (len(funcs) + len(configs)), 0
+    total, done = rounds * len(xs) * (len(FUNCTIONS) + len(configs)), 0
     for _ in range(rounds):
         for x in xs:
             parts = {}
-            for k, term in enumerate((*funcs, *configs)):
-                r = _run(term, x, count, rng, funcs)
-                if k < len(funcs):
+            for k, term in enumerate((*FUNCTIONS, *configs)):
+                r = _run(term, x, count, rng)
+                if k < len(FUNCTIONS):
                     parts[term] = Model.constant(r.latency, params=("x",), unit="s")
                 else:
                     runs[(term, x)].append((r.latency, float(latency(term, parts, capacity=CAPACITY)(x=x)),
