@@ -35,6 +35,7 @@ from perfcompose.loggp.trace.schedule import TracedSchedule, trace_schedule
 
 __all__ = ["TracedRun", "find_mpicc", "run_traced", "RUN_FILE", "SCHEDULE_FILE", "trace_program", "schedule_folder"]
 
+RUN_FILE, SCHEDULE_FILE = "run.json", "schedule.goal"
 _INSTALL = ("install an MPI with its compiler wrapper (pip install 'perfcompose[mpi]', "
             "or apt-get install libopenmpi-dev)")
 
@@ -137,9 +138,6 @@ def run_traced(command: Sequence[str], out: Path, *, mpicc: str | None = None,
         raise InputError(f"cannot run {command[0]}: {exc.strerror}", hint="give the command after --, "
                          "e.g. -- mpiexec -n 4 ./program") from None
     return TracedRun(tuple(command), res.returncode, time.perf_counter() - t0, wrapper)
-
-
-RUN_FILE, SCHEDULE_FILE = "run.json", "schedule.goal"
 
 
 def schedule_folder(folder: Path, algorithms: Mapping[str, str] | None = None, *, write: bool = True,
