@@ -12,7 +12,7 @@ import json
 import math
 import re
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -165,25 +165,22 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def metric_columns(frame: Any, exclusive: Sequence[str], inclusive: Sequence[str]) -> list[str]:
-    """The metrics of a frame: its exclusive metrics, and an inclusive one only where it has no
-    exclusive twin (``time (inc)`` beside ``time``: analyze derives the other kind)."""
-    names = list(exclusive) + [m for m in inclusive if m.removesuffix(" (inc)") not in exclusive]
-    return [m for m in dict.fromkeys(names) if m in frame.columns and frame[m].dtype.kind in "fiu"]
-
-
 def call_paths(graph: Any) -> dict[Any, str]:
     """Each node of a Hatchet graph and its call path (:func:`~perfcompose.data.cube.call_paths`; some
     of Hatchet's readers link no parents)."""
     return cube.call_paths(graph.roots, lambda node: str(node.frame.get("name")), lambda node: node.children)
 
 
-def _run_values(frame: Any, paths: Mapping[Any, str], metrics: Sequence[str], run: str
-                ) -> Iterable[tuple[str, str, Any, np.ndarray]]:
-    """(metric, call path, run, values over the run's locations) of a frame indexed by node and
-    locations (rank, thread), ``run`` naming the level that tells runs apart (if any)."""
+def _run_values(frames: Any, run: str) -> Iterable[tuple[str, str, Any, np.ndarray]]:
+    """(metric, call path, run, values over the run's locations) of a GraphFrame or a Thicket, its
+    dataframe indexed by node and locations (rank, thread), ``run`` naming the level that tells
+    runs apart (if any). Its metrics: the exclusive ones, and an inclusive one only where it has no
+    exclusive twin (``time (inc)`` beside ``time``: analyze derives the other kind)."""
+    frame, exclusive = frames.dataframe, frames.exc_metrics
+    names = list(exclusive) + [m for m in frames.inc_metrics if m.removesuffix(" (inc)") not in exclusive]
+    metrics = [m for m in dict.fromkeys(names) if m in frame.columns and frame[m].dtype.kind in "fiu"]
     table = frame.reset_index()
-    table["_path"] = table["node"].map(paths)
+    table["_path"] = table["node"].map(call_paths(frames.graph))
     locations = [c for c in frame.index.names if c not in ("node", run)]
     keys = [run] if run in table.columns else []
     grouped = table.groupby(["_path", *keys, *locations], sort=False)[list(metrics)].sum(min_count=1)
@@ -221,9 +218,7 @@ def read(directory: Path, parameters: Mapping[str, str] | None = None, *, scalin
                                   path=path) from None
         point = coordinate(chosen, frame.metadata, path)
         coordinates.add(point)
-        metrics = metric_columns(frame.dataframe, frame.exc_metrics, frame.inc_metrics)
-        values.extend((m, p, point, v) for m, p, _, v in _run_values(frame.dataframe, call_paths(frame.graph),
-                                                                     metrics, ""))
+        values.extend((m, p, point, v) for m, p, _, v in _run_values(frame, ""))
     _check_varies(chosen, coordinates, len(found), directory)
     return cube.located_runs(tuple(chosen), values, units, scaling, str(directory))
 
@@ -253,7 +248,5 @@ def from_thicket(thicket: Any, parameters: Mapping[str, str] | None = None, *, u
     points = {profile: coordinate(chosen, row, Path(str(profile))) for profile, row in
               ((p, meta.loc[p].to_dict()) for p in meta.index)}
     _check_varies(chosen, set(points.values()), len(points), "the Thicket")
-    metrics = metric_columns(thicket.dataframe, thicket.exc_metrics, thicket.inc_metrics)
-    values = ((m, p, points[run], v) for m, p, run, v in _run_values(thicket.dataframe, call_paths(thicket.graph),
-                                                                     metrics, "profile"))
+    values = ((m, p, points[run], v) for m, p, run, v in _run_values(thicket, "profile"))
     return cube.located_runs(tuple(chosen), values, dict(units or {}), scaling, "Thicket")
