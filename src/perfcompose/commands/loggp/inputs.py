@@ -1,5 +1,5 @@
 """What the ``perfcompose loggp`` commands read from their options: the LogGP parameters (a file and/or flags), the
-point of a program with expressions (``--at``), whether a file is a GOAL schedule, and a model's name."""
+point of a program with expressions (``--at``) and whether a file is a GOAL schedule."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -38,12 +38,6 @@ def at_point(template: Any, items: list[str] | None, program: Path) -> dict[str,
                          f"give --at for {', '.join(missing)}", path=program,
                          hint=" ".join(f"--at {n}=VALUE" for n in missing))
     return values
-
-
-def model_name(program: Path) -> str:
-    """An identifier for the model of ``program``, from its file name."""
-    name = "".join(c if c.isalnum() or c == "_" else "_" for c in program.stem)
-    return name if name.isidentifier() else f"loggp_{name}"
 
 
 def is_goal(path: Path) -> bool:

@@ -261,15 +261,15 @@ def _write_model(template: Any, params: Any, opts: Any) -> None:
     import json
 
     from perfcompose.commands.consoles import err_console
-    from perfcompose.commands.loggp.inputs import model_name
     from perfcompose.loggp.params import given_members
     from perfcompose.loggp.source import LogGPSource
 
     # a calibrated parameter file's repetitions give the record its interval, as in a design
     calibration = given_members(opts.params, {k: getattr(opts, k) for k in "LogG"})
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in opts.program.stem)  # an identifier, from the file
     source = LogGPSource(template, params, worst_case=opts.worst_case, ties=opts.ties, seed=opts.seed,
-                         gap_origin=opts.gap_origin, name=model_name(opts.program), origin=str(opts.program),
-                         calibration=calibration)
+                         gap_origin=opts.gap_origin, name=name if name.isidentifier() else f"loggp_{name}",
+                         origin=str(opts.program), calibration=calibration)
     opts.model_json.write_text(json.dumps(source.to_record(), indent=2) + "\n")
     err_console.print(f"model record written to {opts.model_json}")
 
