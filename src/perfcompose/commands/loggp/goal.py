@@ -21,10 +21,10 @@ def _goal_timeline(res: Any) -> Any:
 
 def simulate_goal_file(opts: Any, params: Any) -> None:
     """``loggp simulate`` of a GOAL schedule (the command's options ``opts``): LogGOPSim's rules."""
-    from perfcompose.commands.loggp.phases import phases
     from perfcompose.loggp.goal.loggopsim import LOGGOPSIM_S, simulate_goal
     from perfcompose.loggp.goal.schedule import SEND, read_goal, write_goal
     from perfcompose.loggp.work_size import check_simulation
+    from perfcompose.progress_callbacks import phases
 
     program, O, json_out, timeline, to_goal = opts.program, opts.O, opts.json_out, opts.timeline, opts.to_goal
     with phases(program, ("reading", "simulating")) as step:

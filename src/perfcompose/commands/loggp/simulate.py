@@ -12,7 +12,7 @@ standard library is imported here, the rest where it is used: the console script
 
 Results are written as plain text where Rich would print them without styles (:func:`.tables.show`: output not a
 terminal); else Rich is imported once the simulation is done and the input's buffers are freed. A progress bar
-(:mod:`.phases`) is shown only for inputs that take seconds.
+(:func:`perfcompose.progress_callbacks.phases`) is shown only for inputs that take seconds.
 """
 import importlib
 from collections.abc import Callable, Sequence
@@ -82,12 +82,12 @@ def run(argv: Sequence[str]) -> int | None:
     got = _command(argv)
     if got is None:
         return None
-    from perfcompose.commands.loggp.phases import phases
     from perfcompose.errors import PerfcomposeError
     from perfcompose.limits import LimitOptions, parse_bytes, set_limits
     from perfcompose.loggp.kernels.backend import extension
     from perfcompose.loggp.options import LOGGOPSIM_S, LogGOPSimOptions
     from perfcompose.option_fields import default_of
+    from perfcompose.progress_callbacks import phases
 
     root, given, path = got
     form = _form(path)
@@ -422,7 +422,7 @@ def _typer_command() -> Callable[..., None]:
         rendezvous = (declared.LOGGOPSIM_S if opts.S is None else opts.S) if semantics == "loggopsim" else math.inf
         opts = replace(opts, semantics=semantics, S=rendezvous, **{k: default_of(paper, k) for k in (
             "seed", "ties", "gap_origin") if getattr(opts, k) is None})
-        from perfcompose.commands.loggp.phases import phases
+        from perfcompose.progress_callbacks import phases
 
         with phases(opts.program, ("reading", "simulating")) as step:
             prog, params, template, point = _read(opts)
