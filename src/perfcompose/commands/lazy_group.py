@@ -27,8 +27,8 @@ class Entry:
 
     ``help`` is the first paragraph of the command's help, printed in the group's listing and
     written only here: the command's docstring holds what follows it. ``target`` is ``"module:attribute"``, the
-    module named under ``perfcompose.commands``: a ``typer.Typer`` (a group of its own) or a command function annotated
-    for typer. A group whose commands live in several modules gives ``entries`` instead of a target.
+    module named under ``perfcompose.commands``: a command function annotated for typer. A group gives ``entries``
+    instead of a target.
     """
 
     name: str
@@ -48,12 +48,9 @@ def _load(entry: Entry) -> _click.Command:
     except MissingExtraError as exc:  # the command's module needs an optional extra not installed here
         print_error(exc)
         raise typer.Exit(2) from None
-    if isinstance(obj, typer.Typer):
-        command: _click.Command = typer.main.get_group(obj)
-    else:
-        single = typer.Typer(add_completion=False)
-        single.command(entry.name)(obj)
-        command = typer.main.get_command(single)
+    single = typer.Typer(add_completion=False)
+    single.command(entry.name)(obj)
+    command = typer.main.get_command(single)
     command.name = entry.name
     details = inspect.cleandoc(command.help or "")
     command.help = entry.help + (f"\n\n{details}" if details else "")
