@@ -139,10 +139,6 @@ class PMNFFitter(SeriesFitter):
         self.factors  # noqa: B018  (the exponent sets must allow a term)
 
     @cached_property
-    def _basis(self) -> _Basis:
-        return _Basis(tuple(self.factors))
-
-    @cached_property
     def factors(self) -> list[Factor]:
         """The PMNF factors (i, j) the exponent sets allow (exponents may be given as text, e.g. "1/3",
         or as one comma-separated text)."""
@@ -154,12 +150,11 @@ class PMNFFitter(SeriesFitter):
     def _basis_with(self, x: np.ndarray, negative: Any) -> _Basis:
         """The factors for a parameter with coordinates ``x``, with the negative exponents or without
         (negative powers of log2 need every coordinate above 1)."""
-        if not negative:
-            return self._basis
-        logs = bool(np.min(x) > 1)
-        bases = self.__dict__.setdefault("_negative_bases", {})
+        logs = bool(np.min(x) > 1) if negative else None
+        bases = self.__dict__.setdefault("_bases", {})
         if logs not in bases:
-            bases[logs] = _Basis(tuple(sorted(set(self.factors) | set(negative_factors(self.factors, logs)))))
+            extra = set(negative_factors(self.factors, logs)) if logs is not None else set()
+            bases[logs] = _Basis(tuple(sorted(set(self.factors) | extra)))
         return bases[logs]
 
     def _negative(self, X: np.ndarray, Y: np.ndarray, k: int) -> np.ndarray:
