@@ -14,6 +14,7 @@ module can build its options at import time without slowing down ``perfcompose -
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 import typing
@@ -128,11 +129,10 @@ def command(cls: type) -> Callable[[Callable[[Any], Any]], Callable[..., Any]]:
                   for f in fields(cls) if OPTION_HELP in f.metadata or "parameter" in f.metadata]
 
     def decorate(run: Callable[[Any], Any]) -> Callable[..., Any]:
+        @functools.wraps(run)
         def main(**given: Any) -> Any:
             return run(cls(**given))
 
-        main.__name__, main.__qualname__, main.__doc__ = run.__name__, run.__qualname__, run.__doc__
-        main.__module__ = run.__module__
         main.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
         main.__annotations__ = {p.name: p.annotation for p in parameters}
         return main
