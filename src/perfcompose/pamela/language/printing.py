@@ -122,9 +122,7 @@ def decimal_form(expr: sp.Basic, every: bool = False) -> sp.Basic:
 def pamela_text(expr: sp.Expr) -> str:
     """``expr`` as PAMELA numeric text (a load vector as a vector)."""
     expr = decimal_form(expr)
-    if is_vector(expr):
-        return vector_text(expr)
-    return _PRINTER.doprint(expr)
+    return vector_text(expr) if is_vector(expr) else _PRINTER.doprint(expr)
 
 
 def vector_text(vector: sp.Expr, limit: int = 64) -> str:

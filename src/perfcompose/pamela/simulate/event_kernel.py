@@ -269,17 +269,10 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                 pc = code[pc, 1]
             elif op == OP_BRANCH:
                 c = _value(code[pc, 1], fixed, ecode, econst, estart, env, tid, stack)
-                if c >= 1.0:
-                    pc += 1
-                elif c <= 0.0:
-                    pc = code[pc, 2]
-                elif c == c:
-                    if np.random.random() < c:
-                        pc += 1
-                    else:
-                        pc = code[pc, 2]
-                else:
+                if c != c:
                     return ERR_PROB, pc, c, r_key[:nres], r_mult[:nres], r_busy[:nres], uses
+                # 1 takes the branch and 0 the other; a probability in between is drawn
+                pc = pc + 1 if c >= 1.0 or (c > 0.0 and np.random.random() < c) else code[pc, 2]
             elif op == OP_LOOP_INIT:
                 lo = _value(code[pc, 2], fixed, ecode, econst, estart, env, tid, stack)
                 hi_ = _value(code[pc, 3], fixed, ecode, econst, estart, env, tid, stack)
@@ -290,19 +283,13 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                 pc += 1
             elif op == OP_LOOP_TEST:
                 s = code[pc, 1]
-                if env[tid, s] > env[tid, s + 1]:
-                    pc = code[pc, 2]
-                else:
-                    pc += 1
+                pc = code[pc, 2] if env[tid, s] > env[tid, s + 1] else pc + 1
             elif op == OP_LOOP_NEXT:
                 env[tid, code[pc, 1]] += 1.0
                 pc = code[pc, 2]
             elif op == OP_FORK2 or op == OP_FORK_LOOP:
                 if op == OP_FORK2:
-                    n = 2
-                    first = 0.0
-                    slot = -1
-                    cont = code[pc, 2]
+                    n, first, slot, cont = 2, 0.0, -1, code[pc, 2]
                 else:
                     slot = code[pc, 1]
                     lo = _value(code[pc, 2], fixed, ecode, econst, estart, env, tid, stack)

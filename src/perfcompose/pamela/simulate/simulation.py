@@ -116,17 +116,13 @@ class _Flattener:
         code = self.p.ecode
         if e in (sp.true, sp.false):
             return self._const(float(e is sp.true))
-        if e.is_Number:
-            if not e.is_finite:
+        if e.is_number:
+            if e.is_Number and not e.is_finite:
                 raise self.source.error(f"{what} is not finite", pos)
             return self._const(float(e))
-        if isinstance(e, sp.Symbol):
-            if e not in self.p.slots:  # pragma: no cover - checked in expression()
-                raise self.source.error(f"{what} needs a value for {e}", pos)
+        if isinstance(e, sp.Symbol):  # a loop index: expression() has refused every other name
             code.append((event_kernel.E_VAR, self.p.slots[e]))
             return 1
-        if e.is_number:
-            return self._const(float(e))
         if isinstance(e, sp.Pow) and e.exp == -1:
             d = max(self._const(1.0), 1 + self._emit(e.base, pos, what))
             code.append((event_kernel.E_DIV, 0))
