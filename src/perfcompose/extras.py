@@ -22,11 +22,6 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 class MissingExtraError(PerfcomposeError):
     """A feature whose optional libraries are not installed; the message says which extra brings them."""
 
-    def __init__(self, extra: str, what: str, module: str) -> None:
-        self.extra = extra
-        super().__init__(f"{what} needs {module}, which is not installed; it comes with perfcompose's "
-                         f"'{extra}' extra: pip install \"perfcompose[{extra}]\"")
-
 
 def require(extra: str, what: str) -> None:
     """Raise :class:`MissingExtraError` unless every library of ``extra`` imports; ``what`` names
@@ -35,4 +30,5 @@ def require(extra: str, what: str) -> None:
         try:
             import_module(module)
         except ImportError:
-            raise MissingExtraError(extra, what, module) from None
+            raise MissingExtraError(f"{what} needs {module}, which is not installed; it comes with perfcompose's "
+                                    f"'{extra}' extra: pip install \"perfcompose[{extra}]\"") from None
