@@ -61,20 +61,21 @@ def _offsets(num_ranks: int, ranks: Any, counts: Any) -> Any:
     return array("q", accumulate(per_rank, initial=0))
 
 
-def lean_buffers(opener: Callable[[], IO[bytes]], size: int, offsets: Callable[..., Any] = _offsets
-                 ) -> GoalBuffers | None:
+def lean_buffers(opener: Callable[[], IO[bytes]], size: int, alloc: Callable[[int, str], Any] = empty,
+                 offsets: Callable[..., Any] = _offsets) -> GoalBuffers | None:
     """The schedule in a GOAL text of ``size`` bytes (``opener()`` opens it for reading) in typed buffers, or None;
-    ``offsets`` computes ``op_ptr`` as :func:`_offsets` does."""
+    ``alloc(n, code)`` makes each column as :func:`.backend.empty` does, ``offsets`` computes ``op_ptr`` as
+    :func:`_offsets` does."""
     ext = extension("_cgoal_text")
     if ext is None or not hasattr(ext, "read_lean"):
         return None
-    got = _read_lean_columns(ext, opener, size)
+    got = _read_lean_columns(ext, opener, size, alloc)
     if got is None:
         return None
     (kind, size_c, peer, tag, cpu, nic, dep_a, dep_b, dep_how, rank, block_ops), state = got
     _, num_ranks, _, n, m, nb, *_, any_cpu, any_nic = state
     op_ptr = offsets(num_ranks, rank[:nb], block_ops[:nb])
-    ireq_a, ireq_b = empty(m, "i"), empty(m, "i")  # (room never written costs address space only)
+    ireq_a, ireq_b = alloc(m, "i"), alloc(m, "i")  # (room never written costs address space only)
     r = ext.split_requires(dep_a, dep_b, dep_how, m, ireq_a, ireq_b)
     n_cpu = 1 + max(cpu[:n]) if any_cpu else 1
     n_nic = 1 + max(nic[:n]) if any_nic else 1
@@ -82,13 +83,13 @@ def lean_buffers(opener: Callable[[], IO[bytes]], size: int, offsets: Callable[.
                        dep_b[:r], ireq_a[:m - r], ireq_b[:m - r], n_cpu, n_nic, n, bytes(kind[:n]).count(0))
 
 
-def _read_lean_columns(ext: Any, opener: Callable[[], IO[bytes]], size: int
+def _read_lean_columns(ext: Any, opener: Callable[[], IO[bytes]], size: int, alloc: Callable[[int, str], Any]
                        ) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
     """The columns ``_cgoal_text.read_lean`` fills from a GOAL text of ``size`` bytes (kind, size, peer, tag, cpu, nic,
     dep_a, dep_b, dep_how, rank, block_ops) and its final state; None where the text is not of its form or not whole.
     Sizes are float32 where every one is exact there (below 2^24), else the text is read again in float64."""
     for code in "fd":
-        columns = _room(size, code)
+        columns = _room(size, code, alloc)
         with opener() as fh:
             state: Any = _START
             for data in reused_line_blocks(fh, _BLOCK):
@@ -109,10 +110,10 @@ def room_for(size: int) -> tuple[int, int, int]:
     return size // 7 + 2, size // 15 + 2, size // 9 + 2
 
 
-def _room(size: int, code: str) -> tuple[Any, ...]:
+def _room(size: int, code: str, alloc: Callable[[int, str], Any]) -> tuple[Any, ...]:
     ops, deps, blocks = room_for(size)
-    return (*(empty(ops, c) for c in ("b", code, "i", "i", "i", "i")), *(empty(deps, c) for c in "iib"),
-            empty(blocks, "q"), empty(blocks, "q"))
+    return (*(alloc(ops, c) for c in ("b", code, "i", "i", "i", "i")), *(alloc(deps, c) for c in "iib"),
+            alloc(blocks, "q"), alloc(blocks, "q"))
 
 
 def reused_line_blocks(fh: IO[bytes], size: int = 1 << 22) -> Iterator[bytes | memoryview]:

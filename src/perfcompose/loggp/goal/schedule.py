@@ -332,7 +332,7 @@ def _read_lean(opener: Callable[[], IO[bytes]], size: int) -> dict[str, Any] | N
         per_rank[np.asarray(ranks) + 1] = counts
         return np.cumsum(per_rank)
 
-    got = lean_buffers(opener, size, offsets)
+    got = lean_buffers(opener, size, lambda n, code: np.zeros(n, code), offsets)  # (NumPy asks for huge pages)
     if got is None:
         return None
 
