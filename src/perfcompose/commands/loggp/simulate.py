@@ -44,10 +44,8 @@ _MAX_FORCED, _MAX_MEMBERS = 20, 40  #: forced sends listed, and cycle members li
 def _command(argv: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any], Path] | None:
     """The root options, the command's options and the input of ``[root options] loggp simulate
     INPUT [options]``, or None where the command line is anything else."""
-    for at in range(len(argv) - 1):
-        if argv[at] == "loggp" and argv[at + 1] == "simulate":
-            break
-    else:
+    at = next((k for k in range(len(argv) - 1) if (argv[k], argv[k + 1]) == ("loggp", "simulate")), None)
+    if at is None:
         return None
     from perfcompose.commands.declared_args import options, read_args
     from perfcompose.limits import LimitOptions
@@ -91,11 +89,10 @@ def run(argv: Sequence[str]) -> int | None:
 
     root, given, path = got
     form = _form(path)
-    if form is None or _FULL & given.keys() or (form != "goal" and given.get("semantics") != "loggopsim"):
+    semantics = given.get("semantics")  # a GOAL schedule's is LogGOPSim's; a program's, the paper's unless given
+    if form is None or _FULL & given.keys() or semantics == "paper" or (form != "goal" and semantics != "loggopsim"):
         return None
     if form == "json" and path.stat().st_size > _JSON_BYTES and extension("_cmessage_rows") is None:
-        return None
-    if form == "goal" and given.get("semantics") == "paper":
         return None
     try:
         set_limits(parse_bytes(root.get("max_memory", default_of(LimitOptions, "max_memory"))),
