@@ -342,8 +342,7 @@ def _ranking(tree: _Tree, nodes: Sequence[CallNode], run: str) -> tuple[Ranked, 
     parameters = tree.parameters
     values = {n.path: tree.evaluate(n.path).values for n in nodes}
     run_values = values[run]
-    run_model = tree.kept[run]
-    run_orders = {p: run_model.order(p) for p in parameters}
+    run_orders = {p: tree.kept[run].order(p) for p in parameters}
     # each caller that merely wraps its only callee (the same values at every evaluated point), by callee
     wraps: dict[str, str] = {}
     for path, callees in tree.mv.tree.callees.items():
@@ -470,8 +469,7 @@ def analyze(path: str | Path | Experiment, at: Mapping[str, float], *, metrics: 
                      "(3 values of every parameter), taken as the constant median of their values")
         if mv.tree.flat:
             note += f"; the run: {run}"
-        walked = [n for r in nodes for n in r.walk()]
-        ranking = _ranking(tree, walked, run)
+        ranking = _ranking(tree, [n for r in nodes for n in r.walk()], run)
         coordinates = np.array(coords, dtype=float)
         pictures = tuple(_picture(tree, r.path, target, largest, coordinates) for r in ranking[:PICTURES])
         out.append(MetricAnalysis(mv.metric, mv.unit, note, nodes, run, ranking, pictures))

@@ -157,7 +157,6 @@ def lbm() -> list[LobachevRow]:
     target = 262144
     times, half = np.array([t.times[(n, q)] for q in ps]), np.array([t.half_unit(n, q) for q in ps])
     measured = t.times[(n, target)]
-    rows: list[LobachevRow] = []
 
     def pen(v: np.ndarray) -> np.ndarray:  # T(n) = T(n, 32768) * 32768, the paper's convention
         return v - v[0] * ps[0] / np.array(ps, float)
@@ -166,8 +165,8 @@ def lbm() -> list[LobachevRow]:
         return v[0] * ps[0] / target + _predict(LmPoly(3), ps, pen(v), target)
 
     paper_pen = ["0", "1.85", "1.39", "2.73", "2.57"]
-    for i, q in enumerate(ps):
-        rows.append(_row("lbm", f"Ā(n, {q})", "computed", paper_pen[i], lambda v, i=i: float(pen(v)[i]), times, half))
+    rows = [_row("lbm", f"Ā(n, {q})", "computed", paper_pen[i], lambda v, i=i: float(pen(v)[i]), times, half)
+            for i, q in enumerate(ps)]
     rows.append(_row("lbm", "Ā(n, 262144)", "lm(poly, 3)", "3.16", lambda v: times_at(v) - v[0] * ps[0] / target,
                      times, half))
     rows.append(_row("lbm", "T(n, 262144)", "T(n)/p + lm(poly, 3)", "5.196", times_at, times, half, "-1.47", measured))

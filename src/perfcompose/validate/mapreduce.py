@@ -388,15 +388,12 @@ def summary(rows: Sequence[MapReduceRow], calibrated: bool = True) -> list[tuple
         return (float(a.min()), float(a.max()), float(np.median(a)), float(a.mean()),
                 float(a.std(ddof=1)) if len(a) > 1 else 0.0)
 
-    def err(r: MapReduceRow) -> float:
-        return r.error if calibrated else r.error_naive
-
     groups: list[tuple[str, list[MapReduceRow]]] = [("all", list(rows))]
     groups += [(p, [r for r in rows if r.picture == p]) for p in PICTURES]
     groups += [(s, [r for r in rows if r.strategy == s]) for s in STRATEGY_NAMES]
     groups += [(f"n={n}", [r for r in rows if r.n == n]) for n in sorted({r.n for r in rows})]
     groups += [(f"m={m}", [r for r in rows if r.m == m]) for m in sorted({r.m for r in rows})]
-    return [(name, stats([err(r) for r in g])) for name, g in groups if g]
+    return [(name, stats([r.error if calibrated else r.error_naive for r in g])) for name, g in groups if g]
 
 
 @dataclass(frozen=True)

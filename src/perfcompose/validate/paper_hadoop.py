@@ -101,8 +101,7 @@ def grppi_parts() -> dict[str, Model]:
 def table1_rest() -> list[RestRow]:
     """Rows 9-13, each with the figure it gives when recomposed (per input, x = 1)."""
     eq6 = float(compose(grppi_term(1), grppi_parts())(x=1.0))
-    hadoop = hadoop_grid()
-    one = next(c for c in hadoop if c.m == 1 and c.n == 1)
+    one = hadoop_point(1, 1)
     models = {task: model for _, task, model, _ in PAPER_TABLE1_REST}
     uses = {
         9: ("eq. 6: M[map](1) + M[reduce](768), Table 3's modular column at n = 1", eq6, float(PAPER_EQ6)),
