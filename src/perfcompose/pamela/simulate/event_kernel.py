@@ -132,11 +132,8 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
     t_maxend = np.zeros(cap)
     env = np.zeros((cap, max(nslots, 1)))
     free = np.zeros(cap, np.int64)
-    nfree = 0
-    nthreads = 1
-    live = 1
     ready = np.zeros(cap, np.int64)
-    nready = 1
+    nfree, nthreads, live, nready = 0, 1, 1, 1
     ht = np.zeros(cap)
     htb = np.zeros(cap)  # tie-breaks: all equal, so equal arrivals are served in heap order
     hi = np.zeros(cap, np.int64)
@@ -151,9 +148,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
     r_off = np.zeros(16, np.int64)
     r_busy = np.zeros(16)
     pool = np.zeros(64)
-    npool = 0
-    uses = 0
-    finish = 0.0
+    npool, uses, finish = 0, 0, 0.0
     t_parent[0] = -1  # the root thread, ready at time 0
     while True:
         from_heap = False
@@ -195,19 +190,13 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                     r_mult = _grow1(r_mult, 2 * r_mult.shape[0])
                     r_off = _grow1(r_off, 2 * r_off.shape[0])
                     r_busy = _grow1(r_busy, 2 * r_busy.shape[0])
-                r_key[rid] = key
-                r_mult[rid] = mult
-                r_busy[rid] = 0.0
+                r_key[rid], r_mult[rid], r_busy[rid] = key, mult, 0.0
                 if npool + mult > pool.shape[0]:
-                    newcap = 2 * pool.shape[0]
-                    while newcap < npool + mult:
-                        newcap *= 2
-                    pool = _grow1(pool, newcap)
+                    pool = _grow1(pool, max(2 * pool.shape[0], npool + mult))
                 pool[npool:npool + mult] = 0.0
                 r_off[rid] = npool
                 npool += mult
-                tkeys[h] = key
-                tvals[h] = rid
+                tkeys[h], tvals[h] = key, rid
                 if 2 * nres > tcap:
                     newt = 2 * tcap
                     nk = np.zeros(newt, np.int64)
@@ -219,17 +208,13 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                                 h2 = (h2 + 1) & (newt - 1)
                             nk[h2] = tkeys[q]
                             nv[h2] = tvals[q]
-                    tkeys = nk
-                    tvals = nv
-                    tcap = newt
+                    tkeys, tvals, tcap = nk, nv, newt
             elif r_mult[rid] != mult:
                 return ERR_MULT_CHANGED, pc, mult_f, r_key[:nres], r_mult[:nres], r_busy[:nres], uses
             if randomness >= 1 and t > 0.0:  # exponential service times
                 t = np.random.exponential(t)
             off = r_off[rid]
-            earliest = pool[off]
-            start = now if now >= earliest else earliest
-            clock = start + t
+            clock = max(now, pool[off]) + t  # served when it arrives or when a server is free
             if mult == 1:
                 pool[off] = clock
             else:
