@@ -156,8 +156,7 @@ def read_table(path: str | Path, text: str | None = None, *, reference: bool = T
     long_form = header == ["n", "p", "time"]
     if not long_form:
         cols = [_parse_p(h, head) for h in header[1:]]
-    entries: list[tuple[float, int, str]] = []
-    seen: dict[tuple[float, int], int] = {}
+    seen: dict[tuple[float, int], tuple[int, str]] = {}  # (line, time as written) by (n, p)
     for (line, src), row in zip(lines[1:], rows[1:]):
         at = Line(path, line, src)
         cells = [c.strip() for c in row]
@@ -168,10 +167,9 @@ def read_table(path: str | Path, text: str | None = None, *, reference: bool = T
         for p, cell in pairs:
             _parse_number(cell, "time", at)
             if (n, p) in seen:
-                raise at.error(f"duplicate measurement for n = {n:g}, p = {_p_text(p)} (first on line {seen[n, p]})",
+                raise at.error(f"duplicate measurement for n = {n:g}, p = {_p_text(p)} (first on line {seen[n, p][0]})",
                                hint="one row per (n, p): average repetitions first")
-            seen[n, p] = line
-            entries.append((n, p, cell))
-    table = RuntimeTable({(n, p): float(t) for n, p, t in entries}, {(n, p): t for n, p, t in entries}, str(path))
+            seen[n, p] = (line, cell)
+    table = RuntimeTable({k: float(t) for k, (_, t) in seen.items()}, {k: t for k, (_, t) in seen.items()}, str(path))
     table.check(reference)
     return table
