@@ -11,7 +11,6 @@ very same functions run as Python: slower, with the same results.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 try:
@@ -23,10 +22,6 @@ except ImportError:  # the numba extra is not installed: the kernels run as Pyth
     HAVE_NUMBA = False
 
 
-def _same(function: Callable[..., Any]) -> Callable[..., Any]:
-    return function
-
-
 def njit(*args: Any, **options: Any) -> Any:
     """``numba.njit`` where Numba is installed; otherwise the function unchanged, whether written
     ``@njit`` or ``@njit(cache=True, ...)`` (the options are Numba's and mean nothing to Python)."""
@@ -34,4 +29,4 @@ def njit(*args: Any, **options: Any) -> Any:
         return numba.njit(*args, **options)
     if len(args) == 1 and callable(args[0]) and not options:
         return args[0]
-    return _same
+    return lambda function: function
