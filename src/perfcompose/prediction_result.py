@@ -18,7 +18,7 @@ from perfcompose.ensemble import DEFAULT_LEVEL
 from perfcompose.model import Model
 
 __all__ = ["PREDICTION_FORMAT", "ComponentValue", "MeasuredSeries", "PartPrediction", "PointPrediction", "Prediction",
-           "SharedCores", "TermNode"]
+           "TermNode"]
 
 #: the ``format`` of a prediction's JSON record (``predict --json``), which ``-c NAME=FILE`` reads back
 PREDICTION_FORMAT = "perfcompose-prediction/1"
@@ -86,15 +86,6 @@ class MeasuredSeries:
 
 
 @dataclass(frozen=True)
-class SharedCores:
-    """A program that starts more workers than the machine has cores, and what that means."""
-
-    workers: int
-    cores: int
-    note: str
-
-
-@dataclass(frozen=True)
 class Prediction:
     """Everything ``predict`` found for a program over the points asked for."""
 
@@ -120,7 +111,8 @@ class Prediction:
     exact: Model | None = None
     #: where the asymptotic rule dropped the larger stage (one text per pipe)
     warnings: tuple[str, ...] = ()
-    shared_cores: SharedCores | None = None
+    #: where the program starts more workers than the machine has cores: what that means
+    shared_cores: str | None = None
     #: the cores of the machine the prediction was made on, and the workers the program starts
     #: (None where a count is symbolic or a MapReduce's)
     cores: int = 0
@@ -137,11 +129,6 @@ class Prediction:
         return self.model.unit
 
     @property
-    def components(self) -> tuple[str, ...]:
-        """The components the program uses, in order of first use."""
-        return tuple(p.name for p in self.parts)
-
-    @property
     def cores_text(self) -> str:
         """The cores the prediction assumes, as the outputs say it."""
         started = "" if self.workers is None else f"the program starts {self.workers} worker" + \
@@ -149,8 +136,3 @@ class Prediction:
         over = self.workers is not None and self.workers > self.cores
         return (f"{started}the operators assume a core per worker; this machine has {self.cores} cores"
                 + (", so the prediction counts them sharing the cores" if over else ""))
-
-    @property
-    def counts_shared_cores(self) -> bool:
-        """Whether the prediction differs from the operators' model by the floor of the cores."""
-        return str(self.model) != str(self.operators)

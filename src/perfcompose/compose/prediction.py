@@ -35,7 +35,6 @@ from perfcompose.prediction_result import (
     PartPrediction,
     PointPrediction,
     Prediction,
-    SharedCores,
     TermNode,
 )
 from perfcompose.units import conversion
@@ -218,7 +217,7 @@ def predict(program: Term, composer: Composer, xs: Sequence[float], parameters: 
         term_times(tree, out[-1].point) if out else TermNode(str(program), str(program), None),
         order=model.order_text(), structure=_over_components(tree, over is not None),
         parameters=fixed, exact=exact, warnings=tuple(str(w) for w in pipe_warnings),
-        shared_cores=None if over is None else SharedCores(over.workers, over.cores, str(over)),
+        shared_cores=None if over is None else str(over),
         cores=over.cores if over is not None else oversubscription.machine_cores(),
         workers=tree.workers,
         notes=tuple(notes), measured=None if measured is None else _measured(measured, model, fixed),

@@ -37,7 +37,7 @@ def _number(value: float) -> float | None:
 
 def prediction_record(prediction: Prediction) -> dict[str, Any]:
     """The prediction as a JSON-ready record (``format``: :data:`PREDICTION_FORMAT`)."""
-    p, structure, shared = prediction, prediction.structure, prediction.shared_cores
+    p, structure = prediction, prediction.structure
     return {
         "format": PREDICTION_FORMAT,
         "title": p.title,
@@ -50,8 +50,8 @@ def prediction_record(prediction: Prediction) -> dict[str, Any]:
         "model": {"text": str(p.model), "operators": str(p.operators),
                   "over_components": None if structure is None else str(structure),
                   **model_record(p.model)},
-        "workers": None if shared is None else {"workers": shared.workers, "cores": shared.cores,
-                                                 "note": shared.note},
+        "workers": None if p.shared_cores is None else {"workers": p.workers, "cores": p.cores,
+                                                         "note": p.shared_cores},
         "cores": {"machine": p.cores, "workers": p.workers, "note": p.cores_text},
         "components": {part.name: {"source": part.source or "expression", "unit": part.model.unit,
                                    "own_unit": part.own.unit, "model": str(part.model), **model_record(part.model)}

@@ -73,12 +73,12 @@ def print_prediction(prediction: Prediction, out: Console, err: Console) -> None
     """The prediction as ``predict`` prints it: notes and warnings on ``err``, the rest on ``out``."""
     print_prediction_notes(prediction.notes, err)
     if prediction.shared_cores is not None:
-        err.print(f"[yellow]warning:[/yellow] {prediction.shared_cores.note}", highlight=False)
+        err.print(f"[yellow]warning:[/yellow] {prediction.shared_cores}", highlight=False)
     model = prediction.model
     unit = model.unit or "no unit"
     out.print(f"[bold]{escape(prediction.title or prediction.program)}[/bold]", highlight=False)
     out.out(f"model: {prediction.operators.rounded(6)}  [{unit}]", highlight=False)
-    if prediction.counts_shared_cores:
+    if str(model) != str(prediction.operators):  # the floor of the cores changed the prediction
         out.out(f"with the workers sharing this machine's {prediction.cores} cores: {model.rounded(6)}  [{unit}]",
                 highlight=False)
     out.out(f"order in x: {prediction.order}; pipeline max: {prediction.pipe}", highlight=False)
