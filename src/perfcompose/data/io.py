@@ -128,13 +128,12 @@ def load(path: str | Path, fmt: str | None = None, *, metric: str | None = None,
                               hint="copy the data into a file")
     # reading holds the text, its parsed rows and the points: about 10 bytes per byte of file
     check_memory(path.stat().st_size * 10.0, f"reading {path.name} ({path.stat().st_size:,} bytes)")
-    binary = fmt if fmt in BINARY else None
     if fmt is None:
         with path.open("rb") as f:
             head = f.read(64)
-        binary = next((name for name, module in BINARY.items() if module.sniff(head)), None)
-    if binary is not None:
-        experiment = BINARY[binary].read(path)
+        fmt = next((name for name, module in BINARY.items() if module.sniff(head)), None)
+    if fmt in BINARY:
+        experiment = BINARY[fmt].read(path)
         return experiment.select(metric=metric) if metric is not None else experiment
     try:
         text = path.read_text()
