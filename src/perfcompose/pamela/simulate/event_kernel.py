@@ -237,8 +237,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                 clock += t
                 pc += 1
             elif op == OP_USE:
-                t_pc[tid] = pc
-                t_clock[tid] = clock
+                t_pc[tid], t_clock[tid] = pc, clock
                 if from_heap:  # replace this thread's own entry at the root
                     heap_replace_root(ht, htb, hi, 0, nheap, clock, 0.0, tid)
                     from_heap = False
@@ -247,8 +246,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                         ht = _grow1(ht, 2 * ht.shape[0])
                         htb = _grow1(htb, 2 * htb.shape[0])
                         hi = _grow1(hi, 2 * hi.shape[0])
-                    heap_push(ht, htb, hi, 0, nheap, clock, 0.0, tid)
-                    nheap += 1
+                    nheap = heap_push(ht, htb, hi, 0, nheap, clock, 0.0, tid)
                 break
             elif op == OP_JUMP:
                 pc = code[pc, 1]
@@ -289,10 +287,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                         continue
                 if live + n > MAX_THREADS:
                     return ERR_THREADS, pc, float(live + n), r_key[:nres], r_mult[:nres], r_busy[:nres], uses
-                t_pending[tid] = n
-                t_maxend[tid] = clock
-                t_pc[tid] = cont
-                t_clock[tid] = clock
+                t_pending[tid], t_maxend[tid], t_pc[tid], t_clock[tid] = n, clock, cont, clock
                 if nready + n > ready.shape[0]:
                     ready = _grow1(ready, 2 * ready.shape[0] + n)
                 for j in range(n):
@@ -311,8 +306,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                         child = nthreads
                         nthreads += 1
                     env[child, :] = env[tid, :]
-                    t_clock[child] = clock
-                    t_parent[child] = tid
+                    t_clock[child], t_parent[child] = clock, tid
                     if op == OP_FORK2:
                         t_pc[child] = pc + 1 if j == 0 else code[pc, 1]
                     else:
@@ -333,8 +327,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                     free = _grow1(free, 2 * free.shape[0])
                 free[nfree] = tid
                 nfree += 1
-                if clock > t_maxend[parent]:
-                    t_maxend[parent] = clock
+                t_maxend[parent] = max(t_maxend[parent], clock)
                 t_pending[parent] -= 1
                 if t_pending[parent] == 0:
                     t_clock[parent] = t_maxend[parent]
