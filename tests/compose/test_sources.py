@@ -226,15 +226,15 @@ def test_a_50_point_plot_of_a_loggp_design_costs_50_simulations(tmp_path):
     from perfcompose.loggp.params import LogGP
     from perfcompose.loggp.source import LogGPSource
     from perfcompose.loggp.steps.template import read_template
-    from perfcompose.report import plot_models
+    from perfcompose.report.figures import plt
+    from perfcompose.report.plots import models_figure
 
     source = LogGPSource(read_template(EXCHANGE), LogGP(**LOGGP, unit="us"))
     halo = source.model("halo")
     comps = {"halo": halo, "post": Model.parse("3*x", unit="ns")}
     program = Composer(comps)("pipe(halo, tpool_2(post))")
     halo = Composer(comps).leaf(__import__("perfcompose").compose.Component("halo"))
-    plot_models([("program", program), ("halo", halo)],
-                (1024.0, 2.0 ** 20), tmp_path / "p.png")
+    plt.close(models_figure([("program", program), ("halo", halo)], (1024.0, 2.0 ** 20)))
     assert source.simulations == 50
 
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -11,7 +10,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from perfcompose.data.experiment import Experiment, describe
 from perfcompose.model import Model
-from perfcompose.report.figures import plt, save
+from perfcompose.report.figures import plt
 from perfcompose.report.numbers import point as point_text
 from perfcompose.report.numbers import sig
 
@@ -106,9 +105,10 @@ def models_figure(curves: Sequence[tuple[str, Model]], x_range: tuple[float, flo
                   fixed: dict[str, float] | None = None, size: str = "x", title: str = "",
                   points: Sequence[tuple[str, Sequence[float] | np.ndarray, Sequence[float] | np.ndarray]] = (),
                   marks: Sequence[float] = (), ylabel: str = "time per data element") -> Any:
-    """The figure of :func:`plot_models`: models against the size parameter on log-log axes, the
-    first curve bold with its interval as a band where its model has one, ``marks`` (the sizes
-    asked for) as dots on it, measured ``points`` as markers, the legend beside the axes."""
+    """Models against the size parameter on log-log axes, the first curve bold with its interval as
+    a band where its model has one; ``fixed`` values the other parameters, ``marks`` (the sizes
+    asked for) are dots on the first curve, measured ``points`` (label, x, y) are markers, the
+    legend stands beside the axes."""
     fixed = dict(fixed or {})
     fig, ax = plt.subplots(figsize=(9.5, 5.0))
     lo, hi = x_range
@@ -161,12 +161,3 @@ def interval_at(model: Any, values: Mapping[str, Any]) -> tuple[Any, Any] | None
     except Exception:  # an interval is an extra; a model that cannot give one is shown without
         return None
 
-
-def plot_models(curves: Sequence[tuple[str, Model]], x_range: tuple[float, float], out: str | Path, *,
-                fixed: dict[str, float] | None = None, size: str = "x", title: str = "",
-                points: Sequence[tuple[str, Sequence[float] | np.ndarray, Sequence[float] | np.ndarray]] = (),
-                marks: Sequence[float] = ()) -> Path:
-    """Models against the size parameter on log-log axes, the first bold; ``fixed`` values the other
-    parameters, ``points`` adds measured (label, x, y) sets, ``marks`` sizes to mark."""
-    fig = models_figure(curves, x_range, fixed=fixed, size=size, title=title, points=points, marks=marks)
-    return save(fig, out, bbox_inches="tight")
