@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -42,14 +43,8 @@ def compiled_goal() -> ModuleType | None:
     return extension("_cgoal")
 
 
-def _as(a: np.ndarray, dtype: type) -> np.ndarray:
+def _as(a: np.ndarray, dtype: Any) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=dtype)
-
-
-def _sizes(a: np.ndarray) -> np.ndarray:
-    """The sizes as the compiled loop takes them: float64, or float32 as they are (a reader keeps
-    them so where every one is exact there)."""
-    return np.ascontiguousarray(a) if a.dtype in (np.float32, np.float64) else _as(a, np.float64)
 
 
 def _rank(s: GoalSchedule, i: int) -> int:
@@ -80,10 +75,12 @@ def simulate_goal(schedule: GoalSchedule, params: LogGP, *, O: float = 0.0, S: f
     compiled = compiled_goal()
     if compiled is not None:
         i32 = np.int32
-        tag = s.tag if s.tag.dtype in (np.int32, np.int64) else s.tag.astype(np.int64)
+        # sizes in float32 as they are (a reader keeps them so where every one is exact there), tags in int32 too
+        size = _as(s.size, s.size.dtype if s.size.dtype in (np.float32, np.float64) else np.float64)
+        tag = _as(s.tag, s.tag.dtype if s.tag.dtype in (np.int32, np.int64) else np.int64)
         none = np.zeros(0, i32)  # every operation on CPU / NIC 0
-        compiled.simulate(P, _as(s.op_ptr, np.int64), _as(s.kind, np.int8), _sizes(s.size),
-                          _as(s.peer, i32), np.ascontiguousarray(tag), _as(s.cpu, i32) if n_cpu > 1 else none,
+        compiled.simulate(P, _as(s.op_ptr, np.int64), _as(s.kind, np.int8), size,
+                          _as(s.peer, i32), tag, _as(s.cpu, i32) if n_cpu > 1 else none,
                           _as(s.nic, i32) if n_nic > 1 else none, _as(s.req_a, i32), _as(s.req_b, i32),
                           _as(s.ireq_a, i32), _as(s.ireq_b, i32), n_cpu, n_nic, *times, start, end, done, finish,
                           LAYOUT)
