@@ -35,12 +35,9 @@ class _Compiler:
         self.memo: dict[int, tuple[ir.Proc, Costs]] = {}  # by identity: shared sub-processes compile once
 
     def costs(self, proc: ir.Proc) -> Costs:
-        hit = self.memo.get(id(proc))
-        if hit is not None:
-            return hit[1]
-        result = self._costs(proc)
-        self.memo[id(proc)] = (proc, result)
-        return result
+        if id(proc) not in self.memo:
+            self.memo[id(proc)] = (proc, self._costs(proc))
+        return self.memo[id(proc)][1]
 
     def _costs(self, proc: ir.Proc) -> Costs:
         if isinstance(proc, ir.Nil):

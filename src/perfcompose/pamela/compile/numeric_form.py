@@ -136,9 +136,8 @@ def _inline(equations: Mapping[str, ast.expr | None], parameters: Sequence[str])
 
 def _function(tree: ast.expr, parameters: Sequence[str]) -> Callable[..., Any]:
     """``lambda <parameters>: <tree>`` compiled; the tree holds only whitelisted nodes."""
-    for count, _ in enumerate(ast.walk(tree)):
-        if count > MAX_NODES:
-            raise _NotNumeric
+    if any(count > MAX_NODES for count, _ in enumerate(ast.walk(tree))):
+        raise _NotNumeric
     args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in parameters], kwonlyargs=[],
                          kw_defaults=[], defaults=[])
     lam = ast.Expression(body=ast.Lambda(args=args, body=tree))

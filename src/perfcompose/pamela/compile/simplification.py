@@ -35,10 +35,7 @@ def _tidy(expr: sp.Expr) -> sp.Expr:
     """The simpler of ``expr`` and its factored form (by SymPy's operation count)."""
     if not expr.is_polynomial() or expr.has(sp.Piecewise, sp.Max, sp.Min):
         return expr
-    try:
-        factored = sp.factor(expr)
-    except (sp.PolynomialError, TypeError, ValueError):  # pragma: no cover - factor is total on polynomials
-        return expr
+    factored = sp.factor(expr)  # total on polynomials
     return factored if sp.count_ops(factored) < sp.count_ops(expr) else expr
 
 
@@ -192,10 +189,9 @@ def _monotone_end(body: sp.Expr, i: sp.Symbol, lo: sp.Expr, hi: sp.Expr, largest
 
 def max_over(body: sp.Expr, i: sp.Symbol, lo: sp.Expr, hi: sp.Expr, largest: bool = True) -> sp.Expr:
     """``max (i = lo, hi) body`` (or ``min`` with ``largest=False``) in closed form where possible."""
-    cls = MaxOver if largest else MinOver
     if not body.has(i):
         return body
-    outer = sp.Max if largest else sp.Min
+    cls, outer = (MaxOver, sp.Max) if largest else (MinOver, sp.Min)
     if isinstance(body, outer):
         return outer(*[max_over(a, i, lo, hi, largest) for a in body.args])
     if isinstance(body, sp.Add):

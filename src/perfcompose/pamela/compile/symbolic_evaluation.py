@@ -106,9 +106,7 @@ class Evaluator:
 
             def vmax(env: Env) -> float:
                 keys, weights = loads(env)
-                if len(keys) == 0:
-                    return 0.0
-                return float(np.max(_per_resource(keys, weights)[1]))
+                return float(np.max(_per_resource(keys, weights)[1])) if len(keys) else 0.0
             return vmax
         if is_closed(expr):
             syms = _sorted_symbols(expr)
