@@ -294,15 +294,14 @@ def _write_json(result: Any, unit: str, template: Any, point: dict[str, float], 
     write_json(opts.json_out, record, "simulation", indent=None)
 
 
-def _print_table(where: str, prog: Any, params: Any, result: Any, counts: Any, unit: str, keep: bool,
-                 opts: Any) -> None:
+def _print_table(where: str, prog: Any, params: Any, result: Any, counts: Any, unit: str, opts: Any) -> None:
     from perfcompose.commands.consoles import console
     from perfcompose.commands.loggp.tables import makespan_line, print_layout, program_layout
 
     print_layout(program_layout(f"{opts.program}{where}: {prog.P} processors, {len(prog.steps)} steps; "
                                 f"{_how(opts, True)}; L={params.L:g} o={params.o:g} g={params.g:g} G={params.G:g}",
                                 unit, result.finish, result.computation, result.communication, counts))
-    if keep and int(counts.sum()) <= _LISTED:
+    if int(counts.sum()) <= _LISTED:  # a small program's operations (kept for it) are listed
         for p, ops in enumerate(result.ops):
             text = ", ".join(f"{op.kind}{'' if op.message is None else ' m' + str(op.message)} "
                              f"[{op.start:.6g}, {op.end:.6g}]" for op in ops)
@@ -358,7 +357,7 @@ def _simulate_and_show(prog: Any, params: Any, template: Any, point: dict[str, f
         plot_timeline(result, opts.timeline, unit=unit, title=f"{opts.program.name}{where}: {_how(opts)}, makespan "
                                                               f"{result.makespan:.6g}{' ' + unit if unit else ''}")
         err_console.print(f"timeline written to {opts.timeline}")
-    _print_table(where, prog, params, result, counts, unit, keep, opts)
+    _print_table(where, prog, params, result, counts, unit, opts)
     if opts.json_out is not None:
         _write_json(result, unit, template, point, opts)
 
