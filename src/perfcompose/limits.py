@@ -53,11 +53,8 @@ def limits() -> Limits:
 def set_limits(memory: float | None = None, steps: float | None = None, unlimited: bool = False) -> Limits:
     """Change the limits for the rest of the process; returns the previous ones."""
     previous = _current[0]
-    if unlimited:
-        _current[0] = Limits(math.inf, math.inf)
-    else:
-        _current[0] = Limits(previous.memory if memory is None else memory,
-                             previous.steps if steps is None else steps)
+    _current[0] = Limits(math.inf, math.inf) if unlimited else Limits(
+        previous.memory if memory is None else memory, previous.steps if steps is None else steps)
     return previous
 
 

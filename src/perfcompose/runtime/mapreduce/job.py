@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -186,9 +187,7 @@ def run_mapreduce(inputs: Sequence[Any], map: Callable[[Any], Any], reduce: Call
     key for ``"local"`` and ``"shuffle"``.
     """
     check_strategy(strategy)
-    if engine is not None:
-        return run_job(engine, inputs, map, reduce, strategy, keys)
-    with Engine(m, n, scheduler=scheduler) as own:
+    with nullcontext(engine) if engine is not None else Engine(m, n, scheduler=scheduler) as own:
         return run_job(own, inputs, map, reduce, strategy, keys)
 
 
