@@ -360,15 +360,13 @@ class ExpressionReader:
             # its step for slice i: every step carries the copy and a message's latency (bcastc)
             kind = "bcastc" if arr.layout == "cyclic" else "bcast"
             return f"{kind}({n}, {column})", Array(rest)
-        if name == "dp.allgather":
+        if name in ("dp.allgather", "dp.alltoall"):
             x = self.value(node.args[0], [])
             n = self.elements(x)
+            if name == "dp.alltoall":
+                return f"alltoall({n})", Runs(size or n, "P")
             shape = (mul("P", x.shape[0]),) + tuple(x.shape[1:]) if isinstance(x, Array) and x.shape else ("P",)
             return f"allgather({n})", Array(shape)
-        if name == "dp.alltoall":
-            x = self.value(node.args[0], [])
-            n = self.elements(x)
-            return f"alltoall({n})", Runs(size or n, "P")
         if name == "dp.redistribute":
             arr = self.array_of(node.args[0])
             axis = int(ast.literal_eval(node.args[1]))

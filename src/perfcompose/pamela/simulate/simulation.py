@@ -154,11 +154,10 @@ class _Flattener:
         first = branches[0]
         if first.cond is sp.true or len(branches) == 1:
             return self._emit(first.expr, pos, what)
-        d1 = self._emit(first.cond, pos, what)
-        d2 = 1 + self._emit(first.expr, pos, what)
-        d3 = 2 + self._piecewise(branches[1:], pos, what)
+        depth = max(self._emit(first.cond, pos, what), 1 + self._emit(first.expr, pos, what),
+                    2 + self._piecewise(branches[1:], pos, what))
         self.p.ecode.append((event_kernel.E_SELECT, 0))
-        return max(d1, d2, d3)
+        return depth
 
     # -- processes --------------------------------------------------------------------------
 
@@ -334,10 +333,8 @@ def _body(proc: ir.Proc, values: dict, think: list[float], demand: dict) -> bool
 def closed_network(proc: ir.Proc, values: Mapping[str, float]) -> ClosedNetwork | None:
     """The network of ``proc`` at the given values, or None where it is not of that form."""
     subs = {symbol(k): v for k, v in values.items()}
-    if not (isinstance(proc, ir.Loop) and proc.kind == "par"):
-        return None
-    inner = proc.body
-    if not (isinstance(inner, ir.Loop) and inner.kind == "seq"):
+    inner = proc.body if isinstance(proc, ir.Loop) and proc.kind == "par" else None
+    if not (isinstance(proc, ir.Loop) and isinstance(inner, ir.Loop) and inner.kind == "seq"):
         return None
     try:
         clients = float(proc.hi.subs(subs) - proc.lo.subs(subs) + 1)
