@@ -42,7 +42,7 @@ def at_point(template: Any, items: list[str] | None, program: Path) -> dict[str,
 
 def is_goal(path: Path) -> bool:
     """Whether ``path`` holds a GOAL schedule: named *.goal, or text whose first word is num_ranks
-    (whatever its name, e.g. a schedule saved as .txt)."""
+    (whatever its name, e.g. a schedule saved as .txt; a zip archive is a program's compact form, .npz)."""
     if path.suffix == ".goal":
         return True
     try:
@@ -50,9 +50,6 @@ def is_goal(path: Path) -> bool:
             raw = fh.read(4096)
     except OSError:
         return False  # the program reader reports it
-    if raw.startswith(b"PK\x03\x04"):  # a zip archive: the compact form (.npz)
-        return False
-    head = raw.decode("utf-8", errors="replace")
     from perfcompose.loggp.goal.schedule import looks_like_goal
 
-    return looks_like_goal(head)
+    return not raw.startswith(b"PK\x03\x04") and looks_like_goal(raw.decode("utf-8", errors="replace"))
