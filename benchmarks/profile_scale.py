@@ -281,11 +281,11 @@ def main() -> None:
     runs: list[Run] = []
     me = [sys.executable, str(Path(__file__).resolve()), "--child"]
     with tempfile.TemporaryDirectory() as tmp:
-        from perfcompose.data.extrap_json import write
+        from perfcompose.data.extrap_json import dumps
 
         part, whole = Path(tmp) / "part.json", Path(tmp) / "whole.json"
         console.print(f"writing the profiles ({args.extrap_paths} and {args.paths} call paths) ...")
-        write(profile(args.extrap_paths), part)
+        part.write_text(dumps(profile(args.extrap_paths)))
         out, models = Path(tmp) / "out.json", Path(tmp) / "models.json"
         io = ["--out", str(out), "--models", str(models)]
         small = args.extrap_paths * len(METRICS)
@@ -303,7 +303,7 @@ def main() -> None:
                                  me + ["--file", str(part), *io], out))
             runs.append(measured(f"PMNFFitter.fit_series one by one, {args.extrap_paths} call paths",
                                  me + ["--file", str(part), "--per-series", *io], out))
-        write(profile(args.paths), whole)
+        whole.write_text(dumps(profile(args.paths)))
         console.print(f"perfcompose analyze: {args.extrap_paths} and {args.paths} call paths ...")
         commands = analyze_runs(part, whole, args.paths, args.extrap_paths, Path(tmp))
         counts = [int(w) for w in args.workers.split(",") if w.strip()]
