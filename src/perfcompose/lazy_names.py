@@ -36,7 +36,6 @@ def lazy_exports(namespace: dict[str, Any], *also: str
         module = public.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = namespace[name] = getattr(import_module(module), name)
-        return value
+        return namespace.setdefault(name, getattr(import_module(module), name))
 
     return getattr_, lambda: sorted(listed), listed
