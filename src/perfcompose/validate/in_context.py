@@ -105,11 +105,7 @@ def plan_context(terms: Sequence[Term]) -> ContextPlan:
 def with_context_functions(functions: Mapping[str, Callable[[Any], Any]],
                            plan: ContextPlan) -> dict[str, Callable[[Any], Any]]:
     """The study's functions, every context name running its part's function."""
-    out = dict(functions)
-    for t in plan.programs.values():
-        for c in t.components():
-            out.setdefault(c, functions[base_name(c)])
-    return out
+    return {**{c: functions[base_name(c)] for t in plan.programs.values() for c in t.components()}, **functions}
 
 
 def makers(stream: Sequence[Term], functions: Mapping[str, Callable[[Any], Any]],

@@ -240,9 +240,8 @@ def _fitting(configurations: Sequence[str | Term], functions: Mapping[str, Calla
 
 def pipe_stages(terms: Sequence[Term]) -> list[str]:
     """The components that run as a stage of a pipe on their own in any of ``terms``."""
-    names = {side.name for term in terms for node in term.walk() if isinstance(node, Pipe)
-             for side in node.children() if isinstance(side, Component)}
-    return sorted(names)
+    return sorted({side.name for term in terms for node in term.walk() if isinstance(node, Pipe)
+                   for side in node.children() if isinstance(side, Component)})
 
 
 def _stream(parts: Sequence[str], kept: Sequence[tuple[Term, int]], levels: Sequence[int],
