@@ -90,11 +90,7 @@ def explore(term: Term | str, components: Mapping[str, object], threads: int,
     stages = tuple(flatten(term, Pipe))  # a lone term is a one-stage pipeline
 
     def time_of(t: Term) -> float:
-        model = comp.model(t)
-        missing = [p for p in model.params if p not in point]
-        if missing:
-            raise ValueError(f"give a value for {', '.join(missing)} to evaluate {t}")
-        return float(model(**{p: point[p] for p in model.params}))
+        return comp.evaluate(t).at(point)
 
     stage_times = tuple(time_of(s) for s in stages)
     counts = dict(point)

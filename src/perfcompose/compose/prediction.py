@@ -115,8 +115,9 @@ def _fitted_medians(leaf: Model) -> tuple[tuple[float, float], ...]:
         return ()
 
 
-def measured_series(spec: str, unit: str) -> tuple[list[tuple[float, float]], str]:
-    """``FILE[:REGION]``: the medians per x of one series, in ``unit``, and a label."""
+def _measured(spec: str, model: Model, fixed: Mapping[str, float]) -> MeasuredSeries:
+    """The measurements ``spec`` (``FILE[:REGION]``) names: the medians per x of one series, in the
+    model's unit, each beside the prediction at its x."""
     exp, chosen, path, region = _series(spec)
     if len(chosen) != 1:
         raise InputError(f"{len(chosen)} series in {path}" + (f" for region '{region}'" if region else ""),
@@ -125,15 +126,11 @@ def measured_series(spec: str, unit: str) -> tuple[list[tuple[float, float]], st
     if "x" not in exp.parameters:
         raise InputError(f"the measurements in {path} have no parameter x (parameters: "
                          f"{', '.join(exp.parameters)})", path=Path(path), hint="measure the program over x")
-    return sorted(_medians(chosen[0], exp.parameters.index("x"), unit)), path + (f":{region}" if region else "")
-
-
-def _measured(spec: str, model: Model, fixed: Mapping[str, float]) -> MeasuredSeries:
-    """The measurements ``spec`` names, each beside the prediction at its x."""
-    seen, label = measured_series(spec, model.unit)
+    seen = sorted(_medians(chosen[0], exp.parameters.index("x"), model.unit))
     predicted = tuple(float(np.asarray(model(**{p: ({**fixed, "x": xv})[p] for p in model.params})))
                       for xv, _ in seen)
-    return MeasuredSeries(label, tuple(x for x, _ in seen), tuple(m for _, m in seen), predicted)
+    return MeasuredSeries(path + (f":{region}" if region else ""), tuple(x for x, _ in seen),
+                          tuple(m for _, m in seen), predicted)
 
 
 def predict_design(path: Path | str, *, x: Sequence[float] = (), parameters: Mapping[str, float] | None = None,
