@@ -70,6 +70,9 @@ class CalibratedComposer(Composer):
     #: stage of a pipe has a worker and a queue of its own, and does not meet the contention of
     #: k workers taking elements from one queue that ``components`` include
     stages: Mapping[str, Model] = field(default_factory=dict)
+    #: over stacked leaves (:meth:`spread`): the operators over the central models, which decide
+    #: whether a part reads its data (a stacked leaf has no asymptotic order)
+    central: CalibratedComposer | None = None
 
     def _overheads(self) -> Overheads:
         if self.overheads is None:
@@ -84,6 +87,8 @@ class CalibratedComposer(Composer):
     def _touches(self, term: Component) -> bool:
         """Whether the component reads its data: its model grows with x (the isolated model is
         asked first, as the one that is PMNF)."""
+        if self.central is not None:
+            return self.central._touches(term)
         return _touches(self._own(self.hot, term) or self.leaf(term), self.size)
 
     def _pipe(self, term: Pipe, parts: Sequence[Model]) -> Model:
@@ -126,19 +131,7 @@ class CalibratedComposer(Composer):
             return {k: leaf(m) for k, m in models.items()}
 
         over = self.overheads
-        return _SpreadCalibrated(each(self.components), "pointwise", self.size, self.target_unit, hot=each(self.hot),
-                                 piped=each(self.piped), stages=each(self.stages),
-                                 overheads=None if over is None else Overheads(leaf(over.stream), leaf(over.pipe)),
-                                 central=self)
-
-
-@dataclass(frozen=True)
-class _SpreadCalibrated(CalibratedComposer):
-    """The calibrated operators over stacked leaves; whether a part reads its data is decided on
-    the central models (a stacked leaf has no asymptotic order)."""
-
-    central: CalibratedComposer | None = None
-
-    def _touches(self, term: Component) -> bool:
-        assert self.central is not None
-        return self.central._touches(term)
+        return CalibratedComposer(each(self.components), "pointwise", self.size, self.target_unit, hot=each(self.hot),
+                                  piped=each(self.piped), stages=each(self.stages),
+                                  overheads=None if over is None else Overheads(leaf(over.stream), leaf(over.pipe)),
+                                  central=self)
