@@ -182,8 +182,8 @@ class _Builder:
             op = _tok(op_tree)
             return BinOp(str(op), self.node(left), self.node(right), self.pos(op))
         if kind in ("power", "sequential", "parallel"):
-            op = {"power": "^", "sequential": ";", "parallel": "||"}[kind]
-            return BinOp(op, self.node(ch[0]), self.node(ch[1]), self.pos(item))
+            word = {"power": "^", "sequential": ";", "parallel": "||"}[kind]
+            return BinOp(word, self.node(ch[0]), self.node(ch[1]), self.pos(item))
         if kind == "neg":
             return Neg(self.node(ch[0]), self.pos(item))
         if kind == "loop":
