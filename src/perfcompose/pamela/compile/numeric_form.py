@@ -127,10 +127,8 @@ def _inline(equations: Mapping[str, ast.expr | None], parameters: Sequence[str])
             raise _NotNumeric
         for name in ready:
             tree = pending.pop(name)
-            if tree is None or any(done.get(n, 0) is None for n in _names(tree)):
-                done[name] = None
-            else:
-                done[name] = _Inline(done).visit(tree)
+            done[name] = (None if tree is None or any(done.get(n, 0) is None for n in _names(tree))
+                          else _Inline(done).visit(tree))
     return done
 
 

@@ -125,10 +125,9 @@ class Evaluator:
         return combined
 
     def _reduction(self, expr: sp.Basic) -> Fn:
-        body: sp.Expr = expr.function
         limits = list(expr.limits)
         # nest one limit at a time (innermost first in SymPy's order)
-        inner: sp.Basic = body
+        inner: sp.Basic = expr.function
         for idx, lo, hi in limits[:-1]:
             inner = type(expr)(inner, (idx, lo, hi))
         idx, lo, hi = limits[-1]
@@ -269,11 +268,8 @@ def _env(values: Mapping[str, float], fresh: bool = True) -> Env:
     """The symbols' values for an evaluation, whose count of steps starts here where ``fresh``."""
     if fresh:
         _spent[0] = 0.0
-    env: Env = {}
-    for name, v in values.items():
-        fv = float(v)
-        env[symbol(name)] = int(fv) if fv.is_integer() and abs(fv) < 2 ** 62 else fv
-    return env
+    floats = {symbol(name): float(v) for name, v in values.items()}
+    return {s: int(v) if v.is_integer() and abs(v) < 2 ** 62 else v for s, v in floats.items()}
 
 
 def _check_bound(expr: sp.Basic, values: Mapping[str, float]) -> None:

@@ -69,9 +69,7 @@ def owned(n: int, layout: Layout, p: int, P: int) -> range:
 
 def owner(i: int, n: int, layout: Layout, P: int) -> int:
     """The processor that owns global index ``i``."""
-    if layout.kind == "cyclic":
-        return i % P
-    return i // math.ceil(n / P)
+    return i % P if layout.kind == "cyclic" else i // math.ceil(n / P)
 
 
 def local(i: int, n: int, layout: Layout, P: int) -> int:
