@@ -121,8 +121,7 @@ class CostModel:
     def uses(self, name: str = "main", quantities: tuple[str, ...] = ("T", "phi", "omega", "delta")
              ) -> tuple[str, ...]:
         """The parameters the ``quantities`` of process ``name`` depend on, in declaration order."""
-        c = self.costs(name)
-        used = set().union(*(free_symbols(getattr(c, q)) for q in quantities))
+        used = set().union(*(free_symbols(getattr(self.costs(name), q)) for q in quantities))
         return tuple(p for p in self.parameters if sp.Symbol(p, positive=True) in used)
 
     def evaluate(self, values: Mapping[str, float], name: str = "main") -> Evaluation:

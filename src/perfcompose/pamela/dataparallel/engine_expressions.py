@@ -358,8 +358,7 @@ class ExpressionReader:
             column = int(len(arr.global_shape) > 1 and arr.dist_axis == len(arr.global_shape) - 1)
             # cyclic: the root of slice i + 1 is another processor, which sends it only when done with
             # its step for slice i: every step carries the copy and a message's latency (bcastc)
-            kind = "bcastc" if arr.layout == "cyclic" else "bcast"
-            return f"{kind}({n}, {column})", Array(rest)
+            return f"{'bcastc' if arr.layout == 'cyclic' else 'bcast'}({n}, {column})", Array(rest)
         if name in ("dp.allgather", "dp.alltoall"):
             x = self.value(node.args[0], [])
             n = self.elements(x)

@@ -194,8 +194,7 @@ class Machine:
         for q in range(self.P):
             idx = owned(n, block(axis), q, self.P)
             parts.append(np.ascontiguousarray(a[idx.start:idx.stop] if axis == 0 else a[:, idx.start:idx.stop]))
-        got = self.alltoall(parts)
-        out = np.concatenate(got, axis=d.layout.axis) if self.P > 1 else parts[0]
+        out = np.concatenate(self.alltoall(parts), axis=d.layout.axis) if self.P > 1 else parts[0]
         self._arrays[id(out)] = _Dist(d.shape, block(axis))
         return out
 

@@ -199,8 +199,7 @@ class _Normaliser:
             return eq.kind
         if name in BUILTINS:
             return BUILTINS[name][0]
-        known = sorted(set(self.eqs) | set(BUILTINS))
-        close = difflib.get_close_matches(name, known, n=1)
+        close = difflib.get_close_matches(name, sorted(set(self.eqs) | set(BUILTINS)), n=1)
         hint = f"did you mean '{close[0]}'? " if close else ""
         hint += f"define it, e.g. 'numeric {name} = ...' or 'numeric parameter {name}'"
         raise self.error(f"undefined name '{name}'", pos, hint)
@@ -322,8 +321,7 @@ class _Normaliser:
             if is_vector(body):
                 raise self.error(f"'{node.kind}' over an index takes numbers, not vectors", node.pos,
                                  "use max(v) for the largest element of a vector")
-            cls = MaxOver if node.kind == "max" else MinOver
-            return cls(body, (index, lo, hi))
+            return (MaxOver if node.kind == "max" else MinOver)(body, (index, lo, hi))
         if isinstance(node, If):
             return choose(*self.branches(node, env, self.numeric, sp.Integer(0)))
         items = [self.scalar(item, env, "a vector element") for item in node.items]  # a Vector
@@ -350,8 +348,7 @@ class _Normaliser:
             if va or vb:
                 raise self.error(f"vectors cannot be compared with '{op}'", node.pos,
                                  "compare their elements, e.g. max(v) < 10")
-            rel = {"==": sp.Eq, "!=": sp.Ne, "<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge}[op](a, b)
-            return indicator(rel)
+            return indicator({"==": sp.Eq, "!=": sp.Ne, "<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge}[op](a, b))
         if op in ("+", "-"):
             if va != vb and not (a == 0 or b == 0):
                 raise self.error(f"cannot {'add' if op == '+' else 'subtract'} a vector and a number", node.pos,
@@ -455,9 +452,8 @@ class _Normaliser:
                 return ir.Use(ir.RHO, self.scalar(node.args[0], env, "a delay"), node.pos)
             return self.expand(self.eqs[name], node.pos, "process", node.args, env)
         if isinstance(node, BinOp) and node.op in (";", "||"):
-            left = self.process(node.left, env)
-            right = self.process(node.right, env)
-            return (ir.Seq if node.op == ";" else ir.Par)(left, right, node.pos)
+            return (ir.Seq if node.op == ";" else ir.Par)(self.process(node.left, env), self.process(node.right, env),
+                                                          node.pos)
         if isinstance(node, Loop) and node.kind in ("seq", "par"):
             return ir.Loop(node.kind, *self.loop(node, env, self.process), node.pos)
         if isinstance(node, If):

@@ -130,8 +130,7 @@ class PamelaProgram:
 
     def line(self, number: int, file: str | None = None) -> str | None:
         """Source line ``number`` (1-based) of the program or of an included ``file``, for carets."""
-        text = self.text if file is None or file == self.path else dict(self.sources).get(file, "")
-        lines = text.splitlines()
+        lines = (self.text if file is None or file == self.path else dict(self.sources).get(file, "")).splitlines()
         return lines[number - 1] if 0 < number <= len(lines) else None
 
     def error(self, message: str, pos: Pos | None, hint: str | None = None) -> PamelaError:

@@ -324,8 +324,7 @@ def _body(proc: ir.Proc, values: dict, think: list[float], demand: dict) -> bool
         if key.free_symbols:
             return False  # a resource of its own per client: not one shared station
         m = float(proc.resource.multiplicity.subs(values))
-        old = demand.get(key, (0.0, m))
-        demand[key] = (old[0] + t, m)
+        demand[key] = (demand.get(key, (0.0, m))[0] + t, m)
         return True
     return False
 
