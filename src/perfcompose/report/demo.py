@@ -49,14 +49,15 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
     trees = []
     prog_rows = []
     over = []
+    at_value: dict[str, float] = {}  # each program's time at x = at
     for res in results:
-        term = parse_term(res.configuration)
-        threads = oversubscription.workers(term)
-        if oversubscription.cores_note(term, cores) is not None:
-            over.append(res.configuration)
         point = {"x": at}
-        evaluated = composer.evaluate(term)
+        evaluated = composer.evaluate(parse_term(res.configuration))
+        term, threads = evaluated.term, evaluated.workers
+        if threads is not None and threads > cores:
+            over.append(res.configuration)
         path = evaluated.bottleneck(point)
+        at_value.setdefault(res.configuration, path[0][1])
         hot = (str(term), *(str(t) for t, _ in path[1:]))
         trees.append(Tree(f"{res.configuration}", term_tree(term_times(evaluated, point), hot, "ns")))
         exact = evaluated.model.with_meta(name=str(term), source="composed")
@@ -80,15 +81,13 @@ def demo_report(rows: Sequence[Any], results: Sequence[Any], *, at: float = 2.0 
                           "lines: programs composed from the parts' models; rings: the parts' measured medians")
     parts_fig = figure(parts_figure(rows), "each part: measurements and fitted model",
                        "dots: medians with min-max bars; line: the fitted model; grey: beyond the measurements")
-    top = (max(results, key=lambda r: float(np.asarray(composer(parse_term(r.configuration))(x=at))))
-           if results else None)
+    top = max(at_value, key=lambda c: at_value[c]) if at_value else None
     summary = (("parts measured here", ", ".join(f"{r.task}: {short_model(r.model, 4)}" for r in rows) + " [ns]"),
                ("programs", str(len(results))),
                ("cores", f"{cores} on this machine; the predictions assume a core per thread"
                 + (f" ({len(over)} programs start more threads)" if over else "")),
                ("slowest at x = " + size(at), "-" if top is None else
-                f"{top.configuration}: {sig(float(np.asarray(composer(parse_term(top.configuration))(x=at))) / 1e6)} ms"
-                " per element"))
+                f"{top}: {sig(at_value[top] / 1e6)} ms per element"))
     sections = (Section("Parts", (parts_table, measured, parts_fig)),
                 Section("Programs", tuple(trees)),
                 Section("Predictions", (programs, composed_fig,

@@ -105,21 +105,18 @@ def _where(configuration: str, composer: Any, xv: float) -> str:
         return "-"
 
 
-def _per_x_table(comps: Sequence[Any], composer: Any, has_band: bool) -> Any:
+def _per_x_table(comps: Sequence[Any], composer: Any) -> Any:
     """Measured against predicted at every x, with the interval where the study has one."""
-    per_x = ["program", "x", "measured [ns]", "papers' operators [ns]", "calibrated [ns]"]
-    per_x += ["interval low [ns]", "high [ns]"] if has_band else []
-    per_x += ["err % papers'", "err % calibrated", "bottleneck (parts, exact max)"]
+    per_x = ["program", "x", "measured [ns]", "papers' operators [ns]", "calibrated [ns]", "interval low [ns]",
+             "high [ns]", "err % papers'", "err % calibrated", "bottleneck (parts, exact max)"]
     rows = []
     for c in comps:
         low, high = getattr(c, "low", ()), getattr(c, "high", ())
         for k, xv in enumerate(c.x):
-            row = [c.configuration, size(xv), sig(c.measured[k] * 1e9, 5), sig(float(c.modular(x=xv)), 5),
-                   sig(float(c.calibrated(x=xv)), 5)]
-            if has_band:
-                row += [sig(low[k]) if low else "-", sig(high[k]) if high else "-"]
-            row += [_pct(c.errors_paper[k]), _pct(c.errors_calibrated[k]), _where(c.configuration, composer, xv)]
-            rows.append(row)
+            rows.append([c.configuration, size(xv), sig(c.measured[k] * 1e9, 5), sig(float(c.modular(x=xv)), 5),
+                         sig(float(c.calibrated(x=xv)), 5), sig(low[k]) if low else None,
+                         sig(high[k]) if high else None, _pct(c.errors_paper[k]), _pct(c.errors_calibrated[k]),
+                         _where(c.configuration, composer, xv)])
     return table("measured against predicted, per x", per_x, rows,
                  note="errors are |predicted - measured| / measured; times per data element",
                  numeric=(False,) + (True,) * (len(per_x) - 2) + (False,))
@@ -152,7 +149,7 @@ def study_report(study: Any, title: str, *, paper: Mapping[str, str] | None = No
     sections = [Section("Programs", tuple(_trees(comps, composer))),
                 Section("Parts", (parts_table,)),
                 Section("Models", (_models_table(comps, paper, has_band),)),
-                Section("Measured against predicted", (_per_x_table(comps, composer, has_band),) + ((figure(
+                Section("Measured against predicted", (_per_x_table(comps, composer),) + ((figure(
                     _figure(study), "measured against predicted, per program",
                     "dots: measured medians; dashed: the papers' operators; solid: calibrated operators"),)
                     if comps else ()))]
