@@ -23,10 +23,7 @@ def load_list(loads: Mapping[int, float], limit: int = 1_000_000) -> list[float]
     if min(loads) < 0 or max(loads) >= limit:
         raise PamelaError(f"resource indices run from {min(loads)} to {max(loads)}; a vector holds indices "
                           f"0 to {limit - 1}", hint="use resource indices from 0 upwards")
-    out = [0.0] * (max(loads) + 1)
-    for k, v in loads.items():
-        out[k] = v
-    return out
+    return [loads.get(k, 0.0) for k in range(max(loads) + 1)]
 
 
 def load_vector(loads: Any) -> dict[int, float]:

@@ -196,8 +196,7 @@ def _compute_kernels(sizes: Sequence[int], sides: Sequence[int], column_sides: S
 def _kernels_worker(p: int, P: int, links, sizes: Sequence[int], sides: Sequence[int],
                     column_sides: Sequence[int], reps: int, clock: str, conn) -> None:
     pin_to_core(p)
-    dp = Machine(p, P, links)
-    conn.send(_compute_kernels(sizes, sides, column_sides, reps, clock, sync=dp.barrier, parts=P))
+    conn.send(_compute_kernels(sizes, sides, column_sides, reps, clock, sync=Machine(p, P, links).barrier, parts=P))
 
 
 def _pingpong_worker(p: int, link, sizes: Sequence[int], reps: int, clock: str, conn) -> None:

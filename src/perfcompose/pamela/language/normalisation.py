@@ -54,8 +54,7 @@ BUILTINS: dict[str, tuple[str, tuple[int, ...] | None]] = {
 def _arity_text(counts: tuple[int, ...] | None) -> str:
     if counts is None:
         return "one or more arguments"
-    words = " or ".join(str(c) for c in counts)
-    return f"{words} argument{'s' if counts != (1,) else ''}"
+    return f"{' or '.join(str(c) for c in counts)} argument{'s' if counts != (1,) else ''}"
 
 
 def _children(node: Node) -> tuple[Node, ...]:
