@@ -305,9 +305,8 @@ def with_residuals(expr: sp.Expr, name: str) -> sp.Expr:
     replacements = {}
     for node in _top_reductions(expr):
         syms = _sorted_symbols(node)
-        fn = _DEFAULT.scalar(node)
 
-        def impl(*args: float, _syms=syms, _fn=fn) -> float:
+        def impl(*args: float, _syms=syms, _fn=_DEFAULT.scalar(node)) -> float:
             return _fn(_env({s.name: a for s, a in zip(_syms, args)}))
         f = implemented_function(sp.Function(f"{name}_{next(_RESIDUAL_IDS)}"),
                                  np.vectorize(impl, otypes=[float]))

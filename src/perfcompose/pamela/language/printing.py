@@ -130,10 +130,9 @@ def vector_text(vector: sp.Expr, limit: int = 64) -> str:
     if vector == 0:
         return "[]"
     try:
-        terms = list(load_terms(vector))
+        terms = [LoadTerm(decimal_form(t.weight), t.key, t.limits) for t in load_terms(vector)]
     except ValueError:
         return _PRINTER.doprint(vector)
-    terms = [LoadTerm(decimal_form(t.weight), t.key, t.limits) for t in terms]
     if terms and all(not t.limits and t.key.is_Integer and 0 <= int(t.key) < limit for t in terms):
         slots: dict[int, sp.Expr] = {}
         for t in terms:

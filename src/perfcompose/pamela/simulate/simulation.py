@@ -92,8 +92,7 @@ class _Flattener:
         if not is_closed(expr):
             expr = simplify(expr)
         if not is_closed(expr):
-            free = {s for s in expr.free_symbols if s not in self.p.slots}
-            if expr.free_symbols - free:
+            if any(s in self.p.slots for s in expr.free_symbols):  # a loop index
                 raise self.source.error(f"{what} '{expr}' has a reduction over a loop index that has no closed "
                                         "form, which the simulator cannot run", pos,
                                         "write the reduction as a loop of processes, or as a closed formula")
@@ -355,8 +354,7 @@ def mva_cycle_time(net: ClosedNetwork) -> float:
     for n in range(1, K + 1):
         times = [d / m * (1 + q) + d * (m - 1) / m for (d, m), q in zip(net.demands, queues)]
         cycle = net.think + sum(times)
-        throughput = n / cycle
-        queues = [throughput * (r - d * (m - 1) / m) for r, (d, m) in zip(times, net.demands)]
+        queues = [n / cycle * (r - d * (m - 1) / m) for r, (d, m) in zip(times, net.demands)]
     return cycle
 
 
