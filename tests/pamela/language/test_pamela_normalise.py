@@ -28,7 +28,7 @@ def test_mrm_normal_form_is_the_papers():
     inner = main.body
     assert isinstance(inner, ir.Loop) and inner.kind == "seq" and (inner.lo, inner.hi) == (1, N)
     think, serve = inner.body.left, inner.body.right
-    assert think.resource.infinite and think.time == 10
+    assert think.resource is ir.RHO and think.time == 10
     assert serve.resource == ir.Resource(sp.Integer(0), sp.Integer(1)) and serve.time == sp.Rational(1, 10)
 
 

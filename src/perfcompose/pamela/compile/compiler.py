@@ -45,7 +45,7 @@ class _Compiler:
         if isinstance(proc, ir.Use):
             t = proc.time
             res = proc.resource
-            if res.infinite:
+            if res.key is None:  # rho, the infinite server
                 return Costs(t, sp.Integer(0), sp.Integer(0), t)
             b = res.multiplicity
             phi = t / b if self.paper_phi else t

@@ -21,10 +21,6 @@ class Resource:
     key: sp.Expr | None
     multiplicity: sp.Expr = sp.Integer(1)
 
-    @property
-    def infinite(self) -> bool:
-        return self.key is None
-
 
 RHO = Resource(None, sp.oo)
 

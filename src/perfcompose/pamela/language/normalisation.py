@@ -323,8 +323,8 @@ class _Normaliser:
             return (MaxOver if node.kind == "max" else MinOver)(body, (index, lo, hi))
         if isinstance(node, If):
             return choose(*self.branches(node, env, self.numeric, sp.Integer(0)))
-        items = [self.scalar(item, env, "a vector element") for item in node.items]  # a Vector
-        return sp.Add(*[v * UnitVec(k) for k, v in enumerate(items)])
+        # a Vector
+        return sp.Add(*[self.scalar(item, env, "a vector element") * UnitVec(k) for k, item in enumerate(node.items)])
 
     def numeric_binop(self, node: BinOp, env: Env) -> sp.Expr:
         try:

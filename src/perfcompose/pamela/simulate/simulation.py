@@ -170,7 +170,7 @@ class _Flattener:
         p = self.p
         if isinstance(proc, ir.Use):
             t = self.expression(proc.time, proc.pos, "the time")
-            if proc.resource.infinite:
+            if proc.resource.key is None:  # rho, the infinite server
                 p.emit(event_kernel.OP_DELAY, t, pos=proc.pos)
             else:
                 key = self.expression(proc.resource.key, proc.pos, "the resource index")
