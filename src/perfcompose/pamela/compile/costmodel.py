@@ -70,9 +70,8 @@ class CostModel:
 
     def _check(self, name: str) -> None:
         if name not in self.normal.processes and not self._numeric_only(name):
-            known = ", ".join(self.processes) or "none"
             raise PamelaError(f"no process '{name}' in {self.program.source_name}", path=self.program.path,
-                              hint=f"processes: {known}")
+                              hint=f"processes: {', '.join(self.processes) or 'none'}")
 
     # -- compilation ------------------------------------------------------------------------
 

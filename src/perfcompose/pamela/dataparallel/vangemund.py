@@ -212,8 +212,7 @@ def phases(program: str | Path, values: Mapping[str, int], P: int, machine: str 
             model.write_text(generate(program, only=(file, line)).text)
             predicted = compile_file(model).evaluate({**values, "P": P}).T
             out.append(Phase(file, line, source, float(predicted), measured((file, line))))
-    known = {(f, n) for f, n, _ in statements}
-    for key in sorted({k for lines in per_processor for k in lines} - known):
+    for key in sorted({k for lines in per_processor for k in lines} - {(f, n) for f, n, _ in statements}):
         source = _source_line(*key)
         if "dp.array(" not in source:  # a declaration's filling is not part of a run's time
             out.append(Phase(key[0], key[1], source, 0.0, measured(key), modelled=False))

@@ -271,8 +271,7 @@ def simulate_process(normal: NormalForm, values: Mapping[str, float], *, process
         raise PamelaError(f"no process '{process}' without formal parameters in {program.source_name}",
                           path=program.path, hint=f"processes: {known}")
     if distribution not in _RANDOMNESS:
-        raise PamelaError(f"unknown distribution '{distribution}'",
-                          hint="choose " + ", ".join(_RANDOMNESS))
+        raise PamelaError(f"unknown distribution '{distribution}'", hint="choose " + ", ".join(_RANDOMNESS))
     check_steps(operation_count(normal.processes[process], values),
                 f"simulating {process} of {program.source_name}")
     flattener = _Flattener(program, values)  # the kernel program, the parameters bound to values
