@@ -18,7 +18,7 @@ from typing import Any, cast
 import lark
 import sympy as sp
 
-from perfcompose.compose.terms import Component, Count, MapReduce, Pipe, Position, Seq, Shuffle, Term, TPool
+from perfcompose.compose.terms import Component, Count, MapReduce, Pipe, Position, Seq, Shuffle, Term, TPool, nest
 from perfcompose.errors import InputError, ModelSyntaxError
 from perfcompose.model import parse_expression
 
@@ -173,11 +173,7 @@ class _Reader:
             if len(positional) < 2:
                 raise self.at(head, f"{name} needs at least two terms, got {len(positional)}",
                               f"write {name}(a, b, ...)")
-            kind = Seq if name == "seq" else Pipe
-            out = self.term(positional[0])
-            for arg in positional[1:]:
-                out = kind(out, self.term(arg), pos=pos)
-            return out
+            return nest(Seq if name == "seq" else Pipe, [self.term(arg) for arg in positional], pos)
         m = re.fullmatch(r"tpool_(\w+)", name)
         if m or name == "tpool":
             if keywords:

@@ -8,7 +8,7 @@ parsed from) ride along for error messages but take no part in equality.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -211,12 +211,12 @@ def flatten(term: Term, kind: type) -> list[Term]:
 
 def seq(*terms: Term | str) -> Term:
     """``seq(a, b, c)`` = ``seq(seq(a, b), c)``; strings name components."""
-    return _chain(Seq, terms)
+    return nest(Seq, terms)
 
 
 def pipe(*terms: Term | str) -> Term:
     """``pipe(a, b, c)`` = ``pipe(pipe(a, b), c)`` (the operator is associative, law (i))."""
-    return _chain(Pipe, terms)
+    return nest(Pipe, terms)
 
 
 def tpool(threads: Count, body: Term | str) -> TPool:
@@ -228,10 +228,11 @@ def _term(t: Term | str) -> Term:
     return Component(t) if isinstance(t, str) else t
 
 
-def _chain(kind: type, terms: tuple[Term | str, ...]) -> Term:
+def nest(kind: type, terms: Sequence[Term | str], pos: Position | None = None) -> Term:
+    """The left-nested chain of a binary pattern over ``terms``, every node at ``pos``."""
     if len(terms) < 2:
         raise ValueError(f"{kind.__name__.lower()} needs at least two terms")
     out = _term(terms[0])
     for t in terms[1:]:
-        out = kind(out, _term(t))
+        out = kind(out, _term(t), pos=pos)
     return out
