@@ -369,11 +369,10 @@ class ExpressionReader:
         if name == "dp.redistribute":
             arr = self.array_of(node.args[0])
             axis = int(ast.literal_eval(node.args[1]))
-            n = self.elements(arr)
             dims = list(arr.global_shape)
             dims[axis] = f"ceil({dims[axis]} / P)"
             moved = Array(tuple(dims), False, dist_axis=axis, layout="block", global_shape=arr.global_shape)
-            return f"redistribute({n})", moved
+            return f"redistribute({self.elements(arr)})", moved
         if name == "dp.barrier":
             return "bcast(0, 0)", Scalar("0")
         raise self.error(node, f"'{name}' is not a communication call the engine knows",

@@ -261,8 +261,7 @@ def run(code, fixed, ecode, econst, estart, nslots, max_stack, randomness, seed)
                 hi_ = _value(code[pc, 3], fixed, ecode, econst, estart, env, tid, stack)
                 if not (abs(lo) < 1e15 and abs(hi_) < 1e15):
                     return ERR_BOUND, pc, lo, r_key[:nres], r_mult[:nres], r_busy[:nres], uses
-                env[tid, code[pc, 1]] = np.ceil(lo - 1e-9)
-                env[tid, code[pc, 1] + 1] = np.floor(hi_ + 1e-9)
+                env[tid, code[pc, 1]], env[tid, code[pc, 1] + 1] = np.ceil(lo - 1e-9), np.floor(hi_ + 1e-9)
                 pc += 1
             elif op == OP_LOOP_TEST:
                 s = code[pc, 1]
