@@ -72,11 +72,7 @@ def _mod_form(side: sp.Expr, other: sp.Expr, i: sp.Symbol) -> tuple[sp.Expr, sp.
 def count_where(cond: sp.Basic, i: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> sp.Expr | None:
     """How many integers ``i`` in ``lo..hi`` satisfy ``cond``; None when no rule applies."""
     length = _length(lo, hi)
-    if cond is sp.true:
-        return length
-    if cond is sp.false:
-        return sp.Integer(0)
-    if not cond.has(i):
+    if not cond.has(i):  # all of them or none (Piecewise folds a true or false condition)
         return sp.Piecewise((length, cond), (0, True))
     if isinstance(cond, (sp.Not, sp.Ne)):  # the indices where the opposite does not hold
         opposite = cond.args[0] if isinstance(cond, sp.Not) else sp.Eq(cond.lhs, cond.rhs, evaluate=False)
@@ -89,12 +85,7 @@ def count_where(cond: sp.Basic, i: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> sp.Ex
                 continue
             c, m, r = form
             count = sp.floor((hi + c - r) / m) - sp.floor((lo - 1 + c - r) / m)
-            in_range = sp.And(sp.Ge(r, 0), sp.Lt(r, m))
-            if in_range is sp.true:
-                return count
-            if in_range is sp.false:
-                return sp.Integer(0)
-            return sp.Piecewise((count, in_range), (0, True))
+            return sp.Piecewise((count, sp.And(sp.Ge(r, 0), sp.Lt(r, m))), (0, True))
         lin = _linear(cond.lhs - cond.rhs, i)
         if lin is None or abs(lin[0]) != 1:
             return None

@@ -494,9 +494,8 @@ def normalise(program: PamelaProgram) -> NormalForm:
             continue
         if eq.kind != "process":
             continue
-        env = {f: _Value(symbol(f)) for f in eq.formals}
         try:
-            processes[eq.name] = n.process(eq.body, env)
+            processes[eq.name] = n.process(eq.body, {f: _Value(symbol(f)) for f in eq.formals})
             formals[eq.name] = eq.formals
         except PamelaError:
             continue  # a formal is used as a process or a resource: compiled where it is called

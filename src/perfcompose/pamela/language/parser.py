@@ -222,11 +222,10 @@ def _parse(text: str, path: str | None, file: str | None,
             lines = text.splitlines() or [""]
             raise program.error("the model ends in the middle of an expression",
                                 Pos(len(lines), len(lines[-1]) + 1), _HINT) from None
-        expected = sorted(exc.expected)
         hint = _HINT
         if tok.type in ("TYPE", "PARAMETER"):
             hint = "the previous equation is incomplete; " + _HINT
-        elif "EQUAL" in expected and tok.type not in ("EQUAL",):
+        elif "EQUAL" in exc.expected and tok.type not in ("EQUAL",):
             hint = "write '=' before the right-hand side; " + _HINT
         raise program.error(f"unexpected '{tok}'", Pos(tok.line, tok.column), hint) from None
     builder = _Builder(program, file)
