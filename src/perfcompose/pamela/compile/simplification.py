@@ -51,9 +51,7 @@ def _linear(expr: sp.Expr, i: sp.Symbol) -> tuple[sp.Expr, sp.Expr] | None:
     if alpha.has(i) or not alpha.is_number or alpha == 0:
         return None
     beta = sp.expand(expr - alpha * i)
-    if beta.has(i):
-        return None
-    return alpha, beta
+    return None if beta.has(i) else (alpha, beta)
 
 
 def _mod_form(side: sp.Expr, other: sp.Expr, i: sp.Symbol) -> tuple[sp.Expr, sp.Expr, sp.Expr] | None:

@@ -168,10 +168,9 @@ class _Normaliser:
                 self._check_scope(eq.body, set(eq.formals))
 
     def _check_scope(self, node: Node, scope: set[str]) -> None:
-        if isinstance(node, Loop):
-            self._check_scope(node.lo, scope)
-            self._check_scope(node.hi, scope)
-            self._check_scope(node.body, scope | {node.index})
+        if isinstance(node, Loop):  # the index is in scope in the body only
+            for part, names in ((node.lo, scope), (node.hi, scope), (node.body, scope | {node.index})):
+                self._check_scope(part, names)
             return
         if isinstance(node, Name):
             if node.name in scope:
@@ -193,9 +192,8 @@ class _Normaliser:
 
     def lookup(self, name: str, pos: Pos) -> str:
         """The kind of a global name; an 'undefined' error with a suggestion otherwise."""
-        eq = self.eqs.get(name)
-        if eq is not None and name != "fcfs":
-            return eq.kind
+        if name in self.eqs and name != "fcfs":
+            return self.eqs[name].kind
         if name in BUILTINS:
             return BUILTINS[name][0]
         close = difflib.get_close_matches(name, sorted(set(self.eqs) | set(BUILTINS)), n=1)
@@ -372,9 +370,8 @@ class _Normaliser:
     def numeric_call(self, node: Call, env: Env) -> sp.Expr:
         name = node.name
         self._called(node, env, "numeric")
-        eq = self.eqs.get(name)
-        if eq is not None:
-            return self.expand(eq, node.pos, "numeric", node.args, env)
+        if name in self.eqs:  # a numeric equation (_called has refused any other kind)
+            return self.expand(self.eqs[name], node.pos, "numeric", node.args, env)
         if name == "unitvec":
             return UnitVec(self.scalar(node.args[0], env, "the index of unitvec"))
         if name in ("max", "min"):
