@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from perfcompose.errors import ModelError, ModelSyntaxError
-from perfcompose.model import Model, Order, compare_order, maximum, symbol
+from perfcompose.model import Model, Order, symbol
+from perfcompose.model_maximum import compare_order, maximum
 
 x, p, n = symbol("x"), symbol("p"), symbol("n")
 

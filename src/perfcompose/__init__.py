@@ -16,7 +16,8 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from perfcompose.errors import PerfcomposeError
     from perfcompose.fit import PMNFFitter, SegmentedFitter, advise
-    from perfcompose.model import Model, Order, PMNFTerm, compare_order, maximum
+    from perfcompose.model import Model, Order, PMNFTerm
+    from perfcompose.model_maximum import compare_order, maximum
     from perfcompose.runtime import run_mapreduce, run_term
 
 __getattr__, __dir__, __all__ = lazy_exports(globals(), "__version__")

@@ -2,8 +2,8 @@
 
 A model is a SymPy expression over named positive parameters (x = input size, n = threads, ...)
 with metadata (unit, source, fit statistics). It evaluates vectorised, knows its asymptotic order
-per parameter, composes with ``+``, ``*``, ``/`` and :func:`maximum`, prints as plain text,
-Extra-P syntax or LaTeX, and round-trips through JSON exactly.
+per parameter, composes with ``+``, ``*``, ``/`` and :func:`perfcompose.model_maximum.maximum`, prints as
+plain text, Extra-P syntax or LaTeX, and round-trips through JSON exactly.
 """
 from __future__ import annotations
 
@@ -15,24 +15,21 @@ import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any, NamedTuple
 
 import numpy as np
 import sympy as sp
-from sympy.printing.latex import LatexPrinter
-from sympy.printing.str import StrPrinter
 from sympy.utilities.lambdify import implemented_function
 
-from perfcompose.choices import PipeRule
 from perfcompose.ensemble import LinearEnsemble, percentile_interval
 from perfcompose.errors import ModelError, ModelSyntaxError
 from perfcompose.expression_reader import float64, names_in, parse_expression, parse_srepr, symbol
-from perfcompose.pmnf_text import extrap_text, float_text, pmnf_factors
+from perfcompose.model_printing import ExtrapPrinter, LaTeXPrinter, Log2, PlainPrinter, display_form
+from perfcompose.pmnf_text import extrap_text, pmnf_factors
 from perfcompose.units import ROLES, conversion, merge_roles
 
-__all__ = ["Model", "PMNFTerm", "Order", "symbol", "maximum", "compare_order", "parse_expression",
-           "MODEL_FORMAT", "FIT_FORMAT"]
+__all__ = ["Model", "PMNFTerm", "Order", "symbol", "parse_expression", "MODEL_FORMAT", "FIT_FORMAT"]
 
 #: the most terms of a sum compiled as one expression (see Model._compiled)
 LARGEST_COMPILED_SUM = 100
@@ -40,57 +37,6 @@ LARGEST_COMPILED_SUM = 100
 MODEL_FORMAT = "perfcompose-model/1"
 #: the records of ``perfcompose fit --json``: one fitted model of a region and metric each
 FIT_FORMAT = "perfcompose-fit/1"
-
-
-# -- printing ------------------------------------------------------------------------------
-
-
-class Log2(sp.Function):
-    """log2 for display only: models hold ``log(x, 2)``; printers show it as ``log2(x)``."""
-
-    nargs = 1
-
-    def _latex(self, printer: Any, exp: Any = None) -> str:
-        arg = printer._print(self.args[0])
-        return rf"\log_2^{{{exp}}}{{{arg}}}" if exp is not None else rf"\log_2{{{arg}}}"
-
-
-Log2.__name__ = "log2"  # prints as log2(...)
-
-
-@lru_cache(maxsize=1024)
-def display_form(expr: sp.Expr) -> sp.Expr:
-    """Rewrite log(a)/log(2) as log2(a) so that PMNF terms read as they are written (kept for
-    the expressions printed last: a command prints a model's label many times, and rebuilding
-    a ``Max`` lets SymPy compare its arguments again)."""
-    return expr.replace(lambda e: isinstance(e, sp.log) and e.args[0] != 2,
-                        lambda e: sp.log(2) * Log2(e.args[0]))
-
-
-class _PlainPrinter(StrPrinter):
-    """SymPy's str printer with round-trip floats (shortest repr) and log2(x)."""
-
-    def _print_Float(self, expr: sp.Float) -> str:  # noqa: N802 (SymPy's naming)
-        return float_text(float(expr))
-
-
-class _ExtrapPrinter(_PlainPrinter):
-    """Plain printer with ``^`` for powers, as Extra-P writes them."""
-
-    def _print_Pow(self, expr: sp.Pow, rational: bool = False) -> str:  # noqa: N802
-        base, exp = expr.as_base_exp()
-        if exp == -1:
-            return f"1 / {self.parenthesize(base, 100)}"
-        return f"{self.parenthesize(base, 100)}^({self._print(exp)})"
-
-
-class _LatexPrinter(LatexPrinter):
-    def _print_Float(self, expr: sp.Float) -> str:  # noqa: N802
-        text = f"{float(expr):.6g}"
-        if "e" in text:
-            mant, ex = text.split("e")
-            return rf"{mant} \cdot 10^{{{int(ex)}}}"
-        return text
 
 
 # -- PMNF structure: terms c * prod(p^i * log2(p)^j) and the asymptotic order per parameter ----
@@ -501,7 +447,7 @@ class Model:
     # -- formatting -------------------------------------------------------------------------
 
     def __str__(self) -> str:
-        return _PlainPrinter({"order": "none"}).doprint(display_form(self.expr))
+        return PlainPrinter({"order": "none"}).doprint(display_form(self.expr))
 
     def __repr__(self) -> str:
         return f"Model({str(self)!r}, params={self.params!r}, unit={self.unit!r})"
@@ -524,14 +470,14 @@ class Model:
                 return f"{piece[0]}  if {cond.lhs} <= {float(cond.rhs):.6g};  {piece[1]}  otherwise"
         decomposed = self.terms()
         if decomposed is None:
-            return _ExtrapPrinter({"order": "none"}).doprint(display_form(self.expr))
+            return ExtrapPrinter({"order": "none"}).doprint(display_form(self.expr))
         constant, terms = decomposed
         return extrap_text(constant, [(t.coefficient, t.exponents) for t in terms], self.params, digits,
                            implicit_one=not self.expr.atoms(sp.Float))
 
     def to_latex(self) -> str:
         """LaTeX for papers and notebooks (coefficients to 6 significant digits)."""
-        return _LatexPrinter({"mul_symbol": "dot"}).doprint(display_form(self.expr))
+        return LaTeXPrinter({"mul_symbol": "dot"}).doprint(display_form(self.expr))
 
     def _repr_latex_(self) -> str:
         return f"${self.to_latex()}$"
@@ -617,134 +563,3 @@ class Model:
         return cls(expr, params=tuple(params), unit=str(record.get("unit", "s")),
                    source=str(record.get("source", "")), name=str(record.get("name", "")), stats=stats,
                    roles=dict(roles), ensemble=ensemble)
-
-
-def compare_order(a: Model, b: Model, param: str | None = None) -> int | None:
-    """Compare the asymptotic order of two models: 1 if ``a`` grows faster, -1 if slower, 0 if equal.
-
-    With several parameters and no ``param``, ``a`` must be at least as fast in every parameter
-    (and faster in one) to win; ``None`` means the orders are incomparable (``a`` wins in one
-    parameter, ``b`` in another).
-    """
-    names = [param] if param else list(dict.fromkeys(a.params + b.params))
-    signs = set()
-    for name in names:
-        oa, ob = a.order(name), b.order(name)
-        if oa is None or ob is None:
-            raise ModelError(f"cannot compare asymptotic orders in {name}: "
-                             f"{'first' if oa is None else 'second'} model is not PMNF",)
-        signs.add((oa > ob) - (oa < ob))
-    signs.discard(0)
-    return None if len(signs) > 1 else (signs.pop() if signs else 0)
-
-
-def max_expression(a: sp.Expr, b: sp.Expr) -> sp.Expr:
-    """``Max(a, b)`` (nested maxima flattened), an argument dropped where the assumptions prove
-    another at least as large. SymPy's own ``Max`` also searches factorings of every pair it
-    cannot order, most of the time a pipeline's model takes to build; the value is the same."""
-    kept: list[sp.Expr] = []
-    for e in (arg for m in (a, b) for arg in (m.args if isinstance(m, sp.Max) else (m,))):
-        if any(_at_least(k, e) for k in kept):
-            continue
-        kept = [k for k in kept if not _at_least(e, k)] + [e]
-    return kept[0] if len(kept) == 1 else sp.Max(*kept, evaluate=False)
-
-
-#: the largest power whose sign the assumptions are asked about: ordering x**-476149643230
-#: against another term builds a polynomial of that degree (minutes, gigabytes)
-_ORDERED_POWER = 64
-
-
-def _at_least(a: sp.Expr, b: sp.Expr) -> bool:
-    """True where ``a >= b`` for every positive value of the parameters, as the assumptions show;
-    False (both kept in the maximum) where a power beyond _ORDERED_POWER would have to be ordered."""
-    if a == b:
-        return True
-    difference = a - b
-    if any(p.exp.is_Number and abs(p.exp) > _ORDERED_POWER for p in difference.atoms(sp.Pow)):
-        return False
-    return bool(difference.is_nonnegative)
-
-
-def maximum(a: Model, b: Model, how: PipeRule = "asymptotic",
-            param: str | None = None, fixed: Iterable[str] | None = None) -> Model:
-    """The larger of two models.
-
-    ``asymptotic`` (eq. 3 of 003): the model of higher asymptotic order; ``param`` names the
-    parameter that grows (the input size x), the others being held fixed; without it the order
-    must be higher in every parameter. On a tie of orders the model larger at 2^40 wins, provided
-    it wins for every value of the other parameters tried (1, 2, 8, 64, 2^20); otherwise, and when
-    the orders are incomparable or not PMNF, the exact pointwise ``Max`` is returned.
-    Given ``fixed`` (the parameters held fixed, such as thread counts), a model that wins in
-    ``param`` but grows more slowly than the other in a parameter not listed there is no single
-    winner: the pointwise ``Max`` is returned, so no part is lost.
-    ``pointwise``: always the exact ``Max(a, b)``, right also where the asymptotic choice is
-    wrong at small parameter values.
-
-    >>> str(maximum(Model.parse("536.185*x"), Model.parse("1034.17*x*log2(x)")))
-    '1034.17*x*log2(x)'
-    """
-    if how == "pointwise":
-        if a.unit != b.unit:
-            b = b.in_unit(a.unit)
-        roles = merge_roles(a.roles, b.roles, first_name=a.label, second_name=b.label)
-        return Model(max_expression(a.expr, b.expr), params=a.params + b.params, unit=a.unit, roles=roles)
-    if how != "asymptotic":
-        raise ModelError(f"maximum(how={how!r}): choose 'asymptotic' or 'pointwise'")
-    try:
-        cmp = compare_order(a, b, param)
-    except ModelError:
-        cmp = None
-    if cmp is None or (cmp != 0 and param and fixed is not None and
-                       _loses_elsewhere(a if cmp > 0 else b, b if cmp > 0 else a, param, set(fixed))):
-        return maximum(a, b, how="pointwise")
-    if cmp != 0:
-        return a if cmp > 0 else b
-    names = list(dict.fromkeys(a.params + b.params))
-    if param:
-        lead = _leading_sign(a.expr - b.expr, param)
-        if lead is not None:
-            return b if lead < 0 else a
-    grown = [param] if param else names
-    others = [p for p in names if p not in grown]
-    verdicts = set()
-    for other in ((1.0, 2.0, 8.0, 64.0, 2.0 ** 20) if others else (1.0,)):
-        point = {p: (2.0 ** 40 if p in grown else other) for p in names}
-        va = a(**{p: point[p] for p in a.params})
-        vb = b(**{p: point[p] for p in b.params})
-        verdicts.add(bool(vb > va))
-    return maximum(a, b, how="pointwise") if len(verdicts) > 1 else (b if verdicts.pop() else a)
-
-
-def _loses_elsewhere(winner: Model, loser: Model, param: str, fixed: set[str]) -> bool:
-    """True when ``winner`` grows more slowly than ``loser`` in a parameter besides ``param`` (or
-    the orders there cannot be compared): then neither model is larger everywhere."""
-    for name in dict.fromkeys(winner.params + loser.params):
-        if name == param or name in fixed:
-            continue
-        ow, ol = winner.order(name), loser.order(name)
-        if ow is None or ol is None or ow < ol:
-            return True
-    return False
-
-
-def _leading_sign(diff: sp.Expr, param: str) -> int | None:
-    """The sign of ``diff`` as ``param`` grows, from its leading PMNF terms (0 when it vanishes).
-
-    The other parameters are positive, so the leading terms decide when their coefficients share
-    a sign; None otherwise, or when ``diff`` is not PMNF.
-    """
-    expanded = sp.expand(diff)
-    decomposed = pmnf_terms(expanded, {s.name for s in expanded.free_symbols})
-    if decomposed is None:
-        return None
-    constant, terms = decomposed
-    parts = [((Fraction(0), Fraction(0)), constant)] if constant else []
-    parts += [(t.exponent(param), t.coefficient) for t in terms]
-    if not parts:
-        return 0
-    top = max(p[0] for p in parts)
-    signs = {p[1] > 0 for p in parts if p[0] == top}
-    if len(signs) != 1:
-        return None  # the other (positive) parameters decide which term leads
-    return 1 if signs.pop() else -1

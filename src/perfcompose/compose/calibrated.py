@@ -37,7 +37,8 @@ from perfcompose.compose.kinds import pipe_model, seq_model
 from perfcompose.compose.operators import Composer
 from perfcompose.compose.terms import Component, Pipe, Seq, Term
 from perfcompose.errors import ModelError
-from perfcompose.model import Model, Order, maximum
+from perfcompose.model import Model, Order
+from perfcompose.model_maximum import maximum
 
 
 @dataclass(frozen=True)

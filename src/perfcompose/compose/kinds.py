@@ -17,7 +17,8 @@ from perfcompose.choices import PipeRule
 from perfcompose.compose.parser import TermSyntaxError
 from perfcompose.compose.terms import Component, Count, MapReduce, Pipe, Seq, Shuffle, Term, TPool
 from perfcompose.errors import ModelError
-from perfcompose.model import Model, maximum, symbol
+from perfcompose.model import Model, symbol
+from perfcompose.model_maximum import maximum
 from perfcompose.units import merge_roles, seconds_per
 
 #: roles of parameters that count resources: held fixed when the asymptotic max compares growth

@@ -17,7 +17,8 @@ from perfcompose.compose.kinds import KINDS
 from perfcompose.compose.operators import Composer, Evaluated
 from perfcompose.compose.terms import Term
 from perfcompose.ensemble import StackedEnsemble
-from perfcompose.model import Model, maximum
+from perfcompose.model import Model
+from perfcompose.model_maximum import maximum
 
 
 def workers(term: Term) -> int | None:
