@@ -16,7 +16,6 @@ import re
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from typing import Any
-from unittest.mock import patch
 
 import dask
 from distributed import Client, LocalCluster
@@ -26,6 +25,8 @@ from perfcompose.errors import PerfcomposeError
 #: ``scheme://host:port`` of a Dask scheduler
 _ADDRESS = re.compile(r"^(tcp|tls|ucx|ws|wss)://(\[[0-9a-fA-F:]+\]|[A-Za-z0-9_.\-]+):(\d{1,5})$")
 _TRIM = "MALLOC_TRIM_THRESHOLD_"
+#: the thread counts of the numerical libraries, one thread per worker thread
+_ONE_THREAD = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 #: seconds to wait for a scheduler (``mapreduce run --timeout``)
 TIMEOUT = 15.0
 
@@ -105,12 +106,14 @@ class Engine(AbstractContextManager["Engine"]):
 
     def _local(self, m: int, n: int, malloc_trim: int | None) -> Any:
         # the nanny copies its environment into this process before it spawns a worker; keep
-        # this process's own and put it back on close
-        self._stack.enter_context(patch.dict(os.environ))
+        # this process's own values of what it sets, and put them back on close (only those: the rest of
+        # the environment may change meanwhile)
+        saved = {key: os.environ.get(key) for key in (_TRIM, *_ONE_THREAD)}
+        self._stack.callback(_restore, saved)
         os.environ.pop(_TRIM, None)
         config = {"distributed.nanny.pre-spawn-environ": {
                       _TRIM: None if malloc_trim is None else str(malloc_trim),
-                      "OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1},
+                      **dict.fromkeys(_ONE_THREAD, 1)},
                   "distributed.scheduler.work-stealing": False}
         with dask.config.set(config):
             try:
@@ -151,6 +154,14 @@ class Engine(AbstractContextManager["Engine"]):
 
     def __exit__(self, *_: Any) -> None:
         self.close()
+
+
+def _restore(saved: dict[str, str | None]) -> None:
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 def _loopback(address: str) -> bool:
