@@ -33,14 +33,14 @@ def test_a_script_is_profiled_at_each_size_and_a_second_run_resumes(tmp_path: Pa
     script = tmp_path / "script.py"
     script.write_text(SCRIPT)
     out = tmp_path / "prof.json"
-    args = ("--param", "n=1,2,4", "--reps", "1", "-o", str(out), "--", sys.executable, str(script), "{n}")
+    args = ("--param", "n=1,2,8", "--reps", "1", "-o", str(out), "--", sys.executable, str(script), "{n}")
     printed = run(*args)
-    assert "from 3 runs at 3 points" in printed and f"perfcompose analyze {out} --at n=40" in printed
+    assert "from 3 runs at 3 points" in printed and f"perfcompose analyze {out} --at n=80" in printed
     profile = load(out)
     work = next(s for s in profile.series if s.region.endswith("->work (script.py:3)"))
     seconds = {p.coordinate[0]: p.values[0] for p in work.points}
-    assert sorted(seconds) == [1.0, 2.0, 4.0] and work.unit == "s"
-    assert seconds[4.0] > 2 * seconds[1.0]
+    assert sorted(seconds) == [1.0, 2.0, 8.0] and work.unit == "s"
+    assert seconds[8.0] > 2 * seconds[1.0]  # 8 times the work: more than twice the time under any load
     assert "resumed: 3 points" in run(*args)
     assert load(out).series == profile.series
 
