@@ -20,13 +20,12 @@ from typing import Any, Literal
 import numpy as np
 
 from perfcompose.choices import Clock
+from perfcompose.environment import SINGLE_THREAD_ENV, environment
 
 __all__ = ["Clock", "RunError", "Layout", "block", "cyclic", "replicated", "local", "Machine", "run",
            "run_alternatives", "run_lines", "load_program", "pairwise_links", "pin_to_core", "spawn_workers",
-           "SINGLE_THREAD_ENV", "STEADY_MEMORY_ENV"]
+           "STEADY_MEMORY_ENV"]
 
-#: environment that keeps NumPy's BLAS on one thread per worker (set before NumPy is imported)
-SINGLE_THREAD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 #: glibc's allocator in the workers keeps freed memory for the next array instead of giving it back
 #: to the system (arrays up to 32 MB from the heap, no trimming): a large array made anew then costs
 #: what it costs in a long-running program and in the micro-benchmarks' loops, not the page faults
@@ -351,11 +350,8 @@ def spawn_workers(target: Callable[..., None], args: Sequence[tuple], failed: Ca
     """What ``target(*args[p], conn)`` sends on ``conn`` in each of ``len(args)`` spawned processes, in order. Their
     BLAS libraries run on one thread each (a worker is one processor) and their allocator keeps its memory
     (:data:`STEADY_MEMORY_ENV`); a worker that sends a string (its error) or dies stops them all: ``failed(p, why)``."""
-    env = {**SINGLE_THREAD_ENV, **STEADY_MEMORY_ENV}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
     ctx = mp.get_context("spawn")
-    try:
+    with environment({**SINGLE_THREAD_ENV, **STEADY_MEMORY_ENV}):
         outs = [ctx.Pipe(duplex=False) for _ in args]
         procs = [ctx.Process(target=target, args=(*a, out[1]), daemon=True) for a, out in zip(args, outs)]
         for pr in procs:
@@ -373,10 +369,4 @@ def spawn_workers(target: Callable[..., None], args: Sequence[tuple], failed: Ca
             results.append(got)
         for pr in procs:
             pr.join()
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     return results

@@ -20,13 +20,12 @@ from typing import Any
 import dask
 from distributed import Client, LocalCluster
 
+from perfcompose.environment import SINGLE_THREAD_ENV, environment
 from perfcompose.errors import PerfcomposeError
 
 #: ``scheme://host:port`` of a Dask scheduler
 _ADDRESS = re.compile(r"^(tcp|tls|ucx|ws|wss)://(\[[0-9a-fA-F:]+\]|[A-Za-z0-9_.\-]+):(\d{1,5})$")
 _TRIM = "MALLOC_TRIM_THRESHOLD_"
-#: the thread counts of the numerical libraries, one thread per worker thread
-_ONE_THREAD = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 #: seconds to wait for a scheduler (``mapreduce run --timeout``)
 TIMEOUT = 15.0
 
@@ -108,12 +107,10 @@ class Engine(AbstractContextManager["Engine"]):
         # the nanny copies its environment into this process before it spawns a worker; keep
         # this process's own values of what it sets, and put them back on close (only those: the rest of
         # the environment may change meanwhile)
-        saved = {key: os.environ.get(key) for key in (_TRIM, *_ONE_THREAD)}
-        self._stack.callback(_restore, saved)
-        os.environ.pop(_TRIM, None)
+        self._stack.enter_context(environment({_TRIM: None}, keep=SINGLE_THREAD_ENV))
         config = {"distributed.nanny.pre-spawn-environ": {
                       _TRIM: None if malloc_trim is None else str(malloc_trim),
-                      **dict.fromkeys(_ONE_THREAD, 1)},
+                      **dict.fromkeys(SINGLE_THREAD_ENV, 1)},
                   "distributed.scheduler.work-stealing": False}
         with dask.config.set(config):
             try:
@@ -154,14 +151,6 @@ class Engine(AbstractContextManager["Engine"]):
 
     def __exit__(self, *_: Any) -> None:
         self.close()
-
-
-def _restore(saved: dict[str, str | None]) -> None:
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
 
 
 def _loopback(address: str) -> bool:
