@@ -20,12 +20,17 @@ prediction; per seed the median and 90th-percentile program, coverage and width;
 seeds their distribution.
 
     python benchmarks/user_code.py [--seeds 101:105] [--x 1024:16384] [--rounds 5] [--load 1]
-                                   [--json out.json] [--restart]
+                                   [--repeat] [--json out.json] [--restart]
 
-``--load N`` runs N CPU-bound processes beside the study (a busy loop each). Measurements are
-checkpointed under ``.perfcompose/``: an interrupted run resumes (``--restart`` measures anew).
-The figures are about this machine: its core count, memory bandwidth and caches set how much
-co-running stages slow each other down.
+``--load N`` runs N CPU-bound processes beside the study (a busy loop each). ``--repeat`` runs
+every study a second time, measured anew, and sets the predictor's error beside how closely the
+measurement repeats itself: per program the median over the sizes of |second / first - 1| of the
+measured times and of the predictions, and the first prediction against the second measurement.
+Before and after the studies the machine's steadiness is probed
+(:mod:`perfcompose.bench.steadiness`: a fixed piece of work timed back to back for 3 s).
+Measurements are checkpointed under ``.perfcompose/`` (the repeats under ``.perfcompose/repeat``):
+an interrupted run resumes (``--restart`` measures anew). The figures are about this machine: its
+core count, memory bandwidth and caches set how much co-running stages slow each other down.
 """
 from __future__ import annotations
 
@@ -51,6 +56,7 @@ import library_stages  # noqa: E402
 import stage_pool  # noqa: E402
 
 from perfcompose.bench.runner import parse_values  # noqa: E402
+from perfcompose.bench.steadiness import probe  # noqa: E402
 from perfcompose.commands.validation import ValidateCommand  # noqa: E402
 from perfcompose.compose.parser import parse_term  # noqa: E402
 from perfcompose.validate.modular import Study, study  # noqa: E402
@@ -154,7 +160,7 @@ def summary(rows: list[dict[str, Any]], result: Study) -> dict[str, Any]:
 
 
 def run_one(programs: Sequence[str], functions: dict[str, Callable[[Any], Any]], make: Callable[[float], Any],
-            args: argparse.Namespace, label: str) -> dict[str, Any]:
+            args: argparse.Namespace, label: str, checkpoints: Path = ROOT / ".perfcompose") -> dict[str, Any]:
     t0 = time.perf_counter()
     last = [0.0]
 
@@ -165,7 +171,7 @@ def run_one(programs: Sequence[str], functions: dict[str, Callable[[Any], Any]],
             print(f"  {label} {step}: {done}/{total}", file=sys.stderr, flush=True)
 
     result = study(programs, parse_values(args.x), rounds=args.rounds, count=ValidateCommand.count,
-                   functions=functions, make=make, checkpoints=ROOT / ".perfcompose", restart=args.restart,
+                   functions=functions, make=make, checkpoints=checkpoints, restart=args.restart,
                    progress=progress)
     rows = _rows(result)
     print(f"\n{label}: {time.perf_counter() - t0:.0f} s, load average {os.getloadavg()[0]:.2f}")
@@ -173,6 +179,24 @@ def run_one(programs: Sequence[str], functions: dict[str, Callable[[Any], Any]],
     return {"label": label, "seconds": time.perf_counter() - t0, "programs": rows, **summary(rows, result),
             "slowdowns": [s.to_json() for s in result.slowdowns],
             "context_effects": [e.to_json() for e in result.context_effects]}
+
+
+def repeatability(first: dict[str, Any], second: dict[str, Any]) -> dict[str, float]:
+    """How closely a study repeats itself: over the programs of both, the median program's median
+    over the sizes of |second / first - 1| of the measured times (``measured``) and of the
+    predictions (``predicted``), the first prediction against the second measurement (``across``),
+    and each study's own median program error (``error_first``, ``error_second``)."""
+    again = {r["program"]: r for r in second["programs"]}
+    pairs = [(r, again[r["program"]]) for r in first["programs"] if r["program"] in again]
+
+    def median_of(a: str, b: str, one: int = 0, two: int = 1) -> float:
+        per = [np.median(np.abs(np.array(p[two][b]) / np.array(p[one][a]) - 1)) for p in pairs]
+        return float(np.median(per)) if per else math.nan
+
+    return {"programs": len(pairs), "measured": median_of("measured_ns", "measured_ns"),
+            "predicted": median_of("predicted_ns", "predicted_ns"), "across": median_of("predicted_ns", "measured_ns"),
+            "error_first": median_of("predicted_ns", "measured_ns", 0, 0),
+            "error_second": median_of("predicted_ns", "measured_ns", 1, 1)}
 
 
 def _pct(v: float | None) -> str:
@@ -188,10 +212,14 @@ def main() -> None:
                         "(default 4096:65536 for the fixed programs, 1024:16384 for drawn ones)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--load", type=int, default=0, help="CPU-bound processes to run beside the study")
+    parser.add_argument("--repeat", action="store_true", help="run every study twice, measured anew, and "
+                        "report how closely the measurements and predictions repeat")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     parser.add_argument("--restart", action="store_true", help="measure anew instead of resuming")
     args = parser.parse_args()
     load0 = os.getloadavg()[0]
+    steady = [probe(3.0)]
+    print(f"steadiness before: {steady[0].describe()}", flush=True)
     busy = [multiprocessing.Process(target=_busy, daemon=True) for _ in range(args.load)]
     for p in busy:
         p.start()
@@ -214,9 +242,15 @@ def main() -> None:
                              for c in parse_term(p, components=stage_pool.STAGES).components()}
                 studies.append({"seed": seed, **run_one(programs, functions, stage_pool.signal, args,
                                                           f"seed {seed}")})
+                if args.repeat:
+                    again = run_one(programs, functions, stage_pool.signal, args, f"seed {seed} again",
+                                    ROOT / ".perfcompose" / "repeat")
+                    studies[-1]["repeat"] = {**again, "repeatability": repeatability(studies[-1], again)}
     finally:
         for p in busy:
             p.terminate()
+    steady.append(probe(3.0))
+    print(f"steadiness after: {steady[1].describe()}")
     print(f"\n{_cpu()}, {os.cpu_count()} cores; load average {load0:.2f} before, {os.getloadavg()[0]:.2f} after; "
           f"{args.load} CPU-bound processes beside; x = {args.x}; {args.rounds} rounds")
     print("per study, over the programs predicted (not those the output calls untrusted, '?'; 'all' counts "
@@ -234,9 +268,20 @@ def main() -> None:
               f"{_pct(float(np.quantile(every, 0.9)))}; per-seed median {_pct(min(s['median'] for s in studies))}"
               f"-{_pct(max(s['median'] for s in studies))}, coverage "
               f"{_pct(min(s['coverage'] or 0 for s in studies))}-{_pct(max(s['coverage'] or 0 for s in studies))}")
+    repeats = [(s["label"], s["repeat"]["repeatability"]) for s in studies if "repeat" in s]
+    if repeats:
+        print("each study measured twice: median program, over the sizes |second / first - 1| (measured, "
+              "predicted) and |predicted / measured - 1| (each study's own, and the first prediction against "
+              "the second measurement)")
+        print(f"{'study':16s} {'programs':>8s} {'measured':>9s} {'predicted':>9s} {'error 1st':>9s} "
+              f"{'error 2nd':>9s} {'1st vs 2nd':>10s}")
+        for label, r in repeats:
+            print(f"{label:16s} {r['programs']:8d} {_pct(r['measured']):>9s} {_pct(r['predicted']):>9s} "
+                  f"{_pct(r['error_first']):>9s} {_pct(r['error_second']):>9s} {_pct(r['across']):>10s}")
     if args.json:
         args.json.write_text(json.dumps({"machine": {"cpu": _cpu(), "cores": os.cpu_count(), "load_before": load0,
-                                                     "busy_processes": args.load},
+                                                     "busy_processes": args.load,
+                                                     "steadiness": [s.to_json() for s in steady]},
                                          "x": args.x, "rounds": args.rounds, "studies": studies}, indent=1))
 
 
