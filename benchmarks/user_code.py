@@ -185,7 +185,8 @@ def repeatability(first: dict[str, Any], second: dict[str, Any]) -> dict[str, fl
     """How closely a study repeats itself: over the programs of both, the median program's median
     over the sizes of |second / first - 1| of the measured times (``measured``) and of the
     predictions (``predicted``), the first prediction against the second measurement (``across``),
-    and each study's own median program error (``error_first``, ``error_second``)."""
+    and each study's own median program error (``error_first``, ``error_second``); every program
+    counts, those a study calls untrusted too."""
     again = {r["program"]: r for r in second["programs"]}
     pairs = [(r, again[r["program"]]) for r in first["programs"] if r["program"] in again]
 
@@ -224,11 +225,19 @@ def main() -> None:
     for p in busy:
         p.start()
     studies = []
+
+    def measure(programs: Sequence[str], functions: dict[str, Callable[[Any], Any]], make: Callable[[float], Any],
+                label: str, **extra: Any) -> None:
+        studies.append({**extra, **run_one(programs, functions, make, args, label)})
+        if args.repeat:
+            again = run_one(programs, functions, make, args, f"{label} again", ROOT / ".perfcompose" / "repeat")
+            studies[-1]["repeat"] = {**again, "repeatability": repeatability(studies[-1], again)}
+
     try:
         if args.seeds is None:
             args.x = args.x or "4096:65536"
-            functions = {name: getattr(library_stages, name) for name in FIXED_STAGES}
-            studies.append(run_one(FIXED_PROGRAMS, functions, library_stages.signal, args, "fixed programs"))
+            measure(FIXED_PROGRAMS, {name: getattr(library_stages, name) for name in FIXED_STAGES},
+                    library_stages.signal, "fixed programs")
         else:
             args.x = args.x or "1024:16384"
             if ":" in args.seeds:
@@ -240,12 +249,7 @@ def main() -> None:
                 programs = draw_programs(seed, args.programs)
                 functions = {c: stage_pool.STAGES[c] for p in programs
                              for c in parse_term(p, components=stage_pool.STAGES).components()}
-                studies.append({"seed": seed, **run_one(programs, functions, stage_pool.signal, args,
-                                                          f"seed {seed}")})
-                if args.repeat:
-                    again = run_one(programs, functions, stage_pool.signal, args, f"seed {seed} again",
-                                    ROOT / ".perfcompose" / "repeat")
-                    studies[-1]["repeat"] = {**again, "repeatability": repeatability(studies[-1], again)}
+                measure(programs, functions, stage_pool.signal, f"seed {seed}", seed=seed)
     finally:
         for p in busy:
             p.terminate()
