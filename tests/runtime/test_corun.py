@@ -37,11 +37,12 @@ def _numpy_sum(n: int) -> float:
     return float(np.sort(np.arange(n, 0, -1, dtype=np.int64)).sum())
 
 
-def _copies(chain, element, min_time=0.05):
+def _copies(chain, element, min_time=0.05, retries=0):
     """A target of two copies of ``chain`` (term 0) and the chain alone (term 1), with both
-    co-runs' concurrency as terms 2 and 3."""
+    co-runs' concurrency as terms 2 and 3; a run disturbed by other programs is taken again up to
+    ``retries`` times."""
     return CoRunTarget([[[chain], [chain]], [[chain]]], [[lambda x: element] * 2, [lambda x: element]],
-                       concurrent=[0, 1], retries=0, min_time=min_time)
+                       concurrent=[0, 1], retries=retries, min_time=min_time)
 
 
 def _cores_of_two_copies(chain, element) -> float:
@@ -134,9 +135,10 @@ def _own_threads(ms: float) -> float:
 
 def test_a_chain_with_threads_of_its_own_counts_their_cores():
     # the caller waits while its own thread computes: the cores kept busy are the thread's
-    # (a worker that sleeps as long keeps none busy)
+    # (a worker that sleeps as long keeps none busy; a run in which its wake-ups waited for a core
+    # that other programs held is taken again, as a study takes it)
     assert _copies(_own_threads, 20.0, min_time=0.1).measure({"term": 3, "x": 1}) > 0.4
-    assert _copies(_sleep, 20.0, min_time=0.1).measure({"term": 3, "x": 1}) < 0.2
+    assert _copies(_sleep, 20.0, min_time=0.1, retries=3).measure({"term": 3, "x": 1}) < 0.2
 
 
 def test_copies_of_a_chain_count_their_calls_together_as_a_pool_does():
