@@ -190,14 +190,17 @@ def repeatability(first: dict[str, Any], second: dict[str, Any]) -> dict[str, fl
     again = {r["program"]: r for r in second["programs"]}
     pairs = [(r, again[r["program"]]) for r in first["programs"] if r["program"] in again]
 
-    def median_of(a: str, b: str, one: int = 0, two: int = 1) -> float:
-        per = [np.median(np.abs(np.array(p[two][b]) / np.array(p[one][a]) - 1)) for p in pairs]
+    def change(reference: Callable[[tuple], list[float]], value: Callable[[tuple], list[float]]) -> float:
+        """The median program's median over the sizes of |value / reference - 1|."""
+        per = [np.median(np.abs(np.array(value(p)) / np.array(reference(p)) - 1)) for p in pairs]
         return float(np.median(per)) if per else math.nan
 
-    return {"programs": len(pairs), "measured": median_of("measured_ns", "measured_ns"),
-            "predicted": median_of("predicted_ns", "predicted_ns"), "across": median_of("predicted_ns", "measured_ns"),
-            "error_first": median_of("predicted_ns", "measured_ns", 0, 0),
-            "error_second": median_of("predicted_ns", "measured_ns", 1, 1)}
+    return {"programs": len(pairs),
+            "measured": change(lambda p: p[0]["measured_ns"], lambda p: p[1]["measured_ns"]),
+            "predicted": change(lambda p: p[0]["predicted_ns"], lambda p: p[1]["predicted_ns"]),
+            "across": change(lambda p: p[0]["predicted_ns"], lambda p: p[1]["measured_ns"]),
+            "error_first": change(lambda p: p[0]["predicted_ns"], lambda p: p[0]["measured_ns"]),
+            "error_second": change(lambda p: p[1]["predicted_ns"], lambda p: p[1]["measured_ns"])}
 
 
 def _pct(v: float | None) -> str:
