@@ -1,16 +1,17 @@
 """Measure library code nobody here wrote at several sizes, for the real-measurement corpus.
 
-    python benchmarks/measure_libraries.py [--sets numpy,dense,scipy,codecs,sqlite] [--reps 5]
+    python benchmarks/measure_libraries.py [--sets numpy,dense,...,python] [--reps 5]
         [--out benchmarks/data/measured] [--force]
 
 Each set is a handful of routines of NumPy, SciPy, the standard library's compressors and
-hashes, or SQLite, timed on one core (BLAS and OpenMP held to one thread) at 8 sizes growing by
-2x (the dense linear algebra by about 1.4x), ``--reps`` runs a size, each on fresh input drawn
-with a fixed seed. A set is written as Extra-P text, ``<out>/<set>.txt`` (seconds of wall time,
+hashes, SQLite, pandas, Pillow or plain Python (sorting, heaps, decimals, regular expressions,
+MessagePack, dictionaries), timed on one core (BLAS and OpenMP held to one thread) at 8 sizes
+growing by 2x (the matrices' and the images' sides by about 1.4x), ``--reps`` runs a size, each on
+fresh input drawn with a fixed seed. A set is written as Extra-P text, ``<out>/<set>.txt`` (seconds of wall time,
 one DATA line per size, the runs in order; the load average at its start and end is printed);
 a set already written is kept unless ``--force``, so an interrupted run resumes.
 ``benchmarks/real_extrapolation.py`` reads these files (sets ``numpy``, ``dense``, ``scipy``,
-``codecs``, ``sqlite``).
+``codecs``, ``sqlite``, ``pandas``, ``imaging``, ``python``).
 """
 from __future__ import annotations
 
@@ -21,20 +22,27 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import bz2  # noqa: E402
+import decimal  # noqa: E402
 import hashlib  # noqa: E402
+import heapq  # noqa: E402
+import io  # noqa: E402
 import json  # noqa: E402
 import lzma  # noqa: E402
+import re  # noqa: E402
 import sqlite3  # noqa: E402
 import time  # noqa: E402
 import zlib  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import msgpack  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 import scipy.linalg  # noqa: E402
 import scipy.sparse  # noqa: E402
 import scipy.sparse.linalg  # noqa: E402
 import scipy.spatial  # noqa: E402
+from PIL import Image, ImageFilter  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 
@@ -95,6 +103,60 @@ def _spd(m: int, rng: np.random.Generator) -> np.ndarray:
     return a @ a.T + m * np.eye(m)
 
 
+def _frame(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    """n rows: a unique shuffled key, one of 100 groups, a float value and a short text label."""
+    words = np.array(["".join(map(chr, rng.integers(97, 123, 6))) for _ in range(500)])
+    return pd.DataFrame({"k": rng.permutation(n), "g": rng.integers(0, 100, n), "v": rng.random(n),
+                         "s": words[rng.integers(0, len(words), n)]})
+
+
+def _merge(n: int, rng: np.random.Generator) -> Callable[[], object]:
+    left, right = _frame(n, rng), _frame(n, rng)[["k", "v"]]
+    return lambda: left.merge(right, on="k")
+
+
+def _read_csv(n: int, rng: np.random.Generator) -> Callable[[], object]:
+    text = _frame(n, rng).to_csv(index=False)
+    return lambda: pd.read_csv(io.StringIO(text))
+
+
+def _image(side: int, rng: np.random.Generator) -> Image.Image:
+    """A side x side RGB photograph-like image: smooth gradients with noise."""
+    y, x = np.mgrid[0:side, 0:side] / side
+    base = np.stack([np.sin(6 * x + 3 * y), np.cos(5 * y - 2 * x), np.sin(4 * x * y + 1)], axis=-1)
+    pixels = 127 * (1 + base) + rng.normal(0, 12, (side, side, 3))
+    return Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8), "RGB")
+
+
+def _encode(fmt: str, **options: object) -> Routine:
+    def make(side: int, rng: np.random.Generator) -> Callable[[], object]:
+        img = _image(side, rng)
+        return lambda: img.save(io.BytesIO(), fmt, **options)
+    return make
+
+
+def _jpeg_decode(side: int, rng: np.random.Generator) -> Callable[[], object]:
+    buf = io.BytesIO()
+    _image(side, rng).save(buf, "JPEG", quality=85)
+    data = buf.getvalue()
+    return lambda: Image.open(io.BytesIO(data)).load()
+
+
+def _records(n: int, rng: np.random.Generator) -> list[dict[str, object]]:
+    return [{"id": int(i), "score": float(v), "tag": f"t{int(g)}"}
+            for i, v, g in zip(rng.permutation(n), rng.random(n), rng.integers(0, 50, n))]
+
+
+def _heap_drain(n: int, rng: np.random.Generator) -> Callable[[], object]:
+    values = rng.random(n).tolist()
+
+    def drain() -> list[float]:
+        heap = list(values)
+        heapq.heapify(heap)
+        return [heapq.heappop(heap) for _ in range(len(heap))]
+    return drain
+
+
 #: set -> (parameter, sizes, routines by name)
 SETS: dict[str, tuple[str, tuple[int, ...], dict[str, Routine]]] = {
     "numpy": ("n", tuple(2 ** k for k in range(14, 22)), {
@@ -141,6 +203,32 @@ SETS: dict[str, tuple[str, tuple[int, ...], dict[str, Routine]]] = {
         "group_by": _sql("select g, count(*), avg(v) from t group by g"),
         "self_join": _sql("select count(*) from t a join t b on a.k = b.k + 1", index=True),
         "scan_filter": _sql("select count(*) from t where v < 0.5 and g > 10"),
+    }),
+    "pandas": ("rows", tuple(2 ** k for k in range(12, 20)), {
+        "sort_values": lambda n, r: (lambda df=_frame(n, r): df.sort_values("v")),
+        "groupby_mean": lambda n, r: (lambda df=_frame(n, r): df.groupby("g")["v"].mean()),
+        "merge": _merge,
+        "read_csv": _read_csv,
+        "rolling_mean": lambda n, r: (lambda df=_frame(n, r): df["v"].rolling(16).mean()),
+        "str_upper": lambda n, r: (lambda df=_frame(n, r): df["s"].str.upper()),
+        "drop_duplicates": lambda n, r: (lambda df=_frame(n, r): df.drop_duplicates(subset=["g", "s"])),
+    }),
+    "imaging": ("side", (128, 181, 256, 362, 512, 724, 1024, 1448), {
+        "resize": lambda m, r: (lambda img=_image(m, r): img.resize((m // 2, m // 2), Image.Resampling.LANCZOS)),
+        "gaussian_blur": lambda m, r: (lambda img=_image(m, r): img.filter(ImageFilter.GaussianBlur(2))),
+        "rotate": lambda m, r: (lambda img=_image(m, r): img.rotate(33, Image.Resampling.BICUBIC)),
+        "jpeg_encode": _encode("JPEG", quality=85),
+        "jpeg_decode": _jpeg_decode,
+        "png_encode": _encode("PNG"),
+        "to_grayscale": lambda m, r: (lambda img=_image(m, r): img.convert("L")),
+    }),
+    "python": ("items", tuple(2 ** k for k in range(12, 20)), {
+        "sorted_strings": lambda n, r: (lambda a=[f"{v:.12f}" for v in r.random(n)]: sorted(a)),
+        "heap_drain": _heap_drain,
+        "decimal_sum": lambda n, r: (lambda a=[decimal.Decimal(f"{v:.6f}") for v in r.random(n)]: sum(a)),
+        "regex_findall": lambda n, r: (lambda t=_text(8 * n, r).decode(): re.findall(r"\b[a-f]\w{2,5}\b", t)),
+        "msgpack_roundtrip": lambda n, r: (lambda a=_records(n, r): msgpack.unpackb(msgpack.packb(a))),
+        "dict_build": lambda n, r: (lambda a=r.integers(0, n, n).tolist(): {k: k * 2 for k in a}),
     }),
 }
 
