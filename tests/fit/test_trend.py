@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from perfcompose.data import load
-from perfcompose.data.experiment import Series
 from perfcompose.fit import PMNFFitter, SelectionPolicy
 from perfcompose.fit.trend import inversions, monotone
 
@@ -35,11 +34,15 @@ def test_a_rise_with_one_point_out_of_order_is_a_trend_and_scatter_is_not():
 def test_a_linear_solve_disturbed_at_its_first_sizes_is_not_fitted_as_a_constant():
     e = load(DENSE, "extrap-text")
     lu = e.get(region="solve")
-    below = Series(lu.metric, tuple(p for p in lu.points if p.coordinate[0] < 768), lu.region, lu.unit)
-    assert PMNFFitter(aggregate="mean", policy=SelectionPolicy(trend=0.0)).fit_series(
-        e.parameters, below).chosen.n_terms == 0
-    chosen = PMNFFitter(aggregate="mean").fit_series(e.parameters, below).chosen
-    assert chosen.n_terms >= 1 and chosen.hypothesis[0][0][1][0] >= 2
+    below = [p for p in lu.points if p.coordinate[0] < 768]
+    x = np.array([p.coordinate[0] for p in below])
+    means = [float(np.mean(p.values)) for p in below]
+    # of the means alone, only the trend keeps the rise from being taken for scatter
+    untrended = PMNFFitter(aggregate="mean", policy=SelectionPolicy(trend=0.0))
+    assert untrended.fit_arrays(x, means, ["m"]).chosen.n_terms == 0
+    for values in (means, [p.values for p in below]):   # with the runs, their scatter says which points to trust
+        chosen = PMNFFitter(aggregate="mean").fit_arrays(x, values, ["m"]).chosen
+        assert chosen.n_terms >= 1 and chosen.hypothesis[0][0][1][0] >= 2
 
 
 def test_many_points_are_judged_by_the_normal_approximation_and_a_selection():

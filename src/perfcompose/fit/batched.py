@@ -16,7 +16,7 @@ import numpy as np
 from perfcompose.choices import AGGREGATE_CHOICES
 from perfcompose.data.experiment import Series
 from perfcompose.fit.hypotheses import Factor, factor_values, fit_batch, fit_batch_chunked, gram_fits, split_batch
-from perfcompose.fit.noise import aggregate_noise, constant_slack, intercept_slack, relative_variances
+from perfcompose.fit.noise import aggregate_noise, constant_slack, intercept_slack, point_weights, relative_variances
 from perfcompose.fit.result import Group, Hypothesis, Progress
 
 if TYPE_CHECKING:
@@ -153,24 +153,26 @@ _LARGE = 1e150
 
 
 class Aggregated(NamedTuple):
-    """The aggregated values (S, points) and the relative noise (S,) of S series; ``done`` marks
-    the series aggregated here (the others need the fitter's own per-series path)."""
+    """The aggregated values (S, points), the relative noise (S,) and the points' weights beside it
+    (S, points; :func:`~perfcompose.fit.noise.point_weights`) of S series; ``done`` marks the series
+    aggregated here (the others need the fitter's own per-series path)."""
 
     y: np.ndarray
     sigma: np.ndarray
     done: np.ndarray
+    h: np.ndarray
 
 
 def aggregate_many(fitter: PMNFFitter, series: Sequence[Series]) -> Aggregated:
     """What :func:`~perfcompose.fit.noise.aggregated` gives for each series' repetitions, for all series at once where
     every point has the same number of repetitions (the others are marked not done)."""
     S, n = len(series), len(series[0].points)
-    y, sigma, done = np.zeros((S, n)), np.zeros(S), np.zeros(S, dtype=bool)
+    y, sigma, done, h = np.zeros((S, n)), np.zeros(S), np.zeros(S, dtype=bool), np.ones((S, n))
     if n == 0:
-        return Aggregated(y, sigma, done)
+        return Aggregated(y, sigma, done, h)
     how = fitter.aggregate
     if how not in AGGREGATE_CHOICES:
-        return Aggregated(y, sigma, done)
+        return Aggregated(y, sigma, done, h)
     by_reps: dict[int, list[int]] = {}
     arrays: dict[int, np.ndarray] = {}
     for k, s in enumerate(series):
@@ -189,6 +191,7 @@ def aggregate_many(fitter: PMNFFitter, series: Sequence[Series]) -> Aggregated:
                 good = np.mean(V, axis=-1) > 0
                 ok &= np.all(good, axis=1) | ~np.any(good, axis=1)
                 rel_mean = np.mean(relative_variances(V), axis=1)
+                h[same] = point_weights(V)
         idx = np.asarray(same)
         y[idx] = agg
         for j, k in enumerate(same):
@@ -197,7 +200,7 @@ def aggregate_many(fitter: PMNFFitter, series: Sequence[Series]) -> Aggregated:
             if reps >= 2 and good[j, 0]:
                 sigma[k] = aggregate_noise(float(rel_mean[j]), float(reps), how)
             done[k] = True
-    return Aggregated(y, sigma, done)
+    return Aggregated(y, sigma, done, h)
 
 
 def batchable(fitter: PMNFFitter, X: np.ndarray) -> bool:
@@ -222,14 +225,15 @@ def _beyond_reach(fitter: PMNFFitter, fitted: list[tuple[Group, int]], sigma: np
 
 def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray,
                       scattered: bool = False, prune: bool = False, lined: Sequence[bool] | None = None,
-                      progress: Progress | None = None) -> list[list[Group]]:
+                      progress: Progress | None = None, weights: np.ndarray | None = None) -> list[list[Group]]:
     """For every row of ``Y`` (S, points) with noise ``sigma`` (S,), the additive and multiplicative
     combinations of every parameter's candidate factors, fitted and scored: the groups of the
     multi-parameter search. ``lined`` says which parameters have lines of points (the others are
     left out; default all). With ``prune``, hypotheses that cannot matter (:func:`_beyond_reach`)
     are left out: the choice is the same, its runners-up are not. One series (S = 1) of many points
-    is screened first (:func:`_screened`), and ``progress`` hears of its batches."""
-    w, sc = fitter._weights(Y, X)
+    is screened first (:func:`_screened`), and ``progress`` hears of its batches. ``weights`` (S, points):
+    the points' weights beside the noise (:func:`~perfcompose.fit.noise.point_weights`; None: alike)."""
+    w, sc = fitter._weights(Y, X, weights)
     pad = np.zeros((len(Y), 1))
     fits = np.hstack([Y, pad]), np.hstack([w, pad]), np.hstack([sc, pad + 1.0])   # and the far row, only predicted
     lined = [True] * X.shape[1] if lined is None else lined
@@ -247,6 +251,7 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
         if not len(live):
             return out
     Y, sigma, at = Y[live], sigma[live], live.tolist()
+    weights = None if weights is None else weights[live]
     yy, w, sc = (f[live] for f in fits)
     S, d = len(Y), X.shape[1]
     count = candidates_within(fitter.candidates_per_parameter, sum(lined), MAX_COMBINATIONS)
@@ -265,7 +270,8 @@ def multi_groups_many(fitter: PMNFFitter, X: np.ndarray, Y: np.ndarray, sigma: n
         for flag in flags:
             mask = neg == flag
             basis = fitter._basis_with(X[:, k], flag)
-            idx[mask] = fitter._candidates(X, Y[mask], sigma[mask], k, per, flag, scattered) + len(names)
+            idx[mask] = fitter._candidates(X, Y[mask], sigma[mask], k, per, flag, scattered,
+                                           None if weights is None else weights[mask]) + len(names)
             table.append(factor_values(rows[:, k], basis.exponent_arrays).T)
             names.extend(basis.factors)
         tables.append(np.vstack(table))

@@ -19,8 +19,9 @@ from perfcompose.errors import FitError
 from perfcompose.fit.result import Group
 from perfcompose.fit.selection_policy import SelectionPolicy
 
-__all__ = ["NOISE_FLOOR", "OUTLIER_MADS", "relative_variances", "replicated", "packed", "aggregated",
-           "aggregate_noise", "scatter_noise", "with_lack_of_fit", "constant_slack", "intercept_slack"]
+__all__ = ["NOISE_FLOOR", "OUTLIER_MADS", "POINT_PRIOR", "UNEQUAL_SCATTER", "relative_variances", "replicated",
+           "packed", "aggregated", "point_weights", "point_weights_of", "aggregate_noise", "scatter_noise",
+           "with_lack_of_fit", "constant_slack", "intercept_slack"]
 
 #: the relative noise of exact data: rounding is not noise, and it keeps them on the chi-square path
 NOISE_FLOOR = 1e-9
@@ -29,6 +30,11 @@ NOISE_FLOOR = 1e-9
 #: Leys et al.'s moderately conservative threshold. One run at 20x its point's others would
 #: otherwise set the noise of every point, and any hypothesis, a constant too, would fit within it.
 OUTLIER_MADS = 5.0
+#: the weight, in degrees of freedom, of a series' pooled noise in each point's own: as much as
+#: five runs of the point itself (its own variance has four)
+POINT_PRIOR = 4.0
+#: the level of Bartlett's test at which a series' points scatter unequally, and weigh so in its fit
+UNEQUAL_SCATTER = 0.99
 
 
 def replicated(values: Any) -> bool:
@@ -58,20 +64,68 @@ def aggregated(values: Any, aggregate: str) -> tuple[np.ndarray, float]:
     or an (n, r) array)."""
     if isinstance(values, np.ndarray) and values.ndim == 1:
         return values.astype(float), 0.0
-    rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in values]
-    if any(len(r) == 0 for r in rows):
-        raise FitError("a point has no repetitions")
+    V = _runs(values)
     if isinstance(values, np.ndarray):
-        y, V = getattr(np, aggregate)(values, axis=1).astype(float), values.astype(float)
+        y = getattr(np, aggregate)(values, axis=1).astype(float)
     else:
-        y, V = np.array([AGGREGATES[aggregate](r) for r in rows]), np.full((len(rows), max(map(len, rows))), np.nan)
-        for i, r in enumerate(rows):
-            V[i, :len(r)] = r
+        y = np.array([AGGREGATES[aggregate](np.atleast_1d(np.asarray(v, dtype=float))) for v in values])
     rel = relative_variances(V) if V.shape[1] >= 2 else np.array([])
     rel = rel[np.isfinite(rel)]
     if not len(rel):
         return y, 0.0
-    return y, aggregate_noise(float(rel.mean()), float(np.mean([len(r) for r in rows])), aggregate)
+    return y, aggregate_noise(float(rel.mean()), float(np.mean(np.sum(~np.isnan(V), axis=1))), aggregate)
+
+
+def _runs(values: Any) -> np.ndarray:
+    """The repetitions of every point as an (n, r) array, NaN where a point has fewer."""
+    if isinstance(values, np.ndarray):
+        return values.astype(float)[:, None] if values.ndim == 1 else values.astype(float)
+    rows = [np.atleast_1d(np.asarray(v, dtype=float)) for v in values]
+    if any(len(r) == 0 for r in rows):
+        raise FitError("a point has no repetitions")
+    V = np.full((len(rows), max(map(len, rows), default=1)), np.nan)
+    for i, r in enumerate(rows):
+        V[i, :len(r)] = r
+    return V
+
+
+def point_weights(V: np.ndarray) -> np.ndarray:
+    """Each point's weight in the fit beside a typical point of its series, where the points'
+    runs scatter by amounts that differ beyond chance (Bartlett's test at the
+    :data:`UNEQUAL_SCATTER` level; 1 everywhere otherwise): the square root of the median point's
+    relative variance over the point's own. Both are of all its runs (an outlier moves the mean
+    that is modeled, so it counts here), and the point's own is shrunk toward the median one
+    with :data:`POINT_PRIOR` degrees of freedom, so that five runs that happen to agree weigh at
+    most 1.4 times as much. ``V`` (..., n, r) holds the runs, NaN where a point has fewer; 1
+    where a point has one run.
+
+    >>> point_weights(np.array([[1.0, 1.02, 0.98, 1.01, 0.99], [2.0, 2.1, 1.9, 2.05, 1.95],
+    ...                         [3.0, 2.9, 3.1, 3.05, 2.95], [1.0, 1.0, 1.0, 1.0, 3.0]])).round(2).tolist()
+    [1.28, 0.92, 1.11, 0.07]"""
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # all-NaN slices: points of one run
+        dof = np.sum(~np.isnan(V), axis=-1) - 1
+        mean = np.nanmean(V, axis=-1)
+        own = np.nanvar(V, axis=-1, ddof=1) / (mean * mean)
+        known = (dof >= 1) & (mean > 0) & (own > 0) & np.isfinite(own)
+        own, dof = np.where(known, own, np.nan), np.where(known, dof, 0)
+        typical = np.nanmedian(own, axis=-1, keepdims=True)
+        h = np.sqrt(typical / ((POINT_PRIOR * typical + dof * np.nan_to_num(own)) / (POINT_PRIOR + dof)))
+        # Bartlett's statistic of the points' relative variances, chi-square with k - 1 degrees of freedom
+        k, total = known.sum(axis=-1), dof.sum(axis=-1)
+        pooled = np.nansum(dof * own, axis=-1) / np.maximum(total, 1)
+        spread = (total * np.log(pooled) - np.nansum(dof * np.log(own), axis=-1)) / (
+            1 + (np.sum(np.where(known, 1.0 / np.maximum(dof, 1), 0.0), axis=-1) - 1 / np.maximum(total, 1))
+            / (3 * np.maximum(k - 1, 1)))
+    limit = np.array([_chi2_quantile(UNEQUAL_SCATTER, int(m) - 1) if m >= 3 else np.inf
+                      for m in np.ravel(k)]).reshape(np.shape(k))
+    unequal = np.asarray(spread > limit)[..., None]
+    return np.where(known & unequal & np.isfinite(h), h, 1.0)
+
+
+def point_weights_of(values: Any) -> np.ndarray:
+    """:func:`point_weights` of one value per point or each point's repetitions (as :func:`aggregated` takes them)."""
+    return point_weights(_runs(values))
 
 
 def relative_variances(V: np.ndarray) -> np.ndarray:

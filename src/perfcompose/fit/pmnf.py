@@ -36,6 +36,7 @@ from perfcompose.fit.noise import (
     aggregated,
     constant_slack,
     intercept_slack,
+    point_weights_of,
     replicated,
     scatter_noise,
     with_lack_of_fit,
@@ -198,7 +199,7 @@ class PMNFFitter(SeriesFitter):
         fitter = self.for_values(values)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             y, sigma = aggregated(values, fitter.aggregate)
-            pick = fitter._pick(X, y, sigma, tuple(params), progress)
+            pick = fitter._pick(X, y, sigma, tuple(params), progress, h=point_weights_of(values))
             # the forward check, then the statistics of the hypothesis it leaves
             chosen, ranked = fitter._checked(X, y, pick, extrapolation_errors([pick.chosen], X, y)[0])
             stats = fit_statistics(y, predict(chosen, X), 1 + chosen.n_terms)
@@ -218,10 +219,12 @@ class PMNFFitter(SeriesFitter):
         return twin
 
     def _pick(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],
-              progress: Progress | None, search: Callable[..., Any] | None = None) -> Pick:
+              progress: Progress | None, search: Callable[..., Any] | None = None,
+              h: np.ndarray | None = None) -> Pick:
         """The hypothesis the scores choose (:func:`~perfcompose.fit.selection_policy.select`), before the forward
-        check, of aggregated values ``y`` with relative noise ``sigma`` (0: unknown); ``search`` stands in
-        for :meth:`_groups` where the hypotheses were fitted beforehand (:mod:`perfcompose.fit.profile`)."""
+        check, of aggregated values ``y`` with relative noise ``sigma`` (0: unknown) and the points'
+        weights ``h`` beside it (:func:`~perfcompose.fit.noise.point_weights`; None: alike); ``search``
+        stands in for :meth:`_groups` where the hypotheses were fitted beforehand (:mod:`perfcompose.fit.profile`)."""
         fitted = self._groups if search is None else search
         if X.shape != (len(y), len(params)):
             raise FitError(f"{len(y)} values for coordinates of shape {X.shape} and parameters {params}")
@@ -234,18 +237,18 @@ class PMNFFitter(SeriesFitter):
             raise FitError("values must be finite and non-negative")
         if np.all(y == 0):
             return Pick(Candidate(0.0, (), 0.0), [], (), 0.0)
-        found, multi, notes = fitted(X, y, sigma, params, progress)
+        found, multi, notes = fitted(X, y, sigma, params, progress, h=h)
         measured = sigma
         if sigma <= 0 and self.policy.scatter_noise:
             sigma = scatter_noise(found, len(y), multi)
             if sigma > 0:
-                found, multi, notes = fitted(X, y, sigma, params, progress)
+                found, multi, notes = fitted(X, y, sigma, params, progress, h=h)
         groups, scatter = with_lack_of_fit(found, sigma, len(y), self.policy)
         if scatter > sigma:
             # no hypothesis is the law within the noise: the search runs again at the noise the
             # points scatter by (the candidate factors voted with it too), each constant judged
             # by its own standard error
-            found, multi, notes = fitted(X, y, scatter, params, progress, scattered=True)
+            found, multi, notes = fitted(X, y, scatter, params, progress, scattered=True, h=h)
             groups, scatter = with_lack_of_fit(found, scatter, len(y), self.policy)
         return Pick(select(groups, scatter, self.policy, multi=multi), groups, notes, measured)
 
@@ -274,17 +277,19 @@ class PMNFFitter(SeriesFitter):
         return chosen, ranked() if alternatives else []
 
     def _groups(self, X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...],
-                progress: Progress | None, scattered: bool = False) -> tuple[list[Group], bool, tuple[str, ...]]:
+                progress: Progress | None, scattered: bool = False,
+                h: np.ndarray | None = None) -> tuple[list[Group], bool, tuple[str, ...]]:
         """Every hypothesis fitted and scored: the groups, whether they span several parameters, and
         the notes on parameters that could not be separated. ``scattered`` (the points scatter beyond
         their repetitions' noise): a negative constant is a cancelling form only beyond two of its own
         standard errors (:func:`~perfcompose.fit.noise.intercept_slack`), not two noise widths of the
-        smallest value (:func:`~perfcompose.fit.noise.constant_slack`)."""
+        smallest value (:func:`~perfcompose.fit.noise.constant_slack`). ``h``: the points' weights
+        beside the noise (:func:`~perfcompose.fit.noise.point_weights`)."""
         far = X.max(axis=0) * self.policy.horizon
         notes: tuple[str, ...] = ()
         multi = len(params) > 1
         if not multi:
-            return self._single_groups(X[:, 0], y, sigma, far[0], scattered), False, notes
+            return self._single_groups(X[:, 0], y, sigma, far[0], scattered, h), False, notes
         lined = [bool(line_layout(X, k)) for k in range(len(params))]
         if not any(lined):
             lead = diagonal_lead(X)
@@ -295,7 +300,7 @@ class PMNFFitter(SeriesFitter):
             notes = (f"the points lie on a diagonal: {', '.join(others)} change(s) with {params[lead]}, so "
                      f"the model is in {params[lead]} alone and their own effect is not separated; measure "
                      f"a line along {others[0]} with {params[lead]} fixed",)
-            groups = self._single_groups(X[:, lead], y, sigma, far[lead], scattered)
+            groups = self._single_groups(X[:, lead], y, sigma, far[lead], scattered, h)
             return [dataclasses.replace(g, hyps=[tuple(tuple((lead, f) for _, f in shape) for shape in h)
                                                  for h in g.hyps]) for g in groups], False, notes
         missing = [p for p, ok in zip(params, lined) if not ok]
@@ -303,7 +308,8 @@ class PMNFFitter(SeriesFitter):
             notes = (f"no line of at least 3 points along {', '.join(missing)} with the others fixed "
                      f"(at least 3 distinct values each): {', '.join(missing)} left out of the model; "
                      f"measure such a line to model {'it' if len(missing) == 1 else 'them'}",)
-        return multi_groups_many(self, X, y[None], np.array([sigma]), scattered, lined=lined, progress=progress)[0], \
+        return multi_groups_many(self, X, y[None], np.array([sigma]), scattered, lined=lined, progress=progress,
+                                 weights=None if h is None else h[None])[0], \
             True, notes
 
     def _scored(self, hyps: Any, batch: BatchFit, k_terms: int, sigma: float | np.ndarray,
@@ -328,10 +334,11 @@ class PMNFFitter(SeriesFitter):
                 scores = np.where(noisy, batch.rel_rss / (safe * safe) + self.policy.penalty(k_terms), scores)
         return Group(hyps, batch, ok, np.where(ok, scores, np.inf))
 
-    def _single_groups(self, x: np.ndarray, y: np.ndarray, sigma: float, far: float, scattered: bool) -> list[Group]:
+    def _single_groups(self, x: np.ndarray, y: np.ndarray, sigma: float, far: float, scattered: bool,
+                       h: np.ndarray | None = None) -> list[Group]:
         """Constant, one-term and two-term hypotheses in x; ``far`` is predicted, not fitted."""
         rows, yy = np.append(x, far), np.append(y, 0.0)
-        w, sc = self._weights(y, x[:, None])
+        w, sc = self._weights(y, x[:, None], h)
         w, sc = np.append(w, 0.0), np.append(sc, 1.0)
         allow = self.allow_negative_exponents
         basis = self._basis_with(x, falls_rows(x, y[None, :])[0] if allow is None else allow)
@@ -360,11 +367,14 @@ class PMNFFitter(SeriesFitter):
             groups.append(self._scored(basis.two_term, two, 2, sigma, slack2))
         return groups
 
-    def _weights(self, y: np.ndarray, X: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def _weights(self, y: np.ndarray, X: np.ndarray | None = None,
+                 h: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Row weights of the fit (y^-weight_power) and the factors that turn weighted
         residuals into relative ones, which the noise is measured in. A value of zero (a count
         that is 0 at the smallest size) weighs as the smallest positive one: relative to zero,
-        any residual would be infinitely large."""
+        any residual would be infinitely large. ``h`` (shaped as ``y``): the points' weights beside
+        the pooled noise (:func:`~perfcompose.fit.noise.point_weights`), in the fit and in the
+        residuals the noise judges alike."""
         smallest = np.min(np.where(y > 0, y, np.inf), axis=-1, keepdims=True)
         yf = np.where(y > 0, y, np.where(np.isfinite(smallest), smallest, 0.0))
         yf = np.maximum(yf, np.maximum(np.max(y, axis=-1, keepdims=True) * 1e-12, 1e-300))
@@ -375,14 +385,14 @@ class PMNFFitter(SeriesFitter):
             u = np.mean((L - lo) / np.where(hi > lo, hi - lo, 1.0), axis=1)
             g = np.exp(self.tilt * (u - 1.0))
             w, sc = w * g, sc / g
-        return w, sc
+        return (w, sc) if h is None else (w * h, sc)
 
     def _candidates(self, X: np.ndarray, Y: np.ndarray, sigma: np.ndarray, k: int, count: int, negative: Any,
-                    scattered: bool = False) -> np.ndarray:
+                    scattered: bool = False, H: np.ndarray | None = None) -> np.ndarray:
         """The indices (S, count) into the basis of parameter ``k`` of the ``count`` most likely factors
-        of each series (a row of ``Y``, its noise in ``sigma``), voted on every line: the constant and
-        each one-term fit scored on each line, a factor rejected there (e.g. a negative coefficient)
-        counted as absent."""
+        of each series (a row of ``Y``, its noise in ``sigma``, its points' weights in ``H``), voted on
+        every line: the constant and each one-term fit scored on each line, a factor rejected there
+        (e.g. a negative coefficient) counted as absent."""
         basis = self._basis_with(X[:, k], negative)
         m, S = len(basis.factors), len(Y)
         total = np.zeros((S, m))
@@ -391,7 +401,7 @@ class PMNFFitter(SeriesFitter):
             FT = factor_values(xs, basis.exponent_arrays).T
             YL = Y[:, index].reshape(S * L, rows)
             sig = np.repeat(sigma, L)
-            W, Sc = self._weights(YL)
+            W, Sc = self._weights(YL, None, None if H is None else H[:, index].reshape(S * L, rows))
             # relative weights (power 1) leave every scale factor exactly 1: nothing to multiply by
             const, one = fit_one_term_lines(FT, YL, W, None if self.weight_power == 1 else Sc)
             c0 = self._scored(None, const, 0, sig).scores

@@ -27,7 +27,7 @@ from perfcompose.errors import FitError
 from perfcompose.extras import require
 from perfcompose.fit import batched
 from perfcompose.fit.holdout import extrapolation_errors
-from perfcompose.fit.noise import aggregated, replicated
+from perfcompose.fit.noise import aggregated, point_weights_of, replicated
 from perfcompose.fit.pmnf import PMNFFitter
 from perfcompose.fit.result import FitResult, Pick, Progress, fit_statistics_many, predict
 from perfcompose.progress_callbacks import one_bar
@@ -95,7 +95,8 @@ def _fit_block(fitter: PMNFFitter, parameters: tuple[str, ...], series: Sequence
             part = asked[a:a + CHUNK]
             rows = np.array([s for s, _ in part])
             noise = np.array([v for _, v in part])
-            found = batched.multi_groups_many(fitter, X, y[rows], noise, scattered, prune=not alternatives)
+            found = batched.multi_groups_many(fitter, X, y[rows], noise, scattered, prune=not alternatives,
+                                              weights=agg.h[rows])
             for (s, v), groups in zip(part, found):
                 fitted.setdefault(s, {})[(v, scattered)] = groups
 
@@ -142,20 +143,22 @@ def _pick_one(fitter: PMNFFitter, parameters: tuple[str, ...], series: Series, X
     raises :class:`_Unfitted` (a series fitted beforehand asks for another search) and otherwise
     the fitter searches itself."""
     def groups(X: np.ndarray, y: np.ndarray, sigma: float, params: tuple[str, ...], progress: Any,
-               scattered: bool = False) -> Any:
+               scattered: bool = False, h: np.ndarray | None = None) -> Any:
         found = None if fitted is None else fitted.get((float(sigma), scattered))
         if found is not None:
             return found, True, ()
         if strict and fitted is not None:
             raise _Unfitted(float(sigma), scattered)
-        return fitter._groups(X, y, sigma, params, progress, scattered=scattered)
+        return fitter._groups(X, y, sigma, params, progress, scattered=scattered, h=h)
 
     try:
         if agg.done[j]:
-            y, sigma = agg.y[j], float(agg.sigma[j])
+            y, sigma, h = agg.y[j], float(agg.sigma[j]), agg.h[j]
         else:
-            y, sigma = aggregated([p.values for p in series.points], fitter.aggregate)
-        return fitter._pick(X, y, sigma, parameters, None, search=groups), y
+            values = [p.values for p in series.points]
+            y, sigma = aggregated(values, fitter.aggregate)
+            h = point_weights_of(values)
+        return fitter._pick(X, y, sigma, parameters, None, search=groups, h=h), y
     except FitError as exc:
         raise FitError(f"{series.label}: {exc}") from None
 
