@@ -364,8 +364,24 @@ class PMNFFitter(SeriesFitter):
         pa, pb = basis.pairs if pairs else (None, None)
         _, _, two = fit_one_and_two_terms(FT, yy, w, pa, pb, sc, need_pairs)
         if two is not None:
-            groups.append(self._scored(basis.two_term, two, 2, sigma, slack2))
+            groups.append(self._supported(self._scored(basis.two_term, two, 2, sigma, slack2), FT[:, :len(x)], pa, pb,
+                                          sigma))
         return groups
+
+    def _supported(self, group: Group, F: np.ndarray, pa: Any, pb: Any, sigma: float) -> Group:
+        """The two-term hypotheses of ``group`` (terms of factors ``pa`` and ``pb``, rows of ``F`` at
+        the points) whose every term is seen at enough points (beyond ``policy.term_noise`` times the
+        relative noise ``sigma`` of the fitted value at ``policy.term_points`` points); the others
+        rejected. Without a noise estimate every term is seen."""
+        if not self.policy.term_points or sigma <= 0:
+            return group
+        coef = group.batch.coef
+        first, second = np.abs(coef[:, 1:2] * F[pa]), np.abs(coef[:, 2:3] * F[pb])
+        total = np.abs(coef[:, :1]) + first + second
+        floor = self.policy.term_noise * sigma * total
+        seen = [np.sum(t >= floor, axis=1) >= self.policy.term_points for t in (first, second)]
+        ok = group.ok & seen[0] & seen[1]
+        return dataclasses.replace(group, ok=ok, scores=np.where(ok, group.scores, np.inf))
 
     def _weights(self, y: np.ndarray, X: np.ndarray | None = None,
                  h: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

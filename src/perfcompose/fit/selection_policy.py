@@ -30,7 +30,11 @@ class SelectionPolicy:
     hypothesis. ``plausible``, ``indistinct``, ``horizon``, ``shrink`` and ``overshoot_*``: see
     :func:`select`; ``forward_check``: see :mod:`perfcompose.fit.holdout`;
     ``trend``: a constant is no hypothesis for points of one parameter that rise or fall with it at
-    this two-sided level of :func:`perfcompose.fit.trend.monotone` (0: off)."""
+    this two-sided level of :func:`perfcompose.fit.trend.monotone` (0: off); ``term_noise`` and
+    ``term_points``: a two-term hypothesis of one parameter stands only where each of its terms
+    exceeds ``term_noise`` times the relative noise of the fitted value at ``term_points`` of the
+    points or more (a term that only the largest one or two points show fits their last step, a
+    cache filling up, and no exponent of it is told apart from another; 0 points: off)."""
 
     term_penalty: float | Sequence[float] = (8.0, 30.0)
     tolerance: float = 0.1
@@ -48,6 +52,8 @@ class SelectionPolicy:
     multi_overshoot_spread: float = 1.5
     forward_check: bool = True
     trend: float = 0.01
+    term_noise: float = 5.0
+    term_points: int = 3
 
     def penalty(self, k_terms: int) -> float:
         """The chi-square price of ``k_terms`` terms."""
@@ -66,7 +72,8 @@ class SelectionPolicy:
                   "indistinct": (0.0, None), "horizon": (1.0, None), "shrink": (0.0, None),
                   "overshoot_risk": (0.0, 1.0), "overshoot_factor": (0.0, None), "overshoot_noise": (0.0, None),
                   "overshoot_floor": (0.0, None), "multi_overshoot_risk": (0.0, 1.0),
-                  "multi_overshoot_spread": (0.0, None), "trend": (0.0, 1.0)}
+                  "multi_overshoot_spread": (0.0, None), "trend": (0.0, 1.0), "term_noise": (0.0, None),
+                  "term_points": (0, None)}
         for name, (low, high) in ranges.items():
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not low <= value or (high is not None and not value < high):
