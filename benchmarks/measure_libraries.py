@@ -4,14 +4,16 @@
         [--out benchmarks/data/measured] [--force]
 
 Each set is a handful of routines of NumPy, SciPy, the standard library's compressors and
-hashes, SQLite, pandas, Pillow or plain Python (sorting, heaps, decimals, regular expressions,
-MessagePack, dictionaries), timed on one core (BLAS and OpenMP held to one thread) at 8 sizes
+hashes, SQLite, pandas, Pillow, plain Python (sorting, heaps, decimals, regular expressions,
+MessagePack, dictionaries), the standard library's text processing, SciPy's signal processing or
+Matplotlib drawing to PNG, timed on one core (BLAS and OpenMP held to one thread) at 8 sizes
 growing by 2x (the matrices' and the images' sides by about 1.4x), ``--reps`` runs a size, each on
 fresh input drawn with a fixed seed. A set is written as Extra-P text, ``<out>/<set>.txt`` (seconds of wall time,
 one DATA line per size, the runs in order; the load average at its start and end is printed);
 a set already written is kept unless ``--force``, so an interrupted run resumes.
 ``benchmarks/real_extrapolation.py`` reads these files (sets ``numpy``, ``dense``, ``scipy``,
-``codecs``, ``sqlite``, ``pandas``, ``imaging``, ``python``).
+``codecs``, ``sqlite``, ``pandas``, ``imaging``, ``python``, ``textproc``, ``signal``,
+``plotting``).
 """
 from __future__ import annotations
 
@@ -21,27 +23,43 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
+import base64  # noqa: E402
 import bz2  # noqa: E402
+import csv  # noqa: E402
 import decimal  # noqa: E402
 import hashlib  # noqa: E402
 import heapq  # noqa: E402
 import io  # noqa: E402
 import json  # noqa: E402
 import lzma  # noqa: E402
+import random  # noqa: E402
 import re  # noqa: E402
 import sqlite3  # noqa: E402
+import statistics  # noqa: E402
+import textwrap  # noqa: E402
 import time  # noqa: E402
+import unicodedata  # noqa: E402
+import xml.etree.ElementTree as ET  # noqa: E402
 import zlib  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import matplotlib  # noqa: E402
 import msgpack  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+import scipy.fft  # noqa: E402
+import scipy.interpolate  # noqa: E402
 import scipy.linalg  # noqa: E402
+import scipy.ndimage  # noqa: E402
+import scipy.signal  # noqa: E402
 import scipy.sparse  # noqa: E402
 import scipy.sparse.linalg  # noqa: E402
 import scipy.spatial  # noqa: E402
+import scipy.stats  # noqa: E402
 from PIL import Image, ImageFilter  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
@@ -157,6 +175,36 @@ def _heap_drain(n: int, rng: np.random.Generator) -> Callable[[], object]:
     return drain
 
 
+def _csv_text(n: int, rng: np.random.Generator) -> str:
+    out = io.StringIO()
+    csv.writer(out).writerows(zip(rng.integers(0, 10 ** 6, n).tolist(), _text(12 * n, rng).decode().split(" ")[:n],
+                                  rng.random(n).round(6).tolist()))
+    return out.getvalue()
+
+
+def _xml_text(n: int, rng: np.random.Generator) -> str:
+    items = "".join(f'<item id="{i}" v="{v:.4f}"><name>n{i}</name></item>' for i, v in enumerate(rng.random(n)))
+    return f"<root>{items}</root>"
+
+
+def _shuffle(n: int, rng: np.random.Generator) -> Callable[[], object]:
+    items, r = list(range(n)), random.Random(n)
+    return lambda: r.shuffle(items)
+
+
+def _plot(kind: str) -> Routine:
+    def make(n: int, rng: np.random.Generator) -> Callable[[], object]:
+        x, y = np.sort(rng.random(n)), rng.random(n)
+
+        def draw() -> None:
+            fig, ax = plt.subplots(figsize=(4, 3), dpi=100)
+            (ax.plot if kind == "line" else ax.scatter)(x, y)
+            fig.savefig(io.BytesIO(), format="png")
+            plt.close(fig)
+        return draw
+    return make
+
+
 #: set -> (parameter, sizes, routines by name)
 SETS: dict[str, tuple[str, tuple[int, ...], dict[str, Routine]]] = {
     "numpy": ("n", tuple(2 ** k for k in range(14, 22)), {
@@ -229,6 +277,28 @@ SETS: dict[str, tuple[str, tuple[int, ...], dict[str, Routine]]] = {
         "regex_findall": lambda n, r: (lambda t=_text(8 * n, r).decode(): re.findall(r"\b[a-f]\w{2,5}\b", t)),
         "msgpack_roundtrip": lambda n, r: (lambda a=_records(n, r): msgpack.unpackb(msgpack.packb(a))),
         "dict_build": lambda n, r: (lambda a=r.integers(0, n, n).tolist(): {k: k * 2 for k in a}),
+    }),
+    "textproc": ("items", tuple(2 ** k for k in range(11, 19)), {
+        "csv_read": lambda n, r: (lambda t=_csv_text(n, r): list(csv.reader(io.StringIO(t)))),
+        "xml_parse": lambda n, r: (lambda t=_xml_text(n, r): ET.fromstring(t)),
+        "base64_encode": lambda n, r: (lambda d=_text(64 * n, r): base64.b64encode(d)),
+        "median": lambda n, r: (lambda a=r.random(n).tolist(): statistics.median(a)),
+        "textwrap_fill": lambda n, r: (lambda t=_text(6 * n, r).decode(): textwrap.fill(t, 72)),
+        "unicode_normalize": lambda n, r: (lambda t=("é" + _text(n, r).decode()) * 4: unicodedata.normalize("NFD", t)),
+        "shuffle": _shuffle,
+    }),
+    "signal": ("n", tuple(2 ** k for k in range(12, 20)), {
+        "fftconvolve": lambda n, r: (lambda a=r.random(n), k=r.random(255): scipy.signal.fftconvolve(a, k, "same")),
+        "gaussian_filter": lambda n, r: (lambda a=r.random(n): scipy.ndimage.gaussian_filter1d(a, 4.0)),
+        "cubic_spline": lambda n, r: (lambda x=np.sort(r.random(n)) + np.arange(n), y=r.random(n):
+                                      scipy.interpolate.CubicSpline(x, y)(x + 0.5)),
+        "rankdata": lambda n, r: (lambda a=r.integers(0, n // 4, n): scipy.stats.rankdata(a)),
+        "dct": lambda n, r: (lambda a=r.random(n): scipy.fft.dct(a)),
+        "medfilt": lambda n, r: (lambda a=r.random(n): scipy.signal.medfilt(a, 9)),
+    }),
+    "plotting": ("points", tuple(2 ** k for k in range(10, 18)), {
+        "line_png": _plot("line"),
+        "scatter_png": _plot("scatter"),
     }),
 }
 

@@ -20,9 +20,9 @@ clone or the git directory of Extra-P's repositories, any branch (nothing is cop
   profiles of LULESH over p (27-343) and size (25-45), 12 call paths, one value per rank.
 * ``lulesh_caliper`` (this project's tests/data/hatchet/mpi_scaling_cali, Thicket's test data):
   Caliper region profiles of LULESH at 27-343 ranks, 45 regions, the average time per rank.
-* ``numpy``, ``dense``, ``scipy``, ``codecs``, ``sqlite``, ``pandas``, ``imaging``, ``python``
-  (``--measured``, default benchmarks/data/measured): library routines timed here by
-  ``measure_libraries.py`` on a quiet machine.
+* ``numpy``, ``dense``, ``scipy``, ``codecs``, ``sqlite``, ``pandas``, ``imaging``, ``python``,
+  ``textproc``, ``signal``, ``plotting`` (``--measured``, default benchmarks/data/measured):
+  library routines timed here by ``measure_libraries.py`` on a quiet machine.
 
 Every set is read as time (the metric ``time``; the MPI latencies in us). For every set and
 every parameter with at least 4 values, both fitters model each series on the points below that
@@ -243,6 +243,9 @@ DATASETS: dict[str, DataSet] = {
     "pandas": DataSet("measured", measured("pandas"), "refining", True),
     "imaging": DataSet("measured", measured("imaging"), "refining", True),
     "python": DataSet("measured", measured("python"), "refining", True),
+    "textproc": DataSet("measured", measured("textproc"), "refining", True),
+    "signal": DataSet("measured", measured("signal"), "refining", True),
+    "plotting": DataSet("measured", measured("plotting"), "refining", True),
 }
 
 
