@@ -65,8 +65,9 @@ def test_a_point_with_an_outlying_run_weighs_less_and_one_of_few_runs_alike():
     V[1, 3] *= 8
     h = point_weights(V)
     assert h[1] < 0.2 and np.all((h[np.arange(len(X)) != 1] > 0.6) & (h[np.arange(len(X)) != 1] <= np.sqrt(2)))
-    ragged = point_weights_of([[1.0, 1.01, 0.99], [2.0], [3.0, 3.03, 2.97], [4.0, 4.04, 3.96], [5.0, 5.0, 9.0]])
-    assert ragged[1] == 1.0 and ragged[4] < ragged[0]
+    ragged = point_weights_of([[1.0, 1.01, 0.99, 1.0], [2.0, 2.02, 1.98], [3.0, 3.03, 2.97, 3.0],
+                               [4.0, 4.04, 3.96, 4.0], [5.0, 5.0, 5.0, 9.0]])
+    assert ragged[1] == 1.0 and ragged[4] < ragged[0]    # 3 runs tell no point's own scatter
 
 
 def test_a_linear_law_with_outlying_runs_at_its_small_sizes_is_fitted_as_linear():

@@ -19,9 +19,9 @@ from perfcompose.errors import FitError
 from perfcompose.fit.result import Group
 from perfcompose.fit.selection_policy import SelectionPolicy
 
-__all__ = ["NOISE_FLOOR", "OUTLIER_MADS", "POINT_PRIOR", "UNEQUAL_SCATTER", "relative_variances", "replicated",
-           "packed", "aggregated", "point_weights", "point_weights_of", "aggregate_noise", "scatter_noise",
-           "with_lack_of_fit", "constant_slack", "intercept_slack"]
+__all__ = ["NOISE_FLOOR", "OUTLIER_MADS", "POINT_PRIOR", "POINT_RUNS", "UNEQUAL_SCATTER", "relative_variances",
+           "replicated", "packed", "aggregated", "point_weights", "point_weights_of", "aggregate_noise",
+           "scatter_noise", "with_lack_of_fit", "constant_slack", "intercept_slack"]
 
 #: the relative noise of exact data: rounding is not noise, and it keeps them on the chi-square path
 NOISE_FLOOR = 1e-9
@@ -33,6 +33,9 @@ OUTLIER_MADS = 5.0
 #: the weight, in degrees of freedom, of a series' pooled noise in each point's own: as much as
 #: five runs of the point itself (its own variance has four)
 POINT_PRIOR = 4.0
+#: the fewest runs whose variance tells a point's own scatter (3 degrees of freedom; Bartlett's
+#: test is no longer reliable below); a point of fewer weighs as a typical one
+POINT_RUNS = 4
 #: the level of Bartlett's test at which a series' points scatter unequally, and weigh so in its fit
 UNEQUAL_SCATTER = 0.99
 
@@ -97,7 +100,7 @@ def point_weights(V: np.ndarray) -> np.ndarray:
     that is modeled, so it counts here), and the point's own is shrunk toward the median one
     with :data:`POINT_PRIOR` degrees of freedom, so that five runs that happen to agree weigh at
     most 1.4 times as much. ``V`` (..., n, r) holds the runs, NaN where a point has fewer; 1
-    where a point has one run.
+    where a point has fewer than :data:`POINT_RUNS`.
 
     >>> point_weights(np.array([[1.0, 1.02, 0.98, 1.01, 0.99], [2.0, 2.1, 1.9, 2.05, 1.95],
     ...                         [3.0, 2.9, 3.1, 3.05, 2.95], [1.0, 1.0, 1.0, 1.0, 3.0]])).round(2).tolist()
@@ -107,7 +110,7 @@ def point_weights(V: np.ndarray) -> np.ndarray:
         dof = np.sum(~np.isnan(V), axis=-1) - 1
         mean = np.nanmean(V, axis=-1)
         own = np.nanvar(V, axis=-1, ddof=1) / (mean * mean)
-        known = (dof >= 1) & (mean > 0) & (own > 0) & np.isfinite(own)
+        known = (dof >= POINT_RUNS - 1) & (mean > 0) & (own > 0) & np.isfinite(own)
         own, dof = np.where(known, own, np.nan), np.where(known, dof, 0)
         typical = np.nanmedian(own, axis=-1, keepdims=True)
         h = np.sqrt(typical / ((POINT_PRIOR * typical + dof * np.nan_to_num(own)) / (POINT_PRIOR + dof)))

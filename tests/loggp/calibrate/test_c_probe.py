@@ -30,7 +30,10 @@ def test_the_c_probe_measures_with_the_wrappers_mpi(tmp_path, monkeypatch):
     assert raw["probe"] == "C" and raw["sizes"] == [1, 4096, 8192] and len(raw["reps"]) == 2
     rep = raw["reps"][0]
     assert set(rep) >= {"rtt", "train1", "trainN", "delayed", "delayed_dry", "send_overhead", "recv_overhead"}
-    assert 0 < rep["rtt"]["1"] < rep["rtt"]["8192"] < 1.0 and rep["delayed"] > rep["delayed_dry"] > 0
+    # 1 B and 8 KiB round trips through shared memory both take ~10 us, either may be the shorter
+    # one under load; a time per byte would put the 8 KiB one far below
+    assert all(0 < rep["rtt"][size] < 1.0 for size in ("1", "4096", "8192"))
+    assert rep["rtt"]["8192"] > 0.5 * rep["rtt"]["1"] and rep["delayed"] > rep["delayed_dry"] > 0
     try:  # two repetitions on a loaded machine may not calibrate; the layout always reads
         summary = derive_parameters(raw).raw_summary
     except CalibrationError as exc:
