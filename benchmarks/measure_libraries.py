@@ -5,15 +5,16 @@
 
 Each set is a handful of routines of NumPy, SciPy, the standard library's compressors and
 hashes, SQLite, pandas, Pillow, plain Python (sorting, heaps, decimals, regular expressions,
-MessagePack, dictionaries), the standard library's text processing, SciPy's signal processing or
-Matplotlib drawing to PNG, timed on one core (BLAS and OpenMP held to one thread) at 8 sizes
-growing by 2x (the matrices' and the images' sides by about 1.4x), ``--reps`` runs a size, each on
-fresh input drawn with a fixed seed. A set is written as Extra-P text, ``<out>/<set>.txt`` (seconds of wall time,
-one DATA line per size, the runs in order; the load average at its start and end is printed);
+MessagePack, dictionaries), the standard library's text processing and data structures, SciPy's
+signal processing, NumPy's array operations, pandas' time series or Matplotlib drawing to PNG,
+timed on one core (BLAS and OpenMP held to one thread) at 8 sizes growing by 2x (the matrices'
+and the images' sides by about 1.4x), ``--reps`` runs a size, each on fresh input drawn with a
+fixed seed. A set is written as Extra-P text, ``<out>/<set>.txt`` (seconds of wall time, one DATA
+line per size, the runs in order; the load average at its start and end is printed);
 a set already written is kept unless ``--force``, so an interrupted run resumes.
 ``benchmarks/real_extrapolation.py`` reads these files (sets ``numpy``, ``dense``, ``scipy``,
 ``codecs``, ``sqlite``, ``pandas``, ``imaging``, ``python``, ``textproc``, ``signal``,
-``plotting``).
+``plotting``, ``arrays``, ``stdlib``, ``timeseries``).
 """
 from __future__ import annotations
 
@@ -23,19 +24,25 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
+import array  # noqa: E402
 import base64  # noqa: E402
+import bisect  # noqa: E402
 import bz2  # noqa: E402
+import copy  # noqa: E402
 import csv  # noqa: E402
 import decimal  # noqa: E402
 import hashlib  # noqa: E402
 import heapq  # noqa: E402
 import io  # noqa: E402
+import itertools  # noqa: E402
 import json  # noqa: E402
 import lzma  # noqa: E402
+import pickle  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
 import sqlite3  # noqa: E402
 import statistics  # noqa: E402
+import struct  # noqa: E402
 import textwrap  # noqa: E402
 import time  # noqa: E402
 import unicodedata  # noqa: E402
@@ -205,6 +212,24 @@ def _plot(kind: str) -> Routine:
     return make
 
 
+def _insort(n: int, rng: np.random.Generator) -> Callable[[], object]:
+    values = rng.random(n).tolist()
+
+    def insert() -> list[float]:
+        out: list[float] = []
+        for v in values:
+            bisect.insort(out, v)
+        return out
+    return insert
+
+
+def _series(n: int, rng: np.random.Generator) -> pd.Series:
+    """n readings a minute, a few missing."""
+    s = pd.Series(rng.random(n), index=pd.date_range("2026-01-01", periods=n, freq="min"))
+    s.iloc[rng.integers(0, n, n // 50)] = np.nan
+    return s
+
+
 #: set -> (parameter, sizes, routines by name)
 SETS: dict[str, tuple[str, tuple[int, ...], dict[str, Routine]]] = {
     "numpy": ("n", tuple(2 ** k for k in range(14, 22)), {
@@ -295,6 +320,33 @@ SETS: dict[str, tuple[str, tuple[int, ...], dict[str, Routine]]] = {
         "rankdata": lambda n, r: (lambda a=r.integers(0, n // 4, n): scipy.stats.rankdata(a)),
         "dct": lambda n, r: (lambda a=r.random(n): scipy.fft.dct(a)),
         "medfilt": lambda n, r: (lambda a=r.random(n): scipy.signal.medfilt(a, 9)),
+    }),
+    "arrays": ("n", tuple(2 ** k for k in range(14, 22)), {
+        "histogram": lambda n, r: (lambda a=r.random(n): np.histogram(a, 100)),
+        "partition": lambda n, r: (lambda a=r.random(n): np.partition(a, n // 2)),
+        "lexsort": lambda n, r: (lambda a=r.integers(0, 100, n), b=r.random(n): np.lexsort((b, a))),
+        "isin": lambda n, r: (lambda a=r.integers(0, n, n), b=r.integers(0, n, n // 8): np.isin(a, b)),
+        "bincount": lambda n, r: (lambda a=r.integers(0, 1000, n): np.bincount(a)),
+        "convolve": lambda n, r: (lambda a=r.random(n), k=r.random(31): np.convolve(a, k, "same")),
+        "einsum": lambda n, r: (lambda a=r.random((n // 64, 64)), b=r.random((64, 8)): np.einsum("ij,jk->ik", a, b)),
+    }),
+    "stdlib": ("items", tuple(2 ** k for k in range(11, 19)), {
+        "struct_pack": lambda n, r: (lambda a=r.random(n).tolist(): struct.pack(f"{n}d", *a)),
+        "array_tobytes": lambda n, r: (lambda a=r.random(n).tolist(): array.array("d", a).tobytes()),
+        "insort": _insort,
+        "groupby": lambda n, r: (lambda a=sorted(r.integers(0, n // 8, n).tolist()):
+                                 [(k, len(list(g))) for k, g in itertools.groupby(a)]),
+        "deepcopy": lambda n, r: (lambda a=[[i, str(i), {"v": i}] for i in range(n)]: copy.deepcopy(a)),
+        "pickle_roundtrip": lambda n, r: (lambda a=_records(n, r): pickle.loads(pickle.dumps(a))),
+    }),
+    "timeseries": ("rows", tuple(2 ** k for k in range(12, 20)), {
+        "resample_mean": lambda n, r: (lambda s=_series(n, r): s.resample("h").mean()),
+        "interpolate": lambda n, r: (lambda s=_series(n, r): s.interpolate()),
+        "rolling_median": lambda n, r: (lambda s=_series(n, r): s.rolling(30).median()),
+        "pivot_table": lambda n, r: (lambda df=_frame(n, r): df.pivot_table(index="g", columns=df["k"] % 8,
+                                                                             values="v", aggfunc="sum")),
+        "value_counts": lambda n, r: (lambda df=_frame(n, r): df["s"].value_counts()),
+        "to_json": lambda n, r: (lambda df=_frame(n, r): df.to_json(orient="records")),
     }),
     "plotting": ("points", tuple(2 ** k for k in range(10, 18)), {
         "line_png": _plot("line"),
