@@ -6,15 +6,16 @@
 Each set is a handful of routines of NumPy, SciPy, the standard library's compressors and
 hashes, SQLite, pandas, Pillow, plain Python (sorting, heaps, decimals, regular expressions,
 MessagePack, dictionaries), the standard library's text processing and data structures, SciPy's
-signal processing, NumPy's array operations, pandas' time series or Matplotlib drawing to PNG,
-timed on one core (BLAS and OpenMP held to one thread) at 8 sizes growing by 2x (the matrices'
-and the images' sides by about 1.4x), ``--reps`` runs a size, each on fresh input drawn with a
-fixed seed. A set is written as Extra-P text, ``<out>/<set>.txt`` (seconds of wall time, one DATA
-line per size, the runs in order; the load average at its start and end is printed);
-a set already written is kept unless ``--force``, so an interrupted run resumes.
+signal processing, NumPy's array operations, pandas' time series, Matplotlib drawing to PNG,
+string methods, hashes and checksums, or SciPy's sparse matrices, timed on one core (BLAS and
+OpenMP held to one thread) at 8 sizes growing by 2x (the matrices' and the images' sides by about
+1.4x), ``--reps`` runs a size, each on fresh input drawn with a fixed seed. A set is written as
+Extra-P text, ``<out>/<set>.txt`` (seconds of wall time, one DATA line per size, the runs in
+order; the load average at its start and end is printed); a set already written is kept unless
+``--force``, so an interrupted run resumes.
 ``benchmarks/real_extrapolation.py`` reads these files (sets ``numpy``, ``dense``, ``scipy``,
 ``codecs``, ``sqlite``, ``pandas``, ``imaging``, ``python``, ``textproc``, ``signal``,
-``plotting``, ``arrays``, ``stdlib``, ``timeseries``).
+``plotting``, ``arrays``, ``stdlib``, ``timeseries``, ``strings``, ``hashing``, ``sparse``).
 """
 from __future__ import annotations
 
@@ -347,6 +348,33 @@ SETS: dict[str, tuple[str, tuple[int, ...], dict[str, Routine]]] = {
                                                                              values="v", aggfunc="sum")),
         "value_counts": lambda n, r: (lambda df=_frame(n, r): df["s"].value_counts()),
         "to_json": lambda n, r: (lambda df=_frame(n, r): df.to_json(orient="records")),
+    }),
+    "strings": ("words", tuple(2 ** k for k in range(12, 20)), {
+        "join": lambda n, r: (lambda w=_text(8 * n, r).decode().split(" "): " ".join(w)),
+        "split": lambda n, r: (lambda t=_text(8 * n, r).decode(): t.split()),
+        "replace": lambda n, r: (lambda t=_text(8 * n, r).decode(): t.replace("ab", "xyz")),
+        "format": lambda n, r: (lambda a=r.random(n).tolist(): [f"{v:10.4f}" for v in a]),
+        "encode_utf16": lambda n, r: (lambda t=_text(8 * n, r).decode(): t.encode("utf-16")),
+        "hex": lambda n, r: (lambda d=_text(8 * n, r): d.hex()),
+        "translate": lambda n, r: (lambda t=_text(8 * n, r).decode(): t.translate(str.maketrans("aeiou", "AEIOU"))),
+    }),
+    "hashing": ("bytes", tuple(2 ** k for k in range(14, 22)), {
+        "md5": lambda n, r: (lambda d=_text(n, r): hashlib.md5(d).digest()),
+        "sha1": lambda n, r: (lambda d=_text(n, r): hashlib.sha1(d).digest()),
+        "sha512": lambda n, r: (lambda d=_text(n, r): hashlib.sha512(d).digest()),
+        "blake2b": lambda n, r: (lambda d=_text(n, r): hashlib.blake2b(d).digest()),
+        "sha3_256": lambda n, r: (lambda d=_text(n, r): hashlib.sha3_256(d).digest()),
+        "crc32": lambda n, r: (lambda d=_text(n, r): zlib.crc32(d)),
+        "adler32": lambda n, r: (lambda d=_text(n, r): zlib.adler32(d)),
+    }),
+    "sparse": ("n", tuple(2 ** k for k in range(10, 18)), {
+        "transpose": lambda n, r: (lambda a=_poisson(n).tocsr(): a.T.tocsr()),
+        "add": lambda n, r: (lambda a=_poisson(n).tocsr(), b=_poisson(n).tocsr() * 2.0: a + b),
+        "to_csc": lambda n, r: (lambda a=_poisson(n).tocsr(): a.tocsc()),
+        "matmat": lambda n, r: (lambda a=_poisson(n).tocsr(): a @ a),
+        "norm": lambda n, r: (lambda a=_poisson(n).tocsr(): scipy.sparse.linalg.norm(a)),
+        "kron": lambda n, r: (lambda a=_poisson(n // 16).tocsr(), b=scipy.sparse.identity(16, format="csr"):
+                              scipy.sparse.kron(a, b)),
     }),
     "plotting": ("points", tuple(2 ** k for k in range(10, 18)), {
         "line_png": _plot("line"),

@@ -250,7 +250,8 @@ class PMNFFitter(SeriesFitter):
             # by its own standard error
             found, multi, notes = fitted(X, y, scatter, params, progress, scattered=True, h=h)
             groups, scatter = with_lack_of_fit(found, scatter, len(y), self.policy)
-        return Pick(select(groups, scatter, self.policy, multi=multi), groups, notes, measured)
+        return Pick(select(groups, scatter, self.policy, multi=multi), groups, notes, measured,
+                    lack_of_fit=0 < measured < scatter)
 
     def _checked(self, X: np.ndarray, y: np.ndarray, pick: Pick, error: float,
                  alternatives: bool = True) -> tuple[Candidate, list[Candidate]]:
@@ -269,6 +270,14 @@ class PMNFFitter(SeriesFitter):
         if termed:
             errors = extrapolation_errors(termed, X, y)
             chosen, error = termed[int(np.argmin(errors))], float(np.min(errors))
+        if self.policy.forward_choice and pick.lack_of_fit and ranked():
+            # no hypothesis is the law within the runs' noise, so their scores do not rank their
+            # extrapolations: of the plausible ones, the one that predicts the largest points best
+            limit = ranked()[0].score + self.policy.plausible
+            plausible = [chosen, *(c for c in ranked() if c.score <= limit)]
+            errors = extrapolation_errors(plausible, X, y)
+            if not np.all(np.isnan(errors)):
+                return plausible[int(np.nanargmin(errors))], ranked() if alternatives else []
         if self.policy.forward_check:
             # only hypotheses the score supports: a term the policy prices out stays out
             limit = chosen.score + self.policy.plausible

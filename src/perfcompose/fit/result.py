@@ -94,12 +94,14 @@ class Group:
 @dataclass(frozen=True)
 class Pick:
     """The hypothesis the scores choose for one series, the groups it was chosen from (none where
-    every value is 0), the notes of the search and the measured noise."""
+    every value is 0), the notes of the search, the measured noise and whether the points scatter
+    beyond it about every hypothesis (no PMNF form is the law within the noise of the runs)."""
 
     chosen: Candidate
     groups: list[Group]
     notes: tuple[str, ...]
     measured: float
+    lack_of_fit: bool = False
 
 
 @dataclass(frozen=True)

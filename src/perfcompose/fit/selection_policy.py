@@ -28,7 +28,12 @@ class SelectionPolicy:
     the chi-square quantile beyond which the points' scatter sets the noise (0: off);
     ``scatter_noise``: without repetitions, the noise from the scatter around the best simple
     hypothesis. ``plausible``, ``indistinct``, ``horizon``, ``shrink`` and ``overshoot_*``: see
-    :func:`select`; ``forward_check``: see :mod:`perfcompose.fit.holdout`;
+    :func:`select`; ``forward_check``: see :mod:`perfcompose.fit.holdout`; ``forward_choice``: where the points
+    scatter beyond their runs' noise about every hypothesis (repetitions measured the noise and the
+    best one's chi-square exceeds the ``lack_of_fit`` quantile), the chosen one and the runners-up
+    within ``plausible`` of the best score are ranked by how well each, fitted without the points at
+    a parameter's largest value, predicts them (:func:`perfcompose.fit.holdout.extrapolation_errors`),
+    not by their scores;
     ``trend``: a constant is no hypothesis for points of one parameter that rise or fall with it at
     this two-sided level of :func:`perfcompose.fit.trend.monotone` (0: off); ``term_noise`` and
     ``term_points``: a two-term hypothesis of one parameter stands only where each of its terms
@@ -51,6 +56,7 @@ class SelectionPolicy:
     multi_overshoot_risk: float = 0.4
     multi_overshoot_spread: float = 1.5
     forward_check: bool = True
+    forward_choice: bool = True
     trend: float = 0.01
     term_noise: float = 5.0
     term_points: int = 3
