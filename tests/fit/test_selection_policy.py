@@ -120,3 +120,15 @@ def test_where_no_hypothesis_fits_the_one_that_predicts_its_largest_points_is_ch
         return float(np.median(misses))
 
     assert median_miss(SelectionPolicy()) < median_miss(SelectionPolicy(forward_choice=False)) - 0.05
+
+
+def test_a_model_chosen_where_no_hypothesis_fits_says_so():
+    def law(n: np.ndarray) -> np.ndarray:
+        return 1e-8 * n * np.log2(n) * (1 + 2 / (1 + np.exp(-2.5 * (np.log2(n) - 15))))
+
+    x = 2.0 ** np.arange(10, 18)
+    noise = 1 + 0.01 * np.random.default_rng(0).standard_normal((len(x), 5))
+    stepped = PMNFFitter(aggregate="mean").fit_arrays(x, law(x)[:, None] * noise, ["n"])
+    lawful = PMNFFitter(aggregate="mean").fit_arrays(x, (1e-8 * x * np.log2(x))[:, None] * noise, ["n"])
+    assert any("extrapolate with care" in w for w in stepped.warnings)
+    assert not any("extrapolate with care" in w for w in lawful.warnings)

@@ -445,4 +445,7 @@ class PMNFFitter(SeriesFitter):
         shown = {**{k: stats[k] for k in ("rss", "smape", "adj_r2")}, "cv_error": chosen.cv_error * 100,
                  "points": stats["points"]}
         warnings = pick.notes + low_fit_warnings(shown, constant=chosen.n_terms == 0, noise=pick.measured)
+        if pick.lack_of_fit and self.policy.forward_choice:
+            warnings += ("no PMNF form fits within the runs' noise (a change of regime, such as a cache filling "
+                         "up?): chosen by how well it predicts its largest points; extrapolate with care",)
         return FitResult(chosen, tuple(params), shown, alternatives=tuple(ranked[:self.keep]), warnings=warnings)
