@@ -7,15 +7,17 @@ Each set is a handful of routines of NumPy, SciPy, the standard library's compre
 hashes, SQLite, pandas, Pillow, plain Python (sorting, heaps, decimals, regular expressions,
 MessagePack, dictionaries), the standard library's text processing and data structures, SciPy's
 signal processing, NumPy's array operations, pandas' time series, Matplotlib drawing to PNG,
-string methods, hashes and checksums, or SciPy's sparse matrices, timed on one core (BLAS and
-OpenMP held to one thread) at 8 sizes growing by 2x (the matrices' and the images' sides by about
-1.4x), ``--reps`` runs a size, each on fresh input drawn with a fixed seed. A set is written as
-Extra-P text, ``<out>/<set>.txt`` (seconds of wall time, one DATA line per size, the runs in
-order; the load average at its start and end is printed); a set already written is kept unless
-``--force``, so an interrupted run resumes.
+string methods, hashes and checksums, SciPy's sparse matrices, Pillow's filters, regular
+expressions or numerical routines, timed on one core (BLAS and OpenMP held to one thread) at 8
+sizes growing by 2x (the matrices' and the images' sides by about 1.4x), ``--reps`` runs a size,
+each on fresh input drawn with a fixed seed. A set is written as Extra-P text,
+``<out>/<set>.txt`` (seconds of wall time, one DATA line per size, the runs in order; the load
+average at its start and end is printed); a set already written is kept unless ``--force``, so
+an interrupted run resumes.
 ``benchmarks/real_extrapolation.py`` reads these files (sets ``numpy``, ``dense``, ``scipy``,
 ``codecs``, ``sqlite``, ``pandas``, ``imaging``, ``python``, ``textproc``, ``signal``,
-``plotting``, ``arrays``, ``stdlib``, ``timeseries``, ``strings``, ``hashing``, ``sparse``).
+``plotting``, ``arrays``, ``stdlib``, ``timeseries``, ``strings``, ``hashing``, ``sparse``,
+``filters``, ``regex``, ``numerics``).
 """
 from __future__ import annotations
 
@@ -60,6 +62,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import scipy.fft  # noqa: E402
+import scipy.integrate  # noqa: E402
 import scipy.interpolate  # noqa: E402
 import scipy.linalg  # noqa: E402
 import scipy.ndimage  # noqa: E402
@@ -67,8 +70,9 @@ import scipy.signal  # noqa: E402
 import scipy.sparse  # noqa: E402
 import scipy.sparse.linalg  # noqa: E402
 import scipy.spatial  # noqa: E402
+import scipy.special  # noqa: E402
 import scipy.stats  # noqa: E402
-from PIL import Image, ImageFilter  # noqa: E402
+from PIL import Image, ImageFilter, ImageOps  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 
@@ -375,6 +379,34 @@ SETS: dict[str, tuple[str, tuple[int, ...], dict[str, Routine]]] = {
         "norm": lambda n, r: (lambda a=_poisson(n).tocsr(): scipy.sparse.linalg.norm(a)),
         "kron": lambda n, r: (lambda a=_poisson(n // 16).tocsr(), b=scipy.sparse.identity(16, format="csr"):
                               scipy.sparse.kron(a, b)),
+    }),
+    "filters": ("side", (128, 181, 256, 362, 512, 724, 1024, 1448), {
+        "sharpen": lambda m, r: (lambda img=_image(m, r): img.filter(ImageFilter.SHARPEN)),
+        "find_edges": lambda m, r: (lambda img=_image(m, r): img.filter(ImageFilter.FIND_EDGES)),
+        "median_filter": lambda m, r: (lambda img=_image(m, r): img.filter(ImageFilter.MedianFilter(3))),
+        "equalize": lambda m, r: (lambda img=_image(m, r): ImageOps.equalize(img)),
+        "quantize": lambda m, r: (lambda img=_image(m, r): img.quantize(64)),
+        "transpose": lambda m, r: (lambda img=_image(m, r): img.transpose(Image.Transpose.ROTATE_90)),
+    }),
+    "regex": ("bytes", tuple(2 ** k for k in range(14, 22)), {
+        "sub": lambda n, r: (lambda t=_text(n, r).decode(): re.sub(r"[aeiou]+", "_", t)),
+        "split": lambda n, r: (lambda t=_text(n, r).decode(): re.split(r"\s+", t)),
+        "search_absent": lambda n, r: (lambda t=_text(n, r).decode(): re.search(r"qqq\d", t)),
+        "finditer_groups": lambda n, r: (lambda t=_text(n, r).decode():
+                                         [m.group(1) for m in re.finditer(r"(\w)(\w)\2", t)]),
+        "count": lambda n, r: (lambda t=_text(n, r).decode(): t.count("ab")),
+        "casefold": lambda n, r: (lambda t=_text(n, r).decode(): t.casefold()),
+    }),
+    "numerics": ("n", tuple(2 ** k for k in range(12, 20)), {
+        "polyfit": lambda n, r: (lambda x=np.linspace(0, 1, n), y=r.random(n): np.polyfit(x, y, 3)),
+        "interp": lambda n, r: (lambda x=np.sort(r.random(n)), xp=np.linspace(0, 1, 1000), fp=r.random(1000):
+                                np.interp(x, xp, fp)),
+        "gradient": lambda n, r: (lambda a=r.random(n): np.gradient(a)),
+        "lstsq": lambda n, r: (lambda a=r.random((n, 8)), b=r.random(n): np.linalg.lstsq(a, b, rcond=None)),
+        "cumulative_trapezoid": lambda n, r: (lambda y=r.random(n): scipy.integrate.cumulative_trapezoid(y)),
+        "gammaln": lambda n, r: (lambda a=r.random(n) * 100: scipy.special.gammaln(a)),
+        "searchsorted_sorted": lambda n, r: (lambda a=np.arange(n, dtype=float), q=np.sort(r.random(n) * n):
+                                             np.searchsorted(a, q)),
     }),
     "plotting": ("points", tuple(2 ** k for k in range(10, 18)), {
         "line_png": _plot("line"),

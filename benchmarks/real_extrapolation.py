@@ -22,8 +22,9 @@ clone or the git directory of Extra-P's repositories, any branch (nothing is cop
   Caliper region profiles of LULESH at 27-343 ranks, 45 regions, the average time per rank.
 * ``numpy``, ``dense``, ``scipy``, ``codecs``, ``sqlite``, ``pandas``, ``imaging``, ``python``,
   ``textproc``, ``signal``, ``plotting``, ``arrays``, ``stdlib``, ``timeseries``, ``strings``,
-  ``hashing``, ``sparse`` (``--measured``, default benchmarks/data/measured): library routines
-  timed here by ``measure_libraries.py`` on a quiet machine.
+  ``hashing``, ``sparse``, ``filters``, ``regex``, ``numerics`` (``--measured``, default
+  benchmarks/data/measured): library routines timed here by ``measure_libraries.py`` on a quiet
+  machine.
 
 Every set is read as time (the metric ``time``; the MPI latencies in us). For every set and
 every parameter with at least 4 values, both fitters model each series on the points below that
@@ -253,6 +254,9 @@ DATASETS: dict[str, DataSet] = {
     "strings": DataSet("measured", measured("strings"), "refining", True),
     "hashing": DataSet("measured", measured("hashing"), "refining", True),
     "sparse": DataSet("measured", measured("sparse"), "refining", True),
+    "filters": DataSet("measured", measured("filters"), "refining", True),
+    "regex": DataSet("measured", measured("regex"), "refining", True),
+    "numerics": DataSet("measured", measured("numerics"), "refining", True),
 }
 
 
