@@ -405,6 +405,34 @@ class Errors:
                 f"{int(np.sum((o < b) & ~close))} / {int(np.sum((b < o) & ~close))} / {int(np.sum(close))}"], mo, mb
 
 
+def _sets_alike(records: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """log(measured / perfcompose's prediction) of the records with both positive, their data sets,
+    and weights that make every data set weigh the same."""
+    keep = [r for r in records if r[4] > 0 and np.isfinite(r[5]) and r[5] > 0]
+    names = np.array([r[0] for r in keep])
+    counts = {n: int(np.sum(names == n)) for n in set(names.tolist())}
+    return (np.array([np.log(r[4] / r[5]) for r in keep]), names,
+            np.array([1.0 / counts[n] for n in names.tolist()]))
+
+
+def trust_band(records: list[tuple], share: float = 0.9) -> tuple[float, float, float] | None:
+    """The factors around perfcompose's prediction that hold the central ``share`` of the measured
+    values on the development sets (weighed alike), and the percentage of held-out predictions
+    (sets alike) inside them: a band calibrated on some data sets and tried on others."""
+    dev = [r for r in records if not DATASETS[r[0]].held_out]
+    held = [r for r in records if DATASETS[r[0]].held_out]
+    ratios, _, weights = _sets_alike(dev)
+    if not len(ratios) or not held:
+        return None
+    order = np.argsort(ratios)
+    cum = np.cumsum(weights[order]) / weights.sum()
+    lo = ratios[order][np.searchsorted(cum, (1 - share) / 2)]
+    hi = ratios[order][min(np.searchsorted(cum, (1 + share) / 2), len(order) - 1)]
+    ratios, names, weights = _sets_alike(held)
+    inside = (ratios >= lo) & (ratios <= hi)
+    return float(np.exp(lo)), float(np.exp(hi)), 100.0 * float(np.sum(weights * inside) / np.sum(weights))
+
+
 def errors(records: list[tuple], alike: bool) -> Errors:
     """The errors of these predictions (points measured as 0 left out); ``alike``: every data set
     weighs the same, however many predictions it makes."""
@@ -518,6 +546,12 @@ def main() -> None:
         console.print(f"goals: pooled median, sets alike, at most 0.8 x the better Extra-P's: {mo / mb:.2f}; "
                       f"sets more than 1 point worse than it: {', '.join(worse) if worse else 'none'}; "
                       f"share off by more than 50 % {so:.0f} % against {sb:.0f} %")
+    band = trust_band(records)
+    if band:
+        lo, hi, covered = band
+        console.print(f"how far to trust one step beyond the data: on the development sets (alike) 90 % of "
+                      f"perfcompose's predictions lie within x{lo:.2f} to x{hi:.2f} of the measured value; that "
+                      f"band holds {covered:.1f} % of the held-out predictions (sets alike)")
     skipped = sum(1 for r in records if r[4] <= 0)
     if skipped:
         console.print(f"{skipped} held-out points measured as 0 are left out (no relative error).")
