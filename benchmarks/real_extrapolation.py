@@ -56,6 +56,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -349,14 +350,16 @@ def extrap_predictions(todo: list[tuple[str, Cut]], done: dict[str, Any], checkp
 
 # -- statistics -----------------------------------------------------------------------------------
 
-def _wmedian(err: np.ndarray, weight: np.ndarray) -> float:
-    """The weighted median (the first value whose cumulative weight reaches half; equal weights:
-    the plain median)."""
-    if np.all(weight == weight[0]):
-        return float(np.median(err))
-    order = np.argsort(err, kind="stable")
+def _wquantile(values: np.ndarray, weight: np.ndarray, q: float) -> float:
+    """The weighted ``q`` quantile: the first value whose cumulative weight reaches that share."""
+    order = np.argsort(values, kind="stable")
     cum = np.cumsum(weight[order])
-    return float(err[order][min(int(np.searchsorted(cum, 0.5 * cum[-1])), len(err) - 1)])
+    return float(values[order][min(int(np.searchsorted(cum, q * cum[-1])), len(values) - 1)])
+
+
+def _wmedian(err: np.ndarray, weight: np.ndarray) -> float:
+    """The weighted median (equal weights: the plain median)."""
+    return float(np.median(err)) if np.all(weight == weight[0]) else _wquantile(err, weight, 0.5)
 
 
 def _median_ci(err: np.ndarray, group: np.ndarray, weight: np.ndarray, rng: np.random.Generator,
@@ -405,14 +408,12 @@ class Errors:
                 f"{int(np.sum((o < b) & ~close))} / {int(np.sum((b < o) & ~close))} / {int(np.sum(close))}"], mo, mb
 
 
-def _sets_alike(records: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """log(measured / perfcompose's prediction) of the records with both positive, their data sets,
-    and weights that make every data set weigh the same."""
+def _sets_alike(records: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
+    """log(measured / perfcompose's prediction) of the records with both positive, and weights that
+    make every data set weigh the same."""
     keep = [r for r in records if r[4] > 0 and np.isfinite(r[5]) and r[5] > 0]
-    names = np.array([r[0] for r in keep])
-    counts = {n: int(np.sum(names == n)) for n in set(names.tolist())}
-    return (np.array([np.log(r[4] / r[5]) for r in keep]), names,
-            np.array([1.0 / counts[n] for n in names.tolist()]))
+    counts = Counter(r[0] for r in keep)
+    return np.array([np.log(r[4] / r[5]) for r in keep]), np.array([1.0 / counts[r[0]] for r in keep])
 
 
 def trust_band(records: list[tuple], share: float = 0.9) -> tuple[float, float, float] | None:
@@ -421,14 +422,11 @@ def trust_band(records: list[tuple], share: float = 0.9) -> tuple[float, float, 
     (sets alike) inside them: a band calibrated on some data sets and tried on others."""
     dev = [r for r in records if not DATASETS[r[0]].held_out]
     held = [r for r in records if DATASETS[r[0]].held_out]
-    ratios, _, weights = _sets_alike(dev)
+    ratios, weights = _sets_alike(dev)
     if not len(ratios) or not held:
         return None
-    order = np.argsort(ratios)
-    cum = np.cumsum(weights[order]) / weights.sum()
-    lo = ratios[order][np.searchsorted(cum, (1 - share) / 2)]
-    hi = ratios[order][min(np.searchsorted(cum, (1 + share) / 2), len(order) - 1)]
-    ratios, names, weights = _sets_alike(held)
+    lo, hi = _wquantile(ratios, weights, (1 - share) / 2), _wquantile(ratios, weights, (1 + share) / 2)
+    ratios, weights = _sets_alike(held)
     inside = (ratios >= lo) & (ratios <= hi)
     return float(np.exp(lo)), float(np.exp(hi)), 100.0 * float(np.sum(weights * inside) / np.sum(weights))
 

@@ -101,34 +101,33 @@ def test_an_exact_law_keeps_a_second_term_that_is_small_at_every_point():
     assert [shape[0][1] for _, shape in chosen.terms] == [(2, 0), (1, 0)]
 
 
+def _cache_cliff(n: np.ndarray) -> np.ndarray:
+    """n log2(n) whose cost per element triples as the data outgrow a cache around 2^15."""
+    return 1e-8 * n * np.log2(n) * (1 + 2 / (1 + np.exp(-2.5 * (np.log2(n) - 15))))
+
+
 def test_where_no_hypothesis_fits_the_one_that_predicts_its_largest_points_is_chosen():
     """n log2(n) at 1 % noise whose cost per element triples as the data outgrow a cache around
     2^15: every hypothesis misses the points by more than the runs' noise, so the scores do not rank
     the extrapolations. Chosen by how well they predict the largest size from the smaller ones, the
     plausible hypotheses miss the next size by 31 % at the median of 20 draws; by their scores, 40 %."""
-    def law(n: np.ndarray) -> np.ndarray:
-        return 1e-8 * n * np.log2(n) * (1 + 2 / (1 + np.exp(-2.5 * (np.log2(n) - 15))))
-
     x = 2.0 ** np.arange(10, 18)
 
     def median_miss(policy: SelectionPolicy) -> float:
         misses = []
         for seed in range(20):
-            runs = law(x)[:, None] * (1 + 0.01 * np.random.default_rng(seed).standard_normal((len(x), 5)))
+            runs = _cache_cliff(x)[:, None] * (1 + 0.01 * np.random.default_rng(seed).standard_normal((len(x), 5)))
             chosen = PMNFFitter(aggregate="mean", policy=policy).fit_arrays(x, runs, ["n"]).chosen
-            misses.append(abs(predict(chosen, np.array([[2.0 ** 18]]))[0] / law(np.array(2.0 ** 18)) - 1))
+            misses.append(abs(predict(chosen, np.array([[2.0 ** 18]]))[0] / _cache_cliff(np.array(2.0 ** 18)) - 1))
         return float(np.median(misses))
 
     assert median_miss(SelectionPolicy()) < median_miss(SelectionPolicy(forward_choice=False)) - 0.05
 
 
 def test_a_model_chosen_where_no_hypothesis_fits_says_so():
-    def law(n: np.ndarray) -> np.ndarray:
-        return 1e-8 * n * np.log2(n) * (1 + 2 / (1 + np.exp(-2.5 * (np.log2(n) - 15))))
-
     x = 2.0 ** np.arange(10, 18)
     noise = 1 + 0.01 * np.random.default_rng(0).standard_normal((len(x), 5))
-    stepped = PMNFFitter(aggregate="mean").fit_arrays(x, law(x)[:, None] * noise, ["n"])
+    stepped = PMNFFitter(aggregate="mean").fit_arrays(x, _cache_cliff(x)[:, None] * noise, ["n"])
     lawful = PMNFFitter(aggregate="mean").fit_arrays(x, (1e-8 * x * np.log2(x))[:, None] * noise, ["n"])
     assert any("extrapolate with care" in w for w in stepped.warnings)
     assert not any("extrapolate with care" in w for w in lawful.warnings)
