@@ -148,3 +148,12 @@ def test_copies_of_a_chain_count_their_calls_together_as_a_pool_does():
     # a copy with no call inside the window adds nothing: the pool runs at the other's pace
     assert pooled_period([1.0, float("nan")]) == pytest.approx(2.0)
     assert np.isnan(pooled_period([float("nan"), float("nan")]))
+
+
+def test_a_run_stops_at_its_limit_once_every_chain_made_a_call():
+    # 50 calls of 20 ms would take a second; after 0.1 s each chain counts as through
+    start = time.perf_counter()
+    run = co_run([[_sleep], [_sleep]], [[20.0], [20.0]], calls=[50, 50], limit=0.1)
+    assert time.perf_counter() - start < 0.6
+    assert all(1 <= len(c) < 50 for c in run.calls)
+    assert run.periods[0] == pytest.approx(0.02, rel=0.5)

@@ -66,11 +66,14 @@ def _run_chain(chain: Chain, data: Any) -> Any:
 
 
 def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: Sequence[int] | None = None,
-           pin: bool = True) -> CoRun:
+           pin: bool = True, limit: float | None = None) -> CoRun:
     """Run every chain on its own thread over its own inputs in turn, all at once, until every
     chain has made its number of ``calls`` (default: one per input); a chain that gets there
-    first goes on, so that the others never run alone. With one chain this is the chain alone
-    in the same harness, the anchor of a slowdown.
+    first goes on, so that the others never run alone. After ``limit`` seconds a chain that has
+    made a call counts as through: beside a neighbour that holds the GIL, a chain that takes
+    the GIL back for every step (SQLite handing over rows, a loop of short NumPy calls) waits a
+    switch interval each time, and its calls last a thousand times their time alone. With one
+    chain this is the chain alone in the same harness, the anchor of a slowdown.
     """
     k = len(chains)
     cores = sorted(os.sched_getaffinity(0)) if pin and hasattr(os, "sched_getaffinity") else []
@@ -102,14 +105,17 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
         try:
             barrier.wait()
             w0, d0, s0 = runqueue_wait_ns(), cpu_demand_ns(), perf()
-            done = 0
+            deadline = s0 + (int(limit * 1e9) if limit is not None else 0)
+            done, through_me = 0, False
             while not stop.is_set():
                 element = mine[done % n]
                 t0 = perf()
                 results.put(_run_chain(chains[i], element))
-                out.append((t0, perf()))
+                t1 = perf()
+                out.append((t0, t1))
                 done += 1
-                if done == wanted:
+                if not through_me and (done == wanted or (limit is not None and t1 > deadline)):
+                    through_me = True
                     with lock:
                         through[0] += 1
                         if through[0] == k:
@@ -178,6 +184,8 @@ class CoRunTarget(Target):
     concurrent: Sequence[int] = ()
     #: the window lasts at least this long [s]: the inputs grow where calls are short
     min_time: float = 0.05
+    #: a run stops after this long [s] once every chain has made a call (:func:`co_run`)
+    limit: float = 2.0
     count: int = 12
     retries: int = 3
     size: str = "x"
@@ -255,6 +263,6 @@ class CoRunTarget(Target):
         # parts far longer than the chain itself
         inputs = [[self.makers[i][j](x) for _ in range(min(counts[j], DISTINCT))] for j in sides]
         try:
-            return co_run([self.sides[i][j] for j in sides], inputs, calls=[counts[j] for j in sides])
+            return co_run([self.sides[i][j] for j in sides], inputs, calls=[counts[j] for j in sides], limit=self.limit)
         except Exception as exc:
             raise TargetFailed(Failure(None, f"{type(exc).__name__}: {exc}")) from None
