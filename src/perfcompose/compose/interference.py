@@ -9,8 +9,7 @@ beside chain b over a's call alone, :mod:`perfcompose.runtime.corun`):
 * a chain ``seq(c1, ..., ck)`` in one worker: ``E[c1] + ... + E[ck]``, with ``E`` a part as one
   worker in the executor on the data it receives in the program;
 * ``tpool_n(S)`` of a chain: ``(C[S] F[S|S] + Q_n) / n``; a chain whose copies cannot run in
-  parallel (a lock, the GIL) runs one copy at a time, ``F[S|S] = n``: no faster than one worker,
-  and no slower than copies side by side showed where they took less than n times as long;
+  parallel (a lock, the GIL) runs one copy at a time, ``F[S|S] = n``: no faster than one worker;
   ``Q_n = n T[tpool_n(nop)] - T[nop]`` is what n workers on one queue add to an element;
 * ``pipe(S1, ..., Sm)``: time sharing. A bottleneck stage b is busy all the time; every other
   stage a is busy for ``C[a] F[a|b]`` of it, and slows b down by the share ``1 - 1/F[b|a]``
@@ -118,8 +117,7 @@ def predict(term: Term, m: InContext) -> np.ndarray:
         # copies that take turns at a lock run one at a time: n copies take n times one's time
         # (the pools of such chains ran at 0.9-1.3x one worker's time where two copies pinned
         # side by side in the co-run harness, handing the lock back and forth, read 2-6x)
-        beside = np.maximum(m.factor(Stage(body), Stage(body)), 1.0)
-        factor = np.minimum(beside, term.threads) if m.locked(Stage(body)) else beside
+        factor = term.threads if m.locked(Stage(body)) else np.maximum(m.factor(Stage(body), Stage(body)), 1.0)
         return (inner * factor + queue) / term.threads
     if isinstance(term, Pipe):
         return _pipe(term, m)
