@@ -240,24 +240,11 @@ DATASETS: dict[str, DataSet] = {
     "lulesh_caliper": DataSet("project", lulesh_caliper, "refining", True),
     "numpy": DataSet("measured", measured("numpy"), "refining", False),
     "dense": DataSet("measured", measured("dense"), "refining", False),
-    "scipy": DataSet("measured", measured("scipy"), "refining", True),
-    "codecs": DataSet("measured", measured("codecs"), "refining", True),
-    "sqlite": DataSet("measured", measured("sqlite"), "refining", True),
-    "pandas": DataSet("measured", measured("pandas"), "refining", True),
-    "imaging": DataSet("measured", measured("imaging"), "refining", True),
-    "python": DataSet("measured", measured("python"), "refining", True),
-    "textproc": DataSet("measured", measured("textproc"), "refining", True),
-    "signal": DataSet("measured", measured("signal"), "refining", True),
-    "plotting": DataSet("measured", measured("plotting"), "refining", True),
-    "arrays": DataSet("measured", measured("arrays"), "refining", True),
-    "stdlib": DataSet("measured", measured("stdlib"), "refining", True),
-    "timeseries": DataSet("measured", measured("timeseries"), "refining", True),
-    "strings": DataSet("measured", measured("strings"), "refining", True),
-    "hashing": DataSet("measured", measured("hashing"), "refining", True),
-    "sparse": DataSet("measured", measured("sparse"), "refining", True),
-    "filters": DataSet("measured", measured("filters"), "refining", True),
-    "regex": DataSet("measured", measured("regex"), "refining", True),
-    "numerics": DataSet("measured", measured("numerics"), "refining", True),
+    # measured here, held out
+    **{name: DataSet("measured", measured(name), "refining", True) for name in (
+        "scipy", "codecs", "sqlite", "pandas", "imaging", "python", "textproc", "signal", "plotting",
+        "arrays", "stdlib", "timeseries", "strings", "hashing", "sparse", "filters", "regex", "numerics",
+    )},
 }
 
 
