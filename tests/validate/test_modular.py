@@ -166,6 +166,18 @@ def test_a_held_out_interval_holds_its_prediction_and_stays_above_zero(small_stu
     assert with_held_out_error(copies[:3], 0.9)[0].held_out_error == 0.0
 
 
+def test_three_others_give_their_largest_error(small_study):
+    import dataclasses
+
+    # four programs: the first measured as predicted, the others 5 %, 10 % and 30 % slow
+    copies, predicted = _copies(small_study, 1.0)
+    copies = [copies[0], *(dataclasses.replace(c, measured=tuple(np.array(c.measured) * f))
+                           for c, f in zip(copies[1:4], (1.05, 1.1, 1.3)))]
+    first = with_held_out_error(copies, 0.9)[0]
+    np.testing.assert_allclose(first.high, predicted * 1.3)
+    assert first.held_out_error == pytest.approx(0.3)
+
+
 def test_reference_parts_alone_get_table1s_inputs_and_others_the_given_ones():
     from perfcompose.bench.tasks import TASKS, random_ints
     from perfcompose.validate.modular import _setup
