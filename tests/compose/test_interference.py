@@ -97,16 +97,15 @@ def test_a_stage_beside_the_bottleneck_stalls_it_for_at_most_its_own_time():
     assert _at("pipe(a, b)", m) == pytest.approx(101.0)
 
 
-def test_beside_the_bottleneck_a_stage_costs_its_hand_overs_less_the_pipe_s_own():
-    # a: 20 alone, 40 in pipe(a, touch); b: 100 alone, 130 in pipe(nop, b); pipe(touch, touch): 15.
-    # Both hold the GIL (F = 2): b pays its wake-ups of a for the 80 % of the time a is blocked
-    # (124), and a stalls it for a's time with its hand-overs less the pipe's own (40 - 15)
+@pytest.mark.parametrize("lock, expected", [
+    # both hold the GIL: both probes, less the pipe's own hand-overs counted twice
+    pytest.param(2.0, 130.0 + (40.0 - 15.0), id="stages that hold one lock pay both stages' hand-overs"),
+    pytest.param(1.0, 130.0, id="stages that do not meet take the slower stage with its hand-overs"),
+])
+def test_pipe_stages_pay_the_hand_overs_their_probes_measured(lock, expected):
+    # a: 20 alone, 40 in pipe(a, touch); b: 100 alone, 130 in pipe(nop, b); pipe(touch, touch): 15
     a, b = Stage(("a",)), Stage(("b@a",))
     m = InContext({"a": np.array([20.0]), "b@a": np.array([100.0])},
-                  slowdown={(a, b): np.array([2.0]), (b, a): np.array([2.0])}, floor=np.array([15.0]),
+                  slowdown={(a, b): np.array([lock]), (b, a): np.array([lock])}, floor=np.array([15.0]),
                   feeding={a: np.array([40.0])}, fed={b: np.array([130.0])})
-    assert _at("pipe(a, b)", m) == pytest.approx(100.0 + 30.0 * 0.8 + (40.0 - 15.0))
-    # stages that do not meet take the slower one with its wake-ups
-    apart = InContext(m.executor, slowdown={(a, b): np.array([1.0]), (b, a): np.array([1.0])},
-                      floor=m.floor, feeding=m.feeding, fed=m.fed)
-    assert _at("pipe(a, b)", apart) == pytest.approx(124.0)
+    assert _at("pipe(a, b)", m) == pytest.approx(expected)
