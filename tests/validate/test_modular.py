@@ -243,15 +243,9 @@ def test_every_pipe_stage_is_measured_in_its_probes_and_predicts_the_pipe_by_tim
     fed = qsort + np.maximum(m.fed[b] - qsort, 0) * (1 - inc / np.maximum(inc, qsort))
     # inc wakes qsort's stage for the share of the time qsort idles
     woken = inc + np.maximum(m.feeding[a] - inc, 0) * (1 - fed / np.maximum(inc, fed))
-    # each stage pays the hand-overs its probe measured; beside the bottleneck, less those of the
-    # pipe itself (pipe(touch, touch)), which the bottleneck's probe holds
-    handed_a, handed_b = np.maximum(m.feeding[a], inc), np.maximum(m.fed[b], qsort)
-    beside_a, beside_b = np.maximum(handed_a - m.floor, inc), np.maximum(handed_b - m.floor, qsort)
-    # time sharing: each stage as the bottleneck, stalled while the other runs beside it (for at
-    # most the other's own time), where the other's busy time fits in that period (else the
-    # slower stage alone)
-    as_b = handed_b + beside_a * np.minimum(fab * (1 - 1 / fba), 1)
-    as_a = handed_a + beside_b * np.minimum(fba * (1 - 1 / fab), 1)
+    # time sharing: each stage as the bottleneck, slowed while the other runs beside it, where the
+    # other's busy time fits in that period (else the slower stage alone)
+    as_b, as_a = fed + woken * fab * (1 - 1 / fba), woken + fed * fba * (1 - 1 / fab)
     best = np.maximum(np.where(woken * fab <= 1.01 * as_b, as_b, -np.inf),
                       np.where(fed * fba <= 1.01 * as_a, as_a, -np.inf))
     expected = np.where(np.isfinite(best), best, np.maximum(woken, fed))

@@ -13,17 +13,14 @@ beside chain b over a's call alone, :mod:`perfcompose.runtime.corun`):
   ``Q_n = n T[tpool_n(nop)] - T[nop]`` is what n workers on one queue add to an element;
 * ``pipe(S1, ..., Sm)``: time sharing. A bottleneck stage b is busy all the time; every other
   stage a is busy for ``C[a] F[a|b]`` of it, and slows b down by the share ``1 - 1/F[b|a]``
-  meanwhile, for at most a's own time per element: ``P_b = C[b] + sum_a C[a] min(F[a|b] (1 -
-  1/F[b|a]), 1)``, where every ``C[a] F[a|b]`` fits in ``P_b`` (else a, not b, is the bottleneck);
-  the period is the largest such ``P_b``. Two stages that hold the GIL throughout (F = 2) then take
-  ``C[a] + C[b]``, stages that do not meet (F = 1) the larger one. Each stage's time includes its
-  hand-overs as its probe measured them: a later stage its ``pipe(nop, stage)`` probe (always fed,
-  waking the stage before it, blocked on a full queue), a first stage its ``pipe(stage, touch)``
-  probe (waking the next one); as a neighbour, a stage counts its probe less the period of
-  ``pipe(touch, touch)``, the hand-overs of the pipe itself, which the bottleneck's probe holds.
-  Where that period was not measured, a later stage adds its probe's excess for the share of the
-  time the stage before it is blocked and a first stage for the share of the time the next one
-  idles; a pipe without such a probe runs no faster than a pipe of the cheapest stages;
+  meanwhile: ``P_b = C[b] + sum_a C[a] F[a|b] (1 - 1/F[b|a])``, where every ``C[a] F[a|b]``
+  fits in ``P_b`` (else a, not b, is the bottleneck); the period is the largest such ``P_b``.
+  Two stages that hold the GIL throughout (F = 2) then take ``C[a] + C[b]``, stages that do not
+  meet (F = 1) the larger one. A later stage adds what it pays when it is always fed (its
+  ``pipe(nop, stage)`` probe less its own time: it wakes the stage before it, blocked on a full
+  queue) for the share of the time that stage is blocked; a first stage adds the wake-up of the
+  next one (its ``pipe(stage, touch)`` probe less its own time) for the share of the time the
+  next stage idles; a pipe without such a probe runs no faster than a pipe of the cheapest stages;
 * ``seq`` of parallel parts: one after the other.
 
 Values are arrays over the sizes (with a leading member axis for a bootstrap), so one call
@@ -148,18 +145,10 @@ def _pipe(term: Pipe, m: InContext) -> np.ndarray:
         wake = np.maximum(m.feeding[first] - alone[0], 0.0)
         idle = 1.0 - times[1] / np.maximum(times[0], times[1])
         woken[0] = times[0] + wake * idle
-    # with the hand-overs of the pipe itself measured, every stage pays its probe's in full; as a
-    # neighbour, less those hand-overs (counted in the bottleneck's probe)
-    handed = list(woken)
-    if m.floor is not None:
-        probes = [None if c is None or isinstance(s, TPool) else (m.feeding if i == 0 else m.fed).get(c)
-                  for i, (c, s) in enumerate(zip(chains, stages))]
-        handed = [w if p is None else np.maximum(p, t) for p, t, w in zip(probes, alone, woken)]
-    beside = [w if m.floor is None else np.maximum(h - m.floor, t) for h, t, w in zip(handed, alone, woken)]
     out = np.asarray(functools.reduce(np.maximum, woken), dtype=float)  # where no stage can be the bottleneck
     best = np.full(np.shape(out), -np.inf)
     for b in range(len(stages)):
-        period = np.asarray(handed[b], dtype=float)
+        period = np.asarray(woken[b], dtype=float)
         busy = []
         for a in range(len(stages)):
             ca, cb = chains[a], chains[b]
@@ -167,9 +156,7 @@ def _pipe(term: Pipe, m: InContext) -> np.ndarray:
                 continue
             fab, fba = np.maximum(m.factor(ca, cb), 1.0), np.maximum(m.factor(cb, ca), 1.0)
             busy.append(woken[a] * fab)
-            # a stage beside b stalls it for at most its own time per element, however far a
-            # back-to-back run of it was slowed down beside b
-            period = period + beside[a] * np.minimum(fab * (1.0 - 1.0 / fba), 1.0)
+            period = period + woken[a] * fab * (1.0 - 1.0 / fba)
         # b is the bottleneck only where every other stage's busy time fits in its period
         fits = np.all([np.asarray(t) <= 1.01 * period for t in busy], axis=0) if busy else True
         best = np.maximum(best, np.where(fits, period, -np.inf))
