@@ -8,8 +8,10 @@ hashes, SQLite, pandas, Pillow, plain Python (sorting, heaps, decimals, regular 
 MessagePack, dictionaries), the standard library's text processing and data structures, SciPy's
 signal processing, NumPy's array operations, pandas' time series, Matplotlib drawing to PNG,
 string methods, hashes and checksums, SciPy's sparse matrices, Pillow's filters, regular
-expressions or numerical routines, timed on one core (BLAS and OpenMP held to one thread) at 8
-sizes growing by 2x (the matrices' and the images' sides by about 1.4x), ``--reps`` runs a size,
+expressions, numerical routines, SciPy's statistical tests and graph algorithms, plain Python
+containers, compressors, or parsing and formatting, timed on one core (BLAS and OpenMP held to
+one thread) at 8 sizes growing by 2x (the matrices' and the images' sides by about 1.4x),
+``--reps`` runs a size,
 each on fresh input drawn with a fixed seed. A set is written as Extra-P text,
 ``<out>/<set>.txt`` (seconds of wall time, one DATA line per size, the runs in order; the load
 average at its start and end is printed); a set already written is kept unless ``--force``, so
@@ -17,7 +19,8 @@ an interrupted run resumes.
 ``benchmarks/real_extrapolation.py`` reads these files (sets ``numpy``, ``dense``, ``scipy``,
 ``codecs``, ``sqlite``, ``pandas``, ``imaging``, ``python``, ``textproc``, ``signal``,
 ``plotting``, ``arrays``, ``stdlib``, ``timeseries``, ``strings``, ``hashing``, ``sparse``,
-``filters``, ``regex``, ``numerics``).
+``filters``, ``regex``, ``numerics``, ``stats``, ``graphs``, ``containers``, ``compress``,
+``formats``).
 """
 from __future__ import annotations
 
@@ -29,17 +32,23 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import array  # noqa: E402
 import base64  # noqa: E402
+import binascii  # noqa: E402
 import bisect  # noqa: E402
 import bz2  # noqa: E402
+import collections  # noqa: E402
 import copy  # noqa: E402
 import csv  # noqa: E402
+import datetime  # noqa: E402
 import decimal  # noqa: E402
+import gzip  # noqa: E402
 import hashlib  # noqa: E402
 import heapq  # noqa: E402
 import io  # noqa: E402
+import ipaddress  # noqa: E402
 import itertools  # noqa: E402
 import json  # noqa: E402
 import lzma  # noqa: E402
+import operator  # noqa: E402
 import pickle  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
@@ -49,6 +58,7 @@ import struct  # noqa: E402
 import textwrap  # noqa: E402
 import time  # noqa: E402
 import unicodedata  # noqa: E402
+import uuid  # noqa: E402
 import xml.etree.ElementTree as ET  # noqa: E402
 import zlib  # noqa: E402
 from collections.abc import Callable  # noqa: E402
@@ -68,6 +78,7 @@ import scipy.linalg  # noqa: E402
 import scipy.ndimage  # noqa: E402
 import scipy.signal  # noqa: E402
 import scipy.sparse  # noqa: E402
+import scipy.sparse.csgraph  # noqa: E402
 import scipy.sparse.linalg  # noqa: E402
 import scipy.spatial  # noqa: E402
 import scipy.special  # noqa: E402
@@ -236,6 +247,32 @@ def _series(n: int, rng: np.random.Generator) -> pd.Series:
 
 
 #: set -> (parameter, sizes, routines by name)
+def _graph(n: int, rng: np.random.Generator) -> scipy.sparse.csr_matrix:
+    """A random sparse graph of n nodes and about 4n weighted edges."""
+    m = 4 * n
+    return scipy.sparse.csr_matrix((rng.random(m) + 0.1, (rng.integers(0, n, m), rng.integers(0, n, m))), shape=(n, n))
+
+
+def _deque_pass(n: int, rng: np.random.Generator) -> Callable[[], object]:
+    items = rng.integers(0, 1 << 30, n).tolist()
+
+    def work() -> int:
+        d: collections.deque[int] = collections.deque()
+        total = 0
+        for v in items:
+            d.append(v)
+            if len(d) > 64:
+                total += d.popleft()
+        return total
+    return work
+
+
+def _dates(n: int, rng: np.random.Generator) -> list[str]:
+    return [f"2024-{m:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}" for m, d, h, mi, s in
+            zip(rng.integers(1, 13, n), rng.integers(1, 29, n), rng.integers(0, 24, n), rng.integers(0, 60, n),
+                rng.integers(0, 60, n))]
+
+
 SETS: dict[str, tuple[str, tuple[int, ...], dict[str, Routine]]] = {
     "numpy": ("n", tuple(2 ** k for k in range(14, 22)), {
         "sort": lambda n, r: (lambda a=r.random(n): np.sort(a)),
@@ -407,6 +444,59 @@ SETS: dict[str, tuple[str, tuple[int, ...], dict[str, Routine]]] = {
         "gammaln": lambda n, r: (lambda a=r.random(n) * 100: scipy.special.gammaln(a)),
         "searchsorted_sorted": lambda n, r: (lambda a=np.arange(n, dtype=float), q=np.sort(r.random(n) * n):
                                              np.searchsorted(a, q)),
+    }),
+    "stats": ("n", tuple(2 ** k for k in range(10, 18)), {
+        "kendalltau": lambda n, r: (lambda a=r.random(n), b=r.random(n): scipy.stats.kendalltau(a, b)),
+        "spearmanr": lambda n, r: (lambda a=r.random(n), b=r.random(n): scipy.stats.spearmanr(a, b)),
+        "mannwhitneyu": lambda n, r: (lambda a=r.random(n), b=r.random(n): scipy.stats.mannwhitneyu(a, b)),
+        "ks_2samp": lambda n, r: (lambda a=r.random(n), b=r.random(n): scipy.stats.ks_2samp(a, b)),
+        "kde": lambda n, r: (lambda a=r.normal(size=n), q=np.linspace(-3, 3, 64):
+                             scipy.stats.gaussian_kde(a)(q)),
+        "mode": lambda n, r: (lambda a=r.integers(0, 1000, n): scipy.stats.mode(a)),
+        "describe": lambda n, r: (lambda a=r.random(n): scipy.stats.describe(a)),
+    }),
+    "graphs": ("n", tuple(2 ** k for k in range(10, 18)), {
+        "dijkstra": lambda n, r: (lambda g=_graph(n, r): scipy.sparse.csgraph.dijkstra(g, indices=0)),
+        "components": lambda n, r: (lambda g=_graph(n, r): scipy.sparse.csgraph.connected_components(g)),
+        "spanning_tree": lambda n, r: (lambda g=_graph(n, r): scipy.sparse.csgraph.minimum_spanning_tree(g)),
+        "bfs": lambda n, r: (lambda g=_graph(n, r): scipy.sparse.csgraph.breadth_first_order(g, 0)),
+        "dfs": lambda n, r: (lambda g=_graph(n, r): scipy.sparse.csgraph.depth_first_order(g, 0)),
+        "laplacian": lambda n, r: (lambda g=_graph(n, r): scipy.sparse.csgraph.laplacian(g)),
+        "cuthill_mckee": lambda n, r: (lambda g=_graph(n, r): scipy.sparse.csgraph.reverse_cuthill_mckee(g)),
+    }),
+    "containers": ("items", tuple(2 ** k for k in range(11, 19)), {
+        "set_intersection": lambda n, r: (lambda a=set(r.integers(0, 2 * n, n).tolist()),
+                                          b=set(r.integers(0, 2 * n, n).tolist()): a & b),
+        "deque_window": _deque_pass,
+        "sorted_tuples": lambda n, r: (lambda t=list(zip(r.integers(0, 100, n).tolist(), r.random(n).tolist())):
+                                       sorted(t, key=operator.itemgetter(1))),
+        "dict_merge": lambda n, r: (lambda a=dict.fromkeys(r.integers(0, 4 * n, n).tolist(), 1),
+                                    b=dict.fromkeys(r.integers(0, 4 * n, n).tolist(), 2): a | b),
+        "most_common": lambda n, r: (lambda t=r.integers(0, n // 4 + 1, n).tolist():
+                                     collections.Counter(t).most_common(10)),
+        "nlargest": lambda n, r: (lambda t=r.random(n).tolist(): heapq.nlargest(10, t)),
+        "list_reverse_copy": lambda n, r: (lambda t=r.random(n).tolist(): t[::-1]),
+    }),
+    "compress": ("bytes", tuple(2 ** k for k in range(14, 22)), {
+        "gzip1": lambda n, r: (lambda t=_text(n, r): gzip.compress(t, compresslevel=1)),
+        "zlib9": lambda n, r: (lambda t=_text(n, r): zlib.compress(t, 9)),
+        "lzma6": lambda n, r: (lambda t=_text(n, r): lzma.compress(t, preset=6)),
+        "bz2_1": lambda n, r: (lambda t=_text(n, r): bz2.compress(t, 1)),
+        "b85encode": lambda n, r: (lambda t=_text(n, r): base64.b85encode(t)),
+        "crc_hqx": lambda n, r: (lambda t=_text(n, r): binascii.crc_hqx(t, 0)),
+    }),
+    "formats": ("items", tuple(2 ** k for k in range(10, 18)), {
+        "strptime": lambda n, r: (lambda t=_dates(n, r):
+                                  [datetime.datetime.strptime(v, "%Y-%m-%d %H:%M:%S") for v in t]),
+        "isoparse": lambda n, r: (lambda t=_dates(n, r): [datetime.datetime.fromisoformat(v) for v in t]),
+        "parse_float": lambda n, r: (lambda t=[repr(v) for v in r.random(n).tolist()]: [float(v) for v in t]),
+        "parse_hex": lambda n, r: (lambda t=[hex(v) for v in r.integers(0, 1 << 40, n).tolist()]:
+                                   [int(v, 16) for v in t]),
+        "format_exp": lambda n, r: (lambda t=r.random(n).tolist(): [f"{v:.3e}" for v in t]),
+        "ip_address": lambda n, r: (lambda t=[str(ipaddress.IPv4Address(int(v))) for v in r.integers(0, 1 << 32, n)]:
+                                    [ipaddress.ip_address(v) for v in t]),
+        "uuid_parse": lambda n, r: (lambda t=[str(uuid.UUID(int=int(v))) for v in r.integers(0, 1 << 62, n)]:
+                                    [uuid.UUID(v) for v in t]),
     }),
     "plotting": ("points", tuple(2 ** k for k in range(10, 18)), {
         "line_png": _plot("line"),

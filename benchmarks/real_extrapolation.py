@@ -22,7 +22,8 @@ clone or the git directory of Extra-P's repositories, any branch (nothing is cop
   Caliper region profiles of LULESH at 27-343 ranks, 45 regions, the average time per rank.
 * ``numpy``, ``dense``, ``scipy``, ``codecs``, ``sqlite``, ``pandas``, ``imaging``, ``python``,
   ``textproc``, ``signal``, ``plotting``, ``arrays``, ``stdlib``, ``timeseries``, ``strings``,
-  ``hashing``, ``sparse``, ``filters``, ``regex``, ``numerics`` (``--measured``, default
+  ``hashing``, ``sparse``, ``filters``, ``regex``, ``numerics``, ``stats``, ``graphs``, ``containers``,
+  ``compress``, ``formats`` (``--measured``, default
   benchmarks/data/measured): library routines timed here by ``measure_libraries.py`` on a quiet
   machine.
 
@@ -244,6 +245,7 @@ DATASETS: dict[str, DataSet] = {
     **{name: DataSet("measured", measured(name), "refining", True) for name in (
         "scipy", "codecs", "sqlite", "pandas", "imaging", "python", "textproc", "signal", "plotting",
         "arrays", "stdlib", "timeseries", "strings", "hashing", "sparse", "filters", "regex", "numerics",
+        "stats", "graphs", "containers", "compress", "formats",
     )},
 }
 
