@@ -11,8 +11,7 @@ string methods, hashes and checksums, SciPy's sparse matrices, Pillow's filters,
 expressions, numerical routines, SciPy's statistical tests and graph algorithms, plain Python
 containers, compressors, or parsing and formatting, timed on one core (BLAS and OpenMP held to
 one thread) at 8 sizes growing by 2x (the matrices' and the images' sides by about 1.4x),
-``--reps`` runs a size,
-each on fresh input drawn with a fixed seed. A set is written as Extra-P text,
+``--reps`` runs a size, each on fresh input drawn with a fixed seed. A set is written as Extra-P text,
 ``<out>/<set>.txt`` (seconds of wall time, one DATA line per size, the runs in order; the load
 average at its start and end is printed); a set already written is kept unless ``--force``, so
 an interrupted run resumes.
@@ -246,7 +245,6 @@ def _series(n: int, rng: np.random.Generator) -> pd.Series:
     return s
 
 
-#: set -> (parameter, sizes, routines by name)
 def _graph(n: int, rng: np.random.Generator) -> scipy.sparse.csr_matrix:
     """A random sparse graph of n nodes and about 4n weighted edges."""
     m = 4 * n
@@ -273,6 +271,7 @@ def _dates(n: int, rng: np.random.Generator) -> list[str]:
                 rng.integers(0, 60, n))]
 
 
+#: set -> (parameter, sizes, routines by name)
 SETS: dict[str, tuple[str, tuple[int, ...], dict[str, Routine]]] = {
     "numpy": ("n", tuple(2 ** k for k in range(14, 22)), {
         "sort": lambda n, r: (lambda a=r.random(n): np.sort(a)),

@@ -1,6 +1,7 @@
 """The modular-vs-monolithic-vs-measured study on a tiny grid (000 section 4)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -167,8 +168,6 @@ def test_a_held_out_interval_holds_its_prediction_and_stays_above_zero(small_stu
 
 
 def test_three_others_give_their_largest_error(small_study):
-    import dataclasses
-
     # four programs: the first measured as predicted, the others 5 %, 10 % and 30 % slow
     copies, predicted = _copies(small_study, 1.0)
     copies = [copies[0], *(dataclasses.replace(c, measured=tuple(np.array(c.measured) * f))
