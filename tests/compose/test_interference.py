@@ -31,14 +31,26 @@ def test_a_pool_of_a_locked_chain_runs_no_faster_than_one_worker():
 
 
 def test_a_pool_of_a_locked_chain_runs_one_copy_at_a_time_however_slow_copies_side_by_side_read():
-    # two copies pinned side by side handing a lock back and forth read 5x; the pool's workers
-    # take turns: one worker's time
+    # two copies pinned side by side handing a lock back and forth read 5x their harness's call
+    # alone; without their own time per call the pool's workers take turns: one worker's time
     a = Stage(("a",))
     m = InContext({"a": np.array([10.0])}, slowdown={(a, a): np.array([5.0])},
                   concurrency={a: np.array([1.0])}, cores={a: np.array([1.0])})
     assert m.locked(a)
     assert _at("tpool_2(a)", m) == pytest.approx(10.0)
     assert locked(2.0) and not locked(1.1)
+
+
+def test_a_pool_of_a_locked_chain_runs_as_two_copies_side_by_side_hand_the_lock_over():
+    # each copy took 30 per call beside the other: two elements per 30, where the executor's
+    # worker alone takes 10 (a hand-over of the lock costs the waiting thread's wake-up); where
+    # the copies kept the pace of one worker between them, the pool keeps it too; where other
+    # programs took the cores from the pinned copies (NaN), one worker's time
+    a = Stage(("a",))
+    m = InContext({"a": np.array([10.0, 10.0, 10.0])}, slowdown={(a, a): np.array([3.0, 1.2, 3.0])},
+                  concurrency={a: np.array([1.0] * 3)}, cores={a: np.array([1.0] * 3)},
+                  together={a: np.array([30.0, 12.0, np.nan])})
+    assert predict(in_context(parse_term("tpool_2(a)")), m) == pytest.approx([15.0, 10.0, 10.0])
 
 
 @pytest.mark.parametrize("time_a, time_b, a_beside_b, b_beside_a, expected", [

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import concurrent.futures
+import multiprocessing
 import time
 
 import numpy as np
 import pytest
 
 from perfcompose.compose.interference import TURNS
-from perfcompose.runtime.corun import CoRunTarget, co_run, pooled_period
+from perfcompose.runtime.corun import CROWDED, CoRun, CoRunTarget, co_run, pooled_period
 from perfcompose.runtime.worker import cpu_demand_ns
 
 
@@ -157,3 +158,36 @@ def test_a_run_stops_at_its_limit_once_every_chain_made_a_call():
     assert time.perf_counter() - start < 0.6
     assert all(1 <= len(c) < 50 for c in run.calls)
     assert run.periods[0] == pytest.approx(0.02, rel=0.5)
+
+
+def _spin(seconds: float) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def test_a_co_run_beside_a_busy_program_is_crowded():
+    # the copies run pinned to their cores: a program that keeps a core busy beside them stalls
+    # them as it would not stall a pool's workers, free to move; the target records the share of
+    # a core it kept (in whole clock ticks: over every run kept at the point)
+    target = _copies(_python_loop, 20_000, min_time=0.2)
+    busy = multiprocessing.get_context("spawn").Process(target=_spin, args=(20.0,), daemon=True)
+    busy.start()
+    try:
+        time.sleep(0.3)
+        for _ in range(3):
+            target.measure({"term": 0, "x": 1})
+    finally:
+        busy.terminate()
+    assert target.wait_share[(0, 1)] > CROWDED
+
+
+def test_clock_ticks_beside_quiet_runs_do_not_crowd_them():
+    # the system counts whole ticks at both ends of a run: a short run reads a tick of others'
+    # time, or less than none; summed over the runs kept at a point, they even out
+    target = _copies(_python_loop, 20_000)
+    for beside in (0.01, -0.01, 0.02, -0.005):
+        target._record((0, 1.0), CoRun((), (0.001,), 0.05, 0.0, beside=beside, span=0.05))
+    assert target.wait_share[(0, 1.0)] == 0.0
+    target._record((0, 1.0), CoRun((), (0.001,), 0.05, 0.0, beside=0.2, span=0.2))
+    assert target.wait_share[(0, 1.0)] > CROWDED

@@ -1,9 +1,13 @@
-"""Context effects: a part that costs otherwise on its predecessor's output than on fresh input."""
+"""Context effects: a part that costs otherwise on its predecessor's output than on fresh input;
+what the rounds' co-runs show."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from perfcompose.validate.in_context import ContextPlan, context_effects
+from perfcompose.compose.context import Stage
+from perfcompose.compose.terms import Component, TPool
+from perfcompose.validate.in_context import ContextPlan, context_effects, corun_name, measured
 
 
 def _effects(context: np.ndarray, fresh: np.ndarray):
@@ -26,3 +30,17 @@ def test_a_difference_within_the_scatter_of_the_rounds_is_not_named():
     assert _effects(fresh * 1.3, fresh) == []
     steady = np.array([[10.0, 10.1, 9.9, 10.0], [40.0, 40.2, 39.8, 40.0]])
     assert [e.part for e in _effects(steady * 1.3, steady)] == ["pack@smooth"]
+
+
+def test_two_copies_side_by_side_count_only_where_other_programs_left_their_cores_alone():
+    # pinned copies beside another program's work stall as a pool's workers, free to move, do
+    # not: at the size where the co-run was crowded its time does not stand for the pool's
+    a = Stage(("a",))
+    plan = ContextPlan({"tpool_2(a)": TPool(2, Component("a"))}, (), ((a, a),), (), ())
+    runs = {"a": np.array([[1e-5], [2e-5]]), corun_name(a, a): np.array([[3e-5], [5e-5]]),
+            corun_name(a, None): np.array([[1e-5], [2e-5]])}
+    shares = {corun_name(a, a): np.array([0.0, 0.6])}
+    m = measured(plan, runs.__getitem__, runs.__contains__, lambda v: np.median(v, axis=1),
+                 lambda name: shares.get(name, np.zeros(2)))
+    assert m.together[a][0] == pytest.approx(3e4) and np.isnan(m.together[a][1])
+    assert measured(plan, runs.__getitem__, runs.__contains__, lambda v: np.median(v, axis=1)).together == {}

@@ -9,8 +9,11 @@ beside chain b over a's call alone, :mod:`perfcompose.runtime.corun`):
 * a chain ``seq(c1, ..., ck)`` in one worker: ``E[c1] + ... + E[ck]``, with ``E`` a part as one
   worker in the executor on the data it receives in the program;
 * ``tpool_n(S)`` of a chain: ``(C[S] F[S|S] + Q_n) / n``; a chain whose copies cannot run in
-  parallel (a lock, the GIL) runs one copy at a time, ``F[S|S] = n``: no faster than one worker;
-  ``Q_n = n T[tpool_n(nop)] - T[nop]`` is what n workers on one queue add to an element;
+  parallel (a lock, the GIL) runs one copy at a time: no faster than one worker, and no faster
+  than two copies side by side hand the lock to each other, ``max(C[S], T[S||S] / 2) + Q_n / n``
+  with ``T[S||S]`` each copy's time per call in that co-run (every hand-over wakes the waiting
+  thread; a chain of short NumPy calls that releases the GIL in each pays it many times per
+  element); ``Q_n = n T[tpool_n(nop)] - T[nop]`` is what n workers on one queue add to an element;
 * ``pipe(S1, ..., Sm)``: time sharing. A bottleneck stage b is busy all the time; every other
   stage a is busy for ``C[a] F[a|b]`` of it, and slows b down by the share ``1 - 1/F[b|a]``
   meanwhile: ``P_b = C[b] + sum_a C[a] F[a|b] (1 - 1/F[b|a])``, where every ``C[a] F[a|b]``
@@ -72,6 +75,9 @@ class InContext:
     #: the cores a chain alone keeps busy or waits for, its own threads included (about 1 for a
     #: chain on its worker's thread, more for one that brings threads of its own: BLAS, OpenMP)
     cores: Mapping[Stage, np.ndarray] = field(default_factory=dict)
+    #: two copies of a chain side by side: each copy's time per call, NaN at a size where other
+    #: programs took the cores (:func:`~perfcompose.validate.in_context.measured`)
+    together: Mapping[Stage, np.ndarray] = field(default_factory=dict)
 
     def part(self, name: str) -> np.ndarray:
         if name in self.executor:
@@ -114,16 +120,28 @@ def predict(term: Term, m: InContext) -> np.ndarray:
         if body is None or term.threads == 1:
             return inner / term.threads
         queue = m.queue.get(term.threads, 0.0)
-        # copies that take turns at a lock run one at a time: n copies take n times one's time
-        # (the pools of such chains ran at 0.9-1.3x one worker's time where two copies pinned
-        # side by side in the co-run harness, handing the lock back and forth, read 2-6x)
-        factor = term.threads if m.locked(Stage(body)) else np.maximum(m.factor(Stage(body), Stage(body)), 1.0)
-        return (inner * factor + queue) / term.threads
+        if m.locked(Stage(body)):
+            return _turns(inner, m.together.get(Stage(body))) + queue / term.threads
+        return (inner * np.maximum(m.factor(Stage(body), Stage(body)), 1.0) + queue) / term.threads
     if isinstance(term, Pipe):
         return _pipe(term, m)
     if isinstance(term, Seq):
         return predict(term.first, m) + predict(term.second, m)
     raise ModelError(f"cannot compose {term} from parts measured in context")
+
+
+def _turns(alone: np.ndarray, together: np.ndarray | None) -> np.ndarray:
+    """The time per element of copies of a chain that take turns at a lock: one copy's time
+    ``alone``, or where two copies side by side take longer per call than twice that, half their
+    time (the pool's copies hand the lock back and forth as those did). Not the slowdown of the
+    co-run over the chain alone in the same harness, carried to the executor's time: where the
+    harness's own call is slower than the executor's (a fresh element's memory), that ratio
+    leaves the executor's part short of the pool's copies; the pools of such chains ran at
+    0.9-2.2x one worker's time, as the two copies did."""
+    if together is None:
+        return np.asarray(alone, dtype=float)
+    both = np.asarray(together, dtype=float) / 2
+    return np.asarray(np.where(np.isfinite(both), np.maximum(alone, both), alone), dtype=float)
 
 
 def _pipe(term: Pipe, m: InContext) -> np.ndarray:

@@ -31,6 +31,10 @@ Chain = Sequence[Callable[[Any], Any]]
 DISTINCT = 16
 #: chains whose periods alone differ by more than this factor are not run side by side
 APART = 10.0
+#: other programs that kept more than this share of a core busy beside a chain's runs crowd it
+#: (one CPU-bound program beside keeps a whole core; the clock ticks' readings alone, a few
+#: hundredths)
+CROWDED = 0.25
 #: at most this many calls a chain counts towards the end of a run (a chain that gets there
 #: before the others goes on)
 MAX_INPUTS = 64
@@ -50,6 +54,12 @@ class CoRun:
     window: float
     lost: float
     concurrency: float = float("nan")
+    #: seconds that other programs ran anywhere on the machine over the run's ``span`` [s], in
+    #: whole clock ticks less this process's time (so a short run may read below 0; 0 where the
+    #: system does not say): the chains' threads run pinned, where a pool's workers move to the
+    #: core another program leaves free
+    beside: float = 0.0
+    span: float = 0.0
 
     @property
     def disturbed(self) -> bool:
@@ -157,9 +167,12 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
     # a worker waits for the collecting thread at most as long as that one ran: not other work;
     # nor for threads of the chains' own, where no other program ran meanwhile
     lost = max(max(waits) - collector_cpu[0], 0) * 1e-9 / window
+    now = others.mark()
+    # not clamped at 0: the system counts whole ticks, and a sum over runs evens their readings out
+    beside = 0.0 if now is None or machine is None else (now[0] - machine[0]) - (now[1] - machine[1])
     if lost > DISTURBED_SHARE and not others.others_present(machine, DISTURBED_SHARE, max(spans)):
         lost = 0.0
-    return CoRun(durations, periods, window, min(lost, 1.0), float(sum(demand)) + own_threads)
+    return CoRun(durations, periods, window, min(lost, 1.0), float(sum(demand)) + own_threads, beside, max(spans))
 
 
 def pooled_period(periods: Sequence[float]) -> float:
@@ -192,9 +205,14 @@ class CoRunTarget(Target):
     label: str = "co-run"
     retaken: int = 0
     kept_disturbed: int = 0
-    #: per (side index, x): the largest share of a kept window lost to other programs
+    #: per (term index, as in the points measured, x): the largest share of a kept window that
+    #: other programs took, from the chains' threads or beside them (:attr:`CoRun.beside`; a
+    #: study passes its executor target's, so that both persist together)
     wait_share: dict[tuple[int, float], float] = field(default_factory=dict)
     _count: dict[tuple[int, float], list[int]] = field(default_factory=dict, repr=False)
+    #: per key of ``wait_share``: seconds other programs ran beside its runs, the runs' spans,
+    #: and the largest share a kept run's threads lost
+    _beside: dict[tuple[int, float], tuple[float, float, float]] = field(default_factory=dict, repr=False)
     _apart: dict[tuple[int, float], bool] = field(default_factory=dict, repr=False)
 
     def apart(self, i: int, x: float) -> bool:
@@ -241,7 +259,7 @@ class CoRunTarget(Target):
         assert best is not None
         if best.disturbed:
             self.kept_disturbed += 1
-        self.wait_share[(i, x)] = max(self.wait_share.get((i, x), 0.0), best.lost)
+        self._record((self.offset + i, x), best)
         if concurrency:
             return best.concurrency
         same = len(sides) > 1 and all(list(c) == list(self.sides[i][0]) for c in self.sides[i])
@@ -257,6 +275,17 @@ class CoRunTarget(Target):
                     counts[j] = int(min(max(np.ceil(self.min_time / max(p, 1e-9)), 4), MAX_INPUTS))
             self._count[(i, x)] = counts
         return period
+
+    def _record(self, key: tuple[int, float], run: CoRun) -> None:
+        """``wait_share[key]``: the largest share a kept run's threads lost to other programs,
+        or the share of a core that other programs kept busy beside every run kept at ``key`` so
+        far where that exceeds :data:`CROWDED` (over all of them: the system counts whole ticks,
+        as long as a short run)."""
+        beside, span, lost = self._beside.get(key, (0.0, 0.0, 0.0))
+        beside, span, lost = beside + run.beside, span + run.span, max(lost, run.lost)
+        self._beside[key] = (beside, span, lost)
+        crowded = beside / span if span > 0 and beside > others.TICKS * others.TICK else 0.0
+        self.wait_share[key] = max(lost, min(crowded, 1.0) if crowded > CROWDED else 0.0)
 
     def _run(self, i: int, x: float, counts: Sequence[int], sides: Sequence[int]) -> CoRun:
         # at most DISTINCT elements a chain, made once and replayed in turn: making one may run

@@ -32,6 +32,7 @@ from perfcompose.compose.context import (
 from perfcompose.compose.interference import InContext, predict
 from perfcompose.compose.terms import Component, Pipe, Term, TPool, seq
 from perfcompose.runtime.corun import CoRunTarget
+from perfcompose.runtime.executor import DISTURBED_SHARE
 from perfcompose.runtime.target import TermTarget
 
 #: a part's time in context differs from its time on fresh input when the ratio is beyond
@@ -136,9 +137,11 @@ class RoundTarget(Target):
 
 
 def round_entries(plan: ContextPlan, stream: Sequence[Term], functions: Mapping[str, Callable[[Any], Any]],
-                  make: Callable[[float], Any], retries: int) -> tuple[list[str], CoRunTarget]:
+                  make: Callable[[float], Any], retries: int,
+                  shares: dict[tuple[int, float], float] | None = None) -> tuple[list[str], CoRunTarget]:
     """The names of the rounds' entries beyond the executor's ``stream`` and the co-run target
-    (its sides indexed after the stream's)."""
+    (its sides indexed after the stream's; it records the share of each co-run that other
+    programs took in ``shares``, per entry index and size)."""
     solos = dict.fromkeys(a for a, _ in plan.pairs)
     runs: list[tuple[Stage, Stage | None]] = [*plan.pairs, *((s, None) for s in solos)]
     stages = [[a] if b is None else [a, b] for a, b in runs]
@@ -150,15 +153,21 @@ def round_entries(plan: ContextPlan, stream: Sequence[Term], functions: Mapping[
     for i, _ in concurrent:
         names.extend([concurrency_name(runs[i][0], runs[i][0]), concurrency_name(runs[i][0], None)])
     corun = CoRunTarget(sides, feeds, offset=len(stream),
-                        concurrent=[k for pair in concurrent for k in pair], retries=retries)
+                        concurrent=[k for pair in concurrent for k in pair], retries=retries,
+                        wait_share={} if shares is None else shares)
     return names, corun
 
 
 def measured(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callable[[str], bool],
-             reduce: Callable[[np.ndarray], np.ndarray]) -> InContext:
+             reduce: Callable[[np.ndarray], np.ndarray],
+             lost: Callable[[str], np.ndarray] | None = None) -> InContext:
     """The plan's measurements [ns] from the rounds: ``matrix(name)`` is an entry's runs [s]
     (sizes, rounds) and ``reduce`` sums the rounds up (the study's statistic, or its bootstrap
-    members); a co-run slowdown is the reduced co-run over the reduced solo."""
+    members); a co-run slowdown is the reduced co-run over the reduced solo. ``lost(name)`` is
+    the largest share of an entry's runs per size that other programs took: two copies of a
+    chain side by side count as :attr:`InContext.together` only where it is at most
+    ``DISTURBED_SHARE`` (each copy runs pinned to a core, where another program's work stalls
+    it as it would not stall a pool's workers, free to move)."""
     def ns(name: str) -> np.ndarray:
         return reduce(matrix(name)) * 1e9
 
@@ -175,7 +184,9 @@ def measured(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callab
     concurrency = {a: reduce(matrix(concurrency_name(a, a))) / np.maximum(reduce(matrix(concurrency_name(a, None))),
                                                                           1e-9) for a in copies}
     cores = {a: reduce(matrix(concurrency_name(a, None))) for a in copies}
-    return InContext(executor, slowdown, floor, feeding, fed, queue, concurrency, cores)
+    together = {a: np.where(lost(corun_name(a, a)) > DISTURBED_SHARE, np.nan, ns(corun_name(a, a)))
+                for a, b in plan.pairs if a == b and lost is not None}
+    return InContext(executor, slowdown, floor, feeding, fed, queue, concurrency, cores, together)
 
 
 @dataclass(frozen=True)

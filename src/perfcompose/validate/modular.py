@@ -460,7 +460,10 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
         context = dataclasses.replace(context, pairs=())
     functions = ctx.with_context_functions(functions, context)
     stream = _stream(parts, kept, levels, context)
-    extra, corun = ctx.round_entries(context, stream, functions, make, RETRIES)
+    target = TermTarget(stream, functions, make, count=count, workers=workers, retry_disturbed=RETRIES,
+                        period=PERIOD, min_time=RUN_TIME, makers=ctx.makers(stream, functions, make))
+    # the co-runs' disturbance goes with the executor's runs', and is saved and resumed with it
+    extra, corun = ctx.round_entries(context, stream, functions, make, RETRIES, target.wait_share)
     labels = [str(t) for t in stream] + extra
     dense = dense_grid(xs, per_octave)
     identity = {"terms": labels, "x": list(xs), "count": count, "workers": workers,
@@ -470,8 +473,6 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     bar = _Progress(progress, len(parts) * len(dense) * part_rounds + rounds * len(labels) * len(xs))
     isolated, retaken = _time_parts_alone(parts, functions, make, dense, part_rounds, part_reps, folder,
                                           restart, bar)
-    target = TermTarget(stream, functions, make, count=count, workers=workers, retry_disturbed=RETRIES,
-                        period=PERIOD, min_time=RUN_TIME, makers=ctx.makers(stream, functions, make))
     runs = _run_rounds(ctx.RoundTarget(target, corun), target, labels, xs, rounds, identity, folder,
                        restart, bar)
     index = {label: k for k, label in enumerate(labels)}
@@ -482,8 +483,11 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
     hot = {p: _fit(p, dense, isolated[p], uncertainty=members) for p in parts}
     concurrent, overheads, piped = calibration(measured_rounds, parts, levels, members)
     has = index.__contains__
-    central = ctx.measured(context, measured_rounds.matrix, has, lambda m: over_rounds(m, axis=1))
-    spread = ctx.measured(context, measured_rounds.matrix, has, measured_rounds.resampled) if members else None
+    def lost(label: str) -> np.ndarray:
+        return np.array([target.wait_share.get((index[label], v), 0.0) for v in xs])
+
+    central = ctx.measured(context, measured_rounds.matrix, has, lambda m: over_rounds(m, axis=1), lost)
+    spread = ctx.measured(context, measured_rounds.matrix, has, measured_rounds.resampled, lost) if members else None
     judge = _Judge(Composer(hot, pipe="asymptotic"),
                    {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads,
                                           piped=piped.get(k, {}), stages=concurrent[1])
