@@ -148,7 +148,8 @@ def print_context(result: Any) -> None:
     for sd in result.slowdowns:
         if sd.locked:
             _say(f"lock: the copies of {sd.a} cannot run in parallel ({sd.median:.2f}x beside each other, "
-                 "a lock such as the GIL): its pools are predicted no faster than one worker")
+                 "a lock such as the GIL): its pools are predicted no faster than one worker, nor than two "
+                 "copies side by side hand the lock over")
         elif sd.threaded and sd.a == sd.b:
             _say(f"own threads: {sd.a} keeps more than one core busy on its own (a BLAS, a library's thread "
                  f"pool); its copies oversubscribe the cores and run {sd.median:.2f}x slower beside each "
