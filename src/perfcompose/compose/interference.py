@@ -135,9 +135,8 @@ def _turns(alone: np.ndarray, together: np.ndarray | None) -> np.ndarray:
     ``alone``, or where two copies side by side take longer per call than twice that, half their
     time (the pool's copies hand the lock back and forth as those did). Not the slowdown of the
     co-run over the chain alone in the same harness, carried to the executor's time: where the
-    harness's own call is slower than the executor's (a fresh element's memory), that ratio
-    leaves the executor's part short of the pool's copies; the pools of such chains ran at
-    0.9-2.2x one worker's time, as the two copies did."""
+    harness's own call of the chain is slower than the executor's, that ratio leaves the pool
+    short; the pools of such chains ran at 0.9-2.2x one worker's time, as the two copies did."""
     if together is None:
         return np.asarray(alone, dtype=float)
     both = np.asarray(together, dtype=float) / 2

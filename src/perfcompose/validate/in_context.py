@@ -185,7 +185,7 @@ def measured(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callab
                                                                           1e-9) for a in copies}
     cores = {a: reduce(matrix(concurrency_name(a, None))) for a in copies}
     together = {a: np.where(lost(corun_name(a, a)) > DISTURBED_SHARE, np.nan, ns(corun_name(a, a)))
-                for a, b in plan.pairs if a == b and lost is not None}
+                for a, b in plan.pairs if a == b and lost is not None and has(corun_name(a, a))}
     return InContext(executor, slowdown, floor, feeding, fed, queue, concurrency, cores, together)
 
 
