@@ -167,9 +167,7 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
     # a worker waits for the collecting thread at most as long as that one ran: not other work;
     # nor for threads of the chains' own, where no other program ran meanwhile
     lost = max(max(waits) - collector_cpu[0], 0) * 1e-9 / window
-    now = others.mark()
-    # not clamped at 0: the system counts whole ticks, and a sum over runs evens their readings out
-    beside = 0.0 if now is None or machine is None else (now[0] - machine[0]) - (now[1] - machine[1])
+    beside = others.others_since(machine, clamp=False) or 0.0
     if lost > DISTURBED_SHARE and not others.others_present(machine, DISTURBED_SHARE, max(spans)):
         lost = 0.0
     return CoRun(durations, periods, window, min(lost, 1.0), float(sum(demand)) + own_threads, beside, max(spans))
@@ -277,11 +275,12 @@ class CoRunTarget(Target):
         return period
 
     def _record(self, key: tuple[int, float], run: CoRun) -> None:
-        """``wait_share[key]``: the largest share a kept run's threads lost to other programs,
-        or the share of a core that other programs kept busy beside every run kept at ``key`` so
-        far where that exceeds :data:`CROWDED` (over all of them: the system counts whole ticks,
-        as long as a short run)."""
-        beside, span, lost = self._beside.get(key, (0.0, 0.0, 0.0))
+        """``wait_share[key]``: the largest share a kept run's threads lost to other programs (or
+        that an earlier invocation recorded), or the share of a core that other programs kept busy
+        beside every run kept at ``key`` so far where that exceeds :data:`CROWDED` (over all of
+        them: the system counts whole ticks, as long as a short run)."""
+        # a resumed study starts from the share an earlier invocation recorded
+        beside, span, lost = self._beside.get(key, (0.0, 0.0, self.wait_share.get(key, 0.0)))
         beside, span, lost = beside + run.beside, span + run.span, max(lost, run.lost)
         self._beside[key] = (beside, span, lost)
         crowded = beside / span if span > 0 and beside > others.TICKS * others.TICK else 0.0

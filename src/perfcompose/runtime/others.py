@@ -44,11 +44,15 @@ def mark(children: bool = False) -> Mark | None:
     return None if busy is None else (busy, own)
 
 
-def others_since(before: Mark | None, children: bool = False) -> float | None:
+def others_since(before: Mark | None, children: bool = False, clamp: bool = True) -> float | None:
     """Seconds that other programs ran on the machine since ``before`` (:func:`mark`, with the same
-    ``children``)."""
+    ``children``); without ``clamp`` as read, below 0 where the whole ticks at both ends read less
+    than this process's own time (a sum over many short spans evens such readings out)."""
     now = mark(children)
-    return None if before is None or now is None else max((now[0] - before[0]) - (now[1] - before[1]), 0.0)
+    if before is None or now is None:
+        return None
+    seconds = (now[0] - before[0]) - (now[1] - before[1])
+    return max(seconds, 0.0) if clamp else seconds
 
 
 def others_present(before: Mark | None, share: float, span: float) -> bool:
