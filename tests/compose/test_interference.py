@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from perfcompose.compose.context import Stage, in_context
-from perfcompose.compose.interference import InContext, locked, predict
+from perfcompose.compose.interference import InContext, interference, locked, predict
 from perfcompose.compose.parser import parse_term
 
 
@@ -51,6 +51,17 @@ def test_a_pool_of_a_locked_chain_runs_as_two_copies_side_by_side_hand_the_lock_
                   concurrency={a: np.array([1.0] * 3)}, cores={a: np.array([1.0] * 3)},
                   together={a: np.array([30.0, 12.0, np.nan])})
     assert predict(in_context(parse_term("tpool_2(a)")), m) == pytest.approx([15.0, 10.0, 10.0])
+
+
+def test_interference_is_how_far_the_co_run_measurements_move_a_prediction():
+    # a chain's parts are only added: nothing moves it; two stages that both hold one lock take
+    # 14 where the slower one alone is 10; a locked pool keeps one worker's 10 over the width's 5
+    a, b, fed = Stage(("a",)), Stage(("b",)), Stage(("b@a",))
+    m = InContext({"a": np.array([4.0]), "b": np.array([10.0]), "b@a": np.array([10.0])},
+                  slowdown={(a, fed): np.array([2.0]), (fed, a): np.array([2.0]), (b, b): np.array([2.0])})
+    assert interference(in_context(parse_term("seq(a, b)")), m) == pytest.approx([0.0])
+    assert interference(in_context(parse_term("pipe(a, b)")), m) == pytest.approx([np.log(1.4)])
+    assert interference(in_context(parse_term("tpool_2(b)")), m) == pytest.approx([np.log(2.0)])
 
 
 @pytest.mark.parametrize("time_a, time_b, a_beside_b, b_beside_a, expected", [

@@ -145,17 +145,36 @@ def test_the_interval_is_the_predictors_error_on_the_other_programs(small_study)
     assert busy[0].held_out_error == pytest.approx(first.held_out_error)
 
 
-def test_the_held_out_interval_is_set_size_by_size(small_study):
+def test_the_others_misses_at_any_size_set_the_interval_at_every_size(small_study):
     import dataclasses
 
-    # the others 20 % slow at the smallest size and 2 % at the others: wide where they missed, narrow elsewhere
+    # the others 20 % slow at the smallest size and 2 % at the others: the 90 % quantile of all
+    # their scores together is a 20 % miss, and so is the interval at every size
     copies, predicted = _copies(small_study, 1.0)
     off = np.full(len(predicted), 1.02)
     off[0] = 1.2
     copies = [copies[0], *(dataclasses.replace(c, measured=tuple(np.array(c.measured) * off)) for c in copies[1:])]
     first = with_held_out_error(copies, 0.9)[0]
-    np.testing.assert_allclose(first.high, predicted * off)
-    np.testing.assert_allclose(first.low, predicted / off)
+    np.testing.assert_allclose(first.high, predicted * 1.2)
+    np.testing.assert_allclose(first.low, predicted / 1.2)
+
+
+def test_the_interval_widens_with_how_far_the_co_run_measurements_move_the_prediction(small_study):
+    import dataclasses
+
+    from perfcompose.validate.held_out import STEADY
+
+    # the others, chains the co-run measurements leave alone, 10 % slow; the one predicted moved
+    # by STEADY on the log scale: its error is expected twice theirs, and so is its interval
+    copies, predicted = _copies(small_study, 1.1)
+    still = [dataclasses.replace(c, interference=(0.0,) * len(predicted)) for c in copies]
+    moved = dataclasses.replace(still[0], interference=(STEADY,) * len(predicted))
+    first = with_held_out_error([moved, *still[1:]], 0.9)[0]
+    np.testing.assert_allclose(first.high, predicted * 1.1 ** 2)
+    # and a chain among programs moved that far keeps half their miss
+    others = [dataclasses.replace(c, interference=(STEADY,) * len(predicted)) for c in copies[1:]]
+    chain = with_held_out_error([still[0], *others], 0.9)[0]
+    np.testing.assert_allclose(chain.high, predicted * 1.1 ** 0.5)
 
 
 def test_a_held_out_interval_holds_its_prediction_and_stays_above_zero(small_study):

@@ -130,6 +130,15 @@ def predict(term: Term, m: InContext) -> np.ndarray:
     raise ModelError(f"cannot compose {term} from parts measured in context")
 
 
+def interference(term: Term, m: InContext) -> np.ndarray:
+    """How far the co-run measurements (slowdowns, locks, wake-ups, the pipe floor) move the
+    prediction of a context-named term from its parts composed without them, |ln| per size: 0
+    for a chain, whose parts are only added. The predictor is surest where nothing moves it; its
+    error grows with this (:func:`~perfcompose.validate.held_out.with_held_out_error`)."""
+    bare = predict(term, InContext(executor=m.executor, queue=m.queue))
+    return np.asarray(np.abs(np.log(predict(term, m) / bare)), dtype=float)
+
+
 def _turns(alone: np.ndarray, together: np.ndarray | None) -> np.ndarray:
     """The time per element of copies of a chain that take turns at a lock: one copy's time
     ``alone``, or where two copies side by side take longer per call than twice that, half their

@@ -22,7 +22,7 @@ import numpy as np
 from perfcompose.bench.runner import CallableTarget, Target, run_sweep
 from perfcompose.bench.tasks import TASKS, random_ints, touch, warm_touch
 from perfcompose.compose.calibrated import CalibratedComposer, Overheads
-from perfcompose.compose.interference import InContext, predict
+from perfcompose.compose.interference import InContext, interference, predict
 from perfcompose.compose.interval import interval_of, members_lane
 from perfcompose.compose.operators import Composer
 from perfcompose.compose.oversubscription import shared
@@ -71,6 +71,10 @@ class Comparison:
     #: quantile at each size, leave this one out; the median over the sizes) that the interval
     #: spans; 0 where too few others were measured
     held_out_error: float = 0.0
+    #: per x, how far the co-run measurements move the in-context prediction from its parts
+    #: composed without them (|ln|, :func:`~perfcompose.compose.interference.interference`);
+    #: empty where the program was not composed in context
+    interference: tuple[float, ...] = ()
     #: why the prediction cannot be trusted (empty where it can): the parts it is composed from
     #: scattered over the rounds beyond :data:`UNTRUSTED_SPREAD`, or it is not finite
     warning: str = ""
@@ -106,6 +110,7 @@ class Comparison:
                 "interval": {"level": self.level, "low": list(self.low), "high": list(self.high),
                              "inside": list(self.inside)},
                 "wait_share": self.wait_share, "disturbed": self.disturbed, "held_out_error": self.held_out_error,
+                "interference": list(self.interference),
                 "trusted": self.trusted, "warning": self.warning}
 
 
@@ -372,6 +377,13 @@ class _Judge:
         members = None if self.in_context_members is None else predict(named, self.in_context_members)
         return self.rounds.predicted(str(term), predict(named, self.in_context), members)
 
+    def moved(self, term: Term) -> tuple[float, ...]:
+        """Per x, how far the co-run measurements move the program's in-context prediction
+        (:func:`~perfcompose.compose.interference.interference`); empty where it was not planned so."""
+        if self.context is None or self.in_context is None or str(term) not in self.context.programs:
+            return ()
+        return tuple(map(float, interference(self.context.programs[str(term)], self.in_context)))
+
     def share(self, term: Term, n: int, level_k: int) -> tuple[np.ndarray, bool]:
         """Per x, the largest share of a run that other work took, over the program (unless it
         has more workers than cores, when it waits by design), its parts and the probes; and
@@ -413,11 +425,13 @@ class _Judge:
         interval = calibrated.interval(x=xv, level=self.level) if self.members else None
         low, high = (predicted, predicted) if interval is None else interval
         warning = untrusted(predicted, np.asarray(low), np.asarray(high))
+        moved = self.moved(term) if n <= self.cores else ()
         low, high = measurement_interval(predicted, np.asarray(low), np.asarray(high))
         monolithic = _fit(str(term), xs, values)
         return Comparison(str(term), n, xs, measured, monolithic, modular, calibrated, lead_error(modular, monolithic),
                           tuple(map(float, err_p)), tuple(map(float, err_c)), tuple(map(float, low)),
-                          tuple(map(float, high)), self.level, float(share_x.max()), disturbed, warning=warning)
+                          tuple(map(float, high)), self.level, float(share_x.max()), disturbed, warning=warning,
+                          interference=moved)
 
 
 def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: int, count: int,
