@@ -17,7 +17,8 @@ with their co-run slowdowns.
 Per program the table gives both errors (median and max over the sizes), how many measured
 points lie inside the 90 % interval and the interval's median width relative to the
 prediction; per seed the median and 90th-percentile program, coverage and width; over the
-seeds their distribution.
+seeds the median and 90th-percentile program, coverage and median width of every trusted
+program together, and the per-seed spread.
 
     python benchmarks/user_code.py [--seeds 101:105] [--x 1024:16384] [--rounds 5] [--load 1]
                                    [--repeat] [--json out.json] [--restart]
@@ -270,9 +271,17 @@ def main() -> None:
               f"{_pct(s['papers_median']):>8s} {_pct(s['coverage']):>9s} {width:>6s} {s['untrusted']:>9d} "
               f"{_pct(s['median_all']):>10s} {_pct(s['p90_all']):>8s}")
     if len(studies) > 1:
-        every = [r["calibrated_median"] for s in studies for r in s["programs"] if r["trusted"]]
+        trusted = [r for s in studies for r in s["programs"] if r["trusted"]]
+        every = [r["calibrated_median"] for r in trusted]
+        points = sum(r["points"] for r in trusted if r["low_ns"])
+        inside = sum(r["inside"] for r in trusted if r["low_ns"]) / max(points, 1)
+        widths = [w for r in trusted if r["low_ns"]
+                  for w in np.subtract(r["high_ns"], r["low_ns"]) / np.array(r["predicted_ns"])]
         print(f"over {len(studies)} seeds: median program {_pct(float(np.median(every)))}, 90th percentile "
-              f"{_pct(float(np.quantile(every, 0.9)))}; per-seed median {_pct(min(s['median'] for s in studies))}"
+              f"{_pct(float(np.quantile(every, 0.9)))}, "
+              f"{100 * inside:.1f} % inside the intervals at a "
+              f"median width of {float(np.median(widths)) if widths else math.nan:.2f} of the prediction; "
+              f"per-seed median {_pct(min(s['median'] for s in studies))}"
               f"-{_pct(max(s['median'] for s in studies))}, coverage "
               f"{_pct(min(s['coverage'] or 0 for s in studies))}-{_pct(max(s['coverage'] or 0 for s in studies))}")
     repeats = [(s["label"], s["repeat"]["repeatability"]) for s in studies if "repeat" in s]

@@ -105,7 +105,8 @@ def print_study(result: Any, title: str, paper: Mapping[str, str] | None = None)
         _say(f"{100 * s['coverage']:.0f} % of the measured points lie inside their {100 * level:g} % "
              f"intervals, of median width {s['width']:.3f} of the prediction")
         _say("(intervals: " + (f"the predictor's error on the other programs, {100 * min(ops):.1f}-"
-                               f"{100 * max(ops):.1f} % (leave one program out)" if ops else
+                               f"{100 * max(ops):.1f} % (leave one program out, scaled by how far the "
+                               "co-run measurements move each prediction)" if ops else
                                "bootstrap over the rounds, noise only: too few other programs to learn "
                                "the predictor's error from") + ")")
     for c in result.comparisons:

@@ -136,7 +136,8 @@ def interference(term: Term, m: InContext) -> np.ndarray:
     for a chain, whose parts are only added. The predictor is surest where nothing moves it; its
     error grows with this (:func:`~perfcompose.validate.held_out.with_held_out_error`)."""
     bare = predict(term, InContext(executor=m.executor, queue=m.queue))
-    return np.asarray(np.abs(np.log(predict(term, m) / bare)), dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(np.abs(np.log(predict(term, m) / bare)), dtype=float)
 
 
 def _turns(alone: np.ndarray, together: np.ndarray | None) -> np.ndarray:

@@ -69,7 +69,7 @@ def with_held_out_error(comparisons: Sequence[Comparison], level: float = 0.9) -
     narrows); q is the ``level`` quantile of all those scores, and the interval
     ``[predicted e^(-q s), predicted e^(q s)]`` with this program's own s. The scores of every
     size count together: a quantile per size rests on six or seven programs, which is their
-    largest error, and covered 86 % where 90 % was asked. A program's interval thus never uses
+    largest error, and covered 85-86 % where 90 % was asked. A program's interval thus never uses
     its own measurement, holds the prediction, and never reaches below zero; it is as wide as the
     predictor was wrong on code it did not see. With fewer than ``MIN_OTHERS`` such programs
     every other one counts, and with fewer than that in all the interval is the bootstrap's

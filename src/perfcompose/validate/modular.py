@@ -67,9 +67,10 @@ class Comparison:
     wait_share: float = 0.0
     #: the measurement lost its cores to other work: the interval is widened by ``wait_share``
     disturbed: bool = False
-    #: the predictor's relative error on the study's other undisturbed programs (the ``level``
-    #: quantile at each size, leave this one out; the median over the sizes) that the interval
-    #: spans; 0 where too few others were measured
+    #: the half width of the interval, relative to the prediction, that the predictor's errors on
+    #: the study's other undisturbed programs give this one (leave it out; the median over the
+    #: sizes; :func:`~perfcompose.validate.held_out.with_held_out_error`); 0 where too few others
+    #: were measured
     held_out_error: float = 0.0
     #: per x, how far the co-run measurements move the in-context prediction from its parts
     #: composed without them (|ln|, :func:`~perfcompose.compose.interference.interference`);
