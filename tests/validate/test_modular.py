@@ -35,6 +35,10 @@ def test_every_configuration_that_fits_is_measured_fitted_and_composed(small_stu
         record = c.to_json()
         assert {"configuration", "monolithic", "modular", "measured", "error_paper", "error_calibrated"} <= set(record)
         json.dumps(record)
+    # composed in context, each says how far its co-run measurements move it: a chain not at all
+    chain, pipe = result.comparisons
+    assert chain.interference == (0.0,) * len(X)
+    assert len(pipe.interference) == len(X) and all(np.isfinite(pipe.interference)) and min(pipe.interference) >= 0
 
 
 def test_the_errors_are_those_of_the_models_against_the_measurement(small_study):
