@@ -90,9 +90,9 @@ def with_held_out_error(comparisons: Sequence[Comparison], level: float = 0.9) -
             others = [e for name, e in scores.items() if name != c.configuration and name in pool]
             if len(others) >= MIN_OTHERS:
                 break
-        every = np.concatenate(others) if len(others) >= MIN_OTHERS else np.array([])
+        every = np.concatenate(others) if len(others) >= MIN_OTHERS and c.low else np.array([])
         every = every[np.isfinite(every)]
-        if not len(every) or not c.low:
+        if not len(every):
             out.append(c)
             continue
         half = conformal_quantile(every, level) * scale[c.configuration]

@@ -368,22 +368,28 @@ class _Judge:
     in_context: InContext | None = None
     in_context_members: InContext | None = None
 
+    def _named(self, term: Term) -> tuple[Term, InContext] | None:
+        """The program's context-named term and what it is composed from; None where the program
+        was not planned in context (more workers than cores)."""
+        if self.context is None or self.in_context is None or str(term) not in self.context.programs:
+            return None
+        return self.context.programs[str(term)], self.in_context
+
     def predicted_in_context(self, term: Term) -> Model | None:
         """The program composed from its parts measured in context with their co-run slowdowns
         (:mod:`perfcompose.compose.interference`), carrying the bootstrap's members; None where
-        the program was not planned so (more workers than cores)."""
-        if self.context is None or self.in_context is None or str(term) not in self.context.programs:
+        the program was not planned so."""
+        if (planned := self._named(term)) is None:
             return None
-        named = self.context.programs[str(term)]
+        named, central = planned
         members = None if self.in_context_members is None else predict(named, self.in_context_members)
-        return self.rounds.predicted(str(term), predict(named, self.in_context), members)
+        return self.rounds.predicted(str(term), predict(named, central), members)
 
     def moved(self, term: Term) -> tuple[float, ...]:
         """Per x, how far the co-run measurements move the program's in-context prediction
         (:func:`~perfcompose.compose.interference.interference`); empty where it was not planned so."""
-        if self.context is None or self.in_context is None or str(term) not in self.context.programs:
-            return ()
-        return tuple(map(float, interference(self.context.programs[str(term)], self.in_context)))
+        planned = self._named(term)
+        return () if planned is None else tuple(map(float, interference(*planned)))
 
     def share(self, term: Term, n: int, level_k: int) -> tuple[np.ndarray, bool]:
         """Per x, the largest share of a run that other work took, over the program (unless it
