@@ -1,5 +1,5 @@
 """A study's rounds as measured curves: the statistic a term's runs over the rounds count
-(:data:`ROUND_QUANTILE`), the log-log curves through it with the bootstrap's members, and the
+(the fastest), the log-log curves through it with the bootstrap's members, and the
 parts, probes and overheads the calibrated composer is built from."""
 from __future__ import annotations
 
@@ -23,21 +23,16 @@ def dense_grid(x: Sequence[float], per_octave: int = 4) -> tuple[float, ...]:
     return tuple(sorted({float(v) for v in x} | {float(round(2 ** s)) for s in steps}))
 
 
-#: the quantile of a term's runs over the rounds that stands for its time: above the median. On a
-#: 2-core virtual machine the runs of one pure-Python or NumPy stage fall into a slow mode and, in
-#: a minority of rounds, a fast one up to 2x quicker; the program and its parts each meet both, and
-#: a chain of k parts composed from each part's quicker runs adds k lucky draws where its measurement
-#: has one. On random programs of 2-4 library stages (benchmarks/user_code.py, development seeds
-#: 2001-2005, 34 programs, 5 rounds) the median program was 7.9 % off with each term's median round
-#: and 5.4 % at 0.65 (between the third and fourth of five); 1001-1005 earlier gave 16.8 % with the
-#: fastest round and 8.4 % with the second fastest
-ROUND_QUANTILE = 0.65
-
-
 def over_rounds(values: Any, axis: int = -1, keepdims: bool = False) -> np.ndarray:
-    """A term's time over its rounds' runs: the ``ROUND_QUANTILE`` quantile along ``axis``
-    (the same statistic for the programs, the parts and the probes)."""
-    return np.quantile(np.asarray(values, dtype=float), ROUND_QUANTILE, axis=axis, keepdims=keepdims)
+    """A term's time over its rounds' runs: the fastest (the same statistic for the programs, the
+    parts and the probes). On a shared or virtual machine a run now and then falls into a slow
+    spell that stretches it as a whole (1.5-2x on the 2-core development VM: in one study
+    ``formatted`` at x = 4096 took 2.5 and 2.7 ms in two rounds and 1.4-1.6 ms in three), and the
+    program and each of its parts meet such spells in different rounds. The fastest round is each
+    term's time outside them; a chain composed of its parts' fastest rounds then matches the
+    program's fastest within 2.5 % at the median program, where their 0.65 quantiles, which follow
+    the spells, differed by 4.0 % (90th percentile 5.9 % against 15.0 %; benchmarks/user_code.py, 154 chains)."""
+    return np.min(np.asarray(values, dtype=float), axis=axis, keepdims=keepdims)
 
 
 def resampled_rounds(values: np.ndarray, picks: np.ndarray) -> np.ndarray:
