@@ -30,8 +30,9 @@ def over_rounds(values: Any, axis: int = -1, keepdims: bool = False) -> np.ndarr
     ``formatted`` at x = 4096 took 2.5 and 2.7 ms in two rounds and 1.4-1.6 ms in three), and the
     program and each of its parts meet such spells in different rounds. The fastest round is each
     term's time outside them; a chain composed of its parts' fastest rounds then matches the
-    program's fastest within 2.5 % at the median program, where their 0.65 quantiles, which follow
-    the spells, differed by 4.0 % (90th percentile 5.9 % against 15.0 %; benchmarks/user_code.py, 154 chains)."""
+    program's fastest within 2.5 % at the median chain, where their 0.65 quantiles, which follow
+    the spells, differed by 4.2 % (90th percentile 6.5 % against 14.6 %; benchmarks/user_code.py,
+    185 chains of 70 seeds, docs/uncertainty.md)."""
     return np.min(np.asarray(values, dtype=float), axis=axis, keepdims=keepdims)
 
 
