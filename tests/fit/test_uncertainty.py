@@ -71,6 +71,17 @@ def test_bootstrap_resamples_repetitions():
     assert hi - lo == pytest.approx(0, abs=1e-6)
 
 
+def test_the_members_scatter_about_the_model_the_fitter_chose():
+    # a fitter that weighs the points otherwise than the members' plain relative least squares
+    # (here: a line 10 % above every point) still gets an
+    # interval around its own prediction, not around a refit of the data
+    rng = np.random.default_rng(2)
+    exp = _experiment(rng, lambda x: 1000 + 5 * np.asarray(x), noise=0.01)
+    chosen = Model.parse("1100 + 5.5*x")
+    lo, hi = chosen.with_meta(ensemble=bootstrap(chosen, exp)).interval(x=np.array(XS))
+    assert np.all((lo <= chosen(x=np.array(XS))) & (chosen(x=np.array(XS)) <= hi))
+
+
 def test_a_constant_models_interval_has_the_shape_of_the_sizes_also_after_json():
     exp = Experiment.single(["x"], [((x,), (5.0, 5.5, 4.5)) for x in XS], metric="time")
     model = fit_with_uncertainty(PMNFFitter(max_terms=1), exp)

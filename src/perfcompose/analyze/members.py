@@ -87,7 +87,8 @@ def bootstrap_members(designs: Sequence[np.ndarray], coefficients: Sequence[np.n
             coef = np.stack([np.asarray(coefficients[k], dtype=float) for k in chunk])
             fitted = (X @ coef[:, :, None])[:, :, 0]
             scale = np.where(center > 0, center, np.maximum(np.abs(center).max(axis=1, keepdims=True), 1e-300))
-            y = y + signs[None] * (center - fitted)[:, None, :]
+            # about the fitted model's values, as fit.uncertainty.bootstrap draws them
+            y = fitted[:, None, :] + (y - center[:, None, :]) + signs[None] * (center - fitted)[:, None, :]
             solved = _least_squares(X / scale[:, :, None], np.swapaxes(y / scale[:, None, :], 1, 2))
             finite = np.isfinite(solved).all(axis=(1, 2))
             members = np.swapaxes(solved, 1, 2)  # (series, resamples, columns)

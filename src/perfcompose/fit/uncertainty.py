@@ -2,8 +2,8 @@
 
 The model's terms are kept and its coefficients refitted, in one batched solve, to ``resamples``
 data sets: each point's repetitions drawn again with replacement and aggregated as the fitter
-does, plus the central fit's relative residual with a random sign (a wild bootstrap, so lack of
-fit widens the interval). The members are a :class:`~perfcompose.ensemble.LinearEnsemble`
+does, plus the central fit's residual with a random sign (a wild bootstrap, so lack of fit
+widens the interval), about the central model's values. The members are a :class:`~perfcompose.ensemble.LinearEnsemble`
 carried by the model; docs/uncertainty.md gives the coverage measured."""
 from __future__ import annotations
 
@@ -59,8 +59,12 @@ def bootstrap(model: Model, data: Experiment | Series, *, resamples: int = RESAM
     scale = np.where(center > 0, center, np.maximum(np.abs(center).max(), 1e-300))
     fitted = np.asarray(model(**{p: values[p] for p in model.params}), dtype=float) \
         if model.params else np.full(len(coords), float(model()))
-    relative = (center - np.broadcast_to(fitted, center.shape)) / scale
-    y = y + rng.choice((-1.0, 1.0), size=(resamples, len(coords))) * relative * scale
+    fitted = np.broadcast_to(fitted, center.shape)
+    # each member's data: the central model's values, moved by how far the resampled aggregate
+    # lies from the measured one and by the model's own residual with a random sign, so that the
+    # members scatter about the model the fitter chose (which may weigh the points otherwise than
+    # the plain relative least squares of the members), not about a refit of the data
+    y = fitted + (y - center) + rng.choice((-1.0, 1.0), size=(resamples, len(coords))) * (center - fitted)
     weighted = design / scale[:, None]
     coef, *_ = np.linalg.lstsq(weighted, (y / scale).T, rcond=None)
     return LinearEnsemble(terms, coef.T, "bootstrap over repetitions + wild residuals")
