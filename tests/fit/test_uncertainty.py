@@ -72,9 +72,9 @@ def test_bootstrap_resamples_repetitions():
 
 
 def test_the_members_scatter_about_the_model_the_fitter_chose():
-    # a fitter that weighs the points otherwise than the members' plain relative least squares
-    # (here: a line 10 % above every point) still gets an
-    # interval around its own prediction, not around a refit of the data
+    # a model the fitter chose by weighing the points otherwise than the members' plain relative
+    # least squares (here: a line 10 % above every point) gets an interval around its own
+    # prediction, not around a refit of the data
     rng = np.random.default_rng(2)
     exp = _experiment(rng, lambda x: 1000 + 5 * np.asarray(x), noise=0.01)
     chosen = Model.parse("1100 + 5.5*x")

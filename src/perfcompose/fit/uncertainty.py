@@ -3,8 +3,9 @@
 The model's terms are kept and its coefficients refitted, in one batched solve, to ``resamples``
 data sets: each point's repetitions drawn again with replacement and aggregated as the fitter
 does, plus the central fit's residual with a random sign (a wild bootstrap, so lack of fit
-widens the interval), about the central model's values. The members are a :class:`~perfcompose.ensemble.LinearEnsemble`
-carried by the model; docs/uncertainty.md gives the coverage measured."""
+widens the interval), about the central model's values. The members are a
+:class:`~perfcompose.ensemble.LinearEnsemble` carried by the model; docs/uncertainty.md gives the
+coverage measured."""
 from __future__ import annotations
 
 from typing import Any
