@@ -36,6 +36,16 @@ def percentile_interval(members: np.ndarray, level: float = DEFAULT_LEVEL) -> tu
     return lo, hi
 
 
+def about_model(fitted: np.ndarray, center: np.ndarray, resampled: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """Each member's data (``(..., resamples, points)``): the fitted model's values, moved by how
+    far the resampled aggregate lies from the measured one (``center``) and by the model's own
+    residual with a random sign (a wild bootstrap). The members thus scatter about the model the
+    fitter chose, which may weigh the points otherwise than the members' plain relative least
+    squares, not about a refit of the data."""
+    fitted, center = fitted[..., None, :], center[..., None, :]
+    return fitted + (resampled - center) + signs * (center - fitted)
+
+
 def time_bounds(value: Any, low: Any, high: Any) -> tuple[Any, Any]:
     """An interval of a time as it is reported: never below zero, and holding the value itself
     (members spread to one side of a prediction, or below zero, would leave it outside)."""

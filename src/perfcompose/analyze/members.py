@@ -9,6 +9,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from perfcompose.ensemble import about_model
+
 #: members drawn for a fitted model (as :data:`perfcompose.fit.uncertainty.RESAMPLES`, without loading SymPy)
 RESAMPLES = 200
 #: series refitted together (their draws, series x resamples x points x repetitions, stay small)
@@ -87,8 +89,7 @@ def bootstrap_members(designs: Sequence[np.ndarray], coefficients: Sequence[np.n
             coef = np.stack([np.asarray(coefficients[k], dtype=float) for k in chunk])
             fitted = (X @ coef[:, :, None])[:, :, 0]
             scale = np.where(center > 0, center, np.maximum(np.abs(center).max(axis=1, keepdims=True), 1e-300))
-            # about the fitted model's values, as fit.uncertainty.bootstrap draws them
-            y = fitted[:, None, :] + (y - center[:, None, :]) + signs[None] * (center - fitted)[:, None, :]
+            y = about_model(fitted, center, y, signs)
             solved = _least_squares(X / scale[:, :, None], np.swapaxes(y / scale[:, None, :], 1, 2))
             finite = np.isfinite(solved).all(axis=(1, 2))
             members = np.swapaxes(solved, 1, 2)  # (series, resamples, columns)

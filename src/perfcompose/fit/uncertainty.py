@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from perfcompose.data.experiment import Experiment, Series
-from perfcompose.ensemble import LinearEnsemble
+from perfcompose.ensemble import LinearEnsemble, about_model
 from perfcompose.errors import FitError
 from perfcompose.fit_options import FitOptions
 from perfcompose.model import Model
@@ -58,14 +58,9 @@ def bootstrap(model: Model, data: Experiment | Series, *, resamples: int = RESAM
         draws = reps[rng.integers(0, len(reps), size=(resamples, len(reps)))]
         y[:, k] = reduce(draws, axis=-1)
     scale = np.where(center > 0, center, np.maximum(np.abs(center).max(), 1e-300))
-    fitted = np.asarray(model(**{p: values[p] for p in model.params}), dtype=float) \
-        if model.params else np.full(len(coords), float(model()))
-    fitted = np.broadcast_to(fitted, center.shape)
-    # each member's data: the central model's values, moved by how far the resampled aggregate
-    # lies from the measured one and by the model's own residual with a random sign, so that the
-    # members scatter about the model the fitter chose (which may weigh the points otherwise than
-    # the plain relative least squares of the members), not about a refit of the data
-    y = fitted + (y - center) + rng.choice((-1.0, 1.0), size=(resamples, len(coords))) * (center - fitted)
+    fitted = np.broadcast_to(np.asarray(model(**{p: values[p] for p in model.params}), dtype=float)
+                             if model.params else float(model()), center.shape)
+    y = about_model(fitted, center, y, rng.choice((-1.0, 1.0), size=(resamples, len(coords))))
     weighted = design / scale[:, None]
     coef, *_ = np.linalg.lstsq(weighted, (y / scale).T, rcond=None)
     return LinearEnsemble(terms, coef.T, "bootstrap over repetitions + wild residuals")
