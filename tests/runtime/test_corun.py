@@ -79,6 +79,27 @@ def test_two_copies_of_a_chain_that_sleeps_without_the_gil_run_at_once():
     assert beside / alone < 1.3
 
 
+def test_two_chains_that_hold_the_gil_take_turns_at_it_each_slowed_about_twice():
+    # a dozen calls of ~0.1 ms each fit in one switch interval (5 ms): a run that short would see
+    # one chain run through its calls alone; the run lasts several intervals, so both take turns
+    def period(chains, calls):
+        run = co_run(chains, [[4_000] * 12 for _ in chains], calls=[calls] * len(chains))
+        assert all(len(c) >= 4 for c in run.calls), [len(c) for c in run.calls]
+        return np.array(run.periods)
+
+    a, b = [lambda n: _python_loop(n)], [lambda n: _python_loop(n // 2)]
+
+    def slowdowns():
+        alone = [period([a], 400)[0], period([b], 400)[0]]  # each alone over tens of milliseconds
+        return period([a, b], 12) / alone
+
+    # the interpreter shares the lock unevenly over a few turns and the machine's load moves a
+    # single reading: the median of three, as a study takes the median of its rounds; the two
+    # cannot both run at their pace alone (chains that run at once read about 1 each)
+    f = np.median([slowdowns() for _ in range(3)], axis=0)
+    assert max(f) > 1.4 and sum(1 / f) < 1.6, f
+
+
 def test_a_failing_chain_is_reported_as_the_point_s_failure():
     from perfcompose.bench.runner import TargetFailed
 

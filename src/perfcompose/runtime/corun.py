@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -38,6 +39,9 @@ CROWDED = 0.25
 #: at most this many calls a chain counts towards the end of a run (a chain that gets there
 #: before the others goes on)
 MAX_INPUTS = 64
+#: a run lasts at least this many of the interpreter's switch intervals: chains that hold the GIL
+#: take turns at it once per interval, so a shorter run sees one chain run alone
+SWITCHES = 10
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,8 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
            pin: bool = True, limit: float | None = None) -> CoRun:
     """Run every chain on its own thread over its own inputs in turn, all at once, until every
     chain has made its number of ``calls`` (default: one per input); a chain that gets there
-    first goes on, so that the others never run alone. After ``limit`` seconds a chain that has
+    first goes on, so that the others never run alone, and beside others no chain stops before
+    :data:`SWITCHES` switch intervals have passed. After ``limit`` seconds a chain that has
     made a call counts as through: beside a neighbour that holds the GIL, a chain that takes
     the GIL back for every step (SQLite handing over rows, a loop of short NumPy calls) waits a
     switch interval each time, and its calls last a thousand times their time alone. With one
@@ -116,6 +121,8 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
             barrier.wait()
             w0, d0, s0 = runqueue_wait_ns(), cpu_demand_ns(), perf()
             deadline = s0 + (int(limit * 1e9) if limit is not None else 0)
+            # one chain alone runs no longer than its calls: it takes turns with nobody
+            earliest = s0 + (int(SWITCHES * sys.getswitchinterval() * 1e9) if k > 1 else 0)
             done, through_me = 0, False
             while not stop.is_set():
                 element = mine[done % n]
@@ -124,7 +131,7 @@ def co_run(chains: Sequence[Chain], inputs: Sequence[Sequence[Any]], *, calls: S
                 t1 = perf()
                 out.append((t0, t1))
                 done += 1
-                if not through_me and (done == wanted or (limit is not None and t1 > deadline)):
+                if not through_me and ((done >= wanted and t1 >= earliest) or (limit is not None and t1 > deadline)):
                     through_me = True
                     with lock:
                         through[0] += 1
