@@ -44,3 +44,19 @@ def test_two_copies_side_by_side_count_only_where_other_programs_left_their_core
                  lambda name: shares.get(name, np.zeros(2)))
     assert m.together[a][0] == pytest.approx(3e4) and np.isnan(m.together[a][1])
     assert measured(plan, runs.__getitem__, runs.__contains__, lambda v: np.median(v, axis=1)).together == {}
+
+
+def test_two_chains_that_share_a_lock_unevenly_count_the_median_round_not_each_its_fastest():
+    # two pure-Python stages side by side: in each run one holds the GIL longer than the other,
+    # so each chain's fastest co-run is from the run it led; per round the two slowdowns go
+    # together (1/F[a|b] + 1/F[b|a] = 1), and the typical round is what a pipe of them meets
+    a, b = Stage(("a",)), Stage(("b",))
+    plan = ContextPlan({}, (), ((a, b), (b, a)), (), ())
+    share = np.array([0.7, 0.3, 0.6, 0.4, 0.5])  # a's share of the lock, run by run
+    alone = np.full((1, 5), 1e-4)
+    runs = {corun_name(a, None): alone, corun_name(b, None): alone,
+            corun_name(a, b): alone / share, corun_name(b, a): alone / (1 - share)}
+    m = measured(plan, runs.__getitem__, runs.__contains__, lambda v: np.min(v, axis=1))
+    assert m.slowdown[(a, b)][0] == pytest.approx(2.0) and m.slowdown[(b, a)][0] == pytest.approx(2.0)
+    # each chain's fastest co-run would read 1.43 and 1.67: a pipe of the two as if it overlapped
+    assert np.min(runs[corun_name(a, b)]) / 1e-4 == pytest.approx(1 / 0.7)

@@ -160,10 +160,16 @@ def round_entries(plan: ContextPlan, stream: Sequence[Term], functions: Mapping[
 
 def measured(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callable[[str], bool],
              reduce: Callable[[np.ndarray], np.ndarray],
-             lost: Callable[[str], np.ndarray] | None = None) -> InContext:
+             lost: Callable[[str], np.ndarray] | None = None,
+             typical: Callable[[np.ndarray], np.ndarray] = lambda v: np.median(v, axis=1)) -> InContext:
     """The plan's measurements [ns] from the rounds: ``matrix(name)`` is an entry's runs [s]
     (sizes, rounds) and ``reduce`` sums the rounds up (the study's statistic, or its bootstrap
-    members); a co-run slowdown is the reduced co-run over the reduced solo. ``lost(name)`` is
+    members). A chain's slowdown beside a copy of itself is the reduced co-run over the reduced
+    solo (the co-run's reading is already the copies' pooled period); beside another chain it is
+    ``typical`` (the median, or its bootstrap members) of the round-by-round ratio of co-run to
+    solo: two chains that share a lock share it unevenly from run to run, so each chain's
+    fastest co-run is the run in which it held the lock longest, and the two fastest are from
+    different runs (a pipe of two such stages was then predicted 10-20 % fast). ``lost(name)`` is
     the largest share of an entry's runs per size that other programs took: two copies of a
     chain side by side count as :attr:`InContext.together` only where it is at most
     ``DISTURBED_SHARE`` (each copy runs pinned to a core, where another program's work stalls
@@ -173,8 +179,13 @@ def measured(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callab
 
     parts = {c for t in plan.programs.values() for c in t.components()}
     executor = {p: ns(p) for p in parts if has(p)}
-    slowdown = {(a, b): np.maximum(reduce(matrix(corun_name(a, b))) / reduce(matrix(corun_name(a, None))), 1.0)
-                for a, b in plan.pairs}
+    def slowdown(a: Stage, b: Stage) -> np.ndarray:
+        beside, alone = matrix(corun_name(a, b)), matrix(corun_name(a, None))
+        if a == b:
+            return np.maximum(reduce(beside) / reduce(alone), 1.0)
+        return np.maximum(typical(beside / alone), 1.0)
+
+    slowdowns = {(a, b): slowdown(a, b) for a, b in plan.pairs}
     feeding = {s: ns(str(feeding_probe(s))) for s in plan.feeding if has(str(feeding_probe(s)))}
     fed = {s: ns(str(fed_probe(s))) for s in plan.fed if has(str(fed_probe(s)))}
     floor = ns("pipe(touch, touch)") if has("pipe(touch, touch)") else None
@@ -186,7 +197,7 @@ def measured(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callab
     cores = {a: reduce(matrix(concurrency_name(a, None))) for a in copies}
     together = {a: np.where(lost(corun_name(a, a)) > DISTURBED_SHARE, np.nan, ns(corun_name(a, a)))
                 for a, b in plan.pairs if a == b and lost is not None and has(corun_name(a, a))}
-    return InContext(executor, slowdown, floor, feeding, fed, queue, concurrency, cores, together)
+    return InContext(executor, slowdowns, floor, feeding, fed, queue, concurrency, cores, together)
 
 
 @dataclass(frozen=True)

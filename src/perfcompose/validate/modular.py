@@ -508,7 +508,8 @@ def study(configurations: Sequence[str | Term], x: Sequence[float], *, rounds: i
         return np.array([target.wait_share.get((index[label], v), 0.0) for v in xs])
 
     central = ctx.measured(context, measured_rounds.matrix, has, lambda m: over_rounds(m, axis=1), lost)
-    spread = ctx.measured(context, measured_rounds.matrix, has, measured_rounds.resampled, lost) if members else None
+    spread = ctx.measured(context, measured_rounds.matrix, has, measured_rounds.resampled, lost,
+                          measured_rounds.resampled_median) if members else None
     judge = _Judge(Composer(hot, pipe="asymptotic"),
                    {k: CalibratedComposer(concurrent[k], pipe="pointwise", hot=hot, overheads=overheads,
                                           piped=piped.get(k, {}), stages=concurrent[1])

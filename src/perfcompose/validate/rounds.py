@@ -36,10 +36,11 @@ def over_rounds(values: Any, axis: int = -1, keepdims: bool = False) -> np.ndarr
     return np.min(np.asarray(values, dtype=float), axis=axis, keepdims=keepdims)
 
 
-def resampled_rounds(values: np.ndarray, picks: np.ndarray) -> np.ndarray:
-    """:func:`over_rounds` of resampled rounds: ``values`` (sizes, rounds), ``picks`` (members,
-    rounds) of round indices -> (members, sizes)."""
-    return over_rounds(values[:, picks]).T
+def resampled_rounds(values: np.ndarray, picks: np.ndarray,
+                     statistic: Callable[[np.ndarray], np.ndarray] = over_rounds) -> np.ndarray:
+    """``statistic`` (over the last axis; the fastest round by default) of resampled rounds:
+    ``values`` (sizes, rounds), ``picks`` (members, rounds) of round indices -> (members, sizes)."""
+    return np.asarray(statistic(values[:, picks])).T
 
 
 def loglog(x: Sequence[float], values: Any) -> Callable[[Any], Any]:
@@ -111,6 +112,9 @@ class Rounds:
 
     def resampled(self, values: np.ndarray) -> np.ndarray:
         return resampled_rounds(values, self.picks)
+
+    def resampled_median(self, values: np.ndarray) -> np.ndarray:
+        return resampled_rounds(values, self.picks, lambda v: np.median(v, axis=-1))
 
 
 def calibration(rounds: Rounds, parts: Sequence[str], levels: Sequence[int],
