@@ -34,6 +34,7 @@ from perfcompose.compose.terms import Component, Pipe, Term, TPool, seq
 from perfcompose.runtime.corun import CoRunTarget
 from perfcompose.runtime.executor import DISTURBED_SHARE
 from perfcompose.runtime.target import TermTarget
+from perfcompose.validate.rounds import median_round
 
 #: a part's time in context differs from its time on fresh input when the ratio is beyond
 #: 1 + this, or its logarithm beyond three times the spread of its rounds, whichever is larger
@@ -161,15 +162,16 @@ def round_entries(plan: ContextPlan, stream: Sequence[Term], functions: Mapping[
 def measured(plan: ContextPlan, matrix: Callable[[str], np.ndarray], has: Callable[[str], bool],
              reduce: Callable[[np.ndarray], np.ndarray],
              lost: Callable[[str], np.ndarray] | None = None,
-             typical: Callable[[np.ndarray], np.ndarray] = lambda v: np.median(v, axis=1)) -> InContext:
+             typical: Callable[[np.ndarray], np.ndarray] = lambda v: median_round(v, axis=1)) -> InContext:
     """The plan's measurements [ns] from the rounds: ``matrix(name)`` is an entry's runs [s]
     (sizes, rounds) and ``reduce`` sums the rounds up (the study's statistic, or its bootstrap
     members). A chain's slowdown beside a copy of itself is the reduced co-run over the reduced
     solo (the co-run's reading is already the copies' pooled period); beside another chain it is
-    ``typical`` (the median, or its bootstrap members) of the round-by-round ratio of co-run to
-    solo: two chains that share a lock share it unevenly from run to run, so each chain's
-    fastest co-run is the run in which it held the lock longest, and the two fastest are from
-    different runs (a pipe of two such stages was then predicted 10-20 % fast). ``lost(name)`` is
+    ``typical`` (:func:`~perfcompose.validate.rounds.median_round`, or its bootstrap members) of
+    the round-by-round ratio of co-run to solo: two chains that share a lock share it unevenly
+    from run to run, so each chain's fastest co-run is the run in which it held the lock longest,
+    and the two fastest are from different runs (a pipe of two such stages was then predicted
+    10-20 % fast). ``lost(name)`` is
     the largest share of an entry's runs per size that other programs took: two copies of a
     chain side by side count as :attr:`InContext.together` only where it is at most
     ``DISTURBED_SHARE`` (each copy runs pinned to a core, where another program's work stalls

@@ -36,6 +36,12 @@ def over_rounds(values: Any, axis: int = -1, keepdims: bool = False) -> np.ndarr
     return np.min(np.asarray(values, dtype=float), axis=axis, keepdims=keepdims)
 
 
+def median_round(values: Any, axis: int = -1) -> np.ndarray:
+    """A ratio's typical round (the median over the rounds): what a co-run slowdown beside
+    another chain counts, where the lock the two share is shared otherwise in every run."""
+    return np.median(np.asarray(values, dtype=float), axis=axis)
+
+
 def resampled_rounds(values: np.ndarray, picks: np.ndarray,
                      statistic: Callable[[np.ndarray], np.ndarray] = over_rounds) -> np.ndarray:
     """``statistic`` (over the last axis; the fastest round by default) of resampled rounds:
@@ -114,7 +120,7 @@ class Rounds:
         return resampled_rounds(values, self.picks)
 
     def resampled_median(self, values: np.ndarray) -> np.ndarray:
-        return resampled_rounds(values, self.picks, lambda v: np.median(v, axis=-1))
+        return resampled_rounds(values, self.picks, median_round)
 
 
 def calibration(rounds: Rounds, parts: Sequence[str], levels: Sequence[int],
