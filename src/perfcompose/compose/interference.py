@@ -9,11 +9,13 @@ beside chain b over a's call alone, :mod:`perfcompose.runtime.corun`):
 * a chain ``seq(c1, ..., ck)`` in one worker: ``E[c1] + ... + E[ck]``, with ``E`` a part as one
   worker in the executor on the data it receives in the program;
 * ``tpool_n(S)`` of a chain: ``(C[S] F[S|S] + Q_n) / n``; a chain whose copies cannot run in
-  parallel (a lock, the GIL) runs one copy at a time: no faster than one worker, and no faster
-  than two copies side by side hand the lock to each other, ``max(C[S], T[S||S] / 2) + Q_n / n``
-  with ``T[S||S]`` each copy's time per call in that co-run (every hand-over wakes the waiting
-  thread; a chain of short NumPy calls that releases the GIL in each pays it many times per
-  element); ``Q_n = n T[tpool_n(nop)] - T[nop]`` is what n workers on one queue add to an element;
+  parallel (a lock, the GIL) runs one copy at a time: no faster than one worker, and slower by
+  a share of the convoy two copies side by side show, ``C[S] + s(C[S]) max(T[S||S] / 2 - C[S], 0)
+  + Q_n / n`` with ``T[S||S]`` each copy's time per call in that co-run (every hand-over wakes the
+  waiting thread; a chain of short NumPy calls that releases the GIL in each pays it many times
+  per element) and ``s`` the share a pool shows, larger for longer calls (its workers hand the
+  lock over at every element, :func:`convoy_share`); ``Q_n = n T[tpool_n(nop)] - T[nop]`` is what
+  n workers on one queue add to an element;
 * ``pipe(S1, ..., Sm)``: time sharing. A bottleneck stage b is busy all the time; every other
   stage a is busy for ``C[a] F[a|b]`` of it, and slows b down by the share ``1 - 1/F[b|a]``
   meanwhile: ``P_b = C[b] + sum_a C[a] F[a|b] (1 - 1/F[b|a])``, where every ``C[a] F[a|b]``
@@ -50,6 +52,12 @@ LOCKED = 0.8
 TURNS = 1.5
 #: a chain that alone keeps more than this many cores busy runs threads of its own
 OWN_THREADS = 1.3
+#: of the convoy two copies side by side show (each slower per call than twice the chain alone),
+#: the share a pool's workers show: this much for a chain of ``CONVOY_CALL`` ns alone, ``CONVOY_SLOPE``
+#: more per tenfold longer call, within ``CONVOY_RANGE`` (the development draws of
+#: ``benchmarks/user_code.py``: 0.36-0.53 below 0.1 ms, 0.66 up to 0.3 ms, 0.86-0.94 beyond, at the
+#: median)
+CONVOY_CALL, CONVOY_SHARE, CONVOY_SLOPE, CONVOY_RANGE = 2e4, 0.35, 0.27, (0.3, 1.0)
 
 
 @dataclass(frozen=True)
@@ -140,17 +148,28 @@ def interference(term: Term, m: InContext) -> np.ndarray:
         return np.asarray(np.abs(np.log(predict(term, m) / bare)), dtype=float)
 
 
+def convoy_share(alone: np.ndarray) -> np.ndarray:
+    """The share of two side-by-side copies' convoy that a pool of them shows, for a chain that
+    takes ``alone`` ns a call (:data:`CONVOY_SHARE`): back to back, a copy that takes the lock
+    back waits for the other to let go of it; a pool's worker lets go of it at every element,
+    waiting on the queue, and the shorter the calls, the more of the wait those hand-overs save."""
+    decades = np.log10(np.maximum(np.asarray(alone, dtype=float), 1.0) / CONVOY_CALL)
+    return np.asarray(np.clip(CONVOY_SHARE + CONVOY_SLOPE * decades, *CONVOY_RANGE), dtype=float)
+
+
 def _turns(alone: np.ndarray, together: np.ndarray | None) -> np.ndarray:
     """The time per element of copies of a chain that take turns at a lock: one copy's time
-    ``alone``, or where two copies side by side take longer per call than twice that, half their
-    time (the pool's copies hand the lock back and forth as those did). Not the slowdown of the
-    co-run over the chain alone in the same harness, carried to the executor's time: where the
-    harness's own call of the chain is slower than the executor's, that ratio leaves the pool
-    short; the pools of such chains ran at 0.9-2.2x one worker's time, as the two copies did."""
+    ``alone``, and where two copies side by side take longer per call than twice that (a convoy:
+    each waits for the other to hand the lock back), :func:`convoy_share` of the excess of half
+    their time. Not the slowdown of the co-run over the chain alone in the same harness, carried
+    to the executor's time: where the harness's own call of the chain is slower than the
+    executor's, that ratio leaves the pool short; the pools of such chains ran at 0.9-2.2x one
+    worker's time."""
+    alone = np.asarray(alone, dtype=float)
     if together is None:
-        return np.asarray(alone, dtype=float)
-    both = np.asarray(together, dtype=float) / 2
-    return np.asarray(np.where(np.isfinite(both), np.maximum(alone, both), alone), dtype=float)
+        return alone
+    excess = np.maximum(np.asarray(together, dtype=float) / 2 - alone, 0.0)
+    return np.asarray(np.where(np.isfinite(excess), alone + convoy_share(alone) * excess, alone), dtype=float)
 
 
 def _pipe(term: Pipe, m: InContext) -> np.ndarray:
