@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from perfcompose.compose.context import Stage, in_context
-from perfcompose.compose.interference import InContext, convoy_share, interference, locked, predict
+from perfcompose.compose.interference import InContext, convoy_share, interference, locked, parallel_share, predict
 from perfcompose.compose.parser import parse_term
 
 
@@ -55,6 +55,21 @@ def test_a_pool_of_a_locked_chain_shows_a_share_of_the_convoy_of_two_copies_side
                   together={a: np.array([6e4, 6e6, 2.4e4, np.nan])})
     assert predict(in_context(parse_term("tpool_2(a)")), m) == pytest.approx([2.35e4, 2.89e6, 2e4, 2e4])
     assert convoy_share(np.array([1e3, 2e4, 2e5, 2e7])) == pytest.approx([0.3, 0.35, 0.62, 1.0])
+
+
+def test_a_pool_of_a_chain_that_holds_the_lock_for_part_of_its_call_keeps_the_gain_of_copies_run_in_parallel():
+    # two copies side by side each took 1.4x the chain alone per call: 0.7 of its time per
+    # element. Where they kept 1.5 cores busy between them (TURNS) the pool keeps all of that
+    # gain; at 1.25 cores half of it; at one core (they took turns throughout; the harness's call
+    # is faster than the executor's) none
+    a = Stage(("a",))
+    alone = np.array([1e5, 1e5, 1e5])
+    m = InContext({"a": alone}, slowdown={(a, a): np.array([1.4] * 3)},
+                  concurrency={a: np.array([1.5, 1.25, 1.0])}, cores={a: np.array([1.0] * 3)},
+                  together={a: np.array([1.4e5] * 3)})
+    assert m.locked(a)
+    assert predict(in_context(parse_term("tpool_2(a)")), m) == pytest.approx([7e4, 8.5e4, 1e5])
+    assert parallel_share(np.array([0.9, 1.0, 1.25, 1.5, 1.9, np.nan])) == pytest.approx([0, 0, 0.5, 1, 1, 0])
 
 
 def test_interference_is_how_far_the_co_run_measurements_move_a_prediction():

@@ -9,13 +9,15 @@ beside chain b over a's call alone, :mod:`perfcompose.runtime.corun`):
 * a chain ``seq(c1, ..., ck)`` in one worker: ``E[c1] + ... + E[ck]``, with ``E`` a part as one
   worker in the executor on the data it receives in the program;
 * ``tpool_n(S)`` of a chain: ``(C[S] F[S|S] + Q_n) / n``; a chain whose copies cannot run in
-  parallel (a lock, the GIL) runs one copy at a time: no faster than one worker, and slower by
+  parallel (a lock, the GIL) runs about one copy at a time: one worker's time, slower by
   a share of the convoy two copies side by side show, ``C[S] + s(C[S]) max(T[S||S] / 2 - C[S], 0)
   + Q_n / n`` with ``T[S||S]`` each copy's time per call in that co-run (every hand-over wakes the
   waiting thread; a chain of short NumPy calls that releases the GIL in each pays it many times
   per element) and ``s`` the share a pool shows, larger for longer calls (its workers hand the
-  lock over at every element, :func:`convoy_share`); ``Q_n = n T[tpool_n(nop)] - T[nop]`` is what
-  n workers on one queue add to an element;
+  lock over at every element, :func:`convoy_share`); where the copies side by side were faster
+  than twice one alone (the chain holds the lock for part of its call), faster by the share of
+  that gain that the cores they kept busy together say was parallel (:func:`parallel_share`);
+  ``Q_n = n T[tpool_n(nop)] - T[nop]`` is what n workers on one queue add to an element;
 * ``pipe(S1, ..., Sm)``: time sharing. A bottleneck stage b is busy all the time; every other
   stage a is busy for ``C[a] F[a|b]`` of it, and slows b down by the share ``1 - 1/F[b|a]``
   meanwhile: ``P_b = C[b] + sum_a C[a] F[a|b] (1 - 1/F[b|a])``, where every ``C[a] F[a|b]``
@@ -129,7 +131,7 @@ def predict(term: Term, m: InContext) -> np.ndarray:
             return inner / term.threads
         queue = m.queue.get(term.threads, 0.0)
         if m.locked(Stage(body)):
-            return _turns(inner, m.together.get(Stage(body))) + queue / term.threads
+            return _turns(inner, m.together.get(Stage(body)), m.concurrency.get(Stage(body))) + queue / term.threads
         return (inner * np.maximum(m.factor(Stage(body), Stage(body)), 1.0) + queue) / term.threads
     if isinstance(term, Pipe):
         return _pipe(term, m)
@@ -157,19 +159,34 @@ def convoy_share(alone: np.ndarray) -> np.ndarray:
     return np.asarray(np.clip(CONVOY_SHARE + CONVOY_SLOPE * decades, *CONVOY_RANGE), dtype=float)
 
 
-def _turns(alone: np.ndarray, together: np.ndarray | None) -> np.ndarray:
+def _turns(alone: np.ndarray, together: np.ndarray | None, concurrency: np.ndarray | None = None) -> np.ndarray:
     """The time per element of copies of a chain that take turns at a lock: one copy's time
-    ``alone``, and where two copies side by side take longer per call than twice that (a convoy:
+    ``alone``; where two copies side by side take longer per call than twice that (a convoy:
     each waits for the other to hand the lock back), :func:`convoy_share` of the excess of half
-    their time. Not the slowdown of the co-run over the chain alone in the same harness, carried
-    to the executor's time: where the harness's own call of the chain is slower than the
-    executor's, that ratio leaves the pool short; the pools of such chains ran at 0.9-2.2x one
-    worker's time."""
+    their time; where they took less (the chain holds the lock for part of its call only), the
+    share :func:`parallel_share` of that gain, by the cores the copies kept busy together. Not
+    the slowdown of the co-run over the chain alone in the same harness, carried to the
+    executor's time: where the harness's own call of the chain is slower than the executor's,
+    that ratio leaves the pool short; the pools of such chains ran at 0.9-2.2x one worker's
+    time."""
     alone = np.asarray(alone, dtype=float)
     if together is None:
         return alone
-    excess = np.maximum(np.asarray(together, dtype=float) / 2 - alone, 0.0)
-    return np.asarray(np.where(np.isfinite(excess), alone + convoy_share(alone) * excess, alone), dtype=float)
+    half = np.asarray(together, dtype=float) / 2 - alone
+    gain = parallel_share(concurrency) * np.minimum(half, 0.0) if concurrency is not None else 0.0
+    step = convoy_share(alone) * np.maximum(half, 0.0) + gain
+    return np.asarray(np.where(np.isfinite(step), alone + step, alone), dtype=float)
+
+
+def parallel_share(concurrency: np.ndarray) -> np.ndarray:
+    """Of what two copies of a locked chain side by side gain over one alone (each faster per
+    call than twice the chain alone), the share a pool of them keeps: none where the copies
+    kept one core busy between them (they took turns throughout; the harness's own call of such
+    a chain may be faster than the executor's, which reads as a gain the pool never shows), all
+    where they kept :data:`TURNS` or more (part of each call runs without the lock, and a pool's
+    workers overlap those parts as the copies did), in proportion between."""
+    kept = np.asarray(concurrency, dtype=float)
+    return np.asarray(np.where(np.isfinite(kept), np.clip((kept - 1.0) / (TURNS - 1.0), 0.0, 1.0), 0.0), dtype=float)
 
 
 def _pipe(term: Pipe, m: InContext) -> np.ndarray:
