@@ -28,7 +28,9 @@ every study a second time, measured anew, and sets the predictor's error beside 
 measurement repeats itself: per program the median over the sizes of |second / first - 1| of the
 measured times and of the predictions, and the first prediction against the second measurement.
 Before and after the studies the machine's steadiness is probed
-(:mod:`perfcompose.bench.steadiness`: a fixed piece of work timed back to back for 3 s).
+(:mod:`perfcompose.bench.steadiness`: a fixed piece of work timed back to back for 3 s); where
+the two probes' fastest paces differ by more than 1.15x, the host changed the machine's speed
+while the studies ran, and the output says so.
 Measurements are checkpointed under ``.perfcompose/`` (the repeats under ``.perfcompose/repeat``):
 an interrupted run resumes (``--restart`` measures anew). The figures are about this machine: its
 core count, memory bandwidth and caches set how much co-running stages slow each other down.
@@ -57,7 +59,7 @@ import library_stages  # noqa: E402
 import stage_pool  # noqa: E402
 
 from perfcompose.bench.runner import parse_values  # noqa: E402
-from perfcompose.bench.steadiness import probe  # noqa: E402
+from perfcompose.bench.steadiness import SLOW, probe  # noqa: E402
 from perfcompose.commands.validation import ValidateCommand  # noqa: E402
 from perfcompose.compose.parser import parse_term  # noqa: E402
 from perfcompose.validate.modular import Study, study  # noqa: E402
@@ -259,6 +261,10 @@ def main() -> None:
             p.terminate()
     steady.append(probe(3.0))
     print(f"steadiness after: {steady[1].describe()}")
+    moved = steady[0].moved(steady[1])
+    if moved > SLOW:
+        print(f"warning: the machine's fastest pace moved {moved:.2f}x between the two probes: the studies ran "
+              "while the host changed this machine's speed, and their figures are about that hour; measure again")
     print(f"\n{_cpu()}, {os.cpu_count()} cores; load average {load0:.2f} before, {os.getloadavg()[0]:.2f} after; "
           f"{args.load} CPU-bound processes beside; x = {args.x}; {args.rounds} rounds")
     print("per study, over the programs predicted (not those the output calls untrusted, '?'; 'all' counts "
@@ -297,7 +303,8 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps({"machine": {"cpu": _cpu(), "cores": os.cpu_count(), "load_before": load0,
                                                      "busy_processes": args.load,
-                                                     "steadiness": [s.to_json() for s in steady]},
+                                                     "steadiness": [s.to_json() for s in steady],
+                                                     "pace_moved": moved},
                                          "x": args.x, "rounds": args.rounds, "studies": studies}, indent=1))
 
 

@@ -23,6 +23,14 @@ def test_a_probe_just_below_the_threshold_is_not_slow():
     assert steadiness([1.0] * 10 + [0.99 * SLOW]).slow_share == 0.0
 
 
+def test_a_host_that_slowed_a_whole_probe_shows_in_the_pace_between_two_probes():
+    # every probe of the first ran at half the pace of the second: alone it reads as steady
+    before, after = steadiness([0.52e-3] * 50), steadiness([0.28e-3] * 40 + [0.4e-3] * 10)
+    assert before.slow_share == 0.0
+    assert before.moved(after) == after.moved(before) == pytest.approx(0.52 / 0.28)
+    assert before.moved(before) == 1.0
+
+
 def test_the_probe_times_the_work_for_about_the_time_asked():
     calls = []
     s = probe(0.05, work=lambda: calls.append(sum(range(2000))))

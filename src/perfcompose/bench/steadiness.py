@@ -50,6 +50,13 @@ class Steadiness:
         return (f"{self.probes} probes of {1e3 * self.fastest:.2f} ms: {100 * self.slow_share:.0f} % ran at least "
                 f"{SLOW:g}x slower, the 90th percentile {self.p90:.2f}x")
 
+    def moved(self, other: Steadiness) -> float:
+        """How far the fastest pace moved between this probe and ``other``: the slower fastest
+        over the faster (1 where it held). Each probe is summed up against its own fastest pace,
+        so a host that slowed every core for the whole of one probe reads as steady there; beyond
+        :data:`SLOW` the measurements between the two were taken at another speed than either."""
+        return max(self.fastest, other.fastest) / min(self.fastest, other.fastest)
+
     def to_json(self) -> dict[str, float]:
         return {"probes": self.probes, "fastest_s": self.fastest, "slow_share": self.slow_share, "p90": self.p90}
 
